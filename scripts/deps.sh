@@ -4,10 +4,10 @@
 # Usage: scripts/deps.sh [build|test|bench]
 set -eu
 
-need="meson ninja-build pkg-config gcc g++ libjansson-dev libpfm4-dev libsqlite3-dev libinih-dev libdw-dev libelf-dev zlib1g-dev binutils"
+need="meson ninja-build pkg-config gcc g++ libjansson-dev libpfm4-dev libsqlite3-dev libinih-dev libdw-dev libelf-dev zlib1g-dev binutils libunwind-dev libssl-dev"
 case "${1:-build}" in
 test)  need="$need libcmocka-dev python3 clang libclang-rt-14-dev bsdutils util-linux protobuf-compiler" ;;
-bench) need="$need hyperfine python3 linux-perf" ;;
+bench) need="$need hyperfine python3 linux-perf heaptrack valgrind wrk nginx-light" ;;
 esac
 
 missing=""

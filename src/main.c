@@ -27,6 +27,10 @@ static const struct command commands[] = {
 	  history_help },
 	{ "record", cmd_record, "sampling CPU profiler: top functions, flame "
 	  "graphs, pprof", record_help },
+	{ "load", cmd_load, "HTTP load generator: closed or fixed-rate, "
+	  "latency corrected for coordinated omission", load_help },
+	{ "mem", cmd_mem, "heap profiler: peak heap, leaks, temporary "
+	  "allocations, allocation sites", mem_help },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -4,15 +4,30 @@
 #ifndef YS_CMD_COMMANDS_H
 #define YS_CMD_COMMANDS_H
 
+#include <stdbool.h>
+
+#include "result/result.h"
+
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_load(int argc, char **argv);
+int cmd_mem(int argc, char **argv);
 
 extern const char compare_help[];
 extern const char gate_help[];
 extern const char history_help[];
 extern const char record_help[];
+extern const char load_help[];
+extern const char mem_help[];
+
+/*
+ * Keep res in the store at store (NULL: the default, $YARDSTICK_STORE or
+ * .yardstick/results.db), saying where on stderr unless quiet. Returns 0,
+ * or the exit code: 3 for a locked or read-only store, 2 otherwise.
+ */
+int save_result(const struct result *res, const char *store, bool quiet);
 
 #endif

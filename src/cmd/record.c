@@ -17,6 +17,7 @@
 
 #include "cmd/commands.h"
 #include "measure/spawn.h"
+#include "profile/output.h"
 #include "profile/profile.h"
 #include "profile/rawstacks.h"
 #include "profile/sampler.h"
@@ -62,15 +63,11 @@ const char record_help[] =
 "are not permitted or not supported (the message says which sysctl or\n"
 "capability would allow them).\n";
 
-enum fmt { FMT_NONE, FMT_FOLDED, FMT_SVG, FMT_SPEEDSCOPE, FMT_PPROF };
-
 struct record_args {
 	struct sampler_opts so;
-	bool lines, quiet;
+	bool quiet;
 	long top;
-	char **outputs;
-	size_t noutputs;
-	enum fmt format;
+	struct profile_outputs out;
 	const char *title;
 	const char *diff_base, *diff_new;
 	char **argv;
@@ -102,39 +99,6 @@ static int usage_error(const char *fmt, const char *arg)
 	return 2;
 }
 
-static enum fmt fmt_named(const char *s)
-{
-	if (!strcmp(s, "folded"))
-		return FMT_FOLDED;
-	if (!strcmp(s, "svg"))
-		return FMT_SVG;
-	if (!strcmp(s, "speedscope"))
-		return FMT_SPEEDSCOPE;
-	if (!strcmp(s, "pprof"))
-		return FMT_PPROF;
-	return FMT_NONE;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-
-	return a >= b && !strcmp(s + a - b, suffix);
-}
-
-static enum fmt fmt_of(const char *path, enum fmt dflt)
-{
-	if (ends_with(path, ".folded"))
-		return FMT_FOLDED;
-	if (ends_with(path, ".svg"))
-		return FMT_SVG;
-	if (ends_with(path, ".speedscope.json"))
-		return FMT_SPEEDSCOPE;
-	if (ends_with(path, ".pb.gz") || ends_with(path, ".pprof"))
-		return FMT_PPROF;
-	return dflt;
-}
-
 static int parse_opt(struct record_args *a, int c, const char *arg)
 {
 	long l;
@@ -161,7 +125,7 @@ static int parse_opt(struct record_args *a, int c, const char *arg)
 					   arg);
 		a->so.stack_size = (uint32_t)l;
 		return 0;
-	case OPT_LINES: a->lines = true; return 0;
+	case OPT_LINES: a->out.lines = true; return 0;
 	case 'n':
 		if (parse_long(arg, &l) || l < 1)
 			return usage_error("--top: '%s' is not a number >= 1",
@@ -169,13 +133,11 @@ static int parse_opt(struct record_args *a, int c, const char *arg)
 		a->top = l;
 		return 0;
 	case 'o':
-		a->outputs = xrealloc(a->outputs, (a->noutputs + 1) *
-				      sizeof(char *));
-		a->outputs[a->noutputs++] = (char *)arg;
+		profile_outputs_add(&a->out, arg);
 		return 0;
 	case OPT_FORMAT:
-		a->format = fmt_named(arg);
-		if (a->format == FMT_NONE)
+		a->out.format = profile_fmt_named(arg);
+		if (a->out.format == PROFILE_FMT_NONE)
 			return usage_error("--format: '%s' is not folded, svg, "
 					   "speedscope or pprof", arg);
 		return 0;
@@ -217,7 +179,7 @@ static int parse(struct record_args *a, int argc, char **argv)
 			return 2;
 	}
 	if (diff) {
-		if (dashdash - optind != 2 || a->noutputs != 1)
+		if (dashdash - optind != 2 || a->out.n != 1)
 			return usage_error("--diff takes BASE.folded NEW.folded "
 					   "and one -o FILE%s", "");
 		a->diff_base = argv[optind];
@@ -231,12 +193,13 @@ static int parse(struct record_args *a, int argc, char **argv)
 		return usage_error("no program to profile (yardstick record "
 				   "-- PROGRAM [ARGS...])%s", "");
 	a->argv = argv + dashdash + 1;
-	for (size_t i = 0; i < a->noutputs; i++)
-		if (fmt_of(a->outputs[i], a->format) == FMT_NONE)
+	for (size_t i = 0; i < a->out.n; i++)
+		if (profile_fmt_of(a->out.paths[i], a->out.format) ==
+		    PROFILE_FMT_NONE)
 			return usage_error("-o '%s': say the format with its "
 					   "name (.folded, .svg, "
 					   ".speedscope.json, .pb.gz) or "
-					   "--format", a->outputs[i]);
+					   "--format", a->out.paths[i]);
 	return 0;
 }
 
@@ -352,89 +315,17 @@ static void print_report(const struct record_args *a,
 	free(top);
 }
 
-/*
- * The profile with every frame named "function (file:line)", for the
- * formats that have no place for lines of their own (folded, the flame
- * graph): --lines. speedscope and pprof carry file and line as fields.
- */
-static void with_lines(const struct profile *src, struct profile *dst)
+static int write_outputs(struct record_args *a, const struct profile *p)
 {
-	uint32_t *map = xcalloc(src->nframes + 1, sizeof(*map));
-	uint32_t *ids = NULL;
-	size_t cap = 0;
-
-	profile_init(dst, src->types, src->ntypes);
-	for (size_t i = 0; i < src->nframes; i++) {
-		struct frame f = src->frames[i];
-		const char *base = f.file ? strrchr(f.file, '/') : NULL;
-		char *label = f.file && f.line
-			? xasprintf("%s (%s:%d)", f.function,
-				    base ? base + 1 : f.file, f.line)
-			: xstrdup(f.function);
-
-		f.function = label;
-		map[i] = profile_frame(dst, &f);
-		free(label);
-	}
-	for (size_t i = 0; i < src->nstacks; i++) {
-		const struct stack *st = &src->stacks[i];
-
-		ids = xgrow(ids, &cap, st->depth + 1, sizeof(*ids));
-		for (size_t d = 0; d < st->depth; d++)
-			ids[d] = map[st->frames[d]];
-		profile_add(dst, ids, st->depth, st->values);
-	}
-	free(ids);
-	free(map);
-}
-
-static int write_outputs(const struct record_args *a,
-			 const struct profile *p)
-{
-	struct flame_opts fo = { .title = a->title ? a->title
-				 : "yardstick record", .unit = "samples" };
 	char sub[512];
-	struct error e;
-	int ret = 0;
-
-	struct profile lined;
-	const struct profile *named = p;
 
 	snprintf(sub, sizeof(sub), "%s — %" PRId64 " samples at %.0f Hz",
 		 p->command ? p->command : "", profile_total(p, 0), p->rate_hz);
-	fo.subtitle = sub;
-	if (a->lines) {
-		with_lines(p, &lined);
-		named = &lined;
-	}
-	for (size_t i = 0; i < a->noutputs; i++) {
-		const char *path = a->outputs[i];
-		int r = 0;
-
-		switch (fmt_of(path, a->format)) {
-		case FMT_FOLDED:
-			r = profile_write_folded(named, 0, path, &e);
-			break;
-		case FMT_SVG:
-			r = profile_write_flamegraph(named, 0, &fo, path, &e);
-			break;
-		case FMT_SPEEDSCOPE:
-			r = profile_write_speedscope(p, path, &e);
-			break;
-		case FMT_PPROF:
-			r = profile_write_pprof(p, path, &e);
-			break;
-		case FMT_NONE:
-			break;
-		}
-		if (r) {
-			fprintf(stderr, "yardstick record: %s\n", e.msg);
-			ret = 2;
-		}
-	}
-	if (a->lines)
-		profile_free(&lined);
-	return ret;
+	a->out.flame.title = a->title ? a->title : "yardstick record";
+	a->out.flame.subtitle = sub;
+	a->out.flame.unit = "samples";
+	a->out.type = 0;
+	return profile_outputs_write(&a->out, p, "record");
 }
 
 static int sampler_exit_code(int r)
@@ -461,8 +352,8 @@ static int record(struct record_args *a)
 	}
 	free(path);
 	/* An output that cannot be written is found before the run. */
-	for (size_t i = 0; i < a->noutputs; i++) {
-		if (atomic_check(a->outputs[i], &e)) {
+	for (size_t i = 0; i < a->out.n; i++) {
+		if (atomic_check(a->out.paths[i], &e)) {
 			fprintf(stderr, "yardstick record: %s\n", e.msg);
 			return 2;
 		}
@@ -470,7 +361,7 @@ static int record(struct record_args *a)
 	profile_init(&p, record_types, 2);
 	p.command = argv_join(a->argv);
 	c.prof = &p;
-	c.sym = symtab_new(a->lines);
+	c.sym = symtab_new(a->out.lines);
 	c.raw = rawstacks_new();
 	/* Ctrl-C is for the program (it resets SIGINT before its exec):
 	 * yardstick stays to drain the buffers and write the profile. */
@@ -531,7 +422,7 @@ static int diff(const struct record_args *a)
 	snprintf(sub, sizeof(sub), "%s → %s: red grew, blue shrank",
 		 a->diff_base, a->diff_new);
 	fo.subtitle = sub;
-	if (profile_write_diff_flamegraph(&base, &cand, &fo, a->outputs[0],
+	if (profile_write_diff_flamegraph(&base, &cand, &fo, a->out.paths[0],
 					  &e)) {
 		fprintf(stderr, "yardstick record: %s\n", e.msg);
 		ret = 2;
@@ -552,6 +443,6 @@ int cmd_record(int argc, char **argv)
 		ret = a.diff_base ? diff(&a) : record(&a);
 	else if (ret == 1)
 		ret = 0;
-	free(a.outputs);
+	free(a.out.paths);
 	return ret;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/commands.h"
 #include "cmd/run.h"
 #include "result/analyze.h"
 #include "store/store.h"
@@ -281,27 +282,8 @@ int run_finish(struct runner *rn, long ref)
  */
 int run_save(struct runner *rn)
 {
-	char *path;
-	struct store *s;
-	long long id;
-	struct error e;
-	int r;
-
 	if (rn->o->no_store || rn->total_runs == 0)
 		return 0;
-	path = rn->o->store ? xstrdup(rn->o->store) : store_default_path();
-	r = store_open(&s, path, true, &e);
-	if (r == 0) {
-		r = store_save(s, rn->res, &id, &e);
-		store_close(s);
-	}
-	if (r == 0 && !rn->o->quiet)
-		fprintf(stderr, "yardstick: saved as result %lld in %s\n", id,
-			path);
-	free(path);
-	if (r == 0)
-		return 0;
-	fprintf(stderr, "yardstick: %s\n", e.msg);
-	return r == -STORE_ERR_LOCKED || r == -STORE_ERR_READONLY ? 3 : 2;
+	return save_result(rn->res, rn->o->store, rn->o->quiet);
 }
 

@@ -105,6 +105,18 @@ int spawn_resolve_program(const char *argv0, char **resolved,
 	return error_set(e, "program '%s' not found in PATH", argv0);
 }
 
+int spawn_exec_error(const char *path, int errnum, struct error *e)
+{
+	if (errnum == ENOENT && access(path, F_OK) == 0)
+		return error_set(e, "cannot execute '%s': the interpreter on "
+				 "its #! line does not exist", path);
+	if (errnum == ENOEXEC)
+		return error_set(e, "cannot execute '%s': not a format this "
+				 "system runs (a script needs a #! line)",
+				 path);
+	return error_errno(e, errnum, "cannot execute '%s'", path);
+}
+
 static int setup_actions(posix_spawn_file_actions_t *fa,
 			 const struct spawn_opts *o)
 {
@@ -364,15 +376,7 @@ int spawn_measure(const struct spawn_opts *o, struct run_sample *out,
 	if (o->pin)
 		sched_setaffinity(0, sizeof(saved), &saved);
 	if (r) {
-		if (r == ENOENT && access(o->path, F_OK) == 0)
-			error_set(e, "cannot execute '%s': the interpreter on "
-				  "its #! line does not exist", o->path);
-		else if (r == ENOEXEC)
-			error_set(e, "cannot execute '%s': not a format this "
-				  "system runs (a script needs a #! line)",
-				  o->path);
-		else
-			error_errno(e, r, "cannot execute '%s'", o->path);
+		spawn_exec_error(o->path, r, e);
 		out->spawn_failed = true;
 		goto out_destroy;
 	}

@@ -94,4 +94,8 @@ int spawn_exit_code(int status);
 int spawn_resolve_program(const char *argv0, char **resolved,
 			  struct error *e);
 
+/* The message for an exec of path that failed with errnum (a missing #!
+ * interpreter, a file that is not a program, ...). Returns -1. */
+int spawn_exec_error(const char *path, int errnum, struct error *e);
+
 #endif

@@ -261,19 +261,6 @@ static void kill_child(struct sampler *s)
 	s->child = 0;
 }
 
-static int exec_error(const char *path, int errnum, struct error *e)
-{
-	if (errnum == ENOENT && access(path, F_OK) == 0)
-		error_set(e, "cannot execute '%s': the interpreter on its #! "
-			  "line does not exist", path);
-	else if (errnum == ENOEXEC)
-		error_set(e, "cannot execute '%s': not a format this system "
-			  "runs (a script needs a #! line)", path);
-	else
-		error_errno(e, errnum, "cannot execute '%s'", path);
-	return -2;
-}
-
 /*
  * Let the child exec and learn whether it did. Returns 0, or -2 (the
  * child has then been reaped).
@@ -293,7 +280,8 @@ static int let_go(struct sampler *s, int go_wr, int err_rd, struct error *e)
 	if (n != (ssize_t)sizeof(errnum))
 		return 0;
 	kill_child(s);
-	return exec_error(s->path, errnum, e);
+	spawn_exec_error(s->path, errnum, e);
+	return -2;
 }
 
 /* ---- opening the events ---- */

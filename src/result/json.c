@@ -152,6 +152,8 @@ static json_t *metric_json(const struct metric *m)
 	put(outliers, "high", have ? jint((long long)s->outliers_high) :
 	    json_must(json_null()));
 	put(o, "outliers", outliers);
+	for (size_t i = 0; i < m->nextra; i++)
+		put_outside(o, m->extra[i].key, jnum(m->extra[i].value));
 	return o;
 }
 

@@ -44,6 +44,9 @@ static void benchmark_release(struct benchmark *b)
 		free(b->metrics[i].name);
 		free(b->metrics[i].unit);
 		free(b->metrics[i].values);
+		for (size_t k = 0; k < b->metrics[i].nextra; k++)
+			free(b->metrics[i].extra[k].key);
+		free(b->metrics[i].extra);
 	}
 	free(b->metrics);
 	strv_free(b->unsupported, b->nunsupported);
@@ -305,6 +308,20 @@ double *metric_measured(const struct metric *m, size_t *n)
 		if (isfinite(m->values[i]))
 			v[(*n)++] = m->values[i];
 	return v;
+}
+
+int metric_set_extra(struct metric *m, const char *key, double v)
+{
+	for (size_t i = 0; i < m->nextra; i++) {
+		if (!strcmp(m->extra[i].key, key)) {
+			m->extra[i].value = v;
+			return 0;
+		}
+	}
+	m->extra = xrealloc(m->extra, (m->nextra + 1) * sizeof(*m->extra));
+	m->extra[m->nextra].key = xstrdup(key);
+	m->extra[m->nextra++].value = v;
+	return 0;
 }
 
 bool metric_has_summary(const struct metric *m)

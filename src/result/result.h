@@ -18,6 +18,13 @@
 
 #define RESULT_SCHEMA "yardstick/result/v1"
 
+/* A named number a producer adds to a metric's summary in the JSON (not
+ * read back, not stored: like the summary, it describes the values). */
+struct metric_extra {
+	char *key;
+	double value;
+};
+
 struct metric {
 	char *name;		/* "wall_time", "peak_rss", ... */
 	char *unit;		/* "s", "bytes", "count" */
@@ -27,6 +34,10 @@ struct metric {
 	size_t n, cap;
 	struct summary summary;	/* valid after result_summarize */
 	size_t summarized;	/* n when summary was computed */
+	struct metric_extra *extra;	/* more summary keys, written after
+					 * the others: `load`'s p99_9 from its
+					 * HDR histogram, error counts by kind */
+	size_t nextra;
 };
 
 struct param {
@@ -134,6 +145,9 @@ char *benchmark_display_name(const struct benchmark *b);
 struct metric *benchmark_find_metric(const struct benchmark *b,
 				     const char *name);
 int metric_push(struct metric *m, double v);
+/* Set the extra summary key (replaced if present); key must not be one of
+ * the standard keys (unit, n, values, mean, ..., outliers). */
+int metric_set_extra(struct metric *m, const char *key, double v);
 /* The values that were measured (finite), in run order, malloc'd (never
  * NULL); their number in *n. Statistics use these. */
 double *metric_measured(const struct metric *m, size_t *n);

@@ -1,0 +1,526 @@
+/*
+ * `yardstick load`: an HTTP load generator. Parses the options, builds
+ * every request's bytes once, runs the engine (src/load), then reports,
+ * writes --json and keeps the result in the store, as `run` does.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmd/commands.h"
+#include "cmd/load.h"
+#include "config.h"
+#include "load/http.h"
+#include "load/reqfile.h"
+#include "measure/machine.h"
+#include "util/fileio.h"
+#include "util/strutil.h"
+
+const char load_help[] =
+"usage: yardstick load [OPTIONS] URL\n"
+"\n"
+"HTTP/1.1 load generator with keep-alive (https through OpenSSL): the\n"
+"latency percentiles of a service under a given load, its throughput and\n"
+"its errors.\n"
+"\n"
+"Closed model (the default): each connection sends its next request as\n"
+"soon as the previous response arrived — the most the server can take.\n"
+"Open model (--rate R): requests fall due at R per second in total,\n"
+"dealt in turn to the connections; latency counts from when a request was\n"
+"due, so a server that stalls is charged for every request it held up\n"
+"(corrected for coordinated omission). Latency from the actual send is\n"
+"reported too, and how many sends went out late.\n"
+"\n"
+"Load\n"
+"  -c, --connections N     connections kept open (default 10)\n"
+"  -t, --threads N         client threads, each an epoll loop over its share\n"
+"                          of the connections (default 1, at most N)\n"
+"  -d, --duration T        measure for T (default 10s; units s, ms, us, ns)\n"
+"  -n, --requests N        measure N requests (stop at N, or at --duration\n"
+"                          when both are given)\n"
+"  -R, --rate R            open model: R requests per second in total\n"
+"  -w, --warmup T          send for T first, not recorded (default 0)\n"
+"      --timeout T         per request and per connect (default 2s): the\n"
+"                          request counts as a timeout, the connection is\n"
+"                          opened again\n"
+"\n"
+"Requests\n"
+"  -m, --method M          the method (default GET, POST with a body)\n"
+"  -H, --header 'K: V'     a request header (repeatable); Host is set from\n"
+"                          the URL unless given; Content-Length from the body\n"
+"  -b, --body STRING       the request body\n"
+"      --body-file FILE    the request body, from FILE\n"
+"      --requests-file FILE  replay these requests in turn instead: one JSON\n"
+"                          object a line, {\"method\": \"POST\", \"path\":\n"
+"                          \"/a?b=1\", \"headers\": {\"K\": \"V\"}, \"body\": \"...\"}\n"
+"                          (path required; method GET by default; lines that\n"
+"                          are empty or start with # are skipped). The URL\n"
+"                          gives scheme, host and port; --header adds to each\n"
+"                          request's headers\n"
+"  -k, --insecure          https: do not verify the server's certificate\n"
+"\n"
+"Output\n"
+"      --name NAME         the benchmark's name in the result (default: the\n"
+"                          method and URL)\n"
+"      --histogram         print the full percentile spectrum of the latency\n"
+"      --json FILE         the result (- for stdout): metrics latency,\n"
+"                          latency_uncorrected (seconds), throughput\n"
+"                          (requests/s, one value a second) and errors\n"
+"      --sample N          latencies kept as the values of latency and\n"
+"                          latency_uncorrected in the result: a uniform\n"
+"                          sample of all requests (default 100000); their\n"
+"                          percentiles come from every request\n"
+"      --seed N            seed of that sample and of the statistics\n"
+"      --store PATH        save the result in this store (default\n"
+"                          $YARDSTICK_STORE, else .yardstick/results.db at\n"
+"                          the top of the git checkout, else here)\n"
+"      --no-store          do not save the result\n"
+"  -q, --quiet             no summary\n"
+"\n"
+"Latency is recorded for every response in HDR histograms (1 us to 1 h, 3\n"
+"significant digits). Responses with a status other than 2xx/3xx are\n"
+"errors; so are failed connects, reads, writes and timeouts. Throughput\n"
+"counts 2xx/3xx responses.\n"
+"\n"
+"Exit status: 0 ok (even if some requests failed); 1 no request succeeded\n"
+"(the reason is given; the summary and --json are still written); 2 bad\n"
+"usage or input (the message names the argument); 130 interrupted (what\n"
+"was measured is still written).\n";
+
+enum {
+	OPT_TIMEOUT = 256, OPT_BODY_FILE, OPT_REQUESTS_FILE, OPT_NAME,
+	OPT_HISTOGRAM, OPT_JSON, OPT_SAMPLE, OPT_SEED, OPT_STORE, OPT_NO_STORE,
+};
+
+static const struct option long_opts[] = {
+	{ "connections", required_argument, NULL, 'c' },
+	{ "threads", required_argument, NULL, 't' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "requests", required_argument, NULL, 'n' },
+	{ "rate", required_argument, NULL, 'R' },
+	{ "warmup", required_argument, NULL, 'w' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "method", required_argument, NULL, 'm' },
+	{ "header", required_argument, NULL, 'H' },
+	{ "body", required_argument, NULL, 'b' },
+	{ "body-file", required_argument, NULL, OPT_BODY_FILE },
+	{ "requests-file", required_argument, NULL, OPT_REQUESTS_FILE },
+	{ "insecure", no_argument, NULL, 'k' },
+	{ "name", required_argument, NULL, OPT_NAME },
+	{ "histogram", no_argument, NULL, OPT_HISTOGRAM },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "sample", required_argument, NULL, OPT_SAMPLE },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "store", required_argument, NULL, OPT_STORE },
+	{ "no-store", no_argument, NULL, OPT_NO_STORE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static int opt_count(const char *name, const char *arg, long min, long max,
+		     long *out, struct error *e)
+{
+	long v;
+
+	if (parse_long(arg, &v) || v < min || v > max)
+		return error_set(e, "--%s: '%s' is not a whole number from %ld "
+				 "to %ld", name, arg, min, max);
+	*out = v;
+	return 0;
+}
+
+static int opt_time(const char *name, const char *arg, bool positive,
+		    double *out, struct error *e)
+{
+	if (parse_duration(arg, out) || (positive && *out <= 0))
+		return error_set(e, "--%s: '%s' is not a duration%s (a number "
+				 "of seconds, or with a unit s, ms, us, ns)",
+				 name, arg, positive ? " above 0" : "");
+	return 0;
+}
+
+static void set_str(char **dst, const char *src)
+{
+	free(*dst);
+	*dst = xstrdup(src);
+}
+
+static int opt_body_file(struct load_opts *o, const char *arg,
+			 struct error *e)
+{
+	struct error fe;
+	char *data;
+	size_t len;
+
+	if (file_read_all(arg, &data, &len, &fe))
+		return error_set(e, "--body-file '%s': %s", arg, fe.msg);
+	free(o->body);
+	o->body = data;
+	o->body_len = len;
+	o->body_given = true;
+	set_str(&o->body_file, arg);
+	return 0;
+}
+
+static int handle_opt(struct load_opts *o, int c, const char *arg,
+		      struct error *e)
+{
+	struct error he;
+	long v = 0;
+
+	switch (c) {
+	case 'c': return opt_count("connections", arg, 1, 100000,
+				   &o->connections, e);
+	case 't': return opt_count("threads", arg, 1, 1024, &o->threads, e);
+	case 'd': return opt_time("duration", arg, true, &o->duration, e);
+	case 'n': return opt_count("requests", arg, 1, 1L << 50, &o->requests,
+				   e);
+	case 'R':
+		if (parse_double(arg, &o->rate) || !(o->rate > 0) ||
+		    o->rate > 1e9)
+			return error_set(e, "--rate: '%s' is not a number of "
+					 "requests per second above 0", arg);
+		return 0;
+	case 'w': return opt_time("warmup", arg, false, &o->warmup, e);
+	case OPT_TIMEOUT: return opt_time("timeout", arg, true, &o->timeout, e);
+	case 'm':
+		if (http_method_check(arg, &he))
+			return error_set(e, "--method: %s", he.msg);
+		set_str(&o->method, arg);
+		return 0;
+	case 'H':
+		if (http_header_check(arg, &he))
+			return error_set(e, "--header '%s': %s", arg, he.msg);
+		o->headers = xrealloc(o->headers,
+				      (o->nheaders + 2) * sizeof(char *));
+		o->headers[o->nheaders++] = xstrdup(arg);
+		o->headers[o->nheaders] = NULL;
+		return 0;
+	case 'b':
+		set_str(&o->body, arg);
+		o->body_len = strlen(arg);
+		o->body_given = true;
+		return 0;
+	case OPT_BODY_FILE: return opt_body_file(o, arg, e);
+	case OPT_REQUESTS_FILE: set_str(&o->requests_file, arg); return 0;
+	case 'k': o->insecure = true; return 0;
+	case OPT_NAME:
+		if (!*arg)
+			return error_set(e, "--name: empty name");
+		set_str(&o->name, arg);
+		return 0;
+	case OPT_HISTOGRAM: o->histogram = true; return 0;
+	case OPT_JSON: set_str(&o->json, arg); return 0;
+	case OPT_SAMPLE:
+		return opt_count("sample", arg, 1, 100000000, &o->sample, e);
+	case OPT_SEED:
+		if (opt_count("seed", arg, 0, 0x7fffffffffffffffL, &v, e))
+			return -1;
+		o->seed = (unsigned long long)v;
+		return 0;
+	case OPT_STORE: set_str(&o->store, arg); return 0;
+	case OPT_NO_STORE: o->no_store = true; return 0;
+	case 'q': o->quiet = true; return 0;
+	}
+	return error_set(e, "unknown option (see 'yardstick load --help')");
+}
+
+/* Options that go together, and the URL. */
+static int check_opts(struct load_opts *o, struct error *e)
+{
+	if (o->threads > o->connections)
+		return error_set(e, "--threads %ld: more threads than "
+				 "--connections %ld", o->threads,
+				 o->connections);
+	if (o->requests_file && (o->method || o->body_given))
+		return error_set(e, "--requests-file gives the method and body "
+				 "of every request: drop --method, --body and "
+				 "--body-file");
+	return url_parse(o->url_arg, &o->url, e);
+}
+
+static void load_opts_free(struct load_opts *o)
+{
+	url_free(&o->url);
+	free(o->method);
+	argv_free(o->headers);
+	free(o->body);
+	free(o->body_file);
+	free(o->requests_file);
+	free(o->name);
+	free(o->json);
+	free(o->store);
+}
+
+/* Returns 0, 1 when help was printed, -1 with a message. */
+static int parse_opts(struct load_opts *o, int argc, char **argv,
+		      struct error *e)
+{
+	bool duration_given = false;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->connections = 10;
+	o->threads = 1;
+	o->duration = 10;
+	o->timeout = 2;
+	o->sample = 100000;
+	o->seed = 1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+c:t:d:n:R:w:m:H:b:kqh",
+				long_opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(load_help, stdout);
+			return 1;
+		}
+		if (c == '?' || c == ':')
+			return error_set(e, "%s: unknown option or missing "
+					 "argument (see 'yardstick load "
+					 "--help')", argv[optind - 1]);
+		if (handle_opt(o, c, optarg, e))
+			return -1;
+		duration_given |= c == 'd';
+	}
+	if (optind != argc - 1)
+		return error_set(e, optind >= argc ? "no URL given" :
+				 "one URL only (options go before it)");
+	if (o->requests && !duration_given)
+		o->duration = 0;
+	o->url_arg = argv[optind];
+	return check_opts(o, e);
+}
+
+static void free_reqs(struct load_req *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(r[i].bytes);
+	free(r);
+}
+
+static bool has_header(char *const *h, size_t n, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strncasecmp(h[i], name, len) && h[i][len] == ':')
+			return true;
+	return false;
+}
+
+/* The entries of the requests file, with --header added to each. */
+static int reqs_from_file(const struct load_opts *o, struct load_req **out,
+			  size_t *n, struct error *e)
+{
+	struct reqfile_entry *v;
+	struct error fe;
+	size_t nv;
+
+	if (reqfile_read(o->requests_file, &v, &nv, &fe))
+		return error_set(e, "--requests-file: %s", fe.msg);
+	*out = xcalloc(nv, sizeof(**out));
+	for (size_t i = 0; i < nv; i++) {
+		char **h = xcalloc(v[i].nheaders + o->nheaders + 1,
+				   sizeof(char *));
+		size_t nh = 0;
+		struct http_req_spec spec = {
+			.method = v[i].method, .path = v[i].path,
+			.body = v[i].body, .body_len = v[i].body_len,
+		};
+
+		for (size_t k = 0; k < v[i].nheaders; k++)
+			h[nh++] = v[i].headers[k];
+		for (size_t k = 0; k < o->nheaders; k++) {
+			char name[256];
+
+			snprintf(name, sizeof(name), "%.*s",
+				 (int)strcspn(o->headers[k], ":"),
+				 o->headers[k]);
+			if (!has_header(v[i].headers, v[i].nheaders, name))
+				h[nh++] = o->headers[k];
+		}
+		spec.headers = h;
+		spec.nheaders = nh;
+		http_request_build(&spec, o->url.authority, &(*out)[i].bytes,
+				   &(*out)[i].len);
+		(*out)[i].head = !strcmp(v[i].method, "HEAD");
+		free(h);
+	}
+	*n = nv;
+	reqfile_free(v, nv);
+	return 0;
+}
+
+static const char *method_of(const struct load_opts *o)
+{
+	return o->method ? o->method : o->body_given ? "POST" : "GET";
+}
+
+static int build_reqs(const struct load_opts *o, struct load_req **out,
+		      size_t *n, struct error *e)
+{
+	struct http_req_spec spec = {
+		.method = method_of(o), .path = o->url.path,
+		.headers = o->headers, .nheaders = o->nheaders,
+		.body = o->body_given ? o->body : NULL,
+		.body_len = o->body_len,
+	};
+
+	if (o->requests_file)
+		return reqs_from_file(o, out, n, e);
+	*out = xcalloc(1, sizeof(**out));
+	http_request_build(&spec, o->url.authority, &(*out)->bytes,
+			   &(*out)->len);
+	(*out)->head = !strcmp(spec.method, "HEAD");
+	*n = 1;
+	return 0;
+}
+
+char *load_bench_name(const struct load_opts *o)
+{
+	if (o->name)
+		return xstrdup(o->name);
+	if (o->requests_file)
+		return xasprintf("%s [requests %s]", o->url_arg,
+				 o->requests_file);
+	if (!strcmp(method_of(o), "GET"))
+		return xstrdup(o->url_arg);
+	return xasprintf("%s %s", method_of(o), o->url_arg);
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A write to a socket the server closed fails with EPIPE, counted;
+	 * OpenSSL writes without MSG_NOSIGNAL. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* The config of the engine; reqs and the resolved address filled in. */
+static int make_config(const struct load_opts *o, struct load_config *c,
+		       struct error *e)
+{
+	memset(c, 0, sizeof(*c));
+	if (url_resolve(&o->url, &c->addr, &c->addrlen, e))
+		return -1;
+	c->hostport = o->url.hostport;
+	c->tls = o->url.tls;
+	c->tls_host = o->url.host;
+	c->insecure = o->insecure;
+	c->threads = (unsigned)o->threads;
+	c->connections = (unsigned)o->connections;
+	c->duration = o->duration;
+	c->requests = (uint64_t)o->requests;
+	c->warmup = o->warmup;
+	c->rate = o->rate;
+	c->timeout = o->timeout;
+	c->sample_cap = (size_t)o->sample;
+	c->seed = o->seed;
+	c->stop = &interrupted;
+	return 0;
+}
+
+/* Report, write, store; the exit code. */
+static int finish(const struct load_opts *o, const struct load_stats *st,
+		  struct git_probe *gp, struct result *res)
+{
+	bool to_stdout = o->json && !strcmp(o->json, "-");
+	char *name = load_bench_name(o);
+	struct error e;
+	int ret = 0, rs;
+
+	load_fill_result(res, o, st);
+	if (!o->quiet)
+		load_report(o, st, name, to_stdout ? stderr : stdout);
+	free(name);
+	fflush(stdout);
+	for (size_t i = 0; i < res->benchmarks[0].nwarnings; i++)
+		fprintf(stderr, "warning: %s\n", res->benchmarks[0].warnings[i]);
+	if (st->interrupted)
+		fputs("yardstick: interrupted: what was measured so far is "
+		      "kept\n", stderr);
+	if (!st->interrupted && st->ok == 0) {
+		char why[400];
+
+		load_failure_reason(o, st, why, sizeof(why));
+		fprintf(stderr, "yardstick: no request succeeded: %s\n", why);
+		ret = 1;
+	}
+	git_detect_finish(gp);
+	if (o->json && result_write_json(res, o->json, &e)) {
+		fprintf(stderr, "yardstick: %s\n", e.msg);
+		ret = ret ? ret : 2;
+	}
+	rs = o->no_store ? 0 : save_result(res, o->store, o->quiet);
+	if (st->interrupted)
+		return 130;
+	return ret ? ret : rs;
+}
+
+int cmd_load(int argc, char **argv)
+{
+	struct load_opts o;
+	struct load_config cfg;
+	struct load_stats st;
+	struct load_req *reqs = NULL;
+	struct result res;
+	struct git_probe gp = { .pid = -1, .fd = -1 };
+	struct error e;
+	size_t nreqs = 0;
+	int r, ret = 2;
+
+	r = parse_opts(&o, argc, argv, &e);
+	result_init(&res, "load");
+	if (r) {
+		if (r < 0)
+			fprintf(stderr, "yardstick load: %s\n", e.msg);
+		ret = r < 0 ? 2 : 0;
+		goto out_free;
+	}
+	if (build_reqs(&o, &reqs, &nreqs, &e) ||
+	    (o.json && atomic_check(o.json, &e)) ||
+	    make_config(&o, &cfg, &e)) {
+		fprintf(stderr, "yardstick load: %s\n", e.msg);
+		goto out_free;
+	}
+	cfg.reqs = reqs;
+	cfg.nreqs = nreqs;
+	res.created = utc_timestamp();
+	res.tool_version = xstrdup(YS_VERSION);
+	machine_detect(&res.machine);
+	install_handlers();
+	if (load_run(&cfg, &st, &e)) {
+		fprintf(stderr, "yardstick load: %s\n", e.msg);
+		ret = 3;
+		goto out_free;
+	}
+	if (o.json || !o.no_store)
+		git_detect_start(&res.git, &gp);
+	ret = finish(&o, &st, &gp, &res);
+	load_stats_free(&st);
+
+out_free:
+	free_reqs(reqs, nreqs);
+	result_free(&res);
+	load_opts_free(&o);
+	return ret;
+}

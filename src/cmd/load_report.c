@@ -1,0 +1,392 @@
+/*
+ * What `load` reports: the result (its four metrics, their extra keys,
+ * the settings and warnings) and the terminal summary. Percentiles shown
+ * and written come from the HDR histograms over every request; the
+ * metrics' values are the uniform sample that `compare` and `gate` test.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/load.h"
+#include "util/strutil.h"
+#include "util/term.h"
+
+#define RESAMPLES 1000
+
+static const struct { const char *key, *label; double p; } pcts[] = {
+	{ "p50", "p50", 50 }, { "p75", "p75", 75 }, { "p90", "p90", 90 },
+	{ "p99", "p99", 99 }, { "p99_9", "p99.9", 99.9 },
+	{ "p99_99", "p99.99", 99.99 },
+};
+#define NPCTS (sizeof(pcts) / sizeof(pcts[0]))
+
+static double sec(int64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+static bool open_model(const struct load_opts *o)
+{
+	return o->rate > 0;
+}
+
+/* The summary of a latency metric from its histogram (every request),
+ * over the one computed from the sample. */
+static void hdr_summary(struct metric *m, const struct hdr *h)
+{
+	struct summary *s = &m->summary;
+
+	metric_set_extra(m, "count", (double)hdr_count(h));
+	if (!metric_has_summary(m) || hdr_count(h) == 0)
+		return;
+	s->mean = hdr_mean(h) / 1e9;
+	s->stddev = hdr_stddev(h) / 1e9;
+	s->min = sec(hdr_min(h));
+	s->max = sec(hdr_max(h));
+	s->median = sec(hdr_percentile(h, 50));
+	s->p25 = sec(hdr_percentile(h, 25));
+	s->p75 = sec(hdr_percentile(h, 75));
+	s->p90 = sec(hdr_percentile(h, 90));
+	s->p95 = sec(hdr_percentile(h, 95));
+	s->p99 = sec(hdr_percentile(h, 99));
+	metric_set_extra(m, "p99_9", sec(hdr_percentile(h, 99.9)));
+	metric_set_extra(m, "p99_99", sec(hdr_percentile(h, 99.99)));
+}
+
+static void settings(struct result *r, const struct load_opts *o)
+{
+	result_set_str(r, "url", o->url_arg);
+	if (o->requests_file)
+		result_set_str(r, "requests_file", o->requests_file);
+	else
+		result_set_str(r, "method", o->method ? o->method :
+			       o->body_given ? "POST" : "GET");
+	result_set_str(r, "model", open_model(o) ? "open" : "closed");
+	if (open_model(o))
+		result_set_num(r, "rate", o->rate);
+	result_set_num(r, "connections", (double)o->connections);
+	result_set_num(r, "threads", (double)o->threads);
+	if (o->duration > 0)
+		result_set_num(r, "duration", o->duration);
+	if (o->requests > 0)
+		result_set_num(r, "requests", (double)o->requests);
+	result_set_num(r, "warmup", o->warmup);
+	result_set_num(r, "timeout", o->timeout);
+	result_set_num(r, "sample", (double)o->sample);
+	result_set_num(r, "seed", (double)o->seed);
+	result_set_num(r, "bootstrap_resamples", RESAMPLES);
+	if (o->url.tls)
+		result_set_str(r, "verify_certificate", o->insecure ? "no" : "yes");
+}
+
+static void error_extras(struct metric *m, const struct load_stats *s)
+{
+	char key[32];
+
+	metric_set_extra(m, "requests", (double)s->requests);
+	for (int k = 0; k < LOAD_ERR_KINDS; k++)
+		metric_set_extra(m, load_err_name(k), (double)s->errors[k]);
+	for (int c = 400; c < 600; c++) {
+		if (!s->status[c])
+			continue;
+		snprintf(key, sizeof(key), "status_%d", c);
+		metric_set_extra(m, key, (double)s->status[c]);
+	}
+}
+
+static void throughput_extras(struct metric *m, const struct load_opts *o,
+			      const struct load_stats *s)
+{
+	double t = s->elapsed;
+
+	metric_set_extra(m, "ok", (double)s->ok);
+	metric_set_extra(m, "elapsed", t);
+	metric_set_extra(m, "rate", t > 0 ? (double)s->ok / t : NAN);
+	metric_set_extra(m, "bytes_read", (double)s->bytes_read);
+	metric_set_extra(m, "bytes_written", (double)s->bytes_written);
+	if (!open_model(o))
+		return;
+	metric_set_extra(m, "target_rate", o->rate);
+	metric_set_extra(m, "send_rate", t > 0 ? (double)s->sends / t : NAN);
+	metric_set_extra(m, "late_sends", (double)s->late);
+	metric_set_extra(m, "send_lag_p99", sec(hdr_percentile(s->lag, 99)));
+	metric_set_extra(m, "send_lag_max", sec(hdr_max(s->lag)));
+}
+
+static void warnings(struct benchmark *b, const struct load_opts *o,
+		     const struct load_stats *s)
+{
+	uint64_t errors = load_errors_total(s);
+	char lag[32];
+
+	if (errors && s->ok)
+		benchmark_add_warning(b, "%" PRIu64 " of %" PRIu64 " requests "
+				      "failed (see errors)", errors,
+				      s->requests);
+	if (!open_model(o) || !s->sends || s->elapsed <= 0)
+		return;
+	if (s->sends / s->elapsed < 0.95 * o->rate)
+		benchmark_add_warning(b, "the target rate was not reached: "
+				      "%.1f of %g requests/s sent (the server, "
+				      "or this client, could not keep up: more "
+				      "--connections may help)",
+				      (double)s->sends / s->elapsed, o->rate);
+	if (s->late)
+		benchmark_add_warning(b, "%" PRIu64 " of %" PRIu64 " sends went "
+				      "out more than 1 ms after their due time "
+				      "(by up to %s): their latency counts from "
+				      "the due time", s->late, s->sends,
+				      fmt_value(sec(hdr_max(s->lag)), "s", lag,
+						sizeof(lag)));
+}
+
+void load_fill_result(struct result *r, const struct load_opts *o,
+		      const struct load_stats *s)
+{
+	char *name = load_bench_name(o);
+	struct benchmark *b = result_add_benchmark(r, name, NULL);
+	struct metric *m;
+	double *rates;
+	size_t nrates;
+
+	free(name);
+	m = benchmark_metric(b, "latency", "s");
+	for (size_t i = 0; i < s->sample.n; i++)
+		metric_push(m, sec(s->sample.a[i]));
+	m = benchmark_metric(b, "latency_uncorrected", "s");
+	for (size_t i = 0; i < s->sample.n; i++)
+		metric_push(m, sec(s->sample.b[i]));
+	m = benchmark_metric(b, "throughput", "requests/s");
+	load_rates(s, &rates, &nrates);
+	for (size_t i = 0; i < nrates; i++)
+		metric_push(m, rates[i]);
+	free(rates);
+	m = benchmark_metric(b, "errors", "count");
+	metric_push(m, (double)load_errors_total(s));
+	settings(r, o);
+	result_summarize(r, o->seed, RESAMPLES);
+	hdr_summary(benchmark_find_metric(b, "latency"), s->latency);
+	hdr_summary(benchmark_find_metric(b, "latency_uncorrected"),
+		    s->uncorrected);
+	throughput_extras(benchmark_find_metric(b, "throughput"), o, s);
+	error_extras(benchmark_find_metric(b, "errors"), s);
+	warnings(b, o, s);
+}
+
+/* ---- the terminal summary ---- */
+
+static void pct_header(FILE *fp, bool color)
+{
+	fprintf(fp, "  %s%-16s", term_dim(color), "");
+	for (size_t i = 0; i < NPCTS; i++)
+		term_pad(fp, pcts[i].label, 10, true);
+	term_pad(fp, "max", 10, true);
+	fprintf(fp, "   mean ± σ%s\n", term_reset(color));
+}
+
+static void pct_row(FILE *fp, const char *label, const struct hdr *h,
+		    bool color)
+{
+	char b[32], c[32];
+
+	fprintf(fp, "  %-16s", label);
+	if (!hdr_count(h)) {
+		fputs("        no responses\n", fp);
+		return;
+	}
+	fputs(term_bold(color), fp);
+	for (size_t i = 0; i < NPCTS; i++)
+		term_pad(fp, fmt_value(sec(hdr_percentile(h, pcts[i].p)), "s",
+				       b, sizeof(b)), 10, true);
+	fputs(term_reset(color), fp);
+	term_pad(fp, fmt_value(sec(hdr_max(h)), "s", b, sizeof(b)), 10, true);
+	fprintf(fp, "   %s ± %s\n", fmt_value(hdr_mean(h) / 1e9, "s", b,
+					     sizeof(b)),
+		fmt_value(hdr_stddev(h) / 1e9, "s", c, sizeof(c)));
+}
+
+static void print_rate(FILE *fp, const char *label, double v)
+{
+	char b[32];
+
+	fprintf(fp, "%s%s/s", label, fmt_value(v, "count", b, sizeof(b)));
+}
+
+static void setup_line(const struct load_opts *o, FILE *fp)
+{
+	if (open_model(o))
+		fprintf(fp, "  open model: %g requests/s over %ld connection%s",
+			o->rate, o->connections, o->connections > 1 ? "s" : "");
+	else
+		fprintf(fp, "  closed model: %ld connection%s", o->connections,
+			o->connections > 1 ? "s" : "");
+	fprintf(fp, ", %ld thread%s", o->threads, o->threads > 1 ? "s" : "");
+	if (o->warmup > 0)
+		fprintf(fp, ", %gs warmup", o->warmup);
+	fputc('\n', fp);
+}
+
+static void requests_line(const struct load_stats *s, FILE *fp)
+{
+	char t[32];
+
+	fprintf(fp, "  %-16s%" PRIu64 " in %s", "requests", s->requests,
+		fmt_value(s->elapsed, "s", t, sizeof(t)));
+	if (s->elapsed > 0)
+		print_rate(fp, ", ", (double)s->requests / s->elapsed);
+	fprintf(fp, ": %" PRIu64 " ok (2xx/3xx), %" PRIu64 " failed\n", s->ok,
+		load_errors_total(s));
+}
+
+static void throughput_line(const struct load_stats *s, FILE *fp)
+{
+	double *v;
+	size_t n;
+
+	fprintf(fp, "  %-16s", "throughput");
+	if (s->elapsed <= 0) {
+		fputs("-\n", fp);
+		return;
+	}
+	print_rate(fp, "", (double)s->ok / s->elapsed);
+	load_rates(s, &v, &n);
+	if (n > 1) {
+		stats_sort(v, n);
+		print_rate(fp, " (per second: min ", v[0]);
+		print_rate(fp, ", median ", stats_median_sorted(v, n));
+		print_rate(fp, ", max ", v[n - 1]);
+		fputc(')', fp);
+	}
+	free(v);
+	fputc('\n', fp);
+}
+
+static void open_lines(const struct load_opts *o, const struct load_stats *s,
+		       FILE *fp)
+{
+	char a[32];
+
+	fprintf(fp, "  %-16s", "rate");
+	print_rate(fp, "target ", o->rate);
+	if (s->elapsed > 0) {
+		print_rate(fp, ", sent ", (double)s->sends / s->elapsed);
+		print_rate(fp, ", answered ", (double)s->responses / s->elapsed);
+	}
+	fputc('\n', fp);
+	fprintf(fp, "  %-16s%" PRIu64 " of %" PRIu64 " sends more than 1 ms "
+		"after their due time", "late", s->late, s->sends);
+	if (s->late)
+		fprintf(fp, ", by up to %s", fmt_value(sec(hdr_max(s->lag)),
+							"s", a, sizeof(a)));
+	fputc('\n', fp);
+}
+
+static void errors_line(const struct load_stats *s, FILE *fp)
+{
+	const char *sep = "";
+
+	fprintf(fp, "  %-16s", "errors");
+	if (!load_errors_total(s)) {
+		fputs("none\n", fp);
+		return;
+	}
+	for (int k = 0; k < LOAD_ERR_KINDS; k++) {
+		if (!s->errors[k] || k == LOAD_ERR_STATUS)
+			continue;
+		fprintf(fp, "%s%s %" PRIu64 " (%s)", sep, load_err_name(k),
+			s->errors[k], s->reason[k]);
+		sep = ", ";
+	}
+	for (int c = 400; c < 600; c++) {
+		if (!s->status[c])
+			continue;
+		fprintf(fp, "%sstatus %d: %" PRIu64, sep, c, s->status[c]);
+		sep = ", ";
+	}
+	fputc('\n', fp);
+}
+
+static int spectrum_line(int64_t v, double p, int64_t count, void *arg)
+{
+	FILE *fp = arg;
+
+	if (p >= 100)
+		fprintf(fp, "  %12.3f  %12.6f  %12" PRId64 "\n", (double)v / 1e6,
+			p / 100, count);
+	else
+		fprintf(fp, "  %12.3f  %12.6f  %12" PRId64 "  %14.2f\n",
+			(double)v / 1e6, p / 100, count, 1 / (1 - p / 100));
+	return 0;
+}
+
+static void spectrum(const char *what, const struct hdr *h, FILE *fp)
+{
+	if (!hdr_count(h))
+		return;
+	fprintf(fp, "\n%s: percentile spectrum\n  %12s  %12s  %12s  %14s\n",
+		what, "value (ms)", "percentile", "total count",
+		"1/(1-percentile)");
+	hdr_foreach_percentile(h, 5, spectrum_line, fp);
+}
+
+void load_report(const struct load_opts *o, const struct load_stats *s,
+		 const char *name, FILE *fp)
+{
+	bool color = term_use_color(fp);
+	char a[32], b[32];
+
+	fprintf(fp, "%s%s%s\n", term_bold(color), name, term_reset(color));
+	setup_line(o, fp);
+	requests_line(s, fp);
+	pct_header(fp, color);
+	if (open_model(o)) {
+		pct_row(fp, "latency", s->latency, color);
+		pct_row(fp, "  uncorrected", s->uncorrected, color);
+		pct_row(fp, "send lag", s->lag, color);
+	} else {
+		pct_row(fp, "latency", s->latency, color);
+	}
+	throughput_line(s, fp);
+	if (open_model(o))
+		open_lines(o, s, fp);
+	fprintf(fp, "  %-16s%s read, %s written\n", "transfer",
+		fmt_value((double)s->bytes_read, "bytes", a, sizeof(a)),
+		fmt_value((double)s->bytes_written, "bytes", b, sizeof(b)));
+	errors_line(s, fp);
+	if (open_model(o))
+		fputs("  (open model: latency counts from each request's due "
+		      "time, uncorrected from its send)\n", fp);
+	if (o->histogram) {
+		spectrum("latency", s->latency, fp);
+		if (open_model(o))
+			spectrum("latency uncorrected", s->uncorrected, fp);
+	}
+}
+
+void load_failure_reason(const struct load_opts *o,
+			 const struct load_stats *s, char *buf, size_t n)
+{
+	int worst = -1;
+	int code = 0;
+
+	for (int k = 0; k < LOAD_ERR_KINDS; k++)
+		if (s->errors[k] && (worst < 0 || s->errors[k] > s->errors[worst]))
+			worst = k;
+	if (worst < 0) {
+		snprintf(buf, n, "no request completed: %s", o->url.hostport);
+		return;
+	}
+	if (worst != LOAD_ERR_STATUS) {
+		snprintf(buf, n, "%s: %s", s->reason[worst], o->url.hostport);
+		return;
+	}
+	for (int c = 400; c < 600; c++)
+		if (s->status[c] && (!code || s->status[c] > s->status[code]))
+			code = c;
+	snprintf(buf, n, "the server answered %d to %" PRIu64 " of %" PRIu64
+		 " requests: %s", code, s->status[code], s->requests,
+		 o->url.hostport);
+}

@@ -1,0 +1,294 @@
+/*
+ * `yardstick mem`'s report on the terminal, and its result for --json and
+ * the store.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cmd/commands.h"
+#include "cmd/mem.h"
+#include "config.h"
+#include "measure/spawn.h"
+#include "util/strutil.h"
+#include "util/term.h"
+
+#define MAX_FRAMES_SHOWN 8
+
+/* 1234567 -> "1,234,567" */
+static char *fmt_count(double v, char *buf, size_t n)
+{
+	char digits[32];
+	size_t len, k = 0;
+
+	snprintf(digits, sizeof(digits), "%.0f", v);
+	len = strlen(digits);
+	for (size_t i = 0; i < len && k + 2 < n; i++) {
+		if (i && digits[i - 1] != '-' && (len - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = digits[i];
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+static char *fmt_bytes(double v, char *buf, size_t n)
+{
+	return fmt_value(v, "bytes", buf, n);
+}
+
+void mem_print_status(const struct mem_run *m)
+{
+	int status = m->trace.status;
+
+	if (WIFSIGNALED(status)) {
+		const char *n = sigabbrev_np(WTERMSIG(status));
+
+		fprintf(stderr, "yardstick mem: the program was killed by "
+			"SIG%s; the report covers it up to then\n",
+			n ? n : "?");
+	} else if (WIFEXITED(status) && WEXITSTATUS(status)) {
+		fprintf(stderr, "yardstick mem: the program exited with "
+			"status %d\n", WEXITSTATUS(status));
+	}
+	if (!m->trace.agent_started)
+		fprintf(stderr, "yardstick mem: the heap agent did not start "
+			"in the program (was LD_PRELOAD removed?): no heap "
+			"figures\n");
+	if (m->trace.overflow_threads)
+		fprintf(stderr, "yardstick mem: %u threads were not traced: "
+			"more than %d ran at once\n",
+			m->trace.overflow_threads, HEAP_SLOTS);
+	if (m->trace.unwind_failed)
+		fprintf(stderr, "yardstick mem: libunwind could not be loaded: "
+			"stacks were walked with frame pointers\n");
+	if (m->trace.sample_full)
+		fprintf(stderr, "yardstick mem: too many sampled blocks live "
+			"at once: later samples were not taken (use a larger "
+			"--sample)\n");
+}
+
+static void print_totals(const struct mem_run *m, FILE *fp, bool color)
+{
+	const struct heap_report *r = &m->rep;
+	char a[64], b[64], c[64];
+
+	fprintf(fp, "%s%s%s: %.3f s\n", term_bold(color), m->prof.command,
+		term_reset(color), m->trace.duration);
+	fprintf(fp, "  %-12s %14s  (%s allocated, %s freed)\n", "allocations",
+		fmt_count(r->allocations, a, sizeof(a)),
+		fmt_bytes(r->bytes, b, sizeof(b)),
+		fmt_count(r->frees, c, sizeof(c)));
+	fprintf(fp, "  %-12s %14s  (%.1f%% of allocations)\n", "temporary",
+		fmt_count(r->temporary, a, sizeof(a)),
+		r->allocations > 0 ? 100 * r->temporary / r->allocations : 0);
+	fprintf(fp, "  %-12s %14s  at %.3f s\n", "peak heap",
+		fmt_bytes(r->peak, a, sizeof(a)), r->peak_t);
+	fprintf(fp, "  %-12s %14s\n", "peak RSS",
+		fmt_bytes(r->peak_rss, a, sizeof(a)));
+	fprintf(fp, "  %-12s %14s  in %s blocks\n", "leaked",
+		fmt_bytes(r->leaked_bytes, a, sizeof(a)),
+		fmt_count(r->leaked_blocks, b, sizeof(b)));
+	if (r->estimated)
+		fprintf(fp, "  %s(peak, leaks and sites estimated from a sample "
+			"of one allocation per %s allocated)%s\n",
+			term_dim(color), fmt_bytes((double)m->trace.sample_bytes,
+						   a, sizeof(a)),
+			term_reset(color));
+}
+
+static void print_sizes(const struct heap_report *r, FILE *fp, bool color)
+{
+	double most = 0;
+
+	for (int i = 0; i < HEAP_HIST; i++)
+		most = fmax(most, r->hist_count[i]);
+	if (most <= 0)
+		return;
+	fprintf(fp, "\n%sallocation sizes%s\n", term_bold(color),
+		term_reset(color));
+	for (int i = 0; i < HEAP_HIST; i++) {
+		char lo[32], hi[32], n[32], range[80];
+		int bar = (int)lround(30 * r->hist_count[i] / most);
+
+		if (r->hist_count[i] <= 0)
+			continue;
+		fmt_bytes((double)heap_hist_low(i), lo, sizeof(lo));
+		fmt_bytes(i ? (double)(heap_hist_low(i) * 2 - 1) : 0, hi,
+			  sizeof(hi));
+		if (i <= 1)
+			snprintf(range, sizeof(range), "%s", lo);
+		else
+			snprintf(range, sizeof(range), "%s - %s", lo, hi);
+		fprintf(fp, "  %-22s %5.1f%% %14s  ", range,
+			100 * r->hist_count[i] / r->allocations,
+			fmt_count(r->hist_count[i], n, sizeof(n)));
+		for (int k = 0; k < bar; k++)
+			fputs("▇", fp);
+		fputc('\n', fp);
+	}
+}
+
+static const struct profile *sort_prof;
+static size_t sort_type;
+
+static int by_value(const void *a, const void *b)
+{
+	int64_t x = sort_prof->stacks[*(const size_t *)a].values[sort_type];
+	int64_t y = sort_prof->stacks[*(const size_t *)b].values[sort_type];
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void print_frames(const struct profile *p, const struct stack *st,
+			 FILE *fp, bool color)
+{
+	for (size_t d = 0; d < st->depth && d < MAX_FRAMES_SHOWN; d++) {
+		const struct frame *f = &p->frames[st->frames[d]];
+		const char *base = f->file ? strrchr(f->file, '/') : NULL;
+
+		fprintf(fp, "%*s%s", d ? 25 : 0, "",
+			f->function);
+		if (f->file && f->line)
+			fprintf(fp, " (%s:%d)", base ? base + 1 : f->file,
+				f->line);
+		if (f->module)
+			fprintf(fp, " %s[%s]%s", term_dim(color), f->module,
+				term_reset(color));
+		fputc('\n', fp);
+	}
+	if (st->depth > MAX_FRAMES_SHOWN)
+		fprintf(fp, "%25s%s... %zu more frames%s\n", "",
+			term_dim(color), st->depth - MAX_FRAMES_SHOWN,
+			term_reset(color));
+}
+
+static void print_sites(const struct mem_args *a, const struct profile *p,
+			size_t type, const char *title, double total,
+			bool bytes, FILE *fp, bool color)
+{
+	size_t *order = xmalloc((p->nstacks + 1) * sizeof(*order));
+	size_t shown = 0;
+
+	for (size_t i = 0; i < p->nstacks; i++)
+		order[i] = i;
+	sort_prof = p;
+	sort_type = type;
+	qsort(order, p->nstacks, sizeof(*order), by_value);
+	for (size_t i = 0; i < p->nstacks && shown < (size_t)a->top; i++) {
+		const struct stack *st = &p->stacks[order[i]];
+		double v = (double)st->values[type];
+		char buf[64];
+
+		if (v <= 0)
+			break;
+		if (!shown++)
+			fprintf(fp, "\n%s%s%s\n", term_bold(color), title,
+				term_reset(color));
+		if (bytes)
+			fmt_bytes(v, buf, sizeof(buf));
+		else
+			fmt_count(v, buf, sizeof(buf));
+		fprintf(fp, "  %12s %6.1f%%   ", buf,
+			total > 0 ? 100 * v / total : 0);
+		print_frames(p, st, fp, color);
+	}
+	free(order);
+}
+
+void mem_report(const struct mem_args *a, const struct mem_run *m, FILE *fp)
+{
+	const struct heap_report *r = &m->rep;
+	const struct profile *p = &m->prof;
+	bool color = term_use_color(fp);
+
+	if (!m->trace.agent_started)
+		return;
+	print_totals(m, fp, color);
+	print_sizes(r, fp, color);
+	print_sites(a, p, HEAP_T_PEAK_SPACE, "bytes live at the peak",
+		    r->peak, true, fp, color);
+	print_sites(a, p, HEAP_T_ALLOC_OBJECTS, "most allocations",
+		    r->allocations, false, fp, color);
+	print_sites(a, p, HEAP_T_TEMPORARY, "most temporary allocations",
+		    r->temporary, false, fp, color);
+	print_sites(a, p, HEAP_T_INUSE_SPACE, "leaked", r->leaked_bytes, true,
+		    fp, color);
+}
+
+/* ---- the result --------------------------------------------------------- */
+
+static void add_metric(struct benchmark *b, const char *name,
+		       const char *unit, double v)
+{
+	metric_push(benchmark_metric(b, name, unit), v);
+}
+
+static void build_result(const struct mem_args *a, struct mem_run *m)
+{
+	const struct heap_report *rep = &m->rep;
+	struct result *r = &m->res;
+	struct benchmark *b;
+	char *name;
+
+	if (m->have_res)
+		return;
+	m->have_res = true;
+	result_init(r, "mem");
+	r->created = utc_timestamp();
+	r->tool_version = xstrdup(YS_VERSION);
+	machine_detect(&r->machine);
+	r->git = m->git;
+	memset(&m->git, 0, sizeof(m->git));
+	result_set_num(r, "sample_bytes", (double)a->ho.sample_bytes);
+	result_set_str(r, "unwind", a->ho.unwind == HEAP_UNWIND_FP ? "fp"
+		       : "dwarf");
+	result_set_num(r, "depth", a->ho.max_depth);
+	name = a->name ? xstrdup(a->name) : argv_join(a->argv);
+	b = result_add_benchmark(r, name, a->argv);
+	free(name);
+	benchmark_push_exit(b, spawn_exit_code(m->trace.status));
+	if (m->trace.agent_started) {
+		add_metric(b, "peak_heap", "bytes", rep->peak);
+		add_metric(b, "leaked_bytes", "bytes", rep->leaked_bytes);
+		add_metric(b, "allocations", "count", rep->allocations);
+		add_metric(b, "temporary_allocations", "count",
+			   rep->temporary);
+		add_metric(b, "bytes_allocated", "bytes", rep->bytes);
+		add_metric(b, "leaked_blocks", "count", rep->leaked_blocks);
+	} else {
+		const char *lost[] = { "peak_heap", "leaked_bytes",
+				       "allocations", "temporary_allocations" };
+
+		for (size_t i = 0; i < 4; i++)
+			benchmark_add_unsupported(b, lost[i]);
+		benchmark_add_warning(b, "the heap agent did not start in the "
+				      "program");
+	}
+	add_metric(b, "peak_rss", "bytes", rep->peak_rss);
+	if (rep->estimated)
+		benchmark_add_warning(b, "sampled one allocation per %llu "
+				      "bytes: peak_heap and leaked_bytes are "
+				      "estimates",
+				      (unsigned long long)a->ho.sample_bytes);
+	if (m->trace.overflow_threads)
+		benchmark_add_warning(b, "%u threads were not traced",
+				      m->trace.overflow_threads);
+	result_summarize(r, 1, 0);
+}
+
+int mem_write_result(const struct mem_args *a, struct mem_run *m,
+		     struct error *e)
+{
+	build_result(a, m);
+	return result_write_json(&m->res, a->json, e);
+}
+
+int mem_save(const struct mem_args *a, struct mem_run *m)
+{
+	build_result(a, m);
+	return save_result(&m->res, a->store, a->quiet);
+}

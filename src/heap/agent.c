@@ -1,0 +1,853 @@
+/*
+ * libyardstick-heap.so: the heap agent `yardstick mem` preloads into the
+ * program it profiles. It replaces malloc and its relatives, forwards each
+ * call to glibc's own allocator (through the __libc_* entry points, so
+ * that no dlsym is needed and nothing allocates while we start) and
+ * appends a record of it to the calling thread's slot of the segment
+ * shared with yardstick (protocol.h). All analysis happens in yardstick.
+ *
+ * The fast path takes no lock and makes no system call: a time stamp, a
+ * stack walk (libunwind's cached x86-64 trace, or the frame-pointer
+ * chain), a look-up in a table of stacks already sent, and two to four
+ * words stored into the thread's slot. A full slot is written to the
+ * socket under a lock, once per 64 KiB of records.
+ *
+ * Calls the agent makes into other code (libunwind, dl_iterate_phdr,
+ * pthread functions) may allocate; a per-thread flag sends those, and any
+ * call from a signal handler interrupting the agent, straight to glibc
+ * untraced. Frees of blocks the agent never saw are recorded like any
+ * other; yardstick ignores the ones it cannot match.
+ *
+ * Processes: only the process yardstick started is traced. A forked child
+ * stops tracing in the fork itself (pthread_atfork) and an exec'd program
+ * finds the segment's descriptors closed (they are close-on-exec), so
+ * children run untraced with the agent passing every call through.
+ *
+ * This file is built into its own shared object with no yardstick code
+ * and no dependency beyond libc (libunwind is dlopen'ed, local to us).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "heap/protocol.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define INLINE static inline __attribute__((always_inline))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+extern void *__libc_memalign(size_t, size_t);
+extern void *__libc_valloc(size_t);
+extern void *__libc_pvalloc(size_t);
+
+enum { OFF, STARTING, ON };
+
+static _Atomic int state = OFF;
+static bool started;			/* init ran (traced or not) */
+static struct heap_header *hdr;
+static int sock = -1;
+static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t thread_key;
+static uint64_t sample_bytes;
+static bool use_tsc;
+static unsigned max_depth;
+static int (*unw_trace)(void **, int);	/* libunwind's unw_backtrace */
+static bool use_unw;			/* walk with it (else frame pointers) */
+
+/* Stacks already sent: a direct-mapped cache of their hashes. A miss only
+ * sends a stack again, which yardstick de-duplicates. */
+#define SEEN_BITS 16
+static _Atomic uint64_t *seen;
+
+/* The number of objects the dynamic linker has loaded when the maps were
+ * last sent: a new one means new code, whose stacks need its mapping. */
+static unsigned long long maps_adds;
+
+struct tstate {
+	struct heap_slot *slot;
+	void *last_alloc;		/* for temporaries */
+	/* where in the slot (word index, and the slot's seq then) the last
+	 * ALLOC and the last BURST record went: a temporary is folded into
+	 * them while they are the last records of the slot */
+	uint64_t alloc_pos, alloc_seq, burst_pos, burst_seq;
+	int64_t sample_left;		/* bytes until the next sample */
+	uint64_t rng;
+	uintptr_t stack_lo, stack_hi;	/* frame-pointer walk bounds */
+	uint8_t busy, dead, rounds;
+};
+static __thread struct tstate tls __attribute__((tls_model("initial-exec")));
+
+#include "heap/agent_sample.h"
+
+/* ---- clock, stacks ------------------------------------------------------ */
+
+/*
+ * Plain rdtsc, not rdtscp: it costs half as much, and an allocation's
+ * stamp comes after the stack walk, far from the instructions that got
+ * the block. yardstick still merges frees slightly early (analyze.c) so
+ * that a block handed from one thread to another is never seen allocated
+ * before it was freed.
+ */
+INLINE uint64_t stamp(void)
+{
+	struct timespec ts;
+
+	if (likely(use_tsc))
+		return __rdtsc() & HEAP_TS_MASK;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec) & HEAP_TS_MASK;
+}
+
+static uint64_t hash_stack(void *const *ips, int n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u ^ (uint64_t)n;
+
+	for (int i = 0; i < n; i++) {
+		h ^= (uint64_t)(uintptr_t)ips[i];
+		h *= 0xff51afd7ed558ccdu;
+		h ^= h >> 32;
+	}
+	return h | 1;	/* 0 marks an empty cache entry */
+}
+
+/*
+ * The frame-pointer chain from our caller's frame, bounded by the
+ * thread's stack so that a frame without a frame pointer ends the walk
+ * instead of faulting.
+ */
+__attribute__((noinline)) static int walk_fp(void **ips, int max,
+					     uintptr_t fp, struct tstate *t)
+{
+	int n = 0;
+
+	while (n < max && fp >= t->stack_lo && fp + 16 <= t->stack_hi &&
+	       !(fp & 7)) {
+		uintptr_t next = ((uintptr_t *)fp)[0];
+		uintptr_t ret = ((uintptr_t *)fp)[1];
+
+		if (!ret)
+			break;
+		ips[n++] = (void *)ret;
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+	return n;
+}
+
+static void stack_bounds(struct tstate *t)
+{
+	pthread_attr_t a;
+	void *lo;
+	size_t size;
+
+	/* may allocate (and read /proc for the main thread): t->busy is set */
+	if (pthread_getattr_np(pthread_self(), &a))
+		return;
+	if (!pthread_attr_getstack(&a, &lo, &size)) {
+		t->stack_lo = (uintptr_t)lo;
+		t->stack_hi = (uintptr_t)lo + size;
+	}
+	pthread_attr_destroy(&a);
+}
+
+/* ---- sending ------------------------------------------------------------ */
+
+static bool send_all(const struct iovec *iov, int n)
+{
+	struct iovec v[2];
+	size_t left = 0;
+
+	memcpy(v, iov, n * sizeof(*v));
+	for (int i = 0; i < n; i++)
+		left += v[i].iov_len;
+	while (left) {
+		struct msghdr m = { .msg_iov = v, .msg_iovlen = n };
+		ssize_t w = sendmsg(sock, &m, MSG_NOSIGNAL);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		left -= w;
+		while (n && (size_t)w >= v[0].iov_len) {
+			w -= v[0].iov_len;
+			v[0] = v[1];
+			n--;
+		}
+		if (n) {
+			v[0].iov_base = (char *)v[0].iov_base + w;
+			v[0].iov_len -= w;
+		}
+	}
+	return true;
+}
+
+/* One message; the caller holds send_lock. */
+static bool send_msg(uint32_t type, uint32_t slot, uint64_t seq,
+		     const void *data, uint32_t len)
+{
+	struct heap_msg_header h = { HEAP_MAGIC, type, slot, len, seq };
+	struct iovec v[2] = { { &h, sizeof(h) }, { (void *)data, len } };
+
+	if (send_all(v, 2))
+		return true;
+	/* yardstick is gone: stop tracing, keep running */
+	atomic_store(&state, OFF);
+	return false;
+}
+
+/* Send /proc/self/maps, read with system calls into memory of our own
+ * (the caller holds send_lock, which also guards the buffer). */
+static void send_maps(void)
+{
+	static char *buf;
+	static size_t cap;
+	size_t len = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	for (;;) {
+		ssize_t r;
+
+		if (len == cap) {
+			size_t ncap = cap ? cap * 2 : 1 << 16;
+			void *p = mmap(NULL, ncap, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (p == MAP_FAILED)
+				break;
+			if (buf) {
+				memcpy(p, buf, len);
+				munmap(buf, cap);
+			}
+			buf = p;
+			cap = ncap;
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += r;
+	}
+	close(fd);
+	send_msg(HEAP_MSG_MAPS, 0, 0, buf, len);
+}
+
+static int count_adds(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	*(unsigned long long *)arg = info->dlpi_adds;
+	return 1;
+}
+
+/* Called before a new stack is recorded: its code must be in the maps. */
+static void check_maps(void)
+{
+	unsigned long long adds = 0;
+
+	dl_iterate_phdr(count_adds, &adds);
+	pthread_mutex_lock(&send_lock);
+	if (adds != maps_adds) {
+		maps_adds = adds;
+		send_maps();
+	}
+	pthread_mutex_unlock(&send_lock);
+}
+
+static void flush_slot(struct heap_slot *s)
+{
+	uint64_t used = atomic_load_explicit((_Atomic uint64_t *)&s->used,
+					     memory_order_relaxed);
+	uint64_t seq = atomic_load_explicit((_Atomic uint64_t *)&s->seq,
+					    memory_order_relaxed);
+	bool ok;
+
+	pthread_mutex_lock(&send_lock);
+	ok = send_msg(HEAP_MSG_CHUNK, (uint32_t)(s - hdr->slots), seq, s->data,
+		      (uint32_t)used);
+	pthread_mutex_unlock(&send_lock);
+	if (!ok)
+		return;
+	/* sent: the contents are yardstick's now (a crash between these
+	 * two stores leaves a remainder yardstick knows it has by seq) */
+	atomic_store_explicit((_Atomic uint64_t *)&s->seq, seq + 1,
+			      memory_order_release);
+	atomic_store_explicit((_Atomic uint64_t *)&s->used, 0,
+			      memory_order_release);
+}
+
+/* Room for n words in s; records are appended whole or not at all. */
+INLINE uint64_t *reserve(struct heap_slot *s, size_t n)
+{
+	uint64_t used = atomic_load_explicit((_Atomic uint64_t *)&s->used,
+					     memory_order_relaxed);
+
+	if (unlikely(used + n * 8 > HEAP_SLOT_BYTES)) {
+		flush_slot(s);
+		used = atomic_load_explicit((_Atomic uint64_t *)&s->used,
+					    memory_order_relaxed);
+		if (used + n * 8 > HEAP_SLOT_BYTES)
+			return NULL;	/* could not send: tracing stops */
+	}
+	return &s->data[used / 8];
+}
+
+INLINE void commit(struct heap_slot *s, size_t n)
+{
+	uint64_t used = atomic_load_explicit((_Atomic uint64_t *)&s->used,
+					     memory_order_relaxed);
+
+	atomic_store_explicit((_Atomic uint64_t *)&s->used, used + n * 8,
+			      memory_order_release);
+}
+
+/* ---- slots and threads -------------------------------------------------- */
+
+static struct heap_slot *slot_take(void)
+{
+	for (int i = 0; i < HEAP_SLOTS; i++) {
+		uint32_t free = 0;
+
+		if (atomic_compare_exchange_strong(
+			    (_Atomic uint32_t *)&hdr->slots[i].state, &free, 1)) {
+			hdr->slots[i].tid = (uint32_t)gettid();
+			return &hdr->slots[i];
+		}
+	}
+	return NULL;
+}
+
+static void slot_give(struct heap_slot *s)
+{
+	atomic_store_explicit((_Atomic uint32_t *)&s->state, 0,
+			      memory_order_release);
+}
+
+/*
+ * A thread's end: its slot goes back, records and all (the next owner
+ * appends after them). The destructor re-arms itself for a few rounds so
+ * that the frees other keys' destructors make are still traced.
+ */
+static void thread_exit(void *arg)
+{
+	struct tstate *t = arg;
+
+	if (t->rounds++ < 2) {
+		pthread_setspecific(thread_key, t);
+		return;
+	}
+	if (t->slot)
+		slot_give(t->slot);
+	t->slot = NULL;
+	t->dead = 1;
+}
+
+static bool thread_start(struct tstate *t)
+{
+	t->slot = slot_take();
+	if (!t->slot) {
+		atomic_fetch_add((_Atomic uint32_t *)&hdr->overflow_threads, 1);
+		t->dead = 1;
+		return false;
+	}
+	pthread_setspecific(thread_key, t);
+	t->rng = 0x853c49e6748fea9bu ^ ((uint64_t)gettid() << 17);
+	if (!use_unw)
+		stack_bounds(t);
+	if (sample_bytes)
+		t->sample_left = sample_interval(t);
+	return true;
+}
+
+/* ---- start-up ----------------------------------------------------------- */
+
+static void after_fork_child(void)
+{
+	/* the child is not traced: it shares the segment with its parent */
+	atomic_store(&state, OFF);
+	tls.slot = NULL;
+	hdr = NULL;
+	if (sock >= 0)
+		close(sock);
+	sock = -1;
+}
+
+static bool parse_env(int *shm, int *fd, unsigned long long *ino)
+{
+	const char *v = getenv(HEAP_ENV);
+	char *end;
+
+	if (!v)
+		return false;
+	*shm = (int)strtol(v, &end, 10);
+	if (*end++ != ',')
+		return false;
+	*fd = (int)strtol(end, &end, 10);
+	if (*end++ != ',')
+		return false;
+	*ino = strtoull(end, &end, 10);
+	return *end == '\0';
+}
+
+static void load_libunwind(void)
+{
+	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+
+	if (h)
+		unw_trace = (int (*)(void **, int))dlsym(h, "unw_backtrace");
+	if (!unw_trace)
+		hdr->unwind_failed = 1;
+}
+
+static void start(void)
+{
+	int expected = OFF, shm, fd;
+	unsigned long long ino;
+	struct stat st;
+	void *p;
+
+	if (started || !atomic_compare_exchange_strong(&state, &expected,
+						       STARTING))
+		return;
+	started = true;
+	tls.busy = 1;
+	if (!parse_env(&shm, &fd, &ino) || fstat(shm, &st) ||
+	    (unsigned long long)st.st_ino != ino)
+		goto off;
+	p = mmap(NULL, sizeof(*hdr), PROT_READ | PROT_WRITE, MAP_SHARED, shm,
+		 0);
+	if (p == MAP_FAILED)
+		goto off;
+	hdr = p;
+	if (hdr->magic != HEAP_MAGIC || hdr->version != HEAP_VERSION) {
+		munmap(p, sizeof(*hdr));
+		goto off;
+	}
+	int none = 0;
+	if (!atomic_compare_exchange_strong((_Atomic int32_t *)&hdr->owner_pid,
+					    &none, getpid()))
+		goto off;	/* another process traces */
+	fcntl(shm, F_SETFD, FD_CLOEXEC);
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	close(shm);
+	sock = fd;
+	sample_bytes = hdr->sample_bytes;
+	use_tsc = hdr->clock == 1;
+	max_depth = hdr->max_depth && hdr->max_depth <= HEAP_MAX_DEPTH ?
+		    hdr->max_depth : HEAP_MAX_DEPTH;
+	p = mmap(NULL, sizeof(uint64_t) << SEEN_BITS, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED || pthread_key_create(&thread_key, thread_exit))
+		goto off;
+	seen = p;
+	pthread_atfork(NULL, NULL, after_fork_child);
+	if (hdr->unwind == HEAP_UNWIND_DWARF)
+		load_libunwind();
+	use_unw = unw_trace != NULL;
+	if (sample_bytes && !sample_setup())
+		goto off;
+	check_maps();
+	tls.busy = 0;
+	atomic_store(&state, ON);
+	return;
+off:
+	tls.busy = 0;
+	atomic_store(&state, OFF);
+}
+
+__attribute__((constructor)) static void agent_init(void)
+{
+	start();
+}
+
+/* ---- recording ---------------------------------------------------------- */
+
+/*
+ * The thread state if this call is to be traced (and marks it busy), or
+ * NULL. Inlined into every entry point: the stack walks start in the
+ * entry point's frame.
+ */
+INLINE struct tstate *enter(void)
+{
+	struct tstate *t = &tls;
+
+	if (unlikely(atomic_load_explicit(&state, memory_order_relaxed) !=
+		     ON)) {
+		if (!started)
+			start();
+		if (atomic_load_explicit(&state, memory_order_relaxed) != ON)
+			return NULL;
+	}
+	if (unlikely(t->busy))
+		return NULL;
+	t->busy = 1;
+	if (unlikely(!t->slot) && !t->dead && !thread_start(t)) {
+		t->busy = 0;
+		return NULL;
+	}
+	return t;
+}
+
+INLINE void leave(struct tstate *t)
+{
+	t->busy = 0;
+}
+
+/* The slot to append to: the thread's, or for a thread past its end one
+ * borrowed for this record. */
+INLINE struct heap_slot *slot_of(struct tstate *t, bool *borrowed)
+{
+	*borrowed = false;
+	if (likely(t->slot != NULL))
+		return t->slot;
+	*borrowed = true;
+	return slot_take();
+}
+
+static void record_stack(struct heap_slot *s, uint64_t h, void **ips, int n)
+{
+	uint64_t *w;
+
+	check_maps();
+	w = reserve(s, 2 + n);
+	if (!w)
+		return;
+	w[0] = ((uint64_t)HEAP_REC_STACK << HEAP_TYPE_SHIFT) | (uint64_t)n;
+	w[1] = h;
+	memcpy(&w[2], ips, n * sizeof(uint64_t));
+	commit(s, 2 + n);
+}
+
+INLINE void record_alloc(struct tstate *t, void *p, size_t size, int n,
+			 void **ips)
+{
+	bool borrowed;
+	struct heap_slot *s = slot_of(t, &borrowed);
+	uint64_t h, *w;
+
+	if (!s)
+		return;
+	h = hash_stack(ips, n);
+	_Atomic uint64_t *e = &seen[h & ((1u << SEEN_BITS) - 1)];
+	if (atomic_load_explicit(e, memory_order_relaxed) != h) {
+		record_stack(s, h, ips, n);
+		atomic_store_explicit(e, h, memory_order_relaxed);
+	}
+	w = reserve(s, 4);
+	if (w) {
+		w[0] = ((uint64_t)HEAP_REC_ALLOC << HEAP_TYPE_SHIFT) |
+		       stamp();
+		w[1] = (uint64_t)(uintptr_t)p;
+		w[2] = size;
+		w[3] = h;
+		commit(s, 4);
+		t->alloc_pos = (uint64_t)(w - s->data);
+		t->alloc_seq = s->seq;
+	}
+	if (borrowed)
+		slot_give(s);
+}
+
+INLINE void set_used(struct heap_slot *s, uint64_t words)
+{
+	atomic_store_explicit((_Atomic uint64_t *)&s->used, words * 8,
+			      memory_order_release);
+}
+
+/*
+ * A free of the thread's last allocation, whose ALLOC record is still the
+ * slot's last one: fold the pair into the BURST record just before it if
+ * that is of the same stack, else turn it into a BURST of its own. The
+ * ALLOC record leaves the slot first, so that a process killed half-way
+ * loses the pair, not the meaning of the records around it. Returns false
+ * when the pair cannot be folded.
+ */
+INLINE bool fold_temporary(struct tstate *t, struct heap_slot *s, void *p,
+			   uint64_t ts)
+{
+	uint64_t used = atomic_load_explicit((_Atomic uint64_t *)&s->used,
+					     memory_order_relaxed) / 8;
+	uint64_t at = t->alloc_pos, *w = &s->data[at], *b;
+	uint64_t size, h, t0;
+
+	if (t->alloc_seq != s->seq || used != at + 4 ||
+	    w[1] != (uint64_t)(uintptr_t)p)
+		return false;
+	size = w[2];
+	h = w[3];
+	t0 = w[0] & HEAP_TS_MASK;
+	b = &s->data[t->burst_pos];
+	if (t->burst_seq == s->seq && t->burst_pos + 6 == at && b[1] == h) {
+		set_used(s, at);
+		b[2]++;
+		b[3] += size;
+		if (size > b[4])
+			b[4] = size;
+		b[5] = ts;
+		return true;
+	}
+	if (at + 6 > HEAP_SLOT_BYTES / 8)
+		return false;
+	set_used(s, at);
+	w[0] = ((uint64_t)HEAP_REC_BURST << HEAP_TYPE_SHIFT) | t0;
+	w[1] = h;
+	w[2] = 1;
+	w[3] = size;
+	w[4] = size;
+	w[5] = ts;
+	set_used(s, at + 6);
+	t->burst_pos = at;
+	t->burst_seq = s->seq;
+	return true;
+}
+
+INLINE void record_free(struct tstate *t, void *p, uint64_t ts, bool temp)
+{
+	bool borrowed;
+	struct heap_slot *s = slot_of(t, &borrowed);
+	uint64_t *w;
+
+	if (!s)
+		return;
+	if (temp && !borrowed && !sample_bytes && fold_temporary(t, s, p, ts))
+		return;
+	w = reserve(s, 2);
+	if (w) {
+		w[0] = ((uint64_t)(temp ? HEAP_REC_FREE_TEMP : HEAP_REC_FREE)
+			<< HEAP_TYPE_SHIFT) | ts;
+		w[1] = (uint64_t)(uintptr_t)p;
+		commit(s, 2);
+	}
+	if (borrowed)
+		slot_give(s);
+}
+
+/* The stack of the entry point's caller, leaf first. */
+#define CAPTURE(t, ips, n)						\
+	do {								\
+		if (likely(use_unw)) {					\
+			void *all_[HEAP_MAX_DEPTH + 1];			\
+			int k_ = unw_trace(all_, max_depth + 1);	\
+			(n) = k_ > 1 ? k_ - 1 : 0;			\
+			memcpy((ips), all_ + 1, (n) * sizeof(void *));	\
+		} else {						\
+			(n) = walk_fp((ips), max_depth,			\
+				      (uintptr_t)__builtin_frame_address(0), \
+				      (t));				\
+		}							\
+	} while (0)
+
+INLINE void count_alloc(struct tstate *t, void *p, size_t size)
+{
+	if (likely(t->slot != NULL)) {
+		int c = size ? 64 - __builtin_clzll(size) : 0;
+
+		t->slot->counts.allocations++;
+		t->slot->counts.bytes += size;
+		t->slot->counts.hist[c < HEAP_HIST ? c : HEAP_HIST - 1]++;
+	}
+	t->last_alloc = p;
+}
+
+/* After an allocation of size bytes at p by the entry point. */
+#define TRACE_ALLOC(t, p, size)						\
+	do {								\
+		void *ips_[HEAP_MAX_DEPTH];				\
+		int n_;							\
+		count_alloc((t), (p), (size));				\
+		if (sample_bytes && !sample_alloc((t), (p), (size)))	\
+			break;						\
+		CAPTURE((t), ips_, n_);					\
+		record_alloc((t), (p), (size), n_, ips_);		\
+	} while (0)
+
+/* Is the free of p to be recorded? (In sampled mode: was p sampled? It
+ * is asked before the block is released, while no other thread can be
+ * handed it.) */
+INLINE bool traced_free(void *p)
+{
+	return !sample_bytes || sample_free(p);
+}
+
+/* After the free of p (stamped ts if traced). */
+INLINE void trace_free(struct tstate *t, void *p, uint64_t ts, bool traced)
+{
+	bool temp = p == t->last_alloc;
+
+	if (likely(t->slot != NULL)) {
+		t->slot->counts.frees++;
+		t->slot->counts.temporary += temp;
+	}
+	t->last_alloc = NULL;
+	if (traced)
+		record_free(t, p, ts, temp);
+}
+
+/* ---- the entry points --------------------------------------------------- */
+
+EXPORT void *malloc(size_t size)
+{
+	struct tstate *t = enter();
+	void *p = __libc_malloc(size);
+
+	if (t) {
+		if (p)
+			TRACE_ALLOC(t, p, size);
+		leave(t);
+	}
+	return p;
+}
+
+EXPORT void free(void *p)
+{
+	struct tstate *t;
+	uint64_t ts;
+	bool traced;
+
+	if (!p)
+		return;
+	t = enter();
+	if (!t) {
+		__libc_free(p);
+		return;
+	}
+	traced = traced_free(p);
+	ts = traced ? stamp() : 0;
+	__libc_free(p);
+	trace_free(t, p, ts, traced);
+	leave(t);
+}
+
+EXPORT void *calloc(size_t n, size_t size)
+{
+	struct tstate *t = enter();
+	void *p = __libc_calloc(n, size);
+
+	if (t) {
+		if (p)
+			TRACE_ALLOC(t, p, n * size);
+		leave(t);
+	}
+	return p;
+}
+
+INLINE void *do_realloc(void *old, size_t size)
+{
+	struct tstate *t = enter();
+	bool traced = false;
+	uint64_t ts = 0;
+	void *p;
+
+	if (!t)
+		return __libc_realloc(old, size);
+	if (old && (traced = traced_free(old)))
+		ts = stamp();
+	p = __libc_realloc(old, size);
+	/* realloc(p, 0) frees p and may return NULL; a failure keeps it
+	 * (and, sampled, keeps it sampled) */
+	if (old && (p || size == 0))
+		trace_free(t, old, ts, traced);
+	else if (traced && sample_bytes)
+		sample_keep(old);
+	if (p)
+		TRACE_ALLOC(t, p, size);
+	leave(t);
+	return p;
+}
+
+EXPORT void *realloc(void *old, size_t size)
+{
+	return do_realloc(old, size);
+}
+
+EXPORT void *reallocarray(void *old, size_t n, size_t size)
+{
+	size_t total;
+
+	if (__builtin_mul_overflow(n, size, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return do_realloc(old, total);
+}
+
+INLINE void *aligned(size_t align, size_t size)
+{
+	struct tstate *t = enter();
+	void *p = __libc_memalign(align, size);
+
+	if (t) {
+		if (p)
+			TRACE_ALLOC(t, p, size);
+		leave(t);
+	}
+	return p;
+}
+
+EXPORT void *memalign(size_t align, size_t size)
+{
+	return aligned(align, size);
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	if (!align || (align & (align - 1))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return aligned(align, size);
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+	void *p;
+	int saved = errno;
+
+	if (!align || (align & (align - 1)) || align % sizeof(void *))
+		return EINVAL;
+	p = aligned(align, size);
+	if (!p)
+		return ENOMEM;
+	errno = saved;
+	*out = p;
+	return 0;
+}
+
+EXPORT void *valloc(size_t size)
+{
+	return aligned((size_t)sysconf(_SC_PAGESIZE), size);
+}
+
+EXPORT void *pvalloc(size_t size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (size > SIZE_MAX - page) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return aligned(page, size ? (size + page - 1) & ~(page - 1) : page);
+}

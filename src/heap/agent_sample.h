@@ -1,0 +1,187 @@
+/*
+ * The agent's sampled mode (`yardstick mem --sample BYTES`), included by
+ * agent.c only. Each thread traces on average one allocation per BYTES
+ * allocated: the bytes until the next sample are drawn from an exponential
+ * distribution of mean BYTES, so a block of s bytes is traced with
+ * probability 1 - exp(-s / BYTES) whatever came before it (jemalloc's
+ * scheme), and yardstick weighs it by the inverse of that probability.
+ *
+ * A free must know whether its block was traced, without a lock and
+ * without a system call, since nearly all frees are of blocks that were
+ * not: the traced blocks live in an open-addressed table that frees read
+ * without locking. Changes to it (a sample, the free of a sampled block, a
+ * rebuild that clears deleted entries) take a lock; they are rare.
+ */
+#define SAMPLE_MIN_BITS 12
+#define SAMPLE_MAX_BITS 24
+#define SAMPLE_TOMB ((uintptr_t)1)
+
+struct sample_table {
+	_Atomic uintptr_t *cells;
+	unsigned bits;
+	size_t used;		/* live + deleted cells */
+	size_t live;
+};
+
+static struct sample_table *_Atomic sampled;
+static pthread_mutex_t sample_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct sample_table *table_new(unsigned bits)
+{
+	size_t bytes = sizeof(struct sample_table) +
+		       (sizeof(uintptr_t) << bits);
+	struct sample_table *t = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (t == MAP_FAILED)
+		return NULL;
+	t->cells = (_Atomic uintptr_t *)(t + 1);
+	t->bits = bits;
+	return t;
+}
+
+static inline size_t ptr_hash(uintptr_t p, unsigned bits)
+{
+	return (size_t)((p * 0x9e3779b97f4a7c15u) >> (64 - bits));
+}
+
+/* Insert without checks: the caller holds sample_lock, t has room. */
+static void table_put(struct sample_table *t, uintptr_t p)
+{
+	size_t mask = ((size_t)1 << t->bits) - 1;
+
+	for (size_t i = ptr_hash(p, t->bits);; i = (i + 1) & mask) {
+		uintptr_t v = atomic_load_explicit(&t->cells[i],
+						   memory_order_relaxed);
+
+		if (v == 0 || v == SAMPLE_TOMB) {
+			if (v == 0)
+				t->used++;
+			t->live++;
+			atomic_store_explicit(&t->cells[i], p,
+					      memory_order_release);
+			return;
+		}
+	}
+}
+
+/*
+ * A table without the deleted cells, twice as large if it is half full of
+ * live ones. The old one stays mapped: a free may be reading it. Frees
+ * that find their block in it re-check under the lock in the new one.
+ */
+static struct sample_table *table_rebuild(struct sample_table *old)
+{
+	unsigned bits = old->bits;
+	struct sample_table *t;
+
+	if (old->live * 2 > ((size_t)1 << bits))
+		bits++;
+	if (bits > SAMPLE_MAX_BITS || !(t = table_new(bits)))
+		return NULL;
+	for (size_t i = 0; i < ((size_t)1 << old->bits); i++) {
+		uintptr_t v = atomic_load_explicit(&old->cells[i],
+						   memory_order_relaxed);
+
+		if (v > SAMPLE_TOMB)
+			table_put(t, v);
+	}
+	atomic_store_explicit(&sampled, t, memory_order_release);
+	return t;
+}
+
+static bool sample_setup(void)
+{
+	struct sample_table *t = table_new(SAMPLE_MIN_BITS);
+
+	atomic_store(&sampled, t);
+	return t != NULL;
+}
+
+static int64_t sample_interval(struct tstate *t)
+{
+	double u;
+
+	/* xorshift64*: a uniform in (0, 1] */
+	t->rng ^= t->rng >> 12;
+	t->rng ^= t->rng << 25;
+	t->rng ^= t->rng >> 27;
+	u = (double)((t->rng * 0x2545f4914f6cdd1du) >> 11) + 1.0;
+	u /= 9007199254740992.0;
+	return (int64_t)(-log(u) * (double)sample_bytes) + 1;
+}
+
+/* Is the allocation of size bytes at p to be traced? */
+static inline bool sample_alloc(struct tstate *t, void *p, size_t size)
+{
+	struct sample_table *tab;
+	bool ok = true;
+
+	t->sample_left -= (int64_t)size;
+	if (t->sample_left > 0)
+		return false;
+	t->sample_left = sample_interval(t);
+	pthread_mutex_lock(&sample_lock);
+	tab = atomic_load_explicit(&sampled, memory_order_relaxed);
+	if ((tab->used + 1) * 4 > ((size_t)3 << tab->bits))
+		tab = table_rebuild(tab);
+	if (tab)
+		table_put(tab, (uintptr_t)p);
+	else
+		ok = false, hdr->sample_full = 1;
+	pthread_mutex_unlock(&sample_lock);
+	return ok;
+}
+
+static bool table_find(struct sample_table *t, uintptr_t p, size_t *at)
+{
+	size_t mask = ((size_t)1 << t->bits) - 1;
+
+	for (size_t i = ptr_hash(p, t->bits);; i = (i + 1) & mask) {
+		uintptr_t v = atomic_load_explicit(&t->cells[i],
+						   memory_order_acquire);
+
+		if (v == p) {
+			*at = i;
+			return true;
+		}
+		if (v == 0)
+			return false;
+	}
+}
+
+/* A sampled block whose realloc failed: it is still live, and sampled. */
+static void sample_keep(void *p)
+{
+	struct sample_table *tab;
+
+	pthread_mutex_lock(&sample_lock);
+	tab = atomic_load_explicit(&sampled, memory_order_relaxed);
+	if ((tab->used + 1) * 4 > ((size_t)3 << tab->bits))
+		tab = table_rebuild(tab);
+	if (tab)
+		table_put(tab, (uintptr_t)p);
+	pthread_mutex_unlock(&sample_lock);
+}
+
+/* Was the block at p traced? If so it is forgotten: it is being freed. */
+static inline bool sample_free(void *p)
+{
+	struct sample_table *t = atomic_load_explicit(&sampled,
+						      memory_order_acquire);
+	bool found;
+	size_t at;
+
+	if (likely(!table_find(t, (uintptr_t)p, &at)))
+		return false;
+	pthread_mutex_lock(&sample_lock);
+	t = atomic_load_explicit(&sampled, memory_order_relaxed);
+	found = table_find(t, (uintptr_t)p, &at);
+	if (found) {
+		atomic_store_explicit(&t->cells[at], SAMPLE_TOMB,
+				      memory_order_relaxed);
+		t->live--;
+	}
+	pthread_mutex_unlock(&sample_lock);
+	return found;
+}

@@ -1,0 +1,539 @@
+/*
+ * Replaying a heap trace: see analyze.h.
+ *
+ * The slots' streams are each in time order; a binary heap of their next
+ * records merges them. Live blocks are in an open-addressed table (linear
+ * probing, deletion by shifting back, so no tombstones slow it down over
+ * a long run). What each site had live at the peak is kept lazily: a
+ * site's live bytes are saved when it is first changed after a new peak,
+ * which costs O(1) per event instead of a copy of every site at every new
+ * peak.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heap/analyze.h"
+#include "profile/symbolize.h"
+#include "util/strutil.h"
+
+/* ---- records ------------------------------------------------------------ */
+
+static uint32_t rec_type(uint64_t w)
+{
+	return (uint32_t)(w >> HEAP_TYPE_SHIFT);
+}
+
+/* Words of the record starting with w (unknown types: 2, as a free). */
+static size_t rec_len(uint64_t w)
+{
+	switch (rec_type(w)) {
+	case HEAP_REC_ALLOC: return 4;
+	case HEAP_REC_BURST: return 6;
+	case HEAP_REC_STACK: return 2 + (w & HEAP_TS_MASK);
+	}
+	return 2;
+}
+
+/* ---- sites -------------------------------------------------------------- */
+
+struct site_index {
+	uint64_t *keys;		/* stack hashes, 0 empty */
+	uint32_t *vals;
+	size_t mask;
+};
+
+static size_t mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdu;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+static void index_init(struct site_index *x, size_t want)
+{
+	size_t n = 64;
+
+	while (n < want * 2)
+		n *= 2;
+	x->keys = xcalloc(n, sizeof(*x->keys));
+	x->vals = xcalloc(n, sizeof(*x->vals));
+	x->mask = n - 1;
+}
+
+static uint32_t *index_slot(struct site_index *x, uint64_t k, bool *found)
+{
+	size_t i = mix(k) & x->mask;
+
+	while (x->keys[i] && x->keys[i] != k)
+		i = (i + 1) & x->mask;
+	*found = x->keys[i] == k;
+	x->keys[i] = k;
+	return &x->vals[i];
+}
+
+static uint32_t add_site(struct heap_report *r, size_t *cap, uint64_t hash,
+			 const uint64_t *ips, uint32_t depth)
+{
+	struct heap_site *s;
+
+	r->sites = xgrow(r->sites, cap, r->nsites + 1, sizeof(*r->sites));
+	s = &r->sites[r->nsites];
+	memset(s, 0, sizeof(*s));
+	s->hash = hash;
+	s->ips = ips;
+	s->depth = depth;
+	return (uint32_t)r->nsites++;
+}
+
+/* Every stack of every stream becomes a site. */
+static void find_sites(const struct heap_trace *t, struct heap_report *r,
+		       struct site_index *x, size_t *cap)
+{
+	size_t nstacks = 0;
+
+	for (int i = 0; i < HEAP_SLOTS; i++) {
+		const struct heap_stream *s = &t->streams[i];
+
+		for (size_t j = 0; j < s->n; j += rec_len(s->words[j]))
+			nstacks += rec_type(s->words[j]) == HEAP_REC_STACK;
+	}
+	index_init(x, nstacks + 1);
+	for (int i = 0; i < HEAP_SLOTS; i++) {
+		const struct heap_stream *s = &t->streams[i];
+
+		for (size_t j = 0; j < s->n; j += rec_len(s->words[j])) {
+			uint32_t n = (uint32_t)(s->words[j] & HEAP_TS_MASK);
+			bool found;
+			uint32_t *v;
+
+			if (rec_type(s->words[j]) != HEAP_REC_STACK)
+				continue;
+			if (j + 2 + n > s->n)
+				break;
+			v = index_slot(x, s->words[j + 1], &found);
+			if (!found)
+				*v = add_site(r, cap, s->words[j + 1],
+					      &s->words[j + 2], n);
+		}
+	}
+}
+
+static uint32_t site_of(struct heap_report *r, struct site_index *x,
+			size_t *cap, uint64_t hash)
+{
+	bool found;
+	uint32_t *v = index_slot(x, hash, &found);
+
+	/* a stack whose record was lost: a site without frames */
+	if (!found)
+		*v = add_site(r, cap, hash, NULL, 0);
+	return *v;
+}
+
+/* ---- live blocks -------------------------------------------------------- */
+
+struct block {
+	uint64_t ptr;		/* 0: empty */
+	double bytes, count;
+	uint32_t site;
+};
+
+struct live {
+	struct block *b;
+	size_t mask, n;
+};
+
+static void live_grow(struct live *l)
+{
+	struct live old = *l;
+	size_t cap = old.b ? (old.mask + 1) * 2 : 1 << 16;
+
+	l->b = xcalloc(cap, sizeof(*l->b));
+	l->mask = cap - 1;
+	l->n = 0;
+	for (size_t i = 0; old.b && i <= old.mask; i++) {
+		if (!old.b[i].ptr)
+			continue;
+		size_t j = mix(old.b[i].ptr) & l->mask;
+		while (l->b[j].ptr)
+			j = (j + 1) & l->mask;
+		l->b[j] = old.b[i];
+		l->n++;
+	}
+	free(old.b);
+}
+
+/* The cell of ptr, or the empty one where it would go. */
+static struct block *live_find(struct live *l, uint64_t ptr)
+{
+	size_t i = mix(ptr) & l->mask;
+
+	while (l->b[i].ptr && l->b[i].ptr != ptr)
+		i = (i + 1) & l->mask;
+	return &l->b[i];
+}
+
+/* Empty the cell at b, moving later cells of its run back. */
+static void live_remove(struct live *l, struct block *b)
+{
+	size_t i = (size_t)(b - l->b), j = i;
+
+	l->n--;
+	for (;;) {
+		j = (j + 1) & l->mask;
+		if (!l->b[j].ptr)
+			break;
+		size_t home = mix(l->b[j].ptr) & l->mask;
+		/* can cell j move to i? only if home is not in (i, j] */
+		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
+			continue;
+		l->b[i] = l->b[j];
+		i = j;
+	}
+	l->b[i].ptr = 0;
+}
+
+/* ---- the merge ---------------------------------------------------------- */
+
+/*
+ * A stream's place in the merge. A BURST is two events: its start at t0
+ * and its end at t1 (end set), between which other threads' events may
+ * fall.
+ */
+struct cursor {
+	const uint64_t *w, *end;
+	uint64_t ts;		/* the merge's key */
+	uint64_t early;		/* how much earlier frees are merged */
+	bool burst_end;
+};
+
+/*
+ * Move c to its next event (skipping stacks); false at the end. A free is
+ * merged a microsecond before its stamp: its stamp was taken before the
+ * block was released, but the stamp of an allocation in another thread
+ * that got the same block might (the processor reorders the time stamp
+ * read) come out a few cycles early. Within a stream the order is the
+ * records' order, whatever the keys.
+ */
+static bool cursor_next(struct cursor *c)
+{
+	c->burst_end = false;
+	while (c->w < c->end) {
+		size_t len = rec_len(*c->w);
+		uint32_t type = rec_type(*c->w);
+
+		if (c->w + len > c->end)
+			break;
+		if (type != HEAP_REC_STACK) {
+			c->ts = *c->w & HEAP_TS_MASK;
+			if (type == HEAP_REC_FREE || type == HEAP_REC_FREE_TEMP)
+				c->ts = c->ts > c->early ? c->ts - c->early : 0;
+			return true;
+		}
+		c->w += len;
+	}
+	return false;
+}
+
+static void heap_down(struct cursor **h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < n && h[l]->ts < h[m]->ts)
+			m = l;
+		if (l + 1 < n && h[l + 1]->ts < h[m]->ts)
+			m = l + 1;
+		if (m == i)
+			return;
+		struct cursor *tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+struct replay {
+	const struct heap_trace *t;
+	struct heap_report *r;
+	struct site_index x;
+	size_t capsites;
+	struct live live;
+	double cur;
+	uint64_t seq, peak_seq;
+	double sample;		/* bytes per sample, 0: exact */
+	double t_scale;		/* seconds per tick */
+	double *bucket;		/* the timeline: most live per interval */
+	double *bucket_end;	/* live after its last event, NaN: none */
+	double bucket_dt, per_bucket;
+};
+
+uint64_t heap_hist_low(int i)
+{
+	return i ? UINT64_C(1) << (i - 1) : 0;
+}
+
+/* The site's live bytes are about to change: keep what it had at the
+ * last peak if it has not changed since. */
+static void touch(struct replay *p, struct heap_site *s)
+{
+	if (s->last_mod <= p->peak_seq)
+		s->peak_bytes = s->live;
+	s->last_mod = p->seq;
+}
+
+static double seconds(const struct replay *p, uint64_t ts)
+{
+	return ts > p->t->ts0 ? (ts - p->t->ts0) * p->t_scale : 0;
+}
+
+static void note_time(struct replay *p, uint64_t ts)
+{
+	long b = (long)(seconds(p, ts) * p->per_bucket);
+
+	if (b >= HEAP_TIMELINE)
+		b = HEAP_TIMELINE - 1;
+	if (p->cur > p->bucket[b])
+		p->bucket[b] = p->cur;
+	p->bucket_end[b] = p->cur;
+}
+
+static void check_peak(struct replay *p, uint64_t ts)
+{
+	if (p->cur > p->r->peak) {
+		p->r->peak = p->cur;
+		p->r->peak_t = seconds(p, ts);
+		p->peak_seq = p->seq;
+	}
+}
+
+static void on_alloc(struct replay *p, const uint64_t *w)
+{
+	struct heap_report *r = p->r;
+	uint64_t ptr = w[1], size = w[2];
+	double count = 1, bytes = (double)size;
+	struct block *b;
+	struct heap_site *s;
+
+	if (p->sample > 0) {
+		double prob = -expm1(-(double)size / p->sample);
+
+		if (prob > 0)
+			count = 1 / prob, bytes = size / prob;
+	}
+	b = live_find(&p->live, ptr);
+	if (b->ptr) {
+		/* freed where the agent could not see it: forget it */
+		s = &r->sites[b->site];
+		touch(p, s);
+		s->live -= b->bytes;
+		p->cur -= b->bytes;
+		live_remove(&p->live, b);
+		b = live_find(&p->live, ptr);
+	}
+	b->ptr = ptr;
+	b->bytes = bytes;
+	b->count = count;
+	b->site = site_of(r, &p->x, &p->capsites, w[3]);
+	p->live.n++;
+	s = &r->sites[b->site];
+	s->allocations += count;
+	s->bytes += bytes;
+	touch(p, s);
+	s->live += bytes;
+	p->cur += bytes;
+	check_peak(p, w[0] & HEAP_TS_MASK);
+	note_time(p, w[0] & HEAP_TS_MASK);
+	if (p->live.n * 2 > p->live.mask)
+		live_grow(&p->live);
+}
+
+static void on_free(struct replay *p, const uint64_t *w, bool temp_mark)
+{
+	struct heap_report *r = p->r;
+	struct block *b = live_find(&p->live, w[1]);
+	struct heap_site *s;
+	bool temp;
+
+	if (!b->ptr) {
+		r->unmatched_frees++;
+		return;
+	}
+	temp = temp_mark;
+	s = &r->sites[b->site];
+	touch(p, s);
+	s->live -= b->bytes;
+	if (temp)
+		s->temporary += b->count;
+	p->cur -= b->bytes;
+	r->frees += b->count;
+	live_remove(&p->live, b);
+	note_time(p, w[0] & HEAP_TS_MASK);
+}
+
+/* A run of temporaries: its largest block live from t0 to t1. */
+static void on_burst(struct replay *p, const uint64_t *w, bool end)
+{
+	struct heap_report *r = p->r;
+	struct heap_site *s = &r->sites[site_of(r, &p->x, &p->capsites, w[1])];
+	double max = (double)w[4];
+
+	touch(p, s);
+	if (end) {
+		s->live -= max;
+		p->cur -= max;
+		r->frees += (double)w[2];
+		note_time(p, w[5] & HEAP_TS_MASK);
+		return;
+	}
+	s->allocations += (double)w[2];
+	s->bytes += (double)w[3];
+	s->temporary += (double)w[2];
+	s->live += max;
+	p->cur += max;
+	check_peak(p, w[0] & HEAP_TS_MASK);
+	note_time(p, w[0] & HEAP_TS_MASK);
+}
+
+static void merge(struct replay *p)
+{
+	const struct heap_trace *t = p->t;
+	struct cursor cur[HEAP_SLOTS], *h[HEAP_SLOTS];
+	size_t n = 0;
+
+	for (int i = 0; i < HEAP_SLOTS; i++) {
+		cur[i].w = t->streams[i].words;
+		cur[i].end = t->streams[i].words + t->streams[i].n;
+		cur[i].early = (uint64_t)(t->ticks_per_s * 1e-6);
+		if (cursor_next(&cur[i]))
+			h[n++] = &cur[i];
+	}
+	for (size_t i = n; i-- > 0; )
+		heap_down(h, n, i);
+	while (n) {
+		struct cursor *c = h[0];
+		const uint64_t *w = c->w;
+		uint32_t type = (uint32_t)(*w >> HEAP_TYPE_SHIFT);
+
+		p->seq++;
+		if (type == HEAP_REC_BURST && !c->burst_end) {
+			/* the start; the end is this stream's next event */
+			on_burst(p, w, false);
+			c->burst_end = true;
+			c->ts = w[5] & HEAP_TS_MASK;
+			heap_down(h, n, 0);
+			continue;
+		}
+		if (type == HEAP_REC_ALLOC)
+			on_alloc(p, w);
+		else if (type == HEAP_REC_BURST)
+			on_burst(p, w, true);
+		else if (type == HEAP_REC_FREE || type == HEAP_REC_FREE_TEMP)
+			on_free(p, w, type == HEAP_REC_FREE_TEMP);
+		c->w += rec_len(*w);
+		if (!cursor_next(c))
+			h[0] = h[--n];
+		heap_down(h, n, 0);
+	}
+	p->r->events = p->seq;
+}
+
+/* The end: what is still live leaked; the sites' peak shares settle. */
+static void settle(struct replay *p)
+{
+	struct heap_report *r = p->r;
+
+	for (size_t i = 0; i <= p->live.mask; i++) {
+		struct block *b = &p->live.b[i];
+
+		if (!b->ptr)
+			continue;
+		r->sites[b->site].leaked_blocks += b->count;
+		r->sites[b->site].leaked_bytes += b->bytes;
+		r->leaked_blocks += b->count;
+		r->leaked_bytes += b->bytes;
+	}
+	for (size_t i = 0; i < r->nsites; i++) {
+		struct heap_site *s = &r->sites[i];
+
+		if (s->last_mod <= p->peak_seq)
+			s->peak_bytes = s->live;
+		r->allocations += s->allocations;
+		r->bytes += s->bytes;
+		r->temporary += s->temporary;
+	}
+}
+
+/* The heap over time, with the RSS samples put in their intervals. */
+static void timeline(struct replay *p)
+{
+	const struct heap_trace *t = p->t;
+	struct heap_report *r = p->r;
+	double heap = 0;
+	size_t k = 0;
+
+	r->timeline = xcalloc(HEAP_TIMELINE, sizeof(*r->timeline));
+	r->ntimeline = HEAP_TIMELINE;
+	for (int i = 0; i < HEAP_TIMELINE; i++) {
+		struct heap_point *pt = &r->timeline[i];
+
+		/* an interval without events stays at the level before it */
+		pt->t = (i + 1) * p->bucket_dt;
+		pt->heap = isnan(p->bucket_end[i]) ? heap : p->bucket[i];
+		pt->rss = NAN;
+		while (k < t->nrss && t->rss[k].t <= pt->t) {
+			if (isnan(pt->rss) || t->rss[k].bytes > pt->rss)
+				pt->rss = t->rss[k].bytes;
+			k++;
+		}
+		if (!isnan(p->bucket_end[i]))
+			heap = p->bucket_end[i];
+	}
+}
+
+int heap_analyze(const struct heap_trace *t, struct heap_report *r)
+{
+	struct replay p = { .t = t, .r = r };
+
+	memset(r, 0, sizeof(*r));
+	r->estimated = t->sample_bytes > 0;
+	r->peak_rss = t->peak_rss;
+	p.sample = (double)t->sample_bytes;
+	p.t_scale = t->ticks_per_s > 0 ? 1 / t->ticks_per_s : 1e-9;
+	p.bucket_dt = (t->duration > 0 ? t->duration : 1) / HEAP_TIMELINE;
+	p.per_bucket = 1 / p.bucket_dt;
+	p.bucket = xcalloc(HEAP_TIMELINE, sizeof(double));
+	p.bucket_end = xcalloc(HEAP_TIMELINE, sizeof(double));
+	for (int i = 0; i < HEAP_TIMELINE; i++)
+		p.bucket_end[i] = NAN;
+	find_sites(t, r, &p.x, &p.capsites);
+	live_grow(&p.live);
+	merge(&p);
+	settle(&p);
+	timeline(&p);
+	for (int i = 0; i < HEAP_HIST; i++)
+		r->hist_count[i] = (double)t->counts.hist[i];
+	if (r->estimated) {
+		/* the agent counted every call, traced or not */
+		r->allocations = (double)t->counts.allocations;
+		r->bytes = (double)t->counts.bytes;
+		r->frees = (double)t->counts.frees;
+		r->temporary = (double)t->counts.temporary;
+	}
+	free(p.bucket);
+	free(p.bucket_end);
+	free(p.live.b);
+	free(p.x.keys);
+	free(p.x.vals);
+	return 0;
+}
+
+void heap_report_free(struct heap_report *r)
+{
+	free(r->sites);
+	free(r->timeline);
+	memset(r, 0, sizeof(*r));
+}

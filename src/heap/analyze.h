@@ -1,0 +1,88 @@
+/*
+ * Making sense of a heap trace (collect.h): the slots' records merged into
+ * one time order and replayed — every block from its allocation to its
+ * free — into totals, the peak and what was live at it, leaks, temporary
+ * allocations, a size histogram and the heap over time, per allocation
+ * site (a distinct stack). Then the sites are symbolized into a profile.
+ *
+ * Definitions, as heaptrack's:
+ * - sizes are the bytes asked for, not what the allocator used;
+ * - the peak is the largest sum of live blocks at any moment;
+ * - a temporary allocation is one freed with no other allocation or free
+ *   in between, judged per thread (by the agent, which sees each thread's
+ *   calls in order): for one thread this is heaptrack's definition, and a
+ *   program's count does not depend on how its threads interleaved.
+ * In sampled mode a traced block of s bytes stands for 1 / p blocks and
+ * s / p bytes, p = 1 - exp(-s / BYTES) its chance of being traced; the
+ * peak, the leaks, the sites and the timeline are estimates, the counts
+ * of allocations, bytes and temporaries exact.
+ */
+#ifndef YS_HEAP_ANALYZE_H
+#define YS_HEAP_ANALYZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heap/collect.h"
+#include "profile/profile.h"
+
+struct heap_site {
+	uint64_t hash;
+	const uint64_t *ips;	/* into the trace; leaf first */
+	uint32_t depth;
+	double allocations, bytes, temporary;
+	double leaked_blocks, leaked_bytes;
+	double peak_bytes;	/* live at the peak */
+	/* replay state */
+	double live;
+	uint64_t last_mod;
+};
+
+#define HEAP_TIMELINE 1000
+
+struct heap_point {
+	double t;		/* seconds since the start */
+	double heap;		/* bytes live: the most in the interval */
+	double rss;		/* bytes resident (NaN: no sample) */
+};
+
+struct heap_report {
+	struct heap_site *sites;
+	size_t nsites;
+	double allocations, bytes, frees, temporary;
+	double peak, peak_t;
+	double leaked_bytes, leaked_blocks;
+	double hist_count[HEAP_HIST];	/* by size class: 0, 1, 2-3, 4-7,
+					 * ... (exact in both modes) */
+	struct heap_point *timeline;
+	size_t ntimeline;
+	double peak_rss;
+	bool estimated;		/* sampled: see above */
+	uint64_t unmatched_frees;	/* of blocks never seen allocated */
+	uint64_t events;
+};
+
+/* Replay t into r. Returns 0. */
+int heap_analyze(const struct heap_trace *t, struct heap_report *r);
+void heap_report_free(struct heap_report *r);
+
+/* The lower bound of size class i of the histogram. */
+uint64_t heap_hist_low(int i);
+
+/* The sample types of heap_profile's profile, in order. */
+enum heap_type {
+	HEAP_T_ALLOC_OBJECTS, HEAP_T_ALLOC_SPACE, HEAP_T_INUSE_OBJECTS,
+	HEAP_T_INUSE_SPACE, HEAP_T_TEMPORARY, HEAP_T_PEAK_SPACE, HEAP_NTYPES
+};
+
+/*
+ * The sites of r as a profile (types as above; "inuse" is at the end of
+ * the program, that is leaked), symbolized with the program's maps from
+ * t; with lines, frames carry file:line. Sites whose stacks symbolize the
+ * same are one stack of the profile.
+ */
+void heap_profile(const struct heap_trace *t, const struct heap_report *r,
+		  bool lines, struct profile *p);
+
+#endif

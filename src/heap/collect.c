@@ -1,0 +1,541 @@
+/*
+ * Running a program under the heap agent and taking in its records: see
+ * collect.h. One thread reads the socket (and samples the RSS between
+ * reads) while the main thread waits for the program; after it ended, the
+ * records still in the shared slots are taken from there.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "config.h"
+#include "heap/collect.h"
+#include "measure/spawn.h"
+#include "util/strutil.h"
+
+extern char **environ;
+
+#define AGENT_NAME "libyardstick-heap.so"
+
+static bool usable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+char *heap_find_agent(struct error *e)
+{
+	const char *env = getenv("YARDSTICK_HEAP_AGENT");
+	char exe[PATH_MAX], *slash, *p;
+	ssize_t n;
+
+	if (env && *env) {
+		if (usable(env))
+			return xstrdup(env);
+		error_set(e, "YARDSTICK_HEAP_AGENT: cannot read '%s'", env);
+		return NULL;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			p = xasprintf("%s/%s", exe, AGENT_NAME);
+			if (usable(p))
+				return p;
+			free(p);
+			p = xasprintf("%s/../lib/yardstick/%s", exe,
+				      AGENT_NAME);
+			if (usable(p))
+				return p;
+			free(p);
+		}
+	}
+	p = xasprintf("%s/%s", YS_HEAP_AGENT_DIR, AGENT_NAME);
+	if (usable(p))
+		return p;
+	free(p);
+	error_set(e, "the heap agent %s is not next to yardstick, nor in "
+		  "../lib/yardstick/ from it, nor in %s (set "
+		  "YARDSTICK_HEAP_AGENT to its path)", AGENT_NAME,
+		  YS_HEAP_AGENT_DIR);
+	return NULL;
+}
+
+/* The interpreter of a #! script, into buf, or false. */
+static bool script_interpreter(const char *head, size_t n, char *buf,
+			       size_t len)
+{
+	size_t i = 2, j = 0;
+
+	if (n < 3 || head[0] != '#' || head[1] != '!')
+		return false;
+	while (i < n && (head[i] == ' ' || head[i] == '\t'))
+		i++;
+	while (i < n && j + 1 < len && head[i] != ' ' && head[i] != '\t' &&
+	       head[i] != '\n')
+		buf[j++] = head[i++];
+	buf[j] = '\0';
+	return j > 0;
+}
+
+static const char *elf_unpreloadable(int fd, const unsigned char *head,
+				     size_t n)
+{
+	Elf64_Ehdr eh;
+
+	if (n < sizeof(eh))
+		return NULL;
+	memcpy(&eh, head, sizeof(eh));
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return "it is a 32-bit program and the agent is 64-bit";
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff +
+			  (uint64_t)i * eh.e_phentsize)) != sizeof(ph))
+			return NULL;
+		if (ph.p_type == PT_INTERP)
+			return NULL;
+	}
+	return "it is statically linked: there is no dynamic loader to "
+	       "preload the agent with";
+}
+
+const char *heap_unpreloadable(const char *path)
+{
+	unsigned char head[256];
+	char interp[PATH_MAX];
+	const char *why = NULL;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	for (int depth = 0; depth < 4; depth++) {
+		if (stat(path, &st))
+			return NULL;
+		if (st.st_mode & (S_ISUID | S_ISGID))
+			return "it is set-user-ID or set-group-ID: the dynamic "
+			       "loader ignores LD_PRELOAD for it";
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return NULL;
+		n = pread(fd, head, sizeof(head), 0);
+		if (n >= 4 && !memcmp(head, ELFMAG, SELFMAG)) {
+			why = elf_unpreloadable(fd, head, (size_t)n);
+			close(fd);
+			return why;
+		}
+		close(fd);
+		if (n <= 0 || !script_interpreter((char *)head, (size_t)n,
+						  interp, sizeof(interp)))
+			return NULL;
+		path = interp;
+	}
+	return NULL;
+}
+
+/* ---- the clock ---------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Is the TSC the same clock on every CPU, at a constant rate? */
+static bool tsc_invariant(void)
+{
+	FILE *fp = fopen("/proc/cpuinfo", "r");
+	char line[4096];
+	bool constant = false, nonstop = false;
+
+	if (!fp)
+		return false;
+	while (fgets(line, sizeof(line), fp)) {
+		if (strncmp(line, "flags", 5))
+			continue;
+		constant = strstr(line, " constant_tsc") != NULL;
+		nonstop = strstr(line, " nonstop_tsc") != NULL;
+		break;
+	}
+	fclose(fp);
+	return constant && nonstop;
+}
+
+/* ---- the reader thread -------------------------------------------------- */
+
+struct reader {
+	struct heap_trace *t;
+	int sock;
+	pid_t pid;
+	double t0, rss_interval;
+	long page;
+	volatile int done;	/* the program was reaped */
+	bool seen[HEAP_SLOTS];	/* a chunk of the slot arrived ... */
+	uint64_t last_seq[HEAP_SLOTS];	/* ... the last one this */
+	char *buf;
+	size_t len, cap;
+};
+
+static void stream_add(struct heap_stream *s, const void *data, size_t bytes)
+{
+	size_t words = bytes / 8;
+
+	s->words = xgrow(s->words, &s->cap, s->n + words, sizeof(uint64_t));
+	memcpy(s->words + s->n, data, words * 8);
+	s->n += words;
+}
+
+static void sample_rss(struct reader *r)
+{
+	char path[64], buf[128];
+	long long size, resident;
+	struct heap_trace *t = r->t;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/statm", (int)r->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lld %lld", &size, &resident) != 2 || !resident)
+		return;		/* a zombie has no memory left */
+	t->rss = xgrow(t->rss, &t->caprss, t->nrss + 1, sizeof(*t->rss));
+	t->rss[t->nrss].t = now_s() - r->t0;
+	t->rss[t->nrss].bytes = (double)resident * r->page;
+	t->nrss++;
+}
+
+/* Take the complete messages at the start of r->buf. */
+static void parse_messages(struct reader *r)
+{
+	size_t at = 0;
+
+	while (r->len - at >= sizeof(struct heap_msg_header)) {
+		struct heap_msg_header h;
+
+		memcpy(&h, r->buf + at, sizeof(h));
+		if (h.magic != HEAP_MAGIC) {
+			/* not the agent's: stop listening */
+			r->len = 0;
+			r->done = 2;
+			return;
+		}
+		if (r->len - at < sizeof(h) + h.len)
+			break;
+		const char *data = r->buf + at + sizeof(h);
+		if (h.type == HEAP_MSG_CHUNK && h.slot < HEAP_SLOTS &&
+		    h.len <= HEAP_SLOT_BYTES) {
+			stream_add(&r->t->streams[h.slot], data, h.len);
+			r->seen[h.slot] = true;
+			r->last_seq[h.slot] = h.seq;
+		} else if (h.type == HEAP_MSG_MAPS) {
+			struct heap_trace *t = r->t;
+
+			t->maps = xrealloc(t->maps, (t->nmaps + 1) *
+					   sizeof(char *));
+			t->maps[t->nmaps++] = xstrndup(data, h.len);
+		}
+		r->t->bytes_received += sizeof(h) + h.len;
+		at += sizeof(h) + h.len;
+	}
+	memmove(r->buf, r->buf + at, r->len - at);
+	r->len -= at;
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	double next_rss = 0, quiet_since = 0;
+
+	for (;;) {
+		struct pollfd p = { r->sock, POLLIN, 0 };
+		double now = now_s();
+		int wait_ms;
+		ssize_t n;
+
+		if (!r->done && now >= next_rss) {
+			sample_rss(r);
+			next_rss = now + r->rss_interval;
+		}
+		wait_ms = r->done ? 100 : (int)((next_rss - now) * 1000) + 1;
+		if (poll(&p, 1, wait_ms) == 0) {
+			/* reaped, and nobody writes: a process the program
+			 * left behind may hold the socket; stop after 2 s */
+			if (r->done && quiet_since == 0)
+				quiet_since = now;
+			if (r->done && now - quiet_since > 2)
+				break;
+			continue;
+		}
+		quiet_since = 0;
+		r->buf = xgrow(r->buf, &r->cap, r->len + (1 << 20), 1);
+		n = recv(r->sock, r->buf + r->len, r->cap - r->len, 0);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			break;
+		r->len += (size_t)n;
+		parse_messages(r);
+		if (r->done == 2)
+			break;
+	}
+	return NULL;
+}
+
+/* ---- after the end: what the slots still hold --------------------------- */
+
+static void take_remainders(struct reader *r, struct heap_header *h)
+{
+	struct heap_trace *t = r->t;
+
+	for (int i = 0; i < HEAP_SLOTS; i++) {
+		struct heap_slot *s = &h->slots[i];
+		uint64_t used = __atomic_load_n(&s->used, __ATOMIC_ACQUIRE);
+		uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+
+		t->counts.allocations += s->counts.allocations;
+		t->counts.bytes += s->counts.bytes;
+		t->counts.frees += s->counts.frees;
+		t->counts.temporary += s->counts.temporary;
+		t->counts.dropped += s->counts.dropped;
+		for (int k = 0; k < HEAP_HIST; k++)
+			t->counts.hist[k] += s->counts.hist[k];
+		if (!used || used > HEAP_SLOT_BYTES || used % 8)
+			continue;
+		/* sent just before the program died, seq not yet moved on */
+		if (r->seen[i] && r->last_seq[i] == seq)
+			continue;
+		stream_add(&t->streams[i], s->data, used);
+	}
+	t->overflow_threads = h->overflow_threads;
+	t->unwind_failed = h->unwind_failed;
+	t->sample_full = h->sample_full;
+	t->agent_started = h->owner_pid != 0;
+}
+
+/* ---- spawning ----------------------------------------------------------- */
+
+/* environ, with LD_PRELOAD naming the agent first and our variable. */
+static char **child_env(const char *agent, int shm, int sock,
+			unsigned long long ino)
+{
+	size_t n = 0, k = 0;
+	const char *preload = getenv("LD_PRELOAD");
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = xcalloc(n + 3, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) &&
+		    strncmp(environ[i], HEAP_ENV "=", strlen(HEAP_ENV) + 1))
+			env[k++] = xstrdup(environ[i]);
+	env[k++] = preload && *preload
+		? xasprintf("LD_PRELOAD=%s:%s", agent, preload)
+		: xasprintf("LD_PRELOAD=%s", agent);
+	env[k++] = xasprintf("%s=%d,%d,%llu", HEAP_ENV, shm, sock, ino);
+	return env;
+}
+
+static void free_env(char **env)
+{
+	for (size_t i = 0; env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+static int spawn_child(const char *path, char *const *argv, char **env,
+		       pid_t *pid, struct error *e)
+{
+	static const int dfl[] = { SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
+				   SIGCHLD };
+	posix_spawnattr_t attr;
+	sigset_t none, def;
+	int r;
+
+	sigemptyset(&none);
+	sigemptyset(&def);
+	for (size_t i = 0; i < sizeof(dfl) / sizeof(dfl[0]); i++)
+		sigaddset(&def, dfl[i]);
+	if (posix_spawnattr_init(&attr) ||
+	    posix_spawnattr_setsigmask(&attr, &none) ||
+	    posix_spawnattr_setsigdefault(&attr, &def) ||
+	    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
+				     POSIX_SPAWN_SETSIGDEF))
+		return error_set(e, "cannot set up the spawn of '%s'", path);
+	r = posix_spawn(pid, path, NULL, &attr, argv, env);
+	posix_spawnattr_destroy(&attr);
+	if (r)
+		return spawn_exec_error(path, r, e);
+	return 0;
+}
+
+static struct heap_header *make_segment(const struct heap_opts *o, int *fd,
+					struct error *e)
+{
+	struct heap_header *h;
+
+	*fd = memfd_create("yardstick-heap", MFD_CLOEXEC);
+	if (*fd < 0) {
+		error_errno(e, errno, "cannot create the heap agent's memory");
+		return NULL;
+	}
+	if (ftruncate(*fd, sizeof(*h))) {
+		error_errno(e, errno, "cannot size the heap agent's memory");
+		return NULL;
+	}
+	h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	if (h == MAP_FAILED) {
+		error_errno(e, errno, "cannot map the heap agent's memory");
+		return NULL;
+	}
+	h->magic = HEAP_MAGIC;
+	h->version = HEAP_VERSION;
+	h->sample_bytes = o->sample_bytes;
+	h->unwind = o->unwind;
+	h->max_depth = o->max_depth;
+	return h;
+}
+
+static int start(const struct heap_opts *o, const char *path,
+		 char *const *argv, struct heap_header *h, int shm,
+		 int sock[2], struct heap_trace *t, struct error *e)
+{
+	int child_shm = dup(shm), child_sock = dup(sock[1]), bufsize = 4 << 20;
+	struct stat st;
+	char **env;
+	int r;
+
+	if (child_shm < 0 || child_sock < 0 || fstat(shm, &st)) {
+		r = error_errno(e, errno, "cannot pass the heap agent its "
+				"descriptors");
+		goto out;
+	}
+	setsockopt(sock[0], SOL_SOCKET, SO_RCVBUF, &bufsize, sizeof(bufsize));
+	setsockopt(sock[1], SOL_SOCKET, SO_SNDBUF, &bufsize, sizeof(bufsize));
+	h->clock = tsc_invariant() ? 1 : 0;
+	env = child_env(o->agent, child_shm, child_sock,
+			(unsigned long long)st.st_ino);
+	t->ts0 = h->clock ? (__rdtsc() & HEAP_TS_MASK)
+			  : ((uint64_t)(now_s() * 1e9) & HEAP_TS_MASK);
+	r = spawn_child(path, argv, env, &t->pid, e);
+	free_env(env);
+out:
+	if (child_shm >= 0)
+		close(child_shm);
+	if (child_sock >= 0)
+		close(child_sock);
+	close(sock[1]);
+	sock[1] = -1;
+	return r;
+}
+
+/* The TSC's rate from two readings of both clocks around the run. */
+static void calibrate(struct heap_trace *t, const struct heap_header *h,
+		      double s0, double s1)
+{
+	uint64_t tsc1 = __rdtsc() & HEAP_TS_MASK;
+
+	t->ticks_per_s = 1e9;
+	if (h->clock && s1 > s0 && tsc1 > t->ts0)
+		t->ticks_per_s = (double)(tsc1 - t->ts0) / (s1 - s0);
+}
+
+int heap_collect(const struct heap_opts *o, const char *path,
+		 char *const *argv, struct heap_trace *t, struct error *e)
+{
+	struct reader r = { .t = t };
+	struct heap_header *h;
+	struct sigaction ign, old_int, old_quit;
+	struct rusage ru;
+	pthread_t thread;
+	int shm = -1, sock[2] = { -1, -1 }, ret = -1;
+	double s0;
+
+	memset(t, 0, sizeof(*t));
+	t->sample_bytes = o->sample_bytes;
+	h = make_segment(o, &shm, e);
+	if (!h)
+		goto out;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock)) {
+		error_errno(e, errno, "cannot create the heap agent's socket");
+		goto out;
+	}
+	/* Ctrl-C is for the program: yardstick stays to report. */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	s0 = now_s();
+	if (start(o, path, argv, h, shm, sock, t, e))
+		goto out_signals;
+	r.sock = sock[0];
+	r.pid = t->pid;
+	r.t0 = s0;
+	r.rss_interval = o->rss_interval > 0 ? o->rss_interval : 0.01;
+	r.page = sysconf(_SC_PAGESIZE);
+	if (pthread_create(&thread, NULL, reader_main, &r)) {
+		error_set(e, "cannot start the heap reader thread");
+		kill(t->pid, SIGKILL);
+		waitpid(t->pid, &t->status, 0);
+		goto out_signals;
+	}
+	while (wait4(t->pid, &t->status, 0, &ru) < 0 && errno == EINTR)
+		;
+	t->duration = now_s() - s0;
+	t->peak_rss = (double)ru.ru_maxrss * 1024;
+	r.done = 1;
+	pthread_join(thread, NULL);
+	calibrate(t, h, s0, s0 + t->duration);
+	take_remainders(&r, h);
+	ret = 0;
+out_signals:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+out:
+	free(r.buf);
+	if (h && h != MAP_FAILED)
+		munmap(h, sizeof(*h));
+	for (int i = 0; i < 2; i++)
+		if (sock[i] >= 0)
+			close(sock[i]);
+	if (shm >= 0)
+		close(shm);
+	return ret;
+}
+
+void heap_trace_free(struct heap_trace *t)
+{
+	for (int i = 0; i < HEAP_SLOTS; i++)
+		free(t->streams[i].words);
+	for (size_t i = 0; i < t->nmaps; i++)
+		free(t->maps[i]);
+	free(t->maps);
+	free(t->rss);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,85 @@
+/*
+ * The yardstick side of `mem`'s collection: run a program with the heap
+ * agent preloaded, take in the agent's records while it runs and what is
+ * left in its buffers when it ends (however it ends), and sample the
+ * program's resident set size from /proc meanwhile. The result is raw:
+ * one stream of records per agent slot, the stacks and the program's
+ * memory maps. heap_analyze (analyze.h) makes sense of it.
+ */
+#ifndef YS_HEAP_COLLECT_H
+#define YS_HEAP_COLLECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "heap/protocol.h"
+#include "util/error.h"
+
+struct heap_opts {
+	const char *agent;	/* the agent's path (heap_find_agent) */
+	uint64_t sample_bytes;	/* 0: trace every allocation */
+	enum heap_unwind unwind;
+	unsigned max_depth;	/* frames per stack, <= HEAP_MAX_DEPTH */
+	double rss_interval;	/* seconds between RSS samples, 0: 0.01 */
+};
+
+/* The records of one slot, in time order. */
+struct heap_stream {
+	uint64_t *words;
+	size_t n, cap;
+};
+
+struct heap_rss {
+	double t;		/* seconds since the program started */
+	double bytes;
+};
+
+struct heap_trace {
+	struct heap_stream streams[HEAP_SLOTS];
+	char **maps;		/* the texts of /proc/PID/maps, oldest first */
+	size_t nmaps;
+	struct heap_counts counts;	/* summed over the slots */
+	uint32_t overflow_threads, unwind_failed, sample_full;
+	uint64_t sample_bytes;
+	bool agent_started;	/* the agent ran in the program */
+	/* time stamps to seconds: t = (ts - ts0) / ticks_per_s */
+	uint64_t ts0;
+	double ticks_per_s;
+	double duration;	/* seconds, from spawn to exit */
+	struct heap_rss *rss;
+	size_t nrss, caprss;
+	pid_t pid;
+	int status;		/* raw wait status */
+	double peak_rss;	/* bytes, from wait4 */
+	uint64_t bytes_received;
+};
+
+/*
+ * The agent: $YARDSTICK_HEAP_AGENT if set, else libyardstick-heap.so next
+ * to this executable (the build tree), else in ../lib/yardstick/ from it
+ * (an install), else in the configured libdir. A malloc'd path, or NULL
+ * with a message naming the places looked at.
+ */
+char *heap_find_agent(struct error *e);
+
+/*
+ * Why a preloaded agent cannot work with the program at path, or NULL:
+ * a statically linked program or a set-user/group-ID one. Returns a
+ * static string.
+ */
+const char *heap_unpreloadable(const char *path);
+
+/*
+ * Run argv (argv[0] resolved to path) with stdin, stdout and stderr its
+ * own, to its end. SIGINT and SIGQUIT go to the program only; yardstick
+ * stays to take in what was traced. Returns 0 when the program ran
+ * (whatever its exit status), -1 (message set) when it could not be
+ * started or watched; the trace is then empty.
+ */
+int heap_collect(const struct heap_opts *o, const char *path,
+		 char *const *argv, struct heap_trace *t, struct error *e);
+void heap_trace_free(struct heap_trace *t);
+
+#endif

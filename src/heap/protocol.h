@@ -1,0 +1,144 @@
+/*
+ * What the heap agent (libyardstick-heap.so, preloaded into the profiled
+ * program) and the yardstick process share: a memory segment of per-thread
+ * event buffers and a socket.
+ *
+ * Each traced thread owns a slot of the segment and appends fixed-layout
+ * records to it. When a slot is full the thread writes its contents to the
+ * socket (a stream socketpair: a pipe would raise SIGPIPE in the program if
+ * yardstick went away) as one message and starts it again empty.
+ * yardstick reads the socket while the program runs, and after the program
+ * is gone (exit, crash, exec) it takes what is left in every slot, so
+ * nothing traced is lost, whatever way the program ended. The messages of one slot, then its remainder, are
+ * in time order; yardstick merges the slots by time stamp.
+ *
+ * Everything here is plain C with fixed-size types: the agent includes it
+ * without any other yardstick header.
+ */
+#ifndef YS_HEAP_PROTOCOL_H
+#define YS_HEAP_PROTOCOL_H
+
+#include <stdint.h>
+
+#define HEAP_MAGIC	0x79736870u	/* "yshp" */
+#define HEAP_VERSION	1
+
+/*
+ * The environment variable through which yardstick hands the agent its
+ * segment and socket: "SHMFD,SOCKFD,INODE", INODE the segment's, so that
+ * an exec'd program that reuses those descriptor numbers for other files
+ * is not mistaken for the traced one.
+ */
+#define HEAP_ENV	"YARDSTICK_HEAP"
+
+#define HEAP_SLOTS	256		/* threads traced at one time */
+#define HEAP_SLOT_BYTES	(64 * 1024)	/* of records per slot */
+#define HEAP_MAX_DEPTH	64		/* frames kept per stack */
+#define HEAP_HIST	48		/* allocation size classes */
+
+enum heap_unwind { HEAP_UNWIND_DWARF = 0, HEAP_UNWIND_FP = 1 };
+
+/*
+ * A record is a sequence of 64-bit words. The first word holds the type in
+ * its top 8 bits; the low 56 bits are a time stamp (TSC ticks, or
+ * nanoseconds when the clock is not the TSC: see heap_header.clock) for
+ * events, a frame count for a stack.
+ *
+ *   HEAP_REC_ALLOC      ts, ptr, size, stack  a block was handed out
+ *   HEAP_REC_FREE       ts, ptr               a block was given back
+ *   HEAP_REC_FREE_TEMP  ts, ptr               the same, and the block was
+ *                                             the thread's last allocation
+ *                                             with no free in between: a
+ *                                             temporary
+ *   HEAP_REC_BURST      t0, stack, count, bytes, max, t1
+ *                                             count temporaries from one
+ *                                             stack in a row, bytes in all,
+ *                                             the largest max bytes, the
+ *                                             first allocated at t0, the
+ *                                             last freed at t1
+ *   HEAP_REC_STACK      n, hash, ip[0..n)     a new stack, leaf first:
+ *                                             return addresses, ip[0] the
+ *                                             one into the caller of malloc
+ *
+ * A free is stamped before the block is released and an allocation after
+ * it was obtained, so a block freed by one thread and handed to another
+ * is freed first in time order. realloc is a free and an allocation.
+ *
+ * Temporaries are the bulk of many programs' calls. The agent folds a
+ * free of the block its thread just allocated into the allocation's
+ * record, and a run of such pairs from one stack into one BURST record:
+ * yardstick then counts them exactly, and takes the run as its largest
+ * block live from the first allocation to the last free (exact for the
+ * peak of the thread; against other threads the peak may be high by at
+ * most that block). A process killed in the middle of a free may lose
+ * that one pair.
+ */
+#define HEAP_REC_ALLOC	1u
+#define HEAP_REC_FREE	2u
+#define HEAP_REC_STACK	3u
+#define HEAP_REC_FREE_TEMP 4u
+#define HEAP_REC_BURST	5u
+#define HEAP_TYPE_SHIFT	56
+#define HEAP_TS_MASK	((UINT64_C(1) << HEAP_TYPE_SHIFT) - 1)
+
+/* A message on the socket: this header, then len bytes. */
+enum heap_msg {
+	HEAP_MSG_CHUNK = 1,	/* records of slot `slot` */
+	HEAP_MSG_MAPS = 2,	/* the text of /proc/self/maps */
+};
+struct heap_msg_header {
+	uint32_t magic;
+	uint32_t type;
+	uint32_t slot;
+	uint32_t len;
+	uint64_t seq;		/* CHUNK: the slot's chunk number */
+};
+
+/*
+ * Counters a slot's owners keep whatever the mode: every allocation and
+ * free the agent saw, traced or not, so that sampled mode still reports
+ * exact totals. Written only by the slot's owner; read by yardstick once
+ * the program has ended.
+ */
+struct heap_counts {
+	uint64_t allocations;
+	uint64_t bytes;
+	uint64_t frees;
+	uint64_t temporary;	/* freed by the same thread with no
+				 * allocation or free of it in between */
+	uint64_t dropped;	/* events not recorded: no stack space */
+	uint64_t hist[HEAP_HIST];	/* allocations by size class: 0,
+					 * 1, 2-3, 4-7, ... (the last open) */
+};
+
+struct heap_slot {
+	uint32_t state;		/* 0 free, 1 owned (atomic) */
+	uint32_t tid;
+	uint64_t seq;		/* chunks of this slot sent (atomic) */
+	uint64_t used;		/* bytes of data holding records (atomic) */
+	struct heap_counts counts;
+	uint64_t pad[2];
+	uint64_t data[HEAP_SLOT_BYTES / 8];
+};
+
+struct heap_header {
+	uint32_t magic, version;
+	/* set by yardstick */
+	uint64_t sample_bytes;	/* 0: every allocation is traced */
+	uint32_t unwind;	/* enum heap_unwind */
+	uint32_t max_depth;
+	uint32_t clock;		/* 1: stamps are TSC ticks (yardstick checked
+				 * it is invariant and calibrates it), 0:
+				 * CLOCK_MONOTONIC nanoseconds */
+	uint32_t pad0;
+	/* set by the agent */
+	int32_t owner_pid;	/* the process that traces (atomic) */
+	uint32_t overflow_threads;	/* threads not traced: no slot */
+	uint32_t unwind_failed;	/* 1: libunwind missing, fp used */
+	uint32_t sample_full;	/* sampled mode: the table of sampled
+				 * blocks was full; later samples lost */
+	uint64_t reserved[8];
+	struct heap_slot slots[HEAP_SLOTS];
+};
+
+#endif

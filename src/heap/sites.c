@@ -1,0 +1,107 @@
+/*
+ * The allocation sites of a heap report as a profile: every site's return
+ * addresses symbolized with the program's memory maps (the texts of
+ * /proc/PID/maps the agent sent whenever new code was loaded).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heap/analyze.h"
+#include "profile/symbolize.h"
+#include "util/strutil.h"
+
+#define MAX_INLINE 16
+
+static const struct sample_type heap_types[HEAP_NTYPES] = {
+	[HEAP_T_ALLOC_OBJECTS] = { "alloc_objects", "count" },
+	[HEAP_T_ALLOC_SPACE] = { "alloc_space", "bytes" },
+	[HEAP_T_INUSE_OBJECTS] = { "inuse_objects", "count" },
+	[HEAP_T_INUSE_SPACE] = { "inuse_space", "bytes" },
+	[HEAP_T_TEMPORARY] = { "temporary_objects", "count" },
+	[HEAP_T_PEAK_SPACE] = { "peak_space", "bytes" },
+};
+
+/* Feed the executable mappings of one maps text to the symtab. */
+static void load_maps(struct symtab *sym, uint32_t pid, const char *text)
+{
+	const char *line = text;
+
+	while (*line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char buf[4096 + 256], perms[8];
+		unsigned long long start, stop, off, inode;
+		int path_at = 0;
+
+		if (len < sizeof(buf)) {
+			memcpy(buf, line, len);
+			buf[len] = '\0';
+			if (sscanf(buf, "%llx-%llx %7s %llx %*s %llu %n", &start,
+				   &stop, perms, &off, &inode, &path_at) == 5 &&
+			    path_at && perms[2] == 'x' && buf[path_at] == '/')
+				symtab_mmap(sym, pid, start, stop - start, off,
+					    buf + path_at);
+		}
+		line += len;
+		if (*line == '\n')
+			line++;
+	}
+}
+
+static int64_t round_value(double v)
+{
+	return (int64_t)(v + 0.5);
+}
+
+static void add_site(struct profile *p, struct symtab *sym, uint32_t pid,
+		     const struct heap_site *s, uint32_t *ids, size_t max)
+{
+	struct frame fr[MAX_INLINE];
+	int64_t v[HEAP_NTYPES];
+	size_t depth = 0;
+
+	v[HEAP_T_ALLOC_OBJECTS] = round_value(s->allocations);
+	v[HEAP_T_ALLOC_SPACE] = round_value(s->bytes);
+	v[HEAP_T_INUSE_OBJECTS] = round_value(s->leaked_blocks);
+	v[HEAP_T_INUSE_SPACE] = round_value(s->leaked_bytes);
+	v[HEAP_T_TEMPORARY] = round_value(s->temporary);
+	v[HEAP_T_PEAK_SPACE] = round_value(s->peak_bytes);
+	for (uint32_t i = 0; i < s->depth; i++) {
+		size_t k = symtab_lookup(sym, pid, s->ips[i], true, fr,
+					 MAX_INLINE);
+
+		for (size_t j = 0; j < k && depth < max; j++) {
+			ids[depth++] = profile_frame(p, &fr[j]);
+			p->total_frames++;
+			if (!strcmp(fr[j].function, "[unknown]"))
+				p->unknown_frames++;
+		}
+	}
+	if (depth == 0) {
+		struct frame none = { .function = "[unknown]",
+				      .module = "[unknown]" };
+
+		ids[depth++] = profile_frame(p, &none);
+	}
+	profile_add(p, ids, depth, v);
+}
+
+void heap_profile(const struct heap_trace *t, const struct heap_report *r,
+		  bool lines, struct profile *p)
+{
+	struct symtab *sym = symtab_new(lines);
+	size_t max = HEAP_MAX_DEPTH * MAX_INLINE;
+	uint32_t *ids = xmalloc(max * sizeof(*ids));
+	uint32_t pid = (uint32_t)t->pid;
+
+	profile_init(p, heap_types, HEAP_NTYPES);
+	for (size_t i = 0; i < t->nmaps; i++)
+		load_maps(sym, pid, t->maps[i]);
+	for (size_t i = 0; i < r->nsites; i++)
+		add_site(p, sym, pid, &r->sites[i], ids, max);
+	p->duration_ns = (int64_t)(t->duration * 1e9);
+	free(ids);
+	symtab_free(sym);
+}

@@ -1,0 +1,545 @@
+/*
+ * One client connection of `load`: connect (and TLS handshake), send the
+ * request, read and parse the response, record it, and go again — or
+ * fail, count the failure by kind, and reconnect. The hot path (a
+ * response arrives, the next request leaves) is one recv(), one parse,
+ * one clock read, two histogram records and one send().
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "load/load_internal.h"
+#include "util/strutil.h"
+
+#define READ_BUF 8192
+#define BACKOFF_MIN 1000000		/* 1 ms */
+#define BACKOFF_MAX 256000000		/* 256 ms */
+
+/* Results of io_read / io_write besides a byte count. */
+#define IO_AGAIN (-2)
+#define IO_FAIL (-1)
+
+void conn_init(struct worker *w, struct conn *c, uint64_t g)
+{
+	memset(c, 0, sizeof(*c));
+	c->w = w;
+	c->fd = -1;
+	c->g = g;
+	c->backoff = BACKOFF_MIN;
+	c->cap = READ_BUF;
+	c->buf = xmalloc(c->cap);
+	if (w->open)
+		c->next_due = conn_due(w->sh, g, 0);
+}
+
+int64_t conn_due(const struct shared *sh, uint64_t g, uint64_t slot)
+{
+	double j = (double)g + (double)slot * sh->c->connections;
+
+	return sh->start + (int64_t)(j * sh->ns_per_req);
+}
+
+static void conn_close(struct conn *c)
+{
+	tls_conn_free(c->tls);
+	c->tls = NULL;
+	if (c->fd >= 0)
+		close(c->fd);	/* also leaves the epoll set */
+	c->fd = -1;
+	c->state = CS_DOWN;
+	c->want_out = false;
+	c->deadline = 0;
+	c->used = 0;
+}
+
+void conn_release(struct worker *w, struct conn *c)
+{
+	(void)w;
+	conn_close(c);
+	free(c->buf);
+	c->buf = NULL;
+}
+
+/* The first error of each kind is kept, in words. */
+static void reason(struct worker *w, enum load_err k, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void reason(struct worker *w, enum load_err k, const char *fmt, ...)
+{
+	char *r = w->st.reason[k];
+	va_list ap;
+
+	if (r[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r, sizeof(w->st.reason[k]), fmt, ap);
+	va_end(ap);
+	r[0] = (char)tolower((unsigned char)r[0]);
+}
+
+static const char *errno_text(int errnum)
+{
+	const char *s = errnum ? strerrordesc_np(errnum) : NULL;
+
+	return s ? s : "connection closed";
+}
+
+static void set_out(struct worker *w, struct conn *c, bool out)
+{
+	struct epoll_event ev = { .events = EPOLLIN | (out ? EPOLLOUT : 0),
+				  .data.ptr = c };
+
+	if (c->want_out == out)
+		return;
+	c->want_out = out;
+	epoll_ctl(w->ep, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+/*
+ * Take the next request for c if one may go now (load_internal.h, note
+ * 2): in the closed model always, in the open one when due; never beyond
+ * the budget of measured requests, nor before the run starts.
+ */
+static bool take(struct worker *w, struct conn *c, int64_t now)
+{
+	const struct load_config *cfg = w->sh->c;
+	int64_t due = w->open ? c->next_due : now;
+	bool measured = due >= w->sh->measure;
+	size_t i = 0;
+
+	if (!w->running || due > now || (measured && !w->budget))
+		return false;
+	if (measured)
+		w->budget--;
+	if (w->open)
+		c->next_due = conn_due(w->sh, c->g, ++c->slot);
+	if (cfg->nreqs > 1)
+		i = __atomic_fetch_add(&w->sh->next_req, 1, __ATOMIC_RELAXED) %
+		    cfg->nreqs;
+	c->req = &cfg->reqs[i];
+	c->due = due;
+	c->measured = measured;
+	w->inflight++;
+	return true;
+}
+
+/* The request c carries ended in an error of kind k. */
+static void end_error(struct worker *w, struct conn *c, enum load_err k)
+{
+	w->inflight--;
+	if (!c->measured)
+		return;
+	w->st.requests++;
+	w->st.errors[k]++;
+}
+
+static void per_second(struct worker *w, int64_t now)
+{
+	size_t i = (size_t)((now - w->sh->measure) / 1000000000);
+
+	if (i >= w->cap_seconds) {
+		size_t old = w->cap_seconds;
+
+		w->st.per_second = xgrow(w->st.per_second, &w->cap_seconds,
+					 i + 1, sizeof(uint64_t));
+		memset(w->st.per_second + old, 0,
+		       (w->cap_seconds - old) * sizeof(uint64_t));
+	}
+	if (i >= w->st.nseconds)
+		w->st.nseconds = i + 1;
+	w->st.per_second[i]++;
+}
+
+/* The response to c's request is complete at now. */
+static void record(struct worker *w, struct conn *c, int64_t now)
+{
+	struct load_stats *st = &w->st;
+	int s = c->resp.status;
+	int64_t lat = now - c->due, unc = now - c->sent;
+
+	w->inflight--;
+	if (!c->measured || now > w->sh->end)
+		return;
+	st->requests++;
+	st->responses++;
+	st->status[s]++;
+	hdr_record(st->latency, lat);
+	if (w->open)
+		hdr_record(st->uncorrected, unc);
+	sample_add(&st->sample, lat, unc);
+	if (s < 400) {
+		st->ok++;
+		per_second(w, now);
+	} else {
+		st->errors[LOAD_ERR_STATUS]++;
+	}
+}
+
+static void connect_failed(struct worker *w, struct conn *c, int errnum,
+			   const char *why, int64_t now)
+{
+	conn_close(c);
+	if (take(w, c, now)) {
+		c->sent = now;
+		if (c->measured) {
+			if (why)
+				reason(w, LOAD_ERR_CONNECT, "%s", why);
+			else
+				reason(w, LOAD_ERR_CONNECT, "%s",
+				       errno_text(errnum));
+		}
+		end_error(w, c, LOAD_ERR_CONNECT);
+	}
+	c->retry_at = now + c->backoff;
+	c->backoff = c->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : c->backoff * 2;
+	timer_note(w, c->retry_at);
+}
+
+/* The request c carries failed (kind k): count it, reconnect. */
+static void request_failed(struct worker *w, struct conn *c, enum load_err k,
+			   int errnum, const char *why, int64_t now)
+{
+	if (c->measured) {
+		if (why)
+			reason(w, k, "%s", why);
+		else
+			reason(w, k, "%s", errno_text(errnum));
+	}
+	end_error(w, c, k);
+	conn_close(c);
+	/* Connect again from the event loop, not from here: a server that
+	 * fails every request at once must not recurse. */
+	c->retry_at = now;
+	timer_note(w, now);
+}
+
+static void connected(struct worker *w, struct conn *c, int64_t now)
+{
+	c->state = CS_IDLE;
+	c->deadline = 0;
+	c->backoff = BACKOFF_MIN;
+	c->served = 0;
+	set_out(w, c, false);
+	conn_next(w, c, now);
+}
+
+static void handshake(struct worker *w, struct conn *c, int64_t now)
+{
+	char why[200];
+	int r = tls_handshake(c->tls);
+
+	if (r == 1) {
+		connected(w, c, now);
+	} else if (r == TLS_WANT_READ || r == TLS_WANT_WRITE) {
+		set_out(w, c, r == TLS_WANT_WRITE);
+	} else if (errno) {
+		connect_failed(w, c, errno, NULL, now);
+	} else {
+		tls_reason(c->tls, why, sizeof(why));
+		connect_failed(w, c, 0, why, now);
+	}
+}
+
+/* The TCP connection is up: TLS, or ready to send. */
+static void tcp_up(struct worker *w, struct conn *c, int64_t now)
+{
+	const struct load_config *cfg = w->sh->c;
+
+	if (!cfg->tls) {
+		connected(w, c, now);
+		return;
+	}
+	c->tls = tls_conn_new(w->sh->tls, c->fd, cfg->tls_host);
+	if (!c->tls) {
+		connect_failed(w, c, ENOMEM, NULL, now);
+		return;
+	}
+	c->state = CS_HANDSHAKE;
+	handshake(w, c, now);
+}
+
+void conn_connect(struct worker *w, struct conn *c, int64_t now)
+{
+	const struct load_config *cfg = w->sh->c;
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT, .data.ptr = c };
+	int one = 1, fd;
+
+	fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		connect_failed(w, c, errno, NULL, now);
+		return;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c->fd = fd;
+	c->used = 0;
+	if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev)) {
+		connect_failed(w, c, errno, NULL, now);
+		return;
+	}
+	c->want_out = true;
+	c->deadline = now + (int64_t)(cfg->timeout * 1e9);
+	timer_note(w, c->deadline);
+	if (connect(fd, (const struct sockaddr *)&cfg->addr, cfg->addrlen) == 0)
+		tcp_up(w, c, now);
+	else if (errno == EINPROGRESS)
+		c->state = CS_CONNECTING;
+	else
+		connect_failed(w, c, errno, NULL, now);
+}
+
+static void finish_connect(struct worker *w, struct conn *c, int64_t now)
+{
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len))
+		err = errno;
+	if (err)
+		connect_failed(w, c, err, NULL, now);
+	else
+		tcp_up(w, c, now);
+}
+
+static ssize_t io_read(struct conn *c, char *buf, size_t n)
+{
+	ssize_t r;
+
+	if (!c->tls) {
+		r = recv(c->fd, buf, n, 0);
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			return IO_AGAIN;
+		return r < 0 ? IO_FAIL : r;
+	}
+	r = tls_read(c->tls, buf, n);
+	if (r == TLS_WANT_READ || r == TLS_WANT_WRITE) {
+		set_out(c->w, c, r == TLS_WANT_WRITE);
+		return IO_AGAIN;
+	}
+	return r;
+}
+
+static ssize_t io_write(struct conn *c, const char *buf, size_t n)
+{
+	ssize_t r;
+
+	if (!c->tls) {
+		r = send(c->fd, buf, n, MSG_NOSIGNAL);
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			return IO_AGAIN;
+		return r < 0 ? IO_FAIL : r;
+	}
+	r = tls_write(c->tls, buf, n);
+	if (r == TLS_WANT_READ || r == TLS_WANT_WRITE)
+		return IO_AGAIN;
+	return r;
+}
+
+/* Why the last io_* failed, for the counters. */
+static void io_failed(struct worker *w, struct conn *c, enum load_err k,
+		      int64_t now)
+{
+	char why[200];
+
+	if (c->tls && !errno) {
+		tls_reason(c->tls, why, sizeof(why));
+		request_failed(w, c, k, 0, why, now);
+	} else {
+		request_failed(w, c, k, errno, NULL, now);
+	}
+}
+
+static void do_write(struct worker *w, struct conn *c, int64_t now)
+{
+	const struct load_req *r = c->req;
+
+	while (c->written < r->len) {
+		ssize_t n = io_write(c, r->bytes + c->written,
+				     r->len - c->written);
+
+		if (n == IO_AGAIN) {
+			set_out(w, c, true);
+			return;
+		}
+		if (n < 0) {
+			io_failed(w, c, LOAD_ERR_WRITE, now);
+			return;
+		}
+		c->written += (size_t)n;
+	}
+	if (c->measured)
+		w->st.bytes_written += r->len;
+	c->state = CS_READING;
+	set_out(w, c, false);
+}
+
+void conn_next(struct worker *w, struct conn *c, int64_t now)
+{
+	if (c->state != CS_IDLE || !take(w, c, now))
+		return;
+	c->sent = now;
+	c->written = 0;
+	c->state = CS_WRITING;
+	c->deadline = now + (int64_t)(w->sh->c->timeout * 1e9);
+	timer_note(w, c->deadline);
+	http_resp_start(&c->resp, c->req->head);
+	if (c->measured) {
+		w->st.sends++;
+		if (w->open) {
+			hdr_record(w->st.lag, now - c->due);
+			w->st.late += now - c->due > LOAD_LATE_NS;
+		}
+	}
+	do_write(w, c, now);
+}
+
+/* The response is complete: record it, then reuse or renew c. */
+static void complete(struct worker *w, struct conn *c, int64_t now)
+{
+	record(w, c, now);
+	c->served++;
+	c->deadline = 0;
+	if (!c->resp.keep_alive || c->used) {
+		/* The server closes, or sent more than one response. */
+		conn_close(c);
+		conn_connect(w, c, now);
+		return;
+	}
+	c->state = CS_IDLE;
+	conn_next(w, c, now);
+}
+
+/* Parse what is in c's buffer; true when the connection goes on reading. */
+static bool parse(struct worker *w, struct conn *c, int64_t now)
+{
+	struct error e;
+	long n = http_resp_feed(&c->resp, c->buf, c->used, &e);
+
+	if (n < 0) {
+		request_failed(w, c, LOAD_ERR_READ, 0, e.msg, now);
+		return false;
+	}
+	if (n > 0 && (size_t)n < c->used)
+		memmove(c->buf, c->buf + n, c->used - (size_t)n);
+	c->used -= (size_t)n;
+	if (c->resp.state == HTTP_DONE) {
+		complete(w, c, now);
+		return false;
+	}
+	if (c->used == c->cap) {
+		/* A head or a chunk line longer than the buffer. */
+		size_t need = c->cap * 2;
+
+		c->buf = xgrow(c->buf, &c->cap, need, 1);
+	}
+	return true;
+}
+
+static void do_read(struct worker *w, struct conn *c)
+{
+	for (;;) {
+		size_t room = c->cap - c->used;
+		ssize_t n = io_read(c, c->buf + c->used, room);
+		int64_t now = now_ns();
+
+		if (n == IO_AGAIN)
+			return;
+		if (n < 0) {
+			io_failed(w, c, LOAD_ERR_READ, now);
+			return;
+		}
+		if (n == 0) {
+			if (http_resp_eof(&c->resp))
+				complete(w, c, now);
+			else
+				request_failed(w, c, LOAD_ERR_READ, 0,
+					       c->resp.state == HTTP_HEAD &&
+					       !c->used ? "connection closed "
+					       "without a response" :
+					       "connection closed before the "
+					       "response was complete", now);
+			return;
+		}
+		if (c->measured)
+			w->st.bytes_read += (uint64_t)n;
+		c->used += (size_t)n;
+		if (!parse(w, c, now))
+			return;
+		/* A short read emptied the socket; TLS may hold more. */
+		if ((size_t)n < room && !(c->tls && tls_pending(c->tls)))
+			return;
+	}
+}
+
+/* Data or EOF on an idle connection: the server closed it (or broke the
+ * protocol). Connect again, at once if it had served requests. */
+static void idle_event(struct worker *w, struct conn *c, int64_t now)
+{
+	char b[256];
+	ssize_t n = io_read(c, b, sizeof(b));
+
+	if (n == IO_AGAIN)
+		return;
+	conn_close(c);
+	if (c->served) {
+		conn_connect(w, c, now);
+		return;
+	}
+	c->retry_at = now + c->backoff;
+	c->backoff = c->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : c->backoff * 2;
+	timer_note(w, c->retry_at);
+}
+
+void conn_event(struct worker *w, struct conn *c, uint32_t events)
+{
+	switch (c->state) {
+	case CS_CONNECTING:
+		finish_connect(w, c, now_ns());
+		return;
+	case CS_HANDSHAKE:
+		handshake(w, c, now_ns());
+		return;
+	case CS_WRITING:
+		do_write(w, c, now_ns());
+		if (c->state != CS_READING || !(events & EPOLLIN))
+			return;
+		/* The response may be there already. */
+		__attribute__((fallthrough));
+	case CS_READING:
+		do_read(w, c);
+		return;
+	case CS_IDLE:
+		idle_event(w, c, now_ns());
+		return;
+	case CS_DOWN:
+		return;
+	}
+}
+
+void conn_expire(struct worker *w, struct conn *c, int64_t now)
+{
+	char why[64];
+
+	switch (c->state) {
+	case CS_CONNECTING:
+	case CS_HANDSHAKE:
+		connect_failed(w, c, ETIMEDOUT, NULL, now);
+		return;
+	case CS_WRITING:
+	case CS_READING:
+		snprintf(why, sizeof(why), "no response within %gs",
+			 w->sh->c->timeout);
+		request_failed(w, c, LOAD_ERR_TIMEOUT, 0, why, now);
+		return;
+	default:
+		c->deadline = 0;
+	}
+}

@@ -1,0 +1,422 @@
+/*
+ * The load engine (load.h): the client threads, each an epoll loop over
+ * its connections with its own timers and, in the open model, its share
+ * of the schedule; then the merge of what they recorded.
+ *
+ * The run has a connect phase — every thread opens its connections and
+ * waits for them (at most --timeout) — then all threads meet at a
+ * barrier and the clock starts, so that neither the schedule nor the
+ * first latencies include connection set-up.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "load/load_internal.h"
+#include "util/strutil.h"
+
+#define MAX_EVENTS 256
+#define MAX_WAIT_NS 100000000	/* wake at least every 100 ms (--stop) */
+
+static const char *const err_names[LOAD_ERR_KINDS] = {
+	"connect", "read", "write", "timeout", "status",
+};
+
+const char *load_err_name(enum load_err k)
+{
+	return err_names[k];
+}
+
+uint64_t load_errors_total(const struct load_stats *s)
+{
+	uint64_t t = 0;
+
+	for (int k = 0; k < LOAD_ERR_KINDS; k++)
+		t += s->errors[k];
+	return t;
+}
+
+static void stats_init(struct load_stats *s, size_t sample_cap,
+		       uint64_t seed)
+{
+	memset(s, 0, sizeof(*s));
+	s->latency = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST,
+			     LOAD_HDR_SIGFIGS);
+	s->uncorrected = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST,
+				 LOAD_HDR_SIGFIGS);
+	s->lag = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST, LOAD_HDR_SIGFIGS);
+	if (!s->latency || !s->uncorrected || !s->lag) {
+		fputs("yardstick: out of memory\n", stderr);
+		abort();
+	}
+	sample_init(&s->sample, sample_cap, seed);
+}
+
+void load_stats_free(struct load_stats *s)
+{
+	hdr_free(s->latency);
+	hdr_free(s->uncorrected);
+	hdr_free(s->lag);
+	sample_free(&s->sample);
+	free(s->per_second);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Check every deadline and retry, and find the next one. */
+static void check_timers(struct worker *w, int64_t now)
+{
+	int64_t next = INT64_MAX;
+
+	for (size_t i = 0; i < w->nconns; i++) {
+		struct conn *c = &w->conns[i];
+
+		if (c->deadline && c->deadline <= now)
+			conn_expire(w, c, now);
+		if (c->state == CS_DOWN && c->retry_at <= now)
+			conn_connect(w, c, now);
+		if (c->deadline && c->deadline < next)
+			next = c->deadline;
+		if (c->state == CS_DOWN && c->retry_at < next)
+			next = c->retry_at;
+	}
+	/* Timers noted meanwhile (by the calls above) are later than now
+	 * but may be earlier than what the scan saw. */
+	w->next_check = w->next_check <= now ? next
+		: (next < w->next_check ? next : w->next_check);
+}
+
+/* Open model: the time of the worker's schedule slot s. */
+static int64_t slot_time(const struct worker *w, uint64_t s)
+{
+	return conn_due(w->sh, w->conns[s % w->nconns].g, s / w->nconns);
+}
+
+/* Open model: give every slot that fell due to its connection if idle; a
+ * busy one sends when its response comes (its due time is kept). */
+static void run_schedule(struct worker *w, int64_t now)
+{
+	while (slot_time(w, w->cursor) <= now) {
+		conn_next(w, &w->conns[w->cursor % w->nconns], now);
+		w->cursor++;
+	}
+}
+
+static int wait_events(struct worker *w, struct epoll_event *ev,
+		       int64_t until, int64_t now)
+{
+	int64_t d = until - now;
+	struct timespec ts;
+
+	if (d < 0)
+		d = 0;
+	if (d > MAX_WAIT_NS)
+		d = MAX_WAIT_NS;
+	ts.tv_sec = d / 1000000000;
+	ts.tv_nsec = d % 1000000000;
+	return epoll_pwait2(w->ep, ev, MAX_EVENTS, &ts, NULL);
+}
+
+static void dispatch(struct worker *w, struct epoll_event *ev, int n)
+{
+	for (int i = 0; i < n; i++)
+		conn_event(w, ev[i].data.ptr, ev[i].events);
+}
+
+static bool connecting(const struct worker *w)
+{
+	for (size_t i = 0; i < w->nconns; i++)
+		if (w->conns[i].state == CS_CONNECTING ||
+		    w->conns[i].state == CS_HANDSHAKE)
+			return true;
+	return false;
+}
+
+/* Open the connections and wait for them, at most the timeout. */
+static void connect_phase(struct worker *w, struct epoll_event *ev)
+{
+	const struct load_config *c = w->sh->c;
+	int64_t now = now_ns();
+	int64_t until = now + (int64_t)(c->timeout * 1e9);
+
+	for (size_t i = 0; i < w->nconns; i++)
+		conn_connect(w, &w->conns[i], now);
+	while (connecting(w) && now < until && !*c->stop) {
+		int n = wait_events(w, ev, until, now);
+
+		if (n > 0)
+			dispatch(w, ev, n);
+		now = now_ns();
+	}
+}
+
+static void start_clock(struct shared *sh)
+{
+	const struct load_config *c = sh->c;
+
+	sh->start = now_ns();
+	sh->measure = sh->start + (int64_t)(c->warmup * 1e9);
+	sh->end = c->duration > 0 ? sh->measure + (int64_t)(c->duration * 1e9)
+				  : INT64_MAX;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct shared *sh = w->sh;
+	struct epoll_event ev[MAX_EVENTS];
+	int64_t now;
+
+	/* Wake-ups on time to the microsecond, for the open model. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	connect_phase(w, ev);
+	pthread_mutex_lock(&sh->mu);
+	sh->ready++;
+	pthread_cond_broadcast(&sh->cv);
+	while (!sh->go)
+		pthread_cond_wait(&sh->cv, &sh->mu);
+	pthread_mutex_unlock(&sh->mu);
+	if (sh->abort)
+		return NULL;
+	w->running = true;
+	now = now_ns();
+	for (size_t i = 0; i < w->nconns; i++) {
+		if (w->open)
+			w->conns[i].next_due = conn_due(sh, w->conns[i].g, 0);
+		conn_next(w, &w->conns[i], now);
+	}
+	for (;;) {
+		int64_t until;
+		int n;
+
+		now = now_ns();
+		if (*sh->c->stop) {
+			w->st.interrupted = true;
+			break;
+		}
+		if (now >= sh->end || (!w->budget && !w->inflight))
+			break;
+		if (w->open)
+			run_schedule(w, now);
+		if (now >= w->next_check)
+			check_timers(w, now);
+		until = sh->end < w->next_check ? sh->end : w->next_check;
+		if (w->open && slot_time(w, w->cursor) < until)
+			until = slot_time(w, w->cursor);
+		n = wait_events(w, ev, until, now);
+		if (n > 0)
+			dispatch(w, ev, n);
+	}
+	w->stopped = now < sh->end ? now : sh->end;
+	return NULL;
+}
+
+/* Enough file descriptors for every connection, if the hard limit
+ * allows. */
+static void raise_nofile(unsigned connections)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)connections + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
+		return;
+	rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static int workers_init(struct worker *ws, struct shared *sh,
+			struct error *e)
+{
+	const struct load_config *c = sh->c;
+
+	for (unsigned t = 0; t < c->threads; t++) {
+		struct worker *w = &ws[t];
+		/* Measured requests split evenly, the first ones one more. */
+		uint64_t share = c->requests / c->threads +
+				 (t < c->requests % c->threads);
+
+		w->sh = sh;
+		w->id = t;
+		w->open = c->rate > 0;
+		w->budget = c->requests ? share : UINT64_MAX;
+		w->next_check = INT64_MAX;
+		w->ep = epoll_create1(EPOLL_CLOEXEC);
+		if (w->ep < 0)
+			return error_errno(e, errno, "cannot create an epoll "
+					   "instance");
+		stats_init(&w->st, c->sample_cap,
+			   c->seed + 0x9e3779b97f4a7c15ULL * (t + 1));
+		if (c->duration > 0) {
+			w->cap_seconds = (size_t)c->duration + 2;
+			w->st.per_second = xcalloc(w->cap_seconds,
+						   sizeof(uint64_t));
+		}
+		/* Connection g goes to thread g % threads. */
+		w->nconns = c->connections / c->threads +
+			    (t < c->connections % c->threads);
+		w->conns = xcalloc(w->nconns, sizeof(*w->conns));
+		for (size_t i = 0; i < w->nconns; i++)
+			conn_init(w, &w->conns[i], t + i * c->threads);
+	}
+	return 0;
+}
+
+/* Add src's counts into dst. */
+static void merge_counts(struct load_stats *dst, const struct load_stats *src)
+{
+	dst->requests += src->requests;
+	dst->responses += src->responses;
+	dst->ok += src->ok;
+	dst->sends += src->sends;
+	dst->late += src->late;
+	dst->bytes_read += src->bytes_read;
+	dst->bytes_written += src->bytes_written;
+	dst->interrupted |= src->interrupted;
+	for (int k = 0; k < LOAD_ERR_KINDS; k++) {
+		dst->errors[k] += src->errors[k];
+		if (!dst->reason[k][0])
+			memcpy(dst->reason[k], src->reason[k],
+			       sizeof(dst->reason[k]));
+	}
+	for (int s = 0; s < 600; s++)
+		dst->status[s] += src->status[s];
+	if (src->nseconds > dst->nseconds) {
+		dst->per_second = xrealloc(dst->per_second, src->nseconds *
+					   sizeof(uint64_t));
+		memset(dst->per_second + dst->nseconds, 0,
+		       (src->nseconds - dst->nseconds) * sizeof(uint64_t));
+		dst->nseconds = src->nseconds;
+	}
+	for (size_t i = 0; i < src->nseconds; i++)
+		dst->per_second[i] += src->per_second[i];
+	hdr_merge(dst->latency, src->latency);
+	hdr_merge(dst->uncorrected, src->uncorrected);
+	hdr_merge(dst->lag, src->lag);
+}
+
+static void merge(struct worker *ws, const struct shared *sh,
+		  struct load_stats *out)
+{
+	const struct load_config *c = sh->c;
+	struct sample **samples = xcalloc(c->threads, sizeof(*samples));
+	int64_t stopped = sh->measure;
+
+	memset(out, 0, sizeof(*out));
+	out->latency = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST,
+			       LOAD_HDR_SIGFIGS);
+	out->uncorrected = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST,
+				   LOAD_HDR_SIGFIGS);
+	out->lag = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST,
+			   LOAD_HDR_SIGFIGS);
+	for (unsigned t = 0; t < c->threads; t++) {
+		merge_counts(out, &ws[t].st);
+		/* Closed model: the send is the due time, both are one. */
+		if (c->rate <= 0)
+			hdr_merge(out->uncorrected, ws[t].st.latency);
+		samples[t] = &ws[t].st.sample;
+		if (ws[t].stopped > stopped)
+			stopped = ws[t].stopped;
+	}
+	sample_merge(&out->sample, samples, c->threads, c->sample_cap,
+		     c->seed);
+	out->elapsed = (double)(stopped - sh->measure) / 1e9;
+	if (out->elapsed < 0)
+		out->elapsed = 0;
+	free(samples);
+}
+
+static void workers_free(struct worker *ws, unsigned n)
+{
+	for (unsigned t = 0; t < n; t++) {
+		struct worker *w = &ws[t];
+
+		for (size_t i = 0; w->conns && i < w->nconns; i++)
+			conn_release(w, &w->conns[i]);
+		free(w->conns);
+		if (w->ep >= 0)
+			close(w->ep);
+		if (w->st.latency)
+			load_stats_free(&w->st);
+	}
+	free(ws);
+}
+
+int load_run(const struct load_config *c, struct load_stats *out,
+	     struct error *e)
+{
+	struct shared sh = { .c = c };
+	struct worker *ws = xcalloc(c->threads, sizeof(*ws));
+	unsigned started = 0;
+	int ret = -1;
+
+	for (unsigned t = 0; t < c->threads; t++)
+		ws[t].ep = -1;
+	raise_nofile(c->connections);
+	sh.ns_per_req = c->rate > 0 ? 1e9 / c->rate : 0;
+	if (c->tls && !(sh.tls = tls_ctx_new(c->insecure, e)))
+		goto out_free;
+	if (workers_init(ws, &sh, e))
+		goto out_free;
+	pthread_mutex_init(&sh.mu, NULL);
+	pthread_cond_init(&sh.cv, NULL);
+	for (; started < c->threads; started++) {
+		int rc = pthread_create(&ws[started].thread, NULL, worker_main,
+					&ws[started]);
+
+		if (rc) {
+			error_errno(e, rc, "cannot start a client thread");
+			break;
+		}
+	}
+	/* Once every thread is connected, the clock starts for all. */
+	pthread_mutex_lock(&sh.mu);
+	while (sh.ready < started)
+		pthread_cond_wait(&sh.cv, &sh.mu);
+	sh.abort = started < c->threads;
+	if (!sh.abort)
+		start_clock(&sh);
+	sh.go = true;
+	pthread_cond_broadcast(&sh.cv);
+	pthread_mutex_unlock(&sh.mu);
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(ws[t].thread, NULL);
+	pthread_cond_destroy(&sh.cv);
+	pthread_mutex_destroy(&sh.mu);
+	if (!sh.abort) {
+		merge(ws, &sh, out);
+		ret = 0;
+	}
+
+out_free:
+	workers_free(ws, c->threads);
+	tls_ctx_free(sh.tls);
+	return ret;
+}
+
+void load_rates(const struct load_stats *s, double **values, size_t *n)
+{
+	size_t whole = (size_t)s->elapsed, k = 0;
+	double part = s->elapsed - (double)whole;
+
+	*values = NULL;
+	*n = 0;
+	if (s->elapsed <= 0)
+		return;
+	if (whole == 0) {
+		*values = xmalloc(sizeof(double));
+		(*values)[0] = (double)s->ok / s->elapsed;
+		*n = 1;
+		return;
+	}
+	*values = xmalloc((whole + 1) * sizeof(double));
+	for (size_t i = 0; i < whole; i++)
+		(*values)[k++] = i < s->nseconds ? (double)s->per_second[i] : 0;
+	if (part >= 0.5)
+		(*values)[k++] = (whole < s->nseconds
+				  ? (double)s->per_second[whole] : 0) / part;
+	*n = k;
+}

@@ -1,0 +1,123 @@
+/*
+ * The HTTP load engine: N client threads, each an epoll loop over its
+ * share of the connections, sending prebuilt HTTP/1.1 requests with
+ * keep-alive, in one of two models:
+ *
+ *  - closed (rate 0): each connection sends its next request as soon as
+ *    the previous response is complete — the most the server can take;
+ *  - open (rate R): request i of the whole run is due at start + i / R,
+ *    dealt round-robin to the connections. A connection still waiting
+ *    for a response when its next request falls due sends it as soon as
+ *    it can, and its latency is measured from when it was due: a server
+ *    that stalls is charged for every request it held up (the correction
+ *    for coordinated omission). The latency from the actual send is kept
+ *    too.
+ *
+ * Everything is recorded per thread (HDR histograms in nanoseconds,
+ * a latency sample, counters) and merged once the threads are done.
+ * Nothing here prints.
+ */
+#ifndef YS_LOAD_LOAD_H
+#define YS_LOAD_LOAD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "load/sample.h"
+#include "stats/hdr.h"
+#include "util/error.h"
+
+/* One prebuilt request. */
+struct load_req {
+	char *bytes;
+	size_t len;
+	bool head;		/* a HEAD request: the response has no body */
+};
+
+struct load_config {
+	struct sockaddr_storage addr;	/* where to connect */
+	socklen_t addrlen;
+	const char *hostport;		/* "host:port", for messages */
+	bool tls;			/* https */
+	const char *tls_host;		/* SNI and certificate name */
+	bool insecure;			/* do not verify the certificate */
+	const struct load_req *reqs;	/* sent in turn, over all threads */
+	size_t nreqs;
+	unsigned threads, connections;	/* 1 <= threads <= connections */
+	double duration;		/* measured seconds (0: by requests) */
+	uint64_t requests;		/* measured requests (0: by duration) */
+	double warmup;			/* seconds sent but not recorded */
+	double rate;			/* requests/s over all connections;
+					 * 0: the closed model */
+	double timeout;			/* per request, and per connect */
+	size_t sample_cap;		/* latencies kept in the sample */
+	uint64_t seed;
+	volatile sig_atomic_t *stop;	/* becomes non-zero: stop now */
+};
+
+/* Kinds of failed requests. A response with a status other than 2xx or
+ * 3xx is a LOAD_ERR_STATUS (and counted by status too). */
+enum load_err {
+	LOAD_ERR_CONNECT, LOAD_ERR_READ, LOAD_ERR_WRITE, LOAD_ERR_TIMEOUT,
+	LOAD_ERR_STATUS, LOAD_ERR_KINDS
+};
+
+/* A send more than this behind its due time counts as late. */
+#define LOAD_LATE_NS 1000000
+
+/* HDR histograms of the engine: 1 us to 1 h, 3 significant digits. */
+#define LOAD_HDR_LOWEST 1000
+#define LOAD_HDR_HIGHEST 3600000000000LL
+#define LOAD_HDR_SIGFIGS 3
+
+struct load_stats {
+	struct hdr *latency;	/* from the due time (open model) or the
+				 * send (closed), ns, every response */
+	struct hdr *uncorrected;/* from the actual send, ns */
+	struct hdr *lag;	/* send time - due time, ns (open model) */
+	struct sample sample;	/* pairs (latency, uncorrected), ns */
+	uint64_t *per_second;	/* 2xx/3xx responses completed in each
+				 * second of the measured interval */
+	size_t nseconds;
+	double elapsed;		/* seconds measured */
+	uint64_t requests;	/* requests that ended: a response or an
+				 * error */
+	uint64_t responses;	/* of which responses (any status) */
+	uint64_t ok;		/* of which 2xx or 3xx */
+	uint64_t sends, late;	/* requests sent; of which late (open) */
+	uint64_t bytes_read, bytes_written;
+	uint64_t errors[LOAD_ERR_KINDS];
+	uint64_t status[600];	/* responses by status code */
+	char reason[LOAD_ERR_KINDS][160];	/* what the first error of
+						 * each kind was */
+	bool interrupted;	/* stopped by *stop */
+};
+
+const char *load_err_name(enum load_err k);
+
+/*
+ * Run the load described by c. Returns 0 with *out filled (free with
+ * load_stats_free) — whatever the server did; failed requests are counted
+ * in it — or -1 when the run could not start (threads, epoll, TLS set-up),
+ * with a message.
+ */
+int load_run(const struct load_config *c, struct load_stats *out,
+	     struct error *e);
+void load_stats_free(struct load_stats *s);
+
+/* Total errors of every kind. */
+uint64_t load_errors_total(const struct load_stats *s);
+
+/*
+ * The throughput per second of the measured interval, for the result's
+ * values: the 2xx/3xx responses of each whole second, and of a last
+ * partial second of at least half a second scaled to a rate; a run
+ * shorter than a second gives one value, ok / elapsed. *values is
+ * malloc'd (NULL when *n is 0: nothing was measured).
+ */
+void load_rates(const struct load_stats *s, double **values, size_t *n);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * What the engine's two files share: engine.c runs the threads, their
+ * event loops, timers and the open model's schedule; conn.c is the state
+ * machine of one connection. Internal to src/load.
+ *
+ * Design notes:
+ *  1. Every connection belongs to one thread, and everything a thread
+ *     records (histograms, sample, counters) is its own: the only shared
+ *     write is the index of the next request of a requests file.
+ *  2. A request is "taken" when a connected, idle connection may send:
+ *     at once in the closed model, once due in the open one. A connect
+ *     that fails takes the request it would have carried and ends it as a
+ *     connect error, so a refused server still uses up --requests.
+ *  3. Times are CLOCK_MONOTONIC nanoseconds. A response's completion time
+ *     is taken once, after the read that completed it, and is also the
+ *     send time of the next request of a closed-model connection.
+ *  4. Level-triggered epoll, EPOLLIN always; EPOLLOUT only while a write
+ *     or a connect waits, so that the usual request costs one send() and
+ *     one recv() and no epoll_ctl.
+ */
+#ifndef YS_LOAD_LOAD_INTERNAL_H
+#define YS_LOAD_LOAD_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "load/http.h"
+#include "load/load.h"
+#include "load/tls.h"
+
+enum conn_state {
+	CS_DOWN,		/* no socket; connects again at retry_at */
+	CS_CONNECTING,
+	CS_HANDSHAKE,		/* TLS */
+	CS_IDLE,		/* connected, no request */
+	CS_WRITING,
+	CS_READING,
+};
+
+struct worker;
+
+struct conn {
+	struct worker *w;
+	int fd;
+	enum conn_state state;
+	bool want_out;		/* EPOLLOUT is in the interest set */
+	bool measured;		/* the request it carries is recorded */
+	const struct load_req *req;
+	size_t written;
+	uint64_t served;	/* responses since it connected */
+	int64_t due;		/* when its request was due */
+	int64_t sent;		/* when that request went out */
+	int64_t deadline;	/* connect or request timeout; 0: none */
+	int64_t retry_at;	/* CS_DOWN: when to connect again */
+	int64_t backoff;	/* the next wait after a failed connect */
+	uint64_t g;		/* its number among all connections */
+	uint64_t slot;		/* open model: its requests taken so far */
+	int64_t next_due;	/* open model: when the next one is due */
+	struct tls_conn *tls;
+	struct http_resp resp;
+	char *buf;		/* read buffer: a head or a chunk line */
+	size_t used, cap;
+};
+
+/* What the threads share; written before they run, except next_req. */
+struct shared {
+	const struct load_config *c;
+	struct tls_ctx *tls;
+	pthread_mutex_t mu;		/* guards ready, go and abort */
+	pthread_cond_t cv;
+	unsigned ready;			/* threads done connecting */
+	bool go;			/* the clock started */
+	bool abort;			/* a thread could not start */
+	int64_t start;			/* the schedule's origin */
+	int64_t measure;		/* start + warmup */
+	int64_t end;			/* measure + duration, or INT64_MAX */
+	double ns_per_req;		/* open model: 1e9 / rate */
+	uint64_t next_req;		/* atomic: next of c->reqs */
+};
+
+struct worker {
+	struct shared *sh;
+	unsigned id;
+	int ep;
+	struct conn *conns;
+	size_t nconns;
+	bool running;		/* past the connect phase */
+	bool open;		/* the open model */
+	uint64_t budget;	/* measured requests it may still take */
+	size_t inflight;	/* requests taken and not ended */
+	int64_t next_check;	/* earliest deadline or retry_at */
+	uint64_t cursor;	/* open model: next slot of its schedule */
+	int64_t stopped;	/* when its loop ended */
+	size_t cap_seconds;
+	struct load_stats st;	/* what it recorded */
+	pthread_t thread;
+};
+
+static inline int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Note that something must happen at t. */
+static inline void timer_note(struct worker *w, int64_t t)
+{
+	if (t < w->next_check)
+		w->next_check = t;
+}
+
+/* conn.c */
+void conn_init(struct worker *w, struct conn *c, uint64_t g);
+void conn_release(struct worker *w, struct conn *c);
+/* Open a new connection (c is CS_DOWN). */
+void conn_connect(struct worker *w, struct conn *c, int64_t now);
+/* epoll reported events on c. */
+void conn_event(struct worker *w, struct conn *c, uint32_t events);
+/* c is idle: send the next request if one may be taken. */
+void conn_next(struct worker *w, struct conn *c, int64_t now);
+/* c's deadline passed. */
+void conn_expire(struct worker *w, struct conn *c, int64_t now);
+/* When the open model's request of connection g number slot is due. */
+int64_t conn_due(const struct shared *sh, uint64_t g, uint64_t slot);
+
+#endif

@@ -1,0 +1,127 @@
+/*
+ * The profilers' output files: see output.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/output.h"
+#include "util/strutil.h"
+
+enum profile_fmt profile_fmt_named(const char *s)
+{
+	if (!strcmp(s, "folded"))
+		return PROFILE_FMT_FOLDED;
+	if (!strcmp(s, "svg"))
+		return PROFILE_FMT_SVG;
+	if (!strcmp(s, "speedscope"))
+		return PROFILE_FMT_SPEEDSCOPE;
+	if (!strcmp(s, "pprof"))
+		return PROFILE_FMT_PPROF;
+	return PROFILE_FMT_NONE;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+enum profile_fmt profile_fmt_of(const char *path, enum profile_fmt dflt)
+{
+	if (ends_with(path, ".folded"))
+		return PROFILE_FMT_FOLDED;
+	if (ends_with(path, ".svg"))
+		return PROFILE_FMT_SVG;
+	if (ends_with(path, ".speedscope.json"))
+		return PROFILE_FMT_SPEEDSCOPE;
+	if (ends_with(path, ".pb.gz") || ends_with(path, ".pprof"))
+		return PROFILE_FMT_PPROF;
+	return dflt;
+}
+
+void profile_outputs_add(struct profile_outputs *o, const char *path)
+{
+	o->paths = xrealloc(o->paths, (o->n + 1) * sizeof(char *));
+	o->paths[o->n++] = (char *)path;
+}
+
+/*
+ * The profile with every frame named "function (file:line)", for the
+ * formats that have no place for lines of their own (folded, the flame
+ * graph). speedscope and pprof carry file and line as fields.
+ */
+static void with_lines(const struct profile *src, struct profile *dst)
+{
+	uint32_t *map = xcalloc(src->nframes + 1, sizeof(*map));
+	uint32_t *ids = NULL;
+	size_t cap = 0;
+
+	profile_init(dst, src->types, src->ntypes);
+	for (size_t i = 0; i < src->nframes; i++) {
+		struct frame f = src->frames[i];
+		const char *base = f.file ? strrchr(f.file, '/') : NULL;
+		char *label = f.file && f.line
+			? xasprintf("%s (%s:%d)", f.function,
+				    base ? base + 1 : f.file, f.line)
+			: xstrdup(f.function);
+
+		f.function = label;
+		map[i] = profile_frame(dst, &f);
+		free(label);
+	}
+	for (size_t i = 0; i < src->nstacks; i++) {
+		const struct stack *st = &src->stacks[i];
+
+		ids = xgrow(ids, &cap, st->depth + 1, sizeof(*ids));
+		for (size_t d = 0; d < st->depth; d++)
+			ids[d] = map[st->frames[d]];
+		profile_add(dst, ids, st->depth, st->values);
+	}
+	free(ids);
+	free(map);
+}
+
+int profile_outputs_write(const struct profile_outputs *o,
+			  const struct profile *p, const char *cmd)
+{
+	const struct profile *named = p;
+	struct profile lined;
+	struct error e;
+	int ret = 0;
+
+	if (o->lines) {
+		with_lines(p, &lined);
+		named = &lined;
+	}
+	for (size_t i = 0; i < o->n; i++) {
+		const char *path = o->paths[i];
+		int r = 0;
+
+		switch (profile_fmt_of(path, o->format)) {
+		case PROFILE_FMT_FOLDED:
+			r = profile_write_folded(named, o->type, path, &e);
+			break;
+		case PROFILE_FMT_SVG:
+			r = profile_write_flamegraph(named, o->type, &o->flame,
+						     path, &e);
+			break;
+		case PROFILE_FMT_SPEEDSCOPE:
+			r = profile_write_speedscope(p, path, &e);
+			break;
+		case PROFILE_FMT_PPROF:
+			r = profile_write_pprof(p, path, &e);
+			break;
+		case PROFILE_FMT_NONE:
+			break;
+		}
+		if (r) {
+			fprintf(stderr, "yardstick %s: %s\n", cmd, e.msg);
+			ret = 2;
+		}
+	}
+	if (o->lines)
+		profile_free(&lined);
+	return ret;
+}

@@ -1,0 +1,80 @@
+/*
+ * An HDR histogram: log-linear buckets that keep every recorded value to a
+ * fixed number of significant decimal digits over a fixed range, in O(1)
+ * per record and constant memory, mergeable across threads. `load` records
+ * one latency per request in each client thread's histogram and merges
+ * them at the end; percentiles come from the merged counts.
+ *
+ * Values are int64 in the caller's unit (load uses nanoseconds). A value v
+ * is reported as its bucket's highest equivalent value r (as HdrHistogram
+ * does), with v <= r < v + max(lowest, v * 10^-sigfigs): lowest is the
+ * resolution, so the sigfigs digits hold only from about lowest * 10^sigfigs
+ * up. hdr_new(1000, 3600000000000, 3) — 1 us to 1 h — takes 196,680 bytes
+ * and keeps 3 digits from about 0.5 ms up but only 512 ns below (1100 ns
+ * is reported as 1535); hdr_new(1, 3600000000000, 3) keeps 3 digits
+ * throughout in 270,408 bytes.
+ */
+#ifndef YS_STATS_HDR_H
+#define YS_STATS_HDR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct hdr;
+
+/* A histogram of [lowest, highest] (1 <= lowest, 2 * lowest <= highest)
+ * with sigfigs significant digits (1..5), or NULL on bad arguments or no
+ * memory. lowest * 2 * 10^sigfigs must stay below about 2^63 (for 3
+ * digits, lowest < 2^53). */
+struct hdr *hdr_new(int64_t lowest, int64_t highest, int sigfigs);
+void hdr_free(struct hdr *h);
+void hdr_reset(struct hdr *h);
+
+/* Record v (count times; count <= 0 records nothing). A value below
+ * lowest, negative ones included, counts as lowest (and so is what
+ * hdr_min reports); one above highest is counted as highest and returns
+ * false (the caller may count it as saturated). */
+bool hdr_record(struct hdr *h, int64_t v);
+bool hdr_record_n(struct hdr *h, int64_t v, int64_t count);
+
+/* Add src's counts to dst. Both must have been made with the same
+ * arguments; returns -1 (and changes nothing) when they were not. */
+int hdr_merge(struct hdr *dst, const struct hdr *src);
+
+int64_t hdr_count(const struct hdr *h);
+/* Exact min and max of what was recorded (0 when empty). */
+int64_t hdr_min(const struct hdr *h);
+int64_t hdr_max(const struct hdr *h);
+/* Mean and standard deviation (population) over bucket midpoints; the
+ * mean is clamped to [hdr_min, hdr_max]. 0 when empty. */
+double hdr_mean(const struct hdr *h);
+double hdr_stddev(const struct hdr *h);
+
+/*
+ * The value at percentile p (0..100): the smallest recorded value v such
+ * that at least p% of the values are <= v, reported as the highest value
+ * equivalent to v's bucket (never above hdr_max). 0 when empty. p = 0
+ * gives hdr_min's bucket, p = 100 gives hdr_max; p outside 0..100 is
+ * clamped.
+ */
+int64_t hdr_percentile(const struct hdr *h, double p);
+
+/* Bytes of memory the histogram holds. */
+size_t hdr_memsize(const struct hdr *h);
+
+/*
+ * The percentile spectrum as HdrHistogram's "percentile distribution"
+ * prints it: steps that halve the distance to 100% ticks_per_half times
+ * per halving (5 is customary; less than 1 counts as 1), ending with the
+ * max at 100. Calls fn for each step with the value, the percentile
+ * (0..100) and the cumulative count; each value but the last is
+ * hdr_percentile(h, percentile). Stops early when fn returns non-zero
+ * (and returns that); returns 0 otherwise, without calls when empty.
+ */
+int hdr_foreach_percentile(const struct hdr *h, int ticks_per_half,
+			   int (*fn)(int64_t value, double percentile,
+				     int64_t cumulative, void *arg),
+			   void *arg);
+
+#endif

@@ -1,0 +1,217 @@
+# yardstick load: latency against a server with a known delay, the open
+# model's correction for a stall, resets, timeouts, refused connections,
+# replayed requests, https, the result and the gate, and bad input.
+. "$(dirname "$0")/lib.sh"
+HTTPFIX=${HTTPFIX:?HTTPFIX must name the HTTP fixture server}
+trap 'for f in "$T"/*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done; rm -rf "$T"' EXIT
+
+# fix NAME ARGS...: start an httpfix called NAME; its port in $T/NAME.port,
+# its URL in $U_NAME (exported, for sh -c).
+fix() {
+	name=$1
+	shift
+	"$HTTPFIX" "$@" >"$T/$name.port" 2>"$T/$name.err" &
+	echo $! >"$T/$name.pid"
+	i=0
+	while [ ! -s "$T/$name.port" ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	eval "U_$name=http://127.0.0.1:$(cat "$T/$name.port")/"
+	export "U_$name"
+}
+# unfix NAME: stop it (SIGTERM: it writes --stats) and wait for it.
+unfix() {
+	kill "$(cat "$T/$1.pid")" 2>/dev/null
+	i=0
+	while kill -0 "$(cat "$T/$1.pid")" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	rm -f "$T/$1.pid"
+}
+# jq_ FILE EXPR: python assertion over the result's one benchmark b and
+# its metrics m.
+jq_() {
+	py "d = load('$1'); b = d['benchmarks'][0]; m = b['metrics']
+$2"
+}
+
+t "help names the models and the requests file" sh -c '"$YS" load --help | grep -q -- "--rate" && "$YS" load --help | grep -q -- "--requests-file" && "$YS" help | grep -q "^  load"'
+
+# Closed model against a 20 ms server: the median is 20 ms and a bit.
+fix slow20 --delay 20
+t "closed model: exit 0 with a summary" expect_exit 0 "$YS" load -c 4 -d 2s --json "$T/c.json" "$U_slow20"
+t "... the summary has the percentiles and no errors" sh -c 'grep -q "p99.9" "$T/stdout" && grep -q "errors *none" "$T/stdout" && grep -q "closed model: 4 connections" "$T/stdout"'
+t "... median latency within [20 ms, 35 ms]" jq_ "$T/c.json" '
+l = m["latency"]; assert 0.020 <= l["median"] <= 0.035, l["median"]
+assert d["kind"] == "load" and d["schema"] == "yardstick/result/v1"
+assert l["unit"] == "s" and l["count"] == len(l["values"]) > 100, (l["count"], len(l["values"]))
+for k in ("p75", "p90", "p95", "p99", "p99_9", "p99_99", "max", "mean", "stddev"): assert l[k] is not None, k
+assert l["median"] <= l["p90"] <= l["p99"] <= l["p99_9"] <= l["max"]
+assert all(0.019 <= v <= 1 for v in l["values"])
+assert m["latency_uncorrected"]["median"] == l["median"]'
+t "... throughput: one value a second, the rate of 4 connections" jq_ "$T/c.json" '
+tp = m["throughput"]; assert tp["unit"] == "requests/s" and len(tp["values"]) == 2, tp["values"]
+assert 100 <= tp["rate"] <= 200, tp["rate"]
+assert m["errors"]["values"] == [0] and m["errors"]["requests"] == tp["ok"]
+assert d["settings"]["model"] == "closed" and d["settings"]["connections"] == 4'
+t "... saved in the store" sh -c '"$YS" history --metric latency | grep -q "127.0.0.1"'
+t "--requests N: exactly N requests, over 2 threads" sh -c '
+	"$YS" load -q -t 2 -c 4 -n 50 --json "$T/n.json" "$U_slow20" &&
+	python3 -c "import json; d = json.load(open(\"$T/n.json\")); e = d[\"benchmarks\"][0][\"metrics\"][\"errors\"]; assert e[\"requests\"] == 50 and d[\"benchmarks\"][0][\"metrics\"][\"throughput\"][\"ok\"] == 50, e"'
+t "--warmup: requests sent but not recorded" sh -c '
+	"$YS" load -q --no-store -c 2 -w 500ms -d 500ms --json "$T/w.json" "$U_slow20" &&
+	python3 -c "import json; m = json.load(open(\"$T/w.json\"))[\"benchmarks\"][0][\"metrics\"]; n = m[\"errors\"][\"requests\"]; assert 30 <= n <= 52, n"'
+t "--histogram prints the percentile spectrum" sh -c '"$YS" load --no-store --histogram -c 2 -n 40 "$U_slow20" | grep -q "percentile spectrum"'
+unfix slow20
+
+# Open model: a one-second stall shows in the corrected percentiles only.
+fix stall --delay 1 --stall-after 1000 --stall-for 1000
+t "open model with a 1 s stall: exit 0" expect_exit 0 "$YS" load --no-store -R 200 -c 2 -d 3s --json "$T/o.json" "$U_stall"
+t "... corrected p99 >= 0.8 s, uncorrected p99 < 0.1 s" jq_ "$T/o.json" '
+c, u = m["latency"], m["latency_uncorrected"]
+assert c["p99"] >= 0.8, c["p99"]
+assert u["p99"] < 0.1, u["p99"]
+assert c["max"] >= 0.9 and u["max"] >= 0.9, (c["max"], u["max"])'
+t "... the target rate, the sends and the late sends" jq_ "$T/o.json" '
+tp = m["throughput"]; assert tp["target_rate"] == 200 and 190 <= tp["send_rate"] <= 205, tp
+assert tp["late_sends"] >= 100 and tp["send_lag_max"] >= 0.8, tp
+assert d["settings"]["model"] == "open" and d["settings"]["rate"] == 200'
+t "... the summary says so" sh -c 'grep -q "open model: 200 requests/s" "$T/stdout" && grep -q "uncorrected" "$T/stdout" && grep -q "sends more than 1 ms" "$T/stdout"'
+unfix stall
+fix fast --delay 1
+t "open model without a stall: corrected = uncorrected, rate kept" sh -c '
+	"$YS" load -q --no-store -R 100 -c 2 -d 2s --json "$T/o2.json" "$U_fast" && python3 -c "
+import json; m = json.load(open(\"$T/o2.json\"))[\"benchmarks\"][0][\"metrics\"]
+c, u, tp = m[\"latency\"], m[\"latency_uncorrected\"], m[\"throughput\"]
+assert c[\"median\"] < 0.02 and c[\"p99\"] - u[\"p99\"] < 0.01, (c, u)
+assert 190 <= tp[\"ok\"] <= 201 and 95 <= tp[\"send_rate\"] <= 101, tp"'
+unfix fast
+
+# Faults.
+fix resets --reset-every 10 --stats "$T/resets.stats"
+t "resets: counted as read errors, as many as the server made" sh -c '
+	"$YS" load --no-store -c 4 -n 1000 --json "$T/r.json" "$U_resets" >"$T/r.out" 2>"$T/r.err" || exit 1
+	grep -q "read 100 (connection reset by peer)" "$T/r.out" || { cat "$T/r.out"; exit 1; }'
+unfix resets
+t "... the server counted 1000 requests and 100 resets" sh -c 'grep -qx "requests 1000" "$T/resets.stats" && grep -qx "resets 100" "$T/resets.stats"'
+t "... in the result too" jq_ "$T/r.json" '
+e = m["errors"]; assert e["read"] == 100 and e["values"] == [100] and e["requests"] == 1000, e'
+
+fix never --never-answer
+t "a server that never answers: timeouts, exit 1 at the deadline" sh -c '
+	start=$(date +%s%N)
+	"$YS" load --no-store -c 3 --timeout 300ms -d 1s --json "$T/t.json" "$U_never" >"$T/t.out" 2>"$T/t.err"; rc=$?
+	end=$(date +%s%N)
+	[ $rc -eq 1 ] || { echo "exit $rc"; cat "$T/t.err"; exit 1; }
+	[ $(( (end - start) / 1000000 )) -lt 4000 ] || { echo "took too long"; exit 1; }
+	grep -q "no request succeeded: no response within 0.3s: 127.0.0.1:" "$T/t.err" || { cat "$T/t.err"; exit 1; }'
+t "... timeouts counted in the summary and the result" sh -c 'grep -q "timeout [0-9]* (no response within 0.3s)" "$T/t.out" && python3 -c "
+import json; e = json.load(open(\"$T/t.json\"))[\"benchmarks\"][0][\"metrics\"][\"errors\"]
+assert e[\"timeout\"] >= 6 and e[\"timeout\"] == e[\"values\"][0], e"'
+t "--requests with a server that never answers ends too" sh -c '"$YS" load -q --no-store -c 2 -n 4 --timeout 200ms "$U_never"; [ $? -eq 1 ]'
+unfix never
+
+fix gone
+port=$(cat "$T/gone.port")
+unfix gone
+t "a refused connection: exit 1 naming host and port" expect_exit 1 "$YS" load --no-store -c 2 -d 500ms --json "$T/x.json" "http://127.0.0.1:$port/"
+t "... 'connection refused: 127.0.0.1:PORT'" has "$T/stderr" "no request succeeded: connection refused: 127.0.0.1:$port"
+t "... the summary and --json are still written" sh -c 'grep -q "connect [0-9]* (connection refused)" "$T/stdout" && python3 -c "
+import json; e = json.load(open(\"$T/x.json\"))[\"benchmarks\"][0][\"metrics\"][\"errors\"]
+assert e[\"connect\"] > 0 and e[\"values\"][0] == e[\"connect\"], e"'
+
+fix s503 --status 503
+t "status 503 to every request: errors by status, exit 1" expect_exit 1 "$YS" load --no-store -c 2 -n 20 --json "$T/503.json" "$U_s503"
+t "... counted by status" sh -c 'grep -q "status 503: 20" "$T/stdout" && grep -q "answered 503 to 20 of 20" "$T/stderr" && python3 -c "
+import json; e = json.load(open(\"$T/503.json\"))[\"benchmarks\"][0][\"metrics\"][\"errors\"]
+assert e[\"status\"] == 20 and e[\"status_503\"] == 20, e"'
+unfix s503
+
+fix chunk --chunked --close --body "hello, chunked world"
+t "chunked bodies and Connection: close" sh -c '
+	"$YS" load --no-store -c 2 -n 30 --json "$T/ch.json" "$U_chunk" >"$T/ch.out" &&
+	grep -q "30 ok" "$T/ch.out" && grep -q "errors *none" "$T/ch.out"'
+unfix chunk
+
+# What is sent: replayed requests, bodies, headers.
+fix logged --log "$T/req.log"
+cat >"$T/reqs.jsonl" <<'EOF'
+# a sample of production traffic
+{"path": "/items?id=1", "headers": {"Accept": "application/json"}}
+
+{"method": "POST", "path": "/items", "headers": ["Content-Type: application/json"], "body": "{\"name\": \"x\"}"}
+{"method": "DELETE", "path": "/items/7"}
+EOF
+t "--requests-file sends exactly the listed requests" sh -c '
+	"$YS" load -q --no-store -c 1 -n 3 -H "X-Run: 1" --requests-file "$T/reqs.jsonl" "$U_logged" && python3 - "$T/req.log" <<"PY"
+import sys
+blocks = open(sys.argv[1], newline="").read().split("\n--\n")[:-1]
+assert len(blocks) == 3, blocks
+lines = [b.split("\r\n") for b in blocks]
+assert lines[0][0] == "GET /items?id=1 HTTP/1.1", lines[0]
+assert "Accept: application/json" in lines[0] and "X-Run: 1" in lines[0]
+assert lines[1][0] == "POST /items HTTP/1.1" and "Content-Length: 13" in lines[1], lines[1]
+assert blocks[1].endswith("body: 13 bytes: {\"name\": \"x\"}"), blocks[1]
+assert lines[2][0] == "DELETE /items/7 HTTP/1.1", lines[2]
+assert all(any(l.startswith("Host: 127.0.0.1:") for l in b) for b in lines)
+PY'
+t "--body: POST with Content-Length and the body" sh -c '
+	: >"$T/req.log"; "$YS" load -q --no-store -c 1 -n 2 -b "hello" -H "Content-Type: text/plain" "${U_logged}echo" &&
+	grep -c "^POST /echo HTTP/1.1" "$T/req.log" | grep -qx 2 && grep -q "^Content-Length: 5" "$T/req.log" && grep -q "body: 5 bytes: hello" "$T/req.log"'
+printf 'file body' >"$T/body.txt"
+t "--body-file and --method" sh -c '
+	: >"$T/req.log"; "$YS" load -q --no-store -c 1 -n 1 -m PUT --body-file "$T/body.txt" "$U_logged" &&
+	grep -q "^PUT / HTTP/1.1" "$T/req.log" && grep -q "body: 9 bytes: file body" "$T/req.log"'
+unfix logged
+
+fix tls --tls
+t "https with --insecure" sh -c '"$YS" load --no-store -k -c 2 -n 20 "https://127.0.0.1:$(cat "$T/tls.port")/" | grep -q "20 ok"'
+t "https without it refuses a self-signed certificate: exit 1" sh -c '
+	"$YS" load --no-store -c 1 -d 300ms "https://localhost:$(cat "$T/tls.port")/" >/dev/null 2>"$T/tls.err"; [ $? -eq 1 ] &&
+	grep -q "certificate verify failed" "$T/tls.err" || { cat "$T/tls.err"; exit 1; }'
+unfix tls
+
+# Compare and gate two versions of a service: the slower one fails.
+fix v1 --delay 2
+fix v2 --delay 25
+t "two load results of a slower server: gate latency.p99=15ms fails" sh -c '
+	"$YS" load -q --name api -c 20 -d 2s --json "$T/v1.json" "$U_v1" &&
+	"$YS" load -q --name api -c 20 -d 2s --json "$T/v2.json" "$U_v2" &&
+	"$YS" load -q --name api -c 20 -d 2s --json "$T/v1b.json" "$U_v1" || exit 1
+	"$YS" gate --baseline "$T/v1.json" --max-increase latency.p99=15ms "$T/v2.json" >"$T/g.out"; rc=$?
+	[ $rc -eq 1 ] && grep -q "^FAIL *api: max increase latency.p99=15ms" "$T/g.out" || { echo "exit $rc"; cat "$T/g.out"; exit 1; }'
+t "... the same server again passes" sh -c '"$YS" gate --baseline "$T/v1.json" --max-increase latency.p99=15ms "$T/v1b.json" >"$T/g2.out" || { cat "$T/g2.out"; exit 1; }'
+t "... compare calls the latency slower" sh -c '"$YS" compare "$T/v1.json" "$T/v2.json" | grep -E "^  latency +median" | grep -q slower'
+unfix v1
+unfix v2
+
+fix intr --delay 5
+t "interrupted: exit 130, the result still written" sh -c '
+	"$YS" load --no-store -c 2 -d 20s --json "$T/i.json" "$U_intr" >/dev/null 2>&1 &
+	pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
+	[ $rc -eq 130 ] && python3 -c "import json; m = json.load(open(\"$T/i.json\"))[\"benchmarks\"][0][\"metrics\"]; assert m[\"throughput\"][\"ok\"] > 50"'
+unfix intr
+
+# Bad input: exit 2 naming the argument.
+t "a bad URL: exit 2" expect_exit 2 "$YS" load --no-store "ftp://127.0.0.1/"
+t "... naming it" has "$T/stderr" "URL 'ftp://127.0.0.1/': must start with http:// or https://"
+t "a bad port: exit 2" expect_exit 2 "$YS" load --no-store "http://127.0.0.1:99999/"
+t "... naming it" has "$T/stderr" "'99999' is not a port"
+t "a bad header: exit 2" expect_exit 2 "$YS" load --no-store -H "NoColon" "http://127.0.0.1:1/"
+t "... naming it" has "$T/stderr" "--header 'NoColon': expected 'Name: value'"
+t "a header that breaks the line: exit 2" expect_exit 2 "$YS" load --no-store -H "$(printf 'X: a\r\nY: b')" "http://127.0.0.1:1/"
+t "an unreadable body file: exit 2" expect_exit 2 "$YS" load --no-store --body-file "$T/none.txt" "http://127.0.0.1:1/"
+t "... naming it" has "$T/stderr" "--body-file '$T/none.txt': cannot open"
+printf '{"path": "/a"}\n{"path": "/b", "headrs": {}}\n' >"$T/bad.jsonl"
+t "a malformed requests file: exit 2" expect_exit 2 "$YS" load --no-store --requests-file "$T/bad.jsonl" "http://127.0.0.1:1/"
+t "... naming file:line" has "$T/stderr" "$T/bad.jsonl:2: unknown key \"headrs\""
+printf '{"path": "/a"}\n{"path": "/b"\n' >"$T/bad2.jsonl"
+t "a requests file that is not JSON: exit 2 with file:line" sh -c '"$YS" load --no-store --requests-file "$T/bad2.jsonl" http://127.0.0.1:1/ 2>&1; [ $? -eq 2 ]' 
+t "... naming file:line" sh -c '"$YS" load --no-store --requests-file "$T/bad2.jsonl" http://127.0.0.1:1/ 2>&1 | grep -q "bad2.jsonl:2: column"'
+t "more threads than connections: exit 2" expect_exit 2 "$YS" load --no-store -t 4 -c 2 "http://127.0.0.1:1/"
+t "a bad rate: exit 2" expect_exit 2 "$YS" load --no-store -R 0 "http://127.0.0.1:1/"
+t "no URL: exit 2" expect_exit 2 "$YS" load --no-store
+t "an unwritable --json: exit 2 before any request" expect_exit 2 "$YS" load --no-store --json "$T/no/such/dir/x.json" "http://127.0.0.1:1/"
+finish
