@@ -18,6 +18,7 @@
 #include "measure/machine.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
+#include "util/term.h"
 
 const char load_help[] =
 "usage: yardstick load [OPTIONS] URL\n"
@@ -415,6 +416,11 @@ static void install_handlers(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+static void show_progress(void *arg, double fraction)
+{
+	progress_update(arg, fraction, "load");
+}
+
 /* The config of the engine; reqs and the resolved address filled in. */
 static int make_config(const struct load_opts *o, struct load_config *c,
 		       struct error *e)
@@ -484,6 +490,7 @@ int cmd_load(int argc, char **argv)
 	struct load_req *reqs = NULL;
 	struct result res;
 	struct git_probe gp = { .pid = -1, .fd = -1 };
+	struct progress progress;
 	struct error e;
 	size_t nreqs = 0;
 	int r, ret = 2;
@@ -508,7 +515,14 @@ int cmd_load(int argc, char **argv)
 	res.tool_version = xstrdup(YS_VERSION);
 	machine_detect(&res.machine);
 	install_handlers();
-	if (load_run(&cfg, &st, &e)) {
+	progress_init(&progress);
+	if (!o.quiet && progress.enabled) {
+		cfg.progress = show_progress;
+		cfg.progress_arg = &progress;
+	}
+	r = load_run(&cfg, &st, &e);
+	progress_clear(&progress);
+	if (r) {
 		fprintf(stderr, "yardstick load: %s\n", e.msg);
 		ret = 3;
 		goto out_free;

@@ -100,6 +100,21 @@ static void print_totals(const struct mem_run *m, FILE *fp, bool color)
 			term_reset(color));
 }
 
+/* A power of two in bytes: "512 B", "4 KiB", "2 MiB". */
+static void fmt_pow2(uint64_t v, char *buf, size_t n)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB",
+					     "PiB", "EiB" };
+	int u = 0;
+
+	while (v >= 1024 && u < 6) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, n, "%llu %s", (unsigned long long)v, units[u]);
+}
+
+/* One row per size class: [2^(i-1), 2^i), and 0 on its own. */
 static void print_sizes(const struct heap_report *r, FILE *fp, bool color)
 {
 	double most = 0;
@@ -108,22 +123,24 @@ static void print_sizes(const struct heap_report *r, FILE *fp, bool color)
 		most = fmax(most, r->hist_count[i]);
 	if (most <= 0)
 		return;
-	fprintf(fp, "\n%sallocation sizes%s\n", term_bold(color),
-		term_reset(color));
+	fprintf(fp, "\n%sallocation sizes%s %s(from, up to but not "
+		"including)%s\n", term_bold(color), term_reset(color),
+		term_dim(color), term_reset(color));
 	for (int i = 0; i < HEAP_HIST; i++) {
 		char lo[32], hi[32], n[32], range[80];
 		int bar = (int)lround(30 * r->hist_count[i] / most);
 
 		if (r->hist_count[i] <= 0)
 			continue;
-		fmt_bytes((double)heap_hist_low(i), lo, sizeof(lo));
-		fmt_bytes(i ? (double)(heap_hist_low(i) * 2 - 1) : 0, hi,
-			  sizeof(hi));
-		if (i <= 1)
-			snprintf(range, sizeof(range), "%s", lo);
+		fmt_pow2(heap_hist_low(i), lo, sizeof(lo));
+		fmt_pow2(heap_hist_low(i + 1), hi, sizeof(hi));
+		if (i == 0)
+			snprintf(range, sizeof(range), "0 B");
+		else if (i == HEAP_HIST - 1)
+			snprintf(range, sizeof(range), "%s and more", lo);
 		else
 			snprintf(range, sizeof(range), "%s - %s", lo, hi);
-		fprintf(fp, "  %-22s %5.1f%% %14s  ", range,
+		fprintf(fp, "  %-18s %5.1f%% %14s  ", range,
 			100 * r->hist_count[i] / r->allocations,
 			fmt_count(r->hist_count[i], n, sizeof(n)));
 		for (int k = 0; k < bar; k++)
@@ -143,10 +160,30 @@ static int by_value(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* The C library's frames under main and under a thread's function: the
+ * same in every stack, so the report leaves them out (exports keep
+ * them). */
+static bool runtime_frame(const struct frame *f)
+{
+	static const char *const names[] = {
+		"__libc_start_call_main", "__libc_start_main", "_start",
+		"start_thread", "clone3", "clone", "__clone3", "__clone",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(f->function, names[i]))
+			return true;
+	return false;
+}
+
 static void print_frames(const struct profile *p, const struct stack *st,
 			 FILE *fp, bool color)
 {
-	for (size_t d = 0; d < st->depth && d < MAX_FRAMES_SHOWN; d++) {
+	size_t depth = st->depth;
+
+	while (depth > 1 && runtime_frame(&p->frames[st->frames[depth - 1]]))
+		depth--;
+	for (size_t d = 0; d < depth && d < MAX_FRAMES_SHOWN; d++) {
 		const struct frame *f = &p->frames[st->frames[d]];
 		const char *base = f->file ? strrchr(f->file, '/') : NULL;
 
@@ -160,9 +197,9 @@ static void print_frames(const struct profile *p, const struct stack *st,
 				term_reset(color));
 		fputc('\n', fp);
 	}
-	if (st->depth > MAX_FRAMES_SHOWN)
+	if (depth > MAX_FRAMES_SHOWN)
 		fprintf(fp, "%25s%s... %zu more frames%s\n", "",
-			term_dim(color), st->depth - MAX_FRAMES_SHOWN,
+			term_dim(color), depth - MAX_FRAMES_SHOWN,
 			term_reset(color));
 }
 

@@ -18,9 +18,13 @@
  * untraced. Frees of blocks the agent never saw are recorded like any
  * other; yardstick ignores the ones it cannot match.
  *
- * Processes: only the process yardstick started is traced. A forked child
- * stops tracing in the fork itself (pthread_atfork) and an exec'd program
- * finds the segment's descriptors closed (they are close-on-exec), so
+ * Processes: only the process yardstick started is traced, across its
+ * execs (a wrapper script exec'ing the real program is common): the new
+ * image's agent finds it owns the segment already, takes over the slots
+ * of the old image's threads and records the exec, at which yardstick
+ * drops the old image's blocks. A forked child stops tracing in the fork
+ * itself (pthread_atfork); any other process that inherits the
+ * descriptors (posix_spawn, vfork) closes them when its agent starts, so
  * children run untraced with the agent passing every call through.
  *
  * This file is built into its own shared object with no yardstick code
@@ -65,7 +69,8 @@ enum { OFF, STARTING, ON };
 static _Atomic int state = OFF;
 static bool started;			/* init ran (traced or not) */
 static struct heap_header *hdr;
-static int sock = -1;
+static int sock = -1, shm_fd = -1;
+static uint32_t generation;		/* this image's number */
 static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t thread_key;
 static uint64_t sample_bytes;
@@ -120,7 +125,8 @@ INLINE uint64_t stamp(void)
 
 static uint64_t hash_stack(void *const *ips, int n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15u ^ (uint64_t)n;
+	uint64_t h = 0x9e3779b97f4a7c15u ^ (uint64_t)n ^
+		     ((uint64_t)generation << 40);
 
 	for (int i = 0; i < n; i++) {
 		h ^= (uint64_t)(uintptr_t)ips[i];
@@ -254,7 +260,7 @@ static void send_maps(void)
 		len += r;
 	}
 	close(fd);
-	send_msg(HEAP_MSG_MAPS, 0, 0, buf, len);
+	send_msg(HEAP_MSG_MAPS, 0, generation, buf, len);
 }
 
 static int count_adds(struct dl_phdr_info *info, size_t size, void *arg)
@@ -384,15 +390,62 @@ static bool thread_start(struct tstate *t)
 
 /* ---- start-up ----------------------------------------------------------- */
 
+static void close_fds(void)
+{
+	if (sock >= 0)
+		close(sock);
+	if (shm_fd >= 0)
+		close(shm_fd);
+	sock = shm_fd = -1;
+}
+
 static void after_fork_child(void)
 {
 	/* the child is not traced: it shares the segment with its parent */
 	atomic_store(&state, OFF);
 	tls.slot = NULL;
 	hdr = NULL;
-	if (sock >= 0)
-		close(sock);
-	sock = -1;
+	close_fds();
+}
+
+/*
+ * Is this process the one to trace? It is if it is the first to claim
+ * the segment, or if it claimed it before an exec: then the old image's
+ * threads are gone, and their slots (records and all) are taken over.
+ */
+static bool claim(void)
+{
+	int none = 0, self = getpid();
+
+	if (atomic_compare_exchange_strong((_Atomic int32_t *)&hdr->owner_pid,
+					   &none, self)) {
+		generation = 1;
+		hdr->generation = 1;
+		return true;
+	}
+	if (none != self)
+		return false;
+	generation = ++hdr->generation;
+	for (int i = 0; i < HEAP_SLOTS; i++)
+		atomic_store((_Atomic uint32_t *)&hdr->slots[i].state, 0);
+	return true;
+}
+
+/* The exec that started this image, in the first thread's slot. */
+static void record_exec(void)
+{
+	struct heap_slot *s = slot_take();
+	uint64_t *w;
+
+	if (!s)
+		return;
+	w = reserve(s, 2);
+	if (w) {
+		w[0] = ((uint64_t)HEAP_REC_EXEC << HEAP_TYPE_SHIFT) | stamp();
+		w[1] = generation;
+		commit(s, 2);
+	}
+	slot_give(s);
 }
 
 static bool parse_env(int *shm, int *fd, unsigned long long *ino)
@@ -437,23 +490,21 @@ static void start(void)
 	if (!parse_env(&shm, &fd, &ino) || fstat(shm, &st) ||
 	    (unsigned long long)st.st_ino != ino)
 		goto off;
+	shm_fd = shm;
+	sock = fd;
 	p = mmap(NULL, sizeof(*hdr), PROT_READ | PROT_WRITE, MAP_SHARED, shm,
 		 0);
 	if (p == MAP_FAILED)
 		goto off;
 	hdr = p;
-	if (hdr->magic != HEAP_MAGIC || hdr->version != HEAP_VERSION) {
+	if (hdr->magic != HEAP_MAGIC || hdr->version != HEAP_VERSION ||
+	    !claim()) {
+		/* not ours to trace: let go of what we inherited */
 		munmap(p, sizeof(*hdr));
+		hdr = NULL;
+		close_fds();
 		goto off;
 	}
-	int none = 0;
-	if (!atomic_compare_exchange_strong((_Atomic int32_t *)&hdr->owner_pid,
-					    &none, getpid()))
-		goto off;	/* another process traces */
-	fcntl(shm, F_SETFD, FD_CLOEXEC);
-	fcntl(fd, F_SETFD, FD_CLOEXEC);
-	close(shm);
-	sock = fd;
 	sample_bytes = hdr->sample_bytes;
 	use_tsc = hdr->clock == 1;
 	max_depth = hdr->max_depth && hdr->max_depth <= HEAP_MAX_DEPTH ?
@@ -470,6 +521,8 @@ static void start(void)
 	if (sample_bytes && !sample_setup())
 		goto off;
 	check_maps();
+	if (generation > 1)
+		record_exec();
 	tls.busy = 0;
 	atomic_store(&state, ON);
 	return;
@@ -481,6 +534,34 @@ off:
 __attribute__((constructor)) static void agent_init(void)
 {
 	start();
+}
+
+/*
+ * The program's peak RSS, as the kernel keeps it for this image (wait4's
+ * would include the memory of the process that spawned it, which the
+ * program shared until its exec). Read with system calls only.
+ */
+__attribute__((destructor)) static void agent_fini(void)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd;
+
+	if (atomic_load(&state) != ON || !hdr)
+		return;
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	const char *p = strstr(buf, "\nVmHWM:");
+	if (p)
+		__atomic_store_n(&hdr->exit_hwm,
+				 strtoull(p + 8, NULL, 10) * 1024,
+				 __ATOMIC_RELEASE);
 }
 
 /* ---- recording ---------------------------------------------------------- */
@@ -535,7 +616,8 @@ static void record_stack(struct heap_slot *s, uint64_t h, void **ips, int n)
 	w = reserve(s, 2 + n);
 	if (!w)
 		return;
-	w[0] = ((uint64_t)HEAP_REC_STACK << HEAP_TYPE_SHIFT) | (uint64_t)n;
+	w[0] = ((uint64_t)HEAP_REC_STACK << HEAP_TYPE_SHIFT) |
+	       ((uint64_t)generation << 16) | (uint64_t)n;
 	w[1] = h;
 	memcpy(&w[2], ips, n * sizeof(uint64_t));
 	commit(s, 2 + n);
@@ -645,21 +727,6 @@ INLINE void record_free(struct tstate *t, void *p, uint64_t ts, bool temp)
 		slot_give(s);
 }
 
-/* The stack of the entry point's caller, leaf first. */
-#define CAPTURE(t, ips, n)						\
-	do {								\
-		if (likely(use_unw)) {					\
-			void *all_[HEAP_MAX_DEPTH + 1];			\
-			int k_ = unw_trace(all_, max_depth + 1);	\
-			(n) = k_ > 1 ? k_ - 1 : 0;			\
-			memcpy((ips), all_ + 1, (n) * sizeof(void *));	\
-		} else {						\
-			(n) = walk_fp((ips), max_depth,			\
-				      (uintptr_t)__builtin_frame_address(0), \
-				      (t));				\
-		}							\
-	} while (0)
-
 INLINE void count_alloc(struct tstate *t, void *p, size_t size)
 {
 	if (likely(t->slot != NULL)) {
@@ -672,17 +739,41 @@ INLINE void count_alloc(struct tstate *t, void *p, size_t size)
 	t->last_alloc = p;
 }
 
+/*
+ * Record the allocation of size bytes at p with its stack: out of line,
+ * so that the entry points' fast path (nothing to record in sampled mode)
+ * stays small. The stack starts at the entry point's caller: two frames
+ * up from here (this function, the entry point).
+ */
+static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
+						   size_t size)
+{
+	void *ips[HEAP_MAX_DEPTH + 2];
+	int n;
+
+	if (likely(use_unw)) {
+		n = unw_trace(ips, (int)max_depth + 2) - 2;
+		if (n < 0)
+			n = 0;
+		memmove(ips, ips + 2, n * sizeof(void *));
+	} else {
+		/* our frame's return address is into the entry point */
+		n = walk_fp(ips, (int)max_depth + 1,
+			    (uintptr_t)__builtin_frame_address(0), t) - 1;
+		if (n < 0)
+			n = 0;
+		memmove(ips, ips + 1, n * sizeof(void *));
+	}
+	record_alloc(t, p, size, n, ips);
+}
+
 /* After an allocation of size bytes at p by the entry point. */
-#define TRACE_ALLOC(t, p, size)						\
-	do {								\
-		void *ips_[HEAP_MAX_DEPTH];				\
-		int n_;							\
-		count_alloc((t), (p), (size));				\
-		if (sample_bytes && !sample_alloc((t), (p), (size)))	\
-			break;						\
-		CAPTURE((t), ips_, n_);					\
-		record_alloc((t), (p), (size), n_, ips_);		\
-	} while (0)
+INLINE void after_alloc(struct tstate *t, void *p, size_t size)
+{
+	count_alloc(t, p, size);
+	if (!sample_bytes || sample_alloc(t, p, size))
+		trace_alloc(t, p, size);
+}
 
 /* Is the free of p to be recorded? (In sampled mode: was p sampled? It
  * is asked before the block is released, while no other thread can be
@@ -715,7 +806,7 @@ EXPORT void *malloc(size_t size)
 
 	if (t) {
 		if (p)
-			TRACE_ALLOC(t, p, size);
+			after_alloc(t, p, size);
 		leave(t);
 	}
 	return p;
@@ -748,7 +839,7 @@ EXPORT void *calloc(size_t n, size_t size)
 
 	if (t) {
 		if (p)
-			TRACE_ALLOC(t, p, n * size);
+			after_alloc(t, p, n * size);
 		leave(t);
 	}
 	return p;
@@ -771,9 +862,9 @@ INLINE void *do_realloc(void *old, size_t size)
 	if (old && (p || size == 0))
 		trace_free(t, old, ts, traced);
 	else if (traced && sample_bytes)
-		sample_keep(old);
+		sample_add(old);	/* still live, still sampled */
 	if (p)
-		TRACE_ALLOC(t, p, size);
+		after_alloc(t, p, size);
 	leave(t);
 	return p;
 }
@@ -801,7 +892,7 @@ INLINE void *aligned(size_t align, size_t size)
 
 	if (t) {
 		if (p)
-			TRACE_ALLOC(t, p, size);
+			after_alloc(t, p, size);
 		leave(t);
 	}
 	return p;

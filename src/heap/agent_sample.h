@@ -10,7 +10,9 @@
  * without a system call, since nearly all frees are of blocks that were
  * not: the traced blocks live in an open-addressed table that frees read
  * without locking. Changes to it (a sample, the free of a sampled block, a
- * rebuild that clears deleted entries) take a lock; they are rare.
+ * rebuild that clears deleted entries) take a lock; they are rare. In
+ * front of the table, a filter of counters by address answers most frees
+ * with one load: a zero means no sampled block has that address's bits.
  */
 #define SAMPLE_MIN_BITS 12
 #define SAMPLE_MAX_BITS 24
@@ -24,6 +26,25 @@ struct sample_table {
 };
 
 static struct sample_table *_Atomic sampled;
+
+#define FILTER_BITS 15
+static _Atomic uint8_t filter[1 << FILTER_BITS];
+
+static inline _Atomic uint8_t *filter_of(uintptr_t p)
+{
+	return &filter[(p >> 4) & ((1u << FILTER_BITS) - 1)];
+}
+
+/* Under sample_lock. A counter at 255 stays there: "maybe" for good. */
+static void filter_change(uintptr_t p, int by)
+{
+	_Atomic uint8_t *f = filter_of(p);
+	uint8_t v = atomic_load_explicit(f, memory_order_relaxed);
+
+	if (v < 255)
+		atomic_store_explicit(f, (uint8_t)(v + by),
+				      memory_order_release);
+}
 static pthread_mutex_t sample_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct sample_table *table_new(unsigned bits)
@@ -111,26 +132,33 @@ static int64_t sample_interval(struct tstate *t)
 	return (int64_t)(-log(u) * (double)sample_bytes) + 1;
 }
 
-/* Is the allocation of size bytes at p to be traced? */
-static inline bool sample_alloc(struct tstate *t, void *p, size_t size)
+/* Remember p as sampled; false when the table cannot grow further. */
+static bool sample_add(void *p)
 {
 	struct sample_table *tab;
-	bool ok = true;
 
-	t->sample_left -= (int64_t)size;
-	if (t->sample_left > 0)
-		return false;
-	t->sample_left = sample_interval(t);
 	pthread_mutex_lock(&sample_lock);
 	tab = atomic_load_explicit(&sampled, memory_order_relaxed);
 	if ((tab->used + 1) * 4 > ((size_t)3 << tab->bits))
 		tab = table_rebuild(tab);
-	if (tab)
+	if (tab) {
 		table_put(tab, (uintptr_t)p);
-	else
-		ok = false, hdr->sample_full = 1;
+		filter_change((uintptr_t)p, 1);
+	} else {
+		hdr->sample_full = 1;
+	}
 	pthread_mutex_unlock(&sample_lock);
-	return ok;
+	return tab != NULL;
+}
+
+/* Is the allocation of size bytes at p to be traced? */
+static inline bool sample_alloc(struct tstate *t, void *p, size_t size)
+{
+	t->sample_left -= (int64_t)size;
+	if (likely(t->sample_left > 0))
+		return false;
+	t->sample_left = sample_interval(t);
+	return sample_add(p);
 }
 
 static bool table_find(struct sample_table *t, uintptr_t p, size_t *at)
@@ -150,29 +178,15 @@ static bool table_find(struct sample_table *t, uintptr_t p, size_t *at)
 	}
 }
 
-/* A sampled block whose realloc failed: it is still live, and sampled. */
-static void sample_keep(void *p)
+/* sample_free's look-up in the table, for the blocks the filter let by. */
+static __attribute__((noinline)) bool sample_forget(void *p)
 {
-	struct sample_table *tab;
-
-	pthread_mutex_lock(&sample_lock);
-	tab = atomic_load_explicit(&sampled, memory_order_relaxed);
-	if ((tab->used + 1) * 4 > ((size_t)3 << tab->bits))
-		tab = table_rebuild(tab);
-	if (tab)
-		table_put(tab, (uintptr_t)p);
-	pthread_mutex_unlock(&sample_lock);
-}
-
-/* Was the block at p traced? If so it is forgotten: it is being freed. */
-static inline bool sample_free(void *p)
-{
-	struct sample_table *t = atomic_load_explicit(&sampled,
-						      memory_order_acquire);
+	struct sample_table *t;
 	bool found;
 	size_t at;
 
-	if (likely(!table_find(t, (uintptr_t)p, &at)))
+	t = atomic_load_explicit(&sampled, memory_order_acquire);
+	if (!table_find(t, (uintptr_t)p, &at))
 		return false;
 	pthread_mutex_lock(&sample_lock);
 	t = atomic_load_explicit(&sampled, memory_order_relaxed);
@@ -181,7 +195,17 @@ static inline bool sample_free(void *p)
 		atomic_store_explicit(&t->cells[at], SAMPLE_TOMB,
 				      memory_order_relaxed);
 		t->live--;
+		filter_change((uintptr_t)p, -1);
 	}
 	pthread_mutex_unlock(&sample_lock);
 	return found;
+}
+
+/* Was the block at p traced? If so it is forgotten: it is being freed. */
+static inline __attribute__((always_inline)) bool sample_free(void *p)
+{
+	if (likely(!atomic_load_explicit(filter_of((uintptr_t)p),
+					 memory_order_acquire)))
+		return false;
+	return sample_forget(p);
 }

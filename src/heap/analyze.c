@@ -31,7 +31,7 @@ static size_t rec_len(uint64_t w)
 	switch (rec_type(w)) {
 	case HEAP_REC_ALLOC: return 4;
 	case HEAP_REC_BURST: return 6;
-	case HEAP_REC_STACK: return 2 + (w & HEAP_TS_MASK);
+	case HEAP_REC_STACK: return 2 + HEAP_STACK_DEPTH(w);
 	}
 	return 2;
 }
@@ -105,7 +105,7 @@ static void find_sites(const struct heap_trace *t, struct heap_report *r,
 		const struct heap_stream *s = &t->streams[i];
 
 		for (size_t j = 0; j < s->n; j += rec_len(s->words[j])) {
-			uint32_t n = (uint32_t)(s->words[j] & HEAP_TS_MASK);
+			uint32_t n = HEAP_STACK_DEPTH(s->words[j]);
 			bool found;
 			uint32_t *v;
 
@@ -114,9 +114,11 @@ static void find_sites(const struct heap_trace *t, struct heap_report *r,
 			if (j + 2 + n > s->n)
 				break;
 			v = index_slot(x, s->words[j + 1], &found);
-			if (!found)
+			if (!found) {
 				*v = add_site(r, cap, s->words[j + 1],
 					      &s->words[j + 2], n);
+				r->sites[*v].gen = HEAP_STACK_GEN(s->words[j]);
+			}
 		}
 	}
 }
@@ -374,6 +376,26 @@ static void on_free(struct replay *p, const uint64_t *w, bool temp_mark)
 	note_time(p, w[0] & HEAP_TS_MASK);
 }
 
+/* An exec: the blocks of the image before are gone (not leaked). */
+static void on_exec(struct replay *p, const uint64_t *w)
+{
+	struct heap_report *r = p->r;
+
+	for (size_t i = 0; i <= p->live.mask; i++) {
+		struct block *b = &p->live.b[i];
+
+		if (!b->ptr)
+			continue;
+		touch(p, &r->sites[b->site]);
+		r->sites[b->site].live -= b->bytes;
+		p->cur -= b->bytes;
+		b->ptr = 0;
+	}
+	p->live.n = 0;
+	r->execs++;
+	note_time(p, w[0] & HEAP_TS_MASK);
+}
+
 /* A run of temporaries: its largest block live from t0 to t1. */
 static void on_burst(struct replay *p, const uint64_t *w, bool end)
 {
@@ -433,6 +455,8 @@ static void merge(struct replay *p)
 			on_burst(p, w, true);
 		else if (type == HEAP_REC_FREE || type == HEAP_REC_FREE_TEMP)
 			on_free(p, w, type == HEAP_REC_FREE_TEMP);
+		else if (type == HEAP_REC_EXEC)
+			on_exec(p, w);
 		c->w += rec_len(*w);
 		if (!cursor_next(c))
 			h[0] = h[--n];
@@ -467,28 +491,33 @@ static void settle(struct replay *p)
 	}
 }
 
-/* The heap over time, with the RSS samples put in their intervals. */
+/*
+ * The heap over time, and the RSS: the largest sample in an interval, or
+ * the last one before it (the RSS is sampled every few milliseconds, far
+ * more coarsely than the intervals); NaN before the first sample.
+ */
 static void timeline(struct replay *p)
 {
 	const struct heap_trace *t = p->t;
 	struct heap_report *r = p->r;
-	double heap = 0;
+	double heap = 0, rss = NAN;
 	size_t k = 0;
 
 	r->timeline = xcalloc(HEAP_TIMELINE, sizeof(*r->timeline));
 	r->ntimeline = HEAP_TIMELINE;
 	for (int i = 0; i < HEAP_TIMELINE; i++) {
 		struct heap_point *pt = &r->timeline[i];
+		double most = NAN;
 
 		/* an interval without events stays at the level before it */
 		pt->t = (i + 1) * p->bucket_dt;
 		pt->heap = isnan(p->bucket_end[i]) ? heap : p->bucket[i];
-		pt->rss = NAN;
-		while (k < t->nrss && t->rss[k].t <= pt->t) {
-			if (isnan(pt->rss) || t->rss[k].bytes > pt->rss)
-				pt->rss = t->rss[k].bytes;
-			k++;
+		for (; k < t->nrss && t->rss[k].t <= pt->t; k++) {
+			if (isnan(most) || t->rss[k].bytes > most)
+				most = t->rss[k].bytes;
+			rss = t->rss[k].bytes;
 		}
+		pt->rss = isnan(most) ? rss : most;
 		if (!isnan(p->bucket_end[i]))
 			heap = p->bucket_end[i];
 	}

@@ -31,6 +31,7 @@ struct heap_site {
 	uint64_t hash;
 	const uint64_t *ips;	/* into the trace; leaf first */
 	uint32_t depth;
+	uint32_t gen;		/* the program image (1 + execs before) */
 	double allocations, bytes, temporary;
 	double leaked_blocks, leaked_bytes;
 	double peak_bytes;	/* live at the peak */
@@ -60,6 +61,7 @@ struct heap_report {
 	double peak_rss;
 	bool estimated;		/* sampled: see above */
 	uint64_t unmatched_frees;	/* of blocks never seen allocated */
+	uint64_t execs;		/* images replaced by exec */
 	uint64_t events;
 };
 

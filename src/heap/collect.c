@@ -189,7 +189,7 @@ struct reader {
 	pid_t pid;
 	double t0, rss_interval;
 	long page;
-	volatile int done;	/* the program was reaped */
+	_Atomic int done;	/* 1: the program was reaped; 2: garbage */
 	bool seen[HEAP_SLOTS];	/* a chunk of the slot arrived ... */
 	uint64_t last_seq[HEAP_SLOTS];	/* ... the last one this */
 	char *buf;
@@ -205,15 +205,24 @@ static void stream_add(struct heap_stream *s, const void *data, size_t bytes)
 	s->n += words;
 }
 
+/* A "Name:   1234 kB" line of /proc/PID/status, in bytes; -1 if absent. */
+static double status_kb(const char *buf, const char *name)
+{
+	const char *p = strstr(buf, name);
+
+	return p ? strtod(p + strlen(name), NULL) * 1024 : -1;
+}
+
+/* The RSS now (for the timeline) and the peak so far (VmHWM). */
 static void sample_rss(struct reader *r)
 {
-	char path[64], buf[128];
-	long long size, resident;
+	char path[64], buf[4096];
 	struct heap_trace *t = r->t;
+	double rss, hwm;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/statm", (int)r->pid);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)r->pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -222,11 +231,15 @@ static void sample_rss(struct reader *r)
 	if (n <= 0)
 		return;
 	buf[n] = '\0';
-	if (sscanf(buf, "%lld %lld", &size, &resident) != 2 || !resident)
+	rss = status_kb(buf, "\nVmRSS:");
+	hwm = status_kb(buf, "\nVmHWM:");
+	if (rss <= 0)
 		return;		/* a zombie has no memory left */
+	if (hwm > t->hwm)
+		t->hwm = hwm;
 	t->rss = xgrow(t->rss, &t->caprss, t->nrss + 1, sizeof(*t->rss));
 	t->rss[t->nrss].t = now_s() - r->t0;
-	t->rss[t->nrss].bytes = (double)resident * r->page;
+	t->rss[t->nrss].bytes = rss;
 	t->nrss++;
 }
 
@@ -258,6 +271,9 @@ static void parse_messages(struct reader *r)
 
 			t->maps = xrealloc(t->maps, (t->nmaps + 1) *
 					   sizeof(char *));
+			t->maps_gen = xrealloc(t->maps_gen, (t->nmaps + 1) *
+					       sizeof(uint32_t));
+			t->maps_gen[t->nmaps] = (uint32_t)h.seq;
 			t->maps[t->nmaps++] = xstrndup(data, h.len);
 		}
 		r->t->bytes_received += sizeof(h) + h.len;
@@ -267,34 +283,37 @@ static void parse_messages(struct reader *r)
 	r->len -= at;
 }
 
+/*
+ * Read until the program was reaped and the socket is empty. Not until
+ * EOF: a process the program started may hold the socket without ever
+ * writing (its agent closes it, but a program without the agent would
+ * not); what the program itself wrote is in the socket once it is gone.
+ */
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
-	double next_rss = 0, quiet_since = 0;
+	double next_rss = 0;
 
 	for (;;) {
 		struct pollfd p = { r->sock, POLLIN, 0 };
 		double now = now_s();
+		bool reaped = r->done;
 		int wait_ms;
 		ssize_t n;
 
-		if (!r->done && now >= next_rss) {
+		if (!reaped && now >= next_rss) {
 			sample_rss(r);
 			next_rss = now + r->rss_interval;
 		}
-		wait_ms = r->done ? 100 : (int)((next_rss - now) * 1000) + 1;
+		wait_ms = reaped ? 0 : (int)((next_rss - now) * 1000) + 1;
 		if (poll(&p, 1, wait_ms) == 0) {
-			/* reaped, and nobody writes: a process the program
-			 * left behind may hold the socket; stop after 2 s */
-			if (r->done && quiet_since == 0)
-				quiet_since = now;
-			if (r->done && now - quiet_since > 2)
+			if (reaped)
 				break;
 			continue;
 		}
-		quiet_since = 0;
 		r->buf = xgrow(r->buf, &r->cap, r->len + (1 << 20), 1);
-		n = recv(r->sock, r->buf + r->len, r->cap - r->len, 0);
+		n = recv(r->sock, r->buf + r->len, r->cap - r->len,
+			 MSG_DONTWAIT);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
@@ -336,6 +355,8 @@ static void take_remainders(struct reader *r, struct heap_header *h)
 	t->unwind_failed = h->unwind_failed;
 	t->sample_full = h->sample_full;
 	t->agent_started = h->owner_pid != 0;
+	if ((double)h->exit_hwm > t->hwm)
+		t->hwm = (double)h->exit_hwm;
 }
 
 /* ---- spawning ----------------------------------------------------------- */
@@ -475,7 +496,7 @@ int heap_collect(const struct heap_opts *o, const char *path,
 	struct rusage ru;
 	pthread_t thread;
 	int shm = -1, sock[2] = { -1, -1 }, ret = -1;
-	double s0;
+	double s0, t_maxrss;
 
 	memset(t, 0, sizeof(*t));
 	t->sample_bytes = o->sample_bytes;
@@ -508,11 +529,15 @@ int heap_collect(const struct heap_opts *o, const char *path,
 	while (wait4(t->pid, &t->status, 0, &ru) < 0 && errno == EINTR)
 		;
 	t->duration = now_s() - s0;
-	t->peak_rss = (double)ru.ru_maxrss * 1024;
+	t_maxrss = (double)ru.ru_maxrss * 1024;
 	r.done = 1;
 	pthread_join(thread, NULL);
 	calibrate(t, h, s0, s0 + t->duration);
 	take_remainders(&r, h);
+	/* wait4's figure includes the memory of yardstick, which the child
+	 * shared until its exec: the program's own is its VmHWM, read by the
+	 * agent at exit and sampled from /proc while it ran */
+	t->peak_rss = t->hwm > 0 ? t->hwm : t_maxrss;
 	ret = 0;
 out_signals:
 	sigaction(SIGINT, &old_int, NULL);
@@ -536,6 +561,7 @@ void heap_trace_free(struct heap_trace *t)
 	for (size_t i = 0; i < t->nmaps; i++)
 		free(t->maps[i]);
 	free(t->maps);
+	free(t->maps_gen);
 	free(t->rss);
 	memset(t, 0, sizeof(*t));
 }

@@ -39,6 +39,7 @@ struct heap_rss {
 struct heap_trace {
 	struct heap_stream streams[HEAP_SLOTS];
 	char **maps;		/* the texts of /proc/PID/maps, oldest first */
+	uint32_t *maps_gen;	/* the program image each is of */
 	size_t nmaps;
 	struct heap_counts counts;	/* summed over the slots */
 	uint32_t overflow_threads, unwind_failed, sample_full;
@@ -52,7 +53,9 @@ struct heap_trace {
 	size_t nrss, caprss;
 	pid_t pid;
 	int status;		/* raw wait status */
-	double peak_rss;	/* bytes, from wait4 */
+	double peak_rss;	/* bytes: the program's VmHWM (at exit, or the
+				 * last sample before a crash), else wait4's */
+	double hwm;		/* the largest VmHWM seen */
 	uint64_t bytes_received;
 };
 

@@ -56,9 +56,15 @@ enum heap_unwind { HEAP_UNWIND_DWARF = 0, HEAP_UNWIND_FP = 1 };
  *                                             the largest max bytes, the
  *                                             first allocated at t0, the
  *                                             last freed at t1
- *   HEAP_REC_STACK      n, hash, ip[0..n)     a new stack, leaf first:
+ *   HEAP_REC_STACK      gen|n, hash, ip[0..n) a new stack, leaf first:
  *                                             return addresses, ip[0] the
- *                                             one into the caller of malloc
+ *                                             one into the caller of
+ *                                             malloc; gen (bits 16-47 of
+ *                                             the first word) the program
+ *                                             image it is of
+ *   HEAP_REC_EXEC       ts, gen               the process exec'ed image
+ *                                             gen: every block of the
+ *                                             image before is gone
  *
  * A free is stamped before the block is released and an allocation after
  * it was obtained, so a block freed by one thread and handed to another
@@ -78,13 +84,17 @@ enum heap_unwind { HEAP_UNWIND_DWARF = 0, HEAP_UNWIND_FP = 1 };
 #define HEAP_REC_STACK	3u
 #define HEAP_REC_FREE_TEMP 4u
 #define HEAP_REC_BURST	5u
+#define HEAP_REC_EXEC	6u
+#define HEAP_STACK_GEN(w)	((uint32_t)((w) >> 16))
+#define HEAP_STACK_DEPTH(w)	((uint32_t)((w) & 0xffff))
 #define HEAP_TYPE_SHIFT	56
 #define HEAP_TS_MASK	((UINT64_C(1) << HEAP_TYPE_SHIFT) - 1)
 
 /* A message on the socket: this header, then len bytes. */
 enum heap_msg {
 	HEAP_MSG_CHUNK = 1,	/* records of slot `slot` */
-	HEAP_MSG_MAPS = 2,	/* the text of /proc/self/maps */
+	HEAP_MSG_MAPS = 2,	/* the text of /proc/self/maps of image
+				 * number seq */
 };
 struct heap_msg_header {
 	uint32_t magic;
@@ -133,11 +143,14 @@ struct heap_header {
 	uint32_t pad0;
 	/* set by the agent */
 	int32_t owner_pid;	/* the process that traces (atomic) */
+	uint32_t generation;	/* its program images: 1 + execs seen */
 	uint32_t overflow_threads;	/* threads not traced: no slot */
 	uint32_t unwind_failed;	/* 1: libunwind missing, fp used */
 	uint32_t sample_full;	/* sampled mode: the table of sampled
 				 * blocks was full; later samples lost */
-	uint64_t reserved[8];
+	uint64_t exit_hwm;	/* VmHWM (bytes) read by the agent when the
+				 * program exited normally, 0 if not */
+	uint64_t reserved[7];
 	struct heap_slot slots[HEAP_SLOTS];
 };
 

@@ -55,7 +55,7 @@ static int64_t round_value(double v)
 	return (int64_t)(v + 0.5);
 }
 
-static void add_site(struct profile *p, struct symtab *sym, uint32_t pid,
+static void add_site(struct profile *p, struct symtab *sym,
 		     const struct heap_site *s, uint32_t *ids, size_t max)
 {
 	struct frame fr[MAX_INLINE];
@@ -69,7 +69,7 @@ static void add_site(struct profile *p, struct symtab *sym, uint32_t pid,
 	v[HEAP_T_TEMPORARY] = round_value(s->temporary);
 	v[HEAP_T_PEAK_SPACE] = round_value(s->peak_bytes);
 	for (uint32_t i = 0; i < s->depth; i++) {
-		size_t k = symtab_lookup(sym, pid, s->ips[i], true, fr,
+		size_t k = symtab_lookup(sym, s->gen, s->ips[i], true, fr,
 					 MAX_INLINE);
 
 		for (size_t j = 0; j < k && depth < max; j++) {
@@ -94,13 +94,13 @@ void heap_profile(const struct heap_trace *t, const struct heap_report *r,
 	struct symtab *sym = symtab_new(lines);
 	size_t max = HEAP_MAX_DEPTH * MAX_INLINE;
 	uint32_t *ids = xmalloc(max * sizeof(*ids));
-	uint32_t pid = (uint32_t)t->pid;
 
 	profile_init(p, heap_types, HEAP_NTYPES);
+	/* each program image's mappings under its own number as its pid */
 	for (size_t i = 0; i < t->nmaps; i++)
-		load_maps(sym, pid, t->maps[i]);
+		load_maps(sym, t->maps_gen[i], t->maps[i]);
 	for (size_t i = 0; i < r->nsites; i++)
-		add_site(p, sym, pid, &r->sites[i], ids, max);
+		add_site(p, sym, &r->sites[i], ids, max);
 	p->duration_ns = (int64_t)(t->duration * 1e9);
 	free(ids);
 	symtab_free(sym);

@@ -139,6 +139,7 @@ static void end_error(struct worker *w, struct conn *c, enum load_err k)
 		return;
 	w->st.requests++;
 	w->st.errors[k]++;
+	__atomic_store_n(&w->done, w->done + 1, __ATOMIC_RELAXED);
 }
 
 static void per_second(struct worker *w, int64_t now)
@@ -170,6 +171,7 @@ static void record(struct worker *w, struct conn *c, int64_t now)
 		return;
 	st->requests++;
 	st->responses++;
+	__atomic_store_n(&w->done, w->done + 1, __ATOMIC_RELAXED);
 	st->status[s]++;
 	hdr_record(st->latency, lat);
 	if (w->open)

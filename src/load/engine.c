@@ -96,10 +96,36 @@ static int64_t slot_time(const struct worker *w, uint64_t s)
 	return conn_due(w->sh, w->conns[s % w->nconns].g, s / w->nconns);
 }
 
+/*
+ * Open model: when to stop sleeping for a send due at due. A sleeping
+ * thread wakes some 50-100 us late on a virtual machine, and that delay
+ * would be charged to the server: wake EARLY_NS before, then poll without
+ * sleeping until the time comes.
+ */
+#define EARLY_NS 100000
+
+static int64_t wake_time(int64_t due, int64_t now)
+{
+	return due - now <= EARLY_NS ? now : due - EARLY_NS;
+}
+
 /* Open model: give every slot that fell due to its connection if idle; a
  * busy one sends when its response comes (its due time is kept). */
 static void run_schedule(struct worker *w, int64_t now)
 {
+	const struct shared *sh = w->sh;
+	double round_ns = sh->ns_per_req * sh->c->connections;
+	uint64_t round = (uint64_t)((double)(now - sh->start) / round_ns);
+
+	/* Far behind (a rate beyond what this thread can even schedule):
+	 * offer every connection its turn once and go on from the current
+	 * round. Skipped slots lose nothing: a connection's own next_due
+	 * keeps its backlog, sent back to back as responses come. */
+	if (w->cursor / w->nconns + 1 < round) {
+		for (size_t i = 0; i < w->nconns; i++)
+			conn_next(w, &w->conns[i], now);
+		w->cursor = round * w->nconns;
+	}
 	while (slot_time(w, w->cursor) <= now) {
 		conn_next(w, &w->conns[w->cursor % w->nconns], now);
 		w->cursor++;
@@ -206,13 +232,58 @@ static void *worker_main(void *arg)
 			check_timers(w, now);
 		until = sh->end < w->next_check ? sh->end : w->next_check;
 		if (w->open && slot_time(w, w->cursor) < until)
-			until = slot_time(w, w->cursor);
+			until = wake_time(slot_time(w, w->cursor), now);
 		n = wait_events(w, ev, until, now);
 		if (n > 0)
 			dispatch(w, ev, n);
 	}
 	w->stopped = now < sh->end ? now : sh->end;
+	pthread_mutex_lock(&sh->mu);
+	sh->finished++;
+	pthread_cond_broadcast(&sh->cv);
+	pthread_mutex_unlock(&sh->mu);
 	return NULL;
+}
+
+/* The fraction of the run done: by time, or by requests. */
+static double fraction_done(struct worker *ws, const struct shared *sh)
+{
+	const struct load_config *c = sh->c;
+	uint64_t done = 0;
+	double f;
+
+	if (c->duration > 0) {
+		f = (double)(now_ns() - sh->start) / (double)(sh->end - sh->start);
+	} else {
+		for (unsigned t = 0; t < c->threads; t++)
+			done += __atomic_load_n(&ws[t].done, __ATOMIC_RELAXED);
+		f = (double)done / (double)c->requests;
+	}
+	return f > 1 ? 1 : f;
+}
+
+/* Wait for the threads to finish, reporting progress meanwhile. */
+static void watch(struct worker *ws, struct shared *sh, unsigned started)
+{
+	pthread_mutex_lock(&sh->mu);
+	while (sh->finished < started) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 200000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&sh->cv, &sh->mu, &ts);
+		if (sh->c->progress && sh->finished < started) {
+			pthread_mutex_unlock(&sh->mu);
+			sh->c->progress(sh->c->progress_arg,
+					fraction_done(ws, sh));
+			pthread_mutex_lock(&sh->mu);
+		}
+	}
+	pthread_mutex_unlock(&sh->mu);
 }
 
 /* Enough file descriptors for every connection, if the hard limit
@@ -382,6 +453,8 @@ int load_run(const struct load_config *c, struct load_stats *out,
 	sh.go = true;
 	pthread_cond_broadcast(&sh.cv);
 	pthread_mutex_unlock(&sh.mu);
+	if (!sh.abort)
+		watch(ws, &sh, started);
 	for (unsigned t = 0; t < started; t++)
 		pthread_join(ws[t].thread, NULL);
 	pthread_cond_destroy(&sh.cv);

@@ -56,6 +56,11 @@ struct load_config {
 	size_t sample_cap;		/* latencies kept in the sample */
 	uint64_t seed;
 	volatile sig_atomic_t *stop;	/* becomes non-zero: stop now */
+	/* Called from the calling thread about 5 times a second while the
+	 * load runs, with the fraction done (by time, or by --requests);
+	 * may be NULL. */
+	void (*progress)(void *arg, double fraction);
+	void *progress_arg;
 };
 
 /* Kinds of failed requests. A response with a status other than 2xx or

@@ -71,6 +71,7 @@ struct shared {
 	pthread_mutex_t mu;		/* guards ready, go and abort */
 	pthread_cond_t cv;
 	unsigned ready;			/* threads done connecting */
+	unsigned finished;		/* threads done */
 	bool go;			/* the clock started */
 	bool abort;			/* a thread could not start */
 	int64_t start;			/* the schedule's origin */
@@ -93,6 +94,8 @@ struct worker {
 	int64_t next_check;	/* earliest deadline or retry_at */
 	uint64_t cursor;	/* open model: next slot of its schedule */
 	int64_t stopped;	/* when its loop ended */
+	uint64_t done;		/* measured requests ended (written with
+				 * relaxed atomics: read for the progress) */
 	size_t cap_seconds;
 	struct load_stats st;	/* what it recorded */
 	pthread_t thread;

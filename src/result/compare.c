@@ -74,6 +74,14 @@ static const char *verdict_of(const struct metric_cmp *c, double alpha,
 {
 	bool more = metric_higher_is_better(c->metric);
 
+	/* one value each: nothing to test, the observed change decides */
+	if (c->base_n == 1 && c->cand_n == 1) {
+		if (c->change > noise)
+			return more ? "better" : "slower";
+		if (c->change < -noise)
+			return more ? "worse" : "faster";
+		return "unchanged";
+	}
 	if (!(c->p < alpha) || !isfinite(c->change_ci[0]))
 		return "unchanged";
 	if (c->change_ci[0] > noise)
@@ -144,6 +152,11 @@ static int add_row(struct compare_report *rep, const struct benchmark *bb,
 	c->cand_p99 = mb->summary.p99;
 	c->p = stats_mann_whitney(a, na, b, nb, &mw) == 0 ? mw.p : NAN;
 	median_change(a, na, b, nb, rng, o->resamples, c);
+	if (na == 1 && nb == 1) {
+		c->p = NAN;
+		c->change = a[0] != 0 ? b[0] / a[0] - 1 : NAN;
+		c->change_ci[0] = c->change_ci[1] = c->change;
+	}
 	c->verdict = verdict_of(c, o->alpha, o->noise);
 	free(a);
 	free(b);

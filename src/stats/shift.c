@@ -94,6 +94,10 @@ int stats_shift(const double *a, size_t na, const double *b, size_t nb,
 	out->base = stat_of(a, na, k, &out->base_se);
 	out->cand = stat_of(b, nb, k, &out->cand_se);
 	out->diff = out->cand - out->base;
+	/* One value each (a deterministic measure, such as mem's peak
+	 * heap): no spread to test against; the observed change decides. */
+	if (na == 1 && nb == 1)
+		out->base_se = out->cand_se = NAN;
 	se = sqrt(out->base_se * out->base_se + out->cand_se * out->cand_se);
 	out->diff_ci[0] = out->diff - Z95 * se;
 	out->diff_ci[1] = out->diff + Z95 * se;

@@ -1,0 +1,107 @@
+#!/bin/sh
+# `yardstick load` against wrk, the same load on the same server in one go:
+# a local nginx (Debian's nginx-light, one worker, its own config in a
+# temporary directory, on a free loopback port) answering a 6-byte body;
+# `wrk -tT -cC -dD --latency` and `yardstick load --threads T --connections
+# C --duration D` alternate for ROUNDS rounds (who goes first alternates
+# too). With two CPUs or more, nginx runs on CPU 0 and the clients on CPU
+# 1 (taskset), so that neither tool is measured while sharing a CPU with
+# the server. Prints requests/s, p50 and p99 of each round and the
+# medians, and the ratio of requests/s (yardstick / wrk).
+#   bench/load_vs_wrk.sh [build] [ROUNDS] [DURATION] [THREADS] [CONNECTIONS]
+set -eu
+build=${1:-build}
+rounds=${2:-5}
+duration=${3:-10}
+threads=${4:-1}
+conns=${5:-32}
+here=$(dirname "$0")
+"$here/../scripts/deps.sh" bench
+ys=$build/yardstick
+[ -x "$ys" ] || { echo "no $ys: build first (make)" >&2; exit 2; }
+dir=$(mktemp -d /tmp/ys-load-bench-XXXXXX)
+ngx=""
+cleanup() {
+	[ -n "$ngx" ] && kill "$ngx" 2>/dev/null && wait "$ngx" 2>/dev/null
+	rm -rf "$dir"
+}
+trap cleanup EXIT INT TERM
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$dir/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $dir/body;
+    proxy_temp_path $dir/proxy;
+    fastcgi_temp_path $dir/fastcgi;
+    uwsgi_temp_path $dir/uwsgi;
+    scgi_temp_path $dir/scgi;
+    keepalive_requests 1000000000;
+    server {
+        listen 127.0.0.1:$port;
+        location / { return 200 "hello\n"; }
+    }
+}
+EOF
+srv="" cli=""
+if [ "$(nproc)" -ge 2 ]; then
+	srv="taskset -c 0"
+	cli="taskset -c 1"
+fi
+$srv nginx -c "$dir/nginx.conf" -p "$dir" -e "$dir/error.log" &
+ngx=$!
+python3 - "$port" <<'PY'
+import socket, sys, time
+for _ in range(100):
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.1).close()
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.05)
+sys.exit("nginx did not start")
+PY
+python3 - "$ys" "http://127.0.0.1:$port/" "$dir" "$rounds" "$duration" "$threads" "$conns" "$cli" <<'PY'
+import json, re, statistics, subprocess, sys
+ys, url, d, rounds, dur, thr, con, cli = sys.argv[1:9]
+pin = cli.split()
+rounds = int(rounds)
+unit = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+def wrk():
+    out = subprocess.run(pin + ["wrk", f"-t{thr}", f"-c{con}", f"-d{dur}s", "--latency", url],
+                         check=True, capture_output=True, text=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    pct = {p: float(v) * unit[u] for p, v, u in
+           re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)}
+    return rps, pct["50"], pct["99"]
+
+def yardstick():
+    subprocess.run(pin + [ys, "load", "-q", "--no-store", "--threads", thr, "--connections", con,
+                    "--duration", f"{dur}s", "--json", f"{d}/y.json", url],
+                   check=True, stdout=subprocess.DEVNULL)
+    m = json.load(open(f"{d}/y.json"))["benchmarks"][0]["metrics"]
+    return m["throughput"]["rate"], m["latency"]["median"], m["latency"]["p99"]
+
+res = {"wrk": [], "yardstick": []}
+print(f"{url}: nginx (1 worker), -t{thr} -c{con}, {dur} s each, {rounds} rounds alternating"
+      + (f", clients on '{cli}'" if cli else ""))
+print(f"  {'round':>5}  {'tool':10} {'requests/s':>12} {'p50':>10} {'p99':>10}")
+for r in range(rounds):
+    order = ["wrk", "yardstick"] if r % 2 == 0 else ["yardstick", "wrk"]
+    for tool in order:
+        rps, p50, p99 = wrk() if tool == "wrk" else yardstick()
+        res[tool].append((rps, p50, p99))
+        print(f"  {r + 1:>5}  {tool:10} {rps:12.0f} {p50 * 1e6:8.1f}us {p99 * 1e6:8.1f}us", flush=True)
+print("medians:")
+med = {}
+for tool, v in res.items():
+    med[tool] = [statistics.median(x[i] for x in v) for i in range(3)]
+    print(f"  {tool:10} {med[tool][0]:12.0f} requests/s   p50 {med[tool][1] * 1e6:7.1f} us   p99 {med[tool][2] * 1e6:7.1f} us")
+ratios = [y[0] / w[0] for y, w in zip(res["yardstick"], res["wrk"])]
+print(f"requests/s yardstick / wrk: median {statistics.median(ratios):.3f}x "
+      f"(rounds: {', '.join(f'{x:.3f}' for x in ratios)})")
+PY

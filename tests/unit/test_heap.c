@@ -1,0 +1,858 @@
+/*
+ * Unit tests of the heap trace's replay (src/heap/analyze.c) on traces
+ * built by hand from the record formats of src/heap/protocol.h, with no
+ * agent involved: every expected number below is worked out by hand from
+ * the events written next to it (the clock is 1e9 ticks a second, so a
+ * stamp is in nanoseconds from ts0 = 0).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heap/analyze.h"
+
+/* Stack hashes (any non-zero value will do) */
+#define S1 0x1111u
+#define S2 0x2222u
+#define S3 0x3333u
+#define NS 1e-9		/* seconds per tick */
+
+/* ---- building a trace --------------------------------------------------- */
+
+static void trace_init(struct heap_trace *t, double duration)
+{
+	memset(t, 0, sizeof(*t));
+	t->ticks_per_s = 1e9;
+	t->ts0 = 0;
+	t->duration = duration;
+}
+
+static void put(struct heap_trace *t, int slot, const uint64_t *w, size_t n)
+{
+	struct heap_stream *s = &t->streams[slot];
+
+	if (s->n + n > s->cap) {
+		s->cap = 2 * (s->n + n);
+		s->words = realloc(s->words, s->cap * sizeof(uint64_t));
+		assert_non_null(s->words);
+	}
+	memcpy(s->words + s->n, w, n * sizeof(uint64_t));
+	s->n += n;
+}
+
+static uint64_t head(uint32_t type, uint64_t ts)
+{
+	return ((uint64_t)type << HEAP_TYPE_SHIFT) | (ts & HEAP_TS_MASK);
+}
+
+static void rec_alloc(struct heap_trace *t, int slot, uint64_t ts,
+		      uint64_t ptr, uint64_t size, uint64_t stack)
+{
+	uint64_t w[4] = { head(HEAP_REC_ALLOC, ts), ptr, size, stack };
+
+	put(t, slot, w, 4);
+}
+
+static void rec_free(struct heap_trace *t, int slot, uint64_t ts, uint64_t ptr)
+{
+	uint64_t w[2] = { head(HEAP_REC_FREE, ts), ptr };
+
+	put(t, slot, w, 2);
+}
+
+static void rec_free_temp(struct heap_trace *t, int slot, uint64_t ts,
+			  uint64_t ptr)
+{
+	uint64_t w[2] = { head(HEAP_REC_FREE_TEMP, ts), ptr };
+
+	put(t, slot, w, 2);
+}
+
+static void rec_burst(struct heap_trace *t, int slot, uint64_t t0,
+		      uint64_t stack, uint64_t count, uint64_t bytes,
+		      uint64_t max, uint64_t t1)
+{
+	uint64_t w[6] = { head(HEAP_REC_BURST, t0), stack, count, bytes, max,
+			  t1 };
+
+	put(t, slot, w, 6);
+}
+
+/* A stack of n frames (leaf first) of program image gen. */
+static void rec_stack(struct heap_trace *t, int slot, uint32_t gen,
+		      uint64_t hash, const uint64_t *ips, uint32_t n)
+{
+	uint64_t w[2] = { head(HEAP_REC_STACK, 0) | ((uint64_t)gen << 16) | n,
+			  hash };
+
+	put(t, slot, w, 2);
+	put(t, slot, ips, n);
+}
+
+static void rec_exec(struct heap_trace *t, int slot, uint64_t ts,
+		     uint32_t gen)
+{
+	uint64_t w[2] = { head(HEAP_REC_EXEC, ts), gen };
+
+	put(t, slot, w, 2);
+}
+
+/* Stacks S1, S2 and S3 of one frame each, in stream slot. */
+static void rec_stacks(struct heap_trace *t, int slot)
+{
+	static const uint64_t ips[] = { 0x401000 };
+
+	rec_stack(t, slot, 1, S1, ips, 1);
+	rec_stack(t, slot, 1, S2, ips, 1);
+	rec_stack(t, slot, 1, S3, ips, 1);
+}
+
+static const struct heap_site *site(const struct heap_report *r,
+				    uint64_t hash)
+{
+	for (size_t i = 0; i < r->nsites; i++)
+		if (r->sites[i].hash == hash)
+			return &r->sites[i];
+	fail_msg("no site of stack %#llx", (unsigned long long)hash);
+	return NULL;
+}
+
+/* Doubles that are whole numbers are compared exactly, others within a
+ * relative 1e-12. */
+static void assert_near(double got, double want)
+{
+	if (!(fabs(got - want) <= 1e-12 * fmax(1, fabs(want))))
+		fail_msg("got %.17g, expected %.17g", got, want);
+}
+
+static void analyze(const struct heap_trace *t, struct heap_report *r)
+{
+	assert_int_equal(heap_analyze(t, r), 0);
+}
+
+/* ---- totals, peak, leaks ------------------------------------------------ */
+
+static void test_peak_and_leaks(void **state)
+{
+	static const uint64_t ips1[] = { 0x401000, 0x402000 };
+	static const uint64_t ips2[] = { 0x403000, 0x402000, 0x404000 };
+	struct heap_trace t;
+	struct heap_report r;
+
+	trace_init(&t, 1);
+	rec_stack(&t, 0, 1, S1, ips1, 2);
+	rec_alloc(&t, 0, 1000, 0xa0, 100, S1);	/* live 100 */
+	rec_stack(&t, 0, 1, S2, ips2, 3);
+	rec_alloc(&t, 0, 2000, 0xb0, 300, S2);	/* 400: the peak */
+	rec_free(&t, 0, 3000, 0xa0);		/* 300 */
+	rec_alloc(&t, 0, 4000, 0xc0, 50, S1);	/* 350 */
+	analyze(&t, &r);
+
+	assert_near(r.peak, 400);
+	assert_near(r.peak_t, 2000 * NS);
+	assert_near(r.allocations, 3);
+	assert_near(r.bytes, 450);
+	assert_near(r.frees, 1);
+	assert_near(r.temporary, 0);
+	assert_near(r.leaked_bytes, 350);
+	assert_near(r.leaked_blocks, 2);
+	assert_int_equal(r.unmatched_frees, 0);
+	assert_int_equal(r.execs, 0);
+	assert_false(r.estimated);
+	assert_int_equal(r.events, 4);
+
+	assert_int_equal(r.nsites, 2);
+	assert_int_equal(site(&r, S1)->depth, 2);
+	assert_int_equal(site(&r, S1)->ips[1], 0x402000);
+	assert_int_equal(site(&r, S2)->depth, 3);
+	assert_int_equal(site(&r, S2)->ips[2], 0x404000);
+	assert_int_equal(site(&r, S2)->gen, 1);
+	assert_near(site(&r, S1)->allocations, 2);
+	assert_near(site(&r, S1)->bytes, 150);
+	assert_near(site(&r, S1)->leaked_blocks, 1);
+	assert_near(site(&r, S1)->leaked_bytes, 50);
+	assert_near(site(&r, S1)->peak_bytes, 100);
+	assert_near(site(&r, S2)->leaked_bytes, 300);
+	assert_near(site(&r, S2)->peak_bytes, 300);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/* A site changed after the peak keeps what it had at the peak; a later,
+ * higher peak takes the sites' new values. */
+static void test_peak_sites_lazy(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+
+	trace_init(&t, 1);
+	rec_alloc(&t, 0, 1, 0x10, 100, S1);	/* 100 */
+	rec_alloc(&t, 0, 2, 0x20, 200, S2);	/* 300 */
+	rec_alloc(&t, 0, 3, 0x30, 100, S1);	/* 400: S1 200, S2 200 */
+	rec_free(&t, 0, 4, 0x20);		/* 200: S2 0 */
+	rec_alloc(&t, 0, 5, 0x40, 50, S3);	/* 250: S3 50 */
+	rec_free(&t, 0, 6, 0x10);		/* 150: S1 100 */
+	analyze(&t, &r);
+	assert_near(r.peak, 400);
+	assert_near(r.peak_t, 3 * NS);
+	assert_near(site(&r, S1)->peak_bytes, 200);
+	assert_near(site(&r, S2)->peak_bytes, 200);
+	assert_near(site(&r, S3)->peak_bytes, 0);
+	heap_report_free(&r);
+
+	/* go on to a new peak: 150 + 500 = 650 with S1 100, S2 0, S3 550 */
+	rec_alloc(&t, 0, 7, 0x50, 500, S3);
+	rec_free(&t, 0, 8, 0x50);		/* after it: kept */
+	rec_free(&t, 0, 9, 0x30);
+	rec_alloc(&t, 0, 10, 0x60, 600, S2);	/* 650 again: not higher */
+	analyze(&t, &r);
+	assert_near(r.peak, 650);
+	assert_near(r.peak_t, 7 * NS);
+	assert_near(site(&r, S1)->peak_bytes, 100);
+	assert_near(site(&r, S2)->peak_bytes, 0);
+	assert_near(site(&r, S3)->peak_bytes, 550);
+	assert_near(r.leaked_bytes, 650);
+	heap_report_free(&r);
+
+	/* three successive peaks, each site touched between them */
+	heap_trace_free(&t);
+	trace_init(&t, 1);
+	rec_alloc(&t, 0, 1, 0x10, 10, S1);	/* peak 10 */
+	rec_alloc(&t, 0, 2, 0x20, 20, S2);	/* peak 30 */
+	rec_alloc(&t, 0, 3, 0x30, 30, S3);	/* peak 60: 10 20 30 */
+	rec_free(&t, 0, 4, 0x10);		/* 50 */
+	rec_alloc(&t, 0, 5, 0x11, 40, S1);	/* peak 90: 40 20 30 */
+	rec_free(&t, 0, 6, 0x20);		/* 70 */
+	rec_free(&t, 0, 7, 0x11);		/* 30 */
+	rec_alloc(&t, 0, 8, 0x40, 70, S2);	/* 100: peak: 0 70 30 */
+	rec_free(&t, 0, 9, 0x40);
+	rec_free(&t, 0, 10, 0x30);
+	analyze(&t, &r);
+	assert_near(r.peak, 100);
+	assert_near(r.peak_t, 8 * NS);
+	assert_near(site(&r, S1)->peak_bytes, 0);
+	assert_near(site(&r, S2)->peak_bytes, 70);
+	assert_near(site(&r, S3)->peak_bytes, 30);
+	assert_near(r.leaked_bytes, 0);
+	assert_near(r.frees, 5);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+static void test_free_temp(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+
+	trace_init(&t, 1);
+	rec_alloc(&t, 0, 1, 0x10, 8, S1);
+	rec_free_temp(&t, 0, 2, 0x10);		/* temporary */
+	rec_alloc(&t, 0, 3, 0x10, 8, S1);
+	rec_alloc(&t, 0, 4, 0x20, 16, S2);
+	rec_free(&t, 0, 5, 0x10);		/* not */
+	rec_free_temp(&t, 0, 6, 0x20);		/* temporary, at S2 */
+	rec_alloc(&t, 0, 7, 0x30, 32, S1);	/* leaked */
+	analyze(&t, &r);
+	assert_near(r.temporary, 2);
+	assert_near(site(&r, S1)->temporary, 1);
+	assert_near(site(&r, S2)->temporary, 1);
+	assert_near(r.allocations, 4);
+	assert_near(r.frees, 3);
+	assert_near(r.peak, 32);
+	assert_near(r.leaked_bytes, 32);
+	assert_near(r.leaked_blocks, 1);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/* ---- bursts ------------------------------------------------------------- */
+
+static void test_burst_alone(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+
+	trace_init(&t, 1);
+	rec_stacks(&t, 3);
+	/* 10 temporaries of 16..100 bytes, 640 in all, from 1000 to 2000 */
+	rec_burst(&t, 0, 1000, S1, 10, 640, 100, 2000);
+	rec_alloc(&t, 0, 2100, 0x10, 5, S2);
+	analyze(&t, &r);
+	assert_near(r.allocations, 11);
+	assert_near(r.bytes, 645);
+	assert_near(r.temporary, 10);
+	assert_near(r.frees, 10);
+	assert_near(r.peak, 100);
+	assert_near(r.peak_t, 1000 * NS);
+	assert_near(r.leaked_bytes, 5);
+	assert_near(r.leaked_blocks, 1);
+	assert_near(site(&r, S1)->allocations, 10);
+	assert_near(site(&r, S1)->bytes, 640);
+	assert_near(site(&r, S1)->temporary, 10);
+	assert_near(site(&r, S1)->peak_bytes, 100);
+	assert_near(site(&r, S1)->leaked_bytes, 0);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/* The burst's largest block is live over [t0, t1], against the other
+ * streams' events in its span and not outside it. */
+static void test_burst_interleaved(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+
+	trace_init(&t, 1);
+	rec_stacks(&t, 3);
+	rec_burst(&t, 0, 1000, S1, 4, 256, 64, 2000);
+	rec_alloc(&t, 0, 2100, 0x99, 1, S1);	/* after the burst's end */
+	rec_alloc(&t, 1, 1500, 0x10, 1000, S2);	/* inside: 1064 */
+	rec_free(&t, 1, 2500, 0x10);
+	analyze(&t, &r);
+	assert_near(r.peak, 1064);
+	assert_near(r.peak_t, 1500 * NS);
+	assert_near(site(&r, S1)->peak_bytes, 64);
+	assert_near(site(&r, S2)->peak_bytes, 1000);
+	assert_near(r.allocations, 6);
+	assert_near(r.frees, 5);
+	assert_near(r.leaked_bytes, 1);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+
+	/* the same block allocated after the burst's last free: 1000 */
+	trace_init(&t, 1);
+	rec_stacks(&t, 3);
+	rec_burst(&t, 0, 1000, S1, 4, 256, 64, 2000);
+	rec_alloc(&t, 1, 2001, 0x10, 1000, S2);
+	rec_free(&t, 1, 2500, 0x10);
+	analyze(&t, &r);
+	assert_near(r.peak, 1000);
+	assert_near(r.peak_t, 2001 * NS);
+	assert_near(site(&r, S1)->peak_bytes, 0);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+
+	/* and freed before the burst's start: 64 */
+	trace_init(&t, 1);
+	rec_stacks(&t, 3);
+	rec_alloc(&t, 1, 100, 0x10, 1000, S2);
+	rec_free(&t, 1, 999, 0x10);
+	rec_burst(&t, 0, 1000, S1, 4, 256, 64, 2000);
+	analyze(&t, &r);
+	assert_near(r.peak, 1000);
+	assert_near(r.peak_t, 100 * NS);
+	assert_near(site(&r, S1)->peak_bytes, 0);
+	assert_near(site(&r, S2)->peak_bytes, 1000);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/* Two bursts in a row and a burst inside another stream's burst. */
+static void test_burst_overlap(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+
+	trace_init(&t, 1);
+	rec_stacks(&t, 3);
+	rec_burst(&t, 0, 1000, S1, 2, 48, 32, 2000);
+	rec_burst(&t, 0, 3000, S1, 3, 300, 200, 4000);
+	rec_burst(&t, 1, 1500, S2, 5, 50, 10, 3500);
+	analyze(&t, &r);
+	/* 32 + 10 over [1500, 2000], 200 + 10 over [3000, 3500] */
+	assert_near(r.peak, 210);
+	assert_near(r.peak_t, 3000 * NS);
+	assert_near(r.allocations, 10);
+	assert_near(r.temporary, 10);
+	assert_near(r.frees, 10);
+	assert_near(r.bytes, 398);
+	assert_near(site(&r, S1)->peak_bytes, 200);
+	assert_near(site(&r, S2)->peak_bytes, 10);
+	assert_near(r.leaked_bytes, 0);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/*
+ * A burst whose stack's record was lost (analyze.c: "a site without
+ * frames"), like an allocation's in test_damaged: its counts still go to
+ * a site of its own.
+ */
+static void test_burst_lost_stack(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+
+	trace_init(&t, 1);
+	rec_burst(&t, 0, 1000, S1, 3, 30, 12, 2000);
+	rec_alloc(&t, 0, 3000, 0x10, 7, S2);
+	analyze(&t, &r);
+	assert_near(r.allocations, 4);
+	assert_near(r.temporary, 3);
+	assert_near(r.peak, 12);
+	assert_near(site(&r, S1)->temporary, 3);
+	assert_int_equal(site(&r, S1)->depth, 0);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+
+	/* with sites already there, which the new one moves */
+	trace_init(&t, 1);
+	rec_stacks(&t, 1);
+	for (uint64_t i = 0; i < 100; i++)
+		rec_burst(&t, 0, 1000 + 10 * i, 0x100 + i, 1, 8, 8,
+			  1005 + 10 * i);
+	analyze(&t, &r);
+	assert_int_equal(r.nsites, 103);
+	assert_near(r.temporary, 100);
+	assert_near(site(&r, 0x100 + 99)->bytes, 8);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/* ---- the merge ---------------------------------------------------------- */
+
+static void test_merge_by_time(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+
+	trace_init(&t, 1);
+	/* one after the other these would never be live together */
+	rec_alloc(&t, 0, 100, 0x10, 100, S1);
+	rec_free(&t, 0, 30000, 0x10);
+	rec_alloc(&t, 0, 40000, 0x11, 1, S1);
+	rec_alloc(&t, 1, 20000, 0x20, 1000, S2);
+	rec_free(&t, 1, 50000, 0x20);
+	rec_alloc(&t, 2, 25000, 0x30, 10000, S3);
+	rec_free(&t, 2, 35000, 0x30);
+	analyze(&t, &r);
+	/* 100 + 1000 + 10000 from 25 us to 30 us */
+	assert_near(r.peak, 11100);
+	assert_near(r.peak_t, 25000 * NS);
+	assert_near(site(&r, S1)->peak_bytes, 100);
+	assert_near(site(&r, S2)->peak_bytes, 1000);
+	assert_near(site(&r, S3)->peak_bytes, 10000);
+	assert_near(r.leaked_bytes, 1);
+	assert_int_equal(r.events, 7);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/*
+ * Thread 0 frees block P (stamped 5000) and thread 1 is handed it, its
+ * allocation stamped 4500: earlier, by the processor's reordering of the
+ * stamp reads. Within the microsecond window the free is merged first;
+ * the block leaked is thread 1's.
+ */
+static void test_early_free_window(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+
+	trace_init(&t, 1);
+	rec_alloc(&t, 0, 1000, 0x5000, 16, S1);
+	rec_free(&t, 0, 5000, 0x5000);
+	rec_alloc(&t, 1, 4500, 0x5000, 32, S2);
+	analyze(&t, &r);
+	assert_int_equal(r.unmatched_frees, 0);
+	assert_near(r.frees, 1);
+	assert_near(r.leaked_blocks, 1);
+	assert_near(r.leaked_bytes, 32);
+	assert_near(site(&r, S2)->leaked_bytes, 32);
+	assert_near(site(&r, S1)->leaked_bytes, 0);
+	assert_near(r.peak, 32);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+
+	/* the window is 1 us whatever the clock: 0.5 us of a 3 GHz TSC */
+	trace_init(&t, 1);
+	t.ticks_per_s = 3e9;
+	rec_alloc(&t, 0, 1000, 0x5000, 16, S1);
+	rec_free(&t, 0, 6000, 0x5000);
+	rec_alloc(&t, 1, 4500, 0x5000, 32, S2);
+	analyze(&t, &r);
+	assert_near(r.leaked_bytes, 32);
+	assert_int_equal(r.unmatched_frees, 0);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+
+	/*
+	 * 1.5 us apart is beyond it: the allocation comes first, replaces
+	 * the block it finds at P (its free was not seen), and the free
+	 * then takes the new block.
+	 */
+	trace_init(&t, 1);
+	rec_alloc(&t, 0, 1000, 0x5000, 16, S1);
+	rec_free(&t, 0, 5000, 0x5000);
+	rec_alloc(&t, 1, 3500, 0x5000, 32, S2);
+	analyze(&t, &r);
+	assert_near(r.leaked_bytes, 0);
+	assert_near(r.leaked_blocks, 0);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/* ---- exec, unmatched frees, damaged streams ----------------------------- */
+
+static void test_exec(void **state)
+{
+	static const uint64_t ips[] = { 0x1000, 0x2000 };
+	struct heap_trace t;
+	struct heap_report r;
+
+	trace_init(&t, 1);
+	rec_stack(&t, 0, 1, S1, ips, 2);
+	rec_alloc(&t, 0, 10, 0xa, 100, S1);
+	rec_alloc(&t, 0, 20, 0xb, 200, S1);
+	rec_free(&t, 0, 30, 0xa);
+	rec_alloc(&t, 1, 40, 0xc, 400, S2);	/* another thread: 600 */
+	rec_exec(&t, 0, 100, 2);		/* 0xb and 0xc are gone */
+	rec_stack(&t, 0, 2, S3, ips, 2);
+	rec_alloc(&t, 0, 110, 0xd, 50, S3);
+	rec_free(&t, 0, 120, 0xb);		/* not the new image's */
+	analyze(&t, &r);
+	assert_int_equal(r.execs, 1);
+	assert_near(r.leaked_bytes, 50);
+	assert_near(r.leaked_blocks, 1);
+	assert_near(site(&r, S1)->leaked_bytes, 0);
+	assert_near(site(&r, S2)->leaked_bytes, 0);
+	assert_near(site(&r, S3)->leaked_bytes, 50);
+	assert_int_equal(site(&r, S1)->gen, 1);
+	assert_int_equal(site(&r, S3)->gen, 2);
+	assert_near(r.peak, 600);
+	assert_near(r.peak_t, 40 * NS);
+	assert_near(r.allocations, 4);
+	assert_near(r.frees, 1);
+	assert_int_equal(r.unmatched_frees, 1);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+static void test_unmatched_free(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+
+	trace_init(&t, 1);
+	rec_free(&t, 0, 5, 0xdead);		/* never allocated */
+	rec_alloc(&t, 0, 10, 0x10, 10, S1);
+	rec_free(&t, 0, 20, 0x10);
+	rec_free(&t, 0, 30, 0x10);		/* twice */
+	rec_free_temp(&t, 1, 40, 0xbeef);
+	analyze(&t, &r);
+	assert_int_equal(r.unmatched_frees, 3);
+	assert_near(r.frees, 1);
+	assert_near(r.temporary, 0);
+	assert_near(r.leaked_bytes, 0);
+	assert_near(r.peak, 10);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/* A stack whose record was lost is a site without frames; a record cut
+ * short at the end of a stream is ignored. */
+static void test_damaged(void **state)
+{
+	static const uint64_t ips[] = { 0x1000, 0x2000, 0x3000 };
+	struct heap_trace t;
+	struct heap_report r;
+	uint64_t half[2] = { head(HEAP_REC_ALLOC, 50), 0x30 };
+
+	trace_init(&t, 1);
+	rec_alloc(&t, 0, 10, 0x10, 10, S1);	/* no STACK record */
+	rec_alloc(&t, 0, 20, 0x20, 20, S2);
+	put(&t, 0, half, 2);			/* ALLOC without size */
+	rec_stack(&t, 1, 1, S2, ips, 3);
+	rec_stack(&t, 1, 1, S3, ips, 3);
+	t.streams[1].n -= 1;			/* STACK cut short */
+	analyze(&t, &r);
+	assert_near(r.allocations, 2);
+	assert_near(r.leaked_bytes, 30);
+	assert_int_equal(site(&r, S1)->depth, 0);
+	assert_null(site(&r, S1)->ips);
+	assert_int_equal(site(&r, S2)->depth, 3);
+	assert_int_equal(site(&r, S2)->ips[2], 0x3000);
+	for (size_t i = 0; i < r.nsites; i++)
+		assert_int_not_equal(r.sites[i].hash, S3);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/* ---- sampled mode ------------------------------------------------------- */
+
+/*
+ * One block traced per 4096 bytes: a block of s bytes was traced with
+ * probability p = 1 - exp(-s / 4096) and stands for 1/p blocks, s/p
+ * bytes. The values below are computed with Python's math.exp:
+ * s = 1000: 1/p = 4.6163248697298815; s = 64: 1/p = 64.50130207803537.
+ * The totals are the agent's exact counts.
+ */
+static void test_sampled(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+	const double w1000 = 4.6163248697298815, w64 = 64.50130207803537;
+
+	trace_init(&t, 1);
+	t.sample_bytes = 4096;
+	t.counts.allocations = 12345;
+	t.counts.bytes = 678901;
+	t.counts.frees = 12000;
+	t.counts.temporary = 777;
+	t.counts.hist[7] = 12345;
+	rec_alloc(&t, 0, 10, 0x10, 1000, S1);
+	rec_alloc(&t, 0, 20, 0x20, 1000, S1);
+	rec_alloc(&t, 0, 30, 0x30, 64, S2);
+	rec_alloc(&t, 0, 40, 0x40, 1 << 20, S3);	/* p = 1 */
+	rec_free_temp(&t, 0, 50, 0x40);
+	rec_free(&t, 0, 60, 0x20);
+	analyze(&t, &r);
+	assert_true(r.estimated);
+	assert_near(r.allocations, 12345);
+	assert_near(r.bytes, 678901);
+	assert_near(r.frees, 12000);
+	assert_near(r.temporary, 777);
+	assert_near(r.hist_count[7], 12345);
+	assert_near(r.leaked_blocks, w1000 + w64);
+	assert_near(r.leaked_bytes, 1000 * w1000 + 64 * w64);
+	assert_near(r.peak, 2000 * w1000 + 64 * w64 + (1 << 20));
+	assert_near(r.peak_t, 40 * NS);
+	assert_near(site(&r, S1)->allocations, 2 * w1000);
+	assert_near(site(&r, S1)->bytes, 2000 * w1000);
+	assert_near(site(&r, S1)->leaked_blocks, w1000);
+	assert_near(site(&r, S2)->leaked_bytes, 64 * w64);
+	assert_near(site(&r, S3)->allocations, 1);
+	assert_near(site(&r, S3)->bytes, 1 << 20);
+	assert_near(site(&r, S3)->temporary, 1);
+	assert_near(site(&r, S3)->peak_bytes, 1 << 20);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/* ---- the timeline, the histogram, the profile --------------------------- */
+
+/* One second in 1000 intervals of 1 ms; point i ends at (i + 1) ms. */
+static void test_timeline(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+	struct heap_rss rss[] = { { 0.0503, 1e6 }, { 0.0505, 2.5e6 },
+				  { 0.0507, 2e6 }, { 0.5003, 3e6 } };
+
+	trace_init(&t, 1);
+	t.rss = rss;
+	t.nrss = 4;
+	t.peak_rss = 7e6;
+	rec_alloc(&t, 0, 100500000, 0x10, 1000, S1);	/* 100.5 ms */
+	rec_alloc(&t, 0, 200500000, 0x20, 500, S1);	/* 200.5 ms */
+	rec_alloc(&t, 0, 200700000, 0x30, 10, S1);
+	rec_free(&t, 0, 200800000, 0x30);		/* 1500 */
+	rec_free(&t, 0, 300500000, 0x10);		/* 300.5 ms: 500 */
+	rec_alloc(&t, 0, 400500000, 0x40, 100, S2);	/* 400.5 ms: 600 */
+	rec_free(&t, 0, 400600000, 0x40);		/* 500 */
+	analyze(&t, &r);
+	t.rss = NULL;
+	t.nrss = 0;
+
+	assert_int_equal(r.ntimeline, HEAP_TIMELINE);
+	assert_near(r.peak, 1510);
+	assert_near(r.peak_t, 0.2007);
+	assert_near(r.peak_rss, 7e6);
+	for (int i = 0; i < HEAP_TIMELINE; i++)
+		assert_near(r.timeline[i].t, (i + 1) * 0.001);
+	for (int i = 0; i < 100; i++)
+		assert_near(r.timeline[i].heap, 0);
+	for (int i = 100; i < 200; i++)
+		assert_near(r.timeline[i].heap, 1000);
+	assert_near(r.timeline[200].heap, 1510);	/* the most in it */
+	for (int i = 201; i < 300; i++)
+		assert_near(r.timeline[i].heap, 1500);
+	for (int i = 301; i < 400; i++)
+		assert_near(r.timeline[i].heap, 500);
+	assert_near(r.timeline[400].heap, 600);
+	for (int i = 401; i < HEAP_TIMELINE; i++)
+		assert_near(r.timeline[i].heap, 500);
+
+	/* the RSS: the largest sample in the interval, else the last one
+	 * before it, NaN before the first */
+	for (int i = 0; i < HEAP_TIMELINE; i++) {
+		double want = i < 50 ? NAN : i == 50 ? 2.5e6 : i < 500 ? 2e6
+			    : 3e6;
+
+		if (isnan(want))
+			assert_true(isnan(r.timeline[i].rss));
+		else
+			assert_near(r.timeline[i].rss, want);
+	}
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/*
+ * A point is the most live in its interval, and that includes the level
+ * the interval starts at: 1500 bytes were live for the first half of the
+ * interval [300 ms, 301 ms) before a free brought it to 500.
+ */
+static void test_timeline_carry_in(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+
+	trace_init(&t, 1);
+	rec_alloc(&t, 0, 100500000, 0x10, 1000, S1);
+	rec_alloc(&t, 0, 200500000, 0x20, 500, S1);
+	rec_free(&t, 0, 300500000, 0x10);
+	analyze(&t, &r);
+	assert_near(r.timeline[299].heap, 1500);
+	assert_near(r.timeline[301].heap, 500);
+	if (r.timeline[300].heap != 1500)
+		fail_msg("the interval [300 ms, 301 ms) held 1500 bytes until "
+			 "the free at 300.5 ms; its point says %.0f",
+			 r.timeline[300].heap);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+static void test_hist(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+
+	assert_int_equal(heap_hist_low(0), 0);
+	assert_int_equal(heap_hist_low(1), 1);
+	assert_int_equal(heap_hist_low(2), 2);
+	assert_int_equal(heap_hist_low(3), 4);
+	assert_int_equal(heap_hist_low(11), 1024);
+	assert_int_equal(heap_hist_low(HEAP_HIST - 1),
+			 UINT64_C(1) << (HEAP_HIST - 2));
+	trace_init(&t, 1);
+	t.counts.hist[0] = 3;
+	t.counts.hist[11] = 5;
+	t.counts.hist[HEAP_HIST - 1] = 1;
+	rec_alloc(&t, 0, 1, 0x10, 1024, S1);
+	analyze(&t, &r);
+	assert_near(r.hist_count[0], 3);
+	assert_near(r.hist_count[11], 5);
+	assert_near(r.hist_count[HEAP_HIST - 1], 1);
+	assert_near(r.hist_count[5], 0);
+	/* exact mode: the totals are the replay's */
+	assert_near(r.allocations, 1);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/* Without maps every frame is unknown; the totals of each sample type
+ * are the report's whatever the sites merge into. */
+static void test_profile(void **state)
+{
+	static const char *names[HEAP_NTYPES] = {
+		"alloc_objects", "alloc_space", "inuse_objects",
+		"inuse_space", "temporary_objects", "peak_space",
+	};
+	static const uint64_t ips[] = { 0x1000 };
+	struct heap_trace t;
+	struct heap_report r;
+	struct profile p;
+	int64_t sum[HEAP_NTYPES] = { 0 };
+
+	trace_init(&t, 1);
+	rec_stack(&t, 0, 1, S1, ips, 1);
+	rec_alloc(&t, 0, 1, 0x10, 100, S1);
+	rec_alloc(&t, 0, 2, 0x20, 200, S2);
+	rec_free_temp(&t, 0, 3, 0x20);
+	rec_burst(&t, 0, 4, S3, 7, 70, 10, 5);
+	analyze(&t, &r);
+	heap_profile(&t, &r, false, &p);
+	assert_int_equal(p.ntypes, HEAP_NTYPES);
+	for (int i = 0; i < HEAP_NTYPES; i++)
+		assert_string_equal(p.types[i].name, names[i]);
+	for (size_t i = 0; i < p.nstacks; i++)
+		for (int k = 0; k < HEAP_NTYPES; k++)
+			sum[k] += p.stacks[i].values[k];
+	assert_int_equal(sum[HEAP_T_ALLOC_OBJECTS], 9);
+	assert_int_equal(sum[HEAP_T_ALLOC_SPACE], 370);
+	assert_int_equal(sum[HEAP_T_INUSE_OBJECTS], 1);
+	assert_int_equal(sum[HEAP_T_INUSE_SPACE], 100);
+	assert_int_equal(sum[HEAP_T_TEMPORARY], 8);
+	assert_int_equal(sum[HEAP_T_PEAK_SPACE], 300);
+	assert_near(r.peak, 300);
+	profile_free(&p);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+static void test_empty(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+
+	trace_init(&t, 0);
+	analyze(&t, &r);
+	assert_near(r.peak, 0);
+	assert_near(r.allocations, 0);
+	assert_near(r.leaked_bytes, 0);
+	assert_int_equal(r.nsites, 0);
+	assert_int_equal(r.ntimeline, HEAP_TIMELINE);
+	for (int i = 0; i < HEAP_TIMELINE; i++)
+		assert_near(r.timeline[i].heap, 0);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/* Many blocks live at once: the table of live blocks grows and still
+ * finds every one; freeing every other one leaves the others leaked. */
+static void test_many_blocks(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+	const uint64_t n = 200000;
+
+	trace_init(&t, 1);
+	for (uint64_t i = 0; i < n; i++)
+		rec_alloc(&t, (int)(i % 4), 10 + i, 0x100000 + 16 * i, 3,
+			  i % 2 ? S1 : S2);
+	for (uint64_t i = 0; i < n; i += 2)
+		rec_free(&t, 5, 10 + 2 * n + i, 0x100000 + 16 * i);
+	analyze(&t, &r);
+	assert_near(r.peak, 3.0 * n);
+	assert_near(r.leaked_blocks, n / 2);
+	assert_near(r.leaked_bytes, 3.0 * n / 2);
+	assert_near(site(&r, S1)->leaked_blocks, n / 2);
+	assert_near(site(&r, S2)->leaked_blocks, 0);
+	assert_int_equal(r.unmatched_frees, 0);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_peak_and_leaks),
+		cmocka_unit_test(test_peak_sites_lazy),
+		cmocka_unit_test(test_free_temp),
+		cmocka_unit_test(test_burst_alone),
+		cmocka_unit_test(test_burst_interleaved),
+		cmocka_unit_test(test_burst_overlap),
+		cmocka_unit_test(test_burst_lost_stack),
+		cmocka_unit_test(test_merge_by_time),
+		cmocka_unit_test(test_early_free_window),
+		cmocka_unit_test(test_exec),
+		cmocka_unit_test(test_unmatched_free),
+		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_sampled),
+		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_timeline_carry_in),
+		cmocka_unit_test(test_hist),
+		cmocka_unit_test(test_profile),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_many_blocks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
