@@ -30,4 +30,23 @@ extern const char mem_help[];
  */
 int save_result(const struct result *res, const char *store, bool quiet);
 
+/*
+ * The options of a command that runs a program ("yardstick CMD [OPTIONS]
+ * -- PROGRAM [ARGS...]"): getopt_long over argv up to "--" with shortopts
+ * (which starts with ':' and has 'h' for --help), calling opt(arg, c,
+ * optarg) for each option, which prints its own error and returns
+ * non-zero for a bad value. Returns 0 with *operands the index of the
+ * first argument that is not an option and *dashdash that of "--" (argc
+ * when there is none); 1 after printing help; 2 after a usage error.
+ */
+struct option;
+struct prog_parser {
+	const char *cmd, *shortopts, *help;
+	const struct option *longopts;
+	int (*opt)(void *arg, int c, const char *val);
+	void *arg;
+};
+int parse_program_args(int argc, char **argv, const struct prog_parser *pp,
+		       int *operands, int *dashdash);
+
 #endif

@@ -207,35 +207,23 @@ static int parse_opt(struct mem_args *a, int c, const char *arg)
 	return usage_error("unknown option%s", "");
 }
 
+static int on_opt(void *arg, int c, const char *val)
+{
+	return parse_opt(arg, c, val);
+}
+
 static int parse(struct mem_args *a, int argc, char **argv)
 {
-	int dashdash = argc, c;
+	const struct prog_parser pp = { "mem", ":n:o:qh", mem_help,
+					long_opts, on_opt, a };
+	int first, dashdash, r;
 
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--")) {
-			dashdash = i;
-			break;
-		}
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(dashdash, argv, ":n:o:qh", long_opts,
-				NULL)) != -1) {
-		if (c == 'h') {
-			fputs(mem_help, stdout);
-			return 1;
-		}
-		if (c == ':')
-			return usage_error("option '%s' needs a value",
-					   argv[optind - 1]);
-		if (c == '?')
-			return usage_error("unknown option '%s'",
-					   argv[optind - 1]);
-		if (parse_opt(a, c, optarg))
-			return 2;
-	}
-	if (optind < dashdash)
+	r = parse_program_args(argc, argv, &pp, &first, &dashdash);
+	if (r)
+		return r;
+	if (first < dashdash)
 		return usage_error("'%s': put the program after '--'",
-				   argv[optind]);
+				   argv[first]);
 	if (dashdash + 1 >= argc)
 		return usage_error("no program to profile (yardstick mem -- "
 				   "PROGRAM [ARGS...])%s", "");

@@ -65,6 +65,10 @@ void mem_print_status(const struct mem_run *m)
 	if (m->trace.unwind_failed)
 		fprintf(stderr, "yardstick mem: libunwind could not be loaded: "
 			"stacks were walked with frame pointers\n");
+	if (m->trace.stopped)
+		fprintf(stderr, "yardstick mem: the program closed the agent's "
+			"socket (or reused its number): tracing stopped early, "
+			"and blocks freed after that show as leaked\n");
 	if (m->trace.sample_full)
 		fprintf(stderr, "yardstick mem: too many sampled blocks live "
 			"at once: later samples were not taken (use a larger "
@@ -314,6 +318,9 @@ static void build_result(const struct mem_args *a, struct mem_run *m)
 	if (m->trace.overflow_threads)
 		benchmark_add_warning(b, "%u threads were not traced",
 				      m->trace.overflow_threads);
+	if (m->trace.stopped)
+		benchmark_add_warning(b, "tracing stopped early: the program "
+				      "closed the agent's socket");
 	result_summarize(r, 1, 0);
 }
 

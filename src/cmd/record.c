@@ -69,6 +69,7 @@ struct record_args {
 	long top;
 	struct profile_outputs out;
 	const char *title;
+	bool diff;
 	const char *diff_base, *diff_new;
 	char **argv;
 };
@@ -147,48 +148,39 @@ static int parse_opt(struct record_args *a, int c, const char *arg)
 	return usage_error("unknown option%s", "");
 }
 
-static int parse(struct record_args *a, int argc, char **argv)
+static int on_opt(void *arg, int c, const char *val)
 {
-	int dashdash = argc, c;
-	bool diff = false;
+	struct record_args *a = arg;
 
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--")) {
-			dashdash = i;
-			break;
-		}
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(dashdash, argv, ":F:e:g:n:o:qh", long_opts,
-				NULL)) != -1) {
-		if (c == 'h') {
-			fputs(record_help, stdout);
-			return 1;
-		}
-		if (c == ':')
-			return usage_error("option '%s' needs a value",
-					   argv[optind - 1]);
-		if (c == '?')
-			return usage_error("unknown option '%s'",
-					   argv[optind - 1]);
-		if (c == OPT_DIFF) {
-			diff = true;
-			continue;
-		}
-		if (parse_opt(a, c, optarg))
-			return 2;
-	}
-	if (diff) {
-		if (dashdash - optind != 2 || a->out.n != 1)
-			return usage_error("--diff takes BASE.folded NEW.folded "
-					   "and one -o FILE%s", "");
-		a->diff_base = argv[optind];
-		a->diff_new = argv[optind + 1];
+	if (c == OPT_DIFF) {
+		a->diff = true;
 		return 0;
 	}
-	if (optind < dashdash)
+	return parse_opt(a, c, val);
+}
+
+static int parse(struct record_args *a, int argc, char **argv)
+{
+	const struct prog_parser pp = { "record", ":F:e:g:n:o:qh",
+					record_help, long_opts, on_opt, a };
+	int first, dashdash, r;
+	bool diff;
+
+	r = parse_program_args(argc, argv, &pp, &first, &dashdash);
+	if (r)
+		return r;
+	diff = a->diff;
+	if (diff) {
+		if (dashdash - first != 2 || a->out.n != 1)
+			return usage_error("--diff takes BASE.folded NEW.folded "
+					   "and one -o FILE%s", "");
+		a->diff_base = argv[first];
+		a->diff_new = argv[first + 1];
+		return 0;
+	}
+	if (first < dashdash)
 		return usage_error("'%s': put the program after '--'",
-				   argv[optind]);
+				   argv[first]);
 	if (dashdash + 1 >= argc)
 		return usage_error("no program to profile (yardstick record "
 				   "-- PROGRAM [ARGS...])%s", "");

@@ -70,6 +70,8 @@ static _Atomic int state = OFF;
 static bool started;			/* init ran (traced or not) */
 static struct heap_header *hdr;
 static int sock = -1, shm_fd = -1;
+static dev_t sock_dev;			/* the socket's identity: a program */
+static ino_t sock_ino;			/* may close it and reuse its number */
 static uint32_t generation;		/* this image's number */
 static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t thread_key;
@@ -219,7 +221,9 @@ static bool send_msg(uint32_t type, uint32_t slot, uint64_t seq,
 
 	if (send_all(v, 2))
 		return true;
-	/* yardstick is gone: stop tracing, keep running */
+	/* yardstick is gone, or the program closed the socket: stop
+	 * tracing, keep running */
+	hdr->stopped = 1;
 	atomic_store(&state, OFF);
 	return false;
 }
@@ -263,6 +267,16 @@ static void send_maps(void)
 	send_msg(HEAP_MSG_MAPS, 0, generation, buf, len);
 }
 
+/* Is sock still ours? (Checked once per message, under send_lock: never
+ * write into a file the program opened under the same number.) */
+static bool sock_ours(void)
+{
+	struct stat st;
+
+	return !fstat(sock, &st) && st.st_dev == sock_dev &&
+	       st.st_ino == sock_ino;
+}
+
 static int count_adds(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	*(unsigned long long *)arg = info->dlpi_adds;
@@ -276,7 +290,7 @@ static void check_maps(void)
 
 	dl_iterate_phdr(count_adds, &adds);
 	pthread_mutex_lock(&send_lock);
-	if (adds != maps_adds) {
+	if (adds != maps_adds && sock_ours()) {
 		maps_adds = adds;
 		send_maps();
 	}
@@ -292,11 +306,17 @@ static void flush_slot(struct heap_slot *s)
 	bool ok;
 
 	pthread_mutex_lock(&send_lock);
-	ok = send_msg(HEAP_MSG_CHUNK, (uint32_t)(s - hdr->slots), seq, s->data,
-		      (uint32_t)used);
+	ok = sock_ours() && send_msg(HEAP_MSG_CHUNK,
+				     (uint32_t)(s - hdr->slots), seq, s->data,
+				     (uint32_t)used);
 	pthread_mutex_unlock(&send_lock);
-	if (!ok)
+	if (!ok) {
+		/* tracing stops; the records stay in the slot for yardstick
+		 * to take after the end */
+		hdr->stopped = 1;
+		atomic_store(&state, OFF);
 		return;
+	}
 	/* sent: the contents are yardstick's now (a crash between these
 	 * two stores leaves a remainder yardstick knows it has by seq) */
 	atomic_store_explicit((_Atomic uint64_t *)&s->seq, seq + 1,
@@ -492,6 +512,10 @@ static void start(void)
 		goto off;
 	shm_fd = shm;
 	sock = fd;
+	if (fstat(sock, &st) || !S_ISSOCK(st.st_mode))
+		goto off;
+	sock_dev = st.st_dev;
+	sock_ino = st.st_ino;
 	p = mmap(NULL, sizeof(*hdr), PROT_READ | PROT_WRITE, MAP_SHARED, shm,
 		 0);
 	if (p == MAP_FAILED)
@@ -544,20 +568,13 @@ __attribute__((constructor)) static void agent_init(void)
 __attribute__((destructor)) static void agent_fini(void)
 {
 	char buf[4096];
-	ssize_t n;
-	int fd;
+	const char *p;
 
-	if (atomic_load(&state) != ON || !hdr)
+	/* also when tracing stopped early: hdr stays mapped then */
+	if (!hdr || hdr->owner_pid != getpid() ||
+	    heap_read_proc("/proc/self/status", buf, sizeof(buf)) <= 0)
 		return;
-	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	const char *p = strstr(buf, "\nVmHWM:");
+	p = strstr(buf, "\nVmHWM:");
 	if (p)
 		__atomic_store_n(&hdr->exit_hwm,
 				 strtoull(p + 8, NULL, 10) * 1024,

@@ -60,9 +60,10 @@ char *heap_find_agent(struct error *e)
 			if (usable(p))
 				return p;
 			free(p);
-			p = xasprintf("%s/../lib/yardstick/%s", exe,
+			/* an install, wherever its prefix was moved to */
+			p = xasprintf("%s/../%s/%s", exe, YS_HEAP_AGENT_RELDIR,
 				      AGENT_NAME);
-			if (usable(p))
+			if (YS_HEAP_AGENT_RELDIR[0] != '/' && usable(p))
 				return p;
 			free(p);
 		}
@@ -72,9 +73,8 @@ char *heap_find_agent(struct error *e)
 		return p;
 	free(p);
 	error_set(e, "the heap agent %s is not next to yardstick, nor in "
-		  "../lib/yardstick/ from it, nor in %s (set "
-		  "YARDSTICK_HEAP_AGENT to its path)", AGENT_NAME,
-		  YS_HEAP_AGENT_DIR);
+		  "../%s/ from it, nor in %s (set YARDSTICK_HEAP_AGENT to its "
+		  "path)", AGENT_NAME, YS_HEAP_AGENT_RELDIR, YS_HEAP_AGENT_DIR);
 	return NULL;
 }
 
@@ -219,18 +219,10 @@ static void sample_rss(struct reader *r)
 	char path[64], buf[4096];
 	struct heap_trace *t = r->t;
 	double rss, hwm;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)r->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (heap_read_proc(path, buf, sizeof(buf)) <= 0)
 		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
 	rss = status_kb(buf, "\nVmRSS:");
 	hwm = status_kb(buf, "\nVmHWM:");
 	if (rss <= 0)
@@ -303,7 +295,10 @@ static void *reader_main(void *arg)
 
 		if (!reaped && now >= next_rss) {
 			sample_rss(r);
-			next_rss = now + r->rss_interval;
+			/* every millisecond at first: short programs too
+			 * get an RSS curve */
+			next_rss = now + (now - r->t0 < 0.02 ? 0.001
+						   : r->rss_interval);
 		}
 		wait_ms = reaped ? 0 : (int)((next_rss - now) * 1000) + 1;
 		if (poll(&p, 1, wait_ms) == 0) {
@@ -354,6 +349,7 @@ static void take_remainders(struct reader *r, struct heap_header *h)
 	t->overflow_threads = h->overflow_threads;
 	t->unwind_failed = h->unwind_failed;
 	t->sample_full = h->sample_full;
+	t->stopped = h->stopped;
 	t->agent_started = h->owner_pid != 0;
 	if ((double)h->exit_hwm > t->hwm)
 		t->hwm = (double)h->exit_hwm;
@@ -390,11 +386,29 @@ static void free_env(char **env)
 	free(env);
 }
 
+/*
+ * The descriptor numbers the agent gets: high, out of the way of the
+ * program's own (which takes the lowest free ones), below the limit.
+ */
+static void agent_fds(int *shm, int *sock)
+{
+	struct rlimit rl;
+	long top = 1024;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < (rlim_t)top)
+		top = (long)rl.rlim_cur;
+	*shm = (int)top - 2;
+	*sock = (int)top - 1;
+}
+
+/* Start path with the segment at shm_to and the socket at sock_to. */
 static int spawn_child(const char *path, char *const *argv, char **env,
-		       pid_t *pid, struct error *e)
+		       const int from[2], const int to[2], pid_t *pid,
+		       struct error *e)
 {
 	static const int dfl[] = { SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
 				   SIGCHLD };
+	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none, def;
 	int r;
@@ -403,14 +417,26 @@ static int spawn_child(const char *path, char *const *argv, char **env,
 	sigemptyset(&def);
 	for (size_t i = 0; i < sizeof(dfl) / sizeof(dfl[0]); i++)
 		sigaddset(&def, dfl[i]);
-	if (posix_spawnattr_init(&attr) ||
-	    posix_spawnattr_setsigmask(&attr, &none) ||
+	if (posix_spawnattr_init(&attr))
+		return error_set(e, "cannot set up the spawn of '%s'", path);
+	if (posix_spawn_file_actions_init(&fa)) {
+		posix_spawnattr_destroy(&attr);
+		return error_set(e, "cannot set up the spawn of '%s'", path);
+	}
+	/* dup2 leaves the copies open across the exec, the originals not */
+	if (posix_spawnattr_setsigmask(&attr, &none) ||
 	    posix_spawnattr_setsigdefault(&attr, &def) ||
 	    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
-				     POSIX_SPAWN_SETSIGDEF))
-		return error_set(e, "cannot set up the spawn of '%s'", path);
-	r = posix_spawn(pid, path, NULL, &attr, argv, env);
+				     POSIX_SPAWN_SETSIGDEF) ||
+	    posix_spawn_file_actions_adddup2(&fa, from[0], to[0]) ||
+	    posix_spawn_file_actions_adddup2(&fa, from[1], to[1]))
+		r = -1;
+	else
+		r = posix_spawn(pid, path, &fa, &attr, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
+	if (r < 0)
+		return error_set(e, "cannot set up the spawn of '%s'", path);
 	if (r)
 		return spawn_exec_error(path, r, e);
 	return 0;
@@ -447,12 +473,12 @@ static int start(const struct heap_opts *o, const char *path,
 		 char *const *argv, struct heap_header *h, int shm,
 		 int sock[2], struct heap_trace *t, struct error *e)
 {
-	int child_shm = dup(shm), child_sock = dup(sock[1]), bufsize = 4 << 20;
+	int bufsize = 4 << 20, from[2] = { shm, sock[1] }, to[2];
 	struct stat st;
 	char **env;
 	int r;
 
-	if (child_shm < 0 || child_sock < 0 || fstat(shm, &st)) {
+	if (fstat(shm, &st)) {
 		r = error_errno(e, errno, "cannot pass the heap agent its "
 				"descriptors");
 		goto out;
@@ -460,17 +486,13 @@ static int start(const struct heap_opts *o, const char *path,
 	setsockopt(sock[0], SOL_SOCKET, SO_RCVBUF, &bufsize, sizeof(bufsize));
 	setsockopt(sock[1], SOL_SOCKET, SO_SNDBUF, &bufsize, sizeof(bufsize));
 	h->clock = tsc_invariant() ? 1 : 0;
-	env = child_env(o->agent, child_shm, child_sock,
-			(unsigned long long)st.st_ino);
+	agent_fds(&to[0], &to[1]);
+	env = child_env(o->agent, to[0], to[1], (unsigned long long)st.st_ino);
 	t->ts0 = h->clock ? (__rdtsc() & HEAP_TS_MASK)
 			  : ((uint64_t)(now_s() * 1e9) & HEAP_TS_MASK);
-	r = spawn_child(path, argv, env, &t->pid, e);
+	r = spawn_child(path, argv, env, from, to, &t->pid, e);
 	free_env(env);
 out:
-	if (child_shm >= 0)
-		close(child_shm);
-	if (child_sock >= 0)
-		close(child_sock);
 	close(sock[1]);
 	sock[1] = -1;
 	return r;

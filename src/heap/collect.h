@@ -42,7 +42,7 @@ struct heap_trace {
 	uint32_t *maps_gen;	/* the program image each is of */
 	size_t nmaps;
 	struct heap_counts counts;	/* summed over the slots */
-	uint32_t overflow_threads, unwind_failed, sample_full;
+	uint32_t overflow_threads, unwind_failed, sample_full, stopped;
 	uint64_t sample_bytes;
 	bool agent_started;	/* the agent ran in the program */
 	/* time stamps to seconds: t = (ts - ts0) / ticks_per_s */
@@ -61,8 +61,9 @@ struct heap_trace {
 
 /*
  * The agent: $YARDSTICK_HEAP_AGENT if set, else libyardstick-heap.so next
- * to this executable (the build tree), else in ../lib/yardstick/ from it
- * (an install), else in the configured libdir. A malloc'd path, or NULL
+ * to this executable (the build tree), else in LIBDIR/yardstick/ beside
+ * the binary's directory (an install, moved or not), else in the
+ * configured prefix's. A malloc'd path, or NULL
  * with a message naming the places looked at.
  */
 char *heap_find_agent(struct error *e);

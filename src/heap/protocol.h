@@ -18,7 +18,9 @@
 #ifndef YS_HEAP_PROTOCOL_H
 #define YS_HEAP_PROTOCOL_H
 
+#include <fcntl.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #define HEAP_MAGIC	0x79736870u	/* "yshp" */
 #define HEAP_VERSION	1
@@ -150,8 +152,31 @@ struct heap_header {
 				 * blocks was full; later samples lost */
 	uint64_t exit_hwm;	/* VmHWM (bytes) read by the agent when the
 				 * program exited normally, 0 if not */
-	uint64_t reserved[7];
+	uint32_t stopped;	/* 1: tracing stopped early: the socket was
+				 * closed or is no longer ours */
+	uint32_t pad1;
+	uint64_t reserved[6];
 	struct heap_slot slots[HEAP_SLOTS];
 };
+
+/*
+ * A small /proc file into buf (NUL-terminated), with system calls only:
+ * the agent must not allocate. Returns its length, or -1.
+ */
+static inline long heap_read_proc(const char *path, char *buf,
+				  unsigned long size)
+{
+	long n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = (long)read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
 
 #endif

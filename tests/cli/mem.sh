@@ -1,0 +1,505 @@
+# yardstick mem: the heap of fixtures whose allocations are known in
+# advance (tests/fixtures/heapfix.c, heapfix_cpp.cc), checked exactly; the
+# outputs validated; the program's own behaviour (I/O, exit status, crash,
+# fork, exec) kept; the refusals and errors.
+#
+# The margin: each figure is checked exactly at the fixture's own sites
+# (the folded, speedscope or pprof outputs). Totals of the whole program
+# also hold what the C library allocates for itself: heapfix uses no
+# stdio, so today that is nothing, but a C library may keep a few blocks
+# (glibc keeps one per thread for thread-local storage): totals are checked
+# to be at least the designed figure and less than it plus LIBC_BYTES
+# bytes and LIBC_BLOCKS blocks.
+. "$(dirname "$0")/lib.sh"
+HEAPFIX=${HEAPFIX:?HEAPFIX must name the heap fixture}
+HEAPFIX_CPP=${HEAPFIX_CPP:?HEAPFIX_CPP must name the C++ heap fixture}
+HEAPFIX_STATIC=${HEAPFIX_STATIC:?HEAPFIX_STATIC must name its static build}
+LIBC_BYTES=65536
+LIBC_BLOCKS=16
+MIB=1048576
+export HEAPFIX HEAPFIX_CPP HEAPFIX_STATIC LIBC_BYTES LIBC_BLOCKS MIB
+
+# python3 "$H" COMMAND ...: the checks on mem's outputs.
+H=$T/heap.py
+cat > "$H" <<'PY'
+import gzip, json, os, sys
+
+def metrics(path):
+    b = json.load(open(path))["benchmarks"][0]
+    return {k: v["values"][0] for k, v in b["metrics"].items()}
+
+def folded(path, leaf):
+    """The folded stacks ending in leaf (";"-separated frames), summed."""
+    total = 0
+    for line in open(path):
+        stack, n = line.rstrip("\n").rsplit(" ", 1)
+        if (";" + stack).endswith(";" + leaf):
+            total += int(n)
+    return total
+
+def speedscope(path, kind, leaf):
+    d = json.load(open(path))
+    names = [f["name"] for f in d["shared"]["frames"]]
+    p = [p for p in d["profiles"] if p["name"] == kind][0]
+    return sum(w for s, w in zip(p["samples"], p["weights"])
+               if s and names[s[-1]] == leaf)
+
+# pprof: a protobuf decoder of just what is needed, independent of ours
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]; i += 1; v |= (c & 0x7f) << s; s += 7
+        if c < 0x80:
+            return v, i
+
+def fields(b):
+    i = 0
+    while i < len(b):
+        key, i = varint(b, i)
+        f, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = varint(b, i)
+        elif wt == 2:
+            n, i = varint(b, i); v = b[i:i + n]; i += n
+        elif wt == 1:
+            v = b[i:i + 8]; i += 8
+        elif wt == 5:
+            v = b[i:i + 4]; i += 4
+        else:
+            raise ValueError("wire type %d" % wt)
+        yield f, wt, v
+
+def ints(wt, v):
+    if wt == 0:
+        return [v]
+    out, i = [], 0
+    while i < len(v):
+        x, i = varint(v, i); out.append(x)
+    return out
+
+def pprof(path):
+    """(sample type names, [(leaf function name, values)])"""
+    strings, types, samples, locs, funcs = [], [], [], {}, {}
+    for f, wt, v in fields(gzip.open(path).read()):
+        if f == 6:
+            strings.append(v.decode())
+        elif f == 1:
+            types.append(dict((g, x) for g, _, x in fields(v))[1])
+        elif f == 2:
+            s = {1: [], 2: []}
+            for g, w, x in fields(v):
+                if g in s:
+                    s[g] += ints(w, x)
+            samples.append(s)
+        elif f == 4:
+            loc = {"lines": []}
+            for g, _, x in fields(v):
+                if g == 1:
+                    loc["id"] = x
+                elif g == 4:
+                    loc["lines"].append(dict((h, y) for h, _, y in fields(x)).get(1))
+            locs[loc["id"]] = loc
+        elif f == 5:
+            fn = dict((g, x) for g, _, x in fields(v))
+            funcs[fn[1]] = fn.get(2, 0)
+    def leaf(s):
+        return strings[funcs[locs[s[1][0]]["lines"][0]]]
+    return [strings[t] for t in types], [(leaf(s), s[2]) for s in samples]
+
+cmd, args = sys.argv[1], sys.argv[2:]
+if cmd == "check":
+    # check FILE EXPR: EXPR (over m, the metrics, and d, the result) holds
+    m = metrics(args[0]); d = json.load(open(args[0]))
+    lb, lk, mib = int(os.environ["LIBC_BYTES"]), int(os.environ["LIBC_BLOCKS"]), 1 << 20
+    if not eval("(" + args[1] + ")"):
+        sys.exit("false: %s\nmetrics: %s" % (args[1], m))
+elif cmd == "folded":
+    print(folded(args[0], args[1]))
+elif cmd == "speedscope":
+    print(speedscope(args[0], args[1], args[2]))
+elif cmd == "pprof":
+    types, samples = pprof(args[0])
+    if len(args) == 1:
+        print(" ".join(types))
+    else:
+        k = types.index(args[1])
+        print(sum(v[k] for f, v in samples if f == args[2]))
+PY
+
+# mem ARGS... -- PROGRAM...: yardstick mem, quiet, not stored
+mem() { "$YS" mem -q --no-store "$@"; }
+# check FILE EXPR: see heap.py
+check() { python3 "$H" check "$@"; }
+# eq WANT COMMAND...: COMMAND prints WANT
+eq() {
+	want=$1
+	shift
+	got=$("$@") || return 1
+	[ "$got" = "$want" ] || { echo "$*: got '$got', expected '$want'"; return 1; }
+}
+# leaf KIND FILE FUNC: the speedscope profile KIND's value at stacks ending
+# in FUNC
+leaf() { python3 "$H" speedscope "$2" "$1" "$3"; }
+
+# ---- leaks, peak, temporaries: exact at their sites ----------------------
+
+leaks() {
+	mem --json "$T/leak.json" --cost leaked -o "$T/leak.folded" \
+		-o "$T/leak.speedscope.json" -- "$HEAPFIX" leak 10 1000 &&
+	eq 10000 python3 "$H" folded "$T/leak.folded" "main;leak_blocks" &&
+	eq 10 leaf inuse_objects "$T/leak.speedscope.json" leak_blocks &&
+	eq 10 leaf alloc_objects "$T/leak.speedscope.json" leak_blocks &&
+	eq 0 leaf temporary_objects "$T/leak.speedscope.json" leak_blocks &&
+	check "$T/leak.json" 'lb > m["leaked_bytes"] - 10000 >= 0 and
+		lk > m["leaked_blocks"] - 10 >= 0 and
+		lk > m["allocations"] - 10 >= 0 and
+		lb > m["peak_heap"] - 10000 >= 0'
+}
+t "leak 10 x 1000: leaked 10000 bytes in 10 blocks at leak_blocks" leaks
+
+peak() {
+	mem --json "$T/peak.json" --cost peak -o "$T/peak.folded" \
+		-o "$T/peak.speedscope.json" -- "$HEAPFIX" peak 1 &&
+	eq $((3 * MIB)) python3 "$H" folded "$T/peak.folded" "main;make_peak" &&
+	eq 4 leaf alloc_objects "$T/peak.speedscope.json" make_peak &&
+	eq $((7 * MIB / 2)) leaf alloc_space "$T/peak.speedscope.json" make_peak &&
+	eq 0 leaf inuse_space "$T/peak.speedscope.json" make_peak &&
+	check "$T/peak.json" 'lb > m["peak_heap"] - 3 * mib >= 0'
+}
+t "peak: 3 blocks of 1 MiB, one freed, 512 KiB: the peak is 3 MiB" peak
+
+temps() {
+	mem --json "$T/temp.json" --cost temporary -o "$T/temp.folded" \
+		-o "$T/temp.speedscope.json" -- "$HEAPFIX" temp 1000 &&
+	eq 1000 python3 "$H" folded "$T/temp.folded" "main;temp_loop" &&
+	eq 0 python3 "$H" folded "$T/temp.folded" "main;not_temporary" &&
+	mem --cost allocations -o "$T/tempa.folded" -- "$HEAPFIX" temp 1000 &&
+	eq 1000 python3 "$H" folded "$T/tempa.folded" "main;temp_loop" &&
+	eq 2 python3 "$H" folded "$T/tempa.folded" "main;not_temporary" &&
+	eq 80 leaf peak_space "$T/temp.speedscope.json" not_temporary &&
+	check "$T/temp.json" 'lk > m["temporary_allocations"] - 1000 >= 0 and
+		lk > m["allocations"] - 1002 >= 0 and m["leaked_bytes"] < lb'
+}
+t "temp 1000: 1000 temporaries at temp_loop, 2 allocations that are not" temps
+
+# 8 threads x 1,000,000 allocations; the test's timeout guards deadlock.
+# glibc allocates a block or two per thread for its thread-local storage:
+# within LIBC_BLOCKS.
+stress() {
+	mem --json "$T/thr.json" -o "$T/thr.speedscope.json" -- \
+		"$HEAPFIX" threads 8 1000000 &&
+	eq 8000000 leaf alloc_objects "$T/thr.speedscope.json" thread_work &&
+	eq 4000000 leaf temporary_objects "$T/thr.speedscope.json" thread_work &&
+	eq 0 leaf inuse_objects "$T/thr.speedscope.json" thread_work &&
+	check "$T/thr.json" 'lk > m["allocations"] - 8000000 >= 0 and
+		lk > m["temporary_allocations"] - 4000000 >= 0 and
+		m["leaked_bytes"] < lb'
+}
+t "8 threads x 1,000,000 allocations: exact counts, no crash or deadlock" stress
+
+reallocs() {
+	mem --json "$T/re.json" -o "$T/re.speedscope.json" -- \
+		"$HEAPFIX" realloc &&
+	eq 5 leaf alloc_objects "$T/re.speedscope.json" grow_block &&
+	eq 1550 leaf alloc_space "$T/re.speedscope.json" grow_block &&
+	eq 5 leaf temporary_objects "$T/re.speedscope.json" grow_block &&
+	eq 800 leaf peak_space "$T/re.speedscope.json" grow_block &&
+	eq 0 leaf inuse_objects "$T/re.speedscope.json" grow_block &&
+	check "$T/re.json" 'lk > m["allocations"] - 5 >= 0 and
+		lb > m["peak_heap"] - 800 >= 0 and m["leaked_bytes"] < lb'
+}
+t "realloc: each growth a free and an allocation; realloc(p, 0) frees" reallocs
+
+callocs() {
+	mem --json "$T/ca.json" -o "$T/ca.speedscope.json" -- \
+		"$HEAPFIX" calloc &&
+	eq 2 leaf alloc_objects "$T/ca.speedscope.json" calloc_blocks &&
+	eq 1021 leaf inuse_space "$T/ca.speedscope.json" calloc_blocks &&
+	check "$T/ca.json" 'lb > m["leaked_bytes"] - 1021 >= 0'
+}
+t "calloc: n x size bytes, zeroed; an overflowing calloc is no allocation" callocs
+
+aligns() {
+	page=$(getconf PAGESIZE) &&
+	pv=$(( (5000 + page - 1) / page * page )) &&
+	mem -o "$T/al.speedscope.json" -- "$HEAPFIX" aligned &&
+	eq 5 leaf inuse_objects "$T/al.speedscope.json" aligned_blocks &&
+	eq $((100 + 512 + 1000 + 3000 + pv)) \
+		leaf inuse_space "$T/al.speedscope.json" aligned_blocks
+}
+t "posix_memalign, aligned_alloc, memalign, valloc, pvalloc: sizes, alignment" aligns
+
+# ---- processes: fork, exec, crash, exit status, pass-through ------------
+
+forkexec() {
+	mem --json "$T/fe.json" --cost leaked -o "$T/fe.folded" -- \
+		"$HEAPFIX" forkexec &&
+	eq 777 python3 "$H" folded "$T/fe.folded" "forkexec;parent_leak" &&
+	eq 0 python3 "$H" folded "$T/fe.folded" "leak_blocks" &&
+	check "$T/fe.json" 'lb > m["leaked_bytes"] - 777 >= 0 and
+		lk > m["leaked_blocks"] - 1 >= 0 and m["leaked_bytes"] < 10000'
+}
+t "a child forked and exec'd is not traced; the parent's leak is" forkexec
+
+execself() {
+	mem --json "$T/ex.json" --cost leaked -o "$T/ex.folded" \
+		-o "$T/ex.speedscope.json" -- "$HEAPFIX" execself &&
+	eq 1665 python3 "$H" folded "$T/ex.folded" "main;leak_blocks" &&
+	eq 0 python3 "$H" folded "$T/ex.folded" "before_exec" &&
+	eq 5 leaf alloc_objects "$T/ex.speedscope.json" before_exec &&
+	eq 3 leaf inuse_objects "$T/ex.speedscope.json" leak_blocks &&
+	check "$T/ex.json" 'lb > m["leaked_bytes"] - 1665 >= 0 and
+		lk > m["leaked_blocks"] - 3 >= 0 and
+		lb > m["peak_heap"] - 5 * 999 >= 0'
+}
+t "exec: traced on into the new image; the old image's blocks are not leaks" execself
+
+crash() {
+	"$YS" mem --no-store --json "$T/cr.json" --cost leaked \
+		-o "$T/cr.folded" -- "$HEAPFIX" crash 2>"$T/cr.err"
+	[ $? -eq 1 ] || { echo "exit status is not 1"; cat "$T/cr.err"; return 1; }
+	has "$T/cr.err" "SIGSEGV" &&
+	grep -Eq "leaked +500 B +in 5 blocks" "$T/cr.err" &&
+	eq 500 python3 "$H" folded "$T/cr.folded" "crash;leak_blocks" &&
+	check "$T/cr.json" 'lb > m["leaked_bytes"] - 500 >= 0 and
+		lk > m["leaked_blocks"] - 5 >= 0 and
+		d["benchmarks"][0]["exit_codes"] != [0]'
+}
+t "a crash: exit 1, SIGSEGV named, what was traced up to it reported" crash
+
+passthrough() {
+	printf 'in 1\nin 2\n' | "$YS" mem --no-store -- "$HEAPFIX" echo "a b" c \
+		>"$T/pt.out" 2>"$T/pt.err" &&
+	printf 'in 1\nin 2\na b\nc\n' > "$T/pt.want" &&
+	cmp "$T/pt.want" "$T/pt.out" &&
+	has "$T/pt.err" "to stderr" && has "$T/pt.err" "peak heap"
+}
+t "stdin, stdout and stderr are the program's; the report is on stderr" passthrough
+
+status() {
+	"$YS" mem --no-store -- "$HEAPFIX" exit 3 >"$T/st.out" 2>"$T/st.err"
+	[ $? -eq 1 ] || { echo "exit status is not 1"; return 1; }
+	has "$T/st.err" "exited with status 3" && has "$T/st.err" "peak heap" &&
+	[ ! -s "$T/st.out" ] && mem -- "$HEAPFIX" exit 0
+}
+t "exit 3: yardstick exits 1 and still reports; exit 0: 0" status
+
+python() {
+	eq 42 "$YS" mem -q --no-store --json "$T/py.json" -- \
+		python3 -c 'print(6*7)' &&
+	check "$T/py.json" 'm["allocations"] > 100'
+}
+t "python3 -c 'print(6*7)' runs to completion and prints 42" python
+
+cpp() {
+	mem -o "$T/cpp.speedscope.json" -- "$HEAPFIX_CPP" &&
+	s=$T/cpp.speedscope.json &&
+	python3 - "$s" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [f["name"] for f in d["shared"]["frames"]]
+def at(kind, func):
+    p = [p for p in d["profiles"] if p["name"] == kind][0]
+    return sum(w for s, w in zip(p["samples"], p["weights"])
+               if any(names[i].startswith(func) for i in s))
+want = {("alloc_objects", "array_blocks"): 3,
+        ("alloc_space", "array_blocks"): 1000 + 800 + 333,
+        ("inuse_space", "array_blocks"): 333,
+        ("temporary_objects", "array_blocks"): 0,
+        # capacities 1, 2, 4, ... 1024 ints
+        ("alloc_objects", "grow_vector"): 11,
+        ("alloc_space", "grow_vector"): 4 * 2047,
+        ("inuse_objects", "grow_vector"): 1,
+        ("inuse_space", "grow_vector"): 4096,
+        ("temporary_objects", "grow_vector"): 0}
+got = {k: at(*k) for k in want}
+assert got == want, got
+PY
+}
+t "C++: new[]/delete[] and a growing std::vector" cpp
+
+# ---- refusals and errors ------------------------------------------------
+
+static() {
+	expect_exit 2 "$YS" mem -- "$HEAPFIX_STATIC" create "$T/static.ran" &&
+	has "$T/stderr" "statically linked" && [ ! -e "$T/static.ran" ]
+}
+setuid() {
+	expect_exit 2 "$YS" mem -- "$T/suid" create "$T/suid.ran" &&
+	has "$T/stderr" "set-user-ID" && [ ! -e "$T/suid.ran" ]
+}
+# skip DESCRIPTION REASON
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+if head -c 4 "$HEAPFIX_STATIC" | grep -q ELF; then
+	t "a statically linked program: exit 2, saying why, not run" static
+else
+	skip "a statically linked program: exit 2" "cc -static cannot link here"
+fi
+if cp "$HEAPFIX" "$T/suid" && chmod u+s "$T/suid" &&
+   [ -u "$T/suid" ]; then
+	t "a set-user-ID program: exit 2, saying why, not run" setuid
+else
+	skip "a set-user-ID program: exit 2" "cannot set the set-user-ID bit"
+fi
+
+t "a program that does not exist: exit 2" expect_exit 2 "$YS" mem -- no-such-prog-xyz
+t "... naming it" has "$T/stderr" "no-such-prog-xyz"
+
+# bad OPTION ARGS...: exit 2, with OPTION named on stderr
+bad() {
+	opt=$1
+	shift
+	expect_exit 2 "$YS" mem "$@" -- "$HEAPFIX" create "$T/bad.ran" &&
+	has "$T/stderr" "$opt" && [ ! -e "$T/bad.ran" ]
+}
+t "--sample 0: exit 2" bad --sample --sample 0
+t "--sample x: exit 2" bad --sample --sample x
+t "--unwind x: exit 2" bad --unwind --unwind x
+t "--cost x: exit 2" bad --cost --cost x
+t "--depth 65: exit 2" bad --depth --depth 65
+t "-o file.unknown: exit 2" bad "file.unknown" -o "$T/file.unknown"
+t "an unknown option: exit 2" bad --frobnicate --frobnicate
+t "no program: exit 2" sh -c '"$YS" mem -- 2>/dev/null; [ $? -eq 2 ] && "$YS" mem 2>/dev/null; [ $? -eq 2 ]'
+t "an unwritable --json: exit 2 before the program runs" \
+	bad /nonexistent-dir/r.json --json /nonexistent-dir/r.json
+t "an unwritable -o: exit 2 before the program runs" \
+	bad /nonexistent-dir/p.svg -o /nonexistent-dir/p.svg
+t "an unwritable --timeline: exit 2 before the program runs" \
+	bad /nonexistent-dir/t.svg --timeline /nonexistent-dir/t.svg
+
+# ---- outputs ------------------------------------------------------------
+
+result() {
+	check "$T/leak.json" 'd["kind"] == "mem" and
+		all(k in m for k in ("peak_heap", "leaked_bytes", "allocations",
+				     "temporary_allocations", "peak_rss")) and
+		d["benchmarks"][0]["metrics"]["peak_heap"]["unit"] == "bytes" and
+		d["benchmarks"][0]["metrics"]["allocations"]["unit"] == "count" and
+		m["peak_rss"] > 0'
+}
+t "--json: kind mem, with peak_heap, leaked_bytes, allocations, temporary_allocations, peak_rss" result
+
+svg() {
+	mem --title "<heap & co>" -o "$T/fg.svg" -- "$HEAPFIX" leak 10 1000 &&
+	python3 -c "
+import xml.dom.minidom, sys
+xml.dom.minidom.parse(sys.argv[1])
+text = open(sys.argv[1]).read()
+assert 'leak_blocks' in text and '&lt;heap &amp; co&gt;' in text" "$T/fg.svg"
+}
+t "-o x.svg: a well-formed flame graph" svg
+
+speedscope() {
+	python3 - "$T/leak.speedscope.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["$schema"] == "https://www.speedscope.app/file-format-schema.json"
+names = [p["name"] for p in d["profiles"]]
+assert names == ["alloc_objects", "alloc_space", "inuse_objects",
+                 "inuse_space", "temporary_objects", "peak_space"], names
+for p in d["profiles"]:
+    assert p["type"] == "sampled" and len(p["samples"]) == len(p["weights"])
+units = {p["name"]: p["unit"] for p in d["profiles"]}
+assert units["alloc_space"] == "bytes" and units["inuse_space"] == "bytes"
+PY
+}
+t "-o x.speedscope.json: one profile per sample type" speedscope
+
+pprof() {
+	mem -o "$T/p.pb.gz" -- "$HEAPFIX" leak 10 1000 &&
+	eq "alloc_objects alloc_space inuse_objects inuse_space temporary_objects peak_space" \
+		python3 "$H" pprof "$T/p.pb.gz" &&
+	eq 10000 python3 "$H" pprof "$T/p.pb.gz" inuse_space leak_blocks &&
+	eq 10 python3 "$H" pprof "$T/p.pb.gz" alloc_objects leak_blocks &&
+	{ ! command -v protoc >/dev/null ||
+	  gunzip -c "$T/p.pb.gz" | protoc --decode_raw >/dev/null; }
+}
+t "-o x.pb.gz: pprof with alloc_objects, alloc_space, inuse_objects, inuse_space" pprof
+
+timeline() {
+	mem --timeline "$T/t.svg" -- "$HEAPFIX" peak 1 &&
+	python3 -c "
+import xml.dom.minidom, sys
+xml.dom.minidom.parse(sys.argv[1])" "$T/t.svg" &&
+	has "$T/t.svg" "peak 3.000 MiB"
+}
+t "--timeline: a well-formed SVG, the peak labelled" timeline
+
+sampled() {
+	mem --sample 4096 --json "$T/s.json" --cost leaked -o "$T/s.folded" \
+		-- "$HEAPFIX" leak 1000 1000 &&
+	check "$T/s.json" 'abs(m["leaked_bytes"] - 1e6) < 3e5 and
+		lk > m["allocations"] - 1000 >= 0 and
+		any("estimate" in w for w in d["benchmarks"][0]["warnings"])' &&
+	python3 -c "
+import sys
+v = int(sys.argv[1]); assert abs(v - 1e6) < 3e5, v" \
+		"$(python3 "$H" folded "$T/s.folded" "main;leak_blocks")" &&
+	mem --sample 4096 --json "$T/st.json" -- "$HEAPFIX" temp 100000 &&
+	check "$T/st.json" 'lk > m["temporary_allocations"] - 100000 >= 0 and
+		lk > m["allocations"] - 100002 >= 0'
+}
+t "--sample 4096: leaks estimated within 30%, counts still exact" sampled
+
+fp() {
+	mem --unwind fp --cost leaked -o "$T/fp.folded" -- \
+		"$HEAPFIX" leak 10 1000 &&
+	eq 10000 python3 "$H" folded "$T/fp.folded" "main;leak_blocks" &&
+	eq 10000 python3 "$H" folded "$T/leak.folded" "main;leak_blocks"
+}
+t "--unwind fp: the same leak site as dwarf" fp
+
+depth() {
+	mem --depth 2 --cost leaked -o "$T/d.folded" -- "$HEAPFIX" leak 10 1000 &&
+	eq "main;leak_blocks 10000" cat "$T/d.folded"
+}
+t "--depth 2: two frames per stack" depth
+
+lines() {
+	mem --lines --cost leaked -o "$T/l.folded" -- "$HEAPFIX" leak 10 1000 &&
+	grep -Eq "leak_blocks \(heapfix\.c:[0-9]+\) 10000$" "$T/l.folded"
+}
+t "--lines: file:line in the folded stacks" lines
+
+quiet() {
+	"$YS" mem -q --no-store -- "$HEAPFIX" leak 1 1 2>"$T/q.err" &&
+	[ ! -s "$T/q.err" ] &&
+	"$YS" mem --no-store -- "$HEAPFIX" leak 1 1 2>"$T/nq.err" &&
+	grep -Eq "leaked +1 B +in 1 blocks?" "$T/nq.err" &&
+	has "$T/nq.err" "leak_blocks"
+}
+t "-q: no report; without it, the totals and the sites" quiet
+
+# ---- the store, history, gate -------------------------------------------
+
+store() {
+	"$YS" mem -q --name heap-leak -- "$HEAPFIX" leak 10 1000 &&
+	"$YS" history --json - | python3 -c "
+import json, sys
+r = json.load(sys.stdin)['results']
+assert [b['name'] for x in r for b in x['benchmarks']] == ['heap-leak'], r"
+}
+t "with a store, the result is saved and yardstick history lists it" store
+
+history_peak() {
+	"$YS" history -m peak_heap heap-leak > "$T/h.txt" &&
+	has "$T/h.txt" "heap-leak" && has "$T/h.txt" "9.766 KiB"
+}
+t "yardstick history -m peak_heap shows its peak" history_peak
+
+gate() {
+	mem --name peak --json "$T/g1.json" -- "$HEAPFIX" peak 1 &&
+	mem --name peak --json "$T/g1b.json" -- "$HEAPFIX" peak 1 &&
+	mem --name peak --json "$T/g2.json" -- "$HEAPFIX" peak 2 &&
+	expect_exit 0 "$YS" gate -b "$T/g1.json" --max-increase peak_heap=10% \
+		"$T/g1b.json" &&
+	expect_exit 1 "$YS" gate -b "$T/g1.json" --max-increase peak_heap=10% \
+		"$T/g2.json"
+}
+t "gate --max-increase peak_heap=10%: a peak twice the base's fails, an equal one passes" gate
+
+t "help" sh -c '"$YS" mem --help | grep -q -- "--sample BYTES"'
+finish
