@@ -78,8 +78,8 @@ static pthread_key_t thread_key;
 static uint64_t sample_bytes;
 static bool use_tsc;
 static unsigned max_depth;
-static int (*unw_trace)(void **, int);	/* libunwind's unw_backtrace */
-static bool use_unw;			/* walk with it (else frame pointers) */
+static bool use_unw;			/* walk with libunwind (else frame
+					 * pointers): agent_unwind.h */
 
 /* Stacks already sent: a direct-mapped cache of their hashes. A miss only
  * sends a stack again, which yardstick de-duplicates. */
@@ -100,6 +100,7 @@ struct tstate {
 	int64_t sample_left;		/* bytes until the next sample */
 	uint64_t rng;
 	uintptr_t stack_lo, stack_hi;	/* frame-pointer walk bounds */
+	struct stack_entry *cache;	/* stacks walked (agent_unwind.h) */
 	uint8_t busy, dead, rounds;
 };
 static __thread struct tstate tls __attribute__((tls_model("initial-exec")));
@@ -137,6 +138,8 @@ static uint64_t hash_stack(void *const *ips, int n)
 	}
 	return h | 1;	/* 0 marks an empty cache entry */
 }
+
+#include "heap/agent_unwind.h"
 
 /*
  * The frame-pointer chain from our caller's frame, bounded by the
@@ -401,7 +404,9 @@ static bool thread_start(struct tstate *t)
 	}
 	pthread_setspecific(thread_key, t);
 	t->rng = 0x853c49e6748fea9bu ^ ((uint64_t)gettid() << 17);
-	if (!use_unw)
+	if (use_unw)
+		t->cache = stack_cache_new();
+	else
 		stack_bounds(t);
 	if (sample_bytes)
 		t->sample_left = sample_interval(t);
@@ -485,16 +490,6 @@ static bool parse_env(int *shm, int *fd, unsigned long long *ino)
 	return *end == '\0';
 }
 
-static void load_libunwind(void)
-{
-	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-
-	if (h)
-		unw_trace = (int (*)(void **, int))dlsym(h, "unw_backtrace");
-	if (!unw_trace)
-		hdr->unwind_failed = 1;
-}
-
 static void start(void)
 {
 	int expected = OFF, shm, fd;
@@ -541,7 +536,7 @@ static void start(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 	if (hdr->unwind == HEAP_UNWIND_DWARF)
 		load_libunwind();
-	use_unw = unw_trace != NULL;
+	use_unw = unw_getctx != NULL;
 	if (sample_bytes && !sample_setup())
 		goto off;
 	check_maps();
@@ -625,7 +620,8 @@ INLINE struct heap_slot *slot_of(struct tstate *t, bool *borrowed)
 	return slot_take();
 }
 
-static void record_stack(struct heap_slot *s, uint64_t h, void **ips, int n)
+static void record_stack(struct heap_slot *s, uint64_t h, void *const *ips,
+			 int n)
 {
 	uint64_t *w;
 
@@ -641,15 +637,14 @@ static void record_stack(struct heap_slot *s, uint64_t h, void **ips, int n)
 }
 
 INLINE void record_alloc(struct tstate *t, void *p, size_t size, int n,
-			 void **ips)
+			 void *const *ips, uint64_t h)
 {
 	bool borrowed;
 	struct heap_slot *s = slot_of(t, &borrowed);
-	uint64_t h, *w;
+	uint64_t *w;
 
 	if (!s)
 		return;
-	h = hash_stack(ips, n);
 	_Atomic uint64_t *e = &seen[h & ((1u << SEEN_BITS) - 1)];
 	if (atomic_load_explicit(e, memory_order_relaxed) != h) {
 		record_stack(s, h, ips, n);
@@ -765,25 +760,25 @@ INLINE void count_alloc(struct tstate *t, void *p, size_t size)
 static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 						   size_t size)
 {
-	void *ips[HEAP_MAX_DEPTH + 2];
+	uintptr_t fp0 = (uintptr_t)__builtin_frame_address(0);
+	void *ips[HEAP_MAX_DEPTH + 1];
 	int n;
 
 	if (likely(use_unw)) {
-		n = unw_trace(ips, (int)max_depth + 2) - 2;
-		if (n < 0)
-			n = 0;
-		memmove(ips, ips + 2, n * sizeof(void *));
-	} else {
-		/* our frame's return address is into the entry point */
-		n = walk_fp(ips, (int)max_depth + 1,
-			    (uintptr_t)__builtin_frame_address(0), t) - 1;
-		if (n < 0)
-			n = 0;
-		memmove(ips, ips + 1, n * sizeof(void *));
-	}
-	record_alloc(t, p, size, n, ips);
-}
+		struct stack_entry scratch;
+		const struct stack_entry *e = unwind_stack(t,
+			*(const uintptr_t *)fp0, &scratch);
 
+		record_alloc(t, p, size, (int)e->depth,
+			     (void *const *)e->ips, e->hash);
+		return;
+	}
+	/* our frame's return address is into the entry point */
+	n = walk_fp(ips, (int)max_depth + 1, fp0, t) - 1;
+	if (n < 0)
+		n = 0;
+	record_alloc(t, p, size, n, ips + 1, hash_stack(ips + 1, n));
+}
 /* After an allocation of size bytes at p by the entry point. */
 INLINE void after_alloc(struct tstate *t, void *p, size_t size)
 {

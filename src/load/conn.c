@@ -82,7 +82,9 @@ static void reason(struct worker *w, enum load_err k, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r, sizeof(w->st.reason[k]), fmt, ap);
 	va_end(ap);
-	r[0] = (char)tolower((unsigned char)r[0]);
+	/* "Connection refused" as a message goes lowercase; "TLS" stays. */
+	if (!isupper((unsigned char)r[1]))
+		r[0] = (char)tolower((unsigned char)r[0]);
 }
 
 static const char *errno_text(int errnum)

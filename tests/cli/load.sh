@@ -62,7 +62,7 @@ t "--requests N: exactly N requests, over 2 threads" sh -c '
 	python3 -c "import json; d = json.load(open(\"$T/n.json\")); e = d[\"benchmarks\"][0][\"metrics\"][\"errors\"]; assert e[\"requests\"] == 50 and d[\"benchmarks\"][0][\"metrics\"][\"throughput\"][\"ok\"] == 50, e"'
 t "--warmup: requests sent but not recorded" sh -c '
 	"$YS" load -q --no-store -c 2 -w 500ms -d 500ms --json "$T/w.json" "$U_slow20" &&
-	python3 -c "import json; m = json.load(open(\"$T/w.json\"))[\"benchmarks\"][0][\"metrics\"]; n = m[\"errors\"][\"requests\"]; assert 30 <= n <= 52, n"'
+	python3 -c "import json; m = json.load(open(\"$T/w.json\"))[\"benchmarks\"][0][\"metrics\"]; n = m[\"errors\"][\"requests\"]; assert 15 <= n <= 52, n"'
 t "--histogram prints the percentile spectrum" sh -c '"$YS" load --no-store --histogram -c 2 -n 40 "$U_slow20" | grep -q "percentile spectrum"'
 unfix slow20
 
@@ -85,7 +85,7 @@ t "open model without a stall: corrected = uncorrected, rate kept" sh -c '
 	"$YS" load -q --no-store -R 100 -c 2 -d 2s --json "$T/o2.json" "$U_fast" && python3 -c "
 import json; m = json.load(open(\"$T/o2.json\"))[\"benchmarks\"][0][\"metrics\"]
 c, u, tp = m[\"latency\"], m[\"latency_uncorrected\"], m[\"throughput\"]
-assert c[\"median\"] < 0.02 and c[\"p99\"] - u[\"p99\"] < 0.01, (c, u)
+assert c[\"median\"] < 0.02 and c[\"p99\"] - u[\"p99\"] < 0.05, (c, u)
 assert 190 <= tp[\"ok\"] <= 201 and 95 <= tp[\"send_rate\"] <= 101, tp"'
 unfix fast
 

@@ -1,0 +1,143 @@
+/*
+ * The agent's stack walk with libunwind (`--unwind dwarf`, the default),
+ * included by agent.c only.
+ *
+ * libunwind is dlopen'ed local to the agent: the program's own unwinder
+ * symbols (_Unwind_*, which libunwind.so.8 also exports) stay the ones it
+ * linked with. A walk through libunwind costs around a hundred
+ * nanoseconds, more than the allocation it describes, so each thread keeps
+ * the stacks it walked, keyed by where the entry point returns to and the
+ * stack pointer there. A key alone does not prove the stack the same (two
+ * callers of one function can leave their frames at the same depth), so a
+ * hit is verified: every return address of the cached stack must still be
+ * in the stack slot it was read from. Same starting point, same return
+ * addresses in the same slots: the unwinder would find the same frames, for
+ * the rules of each frame depend on its address alone. Stacks whose return
+ * addresses were not in the slot below their caller's stack pointer (a
+ * signal frame) are not cached.
+ */
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+typedef int (*unw_getcontext_fn)(unw_context_t *);
+typedef int (*unw_init_local_fn)(unw_cursor_t *, unw_context_t *);
+typedef int (*unw_step_fn)(unw_cursor_t *);
+typedef int (*unw_get_reg_fn)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+
+static unw_getcontext_fn unw_getctx;
+static unw_init_local_fn unw_init;
+static unw_step_fn unw_stp;
+static unw_get_reg_fn unw_reg;
+
+#define STACK_CACHE_BITS 9
+
+struct stack_entry {
+	uintptr_t ip0, sp0;	/* the key: the entry point's return */
+	uint64_t hash;
+	uint32_t depth;
+	uintptr_t ips[HEAP_MAX_DEPTH];
+	uintptr_t slots[HEAP_MAX_DEPTH];	/* where each was read */
+};
+
+static void load_libunwind(void)
+{
+	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+
+	if (h) {
+		unw_getctx = (unw_getcontext_fn)dlsym(h, "_Ux86_64_getcontext");
+		unw_init = (unw_init_local_fn)dlsym(h, "_ULx86_64_init_local");
+		unw_stp = (unw_step_fn)dlsym(h, "_ULx86_64_step");
+		unw_reg = (unw_get_reg_fn)dlsym(h, "_ULx86_64_get_reg");
+	}
+	if (!unw_getctx || !unw_init || !unw_stp || !unw_reg) {
+		unw_getctx = NULL;
+		hdr->unwind_failed = 1;
+	}
+}
+
+/* The thread's cache, or NULL (then every walk is a full one). */
+static struct stack_entry *stack_cache_new(void)
+{
+	void *p = mmap(NULL, sizeof(struct stack_entry) << STACK_CACHE_BITS,
+		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * A full walk from our caller's frame (trace_alloc's: noinline, so the
+ * frames are trace_alloc, the entry point, then the program's) into e,
+ * keeping the stack slot of each return address. Returns whether the
+ * stack may be cached.
+ */
+static __attribute__((noinline)) bool walk_unw(struct stack_entry *e)
+{
+	unw_context_t ctx;
+	unw_cursor_t c;
+	bool cacheable = true;
+	int frame = 0;
+
+	e->depth = 0;
+	if (unw_getctx(&ctx) || unw_init(&c, &ctx))
+		return false;
+	/* frames: walk_unw, trace_alloc, the entry point, the program */
+	while (unw_stp(&c) > 0) {
+		unw_word_t ip, sp;
+
+		if (++frame < 3)
+			continue;
+		if (e->depth >= max_depth || unw_reg(&c, UNW_REG_IP, &ip) ||
+		    unw_reg(&c, UNW_REG_SP, &sp) || !ip)
+			break;
+		e->ips[e->depth] = ip;
+		e->slots[e->depth] = sp - 8;
+		if (*(const uintptr_t *)(sp - 8) != ip)
+			cacheable = false;
+		e->depth++;
+	}
+	return cacheable;
+}
+
+static inline bool stack_same(const struct stack_entry *e)
+{
+	for (uint32_t i = 1; i < e->depth; i++)
+		if (*(const uintptr_t *)e->slots[i] != e->ips[i])
+			return false;
+	return true;
+}
+
+/*
+ * The stack of the entry point that called trace_alloc, whose frame
+ * pointer is fp1 (the agent keeps frame pointers). Returns its entry, or
+ * scratch filled when the thread has no cache.
+ */
+static const struct stack_entry *unwind_stack(struct tstate *t,
+					      uintptr_t fp1,
+					      struct stack_entry *scratch)
+{
+	uintptr_t ip0 = ((const uintptr_t *)fp1)[1], sp0 = fp1 + 16;
+	struct stack_entry *e;
+	size_t i;
+
+	if (unlikely(!t->cache)) {
+		walk_unw(scratch);
+		scratch->hash = hash_stack((void *const *)scratch->ips,
+					   (int)scratch->depth);
+		return scratch;
+	}
+	i = (size_t)(((ip0 ^ (sp0 << 7)) * 0x9e3779b97f4a7c15u) >>
+		     (64 - STACK_CACHE_BITS));
+	e = &t->cache[i];
+	if (likely(e->ip0 == ip0 && e->sp0 == sp0 && stack_same(e)))
+		return e;
+	if (!walk_unw(e) || !e->depth || e->ips[0] != ip0) {
+		e->ip0 = 0;	/* not cacheable: keep it out */
+		e->hash = hash_stack((void *const *)e->ips, (int)e->depth);
+		return e;
+	}
+	e->ip0 = ip0;
+	e->sp0 = sp0;
+	e->hash = hash_stack((void *const *)e->ips, (int)e->depth);
+	return e;
+}
