@@ -6,7 +6,8 @@
 # C --duration D` alternate for ROUNDS rounds (who goes first alternates
 # too). With two CPUs or more, nginx runs on CPU 0 and the clients on CPU
 # 1 (taskset), so that neither tool is measured while sharing a CPU with
-# the server. Prints requests/s, p50 and p99 of each round and the
+# the server. Prints requests/s, p50, p99 and the client's CPU time per
+# request (user + system, of the tool's process) of each round and the
 # medians, and the ratio of requests/s (yardstick / wrk).
 #   bench/load_vs_wrk.sh [build] [ROUNDS] [DURATION] [THREADS] [CONNECTIONS]
 set -eu
@@ -65,42 +66,49 @@ for _ in range(100):
 sys.exit("nginx did not start")
 PY
 python3 - "$ys" "http://127.0.0.1:$port/" "$dir" "$rounds" "$duration" "$threads" "$conns" "$cli" <<'PY'
-import json, re, statistics, subprocess, sys
+import json, re, resource, statistics, subprocess, sys
 ys, url, d, rounds, dur, thr, con, cli = sys.argv[1:9]
 pin = cli.split()
 rounds = int(rounds)
 unit = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
 
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
 def wrk():
     out = subprocess.run(pin + ["wrk", f"-t{thr}", f"-c{con}", f"-d{dur}s", "--latency", url],
                          check=True, capture_output=True, text=True).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    n = int(re.search(r"(\d+) requests in", out).group(1))
     pct = {p: float(v) * unit[u] for p, v, u in
            re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)}
-    return rps, pct["50"], pct["99"]
+    return rps, pct["50"], pct["99"], n
 
 def yardstick():
     subprocess.run(pin + [ys, "load", "-q", "--no-store", "--threads", thr, "--connections", con,
                     "--duration", f"{dur}s", "--json", f"{d}/y.json", url],
                    check=True, stdout=subprocess.DEVNULL)
     m = json.load(open(f"{d}/y.json"))["benchmarks"][0]["metrics"]
-    return m["throughput"]["rate"], m["latency"]["median"], m["latency"]["p99"]
+    return m["throughput"]["rate"], m["latency"]["median"], m["latency"]["p99"], m["errors"]["requests"]
 
 res = {"wrk": [], "yardstick": []}
 print(f"{url}: nginx (1 worker), -t{thr} -c{con}, {dur} s each, {rounds} rounds alternating"
       + (f", clients on '{cli}'" if cli else ""))
-print(f"  {'round':>5}  {'tool':10} {'requests/s':>12} {'p50':>10} {'p99':>10}")
+print(f"  {'round':>5}  {'tool':10} {'requests/s':>12} {'p50':>10} {'p99':>10} {'CPU/request':>12}")
 for r in range(rounds):
     order = ["wrk", "yardstick"] if r % 2 == 0 else ["yardstick", "wrk"]
     for tool in order:
-        rps, p50, p99 = wrk() if tool == "wrk" else yardstick()
-        res[tool].append((rps, p50, p99))
-        print(f"  {r + 1:>5}  {tool:10} {rps:12.0f} {p50 * 1e6:8.1f}us {p99 * 1e6:8.1f}us", flush=True)
+        c0 = cpu()
+        rps, p50, p99, n = wrk() if tool == "wrk" else yardstick()
+        per = (cpu() - c0) / n
+        res[tool].append((rps, p50, p99, per))
+        print(f"  {r + 1:>5}  {tool:10} {rps:12.0f} {p50 * 1e6:8.1f}us {p99 * 1e6:8.1f}us {per * 1e6:10.2f}us", flush=True)
 print("medians:")
-med = {}
 for tool, v in res.items():
-    med[tool] = [statistics.median(x[i] for x in v) for i in range(3)]
-    print(f"  {tool:10} {med[tool][0]:12.0f} requests/s   p50 {med[tool][1] * 1e6:7.1f} us   p99 {med[tool][2] * 1e6:7.1f} us")
+    med = [statistics.median(x[i] for x in v) for i in range(4)]
+    print(f"  {tool:10} {med[0]:12.0f} requests/s   p50 {med[1] * 1e6:7.1f} us   p99 {med[2] * 1e6:7.1f} us"
+          f"   CPU {med[3] * 1e6:5.2f} us/request")
 ratios = [y[0] / w[0] for y, w in zip(res["yardstick"], res["wrk"])]
 print(f"requests/s yardstick / wrk: median {statistics.median(ratios):.3f}x "
       f"(rounds: {', '.join(f'{x:.3f}' for x in ratios)})")

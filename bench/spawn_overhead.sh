@@ -6,6 +6,9 @@
 # Every tool runs pinned to the same CPU (default 1) so that migrations
 # between the two cores of a small VM do not swamp a 3% difference; the
 # interquartile range printed beside each median shows how noisy it was.
+# With YS_BEFORE naming another yardstick binary (an older build), it is
+# measured in the same rounds, and the wall time and peak RSS both report
+# for the program are compared.
 set -eu
 ys=${1:-build/yardstick}
 runs=${2:-500}
@@ -15,9 +18,10 @@ floor=$(dirname "$ys")/bench/spawn_floor
 prog=/bin/true
 command -v hyperfine >/dev/null || { echo "hyperfine is missing (apt-get install hyperfine)" >&2; exit 2; }
 
-python3 - "$ys" "$floor" "$prog" "$runs" "$rounds" "$cpu" <<'PY'
+before=${YS_BEFORE:-}
+python3 - "$ys" "$floor" "$prog" "$runs" "$rounds" "$cpu" "$before" <<'PY'
 import os, random, resource, statistics, subprocess, sys, time
-ys, floor, prog, runs, rounds, cpu = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+ys, floor, prog, runs, rounds, cpu, before = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6], sys.argv[7]
 env = dict(os.environ, YARDSTICK_NO_PROGRESS="1")
 tools = {
     "floor (posix_spawn+wait4)": [floor, str(runs), prog],
@@ -25,6 +29,9 @@ tools = {
     "yardstick run --no-counters": [ys, "run", "-q", "--no-counters", "--warmup", "0", "--runs", str(runs), "--", prog],
     "hyperfine -N": ["hyperfine", "-N", "--style", "none", "--runs", str(runs), prog],
 }
+if before:
+    tools["before: yardstick run"] = [before] + tools["yardstick run"][1:]
+    tools["before: --no-counters"] = [before] + tools["yardstick run --no-counters"][1:]
 times = {k: [] for k in tools}
 cpus = {k: [] for k in tools}
 for r in range(rounds):
@@ -44,6 +51,29 @@ for k in tools:
     med, mn, c = statistics.median(times[k]), min(times[k]), statistics.median(cpus[k])
     print(f"  {k:30s} {med*1000:9.1f} ms {mn*1000:7.1f} ms {c*1000:8.1f} ms   "
           f"{med/statistics.median(times[fl]):.3f}x {mn/min(times[fl]):.3f}x {c/statistics.median(cpus[fl]):.3f}x")
+PY
+
+# What each yardstick reports for the program, in the same interleaved way.
+[ -z "$before" ] || python3 - "$ys" "$before" "$prog" "$runs" "$rounds" "$cpu" <<'PY'
+import json, os, random, statistics, subprocess, sys, tempfile
+ys, before, prog, runs, rounds, cpu = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6]
+env = dict(os.environ, YARDSTICK_NO_PROGRESS="1")
+out = os.path.join(tempfile.mkdtemp(), "r.json")
+got = {"before": {"wall": [], "rss": []}, "after": {"wall": [], "rss": []}}
+for r in range(rounds):
+    for k in random.sample(["before", "after"], 2):
+        subprocess.run(["taskset", "-c", cpu, before if k == "before" else ys, "run", "-q", "--no-store",
+                        "--warmup", "0", "--runs", runs, "--json", out, "--", prog],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        m = json.load(open(out))["benchmarks"][0]["metrics"]
+        got[k]["wall"].append(m["wall_time"]["median"])
+        got[k]["rss"] += [v for v in m["peak_rss"]["values"] if v is not None]
+print(f"what yardstick reports for {prog} ({runs} runs x {rounds} rounds, median of the per-round medians)")
+for k in ["before", "after"]:
+    w, rss = got[k]["wall"], got[k]["rss"]
+    print(f"  {k:7s} wall time {statistics.median(w)*1e6:7.1f} us (min {min(w)*1e6:.1f})   "
+          f"peak RSS {statistics.median(rss)/1024 if rss else float('nan'):7.0f} KiB")
+print(f"  after / before, wall time: {statistics.median(got['after']['wall']) / statistics.median(got['before']['wall']):.3f}x")
 PY
 
 # The kernel's own price for counting inherited events, without yardstick.

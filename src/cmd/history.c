@@ -25,7 +25,9 @@ const char history_help[] =
 "points of one benchmark's history: where its median moved, the commit\n"
 "it appeared at, and the medians before and after.\n"
 "\n"
-"  -m, --metric M      the metric shown (default wall_time)\n"
+"  -m, --metric M      the metric shown (default wall_time; peak_heap\n"
+"                       or latency when the store holds only mem or\n"
+"                       load results)\n"
 "  -n, --limit N       at most N rows\n"
 "      --branch NAME   only results from this branch\n"
 "      --machine HOST  only results measured on this host\n"
@@ -277,11 +279,14 @@ int cmd_history(int argc, char **argv)
 	char *path;
 	int ret;
 
+	static const char *const headline[] = { "wall_time", "peak_heap",
+						"latency" };
+	bool chosen;
+
 	ret = parse(&a, argc, argv);
 	if (ret)
 		return ret == 1 ? 0 : ret;
-	if (!a.q.metric)
-		a.q.metric = "wall_time";
+	chosen = a.q.metric != NULL;
 	/* --limit keeps the newest results, for --detect too: they are
 	 * put in time order after the query. */
 	a.q.oldest_first = false;
@@ -293,7 +298,15 @@ int cmd_history(int argc, char **argv)
 		return ret == -STORE_ERR_LOCKED || ret == -STORE_ERR_READONLY
 		       ? 3 : 2;
 	}
-	ret = store_history(s, &a.q, &v, &n, &e);
+	/* no -m: the headline metric of run, then of mem, then of load
+	 * results, whichever the store holds */
+	for (size_t i = 0; i < 3; i++) {
+		if (!chosen)
+			a.q.metric = headline[i];
+		ret = store_history(s, &a.q, &v, &n, &e);
+		if (ret || n || chosen)
+			break;
+	}
 	store_close(s);
 	if (ret) {
 		fprintf(stderr, "yardstick history: %s\n", e.msg);

@@ -26,6 +26,7 @@
 #include "measure/counters.h"
 #include "measure/machine.h"
 #include "measure/spawn.h"
+#include "measure/spawner.h"
 #include "result/analyze.h"
 #include "store/store.h"
 #include "util/fileio.h"
@@ -354,6 +355,34 @@ out_free:
 	return ret;
 }
 
+/*
+ * Runs whose peak RSS was at or below the floor (spawn.h) have none:
+ * say how many, and below what.
+ */
+static void rss_warnings(struct runner *rn)
+{
+	double bound = spawn_rss_floor(&rn->sp);
+
+	for (size_t i = 0; i < rn->njobs; i++) {
+		const struct metric *wall = rn->metrics[i][M_WALL];
+		const struct metric *rss = rn->metrics[i][M_RSS];
+		size_t hidden = 0, runs = 0;
+
+		for (size_t k = 0; k < rss->n; k++) {
+			runs += !isnan(wall->values[k]);
+			hidden += !isnan(wall->values[k]) &&
+				  isnan(rss->values[k]);
+		}
+		if (hidden)
+			benchmark_add_warning(rn->jobs[i].bench, "peak RSS "
+				"not measured in %zu of %zu runs: it is at "
+				"most %.0f KiB, the peak RSS of the process "
+				"the command is started from, which the "
+				"kernel counts as the command's", hidden, runs,
+				bound / 1024);
+	}
+}
+
 /* Median of `sh -c ''`, to subtract from every run under --shell. */
 static int calibrate_shell(struct runner *rn)
 {
@@ -424,6 +453,38 @@ static int open_input(struct runner *rn, const char *path)
 	return 0;
 }
 
+/*
+ * Start the spawner the commands are started from (spawner.h), handing it
+ * every descriptor they may get. Without it they start from yardstick,
+ * and a peak RSS at or below yardstick's own cannot be measured: say so,
+ * and go on.
+ */
+static void start_spawner(struct runner *rn)
+{
+	int fds[4] = { rn->sp.stdin_fd, rn->sp.stdout_fd, rn->sp.stderr_fd,
+		       rn->null_fd };
+	struct error e;
+	size_t n = 0;
+	char *path;
+
+	for (size_t i = 0; i < 4; i++) {
+		bool seen = fds[i] < 0;
+
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = fds[k] == fds[i];
+		if (!seen)
+			fds[n++] = fds[i];
+	}
+	path = spawner_find(&e);
+	if (path)
+		rn->sp.via = spawner_start(path, fds, n, &e);
+	free(path);
+	if (!rn->sp.via)
+		fprintf(stderr, "yardstick: warning: %s: commands start from "
+			"yardstick itself, and a peak RSS below yardstick's "
+			"own is not measured\n", e.msg);
+}
+
 static int open_fds(struct runner *rn)
 {
 	struct run_opts *o = rn->o;
@@ -449,6 +510,7 @@ static int open_fds(struct runner *rn)
 	rn->sp.timeout = o->timeout;
 	rn->sp.pin = o->have_pin ? &o->pin : NULL;
 	rn->sp.interrupt = &interrupted;
+	start_spawner(rn);
 	return 0;
 }
 
@@ -476,8 +538,15 @@ static int open_counters(struct runner *rn)
 	if (o->no_counters)
 		return 0;
 	rn->emulated = emu && !strcmp(emu, "1");
-	r = (rn->emulated ? counters_open_emulated : counters_open)(&rn->ctr,
-		(const char *const *)o->events, o->nevents, &rn->err);
+	/* The commands are the spawner's children: count them there. */
+	if (rn->sp.via)
+		r = spawner_open_counters(rn->sp.via,
+			(const char *const *)o->events, o->nevents,
+			rn->emulated, &rn->ctr, &rn->err);
+	else
+		r = (rn->emulated ? counters_open_emulated : counters_open)(
+			&rn->ctr, (const char *const *)o->events, o->nevents,
+			&rn->err);
 	if (r == 0) {
 		rn->cvals = xcalloc(counters_metric_count(rn->ctr) + 1,
 				    sizeof(*rn->cvals));
@@ -699,6 +768,7 @@ int cmd_run(int argc, char **argv)
 		goto out_free;
 	}
 	measure_all(&rn);
+	rss_warnings(&rn);
 	/* git status costs milliseconds: only for what records it. */
 	if (o.json || o.csv || o.markdown || o.bmf || !o.no_store)
 		git_detect_start(&res.git, &rn.git);
@@ -714,6 +784,7 @@ int cmd_run(int argc, char **argv)
 out_free:
 	if (rn.ctr)
 		counters_close(rn.ctr);
+	spawner_stop(rn.sp.via);
 	free(rn.cvals);
 	free(rn.mux);
 	free(rn.fail_tail);

@@ -320,11 +320,13 @@ static void flush_slot(struct heap_slot *s)
 		atomic_store(&state, OFF);
 		return;
 	}
-	/* sent: the contents are yardstick's now (a crash between these
-	 * two stores leaves a remainder yardstick knows it has by seq) */
-	atomic_store_explicit((_Atomic uint64_t *)&s->seq, seq + 1,
-			      memory_order_release);
+	/* sent: the contents are yardstick's now. Emptied first: a process
+	 * killed before that leaves the sent chunk as its remainder under
+	 * the same seq, which yardstick knows it has; killed between the two
+	 * stores, it leaves nothing. */
 	atomic_store_explicit((_Atomic uint64_t *)&s->used, 0,
+			      memory_order_release);
+	atomic_store_explicit((_Atomic uint64_t *)&s->seq, seq + 1,
 			      memory_order_release);
 }
 
@@ -808,6 +810,8 @@ INLINE void trace_free(struct tstate *t, void *p, uint64_t ts, bool traced)
 	if (traced)
 		record_free(t, p, ts, temp);
 }
+
+#include "heap/agent_exec.h"
 
 /* ---- the entry points --------------------------------------------------- */
 

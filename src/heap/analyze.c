@@ -41,7 +41,7 @@ static size_t rec_len(uint64_t w)
 struct site_index {
 	uint64_t *keys;		/* stack hashes, 0 empty */
 	uint32_t *vals;
-	size_t mask;
+	size_t mask, n;
 };
 
 static size_t mix(uint64_t k)
@@ -61,15 +61,38 @@ static void index_init(struct site_index *x, size_t want)
 	x->keys = xcalloc(n, sizeof(*x->keys));
 	x->vals = xcalloc(n, sizeof(*x->vals));
 	x->mask = n - 1;
+	x->n = 0;
+}
+
+static uint32_t *index_slot(struct site_index *x, uint64_t k, bool *found);
+
+/* Twice the cells: stacks whose records were lost add sites as the
+ * events that name them come. */
+static void index_grow(struct site_index *x)
+{
+	struct site_index old = *x;
+	bool found;
+
+	index_init(x, x->mask + 1);
+	for (size_t i = 0; i <= old.mask; i++)
+		if (old.keys[i])
+			*index_slot(x, old.keys[i], &found) = old.vals[i];
+	free(old.keys);
+	free(old.vals);
 }
 
 static uint32_t *index_slot(struct site_index *x, uint64_t k, bool *found)
 {
-	size_t i = mix(k) & x->mask;
+	size_t i;
 
+	if ((x->n + 1) * 2 > x->mask + 1)
+		index_grow(x);
+	i = mix(k) & x->mask;
 	while (x->keys[i] && x->keys[i] != k)
 		i = (i + 1) & x->mask;
 	*found = x->keys[i] == k;
+	if (!*found)
+		x->n++;
 	x->keys[i] = k;
 	return &x->vals[i];
 }
@@ -127,7 +150,7 @@ static uint32_t site_of(struct heap_report *r, struct site_index *x,
 			size_t *cap, uint64_t hash)
 {
 	bool found;
-	uint32_t *v = index_slot(x, hash, &found);
+	uint32_t *v = index_slot(x, hash ? hash : 1, &found);
 
 	/* a stack whose record was lost: a site without frames */
 	if (!found)
@@ -396,11 +419,33 @@ static void on_exec(struct replay *p, const uint64_t *w)
 	note_time(p, w[0] & HEAP_TS_MASK);
 }
 
+/*
+ * Did the exec announced at c fail? Its thread says so in the same stream
+ * before anything of a later image: the one thing it records right after
+ * a failed exec.
+ */
+static bool exec_failed(const struct cursor *c)
+{
+	uint64_t gen = c->w[1];
+
+	for (const uint64_t *w = c->w + 2; w < c->end; w += rec_len(*w)) {
+		uint32_t type = rec_type(*w);
+
+		if (type == HEAP_REC_EXEC_FAILED)
+			return true;
+		if (type == HEAP_REC_EXEC ||
+		    (type == HEAP_REC_STACK && HEAP_STACK_GEN(*w) > gen))
+			return false;
+	}
+	return false;
+}
+
 /* A run of temporaries: its largest block live from t0 to t1. */
 static void on_burst(struct replay *p, const uint64_t *w, bool end)
 {
 	struct heap_report *r = p->r;
-	struct heap_site *s = &r->sites[site_of(r, &p->x, &p->capsites, w[1])];
+	uint32_t site = site_of(r, &p->x, &p->capsites, w[1]);
+	struct heap_site *s = &r->sites[site];	/* after: it may grow sites */
 	double max = (double)w[4];
 
 	touch(p, s);
@@ -457,6 +502,8 @@ static void merge(struct replay *p)
 			on_free(p, w, type == HEAP_REC_FREE_TEMP);
 		else if (type == HEAP_REC_EXEC)
 			on_exec(p, w);
+		else if (type == HEAP_REC_EXEC_PENDING && !exec_failed(c))
+			on_exec(p, w);	/* into an image without the agent */
 		c->w += rec_len(*w);
 		if (!cursor_next(c))
 			h[0] = h[--n];
@@ -511,7 +558,9 @@ static void timeline(struct replay *p)
 
 		/* an interval without events stays at the level before it */
 		pt->t = (i + 1) * p->bucket_dt;
-		pt->heap = isnan(p->bucket_end[i]) ? heap : p->bucket[i];
+		/* with events, the most of them and of the level it came in at */
+		pt->heap = isnan(p->bucket_end[i]) ? heap
+			   : fmax(p->bucket[i], heap);
 		for (; k < t->nrss && t->rss[k].t <= pt->t; k++) {
 			if (isnan(most) || t->rss[k].bytes > most)
 				most = t->rss[k].bytes;

@@ -67,6 +67,11 @@ enum heap_unwind { HEAP_UNWIND_DWARF = 0, HEAP_UNWIND_FP = 1 };
  *   HEAP_REC_EXEC       ts, gen               the process exec'ed image
  *                                             gen: every block of the
  *                                             image before is gone
+ *   HEAP_REC_EXEC_PENDING ts, gen             image gen is about to exec
+ *                                             (the new image may have no
+ *                                             agent): the same, unless
+ *   HEAP_REC_EXEC_FAILED  ts, gen             follows next in the stream:
+ *                                             the exec failed
  *
  * A free is stamped before the block is released and an allocation after
  * it was obtained, so a block freed by one thread and handed to another
@@ -87,6 +92,8 @@ enum heap_unwind { HEAP_UNWIND_DWARF = 0, HEAP_UNWIND_FP = 1 };
 #define HEAP_REC_FREE_TEMP 4u
 #define HEAP_REC_BURST	5u
 #define HEAP_REC_EXEC	6u
+#define HEAP_REC_EXEC_PENDING 7u
+#define HEAP_REC_EXEC_FAILED 8u
 #define HEAP_STACK_GEN(w)	((uint32_t)((w) >> 16))
 #define HEAP_STACK_DEPTH(w)	((uint32_t)((w) & 0xffff))
 #define HEAP_TYPE_SHIFT	56

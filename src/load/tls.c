@@ -4,9 +4,17 @@
  * each connection has its own SSL. The reason of a failure is captured
  * when it happens, since OpenSSL's error queue belongs to the thread and
  * is overwritten by the next call.
+ *
+ * libssl is loaded with dlopen on the first https URL, not linked: its
+ * relocations cost some 2 MB of resident memory at every start of
+ * yardstick, and a spawned command's peak RSS inherits the spawning
+ * process's until its exec (`run` measures that peak). The function
+ * table is filled once, from the main thread, before any client thread
+ * starts: the one static state of this file.
  */
 #include "load/tls.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -16,6 +24,84 @@
 #include <string.h>
 
 #include "util/strutil.h"
+
+#define FN(name) __typeof__(name) *name
+static struct {
+	bool tried, ok;
+	FN(TLS_client_method);
+	FN(SSL_CTX_new);
+	FN(SSL_CTX_free);
+	FN(SSL_CTX_ctrl);
+	FN(SSL_CTX_set_options);
+	FN(SSL_CTX_set_verify);
+	FN(SSL_CTX_set_default_verify_paths);
+	FN(SSL_new);
+	FN(SSL_free);
+	FN(SSL_set_fd);
+	FN(SSL_ctrl);
+	FN(SSL_set1_host);
+	FN(SSL_set_connect_state);
+	FN(SSL_do_handshake);
+	FN(SSL_get_error);
+	FN(SSL_read);
+	FN(SSL_write);
+	FN(SSL_pending);
+	FN(SSL_get_verify_result);
+	FN(ERR_get_error);
+	FN(ERR_reason_error_string);
+	FN(ERR_clear_error);
+	FN(X509_verify_cert_error_string);
+} ossl;
+#undef FN
+
+static bool ossl_load(void)
+{
+	void *h;
+
+	if (ossl.tried)
+		return ossl.ok;
+	ossl.tried = true;
+	h = dlopen("libssl.so.3", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return false;
+	ossl.ok = true;
+	/* libcrypto's functions are found through libssl, which needs it. */
+#define LOAD(name) \
+	ossl.ok &= (*(void **)&ossl.name = dlsym(h, #name)) != NULL
+	LOAD(TLS_client_method);
+	LOAD(SSL_CTX_new);
+	LOAD(SSL_CTX_free);
+	LOAD(SSL_CTX_ctrl);
+	LOAD(SSL_CTX_set_options);
+	LOAD(SSL_CTX_set_verify);
+	LOAD(SSL_CTX_set_default_verify_paths);
+	LOAD(SSL_new);
+	LOAD(SSL_free);
+	LOAD(SSL_set_fd);
+	LOAD(SSL_ctrl);
+	LOAD(SSL_set1_host);
+	LOAD(SSL_set_connect_state);
+	LOAD(SSL_do_handshake);
+	LOAD(SSL_get_error);
+	LOAD(SSL_read);
+	LOAD(SSL_write);
+	LOAD(SSL_pending);
+	LOAD(SSL_get_verify_result);
+	LOAD(ERR_get_error);
+	LOAD(ERR_reason_error_string);
+	LOAD(ERR_clear_error);
+	LOAD(X509_verify_cert_error_string);
+#undef LOAD
+	return ossl.ok;
+}
+
+/* OpenSSL's words for an error code, never NULL. */
+static const char *err_text(unsigned long code)
+{
+	const char *s = code ? ossl.ERR_reason_error_string(code) : NULL;
+
+	return s ? s : "protocol error";
+}
 
 struct tls_ctx {
 	SSL_CTX *ctx;
@@ -29,27 +115,37 @@ struct tls_conn {
 
 struct tls_ctx *tls_ctx_new(bool insecure, struct error *e)
 {
-	struct tls_ctx *t = xcalloc(1, sizeof(*t));
+	struct tls_ctx *t;
 
-	t->ctx = SSL_CTX_new(TLS_client_method());
+	if (!ossl_load()) {
+		const char *why = dlerror();
+
+		error_set(e, "https needs OpenSSL 3 (libssl.so.3), which "
+			  "cannot be loaded: %s (apt-get install libssl3)",
+			  why ? why : "functions missing");
+		return NULL;
+	}
+	t = xcalloc(1, sizeof(*t));
+	t->ctx = ossl.SSL_CTX_new(ossl.TLS_client_method());
 	if (!t->ctx) {
 		free(t);
 		error_set(e, "cannot set up TLS: %s",
-			  ERR_reason_error_string(ERR_get_error()));
+			  err_text(ossl.ERR_get_error()));
 		return NULL;
 	}
 	t->insecure = insecure;
-	SSL_CTX_set_min_proto_version(t->ctx, TLS1_2_VERSION);
+	ossl.SSL_CTX_ctrl(t->ctx, SSL_CTRL_SET_MIN_PROTO_VERSION,
+			  TLS1_2_VERSION, NULL);
 	/* A server that closes without close_notify ends a body delimited
 	 * by the end of the connection; that is EOF, not an error. */
-	SSL_CTX_set_options(t->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
-	SSL_CTX_set_mode(t->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
-			 SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
-			 SSL_MODE_RELEASE_BUFFERS);
+	ossl.SSL_CTX_set_options(t->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+	ossl.SSL_CTX_ctrl(t->ctx, SSL_CTRL_MODE, SSL_MODE_ENABLE_PARTIAL_WRITE |
+			  SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+			  SSL_MODE_RELEASE_BUFFERS, NULL);
 	if (!insecure) {
-		SSL_CTX_set_verify(t->ctx, SSL_VERIFY_PEER, NULL);
-		if (SSL_CTX_set_default_verify_paths(t->ctx) != 1) {
-			SSL_CTX_free(t->ctx);
+		ossl.SSL_CTX_set_verify(t->ctx, SSL_VERIFY_PEER, NULL);
+		if (ossl.SSL_CTX_set_default_verify_paths(t->ctx) != 1) {
+			ossl.SSL_CTX_free(t->ctx);
 			free(t);
 			error_set(e, "cannot load the system's CA certificates");
 			return NULL;
@@ -62,7 +158,7 @@ void tls_ctx_free(struct tls_ctx *t)
 {
 	if (!t)
 		return;
-	SSL_CTX_free(t->ctx);
+	ossl.SSL_CTX_free(t->ctx);
 	free(t);
 }
 
@@ -72,18 +168,19 @@ struct tls_conn *tls_conn_new(struct tls_ctx *t, int fd, const char *host)
 
 	if (!c)
 		return NULL;
-	c->ssl = SSL_new(t->ctx);
-	if (!c->ssl || SSL_set_fd(c->ssl, fd) != 1) {
-		SSL_free(c->ssl);
+	c->ssl = ossl.SSL_new(t->ctx);
+	if (!c->ssl || ossl.SSL_set_fd(c->ssl, fd) != 1) {
+		ossl.SSL_free(c->ssl);
 		free(c);
 		return NULL;
 	}
 	/* SNI is for names only, never for addresses (RFC 6066). */
 	if (!strchr(host, ':') && strspn(host, "0123456789.") != strlen(host))
-		SSL_set_tlsext_host_name(c->ssl, host);
+		ossl.SSL_ctrl(c->ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME,
+			      TLSEXT_NAMETYPE_host_name, (void *)host);
 	if (!t->insecure)
-		SSL_set1_host(c->ssl, host);
-	SSL_set_connect_state(c->ssl);
+		ossl.SSL_set1_host(c->ssl, host);
+	ossl.SSL_set_connect_state(c->ssl);
 	return c;
 }
 
@@ -91,14 +188,14 @@ void tls_conn_free(struct tls_conn *c)
 {
 	if (!c)
 		return;
-	SSL_free(c->ssl);
+	ossl.SSL_free(c->ssl);
 	free(c);
 }
 
 /* Map an OpenSSL result r of a call on c to TLS_WANT_* or TLS_FAIL. */
 static int fail_or_want(struct tls_conn *c, int r)
 {
-	int err = SSL_get_error(c->ssl, r);
+	int err = ossl.SSL_get_error(c->ssl, r);
 	unsigned long code;
 	long v;
 
@@ -112,18 +209,18 @@ static int fail_or_want(struct tls_conn *c, int r)
 	case SSL_ERROR_SYSCALL:
 		if (!errno)
 			errno = ECONNRESET;	/* EOF in the middle of TLS */
-		ERR_clear_error();
+		ossl.ERR_clear_error();
 		return TLS_FAIL;
 	}
-	code = ERR_get_error();
-	v = SSL_get_verify_result(c->ssl);
+	code = ossl.ERR_get_error();
+	v = ossl.SSL_get_verify_result(c->ssl);
 	if (v != X509_V_OK)
 		snprintf(c->reason, sizeof(c->reason), "TLS: certificate "
-			 "verify failed: %s", X509_verify_cert_error_string(v));
+			 "verify failed: %s", ossl.X509_verify_cert_error_string(v));
 	else
 		snprintf(c->reason, sizeof(c->reason), "TLS: %s",
-			 code ? ERR_reason_error_string(code) : "protocol error");
-	ERR_clear_error();
+			 err_text(code));
+	ossl.ERR_clear_error();
 	errno = 0;
 	return TLS_FAIL;
 }
@@ -133,7 +230,7 @@ int tls_handshake(struct tls_conn *c)
 	int r;
 
 	errno = 0;
-	r = SSL_do_handshake(c->ssl);
+	r = ossl.SSL_do_handshake(c->ssl);
 	if (r == 1)
 		return 1;
 	r = fail_or_want(c, r);
@@ -149,7 +246,7 @@ ssize_t tls_read(struct tls_conn *c, void *buf, size_t n)
 	int r;
 
 	errno = 0;
-	r = SSL_read(c->ssl, buf, n > 0x7fffffff ? 0x7fffffff : (int)n);
+	r = ossl.SSL_read(c->ssl, buf, n > 0x7fffffff ? 0x7fffffff : (int)n);
 	return r > 0 ? r : fail_or_want(c, r);
 }
 
@@ -158,7 +255,7 @@ ssize_t tls_write(struct tls_conn *c, const void *buf, size_t n)
 	int r;
 
 	errno = 0;
-	r = SSL_write(c->ssl, buf, n > 0x7fffffff ? 0x7fffffff : (int)n);
+	r = ossl.SSL_write(c->ssl, buf, n > 0x7fffffff ? 0x7fffffff : (int)n);
 	if (r > 0)
 		return r;
 	r = fail_or_want(c, r);
@@ -171,7 +268,7 @@ ssize_t tls_write(struct tls_conn *c, const void *buf, size_t n)
 
 bool tls_pending(struct tls_conn *c)
 {
-	return SSL_pending(c->ssl) > 0;
+	return ossl.SSL_pending(c->ssl) > 0;
 }
 
 void tls_reason(struct tls_conn *c, char *buf, size_t n)

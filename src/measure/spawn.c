@@ -2,14 +2,18 @@
  * Spawning and measuring one child. This is the hot loop of `run`: keep the
  * number of system calls per run at the floor of posix_spawn + wait4, plus
  * only what an option asks for (a timeout adds a pidfd and a poll, --pin two
- * sched_setaffinity calls).
+ * sched_setaffinity calls). `run` goes through the spawner (spawner.c),
+ * which does the same from another process; spawning from here costs one
+ * read of /proc/self/status more, for the peak RSS floor.
  */
 #include "measure/spawn.h"
 
+#include "measure/spawner.h"
 #include "util/strutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <spawn.h>
@@ -44,6 +48,29 @@ static long long now_ns(void)
 static double tv_sec(struct timeval tv)
 {
 	return tv.tv_sec + tv.tv_usec * 1e-6;
+}
+
+/* Our own VmHWM in bytes, from /proc/self/status; 0 if unreadable. */
+static double own_peak_rss(void)
+{
+	char buf[4096], *p;
+	ssize_t n = -1;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strstr(buf, "\nVmHWM:");
+	return p ? strtod(p + 7, NULL) * 1024 : 0;
+}
+
+double spawn_rss_floor(const struct spawn_opts *o)
+{
+	return o->via ? spawner_rss_floor(o->via) : own_peak_rss();
 }
 
 int spawn_exit_code(int status)
@@ -359,6 +386,8 @@ int spawn_measure(const struct spawn_opts *o, struct run_sample *out,
 	pid_t pid;
 	int status = 0, r, ret = -1;
 
+	if (o->via)
+		return spawner_measure(o->via, o, out, e);
 	memset(out, 0, sizeof(*out));
 	if (setup_actions(&fa, o) || setup_attr(&attr))
 		return error_set(e, "cannot set up the spawn of '%s'",
@@ -422,7 +451,12 @@ int spawn_measure(const struct spawn_opts *o, struct run_sample *out,
 	out->wall = (double)(t1 - t0) / 1e9;
 	out->user = tv_sec(ru.ru_utime);
 	out->sys = tv_sec(ru.ru_stime);
+	/* Read after the reap, the peak is at least what it was at the
+	 * child's exec: a value at or below it may be ours. */
+	out->rss_floor = own_peak_rss();
 	out->peak_rss = (double)ru.ru_maxrss * 1024;
+	if (out->peak_rss <= out->rss_floor)
+		out->peak_rss = NAN;
 	out->minor_faults = (double)ru.ru_minflt;
 	out->major_faults = (double)ru.ru_majflt;
 	out->voluntary_switches = (double)ru.ru_nvcsw;

@@ -6,7 +6,15 @@
  *
  * The child runs in its own process group, so that a timeout can kill
  * everything it started and so that Ctrl-C reaches yardstick alone, which
- * then kills the group itself.
+ * then has the group killed.
+ *
+ * Peak RSS has a floor: until it execs, a posix_spawn'ed child runs in the
+ * memory of the process that spawned it, and the kernel counts that
+ * memory's peak into the child's ru_maxrss. A value at or below the
+ * spawning process's own peak is therefore not the command's and is
+ * reported as NAN. Spawned from yardstick that floor is yardstick's size;
+ * spawned through the spawner (spawner.h, spawn_opts.via) it is the
+ * spawner's, below that of any dynamically linked program.
  */
 #ifndef YS_MEASURE_SPAWN_H
 #define YS_MEASURE_SPAWN_H
@@ -17,6 +25,8 @@
 #include <sys/types.h>
 
 #include "util/error.h"
+
+struct spawner;
 
 /* The last bytes a command wrote to a stream, for error messages. */
 struct tail {
@@ -61,11 +71,15 @@ struct spawn_opts {
 	const cpu_set_t *pin;	/* NULL: inherit affinity */
 	/* set by a signal handler to ask for the child to be killed */
 	volatile sig_atomic_t *interrupt;
+	/* NULL: posix_spawn from this process; else through this spawner,
+	 * to which stdin_fd, stdout_fd and stderr_fd were handed */
+	struct spawner *via;
 };
 
 struct run_sample {
 	double wall, user, sys;		/* seconds */
-	double peak_rss;		/* bytes */
+	double peak_rss;		/* bytes; NAN: not above rss_floor */
+	double rss_floor;		/* bytes: the spawning process's peak */
 	double minor_faults, major_faults;
 	double voluntary_switches, involuntary_switches;
 	int status;			/* raw wait status */
@@ -82,6 +96,12 @@ struct run_sample {
  */
 int spawn_measure(const struct spawn_opts *opts, struct run_sample *out,
 		  struct error *e);
+
+/*
+ * The rss_floor (bytes) of the latest run spawned as o says: the
+ * spawner's, or our own peak RSS now.
+ */
+double spawn_rss_floor(const struct spawn_opts *o);
 
 /* Exit code, or 128 + signal number, of a raw wait status. */
 int spawn_exit_code(int status);

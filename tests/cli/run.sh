@@ -62,6 +62,41 @@ big, small = [b[\"metrics\"][\"peak_rss\"] for b in d[\"benchmarks\"]]
 assert big[\"min\"] >= 64 * 2**20, big
 assert small[\"max\"] < 16 * 2**20, small
 assert d[\"benchmarks\"][0][\"metrics\"][\"minor_faults\"][\"min\"] >= 16384"'
+# Peak RSS from the spawner: a command's own, not yardstick's. Before it,
+# everything below yardstick's peak (~6 MiB) reported yardstick's peak.
+FIXDIR=$(dirname "$YSFIX")
+export FIXDIR
+t "peak RSS of a command as small as true is its own, far below yardstick's" sh -c '
+	"$YS" run -q --runs 3 --warmup 0 --json "$T/small.json" -- "$YSFIX" sleep 400 & pid=$!
+	sleep 0.6; hwm=$(awk "/^VmHWM:/ { print \$2 }" /proc/$pid/status); wait $pid || exit 1
+	[ -n "$hwm" ] || exit 1
+	python3 -c "
+import json; m = json.load(open(\"$T/small.json\"))[\"benchmarks\"][0][\"metrics\"][\"peak_rss\"]
+hwm = $hwm * 1024
+assert None not in m[\"values\"], m
+assert 0.25 * 2**20 < m[\"max\"] < 3 * 2**20, m
+assert m[\"max\"] < hwm / 2, (m, hwm)"'
+t "peak RSS of a program touching 2 MiB: 2 MiB and its start-up" sh -c '
+	"$YS" run -q --runs 3 --json "$T/two.json" -- "$FIXDIR/rssfix" 2 &&
+	python3 -c "
+import json; m = json.load(open(\"$T/two.json\"))[\"benchmarks\"][0][\"metrics\"][\"peak_rss\"]
+assert 2 * 2**20 <= m[\"min\"] <= m[\"max\"] < 3.5 * 2**20, m"'
+t "a program smaller than the spawner: peak RSS not measured, and said so" sh -c '
+	"$FIXDIR/tinyfix"; [ $? -ne 77 ] || exit 0
+	"$YS" run --runs 3 --json "$T/tiny.json" -- "$FIXDIR/tinyfix" >/dev/null 2>"$T/tiny.err" &&
+	grep -q "peak RSS not measured in 3 of 3 runs: it is at most [0-9]* KiB" "$T/tiny.err" &&
+	python3 -c "
+import json; b = json.load(open(\"$T/tiny.json\"))[\"benchmarks\"][0]
+assert b[\"metrics\"][\"peak_rss\"][\"values\"] == [None] * 3, b[\"metrics\"][\"peak_rss\"]
+assert b[\"metrics\"][\"wall_time\"][\"n\"] == 3"'
+t "no spawner: a warning, and peak RSS below yardstick's own not measured" sh -c '
+	YARDSTICK_SPAWNER=/nonexistent "$YS" run -q --runs 2 --order sequential --json "$T/nosp.json" "$YSFIX exit 0" "$YSFIX touch 64" 2>"$T/nosp.err" &&
+	grep -q "warning: YARDSTICK_SPAWNER: cannot execute .*/nonexistent" "$T/nosp.err" &&
+	python3 -c "
+import json; small, big = json.load(open(\"$T/nosp.json\"))[\"benchmarks\"]
+assert small[\"metrics\"][\"peak_rss\"][\"values\"] == [None] * 2, small[\"metrics\"][\"peak_rss\"]
+assert any(\"peak RSS not measured\" in w for w in small[\"warnings\"])
+assert big[\"metrics\"][\"peak_rss\"][\"min\"] >= 64 * 2**20"'
 t "user time of a 100 ms spin" sh -c '
 	"$YS" run -q --runs 3 --json "$T/spin.json" -- "$YSFIX" spin 100 &&
 	python3 -c "

@@ -1,5 +1,7 @@
-/* Unit tests of src/measure/spawn: what one run measures, against the
- * fixture program ysfix whose behaviour is known. */
+/* Unit tests of src/measure/spawn and src/measure/spawner: what one run
+ * measures, spawned from here and through the spawner, against fixture
+ * programs whose behaviour is known (ysfix; rssfix and tinyfix for the
+ * peak RSS). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,33 +9,69 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include "measure/counters.h"
 #include "measure/spawn.h"
+#include "measure/spawner.h"
 #include "util/strutil.h"
 
 #define YSFIX FIXTURES_DIR "/ysfix"
+#define RSSFIX FIXTURES_DIR "/rssfix"
+#define TINYFIX FIXTURES_DIR "/tinyfix"
+/* meson builds it in the source tree's layout */
+#define SPAWNER FIXTURES_DIR "/../../src/measure/yardstick-spawner"
+#define MiB 1048576.0
 
-static int run(struct run_sample *s, double timeout, char **argv)
+/* Tests named _both run once spawned from here, once through this. */
+static struct spawner *spawner;
+
+static int run_via(struct spawner *via, struct run_sample *s, double timeout,
+		   char **argv)
 {
 	struct spawn_opts o = { .path = argv[0], .argv = argv, .stdin_fd = -1,
 				.stdout_fd = -1, .stderr_fd = -1,
-				.timeout = timeout };
+				.timeout = timeout, .via = via };
 	struct error e;
 
 	return spawn_measure(&o, s, &e);
 }
 
-static void test_sleep_wall_time(void **state)
+static int run(struct run_sample *s, double timeout, char **argv)
+{
+	return run_via(NULL, s, timeout, argv);
+}
+
+/* Our own VmHWM in bytes. */
+static double own_hwm(void)
+{
+	char line[256];
+	double kib = 0;
+	FILE *fp = fopen("/proc/self/status", "r");
+
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "VmHWM: %lf", &kib) == 1)
+			break;
+	fclose(fp);
+	return kib * 1024;
+}
+
+/* The spawner a test named _both is to use: NULL, or this one's. */
+#define VIA(state) (*(state) ? *(struct spawner **)*(state) : NULL)
+
+static void test_sleep_wall_time_both(void **state)
 {
 	char *argv[] = { YSFIX, "sleep", "50", NULL };
 	struct run_sample s;
 
-	assert_int_equal(run(&s, 0, argv), 0);
+	assert_int_equal(run_via(VIA(state), &s, 0, argv), 0);
 	assert_int_equal(spawn_exit_code(s.status), 0);
 	/* Sleeping costs wall time, not CPU time. */
 	assert_true(s.wall >= 0.050);
@@ -41,12 +79,12 @@ static void test_sleep_wall_time(void **state)
 	assert_true(s.user + s.sys < 0.040);
 }
 
-static void test_spin_user_time(void **state)
+static void test_spin_user_time_both(void **state)
 {
 	char *argv[] = { YSFIX, "spin", "150", NULL };
 	struct run_sample s;
 
-	assert_int_equal(run(&s, 0, argv), 0);
+	assert_int_equal(run_via(VIA(state), &s, 0, argv), 0);
 	assert_true(s.user + s.sys >= 0.140);
 	assert_true(s.wall >= s.user * 0.9);
 }
@@ -54,7 +92,8 @@ static void test_spin_user_time(void **state)
 /*
  * Peak RSS is that of this very child: a small command measured after a big
  * one must not inherit the big one's peak (getrusage(RUSAGE_CHILDREN) would
- * report 64 MiB for both).
+ * report 64 MiB for both). Spawned from here, the small one is below our
+ * own peak, which the kernel counts in: not measured.
  */
 static void test_peak_rss_per_child(void **state)
 {
@@ -63,24 +102,74 @@ static void test_peak_rss_per_child(void **state)
 	struct run_sample s;
 
 	assert_int_equal(run(&s, 0, big), 0);
-	assert_true(s.peak_rss >= 64.0 * 1048576);
-	assert_true(s.peak_rss < 80.0 * 1048576);
+	assert_true(s.peak_rss >= 64.0 * MiB);
+	assert_true(s.peak_rss < 80.0 * MiB);
 	assert_true(s.minor_faults >= 64 * 256);
 	assert_int_equal(run(&s, 0, small), 0);
-	assert_true(s.peak_rss < 16.0 * 1048576);
+	assert_true(isnan(s.peak_rss));
+	assert_true(s.rss_floor >= own_hwm() * 0.9);
 	assert_true(s.minor_faults < 64 * 256 / 2);
 }
 
-static void test_exit_codes(void **state)
+/*
+ * Through the spawner a command's peak RSS is its own, not ours nor the
+ * spawner's: rssfix touching 2 MiB peaks at 2 MiB plus its static
+ * start-up; a dynamically linked command that does nothing (as `true`) at
+ * about 1 MiB, below our own peak; tinyfix (about 10 KiB) is below the
+ * spawner's and is not measured.
+ */
+static void test_spawner_peak_rss(void **state)
+{
+	char *two[] = { RSSFIX, "2", NULL };
+	char *big[] = { YSFIX, "touch", "64", NULL };
+	char *small[] = { YSFIX, "exit", "0", NULL };
+	char *tiny[] = { TINYFIX, NULL };
+	struct run_sample s;
+
+	assert_int_equal(run_via(spawner, &s, 0, two), 0);
+	assert_int_equal(spawn_exit_code(s.status), 0);
+	assert_true(s.peak_rss >= 2 * MiB);
+	assert_true(s.peak_rss < 3.5 * MiB);
+	assert_true(s.rss_floor > 0 && s.rss_floor < 1 * MiB);
+	assert_int_equal(run_via(spawner, &s, 0, big), 0);
+	assert_true(s.peak_rss >= 64 * MiB && s.peak_rss < 80 * MiB);
+	assert_int_equal(run_via(spawner, &s, 0, small), 0);
+	assert_false(isnan(s.peak_rss));
+	assert_true(s.peak_rss > 0.25 * MiB);
+	assert_true(s.peak_rss < 3 * MiB);
+	/* spawned from here it would have been ours, whatever we weigh */
+	assert_true(s.peak_rss < own_hwm());
+	assert_int_equal(run_via(spawner, &s, 0, tiny), 0);
+	if (spawn_exit_code(s.status) == 77)
+		skip();		/* no tinyfix for this architecture */
+	assert_int_equal(spawn_exit_code(s.status), 0);
+	assert_true(isnan(s.peak_rss));
+	assert_true(s.rss_floor > 0 && s.rss_floor < 1 * MiB);
+	assert_true(spawn_rss_floor(&(struct spawn_opts){ .via = spawner }) ==
+		    s.rss_floor);
+}
+
+static void test_exit_codes_both(void **state)
 {
 	char *fail[] = { YSFIX, "exit", "3", NULL };
 	char *segv[] = { YSFIX, "signal", "11", NULL };
+	char *text[] = { "/etc/passwd", NULL };
+	struct spawn_opts o = { .path = text[0], .argv = text, .stdin_fd = -1,
+				.stdout_fd = -1, .stderr_fd = -1,
+				.via = VIA(state) };
 	struct run_sample s;
+	struct error e;
 
-	assert_int_equal(run(&s, 0, fail), 0);
+	assert_int_equal(run_via(VIA(state), &s, 0, fail), 0);
 	assert_int_equal(spawn_exit_code(s.status), 3);
-	assert_int_equal(run(&s, 0, segv), 0);
+	assert_int_equal(run_via(VIA(state), &s, 0, segv), 0);
 	assert_int_equal(spawn_exit_code(s.status), 128 + 11);
+	/* exec refused: said so, and the next run is fine */
+	assert_int_equal(spawn_measure(&o, &s, &e), -1);
+	assert_true(s.spawn_failed);
+	assert_non_null(strstr(e.msg, "'/etc/passwd'"));
+	assert_int_equal(run_via(VIA(state), &s, 0, fail), 0);
+	assert_int_equal(spawn_exit_code(s.status), 3);
 }
 
 static int process_alive(pid_t pid)
@@ -100,7 +189,7 @@ static int process_alive(pid_t pid)
 	return p && p[2] != 'Z' && p[2] != 'X';
 }
 
-static void test_timeout_kills_group(void **state)
+static void test_timeout_kills_group_both(void **state)
 {
 	char pidfile[] = "/tmp/ys-hang-XXXXXX";
 	int fd = mkstemp(pidfile);
@@ -111,7 +200,7 @@ static void test_timeout_kills_group(void **state)
 
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(run(&s, 0.3, argv), 0);
+	assert_int_equal(run_via(VIA(state), &s, 0.3, argv), 0);
 	assert_true(s.timed_out);
 	assert_true(s.wall >= 0.3 && s.wall < 5);
 	fp = fopen(pidfile, "r");
@@ -125,13 +214,14 @@ static void test_timeout_kills_group(void **state)
 	assert_false(process_alive(child));
 }
 
-static void test_interrupt(void **state)
+static void test_interrupt_both(void **state)
 {
 	char *argv[] = { YSFIX, "sleep", "10000", NULL };
 	volatile sig_atomic_t flag = 1;
 	struct spawn_opts o = { .path = argv[0], .argv = argv, .stdin_fd = -1,
 				.stdout_fd = -1, .stderr_fd = -1,
-				.timeout = 30, .interrupt = &flag };
+				.timeout = 30, .interrupt = &flag,
+				.via = VIA(state) };
 	struct run_sample s;
 	struct error e;
 
@@ -140,17 +230,63 @@ static void test_interrupt(void **state)
 	assert_true(s.wall < 5);
 }
 
-static void test_stdin_and_stderr(void **state)
+static volatile sig_atomic_t alarmed;
+
+static void on_alarm(int sig)
+{
+	alarmed = 1;
+}
+
+/*
+ * Ctrl-C in the middle of a run without a timeout: the signal interrupts
+ * the wait, and the command is killed (by the spawner, which we ask).
+ */
+static void test_interrupt_midway_both(void **state)
+{
+	char *argv[] = { YSFIX, "sleep", "10000", NULL };
+	struct spawn_opts o = { .path = argv[0], .argv = argv, .stdin_fd = -1,
+				.stdout_fd = -1, .stderr_fd = -1,
+				.interrupt = &alarmed, .via = VIA(state) };
+	struct itimerval it = { { 0, 0 }, { 0, 200000 } };
+	struct sigaction sa, old;
+	struct run_sample s;
+	struct error e;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART, as `run`'s */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
+	alarmed = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	assert_int_equal(spawn_measure(&o, &s, &e), 0);
+	sigaction(SIGALRM, &old, NULL);
+	assert_true(s.interrupted);
+	assert_true(s.wall >= 0.2 && s.wall < 5);
+	assert_false(s.timed_out);
+	/* the next run is not taken for interrupted */
+	alarmed = 0;
+	argv[2] = "1";
+	assert_int_equal(spawn_measure(&o, &s, &e), 0);
+	assert_false(s.interrupted);
+	assert_int_equal(spawn_exit_code(s.status), 0);
+}
+
+static void test_stdin_and_stderr_both(void **state)
 {
 	char *cat[] = { YSFIX, "cat", NULL };
 	char *msg[] = { YSFIX, "exit", "1", "boom on stderr", NULL };
 	char path[] = "/tmp/ys-in-XXXXXX", buf[64] = { 0 };
 	int in = mkstemp(path), err = fileno(tmpfile());
+	int fds[] = { in, err };
 	struct spawn_opts o = { .path = cat[0], .argv = cat, .stdin_fd = in,
 				.stdout_fd = -1, .stderr_fd = err };
 	struct run_sample s;
 	struct error e;
 
+	if (*state) {
+		o.via = spawner_start(SPAWNER, fds, 2, &e);
+		assert_non_null(o.via);
+	}
 	assert_int_equal(write(in, "data", 4), 4);
 	lseek(in, 0, SEEK_SET);
 	assert_int_equal(spawn_measure(&o, &s, &e), 0);
@@ -164,6 +300,13 @@ static void test_stdin_and_stderr(void **state)
 	assert_int_equal(spawn_measure(&o, &s, &e), 0);
 	assert_true(pread(err, buf, sizeof(buf) - 1, 0) > 0);
 	assert_string_equal(buf, "boom on stderr\n");
+	if (o.via) {
+		/* a descriptor it was not handed */
+		o.stdout_fd = STDOUT_FILENO;
+		assert_int_equal(spawn_measure(&o, &s, &e), -1);
+		assert_non_null(strstr(e.msg, "not handed"));
+		spawner_stop(o.via);
+	}
 	close(in);
 	unlink(path);
 }
@@ -189,18 +332,145 @@ static void test_resolve_program(void **state)
 	assert_int_equal(spawn_resolve_program("", &path, &e), -1);
 }
 
+/* Through the spawner, --pin applies to the command, not to us. */
+static void test_spawner_pin(void **state)
+{
+	char *argv[] = { YSFIX, "affinity", NULL };
+	FILE *out = tmpfile();
+	int fd = fileno(out);
+	struct spawn_opts o = { .path = argv[0], .argv = argv, .stdin_fd = -1,
+				.stdout_fd = fd, .stderr_fd = -1 };
+	cpu_set_t pin;
+	struct run_sample s;
+	struct error e;
+	char buf[64] = { 0 };
+
+	o.via = spawner_start(SPAWNER, &fd, 1, &e);
+	assert_non_null(o.via);
+	CPU_ZERO(&pin);
+	CPU_SET(0, &pin);
+	o.pin = &pin;
+	assert_int_equal(spawn_measure(&o, &s, &e), 0);
+	assert_int_equal(spawn_exit_code(s.status), 0);
+	assert_true(pread(fd, buf, sizeof(buf) - 1, 0) > 0);
+	assert_string_equal(buf, "0\n");
+	spawner_stop(o.via);
+	fclose(out);
+}
+
+/*
+ * Counters opened on the spawner count its commands — page faults of 8
+ * MiB touched — and not the spawner: a command that does nothing shows
+ * few.
+ */
+static void test_spawner_counters(void **state)
+{
+	const char *events[] = { "page-faults", "task-clock" };
+	char *touch[] = { YSFIX, "touch", "8", NULL };
+	char *idle[] = { TINYFIX, NULL };
+	struct counter_value v[2];
+	struct counters *c;
+	struct run_sample s;
+	struct error e;
+	int r = spawner_open_counters(spawner, events, 2, false, &c, &e);
+
+	if (r == -3)
+		skip();		/* perf events not permitted here */
+	assert_int_equal(r, 0);
+	assert_int_equal(counters_metric_count(c), 2);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(counters_begin(c, &e), 0);
+		assert_int_equal(run_via(spawner, &s, 0, touch), 0);
+		assert_int_equal(counters_end(c, v, &e), 0);
+		assert_true(v[0].counted && v[0].value >= 2048);
+		assert_true(v[0].value < 2048 + 1000);
+		assert_true(v[1].counted && v[1].value > 0);
+		assert_int_equal(counters_begin(c, &e), 0);
+		assert_int_equal(run_via(spawner, &s, 0, idle), 0);
+		assert_int_equal(counters_end(c, v, &e), 0);
+		assert_true(v[0].counted && v[0].value < 10);
+	}
+	counters_close(c);
+}
+
+static void test_spawner_find(void **state)
+{
+	struct error e;
+	char *p;
+
+	setenv("YARDSTICK_SPAWNER", SPAWNER, 1);
+	p = spawner_find(&e);
+	assert_non_null(p);
+	assert_string_equal(p, SPAWNER);
+	free(p);
+	setenv("YARDSTICK_SPAWNER", "/nonexistent/spawner", 1);
+	assert_null(spawner_find(&e));
+	assert_non_null(strstr(e.msg, "'/nonexistent/spawner'"));
+	assert_null(spawner_start("/nonexistent/spawner", NULL, 0, &e));
+	assert_non_null(strstr(e.msg, "'/nonexistent/spawner'"));
+	/* not a spawner at all */
+	assert_null(spawner_start(YSFIX, NULL, 0, &e));
+	unsetenv("YARDSTICK_SPAWNER");
+}
+
+/* A spawner that died is an error of the run, not the death of ours
+ * (by SIGPIPE, writing to it). */
+static void test_spawner_gone(void **state)
+{
+	char *argv[] = { YSFIX, "exit", "0", NULL };
+	struct spawn_opts o = { .path = argv[0], .argv = argv, .stdin_fd = -1,
+				.stdout_fd = -1, .stderr_fd = -1 };
+	struct run_sample s;
+	struct error e;
+
+	o.via = spawner_start(SPAWNER, NULL, 0, &e);
+	assert_non_null(o.via);
+	assert_int_equal(spawn_measure(&o, &s, &e), 0);
+	kill(spawner_pid(o.via), SIGKILL);
+	usleep(50000);
+	assert_int_equal(spawn_measure(&o, &s, &e), -1);
+	assert_non_null(strstr(e.msg, "spawner"));
+	assert_int_equal(spawn_measure(&o, &s, &e), -1);
+	spawner_stop(o.via);
+}
+
+static int start_spawner(void **state)
+{
+	struct error e;
+
+	spawner = spawner_start(SPAWNER, NULL, 0, &e);
+	if (!spawner)
+		fprintf(stderr, "%s\n", e.msg);
+	return spawner ? 0 : -1;
+}
+
+static int stop_spawner(void **state)
+{
+	spawner_stop(spawner);
+	return 0;
+}
+
+#define BOTH(f) cmocka_unit_test_prestate(f, NULL), \
+		cmocka_unit_test_prestate(f, &spawner)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sleep_wall_time),
-		cmocka_unit_test(test_spin_user_time),
+		BOTH(test_sleep_wall_time_both),
+		BOTH(test_spin_user_time_both),
 		cmocka_unit_test(test_peak_rss_per_child),
-		cmocka_unit_test(test_exit_codes),
-		cmocka_unit_test(test_timeout_kills_group),
-		cmocka_unit_test(test_interrupt),
-		cmocka_unit_test(test_stdin_and_stderr),
+		cmocka_unit_test(test_spawner_peak_rss),
+		BOTH(test_exit_codes_both),
+		BOTH(test_timeout_kills_group_both),
+		BOTH(test_interrupt_both),
+		BOTH(test_interrupt_midway_both),
+		BOTH(test_stdin_and_stderr_both),
+		cmocka_unit_test(test_spawner_pin),
+		cmocka_unit_test(test_spawner_counters),
+		cmocka_unit_test(test_spawner_find),
+		cmocka_unit_test(test_spawner_gone),
 		cmocka_unit_test(test_resolve_program),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, start_spawner, stop_spawner);
 }

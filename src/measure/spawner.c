@@ -1,0 +1,543 @@
+/*
+ * yardstick's side of the spawner (spawner.h): start it, hand it the
+ * stdio descriptors once, then per command one request and one reply over
+ * two pipes (spawner_proto.h). The round trip is the whole added cost of a
+ * run, so nothing else happens per run: no allocation once the request
+ * buffer is large enough, one writev and one read, plus a poll with a
+ * stderr tail to keep.
+ */
+#include "measure/spawner.h"
+
+#include "config.h"
+#include "measure/counters_internal.h"
+#include "measure/spawner_proto.h"
+#include "util/strutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define MAX_SLOTS 16
+/* A program that does not greet in this time is not a spawner. */
+#define HELLO_TIMEOUT_MS 10000
+
+struct spawner {
+	pid_t pid;
+	int req_fd, rep_fd;
+	int slot_fd[MAX_SLOTS];		/* our descriptor of each slot */
+	size_t nslots;
+	int32_t seq;
+	int64_t hwm_kib;		/* the latest floor it reported */
+	char *buf;			/* the request's strings */
+	size_t cap;
+	bool broken;			/* the pipes are out of step: stop it */
+};
+
+static bool is_executable(const char *path)
+{
+	return access(path, X_OK) == 0;
+}
+
+char *spawner_find(struct error *e)
+{
+	const char *env = getenv("YARDSTICK_SPAWNER");
+	char exe[PATH_MAX], *slash, *p;
+	ssize_t n;
+
+	if (env && *env) {
+		if (is_executable(env))
+			return xstrdup(env);
+		error_set(e, "YARDSTICK_SPAWNER: cannot execute '%s'", env);
+		return NULL;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			p = xasprintf("%s/%s", exe, SPAWNER_NAME);
+			if (is_executable(p))
+				return p;
+			free(p);
+			/* meson builds it in the source tree's layout */
+			p = xasprintf("%s/src/measure/%s", exe, SPAWNER_NAME);
+			if (is_executable(p))
+				return p;
+			free(p);
+			/* an install, wherever its prefix was moved to */
+			p = xasprintf("%s/../%s/%s", exe, YS_HEAP_AGENT_RELDIR,
+				      SPAWNER_NAME);
+			if (YS_HEAP_AGENT_RELDIR[0] != '/' && is_executable(p))
+				return p;
+			free(p);
+		}
+	}
+	/* installed beside the heap agent, in libdir/yardstick */
+	p = xasprintf("%s/%s", YS_HEAP_AGENT_DIR, SPAWNER_NAME);
+	if (is_executable(p))
+		return p;
+	free(p);
+	error_set(e, "%s is not next to yardstick, nor in ../%s/ from it, nor "
+		  "in %s (set YARDSTICK_SPAWNER to its path)", SPAWNER_NAME,
+		  YS_HEAP_AGENT_RELDIR, YS_HEAP_AGENT_DIR);
+	return NULL;
+}
+
+static int read_full(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, (char *)p + got, n - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/* Whether fd is readable (or at its end) within ms milliseconds. */
+static bool ready(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int r;
+
+	while ((r = poll(&p, 1, ms)) < 0 && errno == EINTR)
+		;
+	return r > 0;
+}
+
+static void close_pipes(int *a, int *b)
+{
+	for (int i = 0; i < 2; i++) {
+		if (a[i] >= 0)
+			close(a[i]);
+		if (b[i] >= 0)
+			close(b[i]);
+	}
+}
+
+/*
+ * Spawn the spawner with req_r at base, rep_w at base + 1 and fds[i] at
+ * base + 2 + i, base above every descriptor involved so that no dup2
+ * overwrites one still to be copied; its own stdio is /dev/null.
+ */
+static int spawn_it(const char *path, int req_r, int rep_w, const int *fds,
+		    size_t n, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, def;
+	char a_base[16], a_n[16], a_ppid[16];
+	char *argv[] = { (char *)path, a_base, a_n, a_ppid, NULL };
+	int base = req_r > rep_w ? req_r : rep_w, r;
+
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] > base)
+			base = fds[i];
+	base = base < 2 ? 3 : base + 1;
+	snprintf(a_base, sizeof(a_base), "%d", base);
+	snprintf(a_n, sizeof(a_n), "%zu", n);
+	snprintf(a_ppid, sizeof(a_ppid), "%ld", (long)getpid());
+	sigemptyset(&none);
+	sigemptyset(&def);
+	sigaddset(&def, SIGINT);
+	sigaddset(&def, SIGTERM);
+	sigaddset(&def, SIGHUP);
+	sigaddset(&def, SIGPIPE);
+	sigaddset(&def, SIGCHLD);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	r = posix_spawn_file_actions_adddup2(&fa, req_r, base) ||
+	    posix_spawn_file_actions_adddup2(&fa, rep_w, base + 1);
+	for (size_t i = 0; i < n && !r; i++)
+		r = posix_spawn_file_actions_adddup2(&fa, fds[i],
+						     base + 2 + (int)i);
+	for (int i = 0; i < 3 && !r; i++)
+		r = posix_spawn_file_actions_addopen(&fa, i, "/dev/null",
+						     i ? O_WRONLY : O_RDONLY, 0);
+	/* Its own process group: Ctrl-C on the terminal is ours to pass on
+	 * (spawner_measure), not the spawner's to die of. */
+	if (!r)
+		r = posix_spawnattr_setpgroup(&attr, 0) ||
+		    posix_spawnattr_setsigmask(&attr, &none) ||
+		    posix_spawnattr_setsigdefault(&attr, &def) ||
+		    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
+					     POSIX_SPAWN_SETSIGMASK |
+					     POSIX_SPAWN_SETSIGDEF);
+	r = r ? ENOMEM : posix_spawn(pid, path, &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	return r;
+}
+
+struct spawner *spawner_start(const char *path, const int *fds, size_t n,
+			      struct error *e)
+{
+	int req[2] = { -1, -1 }, rep[2] = { -1, -1 };
+	struct spawner_hello hello;
+	struct spawner *s;
+	pid_t pid;
+	int r, st;
+
+	if (n > MAX_SLOTS) {
+		error_set(e, "too many descriptors for the spawner");
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] < 0) {
+			error_set(e, "no descriptor %d to hand the spawner",
+				  fds[i]);
+			return NULL;
+		}
+	if (pipe2(req, O_CLOEXEC) || pipe2(rep, O_CLOEXEC)) {
+		error_errno(e, errno, "cannot make the spawner's pipes");
+		close_pipes(req, rep);
+		return NULL;
+	}
+	r = spawn_it(path, req[0], rep[1], fds, n, &pid);
+	close(req[0]);
+	close(rep[1]);
+	req[0] = rep[1] = -1;
+	if (r) {
+		error_errno(e, r, "cannot start '%s'", path);
+		close_pipes(req, rep);
+		return NULL;
+	}
+	if (!ready(rep[0], HELLO_TIMEOUT_MS) ||
+	    read_full(rep[0], &hello, sizeof(hello)) ||
+	    hello.magic != SPAWNER_MAGIC ||
+	    hello.version != SPAWNER_VERSION) {
+		error_set(e, "'%s' is not a working spawner of this yardstick",
+			  path);
+		close_pipes(req, rep);
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		return NULL;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->pid = pid;
+	s->req_fd = req[1];
+	s->rep_fd = rep[0];
+	if (n)
+		memcpy(s->slot_fd, fds, n * sizeof(int));
+	s->nslots = n;
+	s->hwm_kib = hello.hwm_kib;
+	return s;
+}
+
+void spawner_stop(struct spawner *s)
+{
+	int st;
+
+	if (!s)
+		return;
+	/* It exits when it reads the end of its requests; one out of step
+	 * with us may be waiting for a command that we no longer wait for. */
+	if (s->broken)
+		kill(s->pid, SIGKILL);
+	close(s->req_fd);
+	close(s->rep_fd);
+	while (waitpid(s->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	free(s->buf);
+	free(s);
+}
+
+pid_t spawner_pid(const struct spawner *s)
+{
+	return s->pid;
+}
+
+double spawner_rss_floor(const struct spawner *s)
+{
+	return s->hwm_kib > 0 ? (double)s->hwm_kib * 1024 : 0;
+}
+
+/* ---- counters on the spawner ---- */
+
+/*
+ * perf_event_open on the spawner instead of on ourselves; counters.c's
+ * design notes hold with the spawner in our place: its own copies stay off
+ * (it never execs again), its children's are switched on at their exec.
+ */
+static int perf_open_spawner(struct perf_event_attr *attr, int group_fd,
+			     void *arg)
+{
+	const struct spawner *s = arg;
+
+	return (int)syscall(SYS_perf_event_open, attr, s->pid, -1, group_fd,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+/* counters_open_emulated's pretend PMU (counters.h), on the spawner. */
+static int perf_open_spawner_emulated(struct perf_event_attr *attr,
+				      int group_fd, void *arg)
+{
+	struct perf_event_attr a = *attr;
+
+	if (a.type != PERF_TYPE_SOFTWARE) {
+		bool cycles = a.type == PERF_TYPE_HARDWARE &&
+			      a.config == PERF_COUNT_HW_CPU_CYCLES;
+
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = cycles ? PERF_COUNT_SW_TASK_CLOCK
+				  : PERF_COUNT_SW_PAGE_FAULTS;
+	}
+	return perf_open_spawner(&a, group_fd, arg);
+}
+
+static const struct counters_fp_event emulated_fp[] = {
+	{ "ref-cycles", 1 }, { "bus-cycles", 4 },
+};
+
+int spawner_open_counters(struct spawner *s, const char *const *events,
+			  size_t n, bool emulated, struct counters **out,
+			  struct error *e)
+{
+	struct counters_sys sys = { .perf_open = perf_open_spawner,
+				    .arg = s };
+
+	if (emulated) {
+		sys.perf_open = perf_open_spawner_emulated;
+		sys.fp = emulated_fp;
+		sys.n_fp = sizeof(emulated_fp) / sizeof(emulated_fp[0]);
+	}
+	return counters_open_sys(out, events, n, &sys, e);
+}
+
+/* ---- one run ---- */
+
+/* The slot of our descriptor fd (-1: /dev/null), or -2 if not handed. */
+static int slot_of(const struct spawner *s, int fd)
+{
+	if (fd < 0)
+		return -1;
+	for (size_t i = 0; i < s->nslots; i++)
+		if (s->slot_fd[i] == fd)
+			return (int)i;
+	return -2;
+}
+
+/* Lay out path and argv in s->buf; returns the length, 0 if too long. */
+static size_t pack_strings(struct spawner *s, const struct spawn_opts *o,
+			   uint32_t *argc)
+{
+	size_t len = strlen(o->path) + 1, k;
+
+	*argc = 0;
+	for (char *const *a = o->argv; *a; a++, (*argc)++)
+		len += strlen(*a) + 1;
+	if (len > SPAWNER_MAX_STRINGS || *argc == 0)
+		return 0;
+	if (len > s->cap) {
+		s->buf = xrealloc(s->buf, len);
+		s->cap = len;
+	}
+	k = strlen(o->path) + 1;
+	memcpy(s->buf, o->path, k);
+	for (char *const *a = o->argv; *a; a++) {
+		size_t l = strlen(*a) + 1;
+
+		memcpy(s->buf + k, *a, l);
+		k += l;
+	}
+	return len;
+}
+
+/*
+ * writev all of iov[0..1]. A spawner that died must not kill us with
+ * SIGPIPE (`run` does not ignore it, and would lose what it measured): it
+ * is blocked meanwhile, and taken back if it came.
+ */
+static int write_request(struct spawner *s, struct iovec *iov, size_t total,
+			 struct error *e)
+{
+	const struct timespec zero = { 0, 0 };
+	sigset_t pipe_set, old;
+	size_t done = 0;
+	int err = 0;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	while (done < total) {
+		ssize_t w = writev(s->req_fd, iov, 2);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			err = w < 0 ? errno : EIO;
+			break;
+		}
+		done += (size_t)w;
+		/* a short write: step the vectors past what went */
+		for (int i = 0; i < 2; i++) {
+			size_t step = (size_t)w < iov[i].iov_len
+				      ? (size_t)w : iov[i].iov_len;
+
+			iov[i].iov_base = (char *)iov[i].iov_base + step;
+			iov[i].iov_len -= step;
+			w -= (ssize_t)step;
+		}
+	}
+	if (err == EPIPE && !sigismember(&old, SIGPIPE))
+		sigtimedwait(&pipe_set, NULL, &zero);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!err)
+		return 0;
+	s->broken = true;
+	return error_errno(e, err, "the spawner (pid %ld) is gone",
+			   (long)s->pid);
+}
+
+static int send_request(struct spawner *s, const struct spawn_opts *o,
+			struct error *e)
+{
+	struct spawner_request rq;
+	struct iovec iov[2];
+	size_t len;
+	int fds[3] = { o->stdin_fd, o->stdout_fd, o->stderr_fd };
+
+	memset(&rq, 0, sizeof(rq));
+	for (int i = 0; i < 3; i++) {
+		rq.fd[i] = slot_of(s, fds[i]);
+		if (rq.fd[i] == -2)
+			return error_set(e, "descriptor %d was not handed to "
+					 "the spawner", fds[i]);
+	}
+	len = pack_strings(s, o, &rq.argc);
+	if (!len)
+		return error_set(e, "command '%s' is too long", o->argv[0]);
+	rq.len = (uint32_t)len;
+	rq.seq = ++s->seq;
+	if (o->timeout > 0)
+		rq.timeout_ns = (int64_t)(o->timeout * 1e9);
+	if (o->pin) {
+		rq.flags |= SPAWNER_PIN;
+		rq.pin = *o->pin;
+	}
+	iov[0] = (struct iovec){ &rq, sizeof(rq) };
+	iov[1] = (struct iovec){ s->buf, len };
+	return write_request(s, iov, sizeof(rq) + len, e);
+}
+
+/* Read the stderr pipe into the tail (spawn.h: tail_fd). */
+static void drain_tail(const struct spawn_opts *o)
+{
+	char buf[4096];
+	ssize_t got;
+
+	while ((got = read(o->tail_fd, buf, sizeof(buf))) > 0)
+		tail_append(o->tail, buf, (size_t)got);
+}
+
+/*
+ * Wait for the reply to request s->seq, passing an interrupt on to the
+ * spawner (once) and keeping the stderr tail meanwhile if asked to.
+ */
+static int wait_reply(struct spawner *s, const struct spawn_opts *o,
+		      struct spawner_reply *rp, struct error *e)
+{
+	bool passed = false;
+	size_t got = 0;
+
+	for (;;) {
+		ssize_t r;
+
+		if (!passed && o->interrupt && *o->interrupt) {
+			union sigval v = { .sival_int = s->seq };
+
+			sigqueue(s->pid, SIGUSR1, v);
+			passed = true;
+		}
+		if (o->tail) {
+			struct pollfd p[2] = {
+				{ .fd = s->rep_fd, .events = POLLIN },
+				{ .fd = o->tail_fd, .events = POLLIN } };
+
+			if (poll(p, 2, -1) < 0 && errno != EINTR)
+				break;
+			if (p[1].revents & POLLIN)
+				drain_tail(o);
+			if (!p[0].revents)
+				continue;
+		}
+		r = read(s->rep_fd, (char *)rp + got, sizeof(*rp) - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+		if (got == sizeof(*rp))
+			break;
+	}
+	if (got == sizeof(*rp) && rp->seq == s->seq) {
+		if (o->tail)
+			drain_tail(o);
+		return 0;
+	}
+	s->broken = true;
+	return error_set(e, "the spawner stopped answering (pid %ld)",
+			 (long)s->pid);
+}
+
+int spawner_measure(struct spawner *s, const struct spawn_opts *o,
+		    struct run_sample *out, struct error *e)
+{
+	struct spawner_reply rp;
+	double rss;
+
+	memset(out, 0, sizeof(*out));
+	if (s->broken)
+		return error_set(e, "the spawner stopped answering");
+	if (o->tail)
+		tail_reset(o->tail);
+	if (send_request(s, o, e) || wait_reply(s, o, &rp, e))
+		return -1;
+	if (rp.err && (rp.flags & SPAWNER_PIN_FAILED))
+		return error_errno(e, rp.err, "cannot pin to the given CPUs");
+	if (rp.err && (rp.flags & SPAWNER_SETUP_FAILED))
+		return error_errno(e, rp.err, "cannot set up the spawn of "
+				   "'%s'", o->argv[0]);
+	if (rp.err) {
+		out->spawn_failed = true;
+		return spawn_exec_error(o->path, rp.err, e);
+	}
+	s->hwm_kib = rp.hwm_kib;
+	out->wall = (double)rp.wall_ns / 1e9;
+	out->user = (double)rp.utime_us / 1e6;
+	out->sys = (double)rp.stime_us / 1e6;
+	out->rss_floor = spawner_rss_floor(s);
+	rss = (double)rp.maxrss_kib * 1024;
+	out->peak_rss = rss > out->rss_floor ? rss : NAN;
+	out->minor_faults = (double)rp.minflt;
+	out->major_faults = (double)rp.majflt;
+	out->voluntary_switches = (double)rp.nvcsw;
+	out->involuntary_switches = (double)rp.nivcsw;
+	out->status = rp.status;
+	out->timed_out = rp.flags & SPAWNER_TIMED_OUT;
+	out->interrupted = rp.flags & SPAWNER_INTERRUPTED;
+	return 0;
+}

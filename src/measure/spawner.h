@@ -1,0 +1,70 @@
+/*
+ * The spawner: a small helper process (yardstick-spawner, spawner_main.c)
+ * that starts the commands `run` measures, waits for them and measures
+ * them as spawn_measure would, so that they do not start in yardstick's
+ * own address space — whose peak RSS the kernel would otherwise report as
+ * theirs (spawner_main.c says how). It is started once per `run` and costs
+ * one round trip over a pipe per command.
+ *
+ * Every command is the spawner's child, not ours: perf counters that are
+ * to count the commands must be opened on the spawner
+ * (spawner_open_counters), and a pid from it is only good for signals.
+ */
+#ifndef YS_MEASURE_SPAWNER_H
+#define YS_MEASURE_SPAWNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "measure/counters.h"
+#include "measure/spawn.h"
+#include "util/error.h"
+
+struct spawner;
+
+/*
+ * Where yardstick-spawner is: $YARDSTICK_SPAWNER if set, else next to the
+ * running binary, in src/measure/ below it (a build tree), in
+ * ../libdir/yardstick from it (an install, moved or not), or in the
+ * configured libdir/yardstick. Returns a malloc'd path, or NULL with a
+ * message saying where it looked.
+ */
+char *spawner_find(struct error *e);
+
+/*
+ * Start the spawner at path. The commands' stdin, stdout and stderr
+ * (spawn_opts) may later be -1 or one of fds[0..n), which are handed to it
+ * once, here: they must stay open, on the same files, until spawner_stop.
+ * Returns NULL with a message on failure.
+ */
+struct spawner *spawner_start(const char *path, const int *fds, size_t n,
+			      struct error *e);
+
+/* Ask the spawner to exit, reap it and free s. NULL is allowed. */
+void spawner_stop(struct spawner *s);
+
+/*
+ * counters_open, or with emulated counters_open_emulated, on the spawner:
+ * the set counts every command the spawner starts from its exec on, and
+ * never the spawner itself. Returns as counters_open does.
+ */
+int spawner_open_counters(struct spawner *s, const char *const *events,
+			  size_t n, bool emulated, struct counters **out,
+			  struct error *e);
+
+/*
+ * spawn_measure (spawn.h) through the spawner; o->via is ignored. Its
+ * rss_floor is the spawner's own peak RSS, well under 1 MiB. Returns as
+ * spawn_measure does; -1 also when the spawner is gone (message says so).
+ */
+int spawner_measure(struct spawner *s, const struct spawn_opts *o,
+		    struct run_sample *out, struct error *e);
+
+/* The spawner's pid, the parent of the commands. */
+pid_t spawner_pid(const struct spawner *s);
+
+/* The latest rss_floor (bytes) the spawner reported. */
+double spawner_rss_floor(const struct spawner *s);
+
+#endif

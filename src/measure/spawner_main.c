@@ -1,0 +1,457 @@
+/*
+ * yardstick-spawner: the process that starts the commands `yardstick run`
+ * measures, so that they do not start inside yardstick's own memory.
+ *
+ * A child made by posix_spawn (or vfork) runs in its parent's address
+ * space until it execs, and at exec the kernel (exec_mmap) folds the peak
+ * RSS of that address space into the child's ru_maxrss. Started by
+ * yardstick, every command smaller than yardstick (6 MiB, far more under
+ * ASan) would report yardstick's peak as its own. Started from here — a
+ * small static program that does nothing else — the floor is this
+ * program's own peak, below that of any dynamically linked program, and
+ * each reply says what the floor is, so that a command below it is
+ * reported as not measurable rather than with our number.
+ *
+ * The one thing to know before changing it: everything this process
+ * touches raises that floor. No stdio, no allocation but the request
+ * buffer (which only grows, and after which the peak is read again), the
+ * work per run kept to what spawn.c did in yardstick: posix_spawn and
+ * wait4, two setitimer calls with a timeout, two sched_setaffinity calls
+ * with --pin; besides, one read of the request, one of /proc/self/statm
+ * (1 us) and one write of the reply. Wire format and start-up arguments:
+ * spawner_proto.h.
+ *
+ * Interrupts: yardstick sends SIGUSR1 with sigqueue, its value the seq of
+ * the request to stop. The handler kills the running command itself if it
+ * is that request's, and the main loop checks again right after the spawn,
+ * so an interrupt that arrives just before or during the spawn is not
+ * lost; one that arrives for a request not read yet is remembered by its
+ * seq. Timeouts work the same way through SIGALRM.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "spawner_proto.h"
+
+extern char **environ;
+
+/* What the signal handlers share with the loop (design note: top). */
+static volatile sig_atomic_t child_pid;	/* the running command, or 0 */
+static volatile sig_atomic_t child_seq;	/* its request's seq */
+static volatile sig_atomic_t stop_seq;	/* highest seq asked to stop */
+static volatile sig_atomic_t alarm_fired;
+static pid_t parent;
+
+struct server {
+	int req_fd, rep_fd;
+	int base;			/* slot i is descriptor base + 2 + i */
+	int nslots;
+	char *buf;			/* the request's strings, then argv[] */
+	size_t cap;
+	size_t largest;			/* largest request so far */
+	int64_t hwm_kib;		/* our VmHWM as last read */
+	long hwm_rss;			/* our resident pages then */
+	int status_fd, statm_fd;	/* /proc/self/status, statm */
+	posix_spawnattr_t attr;
+	posix_spawn_file_actions_t fa;	/* for the stdio of fa_fd[] */
+	int fa_fd[3];
+	bool fa_ready;
+};
+
+static void kill_group(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+}
+
+static void on_interrupt(int sig, siginfo_t *si, void *uc)
+{
+	pid_t pid = child_pid;
+
+	(void)sig;
+	(void)uc;
+	if (si->si_code != SI_QUEUE || si->si_pid != parent)
+		return;
+	if (si->si_value.sival_int > stop_seq)
+		stop_seq = si->si_value.sival_int;
+	if (pid > 0 && stop_seq >= child_seq)
+		kill_group(pid);
+}
+
+static void on_alarm(int sig)
+{
+	pid_t pid = child_pid;
+
+	(void)sig;
+	alarm_fired = 1;
+	if (pid > 0)
+		kill_group(pid);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Read a /proc/self file kept open (a pread at 0 makes the kernel write it
+ * afresh) into buf, NUL-terminated. Returns its length, or -1.
+ */
+static ssize_t read_proc(int fd, char *buf, size_t size)
+{
+	ssize_t n = fd >= 0 ? pread(fd, buf, size - 1, 0) : -1;
+
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/* Our own VmHWM in KiB, from /proc/self/status; -1 if unreadable. */
+static int64_t read_hwm_kib(const struct server *sv)
+{
+	char buf[4096];
+	char *p;
+
+	if (read_proc(sv->status_fd, buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "\nVmHWM:");
+	return p ? strtoll(p + 7, NULL, 10) : -1;
+}
+
+/* Our resident pages now, from /proc/self/statm (cheap: 1 us). */
+static long read_rss_pages(const struct server *sv)
+{
+	char buf[256], *p;
+
+	if (read_proc(sv->statm_fd, buf, sizeof(buf)) < 0)
+		return -1;
+	p = strchr(buf, ' ');
+	return p ? strtol(p + 1, NULL, 10) : -1;
+}
+
+/*
+ * After a run: read our peak again if we may have grown since it was
+ * last read — by a larger request (the buffer) or by anything else that
+ * stayed resident (a code path taken for the first time). The stack
+ * posix_spawn lends the child is unmapped by then, but its pages are the
+ * same for the same request size.
+ */
+static void update_hwm(struct server *sv, size_t request_size)
+{
+	long rss = read_rss_pages(sv);
+
+	if (request_size <= sv->largest && rss >= 0 && rss <= sv->hwm_rss)
+		return;
+	if (request_size > sv->largest)
+		sv->largest = request_size;
+	sv->hwm_rss = rss;
+	sv->hwm_kib = read_hwm_kib(sv);
+}
+
+/* Read exactly n bytes. Returns 1, 0 at end of file before any byte, or
+ * -1 (an error, or end of file within the n bytes). */
+static int read_full(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, (char *)p + got, n - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return got == 0 && r == 0 ? 0 : -1;
+		got += (size_t)r;
+	}
+	return 1;
+}
+
+static int write_full(int fd, const void *p, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t r = write(fd, (const char *)p + done, n - done);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+static int setup_attr(posix_spawnattr_t *attr)
+{
+	const int dfl[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD, SIGUSR1,
+			    SIGALRM };
+	sigset_t none, def;
+
+	sigemptyset(&none);
+	sigemptyset(&def);
+	for (size_t i = 0; i < sizeof(dfl) / sizeof(dfl[0]); i++)
+		sigaddset(&def, dfl[i]);
+	/* As spawn.c: own process group, signals at their defaults. */
+	if (posix_spawnattr_init(attr) ||
+	    posix_spawnattr_setpgroup(attr, 0) ||
+	    posix_spawnattr_setsigmask(attr, &none) ||
+	    posix_spawnattr_setsigdefault(attr, &def) ||
+	    posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP |
+				     POSIX_SPAWN_SETSIGMASK |
+				     POSIX_SPAWN_SETSIGDEF))
+		return -1;
+	return 0;
+}
+
+/* The file actions for stdio fd[]; kept while the next run uses the
+ * same, which in `run` is every run. */
+static int setup_actions(struct server *sv, const int32_t fd[3])
+{
+	posix_spawn_file_actions_t *fa = &sv->fa;
+
+	if (sv->fa_ready && !memcmp(sv->fa_fd, fd, sizeof(sv->fa_fd)))
+		return 0;
+	if (sv->fa_ready)
+		posix_spawn_file_actions_destroy(fa);
+	sv->fa_ready = false;
+	if (posix_spawn_file_actions_init(fa))
+		return -1;
+	sv->fa_ready = true;
+	for (int i = 0; i < 3; i++) {
+		int r;
+
+		if (fd[i] < 0)
+			r = posix_spawn_file_actions_addopen(fa, i, "/dev/null",
+				i ? O_WRONLY : O_RDONLY, 0);
+		else
+			r = posix_spawn_file_actions_adddup2(fa,
+				sv->base + 2 + fd[i], i);
+		if (r) {
+			posix_spawn_file_actions_destroy(fa);
+			sv->fa_ready = false;
+			return -1;
+		}
+	}
+	memcpy(sv->fa_fd, fd, sizeof(sv->fa_fd));
+	return 0;
+}
+
+/*
+ * Read one request's strings into sv->buf and lay out argv after them.
+ * Returns the argv (argv[-1] is the path), or NULL for a malformed one.
+ */
+static char **read_strings(struct server *sv,
+			   const struct spawner_request *rq)
+{
+	size_t len = rq->len, argc = rq->argc, at, need;
+	char **argv;
+
+	if (len == 0 || len > SPAWNER_MAX_STRINGS || argc == 0 ||
+	    argc > len)
+		return NULL;
+	at = (len + sizeof(char *) - 1) / sizeof(char *) * sizeof(char *);
+	need = at + (argc + 2) * sizeof(char *);
+	if (need > sv->cap) {
+		char *p = realloc(sv->buf, need);
+
+		if (!p)
+			return NULL;
+		sv->buf = p;
+		sv->cap = need;
+	}
+	if (read_full(sv->req_fd, sv->buf, len) != 1 || sv->buf[len - 1])
+		return NULL;
+	argv = (char **)(void *)(sv->buf + at);
+	argv[0] = sv->buf;		/* the path */
+	for (size_t i = 1, k = 0; i <= argc; i++) {
+		k += strlen(sv->buf + k) + 1;
+		if (k >= len)
+			return NULL;
+		argv[i] = sv->buf + k;
+	}
+	if (argv[argc] + strlen(argv[argc]) + 1 != sv->buf + len)
+		return NULL;
+	argv[argc + 1] = NULL;
+	return argv + 1;
+}
+
+static bool valid_fds(const struct server *sv, const int32_t fd[3])
+{
+	for (int i = 0; i < 3; i++)
+		if (fd[i] < -1 || fd[i] >= sv->nslots)
+			return false;
+	return true;
+}
+
+static void set_timer(int64_t ns)
+{
+	struct itimerval it = { { 0, 0 }, { (time_t)(ns / 1000000000),
+					    (suseconds_t)(ns % 1000000000 /
+							  1000) } };
+
+	/* a positive timeout shorter than 1 us still fires */
+	if (ns > 0 && it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
+		it.it_value.tv_usec = 1;
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void fill_usage(struct spawner_reply *rp, const struct rusage *ru)
+{
+	rp->utime_us = ru->ru_utime.tv_sec * 1000000LL + ru->ru_utime.tv_usec;
+	rp->stime_us = ru->ru_stime.tv_sec * 1000000LL + ru->ru_stime.tv_usec;
+	rp->maxrss_kib = ru->ru_maxrss;
+	rp->minflt = ru->ru_minflt;
+	rp->majflt = ru->ru_majflt;
+	rp->nvcsw = ru->ru_nvcsw;
+	rp->nivcsw = ru->ru_nivcsw;
+}
+
+/* Spawn, wait and measure one command; fill *rp. */
+static void run_one(struct server *sv, const struct spawner_request *rq,
+		    char **argv, struct spawner_reply *rp)
+{
+	const char *path = argv[-1];
+	cpu_set_t saved;
+	struct rusage ru = { 0 };
+	int64_t t0;
+	pid_t pid;
+	int status = 0, r;
+
+	if (setup_actions(sv, rq->fd)) {
+		rp->err = ENOMEM;
+		rp->flags = SPAWNER_SETUP_FAILED;
+		return;
+	}
+	alarm_fired = 0;
+	if (rq->flags & SPAWNER_PIN) {
+		sched_getaffinity(0, sizeof(saved), &saved);
+		if (sched_setaffinity(0, sizeof(rq->pin), &rq->pin)) {
+			rp->err = errno;
+			rp->flags = SPAWNER_PIN_FAILED;
+			return;
+		}
+	}
+	t0 = now_ns();
+	if (rq->timeout_ns > 0)
+		set_timer(rq->timeout_ns);
+	r = posix_spawn(&pid, path, &sv->fa, &sv->attr, argv, environ);
+	if (rq->flags & SPAWNER_PIN)
+		sched_setaffinity(0, sizeof(saved), &saved);
+	if (r) {
+		if (rq->timeout_ns > 0)
+			set_timer(0);
+		rp->err = r;
+		return;
+	}
+	child_seq = rq->seq;
+	child_pid = pid;
+	/* What the handlers could not kill: it did not exist yet. */
+	if (stop_seq >= rq->seq || alarm_fired)
+		kill_group(pid);
+	while (wait4(pid, &status, 0, &ru) != pid)
+		if (errno != EINTR)
+			break;	/* cannot happen: pid is our child */
+	rp->wall_ns = now_ns() - t0;
+	child_pid = 0;
+	if (rq->timeout_ns > 0)
+		set_timer(0);
+	rp->status = status;
+	if (stop_seq >= rq->seq)
+		rp->flags |= SPAWNER_INTERRUPTED;
+	else if (alarm_fired)
+		rp->flags |= SPAWNER_TIMED_OUT;
+	/* Its stragglers die with its group. */
+	if (rp->flags)
+		kill(-pid, SIGKILL);
+	fill_usage(rp, &ru);
+}
+
+/* Answer requests until the request pipe is closed. */
+static int serve(struct server *sv)
+{
+	for (;;) {
+		struct spawner_request rq;
+		struct spawner_reply rp;
+		char **argv;
+		int r = read_full(sv->req_fd, &rq, sizeof(rq));
+
+		if (r == 0)
+			return 0;
+		if (r < 0 || rq.seq <= 0 || !valid_fds(sv, rq.fd))
+			return 1;
+		argv = read_strings(sv, &rq);
+		if (!argv)
+			return 1;
+		memset(&rp, 0, sizeof(rp));
+		rp.seq = rq.seq;
+		run_one(sv, &rq, argv, &rp);
+		update_hwm(sv, rq.len + rq.argc * sizeof(char *));
+		rp.hwm_kib = sv->hwm_kib;
+		if (write_full(sv->rep_fd, &rp, sizeof(rp)))
+			return 1;
+	}
+}
+
+static int setup_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sa.sa_sigaction = on_interrupt;
+	if (sigaction(SIGUSR1, &sa, NULL))
+		return -1;
+	sa.sa_flags = SA_RESTART;
+	sa.sa_handler = on_alarm;
+	return sigaction(SIGALRM, &sa, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	struct server sv;
+	struct spawner_hello hello = { SPAWNER_MAGIC, SPAWNER_VERSION, 0 };
+
+	if (argc != 4)
+		return 2;
+	memset(&sv, 0, sizeof(sv));
+	sv.base = atoi(argv[1]);
+	sv.nslots = atoi(argv[2]);
+	parent = (pid_t)atol(argv[3]);
+	sv.req_fd = sv.base;
+	sv.rep_fd = sv.base + 1;
+	if (sv.base < 3 || sv.nslots < 0 || sv.nslots > 64)
+		return 2;
+	/* Die with yardstick; it may be gone already. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		return 1;
+	/* None of ours may leak into the commands. */
+	for (int fd = sv.base; fd < sv.base + 2 + sv.nslots; fd++)
+		if (fcntl(fd, F_SETFD, FD_CLOEXEC))
+			return 1;
+	if (setup_signals() || setup_attr(&sv.attr))
+		return 1;
+	sv.status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	sv.statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	hello.hwm_kib = sv.hwm_kib = read_hwm_kib(&sv);
+	if (write_full(sv.rep_fd, &hello, sizeof(hello)))
+		return 1;
+	return serve(&sv);
+}

@@ -1,0 +1,72 @@
+/*
+ * What yardstick and its spawner (spawner_main.c) say to each other over
+ * two pipes. Both ends are built from this tree for the same machine, so
+ * the structures go as they are; the hello's magic and version catch a
+ * spawner from another build.
+ *
+ * The spawner is started as
+ *     yardstick-spawner BASE NSLOTS PARENT_PID
+ * with the request pipe's read end at descriptor BASE, the reply pipe's
+ * write end at BASE + 1, and the descriptors the commands' stdin, stdout
+ * and stderr may be at BASE + 2 + slot, slot < NSLOTS. It writes one
+ * struct spawner_hello, then answers each request with one reply, and
+ * exits when the request pipe is closed.
+ *
+ * An interrupt is asked for with SIGUSR1 sent by sigqueue with the seq of
+ * the request it is for (spawner_main.c says why).
+ */
+#ifndef YS_MEASURE_SPAWNER_PROTO_H
+#define YS_MEASURE_SPAWNER_PROTO_H
+
+#include <sched.h>
+#include <stdint.h>
+
+#define SPAWNER_MAGIC 0x59535350u	/* "YSSP" */
+#define SPAWNER_VERSION 1
+#define SPAWNER_NAME "yardstick-spawner"
+/* Bound on a request's strings: what execve itself accepts at most. */
+#define SPAWNER_MAX_STRINGS (64u << 20)
+
+struct spawner_hello {
+	uint32_t magic;
+	uint32_t version;
+	int64_t hwm_kib;	/* the spawner's own peak RSS so far */
+};
+
+enum {
+	SPAWNER_PIN = 1,		/* request: run on the CPUs in pin */
+	SPAWNER_TIMED_OUT = 1,		/* reply: killed at the timeout */
+	SPAWNER_INTERRUPTED = 2,	/* reply: killed on an interrupt */
+	SPAWNER_PIN_FAILED = 4,		/* reply: err is sched_setaffinity's */
+	SPAWNER_SETUP_FAILED = 8,	/* reply: err is of the set-up */
+};
+
+/* Followed by len bytes: path NUL argv[0] NUL ... argv[argc - 1] NUL. */
+struct spawner_request {
+	uint32_t len;
+	uint32_t argc;
+	int32_t seq;		/* > 0, one more than the last request's */
+	int32_t fd[3];		/* stdin, stdout, stderr: a slot, -1: /dev/null */
+	uint32_t flags;
+	int64_t timeout_ns;	/* 0: none */
+	cpu_set_t pin;
+};
+
+struct spawner_reply {
+	int32_t seq;
+	int32_t err;		/* 0, or the errno of a spawn that failed
+				 * (or of what flags name) */
+	int32_t status;		/* raw wait status */
+	uint32_t flags;		/* SPAWNER_TIMED_OUT, SPAWNER_INTERRUPTED */
+	int64_t wall_ns;	/* from just before the spawn to the reap */
+	/*
+	 * The spawner's own peak RSS, read after a run that may have raised
+	 * it: at least what it was when the command exec'd. A command's
+	 * ru_maxrss at or below it is the spawner's, not the command's.
+	 */
+	int64_t hwm_kib;
+	int64_t utime_us, stime_us;
+	int64_t maxrss_kib, minflt, majflt, nvcsw, nivcsw;
+};
+
+#endif
