@@ -165,10 +165,13 @@ void counters_metric_name_of(const char *event, char *buf, size_t len)
 
 /* ---- opening ---- */
 
+/* perf_event_open on the process *arg points to (0: ourselves). */
 static int sys_perf_open(struct perf_event_attr *attr, int group_fd,
 			 void *arg)
 {
-	return (int)syscall(SYS_perf_event_open, attr, 0, -1, group_fd,
+	pid_t pid = arg ? *(const pid_t *)arg : 0;
+
+	return (int)syscall(SYS_perf_event_open, attr, pid, -1, group_fd,
 			    PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -477,6 +480,8 @@ int counters_open_sys(struct counters **out, const char *const *events,
 	if (!c)
 		return error_set(e, "out of memory");
 	c->sys = *sys;
+	if (!c->sys.arg)
+		c->sys.arg = &c->sys.pid;
 	c->sw_group = SIZE_MAX;
 	c->dirty = true;
 	c->guard_fd = -1;
@@ -530,12 +535,20 @@ static const struct counters_fp_event emulated_fp[] = {
 int counters_open_emulated(struct counters **out, const char *const *events,
 			   size_t n, struct error *e)
 {
-	const struct counters_sys sys = {
-		.perf_open = emulated_perf_open,
-		.fp = emulated_fp,
-		.n_fp = sizeof(emulated_fp) / sizeof(emulated_fp[0]),
-	};
+	return counters_open_on(out, events, n, 0, true, e);
+}
 
+int counters_open_on(struct counters **out, const char *const *events,
+		     size_t n, pid_t pid, bool emulated, struct error *e)
+{
+	struct counters_sys sys = { .perf_open = sys_perf_open };
+
+	sys.pid = pid;
+	if (emulated) {
+		sys.perf_open = emulated_perf_open;
+		sys.fp = emulated_fp;
+		sys.n_fp = sizeof(emulated_fp) / sizeof(emulated_fp[0]);
+	}
 	return counters_open_sys(out, events, n, &sys, e);
 }
 

@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "util/error.h"
 
@@ -77,6 +78,11 @@ void counters_close(struct counters *c);
  */
 int counters_open_emulated(struct counters **out, const char *const *events,
 			   size_t n, struct error *e);
+
+/* counters_open (or, emulated, counters_open_emulated) counting process
+ * pid and, inherited, what it starts, instead of ourselves. */
+int counters_open_on(struct counters **out, const char *const *events,
+		     size_t n, pid_t pid, bool emulated, struct error *e);
 
 /* The metrics this set reports, in a fixed order (e.g. "task_clock",
  * "cycles", "flops"), their units ("s" or "count"). */

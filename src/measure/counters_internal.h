@@ -12,6 +12,7 @@
 
 #include <linux/perf_event.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 
 #include "measure/counters.h"
@@ -31,10 +32,12 @@ struct counters_sys {
 	 * returns a descriptor, or -1 with errno set; leaves *attr as is.
 	 */
 	int (*perf_open)(struct perf_event_attr *attr, int group_fd, void *arg);
-	void *arg;
+	void *arg;		/* NULL: a pointer to pid */
 	/* The CPU's FP events; NULL: ask libpfm4 (counters_fp_discover). */
 	const struct counters_fp_event *fp;
 	size_t n_fp;
+	pid_t pid;		/* the process counted, 0: ourselves (and
+				 * what we start, with inherit) */
 };
 
 /* counters_open with the system call and FP event list of sys. */

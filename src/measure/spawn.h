@@ -79,7 +79,7 @@ struct spawn_opts {
 struct run_sample {
 	double wall, user, sys;		/* seconds */
 	double peak_rss;		/* bytes; NAN: not above rss_floor */
-	double rss_floor;		/* bytes: the spawning process's peak */
+	double rss_floor;		/* bytes: the spawner's own peak */
 	double minor_faults, major_faults;
 	double voluntary_switches, involuntary_switches;
 	int status;			/* raw wait status */

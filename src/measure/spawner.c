@@ -9,7 +9,6 @@
 #include "measure/spawner.h"
 
 #include "config.h"
-#include "measure/counters_internal.h"
 #include "measure/spawner_proto.h"
 #include "util/strutil.h"
 
@@ -46,7 +45,7 @@ struct spawner {
 	int64_t hwm_kib;		/* the latest floor it reported */
 	char *buf;			/* the request's strings */
 	size_t cap;
-	bool broken;			/* the pipes are out of step: stop it */
+	bool broken;			/* out of step with us: kill it */
 };
 
 static bool is_executable(const char *path)
@@ -175,7 +174,7 @@ static int spawn_it(const char *path, int req_r, int rep_w, const int *fds,
 						     base + 2 + (int)i);
 	for (int i = 0; i < 3 && !r; i++)
 		r = posix_spawn_file_actions_addopen(&fa, i, "/dev/null",
-						     i ? O_WRONLY : O_RDONLY, 0);
+				i ? O_WRONLY : O_RDONLY, 0);
 	/* Its own process group: Ctrl-C on the terminal is ours to pass on
 	 * (spawner_measure), not the spawner's to die of. */
 	if (!r)
@@ -277,54 +276,14 @@ double spawner_rss_floor(const struct spawner *s)
 
 /* ---- counters on the spawner ---- */
 
-/*
- * perf_event_open on the spawner instead of on ourselves; counters.c's
- * design notes hold with the spawner in our place: its own copies stay off
- * (it never execs again), its children's are switched on at their exec.
- */
-static int perf_open_spawner(struct perf_event_attr *attr, int group_fd,
-			     void *arg)
-{
-	const struct spawner *s = arg;
-
-	return (int)syscall(SYS_perf_event_open, attr, s->pid, -1, group_fd,
-			    PERF_FLAG_FD_CLOEXEC);
-}
-
-/* counters_open_emulated's pretend PMU (counters.h), on the spawner. */
-static int perf_open_spawner_emulated(struct perf_event_attr *attr,
-				      int group_fd, void *arg)
-{
-	struct perf_event_attr a = *attr;
-
-	if (a.type != PERF_TYPE_SOFTWARE) {
-		bool cycles = a.type == PERF_TYPE_HARDWARE &&
-			      a.config == PERF_COUNT_HW_CPU_CYCLES;
-
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = cycles ? PERF_COUNT_SW_TASK_CLOCK
-				  : PERF_COUNT_SW_PAGE_FAULTS;
-	}
-	return perf_open_spawner(&a, group_fd, arg);
-}
-
-static const struct counters_fp_event emulated_fp[] = {
-	{ "ref-cycles", 1 }, { "bus-cycles", 4 },
-};
-
 int spawner_open_counters(struct spawner *s, const char *const *events,
 			  size_t n, bool emulated, struct counters **out,
 			  struct error *e)
 {
-	struct counters_sys sys = { .perf_open = perf_open_spawner,
-				    .arg = s };
-
-	if (emulated) {
-		sys.perf_open = perf_open_spawner_emulated;
-		sys.fp = emulated_fp;
-		sys.n_fp = sizeof(emulated_fp) / sizeof(emulated_fp[0]);
-	}
-	return counters_open_sys(out, events, n, &sys, e);
+	/* counters.c's design notes hold with the spawner in our place: its
+	 * own copies stay off (it never execs again), its children's are
+	 * switched on at their exec */
+	return counters_open_on(out, events, n, s->pid, emulated, e);
 }
 
 /* ---- one run ---- */

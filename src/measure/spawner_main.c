@@ -57,7 +57,7 @@ struct server {
 	int req_fd, rep_fd;
 	int base;			/* slot i is descriptor base + 2 + i */
 	int nslots;
-	char *buf;			/* the request's strings, then argv[] */
+	char *buf;			/* the request's strings, argv[] */
 	size_t cap;
 	size_t largest;			/* largest request so far */
 	int64_t hwm_kib;		/* our VmHWM as last read */

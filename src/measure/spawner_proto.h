@@ -37,7 +37,7 @@ enum {
 	SPAWNER_PIN = 1,		/* request: run on the CPUs in pin */
 	SPAWNER_TIMED_OUT = 1,		/* reply: killed at the timeout */
 	SPAWNER_INTERRUPTED = 2,	/* reply: killed on an interrupt */
-	SPAWNER_PIN_FAILED = 4,		/* reply: err is sched_setaffinity's */
+	SPAWNER_PIN_FAILED = 4,		/* reply: err is of --pin */
 	SPAWNER_SETUP_FAILED = 8,	/* reply: err is of the set-up */
 };
 
@@ -46,7 +46,7 @@ struct spawner_request {
 	uint32_t len;
 	uint32_t argc;
 	int32_t seq;		/* > 0, one more than the last request's */
-	int32_t fd[3];		/* stdin, stdout, stderr: a slot, -1: /dev/null */
+	int32_t fd[3];		/* stdin, stdout, stderr: slot, -1: null */
 	uint32_t flags;
 	int64_t timeout_ns;	/* 0: none */
 	cpu_set_t pin;
@@ -57,7 +57,7 @@ struct spawner_reply {
 	int32_t err;		/* 0, or the errno of a spawn that failed
 				 * (or of what flags name) */
 	int32_t status;		/* raw wait status */
-	uint32_t flags;		/* SPAWNER_TIMED_OUT, SPAWNER_INTERRUPTED */
+	uint32_t flags;		/* SPAWNER_TIMED_OUT, ... */
 	int64_t wall_ns;	/* from just before the spawn to the reap */
 	/*
 	 * The spawner's own peak RSS, read after a run that may have raised

@@ -823,7 +823,7 @@ static void test_hardware_path(void **state)
 {
 	struct fake f = { FAKE_HW_AS_FAULTS, PERF_COUNT_HW_CACHE_MISSES,
 			  0, 0, 0, 0 };
-	struct counters_sys sys = { fake_open, &f, fake_fp, 3 };
+	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0 };
 	int fds_before = open_fds();
 	struct counters *c = NULL;
 	struct error e = { "" };
@@ -860,7 +860,7 @@ static void test_flops_needs_every_event(void **state)
 {
 	struct fake f = { FAKE_HW_AS_FAULTS, PERF_COUNT_HW_BUS_CYCLES,
 			  0, 0, 0, 0 };
-	struct counters_sys sys = { fake_open, &f, fake_fp, 3 };
+	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0 };
 	int fds_before = open_fds();
 	struct counters *c = NULL;
 	struct error e = { "" };
@@ -877,7 +877,7 @@ static void test_flops_needs_every_event(void **state)
 static void test_denied(void **state)
 {
 	struct fake f = { FAKE_DENY_ALL, UINT64_MAX, 0, 0, 0, 0 };
-	struct counters_sys sys = { fake_open, &f, fake_fp, 3 };
+	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0 };
 	int fds_before = open_fds();
 	struct counters *c = (struct counters *)1;
 	struct error e = { "" };
@@ -894,7 +894,7 @@ static void test_denied(void **state)
 static void test_user_space_only(void **state)
 {
 	struct fake f = { FAKE_DENY_KERNEL, UINT64_MAX, 0, 0, 0, 0 };
-	struct counters_sys sys = { fake_open, &f, fake_fp, 3 };
+	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0 };
 	struct counters *c = NULL;
 	struct error e = { "" };
 	struct run r;
@@ -915,7 +915,7 @@ static void test_user_space_only(void **state)
 static void test_open_error(void **state)
 {
 	struct fake f = { FAKE_EMFILE, UINT64_MAX, 0, 0, 0, 0 };
-	struct counters_sys sys = { fake_open, &f, fake_fp, 3 };
+	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0 };
 	struct counters *c = (struct counters *)1;
 	struct error e = { "" };
 
