@@ -34,7 +34,12 @@ for d in sys.argv[1:]:
         failed += 1
         continue
     for line in open(log):
-        r = json.loads(line)
+        try:
+            r = json.loads(line)
+        except ValueError:
+            print(f"{log}: a line that is not JSON (was the suite run twice at once?)")
+            failed += 1
+            continue
         if r["result"] in ("OK", "EXPECTEDFAIL"):
             passed += 1
         elif r["result"] == "SKIP":
