@@ -27,55 +27,16 @@
 #include "config.h"
 #include "heap/collect.h"
 #include "measure/spawn.h"
+#include "util/fileio.h"
 #include "util/strutil.h"
 
 extern char **environ;
 
 #define AGENT_NAME "libyardstick-heap.so"
 
-static bool usable(const char *path)
-{
-	return access(path, R_OK) == 0;
-}
-
 char *heap_find_agent(struct error *e)
 {
-	const char *env = getenv("YARDSTICK_HEAP_AGENT");
-	char exe[PATH_MAX], *slash, *p;
-	ssize_t n;
-
-	if (env && *env) {
-		if (usable(env))
-			return xstrdup(env);
-		error_set(e, "YARDSTICK_HEAP_AGENT: cannot read '%s'", env);
-		return NULL;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			p = xasprintf("%s/%s", exe, AGENT_NAME);
-			if (usable(p))
-				return p;
-			free(p);
-			/* an install, wherever its prefix was moved to */
-			p = xasprintf("%s/../%s/%s", exe, YS_HEAP_AGENT_RELDIR,
-				      AGENT_NAME);
-			if (YS_HEAP_AGENT_RELDIR[0] != '/' && usable(p))
-				return p;
-			free(p);
-		}
-	}
-	p = xasprintf("%s/%s", YS_HEAP_AGENT_DIR, AGENT_NAME);
-	if (usable(p))
-		return p;
-	free(p);
-	error_set(e, "the heap agent %s is not next to yardstick, nor in "
-		  "../%s/ from it, nor in %s (set YARDSTICK_HEAP_AGENT to its "
-		  "path)", AGENT_NAME, YS_HEAP_AGENT_RELDIR, YS_HEAP_AGENT_DIR);
-	return NULL;
+	return find_helper(AGENT_NAME, "YARDSTICK_HEAP_AGENT", R_OK, e);
 }
 
 /* The interpreter of a #! script, into buf, or false. */

@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "measure/spawner_proto.h"
+#include "util/fileio.h"
 #include "util/strutil.h"
 
 #include <errno.h>
@@ -48,55 +49,9 @@ struct spawner {
 	bool broken;			/* out of step with us: kill it */
 };
 
-static bool is_executable(const char *path)
-{
-	return access(path, X_OK) == 0;
-}
-
 char *spawner_find(struct error *e)
 {
-	const char *env = getenv("YARDSTICK_SPAWNER");
-	char exe[PATH_MAX], *slash, *p;
-	ssize_t n;
-
-	if (env && *env) {
-		if (is_executable(env))
-			return xstrdup(env);
-		error_set(e, "YARDSTICK_SPAWNER: cannot execute '%s'", env);
-		return NULL;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			p = xasprintf("%s/%s", exe, SPAWNER_NAME);
-			if (is_executable(p))
-				return p;
-			free(p);
-			/* meson builds it in the source tree's layout */
-			p = xasprintf("%s/src/measure/%s", exe, SPAWNER_NAME);
-			if (is_executable(p))
-				return p;
-			free(p);
-			/* an install, wherever its prefix was moved to */
-			p = xasprintf("%s/../%s/%s", exe, YS_HEAP_AGENT_RELDIR,
-				      SPAWNER_NAME);
-			if (YS_HEAP_AGENT_RELDIR[0] != '/' && is_executable(p))
-				return p;
-			free(p);
-		}
-	}
-	/* installed beside the heap agent, in libdir/yardstick */
-	p = xasprintf("%s/%s", YS_HEAP_AGENT_DIR, SPAWNER_NAME);
-	if (is_executable(p))
-		return p;
-	free(p);
-	error_set(e, "%s is not next to yardstick, nor in ../%s/ from it, nor "
-		  "in %s (set YARDSTICK_SPAWNER to its path)", SPAWNER_NAME,
-		  YS_HEAP_AGENT_RELDIR, YS_HEAP_AGENT_DIR);
-	return NULL;
+	return find_helper(SPAWNER_NAME, "YARDSTICK_SPAWNER", X_OK, e);
 }
 
 static int read_full(int fd, void *p, size_t n)

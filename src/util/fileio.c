@@ -1,15 +1,15 @@
-/* Atomic output files and whole-file reads. */
-#include "util/fileio.h"
-
+/* Atomic output files, whole-file reads, the helpers beside the binary. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
+#include "util/fileio.h"
 #include "util/strutil.h"
-
-#include <sys/stat.h>
 
 static mode_t umask_get(void)
 {
@@ -203,4 +203,44 @@ int file_read_all(const char *path, char **data, size_t *lenp,
 	if (lenp)
 		*lenp = len;
 	return 0;
+}
+
+char *find_helper(const char *name, const char *env, int mode,
+		  struct error *e)
+{
+	const char *set = getenv(env);
+	char exe[PATH_MAX], *slash, *p;
+	ssize_t n;
+
+	if (set && *set) {
+		if (access(set, mode) == 0)
+			return xstrdup(set);
+		error_errno(e, errno, "%s: cannot %s '%s'", env,
+			    mode == X_OK ? "execute" : "read", set);
+		return NULL;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			p = xasprintf("%s/%s", exe, name);
+			if (access(p, mode) == 0)
+				return p;
+			free(p);
+			p = xasprintf("%s/../%s/%s", exe, YS_HELPER_RELDIR, name);
+			if (YS_HELPER_RELDIR[0] != '/' && access(p, mode) == 0)
+				return p;
+			free(p);
+		}
+	}
+	p = xasprintf("%s/%s", YS_HELPER_DIR, name);
+	if (access(p, mode) == 0)
+		return p;
+	free(p);
+	error_set(e, "%s is not next to yardstick, nor in ../%s/ from it, nor "
+		  "in %s (set %s to its path)", name, YS_HELPER_RELDIR,
+		  YS_HELPER_DIR, env);
+	return NULL;
 }

@@ -35,4 +35,15 @@ int atomic_check(const char *path, struct error *e);
 int file_read_all(const char *path, char **data, size_t *len,
 		  struct error *e);
 
+/*
+ * A file yardstick ships beside its binary (the heap agent, the spawner):
+ * $ENV if set (an error if it names nothing usable), else NAME next to
+ * this executable (a build tree), else in LIBDIR/yardstick/ beside the
+ * executable's directory (an install, wherever its prefix was moved), else
+ * in the configured prefix's LIBDIR/yardstick. mode is access(2)'s (R_OK,
+ * X_OK). A malloc'd path, or NULL with a message naming where it looked.
+ */
+char *find_helper(const char *name, const char *env, int mode,
+		  struct error *e);
+
 #endif

@@ -26,7 +26,7 @@
 #define RSSFIX FIXTURES_DIR "/rssfix"
 #define TINYFIX FIXTURES_DIR "/tinyfix"
 /* meson builds it in the source tree's layout */
-#define SPAWNER FIXTURES_DIR "/../../src/measure/yardstick-spawner"
+#define SPAWNER FIXTURES_DIR "/../../yardstick-spawner"
 #define MiB 1048576.0
 
 /* Tests named _both run once spawned from here, once through this. */
