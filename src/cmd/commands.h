@@ -49,4 +49,11 @@ struct prog_parser {
 int parse_program_args(int argc, char **argv, const struct prog_parser *pp,
 		       int *operands, int *dashdash);
 
+/* Then: the program after "--" into *prog, and a format known for every
+ * -o file of out; else a usage error printed, and 2. */
+struct profile_outputs;
+int program_and_outputs(const char *cmd, int argc, char **argv, int first,
+			int dashdash, const struct profile_outputs *out,
+			char ***prog);
+
 #endif

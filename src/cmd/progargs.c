@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "profile/output.h"
 
 int parse_program_args(int argc, char **argv, const struct prog_parser *pp,
 		       int *operands, int *dashdash)
@@ -41,5 +42,32 @@ int parse_program_args(int argc, char **argv, const struct prog_parser *pp,
 			return 2;
 	}
 	*operands = optind;
+	return 0;
+}
+
+int program_and_outputs(const char *cmd, int argc, char **argv, int first,
+			int dashdash, const struct profile_outputs *out,
+			char ***prog)
+{
+	if (first < dashdash) {
+		fprintf(stderr, "yardstick %s: '%s': put the program after "
+			"'--'\n", cmd, argv[first]);
+		return 2;
+	}
+	if (dashdash + 1 >= argc) {
+		fprintf(stderr, "yardstick %s: no program to profile (yardstick "
+			"%s -- PROGRAM [ARGS...])\n", cmd, cmd);
+		return 2;
+	}
+	*prog = argv + dashdash + 1;
+	for (size_t i = 0; i < out->n; i++)
+		if (profile_fmt_of(out->paths[i], out->format) ==
+		    PROFILE_FMT_NONE) {
+			fprintf(stderr, "yardstick %s: -o '%s': say the format "
+				"with its name (.folded, .svg, "
+				".speedscope.json, .pb.gz) or --format\n", cmd,
+				out->paths[i]);
+			return 2;
+		}
 	return 0;
 }

@@ -178,21 +178,8 @@ static int parse(struct record_args *a, int argc, char **argv)
 		a->diff_new = argv[first + 1];
 		return 0;
 	}
-	if (first < dashdash)
-		return usage_error("'%s': put the program after '--'",
-				   argv[first]);
-	if (dashdash + 1 >= argc)
-		return usage_error("no program to profile (yardstick record "
-				   "-- PROGRAM [ARGS...])%s", "");
-	a->argv = argv + dashdash + 1;
-	for (size_t i = 0; i < a->out.n; i++)
-		if (profile_fmt_of(a->out.paths[i], a->out.format) ==
-		    PROFILE_FMT_NONE)
-			return usage_error("-o '%s': say the format with its "
-					   "name (.folded, .svg, "
-					   ".speedscope.json, .pb.gz) or "
-					   "--format", a->out.paths[i]);
-	return 0;
+	return program_and_outputs("record", argc, argv, first, dashdash,
+				   &a->out, &a->argv);
 }
 
 /* What the callbacks share while the program runs. */
