@@ -151,6 +151,7 @@ static void dispatch(struct worker *w, struct epoll_event *ev, int n)
 {
 	for (int i = 0; i < n; i++)
 		conn_event(w, ev[i].data.ptr, ev[i].events);
+	conn_flush(w);
 }
 
 static bool connecting(const struct worker *w)
@@ -330,6 +331,7 @@ static int workers_init(struct worker *ws, struct shared *sh,
 		w->nconns = c->connections / c->threads +
 			    (t < c->connections % c->threads);
 		w->conns = xcalloc(w->nconns, sizeof(*w->conns));
+		w->ready = xcalloc(w->nconns, sizeof(*w->ready));
 		for (size_t i = 0; i < w->nconns; i++)
 			conn_init(w, &w->conns[i], t + i * c->threads);
 	}
@@ -408,6 +410,7 @@ static void workers_free(struct worker *ws, unsigned n)
 		for (size_t i = 0; w->conns && i < w->nconns; i++)
 			conn_release(w, &w->conns[i]);
 		free(w->conns);
+		free(w->ready);
 		if (w->ep >= 0)
 			close(w->ep);
 		if (w->st.latency)

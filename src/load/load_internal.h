@@ -12,8 +12,9 @@
  *     that fails takes the request it would have carried and ends it as a
  *     connect error, so a refused server still uses up --requests.
  *  3. Times are CLOCK_MONOTONIC nanoseconds. A response's completion time
- *     is taken once, after the read that completed it, and is also the
- *     send time of the next request of a closed-model connection.
+ *     is taken once, after the read that completed it. The closed model
+ *     sends the next requests after the whole batch of events, with one
+ *     clock read for all of them (conn_flush).
  *  4. Level-triggered epoll, EPOLLIN always; EPOLLOUT only while a write
  *     or a connect waits, so that the usual request costs one send() and
  *     one recv() and no epoll_ctl.
@@ -97,6 +98,9 @@ struct worker {
 	uint64_t done;		/* measured requests ended (written with
 				 * relaxed atomics: read for the progress) */
 	size_t cap_seconds;
+	struct conn **ready;	/* closed model: idle, to send after the
+				 * batch of events (conn_flush) */
+	size_t nready;
 	struct load_stats st;	/* what it recorded */
 	pthread_t thread;
 };
@@ -125,6 +129,9 @@ void conn_connect(struct worker *w, struct conn *c, int64_t now);
 void conn_event(struct worker *w, struct conn *c, uint32_t events);
 /* c is idle: send the next request if one may be taken. */
 void conn_next(struct worker *w, struct conn *c, int64_t now);
+/* Closed model: send the requests of the connections made idle by the
+ * last batch of events. */
+void conn_flush(struct worker *w);
 /* c's deadline passed. */
 void conn_expire(struct worker *w, struct conn *c, int64_t now);
 /* When the open model's request of connection g number slot is due. */
