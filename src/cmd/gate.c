@@ -31,6 +31,9 @@ const char gate_help[] =
 "                             may not grow by more than VALUE: 15ms, 10%,\n"
 "                             64KiB, 1000 (units s ms us ns, B KiB MiB GiB,\n"
 "                             %, none for counts). Repeatable\n"
+"      --max-decrease SPEC    METRIC[.STAT]=VALUE: the statistic may not\n"
+"                             fall by more than VALUE (for metrics where\n"
+"                             more is better: throughput=5%). Repeatable\n"
 "      --limit SPEC           METRIC[.STAT]=VALUE: an absolute ceiling\n"
 "                             of the candidate's statistic. Repeatable\n"
 "      --config FILE          thresholds from the [gate] sections of FILE\n"
@@ -46,8 +49,10 @@ const char gate_help[] =
 "\n"
 "A --max-increase is broken when the observed change exceeds it AND the\n"
 "change is significant (p < alpha; standard errors of quantiles from\n"
-"their distribution-free intervals, of means from the variance). A --limit\n"
-"is broken when the candidate's statistic is above it.\n"
+"their distribution-free intervals, of means from the variance); a\n"
+"--max-decrease likewise when the observed fall exceeds it. With one\n"
+"value on each side there is nothing to test: the change itself decides.\n"
+"A --limit is broken when the candidate's statistic is above it.\n"
 "\n"
 "yardstick.ini:\n"
 "  [gate]\n"
@@ -62,12 +67,13 @@ const char gate_help[] =
 "input (a result that cannot be read or found, a malformed threshold);\n"
 "3 the store is locked or unreadable.\n";
 
-enum { OPT_MAX_INCREASE = 256, OPT_LIMIT, OPT_CONFIG, OPT_ALPHA,
+enum { OPT_MAX_INCREASE = 256, OPT_MAX_DECREASE, OPT_LIMIT, OPT_CONFIG, OPT_ALPHA,
        OPT_STORE, OPT_MARKDOWN, OPT_JUNIT, OPT_BMF };
 
 static const struct option long_opts[] = {
 	{ "baseline", required_argument, NULL, 'b' },
 	{ "max-increase", required_argument, NULL, OPT_MAX_INCREASE },
+	{ "max-decrease", required_argument, NULL, OPT_MAX_DECREASE },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "alpha", required_argument, NULL, OPT_ALPHA },
@@ -148,6 +154,9 @@ static int on_ini_line(void *user, const char *section, const char *name,
 	if (!strcmp(name, "max-increase"))
 		return !add(a, value, GATE_INCREASE, *pattern ? pattern : NULL,
 			    where);
+	if (!strcmp(name, "max-decrease"))
+		return !add(a, value, GATE_DECREASE, *pattern ? pattern : NULL,
+			    where);
 	if (!strcmp(name, "limit"))
 		return !add(a, value, GATE_LIMIT, *pattern ? pattern : NULL,
 			    where);
@@ -162,7 +171,7 @@ static int on_ini_line(void *user, const char *section, const char *name,
 		return 1;
 	}
 	snprintf(a->err, sizeof(a->err), "%s: unknown key (max-increase, "
-		 "limit, alpha)", where);
+		 "max-decrease, limit, alpha)", where);
 	return 0;
 }
 
@@ -203,10 +212,13 @@ static int parse(struct gate_args *a, int argc, char **argv)
 		switch (c) {
 		case 'b': a->baseline = optarg; break;
 		case OPT_MAX_INCREASE:
+		case OPT_MAX_DECREASE:
 		case OPT_LIMIT:
 			if (add(a, optarg, c == OPT_LIMIT ? GATE_LIMIT
+				: c == OPT_MAX_DECREASE ? GATE_DECREASE
 				: GATE_INCREASE, NULL, c == OPT_LIMIT
-				? "--limit" : "--max-increase")) {
+				? "--limit" : c == OPT_MAX_DECREASE
+				? "--max-decrease" : "--max-increase")) {
 				fprintf(stderr, "yardstick gate: %s\n", a->err);
 				return 2;
 			}
@@ -252,10 +264,11 @@ static int check_args(struct gate_args *a)
 	bool increase = false;
 
 	for (size_t i = 0; i < a->nt; i++)
-		increase |= a->t[i].kind == GATE_INCREASE;
+		increase |= a->t[i].kind != GATE_LIMIT;
 	if (!a->nt) {
-		fputs("yardstick gate: no threshold: give --max-increase or "
-		      "--limit, or a [gate] section in yardstick.ini\n",
+		fputs("yardstick gate: no threshold: give --max-increase, "
+		      "--max-decrease or --limit, or a [gate] section in "
+		      "yardstick.ini\n",
 		      stderr);
 		return 2;
 	}

@@ -213,16 +213,20 @@ static void judge_increase(struct gate_report *rep, struct gate_check *c,
 	c->change = c->relative ? sh.rel : sh.diff;
 	c->change_ci[0] = c->relative ? sh.rel_ci[0] : sh.diff_ci[0];
 	c->change_ci[1] = c->relative ? sh.rel_ci[1] : sh.diff_ci[1];
-	over = c->change > c->limit;
+	over = c->kind == GATE_DECREASE ? -c->change > c->limit
+					 : c->change > c->limit;
 	/* min and max have no standard error: the observed change decides */
 	significant = isnan(sh.p) || sh.p < rep->alpha;
 	if (over && significant) {
 		c->verdict = "fail";
-		c->note = xstrdup(isnan(sh.p)
-				  ? "increase beyond the threshold; one value "
-				    "each, nothing to test: judged on the values"
-				  : "increase beyond the threshold, and "
-				    "significant");
+		c->note = xasprintf(isnan(sh.p)
+				    ? "%s beyond the threshold; one value "
+				      "each, nothing to test: judged on the "
+				      "values"
+				    : "%s beyond the threshold, and "
+				      "significant",
+				    c->kind == GATE_DECREASE ? "decrease"
+							     : "increase");
 		rep->failed++;
 	} else {
 		c->verdict = "pass";
@@ -252,7 +256,7 @@ static int judge(struct gate_report *rep, struct sorted_cache *cache,
 				 "is in %s", t->text, t->metric, mb->unit,
 				 t->unit_class);
 	b = sorted_values(cache, mb, &nb);
-	if (t->kind == GATE_INCREASE) {
+	if (t->kind != GATE_LIMIT) {
 		if (ma)
 			a = sorted_values(cache, ma, &na);
 		if (!na || !nb)
@@ -315,7 +319,7 @@ int gate_evaluate(const struct result *base, const struct result *cand,
 
 			if (t[k].pattern && fnmatch(t[k].pattern, bb->name, 0))
 				continue;
-			if (t[k].kind == GATE_INCREASE && !ba) {
+			if (t[k].kind != GATE_LIMIT && !ba) {
 				missing(rep, new_check(rep, bb, &t[k]),
 					"not in the baseline");
 				continue;

@@ -4,7 +4,8 @@
  * pass, and their verdicts.
  *
  * A --max-increase threshold is broken when the observed change exceeds it
- * AND the change is significant (p < alpha, stats_shift). A --limit is
+ * AND the change is significant (p < alpha, stats_shift); a --max-decrease
+ * likewise when the observed fall does. A --limit is
  * broken when the candidate's statistic is above the ceiling (a ceiling
  * needs no baseline and no test).
  */
@@ -18,7 +19,9 @@
 #include "stats/shift.h"
 #include "util/error.h"
 
-enum gate_kind { GATE_INCREASE, GATE_LIMIT };
+/* GATE_DECREASE: how much a statistic may fall (throughput, a
+ * higher-is-better metric), judged as an increase is. */
+enum gate_kind { GATE_INCREASE, GATE_LIMIT, GATE_DECREASE };
 
 struct gate_threshold {
 	char *pattern;		/* benchmark-name glob; NULL: every one */

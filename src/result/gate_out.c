@@ -53,7 +53,8 @@ static void fmt_stat(const struct gate_check *c, double v, char *buf,
 
 static const char *rule(const struct gate_check *c)
 {
-	return c->kind == GATE_LIMIT ? "limit" : "max increase";
+	return c->kind == GATE_LIMIT ? "limit"
+	       : c->kind == GATE_DECREASE ? "max decrease" : "max increase";
 }
 
 void gate_print(const struct gate_report *rep, FILE *fp)

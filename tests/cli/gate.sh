@@ -57,5 +57,30 @@ t "yardstick.ini: an empty pattern and alpha in a pattern section: exit 2" sh -c
 	"$YS" gate --config "$T/e.ini" --baseline "$T/base.json" "$T/base.json" 2>"$T/e.err"; [ $? -eq 2 ] && grep -q "empty pattern" "$T/e.err" &&
 	printf "[gate \"s*\"]\nalpha = 0.05\n" > "$T/a.ini" &&
 	"$YS" gate --config "$T/a.ini" --baseline "$T/base.json" "$T/base.json" 2>"$T/a.err"; [ $? -eq 2 ] && grep -q "alpha belongs in" "$T/a.err"'
-t "help" sh -c '"$YS" gate --help | grep -q "max-increase"'
+# throughput: more is better; 200 per-second rates around 1000 req/s, and
+# the same 30% lower or 2% lower
+mkthroughput() {
+	python3 - "$@" <<'PY'
+import json, sys
+path, scale = sys.argv[1], float(sys.argv[2])
+vals = [(1000 + 20 * ((i * 7) % 11)) * scale for i in range(200)]
+json.dump({"schema": "yardstick/result/v1", "kind": "load",
+           "benchmarks": [{"name": "api", "command": ["api"],
+                           "metrics": {"throughput": {"unit": "count", "values": vals}}}]},
+          open(path, "w"))
+PY
+}
+mkthroughput "$T/tp.json" 1
+mkthroughput "$T/tp70.json" 0.7
+mkthroughput "$T/tp98.json" 0.98
+t "--max-decrease: throughput 30% lower fails a 5% threshold" sh -c '
+	"$YS" gate --baseline "$T/tp.json" --max-decrease throughput=5% "$T/tp70.json" >"$T/dec.out"; [ $? -eq 1 ] &&
+	grep -q "FAIL.*max decrease throughput=5%" "$T/dec.out" && grep -q "decrease beyond the threshold, and significant" "$T/dec.out"'
+t "--max-decrease: 2% lower passes a 5% threshold; a rise never fails it" sh -c '
+	"$YS" gate --baseline "$T/tp.json" --max-decrease throughput=5% "$T/tp98.json" >/dev/null &&
+	"$YS" gate --baseline "$T/tp70.json" --max-decrease throughput=5% "$T/tp.json" >/dev/null'
+t "--max-decrease in yardstick.ini" sh -c '
+	printf "[gate]\nmax-decrease = throughput=5%%\n" > "$T/dec.ini" &&
+	"$YS" gate --config "$T/dec.ini" --baseline "$T/tp.json" "$T/tp70.json" >/dev/null; [ $? -eq 1 ]'
+t "help" sh -c '"$YS" gate --help | grep -q "max-increase" && "$YS" gate --help | grep -q "max-decrease"'
 finish
