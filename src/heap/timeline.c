@@ -9,6 +9,7 @@
  * a pure function of the input.
  */
 #include "heap/timeline.h"
+#include "profile/flametree.h"
 
 #include <assert.h>
 #include <math.h>
@@ -116,33 +117,12 @@ static void chart_init(struct chart *c, const struct heap_report *r)
 	byte_axis(&c->y, ymax);
 }
 
-/* Length of the UTF-8 sequence at s that XML 1.0 allows, 0 if invalid. */
-static size_t utf8_len(const unsigned char *s)
-{
-	static const uint32_t least[] = { 0, 0, 0x80, 0x800, 0x10000 };
-	size_t len = s[0] < 0x80 ? 1 : s[0] < 0xc0 ? 0 : s[0] < 0xe0 ? 2 :
-		     s[0] < 0xf0 ? 3 : s[0] < 0xf8 ? 4 : 0;
-	uint32_t c = s[0] & (0x7f >> len);
-
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)	/* the NUL included */
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if (len > 1 && (c < least[len] || c > 0x10ffff || c == 0xfffe ||
-			c == 0xffff || (c >= 0xd800 && c <= 0xdfff)))
-		return 0;
-	return len;
-}
-
-/* Text from outside (the command line) as XML: bad UTF-8 becomes '?'. */
+/* Text from outside (the command line) as XML: bad UTF-8 becomes '?',
+ * as in the flame graphs. */
 static void put_text(FILE *fp, const char *s)
 {
-	char *c = xstrdup(s);
+	char *c = ftree_clean(s);
 
-	for (size_t i = 0, len; c[i]; i += len)
-		if (!(len = utf8_len((unsigned char *)c + i)))
-			c[i] = '?', len = 1;
 	fputs_xml(c, fp);
 	free(c);
 }
