@@ -8,8 +8,10 @@ MESON_SETUP = meson setup --prefix=$(PREFIX)
 
 .PHONY: all deps test test-normal test-san demo install bench clean
 
+# meson's own output goes to a log, shown in full when configuring fails.
 all: deps
-	@[ -f $(BUILD)/build.ninja ] || $(MESON_SETUP) $(BUILD) >/dev/null
+	@[ -f $(BUILD)/build.ninja ] || $(MESON_SETUP) $(BUILD) >$(BUILD).setup.log 2>&1 || \
+		{ cat $(BUILD).setup.log; echo "make: configuring $(BUILD) failed (log: $(BUILD).setup.log)" >&2; exit 1; }
 	ninja -C $(BUILD)
 
 deps:

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Build and run every test twice: in the normal build and in an
 # AddressSanitizer + UndefinedBehaviorSanitizer build. Ends with one line
-# "tests: N passed, N failed".
+# "tests: N passed, N failed" (", N skipped" when a check inside a test
+# program or script was skipped: each is listed with its reason above).
 set -u
 normal=${1:-build}
 san=${2:-build-san}
@@ -10,8 +11,13 @@ status=0
 run_suite() {
 	dir=$1
 	shift
+	# A build directory that `make` configured before cmocka was
+	# installed has the tests off: turn them on.
 	if [ ! -f "$dir/build.ninja" ]; then
-		meson setup "$dir" "$@" > "$dir.setup.log" 2>&1 ||
+		meson setup "$dir" -Dtests=enabled "$@" > "$dir.setup.log" 2>&1 ||
+			{ cat "$dir.setup.log"; return 1; }
+	else
+		meson configure "$dir" -Dtests=enabled > "$dir.setup.log" 2>&1 ||
 			{ cat "$dir.setup.log"; return 1; }
 	fi
 	ninja -C "$dir" >/dev/null || { ninja -C "$dir"; return 1; }
@@ -26,8 +32,9 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		-Dbuildtype=debug || status=1
 
 python3 - "$normal" "$san" <<'PY'
-import json, sys, os
+import json, re, sys, os
 passed = failed = skipped = 0
+skips = []
 for d in sys.argv[1:]:
     log = os.path.join(d, "meson-logs", "testlog.json")
     if not os.path.exists(log):
@@ -40,12 +47,19 @@ for d in sys.argv[1:]:
             print(f"{log}: a line that is not JSON (was the suite run twice at once?)")
             failed += 1
             continue
+        # checks skipped inside a test: TAP "# SKIP" and cmocka's SKIPPED
+        for out in ((r.get("stdout") or "") + "\n" + (r.get("stderr") or "")).splitlines():
+            if re.match(r"ok \d+ .*# SKIP", out) or "[  SKIPPED ]" in out:
+                skips.append(f"{d}: {r['name']}: {out.strip()}")
         if r["result"] in ("OK", "EXPECTEDFAIL"):
             passed += 1
         elif r["result"] == "SKIP":
             skipped += 1
         else:
             failed += 1
+skipped += len(skips)
+for s in skips:
+    print(f"skipped: {s}")
 print(f"tests: {passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
 sys.exit(1 if failed else 0)
 PY

@@ -51,7 +51,7 @@ assert c[\"benchmark\"] == \"s\" and c[\"candidate\"][\"median\"] > c[\"baseline
 import json, sys; c = json.load(sys.stdin)[\"comparisons\"][0]
 assert c[\"baseline\"][\"median\"] == c[\"candidate\"][\"median\"], c"'
 t "hyperfine and Google Benchmark files are result sets too" sh -c '
-	hyperfine -N --runs 5 --export-json "$T/hf.json" "$YSFIX sleep 2" >/dev/null 2>&1 || exit 0
+	hyperfine -N --runs 5 --export-json "$T/hf.json" "$YSFIX sleep 2" >/dev/null || exit 1
 	"$YS" compare -q --json - "$T/hf.json" "$T/hf.json" | python3 -c "
 import json, sys; c = json.load(sys.stdin)[\"comparisons\"]
 assert c and c[0][\"verdict\"] == \"unchanged\", c"'

@@ -46,7 +46,6 @@ t "a crash: the profile up to it is written, the signal reported" sh -c '
 	"$YS" record -q -o "$T/crash.folded" -- "$FX/hot" 300 segv 2>"$T/crash.err"; [ $? -eq 1 ] &&
 	grep -q "SIGSEGV" "$T/crash.err" && grep -q "hot_a" "$T/crash.folded"'
 t "Ctrl-C stops the program, and the profile is still written" sh -c '
-	command -v setsid >/dev/null || exit 0
 	setsid "$YS" record -q -o "$T/int.folded" -- "$FX/hot" 20000 >/dev/null 2>"$T/int.err" &
 	pid=$!; sleep 1.5; /bin/kill -s INT -- -$pid; wait $pid; rc=$?
 	[ $rc -eq 1 ] && grep -q "SIGINT" "$T/int.err" && grep -q "hot_a" "$T/int.folded"'
@@ -73,7 +72,7 @@ t "pprof: a gzipped protobuf that decodes" sh -c '
 	"$YS" record -q -o "$T/p.pb.gz" -- "$FX/hot" 300 &&
 	python3 -c "
 import gzip; b = gzip.open(\"$T/p.pb.gz\").read(); assert b\"hot_a\" in b and b\"samples\" in b" &&
-	{ ! command -v protoc >/dev/null || gunzip -c "$T/p.pb.gz" | protoc --decode_raw > "$T/p.txt"; }'
+	gunzip -c "$T/p.pb.gz" | protoc --decode_raw > "$T/p.txt"'
 t "--diff: a differential flame graph of two folded profiles" sh -c '
 	printf "main;a 75\nmain;b 25\n" > "$T/base.folded" && printf "main;a 50\nmain;b 50\n" > "$T/new.folded" &&
 	"$YS" record --diff "$T/base.folded" "$T/new.folded" -o "$T/diff.svg" &&

@@ -216,13 +216,19 @@ static bool well_formed(const char *s, char *why, size_t n)
 	return true;
 }
 
-static bool have(const char *prog)
+/*
+ * The test's tools (python3, node) are installed by `make test`
+ * (scripts/deps.sh test): a missing one fails the test, never skips it.
+ */
+static void need(const char *prog)
 {
 	char *cmd = xasprintf("command -v %s >/dev/null 2>&1", prog);
 	int ret = system(cmd);
 
 	free(cmd);
-	return ret == 0;
+	if (ret != 0)
+		fail_msg("'%s' is not installed: scripts/deps.sh test "
+			 "installs it", prog);
 }
 
 /* Read back what was written to path and check that it is XML. */
@@ -236,14 +242,13 @@ static char *read_svg(const char *path)
 	assert_int_equal(strlen(data), len);
 	if (!well_formed(data, why, sizeof(why)))
 		fail_msg("'%s' is not well-formed: %s", path, why);
-	if (have("python3")) {
-		char *cmd = xasprintf("python3 -c 'import sys, xml.etree."
-				      "ElementTree as E; E.parse(sys.argv[1])' "
-				      "'%s'", path);
+	need("python3");
+	char *cmd = xasprintf("python3 -c 'import sys, xml.etree."
+			      "ElementTree as E; E.parse(sys.argv[1])' "
+			      "'%s'", path);
 
-		assert_int_equal(system(cmd), 0);
-		free(cmd);
-	}
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
 	return data;
 }
 
@@ -758,13 +763,11 @@ static void expect_line(const char *out, const char *line)
  */
 static void test_script(void **state)
 {
-	char *path = xasprintf("%s/out.svg", tmpdir), *out;
+	char *path, *out;
 	struct profile p;
 
-	if (!have("node")) {
-		print_message("node not found: the script is not run\n");
-		skip();
-	}
+	need("node");
+	path = xasprintf("%s/out.svg", tmpdir);
 	profile_init(&p, &samples, 1);
 	add(&p, 1, "main@app;a@app;x@libx.so");
 	add(&p, 1, "main@app;a@app;y@app");
