@@ -542,8 +542,10 @@ static void test_performance(void **state)
 	print_message("changepoint: n = 1000, 199 permutations: %.1f ms with "
 		      "4 steps, %.1f ms without (%zu found)\n", t_step * 1e3,
 		      t_flat * 1e3, k);
-	assert_true(t_step < 1.0);
-	assert_true(t_flat < 1.0);
+	/* a bound that catches a complexity blow-up, not a speed target:
+	 * speed is measured in bench/, never asserted in a test */
+	assert_true(t_step < 30.0);
+	assert_true(t_flat < 30.0);
 }
 
 int main(void)

@@ -914,7 +914,9 @@ static void test_performance(void **state)
 		      "%.0f ms; top %.1f ms; folded %.1f ms; speedscope "
 		      "%.1f ms; pprof %.1f ms\n", t_add * 1e3, t_top * 1e3,
 		      t_fold * 1e3, t_ss * 1e3, t_pp * 1e3);
-	assert_true(t_add < 2.0);
+	/* a bound that catches a complexity blow-up, not a speed target:
+	 * speed is measured in bench/, never asserted in a test */
+	assert_true(t_add < 60.0);
 	free(path);
 	free(stacks);
 	free(ids);

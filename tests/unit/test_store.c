@@ -622,8 +622,10 @@ static void test_save_speed(void **state)
 	print_message("save 1000 runs x 12 metrics: %.1f ms, load (with "
 		      "summaries, no bootstrap): %.1f ms\n", t_save * 1e3,
 		      t_load * 1e3);
-	assert_true(t_save < 1.0);
-	assert_true(t_load < 1.0);
+	/* a bound that catches a complexity blow-up, not a speed target:
+	 * speed is measured in bench/, never asserted in a test */
+	assert_true(t_save < 30.0);
+	assert_true(t_load < 30.0);
 	result_free(&back);
 	result_free(&r);
 	store_close(s);
@@ -855,7 +857,9 @@ static void test_locked(void **state)
 	t0 = now();
 	assert_int_equal(store_save(s, &r, &id, &e), -STORE_ERR_LOCKED);
 	waited = now() - t0;
-	assert_true(waited >= 0.25 && waited < 5);
+	/* sqlite sleeps out the whole timeout before it gives up; the
+	 * upper bound only says it does give up, however loaded the machine */
+	assert_true(waited >= 0.29 && waited < 60);
 	assert_non_null(strstr(e.msg, path));
 	assert_non_null(strstr(e.msg, "locked"));
 	/* Reading goes on meanwhile (WAL). */

@@ -563,7 +563,9 @@ static void test_lookup_speed(void **state)
 	/* how many are unknown depends on libc's debug symbols (libc6-dbg):
 	 * only exported functions are named without them */
 	assert_true(unknown < DISTINCT);
-	assert_true(t2 - t1 < 2.0);	/* the target, with margin to spare */
+	/* a bound that catches a complexity blow-up, not a speed target:
+	 * speed is measured in bench/, never asserted in a test */
+	assert_true(t2 - t1 < 60.0);
 	dlclose(libc);
 	free(addrs);
 	symtab_free(s);
