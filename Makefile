@@ -31,8 +31,10 @@ install: all
 bench: all
 	@scripts/deps.sh bench
 	bench/spawn_overhead.sh $(BUILD)/yardstick
+	bench/whole_process.sh $(BUILD)/yardstick
 	bench/record_overhead.sh $(BUILD)
 	bench/mem_overhead.sh $(BUILD)
+	bench/mem_workloads.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD) demo.json
