@@ -36,6 +36,17 @@ int jr_bad(struct reader *rd, const char *where, const char *fmt, ...)
 			 what);
 }
 
+int jr_bad_value(struct reader *rd, const char *where, double v)
+{
+	if (v < 0)
+		return jr_bad(rd, where, "%g is negative (no metric can be: "
+			      "times, sizes and counts are not)", v);
+	if (v > JR_VALUE_MAX)
+		return jr_bad(rd, where, "%g is out of range (at most %g)", v,
+			      JR_VALUE_MAX);
+	return jr_bad(rd, where, "%g is not a number", v);
+}
+
 /* A path cut short by its buffer ends in "..." rather than mid-name. */
 static void path_fit(char *buf, size_t n, int len)
 {
@@ -296,7 +307,7 @@ static int read_metric(struct reader *rd, json_t *o, const char *where,
 			metric_push(m, NAN);
 			continue;
 		}
-		if (json_is_number(x)) {
+		if (json_is_number(x) && jr_value_ok(json_number_value(x))) {
 			metric_push(m, json_number_value(x));
 			continue;
 		}
@@ -304,6 +315,8 @@ static int read_metric(struct reader *rd, json_t *o, const char *where,
 		 * 100,000 runs are read value by value. */
 		jr_path_key(path, sizeof(path), where, "values");
 		jr_path_index(elem, sizeof(elem), path, i);
+		if (json_is_number(x))
+			return jr_bad_value(rd, elem, json_number_value(x));
 		return jr_check(rd, x, elem, JSON_REAL);
 	}
 	return 0;

@@ -132,6 +132,14 @@ struct benchmark *result_add_benchmark(struct result *r, const char *name,
 /* The first benchmark named name; NULL if absent. */
 struct benchmark *result_find_benchmark(const struct result *r,
 					const char *name);
+/*
+ * Make the names of r's benchmarks unique, as every producer of a result
+ * does once its benchmarks are added (`run`, the imports): equal names
+ * whose parameters differ become "name [k=v, ...]"; then the second and
+ * later of names still equal get " #2", " #3", ... (in benchmark order,
+ * skipping a number whose name is taken). Returns how many were renamed.
+ */
+size_t result_unique_names(struct result *r);
 int benchmark_add_param(struct benchmark *b, const char *name,
 			const char *value);
 /* Find or add a metric by name. NULL when out of memory. */
