@@ -173,6 +173,20 @@ assert f[\"parameter\"] == \"ms\" and f[\"best\"] == \"O(n)\", f
 assert 0.0009 < f[\"coefficient\"] < 0.0013, f
 assert f[\"r2\"] > 0.95, f" && grep -q "O(n)" "$T/fit.txt"'
 
+t "equal names made unique: -n a -n a, one command twice, a scan whose name does not vary" sh -c '
+	"$YS" run -q --runs 1 --warmup 0 -n a -n a --json "$T/u1.json" "$YSFIX exit 0" "$YSFIX sleep 1" &&
+	"$YS" run -q --runs 1 --warmup 0 --json "$T/u2.json" "$YSFIX exit 0" "$YSFIX exit 0" &&
+	"$YS" run -q --runs 1 --warmup 0 -n f -P n=1,2,2 --json "$T/u3.json" "$YSFIX sleep {n}" &&
+	python3 -c "
+import json; names = lambda f: [b[\"name\"] for b in json.load(open(\"$T/\" + f))[\"benchmarks\"]]
+assert names(\"u1.json\") == [\"a\", \"a #2\"], names(\"u1.json\")
+assert names(\"u2.json\") == [\"$YSFIX exit 0\", \"$YSFIX exit 0 #2\"], names(\"u2.json\")
+assert names(\"u3.json\") == [\"f [n=1]\", \"f [n=2]\", \"f [n=2] #2\"], names(\"u3.json\")
+c = json.load(open(\"$T/u1.json\"))[\"comparisons\"][0]; assert (c[\"baseline\"], c[\"candidate\"]) == (\"a\", \"a #2\"), c" &&
+	"$YS" run -q --runs 1 --warmup 0 -n a -n a --reference "a #2" --json "$T/u4.json" "$YSFIX exit 0" "$YSFIX exit 0" &&
+	python3 -c "
+import json; c = json.load(open(\"$T/u4.json\"))[\"comparisons\"][0]; assert c[\"baseline\"] == \"a #2\", c"'
+
 # --- --shell, --input, output --------------------------------------------
 t "--shell subtracts the shell's start-up" sh -c '
 	"$YS" run -q --runs 10 --shell --json "$T/sh.json" "$YSFIX sleep 20" ":" &&
