@@ -333,6 +333,13 @@ size_t utf8_decode(const char *str, uint32_t *cp)
 	return len;
 }
 
+bool utf8_is_control(uint32_t c)
+{
+	return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x200e ||
+	       c == 0x200f || (c >= 0x202a && c <= 0x202e) ||
+	       (c >= 0x2066 && c <= 0x2069);
+}
+
 void fputs_csv(const char *s, FILE *fp)
 {
 	if (!strpbrk(s, ",\"\r\n") && s[0] != ' ' && s[0] != '=' &&
@@ -356,16 +363,16 @@ void fputs_csv(const char *s, FILE *fp)
 /*
  * The code point at *s for a text format, its bytes in seq, s advanced
  * past it: a byte that is not UTF-8, a control character but tab, newline
- * and CR (XML 1.0 forbids C0, discourages DEL and C1) and U+FFFE/U+FFFF
- * come back as '?'.
+ * and CR (XML 1.0 forbids C0, discourages DEL and C1; bidi controls
+ * reorder what a reader sees) and U+FFFE/U+FFFF come back as '?'.
  */
 static uint32_t text_char(const char **s, char *seq, size_t *len)
 {
 	uint32_t c = '?';
 
 	*len = utf8_decode(*s, &c);
-	if (!*len || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
-	    (c >= 0x7f && c <= 0x9f) || c == 0xfffe || c == 0xffff) {
+	if (!*len || (utf8_is_control(c) && c != '\t' && c != '\n' &&
+		      c != '\r') || c == 0xfffe || c == 0xffff) {
 		*s += *len ? *len : 1;
 		seq[0] = '?';
 		seq[1] = '\0';

@@ -52,6 +52,10 @@ int parse_long(const char *s, long *out);
  * U+10FFFF, cut short by the NUL).
  */
 size_t utf8_decode(const char *s, uint32_t *cp);
+/* Code points a terminal or a text viewer obeys rather than shows: C0 and
+ * C1 controls, DEL, and the bidirectional controls that reorder what
+ * follows. */
+bool utf8_is_control(uint32_t c);
 
 /*
  * Write s to fp escaped for CSV (quoted when needed), Markdown table cells

@@ -105,15 +105,6 @@ char *fmt_p_value(double p, char *buf, size_t n)
 	return buf;
 }
 
-/* Code points a terminal obeys rather than shows: C0 and C1 controls,
- * DEL, and the bidirectional controls that reorder what follows. */
-static bool is_control(uint32_t c)
-{
-	return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x200e ||
-	       c == 0x200f || (c >= 0x202a && c <= 0x202e) ||
-	       (c >= 0x2066 && c <= 0x2069);
-}
-
 char *term_safe(const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -131,7 +122,7 @@ char *term_safe(const char *s)
 			o += (size_t)snprintf(out + o, cap - o, "\\x%02x",
 					      u[i]);
 			i++;
-		} else if (is_control(c)) {
+		} else if (utf8_is_control(c)) {
 			o += (size_t)snprintf(out + o, cap - o, c < 0x100 ?
 					      "\\x%02x" : "\\u%04x",
 					      (unsigned)c);
