@@ -342,15 +342,15 @@ bool utf8_is_control(uint32_t c)
 
 void fputs_csv(const char *s, FILE *fp)
 {
-	if (!strpbrk(s, ",\"\r\n") && s[0] != ' ' && s[0] != '=' &&
-	    s[0] != '+' && s[0] != '-' && s[0] != '@') {
+	if (!strpbrk(s, ",\"\r\n") && !(s[0] && strchr(" \t=+-@", s[0]))) {
 		fputs(s, fp);
 		return;
 	}
-	/* Quote; a leading formula character is defused with a quote mark
-	 * so that spreadsheets do not evaluate it. */
+	/* Quote; a leading formula character (a tab or CR may precede
+	 * one) is defused with a quote mark so that spreadsheets do not
+	 * evaluate it. */
 	fputc('"', fp);
-	if (strchr("=+-@", s[0]) && s[0])
+	if (s[0] && strchr("\t\r=+-@", s[0]))
 		fputc('\'', fp);
 	for (; *s; s++) {
 		if (*s == '"')

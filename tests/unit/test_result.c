@@ -720,6 +720,19 @@ static void test_hostile_outputs(void **state)
 	json_decref(root);
 	result_free(&r);
 
+	/* A formula behind a tab or CR is defused like one in front. */
+	result_init(&r, "run");
+	metric_push(benchmark_metric(result_add_benchmark(&r, "\t=1+1", NULL),
+				     "wall_time", "s"), 1);
+	metric_push(benchmark_metric(result_add_benchmark(&r, "\r@x", NULL),
+				     "wall_time", "s"), 1);
+	assert_int_equal(result_write_csv(&r, csv, &e), 0);
+	text = slurp(csv);
+	expect_in(text, "\n\"'\t=1+1\",1,");
+	expect_in(text, "\n\"'\r@x\",1,");
+	free(text);
+	result_free(&r);
+
 	/* The terminal: every control shown, nothing obeyed. */
 	text = term_safe("a\x1b[2J\x07\r\n\t\x7f\xc2\x9b\xe2\x80\xae\xff"
 			 "\xc0\xaf\xed\xa0\x80ü🚀");
