@@ -106,9 +106,9 @@ static json_t *row_json(const struct metric_cmp *c)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "benchmark", json_string(c->benchmark));
-	json_object_set_new(o, "metric", json_string(c->metric));
-	json_object_set_new(o, "unit", json_string(c->unit));
+	json_object_set_new(o, "benchmark", json_text(c->benchmark));
+	json_object_set_new(o, "metric", json_text(c->metric));
+	json_object_set_new(o, "unit", json_text(c->unit));
 	json_object_set_new(o, "baseline", json_pack("{s:o,s:o,s:o,s:I}",
 		"median", num(c->base_median), "p95", num(c->base_p95),
 		"p99", num(c->base_p99), "n", (json_int_t)c->base_n));
@@ -130,7 +130,7 @@ static json_t *names_json(char *const *v, size_t n)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, json_text(v[i]));
 	return a;
 }
 

@@ -528,7 +528,10 @@ int jr_summarize(struct reader *rd, struct result *r)
 	for (size_t i = 0; i < r->nsettings; i++) {
 		const struct setting *s = &r->settings[i];
 		bool is_seed = !strcmp(s->key, "seed");
-		double max = is_seed ? 18446744073709551615.0 : 1e12;
+		/* Resamples beyond a million would only make reading the
+		 * file hang (B x n draws per metric). */
+		double max = is_seed ? 18446744073709551615.0 :
+			     RESULT_READ_MAX_RESAMPLES + 1.0;
 		char path[256];
 
 		if (s->str ||
@@ -537,9 +540,12 @@ int jr_summarize(struct reader *rd, struct result *r)
 		jr_path_key(path, sizeof(path), "settings", s->key);
 		/* max rounds up to 2^64 (or is far beyond any real count):
 		 * below it the conversions are exact. */
-		if (!(s->num >= 0 && s->num < max && s->num == floor(s->num)))
+		if (!(s->num >= 0 && s->num == floor(s->num)))
 			return jr_bad(rd, path,
 				      "expected a non-negative integer");
+		if (!(s->num < max))
+			return jr_bad(rd, path, "%g is out of range (at most "
+				      "%g)", s->num, max - 1);
 		if (is_seed)
 			seed = (unsigned long long)s->num;
 		else

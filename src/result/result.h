@@ -214,6 +214,8 @@ int result_write_bmf(const struct result *r, const char *path,
  */
 #define RESULT_READ_SEED 1ULL
 #define RESULT_READ_RESAMPLES 1000
+/* A file's "bootstrap_resamples" beyond this is refused. */
+#define RESULT_READ_MAX_RESAMPLES 1000000
 int result_read_json(struct result *r, const char *path, struct error *e);
 /* result_read_json, but with raw true the summaries are left uncomputed
  * (metric_has_summary false): for callers that only need the per-run

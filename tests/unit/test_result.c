@@ -898,6 +898,12 @@ static void test_read_malformed(void **state)
 	BAD("\"benchmarks\": [], \"settings\": {\"bootstrap_resamples\": "
 	    "-1}", ": settings.bootstrap_resamples: expected a non-negative "
 	    "integer");
+	/* A billion resamples would make reading the file hang. */
+	BAD("\"benchmarks\": [], \"settings\": {\"bootstrap_resamples\": "
+	    "1e9}", ": settings.bootstrap_resamples: 1e+09 is out of range "
+	    "(at most 1e+06)");
+	BAD("\"benchmarks\": [], \"settings\": {\"seed\": 1e20}",
+	    ": settings.seed: 1e+20 is out of range");
 	BAD("\"benchmarks\": [], \"settings\": {\"seed\": 1.5}",
 	    ": settings.seed: expected a non-negative integer");
 	BAD("\"benchmarks\": [], \"settings\": {\"x\": [1]}",
