@@ -139,11 +139,18 @@ static void print_rows(const struct store_entry *v, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		char med[32], p99[32], commit[9];
 
+		/* Everything but the id came from outside (the store, the
+		 * result files, git): escaped for the terminal. */
 		snprintf(commit, sizeof(commit), "%s", orq(v[i].commit, "-"));
-		fprintf(fp, "%6lld  %-20s  %-8s%s %-12.12s  %-30.30s ",
-			v[i].id, orq(v[i].created, "-"), commit,
-			v[i].dirty ? "*" : " ", orq(v[i].branch, "-"),
-			v[i].benchmark);
+		fprintf(fp, "%6lld  ", v[i].id);
+		term_cell(fp, orq(v[i].created, "-"), 20);
+		fputs("  ", fp);
+		term_cell(fp, commit, 8);
+		fprintf(fp, "%s ", v[i].dirty ? "*" : " ");
+		term_cell(fp, orq(v[i].branch, "-"), 12);
+		fputs("  ", fp);
+		term_cell(fp, v[i].benchmark, 30);
+		fputc(' ', fp);
 		term_pad(fp, fmt_value(v[i].summary.median, unit, med,
 				       sizeof(med)), 11, true);
 		fputc(' ', fp);
@@ -160,9 +167,11 @@ static json_t *jnum(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* Outside text as a JSON string, bytes that are not UTF-8 as U+FFFD
+ * (json_string would refuse it and the key would go missing). */
 static json_t *jstr(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? json_text(s) : json_null();
 }
 
 /* Entries grouped by result id, in the order they come. */
@@ -190,8 +199,8 @@ static json_t *history_json(const struct store_entry *v, size_t n,
 			cur_id = v[i].id;
 		}
 		b = json_object();
-		json_object_set_new(b, "name", json_string(v[i].benchmark));
-		json_object_set_new(b, "metric", json_string(metric));
+		json_object_set_new(b, "name", jstr(v[i].benchmark));
+		json_object_set_new(b, "metric", jstr(metric));
 		json_object_set_new(b, "n", json_integer((json_int_t)v[i].n));
 		json_object_set_new(b, "median", jnum(v[i].summary.median));
 		json_object_set_new(b, "p99", jnum(v[i].summary.p99));
@@ -208,17 +217,25 @@ static void print_change_points(const struct store_entry *v, size_t n,
 {
 	char a[32], b[32];
 
-	fprintf(fp, "%zu change point%s in %zu results of '%s':\n", ncp,
-		ncp == 1 ? "" : "s", n, n ? v[0].benchmark : "");
+	char commit[13];
+
+	fprintf(fp, "%zu change point%s in %zu results of '", ncp,
+		ncp == 1 ? "" : "s", n);
+	term_puts(fp, n ? v[0].benchmark : "");
+	fputs("':\n", fp);
 	for (size_t i = 0; i < ncp; i++) {
 		const struct store_entry *at = &v[cp[i].index];
 
-		fprintf(fp, "  at result %lld (%s, commit %.12s%s): median %s → "
-			"%s (%+.1f%%), p = %.3f\n", at->id,
-			orq(at->created, "?"), orq(at->commit, "-"),
-			at->dirty ? "*" : "",
-			fmt_value(cp[i].before, unit, a, sizeof(a)),
-			fmt_value(cp[i].after, unit, b, sizeof(b)),
+		snprintf(commit, sizeof(commit), "%s", orq(at->commit, "-"));
+		fprintf(fp, "  at result %lld (", at->id);
+		term_puts(fp, orq(at->created, "?"));
+		fputs(", commit ", fp);
+		term_puts(fp, commit);
+		fprintf(fp, "%s): median ", at->dirty ? "*" : "");
+		term_puts(fp, fmt_value(cp[i].before, unit, a, sizeof(a)));
+		fputs(" → ", fp);
+		term_puts(fp, fmt_value(cp[i].after, unit, b, sizeof(b)));
+		fprintf(fp, " (%+.1f%%), p = %.3f\n",
 			cp[i].before ? 100 * (cp[i].after / cp[i].before - 1)
 				     : 0, cp[i].p_value);
 	}

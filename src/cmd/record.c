@@ -278,18 +278,26 @@ static void print_report(const struct record_args *a,
 		return;
 	fprintf(fp, "%s%7s %7s %9s  %-40s %s%s\n", term_dim(color), "self",
 		"total", "samples", "function", "module", term_reset(color));
-	for (size_t i = 0; i < ntop && i < (size_t)a->top; i++)
-		fprintf(fp, "%6.2f%% %6.2f%% %9" PRId64 "  %-40s %s\n",
+	/* Symbol and module names come from the profiled program:
+	 * escaped for the terminal. */
+	for (size_t i = 0; i < ntop && i < (size_t)a->top; i++) {
+		fprintf(fp, "%6.2f%% %6.2f%% %9" PRId64 "  ",
 			100.0 * top[i].self / total,
-			100.0 * top[i].total / total, top[i].self,
-			top[i].function, top[i].module ? top[i].module : "");
+			100.0 * top[i].total / total, top[i].self);
+		term_pad(fp, top[i].function, 40, false);
+		fputc(' ', fp);
+		term_puts(fp, top[i].module ? top[i].module : "");
+		fputc('\n', fp);
+	}
 	for (size_t i = 0; i < ntop && i < 3; i++) {
 		double share = (double)top[i].total / total;
 
 		if (share >= 1 || share <= 0)
 			continue;
-		fprintf(fp, "if %s cost nothing, the program would be at most "
-			"%.2f× faster\n", top[i].function, 1 / (1 - share));
+		fputs("if ", fp);
+		term_puts(fp, top[i].function);
+		fprintf(fp, " cost nothing, the program would be at most "
+			"%.2f× faster\n", 1 / (1 - share));
 	}
 	free(top);
 }

@@ -609,10 +609,16 @@ static void setup_benchmarks(struct runner *rn, bool perf_refused)
 		     k < sizeof(default_counter_metrics) / sizeof(char *); k++)
 			benchmark_add_unsupported(b, default_counter_metrics[k]);
 	}
+	/* Names made unique before anything shows or stores them: -n a
+	 * -n a, one command given twice, a scan whose name does not vary
+	 * (result_unique_names says how). */
+	result_unique_names(rn->res);
 	/* Pointers only now: adding benchmarks may have moved them. */
 	for (size_t i = 0; i < rn->njobs; i++) {
 		struct benchmark *b = &rn->res->benchmarks[i];
 
+		free(rn->jobs[i].name);
+		rn->jobs[i].name = xstrdup(b->name);
 		rn->jobs[i].bench = b;
 		rn->metrics[i] = xcalloc(rn->nmetrics, sizeof(struct metric *));
 		for (size_t k = 0; k < rn->nmetrics; k++)

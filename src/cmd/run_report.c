@@ -35,8 +35,11 @@ static void print_metric(const struct metric *m, bool color, FILE *fp)
 	fmt_value(s->p99, m->unit, p99, sizeof(p99));
 	fmt_value(s->min, m->unit, lo, sizeof(lo));
 	fmt_value(s->max, m->unit, hi, sizeof(hi));
-	fprintf(fp, "  %-21s ", label);
-	fputs(term_bold(color), fp);
+	/* Metric names (--events) and names of benchmarks come from
+	 * outside: term_pad and term_puts escape them. */
+	fputs("  ", fp);
+	term_pad(fp, label, 21, false);
+	fprintf(fp, " %s", term_bold(color));
 	term_pad(fp, mean, 11, true);
 	fputs(term_reset(color), fp);
 	fputs(" ± ", fp);
@@ -44,7 +47,11 @@ static void print_metric(const struct metric *m, bool color, FILE *fp)
 	term_pad(fp, med, 12, true);
 	term_pad(fp, p95, 12, true);
 	term_pad(fp, p99, 12, true);
-	fprintf(fp, "   %s … %s\n", lo, hi);
+	fputs("   ", fp);
+	term_puts(fp, lo);
+	fputs(" … ", fp);
+	term_puts(fp, hi);
+	fputc('\n', fp);
 }
 
 static void print_header(bool color, FILE *fp)
@@ -96,7 +103,8 @@ static void print_list(const char *title, const char *const *names,
 		char label[64];
 
 		label_of(names[i], label, sizeof(label));
-		fprintf(fp, "%s%s", i ? ", " : "", label);
+		fputs(i ? ", " : "", fp);
+		term_puts(fp, label);
 	}
 	fputc('\n', fp);
 }
@@ -108,8 +116,9 @@ static void print_benchmark(const struct benchmark *b, size_t i, bool color,
 	size_t nzero = 0;
 	const struct metric *wall = benchmark_find_metric(b, "wall_time");
 
-	fprintf(fp, "%sBenchmark %zu: %s%s\n", term_bold(color), i + 1,
-		b->name, term_reset(color));
+	fprintf(fp, "%sBenchmark %zu: ", term_bold(color), i + 1);
+	term_puts(fp, b->name);
+	fprintf(fp, "%s\n", term_reset(color));
 	print_exit_codes(b, fp);
 	if (!wall || wall->summary.n == 0) {
 		fputs("  no successful run to summarize\n", fp);
@@ -152,13 +161,16 @@ static void print_comparisons(const struct result *r, bool color, FILE *fp)
 			char label[64];
 
 			label_of(c->metric, label, sizeof(label));
-			fprintf(fp, "%sComparison of %s%s %s(ratio of medians, "
-				"bootstrap 95%% CI, Mann-Whitney U)%s\n",
-				term_bold(color), label, term_reset(color),
+			fprintf(fp, "%sComparison of ", term_bold(color));
+			term_puts(fp, label);
+			fprintf(fp, "%s %s(ratio of medians, bootstrap 95%% "
+				"CI, Mann-Whitney U)%s\n", term_reset(color),
 				term_dim(color), term_reset(color));
 			metric = c->metric;
 		}
-		fprintf(fp, "  %s%s%s\n", col, sentence, term_reset(color));
+		fprintf(fp, "  %s", col);
+		term_puts(fp, sentence);
+		fprintf(fp, "%s\n", term_reset(color));
 		free(sentence);
 	}
 	if (r->ncomparisons)
@@ -176,17 +188,22 @@ static void print_fits(const struct result *r, bool color, FILE *fp)
 		const struct complexity_fit *f = &r->fits[i];
 		char a[32];
 
-		fprintf(fp, "  %s: %s%s%s", f->name, term_bold(color),
+		fputs("  ", fp);
+		term_puts(fp, f->name);
+		fprintf(fp, ": %s%s%s", term_bold(color),
 			stats_complexity_name(f->best.model),
 			term_reset(color));
-		if (f->best.model != O_1)
-			fprintf(fp, " in %s, b = %.4g s, a = %s, R² = %.4f",
-				f->parameter, f->best.coef,
+		if (f->best.model != O_1) {
+			fputs(" in ", fp);
+			term_puts(fp, f->parameter);
+			fprintf(fp, ", b = %.4g s, a = %s, R² = %.4f",
+				f->best.coef,
 				fmt_value(f->best.intercept, "s", a, sizeof(a)),
 				f->best.r2);
-		else
+		} else {
 			fprintf(fp, ": flat at %s",
 				fmt_value(f->best.intercept, "s", a, sizeof(a)));
+		}
 		fputc('\n', fp);
 	}
 	fputc('\n', fp);
@@ -197,8 +214,10 @@ static size_t name_width(const struct result *r)
 	size_t w = 9;
 
 	for (size_t i = 0; i < r->nbenchmarks; i++) {
-		size_t len = strlen(r->benchmarks[i].name);
+		char *safe = term_safe(r->benchmarks[i].name);
+		size_t len = term_width(safe);
 
+		free(safe);
 		if (len > w)
 			w = len;
 	}
@@ -235,11 +254,12 @@ static void print_summary(const struct result *r, bool color, FILE *fp)
 		char mean[32], sd[32], med[32], p99[32], rss[32], tc[32];
 
 		if (!m || m->summary.n == 0) {
-			fprintf(fp, "%-*.*s %6zu   no successful run\n", w, w,
-				b->name, b->nexit);
+			term_cell(fp, b->name, (size_t)w);
+			fprintf(fp, " %6zu   no successful run\n", b->nexit);
 			continue;
 		}
-		fprintf(fp, "%-*.*s %6zu ", w, w, b->name, b->nexit);
+		term_cell(fp, b->name, (size_t)w);
+		fprintf(fp, " %6zu ", b->nexit);
 		fputs(term_bold(color), fp);
 		term_pad(fp, fmt_value(m->summary.mean, m->unit, mean,
 				       sizeof(mean)), 11, true);
@@ -271,10 +291,14 @@ void run_report_warnings(const struct result *r, FILE *fp)
 
 	for (size_t i = 0; i < r->nbenchmarks; i++)
 		for (size_t k = 0; k < r->benchmarks[i].nwarnings; k++)
-			fprintf(fp, "%swarning:%s '%s': %s\n",
-				term_yellow(color), term_reset(color),
-				r->benchmarks[i].name,
-				r->benchmarks[i].warnings[k]);
+		{
+			fprintf(fp, "%swarning:%s '", term_yellow(color),
+				term_reset(color));
+			term_puts(fp, r->benchmarks[i].name);
+			fputs("': ", fp);
+			term_puts(fp, r->benchmarks[i].warnings[k]);
+			fputc('\n', fp);
+		}
 }
 
 void run_report(const struct result *r, bool details, FILE *fp)

@@ -220,7 +220,7 @@ int profile_write_speedscope(const struct profile *p, const char *path,
  */
 static int read_folded_line(struct profile *p, char *s, const char *path,
 			    size_t lineno, uint32_t **ids, size_t *capids,
-			    struct error *e)
+			    int64_t *total, struct error *e)
 {
 	size_t len = strlen(s), depth = 0;
 	char *num, *end, *frame;
@@ -237,9 +237,26 @@ static int read_folded_line(struct profile *p, char *s, const char *path,
 				 "at the end", path, lineno);
 	errno = 0;
 	v = strtoll(num, &end, 10);
-	if (end == num || *end || errno)
+	if (end == num || *end || (errno && errno != ERANGE) ||
+	    !(*num >= '0' && *num <= '9'))
 		return error_set(e, "cannot read '%s': line %zu: bad count "
-				 "'%s'", path, lineno, num);
+				 "'%s' (%s)", path, lineno, num,
+				 *num == '-' && end > num + 1 ? "negative" :
+				 "expected a whole number of samples");
+	if (errno == ERANGE)
+		return error_set(e, "cannot read '%s': line %zu: bad count "
+				 "'%s' (beyond %lld)", path, lineno, num,
+				 (long long)INT64_MAX);
+	/* Every sum the profile makes (a stack's, a function's, a flame
+	 * graph node's) is at most the file's total: bounding it keeps
+	 * them all within int64. */
+	if (v > INT64_MAX - *total)
+		return error_set(e, "cannot read '%s': line %zu: the counts "
+				 "add up beyond %lld", path, lineno,
+				 (long long)INT64_MAX);
+	*total += v;
+	if (v == 0)		/* a stack that was never sampled */
+		return 0;
 	/* Blanks before the count separate it; a CR counts as one (the
 	 * writer turns a CR in a name into a space). */
 	end = num;
@@ -286,6 +303,7 @@ int profile_read_folded(struct profile *p, const char *path,
 	static const struct sample_type type = { "samples", "count" };
 	uint32_t *ids = NULL;
 	size_t capids = 0, lineno = 0, len;
+	int64_t total = 0;
 	char *data, *line;
 	int ret = 0;
 
@@ -306,7 +324,7 @@ int profile_read_folded(struct profile *p, const char *path,
 		lineno++;
 		if (!blank(line))
 			ret = read_folded_line(p, line, path, lineno, &ids,
-					       &capids, e);
+					       &capids, &total, e);
 		line = nl ? nl + 1 : line + strlen(line);
 	}
 	free(ids);

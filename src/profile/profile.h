@@ -133,9 +133,11 @@ int profile_write_flamegraph(const struct profile *p, size_t type,
  *
  * p is initialized here (not beforehand); on failure it is left zeroed,
  * so profile_free is harmless. Frames have only a function name: file
- * and module are NULL, line 0. Blank lines are skipped, a count may be
- * negative (as in a difference), repeated stacks are summed, and the last
- * blank-separated word of a line is its count, so names may hold spaces.
+ * and module are NULL, line 0. Blank lines and lines of count 0 are
+ * skipped, repeated stacks are summed, and the last blank-separated word
+ * of a line is its count, so names may hold spaces. A count is a whole
+ * number of samples: negative ones, and counts whose total passes
+ * INT64_MAX, are errors (every sum of the profile then fits).
  */
 int profile_read_folded(struct profile *p, const char *path,
 			struct error *e);

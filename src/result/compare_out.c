@@ -52,13 +52,16 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		    c->base_median == 0 && c->cand_median == 0)
 			continue;
 		if (!last || strcmp(last, c->benchmark)) {
-			fprintf(fp, "%s%s%s\n", term_bold(color), c->benchmark,
-				term_reset(color));
+			fputs(term_bold(color), fp);
+			term_puts(fp, c->benchmark);
+			fprintf(fp, "%s\n", term_reset(color));
 			last = c->benchmark;
 		}
 		fmt_change(c, ch, sizeof(ch));
 		fmt_p_value(c->p, p, sizeof(p));
-		fprintf(fp, "  %-22s median ", c->metric);
+		fputs("  ", fp);
+		term_pad(fp, c->metric, 22, false);
+		fputs(" median ", fp);
 		term_pad(fp, fmt_value(c->base_median, c->unit, a, sizeof(a)),
 			 11, true);
 		fputs(" → ", fp);
@@ -73,14 +76,22 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		fputs(" → ", fp);
 		term_pad(fp, fmt_value(c->cand_p95, c->unit, b, sizeof(b)), 11,
 			 false);
-		fprintf(fp, "   p99 %s → %s\n",
-			fmt_value(c->base_p99, c->unit, a, sizeof(a)),
-			fmt_value(c->cand_p99, c->unit, b, sizeof(b)));
+		fputs("   p99 ", fp);
+		term_puts(fp, fmt_value(c->base_p99, c->unit, a, sizeof(a)));
+		fputs(" → ", fp);
+		term_puts(fp, fmt_value(c->cand_p99, c->unit, b, sizeof(b)));
+		fputc('\n', fp);
 	}
-	for (size_t i = 0; i < rep->n_only_base; i++)
-		fprintf(fp, "only in the baseline: %s\n", rep->only_base[i]);
-	for (size_t i = 0; i < rep->n_only_cand; i++)
-		fprintf(fp, "only in the candidate: %s\n", rep->only_cand[i]);
+	for (size_t i = 0; i < rep->n_only_base; i++) {
+		fputs("only in the baseline: ", fp);
+		term_puts(fp, rep->only_base[i]);
+		fputc('\n', fp);
+	}
+	for (size_t i = 0; i < rep->n_only_cand; i++) {
+		fputs("only in the candidate: ", fp);
+		term_puts(fp, rep->only_cand[i]);
+		fputc('\n', fp);
+	}
 	fprintf(fp, "%s(a change counts when p < %g and its 95%% CI lies "
 		"beyond ±%g%%)%s\n", term_dim(color), rep->alpha,
 		100 * rep->noise, term_reset(color));
@@ -95,9 +106,9 @@ static json_t *row_json(const struct metric_cmp *c)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "benchmark", json_string(c->benchmark));
-	json_object_set_new(o, "metric", json_string(c->metric));
-	json_object_set_new(o, "unit", json_string(c->unit));
+	json_object_set_new(o, "benchmark", json_text(c->benchmark));
+	json_object_set_new(o, "metric", json_text(c->metric));
+	json_object_set_new(o, "unit", json_text(c->unit));
 	json_object_set_new(o, "baseline", json_pack("{s:o,s:o,s:o,s:I}",
 		"median", num(c->base_median), "p95", num(c->base_p95),
 		"p99", num(c->base_p99), "n", (json_int_t)c->base_n));
@@ -119,7 +130,7 @@ static json_t *names_json(char *const *v, size_t n)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, json_text(v[i]));
 	return a;
 }
 
@@ -164,9 +175,14 @@ int compare_write_markdown(const struct compare_report *rep,
 		fputs_markdown(c->benchmark, fp);
 		fputs(" | ", fp);
 		fputs_markdown(c->metric, fp);
-		fprintf(fp, " | %s | %s | %s | %s | %s%s%s |\n",
-			fmt_value(c->base_median, c->unit, a, sizeof(a)),
-			fmt_value(c->cand_median, c->unit, b, sizeof(b)), ch,
+		fputs(" | ", fp);
+		/* Units come from the result files. */
+		fputs_markdown(fmt_value(c->base_median, c->unit, a, sizeof(a)),
+			       fp);
+		fputs(" | ", fp);
+		fputs_markdown(fmt_value(c->cand_median, c->unit, b, sizeof(b)),
+			       fp);
+		fprintf(fp, " | %s | %s | %s%s%s |\n", ch,
 			strcmp(p, "p < 0.001") ? p : "p &lt; 0.001",
 			strcmp(c->verdict, "unchanged") ? "**" : "",
 			c->verdict, strcmp(c->verdict, "unchanged") ? "**" : "");

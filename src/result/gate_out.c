@@ -70,15 +70,28 @@ void gate_print(const struct gate_report *rep, FILE *fp)
 		fmt_stat(c, c->cand, cand, sizeof(cand));
 		fmt_change(c, ch, sizeof(ch));
 		fmt_p_value(c->p, p, sizeof(p));
-		fprintf(fp, "%s%-7s%s %s: %s %s (%s)\n",
+		fprintf(fp, "%s%-7s%s ",
 			fail ? term_red(color) : !strcmp(c->verdict, "pass")
 			? term_green(color) : term_yellow(color),
 			fail ? "FAIL" : !strcmp(c->verdict, "pass") ? "pass"
-			: "missing", term_reset(color), c->benchmark, rule(c),
-			c->threshold, c->note ? c->note : "");
-		if (strcmp(c->verdict, "missing"))
-			fprintf(fp, "        %s: %s → %s, change %s, %s\n",
-				stats_stat_name(c->stat), base, cand, ch, p);
+			: "missing", term_reset(color));
+		/* Names, thresholds, units: from files and the command
+		 * line, so escaped for the terminal. */
+		term_puts(fp, c->benchmark);
+		fprintf(fp, ": %s ", rule(c));
+		term_puts(fp, c->threshold);
+		fputs(" (", fp);
+		term_puts(fp, c->note ? c->note : "");
+		fputs(")\n", fp);
+		if (strcmp(c->verdict, "missing")) {
+			fprintf(fp, "        %s: ", stats_stat_name(c->stat));
+			term_puts(fp, base);
+			fputs(" → ", fp);
+			term_puts(fp, cand);
+			fputs(", change ", fp);
+			term_puts(fp, ch);
+			fprintf(fp, ", %s\n", p);
+		}
 	}
 	fprintf(fp, "%sgate: %zu of %zu checks failed%s%s\n",
 		term_bold(color), rep->failed, rep->n,
@@ -113,8 +126,14 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 		fputs_markdown(c->benchmark, fp);
 		fprintf(fp, " | %s ", rule(c));
 		fputs_markdown(c->threshold, fp);
-		fprintf(fp, " | %s | %s | %s | %s | ", stats_stat_name(c->stat),
-			base, cand, ch);
+		fprintf(fp, " | %s | ", stats_stat_name(c->stat));
+		/* Units come from the result files. */
+		fputs_markdown(base, fp);
+		fputs(" | ", fp);
+		fputs_markdown(cand, fp);
+		fputs(" | ", fp);
+		fputs_markdown(ch, fp);
+		fputs(" | ", fp);
 		fputs_markdown(p, fp);
 		fputs(" |\n", fp);
 	}
@@ -126,6 +145,18 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 		return error_set(e, "cannot write '%s'", path);
 	}
 	return atomic_commit(&af, e);
+}
+
+/* "p95: 1 s -> 2 s, change " in XML: the values carry units from the
+ * result files. */
+static void put_xml_change(const struct gate_check *c, const char *base,
+			   const char *cand, FILE *fp)
+{
+	fprintf(fp, "%s: ", stats_stat_name(c->stat));
+	fputs_xml(base, fp);
+	fputs(" -&gt; ", fp);
+	fputs_xml(cand, fp);
+	fputs(", change ", fp);
 }
 
 int gate_write_junit(const struct gate_report *rep, const char *path,
@@ -159,8 +190,7 @@ int gate_write_junit(const struct gate_report *rep, const char *path,
 			fputs("      <failure message=\"", fp);
 			fputs_xml(c->note ? c->note : "failed", fp);
 			fputs("\">", fp);
-			fprintf(fp, "%s: %s -&gt; %s, change ",
-				stats_stat_name(c->stat), base, cand);
+			put_xml_change(c, base, cand, fp);
 			fputs_xml(ch, fp);
 			fputs(", ", fp);
 			fputs_xml(p, fp);
@@ -170,8 +200,8 @@ int gate_write_junit(const struct gate_report *rep, const char *path,
 			fputs_xml(c->note ? c->note : "", fp);
 			fputs("\"/>\n", fp);
 		} else {
-			fprintf(fp, "      <system-out>%s: %s -&gt; %s, change ",
-				stats_stat_name(c->stat), base, cand);
+			fputs("      <system-out>", fp);
+			put_xml_change(c, base, cand, fp);
 			fputs_xml(ch, fp);
 			fputs(", ", fp);
 			fputs_xml(p, fp);

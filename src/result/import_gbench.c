@@ -10,7 +10,9 @@
  *                   {"run_type": "aggregate", "aggregate_name": "mean"...}]}
  *
  * The entries of one run_name, one per repetition, become the per-run
- * values of one benchmark of that name. What a value means differs from
+ * values of one benchmark of that name (two families registered under
+ * one name, told apart by family_index, are two benchmarks: "BM_x" and
+ * "BM_x #2"). What a value means differs from
  * `run`: Google Benchmark reports each repetition as a time per iteration
  * (the mean over that repetition's iterations), so wall_time is
  * real_time (or the manual time under UseManualTime) and cpu_time is
@@ -94,16 +96,27 @@ static double unit_divisor(const char *unit)
 /*
  * Metric name of b gets v as the value of repetition rep: repetitions
  * before it that did not report this metric get NaN, so that every
- * metric's values stay in repetition order.
+ * metric's values stay in repetition order. A metric that already has a
+ * value for rep was reported twice (a user counter "counter_wall_time"
+ * next to one renamed so): an error, at where.key.
  */
-static void push_at(struct benchmark *b, const char *name, const char *unit,
-		    size_t rep, double v)
+static int push_at(struct reader *rd, const char *where, const char *key,
+		   struct benchmark *b, const char *name, const char *unit,
+		   size_t rep, double v)
 {
 	struct metric *m = benchmark_metric(b, name, unit);
+	char path[300];
 
+	jr_path_key(path, sizeof(path), where, key);
+	if (m->n > rep)
+		return jr_bad(rd, path, "a second value of '%s' in one "
+			      "repetition", name);
+	if (!isnan(v) && !jr_value_ok(v))
+		return jr_bad_value(rd, path, v);
 	while (m->n < rep)
 		metric_push(m, NAN);
 	metric_push(m, v);
+	return 0;
 }
 
 /* Every metric of b up to rep + 1 values (NaN where none was reported). */
@@ -147,7 +160,9 @@ static int skipped(struct reader *rd, json_t *o, const char *where,
 		if (!flag || !json_is_true(flag))
 			continue;
 		*out = true;
-		push_at(b, "wall_time", "s", rep, NAN);
+		if (push_at(rd, where, keys[i][0], b, "wall_time", "s", rep,
+			    NAN))
+			return -1;
 		pad_all(b, rep);
 		benchmark_add_warning(b, "repetition %zu: %s%s%s", rep + 1,
 				      i ? "skipped" : "error",
@@ -176,46 +191,120 @@ static int read_times(struct reader *rd, json_t *o, const char *where,
 		return jr_bad(rd, path, "unknown time unit '%s' (expected ns, "
 			      "us, ms or s)", json_string_value(unit));
 	}
+	if (!jr_value_ok(json_number_value(rt))) {
+		jr_path_key(path, sizeof(path), where, "real_time");
+		return jr_bad_value(rd, path, json_number_value(rt));
+	}
+	if (!jr_value_ok(json_number_value(ct))) {
+		jr_path_key(path, sizeof(path), where, "cpu_time");
+		return jr_bad_value(rd, path, json_number_value(ct));
+	}
 	*real = json_number_value(rt) / div;
 	*cpu = json_number_value(ct) / div;
 	return 0;
 }
 
-/* One repetition of a run: appended to the benchmark of its run name. */
-static int read_iteration(struct reader *rd, json_t *o, const char *where,
-			  struct result *r)
+/*
+ * The identity of a run in the file: its run name, and where the library
+ * has them (1.6 on), the indices of its family and of the instance in the
+ * family. Two families registered under one name report the same run
+ * name: they are two benchmarks ("BM_x" and "BM_x #2", named once all
+ * are read), not repetitions of one.
+ */
+struct gb_run {
+	char *name;
+	long long family, instance;	/* -1 if absent */
+};
+
+struct gb_runs {
+	struct gb_run *v;		/* parallel to r->benchmarks */
+	size_t n, cap;
+};
+
+static int run_index(struct reader *rd, json_t *o, const char *where,
+		     const char *key, long long *out)
 {
-	const char *name, *key;
+	json_t *v;
+
+	*out = -1;
+	if (jr_member(rd, o, where, key, JSON_INTEGER, 0, &v))
+		return -1;
+	if (v)
+		*out = json_integer_value(v);
+	return 0;
+}
+
+static int run_identity(struct reader *rd, json_t *o, const char *where,
+			struct gb_run *id)
+{
+	const char *name;
+
+	if (run_name(rd, o, where, &name) ||
+	    run_index(rd, o, where, "family_index", &id->family) ||
+	    run_index(rd, o, where, "per_family_instance_index",
+		      &id->instance))
+		return -1;
+	id->name = (char *)name;
+	return 0;
+}
+
+/* The benchmark of identity id, NULL if none yet. */
+static struct benchmark *find_run(struct gb_runs *runs, struct result *r,
+				  const struct gb_run *id)
+{
+	for (size_t i = 0; i < runs->n; i++)
+		if (!strcmp(runs->v[i].name, id->name) &&
+		    runs->v[i].family == id->family &&
+		    runs->v[i].instance == id->instance)
+			return &r->benchmarks[i];
+	return NULL;
+}
+
+/* One repetition of a run: appended to the benchmark of its identity. */
+static int read_iteration(struct reader *rd, json_t *o, const char *where,
+			  struct result *r, struct gb_runs *runs)
+{
+	const char *key;
 	struct benchmark *b;
+	struct gb_run id;
 	double real = NAN, cpu = NAN;
 	bool skip;
 	json_t *v;
 	size_t rep;
 
-	if (run_name(rd, o, where, &name))
+	if (run_identity(rd, o, where, &id))
 		return -1;
-	b = result_find_benchmark(r, name);
+	b = find_run(runs, r, &id);
 	if (!b) {
-		b = result_add_benchmark(r, name, NULL);
+		b = result_add_benchmark(r, id.name, NULL);
 		benchmark_metric(b, "wall_time", "s");
 		benchmark_metric(b, "cpu_time", "s");
+		runs->v = xgrow(runs->v, &runs->cap, runs->n + 1,
+				sizeof(*runs->v));
+		runs->v[runs->n] = id;
+		runs->v[runs->n++].name = xstrdup(id.name);
 	}
 	rep = benchmark_find_metric(b, "wall_time")->n;
 	if (skipped(rd, o, where, b, rep, &skip))
 		return -1;
 	if (skip)
 		return 0;
-	if (read_times(rd, o, where, &real, &cpu))
+	if (read_times(rd, o, where, &real, &cpu) ||
+	    push_at(rd, where, "real_time", b, "wall_time", "s", rep, real) ||
+	    push_at(rd, where, "cpu_time", b, "cpu_time", "s", rep, cpu))
 		return -1;
-	push_at(b, "wall_time", "s", rep, real);
-	push_at(b, "cpu_time", "s", rep, cpu);
 	json_object_foreach(o, key, v) {
+		/* A user counter may not pose as our own wall time. (Not
+		 * key itself renamed: json_object_foreach steps on from
+		 * it.) */
+		const char *name = strcmp(key, "wall_time") ? key :
+				   "counter_wall_time";
+
 		if (!json_is_number(v) || !is_counter(key))
 			continue;
-		/* A user counter may not pose as our own wall time. */
-		if (!strcmp(key, "wall_time"))
-			key = "counter_wall_time";
-		push_at(b, key, counter_unit(key), rep, json_number_value(v));
+		if (push_at(rd, where, key, b, name, counter_unit(name), rep,
+			    json_number_value(v)))
+			return -1;
 	}
 	pad_all(b, rep);
 	return 0;
@@ -245,27 +334,29 @@ static int run_type(struct reader *rd, json_t *o, const char *where,
  * only, or ReportAggregatesOnly() in the code) has nothing to import.
  */
 static int check_aggregate(struct reader *rd, json_t *o, const char *where,
-			   struct result *r)
+			   struct result *r, struct gb_runs *runs)
 {
-	const char *name;
+	struct gb_run id;
 
-	if (run_name(rd, o, where, &name))
+	if (run_identity(rd, o, where, &id))
 		return -1;
-	if (result_find_benchmark(r, name))
+	if (find_run(runs, r, &id))
 		return 0;
 	return jr_bad(rd, where, "'%s' has only aggregates (mean, median, "
 		      "...): its per-repetition entries are needed; run with "
 		      "--benchmark_report_aggregates_only=false "
 		      "(--benchmark_display_aggregates_only=true still keeps "
-		      "the terminal short)", name);
+		      "the terminal short)", id.name);
 }
 
 static int read_entries(struct reader *rd, json_t *root, struct result *r)
 {
+	struct gb_runs runs = { 0 };
 	char path[64];
 	json_t *list, *x;
 	bool iteration;
 	size_t i;
+	int ret = -1;
 
 	if (jr_member(rd, root, "", "benchmarks", JSON_ARRAY, REQUIRED,
 		      &list))
@@ -273,18 +364,24 @@ static int read_entries(struct reader *rd, json_t *root, struct result *r)
 	json_array_foreach(list, i, x) {
 		jr_path_index(path, sizeof(path), "benchmarks", i);
 		if (run_type(rd, x, path, &iteration) ||
-		    (iteration && read_iteration(rd, x, path, r)))
-			return -1;
+		    (iteration && read_iteration(rd, x, path, r, &runs)))
+			goto out_free;
 	}
 	/* Aggregates come after their repetitions; check them once all
 	 * repetitions are in, whatever the order. */
 	json_array_foreach(list, i, x) {
 		jr_path_index(path, sizeof(path), "benchmarks", i);
 		if (run_type(rd, x, path, &iteration) ||
-		    (!iteration && check_aggregate(rd, x, path, r)))
-			return -1;
+		    (!iteration && check_aggregate(rd, x, path, r, &runs)))
+			goto out_free;
 	}
-	return 0;
+	result_unique_names(r);
+	ret = 0;
+out_free:
+	for (size_t k = 0; k < runs.n; k++)
+		free(runs.v[k].name);
+	free(runs.v);
+	return ret;
 }
 
 /*

@@ -6,7 +6,8 @@
  *                 "exit_codes": [0, null, ...], "parameters": {"n": "1"},
  *                 "memory_usage_byte": [...], "mean": ..., "user": ...}]}
  *
- * Each entry becomes one benchmark named by "command". That is the
+ * Each entry becomes one benchmark named by "command" (made unique by
+ * result_unique_names: a command given twice is "cmd" and "cmd #2"). That is the
  * command line, or the --command-name when one was given: hyperfine
  * exports no separate name, so the name is then split into the argv as
  * well. The command line is split by shell rules (hyperfine runs it
@@ -77,6 +78,8 @@ static int read_runs(struct reader *rd, json_t *o, const char *where,
 		jr_path_index(elem, sizeof(elem), path, i);
 		if (!json_is_null(x) && jr_check(rd, x, elem, JSON_REAL))
 			return -1;
+		if (json_is_number(x) && !jr_value_ok(json_number_value(x)))
+			return jr_bad_value(rd, elem, json_number_value(x));
 	}
 	m = benchmark_metric(b, name, unit);
 	json_array_foreach(arr, i, x)
@@ -188,6 +191,9 @@ int import_hyperfine_read(struct reader *rd, json_t *root, struct result *r)
 		if (read_entry(rd, x, path, r))
 			return -1;
 	}
+	/* Two equal commands (or --command-name twice) are two
+	 * benchmarks: "cmd" and "cmd #2". */
+	result_unique_names(r);
 	result_set_str(r, "imported_from", "hyperfine");
 	return jr_summarize(rd, r);
 }

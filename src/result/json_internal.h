@@ -48,6 +48,22 @@ int jr_member(struct reader *rd, json_t *obj, const char *where,
 	      const char *key, json_type type, int flags, json_t **out);
 
 /*
+ * Whether v can be a metric's value. Every metric there is -- seconds,
+ * bytes, counts, their rates and ratios -- is a non-negative quantity, and
+ * none comes near JR_VALUE_MAX (beyond it, sums of squares of a file's
+ * values could overflow the statistics). NaN is not a value: a run that
+ * measured nothing is null in the file, and readers push NaN for it
+ * themselves.
+ */
+#define JR_VALUE_MAX 1e30
+static inline bool jr_value_ok(double v)
+{
+	return v >= 0 && v <= JR_VALUE_MAX;
+}
+/* The error of a value that is not jr_value_ok (always -1). */
+int jr_bad_value(struct reader *rd, const char *where, double v);
+
+/*
  * Summarize every metric of r with its settings "seed" and
  * "bootstrap_resamples" if it has them, else RESULT_READ_SEED and
  * RESULT_READ_RESAMPLES. The last step of every format's reader.

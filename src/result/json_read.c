@@ -36,6 +36,17 @@ int jr_bad(struct reader *rd, const char *where, const char *fmt, ...)
 			 what);
 }
 
+int jr_bad_value(struct reader *rd, const char *where, double v)
+{
+	if (v < 0)
+		return jr_bad(rd, where, "%g is negative (no metric can be: "
+			      "times, sizes and counts are not)", v);
+	if (v > JR_VALUE_MAX)
+		return jr_bad(rd, where, "%g is out of range (at most %g)", v,
+			      JR_VALUE_MAX);
+	return jr_bad(rd, where, "%g is not a number", v);
+}
+
 /* A path cut short by its buffer ends in "..." rather than mid-name. */
 static void path_fit(char *buf, size_t n, int len)
 {
@@ -296,7 +307,7 @@ static int read_metric(struct reader *rd, json_t *o, const char *where,
 			metric_push(m, NAN);
 			continue;
 		}
-		if (json_is_number(x)) {
+		if (json_is_number(x) && jr_value_ok(json_number_value(x))) {
 			metric_push(m, json_number_value(x));
 			continue;
 		}
@@ -304,6 +315,8 @@ static int read_metric(struct reader *rd, json_t *o, const char *where,
 		 * 100,000 runs are read value by value. */
 		jr_path_key(path, sizeof(path), where, "values");
 		jr_path_index(elem, sizeof(elem), path, i);
+		if (json_is_number(x))
+			return jr_bad_value(rd, elem, json_number_value(x));
 		return jr_check(rd, x, elem, JSON_REAL);
 	}
 	return 0;
@@ -515,7 +528,10 @@ int jr_summarize(struct reader *rd, struct result *r)
 	for (size_t i = 0; i < r->nsettings; i++) {
 		const struct setting *s = &r->settings[i];
 		bool is_seed = !strcmp(s->key, "seed");
-		double max = is_seed ? 18446744073709551615.0 : 1e12;
+		/* Resamples beyond a million would only make reading the
+		 * file hang (B x n draws per metric). */
+		double max = is_seed ? 18446744073709551615.0 :
+			     RESULT_READ_MAX_RESAMPLES + 1.0;
 		char path[256];
 
 		if (s->str ||
@@ -524,9 +540,12 @@ int jr_summarize(struct reader *rd, struct result *r)
 		jr_path_key(path, sizeof(path), "settings", s->key);
 		/* max rounds up to 2^64 (or is far beyond any real count):
 		 * below it the conversions are exact. */
-		if (!(s->num >= 0 && s->num < max && s->num == floor(s->num)))
+		if (!(s->num >= 0 && s->num == floor(s->num)))
 			return jr_bad(rd, path,
 				      "expected a non-negative integer");
+		if (!(s->num < max))
+			return jr_bad(rd, path, "%g is out of range (at most "
+				      "%g)", s->num, max - 1);
 		if (is_seed)
 			seed = (unsigned long long)s->num;
 		else

@@ -5,7 +5,7 @@
  * machine could not measure, and the warnings.
  *
  * Everything that came from outside — benchmark names, warnings, metric
- * names of user-chosen events — goes through fputs_markdown, so that a
+ * names of user-chosen events, units — goes through fputs_markdown, so that a
  * name with a pipe or a <tag> cannot break the table or inject markup.
  * The summaries are printed as they are: call result_summarize first.
  */
@@ -92,7 +92,11 @@ static void put_value(double v, const char *unit, FILE *fp)
 {
 	char buf[64];
 
-	fputs(isfinite(v) ? fmt_value(v, unit, buf, sizeof(buf)) : NONE, fp);
+	/* The unit came from outside too (a result file's "unit"). */
+	if (isfinite(v))
+		fputs_markdown(fmt_value(v, unit, buf, sizeof(buf)), fp);
+	else
+		fputs(NONE, fp);
 }
 
 static void put_relative(const struct result *r, const char *name,
@@ -232,6 +236,43 @@ static void put_other_table(const struct result *r, const char *main,
 	free(names);
 }
 
+/* The complexity fits of the scans, as the terminal shows them: the
+ * best model, its slope b (per unit of g(n)), intercept a and R². */
+static void put_fits(const struct result *r, FILE *fp)
+{
+	char b[64];
+
+	if (!r->nfits)
+		return;
+	fputs("\nComplexity (least squares on the median, "
+	      "y = a + b·g(n)):\n\n"
+	      "| Benchmark | Parameter | Metric | Best fit | b | a | R² |\n"
+	      "|:---|:---|:---|:---|---:|---:|---:|\n", fp);
+	for (size_t i = 0; i < r->nfits; i++) {
+		const struct complexity_fit *f = &r->fits[i];
+		bool flat = f->best.model == O_1;
+
+		snprintf(b, sizeof(b), "%.4g s", f->best.coef);
+		fputs("| ", fp);
+		fputs_markdown(f->name, fp);
+		fputs(" | ", fp);
+		fputs_markdown(f->parameter, fp);
+		fputs(" | ", fp);
+		fputs_markdown(f->metric, fp);
+		fputs(" | ", fp);
+		fputs_markdown(stats_complexity_name(f->best.model), fp);
+		if (flat)
+			fputs(" (flat)", fp);
+		fprintf(fp, " | %s | ", flat || !isfinite(f->best.coef) ? NONE
+			: b);
+		put_value(f->best.intercept, "s", fp);
+		if (flat || !isfinite(f->best.r2))
+			fputs(" | " NONE " |\n", fp);
+		else
+			fprintf(fp, " | %.4f |\n", f->best.r2);
+	}
+}
+
 static void put_comparisons(const struct result *r, FILE *fp)
 {
 	if (!r->ncomparisons)
@@ -311,6 +352,7 @@ int result_write_markdown(const struct result *r, const char *path,
 	if (metric) {
 		put_main_table(r, metric, af.fp);
 		put_other_table(r, metric, af.fp);
+		put_fits(r, af.fp);
 	} else {
 		fputs("No measurements.\n", af.fp);
 	}

@@ -155,6 +155,155 @@ struct benchmark *result_find_benchmark(const struct result *r,
 	return NULL;
 }
 
+/* "name [k=v, ...]" with every parameter, malloc'd. */
+static char *name_with_params(const struct benchmark *b)
+{
+	char *s = xasprintf("%s [", b->name);
+
+	for (size_t i = 0; i < b->nparams; i++) {
+		char *next = xasprintf("%s%s%s=%s", s, i ? ", " : "",
+				       b->params[i].name, b->params[i].value);
+
+		free(s);
+		s = next;
+	}
+	{
+		char *next = xasprintf("%s]", s);
+
+		free(s);
+		s = next;
+	}
+	return s;
+}
+
+static bool same_params(const struct benchmark *a, const struct benchmark *b)
+{
+	if (a->nparams != b->nparams)
+		return false;
+	for (size_t i = 0; i < a->nparams; i++)
+		if (strcmp(a->params[i].name, b->params[i].name) ||
+		    strcmp(a->params[i].value, b->params[i].value))
+			return false;
+	return true;
+}
+
+struct name_ix {
+	const char *name;
+	size_t i;
+};
+
+/* By name, then by position: the first of equal names comes first. */
+static int cmp_name_ix(const void *pa, const void *pb)
+{
+	const struct name_ix *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int cmp_name_key(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct name_ix *)elem)->name);
+}
+
+/* r's benchmark names sorted (into v, of r->nbenchmarks entries). */
+static void sort_names(const struct result *r, struct name_ix *v)
+{
+	for (size_t i = 0; i < r->nbenchmarks; i++)
+		v[i] = (struct name_ix){ r->benchmarks[i].name, i };
+	qsort(v, r->nbenchmarks, sizeof(*v), cmp_name_ix);
+}
+
+static void rename_benchmark(struct benchmark *b, char *name)
+{
+	free(b->name);
+	b->name = name;
+}
+
+/* Step 1: in each group of equal names whose parameters differ, every
+ * benchmark with parameters is renamed "name [k=v, ...]". */
+static size_t tell_apart_by_params(struct result *r, struct name_ix *v)
+{
+	size_t n = r->nbenchmarks, renamed = 0;
+	char **names = xcalloc(n, sizeof(*names));
+
+	sort_names(r, v);
+	for (size_t s = 0, e; s < n; s = e) {
+		const struct benchmark *first = &r->benchmarks[v[s].i];
+		bool differ = false;
+
+		for (e = s + 1; e < n && !strcmp(v[e].name, v[s].name); e++)
+			if (!same_params(first, &r->benchmarks[v[e].i]))
+				differ = true;
+		for (size_t k = s; differ && k < e; k++)
+			if (r->benchmarks[v[k].i].nparams)
+				names[v[k].i] = name_with_params(
+					&r->benchmarks[v[k].i]);
+	}
+	/* Renamed after the walk: v points into the old names. */
+	for (size_t i = 0; i < n; i++) {
+		if (names[i]) {
+			rename_benchmark(&r->benchmarks[i], names[i]);
+			renamed++;
+		}
+	}
+	free(names);
+	return renamed;
+}
+
+/*
+ * Step 2: the second and later of equal names get " #2", " #3", ...: the
+ * first number whose name no benchmark had. A new name "BASE #K" cannot
+ * equal one made from another base (BASE is what precedes its last " #"),
+ * so checking against the names before the step is enough.
+ */
+static size_t number_the_rest(struct result *r, struct name_ix *v)
+{
+	size_t n = r->nbenchmarks, renamed = 0;
+	char **names = xcalloc(n, sizeof(*names));
+
+	sort_names(r, v);
+	for (size_t s = 0, e; s < n; s = e) {
+		size_t k = 2;
+
+		for (e = s + 1; e < n && !strcmp(v[e].name, v[s].name); e++) {
+			char *name;
+
+			for (;; k++) {
+				name = xasprintf("%s #%zu", v[s].name, k);
+				if (!bsearch(name, v, n, sizeof(*v),
+					     cmp_name_key))
+					break;
+				free(name);
+			}
+			k++;
+			names[v[e].i] = name;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (names[i]) {
+			rename_benchmark(&r->benchmarks[i], names[i]);
+			renamed++;
+		}
+	}
+	free(names);
+	return renamed;
+}
+
+size_t result_unique_names(struct result *r)
+{
+	struct name_ix *v;
+	size_t renamed;
+
+	if (r->nbenchmarks < 2)
+		return 0;
+	v = xcalloc(r->nbenchmarks, sizeof(*v));
+	renamed = tell_apart_by_params(r, v);
+	renamed += number_the_rest(r, v);
+	free(v);
+	return renamed;
+}
+
 int benchmark_add_param(struct benchmark *b, const char *name,
 			const char *value)
 {
@@ -176,29 +325,10 @@ int benchmark_add_param(struct benchmark *b, const char *name,
 
 char *benchmark_display_name(const struct benchmark *b)
 {
-	bool all = true;
-	char *s;
-
 	for (size_t i = 0; i < b->nparams; i++)
 		if (!strstr(b->name, b->params[i].value))
-			all = false;
-	if (all)
-		return xstrdup(b->name);
-	s = xasprintf("%s [", b->name);
-	for (size_t i = 0; i < b->nparams; i++) {
-		char *next = xasprintf("%s%s%s=%s", s, i ? ", " : "",
-				       b->params[i].name, b->params[i].value);
-
-		free(s);
-		s = next;
-	}
-	{
-		char *next = xasprintf("%s]", s);
-
-		free(s);
-		s = next;
-	}
-	return s;
+			return name_with_params(b);
+	return xstrdup(b->name);
 }
 
 struct metric *benchmark_find_metric(const struct benchmark *b,

@@ -132,6 +132,14 @@ struct benchmark *result_add_benchmark(struct result *r, const char *name,
 /* The first benchmark named name; NULL if absent. */
 struct benchmark *result_find_benchmark(const struct result *r,
 					const char *name);
+/*
+ * Make the names of r's benchmarks unique, as every producer of a result
+ * does once its benchmarks are added (`run`, the imports): equal names
+ * whose parameters differ become "name [k=v, ...]"; then the second and
+ * later of names still equal get " #2", " #3", ... (in benchmark order,
+ * skipping a number whose name is taken). Returns how many were renamed.
+ */
+size_t result_unique_names(struct result *r);
 int benchmark_add_param(struct benchmark *b, const char *name,
 			const char *value);
 /* Find or add a metric by name. NULL when out of memory. */
@@ -206,6 +214,8 @@ int result_write_bmf(const struct result *r, const char *path,
  */
 #define RESULT_READ_SEED 1ULL
 #define RESULT_READ_RESAMPLES 1000
+/* A file's "bootstrap_resamples" beyond this is refused. */
+#define RESULT_READ_MAX_RESAMPLES 1000000
 int result_read_json(struct result *r, const char *path, struct error *e);
 /* result_read_json, but with raw true the summaries are left uncomputed
  * (metric_has_summary false): for callers that only need the per-run

@@ -13,7 +13,9 @@ struct error {
 	char msg[1024];
 };
 
-/* Format a message into e (if non-NULL); always returns -1. */
+/* Format a message into e (if non-NULL); always returns -1. Control
+ * characters and bytes that are not UTF-8 in it are escaped as term_safe
+ * does: messages are for the terminal. */
 int error_set(struct error *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

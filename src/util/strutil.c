@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,17 +298,59 @@ int parse_long(const char *s, long *out)
 	return 0;
 }
 
+/*
+ * The UTF-8 sequence at s: its length, with its code point in *cp; 0 when
+ * the bytes are not well-formed UTF-8 (overlong, surrogate, beyond
+ * U+10FFFF, cut short).
+ */
+size_t utf8_decode(const char *str, uint32_t *cp)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t len;
+	uint32_t c;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, c = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* also stops at the NUL */
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
+	    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+bool utf8_is_control(uint32_t c)
+{
+	return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x200e ||
+	       c == 0x200f || (c >= 0x202a && c <= 0x202e) ||
+	       (c >= 0x2066 && c <= 0x2069);
+}
+
 void fputs_csv(const char *s, FILE *fp)
 {
-	if (!strpbrk(s, ",\"\r\n") && s[0] != ' ' && s[0] != '=' &&
-	    s[0] != '+' && s[0] != '-' && s[0] != '@') {
+	if (!strpbrk(s, ",\"\r\n") && !(s[0] && strchr(" \t=+-@", s[0]))) {
 		fputs(s, fp);
 		return;
 	}
-	/* Quote; a leading formula character is defused with a quote mark
-	 * so that spreadsheets do not evaluate it. */
+	/* Quote; a leading formula character (a tab or CR may precede
+	 * one) is defused with a quote mark so that spreadsheets do not
+	 * evaluate it. */
 	fputc('"', fp);
-	if (strchr("=+-@", s[0]) && s[0])
+	if (s[0] && strchr("\t\r=+-@", s[0]))
 		fputc('\'', fp);
 	for (; *s; s++) {
 		if (*s == '"')
@@ -317,10 +360,37 @@ void fputs_csv(const char *s, FILE *fp)
 	fputc('"', fp);
 }
 
+/*
+ * The code point at *s for a text format, its bytes in seq, s advanced
+ * past it: a byte that is not UTF-8, a control character but tab, newline
+ * and CR (XML 1.0 forbids C0, discourages DEL and C1; bidi controls
+ * reorder what a reader sees) and U+FFFE/U+FFFF come back as '?'.
+ */
+static uint32_t text_char(const char **s, char *seq, size_t *len)
+{
+	uint32_t c = '?';
+
+	*len = utf8_decode(*s, &c);
+	if (!*len || (utf8_is_control(c) && c != '\t' && c != '\n' &&
+		      c != '\r') || c == 0xfffe || c == 0xffff) {
+		*s += *len ? *len : 1;
+		seq[0] = '?';
+		seq[1] = '\0';
+		return '?';
+	}
+	memcpy(seq, *s, *len);
+	seq[*len] = '\0';
+	*s += *len;
+	return c;
+}
+
 void fputs_markdown(const char *s, FILE *fp)
 {
-	for (; *s; s++) {
-		switch (*s) {
+	char seq[8];
+	size_t len;
+
+	while (*s) {
+		switch (text_char(&s, seq, &len)) {
 		case '|': fputs("\\|", fp); break;
 		case '`': fputs("\\`", fp); break;
 		case '*': fputs("\\*", fp); break;
@@ -331,28 +401,30 @@ void fputs_markdown(const char *s, FILE *fp)
 		case '<': fputs("&lt;", fp); break;
 		case '>': fputs("&gt;", fp); break;
 		case '&': fputs("&amp;", fp); break;
-		case '\n': case '\r': fputc(' ', fp); break;
-		default: fputc(*s, fp);
+		case '\n': case '\r': case '\t': fputc(' ', fp); break;
+		default: fputs(seq, fp);
 		}
 	}
 }
 
 void fputs_xml(const char *s, FILE *fp)
 {
-	for (; *s; s++) {
-		switch (*s) {
+	char seq[8];
+	size_t len;
+
+	while (*s) {
+		switch (text_char(&s, seq, &len)) {
 		case '<': fputs("&lt;", fp); break;
 		case '>': fputs("&gt;", fp); break;
 		case '&': fputs("&amp;", fp); break;
 		case '"': fputs("&quot;", fp); break;
 		case '\'': fputs("&apos;", fp); break;
-		default:
-			/* Control characters are not allowed in XML 1.0. */
-			if ((unsigned char)*s < 0x20 && *s != '\n' &&
-			    *s != '\t' && *s != '\r')
-				fputc('?', fp);
-			else
-				fputc(*s, fp);
+		/* In an attribute, a raw newline would read back as a
+		 * space: kept as a character reference. */
+		case '\n': fputs("&#10;", fp); break;
+		case '\r': fputs("&#13;", fp); break;
+		case '\t': fputs("&#9;", fp); break;
+		default: fputs(seq, fp);
 		}
 	}
 }

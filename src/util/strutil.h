@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "util/error.h"
@@ -45,8 +46,25 @@ char *str_replace(const char *s, const char *from, const char *to);
 int parse_double(const char *s, double *out);
 int parse_long(const char *s, long *out);
 
-/* Write s to fp escaped for CSV (quoted when needed), Markdown table cells
- * (|, backticks, <, >, &, newlines) or HTML/SVG/XML text. */
+/*
+ * The UTF-8 sequence at s: its length, with its code point in *cp; 0 when
+ * the bytes are not well-formed UTF-8 (overlong, surrogate, beyond
+ * U+10FFFF, cut short by the NUL).
+ */
+size_t utf8_decode(const char *s, uint32_t *cp);
+/* Code points a terminal or a text viewer obeys rather than shows: C0 and
+ * C1 controls, DEL, and the bidirectional controls that reorder what
+ * follows. */
+bool utf8_is_control(uint32_t c);
+
+/*
+ * Write s to fp escaped for CSV (quoted when needed), Markdown table cells
+ * (|, backticks, <, >, &, newlines) or HTML/SVG/XML text and attributes.
+ * These are the escapings of every outside string (names, commands,
+ * units, parameters, metric names, hosts) into those formats; for the
+ * terminal it is term_safe (term.h). The Markdown and XML ones also write
+ * '?' for a byte that is not UTF-8 and for control characters.
+ */
 void fputs_csv(const char *s, FILE *fp);
 void fputs_markdown(const char *s, FILE *fp);
 void fputs_xml(const char *s, FILE *fp);

@@ -2,10 +2,14 @@
 #include "util/term.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "util/strutil.h"
 
 bool term_use_color(FILE *fp)
 {
@@ -101,6 +105,46 @@ char *fmt_p_value(double p, char *buf, size_t n)
 	return buf;
 }
 
+char *term_safe(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), o = 0, cap = 4 * n + 1;
+	/* At most 4 bytes ("\x1b"; "\u202e" for 3) for each byte of s. */
+	char *out = malloc(cap);
+
+	if (!out)
+		abort();
+	for (size_t i = 0; i < n;) {
+		uint32_t c = 0;
+		size_t len = utf8_decode(s + i, &c);
+
+		if (!len) {
+			o += (size_t)snprintf(out + o, cap - o, "\\x%02x",
+					      u[i]);
+			i++;
+		} else if (utf8_is_control(c)) {
+			o += (size_t)snprintf(out + o, cap - o, c < 0x100 ?
+					      "\\x%02x" : "\\u%04x",
+					      (unsigned)c);
+			i += len;
+		} else {
+			memcpy(out + o, u + i, len);
+			o += len;
+			i += len;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+void term_puts(FILE *fp, const char *s)
+{
+	char *safe = term_safe(s);
+
+	fputs(safe, fp);
+	free(safe);
+}
+
 size_t term_width(const char *s)
 {
 	size_t w = 0;
@@ -112,14 +156,34 @@ size_t term_width(const char *s)
 
 void term_pad(FILE *fp, const char *s, size_t width, bool right)
 {
-	size_t w = term_width(s);
+	char *safe = term_safe(s);
+	size_t w = term_width(safe);
 
 	if (!right)
-		fputs(s, fp);
+		fputs(safe, fp);
 	for (; w < width; w++)
 		fputc(' ', fp);
 	if (right)
-		fputs(s, fp);
+		fputs(safe, fp);
+	free(safe);
+}
+
+void term_cell(FILE *fp, const char *s, size_t width)
+{
+	char *safe = term_safe(s);
+	size_t cols = 0, i = 0;
+
+	/* safe is UTF-8: a character is a lead byte and its followers. */
+	while (safe[i] && cols < width) {
+		i++;
+		while (((unsigned char)safe[i] & 0xc0) == 0x80)
+			i++;
+		cols++;
+	}
+	fwrite(safe, 1, i, fp);
+	for (; cols < width; cols++)
+		fputc(' ', fp);
+	free(safe);
 }
 
 /* Copy at most max columns of s into buf, whole UTF-8 characters only. */
@@ -152,7 +216,7 @@ void progress_update(struct progress *p, double fraction, const char *label)
 {
 	double t, eta;
 	size_t fill;
-	char bar[64], name[128];
+	char bar[64], name[128], *safe;
 
 	if (!p->enabled)
 		return;
@@ -171,7 +235,9 @@ void progress_update(struct progress *p, double fraction, const char *label)
 	bar[p->width] = '\0';
 	eta = fraction > 0 ? (t - p->start) * (1 - fraction) / fraction : 0;
 	/* 30 + 2 + 25 + 2 + 15 columns: fits an 80-column terminal. */
-	clip(label, 30, name, sizeof(name));
+	safe = term_safe(label);
+	clip(safe, 30, name, sizeof(name));
+	free(safe);
 	fprintf(stderr, "\r\033[K%s [%s] %3.0f%% ETA %.0fs", name, bar,
 		fraction * 100, ceil(eta));
 	fflush(stderr);

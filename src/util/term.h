@@ -27,6 +27,21 @@ const char *term_reset(bool on);
  */
 char *fmt_value(double v, const char *unit, char *buf, size_t n);
 
+/*
+ * The one escaping of outside text (names, commands, units, metric names,
+ * hosts) for the terminal: s with every control character a terminal
+ * would obey -- C0 (ESC, BEL, CR, newline, tab...), DEL, C1, the
+ * bidirectional overrides -- and every byte that is not UTF-8 written
+ * visibly as "\x1b" or "\u202e". malloc'd (aborts when out of memory).
+ * term_puts writes it; term_pad escapes too.
+ */
+char *term_safe(const char *s);
+void term_puts(FILE *fp, const char *s);
+
+/* s escaped by term_safe, cut to width columns and padded to them: a
+ * left-aligned table cell ("%-20.20s" for outside text). */
+void term_cell(FILE *fp, const char *s, size_t width);
+
 /* Columns s takes on a terminal: UTF-8 code points, not bytes. */
 size_t term_width(const char *s);
 /* Write s padded with spaces to width columns, right-aligned or left. */

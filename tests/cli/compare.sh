@@ -64,4 +64,15 @@ t "an unknown store reference: exit 2" sh -c '
 	"$YS" run -q --runs 2 -- "$YSFIX" exit 0 2>/dev/null; "$YS" compare 999 latest 2>"$T/ref.err"; [ $? -eq 2 ] && grep -q "999" "$T/ref.err"'
 t "one result set only: exit 2" expect_exit 2 "$YS" compare "$T/base.json"
 t "help" sh -c '"$YS" help compare | grep -q "noise threshold"'
+
+# A result file whose names, units, metric and parameter names hold ESC,
+# BEL, CR, a C1 CSI, a right-to-left override and <img onerror>.
+HOSTILE=$(cd "$(dirname "$0")/../data" && pwd)/hostile.json
+hostile_compare() {
+	"$YS" compare --markdown "$T/h.md" "$HOSTILE" "$HOSTILE" > "$T/h.out" 2>&1 || return 1
+	no_controls "$T/h.out" "$T/h.md" || return 1
+	! grep -q "<img" "$T/h.md" && grep -q "&lt;img" "$T/h.md" &&
+	grep -qF 'bench x\x1b[31m\x07\x0d<img' "$T/h.out" && grep -qF '\u202e' "$T/h.out"
+}
+t "outside text escaped in the terminal table and --markdown" hostile_compare
 finish

@@ -83,4 +83,27 @@ t "--max-decrease in yardstick.ini" sh -c '
 	printf "[gate]\nmax-decrease = throughput=5%%\n" > "$T/dec.ini" &&
 	"$YS" gate --config "$T/dec.ini" --baseline "$T/tp.json" "$T/tp70.json" >/dev/null; [ $? -eq 1 ]'
 t "help" sh -c '"$YS" gate --help | grep -q "max-increase" && "$YS" gate --help | grep -q "max-decrease"'
+
+# A result file whose names and units hold ESC, BEL, CR, a C1 CSI, a
+# right-to-left override and <img onerror>: the unit was written raw into
+# JUnit XML (not well-formed) and Markdown.
+HOSTILE=$(cd "$(dirname "$0")/../data" && pwd)/hostile.json
+hostile_gate() {
+	"$YS" gate --baseline "$HOSTILE" --max-increase wall_time=10% \
+		--junit "$T/h.xml" --markdown "$T/h.md" "$HOSTILE" > "$T/h.out" 2>&1 || return 1
+	no_controls "$T/h.out" "$T/h.md" "$T/h.xml" || return 1
+	python3 -c "
+import sys, xml.etree.ElementTree as E
+tc = E.parse(sys.argv[1]).getroot().find(\"testsuite/testcase\")
+assert tc.get(\"classname\").startswith(\"bench x?[31m?\\r<img src=x\"), tc.get(\"classname\")
+assert \"1.000 sx?[31m?\\r<img\" in tc.find(\"system-out\").text, tc.find(\"system-out\").text" "$T/h.xml" || return 1
+	! grep -q "<img" "$T/h.md" && grep -q "1.000 sx?\\\\\[31m? &lt;img" "$T/h.md" &&
+	grep -qF 'median: 1.000 sx\x1b[31m\x07\x0d<img' "$T/h.out"
+}
+t "outside text escaped in the terminal, JUnit XML and --markdown" hostile_gate
+hostile_gate_error() {
+	expect_exit 2 "$YS" gate --baseline "$HOSTILE" --limit wall_time=1s "$HOSTILE" &&
+	no_controls "$T/stderr" && grep -qF 'measured in sx\x1b[31m' "$T/stderr"
+}
+t "... and in error messages" hostile_gate_error
 finish

@@ -39,4 +39,17 @@ import json, sys; r = json.load(sys.stdin)[\"results\"]
 assert sorted(b[\"name\"] for x in r for b in x[\"benchmarks\"]) == [\"c%d\" % i for i in range(1, 9)], r
 assert all(b[\"n\"] == 20 for x in r for b in x[\"benchmarks\"])"'
 t "help" sh -c '"$YS" history --help | grep -q "detect"'
+
+# Names with ESC, BEL, CR and a right-to-left override, stored by run:
+# shown escaped, kept as they are in the JSON.
+hostile_history() {
+	name=$(printf 'red\033[31m\007\r\342\200\256x')
+	"$YS" run -q --runs 2 --warmup 0 -n "$name" -- "$YSFIX" exit 0 2>/dev/null || return 1
+	"$YS" history > "$T/h.out" 2>&1 && no_controls "$T/h.out" &&
+	grep -qF 'red\x1b[31m\x07\x0d\u202ex' "$T/h.out" &&
+	"$YS" history --json - "$name" | python3 -c "
+import json, sys; d = json.load(sys.stdin)
+assert d[\"results\"][0][\"benchmarks\"][0][\"name\"] == \"red\x1b[31m\x07\r\u202ex\", d"
+}
+t "outside text escaped on the terminal, kept in --json" hostile_history
 finish

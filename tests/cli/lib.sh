@@ -47,6 +47,18 @@ has() {
 	grep -qF -- "$2" "$1" || { echo "'$1' lacks '$2':"; cat "$1"; return 1; }
 }
 
+# no_controls FILE...: no byte a terminal would obey (ESC, BEL, CR, the
+# C1 CSI, a right-to-left override) in the files: outside text escaped.
+no_controls() {
+	python3 - "$@" <<'PY'
+import sys
+for f in sys.argv[1:]:
+    d = open(f, "rb").read()
+    for bad in (b"\x1b", b"\x07", b"\r", b"\xc2\x9b", b"\xe2\x80\xae"):
+        assert bad not in d, (f, bad, d[:2000])
+PY
+}
+
 # py CODE: run python3 code with the result JSON helpers.
 py() {
 	python3 -c "

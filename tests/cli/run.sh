@@ -173,6 +173,20 @@ assert f[\"parameter\"] == \"ms\" and f[\"best\"] == \"O(n)\", f
 assert 0.0009 < f[\"coefficient\"] < 0.0013, f
 assert f[\"r2\"] > 0.95, f" && grep -q "O(n)" "$T/fit.txt"'
 
+t "equal names made unique: -n a -n a, one command twice, a scan whose name does not vary" sh -c '
+	"$YS" run -q --runs 1 --warmup 0 -n a -n a --json "$T/u1.json" "$YSFIX exit 0" "$YSFIX sleep 1" &&
+	"$YS" run -q --runs 1 --warmup 0 --json "$T/u2.json" "$YSFIX exit 0" "$YSFIX exit 0" &&
+	"$YS" run -q --runs 1 --warmup 0 -n f -P n=1,2,2 --json "$T/u3.json" "$YSFIX sleep {n}" &&
+	python3 -c "
+import json; names = lambda f: [b[\"name\"] for b in json.load(open(\"$T/\" + f))[\"benchmarks\"]]
+assert names(\"u1.json\") == [\"a\", \"a #2\"], names(\"u1.json\")
+assert names(\"u2.json\") == [\"$YSFIX exit 0\", \"$YSFIX exit 0 #2\"], names(\"u2.json\")
+assert names(\"u3.json\") == [\"f [n=1]\", \"f [n=2]\", \"f [n=2] #2\"], names(\"u3.json\")
+c = json.load(open(\"$T/u1.json\"))[\"comparisons\"][0]; assert (c[\"baseline\"], c[\"candidate\"]) == (\"a\", \"a #2\"), c" &&
+	"$YS" run -q --runs 1 --warmup 0 -n a -n a --reference "a #2" --json "$T/u4.json" "$YSFIX exit 0" "$YSFIX exit 0" &&
+	python3 -c "
+import json; c = json.load(open(\"$T/u4.json\"))[\"comparisons\"][0]; assert c[\"baseline\"] == \"a #2\", c"'
+
 # --- --shell, --input, output --------------------------------------------
 t "--shell subtracts the shell's start-up" sh -c '
 	"$YS" run -q --runs 10 --shell --json "$T/sh.json" "$YSFIX sleep 20" ":" &&
@@ -229,4 +243,20 @@ t "--pin runs the command on the given CPUs only" sh -c '
 	[ "$(cat "$T/nopin.txt")" = "$("$YSFIX" affinity)" ]'
 t "a warning when runs are too few for p99" sh -c '
 	"$YS" run --runs 3 -- "$YSFIX" exit 0 2>&1 | grep -q "p99 needs at least 100 runs"'
+
+# A name with ESC, BEL, CR, a C1 CSI and a right-to-left override: escaped
+# in the table, the warnings and --markdown.
+hostile_run() {
+	name=$(printf 'a\033]0;title\007\r\302\233\342\200\256<img src=x onerror=alert(1)>')
+	"$YS" run --runs 2 --warmup 0 --details --markdown "$T/h.md" -n "$name" -n "$name" \
+		"$YSFIX exit 0" "$YSFIX exit 0" > "$T/h.out" 2>&1 || return 1
+	no_controls "$T/h.out" "$T/h.md" && ! grep -q "<img" "$T/h.md" &&
+	grep -qF 'Benchmark 2: a\x1b]0;title\x07\x0d\x9b\u202e<img src=x onerror=alert(1)> #2' "$T/h.out" &&
+	grep -qF "warning: 'a\x1b]0;title" "$T/h.out"
+}
+t "outside text escaped in the table, warnings and --markdown" hostile_run
+t "--markdown of a scan has the complexity fit" sh -c '
+	"$YS" run -q --runs 3 --warmup 0 -n "s {ms}" --param ms=10:40:10 --markdown "$T/fit.md" "$YSFIX sleep {ms}" &&
+	grep -q "^| Benchmark | Parameter | Metric | Best fit | b | a | R² |$" "$T/fit.md" &&
+	grep -Eq "^\| s \{ms\} \| ms \| wall\\\\_time \| O\(" "$T/fit.md"'
 finish

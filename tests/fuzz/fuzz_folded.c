@@ -33,6 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		close(fd);
 		return 0;
 	}
+	/* Counts are never negative, so neither is any stack's value. */
+	for (size_t i = 0; i < p.nstacks; i++)
+		if (p.stacks[i].values[0] <= 0)
+			abort();
 	t = mkstemp(tmp);
 	if (t >= 0) {
 		close(t);

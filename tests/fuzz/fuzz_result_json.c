@@ -1,9 +1,12 @@
 /*
  * libFuzzer target of the result reader: any bytes must give either a
  * result or an error message naming the file — never a crash, a leak or
- * undefined behaviour. A result that reads must write and read back to the
+ * undefined behaviour. It reaches the imports of Google Benchmark and
+ * hyperfine too (seeds of both in corpus/json, their keys in json.dict). A result that reads must write and read back to the
  * same per-run values.
  */
+#include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +52,31 @@ static void check_roundtrip(const struct result *r)
 	result_free(&back);
 }
 
+/* What every reader guarantees: metric values are NaN (not measured) or
+ * within [0, 1e30]; an import's benchmark names are unique. */
+static void check_invariants(const struct result *r)
+{
+	bool imported = false;
+
+	for (size_t i = 0; i < r->nsettings; i++)
+		if (!strcmp(r->settings[i].key, "imported_from"))
+			imported = true;
+	for (size_t i = 0; i < r->nbenchmarks; i++) {
+		const struct benchmark *b = &r->benchmarks[i];
+
+		for (size_t k = 0; k < b->nmetrics; k++)
+			for (size_t j = 0; j < b->metrics[k].n; j++) {
+				double v = b->metrics[k].values[j];
+
+				if (!isnan(v) && !(v >= 0 && v <= 1e30))
+					abort();
+			}
+		for (size_t j = 0; imported && j < i; j++)
+			if (!strcmp(r->benchmarks[j].name, b->name))
+				abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int fd = memfd_create("fuzz", 0);
@@ -64,6 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (result_read_json(&r, path, &e) == 0) {
+		check_invariants(&r);
 		check_roundtrip(&r);
 		result_free(&r);
 	} else if (!strstr(e.msg, path)) {

@@ -589,6 +589,157 @@ static void test_gbench_malformed(void **state)
 }
 
 /*
+ * A user counter named wall_time is read as counter_wall_time, and the
+ * counters after it still are: renaming the loop's key once made
+ * json_object_foreach step from a string that is no key (SIGSEGV).
+ */
+static void test_gbench_counter_named_wall_time(void **state)
+{
+	char *path = tmp_path("gb-wall.json");
+	struct result r;
+	const struct benchmark *b;
+
+	spit(path, "{" GB_CTX ", \"benchmarks\": ["
+	     GB_ENTRY(0, ", \"aa\": 1, \"wall_time\": 5, \"zz\": 2, "
+		      "\"zzz\": 3") ", "
+	     GB_ENTRY(1, ", \"wall_time\": 6, \"aa\": 1, \"zz\": 4, "
+		      "\"zzz\": 3") "]}");
+	read_ok(&r, path);
+	b = &r.benchmarks[0];
+	assert_int_equal(metric(b, "wall_time")->n, 2);
+	assert_true(metric(b, "wall_time")->values[0] == 1e-3);
+	assert_true(metric(b, "counter_wall_time")->values[0] == 5);
+	assert_true(metric(b, "counter_wall_time")->values[1] == 6);
+	assert_string_equal(metric(b, "counter_wall_time")->unit, "count");
+	assert_true(metric(b, "zz")->values[0] == 2);
+	assert_true(metric(b, "zz")->values[1] == 4);
+	assert_true(metric(b, "zzz")->values[1] == 3);
+	result_free(&r);
+	free(path);
+	/* Renamed onto a counter of that name: one value twice. */
+	expect_bad("{" GB_CTX ", \"benchmarks\": [" GB_ENTRY(0,
+		   ", \"counter_wall_time\": 1, \"wall_time\": 5") "]}",
+		   ": a second value of 'counter_wall_time' in one "
+		   "repetition");
+}
+
+/* Two families registered under one name are two benchmarks, not six
+ * repetitions of one; names made unique. */
+static void test_gbench_same_name_twice(void **state)
+{
+	char *path = tmp_path("gb-twice.json");
+	struct result r;
+
+#define GB_FAM(fam, rep, t)						\
+	"{\"name\": \"BM_x\", \"run_name\": \"BM_x\", "			\
+	"\"family_index\": " #fam ", \"per_family_instance_index\": 0, "	\
+	"\"run_type\": \"iteration\", \"repetition_index\": " #rep ", "	\
+	"\"real_time\": " #t ", \"cpu_time\": 1, \"time_unit\": \"s\"}"
+	spit(path, "{" GB_CTX ", \"benchmarks\": ["
+	     GB_FAM(0, 0, 1) ", " GB_FAM(0, 1, 2) ", " GB_FAM(1, 0, 10) ", "
+	     GB_FAM(1, 1, 20) ", {\"name\": \"BM_x_mean\", \"run_name\": "
+	     "\"BM_x\", \"family_index\": 1, \"per_family_instance_index\": 0, "
+	     "\"run_type\": \"aggregate\", \"aggregate_name\": \"mean\", "
+	     "\"real_time\": 1, \"cpu_time\": 1, \"time_unit\": \"s\"}]}");
+	read_ok(&r, path);
+	assert_int_equal(r.nbenchmarks, 2);
+	assert_string_equal(r.benchmarks[0].name, "BM_x");
+	assert_string_equal(r.benchmarks[1].name, "BM_x #2");
+	assert_int_equal(metric(&r.benchmarks[0], "wall_time")->n, 2);
+	assert_true(metric(&r.benchmarks[0], "wall_time")->values[1] == 2);
+	assert_true(metric(&r.benchmarks[1], "wall_time")->values[0] == 10);
+	result_free(&r);
+	free(path);
+	/* An aggregate of a family that has no repetitions still fails. */
+	expect_bad("{" GB_CTX ", \"benchmarks\": [" GB_FAM(0, 0, 1) ", "
+		   "{\"name\": \"BM_x_mean\", \"run_name\": \"BM_x\", "
+		   "\"family_index\": 1, \"per_family_instance_index\": 0, "
+		   "\"run_type\": \"aggregate\", \"real_time\": 1, "
+		   "\"cpu_time\": 1, \"time_unit\": \"s\"}]}",
+		   ": benchmarks[1]: 'BM_x' has only aggregates");
+#undef GB_FAM
+}
+
+/* The same command twice in hyperfine's file: "a" and "a #2". */
+static void test_hyperfine_same_command_twice(void **state)
+{
+	char *path = tmp_path("hf-twice.json");
+	struct result r;
+
+	spit(path, "{\"results\": [{\"command\": \"a\", \"times\": [1]}, "
+	     "{\"command\": \"a #2\", \"times\": [2]}, "
+	     "{\"command\": \"a\", \"times\": [3]}, "
+	     "{\"command\": \"f\", \"times\": [4], \"parameters\": "
+	     "{\"n\": \"1\"}}, "
+	     "{\"command\": \"f\", \"times\": [5], \"parameters\": "
+	     "{\"n\": \"2\"}}]}");
+	read_ok(&r, path);
+	assert_int_equal(r.nbenchmarks, 5);
+	assert_string_equal(r.benchmarks[0].name, "a");
+	assert_string_equal(r.benchmarks[1].name, "a #2");
+	assert_string_equal(r.benchmarks[2].name, "a #3");
+	assert_true(metric(&r.benchmarks[2], "wall_time")->values[0] == 3);
+	assert_string_equal(r.benchmarks[3].name, "f [n=1]");
+	assert_string_equal(r.benchmarks[4].name, "f [n=2]");
+	result_free(&r);
+	free(path);
+}
+
+/*
+ * Values no metric can have are refused in every format, at their place:
+ * negative ones (a time, a size or a count), beyond 1e30.
+ */
+static void test_impossible_values(void **state)
+{
+	expect_bad("{\"results\": [{\"command\": \"a\", \"times\": [1, -2]}]}",
+		   ": results[0].times[1]: -2 is negative");
+	expect_bad("{\"results\": [{\"command\": \"a\", \"times\": [1], "
+		   "\"memory_usage_byte\": [-4096]}]}",
+		   ": results[0].memory_usage_byte[0]: -4096 is negative");
+	expect_bad("{\"results\": [{\"command\": \"a\", \"times\": [1e300]}]}",
+		   ": results[0].times[0]: 1e+300 is out of range");
+	expect_bad("{" GB_CTX ", \"benchmarks\": [{\"name\": \"x\", "
+		   "\"run_type\": \"iteration\", \"real_time\": -1500, "
+		   "\"cpu_time\": 1, \"time_unit\": \"ns\"}]}",
+		   ": benchmarks[0].real_time: -1500 is negative");
+	expect_bad("{" GB_CTX ", \"benchmarks\": [{\"name\": \"x\", "
+		   "\"run_type\": \"iteration\", \"real_time\": 1, "
+		   "\"cpu_time\": -0.5, \"time_unit\": \"ns\"}]}",
+		   ": benchmarks[0].cpu_time: -0.5 is negative");
+	expect_bad("{" GB_CTX ", \"benchmarks\": [" GB_ENTRY(0,
+		   ", \"items\": -3") "]}", ": benchmarks[0].items: -3 is "
+		   "negative");
+	expect_bad("{" GB_CTX ", \"benchmarks\": [" GB_ENTRY(0,
+		   ", \"items\": 1e31") "]}", ": benchmarks[0].items: 1e+31 "
+		   "is out of range");
+	expect_bad("{\"schema\": \"yardstick/result/v1\", \"benchmarks\": "
+		   "[{\"name\": \"x\", \"metrics\": {\"wall_time\": {\"unit\": "
+		   "\"s\", \"values\": [1, null, -2]}}}]}",
+		   ": benchmarks[0].metrics.wall_time.values[2]: -2 is "
+		   "negative");
+	expect_bad("{\"schema\": \"yardstick/result/v1\", \"benchmarks\": "
+		   "[{\"name\": \"x\", \"metrics\": {\"peak_rss\": {\"unit\": "
+		   "\"bytes\", \"values\": [1e308]}}}]}",
+		   ": benchmarks[0].metrics.peak_rss.values[0]: 1e+308 is out "
+		   "of range");
+	/* -0 is 0; null is a run that measured nothing; both read. */
+	{
+		char *path = tmp_path("zero.json");
+		struct result r;
+
+		spit(path, "{\"schema\": \"yardstick/result/v1\", "
+		     "\"benchmarks\": [{\"name\": \"x\", \"metrics\": "
+		     "{\"minor_faults\": {\"unit\": \"count\", \"values\": "
+		     "[-0.0, 0, null, 1e30]}}}]}");
+		read_ok(&r, path);
+		assert_int_equal(metric(&r.benchmarks[0], "minor_faults")->n,
+				 4);
+		result_free(&r);
+		free(path);
+	}
+}
+
+/*
  * An optional key of the wrong type is an error, not a key to skip, in
  * every format: the helpers that json_internal.h shares once let such a
  * file read "successfully" with the message filled in.
@@ -861,6 +1012,10 @@ int main(void)
 		cmocka_unit_test(test_gbench_dates),
 		cmocka_unit_test(test_hyperfine_malformed),
 		cmocka_unit_test(test_gbench_malformed),
+		cmocka_unit_test(test_gbench_counter_named_wall_time),
+		cmocka_unit_test(test_gbench_same_name_twice),
+		cmocka_unit_test(test_hyperfine_same_command_twice),
+		cmocka_unit_test(test_impossible_values),
 		cmocka_unit_test(test_optional_key_of_wrong_type),
 		cmocka_unit_test(test_own_format_first),
 		cmocka_unit_test(test_import_round_trip),

@@ -303,15 +303,17 @@ static void test_folded_roundtrip(void **state)
 	free(tb);
 	profile_free(&q);
 
-	/* Tolerated: blank lines, CRLF, tabs, spaces in names, negatives,
-	 * repeated stacks (summed), no final newline. */
-	spit(a, "\n  \nmain;do work 7\r\n\nmain\t-2\nmain;do work 3");
+	/* Tolerated: blank lines, CRLF, tabs, spaces in names, repeated
+	 * stacks (summed), no final newline; a count of 0 adds nothing. */
+	spit(a, "\n  \nmain;do work 7\r\n\nmain\t2\nmain;zero 0\n"
+	     "main;do work 3");
 	assert_int_equal(profile_read_folded(&q, a, &e), 0);
 	assert_int_equal(q.nstacks, 2);
 	assert_string_equal(q.frames[q.stacks[0].frames[0]].function,
 			    "do work");
 	assert_int_equal(q.stacks[0].values[0], 10);
-	assert_int_equal(q.stacks[1].values[0], -2);
+	assert_int_equal(q.stacks[1].values[0], 2);
+	assert_int_equal(profile_total(&q, 0), 12);
 	profile_free(&q);
 
 	profile_free(&p);
@@ -351,7 +353,23 @@ static void test_folded_errors(void **state)
 	expect_read_error("a;b 1\n\na;b;c\n", "line 3: no count");
 	expect_read_error("a;b 1\na;b 12x\n", "line 2: bad count '12x'");
 	expect_read_error("a 1\n 5\n", "line 2: empty stack");
-	expect_read_error("a 99999999999999999999\n", "line 1: bad count");
+	expect_read_error("a 99999999999999999999\n", "line 1: bad count "
+			  "'99999999999999999999' (beyond 9223372036854775807)");
+	/* A negative count would cancel frames out (a stack of 5 and one
+	 * of -5 vanish); counts whose sum passes INT64_MAX overflowed the
+	 * profile's sums (UBSan in profile.c and flametree.c). */
+	expect_read_error("a;b 5\na;b -5\n", "line 2: bad count '-5' "
+			  "(negative)");
+	expect_read_error("a -99999999999999999999\n", "line 1: bad count "
+			  "'-99999999999999999999' (negative)");
+	expect_read_error("a +5\n", "line 1: bad count '+5'");
+	expect_read_error("a 1.5\n", "line 1: bad count '1.5' (expected a "
+			  "whole number of samples)");
+	expect_read_error("a 9223372036854775807\nb 1\n",
+			  "line 2: the counts add up beyond "
+			  "9223372036854775807");
+	expect_read_error("a 4611686018427387904\nb 4611686018427387904\n",
+			  "line 2: the counts add up beyond");
 	expect_read_error("a 1\nb\0c 2\n", "NUL");
 	assert_int_equal(profile_read_folded(&q, "/nonexistent/x.folded",
 					     &e), -1);

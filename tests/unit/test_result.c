@@ -21,6 +21,7 @@
 #include "result/result.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
+#include "util/term.h"
 
 static char tmpdir[] = "/tmp/ys-test-result-XXXXXX";
 
@@ -625,6 +626,160 @@ static void test_markdown_plain(void **state)
 	free(path);
 }
 
+/* run --markdown of a scan: the complexity fits, as the terminal has
+ * them (the fit was left out of the Markdown). */
+static void test_markdown_fits(void **state)
+{
+	struct complexity_fit flat = {
+		.name = "noop {k}", .parameter = "k", .metric = "wall_time",
+		.best = { O_1, 0, 0.002, 0 },
+	};
+	struct result r;
+	struct error e;
+	char *path = tmp_path("fits.md"), *text;
+
+	build(&r);
+	result_add_fit(&r, &flat);
+	assert_int_equal(result_write_markdown(&r, path, &e), 0);
+	text = slurp(path);
+	expect_in(text,
+		  "\nComplexity (least squares on the median, y = a + b·g(n)):"
+		  "\n\n| Benchmark | Parameter | Metric | Best fit | b | a | R² |"
+		  "\n|:---|:---|:---|:---|---:|---:|---:|\n"
+		  "| sort {n} | n | wall\\_time | O(n log n) | 1.5e-09 s "
+		  "| 1.000 ms | 0.9990 |\n"
+		  "| noop {k} | k | wall\\_time | O(1) (flat) | — | 2.000 ms "
+		  "| — |\n");
+	free(text);
+	result_free(&r);
+	free(path);
+}
+
+/* No byte of text a terminal or a Markdown viewer would obey. */
+static void expect_no_controls(const char *what, const char *text)
+{
+	static const char *const bad[] = {
+		"\x1b", "\x07", "\r", "\xc2\x9b", "\xe2\x80\xae",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		if (strstr(text, bad[i]))
+			fail_msg("%s holds byte %02x:\n%s", what,
+				 (unsigned char)bad[i][0], text);
+}
+
+/*
+ * tests/data/hostile.json: names, units, metric and parameter names,
+ * warnings and hosts holding ESC, BEL, CR, a C1 CSI, a right-to-left
+ * override, <img onerror>, pipes and brackets. Each output escapes them:
+ * the Markdown (units went raw), CSV, JSON and BMF (valid, and the same
+ * strings read back), and the terminal's term_safe.
+ */
+static void test_hostile_outputs(void **state)
+{
+	const char *hostile = TESTDATA_DIR "/hostile.json";
+	char *md = tmp_path("h.md"), *csv = tmp_path("h.csv"),
+	     *json = tmp_path("h.json"), *bmf = tmp_path("h.bmf"), *text;
+	struct result r, back;
+	struct error e;
+	json_error_t je;
+	json_t *root;
+
+	assert_int_equal(result_read_json(&r, hostile, &e), 0);
+	assert_int_equal(result_write_markdown(&r, md, &e), 0);
+	text = slurp(md);
+	expect_no_controls("Markdown", text);
+	assert_null(strstr(text, "<img"));
+	expect_in(text, "| bench x?\\[31m? &lt;img src=x onerror=alert(1)&gt;"
+		  "\\|\\`\\*\\_\\[y\\](z)&amp;??");
+	/* The unit of m..., through fmt_value. */
+	expect_in(text, "| 6.000 &lt;img src=x onerror=alert(1)&gt;");
+	free(text);
+
+	/* CSV keeps the bytes (it is data), quoted where they would end a
+	 * cell, and reads back as the same cells. */
+	assert_int_equal(result_write_csv(&r, csv, &e), 0);
+	text = slurp(csv);
+	expect_in(text, "\"bench x\x1b[31m\x07\r<img src=x onerror=alert(1)>|"
+		  "`*_[y](z)&\xe2\x80\xae\xc2\x9b\"");
+	free(text);
+
+	assert_int_equal(result_write_json(&r, json, &e), 0);
+	assert_int_equal(result_read_json(&back, json, &e), 0);
+	assert_string_equal(back.benchmarks[0].name, r.benchmarks[0].name);
+	assert_string_equal(back.benchmarks[0].metrics[1].unit,
+			    r.benchmarks[0].metrics[1].unit);
+	assert_string_equal(back.git.branch, r.git.branch);
+	result_free(&back);
+
+	assert_int_equal(result_write_bmf(&r, bmf, &e), 0);
+	root = json_load_file(bmf, 0, &je);
+	if (!root)
+		fail_msg("BMF is not JSON: %s", je.text);
+	assert_non_null(json_object_get(root, r.benchmarks[0].name));
+	json_decref(root);
+	result_free(&r);
+
+	/* A formula behind a tab or CR is defused like one in front. */
+	result_init(&r, "run");
+	metric_push(benchmark_metric(result_add_benchmark(&r, "\t=1+1", NULL),
+				     "wall_time", "s"), 1);
+	metric_push(benchmark_metric(result_add_benchmark(&r, "\r@x", NULL),
+				     "wall_time", "s"), 1);
+	assert_int_equal(result_write_csv(&r, csv, &e), 0);
+	text = slurp(csv);
+	expect_in(text, "\n\"'\t=1+1\",1,");
+	expect_in(text, "\n\"'\r@x\",1,");
+	free(text);
+	result_free(&r);
+
+	/* The terminal: every control shown, nothing obeyed. */
+	text = term_safe("a\x1b[2J\x07\r\n\t\x7f\xc2\x9b\xe2\x80\xae\xff"
+			 "\xc0\xaf\xed\xa0\x80ü🚀");
+	assert_string_equal(text, "a\\x1b[2J\\x07\\x0d\\x0a\\x09\\x7f\\x9b"
+			    "\\u202e\\xff\\xc0\\xaf\\xed\\xa0\\x80ü🚀");
+	free(text);
+	free(md);
+	free(csv);
+	free(json);
+	free(bmf);
+}
+
+/* The names a producer makes unique: suffixes skip names taken, and
+ * equal names with other parameters are told apart by them. */
+static void test_unique_names(void **state)
+{
+	static const char *const want[] = {
+		"a", "a #3", "a #2", "a #4", "f [n=1]", "f [n=2]",
+		"f [n=2] #2", "g", "g #2",
+	};
+	struct result r;
+	struct benchmark *b;
+
+	result_init(&r, "run");
+	result_add_benchmark(&r, "a", NULL);
+	result_add_benchmark(&r, "a", NULL);
+	result_add_benchmark(&r, "a #2", NULL);
+	result_add_benchmark(&r, "a", NULL);
+	b = result_add_benchmark(&r, "f", NULL);
+	benchmark_add_param(b, "n", "1");
+	b = result_add_benchmark(&r, "f", NULL);
+	benchmark_add_param(b, "n", "2");
+	b = result_add_benchmark(&r, "f", NULL);
+	benchmark_add_param(b, "n", "2");
+	/* Same parameters: only numbered. */
+	b = result_add_benchmark(&r, "g", NULL);
+	benchmark_add_param(b, "n", "1");
+	b = result_add_benchmark(&r, "g", NULL);
+	benchmark_add_param(b, "n", "1");
+	assert_int_equal(result_unique_names(&r), 7);
+	assert_int_equal(r.nbenchmarks, 9);
+	for (size_t i = 0; i < r.nbenchmarks; i++)
+		assert_string_equal(r.benchmarks[i].name, want[i]);
+	assert_int_equal(result_unique_names(&r), 0);
+	result_free(&r);
+}
+
 static void expect_sentence(const char *metric, const char *verdict,
 			    double ratio, double lo, double hi, double p,
 			    const char *want)
@@ -743,6 +898,12 @@ static void test_read_malformed(void **state)
 	BAD("\"benchmarks\": [], \"settings\": {\"bootstrap_resamples\": "
 	    "-1}", ": settings.bootstrap_resamples: expected a non-negative "
 	    "integer");
+	/* A billion resamples would make reading the file hang. */
+	BAD("\"benchmarks\": [], \"settings\": {\"bootstrap_resamples\": "
+	    "1e9}", ": settings.bootstrap_resamples: 1e+09 is out of range "
+	    "(at most 1e+06)");
+	BAD("\"benchmarks\": [], \"settings\": {\"seed\": 1e20}",
+	    ": settings.seed: 1e+20 is out of range");
 	BAD("\"benchmarks\": [], \"settings\": {\"seed\": 1.5}",
 	    ": settings.seed: expected a non-negative integer");
 	BAD("\"benchmarks\": [], \"settings\": {\"x\": [1]}",
@@ -955,6 +1116,9 @@ int main(void)
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_markdown),
 		cmocka_unit_test(test_markdown_plain),
+		cmocka_unit_test(test_markdown_fits),
+		cmocka_unit_test(test_hostile_outputs),
+		cmocka_unit_test(test_unique_names),
 		cmocka_unit_test(test_comparison_sentence),
 		cmocka_unit_test(test_read_malformed),
 		cmocka_unit_test(test_read_truncated),
