@@ -375,8 +375,10 @@ static void test_hot_frame_pointers(void **state)
 	assert_true(w.n >= 0.7 * expect && w.n <= 1.3 * expect);
 	assert_int_equal(st.lost, 0);
 	assert_true(st.ncpus >= 1);
+	/* at least the CPU time it burnt; the upper bound only catches a
+	 * hang, however busy the machine */
 	assert_true(st.duration_ns >= 250000000 &&
-		    st.duration_ns < 5000000000LL);
+		    st.duration_ns < 60000000000LL);
 	assert_true(w.exec_pid > 0);
 	for (size_t i = 0; i < w.n; i++) {
 		const struct smp *s = &w.s[i];
@@ -509,6 +511,8 @@ static void test_interrupt(void **state)
 	struct error e;
 	void (*old_int)(int);
 
+	double cpu = children_cpu(), expect;
+
 	interrupt_pid = 0;
 	old_int = signal(SIGINT, SIG_IGN);
 	sigaction(SIGALRM, &sa, &old_alrm);
@@ -517,13 +521,18 @@ static void test_interrupt(void **state)
 	setitimer(ITIMER_REAL, &off, NULL);
 	sigaction(SIGALRM, &old_alrm, NULL);
 	signal(SIGINT, old_int);
+	/* what the program got of the CPU before the signal: on a busy
+	 * machine much less than the 0.2-0.3 s it ran */
+	expect = (children_cpu() - cpu) * 999;
 	print_message("interrupt: pid %d status 0x%x after %.3f s, %llu "
-		      "samples\n", (int)interrupt_pid, st.status,
-		      st.duration_ns * 1e-9, (unsigned long long)st.samples);
+		      "samples (%.0f expected)\n", (int)interrupt_pid,
+		      st.status, st.duration_ns * 1e-9,
+		      (unsigned long long)st.samples, expect);
 	assert_true(WIFSIGNALED(st.status));
 	assert_int_equal(WTERMSIG(st.status), SIGINT);
-	assert_true(st.duration_ns < 2000000000LL);
-	assert_true(st.samples >= 100);
+	/* stopped by the signal, not by the program's own 5 s end */
+	assert_true(st.duration_ns < 4000000000LL);
+	assert_true(st.samples >= 0.7 * expect && st.samples >= 10);
 }
 
 /* Runs that succeed and runs that fail leave no descriptor behind. */
