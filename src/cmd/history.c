@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/refs.h"
 #include "result/json_emit.h"
 #include "stats/changepoint.h"
 #include "store/store.h"
@@ -290,13 +291,11 @@ int cmd_history(int argc, char **argv)
 	/* --limit keeps the newest results, for --detect too: they are
 	 * put in time order after the query. */
 	a.q.oldest_first = false;
-	path = a.store ? xstrdup(a.store) : store_default_path();
-	ret = store_open(&s, path, false, &e);
+	ret = ref_open_store(&s, a.store, STORE_READ, &path, &e);
 	free(path);
 	if (ret) {
 		fprintf(stderr, "yardstick history: %s\n", e.msg);
-		return ret == -STORE_ERR_LOCKED || ret == -STORE_ERR_READONLY
-		       ? 3 : 2;
+		return ref_store_exit(ret);
 	}
 	/* no -m: the headline metric of run, then of mem, then of load
 	 * results, whichever the store holds */
@@ -310,7 +309,7 @@ int cmd_history(int argc, char **argv)
 	store_close(s);
 	if (ret) {
 		fprintf(stderr, "yardstick history: %s\n", e.msg);
-		return ret == -STORE_ERR_LOCKED ? 3 : 2;
+		return ref_store_exit(ret);
 	}
 	if (a.detect) {
 		reverse(v, n);

@@ -332,6 +332,9 @@ static int mem(struct mem_args *a)
 	if (!a->quiet)
 		mem_report(a, &m, stderr);
 	git_detect_finish(&m.git_probe);
+	if (git_detect_warning(&m.git_probe))
+		fprintf(stderr, "yardstick: warning: %s\n",
+			git_detect_warning(&m.git_probe));
 	ret = write_outputs(a, &m);
 	if (!ret && !a->no_store && m.trace.agent_started)
 		ret = mem_save(a, &m);
