@@ -512,6 +512,16 @@ int atomic_commit(struct atomic_file *af, struct error *e)
 	return ret;
 }
 
+int atomic_fail(struct atomic_file *af, struct error *e)
+{
+	int err = sink_errno(af, 0);
+
+	error_errno(e, err, "cannot write '%s'",
+		    strcmp(af->path, "-") ? af->path : "stdout");
+	atomic_abort(af);
+	return -1;
+}
+
 void atomic_abort(struct atomic_file *af)
 {
 	if (af->fp)

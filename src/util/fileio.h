@@ -43,6 +43,10 @@ int atomic_open(struct atomic_file *af, const char *path, struct error *e);
 int atomic_commit(struct atomic_file *af, struct error *e);
 /* Give up: close and remove the temporary file. */
 void atomic_abort(struct atomic_file *af);
+/* Give up after a failed write: atomic_abort, with the message "cannot
+ * write 'PATH': " and the errno of the write(2) that failed (EIO when no
+ * write failed). Returns -1. */
+int atomic_fail(struct atomic_file *af, struct error *e);
 
 /* Whether path could be written: opens it as atomic_open does and gives
  * up at once. For checking outputs before a long measurement. */
