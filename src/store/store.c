@@ -253,14 +253,19 @@ static int readonly_reason(const struct store *s, struct error *e)
 	int ret = 0;
 
 	if (access(s->path, F_OK) == 0 && not_writable(s->path)) {
-		error_set(e, "cannot write to '%s': the file is read-only",
-			  s->path);
+		error_set(e, "cannot write to '%s': %s", s->path,
+			  errno == EROFS ? "it is on a read-only file system"
+			  : "the file is read-only");
 		return -STORE_ERR_READONLY;
 	}
 	dir = dir_of(s->path);
 	if (not_writable(dir)) {
-		error_set(e, "cannot write to '%s': its directory '%s' is "
-			  "read-only", s->path, dir);
+		if (errno == EROFS)
+			error_set(e, "cannot write to '%s': it is on a "
+				  "read-only file system", s->path);
+		else
+			error_set(e, "cannot write to '%s': its directory "
+				  "'%s' is read-only", s->path, dir);
 		ret = -STORE_ERR_READONLY;
 	}
 	free(dir);
