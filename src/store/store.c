@@ -407,7 +407,7 @@ static int check_ancestors(const char *path, const char *dir,
  * above store_open in store.h): the file, its side files and its
  * directory must belong to a trusted owner, and the directory must not
  * be writable by every user (where anyone could plant a -wal file in the
- * moment between our check and SQLite's open).
+ * moment between our check and SQLite's open: even a sticky /tmp).
  */
 static int check_safe(const char *path, struct error *e)
 {
@@ -428,7 +428,7 @@ static int check_safe(const char *path, struct error *e)
 	if (stat(dir, &st) == 0) {
 		if (!owner_ok(&st))
 			ret = error_owner(e, "store", path, dir, &st);
-		else if ((st.st_mode & S_IWOTH) && st.st_uid != geteuid())
+		else if (st.st_mode & S_IWOTH)
 			ret = error_set(e, "refusing store '%s': its directory "
 					"'%s' is writable by every user, who "
 					"could plant its -wal file (keep the "
@@ -758,6 +758,11 @@ char *store_default_path(struct error *e)
 		return xstrdup(STORE_DIR "/" STORE_FILE);
 	found = gitdir_find(cwd, &g, e);
 	if (found < 0) {
+		size_t len = e ? strlen(e->msg) : 0;
+
+		if (e)
+			snprintf(e->msg + len, sizeof(e->msg) - len, "; choose "
+				 "a store with --store or YARDSTICK_STORE");
 		free(cwd);
 		return NULL;
 	}

@@ -261,7 +261,14 @@ int gitdir_head(const struct gitdir *g, char **commit, char **branch,
 	path = xasprintf("%s/HEAD", g->dir);
 	val = read_first_line(path);
 	if (!val) {
-		error_errno(e, errno, "cannot read '%s'", path);
+		int err = errno;
+
+		free(path);
+		/* no HEAD: not a repository after all, as git would say */
+		if (err == ENOENT)
+			return 0;
+		path = xasprintf("%s/HEAD", g->dir);
+		error_errno(e, err, "cannot read '%s'", path);
 		free(path);
 		return -1;
 	}

@@ -144,7 +144,7 @@ t "a damaged store: history and run say so (exit 2), the file untouched" sh -c '
 # --- a full and a read-only file system (needs mount: else skipped) ---
 M=$T/mnt
 mkdir "$M"
-if mount -t tmpfs -o size=256k tmpfs "$M" 2>/dev/null; then
+if mount -t tmpfs -o size=256k,mode=755 tmpfs "$M" 2>/dev/null; then
 	trap 'umount "$M" 2>/dev/null; rm -rf "$T"' EXIT
 	"$YS" run -q --runs 3 -n small --store "$M/s.db" -- "$YSFIX" exit 0 2>/dev/null
 	dd if=/dev/zero of="$M/fill" bs=4k 2>/dev/null

@@ -917,8 +917,10 @@ static void test_unsafe(void **state)
 	s = open_new(wal);
 	store_close(s);
 
-	/* As nobody: the shared sticky directory itself, where anyone could
-	 * plant a -wal file. */
+	/* The shared sticky directory itself, where anyone could plant a
+	 * -wal file: refused to root too, and to nobody. */
+	assert_open_fails(tmp_path("shared/root.db"), STORE_CREATE,
+			  STORE_ERR_UNSAFE, "writable by every user");
 	assert_int_equal(chmod(tmpdir, 0755), 0);
 	assert_nobody_fails(tmp_path("shared/s.db"), STORE_CREATE,
 			    STORE_ERR_UNSAFE, "writable by every user");
