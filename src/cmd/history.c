@@ -37,12 +37,13 @@ const char history_help[] =
 "                      change get a false alarm at --alpha 0.05)\n"
 "      --alpha A       significance of a change point (default 0.05)\n"
 "      --store PATH    the store (default $YARDSTICK_STORE, else\n"
-"                      .yardstick/results.db at the git top level)\n"
+"                      .yardstick/results.db at the git top level);\n"
+"                      opened read-only\n"
 "      --json FILE     {\"results\": [{\"id\", \"created\", \"commit\",\n"
 "                      \"branch\", \"benchmarks\": [...]}]} (- for stdout)\n"
 "\n"
 "Exit status: 0; 2 bad usage, no store, a corrupt store; 3 the store is\n"
-"locked or unreadable.\n";
+"locked or unreadable, or belongs to another user.\n";
 
 enum { OPT_BRANCH = 256, OPT_MACHINE, OPT_DETECT, OPT_ALPHA, OPT_STORE,
        OPT_JSON };
