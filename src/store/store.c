@@ -402,6 +402,45 @@ static int check_ancestors(const char *path, const char *dir,
 	return ret;
 }
 
+/* No symlink on the way to path (absolute, or from the current
+ * directory) may be another user's in a directory not theirs: the rule
+ * of util/fileio.h's outputs (the kernel's protected_symlinks). */
+static int check_links(const char *path, struct error *e)
+{
+	char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
+	char *full, *p;
+	int ret = 0;
+
+	if (!cwd && path[0] != '/')
+		return 0;	/* nothing to resolve against: SQLite fails */
+	full = cwd ? xasprintf("%s/%s", cwd, path) : xstrdup(path);
+	for (p = strchr(full + 1, '/'); !ret; p = strchr(p + 1, '/')) {
+		struct stat st, dst;
+		char c = p ? *p : '\0', *slash;
+
+		if (p)
+			*p = '\0';
+		slash = strrchr(full, '/');
+		if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    !owner_ok(&st)) {
+			bool theirs;
+
+			*slash = '\0';
+			theirs = stat(*full ? full : "/", &dst) == 0 &&
+				 dst.st_uid == st.st_uid;
+			*slash = '/';
+			if (!theirs)
+				ret = error_owner(e, "store", path, full, &st);
+		}
+		if (!p)
+			break;
+		*p = c;
+	}
+	free(full);
+	free(cwd);
+	return ret;
+}
+
 /*
  * Refuse a store another user could read or tamper with (design note
  * above store_open in store.h): the file, its side files and its
@@ -456,8 +495,10 @@ static int prepare_path(const char *path, enum store_mode mode,
 {
 	struct stat st;
 	char *dir;
-	int ret;
+	int ret = check_links(path, e);
 
+	if (ret)
+		return -STORE_ERR_UNSAFE;
 	if (stat(path, &st) == 0) {
 		if (!S_ISREG(st.st_mode)) {
 			error_set(e, "cannot use '%s' as a store: %s", path,

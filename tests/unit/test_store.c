@@ -930,7 +930,22 @@ static void test_unsafe(void **state)
 	assert_open_fails("/dev/null", STORE_CREATE, STORE_ERR_IO,
 			  "not a regular file");
 	assert_int_equal(stat("/dev/null-journal", &st), -1);
-	assert_open_fails(shared, STORE_READ, STORE_ERR_IO, "is a directory");
+	assert_open_fails(tmp_path("shared"), STORE_READ, STORE_ERR_IO,
+			  "is a directory");
+
+	/* nobody's symlink on the way, to a directory of root's */
+	assert_int_equal(mkdir(tmp_path("rootdir"), 0755), 0);
+	assert_int_equal(symlink(tmp_path("rootdir"),
+				 tmp_path("shared/link")), 0);
+	assert_int_equal(lchown(tmp_path("shared/link"), 65534, 65534), 0);
+	assert_open_fails(tmp_path("shared/link/s.db"), STORE_CREATE,
+			  STORE_ERR_UNSAFE, "shared/link' is owned by nobody");
+	assert_int_equal(stat(tmp_path("rootdir/s.db"), &st), -1);
+	/* root's own symlink is followed */
+	assert_int_equal(symlink(tmp_path("rootdir"), tmp_path("rootlink")),
+			 0);
+	store_close(open_new(tmp_path("rootlink/s.db")));
+	assert_int_equal(stat(tmp_path("rootdir/s.db"), &st), 0);
 }
 
 /* Another connection holds the write lock: a save waits for the busy
