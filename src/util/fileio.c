@@ -376,8 +376,10 @@ static int open_output(struct atomic_file *af, const char *path,
 	af->dirfd = af->fd = -1;
 	af->path = xstrdup(path);
 	if (!strcmp(path, "-")) {
-		if (check_only)
+		if (check_only) {
+			af_release(af);
 			return 0;
+		}
 		/* what was printed before comes first */
 		fflush(stdout);
 		af->fp = sink_open(af, STDOUT_FILENO, false);
