@@ -142,13 +142,15 @@ static int sink_errno(const struct atomic_file *af, int saved)
 	return saved ? saved : EIO;
 }
 
-/* Whether dir (an absolute path) is in procfs, where /proc/PID/fd/N are
- * links to open files that only the kernel can follow. */
-static bool in_procfs(const char *dir)
+/* Whether dir (an absolute path) is a /proc/PID/fd directory, whose links
+ * name open files (a pipe, a socket, the file the shell redirected
+ * stdout to): to be opened through the link, never replaced. */
+static bool is_fd_dir(const char *dir)
 {
+	const char *slash = strrchr(dir, '/');
 	struct statfs sf;
 
-	return statfs(*dir ? dir : "/", &sf) == 0 &&
+	return slash && !strcmp(slash, "/fd") && statfs(dir, &sf) == 0 &&
 	       sf.f_type == PROC_SUPER_MAGIC;
 }
 
@@ -259,7 +261,7 @@ static int resolve_output(const char *path, char **dirp, char **basep,
 				goto out_free;
 			}
 			target[n] = '\0';
-			if (target[0] != '/' && last && in_procfs(cur)) {
+			if (last && is_fd_dir(cur)) {
 				*magic = true;
 				goto out_found;
 			}
@@ -394,9 +396,13 @@ static int open_output(struct atomic_file *af, const char *path,
 	if (magic) {
 		char *link = xasprintf("%s/%s", af->dir, af->base);
 
-		fd = check_only ? -2 : open(link, O_WRONLY | O_TRUNC |
-					    O_NOCTTY | O_CLOEXEC);
+		fd = check_only ? -2 : open(link, O_WRONLY | O_NOCTTY |
+					    O_CLOEXEC);
 		free(link);
+		/* a file the shell opened for us (> or >>): after what is
+		 * there, never over it */
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			(void)fcntl(fd, F_SETFL, O_APPEND);
 		if (fd == -2 || open_direct(af, fd, check_only, e) == 0) {
 			if (check_only)
 				af_release(af);

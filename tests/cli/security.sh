@@ -49,9 +49,11 @@ t "/dev/full: compare --markdown and gate --junit say the disk is full" sh -c '
 	grep -q "No space left on device" "$T/e6" &&
 	"$YS" gate -q -b "$T/a.json" "$T/b.json" --max-increase wall_time=100% --junit /dev/full 2>"$T/e7"; [ $? -eq 2 ] &&
 	grep -q "No space left on device" "$T/e7"'
-t "/dev/stdout and - still write to stdout" sh -c '
+t "/dev/stdout and - still write to stdout: a pipe, a file appended to" sh -c '
 	"$YS" compare "$T/a.json" "$T/b.json" --json /dev/stdout 2>/dev/null | grep -q "\"schema\"" &&
-	"$YS" compare "$T/a.json" "$T/b.json" --json - 2>/dev/null | grep -q "\"schema\""'
+	"$YS" compare "$T/a.json" "$T/b.json" --json - 2>/dev/null | grep -q "\"schema\"" &&
+	echo first > "$T/app.txt" && "$YS" compare "$T/a.json" "$T/b.json" --json /dev/stdout >>"$T/app.txt" &&
+	[ "$(head -1 "$T/app.txt")" = first ] && grep -q "\"schema\"" "$T/app.txt"'
 
 # --- git discovery ---
 mkdir "$S/work"
