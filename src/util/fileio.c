@@ -184,10 +184,96 @@ static int check_entry(const char *dir, const char *name,
 			 user_name(dst.st_uid, downer, sizeof(downer)));
 }
 
-/* Build "a/b" from dir and a component (dir "" is the root). */
-static char *join(const char *dir, const char *name, size_t len)
+/* A path being resolved: cur, the directories walked so far (absolute,
+ * without symlinks, "" for the root), and what is left of it at p (in
+ * rest, which p points into). */
+struct walk {
+	char *cur, *rest, *p;
+	int hops;
+};
+
+/*
+ * The symlink next (a name in w->cur, its stat st) met as the component
+ * of length len at w->p: checked by check_entry, then its target put in
+ * front of the rest of the path. Returns 0, 1 when it is the last
+ * component and a /proc/PID/fd link (open it as it is), or -1.
+ */
+static int walk_link(struct walk *w, const char *next, const struct stat *st,
+		     size_t len, bool last, const char *path, struct error *e)
 {
-	return xasprintf("%s/%.*s", dir, (int)len, name);
+	char target[PATH_MAX], *more;
+	ssize_t n;
+
+	if (check_entry(w->cur, strrchr(next, '/') + 1, st, path, e))
+		return -1;
+	if (last && is_fd_dir(w->cur))
+		return 1;
+	n = readlink(next, target, sizeof(target) - 1);
+	if (n < 0 || ++w->hops > 40)
+		return error_errno(e, n < 0 ? errno : ELOOP, "cannot open "
+				   "'%s'", path);
+	target[n] = '\0';
+	more = xasprintf("%s/%s", target, w->p + len);
+	free(w->rest);
+	w->p = w->rest = more;
+	if (target[0] == '/')
+		w->cur[0] = '\0';
+	return 0;
+}
+
+/*
+ * One step of resolve_output: the component at w->p. Returns 0 to go on,
+ * 1 when the last component is reached (its length in *len, *magic set
+ * for a /proc/PID/fd link), or -1.
+ */
+static int walk_step(struct walk *w, size_t *lenp, bool *magic,
+		     const char *path, struct error *e)
+{
+	size_t len;
+	struct stat st;
+	char *next;
+	bool last;
+	int ret;
+
+	w->p += strspn(w->p, "/");
+	*lenp = len = strcspn(w->p, "/");
+	if (!len)		/* path names a directory */
+		return error_errno(e, EISDIR, "cannot open '%s'", path);
+	last = !w->p[len + strspn(w->p + len, "/")];
+	if ((len == 1 && w->p[0] == '.') ||
+	    (len == 2 && !strncmp(w->p, "..", 2))) {
+		char *slash = strrchr(w->cur, '/');
+
+		if (len == 2 && slash)
+			*slash = '\0';
+		w->p += len;
+		return last ? error_errno(e, EISDIR, "cannot open '%s'", path)
+			    : 0;
+	}
+	next = xasprintf("%s/%.*s", w->cur, (int)len, w->p);
+	if (lstat(next, &st)) {
+		int err = errno;
+
+		free(next);
+		if (err == ENOENT && last)
+			return 1;
+		return error_errno(e, err, "cannot open '%s'", path);
+	}
+	if (S_ISLNK(st.st_mode)) {
+		ret = walk_link(w, next, &st, len, last, path, e);
+		free(next);
+		*magic = ret == 1;
+		return ret;
+	}
+	if (last || !S_ISDIR(st.st_mode)) {
+		free(next);
+		return last ? 1 : error_errno(e, ENOTDIR, "cannot open '%s'",
+					      path);
+	}
+	free(w->cur);
+	w->cur = next;
+	w->p += len;
+	return 0;
 }
 
 /*
@@ -200,103 +286,29 @@ static char *join(const char *dir, const char *name, size_t len)
 static int resolve_output(const char *path, char **dirp, char **basep,
 			  bool *magic, struct error *e)
 {
-	char *cur, *rest = xstrdup(path), *p;
-	int hops = 0, ret = -1;
+	struct walk w = { .rest = xstrdup(path) };
+	size_t len;
+	int ret;
 
 	*magic = false;
+	w.p = w.rest;
 	if (path[0] == '/') {
-		cur = xstrdup("");
-	} else if (!(cur = getcwd(NULL, 0))) {
-		free(rest);
+		w.cur = xstrdup("");
+	} else if (!(w.cur = getcwd(NULL, 0))) {
+		free(w.rest);
 		return error_errno(e, errno, "cannot open '%s'", path);
-	} else if (!strcmp(cur, "/")) {
-		cur[0] = '\0';
+	} else if (!strcmp(w.cur, "/")) {
+		w.cur[0] = '\0';
 	}
-	for (p = rest; ; ) {
-		size_t len;
-		char *next, target[PATH_MAX];
-		struct stat st;
-		bool last;
-		ssize_t n;
-
-		p += strspn(p, "/");
-		len = strcspn(p, "/");
-		if (!len)
-			break;		/* path names a directory */
-		last = !p[len + strspn(p + len, "/")];
-		if (len == 1 && p[0] == '.') {
-			p += len;
-			continue;
-		}
-		if (len == 2 && !strncmp(p, "..", 2)) {
-			char *slash = strrchr(cur, '/');
-
-			if (slash)
-				*slash = '\0';
-			p += len;
-			continue;
-		}
-		next = join(cur, p, len);
-		if (lstat(next, &st)) {
-			int err = errno;
-
-			if (err == ENOENT && last)
-				goto out_found;
-			free(next);
-			error_errno(e, err, "cannot open '%s'", path);
-			goto out_free;
-		}
-		if (S_ISLNK(st.st_mode)) {
-			char *slash = strrchr(next, '/'), *more;
-
-			if (check_entry(cur, slash + 1, &st, path, e)) {
-				free(next);
-				goto out_free;
-			}
-			n = readlink(next, target, sizeof(target) - 1);
-			if (n < 0 || ++hops > 40) {
-				error_errno(e, n < 0 ? errno : ELOOP,
-					    "cannot open '%s'", path);
-				free(next);
-				goto out_free;
-			}
-			target[n] = '\0';
-			if (last && is_fd_dir(cur)) {
-				*magic = true;
-				goto out_found;
-			}
-			free(next);
-			more = xasprintf("%s/%s", target, p + len);
-			free(rest);
-			p = rest = more;
-			if (target[0] == '/')
-				cur[0] = '\0';
-			continue;
-		}
-		if (last)
-			goto out_found;
-		if (!S_ISDIR(st.st_mode)) {
-			free(next);
-			error_errno(e, ENOTDIR, "cannot open '%s'", path);
-			goto out_free;
-		}
-		free(cur);
-		cur = next;
-		p += len;
-		continue;
-
-out_found:
-		*dirp = xstrdup(*cur ? cur : "/");
-		*basep = xstrndup(p, len);
-		free(next);
-		ret = 0;
-		goto out_free;
+	while ((ret = walk_step(&w, &len, magic, path, e)) == 0)
+		;
+	if (ret > 0) {
+		*dirp = xstrdup(*w.cur ? w.cur : "/");
+		*basep = xstrndup(w.p, len);
 	}
-	error_errno(e, EISDIR, "cannot open '%s'", path);
-out_free:
-	free(cur);
-	free(rest);
-	return ret;
+	free(w.cur);
+	free(w.rest);
+	return ret > 0 ? 0 : -1;
 }
 
 /* The open file descriptor written in place: a device, a FIFO, a
