@@ -250,65 +250,74 @@ static char *packed_ref(const struct gitdir *g, const char *ref)
 	return val;
 }
 
+/* The contents of ref (valid) in g: its loose file, else its line in
+ * packed-refs; NULL for an unborn branch, or with *err set (an errno)
+ * when the loose file exists and cannot be read (a symlink, a FIFO). */
+static char *read_ref(const struct gitdir *g, const char *ref, int *err)
+{
+	char *path = xasprintf("%s/%s", g->common, ref);
+	char *val = read_first_line(path);
+
+	*err = 0;
+	if (!val && errno != ENOENT && errno != ENOTDIR)
+		*err = errno;
+	else if (!val)
+		val = packed_ref(g, ref);
+	free(path);
+	return val;
+}
+
 int gitdir_head(const struct gitdir *g, char **commit, char **branch,
 		struct error *e)
 {
-	char *path, *val, *ref = NULL;
+	char *head, *val, *ref = NULL;
+	int err = 0, ret = -1;
 
 	*commit = *branch = NULL;
 	if (!g->dir)
 		return 0;
-	path = xasprintf("%s/HEAD", g->dir);
-	val = read_first_line(path);
+	head = xasprintf("%s/HEAD", g->dir);
+	val = read_first_line(head);
 	if (!val) {
-		int err = errno;
-
-		free(path);
 		/* no HEAD: not a repository after all, as git would say */
-		if (err == ENOENT)
-			return 0;
-		path = xasprintf("%s/HEAD", g->dir);
-		error_errno(e, err, "cannot read '%s'", path);
-		free(path);
-		return -1;
+		ret = errno == ENOENT ? 0 :
+		      error_errno(e, errno, "cannot read '%s'", head);
+		goto out_free;
 	}
-	for (int hop = 0; !strncmp(val, "ref: ", 5); hop++) {
+	for (int hop = 0; val && !strncmp(val, "ref: ", 5); hop++) {
 		free(ref);
 		ref = xstrdup(val + 5);
 		free(val);
+		val = NULL;
 		if (!gitdir_ref_valid(ref) || hop == SYMREF_HOPS) {
-			error_set(e, "'%s' leads to %s ref '%s'", path,
+			error_set(e, "'%s' leads to %s ref '%s'", head,
 				  hop == SYMREF_HOPS ? "a loop at" :
 				  "an invalid", ref);
-			free(*branch);
-			*branch = NULL;
-			free(ref);
-			free(path);
-			return -1;
+			goto out_fail;
 		}
 		if (!hop && !strncmp(ref, "refs/heads/", 11))
 			*branch = xstrdup(ref + 11);
-		free(path);
-		path = xasprintf("%s/%s", g->common, ref);
-		val = read_first_line(path);
-		if (!val && errno != ENOENT && errno != ENOTDIR) {
-			error_errno(e, errno, "cannot read ref '%s'", path);
-			free(*branch);
-			*branch = NULL;
-			free(ref);
-			free(path);
-			return -1;
+		val = read_ref(g, ref, &err);
+		if (err) {
+			error_errno(e, err, "cannot read ref '%s/%s'",
+				    g->common, ref);
+			goto out_fail;
 		}
-		if (!val)
-			val = packed_ref(g, ref);
-		if (!val)
-			break;		/* an unborn branch */
 	}
-	free(path);
-	if (val && is_oid(val, strlen(val)))
+	/* only ever an object name: never some file's first line */
+	if (val && is_oid(val, strlen(val))) {
 		*commit = val;
-	else
-		free(val);
+		val = NULL;
+	}
+	ret = 0;
+	goto out_free;
+
+out_fail:
+	free(*branch);
+	*branch = NULL;
+out_free:
+	free(val);
 	free(ref);
-	return 0;
+	free(head);
+	return ret;
 }
