@@ -383,25 +383,6 @@ static bool owner_ok(const struct stat *st)
  * have planted: a -wal file is replayed into the database. */
 static const char *const side_files[] = { "-wal", "-shm", "-journal" };
 
-/* Every directory above dir must be trusted, or sticky (where no one may
- * rename what is not theirs): else its owner could swap dir for another. */
-static int check_ancestors(const char *path, const char *dir,
-			   struct error *e)
-{
-	char *d = xstrdup(dir), *slash;
-	struct stat st;
-	int ret = 0;
-
-	while (!ret && (slash = strrchr(d, '/')) && slash != d) {
-		*slash = '\0';
-		if (stat(d, &st) == 0 && !owner_ok(&st) &&
-		    !(st.st_mode & S_ISVTX))
-			ret = error_owner(e, "store", path, d, &st);
-	}
-	free(d);
-	return ret;
-}
-
 /* No symlink on the way to path (absolute, or from the current
  * directory) may be another user's in a directory not theirs: the rule
  * of util/fileio.h's outputs (the kernel's protected_symlinks). */
@@ -474,7 +455,6 @@ static int check_safe(const char *path, struct error *e)
 					"store in a directory of your own)",
 					path, dir);
 	}
-	ret = ret ? ret : check_ancestors(path, dir, e);
 	for (size_t i = 0; !ret && i < 4; i++) {
 		char *p = i ? xasprintf("%s%s", real, side_files[i - 1])
 			    : xstrdup(real);

@@ -4,14 +4,18 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util/fileio.h"
 #include "util/strutil.h"
+
+extern char **environ;
 
 /* Longest line taken from HEAD, a loose ref, a .git or commondir file. */
 #define LINE_MAX_LEN 4096
@@ -90,17 +94,94 @@ static bool is_oid(const char *s, size_t len)
 	return true;
 }
 
+/* Most of `git config --get-all safe.directory` read. */
+#define SAFE_OUT_MAX 65536
+
+/* The output of `git config --get-all safe.directory`, run in / so that
+ * only the system and global configuration count (git ignores the
+ * setting in a repository's own), NUL-terminated; NULL without git. */
+static char *safe_directories(void)
+{
+	char *argv[] = { "git", "config", "--get-all", "safe.directory",
+			 NULL };
+	posix_spawn_file_actions_t fa;
+	size_t len = 0;
+	char *out = NULL;
+	int fds[2], status;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addchdir_np(&fa, "/");
+	if (posix_spawnp(&pid, "git", &fa, NULL, argv, environ) != 0)
+		pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (pid > 0) {
+		out = xmalloc(SAFE_OUT_MAX + 1);
+		while (len < SAFE_OUT_MAX &&
+		       ((n = read(fds[0], out + len, SAFE_OUT_MAX - len)) > 0 ||
+			(n < 0 && errno == EINTR)))
+			len += n > 0 ? (size_t)n : 0;
+		out[len] = '\0';
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(fds[0]);
+	return out;
+}
+
+/* Whether git's safe.directory trusts the work tree top: it lists "*",
+ * top, or a directory above top followed by a slash and a star, as git
+ * reads it. Asked once per gitdir. */
+static bool listed_safe(struct gitdir *g)
+{
+	char *out, *line, *end;
+
+	if (g->safe)
+		return g->safe > 0;
+	g->safe = -1;
+	out = safe_directories();
+	for (line = out; line && *line; line = end + !!*end) {
+		size_t len;
+
+		end = line + strcspn(line, "\n");
+		len = (size_t)(end - line);
+		if ((len == 1 && line[0] == '*') ||
+		    (len == strlen(g->top) && !strncmp(line, g->top, len)) ||
+		    (len >= 2 && !strncmp(end - 2, "/*", 2) &&
+		     !strncmp(g->top, line, len - 1)))
+			g->safe = 1;
+	}
+	free(out);
+	return g->safe > 0;
+}
+
 /* Refuse path (a directory or the .git entry) unless the effective user
- * owns it; lstat so that a symlink is judged by its own owner. */
-static int check_trusted(const char *top, const char *path, bool follow,
+ * owns it or safe.directory lists the work tree; lstat so that a symlink
+ * is judged by its own owner. */
+static int check_trusted(struct gitdir *g, const char *path, bool follow,
 			 struct error *e)
 {
 	struct stat st;
 
 	if ((follow ? stat(path, &st) : lstat(path, &st)) != 0)
 		return error_errno(e, errno, "cannot read '%s'", path);
-	if (!owner_trusted(&st))
-		return error_owner(e, "git repository", top, path, &st);
+	if (!owner_trusted(&st) && !listed_safe(g)) {
+		error_owner(e, "git repository", g->top, path, &st);
+		if (e) {
+			size_t len = strlen(e->msg);
+
+			snprintf(e->msg + len, sizeof(e->msg) - len, "; to "
+				 "trust it: git config --global --add "
+				 "safe.directory '%s'", g->top);
+		}
+		return -1;
+	}
 	return 0;
 }
 
@@ -153,7 +234,7 @@ static int resolve_dirs(struct gitdir *g, const char *dotgit,
 			return 0;
 		}
 	}
-	if (check_trusted(g->top, g->dir, true, e))
+	if (check_trusted(g, g->dir, true, e))
 		return -1;
 	cpath = xasprintf("%s/commondir", g->dir);
 	line = read_first_line(cpath);
@@ -164,7 +245,7 @@ static int resolve_dirs(struct gitdir *g, const char *dotgit,
 		if (!g->common || !looks_like_gitdir(g->common))
 			return error_set(e, "'%s/commondir' names no git "
 					 "directory", g->dir);
-		if (check_trusted(g->top, g->common, true, e))
+		if (check_trusted(g, g->common, true, e))
 			return -1;
 	} else {
 		g->common = xstrdup(g->dir);
@@ -188,8 +269,8 @@ int gitdir_find(const char *start, struct gitdir *g, struct error *e)
 			g->top = dir;
 			if (S_ISLNK(st.st_mode) && stat(cand, &st))
 				st.st_mode = S_IFREG;	/* dangling: no dir */
-			if (check_trusted(g->top, g->top, true, e) ||
-			    check_trusted(g->top, cand, false, e) ||
+			if (check_trusted(g, g->top, true, e) ||
+			    check_trusted(g, cand, false, e) ||
 			    resolve_dirs(g, cand, &st, e)) {
 				gitdir_free(g);
 				ret = -1;

@@ -3,9 +3,10 @@
  * running git: for the git state of a result and the default store path.
  *
  * The one thing to know before changing it: every file read here may have
- * been planted by another user, so (as git's safe.directory rule) a
- * repository whose top-level directory or git directory is owned by
- * someone other than the effective user is refused, every ref name read
+ * been planted by another user, so, as git does, a repository whose
+ * top-level directory or git directory is owned by someone other than
+ * the effective user is refused, unless git's safe.directory setting
+ * (system or global, as `git config` reads it) lists it; every ref name read
  * from a file is checked as `git check-ref-format` would before it is
  * used as a path, and ref files are opened without following symlinks.
  * What comes out of a ref file is only ever a hexadecimal object name.
@@ -22,6 +23,8 @@ struct gitdir {
 	char *dir;	/* the git directory (.git, or where a .git file
 			 * points: a worktree's or a submodule's) */
 	char *common;	/* where refs live: dir, or its commondir */
+	int safe;	/* safe.directory lists top: 1 yes, -1 no, 0 not
+			 * asked yet */
 };
 
 /*
@@ -29,8 +32,8 @@ struct gitdir {
  * holding a .git directory or file). Returns 0 and fills g (malloc'd
  * strings, free with gitdir_free), 1 when there is none, or -1 with a
  * message when the one found cannot be trusted: owned by another user
- * (the message names the directory and both users), or a .git file or
- * commondir that does not name a git directory.
+ * and not listed in safe.directory (the message names the directory and
+ * both users), or a commondir that does not name a git directory.
  */
 int gitdir_find(const char *start, struct gitdir *g, struct error *e);
 void gitdir_free(struct gitdir *g);

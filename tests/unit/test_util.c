@@ -567,6 +567,24 @@ static void test_gitdir(void **state)
 		assert_int_equal(gitdir_find(sub, &g, &e), -1);
 		assert_non_null(strstr(e.msg, "nobody"));
 		assert_non_null(strstr(e.msg, "/r'"));
+		/* ... unless git's safe.directory lists it */
+		cmd = xasprintf("%s/gitconfig", dir);
+		setenv("GIT_CONFIG_GLOBAL", cmd, 1);
+		assert_int_equal(run("git config --global safe.directory "
+				     "'%s/r'", dir), 0);
+		assert_int_equal(head_of(sub, &commit, &branch, &e), 0);
+		assert_string_equal(commit, head);
+		free(commit);
+		free(branch);
+		assert_int_equal(run("git config --global --replace-all "
+				     "safe.directory '%s/*'", dir), 0);
+		assert_int_equal(gitdir_find(sub, &g, &e), 0);
+		gitdir_free(&g);
+		assert_int_equal(run("git config --global --replace-all "
+				     "safe.directory '%s/other'", dir), 0);
+		assert_int_equal(gitdir_find(sub, &g, &e), -1);
+		unsetenv("GIT_CONFIG_GLOBAL");
+		free(cmd);
 		/* a worktree whose commondir is theirs */
 		assert_int_equal(head_of(wt, &commit, &branch, &e), -1);
 		assert_non_null(strstr(e.msg, "nobody"));
