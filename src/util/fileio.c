@@ -257,7 +257,7 @@ static int walk_step(struct walk *w, size_t *lenp, bool *magic,
 		free(next);
 		if (err == ENOENT && last)
 			return 1;
-		return error_errno(e, err, "cannot open '%s'", path);
+		return error_errno(e, err, "cannot create '%s'", path);
 	}
 	if (S_ISLNK(st.st_mode)) {
 		ret = walk_link(w, next, &st, len, last, path, e);
@@ -267,8 +267,8 @@ static int walk_step(struct walk *w, size_t *lenp, bool *magic,
 	}
 	if (last || !S_ISDIR(st.st_mode)) {
 		free(next);
-		return last ? 1 : error_errno(e, ENOTDIR, "cannot open '%s'",
-					      path);
+		return last ? 1 : error_errno(e, ENOTDIR, "cannot create "
+					      "'%s'", path);
 	}
 	free(w->cur);
 	w->cur = next;
