@@ -313,15 +313,10 @@ static int resolve_output(const char *path, char **dirp, char **basep,
 
 /* The open file descriptor written in place: a device, a FIFO, a
  * /proc/PID/fd link. */
-static int open_direct(struct atomic_file *af, int fd, bool check_only,
-		       struct error *e)
+static int open_direct(struct atomic_file *af, int fd, struct error *e)
 {
 	if (fd < 0)
 		return error_errno(e, errno, "cannot open '%s'", af->path);
-	if (check_only) {
-		close(fd);
-		return 0;
-	}
 	af->fp = sink_open(af, fd, true);
 	if (!af->fp) {
 		int err = errno;
@@ -375,122 +370,133 @@ static void af_release(struct atomic_file *af)
 	af->fd = -1;
 }
 
+/* "-": stdout, through a sink so that a write error keeps its errno. */
+static int open_stdout(struct atomic_file *af, struct error *e)
+{
+	/* what was printed before comes first */
+	fflush(stdout);
+	af->fp = sink_open(af, STDOUT_FILENO, false);
+	if (!af->fp)
+		return error_errno(e, errno, "cannot write to stdout");
+	return 0;
+}
+
+/* A /proc/PID/fd link (/dev/stdout): opened through the link, the kernel
+ * following it to the pipe, terminal or file it stands for. */
+static int open_fd_link(struct atomic_file *af, struct error *e)
+{
+	char *link = xasprintf("%s/%s", af->dir, af->base);
+	int fd = open(link, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+
+	free(link);
+	/* a file the shell opened for us (> or >>): after what is there,
+	 * never over it */
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		(void)fcntl(fd, F_SETFL, O_APPEND);
+	return open_direct(af, fd, e);
+}
+
+/*
+ * The temporary file for a regular target; a file replaced gives it its
+ * mode, and its owner when we may (root); set-id bits are not carried
+ * over. Returns its descriptor or -1 (nothing left behind).
+ */
+static int open_replacement(struct atomic_file *af, const struct stat *old,
+			    struct error *e)
+{
+	int fd = open_temp(af, e);
+
+	if (fd < 0)
+		return -1;
+	if (fchmod(fd, old ? old->st_mode & 0777 : 0644 & ~umask_get())) {
+		error_errno(e, errno, "cannot create '%s'", af->path);
+		close(fd);
+		unlinkat(af->dirfd, af->tmp, 0);
+		return -1;
+	}
+	if (old && (old->st_uid != geteuid() || old->st_gid != getegid()))
+		(void)!fchown(fd, old->st_uid, old->st_gid);
+	return fd;
+}
+
+/* The target's directory, held open so that the file is made and renamed
+ * in the directory that was checked, whatever is renamed meanwhile; and
+ * what is there now (*exists, *st). */
+static int open_dir(struct atomic_file *af, struct stat *st, bool *exists,
+		    struct error *e)
+{
+	af->dirfd = open(af->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (af->dirfd < 0)
+		af->dirfd = open(af->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (af->dirfd < 0)
+		return error_errno(e, errno, "cannot open '%s'", af->path);
+	*exists = fstatat(af->dirfd, af->base, st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (!*exists)
+		return 0;
+	if (S_ISLNK(st->st_mode))	/* swapped in since resolved */
+		return error_errno(e, ELOOP, "cannot open '%s'", af->path);
+	if (S_ISDIR(st->st_mode))
+		return error_errno(e, EISDIR, "cannot open '%s'", af->path);
+	if ((S_ISREG(st->st_mode) || S_ISFIFO(st->st_mode) ||
+	     S_ISSOCK(st->st_mode)) &&
+	    check_entry(af->dir, af->base, st, af->path, e))
+		return -1;
+	return 0;
+}
+
 /*
  * atomic_open, or with check_only everything but opening a device or
- * FIFO (which would block or consume) and creating the temporary file.
+ * FIFO (which would block or consume) and keeping the temporary file.
  */
 static int open_output(struct atomic_file *af, const char *path,
 		       bool check_only, struct error *e)
 {
 	struct stat st;
 	bool magic, exists;
-	int fd;
+	int fd, ret = -1;
 
 	memset(af, 0, sizeof(*af));
 	af->dirfd = af->fd = -1;
 	af->path = xstrdup(path);
 	if (!strcmp(path, "-")) {
-		if (check_only) {
-			af_release(af);
-			return 0;
-		}
-		/* what was printed before comes first */
-		fflush(stdout);
-		af->fp = sink_open(af, STDOUT_FILENO, false);
-		if (!af->fp) {
-			error_errno(e, errno, "cannot write to stdout");
-			goto out_release;
-		}
-		return 0;
+		ret = check_only ? 0 : open_stdout(af, e);
+		goto out_done;
 	}
 	if (resolve_output(path, &af->dir, &af->base, &magic, e))
-		goto out_release;
+		goto out_done;
 	if (magic) {
-		char *link = xasprintf("%s/%s", af->dir, af->base);
-
-		fd = check_only ? -2 : open(link, O_WRONLY | O_NOCTTY |
-					    O_CLOEXEC);
-		free(link);
-		/* a file the shell opened for us (> or >>): after what is
-		 * there, never over it */
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-			(void)fcntl(fd, F_SETFL, O_APPEND);
-		if (fd == -2 || open_direct(af, fd, check_only, e) == 0) {
-			if (check_only)
-				af_release(af);
-			return 0;
-		}
-		goto out_release;
+		ret = check_only ? 0 : open_fd_link(af, e);
+		goto out_done;
 	}
-	af->dirfd = open(af->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (af->dirfd < 0)
-		af->dirfd = open(af->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (af->dirfd < 0) {
-		error_errno(e, errno, "cannot open '%s'", path);
-		goto out_release;
-	}
-	exists = fstatat(af->dirfd, af->base, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if (exists && S_ISLNK(st.st_mode)) {
-		/* swapped in since resolve_output looked */
-		error_errno(e, ELOOP, "cannot open '%s'", path);
-		goto out_release;
-	}
-	if (exists && S_ISDIR(st.st_mode)) {
-		error_errno(e, EISDIR, "cannot open '%s'", path);
-		goto out_release;
-	}
-	if (exists && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) ||
-		       S_ISSOCK(st.st_mode)) &&
-	    check_entry(af->dir, af->base, &st, path, e))
-		goto out_release;
+	if (open_dir(af, &st, &exists, e))
+		goto out_done;
 	if (exists && !S_ISREG(st.st_mode)) {
 		/* A device or a pipe (/dev/null, a FIFO) cannot be replaced
 		 * by a rename: write to it directly. */
-		if (check_only) {
-			af_release(af);
-			return 0;
-		}
-		fd = openat(af->dirfd, af->base, O_WRONLY | O_TRUNC |
-			    O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-		if (open_direct(af, fd, false, e))
-			goto out_release;
-		return 0;
+		ret = check_only ? 0 : open_direct(af, openat(af->dirfd,
+			af->base, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_NOCTTY |
+			O_CLOEXEC), e);
+		goto out_done;
 	}
-	fd = open_temp(af, e);
+	fd = open_replacement(af, exists ? &st : NULL, e);
 	if (fd < 0)
-		goto out_release;
-	if (exists) {
-		/* the file replaced keeps its mode, and its owner when we
-		 * may give it (root); set-id bits are not carried over */
-		if (fchmod(fd, st.st_mode & 0777)) {
+		goto out_done;
+	if (!check_only)
+		af->fp = sink_open(af, fd, true);
+	if (!af->fp) {
+		if (!check_only)
 			error_errno(e, errno, "cannot create '%s'", path);
-			goto out_unlink;
-		}
-		if (st.st_uid != geteuid() || st.st_gid != getegid())
-			(void)!fchown(fd, st.st_uid, st.st_gid);
-	} else if (fchmod(fd, 0644 & ~umask_get())) {
-		error_errno(e, errno, "cannot create '%s'", path);
-		goto out_unlink;
-	}
-	if (check_only) {
 		close(fd);
 		unlinkat(af->dirfd, af->tmp, 0);
-		af_release(af);
-		return 0;
 	}
-	af->fp = sink_open(af, fd, true);
-	if (!af->fp) {
-		error_errno(e, errno, "cannot create '%s'", path);
-		goto out_unlink;
-	}
-	return 0;
+	ret = af->fp || check_only ? 0 : -1;
 
-out_unlink:
-	close(fd);
-	unlinkat(af->dirfd, af->tmp, 0);
-out_release:
-	af_release(af);
-	return -1;
+out_done:
+	/* a check, a failure: nothing kept */
+	if (check_only || ret)
+		af_release(af);
+	return ret;
 }
 
 int atomic_open(struct atomic_file *af, const char *path, struct error *e)
