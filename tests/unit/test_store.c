@@ -4,9 +4,11 @@
  * right result among several, the history's filters, order and limit, 8
  * processes saving into one store at once, and every error a user meets:
  * a file that is not a store, a truncated store, a read-only file or
- * directory (as an unprivileged user: the test drops root), a store
- * locked by another writer, a store of a newer yardstick, and the default
- * path rules.
+ * directory (as an unprivileged user: the test drops root; still read by
+ * the reading commands), a store locked by another writer, a store of a
+ * newer yardstick, a store another user could tamper with (their file,
+ * -wal, directory or symlink, a directory every user may write to), a
+ * path that is no regular file, and the default path rules.
  *
  * The tests include sqlite3.h only to do what yardstick never does: hold
  * a lock, downgrade or damage a store by hand.
