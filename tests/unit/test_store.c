@@ -1074,6 +1074,22 @@ static void test_default_path(void **state)
 	/* Outside git: the current directory (unless /tmp is in a repo). */
 	if (access("/tmp/.git", F_OK) && access("/.git", F_OK))
 		assert_default("plain/sub", "plain/sub/.yardstick/results.db");
+	/* A repository of another user: no default store, and why. */
+	if (geteuid() == 0) {
+		struct error e;
+		char *old = getcwd(NULL, 0);
+		char *own = xasprintf("chown -R nobody '%s/repo'", tmpdir);
+
+		assert_int_equal(system(own), 0);
+		assert_int_equal(chdir(tmp_path("repo/a/b")), 0);
+		assert_null(store_default_path(&e));
+		assert_int_equal(chdir(old), 0);
+		assert_non_null(strstr(e.msg, "owned by nobody"));
+		assert_non_null(strstr(e.msg, "safe.directory"));
+		assert_non_null(strstr(e.msg, "--store"));
+		free(own);
+		free(old);
+	}
 	if (saved)
 		setenv("YARDSTICK_STORE", saved, 1);
 	free(saved);
