@@ -37,7 +37,7 @@ const char compare_help[] =
 "\n"
 "Exit status: 0 compared (whatever the verdicts; see 'yardstick gate' to\n"
 "fail a build); 2 bad usage, a result that cannot be read or found; 3 the\n"
-"store is locked or unreadable.\n";
+"store is locked, unreadable or another user's.\n";
 
 enum { OPT_ALPHA = 256, OPT_NOISE, OPT_RESAMPLES, OPT_SEED, OPT_STORE,
        OPT_JSON, OPT_MARKDOWN };

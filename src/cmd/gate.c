@@ -65,7 +65,7 @@ const char gate_help[] =
 "\n"
 "Exit status: 0 every check passed; 1 a regression; 2 bad usage or\n"
 "input (a result that cannot be read or found, a malformed threshold);\n"
-"3 the store is locked or unreadable.\n";
+"3 the store is locked, unreadable or another user's.\n";
 
 enum { OPT_MAX_INCREASE = 256, OPT_MAX_DECREASE, OPT_LIMIT, OPT_CONFIG, OPT_ALPHA,
        OPT_STORE, OPT_MARKDOWN, OPT_JUNIT, OPT_BMF };

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/refs.h"
 #include "result/json_emit.h"
 #include "stats/changepoint.h"
 #include "store/store.h"
@@ -36,12 +37,13 @@ const char history_help[] =
 "                      change get a false alarm at --alpha 0.05)\n"
 "      --alpha A       significance of a change point (default 0.05)\n"
 "      --store PATH    the store (default $YARDSTICK_STORE, else\n"
-"                      .yardstick/results.db at the git top level)\n"
+"                      .yardstick/results.db at the git top level);\n"
+"                      opened read-only\n"
 "      --json FILE     {\"results\": [{\"id\", \"created\", \"commit\",\n"
 "                      \"branch\", \"benchmarks\": [...]}]} (- for stdout)\n"
 "\n"
 "Exit status: 0; 2 bad usage, no store, a corrupt store; 3 the store is\n"
-"locked or unreadable.\n";
+"locked or unreadable, or belongs to another user.\n";
 
 enum { OPT_BRANCH = 256, OPT_MACHINE, OPT_DETECT, OPT_ALPHA, OPT_STORE,
        OPT_JSON };
@@ -307,13 +309,11 @@ int cmd_history(int argc, char **argv)
 	/* --limit keeps the newest results, for --detect too: they are
 	 * put in time order after the query. */
 	a.q.oldest_first = false;
-	path = a.store ? xstrdup(a.store) : store_default_path();
-	ret = store_open(&s, path, false, &e);
+	ret = ref_open_store(&s, a.store, STORE_READ, &path, &e);
 	free(path);
 	if (ret) {
 		fprintf(stderr, "yardstick history: %s\n", e.msg);
-		return ret == -STORE_ERR_LOCKED || ret == -STORE_ERR_READONLY
-		       ? 3 : 2;
+		return ref_store_exit(ret);
 	}
 	/* no -m: the headline metric of run, then of mem, then of load
 	 * results, whichever the store holds */
@@ -327,7 +327,7 @@ int cmd_history(int argc, char **argv)
 	store_close(s);
 	if (ret) {
 		fprintf(stderr, "yardstick history: %s\n", e.msg);
-		return ret == -STORE_ERR_LOCKED ? 3 : 2;
+		return ref_store_exit(ret);
 	}
 	if (a.detect) {
 		reverse(v, n);

@@ -472,6 +472,9 @@ static int finish(const struct load_opts *o, const struct load_stats *st,
 		ret = 1;
 	}
 	git_detect_finish(gp);
+	if (git_detect_warning(gp))
+		fprintf(stderr, "yardstick: warning: %s\n",
+			git_detect_warning(gp));
 	if (o->json && result_write_json(res, o->json, &e)) {
 		fprintf(stderr, "yardstick: %s\n", e.msg);
 		ret = ret ? ret : 2;

@@ -78,8 +78,8 @@ const char mem_help[] =
 "Exit status: 0 the program exited with 0; 1 it failed or crashed (the\n"
 "report is still written); 2 bad usage, a program that cannot be found,\n"
 "is statically linked or set-user-ID (a preloaded agent cannot work\n"
-"there), or an output that cannot be written; 3 the store is locked or\n"
-"read-only.\n";
+"there), or an output that cannot be written; 3 the store is locked,\n"
+"read-only or another user's.\n";
 
 enum {
 	OPT_SAMPLE = 256, OPT_UNWIND, OPT_DEPTH, OPT_FORMAT, OPT_COST,
@@ -332,6 +332,9 @@ static int mem(struct mem_args *a)
 	if (!a->quiet)
 		mem_report(a, &m, stderr);
 	git_detect_finish(&m.git_probe);
+	if (git_detect_warning(&m.git_probe))
+		fprintf(stderr, "yardstick: warning: %s\n",
+			git_detect_warning(&m.git_probe));
 	ret = write_outputs(a, &m);
 	if (!ret && !a->no_store && m.trace.agent_started)
 		ret = mem_save(a, &m);

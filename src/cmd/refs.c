@@ -24,9 +24,20 @@ bool ref_is_store(const char *ref)
 	return p != ref && !*p;
 }
 
-static int exit_code_of(int err)
+int ref_store_exit(int err)
 {
-	return err == -STORE_ERR_LOCKED || err == -STORE_ERR_READONLY ? 3 : 2;
+	return err == -STORE_ERR_LOCKED || err == -STORE_ERR_READONLY ||
+	       err == -STORE_ERR_UNSAFE ? 3 : 2;
+}
+
+int ref_open_store(struct store **s, const char *store_path,
+		   enum store_mode mode, char **path, struct error *e)
+{
+	*s = NULL;
+	*path = store_path ? xstrdup(store_path) : store_default_path(e);
+	if (!*path)
+		return -STORE_ERR_UNSAFE;
+	return store_open(s, *path, mode, e);
 }
 
 static int load(const char *ref, const char *store_path, bool raw,
@@ -38,16 +49,15 @@ static int load(const char *ref, const char *store_path, bool raw,
 
 	if (!ref_is_store(ref))
 		return result_read_json_raw(r, ref, raw, e) ? 2 : 0;
-	path = store_path ? xstrdup(store_path) : store_default_path();
-	ret = store_open(&s, path, false, e);
+	ret = ref_open_store(&s, store_path, STORE_READ, &path, e);
 	free(path);
 	if (ret)
-		return exit_code_of(ret);
+		return ref_store_exit(ret);
 	ret = store_load_ref(s, ref, r, e);
 	store_close(s);
 	if (ret)
 		result_free(r);	/* the store leaves an empty result */
-	return ret ? exit_code_of(ret) : 0;
+	return ret ? ref_store_exit(ret) : 0;
 }
 
 int ref_load(const char *ref, const char *store_path, struct result *r,

@@ -8,6 +8,7 @@
 #define YS_CMD_REFS_H
 
 #include "result/result.h"
+#include "store/store.h"
 #include "util/error.h"
 
 /* True when ref names the store rather than a file. */
@@ -24,5 +25,16 @@ int ref_load(const char *ref, const char *store_path, struct result *r,
  * summaries are not computed. */
 int ref_load_values(const char *ref, const char *store_path,
 		    struct result *r, struct error *e);
+
+/*
+ * Open the store at store_path (NULL: the default store) as mode says;
+ * *path receives the path used (malloc'd, NULL when the default could not
+ * be found). Returns 0 or -STORE_ERR_* with e set.
+ */
+int ref_open_store(struct store **s, const char *store_path,
+		   enum store_mode mode, char **path, struct error *e);
+/* The exit code for a -STORE_ERR_* failure: 3 when the environment
+ * refused (locked, read-only, unsafe), else 2. */
+int ref_store_exit(int err);
 
 #endif

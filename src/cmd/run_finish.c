@@ -266,6 +266,9 @@ int run_finish(struct runner *rn, long ref)
 	run_report_warnings(r, stderr);
 	/* The files and the store record the git state: wait for it. */
 	git_detect_finish(&rn->git);
+	if (git_detect_warning(&rn->git))
+		fprintf(stderr, "yardstick: warning: %s\n",
+			git_detect_warning(&rn->git));
 	if (write_outputs(rn))
 		return 2;
 	if (fflush(stdout) || ferror(stdout)) {

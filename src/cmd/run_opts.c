@@ -97,8 +97,8 @@ const char run_help[] =
 "Exit status: 0 ok; 1 a command failed; 2 bad usage, a program that does\n"
 "not exist, an output or a store that cannot be written (the other\n"
 "outputs are still written); 3 perf events asked for with --events are\n"
-"not permitted, or the store is locked or read-only; 130 interrupted\n"
-"(what was measured is still written and stored).\n";
+"not permitted, or the store is locked, read-only or another user's;\n"
+"130 interrupted (what was measured is still written and stored).\n";
 
 enum {
 	OPT_MIN_TIME = 256, OPT_INPUT, OPT_SHOW_OUTPUT, OPT_PIN, OPT_ORDER,

@@ -7,18 +7,19 @@
 #include <stdlib.h>
 
 #include "cmd/commands.h"
+#include "cmd/refs.h"
 #include "store/store.h"
 #include "util/strutil.h"
 
 int save_result(const struct result *res, const char *store, bool quiet)
 {
-	char *path = store ? xstrdup(store) : store_default_path();
 	struct store *s;
 	long long id;
 	struct error e;
+	char *path;
 	int r;
 
-	r = store_open(&s, path, true, &e);
+	r = ref_open_store(&s, store, STORE_CREATE, &path, &e);
 	if (r == 0) {
 		r = store_save(s, res, &id, &e);
 		store_close(s);
@@ -30,5 +31,5 @@ int save_result(const struct result *res, const char *store, bool quiet)
 	if (r == 0)
 		return 0;
 	fprintf(stderr, "yardstick: %s\n", e.msg);
-	return r == -STORE_ERR_LOCKED || r == -STORE_ERR_READONLY ? 3 : 2;
+	return ref_store_exit(r);
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/gitdir.h"
 #include "util/strutil.h"
 
 extern char **environ;
@@ -84,86 +85,6 @@ void machine_detect(struct machine *m)
 		m->virtualized = true;
 }
 
-/* The .git directory for cwd (following a "gitdir:" file), or NULL. */
-static char *find_git_dir(void)
-{
-	char dir[PATH_MAX];
-
-	if (!getcwd(dir, sizeof(dir)))
-		return NULL;
-	for (;;) {
-		char *cand = xasprintf("%s/.git", dir);
-		struct stat st;
-
-		if (stat(cand, &st) == 0) {
-			if (S_ISDIR(st.st_mode))
-				return cand;
-			char *line = read_line(cand);
-
-			free(cand);
-			if (line && !strncmp(line, "gitdir: ", 8)) {
-				char *g = line[8] == '/'
-					? xstrdup(line + 8)
-					: xasprintf("%s/%s", dir, line + 8);
-
-				free(line);
-				return g;
-			}
-			free(line);
-			return NULL;
-		}
-		free(cand);
-		char *slash = strrchr(dir, '/');
-
-		if (!slash || slash == dir)
-			return NULL;
-		*slash = '\0';
-	}
-}
-
-/* Resolve a ref such as "refs/heads/main" through loose and packed refs;
- * worktrees keep refs in their commondir. */
-static char *resolve_ref(const char *gitdir, const char *ref)
-{
-	char *common = NULL, *path, *val, *cpath;
-
-	cpath = xasprintf("%s/commondir", gitdir);
-	val = read_line(cpath);
-	free(cpath);
-	if (val) {
-		common = val[0] == '/' ? xstrdup(val)
-				       : xasprintf("%s/%s", gitdir, val);
-		free(val);
-	} else {
-		common = xstrdup(gitdir);
-	}
-	path = xasprintf("%s/%s", common, ref);
-	val = read_line(path);
-	free(path);
-	if (!val) {
-		FILE *fp;
-		char line[1024];
-		size_t rlen = strlen(ref);
-
-		path = xasprintf("%s/packed-refs", common);
-		fp = fopen(path, "r");
-		free(path);
-		while (fp && fgets(line, sizeof(line), fp)) {
-			char *sp = strchr(line, ' ');
-
-			if (sp && !strncmp(sp + 1, ref, rlen) &&
-			    (sp[1 + rlen] == '\n' || sp[1 + rlen] == '\0')) {
-				val = xstrndup(line, sp - line);
-				break;
-			}
-		}
-		if (fp)
-			fclose(fp);
-	}
-	free(common);
-	return val;
-}
-
 /* Start `git status` with its output on a pipe; the answer is read by
  * git_detect_finish, so that the work of yardstick can go on meanwhile. */
 static void dirty_start(struct git_probe *gp)
@@ -210,28 +131,28 @@ void git_detect_finish(struct git_probe *gp)
 
 void git_detect_start(struct git_info *g, struct git_probe *gp)
 {
-	char *gitdir = find_git_dir(), *path, *head;
+	struct gitdir gd;
+	struct error e;
+	char *cwd = getcwd(NULL, 0);
+	int found = cwd ? gitdir_find(cwd, &gd, &e) : 1;
 
 	memset(g, 0, sizeof(*g));
+	free(cwd);
 	gp->g = g;
 	gp->pid = -1;
 	gp->fd = -1;
-	if (!gitdir)
+	gp->warning[0] = '\0';
+	if (found < 0) {
+		snprintf(gp->warning, sizeof(gp->warning), "git state not "
+			 "recorded: %s", e.msg);
 		return;
-	path = xasprintf("%s/HEAD", gitdir);
-	head = read_line(path);
-	free(path);
-	if (head && !strncmp(head, "ref: ", 5)) {
-		const char *ref = head + 5;
-
-		if (!strncmp(ref, "refs/heads/", 11))
-			g->branch = xstrdup(ref + 11);
-		g->commit = resolve_ref(gitdir, ref);
-	} else if (head) {
-		g->commit = xstrdup(head);
 	}
-	free(head);
-	free(gitdir);
+	if (found > 0)
+		return;
+	if (gitdir_head(&gd, &g->commit, &g->branch, &e))
+		snprintf(gp->warning, sizeof(gp->warning), "git state not "
+			 "recorded: %s", e.msg);
+	gitdir_free(&gd);
 	if (g->commit)
 		dirty_start(gp);
 }
@@ -253,4 +174,9 @@ char *utc_timestamp(void)
 	gmtime_r(&t, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	return xstrdup(buf);
+}
+
+const char *git_detect_warning(const struct git_probe *gp)
+{
+	return gp->warning[0] ? gp->warning : NULL;
 }

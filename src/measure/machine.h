@@ -15,7 +15,10 @@
 void machine_detect(struct machine *m);
 
 /* Fill g for the repository containing the current directory; all NULL
- * outside git. Runs `git status` for the dirty flag when git exists. */
+ * outside git, and in a repository that cannot be trusted (owned by
+ * another user, a HEAD leading outside it: see util/gitdir.h), which
+ * git_detect_warning then explains. Runs `git status` for the dirty flag
+ * when git exists. */
 void git_detect(struct git_info *g);
 
 /* The same in two steps: commit and branch at once, the dirty flag (a
@@ -25,9 +28,13 @@ struct git_probe {
 	struct git_info *g;
 	pid_t pid;
 	int fd;
+	char warning[1100];	/* why the repository was ignored, or "" */
 };
 void git_detect_start(struct git_info *g, struct git_probe *gp);
 void git_detect_finish(struct git_probe *gp);
+/* Why the repository found was ignored, for the command to print as a
+ * warning; NULL when nothing was ignored. */
+const char *git_detect_warning(const struct git_probe *gp);
 
 /* Current UTC time as ISO 8601, malloc'd. */
 char *utc_timestamp(void);

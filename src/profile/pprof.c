@@ -443,8 +443,7 @@ int profile_write_pprof(const struct profile *p, const char *path,
 	x.map_of = xcalloc(p->nframes + 1, sizeof(*x.map_of));
 	build(&x);
 	if (gzip_write(&x.out, af.fp)) {
-		error_errno(e, errno ? errno : EIO, "cannot write '%s'", path);
-		atomic_abort(&af);
+		atomic_fail(&af, e);
 		goto out_free;
 	}
 	ret = atomic_commit(&af, e);

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "profile/symbolize.h"
@@ -838,23 +839,62 @@ static int map_bias(struct symtab *s, struct mapping *m, uint64_t *bias)
 
 /* --- JIT maps: /tmp/perf-PID.map --- */
 
+/* Limits on a map file, which anyone may have put in /tmp: names longer
+ * than this are skipped, files larger are ignored. */
+#define JIT_LINE_MAX 4096
+#define JIT_MAP_MAX (64u << 20)
+
+/*
+ * Open a JIT map as perf does, and more warily: never following a symlink
+ * (to /dev/zero, to someone's file), never blocking (a FIFO), and only a
+ * regular file of one link owned by us or by root. The profiled process
+ * runs as we do, so its map is ours; a map of another user could name its
+ * symbols. NULL when there is none to trust.
+ */
+static FILE *jit_open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *fp;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    (st.st_uid != geteuid() && st.st_uid != 0) ||
+	    st.st_size > (off_t)JIT_MAP_MAX || !(fp = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	return fp;
+}
+
 /* Read "START SIZE name" lines (hex numbers; the name runs to the end of
- * the line); others are skipped. */
+ * the line); others are skipped, as are lines over JIT_LINE_MAX and all
+ * beyond JIT_MAP_MAX bytes (the file may grow while read). */
 static void jit_load(struct symtab *s, struct proc *p)
 {
-	char path[64], *line = NULL;
-	size_t cap = 0, capjit = 0;
+	char path[64], line[JIT_LINE_MAX + 2];
+	size_t capjit = 0, total = 0;
+	bool skipping = false;
 	FILE *fp;
 
 	p->jit_loaded = true;
 	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", p->pid);
-	fp = fopen(path, "re");
+	fp = jit_open(path);
 	if (!fp)
 		return;
-	while (getline(&line, &cap, fp) > 0) {
+	while (total <= JIT_MAP_MAX && fgets(line, sizeof(line), fp)) {
+		size_t len = strlen(line);
+		bool whole = len && line[len - 1] == '\n';
 		uint64_t start, size;
 		int off = 0;
+		bool was_skipping = skipping;
 
+		total += len;
+		/* a line over the limit comes in pieces: skip them all */
+		skipping = !whole && len == sizeof(line) - 1;
+		if (was_skipping || skipping)
+			continue;
 		line[strcspn(line, "\r\n")] = '\0';
 		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %n", &start, &size,
 			   &off) < 2 || !off || !line[off] || !size ||
@@ -866,7 +906,6 @@ static void jit_load(struct symtab *s, struct proc *p)
 			.name = intern(s, line + off),
 		};
 	}
-	free(line);
 	fclose(fp);
 	if (p->njit)
 		qsort(p->jit, p->njit, sizeof(*p->jit), start_cmp);

@@ -199,9 +199,7 @@ int compare_write_markdown(const struct compare_report *rep,
 	}
 	fprintf(fp, "\nA change counts when p < %g and its 95%% CI lies beyond "
 		"±%g%%.\n", rep->alpha, 100 * rep->noise);
-	if (ferror(fp)) {
-		atomic_abort(&af);
-		return error_set(e, "cannot write '%s'", path);
-	}
+	if (ferror(fp))
+		return atomic_fail(&af, e);
 	return atomic_commit(&af, e);
 }

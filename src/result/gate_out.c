@@ -140,10 +140,8 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 	fprintf(fp, "\n%zu of %zu checks failed. A threshold is broken when "
 		"the change exceeds it and is significant (p < %g).\n",
 		rep->failed, rep->n, rep->alpha);
-	if (ferror(fp)) {
-		atomic_abort(&af);
-		return error_set(e, "cannot write '%s'", path);
-	}
+	if (ferror(fp))
+		return atomic_fail(&af, e);
 	return atomic_commit(&af, e);
 }
 
@@ -210,9 +208,7 @@ int gate_write_junit(const struct gate_report *rep, const char *path,
 		fputs("    </testcase>\n", fp);
 	}
 	fputs("  </testsuite>\n</testsuites>\n", fp);
-	if (ferror(fp)) {
-		atomic_abort(&af);
-		return error_set(e, "cannot write '%s'", path);
-	}
+	if (ferror(fp))
+		return atomic_fail(&af, e);
 	return atomic_commit(&af, e);
 }

@@ -156,10 +156,8 @@ int json_write_file(json_t *v, const char *path, struct error *e)
 	}
 	r = json_emit(v, af.fp);
 	json_decref(v);
-	if (r || fputc('\n', af.fp) == EOF || ferror(af.fp)) {
-		atomic_abort(&af);
-		return error_set(e, "cannot write '%s'", path);
-	}
+	if (r || fputc('\n', af.fp) == EOF || ferror(af.fp))
+		return atomic_fail(&af, e);
 	return atomic_commit(&af, e);
 }
 

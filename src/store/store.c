@@ -10,6 +10,7 @@
  */
 #include "store/store_internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -20,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/fileio.h"
+#include "util/gitdir.h"
 #include "util/strutil.h"
 
 #define STORE_DIR ".yardstick"
@@ -56,6 +59,10 @@
  *  7. Every table is a child of results, with ON DELETE CASCADE, so that
  *     deleting a result (by hand, or by a later `prune`) removes all of
  *     it. Positions (pos, run) keep the order of every list as saved.
+ *  8. A store opened for reading (STORE_READ) is not migrated, so that a
+ *     read-only store can be read: the queries must work on every older
+ *     version. Steps so far only add indexes; a step that changes what
+ *     the queries read must also teach them the older shape.
  */
 static const char migrate_v1[] =
 	"CREATE TABLE results ("
@@ -246,18 +253,38 @@ static int readonly_reason(const struct store *s, struct error *e)
 	int ret = 0;
 
 	if (access(s->path, F_OK) == 0 && not_writable(s->path)) {
-		error_set(e, "cannot write to '%s': the file is read-only",
-			  s->path);
+		error_set(e, "cannot write to '%s': %s", s->path,
+			  errno == EROFS ? "it is on a read-only file system"
+			  : "the file is read-only");
 		return -STORE_ERR_READONLY;
 	}
 	dir = dir_of(s->path);
 	if (not_writable(dir)) {
-		error_set(e, "cannot write to '%s': its directory '%s' is "
-			  "read-only", s->path, dir);
+		if (errno == EROFS)
+			error_set(e, "cannot write to '%s': it is on a "
+				  "read-only file system", s->path);
+		else
+			error_set(e, "cannot write to '%s': its directory "
+				  "'%s' is read-only", s->path, dir);
 		ret = -STORE_ERR_READONLY;
 	}
 	free(dir);
 	return ret;
+}
+
+/* The system's reason behind an SQLite I/O failure: the errno of the
+ * failing call when SQLite kept one, else what the code says. */
+static void os_reason(struct store *s, int rc, char *why, size_t len)
+{
+	int err = s->db ? sqlite3_system_errno(s->db) : 0;
+
+	if ((rc & 0xff) == SQLITE_FULL && (!err || err == ENOSPC))
+		snprintf(why, len, "the disk is full");
+	else if (err)
+		snprintf(why, len, "%s", strerror(err));
+	else
+		snprintf(why, len, "%s", s->db ? sqlite3_errmsg(s->db)
+						: sqlite3_errstr(rc));
 }
 
 int store_fail(struct store *s, int rc, struct error *e)
@@ -281,13 +308,37 @@ int store_fail(struct store *s, int rc, struct error *e)
 			  "after %g s)", s->path, s->busy_ms / 1000.0);
 		return -STORE_ERR_LOCKED;
 	}
-	ret = readonly_reason(s, e);
-	if (ret)
-		return ret;
-	if ((rc & 0xff) == SQLITE_READONLY) {
+	if (s->mode != STORE_READ) {
+		ret = readonly_reason(s, e);
+		if (ret)
+			return ret;
+	}
+	switch (rc & 0xff) {
+	case SQLITE_READONLY:
 		error_set(e, "cannot write to '%s': %s", s->path,
-			  rc == SQLITE_READONLY ? "opened read-only" : why);
+			  rc == SQLITE_READONLY ? "opened read-only" :
+			  rc == SQLITE_READONLY_DBMOVED ? "the file was moved "
+			  "or deleted while open" : why);
 		return -STORE_ERR_READONLY;
+	case SQLITE_FULL:
+		os_reason(s, rc, why, sizeof(why));
+		error_set(e, "cannot write to '%s': %s", s->path, why);
+		return -STORE_ERR_IO;
+	case SQLITE_CANTOPEN:
+		os_reason(s, rc, why, sizeof(why));
+		error_set(e, "cannot open '%s': %s", s->path, why);
+		return -STORE_ERR_IO;
+	case SQLITE_IOERR:
+		os_reason(s, rc, why, sizeof(why));
+		if (rc == SQLITE_IOERR_SHMOPEN || rc == SQLITE_IOERR_SHMSIZE ||
+		    rc == SQLITE_IOERR_SHMMAP || rc == SQLITE_IOERR_SHMLOCK)
+			error_set(e, "cannot use '%s': cannot make its shared "
+				  "memory file '%s-shm': %s", s->path,
+				  s->path, why);
+		else
+			error_set(e, "cannot use '%s': input/output error: %s",
+				  s->path, why);
+		return -STORE_ERR_IO;
 	}
 	error_set(e, "cannot use '%s': %s", s->path, why);
 	return -STORE_ERR_IO;
@@ -321,28 +372,134 @@ static int make_dirs(const char *dir, const char *path, struct error *e)
 	return ret;
 }
 
-/* The store's file: its directory made when creating, NOTFOUND when
- * missing and not creating. */
-static int prepare_path(const char *path, bool create, struct error *e)
+/* Trusted owners of a store: the effective user (util/fileio.h) and
+ * root, who could read and write it anyway. */
+static bool owner_ok(const struct stat *st)
+{
+	return st->st_uid == 0 || owner_trusted(st);
+}
+
+/* The files SQLite keeps beside the store, which another user must not
+ * have planted: a -wal file is replayed into the database. */
+static const char *const side_files[] = { "-wal", "-shm", "-journal" };
+
+/* No symlink on the way to path (absolute, or from the current
+ * directory) may be another user's in a directory not theirs: the rule
+ * of util/fileio.h's outputs (the kernel's protected_symlinks). */
+static int check_links(const char *path, struct error *e)
+{
+	char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
+	char *full, *p;
+	int ret = 0;
+
+	if (!cwd && path[0] != '/')
+		return 0;	/* nothing to resolve against: SQLite fails */
+	full = cwd ? xasprintf("%s/%s", cwd, path) : xstrdup(path);
+	for (p = strchr(full + 1, '/'); !ret; p = strchr(p + 1, '/')) {
+		struct stat st, dst;
+		char c = p ? *p : '\0', *slash;
+
+		if (p)
+			*p = '\0';
+		slash = strrchr(full, '/');
+		if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    !owner_ok(&st)) {
+			bool theirs;
+
+			*slash = '\0';
+			theirs = stat(*full ? full : "/", &dst) == 0 &&
+				 dst.st_uid == st.st_uid;
+			*slash = '/';
+			if (!theirs)
+				ret = error_owner(e, "store", path, full, &st);
+		}
+		if (!p)
+			break;
+		*p = c;
+	}
+	free(full);
+	free(cwd);
+	return ret;
+}
+
+/*
+ * Refuse a store another user could read or tamper with (design note
+ * above store_open in store.h): the file, its side files and its
+ * directory must belong to a trusted owner, and the directory must not
+ * be writable by every user (where anyone could plant a -wal file in the
+ * moment between our check and SQLite's open: even a sticky /tmp).
+ */
+static int check_safe(const char *path, struct error *e)
+{
+	char *real = realpath(path, NULL), *dir;
+	struct stat st;
+	int ret = 0;
+
+	if (!real) {		/* a new file: judge its directory */
+		char *d = dir_of(path), *rd = realpath(d, NULL);
+
+		real = rd ? xasprintf("%s/%s", strcmp(rd, "/") ? rd : "",
+				      strrchr(path, '/') ? strrchr(path, '/')
+				      + 1 : path) : xstrdup(path);
+		free(rd);
+		free(d);
+	}
+	dir = dir_of(real);
+	if (stat(dir, &st) == 0) {
+		if (!owner_ok(&st))
+			ret = error_owner(e, "store", path, dir, &st);
+		else if (st.st_mode & S_IWOTH)
+			ret = error_set(e, "refusing store '%s': its directory "
+					"'%s' is writable by every user, who "
+					"could plant its -wal file (keep the "
+					"store in a directory of your own)",
+					path, dir);
+	}
+	for (size_t i = 0; !ret && i < 4; i++) {
+		char *p = i ? xasprintf("%s%s", real, side_files[i - 1])
+			    : xstrdup(real);
+
+		if (lstat(p, &st) == 0 && !owner_ok(&st))
+			ret = error_owner(e, "store", path, p, &st);
+		free(p);
+	}
+	free(dir);
+	free(real);
+	return ret ? -STORE_ERR_UNSAFE : 0;
+}
+
+/* The store's file: a regular file, its directory made when creating,
+ * NOTFOUND when missing and not creating. */
+static int prepare_path(const char *path, enum store_mode mode,
+			struct error *e)
 {
 	struct stat st;
 	char *dir;
-	int ret;
+	int ret = check_links(path, e);
 
-	if (stat(path, &st) == 0)
-		return 0;
+	if (ret)
+		return -STORE_ERR_UNSAFE;
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode)) {
+			error_set(e, "cannot use '%s' as a store: %s", path,
+				  S_ISDIR(st.st_mode) ? "it is a directory"
+				  : "it is not a regular file");
+			return -STORE_ERR_IO;
+		}
+		return check_safe(path, e);
+	}
 	if (errno != ENOENT) {
 		error_errno(e, errno, "cannot use '%s'", path);
 		return -STORE_ERR_IO;
 	}
-	if (!create) {
+	if (mode != STORE_CREATE) {
 		error_set(e, "no yardstick store at '%s'", path);
 		return -STORE_ERR_NOTFOUND;
 	}
 	dir = dir_of(path);
 	ret = make_dirs(dir, path, e);
 	free(dir);
-	return ret;
+	return ret ? ret : check_safe(path, e);
 }
 
 /* One integer from a query returning one row. */
@@ -477,47 +634,103 @@ static int use_wal(struct store *s)
 	}
 }
 
-/* The connection's settings: read-write, busy timeout, foreign keys
- * (for ON DELETE CASCADE), WAL, synchronous NORMAL. */
-static int configure(struct store *s, struct error *e)
+/* The connection's settings: busy timeout, foreign keys (for ON DELETE
+ * CASCADE); for writing, WAL and synchronous NORMAL. */
+static int configure(struct store *s, enum store_mode mode, struct error *e)
 {
 	int rc;
 
 	sqlite3_extended_result_codes(s->db, 1);
 	rc = sqlite3_busy_timeout(s->db, s->busy_ms);
-	if (rc == SQLITE_OK && sqlite3_db_readonly(s->db, "main") == 1)
+	if (rc == SQLITE_OK && mode != STORE_READ &&
+	    sqlite3_db_readonly(s->db, "main") == 1)
 		rc = SQLITE_READONLY;
 	if (rc == SQLITE_OK)
 		rc = store_exec(s, "PRAGMA foreign_keys = ON");
-	if (rc == SQLITE_OK)
+	if (rc == SQLITE_OK && mode != STORE_READ)
 		rc = use_wal(s);
 	/* In WAL mode NORMAL syncs at checkpoints, not at every commit: a
 	 * power cut may lose the last result, never corrupt the store. */
-	if (rc == SQLITE_OK)
+	if (rc == SQLITE_OK && mode != STORE_READ)
 		rc = store_exec(s, "PRAGMA synchronous = NORMAL");
 	return rc == SQLITE_OK ? 0 : store_fail(s, rc, e);
 }
 
-int store_open(struct store **out, const char *path, bool create,
+/* "file:PATH?immutable=1", PATH percent-encoded (a ? or # would end
+ * it). */
+static char *immutable_uri(const char *path)
+{
+	size_t len = strlen(path);
+	char *uri = xmalloc(5 + 3 * len + 13), *o = uri;
+
+	memcpy(o, "file:", 5);
+	o += 5;
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (isalnum(*p) || strchr("/-._~", *p))
+			*o++ = (char)*p;
+		else
+			o += snprintf(o, 4, "%%%02X", *p);
+	}
+	memcpy(o, "?immutable=1", 13);
+	return uri;
+}
+
+/* Open s->path as mode says. A store in WAL mode needs its -shm file
+ * even to be read; where it cannot be made (a read-only directory, after
+ * the last writer removed it) the file is read as immutable: nobody can
+ * be writing it there. */
+static int open_db(struct store *s, enum store_mode mode, struct error *e)
+{
+	int flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
+		    SQLITE_OPEN_READWRITE |
+		    (mode == STORE_CREATE ? SQLITE_OPEN_CREATE : 0);
+	int rc = sqlite3_open_v2(s->path, &s->db, flags, NULL);
+	long long v;
+
+	if (rc == SQLITE_OK && mode == STORE_READ) {
+		char *dir = dir_of(s->path);
+		bool dir_ro = not_writable(dir);
+
+		free(dir);
+		rc = dir_ro ? query_int(s, "PRAGMA schema_version", &v)
+			    : SQLITE_OK;
+		if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_NOTADB &&
+		    (rc & 0xff) != SQLITE_CORRUPT) {
+			char *uri = immutable_uri(s->path);
+
+			(void)sqlite3_close(s->db);
+			s->db = NULL;
+			rc = sqlite3_open_v2(uri, &s->db,
+					     flags | SQLITE_OPEN_URI, NULL);
+			free(uri);
+		}
+	}
+	/* On failure s->db is still a handle to close, holding the message
+	 * (NULL only when SQLite could not even allocate it). */
+	return rc == SQLITE_OK ? configure(s, mode, e) : store_fail(s, rc, e);
+}
+
+int store_open(struct store **out, const char *path, enum store_mode mode,
 	       struct error *e)
 {
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
 	struct store *s;
-	int ret, rc;
+	int ret;
 
 	*out = NULL;
-	ret = prepare_path(path, create, e);
+	ret = prepare_path(path, mode, e);
 	if (ret)
 		return ret;
 	s = xcalloc(1, sizeof(*s));
 	s->path = xstrdup(path);
 	s->busy_ms = STORE_BUSY_MS;
-	rc = sqlite3_open_v2(path, &s->db, flags, NULL);
-	/* On failure s->db is still a handle to close, holding the message
-	 * (NULL only when SQLite could not even allocate it). */
-	ret = rc == SQLITE_OK ? configure(s, e) : store_fail(s, rc, e);
-	if (!ret)
-		ret = migrate(s, e);
+	s->mode = mode;
+	ret = open_db(s, mode, e);
+	if (!ret) {
+		int version;
+
+		ret = mode == STORE_READ ? read_version(s, &version, e)
+					 : migrate(s, e);
+	}
 	if (ret) {
 		store_close(s);
 		return ret;
@@ -552,55 +765,33 @@ void store_close(struct store *s)
 	free(s);
 }
 
-/* Whether dir holds a .git entry: a directory, or a file (a worktree or
- * submodule) that points to one. */
-static bool has_git(const char *dir)
-{
-	struct stat st;
-	char *p = xasprintf("%s/.git", strcmp(dir, "/") ? dir : "");
-	bool yes = lstat(p, &st) == 0;
-
-	free(p);
-	return yes;
-}
-
-/* The git top-level at or above dir (cut in place), or NULL. */
-static char *git_toplevel(char *dir)
-{
-	for (;;) {
-		char *slash;
-
-		if (has_git(dir))
-			return dir;
-		slash = strrchr(dir, '/');
-		if (!slash || !strcmp(dir, "/"))
-			return NULL;
-		if (slash == dir)
-			slash[1] = '\0';	/* "/a" becomes "/" */
-		else
-			*slash = '\0';
-	}
-}
-
-char *store_default_path(void)
+char *store_default_path(struct error *e)
 {
 	const char *env = getenv("YARDSTICK_STORE");
-	char *cwd, *top, *path;
+	struct gitdir g;
+	char *cwd, *path;
+	int found;
 
 	if (env && *env)
 		return xstrdup(env);
 	cwd = getcwd(NULL, 0);
 	if (!cwd)
 		return xstrdup(STORE_DIR "/" STORE_FILE);
-	top = xstrdup(cwd);
-	if (!git_toplevel(top)) {
-		free(top);
-		top = cwd;
-		cwd = NULL;
+	found = gitdir_find(cwd, &g, e);
+	if (found < 0) {
+		size_t len = e ? strlen(e->msg) : 0;
+
+		if (e)
+			snprintf(e->msg + len, sizeof(e->msg) - len, "; choose "
+				 "a store with --store or YARDSTICK_STORE");
+		free(cwd);
+		return NULL;
 	}
 	path = xasprintf("%s/" STORE_DIR "/" STORE_FILE,
-			 strcmp(top, "/") ? top : "");
-	free(top);
+			 strcmp(found ? cwd : g.top, "/") ?
+			 (found ? cwd : g.top) : "");
+	if (!found)
+		gitdir_free(&g);
 	free(cwd);
 	return path;
 }

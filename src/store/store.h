@@ -29,6 +29,16 @@ enum store_err {
 				 * such file (store_open, create false) */
 	STORE_ERR_SCHEMA = 6,	/* written by a newer yardstick */
 	STORE_ERR_BADREF = 7,	/* a malformed or ambiguous reference */
+	STORE_ERR_UNSAFE = 8,	/* owned by another user, or in a directory
+				 * where another user could plant files */
+};
+
+/* How store_open opens the file. */
+enum store_mode {
+	STORE_READ,		/* read only: the file must exist; works on a
+				 * read-only file or directory */
+	STORE_CREATE,		/* read and write, created if missing */
+	STORE_WRITE,		/* read and write, the file must exist */
 };
 
 /*
@@ -37,22 +47,27 @@ enum store_err {
  * directory (the nearest directory at or above it holding a .git
  * directory or file; git itself is not run), else under the current
  * directory. Absolute unless the current directory cannot be found.
- * malloc'd.
+ * malloc'd; NULL with a message (for -STORE_ERR_UNSAFE) when the
+ * repository found belongs to another user (util/gitdir.h).
  */
-char *store_default_path(void);
+char *store_default_path(struct error *e);
 
 /*
- * Open (create if missing, with its directory, when create is true) the
- * store at path, migrating its schema forward in place. Returns 0 or
- * -STORE_ERR_* with a message naming the file: NOTFOUND when the file is
- * missing and create is false; READONLY when the file or its directory
- * cannot be written (a store is always opened for writing: SQLite's WAL
- * needs its -wal and -shm files beside it even to read); CORRUPT for a
- * file that is not a yardstick store or is damaged; SCHEMA for a store of
- * a newer yardstick (the message gives both versions). The busy timeout
- * is 10 s.
+ * Open the store at path as mode says (STORE_CREATE makes the file and
+ * its directories when missing), migrating its schema forward in place
+ * when writing. Returns 0 or -STORE_ERR_* with a message naming the file
+ * and the reason: NOTFOUND when the file is missing (READ, WRITE);
+ * READONLY when writing and the file or its directory cannot be written;
+ * IO for a path that is no regular file (/dev/null), and for what the
+ * system refused (the message carries its errno: disk full, ...);
+ * CORRUPT for a file that is not a yardstick store or is damaged; SCHEMA
+ * for a store of a newer yardstick (the message gives both versions);
+ * UNSAFE when the file, its
+ * -wal, -shm or -journal file or its directory belongs to another user
+ * (root and the effective user are trusted) or the directory is writable
+ * by every user. The busy timeout is 10 s.
  */
-int store_open(struct store **out, const char *path, bool create,
+int store_open(struct store **out, const char *path, enum store_mode mode,
 	       struct error *e);
 void store_close(struct store *s);
 

@@ -51,6 +51,7 @@ struct store {
 	sqlite3 *db;
 	char *path;
 	int busy_ms;
+	enum store_mode mode;
 	sqlite3_stmt *stmts[SQ_COUNT];
 };
 
@@ -90,9 +91,12 @@ void store_rollback(struct store *s);
 
 /*
  * Turn the SQLite result code rc of a failed call into -STORE_ERR_* with
- * a message naming the file: NOTADB and CORRUPT give CORRUPT; BUSY and
- * LOCKED give LOCKED; anything else READONLY when the file or its
- * directory is not writable, else IO.
+ * a message naming the file and the reason: NOTADB and CORRUPT give
+ * CORRUPT; BUSY and LOCKED give LOCKED; for a store opened for writing,
+ * anything else READONLY when the file or its directory is not writable;
+ * SQLite's READONLY codes READONLY; the rest IO, with the errno of the
+ * system call that failed when SQLite kept it (a full disk, a -shm file
+ * that cannot be made).
  */
 int store_fail(struct store *s, int rc, struct error *e);
 

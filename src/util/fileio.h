@@ -1,10 +1,19 @@
 /*
  * Atomic output files: written to a temporary file beside the target and
- * renamed over it only once everything was written and flushed, so that a
- * failed or interrupted run never leaves a half-written file. The path "-"
- * means stdout (written directly; errors still checked). A symlink is
- * followed (its target is replaced); a device or FIFO (/dev/null, a named
- * pipe) is written in place, never replaced.
+ * renamed over it only once everything was written, flushed and synced,
+ * so that a failed or interrupted run never leaves a half-written file.
+ * The path "-" means stdout (written directly; errors still checked). A
+ * file replaced keeps its mode. A device or FIFO (/dev/null, a named pipe,
+ * /dev/stdout) is written in place, never replaced.
+ *
+ * Symlinks are followed (their target is replaced) only as the kernel's
+ * protected_symlinks rule allows, whatever the sysctl says: a symlink is
+ * followed, and a FIFO or a file written or replaced, only when it belongs
+ * to the effective user or to the owner of its directory. So nobody who
+ * can merely create files in a shared sticky directory (/tmp) can make
+ * yardstick write where they choose. Every error message carries the
+ * errno of the call that failed (a full disk is "No space left on
+ * device", however late the write that met it).
  */
 #ifndef YS_UTIL_FILEIO_H
 #define YS_UTIL_FILEIO_H
@@ -14,10 +23,18 @@
 
 #include "util/error.h"
 
+#include <sys/stat.h>
+
+struct sink;
+
 struct atomic_file {
 	FILE *fp;		/* write here */
-	char *path;
-	char *tmp;		/* NULL for stdout or a direct write */
+	char *path;		/* as given, for messages */
+	char *dir, *base;	/* the target, symlinks resolved */
+	char *tmp;		/* its temporary name in dir; NULL for stdout
+				 * or a direct write */
+	int dirfd, fd;
+	struct sink *sink;	/* behind fp: keeps the write errno */
 	bool direct;		/* a device or FIFO, written in place */
 };
 
@@ -26,10 +43,26 @@ int atomic_open(struct atomic_file *af, const char *path, struct error *e);
 int atomic_commit(struct atomic_file *af, struct error *e);
 /* Give up: close and remove the temporary file. */
 void atomic_abort(struct atomic_file *af);
+/* Give up after a failed write: atomic_abort, with the message "cannot
+ * write 'PATH': " and the errno of the write(2) that failed (EIO when no
+ * write failed). Returns -1. */
+int atomic_fail(struct atomic_file *af, struct error *e);
 
 /* Whether path could be written: opens it as atomic_open does and gives
  * up at once. For checking outputs before a long measurement. */
 int atomic_check(const char *path, struct error *e);
+
+/*
+ * Whether a file or directory of owner st->st_uid may be trusted: it
+ * belongs to the effective user (or, for root run by sudo, to SUDO_UID's
+ * user, as git allows). error_owner fills the message refusing WHAT at
+ * PATH because CULPRIT (PATH itself when NULL), whose stat is st, is not
+ * trusted: "refusing WHAT 'PATH': 'CULPRIT' is owned by USER, not by
+ * you, USER (...)". Returns -1.
+ */
+bool owner_trusted(const struct stat *st);
+int error_owner(struct error *e, const char *what, const char *path,
+		const char *culprit, const struct stat *st);
 
 /* Read a whole file into a NUL-terminated malloc'd buffer. */
 int file_read_all(const char *path, char **data, size_t *len,

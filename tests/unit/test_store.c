@@ -4,9 +4,11 @@
  * right result among several, the history's filters, order and limit, 8
  * processes saving into one store at once, and every error a user meets:
  * a file that is not a store, a truncated store, a read-only file or
- * directory (as an unprivileged user: the test drops root), a store
- * locked by another writer, a store of a newer yardstick, and the default
- * path rules.
+ * directory (as an unprivileged user: the test drops root; still read by
+ * the reading commands), a store locked by another writer, a store of a
+ * newer yardstick, a store another user could tamper with (their file,
+ * -wal, directory or symlink, a directory every user may write to), a
+ * path that is no regular file, and the default path rules.
  *
  * The tests include sqlite3.h only to do what yardstick never does: hold
  * a lock, downgrade or damage a store by hand.
@@ -64,7 +66,7 @@ static struct store *open_new(const char *path)
 	struct store *s;
 	struct error e;
 
-	if (store_open(&s, path, true, &e))
+	if (store_open(&s, path, STORE_CREATE, &e))
 		fail_msg("%s", e.msg);
 	return s;
 }
@@ -510,7 +512,7 @@ static void writer(const char *path, int w, int start)
 
 	if (read(start, &c, 1) != 0)
 		_exit(99);
-	ret = store_open(&s, path, true, &e);
+	ret = store_open(&s, path, STORE_CREATE, &e);
 	for (int i = 0; i < SAVES && !ret; i++) {
 		build_writer(&r, w, i);
 		ret = store_save(s, &r, &id, &e);
@@ -572,7 +574,7 @@ static void test_concurrent_writers(void **state)
 	}
 	print_message("%d writers x %d saves x %d runs: %.0f ms\n", WRITERS,
 		      SAVES, RUNS, (now() - t0) * 1e3);
-	assert_int_equal(store_open(&s, path, false, &e), 0);
+	assert_int_equal(store_open(&s, path, STORE_READ, &e), 0);
 	assert_int_equal(n = history(s, NULL, &en), WRITERS * SAVES);
 	for (size_t j = 0; j < n; j++) {
 		int w, i;
@@ -646,14 +648,14 @@ static void fill_junk(unsigned char *p, size_t n)
 		p[i] = (unsigned char)(i * 2654435761u >> 13);
 }
 
-static void assert_open_fails(const char *path, bool create, int err,
-			      const char *needle)
+static void assert_open_fails(const char *path, enum store_mode mode,
+			      int err, const char *needle)
 {
 	struct store *s;
 	struct error e;
 	char *quoted = xasprintf("'%s'", path);
 
-	assert_int_equal(store_open(&s, path, create, &e), -err);
+	assert_int_equal(store_open(&s, path, mode, &e), -err);
 	assert_null(s);
 	assert_non_null(strstr(e.msg, quoted));
 	if (needle && !strstr(e.msg, needle))
@@ -671,20 +673,20 @@ static void test_open_errors(void **state)
 	unsigned char junk[8192];
 	struct stat st;
 
-	assert_open_fails(none, false, STORE_ERR_NOTFOUND, "no yardstick");
+	assert_open_fails(none, STORE_READ, STORE_ERR_NOTFOUND, "no yardstick");
 	assert_int_equal(stat(none, &st), -1);
 	store_close(open_new(nested));
 	assert_int_equal(stat(nested, &st), 0);
 
 	fill_junk(junk, sizeof(junk));
 	write_file(path, junk, sizeof(junk));
-	assert_open_fails(path, true, STORE_ERR_CORRUPT,
+	assert_open_fails(path, STORE_CREATE, STORE_ERR_CORRUPT,
 			  "is not a yardstick store (file is not a database)");
 	write_file(text, "not a database\n", 15);
-	assert_open_fails(text, false, STORE_ERR_CORRUPT, "not a database");
+	assert_open_fails(text, STORE_READ, STORE_ERR_CORRUPT, "not a database");
 	/* Some other program's SQLite database is left alone. */
 	raw_exec(other, "CREATE TABLE t (x)");
-	assert_open_fails(other, true, STORE_ERR_CORRUPT, "another program");
+	assert_open_fails(other, STORE_CREATE, STORE_ERR_CORRUPT, "another program");
 	assert_int_equal(raw_int(other, "PRAGMA user_version"), 0);
 }
 
@@ -721,7 +723,7 @@ static void test_damaged(void **state)
 
 	make_store(cut, &size);
 	assert_int_equal(truncate(cut, size / 2), 0);
-	assert_open_fails(cut, false, STORE_ERR_CORRUPT, "is damaged");
+	assert_open_fails(cut, STORE_READ, STORE_ERR_CORRUPT, "is damaged");
 
 	make_store(mid, &size);
 	fill_junk(junk, sizeof(junk));
@@ -743,9 +745,11 @@ static void test_damaged(void **state)
 /*
  * store_open of path as an unprivileged user (nobody, when the tests run
  * as root, who may write anything): the error kind and the message, back
- * through a pipe. A store that opens is saved into, to report that.
+ * through a pipe. A store opened for writing is saved into, to report
+ * that; one opened for reading is read, the message giving the number of
+ * entries ("n=2").
  */
-static int open_as_nobody(const char *path, bool create, char *msg,
+static int open_as_nobody(const char *path, enum store_mode mode, char *msg,
 			  size_t len)
 {
 	int fds[2], status;
@@ -757,19 +761,28 @@ static int open_as_nobody(const char *path, bool create, char *msg,
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		struct error e = { "" };
+		struct store_entry *en;
 		struct store *s;
 		struct result r;
 		long long id;
+		size_t n;
 		int ret;
 
 		close(fds[0]);
 		if (geteuid() == 0 && (setgroups(0, NULL) || setgid(65534) ||
 				       setuid(65534)))
 			_exit(99);
-		ret = store_open(&s, path, create, &e);
-		if (!ret) {
+		ret = store_open(&s, path, mode, &e);
+		if (!ret && mode != STORE_READ) {
 			build_tagged(&r, 1, NULL, NULL);
 			ret = store_save(s, &r, &id, &e);
+			store_close(s);
+		} else if (!ret) {
+			ret = store_history(s, NULL, &en, &n, &e);
+			if (!ret) {
+				snprintf(e.msg, sizeof(e.msg), "n=%zu", n);
+				store_entries_free(en, n);
+			}
 			store_close(s);
 		}
 		if (write(fds[1], e.msg, strlen(e.msg)) < 0)
@@ -785,19 +798,35 @@ static int open_as_nobody(const char *path, bool create, char *msg,
 	return -WEXITSTATUS(status);
 }
 
-static void assert_readonly(const char *path, bool create,
-			    const char *needle)
+static void assert_nobody_fails(const char *path, enum store_mode mode,
+				int err, const char *needle)
 {
 	char msg[1024];
 	char *quoted = xasprintf("'%s'", path);
 
-	assert_int_equal(open_as_nobody(path, create, msg, sizeof(msg)),
-			 -STORE_ERR_READONLY);
+	assert_int_equal(open_as_nobody(path, mode, msg, sizeof(msg)), -err);
 	if (!strstr(msg, quoted) || !strstr(msg, needle))
 		fail_msg("unexpected message: %s", msg);
 	free(quoted);
 }
 
+static void assert_nobody_reads(const char *path, const char *count)
+{
+	char msg[1024];
+
+	assert_int_equal(open_as_nobody(path, STORE_READ, msg, sizeof(msg)),
+			 0);
+	assert_string_equal(msg, count);
+}
+
+static void chown_nobody(const char *path)
+{
+	assert_int_equal(chown(path, 65534, 65534), 0);
+}
+
+/* A read-only file or directory refuses a save with the reason, and is
+ * still read by the reading commands (opened read-only: no -wal, no -shm
+ * to make in a read-only directory). */
 static void test_readonly(void **state)
 {
 	const char *dir = tmp_path("ro"), *rw = tmp_path("rw");
@@ -807,11 +836,11 @@ static void test_readonly(void **state)
 	char msg[1024];
 	struct result r;
 	struct store *s;
+	struct stat st;
 
 	assert_int_equal(chmod(tmpdir, 0755), 0);
 	assert_int_equal(mkdir(dir, 0755), 0);
-	assert_int_equal(mkdir(rw, 0777), 0);
-	assert_int_equal(chmod(rw, 0777), 0);
+	assert_int_equal(mkdir(rw, 0755), 0);
 	build_tagged(&r, 1, NULL, NULL);
 	for (int i = 0; i < 2; i++) {
 		s = open_new(i ? in_ro : file_ro);
@@ -819,21 +848,108 @@ static void test_readonly(void **state)
 		store_close(s);
 	}
 	result_free(&r);
+	chown_nobody(dir);
+	chown_nobody(rw);
+	chown_nobody(file_ro);
+	chown_nobody(in_ro);
 
 	/* Control: a writable store in a writable directory is fine. */
-	assert_int_equal(chmod(file_ro, 0666), 0);
-	assert_int_equal(open_as_nobody(file_ro, false, msg, sizeof(msg)), 0);
-	/* The file is read-only. */
+	assert_int_equal(open_as_nobody(file_ro, STORE_WRITE, msg,
+					sizeof(msg)), 0);
+	/* The file is read-only: no save, but it reads (both results). */
 	assert_int_equal(chmod(file_ro, 0444), 0);
-	assert_readonly(file_ro, false, "the file is read-only");
+	assert_nobody_fails(file_ro, STORE_WRITE, STORE_ERR_READONLY,
+			    "the file is read-only");
+	assert_nobody_reads(file_ro, "n=2");
 	/* The file is writable, its directory not (no -wal, -shm). */
-	assert_int_equal(chmod(in_ro, 0666), 0);
 	assert_int_equal(chmod(dir, 0555), 0);
-	assert_readonly(in_ro, false, "is read-only");
-	assert_readonly(new, true, "is read-only");
-	assert_readonly(nested, true, "cannot create directory");
+	assert_nobody_fails(in_ro, STORE_WRITE, STORE_ERR_READONLY,
+			    "is read-only");
+	assert_nobody_reads(in_ro, "n=1");
+	/* Both read-only. */
+	assert_int_equal(chmod(in_ro, 0444), 0);
+	assert_nobody_reads(in_ro, "n=1");
+	assert_int_equal(stat(tmp_path("ro/s.db-shm"), &st), -1);
+	assert_nobody_fails(new, STORE_CREATE, STORE_ERR_READONLY,
+			    "is read-only");
+	assert_nobody_fails(nested, STORE_CREATE, STORE_ERR_READONLY,
+			    "cannot create directory");
 	assert_int_equal(chmod(dir, 0755), 0);
 	assert_int_equal(chmod(tmpdir, 0700), 0);
+}
+
+/*
+ * A store another user could read or tamper with is refused, naming the
+ * culprit and its owner: a .yardstick directory or a store file of
+ * another user (someone planting one in a shared directory would
+ * receive root's results), a -wal file planted beside a store (it would be
+ * replayed into it), a directory every user may write to. A path that is
+ * no regular file is refused too, and nothing is made beside it.
+ */
+static void test_unsafe(void **state)
+{
+	const char *shared = tmp_path("shared");
+	const char *planted = tmp_path("shared/.yardstick");
+	const char *in_planted = tmp_path("shared/.yardstick/results.db");
+	const char *mine = tmp_path("mine.db"), *wal = tmp_path("wal.db");
+	const char *wal_file = tmp_path("wal.db-wal");
+	struct store *s;
+	struct stat st;
+	int fd;
+
+	assert_int_equal(mkdir(shared, 0777), 0);
+	assert_int_equal(chmod(shared, 01777), 0);
+	assert_int_equal(mkdir(planted, 0777), 0);
+	chown_nobody(planted);
+	assert_open_fails(in_planted, STORE_CREATE, STORE_ERR_UNSAFE,
+			  "owned by nobody (uid 65534)");
+	assert_int_equal(stat(in_planted, &st), -1);	/* nothing made */
+
+	store_close(open_new(mine));
+	chown_nobody(mine);
+	assert_open_fails(mine, STORE_CREATE, STORE_ERR_UNSAFE, "nobody");
+	assert_open_fails(mine, STORE_READ, STORE_ERR_UNSAFE, "nobody");
+
+	store_close(open_new(wal));
+	fd = open(wal_file, O_WRONLY | O_CREAT | O_EXCL, 0666);
+	assert_true(fd >= 0);
+	close(fd);
+	chown_nobody(wal_file);
+	assert_open_fails(wal, STORE_CREATE, STORE_ERR_UNSAFE, "nobody");
+	assert_open_fails(wal, STORE_READ, STORE_ERR_UNSAFE, "-wal'");
+	assert_int_equal(unlink(wal_file), 0);
+	s = open_new(wal);
+	store_close(s);
+
+	/* The shared sticky directory itself, where anyone could plant a
+	 * -wal file: refused to root too, and to nobody. */
+	assert_open_fails(tmp_path("shared/root.db"), STORE_CREATE,
+			  STORE_ERR_UNSAFE, "writable by every user");
+	assert_int_equal(chmod(tmpdir, 0755), 0);
+	assert_nobody_fails(tmp_path("shared/s.db"), STORE_CREATE,
+			    STORE_ERR_UNSAFE, "writable by every user");
+	assert_int_equal(chmod(tmpdir, 0700), 0);
+
+	/* No regular file: refused before SQLite makes its -journal. */
+	assert_open_fails("/dev/null", STORE_CREATE, STORE_ERR_IO,
+			  "not a regular file");
+	assert_int_equal(stat("/dev/null-journal", &st), -1);
+	assert_open_fails(tmp_path("shared"), STORE_READ, STORE_ERR_IO,
+			  "is a directory");
+
+	/* nobody's symlink on the way, to a directory of root's */
+	assert_int_equal(mkdir(tmp_path("rootdir"), 0755), 0);
+	assert_int_equal(symlink(tmp_path("rootdir"),
+				 tmp_path("shared/link")), 0);
+	assert_int_equal(lchown(tmp_path("shared/link"), 65534, 65534), 0);
+	assert_open_fails(tmp_path("shared/link/s.db"), STORE_CREATE,
+			  STORE_ERR_UNSAFE, "shared/link' is owned by nobody");
+	assert_int_equal(stat(tmp_path("rootdir/s.db"), &st), -1);
+	/* root's own symlink is followed */
+	assert_int_equal(symlink(tmp_path("rootdir"), tmp_path("rootlink")),
+			 0);
+	store_close(open_new(tmp_path("rootlink/s.db")));
+	assert_int_equal(stat(tmp_path("rootdir/s.db"), &st), 0);
 }
 
 /* Another connection holds the write lock: a save waits for the busy
@@ -917,9 +1033,9 @@ static void test_migration(void **state)
 				 "pragma_journal_mode"), 1);
 
 	raw_exec(path, "PRAGMA user_version = 99");
-	assert_open_fails(path, false, STORE_ERR_SCHEMA, "newer yardstick");
-	assert_open_fails(path, false, STORE_ERR_SCHEMA, "is 99");
-	assert_open_fails(path, false, STORE_ERR_SCHEMA, "up to 2");
+	assert_open_fails(path, STORE_READ, STORE_ERR_SCHEMA, "newer yardstick");
+	assert_open_fails(path, STORE_READ, STORE_ERR_SCHEMA, "is 99");
+	assert_open_fails(path, STORE_READ, STORE_ERR_SCHEMA, "up to 2");
 	free(again);
 	free(v2);
 	result_free(&r);
@@ -934,7 +1050,7 @@ static void assert_default(const char *rel, const char *want)
 	char *old = getcwd(NULL, 0), *got;
 
 	assert_int_equal(chdir(dir), 0);
-	got = store_default_path();
+	got = store_default_path(NULL);
 	assert_int_equal(chdir(old), 0);
 	assert_string_equal(got, expect);
 	free(got);
@@ -962,6 +1078,22 @@ static void test_default_path(void **state)
 	/* Outside git: the current directory (unless /tmp is in a repo). */
 	if (access("/tmp/.git", F_OK) && access("/.git", F_OK))
 		assert_default("plain/sub", "plain/sub/.yardstick/results.db");
+	/* A repository of another user: no default store, and why. */
+	if (geteuid() == 0) {
+		struct error e;
+		char *old = getcwd(NULL, 0);
+		char *own = xasprintf("chown -R nobody '%s/repo'", tmpdir);
+
+		assert_int_equal(system(own), 0);
+		assert_int_equal(chdir(tmp_path("repo/a/b")), 0);
+		assert_null(store_default_path(&e));
+		assert_int_equal(chdir(old), 0);
+		assert_non_null(strstr(e.msg, "owned by nobody"));
+		assert_non_null(strstr(e.msg, "safe.directory"));
+		assert_non_null(strstr(e.msg, "--store"));
+		free(own);
+		free(old);
+	}
 	if (saved)
 		setenv("YARDSTICK_STORE", saved, 1);
 	free(saved);
@@ -993,6 +1125,7 @@ int main(void)
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_readonly),
+		cmocka_unit_test(test_unsafe),
 		cmocka_unit_test(test_locked),
 		cmocka_unit_test(test_migration),
 		cmocka_unit_test(test_default_path),

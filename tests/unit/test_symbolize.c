@@ -18,7 +18,9 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -27,6 +29,7 @@
 
 #include "profile/sampler.h"
 #include "profile/symbolize.h"
+#include "util/strutil.h"
 
 #ifndef FIXTURES_DIR
 #define FIXTURES_DIR "tests/fixtures"
@@ -293,6 +296,104 @@ static void test_jit_map(void **state)
 	assert_string_equal(fr[0].module, "[unknown]");
 	unlink(path);
 	symtab_free(s);
+}
+
+/* The function symtab gives for addr of jpid, with a fresh symtab (the
+ * map is read once per process). */
+static const char *jit_name(uint32_t jpid, uint64_t addr, char *buf,
+			    size_t len)
+{
+	struct symtab *s = symtab_new(false);
+	struct frame fr[1];
+
+	symtab_mmap(s, jpid, 0x7f0000000000, 0x10000, 0, "//anon");
+	symtab_lookup(s, jpid, addr, false, fr, 1);
+	snprintf(buf, len, "%s", fr[0].function);
+	symtab_free(s);
+	return buf;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	/* a blocked open of a FIFO: fail the test rather than hang it */
+	_exit(97);
+}
+
+/*
+ * A map file is opened without following symlinks and without blocking:
+ * a FIFO (which would hang `record` for ever), a symlink to /dev/zero
+ * (whose one endless line would grow to gigabytes), a file of another
+ * user (who could name our symbols) or a hard link give no symbols; a
+ * line too long is skipped, the lines around it kept; a file over 64 MiB
+ * is ignored.
+ */
+static void test_jit_map_hostile(void **state)
+{
+	const uint32_t jpid = jit_pid();
+	char path[64], name[256], *big;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", jpid);
+	signal(SIGALRM, on_alarm);
+	alarm(20);
+	unlink(path);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_string_equal(jit_name(jpid, 0x7f0000001000, name,
+				     sizeof(name)), "[unknown]");
+	unlink(path);
+	assert_int_equal(symlink("/dev/zero", path), 0);
+	assert_string_equal(jit_name(jpid, 0x7f0000001000, name,
+				     sizeof(name)), "[unknown]");
+	unlink(path);
+	alarm(0);
+
+	/* a line over 4096 bytes between two good ones */
+	big = xmalloc(10001);
+	memset(big, 'x', 10000);
+	big[10000] = '\0';
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "7f0000001000 100 before\n7f0000001100 100 %s\n"
+		"7f0000001200 100 after\n7f0000001300 100 %s", big, big);
+	assert_int_equal(fclose(fp), 0);
+	free(big);
+	assert_string_equal(jit_name(jpid, 0x7f0000001000, name,
+				     sizeof(name)), "before");
+	assert_string_equal(jit_name(jpid, 0x7f0000001100, name,
+				     sizeof(name)), "[unknown]");
+	assert_string_equal(jit_name(jpid, 0x7f0000001200, name,
+				     sizeof(name)), "after");
+	assert_string_equal(jit_name(jpid, 0x7f0000001300, name,
+				     sizeof(name)), "[unknown]");
+
+	/* over 64 MiB (sparse): ignored */
+	assert_int_equal(truncate(path, 65 << 20), 0);
+	assert_string_equal(jit_name(jpid, 0x7f0000001000, name,
+				     sizeof(name)), "[unknown]");
+	assert_int_equal(truncate(path, 0), 0);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("7f0000001000 100 injected\n", fp);
+	assert_int_equal(fclose(fp), 0);
+	if (geteuid() == 0) {
+		char *hard = xasprintf("%s.link", path);
+
+		/* another user's map */
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		assert_string_equal(jit_name(jpid, 0x7f0000001000, name,
+					     sizeof(name)), "[unknown]");
+		assert_int_equal(chown(path, 0, 0), 0);
+		assert_string_equal(jit_name(jpid, 0x7f0000001000, name,
+					     sizeof(name)), "injected");
+		/* a hard link (of some file of root's) */
+		assert_int_equal(link(path, hard), 0);
+		assert_string_equal(jit_name(jpid, 0x7f0000001000, name,
+					     sizeof(name)), "[unknown]");
+		unlink(hard);
+		free(hard);
+	}
+	unlink(path);
 }
 
 static void test_self_and_libc(void **state)
@@ -582,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_fork_exec_remap),
 		cmocka_unit_test(test_jit_map),
+		cmocka_unit_test(test_jit_map_hostile),
 		cmocka_unit_test(test_self_and_libc),
 		cmocka_unit_test(test_vdso),
 		cmocka_unit_test_prestate(test_unwind_self, &main_frame),

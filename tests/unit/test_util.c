@@ -1,11 +1,15 @@
 /* Unit tests of src/util: word splitting, quoting, parsing, formatting,
- * escaping and atomic files. */
+ * escaping, atomic files (and what another user may plant in their way)
+ * and git discovery. The tests of hostile files need root, to make them
+ * as nobody; as another user they are skipped. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +17,7 @@
 #include <unistd.h>
 
 #include "util/fileio.h"
+#include "util/gitdir.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -226,6 +231,376 @@ static void test_atomic_file(void **state)
 	assert_non_null(strstr(e.msg, "'/nonexistent-file'"));
 }
 
+static void put(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static void assert_content(const char *path, const char *want)
+{
+	char *data;
+	struct error e;
+
+	if (file_read_all(path, &data, NULL, &e))
+		fail_msg("%s", e.msg);
+	assert_string_equal(data, want);
+	free(data);
+}
+
+/* atomic_open(path) fails, its message holding every needle. */
+static void assert_refused(const char *path, const char *n1, const char *n2)
+{
+	struct atomic_file af;
+	struct error e;
+
+	assert_int_equal(atomic_open(&af, path, &e), -1);
+	if (!strstr(e.msg, n1) || (n2 && !strstr(e.msg, n2)))
+		fail_msg("unexpected message: %s", e.msg);
+	assert_int_equal(atomic_check(path, &e), -1);
+}
+
+static void write_all(const char *path, const char *text)
+{
+	struct atomic_file af;
+	struct error e;
+
+	if (atomic_open(&af, path, &e))
+		fail_msg("%s", e.msg);
+	fputs(text, af.fp);
+	if (atomic_commit(&af, &e))
+		fail_msg("%s", e.msg);
+}
+
+static char *tmp_in(const char *dir, const char *name)
+{
+	return xasprintf("%s/%s", dir, name);
+}
+
+/*
+ * In a shared sticky directory, nobody's symlink (to root's file, dangling,
+ * or as a directory on the way), FIFO or file is never followed, written
+ * or replaced by root; root's own symlink is, and so is the symlink of a
+ * directory's owner in their directory (the kernel's protected_symlinks
+ * rule). The file replaced keeps its mode.
+ */
+static void test_atomic_hostile(void **state)
+{
+	char dir[] = "/tmp/ys-test-XXXXXX", other[] = "/tmp/ys-test-XXXXXX";
+	char *secret, *evil, *dangle, *target, *via, *mine, *mtarget;
+	char *fifo, *theirs, *ndir, *nlink, *ntarget, *mode;
+	struct stat st;
+
+	if (geteuid() != 0)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(mkdtemp(other));
+	assert_int_equal(chmod(dir, 01777), 0);
+	secret = tmp_in(other, "secret");
+	put(secret, "secret\n");
+	assert_int_equal(chmod(secret, 0600), 0);
+
+	evil = tmp_in(dir, "evil.json");
+	assert_int_equal(symlink(secret, evil), 0);
+	assert_int_equal(lchown(evil, 65534, 65534), 0);
+	assert_refused(evil, "refusing to follow the symlink", "nobody");
+	assert_content(secret, "secret\n");
+	assert_int_equal(stat(secret, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+
+	dangle = tmp_in(dir, "dangle.json");
+	target = tmp_in(other, "created.json");
+	assert_int_equal(symlink(target, dangle), 0);
+	assert_int_equal(lchown(dangle, 65534, 65534), 0);
+	assert_refused(dangle, "refusing to follow the symlink", "nobody");
+	assert_int_equal(lstat(target, &st), -1);
+
+	/* a symlinked directory on the way counts the same */
+	via = tmp_in(dir, "via");
+	assert_int_equal(symlink(other, via), 0);
+	assert_int_equal(lchown(via, 65534, 65534), 0);
+	free(via);
+	via = tmp_in(dir, "via/secret");
+	assert_refused(via, "refusing to follow the symlink", "/via'");
+	assert_content(secret, "secret\n");
+
+	/* root's own symlink is followed: its target is replaced, the link
+	 * stays */
+	mine = tmp_in(dir, "mine.json");
+	mtarget = tmp_in(other, "mine-target.json");
+	assert_int_equal(symlink(mtarget, mine), 0);
+	write_all(mine, "ok");
+	assert_content(mtarget, "ok");
+	assert_int_equal(lstat(mine, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+
+	/* nobody's FIFO is not opened (which would block), nor their file
+	 * replaced */
+	fifo = tmp_in(dir, "fifo");
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	assert_int_equal(chown(fifo, 65534, 65534), 0);
+	assert_refused(fifo, "refusing to write into", "nobody");
+	theirs = tmp_in(dir, "theirs.json");
+	put(theirs, "theirs");
+	assert_int_equal(chown(theirs, 65534, 65534), 0);
+	assert_refused(theirs, "refusing to replace the file", "nobody");
+	assert_content(theirs, "theirs");
+
+	/* nobody's symlink in nobody's own directory is theirs to make */
+	ndir = tmp_in(dir, "n");
+	assert_int_equal(mkdir(ndir, 0755), 0);
+	assert_int_equal(chown(ndir, 65534, 65534), 0);
+	nlink = tmp_in(ndir, "link.json");
+	ntarget = tmp_in(other, "n-target.json");
+	assert_int_equal(symlink(ntarget, nlink), 0);
+	assert_int_equal(lchown(nlink, 65534, 65534), 0);
+	write_all(nlink, "n");
+	assert_content(ntarget, "n");
+
+	/* the mode of a file replaced is kept */
+	mode = tmp_in(other, "mode.json");
+	put(mode, "old");
+	assert_int_equal(chmod(mode, 0600), 0);
+	write_all(mode, "new");
+	assert_int_equal(stat(mode, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(chmod(mode, 0640), 0);
+	write_all(mode, "newer");
+	assert_int_equal(stat(mode, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_content(mode, "newer");
+
+	free(secret); free(evil); free(dangle); free(target); free(via);
+	free(mine); free(mtarget); free(fifo); free(theirs); free(ndir);
+	free(nlink); free(ntarget); free(mode);
+	{
+		char *cmd = xasprintf("rm -rf '%s' '%s'", dir, other);
+
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+	}
+}
+
+/* A full disk is reported as such, whenever the write that met it came:
+ * the errno of the failed write(2) is kept, not a later one. */
+static void test_atomic_errno(void **state)
+{
+	struct atomic_file af;
+	struct error e;
+	char *want = xasprintf("cannot write '/dev/full': %s",
+			       strerror(ENOSPC));
+
+	assert_int_equal(atomic_open(&af, "/dev/full", &e), 0);
+	for (int i = 0; i < 10000; i++)
+		fputs("0123456789", af.fp);
+	errno = ENOENT;		/* what a later call might leave */
+	assert_int_equal(atomic_commit(&af, &e), -1);
+	assert_string_equal(e.msg, want);
+	/* a small write that fails only at the flush, too */
+	assert_int_equal(atomic_open(&af, "/dev/full", &e), 0);
+	fputs("{}", af.fp);
+	assert_int_equal(atomic_commit(&af, &e), -1);
+	assert_string_equal(e.msg, want);
+	free(want);
+	/* a directory named as the output */
+	assert_int_equal(atomic_open(&af, "/tmp", &e), -1);
+	assert_non_null(strstr(e.msg, strerror(EISDIR)));
+	assert_int_equal(atomic_open(&af, "/tmp/", &e), -1);
+	assert_non_null(strstr(e.msg, strerror(EISDIR)));
+}
+
+static void test_ref_names(void **state)
+{
+	static const char *const good[] = {
+		"refs/heads/main", "refs/heads/feat/x-1.2", "refs/tags/v1",
+		"refs/heads/a@b", "refs/heads/ünï",
+	};
+	static const char *const bad[] = {
+		"refs/heads/../../../../root/secret", "/etc/passwd",
+		"refs/heads/a..b", "refs/heads/.hidden", "refs/heads/x.lock",
+		"refs/heads/a//b", "refs/heads/a/", "refs/heads/a.",
+		"refs/heads/a\x01", "refs/heads/a b", "refs/heads/a~1",
+		"refs/heads/a^", "refs/heads/a:b", "refs/heads/a?",
+		"refs/heads/a*", "refs/heads/a[", "refs/heads/a\\b",
+		"refs/heads/a@{1}", "refs/heads/a\x7f", "HEAD", "main",
+		"refs/", "refs/heads/", "",
+	};
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (!gitdir_ref_valid(good[i]))
+			fail_msg("'%s' should be valid", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (gitdir_ref_valid(bad[i]))
+			fail_msg("'%s' should be invalid", bad[i]);
+}
+
+static char *sh_out(const char *cmd)
+{
+	FILE *fp = popen(cmd, "r");
+	char buf[256] = "";
+
+	assert_non_null(fp);
+	if (!fgets(buf, sizeof(buf), fp))
+		buf[0] = '\0';
+	pclose(fp);
+	buf[strcspn(buf, "\n")] = '\0';
+	return xstrdup(buf);
+}
+
+static int run(const char *fmt, const char *dir)
+{
+	char *cmd = xasprintf(fmt, dir, dir, dir, dir);
+	int ret = system(cmd);
+
+	free(cmd);
+	return ret;
+}
+
+/* gitdir_head of the repository at or above start: 0/-1, commit, branch,
+ * message. */
+static int head_of(const char *start, char **commit, char **branch,
+		   struct error *e)
+{
+	struct gitdir g;
+	int ret = gitdir_find(start, &g, e);
+
+	*commit = *branch = NULL;
+	if (ret)
+		return ret;
+	ret = gitdir_head(&g, commit, branch, e);
+	gitdir_free(&g);
+	return ret;
+}
+
+/*
+ * A real repository is found from a subdirectory, its HEAD read through
+ * loose and packed refs and a worktree's commondir. A HEAD leading
+ * outside .git, through a symlink or to a FIFO gives no commit and an
+ * error; a detached HEAD that is no object name gives none.
+ */
+static void test_gitdir(void **state)
+{
+	char dir[] = "/tmp/ys-test-git-XXXXXX";
+	char *commit, *branch, *head, *sub, *wt, *cmd;
+	struct gitdir g;
+	struct error e;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(run("cd '%s' && git init -q -b trunk r && cd r && "
+			     "mkdir -p a/b && git -c user.name=t -c "
+			     "user.email=t@t commit -q --allow-empty -m one",
+			     dir), 0);
+	cmd = xasprintf("git -C '%s/r' rev-parse HEAD", dir);
+	head = sh_out(cmd);
+	free(cmd);
+	sub = xasprintf("%s/r/a/b", dir);
+	assert_int_equal(gitdir_find(sub, &g, &e), 0);
+	cmd = xasprintf("%s/r", dir);
+	assert_string_equal(g.top, cmd);
+	free(cmd);
+	gitdir_free(&g);
+	assert_int_equal(head_of(sub, &commit, &branch, &e), 0);
+	assert_string_equal(commit, head);
+	assert_string_equal(branch, "trunk");
+	free(commit);
+	free(branch);
+
+	/* packed refs only */
+	assert_int_equal(run("git -C '%s/r' pack-refs --all", dir), 0);
+	assert_int_equal(head_of(sub, &commit, &branch, &e), 0);
+	assert_string_equal(commit, head);
+	free(commit);
+	free(branch);
+
+	/* a worktree: .git file, commondir */
+	assert_int_equal(run("git -C '%s/r' worktree add -q -b side '%s/wt'",
+			     dir), 0);
+	wt = xasprintf("%s/wt", dir);
+	assert_int_equal(head_of(wt, &commit, &branch, &e), 0);
+	assert_string_equal(commit, head);
+	assert_string_equal(branch, "side");
+	free(commit);
+	free(branch);
+
+	/* HEAD leading outside .git, with an object name at the end */
+	assert_int_equal(run("printf '%%s\\n' "
+			     "0123456789abcdef0123456789abcdef01234567 > "
+			     "'%s/outside' && printf 'ref: refs/heads/../../"
+			     "../outside\\n' > '%s/r/.git/HEAD'", dir), 0);
+	assert_int_equal(head_of(sub, &commit, &branch, &e), -1);
+	assert_null(commit);
+	assert_null(branch);
+	assert_non_null(strstr(e.msg, "invalid ref 'refs/heads/../"));
+
+	/* a ref that is a symlink out of .git */
+	assert_int_equal(run("printf 'ref: refs/heads/link\\n' > "
+			     "'%s/r/.git/HEAD' && ln -s '%s/outside' "
+			     "'%s/r/.git/refs/heads/link'", dir), 0);
+	assert_int_equal(head_of(sub, &commit, &branch, &e), -1);
+	assert_null(commit);
+	assert_non_null(strstr(e.msg, "refs/heads/link"));
+	free(branch);
+
+	/* a detached HEAD that is no object name: the first line of some
+	 * file is never taken for a commit */
+	assert_int_equal(run("printf 'root:x:0:0\\n' > '%s/r/.git/HEAD'",
+			     dir), 0);
+	assert_int_equal(head_of(sub, &commit, &branch, &e), 0);
+	assert_null(commit);
+	assert_null(branch);
+
+	/* a FIFO as HEAD: no hang */
+	assert_int_equal(run("rm '%s/r/.git/HEAD' && mkfifo '%s/r/.git/HEAD'",
+			     dir), 0);
+	assert_int_equal(head_of(sub, &commit, &branch, &e), -1);
+	assert_null(commit);
+
+	if (geteuid() == 0) {
+		/* a repository of another user: refused, named */
+		assert_int_equal(run("rm '%s/r/.git/HEAD' && printf "
+				     "'ref: refs/heads/trunk\\n' > "
+				     "'%s/r/.git/HEAD' && chown -R nobody "
+				     "'%s/r'", dir), 0);
+		assert_int_equal(gitdir_find(sub, &g, &e), -1);
+		assert_non_null(strstr(e.msg, "nobody"));
+		assert_non_null(strstr(e.msg, "/r'"));
+		/* ... unless git's safe.directory lists it */
+		cmd = xasprintf("%s/gitconfig", dir);
+		setenv("GIT_CONFIG_GLOBAL", cmd, 1);
+		assert_int_equal(run("git config --global safe.directory "
+				     "'%s/r'", dir), 0);
+		assert_int_equal(head_of(sub, &commit, &branch, &e), 0);
+		assert_string_equal(commit, head);
+		free(commit);
+		free(branch);
+		assert_int_equal(run("git config --global --replace-all "
+				     "safe.directory '%s/*'", dir), 0);
+		assert_int_equal(gitdir_find(sub, &g, &e), 0);
+		gitdir_free(&g);
+		assert_int_equal(run("git config --global --replace-all "
+				     "safe.directory '%s/other'", dir), 0);
+		assert_int_equal(gitdir_find(sub, &g, &e), -1);
+		unsetenv("GIT_CONFIG_GLOBAL");
+		free(cmd);
+		/* a worktree whose commondir is theirs */
+		assert_int_equal(head_of(wt, &commit, &branch, &e), -1);
+		assert_non_null(strstr(e.msg, "nobody"));
+		/* only the .git directory is theirs */
+		assert_int_equal(run("chown root '%s/r'", dir), 0);
+		assert_int_equal(gitdir_find(sub, &g, &e), -1);
+		assert_non_null(strstr(e.msg, "/r/.git'"));
+	}
+	cmd = xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(head);
+	free(sub);
+	free(wt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +615,10 @@ int main(void)
 		cmocka_unit_test(test_fmt_value),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_atomic_file),
+		cmocka_unit_test(test_atomic_hostile),
+		cmocka_unit_test(test_atomic_errno),
+		cmocka_unit_test(test_ref_names),
+		cmocka_unit_test(test_gitdir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
