@@ -578,9 +578,14 @@ int file_read_all(const char *path, char **data, size_t *lenp,
 		buf = xgrow(buf, &cap, len + 65536 + 1, 1);
 		got = fread(buf + len, 1, cap - len - 1, fp);
 		len += got;
-	} while (got > 0);
-	if (ferror(fp)) {
-		error_errno(e, errno ? errno : EIO, "cannot read '%s'", path);
+	} while (got > 0 && len <= FILE_READ_MAX);
+	if (len > FILE_READ_MAX || ferror(fp)) {
+		if (len > FILE_READ_MAX)
+			error_set(e, "cannot read '%s': larger than %zu MiB",
+				  path, FILE_READ_MAX >> 20);
+		else
+			error_errno(e, errno ? errno : EIO,
+				    "cannot read '%s'", path);
 		free(buf);
 		if (fp != stdin)
 			fclose(fp);

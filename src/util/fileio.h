@@ -64,7 +64,13 @@ bool owner_trusted(const struct stat *st);
 int error_owner(struct error *e, const char *what, const char *path,
 		const char *culprit, const struct stat *st);
 
-/* Read a whole file into a NUL-terminated malloc'd buffer. */
+/*
+ * Read a whole file ("-": stdin) into a NUL-terminated malloc'd buffer.
+ * Every file read this way (results, folded profiles, request files, bodies)
+ * is held in memory whole, so one of more than FILE_READ_MAX bytes, or an
+ * endless one (/dev/zero, a pipe that never ends), is refused.
+ */
+#define FILE_READ_MAX ((size_t)256 << 20)
 int file_read_all(const char *path, char **data, size_t *len,
 		  struct error *e);
 

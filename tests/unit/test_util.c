@@ -412,6 +412,24 @@ static void test_atomic_errno(void **state)
 	assert_non_null(strstr(e.msg, strerror(EISDIR)));
 }
 
+/* An endless input (/dev/zero) is refused at FILE_READ_MAX, not read into
+ * memory for ever; a small file still reads whole. */
+static void test_read_all_bounded(void **state)
+{
+	struct error e;
+	char *data = NULL;
+	size_t len = 0;
+
+	assert_int_equal(file_read_all("/dev/zero", &data, &len, &e), -1);
+	assert_null(data);
+	assert_non_null(strstr(e.msg, "'/dev/zero'"));
+	assert_non_null(strstr(e.msg, "larger than 256 MiB"));
+	assert_int_equal(file_read_all("/proc/self/cmdline", &data, &len, &e),
+			 0);
+	assert_true(len > 0 && data[len] == '\0');
+	free(data);
+}
+
 static void test_ref_names(void **state)
 {
 	static const char *const good[] = {
@@ -617,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_file),
 		cmocka_unit_test(test_atomic_hostile),
 		cmocka_unit_test(test_atomic_errno),
+		cmocka_unit_test(test_read_all_bounded),
 		cmocka_unit_test(test_ref_names),
 		cmocka_unit_test(test_gitdir),
 	};
