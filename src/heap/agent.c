@@ -97,6 +97,9 @@ struct tstate {
 	 * ALLOC and the last BURST record went: a temporary is folded into
 	 * them while they are the last records of the slot */
 	uint64_t alloc_pos, alloc_seq, burst_pos, burst_seq;
+	/* ... and in which slot: NULL, none (a position and seq of 0 are
+	 * real ones, the slot's first record, so they cannot mean none) */
+	struct heap_slot *alloc_slot, *burst_slot;
 	int64_t sample_left;		/* bytes until the next sample */
 	uint64_t rng;
 	uintptr_t stack_lo, stack_hi;	/* frame-pointer walk bounds */
@@ -141,29 +144,19 @@ static uint64_t hash_stack(void *const *ips, int n)
 
 #include "heap/agent_unwind.h"
 
+#include "heap/agent_fp.h"
+
 /*
- * The frame-pointer chain from our caller's frame, bounded by the
- * thread's stack so that a frame without a frame pointer ends the walk
- * instead of faulting.
+ * The frame-pointer chain from our caller's frame (agent_fp.h), bounded
+ * by the thread's stack above our own frame: a frame pointer that is not
+ * one ends the walk instead of faulting.
  */
 __attribute__((noinline)) static int walk_fp(void **ips, int max,
 					     uintptr_t fp, struct tstate *t)
 {
-	int n = 0;
+	uintptr_t lo = fp > t->stack_lo ? fp : t->stack_lo;
 
-	while (n < max && fp >= t->stack_lo && fp + 16 <= t->stack_hi &&
-	       !(fp & 7)) {
-		uintptr_t next = ((uintptr_t *)fp)[0];
-		uintptr_t ret = ((uintptr_t *)fp)[1];
-
-		if (!ret)
-			break;
-		ips[n++] = (void *)ret;
-		if (next <= fp)
-			break;
-		fp = next;
-	}
-	return n;
+	return heap_fp_walk(ips, max, fp, lo, t->stack_hi);
 }
 
 static void stack_bounds(struct tstate *t)
@@ -406,10 +399,10 @@ static bool thread_start(struct tstate *t)
 	}
 	pthread_setspecific(thread_key, t);
 	t->rng = 0x853c49e6748fea9bu ^ ((uint64_t)gettid() << 17);
+	/* both walks need them: unwind_stack caches only stacks inside */
+	stack_bounds(t);
 	if (use_unw)
 		t->cache = stack_cache_new();
-	else
-		stack_bounds(t);
 	if (sample_bytes)
 		t->sample_left = sample_interval(t);
 	return true;
@@ -652,6 +645,7 @@ INLINE void record_alloc(struct tstate *t, void *p, size_t size, int n,
 		record_stack(s, h, ips, n);
 		atomic_store_explicit(e, h, memory_order_relaxed);
 	}
+	t->alloc_slot = NULL;
 	w = reserve(s, 4);
 	if (w) {
 		w[0] = ((uint64_t)HEAP_REC_ALLOC << HEAP_TYPE_SHIFT) |
@@ -660,8 +654,11 @@ INLINE void record_alloc(struct tstate *t, void *p, size_t size, int n,
 		w[2] = size;
 		w[3] = h;
 		commit(s, 4);
-		t->alloc_pos = (uint64_t)(w - s->data);
-		t->alloc_seq = s->seq;
+		if (!borrowed) {
+			t->alloc_slot = s;
+			t->alloc_pos = (uint64_t)(w - s->data);
+			t->alloc_seq = s->seq;
+		}
 	}
 	if (borrowed)
 		slot_give(s);
@@ -686,17 +683,23 @@ INLINE bool fold_temporary(struct tstate *t, struct heap_slot *s, void *p,
 {
 	uint64_t used = atomic_load_explicit((_Atomic uint64_t *)&s->used,
 					     memory_order_relaxed) / 8;
-	uint64_t at = t->alloc_pos, *w = &s->data[at], *b;
+	uint64_t at = t->alloc_pos, *w, *b;
 	uint64_t size, h, t0;
 
-	if (t->alloc_seq != s->seq || used != at + 4 ||
+	if (t->alloc_slot != s || t->alloc_seq != s->seq || used != at + 4)
+		return false;
+	w = &s->data[at];
+	if (w[0] >> HEAP_TYPE_SHIFT != HEAP_REC_ALLOC ||
 	    w[1] != (uint64_t)(uintptr_t)p)
 		return false;
+	t->alloc_slot = NULL;	/* folded, or not: that record is done */
 	size = w[2];
 	h = w[3];
 	t0 = w[0] & HEAP_TS_MASK;
 	b = &s->data[t->burst_pos];
-	if (t->burst_seq == s->seq && t->burst_pos + 6 == at && b[1] == h) {
+	if (t->burst_slot == s && t->burst_seq == s->seq &&
+	    t->burst_pos + 6 == at &&
+	    b[0] >> HEAP_TYPE_SHIFT == HEAP_REC_BURST && b[1] == h) {
 		set_used(s, at);
 		b[2]++;
 		b[3] += size;
@@ -715,6 +718,7 @@ INLINE bool fold_temporary(struct tstate *t, struct heap_slot *s, void *p,
 	w[4] = size;
 	w[5] = ts;
 	set_used(s, at + 6);
+	t->burst_slot = s;
 	t->burst_pos = at;
 	t->burst_seq = s->seq;
 	return true;

@@ -189,6 +189,49 @@ temps() {
 }
 t "temp 1000: 1000 temporaries at temp_loop, 2 allocations that are not" temps
 
+# The first records of a thread's slot (a stack of any depth, then the
+# allocation): its first temporary must be counted, and fold into nothing
+# but a run of temporaries of its own (agent.c's fold_temporary once took
+# a stack record at the slot's position 0 for one).
+first() {
+	for u in dwarf fp; do
+		for d in 0 1 2 3 4 5 6; do
+			f=$T/first-$u-$d
+			mem --unwind $u --json "$f.json" -o "$f.speedscope.json" -- \
+				"$HEAPFIX" first $d &&
+			eq 2 leaf alloc_objects "$f.speedscope.json" first_allocs &&
+			eq 104096 leaf alloc_space "$f.speedscope.json" first_allocs &&
+			eq 1 leaf temporary_objects "$f.speedscope.json" first_allocs &&
+			eq 4096 leaf inuse_space "$f.speedscope.json" first_allocs &&
+			check "$f.json" 'lk > m["allocations"] - 2 >= 0 and
+				lb > m["peak_heap"] - 100000 >= 0' ||
+			{ echo "--unwind $u, depth $d"; return 1; }
+		done
+	done
+}
+t "a thread's first allocation, a temporary, at any depth: counted, peak 100,000 B" first
+
+realloc_chain() {
+	mem --json "$T/rc.json" -o "$T/rc.speedscope.json" -- \
+		"$HEAPFIX" reallocs 2000 &&
+	eq 2000 leaf alloc_objects "$T/rc.speedscope.json" realloc_chain &&
+	eq 2000 leaf temporary_objects "$T/rc.speedscope.json" realloc_chain &&
+	eq $((8 * 2000 * 2001 / 2)) leaf alloc_space "$T/rc.speedscope.json" realloc_chain &&
+	check "$T/rc.json" 'lb > m["peak_heap"] - 16000 >= 0'
+}
+t "2,000 reallocs of one block from the start: 2,000 allocations, all temporaries" realloc_chain
+
+# The frame-pointer register holding garbage, 2^64 - 8 among others:
+# the walk must stop, not overflow its bounds check and fault.
+badfp() {
+	for u in fp dwarf; do
+		mem --unwind $u -o "$T/bf.speedscope.json" -- "$HEAPFIX" badfp &&
+		eq 5 leaf inuse_objects "$T/bf.speedscope.json" call_with_fp ||
+		{ echo "--unwind $u"; return 1; }
+	done
+}
+t "--unwind fp: a garbage frame pointer (near 2^64) neither crashes the program nor loses the block" badfp
+
 # 8 threads x 1,000,000 allocations; the test's timeout guards deadlock.
 # glibc allocates a block or two per thread for its thread-local storage:
 # within LIBC_BLOCKS.
