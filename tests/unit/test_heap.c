@@ -588,6 +588,37 @@ static void test_damaged(void **state)
 	heap_trace_free(&t);
 }
 
+/*
+ * Zero where the replay's tables use zero for "empty": a stack whose hash
+ * is 0 keeps its frames (site_of maps 0 to 1, so must find_sites), and an
+ * allocation at address 0 (never the agent's: damage) takes no cell of
+ * the table of live blocks, which would then count a block it cannot
+ * find.
+ */
+static void test_zero_keys(void **state)
+{
+	static const uint64_t ips[] = { 0x1000, 0x2000, 0x3000 };
+	struct heap_trace t;
+	struct heap_report r;
+
+	(void)state;
+	trace_init(&t, 1);
+	rec_stack(&t, 0, 1, 0, ips, 3);
+	rec_alloc(&t, 0, 10, 0x10, 10, 0);
+	rec_alloc(&t, 0, 20, 0, 20, S1);
+	rec_alloc(&t, 0, 30, 0, 30, S1);
+	rec_free(&t, 0, 40, 0);
+	analyze(&t, &r);
+	assert_near(r.allocations, 1);
+	assert_near(r.leaked_bytes, 10);
+	assert_near(r.leaked_blocks, 1);
+	assert_near(r.peak, 10);
+	assert_int_equal(site(&r, 0)->depth, 3);
+	assert_int_equal(site(&r, 0)->ips[1], 0x2000);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
 /* ---- sampled mode ------------------------------------------------------- */
 
 /*
@@ -949,6 +980,7 @@ int main(void)
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_unmatched_free),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_zero_keys),
 		cmocka_unit_test(test_sampled),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_timeline_carry_in),
