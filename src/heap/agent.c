@@ -80,6 +80,9 @@ static bool use_tsc;
 static unsigned max_depth;
 static bool use_unw;			/* walk with libunwind (else frame
 					 * pointers): agent_unwind.h */
+static _Atomic bool sending = true;	/* false once the socket failed:
+					 * records stay in the slots (until
+					 * full), the counts go on */
 
 /* Stacks already sent: a direct-mapped cache of their hashes. A miss only
  * sends a stack again, which yardstick de-duplicates. */
@@ -208,19 +211,25 @@ static bool send_all(const struct iovec *iov, int n)
 	return true;
 }
 
+static void stop_sending(void)
+{
+	hdr->stopped = 1;
+	atomic_store(&sending, false);
+}
+
 /* One message; the caller holds send_lock. */
 static bool send_msg(uint32_t type, uint32_t slot, uint64_t seq,
 		     const void *data, uint32_t len)
 {
-	struct heap_msg_header h = { HEAP_MAGIC, type, slot, len, seq };
+	struct heap_msg_header h = { HEAP_MAGIC, type, slot, len, seq, 0 };
 	struct iovec v[2] = { { &h, sizeof(h) }, { (void *)data, len } };
 
+	h.check = heap_msg_check(&h, data);
 	if (send_all(v, 2))
 		return true;
 	/* yardstick is gone, or the program closed the socket: stop
-	 * tracing, keep running */
-	hdr->stopped = 1;
-	atomic_store(&state, OFF);
+	 * sending, keep counting */
+	stop_sending();
 	return false;
 }
 
@@ -286,7 +295,7 @@ static void check_maps(void)
 
 	dl_iterate_phdr(count_adds, &adds);
 	pthread_mutex_lock(&send_lock);
-	if (adds != maps_adds && sock_ours()) {
+	if (adds != maps_adds && atomic_load(&sending) && sock_ours()) {
 		maps_adds = adds;
 		send_maps();
 	}
@@ -301,16 +310,22 @@ static void flush_slot(struct heap_slot *s)
 					    memory_order_relaxed);
 	bool ok;
 
+	if (!atomic_load_explicit(&sending, memory_order_relaxed))
+		return;
 	pthread_mutex_lock(&send_lock);
-	ok = sock_ours() && send_msg(HEAP_MSG_CHUNK,
-				     (uint32_t)(s - hdr->slots), seq, s->data,
-				     (uint32_t)used);
+	ok = atomic_load(&sending);
+	if (ok && !sock_ours()) {
+		/* closed, or its number reused: never write into a file
+		 * the program opened */
+		stop_sending();
+		ok = false;
+	}
+	ok = ok && send_msg(HEAP_MSG_CHUNK, (uint32_t)(s - hdr->slots), seq,
+			    s->data, (uint32_t)used);
 	pthread_mutex_unlock(&send_lock);
 	if (!ok) {
-		/* tracing stops; the records stay in the slot for yardstick
-		 * to take after the end */
-		hdr->stopped = 1;
-		atomic_store(&state, OFF);
+		/* the records stay in the slot for yardstick to take after
+		 * the end; later ones that do not fit are dropped, counted */
 		return;
 	}
 	/* sent: the contents are yardstick's now. Emptied first: a process
@@ -333,8 +348,11 @@ INLINE uint64_t *reserve(struct heap_slot *s, size_t n)
 		flush_slot(s);
 		used = atomic_load_explicit((_Atomic uint64_t *)&s->used,
 					    memory_order_relaxed);
-		if (used + n * 8 > HEAP_SLOT_BYTES)
-			return NULL;	/* could not send: tracing stops */
+		if (used + n * 8 > HEAP_SLOT_BYTES) {
+			/* could not send: the record is dropped */
+			s->counts.dropped++;
+			return NULL;
+		}
 	}
 	return &s->data[used / 8];
 }
@@ -485,6 +503,39 @@ static bool parse_env(int *shm, int *fd, unsigned long long *ino)
 	return *end == '\0';
 }
 
+/*
+ * The segment, read-write, through a descriptor of our own: the one the
+ * program inherited is read-only (protocol.h), so that its writes cannot
+ * reach the segment. Without /proc, through the inherited one if that is
+ * read-write.
+ */
+static void *map_segment(int shm, unsigned long long ino)
+{
+	char path[32] = "/proc/self/fd/", digits[12];
+	int n = 0, len = 14, fd;
+	unsigned v = (unsigned)shm;
+	struct stat st;
+	void *p;
+
+	do
+		digits[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < (int)sizeof(digits));
+	while (n)
+		path[len++] = digits[--n];
+	path[len] = '\0';
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) ||
+			(unsigned long long)st.st_ino != ino)) {
+		close(fd);
+		return MAP_FAILED;
+	}
+	p = mmap(NULL, sizeof(*hdr), PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd >= 0 ? fd : shm, 0);
+	if (fd >= 0)
+		close(fd);
+	return p;
+}
+
 static void start(void)
 {
 	int expected = OFF, shm, fd;
@@ -506,8 +557,7 @@ static void start(void)
 		goto off;
 	sock_dev = st.st_dev;
 	sock_ino = st.st_ino;
-	p = mmap(NULL, sizeof(*hdr), PROT_READ | PROT_WRITE, MAP_SHARED, shm,
-		 0);
+	p = map_segment(shm, ino);
 	if (p == MAP_FAILED)
 		goto off;
 	hdr = p;

@@ -150,9 +150,10 @@ struct reader {
 	pid_t pid;
 	double t0, rss_interval;
 	long page;
-	_Atomic int done;	/* 1: the program was reaped; 2: garbage */
+	_Atomic int done;	/* 1: the program was reaped */
 	bool seen[HEAP_SLOTS];	/* a chunk of the slot arrived ... */
 	uint64_t last_seq[HEAP_SLOTS];	/* ... the last one this */
+	uint64_t next_seq[HEAP_SLOTS];	/* the chunk expected next */
 	char *buf;
 	size_t len, cap;
 };
@@ -196,32 +197,80 @@ static void sample_rss(struct reader *r)
 	t->nrss++;
 }
 
-/* Take the complete messages at the start of r->buf. */
-static void parse_messages(struct reader *r)
+/*
+ * Is the header at p (with its data, if complete) the agent's? 1: a whole
+ * message, 0: a plausible header whose data has not all come yet, -1:
+ * not a message (what the program wrote into the socket, or a message
+ * cut by it).
+ */
+static int msg_at(const char *p, size_t avail, struct heap_msg_header *h)
 {
+	if (avail < sizeof(*h))
+		return 0;
+	memcpy(h, p, sizeof(*h));
+	if (h->magic != HEAP_MAGIC || h->len > HEAP_MSG_MAX ||
+	    (h->type == HEAP_MSG_CHUNK ? h->slot >= HEAP_SLOTS ||
+	     h->len > HEAP_SLOT_BYTES || h->len % 8
+	     : h->type != HEAP_MSG_MAPS))
+		return -1;
+	if (avail - sizeof(*h) < h->len)
+		return 0;
+	return heap_msg_check(h, p + sizeof(*h)) == h->check ? 1 : -1;
+}
+
+static void take_chunk(struct reader *r, const struct heap_msg_header *h,
+		       const char *data)
+{
+	struct heap_trace *t = r->t;
+	uint32_t i = h->slot;
+
+	if (h->seq < r->next_seq[i]) {
+		/* sent before: can only be a copy the program made */
+		t->garbage_bytes += sizeof(*h) + h->len;
+		return;
+	}
+	/* chunks between were lost: cut by what the program wrote */
+	t->lost_chunks += h->seq - r->next_seq[i];
+	stream_add(&t->streams[i], data, h->len);
+	r->seen[i] = true;
+	r->last_seq[i] = h->seq;
+	r->next_seq[i] = h->seq + 1;
+}
+
+/*
+ * Take the messages at the start of r->buf; at the end (no more will
+ * come) also what is left. Bytes that are not a whole message of the
+ * agent's are skipped up to the next one and counted.
+ */
+static void parse_messages(struct reader *r, bool end)
+{
+	struct heap_trace *t = r->t;
 	size_t at = 0;
 
-	while (r->len - at >= sizeof(struct heap_msg_header)) {
+	while (at < r->len) {
 		struct heap_msg_header h;
-
-		memcpy(&h, r->buf + at, sizeof(h));
-		if (h.magic != HEAP_MAGIC) {
-			/* not the agent's: stop listening */
-			r->len = 0;
-			r->done = 2;
-			return;
-		}
-		if (r->len - at < sizeof(h) + h.len)
-			break;
 		const char *data = r->buf + at + sizeof(h);
-		if (h.type == HEAP_MSG_CHUNK && h.slot < HEAP_SLOTS &&
-		    h.len <= HEAP_SLOT_BYTES) {
-			stream_add(&r->t->streams[h.slot], data, h.len);
-			r->seen[h.slot] = true;
-			r->last_seq[h.slot] = h.seq;
-		} else if (h.type == HEAP_MSG_MAPS) {
-			struct heap_trace *t = r->t;
+		int k = msg_at(r->buf + at, r->len - at, &h);
 
+		if (k == 0 && !end)
+			break;
+		if (k <= 0) {
+			/* skip to the next magic number */
+			uint32_t magic = HEAP_MAGIC;
+			const char *next;
+			size_t skip;
+
+			next = memmem(r->buf + at + 1, r->len - at - 1,
+				      &magic, sizeof(magic));
+			skip = next ? (size_t)(next - (r->buf + at))
+				    : r->len - at;
+			t->garbage_bytes += skip;
+			at += skip;
+			continue;
+		}
+		if (h.type == HEAP_MSG_CHUNK) {
+			take_chunk(r, &h, data);
+		} else {
 			t->maps = xrealloc(t->maps, (t->nmaps + 1) *
 					   sizeof(char *));
 			t->maps_gen = xrealloc(t->maps_gen, (t->nmaps + 1) *
@@ -229,7 +278,7 @@ static void parse_messages(struct reader *r)
 			t->maps_gen[t->nmaps] = (uint32_t)h.seq;
 			t->maps[t->nmaps++] = xstrndup(data, h.len);
 		}
-		r->t->bytes_received += sizeof(h) + h.len;
+		t->bytes_received += sizeof(h) + h.len;
 		at += sizeof(h) + h.len;
 	}
 	memmove(r->buf, r->buf + at, r->len - at);
@@ -275,10 +324,9 @@ static void *reader_main(void *arg)
 		if (n <= 0)
 			break;
 		r->len += (size_t)n;
-		parse_messages(r);
-		if (r->done == 2)
-			break;
+		parse_messages(r, false);
 	}
+	parse_messages(r, true);
 	return NULL;
 }
 
@@ -300,6 +348,9 @@ static void take_remainders(struct reader *r, struct heap_header *h)
 		t->counts.dropped += s->counts.dropped;
 		for (int k = 0; k < HEAP_HIST; k++)
 			t->counts.hist[k] += s->counts.hist[k];
+		/* chunks sent that did not arrive whole */
+		if (seq > r->next_seq[i])
+			t->lost_chunks += seq - r->next_seq[i];
 		if (!used || used > HEAP_SLOT_BYTES || used % 8)
 			continue;
 		/* sent just before the program died, seq not yet moved on */
@@ -307,6 +358,9 @@ static void take_remainders(struct reader *r, struct heap_header *h)
 			continue;
 		stream_add(&t->streams[i], s->data, used);
 	}
+	t->header_damaged = h->magic != HEAP_MAGIC ||
+			    h->version != HEAP_VERSION ||
+			    h->overflow_threads > (uint32_t)INT_MAX;
 	t->overflow_threads = h->overflow_threads;
 	t->unwind_failed = h->unwind_failed;
 	t->sample_full = h->sample_full;
@@ -314,6 +368,12 @@ static void take_remainders(struct reader *r, struct heap_header *h)
 	t->agent_started = h->owner_pid != 0;
 	if ((double)h->exit_hwm > t->hwm)
 		t->hwm = (double)h->exit_hwm;
+}
+
+bool heap_trace_incomplete(const struct heap_trace *t)
+{
+	return t->stopped || t->lost_chunks || t->counts.dropped ||
+	       t->overflow_threads || t->header_damaged;
 }
 
 /* ---- spawning ----------------------------------------------------------- */
@@ -430,16 +490,31 @@ static struct heap_header *make_segment(const struct heap_opts *o, int *fd,
 	return h;
 }
 
+/*
+ * The segment read-only, for the program (protocol.h): a new open of the
+ * memfd through /proc. Without /proc, shm itself.
+ */
+static int readonly_fd(int shm)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", shm);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd >= 0 ? fd : fcntl(shm, F_DUPFD_CLOEXEC, 0);
+}
+
 static int start(const struct heap_opts *o, const char *path,
 		 char *const *argv, struct heap_header *h, int shm,
 		 int sock[2], struct heap_trace *t, struct error *e)
 {
-	int bufsize = 4 << 20, from[2] = { shm, sock[1] }, to[2];
+	int bufsize = 4 << 20, ro = readonly_fd(shm);
+	int from[2] = { ro, sock[1] }, to[2];
 	struct stat st;
 	char **env;
 	int r;
 
-	if (fstat(shm, &st)) {
+	if (ro < 0 || fstat(ro, &st)) {
 		r = error_errno(e, errno, "cannot pass the heap agent its "
 				"descriptors");
 		goto out;
@@ -448,6 +523,8 @@ static int start(const struct heap_opts *o, const char *path,
 	setsockopt(sock[1], SOL_SOCKET, SO_SNDBUF, &bufsize, sizeof(bufsize));
 	h->clock = tsc_invariant() ? 1 : 0;
 	agent_fds(&to[0], &to[1]);
+	t->shm_fd = to[0];
+	t->sock_fd = to[1];
 	env = child_env(o->agent, to[0], to[1], (unsigned long long)st.st_ino);
 	t->ts0 = h->clock ? (__rdtsc() & HEAP_TS_MASK)
 			  : ((uint64_t)(now_s() * 1e9) & HEAP_TS_MASK);
@@ -456,6 +533,8 @@ static int start(const struct heap_opts *o, const char *path,
 out:
 	close(sock[1]);
 	sock[1] = -1;
+	if (ro >= 0)
+		close(ro);
 	return r;
 }
 

@@ -19,17 +19,28 @@
 #define YS_HEAP_PROTOCOL_H
 
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <unistd.h>
 
 #define HEAP_MAGIC	0x79736870u	/* "yshp" */
-#define HEAP_VERSION	1
+#define HEAP_VERSION	2
 
 /*
  * The environment variable through which yardstick hands the agent its
  * segment and socket: "SHMFD,SOCKFD,INODE", INODE the segment's, so that
  * an exec'd program that reuses those descriptor numbers for other files
  * is not mistaken for the traced one.
+ *
+ * The program may write to, close or replace any descriptor, the agent's
+ * too. SHMFD is open read-only: writes through it fail, and the agent
+ * maps the segment through a read-write descriptor of its own, opened
+ * from /proc/self/fd/SHMFD and closed once mapped. What the program
+ * writes into the socket is found out by yardstick (every message has a
+ * magic number and a check sum, every chunk of a slot a sequence number)
+ * and skipped; a socket the program closed or replaced stops the sending,
+ * not the counting (heap_counts), and yardstick reports the trace
+ * incomplete.
  */
 #define HEAP_ENV	"YARDSTICK_HEAP"
 
@@ -99,7 +110,8 @@ enum heap_unwind { HEAP_UNWIND_DWARF = 0, HEAP_UNWIND_FP = 1 };
 #define HEAP_TYPE_SHIFT	56
 #define HEAP_TS_MASK	((UINT64_C(1) << HEAP_TYPE_SHIFT) - 1)
 
-/* A message on the socket: this header, then len bytes. */
+/* A message on the socket: this header, then len bytes (at most
+ * HEAP_MSG_MAX). */
 enum heap_msg {
 	HEAP_MSG_CHUNK = 1,	/* records of slot `slot` */
 	HEAP_MSG_MAPS = 2,	/* the text of /proc/self/maps of image
@@ -110,8 +122,44 @@ struct heap_msg_header {
 	uint32_t type;
 	uint32_t slot;
 	uint32_t len;
-	uint64_t seq;		/* CHUNK: the slot's chunk number */
+	uint64_t seq;		/* CHUNK: the slot's chunk number; MAPS: the
+				 * program image */
+	uint64_t check;		/* heap_msg_check of the rest */
 };
+#define HEAP_MSG_MAX	(64u << 20)
+
+/* A 64-bit check sum of n bytes at p, continuing from h. */
+static inline uint64_t heap_check_bytes(uint64_t h, const void *p,
+					unsigned long n)
+{
+	const unsigned char *c = (const unsigned char *)p;
+
+	for (; n >= 8; n -= 8, c += 8) {
+		uint64_t w;
+
+		__builtin_memcpy(&w, c, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15u;
+		h ^= h >> 29;
+	}
+	if (n) {
+		uint64_t w = 0;
+
+		__builtin_memcpy(&w, c, n);
+		h = (h ^ w ^ ((uint64_t)n << 59)) * 0x9e3779b97f4a7c15u;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/* The check sum of a message: its header's other fields and its data. */
+static inline uint64_t heap_msg_check(const struct heap_msg_header *m,
+				      const void *data)
+{
+	uint64_t h = heap_check_bytes(0x6a09e667f3bcc909u, m,
+				      offsetof(struct heap_msg_header, check));
+
+	return heap_check_bytes(h, data, m->len);
+}
 
 /*
  * Counters a slot's owners keep whatever the mode: every allocation and
@@ -159,8 +207,9 @@ struct heap_header {
 				 * blocks was full; later samples lost */
 	uint64_t exit_hwm;	/* VmHWM (bytes) read by the agent when the
 				 * program exited normally, 0 if not */
-	uint32_t stopped;	/* 1: tracing stopped early: the socket was
-				 * closed or is no longer ours */
+	uint32_t stopped;	/* 1: sending stopped early: the socket was
+				 * closed or is no longer ours (counting
+				 * went on) */
 	uint32_t pad1;
 	uint64_t reserved[6];
 	struct heap_slot slots[HEAP_SLOTS];

@@ -342,6 +342,52 @@ halfsent() {
 }
 t "killed after a flush sent its chunk but before emptying the slot: the chunk is counted once" halfsent
 
+# ---- a program that writes to or closes the agent's descriptors ---------
+
+# 64 KiB of 0xff written to every descriptor from 3 up, the agent's
+# segment and socket among them: the segment's descriptor is read-only,
+# the bytes on the socket are skipped; nothing traced is lost.
+fdwrite() {
+	"$YS" mem -q --no-store --json "$T/fw.json" -- "$HEAPFIX" fdwrite 65536 100000 \
+		2>"$T/fw.err" &&
+	has "$T/fw.err" "wrote 65536 bytes into the agent's socket" &&
+	! grep -q "INCOMPLETE\|threads were not traced" "$T/fw.err" &&
+	check "$T/fw.json" 'd["settings"]["trace"] == "complete" and
+		lk > m["allocations"] - 101000 >= 0 and
+		lb > m["leaked_bytes"] - 1010000 >= 0 and
+		lb > m["peak_heap"] - 1010000 >= 0 and
+		any("65536 bytes" in w for w in d["benchmarks"][0]["warnings"])'
+}
+t "a program writing garbage to every descriptor: skipped, said, nothing lost" fdwrite
+
+# Every descriptor closed, then 100,000 allocations: the records cannot
+# be sent; the counts still are exact, the rest is marked unknown.
+fdclose() {
+	"$YS" mem -q --no-store --json "$T/fc.json" -- "$HEAPFIX" fdclose 100000 \
+		2>"$T/fc.err" &&
+	has "$T/fc.err" "INCOMPLETE" && has "$T/fc.err" "descriptor 1023" &&
+	check "$T/fc.json" 'd["settings"]["trace"] == "incomplete" and
+		lk > m["allocations"] - 101000 >= 0 and
+		lb > m["bytes_allocated"] - 1010000 >= 0 and
+		"peak_heap" not in m and "leaked_bytes" not in m and
+		"peak_heap" in d["benchmarks"][0]["unsupported"] and
+		any(w.startswith("incomplete trace")
+		    for w in d["benchmarks"][0]["warnings"])'
+}
+t "a program closing every descriptor: the trace marked incomplete, loudly; counts exact" fdclose
+
+# A made-up message of the agent's with a good check sum, chunk 3 of a
+# slot whose chunks 0 to 2 never came: chunks lost, said.
+fdforge() {
+	"$YS" mem -q --no-store --json "$T/ff.json" -- "$HEAPFIX" fdforge \
+		2>"$T/ff.err" &&
+	has "$T/ff.err" "3 chunks of records were lost" &&
+	has "$T/ff.err" "INCOMPLETE" &&
+	check "$T/ff.json" 'd["settings"]["trace"] == "incomplete" and
+		lk > m["allocations"] - 2000 >= 0'
+}
+t "chunks of a slot missing from the socket: the trace marked incomplete" fdforge
+
 passthrough() {
 	printf 'in 1\nin 2\n' | "$YS" mem --no-store -- "$HEAPFIX" echo "a b" c \
 		>"$T/pt.out" 2>"$T/pt.err" &&
