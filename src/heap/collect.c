@@ -424,8 +424,8 @@ static void agent_fds(int *shm, int *sock)
 
 /* Start path with the segment at shm_to and the socket at sock_to. */
 static int spawn_child(const char *path, char *const *argv, char **env,
-		       const int from[2], const int to[2], pid_t *pid,
-		       struct error *e)
+		       const int from[2], const int to[2], bool out_to_err,
+		       pid_t *pid, struct error *e)
 {
 	static const int dfl[] = { SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
 				   SIGCHLD };
@@ -450,7 +450,9 @@ static int spawn_child(const char *path, char *const *argv, char **env,
 	    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
 				     POSIX_SPAWN_SETSIGDEF) ||
 	    posix_spawn_file_actions_adddup2(&fa, from[0], to[0]) ||
-	    posix_spawn_file_actions_adddup2(&fa, from[1], to[1]))
+	    posix_spawn_file_actions_adddup2(&fa, from[1], to[1]) ||
+	    (out_to_err && posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO,
+							   STDOUT_FILENO)))
 		r = -1;
 	else
 		r = posix_spawn(pid, path, &fa, &attr, argv, env);
@@ -528,7 +530,8 @@ static int start(const struct heap_opts *o, const char *path,
 	env = child_env(o->agent, to[0], to[1], (unsigned long long)st.st_ino);
 	t->ts0 = h->clock ? (__rdtsc() & HEAP_TS_MASK)
 			  : ((uint64_t)(now_s() * 1e9) & HEAP_TS_MASK);
-	r = spawn_child(path, argv, env, from, to, &t->pid, e);
+	r = spawn_child(path, argv, env, from, to, o->stdout_to_stderr,
+			&t->pid, e);
 	free_env(env);
 out:
 	close(sock[1]);

@@ -23,6 +23,8 @@ struct heap_opts {
 	enum heap_unwind unwind;
 	unsigned max_depth;	/* frames per stack, <= HEAP_MAX_DEPTH */
 	double rss_interval;	/* seconds between RSS samples, 0: 0.01 */
+	bool stdout_to_stderr;	/* the program's stdout is yardstick's
+				 * stderr: a result is on stdout */
 };
 
 /* The records of one slot, in time order. */
@@ -85,7 +87,7 @@ const char *heap_unpreloadable(const char *path);
 
 /*
  * Run argv (argv[0] resolved to path) with stdin, stdout and stderr its
- * own, to its end. SIGINT and SIGQUIT go to the program only; yardstick
+ * own (its stdout our stderr with o->stdout_to_stderr), to its end. SIGINT and SIGQUIT go to the program only; yardstick
  * stays to take in what was traced. Returns 0 when the program ran
  * (whatever its exit status), -1 (message set) when it could not be
  * started or watched; the trace is then empty.

@@ -232,6 +232,17 @@ badfp() {
 }
 t "--unwind fp: a garbage frame pointer (near 2^64) neither crashes the program nor loses the block" badfp
 
+# yardstick's temporaries, not heaptrack's: blocks a and b of 64 bytes
+# from one stack, then free(a), free(b). heaptrack counts free(a) (the
+# allocation before it had a's size and stack); yardstick counts none (a
+# is not the block last allocated).
+samesize() {
+	mem -o "$T/ss.speedscope.json" -- "$HEAPFIX" samesize &&
+	eq 2 leaf alloc_objects "$T/ss.speedscope.json" same_size_block &&
+	eq 0 leaf temporary_objects "$T/ss.speedscope.json" same_size_block
+}
+t "temporaries by yardstick's definition: a, b alike, free(a): none (heaptrack: 1)" samesize
+
 # 8 threads x 1,000,000 allocations; the test's timeout guards deadlock.
 # glibc allocates a block or two per thread for its thread-local storage:
 # within LIBC_BLOCKS.
@@ -396,6 +407,24 @@ passthrough() {
 	has "$T/pt.err" "to stderr" && has "$T/pt.err" "peak heap"
 }
 t "stdin, stdout and stderr are the program's; the report is on stderr" passthrough
+
+# --json -: stdout is the result alone, a valid document; the program's
+# output goes to stderr. Two outputs on stdout: refused.
+json_stdout() {
+	printf 'in 1\n' | "$YS" mem -q --no-store --json - -- "$HEAPFIX" echo out \
+		>"$T/js.out" 2>"$T/js.err" &&
+	python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$T/js.out" &&
+	has "$T/js.err" "in 1" && has "$T/js.err" "out" &&
+	"$YS" mem -q --no-store --json "$T/js.file" -- "$HEAPFIX" leak 1 1 \
+		>"$T/js2.out" &&
+	"$YS" mem -q --no-store --json /dev/stdout -- "$HEAPFIX" echo x \
+		</dev/null >"$T/js3.out" 2>/dev/null &&
+	python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$T/js3.out" &&
+	expect_exit 2 "$YS" mem -q --no-store --json - --timeline - -- \
+		"$HEAPFIX" create "$T/js.ran" &&
+	has "$T/stderr" "both want stdout" && [ ! -e "$T/js.ran" ]
+}
+t "--json -: the program's stdout goes to stderr, the JSON is valid; two outputs on stdout refused" json_stdout
 
 status() {
 	"$YS" mem --no-store -- "$HEAPFIX" exit 3 >"$T/st.out" 2>"$T/st.err"
