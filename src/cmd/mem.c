@@ -376,7 +376,10 @@ static int mem(struct mem_args *a)
 	t0 = now_monotonic();
 	heap_analyze(&m.trace, &m.rep);
 	t1 = now_monotonic();
-	heap_profile(&m.trace, &m.rep, a->out.lines, &m.prof);
+	/* the sites are symbolized for the report and the -o outputs only:
+	 * most of the cost of a short run (libc's debug information) */
+	if (!a->quiet || a->out.n)
+		heap_profile(&m.trace, &m.rep, a->out.lines, &m.prof);
 	/* where the time went, for bench/mem_overhead.sh's readers */
 	if (getenv("YARDSTICK_MEM_TIMING"))
 		fprintf(stderr, "yardstick mem: run %.3f s, replay %.3f s, "

@@ -723,7 +723,9 @@ INLINE void set_used(struct heap_slot *s, uint64_t words)
 /*
  * A free of the thread's last allocation, whose ALLOC record is still the
  * slot's last one: fold the pair into the BURST record just before it if
- * that is of the same stack, else turn it into a BURST of its own. The
+ * that is of the same stack and ended less than HEAP_FOLD_GAP before the
+ * pair began, and the pair is no longer than that either, else turn it
+ * into a BURST of its own. The
  * ALLOC record leaves the slot first, so that a process killed half-way
  * loses the pair, not the meaning of the records around it. Returns false
  * when the pair cannot be folded.
@@ -735,6 +737,7 @@ INLINE bool fold_temporary(struct tstate *t, struct heap_slot *s, void *p,
 					     memory_order_relaxed) / 8;
 	uint64_t at = t->alloc_pos, *w, *b;
 	uint64_t size, h, t0;
+	bool quick;
 
 	if (t->alloc_slot != s || t->alloc_seq != s->seq || used != at + 4)
 		return false;
@@ -746,10 +749,14 @@ INLINE bool fold_temporary(struct tstate *t, struct heap_slot *s, void *p,
 	size = w[2];
 	h = w[3];
 	t0 = w[0] & HEAP_TS_MASK;
+	/* a block live longer than the gap is a run of its own, never
+	 * extended: the run's largest block is taken to be live all along */
+	quick = (int64_t)(ts - t0) < HEAP_FOLD_GAP;
 	b = &s->data[t->burst_pos];
-	if (t->burst_slot == s && t->burst_seq == s->seq &&
+	if (quick && t->burst_slot == s && t->burst_seq == s->seq &&
 	    t->burst_pos + 6 == at &&
-	    b[0] >> HEAP_TYPE_SHIFT == HEAP_REC_BURST && b[1] == h) {
+	    b[0] >> HEAP_TYPE_SHIFT == HEAP_REC_BURST && b[1] == h &&
+	    (int64_t)(t0 - b[5]) < HEAP_FOLD_GAP) {
 		set_used(s, at);
 		b[2]++;
 		b[3] += size;
@@ -768,7 +775,7 @@ INLINE bool fold_temporary(struct tstate *t, struct heap_slot *s, void *p,
 	w[4] = size;
 	w[5] = ts;
 	set_used(s, at + 6);
-	t->burst_slot = s;
+	t->burst_slot = quick ? s : NULL;
 	t->burst_pos = at;
 	t->burst_seq = s->seq;
 	return true;

@@ -92,11 +92,17 @@ enum heap_unwind { HEAP_UNWIND_DWARF = 0, HEAP_UNWIND_FP = 1 };
  * free of the block its thread just allocated into the allocation's
  * record, and a run of such pairs from one stack into one BURST record:
  * yardstick then counts them exactly, and takes the run as its largest
- * block live from the first allocation to the last free (exact for the
- * peak of the thread; against other threads the peak may be high by at
- * most that block). A process killed in the middle of a free may lose
- * that one pair.
+ * block live from the first allocation to the last free. A pair joins a
+ * run only if it began less than HEAP_FOLD_GAP ticks (or nanoseconds)
+ * after the run's last free and lasted less than that, and a run started
+ * by a longer pair is never joined: HEAP_FOLD_GAP is less than 1 us with
+ * any TSC of 1 GHz or more, so a run never spans a pause of its thread or
+ * a block's long life, in which other threads' events would be taken to
+ * see its largest block live; only events closer than that, within the
+ * merge's own uncertainty (analyze.c merges frees 1 us early), can. A process killed in the middle of a free may
+ * lose that one pair.
  */
+#define HEAP_FOLD_GAP	1000
 #define HEAP_REC_ALLOC	1u
 #define HEAP_REC_FREE	2u
 #define HEAP_REC_STACK	3u
