@@ -486,7 +486,8 @@ static void record_exec(void)
 	slot_give(s);
 }
 
-static bool parse_env(int *shm, int *fd, unsigned long long *ino)
+static bool parse_env(int *shm, int *fd, unsigned long long *ino,
+		      unsigned long long *sino)
 {
 	const char *v = getenv(HEAP_ENV);
 	char *end;
@@ -500,6 +501,9 @@ static bool parse_env(int *shm, int *fd, unsigned long long *ino)
 	if (*end++ != ',')
 		return false;
 	*ino = strtoull(end, &end, 10);
+	if (*end++ != ',')
+		return false;
+	*sino = strtoull(end, &end, 10);
 	return *end == '\0';
 }
 
@@ -539,7 +543,7 @@ static void *map_segment(int shm, unsigned long long ino)
 static void start(void)
 {
 	int expected = OFF, shm, fd;
-	unsigned long long ino;
+	unsigned long long ino, sino;
 	struct stat st;
 	void *p;
 
@@ -548,15 +552,11 @@ static void start(void)
 		return;
 	started = true;
 	tls.busy = 1;
-	if (!parse_env(&shm, &fd, &ino) || fstat(shm, &st) ||
+	if (!parse_env(&shm, &fd, &ino, &sino) || fstat(shm, &st) ||
 	    (unsigned long long)st.st_ino != ino)
 		goto off;
 	shm_fd = shm;
 	sock = fd;
-	if (fstat(sock, &st) || !S_ISSOCK(st.st_mode))
-		goto off;
-	sock_dev = st.st_dev;
-	sock_ino = st.st_ino;
 	p = map_segment(shm, ino);
 	if (p == MAP_FAILED)
 		goto off;
@@ -568,6 +568,16 @@ static void start(void)
 		hdr = NULL;
 		close_fds();
 		goto off;
+	}
+	if (fstat(sock, &st) || !S_ISSOCK(st.st_mode) ||
+	    (unsigned long long)st.st_ino != sino) {
+		/* the image before closed or replaced the socket: count and
+		 * keep what fits in the slots, and say so */
+		sock = -1;
+		stop_sending();
+	} else {
+		sock_dev = st.st_dev;
+		sock_ino = st.st_ino;
 	}
 	sample_bytes = hdr->sample_bytes;
 	use_tsc = hdr->clock == 1;

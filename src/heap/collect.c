@@ -380,7 +380,7 @@ bool heap_trace_incomplete(const struct heap_trace *t)
 
 /* environ, with LD_PRELOAD naming the agent first and our variable. */
 static char **child_env(const char *agent, int shm, int sock,
-			unsigned long long ino)
+			unsigned long long ino, unsigned long long sino)
 {
 	size_t n = 0, k = 0;
 	const char *preload = getenv("LD_PRELOAD");
@@ -396,7 +396,8 @@ static char **child_env(const char *agent, int shm, int sock,
 	env[k++] = preload && *preload
 		? xasprintf("LD_PRELOAD=%s:%s", agent, preload)
 		: xasprintf("LD_PRELOAD=%s", agent);
-	env[k++] = xasprintf("%s=%d,%d,%llu", HEAP_ENV, shm, sock, ino);
+	env[k++] = xasprintf("%s=%d,%d,%llu,%llu", HEAP_ENV, shm, sock, ino,
+			     sino);
 	return env;
 }
 
@@ -512,7 +513,7 @@ static int start(const struct heap_opts *o, const char *path,
 {
 	int bufsize = 4 << 20, ro = readonly_fd(shm);
 	int from[2] = { ro, sock[1] }, to[2];
-	struct stat st;
+	struct stat st, sst;
 	char **env;
 	int r;
 
@@ -527,7 +528,13 @@ static int start(const struct heap_opts *o, const char *path,
 	agent_fds(&to[0], &to[1]);
 	t->shm_fd = to[0];
 	t->sock_fd = to[1];
-	env = child_env(o->agent, to[0], to[1], (unsigned long long)st.st_ino);
+	if (fstat(sock[1], &sst)) {
+		r = error_errno(e, errno, "cannot pass the heap agent its "
+				"descriptors");
+		goto out;
+	}
+	env = child_env(o->agent, to[0], to[1], (unsigned long long)st.st_ino,
+			(unsigned long long)sst.st_ino);
 	t->ts0 = h->clock ? (__rdtsc() & HEAP_TS_MASK)
 			  : ((uint64_t)(now_s() * 1e9) & HEAP_TS_MASK);
 	r = spawn_child(path, argv, env, from, to, o->stdout_to_stderr,

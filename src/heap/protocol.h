@@ -28,9 +28,11 @@
 
 /*
  * The environment variable through which yardstick hands the agent its
- * segment and socket: "SHMFD,SOCKFD,INODE", INODE the segment's, so that
- * an exec'd program that reuses those descriptor numbers for other files
- * is not mistaken for the traced one.
+ * segment and socket: "SHMFD,SOCKFD,INODE,SOCKINODE", the inodes the
+ * segment's and the socket's, so that an exec'd program that reuses those
+ * descriptor numbers for other files is not mistaken for the traced one,
+ * and the agent of an image after an exec never writes into a socket of
+ * the program's that took the number of ours.
  *
  * The program may write to, close or replace any descriptor, the agent's
  * too. SHMFD is open read-only: writes through it fail, and the agent

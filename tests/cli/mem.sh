@@ -387,6 +387,18 @@ fdclose() {
 }
 t "a program closing every descriptor: the trace marked incomplete, loudly; counts exact" fdclose
 
+# The socket replaced by one of the program's, then an exec: the new
+# image's agent sends nothing into it (its inode is not the agent's
+# socket's), counts exactly, and the trace is marked incomplete.
+sockexec() {
+	"$YS" mem -q --no-store --json "$T/se.json" -- "$HEAPFIX" sockexec \
+		2>"$T/se.err" &&
+	has "$T/se.err" "INCOMPLETE" &&
+	check "$T/se.json" 'd["settings"]["trace"] == "incomplete" and
+		lk > m["allocations"] - 3010 >= 0'
+}
+t "the socket replaced before an exec: the new image sends nothing, counts, is marked incomplete" sockexec
+
 # A made-up message of the agent's with a good check sum, chunk 3 of a
 # slot whose chunks 0 to 2 never came: chunks lost, said.
 fdforge() {
