@@ -45,6 +45,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
@@ -70,6 +71,9 @@ static _Atomic int state = OFF;
 static bool started;			/* init ran (traced or not) */
 static struct heap_header *hdr;
 static int sock = -1, shm_fd = -1;
+static int sock_number;			/* the one we were handed */
+static char sock_name[HEAP_NAME_MAX + 1];	/* where to connect again */
+static int reconnects;
 static dev_t sock_dev;			/* the socket's identity: a program */
 static ino_t sock_ino;			/* may close it and reuse its number */
 static uint32_t generation;		/* this image's number */
@@ -211,6 +215,59 @@ static bool send_all(const struct iovec *iov, int n)
 	return true;
 }
 
+/* Is sock still ours? (Checked once per message, under send_lock: never
+ * write into a file the program opened under the same number.) */
+static bool sock_ours(void)
+{
+	struct stat st;
+
+	return sock >= 0 && !fstat(sock, &st) && st.st_dev == sock_dev &&
+	       st.st_ino == sock_ino;
+}
+
+/*
+ * The program closed or replaced our socket: connect to yardstick again
+ * (protocol.h), close-on-exec, at the number we were handed or the
+ * lowest free above it if we can. Under send_lock (or before any thread
+ * of ours runs). The old descriptor is not ours any more: never closed.
+ */
+static bool reconnect(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	size_t len = strlen(sock_name);
+	struct stat st;
+	int fd, hi;
+
+	if (!len || reconnects >= HEAP_RECONNECTS)
+		return false;
+	reconnects++;
+	memcpy(a.sun_path + 1, sock_name, len);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	if (connect(fd, (struct sockaddr *)&a,
+		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+				len)) || fstat(fd, &st)) {
+		close(fd);
+		return false;
+	}
+	hi = sock_number > 0 ? fcntl(fd, F_DUPFD_CLOEXEC, sock_number) : -1;
+	if (hi >= 0) {
+		close(fd);
+		fd = hi;
+	}
+	sock = fd;
+	sock_dev = st.st_dev;
+	sock_ino = st.st_ino;
+	return true;
+}
+
+/* Our socket, or a new one if the program took it; false: none. */
+static bool sock_ready(void)
+{
+	return sock_ours() || reconnect();
+}
+
 static void stop_sending(void)
 {
 	hdr->stopped = 1;
@@ -226,6 +283,10 @@ static bool send_msg(uint32_t type, uint32_t slot, uint64_t seq,
 
 	h.check = heap_msg_check(&h, data);
 	if (send_all(v, 2))
+		return true;
+	/* closed or replaced while we sent: what went out is cut short
+	 * (yardstick skips it); the whole message again, on a new socket */
+	if (reconnect() && send_all(v, 2))
 		return true;
 	/* yardstick is gone, or the program closed the socket: stop
 	 * sending, keep counting */
@@ -272,15 +333,6 @@ static void send_maps(void)
 	send_msg(HEAP_MSG_MAPS, 0, generation, buf, len);
 }
 
-/* Is sock still ours? (Checked once per message, under send_lock: never
- * write into a file the program opened under the same number.) */
-static bool sock_ours(void)
-{
-	struct stat st;
-
-	return !fstat(sock, &st) && st.st_dev == sock_dev &&
-	       st.st_ino == sock_ino;
-}
 
 static int count_adds(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -295,7 +347,7 @@ static void check_maps(void)
 
 	dl_iterate_phdr(count_adds, &adds);
 	pthread_mutex_lock(&send_lock);
-	if (adds != maps_adds && atomic_load(&sending) && sock_ours()) {
+	if (adds != maps_adds && atomic_load(&sending) && sock_ready()) {
 		maps_adds = adds;
 		send_maps();
 	}
@@ -314,9 +366,9 @@ static void flush_slot(struct heap_slot *s)
 		return;
 	pthread_mutex_lock(&send_lock);
 	ok = atomic_load(&sending);
-	if (ok && !sock_ours()) {
-		/* closed, or its number reused: never write into a file
-		 * the program opened */
+	if (ok && !sock_ready()) {
+		/* closed, or its number reused, and no new connection:
+		 * never write into a file the program opened */
 		stop_sending();
 		ok = false;
 	}
@@ -487,8 +539,9 @@ static void record_exec(void)
 }
 
 static bool parse_env(int *shm, int *fd, unsigned long long *ino,
-		      unsigned long long *sino)
+		      unsigned long long *sino, char *name)
 {
+	size_t n = 0;
 	const char *v = getenv(HEAP_ENV);
 	char *end;
 
@@ -504,7 +557,12 @@ static bool parse_env(int *shm, int *fd, unsigned long long *ino,
 	if (*end++ != ',')
 		return false;
 	*sino = strtoull(end, &end, 10);
-	return *end == '\0';
+	if (*end++ != ',')
+		return false;
+	while (n < HEAP_NAME_MAX && *end)
+		name[n++] = *end++;
+	name[n] = '\0';
+	return *end == '\0' && n > 0;
 }
 
 /*
@@ -552,11 +610,11 @@ static void start(void)
 		return;
 	started = true;
 	tls.busy = 1;
-	if (!parse_env(&shm, &fd, &ino, &sino) || fstat(shm, &st) ||
+	if (!parse_env(&shm, &fd, &ino, &sino, sock_name) || fstat(shm, &st) ||
 	    (unsigned long long)st.st_ino != ino)
 		goto off;
 	shm_fd = shm;
-	sock = fd;
+	sock = sock_number = fd;
 	p = map_segment(shm, ino);
 	if (p == MAP_FAILED)
 		goto off;
@@ -571,10 +629,11 @@ static void start(void)
 	}
 	if (fstat(sock, &st) || !S_ISSOCK(st.st_mode) ||
 	    (unsigned long long)st.st_ino != sino) {
-		/* the image before closed or replaced the socket: count and
-		 * keep what fits in the slots, and say so */
+		/* an image before closed or replaced the socket (or this is
+		 * an image after an exec, and ours was close-on-exec) */
 		sock = -1;
-		stop_sending();
+		if (!reconnect())
+			stop_sending();
 	} else {
 		sock_dev = st.st_dev;
 		sock_ino = st.st_ino;

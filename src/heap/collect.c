@@ -17,8 +17,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -154,8 +156,14 @@ struct reader {
 	bool seen[HEAP_SLOTS];	/* a chunk of the slot arrived ... */
 	uint64_t last_seq[HEAP_SLOTS];	/* ... the last one this */
 	uint64_t next_seq[HEAP_SLOTS];	/* the chunk expected next */
-	char *buf;
-	size_t len, cap;
+	int listener;		/* where the agent connects again */
+	struct conn {
+		int fd;
+		char *buf;
+		size_t len, cap;
+	} conns[HEAP_RECONNECTS + 1];	/* oldest first: [0] the socket
+					 * the program inherited */
+	int nconns;
 };
 
 static void stream_add(struct heap_stream *s, const void *data, size_t bytes)
@@ -238,19 +246,19 @@ static void take_chunk(struct reader *r, const struct heap_msg_header *h,
 }
 
 /*
- * Take the messages at the start of r->buf; at the end (no more will
+ * Take the messages at the start of c->buf; at the end (no more will
  * come) also what is left. Bytes that are not a whole message of the
  * agent's are skipped up to the next one and counted.
  */
-static void parse_messages(struct reader *r, bool end)
+static void parse_messages(struct reader *r, struct conn *c, bool end)
 {
 	struct heap_trace *t = r->t;
 	size_t at = 0;
 
-	while (at < r->len) {
+	while (at < c->len) {
 		struct heap_msg_header h;
-		const char *data = r->buf + at + sizeof(h);
-		int k = msg_at(r->buf + at, r->len - at, &h);
+		const char *data = c->buf + at + sizeof(h);
+		int k = msg_at(c->buf + at, c->len - at, &h);
 
 		if (k == 0 && !end)
 			break;
@@ -260,10 +268,10 @@ static void parse_messages(struct reader *r, bool end)
 			const char *next;
 			size_t skip;
 
-			next = memmem(r->buf + at + 1, r->len - at - 1,
+			next = memmem(c->buf + at + 1, c->len - at - 1,
 				      &magic, sizeof(magic));
-			skip = next ? (size_t)(next - (r->buf + at))
-				    : r->len - at;
+			skip = next ? (size_t)(next - (c->buf + at))
+				    : c->len - at;
 			t->garbage_bytes += skip;
 			at += skip;
 			continue;
@@ -281,15 +289,60 @@ static void parse_messages(struct reader *r, bool end)
 		t->bytes_received += sizeof(h) + h.len;
 		at += sizeof(h) + h.len;
 	}
-	memmove(r->buf, r->buf + at, r->len - at);
-	r->len -= at;
+	memmove(c->buf, c->buf + at, c->len - at);
+	c->len -= at;
 }
 
 /*
- * Read until the program was reaped and the socket is empty. Not until
- * EOF: a process the program started may hold the socket without ever
- * writing (its agent closes it, but a program without the agent would
- * not); what the program itself wrote is in the socket once it is gone.
+ * A connection of the agent's to the listener: only the traced process's
+ * (which keeps its pid across its execs); another process's is closed.
+ */
+static void accept_conn(struct reader *r)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int fd = accept4(r->listener, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (r->nconns > HEAP_RECONNECTS ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    cred.pid != r->pid) {
+		close(fd);
+		return;
+	}
+	r->conns[r->nconns++].fd = fd;
+}
+
+/*
+ * Read what c holds now. false at its end (EOF). The agent writes to one
+ * connection at a time and connects anew only after everything it sent
+ * on the one before is in that one: reading the connections oldest first,
+ * each to the end of what it holds, keeps every slot's chunks in order.
+ */
+static bool read_conn(struct reader *r, struct conn *c)
+{
+	for (;;) {
+		ssize_t n;
+
+		c->buf = xgrow(c->buf, &c->cap, c->len + (1 << 20), 1);
+		n = recv(c->fd, c->buf + c->len, c->cap - c->len,
+			 MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 && errno == EAGAIN;
+		c->len += (size_t)n;
+		parse_messages(r, c, false);
+	}
+}
+
+/*
+ * Read until the program was reaped and the connections are empty. Not
+ * until EOF: a process the program started may hold the socket without
+ * ever writing (its agent closes it, but a program without the agent
+ * would not); what the program itself wrote is in the socket once it is
+ * gone.
  */
 static void *reader_main(void *arg)
 {
@@ -297,11 +350,10 @@ static void *reader_main(void *arg)
 	double next_rss = 0;
 
 	for (;;) {
-		struct pollfd p = { r->sock, POLLIN, 0 };
+		struct pollfd p[HEAP_RECONNECTS + 2];
 		double now = now_s();
 		bool reaped = r->done;
-		int wait_ms;
-		ssize_t n;
+		int wait_ms, np = 0;
 
 		if (!reaped && now >= next_rss) {
 			sample_rss(r);
@@ -311,22 +363,28 @@ static void *reader_main(void *arg)
 						   : r->rss_interval);
 		}
 		wait_ms = reaped ? 0 : (int)((next_rss - now) * 1000) + 1;
-		if (poll(&p, 1, wait_ms) == 0) {
+		p[np++] = (struct pollfd){ r->listener, POLLIN, 0 };
+		for (int i = 0; i < r->nconns; i++)
+			p[np++] = (struct pollfd){ r->conns[i].fd, POLLIN, 0 };
+		if (poll(p, (nfds_t)np, wait_ms) <= 0) {
 			if (reaped)
 				break;
 			continue;
 		}
-		r->buf = xgrow(r->buf, &r->cap, r->len + (1 << 20), 1);
-		n = recv(r->sock, r->buf + r->len, r->cap - r->len,
-			 MSG_DONTWAIT);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			break;
-		r->len += (size_t)n;
-		parse_messages(r, false);
+		if (p[0].revents)
+			accept_conn(r);
+		for (int i = 0; i < r->nconns; i++) {
+			struct conn *c = &r->conns[i];
+
+			if (c->fd >= 0 && !read_conn(r, c)) {
+				parse_messages(r, c, true);
+				close(c->fd);
+				c->fd = -1;
+			}
+		}
 	}
-	parse_messages(r, true);
+	for (int i = 0; i < r->nconns; i++)
+		parse_messages(r, &r->conns[i], true);
 	return NULL;
 }
 
@@ -380,7 +438,8 @@ bool heap_trace_incomplete(const struct heap_trace *t)
 
 /* environ, with LD_PRELOAD naming the agent first and our variable. */
 static char **child_env(const char *agent, int shm, int sock,
-			unsigned long long ino, unsigned long long sino)
+			unsigned long long ino, unsigned long long sino,
+			const char *name)
 {
 	size_t n = 0, k = 0;
 	const char *preload = getenv("LD_PRELOAD");
@@ -396,8 +455,8 @@ static char **child_env(const char *agent, int shm, int sock,
 	env[k++] = preload && *preload
 		? xasprintf("LD_PRELOAD=%s:%s", agent, preload)
 		: xasprintf("LD_PRELOAD=%s", agent);
-	env[k++] = xasprintf("%s=%d,%d,%llu,%llu", HEAP_ENV, shm, sock, ino,
-			     sino);
+	env[k++] = xasprintf("%s=%d,%d,%llu,%llu,%s", HEAP_ENV, shm, sock, ino,
+			     sino, name);
 	return env;
 }
 
@@ -509,7 +568,8 @@ static int readonly_fd(int shm)
 
 static int start(const struct heap_opts *o, const char *path,
 		 char *const *argv, struct heap_header *h, int shm,
-		 int sock[2], struct heap_trace *t, struct error *e)
+		 int sock[2], const char *name, struct heap_trace *t,
+		 struct error *e)
 {
 	int bufsize = 4 << 20, ro = readonly_fd(shm);
 	int from[2] = { ro, sock[1] }, to[2];
@@ -534,7 +594,7 @@ static int start(const struct heap_opts *o, const char *path,
 		goto out;
 	}
 	env = child_env(o->agent, to[0], to[1], (unsigned long long)st.st_ino,
-			(unsigned long long)sst.st_ino);
+			(unsigned long long)sst.st_ino, name);
 	t->ts0 = h->clock ? (__rdtsc() & HEAP_TS_MASK)
 			  : ((uint64_t)(now_s() * 1e9) & HEAP_TS_MASK);
 	r = spawn_child(path, argv, env, from, to, o->stdout_to_stderr,
@@ -559,10 +619,46 @@ static void calibrate(struct heap_trace *t, const struct heap_header *h,
 		t->ticks_per_s = (double)(tsc1 - t->ts0) / (s1 - s0);
 }
 
+/*
+ * The listening socket the agent connects to again (protocol.h), at an
+ * abstract name of its own (random: other users' processes see the names
+ * in /proc/net/unix, and a connection from any process but the traced
+ * one is refused), into name. -1 with a message on failure.
+ */
+static int make_listener(char *name, struct error *e)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	unsigned char rnd[8] = { 0 };
+	size_t len;
+	int fd;
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		uint64_t x = (uint64_t)now_s() * 1e9 * 0x9e3779b97f4a7c15u;
+
+		memcpy(rnd, &x, sizeof(rnd));
+	}
+	snprintf(name, HEAP_NAME_MAX + 1, "yardstick-heap-%d-"
+		 "%02x%02x%02x%02x%02x%02x%02x%02x", (int)getpid(), rnd[0],
+		 rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+	len = strlen(name);
+	memcpy(a.sun_path + 1, name, len);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a,
+			   (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				       1 + len)) || listen(fd, 8)) {
+		error_errno(e, errno, "cannot create the heap agent's socket");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int heap_collect(const struct heap_opts *o, const char *path,
 		 char *const *argv, struct heap_trace *t, struct error *e)
 {
-	struct reader r = { .t = t };
+	struct reader r = { .t = t, .listener = -1 };
+	char name[HEAP_NAME_MAX + 1];
 	struct heap_header *h;
 	struct sigaction ign, old_int, old_quit;
 	struct rusage ru;
@@ -579,15 +675,20 @@ int heap_collect(const struct heap_opts *o, const char *path,
 		error_errno(e, errno, "cannot create the heap agent's socket");
 		goto out;
 	}
+	r.listener = make_listener(name, e);
+	if (r.listener < 0)
+		goto out;
 	/* Ctrl-C is for the program: yardstick stays to report. */
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	s0 = now_s();
-	if (start(o, path, argv, h, shm, sock, t, e))
+	if (start(o, path, argv, h, shm, sock, name, t, e))
 		goto out_signals;
-	r.sock = sock[0];
+	r.conns[0].fd = sock[0];
+	sock[0] = -1;
+	r.nconns = 1;
 	r.pid = t->pid;
 	r.t0 = s0;
 	r.rss_interval = o->rss_interval > 0 ? o->rss_interval : 0.01;
@@ -615,7 +716,13 @@ out_signals:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 out:
-	free(r.buf);
+	for (int i = 0; i < r.nconns; i++) {
+		if (r.conns[i].fd >= 0)
+			close(r.conns[i].fd);
+		free(r.conns[i].buf);
+	}
+	if (r.listener >= 0)
+		close(r.listener);
 	if (h && h != MAP_FAILED)
 		munmap(h, sizeof(*h));
 	for (int i = 0; i < 2; i++)

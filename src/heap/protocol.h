@@ -28,11 +28,15 @@
 
 /*
  * The environment variable through which yardstick hands the agent its
- * segment and socket: "SHMFD,SOCKFD,INODE,SOCKINODE", the inodes the
- * segment's and the socket's, so that an exec'd program that reuses those
- * descriptor numbers for other files is not mistaken for the traced one,
- * and the agent of an image after an exec never writes into a socket of
- * the program's that took the number of ours.
+ * segment and socket: "SHMFD,SOCKFD,INODE,SOCKINODE,NAME", the inodes
+ * the segment's and the socket's, so that an exec'd program that reuses
+ * those descriptor numbers for other files is not mistaken for the traced
+ * one, and the agent never writes into a socket of the program's that
+ * took the number of ours; NAME the abstract Unix socket yardstick
+ * listens on, where the agent connects again (at most HEAP_RECONNECTS
+ * times) when the program closed or replaced its socket: it sends on one
+ * connection at a time, and connects anew only when everything it sent
+ * on the one before is there to read.
  *
  * The program may write to, close or replace any descriptor, the agent's
  * too. SHMFD is open read-only: writes through it fail, and the agent
@@ -40,10 +44,13 @@
  * from /proc/self/fd/SHMFD and closed once mapped. What the program
  * writes into the socket is found out by yardstick (every message has a
  * magic number and a check sum, every chunk of a slot a sequence number)
- * and skipped; a socket the program closed or replaced stops the sending,
- * not the counting (heap_counts), and yardstick reports the trace
- * incomplete.
+ * and skipped; a socket the program closed or replaced is connected anew
+ * (its new descriptor close-on-exec: an image after an exec connects
+ * again itself); if that fails, sending stops, not the counting
+ * (heap_counts), and yardstick reports the trace incomplete.
  */
+#define HEAP_RECONNECTS	64
+#define HEAP_NAME_MAX	64	/* bytes of NAME */
 #define HEAP_ENV	"YARDSTICK_HEAP"
 
 #define HEAP_SLOTS	256		/* threads traced at one time */
