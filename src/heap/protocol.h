@@ -143,27 +143,45 @@ struct heap_msg_header {
 };
 #define HEAP_MSG_MAX	(64u << 20)
 
-/* A 64-bit check sum of n bytes at p, continuing from h. */
+/*
+ * A 64-bit check sum of n bytes at p, continuing from h: four independent
+ * lanes, so that it costs well under a nanosecond a word (the agent sums
+ * every chunk it sends), mixed together at the end.
+ */
 static inline uint64_t heap_check_bytes(uint64_t h, const void *p,
 					unsigned long n)
 {
+	const uint64_t k = 0x9e3779b97f4a7c15u;
 	const unsigned char *c = (const unsigned char *)p;
+	uint64_t l0 = h, l1 = h ^ 0x5851f42d4c957f2du, l2 = h + k, l3 = ~h;
 
+	for (; n >= 32; n -= 32, c += 32) {
+		uint64_t w[4];
+
+		__builtin_memcpy(w, c, 32);
+		l0 = (l0 ^ w[0]) * k;
+		l1 = (l1 ^ w[1]) * k;
+		l2 = (l2 ^ w[2]) * k;
+		l3 = (l3 ^ w[3]) * k;
+	}
 	for (; n >= 8; n -= 8, c += 8) {
 		uint64_t w;
 
 		__builtin_memcpy(&w, c, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15u;
-		h ^= h >> 29;
+		l0 = (l0 ^ w) * k;
+		l0 ^= l0 >> 29;
 	}
 	if (n) {
 		uint64_t w = 0;
 
 		__builtin_memcpy(&w, c, n);
-		h = (h ^ w ^ ((uint64_t)n << 59)) * 0x9e3779b97f4a7c15u;
-		h ^= h >> 29;
+		l0 = (l0 ^ w ^ ((uint64_t)n << 59)) * k;
 	}
-	return h;
+	h = l0;
+	h = ((h ^ (h >> 29)) ^ l1) * k;
+	h = ((h ^ (h >> 29)) ^ l2) * k;
+	h = ((h ^ (h >> 29)) ^ l3) * k;
+	return h ^ (h >> 32);
 }
 
 /* The check sum of a message: its header's other fields and its data. */
