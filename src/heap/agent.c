@@ -598,10 +598,43 @@ static void *map_segment(int shm, unsigned long long ino)
 	return p;
 }
 
+/*
+ * The segment's descriptor from yardstick, over a new connection (it
+ * sends it on every connection of the traced process): for an image an
+ * image before it closed the descriptor for. -1 if there is none.
+ */
+static int fetch_segment(unsigned long long ino)
+{
+	char b, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec v = { &b, 1 };
+	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1,
+			    .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c;
+	struct stat st;
+	int fd = -1;
+
+	if (!reconnect())
+		return -1;
+	while (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) < 0)
+		if (errno != EINTR)
+			return -1;
+	c = CMSG_FIRSTHDR(&m);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+	if (fd >= 0 && (fstat(fd, &st) ||
+			(unsigned long long)st.st_ino != ino)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 static void start(void)
 {
 	int expected = OFF, shm, fd;
 	unsigned long long ino, sino;
+	bool fresh = false;	/* sock is a new connection */
 	struct stat st;
 	void *p;
 
@@ -610,14 +643,26 @@ static void start(void)
 		return;
 	started = true;
 	tls.busy = 1;
-	if (!parse_env(&shm, &fd, &ino, &sino, sock_name) || fstat(shm, &st) ||
-	    (unsigned long long)st.st_ino != ino)
+	if (!parse_env(&shm, &fd, &ino, &sino, sock_name))
 		goto off;
-	shm_fd = shm;
 	sock = sock_number = fd;
-	p = map_segment(shm, ino);
+	if (fstat(shm, &st) || (unsigned long long)st.st_ino != ino) {
+		/* an image before this one closed it, or put another file
+		 * in its place */
+		sock = -1;
+		shm = fetch_segment(ino);
+		fresh = sock >= 0;
+		if (shm < 0)
+			goto off_close;
+		p = mmap(NULL, sizeof(*hdr), PROT_READ | PROT_WRITE,
+			 MAP_SHARED, shm, 0);
+		close(shm);
+	} else {
+		shm_fd = shm;
+		p = map_segment(shm, ino);
+	}
 	if (p == MAP_FAILED)
-		goto off;
+		goto off_close;
 	hdr = p;
 	if (hdr->magic != HEAP_MAGIC || hdr->version != HEAP_VERSION ||
 	    !claim()) {
@@ -627,8 +672,10 @@ static void start(void)
 		close_fds();
 		goto off;
 	}
-	if (fstat(sock, &st) || !S_ISSOCK(st.st_mode) ||
-	    (unsigned long long)st.st_ino != sino) {
+	if (fresh) {
+		/* connected already */
+	} else if (fstat(sock, &st) || !S_ISSOCK(st.st_mode) ||
+		   (unsigned long long)st.st_ino != sino) {
 		/* an image before closed or replaced the socket (or this is
 		 * an image after an exec, and ours was close-on-exec) */
 		sock = -1;
@@ -659,6 +706,10 @@ static void start(void)
 	tls.busy = 0;
 	atomic_store(&state, ON);
 	return;
+off_close:
+	if (fresh && sock >= 0)
+		close(sock);
+	sock = -1;
 off:
 	tls.busy = 0;
 	atomic_store(&state, OFF);

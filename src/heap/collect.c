@@ -157,6 +157,7 @@ struct reader {
 	uint64_t last_seq[HEAP_SLOTS];	/* ... the last one this */
 	uint64_t next_seq[HEAP_SLOTS];	/* the chunk expected next */
 	int listener;		/* where the agent connects again */
+	int shm;		/* the segment, sent on each connection */
 	struct conn {
 		int fd;
 		char *buf;
@@ -293,6 +294,26 @@ static void parse_messages(struct reader *r, struct conn *c, bool end)
 	c->len -= at;
 }
 
+/* The segment's descriptor, for an image whose own was closed (agent.c,
+ * fetch_segment): a byte and the descriptor. */
+static void send_segment(int fd, int shm)
+{
+	char b = 0, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec v = { &b, 1 };
+	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1,
+			    .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	memset(ctl, 0, sizeof(ctl));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &shm, sizeof(shm));
+	while (sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+	       errno == EINTR)
+		;
+}
+
 /*
  * A connection of the agent's to the listener: only the traced process's
  * (which keeps its pid across its execs); another process's is closed.
@@ -311,6 +332,7 @@ static void accept_conn(struct reader *r)
 		close(fd);
 		return;
 	}
+	send_segment(fd, r->shm);
 	r->conns[r->nconns++].fd = fd;
 }
 
@@ -686,6 +708,7 @@ int heap_collect(const struct heap_opts *o, const char *path,
 	s0 = now_s();
 	if (start(o, path, argv, h, shm, sock, name, t, e))
 		goto out_signals;
+	r.shm = shm;
 	r.conns[0].fd = sock[0];
 	sock[0] = -1;
 	r.nconns = 1;

@@ -36,7 +36,10 @@
  * listens on, where the agent connects again (at most HEAP_RECONNECTS
  * times) when the program closed or replaced its socket: it sends on one
  * connection at a time, and connects anew only when everything it sent
- * on the one before is there to read.
+ * on the one before is there to read. On every connection of the traced
+ * process yardstick first sends one byte with the segment's descriptor
+ * (SCM_RIGHTS): an image after an exec whose SHMFD was closed takes it
+ * from there.
  *
  * The program may write to, close or replace any descriptor, the agent's
  * too. SHMFD is open read-only: writes through it fail, and the agent

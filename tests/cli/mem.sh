@@ -415,6 +415,19 @@ sockexec() {
 }
 t "the socket replaced before an exec: the new image connects again, nothing lost" sockexec
 
+# Every descriptor closed, then an exec: the new image's agent gets the
+# segment from yardstick over a new connection; nothing is lost.
+fdexec() {
+	"$YS" mem -q --no-store --json "$T/fx.json" -o "$T/fx.speedscope.json" \
+		-- "$HEAPFIX" fdexec 2>"$T/fx.err" &&
+	[ ! -s "$T/fx.err" ] &&
+	eq 3000 leaf inuse_objects "$T/fx.speedscope.json" leak_blocks &&
+	check "$T/fx.json" 'd["settings"]["trace"] == "complete" and
+		lk > m["allocations"] - 3010 >= 0 and
+		lb > m["leaked_bytes"] - 30000 >= 0'
+}
+t "every descriptor closed before an exec: the new image is traced all the same" fdexec
+
 # A made-up message of the agent's with a good check sum, chunk 3 of a
 # slot whose chunks 0 to 2 never came: chunks lost, said.
 fdforge() {
