@@ -24,8 +24,10 @@
  * of the old image's threads and records the exec, at which yardstick
  * drops the old image's blocks. A forked child stops tracing in the fork
  * itself (pthread_atfork); any other process that inherits the
- * descriptors (posix_spawn, vfork) closes them when its agent starts, so
- * children run untraced with the agent passing every call through.
+ * descriptors (posix_spawn, vfork) closes them when its agent starts (one
+ * whose descriptors are gone asks yardstick for the segment and is
+ * refused: yardstick answers the traced process only), so children run
+ * untraced with the agent passing every call through.
  *
  * This file is built into its own shared object with no yardstick code
  * and no dependency beyond libc (libunwind is dlopen'ed, local to us).
