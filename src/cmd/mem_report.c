@@ -89,7 +89,12 @@ void mem_print_status(const struct mem_run *m)
 		fprintf(stderr, "yardstick mem: too many sampled blocks live "
 			"at once: later samples were not taken (use a larger "
 			"--sample)\n");
-	if (heap_trace_incomplete(&m->trace))
+	if (heap_trace_incomplete(&m->trace) && m->trace.overflow_threads)
+		fprintf(stderr, "yardstick mem: warning: THE TRACE IS "
+			"INCOMPLETE: no heap figure covers the threads not "
+			"traced (the result says \"trace\": \"incomplete\" and "
+			"lists them all as unsupported)\n");
+	else if (heap_trace_incomplete(&m->trace))
 		fprintf(stderr, "yardstick mem: warning: THE TRACE IS "
 			"INCOMPLETE: the counts of allocations, bytes and "
 			"temporaries are exact; the peak, the leaks and the sites "
@@ -321,15 +326,19 @@ static void build_result(const struct mem_args *a, struct mem_run *m)
 	result_set_str(r, "trace", !m->trace.agent_started ? "none"
 		       : heap_trace_incomplete(&m->trace) ? "incomplete"
 		       : "complete");
-	if (m->trace.agent_started && m->trace.header_damaged) {
+	if (m->trace.agent_started && (m->trace.header_damaged ||
+					m->trace.overflow_threads)) {
 		const char *lost[] = { "peak_heap", "leaked_bytes",
 				       "allocations", "temporary_allocations",
 				       "bytes_allocated", "leaked_blocks" };
 
 		for (size_t i = 0; i < 6; i++)
 			benchmark_add_unsupported(b, lost[i]);
-		benchmark_add_warning(b, "incomplete trace: the agent's memory "
-				      "was overwritten");
+		benchmark_add_warning(b, m->trace.header_damaged
+				      ? "incomplete trace: the agent's memory "
+					"was overwritten"
+				      : "incomplete trace: threads not "
+					"traced");
 	} else if (m->trace.agent_started &&
 		   heap_trace_incomplete(&m->trace)) {
 		/* what the agent counted is exact; what the records say

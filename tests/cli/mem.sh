@@ -428,6 +428,19 @@ fdexec() {
 }
 t "every descriptor closed before an exec: the new image is traced all the same" fdexec
 
+# 300 threads alive at once, 256 slots: the threads without one are not
+# traced, and no heap figure can stand for the program: all unsupported.
+manythreads() {
+	"$YS" mem -q --no-store --json "$T/mt.json" -- "$HEAPFIX" manythreads 300 \
+		2>"$T/mt.err" &&
+	has "$T/mt.err" "threads were not traced" && has "$T/mt.err" "INCOMPLETE" &&
+	check "$T/mt.json" 'd["settings"]["trace"] == "incomplete" and
+		not any(k in m for k in ("peak_heap", "allocations",
+					 "temporary_allocations", "leaked_bytes")) and
+		"allocations" in d["benchmarks"][0]["unsupported"]'
+}
+t "more threads at once than slots: marked incomplete, no heap figure" manythreads
+
 # A made-up message of the agent's with a good check sum, chunk 3 of a
 # slot whose chunks 0 to 2 never came: chunks lost, said.
 fdforge() {
