@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cmd/commands.h"
 #include "cmd/mem.h"
@@ -61,15 +63,30 @@ const char mem_help[] =
 "      --no-store         do not keep the result in the store\n"
 "  -q, --quiet            no report\n"
 "\n"
-"Definitions (heaptrack's): sizes are the bytes asked for; the peak is the\n"
-"largest sum of live blocks at any moment; leaked is what is still\n"
-"allocated at exit; a temporary allocation is freed with no other\n"
-"allocation or free in between (with --sample: in the same thread).\n"
+"Definitions: sizes are the bytes asked for; the peak is the largest sum\n"
+"of live blocks at any moment; leaked is what is still allocated at exit\n"
+"(as heaptrack counts them). A temporary allocation is yardstick's own:\n"
+"a block freed by the thread that allocated it before that thread\n"
+"allocated or freed anything else (realloc is a free and an allocation).\n"
+"heaptrack's differs: it counts a free as temporary when the event just\n"
+"before it, in any thread, allocated a block of the same size from the\n"
+"same stack, whichever block is freed; it counts more (a, b allocated\n"
+"alike, then a freed: heaptrack 1, yardstick 0).\n"
+"\n"
+"If the program writes to the agent's descriptors (the highest two below\n"
+"the descriptor limit), what it wrote is skipped; if it closes or replaces\n"
+"its socket, the agent connects to yardstick again (up to 64 times).\n"
+"Records that could still not be sent make the trace incomplete: a loud\n"
+"warning, \"trace\": \"incomplete\" in the result's settings, the peak\n"
+"and leaks listed as unsupported, the counts (exact) kept. The exit\n"
+"status still is the program's.\n"
 "\n"
 "Only the program itself is traced: children it forks or execs run\n"
 "untraced. A program that crashes is reported up to the crash. Its\n"
-"standard input, output and error are its own; the report goes to\n"
-"stderr.\n"
+"standard input, output and error are its own, except that with an\n"
+"output on stdout (--json -, -o -, --timeline -) the program's standard\n"
+"output goes to stderr, so that stdout holds that output alone; the\n"
+"report goes to stderr.\n"
 "\n"
 "Environment: YARDSTICK_HEAP_AGENT, the agent's path (default: beside\n"
 "yardstick, or in its install's libdir/yardstick); YARDSTICK_MEM_TIMING=1,\n"
@@ -229,8 +246,50 @@ static int parse(struct mem_args *a, int argc, char **argv)
 				   &a->out, &a->argv);
 }
 
+/* Is path our stdout ("-", or the file stdout is open on)? */
+static bool is_stdout(const char *path)
+{
+	struct stat a, b;
+
+	if (!strcmp(path, "-"))
+		return true;
+	return !fstat(STDOUT_FILENO, &a) && !stat(path, &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/*
+ * At most one output on stdout; with one, the program's stdout goes to
+ * stderr, so that stdout holds the output alone (a JSON document stays
+ * one).
+ */
+static int check_stdout(struct mem_args *a)
+{
+	const char *first = NULL, *first_path = NULL;
+	const char *extra[] = { a->json, a->timeline };
+	const char *names[] = { "--json", "--timeline" };
+
+	for (size_t i = 0; i < a->out.n + 2; i++) {
+		const char *path = i < a->out.n ? a->out.paths[i]
+			: extra[i - a->out.n];
+		const char *name = i < a->out.n ? "-o" : names[i - a->out.n];
+
+		if (!path || !is_stdout(path))
+			continue;
+		if (first) {
+			fprintf(stderr, "yardstick mem: %s '%s' and %s '%s' "
+				"both want stdout\n", first, first_path, name,
+				path);
+			return 2;
+		}
+		first = name;
+		first_path = path;
+	}
+	a->ho.stdout_to_stderr = first != NULL;
+	return 0;
+}
+
 /* Every file asked for must be writable before the program runs. */
-static int check_outputs(const struct mem_args *a)
+static int check_outputs(struct mem_args *a)
 {
 	const char *extra[] = { a->timeline, a->json };
 	struct error e;
@@ -242,7 +301,7 @@ static int check_outputs(const struct mem_args *a)
 		if (extra[i] && strcmp(extra[i], "-") &&
 		    atomic_check(extra[i], &e))
 			goto bad;
-	return 0;
+	return check_stdout(a);
 bad:
 	fprintf(stderr, "yardstick mem: %s\n", e.msg);
 	return 2;
@@ -318,7 +377,10 @@ static int mem(struct mem_args *a)
 	t0 = now_monotonic();
 	heap_analyze(&m.trace, &m.rep);
 	t1 = now_monotonic();
-	heap_profile(&m.trace, &m.rep, a->out.lines, &m.prof);
+	/* the sites are symbolized for the report and the -o outputs only:
+	 * most of the cost of a short run (libc's debug information) */
+	if (!a->quiet || a->out.n)
+		heap_profile(&m.trace, &m.rep, a->out.lines, &m.prof);
 	/* where the time went, for bench/mem_overhead.sh's readers */
 	if (getenv("YARDSTICK_MEM_TIMING"))
 		fprintf(stderr, "yardstick mem: run %.3f s, replay %.3f s, "

@@ -58,21 +58,48 @@ void mem_print_status(const struct mem_run *m)
 		fprintf(stderr, "yardstick mem: the heap agent did not start "
 			"in the program (was LD_PRELOAD removed?): no heap "
 			"figures\n");
+	if (m->trace.header_damaged) {
+		fprintf(stderr, "yardstick mem: warning: the agent's memory was "
+			"overwritten: its figures cannot be trusted\n");
+		return;
+	}
 	if (m->trace.overflow_threads)
-		fprintf(stderr, "yardstick mem: %u threads were not traced: "
-			"more than %d ran at once\n",
+		fprintf(stderr, "yardstick mem: warning: %u threads were not "
+			"traced: more than %d ran at once\n",
 			m->trace.overflow_threads, HEAP_SLOTS);
 	if (m->trace.unwind_failed)
 		fprintf(stderr, "yardstick mem: libunwind could not be loaded: "
 			"stacks were walked with frame pointers\n");
+	if (m->trace.garbage_bytes)
+		fprintf(stderr, "yardstick mem: warning: the program wrote %llu "
+			"bytes into the agent's socket (descriptor %d); they "
+			"were skipped\n",
+			(unsigned long long)m->trace.garbage_bytes,
+			m->trace.sock_fd);
 	if (m->trace.stopped)
-		fprintf(stderr, "yardstick mem: the program closed the agent's "
-			"socket (or reused its number): tracing stopped early, "
-			"and blocks freed after that show as leaked\n");
+		fprintf(stderr, "yardstick mem: warning: the program closed the "
+			"agent's socket (descriptor %d) or put another file in "
+			"its place: sending stopped early\n", m->trace.sock_fd);
+	if (m->trace.lost_chunks || m->trace.counts.dropped)
+		fprintf(stderr, "yardstick mem: warning: %llu chunks of records "
+			"were lost on the socket and %llu records could not be "
+			"sent\n", (unsigned long long)m->trace.lost_chunks,
+			(unsigned long long)m->trace.counts.dropped);
 	if (m->trace.sample_full)
 		fprintf(stderr, "yardstick mem: too many sampled blocks live "
 			"at once: later samples were not taken (use a larger "
 			"--sample)\n");
+	if (heap_trace_incomplete(&m->trace) && m->trace.overflow_threads)
+		fprintf(stderr, "yardstick mem: warning: THE TRACE IS "
+			"INCOMPLETE: no heap figure covers the threads not "
+			"traced (the result says \"trace\": \"incomplete\" and "
+			"lists them all as unsupported)\n");
+	else if (heap_trace_incomplete(&m->trace))
+		fprintf(stderr, "yardstick mem: warning: THE TRACE IS "
+			"INCOMPLETE: the counts of allocations, bytes and "
+			"temporaries are exact; the peak, the leaks and the sites "
+			"are not (the result says \"trace\": \"incomplete\" and "
+			"lists peak_heap and leaked_bytes as unsupported)\n");
 }
 
 static void print_totals(const struct mem_run *m, FILE *fp, bool color)
@@ -82,6 +109,10 @@ static void print_totals(const struct mem_run *m, FILE *fp, bool color)
 
 	fprintf(fp, "%s%s%s: %.3f s\n", term_bold(color), m->prof.command,
 		term_reset(color), m->trace.duration);
+	if (heap_trace_incomplete(&m->trace))
+		fprintf(fp, "  %sINCOMPLETE TRACE%s: the figures below cover "
+			"only the records received (see the warnings)\n",
+			term_bold(color), term_reset(color));
 	fprintf(fp, "  %-12s %14s  (%s allocated, %s freed)\n", "allocations",
 		fmt_count(r->allocations, a, sizeof(a)),
 		fmt_bytes(r->bytes, b, sizeof(b)),
@@ -292,7 +323,41 @@ static void build_result(const struct mem_args *a, struct mem_run *m)
 	b = result_add_benchmark(r, name, a->argv);
 	free(name);
 	benchmark_push_exit(b, spawn_exit_code(m->trace.status));
-	if (m->trace.agent_started) {
+	result_set_str(r, "trace", !m->trace.agent_started ? "none"
+		       : heap_trace_incomplete(&m->trace) ? "incomplete"
+		       : "complete");
+	if (m->trace.agent_started && (m->trace.header_damaged ||
+					m->trace.overflow_threads)) {
+		const char *lost[] = { "peak_heap", "leaked_bytes",
+				       "allocations", "temporary_allocations",
+				       "bytes_allocated", "leaked_blocks" };
+
+		for (size_t i = 0; i < 6; i++)
+			benchmark_add_unsupported(b, lost[i]);
+		benchmark_add_warning(b, m->trace.header_damaged
+				      ? "incomplete trace: the agent's memory "
+					"was overwritten"
+				      : "incomplete trace: threads not "
+					"traced");
+	} else if (m->trace.agent_started &&
+		   heap_trace_incomplete(&m->trace)) {
+		/* what the agent counted is exact; what the records say
+		 * is not */
+		add_metric(b, "allocations", "count",
+			   (double)m->trace.counts.allocations);
+		add_metric(b, "temporary_allocations", "count",
+			   (double)m->trace.counts.temporary);
+		add_metric(b, "bytes_allocated", "bytes",
+			   (double)m->trace.counts.bytes);
+		benchmark_add_unsupported(b, "peak_heap");
+		benchmark_add_unsupported(b, "leaked_bytes");
+		benchmark_add_unsupported(b, "leaked_blocks");
+		benchmark_add_warning(b, "incomplete trace: allocations, "
+				      "bytes_allocated and "
+				      "temporary_allocations are exact, the "
+				      "peak, the leaks and the sites are not "
+				      "known");
+	} else if (m->trace.agent_started) {
 		add_metric(b, "peak_heap", "bytes", rep->peak);
 		add_metric(b, "leaked_bytes", "bytes", rep->leaked_bytes);
 		add_metric(b, "allocations", "count", rep->allocations);
@@ -319,8 +384,22 @@ static void build_result(const struct mem_args *a, struct mem_run *m)
 		benchmark_add_warning(b, "%u threads were not traced",
 				      m->trace.overflow_threads);
 	if (m->trace.stopped)
-		benchmark_add_warning(b, "tracing stopped early: the program "
-				      "closed the agent's socket");
+		benchmark_add_warning(b, "incomplete trace: the program closed "
+				      "or replaced the agent's socket "
+				      "(descriptor %d): sending stopped early",
+				      m->trace.sock_fd);
+	if (m->trace.garbage_bytes)
+		benchmark_add_warning(b, "the program wrote %llu bytes into the "
+				      "agent's socket (descriptor %d): "
+				      "skipped",
+				      (unsigned long long)m->trace.garbage_bytes,
+				      m->trace.sock_fd);
+	if (m->trace.lost_chunks || m->trace.counts.dropped)
+		benchmark_add_warning(b, "incomplete trace: %llu chunks of "
+				      "records lost, %llu records not sent",
+				      (unsigned long long)m->trace.lost_chunks,
+				      (unsigned long long)
+				      m->trace.counts.dropped);
 	result_summarize(r, 1, 0);
 }
 

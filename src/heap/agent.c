@@ -24,8 +24,10 @@
  * of the old image's threads and records the exec, at which yardstick
  * drops the old image's blocks. A forked child stops tracing in the fork
  * itself (pthread_atfork); any other process that inherits the
- * descriptors (posix_spawn, vfork) closes them when its agent starts, so
- * children run untraced with the agent passing every call through.
+ * descriptors (posix_spawn, vfork) closes them when its agent starts (one
+ * whose descriptors are gone asks yardstick for the segment and is
+ * refused: yardstick answers the traced process only), so children run
+ * untraced with the agent passing every call through.
  *
  * This file is built into its own shared object with no yardstick code
  * and no dependency beyond libc (libunwind is dlopen'ed, local to us).
@@ -45,6 +47,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
@@ -70,6 +73,9 @@ static _Atomic int state = OFF;
 static bool started;			/* init ran (traced or not) */
 static struct heap_header *hdr;
 static int sock = -1, shm_fd = -1;
+static int sock_number;			/* the one we were handed */
+static char sock_name[HEAP_NAME_MAX + 1];	/* where to connect again */
+static int reconnects;
 static dev_t sock_dev;			/* the socket's identity: a program */
 static ino_t sock_ino;			/* may close it and reuse its number */
 static uint32_t generation;		/* this image's number */
@@ -80,6 +86,9 @@ static bool use_tsc;
 static unsigned max_depth;
 static bool use_unw;			/* walk with libunwind (else frame
 					 * pointers): agent_unwind.h */
+static _Atomic bool sending = true;	/* false once the socket failed:
+					 * records stay in the slots (until
+					 * full), the counts go on */
 
 /* Stacks already sent: a direct-mapped cache of their hashes. A miss only
  * sends a stack again, which yardstick de-duplicates. */
@@ -97,6 +106,9 @@ struct tstate {
 	 * ALLOC and the last BURST record went: a temporary is folded into
 	 * them while they are the last records of the slot */
 	uint64_t alloc_pos, alloc_seq, burst_pos, burst_seq;
+	/* ... and in which slot: NULL, none (a position and seq of 0 are
+	 * real ones, the slot's first record, so they cannot mean none) */
+	struct heap_slot *alloc_slot, *burst_slot;
 	int64_t sample_left;		/* bytes until the next sample */
 	uint64_t rng;
 	uintptr_t stack_lo, stack_hi;	/* frame-pointer walk bounds */
@@ -141,29 +153,19 @@ static uint64_t hash_stack(void *const *ips, int n)
 
 #include "heap/agent_unwind.h"
 
+#include "heap/agent_fp.h"
+
 /*
- * The frame-pointer chain from our caller's frame, bounded by the
- * thread's stack so that a frame without a frame pointer ends the walk
- * instead of faulting.
+ * The frame-pointer chain from our caller's frame (agent_fp.h), bounded
+ * by the thread's stack above our own frame: a frame pointer that is not
+ * one ends the walk instead of faulting.
  */
 __attribute__((noinline)) static int walk_fp(void **ips, int max,
 					     uintptr_t fp, struct tstate *t)
 {
-	int n = 0;
+	uintptr_t lo = fp > t->stack_lo ? fp : t->stack_lo;
 
-	while (n < max && fp >= t->stack_lo && fp + 16 <= t->stack_hi &&
-	       !(fp & 7)) {
-		uintptr_t next = ((uintptr_t *)fp)[0];
-		uintptr_t ret = ((uintptr_t *)fp)[1];
-
-		if (!ret)
-			break;
-		ips[n++] = (void *)ret;
-		if (next <= fp)
-			break;
-		fp = next;
-	}
-	return n;
+	return heap_fp_walk(ips, max, fp, lo, t->stack_hi);
 }
 
 static void stack_bounds(struct tstate *t)
@@ -184,101 +186,7 @@ static void stack_bounds(struct tstate *t)
 
 /* ---- sending ------------------------------------------------------------ */
 
-static bool send_all(const struct iovec *iov, int n)
-{
-	struct iovec v[2];
-	size_t left = 0;
-
-	memcpy(v, iov, n * sizeof(*v));
-	for (int i = 0; i < n; i++)
-		left += v[i].iov_len;
-	while (left) {
-		struct msghdr m = { .msg_iov = v, .msg_iovlen = n };
-		ssize_t w = sendmsg(sock, &m, MSG_NOSIGNAL);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return false;
-		}
-		left -= w;
-		while (n && (size_t)w >= v[0].iov_len) {
-			w -= v[0].iov_len;
-			v[0] = v[1];
-			n--;
-		}
-		if (n) {
-			v[0].iov_base = (char *)v[0].iov_base + w;
-			v[0].iov_len -= w;
-		}
-	}
-	return true;
-}
-
-/* One message; the caller holds send_lock. */
-static bool send_msg(uint32_t type, uint32_t slot, uint64_t seq,
-		     const void *data, uint32_t len)
-{
-	struct heap_msg_header h = { HEAP_MAGIC, type, slot, len, seq };
-	struct iovec v[2] = { { &h, sizeof(h) }, { (void *)data, len } };
-
-	if (send_all(v, 2))
-		return true;
-	/* yardstick is gone, or the program closed the socket: stop
-	 * tracing, keep running */
-	hdr->stopped = 1;
-	atomic_store(&state, OFF);
-	return false;
-}
-
-/* Send /proc/self/maps, read with system calls into memory of our own
- * (the caller holds send_lock, which also guards the buffer). */
-static void send_maps(void)
-{
-	static char *buf;
-	static size_t cap;
-	size_t len = 0;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	for (;;) {
-		ssize_t r;
-
-		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : 1 << 16;
-			void *p = mmap(NULL, ncap, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-			if (p == MAP_FAILED)
-				break;
-			if (buf) {
-				memcpy(p, buf, len);
-				munmap(buf, cap);
-			}
-			buf = p;
-			cap = ncap;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += r;
-	}
-	close(fd);
-	send_msg(HEAP_MSG_MAPS, 0, generation, buf, len);
-}
-
-/* Is sock still ours? (Checked once per message, under send_lock: never
- * write into a file the program opened under the same number.) */
-static bool sock_ours(void)
-{
-	struct stat st;
-
-	return !fstat(sock, &st) && st.st_dev == sock_dev &&
-	       st.st_ino == sock_ino;
-}
+#include "heap/agent_send.h"
 
 static int count_adds(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -293,7 +201,7 @@ static void check_maps(void)
 
 	dl_iterate_phdr(count_adds, &adds);
 	pthread_mutex_lock(&send_lock);
-	if (adds != maps_adds && sock_ours()) {
+	if (adds != maps_adds && atomic_load(&sending) && sock_ready()) {
 		maps_adds = adds;
 		send_maps();
 	}
@@ -308,16 +216,22 @@ static void flush_slot(struct heap_slot *s)
 					    memory_order_relaxed);
 	bool ok;
 
+	if (!atomic_load_explicit(&sending, memory_order_relaxed))
+		return;
 	pthread_mutex_lock(&send_lock);
-	ok = sock_ours() && send_msg(HEAP_MSG_CHUNK,
-				     (uint32_t)(s - hdr->slots), seq, s->data,
-				     (uint32_t)used);
+	ok = atomic_load(&sending);
+	if (ok && !sock_ready()) {
+		/* closed, or its number reused, and no new connection:
+		 * never write into a file the program opened */
+		stop_sending();
+		ok = false;
+	}
+	ok = ok && send_msg(HEAP_MSG_CHUNK, (uint32_t)(s - hdr->slots), seq,
+			    s->data, (uint32_t)used);
 	pthread_mutex_unlock(&send_lock);
 	if (!ok) {
-		/* tracing stops; the records stay in the slot for yardstick
-		 * to take after the end */
-		hdr->stopped = 1;
-		atomic_store(&state, OFF);
+		/* the records stay in the slot for yardstick to take after
+		 * the end; later ones that do not fit are dropped, counted */
 		return;
 	}
 	/* sent: the contents are yardstick's now. Emptied first: a process
@@ -340,8 +254,11 @@ INLINE uint64_t *reserve(struct heap_slot *s, size_t n)
 		flush_slot(s);
 		used = atomic_load_explicit((_Atomic uint64_t *)&s->used,
 					    memory_order_relaxed);
-		if (used + n * 8 > HEAP_SLOT_BYTES)
-			return NULL;	/* could not send: tracing stops */
+		if (used + n * 8 > HEAP_SLOT_BYTES) {
+			/* could not send: the record is dropped */
+			s->counts.dropped++;
+			return NULL;
+		}
 	}
 	return &s->data[used / 8];
 }
@@ -406,10 +323,10 @@ static bool thread_start(struct tstate *t)
 	}
 	pthread_setspecific(thread_key, t);
 	t->rng = 0x853c49e6748fea9bu ^ ((uint64_t)gettid() << 17);
+	/* both walks need them: unwind_stack caches only stacks inside */
+	stack_bounds(t);
 	if (use_unw)
 		t->cache = stack_cache_new();
-	else
-		stack_bounds(t);
 	if (sample_bytes)
 		t->sample_left = sample_interval(t);
 	return true;
@@ -475,8 +392,10 @@ static void record_exec(void)
 	slot_give(s);
 }
 
-static bool parse_env(int *shm, int *fd, unsigned long long *ino)
+static bool parse_env(int *shm, int *fd, unsigned long long *ino,
+		      unsigned long long *sino, char *name)
 {
+	size_t n = 0;
 	const char *v = getenv(HEAP_ENV);
 	char *end;
 
@@ -489,13 +408,22 @@ static bool parse_env(int *shm, int *fd, unsigned long long *ino)
 	if (*end++ != ',')
 		return false;
 	*ino = strtoull(end, &end, 10);
-	return *end == '\0';
+	if (*end++ != ',')
+		return false;
+	*sino = strtoull(end, &end, 10);
+	if (*end++ != ',')
+		return false;
+	while (n < HEAP_NAME_MAX && *end)
+		name[n++] = *end++;
+	name[n] = '\0';
+	return *end == '\0' && n > 0;
 }
 
 static void start(void)
 {
 	int expected = OFF, shm, fd;
-	unsigned long long ino;
+	unsigned long long ino, sino;
+	bool fresh = false;	/* sock is a new connection */
 	struct stat st;
 	void *p;
 
@@ -504,19 +432,26 @@ static void start(void)
 		return;
 	started = true;
 	tls.busy = 1;
-	if (!parse_env(&shm, &fd, &ino) || fstat(shm, &st) ||
-	    (unsigned long long)st.st_ino != ino)
+	if (!parse_env(&shm, &fd, &ino, &sino, sock_name))
 		goto off;
-	shm_fd = shm;
-	sock = fd;
-	if (fstat(sock, &st) || !S_ISSOCK(st.st_mode))
-		goto off;
-	sock_dev = st.st_dev;
-	sock_ino = st.st_ino;
-	p = mmap(NULL, sizeof(*hdr), PROT_READ | PROT_WRITE, MAP_SHARED, shm,
-		 0);
+	sock = sock_number = fd;
+	if (fstat(shm, &st) || (unsigned long long)st.st_ino != ino) {
+		/* an image before this one closed it, or put another file
+		 * in its place */
+		sock = -1;
+		shm = fetch_segment(ino);
+		fresh = sock >= 0;
+		if (shm < 0)
+			goto off_close;
+		p = mmap(NULL, sizeof(*hdr), PROT_READ | PROT_WRITE,
+			 MAP_SHARED, shm, 0);
+		close(shm);
+	} else {
+		shm_fd = shm;
+		p = map_segment(shm, ino);
+	}
 	if (p == MAP_FAILED)
-		goto off;
+		goto off_close;
 	hdr = p;
 	if (hdr->magic != HEAP_MAGIC || hdr->version != HEAP_VERSION ||
 	    !claim()) {
@@ -525,6 +460,19 @@ static void start(void)
 		hdr = NULL;
 		close_fds();
 		goto off;
+	}
+	if (fresh) {
+		/* connected already */
+	} else if (fstat(sock, &st) || !S_ISSOCK(st.st_mode) ||
+		   (unsigned long long)st.st_ino != sino) {
+		/* an image before closed or replaced the socket (or this is
+		 * an image after an exec, and ours was close-on-exec) */
+		sock = -1;
+		if (!reconnect())
+			stop_sending();
+	} else {
+		sock_dev = st.st_dev;
+		sock_ino = st.st_ino;
 	}
 	sample_bytes = hdr->sample_bytes;
 	use_tsc = hdr->clock == 1;
@@ -547,6 +495,10 @@ static void start(void)
 	tls.busy = 0;
 	atomic_store(&state, ON);
 	return;
+off_close:
+	if (fresh && sock >= 0)
+		close(sock);
+	sock = -1;
 off:
 	tls.busy = 0;
 	atomic_store(&state, OFF);
@@ -652,6 +604,7 @@ INLINE void record_alloc(struct tstate *t, void *p, size_t size, int n,
 		record_stack(s, h, ips, n);
 		atomic_store_explicit(e, h, memory_order_relaxed);
 	}
+	t->alloc_slot = NULL;
 	w = reserve(s, 4);
 	if (w) {
 		w[0] = ((uint64_t)HEAP_REC_ALLOC << HEAP_TYPE_SHIFT) |
@@ -660,8 +613,11 @@ INLINE void record_alloc(struct tstate *t, void *p, size_t size, int n,
 		w[2] = size;
 		w[3] = h;
 		commit(s, 4);
-		t->alloc_pos = (uint64_t)(w - s->data);
-		t->alloc_seq = s->seq;
+		if (!borrowed) {
+			t->alloc_slot = s;
+			t->alloc_pos = (uint64_t)(w - s->data);
+			t->alloc_seq = s->seq;
+		}
 	}
 	if (borrowed)
 		slot_give(s);
@@ -676,7 +632,9 @@ INLINE void set_used(struct heap_slot *s, uint64_t words)
 /*
  * A free of the thread's last allocation, whose ALLOC record is still the
  * slot's last one: fold the pair into the BURST record just before it if
- * that is of the same stack, else turn it into a BURST of its own. The
+ * that is of the same stack and ended less than HEAP_FOLD_GAP before the
+ * pair began, and the pair is no longer than that either, else turn it
+ * into a BURST of its own. The
  * ALLOC record leaves the slot first, so that a process killed half-way
  * loses the pair, not the meaning of the records around it. Returns false
  * when the pair cannot be folded.
@@ -686,17 +644,28 @@ INLINE bool fold_temporary(struct tstate *t, struct heap_slot *s, void *p,
 {
 	uint64_t used = atomic_load_explicit((_Atomic uint64_t *)&s->used,
 					     memory_order_relaxed) / 8;
-	uint64_t at = t->alloc_pos, *w = &s->data[at], *b;
+	uint64_t at = t->alloc_pos, *w, *b;
 	uint64_t size, h, t0;
+	bool quick;
 
-	if (t->alloc_seq != s->seq || used != at + 4 ||
+	if (t->alloc_slot != s || t->alloc_seq != s->seq || used != at + 4)
+		return false;
+	w = &s->data[at];
+	if (w[0] >> HEAP_TYPE_SHIFT != HEAP_REC_ALLOC ||
 	    w[1] != (uint64_t)(uintptr_t)p)
 		return false;
+	t->alloc_slot = NULL;	/* folded, or not: that record is done */
 	size = w[2];
 	h = w[3];
 	t0 = w[0] & HEAP_TS_MASK;
+	/* a block live longer than the gap is a run of its own, never
+	 * extended: the run's largest block is taken to be live all along */
+	quick = (int64_t)(ts - t0) < HEAP_FOLD_GAP;
 	b = &s->data[t->burst_pos];
-	if (t->burst_seq == s->seq && t->burst_pos + 6 == at && b[1] == h) {
+	if (quick && t->burst_slot == s && t->burst_seq == s->seq &&
+	    t->burst_pos + 6 == at &&
+	    b[0] >> HEAP_TYPE_SHIFT == HEAP_REC_BURST && b[1] == h &&
+	    (int64_t)(t0 - b[5]) < HEAP_FOLD_GAP) {
 		set_used(s, at);
 		b[2]++;
 		b[3] += size;
@@ -715,6 +684,7 @@ INLINE bool fold_temporary(struct tstate *t, struct heap_slot *s, void *p,
 	w[4] = size;
 	w[5] = ts;
 	set_used(s, at + 6);
+	t->burst_slot = quick ? s : NULL;
 	t->burst_pos = at;
 	t->burst_seq = s->seq;
 	return true;

@@ -14,7 +14,10 @@
  * addresses in the same slots: the unwinder would find the same frames, for
  * the rules of each frame depend on its address alone. Stacks whose return
  * addresses were not in the slot below their caller's stack pointer (a
- * signal frame) are not cached.
+ * signal frame) are not cached, nor are those with a slot outside the
+ * thread's stack above the walk's own frame (a coroutine's stack may be
+ * gone by the next call): the slots of a cached stack are read on every
+ * hit, and only memory that stays mapped may be.
  */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -71,8 +74,10 @@ static struct stack_entry *stack_cache_new(void)
  * keeping the stack slot of each return address. Returns whether the
  * stack may be cached.
  */
-static __attribute__((noinline)) bool walk_unw(struct stack_entry *e)
+static __attribute__((noinline)) bool walk_unw(struct stack_entry *e,
+						const struct tstate *t)
 {
+	uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
 	unw_context_t ctx;
 	unw_cursor_t c;
 	bool cacheable = true;
@@ -92,7 +97,11 @@ static __attribute__((noinline)) bool walk_unw(struct stack_entry *e)
 			break;
 		e->ips[e->depth] = ip;
 		e->slots[e->depth] = sp - 8;
-		if (*(const uintptr_t *)(sp - 8) != ip)
+		/* sp - 8 in [max(lo, stack_lo), stack_hi - 8], without
+		 * overflow, before it is read */
+		if (sp < 8 || sp - 8 < lo || sp - 8 < t->stack_lo ||
+		    t->stack_hi < 8 || sp - 8 > t->stack_hi - 8 ||
+		    *(const uintptr_t *)(sp - 8) != ip)
 			cacheable = false;
 		e->depth++;
 	}
@@ -121,7 +130,7 @@ static const struct stack_entry *unwind_stack(struct tstate *t,
 	size_t i;
 
 	if (unlikely(!t->cache)) {
-		walk_unw(scratch);
+		walk_unw(scratch, t);
 		scratch->hash = hash_stack((void *const *)scratch->ips,
 					   (int)scratch->depth);
 		return scratch;
@@ -131,7 +140,7 @@ static const struct stack_entry *unwind_stack(struct tstate *t,
 	e = &t->cache[i];
 	if (likely(e->ip0 == ip0 && e->sp0 == sp0 && stack_same(e)))
 		return e;
-	if (!walk_unw(e) || !e->depth || e->ips[0] != ip0) {
+	if (!walk_unw(e, t) || !e->depth || e->ips[0] != ip0) {
 		e->ip0 = 0;	/* not cacheable: keep it out */
 		e->hash = hash_stack((void *const *)e->ips, (int)e->depth);
 		return e;

@@ -136,7 +136,9 @@ static void find_sites(const struct heap_trace *t, struct heap_report *r,
 				continue;
 			if (j + 2 + n > s->n)
 				break;
-			v = index_slot(x, s->words[j + 1], &found);
+			/* 0 marks an empty cell: as in site_of */
+			v = index_slot(x, s->words[j + 1] ? s->words[j + 1]
+					  : 1, &found);
 			if (!found) {
 				*v = add_site(r, cap, s->words[j + 1],
 					      &s->words[j + 2], n);
@@ -343,6 +345,10 @@ static void on_alloc(struct replay *p, const uint64_t *w)
 	struct block *b;
 	struct heap_site *s;
 
+	/* address 0 marks an empty cell of the live table; the agent
+	 * never records it (a damaged record) */
+	if (!ptr)
+		return;
 	if (p->sample > 0) {
 		double prob = -expm1(-(double)size / p->sample);
 

@@ -5,13 +5,17 @@
  * allocations, a size histogram and the heap over time, per allocation
  * site (a distinct stack). Then the sites are symbolized into a profile.
  *
- * Definitions, as heaptrack's:
+ * Definitions, the first two as heaptrack's:
  * - sizes are the bytes asked for, not what the allocator used;
  * - the peak is the largest sum of live blocks at any moment;
- * - a temporary allocation is one freed with no other allocation or free
- *   in between, judged per thread (by the agent, which sees each thread's
- *   calls in order): for one thread this is heaptrack's definition, and a
- *   program's count does not depend on how its threads interleaved.
+ * - a temporary allocation, yardstick's own definition: a block freed by
+ *   the thread that allocated it before that thread allocated or freed
+ *   anything else (judged by the agent, which sees each thread's calls in
+ *   order, by address), so a program's count does not depend on how its
+ *   threads interleaved. heaptrack's is not this: it counts a free when
+ *   the event before it in the whole process allocated a block of the
+ *   same size and stack, whichever block is freed (allocate a and b
+ *   alike, free a: heaptrack 1, yardstick 0), and so counts more.
  * In sampled mode a traced block of s bytes stands for 1 / p blocks and
  * s / p bytes, p = 1 - exp(-s / BYTES) its chance of being traced; the
  * peak, the leaks, the sites and the timeline are estimates, the counts

@@ -17,8 +17,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -150,11 +152,19 @@ struct reader {
 	pid_t pid;
 	double t0, rss_interval;
 	long page;
-	_Atomic int done;	/* 1: the program was reaped; 2: garbage */
+	_Atomic int done;	/* 1: the program was reaped */
 	bool seen[HEAP_SLOTS];	/* a chunk of the slot arrived ... */
 	uint64_t last_seq[HEAP_SLOTS];	/* ... the last one this */
-	char *buf;
-	size_t len, cap;
+	uint64_t next_seq[HEAP_SLOTS];	/* the chunk expected next */
+	int listener;		/* where the agent connects again */
+	int shm;		/* the segment, sent on each connection */
+	struct conn {
+		int fd;
+		char *buf;
+		size_t len, cap;
+	} conns[HEAP_RECONNECTS + 1];	/* oldest first: [0] the socket
+					 * the program inherited */
+	int nconns;
 };
 
 static void stream_add(struct heap_stream *s, const void *data, size_t bytes)
@@ -196,32 +206,80 @@ static void sample_rss(struct reader *r)
 	t->nrss++;
 }
 
-/* Take the complete messages at the start of r->buf. */
-static void parse_messages(struct reader *r)
+/*
+ * Is the header at p (with its data, if complete) the agent's? 1: a whole
+ * message, 0: a plausible header whose data has not all come yet, -1:
+ * not a message (what the program wrote into the socket, or a message
+ * cut by it).
+ */
+static int msg_at(const char *p, size_t avail, struct heap_msg_header *h)
 {
+	if (avail < sizeof(*h))
+		return 0;
+	memcpy(h, p, sizeof(*h));
+	if (h->magic != HEAP_MAGIC || h->len > HEAP_MSG_MAX ||
+	    (h->type == HEAP_MSG_CHUNK ? h->slot >= HEAP_SLOTS ||
+	     h->len > HEAP_SLOT_BYTES || h->len % 8
+	     : h->type != HEAP_MSG_MAPS))
+		return -1;
+	if (avail - sizeof(*h) < h->len)
+		return 0;
+	return heap_msg_check(h, p + sizeof(*h)) == h->check ? 1 : -1;
+}
+
+static void take_chunk(struct reader *r, const struct heap_msg_header *h,
+		       const char *data)
+{
+	struct heap_trace *t = r->t;
+	uint32_t i = h->slot;
+
+	if (h->seq < r->next_seq[i]) {
+		/* sent before: can only be a copy the program made */
+		t->garbage_bytes += sizeof(*h) + h->len;
+		return;
+	}
+	/* chunks between were lost: cut by what the program wrote */
+	t->lost_chunks += h->seq - r->next_seq[i];
+	stream_add(&t->streams[i], data, h->len);
+	r->seen[i] = true;
+	r->last_seq[i] = h->seq;
+	r->next_seq[i] = h->seq + 1;
+}
+
+/*
+ * Take the messages at the start of c->buf; at the end (no more will
+ * come) also what is left. Bytes that are not a whole message of the
+ * agent's are skipped up to the next one and counted.
+ */
+static void parse_messages(struct reader *r, struct conn *c, bool end)
+{
+	struct heap_trace *t = r->t;
 	size_t at = 0;
 
-	while (r->len - at >= sizeof(struct heap_msg_header)) {
+	while (at < c->len) {
 		struct heap_msg_header h;
+		const char *data = c->buf + at + sizeof(h);
+		int k = msg_at(c->buf + at, c->len - at, &h);
 
-		memcpy(&h, r->buf + at, sizeof(h));
-		if (h.magic != HEAP_MAGIC) {
-			/* not the agent's: stop listening */
-			r->len = 0;
-			r->done = 2;
-			return;
-		}
-		if (r->len - at < sizeof(h) + h.len)
+		if (k == 0 && !end)
 			break;
-		const char *data = r->buf + at + sizeof(h);
-		if (h.type == HEAP_MSG_CHUNK && h.slot < HEAP_SLOTS &&
-		    h.len <= HEAP_SLOT_BYTES) {
-			stream_add(&r->t->streams[h.slot], data, h.len);
-			r->seen[h.slot] = true;
-			r->last_seq[h.slot] = h.seq;
-		} else if (h.type == HEAP_MSG_MAPS) {
-			struct heap_trace *t = r->t;
+		if (k <= 0) {
+			/* skip to the next magic number */
+			uint32_t magic = HEAP_MAGIC;
+			const char *next;
+			size_t skip;
 
+			next = memmem(c->buf + at + 1, c->len - at - 1,
+				      &magic, sizeof(magic));
+			skip = next ? (size_t)(next - (c->buf + at))
+				    : c->len - at;
+			t->garbage_bytes += skip;
+			at += skip;
+			continue;
+		}
+		if (h.type == HEAP_MSG_CHUNK) {
+			take_chunk(r, &h, data);
+		} else {
 			t->maps = xrealloc(t->maps, (t->nmaps + 1) *
 					   sizeof(char *));
 			t->maps_gen = xrealloc(t->maps_gen, (t->nmaps + 1) *
@@ -229,18 +287,84 @@ static void parse_messages(struct reader *r)
 			t->maps_gen[t->nmaps] = (uint32_t)h.seq;
 			t->maps[t->nmaps++] = xstrndup(data, h.len);
 		}
-		r->t->bytes_received += sizeof(h) + h.len;
+		t->bytes_received += sizeof(h) + h.len;
 		at += sizeof(h) + h.len;
 	}
-	memmove(r->buf, r->buf + at, r->len - at);
-	r->len -= at;
+	memmove(c->buf, c->buf + at, c->len - at);
+	c->len -= at;
+}
+
+/* The segment's descriptor, for an image whose own was closed (agent.c,
+ * fetch_segment): a byte and the descriptor. */
+static void send_segment(int fd, int shm)
+{
+	char b = 0, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec v = { &b, 1 };
+	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1,
+			    .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	memset(ctl, 0, sizeof(ctl));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &shm, sizeof(shm));
+	while (sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+	       errno == EINTR)
+		;
 }
 
 /*
- * Read until the program was reaped and the socket is empty. Not until
- * EOF: a process the program started may hold the socket without ever
- * writing (its agent closes it, but a program without the agent would
- * not); what the program itself wrote is in the socket once it is gone.
+ * A connection of the agent's to the listener: only the traced process's
+ * (which keeps its pid across its execs); another process's is closed.
+ */
+static void accept_conn(struct reader *r)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int fd = accept4(r->listener, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (r->nconns > HEAP_RECONNECTS ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    cred.pid != r->pid) {
+		close(fd);
+		return;
+	}
+	send_segment(fd, r->shm);
+	r->conns[r->nconns++].fd = fd;
+}
+
+/*
+ * Read what c holds now. false at its end (EOF). The agent writes to one
+ * connection at a time and connects anew only after everything it sent
+ * on the one before is in that one: reading the connections oldest first,
+ * each to the end of what it holds, keeps every slot's chunks in order.
+ */
+static bool read_conn(struct reader *r, struct conn *c)
+{
+	for (;;) {
+		ssize_t n;
+
+		c->buf = xgrow(c->buf, &c->cap, c->len + (1 << 20), 1);
+		n = recv(c->fd, c->buf + c->len, c->cap - c->len,
+			 MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 && errno == EAGAIN;
+		c->len += (size_t)n;
+		parse_messages(r, c, false);
+	}
+}
+
+/*
+ * Read until the program was reaped and the connections are empty. Not
+ * until EOF: a process the program started may hold the socket without
+ * ever writing (its agent closes it, but a program without the agent
+ * would not); what the program itself wrote is in the socket once it is
+ * gone.
  */
 static void *reader_main(void *arg)
 {
@@ -248,11 +372,10 @@ static void *reader_main(void *arg)
 	double next_rss = 0;
 
 	for (;;) {
-		struct pollfd p = { r->sock, POLLIN, 0 };
+		struct pollfd p[HEAP_RECONNECTS + 2];
 		double now = now_s();
 		bool reaped = r->done;
-		int wait_ms;
-		ssize_t n;
+		int wait_ms, np = 0;
 
 		if (!reaped && now >= next_rss) {
 			sample_rss(r);
@@ -262,23 +385,28 @@ static void *reader_main(void *arg)
 						   : r->rss_interval);
 		}
 		wait_ms = reaped ? 0 : (int)((next_rss - now) * 1000) + 1;
-		if (poll(&p, 1, wait_ms) == 0) {
+		p[np++] = (struct pollfd){ r->listener, POLLIN, 0 };
+		for (int i = 0; i < r->nconns; i++)
+			p[np++] = (struct pollfd){ r->conns[i].fd, POLLIN, 0 };
+		if (poll(p, (nfds_t)np, wait_ms) <= 0) {
 			if (reaped)
 				break;
 			continue;
 		}
-		r->buf = xgrow(r->buf, &r->cap, r->len + (1 << 20), 1);
-		n = recv(r->sock, r->buf + r->len, r->cap - r->len,
-			 MSG_DONTWAIT);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			break;
-		r->len += (size_t)n;
-		parse_messages(r);
-		if (r->done == 2)
-			break;
+		if (p[0].revents)
+			accept_conn(r);
+		for (int i = 0; i < r->nconns; i++) {
+			struct conn *c = &r->conns[i];
+
+			if (c->fd >= 0 && !read_conn(r, c)) {
+				parse_messages(r, c, true);
+				close(c->fd);
+				c->fd = -1;
+			}
+		}
 	}
+	for (int i = 0; i < r->nconns; i++)
+		parse_messages(r, &r->conns[i], true);
 	return NULL;
 }
 
@@ -300,6 +428,9 @@ static void take_remainders(struct reader *r, struct heap_header *h)
 		t->counts.dropped += s->counts.dropped;
 		for (int k = 0; k < HEAP_HIST; k++)
 			t->counts.hist[k] += s->counts.hist[k];
+		/* chunks sent that did not arrive whole */
+		if (seq > r->next_seq[i])
+			t->lost_chunks += seq - r->next_seq[i];
 		if (!used || used > HEAP_SLOT_BYTES || used % 8)
 			continue;
 		/* sent just before the program died, seq not yet moved on */
@@ -307,6 +438,9 @@ static void take_remainders(struct reader *r, struct heap_header *h)
 			continue;
 		stream_add(&t->streams[i], s->data, used);
 	}
+	t->header_damaged = h->magic != HEAP_MAGIC ||
+			    h->version != HEAP_VERSION ||
+			    h->overflow_threads > (uint32_t)INT_MAX;
 	t->overflow_threads = h->overflow_threads;
 	t->unwind_failed = h->unwind_failed;
 	t->sample_full = h->sample_full;
@@ -316,11 +450,18 @@ static void take_remainders(struct reader *r, struct heap_header *h)
 		t->hwm = (double)h->exit_hwm;
 }
 
+bool heap_trace_incomplete(const struct heap_trace *t)
+{
+	return t->stopped || t->lost_chunks || t->counts.dropped ||
+	       t->overflow_threads || t->header_damaged;
+}
+
 /* ---- spawning ----------------------------------------------------------- */
 
 /* environ, with LD_PRELOAD naming the agent first and our variable. */
 static char **child_env(const char *agent, int shm, int sock,
-			unsigned long long ino)
+			unsigned long long ino, unsigned long long sino,
+			const char *name)
 {
 	size_t n = 0, k = 0;
 	const char *preload = getenv("LD_PRELOAD");
@@ -336,7 +477,8 @@ static char **child_env(const char *agent, int shm, int sock,
 	env[k++] = preload && *preload
 		? xasprintf("LD_PRELOAD=%s:%s", agent, preload)
 		: xasprintf("LD_PRELOAD=%s", agent);
-	env[k++] = xasprintf("%s=%d,%d,%llu", HEAP_ENV, shm, sock, ino);
+	env[k++] = xasprintf("%s=%d,%d,%llu,%llu,%s", HEAP_ENV, shm, sock, ino,
+			     sino, name);
 	return env;
 }
 
@@ -364,8 +506,8 @@ static void agent_fds(int *shm, int *sock)
 
 /* Start path with the segment at shm_to and the socket at sock_to. */
 static int spawn_child(const char *path, char *const *argv, char **env,
-		       const int from[2], const int to[2], pid_t *pid,
-		       struct error *e)
+		       const int from[2], const int to[2], bool out_to_err,
+		       pid_t *pid, struct error *e)
 {
 	static const int dfl[] = { SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
 				   SIGCHLD };
@@ -390,7 +532,9 @@ static int spawn_child(const char *path, char *const *argv, char **env,
 	    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
 				     POSIX_SPAWN_SETSIGDEF) ||
 	    posix_spawn_file_actions_adddup2(&fa, from[0], to[0]) ||
-	    posix_spawn_file_actions_adddup2(&fa, from[1], to[1]))
+	    posix_spawn_file_actions_adddup2(&fa, from[1], to[1]) ||
+	    (out_to_err && posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO,
+							   STDOUT_FILENO)))
 		r = -1;
 	else
 		r = posix_spawn(pid, path, &fa, &attr, argv, env);
@@ -430,16 +574,32 @@ static struct heap_header *make_segment(const struct heap_opts *o, int *fd,
 	return h;
 }
 
+/*
+ * The segment read-only, for the program (protocol.h): a new open of the
+ * memfd through /proc. Without /proc, shm itself.
+ */
+static int readonly_fd(int shm)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", shm);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd >= 0 ? fd : fcntl(shm, F_DUPFD_CLOEXEC, 0);
+}
+
 static int start(const struct heap_opts *o, const char *path,
 		 char *const *argv, struct heap_header *h, int shm,
-		 int sock[2], struct heap_trace *t, struct error *e)
+		 int sock[2], const char *name, struct heap_trace *t,
+		 struct error *e)
 {
-	int bufsize = 4 << 20, from[2] = { shm, sock[1] }, to[2];
-	struct stat st;
+	int bufsize = 4 << 20, ro = readonly_fd(shm);
+	int from[2] = { ro, sock[1] }, to[2];
+	struct stat st, sst;
 	char **env;
 	int r;
 
-	if (fstat(shm, &st)) {
+	if (ro < 0 || fstat(ro, &st)) {
 		r = error_errno(e, errno, "cannot pass the heap agent its "
 				"descriptors");
 		goto out;
@@ -448,14 +608,25 @@ static int start(const struct heap_opts *o, const char *path,
 	setsockopt(sock[1], SOL_SOCKET, SO_SNDBUF, &bufsize, sizeof(bufsize));
 	h->clock = tsc_invariant() ? 1 : 0;
 	agent_fds(&to[0], &to[1]);
-	env = child_env(o->agent, to[0], to[1], (unsigned long long)st.st_ino);
+	t->shm_fd = to[0];
+	t->sock_fd = to[1];
+	if (fstat(sock[1], &sst)) {
+		r = error_errno(e, errno, "cannot pass the heap agent its "
+				"descriptors");
+		goto out;
+	}
+	env = child_env(o->agent, to[0], to[1], (unsigned long long)st.st_ino,
+			(unsigned long long)sst.st_ino, name);
 	t->ts0 = h->clock ? (__rdtsc() & HEAP_TS_MASK)
 			  : ((uint64_t)(now_s() * 1e9) & HEAP_TS_MASK);
-	r = spawn_child(path, argv, env, from, to, &t->pid, e);
+	r = spawn_child(path, argv, env, from, to, o->stdout_to_stderr,
+			&t->pid, e);
 	free_env(env);
 out:
 	close(sock[1]);
 	sock[1] = -1;
+	if (ro >= 0)
+		close(ro);
 	return r;
 }
 
@@ -470,10 +641,46 @@ static void calibrate(struct heap_trace *t, const struct heap_header *h,
 		t->ticks_per_s = (double)(tsc1 - t->ts0) / (s1 - s0);
 }
 
+/*
+ * The listening socket the agent connects to again (protocol.h), at an
+ * abstract name of its own (random: other users' processes see the names
+ * in /proc/net/unix, and a connection from any process but the traced
+ * one is refused), into name. -1 with a message on failure.
+ */
+static int make_listener(char *name, struct error *e)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	unsigned char rnd[8] = { 0 };
+	size_t len;
+	int fd;
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		uint64_t x = (uint64_t)now_s() * 1e9 * 0x9e3779b97f4a7c15u;
+
+		memcpy(rnd, &x, sizeof(rnd));
+	}
+	snprintf(name, HEAP_NAME_MAX + 1, "yardstick-heap-%d-"
+		 "%02x%02x%02x%02x%02x%02x%02x%02x", (int)getpid(), rnd[0],
+		 rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+	len = strlen(name);
+	memcpy(a.sun_path + 1, name, len);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a,
+			   (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				       1 + len)) || listen(fd, 8)) {
+		error_errno(e, errno, "cannot create the heap agent's socket");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int heap_collect(const struct heap_opts *o, const char *path,
 		 char *const *argv, struct heap_trace *t, struct error *e)
 {
-	struct reader r = { .t = t };
+	struct reader r = { .t = t, .listener = -1 };
+	char name[HEAP_NAME_MAX + 1];
 	struct heap_header *h;
 	struct sigaction ign, old_int, old_quit;
 	struct rusage ru;
@@ -490,15 +697,21 @@ int heap_collect(const struct heap_opts *o, const char *path,
 		error_errno(e, errno, "cannot create the heap agent's socket");
 		goto out;
 	}
+	r.listener = make_listener(name, e);
+	if (r.listener < 0)
+		goto out;
 	/* Ctrl-C is for the program: yardstick stays to report. */
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	s0 = now_s();
-	if (start(o, path, argv, h, shm, sock, t, e))
+	if (start(o, path, argv, h, shm, sock, name, t, e))
 		goto out_signals;
-	r.sock = sock[0];
+	r.shm = shm;
+	r.conns[0].fd = sock[0];
+	sock[0] = -1;
+	r.nconns = 1;
 	r.pid = t->pid;
 	r.t0 = s0;
 	r.rss_interval = o->rss_interval > 0 ? o->rss_interval : 0.01;
@@ -526,7 +739,13 @@ out_signals:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 out:
-	free(r.buf);
+	for (int i = 0; i < r.nconns; i++) {
+		if (r.conns[i].fd >= 0)
+			close(r.conns[i].fd);
+		free(r.conns[i].buf);
+	}
+	if (r.listener >= 0)
+		close(r.listener);
 	if (h && h != MAP_FAILED)
 		munmap(h, sizeof(*h));
 	for (int i = 0; i < 2; i++)

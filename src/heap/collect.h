@@ -23,6 +23,8 @@ struct heap_opts {
 	enum heap_unwind unwind;
 	unsigned max_depth;	/* frames per stack, <= HEAP_MAX_DEPTH */
 	double rss_interval;	/* seconds between RSS samples, 0: 0.01 */
+	bool stdout_to_stderr;	/* the program's stdout is yardstick's
+				 * stderr: a result is on stdout */
 };
 
 /* The records of one slot, in time order. */
@@ -43,6 +45,14 @@ struct heap_trace {
 	size_t nmaps;
 	struct heap_counts counts;	/* summed over the slots */
 	uint32_t overflow_threads, unwind_failed, sample_full, stopped;
+	/* damage (heap_trace_incomplete): bytes on the socket that were no
+	 * message of the agent's (the program wrote them), chunks of
+	 * records sent and lost (cut by such bytes), records the agent
+	 * could not keep (t->counts.dropped: sending had stopped), and the
+	 * segment's header found overwritten */
+	uint64_t garbage_bytes, lost_chunks;
+	bool header_damaged;
+	int shm_fd, sock_fd;	/* the descriptors the program had */
 	uint64_t sample_bytes;
 	bool agent_started;	/* the agent ran in the program */
 	/* time stamps to seconds: t = (ts - ts0) / ticks_per_s */
@@ -77,11 +87,18 @@ const char *heap_unpreloadable(const char *path);
 
 /*
  * Run argv (argv[0] resolved to path) with stdin, stdout and stderr its
- * own, to its end. SIGINT and SIGQUIT go to the program only; yardstick
+ * own (its stdout our stderr with o->stdout_to_stderr), to its end. SIGINT and SIGQUIT go to the program only; yardstick
  * stays to take in what was traced. Returns 0 when the program ran
  * (whatever its exit status), -1 (message set) when it could not be
  * started or watched; the trace is then empty.
  */
+/*
+ * Is the trace short of what the program did (records lost or not sent,
+ * threads untraced, the agent's memory damaged)? The counts of
+ * t->counts are exact all the same, unless header_damaged.
+ */
+bool heap_trace_incomplete(const struct heap_trace *t);
+
 int heap_collect(const struct heap_opts *o, const char *path,
 		 char *const *argv, struct heap_trace *t, struct error *e);
 void heap_trace_free(struct heap_trace *t);

@@ -19,18 +19,41 @@
 #define YS_HEAP_PROTOCOL_H
 
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <unistd.h>
 
 #define HEAP_MAGIC	0x79736870u	/* "yshp" */
-#define HEAP_VERSION	1
+#define HEAP_VERSION	2
 
 /*
  * The environment variable through which yardstick hands the agent its
- * segment and socket: "SHMFD,SOCKFD,INODE", INODE the segment's, so that
- * an exec'd program that reuses those descriptor numbers for other files
- * is not mistaken for the traced one.
+ * segment and socket: "SHMFD,SOCKFD,INODE,SOCKINODE,NAME", the inodes
+ * the segment's and the socket's, so that an exec'd program that reuses
+ * those descriptor numbers for other files is not mistaken for the traced
+ * one, and the agent never writes into a socket of the program's that
+ * took the number of ours; NAME the abstract Unix socket yardstick
+ * listens on, where the agent connects again (at most HEAP_RECONNECTS
+ * times) when the program closed or replaced its socket: it sends on one
+ * connection at a time, and connects anew only when everything it sent
+ * on the one before is there to read. On every connection of the traced
+ * process yardstick first sends one byte with the segment's descriptor
+ * (SCM_RIGHTS): an image after an exec whose SHMFD was closed takes it
+ * from there.
+ *
+ * The program may write to, close or replace any descriptor, the agent's
+ * too. SHMFD is open read-only: writes through it fail, and the agent
+ * maps the segment through a read-write descriptor of its own, opened
+ * from /proc/self/fd/SHMFD and closed once mapped. What the program
+ * writes into the socket is found out by yardstick (every message has a
+ * magic number and a check sum, every chunk of a slot a sequence number)
+ * and skipped; a socket the program closed or replaced is connected anew
+ * (its new descriptor close-on-exec: an image after an exec connects
+ * again itself); if that fails, sending stops, not the counting
+ * (heap_counts), and yardstick reports the trace incomplete.
  */
+#define HEAP_RECONNECTS	64
+#define HEAP_NAME_MAX	64	/* bytes of NAME */
 #define HEAP_ENV	"YARDSTICK_HEAP"
 
 #define HEAP_SLOTS	256		/* threads traced at one time */
@@ -81,11 +104,17 @@ enum heap_unwind { HEAP_UNWIND_DWARF = 0, HEAP_UNWIND_FP = 1 };
  * free of the block its thread just allocated into the allocation's
  * record, and a run of such pairs from one stack into one BURST record:
  * yardstick then counts them exactly, and takes the run as its largest
- * block live from the first allocation to the last free (exact for the
- * peak of the thread; against other threads the peak may be high by at
- * most that block). A process killed in the middle of a free may lose
- * that one pair.
+ * block live from the first allocation to the last free. A pair joins a
+ * run only if it began less than HEAP_FOLD_GAP ticks (or nanoseconds)
+ * after the run's last free and lasted less than that, and a run started
+ * by a longer pair is never joined: HEAP_FOLD_GAP is less than 1 us with
+ * any TSC of 1 GHz or more, so a run never spans a pause of its thread or
+ * a block's long life, in which other threads' events would be taken to
+ * see its largest block live; only events closer than that, within the
+ * merge's own uncertainty (analyze.c merges frees 1 us early), can. A process killed in the middle of a free may
+ * lose that one pair.
  */
+#define HEAP_FOLD_GAP	1000
 #define HEAP_REC_ALLOC	1u
 #define HEAP_REC_FREE	2u
 #define HEAP_REC_STACK	3u
@@ -99,7 +128,8 @@ enum heap_unwind { HEAP_UNWIND_DWARF = 0, HEAP_UNWIND_FP = 1 };
 #define HEAP_TYPE_SHIFT	56
 #define HEAP_TS_MASK	((UINT64_C(1) << HEAP_TYPE_SHIFT) - 1)
 
-/* A message on the socket: this header, then len bytes. */
+/* A message on the socket: this header, then len bytes (at most
+ * HEAP_MSG_MAX). */
 enum heap_msg {
 	HEAP_MSG_CHUNK = 1,	/* records of slot `slot` */
 	HEAP_MSG_MAPS = 2,	/* the text of /proc/self/maps of image
@@ -110,8 +140,62 @@ struct heap_msg_header {
 	uint32_t type;
 	uint32_t slot;
 	uint32_t len;
-	uint64_t seq;		/* CHUNK: the slot's chunk number */
+	uint64_t seq;		/* CHUNK: the slot's chunk number; MAPS: the
+				 * program image */
+	uint64_t check;		/* heap_msg_check of the rest */
 };
+#define HEAP_MSG_MAX	(64u << 20)
+
+/*
+ * A 64-bit check sum of n bytes at p, continuing from h: four independent
+ * lanes, so that it costs well under a nanosecond a word (the agent sums
+ * every chunk it sends), mixed together at the end.
+ */
+static inline uint64_t heap_check_bytes(uint64_t h, const void *p,
+					unsigned long n)
+{
+	const uint64_t k = 0x9e3779b97f4a7c15u;
+	const unsigned char *c = (const unsigned char *)p;
+	uint64_t l0 = h, l1 = h ^ 0x5851f42d4c957f2du, l2 = h + k, l3 = ~h;
+
+	for (; n >= 32; n -= 32, c += 32) {
+		uint64_t w[4];
+
+		__builtin_memcpy(w, c, 32);
+		l0 = (l0 ^ w[0]) * k;
+		l1 = (l1 ^ w[1]) * k;
+		l2 = (l2 ^ w[2]) * k;
+		l3 = (l3 ^ w[3]) * k;
+	}
+	for (; n >= 8; n -= 8, c += 8) {
+		uint64_t w;
+
+		__builtin_memcpy(&w, c, 8);
+		l0 = (l0 ^ w) * k;
+		l0 ^= l0 >> 29;
+	}
+	if (n) {
+		uint64_t w = 0;
+
+		__builtin_memcpy(&w, c, n);
+		l0 = (l0 ^ w ^ ((uint64_t)n << 59)) * k;
+	}
+	h = l0;
+	h = ((h ^ (h >> 29)) ^ l1) * k;
+	h = ((h ^ (h >> 29)) ^ l2) * k;
+	h = ((h ^ (h >> 29)) ^ l3) * k;
+	return h ^ (h >> 32);
+}
+
+/* The check sum of a message: its header's other fields and its data. */
+static inline uint64_t heap_msg_check(const struct heap_msg_header *m,
+				      const void *data)
+{
+	uint64_t h = heap_check_bytes(0x6a09e667f3bcc909u, m,
+				      offsetof(struct heap_msg_header, check));
+
+	return heap_check_bytes(h, data, m->len);
+}
 
 /*
  * Counters a slot's owners keep whatever the mode: every allocation and
@@ -159,8 +243,9 @@ struct heap_header {
 				 * blocks was full; later samples lost */
 	uint64_t exit_hwm;	/* VmHWM (bytes) read by the agent when the
 				 * program exited normally, 0 if not */
-	uint32_t stopped;	/* 1: tracing stopped early: the socket was
-				 * closed or is no longer ours */
+	uint32_t stopped;	/* 1: sending stopped early: the socket was
+				 * closed or is no longer ours (counting
+				 * went on) */
 	uint32_t pad1;
 	uint64_t reserved[6];
 	struct heap_slot slots[HEAP_SLOTS];

@@ -189,6 +189,60 @@ temps() {
 }
 t "temp 1000: 1000 temporaries at temp_loop, 2 allocations that are not" temps
 
+# The first records of a thread's slot (a stack of any depth, then the
+# allocation): its first temporary must be counted, and fold into nothing
+# but a run of temporaries of its own (agent.c's fold_temporary once took
+# a stack record at the slot's position 0 for one).
+first() {
+	for u in dwarf fp; do
+		for d in 0 1 2 3 4 5 6; do
+			f=$T/first-$u-$d
+			mem --unwind $u --json "$f.json" -o "$f.speedscope.json" -- \
+				"$HEAPFIX" first $d &&
+			eq 2 leaf alloc_objects "$f.speedscope.json" first_allocs &&
+			eq 104096 leaf alloc_space "$f.speedscope.json" first_allocs &&
+			eq 1 leaf temporary_objects "$f.speedscope.json" first_allocs &&
+			eq 4096 leaf inuse_space "$f.speedscope.json" first_allocs &&
+			check "$f.json" 'lk > m["allocations"] - 2 >= 0 and
+				lb > m["peak_heap"] - 100000 >= 0' ||
+			{ echo "--unwind $u, depth $d"; return 1; }
+		done
+	done
+}
+t "a thread's first allocation, a temporary, at any depth: counted, peak 100,000 B" first
+
+realloc_chain() {
+	mem --json "$T/rc.json" -o "$T/rc.speedscope.json" -- \
+		"$HEAPFIX" reallocs 2000 &&
+	eq 2000 leaf alloc_objects "$T/rc.speedscope.json" realloc_chain &&
+	eq 2000 leaf temporary_objects "$T/rc.speedscope.json" realloc_chain &&
+	eq $((8 * 2000 * 2001 / 2)) leaf alloc_space "$T/rc.speedscope.json" realloc_chain &&
+	check "$T/rc.json" 'lb > m["peak_heap"] - 16000 >= 0'
+}
+t "2,000 reallocs of one block from the start: 2,000 allocations, all temporaries" realloc_chain
+
+# The frame-pointer register holding garbage, 2^64 - 8 among others:
+# the walk must stop, not overflow its bounds check and fault.
+badfp() {
+	for u in fp dwarf; do
+		mem --unwind $u -o "$T/bf.speedscope.json" -- "$HEAPFIX" badfp &&
+		eq 5 leaf inuse_objects "$T/bf.speedscope.json" call_with_fp ||
+		{ echo "--unwind $u"; return 1; }
+	done
+}
+t "--unwind fp: a garbage frame pointer (near 2^64) neither crashes the program nor loses the block" badfp
+
+# yardstick's temporaries, not heaptrack's: blocks a and b of 64 bytes
+# from one stack, then free(a), free(b). heaptrack counts free(a) (the
+# allocation before it had a's size and stack); yardstick counts none (a
+# is not the block last allocated).
+samesize() {
+	mem -o "$T/ss.speedscope.json" -- "$HEAPFIX" samesize &&
+	eq 2 leaf alloc_objects "$T/ss.speedscope.json" same_size_block &&
+	eq 0 leaf temporary_objects "$T/ss.speedscope.json" same_size_block
+}
+t "temporaries by yardstick's definition: a, b alike, free(a): none (heaptrack: 1)" samesize
+
 # 8 threads x 1,000,000 allocations; the test's timeout guards deadlock.
 # glibc allocates a block or two per thread for its thread-local storage:
 # within LIBC_BLOCKS.
@@ -299,6 +353,106 @@ halfsent() {
 }
 t "killed after a flush sent its chunk but before emptying the slot: the chunk is counted once" halfsent
 
+# ---- a program that writes to or closes the agent's descriptors ---------
+
+# 64 KiB of 0xff written to every descriptor from 3 up, the agent's
+# segment and socket among them: the segment's descriptor is read-only,
+# the bytes on the socket are skipped; nothing traced is lost.
+fdwrite() {
+	"$YS" mem -q --no-store --json "$T/fw.json" -- "$HEAPFIX" fdwrite 65536 100000 \
+		2>"$T/fw.err" &&
+	has "$T/fw.err" "wrote 65536 bytes into the agent's socket" &&
+	! grep -q "INCOMPLETE\|threads were not traced" "$T/fw.err" &&
+	check "$T/fw.json" 'd["settings"]["trace"] == "complete" and
+		lk > m["allocations"] - 101000 >= 0 and
+		lb > m["leaked_bytes"] - 1010000 >= 0 and
+		lb > m["peak_heap"] - 1010000 >= 0 and
+		any("65536 bytes" in w for w in d["benchmarks"][0]["warnings"])'
+}
+t "a program writing garbage to every descriptor: skipped, said, nothing lost" fdwrite
+
+# Every descriptor closed, then 100,000 allocations: the agent connects
+# to yardstick again; nothing is lost.
+fdclose() {
+	"$YS" mem -q --no-store --json "$T/fc.json" -- "$HEAPFIX" fdclose 100000 \
+		2>"$T/fc.err" &&
+	[ ! -s "$T/fc.err" ] &&
+	check "$T/fc.json" 'd["settings"]["trace"] == "complete" and
+		lk > m["allocations"] - 101000 >= 0 and
+		lb > m["leaked_bytes"] - 1010000 >= 0 and
+		lb > m["peak_heap"] - 1010000 >= 0'
+}
+t "a program closing every descriptor: the agent connects again, nothing lost" fdclose
+
+# 70 rounds of closing every descriptor and 3,000 allocations (a chunk of
+# records each): the agent connects again 64 times, then gives up: the
+# trace is marked incomplete, loudly; the counts are still exact.
+fdchurn() {
+	"$YS" mem -q --no-store --json "$T/fh.json" -- "$HEAPFIX" fdclose 3000 70 \
+		2>"$T/fh.err" &&
+	has "$T/fh.err" "INCOMPLETE" && has "$T/fh.err" "descriptor 1023" &&
+	check "$T/fh.json" 'd["settings"]["trace"] == "incomplete" and
+		lk > m["allocations"] - 211000 >= 0 and
+		lb > m["bytes_allocated"] - 2110000 >= 0 and
+		"peak_heap" not in m and "leaked_bytes" not in m and
+		"peak_heap" in d["benchmarks"][0]["unsupported"] and
+		any(w.startswith("incomplete trace")
+		    for w in d["benchmarks"][0]["warnings"])'
+}
+t "a program closing the agent's socket again and again: in the end marked incomplete, loudly; counts exact" fdchurn
+
+# The socket replaced by one of the program's, then an exec: the new
+# image's agent sends nothing into it (its inode is not the agent's
+# socket's) and connects to yardstick again.
+sockexec() {
+	"$YS" mem -q --no-store --json "$T/se.json" -o "$T/se.speedscope.json" \
+		-- "$HEAPFIX" sockexec 2>"$T/se.err" &&
+	[ ! -s "$T/se.err" ] &&
+	eq 3000 leaf inuse_objects "$T/se.speedscope.json" leak_blocks &&
+	check "$T/se.json" 'd["settings"]["trace"] == "complete" and
+		lk > m["allocations"] - 3010 >= 0 and
+		lb > m["leaked_bytes"] - 30000 >= 0'
+}
+t "the socket replaced before an exec: the new image connects again, nothing lost" sockexec
+
+# Every descriptor closed, then an exec: the new image's agent gets the
+# segment from yardstick over a new connection; nothing is lost.
+fdexec() {
+	"$YS" mem -q --no-store --json "$T/fx.json" -o "$T/fx.speedscope.json" \
+		-- "$HEAPFIX" fdexec 2>"$T/fx.err" &&
+	[ ! -s "$T/fx.err" ] &&
+	eq 3000 leaf inuse_objects "$T/fx.speedscope.json" leak_blocks &&
+	check "$T/fx.json" 'd["settings"]["trace"] == "complete" and
+		lk > m["allocations"] - 3010 >= 0 and
+		lb > m["leaked_bytes"] - 30000 >= 0'
+}
+t "every descriptor closed before an exec: the new image is traced all the same" fdexec
+
+# 300 threads alive at once, 256 slots: the threads without one are not
+# traced, and no heap figure can stand for the program: all unsupported.
+manythreads() {
+	"$YS" mem -q --no-store --json "$T/mt.json" -- "$HEAPFIX" manythreads 300 \
+		2>"$T/mt.err" &&
+	has "$T/mt.err" "threads were not traced" && has "$T/mt.err" "INCOMPLETE" &&
+	check "$T/mt.json" 'd["settings"]["trace"] == "incomplete" and
+		not any(k in m for k in ("peak_heap", "allocations",
+					 "temporary_allocations", "leaked_bytes")) and
+		"allocations" in d["benchmarks"][0]["unsupported"]'
+}
+t "more threads at once than slots: marked incomplete, no heap figure" manythreads
+
+# A made-up message of the agent's with a good check sum, chunk 3 of a
+# slot whose chunks 0 to 2 never came: chunks lost, said.
+fdforge() {
+	"$YS" mem -q --no-store --json "$T/ff.json" -- "$HEAPFIX" fdforge \
+		2>"$T/ff.err" &&
+	has "$T/ff.err" "3 chunks of records were lost" &&
+	has "$T/ff.err" "INCOMPLETE" &&
+	check "$T/ff.json" 'd["settings"]["trace"] == "incomplete" and
+		lk > m["allocations"] - 2000 >= 0'
+}
+t "chunks of a slot missing from the socket: the trace marked incomplete" fdforge
+
 passthrough() {
 	printf 'in 1\nin 2\n' | "$YS" mem --no-store -- "$HEAPFIX" echo "a b" c \
 		>"$T/pt.out" 2>"$T/pt.err" &&
@@ -307,6 +461,24 @@ passthrough() {
 	has "$T/pt.err" "to stderr" && has "$T/pt.err" "peak heap"
 }
 t "stdin, stdout and stderr are the program's; the report is on stderr" passthrough
+
+# --json -: stdout is the result alone, a valid document; the program's
+# output goes to stderr. Two outputs on stdout: refused.
+json_stdout() {
+	printf 'in 1\n' | "$YS" mem -q --no-store --json - -- "$HEAPFIX" echo out \
+		>"$T/js.out" 2>"$T/js.err" &&
+	python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$T/js.out" &&
+	has "$T/js.err" "in 1" && has "$T/js.err" "out" &&
+	"$YS" mem -q --no-store --json "$T/js.file" -- "$HEAPFIX" leak 1 1 \
+		>"$T/js2.out" &&
+	"$YS" mem -q --no-store --json /dev/stdout -- "$HEAPFIX" echo x \
+		</dev/null >"$T/js3.out" 2>/dev/null &&
+	python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$T/js3.out" &&
+	expect_exit 2 "$YS" mem -q --no-store --json - --timeline - -- \
+		"$HEAPFIX" create "$T/js.ran" &&
+	has "$T/stderr" "both want stdout" && [ ! -e "$T/js.ran" ]
+}
+t "--json -: the program's stdout goes to stderr, the JSON is valid; two outputs on stdout refused" json_stdout
 
 status() {
 	"$YS" mem --no-store -- "$HEAPFIX" exit 3 >"$T/st.out" 2>"$T/st.err"

@@ -15,6 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "heap/agent_fp.h"
 #include "heap/analyze.h"
 
 /* Stack hashes (any non-zero value will do) */
@@ -584,6 +588,37 @@ static void test_damaged(void **state)
 	heap_trace_free(&t);
 }
 
+/*
+ * Zero where the replay's tables use zero for "empty": a stack whose hash
+ * is 0 keeps its frames (site_of maps 0 to 1, so must find_sites), and an
+ * allocation at address 0 (never the agent's: damage) takes no cell of
+ * the table of live blocks, which would then count a block it cannot
+ * find.
+ */
+static void test_zero_keys(void **state)
+{
+	static const uint64_t ips[] = { 0x1000, 0x2000, 0x3000 };
+	struct heap_trace t;
+	struct heap_report r;
+
+	(void)state;
+	trace_init(&t, 1);
+	rec_stack(&t, 0, 1, 0, ips, 3);
+	rec_alloc(&t, 0, 10, 0x10, 10, 0);
+	rec_alloc(&t, 0, 20, 0, 20, S1);
+	rec_alloc(&t, 0, 30, 0, 30, S1);
+	rec_free(&t, 0, 40, 0);
+	analyze(&t, &r);
+	assert_near(r.allocations, 1);
+	assert_near(r.leaked_bytes, 10);
+	assert_near(r.leaked_blocks, 1);
+	assert_near(r.peak, 10);
+	assert_int_equal(site(&r, 0)->depth, 3);
+	assert_int_equal(site(&r, 0)->ips[1], 0x2000);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
 /* ---- sampled mode ------------------------------------------------------- */
 
 /*
@@ -830,6 +865,106 @@ static void test_many_blocks(void **state)
 	heap_trace_free(&t);
 }
 
+
+/* ---- the agent's frame-pointer walk (agent_fp.h) ------------------------ */
+
+static uint64_t fuzz_rng = 0x9e3779b97f4a7c15u;
+
+static uint64_t fuzz_next(void)
+{
+	fuzz_rng ^= fuzz_rng << 13;
+	fuzz_rng ^= fuzz_rng >> 7;
+	fuzz_rng ^= fuzz_rng << 17;
+	return fuzz_rng;
+}
+
+/* A frame-pointer-ish value: anywhere, near the ends of the address
+ * space, near the bounds, inside them (aligned or not). */
+static uintptr_t fuzz_fp(uintptr_t lo, uintptr_t hi)
+{
+	uint64_t r = fuzz_next();
+
+	switch (r % 6) {
+	case 0: return (uintptr_t)fuzz_next();
+	case 1: return UINTPTR_MAX - (uintptr_t)(r >> 8) % 64;
+	case 2: return (uintptr_t)(r >> 8) % 64;
+	case 3: return lo - 64 + (uintptr_t)(r >> 8) % 128;
+	case 4: return hi - 64 + (uintptr_t)(r >> 8) % 128;
+	}
+	return lo + (uintptr_t)(r >> 8) % (hi - lo);
+}
+
+/*
+ * Garbage frame pointers and garbage chains, in a page with no access on
+ * either side: the walk must never read outside [lo, hi) (a fault ends
+ * the test), and everything it returns must be a word of the page.
+ */
+static void test_fp_walk_fuzz(void **state)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, 3 * (size_t)page, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t lo, hi;
+	uintptr_t *words;
+	size_t nwords;
+	void *ips[65];
+
+	(void)state;
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(mprotect(map + page, (size_t)page,
+				  PROT_READ | PROT_WRITE), 0);
+	lo = (uintptr_t)(map + page);
+	hi = lo + (uintptr_t)page;
+	words = (uintptr_t *)lo;
+	nwords = (size_t)page / sizeof(uintptr_t);
+
+	/* the cases of the bug: a bound check fp + 16 <= hi overflows */
+	assert_int_equal(heap_fp_walk(ips, 64, UINTPTR_MAX - 7, lo, hi), 0);
+	assert_int_equal(heap_fp_walk(ips, 64, UINTPTR_MAX - 15, lo, hi), 0);
+	assert_int_equal(heap_fp_walk(ips, 64, UINTPTR_MAX - 7, 0, 0), 0);
+	assert_int_equal(heap_fp_walk(ips, 64, 8, 0, 0), 0);
+	assert_int_equal(heap_fp_walk(ips, 64, lo, hi, lo), 0);
+	assert_int_equal(heap_fp_walk(ips, 64, hi - 8, lo, hi), 0);
+
+	/* a good chain of three frames, then a frame pointer near 2^64 */
+	memset(words, 0, (size_t)page);
+	words[0] = lo + 64;	words[1] = 0x1001;
+	words[8] = lo + 256;	words[9] = 0x1002;
+	words[32] = UINTPTR_MAX - 7;	words[33] = 0x1003;
+	assert_int_equal(heap_fp_walk(ips, 64, lo, lo, hi), 3);
+	assert_true(ips[0] == (void *)0x1001 && ips[1] == (void *)0x1002 &&
+		    ips[2] == (void *)0x1003);
+	assert_int_equal(heap_fp_walk(ips, 2, lo, lo, hi), 2);
+
+	for (int round = 0; round < 2000; round++) {
+		/* garbage: random words, a quarter of them pointing into
+		 * the page, some at its very end */
+		for (size_t i = 0; i < nwords; i++)
+			words[i] = (fuzz_next() & 3) ? fuzz_fp(lo, hi)
+						     : (uintptr_t)fuzz_next();
+		for (int k = 0; k < 200; k++) {
+			uintptr_t fp = fuzz_fp(lo, hi);
+			uintptr_t l = (fuzz_next() & 7) ? lo : fuzz_fp(lo, hi);
+			int n;
+
+			/* other bounds inside the page only: it is the
+			 * readable memory */
+			if (l < lo || l > hi)
+				l = lo;
+			n = heap_fp_walk(ips, 64, fp, l, hi);
+			assert_true(n >= 0 && n <= 64);
+			for (int i = 0; i < n; i++) {
+				bool found = false;
+
+				for (size_t j = 1; j < nwords && !found; j++)
+					found = words[j] == (uintptr_t)ips[i];
+				assert_true(found);
+			}
+		}
+	}
+	munmap(map, 3 * (size_t)page);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -845,6 +980,7 @@ int main(void)
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_unmatched_free),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_zero_keys),
 		cmocka_unit_test(test_sampled),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_timeline_carry_in),
@@ -852,6 +988,7 @@ int main(void)
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_many_blocks),
+		cmocka_unit_test(test_fp_walk_fuzz),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
