@@ -1,11 +1,16 @@
 /*
- * The change of one statistic between two samples, with analytic standard
- * errors (see shift.h for the method). Quantiles are type 7, as in
- * stats_percentile_sorted, so that the numbers match the summaries.
+ * The change of one statistic between two samples: analytic standard
+ * errors, and the permutation test and its interval (see shift.h for the
+ * methods). Quantiles are type 7, as in stats_percentile_sorted, so that
+ * the numbers match the summaries, and the permutation test computes them
+ * the same way, so that the observed labelling's statistic equals the
+ * reported one.
  */
 #include "stats/shift.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stats/stats.h"
@@ -120,5 +125,377 @@ int stats_shift(const double *a, size_t na, const double *b, size_t nb,
 		   pow(out->cand * out->base_se / (out->base * out->base), 2));
 	out->rel_ci[0] = out->rel - Z95 * rse;
 	out->rel_ci[1] = out->rel + Z95 * rse;
+	return 0;
+}
+
+/* ---- the permutation test ---- */
+
+#define CI_LEVEL 0.025		/* each side of the 95% interval */
+#define BISECT_STEPS 16
+#define BUDGET_MAX 99999
+#define PERM_SEED 0x79617264737469ULL
+
+static const double percents[STAT_COUNT] = {
+	-1, 50, 90, 95, 99, 0, 100,
+};
+
+/* Two samples pooled in ascending order, each value labelled by its
+ * sample: hi is the one the alternative says is larger. */
+struct pool {
+	double *z;
+	unsigned char *hi;
+	size_t n, nh, nl;
+};
+
+/* What a scan collects of one group: its type-7 percentile needs its
+ * order statistics k and k + 1 (when f > 0). */
+struct group {
+	size_t m, k, need, seen;
+	double f, vk, vk1;
+};
+
+static void group_init(struct group *g, size_t m, double pct, bool top)
+{
+	double h = (double)(m - 1) * (pct / 100.0), fl = floor(h);
+
+	memset(g, 0, sizeof(*g));
+	g->m = m;
+	if (!(pct > 0)) {
+		g->k = 0;
+	} else if (pct >= 100) {
+		g->k = m - 1;
+	} else {
+		g->k = (size_t)fl;
+		g->f = h - fl;
+	}
+	if (g->k + 1 >= m)
+		g->f = 0;
+	/* members to meet, counted from the scanned end */
+	g->need = top ? m - g->k : g->k + (g->f > 0 ? 2 : 1);
+}
+
+static void group_meet(struct group *g, double v, bool top)
+{
+	size_t idx = top ? g->m - 1 - g->seen : g->seen;
+
+	if (idx == g->k)
+		g->vk = v;
+	else if (idx == g->k + 1)
+		g->vk1 = v;
+	g->seen++;
+}
+
+static double group_value(const struct group *g)
+{
+	double d = g->vk1 - g->vk;
+
+	if (!(g->f > 0) || g->vk == g->vk1)
+		return g->vk;
+	/* lerp as stats_percentile_sorted computes it */
+	return g->f >= 0.5 ? g->vk1 - d * (1.0 - g->f) : g->vk + d * g->f;
+}
+
+/* The label of pool position i: its own (r NULL), or a random one with
+ * *rh of the *rh + *rl unlabelled positions still to go to hi. */
+static bool label(const struct pool *p, size_t i, struct rng *r, size_t *rh,
+		  size_t *rl)
+{
+	bool hi;
+
+	if (!r)
+		return p->hi[i];
+	hi = rng_below(r, *rh + *rl) < *rh;
+	if (hi)
+		(*rh)--;
+	else
+		(*rl)--;
+	return hi;
+}
+
+/* stat(hi) - stat(lo) for percentile pct of a labelling: the pool's own
+ * (r NULL) or a uniformly random one, drawn lazily from the end nearer
+ * the percentile and only as far as its order statistics. */
+static double scan_quantile(const struct pool *p, double pct, struct rng *r)
+{
+	bool top = pct >= 50;
+	struct group gh, gl;
+	size_t rh = p->nh, rl = p->nl;
+
+	group_init(&gh, p->nh, pct, top);
+	group_init(&gl, p->nl, pct, top);
+	for (size_t s = 0; s < p->n; s++) {
+		size_t i = top ? p->n - 1 - s : s;
+
+		if (label(p, i, r, &rh, &rl))
+			group_meet(&gh, p->z[i], top);
+		else
+			group_meet(&gl, p->z[i], top);
+		if (gh.seen >= gh.need && gl.seen >= gl.need)
+			break;
+	}
+	return group_value(&gh) - group_value(&gl);
+}
+
+static double scan_mean(const struct pool *p, struct rng *r)
+{
+	double sh = 0, sl = 0;
+	size_t rh = p->nh, rl = p->nl;
+
+	for (size_t i = 0; i < p->n; i++) {
+		if (label(p, i, r, &rh, &rl))
+			sh += p->z[i];
+		else
+			sl += p->z[i];
+	}
+	return sh / p->nh - sl / p->nl;
+}
+
+static double scan(const struct pool *p, double pct, struct rng *r)
+{
+	return pct < 0 ? scan_mean(p, r) : scan_quantile(p, pct, r);
+}
+
+/* Pool s * h - d (h sorted, s > 0) with sorted l into p (buffers of
+ * nh + nl). */
+static void pool_fill(struct pool *p, const double *h, size_t nh,
+		      const double *l, size_t nl, double s, double d)
+{
+	size_t i = 0, j = 0, o = 0;
+
+	p->nh = nh;
+	p->nl = nl;
+	p->n = nh + nl;
+	while (i < nh || j < nl) {
+		double x = i < nh ? s * h[i] - d : INFINITY;
+
+		if (i < nh && (j >= nl || x <= l[j])) {
+			p->z[o] = x;
+			p->hi[o++] = 1;
+			i++;
+		} else {
+			p->z[o] = l[j++];
+			p->hi[o++] = 0;
+		}
+	}
+}
+
+/* Relabellings for a test at level: enough that p < level is reachable
+ * with room (20 exceedances at the boundary). */
+static size_t budget(double level)
+{
+	double b = ceil(20 / level) - 1;
+
+	return b > BUDGET_MAX ? BUDGET_MAX : (size_t)b;
+}
+
+/* One-sided p-value of "stat(hi) - stat(lo) this large by chance" over
+ * random relabellings of p; stops once p >= level is certain. */
+static double perm_p(const struct pool *p, double pct, double level)
+{
+	size_t b = budget(level), stop = (size_t)ceil(level * (double)(b + 1));
+	size_t done = 0, count = 0;
+	double t0 = scan(p, pct, NULL);
+	/* the observed labelling drawn again must count: allow rounding */
+	double tol = 1e-12 * fmax(fabs(p->z[0]), fabs(p->z[p->n - 1]));
+	struct rng r;
+
+	if (isnan(t0))
+		return NAN;
+	rng_seed(&r, PERM_SEED);
+	while (done < b) {
+		double t = scan(p, pct, &r);
+
+		done++;
+		if (t >= t0 - tol && ++count >= stop)
+			break;
+	}
+	return (1.0 + (double)count) / (1.0 + (double)done);
+}
+
+static int pool_alloc(struct pool *p, size_t n)
+{
+	p->z = malloc(n * sizeof(*p->z));
+	p->hi = malloc(n);
+	if (!p->z || !p->hi) {
+		free(p->z);
+		free(p->hi);
+		return -1;
+	}
+	return 0;
+}
+
+static void pool_free(struct pool *p)
+{
+	free(p->z);
+	free(p->hi);
+}
+
+/* The smallest p-value any labelling of na + nb values can give. */
+static double min_p(size_t na, size_t nb)
+{
+	return exp(lgamma((double)na + 1) + lgamma((double)nb + 1) -
+		   lgamma((double)(na + nb) + 1));
+}
+
+static bool use_permutation(const double *a, size_t na, const double *b,
+			    size_t nb, enum stat_kind k, bool relative)
+{
+	struct shift sh;
+
+	if (na + nb <= SHIFT_PERM_MAX || k == STAT_MIN || k == STAT_MAX)
+		return true;
+	stats_shift(a, na, b, nb, k, &sh);
+	return !isfinite(sh.base_se) || !isfinite(sh.cand_se) ||
+	       (relative && sh.base == 0);
+}
+
+static void normal_test(const double *a, size_t na, const double *b,
+			size_t nb, enum stat_kind k, enum shift_mode mode,
+			bool decrease, double thr, struct shift_test *out)
+{
+	struct shift sh;
+	double d, se;
+
+	stats_shift(a, na, b, nb, k, &sh);
+	if (mode == SHIFT_ABSOLUTE) {
+		d = sh.diff;
+		se = sqrt(sh.base_se * sh.base_se + sh.cand_se * sh.cand_se);
+	} else {
+		d = sh.rel;
+		se = (sh.rel_ci[1] - sh.rel_ci[0]) / (2 * Z95);
+	}
+	if (decrease)
+		d = -d;
+	if (se > 0)
+		out->p = stats_normal_cdf(-(d - thr) / se);
+	else
+		out->p = d > thr ? 0 : 1;
+	out->method = "normal";
+}
+
+int stats_shift_test(const double *a, size_t na, const double *b, size_t nb,
+		     enum stat_kind k, enum shift_mode mode, bool decrease,
+		     double thr, double alpha, struct shift_test *out)
+{
+	const double *h = decrease ? a : b, *l = decrease ? b : a;
+	size_t nh = decrease ? na : nb, nl = decrease ? nb : na;
+	double s = 1, d = 0;
+	struct pool p;
+
+	if (!na || !nb || k >= STAT_COUNT)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	out->decidable = true;
+	out->method = "permutation";
+	if (min_p(na, nb) >= alpha) {
+		size_t m = 1;
+
+		while (min_p(m, m) >= alpha)
+			m++;
+		out->decidable = false;
+		out->runs_needed = m;
+		out->p = 1;
+		return 0;
+	}
+	if (!use_permutation(a, na, b, nb, k, mode == SHIFT_RELATIVE)) {
+		normal_test(a, na, b, nb, k, mode, decrease, thr, out);
+		return 0;
+	}
+	/* the hypothesis "changed by more than thr" as stat(s h - d) >
+	 * stat(l): quantiles and the mean move with a shift and a scale */
+	if (mode == SHIFT_ABSOLUTE) {
+		d = thr;
+	} else if (decrease) {
+		if (thr >= 1) {		/* cannot fall by 100% or more */
+			out->p = 1;
+			return 0;
+		}
+		s = 1 - thr;
+	} else {
+		s = 1 / (1 + thr);
+	}
+	if (pool_alloc(&p, na + nb))
+		return -1;
+	pool_fill(&p, h, nh, l, nl, s, d);
+	out->p = perm_p(&p, percents[k], alpha);
+	pool_free(&p);
+	return 0;
+}
+
+/* Does the test of stat(h - t) > stat(l) (shift) or stat(h / t) > stat(l)
+ * (scale) reject at CI_LEVEL? */
+static bool rejects(struct pool *p, const double *h, size_t nh,
+		    const double *l, size_t nl, double pct, bool scale,
+		    double t)
+{
+	pool_fill(p, h, nh, l, nl, scale ? 1 / t : 1, scale ? 0 : t);
+	return perm_p(p, pct, CI_LEVEL) < CI_LEVEL;
+}
+
+/*
+ * The largest t for which the test of stat(h - t) > stat(l) (or of
+ * stat(h / t) > stat(l), t > 0) rejects: -inf (0 for a scale) when none
+ * does, +inf when every one does.
+ */
+static double boundary(struct pool *p, const double *h, size_t nh,
+		       const double *l, size_t nl, double pct, bool scale)
+{
+	double lo, hi;
+
+	if (!scale) {
+		/* below lo every h - t is above every l; above hi below */
+		lo = h[0] - l[nl - 1];
+		hi = h[nh - 1] - l[0];
+	} else {
+		lo = h[0] > 0 && l[nl - 1] > 0 ? h[0] / l[nl - 1] : 1e-9;
+		hi = h[nh - 1] > 0 && l[0] > 0 ? h[nh - 1] / l[0] : 1e9;
+		if (h[nh - 1] <= 0)
+			return 0;
+	}
+	if (!rejects(p, h, nh, l, nl, pct, scale, lo))
+		return scale ? 0 : -INFINITY;
+	if (rejects(p, h, nh, l, nl, pct, scale, hi))
+		return INFINITY;
+	for (int i = 0; i < BISECT_STEPS; i++) {
+		double mid = scale ? sqrt(lo * hi) : lo + (hi - lo) / 2;
+
+		if (rejects(p, h, nh, l, nl, pct, scale, mid))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int stats_shift_ci(const double *a, size_t na, const double *b, size_t nb,
+		   enum stat_kind k, enum shift_mode mode, double ci[2])
+{
+	bool scale = mode == SHIFT_RELATIVE;
+	struct shift sh;
+	struct pool p;
+	double t;
+
+	if (!na || !nb || k >= STAT_COUNT)
+		return -1;
+	if (!use_permutation(a, na, b, nb, k, scale)) {
+		stats_shift(a, na, b, nb, k, &sh);
+		ci[0] = scale ? sh.rel_ci[0] : sh.diff_ci[0];
+		ci[1] = scale ? sh.rel_ci[1] : sh.diff_ci[1];
+		return 0;
+	}
+	if (min_p(na, nb) >= CI_LEVEL) {
+		ci[0] = scale ? -1 : -INFINITY;
+		ci[1] = INFINITY;
+		return 0;
+	}
+	if (pool_alloc(&p, na + nb))
+		return -1;
+	/* lower: the largest change "b grew by more than" rejects */
+	t = boundary(&p, b, nb, a, na, percents[k], scale);
+	ci[0] = scale ? t - 1 : t;
+	/* upper: stat(a + t') > stat(b), i.e. the change is below -t' */
+	t = boundary(&p, a, na, b, nb, percents[k], scale);
+	ci[1] = scale ? (t > 0 ? 1 / t - 1 : INFINITY) : -t;
+	pool_free(&p);
 	return 0;
 }
