@@ -443,14 +443,20 @@ static double boundary(struct pool *p, const double *h, size_t nh,
 	double lo, hi;
 
 	if (!scale) {
-		/* below lo every h - t is above every l; above hi below */
-		lo = h[0] - l[nl - 1];
-		hi = h[nh - 1] - l[0];
+		/* below lo every h - t is above every l, above hi below;
+		 * a margin past the ends, so that ties split too */
+		double eps = 1e-9 * fmax(fmax(fabs(h[0]), fabs(h[nh - 1])),
+					 fmax(fabs(l[0]), fabs(l[nl - 1])));
+
+		lo = h[0] - l[nl - 1] - eps;
+		hi = h[nh - 1] - l[0] + eps;
 	} else {
-		lo = h[0] > 0 && l[nl - 1] > 0 ? h[0] / l[nl - 1] : 1e-9;
-		hi = h[nh - 1] > 0 && l[0] > 0 ? h[nh - 1] / l[0] : 1e9;
 		if (h[nh - 1] <= 0)
 			return 0;
+		lo = h[0] > 0 && l[nl - 1] > 0 ? h[0] / l[nl - 1] * (1 - 1e-9)
+					       : 1e-9;
+		hi = h[nh - 1] > 0 && l[0] > 0 ? h[nh - 1] / l[0] * (1 + 1e-9)
+					       : 1e9;
 	}
 	if (!rejects(p, h, nh, l, nl, pct, scale, lo))
 		return scale ? 0 : -INFINITY;
