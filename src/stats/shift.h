@@ -29,9 +29,13 @@
  * pool nearer the quantile, so a p99 relabelling costs a few draws; p is a
  * Monte Carlo estimate from up to ceil(20 / alpha) relabellings with a
  * fixed seed (reproducible), stopped early once p >= alpha is certain.
- * The 95% interval of the change is the set of thresholds such a test
- * (at 2.5% each side) does not reject, found by bisection.
  * Beyond that, the normal approximation with the analytic errors above.
+ *
+ * The 95% interval of the change: from the analytic errors where they are
+ * finite (the mean; a quantile whose distribution-free interval fits in
+ * both samples); otherwise (tail quantiles of small samples, min, max) the
+ * set of thresholds a permutation test at 2.5% each side does not reject,
+ * found by bisection.
  *
  * No test can reach p < alpha when 1 / C(na + nb, na) >= alpha (2 to 4
  * runs a side at alpha = 0.01): the sample cannot decide, which

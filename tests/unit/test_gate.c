@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "result/compare.h"
 #include "result/gate.h"
 
 static void test_parse(void **state)
@@ -95,8 +96,10 @@ static void grid(double *v, size_t n, double lo, double width, double shift)
 		v[i] = lo + width * (double)i / (double)(n - 1) + shift;
 }
 
-static struct gate_report judge(const double *a, const double *b, size_t n,
-				const char *spec, enum gate_kind kind)
+static struct gate_report judge_opts(const double *a, const double *b,
+				     size_t n, const char *spec,
+				     enum gate_kind kind,
+				     const struct gate_opts *o)
 {
 	struct result base, cand;
 	struct gate_threshold t;
@@ -106,12 +109,20 @@ static struct gate_report judge(const double *a, const double *b, size_t n,
 	make(&base, "bench", a, n);
 	make(&cand, "bench", b, n);
 	assert_int_equal(gate_parse(spec, kind, NULL, &t, &e), 0);
-	assert_int_equal(gate_evaluate(&base, &cand, &t, 1, 0.01, &rep, &e),
-			 0);
+	assert_int_equal(gate_evaluate(&base, &cand, &t, 1, o, &rep, &e), 0);
 	gate_threshold_free(&t);
 	result_free(&base);
 	result_free(&cand);
 	return rep;
+}
+
+static struct gate_report judge(const double *a, const double *b, size_t n,
+				const char *spec, enum gate_kind kind)
+{
+	struct gate_opts o;
+
+	gate_opts_init(&o);
+	return judge_opts(a, b, n, spec, kind, &o);
 }
 
 /* A 15 ms threshold on p99 holds on both sides of the line. */
@@ -214,24 +225,36 @@ static void test_unit_mismatch_and_missing(void **state)
 	struct result base, cand;
 	struct gate_threshold t;
 	struct gate_report rep;
+	struct gate_opts o;
 	struct error e;
 
 	make(&base, "bench", a, 3);
 	make(&cand, "other", a, 3);
 	assert_int_equal(gate_parse("wall_time=10MiB", GATE_INCREASE, NULL, &t,
 				    &e), 0);
-	assert_int_equal(gate_evaluate(&cand, &cand, &t, 1, 0.01, &rep, &e),
-			 -1);
+	gate_opts_init(&o);
+	assert_int_equal(gate_evaluate(&cand, &cand, &t, 1, &o, &rep, &e), -1);
 	assert_non_null(strstr(e.msg, "measured in s"));
 	gate_report_free(&rep);
 	gate_threshold_free(&t);
 	/* A benchmark absent from the baseline is missing, not a pass. */
 	assert_int_equal(gate_parse("wall_time=10%", GATE_INCREASE, NULL, &t,
 				    &e), 0);
-	assert_int_equal(gate_evaluate(&base, &cand, &t, 1, 0.01, &rep, &e),
-			 0);
+	assert_int_equal(gate_evaluate(&base, &cand, &t, 1, &o, &rep, &e), 0);
+	/* one check for 'other' (not in the baseline), one for 'bench'
+	 * (not in the candidate): neither can be made, both fail */
+	assert_int_equal(rep.n, 2);
 	assert_string_equal(rep.checks[0].verdict, "missing");
-	assert_int_equal(rep.missing, 1);
+	assert_string_equal(rep.checks[1].verdict, "missing");
+	assert_string_equal(rep.checks[1].benchmark, "bench");
+	assert_non_null(strstr(rep.checks[1].note, "not in the candidate"));
+	assert_int_equal(rep.missing, 2);
+	assert_int_equal(rep.failed, 2);
+	gate_report_free(&rep);
+	/* ... unless allowed */
+	o.missing_pass = true;
+	assert_int_equal(gate_evaluate(&base, &cand, &t, 1, &o, &rep, &e), 0);
+	assert_int_equal(rep.missing, 2);
 	assert_int_equal(rep.failed, 0);
 	gate_report_free(&rep);
 	gate_threshold_free(&t);
