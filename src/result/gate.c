@@ -292,18 +292,18 @@ static int judge(struct gate_report *rep, struct hashmap *cache,
 		if (!ma)
 			missing(rep, c, "the baseline lacks this metric");
 		else if (!nb)
-			missing(rep, c, "no measured value in the candidate "
-				"(every run timed out or failed?)");
+			missing(rep, c, "no measured value in the candidate: "
+				"did every run time out or fail?");
 		else if (!na)
-			missing(rep, c, "no measured value in the baseline "
-				"(every run timed out or failed?)");
+			missing(rep, c, "no measured value in the baseline: "
+				"did every run time out or fail?");
 		else
 			judge_increase(rep, c, a, na, b, nb);
 	} else if (nb) {
 		judge_limit(rep, c, b, nb);
 	} else {
-		missing(rep, c, "no measured value in the candidate (every "
-			"run timed out or failed?)");
+		missing(rep, c, "no measured value in the candidate: did "
+			"every run time out or fail?");
 	}
 	return 0;
 }

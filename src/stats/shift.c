@@ -131,7 +131,7 @@ int stats_shift(const double *a, size_t na, const double *b, size_t nb,
 /* ---- the permutation test ---- */
 
 #define CI_LEVEL 0.025		/* each side of the 95% interval */
-#define BISECT_STEPS 12
+#define BISECT_STEPS 10
 #define CI_BUDGET 199		/* relabellings per step of the interval */
 #define BUDGET_MAX 99999
 #define PERM_SEED 0x79617264737469ULL
@@ -193,7 +193,7 @@ static double ibeta(double a, double b, double x)
  * moves with every value, where a type-7 percentile of tied values (runs
  * of equal counts, 0 -> 3 page faults in every run) would stay put under
  * most relabellings and hide the plainest change. Type 7 (the first or
- * last value) for min and max. Weights below 1e-7 of the largest are
+ * last value) for min and max. Weights below 1e-5 of the largest are
  * dropped, so that a scan stops at the last one that counts.
  */
 struct weights {
@@ -226,9 +226,9 @@ static int weights_init(struct weights *wt, size_t m, double pct)
 	}
 	wt->first = 0;
 	wt->last = m - 1;
-	while (wt->first < wt->last && wt->w[wt->first] < 1e-7 * max)
+	while (wt->first < wt->last && wt->w[wt->first] < 1e-5 * max)
 		wt->w[wt->first++] = 0;
-	while (wt->last > wt->first && wt->w[wt->last] < 1e-7 * max)
+	while (wt->last > wt->first && wt->w[wt->last] < 1e-5 * max)
 		wt->w[wt->last--] = 0;
 	return 0;
 }
@@ -252,85 +252,102 @@ static const struct weights *weights_for(const struct pool *p, size_t m)
 
 /* One group met during a scan: its weighted sum so far. */
 struct group {
-	const struct weights *wt;
-	size_t need, seen;
+	const double *w;
+	size_t m, need, seen;
 	double sum;
 };
 
 static void group_init(struct group *g, const struct weights *wt, bool top)
 {
-	g->wt = wt;
+	g->w = wt->w;
+	g->m = wt->m;
 	g->seen = 0;
 	g->sum = 0;
 	/* members to meet, counted from the scanned end */
 	g->need = top ? wt->m - wt->first : wt->last + 1;
 }
 
-static void group_meet(struct group *g, double v, bool top)
-{
-	size_t idx = top ? g->wt->m - 1 - g->seen : g->seen;
+/*
+ * The relabellings' random numbers: xorshift64*, two 32-bit draws an
+ * output, written out in the loops below (the scans are the whole cost
+ * of a test, and an unoptimized build calls nothing it need not). A label
+ * is hi when a draw u has u * (rh + rl) / 2^32 < rh: uniform over the
+ * remaining positions to within (rh + rl) / 2^32.
+ */
+struct draws {
+	uint64_t x, bits;
+	int left;
+};
 
-	g->sum += g->wt->w[idx] * v;
-	g->seen++;
-}
-
-/* The label of pool position i: its own (r NULL), or a random one with
- * *rh of the *rh + *rl unlabelled positions still to go to hi. */
-static bool label(const struct pool *p, size_t i, struct rng *r, size_t *rh,
-		  size_t *rl)
-{
-	bool hi;
-
-	if (!r)
-		return p->hi[i];
-	hi = rng_below(r, *rh + *rl) < *rh;
-	if (hi)
-		(*rh)--;
-	else
-		(*rl)--;
-	return hi;
-}
+#define DRAW_HI(d, rh, rl, hi)						\
+	do {								\
+		uint64_t u_;						\
+		if (!(d)->left) {					\
+			(d)->x ^= (d)->x >> 12;				\
+			(d)->x ^= (d)->x << 25;				\
+			(d)->x ^= (d)->x >> 27;				\
+			(d)->bits = (d)->x * 2685821657736338717ULL;	\
+			(d)->left = 2;					\
+		}							\
+		u_ = (d)->bits >> 32;					\
+		(d)->bits <<= 32;					\
+		(d)->left--;						\
+		(hi) = ((u_ * ((rh) + (rl))) >> 32) < (rh);		\
+		if (hi)							\
+			(rh)--;						\
+		else							\
+			(rl)--;						\
+	} while (0)
 
 /* stat(hi) - stat(lo) for the weighted percentile of a labelling: the
- * pool's own (r NULL) or a uniformly random one, drawn lazily from the
+ * pool's own (d NULL) or a uniformly random one, drawn lazily from the
  * end nearer the percentile and only as far as its weights reach. */
-static double scan_quantile(const struct pool *p, struct rng *r)
+static double scan_quantile(const struct pool *p, struct draws *d)
 {
-	struct group gh, gl;
+	struct group g[2];	/* [1] hi, [0] lo */
 	size_t rh = p->nh, rl = p->nl;
 
-	group_init(&gh, weights_for(p, p->nh), p->top);
-	group_init(&gl, weights_for(p, p->nl), p->top);
+	group_init(&g[1], weights_for(p, p->nh), p->top);
+	group_init(&g[0], weights_for(p, p->nl), p->top);
 	for (size_t s = 0; s < p->n; s++) {
-		size_t i = p->top ? p->n - 1 - s : s;
+		size_t i = p->top ? p->n - 1 - s : s, idx;
+		struct group *gr;
+		bool hi;
 
-		if (label(p, i, r, &rh, &rl))
-			group_meet(&gh, p->z[i], p->top);
+		if (d)
+			DRAW_HI(d, rh, rl, hi);
 		else
-			group_meet(&gl, p->z[i], p->top);
-		if (gh.seen >= gh.need && gl.seen >= gl.need)
+			hi = p->hi[i];
+		gr = &g[hi];
+		idx = p->top ? gr->m - 1 - gr->seen : gr->seen;
+		gr->sum += gr->w[idx] * p->z[i];
+		gr->seen++;
+		if (g[1].seen >= g[1].need && g[0].seen >= g[0].need)
 			break;
 	}
-	return gh.sum - gl.sum;
+	return g[1].sum - g[0].sum;
 }
 
-static double scan_mean(const struct pool *p, struct rng *r)
+static double scan_mean(const struct pool *p, struct draws *d)
 {
-	double sh = 0, sl = 0;
+	double sum[2] = { 0, 0 };
 	size_t rh = p->nh, rl = p->nl;
 
 	for (size_t i = 0; i < p->n; i++) {
-		if (label(p, i, r, &rh, &rl))
-			sh += p->z[i];
+		bool hi;
+
+		if (d)
+			DRAW_HI(d, rh, rl, hi);
 		else
-			sl += p->z[i];
+			hi = p->hi[i];
+		sum[hi] += p->z[i];
 	}
-	return sh / p->nh - sl / p->nl;
+	return sum[1] / p->nh - sum[0] / p->nl;
 }
 
-static double scan(const struct pool *p, struct rng *r)
+static double scan(const struct pool *p, struct draws *d)
 {
-	return p->mean ? scan_mean(p, r) : scan_quantile(p, r);
+	return p->mean ? scan_mean(p, d) : scan_quantile(p, d);
 }
 
 /* Pool s * h - d (h sorted, s > 0) with sorted l into p (buffers of
@@ -399,13 +416,12 @@ static double perm_p(const struct pool *p, double level, size_t b)
 	double t0 = scan(p, NULL);
 	/* the observed labelling drawn again must count: allow rounding */
 	double tol = 1e-12 * fmax(fabs(p->z[0]), fabs(p->z[p->n - 1]));
-	struct rng r;
+	struct draws d = { .x = pool_seed(p) | 1 };
 
 	if (isnan(t0))
 		return NAN;
-	rng_seed(&r, pool_seed(p));
 	while (done < b) {
-		double t = scan(p, &r);
+		double t = scan(p, &d);
 
 		done++;
 		if (t >= t0 - tol && ++count >= stop)

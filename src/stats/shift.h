@@ -36,7 +36,7 @@
  * finite (the mean; a quantile whose distribution-free interval fits in
  * both samples); otherwise (tail quantiles of small samples, min, max) the
  * set of thresholds a permutation test at 2.5% each side does not reject,
- * found by bisection (12 steps of 199 relabellings: a bound is good to a
+ * found by bisection (10 steps of 199 relabellings: a bound is good to a
  * few per cent of the interval's width, enough to read, while the verdict
  * comes from the test itself).
  *
