@@ -17,20 +17,24 @@
  * stats_shift_test and stats_shift_ci judge a change against a threshold.
  * While both samples together hold at most SHIFT_PERM_MAX runs, or when an
  * analytic standard error is infinite (a tail quantile of a small sample),
- * by a one-sided permutation test of the statistic itself: the candidate
- * is moved back by the threshold (cand - thr, or cand / (1 + thr) for a
- * relative one), the two samples are pooled, and p is the share of random
- * relabellings of the pool whose statistic difference is at least the
- * observed one. Under "no change" (identical distributions) the test is
- * exact: a false alarm has probability at most alpha at any sample size,
- * however heavy the tails, for every statistic. It uses the whole sample:
- * with 10 runs a side, every candidate run 15 ms above every baseline run
- * gives p = 1/184756 for p99. Labels are drawn lazily from the end of the
- * pool nearer the quantile, so a p99 relabelling costs a few draws; p is a
- * Monte Carlo estimate from up to ceil(6 / alpha) relabellings with a
- * seed drawn from the values (reproducible), stopped early once p >= alpha
- * is certain.
- * Beyond that, the normal approximation with the analytic errors above.
+ * or for min and max, by a one-sided permutation test of the statistic:
+ * the candidate is moved back by the threshold (cand - thr, or cand /
+ * (1 + thr) for a relative one), the two samples are pooled, and p is the
+ * share of relabellings of the pool whose statistic difference is at
+ * least the observed one. The statistic is the mean, min or max, and for
+ * a quantile its Harrell-Davis estimate (a weighted mean of all order
+ * statistics: tied values, as counts are, still move it). Under "no
+ * change" (identical distributions) the test is exact: a false alarm has
+ * probability at most alpha at any sample size, however heavy the tails,
+ * for every statistic. It uses the whole sample: with 10 runs a side,
+ * every candidate run 15 ms above every baseline run gives p = 1/184756
+ * for p99. p is counted over every labelling when there are at most 5000
+ * (up to 7 runs a side), and otherwise estimated from up to
+ * ceil(6 / alpha) random ones (1/600 at the least for alpha 0.01), drawn
+ * lazily from the end of the pool nearer the quantile, so that a p99
+ * relabelling costs a few draws, with a seed drawn from the values
+ * (reproducible), and stopped once p >= alpha is certain. Beyond those
+ * sizes, the normal approximation with the analytic errors above.
  *
  * The 95% interval of the change: from the analytic errors where they are
  * finite (the mean; a quantile whose distribution-free interval fits in
