@@ -243,7 +243,7 @@ static void judge_increase(struct gate_report *rep, struct gate_check *c,
 			     rep->alpha, &st) ||
 	    stats_shift_ci(a, na, b, nb, c->stat, mode, c->change_ci))
 		abort();	/* out of memory, as xmalloc */
-	c->p = st.p;
+	c->p = st.decidable ? st.p : NAN;	/* no test was made */
 	if (!st.decidable) {
 		c->verdict = "inconclusive";
 		c->fails = !rep->inconclusive_pass;
@@ -337,7 +337,7 @@ static int evaluate_one(struct gate_report *rep, struct hashmap *cache,
 			continue;
 		if (t->kind != GATE_LIMIT && !ba) {
 			missing(rep, new_check(rep, bb, t), "not in the "
-				"baseline (new, or renamed?)");
+				"baseline: new, or renamed?");
 			continue;
 		}
 		if (judge(rep, cache, ba, bb, t, e))
@@ -351,8 +351,8 @@ static int evaluate_one(struct gate_report *rep, struct hashmap *cache,
 			continue;
 		if (!compare_lookup(mcand, ba))
 			missing(rep, new_check(rep, ba, t), "in the baseline "
-				"but not in the candidate (removed, or "
-				"renamed?)");
+				"but not in the candidate: removed, or "
+				"renamed?");
 	}
 	return 0;
 }

@@ -159,6 +159,20 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 		fputs_markdown(p, fp);
 		fputs(" |\n", fp);
 	}
+	/* why a check could not be made or decided */
+	for (size_t i = 0, listed = 0; i < rep->n; i++) {
+		const struct gate_check *c = &rep->checks[i];
+
+		if (!strcmp(c->verdict, "pass") || !strcmp(c->verdict, "fail"))
+			continue;
+		fputs(listed++ ? "- " : "\n- ", fp);
+		fputs_markdown(c->benchmark, fp);
+		fprintf(fp, ", %s ", rule(c));
+		fputs_markdown(c->threshold, fp);
+		fprintf(fp, ": %s: ", c->verdict);
+		fputs_markdown(c->note ? c->note : "", fp);
+		fputc('\n', fp);
+	}
 	fmt_undecided(rep, undecided, sizeof(undecided));
 	fprintf(fp, "\n%zu of %zu checks failed%s. A threshold is broken "
 		"when the change is significantly beyond it (p < %g, p being "
