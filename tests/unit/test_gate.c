@@ -18,6 +18,7 @@
 
 #include "result/compare.h"
 #include "result/gate.h"
+#include "util/hashmap.h"
 
 static void test_parse(void **state)
 {
@@ -738,6 +739,46 @@ static void test_compare_agrees_with_gate(void **state)
 	result_free(&cand);
 }
 
+/* util/hashmap, which the matching stands on: keys are bytes (NULs and
+ * all), a second put keeps the first value, growth keeps every key, and a
+ * lookup compares about one key. */
+static void test_hashmap(void **state)
+{
+	struct hashmap m;
+	void *old = NULL;
+	int vals[3000];
+
+	hashmap_init(&m);
+	assert_null(hashmap_get(&m, "a", 1));
+	assert_int_equal(hashmap_put(&m, "a\0b", 3, &vals[0], NULL), 0);
+	assert_int_equal(hashmap_put(&m, "a\0c", 3, &vals[1], NULL), 0);
+	assert_int_equal(hashmap_put(&m, "a", 1, &vals[2], NULL), 0);
+	assert_int_equal(hashmap_put(&m, "a\0b", 3, &vals[9], &old), 1);
+	assert_ptr_equal(old, &vals[0]);
+	assert_ptr_equal(hashmap_get(&m, "a\0b", 3), &vals[0]);
+	assert_ptr_equal(hashmap_get(&m, "a\0c", 3), &vals[1]);
+	assert_ptr_equal(hashmap_get(&m, "a", 1), &vals[2]);
+	assert_null(hashmap_get(&m, "a\0", 2));
+	hashmap_free(&m);
+	for (int i = 0; i < 3000; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "k%d", i);
+		assert_int_equal(hashmap_put(&m, key, strlen(key), &vals[i],
+					     NULL), 0);
+	}
+	assert_int_equal(m.len, 3000);
+	m.probes = 0;
+	for (int i = 0; i < 3000; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "k%d", i);
+		assert_ptr_equal(hashmap_get(&m, key, strlen(key)), &vals[i]);
+	}
+	assert_true(m.probes <= 3100);
+	hashmap_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -757,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_compare_linear),
 		cmocka_unit_test(test_compare_from_zero),
 		cmocka_unit_test(test_compare_agrees_with_gate),
+		cmocka_unit_test(test_hashmap),
 	};
 
 	if (getenv("GATE_TEST_FILTER"))
