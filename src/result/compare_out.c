@@ -78,7 +78,9 @@ static void print_pct(FILE *fp, const struct metric_cmp *c,
 	term_pad(fp, fmt_value(pc->base, c->unit, a, sizeof(a)), 11, true);
 	fputs(" → ", fp);
 	term_pad(fp, fmt_value(pc->cand, c->unit, b, sizeof(b)), 11, false);
-	fprintf(fp, " %-28s %-11s %s%s%s\n", ch, isnan(pc->p) ? "" : p,
+	fputc(' ', fp);
+	term_pad(fp, ch, 28, false);	/* "∞" is one column, three bytes */
+	fprintf(fp, " %-11s %s%s%s\n", isnan(pc->p) ? "" : p,
 		colour_of(pc->verdict, color), pc->verdict, term_reset(color));
 }
 
@@ -109,7 +111,9 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		fputs(" → ", fp);
 		term_pad(fp, fmt_value(c->cand_median, c->unit, b, sizeof(b)),
 			 11, false);
-		fprintf(fp, " %-28s %-11s %s%s%s\n", ch, p,
+		fputc(' ', fp);
+		term_pad(fp, ch, 28, false);
+		fprintf(fp, " %-11s %s%s%s\n", p,
 			colour_of(c->verdict, color), c->verdict,
 			term_reset(color));
 		for (int k = 0; k < COMPARE_NPCT; k++)
