@@ -16,6 +16,8 @@
 #include "util/hashmap.h"
 #include "util/strutil.h"
 
+#define Z95_GATE 1.959963984540054
+
 static const struct unit {
 	const char *suffix, *cls;
 	double scale;
@@ -220,6 +222,28 @@ static void judge_values(struct gate_report *rep, struct gate_check *c,
 		       : xstrdup("within the threshold (one value each)");
 }
 
+/*
+ * The note of a change beyond the threshold that is not significant, with
+ * the runs a side that would likely tell: the interval narrows as
+ * 1/sqrt(runs), so its near side clears the threshold at about
+ * n (width / margin)^2, scaled from the 95% interval's 1.96 to the test's
+ * one-sided 2.33 (alpha 0.01). A rough guide, said as one.
+ */
+static char *beyond_note(const struct gate_check *c, size_t n, bool decrease)
+{
+	double margin = decrease ? -c->change - c->limit : c->change - c->limit;
+	double width = decrease ? c->change_ci[1] - c->change
+				: c->change - c->change_ci[0];
+	double need = n * pow(width / margin * 2.326 / Z95_GATE, 2);
+
+	if (!isfinite(need) || margin <= 0 || need > 1e7)
+		return xstrdup("beyond the threshold, but not significant: "
+			       "noise cannot be ruled out");
+	return xasprintf("beyond the threshold, but not significant: noise "
+			 "cannot be ruled out; about %.0f runs a side could "
+			 "tell", ceil(need));
+}
+
 static void judge_increase(struct gate_report *rep, struct gate_check *c,
 			   const double *a, size_t na, const double *b,
 			   size_t nb)
@@ -260,9 +284,8 @@ static void judge_increase(struct gate_report *rep, struct gate_check *c,
 		rep->failed++;
 	} else {
 		c->verdict = "pass";
-		c->note = xstrdup(!over ? "within the threshold"
-				  : "beyond the threshold, but not "
-				    "significant: noise cannot be ruled out");
+		c->note = over ? beyond_note(c, na > nb ? na : nb, decrease)
+			       : xstrdup("within the threshold");
 	}
 }
 

@@ -643,13 +643,11 @@ int stats_shift_ci(const double *a, size_t na, const double *b, size_t nb,
 
 	if (!na || !nb || k >= STAT_COUNT)
 		return -1;
-	/* Where the analytic errors exist, their interval: inverting the
-	 * permutation test costs a test per bisection step, and at those
-	 * sample sizes the two agree. */
-	stats_shift(a, na, b, nb, k, &sh);
-	if (k != STAT_MIN && k != STAT_MAX && na > 1 && nb > 1 &&
-	    isfinite(sh.base_se) && isfinite(sh.cand_se) &&
-	    (!scale || sh.base != 0)) {
+	/* Where the test is the normal one, its interval; else the
+	 * permutation test's, so that a change the test finds significantly
+	 * beyond a threshold has its interval beyond it too. */
+	if (!use_permutation(a, na, b, nb, k, scale)) {
+		stats_shift(a, na, b, nb, k, &sh);
 		ci[0] = scale ? sh.rel_ci[0] : sh.diff_ci[0];
 		ci[1] = scale ? sh.rel_ci[1] : sh.diff_ci[1];
 		return 0;

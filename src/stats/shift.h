@@ -36,13 +36,13 @@
  * (reproducible), and stopped once p >= alpha is certain. Beyond those
  * sizes, the normal approximation with the analytic errors above.
  *
- * The 95% interval of the change: from the analytic errors where they are
- * finite (the mean; a quantile whose distribution-free interval fits in
- * both samples); otherwise (tail quantiles of small samples, min, max) the
- * set of thresholds a permutation test at 2.5% each side does not reject,
- * found by bisection (10 steps of 199 relabellings: a bound is good to a
- * few per cent of the interval's width, enough to read, while the verdict
- * comes from the test itself).
+ * The 95% interval of the change is the test's: where the normal test
+ * judges, +-1.96 of its standard error; where the permutation test does,
+ * the set of thresholds it does not reject at 2.5% each side, found by
+ * bisection (10 steps of 199 relabellings: a bound is good to a few per
+ * cent of the interval's width, enough to read, while the verdict comes
+ * from the test itself). Either way a change significantly beyond a
+ * threshold has its interval beyond it.
  *
  * No test can reach p < alpha when 1 / C(na + nb, na) >= alpha (2 to 4
  * runs a side at alpha = 0.01): the sample cannot decide, which

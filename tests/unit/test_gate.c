@@ -381,14 +381,14 @@ static void test_false_alarm_rate(void **state)
 	assert_true(sum / cases <= ALPHA);
 }
 
-/* The same through gate_evaluate, inconclusive checks counted: a few
- * statistics and kinds of samples. */
+/* The same through gate_evaluate, inconclusive checks counted: p99 of 10
+ * heavy-tailed runs a side (each check also computes its interval, a test
+ * per bisection step: the grid above is the measure, this the proof that
+ * the gate gives its verdicts). */
 static void test_false_alarm_gate(void **state)
 {
 	static const struct { const char *spec; size_t n; int d; } cases[] = {
 		{ "wall_time.p99=0%", 10, HEAVY },
-		{ "wall_time=0%", 30, TIED },
-		{ "wall_time.mean=0ms", 20, HEAVY },
 	};
 	double a[30], b[30];
 
