@@ -186,6 +186,8 @@ static void test_not_significant(void **state)
 	assert_true(rep.checks[0].p > 0.01);
 	assert_string_equal(rep.checks[0].verdict, "pass");
 	assert_non_null(strstr(rep.checks[0].note, "not significant"));
+	/* never a silent pass: how many runs could tell ("about 58") */
+	assert_non_null(strstr(rep.checks[0].note, "runs a side could tell"));
 	gate_report_free(&rep);
 }
 
