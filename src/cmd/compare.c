@@ -14,11 +14,17 @@ const char compare_help[] =
 "usage: yardstick compare [OPTIONS] BASE NEW\n"
 "\n"
 "Compare two result sets metric by metric: for each benchmark both have\n"
-"(matched by name and parameters), the baseline and candidate median, p95\n"
-"and p99, the change of the median in % with a 95% CI (bootstrap of the\n"
-"ratio of medians; order statistics beyond 20,000 runs), a Mann-Whitney U\n"
-"p-value, and a verdict. A change counts only when it is significant\n"
-"(p < alpha) AND its whole CI lies beyond the noise threshold.\n"
+"(matched by name and parameters), the baseline and candidate median, the\n"
+"change of the median in % with a 95% CI (bootstrap of the ratio of\n"
+"medians; order statistics beyond 20,000 runs), a Mann-Whitney U p-value,\n"
+"and a verdict. A change counts only when it is significant (p < alpha)\n"
+"AND its whole CI lies beyond the noise threshold. p90, p95 and p99 are\n"
+"judged as 'yardstick gate' judges them: slower when a gate of\n"
+"--max-increase M.pNN=NOISE% would fail (a one-sided permutation test,\n"
+"p < alpha, with its 95% interval); inconclusive when too few runs could\n"
+"show any change (fewer than 5 a side at alpha 0.01). A result that holds\n"
+"one benchmark twice (same name and parameters) is refused (exit 2);\n"
+"benchmarks on one side only are listed as such.\n"
 "\n"
 "BASE and NEW are result sets: a JSON file (yardstick's, hyperfine's\n"
 "--export-json, Google Benchmark's --benchmark_out), or a reference into\n"
@@ -36,8 +42,9 @@ const char compare_help[] =
 "  -q, --quiet           no terminal report\n"
 "\n"
 "Exit status: 0 compared (whatever the verdicts; see 'yardstick gate' to\n"
-"fail a build); 2 bad usage, a result that cannot be read or found; 3 the\n"
-"store is locked, unreadable or another user's.\n";
+"fail a build); 2 bad usage, a result that cannot be read or found or\n"
+"that holds a benchmark twice; 3 the store is locked, unreadable or\n"
+"another user's.\n";
 
 enum { OPT_ALPHA = 256, OPT_NOISE, OPT_RESAMPLES, OPT_SEED, OPT_STORE,
        OPT_JSON, OPT_MARKDOWN };
@@ -162,6 +169,8 @@ int cmd_compare(int argc, char **argv)
 	struct compare_args a = { 0 };
 	struct result base, cand;
 	struct compare_report rep;
+	char *base_label = NULL, *cand_label = NULL;
+	struct error e;
 	int ret;
 
 	compare_opts_init(&a.o);
@@ -178,7 +187,15 @@ int cmd_compare(int argc, char **argv)
 		result_free(&base);
 		goto out_free;
 	}
-	compare_results(&base, &cand, &a.o, &rep);
+	base_label = xasprintf("the baseline '%s'", argv[optind]);
+	cand_label = xasprintf("the candidate '%s'", argv[optind + 1]);
+	a.o.base_label = base_label;
+	a.o.cand_label = cand_label;
+	if (compare_results(&base, &cand, &a.o, &rep, &e)) {
+		fprintf(stderr, "yardstick compare: %s\n", e.msg);
+		ret = 2;
+		goto out_results;
+	}
 	if (!a.quiet) {
 		bool out = (a.json && !strcmp(a.json, "-")) ||
 			   (a.markdown && !strcmp(a.markdown, "-"));
@@ -187,9 +204,12 @@ int cmd_compare(int argc, char **argv)
 	}
 	ret = write_outputs(&a, &rep);
 	compare_report_free(&rep);
+out_results:
 	result_free(&base);
 	result_free(&cand);
 out_free:
+	free(base_label);
+	free(cand_label);
 	free(a.metrics);
 	return ret;
 }

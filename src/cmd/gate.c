@@ -39,6 +39,12 @@ const char gate_help[] =
 "      --config FILE          thresholds from the [gate] sections of FILE\n"
 "                             (default: yardstick.ini, if present)\n"
 "      --alpha A              significance level (default 0.01)\n"
+"      --inconclusive fail|pass  a check too few runs could decide fails\n"
+"                             the gate (default) or passes\n"
+"      --missing fail|pass    a check that cannot be made (a benchmark or\n"
+"                             metric on one side only, no measured value:\n"
+"                             every run timed out) fails the gate\n"
+"                             (default) or passes\n"
 "      --store PATH           the store (default $YARDSTICK_STORE, else\n"
 "                             .yardstick/results.db at the git top level)\n"
 "      --markdown FILE        the report for a pull-request comment or\n"
@@ -47,28 +53,51 @@ const char gate_help[] =
 "      --bmf FILE             the candidate in Bencher Metric Format\n"
 "  -q, --quiet                no terminal report\n"
 "\n"
-"A --max-increase is broken when the observed change exceeds it AND the\n"
-"change is significant (p < alpha; standard errors of quantiles from\n"
-"their distribution-free intervals, of means from the variance); a\n"
-"--max-decrease likewise when the observed fall exceeds it. With one\n"
-"value on each side there is nothing to test: the change itself decides.\n"
-"A --limit is broken when the candidate's statistic is above it.\n"
+"A --max-increase is broken when the change is significantly beyond it:\n"
+"a one-sided test rejects \"the change is within the threshold\" at\n"
+"alpha; p is that test's. Up to 2,000 runs on both sides together (and\n"
+"for tail quantiles of small samples, min and max), the test is a\n"
+"permutation test of the statistic (of quantiles, their Harrell-Davis\n"
+"estimate): the candidate is moved back by the threshold (minus 15ms, or\n"
+"divided by 1.10 for 10%), the two samples pooled, and p is the share of\n"
+"relabellings whose statistic differs at least as much (all of them up\n"
+"to 7 runs a side, else up to 6/alpha random ones); with no change it\n"
+"raises a false alarm at most alpha of the time at any number of runs,\n"
+"however heavy the tails. It uses every run: with 10 runs a side, each\n"
+"candidate run 15 ms above each baseline run fails wall_time.p99=15ms.\n"
+"Beyond 2,000 runs, a normal test with standard errors of quantiles from\n"
+"their distribution-free intervals and of means from the variance. The\n"
+"change's 95% interval is the test's (the thresholds the permutation\n"
+"test does not reject, or +-1.96 standard errors), and a change beyond\n"
+"the threshold that is not significant passes with a note of about how\n"
+"many runs would tell. A --max-decrease likewise for a fall. With fewer\n"
+"runs than any test could decide on (under 5 a side at alpha 0.01) a\n"
+"check is inconclusive, and the report says how many runs would do; with\n"
+"one value each (a deterministic measure) the change itself decides. A\n"
+"--limit is broken when the candidate's statistic is above it.\n"
+"Benchmarks are matched by name and parameters; a result that holds one\n"
+"twice is refused.\n"
 "\n"
 "yardstick.ini:\n"
 "  [gate]\n"
 "  alpha = 0.01\n"
+"  inconclusive = fail          ; or pass\n"
+"  missing = fail               ; or pass\n"
 "  max-increase = wall_time.p99=15ms\n"
 "  max-increase = peak_rss=10%\n"
 "  limit = wall_time.p99=200ms\n"
 "  [gate \"sort*\"]              ; only benchmarks matching the pattern\n"
 "  max-increase = wall_time=5%\n"
 "\n"
-"Exit status: 0 every check passed; 1 a regression; 2 bad usage or\n"
-"input (a result that cannot be read or found, a malformed threshold);\n"
-"3 the store is locked, unreadable or another user's.\n";
+"Exit status: 0 every check passed; 1 a regression, or a check that is\n"
+"inconclusive or cannot be made (unless allowed); 2 bad usage or input\n"
+"(a result that cannot be read or found, or holds a benchmark twice, a\n"
+"malformed threshold); 3 the store is locked, unreadable or another\n"
+"user's.\n";
 
 enum { OPT_MAX_INCREASE = 256, OPT_MAX_DECREASE, OPT_LIMIT, OPT_CONFIG, OPT_ALPHA,
-       OPT_STORE, OPT_MARKDOWN, OPT_JUNIT, OPT_BMF };
+       OPT_STORE, OPT_MARKDOWN, OPT_JUNIT, OPT_BMF, OPT_INCONCLUSIVE,
+       OPT_MISSING };
 
 static const struct option long_opts[] = {
 	{ "baseline", required_argument, NULL, 'b' },
@@ -81,6 +110,8 @@ static const struct option long_opts[] = {
 	{ "markdown", required_argument, NULL, OPT_MARKDOWN },
 	{ "junit", required_argument, NULL, OPT_JUNIT },
 	{ "bmf", required_argument, NULL, OPT_BMF },
+	{ "inconclusive", required_argument, NULL, OPT_INCONCLUSIVE },
+	{ "missing", required_argument, NULL, OPT_MISSING },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -93,6 +124,7 @@ struct gate_args {
 	size_t nt;
 	double alpha;
 	bool alpha_given, quiet;
+	int inconclusive_pass, missing_pass;	/* -1: not given */
 	char err[1200];		/* from the ini handler */
 };
 
@@ -108,6 +140,12 @@ static int add(struct gate_args *a, const char *spec, enum gate_kind kind,
 	}
 	a->nt++;
 	return 0;
+}
+
+/* "pass" 1, "fail" 0, anything else -1. */
+static int pass_or_fail(const char *v)
+{
+	return !strcmp(v, "pass") ? 1 : !strcmp(v, "fail") ? 0 : -1;
 }
 
 /* [gate] or [gate "PATTERN"]; NULL when the section is not a gate one. */
@@ -146,10 +184,25 @@ static int on_ini_line(void *user, const char *section, const char *name,
 			 section);
 		return 0;
 	}
-	if (!strcmp(name, "alpha") && *pattern) {
-		snprintf(a->err, sizeof(a->err), "%s: alpha belongs in [gate], "
-			 "for every check", where);
+	if ((!strcmp(name, "alpha") || !strcmp(name, "inconclusive") ||
+	     !strcmp(name, "missing")) && *pattern) {
+		snprintf(a->err, sizeof(a->err), "%s: %s belongs in [gate], "
+			 "for every check", where, name);
 		return 0;
+	}
+	if (!strcmp(name, "inconclusive") || !strcmp(name, "missing")) {
+		int v = pass_or_fail(value);
+		int *dst = !strcmp(name, "missing") ? &a->missing_pass
+						    : &a->inconclusive_pass;
+
+		if (v < 0) {
+			snprintf(a->err, sizeof(a->err), "%s: '%s' is not "
+				 "pass or fail", where, value);
+			return 0;
+		}
+		if (*dst < 0)	/* the command line wins */
+			*dst = v;
+		return 1;
 	}
 	if (!strcmp(name, "max-increase"))
 		return !add(a, value, GATE_INCREASE, *pattern ? pattern : NULL,
@@ -171,7 +224,7 @@ static int on_ini_line(void *user, const char *section, const char *name,
 		return 1;
 	}
 	snprintf(a->err, sizeof(a->err), "%s: unknown key (max-increase, "
-		 "max-decrease, limit, alpha)", where);
+		 "max-decrease, limit, alpha, inconclusive, missing)", where);
 	return 0;
 }
 
@@ -204,7 +257,7 @@ static int read_config(struct gate_args *a)
 static int parse(struct gate_args *a, int argc, char **argv)
 {
 	double d;
-	int c;
+	int c, v;
 
 	optind = 1;
 	opterr = 0;
@@ -233,6 +286,19 @@ static int parse(struct gate_args *a, int argc, char **argv)
 			}
 			a->alpha = d;
 			a->alpha_given = true;
+			break;
+		case OPT_INCONCLUSIVE:
+		case OPT_MISSING:
+			v = pass_or_fail(optarg);
+			if (v < 0) {
+				fprintf(stderr, "yardstick gate: %s: '%s' is "
+					"not pass or fail\n", c == OPT_MISSING
+					? "--missing" : "--inconclusive",
+					optarg);
+				return 2;
+			}
+			*(c == OPT_MISSING ? &a->missing_pass
+			  : &a->inconclusive_pass) = v;
 			break;
 		case OPT_STORE: a->store = optarg; break;
 		case OPT_MARKDOWN: a->markdown = optarg; break;
@@ -355,14 +421,27 @@ static int run_gate(struct gate_args *a)
 {
 	struct loader base = { 0 }, cand = { 0 };
 	struct gate_report rep;
+	struct gate_opts o;
+	char *base_label, *cand_label;
 	struct error e;
 	int ret;
 
 	ret = load_both(a, &base, &cand);
 	if (ret)
 		goto out_free;
-	if (gate_evaluate(a->baseline ? &base.r : NULL, &cand.r, a->t, a->nt,
-			  a->alpha, &rep, &e)) {
+	gate_opts_init(&o);
+	o.alpha = a->alpha;
+	o.inconclusive_pass = a->inconclusive_pass > 0;
+	o.missing_pass = a->missing_pass > 0;
+	o.base_label = base_label = xasprintf("the baseline '%s'",
+					      a->baseline ? a->baseline : "");
+	o.cand_label = cand_label = xasprintf("the candidate '%s'",
+					      a->candidate);
+	ret = gate_evaluate(a->baseline ? &base.r : NULL, &cand.r, a->t, a->nt,
+			    &o, &rep, &e);
+	free(base_label);
+	free(cand_label);
+	if (ret) {
 		fprintf(stderr, "yardstick gate: %s\n", e.msg);
 		ret = 2;
 	} else {
@@ -384,7 +463,8 @@ out_free:
 
 int cmd_gate(int argc, char **argv)
 {
-	struct gate_args a = { .alpha = 0.01 };
+	struct gate_args a = { .alpha = 0.01, .inconclusive_pass = -1,
+				.missing_pass = -1 };
 	int ret;
 
 	ret = parse(&a, argc, argv);

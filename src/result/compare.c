@@ -31,32 +31,72 @@ bool metric_higher_is_better(const char *name)
 	       !strcmp(name, "flops_per_second");
 }
 
+static int param_cmp(const void *x, const void *y)
+{
+	const struct param *a = *(const struct param *const *)x;
+	const struct param *b = *(const struct param *const *)y;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : strcmp(a->value, b->value);
+}
+
 char *compare_key(const struct benchmark *b)
 {
-	char *key = xstrdup(b->name);
+	const struct param **ps = xmalloc((b->nparams + 1) * sizeof(*ps));
+	char *key = xasprintf("%zu:%s", strlen(b->name), b->name);
 
+	for (size_t i = 0; i < b->nparams; i++)
+		ps[i] = &b->params[i];
+	qsort(ps, b->nparams, sizeof(*ps), param_cmp);
 	for (size_t i = 0; i < b->nparams; i++) {
-		char *next = xasprintf("%s\x1f%s=%s", key, b->params[i].name,
-				       b->params[i].value);
+		char *next = xasprintf("%s%zu:%s%zu:%s", key,
+				       strlen(ps[i]->name), ps[i]->name,
+				       strlen(ps[i]->value), ps[i]->value);
 
 		free(key);
 		key = next;
 	}
+	free(ps);
 	return key;
 }
 
-static const struct benchmark *find_match(const struct result *r,
-					  const char *key)
+int compare_index(const struct result *r, const char *label,
+		  struct hashmap *m, struct error *e)
 {
-	for (size_t i = 0; i < r->nbenchmarks; i++) {
-		char *k = compare_key(&r->benchmarks[i]);
-		bool same = !strcmp(k, key);
+	hashmap_init(m);
+	for (size_t i = 0; r && i < r->nbenchmarks; i++) {
+		const struct benchmark *b = &r->benchmarks[i];
+		char *key = compare_key(b);
+		int put = hashmap_put(m, key, strlen(key), (void *)b, NULL);
 
-		free(k);
-		if (same)
-			return &r->benchmarks[i];
+		free(key);
+		if (put == 1) {
+			char *name = benchmark_display_name(b);
+
+			error_set(e, "%s holds benchmark '%s' twice (the same "
+				  "name and parameters): which to compare "
+				  "would be a guess; give each run a unique "
+				  "name", label, name);
+			free(name);
+		} else if (put < 0) {
+			error_set(e, "out of memory");
+		}
+		if (put) {
+			hashmap_free(m);
+			return -1;
+		}
 	}
-	return NULL;
+	return 0;
+}
+
+const struct benchmark *compare_lookup(struct hashmap *m,
+				       const struct benchmark *b)
+{
+	char *key = compare_key(b);
+	const struct benchmark *found = hashmap_get(m, key, strlen(key));
+
+	free(key);
+	return found;
 }
 
 static bool wanted(const struct compare_opts *o, const char *metric)
@@ -82,7 +122,14 @@ static const char *verdict_of(const struct metric_cmp *c, double alpha,
 			return more ? "worse" : "faster";
 		return "unchanged";
 	}
-	if (!(c->p < alpha) || !isfinite(c->change_ci[0]))
+	if (!(c->p < alpha))
+		return "unchanged";
+	/* From a median of 0 any rise is beyond every relative threshold:
+	 * the test, not the undefined ratio, decides. */
+	if (c->base_median == 0 && c->cand_median != 0)
+		return c->cand_median > 0 ? (more ? "better" : "slower")
+					  : (more ? "worse" : "faster");
+	if (!isfinite(c->change_ci[0]) && !isfinite(c->change_ci[1]))
 		return "unchanged";
 	if (c->change_ci[0] > noise)
 		return more ? "better" : "slower";
@@ -107,17 +154,71 @@ static void median_change(double *a, size_t na, double *b,
 			c->change = ratio - 1;
 			c->change_ci[0] = ci[0] - 1;
 			c->change_ci[1] = ci[1] - 1;
+		} else if (c->base_median == 0) {
+			/* no ratio from 0: 0 -> 0 is no change, 0 -> x an
+			 * infinite one (shown as such) */
+			c->change = c->cand_median == 0 ? 0
+				    : c->cand_median > 0 ? INFINITY
+				    : -INFINITY;
 		}
 		return;
 	}
 	c->ci_method = "order statistics";
-	stats_sort(a, na);
-	stats_sort(b, nb);
 	if (stats_shift(a, na, b, nb, STAT_MEDIAN, &sh) == 0) {
 		c->change = sh.rel;
 		c->change_ci[0] = sh.rel_ci[0];
 		c->change_ci[1] = sh.rel_ci[1];
 	}
+}
+
+static const enum stat_kind pct_stats[COMPARE_NPCT] = {
+	STAT_P90, STAT_P95, STAT_P99,
+};
+
+/* A percentile's change as gate judges it: `gate --max-increase
+ * M.pNN=<noise>%` fails exactly when this says slower (worse). */
+static void judge_pct(struct pct_cmp *pc, const char *metric,
+		      const double *a, size_t na, const double *b, size_t nb,
+		      double alpha, double noise)
+{
+	bool more = metric_higher_is_better(metric);
+	struct shift_test up, down;
+	struct shift sh;
+
+	stats_shift(a, na, b, nb, pc->stat, &sh);
+	pc->base = sh.base;
+	pc->cand = sh.cand;
+	pc->change = sh.rel;
+	pc->p = NAN;
+	pc->verdict = "unchanged";
+	if (na == 1 && nb == 1) {
+		pc->method = "values";
+		pc->change_ci[0] = pc->change_ci[1] = pc->change;
+		if (pc->change > noise)
+			pc->verdict = more ? "better" : "slower";
+		else if (pc->change < -noise)
+			pc->verdict = more ? "worse" : "faster";
+		return;
+	}
+	if (stats_shift_test(a, na, b, nb, pc->stat, SHIFT_RELATIVE, false,
+			     noise, alpha, &up) ||
+	    stats_shift_test(a, na, b, nb, pc->stat, SHIFT_RELATIVE, true,
+			     noise, alpha, &down) ||
+	    stats_shift_ci(a, na, b, nb, pc->stat, SHIFT_RELATIVE,
+			   pc->change_ci)) {
+		pc->change_ci[0] = pc->change_ci[1] = NAN;
+		return;
+	}
+	pc->method = up.method;
+	if (!up.decidable) {
+		pc->verdict = "inconclusive";
+		return;
+	}
+	pc->p = pc->change >= 0 ? up.p : down.p;
+	if (up.p < alpha)
+		pc->verdict = more ? "better" : "slower";
+	else if (down.p < alpha)
+		pc->verdict = more ? "worse" : "faster";
 }
 
 static int add_row(struct compare_report *rep, const struct benchmark *bb,
@@ -136,6 +237,8 @@ static int add_row(struct compare_report *rep, const struct benchmark *bb,
 		free(b);
 		return 0;
 	}
+	stats_sort(a, na);
+	stats_sort(b, nb);
 	rep->rows = xgrow(rep->rows, &rep->cap, rep->n + 1, sizeof(*rep->rows));
 	c = &rep->rows[rep->n++];
 	memset(c, 0, sizeof(*c));
@@ -154,19 +257,25 @@ static int add_row(struct compare_report *rep, const struct benchmark *bb,
 	median_change(a, na, b, nb, rng, o->resamples, c);
 	if (na == 1 && nb == 1) {
 		c->p = NAN;
-		c->change = a[0] != 0 ? b[0] / a[0] - 1 : NAN;
+		c->change = a[0] != 0 ? b[0] / a[0] - 1
+			    : b[0] == 0 ? 0 : b[0] > 0 ? INFINITY : -INFINITY;
 		c->change_ci[0] = c->change_ci[1] = c->change;
 	}
 	c->verdict = verdict_of(c, o->alpha, o->noise);
+	for (int i = 0; i < COMPARE_NPCT; i++) {
+		c->pct[i].stat = pct_stats[i];
+		judge_pct(&c->pct[i], c->metric, a, na, b, nb, o->alpha,
+			  o->noise);
+	}
 	free(a);
 	free(b);
 	return 0;
 }
 
-static void push_name(char ***v, size_t *n, const char *name)
+static void push_name(char ***v, size_t *n, const struct benchmark *b)
 {
 	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	(*v)[(*n)++] = xstrdup(name);
+	(*v)[(*n)++] = benchmark_display_name(b);
 }
 
 static uint64_t row_seed(const char *bench, const char *metric)
@@ -181,46 +290,59 @@ static uint64_t row_seed(const char *bench, const char *metric)
 	return h;
 }
 
-int compare_results(const struct result *base, const struct result *cand,
-		    const struct compare_opts *o, struct compare_report *rep)
+static void compare_benchmark(struct compare_report *rep,
+			      const struct benchmark *ba,
+			      const struct benchmark *bb,
+			      const struct compare_opts *o)
 {
 	struct rng rng;
+
+	for (size_t k = 0; k < ba->nmetrics; k++) {
+		const struct metric *ma = &ba->metrics[k];
+		const struct metric *mb = benchmark_find_metric(bb, ma->name);
+
+		if (!mb || !wanted(o, ma->name))
+			continue;
+		/* A generator per row, seeded by what it compares: a row's
+		 * CI does not depend on the other rows. */
+		rng_seed(&rng, o->seed ^ row_seed(bb->name, ma->name));
+		add_row(rep, bb, ma, mb, o, &rng);
+	}
+}
+
+int compare_results(const struct result *base, const struct result *cand,
+		    const struct compare_opts *o, struct compare_report *rep,
+		    struct error *e)
+{
+	struct hashmap mbase, mcand;
 
 	memset(rep, 0, sizeof(*rep));
 	rep->alpha = o->alpha;
 	rep->noise = o->noise;
+	if (compare_index(base, o->base_label ? o->base_label
+			  : "the baseline", &mbase, e))
+		return -1;
+	if (compare_index(cand, o->cand_label ? o->cand_label
+			  : "the candidate", &mcand, e)) {
+		hashmap_free(&mbase);
+		return -1;
+	}
 	for (size_t i = 0; i < cand->nbenchmarks; i++) {
 		const struct benchmark *bb = &cand->benchmarks[i];
-		char *key = compare_key(bb);
-		const struct benchmark *ba = find_match(base, key);
+		const struct benchmark *ba = compare_lookup(&mbase, bb);
 
-		free(key);
-		if (!ba) {
-			push_name(&rep->only_cand, &rep->n_only_cand, bb->name);
-			continue;
-		}
-		for (size_t k = 0; k < ba->nmetrics; k++) {
-			const struct metric *ma = &ba->metrics[k];
-			const struct metric *mb =
-				benchmark_find_metric(bb, ma->name);
-
-			if (!mb || !wanted(o, ma->name))
-				continue;
-			/* A generator per row, seeded by what it compares:
-			 * a row's CI does not depend on the other rows. */
-			rng_seed(&rng, o->seed ^ row_seed(bb->name, ma->name));
-			if (add_row(rep, bb, ma, mb, o, &rng))
-				return -1;
-		}
+		if (ba)
+			compare_benchmark(rep, ba, bb, o);
+		else
+			push_name(&rep->only_cand, &rep->n_only_cand, bb);
 	}
-	for (size_t i = 0; i < base->nbenchmarks; i++) {
-		char *key = compare_key(&base->benchmarks[i]);
-
-		if (!find_match(cand, key))
+	for (size_t i = 0; i < base->nbenchmarks; i++)
+		if (!compare_lookup(&mcand, &base->benchmarks[i]))
 			push_name(&rep->only_base, &rep->n_only_base,
-				  base->benchmarks[i].name);
-		free(key);
-	}
+				  &base->benchmarks[i]);
+	rep->probes = mbase.probes + mcand.probes;
+	hashmap_free(&mbase);
+	hashmap_free(&mcand);
 	return 0;
 }
 

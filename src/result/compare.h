@@ -1,10 +1,16 @@
 /*
  * Comparing two result sets metric by metric: what `compare` prints and
- * what `gate` builds on. Benchmarks are matched by name and parameters.
+ * what `gate` builds on. Benchmarks are matched by their identity, name
+ * and parameters (compare_key), through a hash table: linear time. A
+ * result that holds one identity twice is refused: which of the two to
+ * compare would be a guess.
  *
- * A change counts only when it is significant (Mann-Whitney p < alpha,
- * default 0.01) AND its whole 95% CI lies beyond the noise threshold
- * (default 2%): the rule that keeps shared CI runners from crying wolf.
+ * A change of the median counts only when it is significant (Mann-Whitney
+ * p < alpha, default 0.01) AND its whole 95% CI lies beyond the noise
+ * threshold (default 2%): the rule that keeps shared CI runners from
+ * crying wolf. p90, p95 and p99 are judged as `gate` judges them
+ * (stats_shift_test against a relative threshold of the noise level, and
+ * the interval of stats_shift_ci), so the two commands agree.
  */
 #ifndef YS_RESULT_COMPARE_H
 #define YS_RESULT_COMPARE_H
@@ -12,6 +18,8 @@
 #include <stdio.h>
 
 #include "result/result.h"
+#include "stats/shift.h"
+#include "util/hashmap.h"
 
 struct compare_opts {
 	double alpha;			/* default 0.01 */
@@ -19,9 +27,25 @@ struct compare_opts {
 	size_t resamples;		/* bootstrap, default 1000 */
 	unsigned long long seed;	/* default 1 */
 	const char *const *metrics;	/* NULL-terminated; NULL: all */
+	const char *base_label;		/* names in messages; default */
+	const char *cand_label;		/* "the baseline", "the candidate" */
 };
 
 void compare_opts_init(struct compare_opts *o);
+
+/* A percentile's change, judged as gate judges it. */
+struct pct_cmp {
+	enum stat_kind stat;		/* STAT_P90, STAT_P95, STAT_P99 */
+	double base, cand;
+	double change, change_ci[2];	/* relative, 95% interval */
+	double p;			/* one-sided, in the direction of the
+					 * change; NaN for one value each */
+	const char *verdict;		/* as metric_cmp's, or "inconclusive"
+					 * when too few runs could decide */
+	const char *method;		/* "permutation", "normal", "values" */
+};
+
+#define COMPARE_NPCT 3
 
 struct metric_cmp {
 	char *benchmark, *metric, *unit;
@@ -34,6 +58,7 @@ struct metric_cmp {
 					 * or "better"/"worse" for metrics
 					 * where more is better */
 	const char *ci_method;		/* "bootstrap" or "order statistics" */
+	struct pct_cmp pct[COMPARE_NPCT];	/* p90, p95, p99 */
 };
 
 struct compare_report {
@@ -42,19 +67,36 @@ struct compare_report {
 	char **only_base, **only_cand;	/* benchmark names on one side */
 	size_t n_only_base, n_only_cand;
 	double alpha, noise;
+	size_t probes;		/* identity keys compared while matching */
 };
 
 /*
  * Compare every metric both sides have (or o->metrics) of every benchmark
  * both sides have. Summaries of both results must be computed. Returns 0,
- * or -1 when memory ran out.
+ * or -1 with a message when a side holds one identity twice.
  */
 int compare_results(const struct result *base, const struct result *cand,
-		    const struct compare_opts *o, struct compare_report *rep);
+		    const struct compare_opts *o, struct compare_report *rep,
+		    struct error *e);
 void compare_report_free(struct compare_report *rep);
 
-/* Key a benchmark is matched by: its name and its parameters. malloc'd. */
+/*
+ * The identity a benchmark is matched by: its name and its parameters in
+ * name order, each length-prefixed ("4:sort1:n3:100"), so that no name or
+ * value can pass for another split. malloc'd.
+ */
 char *compare_key(const struct benchmark *b);
+
+/*
+ * Index r's benchmarks by identity in m (initialized here; the caller
+ * frees it). Returns 0, or -1 with a message naming `label` ("the
+ * baseline") when r holds an identity twice.
+ */
+int compare_index(const struct result *r, const char *label,
+		  struct hashmap *m, struct error *e);
+/* The benchmark of index m with b's identity, or NULL. */
+const struct benchmark *compare_lookup(struct hashmap *m,
+				       const struct benchmark *b);
 /* True for metrics where a larger value is better (throughput). */
 bool metric_higher_is_better(const char *name);
 

@@ -15,17 +15,47 @@
 #include "util/strutil.h"
 #include "util/term.h"
 
-static void fmt_change(const struct metric_cmp *c, char *buf, size_t n)
+/* "+12.3%", "+∞" or "-∞" (a change from 0, a bound the runs cannot
+ * set), "?" for no number: never "nan%". */
+static const char *fmt_pct(double v, char *buf, size_t n)
 {
-	if (!isfinite(c->change)) {
+	if (isnan(v))
+		snprintf(buf, n, "?");
+	else if (isinf(v))
+		snprintf(buf, n, "%s∞", v > 0 ? "+" : "-");
+	else
+		snprintf(buf, n, "%+.1f%%", fabs(v) < 5e-4 ? 0.0 : 100 * v);
+	return buf;
+}
+
+static void fmt_rel(double base, double change, const double ci[2],
+		    char *buf, size_t n)
+{
+	char x[32], lo[32], hi[32];
+
+	if (base == 0 && change == 0) {
+		snprintf(buf, n, "0 → 0");
+		return;
+	}
+	if (isnan(change)) {
 		snprintf(buf, n, "-");
 		return;
 	}
-	if (isfinite(c->change_ci[0]))
-		snprintf(buf, n, "%+.1f%% [%+.1f%%, %+.1f%%]", 100 * c->change,
-			 100 * c->change_ci[0], 100 * c->change_ci[1]);
+	if (base == 0) {
+		snprintf(buf, n, "from 0");
+		return;
+	}
+	fmt_pct(change, x, sizeof(x));
+	if (isnan(ci[0]) && isnan(ci[1]))
+		snprintf(buf, n, "%s", x);
 	else
-		snprintf(buf, n, "%+.1f%%", 100 * c->change);
+		snprintf(buf, n, "%s [%s, %s]", x, fmt_pct(ci[0], lo, sizeof(lo)),
+			 fmt_pct(ci[1], hi, sizeof(hi)));
+}
+
+static void fmt_change(const struct metric_cmp *c, char *buf, size_t n)
+{
+	fmt_rel(c->base_median, c->change, c->change_ci, buf, n);
 }
 
 static const char *colour_of(const char *verdict, bool on)
@@ -35,6 +65,23 @@ static const char *colour_of(const char *verdict, bool on)
 	if (!strcmp(verdict, "faster") || !strcmp(verdict, "better"))
 		return term_green(on);
 	return "";
+}
+
+static void print_pct(FILE *fp, const struct metric_cmp *c,
+		      const struct pct_cmp *pc, bool color)
+{
+	char a[32], b[32], ch[96], p[32];
+
+	fmt_rel(pc->base, pc->change, pc->change_ci, ch, sizeof(ch));
+	fmt_p_value(pc->p, p, sizeof(p));
+	fprintf(fp, "  %-22s    %s ", "", stats_stat_name(pc->stat));
+	term_pad(fp, fmt_value(pc->base, c->unit, a, sizeof(a)), 11, true);
+	fputs(" → ", fp);
+	term_pad(fp, fmt_value(pc->cand, c->unit, b, sizeof(b)), 11, false);
+	fputc(' ', fp);
+	term_pad(fp, ch, 28, false);	/* "∞" is one column, three bytes */
+	fprintf(fp, " %-11s %s%s%s\n", isnan(pc->p) ? "" : p,
+		colour_of(pc->verdict, color), pc->verdict, term_reset(color));
 }
 
 void compare_print(const struct compare_report *rep, FILE *fp)
@@ -67,34 +114,30 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		fputs(" → ", fp);
 		term_pad(fp, fmt_value(c->cand_median, c->unit, b, sizeof(b)),
 			 11, false);
-		fprintf(fp, " %-28s %-11s %s%s%s\n", ch, p,
+		fputc(' ', fp);
+		term_pad(fp, ch, 28, false);
+		fprintf(fp, " %-11s %s%s%s\n", p,
 			colour_of(c->verdict, color), c->verdict,
 			term_reset(color));
-		fprintf(fp, "  %-22s    p95 ", "");
-		term_pad(fp, fmt_value(c->base_p95, c->unit, a, sizeof(a)), 11,
-			 true);
-		fputs(" → ", fp);
-		term_pad(fp, fmt_value(c->cand_p95, c->unit, b, sizeof(b)), 11,
-			 false);
-		fputs("   p99 ", fp);
-		term_puts(fp, fmt_value(c->base_p99, c->unit, a, sizeof(a)));
-		fputs(" → ", fp);
-		term_puts(fp, fmt_value(c->cand_p99, c->unit, b, sizeof(b)));
-		fputc('\n', fp);
+		for (int k = 0; k < COMPARE_NPCT; k++)
+			print_pct(fp, c, &c->pct[k], color);
 	}
 	for (size_t i = 0; i < rep->n_only_base; i++) {
-		fputs("only in the baseline: ", fp);
+		fputs("missing from the candidate (only in the baseline): ",
+		      fp);
 		term_puts(fp, rep->only_base[i]);
 		fputc('\n', fp);
 	}
 	for (size_t i = 0; i < rep->n_only_cand; i++) {
-		fputs("only in the candidate: ", fp);
+		fputs("missing from the baseline (only in the candidate): ",
+		      fp);
 		term_puts(fp, rep->only_cand[i]);
 		fputc('\n', fp);
 	}
 	fprintf(fp, "%s(a change counts when p < %g and its 95%% CI lies "
-		"beyond ±%g%%)%s\n", term_dim(color), rep->alpha,
-		100 * rep->noise, term_reset(color));
+		"beyond ±%g%%; percentiles by a one-sided permutation test "
+		"against ±%g%%)%s\n", term_dim(color), rep->alpha,
+		100 * rep->noise, 100 * rep->noise, term_reset(color));
 }
 
 static json_t *num(double v)
@@ -104,7 +147,7 @@ static json_t *num(double v)
 
 static json_t *row_json(const struct metric_cmp *c)
 {
-	json_t *o = json_object();
+	json_t *o = json_object(), *pcts = json_array();
 
 	json_object_set_new(o, "benchmark", json_text(c->benchmark));
 	json_object_set_new(o, "metric", json_text(c->metric));
@@ -122,6 +165,19 @@ static json_t *row_json(const struct metric_cmp *c)
 		c->ci_method : "none"));
 	json_object_set_new(o, "p_value", num(c->p));
 	json_object_set_new(o, "verdict", json_string(c->verdict));
+	json_object_set_new(o, "percentiles", pcts);
+	for (int k = 0; k < COMPARE_NPCT; k++) {
+		const struct pct_cmp *pc = &c->pct[k];
+
+		json_array_append_new(pcts, json_pack(
+			"{s:s,s:o,s:o,s:o,s:[o,o],s:o,s:s,s:s}",
+			"stat", stats_stat_name(pc->stat),
+			"baseline", num(pc->base), "candidate", num(pc->cand),
+			"change", num(pc->change), "change_ci",
+			num(pc->change_ci[0]), num(pc->change_ci[1]),
+			"p_value", num(pc->p), "verdict", pc->verdict,
+			"method", pc->method ? pc->method : "none"));
+	}
 	return o;
 }
 
@@ -153,6 +209,30 @@ int compare_write_json(const struct compare_report *rep, const char *path,
 	return json_write_file(root, path, e);
 }
 
+static void md_row(FILE *fp, const struct metric_cmp *c, const char *stat,
+		   double base, double cand, const char *ch, double pv,
+		   const char *verdict)
+{
+	char a[32], b[32], p[32];
+	bool bold = strcmp(verdict, "unchanged");
+
+	fmt_p_value(pv, p, sizeof(p));
+	fputs("| ", fp);
+	fputs_markdown(c->benchmark, fp);
+	fputs(" | ", fp);
+	fputs_markdown(c->metric, fp);
+	fprintf(fp, "%s%s | ", *stat ? " " : "", stat);
+	/* values and changes carry the unit, which came from a file */
+	fputs_markdown(fmt_value(base, c->unit, a, sizeof(a)), fp);
+	fputs(" | ", fp);
+	fputs_markdown(fmt_value(cand, c->unit, b, sizeof(b)), fp);
+	fputs(" | ", fp);
+	fputs_markdown(ch, fp);
+	fprintf(fp, " | %s | %s%s%s |\n",
+		isnan(pv) ? "" : strcmp(p, "p < 0.001") ? p : "p &lt; 0.001",
+		bold ? "**" : "", verdict, bold ? "**" : "");
+}
+
 int compare_write_markdown(const struct compare_report *rep,
 			   const char *path, struct error *e)
 {
@@ -162,43 +242,45 @@ int compare_write_markdown(const struct compare_report *rep,
 	if (atomic_open(&af, path, e))
 		return -1;
 	fp = af.fp;
-	fputs("| Benchmark | Metric | Baseline median | Candidate median | "
+	fputs("| Benchmark | Metric | Baseline | Candidate | "
 	      "Change [95% CI] | p | Verdict |\n"
 	      "|:---|:---|---:|---:|---:|---:|:---|\n", fp);
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct metric_cmp *c = &rep->rows[i];
-		char a[32], b[32], ch[96], p[32];
+		char ch[96];
 
 		fmt_change(c, ch, sizeof(ch));
-		fmt_p_value(c->p, p, sizeof(p));
-		fputs("| ", fp);
-		fputs_markdown(c->benchmark, fp);
-		fputs(" | ", fp);
-		fputs_markdown(c->metric, fp);
-		fputs(" | ", fp);
-		/* Units come from the result files. */
-		fputs_markdown(fmt_value(c->base_median, c->unit, a, sizeof(a)),
-			       fp);
-		fputs(" | ", fp);
-		fputs_markdown(fmt_value(c->cand_median, c->unit, b, sizeof(b)),
-			       fp);
-		fprintf(fp, " | %s | %s | %s%s%s |\n", ch,
-			strcmp(p, "p < 0.001") ? p : "p &lt; 0.001",
-			strcmp(c->verdict, "unchanged") ? "**" : "",
-			c->verdict, strcmp(c->verdict, "unchanged") ? "**" : "");
+		md_row(fp, c, "", c->base_median, c->cand_median, ch, c->p,
+		       c->verdict);
+		/* percentiles that changed: the table stays short */
+		for (int k = 0; k < COMPARE_NPCT; k++) {
+			const struct pct_cmp *pc = &c->pct[k];
+
+			if (!strcmp(pc->verdict, "unchanged"))
+				continue;
+			fmt_rel(pc->base, pc->change, pc->change_ci, ch,
+				sizeof(ch));
+			md_row(fp, c, stats_stat_name(pc->stat), pc->base,
+			       pc->cand, ch, pc->p, pc->verdict);
+		}
 	}
 	for (size_t i = 0; i < rep->n_only_base; i++) {
-		fputs("\nOnly in the baseline: ", fp);
+		fputs("\nMissing from the candidate (only in the baseline): ",
+		      fp);
 		fputs_markdown(rep->only_base[i], fp);
 		fputc('\n', fp);
 	}
 	for (size_t i = 0; i < rep->n_only_cand; i++) {
-		fputs("\nOnly in the candidate: ", fp);
+		fputs("\nMissing from the baseline (only in the candidate): ",
+		      fp);
 		fputs_markdown(rep->only_cand[i], fp);
 		fputc('\n', fp);
 	}
-	fprintf(fp, "\nA change counts when p < %g and its 95%% CI lies beyond "
-		"±%g%%.\n", rep->alpha, 100 * rep->noise);
+	fprintf(fp, "\nValues are medians, or the percentile the metric "
+		"names. A change counts when p < %g and its 95%% CI lies "
+		"beyond ±%g%% (percentiles: a one-sided permutation test "
+		"against ±%g%%).\n", rep->alpha, 100 * rep->noise,
+		100 * rep->noise);
 	if (ferror(fp))
 		return atomic_fail(&af, e);
 	return atomic_commit(&af, e);

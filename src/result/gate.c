@@ -1,8 +1,9 @@
 /*
  * Gate thresholds: parsing "wall_time.p99=15ms" and judging them on two
- * result sets. Values are converted to the metric's base unit (seconds,
- * bytes, counts) when parsed; the unit class is checked against the
- * metric's unit when judged.
+ * result sets (the statistics are stats_shift_test's, see stats/shift.h).
+ * Values are converted to the metric's base unit (seconds, bytes, counts)
+ * when parsed; the unit class is checked against the metric's unit when
+ * judged.
  */
 #include "result/gate.h"
 
@@ -12,7 +13,10 @@
 #include <string.h>
 
 #include "result/compare.h"
+#include "util/hashmap.h"
 #include "util/strutil.h"
+
+#define Z95_GATE 1.959963984540054
 
 static const struct unit {
 	const char *suffix, *cls;
@@ -135,47 +139,45 @@ static void missing(struct gate_report *rep, struct gate_check *c,
 {
 	c->verdict = "missing";
 	c->note = xstrdup(why);
+	c->fails = !rep->missing_pass;
 	rep->missing++;
+	rep->failed += c->fails;
 }
 
-/* Sorted measured values of the metrics judged so far: several
- * thresholds on one metric sort 100,000 runs once. */
-struct sorted_cache {
-	const struct metric **m;
-	double **v;
-	size_t *n;
-	size_t len;
+/* Sorted measured values of the metrics judged so far, by the metric's
+ * address: several thresholds on one metric sort 100,000 runs once. */
+struct sorted_values {
+	double *v;
+	size_t n;
 };
 
-static double *sorted_values(struct sorted_cache *c, const struct metric *m,
+static double *sorted_values(struct hashmap *cache, const struct metric *m,
 			     size_t *n)
 {
-	double *v;
+	struct sorted_values *sv = hashmap_get(cache, &m, sizeof(m));
 
-	for (size_t i = 0; i < c->len; i++) {
-		if (c->m[i] == m) {
-			*n = c->n[i];
-			return c->v[i];
-		}
+	if (!sv) {
+		sv = xmalloc(sizeof(*sv));
+		sv->v = metric_measured(m, &sv->n);
+		stats_sort(sv->v, sv->n);
+		if (hashmap_put(cache, &m, sizeof(m), sv, NULL) < 0)
+			abort();	/* out of memory, as xmalloc */
 	}
-	v = metric_measured(m, n);
-	stats_sort(v, *n);
-	c->m = xrealloc(c->m, (c->len + 1) * sizeof(*c->m));
-	c->v = xrealloc(c->v, (c->len + 1) * sizeof(*c->v));
-	c->n = xrealloc(c->n, (c->len + 1) * sizeof(*c->n));
-	c->m[c->len] = m;
-	c->v[c->len] = v;
-	c->n[c->len++] = *n;
-	return v;
+	*n = sv->n;
+	return sv->v;
 }
 
-static void cache_free(struct sorted_cache *c)
+static void cache_free(struct hashmap *cache)
 {
-	for (size_t i = 0; i < c->len; i++)
-		free(c->v[i]);
-	free(c->m);
-	free(c->v);
-	free(c->n);
+	for (size_t i = 0; i < cache->cap; i++) {
+		struct sorted_values *sv = cache->slots[i].value;
+
+		if (cache->slots[i].key) {
+			free(sv->v);
+			free(sv);
+		}
+	}
+	hashmap_free(cache);
 }
 
 static void judge_limit(struct gate_report *rep, struct gate_check *c,
@@ -183,12 +185,13 @@ static void judge_limit(struct gate_report *rep, struct gate_check *c,
 {
 	struct shift sh;
 
-	/* The candidate against itself gives its statistic and SE. */
+	/* The candidate against itself gives its statistic. */
 	stats_shift(b, nb, b, nb, c->stat, &sh);
 	c->cand = sh.cand;
 	c->change = c->cand - c->limit;
 	if (c->cand > c->limit) {
 		c->verdict = "fail";
+		c->fails = true;
 		c->note = xasprintf("%s is above the limit",
 				    stats_stat_name(c->stat));
 		rep->failed++;
@@ -199,44 +202,94 @@ static void judge_limit(struct gate_report *rep, struct gate_check *c,
 	}
 }
 
+static const char *direction(const struct gate_check *c)
+{
+	return c->kind == GATE_DECREASE ? "decrease" : "increase";
+}
+
+/* One value each (a deterministic measure, such as mem's peak heap):
+ * nothing to test, the observed change decides. */
+static void judge_values(struct gate_report *rep, struct gate_check *c,
+			 bool over)
+{
+	c->p = NAN;
+	c->verdict = over ? "fail" : "pass";
+	c->fails = over;
+	rep->failed += over;
+	c->note = over ? xasprintf("%s beyond the threshold; one value each, "
+				   "nothing to test: judged on the values",
+				   direction(c))
+		       : xstrdup("within the threshold (one value each)");
+}
+
+/*
+ * The note of a change beyond the threshold that is not significant, with
+ * the runs a side that would likely tell: the interval narrows as
+ * 1/sqrt(runs), so its near side clears the threshold at about
+ * n (width / margin)^2, scaled from the 95% interval's 1.96 to the test's
+ * one-sided 2.33 (alpha 0.01). A rough guide, said as one.
+ */
+static char *beyond_note(const struct gate_check *c, size_t n, bool decrease)
+{
+	double margin = decrease ? -c->change - c->limit : c->change - c->limit;
+	double width = decrease ? c->change_ci[1] - c->change
+				: c->change - c->change_ci[0];
+	double need = n * pow(width / margin * 2.326 / Z95_GATE, 2);
+
+	if (!isfinite(need) || margin <= 0 || need > 1e7)
+		return xstrdup("beyond the threshold, but not significant: "
+			       "noise cannot be ruled out");
+	return xasprintf("beyond the threshold, but not significant: noise "
+			 "cannot be ruled out; about %.0f runs a side could "
+			 "tell", ceil(need));
+}
+
 static void judge_increase(struct gate_report *rep, struct gate_check *c,
 			   const double *a, size_t na, const double *b,
 			   size_t nb)
 {
+	enum shift_mode mode = c->relative ? SHIFT_RELATIVE : SHIFT_ABSOLUTE;
+	bool decrease = c->kind == GATE_DECREASE, over;
+	struct shift_test st;
 	struct shift sh;
-	bool over, significant;
 
 	stats_shift(a, na, b, nb, c->stat, &sh);
 	c->base = sh.base;
 	c->cand = sh.cand;
-	c->p = sh.p;
 	c->change = c->relative ? sh.rel : sh.diff;
-	c->change_ci[0] = c->relative ? sh.rel_ci[0] : sh.diff_ci[0];
-	c->change_ci[1] = c->relative ? sh.rel_ci[1] : sh.diff_ci[1];
-	over = c->kind == GATE_DECREASE ? -c->change > c->limit
-					 : c->change > c->limit;
-	/* min and max have no standard error: the observed change decides */
-	significant = isnan(sh.p) || sh.p < rep->alpha;
-	if (over && significant) {
+	over = decrease ? -c->change > c->limit : c->change > c->limit;
+	if (na == 1 && nb == 1) {
+		c->change_ci[0] = c->change_ci[1] = c->change;
+		judge_values(rep, c, over);
+		return;
+	}
+	if (stats_shift_test(a, na, b, nb, c->stat, mode, decrease, c->limit,
+			     rep->alpha, &st) ||
+	    stats_shift_ci(a, na, b, nb, c->stat, mode, c->change_ci))
+		abort();	/* out of memory, as xmalloc */
+	c->p = st.decidable ? st.p : NAN;	/* no test was made */
+	if (!st.decidable) {
+		c->verdict = "inconclusive";
+		c->fails = !rep->inconclusive_pass;
+		c->note = xasprintf("%zu and %zu runs cannot show a change at "
+				    "alpha %g: %zu runs a side could",
+				    na, nb, rep->alpha, st.runs_needed);
+		rep->inconclusive++;
+		rep->failed += c->fails;
+	} else if (st.p < rep->alpha) {
 		c->verdict = "fail";
-		c->note = xasprintf(isnan(sh.p)
-				    ? "%s beyond the threshold; one value "
-				      "each, nothing to test: judged on the "
-				      "values"
-				    : "%s beyond the threshold, and "
-				      "significant",
-				    c->kind == GATE_DECREASE ? "decrease"
-							     : "increase");
+		c->fails = true;
+		c->note = xasprintf("%s beyond the threshold, and significant",
+				    direction(c));
 		rep->failed++;
 	} else {
 		c->verdict = "pass";
-		c->note = xstrdup(!over ? "within the threshold"
-				  : "beyond the threshold, but not "
-				    "significant: noise cannot be ruled out");
+		c->note = over ? beyond_note(c, na > nb ? na : nb, decrease)
+			       : xstrdup("within the threshold");
 	}
 }
 
-static int judge(struct gate_report *rep, struct sorted_cache *cache,
+static int judge(struct gate_report *rep, struct hashmap *cache,
 		 const struct benchmark *ba, const struct benchmark *bb,
 		 const struct gate_threshold *t, struct error *e)
 {
@@ -259,34 +312,23 @@ static int judge(struct gate_report *rep, struct sorted_cache *cache,
 	if (t->kind != GATE_LIMIT) {
 		if (ma)
 			a = sorted_values(cache, ma, &na);
-		if (!na || !nb)
-			missing(rep, c, !ma ? "the baseline lacks this metric"
-				: "no measured values to compare");
+		if (!ma)
+			missing(rep, c, "the baseline lacks this metric");
+		else if (!nb)
+			missing(rep, c, "no measured value in the candidate: "
+				"did every run time out or fail?");
+		else if (!na)
+			missing(rep, c, "no measured value in the baseline: "
+				"did every run time out or fail?");
 		else
 			judge_increase(rep, c, a, na, b, nb);
 	} else if (nb) {
 		judge_limit(rep, c, b, nb);
 	} else {
-		missing(rep, c, "no measured values");
+		missing(rep, c, "no measured value in the candidate: did "
+			"every run time out or fail?");
 	}
 	return 0;
-}
-
-static const struct benchmark *match(const struct result *r,
-				     const struct benchmark *b)
-{
-	char *key = compare_key(b);
-	const struct benchmark *found = NULL;
-
-	for (size_t i = 0; r && i < r->nbenchmarks && !found; i++) {
-		char *k = compare_key(&r->benchmarks[i]);
-
-		if (!strcmp(k, key))
-			found = &r->benchmarks[i];
-		free(k);
-	}
-	free(key);
-	return found;
 }
 
 static bool metric_anywhere(const struct result *r, const char *metric)
@@ -297,15 +339,68 @@ static bool metric_anywhere(const struct result *r, const char *metric)
 	return false;
 }
 
-int gate_evaluate(const struct result *base, const struct result *cand,
-		  const struct gate_threshold *t, size_t nt, double alpha,
-		  struct gate_report *rep, struct error *e)
+void gate_opts_init(struct gate_opts *o)
 {
-	struct sorted_cache cache = { 0 };
+	memset(o, 0, sizeof(*o));
+	o->alpha = 0.01;
+}
+
+/* Checks of threshold t on every benchmark of cand it matches, and on
+ * those of base the candidate lacks. */
+static int evaluate_one(struct gate_report *rep, struct hashmap *cache,
+			const struct result *base, struct hashmap *mbase,
+			const struct result *cand, struct hashmap *mcand,
+			const struct gate_threshold *t, struct error *e)
+{
+	for (size_t i = 0; i < cand->nbenchmarks; i++) {
+		const struct benchmark *bb = &cand->benchmarks[i];
+		const struct benchmark *ba = compare_lookup(mbase, bb);
+
+		if (t->pattern && fnmatch(t->pattern, bb->name, 0))
+			continue;
+		if (t->kind != GATE_LIMIT && !ba) {
+			missing(rep, new_check(rep, bb, t), "not in the "
+				"baseline: new, or renamed?");
+			continue;
+		}
+		if (judge(rep, cache, ba, bb, t, e))
+			return -1;
+	}
+	for (size_t i = 0; base && t->kind != GATE_LIMIT &&
+	     i < base->nbenchmarks; i++) {
+		const struct benchmark *ba = &base->benchmarks[i];
+
+		if (t->pattern && fnmatch(t->pattern, ba->name, 0))
+			continue;
+		if (!compare_lookup(mcand, ba))
+			missing(rep, new_check(rep, ba, t), "in the baseline "
+				"but not in the candidate: removed, or "
+				"renamed?");
+	}
+	return 0;
+}
+
+int gate_evaluate(const struct result *base, const struct result *cand,
+		  const struct gate_threshold *t, size_t nt,
+		  const struct gate_opts *o, struct gate_report *rep,
+		  struct error *e)
+{
+	struct hashmap cache, mbase, mcand;
 	int ret = 0;
 
 	memset(rep, 0, sizeof(*rep));
-	rep->alpha = alpha;
+	rep->alpha = o->alpha;
+	rep->missing_pass = o->missing_pass;
+	rep->inconclusive_pass = o->inconclusive_pass;
+	if (compare_index(base, o->base_label ? o->base_label
+			  : "the baseline", &mbase, e))
+		return -1;
+	if (compare_index(cand, o->cand_label ? o->cand_label
+			  : "the candidate", &mcand, e)) {
+		hashmap_free(&mbase);
+		return -1;
+	}
+	hashmap_init(&cache);
 	for (size_t k = 0; k < nt && !ret; k++) {
 		if (!metric_anywhere(cand, t[k].metric)) {
 			ret = error_set(e, "'%s': the candidate has no metric "
@@ -313,24 +408,12 @@ int gate_evaluate(const struct result *base, const struct result *cand,
 					"off)", t[k].text, t[k].metric);
 			break;
 		}
-		for (size_t i = 0; i < cand->nbenchmarks; i++) {
-			const struct benchmark *bb = &cand->benchmarks[i];
-			const struct benchmark *ba = match(base, bb);
-
-			if (t[k].pattern && fnmatch(t[k].pattern, bb->name, 0))
-				continue;
-			if (t[k].kind != GATE_LIMIT && !ba) {
-				missing(rep, new_check(rep, bb, &t[k]),
-					"not in the baseline");
-				continue;
-			}
-			if (judge(rep, &cache, ba, bb, &t[k], e)) {
-				ret = -1;
-				break;
-			}
-		}
+		ret = evaluate_one(rep, &cache, base, &mbase, cand, &mcand,
+				   &t[k], e);
 	}
 	cache_free(&cache);
+	hashmap_free(&mbase);
+	hashmap_free(&mcand);
 	return ret;
 }
 

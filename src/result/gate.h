@@ -3,11 +3,19 @@
  * between a baseline and a candidate result set, or a ceiling it may not
  * pass, and their verdicts.
  *
- * A --max-increase threshold is broken when the observed change exceeds it
- * AND the change is significant (p < alpha, stats_shift); a --max-decrease
- * likewise when the observed fall does. A --limit is
- * broken when the candidate's statistic is above the ceiling (a ceiling
+ * A --max-increase threshold is broken when the change is significantly
+ * beyond it: the one-sided test of stats_shift_test (a permutation test of
+ * the statistic itself while the samples are small, exact under "no
+ * change" at any size; see stats/shift.h) rejects "the change is within
+ * the threshold" at alpha. A --max-decrease likewise for a fall. A --limit
+ * is broken when the candidate's statistic is above the ceiling (a ceiling
  * needs no baseline and no test).
+ *
+ * A check never passes silently for want of data: one the samples are too
+ * small to decide (stats_shift_test's !decidable) is "inconclusive", one
+ * that cannot be made (a benchmark or metric missing on one side, no
+ * measured value: every run timed out) is "missing", and both fail the
+ * gate unless the options allow them.
  */
 #ifndef YS_RESULT_GATE_H
 #define YS_RESULT_GATE_H
@@ -50,27 +58,44 @@ struct gate_check {
 	double limit;		/* the threshold's value */
 	double base, cand;	/* the statistic (base NaN for a limit) */
 	double change, change_ci[2];	/* absolute, or relative */
-	double p;
-	const char *verdict;	/* "pass", "fail", "missing" */
+	double p;		/* one-sided: that the change is within
+				 * the threshold */
+	const char *verdict;	/* "pass", "fail", "missing", "inconclusive" */
+	bool fails;		/* this check fails the gate */
 	char *note;		/* why, in words */
 };
 
 struct gate_report {
 	struct gate_check *checks;
 	size_t n, cap;
-	size_t failed, missing;
+	size_t failed;		/* checks that fail the gate, for any reason */
+	size_t missing, inconclusive;
 	double alpha;
+	bool missing_pass, inconclusive_pass;
 };
+
+struct gate_opts {
+	double alpha;			/* default 0.01 */
+	bool inconclusive_pass;		/* an inconclusive check passes */
+	bool missing_pass;		/* a check that cannot be made passes */
+	const char *base_label;		/* names in messages; default */
+	const char *cand_label;		/* "the baseline", "the candidate" */
+};
+
+void gate_opts_init(struct gate_opts *o);
 
 /*
  * Evaluate every threshold on every benchmark its pattern matches (by
- * name, matched across the two sets by name and parameters). A threshold
- * whose metric is measured in other units than its value is an error
- * (-1, message). base may be NULL when there are only limits.
+ * name), matched across the two sets by identity (name and parameters,
+ * compare_key); a baseline benchmark the candidate lacks is a missing
+ * check. A threshold whose metric is measured in other units than its
+ * value, or a side holding one identity twice, is an error (-1, message).
+ * base may be NULL when there are only limits.
  */
 int gate_evaluate(const struct result *base, const struct result *cand,
-		  const struct gate_threshold *t, size_t nt, double alpha,
-		  struct gate_report *rep, struct error *e);
+		  const struct gate_threshold *t, size_t nt,
+		  const struct gate_opts *o, struct gate_report *rep,
+		  struct error *e);
 void gate_report_free(struct gate_report *rep);
 
 void gate_print(const struct gate_report *rep, FILE *fp);

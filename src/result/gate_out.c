@@ -13,33 +13,45 @@
 #include "util/strutil.h"
 #include "util/term.h"
 
+/* One signed amount: "+4.000 ms", "+12.0%", "+∞" / "-∞" (from 0, or a
+ * bound the runs cannot set), "?" for none: never "nan". */
+static const char *fmt_amount(const struct gate_check *c, double v,
+			      char *buf, size_t n)
+{
+	char x[32];
+
+	if (isnan(v))
+		snprintf(buf, n, "?");
+	else if (isinf(v))
+		snprintf(buf, n, "%s∞", v > 0 ? "+" : "-");
+	else if (c->relative)
+		snprintf(buf, n, "%+.1f%%", fabs(v) < 5e-4 ? 0.0 : 100 * v);
+	else
+		snprintf(buf, n, "%s%s", v >= 0 ? "+" : "",
+			 fmt_value(v, c->unit ? c->unit : "", x, sizeof(x)));
+	return buf;
+}
+
 /* "+4.000 ms [+1.200 ms, +6.800 ms]" or "+12.0% [+8.1%, +15.9%]". */
 static void fmt_change(const struct gate_check *c, char *buf, size_t n)
 {
-	char a[32], b[32], x[32];
-	const char *unit = c->unit ? c->unit : "";
+	char a[40], b[40], x[40];
 
-	if (!isfinite(c->change)) {
-		snprintf(buf, n, "-");
-	} else if (c->relative) {
-		if (isfinite(c->change_ci[0]))
-			snprintf(buf, n, "%+.1f%% [%+.1f%%, %+.1f%%]",
-				 100 * c->change, 100 * c->change_ci[0],
-				 100 * c->change_ci[1]);
-		else
-			snprintf(buf, n, "%+.1f%%", 100 * c->change);
-	} else {
-		fmt_value(c->change, unit, x, sizeof(x));
-		if (isfinite(c->change_ci[0]))
-			snprintf(buf, n, "%s%s [%s%s, %s%s]",
-				 c->change >= 0 ? "+" : "", x,
-				 c->change_ci[0] >= 0 ? "+" : "",
-				 fmt_value(c->change_ci[0], unit, a, sizeof(a)),
-				 c->change_ci[1] >= 0 ? "+" : "",
-				 fmt_value(c->change_ci[1], unit, b, sizeof(b)));
-		else
-			snprintf(buf, n, "%s%s", c->change >= 0 ? "+" : "", x);
+	if (c->relative && c->base == 0 && c->cand == 0) {
+		snprintf(buf, n, "none (0 → 0)");
+		return;
 	}
+	if (isnan(c->change)) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	fmt_amount(c, c->change, x, sizeof(x));
+	if (isnan(c->change_ci[0]) && isnan(c->change_ci[1]))
+		snprintf(buf, n, "%s", x);
+	else
+		snprintf(buf, n, "%s [%s, %s]", x,
+			 fmt_amount(c, c->change_ci[0], a, sizeof(a)),
+			 fmt_amount(c, c->change_ci[1], b, sizeof(b)));
 }
 
 static void fmt_stat(const struct gate_check *c, double v, char *buf,
@@ -57,13 +69,41 @@ static const char *rule(const struct gate_check *c)
 	       : c->kind == GATE_DECREASE ? "max decrease" : "max increase";
 }
 
+static const char *label(const struct gate_check *c)
+{
+	if (!strcmp(c->verdict, "fail"))
+		return "FAIL";
+	if (!strcmp(c->verdict, "pass"))
+		return "pass";
+	return c->verdict;	/* missing, inconclusive */
+}
+
+/* " (1 could not be made, 2 inconclusive: allowed)" or "". */
+static void fmt_undecided(const struct gate_report *rep, char *buf, size_t n)
+{
+	char m[96] = "", i[96] = "";
+
+	if (rep->missing)
+		snprintf(m, sizeof(m), "%zu could not be made%s", rep->missing,
+			 rep->missing_pass ? " (allowed by --missing pass)"
+			 : "");
+	if (rep->inconclusive)
+		snprintf(i, sizeof(i), "%zu inconclusive%s", rep->inconclusive,
+			 rep->inconclusive_pass
+			 ? " (allowed by --inconclusive pass)" : "");
+	if (*m || *i)
+		snprintf(buf, n, " (%s%s%s)", m, *m && *i ? ", " : "", i);
+	else
+		*buf = '\0';
+}
+
 void gate_print(const struct gate_report *rep, FILE *fp)
 {
 	bool color = term_use_color(fp);
+	char undecided[256];
 
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct gate_check *c = &rep->checks[i];
-		bool fail = !strcmp(c->verdict, "fail");
 		char base[32], cand[32], ch[128], p[32];
 
 		fmt_stat(c, c->base, base, sizeof(base));
@@ -71,10 +111,9 @@ void gate_print(const struct gate_report *rep, FILE *fp)
 		fmt_change(c, ch, sizeof(ch));
 		fmt_p_value(c->p, p, sizeof(p));
 		fprintf(fp, "%s%-7s%s ",
-			fail ? term_red(color) : !strcmp(c->verdict, "pass")
-			? term_green(color) : term_yellow(color),
-			fail ? "FAIL" : !strcmp(c->verdict, "pass") ? "pass"
-			: "missing", term_reset(color));
+			c->fails ? term_red(color) : !strcmp(c->verdict, "pass")
+			? term_green(color) : term_yellow(color), label(c),
+			term_reset(color));
 		/* Names, thresholds, units: from files and the command
 		 * line, so escaped for the terminal. */
 		term_puts(fp, c->benchmark);
@@ -90,18 +129,20 @@ void gate_print(const struct gate_report *rep, FILE *fp)
 			term_puts(fp, cand);
 			fputs(", change ", fp);
 			term_puts(fp, ch);
-			fprintf(fp, ", %s\n", p);
+			fprintf(fp, "%s%s\n", isnan(c->p) ? "" : ", ",
+				isnan(c->p) ? "" : p);
 		}
 	}
+	fmt_undecided(rep, undecided, sizeof(undecided));
 	fprintf(fp, "%sgate: %zu of %zu checks failed%s%s\n",
-		term_bold(color), rep->failed, rep->n,
-		rep->missing ? " (some could not be made)" : "",
+		term_bold(color), rep->failed, rep->n, undecided,
 		term_reset(color));
 }
 
 int gate_write_markdown(const struct gate_report *rep, const char *path,
 			struct error *e)
 {
+	char undecided[256];
 	struct atomic_file af;
 	FILE *fp;
 
@@ -121,7 +162,7 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 		fmt_stat(c, c->cand, cand, sizeof(cand));
 		fmt_change(c, ch, sizeof(ch));
 		fmt_p_value(c->p, p, sizeof(p));
-		fprintf(fp, "| %s | ", !strcmp(c->verdict, "fail") ? "❌"
+		fprintf(fp, "| %s | ", c->fails ? "❌"
 			: !strcmp(c->verdict, "pass") ? "✅" : "⚠️");
 		fputs_markdown(c->benchmark, fp);
 		fprintf(fp, " | %s ", rule(c));
@@ -137,9 +178,25 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 		fputs_markdown(p, fp);
 		fputs(" |\n", fp);
 	}
-	fprintf(fp, "\n%zu of %zu checks failed. A threshold is broken when "
-		"the change exceeds it and is significant (p < %g).\n",
-		rep->failed, rep->n, rep->alpha);
+	/* why a check could not be made or decided */
+	for (size_t i = 0, listed = 0; i < rep->n; i++) {
+		const struct gate_check *c = &rep->checks[i];
+
+		if (!strcmp(c->verdict, "pass") || !strcmp(c->verdict, "fail"))
+			continue;
+		fputs(listed++ ? "- " : "\n- ", fp);
+		fputs_markdown(c->benchmark, fp);
+		fprintf(fp, ", %s ", rule(c));
+		fputs_markdown(c->threshold, fp);
+		fprintf(fp, ": %s: ", c->verdict);
+		fputs_markdown(c->note ? c->note : "", fp);
+		fputc('\n', fp);
+	}
+	fmt_undecided(rep, undecided, sizeof(undecided));
+	fprintf(fp, "\n%zu of %zu checks failed%s. A threshold is broken "
+		"when the change is significantly beyond it (p < %g, p being "
+		"one-sided: that the change is within the threshold).\n",
+		rep->failed, rep->n, undecided, rep->alpha);
 	if (ferror(fp))
 		return atomic_fail(&af, e);
 	return atomic_commit(&af, e);
@@ -161,8 +218,12 @@ int gate_write_junit(const struct gate_report *rep, const char *path,
 		     struct error *e)
 {
 	struct atomic_file af;
+	size_t skipped = 0;
 	FILE *fp;
 
+	for (size_t i = 0; i < rep->n; i++)
+		skipped += !rep->checks[i].fails &&
+			   strcmp(rep->checks[i].verdict, "pass");
 	if (atomic_open(&af, path, e))
 		return -1;
 	fp = af.fp;
@@ -170,7 +231,7 @@ int gate_write_junit(const struct gate_report *rep, const char *path,
 		"<testsuites name=\"yardstick gate\" tests=\"%zu\" "
 		"failures=\"%zu\">\n  <testsuite name=\"yardstick gate\" "
 		"tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n", rep->n,
-		rep->failed, rep->n, rep->failed, rep->missing);
+		rep->failed, rep->n, rep->failed, skipped);
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct gate_check *c = &rep->checks[i];
 		char base[32], cand[32], ch[128], p[32];
@@ -184,7 +245,7 @@ int gate_write_junit(const struct gate_report *rep, const char *path,
 		fprintf(fp, "\" name=\"%s ", rule(c));
 		fputs_xml(c->threshold, fp);
 		fputs("\">\n", fp);
-		if (!strcmp(c->verdict, "fail")) {
+		if (c->fails) {
 			fputs("      <failure message=\"", fp);
 			fputs_xml(c->note ? c->note : "failed", fp);
 			fputs("\">", fp);
@@ -193,7 +254,8 @@ int gate_write_junit(const struct gate_report *rep, const char *path,
 			fputs(", ", fp);
 			fputs_xml(p, fp);
 			fputs("</failure>\n", fp);
-		} else if (!strcmp(c->verdict, "missing")) {
+		} else if (strcmp(c->verdict, "pass")) {
+			/* missing or inconclusive, and allowed */
 			fputs("      <skipped message=\"", fp);
 			fputs_xml(c->note ? c->note : "", fp);
 			fputs("\"/>\n", fp);

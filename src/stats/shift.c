@@ -1,11 +1,16 @@
 /*
- * The change of one statistic between two samples, with analytic standard
- * errors (see shift.h for the method). Quantiles are type 7, as in
- * stats_percentile_sorted, so that the numbers match the summaries.
+ * The change of one statistic between two samples: analytic standard
+ * errors, and the permutation test and its interval (see shift.h for the
+ * methods). Quantiles are type 7, as in stats_percentile_sorted, so that
+ * the numbers match the summaries, and the permutation test computes them
+ * the same way, so that the observed labelling's statistic equals the
+ * reported one.
  */
 #include "stats/shift.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stats/stats.h"
@@ -120,5 +125,546 @@ int stats_shift(const double *a, size_t na, const double *b, size_t nb,
 		   pow(out->cand * out->base_se / (out->base * out->base), 2));
 	out->rel_ci[0] = out->rel - Z95 * rse;
 	out->rel_ci[1] = out->rel + Z95 * rse;
+	return 0;
+}
+
+/* ---- the permutation test ---- */
+
+#define CI_LEVEL 0.025		/* each side of the 95% interval */
+#define BISECT_STEPS 10
+#define CI_BUDGET 199		/* relabellings per step of the interval */
+#define BUDGET_MAX 999999	/* alpha down to 6e-6 */
+#define PERM_SEED 0x79617264737469ULL
+
+static const double percents[STAT_COUNT] = {
+	-1, 50, 90, 95, 99, 0, 100,
+};
+
+/* Continued fraction of the incomplete beta function (modified Lentz). */
+static double betacf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	h = d;
+	for (int m = 1; m <= 10000; m++) {
+		double m2 = 2.0 * m, aa, del;
+
+		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+		d = 1 + aa * d;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + aa * d;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+/* The regularized incomplete beta function I_x(a, b). */
+static double ibeta(double a, double b, double x)
+{
+	double bt;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	bt = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
+		 b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return bt * betacf(a, b, x) / a;
+	return 1 - bt * betacf(b, a, 1 - x) / b;
+}
+
+/*
+ * The weights the test's statistic gives the order statistics of a group
+ * of m: Harrell-Davis for a percentile strictly inside (0, 100) (w_i =
+ * I_{i/m}(a, b) - I_{(i-1)/m}(a, b), a = (m+1)q, b = (m+1)(1-q)): it
+ * moves with every value, where a type-7 percentile of tied values (runs
+ * of equal counts, 0 -> 3 page faults in every run) would stay put under
+ * most relabellings and hide the plainest change. Type 7 (the first or
+ * last value) for min and max. Weights below 1e-5 of the largest are
+ * dropped, so that a scan stops at the last one that counts.
+ */
+struct weights {
+	size_t m, first, last;
+	double *w;
+};
+
+static int weights_init(struct weights *wt, size_t m, double pct)
+{
+	double q = pct / 100, a = (m + 1) * q, b = (m + 1) * (1 - q), prev = 0;
+	double max = 0;
+
+	wt->m = m;
+	wt->w = calloc(m, sizeof(*wt->w));
+	if (!wt->w)
+		return -1;
+	if (pct <= 0 || pct >= 100 || m == 1) {
+		size_t k = pct <= 0 ? 0 : pct >= 100 ? m - 1 : 0;
+
+		wt->w[k] = 1;
+		wt->first = wt->last = k;
+		return 0;
+	}
+	for (size_t i = 0; i < m; i++) {
+		double c = ibeta(a, b, (double)(i + 1) / (double)m);
+
+		wt->w[i] = c - prev > 0 ? c - prev : 0;
+		prev = c;
+		max = fmax(max, wt->w[i]);
+	}
+	wt->first = 0;
+	wt->last = m - 1;
+	while (wt->first < wt->last && wt->w[wt->first] < 1e-5 * max)
+		wt->w[wt->first++] = 0;
+	while (wt->last > wt->first && wt->w[wt->last] < 1e-5 * max)
+		wt->w[wt->last--] = 0;
+	return 0;
+}
+
+/* Two samples pooled in ascending order, each value labelled by its
+ * sample: hi is the one the alternative says is larger. wt[] holds the
+ * weights for each of the two group sizes (the same if equal). */
+struct pool {
+	double *z;
+	unsigned char *hi;
+	size_t n, nh, nl;
+	bool mean;		/* the statistic is the mean */
+	bool top;		/* scan from the largest value */
+	struct weights wt[2];
+};
+
+static const struct weights *weights_for(const struct pool *p, size_t m)
+{
+	return p->wt[0].m == m ? &p->wt[0] : &p->wt[1];
+}
+
+/* One group met during a scan: its weighted sum so far. */
+struct group {
+	const double *w;
+	size_t m, need, seen;
+	double sum;
+};
+
+static void group_init(struct group *g, const struct weights *wt, bool top)
+{
+	g->w = wt->w;
+	g->m = wt->m;
+	g->seen = 0;
+	g->sum = 0;
+	/* members to meet, counted from the scanned end */
+	g->need = top ? wt->m - wt->first : wt->last + 1;
+}
+
+/*
+ * The relabellings' random numbers: xorshift64*, two 32-bit draws an
+ * output, written out in the loops below (the scans are the whole cost
+ * of a test, and an unoptimized build calls nothing it need not). A label
+ * is hi when a draw u has u * (rh + rl) / 2^32 < rh: uniform over the
+ * remaining positions to within (rh + rl) / 2^32.
+ */
+struct draws {
+	uint64_t x, bits;
+	int left;
+};
+
+#define DRAW_HI(d, rh, rl, hi)						\
+	do {								\
+		uint64_t u_;						\
+		if (!(d)->left) {					\
+			(d)->x ^= (d)->x >> 12;				\
+			(d)->x ^= (d)->x << 25;				\
+			(d)->x ^= (d)->x >> 27;				\
+			(d)->bits = (d)->x * 2685821657736338717ULL;	\
+			(d)->left = 2;					\
+		}							\
+		u_ = (d)->bits >> 32;					\
+		(d)->bits <<= 32;					\
+		(d)->left--;						\
+		(hi) = ((u_ * ((rh) + (rl))) >> 32) < (rh);		\
+		if (hi)							\
+			(rh)--;						\
+		else							\
+			(rl)--;						\
+	} while (0)
+
+/* stat(hi) - stat(lo) for the weighted percentile of a labelling: the
+ * pool's own (d NULL) or a uniformly random one, drawn lazily from the
+ * end nearer the percentile and only as far as its weights reach. */
+static double scan_quantile(const struct pool *p, struct draws *d)
+{
+	struct group g[2];	/* [1] hi, [0] lo */
+	size_t rh = p->nh, rl = p->nl;
+
+	group_init(&g[1], weights_for(p, p->nh), p->top);
+	group_init(&g[0], weights_for(p, p->nl), p->top);
+	for (size_t s = 0; s < p->n; s++) {
+		size_t i = p->top ? p->n - 1 - s : s, idx;
+		struct group *gr;
+		bool hi;
+
+		if (d)
+			DRAW_HI(d, rh, rl, hi);
+		else
+			hi = p->hi[i];
+		gr = &g[hi];
+		idx = p->top ? gr->m - 1 - gr->seen : gr->seen;
+		gr->sum += gr->w[idx] * p->z[i];
+		gr->seen++;
+		if (g[1].seen >= g[1].need && g[0].seen >= g[0].need)
+			break;
+	}
+	return g[1].sum - g[0].sum;
+}
+
+static double scan_mean(const struct pool *p, struct draws *d)
+{
+	double sum[2] = { 0, 0 };
+	size_t rh = p->nh, rl = p->nl;
+
+	for (size_t i = 0; i < p->n; i++) {
+		bool hi;
+
+		if (d)
+			DRAW_HI(d, rh, rl, hi);
+		else
+			hi = p->hi[i];
+		sum[hi] += p->z[i];
+	}
+	return sum[1] / p->nh - sum[0] / p->nl;
+}
+
+static double scan(const struct pool *p, struct draws *d)
+{
+	return p->mean ? scan_mean(p, d) : scan_quantile(p, d);
+}
+
+/* Pool s * h - d (h sorted, s > 0) with sorted l into p (buffers of
+ * nh + nl). */
+static void pool_fill(struct pool *p, const double *h, size_t nh,
+		      const double *l, size_t nl, double s, double d)
+{
+	size_t i = 0, j = 0, o = 0;
+
+	p->nh = nh;
+	p->nl = nl;
+	p->n = nh + nl;
+	while (i < nh || j < nl) {
+		double x = i < nh ? s * h[i] - d : INFINITY;
+
+		if (i < nh && (j >= nl || x <= l[j])) {
+			p->z[o] = x;
+			p->hi[o++] = 1;
+			i++;
+		} else {
+			p->z[o] = l[j++];
+			p->hi[o++] = 0;
+		}
+	}
+}
+
+/* Relabellings for a test at level: enough that p < level is reachable
+ * with room: at p = level, 6 relabellings would reach the observed
+ * difference. Few, so that under "no change" a test stops after some 35
+ * relabellings on average (the p-value is coarse, the size exact). */
+static size_t budget(double level)
+{
+	double b = ceil(6 / level) - 1;
+
+	return b > BUDGET_MAX ? BUDGET_MAX : (size_t)b;
+}
+
+/*
+ * The generator's seed: a hash of the pooled values, which do not depend
+ * on the labels. One fixed seed for every test would use one fixed set of
+ * relabellings, and a p-value from a fixed set is not uniform over data
+ * (its false alarms measured 2.5 times alpha); a seed drawn from the
+ * values keeps the test reproducible and its relabellings as good as
+ * fresh for every sample.
+ */
+static uint64_t pool_seed(const struct pool *p)
+{
+	uint64_t h = PERM_SEED;
+
+	for (size_t i = 0; i < p->n; i++) {
+		uint64_t bits;
+
+		memcpy(&bits, &p->z[i], sizeof(bits));
+		h = (h ^ bits) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/* One-sided p-value of "stat(hi) - stat(lo) this large by chance" over
+ * b random relabellings of p; stops once p >= level is certain. */
+/* Labellings up to which the p-value is counted over all of them: at a
+ * few runs a side the Monte Carlo estimate's noise would be as large as
+ * the p-values that matter (1/252 at 5 a side). */
+#define EXACT_MAX 5000
+
+/* The exact p-value over every labelling of a pool of at most 63. */
+static double exact_p(const struct pool *p, double t0, double tol)
+{
+	struct pool q = *p;
+	unsigned char lab[64];
+	uint64_t v = (UINT64_C(1) << p->nh) - 1, end = UINT64_C(1) << p->n;
+	size_t count = 0, total = 0;
+
+	q.hi = lab;
+	while (v < end) {
+		uint64_t c = v & -v, r = v + c;
+
+		for (size_t i = 0; i < p->n; i++)
+			lab[i] = (v >> i) & 1;
+		total++;
+		count += scan(&q, NULL) >= t0 - tol;
+		v = (((r ^ v) >> 2) / c) | r;	/* next with nh bits set */
+	}
+	return (double)count / (double)total;
+}
+
+static double min_p(size_t na, size_t nb);
+
+static double perm_p(const struct pool *p, double level, size_t b)
+{
+	size_t stop = (size_t)ceil(level * (double)(b + 1));
+	size_t done = 0, count = 0;
+	double t0 = scan(p, NULL);
+	/* the observed labelling drawn again must count: allow rounding */
+	double tol = 1e-12 * fmax(fabs(p->z[0]), fabs(p->z[p->n - 1]));
+	struct draws d = { .x = pool_seed(p) | 1 };
+
+	if (isnan(t0))
+		return NAN;
+	if (p->n < 64 && 1 / min_p(p->nh, p->nl) <= EXACT_MAX)
+		return exact_p(p, t0, tol);
+	while (done < b) {
+		double t = scan(p, &d);
+
+		done++;
+		if (t >= t0 - tol && ++count >= stop)
+			break;
+	}
+	return (1.0 + (double)count) / (1.0 + (double)done);
+}
+
+/* Buffers for pooling samples of na and nb values, and the weights of
+ * statistic k for both sizes. */
+static int pool_alloc(struct pool *p, size_t na, size_t nb, enum stat_kind k)
+{
+	memset(p, 0, sizeof(*p));
+	p->mean = k == STAT_MEAN;
+	p->top = percents[k] >= 50;
+	p->z = malloc((na + nb) * sizeof(*p->z));
+	p->hi = malloc(na + nb);
+	if (!p->z || !p->hi)
+		goto out_free;
+	if (!p->mean && (weights_init(&p->wt[0], na, percents[k]) ||
+			 weights_init(&p->wt[1], nb, percents[k])))
+		goto out_free;
+	return 0;
+out_free:
+	free(p->z);
+	free(p->hi);
+	free(p->wt[0].w);
+	free(p->wt[1].w);
+	return -1;
+}
+
+static void pool_free(struct pool *p)
+{
+	free(p->z);
+	free(p->hi);
+	free(p->wt[0].w);
+	free(p->wt[1].w);
+}
+
+/* The smallest p-value any labelling of na + nb values can give. */
+static double min_p(size_t na, size_t nb)
+{
+	return exp(lgamma((double)na + 1) + lgamma((double)nb + 1) -
+		   lgamma((double)(na + nb) + 1));
+}
+
+static bool use_permutation(const double *a, size_t na, const double *b,
+			    size_t nb, enum stat_kind k, bool relative)
+{
+	struct shift sh;
+
+	if (na + nb <= SHIFT_PERM_MAX || k == STAT_MIN || k == STAT_MAX)
+		return true;
+	stats_shift(a, na, b, nb, k, &sh);
+	return !isfinite(sh.base_se) || !isfinite(sh.cand_se) ||
+	       (relative && sh.base == 0);
+}
+
+static void normal_test(const double *a, size_t na, const double *b,
+			size_t nb, enum stat_kind k, enum shift_mode mode,
+			bool decrease, double thr, struct shift_test *out)
+{
+	struct shift sh;
+	double d, se;
+
+	stats_shift(a, na, b, nb, k, &sh);
+	if (mode == SHIFT_ABSOLUTE) {
+		d = sh.diff;
+		se = sqrt(sh.base_se * sh.base_se + sh.cand_se * sh.cand_se);
+	} else {
+		d = sh.rel;
+		se = (sh.rel_ci[1] - sh.rel_ci[0]) / (2 * Z95);
+	}
+	if (decrease)
+		d = -d;
+	if (se > 0)
+		out->p = stats_normal_cdf(-(d - thr) / se);
+	else
+		out->p = d > thr ? 0 : 1;
+	out->method = "normal";
+}
+
+int stats_shift_test(const double *a, size_t na, const double *b, size_t nb,
+		     enum stat_kind k, enum shift_mode mode, bool decrease,
+		     double thr, double alpha, struct shift_test *out)
+{
+	const double *h = decrease ? a : b, *l = decrease ? b : a;
+	size_t nh = decrease ? na : nb, nl = decrease ? nb : na;
+	double s = 1, d = 0;
+	struct pool p;
+
+	if (!na || !nb || k >= STAT_COUNT)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	out->decidable = true;
+	out->method = "permutation";
+	if (min_p(na, nb) >= alpha) {
+		size_t m = 1;
+
+		while (min_p(m, m) >= alpha)
+			m++;
+		out->decidable = false;
+		out->runs_needed = m;
+		out->p = 1;
+		return 0;
+	}
+	if (!use_permutation(a, na, b, nb, k, mode == SHIFT_RELATIVE)) {
+		normal_test(a, na, b, nb, k, mode, decrease, thr, out);
+		return 0;
+	}
+	/* the hypothesis "changed by more than thr" as stat(s h - d) >
+	 * stat(l): quantiles and the mean move with a shift and a scale */
+	if (mode == SHIFT_ABSOLUTE) {
+		d = thr;
+	} else if (decrease) {
+		if (thr >= 1) {		/* cannot fall by 100% or more */
+			out->p = 1;
+			return 0;
+		}
+		s = 1 - thr;
+	} else {
+		s = 1 / (1 + thr);
+	}
+	if (pool_alloc(&p, na, nb, k))
+		return -1;
+	pool_fill(&p, h, nh, l, nl, s, d);
+	out->p = perm_p(&p, alpha, budget(alpha));
+	pool_free(&p);
+	return 0;
+}
+
+/* Does the test of stat(h - t) > stat(l) (shift) or stat(h / t) > stat(l)
+ * (scale) reject at CI_LEVEL? */
+static bool rejects(struct pool *p, const double *h, size_t nh,
+		    const double *l, size_t nl, bool scale, double t)
+{
+	pool_fill(p, h, nh, l, nl, scale ? 1 / t : 1, scale ? 0 : t);
+	return perm_p(p, CI_LEVEL, CI_BUDGET) < CI_LEVEL;
+}
+
+/*
+ * The largest t for which the test of stat(h - t) > stat(l) (or of
+ * stat(h / t) > stat(l), t > 0) rejects: -inf (0 for a scale) when none
+ * does, +inf when every one does.
+ */
+static double boundary(struct pool *p, const double *h, size_t nh,
+		       const double *l, size_t nl, bool scale)
+{
+	double lo, hi;
+
+	if (!scale) {
+		/* below lo every h - t is above every l, above hi below;
+		 * a margin past the ends, so that ties split too */
+		double eps = 1e-9 * fmax(fmax(fabs(h[0]), fabs(h[nh - 1])),
+					 fmax(fabs(l[0]), fabs(l[nl - 1])));
+
+		lo = h[0] - l[nl - 1] - eps;
+		hi = h[nh - 1] - l[0] + eps;
+	} else {
+		if (h[nh - 1] <= 0)
+			return 0;
+		lo = h[0] > 0 && l[nl - 1] > 0 ? h[0] / l[nl - 1] * (1 - 1e-9)
+					       : 1e-9;
+		hi = h[nh - 1] > 0 && l[0] > 0 ? h[nh - 1] / l[0] * (1 + 1e-9)
+					       : 1e9;
+	}
+	if (!rejects(p, h, nh, l, nl, scale, lo))
+		return scale ? 0 : -INFINITY;
+	if (rejects(p, h, nh, l, nl, scale, hi))
+		return INFINITY;
+	for (int i = 0; i < BISECT_STEPS; i++) {
+		double mid = scale ? sqrt(lo * hi) : lo + (hi - lo) / 2;
+
+		if (rejects(p, h, nh, l, nl, scale, mid))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int stats_shift_ci(const double *a, size_t na, const double *b, size_t nb,
+		   enum stat_kind k, enum shift_mode mode, double ci[2])
+{
+	bool scale = mode == SHIFT_RELATIVE;
+	struct shift sh;
+	struct pool p;
+	double t;
+
+	if (!na || !nb || k >= STAT_COUNT)
+		return -1;
+	/* Where the test is the normal one, its interval; else the
+	 * permutation test's, so that a change the test finds significantly
+	 * beyond a threshold has its interval beyond it too. */
+	if (!use_permutation(a, na, b, nb, k, scale)) {
+		stats_shift(a, na, b, nb, k, &sh);
+		ci[0] = scale ? sh.rel_ci[0] : sh.diff_ci[0];
+		ci[1] = scale ? sh.rel_ci[1] : sh.diff_ci[1];
+		return 0;
+	}
+	if (min_p(na, nb) >= CI_LEVEL) {
+		ci[0] = scale ? -1 : -INFINITY;
+		ci[1] = INFINITY;
+		return 0;
+	}
+	if (pool_alloc(&p, na, nb, k))
+		return -1;
+	/* lower: the largest change "b grew by more than" rejects */
+	t = boundary(&p, b, nb, a, na, scale);
+	ci[0] = scale ? t - 1 : t;
+	/* upper: stat(a + t') > stat(b), i.e. the change is below -t' */
+	t = boundary(&p, a, na, b, nb, scale);
+	ci[1] = scale ? (t > 0 ? 1 / t - 1 : INFINITY) : -t;
+	pool_free(&p);
 	return 0;
 }

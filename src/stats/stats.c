@@ -144,6 +144,10 @@ static double lerp(double a, double b, double t)
 {
 	double d = b - a;
 
+	/* equal ends, infinite ones included (a bootstrap's ratio from a
+	 * median of 0): inf - inf would make a NaN */
+	if (a == b)
+		return a;
 	return t >= 0.5 ? b - d * (1.0 - t) : a + d * t;
 }
 

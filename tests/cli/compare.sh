@@ -63,6 +63,52 @@ t "malformed JSON: exit 2 with the line and column" sh -c '
 t "an unknown store reference: exit 2" sh -c '
 	"$YS" run -q --runs 2 -- "$YSFIX" exit 0 2>/dev/null; "$YS" compare 999 latest 2>"$T/ref.err"; [ $? -eq 2 ] && grep -q "999" "$T/ref.err"'
 t "one result set only: exit 2" expect_exit 2 "$YS" compare "$T/base.json"
+# mkm FILE METRIC V1,V2,... [NAME...]: benchmarks NAME (default x) with a
+# metric's values
+mkm() {
+	python3 - "$@" <<'PY'
+import json, sys
+path, metric, vals = sys.argv[1], sys.argv[2], [float(v) for v in sys.argv[3].split(",")]
+names = sys.argv[4:] or ["x"]
+json.dump({"schema": "yardstick/result/v1", "kind": "run",
+           "benchmarks": [{"name": n, "command": [n], "metrics": {metric: {"unit": "s", "values": vals}}} for n in names]},
+          open(path, "w"))
+PY
+}
+zeros=$(python3 -c 'print(",".join(["0"] * 30))')
+sixes=$(python3 -c 'print(",".join(str(0.006 + 0.0001 * i) for i in range(30)))')
+mkm "$T/z0.json" system_time "$zeros"
+mkm "$T/z6.json" system_time "$sixes"
+mkm "$T/some.json" involuntary_switches 0,0,0,0,1,1,1,1,1,2
+mkm "$T/dup.json" wall_time 1,2,3 a a
+mkm "$T/ten.json" wall_time "$(python3 -c 'import random; r = random.Random(1); print(",".join(str(0.010 + 0.0005 * r.random()) for _ in range(30)))')"
+mkm "$T/thirty.json" wall_time "$(python3 -c 'import random; r = random.Random(2); print(",".join(str(0.030 + 0.0005 * r.random()) for _ in range(30)))')"
+t "a median of 0 that becomes 6 ms: slower, not unchanged" sh -c '
+	"$YS" compare -q --json - "$T/z0.json" "$T/z6.json" | python3 -c "
+import json, sys; c = json.load(sys.stdin)[\"comparisons\"][0]
+assert c[\"verdict\"] == \"slower\" and c[\"p_value\"] < 0.001, c"'
+t "0 -> 0 and a bound from a median of 0: no nan printed" sh -c '
+	"$YS" compare "$T/z0.json" "$T/z0.json" > "$T/zz.txt" && "$YS" compare "$T/some.json" "$T/some.json" >> "$T/zz.txt" &&
+	"$YS" compare "$T/z0.json" "$T/z6.json" >> "$T/zz.txt" && "$YS" compare --markdown - "$T/z0.json" "$T/z6.json" >> "$T/zz.txt" &&
+	! grep -qi "nan" "$T/zz.txt" && grep -q "from 0" "$T/zz.txt"'
+t "p90, p95, p99: verdicts and intervals, the same as gate gives" sh -c '
+	"$YS" compare -q --json "$T/pc.json" "$T/ten.json" "$T/thirty.json" &&
+	"$YS" gate --baseline "$T/ten.json" --max-increase wall_time.p99=2% "$T/thirty.json" > "$T/pg.txt"; [ $? -eq 1 ] &&
+	python3 -c "
+import json; c = json.load(open(\"$T/pc.json\"))[\"comparisons\"][0]
+p = {x[\"stat\"]: x for x in c[\"percentiles\"]}
+assert sorted(p) == [\"p90\", \"p95\", \"p99\"], p
+for s in p.values():
+    assert s[\"verdict\"] == \"slower\" and s[\"change_ci\"][0] > 1.5 and s[\"p_value\"] < 0.01, s
+lo, hi = p[\"p99\"][\"change_ci\"]
+assert \"[%+.1f%%, %+.1f%%]\" % (100 * lo, 100 * hi) in open(\"$T/pg.txt\").read(), (lo, hi)"'
+t "a result holding one benchmark twice: exit 2 naming the file and the benchmark" sh -c '
+	"$YS" compare "$T/dup.json" "$T/base.json" 2>"$T/dup.err"; [ $? -eq 2 ] && grep -q "baseline .*dup.json.*benchmark .a. twice" "$T/dup.err" &&
+	"$YS" compare "$T/base.json" "$T/dup.json" 2>"$T/dup.err"; [ $? -eq 2 ] && grep -q "candidate .*dup.json" "$T/dup.err"'
+t "benchmarks on one side only: the terminal says which side lacks them" sh -c '
+	"$YS" compare "$T/base.json" "$T/other.json" > "$T/side.txt" &&
+	grep -q "missing from the candidate (only in the baseline): sort" "$T/side.txt" &&
+	grep -q "missing from the baseline (only in the candidate): other" "$T/side.txt"'
 t "help" sh -c '"$YS" help compare | grep -q "noise threshold"'
 
 # A result file whose names, units, metric and parameter names hold ESC,

@@ -82,7 +82,6 @@ t "--max-decrease: 2% lower passes a 5% threshold; a rise never fails it" sh -c 
 t "--max-decrease in yardstick.ini" sh -c '
 	printf "[gate]\nmax-decrease = throughput=5%%\n" > "$T/dec.ini" &&
 	"$YS" gate --config "$T/dec.ini" --baseline "$T/tp.json" "$T/tp70.json" >/dev/null; [ $? -eq 1 ]'
-t "help" sh -c '"$YS" gate --help | grep -q "max-increase" && "$YS" gate --help | grep -q "max-decrease"'
 
 # A result file whose names and units hold ESC, BEL, CR, a C1 CSI, a
 # right-to-left override and <img onerror>: the unit was written raw into
@@ -106,4 +105,79 @@ hostile_gate_error() {
 	no_controls "$T/stderr" && grep -qF 'measured in sx\x1b[31m' "$T/stderr"
 }
 t "... and in error messages" hostile_gate_error
+# mkbench FILE NAME:SEED:BASE_MS[:PARAM=VALUE] ...: a result of N (env N,
+# default 30) wall times per benchmark, BASE_MS plus sleep-like jitter and
+# now and then a late wake-up; no benchmarks after "--empty".
+mkbench() {
+	python3 - "$@" <<'PY'
+import json, os, random, sys
+n = int(os.environ.get("N", "30"))
+benches = []
+for spec in sys.argv[2:]:
+    parts = spec.split(":")
+    name, seed, base = parts[0], int(parts[1]), float(parts[2]) / 1000
+    rnd = random.Random(seed)
+    vals = [base + 0.0005 * rnd.random() + (0.005 * rnd.random() if rnd.random() < 0.15 else 0) for _ in range(n)]
+    b = {"name": name, "command": [name], "metrics": {"wall_time": {"unit": "s", "values": vals}}}
+    if len(parts) > 3:
+        k, v = parts[3].split("=")
+        b["parameters"] = {k: v}
+    benches.append(b)
+json.dump({"schema": "yardstick/result/v1", "kind": "run", "benchmarks": benches}, open(sys.argv[1], "w"))
+PY
+}
+# issue 10: a 10 ms sleep against a 30 ms one, every candidate run slower
+# than every baseline run: p90, p95 and p99 grew by 20 ms, beyond 15 ms
+N=30 mkbench "$T/s10.json" s:1:10
+N=30 mkbench "$T/s30.json" s:2:30
+N=10 mkbench "$T/s10n10.json" s:3:10
+N=10 mkbench "$T/s30n10.json" s:4:30
+t "10 ms -> 30 ms, 30 runs a side: p90, p95, p99 +15ms fail (exit 1)" sh -c '
+	for s in p90 p95 p99; do
+		"$YS" gate --baseline "$T/s10.json" --max-increase wall_time.$s=15ms "$T/s30.json" > "$T/tail.out"; [ $? -eq 1 ] || exit 1
+		grep -q "^FAIL.*wall_time.$s=15ms.*significant" "$T/tail.out" || exit 1
+	done'
+t "... and with 10 runs a side" sh -c '
+	for s in p90 p95 p99; do
+		"$YS" gate --baseline "$T/s10n10.json" --max-increase wall_time.$s=15ms "$T/s30n10.json" >/dev/null; [ $? -eq 1 ] || exit 1
+	done'
+t "... but 25 ms do not fail them" sh -c '
+	"$YS" gate --baseline "$T/s10.json" --max-increase wall_time.p99=25ms --max-increase wall_time.p90=25ms "$T/s30.json" >/dev/null'
+N=3 mkbench "$T/n3a.json" s:1:10
+N=3 mkbench "$T/n3b.json" s:2:30
+mkbench "$T/ab.json" a:1:10 b:2:10
+mkbench "$T/ac.json" a:1:10 c:2:10
+mkbench "$T/dup.json" a:1:10 a:2:100
+mkbench "$T/dup2.json" a:2:100 a:1:10
+mkbench "$T/p1.json" a:1:10:n=1 a:2:50:n=2
+mkbench "$T/p2.json" a:2:50:n=2 a:1:10:n=1
+t "too few runs to decide: inconclusive, exit 1, with the runs that would do" sh -c '
+	"$YS" gate --baseline "$T/n3a.json" --max-increase wall_time.p99=15ms "$T/n3b.json" > "$T/inc.out"; [ $? -eq 1 ] &&
+	grep -q "^inconclusive.*5 runs a side could" "$T/inc.out" && grep -q "1 of 1 checks failed (1 inconclusive)" "$T/inc.out"'
+t "--inconclusive pass, and inconclusive = pass in yardstick.ini: exit 0" sh -c '
+	"$YS" gate --inconclusive pass --baseline "$T/n3a.json" --max-increase wall_time.p99=15ms "$T/n3b.json" >/dev/null &&
+	printf "[gate]\ninconclusive = pass\nmax-increase = wall_time.p99=15ms\n" > "$T/inc.ini" &&
+	"$YS" gate --config "$T/inc.ini" --baseline "$T/n3a.json" "$T/n3b.json" >/dev/null &&
+	! "$YS" gate --config "$T/inc.ini" --inconclusive fail --baseline "$T/n3a.json" "$T/n3b.json" >/dev/null'
+t "--inconclusive maybe: exit 2" expect_exit 2 "$YS" gate --inconclusive maybe --baseline "$T/n3a.json" --max-increase wall_time=1% "$T/n3b.json"
+t "a benchmark renamed (in the baseline, not in the candidate): exit 1" sh -c '
+	"$YS" gate --baseline "$T/ab.json" --max-increase wall_time=10% "$T/ac.json" > "$T/ren.out"; [ $? -eq 1 ] &&
+	grep -q "^missing *b: .*not in the candidate" "$T/ren.out" && grep -q "^missing *c: .*not in the baseline" "$T/ren.out" &&
+	grep -q "2 of 3 checks failed (2 could not be made)" "$T/ren.out"'
+t "... --missing pass allows it; a pattern limits it" sh -c '
+	"$YS" gate --missing pass --baseline "$T/ab.json" --max-increase wall_time=10% "$T/ac.json" >/dev/null &&
+	printf "[gate \"a\"]\nmax-increase = wall_time=10%%\n" > "$T/pat.ini" &&
+	"$YS" gate --config "$T/pat.ini" --baseline "$T/ab.json" "$T/ac.json" >/dev/null'
+t "every run timed out: the check cannot be made, exit 1" sh -c '
+	"$YS" run -q --runs 3 -n t --json "$T/okt.json" -- "$YSFIX" sleep 1 2>/dev/null &&
+	"$YS" run -q --runs 3 -n t --timeout 50ms --ignore-failure --json "$T/tot.json" -- "$YSFIX" sleep 2000 2>/dev/null
+	"$YS" gate --baseline "$T/okt.json" --max-increase wall_time=10% "$T/tot.json" > "$T/to.out"; [ $? -eq 1 ] &&
+	grep -q "^missing.*no measured value in the candidate" "$T/to.out"'
+t "a result holding one benchmark twice: exit 2 naming it and the file" sh -c '
+	"$YS" gate --baseline "$T/dup.json" --max-increase wall_time=10% "$T/dup2.json" 2>"$T/dup.err"; [ $? -eq 2 ] &&
+	grep -q "dup.json.*benchmark .a. twice" "$T/dup.err"'
+t "benchmarks are matched by name and parameters" sh -c '
+	"$YS" gate --baseline "$T/p1.json" --max-increase wall_time=5% "$T/p2.json" > "$T/par.out" &&
+	[ "$(grep -c "^pass" "$T/par.out")" -eq 2 ]'
+t "help" sh -c '"$YS" gate --help | grep -q "max-increase" && "$YS" gate --help | grep -q "max-decrease" && "$YS" gate --help | grep -q "permutation test" && "$YS" gate --help | grep -q -- "--inconclusive"'
 finish

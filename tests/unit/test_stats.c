@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/shift.h"
 #include "stats/stats.h"
 
 #ifndef TESTDATA_DIR
@@ -908,6 +909,92 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* Between two infinite ends (a bootstrap's ratios from a median of 0)
+ * a percentile is infinite, not NaN ("-nan%" in compare). */
+static void test_percentile_infinite_ends(void **state)
+{
+	double x[4] = { 1, 2, INFINITY, INFINITY };
+
+	assert_true(isinf(stats_percentile_sorted(x, 4, 90)));
+	assert_true(isinf(stats_percentile_sorted(x, 4, 97.5)));
+	assert_true(stats_percentile_sorted(x, 4, 0) == 1);
+}
+
+/*
+ * The permutation test of stats_shift_test, checked against what it can
+ * be computed by hand: 5 runs a side, every candidate above every
+ * baseline, have one labelling in C(10, 5) = 252 as extreme, p = 0.004;
+ * 4 a side (1/70 = 0.014) can never reach alpha 0.01: undecidable, 5 a
+ * side needed. A threshold moves the candidate back: beyond the whole
+ * gap, nothing is significant. A relative threshold scales.
+ */
+static void test_shift_permutation(void **state)
+{
+	double a[5] = { 10, 11, 12, 13, 14 }, b[5] = { 30, 31, 32, 33, 34 };
+	double c[5] = { 0, 0, 0, 0, 0 }, ci[2];
+	struct shift_test t;
+
+	for (int k = 0; k < STAT_COUNT; k++) {
+		assert_int_equal(stats_shift_test(a, 5, b, 5,
+						  (enum stat_kind)k,
+						  SHIFT_ABSOLUTE, false, 0, 0.01,
+						  &t), 0);
+		assert_true(t.decidable);
+		assert_string_equal(t.method, "permutation");
+		/* Monte Carlo around 1/252 */
+		assert_true(t.p > 0.0015 && t.p < 0.01);
+		/* the gap is 16 at least: 15 is beyond the change's doubt */
+		assert_int_equal(stats_shift_test(a, 5, b, 5,
+						  (enum stat_kind)k,
+						  SHIFT_ABSOLUTE, false, 15, 0.01,
+						  &t), 0);
+		assert_true(t.p < 0.01);
+		/* 25 is not: no more than 24 is shown */
+		assert_int_equal(stats_shift_test(a, 5, b, 5,
+						  (enum stat_kind)k,
+						  SHIFT_ABSOLUTE, false, 25, 0.01,
+						  &t), 0);
+		assert_true(t.p > 0.01);
+		/* and no decrease at all */
+		assert_int_equal(stats_shift_test(a, 5, b, 5,
+						  (enum stat_kind)k,
+						  SHIFT_ABSOLUTE, true, 0, 0.01,
+						  &t), 0);
+		assert_true(t.p > 0.5);
+		/* the interval holds the change, within [16, 24] */
+		assert_int_equal(stats_shift_ci(a, 5, b, 5, (enum stat_kind)k,
+						SHIFT_ABSOLUTE, ci), 0);
+		assert_true(ci[0] >= 15.9 && ci[1] <= 24.1 && ci[0] <= ci[1]);
+	}
+	/* +114% at least (30 / 14): 100% is shown, 150% is not */
+	assert_int_equal(stats_shift_test(a, 5, b, 5, STAT_P99, SHIFT_RELATIVE,
+					  false, 1.0, 0.01, &t), 0);
+	assert_true(t.p < 0.01);
+	assert_int_equal(stats_shift_test(a, 5, b, 5, STAT_P99, SHIFT_RELATIVE,
+					  false, 1.5, 0.01, &t), 0);
+	assert_true(t.p > 0.01);
+	/* from all zeros, tied: still plain (a type-7 median of ties would
+	 * stay put under most relabellings) */
+	assert_int_equal(stats_shift_test(c, 5, b, 5, STAT_MEDIAN,
+					  SHIFT_RELATIVE, false, 0.5, 0.01, &t),
+			 0);
+	assert_true(t.p < 0.01);
+	assert_int_equal(stats_shift_test(c, 5, c, 5, STAT_MEDIAN,
+					  SHIFT_ABSOLUTE, false, 0, 0.01, &t),
+			 0);
+	assert_true(t.p == 1);
+	/* 4 a side cannot decide at 0.01; they can at 0.05 */
+	assert_int_equal(stats_shift_test(a, 4, b, 4, STAT_P99, SHIFT_ABSOLUTE,
+					  false, 0, 0.01, &t), 0);
+	assert_false(t.decidable);
+	assert_int_equal(t.runs_needed, 5);
+	assert_int_equal(stats_shift_test(a, 4, b, 4, STAT_P99, SHIFT_ABSOLUTE,
+					  false, 0, 0.05, &t), 0);
+	assert_true(t.decidable);
+	assert_int_equal(stats_shift_test(a, 0, b, 4, STAT_P99, SHIFT_ABSOLUTE,
+					  false, 0, 0.05, &t), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -934,6 +1021,8 @@ int main(void)
 		cmocka_unit_test(test_fit_models),
 		cmocka_unit_test(test_fit_flat_and_noise),
 		cmocka_unit_test(test_complexity_names),
+		cmocka_unit_test(test_percentile_infinite_ends),
+		cmocka_unit_test(test_shift_permutation),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, teardown);

@@ -1,0 +1,102 @@
+/*
+ * The hash table of hashmap.h. The capacity is a power of two and stays
+ * at least twice the number of keys, so a probe sequence is short and
+ * always ends at an empty slot.
+ */
+#include "util/hashmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t fnv1a(const void *key, size_t len)
+{
+	const unsigned char *p = key;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+void hashmap_init(struct hashmap *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void hashmap_free(struct hashmap *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->slots[i].key);
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static struct hashmap_slot *find(struct hashmap *m, const void *key,
+				 size_t len, uint64_t hash)
+{
+	size_t i = (size_t)hash & (m->cap - 1);
+
+	for (;;) {
+		struct hashmap_slot *s = &m->slots[i];
+
+		if (!s->key)
+			return s;
+		if (s->hash == hash && s->len == len) {
+			m->probes++;
+			if (!memcmp(s->key, key, len))
+				return s;
+		}
+		i = (i + 1) & (m->cap - 1);
+	}
+}
+
+void *hashmap_get(struct hashmap *m, const void *key, size_t len)
+{
+	if (!m->cap)
+		return NULL;
+	return find(m, key, len, fnv1a(key, len))->value;
+}
+
+static int grow(struct hashmap *m)
+{
+	size_t cap = m->cap ? 2 * m->cap : 16;
+	struct hashmap_slot *old = m->slots, *slots;
+	size_t oldcap = m->cap;
+
+	slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return -1;
+	m->slots = slots;
+	m->cap = cap;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].key)
+			*find(m, old[i].key, old[i].len, old[i].hash) = old[i];
+	free(old);
+	return 0;
+}
+
+int hashmap_put(struct hashmap *m, const void *key, size_t len, void *value,
+		void **old)
+{
+	uint64_t hash = fnv1a(key, len);
+	struct hashmap_slot *s;
+
+	if (2 * (m->len + 1) > m->cap && grow(m))
+		return -1;
+	s = find(m, key, len, hash);
+	if (s->key) {
+		if (old)
+			*old = s->value;
+		return 1;
+	}
+	s->key = malloc(len ? len : 1);
+	if (!s->key)
+		return -1;
+	memcpy(s->key, key, len);
+	s->len = len;
+	s->hash = hash;
+	s->value = value;
+	m->len++;
+	return 0;
+}
