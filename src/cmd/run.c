@@ -195,6 +195,10 @@ static int run_once(struct runner *rn, size_t ji, bool measured)
 		else if (counters_end(rn->ctr, rn->cvals, &rn->err))
 			goto out_fail;
 	}
+	if (s.strays > 0) {
+		j->strays += (size_t)s.strays;
+		j->stray_runs++;
+	}
 	if (s.interrupted)
 		goto out_fail;
 	code = s.timed_out ? 128 + SIGKILL : spawn_exit_code(s.status);
@@ -380,6 +384,22 @@ static void rss_warnings(struct runner *rn)
 				"the command is started from, which the "
 				"kernel counts as the command's", hidden, runs,
 				bound / 1024);
+	}
+}
+
+/* Runs that left processes behind (killed by the spawner): say so. */
+static void stray_warnings(struct runner *rn)
+{
+	for (size_t i = 0; i < rn->njobs; i++) {
+		const struct job *j = &rn->jobs[i];
+
+		if (j->stray_runs)
+			benchmark_add_warning(j->bench, "%zu run%s left "
+				"processes running after the command ended "
+				"(%zu in all: in the background, or in a "
+				"session of their own); they were killed",
+				j->stray_runs, j->stray_runs == 1 ? "" : "s",
+				j->strays);
 	}
 }
 
@@ -769,6 +789,7 @@ int cmd_run(int argc, char **argv)
 	}
 	measure_all(&rn);
 	rss_warnings(&rn);
+	stray_warnings(&rn);
 	/* git status costs milliseconds: only for what records it. */
 	if (o.json || o.csv || o.markdown || o.bmf || !o.no_store)
 		git_detect_start(&res.git, &rn.git);

@@ -34,6 +34,8 @@ struct job {
 	struct benchmark *bench;
 	double measured;	/* seconds of wall time measured so far */
 	size_t runs;		/* measured runs so far */
+	size_t strays;		/* processes its runs left running */
+	size_t stray_runs;	/* runs that left any */
 	bool failed;
 };
 

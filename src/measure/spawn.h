@@ -6,7 +6,8 @@
  *
  * The child runs in its own process group, so that a timeout can kill
  * everything it started and so that Ctrl-C reaches yardstick alone, which
- * then has the group killed.
+ * then has the group killed. Through the spawner, processes that left the
+ * group (setsid) are killed too, after every run: it is their subreaper.
  *
  * Peak RSS has a floor: until it execs, a posix_spawn'ed child runs in the
  * memory of the process that spawned it, and the kernel counts that
@@ -83,6 +84,9 @@ struct run_sample {
 	double minor_faults, major_faults;
 	double voluntary_switches, involuntary_switches;
 	int status;			/* raw wait status */
+	/* processes the command left running, killed after it (through
+	 * the spawner only: spawner_main.c, leftovers; 0 otherwise) */
+	long strays;
 	bool timed_out;
 	bool interrupted;
 	bool spawn_failed;		/* exec itself failed */
