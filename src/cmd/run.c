@@ -433,22 +433,76 @@ static int calibrate_shell(struct runner *rn)
 	return 0;
 }
 
+/* The most of a pipe's --input kept for the runs: every run reads all of
+ * it, so it is held, and an endless producer must not fill the memory. */
+#define INPUT_MAX (64u << 20)
+
+/* write all of buf[0..n) to fd; 0, or -1 with errno */
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Copy fd (a pipe, a device) into the memfd rn->input_fd, up to
+ * INPUT_MAX bytes. */
+static int copy_input(struct runner *rn, int fd, const char *path)
+{
+	char buf[65536];
+	size_t total = 0;
+	ssize_t got;
+
+	while ((got = read(fd, buf, sizeof(buf))) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return error_errno(&rn->err, errno, "--input: cannot "
+					   "read '%s'", path);
+		total += (size_t)got;
+		if (total > INPUT_MAX)
+			return error_set(&rn->err, "--input: '%s' holds more "
+				"than %u MiB, which every run would read again; "
+				"give a regular file instead (or an end to the "
+				"stream)", path, INPUT_MAX >> 20);
+		if (write_all(rn->input_fd, buf, (size_t)got))
+			return error_errno(&rn->err, errno, "--input: cannot "
+					   "keep '%s' in memory", path);
+	}
+	return 0;
+}
+
 /*
  * The command's stdin: the --input file itself when it is a regular file
  * (rewound before every run), else — a pipe, "-" for our own stdin — its
- * content copied once into memory, so that every run reads all of it.
+ * content copied once into memory (at most INPUT_MAX bytes), so that
+ * every run reads all of it.
  */
 static int open_input(struct runner *rn, const char *path)
 {
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC)
 				   : dup(STDIN_FILENO);
 	struct stat st;
-	char buf[65536];
-	ssize_t got;
+	int r;
 
-	if (fd < 0 || fstat(fd, &st))
-		return error_errno(&rn->err, errno, "--input: cannot open "
-				   "'%s'", path);
+	if (fd < 0 || fstat(fd, &st)) {
+		r = error_errno(&rn->err, errno, "--input: cannot open '%s'",
+				path);
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
 	if (S_ISREG(st.st_mode)) {
 		rn->input_fd = fd;
 		return 0;
@@ -463,14 +517,9 @@ static int open_input(struct runner *rn, const char *path)
 		close(fd);
 		return error_errno(&rn->err, errno, "memfd_create");
 	}
-	while ((got = read(fd, buf, sizeof(buf))) > 0)
-		if (write(rn->input_fd, buf, (size_t)got) != got)
-			break;
+	r = copy_input(rn, fd, path);
 	close(fd);
-	if (got != 0)
-		return error_errno(&rn->err, errno, "--input: cannot read "
-				   "'%s'", path);
-	return 0;
+	return r;
 }
 
 /*

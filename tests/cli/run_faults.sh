@@ -82,6 +82,10 @@ t "a script whose #! interpreter is missing: exit 2" sh -c '
 	"$YS" run --runs 2 -- "$T/bad.sh" 2>"$T/bad.err"; [ $? -eq 2 ] && grep -q "interpreter" "$T/bad.err"'
 t "--input from a pipe feeds every run" sh -c '
 	echo data | "$YS" run -q --runs 4 --input - -- "$YSFIX" cat'
+t "--input from an endless pipe: exit 2 at 64 MiB, before any run" sh -c '
+	yes | timeout 60 "$YS" run --runs 1 --input - -- "$YSFIX" count "$T/endless" 2>"$T/endless.err"; rc=$?
+	[ $rc -eq 2 ] || { echo "exit $rc"; exit 1; }
+	[ ! -e "$T/endless" ] && grep -q "'"'"'-'"'"' holds more than 64 MiB" "$T/endless.err"'
 t "--input a directory: exit 2 before any run" sh -c '
 	"$YS" run --runs 2 --input /tmp -- "$YSFIX" count "$T/dir-none" 2>"$T/in.err"; [ $? -eq 2 ] &&
 	[ ! -e "$T/dir-none" ] && grep -q "is a directory" "$T/in.err"'
