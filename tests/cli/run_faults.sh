@@ -27,6 +27,42 @@ t "--timeout kills a hanging run and its process group" sh -c '
 	start=$(date +%s); "$YS" run --runs 2 --warmup 0 --timeout 0.3 -- "$YSFIX" hang "$T/pid" 2>"$T/to"; rc=$?
 	[ $rc -eq 1 ] && grep -q "timed out after 0.3s" "$T/to" && [ $(( $(date +%s) - start )) -lt 10 ] &&
 	sleep 0.2 && pid=$(cat "$T/pid") && ! grep -qv "^[^)]*) Z" /proc/$pid/stat 2>/dev/null'
+# A daemon the command leaves behind (a grandchild that called setsid, so
+# out of its process group) is gone when yardstick is done with the run,
+# however the run ended. $T/gone PIDFILE: its pid is not running (within
+# 30 s: a SIGKILL'ed process may take a moment on a busy machine; one
+# still running is killed, not left to the next test). $T/waitfor FILE:
+# until FILE is not empty (at most a minute).
+cat > "$T/gone" <<'EOF'
+#!/bin/sh
+p=$(cat "$1" 2>/dev/null); [ -n "$p" ] || { echo "no pid in $1"; exit 1; }
+k=0; while kill -0 "$p" 2>/dev/null && [ $k -lt 300 ]; do sleep 0.1; k=$((k + 1)); done
+if kill -0 "$p" 2>/dev/null; then kill -9 "$p"; echo "pid $p still running"; exit 1; fi
+EOF
+cat > "$T/waitfor" <<'EOF'
+#!/bin/sh
+k=0; while [ ! -s "$1" ] && [ $k -lt 600 ]; do sleep 0.1; k=$((k + 1)); done; [ -s "$1" ]
+EOF
+chmod +x "$T/gone" "$T/waitfor"
+t "--timeout kills a daemon the command left (setsid) too" sh -c '
+	"$YS" run -q --runs 1 --warmup 0 --timeout 0.3 -i -- "$YSFIX" daemon "$T/d1" hang 2>/dev/null
+	[ $? -eq 0 ] && "$T/gone" "$T/d1"'
+t "... and after a run that exits, with a warning" sh -c '
+	"$YS" run -q --runs 2 --warmup 0 --json "$T/d2.json" -- "$YSFIX" daemon "$T/d2" 2>/dev/null &&
+	"$T/gone" "$T/d2" && python3 -c "
+import json; b = json.load(open(\"$T/d2.json\"))[\"benchmarks\"][0]
+assert any(w.startswith(\"2 runs left processes running\") for w in b[\"warnings\"]), b[\"warnings\"]"'
+t "... and on Ctrl-C" sh -c '
+	"$YS" run -q --runs 1 --warmup 0 -- "$YSFIX" daemon "$T/d3" hang >/dev/null 2>&1 & pid=$!
+	"$T/waitfor" "$T/d3" || { kill -9 $pid; exit 1; }
+	kill -INT $pid; wait $pid; rc=$?
+	[ $rc -eq 130 ] || { echo "exit $rc"; exit 1; }
+	"$T/gone" "$T/d3"'
+t "... and when yardstick itself is killed" sh -c '
+	"$YS" run -q --runs 1 --warmup 0 -- "$YSFIX" daemon "$T/d4" hang >/dev/null 2>&1 & pid=$!
+	"$T/waitfor" "$T/d4" || { kill -9 $pid; exit 1; }
+	kill -KILL $pid; wait $pid
+	"$T/gone" "$T/d4"'
 t "--timeout with --ignore-failure counts timed-out runs" sh -c '
 	"$YS" run -q --runs 2 --warmup 0 --timeout 100ms --ignore-failure --json "$T/to.json" -- "$YSFIX" hang &&
 	python3 -c "
