@@ -109,13 +109,7 @@ static void record(struct runner *rn, size_t ji, const struct run_sample *s)
 		s->involuntary_switches,
 	};
 
-	if (rn->o->shell) {
-		for (int i = M_WALL; i <= M_SYS; i++) {
-			v[i] -= rn->shell_cost[i];
-			if (v[i] < 0)
-				v[i] = 0;
-		}
-	}
+	/* under --shell, raw: shell_correct decides at the end */
 	for (size_t i = 0; i < M_RUSAGE_COUNT; i++)
 		metric_push(m[i], v[i]);
 	if (!rn->ctr)
@@ -400,6 +394,57 @@ static void stray_warnings(struct runner *rn)
 				"session of their own); they were killed",
 				j->stray_runs, j->stray_runs == 1 ? "" : "s",
 				j->strays);
+	}
+}
+
+/*
+ * --shell: subtract the shell's start-up (calibrate_shell) from wall, user
+ * and system time — per metric, in every benchmark or in none, so that
+ * the benchmarks stay comparable. A metric where some run took less than
+ * the shell alone is left as measured (the shell included), and every
+ * benchmark says so: clamping such a run at 0 would hide that the command
+ * cannot be told apart from the shell's start-up. Each of the three
+ * metrics gets the extra keys shell_startup (seconds) and
+ * shell_subtracted (1 or 0): the raw value of a run is its value plus
+ * shell_startup times shell_subtracted.
+ */
+static void shell_correct(struct runner *rn)
+{
+	for (int k = M_WALL; k <= M_SYS; k++) {
+		const char *name = rusage_metrics[k].name;
+		double cost = rn->shell_cost[k];
+		size_t below = 0, runs = 0, culprit = 0;
+		bool subtract;
+
+		for (size_t i = 0; i < rn->njobs && !below; i++) {
+			const struct metric *m = rn->metrics[i][k];
+
+			runs = 0;
+			for (size_t r = 0; r < m->n; r++) {
+				if (isnan(m->values[r]))
+					continue;
+				runs++;
+				below += m->values[r] < cost;
+			}
+			culprit = i;
+		}
+		subtract = below == 0;
+		for (size_t i = 0; i < rn->njobs; i++) {
+			struct metric *m = rn->metrics[i][k];
+
+			for (size_t r = 0; subtract && r < m->n; r++)
+				m->values[r] -= cost;
+			metric_set_extra(m, "shell_startup", cost);
+			metric_set_extra(m, "shell_subtracted", subtract);
+			if (!subtract)
+				benchmark_add_warning(rn->jobs[i].bench, "%s "
+					"includes the shell's start-up (%.3g ms, "
+					"not subtracted): %zu of %zu runs of '%s' "
+					"took less than the shell alone, which "
+					"they cannot be told apart from", name,
+					cost * 1e3, below, runs,
+					rn->jobs[culprit].name);
+		}
 	}
 }
 
@@ -837,6 +882,8 @@ int cmd_run(int argc, char **argv)
 		goto out_free;
 	}
 	measure_all(&rn);
+	if (o.shell)
+		shell_correct(&rn);
 	rss_warnings(&rn);
 	stray_warnings(&rn);
 	/* git status costs milliseconds: only for what records it. */

@@ -142,8 +142,11 @@ static void record_settings(struct runner *rn)
 	result_set_str(r, "order", o->order == ORDER_INTERLEAVED
 			   ? "interleaved" : "sequential");
 	result_set_str(r, "shell", o->shell ? "/bin/sh" : "none");
-	if (o->shell)
+	if (o->shell) {
 		result_set_num(r, "shell_overhead_wall", rn->shell_cost[0]);
+		result_set_num(r, "shell_overhead_user", rn->shell_cost[1]);
+		result_set_num(r, "shell_overhead_sys", rn->shell_cost[2]);
+	}
 	if (o->prepare)
 		result_set_str(r, "prepare", o->prepare);
 	if (o->cleanup)
