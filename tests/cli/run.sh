@@ -207,7 +207,9 @@ t "--shell: a command no slower than the shell's start-up is not reported as 0 s
 	"$YS" run --runs 50 --shell --json "$T/sh0.json" ":" >/dev/null 2>"$T/sh0.err" &&
 	python3 -c "
 import json; b = json.load(open(\"$T/sh0.json\"))[\"benchmarks\"][0]; w = b[\"metrics\"][\"wall_time\"]
-v, ov = w[\"values\"], w[\"shell_startup\"]
+v = w[\"values\"]
+assert 0 not in v and w[\"median\"] > 0, w
+ov = w[\"shell_startup\"]
 if w[\"shell_subtracted\"] == 0:
     assert min(v) > 0 and min(v) < ov, (v, ov)
     assert any(x.startswith(\"wall_time includes the shell\") for x in b[\"warnings\"]), b[\"warnings\"]
