@@ -112,7 +112,7 @@ static void record(struct runner *rn, size_t ji, const struct run_sample *s)
 	/* under --shell, raw: shell_correct decides at the end */
 	for (size_t i = 0; i < M_RUSAGE_COUNT; i++)
 		metric_push(m[i], v[i]);
-	if (!rn->ctr)
+	if (!rn->ctr || !m[M_RUSAGE_COUNT])	/* none, or perf_blind */
 		return;
 	for (size_t k = 0; k < counters_metric_count(rn->ctr); k++) {
 		const struct counter_value *c = &rn->cvals[k];
@@ -136,7 +136,8 @@ static void record(struct runner *rn, size_t ji, const struct run_sample *s)
 static void record_nothing(struct runner *rn, size_t ji)
 {
 	for (size_t i = 0; i < rn->nmetrics; i++)
-		metric_push(rn->metrics[ji][i], NAN);
+		if (rn->metrics[ji][i])
+			metric_push(rn->metrics[ji][i], NAN);
 }
 
 static void describe_failure(struct runner *rn, struct job *j, int status)
@@ -678,6 +679,87 @@ static int open_counters(struct runner *rn)
 	return r == -3 ? 3 : 2;
 }
 
+/* Name every counter metric of b unsupported and say why (a job's
+ * perf_blind). */
+static void mark_perf_blind(struct runner *rn, struct benchmark *b,
+			    const char *why)
+{
+	size_t nc = counters_metric_count(rn->ctr);
+
+	for (size_t k = 0; k < nc; k++)
+		benchmark_add_unsupported(b, counters_metric_name(rn->ctr, k));
+	if (rn->ipc)
+		benchmark_add_unsupported(b, "ipc");
+	benchmark_add_warning(b, "perf counters cannot follow this command: "
+			      "%s; the kernel stops perf events at the exec "
+			      "of a program that changes credentials or "
+			      "cannot be read, so they are not reported "
+			      "(run yardstick as the user the program runs "
+			      "as, or measure a copy without the set-ID bits "
+			      "or capabilities)", why);
+}
+
+/*
+ * After the runs: a command that execs such a program later (through a
+ * shell, env, a wrapper) is seen by its task clock stopping while its CPU
+ * time goes on. rusage (user + system time of the command and what it
+ * waited for) never exceeds the counters' task clock (the command and all
+ * it started) by more than the instants before its exec; a run whose task
+ * clock is under half its CPU time, with 2 ms of it at least, lost the
+ * counters. When at least half of such runs did, the counters of that
+ * benchmark are dropped and named unsupported. Before shell_correct: the
+ * CPU times must be raw.
+ */
+static void perf_follow_check(struct runner *rn)
+{
+	size_t nc = rn->ctr ? counters_metric_count(rn->ctr) : 0;
+	long tc = -1;
+
+	for (size_t k = 0; k < nc; k++)
+		if (!strcmp(counters_metric_name(rn->ctr, k), "task_clock"))
+			tc = (long)k;
+	if (tc < 0)
+		return;
+	for (size_t i = 0; i < rn->njobs; i++) {
+		struct job *j = &rn->jobs[i];
+		const struct metric *u = rn->metrics[i][M_USER];
+		const struct metric *sy = rn->metrics[i][M_SYS];
+		const struct metric *t = rn->metrics[i][M_RUSAGE_COUNT + tc];
+		size_t busy = 0, lost = 0;
+		double cpu_sum = 0, tc_sum = 0;
+
+		if (j->perf_blind || !t)
+			continue;
+		for (size_t r = 0; r < t->n && r < u->n && r < sy->n; r++) {
+			double cpu = u->values[r] + sy->values[r];
+
+			if (isnan(cpu) || isnan(t->values[r]) || cpu < 0.002)
+				continue;
+			busy++;
+			if (t->values[r] < 0.5 * cpu) {
+				lost++;
+				cpu_sum += cpu;
+				tc_sum += t->values[r];
+			}
+		}
+		if (!lost || lost * 2 < busy)
+			continue;
+		j->perf_blind = xasprintf("in %zu of %zu runs its task clock "
+			"counted %.3g ms of the %.3g ms of CPU time it used, so "
+			"it runs a program perf events cannot follow "
+			"(set-user-ID, set-group-ID, file capabilities, or not "
+			"readable)", lost, busy, tc_sum * 1e3, cpu_sum * 1e3);
+		for (size_t k = 0; k < nc; k++)
+			benchmark_remove_metric(j->bench,
+						counters_metric_name(rn->ctr, k));
+		if (rn->ipc)
+			benchmark_remove_metric(j->bench, "ipc");
+		for (size_t k = M_RUSAGE_COUNT; k < rn->nmetrics; k++)
+			rn->metrics[i][k] = NULL;
+		mark_perf_blind(rn, j->bench, j->perf_blind);
+	}
+}
+
 static void setup_benchmarks(struct runner *rn, bool perf_refused)
 {
 	size_t nc = rn->ctr ? counters_metric_count(rn->ctr) : 0;
@@ -696,7 +778,10 @@ static void setup_benchmarks(struct runner *rn, bool perf_refused)
 	for (size_t i = 0; i < rn->njobs; i++) {
 		struct job *j = &rn->jobs[i];
 		struct benchmark *b;
+		struct error why;
 
+		if (nc && spawn_exec_privileged(j->path, &why) == 1)
+			j->perf_blind = xstrdup(why.msg);
 		b = result_add_benchmark(rn->res, j->name, j->argv);
 		for (size_t k = 0; k < rn->o->nscans; k++)
 			benchmark_add_param(b, rn->o->scans[k].name,
@@ -704,11 +789,13 @@ static void setup_benchmarks(struct runner *rn, bool perf_refused)
 		for (size_t k = 0; k < M_RUSAGE_COUNT; k++)
 			benchmark_metric(b, rusage_metrics[k].name,
 					 rusage_metrics[k].unit);
-		for (size_t k = 0; k < nc; k++)
+		for (size_t k = 0; k < nc && !j->perf_blind; k++)
 			benchmark_metric(b, counters_metric_name(rn->ctr, k),
 					 counters_metric_unit(rn->ctr, k));
-		if (rn->ipc)
+		if (rn->ipc && !j->perf_blind)
 			benchmark_metric(b, "ipc", "ratio");
+		if (j->perf_blind)
+			mark_perf_blind(rn, b, j->perf_blind);
 		if (rn->emulated)
 			benchmark_add_warning(b, "hardware counters are emulated "
 				"by software events (YARDSTICK_EMULATE_PMU=1): "
@@ -729,7 +816,7 @@ static void setup_benchmarks(struct runner *rn, bool perf_refused)
 
 		rn->jobs[i].bench = b;
 		rn->metrics[i] = xcalloc(rn->nmetrics, sizeof(struct metric *));
-		for (size_t k = 0; k < rn->nmetrics; k++)
+		for (size_t k = 0; k < b->nmetrics; k++)
 			rn->metrics[i][k] = &b->metrics[k];
 	}
 }
@@ -882,6 +969,7 @@ int cmd_run(int argc, char **argv)
 		goto out_free;
 	}
 	measure_all(&rn);
+	perf_follow_check(&rn);
 	if (o.shell)
 		shell_correct(&rn);
 	rss_warnings(&rn);
@@ -907,6 +995,8 @@ out_free:
 	free(rn.fail_tail);
 	for (size_t i = 0; rn.metrics && i < rn.njobs; i++)
 		free(rn.metrics[i]);
+	for (size_t i = 0; rn.jobs && i < rn.njobs; i++)
+		free(rn.jobs[i].perf_blind);
 	free(rn.metrics);
 	close_fds(&rn);
 	run_jobs_free(rn.jobs, rn.njobs);

@@ -36,6 +36,9 @@ struct job {
 	size_t runs;		/* measured runs so far */
 	size_t strays;		/* processes its runs left running */
 	size_t stray_runs;	/* runs that left any */
+	/* why perf counters cannot follow it (spawn_exec_privileged, or
+	 * seen after the runs), malloc'd; NULL: they can */
+	char *perf_blind;
 	bool failed;
 };
 

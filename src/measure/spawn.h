@@ -118,6 +118,19 @@ int spawn_exit_code(int status);
 int spawn_resolve_program(const char *argv0, char **resolved,
 			  struct error *e);
 
+/*
+ * Whether the exec of path (a program, or a script: its #! interpreters
+ * are followed) would change this process's credentials or make it
+ * undumpable — set-user-ID or set-group-ID to someone else, file
+ * capabilities we do not hold, a program we may execute but not read.
+ * The kernel then stops, at that exec, every perf event that follows the
+ * process (inherited counters, sampling): they count nothing of it.
+ * Returns 1 with the reason in e ("'/usr/bin/passwd' is set-user-ID
+ * (owner uid 0)"), 0 when the exec crosses no such boundary (or path
+ * cannot be examined: the spawn will say why).
+ */
+int spawn_exec_privileged(const char *path, struct error *e);
+
 /* The message for an exec of path that failed with errnum (a missing #!
  * interpreter, a file that is not a program, ...). Returns -1. */
 int spawn_exec_error(const char *path, int errnum, struct error *e);

@@ -144,6 +144,9 @@ char *benchmark_display_name(const struct benchmark *b);
 /* Find a metric by name; NULL if absent. */
 struct metric *benchmark_find_metric(const struct benchmark *b,
 				     const char *name);
+/* Remove the metric named name (metric pointers into b move); -1 if
+ * absent. */
+int benchmark_remove_metric(struct benchmark *b, const char *name);
 int metric_push(struct metric *m, double v);
 /* Set the extra summary key (replaced if present); key must not be one of
  * the standard keys (unit, n, values, mean, ..., outliers). */
