@@ -122,6 +122,47 @@ assert 0 < m[\"task_clock\"][\"median\"] <= m[\"wall_time\"][\"median\"] * 1.5
 for c in [\"cycles\", \"instructions\", \"flops\"]:
     assert (c in m and m[c][\"min\"] > 0) or c in b[\"unsupported\"], c
 for c in b[\"unsupported\"]: assert c not in m or not m[c][\"values\"], c"'
+# perf counters cannot follow a program that changes credentials at its
+# exec (the kernel stops them there): set-user-ID to another user,
+# set-group-ID, file capabilities, one we cannot read, a script whose #!
+# interpreter is one — named unsupported with the reason, not reported
+# as the near-zero counts they would show. As root here, the copies are
+# run by nobody (setpriv), from a directory nobody can reach.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && command -v setcap >/dev/null; then
+	S=$(mktemp -d /tmp/ys-suid-XXXXXX); chmod 755 "$S"; mkdir "$S/out"; chmod 777 "$S/out"
+	export S
+	for kind in suid sgid caps noread env; do
+		cp "$YSFIX" "$S/ysfix-$kind"; chmod 755 "$S/ysfix-$kind"
+	done
+	chmod 4755 "$S/ysfix-suid" "$S/ysfix-env"; chgrp 0 "$S/ysfix-sgid"; chmod 2755 "$S/ysfix-sgid"
+	setcap cap_net_raw+ep "$S/ysfix-caps"; chmod 711 "$S/ysfix-noread"
+	cp /bin/sh "$S/sh-suid"; chmod 4755 "$S/sh-suid"
+	printf "#!%s\nexec \"\$@\"\n" "$S/sh-suid" > "$S/ysfix-script"; chmod 755 "$S/ysfix-script"
+	for kind in suid sgid caps noread script; do
+		arg=; [ $kind = script ] && arg=$YSFIX
+		t "counters of a $kind program: unsupported, with the reason" sh -c '
+			setpriv --reuid=nobody --regid=nogroup --clear-groups "$YS" run -q --no-store --runs 2 --json "$S/out/'$kind'.json" -- "$S/ysfix-'$kind'" '$arg' touch 8 &&
+			python3 -c "
+import json; b = json.load(open(\"$S/out/'$kind'.json\"))[\"benchmarks\"][0]; m = b[\"metrics\"]
+for c in [\"task_clock\", \"page_faults\", \"context_switches\"]:
+    assert c in b[\"unsupported\"] and c not in m, (c, b[\"unsupported\"], list(m))
+assert m[\"minor_faults\"][\"min\"] >= 2048, m[\"minor_faults\"]
+w = [x for x in b[\"warnings\"] if x.startswith(\"perf counters cannot follow this command: \")]
+assert w and (\"ysfix-'$kind'\" in w[0] or \"sh-suid\" in w[0]), b[\"warnings\"]"'
+	done
+	t "counters of a command that execs a set-user-ID program: unsupported, seen after the runs" sh -c '
+		setpriv --reuid=nobody --regid=nogroup --clear-groups "$YS" run -q --no-store --runs 3 --json "$S/out/env.json" -- env "$S/ysfix-env" spin 20 &&
+		python3 -c "
+import json; b = json.load(open(\"$S/out/env.json\"))[\"benchmarks\"][0]; m = b[\"metrics\"]
+assert \"task_clock\" in b[\"unsupported\"] and \"task_clock\" not in m, b
+assert any(\"its task clock counted\" in x for x in b[\"warnings\"]), b[\"warnings\"]"'
+	t "as root, a set-user-ID root program is counted" sh -c '
+		"$YS" run -q --runs 2 --json "$S/root.json" -- "$S/ysfix-suid" touch 8 &&
+		python3 -c "
+import json; b = json.load(open(\"$S/root.json\"))[\"benchmarks\"][0]
+assert b[\"metrics\"][\"page_faults\"][\"min\"] >= 2048, b"'
+	rm -rf "$S"
+fi
 t "hardware paths on an emulated PMU: IPC per run, flops, no unsupported" sh -c '
 	YARDSTICK_EMULATE_PMU=1 "$YS" run -q --runs 4 --json "$T/emu.json" -- "$YSFIX" touch 8 &&
 	python3 -c "
