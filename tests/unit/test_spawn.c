@@ -15,7 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -444,6 +447,72 @@ static void test_resolve_program(void **state)
 	assert_int_equal(spawn_resolve_program("", &path, &e), -1);
 }
 
+/* spawn_exec_privileged on path, in a child with no_new_privs set. */
+static int privileged_nnp(const char *path)
+{
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct error e;
+
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		_exit(spawn_exec_privileged(path, &e));
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return WEXITSTATUS(st);
+}
+
+/*
+ * Which execs the kernel stops perf events at (fs/exec.c: the new
+ * effective ids differ from the real ones, ...). As root, a program
+ * set-user-ID or set-group-ID to another user is one; set-group-ID
+ * without group execute permission (mandatory locking) is not, nor is
+ * anything under no_new_privs; a script counts by its interpreter.
+ */
+static void test_exec_privileged(void **state)
+{
+	char dir[] = "/tmp/ys-priv-XXXXXX";
+	char prog[64], script[64], body[128];
+	struct error e;
+	FILE *fp;
+
+	if (geteuid() != 0)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	snprintf(prog, sizeof(prog), "%s/prog", dir);
+	snprintf(script, sizeof(script), "%s/script", dir);
+	snprintf(body, sizeof(body), "cp %s %s", YSFIX, prog);
+	assert_int_equal(system(body), 0);
+	assert_int_equal(spawn_exec_privileged(prog, &e), 0);
+	assert_int_equal(chown(prog, 65534, (gid_t)-1), 0);
+	assert_int_equal(chmod(prog, 04755), 0);
+	assert_int_equal(spawn_exec_privileged(prog, &e), 1);
+	assert_non_null(strstr(e.msg, "set-user-ID (owner uid 65534)"));
+	assert_non_null(strstr(e.msg, prog));
+	assert_int_equal(privileged_nnp(prog), 0);
+	/* the script's interpreter is what counts */
+	fp = fopen(script, "w");
+	assert_non_null(fp);
+	fprintf(fp, "#!  %s  spin 1\n", prog);
+	fclose(fp);
+	assert_int_equal(chmod(script, 0755), 0);
+	assert_int_equal(spawn_exec_privileged(script, &e), 1);
+	assert_non_null(strstr(e.msg, "#! interpreter of"));
+	assert_int_equal(chown(prog, 0, 65534), 0);
+	assert_int_equal(chmod(prog, 02755), 0);
+	assert_int_equal(spawn_exec_privileged(prog, &e), 1);
+	assert_non_null(strstr(e.msg, "set-group-ID (group gid 65534)"));
+	assert_int_equal(chmod(prog, 02745), 0);
+	assert_int_equal(spawn_exec_privileged(prog, &e), 0);
+	assert_int_equal(chmod(prog, 04755), 0);	/* owned by us: no change */
+	assert_int_equal(spawn_exec_privileged(prog, &e), 0);
+	assert_int_equal(spawn_exec_privileged(script, &e), 0);
+	snprintf(body, sizeof(body), "rm -rf %s", dir);
+	assert_int_equal(system(body), 0);
+}
+
 /* Through the spawner, --pin applies to the command, not to us. */
 static void test_spawner_pin(void **state)
 {
@@ -583,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_spawner_find),
 		cmocka_unit_test(test_spawner_gone),
 		cmocka_unit_test(test_resolve_program),
+		cmocka_unit_test(test_exec_privileged),
 	};
 
 	return cmocka_run_group_tests(tests, start_spawner, stop_spawner);
