@@ -100,9 +100,11 @@ static int run_shell(struct runner *rn, const char *what, const char *cmd)
 	return 0;
 }
 
+static struct metric **job_metrics(struct runner *rn, size_t ji);
+
 static void record(struct runner *rn, size_t ji, const struct run_sample *s)
 {
-	struct metric **m = rn->metrics[ji];
+	struct metric **m = job_metrics(rn, ji);
 	double v[M_RUSAGE_COUNT] = {
 		s->wall, s->user, s->sys, s->peak_rss, s->minor_faults,
 		s->major_faults, s->voluntary_switches,
@@ -135,9 +137,11 @@ static void record(struct runner *rn, size_t ji, const struct run_sample *s)
  * metric, so that value i of each metric and exit code i are run i. */
 static void record_nothing(struct runner *rn, size_t ji)
 {
+	struct metric **m = job_metrics(rn, ji);
+
 	for (size_t i = 0; i < rn->nmetrics; i++)
-		if (rn->metrics[ji][i])
-			metric_push(rn->metrics[ji][i], NAN);
+		if (m[i])
+			metric_push(m[i], NAN);
 }
 
 static void describe_failure(struct runner *rn, struct job *j, int status)
@@ -154,6 +158,8 @@ static void describe_failure(struct runner *rn, struct job *j, int status)
 		error_set(&rn->err, "'%s' failed with exit code %d", j->name,
 			  spawn_exit_code(status));
 }
+
+static double job_expected(const struct runner *rn, const struct job *j);
 
 /*
  * One run of job ji, measured or not. Returns 0 to go on, -1 to stop
@@ -198,6 +204,8 @@ static int run_once(struct runner *rn, size_t ji, bool measured)
 		goto out_fail;
 	code = s.timed_out ? 128 + SIGKILL : spawn_exit_code(s.status);
 	if (measured) {
+		double before = job_expected(rn, j);
+
 		benchmark_push_exit(j->bench, code);
 		j->runs++;
 		rn->total_runs++;
@@ -209,6 +217,7 @@ static int run_once(struct runner *rn, size_t ji, bool measured)
 			j->measured += s.wall;
 			record(rn, ji, &s);
 		}
+		rn->expected += job_expected(rn, j) - before;
 	}
 	if (code != 0 && !rn->o->ignore_failure) {
 		keep_tail(rn);
@@ -267,15 +276,13 @@ static double job_expected(const struct runner *rn, const struct job *j)
 	return n;
 }
 
+/* rn->expected is kept as the sum of job_expected over the jobs (a
+ * sum per run would cost O(jobs) a run: minutes for a large scan). */
 static void show_progress(struct runner *rn, const char *label)
 {
-	double expected = 0;
-
-	if (!rn->progress.enabled)
+	if (!rn->progress.enabled || rn->expected <= 0)
 		return;
-	for (size_t i = 0; i < rn->njobs; i++)
-		expected += job_expected(rn, &rn->jobs[i]);
-	progress_update(&rn->progress, rn->total_runs / expected, label);
+	progress_update(&rn->progress, rn->total_runs / rn->expected, label);
 }
 
 static void shuffle(struct runner *rn, size_t *order, size_t n)
@@ -305,8 +312,11 @@ static int measure_all(struct runner *rn)
 	bool interleaved = rn->o->order == ORDER_INTERLEAVED;
 	int ret = -1;
 
-	for (size_t i = 0; i < rn->njobs; i++)
+	rn->expected = 0;
+	for (size_t i = 0; i < rn->njobs; i++) {
 		order[i] = i;
+		rn->expected += job_expected(rn, &rn->jobs[i]);
+	}
 	for (long w = 0; w < rn->o->warmup; w++) {
 		if (interleaved)
 			shuffle(rn, order, rn->njobs);
@@ -363,6 +373,8 @@ static void rss_warnings(struct runner *rn)
 	double bound = spawn_rss_floor(&rn->sp);
 
 	for (size_t i = 0; i < rn->njobs; i++) {
+		if (!rn->metrics[i])
+			continue;
 		const struct metric *wall = rn->metrics[i][M_WALL];
 		const struct metric *rss = rn->metrics[i][M_RSS];
 		size_t hidden = 0, runs = 0;
@@ -418,8 +430,11 @@ static void shell_correct(struct runner *rn)
 		bool subtract;
 
 		for (size_t i = 0; i < rn->njobs && !below; i++) {
-			const struct metric *m = rn->metrics[i][k];
+			const struct metric *m = rn->metrics[i]
+						 ? rn->metrics[i][k] : NULL;
 
+			if (!m)
+				continue;
 			runs = 0;
 			for (size_t r = 0; r < m->n; r++) {
 				if (isnan(m->values[r]))
@@ -431,8 +446,11 @@ static void shell_correct(struct runner *rn)
 		}
 		subtract = below == 0;
 		for (size_t i = 0; i < rn->njobs; i++) {
-			struct metric *m = rn->metrics[i][k];
+			struct metric *m = rn->metrics[i]
+					   ? rn->metrics[i][k] : NULL;
 
+			if (!m)
+				continue;
 			for (size_t r = 0; subtract && r < m->n; r++)
 				m->values[r] -= cost;
 			metric_set_extra(m, "shell_startup", cost);
@@ -720,8 +738,10 @@ static void perf_follow_check(struct runner *rn)
 			tc = (long)k;
 	if (tc < 0)
 		return;
-	for (size_t i = 0; i < rn->njobs; i++) {
+	for (size_t i = 0; i < rn->njobs && rn->metrics; i++) {
 		struct job *j = &rn->jobs[i];
+		if (!rn->metrics[i])
+			continue;
 		const struct metric *u = rn->metrics[i][M_USER];
 		const struct metric *sy = rn->metrics[i][M_SYS];
 		const struct metric *t = rn->metrics[i][M_RUSAGE_COUNT + tc];
@@ -760,10 +780,58 @@ static void perf_follow_check(struct runner *rn)
 	}
 }
 
+/*
+ * The metrics of job ji, created with its first measured run: a scan of
+ * 100,000 values holds, for the values not run yet, only their names —
+ * and an interrupted one drops them (drop_unrun). Whether perf counters
+ * can follow the command is looked at here too, once per job.
+ */
+static struct metric **job_metrics(struct runner *rn, size_t ji)
+{
+	size_t nc = rn->ctr ? counters_metric_count(rn->ctr) : 0;
+	struct job *j = &rn->jobs[ji];
+	struct benchmark *b = j->bench;
+	struct error why;
+
+	if (rn->metrics[ji])
+		return rn->metrics[ji];
+	if (nc && spawn_exec_privileged(j->path, &why) == 1)
+		j->perf_blind = xstrdup(why.msg);
+	for (size_t k = 0; k < M_RUSAGE_COUNT; k++)
+		benchmark_metric(b, rusage_metrics[k].name,
+				 rusage_metrics[k].unit);
+	for (size_t k = 0; k < nc && !j->perf_blind; k++)
+		benchmark_metric(b, counters_metric_name(rn->ctr, k),
+				 counters_metric_unit(rn->ctr, k));
+	if (rn->ipc && !j->perf_blind)
+		benchmark_metric(b, "ipc", "ratio");
+	if (j->perf_blind)
+		mark_perf_blind(rn, b, j->perf_blind);
+	if (rn->emulated)
+		benchmark_add_warning(b, "hardware counters are emulated "
+			"by software events (YARDSTICK_EMULATE_PMU=1): "
+			"cycles, instructions and flops are not real");
+	for (size_t k = 0; rn->ctr &&
+	     k < counters_unsupported_count(rn->ctr); k++)
+		benchmark_add_unsupported(b,
+			counters_unsupported_name(rn->ctr, k));
+	if (!rn->ipc && rn->ctr && !rn->o->events)
+		benchmark_add_unsupported(b, "ipc");
+	for (size_t k = 0; rn->perf_refused &&
+	     k < sizeof(default_counter_metrics) / sizeof(char *); k++)
+		benchmark_add_unsupported(b, default_counter_metrics[k]);
+	/* Pointers only now: adding metrics may have moved them. */
+	rn->metrics[ji] = xcalloc(rn->nmetrics, sizeof(struct metric *));
+	for (size_t k = 0; k < b->nmetrics; k++)
+		rn->metrics[ji][k] = &b->metrics[k];
+	return rn->metrics[ji];
+}
+
 static void setup_benchmarks(struct runner *rn, bool perf_refused)
 {
 	size_t nc = rn->ctr ? counters_metric_count(rn->ctr) : 0;
 
+	rn->perf_refused = perf_refused;
 	rn->cycles_idx = rn->instr_idx = -1;
 	for (size_t k = 0; k < nc; k++) {
 		if (!strcmp(counters_metric_name(rn->ctr, k), "cycles"))
@@ -778,47 +846,59 @@ static void setup_benchmarks(struct runner *rn, bool perf_refused)
 	for (size_t i = 0; i < rn->njobs; i++) {
 		struct job *j = &rn->jobs[i];
 		struct benchmark *b;
-		struct error why;
 
-		if (nc && spawn_exec_privileged(j->path, &why) == 1)
-			j->perf_blind = xstrdup(why.msg);
 		b = result_add_benchmark(rn->res, j->name, j->argv);
 		for (size_t k = 0; k < rn->o->nscans; k++)
 			benchmark_add_param(b, rn->o->scans[k].name,
 					    j->param_values[k]);
-		for (size_t k = 0; k < M_RUSAGE_COUNT; k++)
-			benchmark_metric(b, rusage_metrics[k].name,
-					 rusage_metrics[k].unit);
-		for (size_t k = 0; k < nc && !j->perf_blind; k++)
-			benchmark_metric(b, counters_metric_name(rn->ctr, k),
-					 counters_metric_unit(rn->ctr, k));
-		if (rn->ipc && !j->perf_blind)
-			benchmark_metric(b, "ipc", "ratio");
-		if (j->perf_blind)
-			mark_perf_blind(rn, b, j->perf_blind);
-		if (rn->emulated)
-			benchmark_add_warning(b, "hardware counters are emulated "
-				"by software events (YARDSTICK_EMULATE_PMU=1): "
-				"cycles, instructions and flops are not real");
-		for (size_t k = 0; rn->ctr &&
-		     k < counters_unsupported_count(rn->ctr); k++)
-			benchmark_add_unsupported(b,
-				counters_unsupported_name(rn->ctr, k));
-		if (!rn->ipc && rn->ctr && !rn->o->events)
-			benchmark_add_unsupported(b, "ipc");
-		for (size_t k = 0; perf_refused &&
-		     k < sizeof(default_counter_metrics) / sizeof(char *); k++)
-			benchmark_add_unsupported(b, default_counter_metrics[k]);
 	}
 	/* Pointers only now: adding benchmarks may have moved them. */
-	for (size_t i = 0; i < rn->njobs; i++) {
-		struct benchmark *b = &rn->res->benchmarks[i];
+	for (size_t i = 0; i < rn->njobs; i++)
+		rn->jobs[i].bench = &rn->res->benchmarks[i];
+}
 
-		rn->jobs[i].bench = b;
-		rn->metrics[i] = xcalloc(rn->nmetrics, sizeof(struct metric *));
-		for (size_t k = 0; k < b->nmetrics; k++)
-			rn->metrics[i][k] = &b->metrics[k];
+/*
+ * After an interrupt or a failure: the benchmarks that never had a
+ * measured run hold nothing; they are left out, so that what follows
+ * (statistics, report, files, store) costs what was measured, not what
+ * was planned. The kept jobs move to the front, in order; the others
+ * after them, to be freed with the rest.
+ */
+static void drop_unrun(struct runner *rn)
+{
+	size_t nc = rn->ctr ? counters_metric_count(rn->ctr) : 0;
+	bool *keep = xcalloc(rn->njobs + 1, sizeof(bool));
+	struct job *jobs = xcalloc(rn->njobs + 1, sizeof(*jobs));
+	struct metric ***rows = xcalloc(rn->njobs + 1, sizeof(*rows));
+	size_t kept = 0, last = rn->njobs;
+
+	for (size_t i = 0; i < rn->njobs; i++)
+		kept += keep[i] = rn->jobs[i].runs > 0;
+	if (kept < rn->njobs) {
+		size_t k = 0, d = kept;
+
+		for (size_t i = 0; i < rn->njobs; i++) {
+			size_t to = keep[i] ? k++ : d++;
+
+			jobs[to] = rn->jobs[i];
+			rows[to] = rn->metrics[i];
+			if (keep[i] && to != i && nc)
+				memmove(&rn->mux[to * nc], &rn->mux[i * nc],
+					nc * sizeof(size_t));
+		}
+		memcpy(rn->jobs, jobs, rn->njobs * sizeof(*jobs));
+		memcpy(rn->metrics, rows, rn->njobs * sizeof(*rows));
+		result_keep_benchmarks(rn->res, keep);
+		for (size_t i = 0; i < rn->njobs; i++)
+			rn->jobs[i].bench = i < kept ? &rn->res->benchmarks[i]
+						     : NULL;
+		rn->njobs = kept;
+		fprintf(stderr, "yardstick: %zu of the %zu benchmarks never "
+			"ran and are left out\n", last - kept, last);
 	}
+	free(keep);
+	free(jobs);
+	free(rows);
 }
 
 static int known_metric(const struct runner *rn, const char *name)
@@ -940,6 +1020,7 @@ int cmd_run(int argc, char **argv)
 			     .git = { .pid = -1, .fd = -1 },
 			     .input_fd = -1, .err_pipe = { -1, -1 } };
 	long ref = 0;
+	size_t planned = 0;
 	int r, ret;
 
 	r = run_parse(&o, argc, argv, &rn.err);
@@ -955,6 +1036,7 @@ int cmd_run(int argc, char **argv)
 		ret = 2;
 		goto out_free;
 	}
+	planned = rn.njobs;
 	ret = prepare_runner(&rn, &ref);
 	if (ret)
 		goto out_free;
@@ -969,6 +1051,8 @@ int cmd_run(int argc, char **argv)
 		goto out_free;
 	}
 	measure_all(&rn);
+	if (rn.failed)
+		drop_unrun(&rn);
 	perf_follow_check(&rn);
 	if (o.shell)
 		shell_correct(&rn);
@@ -993,13 +1077,14 @@ out_free:
 	free(rn.cvals);
 	free(rn.mux);
 	free(rn.fail_tail);
-	for (size_t i = 0; rn.metrics && i < rn.njobs; i++)
+	for (size_t i = 0; rn.metrics && i < planned; i++)
 		free(rn.metrics[i]);
-	for (size_t i = 0; rn.jobs && i < rn.njobs; i++)
+	for (size_t i = 0; rn.jobs && i < planned; i++)
 		free(rn.jobs[i].perf_blind);
 	free(rn.metrics);
 	close_fds(&rn);
-	run_jobs_free(rn.jobs, rn.njobs);
+	/* drop_unrun may have lowered njobs: all that were planned */
+	run_jobs_free(rn.jobs, planned ? planned : rn.njobs);
 	result_free(&res);
 	run_opts_free(&o);
 	return ret;

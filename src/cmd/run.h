@@ -96,6 +96,9 @@ struct runner {
 	bool ipc;			/* the last metric is ipc */
 	size_t *mux;			/* [job][counter]: multiplexed runs */
 	bool emulated;			/* YARDSTICK_EMULATE_PMU */
+	bool perf_refused;		/* perf events not permitted */
+	double expected;		/* runs expected in all, for the
+					 * progress bar */
 	int null_fd, input_fd;
 	int err_pipe[2];		/* the commands' stderr, for its tail */
 	struct drainer *drainer;	/* keeps its last 4 KiB */

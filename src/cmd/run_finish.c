@@ -240,9 +240,12 @@ int run_finish(struct runner *rn, long ref)
 	struct result *r = rn->res;
 
 	record_settings(rn);
-	/* Every CI goes into --json; the table shows wall time's only. */
+	/* Every CI goes into --json; the table shows wall time's only. After
+	 * Ctrl-C, wall time's only: the bootstrap of every metric of a large
+	 * scan takes long, and a reader recomputes CIs from the values. */
 	result_summarize_ci(r, rn->o->seed, (size_t)rn->o->resamples,
-			    rn->o->json ? NULL : wall_only);
+			    rn->o->json && rn->failed != 130 ? NULL
+							      : wall_only);
 	rng_seed(&rn->rng, rn->o->seed ^ 0x9e3779b97f4a7c15ULL);
 	if (ref >= 0 && !rn->failed)
 		compare_all(rn, (size_t)ref);

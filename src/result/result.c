@@ -453,3 +453,20 @@ int benchmark_remove_metric(struct benchmark *b, const char *name)
 	b->nmetrics--;
 	return 0;
 }
+
+size_t result_keep_benchmarks(struct result *r, const bool *keep)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->nbenchmarks; i++) {
+		if (!keep[i]) {
+			benchmark_release(&r->benchmarks[i]);
+			continue;
+		}
+		if (k != i)
+			r->benchmarks[k] = r->benchmarks[i];
+		k++;
+	}
+	r->nbenchmarks = k;
+	return k;
+}

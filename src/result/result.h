@@ -129,6 +129,9 @@ int result_set_str(struct result *r, const char *key, const char *str);
  */
 struct benchmark *result_add_benchmark(struct result *r, const char *name,
 				       char *const *argv);
+/* Keep the benchmarks i with keep[i], in order, releasing the others
+ * (benchmark pointers into r move). Returns how many are kept. */
+size_t result_keep_benchmarks(struct result *r, const bool *keep);
 /* The first benchmark named name; NULL if absent. */
 struct benchmark *result_find_benchmark(const struct result *r,
 					const char *name);
