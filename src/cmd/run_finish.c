@@ -34,10 +34,17 @@ static void compare_all(struct runner *rn, size_t ref)
 
 	for (size_t i = 0; i < rn->njobs; i++) {
 		struct job *j = &rn->jobs[i], *base = NULL;
+		size_t k;
 
 		if (j->template == ref)
 			continue;
-		for (size_t k = 0; k < rn->njobs; k++)
+		/* run_plan's order: combination by combination, each
+		 * command; searched only if that does not hold */
+		k = i - j->template + ref;
+		if (k < rn->njobs && rn->jobs[k].template == ref &&
+		    rn->jobs[k].combo == j->combo)
+			base = &rn->jobs[k];
+		for (k = 0; !base && k < rn->njobs; k++)
 			if (rn->jobs[k].template == ref &&
 			    rn->jobs[k].combo == j->combo)
 				base = &rn->jobs[k];

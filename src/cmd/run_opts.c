@@ -98,7 +98,8 @@ const char run_help[] =
 "not exist, an output or a store that cannot be written (the other\n"
 "outputs are still written); 3 perf events asked for with --events are\n"
 "not permitted, or the store is locked or read-only; 130 interrupted\n"
-"(what was measured is still written and stored).\n";
+"(what was measured is still written and stored; benchmarks that never\n"
+"ran are left out).\n";
 
 enum {
 	OPT_MIN_TIME = 256, OPT_INPUT, OPT_SHOW_OUTPUT, OPT_PIN, OPT_ORDER,
