@@ -220,6 +220,7 @@ static int parse_range(struct scan *s, const char *spec, struct error *e)
 	char *copy = xstrdup(spec), *c1 = strchr(copy, ':'), *c2;
 	double start, end, step = 1;
 	bool geometric = false;
+	size_t cap = 0;
 	int ret = -1;
 
 	*c1 = '\0';
@@ -251,7 +252,9 @@ static int parse_range(struct scan *s, const char *spec, struct error *e)
 				  MAX_SCAN_VALUES);
 			goto out_free;
 		}
-		s->values = xrealloc(s->values, (s->n + 1) * sizeof(char *));
+		/* doubling: a value at a time would copy the list 100,000
+		 * times */
+		s->values = xgrow(s->values, &cap, s->n + 1, sizeof(char *));
 		s->values[s->n++] = fmt_num(v);
 	}
 	s->numeric = true;

@@ -130,10 +130,13 @@ t "a scan of 100,000 values: Ctrl-C honoured at once, little memory per value" s
 	small=$("$T/scan" 1000) || { echo "$small"; exit 1; }
 	big=$("$T/scan" 100000) || { echo "$big"; exit 1; }
 	echo "1000: $small; 100000: $big"
+	# under AddressSanitizer every allocation has redzones and freed
+	# memory waits in quarantine: its RSS says nothing of ours
+	asan=0; grep -q __asan_init "$YS" && asan=1
 	python3 -c "
 s, b = \"$small\".split(), \"$big\".split()
 per = (float(b[0]) - float(s[0])) * 1024 / 99000
-assert per < 4096, (per, s, b)
+assert $asan or per < 4096, (per, s, b)
 assert float(b[1]) < 10, b"'
 t "an interrupted result says so" sh -c '
 	"$YS" run -q --runs 100000 --warmup 0 --json "$T/int2.json" -- "$YSFIX" count "$T/int2.runs" >/dev/null 2>"$T/int2.err" &
