@@ -41,11 +41,6 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
-/* The rusage metrics, in the order they appear in the result. */
-enum {
-	M_WALL, M_USER, M_SYS, M_RSS, M_MINFLT, M_MAJFLT, M_VCSW, M_IVCSW,
-	M_RUSAGE_COUNT
-};
 
 static const struct { const char *name, *unit; } rusage_metrics[] = {
 	{ "wall_time", "s" }, { "user_time", "s" }, { "system_time", "s" },
@@ -364,109 +359,6 @@ out_free:
 	return ret;
 }
 
-/*
- * Runs whose peak RSS was at or below the floor (spawn.h) have none:
- * say how many, and below what.
- */
-static void rss_warnings(struct runner *rn)
-{
-	double bound = spawn_rss_floor(&rn->sp);
-
-	for (size_t i = 0; i < rn->njobs; i++) {
-		if (!rn->metrics[i])
-			continue;
-		const struct metric *wall = rn->metrics[i][M_WALL];
-		const struct metric *rss = rn->metrics[i][M_RSS];
-		size_t hidden = 0, runs = 0;
-
-		for (size_t k = 0; k < rss->n; k++) {
-			runs += !isnan(wall->values[k]);
-			hidden += !isnan(wall->values[k]) &&
-				  isnan(rss->values[k]);
-		}
-		if (hidden)
-			benchmark_add_warning(rn->jobs[i].bench, "peak RSS "
-				"not measured in %zu of %zu runs: it is at "
-				"most %.0f KiB, the peak RSS of the process "
-				"the command is started from, which the "
-				"kernel counts as the command's", hidden, runs,
-				bound / 1024);
-	}
-}
-
-/* Runs that left processes behind (killed by the spawner): say so. */
-static void stray_warnings(struct runner *rn)
-{
-	for (size_t i = 0; i < rn->njobs; i++) {
-		const struct job *j = &rn->jobs[i];
-
-		if (j->stray_runs)
-			benchmark_add_warning(j->bench, "%zu run%s left "
-				"processes running after the command ended "
-				"(%zu in all: in the background, or in a "
-				"session of their own); they were killed",
-				j->stray_runs, j->stray_runs == 1 ? "" : "s",
-				j->strays);
-	}
-}
-
-/*
- * --shell: subtract the shell's start-up (calibrate_shell) from wall, user
- * and system time — per metric, in every benchmark or in none, so that
- * the benchmarks stay comparable. A metric where some run took less than
- * the shell alone is left as measured (the shell included), and every
- * benchmark says so: clamping such a run at 0 would hide that the command
- * cannot be told apart from the shell's start-up. Each of the three
- * metrics gets the extra keys shell_startup (seconds) and
- * shell_subtracted (1 or 0): the raw value of a run is its value plus
- * shell_startup times shell_subtracted.
- */
-static void shell_correct(struct runner *rn)
-{
-	for (int k = M_WALL; k <= M_SYS; k++) {
-		const char *name = rusage_metrics[k].name;
-		double cost = rn->shell_cost[k];
-		size_t below = 0, runs = 0, culprit = 0;
-		bool subtract;
-
-		for (size_t i = 0; i < rn->njobs && !below; i++) {
-			const struct metric *m = rn->metrics[i]
-						 ? rn->metrics[i][k] : NULL;
-
-			if (!m)
-				continue;
-			runs = 0;
-			for (size_t r = 0; r < m->n; r++) {
-				if (isnan(m->values[r]))
-					continue;
-				runs++;
-				below += m->values[r] < cost;
-			}
-			culprit = i;
-		}
-		subtract = below == 0;
-		for (size_t i = 0; i < rn->njobs; i++) {
-			struct metric *m = rn->metrics[i]
-					   ? rn->metrics[i][k] : NULL;
-
-			if (!m)
-				continue;
-			for (size_t r = 0; subtract && r < m->n; r++)
-				m->values[r] -= cost;
-			metric_set_extra(m, "shell_startup", cost);
-			metric_set_extra(m, "shell_subtracted", subtract);
-			if (!subtract)
-				benchmark_add_warning(rn->jobs[i].bench, "%s "
-					"includes the shell's start-up (%.3g ms, "
-					"not subtracted): %zu of %zu runs of '%s' "
-					"took less than the shell alone, which "
-					"they cannot be told apart from", name,
-					cost * 1e3, below, runs,
-					rn->jobs[culprit].name);
-		}
-	}
-}
-
 /* Median of `sh -c ''`, to subtract from every run under --shell. */
 static int calibrate_shell(struct runner *rn)
 {
@@ -697,93 +589,10 @@ static int open_counters(struct runner *rn)
 	return r == -3 ? 3 : 2;
 }
 
-/* Name every counter metric of b unsupported and say why (a job's
- * perf_blind). */
-static void mark_perf_blind(struct runner *rn, struct benchmark *b,
-			    const char *why)
-{
-	size_t nc = counters_metric_count(rn->ctr);
-
-	for (size_t k = 0; k < nc; k++)
-		benchmark_add_unsupported(b, counters_metric_name(rn->ctr, k));
-	if (rn->ipc)
-		benchmark_add_unsupported(b, "ipc");
-	benchmark_add_warning(b, "perf counters cannot follow this command: "
-			      "%s; the kernel stops perf events at the exec "
-			      "of a program that changes credentials or "
-			      "cannot be read, so they are not reported "
-			      "(run yardstick as the user the program runs "
-			      "as, or measure a copy without the set-ID bits "
-			      "or capabilities)", why);
-}
-
-/*
- * After the runs: a command that execs such a program later (through a
- * shell, env, a wrapper) is seen by its task clock stopping while its CPU
- * time goes on. rusage (user + system time of the command and what it
- * waited for) never exceeds the counters' task clock (the command and all
- * it started) by more than the instants before its exec; a run whose task
- * clock is under half its CPU time, with 2 ms of it at least, lost the
- * counters. When at least half of such runs did, the counters of that
- * benchmark are dropped and named unsupported. Before shell_correct: the
- * CPU times must be raw.
- */
-static void perf_follow_check(struct runner *rn)
-{
-	size_t nc = rn->ctr ? counters_metric_count(rn->ctr) : 0;
-	long tc = -1;
-
-	for (size_t k = 0; k < nc; k++)
-		if (!strcmp(counters_metric_name(rn->ctr, k), "task_clock"))
-			tc = (long)k;
-	if (tc < 0)
-		return;
-	for (size_t i = 0; i < rn->njobs && rn->metrics; i++) {
-		struct job *j = &rn->jobs[i];
-		if (!rn->metrics[i])
-			continue;
-		const struct metric *u = rn->metrics[i][M_USER];
-		const struct metric *sy = rn->metrics[i][M_SYS];
-		const struct metric *t = rn->metrics[i][M_RUSAGE_COUNT + tc];
-		size_t busy = 0, lost = 0;
-		double cpu_sum = 0, tc_sum = 0;
-
-		if (j->perf_blind || !t)
-			continue;
-		for (size_t r = 0; r < t->n && r < u->n && r < sy->n; r++) {
-			double cpu = u->values[r] + sy->values[r];
-
-			if (isnan(cpu) || isnan(t->values[r]) || cpu < 0.002)
-				continue;
-			busy++;
-			if (t->values[r] < 0.5 * cpu) {
-				lost++;
-				cpu_sum += cpu;
-				tc_sum += t->values[r];
-			}
-		}
-		if (!lost || lost * 2 < busy)
-			continue;
-		j->perf_blind = xasprintf("in %zu of %zu runs its task clock "
-			"counted %.3g ms of the %.3g ms of CPU time it used, so "
-			"it runs a program perf events cannot follow "
-			"(set-user-ID, set-group-ID, file capabilities, or not "
-			"readable)", lost, busy, tc_sum * 1e3, cpu_sum * 1e3);
-		for (size_t k = 0; k < nc; k++)
-			benchmark_remove_metric(j->bench,
-						counters_metric_name(rn->ctr, k));
-		if (rn->ipc)
-			benchmark_remove_metric(j->bench, "ipc");
-		for (size_t k = M_RUSAGE_COUNT; k < rn->nmetrics; k++)
-			rn->metrics[i][k] = NULL;
-		mark_perf_blind(rn, j->bench, j->perf_blind);
-	}
-}
-
 /*
  * The metrics of job ji, created with its first measured run: a scan of
  * 100,000 values holds, for the values not run yet, only their names —
- * and an interrupted one drops them (drop_unrun). Whether perf counters
+ * and an interrupted one drops them (run_drop_unrun). Whether perf counters
  * can follow the command is looked at here too, once per job.
  */
 static struct metric **job_metrics(struct runner *rn, size_t ji)
@@ -806,7 +615,7 @@ static struct metric **job_metrics(struct runner *rn, size_t ji)
 	if (rn->ipc && !j->perf_blind)
 		benchmark_metric(b, "ipc", "ratio");
 	if (j->perf_blind)
-		mark_perf_blind(rn, b, j->perf_blind);
+		run_mark_perf_blind(rn, b, j->perf_blind);
 	if (rn->emulated)
 		benchmark_add_warning(b, "hardware counters are emulated "
 			"by software events (YARDSTICK_EMULATE_PMU=1): "
@@ -855,50 +664,6 @@ static void setup_benchmarks(struct runner *rn, bool perf_refused)
 	/* Pointers only now: adding benchmarks may have moved them. */
 	for (size_t i = 0; i < rn->njobs; i++)
 		rn->jobs[i].bench = &rn->res->benchmarks[i];
-}
-
-/*
- * After an interrupt or a failure: the benchmarks that never had a
- * measured run hold nothing; they are left out, so that what follows
- * (statistics, report, files, store) costs what was measured, not what
- * was planned. The kept jobs move to the front, in order; the others
- * after them, to be freed with the rest.
- */
-static void drop_unrun(struct runner *rn)
-{
-	size_t nc = rn->ctr ? counters_metric_count(rn->ctr) : 0;
-	bool *keep = xcalloc(rn->njobs + 1, sizeof(bool));
-	struct job *jobs = xcalloc(rn->njobs + 1, sizeof(*jobs));
-	struct metric ***rows = xcalloc(rn->njobs + 1, sizeof(*rows));
-	size_t kept = 0, last = rn->njobs;
-
-	for (size_t i = 0; i < rn->njobs; i++)
-		kept += keep[i] = rn->jobs[i].runs > 0;
-	if (kept < rn->njobs) {
-		size_t k = 0, d = kept;
-
-		for (size_t i = 0; i < rn->njobs; i++) {
-			size_t to = keep[i] ? k++ : d++;
-
-			jobs[to] = rn->jobs[i];
-			rows[to] = rn->metrics[i];
-			if (keep[i] && to != i && nc)
-				memmove(&rn->mux[to * nc], &rn->mux[i * nc],
-					nc * sizeof(size_t));
-		}
-		memcpy(rn->jobs, jobs, rn->njobs * sizeof(*jobs));
-		memcpy(rn->metrics, rows, rn->njobs * sizeof(*rows));
-		result_keep_benchmarks(rn->res, keep);
-		for (size_t i = 0; i < rn->njobs; i++)
-			rn->jobs[i].bench = i < kept ? &rn->res->benchmarks[i]
-						     : NULL;
-		rn->njobs = kept;
-		fprintf(stderr, "yardstick: %zu of the %zu benchmarks never "
-			"ran and are left out\n", last - kept, last);
-	}
-	free(keep);
-	free(jobs);
-	free(rows);
 }
 
 static int known_metric(const struct runner *rn, const char *name)
@@ -1052,12 +817,12 @@ int cmd_run(int argc, char **argv)
 	}
 	measure_all(&rn);
 	if (rn.failed)
-		drop_unrun(&rn);
-	perf_follow_check(&rn);
+		run_drop_unrun(&rn);
+	run_perf_follow_check(&rn);
 	if (o.shell)
-		shell_correct(&rn);
-	rss_warnings(&rn);
-	stray_warnings(&rn);
+		run_shell_correct(&rn);
+	run_rss_warnings(&rn);
+	run_stray_warnings(&rn);
 	/* git status costs milliseconds: only for what records it. */
 	if (o.json || o.csv || o.markdown || o.bmf || !o.no_store)
 		git_detect_start(&res.git, &rn.git);

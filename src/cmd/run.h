@@ -113,6 +113,26 @@ struct runner {
 	int failed;			/* exit code to return, 0 if none */
 };
 
+/* The rusage metrics: the first of every benchmark, in this order. */
+enum {
+	M_WALL, M_USER, M_SYS, M_RSS, M_MINFLT, M_MAJFLT, M_VCSW, M_IVCSW,
+	M_RUSAGE_COUNT
+};
+
+/* After the runs (run_checks.c), in this order: leave out the benchmarks
+ * that never ran (after a failure or an interrupt); drop the counters of
+ * commands they could not follow; subtract the shell's start-up
+ * (--shell); say which runs had a peak RSS below the floor or left
+ * processes behind. */
+void run_drop_unrun(struct runner *rn);
+void run_perf_follow_check(struct runner *rn);
+void run_shell_correct(struct runner *rn);
+void run_rss_warnings(struct runner *rn);
+void run_stray_warnings(struct runner *rn);
+/* Name every counter metric of b unsupported, saying why. */
+void run_mark_perf_blind(struct runner *rn, struct benchmark *b,
+			const char *why);
+
 /* After the last run: summaries, comparisons, fits, warnings, the report
  * and the output files (run_finish.c). Returns 0 or an exit code. */
 int run_finish(struct runner *rn, long ref);
