@@ -130,7 +130,7 @@ fi
 t "a program that does not exist: exit 2" expect_exit 2 "$YS" record -- no-such-prog-xyz
 t "... naming it" has "$T/stderr" "no-such-prog-xyz"
 t "an event this machine cannot sample: exit 3, pointing to cpu-clock" sh -c '
-	"$YS" record -e cycles -- "$YSFIX" exit 0 2>"$T/cyc.err"; rc=$?
+	"$YS" record -q -e cycles -- "$FX/hot" 100 2>"$T/cyc.err"; rc=$?
 	[ $rc -eq 0 ] || { [ $rc -eq 3 ] && grep -q "cpu-clock" "$T/cyc.err"; }'
 t "a malformed folded file for --diff: exit 2 with file and line" sh -c '
 	printf "main;a 1\nbroken line\n" > "$T/bad.folded" &&
