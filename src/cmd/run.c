@@ -41,7 +41,6 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
-
 static const struct { const char *name, *unit; } rusage_metrics[] = {
 	{ "wall_time", "s" }, { "user_time", "s" }, { "system_time", "s" },
 	{ "peak_rss", "bytes" }, { "minor_faults", "count" },
@@ -106,7 +105,7 @@ static void record(struct runner *rn, size_t ji, const struct run_sample *s)
 		s->involuntary_switches,
 	};
 
-	/* under --shell, raw: shell_correct decides at the end */
+	/* under --shell, raw: run_shell_correct decides at the end */
 	for (size_t i = 0; i < M_RUSAGE_COUNT; i++)
 		metric_push(m[i], v[i]);
 	if (!rn->ctr || !m[M_RUSAGE_COUNT])	/* none, or perf_blind */

@@ -30,7 +30,6 @@ void run_rss_warnings(struct runner *rn)
 			continue;	/* never measured */
 		wall = rn->metrics[i][M_WALL];
 		rss = rn->metrics[i][M_RSS];
-
 		for (size_t k = 0; k < rss->n; k++) {
 			runs += !isnan(wall->values[k]);
 			hidden += !isnan(wall->values[k]) &&
