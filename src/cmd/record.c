@@ -58,10 +58,13 @@ const char record_help[] =
 "The program's standard input, output and error are its own; the report\n"
 "goes to stderr. Exit\n"
 "status: 0 when the program exited with 0; 1 when it failed or crashed\n"
-"(the profile up to then is still reported and written); 2 bad usage, a\n"
+"(the profile up to then is still reported and written), or ran too\n"
+"briefly for a single sample (nothing is written); 2 bad usage, a\n"
 "program that does not exist, an unreadable --diff input; 3 perf events\n"
 "are not permitted or not supported (the message says which sysctl or\n"
-"capability would allow them).\n";
+"capability would allow them), or cannot follow the program: it is\n"
+"set-user-ID, set-group-ID, has file capabilities or cannot be read (or\n"
+"runs such a program: no sample came although it used CPU time).\n";
 
 struct record_args {
 	struct sampler_opts so;
@@ -315,6 +318,33 @@ static int write_outputs(struct record_args *a, const struct profile *p)
 	return profile_outputs_write(&a->out, p, "record");
 }
 
+/*
+ * Not one sample: nothing to report or write. Returns 3 when the program
+ * used CPU time for ten sampling periods or more, which cannot go without
+ * a sample (perf events stopped following it: it exec'd a program that
+ * changes credentials), else 1 (it ran too briefly for the rate).
+ */
+static int no_samples(const struct record_args *a,
+		      const struct sampler_stats *st)
+{
+	double period = 1e9 / (a->so.freq ? a->so.freq : 999);
+
+	if (st->cpu_ns >= 10 * period) {
+		fprintf(stderr, "yardstick record: no samples, although the "
+			"program used %.3g ms of CPU time: perf events stopped "
+			"following it — it runs a program that changes "
+			"credentials (set-user-ID, set-group-ID, file "
+			"capabilities) or cannot be read; no profile written\n",
+			st->cpu_ns / 1e6);
+		return 3;
+	}
+	fprintf(stderr, "yardstick record: no samples: the program used %.3g "
+		"ms of CPU time, a few sampling periods at %d Hz at most "
+		"(raise --freq, or give it more work); no profile written\n",
+		st->cpu_ns / 1e6, a->so.freq ? a->so.freq : 999);
+	return 1;
+}
+
 static int sampler_exit_code(int r)
 {
 	return r == -3 ? 3 : 2;
@@ -336,6 +366,15 @@ static int record(struct record_args *a)
 	if (spawn_resolve_program(a->argv[0], &path, &e)) {
 		fprintf(stderr, "yardstick record: %s\n", e.msg);
 		return 2;
+	}
+	if (spawn_exec_privileged(path, &e) == 1) {
+		fprintf(stderr, "yardstick record: cannot profile it: %s, and "
+			"the kernel stops perf events at the exec of a program "
+			"that changes credentials or cannot be read (run "
+			"yardstick as the user it runs as, or profile a copy "
+			"without the set-ID bits or capabilities)\n", e.msg);
+		free(path);
+		return 3;
 	}
 	free(path);
 	/* An output that cannot be written is found before the run. */
@@ -374,6 +413,10 @@ static int record(struct record_args *a)
 	p.rate_hz = st.cpu_ns > 0
 		? profile_total(&p, 0) / (st.cpu_ns / 1e9) : 0;
 	print_status(st.status);
+	if (profile_total(&p, 0) == 0) {
+		ret = no_samples(a, &st);
+		goto out_free;
+	}
 	/* stdout is the program's: the report goes to stderr. */
 	if (!a->quiet)
 		print_report(a, &p, &st, stderr);

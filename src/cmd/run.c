@@ -41,12 +41,6 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
-/* The rusage metrics, in the order they appear in the result. */
-enum {
-	M_WALL, M_USER, M_SYS, M_RSS, M_MINFLT, M_MAJFLT, M_VCSW, M_IVCSW,
-	M_RUSAGE_COUNT
-};
-
 static const struct { const char *name, *unit; } rusage_metrics[] = {
 	{ "wall_time", "s" }, { "user_time", "s" }, { "system_time", "s" },
 	{ "peak_rss", "bytes" }, { "minor_faults", "count" },
@@ -100,25 +94,21 @@ static int run_shell(struct runner *rn, const char *what, const char *cmd)
 	return 0;
 }
 
+static struct metric **job_metrics(struct runner *rn, size_t ji);
+
 static void record(struct runner *rn, size_t ji, const struct run_sample *s)
 {
-	struct metric **m = rn->metrics[ji];
+	struct metric **m = job_metrics(rn, ji);
 	double v[M_RUSAGE_COUNT] = {
 		s->wall, s->user, s->sys, s->peak_rss, s->minor_faults,
 		s->major_faults, s->voluntary_switches,
 		s->involuntary_switches,
 	};
 
-	if (rn->o->shell) {
-		for (int i = M_WALL; i <= M_SYS; i++) {
-			v[i] -= rn->shell_cost[i];
-			if (v[i] < 0)
-				v[i] = 0;
-		}
-	}
+	/* under --shell, raw: run_shell_correct decides at the end */
 	for (size_t i = 0; i < M_RUSAGE_COUNT; i++)
 		metric_push(m[i], v[i]);
-	if (!rn->ctr)
+	if (!rn->ctr || !m[M_RUSAGE_COUNT])	/* none, or perf_blind */
 		return;
 	for (size_t k = 0; k < counters_metric_count(rn->ctr); k++) {
 		const struct counter_value *c = &rn->cvals[k];
@@ -141,8 +131,11 @@ static void record(struct runner *rn, size_t ji, const struct run_sample *s)
  * metric, so that value i of each metric and exit code i are run i. */
 static void record_nothing(struct runner *rn, size_t ji)
 {
+	struct metric **m = job_metrics(rn, ji);
+
 	for (size_t i = 0; i < rn->nmetrics; i++)
-		metric_push(rn->metrics[ji][i], NAN);
+		if (m[i])
+			metric_push(m[i], NAN);
 }
 
 static void describe_failure(struct runner *rn, struct job *j, int status)
@@ -159,6 +152,8 @@ static void describe_failure(struct runner *rn, struct job *j, int status)
 		error_set(&rn->err, "'%s' failed with exit code %d", j->name,
 			  spawn_exit_code(status));
 }
+
+static double job_expected(const struct runner *rn, const struct job *j);
 
 /*
  * One run of job ji, measured or not. Returns 0 to go on, -1 to stop
@@ -195,10 +190,16 @@ static int run_once(struct runner *rn, size_t ji, bool measured)
 		else if (counters_end(rn->ctr, rn->cvals, &rn->err))
 			goto out_fail;
 	}
+	if (s.strays > 0) {
+		j->strays += (size_t)s.strays;
+		j->stray_runs++;
+	}
 	if (s.interrupted)
 		goto out_fail;
 	code = s.timed_out ? 128 + SIGKILL : spawn_exit_code(s.status);
 	if (measured) {
+		double before = job_expected(rn, j);
+
 		benchmark_push_exit(j->bench, code);
 		j->runs++;
 		rn->total_runs++;
@@ -210,6 +211,7 @@ static int run_once(struct runner *rn, size_t ji, bool measured)
 			j->measured += s.wall;
 			record(rn, ji, &s);
 		}
+		rn->expected += job_expected(rn, j) - before;
 	}
 	if (code != 0 && !rn->o->ignore_failure) {
 		keep_tail(rn);
@@ -268,15 +270,13 @@ static double job_expected(const struct runner *rn, const struct job *j)
 	return n;
 }
 
+/* rn->expected is kept as the sum of job_expected over the jobs (a
+ * sum per run would cost O(jobs) a run: minutes for a large scan). */
 static void show_progress(struct runner *rn, const char *label)
 {
-	double expected = 0;
-
-	if (!rn->progress.enabled)
+	if (!rn->progress.enabled || rn->expected <= 0)
 		return;
-	for (size_t i = 0; i < rn->njobs; i++)
-		expected += job_expected(rn, &rn->jobs[i]);
-	progress_update(&rn->progress, rn->total_runs / expected, label);
+	progress_update(&rn->progress, rn->total_runs / rn->expected, label);
 }
 
 static void shuffle(struct runner *rn, size_t *order, size_t n)
@@ -306,8 +306,11 @@ static int measure_all(struct runner *rn)
 	bool interleaved = rn->o->order == ORDER_INTERLEAVED;
 	int ret = -1;
 
-	for (size_t i = 0; i < rn->njobs; i++)
+	rn->expected = 0;
+	for (size_t i = 0; i < rn->njobs; i++) {
 		order[i] = i;
+		rn->expected += job_expected(rn, &rn->jobs[i]);
+	}
 	for (long w = 0; w < rn->o->warmup; w++) {
 		if (interleaved)
 			shuffle(rn, order, rn->njobs);
@@ -355,34 +358,6 @@ out_free:
 	return ret;
 }
 
-/*
- * Runs whose peak RSS was at or below the floor (spawn.h) have none:
- * say how many, and below what.
- */
-static void rss_warnings(struct runner *rn)
-{
-	double bound = spawn_rss_floor(&rn->sp);
-
-	for (size_t i = 0; i < rn->njobs; i++) {
-		const struct metric *wall = rn->metrics[i][M_WALL];
-		const struct metric *rss = rn->metrics[i][M_RSS];
-		size_t hidden = 0, runs = 0;
-
-		for (size_t k = 0; k < rss->n; k++) {
-			runs += !isnan(wall->values[k]);
-			hidden += !isnan(wall->values[k]) &&
-				  isnan(rss->values[k]);
-		}
-		if (hidden)
-			benchmark_add_warning(rn->jobs[i].bench, "peak RSS "
-				"not measured in %zu of %zu runs: it is at "
-				"most %.0f KiB, the peak RSS of the process "
-				"the command is started from, which the "
-				"kernel counts as the command's", hidden, runs,
-				bound / 1024);
-	}
-}
-
 /* Median of `sh -c ''`, to subtract from every run under --shell. */
 static int calibrate_shell(struct runner *rn)
 {
@@ -413,22 +388,76 @@ static int calibrate_shell(struct runner *rn)
 	return 0;
 }
 
+/* The most of a pipe's --input kept for the runs: every run reads all of
+ * it, so it is held, and an endless producer must not fill the memory. */
+#define INPUT_MAX (64u << 20)
+
+/* write all of buf[0..n) to fd; 0, or -1 with errno */
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Copy fd (a pipe, a device) into the memfd rn->input_fd, up to
+ * INPUT_MAX bytes. */
+static int copy_input(struct runner *rn, int fd, const char *path)
+{
+	char buf[65536];
+	size_t total = 0;
+	ssize_t got;
+
+	while ((got = read(fd, buf, sizeof(buf))) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return error_errno(&rn->err, errno, "--input: cannot "
+					   "read '%s'", path);
+		total += (size_t)got;
+		if (total > INPUT_MAX)
+			return error_set(&rn->err, "--input: '%s' holds more "
+				"than %u MiB, which every run would read again; "
+				"give a regular file instead (or an end to the "
+				"stream)", path, INPUT_MAX >> 20);
+		if (write_all(rn->input_fd, buf, (size_t)got))
+			return error_errno(&rn->err, errno, "--input: cannot "
+					   "keep '%s' in memory", path);
+	}
+	return 0;
+}
+
 /*
  * The command's stdin: the --input file itself when it is a regular file
  * (rewound before every run), else — a pipe, "-" for our own stdin — its
- * content copied once into memory, so that every run reads all of it.
+ * content copied once into memory (at most INPUT_MAX bytes), so that
+ * every run reads all of it.
  */
 static int open_input(struct runner *rn, const char *path)
 {
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC)
 				   : dup(STDIN_FILENO);
 	struct stat st;
-	char buf[65536];
-	ssize_t got;
+	int r;
 
-	if (fd < 0 || fstat(fd, &st))
-		return error_errno(&rn->err, errno, "--input: cannot open "
-				   "'%s'", path);
+	if (fd < 0 || fstat(fd, &st)) {
+		r = error_errno(&rn->err, errno, "--input: cannot open '%s'",
+				path);
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
 	if (S_ISREG(st.st_mode)) {
 		rn->input_fd = fd;
 		return 0;
@@ -443,14 +472,9 @@ static int open_input(struct runner *rn, const char *path)
 		close(fd);
 		return error_errno(&rn->err, errno, "memfd_create");
 	}
-	while ((got = read(fd, buf, sizeof(buf))) > 0)
-		if (write(rn->input_fd, buf, (size_t)got) != got)
-			break;
+	r = copy_input(rn, fd, path);
 	close(fd);
-	if (got != 0)
-		return error_errno(&rn->err, errno, "--input: cannot read "
-				   "'%s'", path);
-	return 0;
+	return r;
 }
 
 /*
@@ -564,10 +588,58 @@ static int open_counters(struct runner *rn)
 	return r == -3 ? 3 : 2;
 }
 
+/*
+ * The metrics of job ji, created with its first measured run: a scan of
+ * 100,000 values holds, for the values not run yet, only their names —
+ * and an interrupted one drops them (run_drop_unrun). Whether perf counters
+ * can follow the command is looked at here too, once per job.
+ */
+static struct metric **job_metrics(struct runner *rn, size_t ji)
+{
+	size_t nc = rn->ctr ? counters_metric_count(rn->ctr) : 0;
+	struct job *j = &rn->jobs[ji];
+	struct benchmark *b = j->bench;
+	struct error why;
+
+	if (rn->metrics[ji])
+		return rn->metrics[ji];
+	if (nc && spawn_exec_privileged(j->path, &why) == 1)
+		j->perf_blind = xstrdup(why.msg);
+	for (size_t k = 0; k < M_RUSAGE_COUNT; k++)
+		benchmark_metric(b, rusage_metrics[k].name,
+				 rusage_metrics[k].unit);
+	for (size_t k = 0; k < nc && !j->perf_blind; k++)
+		benchmark_metric(b, counters_metric_name(rn->ctr, k),
+				 counters_metric_unit(rn->ctr, k));
+	if (rn->ipc && !j->perf_blind)
+		benchmark_metric(b, "ipc", "ratio");
+	if (j->perf_blind)
+		run_mark_perf_blind(rn, b, j->perf_blind);
+	if (rn->emulated)
+		benchmark_add_warning(b, "hardware counters are emulated "
+			"by software events (YARDSTICK_EMULATE_PMU=1): "
+			"cycles, instructions and flops are not real");
+	for (size_t k = 0; rn->ctr &&
+	     k < counters_unsupported_count(rn->ctr); k++)
+		benchmark_add_unsupported(b,
+			counters_unsupported_name(rn->ctr, k));
+	if (!rn->ipc && rn->ctr && !rn->o->events)
+		benchmark_add_unsupported(b, "ipc");
+	for (size_t k = 0; rn->perf_refused &&
+	     k < sizeof(default_counter_metrics) / sizeof(char *); k++)
+		benchmark_add_unsupported(b, default_counter_metrics[k]);
+	/* Pointers only now: adding metrics may have moved them. */
+	rn->metrics[ji] = xcalloc(rn->nmetrics, sizeof(struct metric *));
+	for (size_t k = 0; k < b->nmetrics; k++)
+		rn->metrics[ji][k] = &b->metrics[k];
+	return rn->metrics[ji];
+}
+
 static void setup_benchmarks(struct runner *rn, bool perf_refused)
 {
 	size_t nc = rn->ctr ? counters_metric_count(rn->ctr) : 0;
 
+	rn->perf_refused = perf_refused;
 	rn->cycles_idx = rn->instr_idx = -1;
 	for (size_t k = 0; k < nc; k++) {
 		if (!strcmp(counters_metric_name(rn->ctr, k), "cycles"))
@@ -587,27 +659,6 @@ static void setup_benchmarks(struct runner *rn, bool perf_refused)
 		for (size_t k = 0; k < rn->o->nscans; k++)
 			benchmark_add_param(b, rn->o->scans[k].name,
 					    j->param_values[k]);
-		for (size_t k = 0; k < M_RUSAGE_COUNT; k++)
-			benchmark_metric(b, rusage_metrics[k].name,
-					 rusage_metrics[k].unit);
-		for (size_t k = 0; k < nc; k++)
-			benchmark_metric(b, counters_metric_name(rn->ctr, k),
-					 counters_metric_unit(rn->ctr, k));
-		if (rn->ipc)
-			benchmark_metric(b, "ipc", "ratio");
-		if (rn->emulated)
-			benchmark_add_warning(b, "hardware counters are emulated "
-				"by software events (YARDSTICK_EMULATE_PMU=1): "
-				"cycles, instructions and flops are not real");
-		for (size_t k = 0; rn->ctr &&
-		     k < counters_unsupported_count(rn->ctr); k++)
-			benchmark_add_unsupported(b,
-				counters_unsupported_name(rn->ctr, k));
-		if (!rn->ipc && rn->ctr && !rn->o->events)
-			benchmark_add_unsupported(b, "ipc");
-		for (size_t k = 0; perf_refused &&
-		     k < sizeof(default_counter_metrics) / sizeof(char *); k++)
-			benchmark_add_unsupported(b, default_counter_metrics[k]);
 	}
 	/* Names made unique before anything shows or stores them: -n a
 	 * -n a, one command given twice, a scan whose name does not vary
@@ -615,14 +666,9 @@ static void setup_benchmarks(struct runner *rn, bool perf_refused)
 	result_unique_names(rn->res);
 	/* Pointers only now: adding benchmarks may have moved them. */
 	for (size_t i = 0; i < rn->njobs; i++) {
-		struct benchmark *b = &rn->res->benchmarks[i];
-
 		free(rn->jobs[i].name);
-		rn->jobs[i].name = xstrdup(b->name);
-		rn->jobs[i].bench = b;
-		rn->metrics[i] = xcalloc(rn->nmetrics, sizeof(struct metric *));
-		for (size_t k = 0; k < rn->nmetrics; k++)
-			rn->metrics[i][k] = &b->metrics[k];
+		rn->jobs[i].name = xstrdup(rn->res->benchmarks[i].name);
+		rn->jobs[i].bench = &rn->res->benchmarks[i];
 	}
 }
 
@@ -745,6 +791,7 @@ int cmd_run(int argc, char **argv)
 			     .git = { .pid = -1, .fd = -1 },
 			     .input_fd = -1, .err_pipe = { -1, -1 } };
 	long ref = 0;
+	size_t planned = 0;
 	int r, ret;
 
 	r = run_parse(&o, argc, argv, &rn.err);
@@ -760,6 +807,7 @@ int cmd_run(int argc, char **argv)
 		ret = 2;
 		goto out_free;
 	}
+	planned = rn.njobs;
 	ret = prepare_runner(&rn, &ref);
 	if (ret)
 		goto out_free;
@@ -774,7 +822,13 @@ int cmd_run(int argc, char **argv)
 		goto out_free;
 	}
 	measure_all(&rn);
-	rss_warnings(&rn);
+	if (rn.failed)
+		run_drop_unrun(&rn);
+	run_perf_follow_check(&rn);
+	if (o.shell)
+		run_shell_correct(&rn);
+	run_rss_warnings(&rn);
+	run_stray_warnings(&rn);
 	/* git status costs milliseconds: only for what records it. */
 	if (o.json || o.csv || o.markdown || o.bmf || !o.no_store)
 		git_detect_start(&res.git, &rn.git);
@@ -794,11 +848,14 @@ out_free:
 	free(rn.cvals);
 	free(rn.mux);
 	free(rn.fail_tail);
-	for (size_t i = 0; rn.metrics && i < rn.njobs; i++)
+	for (size_t i = 0; rn.metrics && i < planned; i++)
 		free(rn.metrics[i]);
+	for (size_t i = 0; rn.jobs && i < planned; i++)
+		free(rn.jobs[i].perf_blind);
 	free(rn.metrics);
 	close_fds(&rn);
-	run_jobs_free(rn.jobs, rn.njobs);
+	/* drop_unrun may have lowered njobs: all that were planned */
+	run_jobs_free(rn.jobs, planned ? planned : rn.njobs);
 	result_free(&res);
 	run_opts_free(&o);
 	return ret;

@@ -34,6 +34,11 @@ struct job {
 	struct benchmark *bench;
 	double measured;	/* seconds of wall time measured so far */
 	size_t runs;		/* measured runs so far */
+	size_t strays;		/* processes its runs left running */
+	size_t stray_runs;	/* runs that left any */
+	/* why perf counters cannot follow it (spawn_exec_privileged, or
+	 * seen after the runs), malloc'd; NULL: they can */
+	char *perf_blind;
 	bool failed;
 };
 
@@ -91,6 +96,9 @@ struct runner {
 	bool ipc;			/* the last metric is ipc */
 	size_t *mux;			/* [job][counter]: multiplexed runs */
 	bool emulated;			/* YARDSTICK_EMULATE_PMU */
+	bool perf_refused;		/* perf events not permitted */
+	double expected;		/* runs expected in all, for the
+					 * progress bar */
 	int null_fd, input_fd;
 	int err_pipe[2];		/* the commands' stderr, for its tail */
 	struct drainer *drainer;	/* keeps its last 4 KiB */
@@ -104,6 +112,26 @@ struct runner {
 	struct error err;
 	int failed;			/* exit code to return, 0 if none */
 };
+
+/* The rusage metrics: the first of every benchmark, in this order. */
+enum {
+	M_WALL, M_USER, M_SYS, M_RSS, M_MINFLT, M_MAJFLT, M_VCSW, M_IVCSW,
+	M_RUSAGE_COUNT
+};
+
+/* After the runs (run_checks.c), in this order: leave out the benchmarks
+ * that never ran (after a failure or an interrupt); drop the counters of
+ * commands they could not follow; subtract the shell's start-up
+ * (--shell); say which runs had a peak RSS below the floor or left
+ * processes behind. */
+void run_drop_unrun(struct runner *rn);
+void run_perf_follow_check(struct runner *rn);
+void run_shell_correct(struct runner *rn);
+void run_rss_warnings(struct runner *rn);
+void run_stray_warnings(struct runner *rn);
+/* Name every counter metric of b unsupported, saying why. */
+void run_mark_perf_blind(struct runner *rn, struct benchmark *b,
+			const char *why);
 
 /* After the last run: summaries, comparisons, fits, warnings, the report
  * and the output files (run_finish.c). Returns 0 or an exit code. */

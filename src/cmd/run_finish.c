@@ -34,10 +34,17 @@ static void compare_all(struct runner *rn, size_t ref)
 
 	for (size_t i = 0; i < rn->njobs; i++) {
 		struct job *j = &rn->jobs[i], *base = NULL;
+		size_t k;
 
 		if (j->template == ref)
 			continue;
-		for (size_t k = 0; k < rn->njobs; k++)
+		/* run_plan's order: combination by combination, each
+		 * command; searched only if that does not hold */
+		k = i - j->template + ref;
+		if (k < rn->njobs && rn->jobs[k].template == ref &&
+		    rn->jobs[k].combo == j->combo)
+			base = &rn->jobs[k];
+		for (k = 0; !base && k < rn->njobs; k++)
 			if (rn->jobs[k].template == ref &&
 			    rn->jobs[k].combo == j->combo)
 				base = &rn->jobs[k];
@@ -142,8 +149,11 @@ static void record_settings(struct runner *rn)
 	result_set_str(r, "order", o->order == ORDER_INTERLEAVED
 			   ? "interleaved" : "sequential");
 	result_set_str(r, "shell", o->shell ? "/bin/sh" : "none");
-	if (o->shell)
+	if (o->shell) {
 		result_set_num(r, "shell_overhead_wall", rn->shell_cost[0]);
+		result_set_num(r, "shell_overhead_user", rn->shell_cost[1]);
+		result_set_num(r, "shell_overhead_sys", rn->shell_cost[2]);
+	}
 	if (o->prepare)
 		result_set_str(r, "prepare", o->prepare);
 	if (o->cleanup)
@@ -237,9 +247,12 @@ int run_finish(struct runner *rn, long ref)
 	struct result *r = rn->res;
 
 	record_settings(rn);
-	/* Every CI goes into --json; the table shows wall time's only. */
+	/* Every CI goes into --json; the table shows wall time's only. After
+	 * Ctrl-C, wall time's only: the bootstrap of every metric of a large
+	 * scan takes long, and a reader recomputes CIs from the values. */
 	result_summarize_ci(r, rn->o->seed, (size_t)rn->o->resamples,
-			    rn->o->json ? NULL : wall_only);
+			    rn->o->json && rn->failed != 130 ? NULL
+							      : wall_only);
 	rng_seed(&rn->rng, rn->o->seed ^ 0x9e3779b97f4a7c15ULL);
 	if (ref >= 0 && !rn->failed)
 		compare_all(rn, (size_t)ref);

@@ -31,10 +31,11 @@ const char run_help[] =
 "  -M, --max-runs N        adaptive: at most N runs (default 1000)\n"
 "      --min-time T        adaptive: measure each command for at least T\n"
 "                          (default 3s; units s, ms, us, ns)\n"
-"  -t, --timeout T         kill a run (its whole process group) after T\n"
+"  -t, --timeout T         kill a run (all it started, setsid or not) after T\n"
 "  -p, --prepare CMD       shell command before every run (timed apart)\n"
 "  -c, --cleanup CMD       shell command after each command's runs\n"
-"      --input FILE        the command's standard input (default /dev/null)\n"
+"      --input FILE        the command's standard input (default /dev/null);\n"
+"                          - or a pipe: read to its end once, at most 64 MiB\n"
 "      --show-output       let the command's output through (default: discard)\n"
 "  -i, --ignore-failure    keep going when a command exits non-zero\n"
 "      --pin CPUS          run the command on these CPUs (\"0\", \"2,3\", \"0-3\")\n"
@@ -42,7 +43,9 @@ const char run_help[] =
 "                          once, in a fresh random order) or sequential\n"
 "  -S, --shell             run each command through /bin/sh -c and subtract\n"
 "                          the shell's own start-up time (from wall, user and\n"
-"                          system time; perf counters include the shell)\n"
+"                          system time; perf counters include the shell) —\n"
+"                          unless a run took less than the shell alone: that\n"
+"                          metric then keeps the shell's time, with a warning\n"
 "\n"
 "Naming and scans\n"
 "  -n, --name NAME         name the commands, in order (repeatable). Names\n"
@@ -98,7 +101,8 @@ const char run_help[] =
 "not exist, an output or a store that cannot be written (the other\n"
 "outputs are still written); 3 perf events asked for with --events are\n"
 "not permitted, or the store is locked, read-only or another user's;\n"
-"130 interrupted (what was measured is still written and stored).\n";
+"130 interrupted (what was measured is still written and stored;\n"
+"benchmarks that never ran are left out).\n";
 
 enum {
 	OPT_MIN_TIME = 256, OPT_INPUT, OPT_SHOW_OUTPUT, OPT_PIN, OPT_ORDER,
@@ -219,6 +223,7 @@ static int parse_range(struct scan *s, const char *spec, struct error *e)
 	char *copy = xstrdup(spec), *c1 = strchr(copy, ':'), *c2;
 	double start, end, step = 1;
 	bool geometric = false;
+	size_t cap = 0;
 	int ret = -1;
 
 	*c1 = '\0';
@@ -250,7 +255,9 @@ static int parse_range(struct scan *s, const char *spec, struct error *e)
 				  MAX_SCAN_VALUES);
 			goto out_free;
 		}
-		s->values = xrealloc(s->values, (s->n + 1) * sizeof(char *));
+		/* doubling: a value at a time would copy the list 100,000
+		 * times */
+		s->values = xgrow(s->values, &cap, s->n + 1, sizeof(char *));
 		s->values[s->n++] = fmt_num(v);
 	}
 	s->numeric = true;

@@ -17,11 +17,16 @@
 #include <poll.h>
 #include <pthread.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -130,6 +135,118 @@ int spawn_resolve_program(const char *argv0, char **resolved,
 		p = end + 1;
 	}
 	return error_set(e, "program '%s' not found in PATH", argv0);
+}
+
+/*
+ * The interpreter named on path's #! line into interp (size bytes), as
+ * the kernel reads it: the first word after "#!" on the first line, in
+ * the first 256 bytes. Returns 1 if path is such a script, 0 if not.
+ */
+static int script_interpreter(const char *path, char *interp, size_t size)
+{
+	char buf[256];
+	ssize_t n;
+	size_t i = 2, k = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 2 || buf[0] != '#' || buf[1] != '!')
+		return 0;
+	buf[n] = '\0';
+	while (buf[i] == ' ' || buf[i] == '\t')
+		i++;
+	while (buf[i] && buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' &&
+	       k + 1 < size)
+		interp[k++] = buf[i++];
+	interp[k] = '\0';
+	return k > 0;
+}
+
+/* The capabilities (bits 0..63) the file caps of path would give us
+ * beyond what we hold; 0 when it has none. */
+static unsigned long long file_caps_gained(const char *path)
+{
+	struct __user_cap_header_struct hdr = {
+		_LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct cur[2];
+	uint32_t raw[6] = { 0 };
+	unsigned long long fp, fi, have, inh;
+	ssize_t n = getxattr(path, "security.capability", raw, sizeof(raw));
+
+	if (n < 12)
+		return 0;
+	if (syscall(SYS_capget, &hdr, cur))
+		return 0;
+	/* vfs_cap_data: magic_etc, then permitted and inheritable, low
+	 * 32 bits and (v2, v3) high 32 bits */
+	fp = raw[1] | (n >= 20 ? (unsigned long long)raw[3] << 32 : 0);
+	fi = raw[2] | (n >= 20 ? (unsigned long long)raw[4] << 32 : 0);
+	have = cur[0].permitted | (unsigned long long)cur[1].permitted << 32;
+	inh = cur[0].inheritable |
+	      (unsigned long long)cur[1].inheritable << 32;
+	return ((fp | (fi & inh)) & ~have);
+}
+
+/*
+ * Why the exec of the program file itself (no script) changes credentials
+ * or dumpability, into e; 0 if it does not. As the kernel decides it
+ * (fs/exec.c, begin_new_exec): the new effective ids differ from the real
+ * ones, the permitted capabilities grow, or the file is not readable.
+ */
+static int program_privileged(const char *path, const char *via,
+			      struct error *e)
+{
+	struct stat st;
+	struct statvfs vfs;
+	bool honoured;
+	uid_t euid;
+	gid_t egid;
+	unsigned long long caps;
+
+	if (stat(path, &st))
+		return 0;
+	/* nosuid mounts and no_new_privs make the kernel ignore both the
+	 * set-ID bits and file capabilities */
+	honoured = !(statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID)) &&
+		   prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1;
+	euid = honoured && (st.st_mode & S_ISUID) ? st.st_uid : geteuid();
+	egid = honoured && (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP)
+	       ? st.st_gid : getegid();
+	if (euid != getuid())
+		return error_set(e, "'%s'%s is set-user-ID (owner uid %ld)",
+				 path, via, (long)st.st_uid), 1;
+	if (egid != getgid())
+		return error_set(e, "'%s'%s is set-group-ID (group gid %ld)",
+				 path, via, (long)st.st_gid), 1;
+	caps = honoured ? file_caps_gained(path) : 0;
+	if (caps)
+		return error_set(e, "'%s'%s has file capabilities (0x%llx) "
+				 "that we do not hold", path, via, caps), 1;
+	if (faccessat(AT_FDCWD, path, R_OK, AT_EACCESS))
+		return error_set(e, "'%s'%s may be executed but not read by "
+				 "us", path, via), 1;
+	return 0;
+}
+
+int spawn_exec_privileged(const char *path, struct error *e)
+{
+	char cur[4096], next[4096], via[4200] = "";
+
+	snprintf(cur, sizeof(cur), "%s", path);
+	/* the kernel follows at most 4 #! levels (BINPRM_MAX_RECURSION) */
+	for (int depth = 0; depth < 5; depth++) {
+		if (!script_interpreter(cur, next, sizeof(next)))
+			return program_privileged(cur, via, e) ? 1 : 0;
+		/* a script's own set-ID bits are ignored; its interpreter's
+		 * count. It must be readable for the interpreter anyway. */
+		snprintf(via, sizeof(via), " (the #! interpreter of '%s')",
+			 path);
+		snprintf(cur, sizeof(cur), "%s", next);
+	}
+	return 0;
 }
 
 int spawn_exec_error(const char *path, int errnum, struct error *e)

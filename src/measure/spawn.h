@@ -6,7 +6,8 @@
  *
  * The child runs in its own process group, so that a timeout can kill
  * everything it started and so that Ctrl-C reaches yardstick alone, which
- * then has the group killed.
+ * then has the group killed. Through the spawner, processes that left the
+ * group (setsid) are killed too, after every run: it is their subreaper.
  *
  * Peak RSS has a floor: until it execs, a posix_spawn'ed child runs in the
  * memory of the process that spawned it, and the kernel counts that
@@ -83,6 +84,9 @@ struct run_sample {
 	double minor_faults, major_faults;
 	double voluntary_switches, involuntary_switches;
 	int status;			/* raw wait status */
+	/* processes the command left running, killed after it (through
+	 * the spawner only: spawner_main.c, leftovers; 0 otherwise) */
+	long strays;
 	bool timed_out;
 	bool interrupted;
 	bool spawn_failed;		/* exec itself failed */
@@ -113,6 +117,19 @@ int spawn_exit_code(int status);
  */
 int spawn_resolve_program(const char *argv0, char **resolved,
 			  struct error *e);
+
+/*
+ * Whether the exec of path (a program, or a script: its #! interpreters
+ * are followed) would change this process's credentials or make it
+ * undumpable — set-user-ID or set-group-ID to someone else, file
+ * capabilities we do not hold, a program we may execute but not read.
+ * The kernel then stops, at that exec, every perf event that follows the
+ * process (inherited counters, sampling): they count nothing of it.
+ * Returns 1 with the reason in e ("'/usr/bin/passwd' is set-user-ID
+ * (owner uid 0)"), 0 when the exec crosses no such boundary (or path
+ * cannot be examined: the spawn will say why).
+ */
+int spawn_exec_privileged(const char *path, struct error *e);
 
 /* The message for an exec of path that failed with errnum (a missing #!
  * interpreter, a file that is not a program, ...). Returns -1. */

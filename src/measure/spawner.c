@@ -451,6 +451,7 @@ int spawner_measure(struct spawner *s, const struct spawn_opts *o,
 	out->voluntary_switches = (double)rp.nvcsw;
 	out->involuntary_switches = (double)rp.nivcsw;
 	out->status = rp.status;
+	out->strays = (long)rp.strays;
 	out->timed_out = rp.flags & SPAWNER_TIMED_OUT;
 	out->interrupted = rp.flags & SPAWNER_INTERRUPTED;
 	return 0;

@@ -27,7 +27,17 @@
  * so an interrupt that arrives just before or during the spawn is not
  * lost; one that arrives for a request not read yet is remembered by its
  * seq. Timeouts work the same way through SIGALRM.
+ *
+ * Leftovers: the spawner is a child subreaper (PR_SET_CHILD_SUBREAPER), so
+ * whatever a command leaves behind when it exits or is killed — background
+ * processes, daemons that called setsid() to leave its process group —
+ * becomes our child instead of init's. After every run one waitpid(-1,
+ * WNOHANG) tells whether any is left; if so they are killed and reaped
+ * (sweep), and their number goes back in the reply. The same happens when
+ * the request pipe closes and, from the signal handler, when yardstick dies
+ * (PR_SET_PDEATHSIG): no command outlives the run that started it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -37,6 +47,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -73,6 +84,169 @@ static void kill_group(pid_t pid)
 {
 	kill(-pid, SIGKILL);
 	kill(pid, SIGKILL);
+}
+
+/* The decimal number at *p (advanced past it); -1 if none. */
+static long parse_pid(const char **p)
+{
+	long v = -1;
+
+	while (**p == ' ' || **p == '\n')
+		(*p)++;
+	while (**p >= '0' && **p <= '9') {
+		v = (v < 0 ? 0 : v * 10) + (**p - '0');
+		(*p)++;
+	}
+	return v;
+}
+
+/* Append the decimal v to buf at *at (no stdio here: design note). */
+static void put_num(char *buf, size_t *at, long v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v > 0);
+	while (n > 0)
+		buf[(*at)++] = tmp[--n];
+}
+
+/* buf = a NUM1 b [NUM2 c], NUL-terminated; buf holds 64 bytes at least. */
+static void proc_path(char *buf, const char *a, long n1, const char *b,
+		      long n2, const char *c)
+{
+	size_t at = 0;
+
+	for (; *a; a++)
+		buf[at++] = *a;
+	put_num(buf, &at, n1);
+	for (; *b; b++)
+		buf[at++] = *b;
+	if (c) {
+		put_num(buf, &at, n2);
+		for (; *c; c++)
+			buf[at++] = *c;
+	}
+	buf[at] = '\0';
+}
+
+/*
+ * SIGKILL every child we have, from /proc/self/task/TID/children (the
+ * spawner has one thread); where the kernel lacks that file, from the
+ * parent pid of every process in /proc. Returns how many were signalled.
+ * Only system calls and the stack: safe in a signal handler, and no
+ * allocation to raise our peak RSS (the rss_floor).
+ */
+static long kill_children(void)
+{
+	char path[64], buf[4096];
+	pid_t self = getpid();
+	long n = 0;
+	int fd;
+
+	proc_path(path, "/proc/", self, "/task/", self, "/children");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t got = read(fd, buf, sizeof(buf) - 1);
+		const char *p = buf;
+		long pid;
+
+		close(fd);
+		buf[got > 0 ? got : 0] = '\0';
+		/* a full buffer may end in half a pid: the rest next time */
+		if (got == (ssize_t)sizeof(buf) - 1) {
+			char *sp = strrchr(buf, ' ');
+
+			if (sp)
+				*sp = '\0';
+		}
+		while ((pid = parse_pid(&p)) > 0)
+			n += kill((pid_t)pid, SIGKILL) == 0;
+		return n;
+	}
+	fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		long got = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+
+		if (got <= 0)
+			break;
+		for (long at = 0; at < got; ) {
+			struct dirent64 *d = (struct dirent64 *)(buf + at);
+			const char *name = d->d_name;
+			char stat[512];
+			long pid = parse_pid(&name), ppid;
+			ssize_t len;
+			int sfd;
+
+			at += d->d_reclen;
+			if (pid <= 0 || *name)
+				continue;
+			proc_path(path, "/proc/", pid, "/stat", 0, NULL);
+			sfd = open(path, O_RDONLY | O_CLOEXEC);
+			if (sfd < 0)
+				continue;
+			len = read(sfd, stat, sizeof(stat) - 1);
+			close(sfd);
+			stat[len > 0 ? len : 0] = '\0';
+			/* "pid (comm) S ppid ...": comm may hold anything */
+			name = strrchr(stat, ')');
+			if (!name || strlen(name) < 4)
+				continue;
+			name += 4;
+			ppid = parse_pid(&name);
+			if (ppid == self)
+				n += kill((pid_t)pid, SIGKILL) == 0;
+		}
+	}
+	close(fd);
+	return n;
+}
+
+/*
+ * Kill and reap every process left over (design note: leftovers) until we
+ * have no child. Returns how many were found still running; 0 at once
+ * when none is (one waitpid).
+ */
+static long sweep(void)
+{
+	long killed = 0;
+	int st;
+
+	for (;;) {
+		pid_t r = waitpid(-1, &st, WNOHANG);
+
+		if (r > 0)
+			continue;	/* one that had exited already */
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return killed;	/* ECHILD: none left */
+		/* Alive: kill what we see, wait for one to go, look again
+		 * (its own children are ours once it is gone). */
+		killed += kill_children();
+		while ((r = waitpid(-1, &st, 0)) < 0 && errno == EINTR)
+			;
+		if (r < 0)
+			return killed;
+	}
+}
+
+/* yardstick died (PR_SET_PDEATHSIG): take the running command and
+ * everything it left with us. */
+static void on_parent_death(int sig)
+{
+	pid_t pid = child_pid;
+
+	(void)sig;
+	if (pid > 0)
+		kill_group(pid);
+	sweep();
+	_exit(1);
 }
 
 static void on_interrupt(int sig, siginfo_t *si, void *uc)
@@ -380,6 +554,8 @@ static void run_one(struct server *sv, const struct spawner_request *rq,
 	if (rp->flags)
 		kill(-pid, SIGKILL);
 	fill_usage(rp, &ru);
+	/* and whatever else it left, in its group or not */
+	rp->strays = sweep();
 }
 
 /* Answer requests until the request pipe is closed. */
@@ -420,13 +596,18 @@ static int setup_signals(void)
 		return -1;
 	sa.sa_flags = SA_RESTART;
 	sa.sa_handler = on_alarm;
-	return sigaction(SIGALRM, &sa, NULL);
+	if (sigaction(SIGALRM, &sa, NULL))
+		return -1;
+	sa.sa_handler = on_parent_death;
+	sigfillset(&sa.sa_mask);
+	return sigaction(SIGTERM, &sa, NULL);
 }
 
 int main(int argc, char **argv)
 {
 	struct server sv;
 	struct spawner_hello hello = { SPAWNER_MAGIC, SPAWNER_VERSION, 0 };
+	int r;
 
 	if (argc != 4)
 		return 2;
@@ -438,20 +619,26 @@ int main(int argc, char **argv)
 	sv.rep_fd = sv.base + 1;
 	if (sv.base < 3 || sv.nslots < 0 || sv.nslots > 64)
 		return 2;
-	/* Die with yardstick; it may be gone already. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* Orphans of the commands come to us (design note: leftovers). */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
+		return 1;
+	if (setup_signals() || setup_attr(&sv.attr))
+		return 1;
+	/* Die with yardstick, taking the commands along; it may be gone
+	 * already. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
 		return 1;
 	/* None of ours may leak into the commands. */
 	for (int fd = sv.base; fd < sv.base + 2 + sv.nslots; fd++)
 		if (fcntl(fd, F_SETFD, FD_CLOEXEC))
 			return 1;
-	if (setup_signals() || setup_attr(&sv.attr))
-		return 1;
 	sv.status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	sv.statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	hello.hwm_kib = sv.hwm_kib = read_hwm_kib(&sv);
 	if (write_full(sv.rep_fd, &hello, sizeof(hello)))
 		return 1;
-	return serve(&sv);
+	r = serve(&sv);
+	sweep();
+	return r;
 }

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #define SPAWNER_MAGIC 0x59535350u	/* "YSSP" */
-#define SPAWNER_VERSION 1
+#define SPAWNER_VERSION 2
 #define SPAWNER_NAME "yardstick-spawner"
 /* Bound on a request's strings: what execve itself accepts at most. */
 #define SPAWNER_MAX_STRINGS (64u << 20)
@@ -67,6 +67,9 @@ struct spawner_reply {
 	int64_t hwm_kib;
 	int64_t utime_us, stime_us;
 	int64_t maxrss_kib, minflt, majflt, nvcsw, nivcsw;
+	/* processes the command left running (spawner_main.c: leftovers),
+	 * killed once it had exited or been killed */
+	int64_t strays;
 };
 
 #endif

@@ -240,10 +240,8 @@ static json_t *result_json(const struct result *r)
 	put(o, "machine", machine_json(&r->machine));
 	put(o, "git", git_json(&r->git));
 	put(o, "settings", settings_json(r));
-	list = json_must(json_array());
-	for (size_t i = 0; i < r->nbenchmarks; i++)
-		push(list, benchmark_json(&r->benchmarks[i]));
-	put(o, "benchmarks", list);
+	/* written one by one: next_benchmark */
+	put(o, "benchmarks", json_null());
 	list = json_must(json_array());
 	for (size_t i = 0; i < r->ncomparisons; i++)
 		push(list, comparison_json(&r->comparisons[i]));
@@ -257,9 +255,19 @@ static json_t *result_json(const struct result *r)
 	return o;
 }
 
+/* The benchmarks are made into JSON one at a time while written: a scan
+ * of 100,000 benchmarks would otherwise hold gigabytes of tree. */
+static json_t *next_benchmark(void *arg, size_t i)
+{
+	const struct result *r = arg;
+
+	return i < r->nbenchmarks ? benchmark_json(&r->benchmarks[i]) : NULL;
+}
+
 int result_write_json(const struct result *r, const char *path,
 		      struct error *e)
 {
-	return json_write_file(result_json(r), path, e);
+	return json_write_file_streamed(result_json(r), "benchmarks",
+					next_benchmark, (void *)r, path, e);
 }
 

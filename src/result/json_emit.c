@@ -145,6 +145,81 @@ int json_emit(json_t *v, FILE *fp)
 	return ferror(fp) ? -1 : 0;
 }
 
+/*
+ * The top-level object v, with the array at key produced by next(arg, i)
+ * one element at a time, each emitted and released before the next is
+ * made (v holds a placeholder at key, for the keys' order).
+ */
+static int emit_streamed(json_t *v, const char *key, json_stream_fn next,
+			 void *arg, FILE *fp)
+{
+	const char *k;
+	json_t *x;
+	int first = 1;
+
+	fputc('{', fp);
+	json_object_foreach(v, k, x) {
+		json_t *ks = json_string(k);
+		int r;
+
+		if (!first)
+			fputc(',', fp);
+		first = 0;
+		put_indent(1, fp);
+		r = ks ? emit_string(ks, fp) : -1;
+		json_decref(ks);
+		if (r)
+			return -1;
+		fputs(": ", fp);
+		if (strcmp(k, key)) {
+			if (emit(x, 1, fp))
+				return -1;
+			continue;
+		}
+		fputc('[', fp);
+		for (size_t i = 0;; i++) {
+			json_t *el = next(arg, i);
+
+			if (!el) {
+				if (i)
+					put_indent(1, fp);
+				break;
+			}
+			if (i)
+				fputc(',', fp);
+			put_indent(2, fp);
+			r = emit(el, 2, fp);
+			json_decref(el);
+			if (r || ferror(fp))
+				return -1;
+		}
+		fputc(']', fp);
+	}
+	if (!first)
+		put_indent(0, fp);
+	fputc('}', fp);
+	return ferror(fp) ? -1 : 0;
+}
+
+int json_write_file_streamed(json_t *v, const char *key, json_stream_fn next,
+			     void *arg, const char *path, struct error *e)
+{
+	struct atomic_file af;
+	int r;
+
+	if (atomic_open(&af, path, e)) {
+		json_decref(v);
+		return -1;
+	}
+	r = emit_streamed(v, key, next, arg, af.fp);
+	json_decref(v);
+	if (r || fputc('\n', af.fp) == EOF || ferror(af.fp)) {
+		atomic_abort(&af);
+		return error_set(e, "cannot write '%s'", path);
+	}
+	return atomic_commit(&af, e);
+}
+
 int json_write_file(json_t *v, const char *path, struct error *e)
 {
 	struct atomic_file af;

@@ -22,6 +22,19 @@ int json_emit(json_t *v, FILE *fp);
  */
 int json_write_file(json_t *v, const char *path, struct error *e);
 
+/* The element i of a streamed array (a new reference), NULL after the
+ * last. */
+typedef json_t *(*json_stream_fn)(void *arg, size_t i);
+
+/*
+ * json_write_file of the object v, except that its member key (present in
+ * v, any value, for the order of the keys) is an array whose elements
+ * next(arg, 0), next(arg, 1), ... are written one by one and released:
+ * the memory of one element at a time, not of the whole tree.
+ */
+int json_write_file_streamed(json_t *v, const char *key, json_stream_fn next,
+			     void *arg, const char *path, struct error *e);
+
 /* Abort with a message: jansson ran out of memory. */
 void json_oom(void) __attribute__((noreturn));
 /* v, or abort with a message when jansson ran out of memory (NULL), as

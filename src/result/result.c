@@ -564,3 +564,39 @@ char *comparison_sentence(const struct comparison *c)
 			 factor, faster ? "lower" : "higher", c->metric,
 			 c->baseline, ci, p);
 }
+
+int benchmark_remove_metric(struct benchmark *b, const char *name)
+{
+	struct metric *m = benchmark_find_metric(b, name);
+	size_t i;
+
+	if (!m)
+		return -1;
+	i = (size_t)(m - b->metrics);
+	free(m->name);
+	free(m->unit);
+	free(m->values);
+	for (size_t k = 0; k < m->nextra; k++)
+		free(m->extra[k].key);
+	free(m->extra);
+	memmove(m, m + 1, (b->nmetrics - i - 1) * sizeof(*m));
+	b->nmetrics--;
+	return 0;
+}
+
+size_t result_keep_benchmarks(struct result *r, const bool *keep)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->nbenchmarks; i++) {
+		if (!keep[i]) {
+			benchmark_release(&r->benchmarks[i]);
+			continue;
+		}
+		if (k != i)
+			r->benchmarks[k] = r->benchmarks[i];
+		k++;
+	}
+	r->nbenchmarks = k;
+	return k;
+}

@@ -129,6 +129,9 @@ int result_set_str(struct result *r, const char *key, const char *str);
  */
 struct benchmark *result_add_benchmark(struct result *r, const char *name,
 				       char *const *argv);
+/* Keep the benchmarks i with keep[i], in order, releasing the others
+ * (benchmark pointers into r move). Returns how many are kept. */
+size_t result_keep_benchmarks(struct result *r, const bool *keep);
 /* The first benchmark named name; NULL if absent. */
 struct benchmark *result_find_benchmark(const struct result *r,
 					const char *name);
@@ -152,6 +155,9 @@ char *benchmark_display_name(const struct benchmark *b);
 /* Find a metric by name; NULL if absent. */
 struct metric *benchmark_find_metric(const struct benchmark *b,
 				     const char *name);
+/* Remove the metric named name (metric pointers into b move); -1 if
+ * absent. */
+int benchmark_remove_metric(struct benchmark *b, const char *name);
 int metric_push(struct metric *m, double v);
 /* Set the extra summary key (replaced if present); key must not be one of
  * the standard keys (unit, n, values, mean, ..., outliers). */

@@ -2,6 +2,30 @@
 # documented exit code, and loses nothing that was measured.
 . "$(dirname "$0")/lib.sh"
 
+# A daemon the command leaves behind (a grandchild that called setsid, so
+# out of its process group) is gone when yardstick is done with the run,
+# however the run ended. $T/gone PIDFILE: its pid is not running (within
+# 30 s: a SIGKILL'ed process may take a moment on a busy machine; one
+# still running is killed, not left to the next test). $T/waitfor FILE:
+# until FILE is not empty (at most a minute); $T/waitlines FILE N: until
+# FILE has N lines.
+cat > "$T/gone" <<'EOF'
+#!/bin/sh
+p=$(cat "$1" 2>/dev/null); [ -n "$p" ] || { echo "no pid in $1"; exit 1; }
+k=0; while kill -0 "$p" 2>/dev/null && [ $k -lt 300 ]; do sleep 0.1; k=$((k + 1)); done
+if kill -0 "$p" 2>/dev/null; then kill -9 "$p"; echo "pid $p still running"; exit 1; fi
+EOF
+cat > "$T/waitfor" <<'EOF'
+#!/bin/sh
+k=0; while [ ! -s "$1" ] && [ $k -lt 600 ]; do sleep 0.1; k=$((k + 1)); done; [ -s "$1" ]
+EOF
+cat > "$T/waitlines" <<'EOF'
+#!/bin/sh
+k=0; while [ "$(cat "$1" 2>/dev/null | wc -l)" -lt "$2" ] && [ $k -lt 600 ]; do sleep 0.1; k=$((k + 1)); done
+[ "$(wc -l < "$1")" -ge "$2" ]
+EOF
+chmod +x "$T/gone" "$T/waitfor" "$T/waitlines"
+
 t "a program that does not exist: exit 2" expect_exit 2 "$YS" run -- no-such-prog-xyz
 t "... naming it" has "$T/stderr" "'no-such-prog-xyz'"
 t "... before any run" sh -c '
@@ -24,9 +48,27 @@ t "a failing command still writes what was measured to --json" sh -c '
 import json; b = json.load(open(\"$T/fail.json\"))[\"benchmarks\"][0]
 assert b[\"exit_codes\"] == [4], b"'
 t "--timeout kills a hanging run and its process group" sh -c '
-	start=$(date +%s); "$YS" run --runs 2 --warmup 0 --timeout 0.3 -- "$YSFIX" hang "$T/pid" 2>"$T/to"; rc=$?
-	[ $rc -eq 1 ] && grep -q "timed out after 0.3s" "$T/to" && [ $(( $(date +%s) - start )) -lt 10 ] &&
-	sleep 0.2 && pid=$(cat "$T/pid") && ! grep -qv "^[^)]*) Z" /proc/$pid/stat 2>/dev/null'
+	"$YS" run --runs 2 --warmup 0 --timeout 0.3 -- "$YSFIX" hang "$T/pid" 2>"$T/to"; rc=$?
+	[ $rc -eq 1 ] && grep -q "timed out after 0.3s" "$T/to" && "$T/gone" "$T/pid"'
+t "--timeout kills a daemon the command left (setsid) too" sh -c '
+	"$YS" run -q --runs 1 --warmup 0 --timeout 0.3 -i -- "$YSFIX" daemon "$T/d1" hang 2>/dev/null
+	[ $? -eq 0 ] && "$T/gone" "$T/d1"'
+t "... and after a run that exits, with a warning" sh -c '
+	"$YS" run -q --runs 2 --warmup 0 --json "$T/d2.json" -- "$YSFIX" daemon "$T/d2" 2>/dev/null &&
+	"$T/gone" "$T/d2" && python3 -c "
+import json; b = json.load(open(\"$T/d2.json\"))[\"benchmarks\"][0]
+assert any(w.startswith(\"2 runs left processes running\") for w in b[\"warnings\"]), b[\"warnings\"]"'
+t "... and on Ctrl-C" sh -c '
+	"$YS" run -q --runs 1 --warmup 0 -- "$YSFIX" daemon "$T/d3" hang >/dev/null 2>&1 & pid=$!
+	"$T/waitfor" "$T/d3" || { kill -9 $pid; exit 1; }
+	kill -INT $pid; wait $pid; rc=$?
+	[ $rc -eq 130 ] || { echo "exit $rc"; exit 1; }
+	"$T/gone" "$T/d3"'
+t "... and when yardstick itself is killed" sh -c '
+	"$YS" run -q --runs 1 --warmup 0 -- "$YSFIX" daemon "$T/d4" hang >/dev/null 2>&1 & pid=$!
+	"$T/waitfor" "$T/d4" || { kill -9 $pid; exit 1; }
+	kill -KILL $pid; wait $pid
+	"$T/gone" "$T/d4"'
 t "--timeout with --ignore-failure counts timed-out runs" sh -c '
 	"$YS" run -q --runs 2 --warmup 0 --timeout 100ms --ignore-failure --json "$T/to.json" -- "$YSFIX" hang &&
 	python3 -c "
@@ -35,19 +77,19 @@ assert b[\"timeouts\"] == 2 and b[\"exit_codes\"] == [137, 137], b
 assert b[\"metrics\"][\"wall_time\"][\"values\"] == [None, None], b
 assert any(\"timed out\" in w for w in b[\"warnings\"])"'
 t "per-run values stay in step with exit codes when runs time out" sh -c '
-	rm -f "$T/alt"; "$YS" run -q --runs 4 --warmup 0 -i --timeout 0.25 --csv "$T/alt.csv" --json "$T/alt.json" -- "$YSFIX" alternate "$T/alt" 10 2000 &&
+	rm -f "$T/alt"; "$YS" run -q --runs 4 --warmup 0 -i --timeout 3 --csv "$T/alt.csv" --json "$T/alt.json" -- "$YSFIX" alternate "$T/alt" 10 100000 &&
 	python3 -c "
 import csv, json
 b = json.load(open(\"$T/alt.json\"))[\"benchmarks\"][0]; w = b[\"metrics\"][\"wall_time\"][\"values\"]
 assert b[\"exit_codes\"] == [137, 0, 137, 0], b[\"exit_codes\"]
-assert w[0] is None and w[2] is None and 0.01 <= w[1] < 0.2 and 0.01 <= w[3] < 0.2, w
+assert w[0] is None and w[2] is None and 0.01 <= w[1] < 3 and 0.01 <= w[3] < 3, w
 assert b[\"metrics\"][\"wall_time\"][\"n\"] == 2
 rows = list(csv.DictReader(open(\"$T/alt.csv\")))
 assert [r[\"exit_code\"] for r in rows] == [\"137\", \"0\", \"137\", \"0\"]
 assert rows[0][\"wall_time\"] == \"\" and float(rows[1][\"wall_time\"]) >= 0.01"'
 t "Ctrl-C kills the child, writes what was measured, exits 130" sh -c '
-	"$YS" run --runs 1000 --warmup 0 --json "$T/int.json" -- "$YSFIX" sleep 100 >/dev/null 2>&1 &
-	pid=$!; sleep 1.5; kill -INT $pid; wait $pid; rc=$?
+	"$YS" run --runs 1000 --warmup 0 --prepare "echo >> $T/int.runs" --json "$T/int.json" -- "$YSFIX" sleep 100 >/dev/null 2>&1 &
+	pid=$!; "$T/waitlines" "$T/int.runs" 4; kill -INT $pid; wait $pid; rc=$?
 	[ $rc -eq 130 ] || { echo "exit $rc"; exit 1; }
 	python3 -c "
 import json; v = json.load(open(\"$T/int.json\"))[\"benchmarks\"][0][\"metrics\"][\"wall_time\"][\"values\"]
@@ -57,13 +99,48 @@ t "Ctrl-C between short runs is never lost" sh -c '
 	for i in 1 2 3; do
 		"$YS" run -q --runs 100000 --warmup 0 -- "$YSFIX" exit 0 >/dev/null 2>&1 &
 		pid=$!; sleep 0.7; kill -INT $pid
-		k=0; while kill -0 $pid 2>/dev/null && [ $k -lt 50 ]; do sleep 0.1; k=$((k + 1)); done
+		k=0; while kill -0 $pid 2>/dev/null && [ $k -lt 300 ]; do sleep 0.1; k=$((k + 1)); done
 		kill -0 $pid 2>/dev/null && { kill -9 $pid; echo "still running after SIGINT"; exit 1; }
 		wait $pid; rc=$?; [ $rc -eq 130 ] || { echo "exit $rc"; exit 1; }
 	done'
+# A scan of 100,000 values interrupted after a second of runs: it exits
+# 130 within seconds (it took 21 s), writes what ran, leaves out what never
+# ran, and holds little per value not run (it held 5.6 KB per value before
+# any run, and 40 KB with --json: 4 GB). $T/scan N: "RSS_KB SECONDS RAN".
+cat > "$T/scan" <<'EOF'
+#!/bin/sh
+N=$1; D=$T/scan$N; mkdir -p "$D"
+/usr/bin/time -f "%M" -o "$D/rss" "$YS" run --runs 1 --warmup 0 --json "$D/p.json" --param n=1:$N -- "$YSFIX" count "$D/c{n}" >/dev/null 2>"$D/err" &
+p=$!
+k=0; while ! ls "$D" | grep -q "^c" && [ $k -lt 1200 ]; do sleep 0.1; k=$((k + 1)); done
+sleep 1
+y=$(pgrep -P $p -x yardstick); [ -n "$y" ] || { echo "no yardstick"; exit 1; }
+t0=$(date +%s.%N); kill -INT $y; wait $p; rc=$?; t1=$(date +%s.%N)
+[ $rc -eq 130 ] || { echo "exit $rc"; cat "$D/err"; exit 1; }
+grep -q "benchmarks never ran and are left out" "$D/err" || { cat "$D/err"; exit 1; }
+python3 -c "
+import json, os; bs = json.load(open('$D/p.json'))['benchmarks']; ran = [f for f in os.listdir('$D') if f.startswith('c')]
+assert 0 < len(bs) <= len(ran) and all(len(b['exit_codes']) == 1 for b in bs), (len(bs), len(ran))" || exit 1
+echo "$(tail -1 "$D/rss") $(echo "$t1 - $t0" | bc) $(ls "$D" | grep -c "^c")"
+rm -rf "$D"
+EOF
+chmod +x "$T/scan"
+t "a scan of 100,000 values: Ctrl-C honoured at once, little memory per value" sh -c '
+	command -v /usr/bin/time >/dev/null && command -v bc >/dev/null || exit 0
+	small=$("$T/scan" 1000) || { echo "$small"; exit 1; }
+	big=$("$T/scan" 100000) || { echo "$big"; exit 1; }
+	echo "1000: $small; 100000: $big"
+	# under AddressSanitizer every allocation has redzones and freed
+	# memory waits in quarantine: its RSS says nothing of ours
+	asan=0; grep -q __asan_init "$YS" && asan=1
+	python3 -c "
+s, b = \"$small\".split(), \"$big\".split()
+per = (float(b[0]) - float(s[0])) * 1024 / 99000
+assert $asan or per < 4096, (per, s, b)
+assert float(b[1]) < 10, b"'
 t "an interrupted result says so" sh -c '
-	"$YS" run -q --runs 100000 --warmup 0 --json "$T/int2.json" -- "$YSFIX" exit 0 >/dev/null 2>"$T/int2.err" &
-	pid=$!; sleep 0.7; kill -INT $pid; wait $pid
+	"$YS" run -q --runs 100000 --warmup 0 --json "$T/int2.json" -- "$YSFIX" count "$T/int2.runs" >/dev/null 2>"$T/int2.err" &
+	pid=$!; "$T/waitfor" "$T/int2.runs"; kill -INT $pid; wait $pid
 	grep -q "interrupted" "$T/int2.err" && python3 -c "
 import json; b = json.load(open(\"$T/int2.json\"))[\"benchmarks\"][0]
 assert any(w.startswith(\"interrupted after\") for w in b[\"warnings\"]), b[\"warnings\"]"'
@@ -82,6 +159,10 @@ t "a script whose #! interpreter is missing: exit 2" sh -c '
 	"$YS" run --runs 2 -- "$T/bad.sh" 2>"$T/bad.err"; [ $? -eq 2 ] && grep -q "interpreter" "$T/bad.err"'
 t "--input from a pipe feeds every run" sh -c '
 	echo data | "$YS" run -q --runs 4 --input - -- "$YSFIX" cat'
+t "--input from an endless pipe: exit 2 at 64 MiB, before any run" sh -c '
+	yes | timeout 60 "$YS" run --runs 1 --input - -- "$YSFIX" count "$T/endless" 2>"$T/endless.err"; rc=$?
+	[ $rc -eq 2 ] || { echo "exit $rc"; exit 1; }
+	[ ! -e "$T/endless" ] && grep -q "'"'"'-'"'"' holds more than 64 MiB" "$T/endless.err"'
 t "--input a directory: exit 2 before any run" sh -c '
 	"$YS" run --runs 2 --input /tmp -- "$YSFIX" count "$T/dir-none" 2>"$T/in.err"; [ $? -eq 2 ] &&
 	[ ! -e "$T/dir-none" ] && grep -q "is a directory" "$T/in.err"'
@@ -114,7 +195,8 @@ t "--shell with a command after --" sh -c '
 	python3 -c "
 import json; b = json.load(open(\"$T/sh2.json\"))[\"benchmarks\"][0]
 assert b[\"command\"][:2] == [\"/bin/sh\", \"-c\"], b[\"command\"]
-assert 0.019 < b[\"metrics\"][\"wall_time\"][\"median\"] < 0.5, b[\"metrics\"][\"wall_time\"]"'
+w = b[\"metrics\"][\"wall_time\"]
+assert w[\"shell_subtracted\"] == 1 and all(x + w[\"shell_startup\"] >= 0.020 for x in w[\"values\"]), w"'
 
 # --- bad option values: exit 2 naming the option ------------------------
 for bad in "--runs -1" "--runs 0" "--runs x" "--warmup -2" "--timeout 5h" \
