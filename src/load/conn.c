@@ -191,8 +191,12 @@ static void connect_failed(struct worker *w, struct conn *c, int errnum,
 			   const char *why, int64_t now)
 {
 	conn_close(c);
-	if (take(w, c, now)) {
-		c->sent = now;
+	/* The request that waited for this connection fails with it, or,
+	 * when none did, the next one that would have gone on it. */
+	if (c->resend || take(w, c, now)) {
+		if (!c->resend)
+			c->sent = now;
+		c->resend = false;
 		if (c->measured) {
 			if (why)
 				reason(w, LOAD_ERR_CONNECT, "%s", why);
@@ -205,6 +209,25 @@ static void connect_failed(struct worker *w, struct conn *c, int errnum,
 	c->retry_at = now + c->backoff;
 	c->backoff = c->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : c->backoff * 2;
 	timer_note(w, c->retry_at);
+}
+
+/*
+ * The connection of the request c carries ended before any byte of its
+ * response: if it may go again (load_internal.h, note 5), close c and
+ * connect again to send it. False when it fails for good.
+ */
+static bool resend(struct worker *w, struct conn *c, int64_t now)
+{
+	if (!c->served || c->got || c->resent || !c->req->idempotent)
+		return false;
+	conn_close(c);
+	c->resend = c->resent = true;
+	if (c->measured)
+		w->st.resent++;
+	/* From the event loop, as request_failed does. */
+	c->retry_at = now;
+	timer_note(w, now);
+	return true;
 }
 
 /* The request c carries failed (kind k): count it, reconnect. */
@@ -353,6 +376,8 @@ static void io_failed(struct worker *w, struct conn *c, enum load_err k,
 {
 	char why[200];
 
+	if (resend(w, c, now))
+		return;
 	if (c->tls && !errno) {
 		tls_reason(c->tls, why, sizeof(why));
 		request_failed(w, c, k, 0, why, now);
@@ -387,21 +412,30 @@ static void do_write(struct worker *w, struct conn *c, int64_t now)
 
 void conn_next(struct worker *w, struct conn *c, int64_t now)
 {
-	if (c->state != CS_IDLE || !take(w, c, now))
+	if (c->state != CS_IDLE)
 		return;
-	c->sent = now;
+	if (c->resend) {
+		/* Sent again: its due and send times stay (note 5). */
+		c->resend = false;
+	} else {
+		if (!take(w, c, now))
+			return;
+		c->sent = now;
+		c->resent = false;
+		if (c->measured) {
+			w->st.sends++;
+			if (w->open) {
+				hdr_record(w->st.lag, now - c->due);
+				w->st.late += now - c->due > LOAD_LATE_NS;
+			}
+		}
+	}
+	c->got = 0;
 	c->written = 0;
 	c->state = CS_WRITING;
 	c->deadline = now + (int64_t)(w->sh->c->timeout * 1e9);
 	timer_note(w, c->deadline);
 	http_resp_start(&c->resp, c->req->head);
-	if (c->measured) {
-		w->st.sends++;
-		if (w->open) {
-			hdr_record(w->st.lag, now - c->due);
-			w->st.late += now - c->due > LOAD_LATE_NS;
-		}
-	}
 	do_write(w, c, now);
 }
 
@@ -466,6 +500,25 @@ static bool parse(struct worker *w, struct conn *c, int64_t now)
 	return true;
 }
 
+/* EOF while c reads a response. */
+static void closed(struct worker *w, struct conn *c, int64_t now)
+{
+	const char *why = "connection closed before the response was complete";
+
+	if (http_resp_eof(&c->resp)) {
+		complete(w, c, now);	/* a body delimited by the close */
+		return;
+	}
+	if (resend(w, c, now))
+		return;
+	if (!c->got && c->served && !c->req->idempotent)
+		why = "connection closed without a response (a reused "
+		      "connection; not idempotent, not sent again)";
+	else if (!c->got)
+		why = "connection closed without a response";
+	request_failed(w, c, LOAD_ERR_READ, 0, why, now);
+}
+
 static void do_read(struct worker *w, struct conn *c)
 {
 	for (;;) {
@@ -480,19 +533,12 @@ static void do_read(struct worker *w, struct conn *c)
 			return;
 		}
 		if (n == 0) {
-			if (http_resp_eof(&c->resp))
-				complete(w, c, now);
-			else
-				request_failed(w, c, LOAD_ERR_READ, 0,
-					       c->resp.state == HTTP_HEAD &&
-					       !c->used ? "connection closed "
-					       "without a response" :
-					       "connection closed before the "
-					       "response was complete", now);
+			closed(w, c, now);
 			return;
 		}
 		if (c->measured)
 			w->st.bytes_read += (uint64_t)n;
+		c->got += (uint64_t)n;
 		c->used += (size_t)n;
 		if (!parse(w, c, now))
 			return;

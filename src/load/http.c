@@ -33,6 +33,18 @@ int http_method_check(const char *m, struct error *e)
 	return 0;
 }
 
+bool http_method_idempotent(const char *m)
+{
+	static const char *const idem[] = {
+		"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE",
+	};
+
+	for (size_t i = 0; i < sizeof(idem) / sizeof(idem[0]); i++)
+		if (!strcmp(m, idem[i]))
+			return true;
+	return false;
+}
+
 int http_header_check(const char *h, struct error *e)
 {
 	const char *colon = strchr(h, ':');
