@@ -230,6 +230,14 @@ static bool resend(struct worker *w, struct conn *c, int64_t now)
 	return true;
 }
 
+/* What to add to the reason of a failure that resend refused only because
+ * of the method. */
+static const char *not_resent(const struct conn *c)
+{
+	return c->served && !c->got && !c->resent && !c->req->idempotent ?
+	       " (a reused connection; not idempotent, not sent again)" : "";
+}
+
 /* The request c carries failed (kind k): count it, reconnect. */
 static void request_failed(struct worker *w, struct conn *c, enum load_err k,
 			   int errnum, const char *why, int64_t now)
@@ -374,16 +382,16 @@ static ssize_t io_write(struct conn *c, const char *buf, size_t n)
 static void io_failed(struct worker *w, struct conn *c, enum load_err k,
 		      int64_t now)
 {
-	char why[200];
+	char tls[200], why[300];
+	int err = errno;
 
 	if (resend(w, c, now))
 		return;
-	if (c->tls && !errno) {
-		tls_reason(c->tls, why, sizeof(why));
-		request_failed(w, c, k, 0, why, now);
-	} else {
-		request_failed(w, c, k, errno, NULL, now);
-	}
+	if (c->tls && !err)
+		tls_reason(c->tls, tls, sizeof(tls));
+	snprintf(why, sizeof(why), "%s%s", c->tls && !err ? tls :
+		 errno_text(err), not_resent(c));
+	request_failed(w, c, k, 0, why, now);
 }
 
 static void do_write(struct worker *w, struct conn *c, int64_t now)
@@ -503,7 +511,7 @@ static bool parse(struct worker *w, struct conn *c, int64_t now)
 /* EOF while c reads a response. */
 static void closed(struct worker *w, struct conn *c, int64_t now)
 {
-	const char *why = "connection closed before the response was complete";
+	char why[200];
 
 	if (http_resp_eof(&c->resp)) {
 		complete(w, c, now);	/* a body delimited by the close */
@@ -511,11 +519,9 @@ static void closed(struct worker *w, struct conn *c, int64_t now)
 	}
 	if (resend(w, c, now))
 		return;
-	if (!c->got && c->served && !c->req->idempotent)
-		why = "connection closed without a response (a reused "
-		      "connection; not idempotent, not sent again)";
-	else if (!c->got)
-		why = "connection closed without a response";
+	snprintf(why, sizeof(why), "connection closed %s%s", c->got ?
+		 "before the response was complete" : "without a response",
+		 not_resent(c));
 	request_failed(w, c, LOAD_ERR_READ, 0, why, now);
 }
 
