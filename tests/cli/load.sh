@@ -224,6 +224,48 @@ t "a server that closes every new connection without a byte: read errors, nothin
 unfix cut0
 t "... each request reached it once" sh -c 'grep -qx "requests 20" "$T/cut0.stats" || { cat "$T/cut0.stats"; exit 1; }'
 
+# A hostile server: each run ends by its deadline at the latest, with the
+# failure counted by kind and named.
+# hostile NAME KIND REASON HTTPFIX-ARGS...: -n 4 against it is 4 errors
+# of KIND, the reason REASON, within 20 s (the timeout is 500 ms).
+hostile() {
+	hn=$1 kind=$2 why=$3
+	shift 3
+	fix "$hn" "$@"
+	t "hostile: $hn: $kind errors ($why)" sh -c '
+		start=$(date +%s)
+		"$YS" load --no-store -c 2 -n 4 --timeout 500ms "$1" >"$T/h.out" 2>"$T/h.err"; rc=$?
+		[ $rc -eq 1 ] || { echo "exit $rc"; cat "$T/h.out" "$T/h.err"; exit 1; }
+		[ $(( $(date +%s) - start )) -lt 20 ] || { echo "took too long"; exit 1; }
+		grep -qF "$2 4 ($3)" "$T/h.out" || { cat "$T/h.out"; exit 1; }' sh "$(eval echo \$U_$hn)" "$kind" "$why"
+	unfix "$hn"
+}
+hostile endless_head read "response head over 65536 bytes" --raw 'HTTP/1.1 200 OK\r\nX: ' --flood
+hostile huge_length timeout "no response within 0.5s" --raw 'HTTP/1.1 200 OK\r\nContent-Length: 999999999999999999\r\n\r\n' --flood
+hostile endless_body timeout "no response within 0.5s" --raw 'HTTP/1.1 200 OK\r\n\r\n' --flood
+hostile endless_1xx timeout "no response within 0.5s" --raw 'HTTP/1.1 100 Continue\r\n\r\n' --repeat
+hostile bad_chunk read "malformed chunk size" --raw 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\n'
+hostile huge_chunk read "chunk size too large" --raw 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10000000000000000\r\n'
+hostile long_chunk read "no CRLF after a chunk" --raw 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nabc\r\n0\r\n\r\n'
+hostile garbage read "malformed status line" --raw 'SSH-2.0-OpenSSH_9.2\r\n\r\n'
+hostile binary read "malformed status line" --raw '\x00\x01\xff\xfe\r\n\r\n'
+hostile bad_length read "bad Content-Length" --raw 'HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n'
+hostile folded_length read "a folded Content-Length or Transfer-Encoding" --raw 'HTTP/1.1 200 OK\r\nContent-Length: 1\r\n 2\r\n\r\n0'
+hostile slowloris timeout "no response within 0.5s" --raw 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok' --trickle 50
+fix trickle --raw 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok' --trickle 2
+t "a response sent a byte at a time within the timeout: a success, timed to its last byte" sh -c '
+	"$YS" load -q --no-store -c 2 -n 6 --json "$T/tr.json" "$U_trickle" && python3 -c "
+import json; m = json.load(open(\"$T/tr.json\"))[\"benchmarks\"][0][\"metrics\"]
+assert m[\"errors\"][\"values\"] == [0] and m[\"throughput\"][\"ok\"] == 6, m[\"errors\"]
+assert m[\"latency\"][\"min\"] >= 0.078, m[\"latency\"][\"min\"]	# 39 gaps of 2 ms"'
+unfix trickle
+fix hints --raw 'HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'
+t "1xx responses before the response: skipped, a success" sh -c '"$YS" load --no-store -c 2 -n 20 "$U_hints" | grep -q "20 ok (2xx/3xx), 0 failed"'
+unfix hints
+fix folded --raw 'HTTP/1.1 200 OK\r\nX-Long: a\r\n  b\r\nContent-Length: 2\r\n\r\nok'
+t "a folded header line (obs-fold): accepted" sh -c '"$YS" load --no-store -c 2 -n 20 "$U_folded" | grep -q "20 ok (2xx/3xx), 0 failed"'
+unfix folded
+
 fix chunk --chunked --close --body "hello, chunked world"
 t "chunked bodies and Connection: close" sh -c '
 	"$YS" load --no-store -c 2 -n 30 --json "$T/ch.json" "$U_chunk" >"$T/ch.out" &&
