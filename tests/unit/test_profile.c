@@ -932,6 +932,8 @@ static void test_unknown_modules(void **state)
 			 !strcmp(name, "[unknown in libc.so.6]");
 	}
 	assert_int_equal(found, 2);
+	for (size_t i = 0; i < x->nstrs; i++)
+		free(x->strs[i]);
 	free(raw);
 	free(gz);
 	free(x);
