@@ -189,12 +189,14 @@ t "closes after 1 response, 1 connection: the summary says how many were resent"
 	else ! grep -q "^  resent" "$T/ca.out"; fi || { cat "$T/ca.out"; exit 1; }'
 unfix ca
 t "... 40 answered once each, no error, at most 39 resent" lone_ok ca "$T/ca.json" 40 39
-for how in --http10 --no-length; do
-	fix c10 $how --stats "$T/c10.stats"
-	t "$how: the server closes after each response: no error" \
-		"$YS" load -q --no-store -c 3 -n 100 --json "$T/c10.json" "$U_c10"
-	unfix c10
-	t "... 100 requests, 100 ok, none resent" lone_ok c10 "$T/c10.json" 100 0
+for how in --http10 --no-length --close; do
+	for model in "" "-R 1000"; do
+		fix c10 $how --stats "$T/c10.stats"
+		t "$how: the server closes after each response: no error (${model:-closed model})" \
+			"$YS" load -q --no-store -c 3 -n 100 $model --json "$T/c10.json" "$U_c10"
+		unfix c10
+		t "... 100 requests, 100 ok, none resent" lone_ok c10 "$T/c10.json" 100 0
+	done
 done
 fix post --close-after 1 --stats "$T/post.stats"
 t "a POST the server closed a reused connection on is not sent again" sh -c '
