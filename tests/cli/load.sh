@@ -176,10 +176,12 @@ for how in 1 2 random; do
 	unfix ca
 	t "... the server answered each request once" lone_ok ca "$T/ca.json" 300
 	fix ca --close-after $how --stats "$T/ca.stats"
-	t "closes after $how responses: no error, -n 200 exactly (open model)" \
-		"$YS" load -q --no-store -c 4 -R 2000 -n 200 --json "$T/ca.json" "$U_ca"
+	# Beyond what it can serve, so that requests queue and each goes out
+	# as the response before it ends, when the close is on its way.
+	t "closes after $how responses: no error, -n 300 exactly (open model, 20000/s)" \
+		"$YS" load -q --no-store -c 4 -R 20000 -n 300 --json "$T/ca.json" "$U_ca"
 	unfix ca
-	t "... the server answered each request once" lone_ok ca "$T/ca.json" 200
+	t "... the server answered each request once" lone_ok ca "$T/ca.json" 300
 done
 fix ca --close-after 1 --stats "$T/ca.stats"
 t "closes after 1 response, 1 connection: the summary says how many were resent" sh -c '
@@ -198,6 +200,11 @@ for how in --http10 --no-length --close; do
 		t "... 100 requests, 100 ok, none resent" lone_ok c10 "$T/c10.json" 100 0
 	done
 done
+fix tlsca --tls --close-after random --stats "$T/tlsca.stats"
+t "https: closes after 1 to 3 responses without Connection: close: no error" \
+	"$YS" load -q --no-store -k -c 3 -n 60 --json "$T/tlsca.json" "https://127.0.0.1:$(cat "$T/tlsca.port")/"
+unfix tlsca
+t "... 60 answered once each" lone_ok tlsca "$T/tlsca.json" 60
 fix post --close-after 1 --stats "$T/post.stats"
 t "a POST the server closed a reused connection on is not sent again" sh -c '
 	"$YS" load --no-store -c 1 -n 40 -b x --json "$T/post.json" "$U_post" >"$T/post.out"; [ $? -le 1 ] || exit 1
