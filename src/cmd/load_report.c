@@ -359,8 +359,9 @@ void load_report(const struct load_opts *o, const struct load_stats *s,
 	errors_line(s, fp);
 	if (s->resent)
 		fprintf(fp, "  %-16s%" PRIu64 " requests sent again on a new "
-			"connection: the server closed a kept-alive one before "
-			"answering them\n", "resent", s->resent);
+			"connection: the server closed the kept-alive one "
+			"before answering (or answered 408)\n", "resent",
+			s->resent);
 	if (open_model(o))
 		fputs("  (open model: latency counts from each request's due "
 		      "time, uncorrected from its send)\n", fp);

@@ -213,12 +213,17 @@ static void connect_failed(struct worker *w, struct conn *c, int errnum,
 
 /*
  * The connection of the request c carries ended before any byte of its
- * response: if it may go again (load_internal.h, note 5), close c and
- * connect again to send it. False when it fails for good.
+ * response, or it was answered 408 Request Timeout (what a server may
+ * send as it closes a connection it thinks idle: RFC 9110 15.5.9): if it
+ * may go again (load_internal.h, note 5), close c and connect again to
+ * send it. False when it fails (or is answered) for good.
  */
 static bool resend(struct worker *w, struct conn *c, int64_t now)
 {
-	if (!c->served || c->got || c->resent || !c->req->idempotent)
+	bool dropped = !c->got || (c->resp.state == HTTP_DONE &&
+				   c->resp.status == 408);
+
+	if (!dropped || !c->served || c->resent || !c->req->idempotent)
 		return false;
 	conn_close(c);
 	c->resend = c->resent = true;
@@ -496,7 +501,8 @@ static bool parse(struct worker *w, struct conn *c, int64_t now)
 		memmove(c->buf, c->buf + n, c->used - (size_t)n);
 	c->used -= (size_t)n;
 	if (c->resp.state == HTTP_DONE) {
-		complete(w, c, now);
+		if (c->resp.status != 408 || !resend(w, c, now))
+			complete(w, c, now);
 		return false;
 	}
 	if (c->used == c->cap) {

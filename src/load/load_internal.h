@@ -22,9 +22,10 @@
  *     N requests, when idle) without saying so, and a request may be on
  *     its way when it does. So a request sent on a connection that had
  *     already carried a response, that ends in a read or write failure
- *     (EOF, reset) before any byte of its response, is sent again on a
- *     new connection — once, and only if its method is idempotent, as
- *     browsers and RFC 9112 9.3.1 do. It keeps its due and send times
+ *     (EOF, reset) before any byte of its response, or is answered 408
+ *     (a server's word that it closes a connection it thought idle), is
+ *     sent again on a new connection — once, and only if its method is
+ *     idempotent, as browsers and RFC 9112 9.3.1 do. It keeps its due and send times
  *     (its latency includes the retry) and counts in load_stats.resent;
  *     it fails for good only if the new connection fails (a connect
  *     error) or fails it too. Anything else that ends a connection in

@@ -200,6 +200,13 @@ for how in --http10 --no-length --close; do
 		t "... 100 requests, 100 ok, none resent" lone_ok c10 "$T/c10.json" 100 0
 	done
 done
+for model in "" "-R 20000"; do
+	fix bye --close-after 2 --bye-408 --stats "$T/bye.stats"
+	t "408 as the server closes a reused connection: sent again, no error (${model:-closed model})" \
+		"$YS" load -q --no-store -c 4 -n 300 $model --json "$T/bye.json" "$U_bye"
+	unfix bye
+	t "... 300 answered once each" lone_ok bye "$T/bye.json" 300
+done
 fix tlsca --tls --close-after random --stats "$T/tlsca.stats"
 t "https: closes after 1 to 3 responses without Connection: close: no error" \
 	"$YS" load -q --no-store -k -c 3 -n 60 --json "$T/tlsca.json" "https://127.0.0.1:$(cat "$T/tlsca.port")/"
