@@ -270,7 +270,7 @@ hostile folded_length read "a folded Content-Length or Transfer-Encoding" --raw 
 hostile slowloris timeout "no response within 0.5s" --raw 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok' --trickle 50
 fix trickle --raw 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok' --trickle 2
 t "a response sent a byte at a time within the timeout: a success, timed to its last byte" sh -c '
-	"$YS" load -q --no-store -c 2 -n 6 --json "$T/tr.json" "$U_trickle" && python3 -c "
+	"$YS" load -q --no-store -c 2 -n 6 --timeout 20s --json "$T/tr.json" "$U_trickle" && python3 -c "
 import json; m = json.load(open(\"$T/tr.json\"))[\"benchmarks\"][0][\"metrics\"]
 assert m[\"errors\"][\"values\"] == [0] and m[\"throughput\"][\"ok\"] == 6, m[\"errors\"]
 assert m[\"latency\"][\"min\"] >= 0.078, m[\"latency\"][\"min\"]	# 39 gaps of 2 ms"'
