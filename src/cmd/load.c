@@ -84,7 +84,12 @@ const char load_help[] =
 "Latency is recorded for every response in HDR histograms (1 us to 1 h, 3\n"
 "significant digits). Responses with a status other than 2xx/3xx are\n"
 "errors; so are failed connects, reads, writes and timeouts. Throughput\n"
-"counts 2xx/3xx responses.\n"
+"counts 2xx/3xx responses. A server may close a kept-alive connection\n"
+"without notice: a request sent on a reused connection that it closes\n"
+"before any byte of the response (or answers 408) is sent again once on\n"
+"a new connection if its method is idempotent (GET, HEAD, PUT, DELETE,\n"
+"OPTIONS, TRACE), counted as resent; otherwise it is a read error (or a\n"
+"408). A body without length ends at the close, a success.\n"
 "\n"
 "Exit status: 0 ok (even if some requests failed); 1 no request succeeded\n"
 "(the reason is given; the summary and --json are still written); 2 bad\n"
@@ -357,6 +362,7 @@ static int reqs_from_file(const struct load_opts *o, struct load_req **out,
 		http_request_build(&spec, o->url.authority, &(*out)[i].bytes,
 				   &(*out)[i].len);
 		(*out)[i].head = !strcmp(v[i].method, "HEAD");
+		(*out)[i].idempotent = http_method_idempotent(v[i].method);
 		free(h);
 	}
 	*n = nv;
@@ -385,6 +391,7 @@ static int build_reqs(const struct load_opts *o, struct load_req **out,
 	http_request_build(&spec, o->url.authority, &(*out)->bytes,
 			   &(*out)->len);
 	(*out)->head = !strcmp(spec.method, "HEAD");
+	(*out)->idempotent = http_method_idempotent(spec.method);
 	*n = 1;
 	return 0;
 }

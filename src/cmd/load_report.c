@@ -87,6 +87,7 @@ static void error_extras(struct metric *m, const struct load_stats *s)
 	char key[32];
 
 	metric_set_extra(m, "requests", (double)s->requests);
+	metric_set_extra(m, "resent", (double)s->resent);
 	for (int k = 0; k < LOAD_ERR_KINDS; k++)
 		metric_set_extra(m, load_err_name(k), (double)s->errors[k]);
 	for (int c = 400; c < 600; c++) {
@@ -356,6 +357,11 @@ void load_report(const struct load_opts *o, const struct load_stats *s,
 		fmt_value((double)s->bytes_read, "bytes", a, sizeof(a)),
 		fmt_value((double)s->bytes_written, "bytes", b, sizeof(b)));
 	errors_line(s, fp);
+	if (s->resent)
+		fprintf(fp, "  %-16s%" PRIu64 " requests sent again on a new "
+			"connection: the server closed the kept-alive one "
+			"before answering (or answered 408)\n", "resent",
+			s->resent);
 	if (open_model(o))
 		fputs("  (open model: latency counts from each request's due "
 		      "time, uncorrected from its send)\n", fp);

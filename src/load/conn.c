@@ -191,8 +191,12 @@ static void connect_failed(struct worker *w, struct conn *c, int errnum,
 			   const char *why, int64_t now)
 {
 	conn_close(c);
-	if (take(w, c, now)) {
-		c->sent = now;
+	/* The request that waited for this connection fails with it, or,
+	 * when none did, the next one that would have gone on it. */
+	if (c->resend || take(w, c, now)) {
+		if (!c->resend)
+			c->sent = now;
+		c->resend = false;
 		if (c->measured) {
 			if (why)
 				reason(w, LOAD_ERR_CONNECT, "%s", why);
@@ -205,6 +209,38 @@ static void connect_failed(struct worker *w, struct conn *c, int errnum,
 	c->retry_at = now + c->backoff;
 	c->backoff = c->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : c->backoff * 2;
 	timer_note(w, c->retry_at);
+}
+
+/*
+ * The connection of the request c carries ended before any byte of its
+ * response, or it was answered 408 Request Timeout (what a server may
+ * send as it closes a connection it thinks idle: RFC 9110 15.5.9): if it
+ * may go again (load_internal.h, note 5), close c and connect again to
+ * send it. False when it fails (or is answered) for good.
+ */
+static bool resend(struct worker *w, struct conn *c, int64_t now)
+{
+	bool dropped = !c->got || (c->resp.state == HTTP_DONE &&
+				   c->resp.status == 408);
+
+	if (!dropped || !c->served || c->resent || !c->req->idempotent)
+		return false;
+	conn_close(c);
+	c->resend = c->resent = true;
+	if (c->measured)
+		w->st.resent++;
+	/* From the event loop, as request_failed does. */
+	c->retry_at = now;
+	timer_note(w, now);
+	return true;
+}
+
+/* What to add to the reason of a failure that resend refused only because
+ * of the method. */
+static const char *not_resent(const struct conn *c)
+{
+	return c->served && !c->got && !c->resent && !c->req->idempotent ?
+	       " (a reused connection; not idempotent, not sent again)" : "";
 }
 
 /* The request c carries failed (kind k): count it, reconnect. */
@@ -351,14 +387,16 @@ static ssize_t io_write(struct conn *c, const char *buf, size_t n)
 static void io_failed(struct worker *w, struct conn *c, enum load_err k,
 		      int64_t now)
 {
-	char why[200];
+	char tls[200], why[300];
+	int err = errno;
 
-	if (c->tls && !errno) {
-		tls_reason(c->tls, why, sizeof(why));
-		request_failed(w, c, k, 0, why, now);
-	} else {
-		request_failed(w, c, k, errno, NULL, now);
-	}
+	if (resend(w, c, now))
+		return;
+	if (c->tls && !err)
+		tls_reason(c->tls, tls, sizeof(tls));
+	snprintf(why, sizeof(why), "%s%s", c->tls && !err ? tls :
+		 errno_text(err), not_resent(c));
+	request_failed(w, c, k, 0, why, now);
 }
 
 static void do_write(struct worker *w, struct conn *c, int64_t now)
@@ -387,21 +425,30 @@ static void do_write(struct worker *w, struct conn *c, int64_t now)
 
 void conn_next(struct worker *w, struct conn *c, int64_t now)
 {
-	if (c->state != CS_IDLE || !take(w, c, now))
+	if (c->state != CS_IDLE)
 		return;
-	c->sent = now;
+	if (c->resend) {
+		/* Sent again: its due and send times stay (note 5). */
+		c->resend = false;
+	} else {
+		if (!take(w, c, now))
+			return;
+		c->sent = now;
+		c->resent = false;
+		if (c->measured) {
+			w->st.sends++;
+			if (w->open) {
+				hdr_record(w->st.lag, now - c->due);
+				w->st.late += now - c->due > LOAD_LATE_NS;
+			}
+		}
+	}
+	c->got = 0;
 	c->written = 0;
 	c->state = CS_WRITING;
 	c->deadline = now + (int64_t)(w->sh->c->timeout * 1e9);
 	timer_note(w, c->deadline);
 	http_resp_start(&c->resp, c->req->head);
-	if (c->measured) {
-		w->st.sends++;
-		if (w->open) {
-			hdr_record(w->st.lag, now - c->due);
-			w->st.late += now - c->due > LOAD_LATE_NS;
-		}
-	}
 	do_write(w, c, now);
 }
 
@@ -454,7 +501,8 @@ static bool parse(struct worker *w, struct conn *c, int64_t now)
 		memmove(c->buf, c->buf + n, c->used - (size_t)n);
 	c->used -= (size_t)n;
 	if (c->resp.state == HTTP_DONE) {
-		complete(w, c, now);
+		if (c->resp.status != 408 || !resend(w, c, now))
+			complete(w, c, now);
 		return false;
 	}
 	if (c->used == c->cap) {
@@ -464,6 +512,23 @@ static bool parse(struct worker *w, struct conn *c, int64_t now)
 		c->buf = xgrow(c->buf, &c->cap, need, 1);
 	}
 	return true;
+}
+
+/* EOF while c reads a response. */
+static void closed(struct worker *w, struct conn *c, int64_t now)
+{
+	char why[200];
+
+	if (http_resp_eof(&c->resp)) {
+		complete(w, c, now);	/* a body delimited by the close */
+		return;
+	}
+	if (resend(w, c, now))
+		return;
+	snprintf(why, sizeof(why), "connection closed %s%s", c->got ?
+		 "before the response was complete" : "without a response",
+		 not_resent(c));
+	request_failed(w, c, LOAD_ERR_READ, 0, why, now);
 }
 
 static void do_read(struct worker *w, struct conn *c)
@@ -480,19 +545,12 @@ static void do_read(struct worker *w, struct conn *c)
 			return;
 		}
 		if (n == 0) {
-			if (http_resp_eof(&c->resp))
-				complete(w, c, now);
-			else
-				request_failed(w, c, LOAD_ERR_READ, 0,
-					       c->resp.state == HTTP_HEAD &&
-					       !c->used ? "connection closed "
-					       "without a response" :
-					       "connection closed before the "
-					       "response was complete", now);
+			closed(w, c, now);
 			return;
 		}
 		if (c->measured)
 			w->st.bytes_read += (uint64_t)n;
+		c->got += (uint64_t)n;
 		c->used += (size_t)n;
 		if (!parse(w, c, now))
 			return;

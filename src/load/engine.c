@@ -346,6 +346,7 @@ static void merge_counts(struct load_stats *dst, const struct load_stats *src)
 	dst->ok += src->ok;
 	dst->sends += src->sends;
 	dst->late += src->late;
+	dst->resent += src->resent;
 	dst->bytes_read += src->bytes_read;
 	dst->bytes_written += src->bytes_written;
 	dst->interrupted |= src->interrupted;

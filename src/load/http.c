@@ -33,6 +33,18 @@ int http_method_check(const char *m, struct error *e)
 	return 0;
 }
 
+bool http_method_idempotent(const char *m)
+{
+	static const char *const idem[] = {
+		"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE",
+	};
+
+	for (size_t i = 0; i < sizeof(idem) / sizeof(idem[0]); i++)
+		if (!strcmp(m, idem[i]))
+			return true;
+	return false;
+}
+
 int http_header_check(const char *h, struct error *e)
 {
 	const char *colon = strchr(h, ':');
@@ -184,6 +196,7 @@ static bool list_has(const char *v, size_t n, const char *word, bool last)
 struct head_info {
 	bool chunked, have_length, close, keep_alive;
 	uint64_t length;
+	enum { H_NONE, H_OTHER, H_FRAMING, H_CONNECTION } last;
 };
 
 static int parse_length(const char *v, size_t n, uint64_t *out)
@@ -223,7 +236,9 @@ static int header_line(const char *s, size_t n, struct head_info *h,
 	}
 	while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
 		vlen--;
+	h->last = H_OTHER;
 	if (token_eq(s, nlen, "content-length")) {
+		h->last = H_FRAMING;
 		if (parse_length(v, vlen, &len))
 			return error_set(e, "bad Content-Length");
 		if (h->have_length && h->length != len)
@@ -231,12 +246,33 @@ static int header_line(const char *s, size_t n, struct head_info *h,
 		h->have_length = true;
 		h->length = len;
 	} else if (token_eq(s, nlen, "transfer-encoding")) {
+		h->last = H_FRAMING;
 		h->chunked = list_has(v, vlen, "chunked", true);
 		if (!h->chunked)
 			h->close = true;	/* unknown coding: ends at EOF */
 	} else if (token_eq(s, nlen, "connection")) {
+		h->last = H_CONNECTION;
 		h->close |= list_has(v, vlen, "close", false);
 		h->keep_alive |= list_has(v, vlen, "keep-alive", false);
+	}
+	return 0;
+}
+
+/*
+ * A line that starts with a space or a tab continues the header before it
+ * (obs-fold, RFC 9112 5.2: a client must accept it as a space). Folded
+ * into Content-Length or Transfer-Encoding it would make the body's
+ * length ambiguous: refused. Before any header (RFC 9112 2.2), ignored.
+ */
+static int folded_line(const char *s, size_t n, struct head_info *h,
+		       struct error *e)
+{
+	if (h->last == H_FRAMING)
+		return error_set(e, "a folded Content-Length or "
+				 "Transfer-Encoding");
+	if (h->last == H_CONNECTION) {
+		h->close |= list_has(s, n, "close", false);
+		h->keep_alive |= list_has(s, n, "keep-alive", false);
 	}
 	return 0;
 }
@@ -274,6 +310,8 @@ static int parse_head(struct http_resp *p, const char *buf, size_t end,
 		if (n == 0)
 			break;
 		if (first ? status_line(buf + i, n, &p->status, &minor, e)
+			  : buf[i] == ' ' || buf[i] == '\t'
+			  ? folded_line(buf + i, n, &h, e)
 			  : header_line(buf + i, n, &h, e))
 			return -1;
 		first = 0;

@@ -25,6 +25,9 @@
 int http_header_check(const char *h, struct error *e);
 /* Check a method: a non-empty token. */
 int http_method_check(const char *m, struct error *e);
+/* Is the method idempotent (RFC 9110 9.2.2: GET, HEAD, PUT, DELETE,
+ * OPTIONS, TRACE), so that a client may send it again? */
+bool http_method_idempotent(const char *m);
 
 struct http_req_spec {
 	const char *method;

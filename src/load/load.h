@@ -35,6 +35,7 @@ struct load_req {
 	char *bytes;
 	size_t len;
 	bool head;		/* a HEAD request: the response has no body */
+	bool idempotent;	/* may be sent again (http_method_idempotent) */
 };
 
 struct load_config {
@@ -93,6 +94,10 @@ struct load_stats {
 	uint64_t responses;	/* of which responses (any status) */
 	uint64_t ok;		/* of which 2xx or 3xx */
 	uint64_t sends, late;	/* requests sent; of which late (open) */
+	uint64_t resent;	/* requests sent again on a new connection:
+				 * the server closed a connection it had
+				 * answered on before any byte of their
+				 * response */
 	uint64_t bytes_read, bytes_written;
 	uint64_t errors[LOAD_ERR_KINDS];
 	uint64_t status[600];	/* responses by status code */

@@ -18,6 +18,19 @@
  *  4. Level-triggered epoll, EPOLLIN always; EPOLLOUT only while a write
  *     or a connect waits, so that the usual request costs one send() and
  *     one recv() and no epoll_ctl.
+ *  5. A server may close a kept-alive connection whenever it likes (after
+ *     N requests, when idle) without saying so, and a request may be on
+ *     its way when it does. So a request sent on a connection that had
+ *     already carried a response, that ends in a read or write failure
+ *     (EOF, reset) before any byte of its response, or is answered 408
+ *     (a server's word that it closes a connection it thought idle), is
+ *     sent again on a new connection — once, and only if its method is
+ *     idempotent, as browsers and RFC 9112 9.3.1 do. It keeps its due and send times
+ *     (its latency includes the retry) and counts in load_stats.resent;
+ *     it fails for good only if the new connection fails (a connect
+ *     error) or fails it too. Anything else that ends a connection in
+ *     the middle of a response is a read error; a close while idle is no
+ *     error at all: the connection is opened again.
  */
 #ifndef YS_LOAD_LOAD_INTERNAL_H
 #define YS_LOAD_LOAD_INTERNAL_H
@@ -48,11 +61,15 @@ struct conn {
 	enum conn_state state;
 	bool want_out;		/* EPOLLOUT is in the interest set */
 	bool measured;		/* the request it carries is recorded */
+	bool resend;		/* that request goes again once connected
+				 * (note 5) */
+	bool resent;		/* that request was sent again already */
 	const struct load_req *req;
 	size_t written;
 	uint64_t served;	/* responses since it connected */
 	int64_t due;		/* when its request was due */
-	int64_t sent;		/* when that request went out */
+	int64_t sent;		/* when that request went out (first) */
+	uint64_t got;		/* bytes of its response read so far */
 	int64_t deadline;	/* connect or request timeout; 0: none */
 	int64_t retry_at;	/* CS_DOWN: when to connect again */
 	int64_t backoff;	/* the next wait after a failed connect */

@@ -170,22 +170,44 @@ void profile_free(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* The name of an unknown function of a known module (profile.h), malloc'd;
+ * NULL when f's function or its module is not unknown. */
+static char *unknown_in(const struct frame *f)
+{
+	const char *m = f->module;
+	size_t n;
+
+	if (f->function && strcmp(f->function, "[unknown]"))
+		return NULL;
+	if (!m || !*m || !strcmp(m, "[unknown]"))
+		return NULL;
+	n = strlen(m);
+	if (n > 2 && m[0] == '[' && m[n - 1] == ']')	/* [kernel], [vdso] */
+		return xasprintf("[unknown in %.*s]", (int)(n - 2), m + 1);
+	return xasprintf("[unknown in %s]", m);
+}
+
 uint32_t profile_frame(struct profile *p, const struct frame *f)
 {
 	struct profile_index *ix = index_of(p);
 	struct table *t = &ix->frames;
 	struct frame key = *f, *nf;
+	char *unknown = unknown_in(f);
 	uint64_t h;
 	size_t i;
 
-	if (!key.function)
+	if (unknown)
+		key.function = unknown;
+	else if (!key.function)
 		key.function = "[unknown]";
 	h = hash_frame(&key);
 	for (i = h & t->mask; t->slots && t->slots[i]; i = (i + 1) & t->mask) {
 		uint32_t id = t->slots[i] - 1;
 
-		if (t->hash[id] == h && frame_eq(&p->frames[id], &key))
+		if (t->hash[id] == h && frame_eq(&p->frames[id], &key)) {
+			free(unknown);
 			return id;
+		}
 	}
 	assert(p->nframes < UINT32_MAX);
 	table_reserve(t, p->nframes + 1);
@@ -200,6 +222,7 @@ uint32_t profile_frame(struct profile *p, const struct frame *f)
 	nf->function = xstrdup(key.function);
 	nf->file = key.file ? xstrdup(key.file) : NULL;
 	nf->module = key.module ? xstrdup(key.module) : NULL;
+	free(unknown);
 	return (uint32_t)p->nframes++;
 }
 

@@ -68,7 +68,12 @@ void profile_free(struct profile *p);
 
 /*
  * Intern a frame (equal function, file, line, module and inlined flag give
- * the same id; address does not count). Returns its id.
+ * the same id; address does not count). Returns its id. A frame whose
+ * function is unknown (NULL or "[unknown]") in a known module is named
+ * "[unknown in MODULE]" ("[unknown in kernel]" for "[kernel]"): the
+ * formats that know frames by name alone (folded, pprof's functions,
+ * speedscope, the reports' lines) must not merge the unknown code of two
+ * modules into one.
  */
 uint32_t profile_frame(struct profile *p, const struct frame *f);
 

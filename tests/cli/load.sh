@@ -10,6 +10,9 @@ trap 'for f in "$T"/*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; don
 fix() {
 	name=$1
 	shift
+	# Not the port of an earlier one of that name: the redirection below
+	# empties the file only once the background job runs.
+	rm -f "$T/$name.port"
 	"$HTTPFIX" "$@" >"$T/$name.port" 2>"$T/$name.err" &
 	echo $! >"$T/$name.pid"
 	i=0
@@ -43,17 +46,21 @@ t "help names the models and the requests file" sh -c '"$YS" load --help | grep 
 fix slow20 --delay 20
 t "closed model: exit 0 with a summary" expect_exit 0 "$YS" load -c 4 -d 2s --json "$T/c.json" "$U_slow20"
 t "... the summary has the percentiles and no errors" sh -c 'grep -q "p99.9" "$T/stdout" && grep -q "errors *none" "$T/stdout" && grep -q "closed model: 4 connections" "$T/stdout"'
-t "... median latency within [20 ms, 35 ms]" jq_ "$T/c.json" '
-l = m["latency"]; assert 0.020 <= l["median"] <= 0.035, l["median"]
+# Timing bounds (here and below): the lower ones are what the server
+# guarantees (it sleeps 20 ms); the upper ones leave room for a machine
+# busy enough to delay the client or the server by hundreds of ms (two
+# test suites at once on two cores), and still tell a broken measure.
+t "... median latency at least 20 ms, under 250 ms" jq_ "$T/c.json" '
+l = m["latency"]; assert 0.020 <= l["median"] <= 0.250, l["median"]
 assert d["kind"] == "load" and d["schema"] == "yardstick/result/v1"
-assert l["unit"] == "s" and l["count"] == len(l["values"]) > 100, (l["count"], len(l["values"]))
+assert l["unit"] == "s" and l["count"] == len(l["values"]) >= 20, (l["count"], len(l["values"]))
 for k in ("p75", "p90", "p95", "p99", "p99_9", "p99_99", "max", "mean", "stddev"): assert l[k] is not None, k
 assert l["median"] <= l["p90"] <= l["p99"] <= l["p99_9"] <= l["max"]
-assert all(0.019 <= v <= 1 for v in l["values"])
+assert all(0.020 <= v <= 2 for v in l["values"])
 assert m["latency_uncorrected"]["median"] == l["median"]'
 t "... throughput: one value a second, the rate of 4 connections" jq_ "$T/c.json" '
 tp = m["throughput"]; assert tp["unit"] == "requests/s" and len(tp["values"]) == 2, tp["values"]
-assert 100 <= tp["rate"] <= 200, tp["rate"]
+assert 10 <= tp["rate"] <= 200, tp["rate"]	# 4 connections / 20 ms at most
 assert m["errors"]["values"] == [0] and m["errors"]["requests"] == tp["ok"]
 assert d["settings"]["model"] == "closed" and d["settings"]["connections"] == 4'
 t "... saved in the store" sh -c '"$YS" history --metric latency | grep -q "127.0.0.1"'
@@ -62,20 +69,20 @@ t "--requests N: exactly N requests, over 2 threads" sh -c '
 	python3 -c "import json; d = json.load(open(\"$T/n.json\")); e = d[\"benchmarks\"][0][\"metrics\"][\"errors\"]; assert e[\"requests\"] == 50 and d[\"benchmarks\"][0][\"metrics\"][\"throughput\"][\"ok\"] == 50, e"'
 t "--warmup: requests sent but not recorded" sh -c '
 	"$YS" load -q --no-store -c 2 -w 500ms -d 500ms --json "$T/w.json" "$U_slow20" &&
-	python3 -c "import json; m = json.load(open(\"$T/w.json\"))[\"benchmarks\"][0][\"metrics\"]; n = m[\"errors\"][\"requests\"]; assert 15 <= n <= 52, n"'
+	python3 -c "import json; m = json.load(open(\"$T/w.json\"))[\"benchmarks\"][0][\"metrics\"]; n = m[\"errors\"][\"requests\"]; assert 1 <= n <= 52, n"'
 t "--histogram prints the percentile spectrum" sh -c '"$YS" load --no-store --histogram -c 2 -n 40 "$U_slow20" | grep -q "percentile spectrum"'
 unfix slow20
 
 # Open model: a one-second stall shows in the corrected percentiles only.
 fix stall --delay 1 --stall-after 1000 --stall-for 1000
 t "open model with a 1 s stall: exit 0" expect_exit 0 "$YS" load --no-store -R 200 -c 2 -d 3s --json "$T/o.json" "$U_stall"
-t "... corrected p99 >= 0.8 s, uncorrected p99 < 0.1 s" jq_ "$T/o.json" '
+t "... corrected p99 >= 0.8 s, uncorrected p99 < 0.4 s" jq_ "$T/o.json" '
 c, u = m["latency"], m["latency_uncorrected"]
 assert c["p99"] >= 0.8, c["p99"]
-assert u["p99"] < 0.1, u["p99"]
+assert u["p99"] < 0.4, u["p99"]
 assert c["max"] >= 0.9 and u["max"] >= 0.9, (c["max"], u["max"])'
 t "... the target rate, the sends and the late sends" jq_ "$T/o.json" '
-tp = m["throughput"]; assert tp["target_rate"] == 200 and 190 <= tp["send_rate"] <= 205, tp
+tp = m["throughput"]; assert tp["target_rate"] == 200 and 150 <= tp["send_rate"] <= 201, tp
 assert tp["late_sends"] >= 100 and tp["send_lag_max"] >= 0.8, tp
 assert d["settings"]["model"] == "open" and d["settings"]["rate"] == 200'
 t "... the summary says so" sh -c 'grep -q "open model: 200 requests/s" "$T/stdout" && grep -q "uncorrected" "$T/stdout" && grep -q "sends more than 1 ms" "$T/stdout"'
@@ -85,19 +92,33 @@ t "open model without a stall: corrected = uncorrected, rate kept" sh -c '
 	"$YS" load -q --no-store -R 100 -c 2 -d 2s --json "$T/o2.json" "$U_fast" && python3 -c "
 import json; m = json.load(open(\"$T/o2.json\"))[\"benchmarks\"][0][\"metrics\"]
 c, u, tp = m[\"latency\"], m[\"latency_uncorrected\"], m[\"throughput\"]
-assert c[\"median\"] < 0.02 and c[\"p99\"] - u[\"p99\"] < 0.05, (c, u)
-assert 190 <= tp[\"ok\"] <= 201 and 95 <= tp[\"send_rate\"] <= 101, tp"'
+assert c[\"median\"] < 0.1 and c[\"median\"] - u[\"median\"] < 0.05, (c, u)
+assert c[\"p99\"] < 0.5 and c[\"p99\"] - u[\"p99\"] < 0.4, (c, u)
+assert 150 <= tp[\"ok\"] <= 201 and 75 <= tp[\"send_rate\"] <= 101, tp"'
 unfix fast
 
 # Faults.
 fix resets --reset-every 10 --stats "$T/resets.stats"
-t "resets: counted as read errors, as many as the server made" sh -c '
+# A reset before any byte of the response on a reused connection is the
+# server closing it as the request came: sent again once; on a new
+# connection, a read error.
+t "resets: read errors or resent, as many as the server made" sh -c '
 	"$YS" load --no-store -c 4 -n 1000 --json "$T/r.json" "$U_resets" >"$T/r.out" 2>"$T/r.err" || exit 1
-	grep -q "read 100 (connection reset by peer)" "$T/r.out" || { cat "$T/r.out"; exit 1; }'
+	! grep -q "read [1-9]" "$T/r.out" || grep -q "read [0-9]* (connection reset by peer)" "$T/r.out" || { cat "$T/r.out"; exit 1; }'
 unfix resets
-t "... the server counted 1000 requests and 100 resets" sh -c 'grep -qx "requests 1000" "$T/resets.stats" && grep -qx "resets 100" "$T/resets.stats"'
-t "... in the result too" jq_ "$T/r.json" '
-e = m["errors"]; assert e["read"] == 100 and e["values"] == [100] and e["requests"] == 1000, e'
+t "... the server counted 1000 + resent requests and read + resent resets" sh -c 'python3 - "$T/r.json" "$T/resets.stats" <<"PY"
+import json, sys
+e = json.load(open(sys.argv[1]))["benchmarks"][0]["metrics"]["errors"]
+got = dict(l.split() for l in open(sys.argv[2]))
+assert e["requests"] == 1000 and e["values"] == [e["read"]], e
+assert int(got["requests"]) == 1000 + e["resent"], (got, e)
+assert int(got["resets"]) == e["read"] + e["resent"] >= 100, (got, e)
+PY'
+fix resets1 --reset-every 1
+t "a server that resets every request: all read errors, none resent" sh -c '
+	"$YS" load --no-store -c 2 -n 30 --json "$T/r1.json" "$U_resets1" >"$T/r1.out"; [ $? -eq 1 ] || exit 1
+	grep -q "read 30 (connection reset by peer)" "$T/r1.out" || { cat "$T/r1.out"; exit 1; }'
+unfix resets1
 
 fix never --never-answer
 t "a server that never answers: timeouts, exit 1 at the deadline" sh -c '
@@ -105,11 +126,11 @@ t "a server that never answers: timeouts, exit 1 at the deadline" sh -c '
 	"$YS" load --no-store -c 3 --timeout 300ms -d 1s --json "$T/t.json" "$U_never" >"$T/t.out" 2>"$T/t.err"; rc=$?
 	end=$(date +%s%N)
 	[ $rc -eq 1 ] || { echo "exit $rc"; cat "$T/t.err"; exit 1; }
-	[ $(( (end - start) / 1000000 )) -lt 4000 ] || { echo "took too long"; exit 1; }
+	[ $(( (end - start) / 1000000 )) -lt 15000 ] || { echo "took too long"; exit 1; }
 	grep -q "no request succeeded: no response within 0.3s: 127.0.0.1:" "$T/t.err" || { cat "$T/t.err"; exit 1; }'
 t "... timeouts counted in the summary and the result" sh -c 'grep -q "timeout [0-9]* (no response within 0.3s)" "$T/t.out" && python3 -c "
 import json; e = json.load(open(\"$T/t.json\"))[\"benchmarks\"][0][\"metrics\"][\"errors\"]
-assert e[\"timeout\"] >= 6 and e[\"timeout\"] == e[\"values\"][0], e"'
+assert e[\"timeout\"] >= 3 and e[\"timeout\"] == e[\"values\"][0], e"'
 t "--requests with a server that never answers ends too" sh -c '"$YS" load -q --no-store -c 2 -n 4 --timeout 200ms "$U_never"; [ $? -eq 1 ]'
 unfix never
 
@@ -128,6 +149,138 @@ t "... counted by status" sh -c 'grep -q "status 503: 20" "$T/stdout" && grep -q
 import json; e = json.load(open(\"$T/503.json\"))[\"benchmarks\"][0][\"metrics\"][\"errors\"]
 assert e[\"status\"] == 20 and e[\"status_503\"] == 20, e"'
 unfix s503
+
+# A server that closes kept-alive connections without saying so: every
+# request it was sent is answered once; none is an error, and the
+# requests that met a closed connection were sent again.
+# lone_ok NAME JSON N [MAX]: no error, exactly N requests and N ok in the
+# result, N requests seen by the server NAME (its --stats), and at most
+# MAX of them resent.
+lone_ok() {
+	python3 - "$2" "$3" "$T/$1.stats" "${4:-$3}" <<"PY"
+import json, sys
+m = json.load(open(sys.argv[1]))["benchmarks"][0]["metrics"]
+e, tp, n = m["errors"], m["throughput"], int(sys.argv[2])
+assert 0 <= e["resent"] <= int(sys.argv[4]), e
+assert e["values"] == [0] and e["requests"] == n and tp["ok"] == n, (e, tp)
+for k in ("connect", "read", "write", "timeout", "status"): assert e[k] == 0, (k, e)
+got = dict(l.split() for l in open(sys.argv[3]))
+assert int(got["requests"]) == n, ("the server saw", got, "resent", e["resent"])
+PY
+}
+for how in 1 2 random; do
+	fix ca --close-after $how --stats "$T/ca.stats"
+	t "closes after $how responses without Connection: close: no error, -n 300 exactly (closed)" sh -c '
+		"$YS" load --no-store -c 4 -n 300 --json "$T/ca.json" "$U_ca" >"$T/ca.out" || exit 1
+		grep -q "errors *none" "$T/ca.out" || { cat "$T/ca.out"; exit 1; }'
+	unfix ca
+	t "... the server answered each request once" lone_ok ca "$T/ca.json" 300
+	fix ca --close-after $how --stats "$T/ca.stats"
+	# Beyond what it can serve, so that requests queue and each goes out
+	# as the response before it ends, when the close is on its way.
+	t "closes after $how responses: no error, -n 300 exactly (open model, 20000/s)" \
+		"$YS" load -q --no-store -c 4 -R 20000 -n 300 --json "$T/ca.json" "$U_ca"
+	unfix ca
+	t "... the server answered each request once" lone_ok ca "$T/ca.json" 300
+done
+fix ca --close-after 1 --stats "$T/ca.stats"
+t "closes after 1 response, 1 connection: the summary says how many were resent" sh -c '
+	"$YS" load --no-store -c 1 -n 40 --json "$T/ca.json" "$U_ca" >"$T/ca.out" || exit 1
+	r=$(python3 -c "import json; print(int(json.load(open(\"$T/ca.json\"))[\"benchmarks\"][0][\"metrics\"][\"errors\"][\"resent\"]))")
+	if [ "$r" -gt 0 ]; then grep -q "^  resent *$r requests sent again on a new connection" "$T/ca.out"
+	else ! grep -q "^  resent" "$T/ca.out"; fi || { cat "$T/ca.out"; exit 1; }'
+unfix ca
+t "... 40 answered once each, no error, at most 39 resent" lone_ok ca "$T/ca.json" 40 39
+for how in --http10 --no-length --close; do
+	for model in "" "-R 1000"; do
+		fix c10 $how --stats "$T/c10.stats"
+		t "$how: the server closes after each response: no error (${model:-closed model})" \
+			"$YS" load -q --no-store -c 3 -n 100 $model --json "$T/c10.json" "$U_c10"
+		unfix c10
+		t "... 100 requests, 100 ok, none resent" lone_ok c10 "$T/c10.json" 100 0
+	done
+done
+for model in "" "-R 20000"; do
+	fix bye --close-after 2 --bye-408 --stats "$T/bye.stats"
+	t "408 as the server closes a reused connection: sent again, no error (${model:-closed model})" \
+		"$YS" load -q --no-store -c 4 -n 300 $model --json "$T/bye.json" "$U_bye"
+	unfix bye
+	t "... 300 answered once each" lone_ok bye "$T/bye.json" 300
+done
+fix tlsca --tls --close-after random --stats "$T/tlsca.stats"
+t "https: closes after 1 to 3 responses without Connection: close: no error" \
+	"$YS" load -q --no-store -k -c 3 -n 60 --json "$T/tlsca.json" "https://127.0.0.1:$(cat "$T/tlsca.port")/"
+unfix tlsca
+t "... 60 answered once each" lone_ok tlsca "$T/tlsca.json" 60
+fix post --close-after 1 --stats "$T/post.stats"
+t "a POST the server closed a reused connection on is not sent again" sh -c '
+	"$YS" load --no-store -c 1 -n 40 -b x --json "$T/post.json" "$U_post" >"$T/post.out"; [ $? -le 1 ] || exit 1
+	python3 - "$T/post.json" <<"PY" || exit 1
+import json, sys
+e = json.load(open(sys.argv[1]))["benchmarks"][0]["metrics"]["errors"]
+ok = json.load(open(sys.argv[1]))["benchmarks"][0]["metrics"]["throughput"]["ok"]
+assert e["resent"] == 0 and e["requests"] == 40 and ok + e["read"] == 40, e
+PY
+	! grep -q "read [1-9]" "$T/post.out" || grep -q "not idempotent, not sent again" "$T/post.out" || { cat "$T/post.out"; exit 1; }'
+unfix post
+t "... the server saw only the POSTs it answered" sh -c '
+	ok=$(python3 -c "import json; print(json.load(open(\"$T/post.json\"))[\"benchmarks\"][0][\"metrics\"][\"throughput\"][\"ok\"])")
+	grep -qx "requests $ok" "$T/post.stats" || { echo "ok $ok"; cat "$T/post.stats"; exit 1; }'
+fix cut --close-after 2 --cut 40 --body "hello world"
+t "a close in the middle of a response on a reused connection: a read error, not resent" sh -c '
+	"$YS" load --no-store -c 1 -n 10 --json "$T/cut.json" "$U_cut" >"$T/cut.out" || exit 1
+	grep -q "read 5 (connection closed before the response was complete)" "$T/cut.out" || { cat "$T/cut.out"; exit 1; }
+	python3 -c "import json; m = json.load(open(\"$T/cut.json\"))[\"benchmarks\"][0][\"metrics\"]; e = m[\"errors\"]
+assert e[\"read\"] == 5 and e[\"resent\"] == 0 and m[\"throughput\"][\"ok\"] == 5, e"'
+unfix cut
+fix cut0 --cut 0 --stats "$T/cut0.stats"
+t "a server that closes every new connection without a byte: read errors, nothing resent" sh -c '
+	"$YS" load --no-store -c 2 -n 20 --json "$T/cut0.json" "$U_cut0" >"$T/cut0.out"; [ $? -eq 1 ] || exit 1
+	grep -q "read 20 (connection closed without a response)" "$T/cut0.out" || { cat "$T/cut0.out"; exit 1; }'
+unfix cut0
+t "... each request reached it once" sh -c 'grep -qx "requests 20" "$T/cut0.stats" || { cat "$T/cut0.stats"; exit 1; }'
+
+# A hostile server: each run ends by its deadline at the latest, with the
+# failure counted by kind and named.
+# hostile NAME KIND REASON HTTPFIX-ARGS...: -n 4 against it is 4 errors
+# of KIND, the reason REASON, within 20 s (the timeout is 500 ms).
+hostile() {
+	hn=$1 kind=$2 why=$3
+	shift 3
+	fix "$hn" "$@"
+	t "hostile: $hn: $kind errors ($why)" sh -c '
+		start=$(date +%s)
+		"$YS" load --no-store -c 2 -n 4 --timeout 500ms "$1" >"$T/h.out" 2>"$T/h.err"; rc=$?
+		[ $rc -eq 1 ] || { echo "exit $rc"; cat "$T/h.out" "$T/h.err"; exit 1; }
+		[ $(( $(date +%s) - start )) -lt 20 ] || { echo "took too long"; exit 1; }
+		grep -qF "$2 4 ($3)" "$T/h.out" || { cat "$T/h.out"; exit 1; }' sh "$(eval echo \$U_$hn)" "$kind" "$why"
+	unfix "$hn"
+}
+hostile endless_head read "response head over 65536 bytes" --raw 'HTTP/1.1 200 OK\r\nX: ' --flood
+hostile huge_length timeout "no response within 0.5s" --raw 'HTTP/1.1 200 OK\r\nContent-Length: 999999999999999999\r\n\r\n' --flood
+hostile endless_body timeout "no response within 0.5s" --raw 'HTTP/1.1 200 OK\r\n\r\n' --flood
+hostile endless_1xx timeout "no response within 0.5s" --raw 'HTTP/1.1 100 Continue\r\n\r\n' --repeat
+hostile bad_chunk read "malformed chunk size" --raw 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\n'
+hostile huge_chunk read "chunk size too large" --raw 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10000000000000000\r\n'
+hostile long_chunk read "no CRLF after a chunk" --raw 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nabc\r\n0\r\n\r\n'
+hostile garbage read "malformed status line" --raw 'SSH-2.0-OpenSSH_9.2\r\n\r\n'
+hostile binary read "malformed status line" --raw '\x00\x01\xff\xfe\r\n\r\n'
+hostile bad_length read "bad Content-Length" --raw 'HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n'
+hostile folded_length read "a folded Content-Length or Transfer-Encoding" --raw 'HTTP/1.1 200 OK\r\nContent-Length: 1\r\n 2\r\n\r\n0'
+hostile slowloris timeout "no response within 0.5s" --raw 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok' --trickle 50
+fix trickle --raw 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok' --trickle 2
+t "a response sent a byte at a time within the timeout: a success, timed to its last byte" sh -c '
+	"$YS" load -q --no-store -c 2 -n 6 --timeout 20s --json "$T/tr.json" "$U_trickle" && python3 -c "
+import json; m = json.load(open(\"$T/tr.json\"))[\"benchmarks\"][0][\"metrics\"]
+assert m[\"errors\"][\"values\"] == [0] and m[\"throughput\"][\"ok\"] == 6, m[\"errors\"]
+assert m[\"latency\"][\"min\"] >= 0.078, m[\"latency\"][\"min\"]	# 39 gaps of 2 ms"'
+unfix trickle
+fix hints --raw 'HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'
+t "1xx responses before the response: skipped, a success" sh -c '"$YS" load --no-store -c 2 -n 20 "$U_hints" | grep -q "20 ok (2xx/3xx), 0 failed"'
+unfix hints
+fix folded --raw 'HTTP/1.1 200 OK\r\nX-Long: a\r\n  b\r\nContent-Length: 2\r\n\r\nok'
+t "a folded header line (obs-fold): accepted" sh -c '"$YS" load --no-store -c 2 -n 20 "$U_folded" | grep -q "20 ok (2xx/3xx), 0 failed"'
+unfix folded
 
 fix chunk --chunked --close --body "hello, chunked world"
 t "chunked bodies and Connection: close" sh -c '
@@ -174,24 +327,33 @@ t "https without it refuses a self-signed certificate: exit 1" sh -c '
 unfix tls
 
 # Compare and gate two versions of a service: the slower one fails.
-fix v1 --delay 2
-fix v2 --delay 25
-t "two load results of a slower server: gate latency.p99=15ms fails" sh -c '
-	"$YS" load -q --name api -c 20 -d 2s --json "$T/v1.json" "$U_v1" &&
-	"$YS" load -q --name api -c 20 -d 2s --json "$T/v2.json" "$U_v2" &&
-	"$YS" load -q --name api -c 20 -d 2s --json "$T/v1b.json" "$U_v1" || exit 1
-	"$YS" gate --baseline "$T/v1.json" --max-increase latency.p99=15ms "$T/v2.json" >"$T/g.out"; rc=$?
-	[ $rc -eq 1 ] && grep -q "^FAIL *api: max increase latency.p99=15ms" "$T/g.out" || { echo "exit $rc"; cat "$T/g.out"; exit 1; }'
-t "... the same server again passes" sh -c '"$YS" gate --baseline "$T/v1.json" --max-increase latency.p99=15ms "$T/v1b.json" >"$T/g2.out" || { cat "$T/g2.out"; exit 1; }'
+# The p99 test needs a few hundred requests on each side (v2: 40
+# connections / 100 ms * 2 s = 800) and a change far above the threshold:
+# 90 ms against 40 ms, so that a busy machine cannot make it pass, nor
+# fail the same server.
+fix v1 --delay 10
+fix v2 --delay 100
+t "two load results of a slower server: gate latency.p99=40ms fails" sh -c '
+	"$YS" load -q --name api -c 40 -d 2s --json "$T/v1.json" "$U_v1" &&
+	"$YS" load -q --name api -c 40 -d 2s --json "$T/v2.json" "$U_v2" &&
+	"$YS" load -q --name api -c 40 -d 2s --json "$T/v1b.json" "$U_v1" || exit 1
+	"$YS" gate --baseline "$T/v1.json" --max-increase latency.p99=40ms "$T/v2.json" >"$T/g.out"; rc=$?
+	[ $rc -eq 1 ] && grep -q "^FAIL *api: max increase latency.p99=40ms" "$T/g.out" || { echo "exit $rc"; cat "$T/g.out"; exit 1; }'
+t "... the same server again passes" sh -c '"$YS" gate --baseline "$T/v1.json" --max-increase latency.p99=40ms "$T/v1b.json" >"$T/g2.out" || { cat "$T/g2.out"; exit 1; }'
 t "... compare calls the latency slower" sh -c '"$YS" compare "$T/v1.json" "$T/v2.json" | grep -E "^  latency +median" | grep -q slower'
 unfix v1
 unfix v2
 
-fix intr --delay 5
+# Interrupted once the server has seen 3 requests: with 2 connections, one
+# of them had its first response (the closed model sends after it), so
+# something was measured however slow the machine.
+fix intr --delay 5 --log "$T/intr.log"
 t "interrupted: exit 130, the result still written" sh -c '
 	"$YS" load --no-store -c 2 -d 20s --json "$T/i.json" "$U_intr" >/dev/null 2>&1 &
-	pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
-	[ $rc -eq 130 ] && python3 -c "import json; m = json.load(open(\"$T/i.json\"))[\"benchmarks\"][0][\"metrics\"]; assert m[\"throughput\"][\"ok\"] > 50"'
+	pid=$!; i=0
+	while [ "$(cat "$T/intr.log" 2>/dev/null | grep -c "^--\$")" -lt 3 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	kill -INT $pid; wait $pid; rc=$?
+	[ $rc -eq 130 ] && python3 -c "import json; m = json.load(open(\"$T/i.json\"))[\"benchmarks\"][0][\"metrics\"]; assert 1 <= m[\"throughput\"][\"ok\"] == m[\"errors\"][\"requests\"], m"'
 unfix intr
 
 # Bad input: exit 2 naming the argument.

@@ -19,6 +19,27 @@ t "the report names the top functions and an Amdahl bound" sh -c '
 	grep -q "hot_a" "$T/rep.txt" && grep -q "would be at most .*× faster" "$T/rep.txt" &&
 	hz=$(sed -En "s/^[0-9]+ samples in .* of CPU \(([0-9]+) Hz effective\), 0 lost.*/\1/p" "$T/rep.txt") &&
 	[ -n "$hz" ] && [ "$hz" -ge 500 ] && [ "$hz" -le 2000 ]'
+# Code without symbols in two libraries (60% and 40% of the work): two
+# unknown functions, each named by its module, in the report's table and
+# Amdahl lines and in the folded and speedscope outputs.
+t "unknown code of two modules: named by module, never merged" sh -c '
+	"$YS" record -n 5 -o "$T/unk.folded" -o "$T/unk.speedscope.json" -- "$FX/unkfix" 1500 2>"$T/unk.txt" || { cat "$T/unk.txt"; exit 1; }
+	grep -q "^if \[unknown in libunka.so\] cost nothing" "$T/unk.txt" &&
+	grep -q "^if \[unknown in libunkb.so\] cost nothing" "$T/unk.txt" &&
+	! grep -q "^if \[unknown\] cost nothing" "$T/unk.txt" || { cat "$T/unk.txt"; exit 1; }
+	python3 - "$T/unk.folded" "$T/unk.speedscope.json" <<"PY"
+import json, sys
+n = {}
+for line in open(sys.argv[1]):
+    stack, v = line.rsplit(" ", 1)
+    leaf = stack.split(";")[-1]
+    n[leaf] = n.get(leaf, 0) + int(v)
+a, b = n.get("[unknown in libunka.so]", 0), n.get("[unknown in libunkb.so]", 0)
+assert a + b > 150 and 0.5 <= a / (a + b) <= 0.7, n
+assert "[unknown]" not in n, n
+names = [f["name"] for f in json.load(open(sys.argv[2]))["shared"]["frames"]]
+assert "[unknown in libunka.so]" in names and "[unknown in libunkb.so]" in names, names
+PY'
 t "both threads of a two-thread program" sh -c '
 	"$YS" record -q -o "$T/thr.folded" -- "$FX/threads" 300 &&
 	grep -q "spin_one" "$T/thr.folded" && grep -q "spin_two" "$T/thr.folded"'

@@ -197,6 +197,48 @@ static void test_parse_length(void **state)
 			true, 0, true);
 	check_all_steps("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\n"
 			"Content-Length: 2\r\n\r\nok", 201, true, 0, false);
+	/* Any number of 1xx, with headers. */
+	check_all_steps("HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+			"HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 200 OK\r\n"
+			"Content-Length: 2\r\n\r\nok", 200, true, 0, false);
+}
+
+/* Folded header lines (obs-fold) are accepted as RFC 9112 5.2 asks of a
+ * client, unless they fold the body's length. */
+static void test_parse_folded(void **state)
+{
+	struct http_resp p;
+	struct error e;
+
+	check_all_steps("HTTP/1.1 200 OK\r\nX-Long: a\r\n  b\r\n\tc\r\n"
+			"Content-Length: 2\r\n\r\nok", 200, true, 0, false);
+	/* Before any header: ignored. */
+	check_all_steps("HTTP/1.1 200 OK\r\n x\r\nContent-Length: 2\r\n\r\n"
+			"ok", 200, true, 0, false);
+	/* A folded Connection list still counts. */
+	check_all_steps("HTTP/1.1 200 OK\r\nConnection: upgrade,\r\n close\r\n"
+			"Content-Length: 2\r\n\r\nok", 200, false, 0, false);
+	assert_int_equal(feed(&p, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n"
+			      " 0\r\n\r\n0123456789", 1000, false, &e), -1);
+	assert_non_null(strstr(e.msg, "folded Content-Length"));
+	assert_int_equal(feed(&p, "HTTP/1.1 200 OK\r\nTransfer-Encoding: "
+			      "gzip,\r\n chunked\r\n\r\n0\r\n\r\n", 1000,
+			      false, &e), -1);
+}
+
+static void test_idempotent(void **state)
+{
+	static const char *const yes[] = {
+		"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE",
+	};
+	static const char *const no[] = {
+		"POST", "PATCH", "CONNECT", "get", "PROPFIND", "",
+	};
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		assert_true(http_method_idempotent(yes[i]));
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		assert_false(http_method_idempotent(no[i]));
 }
 
 static void test_parse_chunked(void **state)
@@ -464,6 +506,8 @@ int main(void)
 		cmocka_unit_test(test_parse_length),
 		cmocka_unit_test(test_parse_chunked),
 		cmocka_unit_test(test_parse_until_close),
+		cmocka_unit_test(test_parse_folded),
+		cmocka_unit_test(test_idempotent),
 		cmocka_unit_test(test_parse_bad),
 		cmocka_unit_test(test_parse_head_limit),
 		cmocka_unit_test(test_reqfile),

@@ -879,6 +879,86 @@ static uint64_t rng(uint64_t *s)
 }
 
 /* 1,000,000 profile_add calls over 10,000 stacks of depth 20. */
+/*
+ * Unknown code of two modules is two functions, in every view: the top
+ * list (and record's "if X cost nothing" lines, which name its entries),
+ * folded, speedscope and pprof. Of one module, it may be one.
+ */
+static void test_unknown_modules(void **state)
+{
+	struct profile p;
+	struct profile_top *top;
+	struct error e;
+	struct pp *x = xcalloc(1, sizeof(*x));
+	char *path = tmp_path("unknown.folded"), *text, *gz;
+	uint8_t *raw;
+	size_t n, gzlen, rawlen, found = 0;
+	uint32_t m, lz, lz2, c, k, u, none, nul;
+
+	profile_init(&p, one_type, 1);
+	m = fr(&p, "main", "main.c", 1, "prog", false);
+	lz = fr(&p, "[unknown]", NULL, 0, "liblzma.so.5", false);
+	lz2 = fr(&p, NULL, NULL, 0, "liblzma.so.5", false);
+	c = fr(&p, "[unknown]", NULL, 0, "libc.so.6", false);
+	k = fr(&p, "[unknown]", NULL, 0, "[kernel]", false);
+	u = fr(&p, "[unknown]", NULL, 0, "[unknown]", false);
+	none = fr(&p, "[unknown]", NULL, 0, NULL, false);
+	nul = fr(&p, NULL, NULL, 0, "", false);
+	assert_int_equal(lz, lz2);	/* one module: one function */
+	assert_string_equal(p.frames[lz].function, "[unknown in liblzma.so.5]");
+	assert_string_equal(p.frames[lz].module, "liblzma.so.5");
+	assert_string_equal(p.frames[c].function, "[unknown in libc.so.6]");
+	assert_string_equal(p.frames[k].function, "[unknown in kernel]");
+	/* No module to name: "[unknown]" as before. */
+	assert_string_equal(p.frames[u].function, "[unknown]");
+	assert_string_equal(p.frames[none].function, "[unknown]");
+	assert_string_equal(p.frames[nul].function, "[unknown]");
+	/* A known function is never renamed. */
+	assert_string_equal(p.frames[fr(&p, "memcpy", NULL, 0, "libc.so.6",
+					 false)].function, "memcpy");
+	ADD(&p, V(5), lz, m);
+	ADD(&p, V(3), c, m);
+	ADD(&p, V(2), k, c, m);
+
+	assert_int_equal(profile_top(&p, 0, &top, &n), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(top[0].function, "[unknown in liblzma.so.5]");
+	assert_int_equal(top[0].self, 5);
+	assert_string_equal(top[1].function, "[unknown in libc.so.6]");
+	assert_int_equal(top[1].self, 3);
+	assert_int_equal(top[1].total, 5);
+	assert_string_equal(top[2].function, "[unknown in kernel]");
+	free(top);
+
+	assert_int_equal(profile_write_folded(&p, 0, path, &e), 0);
+	text = slurp(path, NULL);
+	assert_string_equal(text, "main;[unknown in libc.so.6] 3\n"
+				  "main;[unknown in libc.so.6];[unknown in kernel] 2\n"
+				  "main;[unknown in liblzma.so.5] 5\n");
+	free(text);
+
+	free(path);
+	path = tmp_path("unknown.pb.gz");
+	assert_int_equal(profile_write_pprof(&p, path, &e), 0);
+	gz = slurp(path, &gzlen);
+	raw = gunzip((uint8_t *)gz, gzlen, &rawlen);
+	rd_profile(raw, rawlen, x);
+	for (size_t i = 0; i < x->nfns; i++) {
+		const char *name = pp_str(x, x->fns[i].name);
+
+		found += !strcmp(name, "[unknown in liblzma.so.5]") ||
+			 !strcmp(name, "[unknown in libc.so.6]");
+	}
+	assert_int_equal(found, 2);
+	for (size_t i = 0; i < x->nstrs; i++)
+		free(x->strs[i]);
+	free(raw);
+	free(gz);
+	free(x);
+	free(path);
+	profile_free(&p);
+}
+
 static void test_performance(void **state)
 {
 	enum { NFRAMES = 1000, NSTACKS = 10000, DEPTH = 20, NADD = 1000000 };
@@ -967,6 +1047,7 @@ int main(void)
 		cmocka_unit_test(test_folded_errors),
 		cmocka_unit_test(test_speedscope),
 		cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_unknown_modules),
 		cmocka_unit_test(test_performance),
 	};
 
