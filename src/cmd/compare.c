@@ -8,6 +8,7 @@
 #include "cmd/commands.h"
 #include "cmd/refs.h"
 #include "result/compare.h"
+#include "stats/shift.h"
 #include "util/strutil.h"
 
 const char compare_help[] =
@@ -95,7 +96,9 @@ static int parse(struct compare_args *a, int argc, char **argv)
 			a->metrics[a->nmetrics] = NULL;
 			break;
 		case OPT_ALPHA:
-			if (parse_double(optarg, &d) || d <= 0 || d >= 1)
+			/* below the permutation test's reach: see shift.h */
+			if (parse_double(optarg, &d) || d < SHIFT_ALPHA_MIN ||
+			    d >= 1)
 				return bad_value("--alpha", optarg);
 			a->o.alpha = d;
 			break;
@@ -105,7 +108,8 @@ static int parse(struct compare_args *a, int argc, char **argv)
 			a->o.noise = d / 100;
 			break;
 		case OPT_RESAMPLES:
-			if (parse_long(optarg, &l) || l < 100)
+			if (parse_long(optarg, &l) || l < 100 ||
+			    l > RESULT_READ_MAX_RESAMPLES)
 				return bad_value("--resamples", optarg);
 			a->o.resamples = (size_t)l;
 			break;

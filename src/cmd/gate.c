@@ -15,6 +15,7 @@
 #include "cmd/commands.h"
 #include "cmd/refs.h"
 #include "result/gate.h"
+#include "stats/shift.h"
 #include "util/strutil.h"
 
 const char gate_help[] =
@@ -38,7 +39,7 @@ const char gate_help[] =
 "                             of the candidate's statistic. Repeatable\n"
 "      --config FILE          thresholds from the [gate] sections of FILE\n"
 "                             (default: yardstick.ini, if present)\n"
-"      --alpha A              significance level (default 0.01)\n"
+"      --alpha A              significance level, from 1e-5 (default 0.01)\n"
 "      --inconclusive fail|pass  a check too few runs could decide fails\n"
 "                             the gate (default) or passes\n"
 "      --missing fail|pass    a check that cannot be made (a benchmark or\n"
@@ -214,9 +215,10 @@ static int on_ini_line(void *user, const char *section, const char *name,
 		return !add(a, value, GATE_LIMIT, *pattern ? pattern : NULL,
 			    where);
 	if (!strcmp(name, "alpha") && !*pattern) {
-		if (parse_double(value, &d) || d <= 0 || d >= 1) {
+		if (parse_double(value, &d) || d < SHIFT_ALPHA_MIN || d >= 1) {
 			snprintf(a->err, sizeof(a->err), "%s: '%s' is not a "
-				 "level between 0 and 1", where, value);
+				 "level from %g to 1", where, value,
+				 SHIFT_ALPHA_MIN);
 			return 0;
 		}
 		if (!a->alpha_given)
@@ -278,10 +280,11 @@ static int parse(struct gate_args *a, int argc, char **argv)
 			break;
 		case OPT_CONFIG: a->config = optarg; break;
 		case OPT_ALPHA:
-			if (parse_double(optarg, &d) || d <= 0 || d >= 1) {
+			if (parse_double(optarg, &d) || d < SHIFT_ALPHA_MIN ||
+			    d >= 1) {
 				fprintf(stderr, "yardstick gate: --alpha: '%s' "
-					"is not a level between 0 and 1\n",
-					optarg);
+					"is not a level from %g to 1\n",
+					optarg, SHIFT_ALPHA_MIN);
 				return 2;
 			}
 			a->alpha = d;

@@ -385,7 +385,13 @@ static int handle_opt(struct run_opts *o, int c, const char *arg,
 		push_str(&o->compare_metrics, &o->ncompare_metrics, arg);
 		return 0;
 	case OPT_RESAMPLES:
-		return opt_count("resamples", arg, 100, &o->resamples, e);
+		/* a result with more could not be read back (json_read.c) */
+		if (opt_count("resamples", arg, 100, &o->resamples, e))
+			return -1;
+		if (o->resamples > RESULT_READ_MAX_RESAMPLES)
+			return error_set(e, "--resamples: '%s' is more than "
+					 "%d", arg, RESULT_READ_MAX_RESAMPLES);
+		return 0;
 	case OPT_SEED:
 		if (opt_count("seed", arg, 0, &v, e))
 			return -1;

@@ -54,6 +54,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * The smallest significance level a test can be asked for: below it the
+ * random relabellings (at most a million) could never reach p < alpha, and
+ * every check would pass without being judged.
+ */
+#define SHIFT_ALPHA_MIN 1e-5
+
 /* Runs on both sides together up to which the permutation test judges. */
 #define SHIFT_PERM_MAX 2000
 

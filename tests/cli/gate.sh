@@ -180,4 +180,13 @@ t "benchmarks are matched by name and parameters" sh -c '
 	"$YS" gate --baseline "$T/p1.json" --max-increase wall_time=5% "$T/p2.json" > "$T/par.out" &&
 	[ "$(grep -c "^pass" "$T/par.out")" -eq 2 ]'
 t "help" sh -c '"$YS" gate --help | grep -q "max-increase" && "$YS" gate --help | grep -q "max-decrease" && "$YS" gate --help | grep -q "permutation test" && "$YS" gate --help | grep -q -- "--inconclusive"'
+# An alpha below what the permutation test can reach would pass every
+# check unjudged: refused, on the command line and in yardstick.ini.
+t "--alpha below 1e-5: exit 2, not a silent pass" sh -c '
+	"$YS" gate --alpha 1e-7 --baseline "$T/s10.json" --max-increase wall_time.p99=15ms "$T/s30.json" 2>"$T/alpha.err"; [ $? -eq 2 ] &&
+	grep -q "alpha.*1e-05" "$T/alpha.err" &&
+	printf "[gate]\nalpha = 1e-9\n" > "$T/alpha.ini" &&
+	"$YS" gate --config "$T/alpha.ini" --baseline "$T/s10.json" --max-increase wall_time.p99=15ms "$T/s30.json" >/dev/null 2>&1; [ $? -eq 2 ] &&
+	"$YS" gate --alpha 1e-5 --baseline "$T/s10.json" --max-increase wall_time.p99=15ms "$T/s30.json" >/dev/null; [ $? -eq 1 ] &&
+	"$YS" compare --alpha 1e-7 "$T/s10.json" "$T/s30.json" >/dev/null 2>&1; [ $? -eq 2 ]'
 finish

@@ -219,4 +219,8 @@ t "... naming it" has "$T/stderr" "--frobnicate"
 t "--json into a missing directory: exit 2, nothing written" sh -c '
 	"$YS" run -q --runs 2 --json /nonexistent-dir/x.json -- "$YSFIX" exit 0 2>"$T/nd"; [ $? -eq 2 ] &&
 	grep -q "/nonexistent-dir/x.json" "$T/nd"'
+# a result made with more resamples than a reader takes could not be read
+t "--resamples beyond a million: exit 2, for run and compare" sh -c '
+	"$YS" run --resamples 2000000 -- "$YSFIX" exit 0 2>"$T/rs.err"; [ $? -eq 2 ] && grep -q "more than 1000000" "$T/rs.err" &&
+	"$YS" compare --resamples 2000000 "$T/none.json" "$T/none.json" 2>/dev/null; [ $? -eq 2 ]'
 finish
