@@ -28,6 +28,14 @@ t() {
 	fi
 }
 
+# skip DESCRIPTION REASON: a check skipped, for a reason a user's machine
+# can have (no root, no mount): never for a missing package, which
+# scripts/deps.sh test installs. Counted and listed by scripts/test.sh.
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
 # expect_exit CODE COMMAND...: COMMAND exits with CODE; its stderr is kept
 # in $T/stderr and stdout in $T/stdout.
 expect_exit() {

@@ -137,11 +137,6 @@ eq() {
 	got=$("$@") || return 1
 	[ "$got" = "$want" ] || { echo "$*: got '$got', expected '$want'"; return 1; }
 }
-# skip DESCRIPTION REASON: a TAP test skipped
-skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
 # static_ok: the static fixture could be linked (else it is a script)
 static_ok() { head -c 4 "$HEAPFIX_STATIC" | grep -q ELF; }
 # leaf KIND FILE FUNC: the speedscope profile KIND's value at stacks ending

@@ -4,7 +4,9 @@
 FX=$(dirname "$YSFIX")
 export FX
 
-t "two hot functions in a 3:1 ratio: 75% ± 5 points" sh -c '
+# ± 10 points: the share moves with the host's scheduling (test_sampler.c
+# says by how much); samples in the wrong function would give 25% or 0
+t "two hot functions in a 3:1 ratio: 75% ± 10 points" sh -c '
 	"$YS" record -q -o "$T/hot.folded" -- "$FX/hot" 1000 &&
 	python3 -c "
 a = b = 0
@@ -13,7 +15,7 @@ for line in open(\"$T/hot.folded\"):
     if \"hot_a\" in f: a += int(n)
     elif \"hot_b\" in f: b += int(n)
 share = 100 * a / (a + b)
-assert a + b > 700 and abs(share - 75) <= 5, (a, b, share)"'
+assert a + b > 700 and abs(share - 75) <= 10, (a, b, share)"'
 t "the report names the top functions and an Amdahl bound" sh -c '
 	"$YS" record -n 10 -- "$FX/hot" 300 2> "$T/rep.txt" > "$T/rep.out" && [ ! -s "$T/rep.out" ] &&
 	grep -q "hot_a" "$T/rep.txt" && grep -q "would be at most .*× faster" "$T/rep.txt" &&
@@ -120,7 +122,8 @@ t "a program too brief for a sample: exit 1, said so, no empty profile" sh -c '
 # one we cannot read; nor a script whose #! interpreter is one. As root
 # here, the copies are run by nobody (setpriv), from a directory nobody
 # can reach.
-if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && command -v setcap >/dev/null; then
+# (setpriv and setcap are installed by scripts/deps.sh test)
+if [ "$(id -u)" -eq 0 ]; then
 	S=$(mktemp -d /tmp/ys-suid-XXXXXX); chmod 755 "$S"; mkdir "$S/out"; chmod 777 "$S/out"
 	export S
 	for kind in suid sgid caps noread script env; do

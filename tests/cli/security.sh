@@ -166,7 +166,7 @@ if mount -t tmpfs -o size=256k,mode=755 tmpfs "$M" 2>/dev/null; then
 		grep -q "read-only file system" "$T/e23"'
 	umount "$M"
 else
-	echo "# mount not permitted: full and read-only file systems not tested"
+	skip "a full and a read-only file system" "mount is not permitted here"
 fi
 
 finish

@@ -406,10 +406,14 @@ static void test_hot_frame_pointers(void **state)
 
 /*
  * hot_a does three times hot_b's work, so it must have 75% of the samples
- * in the two, to 5 points. At 999 Hz 300 ms gives some 290 such samples,
- * whose share has a standard deviation of 2.6 points — a test that fails
- * one run in twenty; 500 ms at 4999 Hz gives 2,400 and 0.9 points. The
- * count checks the frequency option too.
+ * in the two. 500 ms at 4999 Hz gives 2,400 samples, whose share has a
+ * binomial standard deviation of 0.9 points; yet on this 2-core KVM guest
+ * the share measured over many runs spread from 69.6% to 83% (the time the
+ * two loops really take moves with the host's scheduling, and the kernel
+ * restarts an overdue cpu-clock timer at each switch-in), so the bound is
+ * 75% ± 10 points: what it must catch, samples given to the wrong function
+ * or to a caller, gives 25% or nothing. The count checks the frequency
+ * option too.
  */
 static void test_hot_attribution(void **state)
 {
@@ -435,7 +439,7 @@ static void test_hot_attribution(void **state)
 		      "%zu, hot_b %zu: %.1f%%\n", w.n, expect, a, b,
 		      100.0 * a / (a + b));
 	assert_true(a + b >= 0.8 * w.n);
-	assert_true(a >= 0.70 * (a + b) && a <= 0.80 * (a + b));
+	assert_true(a >= 0.65 * (a + b) && a <= 0.85 * (a + b));
 	seen_free(&w);
 }
 
