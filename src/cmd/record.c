@@ -292,11 +292,14 @@ static void print_report(const struct record_args *a,
 		term_puts(fp, top[i].module ? top[i].module : "");
 		fputc('\n', fp);
 	}
-	for (size_t i = 0; i < ntop && i < 3; i++) {
+	/* the first three in the table that are not in every sample (main
+	 * and a leaf that all time goes through bound nothing) */
+	for (size_t i = 0, said = 0; i < ntop && said < 3; i++) {
 		double share = (double)top[i].total / total;
 
 		if (share >= 1 || share <= 0)
 			continue;
+		said++;
 		fputs("if ", fp);
 		term_puts(fp, top[i].function);
 		fprintf(fp, " cost nothing, the program would be at most "
