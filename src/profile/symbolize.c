@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "profile/jitmap.h"
 #include "profile/symbolize.h"
 #include "util/strutil.h"
 
@@ -837,78 +838,27 @@ static int map_bias(struct symtab *s, struct mapping *m, uint64_t *bias)
 	return m->bias_state > 0 ? 0 : -1;
 }
 
-/* --- JIT maps: /tmp/perf-PID.map --- */
+/* --- JIT maps: /tmp/perf-PID.map (jitmap.c reads them) --- */
 
-/* Limits on a map file, which anyone may have put in /tmp: names longer
- * than this are skipped, files larger are ignored. */
-#define JIT_LINE_MAX 4096
-#define JIT_MAP_MAX (64u << 20)
-
-/*
- * Open a JIT map as perf does, and more warily: never following a symlink
- * (to /dev/zero, to someone's file), never blocking (a FIFO), and only a
- * regular file of one link owned by us or by root. The profiled process
- * runs as we do, so its map is ours; a map of another user could name its
- * symbols. NULL when there is none to trust.
- */
-static FILE *jit_open(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	FILE *fp;
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-	    (st.st_uid != geteuid() && st.st_uid != 0) ||
-	    st.st_size > (off_t)JIT_MAP_MAX || !(fp = fdopen(fd, "r"))) {
-		close(fd);
-		return NULL;
-	}
-	return fp;
-}
-
-/* Read "START SIZE name" lines (hex numbers; the name runs to the end of
- * the line); others are skipped, as are lines over JIT_LINE_MAX and all
- * beyond JIT_MAP_MAX bytes (the file may grow while read). */
 static void jit_load(struct symtab *s, struct proc *p)
 {
-	char path[64], line[JIT_LINE_MAX + 2];
-	size_t capjit = 0, total = 0;
-	bool skipping = false;
-	FILE *fp;
+	char path[64];
+	struct jitmap_entry *v;
+	size_t n;
 
 	p->jit_loaded = true;
 	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", p->pid);
-	fp = jit_open(path);
-	if (!fp)
+	n = jitmap_read(path, &v);
+	if (!n)
 		return;
-	while (total <= JIT_MAP_MAX && fgets(line, sizeof(line), fp)) {
-		size_t len = strlen(line);
-		bool whole = len && line[len - 1] == '\n';
-		uint64_t start, size;
-		int off = 0;
-		bool was_skipping = skipping;
-
-		total += len;
-		/* a line over the limit comes in pieces: skip them all */
-		skipping = !whole && len == sizeof(line) - 1;
-		if (was_skipping || skipping)
-			continue;
-		line[strcspn(line, "\r\n")] = '\0';
-		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %n", &start, &size,
-			   &off) < 2 || !off || !line[off] || !size ||
-		    start + size < start)
-			continue;
-		p->jit = xgrow(p->jit, &capjit, p->njit + 1, sizeof(*p->jit));
-		p->jit[p->njit++] = (struct jit_sym){
-			.start = start, .end = start + size,
-			.name = intern(s, line + off),
-		};
-	}
-	fclose(fp);
-	if (p->njit)
-		qsort(p->jit, p->njit, sizeof(*p->jit), start_cmp);
+	p->jit = xcalloc(n, sizeof(*p->jit));
+	for (size_t i = 0; i < n; i++)
+		p->jit[i] = (struct jit_sym){ .start = v[i].start,
+					      .end = v[i].end,
+					      .name = intern(s, v[i].name) };
+	p->njit = n;
+	jitmap_free(v, n);
+	qsort(p->jit, p->njit, sizeof(*p->jit), start_cmp);
 }
 
 /* The JIT symbol containing addr. */
