@@ -13,34 +13,14 @@
 
 #include "util/strutil.h"
 
-/* Length of the UTF-8 sequence at s that XML 1.0 allows, 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+/* Length of the UTF-8 sequence at s that XML 1.0 allows, 0 if invalid:
+ * well-formed (utf8_decode), and neither U+FFFE nor U+FFFF. */
+static size_t xml_char_len(const char *s)
 {
 	uint32_t c;
-	size_t len;
+	size_t len = utf8_decode(s, &c);
 
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, c = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		len = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
-	    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff) ||
-	    c == 0xfffe || c == 0xffff)
-		return 0;
-	return len;
+	return len && c != 0xfffe && c != 0xffff ? len : 0;
 }
 
 char *ftree_clean(const char *s)
@@ -50,7 +30,7 @@ char *ftree_clean(const char *s)
 	char *out = xmalloc(n + 1);
 
 	while (i < n) {
-		size_t len = utf8_len(u + i, n - i);
+		size_t len = xml_char_len(s + i);
 
 		if (!len) {
 			out[o++] = '?';

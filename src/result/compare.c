@@ -60,8 +60,8 @@ char *compare_key(const struct benchmark *b)
 	return key;
 }
 
-int compare_index(const struct result *r, const char *label,
-		  struct hashmap *m, struct error *e)
+static int compare_index(const struct result *r, const char *label,
+			 struct hashmap *m, struct error *e)
 {
 	hashmap_init(m);
 	for (size_t i = 0; r && i < r->nbenchmarks; i++) {
@@ -85,6 +85,22 @@ int compare_index(const struct result *r, const char *label,
 			hashmap_free(m);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+int compare_index_pair(const struct result *base, const struct result *cand,
+		       const char *base_label, const char *cand_label,
+		       struct hashmap *mbase, struct hashmap *mcand,
+		       struct error *e)
+{
+	if (compare_index(base, base_label ? base_label : "the baseline",
+			  mbase, e))
+		return -1;
+	if (compare_index(cand, cand_label ? cand_label : "the candidate",
+			  mcand, e)) {
+		hashmap_free(mbase);
+		return -1;
 	}
 	return 0;
 }
@@ -319,14 +335,9 @@ int compare_results(const struct result *base, const struct result *cand,
 	memset(rep, 0, sizeof(*rep));
 	rep->alpha = o->alpha;
 	rep->noise = o->noise;
-	if (compare_index(base, o->base_label ? o->base_label
-			  : "the baseline", &mbase, e))
+	if (compare_index_pair(base, cand, o->base_label, o->cand_label,
+			       &mbase, &mcand, e))
 		return -1;
-	if (compare_index(cand, o->cand_label ? o->cand_label
-			  : "the candidate", &mcand, e)) {
-		hashmap_free(&mbase);
-		return -1;
-	}
 	for (size_t i = 0; i < cand->nbenchmarks; i++) {
 		const struct benchmark *bb = &cand->benchmarks[i];
 		const struct benchmark *ba = compare_lookup(&mbase, bb);

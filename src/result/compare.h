@@ -88,12 +88,15 @@ void compare_report_free(struct compare_report *rep);
 char *compare_key(const struct benchmark *b);
 
 /*
- * Index r's benchmarks by identity in m (initialized here; the caller
- * frees it). Returns 0, or -1 with a message naming `label` ("the
- * baseline") when r holds an identity twice.
+ * Index the benchmarks of base and of cand by identity in mbase and mcand
+ * (initialized here; the caller frees both after a success). Returns 0,
+ * or -1 with a message naming the side (base_label, else "the baseline";
+ * cand_label, else "the candidate") that holds an identity twice.
  */
-int compare_index(const struct result *r, const char *label,
-		  struct hashmap *m, struct error *e);
+int compare_index_pair(const struct result *base, const struct result *cand,
+		       const char *base_label, const char *cand_label,
+		       struct hashmap *mbase, struct hashmap *mcand,
+		       struct error *e);
 /* The benchmark of index m with b's identity, or NULL. */
 const struct benchmark *compare_lookup(struct hashmap *m,
 				       const struct benchmark *b);

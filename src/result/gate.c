@@ -392,14 +392,9 @@ int gate_evaluate(const struct result *base, const struct result *cand,
 	rep->alpha = o->alpha;
 	rep->missing_pass = o->missing_pass;
 	rep->inconclusive_pass = o->inconclusive_pass;
-	if (compare_index(base, o->base_label ? o->base_label
-			  : "the baseline", &mbase, e))
+	if (compare_index_pair(base, cand, o->base_label, o->cand_label,
+			       &mbase, &mcand, e))
 		return -1;
-	if (compare_index(cand, o->cand_label ? o->cand_label
-			  : "the candidate", &mcand, e)) {
-		hashmap_free(&mbase);
-		return -1;
-	}
 	hashmap_init(&cache);
 	for (size_t k = 0; k < nt && !ret; k++) {
 		if (!metric_anywhere(cand, t[k].metric)) {

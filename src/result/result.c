@@ -220,11 +220,27 @@ static void rename_benchmark(struct benchmark *b, char *name)
 	b->name = name;
 }
 
+/* Give benchmark i the name names[i] where one is set (the name is
+ * taken over); frees names. Returns how many were renamed. */
+static size_t rename_all(struct result *r, char **names)
+{
+	size_t renamed = 0;
+
+	for (size_t i = 0; i < r->nbenchmarks; i++) {
+		if (names[i]) {
+			rename_benchmark(&r->benchmarks[i], names[i]);
+			renamed++;
+		}
+	}
+	free(names);
+	return renamed;
+}
+
 /* Step 1: in each group of equal names whose parameters differ, every
  * benchmark with parameters is renamed "name [k=v, ...]". */
 static size_t tell_apart_by_params(struct result *r, struct name_ix *v)
 {
-	size_t n = r->nbenchmarks, renamed = 0;
+	size_t n = r->nbenchmarks;
 	char **names = xcalloc(n, sizeof(*names));
 
 	sort_names(r, v);
@@ -241,14 +257,7 @@ static size_t tell_apart_by_params(struct result *r, struct name_ix *v)
 					&r->benchmarks[v[k].i]);
 	}
 	/* Renamed after the walk: v points into the old names. */
-	for (size_t i = 0; i < n; i++) {
-		if (names[i]) {
-			rename_benchmark(&r->benchmarks[i], names[i]);
-			renamed++;
-		}
-	}
-	free(names);
-	return renamed;
+	return rename_all(r, names);
 }
 
 /*
@@ -259,7 +268,7 @@ static size_t tell_apart_by_params(struct result *r, struct name_ix *v)
  */
 static size_t number_the_rest(struct result *r, struct name_ix *v)
 {
-	size_t n = r->nbenchmarks, renamed = 0;
+	size_t n = r->nbenchmarks;
 	char **names = xcalloc(n, sizeof(*names));
 
 	sort_names(r, v);
@@ -280,14 +289,7 @@ static size_t number_the_rest(struct result *r, struct name_ix *v)
 			names[v[e].i] = name;
 		}
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (names[i]) {
-			rename_benchmark(&r->benchmarks[i], names[i]);
-			renamed++;
-		}
-	}
-	free(names);
-	return renamed;
+	return rename_all(r, names);
 }
 
 size_t result_unique_names(struct result *r)
