@@ -297,8 +297,11 @@ static void errors_line(const struct load_stats *s, FILE *fp)
 	for (int k = 0; k < LOAD_ERR_KINDS; k++) {
 		if (!s->errors[k] || k == LOAD_ERR_STATUS)
 			continue;
-		fprintf(fp, "%s%s %" PRIu64 " (%s)", sep, load_err_name(k),
-			s->errors[k], s->reason[k]);
+		/* a reason may quote what the server sent: escaped */
+		fprintf(fp, "%s%s %" PRIu64 " (", sep, load_err_name(k),
+			s->errors[k]);
+		term_puts(fp, s->reason[k]);
+		fputc(')', fp);
 		sep = ", ";
 	}
 	for (int c = 400; c < 600; c++) {
@@ -339,7 +342,9 @@ void load_report(const struct load_opts *o, const struct load_stats *s,
 	bool color = term_use_color(fp);
 	char a[32], b[32];
 
-	fprintf(fp, "%s%s%s\n", term_bold(color), name, term_reset(color));
+	fputs(term_bold(color), fp);
+	term_puts(fp, name);		/* the URL or -n: escaped */
+	fprintf(fp, "%s\n", term_reset(color));
 	setup_line(o, fp);
 	requests_line(s, fp);
 	pct_header(fp, color);

@@ -107,8 +107,9 @@ static void print_totals(const struct mem_run *m, FILE *fp, bool color)
 	const struct heap_report *r = &m->rep;
 	char a[64], b[64], c[64];
 
-	fprintf(fp, "%s%s%s: %.3f s\n", term_bold(color), m->prof.command,
-		term_reset(color), m->trace.duration);
+	fputs(term_bold(color), fp);
+	term_puts(fp, m->prof.command);	/* the command line, escaped */
+	fprintf(fp, "%s: %.3f s\n", term_reset(color), m->trace.duration);
 	if (heap_trace_incomplete(&m->trace))
 		fprintf(fp, "  %sINCOMPLETE TRACE%s: the figures below cover "
 			"only the records received (see the warnings)\n",
@@ -222,14 +223,20 @@ static void print_frames(const struct profile *p, const struct stack *st,
 		const struct frame *f = &p->frames[st->frames[d]];
 		const char *base = f->file ? strrchr(f->file, '/') : NULL;
 
-		fprintf(fp, "%*s%s", d ? 25 : 0, "",
-			f->function);
-		if (f->file && f->line)
-			fprintf(fp, " (%s:%d)", base ? base + 1 : f->file,
-				f->line);
-		if (f->module)
-			fprintf(fp, " %s[%s]%s", term_dim(color), f->module,
-				term_reset(color));
+		/* names from the profiled program: escaped for the
+		 * terminal */
+		fprintf(fp, "%*s", d ? 25 : 0, "");
+		term_puts(fp, f->function);
+		if (f->file && f->line) {
+			fputs(" (", fp);
+			term_puts(fp, base ? base + 1 : f->file);
+			fprintf(fp, ":%d)", f->line);
+		}
+		if (f->module) {
+			fprintf(fp, " %s[", term_dim(color));
+			term_puts(fp, f->module);
+			fprintf(fp, "]%s", term_reset(color));
+		}
 		fputc('\n', fp);
 	}
 	if (depth > MAX_FRAMES_SHOWN)

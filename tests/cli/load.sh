@@ -376,4 +376,13 @@ t "more threads than connections: exit 2" expect_exit 2 "$YS" load --no-store -t
 t "a bad rate: exit 2" expect_exit 2 "$YS" load --no-store -R 0 "http://127.0.0.1:1/"
 t "no URL: exit 2" expect_exit 2 "$YS" load --no-store
 t "an unwritable --json: exit 2 before any request" expect_exit 2 "$YS" load --no-store --json "$T/no/such/dir/x.json" "http://127.0.0.1:1/"
+# Outside text on the terminal: a --name with ESC, BEL and CR, and a
+# server whose status line holds them (quoted in the error's reason).
+fix esc --raw 'HTTP/1.1 2\x1b[31m\x0700 OK\r\n\r\n' --repeat
+load_escaped() {
+	"$YS" load --no-store -c 1 -n 3 --timeout 500ms --name "$(printf "x\033[31m\007\ry")" "$U_esc" >"$T/esc.out" 2>&1
+	grep -qF 'x\x1b[31m\x07\x0dy' "$T/esc.out" && no_controls "$T/esc.out"
+}
+t "names and what a server sent are escaped on the terminal" load_escaped
+unfix esc
 finish

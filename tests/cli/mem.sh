@@ -695,4 +695,13 @@ gate() {
 t "gate --max-increase peak_heap=10%: a peak twice the base's fails, an equal one passes" gate
 
 t "help" sh -c '"$YS" mem --help | grep -q -- "--sample BYTES"'
+# Outside text on the terminal: a program whose path holds ESC, BEL and
+# CR; its command line heads the report.
+mem_escaped() {
+	e=$(printf "\033[31m\007\r")
+	cp "$HEAPFIX" "$T/fix${e}x" &&
+	"$YS" mem --no-store -- "$T/fix${e}x" exit 0 >"$T/esc.out" 2>&1 &&
+	grep -qF 'fix\x1b[31m\x07\x0dx' "$T/esc.out" && no_controls "$T/esc.out"
+}
+t "the command line is escaped on the terminal" mem_escaped
 finish
