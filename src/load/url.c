@@ -7,7 +7,11 @@
 #include "load/url.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
+#include <poll.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -150,6 +154,28 @@ out_fail:
 	return -1;
 }
 
+/* Whether a TCP connection to ai is accepted within a second. */
+static bool probe_connect(const struct addrinfo *ai)
+{
+	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
+			SOCK_CLOEXEC, ai->ai_protocol);
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	int err = 0;
+	socklen_t elen = sizeof(err);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		ok = true;
+	else
+		ok = errno == EINPROGRESS && poll(&p, 1, 1000) == 1 &&
+		     !getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) &&
+		     err == 0;
+	close(fd);
+	return ok;
+}
+
 int url_resolve(const struct url *u, struct sockaddr_storage *addr,
 		socklen_t *len, struct error *e)
 {
@@ -171,8 +197,21 @@ int url_resolve(const struct url *u, struct sockaddr_storage *addr,
 	if (rc)
 		return error_set(e, "cannot resolve '%s': %s", u->host,
 				 gai_strerror(rc));
-	memcpy(addr, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
+	/* The first address that accepts a connection, as wrk does:
+	 * "localhost" is ::1 first on Debian, and a server listening on
+	 * 127.0.0.1 only refuses it. None does: the first, whose failure
+	 * the load then reports. */
+	const struct addrinfo *pick = res;
+
+	for (const struct addrinfo *ai = res; res->ai_next && ai;
+	     ai = ai->ai_next) {
+		if (probe_connect(ai)) {
+			pick = ai;
+			break;
+		}
+	}
+	memcpy(addr, pick->ai_addr, pick->ai_addrlen);
+	*len = pick->ai_addrlen;
 	freeaddrinfo(res);
 	return 0;
 }

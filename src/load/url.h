@@ -31,8 +31,9 @@ struct url {
 int url_parse(const char *s, struct url *u, struct error *e);
 void url_free(struct url *u);
 
-/* Resolve u's host and port (getaddrinfo, the first TCP address). Returns
- * 0, or -1 with a message naming the host. */
+/* Resolve u's host and port (getaddrinfo): of several TCP addresses the
+ * first that accepts a connection (each is tried for up to a second), else
+ * the first. Returns 0, or -1 with a message naming the host. */
 int url_resolve(const struct url *u, struct sockaddr_storage *addr,
 		socklen_t *len, struct error *e);
 

@@ -376,6 +376,24 @@ t "more threads than connections: exit 2" expect_exit 2 "$YS" load --no-store -t
 t "a bad rate: exit 2" expect_exit 2 "$YS" load --no-store -R 0 "http://127.0.0.1:1/"
 t "no URL: exit 2" expect_exit 2 "$YS" load --no-store
 t "an unwritable --json: exit 2 before any request" expect_exit 2 "$YS" load --no-store --json "$T/no/such/dir/x.json" "http://127.0.0.1:1/"
+# A name whose first address refuses: "localhost" is ::1 first in a new
+# Debian's /etc/hosts, and a server that listens on 127.0.0.1 only refused
+# every request. The load goes to the first address that accepts, as wrk's
+# does. (An /etc/hosts of our own, in a mount namespace.)
+fix dual --delay 1
+dual_host() {
+	printf "::1 dualhost\n127.0.0.1 dualhost\n" > "$T/hosts"
+	unshare -m sh -c "mount --bind '$T/hosts' /etc/hosts &&
+		'$YS' load --no-store -c 2 -n 10 http://dualhost:$(cat "$T/dual.port")/" >"$T/dual.out" 2>&1 &&
+	grep -q "10 ok (2xx/3xx), 0 failed" "$T/dual.out" || { cat "$T/dual.out"; return 1; }
+}
+if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+	t "a host whose first address refuses: the next that accepts is used" dual_host
+else
+	skip "a host whose first address refuses" "needs root for a mount namespace"
+fi
+unfix dual
+
 # Outside text on the terminal: a --name with ESC, BEL and CR, and a
 # server whose status line holds them (quoted in the error's reason).
 fix esc --raw 'HTTP/1.1 2\x1b[31m\x0700 OK\r\n\r\n' --repeat
