@@ -390,7 +390,7 @@ dual_host() {
 if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
 	t "a host whose first address refuses: the next that accepts is used" dual_host
 else
-	skip "a host whose first address refuses" "needs root for a mount namespace"
+	skip "a host whose first address refuses" "no mount namespace here (not root, or in a chroot)"
 fi
 unfix dual
 
