@@ -252,45 +252,16 @@ json_t *json_must(json_t *v)
 	return v;
 }
 
-/* Length of the valid UTF-8 sequence at s, 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned cp;
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	cp = s[0] & (0x7f >> n);
-	/* The terminating NUL fails the continuation test. */
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and beyond U+10FFFF are invalid. */
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 /* A copy of s with every byte that is not valid UTF-8 replaced. */
 char *json_utf8_dup(const char *s)
 {
 	size_t len = strlen(s), o = 0;
 	char *d = xmalloc(3 * len + 1);
-	const unsigned char *p = (const unsigned char *)s;
+	const char *p = s;
+	uint32_t c;
 
 	while (*p) {
-		size_t n = utf8_len(p);
+		size_t n = utf8_decode(p, &c);
 
 		if (n) {
 			memcpy(d + o, p, n);
