@@ -117,16 +117,6 @@ static void chart_init(struct chart *c, const struct heap_report *r)
 	byte_axis(&c->y, ymax);
 }
 
-/* Text from outside (the command line) as XML: bad UTF-8 becomes '?',
- * as in the flame graphs. */
-static void put_text(FILE *fp, const char *s)
-{
-	char *c = ftree_clean(s);
-
-	fputs_xml(c, fp);
-	free(c);
-}
-
 /* The lines and labels ("0", "0.5 MiB", "250 ms") of the y or x axis. */
 static void draw_ticks(FILE *fp, const struct chart *c, bool is_y)
 {
@@ -248,7 +238,7 @@ static void write_svg(FILE *fp, const struct chart *c, const char *title)
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
 		"<text id=\"title\" x=\"%d\" y=\"26\">", WIDTH, HEIGHT, WIDTH,
 		HEIGHT, style, WIDTH / 2);
-	put_text(fp, title ? title : "heap");
+	ftree_put_text(fp, title ? title : "heap");
 	fprintf(fp, "</text>\n<g class=\"grid\">\n");
 	draw_ticks(fp, c, true);
 	draw_ticks(fp, c, false);

@@ -65,15 +65,6 @@ struct flame_graph {
 
 /* --- strings ------------------------------------------------------------ */
 
-/* Escape anything from outside for XML text or attributes. */
-static void put_text(FILE *fp, const char *s)
-{
-	char *c = ftree_clean(s);
-
-	fputs_xml(c, fp);
-	free(c);
-}
-
 static size_t utf8_chars(const char *s)
 {
 	size_t n = 0;
@@ -526,7 +517,7 @@ static void write_subtitle(const struct flame_graph *g, FILE *fp)
 
 	fprintf(fp, "<text class=\"sub\" x=\"%d\" y=\"41\">", g->width / 2);
 	if (g->subtitle && *g->subtitle) {
-		put_text(fp, g->subtitle);
+		ftree_put_text(fp, g->subtitle);
 		sep = "; ";
 	}
 	if (g->t->total <= 0) {
@@ -592,7 +583,7 @@ static void write_head(const struct flame_graph *g, FILE *fp)
 	fputs("<rect id=\"bg\" width=\"100%\" height=\"100%\" "
 	      "fill=\"#f8f8f8\"/>\n", fp);
 	fprintf(fp, "<text id=\"title\" x=\"%d\" y=\"24\">", w / 2);
-	put_text(fp, g->title);
+	ftree_put_text(fp, g->title);
 	fputs("</text>\n", fp);
 	write_subtitle(g, fp);
 	if (g->ngone)

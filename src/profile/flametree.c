@@ -49,6 +49,14 @@ char *ftree_clean(const char *s)
 	return out;
 }
 
+void ftree_put_text(FILE *fp, const char *s)
+{
+	char *c = ftree_clean(s);
+
+	fputs_xml(c, fp);
+	free(c);
+}
+
 static uint32_t fnv(uint32_t h, const char *s)
 {
 	for (; *s; s++)

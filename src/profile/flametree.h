@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "profile/profile.h"
 
@@ -58,6 +59,9 @@ struct ftree {
  * through an XML parser, which would turn "\r\n" into "\n".
  */
 char *ftree_clean(const char *s);
+/* Write s to fp as XML text or attribute value: ftree_clean, then
+ * escaped (fputs_xml). For every string from outside in an SVG. */
+void ftree_put_text(FILE *fp, const char *s);
 /* A well-mixed 32-bit hash of s (FNV-1a, then MurmurHash3's finalizer). */
 uint32_t ftree_hash(const char *s);
 
