@@ -22,6 +22,7 @@
 #include "util/fileio.h"
 #include "util/strutil.h"
 #include "util/term.h"
+#include "util/monoclock.h"
 
 const char mem_help[] =
 "usage: yardstick mem [OPTIONS] -- PROGRAM [ARGS...]\n"
@@ -374,9 +375,9 @@ static int mem(struct mem_args *a)
 		ret = 2;
 		goto out;
 	}
-	t0 = now_monotonic();
+	t0 = monoclock_s();
 	heap_analyze(&m.trace, &m.rep);
-	t1 = now_monotonic();
+	t1 = monoclock_s();
 	/* the sites are symbolized for the report and the -o outputs only:
 	 * most of the cost of a short run (libc's debug information) */
 	if (!a->quiet || a->out.n)
@@ -386,7 +387,7 @@ static int mem(struct mem_args *a)
 		fprintf(stderr, "yardstick mem: run %.3f s, replay %.3f s, "
 			"symbolize %.3f s; %llu bytes of records, %llu "
 			"events\n", m.trace.duration, t1 - t0,
-			now_monotonic() - t1,
+			monoclock_s() - t1,
 			(unsigned long long)m.trace.bytes_received,
 			(unsigned long long)m.rep.events);
 	m.prof.command = argv_join(a->argv);

@@ -31,6 +31,7 @@
 #include "measure/spawn.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
+#include "util/monoclock.h"
 
 extern char **environ;
 
@@ -116,14 +117,6 @@ const char *heap_unpreloadable(const char *path)
 
 /* ---- the clock ---------------------------------------------------------- */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Is the TSC the same clock on every CPU, at a constant rate? */
 static bool tsc_invariant(void)
 {
@@ -201,7 +194,7 @@ static void sample_rss(struct reader *r)
 	if (hwm > t->hwm)
 		t->hwm = hwm;
 	t->rss = xgrow(t->rss, &t->caprss, t->nrss + 1, sizeof(*t->rss));
-	t->rss[t->nrss].t = now_s() - r->t0;
+	t->rss[t->nrss].t = monoclock_s() - r->t0;
 	t->rss[t->nrss].bytes = rss;
 	t->nrss++;
 }
@@ -373,7 +366,7 @@ static void *reader_main(void *arg)
 
 	for (;;) {
 		struct pollfd p[HEAP_RECONNECTS + 2];
-		double now = now_s();
+		double now = monoclock_s();
 		bool reaped = r->done;
 		int wait_ms, np = 0;
 
@@ -618,7 +611,7 @@ static int start(const struct heap_opts *o, const char *path,
 	env = child_env(o->agent, to[0], to[1], (unsigned long long)st.st_ino,
 			(unsigned long long)sst.st_ino, name);
 	t->ts0 = h->clock ? (__rdtsc() & HEAP_TS_MASK)
-			  : ((uint64_t)(now_s() * 1e9) & HEAP_TS_MASK);
+			  : ((uint64_t)(monoclock_s() * 1e9) & HEAP_TS_MASK);
 	r = spawn_child(path, argv, env, from, to, o->stdout_to_stderr,
 			&t->pid, e);
 	free_env(env);
@@ -655,7 +648,7 @@ static int make_listener(char *name, struct error *e)
 	int fd;
 
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-		uint64_t x = (uint64_t)now_s() * 1e9 * 0x9e3779b97f4a7c15u;
+		uint64_t x = (uint64_t)monoclock_s() * 1e9 * 0x9e3779b97f4a7c15u;
 
 		memcpy(rnd, &x, sizeof(rnd));
 	}
@@ -705,7 +698,7 @@ int heap_collect(const struct heap_opts *o, const char *path,
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
-	s0 = now_s();
+	s0 = monoclock_s();
 	if (start(o, path, argv, h, shm, sock, name, t, e))
 		goto out_signals;
 	r.shm = shm;
@@ -724,7 +717,7 @@ int heap_collect(const struct heap_opts *o, const char *path,
 	}
 	while (wait4(t->pid, &t->status, 0, &ru) < 0 && errno == EINTR)
 		;
-	t->duration = now_s() - s0;
+	t->duration = monoclock_s() - s0;
 	t_maxrss = (double)ru.ru_maxrss * 1024;
 	r.done = 1;
 	pthread_join(thread, NULL);

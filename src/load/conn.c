@@ -481,7 +481,7 @@ void conn_flush(struct worker *w)
 
 	if (!w->nready)
 		return;
-	now = now_ns();
+	now = monoclock_ns();
 	for (size_t i = 0; i < w->nready; i++)
 		conn_next(w, w->ready[i], now);
 	w->nready = 0;
@@ -536,7 +536,7 @@ static void do_read(struct worker *w, struct conn *c)
 	for (;;) {
 		size_t room = c->cap - c->used;
 		ssize_t n = io_read(c, c->buf + c->used, room);
-		int64_t now = now_ns();
+		int64_t now = monoclock_ns();
 
 		if (n == IO_AGAIN)
 			return;
@@ -583,13 +583,13 @@ void conn_event(struct worker *w, struct conn *c, uint32_t events)
 {
 	switch (c->state) {
 	case CS_CONNECTING:
-		finish_connect(w, c, now_ns());
+		finish_connect(w, c, monoclock_ns());
 		return;
 	case CS_HANDSHAKE:
-		handshake(w, c, now_ns());
+		handshake(w, c, monoclock_ns());
 		return;
 	case CS_WRITING:
-		do_write(w, c, now_ns());
+		do_write(w, c, monoclock_ns());
 		if (c->state != CS_READING || !(events & EPOLLIN))
 			return;
 		/* The response may be there already. */
@@ -598,7 +598,7 @@ void conn_event(struct worker *w, struct conn *c, uint32_t events)
 		do_read(w, c);
 		return;
 	case CS_IDLE:
-		idle_event(w, c, now_ns());
+		idle_event(w, c, monoclock_ns());
 		return;
 	case CS_DOWN:
 		return;

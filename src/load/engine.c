@@ -167,7 +167,7 @@ static bool connecting(const struct worker *w)
 static void connect_phase(struct worker *w, struct epoll_event *ev)
 {
 	const struct load_config *c = w->sh->c;
-	int64_t now = now_ns();
+	int64_t now = monoclock_ns();
 	int64_t until = now + (int64_t)(c->timeout * 1e9);
 
 	for (size_t i = 0; i < w->nconns; i++)
@@ -177,7 +177,7 @@ static void connect_phase(struct worker *w, struct epoll_event *ev)
 
 		if (n > 0)
 			dispatch(w, ev, n);
-		now = now_ns();
+		now = monoclock_ns();
 	}
 }
 
@@ -185,7 +185,7 @@ static void start_clock(struct shared *sh)
 {
 	const struct load_config *c = sh->c;
 
-	sh->start = now_ns();
+	sh->start = monoclock_ns();
 	sh->measure = sh->start + (int64_t)(c->warmup * 1e9);
 	sh->end = c->duration > 0 ? sh->measure + (int64_t)(c->duration * 1e9)
 				  : INT64_MAX;
@@ -210,7 +210,7 @@ static void *worker_main(void *arg)
 	if (sh->abort)
 		return NULL;
 	w->running = true;
-	now = now_ns();
+	now = monoclock_ns();
 	for (size_t i = 0; i < w->nconns; i++) {
 		if (w->open)
 			w->conns[i].next_due = conn_due(sh, w->conns[i].g, 0);
@@ -220,7 +220,7 @@ static void *worker_main(void *arg)
 		int64_t until;
 		int n;
 
-		now = now_ns();
+		now = monoclock_ns();
 		if (*sh->c->stop) {
 			w->st.interrupted = true;
 			break;
@@ -254,7 +254,7 @@ static double fraction_done(struct worker *ws, const struct shared *sh)
 	double f;
 
 	if (c->duration > 0) {
-		f = (double)(now_ns() - sh->start) / (double)(sh->end - sh->start);
+		f = (double)(monoclock_ns() - sh->start) / (double)(sh->end - sh->start);
 	} else {
 		for (unsigned t = 0; t < c->threads; t++)
 			done += __atomic_load_n(&ws[t].done, __ATOMIC_RELAXED);

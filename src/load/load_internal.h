@@ -43,6 +43,7 @@
 #include "load/http.h"
 #include "load/load.h"
 #include "load/tls.h"
+#include "util/monoclock.h"
 
 enum conn_state {
 	CS_DOWN,		/* no socket; connects again at retry_at */
@@ -121,14 +122,6 @@ struct worker {
 	struct load_stats st;	/* what it recorded */
 	pthread_t thread;
 };
-
-static inline int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Note that something must happen at t. */
 static inline void timer_note(struct worker *w, int64_t t)

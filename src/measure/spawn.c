@@ -10,6 +10,7 @@
 
 #include "measure/spawner.h"
 #include "util/strutil.h"
+#include "util/monoclock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,22 +34,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-static double timespec_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static double tv_sec(struct timeval tv)
 {
@@ -467,7 +452,7 @@ static int watch(pid_t pid, const struct spawn_opts *o, double deadline)
 	for (;;) {
 		struct pollfd p[2] = { { .fd = pfd, .events = POLLIN },
 				       { .fd = o->tail_fd, .events = POLLIN } };
-		double left = deadline > 0 ? deadline - timespec_now() : -1;
+		double left = deadline > 0 ? deadline - monoclock_s() : -1;
 		int ms = deadline > 0 ? (int)(left * 1000) + 1 : -1;
 		int r;
 
@@ -517,7 +502,7 @@ int spawn_measure(const struct spawn_opts *o, struct run_sample *out,
 		}
 	}
 
-	t0 = now_ns();
+	t0 = monoclock_ns();
 	r = posix_spawn(&pid, o->path, &fa, &attr, o->argv, environ);
 	if (o->pin)
 		sched_setaffinity(0, sizeof(saved), &saved);
@@ -561,7 +546,7 @@ int spawn_measure(const struct spawn_opts *o, struct run_sample *out,
 			kill_group(pid);
 		}
 	}
-	t1 = now_ns();
+	t1 = monoclock_ns();
 
 	/* Integer nanoseconds: the difference of two large doubles would
 	 * carry rounding noise into the last digits. */

@@ -62,6 +62,7 @@
 #include "measure/counters_internal.h"
 #include "measure/spawn.h"
 #include "util/strutil.h"
+#include "util/monoclock.h"
 
 #include <asm/perf_regs.h>
 #include <errno.h>
@@ -200,14 +201,6 @@ static int *online_cpus(int *n)
 	}
 	*n = (int)len;
 	return cpus;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- the child ---- */
@@ -908,7 +901,7 @@ int sampler_run(const struct sampler_opts *o, char *const *argv,
 		goto out_kill;
 	s.pfds = xcalloc((size_t)s.nrings + 1, sizeof(*s.pfds));
 	s.pidfd = (int)syscall(SYS_pidfd_open, s.child, 0);
-	t_go = now_ns();
+	t_go = monoclock_ns();
 	ret = let_go(&s, go[1], err[0], e);
 	go[1] = err[0] = -1;
 	if (ret == 0)
@@ -919,7 +912,7 @@ int sampler_run(const struct sampler_opts *o, char *const *argv,
 	if (s.exec_time && s.exit_time > s.exec_time)
 		s.stats->duration_ns = (int64_t)(s.exit_time - s.exec_time);
 	else
-		s.stats->duration_ns = (int64_t)(now_ns() - t_go);
+		s.stats->duration_ns = (int64_t)(monoclock_ns() - t_go);
 out_kill:
 	kill_child(&s);
 	close_fd(&go[0]);

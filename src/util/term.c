@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/monoclock.h"
 #include "util/strutil.h"
 
 bool term_use_color(FILE *fp)
@@ -26,14 +27,6 @@ const char *term_red(bool on) { return on ? "\033[31m" : ""; }
 const char *term_yellow(bool on) { return on ? "\033[33m" : ""; }
 const char *term_dim(bool on) { return on ? "\033[2m" : ""; }
 const char *term_reset(bool on) { return on ? "\033[0m" : ""; }
-
-double now_monotonic(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Print v with 4 significant digits, at least one decimal for scaled. */
 static char *fmt_sig(double v, const char *unit, char *buf, size_t n)
@@ -208,7 +201,7 @@ void progress_init(struct progress *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->enabled = isatty(STDERR_FILENO) && !getenv("YARDSTICK_NO_PROGRESS");
-	p->start = now_monotonic();
+	p->start = monoclock_s();
 	p->width = 25;
 }
 
@@ -220,7 +213,7 @@ void progress_update(struct progress *p, double fraction, const char *label)
 
 	if (!p->enabled)
 		return;
-	t = now_monotonic();
+	t = monoclock_s();
 	/* Redraw at most 20 times a second: drawing is not free. */
 	if (t - p->last_draw < 0.05 && fraction < 1)
 		return;

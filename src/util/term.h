@@ -63,7 +63,4 @@ void progress_clear(struct progress *p);
 /* "p < 0.001", "p = 0.012", or "-" when p is not a number. Returns buf. */
 char *fmt_p_value(double p, char *buf, size_t n);
 
-/* Monotonic clock in seconds. */
-double now_monotonic(void);
-
 #endif

@@ -18,6 +18,7 @@
 
 #include "util/fileio.h"
 #include "util/gitdir.h"
+#include "util/monoclock.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -619,6 +620,27 @@ static void test_gitdir(void **state)
 	free(wt);
 }
 
+/* util/monoclock: one clock in two units, never going back. */
+static void test_monoclock(void **state)
+{
+	int64_t a, b;
+	double s;
+
+	(void)state;
+	a = monoclock_ns();
+	s = monoclock_s();
+	b = monoclock_ns();
+	assert_true(a > 0 && b >= a);
+	/* The seconds were read between the two nanosecond readings. */
+	assert_true(s * 1e9 >= (double)a - 1e3 && s * 1e9 <= (double)b + 1e3);
+	for (int i = 0; i < 1000; i++) {
+		int64_t c = monoclock_ns();
+
+		assert_true(c >= b);
+		b = c;
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -638,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_read_all_bounded),
 		cmocka_unit_test(test_ref_names),
 		cmocka_unit_test(test_gitdir),
+		cmocka_unit_test(test_monoclock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
