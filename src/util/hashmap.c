@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/strutil.h"
+
 static uint64_t fnv1a(const void *key, size_t len)
 {
 	const unsigned char *p = key;
@@ -99,4 +101,45 @@ int hashmap_put(struct hashmap *m, const void *key, size_t len, void *value,
 	s->value = value;
 	m->len++;
 	return 0;
+}
+
+void hashidx_init(struct hashidx *ix)
+{
+	memset(ix, 0, sizeof(*ix));
+}
+
+void hashidx_free(struct hashidx *ix)
+{
+	free(ix->slots);
+	memset(ix, 0, sizeof(*ix));
+}
+
+/* Put (h, value) in the first empty slot of h's probe sequence. */
+static void place(struct hashidx_slot *slots, size_t cap, uint64_t h,
+		  uint64_t value)
+{
+	size_t i = (size_t)h & (cap - 1);
+
+	while (slots[i].value)
+		i = (i + 1) & (cap - 1);
+	slots[i].hash = h;
+	slots[i].value = value;
+}
+
+void hashidx_add(struct hashidx *ix, uint64_t h, uint64_t value)
+{
+	if (2 * (ix->len + 1) > ix->cap) {
+		size_t cap = ix->cap ? 2 * ix->cap : 16;
+		struct hashidx_slot *slots = xcalloc(cap, sizeof(*slots));
+
+		for (size_t i = 0; i < ix->cap; i++)
+			if (ix->slots[i].value)
+				place(slots, cap, ix->slots[i].hash,
+				      ix->slots[i].value);
+		free(ix->slots);
+		ix->slots = slots;
+		ix->cap = cap;
+	}
+	place(ix->slots, ix->cap, h, value);
+	ix->len++;
 }

@@ -38,4 +38,88 @@ void *hashmap_get(struct hashmap *m, const void *key, size_t len);
 int hashmap_put(struct hashmap *m, const void *key, size_t len, void *value,
 		void **old);
 
+/*
+ * An index for entries the caller keeps (in an array, or anywhere): it
+ * maps a 64-bit hash, which the caller computes from its own key, to
+ * values that are never 0 -- an array index + 1, or a pointer. Several
+ * values may share a hash; the caller tells the right one by comparing
+ * its entries:
+ *
+ *	size_t pos;
+ *	for (v = hashidx_first(ix, h, &pos); v; v = hashidx_next(ix, h, &pos))
+ *		if (same(entries[v - 1], key))
+ *			return v - 1;
+ *	hashidx_add(ix, h, n + 1);
+ *
+ * Open addressing, linear probing, at most half full; the hash is kept in
+ * the slot, so growing never calls back into the caller's hash. No
+ * removal. Allocation failure aborts (xmalloc).
+ */
+struct hashidx_slot {
+	uint64_t hash;
+	uint64_t value;		/* 0: empty */
+};
+
+struct hashidx {
+	struct hashidx_slot *slots;
+	size_t cap, len;
+	size_t probes;		/* hash matches returned so far (for tests) */
+};
+
+void hashidx_init(struct hashidx *ix);
+void hashidx_free(struct hashidx *ix);
+/* Add value (not 0) under hash h; it must not be in the index yet. */
+void hashidx_add(struct hashidx *ix, uint64_t h, uint64_t value);
+
+/* The next value stored under hash h from *pos on, 0 when there is none. */
+static inline uint64_t hashidx_next(struct hashidx *ix, uint64_t h,
+				    size_t *pos)
+{
+	size_t mask = ix->cap - 1;
+
+	if (!ix->cap)
+		return 0;
+	for (size_t i = *pos;; i = (i + 1) & mask) {
+		const struct hashidx_slot *s = &ix->slots[i];
+
+		if (!s->value) {
+			*pos = i;
+			return 0;
+		}
+		if (s->hash == h) {
+			*pos = (i + 1) & mask;
+			ix->probes++;
+			return s->value;
+		}
+	}
+}
+
+/* The first value stored under hash h (0: none); *pos is for _next. */
+static inline uint64_t hashidx_first(struct hashidx *ix, uint64_t h,
+				     size_t *pos)
+{
+	*pos = (size_t)h & (ix->cap - 1);
+	return hashidx_next(ix, h, pos);
+}
+
+/* A well-mixed 64-bit hash of an integer (MurmurHash3's finalizer), and
+ * FNV-1a of bytes, both for building a key's hash. */
+static inline uint64_t hash_u64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+static inline uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
 #endif

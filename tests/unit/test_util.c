@@ -18,6 +18,7 @@
 
 #include "util/fileio.h"
 #include "util/gitdir.h"
+#include "util/hashmap.h"
 #include "util/monoclock.h"
 #include "util/strutil.h"
 #include "util/term.h"
@@ -641,6 +642,51 @@ static void test_monoclock(void **state)
 	}
 }
 
+/* util/hashidx: values found by the caller's hash, several per hash,
+ * every one kept through growth, a lookup about one hash match. */
+static void test_hashidx(void **state)
+{
+	struct hashidx ix;
+	uint64_t v, seen = 0;
+	size_t pos, n = 0;
+
+	(void)state;
+	hashidx_init(&ix);
+	assert_int_equal(hashidx_first(&ix, 7, &pos), 0);
+	/* Three values under one hash, one under another. */
+	hashidx_add(&ix, 7, 1);
+	hashidx_add(&ix, 7, 2);
+	hashidx_add(&ix, 8, 3);
+	hashidx_add(&ix, 7, 4);
+	for (v = hashidx_first(&ix, 7, &pos); v; v = hashidx_next(&ix, 7, &pos))
+		seen |= 1u << v, n++;
+	assert_int_equal(n, 3);
+	assert_int_equal(seen, 2 | 4 | 16);
+	assert_int_equal(hashidx_first(&ix, 8, &pos), 3);
+	assert_int_equal(hashidx_next(&ix, 8, &pos), 0);
+	assert_int_equal(hashidx_first(&ix, 9, &pos), 0);
+	hashidx_free(&ix);
+
+	/* Pointers as values, and ids from 1 to 100000 under hash_u64. */
+	hashidx_add(&ix, hash_str("x"), (uint64_t)(uintptr_t)&ix);
+	assert_ptr_equal((void *)(uintptr_t)hashidx_first(&ix, hash_str("x"),
+							  &pos), &ix);
+	assert_true(hash_str("x") != hash_str("y"));
+	for (uint64_t i = 1; i <= 100000; i++)
+		hashidx_add(&ix, hash_u64(i), i);
+	assert_int_equal(ix.len, 100001);
+	assert_true(ix.cap >= 2 * ix.len);
+	ix.probes = 0;
+	for (uint64_t i = 1; i <= 100000; i++) {
+		v = hashidx_first(&ix, hash_u64(i), &pos);
+		assert_int_equal(v, i);
+		assert_int_equal(hashidx_next(&ix, hash_u64(i), &pos), 0);
+	}
+	assert_int_equal(ix.probes, 100000);
+	hashidx_free(&ix);
+	assert_int_equal(ix.cap, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -661,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_ref_names),
 		cmocka_unit_test(test_gitdir),
 		cmocka_unit_test(test_monoclock),
+		cmocka_unit_test(test_hashidx),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
