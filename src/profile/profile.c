@@ -4,11 +4,10 @@
  *
  * Design notes:
  *  1. Frames and stacks live in the public arrays of struct profile; the
- *     private index (p->index) only holds open-addressing hash tables of
- *     ids into them plus each entry's hash, so growing a table never needs
- *     to rehash a string or a frame array.
- *  2. A table slot holds id + 1 (0 is empty) and tables stay at most half
- *     full, so every probe sequence ends at an empty slot.
+ *     private index (p->index) only holds hash indexes (util/hashmap.h) of
+ *     id + 1 by each entry's hash, so growing one never needs to rehash a
+ *     string or a frame array.
+ *  2. (What was note 2, the tables' layout, is util/hashmap.h's now.)
  *  3. The frame key is (function, file, line, module, inlined); address is
  *     not part of it: the first address seen is kept.
  */
@@ -18,48 +17,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hashmap.h"
 #include "util/strutil.h"
 
-struct table {
-	uint32_t *slots;	/* id + 1, 0 = empty */
-	size_t mask;		/* slot count - 1 (a power of two) */
-	uint64_t *hash;		/* per id */
-	size_t caphash;
-};
-
 struct profile_index {
-	struct table frames, stacks;
+	struct hashidx frames, stacks;
 };
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
-/* FNV-1a; NULL hashes differently from "". */
-static uint64_t hash_str(uint64_t h, const char *s)
+/* FNV-1a, chained from h; NULL hashes differently from "". */
+static uint64_t hash_name(uint64_t h, const char *s)
 {
 	if (!s)
-		return mix(h ^ 0x5bd1e995ULL);
+		return hash_u64(h ^ 0x5bd1e995ULL);
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return mix(h ^ 0xff);
+	return hash_u64(h ^ 0xff);
 }
 
 static uint64_t hash_frame(const struct frame *f)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 
-	h = hash_str(h, f->function);
-	h = hash_str(h, f->file);
-	h = hash_str(h, f->module);
+	h = hash_name(h, f->function);
+	h = hash_name(h, f->file);
+	h = hash_name(h, f->module);
 	h ^= (uint64_t)(unsigned)f->line * 2 + f->inlined;
-	return mix(h);
+	return hash_u64(h);
 }
 
 static uint64_t hash_ids(const uint32_t *ids, size_t n)
@@ -70,7 +53,7 @@ static uint64_t hash_ids(const uint32_t *ids, size_t n)
 		h = (h ^ ids[i]) * 0x9e3779b97f4a7c15ULL;
 		h ^= h >> 29;
 	}
-	return mix(h);
+	return hash_u64(h);
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -87,43 +70,12 @@ static bool frame_eq(const struct frame *a, const struct frame *b)
 	       str_eq(a->module, b->module);
 }
 
-/* Make room for entry id (count = id + 1 entries after it is added). */
-static void table_reserve(struct table *t, size_t count)
-{
-	size_t nslots = t->mask + 1;
-
-	t->hash = xgrow(t->hash, &t->caphash, count, sizeof(*t->hash));
-	if (t->slots && count * 2 <= nslots)
-		return;
-	while (count * 2 > nslots)
-		nslots *= 2;
-	free(t->slots);
-	t->slots = xcalloc(nslots, sizeof(*t->slots));
-	t->mask = nslots - 1;
-	/* Reinsert ids 0..count-2 (the new one is inserted by the caller). */
-	for (size_t id = 0; id + 1 < count; id++) {
-		size_t i = t->hash[id] & t->mask;
-
-		while (t->slots[i])
-			i = (i + 1) & t->mask;
-		t->slots[i] = (uint32_t)id + 1;
-	}
-}
-
-static void table_free(struct table *t)
-{
-	free(t->slots);
-	free(t->hash);
-}
-
 static struct profile_index *index_of(struct profile *p)
 {
 	struct profile_index *ix = p->index;
 
 	if (!ix) {
 		ix = xcalloc(1, sizeof(*ix));
-		ix->frames.mask = 63;
-		ix->stacks.mask = 1023;
 		p->index = ix;
 	}
 	return ix;
@@ -162,8 +114,8 @@ void profile_free(struct profile *p)
 	}
 	free(p->stacks);
 	if (ix) {
-		table_free(&ix->frames);
-		table_free(&ix->stacks);
+		hashidx_free(&ix->frames);
+		hashidx_free(&ix->stacks);
 		free(ix);
 	}
 	free(p->command);
@@ -190,31 +142,25 @@ static char *unknown_in(const struct frame *f)
 uint32_t profile_frame(struct profile *p, const struct frame *f)
 {
 	struct profile_index *ix = index_of(p);
-	struct table *t = &ix->frames;
+	struct hashidx *t = &ix->frames;
 	struct frame key = *f, *nf;
 	char *unknown = unknown_in(f);
-	uint64_t h;
-	size_t i;
+	uint64_t h, v;
+	size_t pos;
 
 	if (unknown)
 		key.function = unknown;
 	else if (!key.function)
 		key.function = "[unknown]";
 	h = hash_frame(&key);
-	for (i = h & t->mask; t->slots && t->slots[i]; i = (i + 1) & t->mask) {
-		uint32_t id = t->slots[i] - 1;
-
-		if (t->hash[id] == h && frame_eq(&p->frames[id], &key)) {
+	for (v = hashidx_first(t, h, &pos); v; v = hashidx_next(t, h, &pos)) {
+		if (frame_eq(&p->frames[v - 1], &key)) {
 			free(unknown);
-			return id;
+			return (uint32_t)(v - 1);
 		}
 	}
 	assert(p->nframes < UINT32_MAX);
-	table_reserve(t, p->nframes + 1);
-	for (i = h & t->mask; t->slots[i]; i = (i + 1) & t->mask)
-		;
-	t->slots[i] = (uint32_t)p->nframes + 1;
-	t->hash[p->nframes] = h;
+	hashidx_add(t, h, p->nframes + 1);
 	p->frames = xgrow(p->frames, &p->capframes, p->nframes + 1,
 			  sizeof(*p->frames));
 	nf = &p->frames[p->nframes];
@@ -244,29 +190,23 @@ size_t profile_add(struct profile *p, const uint32_t *frames, size_t depth,
 		   const int64_t *values)
 {
 	struct profile_index *ix = index_of(p);
-	struct table *t = &ix->stacks;
+	struct hashidx *t = &ix->stacks;
 	struct stack *s;
-	uint64_t h;
-	size_t i;
+	uint64_t h, v;
+	size_t i, pos;
 
 	assert(depth > 0);
 	for (i = 0; i < depth; i++)
 		assert(frames[i] < p->nframes);
 	h = hash_ids(frames, depth);
-	for (i = h & t->mask; t->slots && t->slots[i]; i = (i + 1) & t->mask) {
-		uint32_t id = t->slots[i] - 1;
-
-		if (t->hash[id] == h && stack_eq(&p->stacks[id], frames, depth)) {
-			add_values(p, &p->stacks[id], values);
-			return id;
+	for (v = hashidx_first(t, h, &pos); v; v = hashidx_next(t, h, &pos)) {
+		if (stack_eq(&p->stacks[v - 1], frames, depth)) {
+			add_values(p, &p->stacks[v - 1], values);
+			return v - 1;
 		}
 	}
 	assert(p->nstacks < UINT32_MAX);
-	table_reserve(t, p->nstacks + 1);
-	for (i = h & t->mask; t->slots[i]; i = (i + 1) & t->mask)
-		;
-	t->slots[i] = (uint32_t)p->nstacks + 1;
-	t->hash[p->nstacks] = h;
+	hashidx_add(t, h, p->nstacks + 1);
 	p->stacks = xgrow(p->stacks, &p->capstacks, p->nstacks + 1,
 			  sizeof(*p->stacks));
 	s = &p->stacks[p->nstacks];
@@ -296,25 +236,25 @@ int64_t profile_total(const struct profile *p, size_t t)
 struct top_ctx {
 	struct profile_top *ents;
 	size_t n, cap;
-	uint32_t *slots;	/* entry + 1 */
-	size_t mask;
+	struct hashidx index;	/* entry + 1 */
 	size_t *seen;		/* per entry: last stack index + 1 counted */
 };
 
 static uint32_t top_entry(struct top_ctx *c, const struct frame *f)
 {
-	uint64_t h = mix(hash_str(hash_str(0, f->function), f->module));
-	size_t i;
+	uint64_t h = hash_u64(hash_name(hash_name(0, f->function), f->module));
+	uint64_t v;
+	size_t pos;
 
-	for (i = h & c->mask; c->slots[i]; i = (i + 1) & c->mask) {
-		struct profile_top *e = &c->ents[c->slots[i] - 1];
+	for (v = hashidx_first(&c->index, h, &pos); v;
+	     v = hashidx_next(&c->index, h, &pos)) {
+		struct profile_top *e = &c->ents[v - 1];
 
 		if (str_eq(e->function, f->function) &&
 		    str_eq(e->module, f->module))
-			return c->slots[i] - 1;
+			return (uint32_t)(v - 1);
 	}
-	/* The table has a slot per frame, twice over: never full. */
-	c->slots[i] = (uint32_t)c->n + 1;
+	hashidx_add(&c->index, h, c->n + 1);
 	c->ents = xgrow(c->ents, &c->cap, c->n + 1, sizeof(*c->ents));
 	c->ents[c->n] = (struct profile_top){ f->function, f->module, 0, 0 };
 	return (uint32_t)c->n++;
@@ -340,13 +280,9 @@ int profile_top(const struct profile *p, size_t t, struct profile_top **out,
 {
 	struct top_ctx c = { 0 };
 	uint32_t *fn_of = xmalloc((p->nframes + 1) * sizeof(*fn_of));
-	size_t nslots = 16, kept = 0;
+	size_t kept = 0;
 
 	assert(t < p->ntypes);
-	while (nslots < p->nframes * 2)
-		nslots *= 2;
-	c.slots = xcalloc(nslots, sizeof(*c.slots));
-	c.mask = nslots - 1;
 	for (size_t i = 0; i < p->nframes; i++)
 		fn_of[i] = top_entry(&c, &p->frames[i]);
 	c.seen = xcalloc(c.n + 1, sizeof(*c.seen));
@@ -372,7 +308,7 @@ int profile_top(const struct profile *p, size_t t, struct profile_top **out,
 			c.ents[kept++] = c.ents[i];
 	if (kept > 1)
 		qsort(c.ents, kept, sizeof(*c.ents), top_cmp);
-	free(c.slots);
+	hashidx_free(&c.index);
 	free(c.seen);
 	free(fn_of);
 	*out = c.ents;
