@@ -40,6 +40,7 @@
 
 #include "profile/jitmap.h"
 #include "profile/symbolize.h"
+#include "util/hashmap.h"
 #include "util/strutil.h"
 
 /* The C++ ABI's demangler (libstdc++); elfutils exports none. */
@@ -47,14 +48,6 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
 		     int *status);
 
 #define MAX_INLINE 32		/* frames kept per address */
-
-/* An open-addressing hash set of pointers; the caller hashes and says
- * which entry matches. */
-struct table {
-	void **slots;
-	uint64_t *hashes;
-	size_t cap, used;
-};
 
 /* Resolved frames of one file address: module->frames[first, first+n). */
 struct cached {
@@ -121,28 +114,10 @@ struct proc {
 
 struct symtab {
 	bool lines;
-	struct table strings, modules, procs;
+	struct hashidx strings, modules, procs;	/* of pointers */
 	int vdso_fd;			/* -2 not tried, -1 unavailable */
 	char *unknown, *jit_name;
 };
-
-static uint64_t hash_u64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
-
-static uint64_t hash_str(const char *p)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
-
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-	return h;
-}
 
 /*
  * Sorted arrays of structs that begin with a uint64_t start (struct sym,
@@ -180,60 +155,30 @@ static size_t count_at_or_below(const void *base, size_t n, size_t size,
 	return lo;
 }
 
-/* The slot of the entry with hash h that eq accepts, or the free slot
- * where it would go. */
-static void **table_find(struct table *t, uint64_t h,
-			 bool (*eq)(const void *entry, const void *key),
-			 const void *key)
+/* The entry of t (an index of pointers) under hash h that eq accepts,
+ * NULL if there is none. */
+static void *table_find(struct hashidx *t, uint64_t h,
+			bool (*eq)(const void *entry, const void *key),
+			const void *key)
 {
-	size_t mask, i;
+	size_t pos;
 
-	if (!t->cap) {
-		t->cap = 16;
-		t->slots = xcalloc(t->cap, sizeof(*t->slots));
-		t->hashes = xcalloc(t->cap, sizeof(*t->hashes));
-	}
-	mask = t->cap - 1;
-	for (i = h & mask; t->slots[i]; i = (i + 1) & mask)
-		if (t->hashes[i] == h && eq(t->slots[i], key))
-			return &t->slots[i];
-	return &t->slots[i];
+	for (uint64_t v = hashidx_first(t, h, &pos); v;
+	     v = hashidx_next(t, h, &pos))
+		if (eq((void *)(uintptr_t)v, key))
+			return (void *)(uintptr_t)v;
+	return NULL;
 }
 
-/* Store entry in the free slot *slot (from table_find with hash h). The
- * table may grow: slot pointers are stale afterwards. */
-static void table_add(struct table *t, void **slot, uint64_t h, void *entry)
+static void table_add(struct hashidx *t, uint64_t h, void *entry)
 {
-	size_t i = (size_t)(slot - t->slots);
-
-	t->slots[i] = entry;
-	t->hashes[i] = h;
-	if (++t->used * 2 <= t->cap)
-		return;
-	struct table old = *t;
-
-	t->cap *= 2;
-	t->slots = xcalloc(t->cap, sizeof(*t->slots));
-	t->hashes = xcalloc(t->cap, sizeof(*t->hashes));
-	for (size_t j = 0; j < old.cap; j++) {
-		if (!old.slots[j])
-			continue;
-		size_t k = old.hashes[j] & (t->cap - 1);
-
-		while (t->slots[k])
-			k = (k + 1) & (t->cap - 1);
-		t->slots[k] = old.slots[j];
-		t->hashes[k] = old.hashes[j];
-	}
-	free(old.slots);
-	free(old.hashes);
+	hashidx_add(t, h, (uintptr_t)entry);
 }
 
-/* Free the table, not its entries. */
-static void table_free(struct table *t)
+/* The i-th slot's entry, NULL if it is empty (to free them all). */
+static void *table_slot(const struct hashidx *t, size_t i)
 {
-	free(t->slots);
-	free(t->hashes);
+	return (void *)(uintptr_t)t->slots[i].value;
 }
 
 static bool str_eq(const void *entry, const void *key)
@@ -245,13 +190,12 @@ static bool str_eq(const void *entry, const void *key)
 static char *intern(struct symtab *s, const char *str)
 {
 	uint64_t h = hash_str(str);
-	void **slot = table_find(&s->strings, h, str_eq, str);
-	char *copy;
+	char *copy = table_find(&s->strings, h, str_eq, str);
 
-	if (*slot)
-		return *slot;
+	if (copy)
+		return copy;
 	copy = xstrdup(str);
-	table_add(&s->strings, slot, h, copy);	/* may move the slots */
+	table_add(&s->strings, h, copy);
 	return copy;
 }
 
@@ -301,17 +245,16 @@ static bool module_eq(const void *entry, const void *key)
 static struct module *module_get(struct symtab *s, const char *path)
 {
 	uint64_t h = hash_str(path);
-	void **slot = table_find(&s->modules, h, module_eq, path);
-	struct module *md;
+	struct module *md = table_find(&s->modules, h, module_eq, path);
 	const char *slash;
 
-	if (*slot)
-		return *slot;
+	if (md)
+		return md;
 	md = xcalloc(1, sizeof(*md));
 	md->path = xstrdup(path);
 	slash = strrchr(path, '/');
 	md->name = intern(s, slash ? slash + 1 : path);
-	table_add(&s->modules, slot, h, md);
+	table_add(&s->modules, h, md);
 	return md;
 }
 
@@ -685,14 +628,13 @@ static bool proc_eq(const void *entry, const void *key)
 static struct proc *proc_find(struct symtab *s, uint32_t pid, bool create)
 {
 	uint64_t h = hash_u64(pid);
-	void **slot = table_find(&s->procs, h, proc_eq, &pid);
-	struct proc *p;
+	struct proc *p = table_find(&s->procs, h, proc_eq, &pid);
 
-	if (*slot || !create)
-		return *slot;
+	if (p || !create)
+		return p;
 	p = xcalloc(1, sizeof(*p));
 	p->pid = pid;
-	table_add(&s->procs, slot, h, p);
+	table_add(&s->procs, h, p);
 	return p;
 }
 
@@ -891,19 +833,21 @@ void symtab_free(struct symtab *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->procs.cap; i++) {
-		if (!s->procs.slots[i])
+		struct proc *p = table_slot(&s->procs, i);
+
+		if (!p)
 			continue;
-		proc_clear(s->procs.slots[i]);
-		free(s->procs.slots[i]);
+		proc_clear(p);
+		free(p);
 	}
 	for (size_t i = 0; i < s->modules.cap; i++)
-		if (s->modules.slots[i])
-			module_free(s->modules.slots[i]);
+		if (table_slot(&s->modules, i))
+			module_free(table_slot(&s->modules, i));
 	for (size_t i = 0; i < s->strings.cap; i++)
-		free(s->strings.slots[i]);
-	table_free(&s->procs);
-	table_free(&s->modules);
-	table_free(&s->strings);
+		free(table_slot(&s->strings, i));
+	hashidx_free(&s->procs);
+	hashidx_free(&s->modules);
+	hashidx_free(&s->strings);
 	if (s->vdso_fd >= 0)
 		close(s->vdso_fd);
 	free(s);
