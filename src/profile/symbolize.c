@@ -51,8 +51,7 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
 
 /* Resolved frames of one file address: module->frames[first, first+n). */
 struct cached {
-	uint64_t key;
-	uint32_t first, n;		/* n == 0: free slot */
+	uint32_t first, n;		/* n >= 1 */
 };
 
 /* A function symbol, at its Dwfl address. name points into the ELF. */
@@ -83,8 +82,9 @@ struct module {
 	size_t ncus;
 	bool cus_built;
 	Dwarf_Addr cu_bias;
-	struct cached *cache;
-	size_t cachecap, cacheused;
+	/* file address -> cached, hashed by hash_u64: it is one-to-one, so
+	 * the hash is the key, and the value is first << 32 | n */
+	struct hashidx cache;
 	struct frame *frames;
 	size_t nframes, capframes;
 };
@@ -363,7 +363,7 @@ static void module_free(struct module *md)
 		dwfl_end(md->dwfl);
 	free(md->syms);
 	free(md->cus);
-	free(md->cache);
+	hashidx_free(&md->cache);
 	free(md->frames);
 	free(md->path);
 	free(md);
@@ -573,33 +573,16 @@ static size_t resolve(struct symtab *s, struct module *md, Dwarf_Addr a,
 }
 
 /* The cached frames of file address rel, resolving them the first time. */
-static const struct cached *module_lookup(struct symtab *s, struct module *md,
-					  uint64_t rel)
+static struct cached module_lookup(struct symtab *s, struct module *md,
+				   uint64_t rel)
 {
 	struct frame tmp[MAX_INLINE];
-	struct cached *c;
-	size_t mask, i, n;
+	uint64_t h = hash_u64(rel), v;
+	size_t pos, n;
 
-	if (md->cacheused * 2 >= md->cachecap) {
-		struct cached *old = md->cache;
-		size_t oldcap = md->cachecap;
-
-		md->cachecap = oldcap ? oldcap * 2 : 256;
-		md->cache = xcalloc(md->cachecap, sizeof(*md->cache));
-		for (size_t j = 0; j < oldcap; j++) {
-			if (!old[j].n)
-				continue;
-			i = hash_u64(old[j].key) & (md->cachecap - 1);
-			while (md->cache[i].n)
-				i = (i + 1) & (md->cachecap - 1);
-			md->cache[i] = old[j];
-		}
-		free(old);
-	}
-	mask = md->cachecap - 1;
-	for (i = hash_u64(rel) & mask; md->cache[i].n; i = (i + 1) & mask)
-		if (md->cache[i].key == rel)
-			return &md->cache[i];
+	v = hashidx_first(&md->cache, h, &pos);
+	if (v)
+		return (struct cached){ (uint32_t)(v >> 32), (uint32_t)v };
 	if (module_open(s, md) == 0) {
 		n = resolve(s, md, rel + md->dwfl_bias, tmp, MAX_INLINE);
 	} else {
@@ -610,12 +593,9 @@ static const struct cached *module_lookup(struct symtab *s, struct module *md,
 	md->frames = xgrow(md->frames, &md->capframes, md->nframes + n,
 			   sizeof(*md->frames));
 	memcpy(md->frames + md->nframes, tmp, n * sizeof(*tmp));
-	c = &md->cache[i];
-	*c = (struct cached){ .key = rel, .first = (uint32_t)md->nframes,
-			      .n = (uint32_t)n };
+	hashidx_add(&md->cache, h, (uint64_t)md->nframes << 32 | n);
 	md->nframes += n;
-	md->cacheused++;
-	return c;
+	return (struct cached){ (uint32_t)(md->nframes - n), (uint32_t)n };
 }
 
 /* --- processes and their mappings --- */
@@ -866,10 +846,10 @@ size_t symtab_lookup(struct symtab *s, uint32_t pid, uint64_t addr,
 
 	assert(max > 0);
 	if (m && m->mod && map_bias(s, m, &bias) == 0) {
-		const struct cached *c = module_lookup(s, m->mod, q - bias);
+		struct cached c = module_lookup(s, m->mod, q - bias);
 
-		n = c->n < max ? c->n : max;
-		memcpy(out, m->mod->frames + c->first, n * sizeof(*out));
+		n = c.n < max ? c.n : max;
+		memcpy(out, m->mod->frames + c.first, n * sizeof(*out));
 	} else if (!(m && m->mod) && (j = jit_find(s, p, q))) {
 		out[0] = (struct frame){ .function = j->name,
 					 .module = s->jit_name };
