@@ -1,6 +1,6 @@
 /*
  * The flame graph's tree: stacks merged by (function, module) with two
- * open-addressing hash tables, one interning keys, one finding a node's
+ * hash indexes (util/hashmap.h), one interning keys, one finding a node's
  * child by key. The one invariant the rest relies on: nodes are created
  * after their parent, so index order visits parents first; ftree_build
  * uses it to place children without recursion.
@@ -84,47 +84,28 @@ static bool str_eq(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-static void keys_rehash(struct ftree_keys *ks)
-{
-	size_t n = ks->nslots ? 2 * ks->nslots : 1024;
-	uint32_t *s = xcalloc(n, sizeof(*s));
-
-	for (size_t i = 0; i < ks->n; i++) {
-		size_t j = ks->v[i].hash & (n - 1);
-
-		while (s[j])
-			j = (j + 1) & (n - 1);
-		s[j] = (uint32_t)i + 1;
-	}
-	free(ks->slots);
-	ks->slots = s;
-	ks->nslots = n;
-}
-
 uint32_t ftree_key(struct ftree_keys *ks, const char *function,
 		   const char *module)
 {
 	char *f = ftree_clean(function ? function : "[unknown]");
 	char *m = module && *module ? ftree_clean(module) : NULL;
 	uint32_t h = fmix(fnv(fnv(2166136261u, f) ^ 0xff, m ? m : ""));
-	size_t j;
+	uint64_t v;
+	size_t pos;
 
-	if (2 * (ks->n + 1) > ks->nslots)
-		keys_rehash(ks);
-	for (j = h & (ks->nslots - 1); ks->slots[j];
-	     j = (j + 1) & (ks->nslots - 1)) {
-		const struct ftree_key *k = &ks->v[ks->slots[j] - 1];
+	for (v = hashidx_first(&ks->index, h, &pos); v;
+	     v = hashidx_next(&ks->index, h, &pos)) {
+		const struct ftree_key *k = &ks->v[v - 1];
 
-		if (k->hash == h && !strcmp(k->function, f) &&
-		    str_eq(k->module, m)) {
+		if (!strcmp(k->function, f) && str_eq(k->module, m)) {
 			free(f);
 			free(m);
-			return ks->slots[j] - 1;
+			return (uint32_t)(v - 1);
 		}
 	}
 	ks->v = xgrow(ks->v, &ks->cap, ks->n + 1, sizeof(*ks->v));
 	ks->v[ks->n] = (struct ftree_key){ f, m, h };
-	ks->slots[j] = (uint32_t)ks->n + 1;
+	hashidx_add(&ks->index, h, ks->n + 1);
 	return (uint32_t)ks->n++;
 }
 
@@ -156,70 +137,38 @@ void ftree_keys_free(struct ftree_keys *ks)
 		free(ks->v[i].module);
 	}
 	free(ks->v);
-	free(ks->slots);
+	hashidx_free(&ks->index);
 	memset(ks, 0, sizeof(*ks));
 }
 
-static uint32_t node_hash(uint32_t parent, uint32_t key)
+/* One-to-one (hash_u64 is), so the hash alone tells a node. */
+static uint64_t node_hash(uint32_t parent, uint32_t key)
 {
-	return fmix(parent * 0x9e3779b1u ^ key);
-}
-
-static void tree_rehash(struct ftree *t)
-{
-	size_t n = t->nslots ? 2 * t->nslots : 1024;
-	uint32_t *s = xcalloc(n, sizeof(*s));
-
-	for (size_t i = 1; i < t->n; i++) {
-		size_t j = node_hash(t->v[i].parent, t->v[i].key) & (n - 1);
-
-		while (s[j])
-			j = (j + 1) & (n - 1);
-		s[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = s;
-	t->nslots = n;
-}
-
-/* The slot holding parent's child with key, or the empty one it would
- * take. */
-static size_t tree_slot(const struct ftree *t, uint32_t parent,
-			uint32_t key)
-{
-	size_t j = node_hash(parent, key) & (t->nslots - 1);
-
-	while (t->slots[j]) {
-		const struct ftree_node *nd = &t->v[t->slots[j] - 1];
-
-		if (nd->parent == parent && nd->key == key)
-			break;
-		j = (j + 1) & (t->nslots - 1);
-	}
-	return j;
+	return hash_u64((uint64_t)parent << 32 | key);
 }
 
 uint32_t ftree_find(const struct ftree *t, uint32_t parent, uint32_t key)
 {
+	size_t pos;
+	uint64_t v;
+
 	if (parent == FTREE_NONE)
 		return FTREE_NONE;
-	return t->slots[tree_slot(t, parent, key)] - 1;
+	v = hashidx_first(&t->index, node_hash(parent, key), &pos);
+	return v ? (uint32_t)(v - 1) : FTREE_NONE;
 }
 
 static uint32_t tree_child(struct ftree *t, uint32_t parent, uint32_t key)
 {
-	size_t j;
+	uint32_t nd = ftree_find(t, parent, key);
 
-	if (2 * (t->n + 1) > t->nslots)
-		tree_rehash(t);
-	j = tree_slot(t, parent, key);
-	if (t->slots[j])
-		return t->slots[j] - 1;
+	if (nd != FTREE_NONE)
+		return nd;
 	assert(t->n < FTREE_NONE);
 	t->v = xgrow(t->v, &t->cap, t->n + 1, sizeof(*t->v));
 	t->v[t->n] = (struct ftree_node){ key, parent, FTREE_NONE, FTREE_NONE,
 					  t->v[parent].depth + 1, 0, 0 };
-	t->slots[j] = (uint32_t)t->n + 1;
+	hashidx_add(&t->index, node_hash(parent, key), t->n + 1);
 	return (uint32_t)t->n++;
 }
 
@@ -289,7 +238,7 @@ void ftree_build(struct ftree *t, struct ftree_keys *ks,
 	t->v[0] = (struct ftree_node){ root, FTREE_NONE, FTREE_NONE,
 				       FTREE_NONE, 0, 0, 0 };
 	t->n = 1;
-	tree_rehash(t);
+	hashidx_free(&t->index);	/* empty, as the tree is */
 	for (size_t s = 0; s < p->nstacks; s++) {
 		const struct stack *st = &p->stacks[s];
 		int64_t v = st->values[type];
@@ -311,7 +260,7 @@ void ftree_build(struct ftree *t, struct ftree_keys *ks,
 void ftree_free(struct ftree *t)
 {
 	free(t->v);
-	free(t->slots);
+	hashidx_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 

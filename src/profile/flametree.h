@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "profile/profile.h"
+#include "util/hashmap.h"
 
 #define FTREE_NONE UINT32_MAX
 
@@ -31,8 +32,7 @@ struct ftree_key {
 struct ftree_keys {
 	struct ftree_key *v;
 	size_t n, cap;
-	uint32_t *slots;	/* key index + 1; 0 is empty */
-	size_t nslots;		/* a power of two */
+	struct hashidx index;	/* key index + 1 by hash */
 };
 
 struct ftree_node {
@@ -47,8 +47,7 @@ struct ftree_node {
 struct ftree {
 	struct ftree_node *v;
 	size_t n, cap;
-	uint32_t *slots;	/* node index + 1 by (parent, key) */
-	size_t nslots;
+	struct hashidx index;	/* node index + 1 by (parent, key) */
 	int64_t total;		/* the root's value */
 };
 

@@ -63,7 +63,6 @@ struct hashidx_slot {
 struct hashidx {
 	struct hashidx_slot *slots;
 	size_t cap, len;
-	size_t probes;		/* hash matches returned so far (for tests) */
 };
 
 void hashidx_init(struct hashidx *ix);
@@ -72,7 +71,7 @@ void hashidx_free(struct hashidx *ix);
 void hashidx_add(struct hashidx *ix, uint64_t h, uint64_t value);
 
 /* The next value stored under hash h from *pos on, 0 when there is none. */
-static inline uint64_t hashidx_next(struct hashidx *ix, uint64_t h,
+static inline uint64_t hashidx_next(const struct hashidx *ix, uint64_t h,
 				    size_t *pos)
 {
 	size_t mask = ix->cap - 1;
@@ -88,14 +87,13 @@ static inline uint64_t hashidx_next(struct hashidx *ix, uint64_t h,
 		}
 		if (s->hash == h) {
 			*pos = (i + 1) & mask;
-			ix->probes++;
 			return s->value;
 		}
 	}
 }
 
 /* The first value stored under hash h (0: none); *pos is for _next. */
-static inline uint64_t hashidx_first(struct hashidx *ix, uint64_t h,
+static inline uint64_t hashidx_first(const struct hashidx *ix, uint64_t h,
 				     size_t *pos)
 {
 	*pos = (size_t)h & (ix->cap - 1);
