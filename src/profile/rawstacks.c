@@ -1,13 +1,15 @@
 /*
- * Interned raw stacks: an open-addressing hash table keyed by the pid and
- * the address chain. Adding a sample is a hash, a probe and two additions;
- * nothing is allocated for a chain seen before.
+ * Interned raw stacks: an array of (pid, address chain) entries in the
+ * order first seen, with a hash index (util/hashmap.h). Adding a sample is
+ * a hash, a probe and two additions; nothing is allocated for a chain seen
+ * before.
  */
 #include "profile/rawstacks.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hashmap.h"
 #include "util/strutil.h"
 
 /* Deepest stack kept; deeper ones are cut at the root side. */
@@ -19,13 +21,14 @@ struct entry {
 	uint64_t hash;
 	uint32_t pid;
 	uint32_t n;
-	uint64_t *ips;		/* NULL: empty slot */
+	uint64_t *ips;
 	uint64_t samples, period;
 };
 
 struct rawstacks {
-	struct entry *slots;
-	size_t cap, used;
+	struct entry *v;
+	size_t n, cap;
+	struct hashidx index;	/* entry + 1 by hash */
 };
 
 static uint64_t hash_of(uint32_t pid, const uint64_t *ips, size_t n)
@@ -42,76 +45,44 @@ static uint64_t hash_of(uint32_t pid, const uint64_t *ips, size_t n)
 
 struct rawstacks *rawstacks_new(void)
 {
-	struct rawstacks *r = xcalloc(1, sizeof(*r));
-
-	r->cap = 1024;
-	r->slots = xcalloc(r->cap, sizeof(*r->slots));
-	return r;
+	return xcalloc(1, sizeof(struct rawstacks));
 }
 
 void rawstacks_free(struct rawstacks *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->cap; i++)
-		free(r->slots[i].ips);
-	free(r->slots);
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i].ips);
+	free(r->v);
+	hashidx_free(&r->index);
 	free(r);
-}
-
-static struct entry *probe(struct entry *slots, size_t cap, uint64_t h,
-			   uint32_t pid, const uint64_t *ips, size_t n)
-{
-	size_t i = h & (cap - 1);
-
-	for (;; i = (i + 1) & (cap - 1)) {
-		struct entry *e = &slots[i];
-
-		if (!e->ips)
-			return e;
-		if (e->hash == h && e->pid == pid && e->n == n &&
-		    !memcmp(e->ips, ips, n * sizeof(*ips)))
-			return e;
-	}
-}
-
-static void grow(struct rawstacks *r)
-{
-	size_t cap = r->cap * 2;
-	struct entry *slots = xcalloc(cap, sizeof(*slots));
-
-	for (size_t i = 0; i < r->cap; i++) {
-		struct entry *e = &r->slots[i];
-
-		if (e->ips)
-			*probe(slots, cap, e->hash, e->pid, e->ips, e->n) = *e;
-	}
-	free(r->slots);
-	r->slots = slots;
-	r->cap = cap;
 }
 
 void rawstacks_add(struct rawstacks *r, uint32_t pid, const uint64_t *ips,
 		   size_t n, uint64_t period)
 {
-	uint64_t h;
+	uint64_t h, v;
 	struct entry *e;
+	size_t pos;
 
 	if (n > MAX_DEPTH)
 		n = MAX_DEPTH;
 	h = hash_of(pid, ips, n);
-	e = probe(r->slots, r->cap, h, pid, ips, n);
-	if (!e->ips) {
-		if ((r->used + 1) * 2 > r->cap) {
-			grow(r);
-			e = probe(r->slots, r->cap, h, pid, ips, n);
-		}
-		e->hash = h;
-		e->pid = pid;
-		e->n = (uint32_t)n;
+	for (v = hashidx_first(&r->index, h, &pos); v;
+	     v = hashidx_next(&r->index, h, &pos)) {
+		e = &r->v[v - 1];
+		if (e->pid == pid && e->n == n &&
+		    !memcmp(e->ips, ips, n * sizeof(*ips)))
+			break;
+	}
+	if (!v) {
+		r->v = xgrow(r->v, &r->cap, r->n + 1, sizeof(*r->v));
+		e = &r->v[r->n++];
+		*e = (struct entry){ .hash = h, .pid = pid, .n = (uint32_t)n };
 		e->ips = xmalloc((n ? n : 1) * sizeof(*ips));
 		memcpy(e->ips, ips, n * sizeof(*ips));
-		r->used++;
+		hashidx_add(&r->index, h, r->n);
 	}
 	e->samples++;
 	e->period += period;
@@ -149,30 +120,24 @@ void rawstacks_flush(struct rawstacks *r, uint32_t pid, int all,
 {
 	size_t max_ids = MAX_DEPTH * 4;
 	uint32_t *ids = xmalloc(max_ids * sizeof(*ids));
-	bool removed = false;
+	size_t kept = 0;
 
-	for (size_t i = 0; i < r->cap; i++) {
-		struct entry *e = &r->slots[i];
+	for (size_t i = 0; i < r->n; i++) {
+		struct entry *e = &r->v[i];
 
-		if (!e->ips || (!all && e->pid != pid))
+		if (!all && e->pid != pid) {
+			r->v[kept++] = *e;
 			continue;
+		}
 		flush_one(e, s, p, ids, max_ids);
 		free(e->ips);
-		e->ips = NULL;
-		r->used--;
-		removed = true;
 	}
 	free(ids);
-	if (removed && !all) {
-		/* Re-insert the survivors: probing needs no holes. */
-		struct entry *old = r->slots;
-		size_t cap = r->cap;
-
-		r->slots = xcalloc(cap, sizeof(*r->slots));
-		for (size_t i = 0; i < cap; i++)
-			if (old[i].ips)
-				*probe(r->slots, cap, old[i].hash, old[i].pid,
-				       old[i].ips, old[i].n) = old[i];
-		free(old);
+	if (kept < r->n) {
+		/* Index the survivors again (no removal in a hashidx). */
+		hashidx_free(&r->index);
+		for (size_t i = 0; i < kept; i++)
+			hashidx_add(&r->index, r->v[i].hash, i + 1);
+		r->n = kept;
 	}
 }
