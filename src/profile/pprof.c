@@ -20,6 +20,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "util/hashmap.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
 
@@ -103,8 +104,7 @@ static void pb_msg(struct pbuf *b, int field, struct pbuf *sub)
 struct seqmap {
 	uint64_t **keys;	/* [0] = length, then the items */
 	size_t n, cap;
-	uint32_t *slots;	/* index + 1 */
-	size_t mask;
+	struct hashidx index;	/* index + 1 by seq_hash */
 };
 
 static uint64_t seq_hash(const uint64_t *k, size_t n)
@@ -118,43 +118,27 @@ static uint64_t seq_hash(const uint64_t *k, size_t n)
 	return h;
 }
 
-static void seq_grow(struct seqmap *m)
-{
-	size_t nslots = m->slots ? (m->mask + 1) * 2 : 256;
-
-	free(m->slots);
-	m->slots = xcalloc(nslots, sizeof(*m->slots));
-	m->mask = nslots - 1;
-	for (size_t i = 0; i < m->n; i++) {
-		size_t j = seq_hash(m->keys[i] + 1, m->keys[i][0]) & m->mask;
-
-		while (m->slots[j])
-			j = (j + 1) & m->mask;
-		m->slots[j] = (uint32_t)i + 1;
-	}
-}
-
 /* The index of k[0..n-1]; *added tells whether it is new. */
 static size_t seq_intern(struct seqmap *m, const uint64_t *k, size_t n,
 			 bool *added)
 {
-	size_t j;
+	uint64_t h = seq_hash(k, n), v;
+	size_t pos;
 
-	if (!m->slots || (m->n + 1) * 2 > m->mask + 1)
-		seq_grow(m);
-	for (j = seq_hash(k, n) & m->mask; m->slots[j]; j = (j + 1) & m->mask) {
-		const uint64_t *o = m->keys[m->slots[j] - 1];
+	for (v = hashidx_first(&m->index, h, &pos); v;
+	     v = hashidx_next(&m->index, h, &pos)) {
+		const uint64_t *o = m->keys[v - 1];
 
 		if (o[0] == n && !memcmp(o + 1, k, n * sizeof(*k))) {
 			*added = false;
-			return m->slots[j] - 1;
+			return v - 1;
 		}
 	}
 	m->keys = xgrow(m->keys, &m->cap, m->n + 1, sizeof(*m->keys));
 	m->keys[m->n] = xmalloc((n + 1) * sizeof(**m->keys));
 	m->keys[m->n][0] = n;
 	memcpy(m->keys[m->n] + 1, k, n * sizeof(*k));
-	m->slots[j] = (uint32_t)m->n + 1;
+	hashidx_add(&m->index, h, m->n + 1);
 	*added = true;
 	return m->n++;
 }
@@ -164,15 +148,14 @@ static void seq_free(struct seqmap *m)
 	for (size_t i = 0; i < m->n; i++)
 		free(m->keys[i]);
 	free(m->keys);
-	free(m->slots);
+	hashidx_free(&m->index);
 }
 
 /* Strings by content, mapping each to its string table index. */
 struct strmap {
 	const char **strs;	/* by index; owned by the profile */
 	size_t n, cap;
-	uint32_t *slots;	/* index + 1 */
-	size_t mask;
+	struct hashidx index;	/* index + 1 by hash_str */
 };
 
 struct pprof {
@@ -186,47 +169,23 @@ struct pprof {
 	uint64_t *map_of;	/* frame id -> mapping id (0 = none) */
 };
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h ^ h >> 32;
-}
-
-static void str_grow(struct strmap *m)
-{
-	size_t nslots = m->slots ? (m->mask + 1) * 2 : 1024;
-
-	free(m->slots);
-	m->slots = xcalloc(nslots, sizeof(*m->slots));
-	m->mask = nslots - 1;
-	for (size_t i = 0; i < m->n; i++) {
-		size_t j = str_hash(m->strs[i]) & m->mask;
-
-		while (m->slots[j])
-			j = (j + 1) & m->mask;
-		m->slots[j] = (uint32_t)i + 1;
-	}
-}
-
 /* The string table index of s (NULL is ""); s must outlive the writer. */
 static uint64_t str_index(struct pprof *x, const char *s)
 {
 	struct strmap *m = &x->strings;
-	size_t j;
+	uint64_t h, v;
+	size_t pos;
 
 	if (!s)
 		s = "";
-	if (!m->slots || (m->n + 1) * 2 > m->mask + 1)
-		str_grow(m);
-	for (j = str_hash(s) & m->mask; m->slots[j]; j = (j + 1) & m->mask)
-		if (!strcmp(m->strs[m->slots[j] - 1], s))
-			return m->slots[j] - 1;
+	h = hash_str(s);
+	for (v = hashidx_first(&m->index, h, &pos); v;
+	     v = hashidx_next(&m->index, h, &pos))
+		if (!strcmp(m->strs[v - 1], s))
+			return v - 1;
 	m->strs = xgrow(m->strs, &m->cap, m->n + 1, sizeof(*m->strs));
 	m->strs[m->n] = s;
-	m->slots[j] = (uint32_t)m->n + 1;
+	hashidx_add(&m->index, h, m->n + 1);
 	pb_len(&x->strtab, PB_STRING_TABLE, s, strlen(s));
 	return m->n++;
 }
@@ -453,7 +412,7 @@ out_free:
 	free(x.sub2.data);
 	free(x.strtab.data);
 	free(x.strings.strs);
-	free(x.strings.slots);
+	hashidx_free(&x.strings.index);
 	seq_free(&x.functions);
 	seq_free(&x.mappings);
 	seq_free(&x.locations);

@@ -100,8 +100,9 @@ static inline uint64_t hashidx_first(const struct hashidx *ix, uint64_t h,
 	return hashidx_next(ix, h, pos);
 }
 
-/* A well-mixed 64-bit hash of an integer (MurmurHash3's finalizer), and
- * FNV-1a of bytes, both for building a key's hash. */
+/* A well-mixed 64-bit hash of an integer (MurmurHash3's finalizer; it is
+ * one-to-one, so equal hashes mean equal integers), and FNV-1a of a
+ * string, both for building a key's hash. */
 static inline uint64_t hash_u64(uint64_t x)
 {
 	x ^= x >> 33;
@@ -117,7 +118,7 @@ static inline uint64_t hash_str(const char *s)
 
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
+	return h ^ h >> 32;	/* the high bits into the slot's */
 }
 
 #endif
