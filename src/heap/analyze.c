@@ -16,6 +16,7 @@
 
 #include "heap/analyze.h"
 #include "profile/symbolize.h"
+#include "util/hashmap.h"
 #include "util/strutil.h"
 
 /* ---- records ------------------------------------------------------------ */
@@ -38,12 +39,6 @@ static size_t rec_len(uint64_t w)
 
 /* ---- sites -------------------------------------------------------------- */
 
-struct site_index {
-	uint64_t *keys;		/* stack hashes, 0 empty */
-	uint32_t *vals;
-	size_t mask, n;
-};
-
 static size_t mix(uint64_t k)
 {
 	k ^= k >> 33;
@@ -52,49 +47,22 @@ static size_t mix(uint64_t k)
 	return (size_t)k;
 }
 
-static void index_init(struct site_index *x, size_t want)
+/*
+ * The site of a stack hash: an index of site + 1 by hash_u64 of the stack
+ * hash, which is one-to-one, so the index's hash is the key. A stack hash
+ * of 0 is read as 1, as it always was (0 was the empty mark of the
+ * private table this replaced).
+ */
+static uint32_t site_lookup(const struct hashidx *x, uint64_t k)
 {
-	size_t n = 64;
+	size_t pos;
 
-	while (n < want * 2)
-		n *= 2;
-	x->keys = xcalloc(n, sizeof(*x->keys));
-	x->vals = xcalloc(n, sizeof(*x->vals));
-	x->mask = n - 1;
-	x->n = 0;
+	return (uint32_t)hashidx_first(x, hash_u64(k ? k : 1), &pos);
 }
 
-static uint32_t *index_slot(struct site_index *x, uint64_t k, bool *found);
-
-/* Twice the cells: stacks whose records were lost add sites as the
- * events that name them come. */
-static void index_grow(struct site_index *x)
+static void site_index_add(struct hashidx *x, uint64_t k, uint32_t site)
 {
-	struct site_index old = *x;
-	bool found;
-
-	index_init(x, x->mask + 1);
-	for (size_t i = 0; i <= old.mask; i++)
-		if (old.keys[i])
-			*index_slot(x, old.keys[i], &found) = old.vals[i];
-	free(old.keys);
-	free(old.vals);
-}
-
-static uint32_t *index_slot(struct site_index *x, uint64_t k, bool *found)
-{
-	size_t i;
-
-	if ((x->n + 1) * 2 > x->mask + 1)
-		index_grow(x);
-	i = mix(k) & x->mask;
-	while (x->keys[i] && x->keys[i] != k)
-		i = (i + 1) & x->mask;
-	*found = x->keys[i] == k;
-	if (!*found)
-		x->n++;
-	x->keys[i] = k;
-	return &x->vals[i];
+	hashidx_add(x, hash_u64(k ? k : 1), (uint64_t)site + 1);
 }
 
 static uint32_t add_site(struct heap_report *r, size_t *cap, uint64_t hash,
@@ -113,51 +81,39 @@ static uint32_t add_site(struct heap_report *r, size_t *cap, uint64_t hash,
 
 /* Every stack of every stream becomes a site. */
 static void find_sites(const struct heap_trace *t, struct heap_report *r,
-		       struct site_index *x, size_t *cap)
+		       struct hashidx *x, size_t *cap)
 {
-	size_t nstacks = 0;
-
-	for (int i = 0; i < HEAP_SLOTS; i++) {
-		const struct heap_stream *s = &t->streams[i];
-
-		for (size_t j = 0; j < s->n; j += rec_len(s->words[j]))
-			nstacks += rec_type(s->words[j]) == HEAP_REC_STACK;
-	}
-	index_init(x, nstacks + 1);
 	for (int i = 0; i < HEAP_SLOTS; i++) {
 		const struct heap_stream *s = &t->streams[i];
 
 		for (size_t j = 0; j < s->n; j += rec_len(s->words[j])) {
-			uint32_t n = HEAP_STACK_DEPTH(s->words[j]);
-			bool found;
-			uint32_t *v;
+			uint32_t n = HEAP_STACK_DEPTH(s->words[j]), site;
 
 			if (rec_type(s->words[j]) != HEAP_REC_STACK)
 				continue;
 			if (j + 2 + n > s->n)
 				break;
-			/* 0 marks an empty cell: as in site_of */
-			v = index_slot(x, s->words[j + 1] ? s->words[j + 1]
-					  : 1, &found);
-			if (!found) {
-				*v = add_site(r, cap, s->words[j + 1],
-					      &s->words[j + 2], n);
-				r->sites[*v].gen = HEAP_STACK_GEN(s->words[j]);
-			}
+			if (site_lookup(x, s->words[j + 1]))
+				continue;
+			site = add_site(r, cap, s->words[j + 1],
+					&s->words[j + 2], n);
+			r->sites[site].gen = HEAP_STACK_GEN(s->words[j]);
+			site_index_add(x, s->words[j + 1], site);
 		}
 	}
 }
 
-static uint32_t site_of(struct heap_report *r, struct site_index *x,
+static uint32_t site_of(struct heap_report *r, struct hashidx *x,
 			size_t *cap, uint64_t hash)
 {
-	bool found;
-	uint32_t *v = index_slot(x, hash ? hash : 1, &found);
+	uint32_t v = site_lookup(x, hash), site;
 
+	if (v)
+		return v - 1;
 	/* a stack whose record was lost: a site without frames */
-	if (!found)
-		*v = add_site(r, cap, hash, NULL, 0);
-	return *v;
+	site = add_site(r, cap, hash, NULL, 0);
+	site_index_add(x, hash, site);
+	return site;
 }
 
 /* ---- live blocks -------------------------------------------------------- */
@@ -286,7 +242,7 @@ static void heap_down(struct cursor **h, size_t n, size_t i)
 struct replay {
 	const struct heap_trace *t;
 	struct heap_report *r;
-	struct site_index x;
+	struct hashidx x;	/* site + 1 by stack hash */
 	size_t capsites;
 	struct live live;
 	double cur;
@@ -610,8 +566,7 @@ int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 	free(p.bucket);
 	free(p.bucket_end);
 	free(p.live.b);
-	free(p.x.keys);
-	free(p.x.vals);
+	hashidx_free(&p.x);
 	return 0;
 }
 
