@@ -600,15 +600,13 @@ static struct cached module_lookup(struct symtab *s, struct module *md,
 
 /* --- processes and their mappings --- */
 
-static bool proc_eq(const void *entry, const void *key)
-{
-	return ((const struct proc *)entry)->pid == *(const uint32_t *)key;
-}
-
+/* Every lookup finds its process first: hash_u64 is one-to-one, so the
+ * hash is the pid and the first match is it. */
 static struct proc *proc_find(struct symtab *s, uint32_t pid, bool create)
 {
 	uint64_t h = hash_u64(pid);
-	struct proc *p = table_find(&s->procs, h, proc_eq, &pid);
+	size_t pos;
+	struct proc *p = (void *)(uintptr_t)hashidx_first(&s->procs, h, &pos);
 
 	if (p || !create)
 		return p;
