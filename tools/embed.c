@@ -10,11 +10,13 @@
  *
  * defines `const char SYMBOL[]` holding INPUT's bytes and a final NUL.
  * The consumers treat the array as a string, so an input holding a NUL
- * byte is refused rather than silently cut short. Exit 0, or 1 with a
- * message naming the file on any error; no partial OUTPUT is left.
+ * byte is refused rather than silently cut short. OUTPUT is written
+ * atomically (OUTPUT.tmp, renamed when complete): exit 0, or 1 with a
+ * message naming the file and OUTPUT left as it was.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,7 +37,11 @@ static int valid_symbol(const char *s)
 	return 1;
 }
 
-/* Copy in's bytes to out as the array's initializers; -1 on a NUL byte. */
+/*
+ * Copy in's bytes to out as the array's initializers, character constants
+ * ('\xff' is a char whether char is signed or not: no conversion warning);
+ * -1 on a NUL byte.
+ */
 static int copy_bytes(FILE *in, FILE *out, size_t *n)
 {
 	int c;
@@ -43,7 +49,7 @@ static int copy_bytes(FILE *in, FILE *out, size_t *n)
 	for (*n = 0; (c = getc(in)) != EOF; ++*n) {
 		if (c == 0)
 			return -1;
-		fprintf(out, "%s0x%02x,", *n % 12 ? " " : "\n\t", c);
+		fprintf(out, "%s'\\x%02x',", *n % 8 ? " " : "\n\t", c);
 	}
 	return 0;
 }
@@ -51,6 +57,7 @@ static int copy_bytes(FILE *in, FILE *out, size_t *n)
 int main(int argc, char **argv)
 {
 	const char *sym, *ipath, *opath;
+	char *tmp;
 	FILE *in, *out;
 	size_t n;
 	int bad, rerr, werr, werrno;
@@ -67,9 +74,16 @@ int main(int argc, char **argv)
 	in = fopen(ipath, "rb");
 	if (!in)
 		return fail("cannot read", ipath, strerror(errno));
-	out = fopen(opath, "w");
+	tmp = malloc(strlen(opath) + sizeof(".tmp"));
+	if (!tmp) {
+		fclose(in);
+		return fail("cannot write", opath, strerror(errno));
+	}
+	strcat(strcpy(tmp, opath), ".tmp");
+	out = fopen(tmp, "w");
 	if (!out) {
 		fclose(in);
+		free(tmp);
 		return fail("cannot write", opath, strerror(errno));
 	}
 	/* The input's path is left out: a "*" "/" in it would end the
@@ -84,9 +98,12 @@ int main(int argc, char **argv)
 	errno = EIO;		/* what a write error that set no errno says */
 	werr = ferror(out);
 	werr = fclose(out) != 0 || werr;
+	if (!werr && !bad && !rerr && rename(tmp, opath))
+		werr = 1;
 	werrno = errno;
 	if (bad || rerr || werr)
-		unlink(opath);
+		unlink(tmp);
+	free(tmp);
 	if (bad)
 		return fail("cannot embed", ipath, "holds a NUL byte");
 	if (rerr)
