@@ -107,8 +107,9 @@ PY
 # adaptive runs, sequential; no counters.
 run_case() {
 	printf 'x\n' >"$T/in"
+	cpu=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
 	YARDSTICK_EMULATE_PMU=1 "$YS" run --no-store -q -r 2 -w 0 -S -t 5 \
-		--pin 0 -p true -c true --input "$T/in" -P n=1,2,3 \
+		--pin "$cpu" -p true -c true --input "$T/in" -P n=1,2,3 \
 		--compare-metric peak_rss --json "$T/run1.json" \
 		"sleep 0.00{n}" 2>"$T/run1.err" || { cat "$T/run1.err"; return 1; }
 	"$YS" run --no-store -q -m 2 -M 2 --min-time 1ms --order sequential \
