@@ -17,7 +17,7 @@
 
 struct sampler_opts {
 	const char *event;	/* NULL or "cpu-clock" (default), "cycles",
-				 * "task-clock", any name counters_resolve
+				 * "task-clock", any name perf_event_resolve
 				 * accepts */
 	int freq;		/* samples per second, default 999 */
 	bool dwarf;		/* copy user registers and stack */
