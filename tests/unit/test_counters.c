@@ -860,8 +860,19 @@ static void test_denied(void **state)
 	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e),
 			 COUNTERS_DENIED);
 	assert_null(c);
-	assert_non_null(strstr(e.msg, "kernel.perf_event_paranoid"));
+	/* the wording of every perf-event refusal (as test_sampler's
+	 * test_not_permitted): the sysctl's value, and the capability */
+	assert_non_null(strstr(e.msg, "perf events are not permitted"));
+	assert_non_null(strstr(e.msg, "kernel.perf_event_paranoid is "));
 	assert_non_null(strstr(e.msg, "CAP_PERFMON"));
+	{
+		const struct pe_context ctx = { "task-clock", -1, false, 0 };
+		struct error want;
+
+		assert_int_equal(perf_event_open_strerror(EACCES, NULL, &ctx,
+							  &want), PE_DENIED);
+		assert_string_equal(e.msg, want.msg);
+	}
 	/* asked with kernel counting, then without */
 	assert_true(f.with_kernel > 0 && f.with_kernel < f.calls);
 	assert_int_equal(open_fds(), fds_before);
