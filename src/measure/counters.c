@@ -323,7 +323,7 @@ add_named(struct counters *c, const char *event,
 	  const char *metric, struct error *e)
 {
 	struct perf_event_attr attr;
-	int ret;
+	enum pe_result ret;
 
 	memset(&attr, 0, sizeof(attr));
 	ret = perf_event_resolve(event, &attr, e);
@@ -344,13 +344,13 @@ add_flops(struct counters *c, struct error *e)
 	struct perf_event_attr attrs[COUNTERS_MAX_METRIC_EVENTS];
 	int lanes[COUNTERS_MAX_METRIC_EVENTS];
 	size_t i, n = 0;
-	int ret;
+	enum pe_result ret;
 
 	if (c->hw_tried && !c->hw_opened)
 		return add_unsupported(c, "flops", e);
 	if (!c->sys.fp) {
 		n = perf_event_fp_discover(attrs, lanes,
-					 COUNTERS_MAX_METRIC_EVENTS);
+					   COUNTERS_MAX_METRIC_EVENTS);
 	} else {
 		for (i = 0; i < c->sys.n_fp && n < COUNTERS_MAX_METRIC_EVENTS;
 		     i++) {
@@ -381,7 +381,7 @@ add_events(struct counters *c, const char *const *events,
 {
 	char metric[METRIC_NAME_MAX];
 	size_t i;
-	int ret;
+	enum counters_result ret;
 
 	if (!events) {
 		events = default_set;
@@ -400,7 +400,7 @@ add_events(struct counters *c, const char *const *events,
 			ret = add_flops(c, e);
 		else
 			ret = add_named(c, events[i], metric, e);
-		if (ret < 0)
+		if (ret != COUNTERS_OK)
 			return ret;
 	}
 	return COUNTERS_OK;
@@ -460,7 +460,7 @@ counters_open_sys(struct counters **out, const char *const *events,
 		  struct error *e)
 {
 	struct counters *c;
-	int ret;
+	enum counters_result ret;
 
 	*out = NULL;
 	c = calloc(1, sizeof(*c));
@@ -475,11 +475,11 @@ counters_open_sys(struct counters **out, const char *const *events,
 	c->dirty = true;
 	c->guard_fd = -1;
 	ret = add_events(c, events, n, e);
-	if (ret == 0 && c->n_metrics == 0 && c->denied > 0)
+	if (ret == COUNTERS_OK && c->n_metrics == 0 && c->denied > 0)
 		ret = denied_error(e);
-	if (ret == 0 && c->n_metrics > 0)
+	if (ret == COUNTERS_OK && c->n_metrics > 0)
 		ret = open_guard(c, e);
-	if (ret < 0) {
+	if (ret != COUNTERS_OK) {
 		counters_close(c);
 		return ret;
 	}
@@ -612,9 +612,10 @@ read_groups(struct counters *c, int which, struct error *e)
 enum counters_result
 counters_begin(struct counters *c, struct error *e)
 {
+	/* design note 3: unless dirty, the last reading stands */
 	if (!c->dirty)
-		return COUNTERS_OK;	/* design note 3: the last reading stands */
-	if (read_groups(c, !c->cur, e) < 0)
+		return COUNTERS_OK;
+	if (read_groups(c, !c->cur, e) != COUNTERS_OK)
 		return COUNTERS_FAILED;
 	c->dirty = false;
 	return COUNTERS_OK;
@@ -668,7 +669,7 @@ counters_end(struct counters *c, struct counter_value *out,
 	size_t i;
 
 	assert(!c->dirty);	/* counters_begin took the baseline */
-	if (read_groups(c, c->cur, e) < 0) {
+	if (read_groups(c, c->cur, e) != COUNTERS_OK) {
 		c->dirty = true;
 		return COUNTERS_FAILED;
 	}

@@ -394,8 +394,8 @@ static bool pfm_ready(void)
 
 /*
  * Encode a libpfm4 name for user and kernel level, like perf does (the
- * retry in perf_event_open_attr drops kernel level when that is refused). Returns a
- * PFM_ERR_* code.
+ * retry in perf_event_open_attr drops kernel level when that is
+ * refused). Returns a PFM_ERR_* code.
  */
 static int pfm_encode(const char *name, struct perf_event_attr *attr)
 {

@@ -267,7 +267,7 @@ static int let_go(struct sampler *s, int go_wr, int err_rd, struct error *e)
 		return 0;
 	kill_child(s);
 	spawn_exec_error(s->path, errnum, e);
-	return -2;
+	return SAMPLER_NOT_STARTED;
 }
 
 /* ---- opening the events ---- */
@@ -294,11 +294,11 @@ static void make_attr(const struct sampler *s, struct perf_event_attr *a)
 }
 
 /*
- * Turn a failed perf_event_open into a message and a return code: -3 for
- * what the environment refuses (not permitted, no perf support, an event
- * this machine does not have), -1 for other failures.
+ * Turn a failed perf_event_open into a message and a return code:
+ * SAMPLER_REFUSED for what the environment refuses (not permitted, no perf
+ * support, an event this machine does not have), else SAMPLER_FAILED.
  */
-static int open_error(const struct sampler *s,
+static enum sampler_result open_error(const struct sampler *s,
 		      const struct perf_event_attr *attr, int err, int cpu,
 		      struct error *e)
 {
@@ -310,9 +310,9 @@ static int open_error(const struct sampler *s,
 	case PE_DENIED:
 	case PE_NO_PERF:
 	case PE_UNSUPPORTED:
-		return -3;
+		return SAMPLER_REFUSED;
 	default:
-		return -1;
+		return SAMPLER_FAILED;
 	}
 }
 
@@ -339,7 +339,7 @@ static int map_ring(struct sampler *s, struct ring *r, struct error *e)
 			  "CPU: above the sysctl kernel.perf_event_mlock_kb "
 			  "(%s) and the memlock limit; ask for fewer pages or "
 			  "grant CAP_IPC_LOCK", s->o.pages * psz / 1024, limit);
-		return -3;
+		return SAMPLER_REFUSED;
 	}
 	r->meta = p;
 	r->data = (const uint8_t *)p + psz;
@@ -358,9 +358,9 @@ static int open_rings(struct sampler *s, struct error *e)
 		break;
 	case PE_UNSUPPORTED:
 		perf_event_other_cpu_error(s->o.event, e);
-		return -3;
+		return SAMPLER_REFUSED;
 	default:
-		return -1;
+		return SAMPLER_FAILED;
 	}
 	make_attr(s, &base);
 	cpus = online_cpus(&ncpus);
@@ -776,9 +776,10 @@ static int start_child(struct sampler *s, char *const *argv, int go[2],
 	return 0;
 }
 
-int sampler_run(const struct sampler_opts *o, char *const *argv,
-		const struct sampler_callbacks *cb,
-		struct sampler_stats *stats, struct error *e)
+enum sampler_result sampler_run(const struct sampler_opts *o,
+				char *const *argv,
+				const struct sampler_callbacks *cb,
+				struct sampler_stats *stats, struct error *e)
 {
 	struct sampler s;
 	struct sampler_stats spare;
@@ -798,11 +799,13 @@ int sampler_run(const struct sampler_opts *o, char *const *argv,
 	if (cb)
 		s.cb = *cb;
 	if (fill_opts(&s.o, o, e))
-		return -1;
-	if (!argv || !argv[0])
-		return error_set(e, "no program to run");
+		return SAMPLER_FAILED;
+	if (!argv || !argv[0]) {
+		error_set(e, "no program to run");
+		return SAMPLER_FAILED;
+	}
 	if (spawn_resolve_program(argv[0], &path, e))
-		return -2;
+		return SAMPLER_NOT_STARTED;
 	s.path = path;
 	/* all the collector's memory, before the program starts */
 	s.rec = xmalloc(MAX_RECORD);
