@@ -11,7 +11,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/refs.h"
-#include "result/json_emit.h"
+#include "util/json_emit.h"
 #include "stats/changepoint.h"
 #include "store/store.h"
 #include "util/fileio.h"

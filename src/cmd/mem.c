@@ -18,7 +18,7 @@
 #include "heap/timeline.h"
 #include "measure/machine.h"
 #include "measure/spawn.h"
-#include "result/json_emit.h"
+#include "util/json_emit.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
 #include "util/term.h"

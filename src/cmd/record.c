@@ -348,9 +348,9 @@ static int no_samples(const struct record_args *a,
 	return 1;
 }
 
-static int sampler_exit_code(int r)
+static int sampler_exit_code(enum sampler_result r)
 {
-	return r == -3 ? 3 : 2;
+	return r == SAMPLER_REFUSED ? 3 : 2;
 }
 
 static int record(struct record_args *a)
@@ -364,7 +364,8 @@ static int record(struct record_args *a)
 	struct sigaction ign, old_int, old_quit;
 	struct error e;
 	char *path = NULL;
-	int r, ret;
+	enum sampler_result r;
+	int ret;
 
 	if (spawn_resolve_program(a->argv[0], &path, &e)) {
 		fprintf(stderr, "yardstick record: %s\n", e.msg);

@@ -555,7 +555,7 @@ static void close_fds(struct runner *rn)
 static int open_counters(struct runner *rn)
 {
 	struct run_opts *o = rn->o;
-	int r;
+	enum counters_result r;
 
 	const char *emu = getenv("YARDSTICK_EMULATE_PMU");
 
@@ -576,7 +576,7 @@ static int open_counters(struct runner *rn)
 				    sizeof(*rn->cvals));
 		return 0;
 	}
-	if (r == -3 && !o->events) {
+	if (r == COUNTERS_DENIED && !o->events) {
 		/* Not permitted: the rusage metrics still stand; every
 		 * counter is named unsupported, with the reason. */
 		fprintf(stderr, "yardstick: warning: %s\n", rn->err.msg);
@@ -585,7 +585,7 @@ static int open_counters(struct runner *rn)
 	}
 	fprintf(stderr, "yardstick run: %s%s\n", o->events ? "--events: " : "",
 		rn->err.msg);
-	return r == -3 ? 3 : 2;
+	return r == COUNTERS_DENIED ? 3 : 2;
 }
 
 /*

@@ -51,26 +51,22 @@
  */
 #include "measure/counters.h"
 #include "measure/counters_internal.h"
+#include "measure/perf_event.h"
 
 #include <assert.h>
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/perf_event.h>
-#include <perfmon/pfmlib_perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define METRIC_NAME_MAX 128
 #define MAX_METRICS 64		/* named in --events, opened or not */
 /* every metric but flops has one event */
 #define MAX_EVENTS (MAX_METRICS + COUNTERS_MAX_METRIC_EVENTS)
-#define READ_HEADER 3		/* nr, time_enabled, time_running */
+#define READ_HEADER PE_READ_HEADER
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 struct event {
@@ -120,20 +116,6 @@ struct counters {
 
 /* ---- pure helpers ---- */
 
-void counters_scale(uint64_t count, uint64_t enabled, uint64_t running,
-		    struct counter_value *out)
-{
-	out->counted = running > 0;
-	out->multiplexed = running > 0 && running < enabled;
-	if (!out->counted)
-		out->value = 0;
-	else if (out->multiplexed)
-		out->value = (double)count *
-			     ((double)enabled / (double)running);
-	else
-		out->value = (double)count;
-}
-
 double counters_flops_from(const double *counts, const int *lanes, size_t n)
 {
 	double sum = 0;
@@ -171,8 +153,18 @@ static int sys_perf_open(struct perf_event_attr *attr, int group_fd,
 {
 	pid_t pid = arg ? *(const pid_t *)arg : 0;
 
-	return (int)syscall(SYS_perf_event_open, attr, pid, -1, group_fd,
-			    PERF_FLAG_FD_CLOEXEC);
+	return perf_event_sys_open(attr, pid, -1, group_fd, NULL);
+}
+
+/* c->sys.perf_open as a pe_open_fn (pid and cpu are in c->sys.arg). */
+static int sys_open_fn(struct perf_event_attr *attr, pid_t pid, int cpu,
+		       int group_fd, void *arg)
+{
+	const struct counters *c = arg;
+
+	(void)pid;
+	(void)cpu;
+	return c->sys.perf_open(attr, group_fd, c->sys.arg);
 }
 
 static bool has_metric(const struct counters *c, const char *name)
@@ -188,13 +180,14 @@ static bool has_metric(const struct counters *c, const char *name)
 	return false;
 }
 
-static int add_unsupported(struct counters *c, const char *metric,
-			   struct error *e)
+static enum counters_result
+add_unsupported(struct counters *c, const char *metric,
+		struct error *e)
 {
 	assert(c->n_unsupported < MAX_METRICS);
 	snprintf(c->unsupported[c->n_unsupported++], METRIC_NAME_MAX, "%s",
 		 metric);
-	return 0;
+	return COUNTERS_OK;
 }
 
 /*
@@ -204,44 +197,42 @@ static int add_unsupported(struct counters *c, const char *metric,
 static int open_one(struct counters *c, struct perf_event_attr *attr,
 		    int group_fd)
 {
+	bool kernel = !attr->exclude_kernel;
 	int fd;
 
 	if (c->user_only) {
 		attr->exclude_kernel = 1;
 		attr->exclude_hv = 1;
 	}
-	fd = c->sys.perf_open(attr, group_fd, c->sys.arg);
-	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
-	    !attr->exclude_kernel) {
-		attr->exclude_kernel = 1;
-		attr->exclude_hv = 1;
-		fd = c->sys.perf_open(attr, group_fd, c->sys.arg);
-		if (fd >= 0)
-			c->user_only = true;
-	}
-	return fd >= 0 ? fd : -errno;
+	fd = perf_event_open_attr(sys_open_fn, c, attr, c->sys.pid, -1,
+				  group_fd);
+	if (fd >= 0 && kernel && attr->exclude_kernel)
+		c->user_only = true;
+	return fd;
 }
 
-/* An event failed to open with err: unsupported, or a real error. */
-static int open_failed(struct counters *c, const char *event,
-		       const char *metric, int err, struct error *e)
+/*
+ * An event failed to open with err: unsupported (refused ones counted, to
+ * tell "not permitted at all"), or a real error.
+ */
+static enum counters_result
+open_failed(struct counters *c, const char *event,
+	    const char *metric, int err,
+	    const struct perf_event_attr *attr, struct error *e)
 {
-	switch (err) {
-	case EACCES:
-	case EPERM:
+	const struct pe_context ctx = { .event = event, .cpu = -1 };
+	struct error why;
+
+	switch (perf_event_open_strerror(err, attr, &ctx, &why)) {
+	case PE_DENIED:
 		c->denied++;
 		return add_unsupported(c, metric, e);
-	case ENOENT:
-	case EOPNOTSUPP:
-	case ENODEV:
-	case EINVAL:
-	case ENOSYS:
-	case EBUSY:
-	case E2BIG:
+	case PE_NO_PERF:
+	case PE_UNSUPPORTED:
 		return add_unsupported(c, metric, e);
 	default:
-		return error_errno(e, err, "cannot open perf event '%s'",
-				   event);
+		*e = why;
+		return COUNTERS_FAILED;
 	}
 }
 
@@ -295,9 +286,10 @@ static void register_metric(struct counters *c, const char *name,
  * Open the n events of one metric and record them, or record the metric
  * as unsupported. attrs need only type, config* and exclude bits.
  */
-static int add_metric(struct counters *c, const char *event,
-		      const char *metric, struct perf_event_attr *attrs,
-		      const int *lanes, size_t n, struct error *e)
+static enum counters_result
+add_metric(struct counters *c, const char *event,
+	   const char *metric, struct perf_event_attr *attrs,
+	   const int *lanes, size_t n, struct error *e)
 {
 	int fds[COUNTERS_MAX_METRIC_EVENTS];
 	bool join = n == 1 && attrs[0].type == PERF_TYPE_SOFTWARE;
@@ -308,13 +300,7 @@ static int add_metric(struct counters *c, const char *event,
 	for (i = 0; i < n; i++) {
 		struct perf_event_attr *a = &attrs[i];
 
-		a->size = sizeof(*a);
-		a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-				 PERF_FORMAT_TOTAL_TIME_RUNNING |
-				 PERF_FORMAT_GROUP;
-		a->disabled = 1;
-		a->inherit = 1;
-		a->enable_on_exec = 1;
+		perf_event_attr_counting(a);
 		if (is_hardware(a->type))
 			c->hw_tried++;
 		fd = open_one(c, a, join && c->sw_group != SIZE_MAX ?
@@ -322,27 +308,28 @@ static int add_metric(struct counters *c, const char *event,
 		if (fd < 0) {
 			for (k = 0; k < i; k++)
 				close(fds[k]);
-			return open_failed(c, event, metric, -fd, e);
+			return open_failed(c, event, metric, -fd, a, e);
 		}
 		if (is_hardware(a->type))
 			c->hw_opened++;
 		fds[i] = fd;
 	}
 	register_metric(c, metric, attrs, fds, lanes, n, join);
-	return 0;
+	return COUNTERS_OK;
 }
 
-static int add_named(struct counters *c, const char *event,
-		     const char *metric, struct error *e)
+static enum counters_result
+add_named(struct counters *c, const char *event,
+	  const char *metric, struct error *e)
 {
 	struct perf_event_attr attr;
-	int ret;
+	enum pe_result ret;
 
 	memset(&attr, 0, sizeof(attr));
-	ret = counters_resolve(event, &attr, e);
-	if (ret < 0)
-		return ret;
-	if (ret == 1)
+	ret = perf_event_resolve(event, &attr, e);
+	if (ret == PE_UNKNOWN_EVENT)
+		return COUNTERS_UNKNOWN_EVENT;
+	if (ret == PE_UNSUPPORTED)
 		return add_unsupported(c, metric, e);
 	return add_metric(c, event, metric, &attr, NULL, 1, e);
 }
@@ -351,26 +338,28 @@ static int add_named(struct counters *c, const char *event,
  * flops: skipped without asking libpfm4 when generic hardware events were
  * tried and none opened — there is no PMU to count FP events then.
  */
-static int add_flops(struct counters *c, struct error *e)
+static enum counters_result
+add_flops(struct counters *c, struct error *e)
 {
 	struct perf_event_attr attrs[COUNTERS_MAX_METRIC_EVENTS];
 	int lanes[COUNTERS_MAX_METRIC_EVENTS];
 	size_t i, n = 0;
-	int ret;
+	enum pe_result ret;
 
 	if (c->hw_tried && !c->hw_opened)
 		return add_unsupported(c, "flops", e);
 	if (!c->sys.fp) {
-		n = counters_fp_discover(attrs, lanes,
-					 COUNTERS_MAX_METRIC_EVENTS);
+		n = perf_event_fp_discover(attrs, lanes,
+					   COUNTERS_MAX_METRIC_EVENTS);
 	} else {
 		for (i = 0; i < c->sys.n_fp && n < COUNTERS_MAX_METRIC_EVENTS;
 		     i++) {
 			memset(&attrs[n], 0, sizeof(attrs[n]));
-			ret = counters_resolve(c->sys.fp[i].name, &attrs[n], e);
-			if (ret < 0)
-				return ret;
-			if (ret == 0)
+			ret = perf_event_resolve(c->sys.fp[i].name, &attrs[n],
+						 e);
+			if (ret == PE_UNKNOWN_EVENT)
+				return COUNTERS_UNKNOWN_EVENT;
+			if (ret == PE_OK)
 				lanes[n++] = c->sys.fp[i].lanes;
 		}
 	}
@@ -386,12 +375,13 @@ static const char *const default_set[] = {
 	"cache-references", "cache-misses", "flops",
 };
 
-static int add_events(struct counters *c, const char *const *events,
-		      size_t n, struct error *e)
+static enum counters_result
+add_events(struct counters *c, const char *const *events,
+	   size_t n, struct error *e)
 {
 	char metric[METRIC_NAME_MAX];
 	size_t i;
-	int ret;
+	enum counters_result ret;
 
 	if (!events) {
 		events = default_set;
@@ -401,17 +391,19 @@ static int add_events(struct counters *c, const char *const *events,
 		counters_metric_name_of(events[i], metric, sizeof(metric));
 		if (has_metric(c, metric))
 			continue;
-		if (c->n_metrics + c->n_unsupported == MAX_METRICS)
-			return error_set(e, "too many events (at most %d)",
-					 MAX_METRICS);
+		if (c->n_metrics + c->n_unsupported == MAX_METRICS) {
+			error_set(e, "too many events (at most %d)",
+				  MAX_METRICS);
+			return COUNTERS_FAILED;
+		}
 		if (strcmp(metric, "flops") == 0)
 			ret = add_flops(c, e);
 		else
 			ret = add_named(c, events[i], metric, e);
-		if (ret < 0)
+		if (ret != COUNTERS_OK)
 			return ret;
 	}
-	return 0;
+	return COUNTERS_OK;
 }
 
 /* Lay out the group reads in buf[], once every group's size is known. */
@@ -427,7 +419,8 @@ static void place_groups(struct counters *c)
 }
 
 /* Design note 6: keep our context from being cloned into children. */
-static int open_guard(struct counters *c, struct error *e)
+static enum counters_result
+open_guard(struct counters *c, struct error *e)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -443,42 +436,38 @@ static int open_guard(struct counters *c, struct error *e)
 		attr.config = PERF_COUNT_SW_CPU_CLOCK;
 		fd = open_one(c, &attr, -1);
 	}
-	if (fd < 0)
-		return error_errno(e, -fd, "cannot open perf event 'dummy'");
-	c->guard_fd = fd;
-	return 0;
-}
-
-static int denied_error(struct error *e)
-{
-	char level[16] = "?";
-	ssize_t len;
-	int fd;
-
-	fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		len = read(fd, level, sizeof(level) - 1);
-		level[len > 0 ? (size_t)len : 0] = '\0';
-		level[strcspn(level, "\n")] = '\0';
-		close(fd);
+	if (fd < 0) {
+		error_errno(e, -fd, "cannot open perf event 'dummy'");
+		return COUNTERS_FAILED;
 	}
-	error_set(e, "perf events are not permitted: lower the sysctl "
-		  "kernel.perf_event_paranoid (now %s) or grant CAP_PERFMON",
-		  level[0] ? level : "?");
-	return -3;
+	c->guard_fd = fd;
+	return COUNTERS_OK;
 }
 
-int counters_open_sys(struct counters **out, const char *const *events,
-		      size_t n, const struct counters_sys *sys,
-		      struct error *e)
+/* Every event was refused: the message names the sysctl/capability. */
+static enum counters_result
+denied_error(struct error *e)
+{
+	const struct pe_context ctx = { .event = "task-clock", .cpu = -1 };
+
+	perf_event_open_strerror(EACCES, NULL, &ctx, e);
+	return COUNTERS_DENIED;
+}
+
+enum counters_result
+counters_open_sys(struct counters **out, const char *const *events,
+		  size_t n, const struct counters_sys *sys,
+		  struct error *e)
 {
 	struct counters *c;
-	int ret;
+	enum counters_result ret;
 
 	*out = NULL;
 	c = calloc(1, sizeof(*c));
-	if (!c)
-		return error_set(e, "out of memory");
+	if (!c) {
+		error_set(e, "out of memory");
+		return COUNTERS_FAILED;
+	}
 	c->sys = *sys;
 	if (!c->sys.arg)
 		c->sys.arg = &c->sys.pid;
@@ -486,21 +475,22 @@ int counters_open_sys(struct counters **out, const char *const *events,
 	c->dirty = true;
 	c->guard_fd = -1;
 	ret = add_events(c, events, n, e);
-	if (ret == 0 && c->n_metrics == 0 && c->denied > 0)
+	if (ret == COUNTERS_OK && c->n_metrics == 0 && c->denied > 0)
 		ret = denied_error(e);
-	if (ret == 0 && c->n_metrics > 0)
+	if (ret == COUNTERS_OK && c->n_metrics > 0)
 		ret = open_guard(c, e);
-	if (ret < 0) {
+	if (ret != COUNTERS_OK) {
 		counters_close(c);
 		return ret;
 	}
 	place_groups(c);
 	*out = c;
-	return 0;
+	return COUNTERS_OK;
 }
 
-int counters_open(struct counters **out, const char *const *events, size_t n,
-		  struct error *e)
+enum counters_result
+counters_open(struct counters **out, const char *const *events, size_t n,
+	      struct error *e)
 {
 	const struct counters_sys sys = { .perf_open = sys_perf_open };
 
@@ -528,18 +518,20 @@ static int emulated_perf_open(struct perf_event_attr *attr, int group_fd,
 	return sys_perf_open(&a, group_fd, arg);
 }
 
-static const struct counters_fp_event emulated_fp[] = {
+static const struct pe_fp_event emulated_fp[] = {
 	{ "ref-cycles", 1 }, { "bus-cycles", 4 },
 };
 
-int counters_open_emulated(struct counters **out, const char *const *events,
-			   size_t n, struct error *e)
+enum counters_result
+counters_open_emulated(struct counters **out, const char *const *events,
+		       size_t n, struct error *e)
 {
 	return counters_open_on(out, events, n, 0, true, e);
 }
 
-int counters_open_on(struct counters **out, const char *const *events,
-		     size_t n, pid_t pid, bool emulated, struct error *e)
+enum counters_result
+counters_open_on(struct counters **out, const char *const *events,
+		 size_t n, pid_t pid, bool emulated, struct error *e)
 {
 	struct counters_sys sys = { .perf_open = sys_perf_open };
 
@@ -602,34 +594,31 @@ void counters_dirty(struct counters *c)
 }
 
 /* One read() per group into reading buf[which]. */
-static int read_groups(struct counters *c, int which, struct error *e)
+static enum counters_result
+read_groups(struct counters *c, int which, struct error *e)
 {
 	size_t i;
 
 	for (i = 0; i < c->n_groups; i++) {
-		struct group *g = &c->groups[i];
-		uint64_t *buf = &c->buf[which][g->at];
-		size_t size = (READ_HEADER + g->nr) * sizeof(uint64_t);
-		ssize_t got = read(g->fd, buf, size);
+		const struct group *g = &c->groups[i];
 
-		if (got < 0)
-			return error_errno(e, errno,
-					   "cannot read perf counters");
-		if ((size_t)got != size || buf[0] != g->nr)
-			return error_set(e, "cannot read perf counters: "
-					 "short read of %zd bytes", got);
+		if (perf_event_read_group(g->fd, &c->buf[which][g->at], g->nr,
+					  e) != PE_OK)
+			return COUNTERS_FAILED;
 	}
-	return 0;
+	return COUNTERS_OK;
 }
 
-int counters_begin(struct counters *c, struct error *e)
+enum counters_result
+counters_begin(struct counters *c, struct error *e)
 {
+	/* design note 3: unless dirty, the last reading stands */
 	if (!c->dirty)
-		return 0;	/* design note 3: the last reading stands */
-	if (read_groups(c, !c->cur, e) < 0)
-		return -1;
+		return COUNTERS_OK;
+	if (read_groups(c, !c->cur, e) != COUNTERS_OK)
+		return COUNTERS_FAILED;
 	c->dirty = false;
-	return 0;
+	return COUNTERS_OK;
 }
 
 /* The change of one event between base and cur. */
@@ -637,12 +626,14 @@ static void event_value(const struct counters *c, const struct event *ev,
 			struct counter_value *out)
 {
 	size_t at = c->groups[ev->group].at;
-	const uint64_t *cur = &c->buf[c->cur][at], *base = &c->buf[!c->cur][at];
-	size_t v = READ_HEADER + ev->slot;
+	/* the readings only grow (design note 2) */
+	struct pe_scaled v = perf_event_group_delta(&c->buf[c->cur][at],
+						    &c->buf[!c->cur][at],
+						    ev->slot);
 
-	/* unsigned differences: the readings only grow (design note 2) */
-	counters_scale(cur[v] - base[v], cur[1] - base[1], cur[2] - base[2],
-		       out);
+	out->value = v.value;
+	out->multiplexed = v.multiplexed;
+	out->counted = v.counted;
 }
 
 static void metric_value(const struct counters *c, const struct metric *m,
@@ -671,18 +662,19 @@ static void metric_value(const struct counters *c, const struct metric *m,
 		counters_flops_from(counts, lanes, m->n) * m->scale : 0;
 }
 
-int counters_end(struct counters *c, struct counter_value *out,
-		 struct error *e)
+enum counters_result
+counters_end(struct counters *c, struct counter_value *out,
+	     struct error *e)
 {
 	size_t i;
 
 	assert(!c->dirty);	/* counters_begin took the baseline */
-	if (read_groups(c, c->cur, e) < 0) {
+	if (read_groups(c, c->cur, e) != COUNTERS_OK) {
 		c->dirty = true;
-		return -1;
+		return COUNTERS_FAILED;
 	}
 	for (i = 0; i < c->n_metrics; i++)
 		metric_value(c, &c->metrics[i], &out[i]);
 	c->cur = !c->cur;	/* design note 3: the new baseline */
-	return 0;
+	return COUNTERS_OK;
 }

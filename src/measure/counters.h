@@ -29,6 +29,18 @@
 
 struct counters;
 
+/* What counters_open and the readings come to. */
+enum counters_result {
+	COUNTERS_OK = 0,
+	COUNTERS_FAILED = -1,		/* a system error (message names the
+					 * event) */
+	COUNTERS_UNKNOWN_EVENT = -2,	/* a name neither perf nor libpfm4
+					 * knows (message names it) */
+	COUNTERS_DENIED = -3,		/* perf events not permitted at all
+					 * (message names the sysctl or the
+					 * capability that would allow them) */
+};
+
 /*
  * One counter's value for one run. A counter that opened but never got a
  * hardware counter during the run (time_running 0, e.g. every counter taken
@@ -56,14 +68,16 @@ struct counter_value {
  * machine cannot count are not an error — an event libpfm4 knows only for
  * other CPUs included: they end up in the unsupported list, and the
  * metrics list holds only what opened. Kernel-level counting is asked for
- * and dropped (user space only) if refused. Returns 0, -1 on a system
- * error (message names the event), -2 for an event name that
- * neither perf nor libpfm4 knows (message names it), or -3 when perf
- * events are not permitted at all (message names the sysctl
- * kernel.perf_event_paranoid / CAP_PERFMON that would allow them).
+ * and dropped (user space only) if refused. Returns COUNTERS_OK,
+ * COUNTERS_FAILED on a system error (message names the event),
+ * COUNTERS_UNKNOWN_EVENT for an event name that neither perf nor libpfm4
+ * knows (message names it), or COUNTERS_DENIED when perf events are not
+ * permitted at all (message names the sysctl kernel.perf_event_paranoid /
+ * CAP_PERFMON that would allow them; perf_event.h's strerror).
  */
-int counters_open(struct counters **out, const char *const *events, size_t n,
-		  struct error *e);
+enum counters_result counters_open(struct counters **out,
+				   const char *const *events, size_t n,
+				   struct error *e);
 void counters_close(struct counters *c);
 
 /*
@@ -76,13 +90,16 @@ void counters_close(struct counters *c);
  * values are not those of any real machine. `run` uses it only when the
  * environment variable YARDSTICK_EMULATE_PMU is 1.
  */
-int counters_open_emulated(struct counters **out, const char *const *events,
-			   size_t n, struct error *e);
+enum counters_result counters_open_emulated(struct counters **out,
+					    const char *const *events,
+					    size_t n, struct error *e);
 
 /* counters_open (or, emulated, counters_open_emulated) counting process
  * pid and, inherited, what it starts, instead of ourselves. */
-int counters_open_on(struct counters **out, const char *const *events,
-		     size_t n, pid_t pid, bool emulated, struct error *e);
+enum counters_result counters_open_on(struct counters **out,
+				      const char *const *events, size_t n,
+				      pid_t pid, bool emulated,
+				      struct error *e);
 
 /* The metrics this set reports, in a fixed order (e.g. "task_clock",
  * "cycles", "flops"), their units ("s" or "count"). */
@@ -102,15 +119,16 @@ void counters_dirty(struct counters *c);
 /*
  * Take the baseline reading before spawning a measured child — a no-op
  * unless counters_dirty was called (or the set is new): the last
- * counters_end reading serves. Returns 0 or -1.
+ * counters_end reading serves. Returns COUNTERS_OK or COUNTERS_FAILED.
  */
-int counters_begin(struct counters *c, struct error *e);
+enum counters_result counters_begin(struct counters *c, struct error *e);
 /*
  * After reaping it: fill out[0..counters_metric_count-1] with this run's
  * values; a child that never exec'd leaves every value not counted.
- * Returns 0 or -1 (the next counters_begin then reads afresh).
+ * Returns COUNTERS_OK or COUNTERS_FAILED (the next counters_begin then
+ * reads afresh).
  */
-int counters_end(struct counters *c, struct counter_value *out,
-		 struct error *e);
+enum counters_result counters_end(struct counters *c,
+				  struct counter_value *out, struct error *e);
 
 #endif

@@ -231,9 +231,11 @@ double spawner_rss_floor(const struct spawner *s)
 
 /* ---- counters on the spawner ---- */
 
-int spawner_open_counters(struct spawner *s, const char *const *events,
-			  size_t n, bool emulated, struct counters **out,
-			  struct error *e)
+enum counters_result spawner_open_counters(struct spawner *s,
+					   const char *const *events,
+					   size_t n, bool emulated,
+					   struct counters **out,
+					   struct error *e)
 {
 	/* counters.c's design notes hold with the spawner in our place: its
 	 * own copies stay off (it never execs again), its children's are

@@ -49,9 +49,11 @@ void spawner_stop(struct spawner *s);
  * the set counts every command the spawner starts from its exec on, and
  * never the spawner itself. Returns as counters_open does.
  */
-int spawner_open_counters(struct spawner *s, const char *const *events,
-			  size_t n, bool emulated, struct counters **out,
-			  struct error *e);
+enum counters_result spawner_open_counters(struct spawner *s,
+					   const char *const *events,
+					   size_t n, bool emulated,
+					   struct counters **out,
+					   struct error *e);
 
 /*
  * spawn_measure (spawn.h) through the spawner; o->via is ignored. Its

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "result/json_emit.h"
+#include "util/json_emit.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
 

@@ -1,7 +1,8 @@
 /*
  * The flame graph renderer: a profile (or two, for a differential graph)
- * drawn as one self-contained SVG whose small embedded script gives hover
- * details, click-to-zoom and search, offline, in any browser.
+ * drawn as one self-contained SVG whose small embedded script
+ * (flamegraph.js, beside this file) gives hover details, click-to-zoom and
+ * search, offline, in any browser.
  *
  * The tree comes from flametree.c (merged by function and module, root at
  * the bottom, children by name); widths are proportional to values and
@@ -288,6 +289,13 @@ static const char style[] =
 	"</style>\n";
 
 /*
+ * The script: src/profile/flamegraph.js, compiled in at build time as this
+ * NUL-terminated array by tools/embed.c (src/profile/meson.build), and
+ * written out byte for byte after a line that defines XP (the left
+ * padding), CW (the frames' width) and CH (CHAR_W). It sits in a CDATA
+ * section, so it must never hold "]]>"; tests/unit/test_flamegraph.c
+ * checks that, its syntax (node --check) and its behaviour on a DOM.
+ *
  * Hover, zoom and search. It reads names back from the DOM (see the top of
  * the file) and fits labels exactly as write_label does. Zoom: frames in
  * lower rows spanning the clicked one (its ancestors) get the full width,
@@ -296,140 +304,7 @@ static const char style[] =
  * union of the matches' spans, so a match nested in another one is not
  * counted twice. Strict ES5, no library.
  */
-static const char script[] =
-	"(function () {\n"
-	"\"use strict\";\n"
-	"var D = document, HL = \"rgb(230,0,230)\";\n"
-	"var F = [], mods = [], term = \"\", i;\n"
-	"var det = D.getElementById(\"details\");\n"
-	"var mat = D.getElementById(\"matched\");\n"
-	"var unz = D.getElementById(\"unzoom\");\n"
-	"var sea = D.getElementById(\"search\");\n"
-	"function el(g, tag) {\n"
-	"\treturn g.getElementsByTagName(tag)[0] || null;\n"
-	"}\n"
-	"var ms = el(D, \"defs\").getElementsByTagName(\"text\");\n"
-	"var gs = D.getElementById(\"frames\").getElementsByTagName(\"g\");\n"
-	"for (i = 0; i < ms.length; i++)\n"
-	"\tmods.push(ms[i].textContent);\n"
-	"for (i = 0; i < gs.length; i++) {\n"
-	"\tvar g = gs[i], r = el(g, \"rect\");\n"
-	"\tvar t = el(g, \"title\").textContent;\n"
-	"\tvar n = t.slice(0, t.lastIndexOf(\" \\u2014 \"));\n"
-	"\tvar m = g.getAttribute(\"data-m\");\n"
-	"\tif (m !== null)\n"
-	"\t\tn = n.slice(0, n.length - mods[+m].length - 3);\n"
-	"\tF.push({ g: g, r: r, tx: el(g, \"text\"), t: t, name: n,\n"
-	"\t\troot: g.id === \"root\", x: +r.getAttribute(\"x\"),\n"
-	"\t\tw: +r.getAttribute(\"width\"),\n"
-	"\t\ty: +r.getAttribute(\"y\") });\n"
-	"\tg.fi = i;\n"
-	"}\n"
-	"function label(f, x, w) {\n"
-	"\tvar n = Math.floor((w - 3) / CH), s = \"\";\n"
-	"\tif (n >= 3)\n"
-	"\t\ts = f.name.length <= n ? f.name :\n"
-	"\t\t\tf.name.slice(0, n - 2) + \"..\";\n"
-	"\tif (!f.tx && !s)\n"
-	"\t\treturn;\n"
-	"\tif (!f.tx) {\n"
-	"\t\tf.tx = D.createElementNS(\n"
-	"\t\t\t\"http://www.w3.org/2000/svg\", \"text\");\n"
-	"\t\tf.tx.setAttribute(\"y\", f.y + 11);\n"
-	"\t\tf.g.appendChild(f.tx);\n"
-	"\t}\n"
-	"\tf.tx.setAttribute(\"x\", (x + 3).toFixed(2));\n"
-	"\tf.tx.textContent = s;\n"
-	"}\n"
-	"function place(f, x, w, cls) {\n"
-	"\tx = +x.toFixed(2);\n"
-	"\tw = +w.toFixed(2);\n"
-	"\tf.r.setAttribute(\"x\", x.toFixed(2));\n"
-	"\tf.r.setAttribute(\"width\", w.toFixed(2));\n"
-	"\tlabel(f, x, w);\n"
-	"\tf.g.setAttribute(\"class\", cls);\n"
-	"}\n"
-	"function unzoom() {\n"
-	"\tfor (var j = 0; j < F.length; j++)\n"
-	"\t\tplace(F[j], F[j].x, F[j].w, \"\");\n"
-	"\tunz.setAttribute(\"class\", \"btn off\");\n"
-	"}\n"
-	"function zoom(z) {\n"
-	"\tvar e = 0.011, s = CW / z.w, j, f;\n"
-	"\tfor (j = 0; j < F.length; j++) {\n"
-	"\t\tf = F[j];\n"
-	"\t\tif (f.y > z.y && f.x <= z.x + e &&\n"
-	"\t\t    f.x + f.w >= z.x + z.w - e)\n"
-	"\t\t\tplace(f, XP, CW, \"p\");\n"
-	"\t\telse if (f.y <= z.y && f.x >= z.x - e &&\n"
-	"\t\t\t f.x + f.w <= z.x + z.w + e)\n"
-	"\t\t\tplace(f, XP + (f.x - z.x) * s, f.w * s, \"\");\n"
-	"\t\telse\n"
-	"\t\t\tf.g.setAttribute(\"class\", \"h\");\n"
-	"\t}\n"
-	"\tunz.setAttribute(\"class\", \"btn\");\n"
-	"}\n"
-	"function matcher(s) {\n"
-	"\ttry {\n"
-	"\t\treturn new RegExp(s, \"i\");\n"
-	"\t} catch (x) {\n"
-	"\t\treturn new RegExp(s.replace(/[^\\w\\s]/g, \"\\\\$&\"), \"i\");\n"
-	"\t}\n"
-	"}\n"
-	"function find(s) {\n"
-	"\tvar re = s ? matcher(s) : null, iv = [], tot = 0;\n"
-	"\tvar end = -1, j, f, hit;\n"
-	"\tterm = s;\n"
-	"\tfor (j = 0; j < F.length; j++) {\n"
-	"\t\tf = F[j];\n"
-	"\t\thit = re !== null && !f.root && re.test(f.name);\n"
-	"\t\tf.r.style.fill = hit ? HL : \"\";\n"
-	"\t\tif (hit)\n"
-	"\t\t\tiv.push([f.x, f.x + f.w]);\n"
-	"\t}\n"
-	"\tiv.sort(function (a, b) { return a[0] - b[0]; });\n"
-	"\tfor (j = 0; j < iv.length; j++) {\n"
-	"\t\ttot += Math.max(0, iv[j][1] - Math.max(iv[j][0], end));\n"
-	"\t\tend = Math.max(end, iv[j][1]);\n"
-	"\t}\n"
-	"\tmat.textContent = re ? \"Matched: \" +\n"
-	"\t\t(100 * tot / CW).toFixed(1) + \"%\" : \" \";\n"
-	"}\n"
-	"function ask() {\n"
-	"\tvar s = prompt(\"Search (regular expression or text, \" +\n"
-	"\t\t       \"case-insensitive)\", term);\n"
-	"\tif (s !== null)\n"
-	"\t\tfind(s);\n"
-	"}\n"
-	"function frameOf(n) {\n"
-	"\twhile (n && n.fi === undefined)\n"
-	"\t\tn = n.parentNode;\n"
-	"\treturn n ? F[n.fi] : null;\n"
-	"}\n"
-	"D.addEventListener(\"mouseover\", function (ev) {\n"
-	"\tvar f = frameOf(ev.target);\n"
-	"\tdet.textContent = f ? f.t : \" \";\n"
-	"});\n"
-	"D.addEventListener(\"click\", function (ev) {\n"
-	"\tvar f = frameOf(ev.target);\n"
-	"\tif (ev.target === unz || (f && f.root))\n"
-	"\t\tunzoom();\n"
-	"\telse if (ev.target === sea)\n"
-	"\t\task();\n"
-	"\telse if (f)\n"
-	"\t\tzoom(f);\n"
-	"});\n"
-	"D.addEventListener(\"keydown\", function (ev) {\n"
-	"\tif (ev.key === \"Escape\") {\n"
-	"\t\tunzoom();\n"
-	"\t\tfind(\"\");\n"
-	"\t} else if (ev.key === \"/\" || ((ev.ctrlKey || ev.metaKey) &&\n"
-	"\t\t\t\t      ev.key === \"f\")) {\n"
-	"\t\tev.preventDefault();\n"
-	"\t\task();\n"
-	"\t}\n"
-	"});\n"
-	"})();\n";
+extern const char flamegraph_script[];
 
 /* The label: as many characters as fit, cut with "..", none if < 3 fit. */
 static void write_label(FILE *fp, const char *name, double x, double w,
@@ -622,7 +497,7 @@ static void write_svg(const struct flame_graph *g, FILE *fp)
 	fprintf(fp, "<script type=\"text/ecmascript\"><![CDATA[\n"
 		"var XP = %d, CW = %d, CH = %.2f;\n", XPAD,
 		g->width - 2 * XPAD, CHAR_W);
-	fputs(script, fp);
+	fputs(flamegraph_script, fp);
 	fputs("]]></script>\n</svg>\n", fp);
 }
 

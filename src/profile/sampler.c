@@ -59,7 +59,7 @@
  */
 #include "profile/sampler.h"
 
-#include "measure/counters_internal.h"
+#include "measure/perf_event.h"
 #include "measure/spawn.h"
 #include "util/strutil.h"
 #include "util/monoclock.h"
@@ -75,8 +75,8 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -144,20 +144,6 @@ static int fill_opts(struct sampler_opts *o, const struct sampler_opts *in,
 		return error_set(e, "stack copy must be at most %d bytes, not "
 				 "%u", MAX_STACK, o->stack_size);
 	return 0;
-}
-
-/* The value of a /proc/sys file as a string, "?" if unreadable. */
-static void read_sysctl(const char *path, char *buf, size_t len)
-{
-	FILE *fp = fopen(path, "re");
-
-	snprintf(buf, len, "?");
-	if (!fp)
-		return;
-	if (!fgets(buf, (int)len, fp))
-		snprintf(buf, len, "?");
-	buf[strcspn(buf, "\n")] = '\0';
-	fclose(fp);
 }
 
 /*
@@ -274,22 +260,16 @@ static int let_go(struct sampler *s, int go_wr, int err_rd, struct error *e)
 		return 0;
 	kill_child(s);
 	spawn_exec_error(s->path, errnum, e);
-	return -2;
+	return SAMPLER_NOT_STARTED;
 }
 
 /* ---- opening the events ---- */
-
-static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
-{
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1,
-			    PERF_FLAG_FD_CLOEXEC);
-}
 
 static void make_attr(const struct sampler *s, struct perf_event_attr *a)
 {
 	size_t data = s->o.pages * (size_t)sysconf(_SC_PAGESIZE);
 
-	a->size = sizeof(*a);
+	perf_event_attr_sampling(a, s->o.freq);
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_PERIOD;
 	if (s->o.dwarf) {
@@ -300,111 +280,33 @@ static void make_attr(const struct sampler *s, struct perf_event_attr *a)
 	} else {
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	}
-	a->freq = 1;
-	a->sample_freq = (uint64_t)s->o.freq;
-	a->disabled = 1;
-	a->enable_on_exec = 1;
-	a->inherit = 1;
-	a->mmap = 1;
-	a->mmap2 = 1;
-	a->comm = 1;
-	a->comm_exec = 1;
-	a->task = 1;
-	a->sample_id_all = 1;
 	a->exclude_callchain_kernel = 1;
-	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;
 	/* wake the reader at a quarter full: three quarters of headroom */
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(data / 4);
 }
 
 /*
- * perf_event_open refused: at kernel.perf_event_paranoid 2 or lower a
- * user may sample the user space of their own processes, so above 2 the
- * sysctl is the reason; at 2 or lower something else is (a seccomp filter,
- * a security module), and only the capability helps.
+ * Turn a failed perf_event_open into a message and a return code:
+ * SAMPLER_REFUSED for what the environment refuses (not permitted, no perf
+ * support, an event this machine does not have), else SAMPLER_FAILED.
  */
-static int denied_error(struct error *e)
-{
-	char level[32];
-	char *end;
-	long v;
-
-	read_sysctl("/proc/sys/kernel/perf_event_paranoid", level,
-		    sizeof(level));
-	v = strtol(level, &end, 10);
-	if (end != level && *end == '\0' && v <= 2)
-		error_set(e, "perf events are not permitted although the "
-			  "sysctl kernel.perf_event_paranoid is %s (2 or "
-			  "lower suffices): a seccomp filter or security "
-			  "module forbids them (in a container, allow "
-			  "perf_event_open), or grant CAP_PERFMON", level);
-	else
-		error_set(e, "perf events are not permitted: the sysctl "
-			  "kernel.perf_event_paranoid is %s and sampling a "
-			  "program needs 2 or lower (sysctl -w "
-			  "kernel.perf_event_paranoid=2), or grant the "
-			  "capability CAP_PERFMON", level);
-	return -3;
-}
-
-/* Turn a failed perf_event_open into a message and a return code. */
-static int open_error(const struct sampler *s, int err, int cpu,
+static enum sampler_result open_error(const struct sampler *s,
+		      const struct perf_event_attr *attr, int err, int cpu,
 		      struct error *e)
 {
-	char rate[32];
-	const char *ev = s->o.event;
+	const struct pe_context ctx = { .event = s->o.event, .cpu = cpu,
+					.sampling = true,
+					.freq = s->o.freq };
 
-	switch (err) {
-	case EACCES:
-	case EPERM:
-		return denied_error(e);
-	case ENOENT:
-	case EOPNOTSUPP:
-	case ENODEV:
-		if (strcasecmp(ev, DEFAULT_EVENT) == 0)
-			error_set(e, "event '%s' is not supported on this "
-				  "machine", ev);
-		else
-			error_set(e, "event '%s' is not supported on this "
-				  "machine (a virtual machine often has no "
-				  "hardware counters): try cpu-clock", ev);
-		return -3;
-	case ENOSYS:
-		error_set(e, "no perf support in this kernel "
-			  "(perf_event_open is missing)");
-		return -3;
-	case EINVAL:
-		read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate",
-			    rate, sizeof(rate));
-		if (atol(rate) > 0 && s->o.freq > atol(rate))
-			return error_set(e, "sampling frequency %d is above "
-					 "the sysctl "
-					 "kernel.perf_event_max_sample_rate "
-					 "(%s)", s->o.freq, rate);
-		break;
+	switch (perf_event_open_strerror(err, attr, &ctx, e)) {
+	case PE_DENIED:
+	case PE_NO_PERF:
+	case PE_UNSUPPORTED:
+		return SAMPLER_REFUSED;
+	default:
+		return SAMPLER_FAILED;
 	}
-	return error_errno(e, err, "cannot open perf event '%s' on cpu %d",
-			   ev, cpu);
-}
-
-/*
- * Open the event on the child for one CPU. Kernel-level sampling is tried
- * first (a sample in a system call then says so); when that is refused,
- * user level only — we only need user stacks. Returns the fd or -errno.
- */
-static int open_event(struct perf_event_attr *attr, pid_t pid, int cpu)
-{
-	int fd = perf_open(attr, pid, cpu);
-
-	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
-	    !attr->exclude_kernel) {
-		attr->exclude_kernel = 1;
-		attr->exclude_hv = 1;
-		fd = perf_open(attr, pid, cpu);
-	}
-	return fd >= 0 ? fd : -errno;
 }
 
 static int map_ring(struct sampler *s, struct ring *r, struct error *e)
@@ -424,13 +326,13 @@ static int map_ring(struct sampler *s, struct ring *r, struct error *e)
 			return error_errno(e, err, "cannot map a perf ring "
 					   "buffer of %zu KiB",
 					   s->o.pages * psz / 1024);
-		read_sysctl("/proc/sys/kernel/perf_event_mlock_kb", limit,
-			    sizeof(limit));
+		perf_event_sysctl("perf_event_mlock_kb", limit,
+				  sizeof(limit));
 		error_set(e, "cannot map a perf ring buffer of %zu KiB per "
 			  "CPU: above the sysctl kernel.perf_event_mlock_kb "
 			  "(%s) and the memlock limit; ask for fewer pages or "
 			  "grant CAP_IPC_LOCK", s->o.pages * psz / 1024, limit);
-		return -3;
+		return SAMPLER_REFUSED;
 	}
 	r->meta = p;
 	r->data = (const uint8_t *)p + psz;
@@ -444,15 +346,15 @@ static int open_rings(struct sampler *s, struct error *e)
 	int *cpus, ncpus, i, ret = 0;
 
 	memset(&base, 0, sizeof(base));
-	ret = counters_resolve(s->o.event, &base, e);
-	if (ret == 1) {
-		error_set(e, "event '%s' is not supported on this machine "
-			  "(its CPU has no such counter): try cpu-clock",
-			  s->o.event);
-		return -3;
+	switch (perf_event_resolve(s->o.event, &base, e)) {
+	case PE_OK:
+		break;
+	case PE_UNSUPPORTED:
+		perf_event_other_cpu_error(s->o.event, e);
+		return SAMPLER_REFUSED;
+	default:
+		return SAMPLER_FAILED;
 	}
-	if (ret < 0)
-		return -1;
 	make_attr(s, &base);
 	cpus = online_cpus(&ncpus);
 	s->rings = xcalloc((size_t)ncpus, sizeof(*s->rings));
@@ -461,9 +363,13 @@ static int open_rings(struct sampler *s, struct error *e)
 	s->nrings = ncpus;
 	for (i = 0; i < ncpus && ret == 0; i++) {
 		attr = base;
-		s->rings[i].fd = open_event(&attr, s->child, cpus[i]);
+		/* kernel level first (a sample in a system call then says
+		 * so), else user level only: we only need user stacks */
+		s->rings[i].fd = perf_event_open_attr(NULL, NULL, &attr,
+						      s->child, cpus[i], -1);
 		if (s->rings[i].fd < 0) {
-			ret = open_error(s, -s->rings[i].fd, cpus[i], e);
+			ret = open_error(s, &attr, -s->rings[i].fd, cpus[i],
+					 e);
 			s->rings[i].fd = -1;
 		} else {
 			/* one refusal of kernel level is enough */
@@ -863,9 +769,10 @@ static int start_child(struct sampler *s, char *const *argv, int go[2],
 	return 0;
 }
 
-int sampler_run(const struct sampler_opts *o, char *const *argv,
-		const struct sampler_callbacks *cb,
-		struct sampler_stats *stats, struct error *e)
+enum sampler_result sampler_run(const struct sampler_opts *o,
+				char *const *argv,
+				const struct sampler_callbacks *cb,
+				struct sampler_stats *stats, struct error *e)
 {
 	struct sampler s;
 	struct sampler_stats spare;
@@ -885,11 +792,13 @@ int sampler_run(const struct sampler_opts *o, char *const *argv,
 	if (cb)
 		s.cb = *cb;
 	if (fill_opts(&s.o, o, e))
-		return -1;
-	if (!argv || !argv[0])
-		return error_set(e, "no program to run");
+		return SAMPLER_FAILED;
+	if (!argv || !argv[0]) {
+		error_set(e, "no program to run");
+		return SAMPLER_FAILED;
+	}
 	if (spawn_resolve_program(argv[0], &path, e))
-		return -2;
+		return SAMPLER_NOT_STARTED;
 	s.path = path;
 	/* all the collector's memory, before the program starts */
 	s.rec = xmalloc(MAX_RECORD);

@@ -17,7 +17,7 @@
 
 struct sampler_opts {
 	const char *event;	/* NULL or "cpu-clock" (default), "cycles",
-				 * "task-clock", any name counters_resolve
+				 * "task-clock", any name perf_event_resolve
 				 * accepts */
 	int freq;		/* samples per second, default 999 */
 	bool dwarf;		/* copy user registers and stack */
@@ -95,13 +95,24 @@ struct sampler_stats {
  * CFI needs — AX..DI, BP, SP, IP and R8..R15. */
 #define SAMPLER_REGS 0xff0fffULL
 
+/* What sampler_run came to. */
+enum sampler_result {
+	SAMPLER_OK = 0,			/* the program ran */
+	SAMPLER_FAILED = -1,		/* anything else (an unknown event
+					 * name among them) */
+	SAMPLER_NOT_STARTED = -2,	/* the program cannot be started */
+	SAMPLER_REFUSED = -3,		/* perf events not permitted or not
+					 * supported here */
+};
+
 /*
- * Run argv (argv[0] is looked up in PATH) under the sampler. Returns 0
- * when the program ran (whatever its exit status, in stats->status), -2
- * when it cannot be started (message names it; exit 2), -3 when perf
- * events are not permitted or not supported (message names the sysctl
- * kernel.perf_event_paranoid or the capability CAP_PERFMON; exit 3), -1
- * for other failures (an unknown event name among them). Every process
+ * Run argv (argv[0] is looked up in PATH) under the sampler. Returns
+ * SAMPLER_OK when the program ran (whatever its exit status, in
+ * stats->status), SAMPLER_NOT_STARTED when it cannot be started (message
+ * names it; exit 2), SAMPLER_REFUSED when perf events are not permitted or
+ * not supported (message from perf_event_open_strerror: it names the
+ * sysctl kernel.perf_event_paranoid or the capability CAP_PERFMON, or
+ * suggests cpu-clock; exit 3), SAMPLER_FAILED for other failures. Every process
  * started on the way has been reaped when it returns.
  *
  * The program is in yardstick's process group and gets a terminal's
@@ -111,8 +122,9 @@ struct sampler_stats {
  * whatever yardstick does with them). Processes the program leaves
  * running after it exits are not followed further.
  */
-int sampler_run(const struct sampler_opts *o, char *const *argv,
-		const struct sampler_callbacks *cb,
-		struct sampler_stats *stats, struct error *e);
+enum sampler_result sampler_run(const struct sampler_opts *o,
+				char *const *argv,
+				const struct sampler_callbacks *cb,
+				struct sampler_stats *stats, struct error *e);
 
 #endif

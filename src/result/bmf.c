@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "result/json_emit.h"
+#include "util/json_emit.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
 

@@ -1,7 +1,7 @@
 /*
- * The result as JSON, "yardstick/result/v1" (DESIGN.md): the writer. The
- * key names are a contract with every other tool that reads our files; add
- * keys, never rename one. The reader is json_read.c.
+ * The result as JSON, "yardstick/result/v1" (docs/result-format.md): the
+ * writer. The key names are a contract with every other tool that reads
+ * our files; add keys, never rename one. The reader is json_read.c.
  *
  * Numbers round-trip exactly: an integral double below 2^53 is written as
  * a JSON integer, any other finite double in the fewest significant digits
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "result/json_emit.h"
+#include "util/json_emit.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
 

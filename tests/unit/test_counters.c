@@ -34,6 +34,7 @@
 
 #include "measure/counters.h"
 #include "measure/counters_internal.h"
+#include "measure/perf_event.h"
 
 extern char **environ;
 
@@ -83,7 +84,7 @@ static int child_fp_discover(void)
 	int lanes[COUNTERS_MAX_METRIC_EVENTS];
 	size_t i, n;
 
-	n = counters_fp_discover(attrs, lanes, COUNTERS_MAX_METRIC_EVENTS);
+	n = perf_event_fp_discover(attrs, lanes, COUNTERS_MAX_METRIC_EVENTS);
 	for (i = 0; i < n; i++)
 		printf("%u %llx %d\n", attrs[i].type,
 		       (unsigned long long)(attrs[i].config & 0xffff),
@@ -280,37 +281,6 @@ static double page_faults_of(struct counters *c, const char *mode, long n)
 
 /* ---- pure functions, hand-computed ---- */
 
-static void test_scale(void **state)
-{
-	struct counter_value v;
-
-	counters_scale(1000, 100, 100, &v);	/* ran all the time */
-	assert_true(v.counted);
-	assert_false(v.multiplexed);
-	assert_true(v.value == 1000.0);
-
-	counters_scale(1000, 200, 100, &v);	/* half the time: x2 */
-	assert_true(v.counted);
-	assert_true(v.multiplexed);
-	assert_true(v.value == 2000.0);
-
-	counters_scale(750, 300, 200, &v);	/* 750 * 3/2 */
-	assert_true(v.multiplexed);
-	assert_true(v.value == 1125.0);
-
-	counters_scale(0, 500, 0, &v);		/* enabled, never ran */
-	assert_false(v.counted);
-	assert_false(v.multiplexed);
-	assert_true(v.value == 0.0);
-
-	counters_scale(0, 0, 0, &v);		/* never enabled */
-	assert_false(v.counted);
-
-	counters_scale(0, 40, 40, &v);		/* ran, counted nothing */
-	assert_true(v.counted);
-	assert_true(v.value == 0.0);
-}
-
 static void test_flops_weighting(void **state)
 {
 	/* scalar d, 128b d, 256b s, 512b s: 10 + 20*2 + 5*8 + 3*16 */
@@ -401,7 +371,7 @@ static void test_resolve_perf_names(void **state)
 
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		memset(&attr, 0, sizeof(attr));
-		if (counters_resolve(want[i].name, &attr, &e) != 0)
+		if (perf_event_resolve(want[i].name, &attr, &e) != PE_OK)
 			fail_msg("'%s': %s", want[i].name, e.msg);
 		if (attr.type != want[i].type ||
 		    attr.config != want[i].config)
@@ -418,25 +388,27 @@ static void test_resolve_libpfm_names(void **state)
 
 	/* libpfm4's generic perf PMU exists on every machine */
 	memset(&attr, 0, sizeof(attr));
-	assert_int_equal(counters_resolve("perf::PERF_COUNT_SW_PAGE_FAULTS",
-					  &attr, &e), 0);
+	assert_int_equal(perf_event_resolve("perf::PERF_COUNT_SW_PAGE_FAULTS",
+					    &attr, &e), PE_OK);
 	assert_int_equal(attr.type, PERF_TYPE_SOFTWARE);
 	assert_int_equal(attr.config, PERF_COUNT_SW_PAGE_FAULTS);
 
 	/* an Intel event: encoded on Intel, known-elsewhere otherwise */
 	memset(&attr, 0, sizeof(attr));
-	ret = counters_resolve("INST_RETIRED:ANY_P", &attr, &e);
-	assert_true(ret == 0 || ret == 1);
+	ret = perf_event_resolve("INST_RETIRED:ANY_P", &attr, &e);
+	assert_true(ret == PE_OK || ret == PE_UNSUPPORTED);
 
 	memset(&attr, 0, sizeof(attr));
 	e.msg[0] = '\0';
-	assert_int_equal(counters_resolve("no-such-event", &attr, &e), -2);
+	assert_int_equal(perf_event_resolve("no-such-event", &attr, &e),
+			 PE_UNKNOWN_EVENT);
 	assert_non_null(strstr(e.msg, "'no-such-event'"));
 
 	/* r + non-hex is not raw: nobody knows it */
-	assert_int_equal(counters_resolve("rxyz", &attr, &e), -2);
+	assert_int_equal(perf_event_resolve("rxyz", &attr, &e),
+			 PE_UNKNOWN_EVENT);
 	assert_non_null(strstr(e.msg, "'rxyz'"));
-	assert_int_equal(counters_resolve("", &attr, &e), -2);
+	assert_int_equal(perf_event_resolve("", &attr, &e), PE_UNKNOWN_EVENT);
 }
 
 /* ---- FP event discovery, on CPUs libpfm4 is told to pretend to be ---- */
@@ -762,7 +734,8 @@ static void test_unknown_event(void **state)
 	struct counters *c = (struct counters *)1;
 	struct error e = { "" };
 
-	assert_int_equal(counters_open(&c, events, 2, &e), -2);
+	assert_int_equal(counters_open(&c, events, 2, &e),
+			 COUNTERS_UNKNOWN_EVENT);
 	assert_null(c);
 	assert_non_null(strstr(e.msg, "'no-such-event'"));
 	assert_int_equal(open_fds(), fds_before);
@@ -814,7 +787,7 @@ static int fake_open(struct perf_event_attr *attr, int group_fd, void *arg)
 	return fd;
 }
 
-static const struct counters_fp_event fake_fp[] = {
+static const struct pe_fp_event fake_fp[] = {
 	{ "ref-cycles", 1 }, { "bus-cycles", 4 },
 	{ "stalled-cycles-frontend", 16 },
 };
@@ -831,7 +804,8 @@ static void test_hardware_path(void **state)
 	struct run r;
 	size_t i;
 
-	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e), 0);
+	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e),
+			 COUNTERS_OK);
 	/* every default metric but cache_misses opened */
 	assert_int_equal(counters_unsupported_count(c), 1);
 	assert_string_equal(counters_unsupported_name(c, 0), "cache_misses");
@@ -865,7 +839,8 @@ static void test_flops_needs_every_event(void **state)
 	struct counters *c = NULL;
 	struct error e = { "" };
 
-	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e), 0);
+	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e),
+			 COUNTERS_OK);
 	assert_int_equal(counters_metric_count(c), N_DEFAULTS - 1);
 	assert_int_equal(counters_unsupported_count(c), 1);
 	assert_string_equal(counters_unsupported_name(c, 0), "flops");
@@ -882,10 +857,22 @@ static void test_denied(void **state)
 	struct counters *c = (struct counters *)1;
 	struct error e = { "" };
 
-	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e), -3);
+	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e),
+			 COUNTERS_DENIED);
 	assert_null(c);
-	assert_non_null(strstr(e.msg, "kernel.perf_event_paranoid"));
+	/* the wording of every perf-event refusal (as test_sampler's
+	 * test_not_permitted): the sysctl's value, and the capability */
+	assert_non_null(strstr(e.msg, "perf events are not permitted"));
+	assert_non_null(strstr(e.msg, "kernel.perf_event_paranoid is "));
 	assert_non_null(strstr(e.msg, "CAP_PERFMON"));
+	{
+		const struct pe_context ctx = { "task-clock", -1, false, 0 };
+		struct error want;
+
+		assert_int_equal(perf_event_open_strerror(EACCES, NULL, &ctx,
+							  &want), PE_DENIED);
+		assert_string_equal(e.msg, want.msg);
+	}
 	/* asked with kernel counting, then without */
 	assert_true(f.with_kernel > 0 && f.with_kernel < f.calls);
 	assert_int_equal(open_fds(), fds_before);
@@ -899,7 +886,8 @@ static void test_user_space_only(void **state)
 	struct error e = { "" };
 	struct run r;
 
-	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e), 0);
+	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e),
+			 COUNTERS_OK);
 	assert_int_equal(counters_metric_count(c), N_DEFAULTS);
 	assert_int_equal(counters_unsupported_count(c), 0);
 	/* one refusal, then user space only without asking again */
@@ -919,7 +907,8 @@ static void test_open_error(void **state)
 	struct counters *c = (struct counters *)1;
 	struct error e = { "" };
 
-	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e), -1);
+	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e),
+			 COUNTERS_FAILED);
 	assert_null(c);
 	assert_non_null(strstr(e.msg, "'task-clock'"));
 	assert_non_null(strstr(e.msg, strerror(EMFILE)));
@@ -928,7 +917,6 @@ static void test_open_error(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scale),
 		cmocka_unit_test(test_flops_weighting),
 		cmocka_unit_test(test_metric_names),
 		cmocka_unit_test(test_resolve_perf_names),

@@ -3,8 +3,9 @@
  * every SVG written here is checked for well-formedness (by a small checker
  * below, and by python3's XML parser when there is one), widths and colours
  * are read back from the file and compared with values computed by hand,
- * and when node is installed the embedded script itself is run against a
- * minimal DOM to check hover, zoom and search.
+ * and the embedded script (src/profile/flamegraph.js) is checked to be
+ * the file's bytes, parsed by node and run against a minimal DOM to check
+ * hover, zoom and search.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -830,6 +831,58 @@ static void test_script(void **state)
 	profile_free(&p);
 }
 
+/* The flame graph's script, as kept in the source tree. */
+#define SCRIPT_JS TESTDATA_DIR "/../../src/profile/flamegraph.js"
+
+/*
+ * The script in the SVG is flamegraph.js byte for byte (tools/embed.c
+ * compiled it in), after the one line of constants, in plain and
+ * differential graphs; it cannot end the CDATA section around it.
+ */
+static void test_script_embedded(void **state)
+{
+	char *js, *svg, *want;
+	const char *start;
+	struct profile p, q;
+	struct error e;
+	size_t len;
+
+	assert_int_equal(file_read_all(SCRIPT_JS, &js, &len, &e), 0);
+	assert_int_equal(strlen(js), len);
+	assert_true(len > 1000);
+	assert_null(strstr(js, "]]>"));
+	want = xasprintf("%s]]></script>\n</svg>\n", js);
+
+	profile_init(&p, &samples, 1);
+	profile_init(&q, &samples, 1);
+	add(&p, 3, "main@app;a@app;x@libx.so");
+	add(&q, 1, "main@app;b@app");
+	for (int diff = 0; diff < 2; diff++) {
+		svg = diff ? render_diff(&q, &p) : render(&p, NULL);
+		start = strstr(svg, "<script type=\"text/ecmascript\">"
+			       "<![CDATA[\nvar XP = 10, CW = 1180, CH = ");
+		assert_non_null(start);
+		start = strchr(start, ';');
+		assert_non_null(start);
+		assert_string_equal(start + 2, want);
+		free(svg);
+	}
+	free(want);
+	free(js);
+	profile_free(&p);
+	profile_free(&q);
+}
+
+/* Lint: node parses the script (strict mode's early errors included). */
+static void test_script_syntax(void **state)
+{
+	char *cmd = xasprintf("node --check '%s'", SCRIPT_JS);
+
+	need("node");
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
 static int setup(void **state)
 {
 	return mkdtemp(tmpdir) ? 0 : -1;
@@ -857,6 +910,8 @@ int main(void)
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_empty_and_errors),
 		cmocka_unit_test(test_script),
+		cmocka_unit_test(test_script_embedded),
+		cmocka_unit_test(test_script_syntax),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -942,7 +942,7 @@ static void test_read_truncated(void **state)
 	free(path);
 }
 
-/* The example of DESIGN.md, written by hand, reads. */
+/* The example of docs/result-format.md, written by hand, reads. */
 static void test_read_design_example(void **state)
 {
 	static const char example[] =

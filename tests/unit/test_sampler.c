@@ -550,7 +550,8 @@ static void test_no_fd_leak(void **state)
 	int before = count_fds();
 
 	assert_int_equal(sampler_run(&o, ok, NULL, &st, &e), 0);
-	assert_int_equal(sampler_run(&o, missing, NULL, &st, &e), -2);
+	assert_int_equal(sampler_run(&o, missing, NULL, &st, &e),
+			 SAMPLER_NOT_STARTED);
 	sampler_run(&cycles, ok, NULL, &st, &e);
 	assert_int_equal(count_fds(), before);
 }
@@ -714,9 +715,9 @@ static void test_cannot_start(void **state)
 	struct error e;
 	int fd;
 
-	assert_int_equal(run(&o, missing, &w, &st, &e), -2);
+	assert_int_equal(run(&o, missing, &w, &st, &e), SAMPLER_NOT_STARTED);
 	assert_non_null(strstr(e.msg, "yardstick-no-such-program"));
-	assert_int_equal(run(&o, unknown, &w, &st, &e), -2);
+	assert_int_equal(run(&o, unknown, &w, &st, &e), SAMPLER_NOT_STARTED);
 	assert_non_null(strstr(e.msg, "yardstick-no-such-program"));
 	/* executable, but no format the kernel runs: the exec itself fails
 	 * in the child, which reports it through its close-on-exec pipe */
@@ -725,7 +726,7 @@ static void test_cannot_start(void **state)
 	assert_int_equal(write(fd, "\x01\x02garbage\n", 10), 10);
 	close(fd);
 	assert_int_equal(chmod(path, 0755), 0);
-	assert_int_equal(run(&o, noexec, &w, &st, &e), -2);
+	assert_int_equal(run(&o, noexec, &w, &st, &e), SAMPLER_NOT_STARTED);
 	print_message("noexec: %s\n", e.msg);
 	assert_non_null(strstr(e.msg, "cannot execute"));
 	assert_int_equal(w.n, 0);
@@ -749,11 +750,11 @@ static void test_unsupported_event(void **state)
 	if (ret == 0) {
 		assert_true(st.samples > 0);
 	} else {
-		assert_int_equal(ret, -3);
+		assert_int_equal(ret, SAMPLER_REFUSED);
 		assert_non_null(strstr(e.msg, "cpu-clock"));
 		assert_int_equal(w.n, 0);
 	}
-	assert_int_equal(run(&bad, argv, &w, &st, &e), -1);
+	assert_int_equal(run(&bad, argv, &w, &st, &e), SAMPLER_FAILED);
 	assert_non_null(strstr(e.msg, "no-such-event"));
 	seen_free(&w);
 }
@@ -789,7 +790,7 @@ static bool refused_as(int err, const char *want, const char *want2)
 		ret = sampler_run(&o, argv, NULL, &st, &e);
 		fprintf(stderr, "refused (%s): %d %s\n", strerror(err), ret,
 			e.msg);
-		_exit(ret == -3 && strstr(e.msg, want) &&
+		_exit(ret == SAMPLER_REFUSED && strstr(e.msg, want) &&
 		      strstr(e.msg, want2) ? 0 : 1);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -799,9 +800,11 @@ static bool refused_as(int err, const char *want, const char *want2)
 /* Refusals become -3 with a message that says what to change. */
 static void test_not_permitted(void **state)
 {
-	assert_true(refused_as(EACCES, "kernel.perf_event_paranoid",
+	/* the wording of every perf-event refusal (as test_counters's
+	 * test_denied): the sysctl's value, and the capability */
+	assert_true(refused_as(EACCES, "kernel.perf_event_paranoid is ",
 			       "CAP_PERFMON"));
-	assert_true(refused_as(EPERM, "kernel.perf_event_paranoid",
+	assert_true(refused_as(EPERM, "kernel.perf_event_paranoid is ",
 			       "CAP_PERFMON"));
 	assert_true(refused_as(ENOSYS, "no perf support", "kernel"));
 	assert_true(refused_as(EOPNOTSUPP, "not supported", "machine"));
@@ -847,9 +850,11 @@ static void test_bad_options(void **state)
 	struct sampler_stats st;
 	struct error e;
 
-	assert_int_equal(sampler_run(&pages, argv, NULL, &st, &e), -1);
+	assert_int_equal(sampler_run(&pages, argv, NULL, &st, &e),
+			 SAMPLER_FAILED);
 	assert_non_null(strstr(e.msg, "power of 2"));
-	assert_int_equal(sampler_run(&stack, argv, NULL, &st, &e), -1);
+	assert_int_equal(sampler_run(&stack, argv, NULL, &st, &e),
+			 SAMPLER_FAILED);
 	assert_non_null(strstr(e.msg, "stack"));
 }
 

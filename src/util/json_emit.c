@@ -4,7 +4,7 @@
  * result file of 1000 runs stays readable. Strings are escaped by jansson
  * itself.
  */
-#include "result/json_emit.h"
+#include "util/json_emit.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,14 +1,15 @@
 /*
- * perf event names: perf's generic hardware, software and cache names,
- * raw "rNNNN" codes, and libpfm4's names — libpfm4 loaded with dlopen on
- * first need — and the floating-point arithmetic events of this CPU that
- * the derived metric "flops" adds up. Split from counters.c, which opens
- * and reads what is resolved here.
+ * The perf-event layer (perf_event.h): the perf_event_open wrapper and the
+ * attributes counting and sampling share, the one strerror of a failed
+ * open, event names — perf's generic hardware, software and cache names,
+ * raw "rNNNN" codes, and libpfm4's names, libpfm4 loaded with dlopen on
+ * first need — the floating-point arithmetic events of this CPU that the
+ * derived metric "flops" adds up, and group reads scaled for multiplexing.
  */
-#include "measure/counters.h"
-#include "measure/counters_internal.h"
+#include "measure/perf_event.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <stdbool.h>
@@ -17,8 +18,197 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- opening ---- */
+
+int perf_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+			int group_fd, void *arg)
+{
+	(void)arg;
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+int perf_event_open_attr(pe_open_fn *fn, void *arg,
+			 struct perf_event_attr *attr, pid_t pid, int cpu,
+			 int group_fd)
+{
+	int fd;
+
+	if (!fn)
+		fn = perf_event_sys_open;
+	fd = fn(attr, pid, cpu, group_fd, arg);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+	    !attr->exclude_kernel) {
+		attr->exclude_kernel = 1;
+		attr->exclude_hv = 1;
+		fd = fn(attr, pid, cpu, group_fd, arg);
+	}
+	return fd >= 0 ? fd : -errno;
+}
+
+static void attr_follow_exec(struct perf_event_attr *a)
+{
+	a->size = sizeof(*a);
+	a->disabled = 1;
+	a->inherit = 1;
+	a->enable_on_exec = 1;
+}
+
+void perf_event_attr_counting(struct perf_event_attr *a)
+{
+	attr_follow_exec(a);
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			 PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_GROUP;
+}
+
+void perf_event_attr_sampling(struct perf_event_attr *a, int freq)
+{
+	attr_follow_exec(a);
+	a->freq = 1;
+	a->sample_freq = (uint64_t)freq;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+}
+
+/* ---- why an open failed ---- */
+
+void perf_event_sysctl(const char *name, char *buf, size_t len)
+{
+	char path[128];
+	FILE *fp;
+
+	snprintf(buf, len, "?");
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	fp = fopen(path, "re");
+	if (!fp)
+		return;
+	if (!fgets(buf, (int)len, fp))
+		snprintf(buf, len, "?");
+	buf[strcspn(buf, "\n")] = '\0';
+	if (!buf[0])
+		snprintf(buf, len, "?");
+	fclose(fp);
+}
+
+/*
+ * Refused: at kernel.perf_event_paranoid 2 or lower a user may count and
+ * sample the user space of their own processes, so above 2 the sysctl is
+ * the reason; at 2 or lower something else is (a seccomp filter, a
+ * security module), and only the capability helps.
+ */
+static enum pe_result denied(const struct pe_context *ctx,
+			     const struct pe_sysctls *sys, struct error *e)
+{
+	const char *level = sys->paranoid;
+	char *end;
+	long v = strtol(level, &end, 10);
+
+	if (end != level && *end == '\0' && v <= 2)
+		error_set(e, "perf events are not permitted although the "
+			  "sysctl kernel.perf_event_paranoid is %s (2 or "
+			  "lower suffices): a seccomp filter or security "
+			  "module forbids them (in a container, allow "
+			  "perf_event_open), or grant CAP_PERFMON", level);
+	else
+		error_set(e, "perf events are not permitted: the sysctl "
+			  "kernel.perf_event_paranoid is %s and %s a "
+			  "program needs 2 or lower (sysctl -w "
+			  "kernel.perf_event_paranoid=2), or grant the "
+			  "capability CAP_PERFMON", level,
+			  ctx->sampling ? "sampling" : "counting");
+	return PE_DENIED;
+}
+
+static enum pe_result unsupported(const char *ev, struct error *e)
+{
+	if (strcasecmp(ev, "cpu-clock") == 0)
+		error_set(e, "event '%s' is not supported on this machine",
+			  ev);
+	else
+		error_set(e, "event '%s' is not supported on this machine "
+			  "(a virtual machine often has no hardware "
+			  "counters): try cpu-clock", ev);
+	return PE_UNSUPPORTED;
+}
+
+enum pe_result perf_event_open_strerror_with(int err,
+					     const struct perf_event_attr *attr,
+					     const struct pe_context *ctx,
+					     const struct pe_sysctls *sys,
+					     struct error *e)
+{
+	const char *ev = ctx->event ? ctx->event : "?";
+	long rate;
+
+	(void)attr;
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		return denied(ctx, sys, e);
+	case ENOSYS:
+		error_set(e, "no perf support in this kernel "
+			  "(perf_event_open is missing)");
+		return PE_NO_PERF;
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		return unsupported(ev, e);
+	case EINVAL:
+		rate = atol(sys->max_sample_rate);
+		if (ctx->sampling && rate > 0 && ctx->freq > rate) {
+			error_set(e, "sampling frequency %d is above the "
+				  "sysctl kernel.perf_event_max_sample_rate "
+				  "(%s)", ctx->freq, sys->max_sample_rate);
+			return PE_FAILED;
+		}
+		/* fall through */
+	case EBUSY:
+	case E2BIG:
+		if (!ctx->sampling)	/* a counter this PMU cannot take */
+			return unsupported(ev, e);
+		break;
+	}
+	if (ctx->cpu >= 0)
+		error_errno(e, err, "cannot open perf event '%s' on cpu %d",
+			    ev, ctx->cpu);
+	else
+		error_errno(e, err, "cannot open perf event '%s'", ev);
+	return PE_FAILED;
+}
+
+enum pe_result perf_event_open_strerror(int err,
+					const struct perf_event_attr *attr,
+					const struct pe_context *ctx,
+					struct error *e)
+{
+	struct pe_sysctls sys;
+
+	perf_event_sysctl("perf_event_paranoid", sys.paranoid,
+			  sizeof(sys.paranoid));
+	perf_event_sysctl("perf_event_max_sample_rate", sys.max_sample_rate,
+			  sizeof(sys.max_sample_rate));
+	return perf_event_open_strerror_with(err, attr, ctx, &sys, e);
+}
+
+enum pe_result perf_event_other_cpu_error(const char *event,
+					  struct error *e)
+{
+	error_set(e, "event '%s' is not supported on this machine (its CPU "
+		  "has no such counter): try cpu-clock", event);
+	return PE_UNSUPPORTED;
+}
 
 /* ---- event names ---- */
 
@@ -204,8 +394,8 @@ static bool pfm_ready(void)
 
 /*
  * Encode a libpfm4 name for user and kernel level, like perf does (the
- * retry in open_one drops kernel level when that is refused). Returns a
- * PFM_ERR_* code.
+ * retry in perf_event_open_attr drops kernel level when that is
+ * refused). Returns a PFM_ERR_* code.
  */
 static int pfm_encode(const char *name, struct perf_event_attr *attr)
 {
@@ -269,8 +459,9 @@ static bool pfm_known_elsewhere(const char *name)
 	return false;
 }
 
-int counters_resolve(const char *name, struct perf_event_attr *attr,
-		     struct error *e)
+enum pe_result perf_event_resolve(const char *name,
+				  struct perf_event_attr *attr,
+				  struct error *e)
 {
 	size_t i;
 	int ret;
@@ -279,25 +470,25 @@ int counters_resolve(const char *name, struct perf_event_attr *attr,
 		if (strcasecmp(name, generic_events[i].name) == 0) {
 			attr->type = generic_events[i].type;
 			attr->config = generic_events[i].config;
-			return 0;
+			return PE_OK;
 		}
 	}
 	if (resolve_cache(name, attr) || resolve_raw(name, attr))
-		return 0;
+		return PE_OK;
 	if (!*name || !pfm_ready()) {
 		error_set(e, "unknown event '%s'", name);
-		return -2;
+		return PE_UNKNOWN_EVENT;
 	}
 	ret = pfm_encode(name, attr);
 	if (ret == PFM_SUCCESS)
-		return 0;
+		return PE_OK;
 	if (ret == PFM_ERR_NOTFOUND && pfm_known_elsewhere(name))
-		return 1;
+		return PE_UNSUPPORTED;
 	if (ret == PFM_ERR_NOTFOUND)
 		error_set(e, "unknown event '%s'", name);
 	else
 		error_set(e, "event '%s': %s", name, pfm.strerror(ret));
-	return -2;
+	return PE_UNKNOWN_EVENT;
 }
 
 /* ---- floating point events ---- */
@@ -310,7 +501,7 @@ int counters_resolve(const char *name, struct perf_event_attr *attr,
  * the PPR), so its weight is 1. The first list with any event this CPU's
  * libpfm4 tables encode wins; older Intel lacks the 512-bit umasks.
  */
-static const struct counters_fp_event fp_intel[] = {
+static const struct pe_fp_event fp_intel[] = {
 	{ "FP_ARITH_INST_RETIRED:SCALAR_SINGLE", 1 },
 	{ "FP_ARITH_INST_RETIRED:SCALAR_DOUBLE", 1 },
 	{ "FP_ARITH_INST_RETIRED:128B_PACKED_DOUBLE", 2 },
@@ -321,18 +512,18 @@ static const struct counters_fp_event fp_intel[] = {
 	{ "FP_ARITH_INST_RETIRED:512B_PACKED_SINGLE", 16 },
 };
 
-static const struct counters_fp_event fp_zen2[] = {	/* Zen 2 and later */
+static const struct pe_fp_event fp_zen2[] = {	/* Zen 2 and later */
 	{ "RETIRED_SSE_AVX_FLOPS:ANY", 1 },
 };
 
-static const struct counters_fp_event fp_zen1[] = {
+static const struct pe_fp_event fp_zen1[] = {
 	{ "RETIRED_SSE_AVX_OPERATIONS:SP_ADD_SUB_FLOPS:SP_MULT_FLOPS"
 	  ":SP_DIV_FLOPS:SP_MULT_ADD_FLOPS:DP_ADD_SUB_FLOPS:DP_MULT_FLOPS"
 	  ":DP_DIV_FLOPS:DP_MULT_ADD_FLOPS", 1 },
 };
 
 static const struct {
-	const struct counters_fp_event *ev;
+	const struct pe_fp_event *ev;
 	size_t n;
 } fp_lists[] = {
 	{ fp_intel, ARRAY_SIZE(fp_intel) },
@@ -340,7 +531,7 @@ static const struct {
 	{ fp_zen1, ARRAY_SIZE(fp_zen1) },
 };
 
-size_t counters_fp_discover(struct perf_event_attr *attrs, int *lanes,
+size_t perf_event_fp_discover(struct perf_event_attr *attrs, int *lanes,
 			    size_t max)
 {
 	size_t l, i, n;
@@ -362,3 +553,49 @@ size_t counters_fp_discover(struct perf_event_attr *attrs, int *lanes,
 	return 0;
 }
 
+
+/* ---- reading groups ---- */
+
+struct pe_scaled perf_event_scale(uint64_t count, uint64_t enabled,
+				  uint64_t running)
+{
+	struct pe_scaled out;
+
+	out.counted = running > 0;
+	out.multiplexed = running > 0 && running < enabled;
+	if (!out.counted)
+		out.value = 0;
+	else if (out.multiplexed)
+		out.value = (double)count * ((double)enabled /
+					     (double)running);
+	else
+		out.value = (double)count;
+	return out;
+}
+
+struct pe_scaled perf_event_group_delta(const uint64_t *after,
+					const uint64_t *before, size_t slot)
+{
+	size_t v = PE_READ_HEADER + slot;
+
+	return perf_event_scale(after[v] - before[v], after[1] - before[1],
+				after[2] - before[2]);
+}
+
+enum pe_result perf_event_read_group(int fd, uint64_t *buf, size_t nr,
+				     struct error *e)
+{
+	size_t size = (PE_READ_HEADER + nr) * sizeof(uint64_t);
+	ssize_t got = read(fd, buf, size);
+
+	if (got < 0) {
+		error_errno(e, errno, "cannot read perf counters");
+		return PE_FAILED;
+	}
+	if ((size_t)got != size || buf[0] != nr) {
+		error_set(e, "cannot read perf counters: short read of %zd "
+			  "bytes", got);
+		return PE_FAILED;
+	}
+	return PE_OK;
+}

@@ -1,0 +1,165 @@
+# docs/result-format.md against the real output: every key, setting,
+# metric (with its unit), metric extra and unsupported name that run, load
+# and mem write is named in the document's key tables, and every key the
+# fixed tables name is written. A new key that is not documented fails.
+. "$(dirname "$0")/lib.sh"
+HTTPFIX=${HTTPFIX:?HTTPFIX must name the HTTP fixture server}
+HEAPFIX=${HEAPFIX:?HEAPFIX must name the heap fixture}
+DOC=$(cd "$(dirname "$0")/../.." && pwd)/docs/result-format.md
+trap 'for f in "$T"/*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done; rm -rf "$T"' EXIT
+
+# fix NAME ARGS...: start an httpfix on 127.0.0.1; its URL in $U.
+fix() {
+	name=$1
+	shift
+	"$HTTPFIX" "$@" >"$T/$name.port" 2>"$T/$name.err" &
+	echo $! >"$T/$name.pid"
+	i=0
+	while [ ! -s "$T/$name.port" ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	U=http://127.0.0.1:$(cat "$T/$name.port")/
+}
+
+# check KIND FILE...: the python check of the files against the document.
+check() {
+	python3 - "$DOC" "$@" <<'PY'
+import json, re, sys
+
+doc, kind, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+tables, cur = {}, None
+for line in open(doc):
+    m = re.match(r"<!-- keys: (\S+) -->", line)
+    if m:
+        cur = tables.setdefault(m.group(1), {})
+        continue
+    if cur is None:
+        continue
+    if not line.startswith("|"):
+        if line.strip():
+            cur = None
+        continue
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    k = re.fullmatch(r"`([^`]+)`", cells[0])
+    if k:
+        cur[k.group(1)] = cells[1] if len(cells) > 1 else ""
+for t in ("top", "tool", "machine", "git", "benchmark", "metric",
+          "outliers", "comparison", "complexity", "fit",
+          "metrics." + kind, "settings." + kind):
+    assert tables.get(t), f"{doc}: no key table '{t}'"
+bad = []
+
+def keys(where, obj, table, every=False):
+    for k in obj:
+        if re.fullmatch(r"status_\d{3}", k) and "status_NNN" in tables.get(table, {}):
+            continue
+        if k not in tables.get(table, {}):
+            bad.append(f"{where}: key '{k}' is not in table '{table}'")
+    if every:
+        for k in tables[table]:
+            if k not in obj:
+                bad.append(f"{where}: table '{table}' names '{k}', not written")
+
+metric_keys = set(tables["metric"])
+for f in files:
+    d = json.load(open(f))
+    assert d["kind"] == kind, (f, d["kind"])
+    top = dict(d)
+    keys(f, top, "top")
+    for k in ("schema", "tool", "created", "kind", "machine", "git",
+              "settings", "benchmarks", "comparisons"):
+        assert k in d, (f, k)
+    keys(f + ": tool", d["tool"], "tool", True)
+    keys(f + ": machine", d["machine"], "machine", True)
+    keys(f + ": git", d["git"], "git", True)
+    keys(f + ": settings", d["settings"], "settings." + kind)
+    for c in d["comparisons"]:
+        keys(f + ": comparisons", c, "comparison", True)
+    for c in d.get("complexity", []):
+        keys(f + ": complexity", c, "complexity", True)
+        for x in c["fits"]:
+            keys(f + ": fits", x, "fit", True)
+    for b in d["benchmarks"]:
+        w = f + ": " + b["name"]
+        keys(w, b, "benchmark", True)
+        for name in b["unsupported"]:
+            if name not in tables["metrics." + kind]:
+                bad.append(f"{w}: unsupported '{name}' is no metric of table 'metrics.{kind}'")
+        for name, m in b["metrics"].items():
+            if name not in tables["metrics." + kind]:
+                bad.append(f"{w}: metric '{name}' is not in table 'metrics.{kind}'")
+            elif tables["metrics." + kind][name] != m["unit"]:
+                bad.append(f"{w}: metric '{name}' has unit '{m['unit']}', the document '{tables['metrics.' + kind][name]}'")
+            keys(f"{w}: {name}", {k: v for k, v in m.items() if k in metric_keys},
+                 "metric", True)
+            keys(f"{w}: {name} extras",
+                 [k for k in m if k not in metric_keys], "extras." + kind)
+            keys(f"{w}: {name}.outliers", m["outliers"], "outliers", True)
+for x in bad:
+    print(x)
+sys.exit(1 if bad else 0)
+PY
+}
+
+# run: fixed runs with every optional setting, the shell, a numeric scan
+# (complexity) and the counters (emulated where the PMU is missing);
+# adaptive runs, sequential; no counters.
+run_case() {
+	printf 'x\n' >"$T/in"
+	cpu=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
+	YARDSTICK_EMULATE_PMU=1 "$YS" run --no-store -q -r 2 -w 0 -S -t 5 \
+		--pin "$cpu" -p true -c true --input "$T/in" -P n=1,2,3 \
+		--compare-metric peak_rss --json "$T/run1.json" \
+		"sleep 0.00{n}" 2>"$T/run1.err" || { cat "$T/run1.err"; return 1; }
+	"$YS" run --no-store -q -m 2 -M 2 --min-time 1ms --order sequential \
+		--json "$T/run2.json" true "echo hi" 2>"$T/run2.err" ||
+		{ cat "$T/run2.err"; return 1; }
+	"$YS" run --no-store -q -r 2 -w 0 --no-counters \
+		--json "$T/run3.json" true 2>"$T/run3.err" ||
+		{ cat "$T/run3.err"; return 1; }
+	check run "$T/run1.json" "$T/run2.json" "$T/run3.json"
+}
+t "run: every key of a fixed, scanned --shell run is documented" run_case
+
+# mem: a complete trace, a sampled one with frame-pointer unwinding.
+mem_case() {
+	"$YS" mem --no-store -q --json "$T/mem1.json" -- "$HEAPFIX" leak 10 \
+		1000 2>"$T/mem1.err" || { cat "$T/mem1.err"; return 1; }
+	"$YS" mem --no-store -q --sample 4k --unwind fp --json "$T/mem2.json" \
+		-- "$HEAPFIX" temp 100 2>"$T/mem2.err" ||
+		{ cat "$T/mem2.err"; return 1; }
+	check mem "$T/mem1.json" "$T/mem2.json"
+}
+t "mem: every key of a heap profile is documented" mem_case
+
+# load: closed and open models, and a server answering 503 (status_503).
+fix ok
+U_ok=$U
+fix s503 --status 503
+U_503=$U
+load_case() {
+	"$YS" load --no-store -q -c 2 -n 100 --json "$T/load1.json" "$U_ok" \
+		2>"$T/load1.err" || { cat "$T/load1.err"; return 1; }
+	"$YS" load --no-store -q -c 2 -R 100 -d 1s --json "$T/load2.json" \
+		"$U_ok" 2>"$T/load2.err" || { cat "$T/load2.err"; return 1; }
+	"$YS" load --no-store -q -c 1 -n 5 --json "$T/load3.json" "$U_503" \
+		2>"$T/load3.err"
+	[ -s "$T/load3.json" ] || { cat "$T/load3.err"; return 1; }
+	check load "$T/load1.json" "$T/load2.json" "$T/load3.json"
+}
+t "load: every key of closed, open and failing runs is documented" load_case
+
+# The check itself catches an undocumented key: a result with one added.
+bad_case() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["benchmarks"][0]["metrics"]["wall_time"]["p42"] = 1
+json.dump(d, open(sys.argv[2], "w"))' "$T/run3.json" "$T/bad.json" &&
+	! check run "$T/bad.json" >"$T/bad.out" &&
+	grep -q "p42" "$T/bad.out"
+}
+t "an undocumented key fails the check" bad_case
+
+finish
