@@ -9,6 +9,7 @@
 #include "cmd/refs.h"
 #include "result/compare.h"
 #include "stats/shift.h"
+#include "util/outputs.h"
 #include "util/strutil.h"
 
 const char compare_help[] =
@@ -200,13 +201,18 @@ int cmd_compare(int argc, char **argv)
 		ret = 2;
 		goto out_results;
 	}
-	if (!a.quiet) {
-		bool out = (a.json && !strcmp(a.json, "-")) ||
-			   (a.markdown && !strcmp(a.markdown, "-"));
+	const struct output_ref outs[] = { { "--json", a.json },
+					   { "--markdown", a.markdown } };
+	int on_stdout = outputs_on_stdout(outs, 2, &e);
 
-		compare_print(&rep, out ? stderr : stdout);
+	if (on_stdout == -2) {
+		fprintf(stderr, "yardstick compare: %s\n", e.msg);
+		ret = 2;
+	} else {
+		if (!a.quiet)
+			compare_print(&rep, on_stdout >= 0 ? stderr : stdout);
+		ret = write_outputs(&a, &rep);
 	}
-	ret = write_outputs(&a, &rep);
 	compare_report_free(&rep);
 out_results:
 	result_free(&base);

@@ -16,6 +16,7 @@
 #include "cmd/refs.h"
 #include "result/gate.h"
 #include "stats/shift.h"
+#include "util/outputs.h"
 #include "util/strutil.h"
 
 const char gate_help[] =
@@ -448,14 +449,23 @@ static int run_gate(struct gate_args *a)
 		fprintf(stderr, "yardstick gate: %s\n", e.msg);
 		ret = 2;
 	} else {
+		const struct output_ref outs[] = {
+			{ "--markdown", a->markdown }, { "--junit", a->junit },
+			{ "--bmf", a->bmf } };
+		int on_stdout = outputs_on_stdout(outs, 3, &e);
+
+		if (on_stdout == -2) {
+			fprintf(stderr, "yardstick gate: %s\n", e.msg);
+			ret = 2;
+			goto out_report;
+		}
 		if (!a->quiet)
-			gate_print(&rep, (a->markdown && !strcmp(a->markdown,
-				   "-")) || (a->bmf && !strcmp(a->bmf, "-"))
-				   ? stderr : stdout);
+			gate_print(&rep, on_stdout >= 0 ? stderr : stdout);
 		ret = write_outputs(a, &rep, &cand.r);
 		if (!ret && rep.failed)
 			ret = 1;
 	}
+out_report:
 	gate_report_free(&rep);
 out_free:
 	/* a failed load leaves an empty result: freeing it is harmless */

@@ -15,6 +15,7 @@
 #include "stats/changepoint.h"
 #include "store/store.h"
 #include "util/fileio.h"
+#include "util/outputs.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -332,9 +333,9 @@ int cmd_history(int argc, char **argv)
 	if (a.detect) {
 		reverse(v, n);
 		ret = detect(&a, v, n, unit_guess(a.q.metric),
-			     a.json && !strcmp(a.json, "-") ? stderr : stdout);
+			     output_is_stdout(a.json) ? stderr : stdout);
 	}
-	else if (!a.json || strcmp(a.json, "-"))
+	else if (!output_is_stdout(a.json))
 		print_rows(v, n, unit_guess(a.q.metric), stdout);
 	if (!ret && a.json) {
 		if (json_write_file(history_json(v, n, a.q.metric), a.json,

@@ -17,6 +17,7 @@
 #include "load/reqfile.h"
 #include "measure/machine.h"
 #include "util/fileio.h"
+#include "util/outputs.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -456,7 +457,7 @@ static int make_config(const struct load_opts *o, struct load_config *c,
 static int finish(const struct load_opts *o, const struct load_stats *st,
 		  struct git_probe *gp, struct result *res)
 {
-	bool to_stdout = o->json && !strcmp(o->json, "-");
+	bool to_stdout = output_is_stdout(o->json);
 	char *name = load_bench_name(o);
 	struct error e;
 	int ret = 0, rs;

@@ -20,6 +20,7 @@
 #include "measure/spawn.h"
 #include "util/json_emit.h"
 #include "util/fileio.h"
+#include "util/outputs.h"
 #include "util/strutil.h"
 #include "util/term.h"
 #include "util/monoclock.h"
@@ -247,17 +248,6 @@ static int parse(struct mem_args *a, int argc, char **argv)
 				   &a->out, &a->argv);
 }
 
-/* Is path our stdout ("-", or the file stdout is open on)? */
-static bool is_stdout(const char *path)
-{
-	struct stat a, b;
-
-	if (!strcmp(path, "-"))
-		return true;
-	return !fstat(STDOUT_FILENO, &a) && !stat(path, &b) &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
 /*
  * At most one output on stdout; with one, the program's stdout goes to
  * stderr, so that stdout holds the output alone (a JSON document stays
@@ -265,27 +255,22 @@ static bool is_stdout(const char *path)
  */
 static int check_stdout(struct mem_args *a)
 {
-	const char *first = NULL, *first_path = NULL;
-	const char *extra[] = { a->json, a->timeline };
-	const char *names[] = { "--json", "--timeline" };
+	size_t n = a->out.n + 2;
+	struct output_ref *v = xcalloc(n, sizeof(*v));
+	struct error e;
+	int k;
 
-	for (size_t i = 0; i < a->out.n + 2; i++) {
-		const char *path = i < a->out.n ? a->out.paths[i]
-			: extra[i - a->out.n];
-		const char *name = i < a->out.n ? "-o" : names[i - a->out.n];
-
-		if (!path || !is_stdout(path))
-			continue;
-		if (first) {
-			fprintf(stderr, "yardstick mem: %s '%s' and %s '%s' "
-				"both want stdout\n", first, first_path, name,
-				path);
-			return 2;
-		}
-		first = name;
-		first_path = path;
+	for (size_t i = 0; i < a->out.n; i++)
+		v[i] = (struct output_ref){ "-o", a->out.paths[i] };
+	v[n - 2] = (struct output_ref){ "--json", a->json };
+	v[n - 1] = (struct output_ref){ "--timeline", a->timeline };
+	k = outputs_on_stdout(v, n, &e);
+	free(v);
+	if (k == -2) {
+		fprintf(stderr, "yardstick mem: %s\n", e.msg);
+		return 2;
 	}
-	a->ho.stdout_to_stderr = first != NULL;
+	a->ho.stdout_to_stderr = k >= 0;
 	return 0;
 }
 

@@ -73,6 +73,9 @@ struct run_opts {
 /* Parse argv (after the word "run"). Returns 0, 1 when help was printed,
  * or -1 with a message naming the option. */
 int run_parse(struct run_opts *o, int argc, char **argv, struct error *e);
+/* Whether one of the result outputs (--json, --csv, --markdown, --bmf) is
+ * stdout ("-"): the table then goes to stderr. */
+bool run_output_on_stdout(const struct run_opts *o);
 void run_opts_free(struct run_opts *o);
 
 /* Expand commands x scans into jobs. Checks every program exists. */

@@ -236,11 +236,6 @@ static void mux_warnings(struct runner *rn, size_t ji)
 
 static const char *const wall_only[] = { "wall_time", NULL };
 
-static bool is_stdout(const char *path)
-{
-	return path && !strcmp(path, "-");
-}
-
 /* Summaries, comparisons, fits, warnings, the report and the files. */
 int run_finish(struct runner *rn, long ref)
 {
@@ -269,11 +264,8 @@ int run_finish(struct runner *rn, long ref)
 	analyze_machine_warnings(r);
 	if (!rn->o->quiet && rn->total_runs > 0) {
 		/* A result written to stdout keeps stdout to itself. */
-		bool to_stdout = is_stdout(rn->o->json) ||
-				 is_stdout(rn->o->csv) ||
-				 is_stdout(rn->o->markdown);
-
-		run_report(r, rn->o->details, to_stdout ? stderr : stdout);
+		run_report(r, rn->o->details,
+			   run_output_on_stdout(rn->o) ? stderr : stdout);
 		fflush(stdout);
 	}
 	run_report_warnings(r, stderr);

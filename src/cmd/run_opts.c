@@ -11,6 +11,7 @@
 
 #include "cmd/run.h"
 #include "measure/spawn.h"
+#include "util/outputs.h"
 #include "util/strutil.h"
 
 const char run_help[] =
@@ -412,25 +413,38 @@ static int handle_opt(struct run_opts *o, int c, const char *arg,
 	return error_set(e, "unknown option");
 }
 
+/* The result outputs, in one list for every question about stdout. */
+#define N_OUTS 4
+static void outputs_of(const struct run_opts *o, struct output_ref v[N_OUTS])
+{
+	v[0] = (struct output_ref){ "--json", o->json };
+	v[1] = (struct output_ref){ "--csv", o->csv };
+	v[2] = (struct output_ref){ "--markdown", o->markdown };
+	v[3] = (struct output_ref){ "--bmf", o->bmf };
+}
+
+bool run_output_on_stdout(const struct run_opts *o)
+{
+	struct output_ref v[N_OUTS];
+	struct error e;
+
+	outputs_of(o, v);
+	return outputs_on_stdout(v, N_OUTS, &e) != -1;
+}
+
 /* At most one thing may write to stdout. */
 static int check_stdout(const struct run_opts *o, struct error *e)
 {
-	const char *const outs[] = { o->json, o->csv, o->markdown, o->bmf };
-	const char *const names[] = { "--json", "--csv", "--markdown",
-				      "--bmf" };
-	const char *first = NULL;
+	struct output_ref v[N_OUTS];
+	int k;
 
-	for (size_t i = 0; i < 4; i++) {
-		if (!outs[i] || strcmp(outs[i], "-"))
-			continue;
-		if (first)
-			return error_set(e, "%s - and %s - both want stdout",
-					 first, names[i]);
-		if (o->show_output)
-			return error_set(e, "%s - and --show-output both want "
-					 "stdout", names[i]);
-		first = names[i];
-	}
+	outputs_of(o, v);
+	k = outputs_on_stdout(v, N_OUTS, e);
+	if (k == -2)
+		return -1;
+	if (k >= 0 && o->show_output)
+		return error_set(e, "%s - and --show-output both want stdout",
+				 v[k].flag);
 	return 0;
 }
 

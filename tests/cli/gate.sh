@@ -189,4 +189,10 @@ t "--alpha below 1e-5: exit 2, not a silent pass" sh -c '
 	"$YS" gate --config "$T/alpha.ini" --baseline "$T/s10.json" --max-increase wall_time.p99=15ms "$T/s30.json" >/dev/null 2>&1; [ $? -eq 2 ] &&
 	"$YS" gate --alpha 1e-5 --baseline "$T/s10.json" --max-increase wall_time.p99=15ms "$T/s30.json" >/dev/null; [ $? -eq 1 ] &&
 	"$YS" compare --alpha 1e-7 "$T/s10.json" "$T/s30.json" >/dev/null 2>&1; [ $? -eq 2 ]'
+t "--junit - without -q: stdout is the XML alone, the report on stderr" sh -c '
+	"$YS" gate --baseline "$T/s10.json" --max-increase wall_time=10% --junit - "$T/s30.json" >"$T/j.xml" 2>"$T/j.err"; [ $? -eq 1 ] &&
+	python3 -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" "$T/j.xml" && grep -q "^FAIL" "$T/j.err"'
+t "two outputs on stdout: exit 2 naming both" sh -c '
+	"$YS" gate --baseline "$T/s10.json" --max-increase wall_time=10% --junit - --markdown - "$T/s30.json" >/dev/null 2>"$T/two.err"; [ $? -eq 2 ] &&
+	grep -q "markdown.*junit.*both want stdout" "$T/two.err"'
 finish

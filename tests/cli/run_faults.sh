@@ -223,4 +223,14 @@ t "--json into a missing directory: exit 2, nothing written" sh -c '
 t "--resamples beyond a million: exit 2, for run and compare" sh -c '
 	"$YS" run --resamples 2000000 -- "$YSFIX" exit 0 2>"$T/rs.err"; [ $? -eq 2 ] && grep -q "more than 1000000" "$T/rs.err" &&
 	"$YS" compare --resamples 2000000 "$T/none.json" "$T/none.json" 2>/dev/null; [ $? -eq 2 ]'
+# Whichever result output is stdout, the table goes to stderr: --bmf -
+# left it on stdout, inside the JSON.
+t "an output on stdout keeps stdout to itself: --json, --csv, --markdown, --bmf" sh -c '
+	for o in json csv markdown bmf; do
+		"$YS" run --runs 2 --$o - -- "$YSFIX" exit 0 >"$T/so.$o" 2>"$T/se.$o" || exit 1
+		! grep -q "Benchmark 1" "$T/so.$o" && grep -q "Benchmark 1" "$T/se.$o" || { echo "$o"; cat "$T/so.$o"; exit 1; }
+	done
+	python3 -c "import json; json.load(open(\"$T/so.json\")); json.load(open(\"$T/so.bmf\"))"'
+t "... and /dev/stdout counts as stdout" sh -c '
+	"$YS" run --runs 2 --json /dev/stdout -- "$YSFIX" exit 0 2>/dev/null | python3 -c "import json, sys; json.load(sys.stdin)"'
 finish
