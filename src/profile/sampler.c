@@ -8,38 +8,8 @@
  * exec, and a record reaches the callbacks in place in the ring (or in one
  * reused buffer when it wraps).
  *
- * Design notes (the perf ring buffer):
- *
- * 1. A ring is 1 + 2^n pages: a header page (struct perf_event_mmap_page)
- *    and the data. The kernel writes records at data_head and never past
- *    data_tail (we map it writable, which asks for that): when the data
- *    would overrun the tail it drops records and later writes one
- *    PERF_RECORD_LOST with their count. So nothing is ever overwritten
- *    under the reader, and a slow reader costs samples, never garbage.
- *
- * 2. data_head is read with an acquire load: the records below it are
- *    complete only once we see the head. data_tail is written with a
- *    release store after a record has been handed out and the callback
- *    has returned, because from then on the kernel may write over it.
- *    The head and tail are free-running 64-bit byte counts; a position in
- *    the data is count & (size - 1).
- *
- * 3. Every record is a multiple of 8 bytes and starts 8-aligned, so its
- *    8-byte header, and every u64 field, never straddles the end of the
- *    data. A whole record may: such a record is copied, in its two parts,
- *    into s->rec (64 KiB: header.size is a u16) and handed out from there.
- *    Any other record is handed out where it lies in the ring.
- *
- * 4. The kernel writes a side-band record (MMAP2, COMM, FORK, EXIT) into
- *    the ring of the CPU the task was running on, like a sample. A process
- *    that migrates therefore leaves its mapping in one ring and its
- *    samples in another, and a reader that empties one ring after the
- *    other would hand out samples before the mappings that explain them.
- *    So each pass takes every ring's head first and then merges the rings
- *    by record time (sample_id_all puts a time in every record), as perf
- *    does. Records are written at the time they carry, so what the next
- *    pass finds is later than what this one handed out, up to the few
- *    microseconds in which a record can be written but not yet published.
+ * Design notes (the sampler; 1-3, the perf ring buffer, are in ring.c, 4,
+ * merging the rings by time, in merge.c; records.c parses the records):
  *
  * 5. Record times use CLOCK_MONOTONIC (use_clockid), so a duration taken
  *    from the records (the child's exec COMM to its EXIT) matches what the
@@ -59,12 +29,15 @@
  */
 #include "profile/sampler.h"
 
+#include "profile/merge.h"
+#include "profile/records.h"
+#include "profile/ring.h"
+
 #include "measure/perf_event.h"
 #include "measure/spawn.h"
 #include "util/strutil.h"
 #include "util/monoclock.h"
 
-#include <asm/perf_regs.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -87,23 +60,8 @@
 #define DEFAULT_PAGES 128
 #define DEFAULT_PAGES_DWARF 256
 #define MAX_STACK 65528		/* the largest 8-aligned u16 */
-#define MAX_RECORD 65536	/* header.size is a u16 */
-#define MAX_IPS (MAX_RECORD / 8)
 #define POLL_MS 250		/* with a pidfd: only a safety net */
 #define POLL_MS_NO_PIDFD 20	/* without: how soon we notice the exit */
-/* a callchain entry at or above this is a context marker */
-#define CONTEXT_MARKER ((uint64_t)PERF_CONTEXT_MAX)
-
-struct ring {
-	struct perf_event_mmap_page *meta;
-	const uint8_t *data;
-	size_t map_len;
-	uint64_t mask;		/* data size - 1 */
-	uint64_t head;		/* taken at the start of a pass */
-	uint64_t tail;		/* ours; published to meta->data_tail */
-	uint64_t next_time;	/* time of the record at tail, if any */
-	int fd;
-};
 
 struct sampler {
 	struct sampler_opts o;	/* defaults filled in */
@@ -112,12 +70,12 @@ struct sampler {
 	struct ring *rings;
 	struct pollfd *pfds;	/* nrings perf fds, then the pidfd */
 	int nrings;
-	uint8_t *rec;		/* a record that wraps (design note 3) */
-	uint64_t *ips;		/* a callchain, markers removed */
+	uint8_t *rec;		/* a record that wraps (ring.c, note 3) */
+	struct records rp;	/* the parser, its ips and the child's
+				 * exec and exit times */
 	const char *path;	/* the program, resolved */
 	pid_t child;
 	int pidfd;		/* -1: poll with a short timeout instead */
-	uint64_t exec_time, exit_time;	/* the child's, 0 until seen */
 };
 
 /* ---- options and system facts ---- */
@@ -384,303 +342,6 @@ static int open_rings(struct sampler *s, struct error *e)
 
 /* ---- reading the rings ---- */
 
-static const uint64_t *take(const uint64_t **p, const uint64_t *end,
-			    uint64_t n)
-{
-	const uint64_t *at = *p;
-
-	if (n > (uint64_t)(end - at))
-		return NULL;
-	*p = at + n;
-	return at;
-}
-
-/* Where the user IP sits among the SAMPLER_REGS registers. */
-#define REG_IP_INDEX ((size_t)__builtin_popcountll(SAMPLER_REGS & \
-		      ((1ULL << PERF_REG_X86_IP) - 1)))
-
-/* The user part of a callchain into s->ips, context markers removed. */
-static bool parse_callchain(struct sampler *s, const uint64_t **p,
-			    const uint64_t *end, struct raw_sample *out)
-{
-	uint64_t ctx = PERF_CONTEXT_USER;
-	const uint64_t *nr, *v;
-
-	if (!(nr = take(p, end, 1)) || !(v = take(p, end, nr[0])))
-		return false;
-	for (uint64_t i = 0; i < nr[0]; i++) {
-		if (v[i] >= CONTEXT_MARKER)
-			ctx = v[i];
-		else if (ctx == PERF_CONTEXT_USER && out->nips < MAX_IPS)
-			s->ips[out->nips++] = v[i];
-	}
-	return true;
-}
-
-/* The user registers and stack copy of a dwarf-mode sample. */
-static bool parse_regs_stack(const uint64_t **p, const uint64_t *end,
-			     struct raw_sample *out)
-{
-	const uint64_t *abi, *size, *data;
-	uint64_t dyn;
-
-	if (!(abi = take(p, end, 1)))
-		return false;
-	if (abi[0] != PERF_SAMPLE_REGS_ABI_NONE) {
-		out->nregs = (size_t)__builtin_popcountll(SAMPLER_REGS);
-		if (!(out->regs = take(p, end, out->nregs)))
-			return false;
-	}
-	if (!(size = take(p, end, 1)) || (size[0] & 7))
-		return false;
-	if (size[0] == 0)
-		return true;
-	/* the copy, then dyn_size: how much of it is real stack */
-	if (!(data = take(p, end, size[0] / 8 + 1)))
-		return false;
-	dyn = data[size[0] / 8];
-	out->stack = (const uint8_t *)data;
-	out->stack_size = (size_t)(dyn < size[0] ? dyn : size[0]);
-	return true;
-}
-
-/*
- * Parse a PERF_RECORD_SAMPLE (layout fixed by make_attr's sample_type).
- * Returns false for a record too short for what it claims to hold.
- */
-static bool parse_sample(struct sampler *s, const uint8_t *rec, size_t size,
-			 struct raw_sample *out)
-{
-	const struct perf_event_header *h = (const void *)rec;
-	const uint64_t *p = (const uint64_t *)(h + 1);
-	const uint64_t *end = (const uint64_t *)(rec + size);
-	const uint64_t *f;
-	uint16_t mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-
-	memset(out, 0, sizeof(*out));
-	if (!(f = take(&p, end, 4)))	/* ip, pid/tid, time, period */
-		return false;
-	out->pid = (uint32_t)f[1];
-	out->tid = (uint32_t)(f[1] >> 32);
-	out->time = f[2];
-	out->period = f[3];
-	out->kernel = mode == PERF_RECORD_MISC_KERNEL ||
-		      mode == PERF_RECORD_MISC_GUEST_KERNEL;
-	out->ips = s->ips;
-	if (!s->o.dwarf)
-		return parse_callchain(s, &p, end, out);
-	if (!parse_regs_stack(&p, end, out))
-		return false;
-	/* the sampled user IP; after a kernel hit, where user code was */
-	if (!out->kernel)
-		s->ips[out->nips++] = f[0];
-	else if (out->nregs)
-		s->ips[out->nips++] = out->regs[REG_IP_INDEX];
-	return true;
-}
-
-/* Record layouts past the header; sample_id_all appends TID and TIME. */
-struct mmap2_body {
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
-	uint32_t maj, min;
-	uint64_t ino, ino_generation;
-	uint32_t prot, flags;
-};
-
-struct task_body {		/* FORK and EXIT */
-	uint32_t pid, ppid, tid, ptid;
-	uint64_t time;
-};
-
-#define TRAILER 16		/* pid, tid, time */
-#define HDR sizeof(struct perf_event_header)
-
-/* A NUL-terminated string at rec + at, before the trailer; or NULL. */
-static const char *record_string(const uint8_t *rec, size_t size, size_t at)
-{
-	if (size < at + TRAILER || !memchr(rec + at, '\0',
-					   size - at - TRAILER))
-		return NULL;
-	return (const char *)(rec + at);
-}
-
-static uint64_t trailer_time(const uint8_t *rec, size_t size)
-{
-	uint64_t t;
-
-	memcpy(&t, rec + size - 8, sizeof(t));
-	return t;
-}
-
-static void on_mmap2(struct sampler *s, const uint8_t *rec, size_t size)
-{
-	struct mmap2_body b;
-	struct raw_mmap m;
-
-	if (size < HDR + sizeof(b) + TRAILER)
-		return;
-	memcpy(&b, rec + HDR, sizeof(b));
-	if (!(b.prot & PROT_EXEC) || !s->cb.mmap)
-		return;
-	m.path = record_string(rec, size, HDR + sizeof(b));
-	if (!m.path)
-		return;
-	m.pid = b.pid;
-	m.tid = b.tid;
-	m.start = b.addr;
-	m.len = b.len;
-	m.pgoff = b.pgoff;
-	m.time = trailer_time(rec, size);
-	s->cb.mmap(s->cb.arg, &m);
-}
-
-static void on_comm(struct sampler *s, const uint8_t *rec, size_t size)
-{
-	const struct perf_event_header *h = (const void *)rec;
-	bool exec = h->misc & PERF_RECORD_MISC_COMM_EXEC;
-	const char *name = record_string(rec, size, HDR + 8);
-	uint32_t id[2];
-
-	if (!name)
-		return;
-	memcpy(id, rec + HDR, sizeof(id));
-	if (exec && id[0] == (uint32_t)s->child && !s->exec_time)
-		s->exec_time = trailer_time(rec, size);
-	/* a process's name; a thread naming itself is not reported */
-	if (id[0] == id[1] && s->cb.comm)
-		s->cb.comm(s->cb.arg, id[0], name, exec);
-}
-
-static void on_task(struct sampler *s, const uint8_t *rec, size_t size)
-{
-	const struct perf_event_header *h = (const void *)rec;
-	struct task_body b;
-
-	if (size < HDR + sizeof(b))
-		return;
-	memcpy(&b, rec + HDR, sizeof(b));
-	if (h->type == PERF_RECORD_FORK) {
-		/* a new process; a new thread has its parent's pid */
-		if (b.pid != b.ppid && s->cb.fork)
-			s->cb.fork(s->cb.arg, b.pid, b.ppid);
-		return;
-	}
-	if (b.pid != b.tid)
-		return;		/* a thread other than the main one */
-	if (b.pid == (uint32_t)s->child)
-		s->exit_time = b.time;
-	if (s->cb.exit)
-		s->cb.exit(s->cb.arg, b.pid);
-}
-
-static void dispatch(struct sampler *s, const uint8_t *rec, size_t size)
-{
-	const struct perf_event_header *h = (const void *)rec;
-	struct raw_sample smp;
-	uint64_t n;
-
-	switch (h->type) {
-	case PERF_RECORD_SAMPLE:
-		if (!parse_sample(s, rec, size, &smp))
-			break;
-		s->stats->samples++;
-		if (s->cb.sample)
-			s->cb.sample(s->cb.arg, &smp);
-		break;
-	case PERF_RECORD_MMAP2:
-		on_mmap2(s, rec, size);
-		break;
-	case PERF_RECORD_COMM:
-		on_comm(s, rec, size);
-		break;
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT:
-		on_task(s, rec, size);
-		break;
-	case PERF_RECORD_LOST:		/* id, lost */
-		if (size >= HDR + 16) {
-			memcpy(&n, rec + HDR + 8, sizeof(n));
-			s->stats->lost += n;
-		}
-		break;
-	case PERF_RECORD_LOST_SAMPLES:	/* lost */
-		if (size >= HDR + 8) {
-			memcpy(&n, rec + HDR, sizeof(n));
-			s->stats->lost += n;
-		}
-		break;
-	}
-}
-
-/* The time of the record at r->tail (design note 4); 0 if it has none. */
-static uint64_t record_time(const struct ring *r)
-{
-	struct perf_event_header h;
-	uint64_t at, t;
-
-	memcpy(&h, r->data + (r->tail & r->mask), sizeof(h));
-	at = h.type == PERF_RECORD_SAMPLE ? 24 : (uint64_t)h.size - 8;
-	if (h.size & 7 || h.size < HDR + TRAILER || at + 8 > h.size)
-		return 0;
-	memcpy(&t, r->data + ((r->tail + at) & r->mask), sizeof(t));
-	return t;
-}
-
-/* Hand out the record at r->tail and publish the new tail. */
-static void consume(struct sampler *s, struct ring *r)
-{
-	uint64_t off = r->tail & r->mask, data_size = r->mask + 1;
-	const uint8_t *rec = r->data + off;
-	struct perf_event_header h;
-
-	memcpy(&h, rec, sizeof(h));
-	if (h.size < HDR || (h.size & 7) || h.size > r->head - r->tail) {
-		/* not a record: give up the rest of this pass's data */
-		r->tail = r->head;
-	} else {
-		if (off + h.size > data_size) {
-			size_t first = (size_t)(data_size - off);
-
-			memcpy(s->rec, rec, first);
-			memcpy(s->rec + first, r->data, h.size - first);
-			rec = s->rec;
-		}
-		dispatch(s, rec, h.size);
-		r->tail += h.size;
-	}
-	__atomic_store_n(&r->meta->data_tail, r->tail, __ATOMIC_RELEASE);
-	if (r->tail < r->head)
-		r->next_time = record_time(r);
-}
-
-/* One pass over every ring, merged by time (design note 4). */
-static void drain(struct sampler *s)
-{
-	struct ring *r, *best;
-	int i;
-
-	for (i = 0; i < s->nrings; i++) {
-		r = &s->rings[i];
-		r->head = __atomic_load_n(&r->meta->data_head,
-					  __ATOMIC_ACQUIRE);
-		if (r->tail < r->head)
-			r->next_time = record_time(r);
-	}
-	for (;;) {
-		best = NULL;
-		for (i = 0; i < s->nrings; i++) {
-			r = &s->rings[i];
-			if (r->tail < r->head &&
-			    (!best || r->next_time < best->next_time))
-				best = r;
-		}
-		if (!best)
-			break;
-		consume(s, best);
-	}
-}
-
 /*
  * Hand out records until the child has been reaped (its wait status in
  * stats->status), then drain once more (design note 7).
@@ -702,7 +363,8 @@ static int collect(struct sampler *s, struct error *e)
 		if (n < 0 && errno != EINTR)
 			return error_errno(e, errno, "cannot poll the perf "
 					   "ring buffers");
-		drain(s);
+		merge_drain(s->rings, s->nrings, s->rec, records_dispatch,
+			    &s->rp);
 		for (i = 0; n > 0 && i < s->nrings; i++)
 			if (s->pfds[i].revents & (POLLHUP | POLLERR |
 						  POLLNVAL))
@@ -722,7 +384,8 @@ static int collect(struct sampler *s, struct error *e)
 					   s->path);
 	}
 	s->child = 0;
-	drain(s);
+	s->rp.child = 0;
+	merge_drain(s->rings, s->nrings, s->rec, records_dispatch, &s->rp);
 	return 0;
 }
 
@@ -741,7 +404,7 @@ static void close_all(struct sampler *s)
 	free(s->rings);
 	free(s->pfds);
 	free(s->rec);
-	free(s->ips);
+	free(s->rp.ips);
 }
 
 static void close_fd(int *fd)
@@ -801,9 +464,13 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 		return SAMPLER_NOT_STARTED;
 	s.path = path;
 	/* all the collector's memory, before the program starts */
-	s.rec = xmalloc(MAX_RECORD);
-	s.ips = xmalloc(MAX_IPS * sizeof(*s.ips));
+	s.rec = xmalloc(RING_MAX_RECORD);
+	s.rp.ips = xmalloc(RECORDS_MAX_IPS * sizeof(*s.rp.ips));
+	s.rp.dwarf = s.o.dwarf;
+	s.rp.cb = s.cb;
+	s.rp.stats = s.stats;
 	ret = start_child(&s, argv, go, err, e);
+	s.rp.child = (uint32_t)s.child;
 	if (ret == 0)
 		ret = open_rings(&s, e);
 	if (ret < 0)
@@ -818,8 +485,9 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 	if (ret < 0)
 		goto out_kill;
 	s.stats->ncpus = s.nrings;
-	if (s.exec_time && s.exit_time > s.exec_time)
-		s.stats->duration_ns = (int64_t)(s.exit_time - s.exec_time);
+	if (s.rp.exec_time && s.rp.exit_time > s.rp.exec_time)
+		s.stats->duration_ns = (int64_t)(s.rp.exit_time -
+						 s.rp.exec_time);
 	else
 		s.stats->duration_ns = (int64_t)(monoclock_ns() - t_go);
 out_kill:

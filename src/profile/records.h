@@ -1,0 +1,30 @@
+/*
+ * Parsing the perf records of the sampler's events (the sample_type
+ * sampler.c asks for) into the sampler_callbacks, internal to profile/.
+ */
+#ifndef YS_PROFILE_RECORDS_H
+#define YS_PROFILE_RECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile/sampler.h"
+
+/* The most callchain entries a record can hold: the size of ips. */
+#define RECORDS_MAX_IPS (65536 / 8)
+
+struct records {
+	bool dwarf;			/* dwarf-mode sample layout */
+	struct sampler_callbacks cb;
+	struct sampler_stats *stats;	/* samples and lost counted here */
+	uint64_t *ips;			/* RECORDS_MAX_IPS, reused */
+	uint32_t child;			/* the first process; 0: none */
+	uint64_t exec_time, exit_time;	/* the child's, 0 until seen */
+};
+
+/* Hand one whole record to the callbacks of rp (a struct records); a
+ * record too short for what it claims is dropped. A ring_record_fn. */
+void records_dispatch(void *rp, const uint8_t *rec, size_t size);
+
+#endif
