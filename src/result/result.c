@@ -17,6 +17,28 @@
 
 #include "util/strutil.h"
 
+static const char *const cmp_verdict_names[] = {
+	[CMP_UNCHANGED] = "unchanged", [CMP_FASTER] = "faster",
+	[CMP_SLOWER] = "slower", [CMP_BETTER] = "better",
+	[CMP_WORSE] = "worse", [CMP_INCONCLUSIVE] = "inconclusive",
+};
+
+const char *cmp_verdict_name(enum cmp_verdict v)
+{
+	return cmp_verdict_names[v];
+}
+
+int cmp_verdict_parse(const char *s, enum cmp_verdict *v)
+{
+	for (size_t i = 0; i < sizeof(cmp_verdict_names) /
+			       sizeof(*cmp_verdict_names); i++)
+		if (!strcmp(s, cmp_verdict_names[i])) {
+			*v = i;
+			return 0;
+		}
+	return -1;
+}
+
 void result_init(struct result *r, const char *kind)
 {
 	memset(r, 0, sizeof(*r));
