@@ -79,7 +79,7 @@ int cmp_verdict_parse(const char *s, enum cmp_verdict *v);
 struct comparison {
 	char *baseline, *candidate, *metric;
 	double ratio, ratio_ci[2], p_value;
-	char *verdict;		/* "faster", "slower", "unchanged" */
+	enum cmp_verdict verdict;	/* faster, slower, unchanged */
 };
 
 struct complexity_fit {
