@@ -935,6 +935,9 @@ static void test_read_malformed(void **state)
 	BAD("\"benchmarks\": [], \"comparisons\": [{\"baseline\": \"a\", "
 	    "\"candidate\": \"b\", \"metric\": \"w\", \"verdict\": \"better\"}]",
 	    ": comparisons[0].verdict: unknown verdict 'better'");
+	BAD("\"benchmarks\": [], \"comparisons\": [{\"baseline\": \"a\", "
+	    "\"candidate\": \"b\", \"metric\": \"w\", \"verdict\": \"Faster\"}]",
+	    ": comparisons[0].verdict: unknown verdict 'Faster'");
 	BAD("\"benchmarks\": [], \"comparisons\": [{\"baseline\": \"a\"}]",
 	    ": comparisons[0]: missing key 'candidate'");
 	BAD("\"benchmarks\": [], \"complexity\": [{\"name\": \"a\", "
