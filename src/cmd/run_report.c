@@ -153,9 +153,9 @@ static void print_comparisons(const struct result *r, bool color, FILE *fp)
 	for (size_t i = 0; i < r->ncomparisons; i++) {
 		const struct comparison *c = &r->comparisons[i];
 		char *sentence = comparison_sentence(c);
-		const char *col = !strcmp(c->verdict, "faster")
+		const char *col = c->verdict == CMP_FASTER
 			? term_green(color)
-			: !strcmp(c->verdict, "slower") ? term_red(color) : "";
+			: c->verdict == CMP_SLOWER ? term_red(color) : "";
 
 		if (!metric || strcmp(metric, c->metric)) {
 			char label[64];

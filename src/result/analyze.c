@@ -40,11 +40,11 @@ int analyze_compare(struct result *r, const struct benchmark *base,
 	c.candidate = cand->name;
 	c.metric = (char *)metric;
 	if (c.p_value < alpha && c.ratio_ci[1] < 1)
-		c.verdict = "faster";
+		c.verdict = CMP_FASTER;
 	else if (c.p_value < alpha && c.ratio_ci[0] > 1)
-		c.verdict = "slower";
+		c.verdict = CMP_SLOWER;
 	else
-		c.verdict = "unchanged";
+		c.verdict = CMP_UNCHANGED;
 	return result_add_comparison(r, &c);
 }
 

@@ -125,33 +125,33 @@ static bool wanted(const struct compare_opts *o, const char *metric)
 	return false;
 }
 
-static const char *verdict_of(const struct metric_cmp *c, double alpha,
-			      double noise)
+static enum cmp_verdict verdict_of(const struct metric_cmp *c, double alpha,
+				   double noise)
 {
 	bool more = metric_higher_is_better(c->metric);
 
 	/* one value each: nothing to test, the observed change decides */
 	if (c->base_n == 1 && c->cand_n == 1) {
 		if (c->change > noise)
-			return more ? "better" : "slower";
+			return more ? CMP_BETTER : CMP_SLOWER;
 		if (c->change < -noise)
-			return more ? "worse" : "faster";
-		return "unchanged";
+			return more ? CMP_WORSE : CMP_FASTER;
+		return CMP_UNCHANGED;
 	}
 	if (!(c->p < alpha))
-		return "unchanged";
+		return CMP_UNCHANGED;
 	/* From a median of 0 any rise is beyond every relative threshold:
 	 * the test, not the undefined ratio, decides. */
 	if (c->base_median == 0 && c->cand_median != 0)
-		return c->cand_median > 0 ? (more ? "better" : "slower")
-					  : (more ? "worse" : "faster");
+		return c->cand_median > 0 ? (more ? CMP_BETTER : CMP_SLOWER)
+					  : (more ? CMP_WORSE : CMP_FASTER);
 	if (!isfinite(c->change_ci[0]) && !isfinite(c->change_ci[1]))
-		return "unchanged";
+		return CMP_UNCHANGED;
 	if (c->change_ci[0] > noise)
-		return more ? "better" : "slower";
+		return more ? CMP_BETTER : CMP_SLOWER;
 	if (c->change_ci[1] < -noise)
-		return more ? "worse" : "faster";
-	return "unchanged";
+		return more ? CMP_WORSE : CMP_FASTER;
+	return CMP_UNCHANGED;
 }
 
 /* The relative change of the median and its CI. */
@@ -206,14 +206,14 @@ static void judge_pct(struct pct_cmp *pc, const char *metric,
 	pc->cand = sh.cand;
 	pc->change = sh.rel;
 	pc->p = NAN;
-	pc->verdict = "unchanged";
+	pc->verdict = CMP_UNCHANGED;
 	if (na == 1 && nb == 1) {
 		pc->method = "values";
 		pc->change_ci[0] = pc->change_ci[1] = pc->change;
 		if (pc->change > noise)
-			pc->verdict = more ? "better" : "slower";
+			pc->verdict = more ? CMP_BETTER : CMP_SLOWER;
 		else if (pc->change < -noise)
-			pc->verdict = more ? "worse" : "faster";
+			pc->verdict = more ? CMP_WORSE : CMP_FASTER;
 		return;
 	}
 	if (stats_shift_test(a, na, b, nb, pc->stat, SHIFT_RELATIVE, false,
@@ -227,14 +227,14 @@ static void judge_pct(struct pct_cmp *pc, const char *metric,
 	}
 	pc->method = up.method;
 	if (!up.decidable) {
-		pc->verdict = "inconclusive";
+		pc->verdict = CMP_INCONCLUSIVE;
 		return;
 	}
 	pc->p = pc->change >= 0 ? up.p : down.p;
 	if (up.p < alpha)
-		pc->verdict = more ? "better" : "slower";
+		pc->verdict = more ? CMP_BETTER : CMP_SLOWER;
 	else if (down.p < alpha)
-		pc->verdict = more ? "worse" : "faster";
+		pc->verdict = more ? CMP_WORSE : CMP_FASTER;
 }
 
 static int add_row(struct compare_report *rep, const struct benchmark *bb,

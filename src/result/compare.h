@@ -40,7 +40,7 @@ struct pct_cmp {
 	double change, change_ci[2];	/* relative, 95% interval */
 	double p;			/* one-sided, in the direction of the
 					 * change; NaN for one value each */
-	const char *verdict;		/* as metric_cmp's, or "inconclusive"
+	enum cmp_verdict verdict;	/* as metric_cmp's, or inconclusive
 					 * when too few runs could decide */
 	const char *method;		/* "permutation", "normal", "values" */
 };
@@ -54,9 +54,9 @@ struct metric_cmp {
 	double cand_median, cand_p95, cand_p99;
 	double change, change_ci[2];	/* relative change of the median */
 	double p;			/* Mann-Whitney U, two-sided */
-	const char *verdict;		/* "faster", "slower", "unchanged",
-					 * or "better"/"worse" for metrics
-					 * where more is better */
+	enum cmp_verdict verdict;	/* faster, slower, unchanged, or
+					 * better/worse for metrics where
+					 * more is better */
 	const char *ci_method;		/* "bootstrap" or "order statistics" */
 	struct pct_cmp pct[COMPARE_NPCT];	/* p90, p95, p99 */
 };

@@ -58,11 +58,11 @@ static void fmt_change(const struct metric_cmp *c, char *buf, size_t n)
 	fmt_rel(c->base_median, c->change, c->change_ci, buf, n);
 }
 
-static const char *colour_of(const char *verdict, bool on)
+static const char *colour_of(enum cmp_verdict verdict, bool on)
 {
-	if (!strcmp(verdict, "slower") || !strcmp(verdict, "worse"))
+	if (verdict == CMP_SLOWER || verdict == CMP_WORSE)
 		return term_red(on);
-	if (!strcmp(verdict, "faster") || !strcmp(verdict, "better"))
+	if (verdict == CMP_FASTER || verdict == CMP_BETTER)
 		return term_green(on);
 	return "";
 }
@@ -81,7 +81,8 @@ static void print_pct(FILE *fp, const struct metric_cmp *c,
 	fputc(' ', fp);
 	term_pad(fp, ch, 28, false);	/* "∞" is one column, three bytes */
 	fprintf(fp, " %-11s %s%s%s\n", isnan(pc->p) ? "" : p,
-		colour_of(pc->verdict, color), pc->verdict, term_reset(color));
+		colour_of(pc->verdict, color), cmp_verdict_name(pc->verdict),
+		term_reset(color));
 }
 
 void compare_print(const struct compare_report *rep, FILE *fp)
@@ -117,7 +118,8 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		fputc(' ', fp);
 		term_pad(fp, ch, 28, false);
 		fprintf(fp, " %-11s %s%s%s\n", p,
-			colour_of(c->verdict, color), c->verdict,
+			colour_of(c->verdict, color),
+			cmp_verdict_name(c->verdict),
 			term_reset(color));
 		for (int k = 0; k < COMPARE_NPCT; k++)
 			print_pct(fp, c, &c->pct[k], color);
@@ -164,7 +166,8 @@ static json_t *row_json(const struct metric_cmp *c)
 	json_object_set_new(o, "ci_method", json_string(c->ci_method ?
 		c->ci_method : "none"));
 	json_object_set_new(o, "p_value", num(c->p));
-	json_object_set_new(o, "verdict", json_string(c->verdict));
+	json_object_set_new(o, "verdict",
+			    json_string(cmp_verdict_name(c->verdict)));
 	json_object_set_new(o, "percentiles", pcts);
 	for (int k = 0; k < COMPARE_NPCT; k++) {
 		const struct pct_cmp *pc = &c->pct[k];
@@ -175,7 +178,8 @@ static json_t *row_json(const struct metric_cmp *c)
 			"baseline", num(pc->base), "candidate", num(pc->cand),
 			"change", num(pc->change), "change_ci",
 			num(pc->change_ci[0]), num(pc->change_ci[1]),
-			"p_value", num(pc->p), "verdict", pc->verdict,
+			"p_value", num(pc->p),
+			"verdict", cmp_verdict_name(pc->verdict),
 			"method", pc->method ? pc->method : "none"));
 	}
 	return o;
@@ -211,10 +215,10 @@ int compare_write_json(const struct compare_report *rep, const char *path,
 
 static void md_row(FILE *fp, const struct metric_cmp *c, const char *stat,
 		   double base, double cand, const char *ch, double pv,
-		   const char *verdict)
+		   enum cmp_verdict verdict)
 {
 	char a[32], b[32], p[32];
-	bool bold = strcmp(verdict, "unchanged");
+	bool bold = verdict != CMP_UNCHANGED;
 
 	fmt_p_value(pv, p, sizeof(p));
 	fputs("| ", fp);
@@ -230,7 +234,7 @@ static void md_row(FILE *fp, const struct metric_cmp *c, const char *stat,
 	fputs_markdown(ch, fp);
 	fprintf(fp, " | %s | %s%s%s |\n",
 		isnan(pv) ? "" : strcmp(p, "p < 0.001") ? p : "p &lt; 0.001",
-		bold ? "**" : "", verdict, bold ? "**" : "");
+		bold ? "**" : "", cmp_verdict_name(verdict), bold ? "**" : "");
 }
 
 int compare_write_markdown(const struct compare_report *rep,
@@ -256,7 +260,7 @@ int compare_write_markdown(const struct compare_report *rep,
 		for (int k = 0; k < COMPARE_NPCT; k++) {
 			const struct pct_cmp *pc = &c->pct[k];
 
-			if (!strcmp(pc->verdict, "unchanged"))
+			if (pc->verdict == CMP_UNCHANGED)
 				continue;
 			fmt_rel(pc->base, pc->change, pc->change_ci, ch,
 				sizeof(ch));

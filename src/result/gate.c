@@ -18,6 +18,16 @@
 
 #define Z95_GATE 1.959963984540054
 
+static const char *const gate_verdict_names[] = {
+	[GATE_PASS] = "pass", [GATE_FAIL] = "fail",
+	[GATE_MISSING] = "missing", [GATE_INCONCLUSIVE] = "inconclusive",
+};
+
+const char *gate_verdict_name(enum gate_verdict v)
+{
+	return gate_verdict_names[v];
+}
+
 static const struct unit {
 	const char *suffix, *cls;
 	double scale;
@@ -137,7 +147,7 @@ static struct gate_check *new_check(struct gate_report *rep,
 static void missing(struct gate_report *rep, struct gate_check *c,
 		    const char *why)
 {
-	c->verdict = "missing";
+	c->verdict = GATE_MISSING;
 	c->note = xstrdup(why);
 	c->fails = !rep->missing_pass;
 	rep->missing++;
@@ -190,13 +200,13 @@ static void judge_limit(struct gate_report *rep, struct gate_check *c,
 	c->cand = sh.cand;
 	c->change = c->cand - c->limit;
 	if (c->cand > c->limit) {
-		c->verdict = "fail";
+		c->verdict = GATE_FAIL;
 		c->fails = true;
 		c->note = xasprintf("%s is above the limit",
 				    stats_stat_name(c->stat));
 		rep->failed++;
 	} else {
-		c->verdict = "pass";
+		c->verdict = GATE_PASS;
 		c->note = xasprintf("%s is within the limit",
 				    stats_stat_name(c->stat));
 	}
@@ -213,7 +223,7 @@ static void judge_values(struct gate_report *rep, struct gate_check *c,
 			 bool over)
 {
 	c->p = NAN;
-	c->verdict = over ? "fail" : "pass";
+	c->verdict = over ? GATE_FAIL : GATE_PASS;
 	c->fails = over;
 	rep->failed += over;
 	c->note = over ? xasprintf("%s beyond the threshold; one value each, "
@@ -269,7 +279,7 @@ static void judge_increase(struct gate_report *rep, struct gate_check *c,
 		abort();	/* out of memory, as xmalloc */
 	c->p = st.decidable ? st.p : NAN;	/* no test was made */
 	if (!st.decidable) {
-		c->verdict = "inconclusive";
+		c->verdict = GATE_INCONCLUSIVE;
 		c->fails = !rep->inconclusive_pass;
 		c->note = xasprintf("%zu and %zu runs cannot show a change at "
 				    "alpha %g: %zu runs a side could",
@@ -277,13 +287,13 @@ static void judge_increase(struct gate_report *rep, struct gate_check *c,
 		rep->inconclusive++;
 		rep->failed += c->fails;
 	} else if (st.p < rep->alpha) {
-		c->verdict = "fail";
+		c->verdict = GATE_FAIL;
 		c->fails = true;
 		c->note = xasprintf("%s beyond the threshold, and significant",
 				    direction(c));
 		rep->failed++;
 	} else {
-		c->verdict = "pass";
+		c->verdict = GATE_PASS;
 		c->note = over ? beyond_note(c, na > nb ? na : nb, decrease)
 			       : xstrdup("within the threshold");
 	}

@@ -50,6 +50,11 @@ int gate_parse(const char *spec, enum gate_kind kind, const char *pattern,
 	       struct gate_threshold *t, struct error *e);
 void gate_threshold_free(struct gate_threshold *t);
 
+/* A check's verdict; gate_verdict_name gives its word. */
+enum gate_verdict { GATE_PASS, GATE_FAIL, GATE_MISSING, GATE_INCONCLUSIVE };
+
+const char *gate_verdict_name(enum gate_verdict v);
+
 struct gate_check {
 	char *benchmark, *metric, *unit, *threshold;
 	enum stat_kind stat;
@@ -60,7 +65,7 @@ struct gate_check {
 	double change, change_ci[2];	/* absolute, or relative */
 	double p;		/* one-sided: that the change is within
 				 * the threshold */
-	const char *verdict;	/* "pass", "fail", "missing", "inconclusive" */
+	enum gate_verdict verdict;
 	bool fails;		/* this check fails the gate */
 	char *note;		/* why, in words */
 };

@@ -71,11 +71,9 @@ static const char *rule(const struct gate_check *c)
 
 static const char *label(const struct gate_check *c)
 {
-	if (!strcmp(c->verdict, "fail"))
+	if (c->verdict == GATE_FAIL)
 		return "FAIL";
-	if (!strcmp(c->verdict, "pass"))
-		return "pass";
-	return c->verdict;	/* missing, inconclusive */
+	return gate_verdict_name(c->verdict);
 }
 
 /* " (1 could not be made, 2 inconclusive: allowed)" or "". */
@@ -111,7 +109,7 @@ void gate_print(const struct gate_report *rep, FILE *fp)
 		fmt_change(c, ch, sizeof(ch));
 		fmt_p_value(c->p, p, sizeof(p));
 		fprintf(fp, "%s%-7s%s ",
-			c->fails ? term_red(color) : !strcmp(c->verdict, "pass")
+			c->fails ? term_red(color) : c->verdict == GATE_PASS
 			? term_green(color) : term_yellow(color), label(c),
 			term_reset(color));
 		/* Names, thresholds, units: from files and the command
@@ -122,7 +120,7 @@ void gate_print(const struct gate_report *rep, FILE *fp)
 		fputs(" (", fp);
 		term_puts(fp, c->note ? c->note : "");
 		fputs(")\n", fp);
-		if (strcmp(c->verdict, "missing")) {
+		if (c->verdict != GATE_MISSING) {
 			fprintf(fp, "        %s: ", stats_stat_name(c->stat));
 			term_puts(fp, base);
 			fputs(" → ", fp);
@@ -163,7 +161,7 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 		fmt_change(c, ch, sizeof(ch));
 		fmt_p_value(c->p, p, sizeof(p));
 		fprintf(fp, "| %s | ", c->fails ? "❌"
-			: !strcmp(c->verdict, "pass") ? "✅" : "⚠️");
+			: c->verdict == GATE_PASS ? "✅" : "⚠️");
 		fputs_markdown(c->benchmark, fp);
 		fprintf(fp, " | %s ", rule(c));
 		fputs_markdown(c->threshold, fp);
@@ -182,13 +180,13 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 	for (size_t i = 0, listed = 0; i < rep->n; i++) {
 		const struct gate_check *c = &rep->checks[i];
 
-		if (!strcmp(c->verdict, "pass") || !strcmp(c->verdict, "fail"))
+		if (c->verdict == GATE_PASS || c->verdict == GATE_FAIL)
 			continue;
 		fputs(listed++ ? "- " : "\n- ", fp);
 		fputs_markdown(c->benchmark, fp);
 		fprintf(fp, ", %s ", rule(c));
 		fputs_markdown(c->threshold, fp);
-		fprintf(fp, ": %s: ", c->verdict);
+		fprintf(fp, ": %s: ", gate_verdict_name(c->verdict));
 		fputs_markdown(c->note ? c->note : "", fp);
 		fputc('\n', fp);
 	}
@@ -223,7 +221,7 @@ int gate_write_junit(const struct gate_report *rep, const char *path,
 
 	for (size_t i = 0; i < rep->n; i++)
 		skipped += !rep->checks[i].fails &&
-			   strcmp(rep->checks[i].verdict, "pass");
+			   rep->checks[i].verdict != GATE_PASS;
 	if (atomic_open(&af, path, e))
 		return -1;
 	fp = af.fp;
@@ -254,7 +252,7 @@ int gate_write_junit(const struct gate_report *rep, const char *path,
 			fputs(", ", fp);
 			fputs_xml(p, fp);
 			fputs("</failure>\n", fp);
-		} else if (strcmp(c->verdict, "pass")) {
+		} else if (c->verdict != GATE_PASS) {
 			/* missing or inconclusive, and allowed */
 			fputs("      <skipped message=\"", fp);
 			fputs_xml(c->note ? c->note : "", fp);

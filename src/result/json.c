@@ -192,7 +192,7 @@ static json_t *comparison_json(const struct comparison *c)
 	put(o, "ratio", jnum(c->ratio));
 	put(o, "ratio_ci", jpair(c->ratio_ci));
 	put(o, "p_value", jnum(c->p_value));
-	put(o, "verdict", json_text(c->verdict));
+	put(o, "verdict", json_text(cmp_verdict_name(c->verdict)));
 	return o;
 }
 

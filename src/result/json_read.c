@@ -401,23 +401,26 @@ static int read_comparison(struct reader *rd, json_t *o, const char *where,
 {
 	struct comparison c = { .ratio = NAN, .ratio_ci = { NAN, NAN },
 				.p_value = NAN };
+	char *verdict = NULL;
 	int ret = -1;
 
 	if (jr_check(rd, o, where, JSON_OBJECT) ||
 	    str_member(rd, o, where, "baseline", REQUIRED, &c.baseline) ||
 	    str_member(rd, o, where, "candidate", REQUIRED, &c.candidate) ||
 	    str_member(rd, o, where, "metric", REQUIRED, &c.metric) ||
-	    str_member(rd, o, where, "verdict", REQUIRED, &c.verdict) ||
+	    str_member(rd, o, where, "verdict", REQUIRED, &verdict) ||
 	    num_member(rd, o, where, "ratio", 0, &c.ratio) ||
 	    pair_member(rd, o, where, "ratio_ci", c.ratio_ci) ||
 	    num_member(rd, o, where, "p_value", 0, &c.p_value))
 		goto out_free;
-	if (strcmp(c.verdict, "faster") && strcmp(c.verdict, "slower") &&
-	    strcmp(c.verdict, "unchanged")) {
+	/* a result's comparisons are faster, slower or unchanged */
+	if (cmp_verdict_parse(verdict, &c.verdict) ||
+	    (c.verdict != CMP_FASTER && c.verdict != CMP_SLOWER &&
+	     c.verdict != CMP_UNCHANGED)) {
 		char path[256];
 
 		jr_path_key(path, sizeof(path), where, "verdict");
-		jr_bad(rd, path, "unknown verdict '%s'", c.verdict);
+		jr_bad(rd, path, "unknown verdict '%s'", verdict);
 		goto out_free;
 	}
 	ret = result_add_comparison(r, &c);
@@ -425,7 +428,7 @@ out_free:
 	free(c.baseline);
 	free(c.candidate);
 	free(c.metric);
-	free(c.verdict);
+	free(verdict);
 	return ret;
 }
 

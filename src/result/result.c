@@ -17,6 +17,28 @@
 
 #include "util/strutil.h"
 
+static const char *const cmp_verdict_names[] = {
+	[CMP_UNCHANGED] = "unchanged", [CMP_FASTER] = "faster",
+	[CMP_SLOWER] = "slower", [CMP_BETTER] = "better",
+	[CMP_WORSE] = "worse", [CMP_INCONCLUSIVE] = "inconclusive",
+};
+
+const char *cmp_verdict_name(enum cmp_verdict v)
+{
+	return cmp_verdict_names[v];
+}
+
+int cmp_verdict_parse(const char *s, enum cmp_verdict *v)
+{
+	for (size_t i = 0; i < sizeof(cmp_verdict_names) /
+			       sizeof(*cmp_verdict_names); i++)
+		if (!strcmp(s, cmp_verdict_names[i])) {
+			*v = i;
+			return 0;
+		}
+	return -1;
+}
+
 void result_init(struct result *r, const char *kind)
 {
 	memset(r, 0, sizeof(*r));
@@ -58,7 +80,6 @@ static void comparison_release(struct comparison *c)
 	free(c->baseline);
 	free(c->candidate);
 	free(c->metric);
-	free(c->verdict);
 }
 
 void result_free(struct result *r)
@@ -414,7 +435,6 @@ int result_add_comparison(struct result *r, const struct comparison *c)
 	d->baseline = xstrdup(c->baseline);
 	d->candidate = xstrdup(c->candidate);
 	d->metric = xstrdup(c->metric);
-	d->verdict = xstrdup(c->verdict);
 	return 0;
 }
 
@@ -535,17 +555,17 @@ static void fmt_factor(double x, double lo, double hi, char *factor,
 char *comparison_sentence(const struct comparison *c)
 {
 	bool wall = !strcmp(c->metric, "wall_time");
-	bool faster = !strcmp(c->verdict, "faster");
+	bool faster = c->verdict == CMP_FASTER;
 	double x = c->ratio, lo = c->ratio_ci[0], hi = c->ratio_ci[1];
 	char p[32], factor[48], ci[64];
 
 	fmt_p(c->p_value, p, sizeof(p));
-	if (!faster && strcmp(c->verdict, "slower")) {
-		if (strcmp(c->verdict, "unchanged"))
+	if (!faster && c->verdict != CMP_SLOWER) {
+		if (c->verdict != CMP_UNCHANGED)
 			return xasprintf("'%s' against '%s'%s%s: %s",
 					 c->candidate, c->baseline,
 					 wall ? "" : " in ", wall ? "" : c->metric,
-					 c->verdict);
+					 cmp_verdict_name(c->verdict));
 		return xasprintf("no significant difference between '%s' and "
 				 "'%s'%s%s%s", c->baseline, c->candidate,
 				 wall ? "" : " in ", wall ? "" : c->metric, p);

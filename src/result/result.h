@@ -62,10 +62,24 @@ struct benchmark {
 	size_t nwarnings;
 };
 
+/*
+ * The verdict of a comparison: one name each, cmp_verdict_name's. The
+ * result model's comparisons hold faster, slower or unchanged; compare's
+ * rows also better/worse (metrics where more is better) and inconclusive.
+ */
+enum cmp_verdict {
+	CMP_UNCHANGED, CMP_FASTER, CMP_SLOWER, CMP_BETTER, CMP_WORSE,
+	CMP_INCONCLUSIVE,
+};
+
+const char *cmp_verdict_name(enum cmp_verdict v);
+/* The verdict named s: 0, or -1 for an unknown name. */
+int cmp_verdict_parse(const char *s, enum cmp_verdict *v);
+
 struct comparison {
 	char *baseline, *candidate, *metric;
 	double ratio, ratio_ci[2], p_value;
-	char *verdict;		/* "faster", "slower", "unchanged" */
+	enum cmp_verdict verdict;	/* faster, slower, unchanged */
 };
 
 struct complexity_fit {

@@ -139,7 +139,7 @@ static void test_p99_threshold_both_sides(void **state)
 	grid(b, N, 0.100, 0.010, 0.014);	/* +14 ms: pass */
 	rep = judge(a, b, N, "wall_time.p99=15ms", GATE_INCREASE);
 	assert_int_equal(rep.n, 1);
-	assert_string_equal(rep.checks[0].verdict, "pass");
+	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "pass");
 	assert_float_equal(rep.checks[0].change, 0.014, 1e-12);
 	/* p is that the change is within the threshold: it plainly is */
 	assert_true(rep.checks[0].p > 0.5);
@@ -148,7 +148,7 @@ static void test_p99_threshold_both_sides(void **state)
 
 	grid(b, N, 0.100, 0.010, 0.016);	/* +16 ms: fail */
 	rep = judge(a, b, N, "wall_time.p99=15ms", GATE_INCREASE);
-	assert_string_equal(rep.checks[0].verdict, "fail");
+	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
 	assert_int_equal(rep.failed, 1);
 	assert_float_equal(rep.checks[0].change, 0.016, 1e-12);
 	assert_true(rep.checks[0].change_ci[0] > 0.015);
@@ -166,12 +166,12 @@ static void test_twenty_percent_shift(void **state)
 	for (size_t i = 0; i < N; i++)
 		b[i] = a[i] * 1.2;
 	rep = judge(a, b, N, "wall_time=10%", GATE_INCREASE);
-	assert_string_equal(rep.checks[0].verdict, "fail");
+	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
 	assert_float_equal(rep.checks[0].change, 0.2, 1e-9);
 	gate_report_free(&rep);
 	/* ... and a decrease never fails an increase threshold. */
 	rep = judge(b, a, N, "wall_time=10%", GATE_INCREASE);
-	assert_string_equal(rep.checks[0].verdict, "pass");
+	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "pass");
 	gate_report_free(&rep);
 }
 
@@ -184,7 +184,7 @@ static void test_not_significant(void **state)
 
 	assert_true(rep.checks[0].change > 0.01);
 	assert_true(rep.checks[0].p > 0.01);
-	assert_string_equal(rep.checks[0].verdict, "pass");
+	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "pass");
 	assert_non_null(strstr(rep.checks[0].note, "not significant"));
 	/* never a silent pass: how many runs could tell ("about 58") */
 	assert_non_null(strstr(rep.checks[0].note, "runs a side could tell"));
@@ -201,11 +201,11 @@ static void test_from_zero(void **state)
 		b[i] = 0.1;
 	rep = judge(a, b, 30, "wall_time=10%", GATE_INCREASE);
 
-	assert_string_equal(rep.checks[0].verdict, "fail");
+	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
 	assert_true(isinf(rep.checks[0].change) && rep.checks[0].change > 0);
 	gate_report_free(&rep);
 	rep = judge(a, a, 30, "wall_time=10%", GATE_INCREASE);
-	assert_string_equal(rep.checks[0].verdict, "pass");
+	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "pass");
 	gate_report_free(&rep);
 }
 
@@ -218,11 +218,11 @@ static void test_limit(void **state)
 	grid(a, N, 0.100, 0.100, 0);	/* p99 = 0.199 */
 	grid(b, N, 0.100, 0.100, 0);
 	rep = judge(a, b, N, "wall_time.p99=200ms", GATE_LIMIT);
-	assert_string_equal(rep.checks[0].verdict, "pass");
+	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "pass");
 	assert_float_equal(rep.checks[0].cand, 0.199, 1e-12);
 	gate_report_free(&rep);
 	rep = judge(a, b, N, "wall_time.p99=190ms", GATE_LIMIT);
-	assert_string_equal(rep.checks[0].verdict, "fail");
+	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
 	gate_report_free(&rep);
 }
 
@@ -251,8 +251,8 @@ static void test_unit_mismatch_and_missing(void **state)
 	/* one check for 'other' (not in the baseline), one for 'bench'
 	 * (not in the candidate): neither can be made, both fail */
 	assert_int_equal(rep.n, 2);
-	assert_string_equal(rep.checks[0].verdict, "missing");
-	assert_string_equal(rep.checks[1].verdict, "missing");
+	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "missing");
+	assert_string_equal(gate_verdict_name(rep.checks[1].verdict), "missing");
 	assert_string_equal(rep.checks[1].benchmark, "bench");
 	assert_non_null(strstr(rep.checks[1].note, "not in the candidate"));
 	assert_int_equal(rep.missing, 2);
@@ -447,7 +447,7 @@ static void test_tail_quantiles_small_samples(void **state)
 			struct gate_report rep = judge(a, b, n, specs[k],
 						       GATE_INCREASE);
 
-			assert_string_equal(rep.checks[0].verdict, "fail");
+			assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
 			assert_int_equal(rep.failed, 1);
 			/* the smallest p 600 relabellings give */
 			assert_true(rep.checks[0].p < 0.002);
@@ -459,7 +459,7 @@ static void test_tail_quantiles_small_samples(void **state)
 			struct gate_report rep = judge(a, c, n, specs[k],
 						       GATE_INCREASE);
 
-			assert_string_equal(rep.checks[0].verdict, "pass");
+			assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "pass");
 			gate_report_free(&rep);
 		}
 		/* and the fall back is no increase */
@@ -467,11 +467,11 @@ static void test_tail_quantiles_small_samples(void **state)
 			struct gate_report rep = judge(b, a, n, specs[2],
 						       GATE_INCREASE);
 
-			assert_string_equal(rep.checks[0].verdict, "pass");
+			assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "pass");
 			gate_report_free(&rep);
 			rep = judge(b, a, n, "wall_time.p99=15ms",
 				    GATE_DECREASE);
-			assert_string_equal(rep.checks[0].verdict, "fail");
+			assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
 			gate_report_free(&rep);
 		}
 	}
@@ -486,7 +486,7 @@ static void test_inconclusive(void **state)
 				       GATE_INCREASE);
 	struct gate_opts o;
 
-	assert_string_equal(rep.checks[0].verdict, "inconclusive");
+	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "inconclusive");
 	assert_true(rep.checks[0].fails);
 	assert_int_equal(rep.failed, 1);
 	assert_int_equal(rep.inconclusive, 1);
@@ -495,7 +495,7 @@ static void test_inconclusive(void **state)
 	gate_opts_init(&o);
 	o.inconclusive_pass = true;
 	rep = judge_opts(a, b, 3, "wall_time.p99=15ms", GATE_INCREASE, &o);
-	assert_string_equal(rep.checks[0].verdict, "inconclusive");
+	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "inconclusive");
 	assert_int_equal(rep.failed, 0);
 	gate_report_free(&rep);
 	/* five a side can decide */
@@ -504,7 +504,7 @@ static void test_inconclusive(void **state)
 		double d[5] = { 0.5, 0.6, 0.7, 0.8, 0.9 };
 
 		rep = judge(c, d, 5, "wall_time.p99=15ms", GATE_INCREASE);
-		assert_string_equal(rep.checks[0].verdict, "fail");
+		assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
 		gate_report_free(&rep);
 	}
 }
@@ -519,7 +519,7 @@ static void test_all_timed_out(void **state)
 	for (int i = 0; i < 5; i++)
 		b[i] = NAN;
 	rep = judge(a, b, 5, "wall_time=10%", GATE_INCREASE);
-	assert_string_equal(rep.checks[0].verdict, "missing");
+	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "missing");
 	assert_true(rep.checks[0].fails);
 	assert_int_equal(rep.failed, 1);
 	assert_non_null(strstr(rep.checks[0].note, "no measured value"));
@@ -607,7 +607,7 @@ static void test_identity(void **state)
 	assert_int_equal(grep_.n, 3);
 	assert_int_equal(grep_.missing, 1);
 	assert_string_equal(grep_.checks[2].benchmark, "a [n=1]");
-	assert_string_equal(grep_.checks[2].verdict, "missing");
+	assert_string_equal(gate_verdict_name(grep_.checks[2].verdict), "missing");
 	/* (3 runs a side: the two matched checks are inconclusive) */
 	assert_int_equal(grep_.inconclusive, 2);
 	gate_report_free(&grep_);
@@ -646,7 +646,7 @@ static void test_compare_linear(void **state)
 	assert_int_equal(rep.n_only_base + rep.n_only_cand, 0);
 	assert_true(rep.probes <= 3 * N);
 	for (size_t i = 0; i < rep.n; i++)
-		assert_string_equal(rep.rows[i].verdict, "unchanged");
+		assert_string_equal(cmp_verdict_name(rep.rows[i].verdict), "unchanged");
 	compare_report_free(&rep);
 	result_free(&base);
 	result_free(&cand);
@@ -681,12 +681,12 @@ static void test_compare_from_zero(void **state)
 	compare_opts_init(&co);
 	assert_int_equal(compare_results(&base, &cand, &co, &rep, &e), 0);
 	assert_int_equal(rep.n, 3);
-	assert_string_equal(rep.rows[0].verdict, "slower");
+	assert_string_equal(cmp_verdict_name(rep.rows[0].verdict), "slower");
 	assert_true(rep.rows[0].p < 0.001);
 	for (int k = 0; k < COMPARE_NPCT; k++)
-		assert_string_equal(rep.rows[0].pct[k].verdict, "slower");
-	assert_string_equal(rep.rows[1].verdict, "unchanged");
-	assert_string_equal(rep.rows[2].verdict, "unchanged");
+		assert_string_equal(cmp_verdict_name(rep.rows[0].pct[k].verdict), "slower");
+	assert_string_equal(cmp_verdict_name(rep.rows[1].verdict), "unchanged");
+	assert_string_equal(cmp_verdict_name(rep.rows[2].verdict), "unchanged");
 	fp = open_memstream(&out, &len);
 	compare_print(&rep, fp);
 	fclose(fp);
@@ -726,8 +726,8 @@ static void test_compare_agrees_with_gate(void **state)
 		snprintf(spec, sizeof(spec), "wall_time.%s=5%%",
 			 stats_stat_name(pc->stat));
 		g = judge(a, b, 30, spec, GATE_INCREASE);
-		assert_int_equal(!strcmp(pc->verdict, "slower"),
-				 !strcmp(g.checks[0].verdict, "fail"));
+		assert_int_equal(pc->verdict == CMP_SLOWER,
+				 g.checks[0].verdict == GATE_FAIL);
 		assert_float_equal(pc->change, g.checks[0].change, 1e-12);
 		assert_float_equal(pc->change_ci[0], g.checks[0].change_ci[0],
 				   1e-12);
@@ -735,7 +735,7 @@ static void test_compare_agrees_with_gate(void **state)
 				   1e-12);
 		gate_report_free(&g);
 	}
-	assert_string_equal(rep.rows[0].pct[2].verdict, "slower");
+	assert_string_equal(cmp_verdict_name(rep.rows[0].pct[2].verdict), "slower");
 	compare_report_free(&rep);
 	result_free(&base);
 	result_free(&cand);

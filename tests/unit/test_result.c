@@ -68,7 +68,7 @@ static void build(struct result *r)
 		.baseline = "sort \"a\", x", .candidate = "b|<tag> ünï 🚀",
 		.metric = "wall_time", .ratio = 0.66,
 		.ratio_ci = { 0.65, 0.67 }, .p_value = 0.0001,
-		.verdict = "faster",
+		.verdict = CMP_FASTER,
 	};
 	struct complexity_fit f = {
 		.name = "sort {n}", .parameter = "n", .metric = "wall_time",
@@ -312,7 +312,8 @@ static void test_json_round_trip(void **state)
 
 	assert_int_equal(back.ncomparisons, 1);
 	assert_string_equal(back.comparisons[0].candidate, "b|<tag> ünï 🚀");
-	assert_string_equal(back.comparisons[0].verdict, "faster");
+	assert_string_equal(cmp_verdict_name(back.comparisons[0].verdict),
+			    "faster");
 	assert_true(back.comparisons[0].ratio == 0.66);
 	assert_true(back.comparisons[0].ratio_ci[1] == 0.67);
 	assert_true(back.comparisons[0].p_value == 0.0001);
@@ -443,7 +444,7 @@ static void test_json_unsummarized_and_nan(void **state)
 	struct comparison c = { .baseline = "x", .candidate = "x",
 				.metric = "wall_time", .ratio = INFINITY,
 				.ratio_ci = { NAN, 1 }, .p_value = NAN,
-				.verdict = "unchanged" };
+				.verdict = CMP_UNCHANGED };
 	json_t *root, *jm, *jc;
 
 	result_init(&r, "run");
@@ -786,9 +787,11 @@ static void expect_sentence(const char *metric, const char *verdict,
 {
 	struct comparison c = { .baseline = "a", .candidate = "b",
 				.metric = (char *)metric, .ratio = ratio,
-				.ratio_ci = { lo, hi }, .p_value = p,
-				.verdict = (char *)verdict };
-	char *s = comparison_sentence(&c);
+				.ratio_ci = { lo, hi }, .p_value = p };
+	char *s;
+
+	assert_int_equal(cmp_verdict_parse(verdict, &c.verdict), 0);
+	s = comparison_sentence(&c);
 
 	assert_string_equal(s, want);
 	free(s);
@@ -813,6 +816,27 @@ static void test_comparison_sentence(void **state)
 			"user_time, p = 0.900");
 	expect_sentence("wall_time", "slower", NAN, NAN, NAN, 0.01,
 			"'b' is slower than 'a', p = 0.010");
+}
+
+/* Each verdict has one name, which parses back to it; other names, even
+ * in another case or with a space, do not. */
+static void test_cmp_verdict_names(void **state)
+{
+	static const char *const names[] = { "unchanged", "faster", "slower",
+					     "better", "worse",
+					     "inconclusive" };
+	enum cmp_verdict v;
+
+	(void)state;
+	for (int i = CMP_UNCHANGED; i <= CMP_INCONCLUSIVE; i++) {
+		assert_string_equal(cmp_verdict_name(i), names[i]);
+		assert_int_equal(cmp_verdict_parse(names[i], &v), 0);
+		assert_int_equal(v, i);
+	}
+	assert_int_equal(cmp_verdict_parse("Faster", &v), -1);
+	assert_int_equal(cmp_verdict_parse("faster ", &v), -1);
+	assert_int_equal(cmp_verdict_parse("", &v), -1);
+	assert_int_equal(cmp_verdict_parse("pass", &v), -1);
 }
 
 static const char *const v1 = "\"schema\": \"yardstick/result/v1\"";
@@ -911,6 +935,9 @@ static void test_read_malformed(void **state)
 	BAD("\"benchmarks\": [], \"comparisons\": [{\"baseline\": \"a\", "
 	    "\"candidate\": \"b\", \"metric\": \"w\", \"verdict\": \"better\"}]",
 	    ": comparisons[0].verdict: unknown verdict 'better'");
+	BAD("\"benchmarks\": [], \"comparisons\": [{\"baseline\": \"a\", "
+	    "\"candidate\": \"b\", \"metric\": \"w\", \"verdict\": \"Faster\"}]",
+	    ": comparisons[0].verdict: unknown verdict 'Faster'");
 	BAD("\"benchmarks\": [], \"comparisons\": [{\"baseline\": \"a\"}]",
 	    ": comparisons[0]: missing key 'candidate'");
 	BAD("\"benchmarks\": [], \"complexity\": [{\"name\": \"a\", "
@@ -1120,6 +1147,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_outputs),
 		cmocka_unit_test(test_unique_names),
 		cmocka_unit_test(test_comparison_sentence),
+		cmocka_unit_test(test_cmp_verdict_names),
 		cmocka_unit_test(test_read_malformed),
 		cmocka_unit_test(test_read_truncated),
 		cmocka_unit_test(test_read_design_example),
