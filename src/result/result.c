@@ -487,12 +487,10 @@ int result_summarize_ci(struct result *r, unsigned long long seed,
 			bool ci = listed(ci_metrics, m->name);
 			size_t n;
 			double *v = metric_measured(m, &n);
-			int r2 = stats_summarize(v, n, &rng, ci ? resamples : 0,
-						 &m->summary);
 
+			stats_summarize(v, n, &rng, ci ? resamples : 0,
+					&m->summary);
 			free(v);
-			if (r2)
-				return -1;
 			if (!ci)
 				m->summary.mean_ci[0] = m->summary.mean_ci[1] =
 				m->summary.median_ci[0] =

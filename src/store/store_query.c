@@ -507,8 +507,7 @@ static int history_entry(struct store *s, sqlite3_stmt *st,
 	rc = get_values(s, sqlite3_column_int64(st, 7), &m);
 	if (rc == SQLITE_OK) {
 		en->values = metric_measured(&m, &en->n);
-		if (stats_summarize(en->values, en->n, NULL, 0, &en->summary))
-			rc = SQLITE_NOMEM;
+		stats_summarize(en->values, en->n, NULL, 0, &en->summary);
 	}
 	free(m.values);
 	return rc;
