@@ -364,7 +364,7 @@ void metric_push(struct metric *m, double v)
 void benchmark_push_exit(struct benchmark *b, int code)
 {
 	b->exit_codes = xgrow(b->exit_codes, &b->capexit, b->nexit + 1,
-			       sizeof(*b->exit_codes));
+			      sizeof(*b->exit_codes));
 	b->exit_codes[b->nexit++] = code;
 }
 

@@ -123,10 +123,10 @@ void result_set_num(struct result *r, const char *key, double num);
 void result_set_str(struct result *r, const char *key, const char *str);
 
 /*
- * Append a benchmark (argv may be NULL: no command); returns it (never
- * NULL). The pointer stays valid until the next
- * result_add_benchmark on r; metric pointers likewise until the next
- * metric is added to that benchmark.
+ * Append a benchmark (argv may be NULL: no command); returns it, never
+ * NULL. The pointer stays valid until the next result_add_benchmark on r;
+ * metric pointers likewise until the next metric is added to that
+ * benchmark.
  */
 struct benchmark *result_add_benchmark(struct result *r, const char *name,
 				       char *const *argv);
