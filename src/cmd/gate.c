@@ -357,8 +357,8 @@ static int write_outputs(const struct gate_args *a,
 
 	if (a->bmf) {
 		/* BMF carries medians and their CIs: summarize now. */
-		if (result_summarize(cand, 1, 1000) ||
-		    result_write_bmf(cand, a->bmf, &e)) {
+		result_summarize(cand, 1, 1000);
+		if (result_write_bmf(cand, a->bmf, &e)) {
 			fprintf(stderr, "yardstick gate: %s\n", e.msg);
 			return 2;
 		}

@@ -164,10 +164,8 @@ void tls_ctx_free(struct tls_ctx *t)
 
 struct tls_conn *tls_conn_new(struct tls_ctx *t, int fd, const char *host)
 {
-	struct tls_conn *c = calloc(1, sizeof(*c));
+	struct tls_conn *c = xcalloc(1, sizeof(*c));
 
-	if (!c)
-		return NULL;
 	c->ssl = ossl.SSL_new(t->ctx);
 	if (!c->ssl || ossl.SSL_set_fd(c->ssl, fd) != 1) {
 		ossl.SSL_free(c->ssl);

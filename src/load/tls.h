@@ -22,7 +22,8 @@ struct tls_ctx *tls_ctx_new(bool insecure, struct error *e);
 void tls_ctx_free(struct tls_ctx *t);
 
 /* A TLS connection over the connected socket fd, sending host as SNI and
- * checking the certificate against it. NULL when out of memory. */
+ * checking the certificate against it. NULL when OpenSSL cannot make
+ * the connection. */
 struct tls_conn *tls_conn_new(struct tls_ctx *t, int fd, const char *host);
 void tls_conn_free(struct tls_conn *c);
 

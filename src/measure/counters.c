@@ -52,6 +52,7 @@
 #include "measure/counters.h"
 #include "measure/counters_internal.h"
 #include "measure/perf_event.h"
+#include "util/strutil.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -463,11 +464,7 @@ counters_open_sys(struct counters **out, const char *const *events,
 	enum counters_result ret;
 
 	*out = NULL;
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		error_set(e, "out of memory");
-		return COUNTERS_FAILED;
-	}
+	c = xcalloc(1, sizeof(*c));
 	c->sys = *sys;
 	if (!c->sys.arg)
 		c->sys.arg = &c->sys.pid;

@@ -78,10 +78,6 @@ static int compare_index(const struct result *r, const char *label,
 				  "would be a guess; give each run a unique "
 				  "name", label, name);
 			free(name);
-		} else if (put < 0) {
-			error_set(e, "out of memory");
-		}
-		if (put) {
 			hashmap_free(m);
 			return -1;
 		}

@@ -170,8 +170,7 @@ static double *sorted_values(struct hashmap *cache, const struct metric *m,
 		sv = xmalloc(sizeof(*sv));
 		sv->v = metric_measured(m, &sv->n);
 		stats_sort(sv->v, sv->n);
-		if (hashmap_put(cache, &m, sizeof(m), sv, NULL) < 0)
-			abort();	/* out of memory, as xmalloc */
+		hashmap_put(cache, &m, sizeof(m), sv, NULL);
 	}
 	*n = sv->n;
 	return sv->v;
@@ -276,7 +275,7 @@ static void judge_increase(struct gate_report *rep, struct gate_check *c,
 	if (stats_shift_test(a, na, b, nb, c->stat, mode, decrease, c->limit,
 			     rep->alpha, &st) ||
 	    stats_shift_ci(a, na, b, nb, c->stat, mode, c->change_ci))
-		abort();	/* out of memory, as xmalloc */
+		abort();	/* cannot be: both samples have values */
 	c->p = st.decidable ? st.p : NAN;	/* no test was made */
 	if (!st.decidable) {
 		c->verdict = GATE_INCONCLUSIVE;

@@ -130,24 +130,22 @@ static struct setting *setting_slot(struct result *r, const char *key)
 	return s;
 }
 
-int result_set_num(struct result *r, const char *key, double num)
+void result_set_num(struct result *r, const char *key, double num)
 {
 	struct setting *s = setting_slot(r, key);
 
 	free(s->str);
 	s->str = NULL;
 	s->num = num;
-	return 0;
 }
 
-int result_set_str(struct result *r, const char *key, const char *str)
+void result_set_str(struct result *r, const char *key, const char *str)
 {
 	struct setting *s = setting_slot(r, key);
 
 	free(s->str);
 	s->str = xstrdup(str);
 	s->num = 0;
-	return 0;
 }
 
 struct benchmark *result_add_benchmark(struct result *r, const char *name,
@@ -327,8 +325,8 @@ size_t result_unique_names(struct result *r)
 	return renamed;
 }
 
-int benchmark_add_param(struct benchmark *b, const char *name,
-			const char *value)
+void benchmark_add_param(struct benchmark *b, const char *name,
+			 const char *value)
 {
 	struct param *p;
 
@@ -336,14 +334,13 @@ int benchmark_add_param(struct benchmark *b, const char *name,
 		if (!strcmp(b->params[i].name, name)) {
 			free(b->params[i].value);
 			b->params[i].value = xstrdup(value);
-			return 0;
+			return;
 		}
 	}
 	b->params = xrealloc(b->params, (b->nparams + 1) * sizeof(*b->params));
 	p = &b->params[b->nparams++];
 	p->name = xstrdup(name);
 	p->value = xstrdup(value);
-	return 0;
 }
 
 char *benchmark_display_name(const struct benchmark *b)
@@ -379,19 +376,17 @@ struct metric *benchmark_metric(struct benchmark *b, const char *name,
 	return m;
 }
 
-int metric_push(struct metric *m, double v)
+void metric_push(struct metric *m, double v)
 {
 	m->values = xgrow(m->values, &m->cap, m->n + 1, sizeof(*m->values));
 	m->values[m->n++] = v;
-	return 0;
 }
 
-int benchmark_push_exit(struct benchmark *b, int code)
+void benchmark_push_exit(struct benchmark *b, int code)
 {
 	b->exit_codes = xgrow(b->exit_codes, &b->capexit, b->nexit + 1,
 			      sizeof(*b->exit_codes));
 	b->exit_codes[b->nexit++] = code;
-	return 0;
 }
 
 static void strv_push(char ***v, size_t *n, char *s)
@@ -400,31 +395,26 @@ static void strv_push(char ***v, size_t *n, char *s)
 	(*v)[(*n)++] = s;
 }
 
-int benchmark_add_unsupported(struct benchmark *b, const char *name)
+void benchmark_add_unsupported(struct benchmark *b, const char *name)
 {
 	for (size_t i = 0; i < b->nunsupported; i++)
 		if (!strcmp(b->unsupported[i], name))
-			return 0;
+			return;
 	strv_push(&b->unsupported, &b->nunsupported, xstrdup(name));
-	return 0;
 }
 
-int benchmark_add_warning(struct benchmark *b, const char *fmt, ...)
+void benchmark_add_warning(struct benchmark *b, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -1;
 	strv_push(&b->warnings, &b->nwarnings, s);
-	return 0;
 }
 
-int result_add_comparison(struct result *r, const struct comparison *c)
+void result_add_comparison(struct result *r, const struct comparison *c)
 {
 	struct comparison *d;
 
@@ -435,10 +425,9 @@ int result_add_comparison(struct result *r, const struct comparison *c)
 	d->baseline = xstrdup(c->baseline);
 	d->candidate = xstrdup(c->candidate);
 	d->metric = xstrdup(c->metric);
-	return 0;
 }
 
-int result_add_fit(struct result *r, const struct complexity_fit *f)
+void result_add_fit(struct result *r, const struct complexity_fit *f)
 {
 	struct complexity_fit *d;
 
@@ -448,7 +437,6 @@ int result_add_fit(struct result *r, const struct complexity_fit *f)
 	d->name = xstrdup(f->name);
 	d->parameter = xstrdup(f->parameter);
 	d->metric = xstrdup(f->metric);
-	return 0;
 }
 
 double *metric_measured(const struct metric *m, size_t *n)
@@ -462,18 +450,17 @@ double *metric_measured(const struct metric *m, size_t *n)
 	return v;
 }
 
-int metric_set_extra(struct metric *m, const char *key, double v)
+void metric_set_extra(struct metric *m, const char *key, double v)
 {
 	for (size_t i = 0; i < m->nextra; i++) {
 		if (!strcmp(m->extra[i].key, key)) {
 			m->extra[i].value = v;
-			return 0;
+			return;
 		}
 	}
 	m->extra = xrealloc(m->extra, (m->nextra + 1) * sizeof(*m->extra));
 	m->extra[m->nextra].key = xstrdup(key);
 	m->extra[m->nextra++].value = v;
-	return 0;
 }
 
 bool metric_has_summary(const struct metric *m)
@@ -491,8 +478,8 @@ static bool listed(const char *const *names, const char *name)
 	return false;
 }
 
-int result_summarize_ci(struct result *r, unsigned long long seed,
-			size_t resamples, const char *const *ci_metrics)
+void result_summarize_ci(struct result *r, unsigned long long seed,
+			 size_t resamples, const char *const *ci_metrics)
 {
 	struct rng rng;
 
@@ -507,12 +494,10 @@ int result_summarize_ci(struct result *r, unsigned long long seed,
 			bool ci = listed(ci_metrics, m->name);
 			size_t n;
 			double *v = metric_measured(m, &n);
-			int r2 = stats_summarize(v, n, &rng, ci ? resamples : 0,
-						 &m->summary);
 
+			stats_summarize(v, n, &rng, ci ? resamples : 0,
+					&m->summary);
 			free(v);
-			if (r2)
-				return -1;
 			if (!ci)
 				m->summary.mean_ci[0] = m->summary.mean_ci[1] =
 				m->summary.median_ci[0] =
@@ -520,13 +505,12 @@ int result_summarize_ci(struct result *r, unsigned long long seed,
 			m->summarized = m->n;
 		}
 	}
-	return 0;
 }
 
-int result_summarize(struct result *r, unsigned long long seed,
-		     size_t resamples)
+void result_summarize(struct result *r, unsigned long long seed,
+		      size_t resamples)
 {
-	return result_summarize_ci(r, seed, resamples, NULL);
+	result_summarize_ci(r, seed, resamples, NULL);
 }
 
 /* ", p < 0.001" or ", p = 0.012"; nothing when p is unknown. */

@@ -126,20 +126,21 @@ struct result {
 };
 
 /*
- * All functions returning int return 0 or -1 (out of memory).
+ * Memory comes from the x* allocators (abort when it runs out), so none of
+ * these functions fails for lack of it: adding and setting return nothing.
  * result_init leaves created, tool_version, machine and git NULL/zero: the
  * producer fills them (the writers put null for what stays NULL).
  */
 void result_init(struct result *r, const char *kind);
 void result_free(struct result *r);
-int result_set_num(struct result *r, const char *key, double num);
-int result_set_str(struct result *r, const char *key, const char *str);
+void result_set_num(struct result *r, const char *key, double num);
+void result_set_str(struct result *r, const char *key, const char *str);
 
 /*
- * Append a benchmark (argv may be NULL: no command); returns it, or NULL
- * when out of memory. The pointer stays valid until the next
- * result_add_benchmark on r; metric pointers likewise until the next
- * metric is added to that benchmark.
+ * Append a benchmark (argv may be NULL: no command); returns it, never
+ * NULL. The pointer stays valid until the next result_add_benchmark on r;
+ * metric pointers likewise until the next metric is added to that
+ * benchmark.
  */
 struct benchmark *result_add_benchmark(struct result *r, const char *name,
 				       char *const *argv);
@@ -157,9 +158,9 @@ struct benchmark *result_find_benchmark(const struct result *r,
  * skipping a number whose name is taken). Returns how many were renamed.
  */
 size_t result_unique_names(struct result *r);
-int benchmark_add_param(struct benchmark *b, const char *name,
-			const char *value);
-/* Find or add a metric by name. NULL when out of memory. */
+void benchmark_add_param(struct benchmark *b, const char *name,
+			 const char *value);
+/* Find or add a metric by name; never NULL. */
 struct metric *benchmark_metric(struct benchmark *b, const char *name,
 				const char *unit);
 /* The name to show a benchmark by: its name, followed by its parameters
@@ -172,23 +173,23 @@ struct metric *benchmark_find_metric(const struct benchmark *b,
 /* Remove the metric named name (metric pointers into b move); -1 if
  * absent. */
 int benchmark_remove_metric(struct benchmark *b, const char *name);
-int metric_push(struct metric *m, double v);
+void metric_push(struct metric *m, double v);
 /* Set the extra summary key (replaced if present); key must not be one of
  * the standard keys (unit, n, values, mean, ..., outliers). */
-int metric_set_extra(struct metric *m, const char *key, double v);
+void metric_set_extra(struct metric *m, const char *key, double v);
 /* The values that were measured (finite), in run order, malloc'd (never
  * NULL); their number in *n. Statistics use these. */
 double *metric_measured(const struct metric *m, size_t *n);
 /* True when m has a summary of its current values with at least one
  * measured value. */
 bool metric_has_summary(const struct metric *m);
-int benchmark_push_exit(struct benchmark *b, int code);
+void benchmark_push_exit(struct benchmark *b, int code);
 /* Adds name to unsupported unless already there. */
-int benchmark_add_unsupported(struct benchmark *b, const char *name);
-int benchmark_add_warning(struct benchmark *b, const char *fmt, ...)
+void benchmark_add_unsupported(struct benchmark *b, const char *name);
+void benchmark_add_warning(struct benchmark *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-int result_add_comparison(struct result *r, const struct comparison *c);
-int result_add_fit(struct result *r, const struct complexity_fit *f);
+void result_add_comparison(struct result *r, const struct comparison *c);
+void result_add_fit(struct result *r, const struct complexity_fit *f);
 
 /* Compute every metric's summary (bootstrap seeded by seed). */
 /*
@@ -197,10 +198,10 @@ int result_add_fit(struct result *r, const struct complexity_fit *f);
  * bootstrap is the one costly statistic (B x n draws per metric), so a
  * caller that shows the CIs of some metrics only can skip the rest.
  */
-int result_summarize_ci(struct result *r, unsigned long long seed,
-			size_t resamples, const char *const *ci_metrics);
-int result_summarize(struct result *r, unsigned long long seed,
-		     size_t resamples);
+void result_summarize_ci(struct result *r, unsigned long long seed,
+			 size_t resamples, const char *const *ci_metrics);
+void result_summarize(struct result *r, unsigned long long seed,
+		      size_t resamples);
 
 /* Writers. path "-" is stdout; files are written atomically. */
 int result_write_json(const struct result *r, const char *path,

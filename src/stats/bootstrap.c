@@ -23,6 +23,7 @@
  * sorts every resample and expect the same intervals.
  */
 #include "stats/stats.h"
+#include "util/strutil.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -36,23 +37,13 @@ struct resampler {
 	size_t *count;		/* n counters, all zero between resamples */
 };
 
-static int resampler_init(struct resampler *rs, const double *sorted,
-			  size_t n)
+static void resampler_init(struct resampler *rs, const double *sorted,
+			   size_t n)
 {
 	rs->x = sorted;
 	rs->n = n;
-	rs->idx = NULL;
-	rs->count = NULL;
-	if (n > SIZE_MAX / sizeof(*rs->idx))
-		return -1;
-	rs->idx = malloc(n * sizeof(*rs->idx));
-	rs->count = calloc(n, sizeof(*rs->count));
-	if (!rs->idx || !rs->count) {
-		free(rs->idx);
-		free(rs->count);
-		return -1;
-	}
-	return 0;
+	rs->idx = xcalloc(n, sizeof(*rs->idx));
+	rs->count = xcalloc(n, sizeof(*rs->count));
 }
 
 static void resampler_release(struct resampler *rs)
@@ -173,13 +164,8 @@ int stats_bootstrap_sorted(const double *sorted, size_t n, struct rng *r,
 	}
 	if (resamples > SIZE_MAX / 2 / sizeof(*means))
 		return -1;
-	means = malloc(2 * resamples * sizeof(*means));
-	if (!means)
-		return -1;
-	if (resampler_init(&rs, sorted, n) < 0) {
-		free(means);
-		return -1;
-	}
+	means = xmalloc(2 * resamples * sizeof(*means));
+	resampler_init(&rs, sorted, n);
 	resample(&rs, r, resamples, means, means + resamples);
 	ci95(means, resamples, mean_ci);
 	ci95(means + resamples, resamples, median_ci);
@@ -199,24 +185,21 @@ static double div_or_inf(double num, double den)
  * The bootstrap distribution of median(b) / median(a) into
  * med[0..resamples-1]; med[] has room for 2 * resamples values.
  */
-static int ratio_distribution(const double *sa, size_t na, const double *sb,
-			      size_t nb, struct rng *r, size_t resamples,
-			      double *med)
+static void ratio_distribution(const double *sa, size_t na, const double *sb,
+			       size_t nb, struct rng *r, size_t resamples,
+			       double *med)
 {
 	struct resampler rs;
 	size_t i;
 
-	if (resampler_init(&rs, sa, na) < 0)
-		return -1;
+	resampler_init(&rs, sa, na);
 	resample(&rs, r, resamples, NULL, med);
 	resampler_release(&rs);
-	if (resampler_init(&rs, sb, nb) < 0)
-		return -1;
+	resampler_init(&rs, sb, nb);
 	resample(&rs, r, resamples, NULL, med + resamples);
 	resampler_release(&rs);
 	for (i = 0; i < resamples; i++)
 		med[i] = div_or_inf(med[resamples + i], med[i]);
-	return 0;
 }
 
 int stats_ratio_of_medians(const double *a, size_t na, const double *b,
@@ -231,8 +214,6 @@ int stats_ratio_of_medians(const double *a, size_t na, const double *b,
 		return -1;
 	sa = stats_sorted_copy(a, na);
 	sb = stats_sorted_copy(b, nb);
-	if (!sa || !sb)
-		goto out_free;
 	ma = stats_median_sorted(sa, na);
 	if (ma == 0)
 		goto out_free;
@@ -244,12 +225,10 @@ int stats_ratio_of_medians(const double *a, size_t na, const double *b,
 	}
 	if (resamples > SIZE_MAX / 2 / sizeof(*med))
 		goto out_free;
-	med = malloc(2 * resamples * sizeof(*med));
-	if (!med)
-		goto out_free;
-	ret = ratio_distribution(sa, na, sb, nb, r, resamples, med);
-	if (ret == 0)
-		ci95(med, resamples, ci);
+	med = xmalloc(2 * resamples * sizeof(*med));
+	ratio_distribution(sa, na, sb, nb, r, resamples, med);
+	ci95(med, resamples, ci);
+	ret = 0;
 out_free:
 	free(med);
 	free(sa);

@@ -52,6 +52,7 @@
  * the first finite point of its new segment.
  */
 #include "stats/changepoint.h"
+#include "util/strutil.h"
 
 #include <assert.h>
 #include <math.h>
@@ -344,16 +345,14 @@ static double seg_median(const struct cp_ctx *c, const struct segment *s)
 	return stats_median_sorted(c->sorted, m);
 }
 
-static int report(struct cp_ctx *c, struct change_point **out, size_t *nout)
+static void report(struct cp_ctx *c, struct change_point **out, size_t *nout)
 {
 	struct change_point *cp;
 	size_t i;
 
 	if (c->nseg < 2)
-		return 0;
-	cp = malloc((c->nseg - 1) * sizeof(*cp));
-	if (!cp)
-		return -1;
+		return;
+	cp = xmalloc((c->nseg - 1) * sizeof(*cp));
 	for (i = 1; i < c->nseg; i++) {
 		cp[i - 1].index = c->orig[c->seg[i].a];
 		cp[i - 1].p_value = c->seg[i].p;
@@ -362,7 +361,6 @@ static int report(struct cp_ctx *c, struct change_point **out, size_t *nout)
 	}
 	*out = cp;
 	*nout = c->nseg - 1;
-	return 0;
 }
 
 static void ctx_free(struct cp_ctx *c)
@@ -379,32 +377,27 @@ static void ctx_free(struct cp_ctx *c)
 	free(c->seg);
 }
 
-static int ctx_alloc(struct cp_ctx *c, size_t n)
+static void ctx_alloc(struct cp_ctx *c, size_t n)
 {
-	c->x = malloc(n * sizeof(*c->x));
-	c->orig = malloc(n * sizeof(*c->orig));
-	c->rank = malloc(n * sizeof(*c->rank));
-	c->sorted = malloc(n * sizeof(*c->sorted));
-	c->work = malloc(n * sizeof(*c->work));
-	c->dev = malloc(n * sizeof(*c->dev));
-	c->order = malloc(n * sizeof(*c->order));
-	c->fw.cnt = malloc((n + 1) * sizeof(*c->fw.cnt));
-	c->fw.sum = malloc((n + 1) * sizeof(*c->fw.sum));
-	c->seg = malloc(n * sizeof(*c->seg));
-	if (!c->x || !c->orig || !c->rank || !c->sorted || !c->work ||
-	    !c->dev || !c->order || !c->fw.cnt || !c->fw.sum || !c->seg)
-		return -1;
-	return 0;
+	c->x = xmalloc(n * sizeof(*c->x));
+	c->orig = xmalloc(n * sizeof(*c->orig));
+	c->rank = xmalloc(n * sizeof(*c->rank));
+	c->sorted = xmalloc(n * sizeof(*c->sorted));
+	c->work = xmalloc(n * sizeof(*c->work));
+	c->dev = xmalloc(n * sizeof(*c->dev));
+	c->order = xmalloc(n * sizeof(*c->order));
+	c->fw.cnt = xmalloc((n + 1) * sizeof(*c->fw.cnt));
+	c->fw.sum = xmalloc((n + 1) * sizeof(*c->fw.sum));
+	c->seg = xmalloc(n * sizeof(*c->seg));
 }
 
-int cp_detect(const double *x, size_t n, const struct cp_opts *opts,
-	      struct rng *r, struct change_point **out, size_t *nout)
+void cp_detect(const double *x, size_t n, const struct cp_opts *opts,
+	       struct rng *r, struct change_point **out, size_t *nout)
 {
 	static const struct cp_opts defaults = { 0.05, 199, 3 };
 	const struct cp_opts *o = opts ? opts : &defaults;
 	struct cp_ctx c = { 0 };
 	size_t i, finite = 0;
-	int ret = -1;
 
 	*out = NULL;
 	*nout = 0;
@@ -412,10 +405,9 @@ int cp_detect(const double *x, size_t n, const struct cp_opts *opts,
 		finite += isfinite(x[i]) != 0;
 	c.min_size = o->min_size ? o->min_size : 1;
 	if (finite / 2 < c.min_size)
-		return 0;
+		return;
 
-	if (ctx_alloc(&c, finite) < 0)
-		goto out_free;
+	ctx_alloc(&c, finite);
 	for (i = 0; i < n; i++) {
 		if (!isfinite(x[i]))
 			continue;
@@ -424,8 +416,6 @@ int cp_detect(const double *x, size_t n, const struct cp_opts *opts,
 	}
 	c.r = r;
 	detect(&c, o);
-	ret = report(&c, out, nout);
-out_free:
+	report(&c, out, nout);
 	ctx_free(&c);
-	return ret;
 }

@@ -30,10 +30,9 @@ struct cp_opts {
  * defaults (a zero-filled opts means alpha 0: nothing is significant).
  * NaN and infinite values are skipped; indices still refer to x, and a
  * change point's index is the first finite point of its new segment.
- * Deterministic for a given rng state. Returns 0, or -1 when memory ran
- * out.
+ * Deterministic for a given rng state.
  */
-int cp_detect(const double *x, size_t n, const struct cp_opts *opts,
+void cp_detect(const double *x, size_t n, const struct cp_opts *opts,
 	      struct rng *r, struct change_point **out, size_t *nout);
 
 #endif

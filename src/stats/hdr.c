@@ -25,6 +25,7 @@
  * hdr_new(1, 3600000000000, 3), 3 digits all the way down, takes 270,408.
  */
 #include "stats/hdr.h"
+#include "util/strutil.h"
 
 #include <assert.h>
 #include <float.h>
@@ -141,9 +142,7 @@ struct hdr *hdr_new(int64_t lowest, int64_t highest, int sigfigs)
 	if (u + m > 63)
 		return NULL;
 	len = (size_t)(bucket_count(u, m, highest) + 1) << (m - 1);
-	h = calloc(1, sizeof(*h) + len * sizeof(h->counts[0]));
-	if (!h)
-		return NULL;
+	h = xcalloc(1, sizeof(*h) + len * sizeof(h->counts[0]));
 	h->lowest = lowest;
 	h->highest = highest;
 	h->sigfigs = sigfigs;

@@ -24,8 +24,7 @@
 struct hdr;
 
 /* A histogram of [lowest, highest] (1 <= lowest, 2 * lowest <= highest)
- * with sigfigs significant digits (1..5), or NULL on bad arguments or no
- * memory. lowest * 2 * 10^sigfigs must stay below about 2^63 (for 3
+ * with sigfigs significant digits (1..5), or NULL on bad arguments. lowest * 2 * 10^sigfigs must stay below about 2^63 (for 3
  * digits, lowest < 2^53). */
 struct hdr *hdr_new(int64_t lowest, int64_t highest, int sigfigs);
 void hdr_free(struct hdr *h);

@@ -11,6 +11,7 @@
  *    corrected for ties, and p = 2 sf(z), clipped to 1.
  */
 #include "stats/stats.h"
+#include "util/strutil.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -101,9 +102,7 @@ static int exact_cdf(size_t m, size_t n, size_t k, double *p)
 	}
 	if (k >= SIZE_MAX / sizeof(*f))
 		return -1;
-	f = calloc(k + 1, sizeof(*f));
-	if (!f)
-		return -1;
+	f = xcalloc(k + 1, sizeof(*f));
 	f[0] = 1;
 	for (i = 1; i <= m; i++) {
 		for (u = k; u >= n + i; u--)
@@ -145,8 +144,6 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 		return -1;
 	sa = stats_sorted_copy(a, na);
 	sb = stats_sorted_copy(b, nb);
-	if (!sa || !sb)
-		goto out_free;
 	rank_sorted(sa, na, sb, nb, &rk);
 	/* Both tails count: test the larger of U1 and U2 = na nb - U1. */
 	u = fmax(rk.u1, (double)na * (double)nb - rk.u1);

@@ -7,6 +7,7 @@
  * reported one.
  */
 #include "stats/shift.h"
+#include "util/strutil.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -201,21 +202,19 @@ struct weights {
 	double *w;
 };
 
-static int weights_init(struct weights *wt, size_t m, double pct)
+static void weights_init(struct weights *wt, size_t m, double pct)
 {
 	double q = pct / 100, a = (m + 1) * q, b = (m + 1) * (1 - q), prev = 0;
 	double max = 0;
 
 	wt->m = m;
-	wt->w = calloc(m, sizeof(*wt->w));
-	if (!wt->w)
-		return -1;
+	wt->w = xcalloc(m, sizeof(*wt->w));
 	if (pct <= 0 || pct >= 100 || m == 1) {
 		size_t k = pct <= 0 ? 0 : pct >= 100 ? m - 1 : 0;
 
 		wt->w[k] = 1;
 		wt->first = wt->last = k;
-		return 0;
+		return;
 	}
 	for (size_t i = 0; i < m; i++) {
 		double c = ibeta(a, b, (double)(i + 1) / (double)m);
@@ -230,7 +229,6 @@ static int weights_init(struct weights *wt, size_t m, double pct)
 		wt->w[wt->first++] = 0;
 	while (wt->last > wt->first && wt->w[wt->last] < 1e-5 * max)
 		wt->w[wt->last--] = 0;
-	return 0;
 }
 
 /* Two samples pooled in ascending order, each value labelled by its
@@ -462,25 +460,18 @@ static double perm_p(const struct pool *p, double level, size_t b)
 
 /* Buffers for pooling samples of na and nb values, and the weights of
  * statistic k for both sizes. */
-static int pool_alloc(struct pool *p, size_t na, size_t nb, enum stat_kind k)
+static void pool_alloc(struct pool *p, size_t na, size_t nb,
+		       enum stat_kind k)
 {
 	memset(p, 0, sizeof(*p));
 	p->mean = k == STAT_MEAN;
 	p->top = percents[k] >= 50;
-	p->z = malloc((na + nb) * sizeof(*p->z));
-	p->hi = malloc(na + nb);
-	if (!p->z || !p->hi)
-		goto out_free;
-	if (!p->mean && (weights_init(&p->wt[0], na, percents[k]) ||
-			 weights_init(&p->wt[1], nb, percents[k])))
-		goto out_free;
-	return 0;
-out_free:
-	free(p->z);
-	free(p->hi);
-	free(p->wt[0].w);
-	free(p->wt[1].w);
-	return -1;
+	p->z = xmalloc((na + nb) * sizeof(*p->z));
+	p->hi = xmalloc(na + nb);
+	if (!p->mean) {
+		weights_init(&p->wt[0], na, percents[k]);
+		weights_init(&p->wt[1], nb, percents[k]);
+	}
 }
 
 static void pool_free(struct pool *p)
@@ -575,8 +566,7 @@ int stats_shift_test(const double *a, size_t na, const double *b, size_t nb,
 	} else {
 		s = 1 / (1 + thr);
 	}
-	if (pool_alloc(&p, na, nb, k))
-		return -1;
+	pool_alloc(&p, na, nb, k);
 	pool_fill(&p, h, nh, l, nl, s, d);
 	out->p = perm_p(&p, alpha, budget(alpha));
 	pool_free(&p);
@@ -657,8 +647,7 @@ int stats_shift_ci(const double *a, size_t na, const double *b, size_t nb,
 		ci[1] = INFINITY;
 		return 0;
 	}
-	if (pool_alloc(&p, na, nb, k))
-		return -1;
+	pool_alloc(&p, na, nb, k);
 	/* lower: the largest change "b grew by more than" rejects */
 	t = boundary(&p, b, nb, a, na, scale);
 	ci[0] = scale ? t - 1 : t;

@@ -107,7 +107,7 @@ struct shift_test {
  * relative: stat(b) / stat(a) - 1 > thr), or with `decrease` fell by more
  * than thr (stat(a) - stat(b) > thr; stat(b) / stat(a) - 1 < -thr). thr
  * >= 0, alpha in (0, 1). Values are non-negative for a relative test.
- * Returns 0, or -1 for an empty sample or when memory ran out.
+ * Returns 0, or -1 for an empty sample or a bad k.
  */
 int stats_shift_test(const double *a, size_t na, const double *b, size_t nb,
 		     enum stat_kind k, enum shift_mode mode, bool decrease,
@@ -118,7 +118,7 @@ int stats_shift_test(const double *a, size_t na, const double *b, size_t nb,
  * of stat(b) - stat(a) (absolute) or stat(b) / stat(a) - 1 (relative),
  * consistent with stats_shift_test (see above). A bound the samples cannot
  * set is -inf / +inf (-1 below for a relative change of non-negative
- * values). Returns 0, or -1 for an empty sample or when memory ran out.
+ * values). Returns 0, or -1 for an empty sample or a bad k.
  */
 int stats_shift_ci(const double *a, size_t na, const double *b, size_t nb,
 		   enum stat_kind k, enum shift_mode mode, double ci[2]);

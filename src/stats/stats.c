@@ -10,6 +10,7 @@
  * sorts one copy of the data and derives everything from it.
  */
 #include "stats/stats.h"
+#include "util/strutil.h"
 
 #include <assert.h>
 #include <math.h>
@@ -310,9 +311,7 @@ double *stats_sorted_copy(const double *v, size_t n)
 
 	if (n == 0 || n > SIZE_MAX / sizeof(*s))
 		return NULL;
-	s = malloc(n * sizeof(*s));
-	if (!s)
-		return NULL;
+	s = xmalloc(n * sizeof(*s));
 	memcpy(s, v, n * sizeof(*s));
 	stats_sort(s, n);
 	return s;
@@ -341,18 +340,15 @@ static void analytic_cis(const double *sorted, size_t n, struct summary *out)
 	out->median_ci[1] = sorted[(size_t)hi];
 }
 
-int stats_summarize(const double *values, size_t n, struct rng *r,
-		    size_t resamples, struct summary *out)
+void stats_summarize(const double *values, size_t n, struct rng *r,
+		     size_t resamples, struct summary *out)
 {
 	double *sorted;
-	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (n == 0)
-		return 0;
+		return;
 	sorted = stats_sorted_copy(values, n);
-	if (!sorted)
-		return -1;
 	describe(sorted, n, out);
 	if (resamples == 0) {
 		out->mean_ci[0] = out->mean_ci[1] = out->mean;
@@ -360,9 +356,9 @@ int stats_summarize(const double *values, size_t n, struct rng *r,
 	} else if (n * resamples > STATS_BOOTSTRAP_BUDGET) {
 		analytic_cis(sorted, n, out);
 	} else {
-		ret = stats_bootstrap_sorted(sorted, n, r, resamples,
-					     out->mean_ci, out->median_ci);
+		/* Cannot fail: n and resamples are > 0. */
+		stats_bootstrap_sorted(sorted, n, r, resamples, out->mean_ci,
+				       out->median_ci);
 	}
 	free(sorted);
-	return ret;
 }

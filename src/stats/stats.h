@@ -54,8 +54,7 @@ struct summary {
 void stats_sort(double *v, size_t n);
 
 /*
- * A sorted copy of v[0..n-1] (n > 0) that the caller frees, or NULL if
- * memory ran out.
+ * A sorted copy of v[0..n-1] that the caller frees; NULL when n is 0.
  */
 double *stats_sorted_copy(const double *v, size_t n);
 
@@ -84,9 +83,8 @@ double stats_median_sorted(const double *sorted, size_t n);
  * Summarize values[0..n-1] (need not be sorted; not modified). Bootstrap
  * CIs use `resamples` resamples drawn from r (0 resamples: CIs collapse to
  * the point estimate, and r may be NULL). n == 0 gives an all-zero summary.
- * Returns 0, or -1 if memory ran out.
  */
-int stats_summarize(const double *values, size_t n, struct rng *r,
+void stats_summarize(const double *values, size_t n, struct rng *r,
 		    size_t resamples, struct summary *out);
 
 /*
@@ -95,7 +93,7 @@ int stats_summarize(const double *values, size_t n, struct rng *r,
  * 2.5th and 97.5th percentiles of the resampled statistics. When all
  * values are equal both CIs are [v, v] and r is not used. Each resample
  * draws its n indices with one rng_fill_below call. Returns 0, or -1 if n
- * or resamples is 0 or memory ran out. stats_summarize calls this.
+ * or resamples is 0. stats_summarize calls this.
  */
 int stats_bootstrap_sorted(const double *sorted, size_t n, struct rng *r,
 			   size_t resamples, double mean_ci[2],
@@ -113,7 +111,7 @@ struct mann_whitney {
  * SciPy 1.10's mannwhitneyu(method="auto", use_continuity=True) computes
  * it: exact when min(na, nb) <= 8 and the pooled values have no ties,
  * otherwise the normal approximation. Returns 0, or -1 when a sample is
- * empty, holds a NaN, or memory ran out.
+ * empty or holds a NaN.
  */
 int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 		       struct mann_whitney *out);
@@ -122,8 +120,8 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
  * Ratio of medians median(b) / median(a) with a percentile-bootstrap 95% CI
  * (each sample resampled independently; a resample of a whose median is 0
  * counts as an infinite ratio). 0 resamples: the CI collapses to the ratio
- * and r may be NULL. Returns 0, or -1 when a sample is empty, median(a) is
- * 0, or memory ran out.
+ * and r may be NULL. Returns 0, or -1 when a sample is empty or median(a)
+ * is 0.
  */
 int stats_ratio_of_medians(const double *a, size_t na, const double *b,
 			   size_t nb, struct rng *r, size_t resamples,

@@ -213,10 +213,11 @@ static int row_setting(sqlite3_stmt *st, void *ctx)
 	if (!key)
 		return SQLITE_CORRUPT;
 	if (str)
-		return result_set_str(r, key, str) ? SQLITE_NOMEM : SQLITE_OK;
-	return result_set_num(r, key, sqlite3_column_type(st, 2) ==
-			      SQLITE_NULL ? NAN : sqlite3_column_double(st, 2))
-	       ? SQLITE_NOMEM : SQLITE_OK;
+		result_set_str(r, key, str);
+	else
+		result_set_num(r, key, sqlite3_column_type(st, 2) ==
+			       SQLITE_NULL ? NAN : sqlite3_column_double(st, 2));
+	return SQLITE_OK;
 }
 
 static int row_param(sqlite3_stmt *st, void *ctx)
@@ -226,13 +227,14 @@ static int row_param(sqlite3_stmt *st, void *ctx)
 
 	if (!name || !value)
 		return SQLITE_CORRUPT;
-	return benchmark_add_param(ctx, name, value) ? SQLITE_NOMEM : SQLITE_OK;
+	benchmark_add_param(ctx, name, value);
+	return SQLITE_OK;
 }
 
 static int row_exit(sqlite3_stmt *st, void *ctx)
 {
-	return benchmark_push_exit(ctx, (int)sqlite3_column_int64(st, 0)) ?
-	       SQLITE_NOMEM : SQLITE_OK;
+	benchmark_push_exit(ctx, (int)sqlite3_column_int64(st, 0));
+	return SQLITE_OK;
 }
 
 static int row_unsupported(sqlite3_stmt *st, void *ctx)
@@ -241,7 +243,8 @@ static int row_unsupported(sqlite3_stmt *st, void *ctx)
 
 	if (!name)
 		return SQLITE_CORRUPT;
-	return benchmark_add_unsupported(ctx, name) ? SQLITE_NOMEM : SQLITE_OK;
+	benchmark_add_unsupported(ctx, name);
+	return SQLITE_OK;
 }
 
 static int row_warning(sqlite3_stmt *st, void *ctx)
@@ -250,7 +253,8 @@ static int row_warning(sqlite3_stmt *st, void *ctx)
 
 	if (!msg)
 		return SQLITE_CORRUPT;
-	return benchmark_add_warning(ctx, "%s", msg) ? SQLITE_NOMEM : SQLITE_OK;
+	benchmark_add_warning(ctx, "%s", msg);
+	return SQLITE_OK;
 }
 
 /* A value in its run's place, NULL as NaN. Every run has a row, so the
@@ -261,9 +265,9 @@ static int row_value(sqlite3_stmt *st, void *ctx)
 
 	if (sqlite3_column_int64(st, 0) != (long long)m->n)
 		return SQLITE_CORRUPT;
-	return metric_push(m, sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN :
-			   sqlite3_column_double(st, 1)) ? SQLITE_NOMEM :
-	       SQLITE_OK;
+	metric_push(m, sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN :
+		    sqlite3_column_double(st, 1));
+	return SQLITE_OK;
 }
 
 static int get_values(struct store *s, long long mid, struct metric *m)
@@ -290,8 +294,6 @@ static int row_metric(sqlite3_stmt *st, void *ctx)
 	if (!name || !unit)
 		return SQLITE_CORRUPT;
 	m = benchmark_metric(c->b, name, unit);
-	if (!m)
-		return SQLITE_NOMEM;
 	return get_values(c->s, sqlite3_column_int64(st, 0), m);
 }
 
@@ -373,12 +375,12 @@ static int row_benchmark(sqlite3_stmt *st, void *ctx)
 	if (!name)
 		return SQLITE_CORRUPT;
 	rc = get_argv(c->s, bid, &argv);
-	b = rc == SQLITE_OK ? result_add_benchmark(c->r, name, argv) : NULL;
-	argv_free(argv);
-	if (rc != SQLITE_OK)
+	if (rc != SQLITE_OK) {
+		argv_free(argv);
 		return rc;
-	if (!b)
-		return SQLITE_NOMEM;
+	}
+	b = result_add_benchmark(c->r, name, argv);
+	argv_free(argv);
 	b->timeouts = (size_t)sqlite3_column_int64(st, 2);
 	return load_lists(c->s, bid, b);
 }
@@ -405,7 +407,7 @@ static int load_result(struct store *s, long long id, struct result *r)
 /* result_summarize with the stored seed and resamples, where they are
  * non-negative integers (as `run` writes them), else the readers'
  * defaults. */
-static int summarize_as_saved(struct result *r)
+static void summarize_as_saved(struct result *r)
 {
 	unsigned long long seed = RESULT_READ_SEED;
 	size_t resamples = RESULT_READ_RESAMPLES;
@@ -424,7 +426,7 @@ static int summarize_as_saved(struct result *r)
 		else if (!strcmp(set->key, "bootstrap_resamples"))
 			resamples = (size_t)set->num;
 	}
-	return result_summarize(r, seed, resamples);
+	result_summarize(r, seed, resamples);
 }
 
 int store_load_ref(struct store *s, const char *ref, struct result *r,
@@ -446,11 +448,8 @@ int store_load_ref(struct store *s, const char *ref, struct result *r,
 			ret = store_fail(s, rc, e);
 	}
 	store_rollback(s);
-	if (!ret && summarize_as_saved(r)) {
-		error_set(e, "cannot load '%s' from '%s': out of memory", ref,
-			  s->path);
-		ret = -STORE_ERR_IO;
-	}
+	if (!ret)
+		summarize_as_saved(r);
 	if (ret) {
 		result_free(r);
 		result_init(r, "run");
@@ -507,8 +506,7 @@ static int history_entry(struct store *s, sqlite3_stmt *st,
 	rc = get_values(s, sqlite3_column_int64(st, 7), &m);
 	if (rc == SQLITE_OK) {
 		en->values = metric_measured(&m, &en->n);
-		if (stats_summarize(en->values, en->n, NULL, 0, &en->summary))
-			rc = SQLITE_NOMEM;
+		stats_summarize(en->values, en->n, NULL, 0, &en->summary);
 	}
 	free(m.values);
 	return rc;

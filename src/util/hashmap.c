@@ -60,22 +60,19 @@ void *hashmap_get(struct hashmap *m, const void *key, size_t len)
 	return find(m, key, len, fnv1a(key, len))->value;
 }
 
-static int grow(struct hashmap *m)
+static void grow(struct hashmap *m)
 {
 	size_t cap = m->cap ? 2 * m->cap : 16;
 	struct hashmap_slot *old = m->slots, *slots;
 	size_t oldcap = m->cap;
 
-	slots = calloc(cap, sizeof(*slots));
-	if (!slots)
-		return -1;
+	slots = xcalloc(cap, sizeof(*slots));
 	m->slots = slots;
 	m->cap = cap;
 	for (size_t i = 0; i < oldcap; i++)
 		if (old[i].key)
 			*find(m, old[i].key, old[i].len, old[i].hash) = old[i];
 	free(old);
-	return 0;
 }
 
 int hashmap_put(struct hashmap *m, const void *key, size_t len, void *value,
@@ -84,17 +81,15 @@ int hashmap_put(struct hashmap *m, const void *key, size_t len, void *value,
 	uint64_t hash = fnv1a(key, len);
 	struct hashmap_slot *s;
 
-	if (2 * (m->len + 1) > m->cap && grow(m))
-		return -1;
+	if (2 * (m->len + 1) > m->cap)
+		grow(m);
 	s = find(m, key, len, hash);
 	if (s->key) {
 		if (old)
 			*old = s->value;
 		return 1;
 	}
-	s->key = malloc(len ? len : 1);
-	if (!s->key)
-		return -1;
+	s->key = xmalloc(len ? len : 1);
 	memcpy(s->key, key, len);
 	s->len = len;
 	s->hash = hash;

@@ -33,7 +33,7 @@ void *hashmap_get(struct hashmap *m, const void *key, size_t len);
 /*
  * Store value under key[0..len-1] unless the key is there already.
  * Returns 0 when stored, 1 when the key was present (its value is left
- * and put in *old if old is not NULL), -1 when memory ran out.
+ * and put in *old if old is not NULL).
  */
 int hashmap_put(struct hashmap *m, const void *key, size_t len, void *value,
 		void **old);

@@ -9,6 +9,7 @@
 #ifndef YS_UTIL_STRUTIL_H
 #define YS_UTIL_STRUTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,8 @@ void *xgrow(void *p, size_t *cap, size_t need, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
 
 /*
  * Split s into words by POSIX shell quoting rules: blanks separate words;

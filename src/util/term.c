@@ -103,10 +103,8 @@ char *term_safe(const char *s)
 	const unsigned char *u = (const unsigned char *)s;
 	size_t n = strlen(s), o = 0, cap = 4 * n + 1;
 	/* At most 4 bytes ("\x1b"; "\u202e" for 3) for each byte of s. */
-	char *out = malloc(cap);
+	char *out = xmalloc(cap);
 
-	if (!out)
-		abort();
 	for (size_t i = 0; i < n;) {
 		uint32_t c = 0;
 		size_t len = utf8_decode(s + i, &c);
