@@ -531,9 +531,18 @@ static void closed(struct worker *w, struct conn *c, int64_t now)
 	request_failed(w, c, LOAD_ERR_READ, 0, why, now);
 }
 
+/*
+ * Read what the socket holds, at most READS_PER_EVENT buffers at a time:
+ * a server that sends without end (a flood of 1xx, an endless body) would
+ * otherwise keep this loop going for ever and the timers, this request's
+ * deadline among them, would never be looked at. The descriptor is
+ * level-triggered, so what is left is reported again.
+ */
+#define READS_PER_EVENT 16
+
 static void do_read(struct worker *w, struct conn *c)
 {
-	for (;;) {
+	for (int reads = 0; reads < READS_PER_EVENT; reads++) {
 		size_t room = c->cap - c->used;
 		ssize_t n = io_read(c, c->buf + c->used, room);
 		int64_t now = monoclock_ns();
