@@ -577,7 +577,7 @@ static bool shown(const struct opt_entry *o)
  * shells' quoting would need to escape. */
 static void short_help(const char *help, char *buf, size_t n)
 {
-	size_t len = strcspn(help ? help : "", ";:(.[\n"), k = 0;
+	size_t len = strcspn(help ? help : "", ";(.[\n"), k = 0;
 
 	if (len > 60) {
 		len = 60;
@@ -585,7 +585,7 @@ static void short_help(const char *help, char *buf, size_t n)
 			len--;
 	}
 	for (size_t i = 0; i < len && k + 1 < n; i++)
-		if (!strchr("'\"\\`$[]{}", help[i]))
+		if (!strchr("'\"\\`$[]{}:", help[i]))
 			buf[k++] = help[i];
 	while (k > 0 && buf[k - 1] == ' ')
 		k--;
@@ -697,7 +697,7 @@ static bool repeatable(const struct opt_entry *o)
 static void zsh_option(const struct opt_entry *o, FILE *fp)
 {
 	enum value_kind k = value_kind(o);
-	char text[96], mv[256];
+	char text[96], buf[256], mv[256];
 	bool both = o->short_name && o->long_name;
 
 	short_help(o->help, text, sizeof(text));
@@ -718,8 +718,8 @@ static void zsh_option(const struct opt_entry *o, FILE *fp)
 		fputc('}', fp);
 	fprintf(fp, "'[%s]", text);
 	/* the message of a value: its metavar, without ':' */
-	snprintf(mv, sizeof(mv), "%s", k == V_NONE ? "" : metavar(o, mv,
-		 sizeof(mv)));
+	snprintf(mv, sizeof(mv), "%s", k == V_NONE ? "" : metavar(o, buf,
+		 sizeof(buf)));
 	for (char *p = mv; *p; p++)
 		if (strchr(":'[]()\\", *p))
 			*p = ' ';
