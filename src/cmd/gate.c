@@ -168,12 +168,6 @@ const struct opt_cmd gate_cmd = {
 	.opts = gate_options,
 };
 
-/* "pass" 1, "fail" 0, anything else -1. */
-static int pass_or_fail(const char *v)
-{
-	return !strcmp(v, "pass") ? 1 : !strcmp(v, "fail") ? 0 : -1;
-}
-
 /* [gate] or [gate "PATTERN"]; NULL when the section is not a gate one. */
 static bool gate_section(const char *section, char *pattern, size_t n)
 {
@@ -198,7 +192,6 @@ static int on_ini_line(void *user, const char *section, const char *name,
 {
 	struct gate_args *a = user;
 	char pattern[256], where[300];
-	double d;
 
 	if (!gate_section(section, pattern, sizeof(pattern)))
 		return 1;
@@ -216,18 +209,24 @@ static int on_ini_line(void *user, const char *section, const char *name,
 			 "for every check", where, name);
 		return 0;
 	}
-	if (!strcmp(name, "inconclusive") || !strcmp(name, "missing")) {
-		int v = pass_or_fail(value);
-		int *dst = !strcmp(name, "missing") ? &a->missing_pass
-						    : &a->inconclusive_pass;
+	if (!strcmp(name, "alpha") || !strcmp(name, "inconclusive") ||
+	    !strcmp(name, "missing")) {
+		/* checked as the option of that name is, into a copy: the
+		 * command line wins */
+		struct gate_args ini = *a;
+		struct error e;
 
-		if (v < 0) {
-			snprintf(a->err, sizeof(a->err), "%s: '%s' is not "
-				 "pass or fail", where, value);
+		if (opt_set(opt_find(&gate_cmd, name), value, &ini, &e)) {
+			snprintf(a->err, sizeof(a->err), "%s: %.880s", where,
+				 e.msg);
 			return 0;
 		}
-		if (*dst < 0)	/* the command line wins */
-			*dst = v;
+		if (!a->alpha_given)
+			a->alpha = ini.alpha;
+		if (a->inconclusive_pass < 0)
+			a->inconclusive_pass = ini.inconclusive_pass;
+		if (a->missing_pass < 0)
+			a->missing_pass = ini.missing_pass;
 		return 1;
 	}
 	if (!strcmp(name, "max-increase"))
@@ -239,17 +238,6 @@ static int on_ini_line(void *user, const char *section, const char *name,
 	if (!strcmp(name, "limit"))
 		return !add(a, value, GATE_LIMIT, *pattern ? pattern : NULL,
 			    where);
-	if (!strcmp(name, "alpha") && !*pattern) {
-		if (parse_double(value, &d) || d < SHIFT_ALPHA_MIN || d >= 1) {
-			snprintf(a->err, sizeof(a->err), "%s: '%s' is not a "
-				 "level from %g to 1", where, value,
-				 SHIFT_ALPHA_MIN);
-			return 0;
-		}
-		if (!a->alpha_given)
-			a->alpha = d;
-		return 1;
-	}
 	snprintf(a->err, sizeof(a->err), "%s: unknown key (max-increase, "
 		 "max-decrease, limit, alpha, inconclusive, missing)", where);
 	return 0;

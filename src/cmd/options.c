@@ -143,9 +143,17 @@ static void list_add(void *args, const struct opt_entry *o, const char *v)
 	(*list)[*n] = NULL;
 }
 
-/* Check arg and store it; -1 with a message without the option's name. */
-static int set_value(const struct opt_entry *o, const char *arg, void *args,
-		     struct error *e)
+const struct opt_entry *opt_find(const struct opt_cmd *c,
+				 const char *long_name)
+{
+	for (const struct opt_entry *o = c->opts; o->type; o++)
+		if (o->long_name && !strcmp(o->long_name, long_name))
+			return o;
+	return NULL;
+}
+
+int opt_set(const struct opt_entry *o, const char *arg, void *args,
+	    struct error *e)
 {
 	void *field = (char *)args + o->off;
 	char range[128];
@@ -241,7 +249,7 @@ static int apply(struct parser *p, const struct opt_entry *o,
 		opt_help(p->c, stdout);
 		return 1;
 	}
-	if (set_value(o, arg, p->args, &ve))
+	if (opt_set(o, arg, p->args, &ve))
 		return error_set(p->e, "%s: %s", name_of(o, name), ve.msg);
 	if (o->given_at)
 		*(bool *)((char *)p->args + o->given_at - 1) = true;

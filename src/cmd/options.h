@@ -143,6 +143,15 @@ int opt_error(const struct opt_cmd *c, const struct error *e);
 bool opt_parse_or_exit(const struct opt_cmd *c, int argc, char **argv,
 		       void *args, struct opt_rest *rest, int *exit_code);
 
+/* The entry of c for --long_name; NULL if none. */
+const struct opt_entry *opt_find(const struct opt_cmd *c,
+				 const char *long_name);
+/* Check arg as a value of o (one that takes a value) and store it into
+ * args, as parsing does (a configuration file's value is checked so too):
+ * 0, or -1 with a message that does not name the option. */
+int opt_set(const struct opt_entry *o, const char *arg, void *args,
+	    struct error *e);
+
 /* The help text of a command, from its table. */
 void opt_help(const struct opt_cmd *c, FILE *fp);
 
