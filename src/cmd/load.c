@@ -121,10 +121,10 @@ static const struct opt_entry load_options[] = {
 	  .defval = "10", .help = "connections kept open" },
 	{ OPT_COUNT('t', "threads", threads, 1, 1024), .defval = "1",
 	  .help = "client threads, each an epoll loop over its share of the "
-	  "connections (at most --connections)" },
+	  "connections; at most --connections" },
 	{ OPT_DURATION('d', "duration", duration), .flags = OPT_MIN_EXCL,
 	  OPT_SETS(duration_given), .defval = "10s",
-	  .help = "measure for T (units s, ms, us, ns)" },
+	  .help = "measure for T; units s, ms, us, ns" },
 	{ OPT_COUNT('n', "requests", requests, 1, 1L << 50),
 	  .help = "measure N requests (stop at N, or at --duration when both "
 	  "are given)" },

@@ -66,13 +66,13 @@ static void range_text(double lo, double hi, int flags, bool words,
 					      : (words ? "at most" : "<=");
 
 	if (has_lo && has_hi && !(flags & (OPT_MIN_EXCL | OPT_MAX_EXCL)))
-		snprintf(buf, n, "from %g to %g", lo, hi);
+		snprintf(buf, n, "from %.15g to %.15g", lo, hi);
 	else if (has_lo && has_hi)
-		snprintf(buf, n, "%s %g and %s %g", gt, lo, lt, hi);
+		snprintf(buf, n, "%s %.15g and %s %.15g", gt, lo, lt, hi);
 	else if (has_lo)
-		snprintf(buf, n, "%s %g", gt, lo);
+		snprintf(buf, n, "%s %.15g", gt, lo);
 	else if (has_hi)
-		snprintf(buf, n, "%s %g", lt, hi);
+		snprintf(buf, n, "%s %.15g", lt, hi);
 	else
 		buf[0] = '\0';
 }
