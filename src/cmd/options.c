@@ -543,8 +543,6 @@ void opt_help(const struct opt_cmd *c, FILE *fp)
 	if (c->description)
 		fprintf(fp, "\n%s", c->description);
 	for (const struct opt_entry *o = c->opts; o->type; o++) {
-		if (o->flags & OPT_HIDDEN)
-			continue;
 		if (o->type == OPT_T_GROUP) {
 			fprintf(fp, "\n%s\n", o->help);
 			first = false;
@@ -578,7 +576,7 @@ static enum value_kind value_kind(const struct opt_entry *o)
 
 static bool shown(const struct opt_entry *o)
 {
-	return o->type != OPT_T_GROUP && !(o->flags & OPT_HIDDEN);
+	return o->type != OPT_T_GROUP;
 }
 
 /* The help's first clause, at most 60 bytes, without the characters the

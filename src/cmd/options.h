@@ -61,7 +61,6 @@ enum {
 	OPT_NONEMPTY = 4,	/* string, list: "" is refused */
 	OPT_NOARG = 8,		/* callback: takes no value */
 	OPT_FILES = 16,		/* callback, list: the value is a file */
-	OPT_HIDDEN = 32,	/* parsed, left out of help and completions */
 };
 
 struct opt_enum {
