@@ -51,9 +51,9 @@ static const struct opt_entry compare_options[] = {
 	{ OPT_LIST('m', "metric", metrics, nmetrics), .metavar = "M",
 	  .help = "compare only metric M (repeatable; default all)" },
 	/* below the permutation test's reach: see shift.h */
-	{ OPT_ALPHA(o.alpha, SHIFT_ALPHA_MIN, 0, "0.01",
+	{ OPT_ALPHA(o.alpha, SHIFT_ALPHA_MIN, 0,
 		    "significance level") },
-	{ OPT_PERCENT(0, "noise", o.noise, 0, INFINITY), .defval = "2",
+	{ OPT_PERCENT(0, "noise", o.noise, 0, INFINITY),
 	  .help = "noise threshold in percent" },
 	{ OPT_RESAMPLES(o.resamples, "bootstrap resamples") },
 	{ OPT_SEED(o.seed, "bootstrap seed") },
@@ -68,6 +68,11 @@ static const struct opt_entry compare_options[] = {
 	OPT_END_ENTRY,
 };
 
+static void compare_init(void *args)
+{
+	compare_opts_init(&((struct compare_args *)args)->o);
+}
+
 const struct opt_cmd compare_cmd = {
 	.name = "compare",
 	.summary = "compare two result sets metric by metric",
@@ -76,6 +81,8 @@ const struct opt_cmd compare_cmd = {
 	.epilog = compare_epilog,
 	.mode = OPT_PERMUTE,
 	.opts = compare_options,
+	.args_size = sizeof(struct compare_args),
+	.init = compare_init,
 };
 
 static int parse(struct compare_args *a, int argc, char **argv,
@@ -130,7 +137,6 @@ int cmd_compare(int argc, char **argv)
 	struct error e;
 	int ret;
 
-	compare_opts_init(&a.o);
 	ret = parse(&a, argc, argv, &rest);
 	if (ret) {
 		free(a.metrics);

@@ -135,7 +135,7 @@ static const struct opt_entry gate_options[] = {
 	  "ceiling of the candidate's statistic. Repeatable" },
 	{ OPT_PATH(0, "config", config), .help = "thresholds from the [gate] "
 	  "sections of FILE (default: yardstick.ini, if present)" },
-	{ OPT_ALPHA(alpha, SHIFT_ALPHA_MIN, 0, "0.01", "significance level"),
+	{ OPT_ALPHA(alpha, SHIFT_ALPHA_MIN, 0, "significance level"),
 	  OPT_SETS(alpha_given) },
 	{ OPT_ENUM(0, "inconclusive", inconclusive_pass, gate_pass_fail),
 	  .defval = "fail", .help = "a check too few runs could decide "
@@ -157,6 +157,14 @@ static const struct opt_entry gate_options[] = {
 	OPT_END_ENTRY,
 };
 
+static void gate_init(void *args)
+{
+	struct gate_args *a = args;
+
+	a->alpha = 0.01;
+	a->inconclusive_pass = a->missing_pass = -1;
+}
+
 const struct opt_cmd gate_cmd = {
 	.name = "gate",
 	.summary = "fail CI when a metric regressed beyond a threshold, "
@@ -166,6 +174,8 @@ const struct opt_cmd gate_cmd = {
 	.epilog = gate_epilog,
 	.mode = OPT_PERMUTE,
 	.opts = gate_options,
+	.args_size = sizeof(struct gate_args),
+	.init = gate_init,
 };
 
 /* [gate] or [gate "PATTERN"]; NULL when the section is not a gate one. */
@@ -432,8 +442,7 @@ out_free:
 
 int cmd_gate(int argc, char **argv)
 {
-	struct gate_args a = { .alpha = 0.01, .inconclusive_pass = -1,
-				.missing_pass = -1 };
+	struct gate_args a = { 0 };
 	int ret;
 
 	ret = parse(&a, argc, argv);

@@ -52,7 +52,7 @@ static const struct opt_entry history_options[] = {
 	{ OPT_FLAG(0, "detect", detect), .help = "change points of BENCHMARK "
 	  "(E-divisive means with a permutation test; about 5% of series "
 	  "without any change get a false alarm at --alpha 0.05)" },
-	{ OPT_ALPHA(alpha, 0, OPT_MIN_EXCL, "0.05",
+	{ OPT_ALPHA(alpha, 0, OPT_MIN_EXCL,
 		    "significance of a change point") },
 	{ OPT_STORE(store, "the store (default $YARDSTICK_STORE, else "
 		    ".yardstick/results.db at the git top level); opened "
@@ -64,6 +64,11 @@ static const struct opt_entry history_options[] = {
 	OPT_END_ENTRY,
 };
 
+static void history_init(void *args)
+{
+	((struct history_args *)args)->alpha = 0.05;
+}
+
 const struct opt_cmd history_cmd = {
 	.name = "history",
 	.summary = "stored results over time, change points",
@@ -72,6 +77,8 @@ const struct opt_cmd history_cmd = {
 	.epilog = history_epilog,
 	.mode = OPT_PERMUTE,
 	.opts = history_options,
+	.args_size = sizeof(struct history_args),
+	.init = history_init,
 };
 
 static int parse(struct history_args *a, int argc, char **argv)
@@ -256,7 +263,7 @@ static const char *unit_guess(const char *metric)
 
 int cmd_history(int argc, char **argv)
 {
-	struct history_args a = { .alpha = 0.05 };
+	struct history_args a = { 0 };
 	struct store_entry *v = NULL;
 	struct store *s;
 	struct error e;

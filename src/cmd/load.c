@@ -118,12 +118,12 @@ static int opt_body_file(void *args, const struct opt_entry *opt,
 static const struct opt_entry load_options[] = {
 	OPT_GROUP("Load"),
 	{ OPT_COUNT('c', "connections", connections, 1, 100000),
-	  .defval = "10", .help = "connections kept open" },
-	{ OPT_COUNT('t', "threads", threads, 1, 1024), .defval = "1",
+	  .help = "connections kept open" },
+	{ OPT_COUNT('t', "threads", threads, 1, 1024),
 	  .help = "client threads, each an epoll loop over its share of the "
 	  "connections; at most --connections" },
 	{ OPT_DURATION('d', "duration", duration), .flags = OPT_MIN_EXCL,
-	  OPT_SETS(duration_given), .defval = "10s",
+	  OPT_SETS(duration_given),
 	  .help = "measure for T; units s, ms, us, ns" },
 	{ OPT_COUNT('n', "requests", requests, 1, 1L << 50),
 	  .help = "measure N requests (stop at N, or at --duration when both "
@@ -134,7 +134,7 @@ static const struct opt_entry load_options[] = {
 	{ OPT_DURATION('w', "warmup", warmup), .defval = "0",
 	  .help = "send for T first, not recorded" },
 	{ OPT_DURATION(0, "timeout", timeout), .flags = OPT_MIN_EXCL,
-	  .defval = "2s", .help = "per request and per connect: the request "
+	  .help = "per request and per connect: the request "
 	  "counts as a timeout, the connection is opened again" },
 	OPT_GROUP("Requests"),
 	{ OPT_CALLBACK('m', "method", opt_method), .metavar = "M",
@@ -163,7 +163,7 @@ static const struct opt_entry load_options[] = {
 	{ OPT_OUTPUT(0, "json", json), .help = "the result (- for stdout): "
 	  "metrics latency, latency_uncorrected (seconds), throughput "
 	  "(requests/s, one value a second) and errors" },
-	{ OPT_COUNT(0, "sample", sample, 1, 100000000), .defval = "100000",
+	{ OPT_COUNT(0, "sample", sample, 1, 100000000),
 	  .help = "latencies kept as the values of latency and "
 	  "latency_uncorrected in the result: a uniform sample of all "
 	  "requests; their percentiles come from every request" },
@@ -177,6 +177,18 @@ static const struct opt_entry load_options[] = {
 	OPT_END_ENTRY,
 };
 
+static void load_init(void *args)
+{
+	struct load_opts *o = args;
+
+	o->connections = 10;
+	o->threads = 1;
+	o->duration = 10;
+	o->timeout = 2;
+	o->sample = 100000;
+	o->seed = 1;
+}
+
 const struct opt_cmd load_cmd = {
 	.name = "load",
 	.summary = "HTTP load generator: closed or fixed-rate, latency "
@@ -186,6 +198,8 @@ const struct opt_cmd load_cmd = {
 	.epilog = load_epilog,
 	.mode = OPT_STOP_AT_OPERAND,
 	.opts = load_options,
+	.args_size = sizeof(struct load_opts),
+	.init = load_init,
 };
 
 /* Options that go together, and the URL. */
@@ -216,13 +230,6 @@ static int parse_opts(struct load_opts *o, int argc, char **argv,
 	struct opt_rest rest;
 	int r;
 
-	memset(o, 0, sizeof(*o));
-	o->connections = 10;
-	o->threads = 1;
-	o->duration = 10;
-	o->timeout = 2;
-	o->sample = 100000;
-	o->seed = 1;
 	r = opt_parse(&load_cmd, argc, argv, o, &rest, e);
 	if (r)
 		return r;

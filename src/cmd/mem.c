@@ -99,13 +99,13 @@ static const struct opt_entry mem_options[] = {
 	  "one allocation per BYTES allocated (e.g. 512k): low overhead; "
 	  "counts of allocations, bytes and temporaries stay exact, the "
 	  "peak, leaks and sites become estimates" },
-	{ OPT_ENUM(0, "unwind", ho.unwind, mem_unwinds), .defval = "dwarf",
+	{ OPT_ENUM(0, "unwind", ho.unwind, mem_unwinds),
 	  .help = "dwarf (libunwind, any binary) or fp "
 	  "(frame pointers: faster, needs binaries built with "
 	  "-fno-omit-frame-pointer)" },
 	{ OPT_COUNT(0, "depth", ho.max_depth, 1, HEAP_MAX_DEPTH),
-	  .defval = "64", .help = "frames kept per stack" },
-	{ OPT_COUNT('n', "top", top, 1, LONG_MAX), .defval = "5",
+	  .help = "frames kept per stack" },
+	{ OPT_COUNT('n', "top", top, 1, LONG_MAX),
 	  .help = "sites in each list of the report" },
 	{ OPT_LIST('o', "output", out.paths, out.n), .metavar = "FILE",
 	  .flags = OPT_FILES, .help = "write the profile (repeatable): "
@@ -113,7 +113,7 @@ static const struct opt_entry mem_options[] = {
 	  "with alloc_objects, alloc_space, inuse_objects, inuse_space, "
 	  "temporary_objects, peak_space)" },
 	{ OPT_PROFILE_FORMAT(out.format) },
-	{ OPT_ENUM(0, "cost", cost, mem_costs), .defval = "peak",
+	{ OPT_ENUM(0, "cost", cost, mem_costs),
 	  .help = "what folded and SVG outputs show: peak "
 	  "(bytes live at the peak), allocated (bytes), allocations, "
 	  "temporary, leaked (bytes)" },
@@ -137,6 +137,15 @@ static const struct opt_entry mem_options[] = {
 	OPT_END_ENTRY,
 };
 
+static void mem_init(void *args)
+{
+	struct mem_args *a = args;
+
+	a->top = 5;
+	a->ho.unwind = HEAP_UNWIND_DWARF;
+	a->ho.max_depth = HEAP_MAX_DEPTH;
+}
+
 const struct opt_cmd mem_cmd = {
 	.name = "mem",
 	.summary = "heap profiler: peak heap, leaks, temporary allocations, "
@@ -146,6 +155,8 @@ const struct opt_cmd mem_cmd = {
 	.epilog = mem_epilog,
 	.mode = OPT_PROGRAM,
 	.opts = mem_options,
+	.args_size = sizeof(struct mem_args),
+	.init = mem_init,
 };
 
 static int parse(struct mem_args *a, int argc, char **argv)
@@ -315,11 +326,9 @@ out:
 
 int cmd_mem(int argc, char **argv)
 {
-	struct mem_args a = { .top = 5 };
+	struct mem_args a = { 0 };
 	int ret;
 
-	a.ho.unwind = HEAP_UNWIND_DWARF;
-	a.ho.max_depth = HEAP_MAX_DEPTH;
 	ret = parse(&a, argc, argv);
 	if (ret == 0)
 		ret = mem(&a);

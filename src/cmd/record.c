@@ -67,20 +67,20 @@ static const struct opt_enum record_call_graphs[] = {
 #define OPT_STRUCT struct record_args
 static const struct opt_entry record_options[] = {
 	{ OPT_COUNT('F', "freq", so.freq, 1, 100000), .metavar = "HZ",
-	  .defval = "999", .help = "samples per second" },
+	  .help = "samples per second" },
 	{ OPT_STRING('e', "event", so.event), .metavar = "NAME",
 	  .help = "the sampling event (default cpu-clock; cycles where the "
 	  "machine has hardware counters)" },
 	{ OPT_ENUM('g', "call-graph", so.dwarf, record_call_graphs),
-	  .defval = "fp", .help = "fp (frame pointers) or "
+	  .help = "fp (frame pointers) or "
 	  "dwarf (copy the user stack and unwind it with the binaries' CFI: "
 	  "whole stacks without frame pointers)" },
-	{ OPT_COUNT(0, "stack-size", so.stack_size, 64, 65528), .step = 8,
-	  .defval = "16384",
+	{ OPT_COUNT(0, "stack-size", so.stack_size, 64, SAMPLER_MAX_STACK),
+	  .step = 8,
 	  .help = "bytes of stack copied per sample with dwarf" },
 	{ OPT_FLAG(0, "lines", out.lines),
 	  .help = "file:line of every frame" },
-	{ OPT_COUNT('n', "top", top, 1, LONG_MAX), .defval = "20",
+	{ OPT_COUNT('n', "top", top, 1, LONG_MAX),
 	  .help = "functions in the terminal report" },
 	{ OPT_LIST('o', "output", out.paths, out.n), .metavar = "FILE",
 	  .flags = OPT_FILES, .help = "write the profile (repeatable); the "
@@ -98,6 +98,15 @@ static const struct opt_entry record_options[] = {
 	OPT_END_ENTRY,
 };
 
+static void record_init(void *args)
+{
+	struct record_args *a = args;
+
+	a->top = 20;
+	a->so.freq = SAMPLER_DEFAULT_FREQ;
+	a->so.stack_size = SAMPLER_DEFAULT_STACK;
+}
+
 const struct opt_cmd record_cmd = {
 	.name = "record",
 	.summary = "sampling CPU profiler: top functions, flame graphs, pprof",
@@ -106,6 +115,8 @@ const struct opt_cmd record_cmd = {
 	.epilog = record_epilog,
 	.mode = OPT_PROGRAM,
 	.opts = record_options,
+	.args_size = sizeof(struct record_args),
+	.init = record_init,
 };
 
 static int parse(struct record_args *a, int argc, char **argv)
@@ -274,7 +285,7 @@ static int write_outputs(struct record_args *a, const struct profile *p)
 static int no_samples(const struct record_args *a,
 		      const struct sampler_stats *st)
 {
-	double period = 1e9 / (a->so.freq ? a->so.freq : 999);
+	double period = 1e9 / a->so.freq;
 
 	if (st->cpu_ns >= 10 * period) {
 		fprintf(stderr, "yardstick record: no samples, although the "
@@ -288,7 +299,7 @@ static int no_samples(const struct record_args *a,
 	fprintf(stderr, "yardstick record: no samples: the program used %.3g "
 		"ms of CPU time, a few sampling periods at %d Hz at most "
 		"(raise --freq, or give it more work); no profile written\n",
-		st->cpu_ns / 1e6, a->so.freq ? a->so.freq : 999);
+		st->cpu_ns / 1e6, a->so.freq);
 	return 1;
 }
 
@@ -412,10 +423,9 @@ static int diff(const struct record_args *a)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_args a = { .top = 20 };
+	struct record_args a = { 0 };
 	int ret;
 
-	a.so.freq = 999;
 	ret = parse(&a, argc, argv);
 	if (ret == 0)
 		ret = a.diff_base ? diff(&a) : record(&a);

@@ -223,16 +223,16 @@ static const struct opt_enum run_orders[] = {
 #define OPT_STRUCT struct run_opts
 static const struct opt_entry run_options[] = {
 	OPT_GROUP("Runs"),
-	{ OPT_COUNT('w', "warmup", warmup, 0, LONG_MAX), .defval = "1",
+	{ OPT_COUNT('w', "warmup", warmup, 0, LONG_MAX),
 	  .help = "unmeasured runs of each command first" },
 	{ OPT_COUNT('r', "runs", runs, 1, LONG_MAX),
 	  .help = "exactly N measured runs of each command" },
 	{ OPT_COUNT('m', "min-runs", min_runs, 1, LONG_MAX),
-	  OPT_SETS(min_runs_given), .defval = "10",
+	  OPT_SETS(min_runs_given),
 	  .help = "adaptive: at least N runs" },
-	{ OPT_COUNT('M', "max-runs", max_runs, 1, LONG_MAX), .defval = "1000",
+	{ OPT_COUNT('M', "max-runs", max_runs, 1, LONG_MAX),
 	  .help = "adaptive: at most N runs" },
-	{ OPT_DURATION(0, "min-time", min_time), .defval = "3s",
+	{ OPT_DURATION(0, "min-time", min_time),
 	  .help = "adaptive: measure each command for at least T; units s, "
 		  "ms, us, ns" },
 	{ OPT_DURATION('t', "timeout", timeout), .flags = OPT_MIN_EXCL,
@@ -251,7 +251,7 @@ static const struct opt_entry run_options[] = {
 	{ OPT_CALLBACK(0, "pin", parse_pin), OPT_SETS(have_pin),
 	  .metavar = "CPUS", .help = "run the command on these CPUs (\"0\", "
 	  "\"2,3\", \"0-3\")" },
-	{ OPT_ENUM(0, "order", order, run_orders), .defval = "interleaved",
+	{ OPT_ENUM(0, "order", order, run_orders),
 	  .help = "interleaved: every round runs each command once, in a "
 	  "fresh random order; sequential: each command's runs in turn" },
 	{ OPT_FLAG('S', "shell", shell), .help = "run each command through "
@@ -311,6 +311,18 @@ static const struct opt_entry run_options[] = {
 	OPT_END_ENTRY,
 };
 
+static void run_init(void *args)
+{
+	struct run_opts *o = args;
+
+	o->warmup = 1;
+	o->min_runs = 10;
+	o->max_runs = 1000;
+	o->min_time = 3;
+	o->seed = 1;
+	o->resamples = 1000;
+}
+
 const struct opt_cmd run_cmd = {
 	.name = "run",
 	.summary = "benchmark commands: time, memory, counters, statistics, "
@@ -320,6 +332,8 @@ const struct opt_cmd run_cmd = {
 	.epilog = run_epilog,
 	.mode = OPT_PROGRAM,
 	.opts = run_options,
+	.args_size = sizeof(struct run_opts),
+	.init = run_init,
 };
 
 /* The result outputs, in one list for every question about stdout. */
@@ -397,15 +411,6 @@ int run_parse(struct run_opts *o, int argc, char **argv, struct error *e)
 {
 	struct opt_rest rest;
 	int r;
-
-	memset(o, 0, sizeof(*o));
-	o->warmup = 1;
-	o->runs = 0;
-	o->min_runs = 10;
-	o->max_runs = 1000;
-	o->min_time = 3;
-	o->seed = 1;
-	o->resamples = 1000;
 
 	r = opt_parse(&run_cmd, argc, argv, o, &rest, e);
 	if (r)

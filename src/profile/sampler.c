@@ -55,11 +55,8 @@
 #include <unistd.h>
 
 #define DEFAULT_EVENT "cpu-clock"
-#define DEFAULT_FREQ 999
-#define DEFAULT_STACK 16384
 #define DEFAULT_PAGES 128
 #define DEFAULT_PAGES_DWARF 256
-#define MAX_STACK 65528		/* the largest 8-aligned u16 */
 #define POLL_MS 250		/* with a pidfd: only a safety net */
 #define POLL_MS_NO_PIDFD 20	/* without: how soon we notice the exit */
 
@@ -87,9 +84,9 @@ static int fill_opts(struct sampler_opts *o, const struct sampler_opts *in,
 	if (!o->event || !*o->event)
 		o->event = DEFAULT_EVENT;
 	if (o->freq == 0)
-		o->freq = DEFAULT_FREQ;
+		o->freq = SAMPLER_DEFAULT_FREQ;
 	if (o->stack_size == 0)
-		o->stack_size = DEFAULT_STACK;
+		o->stack_size = SAMPLER_DEFAULT_STACK;
 	if (o->pages == 0)
 		o->pages = o->dwarf ? DEFAULT_PAGES_DWARF : DEFAULT_PAGES;
 	if (o->freq < 0)
@@ -98,9 +95,9 @@ static int fill_opts(struct sampler_opts *o, const struct sampler_opts *in,
 		return error_set(e, "ring buffer pages must be a power of 2 "
 				 "(at most 1048576), not %zu", o->pages);
 	o->stack_size = (o->stack_size + 7) & ~7u;
-	if (o->stack_size > MAX_STACK)
+	if (o->stack_size > SAMPLER_MAX_STACK)
 		return error_set(e, "stack copy must be at most %d bytes, not "
-				 "%u", MAX_STACK, o->stack_size);
+				 "%u", SAMPLER_MAX_STACK, o->stack_size);
 	return 0;
 }
 

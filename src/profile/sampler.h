@@ -15,6 +15,12 @@
 
 #include "util/error.h"
 
+/* The defaults of a zero sampler_opts, and the largest stack copy (the
+ * largest 8-aligned u16). */
+#define SAMPLER_DEFAULT_FREQ 999
+#define SAMPLER_DEFAULT_STACK 16384
+#define SAMPLER_MAX_STACK 65528
+
 struct sampler_opts {
 	const char *event;	/* NULL or "cpu-clock" (default), "cycles",
 				 * "task-clock", any name perf_event_resolve
