@@ -14,7 +14,6 @@
 #include "util/json_emit.h"
 #include "stats/changepoint.h"
 #include "store/store.h"
-#include "util/fileio.h"
 #include "util/outputs.h"
 #include "util/strutil.h"
 #include "util/term.h"
@@ -303,7 +302,7 @@ int cmd_history(int argc, char **argv)
 {
 	struct history_args a = { .alpha = 0.05 };
 	struct store_entry *v = NULL;
-	struct history_rows rows;
+	struct history_rows rows = { 0 };
 	struct output_set outs;
 	struct store *s;
 	struct error e;

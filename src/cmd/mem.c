@@ -19,7 +19,6 @@
 #include "measure/machine.h"
 #include "measure/spawn.h"
 #include "util/json_emit.h"
-#include "util/fileio.h"
 #include "util/outputs.h"
 #include "util/strutil.h"
 #include "util/term.h"

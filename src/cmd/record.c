@@ -22,7 +22,6 @@
 #include "profile/rawstacks.h"
 #include "profile/sampler.h"
 #include "profile/symbolize.h"
-#include "util/fileio.h"
 #include "util/strutil.h"
 #include "util/term.h"
 

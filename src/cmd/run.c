@@ -29,7 +29,6 @@
 #include "measure/spawner.h"
 #include "result/analyze.h"
 #include "store/store.h"
-#include "util/fileio.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
