@@ -18,8 +18,12 @@ bool output_is_stdout(const char *path)
 		return false;
 	if (!strcmp(path, "-"))
 		return true;
-	return !fstat(STDOUT_FILENO, &a) && !stat(path, &b) &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	if (fstat(STDOUT_FILENO, &a) || stat(path, &b) ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return false;
+	/* a device where nothing can mix (/dev/null, every output and the
+	 * report may go there) is not stdout; a terminal is */
+	return !S_ISCHR(b.st_mode) || isatty(STDOUT_FILENO);
 }
 
 void outputs_init(struct output_set *s)

@@ -83,7 +83,8 @@ FILE *outputs_report_fp(const struct output_set *s);
 size_t outputs_write(struct output_set *s);
 
 /* Whether path is our stdout: "-", or the file stdout is open on
- * (/dev/stdout, the target of a redirection). */
+ * (/dev/stdout, the target of a redirection), unless that is a device
+ * other than a terminal (/dev/null). */
 bool output_is_stdout(const char *path);
 
 #endif

@@ -358,6 +358,23 @@ static void test_stdout_through_redirect(void **state)
 	assert_non_null(strstr(e.msg, "both want stdout"));
 	outputs_free(&s);
 
+	/* stdout on /dev/null: nothing can mix there, /dev/null is no
+	 * stdout (--json /dev/null --csv /dev/null >/dev/null is fine) */
+	fflush(stdout);
+	fd = open("/dev/null", O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
+	close(fd);
+	assert_false(output_is_stdout("/dev/null"));
+	assert_false(output_is_stdout("/dev/stdout"));
+	assert_true(output_is_stdout("-"));
+	outputs_init(&s);
+	outputs_add(&s, "--json", "/dev/null", "json", write_text, "x");
+	outputs_add(&s, "--csv", "/dev/stdout", "csv", write_text, "x");
+	assert_int_equal(outputs_check(&s, &e), 0);
+	assert_false(outputs_stdout(&s));
+	outputs_free(&s);
+
 	fflush(stdout);
 	assert_int_equal(dup2(saved, STDOUT_FILENO), STDOUT_FILENO);
 	close(saved);
