@@ -132,6 +132,10 @@ t "run --bmf - --show-output: exit 2" two_stdout \
 t "run --json F --csv F (one file twice): exit 2 before any run" two_stdout \
 	"are the same file" "$M" \
 	"$YS" run --no-store --runs 2 --json "$T/same" --csv "$T/./same" -- "$YSFIX" count "$M"
+devnull() {
+	"$YS" run -q --no-store --runs 2 --json /dev/null --csv /dev/null -- "$YSFIX" exit 0 >/dev/null
+}
+t "run --json /dev/null --csv /dev/null >/dev/null: no stdout conflict" devnull
 t "run: an output that fails at the end (/dev/full) does not stop the others" \
 	end_fails "$T/full.csv" -- \
 	"$YS" run -q --no-store --runs 2 --json /dev/full --csv "$T/full.csv" -- "$YSFIX" exit 0
