@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "util/fileio.h"
 #include "util/outputs.h"
 #include "util/strutil.h"
+#include "testfiles.h"
 
 static char dir[] = "/tmp/ys-outputs-XXXXXX";
 
@@ -42,37 +42,6 @@ static int teardown(void **state)
 static char *in_dir(const char *name)
 {
 	return xasprintf("%s/%s", dir, name);
-}
-
-static void put_file(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-
-	assert_non_null(fp);
-	fputs(text, fp);
-	assert_int_equal(fclose(fp), 0);
-}
-
-static void expect_content(const char *path, const char *want)
-{
-	char *data;
-
-	assert_int_equal(file_read_all(path, &data, NULL, NULL), 0);
-	assert_string_equal(data, want);
-	free(data);
-}
-
-static size_t entries(const char *d)
-{
-	DIR *dp = opendir(d);
-	struct dirent *de;
-	size_t n = 0;
-
-	assert_non_null(dp);
-	while ((de = readdir(dp)))
-		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
-	closedir(dp);
-	return n;
 }
 
 /* Writers: the text of ctx to path, atomically; or half of it, then a
@@ -184,7 +153,7 @@ static void test_stdout_rule(void **state)
 	assert_ptr_equal(outputs_report_fp(&s), stdout);
 	outputs_free(&s);
 	/* the check made nothing */
-	assert_int_equal(entries(dir), 0);
+	assert_int_equal(count_entries(dir), 0);
 	free(file);
 }
 
@@ -216,7 +185,7 @@ static void test_unwritable(void **state)
 	char *in_ro = in_dir("ro/r.json");
 
 	(void)state;
-	put_file(file, "x");
+	put(file, "x");
 	assert_int_equal(mkdir(subdir, 0755), 0);
 	expect_refused("--json", missing);
 	expect_refused("--csv", under_file);	/* ENOTDIR, even as root */
@@ -229,9 +198,9 @@ static void test_unwritable(void **state)
 		rmdir(ro);
 	}
 	/* the file is left as it was, the directory holds nothing new */
-	expect_content(file, "x");
-	assert_int_equal(entries(dir), 2);
-	assert_int_equal(entries(subdir), 0);
+	assert_content(file, "x");
+	assert_int_equal(count_entries(dir), 2);
+	assert_int_equal(count_entries(subdir), 0);
 	unlink(file);
 	rmdir(subdir);
 	free(missing);
@@ -272,12 +241,12 @@ static void test_same_file_twice(void **state)
 
 	(void)state;
 	expect_same(a, b, msg);			/* a file still to be made */
-	put_file(a, "old");
+	put(a, "old");
 	expect_same(a, b, msg);			/* one that exists */
 	assert_int_equal(symlink(a, link), 0);
 	expect_same(a, link, msg_link);		/* through a symlink */
 	expect_same("/dev/null", "/dev/null", NULL);	/* a device: fine */
-	expect_content(a, "old");
+	assert_content(a, "old");
 	unlink(link);
 	unlink(a);
 	free(a);
@@ -295,7 +264,7 @@ static void test_write_atomic(void **state)
 	char *c = in_dir("c.md");
 
 	(void)state;
-	put_file(a, "old a\n");
+	put(a, "old a\n");
 	outputs_init(&s);
 	outputs_add(&s, "--json", a, "json", write_then_fail, "new a, half");
 	outputs_add(&s, "--csv", b, "csv", write_text, "new b\n");
@@ -305,14 +274,14 @@ static void test_write_atomic(void **state)
 	/* the one that failed: its old file intact, its message naming it */
 	assert_true(s.v[0].failed);
 	assert_non_null(strstr(s.v[0].err.msg, a));
-	expect_content(a, "old a\n");
+	assert_content(a, "old a\n");
 	/* the others still written */
 	assert_false(s.v[1].failed);
 	assert_false(s.v[2].failed);
-	expect_content(b, "new b\n");
-	expect_content(c, "new c\n");
+	assert_content(b, "new b\n");
+	assert_content(c, "new c\n");
 	/* no temporary file left behind */
-	assert_int_equal(entries(dir), 3);
+	assert_int_equal(count_entries(dir), 3);
 	outputs_free(&s);
 	unlink(a);
 	unlink(b);
@@ -338,7 +307,7 @@ static void test_stdout_through_redirect(void **state)
 	assert_true(saved >= 0 && fd >= 0);
 	assert_int_equal(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
 	close(fd);
-	put_file(other, "");
+	put(other, "");
 
 	assert_true(output_is_stdout(file));
 	assert_true(output_is_stdout(alias));
