@@ -316,29 +316,21 @@ static int check_args(struct gate_args *a)
 	return 0;
 }
 
-static int write_outputs(const struct gate_args *a,
-			 const struct gate_report *rep, struct result *cand)
+static int write_bmf(const char *path, void *cand, struct error *e)
 {
-	struct error e;
+	/* BMF carries medians and their CIs: summarize now. */
+	result_summarize(cand, 1, 1000);
+	return result_write_bmf(cand, path, e);
+}
 
-	if (a->bmf) {
-		/* BMF carries medians and their CIs: summarize now. */
-		result_summarize(cand, 1, 1000);
-		if (result_write_bmf(cand, a->bmf, &e)) {
-			fprintf(stderr, "yardstick gate: %s\n", e.msg);
-			return 2;
-		}
-	}
+static int write_markdown(const char *path, void *rep, struct error *e)
+{
+	return gate_write_markdown(rep, path, e);
+}
 
-	if (a->markdown && gate_write_markdown(rep, a->markdown, &e)) {
-		fprintf(stderr, "yardstick gate: %s\n", e.msg);
-		return 2;
-	}
-	if (a->junit && gate_write_junit(rep, a->junit, &e)) {
-		fprintf(stderr, "yardstick gate: %s\n", e.msg);
-		return 2;
-	}
-	return 0;
+static int write_junit(const char *path, void *rep, struct error *e)
+{
+	return gate_write_junit(rep, path, e);
 }
 
 struct loader {
@@ -392,10 +384,21 @@ static int run_gate(struct gate_args *a)
 	struct loader base = { 0 }, cand = { 0 };
 	struct gate_report rep;
 	struct gate_opts o;
+	struct output_set outs;
 	char *base_label, *cand_label;
 	struct error e;
 	int ret;
 
+	outputs_init(&outs);
+	outputs_add(&outs, "--markdown", a->markdown, "markdown",
+		    write_markdown, &rep);
+	outputs_add(&outs, "--junit", a->junit, "junit", write_junit, &rep);
+	outputs_add(&outs, "--bmf", a->bmf, "bmf", write_bmf, &cand.r);
+	ret = check_output_set(&outs, "yardstick gate");
+	if (ret) {
+		outputs_free(&outs);
+		return ret;
+	}
 	ret = load_both(a, &base, &cand);
 	if (ret)
 		goto out_free;
@@ -415,28 +418,18 @@ static int run_gate(struct gate_args *a)
 		fprintf(stderr, "yardstick gate: %s\n", e.msg);
 		ret = 2;
 	} else {
-		const struct output_ref outs[] = {
-			{ "--markdown", a->markdown }, { "--junit", a->junit },
-			{ "--bmf", a->bmf } };
-		int on_stdout = outputs_on_stdout(outs, 3, &e);
-
-		if (on_stdout == -2) {
-			fprintf(stderr, "yardstick gate: %s\n", e.msg);
-			ret = 2;
-			goto out_report;
-		}
 		if (!a->quiet)
-			gate_print(&rep, on_stdout >= 0 ? stderr : stdout);
-		ret = write_outputs(a, &rep, &cand.r);
+			gate_print(&rep, outputs_report_fp(&outs));
+		ret = write_output_set(&outs, "yardstick gate");
 		if (!ret && rep.failed)
 			ret = 1;
 	}
-out_report:
 	gate_report_free(&rep);
 out_free:
 	/* a failed load leaves an empty result: freeing it is harmless */
 	result_free(&base.r);
 	result_free(&cand.r);
+	outputs_free(&outs);
 	return ret;
 }
 

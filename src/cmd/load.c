@@ -387,16 +387,15 @@ static int make_config(const struct load_opts *o, struct load_config *c,
 
 /* Report, write, store; the exit code. */
 static int finish(const struct load_opts *o, const struct load_stats *st,
-		  struct git_probe *gp, struct result *res)
+		  struct git_probe *gp, struct result *res,
+		  struct output_set *outs)
 {
-	bool to_stdout = output_is_stdout(o->json);
 	char *name = load_bench_name(o);
-	struct error e;
 	int ret = 0, rs;
 
 	load_fill_result(res, o, st);
 	if (!o->quiet)
-		load_report(o, st, name, to_stdout ? stderr : stdout);
+		load_report(o, st, name, outputs_report_fp(outs));
 	free(name);
 	fflush(stdout);
 	for (size_t i = 0; i < res->benchmarks[0].nwarnings; i++)
@@ -415,10 +414,8 @@ static int finish(const struct load_opts *o, const struct load_stats *st,
 	if (git_detect_warning(gp))
 		fprintf(stderr, "yardstick: warning: %s\n",
 			git_detect_warning(gp));
-	if (o->json && result_write_json(res, o->json, &e)) {
-		fprintf(stderr, "yardstick: %s\n", e.msg);
+	if (write_output_set(outs, "yardstick"))
 		ret = ret ? ret : 2;
-	}
 	rs = o->no_store ? 0 : save_result(res, o->store, o->quiet);
 	if (st->interrupted)
 		return 130;
@@ -434,20 +431,25 @@ int cmd_load(int argc, char **argv)
 	struct result res;
 	struct git_probe gp = { .pid = -1, .fd = -1 };
 	struct progress progress;
+	struct output_set outs;
 	struct error e;
 	size_t nreqs = 0;
 	int r, ret = 2;
 
 	r = parse_opts(&o, argc, argv, &e);
 	result_init(&res, "load");
+	outputs_init(&outs);
 	if (r) {
 		if (r < 0)
 			fprintf(stderr, "yardstick load: %s\n", e.msg);
 		ret = r < 0 ? 2 : 0;
 		goto out_free;
 	}
+	/* checked before the first request */
+	outputs_add(&outs, "--json", o.json, "json", output_result_json, &res);
+	if (check_output_set(&outs, "yardstick load"))
+		goto out_free;
 	if (build_reqs(&o, &reqs, &nreqs, &e) ||
-	    (o.json && atomic_check(o.json, &e)) ||
 	    make_config(&o, &cfg, &e)) {
 		fprintf(stderr, "yardstick load: %s\n", e.msg);
 		goto out_free;
@@ -472,12 +474,13 @@ int cmd_load(int argc, char **argv)
 	}
 	if (o.json || !o.no_store)
 		git_detect_start(&res.git, &gp);
-	ret = finish(&o, &st, &gp, &res);
+	ret = finish(&o, &st, &gp, &res, &outs);
 	load_stats_free(&st);
 
 out_free:
 	free_reqs(reqs, nreqs);
 	result_free(&res);
+	outputs_free(&outs);
 	load_opts_free(&o);
 	return ret;
 }

@@ -29,7 +29,6 @@
 #include "measure/spawner.h"
 #include "result/analyze.h"
 #include "store/store.h"
-#include "util/fileio.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -724,18 +723,6 @@ static void install_handlers(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* An output that cannot be written is found before the measurement. */
-static int check_outputs(struct runner *rn)
-{
-	const char *const outs[] = { rn->o->json, rn->o->csv,
-				     rn->o->markdown, rn->o->bmf };
-
-	for (size_t i = 0; i < 4; i++)
-		if (outs[i] && atomic_check(outs[i], &rn->err))
-			return -1;
-	return 0;
-}
-
 static int check_compare_metrics(const struct runner *rn)
 {
 	for (size_t m = 0; m < rn->o->ncompare_metrics; m++) {
@@ -759,7 +746,7 @@ static int prepare_runner(struct runner *rn, long *ref)
 	bool refused = false;
 	int r;
 
-	if (open_fds(rn) || check_outputs(rn)) {
+	if (open_fds(rn)) {
 		fprintf(stderr, "yardstick: %s\n", rn->err.msg);
 		return 2;
 	}
@@ -801,6 +788,11 @@ int cmd_run(int argc, char **argv)
 		return r < 0 ? 2 : 0;
 	}
 	result_init(&res, "run");
+	/* the outputs, checked before anything runs */
+	run_add_outputs(&rn);
+	ret = check_output_set(&rn.outs, "yardstick run");
+	if (ret)
+		goto out_free;
 	if (run_plan(&o, &rn.jobs, &rn.njobs, &rn.err)) {
 		fprintf(stderr, "yardstick run: %s\n", rn.err.msg);
 		ret = 2;
@@ -856,6 +848,7 @@ out_free:
 	/* drop_unrun may have lowered njobs: all that were planned */
 	run_jobs_free(rn.jobs, planned ? planned : rn.njobs);
 	result_free(&res);
+	outputs_free(&rn.outs);
 	run_opts_free(&o);
 	return ret;
 }

@@ -15,6 +15,7 @@
 #include "measure/spawn.h"
 #include "result/result.h"
 #include "util/term.h"
+#include "util/outputs.h"
 #include "util/error.h"
 
 struct scan {
@@ -73,9 +74,6 @@ struct run_opts {
 /* Parse argv (after the word "run"). Returns 0, 1 when help was printed,
  * or -1 with a message naming the option. */
 int run_parse(struct run_opts *o, int argc, char **argv, struct error *e);
-/* Whether one of the result outputs (--json, --csv, --markdown, --bmf) is
- * stdout ("-"): the table then goes to stderr. */
-bool run_output_on_stdout(const struct run_opts *o);
 void run_opts_free(struct run_opts *o);
 
 /* Expand commands x scans into jobs. Checks every program exists. */
@@ -87,6 +85,7 @@ void run_jobs_free(struct job *jobs, size_t njobs);
  * (statistics, outputs, the store). */
 struct runner {
 	struct run_opts *o;
+	struct output_set outs;		/* --json, --csv, --markdown, --bmf */
 	struct git_probe git;		/* git status, running meanwhile */
 	struct job *jobs;
 	size_t njobs;
@@ -136,6 +135,9 @@ void run_stray_warnings(struct runner *rn);
 void run_mark_perf_blind(struct runner *rn, struct benchmark *b,
 			const char *why);
 
+/* The result outputs asked for, and --show-output's claim on stdout,
+ * into rn->outs (run_finish.c). */
+void run_add_outputs(struct runner *rn);
 /* After the last run: summaries, comparisons, fits, warnings, the report
  * and the output files (run_finish.c). Returns 0 or an exit code. */
 int run_finish(struct runner *rn, long ref);

@@ -11,7 +11,6 @@
 #include "cmd/options.h"
 #include "cmd/run.h"
 #include "measure/spawn.h"
-#include "util/outputs.h"
 #include "util/strutil.h"
 
 static const char *const run_usage[] = {
@@ -336,41 +335,6 @@ const struct opt_cmd run_cmd = {
 	.init = run_init,
 };
 
-/* The result outputs, in one list for every question about stdout. */
-#define N_OUTS 4
-static void outputs_of(const struct run_opts *o, struct output_ref v[N_OUTS])
-{
-	v[0] = (struct output_ref){ "--json", o->json };
-	v[1] = (struct output_ref){ "--csv", o->csv };
-	v[2] = (struct output_ref){ "--markdown", o->markdown };
-	v[3] = (struct output_ref){ "--bmf", o->bmf };
-}
-
-bool run_output_on_stdout(const struct run_opts *o)
-{
-	struct output_ref v[N_OUTS];
-	struct error e;
-
-	outputs_of(o, v);
-	return outputs_on_stdout(v, N_OUTS, &e) != -1;
-}
-
-/* At most one thing may write to stdout. */
-static int check_stdout(const struct run_opts *o, struct error *e)
-{
-	struct output_ref v[N_OUTS];
-	int k;
-
-	outputs_of(o, v);
-	k = outputs_on_stdout(v, N_OUTS, e);
-	if (k == -2)
-		return -1;
-	if (k >= 0 && o->show_output)
-		return error_set(e, "%s - and --show-output both want stdout",
-				 v[k].flag);
-	return 0;
-}
-
 static int check_opts(struct run_opts *o, struct error *e)
 {
 	if (!o->argv && o->ncommands == 0)
@@ -404,7 +368,7 @@ static int check_opts(struct run_opts *o, struct error *e)
 	for (size_t i = 0; i < o->ncommands; i++)
 		if (!o->commands[i][strspn(o->commands[i], " \t\n")])
 			return error_set(e, "command %zu is empty", i + 1);
-	return check_stdout(o, e);
+	return 0;
 }
 
 int run_parse(struct run_opts *o, int argc, char **argv, struct error *e)

@@ -153,7 +153,7 @@ static int *online_cpus(int *n)
  * EOF means the exec worked.
  */
 static void child_main(const char *path, char *const *argv, int go_rd,
-		       int go_wr, int err_rd, int err_wr)
+		       int go_wr, int err_rd, int err_wr, bool out_to_err)
 {
 	static const int dfl[] = { SIGINT, SIGTERM, SIGPIPE, SIGCHLD };
 	struct sigaction sa;
@@ -175,6 +175,8 @@ static void child_main(const char *path, char *const *argv, int go_rd,
 		n = read(go_rd, &c, 1);
 	while (n < 0 && errno == EINTR);
 	if (n != 1)
+		_exit(127);
+	if (out_to_err && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 		_exit(127);
 	execv(path, argv);
 	errnum = errno;
@@ -423,7 +425,8 @@ static int start_child(struct sampler *s, char *const *argv, int go[2],
 		return error_errno(e, errno, "cannot fork");
 	}
 	if (s->child == 0)
-		child_main(s->path, argv, go[0], go[1], err[0], err[1]);
+		child_main(s->path, argv, go[0], go[1], err[0], err[1],
+			   s->o.stdout_to_stderr);
 	close_fd(&go[0]);
 	close_fd(&err[1]);
 	return 0;
