@@ -288,7 +288,7 @@ static int make_pipes(const struct child *c, int p[3][2])
 	return 0;
 }
 
-/* The file actions for posix_spawn: stdio, then the maps, in order. */
+/* The file actions for posix_spawn: the maps, then stdio (child.h). */
 static int spawn_actions(const struct child *c, int p[3][2],
 			 posix_spawn_file_actions_t *fa)
 {
@@ -296,6 +296,10 @@ static int spawn_actions(const struct child *c, int p[3][2],
 
 	if (posix_spawn_file_actions_init(fa))
 		return -1;
+	/* dup2 leaves the copies open across the exec, the originals not */
+	for (size_t i = 0; i < c->nmaps && !r; i++)
+		r = posix_spawn_file_actions_adddup2(fa, c->maps[i].from,
+						     c->maps[i].to);
 	for (int i = 0; i < 3 && !r; i++) {
 		if (c->io[i] == CHILD_IO_NULL)
 			r = child_action_null(fa, i);
@@ -305,10 +309,6 @@ static int spawn_actions(const struct child *c, int p[3][2],
 			r = posix_spawn_file_actions_adddup2(fa,
 							child_end(i, p), i);
 	}
-	/* dup2 leaves the copies open across the exec, the originals not */
-	for (size_t i = 0; i < c->nmaps && !r; i++)
-		r = posix_spawn_file_actions_adddup2(fa, c->maps[i].from,
-						     c->maps[i].to);
 	if (r)
 		posix_spawn_file_actions_destroy(fa);
 	return r ? -1 : 0;
@@ -350,6 +350,8 @@ static void held_child(const struct child *c, int p[3][2], char **env,
 	for (sig = 1; sig < NSIG; sig++)
 		if (sigismember(&set, sig) == 1)
 			sigaction(sig, &dfl, NULL);
+	for (size_t i = 0; i < c->nmaps && ok; i++)
+		ok = !give_fd(c->maps[i].from, c->maps[i].to);
 	for (int i = 0; i < 3 && ok; i++) {
 		if (c->io[i] == CHILD_IO_NULL) {
 			int fd = open("/dev/null", i ? O_WRONLY : O_RDONLY);
@@ -362,8 +364,6 @@ static void held_child(const struct child *c, int p[3][2], char **env,
 			ok = dup2(child_end(i, p), i) == i;
 		}
 	}
-	for (size_t i = 0; i < c->nmaps && ok; i++)
-		ok = !give_fd(c->maps[i].from, c->maps[i].to);
 	if (ok && c->pin)
 		ok = !sched_setaffinity(0, sizeof(*c->pin), c->pin);
 	errnum = ok ? 0 : errno;

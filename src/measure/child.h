@@ -61,7 +61,9 @@ struct child {
 	 * child_start to our end (close-on-exec): the write end for stdin,
 	 * the read end for stdout and stderr; the caller closes it. */
 	int fd[3];
-	const struct child_fd_map *maps;	/* more descriptors */
+	/* more descriptors, given before stdio: a map from 0, 1 or 2 takes
+	 * ours, not what io[] makes of it */
+	const struct child_fd_map *maps;
 	size_t nmaps;
 	bool hold;		/* created, exec'd only at child_release */
 	bool own_group;		/* its own process group (pgid = pid) */
