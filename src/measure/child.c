@@ -280,11 +280,32 @@ static void close_pipes(int p[3][2])
 			}
 }
 
+/*
+ * The pipes of CHILD_IO_PIPE. The child's end is put above every number
+ * a map gives (the maps are given first): a map must not overwrite it.
+ */
 static int make_pipes(const struct child *c, int p[3][2])
 {
-	for (int i = 0; i < 3; i++)
-		if (c->io[i] == CHILD_IO_PIPE && pipe2(p[i], O_CLOEXEC))
+	int floor = 3;
+
+	for (size_t i = 0; i < c->nmaps; i++)
+		if (c->maps[i].to >= floor)
+			floor = c->maps[i].to + 1;
+	for (int i = 0; i < 3; i++) {
+		int *end = i == 0 ? &p[i][0] : &p[i][1], fd;
+
+		if (c->io[i] != CHILD_IO_PIPE)
+			continue;
+		if (pipe2(p[i], O_CLOEXEC))
 			return -1;
+		if (*end >= floor)
+			continue;
+		fd = fcntl(*end, F_DUPFD_CLOEXEC, floor);
+		if (fd < 0)
+			return -1;
+		close(*end);
+		*end = fd;
+	}
 	return 0;
 }
 

@@ -62,7 +62,8 @@ struct child {
 	 * the read end for stdout and stderr; the caller closes it. */
 	int fd[3];
 	/* more descriptors, given before stdio: a map from 0, 1 or 2 takes
-	 * ours, not what io[] makes of it */
+	 * ours, not what io[] makes of it; a map to a number that a later
+	 * map or a CHILD_IO_FD takes from is the caller's mistake */
 	const struct child_fd_map *maps;
 	size_t nmaps;
 	bool hold;		/* created, exec'd only at child_release */
