@@ -23,6 +23,7 @@
 #include "cmd/commands.h"
 #include "cmd/run.h"
 #include "config.h"
+#include "measure/child_common.h"
 #include "measure/counters.h"
 #include "measure/machine.h"
 #include "measure/spawn.h"
@@ -45,25 +46,6 @@ static void on_signal(int sig)
  * it, so it is held, and an endless producer must not fill the memory. */
 #define INPUT_MAX (64u << 20)
 
-/* write all of buf[0..n) to fd; 0, or -1 with errno */
-static int write_all(int fd, const char *buf, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, buf, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			return -1;
-		}
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Copy fd (a pipe, a device) into the memfd rn->input_fd, up to
  * INPUT_MAX bytes. */
 static int copy_input(struct runner *rn, int fd, const char *path)
@@ -84,7 +66,7 @@ static int copy_input(struct runner *rn, int fd, const char *path)
 				"than %u MiB, which every run would read again; "
 				"give a regular file instead (or an end to the "
 				"stream)", path, INPUT_MAX >> 20);
-		if (write_all(rn->input_fd, buf, (size_t)got))
+		if (child_write_full(rn->input_fd, buf, (size_t)got))
 			return error_errno(&rn->err, errno, "--input: cannot "
 					   "keep '%s' in memory", path);
 	}

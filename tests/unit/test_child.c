@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "measure/child.h"
+#include "proc_alive.h"
 
 #define YSFIX FIXTURES_DIR "/ysfix"
 
@@ -59,30 +60,6 @@ static struct child run_out(char **argv, const char *const *env_add,
 	assert_int_equal(child_wait(&c, &e), 0);
 	assert_int_equal(c.pid, 0);
 	return c;
-}
-
-static int process_alive(pid_t pid)
-{
-	char path[64], buf[512];
-	FILE *fp;
-	char *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fp = fopen(path, "r");
-	if (!fp)
-		return 0;
-	p = fgets(buf, sizeof(buf), fp);
-	fclose(fp);
-	p = p ? strrchr(buf, ')') : NULL;
-	return p && p[2] != 'Z' && p[2] != 'X';
-}
-
-/* Wait (up to 60 s) for pid to be gone. */
-static bool gone(pid_t pid)
-{
-	for (int i = 0; i < 6000 && process_alive(pid); i++)
-		usleep(10000);
-	return !process_alive(pid);
 }
 
 /* The pid a `ysfix hang PIDFILE` wrote (its grandchild), once written. */
@@ -259,7 +236,7 @@ static void test_hold_before_exec(void **state)
 	assert_string_equal(exe, fix);
 	child_kill(&c);
 	assert_int_equal(c.pid, 0);
-	assert_true(gone(pid));
+	assert_true(process_gone(pid));
 }
 
 /* Without own_group, the child is in ours; with it, in its own. */
@@ -278,7 +255,7 @@ static void test_process_group(void **state)
 		pid = c.pid;
 		assert_int_equal(getpgid(pid), own ? pid : getpgrp());
 		child_kill(&c);
-		assert_true(gone(pid));
+		assert_true(process_gone(pid));
 	}
 }
 
@@ -311,7 +288,7 @@ static void test_timeout_kills_tree(void **state)
 		assert_true(c.end_ns - c.start_ns >= 300000000);
 		grandchild = read_pidfile(pidfile);
 		unlink(pidfile);
-		assert_true(gone(grandchild));
+		assert_true(process_gone(grandchild));
 	}
 }
 
@@ -338,7 +315,7 @@ static void test_interrupt_kills_tree(void **state)
 	assert_true(c.interrupted);
 	assert_false(c.timed_out);
 	assert_int_equal(WTERMSIG(c.status), SIGKILL);
-	assert_true(gone(grandchild));
+	assert_true(process_gone(grandchild));
 }
 
 /* A busy child's rusage is its own: user + system time of its spinning. */

@@ -151,6 +151,16 @@ static struct world *world_new(size_t njobs, enum run_order order)
 	return w;
 }
 
+/* Call `call` (from 0) of job `job` comes to ev. */
+static void on_call(struct world *w, int job, int call, enum event ev,
+		    int value)
+{
+	w->fake.ev_job = job;
+	w->fake.ev_call = call;
+	w->fake.ev = ev;
+	w->fake.ev_value = value;
+}
+
 /* Run the loop; nothing may have been spawned. Returns its result. */
 static int run_loop(struct world *w)
 {
@@ -349,10 +359,7 @@ static void test_failure_on_run_k(void **state)
 		w->o.runs = 5;
 		w->o.ignore_failure = ignore;
 		w->fake.wall[0] = w->fake.wall[1] = 0.125;
-		w->fake.ev_job = 1;
-		w->fake.ev_call = 2;
-		w->fake.ev = EV_EXIT;
-		w->fake.ev_value = 3;
+		on_call(w, 1, 2, EV_EXIT, 3);
 		assert_int_equal(run_loop(w), ignore ? 0 : -1);
 		assert_exits(w->jobs[0].bench, five, 5);
 		if (!ignore) {
@@ -385,10 +392,7 @@ static void test_signal_and_warmup_failure(void **state)
 
 	(void)state;
 	w->o.runs = 4;
-	w->fake.ev_job = 0;
-	w->fake.ev_call = 1;
-	w->fake.ev = EV_SIGNAL;
-	w->fake.ev_value = SIGSEGV;
+	on_call(w, 0, 1, EV_SIGNAL, SIGSEGV);
 	assert_int_equal(run_loop(w), -1);
 	assert_string_equal(w->fake.log, "AA");
 	assert_string_equal(w->rn.err.msg, "'A' was killed by SIGSEGV");
@@ -398,10 +402,7 @@ static void test_signal_and_warmup_failure(void **state)
 	w = world_new(2, ORDER_SEQUENTIAL);
 	w->o.warmup = 2;
 	w->o.runs = 4;
-	w->fake.ev_job = 1;
-	w->fake.ev_call = 0;
-	w->fake.ev = EV_EXIT;
-	w->fake.ev_value = 1;
+	on_call(w, 1, 0, EV_EXIT, 1);
 	assert_int_equal(run_loop(w), -1);
 	assert_string_equal(w->fake.log, "AB");
 	assert_int_equal(w->rn.failed, 1);
@@ -428,9 +429,7 @@ static void test_timeout_on_run_k(void **state)
 		w->o.timeout = 0.5;
 		w->o.ignore_failure = ignore;
 		w->fake.wall[0] = 0.25;
-		w->fake.ev_job = 0;
-		w->fake.ev_call = 1;
-		w->fake.ev = EV_TIMEOUT;
+		on_call(w, 0, 1, EV_TIMEOUT, 0);
 		assert_int_equal(run_loop(w), ignore ? 0 : -1);
 		assert_int_equal(w->jobs[0].bench->timeouts, 1);
 		wall = metric(w, 0, M_WALL);
@@ -482,9 +481,7 @@ static void test_interrupt(void **state)
 
 		w = world_new(2, ORDER_INTERLEAVED);
 		w->o.runs = 5;
-		w->fake.ev = whole ? EV_FLAG_ONLY : EV_INTERRUPT;
-		w->fake.ev_job = j;
-		w->fake.ev_call = 1;
+		on_call(w, j, 1, whole ? EV_FLAG_ONLY : EV_INTERRUPT, 0);
 		assert_int_equal(run_loop(w), -1);
 		assert_int_equal(w->fake.n, 4);
 		assert_int_equal(w->rn.failed, 130);
@@ -506,9 +503,7 @@ static void test_exec_refused(void **state)
 	(void)state;
 	w->o.runs = 3;
 	w->o.warmup = 1;
-	w->fake.ev = EV_EXEC_REFUSED;
-	w->fake.ev_job = 1;
-	w->fake.ev_call = 0;
+	on_call(w, 1, 0, EV_EXEC_REFUSED, 0);
 	assert_int_equal(run_loop(w), -1);
 	assert_int_equal(w->rn.failed, 2);
 	assert_int_equal(w->fake.log[w->fake.n - 1], 'B');
@@ -555,10 +550,7 @@ static void test_prepare_cleanup(void **state)
 	w = world_new(1, ORDER_SEQUENTIAL);
 	w->o.runs = 3;
 	w->o.prepare = "prep";
-	w->fake.ev_job = 'p';
-	w->fake.ev_call = 1;
-	w->fake.ev = EV_EXIT;
-	w->fake.ev_value = 4;
+	on_call(w, 'p', 1, EV_EXIT, 4);
 	assert_int_equal(run_loop(w), -1);
 	assert_string_equal(w->fake.log, "pAp");
 	assert_int_equal(w->rn.failed, 1);
