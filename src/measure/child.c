@@ -612,6 +612,8 @@ int child_wait(struct child *c, struct error *e)
 	int r;
 
 	close_held(c);
+	if (c->pid <= 0)
+		return c->reaped > 0 ? 0 : error_set(e, "no child to wait for");
 	if (c->timeout > 0) {
 		int w = watch(c, c->start_ns + (int64_t)(c->timeout * 1e9));
 
@@ -647,7 +649,12 @@ int child_wait(struct child *c, struct error *e)
 
 int child_try_wait(struct child *c, struct error *e)
 {
-	pid_t r = wait4(c->pid, &c->status, WNOHANG, &c->ru);
+	pid_t r;
+
+	if (c->pid <= 0)
+		return c->reaped > 0 ? 1 : error_set(e, "no child to wait "
+						     "for");
+	r = wait4(c->pid, &c->status, WNOHANG, &c->ru);
 
 	if (r == c->pid) {
 		reaped(c);

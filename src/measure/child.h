@@ -85,7 +85,7 @@ struct child {
 
 	/* ---- private ---- */
 	int go_fd, err_fd;	/* hold: the go pipe, the exec error pipe */
-	pid_t reaped;		/* the pid child_wait reaped */
+	pid_t reaped;		/* the pid reaped: waiting again is a no-op */
 };
 
 /*
