@@ -104,7 +104,7 @@ struct world {
 	struct result res;
 	struct job jobs[MAXJ];
 	char *argv[MAXJ][2];
-	char path[MAXJ][32];
+	char path[MAXJ][64];
 	char name[MAXJ][2];
 	struct runner rn;
 	struct fake fake;
