@@ -81,11 +81,27 @@ int run_plan(const struct run_opts *o, struct job **jobs, size_t *njobs,
 	     struct error *e);
 void run_jobs_free(struct job *jobs, size_t njobs);
 
-/* The state of one `run`, shared by run.c (measuring) and run_finish.c
- * (statistics, outputs, the store). */
+/*
+ * How the loop (run_loop.c) starts one run: measure is spawn_measure's
+ * contract (spawn.h) — fill *out, 0 when the command ran whatever its
+ * exit, -1 with a message when it could not (out->spawn_failed: the exec
+ * was refused). run_spawn_executor is spawn_measure itself; the unit tests
+ * script fakes.
+ */
+struct run_executor {
+	int (*measure)(void *arg, const struct spawn_opts *o,
+		       struct run_sample *out, struct error *e);
+	void *arg;
+};
+
+extern const struct run_executor run_spawn_executor;
+
+/* The state of one `run`, shared by run.c (setting up), run_loop.c
+ * (measuring) and run_finish.c (statistics, outputs, the store). */
 struct runner {
 	struct run_opts *o;
 	struct output_set outs;		/* --json, --csv, --markdown, --bmf */
+	const struct run_executor *exec;
 	struct git_probe git;		/* git status, running meanwhile */
 	struct job *jobs;
 	size_t njobs;
@@ -120,6 +136,19 @@ enum {
 	M_WALL, M_USER, M_SYS, M_RSS, M_MINFLT, M_MAJFLT, M_VCSW, M_IVCSW,
 	M_RUSAGE_COUNT
 };
+
+/* The name and unit of each rusage metric (run_loop.c). */
+extern const struct run_metric_name {
+	const char *name, *unit;
+} run_rusage_metrics[M_RUSAGE_COUNT];
+
+/* The warm-ups and the measured runs of every job (run_loop.c), through
+ * rn->exec; with sp.interrupt set, Ctrl-C stops them. Returns 0, or -1
+ * with rn->failed the exit code (1: a command failed, 2: it could not be
+ * started, 130: interrupted) and rn->err the message. */
+int run_measure_all(struct runner *rn);
+/* --shell: the median cost of `sh -c ''` into rn->shell_cost. */
+int run_calibrate_shell(struct runner *rn);
 
 /* After the runs (run_checks.c), in this order: leave out the benchmarks
  * that never ran (after a failure or an interrupt); drop the counters of
