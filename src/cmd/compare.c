@@ -57,8 +57,7 @@ static const struct opt_entry compare_options[] = {
 	  .help = "noise threshold in percent" },
 	{ OPT_RESAMPLES(o.resamples, "bootstrap resamples") },
 	{ OPT_SEED(o.seed, "bootstrap seed") },
-	{ OPT_STORE(store, "the store (default $YARDSTICK_STORE, else "
-		  ".yardstick/results.db at the git top level)") },
+	{ OPT_STORE_READ(store) },
 	{ OPT_OUTPUT(0, "json", json),
 	  .help = "the comparison as JSON (- for stdout)" },
 	{ OPT_OUTPUT(0, "markdown", markdown),

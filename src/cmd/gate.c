@@ -144,8 +144,7 @@ static const struct opt_entry gate_options[] = {
 	  .defval = "fail", .help = "a check that cannot be made (a "
 	  "benchmark or metric on one side only, no measured value: every "
 	  "run timed out) fails the gate or passes" },
-	{ OPT_STORE(store, "the store (default $YARDSTICK_STORE, else "
-		  ".yardstick/results.db at the git top level)") },
+	{ OPT_STORE_READ(store) },
 	{ OPT_OUTPUT(0, "markdown", markdown), .help = "the report for a "
 	  "pull-request comment or $GITHUB_STEP_SUMMARY (- for stdout)" },
 	{ OPT_OUTPUT(0, "junit", junit),

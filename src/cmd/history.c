@@ -53,9 +53,7 @@ static const struct opt_entry history_options[] = {
 	  "without any change get a false alarm at --alpha 0.05)" },
 	{ OPT_ALPHA(alpha, 0, OPT_MIN_EXCL,
 		    "significance of a change point") },
-	{ OPT_STORE(store, "the store (default $YARDSTICK_STORE, else "
-		    ".yardstick/results.db at the git top level); opened "
-		    "read-only") },
+	{ OPT_STORE_READ(store) },
 	{ OPT_OUTPUT(0, "json", json), .help = "{\"results\": [{\"id\", "
 	  "\"created\", \"commit\", \"branch\", \"benchmarks\": [...]}]} (- "
 	  "for stdout)" },

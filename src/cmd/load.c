@@ -168,10 +168,8 @@ static const struct opt_entry load_options[] = {
 	  "latency_uncorrected in the result: a uniform sample of all "
 	  "requests; their percentiles come from every request" },
 	{ OPT_SEED(seed, "seed of that sample and of the statistics") },
-	{ OPT_STORE(store, "save the result in this store (default "
-		    "$YARDSTICK_STORE, else .yardstick/results.db at the top "
-		    "of the git checkout, else here)") },
-	{ OPT_NO_STORE(no_store, "do not save the result") },
+	{ OPT_STORE_SAVE(store) },
+	{ OPT_NO_STORE(no_store) },
 	{ OPT_QUIET(quiet, "no summary") },
 	OPT_HELP_ENTRY,
 	OPT_END_ENTRY,

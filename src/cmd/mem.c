@@ -128,9 +128,8 @@ static const struct opt_entry mem_options[] = {
 	{ OPT_STRING(0, "name", name), .metavar = "NAME",
 	  .help = "the benchmark's name in the result (default: the command "
 	  "line)" },
-	{ OPT_STORE(store, "the result store (default $YARDSTICK_STORE or "
-		    ".yardstick/results.db)") },
-	{ OPT_NO_STORE(no_store, "do not keep the result in the store") },
+	{ OPT_STORE_SAVE(store) },
+	{ OPT_NO_STORE(no_store) },
 	{ OPT_QUIET(quiet, "no report") },
 	OPT_HELP_ENTRY,
 	OPT_END_ENTRY,

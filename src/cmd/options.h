@@ -228,9 +228,18 @@ int opt_completion(const char *shell, const struct opt_cmd *const *cmds,
 #define OPT_ALPHA(f, lo, lo_flags, text) OPT_NUMBER(0, "alpha", f, \
 	lo, 1), .flags = (lo_flags) | OPT_MAX_EXCL, .metavar = "A", \
 	.help = (text)
-#define OPT_STORE(f, text) OPT_PATH(0, "store", f), .metavar = "PATH", \
-	.help = (text)
-#define OPT_NO_STORE(f, text) OPT_FLAG(0, "no-store", f), .help = (text)
+/* The store: where a command that measures saves its result, where one
+ * that reads results finds them (util/gitdir's rule, ref_open_store). */
+#define OPT_STORE_SAVE(f) OPT_PATH(0, "store", f), .metavar = "PATH", \
+	.help = "save the result in this store (default $YARDSTICK_STORE, " \
+	"else .yardstick/results.db at the top of the git checkout, else " \
+	"here)"
+#define OPT_STORE_READ(f) OPT_PATH(0, "store", f), .metavar = "PATH", \
+	.help = "the store results are read from, read-only (default " \
+	"$YARDSTICK_STORE, else .yardstick/results.db at the top of the " \
+	"git checkout, else here)"
+#define OPT_NO_STORE(f) OPT_FLAG(0, "no-store", f), \
+	.help = "do not save the result"
 /* The format of the profilers' -o files whose names say nothing. */
 extern const struct opt_enum opt_profile_formats[];
 #define OPT_PROFILE_FORMAT(f) OPT_ENUM(0, "format", f, \

@@ -298,10 +298,8 @@ static const struct opt_entry run_options[] = {
 	  .help = "a summary table for a pull-request comment" },
 	{ OPT_OUTPUT(0, "bmf", bmf),
 	  .help = "Bencher Metric Format, for Bencher dashboards" },
-	{ OPT_STORE(store, "save the result in this store (default "
-		  "$YARDSTICK_STORE, else .yardstick/results.db at the top of "
-		  "the git checkout, else here)") },
-	{ OPT_NO_STORE(no_store, "do not save the result") },
+	{ OPT_STORE_SAVE(store) },
+	{ OPT_NO_STORE(no_store) },
 	{ OPT_QUIET(quiet, "no terminal table") },
 	{ OPT_FLAG(0, "details", details), .help = "a full table of every "
 	  "metric for every benchmark (the default up to 4 benchmarks; "
