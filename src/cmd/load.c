@@ -427,7 +427,7 @@ int cmd_load(int argc, char **argv)
 	struct load_stats st;
 	struct load_req *reqs = NULL;
 	struct result res;
-	struct git_probe gp = { .pid = -1, .fd = -1 };
+	struct git_probe gp = { .fd = -1 };
 	struct progress progress;
 	struct output_set outs;
 	struct error e;

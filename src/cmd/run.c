@@ -23,7 +23,7 @@
 #include "cmd/commands.h"
 #include "cmd/run.h"
 #include "config.h"
-#include "measure/child_common.h"
+#include "util/child_common.h"
 #include "measure/counters.h"
 #include "measure/machine.h"
 #include "measure/spawn.h"
@@ -364,7 +364,7 @@ int cmd_run(int argc, char **argv)
 	struct result res;
 	struct runner rn = { .o = &o, .res = &res, .null_fd = -1,
 			     .exec = &run_spawn_executor,
-			     .git = { .pid = -1, .fd = -1 },
+			     .git = { .fd = -1 },
 			     .input_fd = -1, .err_pipe = { -1, -1 } };
 	long ref = 0;
 	size_t planned = 0;

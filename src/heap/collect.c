@@ -27,7 +27,7 @@
 
 #include "config.h"
 #include "heap/collect.h"
-#include "measure/child.h"
+#include "util/child.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
 #include "util/monoclock.h"

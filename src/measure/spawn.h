@@ -20,7 +20,7 @@
 #ifndef YS_MEASURE_SPAWN_H
 #define YS_MEASURE_SPAWN_H
 
-#include "measure/child.h"
+#include "util/child.h"
 #include "measure/run_sample.h"
 #include "util/error.h"
 

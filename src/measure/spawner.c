@@ -10,8 +10,8 @@
 #include "measure/spawner.h"
 
 #include "config.h"
-#include "measure/child.h"
-#include "measure/child_common.h"
+#include "util/child.h"
+#include "util/child_common.h"
 #include "measure/spawner_proto.h"
 #include "util/fileio.h"
 #include "util/strutil.h"

@@ -53,7 +53,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "child_common.h"
+#include "../util/child_common.h"
 #include "spawner_proto.h"
 
 extern char **environ;

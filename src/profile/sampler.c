@@ -34,7 +34,7 @@
 #include "profile/ring.h"
 
 #include "measure/perf_event.h"
-#include "measure/child.h"
+#include "util/child.h"
 #include "util/strutil.h"
 #include "util/monoclock.h"
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the child-process API (src/measure/child.h): exit status
+ * Unit tests of the child-process API (src/util/child.h): exit status
  * and death by signal, environment additions, descriptors (a pipe, a
  * file, /dev/null, a map), hold before exec, the process group killed at
  * a timeout and at an interrupt, rusage, the signals a child starts with,
@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "measure/child.h"
+#include "util/child.h"
 #include "proc_alive.h"
 
 #define YSFIX FIXTURES_DIR "/ysfix"

@@ -6,8 +6,8 @@
  * posix_spawn here: no stdio, no allocation (the spawner's peak RSS is the
  * floor of the commands', spawner_main.c says why).
  */
-#ifndef YS_MEASURE_CHILD_COMMON_H
-#define YS_MEASURE_CHILD_COMMON_H
+#ifndef YS_UTIL_CHILD_COMMON_H
+#define YS_UTIL_CHILD_COMMON_H
 
 #include <errno.h>
 #include <fcntl.h>

@@ -23,8 +23,8 @@
  * process; it shares the spawn attributes and the kill of the group with
  * this file through child_common.h.
  */
-#ifndef YS_MEASURE_CHILD_H
-#define YS_MEASURE_CHILD_H
+#ifndef YS_UTIL_CHILD_H
+#define YS_UTIL_CHILD_H
 
 #include <sched.h>
 #include <signal.h>
@@ -66,6 +66,7 @@ struct child {
 	 * map or a CHILD_IO_FD takes from is the caller's mistake */
 	const struct child_fd_map *maps;
 	size_t nmaps;
+	const char *dir;	/* the directory it starts in; NULL: ours */
 	bool hold;		/* created, exec'd only at child_release */
 	bool own_group;		/* its own process group (pgid = pid) */
 	const cpu_set_t *pin;	/* the CPUs it starts on; NULL: ours */

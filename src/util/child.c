@@ -8,9 +8,9 @@
  * allocation with environment additions): `run` spawns through here when
  * it has no spawner, so nothing else happens per run.
  */
-#include "measure/child.h"
+#include "util/child.h"
 
-#include "measure/child_common.h"
+#include "util/child_common.h"
 #include "util/monoclock.h"
 #include "util/strutil.h"
 
@@ -330,6 +330,8 @@ static int spawn_actions(const struct child *c, int p[3][2],
 			r = posix_spawn_file_actions_adddup2(fa,
 							child_end(i, p), i);
 	}
+	if (!r && c->dir)
+		r = posix_spawn_file_actions_addchdir_np(fa, c->dir);
 	if (r)
 		posix_spawn_file_actions_destroy(fa);
 	return r ? -1 : 0;
@@ -387,6 +389,8 @@ static void held_child(const struct child *c, int p[3][2], char **env,
 	}
 	if (ok && c->pin)
 		ok = !sched_setaffinity(0, sizeof(*c->pin), c->pin);
+	if (ok && c->dir)
+		ok = !chdir(c->dir);
 	errnum = ok ? 0 : errno;
 	do
 		n = read(go_rd, &b, 1);
