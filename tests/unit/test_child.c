@@ -136,6 +136,44 @@ static void test_env_addition(void **state)
 	unsetenv("YS_CHILD_OLDER");
 }
 
+/* dir: the child starts there, spawned or held; we stay where we are;
+ * a directory that does not exist is an exec failure. */
+static void test_dir(void **state)
+{
+	char *argv[] = { "/bin/sh", "-c", "pwd -P", NULL };
+	char here[4096], out[4096];
+	struct error e;
+
+	(void)state;
+	assert_non_null(getcwd(here, sizeof(here)));
+	for (int hold = 0; hold < 2; hold++) {
+		struct child c = { .path = argv[0], .argv = argv,
+				   .dir = "/proc/self/..", .hold = hold,
+				   .io = { CHILD_IO_NULL, CHILD_IO_PIPE,
+					   CHILD_IO_INHERIT } };
+
+		assert_int_equal(child_start(&c, &e), 0);
+		assert_int_equal(child_release(&c, &e), 0);
+		read_all(c.fd[1], out, sizeof(out));
+		close(c.fd[1]);
+		assert_int_equal(child_wait(&c, &e), 0);
+		assert_int_equal(spawn_exit_code(c.status), 0);
+		assert_string_equal(out, "/proc\n");
+	}
+	assert_non_null(getcwd(out, sizeof(out)));
+	assert_string_equal(out, here);
+	for (int hold = 0; hold < 2; hold++) {
+		struct child c = { .path = argv[0], .argv = argv,
+				   .dir = "/nonexistent/dir", .hold = hold };
+		int r = child_start(&c, &e);
+
+		if (r == 0)
+			r = child_release(&c, &e);
+		assert_int_equal(r, -1);
+		assert_true(c.exec_failed);
+	}
+}
+
 /* stdin from a pipe we write, stdout into a pipe we read, stderr into a
  * file, /dev/null, and a map: a descriptor of ours at number 9. */
 static void test_descriptors(void **state)
@@ -489,6 +527,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_status_and_signal),
 		cmocka_unit_test(test_env_addition),
+		cmocka_unit_test(test_dir),
 		cmocka_unit_test(test_descriptors),
 		cmocka_unit_test(test_hold_before_exec),
 		cmocka_unit_test(test_process_group),
