@@ -18,6 +18,7 @@
 #include "heap/timeline.h"
 #include "measure/machine.h"
 #include "measure/spawn.h"
+#include "profile/symbolize.h"
 #include "util/json_emit.h"
 #include "util/fileio.h"
 #include "util/outputs.h"
@@ -98,7 +99,7 @@ const char mem_help[] =
 "report is still written); 2 bad usage, a program that cannot be found,\n"
 "is statically linked or set-user-ID (a preloaded agent cannot work\n"
 "there), or an output that cannot be written; 3 the store is locked,\n"
-"read-only or another user's.\n";
+"read-only or another user's, or libdw (elfutils) cannot be loaded.\n";
 
 enum {
 	OPT_SAMPLE = 256, OPT_UNWIND, OPT_DEPTH, OPT_FORMAT, OPT_COST,
@@ -338,7 +339,14 @@ static int prepare(struct mem_args *a, char **path)
 		fprintf(stderr, "yardstick mem: %s\n", e.msg);
 		return 2;
 	}
-	return check_outputs(a);
+	if (check_outputs(a))
+		return 2;
+	/* libdw, for the sites (see mem()), loaded before the run */
+	if ((!a->quiet || a->out.n) && symtab_load(&e)) {
+		fprintf(stderr, "yardstick mem: %s\n", e.msg);
+		return 3;
+	}
+	return 0;
 }
 
 static int mem(struct mem_args *a)

@@ -388,6 +388,11 @@ static int record(struct record_args *a)
 			return 2;
 		}
 	}
+	/* libdw, loaded now rather than after the run */
+	if (symtab_load(&e)) {
+		fprintf(stderr, "yardstick record: %s\n", e.msg);
+		return 3;
+	}
 	profile_init(&p, record_types, 2);
 	p.command = argv_join(a->argv);
 	c.prof = &p;

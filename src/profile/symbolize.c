@@ -27,10 +27,7 @@
  */
 #include <assert.h>
 #include <dwarf.h>
-#include <elfutils/libdw.h>
-#include <elfutils/libdwfl.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,14 +35,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "profile/dwlib.h"
 #include "profile/jitmap.h"
 #include "profile/symbolize.h"
 #include "util/hashmap.h"
 #include "util/strutil.h"
-
-/* The C++ ABI's demangler (libstdc++); elfutils exports none. */
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-		     int *status);
 
 #define MAX_INLINE 32		/* frames kept per address */
 
@@ -114,6 +108,7 @@ struct proc {
 
 struct symtab {
 	bool lines;
+	bool no_dw;			/* libdw cannot be loaded: [unknown] */
 	struct hashidx strings, modules, procs;	/* of pointers */
 	int vdso_fd;			/* -2 not tried, -1 unavailable */
 	char *unknown, *jit_name;
@@ -205,11 +200,10 @@ static char *intern_symbol(struct symtab *s, const char *name)
 {
 	size_t len = strcspn(name, "@");
 	char *bare = xstrndup(name, len ? len : strlen(name)), *d = NULL, *out;
-	int status = -1;
 
 	if (!strncmp(bare, "_Z", 2))
-		d = __cxa_demangle(bare, NULL, NULL, &status);
-	out = intern(s, d && !status ? d : bare);
+		d = dwlib_demangle(bare);
+	out = intern(s, d ? d : bare);
 	free(d);
 	free(bare);
 	return out;
@@ -230,12 +224,6 @@ static int module_report_fd(struct symtab *s, const struct module *md)
 }
 
 /* --- modules --- */
-
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
 
 static bool module_eq(const void *entry, const void *key)
 {
@@ -285,7 +273,7 @@ static int sym_cmp(const void *a, const void *b)
  */
 static void module_read_syms(struct module *md)
 {
-	int n = dwfl_module_getsymtab(md->mod);
+	int n = dw.dwfl_module_getsymtab(md->mod);
 	size_t k = 0;
 
 	if (n <= 0)
@@ -295,7 +283,7 @@ static void module_read_syms(struct module *md)
 		GElf_Sym sym;
 		GElf_Addr addr;
 		GElf_Word shndx;
-		const char *name = dwfl_module_getsym_info(md->mod, i, &sym, &addr,
+		const char *name = dw.dwfl_module_getsym_info(md->mod, i, &sym, &addr,
 							   &shndx, NULL, NULL);
 		int type = GELF_ST_TYPE(sym.st_info);
 
@@ -335,17 +323,19 @@ static int module_open(struct symtab *s, struct module *md)
 	if (md->state)
 		return md->state > 0 ? 0 : -1;
 	md->state = -1;
+	if (s->no_dw)
+		return -1;
 	fd = module_report_fd(s, md);
-	if (fd == -2 || !(md->dwfl = dwfl_begin(&offline_callbacks)))
+	if (fd == -2 || !(md->dwfl = dw.dwfl_begin(&dw.offline_callbacks)))
 		goto out_close;
-	dwfl_report_begin(md->dwfl);
-	md->mod = dwfl_report_elf(md->dwfl, md->name, md->path, fd, 0, true);
+	dw.dwfl_report_begin(md->dwfl);
+	md->mod = dw.dwfl_report_elf(md->dwfl, md->name, md->path, fd, 0, true);
 	if (!md->mod)
 		goto out_close;
 	fd = -1;		/* consumed */
-	if (dwfl_report_end(md->dwfl, NULL, NULL))
+	if (dw.dwfl_report_end(md->dwfl, NULL, NULL))
 		return -1;
-	md->elf = dwfl_module_getelf(md->mod, &md->dwfl_bias);
+	md->elf = dw.dwfl_module_getelf(md->mod, &md->dwfl_bias);
 	if (!md->elf)
 		return -1;
 	module_read_syms(md);
@@ -360,7 +350,7 @@ out_close:
 static void module_free(struct module *md)
 {
 	if (md->dwfl)
-		dwfl_end(md->dwfl);
+		dw.dwfl_end(md->dwfl);
 	free(md->syms);
 	free(md->cus);
 	hashidx_free(&md->cache);
@@ -377,11 +367,11 @@ static void module_read_cus(struct module *md)
 	size_t cap = 0;
 
 	md->cus_built = true;
-	while ((cu = dwfl_module_nextcu(md->mod, cu, &md->cu_bias))) {
+	while ((cu = dw.dwfl_module_nextcu(md->mod, cu, &md->cu_bias))) {
 		Dwarf_Addr base, start, end;
 		ptrdiff_t off = 0;
 
-		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+		while ((off = dw.dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
 			md->cus = xgrow(md->cus, &cap, md->ncus + 1,
 					sizeof(*md->cus));
 			md->cus[md->ncus++] = (struct cu_range){ start, end, cu };
@@ -395,7 +385,7 @@ static void module_read_cus(struct module *md)
 static Dwarf_Die *module_cu(struct module *md, Dwarf_Addr a,
 			    Dwarf_Addr *bias)
 {
-	Dwarf_Die *cu = dwfl_module_addrdie(md->mod, a, bias);
+	Dwarf_Die *cu = dw.dwfl_module_addrdie(md->mod, a, bias);
 	size_t k;
 
 	if (cu)
@@ -413,14 +403,14 @@ static char *die_name(struct symtab *s, Dwarf_Die *die)
 	Dwarf_Attribute attr;
 	const char *name;
 
-	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name,
+	name = dw.dwarf_formstring(dw.dwarf_attr_integrate(die, DW_AT_linkage_name,
 						     &attr));
 	if (!name)
-		name = dwarf_formstring(dwarf_attr_integrate(
+		name = dw.dwarf_formstring(dw.dwarf_attr_integrate(
 			die, DW_AT_MIPS_linkage_name, &attr));
 	if (name)
 		return intern_symbol(s, name);
-	name = dwarf_diename(die);
+	name = dw.dwarf_diename(die);
 	return name ? intern(s, name) : NULL;
 }
 
@@ -443,20 +433,20 @@ static int descend(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chain,
 {
 	Dwarf_Die child;
 
-	if (n == max || dwarf_child(parent, &child))
+	if (n == max || dw.dwarf_child(parent, &child))
 		return n;
 	do {
-		int tag = dwarf_tag(&child), k;
+		int tag = dw.dwarf_tag(&child), k;
 
 		if (tag == DW_TAG_namespace) {
 			k = descend(&child, pc, chain, n, max);
 			if (k > n)
 				return k;
-		} else if (holds_code(tag) && dwarf_haspc(&child, pc) == 1) {
+		} else if (holds_code(tag) && dw.dwarf_haspc(&child, pc) == 1) {
 			chain[n] = child;
 			return descend(&child, pc, chain, n + 1, max);
 		}
-	} while (dwarf_siblingof(&child, &child) == 0);
+	} while (dw.dwarf_siblingof(&child, &child) == 0);
 	return n;
 }
 
@@ -479,14 +469,14 @@ static int enclosing_dies(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes)
 	 * library's whole-CU search, then the chain of parents of the
 	 * innermost scope, which unlike dwarf_getscopes' own result goes
 	 * through the concrete inlined instances. */
-	n = dwarf_getscopes(cu, pc, &inner);
+	n = dw.dwarf_getscopes(cu, pc, &inner);
 	if (n <= 0) {
 		free(inner);
 		return 0;
 	}
 	die = inner[0];
 	free(inner);
-	n = dwarf_getscopes_die(&die, scopes);
+	n = dw.dwarf_getscopes_die(&die, scopes);
 	return n > 0 ? n : 0;
 }
 
@@ -500,12 +490,12 @@ static void call_site(struct symtab *s, Dwarf_Die *die, Dwarf_Files *files,
 
 	*file = NULL;
 	*line = 0;
-	if (files && !dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr),
+	if (files && !dw.dwarf_formudata(dw.dwarf_attr(die, DW_AT_call_file, &attr),
 				      &v))
-		f = dwarf_filesrc(files, v, NULL, NULL);
+		f = dw.dwarf_filesrc(files, v, NULL, NULL);
 	if (f)
 		*file = intern(s, f);
-	if (!dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &v) &&
+	if (!dw.dwarf_formudata(dw.dwarf_attr(die, DW_AT_call_line, &attr), &v) &&
 	    v <= INT32_MAX)
 		*line = (int)v;
 }
@@ -528,20 +518,20 @@ static size_t resolve(struct symtab *s, struct module *md, Dwarf_Addr a,
 
 	cu = module_cu(md, a, &dwbias);
 	if (cu && s->lines) {
-		Dwarf_Line *l = dwarf_getsrc_die(cu, a - dwbias);
-		const char *f = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+		Dwarf_Line *l = dw.dwarf_getsrc_die(cu, a - dwbias);
+		const char *f = l ? dw.dwarf_linesrc(l, NULL, NULL) : NULL;
 
-		if (f && !dwarf_lineno(l, &line))
+		if (f && !dw.dwarf_lineno(l, &line))
 			file = intern(s, f);
 		else
 			line = 0;
-		if (dwarf_getsrcfiles(cu, &files, NULL))
+		if (dw.dwarf_getsrcfiles(cu, &files, NULL))
 			files = NULL;
 	}
 	if (cu)
 		ns = enclosing_dies(cu, a - dwbias, &scopes);
 	for (int i = 0; i < ns && n + 1 < max; i++) {
-		int tag = dwarf_tag(&scopes[i]);
+		int tag = dw.dwarf_tag(&scopes[i]);
 
 		if (tag == DW_TAG_subprogram) {
 			outer = die_name(s, &scopes[i]);
@@ -795,11 +785,18 @@ static const struct jit_sym *jit_find(struct symtab *s, struct proc *p,
 
 /* --- the public lookups --- */
 
+int symtab_load(struct error *e)
+{
+	return dwlib_load(e);
+}
+
 struct symtab *symtab_new(bool lines)
 {
 	struct symtab *s = xcalloc(1, sizeof(*s));
+	struct error e;
 
 	s->lines = lines;
+	s->no_dw = dwlib_load(&e) != 0;
 	s->vdso_fd = -2;
 	s->unknown = intern(s, "[unknown]");
 	s->jit_name = intern(s, "[jit]");
@@ -871,6 +868,10 @@ static struct unwind *unwinder_build(struct symtab *s, struct proc *p)
 	struct unwind *u;
 	size_t n = 0;
 
+	if (s->no_dw) {
+		free(maps);
+		return NULL;
+	}
 	for (size_t i = 0; i < p->nmaps; i++) {
 		const struct mapping *m = &p->maps[i];
 		uint64_t bias;
