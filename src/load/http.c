@@ -70,23 +70,9 @@ static bool is_host_header(const char *h)
 	return !strncasecmp(h, "Host", 4) && (h[4] == ':');
 }
 
-static void put(char **buf, size_t *len, size_t *cap, const char *s,
-		size_t n)
-{
-	*buf = xgrow(*buf, cap, *len + n + 1, 1);
-	memcpy(*buf + *len, s, n);
-	*len += n;
-	(*buf)[*len] = '\0';
-}
-
-static void puts_(char **buf, size_t *len, size_t *cap, const char *s)
-{
-	put(buf, len, cap, s, strlen(s));
-}
-
 /* A header as the user wrote it, with the space after the colon
  * normalized: "Name: value". */
-static void put_header(char **buf, size_t *len, size_t *cap, const char *h)
+static void put_header(struct strbuf *b, const char *h)
 {
 	const char *colon = strchr(h, ':'), *v = colon + 1;
 	size_t vlen;
@@ -96,44 +82,44 @@ static void put_header(char **buf, size_t *len, size_t *cap, const char *h)
 	vlen = strlen(v);
 	while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
 		vlen--;
-	put(buf, len, cap, h, (size_t)(colon - h));
-	puts_(buf, len, cap, ": ");
-	put(buf, len, cap, v, vlen);
-	puts_(buf, len, cap, "\r\n");
+	strbuf_put(b, h, (size_t)(colon - h));
+	strbuf_puts(b, ": ");
+	strbuf_put(b, v, vlen);
+	strbuf_puts(b, "\r\n");
 }
 
 void http_request_build(const struct http_req_spec *r, const char *authority,
 			char **out, size_t *len)
 {
-	char *buf = NULL, num[32];
-	size_t n = 0, cap = 0;
+	struct strbuf b = { 0 };
+	char num[32];
 	bool host = false;
 
-	puts_(&buf, &n, &cap, r->method);
-	puts_(&buf, &n, &cap, " ");
-	puts_(&buf, &n, &cap, r->path);
-	puts_(&buf, &n, &cap, " HTTP/1.1\r\n");
+	strbuf_puts(&b, r->method);
+	strbuf_puts(&b, " ");
+	strbuf_puts(&b, r->path);
+	strbuf_puts(&b, " HTTP/1.1\r\n");
 	for (size_t i = 0; i < r->nheaders; i++)
 		host |= is_host_header(r->headers[i]);
 	if (!host) {
-		puts_(&buf, &n, &cap, "Host: ");
-		puts_(&buf, &n, &cap, authority);
-		puts_(&buf, &n, &cap, "\r\n");
+		strbuf_puts(&b, "Host: ");
+		strbuf_puts(&b, authority);
+		strbuf_puts(&b, "\r\n");
 	}
 	for (size_t i = 0; i < r->nheaders; i++)
-		put_header(&buf, &n, &cap, r->headers[i]);
+		put_header(&b, r->headers[i]);
 	if (r->body || !strcmp(r->method, "POST") ||
 	    !strcmp(r->method, "PUT") || !strcmp(r->method, "PATCH")) {
 		snprintf(num, sizeof(num), "%zu", r->body ? r->body_len : 0);
-		puts_(&buf, &n, &cap, "Content-Length: ");
-		puts_(&buf, &n, &cap, num);
-		puts_(&buf, &n, &cap, "\r\n");
+		strbuf_puts(&b, "Content-Length: ");
+		strbuf_puts(&b, num);
+		strbuf_puts(&b, "\r\n");
 	}
-	puts_(&buf, &n, &cap, "\r\n");
+	strbuf_puts(&b, "\r\n");
 	if (r->body)
-		put(&buf, &n, &cap, r->body, r->body_len);
-	*out = buf;
-	*len = n;
+		strbuf_put(&b, r->body, r->body_len);
+	*out = b.s;
+	*len = b.len;
 }
 
 void http_resp_start(struct http_resp *p, bool head)

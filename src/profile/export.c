@@ -20,21 +20,8 @@
 #include "util/fileio.h"
 #include "util/strutil.h"
 
-/* A growing string. */
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_putc(struct sbuf *b, char c)
-{
-	b->s = xgrow(b->s, &b->cap, b->len + 2, 1);
-	b->s[b->len++] = c;
-	b->s[b->len] = '\0';
-}
-
 /* A function name as one folded frame. */
-static void sb_put_name(struct sbuf *b, const char *name)
+static void put_frame_name(struct strbuf *b, const char *name)
 {
 	for (const char *s = name; *s; s++) {
 		char c = *s;
@@ -43,7 +30,7 @@ static void sb_put_name(struct sbuf *b, const char *name)
 			c = ':';
 		else if (c == '\n' || c == '\r')
 			c = ' ';
-		sb_putc(b, c);
+		strbuf_putc(b, c);
 	}
 }
 
@@ -68,14 +55,14 @@ static struct folded_line *folded_lines(const struct profile *p, size_t t,
 
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct stack *s = &p->stacks[i];
-		struct sbuf b = { 0 };
+		struct strbuf b = { 0 };
 
 		if (!s->values[t])
 			continue;
 		for (size_t d = s->depth; d-- > 0;) {
-			sb_put_name(&b, p->frames[s->frames[d]].function);
+			put_frame_name(&b, p->frames[s->frames[d]].function);
 			if (d)
-				sb_putc(&b, ';');
+				strbuf_putc(&b, ';');
 		}
 		if (!b.s)
 			b.s = xstrdup("");

@@ -93,16 +93,22 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
-struct wordbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void wb_put(struct wordbuf *w, char c)
+void strbuf_put(struct strbuf *b, const char *p, size_t n)
 {
-	w->s = xgrow(w->s, &w->cap, w->len + 2, 1);
-	w->s[w->len++] = c;
-	w->s[w->len] = '\0';
+	b->s = xgrow(b->s, &b->cap, b->len + n + 1, 1);
+	memcpy(b->s + b->len, p, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void strbuf_puts(struct strbuf *b, const char *str)
+{
+	strbuf_put(b, str, strlen(str));
+}
+
+void strbuf_putc(struct strbuf *b, char c)
+{
+	strbuf_put(b, &c, 1);
 }
 
 static int is_blank(char c)
@@ -114,7 +120,7 @@ int split_words(const char *s, char ***argvp, size_t *argcp, struct error *e)
 {
 	char **argv = NULL;
 	size_t argc = 0, cap = 0;
-	struct wordbuf w = { 0 };
+	struct strbuf w = { 0 };
 	int in_word = 0;
 	const char *p = s;
 
@@ -125,7 +131,7 @@ int split_words(const char *s, char ***argvp, size_t *argcp, struct error *e)
 			if (in_word) {
 				argv = xgrow(argv, &cap, argc + 2, sizeof(*argv));
 				argv[argc++] = w.s ? w.s : xstrdup("");
-				w = (struct wordbuf){ 0 };
+				w = (struct strbuf){ 0 };
 				in_word = 0;
 			}
 			if (c == '\0')
@@ -138,7 +144,7 @@ int split_words(const char *s, char ***argvp, size_t *argcp, struct error *e)
 			if (p[1] == '\0')
 				goto trailing_backslash;
 			if (p[1] != '\n')
-				wb_put(&w, p[1]);
+				strbuf_putc(&w, p[1]);
 			p += 2;
 		} else if (c == '\'') {
 			const char *end = strchr(p + 1, '\'');
@@ -146,7 +152,7 @@ int split_words(const char *s, char ***argvp, size_t *argcp, struct error *e)
 			if (!end)
 				goto unterminated;
 			for (p++; p < end; p++)
-				wb_put(&w, *p);
+				strbuf_putc(&w, *p);
 			if (!w.s)
 				w.s = xstrdup("");
 			p = end + 1;
@@ -159,13 +165,13 @@ int split_words(const char *s, char ***argvp, size_t *argcp, struct error *e)
 					if (*p == '\n')
 						continue;
 				}
-				wb_put(&w, *p);
+				strbuf_putc(&w, *p);
 			}
 			if (!w.s)
 				w.s = xstrdup("");
 			p++;
 		} else {
-			wb_put(&w, c);
+			strbuf_putc(&w, c);
 			p++;
 		}
 	}
@@ -225,52 +231,52 @@ static int needs_quotes(const char *s)
 
 char *argv_join(char *const *argv)
 {
-	struct wordbuf w = { 0 };
+	struct strbuf w = { 0 };
 
-	wb_put(&w, ' ');
+	strbuf_putc(&w, ' ');
 	w.len = 0;
 	for (size_t i = 0; argv[i]; i++) {
 		const char *a = argv[i];
 
 		if (i)
-			wb_put(&w, ' ');
+			strbuf_putc(&w, ' ');
 		if (!needs_quotes(a)) {
 			for (; *a; a++)
-				wb_put(&w, *a);
+				strbuf_putc(&w, *a);
 			continue;
 		}
-		wb_put(&w, '\'');
+		strbuf_putc(&w, '\'');
 		for (; *a; a++) {
 			if (*a == '\'') {
-				wb_put(&w, '\'');
-				wb_put(&w, '\\');
-				wb_put(&w, '\'');
+				strbuf_putc(&w, '\'');
+				strbuf_putc(&w, '\\');
+				strbuf_putc(&w, '\'');
 			}
-			wb_put(&w, *a);
+			strbuf_putc(&w, *a);
 		}
-		wb_put(&w, '\'');
+		strbuf_putc(&w, '\'');
 	}
 	return w.s;
 }
 
 char *str_replace(const char *s, const char *from, const char *to)
 {
-	struct wordbuf w = { 0 };
+	struct strbuf w = { 0 };
 	size_t flen = strlen(from);
 	const char *hit;
 
-	wb_put(&w, ' ');
+	strbuf_putc(&w, ' ');
 	w.len = 0;
 	w.s[0] = '\0';
 	while ((hit = strstr(s, from))) {
 		for (; s < hit; s++)
-			wb_put(&w, *s);
+			strbuf_putc(&w, *s);
 		for (const char *t = to; *t; t++)
-			wb_put(&w, *t);
+			strbuf_putc(&w, *t);
 		s += flen;
 	}
 	for (; *s; s++)
-		wb_put(&w, *s);
+		strbuf_putc(&w, *s);
 	return w.s;
 }
 

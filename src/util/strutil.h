@@ -28,6 +28,18 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap)
 	__attribute__((format(printf, 1, 0)));
 
+/* A growing string, always NUL-terminated once anything is put in it
+ * (s is NULL before). Start from (struct strbuf){ 0 }; s is the caller's
+ * to free. */
+struct strbuf {
+	char *s;
+	size_t len, cap;
+};
+
+void strbuf_put(struct strbuf *b, const char *p, size_t n);
+void strbuf_puts(struct strbuf *b, const char *str);
+void strbuf_putc(struct strbuf *b, char c);
+
 /*
  * Split s into words by POSIX shell quoting rules: blanks separate words;
  * single quotes keep everything literally; double quotes keep everything

@@ -685,9 +685,37 @@ static void test_hashidx(void **state)
 	assert_int_equal(ix.cap, 0);
 }
 
+/* strbuf: every put lands, in order, NUL-terminated, across growth; an
+ * embedded NUL put with strbuf_put is kept in len. */
+static void test_strbuf(void **state)
+{
+	struct strbuf b = { 0 };
+	char want[3000];
+
+	assert_null(b.s);
+	for (int i = 0; i < 1000; i++) {
+		char c = (char)('a' + i % 26);
+
+		strbuf_putc(&b, c);
+		want[i] = c;
+	}
+	strbuf_puts(&b, "xyz");
+	memcpy(want + 1000, "xyz", 3);
+	strbuf_put(&b, "a\0b", 3);
+	memcpy(want + 1003, "a\0b", 3);
+	assert_int_equal(b.len, 1006);
+	assert_memory_equal(b.s, want, 1006);
+	assert_int_equal(b.s[1006], '\0');
+	assert_true(b.cap > b.len);
+	strbuf_puts(&b, "");
+	assert_int_equal(b.len, 1006);
+	free(b.s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_split_plain),
 		cmocka_unit_test(test_split_quotes),
 		cmocka_unit_test(test_split_backslash),

@@ -1,0 +1,394 @@
+/*
+ * A module of the symbolizer: one ELF file (shared by every process that
+ * maps it) opened with libdw, its function symbols, and the frames (inlined
+ * calls included) of its file addresses (symtab_internal.h, notes 1 and 3).
+ */
+#include <dwarf.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile/dwlib.h"
+#include "profile/symtab_internal.h"
+#include "util/strutil.h"
+
+/* An fd for dwfl_report_elf to consume: a copy of the vdso's, -1 to let
+ * libdwfl open the path, -2 when the vdso is unavailable. */
+int module_report_fd(struct symtab *s, const struct module *md)
+{
+	int fd;
+
+	if (strcmp(md->path, "[vdso]"))
+		return -1;
+	if (s->vdso_fd == -2)
+		s->vdso_fd = unwind_vdso_image();
+	fd = s->vdso_fd < 0 ? -1 : fcntl(s->vdso_fd, F_DUPFD_CLOEXEC, 0);
+	return fd >= 0 ? fd : -2;
+}
+
+/* --- modules --- */
+
+static bool module_eq(const void *entry, const void *key)
+{
+	return !strcmp(((const struct module *)entry)->path, key);
+}
+
+struct module *module_get(struct symtab *s, const char *path)
+{
+	uint64_t h = hash_str(path);
+	struct module *md = st_table_find(&s->modules, h, module_eq, path);
+	const char *slash;
+
+	if (md)
+		return md;
+	md = xcalloc(1, sizeof(*md));
+	md->path = xstrdup(path);
+	slash = strrchr(path, '/');
+	md->name = st_intern(s, slash ? slash + 1 : path);
+	st_table_add(&s->modules, h, md);
+	return md;
+}
+
+/* perf's choice among aliases: sized, then global over weak over local,
+ * then fewer leading underscores ("malloc", not "__libc_malloc"). */
+static int sym_rank(const GElf_Sym *sym, const char *name)
+{
+	int bind = GELF_ST_BIND(sym->st_info);
+	int r = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+	int under = (int)strspn(name, "_");
+
+	return (sym->st_size ? 0 : 64) + r * 16 + (under < 15 ? under : 15);
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/*
+ * The module's function symbols, sorted, the best alias of each address
+ * kept. dwfl_module_addrinfo scans the whole symbol table per call: too
+ * slow for thousands of addresses in a library with 10,000 symbols.
+ */
+static void module_read_syms(struct module *md)
+{
+	int n = dw.dwfl_module_getsymtab(md->mod);
+	size_t k = 0;
+
+	if (n <= 0)
+		return;
+	md->syms = xcalloc((size_t)n, sizeof(*md->syms));
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dw.dwfl_module_getsym_info(md->mod, i, &sym, &addr,
+							   &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !*name || shndx == SHN_UNDEF || !addr ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		md->syms[md->nsyms++] = (struct sym){
+			.start = addr, .size = sym.st_size, .name = name,
+			.rank = sym_rank(&sym, name),
+		};
+	}
+	if (!md->nsyms)
+		return;
+	qsort(md->syms, md->nsyms, sizeof(*md->syms), sym_cmp);
+	for (size_t i = 1; i < md->nsyms; i++)
+		if (md->syms[i].start != md->syms[k].start)
+			md->syms[++k] = md->syms[i];
+	md->nsyms = k + 1;
+}
+
+/* The name of the function symbol containing Dwfl address a, or NULL. A
+ * sizeless symbol reaches up to the next one. */
+static const char *module_sym(const struct module *md, uint64_t a)
+{
+	size_t k = st_count_at_or_below(md->syms, md->nsyms,
+					sizeof(*md->syms), a);
+	const struct sym *y = k ? &md->syms[k - 1] : NULL;
+
+	return y && (!y->size || a - y->start < y->size) ? y->name : NULL;
+}
+
+/* Open the module once (symtab_internal.h, note 1). Returns 0, or -1
+ * if it cannot be read. */
+int module_open(struct symtab *s, struct module *md)
+{
+	int fd;
+
+	if (md->state)
+		return md->state > 0 ? 0 : -1;
+	md->state = -1;
+	if (s->no_dw)
+		return -1;
+	fd = module_report_fd(s, md);
+	if (fd == -2 || !(md->dwfl = dw.dwfl_begin(&dw.offline_callbacks)))
+		goto out_close;
+	dw.dwfl_report_begin(md->dwfl);
+	md->mod = dw.dwfl_report_elf(md->dwfl, md->name, md->path, fd, 0, true);
+	if (!md->mod)
+		goto out_close;
+	fd = -1;		/* consumed */
+	if (dw.dwfl_report_end(md->dwfl, NULL, NULL))
+		return -1;
+	md->elf = dw.dwfl_module_getelf(md->mod, &md->dwfl_bias);
+	if (!md->elf)
+		return -1;
+	module_read_syms(md);
+	md->state = 1;
+	return 0;
+out_close:
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+void module_free(struct module *md)
+{
+	if (md->dwfl)
+		dw.dwfl_end(md->dwfl);
+	free(md->syms);
+	free(md->cus);
+	hashidx_free(&md->cache);
+	free(md->frames);
+	free(md->path);
+	free(md);
+}
+
+/* --- resolving one file address of a module --- */
+
+static void module_read_cus(struct module *md)
+{
+	Dwarf_Die *cu = NULL;
+	size_t cap = 0;
+
+	md->cus_built = true;
+	while ((cu = dw.dwfl_module_nextcu(md->mod, cu, &md->cu_bias))) {
+		Dwarf_Addr base, start, end;
+		ptrdiff_t off = 0;
+
+		while ((off = dw.dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+			md->cus = xgrow(md->cus, &cap, md->ncus + 1,
+					sizeof(*md->cus));
+			md->cus[md->ncus++] = (struct cu_range){ start, end, cu };
+		}
+	}
+	if (md->ncus)
+		qsort(md->cus, md->ncus, sizeof(*md->cus), st_start_cmp);
+}
+
+/* The CU holding Dwfl address a, with the bias of its addresses. */
+static Dwarf_Die *module_cu(struct module *md, Dwarf_Addr a,
+			    Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dw.dwfl_module_addrdie(md->mod, a, bias);
+	size_t k;
+
+	if (cu)
+		return cu;
+	if (!md->cus_built)
+		module_read_cus(md);
+	*bias = md->cu_bias;
+	k = st_count_at_or_below(md->cus, md->ncus, sizeof(*md->cus), a - *bias);
+	return k && a - *bias < md->cus[k - 1].end ? md->cus[k - 1].cu : NULL;
+}
+
+/* A DIE's function name: the linkage name demangled, else its name. */
+static char *die_name(struct symtab *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+
+	name = dw.dwarf_formstring(dw.dwarf_attr_integrate(die, DW_AT_linkage_name,
+						     &attr));
+	if (!name)
+		name = dw.dwarf_formstring(dw.dwarf_attr_integrate(
+			die, DW_AT_MIPS_linkage_name, &attr));
+	if (name)
+		return st_intern_symbol(s, name);
+	name = dw.dwarf_diename(die);
+	return name ? st_intern(s, name) : NULL;
+}
+
+/* Tags whose DIEs may hold code at pc (and so its inlined calls). */
+static bool holds_code(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+	       tag == DW_TAG_catch_block || tag == DW_TAG_entry_point;
+}
+
+/*
+ * Append to chain[n..max) the DIEs under parent containing pc, outermost
+ * first, entering only those that contain it (and namespaces, which have
+ * no addresses). Returns the new length. One descent instead of the two
+ * whole-CU walks of dwarf_getscopes + dwarf_getscopes_die.
+ */
+static int descend(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chain,
+		   int n, int max)
+{
+	Dwarf_Die child;
+
+	if (n == max || dw.dwarf_child(parent, &child))
+		return n;
+	do {
+		int tag = dw.dwarf_tag(&child), k;
+
+		if (tag == DW_TAG_namespace) {
+			k = descend(&child, pc, chain, n, max);
+			if (k > n)
+				return k;
+		} else if (holds_code(tag) && dw.dwarf_haspc(&child, pc) == 1) {
+			chain[n] = child;
+			return descend(&child, pc, chain, n + 1, max);
+		}
+	} while (dw.dwarf_siblingof(&child, &child) == 0);
+	return n;
+}
+
+/* The DIEs physically enclosing pc in the CU, innermost first: its
+ * inlined instances up to the function they were inlined into. Returns
+ * how many; *scopes is malloc'd. */
+static int enclosing_dies(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes)
+{
+	Dwarf_Die chain[MAX_INLINE * 2], *inner = NULL, die;
+	int n = descend(cu, pc, chain, 0, MAX_INLINE * 2);
+
+	*scopes = NULL;
+	if (n > 0) {
+		*scopes = xcalloc((size_t)n, sizeof(**scopes));
+		for (int i = 0; i < n; i++)
+			(*scopes)[i] = chain[n - 1 - i];
+		return n;
+	}
+	/* Not found by descent (imported units, unusual nesting): the
+	 * library's whole-CU search, then the chain of parents of the
+	 * innermost scope, which unlike dwarf_getscopes' own result goes
+	 * through the concrete inlined instances. */
+	n = dw.dwarf_getscopes(cu, pc, &inner);
+	if (n <= 0) {
+		free(inner);
+		return 0;
+	}
+	die = inner[0];
+	free(inner);
+	n = dw.dwarf_getscopes_die(&die, scopes);
+	return n > 0 ? n : 0;
+}
+
+/* The call site of an inlined instance: its DW_AT_call_file/call_line. */
+static void call_site(struct symtab *s, Dwarf_Die *die, Dwarf_Files *files,
+		      char **file, int *line)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word v;
+	const char *f = NULL;
+
+	*file = NULL;
+	*line = 0;
+	if (files && !dw.dwarf_formudata(dw.dwarf_attr(die, DW_AT_call_file, &attr),
+				      &v))
+		f = dw.dwarf_filesrc(files, v, NULL, NULL);
+	if (f)
+		*file = st_intern(s, f);
+	if (!dw.dwarf_formudata(dw.dwarf_attr(die, DW_AT_call_line, &attr), &v) &&
+	    v <= INT32_MAX)
+		*line = (int)v;
+}
+
+/*
+ * Resolve Dwfl address a of md into fr (innermost first, at most max):
+ * one frame per inlined instance containing a, then the function, from
+ * the ELF symbol table (DWARF's name when there is no symbol).
+ */
+static size_t resolve(struct symtab *s, struct module *md, Dwarf_Addr a,
+		      struct frame *fr, size_t max)
+{
+	Dwarf_Addr dwbias;
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	const char *sname;
+	char *file = NULL, *outer = NULL;
+	int line = 0, ns = 0;
+	size_t n = 0;
+
+	cu = module_cu(md, a, &dwbias);
+	if (cu && s->lines) {
+		Dwarf_Line *l = dw.dwarf_getsrc_die(cu, a - dwbias);
+		const char *f = l ? dw.dwarf_linesrc(l, NULL, NULL) : NULL;
+
+		if (f && !dw.dwarf_lineno(l, &line))
+			file = st_intern(s, f);
+		else
+			line = 0;
+		if (dw.dwarf_getsrcfiles(cu, &files, NULL))
+			files = NULL;
+	}
+	if (cu)
+		ns = enclosing_dies(cu, a - dwbias, &scopes);
+	for (int i = 0; i < ns && n + 1 < max; i++) {
+		int tag = dw.dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram) {
+			outer = die_name(s, &scopes[i]);
+			break;
+		}
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		char *name = die_name(s, &scopes[i]);
+
+		fr[n++] = (struct frame){
+			.function = name ? name : s->unknown, .file = file,
+			.line = line, .module = md->name, .inlined = true,
+		};
+		call_site(s, &scopes[i], files, &file, &line);
+		if (!s->lines) {
+			file = NULL;
+			line = 0;
+		}
+	}
+	free(scopes);
+	sname = module_sym(md, a);
+	if (sname)
+		outer = st_intern_symbol(s, sname);
+	fr[n++] = (struct frame){
+		.function = outer ? outer : s->unknown, .file = file,
+		.line = line, .module = md->name,
+	};
+	return n;
+}
+
+/* The cached frames of file address rel, resolving them the first time. */
+struct cached module_lookup(struct symtab *s, struct module *md,
+			    uint64_t rel)
+{
+	struct frame tmp[MAX_INLINE];
+	uint64_t h = hash_u64(rel), v;
+	size_t pos, n;
+
+	v = hashidx_first(&md->cache, h, &pos);
+	if (v)
+		return (struct cached){ (uint32_t)(v >> 32), (uint32_t)v };
+	if (module_open(s, md) == 0) {
+		n = resolve(s, md, rel + md->dwfl_bias, tmp, MAX_INLINE);
+	} else {
+		tmp[0] = (struct frame){ .function = s->unknown,
+					 .module = md->name };
+		n = 1;
+	}
+	md->frames = xgrow(md->frames, &md->capframes, md->nframes + n,
+			   sizeof(*md->frames));
+	memcpy(md->frames + md->nframes, tmp, n * sizeof(*tmp));
+	hashidx_add(&md->cache, h, (uint64_t)md->nframes << 32 | n);
+	md->nframes += n;
+	return (struct cached){ (uint32_t)(md->nframes - n), (uint32_t)n };
+}
