@@ -6,9 +6,8 @@
  * two commands (record, mem) that read symbols. Only their headers are
  * needed to build.
  *
- * symbolize.c and unwind.c call libdw through the table dw
- * (dw.dwfl_begin(...)), filled by dwlib_load. The first call of
- * dwlib_load must come from one thread, before any other uses the table.
+ * elfmod.c and unwind.c call libdw through the table dw
+ * (dw.dwfl_begin(...)), filled by dwlib_load (util/dynlib.h).
  */
 #ifndef YS_PROFILE_DWLIB_H
 #define YS_PROFILE_DWLIB_H
@@ -17,6 +16,7 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
+#include "util/dynlib.h"
 #include "util/error.h"
 
 /* Every libdw and libelf function yardstick calls. */
@@ -38,18 +38,20 @@
 	X(dwfl_thread_state_registers)					\
 	X(elf_getphdrnum) X(gelf_getehdr) X(gelf_getphdr)
 
-#define DWLIB_FIELD(name) __typeof__(name) *name;
-struct dwlib {
-	DWLIB_FUNCTIONS(DWLIB_FIELD)
-	/* libdwfl's standard callbacks: files at the addresses they were
-	 * reported at (symbolize.c), and a process's files (unwind.c).
-	 * libdwfl keeps the pointer it is given: they live here. */
-	Dwfl_Callbacks offline_callbacks, process_callbacks;
+union dwlib {
+	struct {
+		DWLIB_FUNCTIONS(DYNLIB_FIELD)
+	};
+	void *fn[0 DWLIB_FUNCTIONS(DYNLIB_COUNT)];
 };
-#undef DWLIB_FIELD
 
 /* Valid once dwlib_load has returned 0. */
-extern struct dwlib dw;
+extern union dwlib dw;
+
+/* libdwfl's standard callbacks, valid once dwlib_load has returned 0:
+ * files at the addresses they were reported at (elfmod.c), and a
+ * process's files (unwind.c). libdwfl keeps the pointer it is given. */
+extern Dwfl_Callbacks dwlib_offline_callbacks, dwlib_process_callbacks;
 
 /*
  * Load libdw (once; later calls give the first answer). Returns 0, or -1

@@ -131,7 +131,7 @@ int module_open(struct symtab *s, struct module *md)
 	if (s->no_dw)
 		return -1;
 	fd = module_report_fd(s, md);
-	if (fd == -2 || !(md->dwfl = dw.dwfl_begin(&dw.offline_callbacks)))
+	if (fd == -2 || !(md->dwfl = dw.dwfl_begin(&dwlib_offline_callbacks)))
 		goto out_close;
 	dw.dwfl_report_begin(md->dwfl);
 	md->mod = dw.dwfl_report_elf(md->dwfl, md->name, md->path, fd, 0, true);

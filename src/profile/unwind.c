@@ -212,7 +212,7 @@ struct unwind *unwind_new(uint32_t pid, const struct unwind_map *maps,
 	u->refs = 1;
 	u->maps = xcalloc(n ? n : 1, sizeof(*u->maps));
 	u->files = xcalloc(n ? n : 1, sizeof(*u->files));
-	u->dwfl = dw.dwfl_begin(&dw.process_callbacks);
+	u->dwfl = dw.dwfl_begin(&dwlib_process_callbacks);
 	if (!u->dwfl) {
 		for (size_t i = 0; i < n; i++)
 			if (maps[i].fd >= 0)

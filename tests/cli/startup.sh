@@ -76,7 +76,7 @@ nodw() {
 		echo \$? >'$T/rc2'" 2>"$T/stderr"
 	[ "$(cat "$T/rc1")" = 3 ] && [ "$(cat "$T/rc2")" = 3 ] &&
 	[ ! -e "$T/ran1" ] && [ ! -e "$T/ran2" ] &&
-	[ "$(grep -c "cannot load 'libdw.so.1' (elfutils).*apt-get install libdw1" "$T/stderr")" = 2 ] &&
+	[ "$(grep -c "cannot load 'libdw.so.1' (elfutils, .*apt-get install libdw1)$" "$T/stderr")" = 2 ] &&
 	has "$T/stderr" "yardstick record: " && has "$T/stderr" "yardstick mem: "
 }
 if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then

@@ -1,0 +1,58 @@
+/*
+ * A shared library loaded with dlopen when first needed, not linked, so
+ * that yardstick's start-up does not pay for what one command uses (its
+ * mapping, relocations and constructors, and those of its dependencies).
+ * Only its headers are needed to build.
+ *
+ * A user lists the functions it calls once, as an X-macro, and gets a
+ * table it calls them through with their own types:
+ *
+ *   #define FOO_FUNCTIONS(X) X(foo_open) X(foo_close)
+ *   union foo_fns {
+ *           struct { FOO_FUNCTIONS(DYNLIB_FIELD) };
+ *           void *fn[0 FOO_FUNCTIONS(DYNLIB_COUNT)];
+ *   };
+ *   extern union foo_fns foo;        ... foo.foo_open(...)
+ *
+ *   static const char *const names[] = { FOO_FUNCTIONS(DYNLIB_NAME) };
+ *   static struct dynlib lib = {
+ *           .soname = "libfoo.so.1", .package = "libfoo1",
+ *           .purpose = "what it does", .names = names, .fn = foo.fn,
+ *           .n = sizeof(names) / sizeof(names[0]),
+ *   };
+ *   if (dynlib_load(&lib, &e)) ...
+ *
+ * The first call of dynlib_load must come from one thread, before any
+ * other uses the table.
+ */
+#ifndef YS_UTIL_DYNLIB_H
+#define YS_UTIL_DYNLIB_H
+
+#include <stddef.h>
+
+#include "util/error.h"
+
+#define DYNLIB_FIELD(name) __typeof__(name) *name;
+#define DYNLIB_COUNT(name) + 1
+#define DYNLIB_NAME(name) #name,
+
+struct dynlib {
+	const char *soname;	/* what dlopen loads: "libdw.so.1" */
+	const char *package;	/* the Debian package that has it */
+	const char *purpose;	/* for the message: "elfutils, which ..." */
+	const char *const *names;	/* the functions ... */
+	void **fn;		/* ... and where their addresses go */
+	size_t n;
+	int state;		/* 0 not tried, 1 loaded, -1 failed */
+	char why[256];		/* the failure */
+};
+
+/*
+ * Load the library and every function of names into fn, once: later calls
+ * give the first answer. Returns 0, or -1 with "cannot load 'SONAME'
+ * (PURPOSE): WHY (apt-get install PACKAGE)", WHY being dlopen's reason or
+ * the first function missing.
+ */
+int dynlib_load(struct dynlib *l, struct error *e);
+
+#endif
