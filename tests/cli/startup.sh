@@ -1,12 +1,12 @@
 # yardstick's start-up loads only what every command needs: libdw, libelf,
-# the C++ runtime and the decompressors they bring (liblzma, libbz2) are
-# loaded by record and mem when they symbolize (src/profile/dwlib.c), and
-# those still name C and C++ (demangled) functions; SQLite is loaded when
-# the store is opened (src/store/store.c).
+# the C++ runtime and the decompressors they bring (liblzma, libbz2, zlib)
+# are loaded by record and mem when they symbolize (src/profile/dwlib.c),
+# and those still name C and C++ (demangled) functions; SQLite is loaded
+# when the store is opened (src/store/store.c), zlib also by a pprof output.
 . "$(dirname "$0")/lib.sh"
 FX=$(dirname "$YSFIX")
 export FX
-LAZY="libdw.so libelf.so libstdc++.so liblzma.so libbz2.so"
+LAZY="libdw.so libelf.so libstdc++.so liblzma.so libbz2.so libz.so"
 
 # loaded "LIB..." COMMAND...: run COMMAND with the dynamic loader's log of
 # yardstick's process (and its children) in $T/ld.*, and list which of
@@ -34,7 +34,7 @@ none_loaded() {
 "$YS" run -q --runs 10 --json "$T/a.json" -- true >/dev/null 2>&1
 "$YS" run -q --runs 10 --json "$T/b.json" -- true >/dev/null 2>&1
 
-t "--version loads none of libdw, libelf, libstdc++, liblzma, libbz2" \
+t "--version loads none of libdw, libelf, libstdc++, liblzma, libbz2, libz" \
 	none_loaded "$LAZY" "$YS" --version
 t "run loads none of them" \
 	none_loaded "$LAZY" "$YS" run -q --runs 2 --no-store -- true
