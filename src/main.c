@@ -1,36 +1,30 @@
 /*
- * yardstick: the command table and dispatch, and nothing else. `help` and
- * the usage text are generated from the table.
+ * yardstick: the command table and dispatch, and nothing else. `help`, the
+ * usage text and each command's help (from its options table, cmd/options.h)
+ * are generated.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/options.h"
 #include "cmd/run.h"
 #include "config.h"
 
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
-	const char *summary;
-	const char *help;
+	const struct opt_cmd *opts;	/* summary, help, completions */
 };
 
 static const struct command commands[] = {
-	{ "run", cmd_run, "benchmark commands: time, memory, counters, "
-	  "statistics, comparisons", run_help },
-	{ "compare", cmd_compare, "compare two result sets metric by metric",
-	  compare_help },
-	{ "gate", cmd_gate, "fail CI when a metric regressed beyond a "
-	  "threshold, significantly", gate_help },
-	{ "history", cmd_history, "stored results over time, change points",
-	  history_help },
-	{ "record", cmd_record, "sampling CPU profiler: top functions, flame "
-	  "graphs, pprof", record_help },
-	{ "load", cmd_load, "HTTP load generator: closed or fixed-rate, "
-	  "latency corrected for coordinated omission", load_help },
-	{ "mem", cmd_mem, "heap profiler: peak heap, leaks, temporary "
-	  "allocations, allocation sites", mem_help },
+	{ "run", cmd_run, &run_cmd },
+	{ "compare", cmd_compare, &compare_cmd },
+	{ "gate", cmd_gate, &gate_cmd },
+	{ "history", cmd_history, &history_cmd },
+	{ "record", cmd_record, &record_cmd },
+	{ "load", cmd_load, &load_cmd },
+	{ "mem", cmd_mem, &mem_cmd },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -44,7 +38,7 @@ static void usage(FILE *fp)
 	      "Commands:\n", fp);
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(fp, "  %-10s %s\n", commands[i].name,
-			commands[i].summary);
+			commands[i].opts->summary);
 	fputs("  help       show this, or the help of a command\n\n"
 	      "'yardstick help COMMAND' or 'yardstick COMMAND --help' tells "
 	      "more.\n", fp);
@@ -56,6 +50,25 @@ static const struct command *find(const char *name)
 		if (!strcmp(commands[i].name, name))
 			return &commands[i];
 	return NULL;
+}
+
+/* yardstick completion bash|zsh|fish: the script, from the tables. */
+static int completion(int argc, char **argv)
+{
+	const struct opt_cmd *cmds[NCOMMANDS];
+	struct error e;
+
+	if (argc != 3) {
+		fputs("usage: yardstick completion bash|zsh|fish\n", stderr);
+		return 2;
+	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		cmds[i] = commands[i].opts;
+	if (opt_completion(argv[2], cmds, NCOMMANDS, stdout, &e)) {
+		fprintf(stderr, "yardstick completion: %s\n", e.msg);
+		return 2;
+	}
+	return 0;
 }
 
 static int finish(int ret)
@@ -92,9 +105,12 @@ int main(int argc, char **argv)
 				"'yardstick help')\n", argv[2]);
 			return 2;
 		}
-		fputs(c->help, stdout);
+		opt_help(c->opts, stdout);
 		return finish(0);
 	}
+	/* hidden: the build generates the completion scripts with it */
+	if (!strcmp(argv[1], "completion"))
+		return finish(completion(argc, argv));
 	c = find(argv[1]);
 	if (!c) {
 		fprintf(stderr, "yardstick: '%s' is not a command (see "

@@ -16,12 +16,10 @@ int cmd_record(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
 
-extern const char compare_help[];
-extern const char gate_help[];
-extern const char history_help[];
-extern const char record_help[];
-extern const char load_help[];
-extern const char mem_help[];
+/* Their options tables (cmd/options.h): help and completions. */
+struct opt_cmd;
+extern const struct opt_cmd compare_cmd, gate_cmd, history_cmd, record_cmd,
+	load_cmd, mem_cmd;
 
 /*
  * Keep res in the store at store (NULL: the default, $YARDSTICK_STORE or
@@ -30,27 +28,10 @@ extern const char mem_help[];
  */
 int save_result(const struct result *res, const char *store, bool quiet);
 
-/*
- * The options of a command that runs a program ("yardstick CMD [OPTIONS]
- * -- PROGRAM [ARGS...]"): getopt_long over argv up to "--" with shortopts
- * (which starts with ':' and has 'h' for --help), calling opt(arg, c,
- * optarg) for each option, which prints its own error and returns
- * non-zero for a bad value. Returns 0 with *operands the index of the
- * first argument that is not an option and *dashdash that of "--" (argc
- * when there is none); 1 after printing help; 2 after a usage error.
- */
-struct option;
-struct prog_parser {
-	const char *cmd, *shortopts, *help;
-	const struct option *longopts;
-	int (*opt)(void *arg, int c, const char *val);
-	void *arg;
-};
-int parse_program_args(int argc, char **argv, const struct prog_parser *pp,
-		       int *operands, int *dashdash);
-
-/* Then: the program after "--" into *prog, and a format known for every
- * -o file of out; else a usage error printed, and 2. */
+/* After opt_parse of "yardstick CMD [OPTIONS] -- PROGRAM [ARGS...]" (its
+ * operands argv[first..dashdash)): no operand, the program after "--" into
+ * *prog, and a format known for every -o file of out; else a usage error
+ * printed, and 2. */
 struct profile_outputs;
 int program_and_outputs(const char *cmd, int argc, char **argv, int first,
 			int dashdash, const struct profile_outputs *out,

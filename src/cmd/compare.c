@@ -1,20 +1,20 @@
 /* `yardstick compare BASE NEW`: two result sets, metric by metric. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/options.h"
 #include "cmd/refs.h"
 #include "result/compare.h"
 #include "stats/shift.h"
 #include "util/outputs.h"
 #include "util/strutil.h"
 
-const char compare_help[] =
-"usage: yardstick compare [OPTIONS] BASE NEW\n"
-"\n"
+static const char *const compare_usage[] = { "[OPTIONS] BASE NEW", NULL };
+
+static const char compare_description[] =
 "Compare two result sets metric by metric: for each benchmark both have\n"
 "(matched by name and parameters), the baseline and candidate median, the\n"
 "change of the median in % with a 95% CI (bootstrap of the ratio of\n"
@@ -30,40 +30,13 @@ const char compare_help[] =
 "\n"
 "BASE and NEW are result sets: a JSON file (yardstick's, hyperfine's\n"
 "--export-json, Google Benchmark's --benchmark_out), or a reference into\n"
-"the store: latest, a result id, @COMMIT, branch:NAME.\n"
-"\n"
-"  -m, --metric M        compare only metric M (repeatable; default all)\n"
-"      --alpha A         significance level (default 0.01)\n"
-"      --noise P         noise threshold in percent (default 2)\n"
-"      --resamples N     bootstrap resamples (default 1000)\n"
-"      --seed N          bootstrap seed (default 1)\n"
-"      --store PATH      the store (default $YARDSTICK_STORE, else\n"
-"                        .yardstick/results.db at the git top level)\n"
-"      --json FILE       the comparison as JSON (- for stdout)\n"
-"      --markdown FILE   a table for a pull-request comment (- for stdout)\n"
-"  -q, --quiet           no terminal report\n"
-"\n"
+"the store: latest, a result id, @COMMIT, branch:NAME.\n";
+
+static const char compare_epilog[] =
 "Exit status: 0 compared (whatever the verdicts; see 'yardstick gate' to\n"
 "fail a build); 2 bad usage, a result that cannot be read or found or\n"
 "that holds a benchmark twice; 3 the store is locked, unreadable or\n"
 "another user's.\n";
-
-enum { OPT_ALPHA = 256, OPT_NOISE, OPT_RESAMPLES, OPT_SEED, OPT_STORE,
-       OPT_JSON, OPT_MARKDOWN };
-
-static const struct option long_opts[] = {
-	{ "metric", required_argument, NULL, 'm' },
-	{ "alpha", required_argument, NULL, OPT_ALPHA },
-	{ "noise", required_argument, NULL, OPT_NOISE },
-	{ "resamples", required_argument, NULL, OPT_RESAMPLES },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "store", required_argument, NULL, OPT_STORE },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "markdown", required_argument, NULL, OPT_MARKDOWN },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 struct compare_args {
 	struct compare_opts o;
@@ -73,68 +46,46 @@ struct compare_args {
 	bool quiet;
 };
 
-static int bad_value(const char *opt, const char *arg)
-{
-	fprintf(stderr, "yardstick compare: %s: '%s' is not a valid value\n",
-		opt, arg);
-	return 2;
-}
+#define OPT_STRUCT struct compare_args
+static const struct opt_entry compare_options[] = {
+	{ OPT_LIST('m', "metric", metrics, nmetrics), .metavar = "M",
+	  .help = "compare only metric M (repeatable; default all)" },
+	/* below the permutation test's reach: see shift.h */
+	{ OPT_ALPHA(o.alpha, SHIFT_ALPHA_MIN, 0, "0.01",
+		    "significance level") },
+	{ OPT_PERCENT(0, "noise", o.noise, 0, INFINITY), .defval = "2",
+	  .help = "noise threshold in percent" },
+	{ OPT_RESAMPLES(o.resamples, "bootstrap resamples") },
+	{ OPT_SEED(o.seed, "bootstrap seed") },
+	{ OPT_STORE(store, "the store (default $YARDSTICK_STORE, else "
+		  ".yardstick/results.db at the git top level)") },
+	{ OPT_OUTPUT(0, "json", json),
+	  .help = "the comparison as JSON (- for stdout)" },
+	{ OPT_OUTPUT(0, "markdown", markdown),
+	  .help = "a table for a pull-request comment (- for stdout)" },
+	{ OPT_QUIET(quiet, "no terminal report") },
+	OPT_HELP_ENTRY,
+	OPT_END_ENTRY,
+};
 
-static int parse(struct compare_args *a, int argc, char **argv)
-{
-	double d;
-	long l;
-	int c;
+const struct opt_cmd compare_cmd = {
+	.name = "compare",
+	.summary = "compare two result sets metric by metric",
+	.usage = compare_usage,
+	.description = compare_description,
+	.epilog = compare_epilog,
+	.mode = OPT_PERMUTE,
+	.opts = compare_options,
+};
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":m:qh", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			a->metrics = xrealloc(a->metrics, (a->nmetrics + 2) *
-					      sizeof(char *));
-			a->metrics[a->nmetrics++] = optarg;
-			a->metrics[a->nmetrics] = NULL;
-			break;
-		case OPT_ALPHA:
-			/* below the permutation test's reach: see shift.h */
-			if (parse_double(optarg, &d) || d < SHIFT_ALPHA_MIN ||
-			    d >= 1)
-				return bad_value("--alpha", optarg);
-			a->o.alpha = d;
-			break;
-		case OPT_NOISE:
-			if (parse_double(optarg, &d) || d < 0)
-				return bad_value("--noise", optarg);
-			a->o.noise = d / 100;
-			break;
-		case OPT_RESAMPLES:
-			if (parse_long(optarg, &l) || l < 100 ||
-			    l > RESULT_READ_MAX_RESAMPLES)
-				return bad_value("--resamples", optarg);
-			a->o.resamples = (size_t)l;
-			break;
-		case OPT_SEED:
-			if (parse_long(optarg, &l) || l < 0)
-				return bad_value("--seed", optarg);
-			a->o.seed = (unsigned long long)l;
-			break;
-		case OPT_STORE: a->store = optarg; break;
-		case OPT_JSON: a->json = optarg; break;
-		case OPT_MARKDOWN: a->markdown = optarg; break;
-		case 'q': a->quiet = true; break;
-		case 'h': fputs(compare_help, stdout); return 1;
-		case ':':
-			fprintf(stderr, "yardstick compare: option '%s' needs a "
-				"value\n", argv[optind - 1]);
-			return 2;
-		default:
-			fprintf(stderr, "yardstick compare: unknown option "
-				"'%s'\n", argv[optind - 1]);
-			return 2;
-		}
-	}
-	if (argc - optind != 2) {
+static int parse(struct compare_args *a, int argc, char **argv,
+		 struct opt_rest *rest)
+{
+	int ret;
+
+	if (!opt_parse_or_exit(&compare_cmd, argc, argv, a, rest, &ret))
+		return ret ? ret : 1;
+	if (rest->end - rest->first != 2) {
 		fputs("yardstick compare: give two result sets, BASE and NEW "
 		      "(see 'yardstick compare --help')\n", stderr);
 		return 2;
@@ -174,26 +125,27 @@ int cmd_compare(int argc, char **argv)
 	struct compare_args a = { 0 };
 	struct result base, cand;
 	struct compare_report rep;
+	struct opt_rest rest;
 	char *base_label = NULL, *cand_label = NULL;
 	struct error e;
 	int ret;
 
 	compare_opts_init(&a.o);
-	ret = parse(&a, argc, argv);
+	ret = parse(&a, argc, argv, &rest);
 	if (ret) {
 		free(a.metrics);
 		return ret == 1 ? 0 : ret;
 	}
-	ret = load(argv[optind], a.store, &base);
+	ret = load(argv[rest.first], a.store, &base);
 	if (ret)
 		goto out_free;
-	ret = load(argv[optind + 1], a.store, &cand);
+	ret = load(argv[rest.first + 1], a.store, &cand);
 	if (ret) {
 		result_free(&base);
 		goto out_free;
 	}
-	base_label = xasprintf("the baseline '%s'", argv[optind]);
-	cand_label = xasprintf("the candidate '%s'", argv[optind + 1]);
+	base_label = xasprintf("the baseline '%s'", argv[rest.first]);
+	cand_label = xasprintf("the candidate '%s'", argv[rest.first + 1]);
 	a.o.base_label = base_label;
 	a.o.cand_label = cand_label;
 	if (compare_results(&base, &cand, &a.o, &rep, &e)) {

@@ -3,7 +3,6 @@
  * threshold with statistical confidence. Thresholds come from the command
  * line and from the [gate] sections of yardstick.ini.
  */
-#include <getopt.h>
 #include <ini.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -13,48 +12,21 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "cmd/options.h"
 #include "cmd/refs.h"
 #include "result/gate.h"
 #include "stats/shift.h"
 #include "util/outputs.h"
 #include "util/strutil.h"
 
-const char gate_help[] =
-"usage: yardstick gate --baseline REF [OPTIONS] [NEW]\n"
-"\n"
+static const char *const gate_usage[] = { "--baseline REF [OPTIONS] [NEW]",
+					   NULL };
+
+static const char gate_description[] =
 "Check the candidate result set NEW (default: latest in the store)\n"
-"against the baseline REF and fail when a threshold is broken.\n"
-"\n"
-"  -b, --baseline REF         the baseline: a JSON file (yardstick,\n"
-"                             hyperfine, Google Benchmark), latest, a\n"
-"                             result id, @COMMIT or branch:NAME\n"
-"      --max-increase SPEC    METRIC[.STAT]=VALUE: the statistic (mean,\n"
-"                             median (default), p90, p95, p99, min, max)\n"
-"                             may not grow by more than VALUE: 15ms, 10%,\n"
-"                             64KiB, 1000 (units s ms us ns, B KiB MiB GiB,\n"
-"                             %, none for counts). Repeatable\n"
-"      --max-decrease SPEC    METRIC[.STAT]=VALUE: the statistic may not\n"
-"                             fall by more than VALUE (for metrics where\n"
-"                             more is better: throughput=5%). Repeatable\n"
-"      --limit SPEC           METRIC[.STAT]=VALUE: an absolute ceiling\n"
-"                             of the candidate's statistic. Repeatable\n"
-"      --config FILE          thresholds from the [gate] sections of FILE\n"
-"                             (default: yardstick.ini, if present)\n"
-"      --alpha A              significance level, from 1e-5 (default 0.01)\n"
-"      --inconclusive fail|pass  a check too few runs could decide fails\n"
-"                             the gate (default) or passes\n"
-"      --missing fail|pass    a check that cannot be made (a benchmark or\n"
-"                             metric on one side only, no measured value:\n"
-"                             every run timed out) fails the gate\n"
-"                             (default) or passes\n"
-"      --store PATH           the store (default $YARDSTICK_STORE, else\n"
-"                             .yardstick/results.db at the git top level)\n"
-"      --markdown FILE        the report for a pull-request comment or\n"
-"                             $GITHUB_STEP_SUMMARY (- for stdout)\n"
-"      --junit FILE           JUnit XML, one test case per check\n"
-"      --bmf FILE             the candidate in Bencher Metric Format\n"
-"  -q, --quiet                no terminal report\n"
-"\n"
+"against the baseline REF and fail when a threshold is broken.\n";
+
+static const char gate_epilog[] =
 "A --max-increase is broken when the change is significantly beyond it:\n"
 "a one-sided test rejects \"the change is within the threshold\" at\n"
 "alpha; p is that test's. Up to 2,000 runs on both sides together (and\n"
@@ -97,28 +69,6 @@ const char gate_help[] =
 "malformed threshold); 3 the store is locked, unreadable or another\n"
 "user's.\n";
 
-enum { OPT_MAX_INCREASE = 256, OPT_MAX_DECREASE, OPT_LIMIT, OPT_CONFIG, OPT_ALPHA,
-       OPT_STORE, OPT_MARKDOWN, OPT_JUNIT, OPT_BMF, OPT_INCONCLUSIVE,
-       OPT_MISSING };
-
-static const struct option long_opts[] = {
-	{ "baseline", required_argument, NULL, 'b' },
-	{ "max-increase", required_argument, NULL, OPT_MAX_INCREASE },
-	{ "max-decrease", required_argument, NULL, OPT_MAX_DECREASE },
-	{ "limit", required_argument, NULL, OPT_LIMIT },
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "alpha", required_argument, NULL, OPT_ALPHA },
-	{ "store", required_argument, NULL, OPT_STORE },
-	{ "markdown", required_argument, NULL, OPT_MARKDOWN },
-	{ "junit", required_argument, NULL, OPT_JUNIT },
-	{ "bmf", required_argument, NULL, OPT_BMF },
-	{ "inconclusive", required_argument, NULL, OPT_INCONCLUSIVE },
-	{ "missing", required_argument, NULL, OPT_MISSING },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 struct gate_args {
 	const char *baseline, *candidate, *config, *store;
 	const char *markdown, *junit, *bmf;
@@ -130,25 +80,93 @@ struct gate_args {
 	char err[1200];		/* from the ini handler */
 };
 
+static int add_threshold(struct gate_args *a, const char *spec,
+			 enum gate_kind kind, const char *pattern,
+			 struct error *e)
+{
+	a->t = xrealloc(a->t, (a->nt + 1) * sizeof(*a->t));
+	if (gate_parse(spec, kind, pattern, &a->t[a->nt], e))
+		return -1;
+	a->nt++;
+	return 0;
+}
+
 static int add(struct gate_args *a, const char *spec, enum gate_kind kind,
 	       const char *pattern, const char *where)
 {
 	struct error e;
 
-	a->t = xrealloc(a->t, (a->nt + 1) * sizeof(*a->t));
-	if (gate_parse(spec, kind, pattern, &a->t[a->nt], &e)) {
+	if (add_threshold(a, spec, kind, pattern, &e)) {
 		snprintf(a->err, sizeof(a->err), "%s: %s", where, e.msg);
 		return -1;
 	}
-	a->nt++;
 	return 0;
 }
 
-/* "pass" 1, "fail" 0, anything else -1. */
-static int pass_or_fail(const char *v)
+/* --max-increase, --max-decrease, --limit: .data is the kind. */
+static int opt_threshold(void *args, const struct opt_entry *o,
+			 const char *arg, struct error *e)
 {
-	return !strcmp(v, "pass") ? 1 : !strcmp(v, "fail") ? 0 : -1;
+	return add_threshold(args, arg, (enum gate_kind)o->data, NULL, e);
 }
+
+static const struct opt_enum gate_pass_fail[] = {
+	{ "fail", 0 }, { "pass", 1 }, { NULL, 0 },
+};
+
+#define OPT_STRUCT struct gate_args
+static const struct opt_entry gate_options[] = {
+	{ OPT_STRING('b', "baseline", baseline), .metavar = "REF",
+	  .help = "the baseline: a JSON file (yardstick, hyperfine, Google "
+	  "Benchmark), latest, a result id, @COMMIT or branch:NAME" },
+	{ OPT_CALLBACK(0, "max-increase", opt_threshold),
+	  .data = GATE_INCREASE, .metavar = "SPEC",
+	  .help = "METRIC[.STAT]=VALUE: the statistic (mean, median "
+	  "(default), p90, p95, p99, min, max) may not grow by more than "
+	  "VALUE: 15ms, 10%, 64KiB, 1000 (units s ms us ns, B KiB MiB GiB, "
+	  "%, none for counts). Repeatable" },
+	{ OPT_CALLBACK(0, "max-decrease", opt_threshold),
+	  .data = GATE_DECREASE, .metavar = "SPEC",
+	  .help = "METRIC[.STAT]=VALUE: the statistic may not fall by more "
+	  "than VALUE (for metrics where more is better: throughput=5%). "
+	  "Repeatable" },
+	{ OPT_CALLBACK(0, "limit", opt_threshold), .data = GATE_LIMIT,
+	  .metavar = "SPEC", .help = "METRIC[.STAT]=VALUE: an absolute "
+	  "ceiling of the candidate's statistic. Repeatable" },
+	{ OPT_PATH(0, "config", config), .help = "thresholds from the [gate] "
+	  "sections of FILE (default: yardstick.ini, if present)" },
+	{ OPT_ALPHA(alpha, SHIFT_ALPHA_MIN, 0, "0.01", "significance level"),
+	  OPT_SETS(alpha_given) },
+	{ OPT_ENUM(0, "inconclusive", inconclusive_pass, gate_pass_fail),
+	  .defval = "fail", .help = "a check too few runs could decide "
+	  "fails the gate or passes" },
+	{ OPT_ENUM(0, "missing", missing_pass, gate_pass_fail),
+	  .defval = "fail", .help = "a check that cannot be made (a "
+	  "benchmark or metric on one side only, no measured value: every "
+	  "run timed out) fails the gate or passes" },
+	{ OPT_STORE(store, "the store (default $YARDSTICK_STORE, else "
+		  ".yardstick/results.db at the git top level)") },
+	{ OPT_OUTPUT(0, "markdown", markdown), .help = "the report for a "
+	  "pull-request comment or $GITHUB_STEP_SUMMARY (- for stdout)" },
+	{ OPT_OUTPUT(0, "junit", junit),
+	  .help = "JUnit XML, one test case per check" },
+	{ OPT_OUTPUT(0, "bmf", bmf),
+	  .help = "the candidate in Bencher Metric Format" },
+	{ OPT_QUIET(quiet, "no terminal report") },
+	OPT_HELP_ENTRY,
+	OPT_END_ENTRY,
+};
+
+const struct opt_cmd gate_cmd = {
+	.name = "gate",
+	.summary = "fail CI when a metric regressed beyond a threshold, "
+		   "significantly",
+	.usage = gate_usage,
+	.description = gate_description,
+	.epilog = gate_epilog,
+	.mode = OPT_PERMUTE,
+	.opts = gate_options,
+};
 
 /* [gate] or [gate "PATTERN"]; NULL when the section is not a gate one. */
 static bool gate_section(const char *section, char *pattern, size_t n)
@@ -174,7 +192,6 @@ static int on_ini_line(void *user, const char *section, const char *name,
 {
 	struct gate_args *a = user;
 	char pattern[256], where[300];
-	double d;
 
 	if (!gate_section(section, pattern, sizeof(pattern)))
 		return 1;
@@ -192,18 +209,24 @@ static int on_ini_line(void *user, const char *section, const char *name,
 			 "for every check", where, name);
 		return 0;
 	}
-	if (!strcmp(name, "inconclusive") || !strcmp(name, "missing")) {
-		int v = pass_or_fail(value);
-		int *dst = !strcmp(name, "missing") ? &a->missing_pass
-						    : &a->inconclusive_pass;
+	if (!strcmp(name, "alpha") || !strcmp(name, "inconclusive") ||
+	    !strcmp(name, "missing")) {
+		/* checked as the option of that name is, into a copy: the
+		 * command line wins */
+		struct gate_args ini = *a;
+		struct error e;
 
-		if (v < 0) {
-			snprintf(a->err, sizeof(a->err), "%s: '%s' is not "
-				 "pass or fail", where, value);
+		if (opt_set(opt_find(&gate_cmd, name), value, &ini, &e)) {
+			snprintf(a->err, sizeof(a->err), "%s: %.880s", where,
+				 e.msg);
 			return 0;
 		}
-		if (*dst < 0)	/* the command line wins */
-			*dst = v;
+		if (!a->alpha_given)
+			a->alpha = ini.alpha;
+		if (a->inconclusive_pass < 0)
+			a->inconclusive_pass = ini.inconclusive_pass;
+		if (a->missing_pass < 0)
+			a->missing_pass = ini.missing_pass;
 		return 1;
 	}
 	if (!strcmp(name, "max-increase"))
@@ -215,17 +238,6 @@ static int on_ini_line(void *user, const char *section, const char *name,
 	if (!strcmp(name, "limit"))
 		return !add(a, value, GATE_LIMIT, *pattern ? pattern : NULL,
 			    where);
-	if (!strcmp(name, "alpha") && !*pattern) {
-		if (parse_double(value, &d) || d < SHIFT_ALPHA_MIN || d >= 1) {
-			snprintf(a->err, sizeof(a->err), "%s: '%s' is not a "
-				 "level from %g to 1", where, value,
-				 SHIFT_ALPHA_MIN);
-			return 0;
-		}
-		if (!a->alpha_given)
-			a->alpha = d;
-		return 1;
-	}
 	snprintf(a->err, sizeof(a->err), "%s: unknown key (max-increase, "
 		 "max-decrease, limit, alpha, inconclusive, missing)", where);
 	return 0;
@@ -259,73 +271,17 @@ static int read_config(struct gate_args *a)
 
 static int parse(struct gate_args *a, int argc, char **argv)
 {
-	double d;
-	int c, v;
+	struct opt_rest rest;
+	int ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:qh", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'b': a->baseline = optarg; break;
-		case OPT_MAX_INCREASE:
-		case OPT_MAX_DECREASE:
-		case OPT_LIMIT:
-			if (add(a, optarg, c == OPT_LIMIT ? GATE_LIMIT
-				: c == OPT_MAX_DECREASE ? GATE_DECREASE
-				: GATE_INCREASE, NULL, c == OPT_LIMIT
-				? "--limit" : c == OPT_MAX_DECREASE
-				? "--max-decrease" : "--max-increase")) {
-				fprintf(stderr, "yardstick gate: %s\n", a->err);
-				return 2;
-			}
-			break;
-		case OPT_CONFIG: a->config = optarg; break;
-		case OPT_ALPHA:
-			if (parse_double(optarg, &d) || d < SHIFT_ALPHA_MIN ||
-			    d >= 1) {
-				fprintf(stderr, "yardstick gate: --alpha: '%s' "
-					"is not a level from %g to 1\n",
-					optarg, SHIFT_ALPHA_MIN);
-				return 2;
-			}
-			a->alpha = d;
-			a->alpha_given = true;
-			break;
-		case OPT_INCONCLUSIVE:
-		case OPT_MISSING:
-			v = pass_or_fail(optarg);
-			if (v < 0) {
-				fprintf(stderr, "yardstick gate: %s: '%s' is "
-					"not pass or fail\n", c == OPT_MISSING
-					? "--missing" : "--inconclusive",
-					optarg);
-				return 2;
-			}
-			*(c == OPT_MISSING ? &a->missing_pass
-			  : &a->inconclusive_pass) = v;
-			break;
-		case OPT_STORE: a->store = optarg; break;
-		case OPT_MARKDOWN: a->markdown = optarg; break;
-		case OPT_JUNIT: a->junit = optarg; break;
-		case OPT_BMF: a->bmf = optarg; break;
-		case 'q': a->quiet = true; break;
-		case 'h': fputs(gate_help, stdout); return 1;
-		case ':':
-			fprintf(stderr, "yardstick gate: option '%s' needs a "
-				"value\n", argv[optind - 1]);
-			return 2;
-		default:
-			fprintf(stderr, "yardstick gate: unknown option '%s'\n",
-				argv[optind - 1]);
-			return 2;
-		}
-	}
-	if (argc - optind > 1) {
+	if (!opt_parse_or_exit(&gate_cmd, argc, argv, a, &rest, &ret))
+		return ret ? ret : 1;
+	if (rest.end - rest.first > 1) {
 		fputs("yardstick gate: at most one candidate result set\n",
 		      stderr);
 		return 2;
 	}
-	a->candidate = argc > optind ? argv[optind] : "latest";
+	a->candidate = rest.end > rest.first ? argv[rest.first] : "latest";
 	return 0;
 }
 

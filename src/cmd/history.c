@@ -2,7 +2,6 @@
  * `yardstick history`: the stored results over time, and with --detect the
  * points where one benchmark's performance changed.
  */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/options.h"
 #include "cmd/refs.h"
 #include "util/json_emit.h"
 #include "stats/changepoint.h"
@@ -19,48 +19,17 @@
 #include "util/strutil.h"
 #include "util/term.h"
 
-const char history_help[] =
-"usage: yardstick history [OPTIONS] [BENCHMARK]\n"
-"\n"
+static const char *const history_usage[] = { "[OPTIONS] [BENCHMARK]", NULL };
+
+static const char history_description[] =
 "The stored result sets, newest first: id, time, commit, branch,\n"
 "benchmark, and the median and p99 of a metric. With --detect, the change\n"
 "points of one benchmark's history: where its median moved, the commit\n"
-"it appeared at, and the medians before and after.\n"
-"\n"
-"  -m, --metric M      the metric shown (default wall_time; peak_heap\n"
-"                       or latency when the store holds only mem or\n"
-"                       load results)\n"
-"  -n, --limit N       at most N rows\n"
-"      --branch NAME   only results from this branch\n"
-"      --machine HOST  only results measured on this host\n"
-"      --detect        change points of BENCHMARK (E-divisive means with a\n"
-"                      permutation test; about 5% of series without any\n"
-"                      change get a false alarm at --alpha 0.05)\n"
-"      --alpha A       significance of a change point (default 0.05)\n"
-"      --store PATH    the store (default $YARDSTICK_STORE, else\n"
-"                      .yardstick/results.db at the git top level);\n"
-"                      opened read-only\n"
-"      --json FILE     {\"results\": [{\"id\", \"created\", \"commit\",\n"
-"                      \"branch\", \"benchmarks\": [...]}]} (- for stdout)\n"
-"\n"
+"it appeared at, and the medians before and after.\n";
+
+static const char history_epilog[] =
 "Exit status: 0; 2 bad usage, no store, a corrupt store; 3 the store is\n"
 "locked or unreadable, or belongs to another user.\n";
-
-enum { OPT_BRANCH = 256, OPT_MACHINE, OPT_DETECT, OPT_ALPHA, OPT_STORE,
-       OPT_JSON };
-
-static const struct option long_opts[] = {
-	{ "metric", required_argument, NULL, 'm' },
-	{ "limit", required_argument, NULL, 'n' },
-	{ "branch", required_argument, NULL, OPT_BRANCH },
-	{ "machine", required_argument, NULL, OPT_MACHINE },
-	{ "detect", no_argument, NULL, OPT_DETECT },
-	{ "alpha", required_argument, NULL, OPT_ALPHA },
-	{ "store", required_argument, NULL, OPT_STORE },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 struct history_args {
 	struct store_query q;
@@ -69,55 +38,55 @@ struct history_args {
 	double alpha;
 };
 
+#define OPT_STRUCT struct history_args
+static const struct opt_entry history_options[] = {
+	{ OPT_STRING('m', "metric", q.metric), .metavar = "M",
+	  .help = "the metric shown (default wall_time; peak_heap or latency "
+	  "when the store holds only mem or load results)" },
+	{ OPT_COUNT('n', "limit", q.limit, 1, LONG_MAX),
+	  .help = "at most N rows" },
+	{ OPT_STRING(0, "branch", q.branch), .metavar = "NAME",
+	  .help = "only results from this branch" },
+	{ OPT_STRING(0, "machine", q.machine), .metavar = "HOST",
+	  .help = "only results measured on this host" },
+	{ OPT_FLAG(0, "detect", detect), .help = "change points of BENCHMARK "
+	  "(E-divisive means with a permutation test; about 5% of series "
+	  "without any change get a false alarm at --alpha 0.05)" },
+	{ OPT_ALPHA(alpha, 0, OPT_MIN_EXCL, "0.05",
+		    "significance of a change point") },
+	{ OPT_STORE(store, "the store (default $YARDSTICK_STORE, else "
+		    ".yardstick/results.db at the git top level); opened "
+		    "read-only") },
+	{ OPT_OUTPUT(0, "json", json), .help = "{\"results\": [{\"id\", "
+	  "\"created\", \"commit\", \"branch\", \"benchmarks\": [...]}]} (- "
+	  "for stdout)" },
+	OPT_HELP_ENTRY,
+	OPT_END_ENTRY,
+};
+
+const struct opt_cmd history_cmd = {
+	.name = "history",
+	.summary = "stored results over time, change points",
+	.usage = history_usage,
+	.description = history_description,
+	.epilog = history_epilog,
+	.mode = OPT_PERMUTE,
+	.opts = history_options,
+};
+
 static int parse(struct history_args *a, int argc, char **argv)
 {
-	long l;
-	int c;
+	struct opt_rest rest;
+	int ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":m:n:h", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'm': a->q.metric = optarg; break;
-		case 'n':
-			if (parse_long(optarg, &l) || l < 1) {
-				fprintf(stderr, "yardstick history: --limit: "
-					"'%s' is not a number >= 1\n", optarg);
-				return 2;
-			}
-			a->q.limit = (size_t)l;
-			break;
-		case OPT_BRANCH: a->q.branch = optarg; break;
-		case OPT_MACHINE: a->q.machine = optarg; break;
-		case OPT_DETECT: a->detect = true; break;
-		case OPT_ALPHA:
-			if (parse_double(optarg, &a->alpha) || a->alpha <= 0 ||
-			    a->alpha >= 1) {
-				fprintf(stderr, "yardstick history: --alpha: "
-					"'%s' is not a level between 0 and "
-					"1\n", optarg);
-				return 2;
-			}
-			break;
-		case OPT_STORE: a->store = optarg; break;
-		case OPT_JSON: a->json = optarg; break;
-		case 'h': fputs(history_help, stdout); return 1;
-		case ':':
-			fprintf(stderr, "yardstick history: option '%s' needs a "
-				"value\n", argv[optind - 1]);
-			return 2;
-		default:
-			fprintf(stderr, "yardstick history: unknown option "
-				"'%s'\n", argv[optind - 1]);
-			return 2;
-		}
-	}
-	if (argc - optind > 1) {
+	if (!opt_parse_or_exit(&history_cmd, argc, argv, a, &rest, &ret))
+		return ret ? ret : 1;
+	if (rest.end - rest.first > 1) {
 		fputs("yardstick history: at most one benchmark name\n",
 		      stderr);
 		return 2;
 	}
-	a->q.benchmark = argc > optind ? argv[optind] : NULL;
+	a->q.benchmark = rest.end > rest.first ? argv[rest.first] : NULL;
 	if (a->detect && !a->q.benchmark) {
 		fputs("yardstick history: --detect needs a BENCHMARK name\n",
 		      stderr);

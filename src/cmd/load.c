@@ -3,7 +3,6 @@
  * every request's bytes once, runs the engine (src/load), then reports,
  * writes --json and keeps the result in the store, as `run` does.
  */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/load.h"
+#include "cmd/options.h"
 #include "config.h"
 #include "load/http.h"
 #include "load/reqfile.h"
@@ -21,9 +21,9 @@
 #include "util/strutil.h"
 #include "util/term.h"
 
-const char load_help[] =
-"usage: yardstick load [OPTIONS] URL\n"
-"\n"
+static const char *const load_usage[] = { "[OPTIONS] URL", NULL };
+
+static const char load_description[] =
 "HTTP/1.1 load generator with keep-alive (https through OpenSSL): the\n"
 "latency percentiles of a service under a given load, its throughput and\n"
 "its errors.\n"
@@ -34,54 +34,9 @@ const char load_help[] =
 "dealt in turn to the connections; latency counts from when a request was\n"
 "due, so a server that stalls is charged for every request it held up\n"
 "(corrected for coordinated omission). Latency from the actual send is\n"
-"reported too, and how many sends went out late.\n"
-"\n"
-"Load\n"
-"  -c, --connections N     connections kept open (default 10)\n"
-"  -t, --threads N         client threads, each an epoll loop over its share\n"
-"                          of the connections (default 1, at most N)\n"
-"  -d, --duration T        measure for T (default 10s; units s, ms, us, ns)\n"
-"  -n, --requests N        measure N requests (stop at N, or at --duration\n"
-"                          when both are given)\n"
-"  -R, --rate R            open model: R requests per second in total\n"
-"  -w, --warmup T          send for T first, not recorded (default 0)\n"
-"      --timeout T         per request and per connect (default 2s): the\n"
-"                          request counts as a timeout, the connection is\n"
-"                          opened again\n"
-"\n"
-"Requests\n"
-"  -m, --method M          the method (default GET, POST with a body)\n"
-"  -H, --header 'K: V'     a request header (repeatable); Host is set from\n"
-"                          the URL unless given; Content-Length from the body\n"
-"  -b, --body STRING       the request body\n"
-"      --body-file FILE    the request body, from FILE\n"
-"      --requests-file FILE  replay these requests in turn instead: one JSON\n"
-"                          object a line, {\"method\": \"POST\", \"path\":\n"
-"                          \"/a?b=1\", \"headers\": {\"K\": \"V\"}, \"body\": \"...\"}\n"
-"                          (path required; method GET by default; lines that\n"
-"                          are empty or start with # are skipped). The URL\n"
-"                          gives scheme, host and port; --header adds to each\n"
-"                          request's headers\n"
-"  -k, --insecure          https: do not verify the server's certificate\n"
-"\n"
-"Output\n"
-"      --name NAME         the benchmark's name in the result (default: the\n"
-"                          method and URL)\n"
-"      --histogram         print the full percentile spectrum of the latency\n"
-"      --json FILE         the result (- for stdout): metrics latency,\n"
-"                          latency_uncorrected (seconds), throughput\n"
-"                          (requests/s, one value a second) and errors\n"
-"      --sample N          latencies kept as the values of latency and\n"
-"                          latency_uncorrected in the result: a uniform\n"
-"                          sample of all requests (default 100000); their\n"
-"                          percentiles come from every request\n"
-"      --seed N            seed of that sample and of the statistics\n"
-"      --store PATH        save the result in this store (default\n"
-"                          $YARDSTICK_STORE, else .yardstick/results.db at\n"
-"                          the top of the git checkout, else here)\n"
-"      --no-store          do not save the result\n"
-"  -q, --quiet             no summary\n"
-"\n"
+"reported too, and how many sends went out late.\n";
+
+static const char load_epilog[] =
 "Latency is recorded for every response in HDR histograms (1 us to 1 h, 3\n"
 "significant digits). Responses with a status other than 2xx/3xx are\n"
 "errors; so are failed connects, reads, writes and timeouts. Throughput\n"
@@ -97,37 +52,6 @@ const char load_help[] =
 "usage or input (the message names the argument); 130 interrupted (what\n"
 "was measured is still written).\n";
 
-enum {
-	OPT_TIMEOUT = 256, OPT_BODY_FILE, OPT_REQUESTS_FILE, OPT_NAME,
-	OPT_HISTOGRAM, OPT_JSON, OPT_SAMPLE, OPT_SEED, OPT_STORE, OPT_NO_STORE,
-};
-
-static const struct option long_opts[] = {
-	{ "connections", required_argument, NULL, 'c' },
-	{ "threads", required_argument, NULL, 't' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "requests", required_argument, NULL, 'n' },
-	{ "rate", required_argument, NULL, 'R' },
-	{ "warmup", required_argument, NULL, 'w' },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "method", required_argument, NULL, 'm' },
-	{ "header", required_argument, NULL, 'H' },
-	{ "body", required_argument, NULL, 'b' },
-	{ "body-file", required_argument, NULL, OPT_BODY_FILE },
-	{ "requests-file", required_argument, NULL, OPT_REQUESTS_FILE },
-	{ "insecure", no_argument, NULL, 'k' },
-	{ "name", required_argument, NULL, OPT_NAME },
-	{ "histogram", no_argument, NULL, OPT_HISTOGRAM },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "sample", required_argument, NULL, OPT_SAMPLE },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "store", required_argument, NULL, OPT_STORE },
-	{ "no-store", no_argument, NULL, OPT_NO_STORE },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig)
@@ -136,113 +60,133 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
-static int opt_count(const char *name, const char *arg, long min, long max,
-		     long *out, struct error *e)
+static int opt_method(void *args, const struct opt_entry *opt,
+		      const char *arg, struct error *e)
 {
-	long v;
-
-	if (parse_long(arg, &v) || v < min || v > max)
-		return error_set(e, "--%s: '%s' is not a whole number from %ld "
-				 "to %ld", name, arg, min, max);
-	*out = v;
+	if (http_method_check(arg, e))
+		return -1;
+	((struct load_opts *)args)->method = arg;
 	return 0;
 }
 
-static int opt_time(const char *name, const char *arg, bool positive,
-		    double *out, struct error *e)
+static int opt_header(void *args, const struct opt_entry *opt,
+		      const char *arg, struct error *e)
 {
-	if (parse_duration(arg, out) || (positive && *out <= 0))
-		return error_set(e, "--%s: '%s' is not a duration%s (a number "
-				 "of seconds, or with a unit s, ms, us, ns)",
-				 name, arg, positive ? " above 0" : "");
+	struct load_opts *o = args;
+	struct error he;
+
+	if (http_header_check(arg, &he))
+		return error_set(e, "'%s': %s", arg, he.msg);
+	o->headers = xrealloc(o->headers, (o->nheaders + 2) * sizeof(char *));
+	o->headers[o->nheaders++] = (char *)arg;
+	o->headers[o->nheaders] = NULL;
 	return 0;
 }
 
-static void set_str(char **dst, const char *src)
+/* --body and --body-file: the body, owned by o. */
+static void set_body(struct load_opts *o, char *data, size_t len)
 {
-	free(*dst);
-	*dst = xstrdup(src);
+	free(o->body);
+	o->body = data;
+	o->body_len = len;
+	o->body_given = true;
 }
 
-static int opt_body_file(struct load_opts *o, const char *arg,
-			 struct error *e)
+static int opt_body(void *args, const struct opt_entry *opt,
+		    const char *arg, struct error *e)
 {
+	set_body(args, xstrdup(arg), strlen(arg));
+	return 0;
+}
+
+static int opt_body_file(void *args, const struct opt_entry *opt,
+			 const char *arg, struct error *e)
+{
+	struct load_opts *o = args;
 	struct error fe;
 	char *data;
 	size_t len;
 
 	if (file_read_all(arg, &data, &len, &fe))
-		return error_set(e, "--body-file '%s': %s", arg, fe.msg);
-	free(o->body);
-	o->body = data;
-	o->body_len = len;
-	o->body_given = true;
-	set_str(&o->body_file, arg);
+		return error_set(e, "%s", fe.msg);	/* names the file */
+	set_body(o, data, len);
+	o->body_file = arg;
 	return 0;
 }
 
-static int handle_opt(struct load_opts *o, int c, const char *arg,
-		      struct error *e)
-{
-	struct error he;
-	long v = 0;
+#define OPT_STRUCT struct load_opts
+static const struct opt_entry load_options[] = {
+	OPT_GROUP("Load"),
+	{ OPT_COUNT('c', "connections", connections, 1, 100000),
+	  .defval = "10", .help = "connections kept open" },
+	{ OPT_COUNT('t', "threads", threads, 1, 1024), .defval = "1",
+	  .help = "client threads, each an epoll loop over its share of the "
+	  "connections; at most --connections" },
+	{ OPT_DURATION('d', "duration", duration), .flags = OPT_MIN_EXCL,
+	  OPT_SETS(duration_given), .defval = "10s",
+	  .help = "measure for T; units s, ms, us, ns" },
+	{ OPT_COUNT('n', "requests", requests, 1, 1L << 50),
+	  .help = "measure N requests (stop at N, or at --duration when both "
+	  "are given)" },
+	{ OPT_NUMBER('R', "rate", rate, 0, 1e9), .flags = OPT_MIN_EXCL,
+	  .metavar = "R",
+	  .help = "open model: R requests per second in total" },
+	{ OPT_DURATION('w', "warmup", warmup), .defval = "0",
+	  .help = "send for T first, not recorded" },
+	{ OPT_DURATION(0, "timeout", timeout), .flags = OPT_MIN_EXCL,
+	  .defval = "2s", .help = "per request and per connect: the request "
+	  "counts as a timeout, the connection is opened again" },
+	OPT_GROUP("Requests"),
+	{ OPT_CALLBACK('m', "method", opt_method), .metavar = "M",
+	  .help = "the method (default GET, POST with a body)" },
+	{ OPT_CALLBACK('H', "header", opt_header), .metavar = "'K: V'",
+	  .help = "a request header (repeatable); Host is set from the URL "
+	  "unless given; Content-Length from the body" },
+	{ OPT_CALLBACK('b', "body", opt_body), .metavar = "STRING",
+	  .help = "the request body" },
+	{ OPT_CALLBACK(0, "body-file", opt_body_file), .flags = OPT_FILES,
+	  .metavar = "FILE", .help = "the request body, from FILE" },
+	{ OPT_PATH(0, "requests-file", requests_file), .help = "replay these "
+	  "requests in turn instead: one JSON object a line, {\"method\": "
+	  "\"POST\", \"path\": \"/a?b=1\", \"headers\": {\"K\": \"V\"}, "
+	  "\"body\": \"...\"} (path required; method GET by default; lines "
+	  "that are empty or start with # are skipped). The URL gives "
+	  "scheme, host and port; --header adds to each request's headers" },
+	{ OPT_FLAG('k', "insecure", insecure),
+	  .help = "https: do not verify the server's certificate" },
+	OPT_GROUP("Output"),
+	{ OPT_STRING(0, "name", name), .flags = OPT_NONEMPTY,
+	  .metavar = "NAME", .help = "the benchmark's name in the result "
+	  "(default: the method and URL)" },
+	{ OPT_FLAG(0, "histogram", histogram),
+	  .help = "print the full percentile spectrum of the latency" },
+	{ OPT_OUTPUT(0, "json", json), .help = "the result (- for stdout): "
+	  "metrics latency, latency_uncorrected (seconds), throughput "
+	  "(requests/s, one value a second) and errors" },
+	{ OPT_COUNT(0, "sample", sample, 1, 100000000), .defval = "100000",
+	  .help = "latencies kept as the values of latency and "
+	  "latency_uncorrected in the result: a uniform sample of all "
+	  "requests; their percentiles come from every request" },
+	{ OPT_SEED(seed, "seed of that sample and of the statistics") },
+	{ OPT_STORE(store, "save the result in this store (default "
+		    "$YARDSTICK_STORE, else .yardstick/results.db at the top "
+		    "of the git checkout, else here)") },
+	{ OPT_NO_STORE(no_store, "do not save the result") },
+	{ OPT_QUIET(quiet, "no summary") },
+	OPT_HELP_ENTRY,
+	OPT_END_ENTRY,
+};
 
-	switch (c) {
-	case 'c': return opt_count("connections", arg, 1, 100000,
-				   &o->connections, e);
-	case 't': return opt_count("threads", arg, 1, 1024, &o->threads, e);
-	case 'd': return opt_time("duration", arg, true, &o->duration, e);
-	case 'n': return opt_count("requests", arg, 1, 1L << 50, &o->requests,
-				   e);
-	case 'R':
-		if (parse_double(arg, &o->rate) || !(o->rate > 0) ||
-		    o->rate > 1e9)
-			return error_set(e, "--rate: '%s' is not a number of "
-					 "requests per second above 0", arg);
-		return 0;
-	case 'w': return opt_time("warmup", arg, false, &o->warmup, e);
-	case OPT_TIMEOUT: return opt_time("timeout", arg, true, &o->timeout, e);
-	case 'm':
-		if (http_method_check(arg, &he))
-			return error_set(e, "--method: %s", he.msg);
-		set_str(&o->method, arg);
-		return 0;
-	case 'H':
-		if (http_header_check(arg, &he))
-			return error_set(e, "--header '%s': %s", arg, he.msg);
-		o->headers = xrealloc(o->headers,
-				      (o->nheaders + 2) * sizeof(char *));
-		o->headers[o->nheaders++] = xstrdup(arg);
-		o->headers[o->nheaders] = NULL;
-		return 0;
-	case 'b':
-		set_str(&o->body, arg);
-		o->body_len = strlen(arg);
-		o->body_given = true;
-		return 0;
-	case OPT_BODY_FILE: return opt_body_file(o, arg, e);
-	case OPT_REQUESTS_FILE: set_str(&o->requests_file, arg); return 0;
-	case 'k': o->insecure = true; return 0;
-	case OPT_NAME:
-		if (!*arg)
-			return error_set(e, "--name: empty name");
-		set_str(&o->name, arg);
-		return 0;
-	case OPT_HISTOGRAM: o->histogram = true; return 0;
-	case OPT_JSON: set_str(&o->json, arg); return 0;
-	case OPT_SAMPLE:
-		return opt_count("sample", arg, 1, 100000000, &o->sample, e);
-	case OPT_SEED:
-		if (opt_count("seed", arg, 0, 0x7fffffffffffffffL, &v, e))
-			return -1;
-		o->seed = (unsigned long long)v;
-		return 0;
-	case OPT_STORE: set_str(&o->store, arg); return 0;
-	case OPT_NO_STORE: o->no_store = true; return 0;
-	case 'q': o->quiet = true; return 0;
-	}
-	return error_set(e, "unknown option (see 'yardstick load --help')");
-}
+const struct opt_cmd load_cmd = {
+	.name = "load",
+	.summary = "HTTP load generator: closed or fixed-rate, latency "
+		   "corrected for coordinated omission",
+	.usage = load_usage,
+	.description = load_description,
+	.epilog = load_epilog,
+	.mode = OPT_STOP_AT_OPERAND,
+	.opts = load_options,
+};
 
 /* Options that go together, and the URL. */
 static int check_opts(struct load_opts *o, struct error *e)
@@ -261,22 +205,16 @@ static int check_opts(struct load_opts *o, struct error *e)
 static void load_opts_free(struct load_opts *o)
 {
 	url_free(&o->url);
-	free(o->method);
-	argv_free(o->headers);
+	free(o->headers);	/* the headers are argv's */
 	free(o->body);
-	free(o->body_file);
-	free(o->requests_file);
-	free(o->name);
-	free(o->json);
-	free(o->store);
 }
 
 /* Returns 0, 1 when help was printed, -1 with a message. */
 static int parse_opts(struct load_opts *o, int argc, char **argv,
 		      struct error *e)
 {
-	bool duration_given = false;
-	int c;
+	struct opt_rest rest;
+	int r;
 
 	memset(o, 0, sizeof(*o));
 	o->connections = 10;
@@ -285,28 +223,15 @@ static int parse_opts(struct load_opts *o, int argc, char **argv,
 	o->timeout = 2;
 	o->sample = 100000;
 	o->seed = 1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+c:t:d:n:R:w:m:H:b:kqh",
-				long_opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(load_help, stdout);
-			return 1;
-		}
-		if (c == '?' || c == ':')
-			return error_set(e, "%s: unknown option or missing "
-					 "argument (see 'yardstick load "
-					 "--help')", argv[optind - 1]);
-		if (handle_opt(o, c, optarg, e))
-			return -1;
-		duration_given |= c == 'd';
-	}
-	if (optind != argc - 1)
-		return error_set(e, optind >= argc ? "no URL given" :
+	r = opt_parse(&load_cmd, argc, argv, o, &rest, e);
+	if (r)
+		return r;
+	if (rest.first != argc - 1)
+		return error_set(e, rest.first >= argc ? "no URL given" :
 				 "one URL only (options go before it)");
-	if (o->requests && !duration_given)
+	if (o->requests && !o->duration_given)
 		o->duration = 0;
-	o->url_arg = argv[optind];
+	o->url_arg = argv[rest.first];
 	return check_opts(o, e);
 }
 

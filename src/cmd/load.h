@@ -18,17 +18,18 @@ struct load_opts {
 	struct url url;
 	long connections, threads;
 	double duration;		/* 0: by --requests only */
+	bool duration_given;
 	long requests;			/* 0: by --duration */
 	double rate, warmup, timeout;
-	char *method;			/* NULL: GET, or POST with a body */
-	char **headers;
+	const char *method;		/* NULL: GET, or POST with a body */
+	char **headers;			/* argv's strings */
 	size_t nheaders;
 	char *body;			/* --body or --body-file's content */
 	size_t body_len;
 	bool body_given;
-	char *body_file, *requests_file;
+	const char *body_file, *requests_file;
 	bool insecure, histogram, quiet, no_store;
-	char *name, *json, *store;
+	const char *name, *json, *store;
 	long sample;
 	unsigned long long seed;
 };
@@ -54,6 +55,5 @@ void load_report(const struct load_opts *o, const struct load_stats *s,
 void load_failure_reason(const struct load_opts *o,
 			 const struct load_stats *s, char *buf, size_t n);
 
-extern const char load_help[];
 
 #endif

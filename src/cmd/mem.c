@@ -4,7 +4,6 @@
  * peak, leaks, temporaries and allocation sites (src/heap/analyze.c),
  * symbolized into the profile model every exporter reads, and reported.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/mem.h"
+#include "cmd/options.h"
 #include "heap/timeline.h"
 #include "measure/machine.h"
 #include "measure/spawn.h"
@@ -26,46 +26,17 @@
 #include "util/term.h"
 #include "util/monoclock.h"
 
-const char mem_help[] =
-"usage: yardstick mem [OPTIONS] -- PROGRAM [ARGS...]\n"
-"\n"
+static const char *const mem_usage[] = { "[OPTIONS] -- PROGRAM [ARGS...]",
+					  NULL };
+
+static const char mem_description[] =
 "Trace every heap allocation PROGRAM makes (malloc, calloc, realloc,\n"
 "reallocarray, free, posix_memalign, aligned_alloc, memalign, valloc,\n"
 "pvalloc; C++ new and delete reach these) and report the peak heap and\n"
 "when it happened, leaks, temporary allocations, allocation sizes, the\n"
-"RSS, and the call stacks that cost the most.\n"
-"\n"
-"      --sample BYTES     trace on average one allocation per BYTES\n"
-"                         allocated (e.g. 512k): low overhead; counts of\n"
-"                         allocations, bytes and temporaries stay exact,\n"
-"                         the peak, leaks and sites become estimates\n"
-"      --unwind MODE      dwarf (default: libunwind, any binary) or fp\n"
-"                         (frame pointers: faster, needs binaries built\n"
-"                         with -fno-omit-frame-pointer)\n"
-"      --depth N          frames kept per stack (default and most: 64)\n"
-"  -n, --top N            sites in each list of the report (default 5)\n"
-"  -o, --output FILE      write the profile (repeatable): .folded, .svg\n"
-"                         (flame graph), .speedscope.json, .pb.gz (pprof,\n"
-"                         with alloc_objects, alloc_space, inuse_objects,\n"
-"                         inuse_space, temporary_objects, peak_space)\n"
-"      --format FMT       folded, svg, speedscope or pprof, for -o files\n"
-"                         whose name says nothing\n"
-"      --cost COST        what folded and SVG outputs show: peak (bytes\n"
-"                         live at the peak, default), allocated (bytes),\n"
-"                         allocations, temporary, leaked (bytes)\n"
-"      --lines            file:line of every frame\n"
-"      --title TEXT       the flame graph's title\n"
-"      --timeline FILE    an SVG of the heap and the RSS over time\n"
-"      --json FILE        the result (kind \"mem\": peak_heap,\n"
-"                         leaked_bytes, allocations, temporary_allocations,\n"
-"                         peak_rss), for compare and gate; - is stdout\n"
-"      --name NAME        the benchmark's name in the result (default: the\n"
-"                         command line)\n"
-"      --store PATH       the result store (default $YARDSTICK_STORE or\n"
-"                         .yardstick/results.db)\n"
-"      --no-store         do not keep the result in the store\n"
-"  -q, --quiet            no report\n"
-"\n"
+"RSS, and the call stacks that cost the most.\n";
+
+static const char mem_epilog[] =
 "Definitions: sizes are the bytes asked for; the peak is the largest sum\n"
 "of live blocks at any moment; leaked is what is still allocated at exit\n"
 "(as heaptrack counts them). A temporary allocation is yardstick's own:\n"
@@ -101,152 +72,92 @@ const char mem_help[] =
 "there), or an output that cannot be written; 3 the store is locked,\n"
 "read-only or another user's, or libdw (elfutils) cannot be loaded.\n";
 
-enum {
-	OPT_SAMPLE = 256, OPT_UNWIND, OPT_DEPTH, OPT_FORMAT, OPT_COST,
-	OPT_LINES, OPT_TITLE, OPT_TIMELINE, OPT_JSON, OPT_NAME, OPT_STORE,
-	OPT_NO_STORE
-};
-
-static const struct option long_opts[] = {
-	{ "sample", required_argument, NULL, OPT_SAMPLE },
-	{ "unwind", required_argument, NULL, OPT_UNWIND },
-	{ "depth", required_argument, NULL, OPT_DEPTH },
-	{ "top", required_argument, NULL, 'n' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "cost", required_argument, NULL, OPT_COST },
-	{ "lines", no_argument, NULL, OPT_LINES },
-	{ "title", required_argument, NULL, OPT_TITLE },
-	{ "timeline", required_argument, NULL, OPT_TIMELINE },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "name", required_argument, NULL, OPT_NAME },
-	{ "store", required_argument, NULL, OPT_STORE },
-	{ "no-store", no_argument, NULL, OPT_NO_STORE },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
+/* --cost: what each shows, by the index of its name in mem_costs */
 static const struct {
-	const char *name;
 	enum heap_type type;
 	const char *unit;
 } costs[] = {
-	{ "peak", HEAP_T_PEAK_SPACE, "bytes" },
-	{ "allocated", HEAP_T_ALLOC_SPACE, "bytes" },
-	{ "allocations", HEAP_T_ALLOC_OBJECTS, "allocations" },
-	{ "temporary", HEAP_T_TEMPORARY, "allocations" },
-	{ "leaked", HEAP_T_INUSE_SPACE, "bytes" },
+	{ HEAP_T_PEAK_SPACE, "bytes" },
+	{ HEAP_T_ALLOC_SPACE, "bytes" },
+	{ HEAP_T_ALLOC_OBJECTS, "allocations" },
+	{ HEAP_T_TEMPORARY, "allocations" },
+	{ HEAP_T_INUSE_SPACE, "bytes" },
 };
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fputs("yardstick mem: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	return 2;
-}
+static const struct opt_enum mem_unwinds[] = {
+	{ "dwarf", HEAP_UNWIND_DWARF }, { "fp", HEAP_UNWIND_FP }, { NULL, 0 },
+};
 
-/* "524288", "512k", "512KiB", "1M", "1g": bytes, binary multiples. */
-static int parse_size(const char *s, unsigned long long *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-	double mult = 1;
+/* The names of costs[], their index the value. */
+static const struct opt_enum mem_costs[] = {
+	{ "peak", 0 }, { "allocated", 1 }, { "allocations", 2 },
+	{ "temporary", 3 }, { "leaked", 4 }, { NULL, 0 },
+};
 
-	if (end == s || !(v > 0) || !isfinite(v))
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': mult = 1024; end++; break;
-	case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
-	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-	}
-	if (mult > 1 && *end == 'i')
-		end++;
-	if (*end == 'B' || (*end == 'b' && mult > 1))
-		end++;
-	if (*end || v * mult < 1 || v * mult > 1e15)
-		return -1;
-	*out = (unsigned long long)(v * mult);
-	return 0;
-}
+#define OPT_STRUCT struct mem_args
+static const struct opt_entry mem_options[] = {
+	{ OPT_SIZE(0, "sample", ho.sample_bytes), .help = "trace on average "
+	  "one allocation per BYTES allocated (e.g. 512k): low overhead; "
+	  "counts of allocations, bytes and temporaries stay exact, the "
+	  "peak, leaks and sites become estimates" },
+	{ OPT_ENUM(0, "unwind", ho.unwind, mem_unwinds), .defval = "dwarf",
+	  .help = "dwarf (libunwind, any binary) or fp "
+	  "(frame pointers: faster, needs binaries built with "
+	  "-fno-omit-frame-pointer)" },
+	{ OPT_COUNT(0, "depth", ho.max_depth, 1, HEAP_MAX_DEPTH),
+	  .defval = "64", .help = "frames kept per stack" },
+	{ OPT_COUNT('n', "top", top, 1, LONG_MAX), .defval = "5",
+	  .help = "sites in each list of the report" },
+	{ OPT_LIST('o', "output", out.paths, out.n), .metavar = "FILE",
+	  .flags = OPT_FILES, .help = "write the profile (repeatable): "
+	  ".folded, .svg (flame graph), .speedscope.json, .pb.gz (pprof, "
+	  "with alloc_objects, alloc_space, inuse_objects, inuse_space, "
+	  "temporary_objects, peak_space)" },
+	{ OPT_PROFILE_FORMAT(out.format) },
+	{ OPT_ENUM(0, "cost", cost, mem_costs), .defval = "peak",
+	  .help = "what folded and SVG outputs show: peak "
+	  "(bytes live at the peak), allocated (bytes), allocations, "
+	  "temporary, leaked (bytes)" },
+	{ OPT_FLAG(0, "lines", out.lines),
+	  .help = "file:line of every frame" },
+	{ OPT_STRING(0, "title", title), .metavar = "TEXT",
+	  .help = "the flame graph's title" },
+	{ OPT_OUTPUT(0, "timeline", timeline),
+	  .help = "an SVG of the heap and the RSS over time" },
+	{ OPT_OUTPUT(0, "json", json), .help = "the result (kind \"mem\": "
+	  "peak_heap, leaked_bytes, allocations, temporary_allocations, "
+	  "peak_rss), for compare and gate; - is stdout" },
+	{ OPT_STRING(0, "name", name), .metavar = "NAME",
+	  .help = "the benchmark's name in the result (default: the command "
+	  "line)" },
+	{ OPT_STORE(store, "the result store (default $YARDSTICK_STORE or "
+		    ".yardstick/results.db)") },
+	{ OPT_NO_STORE(no_store, "do not keep the result in the store") },
+	{ OPT_QUIET(quiet, "no report") },
+	OPT_HELP_ENTRY,
+	OPT_END_ENTRY,
+};
 
-static int parse_opt(struct mem_args *a, int c, const char *arg)
-{
-	unsigned long long size;
-	long l;
-
-	switch (c) {
-	case OPT_SAMPLE:
-		if (parse_size(arg, &size))
-			return usage_error("--sample: '%s' is not a size in "
-					   "bytes (e.g. 524288 or 512k)", arg);
-		a->ho.sample_bytes = size;
-		return 0;
-	case OPT_UNWIND:
-		if (!strcmp(arg, "fp"))
-			a->ho.unwind = HEAP_UNWIND_FP;
-		else if (!strcmp(arg, "dwarf"))
-			a->ho.unwind = HEAP_UNWIND_DWARF;
-		else
-			return usage_error("--unwind: '%s' is not dwarf or fp",
-					   arg);
-		return 0;
-	case OPT_DEPTH:
-		if (parse_long(arg, &l) || l < 1 || l > HEAP_MAX_DEPTH)
-			return usage_error("--depth: '%s' is not a number from "
-					   "1 to 64", arg);
-		a->ho.max_depth = (unsigned)l;
-		return 0;
-	case 'n':
-		if (parse_long(arg, &l) || l < 1)
-			return usage_error("--top: '%s' is not a number >= 1",
-					   arg);
-		a->top = l;
-		return 0;
-	case 'o': profile_outputs_add(&a->out, arg); return 0;
-	case OPT_FORMAT:
-		a->out.format = profile_fmt_named(arg);
-		if (a->out.format == PROFILE_FMT_NONE)
-			return usage_error("--format: '%s' is not folded, svg, "
-					   "speedscope or pprof", arg);
-		return 0;
-	case OPT_COST:
-		for (size_t i = 0; i < sizeof(costs) / sizeof(costs[0]); i++)
-			if (!strcmp(arg, costs[i].name)) {
-				a->cost = (int)i;
-				return 0;
-			}
-		return usage_error("--cost: '%s' is not peak, allocated, "
-				   "allocations, temporary or leaked", arg);
-	case OPT_LINES: a->out.lines = true; return 0;
-	case OPT_TITLE: a->title = arg; return 0;
-	case OPT_TIMELINE: a->timeline = arg; return 0;
-	case OPT_JSON: a->json = arg; return 0;
-	case OPT_NAME: a->name = arg; return 0;
-	case OPT_STORE: a->store = arg; return 0;
-	case OPT_NO_STORE: a->no_store = true; return 0;
-	case 'q': a->quiet = true; return 0;
-	}
-	return usage_error("unknown option%s", "");
-}
-
-static int on_opt(void *arg, int c, const char *val)
-{
-	return parse_opt(arg, c, val);
-}
+const struct opt_cmd mem_cmd = {
+	.name = "mem",
+	.summary = "heap profiler: peak heap, leaks, temporary allocations, "
+		   "allocation sites",
+	.usage = mem_usage,
+	.description = mem_description,
+	.epilog = mem_epilog,
+	.mode = OPT_PROGRAM,
+	.opts = mem_options,
+};
 
 static int parse(struct mem_args *a, int argc, char **argv)
 {
-	const struct prog_parser pp = { "mem", ":n:o:qh", mem_help,
-					long_opts, on_opt, a };
-	int first, dashdash, r;
+	struct opt_rest rest;
+	int ret;
 
-	r = parse_program_args(argc, argv, &pp, &first, &dashdash);
-	if (r)
-		return r;
-	return program_and_outputs("mem", argc, argv, first, dashdash,
-				   &a->out, &a->argv);
+	if (!opt_parse_or_exit(&mem_cmd, argc, argv, a, &rest, &ret))
+		return ret ? ret : 1;
+	return program_and_outputs("mem", argc, argv, rest.first,
+				   rest.dashdash, &a->out, &a->argv);
 }
 
 /*
@@ -301,7 +212,7 @@ static int write_outputs(struct mem_args *a, struct mem_run *m)
 	int ret;
 
 	snprintf(sub, sizeof(sub), "%s — %s", m->prof.command,
-		 costs[a->cost].name);
+		 mem_costs[a->cost].name);
 	a->out.flame.title = a->title ? a->title : "yardstick mem";
 	a->out.flame.subtitle = sub;
 	a->out.flame.unit = costs[a->cost].unit;

@@ -6,7 +6,6 @@
  * when the process execs or the run ends, into the shared profile model
  * that every exporter reads.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -16,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "cmd/commands.h"
+#include "cmd/options.h"
 #include "measure/spawn.h"
 #include "profile/output.h"
 #include "profile/profile.h"
@@ -26,35 +26,18 @@
 #include "util/strutil.h"
 #include "util/term.h"
 
-const char record_help[] =
-"usage: yardstick record [OPTIONS] -- PROGRAM [ARGS...]\n"
-"       yardstick record --diff BASE.folded NEW.folded -o DIFF.svg\n"
-"\n"
+static const char *const record_usage[] = {
+	"[OPTIONS] -- PROGRAM [ARGS...]",
+	"--diff BASE.folded NEW.folded -o DIFF.svg",
+	NULL,
+};
+
+static const char record_description[] =
 "Sample where PROGRAM spends its CPU time, in every thread and child\n"
 "process it starts, and show the functions that cost the most; write\n"
-"flame graphs and profiles for other viewers.\n"
-"\n"
-"  -F, --freq HZ          samples per second (default 999)\n"
-"  -e, --event NAME       the sampling event (default cpu-clock; cycles\n"
-"                         where the machine has hardware counters)\n"
-"  -g, --call-graph MODE  fp (frame pointers, default) or dwarf (copy the\n"
-"                         user stack and unwind it with the binaries' CFI:\n"
-"                         whole stacks without frame pointers)\n"
-"      --stack-size N     bytes of stack copied per sample with dwarf\n"
-"                         (default 16384)\n"
-"      --lines            file:line of every frame\n"
-"  -n, --top N            functions in the terminal report (default 20)\n"
-"  -o, --output FILE      write the profile (repeatable); the format comes\n"
-"                         from the name: .folded (Brendan Gregg's folded\n"
-"                         stacks), .svg (interactive flame graph),\n"
-"                         .speedscope.json, .pb.gz (pprof)\n"
-"      --format FMT       folded, svg, speedscope or pprof, for -o files\n"
-"                         whose name says nothing\n"
-"      --title TEXT       the flame graph's title\n"
-"      --diff BASE NEW    a differential flame graph of two .folded\n"
-"                         profiles: red grew, blue shrank\n"
-"  -q, --quiet            no terminal report\n"
-"\n"
+"flame graphs and profiles for other viewers.\n";
+
+static const char record_epilog[] =
 "The program's standard input, output and error are its own; the report\n"
 "goes to stderr. Exit\n"
 "status: 0 when the program exited with 0; 1 when it failed or crashed\n"
@@ -77,112 +60,73 @@ struct record_args {
 	char **argv;
 };
 
-enum { OPT_STACK_SIZE = 256, OPT_LINES, OPT_FORMAT, OPT_TITLE, OPT_DIFF };
-
-static const struct option long_opts[] = {
-	{ "freq", required_argument, NULL, 'F' },
-	{ "event", required_argument, NULL, 'e' },
-	{ "call-graph", required_argument, NULL, 'g' },
-	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
-	{ "lines", no_argument, NULL, OPT_LINES },
-	{ "top", required_argument, NULL, 'n' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "title", required_argument, NULL, OPT_TITLE },
-	{ "diff", no_argument, NULL, OPT_DIFF },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct opt_enum record_call_graphs[] = {
+	{ "fp", false }, { "dwarf", true }, { NULL, 0 },
 };
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fputs("yardstick record: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	return 2;
-}
+#define OPT_STRUCT struct record_args
+static const struct opt_entry record_options[] = {
+	{ OPT_COUNT('F', "freq", so.freq, 1, 100000), .metavar = "HZ",
+	  .defval = "999", .help = "samples per second" },
+	{ OPT_STRING('e', "event", so.event), .metavar = "NAME",
+	  .help = "the sampling event (default cpu-clock; cycles where the "
+	  "machine has hardware counters)" },
+	{ OPT_ENUM('g', "call-graph", so.dwarf, record_call_graphs),
+	  .defval = "fp", .help = "fp (frame pointers) or "
+	  "dwarf (copy the user stack and unwind it with the binaries' CFI: "
+	  "whole stacks without frame pointers)" },
+	{ OPT_COUNT(0, "stack-size", so.stack_size, 64, 65528), .step = 8,
+	  .defval = "16384",
+	  .help = "bytes of stack copied per sample with dwarf" },
+	{ OPT_FLAG(0, "lines", out.lines),
+	  .help = "file:line of every frame" },
+	{ OPT_COUNT('n', "top", top, 1, LONG_MAX), .defval = "20",
+	  .help = "functions in the terminal report" },
+	{ OPT_LIST('o', "output", out.paths, out.n), .metavar = "FILE",
+	  .flags = OPT_FILES, .help = "write the profile (repeatable); the "
+	  "format comes from the name: .folded (Brendan Gregg's folded "
+	  "stacks), .svg (interactive flame graph), .speedscope.json, .pb.gz "
+	  "(pprof)" },
+	{ OPT_PROFILE_FORMAT(out.format) },
+	{ OPT_STRING(0, "title", title), .metavar = "TEXT",
+	  .help = "the flame graph's title" },
+	{ OPT_FLAG(0, "diff", diff), .help = "a differential flame graph of "
+	  "two .folded profiles, BASE and NEW, the operands: red grew, blue "
+	  "shrank" },
+	{ OPT_QUIET(quiet, "no terminal report") },
+	OPT_HELP_ENTRY,
+	OPT_END_ENTRY,
+};
 
-static int parse_opt(struct record_args *a, int c, const char *arg)
-{
-	long l;
-
-	switch (c) {
-	case 'F':
-		if (parse_long(arg, &l) || l < 1 || l > 100000)
-			return usage_error("--freq: '%s' is not a rate from 1 "
-					   "to 100000 Hz", arg);
-		a->so.freq = (int)l;
-		return 0;
-	case 'e': a->so.event = arg; return 0;
-	case 'g':
-		if (!strcmp(arg, "dwarf"))
-			a->so.dwarf = true;
-		else if (strcmp(arg, "fp"))
-			return usage_error("--call-graph: '%s' is not fp or "
-					   "dwarf", arg);
-		return 0;
-	case OPT_STACK_SIZE:
-		if (parse_long(arg, &l) || l < 64 || l > 65528 || l % 8)
-			return usage_error("--stack-size: '%s' is not a "
-					   "multiple of 8 from 64 to 65528",
-					   arg);
-		a->so.stack_size = (uint32_t)l;
-		return 0;
-	case OPT_LINES: a->out.lines = true; return 0;
-	case 'n':
-		if (parse_long(arg, &l) || l < 1)
-			return usage_error("--top: '%s' is not a number >= 1",
-					   arg);
-		a->top = l;
-		return 0;
-	case 'o':
-		profile_outputs_add(&a->out, arg);
-		return 0;
-	case OPT_FORMAT:
-		a->out.format = profile_fmt_named(arg);
-		if (a->out.format == PROFILE_FMT_NONE)
-			return usage_error("--format: '%s' is not folded, svg, "
-					   "speedscope or pprof", arg);
-		return 0;
-	case OPT_TITLE: a->title = arg; return 0;
-	case 'q': a->quiet = true; return 0;
-	}
-	return usage_error("unknown option%s", "");
-}
-
-static int on_opt(void *arg, int c, const char *val)
-{
-	struct record_args *a = arg;
-
-	if (c == OPT_DIFF) {
-		a->diff = true;
-		return 0;
-	}
-	return parse_opt(a, c, val);
-}
+const struct opt_cmd record_cmd = {
+	.name = "record",
+	.summary = "sampling CPU profiler: top functions, flame graphs, pprof",
+	.usage = record_usage,
+	.description = record_description,
+	.epilog = record_epilog,
+	.mode = OPT_PROGRAM,
+	.opts = record_options,
+};
 
 static int parse(struct record_args *a, int argc, char **argv)
 {
-	const struct prog_parser pp = { "record", ":F:e:g:n:o:qh",
-					record_help, long_opts, on_opt, a };
-	int first, dashdash, r;
-	bool diff;
+	struct opt_rest rest;
+	int ret;
 
-	r = parse_program_args(argc, argv, &pp, &first, &dashdash);
-	if (r)
-		return r;
-	diff = a->diff;
-	if (diff) {
-		if (dashdash - first != 2 || a->out.n != 1)
-			return usage_error("--diff takes BASE.folded NEW.folded "
-					   "and one -o FILE%s", "");
-		a->diff_base = argv[first];
-		a->diff_new = argv[first + 1];
+	if (!opt_parse_or_exit(&record_cmd, argc, argv, a, &rest, &ret))
+		return ret ? ret : 1;
+	if (a->diff) {
+		if (rest.dashdash - rest.first != 2 || a->out.n != 1) {
+			fputs("yardstick record: --diff takes BASE.folded "
+			      "NEW.folded and one -o FILE\n", stderr);
+			return 2;
+		}
+		a->diff_base = argv[rest.first];
+		a->diff_new = argv[rest.first + 1];
 		return 0;
 	}
-	return program_and_outputs("record", argc, argv, first, dashdash,
-				   &a->out, &a->argv);
+	return program_and_outputs("record", argc, argv, rest.first,
+				   rest.dashdash, &a->out, &a->argv);
 }
 
 /* What the callbacks share while the program runs. */

@@ -48,23 +48,23 @@ struct run_opts {
 	char **commands;	/* strings to split, or NULL with argv */
 	size_t ncommands;
 	char **argv;		/* after "--": one command */
-	char **names;
+	char **names;		/* argv's strings */
 	size_t nnames;
 	long warmup, runs, min_runs, max_runs;
 	double min_time, timeout;
-	char *prepare, *cleanup, *input;
+	const char *prepare, *cleanup, *input;	/* argv's */
 	bool show_output, ignore_failure, shell, no_counters, quiet, details;
 	bool have_pin, min_runs_given;
 	cpu_set_t pin;
-	enum run_order order;
+	int order;		/* enum run_order */
 	struct scan *scans;
 	size_t nscans;
-	char *reference;
+	const char *reference;
 	char **compare_metrics;
 	size_t ncompare_metrics;
 	char **events;
 	size_t nevents;
-	char *json, *csv, *markdown, *bmf, *store;
+	const char *json, *csv, *markdown, *bmf, *store;
 	bool no_store;
 	unsigned long long seed;
 	long resamples;
@@ -153,6 +153,7 @@ void run_report(const struct result *r, bool details, FILE *fp);
 /* Every benchmark's warnings, one a line ("warning: 'name': text"). */
 void run_report_warnings(const struct result *r, FILE *fp);
 
-extern const char run_help[];
+struct opt_cmd;
+extern const struct opt_cmd run_cmd;
 
 #endif

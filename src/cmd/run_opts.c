@@ -3,94 +3,32 @@
  * (split with shell quoting rules, or given as argv after "--") crossed
  * with every combination of --param values.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/options.h"
 #include "cmd/run.h"
 #include "measure/spawn.h"
 #include "util/outputs.h"
 #include "util/strutil.h"
 
-const char run_help[] =
-"usage: yardstick run [OPTIONS] 'CMD 1' ['CMD 2' ...]\n"
-"       yardstick run [OPTIONS] -- PROGRAM [ARGS...]\n"
-"\n"
+static const char *const run_usage[] = {
+	"[OPTIONS] 'CMD 1' ['CMD 2' ...]",
+	"[OPTIONS] -- PROGRAM [ARGS...]",
+	NULL,
+};
+
+static const char run_description[] =
 "Benchmark whole commands: wall, user and system time, peak RSS, page\n"
 "faults and context switches of each run (from wait4 of that very child),\n"
 "and perf counters of the command and everything it starts.\n"
 "\n"
 "Commands are split into words with shell quoting rules and executed\n"
-"directly (no shell) unless --shell is given.\n"
-"\n"
-"Runs\n"
-"  -w, --warmup N          unmeasured runs of each command first (default 1)\n"
-"  -r, --runs N            exactly N measured runs of each command\n"
-"  -m, --min-runs N        adaptive: at least N runs (default 10)\n"
-"  -M, --max-runs N        adaptive: at most N runs (default 1000)\n"
-"      --min-time T        adaptive: measure each command for at least T\n"
-"                          (default 3s; units s, ms, us, ns)\n"
-"  -t, --timeout T         kill a run (all it started, setsid or not) after T\n"
-"  -p, --prepare CMD       shell command before every run (timed apart)\n"
-"  -c, --cleanup CMD       shell command after each command's runs\n"
-"      --input FILE        the command's standard input (default /dev/null);\n"
-"                          - or a pipe: read to its end once, at most 64 MiB\n"
-"      --show-output       let the command's output through (default: discard)\n"
-"  -i, --ignore-failure    keep going when a command exits non-zero\n"
-"      --pin CPUS          run the command on these CPUs (\"0\", \"2,3\", \"0-3\")\n"
-"      --order ORDER       interleaved (default: every round runs each command\n"
-"                          once, in a fresh random order) or sequential\n"
-"  -S, --shell             run each command through /bin/sh -c and subtract\n"
-"                          the shell's own start-up time (from wall, user and\n"
-"                          system time; perf counters include the shell) —\n"
-"                          unless a run took less than the shell alone: that\n"
-"                          metric then keeps the shell's time, with a warning\n"
-"\n"
-"Naming and scans\n"
-"  -n, --name NAME         name the commands, in order (repeatable). Names\n"
-"                          are made unique: equal names whose parameters\n"
-"                          differ become \"NAME [n=10]\", then the second\n"
-"                          and later of equal names get \" #2\", \" #3\"\n"
-"  -P, --param NAME=VALUES scan a parameter: a list \"1,10,100\", a range\n"
-"                          \"START:END[:STEP]\" or a geometric range\n"
-"                          \"START:END:*FACTOR\"; {NAME} is replaced in\n"
-"                          commands and names; several --param form the\n"
-"                          cartesian product. A numeric scan gets a\n"
-"                          complexity fit: O(1) ... O(n^3)\n"
-"\n"
-"Counters\n"
-"  -e, --events LIST       perf events to count, comma-separated, by perf's\n"
-"                          name (cycles, L1-dcache-load-misses, r01c2) or\n"
-"                          libpfm4's (INST_RETIRED:ANY_P); default: task-clock,\n"
-"                          page-faults, context-switches, cpu-migrations,\n"
-"                          cycles, instructions, branches, branch-misses,\n"
-"                          cache-references, cache-misses and flops\n"
-"      --no-counters       do not use perf events at all\n"
-"\n"
-"Statistics\n"
-"      --reference NAME    compare every command with this one (default: the\n"
-"                          first)\n"
-"      --compare-metric M  also compare metric M (repeatable; wall_time always)\n"
-"      --resamples N       bootstrap resamples for the 95% CIs (default 1000,\n"
-"                          at least 100)\n"
-"      --seed N            seed of the bootstrap (default 1): same data, same CIs\n"
-"\n"
-"Output\n"
-"      --json FILE         the result with every per-run value (- for stdout)\n"
-"      --csv FILE          one row per run with every metric\n"
-"      --markdown FILE     a summary table for a pull-request comment\n"
-"      --bmf FILE          Bencher Metric Format, for Bencher dashboards\n"
-"      --store PATH        save the result in this store (default\n"
-"                          $YARDSTICK_STORE, else .yardstick/results.db at\n"
-"                          the top of the git checkout, else here)\n"
-"      --no-store          do not save the result\n"
-"  -q, --quiet             no terminal table\n"
-"      --details           a full table of every metric for every benchmark\n"
-"                          (the default up to 4 benchmarks; beyond, one line\n"
-"                          each)\n"
-"\n"
+"directly (no shell) unless --shell is given.\n";
+
+static const char run_epilog[] =
 "Percentiles are type 7 (linear interpolation between closest ranks, as\n"
 "NumPy and R); stddev uses n-1; MAD is unscaled; confidence intervals are\n"
 "95% percentile-bootstrap; outliers are values beyond Tukey's fences\n"
@@ -105,48 +43,6 @@ const char run_help[] =
 "130 interrupted (what was measured is still written and stored;\n"
 "benchmarks that never ran are left out).\n";
 
-enum {
-	OPT_MIN_TIME = 256, OPT_INPUT, OPT_SHOW_OUTPUT, OPT_PIN, OPT_ORDER,
-	OPT_REFERENCE, OPT_COMPARE_METRIC, OPT_NO_COUNTERS, OPT_JSON,
-	OPT_CSV, OPT_MARKDOWN, OPT_SEED, OPT_RESAMPLES, OPT_DETAILS, OPT_BMF,
-	OPT_STORE, OPT_NO_STORE,
-};
-
-static const struct option long_opts[] = {
-	{ "warmup", required_argument, NULL, 'w' },
-	{ "runs", required_argument, NULL, 'r' },
-	{ "min-runs", required_argument, NULL, 'm' },
-	{ "max-runs", required_argument, NULL, 'M' },
-	{ "min-time", required_argument, NULL, OPT_MIN_TIME },
-	{ "timeout", required_argument, NULL, 't' },
-	{ "prepare", required_argument, NULL, 'p' },
-	{ "cleanup", required_argument, NULL, 'c' },
-	{ "input", required_argument, NULL, OPT_INPUT },
-	{ "show-output", no_argument, NULL, OPT_SHOW_OUTPUT },
-	{ "ignore-failure", no_argument, NULL, 'i' },
-	{ "pin", required_argument, NULL, OPT_PIN },
-	{ "order", required_argument, NULL, OPT_ORDER },
-	{ "shell", no_argument, NULL, 'S' },
-	{ "name", required_argument, NULL, 'n' },
-	{ "param", required_argument, NULL, 'P' },
-	{ "events", required_argument, NULL, 'e' },
-	{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
-	{ "reference", required_argument, NULL, OPT_REFERENCE },
-	{ "compare-metric", required_argument, NULL, OPT_COMPARE_METRIC },
-	{ "resamples", required_argument, NULL, OPT_RESAMPLES },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "csv", required_argument, NULL, OPT_CSV },
-	{ "markdown", required_argument, NULL, OPT_MARKDOWN },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "details", no_argument, NULL, OPT_DETAILS },
-	{ "bmf", required_argument, NULL, OPT_BMF },
-	{ "store", required_argument, NULL, OPT_STORE },
-	{ "no-store", no_argument, NULL, OPT_NO_STORE },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 static void push_str(char ***v, size_t *n, const char *s)
 {
 	*v = xrealloc(*v, (*n + 2) * sizeof(**v));
@@ -154,30 +50,10 @@ static void push_str(char ***v, size_t *n, const char *s)
 	(*v)[*n] = NULL;
 }
 
-static int opt_count(const char *name, const char *arg, long min, long *out,
-		     struct error *e)
+static int parse_pin(void *args, const struct opt_entry *opt,
+		     const char *arg, struct error *e)
 {
-	long v;
-
-	if (parse_long(arg, &v) || v < min)
-		return error_set(e, "--%s: '%s' is not a whole number >= %ld",
-				 name, arg, min);
-	*out = v;
-	return 0;
-}
-
-static int opt_time(const char *name, const char *arg, double *out,
-		    struct error *e)
-{
-	if (parse_duration(arg, out))
-		return error_set(e, "--%s: '%s' is not a duration (a number of "
-				 "seconds, or with a unit s, ms, us, ns)",
-				 name, arg);
-	return 0;
-}
-
-static int parse_pin(const char *arg, cpu_set_t *set, struct error *e)
-{
+	cpu_set_t *set = &((struct run_opts *)args)->pin;
 	const char *p = arg;
 
 	CPU_ZERO(set);
@@ -206,7 +82,7 @@ static int parse_pin(const char *arg, cpu_set_t *set, struct error *e)
 		goto bad;
 	return 0;
 bad:
-	return error_set(e, "--pin: '%s' is not a CPU list such as 0,2-3", arg);
+	return error_set(e, "'%s' is not a CPU list such as 0,2-3", arg);
 }
 
 /* Format a scan value: integers without a decimal point. */
@@ -252,7 +128,7 @@ static int parse_range(struct scan *s, const char *spec, struct error *e)
 		if (v > end + fabs(geometric ? end : step) * 1e-9)
 			break;
 		if (s->n >= MAX_SCAN_VALUES) {
-			error_set(e, "--param %s: more than %d values", s->name,
+			error_set(e, "%s: more than %d values", s->name,
 				  MAX_SCAN_VALUES);
 			goto out_free;
 		}
@@ -265,7 +141,7 @@ static int parse_range(struct scan *s, const char *spec, struct error *e)
 	ret = 0;
 	goto out_free;
 bad:
-	error_set(e, "--param %s: '%s' is not START:END[:STEP] with START <= "
+	error_set(e, "%s: '%s' is not START:END[:STEP] with START <= "
 		  "END, STEP > 0 (or *FACTOR > 1 with START > 0)", s->name,
 		  spec);
 out_free:
@@ -273,21 +149,23 @@ out_free:
 	return ret;
 }
 
-static int parse_param(struct run_opts *o, const char *arg, struct error *e)
+static int parse_param(void *args, const struct opt_entry *opt,
+		       const char *arg, struct error *e)
 {
+	struct run_opts *o = args;
 	const char *eq = strchr(arg, '=');
 	struct scan *s;
 	const char *v;
 
 	if (!eq || eq == arg || !eq[1])
-		return error_set(e, "--param: '%s' is not NAME=VALUES", arg);
+		return error_set(e, "'%s' is not NAME=VALUES", arg);
 	o->scans = xrealloc(o->scans, (o->nscans + 1) * sizeof(*o->scans));
 	s = &o->scans[o->nscans++];
 	memset(s, 0, sizeof(*s));
 	s->name = xstrndup(arg, eq - arg);
 	for (size_t i = 0; i + 1 < o->nscans; i++)
 		if (!strcmp(o->scans[i].name, s->name))
-			return error_set(e, "--param: '%s' given twice",
+			return error_set(e, "'%s' given twice",
 					 s->name);
 	v = eq + 1;
 	if (strchr(v, ':') && !strchr(v, ','))
@@ -299,7 +177,7 @@ static int parse_param(struct run_opts *o, const char *arg, struct error *e)
 		double d;
 
 		if (len == 0)
-			return error_set(e, "--param %s: empty value in '%s'",
+			return error_set(e, "%s: empty value in '%s'",
 					 s->name, v);
 		s->values = xrealloc(s->values, (s->n + 1) * sizeof(char *));
 		s->values[s->n] = xstrndup(p, len);
@@ -313,9 +191,10 @@ static int parse_param(struct run_opts *o, const char *arg, struct error *e)
 	return 0;
 }
 
-static int parse_events(struct run_opts *o, const char *arg,
-			struct error *e)
+static int parse_events(void *args, const struct opt_entry *opt,
+			const char *arg, struct error *e)
 {
+	struct run_opts *o = args;
 	const char *p = arg;
 
 	for (;;) {
@@ -324,7 +203,7 @@ static int parse_events(struct run_opts *o, const char *arg,
 		char *ev;
 
 		if (len == 0)
-			return error_set(e, "--events: empty event name in '%s'",
+			return error_set(e, "empty event name in '%s'",
 					 arg);
 		ev = xstrndup(p, len);
 		push_str(&o->events, &o->nevents, ev);
@@ -335,83 +214,113 @@ static int parse_events(struct run_opts *o, const char *arg,
 	}
 }
 
-static int handle_opt(struct run_opts *o, int c, const char *arg,
-		      struct error *e)
-{
-	long v = 0;
+static const struct opt_enum run_orders[] = {
+	{ "interleaved", ORDER_INTERLEAVED },
+	{ "sequential", ORDER_SEQUENTIAL },
+	{ NULL, 0 },
+};
 
-	switch (c) {
-	case 'w': return opt_count("warmup", arg, 0, &o->warmup, e);
-	case 'r': return opt_count("runs", arg, 1, &o->runs, e);
-	case 'm':
-		o->min_runs_given = true;
-		return opt_count("min-runs", arg, 1, &o->min_runs, e);
-	case 'M': return opt_count("max-runs", arg, 1, &o->max_runs, e);
-	case OPT_MIN_TIME: return opt_time("min-time", arg, &o->min_time, e);
-	case 't':
-		if (opt_time("timeout", arg, &o->timeout, e))
-			return -1;
-		if (o->timeout <= 0)
-			return error_set(e, "--timeout: must be above 0");
-		return 0;
-	case 'p': free(o->prepare); o->prepare = xstrdup(arg); return 0;
-	case 'c': free(o->cleanup); o->cleanup = xstrdup(arg); return 0;
-	case OPT_INPUT: free(o->input); o->input = xstrdup(arg); return 0;
-	case OPT_SHOW_OUTPUT: o->show_output = true; return 0;
-	case 'i': o->ignore_failure = true; return 0;
-	case OPT_PIN: o->have_pin = true; return parse_pin(arg, &o->pin, e);
-	case OPT_ORDER:
-		if (!strcmp(arg, "interleaved"))
-			o->order = ORDER_INTERLEAVED;
-		else if (!strcmp(arg, "sequential"))
-			o->order = ORDER_SEQUENTIAL;
-		else
-			return error_set(e, "--order: '%s' is not interleaved "
-					 "or sequential", arg);
-		return 0;
-	case 'S': o->shell = true; return 0;
-	case 'n':
-		if (!*arg)
-			return error_set(e, "--name: empty name");
-		push_str(&o->names, &o->nnames, arg);
-		return 0;
-	case 'P': return parse_param(o, arg, e);
-	case 'e': return parse_events(o, arg, e);
-	case OPT_NO_COUNTERS: o->no_counters = true; return 0;
-	case OPT_REFERENCE:
-		free(o->reference);
-		o->reference = xstrdup(arg);
-		return 0;
-	case OPT_COMPARE_METRIC:
-		push_str(&o->compare_metrics, &o->ncompare_metrics, arg);
-		return 0;
-	case OPT_RESAMPLES:
-		/* a result with more could not be read back (json_read.c) */
-		if (opt_count("resamples", arg, 100, &o->resamples, e))
-			return -1;
-		if (o->resamples > RESULT_READ_MAX_RESAMPLES)
-			return error_set(e, "--resamples: '%s' is more than "
-					 "%d", arg, RESULT_READ_MAX_RESAMPLES);
-		return 0;
-	case OPT_SEED:
-		if (opt_count("seed", arg, 0, &v, e))
-			return -1;
-		o->seed = (unsigned long long)v;
-		return 0;
-	case OPT_JSON: free(o->json); o->json = xstrdup(arg); return 0;
-	case OPT_CSV: free(o->csv); o->csv = xstrdup(arg); return 0;
-	case OPT_MARKDOWN:
-		free(o->markdown);
-		o->markdown = xstrdup(arg);
-		return 0;
-	case 'q': o->quiet = true; return 0;
-	case OPT_DETAILS: o->details = true; return 0;
-	case OPT_BMF: free(o->bmf); o->bmf = xstrdup(arg); return 0;
-	case OPT_STORE: free(o->store); o->store = xstrdup(arg); return 0;
-	case OPT_NO_STORE: o->no_store = true; return 0;
-	}
-	return error_set(e, "unknown option");
-}
+#define OPT_STRUCT struct run_opts
+static const struct opt_entry run_options[] = {
+	OPT_GROUP("Runs"),
+	{ OPT_COUNT('w', "warmup", warmup, 0, LONG_MAX), .defval = "1",
+	  .help = "unmeasured runs of each command first" },
+	{ OPT_COUNT('r', "runs", runs, 1, LONG_MAX),
+	  .help = "exactly N measured runs of each command" },
+	{ OPT_COUNT('m', "min-runs", min_runs, 1, LONG_MAX),
+	  OPT_SETS(min_runs_given), .defval = "10",
+	  .help = "adaptive: at least N runs" },
+	{ OPT_COUNT('M', "max-runs", max_runs, 1, LONG_MAX), .defval = "1000",
+	  .help = "adaptive: at most N runs" },
+	{ OPT_DURATION(0, "min-time", min_time), .defval = "3s",
+	  .help = "adaptive: measure each command for at least T; units s, "
+		  "ms, us, ns" },
+	{ OPT_DURATION('t', "timeout", timeout), .flags = OPT_MIN_EXCL,
+	  .help = "kill a run (all it started, setsid or not) after T" },
+	{ OPT_STRING('p', "prepare", prepare), .metavar = "CMD",
+	  .help = "shell command before every run (timed apart)" },
+	{ OPT_STRING('c', "cleanup", cleanup), .metavar = "CMD",
+	  .help = "shell command after each command's runs" },
+	{ OPT_PATH(0, "input", input), .help = "the command's standard input "
+	  "(default /dev/null); - or a pipe: read to its end once, at most "
+	  "64 MiB" },
+	{ OPT_FLAG(0, "show-output", show_output),
+	  .help = "let the command's output through (default: discard)" },
+	{ OPT_FLAG('i', "ignore-failure", ignore_failure),
+	  .help = "keep going when a command exits non-zero" },
+	{ OPT_CALLBACK(0, "pin", parse_pin), OPT_SETS(have_pin),
+	  .metavar = "CPUS", .help = "run the command on these CPUs (\"0\", "
+	  "\"2,3\", \"0-3\")" },
+	{ OPT_ENUM(0, "order", order, run_orders), .defval = "interleaved",
+	  .help = "interleaved: every round runs each command once, in a "
+	  "fresh random order; sequential: each command's runs in turn" },
+	{ OPT_FLAG('S', "shell", shell), .help = "run each command through "
+	  "/bin/sh -c and subtract the shell's own start-up time (from wall, "
+	  "user and system time; perf counters include the shell) — unless "
+	  "a run took less than the shell alone: that metric then keeps the "
+	  "shell's time, with a warning" },
+	OPT_GROUP("Naming and scans"),
+	{ OPT_LIST('n', "name", names, nnames), .flags = OPT_NONEMPTY,
+	  .metavar = "NAME", .help = "name the commands, in order "
+	  "(repeatable). Names are made unique: equal names whose parameters "
+	  "differ become \"NAME [n=10]\", then the second and later of equal "
+	  "names get \" #2\", \" #3\"" },
+	{ OPT_CALLBACK('P', "param", parse_param), .metavar = "NAME=VALUES",
+	  .help = "scan a parameter: a list \"1,10,100\", a range "
+	  "\"START:END[:STEP]\" or a geometric range \"START:END:*FACTOR\"; "
+	  "{NAME} is replaced in commands and names; several --param form "
+	  "the cartesian product. A numeric scan gets a complexity fit: O(1) "
+	  "... O(n^3)" },
+	OPT_GROUP("Counters"),
+	{ OPT_CALLBACK('e', "events", parse_events), .metavar = "LIST",
+	  .help = "perf events to count, comma-separated, by perf's name "
+	  "(cycles, L1-dcache-load-misses, r01c2) or libpfm4's "
+	  "(INST_RETIRED:ANY_P); default: task-clock, page-faults, "
+	  "context-switches, cpu-migrations, cycles, instructions, branches, "
+	  "branch-misses, cache-references, cache-misses and flops" },
+	{ OPT_FLAG(0, "no-counters", no_counters),
+	  .help = "do not use perf events at all" },
+	OPT_GROUP("Statistics"),
+	{ OPT_STRING(0, "reference", reference), .metavar = "NAME",
+	  .help = "compare every command with this one (default: the "
+	  "first)" },
+	{ OPT_LIST(0, "compare-metric", compare_metrics, ncompare_metrics),
+	  .metavar = "M", .help = "also compare metric M (repeatable; "
+	  "wall_time always)" },
+	{ OPT_RESAMPLES(resamples,
+			"bootstrap resamples for the 95% CIs") },
+	{ OPT_SEED(seed, "seed of the bootstrap: same data, same CIs") },
+	OPT_GROUP("Output"),
+	{ OPT_OUTPUT(0, "json", json),
+	  .help = "the result with every per-run value (- for stdout)" },
+	{ OPT_OUTPUT(0, "csv", csv),
+	  .help = "one row per run with every metric" },
+	{ OPT_OUTPUT(0, "markdown", markdown),
+	  .help = "a summary table for a pull-request comment" },
+	{ OPT_OUTPUT(0, "bmf", bmf),
+	  .help = "Bencher Metric Format, for Bencher dashboards" },
+	{ OPT_STORE(store, "save the result in this store (default "
+		  "$YARDSTICK_STORE, else .yardstick/results.db at the top of "
+		  "the git checkout, else here)") },
+	{ OPT_NO_STORE(no_store, "do not save the result") },
+	{ OPT_QUIET(quiet, "no terminal table") },
+	{ OPT_FLAG(0, "details", details), .help = "a full table of every "
+	  "metric for every benchmark (the default up to 4 benchmarks; "
+	  "beyond, one line each)" },
+	OPT_HELP_ENTRY,
+	OPT_END_ENTRY,
+};
+
+const struct opt_cmd run_cmd = {
+	.name = "run",
+	.summary = "benchmark commands: time, memory, counters, statistics, "
+		   "comparisons",
+	.usage = run_usage,
+	.description = run_description,
+	.epilog = run_epilog,
+	.mode = OPT_PROGRAM,
+	.opts = run_options,
+};
 
 /* The result outputs, in one list for every question about stdout. */
 #define N_OUTS 4
@@ -486,7 +395,8 @@ static int check_opts(struct run_opts *o, struct error *e)
 
 int run_parse(struct run_opts *o, int argc, char **argv, struct error *e)
 {
-	int dashdash = argc, c;
+	struct opt_rest rest;
+	int r;
 
 	memset(o, 0, sizeof(*o));
 	o->warmup = 1;
@@ -497,41 +407,18 @@ int run_parse(struct run_opts *o, int argc, char **argv, struct error *e)
 	o->seed = 1;
 	o->resamples = 1000;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			dashdash = i;
-			break;
-		}
-	}
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(dashdash, argv,
-				":w:r:m:M:t:p:c:iSn:P:e:qh", long_opts,
-				NULL)) != -1) {
-		if (c == 'h') {
-			fputs(run_help, stdout);
-			return 1;
-		}
-		if (c == '?' || c == ':') {
-			const char *bad = argv[optind - 1];
-
-			if (c == ':')
-				return error_set(e, "option '%s' needs a value",
-						 bad);
-			return error_set(e, "unknown option '%s'", bad);
-		}
-		if (handle_opt(o, c, optarg, e))
-			return -1;
-	}
-	for (int i = optind; i < dashdash; i++)
+	r = opt_parse(&run_cmd, argc, argv, o, &rest, e);
+	if (r)
+		return r;
+	for (int i = rest.first; i < rest.end; i++)
 		push_str(&o->commands, &o->ncommands, argv[i]);
-	if (dashdash < argc) {
+	if (rest.dashdash < argc) {
 		if (o->ncommands)
 			return error_set(e, "give commands either as strings or "
 					 "after '--', not both");
-		if (dashdash + 1 >= argc)
+		if (rest.dashdash + 1 >= argc)
 			return error_set(e, "no program after '--'");
-		o->argv = argv_dup(argv + dashdash + 1);
+		o->argv = argv_dup(argv + rest.dashdash + 1);
 	}
 	return check_opts(o, e);
 }
@@ -540,8 +427,8 @@ void run_opts_free(struct run_opts *o)
 {
 	argv_free(o->commands);
 	argv_free(o->argv);
-	argv_free(o->names);
-	argv_free(o->compare_metrics);
+	free(o->names);		/* the names are argv's */
+	free(o->compare_metrics);
 	argv_free(o->events);
 	for (size_t i = 0; i < o->nscans; i++) {
 		free(o->scans[i].name);
@@ -550,15 +437,6 @@ void run_opts_free(struct run_opts *o)
 		free(o->scans[i].values);
 	}
 	free(o->scans);
-	free(o->prepare);
-	free(o->cleanup);
-	free(o->input);
-	free(o->reference);
-	free(o->json);
-	free(o->csv);
-	free(o->markdown);
-	free(o->bmf);
-	free(o->store);
 }
 
 /* Replace every {NAME} of the scans by the job's values. */

@@ -48,7 +48,9 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <signal.h>
 #include <time.h>
+
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -114,6 +116,7 @@ struct tstate {
 	uintptr_t stack_lo, stack_hi;	/* frame-pointer walk bounds */
 	struct stack_entry *cache;	/* stacks walked (agent_unwind.h) */
 	uint8_t busy, dead, rounds;
+	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
 };
 static __thread struct tstate tls __attribute__((tls_model("initial-exec")));
 

@@ -195,4 +195,18 @@ t "--junit - without -q: stdout is the XML alone, the report on stderr" sh -c '
 t "two outputs on stdout: exit 2 naming both" sh -c '
 	"$YS" gate --baseline "$T/s10.json" --max-increase wall_time=10% --junit - --markdown - "$T/s30.json" >/dev/null 2>"$T/two.err"; [ $? -eq 2 ] &&
 	grep -q "markdown.*junit.*both want stdout" "$T/two.err"'
+# yardstick.ini's alpha, inconclusive and missing: checked by the option
+# of that name (src/cmd/options.c), with its message
+ini_as_option() {
+	msg="'2' is not a number >= 1e-05 and < 1"
+	printf "[gate]\nalpha = 2\n" >"$T/v.ini"
+	"$YS" gate --config "$T/v.ini" --limit wall_time=1s "$T/base.json" 2>"$T/v.err"
+	[ $? -eq 2 ] && grep -qF "[gate] alpha: $msg" "$T/v.err" || return 1
+	"$YS" gate --alpha 2 --limit wall_time=1s "$T/base.json" 2>"$T/v.err"
+	[ $? -eq 2 ] && grep -qF -- "--alpha: $msg" "$T/v.err" || return 1
+	printf "[gate]\nmissing = maybe\n" >"$T/v.ini"
+	"$YS" gate --config "$T/v.ini" --limit wall_time=1s "$T/base.json" 2>"$T/v.err"
+	[ $? -eq 2 ] && grep -qF "[gate] missing: 'maybe' is not fail or pass" "$T/v.err"
+}
+t "yardstick.ini values are checked as the options are" ini_as_option
 finish

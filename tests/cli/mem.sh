@@ -253,6 +253,16 @@ stress() {
 }
 t "8 threads x 1,000,000 allocations: exact counts, no crash or deadlock" stress
 
+# The agent makes libunwind's own sigprocmask calls no-ops during its
+# walks (agent_unwind.h): the program's calls, a signal handler's that
+# lands in a walk included, must still change the mask. 200,000 walks at
+# depths 0 to 599 with a profiling timer's handler checking its masks.
+masks() {
+	mem --cost allocations -o "$T/sig.folded" -- "$HEAPFIX" sigmask 200000 &&
+	eq 200000 awk '/sig_alloc/ { s += $NF } END { print s }' "$T/sig.folded"
+}
+t "signal masks of the program and its handlers work under the agent" masks
+
 reallocs() {
 	mem --json "$T/re.json" -o "$T/re.speedscope.json" -- \
 		"$HEAPFIX" realloc &&

@@ -221,7 +221,7 @@ t "--json into a missing directory: exit 2, nothing written" sh -c '
 	grep -q "/nonexistent-dir/x.json" "$T/nd"'
 # a result made with more resamples than a reader takes could not be read
 t "--resamples beyond a million: exit 2, for run and compare" sh -c '
-	"$YS" run --resamples 2000000 -- "$YSFIX" exit 0 2>"$T/rs.err"; [ $? -eq 2 ] && grep -q "more than 1000000" "$T/rs.err" &&
+	"$YS" run --resamples 2000000 -- "$YSFIX" exit 0 2>"$T/rs.err"; [ $? -eq 2 ] && grep -q "from 100 to 1000000" "$T/rs.err" &&
 	"$YS" compare --resamples 2000000 "$T/none.json" "$T/none.json" 2>/dev/null; [ $? -eq 2 ]'
 # Whichever result output is stdout, the table goes to stderr: --bmf -
 # left it on stdout, inside the JSON.

@@ -1,0 +1,840 @@
+/*
+ * The options layer (options.h): parsing a command line against a
+ * command's table, the help text and the shell completions generated
+ * from the same table.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/options.h"
+#include "profile/output.h"
+#include "util/strutil.h"
+
+const struct opt_enum opt_profile_formats[] = {
+	{ "folded", PROFILE_FMT_FOLDED },
+	{ "svg", PROFILE_FMT_SVG },
+	{ "speedscope", PROFILE_FMT_SPEEDSCOPE },
+	{ "pprof", PROFILE_FMT_PPROF },
+	{ NULL, 0 },
+};
+
+/* ---- values --------------------------------------------------------- */
+
+/* "--runs", or "-x" for an entry without a long name. */
+static const char *name_of(const struct opt_entry *o, char buf[64])
+{
+	if (o->long_name)
+		snprintf(buf, 64, "--%s", o->long_name);
+	else
+		snprintf(buf, 64, "-%c", o->short_name);
+	return buf;
+}
+
+static bool takes_value(const struct opt_entry *o)
+{
+	switch (o->type) {
+	case OPT_T_HELP:
+	case OPT_T_FLAG:
+		return false;
+	case OPT_T_CALLBACK:
+		return !(o->flags & OPT_NOARG);
+	default:
+		return true;
+	}
+}
+
+static void store_uint(void *p, size_t size, unsigned long long v)
+{
+	switch (size) {
+	case 1: *(uint8_t *)p = (uint8_t)v; break;
+	case 2: *(uint16_t *)p = (uint16_t)v; break;
+	case 4: *(uint32_t *)p = (uint32_t)v; break;
+	default: *(uint64_t *)p = (uint64_t)v; break;
+	}
+}
+
+/* "from 1 to 64", ">= 1", "> 0 and < 1"; "" without bounds. In words
+ * for the help: "at least 1", "above 0 and below 1". */
+static void range_text(double lo, double hi, int flags, bool words,
+		       char *buf, size_t n)
+{
+	bool has_lo = lo != -INFINITY, has_hi = hi != INFINITY;
+	const char *gt = flags & OPT_MIN_EXCL ? (words ? "above" : ">")
+					      : (words ? "at least" : ">=");
+	const char *lt = flags & OPT_MAX_EXCL ? (words ? "below" : "<")
+					      : (words ? "at most" : "<=");
+
+	if (has_lo && has_hi && !(flags & (OPT_MIN_EXCL | OPT_MAX_EXCL)))
+		snprintf(buf, n, "from %.15g to %.15g", lo, hi);
+	else if (has_lo && has_hi)
+		snprintf(buf, n, "%s %.15g and %s %.15g", gt, lo, lt, hi);
+	else if (has_lo)
+		snprintf(buf, n, "%s %.15g", gt, lo);
+	else if (has_hi)
+		snprintf(buf, n, "%s %.15g", lt, hi);
+	else
+		buf[0] = '\0';
+}
+
+static void count_range(const struct opt_entry *o, bool words, char *buf,
+			size_t n)
+{
+	if (o->step > 1)
+		snprintf(buf, n, "a multiple of %ld from %ld to %ld", o->step,
+			 o->lmin, o->lmax);
+	else if (o->lmax == LONG_MAX)
+		snprintf(buf, n, "%s %ld", words ? "at least" : ">=", o->lmin);
+	else
+		snprintf(buf, n, "from %ld to %ld", o->lmin, o->lmax);
+}
+
+static bool in_range(double v, const struct opt_entry *o)
+{
+	if (o->flags & OPT_MIN_EXCL ? !(v > o->min) : !(v >= o->min))
+		return false;
+	return o->flags & OPT_MAX_EXCL ? v < o->max : v <= o->max;
+}
+
+/* "a, b or c" */
+static void enum_names(const struct opt_enum *v, const char *sep,
+		       const char *last, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; v[i].name && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s",
+					i == 0 ? "" : v[i + 1].name ? sep : last,
+					v[i].name);
+}
+
+/* "524288", "512k", "512KiB", "1M", "1g": bytes, binary multiples. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	double mult = 1;
+
+	if (end == s || !(v > 0) || !isfinite(v))
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': mult = 1024; end++; break;
+	case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
+	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+	}
+	if (mult > 1 && *end == 'i')
+		end++;
+	if (*end == 'B' || (*end == 'b' && mult > 1))
+		end++;
+	if (*end || v * mult < 1 || v * mult > 1e15)
+		return -1;
+	*out = (uint64_t)(v * mult);
+	return 0;
+}
+
+static void list_add(void *args, const struct opt_entry *o, const char *v)
+{
+	char ***list = (char ***)((char *)args + o->off);
+	size_t *n = (size_t *)((char *)args + o->off2);
+
+	*list = xrealloc(*list, (*n + 2) * sizeof(char *));
+	(*list)[(*n)++] = (char *)v;
+	(*list)[*n] = NULL;
+}
+
+const struct opt_entry *opt_find(const struct opt_cmd *c,
+				 const char *long_name)
+{
+	for (const struct opt_entry *o = c->opts; o->type; o++)
+		if (o->long_name && !strcmp(o->long_name, long_name))
+			return o;
+	return NULL;
+}
+
+int opt_set(const struct opt_entry *o, const char *arg, void *args,
+	    struct error *e)
+{
+	void *field = (char *)args + o->off;
+	char range[128];
+	double d;
+	long l;
+
+	switch (o->type) {
+	case OPT_T_FLAG:
+		*(bool *)field = true;
+		return 0;
+	case OPT_T_COUNT:
+		if (parse_long(arg, &l) || l < o->lmin || l > o->lmax ||
+		    (o->step > 1 && l % o->step)) {
+			count_range(o, false, range, sizeof(range));
+			return error_set(e, "'%s' is not %s%s", arg,
+					 o->step > 1 ? "" : "a whole number ",
+					 range);
+		}
+		store_uint(field, o->size, (unsigned long long)l);
+		return 0;
+	case OPT_T_NUMBER:
+	case OPT_T_PERCENT:
+		if (parse_double(arg, &d) || !in_range(d, o)) {
+			range_text(o->min, o->max, o->flags, false, range,
+				   sizeof(range));
+			return error_set(e, "'%s' is not a %s %s", arg,
+					 o->type == OPT_T_PERCENT ? "percentage"
+					 : "number", range);
+		}
+		*(double *)field = o->type == OPT_T_PERCENT ? d / 100 : d;
+		return 0;
+	case OPT_T_DURATION:
+		if (parse_duration(arg, &d) || !in_range(d, o)) {
+			range_text(o->min == 0 && !(o->flags & OPT_MIN_EXCL)
+				   ? -INFINITY : o->min, o->max, o->flags,
+				   false, range, sizeof(range));
+			return error_set(e, "'%s' is not a duration%s%s (a "
+					 "number of seconds, or with a unit s, "
+					 "ms, us, ns)", arg, *range ? " " : "",
+					 range);
+		}
+		*(double *)field = d;
+		return 0;
+	case OPT_T_SIZE:
+		if (parse_size(arg, (uint64_t *)field))
+			return error_set(e, "'%s' is not a size in bytes (e.g. "
+					 "524288 or 512k)", arg);
+		return 0;
+	case OPT_T_ENUM:
+		for (size_t i = 0; o->values[i].name; i++)
+			if (!strcmp(arg, o->values[i].name)) {
+				store_uint(field, o->size,
+					   (unsigned)o->values[i].value);
+				return 0;
+			}
+		enum_names(o->values, ", ", " or ", range, sizeof(range));
+		return error_set(e, "'%s' is not %s", arg, range);
+	case OPT_T_STRING:
+	case OPT_T_PATH:
+	case OPT_T_OUTPUT:
+	case OPT_T_LIST:
+		if ((o->flags & OPT_NONEMPTY) && !*arg)
+			return error_set(e, "an empty value");
+		if (o->type == OPT_T_LIST)
+			list_add(args, o, arg);
+		else
+			*(const char **)field = arg;
+		return 0;
+	case OPT_T_CALLBACK:
+		return o->cb(args, o, arg, e);
+	default:
+		return error_set(e, "not an option with a value");
+	}
+}
+
+/* ---- parsing -------------------------------------------------------- */
+
+struct parser {
+	const struct opt_cmd *c;
+	int argc, end;
+	char **argv;
+	void *args;
+	struct error *e;
+};
+
+static int apply(struct parser *p, const struct opt_entry *o,
+		 const char *arg)
+{
+	char name[64];
+	struct error ve;
+
+	if (o->type == OPT_T_HELP) {
+		opt_help(p->c, stdout);
+		return 1;
+	}
+	if (opt_set(o, arg, p->args, &ve))
+		return error_set(p->e, "%s: %s", name_of(o, name), ve.msg);
+	if (o->given_at)
+		*(bool *)((char *)p->args + o->given_at - 1) = true;
+	return 0;
+}
+
+/* The entry a long option names: exactly, else by an unambiguous
+ * prefix. */
+static const struct opt_entry *find_long(struct parser *p, const char *s,
+					 size_t len)
+{
+	const struct opt_entry *found = NULL;
+	char names[512];
+	size_t n = 0, k = 0;
+
+	for (const struct opt_entry *o = p->c->opts; o->type; o++)
+		if (o->long_name && strlen(o->long_name) == len &&
+		    !strncmp(o->long_name, s, len))
+			return o;
+	names[0] = '\0';
+	for (const struct opt_entry *o = p->c->opts; o->type; o++)
+		if (o->long_name && !strncmp(o->long_name, s, len)) {
+			found = o;
+			n++;
+			if (k < sizeof(names))
+				k += (size_t)snprintf(names + k,
+						      sizeof(names) - k,
+						      "%s--%s", n > 1 ? ", " : "",
+						      o->long_name);
+		}
+	if (n == 1)
+		return found;
+	if (n > 1)
+		error_set(p->e, "ambiguous option '--%.*s' (%s)", (int)len, s,
+			  names);
+	else
+		error_set(p->e, "unknown option '--%.*s'", (int)len, s);
+	return NULL;
+}
+
+static int missing(struct parser *p, const struct opt_entry *o)
+{
+	char name[64];
+
+	return error_set(p->e, "%s: needs a value", name_of(o, name));
+}
+
+/* argv[*i] is "--name" or "--name=value". */
+static int long_opt(struct parser *p, int *i)
+{
+	const char *s = p->argv[*i] + 2, *eq = strchr(s, '=');
+	size_t len = eq ? (size_t)(eq - s) : strlen(s);
+	const struct opt_entry *o = find_long(p, s, len);
+	char name[64];
+
+	if (!o)
+		return -1;
+	if (!takes_value(o)) {
+		if (eq)
+			return error_set(p->e, "%s: takes no value",
+					 name_of(o, name));
+		return apply(p, o, NULL);
+	}
+	if (eq)
+		return apply(p, o, eq + 1);
+	if (*i + 1 >= p->end)
+		return missing(p, o);
+	return apply(p, o, p->argv[++*i]);
+}
+
+/* argv[*i] is "-abc": flags, the last may take a value ("-r5", "-r 5"). */
+static int short_opts(struct parser *p, int *i)
+{
+	const char *s = p->argv[*i];
+
+	for (size_t j = 1; s[j]; j++) {
+		const struct opt_entry *o = p->c->opts;
+		int r;
+
+		while (o->type && o->short_name != s[j])
+			o++;
+		if (!o->type)
+			return error_set(p->e, "unknown option '-%c'", s[j]);
+		if (!takes_value(o)) {
+			r = apply(p, o, NULL);
+			if (r)
+				return r;
+			continue;
+		}
+		if (s[j + 1])
+			return apply(p, o, s + j + 1);
+		if (*i + 1 >= p->end)
+			return missing(p, o);
+		return apply(p, o, p->argv[++*i]);
+	}
+	return 0;
+}
+
+int opt_parse(const struct opt_cmd *c, int argc, char **argv, void *args,
+	      struct opt_rest *rest, struct error *e)
+{
+	struct parser p = { c, argc, argc, argv, args, e };
+	bool *operand;
+	char **copy;
+	int i, nops = 0, k = 1, r = 0;
+
+	rest->dashdash = argc;
+	if (c->mode == OPT_PROGRAM)
+		for (i = 1; i < argc; i++)
+			if (!strcmp(argv[i], "--")) {
+				rest->dashdash = p.end = i;
+				break;
+			}
+	operand = xcalloc((size_t)argc + 1, sizeof(*operand));
+	for (i = 1; i < p.end && !r; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			/* (in OPT_PROGRAM mode, p.end is there already) */
+			if (c->mode == OPT_STOP_AT_OPERAND) {
+				i++;
+				break;
+			}
+			for (i++; i < p.end; i++, nops++)
+				operand[i] = true;
+			break;
+		}
+		if (a[0] != '-' || !a[1]) {
+			if (c->mode == OPT_STOP_AT_OPERAND)
+				break;
+			operand[i] = true;
+			nops++;
+			continue;
+		}
+		r = a[1] == '-' ? long_opt(&p, &i) : short_opts(&p, &i);
+	}
+	if (r) {
+		free(operand);
+		return r > 0 ? 1 : -1;
+	}
+	if (c->mode == OPT_STOP_AT_OPERAND) {
+		/* the operands stay where they are */
+		rest->first = i;
+		rest->end = argc;
+		free(operand);
+		return 0;
+	}
+	/* The options first, then the operands, each in their order. */
+	copy = xmalloc((size_t)p.end * sizeof(*copy));
+	memcpy(copy, argv, (size_t)p.end * sizeof(*copy));
+	for (i = 1; i < p.end; i++)
+		if (!operand[i])
+			argv[k++] = copy[i];
+	rest->first = k;
+	for (i = 1; i < p.end; i++)
+		if (operand[i])
+			argv[k++] = copy[i];
+	rest->end = p.end;
+	free(copy);
+	free(operand);
+	return 0;
+}
+
+int opt_error(const struct opt_cmd *c, const struct error *e)
+{
+	fprintf(stderr, "yardstick %s: %s\n", c->name, e->msg);
+	return 2;
+}
+
+bool opt_parse_or_exit(const struct opt_cmd *c, int argc, char **argv,
+		       void *args, struct opt_rest *rest, int *exit_code)
+{
+	struct error e;
+	int r = opt_parse(c, argc, argv, args, rest, &e);
+
+	if (r == 0)
+		return true;
+	*exit_code = r > 0 ? 0 : opt_error(c, &e);
+	return false;
+}
+
+/* ---- help ----------------------------------------------------------- */
+
+#define HELP_WIDTH 79
+#define HELP_COLUMN 26
+
+static const char *metavar(const struct opt_entry *o, char *buf, size_t n)
+{
+	if (o->metavar)
+		return o->metavar;
+	switch (o->type) {
+	case OPT_T_ENUM:
+		enum_names(o->values, "|", "|", buf, n);
+		return buf;
+	case OPT_T_COUNT: return "N";
+	case OPT_T_DURATION: return "T";
+	case OPT_T_SIZE: return "BYTES";
+	case OPT_T_PERCENT: return "P";
+	case OPT_T_PATH:
+	case OPT_T_OUTPUT: return "FILE";
+	default: return "VALUE";
+	}
+}
+
+/* The parenthesis after the help: default, range, the names of an enum
+ * whose metavar does not list them. */
+static void help_suffix(const struct opt_entry *o, char *buf, size_t n)
+{
+	char range[256] = "";
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (o->defval)
+		len += (size_t)snprintf(buf, n, "default %s", o->defval);
+	if (o->type == OPT_T_COUNT && (o->lmin > 0 || o->lmax != LONG_MAX ||
+				       o->step > 1))
+		count_range(o, true, range, sizeof(range));
+	else if (o->type == OPT_T_NUMBER || o->type == OPT_T_PERCENT ||
+		 (o->type == OPT_T_DURATION && (o->min != 0 ||
+		  (o->flags & OPT_MIN_EXCL) || o->max != INFINITY)))
+		range_text(o->type == OPT_T_DURATION && !(o->flags &
+			   OPT_MIN_EXCL) && o->min == 0 ? -INFINITY : o->min,
+			   o->max, o->flags, true, range, sizeof(range));
+	else if (o->type == OPT_T_ENUM && o->metavar) {
+		strcpy(range, "one of ");
+		enum_names(o->values, ", ", ", ", range + 7,
+			   sizeof(range) - 7);
+	}
+	if (*range && len < n)
+		snprintf(buf + len, n - len, "%s%s", len ? "; " : "", range);
+}
+
+/* Words of text from column col, wrapped at HELP_WIDTH to indent. */
+static void wrap(FILE *fp, const char *text, size_t col, size_t indent)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t w = strcspn(p, " ");
+
+		if (col > indent && col + 1 + w > HELP_WIDTH) {
+			fprintf(fp, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', fp);
+			col++;
+		}
+		fwrite(p, 1, w, fp);
+		col += w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', fp);
+}
+
+static void help_option(const struct opt_entry *o, FILE *fp)
+{
+	char left[160], mv[256], suffix[512], *text;
+	int len;
+
+	len = snprintf(left, sizeof(left), "  %c%c%s%s%s%s%s",
+		       o->short_name ? '-' : ' ',
+		       o->short_name ? o->short_name : ' ',
+		       o->short_name && o->long_name ? ", " : "  ",
+		       o->long_name ? "--" : "", o->long_name ? o->long_name
+		       : "", takes_value(o) ? " " : "",
+		       takes_value(o) ? metavar(o, mv, sizeof(mv)) : "");
+	fputs(left, fp);
+	if (len + 2 > HELP_COLUMN) {
+		fprintf(fp, "\n%*s", HELP_COLUMN, "");
+		len = HELP_COLUMN;
+	} else {
+		fprintf(fp, "%*s", HELP_COLUMN - len, "");
+		len = HELP_COLUMN;
+	}
+	help_suffix(o, suffix, sizeof(suffix));
+	text = *suffix ? xasprintf("%s (%s)", o->help ? o->help : "", suffix)
+		       : xstrdup(o->help ? o->help : "");
+	wrap(fp, text, (size_t)len, HELP_COLUMN);
+	free(text);
+}
+
+void opt_help(const struct opt_cmd *c, FILE *fp)
+{
+	bool first = true;
+
+	for (size_t i = 0; c->usage[i]; i++)
+		fprintf(fp, "%s yardstick %s %s\n", i ? "      " : "usage:",
+			c->name, c->usage[i]);
+	if (c->description)
+		fprintf(fp, "\n%s", c->description);
+	for (const struct opt_entry *o = c->opts; o->type; o++) {
+		if (o->type == OPT_T_GROUP) {
+			fprintf(fp, "\n%s\n", o->help);
+			first = false;
+			continue;
+		}
+		if (first) {
+			fputs("\nOptions\n", fp);
+			first = false;
+		}
+		help_option(o, fp);
+	}
+	if (c->epilog)
+		fprintf(fp, "\n%s", c->epilog);
+}
+
+/* ---- completions ---------------------------------------------------- */
+
+enum value_kind { V_NONE, V_FREE, V_FILE, V_ENUM };
+
+static enum value_kind value_kind(const struct opt_entry *o)
+{
+	if (!takes_value(o))
+		return V_NONE;
+	if (o->type == OPT_T_ENUM)
+		return V_ENUM;
+	if (o->type == OPT_T_PATH || o->type == OPT_T_OUTPUT ||
+	    (o->flags & OPT_FILES))
+		return V_FILE;
+	return V_FREE;
+}
+
+static bool shown(const struct opt_entry *o)
+{
+	return o->type != OPT_T_GROUP;
+}
+
+/* The help's first clause, at most 60 bytes, without the characters the
+ * shells' quoting would need to escape. */
+static void short_help(const char *help, char *buf, size_t n)
+{
+	size_t len = strcspn(help ? help : "", ";(.[\n"), k = 0;
+
+	if (len > 60) {
+		len = 60;
+		while (len > 0 && help[len] != ' ')
+			len--;
+	}
+	for (size_t i = 0; i < len && k + 1 < n; i++)
+		if (!strchr("'\"\\`$[]{}:", help[i]))
+			buf[k++] = help[i];
+	while (k > 0 && buf[k - 1] == ' ')
+		k--;
+	buf[k] = '\0';
+}
+
+static void enum_words(const struct opt_enum *v, FILE *fp)
+{
+	for (size_t i = 0; v[i].name; i++)
+		fprintf(fp, "%s%s", i ? " " : "", v[i].name);
+}
+
+/* The option's names as bash case patterns: "-r|--runs". */
+static void bash_names(const struct opt_entry *o, FILE *fp)
+{
+	if (o->short_name)
+		fprintf(fp, "-%c%s", o->short_name, o->long_name ? "|" : "");
+	if (o->long_name)
+		fprintf(fp, "--%s", o->long_name);
+}
+
+static void bash_cases(const struct opt_cmd *c, enum value_kind kind,
+		       FILE *fp)
+{
+	bool any = false;
+
+	for (const struct opt_entry *o = c->opts; o->type; o++) {
+		if (!shown(o) || value_kind(o) != kind)
+			continue;
+		if (kind == V_ENUM) {
+			fputs("\t\t", fp);
+			bash_names(o, fp);
+			fputs(") COMPREPLY=($(compgen -W '", fp);
+			enum_words(o->values, fp);
+			fputs("' -- \"$cur\")); return 0 ;;\n", fp);
+			continue;
+		}
+		fputs(any ? "|" : "\t\t", fp);
+		bash_names(o, fp);
+		any = true;
+	}
+	if (any && kind == V_FILE)
+		fputs(") COMPREPLY=($(compgen -f -- \"$cur\")); return 0 ;;\n",
+		      fp);
+	else if (any)
+		fputs(") return 0 ;;\n", fp);
+}
+
+static void bash(const struct opt_cmd *const *cmds, size_t n, FILE *fp)
+{
+	fputs("# bash completion of yardstick: generated by 'yardstick "
+	      "completion bash'\n\n_yardstick()\n{\n"
+	      "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev= i\n"
+	      "\tlocal cmds='", fp);
+	for (size_t i = 0; i < n; i++)
+		fprintf(fp, "%s ", cmds[i]->name);
+	fputs("help'\n"
+	      "\tCOMPREPLY=()\n"
+	      "\t[ \"$COMP_CWORD\" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+	      "\t# --opt=value: COMP_WORDBREAKS makes '=' a word of its own\n"
+	      "\tif [ \"$prev\" = = ] && [ \"$COMP_CWORD\" -gt 1 ]; then\n"
+	      "\t\tprev=${COMP_WORDS[COMP_CWORD-2]}\n"
+	      "\telif [ \"$cur\" = = ]; then\n"
+	      "\t\tcur=\n"
+	      "\tfi\n"
+	      "\tif [ \"$COMP_CWORD\" -le 1 ]; then\n"
+	      "\t\tCOMPREPLY=($(compgen -W \"$cmds\" -- \"$cur\"))\n"
+	      "\t\treturn 0\n"
+	      "\tfi\n"
+	      "\t# after \"--\": the program and its arguments\n"
+	      "\tfor ((i = 2; i < COMP_CWORD; i++)); do\n"
+	      "\t\tif [ \"${COMP_WORDS[i]}\" = -- ]; then\n"
+	      "\t\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
+	      "\t\t\treturn 0\n"
+	      "\t\tfi\n"
+	      "\tdone\n"
+	      "\tcase ${COMP_WORDS[1]} in\n"
+	      "\thelp)\n"
+	      "\t\t[ \"$COMP_CWORD\" -eq 2 ] && "
+	      "COMPREPLY=($(compgen -W \"$cmds\" -- \"$cur\"))\n"
+	      "\t\treturn 0 ;;\n", fp);
+	for (size_t i = 0; i < n; i++) {
+		const struct opt_cmd *c = cmds[i];
+
+		fprintf(fp, "\t%s)\n\t\tcase $prev in\n", c->name);
+		bash_cases(c, V_ENUM, fp);
+		bash_cases(c, V_FILE, fp);
+		bash_cases(c, V_FREE, fp);
+		fputs("\t\tesac\n\t\tcase $cur in\n\t\t-*) COMPREPLY=($(compgen "
+		      "-W '", fp);
+		for (const struct opt_entry *o = c->opts; o->type; o++)
+			if (shown(o) && o->long_name)
+				fprintf(fp, "%s--%s", o == c->opts ? "" : " ",
+					o->long_name);
+		fputs("' -- \"$cur\")); return 0 ;;\n\t\tesac ;;\n", fp);
+	}
+	fputs("\tesac\n"
+	      "\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
+	      "\treturn 0\n"
+	      "}\n"
+	      "complete -o filenames -F _yardstick yardstick\n", fp);
+}
+
+static bool repeatable(const struct opt_entry *o)
+{
+	return o->type == OPT_T_LIST || o->type == OPT_T_CALLBACK;
+}
+
+static void zsh_option(const struct opt_entry *o, FILE *fp)
+{
+	enum value_kind k = value_kind(o);
+	char text[96], buf[256], mv[256];
+	bool both = o->short_name && o->long_name;
+
+	short_help(o->help, text, sizeof(text));
+	fputs("\t\t", fp);
+	if (repeatable(o))
+		fputs("'*'", fp);
+	else if (both)
+		fprintf(fp, "'(-%c --%s)'", o->short_name, o->long_name);
+	if (both)
+		fputc('{', fp);
+	if (o->short_name)
+		fprintf(fp, "-%c%s", o->short_name, k != V_NONE ? "+" : "");
+	if (both)
+		fputc(',', fp);
+	if (o->long_name)
+		fprintf(fp, "--%s%s", o->long_name, k != V_NONE ? "=" : "");
+	if (both)
+		fputc('}', fp);
+	fprintf(fp, "'[%s]", text);
+	/* the message of a value: its metavar, without ':' */
+	snprintf(mv, sizeof(mv), "%s", k == V_NONE ? "" : metavar(o, buf,
+		 sizeof(buf)));
+	for (char *p = mv; *p; p++)
+		if (strchr(":'[]()\\", *p))
+			*p = ' ';
+	if (k == V_ENUM) {
+		fprintf(fp, ":%s:(", mv);
+		enum_words(o->values, fp);
+		fputc(')', fp);
+	} else if (k == V_FILE) {
+		fprintf(fp, ":%s:_files", mv);
+	} else if (k == V_FREE) {
+		fprintf(fp, ":%s: ", mv);
+	}
+	fputs("' \\\n", fp);
+}
+
+static void zsh(const struct opt_cmd *const *cmds, size_t n, FILE *fp)
+{
+	char text[96];
+
+	fputs("#compdef yardstick\n# zsh completion of yardstick: generated "
+	      "by 'yardstick completion zsh'\n\n", fp);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(fp, "_yardstick_%s() {\n\t_arguments -s -S \\\n",
+			cmds[i]->name);
+		for (const struct opt_entry *o = cmds[i]->opts; o->type; o++)
+			if (shown(o))
+				zsh_option(o, fp);
+		fputs("\t\t'*:argument:_files'\n}\n\n", fp);
+	}
+	fputs("_yardstick() {\n\tlocal -a cmds\n\tcmds=(\n", fp);
+	for (size_t i = 0; i < n; i++) {
+		short_help(cmds[i]->summary, text, sizeof(text));
+		fprintf(fp, "\t\t'%s:%s'\n", cmds[i]->name, text);
+	}
+	fputs("\t\t'help:show the help of a command'\n\t)\n"
+	      "\tif (( CURRENT == 2 )); then\n"
+	      "\t\t_describe -t commands 'yardstick command' cmds\n"
+	      "\t\treturn\n"
+	      "\tfi\n"
+	      "\tlocal cmd=${words[2]}\n"
+	      "\tshift words\n"
+	      "\t(( CURRENT-- ))\n"
+	      "\tcase $cmd in\n"
+	      "\thelp) (( CURRENT == 2 )) && _describe -t commands "
+	      "'yardstick command' cmds ;;\n", fp);
+	for (size_t i = 0; i < n; i++)
+		fprintf(fp, "\t%s) _yardstick_%s ;;\n", cmds[i]->name,
+			cmds[i]->name);
+	fputs("\tesac\n}\n\n_yardstick \"$@\"\n", fp);
+}
+
+static void fish(const struct opt_cmd *const *cmds, size_t n, FILE *fp)
+{
+	char text[96];
+
+	fputs("# fish completion of yardstick: generated by 'yardstick "
+	      "completion fish'\n\n"
+	      "complete -c yardstick -n __fish_use_subcommand -f\n", fp);
+	for (size_t i = 0; i < n; i++) {
+		short_help(cmds[i]->summary, text, sizeof(text));
+		fprintf(fp, "complete -c yardstick -n __fish_use_subcommand "
+			"-a %s -d '%s'\n", cmds[i]->name, text);
+	}
+	fputs("complete -c yardstick -n __fish_use_subcommand -a help -d "
+	      "'show the help of a command'\n"
+	      "complete -c yardstick -n '__fish_seen_subcommand_from help' "
+	      "-f -a '", fp);
+	for (size_t i = 0; i < n; i++)
+		fprintf(fp, "%s%s", i ? " " : "", cmds[i]->name);
+	fputs("'\n", fp);
+	for (size_t i = 0; i < n; i++) {
+		fputc('\n', fp);
+		for (const struct opt_entry *o = cmds[i]->opts; o->type; o++) {
+			enum value_kind k = value_kind(o);
+
+			if (!shown(o))
+				continue;
+			fprintf(fp, "complete -c yardstick -n "
+				"'__fish_seen_subcommand_from %s'",
+				cmds[i]->name);
+			if (o->short_name)
+				fprintf(fp, " -s %c", o->short_name);
+			if (o->long_name)
+				fprintf(fp, " -l %s", o->long_name);
+			if (k == V_FILE)
+				fputs(" -r -F", fp);
+			else if (k != V_NONE)
+				fputs(" -x", fp);
+			if (k == V_ENUM) {
+				fputs(" -a '", fp);
+				enum_words(o->values, fp);
+				fputc('\'', fp);
+			}
+			short_help(o->help, text, sizeof(text));
+			fprintf(fp, " -d '%s'\n", text);
+		}
+	}
+}
+
+int opt_completion(const char *shell, const struct opt_cmd *const *cmds,
+		   size_t n, FILE *fp, struct error *e)
+{
+	if (!strcmp(shell, "bash"))
+		bash(cmds, n, fp);
+	else if (!strcmp(shell, "zsh"))
+		zsh(cmds, n, fp);
+	else if (!strcmp(shell, "fish"))
+		fish(cmds, n, fp);
+	else
+		return error_set(e, "'%s' is not bash, zsh or fish", shell);
+	return 0;
+}
