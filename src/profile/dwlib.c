@@ -10,15 +10,8 @@
 union dwlib dw;
 Dwfl_Callbacks dwlib_offline_callbacks, dwlib_process_callbacks;
 
-static const char *const dw_names[] = { DWLIB_FUNCTIONS(DYNLIB_NAME) };
-static struct dynlib dw_lib = {
-	.soname = "libdw.so.1", .package = "libdw1",
-	.purpose = "elfutils, which reads symbols and debug information",
-	.names = dw_names, .fn = dw.fn,
-	.n = sizeof(dw_names) / sizeof(dw_names[0]),
-};
-
-_Static_assert(sizeof(dw.fn) == sizeof(dw), "dw: a pointer per function");
+static struct dynlib dw_lib = DYNLIB(dw, DWLIB_FUNCTIONS, "libdw.so.1",
+	"libdw1", "elfutils, which reads symbols and debug information");
 
 int dwlib_load(struct error *e)
 {
@@ -40,18 +33,9 @@ int dwlib_load(struct error *e)
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
 		     int *status);
 #define CXX_FUNCTIONS(X) X(__cxa_demangle)
-static union {
-	struct {
-		CXX_FUNCTIONS(DYNLIB_FIELD)
-	};
-	void *fn[0 CXX_FUNCTIONS(DYNLIB_COUNT)];
-} cxx;
-static const char *const cxx_names[] = { CXX_FUNCTIONS(DYNLIB_NAME) };
-static struct dynlib cxx_lib = {
-	.soname = "libstdc++.so.6", .package = "libstdc++6",
-	.purpose = "the C++ runtime, for its demangler",
-	.names = cxx_names, .fn = cxx.fn, .n = 1,
-};
+static DYNLIB_TABLE(cxx_fns, CXX_FUNCTIONS) cxx;
+static struct dynlib cxx_lib = DYNLIB(cxx, CXX_FUNCTIONS, "libstdc++.so.6",
+	"libstdc++6", "the C++ runtime, for its demangler");
 
 char *dwlib_demangle(const char *mangled)
 {

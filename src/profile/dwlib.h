@@ -38,15 +38,8 @@
 	X(dwfl_thread_state_registers)					\
 	X(elf_getphdrnum) X(gelf_getehdr) X(gelf_getphdr)
 
-union dwlib {
-	struct {
-		DWLIB_FUNCTIONS(DYNLIB_FIELD)
-	};
-	void *fn[0 DWLIB_FUNCTIONS(DYNLIB_COUNT)];
-};
-
 /* Valid once dwlib_load has returned 0. */
-extern union dwlib dw;
+extern DYNLIB_TABLE(dwlib, DWLIB_FUNCTIONS) dw;
 
 /* libdwfl's standard callbacks, valid once dwlib_load has returned 0:
  * files at the addresses they were reported at (elfmod.c), and a

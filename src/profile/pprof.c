@@ -357,18 +357,9 @@ static void build(struct pprof *x)
 
 /* zlib, loaded by the first pprof written (util/dynlib.h) */
 #define ZLIB_FUNCTIONS(X) X(deflateInit2_) X(deflate) X(deflateEnd)
-static union {
-	struct {
-		ZLIB_FUNCTIONS(DYNLIB_FIELD)
-	};
-	void *fn[0 ZLIB_FUNCTIONS(DYNLIB_COUNT)];
-} zlib;
-static const char *const zlib_names[] = { ZLIB_FUNCTIONS(DYNLIB_NAME) };
-static struct dynlib zlib_lib = {
-	.soname = "libz.so.1", .package = "zlib1g",
-	.purpose = "zlib, which compresses pprof files",
-	.names = zlib_names, .fn = zlib.fn, .n = 3,
-};
+static DYNLIB_TABLE(zlib_fns, ZLIB_FUNCTIONS) zlib;
+static struct dynlib zlib_lib = DYNLIB(zlib, ZLIB_FUNCTIONS, "libz.so.1",
+	"zlib1g", "zlib, which compresses pprof files");
 
 static int gzip_write(const struct pbuf *b, FILE *fp)
 {

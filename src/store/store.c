@@ -711,15 +711,8 @@ static int open_db(struct store *s, enum store_mode mode, struct error *e)
 }
 
 union store_sqlite sqlite;
-static const char *const sqlite_names[] = {
-	STORE_SQLITE_FUNCTIONS(DYNLIB_NAME)
-};
-static struct dynlib sqlite_lib = {
-	.soname = "libsqlite3.so.0", .package = "libsqlite3-0",
-	.purpose = "SQLite, which keeps the store",
-	.names = sqlite_names, .fn = sqlite.fn,
-	.n = sizeof(sqlite_names) / sizeof(sqlite_names[0]),
-};
+static struct dynlib sqlite_lib = DYNLIB(sqlite, STORE_SQLITE_FUNCTIONS,
+	"libsqlite3.so.0", "libsqlite3-0", "SQLite, which keeps the store");
 
 int store_open(struct store **out, const char *path, enum store_mode mode,
 	       struct error *e)

@@ -32,13 +32,7 @@
 	X(sqlite3_open_v2) X(sqlite3_prepare_v2)			\
 	X(sqlite3_prepare_v3) X(sqlite3_reset) X(sqlite3_sleep)		\
 	X(sqlite3_step) X(sqlite3_system_errno)
-union store_sqlite {
-	struct {
-		STORE_SQLITE_FUNCTIONS(DYNLIB_FIELD)
-	};
-	void *fn[0 STORE_SQLITE_FUNCTIONS(DYNLIB_COUNT)];
-};
-extern union store_sqlite sqlite;
+extern DYNLIB_TABLE(store_sqlite, STORE_SQLITE_FUNCTIONS) sqlite;
 
 /* One slot per distinct SQL text in the cache. */
 enum store_stmt_id {

@@ -20,7 +20,7 @@ static int load(struct dynlib *l)
 		l->fn[i] = dlsym(h, l->names[i]);
 		if (!l->fn[i]) {
 			snprintf(l->why, sizeof(l->why),
-				 "it has no function '%s' (too old)",
+				 "no function '%s' in it, too old",
 				 l->names[i]);
 			dlclose(h);
 			return -1;

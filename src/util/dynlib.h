@@ -8,19 +8,12 @@
  * table it calls them through with their own types:
  *
  *   #define FOO_FUNCTIONS(X) X(foo_open) X(foo_close)
- *   union foo_fns {
- *           struct { FOO_FUNCTIONS(DYNLIB_FIELD) };
- *           void *fn[0 FOO_FUNCTIONS(DYNLIB_COUNT)];
- *   };
- *   extern union foo_fns foo;        ... foo.foo_open(...)
- *
- *   static const char *const names[] = { FOO_FUNCTIONS(DYNLIB_NAME) };
- *   static struct dynlib lib = {
- *           .soname = "libfoo.so.1", .package = "libfoo1",
- *           .purpose = "what it does", .names = names, .fn = foo.fn,
- *           .n = sizeof(names) / sizeof(names[0]),
- *   };
- *   if (dynlib_load(&lib, &e)) ...
+ *   static DYNLIB_TABLE(foo_fns, FOO_FUNCTIONS) foo;
+ *   static struct dynlib foo_lib = DYNLIB(foo, FOO_FUNCTIONS, "libfoo.so.1",
+ *                                         "libfoo1", "what it is for");
+ *   ...
+ *   if (dynlib_load(&foo_lib, &e)) ...
+ *   foo.foo_open(...);
  *
  * The first call of dynlib_load must come from one thread, before any
  * other uses the table.
@@ -32,9 +25,25 @@
 
 #include "util/error.h"
 
+/* union TAG: a pointer of its own type per function of the X-macro list
+ * FUNCTIONS, and the same pointers as an array for dynlib_load. */
+#define DYNLIB_TABLE(tag, FUNCTIONS)					\
+	union tag {							\
+		struct {						\
+			FUNCTIONS(DYNLIB_FIELD)				\
+		};							\
+		void *fn[0 FUNCTIONS(DYNLIB_COUNT)];			\
+	}
 #define DYNLIB_FIELD(name) __typeof__(name) *name;
 #define DYNLIB_COUNT(name) + 1
 #define DYNLIB_NAME(name) #name,
+
+/* The struct dynlib that fills table (a DYNLIB_TABLE of FUNCTIONS). */
+#define DYNLIB(table, FUNCTIONS, so, pkg, what) {			\
+	.soname = (so), .package = (pkg), .purpose = (what),		\
+	.names = (const char *const[]){ FUNCTIONS(DYNLIB_NAME) },	\
+	.fn = (table).fn, .n = sizeof((table).fn) / sizeof(void *),	\
+}
 
 struct dynlib {
 	const char *soname;	/* what dlopen loads: "libdw.so.1" */
