@@ -4,8 +4,9 @@
 # yardstick binaries (before and after a change), against hyperfine's
 # whole process doing the same (`hyperfine -N --runs 1 /bin/true`).
 # Measured by hyperfine itself, all pinned to one CPU; prints the median
-# and the minimum of each. The binaries' helpers (yardstick-spawner) must
-# be beside them.
+# and the minimum of the wall time of each, and the mean CPU time (user +
+# system, its children's included), which a busy machine disturbs less.
+# The binaries' helpers (yardstick-spawner) must be beside them.
 #   bench/startup.sh [build/yardstick [OTHER/yardstick]] [RUNS] [CPU]
 set -eu
 a=$(realpath "${1:-build/yardstick}")
@@ -25,8 +26,11 @@ taskset -c "$cpu" hyperfine -N --warmup 20 --runs "$runs" --style none \
 python3 - "$dir/h.json" "$runs" "$cpu" <<'PY'
 import json, statistics, sys
 res = json.load(open(sys.argv[1]))["results"]
-print(f"{sys.argv[2]} runs each pinned to CPU {sys.argv[3]}, whole processes (median / min)")
+print(f"{sys.argv[2]} runs each pinned to CPU {sys.argv[3]}, whole processes: "
+      "wall median / min, CPU mean")
 for r in res:
     t = r["times"]
-    print(f"  {statistics.median(t)*1e3:6.2f} ms / {min(t)*1e3:6.2f} ms   {r['command']}")
+    cpu = r["user"] + r["system"]
+    print(f"  {statistics.median(t)*1e3:6.2f} ms / {min(t)*1e3:6.2f} ms  "
+          f"{cpu*1e3:6.2f} ms   {r['command']}")
 PY
