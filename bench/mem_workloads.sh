@@ -29,7 +29,7 @@ with open(sql, "w") as f:
             "select b, count(*) from t group by length(b) order by 2 desc limit 3;\n")
 cc1 = subprocess.run(["cc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
 subprocess.run(["cc", "-E", "-D_GNU_SOURCE", f"-I{src}/src", f"-I{src}/build",
-                f"{src}/src/profile/symbolize.c", "-o", f"{d}/s.i"], check=True)
+                f"{src}/src/cmd/options.c", "-o", f"{d}/s.i"], check=True)
 workloads = {
     "sqlite3": ["sqlite3", "-init", sql, f"{d}/w.db", ".quit"],
     "git log": ["git", "-C", src, "log", "--stat", "-n", "200"],

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "result/result.h"
+#include "util/outputs.h"
 
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
@@ -27,6 +28,20 @@ extern const struct opt_cmd compare_cmd, gate_cmd, history_cmd, record_cmd,
  * or the exit code: 3 for a locked or read-only store, 2 otherwise.
  */
 int save_result(const struct result *res, const char *store, bool quiet);
+
+/*
+ * The output set of a command (util/outputs.h), for every command alike:
+ * check_output_set before any work (a failure printed as "WHO: message",
+ * returns 2), write_output_set at the end (each failure printed, the
+ * others still written; returns 0, or 2 when any failed).
+ */
+int check_output_set(struct output_set *s, const char *who);
+int write_output_set(struct output_set *s, const char *who);
+/* Writers of a struct result (ctx) for the set. */
+int output_result_json(const char *path, void *res, struct error *e);
+int output_result_csv(const char *path, void *res, struct error *e);
+int output_result_markdown(const char *path, void *res, struct error *e);
+int output_result_bmf(const char *path, void *res, struct error *e);
 
 /* After opt_parse of "yardstick CMD [OPTIONS] -- PROGRAM [ARGS...]" (its
  * operands argv[first..dashdash)): no operand, the program after "--" into

@@ -51,14 +51,13 @@ static const struct opt_entry compare_options[] = {
 	{ OPT_LIST('m', "metric", metrics, nmetrics), .metavar = "M",
 	  .help = "compare only metric M (repeatable; default all)" },
 	/* below the permutation test's reach: see shift.h */
-	{ OPT_ALPHA(o.alpha, SHIFT_ALPHA_MIN, 0, "0.01",
+	{ OPT_ALPHA(o.alpha, SHIFT_ALPHA_MIN, 0,
 		    "significance level") },
-	{ OPT_PERCENT(0, "noise", o.noise, 0, INFINITY), .defval = "2",
+	{ OPT_PERCENT(0, "noise", o.noise, 0, INFINITY),
 	  .help = "noise threshold in percent" },
 	{ OPT_RESAMPLES(o.resamples, "bootstrap resamples") },
 	{ OPT_SEED(o.seed, "bootstrap seed") },
-	{ OPT_STORE(store, "the store (default $YARDSTICK_STORE, else "
-		  ".yardstick/results.db at the git top level)") },
+	{ OPT_STORE_READ(store) },
 	{ OPT_OUTPUT(0, "json", json),
 	  .help = "the comparison as JSON (- for stdout)" },
 	{ OPT_OUTPUT(0, "markdown", markdown),
@@ -68,6 +67,11 @@ static const struct opt_entry compare_options[] = {
 	OPT_END_ENTRY,
 };
 
+static void compare_init(void *args)
+{
+	compare_opts_init(&((struct compare_args *)args)->o);
+}
+
 const struct opt_cmd compare_cmd = {
 	.name = "compare",
 	.summary = "compare two result sets metric by metric",
@@ -76,6 +80,8 @@ const struct opt_cmd compare_cmd = {
 	.epilog = compare_epilog,
 	.mode = OPT_PERMUTE,
 	.opts = compare_options,
+	.args_size = sizeof(struct compare_args),
+	.init = compare_init,
 };
 
 static int parse(struct compare_args *a, int argc, char **argv,
@@ -104,20 +110,14 @@ static int load(const char *ref, const char *store, struct result *r)
 	return ret;
 }
 
-static int write_outputs(const struct compare_args *a,
-			 const struct compare_report *rep)
+static int write_json(const char *path, void *rep, struct error *e)
 {
-	struct error e;
+	return compare_write_json(rep, path, e);
+}
 
-	if (a->json && compare_write_json(rep, a->json, &e)) {
-		fprintf(stderr, "yardstick compare: %s\n", e.msg);
-		return 2;
-	}
-	if (a->markdown && compare_write_markdown(rep, a->markdown, &e)) {
-		fprintf(stderr, "yardstick compare: %s\n", e.msg);
-		return 2;
-	}
-	return 0;
+static int write_markdown(const char *path, void *rep, struct error *e)
+{
+	return compare_write_markdown(rep, path, e);
 }
 
 int cmd_compare(int argc, char **argv)
@@ -126,16 +126,23 @@ int cmd_compare(int argc, char **argv)
 	struct result base, cand;
 	struct compare_report rep;
 	struct opt_rest rest;
+	struct output_set outs;
 	char *base_label = NULL, *cand_label = NULL;
 	struct error e;
 	int ret;
 
-	compare_opts_init(&a.o);
+	outputs_init(&outs);
 	ret = parse(&a, argc, argv, &rest);
 	if (ret) {
 		free(a.metrics);
 		return ret == 1 ? 0 : ret;
 	}
+	outputs_add(&outs, "--json", a.json, "json", write_json, &rep);
+	outputs_add(&outs, "--markdown", a.markdown, "markdown",
+		    write_markdown, &rep);
+	ret = check_output_set(&outs, "yardstick compare");
+	if (ret)
+		goto out_free;
 	ret = load(argv[rest.first], a.store, &base);
 	if (ret)
 		goto out_free;
@@ -153,18 +160,9 @@ int cmd_compare(int argc, char **argv)
 		ret = 2;
 		goto out_results;
 	}
-	const struct output_ref outs[] = { { "--json", a.json },
-					   { "--markdown", a.markdown } };
-	int on_stdout = outputs_on_stdout(outs, 2, &e);
-
-	if (on_stdout == -2) {
-		fprintf(stderr, "yardstick compare: %s\n", e.msg);
-		ret = 2;
-	} else {
-		if (!a.quiet)
-			compare_print(&rep, on_stdout >= 0 ? stderr : stdout);
-		ret = write_outputs(&a, &rep);
-	}
+	if (!a.quiet)
+		compare_print(&rep, outputs_report_fp(&outs));
+	ret = write_output_set(&outs, "yardstick compare");
 	compare_report_free(&rep);
 out_results:
 	result_free(&base);
@@ -173,5 +171,6 @@ out_free:
 	free(base_label);
 	free(cand_label);
 	free(a.metrics);
+	outputs_free(&outs);
 	return ret;
 }

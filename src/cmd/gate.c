@@ -135,7 +135,7 @@ static const struct opt_entry gate_options[] = {
 	  "ceiling of the candidate's statistic. Repeatable" },
 	{ OPT_PATH(0, "config", config), .help = "thresholds from the [gate] "
 	  "sections of FILE (default: yardstick.ini, if present)" },
-	{ OPT_ALPHA(alpha, SHIFT_ALPHA_MIN, 0, "0.01", "significance level"),
+	{ OPT_ALPHA(alpha, SHIFT_ALPHA_MIN, 0, "significance level"),
 	  OPT_SETS(alpha_given) },
 	{ OPT_ENUM(0, "inconclusive", inconclusive_pass, gate_pass_fail),
 	  .defval = "fail", .help = "a check too few runs could decide "
@@ -144,8 +144,7 @@ static const struct opt_entry gate_options[] = {
 	  .defval = "fail", .help = "a check that cannot be made (a "
 	  "benchmark or metric on one side only, no measured value: every "
 	  "run timed out) fails the gate or passes" },
-	{ OPT_STORE(store, "the store (default $YARDSTICK_STORE, else "
-		  ".yardstick/results.db at the git top level)") },
+	{ OPT_STORE_READ(store) },
 	{ OPT_OUTPUT(0, "markdown", markdown), .help = "the report for a "
 	  "pull-request comment or $GITHUB_STEP_SUMMARY (- for stdout)" },
 	{ OPT_OUTPUT(0, "junit", junit),
@@ -157,6 +156,14 @@ static const struct opt_entry gate_options[] = {
 	OPT_END_ENTRY,
 };
 
+static void gate_init(void *args)
+{
+	struct gate_args *a = args;
+
+	a->alpha = 0.01;
+	a->inconclusive_pass = a->missing_pass = -1;
+}
+
 const struct opt_cmd gate_cmd = {
 	.name = "gate",
 	.summary = "fail CI when a metric regressed beyond a threshold, "
@@ -166,6 +173,8 @@ const struct opt_cmd gate_cmd = {
 	.epilog = gate_epilog,
 	.mode = OPT_PERMUTE,
 	.opts = gate_options,
+	.args_size = sizeof(struct gate_args),
+	.init = gate_init,
 };
 
 /* [gate] or [gate "PATTERN"]; NULL when the section is not a gate one. */
@@ -306,29 +315,21 @@ static int check_args(struct gate_args *a)
 	return 0;
 }
 
-static int write_outputs(const struct gate_args *a,
-			 const struct gate_report *rep, struct result *cand)
+static int write_bmf(const char *path, void *cand, struct error *e)
 {
-	struct error e;
+	/* BMF carries medians and their CIs: summarize now. */
+	result_summarize(cand, 1, 1000);
+	return result_write_bmf(cand, path, e);
+}
 
-	if (a->bmf) {
-		/* BMF carries medians and their CIs: summarize now. */
-		result_summarize(cand, 1, 1000);
-		if (result_write_bmf(cand, a->bmf, &e)) {
-			fprintf(stderr, "yardstick gate: %s\n", e.msg);
-			return 2;
-		}
-	}
+static int write_markdown(const char *path, void *rep, struct error *e)
+{
+	return gate_write_markdown(rep, path, e);
+}
 
-	if (a->markdown && gate_write_markdown(rep, a->markdown, &e)) {
-		fprintf(stderr, "yardstick gate: %s\n", e.msg);
-		return 2;
-	}
-	if (a->junit && gate_write_junit(rep, a->junit, &e)) {
-		fprintf(stderr, "yardstick gate: %s\n", e.msg);
-		return 2;
-	}
-	return 0;
+static int write_junit(const char *path, void *rep, struct error *e)
+{
+	return gate_write_junit(rep, path, e);
 }
 
 struct loader {
@@ -382,10 +383,21 @@ static int run_gate(struct gate_args *a)
 	struct loader base = { 0 }, cand = { 0 };
 	struct gate_report rep;
 	struct gate_opts o;
+	struct output_set outs;
 	char *base_label, *cand_label;
 	struct error e;
 	int ret;
 
+	outputs_init(&outs);
+	outputs_add(&outs, "--markdown", a->markdown, "markdown",
+		    write_markdown, &rep);
+	outputs_add(&outs, "--junit", a->junit, "junit", write_junit, &rep);
+	outputs_add(&outs, "--bmf", a->bmf, "bmf", write_bmf, &cand.r);
+	ret = check_output_set(&outs, "yardstick gate");
+	if (ret) {
+		outputs_free(&outs);
+		return ret;
+	}
 	ret = load_both(a, &base, &cand);
 	if (ret)
 		goto out_free;
@@ -405,35 +417,24 @@ static int run_gate(struct gate_args *a)
 		fprintf(stderr, "yardstick gate: %s\n", e.msg);
 		ret = 2;
 	} else {
-		const struct output_ref outs[] = {
-			{ "--markdown", a->markdown }, { "--junit", a->junit },
-			{ "--bmf", a->bmf } };
-		int on_stdout = outputs_on_stdout(outs, 3, &e);
-
-		if (on_stdout == -2) {
-			fprintf(stderr, "yardstick gate: %s\n", e.msg);
-			ret = 2;
-			goto out_report;
-		}
 		if (!a->quiet)
-			gate_print(&rep, on_stdout >= 0 ? stderr : stdout);
-		ret = write_outputs(a, &rep, &cand.r);
+			gate_print(&rep, outputs_report_fp(&outs));
+		ret = write_output_set(&outs, "yardstick gate");
 		if (!ret && rep.failed)
 			ret = 1;
 	}
-out_report:
 	gate_report_free(&rep);
 out_free:
 	/* a failed load leaves an empty result: freeing it is harmless */
 	result_free(&base.r);
 	result_free(&cand.r);
+	outputs_free(&outs);
 	return ret;
 }
 
 int cmd_gate(int argc, char **argv)
 {
-	struct gate_args a = { .alpha = 0.01, .inconclusive_pass = -1,
-				.missing_pass = -1 };
+	struct gate_args a = { 0 };
 	int ret;
 
 	ret = parse(&a, argc, argv);

@@ -14,7 +14,6 @@
 #include "util/json_emit.h"
 #include "stats/changepoint.h"
 #include "store/store.h"
-#include "util/fileio.h"
 #include "util/outputs.h"
 #include "util/strutil.h"
 #include "util/term.h"
@@ -52,17 +51,20 @@ static const struct opt_entry history_options[] = {
 	{ OPT_FLAG(0, "detect", detect), .help = "change points of BENCHMARK "
 	  "(E-divisive means with a permutation test; about 5% of series "
 	  "without any change get a false alarm at --alpha 0.05)" },
-	{ OPT_ALPHA(alpha, 0, OPT_MIN_EXCL, "0.05",
+	{ OPT_ALPHA(alpha, 0, OPT_MIN_EXCL,
 		    "significance of a change point") },
-	{ OPT_STORE(store, "the store (default $YARDSTICK_STORE, else "
-		    ".yardstick/results.db at the git top level); opened "
-		    "read-only") },
+	{ OPT_STORE_READ(store) },
 	{ OPT_OUTPUT(0, "json", json), .help = "{\"results\": [{\"id\", "
 	  "\"created\", \"commit\", \"branch\", \"benchmarks\": [...]}]} (- "
 	  "for stdout)" },
 	OPT_HELP_ENTRY,
 	OPT_END_ENTRY,
 };
+
+static void history_init(void *args)
+{
+	((struct history_args *)args)->alpha = 0.05;
+}
 
 const struct opt_cmd history_cmd = {
 	.name = "history",
@@ -72,6 +74,8 @@ const struct opt_cmd history_cmd = {
 	.epilog = history_epilog,
 	.mode = OPT_PERMUTE,
 	.opts = history_options,
+	.args_size = sizeof(struct history_args),
+	.init = history_init,
 };
 
 static int parse(struct history_args *a, int argc, char **argv)
@@ -254,10 +258,26 @@ static const char *unit_guess(const char *metric)
 	return "count";
 }
 
+/* What --json writes: the rows of one metric. */
+struct history_rows {
+	struct store_entry *v;
+	size_t n;
+	const char *metric;
+};
+
+static int write_json(const char *path, void *rows, struct error *e)
+{
+	const struct history_rows *h = rows;
+
+	return json_write_file(history_json(h->v, h->n, h->metric), path, e);
+}
+
 int cmd_history(int argc, char **argv)
 {
-	struct history_args a = { .alpha = 0.05 };
+	struct history_args a = { 0 };
 	struct store_entry *v = NULL;
+	struct history_rows rows = { 0 };
+	struct output_set outs;
 	struct store *s;
 	struct error e;
 	size_t n = 0;
@@ -271,6 +291,11 @@ int cmd_history(int argc, char **argv)
 	ret = parse(&a, argc, argv);
 	if (ret)
 		return ret == 1 ? 0 : ret;
+	outputs_init(&outs);
+	outputs_add(&outs, "--json", a.json, "json", write_json, &rows);
+	ret = check_output_set(&outs, "yardstick history");
+	if (ret)
+		goto out;
 	chosen = a.q.metric != NULL;
 	/* --limit keeps the newest results, for --detect too: they are
 	 * put in time order after the query. */
@@ -279,7 +304,8 @@ int cmd_history(int argc, char **argv)
 	free(path);
 	if (ret) {
 		fprintf(stderr, "yardstick history: %s\n", e.msg);
-		return ref_store_exit(ret);
+		ret = ref_store_exit(ret);
+		goto out;
 	}
 	/* no -m: the headline metric of run, then of mem, then of load
 	 * results, whichever the store holds */
@@ -293,22 +319,22 @@ int cmd_history(int argc, char **argv)
 	store_close(s);
 	if (ret) {
 		fprintf(stderr, "yardstick history: %s\n", e.msg);
-		return ref_store_exit(ret);
+		ret = ref_store_exit(ret);
+		goto out;
 	}
 	if (a.detect) {
 		reverse(v, n);
 		ret = detect(&a, v, n, unit_guess(a.q.metric),
-			     output_is_stdout(a.json) ? stderr : stdout);
+			     outputs_report_fp(&outs));
+	} else {
+		print_rows(v, n, unit_guess(a.q.metric),
+			   outputs_report_fp(&outs));
 	}
-	else if (!output_is_stdout(a.json))
-		print_rows(v, n, unit_guess(a.q.metric), stdout);
-	if (!ret && a.json) {
-		if (json_write_file(history_json(v, n, a.q.metric), a.json,
-				    &e)) {
-			fprintf(stderr, "yardstick history: %s\n", e.msg);
-			ret = 2;
-		}
-	}
+	rows = (struct history_rows){ v, n, a.q.metric };
+	if (!ret)
+		ret = write_output_set(&outs, "yardstick history");
 	store_entries_free(v, n);
+out:
+	outputs_free(&outs);
 	return ret;
 }

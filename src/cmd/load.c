@@ -118,12 +118,12 @@ static int opt_body_file(void *args, const struct opt_entry *opt,
 static const struct opt_entry load_options[] = {
 	OPT_GROUP("Load"),
 	{ OPT_COUNT('c', "connections", connections, 1, 100000),
-	  .defval = "10", .help = "connections kept open" },
-	{ OPT_COUNT('t', "threads", threads, 1, 1024), .defval = "1",
+	  .help = "connections kept open" },
+	{ OPT_COUNT('t', "threads", threads, 1, 1024),
 	  .help = "client threads, each an epoll loop over its share of the "
 	  "connections; at most --connections" },
 	{ OPT_DURATION('d', "duration", duration), .flags = OPT_MIN_EXCL,
-	  OPT_SETS(duration_given), .defval = "10s",
+	  OPT_SETS(duration_given),
 	  .help = "measure for T; units s, ms, us, ns" },
 	{ OPT_COUNT('n', "requests", requests, 1, 1L << 50),
 	  .help = "measure N requests (stop at N, or at --duration when both "
@@ -134,7 +134,7 @@ static const struct opt_entry load_options[] = {
 	{ OPT_DURATION('w', "warmup", warmup), .defval = "0",
 	  .help = "send for T first, not recorded" },
 	{ OPT_DURATION(0, "timeout", timeout), .flags = OPT_MIN_EXCL,
-	  .defval = "2s", .help = "per request and per connect: the request "
+	  .help = "per request and per connect: the request "
 	  "counts as a timeout, the connection is opened again" },
 	OPT_GROUP("Requests"),
 	{ OPT_CALLBACK('m', "method", opt_method), .metavar = "M",
@@ -163,19 +163,29 @@ static const struct opt_entry load_options[] = {
 	{ OPT_OUTPUT(0, "json", json), .help = "the result (- for stdout): "
 	  "metrics latency, latency_uncorrected (seconds), throughput "
 	  "(requests/s, one value a second) and errors" },
-	{ OPT_COUNT(0, "sample", sample, 1, 100000000), .defval = "100000",
+	{ OPT_COUNT(0, "sample", sample, 1, 100000000),
 	  .help = "latencies kept as the values of latency and "
 	  "latency_uncorrected in the result: a uniform sample of all "
 	  "requests; their percentiles come from every request" },
 	{ OPT_SEED(seed, "seed of that sample and of the statistics") },
-	{ OPT_STORE(store, "save the result in this store (default "
-		    "$YARDSTICK_STORE, else .yardstick/results.db at the top "
-		    "of the git checkout, else here)") },
-	{ OPT_NO_STORE(no_store, "do not save the result") },
+	{ OPT_STORE_SAVE(store) },
+	{ OPT_NO_STORE(no_store) },
 	{ OPT_QUIET(quiet, "no summary") },
 	OPT_HELP_ENTRY,
 	OPT_END_ENTRY,
 };
+
+static void load_init(void *args)
+{
+	struct load_opts *o = args;
+
+	o->connections = 10;
+	o->threads = 1;
+	o->duration = 10;
+	o->timeout = 2;
+	o->sample = 100000;
+	o->seed = 1;
+}
 
 const struct opt_cmd load_cmd = {
 	.name = "load",
@@ -186,6 +196,8 @@ const struct opt_cmd load_cmd = {
 	.epilog = load_epilog,
 	.mode = OPT_STOP_AT_OPERAND,
 	.opts = load_options,
+	.args_size = sizeof(struct load_opts),
+	.init = load_init,
 };
 
 /* Options that go together, and the URL. */
@@ -216,13 +228,6 @@ static int parse_opts(struct load_opts *o, int argc, char **argv,
 	struct opt_rest rest;
 	int r;
 
-	memset(o, 0, sizeof(*o));
-	o->connections = 10;
-	o->threads = 1;
-	o->duration = 10;
-	o->timeout = 2;
-	o->sample = 100000;
-	o->seed = 1;
 	r = opt_parse(&load_cmd, argc, argv, o, &rest, e);
 	if (r)
 		return r;
@@ -380,16 +385,15 @@ static int make_config(const struct load_opts *o, struct load_config *c,
 
 /* Report, write, store; the exit code. */
 static int finish(const struct load_opts *o, const struct load_stats *st,
-		  struct git_probe *gp, struct result *res)
+		  struct git_probe *gp, struct result *res,
+		  struct output_set *outs)
 {
-	bool to_stdout = output_is_stdout(o->json);
 	char *name = load_bench_name(o);
-	struct error e;
 	int ret = 0, rs;
 
 	load_fill_result(res, o, st);
 	if (!o->quiet)
-		load_report(o, st, name, to_stdout ? stderr : stdout);
+		load_report(o, st, name, outputs_report_fp(outs));
 	free(name);
 	fflush(stdout);
 	for (size_t i = 0; i < res->benchmarks[0].nwarnings; i++)
@@ -408,10 +412,8 @@ static int finish(const struct load_opts *o, const struct load_stats *st,
 	if (git_detect_warning(gp))
 		fprintf(stderr, "yardstick: warning: %s\n",
 			git_detect_warning(gp));
-	if (o->json && result_write_json(res, o->json, &e)) {
-		fprintf(stderr, "yardstick: %s\n", e.msg);
+	if (write_output_set(outs, "yardstick"))
 		ret = ret ? ret : 2;
-	}
 	rs = o->no_store ? 0 : save_result(res, o->store, o->quiet);
 	if (st->interrupted)
 		return 130;
@@ -425,22 +427,27 @@ int cmd_load(int argc, char **argv)
 	struct load_stats st;
 	struct load_req *reqs = NULL;
 	struct result res;
-	struct git_probe gp = { .pid = -1, .fd = -1 };
+	struct git_probe gp = { .fd = -1 };
 	struct progress progress;
+	struct output_set outs;
 	struct error e;
 	size_t nreqs = 0;
 	int r, ret = 2;
 
 	r = parse_opts(&o, argc, argv, &e);
 	result_init(&res, "load");
+	outputs_init(&outs);
 	if (r) {
 		if (r < 0)
 			fprintf(stderr, "yardstick load: %s\n", e.msg);
 		ret = r < 0 ? 2 : 0;
 		goto out_free;
 	}
+	/* checked before the first request */
+	outputs_add(&outs, "--json", o.json, "json", output_result_json, &res);
+	if (check_output_set(&outs, "yardstick load"))
+		goto out_free;
 	if (build_reqs(&o, &reqs, &nreqs, &e) ||
-	    (o.json && atomic_check(o.json, &e)) ||
 	    make_config(&o, &cfg, &e)) {
 		fprintf(stderr, "yardstick load: %s\n", e.msg);
 		goto out_free;
@@ -465,12 +472,13 @@ int cmd_load(int argc, char **argv)
 	}
 	if (o.json || !o.no_store)
 		git_detect_start(&res.git, &gp);
-	ret = finish(&o, &st, &gp, &res);
+	ret = finish(&o, &st, &gp, &res, &outs);
 	load_stats_free(&st);
 
 out_free:
 	free_reqs(reqs, nreqs);
 	result_free(&res);
+	outputs_free(&outs);
 	load_opts_free(&o);
 	return ret;
 }

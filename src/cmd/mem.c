@@ -20,7 +20,6 @@
 #include "measure/spawn.h"
 #include "profile/symbolize.h"
 #include "util/json_emit.h"
-#include "util/fileio.h"
 #include "util/outputs.h"
 #include "util/strutil.h"
 #include "util/term.h"
@@ -100,13 +99,13 @@ static const struct opt_entry mem_options[] = {
 	  "one allocation per BYTES allocated (e.g. 512k): low overhead; "
 	  "counts of allocations, bytes and temporaries stay exact, the "
 	  "peak, leaks and sites become estimates" },
-	{ OPT_ENUM(0, "unwind", ho.unwind, mem_unwinds), .defval = "dwarf",
+	{ OPT_ENUM(0, "unwind", ho.unwind, mem_unwinds),
 	  .help = "dwarf (libunwind, any binary) or fp "
 	  "(frame pointers: faster, needs binaries built with "
 	  "-fno-omit-frame-pointer)" },
 	{ OPT_COUNT(0, "depth", ho.max_depth, 1, HEAP_MAX_DEPTH),
-	  .defval = "64", .help = "frames kept per stack" },
-	{ OPT_COUNT('n', "top", top, 1, LONG_MAX), .defval = "5",
+	  .help = "frames kept per stack" },
+	{ OPT_COUNT('n', "top", top, 1, LONG_MAX),
 	  .help = "sites in each list of the report" },
 	{ OPT_LIST('o', "output", out.paths, out.n), .metavar = "FILE",
 	  .flags = OPT_FILES, .help = "write the profile (repeatable): "
@@ -114,7 +113,7 @@ static const struct opt_entry mem_options[] = {
 	  "with alloc_objects, alloc_space, inuse_objects, inuse_space, "
 	  "temporary_objects, peak_space)" },
 	{ OPT_PROFILE_FORMAT(out.format) },
-	{ OPT_ENUM(0, "cost", cost, mem_costs), .defval = "peak",
+	{ OPT_ENUM(0, "cost", cost, mem_costs),
 	  .help = "what folded and SVG outputs show: peak "
 	  "(bytes live at the peak), allocated (bytes), allocations, "
 	  "temporary, leaked (bytes)" },
@@ -130,13 +129,21 @@ static const struct opt_entry mem_options[] = {
 	{ OPT_STRING(0, "name", name), .metavar = "NAME",
 	  .help = "the benchmark's name in the result (default: the command "
 	  "line)" },
-	{ OPT_STORE(store, "the result store (default $YARDSTICK_STORE or "
-		    ".yardstick/results.db)") },
-	{ OPT_NO_STORE(no_store, "do not keep the result in the store") },
+	{ OPT_STORE_SAVE(store) },
+	{ OPT_NO_STORE(no_store) },
 	{ OPT_QUIET(quiet, "no report") },
 	OPT_HELP_ENTRY,
 	OPT_END_ENTRY,
 };
+
+static void mem_init(void *args)
+{
+	struct mem_args *a = args;
+
+	a->top = 5;
+	a->ho.unwind = HEAP_UNWIND_DWARF;
+	a->ho.max_depth = HEAP_MAX_DEPTH;
+}
 
 const struct opt_cmd mem_cmd = {
 	.name = "mem",
@@ -147,6 +154,8 @@ const struct opt_cmd mem_cmd = {
 	.epilog = mem_epilog,
 	.mode = OPT_PROGRAM,
 	.opts = mem_options,
+	.args_size = sizeof(struct mem_args),
+	.init = mem_init,
 };
 
 static int parse(struct mem_args *a, int argc, char **argv)
@@ -160,56 +169,34 @@ static int parse(struct mem_args *a, int argc, char **argv)
 				   rest.dashdash, &a->out, &a->argv);
 }
 
-/*
- * At most one output on stdout; with one, the program's stdout goes to
- * stderr, so that stdout holds the output alone (a JSON document stays
- * one).
- */
-static int check_stdout(struct mem_args *a)
+static int write_timeline(const char *path, void *run, struct error *e)
 {
-	size_t n = a->out.n + 2;
-	struct output_ref *v = xcalloc(n, sizeof(*v));
-	struct error e;
-	int k;
+	struct mem_run *m = run;
 
-	for (size_t i = 0; i < a->out.n; i++)
-		v[i] = (struct output_ref){ "-o", a->out.paths[i] };
-	v[n - 2] = (struct output_ref){ "--json", a->json };
-	v[n - 1] = (struct output_ref){ "--timeline", a->timeline };
-	k = outputs_on_stdout(v, n, &e);
-	free(v);
-	if (k == -2) {
-		fprintf(stderr, "yardstick mem: %s\n", e.msg);
+	return heap_write_timeline(&m->rep, m->prof.command, path, e);
+}
+
+/* The outputs asked for, checked before the program runs; with one on
+ * stdout, the program's stdout goes to stderr, so that stdout holds the
+ * output alone (a JSON document stays one). */
+static int check_outputs(struct mem_args *a, struct mem_run *m,
+			 struct output_set *outs)
+{
+	profile_outputs_to_set(&a->out, outs);
+	outputs_add(outs, "--timeline", a->timeline, "svg", write_timeline,
+		    m);
+	outputs_add(outs, "--json", a->json, "json", mem_write_result, m);
+	if (check_output_set(outs, "yardstick mem"))
 		return 2;
-	}
-	a->ho.stdout_to_stderr = k >= 0;
+	a->ho.stdout_to_stderr = outputs_stdout(outs);
 	return 0;
 }
 
-/* Every file asked for must be writable before the program runs. */
-static int check_outputs(struct mem_args *a)
-{
-	const char *extra[] = { a->timeline, a->json };
-	struct error e;
-
-	for (size_t i = 0; i < a->out.n; i++)
-		if (atomic_check(a->out.paths[i], &e))
-			goto bad;
-	for (size_t i = 0; i < 2; i++)
-		if (extra[i] && strcmp(extra[i], "-") &&
-		    atomic_check(extra[i], &e))
-			goto bad;
-	return check_stdout(a);
-bad:
-	fprintf(stderr, "yardstick mem: %s\n", e.msg);
-	return 2;
-}
-
-static int write_outputs(struct mem_args *a, struct mem_run *m)
+/* The titles of the -o files, then every output. */
+static int write_outputs(struct mem_args *a, struct mem_run *m,
+			 struct output_set *outs)
 {
 	char sub[512];
-	struct error e;
-	int ret;
 
 	snprintf(sub, sizeof(sub), "%s — %s", m->prof.command,
 		 mem_costs[a->cost].name);
@@ -217,17 +204,8 @@ static int write_outputs(struct mem_args *a, struct mem_run *m)
 	a->out.flame.subtitle = sub;
 	a->out.flame.unit = costs[a->cost].unit;
 	a->out.type = costs[a->cost].type;
-	ret = profile_outputs_write(&a->out, &m->prof, "mem");
-	if (a->timeline && heap_write_timeline(&m->rep, m->prof.command,
-					       a->timeline, &e)) {
-		fprintf(stderr, "yardstick mem: %s\n", e.msg);
-		ret = 2;
-	}
-	if (a->json && mem_write_result(a, m, &e)) {
-		fprintf(stderr, "yardstick mem: %s\n", e.msg);
-		ret = 2;
-	}
-	return ret;
+	a->out.prof = &m->prof;
+	return write_output_set(outs, "yardstick mem");
 }
 
 static int prepare(struct mem_args *a, char **path)
@@ -250,8 +228,6 @@ static int prepare(struct mem_args *a, char **path)
 		fprintf(stderr, "yardstick mem: %s\n", e.msg);
 		return 2;
 	}
-	if (check_outputs(a))
-		return 2;
 	/* libdw, for the sites (see mem()), loaded before the run */
 	if ((!a->quiet || a->out.n) && symtab_load(&e)) {
 		fprintf(stderr, "yardstick mem: %s\n", e.msg);
@@ -263,13 +239,18 @@ static int prepare(struct mem_args *a, char **path)
 static int mem(struct mem_args *a)
 {
 	struct mem_run m;
+	struct output_set outs;
 	struct error e;
 	char *path = NULL;
 	double t0, t1;
 	int ret;
 
 	memset(&m, 0, sizeof(m));
-	ret = prepare(a, &path);
+	m.args = a;
+	outputs_init(&outs);
+	ret = check_outputs(a, &m, &outs);
+	if (!ret)
+		ret = prepare(a, &path);
 	if (ret)
 		goto out;
 	git_detect_start(&m.git, &m.git_probe);
@@ -302,7 +283,7 @@ static int mem(struct mem_args *a)
 	if (git_detect_warning(&m.git_probe))
 		fprintf(stderr, "yardstick: warning: %s\n",
 			git_detect_warning(&m.git_probe));
-	ret = write_outputs(a, &m);
+	ret = write_outputs(a, &m, &outs);
 	if (!ret && !a->no_store && m.trace.agent_started)
 		ret = mem_save(a, &m);
 	if (!ret && !(WIFEXITED(m.trace.status) &&
@@ -316,6 +297,7 @@ static int mem(struct mem_args *a)
 	free(m.git.commit);
 	free(m.git.branch);
 out:
+	outputs_free(&outs);
 	free(path);
 	free((char *)a->ho.agent);
 	return ret;
@@ -323,16 +305,14 @@ out:
 
 int cmd_mem(int argc, char **argv)
 {
-	struct mem_args a = { .top = 5 };
+	struct mem_args a = { 0 };
 	int ret;
 
-	a.ho.unwind = HEAP_UNWIND_DWARF;
-	a.ho.max_depth = HEAP_MAX_DEPTH;
 	ret = parse(&a, argc, argv);
 	if (ret == 0)
 		ret = mem(&a);
 	else if (ret == 1)
 		ret = 0;
-	free(a.out.paths);
+	profile_outputs_free(&a.out);
 	return ret;
 }

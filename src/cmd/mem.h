@@ -33,6 +33,7 @@ struct mem_run {
 	bool have_res;
 	struct git_info git;
 	struct git_probe git_probe;
+	const struct mem_args *args;	/* for the output writers */
 };
 
 /* How the program ended, on stderr, when it did not exit with 0. */
@@ -40,10 +41,10 @@ void mem_print_status(const struct mem_run *m);
 /* The report: totals, peak, leaks, sizes, the top sites. */
 void mem_report(const struct mem_args *a, const struct mem_run *m,
 		FILE *fp);
-/* The result (kind "mem") to --json; mem_save keeps it in the store
- * and returns the exit code (0 when kept). */
-int mem_write_result(const struct mem_args *a, struct mem_run *m,
-		     struct error *e);
+/* The result (kind "mem") to path, the --json writer of the output set
+ * (run: the struct mem_run); mem_save keeps it in the store and returns
+ * the exit code (0 when kept). */
+int mem_write_result(const char *path, void *run, struct error *e);
 int mem_save(const struct mem_args *a, struct mem_run *m);
 
 #endif

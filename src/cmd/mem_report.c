@@ -410,11 +410,12 @@ static void build_result(const struct mem_args *a, struct mem_run *m)
 	result_summarize(r, 1, 0);
 }
 
-int mem_write_result(const struct mem_args *a, struct mem_run *m,
-		     struct error *e)
+int mem_write_result(const char *path, void *run, struct error *e)
 {
-	build_result(a, m);
-	return result_write_json(&m->res, a->json, e);
+	struct mem_run *m = run;
+
+	build_result(m->args, m);
+	return result_write_json(&m->res, path, e);
 }
 
 int mem_save(const struct mem_args *a, struct mem_run *m)

@@ -356,6 +356,11 @@ int opt_parse(const struct opt_cmd *c, int argc, char **argv, void *args,
 	char **copy;
 	int i, nops = 0, k = 1, r = 0;
 
+	if (c->args_size) {
+		memset(args, 0, c->args_size);
+		if (c->init)
+			c->init(args);
+	}
 	rest->dashdash = argc;
 	if (c->mode == OPT_PROGRAM)
 		for (i = 1; i < argc; i++)
@@ -454,16 +459,98 @@ static const char *metavar(const struct opt_entry *o, char *buf, size_t n)
 	}
 }
 
-/* The parenthesis after the help: default, range, the names of an enum
- * whose metavar does not list them. */
-static void help_suffix(const struct opt_entry *o, char *buf, size_t n)
+static unsigned long long load_uint(const void *p, size_t size)
 {
-	char range[256] = "";
+	switch (size) {
+	case 1: return *(const uint8_t *)p;
+	case 2: return *(const uint16_t *)p;
+	case 4: return *(const uint32_t *)p;
+	default: return *(const uint64_t *)p;
+	}
+}
+
+/* A duration in the largest unit that keeps it whole: 3s, 250ms, 10us. */
+static void duration_text(double v, char *buf, size_t n)
+{
+	static const struct { const char *unit; double scale; } u[] = {
+		{ "s", 1 }, { "ms", 1e3 }, { "us", 1e6 }, { "ns", 1e9 },
+	};
+	size_t i = 0;
+
+	while (i + 1 < sizeof(u) / sizeof(u[0]) &&
+	       fabs(v * u[i].scale - round(v * u[i].scale)) > 1e-9)
+		i++;
+	snprintf(buf, n, "%.15g%s", v * u[i].scale, u[i].unit);
+}
+
+/* The text of o's value in the defaults d ("" when there is nothing to
+ * say: no value, zero, NULL). */
+static void default_text(const struct opt_entry *o, const char *d,
+			 char *buf, size_t n)
+{
+	const void *f = d + o->off;
+	double v;
+
+	buf[0] = '\0';
+	switch (o->type) {
+	case OPT_T_COUNT:
+	case OPT_T_SIZE:
+		if (load_uint(f, o->size))
+			snprintf(buf, n, "%llu", load_uint(f, o->size));
+		break;
+	case OPT_T_NUMBER:
+	case OPT_T_PERCENT:
+		memcpy(&v, f, sizeof(v));
+		if (v != 0)
+			snprintf(buf, n, "%g", o->type == OPT_T_PERCENT ?
+				 v * 100 : v);
+		break;
+	case OPT_T_DURATION:
+		memcpy(&v, f, sizeof(v));
+		if (v != 0)
+			duration_text(v, buf, n);
+		break;
+	case OPT_T_ENUM: {
+		int k = (int)load_uint(f, o->size);
+
+		for (size_t i = 0; o->values[i].name; i++)
+			if (o->values[i].value == k) {
+				snprintf(buf, n, "%s", o->values[i].name);
+				break;
+			}
+		break;
+	}
+	case OPT_T_STRING:
+	case OPT_T_PATH:
+	case OPT_T_OUTPUT: {
+		const char *str;
+
+		memcpy(&str, f, sizeof(str));
+		if (str)
+			snprintf(buf, n, "%s", str);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* The parenthesis after the help: default (o->defval, else the value in
+ * the defaults d, if any), range, the names of an enum whose metavar
+ * does not list them. */
+static void help_suffix(const struct opt_entry *o, const char *d, char *buf,
+			size_t n)
+{
+	char range[256] = "", dflt[128] = "";
 	size_t len = 0;
 
 	buf[0] = '\0';
 	if (o->defval)
-		len += (size_t)snprintf(buf, n, "default %s", o->defval);
+		snprintf(dflt, sizeof(dflt), "%s", o->defval);
+	else if (d)
+		default_text(o, d, dflt, sizeof(dflt));
+	if (*dflt)
+		len += (size_t)snprintf(buf, n, "default %s", dflt);
 	if (o->type == OPT_T_COUNT && (o->lmin > 0 || o->lmax != LONG_MAX ||
 				       o->step > 1))
 		count_range(o, true, range, sizeof(range));
@@ -506,7 +593,7 @@ static void wrap(FILE *fp, const char *text, size_t col, size_t indent)
 	fputc('\n', fp);
 }
 
-static void help_option(const struct opt_entry *o, FILE *fp)
+static void help_option(const struct opt_entry *o, const char *d, FILE *fp)
 {
 	char left[160], mv[256], suffix[512], *text;
 	int len;
@@ -526,7 +613,7 @@ static void help_option(const struct opt_entry *o, FILE *fp)
 		fprintf(fp, "%*s", HELP_COLUMN - len, "");
 		len = HELP_COLUMN;
 	}
-	help_suffix(o, suffix, sizeof(suffix));
+	help_suffix(o, d, suffix, sizeof(suffix));
 	text = *suffix ? xasprintf("%s (%s)", o->help ? o->help : "", suffix)
 		       : xstrdup(o->help ? o->help : "");
 	wrap(fp, text, (size_t)len, HELP_COLUMN);
@@ -535,7 +622,11 @@ static void help_option(const struct opt_entry *o, FILE *fp)
 
 void opt_help(const struct opt_cmd *c, FILE *fp)
 {
+	char *d = c->args_size ? xcalloc(1, c->args_size) : NULL;
 	bool first = true;
+
+	if (d && c->init)
+		c->init(d);
 
 	for (size_t i = 0; c->usage[i]; i++)
 		fprintf(fp, "%s yardstick %s %s\n", i ? "      " : "usage:",
@@ -552,10 +643,11 @@ void opt_help(const struct opt_cmd *c, FILE *fp)
 			fputs("\nOptions\n", fp);
 			first = false;
 		}
-		help_option(o, fp);
+		help_option(o, d, fp);
 	}
 	if (c->epilog)
 		fprintf(fp, "\n%s", c->epilog);
+	free(d);
 }
 
 /* ---- completions ---------------------------------------------------- */

@@ -92,7 +92,8 @@ struct opt_entry {
 	const char *metavar;	/* the value's name in the help; default
 				 * by type: N, T, BYTES, P, FILE, a|b */
 	const char *help;	/* wrapped by the help generator */
-	const char *defval;	/* shown as "default ..." */
+	const char *defval;	/* shown as "default ...", instead of the
+				 * value opt_cmd.init gives the field */
 };
 
 /* How options and operands mix on a command line. */
@@ -116,6 +117,12 @@ struct opt_cmd {
 	const char *epilog;		/* paragraphs after them */
 	enum opt_mode mode;
 	const struct opt_entry *opts;	/* ends with OPT_END_ENTRY */
+	/* The args struct, args_size bytes: opt_parse zeroes it and lets
+	 * init (if any) set the defaults before parsing; the help shows
+	 * each option's default from a struct made the same way, so the
+	 * defaults are written once. init must not allocate. */
+	size_t args_size;
+	void (*init)(void *args);
 };
 
 /* Where the operands are after opt_parse: argv[first..end), moved there
@@ -212,18 +219,27 @@ int opt_completion(const char *shell, const struct opt_cmd *const *cmds,
 #define OPT_QUIET(f, text) OPT_FLAG('q', "quiet", f), .help = (text)
 /* The bootstrap's (or a sample's) seed. */
 #define OPT_SEED(f, text) OPT_COUNT(0, "seed", f, 0, LONG_MAX), \
-	.help = (text), .defval = "1"
+	.help = (text)
 /* Bootstrap resamples: a result with more than a reader takes
  * (RESULT_READ_MAX_RESAMPLES, result/result.h) could not be read back. */
 #define OPT_RESAMPLES(f, text) OPT_COUNT(0, "resamples", f, 100, \
-	RESULT_READ_MAX_RESAMPLES), .help = (text), .defval = "1000"
+	RESULT_READ_MAX_RESAMPLES), .help = (text)
 /* A significance level: above lo (or from lo, with lo_flags 0), below 1. */
-#define OPT_ALPHA(f, lo, lo_flags, dflt, text) OPT_NUMBER(0, "alpha", f, \
+#define OPT_ALPHA(f, lo, lo_flags, text) OPT_NUMBER(0, "alpha", f, \
 	lo, 1), .flags = (lo_flags) | OPT_MAX_EXCL, .metavar = "A", \
-	.help = (text), .defval = (dflt)
-#define OPT_STORE(f, text) OPT_PATH(0, "store", f), .metavar = "PATH", \
 	.help = (text)
-#define OPT_NO_STORE(f, text) OPT_FLAG(0, "no-store", f), .help = (text)
+/* The store: where a command that measures saves its result, where one
+ * that reads results finds them (util/gitdir's rule, ref_open_store). */
+#define OPT_STORE_SAVE(f) OPT_PATH(0, "store", f), .metavar = "PATH", \
+	.help = "save the result in this store (default $YARDSTICK_STORE, " \
+	"else .yardstick/results.db at the top of the git checkout, else " \
+	"here)"
+#define OPT_STORE_READ(f) OPT_PATH(0, "store", f), .metavar = "PATH", \
+	.help = "the store results are read from, read-only (default " \
+	"$YARDSTICK_STORE, else .yardstick/results.db at the top of the " \
+	"git checkout, else here)"
+#define OPT_NO_STORE(f) OPT_FLAG(0, "no-store", f), \
+	.help = "do not save the result"
 /* The format of the profilers' -o files whose names say nothing. */
 extern const struct opt_enum opt_profile_formats[];
 #define OPT_PROFILE_FORMAT(f) OPT_ENUM(0, "format", f, \

@@ -22,7 +22,6 @@
 #include "profile/rawstacks.h"
 #include "profile/sampler.h"
 #include "profile/symbolize.h"
-#include "util/fileio.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -38,8 +37,9 @@ static const char record_description[] =
 "flame graphs and profiles for other viewers.\n";
 
 static const char record_epilog[] =
-"The program's standard input, output and error are its own; the report\n"
-"goes to stderr. Exit\n"
+"The program's standard input, output and error are its own (with -o -\n"
+"its output goes to stderr, so that stdout holds the profile alone); the\n"
+"report goes to stderr. Exit\n"
 "status: 0 when the program exited with 0; 1 when it failed or crashed\n"
 "(the profile up to then is still reported and written), or ran too\n"
 "briefly for a single sample (nothing is written); 2 bad usage, a\n"
@@ -67,20 +67,20 @@ static const struct opt_enum record_call_graphs[] = {
 #define OPT_STRUCT struct record_args
 static const struct opt_entry record_options[] = {
 	{ OPT_COUNT('F', "freq", so.freq, 1, 100000), .metavar = "HZ",
-	  .defval = "999", .help = "samples per second" },
+	  .help = "samples per second" },
 	{ OPT_STRING('e', "event", so.event), .metavar = "NAME",
 	  .help = "the sampling event (default cpu-clock; cycles where the "
 	  "machine has hardware counters)" },
 	{ OPT_ENUM('g', "call-graph", so.dwarf, record_call_graphs),
-	  .defval = "fp", .help = "fp (frame pointers) or "
+	  .help = "fp (frame pointers) or "
 	  "dwarf (copy the user stack and unwind it with the binaries' CFI: "
 	  "whole stacks without frame pointers)" },
-	{ OPT_COUNT(0, "stack-size", so.stack_size, 64, 65528), .step = 8,
-	  .defval = "16384",
+	{ OPT_COUNT(0, "stack-size", so.stack_size, 64, SAMPLER_MAX_STACK),
+	  .step = 8,
 	  .help = "bytes of stack copied per sample with dwarf" },
 	{ OPT_FLAG(0, "lines", out.lines),
 	  .help = "file:line of every frame" },
-	{ OPT_COUNT('n', "top", top, 1, LONG_MAX), .defval = "20",
+	{ OPT_COUNT('n', "top", top, 1, LONG_MAX),
 	  .help = "functions in the terminal report" },
 	{ OPT_LIST('o', "output", out.paths, out.n), .metavar = "FILE",
 	  .flags = OPT_FILES, .help = "write the profile (repeatable); the "
@@ -98,6 +98,15 @@ static const struct opt_entry record_options[] = {
 	OPT_END_ENTRY,
 };
 
+static void record_init(void *args)
+{
+	struct record_args *a = args;
+
+	a->top = 20;
+	a->so.freq = SAMPLER_DEFAULT_FREQ;
+	a->so.stack_size = SAMPLER_DEFAULT_STACK;
+}
+
 const struct opt_cmd record_cmd = {
 	.name = "record",
 	.summary = "sampling CPU profiler: top functions, flame graphs, pprof",
@@ -106,6 +115,8 @@ const struct opt_cmd record_cmd = {
 	.epilog = record_epilog,
 	.mode = OPT_PROGRAM,
 	.opts = record_options,
+	.args_size = sizeof(struct record_args),
+	.init = record_init,
 };
 
 static int parse(struct record_args *a, int argc, char **argv)
@@ -252,7 +263,8 @@ static void print_report(const struct record_args *a,
 	free(top);
 }
 
-static int write_outputs(struct record_args *a, const struct profile *p)
+static int write_outputs(struct record_args *a, const struct profile *p,
+			 struct output_set *outs)
 {
 	char sub[512];
 
@@ -262,7 +274,8 @@ static int write_outputs(struct record_args *a, const struct profile *p)
 	a->out.flame.subtitle = sub;
 	a->out.flame.unit = "samples";
 	a->out.type = 0;
-	return profile_outputs_write(&a->out, p, "record");
+	a->out.prof = p;
+	return write_output_set(outs, "yardstick record");
 }
 
 /*
@@ -274,7 +287,7 @@ static int write_outputs(struct record_args *a, const struct profile *p)
 static int no_samples(const struct record_args *a,
 		      const struct sampler_stats *st)
 {
-	double period = 1e9 / (a->so.freq ? a->so.freq : 999);
+	double period = 1e9 / a->so.freq;
 
 	if (st->cpu_ns >= 10 * period) {
 		fprintf(stderr, "yardstick record: no samples, although the "
@@ -288,7 +301,7 @@ static int no_samples(const struct record_args *a,
 	fprintf(stderr, "yardstick record: no samples: the program used %.3g "
 		"ms of CPU time, a few sampling periods at %d Hz at most "
 		"(raise --freq, or give it more work); no profile written\n",
-		st->cpu_ns / 1e6, a->so.freq ? a->so.freq : 999);
+		st->cpu_ns / 1e6, a->so.freq);
 	return 1;
 }
 
@@ -297,7 +310,7 @@ static int sampler_exit_code(enum sampler_result r)
 	return r == SAMPLER_REFUSED ? 3 : 2;
 }
 
-static int record(struct record_args *a)
+static int record(struct record_args *a, struct output_set *outs)
 {
 	struct profile p;
 	struct collector c = { .a = a };
@@ -311,6 +324,13 @@ static int record(struct record_args *a)
 	enum sampler_result r;
 	int ret;
 
+	/* An output that cannot be written is found before the run; with
+	 * one on stdout, the program's stdout goes to stderr. */
+	profile_outputs_to_set(&a->out, outs);
+	ret = check_output_set(outs, "yardstick record");
+	if (ret)
+		return ret;
+	a->so.stdout_to_stderr = outputs_stdout(outs);
 	if (spawn_resolve_program(a->argv[0], &path, &e)) {
 		fprintf(stderr, "yardstick record: %s\n", e.msg);
 		return 2;
@@ -325,13 +345,6 @@ static int record(struct record_args *a)
 		return 3;
 	}
 	free(path);
-	/* An output that cannot be written is found before the run. */
-	for (size_t i = 0; i < a->out.n; i++) {
-		if (atomic_check(a->out.paths[i], &e)) {
-			fprintf(stderr, "yardstick record: %s\n", e.msg);
-			return 2;
-		}
-	}
 	/* libdw, loaded now rather than after the run */
 	if (symtab_load(&e)) {
 		fprintf(stderr, "yardstick record: %s\n", e.msg);
@@ -373,7 +386,7 @@ static int record(struct record_args *a)
 	/* stdout is the program's: the report goes to stderr. */
 	if (!a->quiet)
 		print_report(a, &p, &st, stderr);
-	ret = write_outputs(a, &p);
+	ret = write_outputs(a, &p, outs);
 	if (!ret && !(WIFEXITED(st.status) && WEXITSTATUS(st.status) == 0))
 		ret = 1;
 out_free:
@@ -383,49 +396,64 @@ out_free:
 	return ret;
 }
 
-static int diff(const struct record_args *a)
-{
+/* What --diff writes: the two profiles as one flame graph. */
+struct diff_graph {
 	struct profile base, cand;
-	struct flame_opts fo = { .title = a->title ? a->title
-				 : "yardstick record --diff",
-				 .unit = "samples" };
+	struct flame_opts fo;
+};
+
+static int write_diff(const char *path, void *graph, struct error *e)
+{
+	struct diff_graph *d = graph;
+
+	return profile_write_diff_flamegraph(&d->base, &d->cand, &d->fo, path,
+					     e);
+}
+
+static int diff(const struct record_args *a, struct output_set *outs)
+{
+	struct diff_graph d = { .fo = { .title = a->title ? a->title
+					: "yardstick record --diff",
+					.unit = "samples" } };
 	struct error e;
 	char sub[512];
-	int ret = 0;
+	int ret;
 
-	if (profile_read_folded(&base, a->diff_base, &e)) {
+	outputs_add(outs, "-o", a->out.paths[0], "svg", write_diff, &d);
+	ret = check_output_set(outs, "yardstick record");
+	if (ret)
+		return ret;
+	if (profile_read_folded(&d.base, a->diff_base, &e)) {
 		fprintf(stderr, "yardstick record: %s\n", e.msg);
 		return 2;
 	}
-	if (profile_read_folded(&cand, a->diff_new, &e)) {
+	if (profile_read_folded(&d.cand, a->diff_new, &e)) {
 		fprintf(stderr, "yardstick record: %s\n", e.msg);
-		profile_free(&base);
+		profile_free(&d.base);
 		return 2;
 	}
 	snprintf(sub, sizeof(sub), "%s → %s: red grew, blue shrank",
 		 a->diff_base, a->diff_new);
-	fo.subtitle = sub;
-	if (profile_write_diff_flamegraph(&base, &cand, &fo, a->out.paths[0],
-					  &e)) {
-		fprintf(stderr, "yardstick record: %s\n", e.msg);
-		ret = 2;
-	}
-	profile_free(&base);
-	profile_free(&cand);
+	d.fo.subtitle = sub;
+	ret = write_output_set(outs, "yardstick record");
+	profile_free(&d.base);
+	profile_free(&d.cand);
 	return ret;
 }
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_args a = { .top = 20 };
+	struct record_args a = { 0 };
+	struct output_set outs;
 	int ret;
 
-	a.so.freq = 999;
+	outputs_init(&outs);
 	ret = parse(&a, argc, argv);
 	if (ret == 0)
-		ret = a.diff_base ? diff(&a) : record(&a);
+		ret = a.diff_base ? diff(&a, &outs) : record(&a, &outs);
 	else if (ret == 1)
 		ret = 0;
-	free(a.out.paths);
+	outputs_free(&outs);
+	profile_outputs_free(&a.out);
 	return ret;
 }

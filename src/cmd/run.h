@@ -15,6 +15,7 @@
 #include "measure/spawn.h"
 #include "result/result.h"
 #include "util/term.h"
+#include "util/outputs.h"
 #include "util/error.h"
 
 struct scan {
@@ -73,9 +74,6 @@ struct run_opts {
 /* Parse argv (after the word "run"). Returns 0, 1 when help was printed,
  * or -1 with a message naming the option. */
 int run_parse(struct run_opts *o, int argc, char **argv, struct error *e);
-/* Whether one of the result outputs (--json, --csv, --markdown, --bmf) is
- * stdout ("-"): the table then goes to stderr. */
-bool run_output_on_stdout(const struct run_opts *o);
 void run_opts_free(struct run_opts *o);
 
 /* Expand commands x scans into jobs. Checks every program exists. */
@@ -83,10 +81,27 @@ int run_plan(const struct run_opts *o, struct job **jobs, size_t *njobs,
 	     struct error *e);
 void run_jobs_free(struct job *jobs, size_t njobs);
 
-/* The state of one `run`, shared by run.c (measuring) and run_finish.c
- * (statistics, outputs, the store). */
+/*
+ * How the loop (run_loop.c) starts one run: measure is spawn_measure's
+ * contract (spawn.h) — fill *out, 0 when the command ran whatever its
+ * exit, -1 with a message when it could not (out->spawn_failed: the exec
+ * was refused). run_spawn_executor is spawn_measure itself; the unit tests
+ * script fakes.
+ */
+struct run_executor {
+	int (*measure)(void *arg, const struct spawn_opts *o,
+		       struct run_sample *out, struct error *e);
+	void *arg;
+};
+
+extern const struct run_executor run_spawn_executor;
+
+/* The state of one `run`, shared by run.c (setting up), run_loop.c
+ * (measuring) and run_finish.c (statistics, outputs, the store). */
 struct runner {
 	struct run_opts *o;
+	struct output_set outs;		/* --json, --csv, --markdown, --bmf */
+	const struct run_executor *exec;
 	struct git_probe git;		/* git status, running meanwhile */
 	struct job *jobs;
 	size_t njobs;
@@ -122,6 +137,19 @@ enum {
 	M_RUSAGE_COUNT
 };
 
+/* The name and unit of each rusage metric (run_loop.c). */
+extern const struct run_metric_name {
+	const char *name, *unit;
+} run_rusage_metrics[M_RUSAGE_COUNT];
+
+/* The warm-ups and the measured runs of every job (run_loop.c), through
+ * rn->exec; with sp.interrupt set, Ctrl-C stops them. Returns 0, or -1
+ * with rn->failed the exit code (1: a command failed, 2: it could not be
+ * started, 130: interrupted) and rn->err the message. */
+int run_measure_all(struct runner *rn);
+/* --shell: the median cost of `sh -c ''` into rn->shell_cost. */
+int run_calibrate_shell(struct runner *rn);
+
 /* After the runs (run_checks.c), in this order: leave out the benchmarks
  * that never ran (after a failure or an interrupt); drop the counters of
  * commands they could not follow; subtract the shell's start-up
@@ -136,6 +164,9 @@ void run_stray_warnings(struct runner *rn);
 void run_mark_perf_blind(struct runner *rn, struct benchmark *b,
 			const char *why);
 
+/* The result outputs asked for, and --show-output's claim on stdout,
+ * into rn->outs (run_finish.c). */
+void run_add_outputs(struct runner *rn);
 /* After the last run: summaries, comparisons, fits, warnings, the report
  * and the output files (run_finish.c). Returns 0 or an exit code. */
 int run_finish(struct runner *rn, long ref);

@@ -177,29 +177,21 @@ static void record_settings(struct runner *rn)
 	result_set_num(r, "alpha", ANALYZE_ALPHA);
 }
 
-static int write_outputs(struct runner *rn)
+void run_add_outputs(struct runner *rn)
 {
 	const struct run_opts *o = rn->o;
-	struct error e;
-	int ret = 0;
 
-	if (o->json && result_write_json(rn->res, o->json, &e)) {
-		fprintf(stderr, "yardstick: %s\n", e.msg);
-		ret = -1;
-	}
-	if (o->csv && result_write_csv(rn->res, o->csv, &e)) {
-		fprintf(stderr, "yardstick: %s\n", e.msg);
-		ret = -1;
-	}
-	if (o->markdown && result_write_markdown(rn->res, o->markdown, &e)) {
-		fprintf(stderr, "yardstick: %s\n", e.msg);
-		ret = -1;
-	}
-	if (o->bmf && result_write_bmf(rn->res, o->bmf, &e)) {
-		fprintf(stderr, "yardstick: %s\n", e.msg);
-		ret = -1;
-	}
-	return ret;
+	outputs_init(&rn->outs);
+	outputs_add(&rn->outs, "--json", o->json, "json", output_result_json,
+		    rn->res);
+	outputs_add(&rn->outs, "--csv", o->csv, "csv", output_result_csv,
+		    rn->res);
+	outputs_add(&rn->outs, "--markdown", o->markdown, "markdown",
+		    output_result_markdown, rn->res);
+	outputs_add(&rn->outs, "--bmf", o->bmf, "bmf", output_result_bmf,
+		    rn->res);
+	if (o->show_output)
+		outputs_claim_stdout(&rn->outs, "--show-output");
 }
 
 void run_report_failure(struct runner *rn)
@@ -264,8 +256,7 @@ int run_finish(struct runner *rn, long ref)
 	analyze_machine_warnings(r);
 	if (!rn->o->quiet && rn->total_runs > 0) {
 		/* A result written to stdout keeps stdout to itself. */
-		run_report(r, rn->o->details,
-			   run_output_on_stdout(rn->o) ? stderr : stdout);
+		run_report(r, rn->o->details, outputs_report_fp(&rn->outs));
 		fflush(stdout);
 	}
 	run_report_warnings(r, stderr);
@@ -274,7 +265,7 @@ int run_finish(struct runner *rn, long ref)
 	if (git_detect_warning(&rn->git))
 		fprintf(stderr, "yardstick: warning: %s\n",
 			git_detect_warning(&rn->git));
-	if (write_outputs(rn))
+	if (write_output_set(&rn->outs, "yardstick"))
 		return 2;
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "yardstick: cannot write to stdout: %s\n",

@@ -11,7 +11,6 @@
 #include "cmd/options.h"
 #include "cmd/run.h"
 #include "measure/spawn.h"
-#include "util/outputs.h"
 #include "util/strutil.h"
 
 static const char *const run_usage[] = {
@@ -223,16 +222,16 @@ static const struct opt_enum run_orders[] = {
 #define OPT_STRUCT struct run_opts
 static const struct opt_entry run_options[] = {
 	OPT_GROUP("Runs"),
-	{ OPT_COUNT('w', "warmup", warmup, 0, LONG_MAX), .defval = "1",
+	{ OPT_COUNT('w', "warmup", warmup, 0, LONG_MAX),
 	  .help = "unmeasured runs of each command first" },
 	{ OPT_COUNT('r', "runs", runs, 1, LONG_MAX),
 	  .help = "exactly N measured runs of each command" },
 	{ OPT_COUNT('m', "min-runs", min_runs, 1, LONG_MAX),
-	  OPT_SETS(min_runs_given), .defval = "10",
+	  OPT_SETS(min_runs_given),
 	  .help = "adaptive: at least N runs" },
-	{ OPT_COUNT('M', "max-runs", max_runs, 1, LONG_MAX), .defval = "1000",
+	{ OPT_COUNT('M', "max-runs", max_runs, 1, LONG_MAX),
 	  .help = "adaptive: at most N runs" },
-	{ OPT_DURATION(0, "min-time", min_time), .defval = "3s",
+	{ OPT_DURATION(0, "min-time", min_time),
 	  .help = "adaptive: measure each command for at least T; units s, "
 		  "ms, us, ns" },
 	{ OPT_DURATION('t', "timeout", timeout), .flags = OPT_MIN_EXCL,
@@ -251,7 +250,7 @@ static const struct opt_entry run_options[] = {
 	{ OPT_CALLBACK(0, "pin", parse_pin), OPT_SETS(have_pin),
 	  .metavar = "CPUS", .help = "run the command on these CPUs (\"0\", "
 	  "\"2,3\", \"0-3\")" },
-	{ OPT_ENUM(0, "order", order, run_orders), .defval = "interleaved",
+	{ OPT_ENUM(0, "order", order, run_orders),
 	  .help = "interleaved: every round runs each command once, in a "
 	  "fresh random order; sequential: each command's runs in turn" },
 	{ OPT_FLAG('S', "shell", shell), .help = "run each command through "
@@ -299,10 +298,8 @@ static const struct opt_entry run_options[] = {
 	  .help = "a summary table for a pull-request comment" },
 	{ OPT_OUTPUT(0, "bmf", bmf),
 	  .help = "Bencher Metric Format, for Bencher dashboards" },
-	{ OPT_STORE(store, "save the result in this store (default "
-		  "$YARDSTICK_STORE, else .yardstick/results.db at the top of "
-		  "the git checkout, else here)") },
-	{ OPT_NO_STORE(no_store, "do not save the result") },
+	{ OPT_STORE_SAVE(store) },
+	{ OPT_NO_STORE(no_store) },
 	{ OPT_QUIET(quiet, "no terminal table") },
 	{ OPT_FLAG(0, "details", details), .help = "a full table of every "
 	  "metric for every benchmark (the default up to 4 benchmarks; "
@@ -310,6 +307,18 @@ static const struct opt_entry run_options[] = {
 	OPT_HELP_ENTRY,
 	OPT_END_ENTRY,
 };
+
+static void run_init(void *args)
+{
+	struct run_opts *o = args;
+
+	o->warmup = 1;
+	o->min_runs = 10;
+	o->max_runs = 1000;
+	o->min_time = 3;
+	o->seed = 1;
+	o->resamples = 1000;
+}
 
 const struct opt_cmd run_cmd = {
 	.name = "run",
@@ -320,42 +329,9 @@ const struct opt_cmd run_cmd = {
 	.epilog = run_epilog,
 	.mode = OPT_PROGRAM,
 	.opts = run_options,
+	.args_size = sizeof(struct run_opts),
+	.init = run_init,
 };
-
-/* The result outputs, in one list for every question about stdout. */
-#define N_OUTS 4
-static void outputs_of(const struct run_opts *o, struct output_ref v[N_OUTS])
-{
-	v[0] = (struct output_ref){ "--json", o->json };
-	v[1] = (struct output_ref){ "--csv", o->csv };
-	v[2] = (struct output_ref){ "--markdown", o->markdown };
-	v[3] = (struct output_ref){ "--bmf", o->bmf };
-}
-
-bool run_output_on_stdout(const struct run_opts *o)
-{
-	struct output_ref v[N_OUTS];
-	struct error e;
-
-	outputs_of(o, v);
-	return outputs_on_stdout(v, N_OUTS, &e) != -1;
-}
-
-/* At most one thing may write to stdout. */
-static int check_stdout(const struct run_opts *o, struct error *e)
-{
-	struct output_ref v[N_OUTS];
-	int k;
-
-	outputs_of(o, v);
-	k = outputs_on_stdout(v, N_OUTS, e);
-	if (k == -2)
-		return -1;
-	if (k >= 0 && o->show_output)
-		return error_set(e, "%s - and --show-output both want stdout",
-				 v[k].flag);
-	return 0;
-}
 
 static int check_opts(struct run_opts *o, struct error *e)
 {
@@ -390,22 +366,13 @@ static int check_opts(struct run_opts *o, struct error *e)
 	for (size_t i = 0; i < o->ncommands; i++)
 		if (!o->commands[i][strspn(o->commands[i], " \t\n")])
 			return error_set(e, "command %zu is empty", i + 1);
-	return check_stdout(o, e);
+	return 0;
 }
 
 int run_parse(struct run_opts *o, int argc, char **argv, struct error *e)
 {
 	struct opt_rest rest;
 	int r;
-
-	memset(o, 0, sizeof(*o));
-	o->warmup = 1;
-	o->runs = 0;
-	o->min_runs = 10;
-	o->max_runs = 1000;
-	o->min_time = 3;
-	o->seed = 1;
-	o->resamples = 1000;
 
 	r = opt_parse(&run_cmd, argc, argv, o, &rest, e);
 	if (r)

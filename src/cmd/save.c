@@ -1,7 +1,8 @@
 /*
- * Keeping a result in the store, for every command that produces one
- * (run, mem, load): after the files were written, so that a store that
- * fails loses nothing --json was asked for.
+ * The end of every command: its output set checked and written, and a
+ * result kept in the store, for every command that produces one (run,
+ * mem, load): after the files were written, so that a store that fails
+ * loses nothing --json was asked for.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,4 +33,44 @@ int save_result(const struct result *res, const char *store, bool quiet)
 		return 0;
 	fprintf(stderr, "yardstick: %s\n", e.msg);
 	return ref_store_exit(r);
+}
+
+int check_output_set(struct output_set *s, const char *who)
+{
+	struct error e;
+
+	if (!outputs_check(s, &e))
+		return 0;
+	fprintf(stderr, "%s: %s\n", who, e.msg);
+	return 2;
+}
+
+int write_output_set(struct output_set *s, const char *who)
+{
+	if (!outputs_write(s))
+		return 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].failed)
+			fprintf(stderr, "%s: %s\n", who, s->v[i].err.msg);
+	return 2;
+}
+
+int output_result_json(const char *path, void *res, struct error *e)
+{
+	return result_write_json(res, path, e);
+}
+
+int output_result_csv(const char *path, void *res, struct error *e)
+{
+	return result_write_csv(res, path, e);
+}
+
+int output_result_markdown(const char *path, void *res, struct error *e)
+{
+	return result_write_markdown(res, path, e);
+}
+
+int output_result_bmf(const char *path, void *res, struct error *e)
+{
+	return result_write_bmf(res, path, e);
 }

@@ -11,7 +11,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +27,10 @@
 
 #include "config.h"
 #include "heap/collect.h"
-#include "measure/spawn.h"
+#include "util/child.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
 #include "util/monoclock.h"
-
-extern char **environ;
 
 #define AGENT_NAME "libyardstick-heap.so"
 
@@ -451,35 +448,20 @@ bool heap_trace_incomplete(const struct heap_trace *t)
 
 /* ---- spawning ----------------------------------------------------------- */
 
-/* environ, with LD_PRELOAD naming the agent first and our variable. */
-static char **child_env(const char *agent, int shm, int sock,
-			unsigned long long ino, unsigned long long sino,
-			const char *name)
+/* The environment the program gets on top of ours (child.h, env_add):
+ * LD_PRELOAD naming the agent first, and our variable. */
+static void child_env(char *add[3], const char *agent, int shm, int sock,
+		      unsigned long long ino, unsigned long long sino,
+		      const char *name)
 {
-	size_t n = 0, k = 0;
 	const char *preload = getenv("LD_PRELOAD");
-	char **env;
 
-	while (environ[n])
-		n++;
-	env = xcalloc(n + 3, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "LD_PRELOAD=", 11) &&
-		    strncmp(environ[i], HEAP_ENV "=", strlen(HEAP_ENV) + 1))
-			env[k++] = xstrdup(environ[i]);
-	env[k++] = preload && *preload
+	add[0] = preload && *preload
 		? xasprintf("LD_PRELOAD=%s:%s", agent, preload)
 		: xasprintf("LD_PRELOAD=%s", agent);
-	env[k++] = xasprintf("%s=%d,%d,%llu,%llu,%s", HEAP_ENV, shm, sock, ino,
-			     sino, name);
-	return env;
-}
-
-static void free_env(char **env)
-{
-	for (size_t i = 0; env[i]; i++)
-		free(env[i]);
-	free(env);
+	add[1] = xasprintf("%s=%d,%d,%llu,%llu,%s", HEAP_ENV, shm, sock, ino,
+			   sino, name);
+	add[2] = NULL;
 }
 
 /*
@@ -495,49 +477,6 @@ static void agent_fds(int *shm, int *sock)
 		top = (long)rl.rlim_cur;
 	*shm = (int)top - 2;
 	*sock = (int)top - 1;
-}
-
-/* Start path with the segment at shm_to and the socket at sock_to. */
-static int spawn_child(const char *path, char *const *argv, char **env,
-		       const int from[2], const int to[2], bool out_to_err,
-		       pid_t *pid, struct error *e)
-{
-	static const int dfl[] = { SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
-				   SIGCHLD };
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, def;
-	int r;
-
-	sigemptyset(&none);
-	sigemptyset(&def);
-	for (size_t i = 0; i < sizeof(dfl) / sizeof(dfl[0]); i++)
-		sigaddset(&def, dfl[i]);
-	if (posix_spawnattr_init(&attr))
-		return error_set(e, "cannot set up the spawn of '%s'", path);
-	if (posix_spawn_file_actions_init(&fa)) {
-		posix_spawnattr_destroy(&attr);
-		return error_set(e, "cannot set up the spawn of '%s'", path);
-	}
-	/* dup2 leaves the copies open across the exec, the originals not */
-	if (posix_spawnattr_setsigmask(&attr, &none) ||
-	    posix_spawnattr_setsigdefault(&attr, &def) ||
-	    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
-				     POSIX_SPAWN_SETSIGDEF) ||
-	    posix_spawn_file_actions_adddup2(&fa, from[0], to[0]) ||
-	    posix_spawn_file_actions_adddup2(&fa, from[1], to[1]) ||
-	    (out_to_err && posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO,
-							   STDOUT_FILENO)))
-		r = -1;
-	else
-		r = posix_spawn(pid, path, &fa, &attr, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (r < 0)
-		return error_set(e, "cannot set up the spawn of '%s'", path);
-	if (r)
-		return spawn_exec_error(path, r, e);
-	return 0;
 }
 
 static struct heap_header *make_segment(const struct heap_opts *o, int *fd,
@@ -581,15 +520,14 @@ static int readonly_fd(int shm)
 	return fd >= 0 ? fd : fcntl(shm, F_DUPFD_CLOEXEC, 0);
 }
 
-static int start(const struct heap_opts *o, const char *path,
-		 char *const *argv, struct heap_header *h, int shm,
-		 int sock[2], const char *name, struct heap_trace *t,
-		 struct error *e)
+static int start(const struct heap_opts *o, struct child *c,
+		 struct heap_header *h, int shm, int sock[2], const char *name,
+		 struct heap_trace *t, struct error *e)
 {
-	int bufsize = 4 << 20, ro = readonly_fd(shm);
-	int from[2] = { ro, sock[1] }, to[2];
+	int bufsize = 4 << 20, ro = readonly_fd(shm), to[2];
+	struct child_fd_map maps[2];
 	struct stat st, sst;
-	char **env;
+	char *env[3];
 	int r;
 
 	if (ro < 0 || fstat(ro, &st)) {
@@ -608,13 +546,27 @@ static int start(const struct heap_opts *o, const char *path,
 				"descriptors");
 		goto out;
 	}
-	env = child_env(o->agent, to[0], to[1], (unsigned long long)st.st_ino,
-			(unsigned long long)sst.st_ino, name);
+	child_env(env, o->agent, to[0], to[1], (unsigned long long)st.st_ino,
+		  (unsigned long long)sst.st_ino, name);
+	/* the segment and the socket at the agent's numbers; in our process
+	 * group, so that a terminal's Ctrl-C reaches the program */
+	maps[0] = (struct child_fd_map){ ro, to[0] };
+	maps[1] = (struct child_fd_map){ sock[1], to[1] };
+	c->env_add = (const char *const *)env;
+	c->maps = maps;
+	c->nmaps = 2;
+	if (o->stdout_to_stderr) {
+		c->io[1] = CHILD_IO_FD;
+		c->fd[1] = STDERR_FILENO;
+	}
 	t->ts0 = h->clock ? (__rdtsc() & HEAP_TS_MASK)
 			  : ((uint64_t)(monoclock_s() * 1e9) & HEAP_TS_MASK);
-	r = spawn_child(path, argv, env, from, to, o->stdout_to_stderr,
-			&t->pid, e);
-	free_env(env);
+	r = child_start(c, e);
+	t->pid = c->pid;
+	c->env_add = NULL;
+	c->maps = NULL;
+	free(env[0]);
+	free(env[1]);
 out:
 	close(sock[1]);
 	sock[1] = -1;
@@ -676,7 +628,7 @@ int heap_collect(const struct heap_opts *o, const char *path,
 	char name[HEAP_NAME_MAX + 1];
 	struct heap_header *h;
 	struct sigaction ign, old_int, old_quit;
-	struct rusage ru;
+	struct child c = { .path = path, .argv = argv };
 	pthread_t thread;
 	int shm = -1, sock[2] = { -1, -1 }, ret = -1;
 	double s0, t_maxrss;
@@ -699,7 +651,7 @@ int heap_collect(const struct heap_opts *o, const char *path,
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	s0 = monoclock_s();
-	if (start(o, path, argv, h, shm, sock, name, t, e))
+	if (start(o, &c, h, shm, sock, name, t, e))
 		goto out_signals;
 	r.shm = shm;
 	r.conns[0].fd = sock[0];
@@ -711,14 +663,17 @@ int heap_collect(const struct heap_opts *o, const char *path,
 	r.page = sysconf(_SC_PAGESIZE);
 	if (pthread_create(&thread, NULL, reader_main, &r)) {
 		error_set(e, "cannot start the heap reader thread");
-		kill(t->pid, SIGKILL);
-		waitpid(t->pid, &t->status, 0);
+		child_kill(&c);
 		goto out_signals;
 	}
-	while (wait4(t->pid, &t->status, 0, &ru) < 0 && errno == EINTR)
-		;
+	if (child_wait(&c, e)) {
+		r.done = 1;
+		pthread_join(thread, NULL);
+		goto out_signals;
+	}
+	t->status = c.status;
 	t->duration = monoclock_s() - s0;
-	t_maxrss = (double)ru.ru_maxrss * 1024;
+	t_maxrss = (double)c.ru.ru_maxrss * 1024;
 	r.done = 1;
 	pthread_join(thread, NULL);
 	calibrate(t, h, s0, s0 + t->duration);

@@ -5,20 +5,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/gitdir.h"
 #include "util/strutil.h"
 
-extern char **environ;
 
 /* First line of a small file, without its newline; NULL if unreadable. */
 static char *read_line(const char *path)
@@ -89,32 +86,19 @@ void machine_detect(struct machine *m)
  * git_detect_finish, so that the work of yardstick can go on meanwhile. */
 static void dirty_start(struct git_probe *gp)
 {
-	char *argv[] = { "git", "status", "--porcelain",
-			 "--untracked-files=no", NULL };
-	posix_spawn_file_actions_t fa;
-	int fds[2];
+	/* static: child_wait may name argv[0] later */
+	static char *const argv[] = { "git", "status", "--porcelain",
+				      "--untracked-files=no", NULL };
 
-	gp->pid = -1;
 	gp->fd = -1;
-	if (pipe2(fds, O_CLOEXEC))
-		return;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (posix_spawnp(&gp->pid, "git", &fa, NULL, argv, environ) == 0) {
-		gp->fd = fds[0];
-	} else {
-		gp->pid = -1;
-		close(fds[0]);
-	}
-	close(fds[1]);
-	posix_spawn_file_actions_destroy(&fa);
+	if (gitdir_start_git(&gp->child, argv, NULL) == 0)
+		gp->fd = gp->child.fd[1];
 }
 
 void git_detect_finish(struct git_probe *gp)
 {
+	struct error e;
 	char c;
-	int status;
 
 	if (gp->fd >= 0) {
 		/* Any line of output means a changed tracked file. */
@@ -122,11 +106,8 @@ void git_detect_finish(struct git_probe *gp)
 		close(gp->fd);
 		gp->fd = -1;
 	}
-	if (gp->pid > 0) {
-		while (waitpid(gp->pid, &status, 0) < 0 && errno == EINTR)
-			;
-		gp->pid = -1;
-	}
+	if (gp->child.pid > 0)
+		child_wait(&gp->child, &e);
 }
 
 void git_detect_start(struct git_info *g, struct git_probe *gp)
@@ -139,7 +120,7 @@ void git_detect_start(struct git_info *g, struct git_probe *gp)
 	memset(g, 0, sizeof(*g));
 	free(cwd);
 	gp->g = g;
-	gp->pid = -1;
+	gp->child = (struct child){ 0 };
 	gp->fd = -1;
 	gp->warning[0] = '\0';
 	if (found < 0) {

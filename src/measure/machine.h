@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "result/result.h"
+#include "util/child.h"
 
 /* Fill m (strings malloc'd, owned by the result). Never fails: what cannot
  * be read stays NULL or 0. */
@@ -26,8 +27,8 @@ void git_detect(struct git_info *g);
  * that the caller's work in between overlaps with it. */
 struct git_probe {
 	struct git_info *g;
-	pid_t pid;
-	int fd;
+	struct child child;	/* git status; pid 0: none */
+	int fd;			/* its output; -1: none */
 	char warning[1100];	/* why the repository was ignored, or "" */
 };
 void git_detect_start(struct git_info *g, struct git_probe *gp);

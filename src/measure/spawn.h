@@ -20,24 +20,9 @@
 #ifndef YS_MEASURE_SPAWN_H
 #define YS_MEASURE_SPAWN_H
 
-#include <sched.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <sys/types.h>
-
+#include "util/child.h"
+#include "measure/run_sample.h"
 #include "util/error.h"
-
-struct spawner;
-
-/* The last bytes a command wrote to a stream, for error messages. */
-struct tail {
-	char buf[4096];
-	size_t len;		/* bytes in buf, the most recent last */
-	size_t total;		/* bytes written in all */
-};
-
-void tail_reset(struct tail *t);
-void tail_append(struct tail *t, const char *data, size_t n);
 
 /*
  * A thread that keeps the tail of a pipe the commands write their stderr
@@ -57,41 +42,6 @@ char *drainer_take(struct drainer *d);
 /* Stop the thread and free d. */
 void drainer_stop(struct drainer *d);
 
-struct spawn_opts {
-	const char *path;	/* the program, as spawn_resolve_program found it */
-	char *const *argv;
-	int stdin_fd;		/* -1: /dev/null */
-	int stdout_fd;		/* -1: /dev/null */
-	int stderr_fd;		/* -1: /dev/null */
-	/* With tail set: tail_fd is the non-blocking read end of the pipe
-	 * whose write end is stderr_fd; its last bytes are kept in *tail
-	 * while the child runs (memory stays bounded, whatever it writes). */
-	int tail_fd;
-	struct tail *tail;
-	double timeout;		/* seconds; 0: none */
-	const cpu_set_t *pin;	/* NULL: inherit affinity */
-	/* set by a signal handler to ask for the child to be killed */
-	volatile sig_atomic_t *interrupt;
-	/* NULL: posix_spawn from this process; else through this spawner,
-	 * to which stdin_fd, stdout_fd and stderr_fd were handed */
-	struct spawner *via;
-};
-
-struct run_sample {
-	double wall, user, sys;		/* seconds */
-	double peak_rss;		/* bytes; NAN: not above rss_floor */
-	double rss_floor;		/* bytes: the spawner's own peak */
-	double minor_faults, major_faults;
-	double voluntary_switches, involuntary_switches;
-	int status;			/* raw wait status */
-	/* processes the command left running, killed after it (through
-	 * the spawner only: spawner_main.c, leftovers; 0 otherwise) */
-	long strays;
-	bool timed_out;
-	bool interrupted;
-	bool spawn_failed;		/* exec itself failed */
-};
-
 /*
  * Run opts->argv to completion (or until the timeout or an interrupt, when
  * its process group is killed) and fill *out. Returns 0 when the command
@@ -106,33 +56,5 @@ int spawn_measure(const struct spawn_opts *opts, struct run_sample *out,
  * spawner's, or our own peak RSS now.
  */
 double spawn_rss_floor(const struct spawn_opts *o);
-
-/* Exit code, or 128 + signal number, of a raw wait status. */
-int spawn_exit_code(int status);
-
-/*
- * Resolve argv0 like execvp would, once, so that the measured loop does not
- * search PATH on every run. Returns 0 and a malloc'd path in *resolved if
- * it names an executable file, -1 with a message naming it otherwise.
- */
-int spawn_resolve_program(const char *argv0, char **resolved,
-			  struct error *e);
-
-/*
- * Whether the exec of path (a program, or a script: its #! interpreters
- * are followed) would change this process's credentials or make it
- * undumpable — set-user-ID or set-group-ID to someone else, file
- * capabilities we do not hold, a program we may execute but not read.
- * The kernel then stops, at that exec, every perf event that follows the
- * process (inherited counters, sampling): they count nothing of it.
- * Returns 1 with the reason in e ("'/usr/bin/passwd' is set-user-ID
- * (owner uid 0)"), 0 when the exec crosses no such boundary (or path
- * cannot be examined: the spawn will say why).
- */
-int spawn_exec_privileged(const char *path, struct error *e);
-
-/* The message for an exec of path that failed with errnum (a missing #!
- * interpreter, a file that is not a program, ...). Returns -1. */
-int spawn_exec_error(const char *path, int errnum, struct error *e);
 
 #endif

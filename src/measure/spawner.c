@@ -3,12 +3,15 @@
  * stdio descriptors once, then per command one request and one reply over
  * two pipes (spawner_proto.h). The round trip is the whole added cost of a
  * run, so nothing else happens per run: no allocation once the request
- * buffer is large enough, one writev and one read, plus a poll with a
- * stderr tail to keep.
+ * buffer is large enough, one writev and one read. The spawner itself is
+ * started with child.c's API; nothing here calls spawn.c (which calls
+ * spawner_measure).
  */
 #include "measure/spawner.h"
 
 #include "config.h"
+#include "util/child.h"
+#include "util/child_common.h"
 #include "measure/spawner_proto.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
@@ -21,7 +24,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +32,6 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #define MAX_SLOTS 16
 /* A program that does not greet in this time is not a spawner. */
@@ -52,22 +52,6 @@ struct spawner {
 char *spawner_find(struct error *e)
 {
 	return find_helper(SPAWNER_NAME, "YARDSTICK_SPAWNER", X_OK, e);
-}
-
-static int read_full(int fd, void *p, size_t n)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = read(fd, (char *)p + got, n - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
-	return 0;
 }
 
 /* Whether fd is readable (or at its end) within ms milliseconds. */
@@ -92,19 +76,23 @@ static void close_pipes(int *a, int *b)
 }
 
 /*
- * Spawn the spawner with req_r at base, rep_w at base + 1 and fds[i] at
+ * Start the spawner with req_r at base, rep_w at base + 1 and fds[i] at
  * base + 2 + i, base above every descriptor involved so that no dup2
- * overwrites one still to be copied; its own stdio is /dev/null.
+ * overwrites one still to be copied; its own stdio is /dev/null, and it
+ * has its own process group: Ctrl-C on the terminal is ours to pass on
+ * (spawner_measure), not the spawner's to die of.
  */
 static int spawn_it(const char *path, int req_r, int rep_w, const int *fds,
-		    size_t n, pid_t *pid)
+		    size_t n, pid_t *pid, struct error *e)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, def;
-	char a_base[16], a_n[16], a_ppid[16];
+	struct child_fd_map maps[MAX_SLOTS + 2];
+	char a_base[24], a_n[24], a_ppid[24];
 	char *argv[] = { (char *)path, a_base, a_n, a_ppid, NULL };
-	int base = req_r > rep_w ? req_r : rep_w, r;
+	struct child c = { .path = path, .argv = argv, .maps = maps,
+			   .nmaps = n + 2, .own_group = true,
+			   .io = { CHILD_IO_NULL, CHILD_IO_NULL,
+				   CHILD_IO_NULL } };
+	int base = req_r > rep_w ? req_r : rep_w;
 
 	for (size_t i = 0; i < n; i++)
 		if (fds[i] > base)
@@ -113,36 +101,14 @@ static int spawn_it(const char *path, int req_r, int rep_w, const int *fds,
 	snprintf(a_base, sizeof(a_base), "%d", base);
 	snprintf(a_n, sizeof(a_n), "%zu", n);
 	snprintf(a_ppid, sizeof(a_ppid), "%ld", (long)getpid());
-	sigemptyset(&none);
-	sigemptyset(&def);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGTERM);
-	sigaddset(&def, SIGHUP);
-	sigaddset(&def, SIGPIPE);
-	sigaddset(&def, SIGCHLD);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-	r = posix_spawn_file_actions_adddup2(&fa, req_r, base) ||
-	    posix_spawn_file_actions_adddup2(&fa, rep_w, base + 1);
-	for (size_t i = 0; i < n && !r; i++)
-		r = posix_spawn_file_actions_adddup2(&fa, fds[i],
-						     base + 2 + (int)i);
-	for (int i = 0; i < 3 && !r; i++)
-		r = posix_spawn_file_actions_addopen(&fa, i, "/dev/null",
-				i ? O_WRONLY : O_RDONLY, 0);
-	/* Its own process group: Ctrl-C on the terminal is ours to pass on
-	 * (spawner_measure), not the spawner's to die of. */
-	if (!r)
-		r = posix_spawnattr_setpgroup(&attr, 0) ||
-		    posix_spawnattr_setsigmask(&attr, &none) ||
-		    posix_spawnattr_setsigdefault(&attr, &def) ||
-		    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
-					     POSIX_SPAWN_SETSIGMASK |
-					     POSIX_SPAWN_SETSIGDEF);
-	r = r ? ENOMEM : posix_spawn(pid, path, &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	return r;
+	maps[0] = (struct child_fd_map){ req_r, base };
+	maps[1] = (struct child_fd_map){ rep_w, base + 1 };
+	for (size_t i = 0; i < n; i++)
+		maps[2 + i] = (struct child_fd_map){ fds[i], base + 2 + (int)i };
+	if (child_start(&c, e))
+		return -1;
+	*pid = c.pid;
+	return 0;
 }
 
 struct spawner *spawner_start(const char *path, const int *fds, size_t n,
@@ -169,17 +135,16 @@ struct spawner *spawner_start(const char *path, const int *fds, size_t n,
 		close_pipes(req, rep);
 		return NULL;
 	}
-	r = spawn_it(path, req[0], rep[1], fds, n, &pid);
+	r = spawn_it(path, req[0], rep[1], fds, n, &pid, e);
 	close(req[0]);
 	close(rep[1]);
 	req[0] = rep[1] = -1;
 	if (r) {
-		error_errno(e, r, "cannot start '%s'", path);
 		close_pipes(req, rep);
 		return NULL;
 	}
 	if (!ready(rep[0], HELLO_TIMEOUT_MS) ||
-	    read_full(rep[0], &hello, sizeof(hello)) ||
+	    child_read_full(rep[0], &hello, sizeof(hello)) != 1 ||
 	    hello.magic != SPAWNER_MAGIC ||
 	    hello.version != SPAWNER_VERSION) {
 		error_set(e, "'%s' is not a working spawner of this yardstick",
@@ -359,19 +324,9 @@ static int send_request(struct spawner *s, const struct spawn_opts *o,
 	return write_request(s, iov, sizeof(rq) + len, e);
 }
 
-/* Read the stderr pipe into the tail (spawn.h: tail_fd). */
-static void drain_tail(const struct spawn_opts *o)
-{
-	char buf[4096];
-	ssize_t got;
-
-	while ((got = read(o->tail_fd, buf, sizeof(buf))) > 0)
-		tail_append(o->tail, buf, (size_t)got);
-}
-
 /*
  * Wait for the reply to request s->seq, passing an interrupt on to the
- * spawner (once) and keeping the stderr tail meanwhile if asked to.
+ * spawner (once).
  */
 static int wait_reply(struct spawner *s, const struct spawn_opts *o,
 		      struct spawner_reply *rp, struct error *e)
@@ -388,18 +343,6 @@ static int wait_reply(struct spawner *s, const struct spawn_opts *o,
 			sigqueue(s->pid, SIGUSR1, v);
 			passed = true;
 		}
-		if (o->tail) {
-			struct pollfd p[2] = {
-				{ .fd = s->rep_fd, .events = POLLIN },
-				{ .fd = o->tail_fd, .events = POLLIN } };
-
-			if (poll(p, 2, -1) < 0 && errno != EINTR)
-				break;
-			if (p[1].revents & POLLIN)
-				drain_tail(o);
-			if (!p[0].revents)
-				continue;
-		}
 		r = read(s->rep_fd, (char *)rp + got, sizeof(*rp) - got);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -409,11 +352,8 @@ static int wait_reply(struct spawner *s, const struct spawn_opts *o,
 		if (got == sizeof(*rp))
 			break;
 	}
-	if (got == sizeof(*rp) && rp->seq == s->seq) {
-		if (o->tail)
-			drain_tail(o);
+	if (got == sizeof(*rp) && rp->seq == s->seq)
 		return 0;
-	}
 	s->broken = true;
 	return error_set(e, "the spawner stopped answering (pid %ld)",
 			 (long)s->pid);
@@ -428,8 +368,6 @@ int spawner_measure(struct spawner *s, const struct spawn_opts *o,
 	memset(out, 0, sizeof(*out));
 	if (s->broken)
 		return error_set(e, "the spawner stopped answering");
-	if (o->tail)
-		tail_reset(o->tail);
 	if (send_request(s, o, e) || wait_reply(s, o, &rp, e))
 		return -1;
 	if (rp.err && (rp.flags & SPAWNER_PIN_FAILED))

@@ -18,7 +18,7 @@
 #include <sys/types.h>
 
 #include "measure/counters.h"
-#include "measure/spawn.h"
+#include "measure/run_sample.h"
 #include "util/error.h"
 
 struct spawner;

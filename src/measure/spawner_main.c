@@ -15,7 +15,7 @@
  * The one thing to know before changing it: everything this process
  * touches raises that floor. No stdio, no allocation but the request
  * buffer (which only grows, and after which the peak is read again), the
- * work per run kept to what spawn.c did in yardstick: posix_spawn and
+ * work per run kept to what child.c does in yardstick: posix_spawn and
  * wait4, two setitimer calls with a timeout, two sched_setaffinity calls
  * with --pin; besides, one read of the request, one of /proc/self/statm
  * (1 us) and one write of the reply. Wire format and start-up arguments:
@@ -53,6 +53,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../util/child_common.h"
 #include "spawner_proto.h"
 
 extern char **environ;
@@ -79,12 +80,6 @@ struct server {
 	int fa_fd[3];
 	bool fa_ready;
 };
-
-static void kill_group(pid_t pid)
-{
-	kill(-pid, SIGKILL);
-	kill(pid, SIGKILL);
-}
 
 /* The decimal number at *p (advanced past it); -1 if none. */
 static long parse_pid(const char **p)
@@ -244,7 +239,7 @@ static void on_parent_death(int sig)
 
 	(void)sig;
 	if (pid > 0)
-		kill_group(pid);
+		child_kill_group(pid);
 	sweep();
 	_exit(1);
 }
@@ -260,7 +255,7 @@ static void on_interrupt(int sig, siginfo_t *si, void *uc)
 	if (si->si_value.sival_int > stop_seq)
 		stop_seq = si->si_value.sival_int;
 	if (pid > 0 && stop_seq >= child_seq)
-		kill_group(pid);
+		child_kill_group(pid);
 }
 
 static void on_alarm(int sig)
@@ -270,7 +265,7 @@ static void on_alarm(int sig)
 	(void)sig;
 	alarm_fired = 1;
 	if (pid > 0)
-		kill_group(pid);
+		child_kill_group(pid);
 }
 
 static int64_t now_ns(void)
@@ -337,62 +332,6 @@ static void update_hwm(struct server *sv, size_t request_size)
 	sv->hwm_kib = read_hwm_kib(sv);
 }
 
-/* Read exactly n bytes. Returns 1, 0 at end of file before any byte, or
- * -1 (an error, or end of file within the n bytes). */
-static int read_full(int fd, void *p, size_t n)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = read(fd, (char *)p + got, n - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return got == 0 && r == 0 ? 0 : -1;
-		got += (size_t)r;
-	}
-	return 1;
-}
-
-static int write_full(int fd, const void *p, size_t n)
-{
-	size_t done = 0;
-
-	while (done < n) {
-		ssize_t r = write(fd, (const char *)p + done, n - done);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		done += (size_t)r;
-	}
-	return 0;
-}
-
-static int setup_attr(posix_spawnattr_t *attr)
-{
-	const int dfl[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD, SIGUSR1,
-			    SIGALRM };
-	sigset_t none, def;
-
-	sigemptyset(&none);
-	sigemptyset(&def);
-	for (size_t i = 0; i < sizeof(dfl) / sizeof(dfl[0]); i++)
-		sigaddset(&def, dfl[i]);
-	/* As spawn.c: own process group, signals at their defaults. */
-	if (posix_spawnattr_init(attr) ||
-	    posix_spawnattr_setpgroup(attr, 0) ||
-	    posix_spawnattr_setsigmask(attr, &none) ||
-	    posix_spawnattr_setsigdefault(attr, &def) ||
-	    posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP |
-				     POSIX_SPAWN_SETSIGMASK |
-				     POSIX_SPAWN_SETSIGDEF))
-		return -1;
-	return 0;
-}
-
 /* The file actions for stdio fd[]; kept while the next run uses the
  * same, which in `run` is every run. */
 static int setup_actions(struct server *sv, const int32_t fd[3])
@@ -411,8 +350,7 @@ static int setup_actions(struct server *sv, const int32_t fd[3])
 		int r;
 
 		if (fd[i] < 0)
-			r = posix_spawn_file_actions_addopen(fa, i, "/dev/null",
-				i ? O_WRONLY : O_RDONLY, 0);
+			r = child_action_null(fa, i);
 		else
 			r = posix_spawn_file_actions_adddup2(fa,
 				sv->base + 2 + fd[i], i);
@@ -449,7 +387,7 @@ static char **read_strings(struct server *sv,
 		sv->buf = p;
 		sv->cap = need;
 	}
-	if (read_full(sv->req_fd, sv->buf, len) != 1 || sv->buf[len - 1])
+	if (child_read_full(sv->req_fd, sv->buf, len) != 1 || sv->buf[len - 1])
 		return NULL;
 	argv = (char **)(void *)(sv->buf + at);
 	argv[0] = sv->buf;		/* the path */
@@ -537,10 +475,8 @@ static void run_one(struct server *sv, const struct spawner_request *rq,
 	child_pid = pid;
 	/* What the handlers could not kill: it did not exist yet. */
 	if (stop_seq >= rq->seq || alarm_fired)
-		kill_group(pid);
-	while (wait4(pid, &status, 0, &ru) != pid)
-		if (errno != EINTR)
-			break;	/* cannot happen: pid is our child */
+		child_kill_group(pid);
+	child_wait4(pid, &status, &ru);	/* pid is our child: it returns */
 	rp->wall_ns = now_ns() - t0;
 	child_pid = 0;
 	if (rq->timeout_ns > 0)
@@ -565,7 +501,7 @@ static int serve(struct server *sv)
 		struct spawner_request rq;
 		struct spawner_reply rp;
 		char **argv;
-		int r = read_full(sv->req_fd, &rq, sizeof(rq));
+		int r = child_read_full(sv->req_fd, &rq, sizeof(rq));
 
 		if (r == 0)
 			return 0;
@@ -579,7 +515,7 @@ static int serve(struct server *sv)
 		run_one(sv, &rq, argv, &rp);
 		update_hwm(sv, rq.len + rq.argc * sizeof(char *));
 		rp.hwm_kib = sv->hwm_kib;
-		if (write_full(sv->rep_fd, &rp, sizeof(rp)))
+		if (child_write_full(sv->rep_fd, &rp, sizeof(rp)))
 			return 1;
 	}
 }
@@ -622,7 +558,7 @@ int main(int argc, char **argv)
 	/* Orphans of the commands come to us (design note: leftovers). */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
 		return 1;
-	if (setup_signals() || setup_attr(&sv.attr))
+	if (setup_signals() || child_spawnattr(&sv.attr, true))
 		return 1;
 	/* Die with yardstick, taking the commands along; it may be gone
 	 * already. */
@@ -636,7 +572,7 @@ int main(int argc, char **argv)
 	sv.status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	sv.statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	hello.hwm_kib = sv.hwm_kib = read_hwm_kib(&sv);
-	if (write_full(sv.rep_fd, &hello, sizeof(hello)))
+	if (child_write_full(sv.rep_fd, &hello, sizeof(hello)))
 		return 1;
 	r = serve(&sv);
 	sweep();

@@ -83,45 +83,57 @@ static void with_lines(const struct profile *src, struct profile *dst)
 	free(map);
 }
 
-int profile_outputs_write(const struct profile_outputs *o,
-			  const struct profile *p, const char *cmd)
+static const char *const fmt_names[] = {
+	[PROFILE_FMT_NONE] = "none", [PROFILE_FMT_FOLDED] = "folded",
+	[PROFILE_FMT_SVG] = "svg", [PROFILE_FMT_SPEEDSCOPE] = "speedscope",
+	[PROFILE_FMT_PPROF] = "pprof",
+};
+
+/* The output set's writer of one -o file (ctx: the profile_outputs). */
+static int write_one(const char *path, void *ctx, struct error *e)
 {
-	const struct profile *named = p;
-	struct profile lined;
-	struct error e;
-	int ret = 0;
+	struct profile_outputs *o = ctx;
+	const struct profile *p = o->prof, *named = p;
 
 	if (o->lines) {
-		with_lines(p, &lined);
-		named = &lined;
+		if (!o->lined) {
+			o->lined = xcalloc(1, sizeof(*o->lined));
+			with_lines(p, o->lined);
+		}
+		named = o->lined;
 	}
-	for (size_t i = 0; i < o->n; i++) {
-		const char *path = o->paths[i];
-		int r = 0;
+	switch (profile_fmt_of(path, o->format)) {
+	case PROFILE_FMT_FOLDED:
+		return profile_write_folded(named, o->type, path, e);
+	case PROFILE_FMT_SVG:
+		return profile_write_flamegraph(named, o->type, &o->flame,
+						path, e);
+	case PROFILE_FMT_SPEEDSCOPE:
+		return profile_write_speedscope(p, path, e);
+	case PROFILE_FMT_PPROF:
+		return profile_write_pprof(p, path, e);
+	case PROFILE_FMT_NONE:
+		break;
+	}
+	return error_set(e, "-o '%s': no format", path);
+}
 
-		switch (profile_fmt_of(path, o->format)) {
-		case PROFILE_FMT_FOLDED:
-			r = profile_write_folded(named, o->type, path, &e);
-			break;
-		case PROFILE_FMT_SVG:
-			r = profile_write_flamegraph(named, o->type, &o->flame,
-						     path, &e);
-			break;
-		case PROFILE_FMT_SPEEDSCOPE:
-			r = profile_write_speedscope(p, path, &e);
-			break;
-		case PROFILE_FMT_PPROF:
-			r = profile_write_pprof(p, path, &e);
-			break;
-		case PROFILE_FMT_NONE:
-			break;
-		}
-		if (r) {
-			fprintf(stderr, "yardstick %s: %s\n", cmd, e.msg);
-			ret = 2;
-		}
+void profile_outputs_to_set(struct profile_outputs *o, struct output_set *s)
+{
+	for (size_t i = 0; i < o->n; i++)
+		outputs_add(s, "-o", o->paths[i],
+			    fmt_names[profile_fmt_of(o->paths[i], o->format)],
+			    write_one, o);
+}
+
+void profile_outputs_free(struct profile_outputs *o)
+{
+	free(o->paths);
+	if (o->lined) {
+		profile_free(o->lined);
+		free(o->lined);
 	}
-	if (o->lines)
-		profile_free(&lined);
-	return ret;
+	o->paths = NULL;
+	o->lined = NULL;
+	o->n = 0;
 }

@@ -1,7 +1,8 @@
 /*
  * The -o/--output files of the profilers (`record`, `mem`): the format
  * from the file's name or --format, --lines naming frames with file:line
- * where a format has no field for it, and the write itself.
+ * where a format has no field for it, and the writer of each file, which
+ * the command's output set (util/outputs.h) calls.
  */
 #ifndef YS_PROFILE_OUTPUT_H
 #define YS_PROFILE_OUTPUT_H
@@ -10,6 +11,7 @@
 #include <stddef.h>
 
 #include "profile/profile.h"
+#include "util/outputs.h"
 
 enum profile_fmt {
 	PROFILE_FMT_NONE, PROFILE_FMT_FOLDED, PROFILE_FMT_SVG,
@@ -30,14 +32,20 @@ struct profile_outputs {
 					 * in folded and SVG output */
 	size_t type;			/* the sample type folded and SVG show */
 	struct flame_opts flame;
+	const struct profile *prof;	/* what is written: set before
+					 * outputs_write */
+	struct profile *lined;		/* prof with lines in frame names,
+					 * made for the first file that needs
+					 * it */
 };
 
 /* Add path to o->paths (which is realloc'd). */
 void profile_outputs_add(struct profile_outputs *o, const char *path);
 
-/* Write every output; an error is printed as "yardstick CMD: message".
- * Returns 0, or 2 when any output failed. */
-int profile_outputs_write(const struct profile_outputs *o,
-			  const struct profile *p, const char *cmd);
+/* Add every -o file of o to the output set s, written from o->prof (o
+ * must outlive s). */
+void profile_outputs_to_set(struct profile_outputs *o, struct output_set *s);
+/* Free o's paths and what its writers made. */
+void profile_outputs_free(struct profile_outputs *o);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * The sampling collector: a forked child held before its exec, one
+ * The sampling collector: a child held before its exec (child.h), one
  * sampling event and one ring buffer per online CPU opened on it, then a
  * poll loop that hands every record to the callbacks until the child has
  * been reaped and the buffers are drained. The loop runs beside the
@@ -34,7 +34,7 @@
 #include "profile/ring.h"
 
 #include "measure/perf_event.h"
-#include "measure/spawn.h"
+#include "util/child.h"
 #include "util/strutil.h"
 #include "util/monoclock.h"
 
@@ -55,11 +55,8 @@
 #include <unistd.h>
 
 #define DEFAULT_EVENT "cpu-clock"
-#define DEFAULT_FREQ 999
-#define DEFAULT_STACK 16384
 #define DEFAULT_PAGES 128
 #define DEFAULT_PAGES_DWARF 256
-#define MAX_STACK 65528		/* the largest 8-aligned u16 */
 #define POLL_MS 250		/* with a pidfd: only a safety net */
 #define POLL_MS_NO_PIDFD 20	/* without: how soon we notice the exit */
 
@@ -74,7 +71,7 @@ struct sampler {
 	struct records rp;	/* the parser, its ips and the child's
 				 * exec and exit times */
 	const char *path;	/* the program, resolved */
-	pid_t child;
+	struct child child;	/* held until the events are open */
 	int pidfd;		/* -1: poll with a short timeout instead */
 };
 
@@ -87,9 +84,9 @@ static int fill_opts(struct sampler_opts *o, const struct sampler_opts *in,
 	if (!o->event || !*o->event)
 		o->event = DEFAULT_EVENT;
 	if (o->freq == 0)
-		o->freq = DEFAULT_FREQ;
+		o->freq = SAMPLER_DEFAULT_FREQ;
 	if (o->stack_size == 0)
-		o->stack_size = DEFAULT_STACK;
+		o->stack_size = SAMPLER_DEFAULT_STACK;
 	if (o->pages == 0)
 		o->pages = o->dwarf ? DEFAULT_PAGES_DWARF : DEFAULT_PAGES;
 	if (o->freq < 0)
@@ -98,9 +95,9 @@ static int fill_opts(struct sampler_opts *o, const struct sampler_opts *in,
 		return error_set(e, "ring buffer pages must be a power of 2 "
 				 "(at most 1048576), not %zu", o->pages);
 	o->stack_size = (o->stack_size + 7) & ~7u;
-	if (o->stack_size > MAX_STACK)
+	if (o->stack_size > SAMPLER_MAX_STACK)
 		return error_set(e, "stack copy must be at most %d bytes, not "
-				 "%u", MAX_STACK, o->stack_size);
+				 "%u", SAMPLER_MAX_STACK, o->stack_size);
 	return 0;
 }
 
@@ -145,80 +142,6 @@ static int *online_cpus(int *n)
 	}
 	*n = (int)len;
 	return cpus;
-}
-
-/* ---- the child ---- */
-
-/*
- * In the forked child: wait for the parent's go on the pipe, then exec.
- * Only async-signal-safe calls here (the parent may have threads). An
- * exec failure goes back as errno through the close-on-exec pipe, whose
- * EOF means the exec worked.
- */
-static void child_main(const char *path, char *const *argv, int go_rd,
-		       int go_wr, int err_rd, int err_wr)
-{
-	static const int dfl[] = { SIGINT, SIGTERM, SIGPIPE, SIGCHLD };
-	struct sigaction sa;
-	sigset_t none;
-	ssize_t n;
-	char c;
-	int errnum;
-
-	close(go_wr);
-	close(err_rd);
-	/* What yardstick ignores or blocks, the program must not. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	for (size_t i = 0; i < sizeof(dfl) / sizeof(dfl[0]); i++)
-		sigaction(dfl[i], &sa, NULL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	do
-		n = read(go_rd, &c, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 1)
-		_exit(127);
-	execv(path, argv);
-	errnum = errno;
-	while (write(err_wr, &errnum, sizeof(errnum)) < 0 && errno == EINTR)
-		;
-	_exit(127);
-}
-
-static void kill_child(struct sampler *s)
-{
-	int status;
-
-	if (s->child <= 0)
-		return;
-	kill(s->child, SIGKILL);
-	while (waitpid(s->child, &status, 0) < 0 && errno == EINTR)
-		;
-	s->child = 0;
-}
-
-/*
- * Let the child exec and learn whether it did. Returns 0, or -2 (the
- * child has then been reaped).
- */
-static int let_go(struct sampler *s, int go_wr, int err_rd, struct error *e)
-{
-	int errnum = 0;
-	ssize_t n;
-
-	while (write(go_wr, "g", 1) < 0 && errno == EINTR)
-		;
-	close(go_wr);
-	do
-		n = read(err_rd, &errnum, sizeof(errnum));
-	while (n < 0 && errno == EINTR);
-	close(err_rd);
-	if (n != (ssize_t)sizeof(errnum))
-		return 0;
-	kill_child(s);
-	spawn_exec_error(s->path, errnum, e);
-	return SAMPLER_NOT_STARTED;
 }
 
 /* ---- opening the events ---- */
@@ -324,7 +247,7 @@ static int open_rings(struct sampler *s, struct error *e)
 		/* kernel level first (a sample in a system call then says
 		 * so), else user level only: we only need user stacks */
 		s->rings[i].fd = perf_event_open_attr(NULL, NULL, &attr,
-						      s->child, cpus[i], -1);
+						      s->child.pid, cpus[i], -1);
 		if (s->rings[i].fd < 0) {
 			ret = open_error(s, &attr, -s->rings[i].fd, cpus[i],
 					 e);
@@ -349,9 +272,7 @@ static int open_rings(struct sampler *s, struct error *e)
 static int collect(struct sampler *s, struct error *e)
 {
 	int timeout = s->pidfd >= 0 ? POLL_MS : POLL_MS_NO_PIDFD;
-	int n, i;
-	pid_t w;
-	struct rusage ru;
+	int n, i, w;
 
 	for (i = 0; i < s->nrings; i++)
 		s->pfds[i] = (struct pollfd){ .fd = s->rings[i].fd,
@@ -371,19 +292,20 @@ static int collect(struct sampler *s, struct error *e)
 				s->pfds[i].fd = -1;
 		if (s->pidfd >= 0 && !(n > 0 && s->pfds[s->nrings].revents))
 			continue;
-		w = wait4(s->child, &s->stats->status, WNOHANG, &ru);
-		if (w == s->child) {
-			s->stats->cpu_ns = (ru.ru_utime.tv_sec +
-					    ru.ru_stime.tv_sec) * 1000000000LL +
-					   (ru.ru_utime.tv_usec +
-					    ru.ru_stime.tv_usec) * 1000LL;
+		w = child_try_wait(&s->child, e);
+		if (w < 0)
+			return -1;
+		if (w == 1) {
+			const struct rusage *ru = &s->child.ru;
+
+			s->stats->status = s->child.status;
+			s->stats->cpu_ns = (ru->ru_utime.tv_sec +
+					    ru->ru_stime.tv_sec) * 1000000000LL +
+					   (ru->ru_utime.tv_usec +
+					    ru->ru_stime.tv_usec) * 1000LL;
 			break;
 		}
-		if (w < 0 && errno != EINTR)
-			return error_errno(e, errno, "cannot wait for '%s'",
-					   s->path);
 	}
-	s->child = 0;
 	s->rp.child = 0;
 	merge_drain(s->rings, s->nrings, s->rec, records_dispatch, &s->rp);
 	return 0;
@@ -407,31 +329,6 @@ static void close_all(struct sampler *s)
 	free(s->rp.ips);
 }
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-/* Fork the child that waits on go[0] (child_main). */
-static int start_child(struct sampler *s, char *const *argv, int go[2],
-		       int err[2], struct error *e)
-{
-	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
-		return error_errno(e, errno, "cannot create a pipe");
-	s->child = fork();
-	if (s->child < 0) {
-		s->child = 0;
-		return error_errno(e, errno, "cannot fork");
-	}
-	if (s->child == 0)
-		child_main(s->path, argv, go[0], go[1], err[0], err[1]);
-	close_fd(&go[0]);
-	close_fd(&err[1]);
-	return 0;
-}
-
 enum sampler_result sampler_run(const struct sampler_opts *o,
 				char *const *argv,
 				const struct sampler_callbacks *cb,
@@ -439,7 +336,6 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 {
 	struct sampler s;
 	struct sampler_stats spare;
-	int go[2] = { -1, -1 }, err[2] = { -1, -1 };
 	char *path = NULL;
 	uint64_t t_go;
 	int ret;
@@ -469,17 +365,25 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 	s.rp.dwarf = s.o.dwarf;
 	s.rp.cb = s.cb;
 	s.rp.stats = s.stats;
-	ret = start_child(&s, argv, go, err, e);
-	s.rp.child = (uint32_t)s.child;
+	/* held before its exec while the events are opened on it; in our
+	 * process group (sampler.h) */
+	s.child = (struct child){ .path = path, .argv = argv, .hold = true };
+	if (s.o.stdout_to_stderr) {
+		/* an output of ours is stdout (outputs.h) */
+		s.child.io[1] = CHILD_IO_FD;
+		s.child.fd[1] = STDERR_FILENO;
+	}
+	ret = child_start(&s.child, e);
+	s.rp.child = (uint32_t)s.child.pid;
 	if (ret == 0)
 		ret = open_rings(&s, e);
 	if (ret < 0)
 		goto out_kill;
 	s.pfds = xcalloc((size_t)s.nrings + 1, sizeof(*s.pfds));
-	s.pidfd = (int)syscall(SYS_pidfd_open, s.child, 0);
+	s.pidfd = (int)syscall(SYS_pidfd_open, s.child.pid, 0);
 	t_go = monoclock_ns();
-	ret = let_go(&s, go[1], err[0], e);
-	go[1] = err[0] = -1;
+	if (child_release(&s.child, e))
+		ret = SAMPLER_NOT_STARTED;
 	if (ret == 0)
 		ret = collect(&s, e);
 	if (ret < 0)
@@ -491,11 +395,7 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 	else
 		s.stats->duration_ns = (int64_t)(monoclock_ns() - t_go);
 out_kill:
-	kill_child(&s);
-	close_fd(&go[0]);
-	close_fd(&go[1]);
-	close_fd(&err[0]);
-	close_fd(&err[1]);
+	child_kill(&s.child);
 	close_all(&s);
 	free(path);
 	return ret;

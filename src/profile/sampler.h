@@ -4,7 +4,8 @@
  * and child process it starts is followed; enable_on_exec: sampling starts
  * at its exec), maps one ring buffer per CPU, lets it exec, and hands every
  * record to callbacks until the program has exited and the buffers are
- * drained. The program's stdin, stdout and stderr are yardstick's own.
+ * drained. The program's stdin, stdout and stderr are yardstick's own
+ * (its stdout yardstick's stderr with stdout_to_stderr).
  */
 #ifndef YS_PROFILE_SAMPLER_H
 #define YS_PROFILE_SAMPLER_H
@@ -15,6 +16,12 @@
 
 #include "util/error.h"
 
+/* The defaults of a zero sampler_opts, and the largest stack copy (the
+ * largest 8-aligned u16). */
+#define SAMPLER_DEFAULT_FREQ 999
+#define SAMPLER_DEFAULT_STACK 16384
+#define SAMPLER_MAX_STACK 65528
+
 struct sampler_opts {
 	const char *event;	/* NULL or "cpu-clock" (default), "cycles",
 				 * "task-clock", any name perf_event_resolve
@@ -24,6 +31,8 @@ struct sampler_opts {
 	uint32_t stack_size;	/* bytes of stack copied, default 16384 */
 	size_t pages;		/* ring buffer data pages per CPU, power of
 				 * 2, default 128 (256 in dwarf mode) */
+	bool stdout_to_stderr;	/* the program's stdout is yardstick's
+				 * stderr: an output is on stdout */
 };
 
 /* A sample as the kernel gave it. */

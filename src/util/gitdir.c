@@ -4,18 +4,15 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/child.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
-
-extern char **environ;
 
 /* Longest line taken from HEAD, a loose ref, a .git or commondir file. */
 #define LINE_MAX_LEN 4096
@@ -104,34 +101,22 @@ static char *safe_directories(void)
 {
 	char *argv[] = { "git", "config", "--get-all", "safe.directory",
 			 NULL };
-	posix_spawn_file_actions_t fa;
+	struct child c;
+	struct error e;
 	size_t len = 0;
-	char *out = NULL;
-	int fds[2], status;
-	pid_t pid;
+	char *out;
 	ssize_t n;
 
-	if (pipe2(fds, O_CLOEXEC))
+	if (gitdir_start_git(&c, argv, "/"))
 		return NULL;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addchdir_np(&fa, "/");
-	if (posix_spawnp(&pid, "git", &fa, NULL, argv, environ) != 0)
-		pid = -1;
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (pid > 0) {
-		out = xmalloc(SAFE_OUT_MAX + 1);
-		while (len < SAFE_OUT_MAX &&
-		       ((n = read(fds[0], out + len, SAFE_OUT_MAX - len)) > 0 ||
-			(n < 0 && errno == EINTR)))
-			len += n > 0 ? (size_t)n : 0;
-		out[len] = '\0';
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	}
-	close(fds[0]);
+	out = xmalloc(SAFE_OUT_MAX + 1);
+	while (len < SAFE_OUT_MAX &&
+	       ((n = read(c.fd[1], out + len, SAFE_OUT_MAX - len)) > 0 ||
+		(n < 0 && errno == EINTR)))
+		len += n > 0 ? (size_t)n : 0;
+	out[len] = '\0';
+	close(c.fd[1]);
+	child_wait(&c, &e);
 	return out;
 }
 
@@ -401,4 +386,22 @@ out_free:
 	free(ref);
 	free(head);
 	return ret;
+}
+
+int gitdir_start_git(struct child *c, char *const *argv, const char *dir)
+{
+	struct error e;
+	char *path;
+	int r;
+
+	if (spawn_resolve_program("git", &path, &e))
+		return -1;
+	*c = (struct child){
+		.path = path, .argv = argv, .dir = dir,
+		.io = { CHILD_IO_NULL, CHILD_IO_PIPE, CHILD_IO_NULL },
+	};
+	r = child_start(c, &e);
+	c->path = NULL;		/* spawned: the path is used no more */
+	free(path);
+	return r;
 }

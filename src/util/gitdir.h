@@ -18,6 +18,8 @@
 
 #include "util/error.h"
 
+struct child;
+
 struct gitdir {
 	char *top;	/* the work tree: the directory holding .git */
 	char *dir;	/* the git directory (.git, or where a .git file
@@ -51,5 +53,13 @@ int gitdir_head(const struct gitdir *g, char **commit, char **branch,
 /* Whether name is a valid full ref name under refs/ by the rules of
  * `git check-ref-format`. */
 bool gitdir_ref_valid(const char *name);
+
+/*
+ * Start git (found in PATH) with argv in dir (NULL: here) through
+ * util/child.h: stdin and stderr /dev/null, stdout on a pipe whose read
+ * end is c->fd[1] (the caller's to close, before child_wait). Returns 0,
+ * or -1 when there is no git or it cannot be started.
+ */
+int gitdir_start_git(struct child *c, char *const *argv, const char *dir);
 
 #endif

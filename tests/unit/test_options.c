@@ -88,7 +88,7 @@ static const struct opt_entry t_opts[] = {
 	  .help = "a callback" },
 	{ OPT_SEED(seed, "the seed") },
 	{ OPT_RESAMPLES(resamples, "resamples") },
-	{ OPT_ALPHA(alpha, 1e-5, 0, "0.01", "a level") },
+	{ OPT_ALPHA(alpha, 1e-5, 0, "a level") },
 	{ OPT_QUIET(quiet, "quiet") },
 	OPT_HELP_ENTRY,
 	OPT_END_ENTRY,
@@ -442,7 +442,7 @@ static void test_help(void **state)
 	assert_non_null(strstr(h, "a number (above 0 and below 1)"));
 	assert_non_null(strstr(h, "a duration (above 0)"));
 	assert_non_null(strstr(h, "a bool enum (one of off, on)"));
-	assert_non_null(strstr(h, "a level (default 0.01; at least 1e-05 and "
+	assert_non_null(strstr(h, "a level (at least 1e-05 and "
 				  "below 1)"));
 	/* no line beyond 79 columns but for a long option name */
 	for (char *p = h, *nl; (nl = strchr(p, '\n')); p = nl + 1)
@@ -496,6 +496,60 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* The defaults come from the command's init, once: opt_parse starts from
+ * them (what is not given keeps them), and the help shows them, each in
+ * its type's words; zeros and NULLs show nothing, .defval wins. */
+static void d_init(void *p)
+{
+	struct t_args *d = p;
+
+	d->count = 10;		/* .defval says "10" too: it wins */
+	d->small = 7;
+	d->dur = 0.25;
+	d->pct = 0.02;
+	d->size = 4096;
+	d->color = 2;
+	d->str = "hello";
+	d->seed = 1;
+	d->resamples = 1000;
+	d->alpha = 0.01;
+}
+
+static void test_defaults(void **state)
+{
+	char *h;
+
+	t_cmd.args_size = sizeof(struct t_args);
+	t_cmd.init = d_init;
+	a.dur = 9;		/* opt_parse starts from zero, then init */
+	OK("--small", "3");
+	assert_int_equal(a.small, 3);
+	assert_int_equal(a.count, 10);
+	assert_true(a.dur == 0.25);
+	assert_true(a.pct == 0.02);
+	assert_int_equal(a.size, 4096);
+	assert_int_equal(a.color, 2);
+	assert_string_equal(a.str, "hello");
+	assert_null(a.path);
+	h = help_text();
+	assert_non_null(strstr(h, "(default 7;"));
+	assert_non_null(strstr(h, "a duration (default 250ms"));
+	assert_non_null(strstr(h, "a percentage (default 2"));
+	assert_non_null(strstr(h, "a size (default 4096"));
+	assert_non_null(strstr(h, "(default blue"));
+	assert_non_null(strstr(h, "a string (default hello"));
+	assert_non_null(strstr(h, "the seed (default 1)"));
+	assert_non_null(strstr(h, "resamples (default 1000;"));
+	assert_non_null(strstr(h, "a count (default 10;"));
+	assert_non_null(strstr(h, "a level (default 0.01; at least 1e-05 "
+				  "and below 1)"));
+	assert_null(strstr(h, "a number (default"));
+	assert_null(strstr(h, "an input file (default"));
+	free(h);
+	t_cmd.args_size = 0;
+	t_cmd.init = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_operands_stop),
 		cmocka_unit_test(test_operands_program),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_completion),
 	};
 

@@ -22,6 +22,7 @@
 #include "util/fileio.h"
 #include "util/strutil.h"
 #include "util/term.h"
+#include "testfiles.h"
 
 static char tmpdir[] = "/tmp/ys-test-result-XXXXXX";
 
@@ -1034,19 +1035,6 @@ static void test_read_missing_file(void **state)
 	result_free(&r);
 	free(want);
 	free(path);
-}
-
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n;
 }
 
 static void test_write_fails_cleanly(void **state)

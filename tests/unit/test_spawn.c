@@ -26,6 +26,7 @@
 #include "measure/spawn.h"
 #include "measure/spawner.h"
 #include "util/strutil.h"
+#include "proc_alive.h"
 
 #define YSFIX FIXTURES_DIR "/ysfix"
 #define RSSFIX FIXTURES_DIR "/rssfix"
@@ -183,23 +184,6 @@ static void test_exit_codes_both(void **state)
 	assert_non_null(strstr(e.msg, "'/etc/passwd'"));
 	assert_int_equal(run_via(VIA(state), &s, 0, fail), 0);
 	assert_int_equal(spawn_exit_code(s.status), 3);
-}
-
-static int process_alive(pid_t pid)
-{
-	char path[64], buf[512];
-	FILE *fp;
-	char *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fp = fopen(path, "r");
-	if (!fp)
-		return 0;
-	p = fgets(buf, sizeof(buf), fp);
-	fclose(fp);
-	p = p ? strrchr(buf, ')') : NULL;
-	/* A zombie waiting for init to reap it is dead. */
-	return p && p[2] != 'Z' && p[2] != 'X';
 }
 
 static void test_timeout_kills_group_both(void **state)

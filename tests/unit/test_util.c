@@ -23,6 +23,7 @@
 #include "util/monoclock.h"
 #include "util/strutil.h"
 #include "util/term.h"
+#include "testfiles.h"
 
 static void expect_words(const char *s, const char *const *want)
 {
@@ -232,26 +233,6 @@ static void test_atomic_file(void **state)
 	assert_int_equal(file_read_all("/nonexistent-file", &data, &len, &e),
 			 -1);
 	assert_non_null(strstr(e.msg, "'/nonexistent-file'"));
-}
-
-static void put(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-
-	assert_non_null(fp);
-	fputs(text, fp);
-	assert_int_equal(fclose(fp), 0);
-}
-
-static void assert_content(const char *path, const char *want)
-{
-	char *data;
-	struct error e;
-
-	if (file_read_all(path, &data, NULL, &e))
-		fail_msg("%s", e.msg);
-	assert_string_equal(data, want);
-	free(data);
 }
 
 /* atomic_open(path) fails, its message holding every needle. */

@@ -1,0 +1,444 @@
+/*
+ * `yardstick run`'s loop: warm-ups, then the measured runs of every job —
+ * interleaved (each round a new random order of the jobs not yet done) or
+ * one job after the other — until each has --runs, or the adaptive rule
+ * (job_done) says it has enough; --prepare before every run, --cleanup
+ * after a job's last; a failing, timed-out or interrupted run stops it all
+ * unless --ignore-failure.
+ *
+ * The loop starts runs only through rn->exec (run.h, struct run_executor):
+ * run_spawn_executor in `run`, scripted fakes in tests/unit/test_runloop.c.
+ * It keeps yardstick's own work per run at the floor: counters are read
+ * with one read() each before and after, and metrics are appended to
+ * arrays created with a job's first run.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd/run.h"
+#include "measure/counters.h"
+#include "measure/spawn.h"
+#include "util/strutil.h"
+#include "util/term.h"
+
+const struct run_metric_name run_rusage_metrics[M_RUSAGE_COUNT] = {
+	{ "wall_time", "s" }, { "user_time", "s" }, { "system_time", "s" },
+	{ "peak_rss", "bytes" }, { "minor_faults", "count" },
+	{ "major_faults", "count" }, { "voluntary_switches", "count" },
+	{ "involuntary_switches", "count" },
+};
+
+/* Metric names of the default counter set, for when perf is refused. */
+static const char *const default_counter_metrics[] = {
+	"task_clock", "page_faults", "context_switches", "cpu_migrations",
+	"cycles", "instructions", "branches", "branch_misses",
+	"cache_references", "cache_misses", "flops", "ipc",
+};
+
+
+
+static int spawn_executor(void *arg, const struct spawn_opts *o,
+			  struct run_sample *out, struct error *e)
+{
+	(void)arg;
+	return spawn_measure(o, out, e);
+}
+
+const struct run_executor run_spawn_executor = { spawn_executor, NULL };
+
+/* One run through the executor. */
+static int execute(struct runner *rn, const struct spawn_opts *o,
+		   struct run_sample *s)
+{
+	return rn->exec->measure(rn->exec->arg, o, s, &rn->err);
+}
+
+/* Whether Ctrl-C (SIGINT, SIGTERM, SIGHUP) asked to stop. */
+static bool stopped(const struct runner *rn)
+{
+	return rn->sp.interrupt && *rn->sp.interrupt;
+}
+
+static struct metric **job_metrics(struct runner *rn, size_t ji);
+
+/* Keep the stderr tail of the run that just failed, for the message. */
+static void keep_tail(struct runner *rn)
+{
+	free(rn->fail_tail);
+	rn->fail_tail = rn->drainer ? drainer_take(rn->drainer) : NULL;
+}
+
+/* Run a shell snippet (prepare, cleanup) outside the measurement. */
+static int run_shell(struct runner *rn, const char *what, const char *cmd)
+{
+	char *argv[] = { "/bin/sh", "-c", (char *)cmd, NULL };
+	struct spawn_opts sp = rn->sp;
+	struct run_sample s;
+
+	sp.path = "/bin/sh";
+	sp.argv = argv;
+	sp.pin = NULL;
+	sp.stdin_fd = rn->null_fd;
+	if (rn->ctr)
+		counters_dirty(rn->ctr);
+	if (rn->drainer)
+		drainer_reset(rn->drainer);
+	if (execute(rn, &sp, &s))
+		return -1;
+	if (s.interrupted)
+		return -1;
+	if (s.timed_out || spawn_exit_code(s.status) != 0)
+		keep_tail(rn);
+	if (s.timed_out)
+		return error_set(&rn->err, "%s command '%s' timed out", what,
+				 cmd);
+	if (spawn_exit_code(s.status) != 0)
+		return error_set(&rn->err, "%s command '%s' failed with exit "
+				 "code %d", what, cmd,
+				 spawn_exit_code(s.status));
+	return 0;
+}
+
+static void record(struct runner *rn, size_t ji, const struct run_sample *s)
+{
+	struct metric **m = job_metrics(rn, ji);
+	double v[M_RUSAGE_COUNT] = {
+		s->wall, s->user, s->sys, s->peak_rss, s->minor_faults,
+		s->major_faults, s->voluntary_switches,
+		s->involuntary_switches,
+	};
+
+	/* under --shell, raw: run_shell_correct decides at the end */
+	for (size_t i = 0; i < M_RUSAGE_COUNT; i++)
+		metric_push(m[i], v[i]);
+	if (!rn->ctr || !m[M_RUSAGE_COUNT])	/* none, or perf_blind */
+		return;
+	for (size_t k = 0; k < counters_metric_count(rn->ctr); k++) {
+		const struct counter_value *c = &rn->cvals[k];
+
+		metric_push(m[M_RUSAGE_COUNT + k], c->counted ? c->value : NAN);
+		if (c->multiplexed)
+			rn->mux[ji * counters_metric_count(rn->ctr) + k]++;
+	}
+	if (rn->ipc) {
+		const struct counter_value *cy = &rn->cvals[rn->cycles_idx];
+		const struct counter_value *in = &rn->cvals[rn->instr_idx];
+		bool ok = cy->counted && in->counted && cy->value > 0;
+
+		metric_push(m[rn->nmetrics - 1],
+			    ok ? in->value / cy->value : NAN);
+	}
+}
+
+/* A run that measured nothing (timed out) keeps its place in every
+ * metric, so that value i of each metric and exit code i are run i. */
+static void record_nothing(struct runner *rn, size_t ji)
+{
+	struct metric **m = job_metrics(rn, ji);
+
+	for (size_t i = 0; i < rn->nmetrics; i++)
+		if (m[i])
+			metric_push(m[i], NAN);
+}
+
+static void describe_failure(struct runner *rn, struct job *j, int status)
+{
+	const char *abbrev = WIFSIGNALED(status)
+		? sigabbrev_np(WTERMSIG(status)) : NULL;
+
+	if (WIFSIGNALED(status) && abbrev)
+		error_set(&rn->err, "'%s' was killed by SIG%s", j->name, abbrev);
+	else if (WIFSIGNALED(status))
+		error_set(&rn->err, "'%s' was killed by signal %d", j->name,
+			  WTERMSIG(status));
+	else
+		error_set(&rn->err, "'%s' failed with exit code %d", j->name,
+			  spawn_exit_code(status));
+}
+
+static double job_expected(const struct runner *rn, const struct job *j);
+
+/*
+ * One run of job ji, measured or not. Returns 0 to go on, -1 to stop
+ * (failure, interrupt, or a spawn error; rn->failed says which).
+ */
+static int run_once(struct runner *rn, size_t ji, bool measured)
+{
+	struct job *j = &rn->jobs[ji];
+	struct run_sample s;
+	int code;
+
+	if (stopped(rn))	/* a signal between two runs */
+		goto out_fail;
+	if (rn->o->prepare && run_shell(rn, "prepare", rn->o->prepare))
+		goto out_fail;
+	if (rn->input_fd >= 0)
+		lseek(rn->input_fd, 0, SEEK_SET);
+	rn->sp.path = j->path;
+	rn->sp.argv = j->argv;
+	if (rn->ctr && measured && counters_begin(rn->ctr, &rn->err))
+		goto out_fail;
+	if (rn->drainer)
+		drainer_reset(rn->drainer);
+	if (execute(rn, &rn->sp, &s)) {
+		if (s.spawn_failed && !stopped(rn)) {
+			rn->failed = 2;	/* exec refused: bad input */
+			return -1;
+		}
+		goto out_fail;
+	}
+	if (rn->ctr) {
+		if (!measured)
+			counters_dirty(rn->ctr);
+		else if (counters_end(rn->ctr, rn->cvals, &rn->err))
+			goto out_fail;
+	}
+	if (s.strays > 0) {
+		j->strays += (size_t)s.strays;
+		j->stray_runs++;
+	}
+	if (s.interrupted)
+		goto out_fail;
+	code = s.timed_out ? 128 + SIGKILL : spawn_exit_code(s.status);
+	if (measured) {
+		double before = job_expected(rn, j);
+
+		benchmark_push_exit(j->bench, code);
+		j->runs++;
+		rn->total_runs++;
+		if (s.timed_out) {
+			j->bench->timeouts++;
+			j->measured += rn->o->timeout;
+			record_nothing(rn, ji);
+		} else {
+			j->measured += s.wall;
+			record(rn, ji, &s);
+		}
+		rn->expected += job_expected(rn, j) - before;
+	}
+	if (code != 0 && !rn->o->ignore_failure) {
+		keep_tail(rn);
+		rn->hint_ignore = true;
+	}
+	if (s.timed_out && !rn->o->ignore_failure) {
+		error_set(&rn->err, "'%s' timed out after %gs and was killed "
+			  "with its process group", j->name, rn->o->timeout);
+		goto out_fail;
+	}
+	if (code != 0 && !s.timed_out && !rn->o->ignore_failure) {
+		describe_failure(rn, j, s.status);
+		goto out_fail;
+	}
+	return 0;
+
+out_fail:
+	if (stopped(rn)) {
+		rn->failed = 130;
+		error_set(&rn->err, "interrupted: what was measured so far is "
+			  "kept");
+		return -1;
+	}
+	rn->failed = 1;
+	j->failed = true;
+	return -1;
+}
+
+static bool job_done(const struct runner *rn, const struct job *j)
+{
+	const struct run_opts *o = rn->o;
+
+	if (o->runs)
+		return j->runs >= (size_t)o->runs;
+	if (j->runs >= (size_t)o->max_runs)
+		return true;
+	return j->runs >= (size_t)o->min_runs && j->measured >= o->min_time;
+}
+
+/* Expected runs of a job, for the progress bar. */
+static double job_expected(const struct runner *rn, const struct job *j)
+{
+	const struct run_opts *o = rn->o;
+	double per, n;
+
+	if (o->runs)
+		return (double)o->runs;
+	if (j->runs == 0)
+		return (double)o->min_runs;
+	per = j->measured / j->runs;
+	n = per > 0 ? o->min_time / per : o->max_runs;
+	if (n < o->min_runs)
+		n = o->min_runs;
+	if (n > o->max_runs)
+		n = o->max_runs;
+	return n;
+}
+
+/* rn->expected is kept as the sum of job_expected over the jobs (a
+ * sum per run would cost O(jobs) a run: minutes for a large scan). */
+static void show_progress(struct runner *rn, const char *label)
+{
+	if (!rn->progress.enabled || rn->expected <= 0)
+		return;
+	progress_update(&rn->progress, rn->total_runs / rn->expected, label);
+}
+
+static void shuffle(struct runner *rn, size_t *order, size_t n)
+{
+	for (size_t i = n; i > 1; i--) {
+		size_t k = (size_t)rng_below(&rn->rng, i), t = order[i - 1];
+
+		order[i - 1] = order[k];
+		order[k] = t;
+	}
+}
+
+static int run_cleanup(struct runner *rn)
+{
+	if (!rn->o->cleanup)
+		return 0;
+	if (run_shell(rn, "cleanup", rn->o->cleanup)) {
+		rn->failed = stopped(rn) ? 130 : 1;
+		return -1;
+	}
+	return 0;
+}
+
+int run_measure_all(struct runner *rn)
+{
+	size_t *order = xcalloc(rn->njobs, sizeof(size_t));
+	bool interleaved = rn->o->order == ORDER_INTERLEAVED;
+	int ret = -1;
+
+	rn->expected = 0;
+	for (size_t i = 0; i < rn->njobs; i++) {
+		order[i] = i;
+		rn->expected += job_expected(rn, &rn->jobs[i]);
+	}
+	for (long w = 0; w < rn->o->warmup; w++) {
+		if (interleaved)
+			shuffle(rn, order, rn->njobs);
+		for (size_t i = 0; i < rn->njobs; i++) {
+			show_progress(rn, "warming up");
+			if (run_once(rn, order[i], false))
+				goto out_free;
+		}
+	}
+	if (interleaved) {
+		bool more = true;
+
+		while (more) {
+			more = false;
+			shuffle(rn, order, rn->njobs);
+			for (size_t i = 0; i < rn->njobs; i++) {
+				struct job *j = &rn->jobs[order[i]];
+
+				if (job_done(rn, j))
+					continue;
+				more = true;
+				show_progress(rn, j->name);
+				if (run_once(rn, order[i], true))
+					goto out_free;
+				/* Its last run: clean up after it now. */
+				if (job_done(rn, j) && run_cleanup(rn))
+					goto out_free;
+			}
+		}
+	} else {
+		for (size_t i = 0; i < rn->njobs; i++) {
+			while (!job_done(rn, &rn->jobs[i])) {
+				show_progress(rn, rn->jobs[i].name);
+				if (run_once(rn, i, true))
+					goto out_free;
+			}
+			if (run_cleanup(rn))
+				goto out_free;
+		}
+	}
+	ret = 0;
+out_free:
+	free(order);
+	progress_clear(&rn->progress);
+	return ret;
+}
+
+/* Median of `sh -c ''`, to subtract from every run under --shell. */
+int run_calibrate_shell(struct runner *rn)
+{
+	enum { N = 30 };
+	char *argv[] = { "/bin/sh", "-c", "", NULL };
+	double v[3][N];
+	struct spawn_opts sp = rn->sp;
+	struct run_sample s;
+
+	sp.path = "/bin/sh";
+	sp.argv = argv;
+	if (rn->ctr)
+		counters_dirty(rn->ctr);
+	for (int i = 0; i < N; i++) {
+		if (execute(rn, &sp, &s) || s.interrupted)
+			return -1;
+		v[0][i] = s.wall;
+		v[1][i] = s.user;
+		v[2][i] = s.sys;
+	}
+	for (int k = 0; k < 3; k++) {
+		struct summary sum;
+
+		stats_summarize(v[k], N, NULL, 0, &sum);
+		rn->shell_cost[k] = sum.median;
+	}
+	return 0;
+}
+
+/*
+ * The metrics of job ji, created with its first measured run: a scan of
+ * 100,000 values holds, for the values not run yet, only their names —
+ * and an interrupted one drops them (run_drop_unrun). Whether perf counters
+ * can follow the command is looked at here too, once per job.
+ */
+static struct metric **job_metrics(struct runner *rn, size_t ji)
+{
+	size_t nc = rn->ctr ? counters_metric_count(rn->ctr) : 0;
+	struct job *j = &rn->jobs[ji];
+	struct benchmark *b = j->bench;
+	struct error why;
+
+	if (rn->metrics[ji])
+		return rn->metrics[ji];
+	if (nc && spawn_exec_privileged(j->path, &why) == 1)
+		j->perf_blind = xstrdup(why.msg);
+	for (size_t k = 0; k < M_RUSAGE_COUNT; k++)
+		benchmark_metric(b, run_rusage_metrics[k].name,
+				 run_rusage_metrics[k].unit);
+	for (size_t k = 0; k < nc && !j->perf_blind; k++)
+		benchmark_metric(b, counters_metric_name(rn->ctr, k),
+				 counters_metric_unit(rn->ctr, k));
+	if (rn->ipc && !j->perf_blind)
+		benchmark_metric(b, "ipc", "ratio");
+	if (j->perf_blind)
+		run_mark_perf_blind(rn, b, j->perf_blind);
+	if (rn->emulated)
+		benchmark_add_warning(b, "hardware counters are emulated "
+			"by software events (YARDSTICK_EMULATE_PMU=1): "
+			"cycles, instructions and flops are not real");
+	for (size_t k = 0; rn->ctr &&
+	     k < counters_unsupported_count(rn->ctr); k++)
+		benchmark_add_unsupported(b,
+			counters_unsupported_name(rn->ctr, k));
+	if (!rn->ipc && rn->ctr && !rn->o->events)
+		benchmark_add_unsupported(b, "ipc");
+	for (size_t k = 0; rn->perf_refused &&
+	     k < sizeof(default_counter_metrics) / sizeof(char *); k++)
+		benchmark_add_unsupported(b, default_counter_metrics[k]);
+	/* Pointers only now: adding metrics may have moved them. */
+	rn->metrics[ji] = xcalloc(rn->nmetrics, sizeof(struct metric *));
+	for (size_t k = 0; k < b->nmetrics; k++)
+		rn->metrics[ji][k] = &b->metrics[k];
+	return rn->metrics[ji];
+}
+

@@ -1,0 +1,154 @@
+/*
+ * One child process: the one API every launcher of yardstick uses (`run`'s
+ * measured runs, in-process or through the spawner, `record`'s sampler,
+ * `mem`'s heap collector), after git's run-command.h. A struct child says
+ * what to start; child_start starts it, child_wait waits for it (killing
+ * its tree at a timeout or an interrupt) and leaves the wait4 rusage and
+ * times in it.
+ *
+ *     struct child c = { .path = path, .argv = argv, .own_group = true,
+ *                        .io = { CHILD_IO_NULL, CHILD_IO_PIPE,
+ *                                CHILD_IO_INHERIT } };
+ *     if (child_start(&c, e) || child_wait(&c, e))
+ *             return -1;
+ *     ... c.status, c.ru, c.end_ns - c.start_ns, c.fd[1] (to read) ...
+ *
+ * Without hold, the child is made with posix_spawn (vfork-fast: this is
+ * `run`'s hot loop); with hold it is forked and waits, not yet exec'd,
+ * until child_release — so that perf events can be opened on its pid and
+ * follow it from its exec on. Every child starts with no signal blocked
+ * and the signals yardstick handles or ignores at their defaults.
+ *
+ * The spawner (spawner.h) starts the commands of `run` from another
+ * process; it shares the spawn attributes and the kill of the group with
+ * this file through child_common.h.
+ */
+#ifndef YS_UTIL_CHILD_H
+#define YS_UTIL_CHILD_H
+
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "util/error.h"
+
+/* What descriptor 0, 1 or 2 of the child is. */
+enum child_io {
+	CHILD_IO_INHERIT = 0,	/* ours, as it is */
+	CHILD_IO_NULL,		/* /dev/null */
+	CHILD_IO_FD,		/* child.fd[i], a descriptor of ours */
+	CHILD_IO_PIPE,		/* a new pipe; our end in child.fd[i] */
+};
+
+/* A descriptor of ours (from) given to the child as number to. */
+struct child_fd_map {
+	int from, to;
+};
+
+struct child {
+	/* ---- what to start ---- */
+	const char *path;		/* the program (spawn_resolve_program) */
+	char *const *argv;
+	/* "NAME=value" strings, NULL-terminated: our environment with these
+	 * set (each replaces NAME); NULL: ours as it is */
+	const char *const *env_add;
+	enum child_io io[3];		/* stdin, stdout, stderr */
+	/* CHILD_IO_FD: the descriptor to give. CHILD_IO_PIPE: set by
+	 * child_start to our end (close-on-exec): the write end for stdin,
+	 * the read end for stdout and stderr; the caller closes it. */
+	int fd[3];
+	/* more descriptors, given before stdio: a map from 0, 1 or 2 takes
+	 * ours, not what io[] makes of it; a map to a number that a later
+	 * map or a CHILD_IO_FD takes from is the caller's mistake */
+	const struct child_fd_map *maps;
+	size_t nmaps;
+	const char *dir;	/* the directory it starts in; NULL: ours */
+	bool hold;		/* created, exec'd only at child_release */
+	bool own_group;		/* its own process group (pgid = pid) */
+	const cpu_set_t *pin;	/* the CPUs it starts on; NULL: ours */
+	double timeout;		/* child_wait: seconds from the start; 0: none */
+	/* child_wait: set (by a signal handler) to have the child killed */
+	volatile sig_atomic_t *interrupt;
+
+	/* ---- what came of it ---- */
+	pid_t pid;		/* 0 until started; 0 again once reaped */
+	int64_t start_ns;	/* monotonic: just before the spawn */
+	int64_t end_ns;		/* just after the reap */
+	int status;		/* raw wait status */
+	struct rusage ru;	/* of this very child (wait4) */
+	bool timed_out;		/* killed with its group at the timeout */
+	bool interrupted;	/* killed with its group at *interrupt */
+	bool exec_failed;	/* the program could not be exec'd */
+
+	/* ---- private ---- */
+	int go_fd, err_fd;	/* hold: the go pipe, the exec error pipe */
+	pid_t reaped;		/* the pid reaped: waiting again is a no-op */
+};
+
+/*
+ * Start c. Returns 0, or -1 with a message: "cannot pin to the given
+ * CPUs", "cannot set up the spawn of 'ARGV0'", or (c->exec_failed, the
+ * child reaped) spawn_exec_error's message naming the program. With hold,
+ * an exec failure shows only at child_release.
+ */
+int child_start(struct child *c, struct error *e);
+
+/*
+ * Let a held child exec. Returns 0 once it has exec'd, -1 when the exec
+ * failed (c->exec_failed, the child reaped, message as child_start's).
+ */
+int child_release(struct child *c, struct error *e);
+
+/*
+ * Wait for c to end and reap it: c->status, c->ru, c->end_ns. At the
+ * timeout, or when *c->interrupt is set (a signal that interrupts the
+ * wait: no SA_RESTART), its process group is killed (c->timed_out,
+ * c->interrupted) and it is reaped all the same. Returns 0 once reaped,
+ * -1 when it cannot be watched or waited for (the child then killed and
+ * reaped).
+ */
+int child_wait(struct child *c, struct error *e);
+
+/*
+ * Reap c if it has ended, without waiting. Returns 1 when reaped (as
+ * child_wait fills c), 0 while it runs, -1 with a message.
+ */
+int child_try_wait(struct child *c, struct error *e);
+
+/* Kill c (with its group if it has its own) and reap it; nothing if it
+ * was not started or has been reaped. Closes a held child's pipes. */
+void child_kill(struct child *c);
+
+/* Exit code, or 128 + signal number, of a raw wait status. */
+int spawn_exit_code(int status);
+
+/*
+ * Resolve argv0 like execvp would, once, so that the measured loop does not
+ * search PATH on every run. Returns 0 and a malloc'd path in *resolved if
+ * it names an executable file, -1 with a message naming it otherwise.
+ */
+int spawn_resolve_program(const char *argv0, char **resolved,
+			  struct error *e);
+
+/*
+ * Whether the exec of path (a program, or a script: its #! interpreters
+ * are followed) would change this process's credentials or make it
+ * undumpable — set-user-ID or set-group-ID to someone else, file
+ * capabilities we do not hold, a program we may execute but not read.
+ * The kernel then stops, at that exec, every perf event that follows the
+ * process (inherited counters, sampling): they count nothing of it.
+ * Returns 1 with the reason in e ("'/usr/bin/passwd' is set-user-ID
+ * (owner uid 0)"), 0 when the exec crosses no such boundary (or path
+ * cannot be examined: the spawn will say why).
+ */
+int spawn_exec_privileged(const char *path, struct error *e);
+
+/* The message for an exec of path that failed with errnum (a missing #!
+ * interpreter, a file that is not a program, ...). Returns -1. */
+int spawn_exec_error(const char *path, int errnum, struct error *e);
+
+#endif
