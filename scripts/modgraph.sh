@@ -2,10 +2,15 @@
 # The module graph as the #include "MODULE/..." lines draw it, against the
 # allowed graph of docs/ARCHITECTURE.md: every edge with the number of
 # includes, then each edge the allowed graph does not have and each
-# include of another module's private header (*_internal.h). Exit 1 when
-# there is one. Usage: scripts/modgraph.sh [SRCDIR] (default: src)
+# include of another module's private header (*_internal.h). Given a build
+# directory, also the calls: every symbol a module's archive (libysMODULE.a,
+# meson.build) leaves undefined must be defined in the module itself, a
+# module it may use or a system library, never in another module's
+# archive. Exit 1 when there is one.
+# Usage: scripts/modgraph.sh [SRCDIR [BUILDDIR]] (default: src)
 set -eu
 src=${1:-src}
+build=${2:-}
 
 # The allowed graph (target, issue 11): a module may include itself and
 # these. Keep in step with docs/ARCHITECTURE.md.
@@ -55,4 +60,34 @@ echo "$edges" | { while read -r from to file hdr; do
 		echo "private header: $file includes $to/$hdr"
 		bad=1 ;;
 	esac
-done; exit $bad; }
+done; exit $bad; } || bad=1
+
+# The calls, from the archives: D lines say which module defines a symbol,
+# A lines which modules a module may use, U lines what each leaves
+# undefined (with the file), for one awk to judge.
+[ -n "$build" ] || exit $bad
+mods="util stats result store measure profile heap load cmd"
+{
+	for m in $mods; do
+		nm -g --defined-only "$build/libys$m.a" |
+			awk -v m="$m" 'NF == 3 { print "D", m, $3 }'
+		echo "A $m $(allowed "$m")"
+	done
+	for m in $mods; do
+		nm -A -u "$build/libys$m.a" | awk -v m="$m" '{
+			f = $1; sub(/.*src_/, "", f); sub(/\.o:$/, "", f)
+			sub("^" m "_", "", f); print "U", m, $NF, "src/" m "/" f }'
+	done
+} | awk '
+$1 == "D" { owner[$3] = owner[$3] " " $2; next }
+$1 == "A" { ok[$2, $2] = 1; for (i = 3; i <= NF; i++) ok[$2, $i] = 1; next }
+$1 == "U" && ($3 in owner) {
+	n = split(owner[$3], o, " "); good = 0
+	for (i = 1; i <= n; i++) if (ok[$2, o[i]]) good = 1
+	if (!good && !seen[$2, $3, $4]++) {
+		print "not allowed: " $2 " ->" owner[$3] " (" $4 " calls " $3 ")"
+		bad = 1
+	}
+}
+END { exit bad }' || bad=1
+exit $bad

@@ -18,6 +18,7 @@
 #include "heap/timeline.h"
 #include "measure/machine.h"
 #include "measure/spawn.h"
+#include "profile/symbolize.h"
 #include "util/json_emit.h"
 #include "util/outputs.h"
 #include "util/strutil.h"
@@ -68,7 +69,7 @@ static const char mem_epilog[] =
 "report is still written); 2 bad usage, a program that cannot be found,\n"
 "is statically linked or set-user-ID (a preloaded agent cannot work\n"
 "there), or an output that cannot be written; 3 the store is locked,\n"
-"read-only or another user's.\n";
+"read-only or another user's, or libdw (elfutils) cannot be loaded.\n";
 
 /* --cost: what each shows, by the index of its name in mem_costs */
 static const struct {
@@ -226,6 +227,11 @@ static int prepare(struct mem_args *a, char **path)
 	if (!a->ho.agent) {
 		fprintf(stderr, "yardstick mem: %s\n", e.msg);
 		return 2;
+	}
+	/* libdw, for the sites (see mem()), loaded before the run */
+	if ((!a->quiet || a->out.n) && symtab_load(&e)) {
+		fprintf(stderr, "yardstick mem: %s\n", e.msg);
+		return 3;
 	}
 	return 0;
 }

@@ -345,6 +345,11 @@ static int record(struct record_args *a, struct output_set *outs)
 		return 3;
 	}
 	free(path);
+	/* libdw, loaded now rather than after the run */
+	if (symtab_load(&e)) {
+		fprintf(stderr, "yardstick record: %s\n", e.msg);
+		return 3;
+	}
 	profile_init(&p, record_types, 2);
 	p.command = argv_join(a->argv);
 	c.prof = &p;

@@ -27,7 +27,7 @@ bool ref_is_store(const char *ref)
 int ref_store_exit(int err)
 {
 	return err == -STORE_ERR_LOCKED || err == -STORE_ERR_READONLY ||
-	       err == -STORE_ERR_UNSAFE ? 3 : 2;
+	       err == -STORE_ERR_UNSAFE || err == -STORE_ERR_NOLIB ? 3 : 2;
 }
 
 int ref_open_store(struct store **s, const char *store_path,

@@ -14,7 +14,6 @@
  */
 #include "load/tls.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -23,77 +22,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/dynlib.h"
 #include "util/strutil.h"
 
-#define FN(name) __typeof__(name) *name
-static struct {
-	bool tried, ok;
-	FN(TLS_client_method);
-	FN(SSL_CTX_new);
-	FN(SSL_CTX_free);
-	FN(SSL_CTX_ctrl);
-	FN(SSL_CTX_set_options);
-	FN(SSL_CTX_set_verify);
-	FN(SSL_CTX_set_default_verify_paths);
-	FN(SSL_new);
-	FN(SSL_free);
-	FN(SSL_set_fd);
-	FN(SSL_ctrl);
-	FN(SSL_set1_host);
-	FN(SSL_set_connect_state);
-	FN(SSL_do_handshake);
-	FN(SSL_get_error);
-	FN(SSL_read);
-	FN(SSL_write);
-	FN(SSL_pending);
-	FN(SSL_get_verify_result);
-	FN(ERR_get_error);
-	FN(ERR_reason_error_string);
-	FN(ERR_clear_error);
-	FN(X509_verify_cert_error_string);
-} ossl;
-#undef FN
-
-static bool ossl_load(void)
-{
-	void *h;
-
-	if (ossl.tried)
-		return ossl.ok;
-	ossl.tried = true;
-	h = dlopen("libssl.so.3", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return false;
-	ossl.ok = true;
-	/* libcrypto's functions are found through libssl, which needs it. */
-#define LOAD(name) \
-	ossl.ok &= (*(void **)&ossl.name = dlsym(h, #name)) != NULL
-	LOAD(TLS_client_method);
-	LOAD(SSL_CTX_new);
-	LOAD(SSL_CTX_free);
-	LOAD(SSL_CTX_ctrl);
-	LOAD(SSL_CTX_set_options);
-	LOAD(SSL_CTX_set_verify);
-	LOAD(SSL_CTX_set_default_verify_paths);
-	LOAD(SSL_new);
-	LOAD(SSL_free);
-	LOAD(SSL_set_fd);
-	LOAD(SSL_ctrl);
-	LOAD(SSL_set1_host);
-	LOAD(SSL_set_connect_state);
-	LOAD(SSL_do_handshake);
-	LOAD(SSL_get_error);
-	LOAD(SSL_read);
-	LOAD(SSL_write);
-	LOAD(SSL_pending);
-	LOAD(SSL_get_verify_result);
-	LOAD(ERR_get_error);
-	LOAD(ERR_reason_error_string);
-	LOAD(ERR_clear_error);
-	LOAD(X509_verify_cert_error_string);
-#undef LOAD
-	return ossl.ok;
-}
+/* libcrypto's functions are found through libssl, which needs it. */
+#define OSSL_FUNCTIONS(X)						\
+	X(TLS_client_method) X(SSL_CTX_new) X(SSL_CTX_free)		\
+	X(SSL_CTX_ctrl) X(SSL_CTX_set_options) X(SSL_CTX_set_verify)	\
+	X(SSL_CTX_set_default_verify_paths) X(SSL_new) X(SSL_free)	\
+	X(SSL_set_fd) X(SSL_ctrl) X(SSL_set1_host)			\
+	X(SSL_set_connect_state) X(SSL_do_handshake) X(SSL_get_error)	\
+	X(SSL_read) X(SSL_write) X(SSL_pending)				\
+	X(SSL_get_verify_result) X(ERR_get_error)			\
+	X(ERR_reason_error_string) X(ERR_clear_error)			\
+	X(X509_verify_cert_error_string)
+static DYNLIB_TABLE(ossl_fns, OSSL_FUNCTIONS) ossl;
+static struct dynlib ossl_lib = DYNLIB(ossl, OSSL_FUNCTIONS, "libssl.so.3",
+	"libssl3", "OpenSSL 3, for https");
 
 /* OpenSSL's words for an error code, never NULL. */
 static const char *err_text(unsigned long code)
@@ -117,14 +62,8 @@ struct tls_ctx *tls_ctx_new(bool insecure, struct error *e)
 {
 	struct tls_ctx *t;
 
-	if (!ossl_load()) {
-		const char *why = dlerror();
-
-		error_set(e, "https needs OpenSSL 3 (libssl.so.3), which "
-			  "cannot be loaded: %s (apt-get install libssl3)",
-			  why ? why : "functions missing");
+	if (dynlib_load(&ossl_lib, e))
 		return NULL;
-	}
 	t = xcalloc(1, sizeof(*t));
 	t->ctx = ossl.SSL_CTX_new(ossl.TLS_client_method());
 	if (!t->ctx) {

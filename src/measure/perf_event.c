@@ -8,7 +8,6 @@
  */
 #include "measure/perf_event.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <perfmon/pfmlib_perf_event.h>
@@ -21,6 +20,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "util/dynlib.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -349,47 +350,23 @@ static bool resolve_raw(const char *name, struct perf_event_attr *attr)
  * libpfm4 is loaded with dlopen and initialized on first need, not linked:
  * its event tables take a millisecond of relocations at every start of
  * yardstick, while most runs never look an event up by its libpfm4 name.
- * The handle is a process-wide cache, the one static state of this file.
+ * The table (util/dynlib.h) is the one static state of this file.
  */
-static struct {
-	bool tried, ok;
-	pfm_err_t (*initialize)(void);
-	const char *(*strerror)(int code);
-	pfm_err_t (*get_pmu_info)(pfm_pmu_t pmu, pfm_pmu_info_t *output);
-	int (*get_event_next)(int idx);
-	pfm_err_t (*get_event_info)(int idx, pfm_os_t os,
-				    pfm_event_info_t *output);
-	pfm_err_t (*get_os_event_encoding)(const char *str, int dfl_plm,
-					   pfm_os_t os, void *args);
-} pfm;
-
-static bool pfm_load(void)
-{
-	void *h;
-
-	if (pfm.tried)
-		return pfm.ok;
-	pfm.tried = true;
-	h = dlopen("libpfm.so.4", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return false;
-	*(void **)&pfm.initialize = dlsym(h, "pfm_initialize");
-	*(void **)&pfm.strerror = dlsym(h, "pfm_strerror");
-	*(void **)&pfm.get_pmu_info = dlsym(h, "pfm_get_pmu_info");
-	*(void **)&pfm.get_event_next = dlsym(h, "pfm_get_event_next");
-	*(void **)&pfm.get_event_info = dlsym(h, "pfm_get_event_info");
-	*(void **)&pfm.get_os_event_encoding =
-		dlsym(h, "pfm_get_os_event_encoding");
-	pfm.ok = pfm.initialize && pfm.strerror && pfm.get_pmu_info &&
-		 pfm.get_event_next && pfm.get_event_info &&
-		 pfm.get_os_event_encoding;
-	return pfm.ok;
-}
+#define PFM_FUNCTIONS(X)						\
+	X(pfm_initialize) X(pfm_strerror) X(pfm_get_pmu_info)		\
+	X(pfm_get_event_next) X(pfm_get_event_info)			\
+	X(pfm_get_os_event_encoding)
+static DYNLIB_TABLE(pfm_fns, PFM_FUNCTIONS) pfm;
+static struct dynlib pfm_lib = DYNLIB(pfm, PFM_FUNCTIONS, "libpfm.so.4",
+	"libpfm4", "libpfm4, for event names");
 
 static bool pfm_ready(void)
 {
 	/* pfm_initialize returns at once when already initialized */
-	return pfm_load() && pfm.initialize() == PFM_SUCCESS;
+	struct error e;
+
+	return !dynlib_load(&pfm_lib, &e) &&
+	       pfm.pfm_initialize() == PFM_SUCCESS;
 }
 
 /*
@@ -407,7 +384,7 @@ static int pfm_encode(const char *name, struct perf_event_attr *attr)
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = &tmp;
 	arg.size = sizeof(arg);
-	ret = pfm.get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3,
+	ret = pfm.pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3,
 					PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS)
 		return ret;
@@ -439,16 +416,16 @@ static bool pfm_known_elsewhere(const char *name)
 	pfm_for_all_pmus(p) {
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
-		if (pfm.get_pmu_info(p, &pinfo) != PFM_SUCCESS)
+		if (pfm.pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS)
 			continue;
 		if (pmu_len && (strlen(pinfo.name) != pmu_len ||
 				strncasecmp(pinfo.name, name, pmu_len) != 0))
 			continue;
 		for (i = pinfo.first_event; i != -1;
-		     i = pfm.get_event_next(i)) {
+		     i = pfm.pfm_get_event_next(i)) {
 			memset(&einfo, 0, sizeof(einfo));
 			einfo.size = sizeof(einfo);
-			if (pfm.get_event_info(i, PFM_OS_NONE, &einfo)
+			if (pfm.pfm_get_event_info(i, PFM_OS_NONE, &einfo)
 			    != PFM_SUCCESS)
 				continue;
 			if (strlen(einfo.name) == ev_len &&
@@ -487,7 +464,7 @@ enum pe_result perf_event_resolve(const char *name,
 	if (ret == PFM_ERR_NOTFOUND)
 		error_set(e, "unknown event '%s'", name);
 	else
-		error_set(e, "event '%s': %s", name, pfm.strerror(ret));
+		error_set(e, "event '%s': %s", name, pfm.pfm_strerror(ret));
 	return PE_UNKNOWN_EVENT;
 }
 

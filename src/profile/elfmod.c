@@ -5,11 +5,11 @@
  */
 #include <dwarf.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "profile/dwlib.h"
 #include "profile/symtab_internal.h"
 #include "util/strutil.h"
 
@@ -28,12 +28,6 @@ int module_report_fd(struct symtab *s, const struct module *md)
 }
 
 /* --- modules --- */
-
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
 
 static bool module_eq(const void *entry, const void *key)
 {
@@ -83,7 +77,7 @@ static int sym_cmp(const void *a, const void *b)
  */
 static void module_read_syms(struct module *md)
 {
-	int n = dwfl_module_getsymtab(md->mod);
+	int n = dw.dwfl_module_getsymtab(md->mod);
 	size_t k = 0;
 
 	if (n <= 0)
@@ -93,7 +87,7 @@ static void module_read_syms(struct module *md)
 		GElf_Sym sym;
 		GElf_Addr addr;
 		GElf_Word shndx;
-		const char *name = dwfl_module_getsym_info(md->mod, i, &sym, &addr,
+		const char *name = dw.dwfl_module_getsym_info(md->mod, i, &sym, &addr,
 							   &shndx, NULL, NULL);
 		int type = GELF_ST_TYPE(sym.st_info);
 
@@ -134,17 +128,19 @@ int module_open(struct symtab *s, struct module *md)
 	if (md->state)
 		return md->state > 0 ? 0 : -1;
 	md->state = -1;
+	if (s->no_dw)
+		return -1;
 	fd = module_report_fd(s, md);
-	if (fd == -2 || !(md->dwfl = dwfl_begin(&offline_callbacks)))
+	if (fd == -2 || !(md->dwfl = dw.dwfl_begin(&dwlib_offline_callbacks)))
 		goto out_close;
-	dwfl_report_begin(md->dwfl);
-	md->mod = dwfl_report_elf(md->dwfl, md->name, md->path, fd, 0, true);
+	dw.dwfl_report_begin(md->dwfl);
+	md->mod = dw.dwfl_report_elf(md->dwfl, md->name, md->path, fd, 0, true);
 	if (!md->mod)
 		goto out_close;
 	fd = -1;		/* consumed */
-	if (dwfl_report_end(md->dwfl, NULL, NULL))
+	if (dw.dwfl_report_end(md->dwfl, NULL, NULL))
 		return -1;
-	md->elf = dwfl_module_getelf(md->mod, &md->dwfl_bias);
+	md->elf = dw.dwfl_module_getelf(md->mod, &md->dwfl_bias);
 	if (!md->elf)
 		return -1;
 	module_read_syms(md);
@@ -159,7 +155,7 @@ out_close:
 void module_free(struct module *md)
 {
 	if (md->dwfl)
-		dwfl_end(md->dwfl);
+		dw.dwfl_end(md->dwfl);
 	free(md->syms);
 	free(md->cus);
 	hashidx_free(&md->cache);
@@ -176,11 +172,11 @@ static void module_read_cus(struct module *md)
 	size_t cap = 0;
 
 	md->cus_built = true;
-	while ((cu = dwfl_module_nextcu(md->mod, cu, &md->cu_bias))) {
+	while ((cu = dw.dwfl_module_nextcu(md->mod, cu, &md->cu_bias))) {
 		Dwarf_Addr base, start, end;
 		ptrdiff_t off = 0;
 
-		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+		while ((off = dw.dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
 			md->cus = xgrow(md->cus, &cap, md->ncus + 1,
 					sizeof(*md->cus));
 			md->cus[md->ncus++] = (struct cu_range){ start, end, cu };
@@ -194,7 +190,7 @@ static void module_read_cus(struct module *md)
 static Dwarf_Die *module_cu(struct module *md, Dwarf_Addr a,
 			    Dwarf_Addr *bias)
 {
-	Dwarf_Die *cu = dwfl_module_addrdie(md->mod, a, bias);
+	Dwarf_Die *cu = dw.dwfl_module_addrdie(md->mod, a, bias);
 	size_t k;
 
 	if (cu)
@@ -212,14 +208,14 @@ static char *die_name(struct symtab *s, Dwarf_Die *die)
 	Dwarf_Attribute attr;
 	const char *name;
 
-	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name,
+	name = dw.dwarf_formstring(dw.dwarf_attr_integrate(die, DW_AT_linkage_name,
 						     &attr));
 	if (!name)
-		name = dwarf_formstring(dwarf_attr_integrate(
+		name = dw.dwarf_formstring(dw.dwarf_attr_integrate(
 			die, DW_AT_MIPS_linkage_name, &attr));
 	if (name)
 		return st_intern_symbol(s, name);
-	name = dwarf_diename(die);
+	name = dw.dwarf_diename(die);
 	return name ? st_intern(s, name) : NULL;
 }
 
@@ -242,20 +238,20 @@ static int descend(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chain,
 {
 	Dwarf_Die child;
 
-	if (n == max || dwarf_child(parent, &child))
+	if (n == max || dw.dwarf_child(parent, &child))
 		return n;
 	do {
-		int tag = dwarf_tag(&child), k;
+		int tag = dw.dwarf_tag(&child), k;
 
 		if (tag == DW_TAG_namespace) {
 			k = descend(&child, pc, chain, n, max);
 			if (k > n)
 				return k;
-		} else if (holds_code(tag) && dwarf_haspc(&child, pc) == 1) {
+		} else if (holds_code(tag) && dw.dwarf_haspc(&child, pc) == 1) {
 			chain[n] = child;
 			return descend(&child, pc, chain, n + 1, max);
 		}
-	} while (dwarf_siblingof(&child, &child) == 0);
+	} while (dw.dwarf_siblingof(&child, &child) == 0);
 	return n;
 }
 
@@ -278,14 +274,14 @@ static int enclosing_dies(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes)
 	 * library's whole-CU search, then the chain of parents of the
 	 * innermost scope, which unlike dwarf_getscopes' own result goes
 	 * through the concrete inlined instances. */
-	n = dwarf_getscopes(cu, pc, &inner);
+	n = dw.dwarf_getscopes(cu, pc, &inner);
 	if (n <= 0) {
 		free(inner);
 		return 0;
 	}
 	die = inner[0];
 	free(inner);
-	n = dwarf_getscopes_die(&die, scopes);
+	n = dw.dwarf_getscopes_die(&die, scopes);
 	return n > 0 ? n : 0;
 }
 
@@ -299,12 +295,12 @@ static void call_site(struct symtab *s, Dwarf_Die *die, Dwarf_Files *files,
 
 	*file = NULL;
 	*line = 0;
-	if (files && !dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr),
+	if (files && !dw.dwarf_formudata(dw.dwarf_attr(die, DW_AT_call_file, &attr),
 				      &v))
-		f = dwarf_filesrc(files, v, NULL, NULL);
+		f = dw.dwarf_filesrc(files, v, NULL, NULL);
 	if (f)
 		*file = st_intern(s, f);
-	if (!dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &v) &&
+	if (!dw.dwarf_formudata(dw.dwarf_attr(die, DW_AT_call_line, &attr), &v) &&
 	    v <= INT32_MAX)
 		*line = (int)v;
 }
@@ -327,20 +323,20 @@ static size_t resolve(struct symtab *s, struct module *md, Dwarf_Addr a,
 
 	cu = module_cu(md, a, &dwbias);
 	if (cu && s->lines) {
-		Dwarf_Line *l = dwarf_getsrc_die(cu, a - dwbias);
-		const char *f = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+		Dwarf_Line *l = dw.dwarf_getsrc_die(cu, a - dwbias);
+		const char *f = l ? dw.dwarf_linesrc(l, NULL, NULL) : NULL;
 
-		if (f && !dwarf_lineno(l, &line))
+		if (f && !dw.dwarf_lineno(l, &line))
 			file = st_intern(s, f);
 		else
 			line = 0;
-		if (dwarf_getsrcfiles(cu, &files, NULL))
+		if (dw.dwarf_getsrcfiles(cu, &files, NULL))
 			files = NULL;
 	}
 	if (cu)
 		ns = enclosing_dies(cu, a - dwbias, &scopes);
 	for (int i = 0; i < ns && n + 1 < max; i++) {
-		int tag = dwarf_tag(&scopes[i]);
+		int tag = dw.dwarf_tag(&scopes[i]);
 
 		if (tag == DW_TAG_subprogram) {
 			outer = die_name(s, &scopes[i]);

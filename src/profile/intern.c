@@ -5,12 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/dwlib.h"
 #include "profile/symtab_internal.h"
 #include "util/strutil.h"
-
-/* The C++ ABI's demangler (libstdc++); elfutils exports none. */
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-		     int *status);
 
 /*
  * Sorted arrays of structs that begin with a uint64_t start (struct sym,
@@ -98,11 +95,10 @@ char *st_intern_symbol(struct symtab *s, const char *name)
 {
 	size_t len = strcspn(name, "@");
 	char *bare = xstrndup(name, len ? len : strlen(name)), *d = NULL, *out;
-	int status = -1;
 
 	if (!strncmp(bare, "_Z", 2))
-		d = __cxa_demangle(bare, NULL, NULL, &status);
-	out = st_intern(s, d && !status ? d : bare);
+		d = dwlib_demangle(bare);
+	out = st_intern(s, d ? d : bare);
 	free(d);
 	free(bare);
 	return out;

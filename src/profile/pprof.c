@@ -20,6 +20,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "util/dynlib.h"
 #include "util/hashmap.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
@@ -354,19 +355,27 @@ static void build(struct pprof *x)
 	pb_bytes(&x->out, x->strtab.data, x->strtab.len);
 }
 
+/* zlib, loaded by the first pprof written (util/dynlib.h) */
+#define ZLIB_FUNCTIONS(X) X(deflateInit2_) X(deflate) X(deflateEnd)
+static DYNLIB_TABLE(zlib_fns, ZLIB_FUNCTIONS) zlib;
+static struct dynlib zlib_lib = DYNLIB(zlib, ZLIB_FUNCTIONS, "libz.so.1",
+	"zlib1g", "zlib, which compresses pprof files");
+
 static int gzip_write(const struct pbuf *b, FILE *fp)
 {
 	z_stream zs = { 0 };
 	uint8_t chunk[65536];
 	int zr;
 
-	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
+	/* deflateInit2 is a macro of deflateInit2_ */
+	if (zlib.deflateInit2_(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16,
+			       8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+			       (int)sizeof(zs)) != Z_OK)
 		return -1;
 	/* One call for inputs up to 4 GiB (uInt); larger is not realistic
 	 * for a profile and is refused. */
 	if (b->len > (uInt)-1) {
-		deflateEnd(&zs);
+		zlib.deflateEnd(&zs);
 		return -1;
 	}
 	zs.next_in = b->data;
@@ -376,7 +385,7 @@ static int gzip_write(const struct pbuf *b, FILE *fp)
 
 		zs.next_out = chunk;
 		zs.avail_out = sizeof(chunk);
-		zr = deflate(&zs, Z_FINISH);
+		zr = zlib.deflate(&zs, Z_FINISH);
 		if (zr == Z_STREAM_ERROR)
 			break;
 		have = sizeof(chunk) - zs.avail_out;
@@ -385,7 +394,7 @@ static int gzip_write(const struct pbuf *b, FILE *fp)
 			break;
 		}
 	} while (zr != Z_STREAM_END);
-	deflateEnd(&zs);
+	zlib.deflateEnd(&zs);
 	return zr == Z_STREAM_END ? 0 : -1;
 }
 
@@ -396,7 +405,7 @@ int profile_write_pprof(const struct profile *p, const char *path,
 	struct atomic_file af;
 	int ret = -1;
 
-	if (atomic_open(&af, path, e))
+	if (dynlib_load(&zlib_lib, e) || atomic_open(&af, path, e))
 		return -1;
 	x.fn_of = xcalloc(p->nframes + 1, sizeof(*x.fn_of));
 	x.map_of = xcalloc(p->nframes + 1, sizeof(*x.map_of));

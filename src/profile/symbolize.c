@@ -7,16 +7,24 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "profile/dwlib.h"
 #include "profile/symtab_internal.h"
 #include "util/strutil.h"
 
 /* --- the public lookups --- */
 
+int symtab_load(struct error *e)
+{
+	return dwlib_load(e);
+}
+
 struct symtab *symtab_new(bool lines)
 {
 	struct symtab *s = xcalloc(1, sizeof(*s));
+	struct error e;
 
 	s->lines = lines;
+	s->no_dw = dwlib_load(&e) != 0;
 	s->vdso_fd = -2;
 	s->unknown = st_intern(s, "[unknown]");
 	s->jit_name = st_intern(s, "[jit]");
@@ -88,6 +96,10 @@ static struct unwind *unwinder_build(struct symtab *s, struct proc *p)
 	struct unwind *u;
 	size_t n = 0;
 
+	if (s->no_dw) {
+		free(maps);
+		return NULL;
+	}
 	for (size_t i = 0; i < p->nmaps; i++) {
 		const struct mapping *m = &p->maps[i];
 		uint64_t bias;

@@ -15,9 +15,18 @@
 #include <stdint.h>
 
 #include "profile/profile.h"
+#include "util/error.h"
 
 struct symtab;
 
+/*
+ * Load the libraries symbolization needs (libdw, libelf: dlopen'ed, once;
+ * a command calls this before it runs anything, to fail early). Returns
+ * 0, or -1 with an error naming the library and its package.
+ */
+int symtab_load(struct error *e);
+
+/* A symtab; if symtab_load fails, every address gives [unknown]. */
 struct symtab *symtab_new(bool lines);
 void symtab_free(struct symtab *s);
 

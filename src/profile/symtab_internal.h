@@ -108,6 +108,7 @@ struct proc {
 
 struct symtab {
 	bool lines;
+	bool no_dw;			/* libdw cannot be loaded: [unknown] */
 	struct hashidx strings, modules, procs;	/* of pointers */
 	int vdso_fd;			/* -2 not tried, -1 unavailable */
 	char *unknown, *jit_name;

@@ -35,16 +35,15 @@
  */
 #include <assert.h>
 #include <elf.h>
-#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "profile/dwlib.h"
 #include "profile/sampler.h"
 #include "profile/symbolize.h"
 #include "util/strutil.h"
@@ -162,9 +161,9 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 	for (size_t i = 0; i < 24; i++)
 		if (perf_to_dwarf[i] >= 0)
 			regs[perf_to_dwarf[i]] = u->regs[i];
-	if (!dwfl_thread_state_registers(thread, 0, DWARF_NREGS, regs))
+	if (!dw.dwfl_thread_state_registers(thread, 0, DWARF_NREGS, regs))
 		return false;
-	dwfl_thread_state_register_pc(thread, u->regs[PERF_REG_IP]);
+	dw.dwfl_thread_state_register_pc(thread, u->regs[PERF_REG_IP]);
 	return true;
 }
 
@@ -173,11 +172,6 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.get_thread = get_thread,
 	.memory_read = memory_read,
 	.set_initial_registers = set_initial_registers,
-};
-
-static const Dwfl_Callbacks process_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
 };
 
 /* The file of map m in u->files, added (and reported) if new: one per
@@ -202,7 +196,7 @@ static size_t add_file(struct unwind *u, const struct unwind_map *m,
 		f->fd = fcntl(m->fd, F_DUPFD_CLOEXEC, 0);
 	/* Overlapping or unreadable files are left out: their frames end
 	 * the walk, nothing else. */
-	if (dwfl_report_elf(u->dwfl, m->name, m->path, m->fd, m->bias, true))
+	if (dw.dwfl_report_elf(u->dwfl, m->name, m->path, m->fd, m->bias, true))
 		(*reported)++;
 	else if (m->fd >= 0)
 		close(m->fd);
@@ -218,7 +212,7 @@ struct unwind *unwind_new(uint32_t pid, const struct unwind_map *maps,
 	u->refs = 1;
 	u->maps = xcalloc(n ? n : 1, sizeof(*u->maps));
 	u->files = xcalloc(n ? n : 1, sizeof(*u->files));
-	u->dwfl = dwfl_begin(&process_callbacks);
+	u->dwfl = dw.dwfl_begin(&dwlib_process_callbacks);
 	if (!u->dwfl) {
 		for (size_t i = 0; i < n; i++)
 			if (maps[i].fd >= 0)
@@ -226,7 +220,7 @@ struct unwind *unwind_new(uint32_t pid, const struct unwind_map *maps,
 		unwind_unref(u);
 		return NULL;
 	}
-	dwfl_report_begin(u->dwfl);
+	dw.dwfl_report_begin(u->dwfl);
 	for (size_t i = 0; i < n; i++) {
 		assert(i == 0 || maps[i].start >= maps[i - 1].start);
 		u->maps[i] = (struct map){
@@ -236,8 +230,8 @@ struct unwind *unwind_new(uint32_t pid, const struct unwind_map *maps,
 		};
 	}
 	u->nmaps = n;
-	if (dwfl_report_end(u->dwfl, NULL, NULL) || !reported ||
-	    !dwfl_attach_state(u->dwfl, NULL, (pid_t)pid, &thread_callbacks,
+	if (dw.dwfl_report_end(u->dwfl, NULL, NULL) || !reported ||
+	    !dw.dwfl_attach_state(u->dwfl, NULL, (pid_t)pid, &thread_callbacks,
 			       u)) {
 		unwind_unref(u);
 		return NULL;
@@ -256,7 +250,7 @@ void unwind_unref(struct unwind *u)
 	if (!u || --u->refs)
 		return;
 	if (u->dwfl)
-		dwfl_end(u->dwfl);
+		dw.dwfl_end(u->dwfl);
 	for (size_t i = 0; i < u->nfiles; i++) {
 		if (u->files[i].fd >= 0)
 			close(u->files[i].fd);
@@ -273,7 +267,7 @@ static int collect_frame(Dwfl_Frame *state, void *arg)
 	Dwarf_Addr pc;
 	bool activation;
 
-	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
+	if (!dw.dwfl_frame_pc(state, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;
 	if (u->n > 0 && activation)
 		pc++;		/* note 2 */
@@ -305,7 +299,7 @@ size_t unwind_stack(struct unwind *u, uint32_t tid, const uint64_t *regs,
 	u->max = max;
 	/* The walk ends with an error at the outermost frame whatever
 	 * happens: what was collected is the answer. */
-	dwfl_getthread_frames(u->dwfl, u->tid, collect_frame, u);
+	dw.dwfl_getthread_frames(u->dwfl, u->tid, collect_frame, u);
 	u->regs = NULL;
 	u->stack = NULL;
 	u->ips = NULL;
@@ -319,14 +313,14 @@ int unwind_bias(Elf *elf, uint64_t start, uint64_t pgoff, uint64_t *bias)
 	size_t n;
 	bool found = false;
 
-	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &n))
+	if (!dw.gelf_getehdr(elf, &eh) || dw.elf_getphdrnum(elf, &n))
 		return -1;
 	if (eh.e_type == ET_EXEC) {
 		*bias = 0;
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		if (!dw.gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
 		    pgoff < (ph.p_offset & ~0xfffULL) ||
 		    pgoff >= ph.p_offset + ph.p_filesz)
 			continue;

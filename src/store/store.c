@@ -126,7 +126,7 @@ int store_stmt(struct store *s, enum store_stmt_id id, const char *sql,
 	int rc;
 
 	if (!st) {
-		rc = sqlite3_prepare_v3(s->db, sql, -1,
+		rc = sqlite.sqlite3_prepare_v3(s->db, sql, -1,
 					SQLITE_PREPARE_PERSISTENT, &st, NULL);
 		if (rc != SQLITE_OK)
 			return rc;
@@ -134,8 +134,8 @@ int store_stmt(struct store *s, enum store_stmt_id id, const char *sql,
 	}
 	/* reset returns the error of the last step, already handled by
 	 * whoever stepped it; the statement is reset either way. */
-	sqlite3_reset(st);
-	rc = sqlite3_clear_bindings(st);
+	sqlite.sqlite3_reset(st);
+	rc = sqlite.sqlite3_clear_bindings(st);
 	*out = st;
 	return rc;
 }
@@ -147,15 +147,15 @@ static int bind_one(sqlite3_stmt *st, int i, char type, va_list *ap)
 
 	switch (type) {
 	case 'i':
-		return sqlite3_bind_int64(st, i, va_arg(*ap, long long));
+		return sqlite.sqlite3_bind_int64(st, i, va_arg(*ap, long long));
 	case 't':
 		str = va_arg(*ap, const char *);
-		return sqlite3_bind_text(st, i, str, -1, SQLITE_STATIC);
+		return sqlite.sqlite3_bind_text(st, i, str, -1, SQLITE_STATIC);
 	case 'd':
 		d = va_arg(*ap, double);
 		if (isnan(d))
-			return sqlite3_bind_null(st, i);
-		return sqlite3_bind_double(st, i, d);
+			return sqlite.sqlite3_bind_null(st, i);
+		return sqlite.sqlite3_bind_double(st, i, d);
 	}
 	return SQLITE_MISUSE;
 }
@@ -174,18 +174,18 @@ int store_bind(sqlite3_stmt *st, const char *fmt, ...)
 
 int store_step_done(sqlite3_stmt *st)
 {
-	int rc = sqlite3_step(st);
+	int rc = sqlite.sqlite3_step(st);
 
 	if (rc == SQLITE_ROW)
 		rc = SQLITE_MISUSE;
 	else if (rc == SQLITE_DONE)
-		rc = sqlite3_reset(st);
+		rc = sqlite.sqlite3_reset(st);
 	return rc;
 }
 
 int store_exec(struct store *s, const char *sql)
 {
-	return sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	return sqlite.sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 }
 
 int store_begin(struct store *s, bool write)
@@ -203,7 +203,7 @@ static void reset_all(struct store *s)
 {
 	for (int i = 0; i < SQ_COUNT; i++)
 		if (s->stmts[i])
-			(void)sqlite3_reset(s->stmts[i]);
+			(void)sqlite.sqlite3_reset(s->stmts[i]);
 }
 
 int store_commit(struct store *s)
@@ -215,13 +215,13 @@ int store_commit(struct store *s)
 void store_rollback(struct store *s)
 {
 	reset_all(s);
-	if (!sqlite3_get_autocommit(s->db))
+	if (!sqlite.sqlite3_get_autocommit(s->db))
 		(void)store_exec(s, "ROLLBACK");
 }
 
 char *store_column_str(sqlite3_stmt *st, int col)
 {
-	const unsigned char *t = sqlite3_column_text(st, col);
+	const unsigned char *t = sqlite.sqlite3_column_text(st, col);
 
 	return t ? xstrdup((const char *)t) : NULL;
 }
@@ -276,15 +276,15 @@ static int readonly_reason(const struct store *s, struct error *e)
  * failing call when SQLite kept one, else what the code says. */
 static void os_reason(struct store *s, int rc, char *why, size_t len)
 {
-	int err = s->db ? sqlite3_system_errno(s->db) : 0;
+	int err = s->db ? sqlite.sqlite3_system_errno(s->db) : 0;
 
 	if ((rc & 0xff) == SQLITE_FULL && (!err || err == ENOSPC))
 		snprintf(why, len, "the disk is full");
 	else if (err)
 		snprintf(why, len, "%s", strerror(err));
 	else
-		snprintf(why, len, "%s", s->db ? sqlite3_errmsg(s->db)
-						: sqlite3_errstr(rc));
+		snprintf(why, len, "%s", s->db ? sqlite.sqlite3_errmsg(s->db)
+						: sqlite.sqlite3_errstr(rc));
 }
 
 int store_fail(struct store *s, int rc, struct error *e)
@@ -293,7 +293,7 @@ int store_fail(struct store *s, int rc, struct error *e)
 	int ret;
 
 	snprintf(why, sizeof(why), "%s",
-		 s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+		 s->db ? sqlite.sqlite3_errmsg(s->db) : sqlite.sqlite3_errstr(rc));
 	switch (rc & 0xff) {
 	case SQLITE_NOTADB:
 		error_set(e, "'%s' is not a yardstick store (file is not a "
@@ -506,21 +506,21 @@ static int prepare_path(const char *path, enum store_mode mode,
 static int query_int(struct store *s, const char *sql, long long *out)
 {
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	int rc = sqlite.sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
 		return rc;
-	rc = sqlite3_step(st);
+	rc = sqlite.sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		*out = sqlite3_column_int64(st, 0);
+		*out = sqlite.sqlite3_column_int64(st, 0);
 		rc = SQLITE_OK;
 	} else if (rc == SQLITE_DONE) {
 		rc = SQLITE_CORRUPT;
 	}
 	if (rc == SQLITE_OK)
-		rc = sqlite3_finalize(st);
+		rc = sqlite.sqlite3_finalize(st);
 	else
-		sqlite3_finalize(st);
+		sqlite.sqlite3_finalize(st);
 	return rc;
 }
 
@@ -532,7 +532,7 @@ static int query_int(struct store *s, const char *sql, long long *out)
 static int read_version(struct store *s, int *version, struct error *e)
 {
 	long long app = 0, ver = 0, tables = 0;
-	bool own = sqlite3_get_autocommit(s->db);
+	bool own = sqlite.sqlite3_get_autocommit(s->db);
 	int rc;
 
 	/* One snapshot for the three, or a migration committed between
@@ -629,7 +629,7 @@ static int use_wal(struct store *s)
 		rc = store_exec(s, "PRAGMA journal_mode = WAL");
 		if ((rc & 0xff) != SQLITE_BUSY || waited >= s->busy_ms)
 			return rc;
-		(void)sqlite3_sleep(5);	/* returns the time slept */
+		(void)sqlite.sqlite3_sleep(5);	/* returns the time slept */
 		waited += 5;
 	}
 }
@@ -640,10 +640,10 @@ static int configure(struct store *s, enum store_mode mode, struct error *e)
 {
 	int rc;
 
-	sqlite3_extended_result_codes(s->db, 1);
-	rc = sqlite3_busy_timeout(s->db, s->busy_ms);
+	sqlite.sqlite3_extended_result_codes(s->db, 1);
+	rc = sqlite.sqlite3_busy_timeout(s->db, s->busy_ms);
 	if (rc == SQLITE_OK && mode != STORE_READ &&
-	    sqlite3_db_readonly(s->db, "main") == 1)
+	    sqlite.sqlite3_db_readonly(s->db, "main") == 1)
 		rc = SQLITE_READONLY;
 	if (rc == SQLITE_OK)
 		rc = store_exec(s, "PRAGMA foreign_keys = ON");
@@ -684,7 +684,7 @@ static int open_db(struct store *s, enum store_mode mode, struct error *e)
 	int flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
 		    SQLITE_OPEN_READWRITE |
 		    (mode == STORE_CREATE ? SQLITE_OPEN_CREATE : 0);
-	int rc = sqlite3_open_v2(s->path, &s->db, flags, NULL);
+	int rc = sqlite.sqlite3_open_v2(s->path, &s->db, flags, NULL);
 	long long v;
 
 	if (rc == SQLITE_OK && mode == STORE_READ) {
@@ -698,9 +698,9 @@ static int open_db(struct store *s, enum store_mode mode, struct error *e)
 		    (rc & 0xff) != SQLITE_CORRUPT) {
 			char *uri = immutable_uri(s->path);
 
-			(void)sqlite3_close(s->db);
+			(void)sqlite.sqlite3_close(s->db);
 			s->db = NULL;
-			rc = sqlite3_open_v2(uri, &s->db,
+			rc = sqlite.sqlite3_open_v2(uri, &s->db,
 					     flags | SQLITE_OPEN_URI, NULL);
 			free(uri);
 		}
@@ -710,6 +710,10 @@ static int open_db(struct store *s, enum store_mode mode, struct error *e)
 	return rc == SQLITE_OK ? configure(s, mode, e) : store_fail(s, rc, e);
 }
 
+union store_sqlite sqlite;
+static struct dynlib sqlite_lib = DYNLIB(sqlite, STORE_SQLITE_FUNCTIONS,
+	"libsqlite3.so.0", "libsqlite3-0", "SQLite, which keeps the store");
+
 int store_open(struct store **out, const char *path, enum store_mode mode,
 	       struct error *e)
 {
@@ -717,6 +721,8 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 	int ret;
 
 	*out = NULL;
+	if (dynlib_load(&sqlite_lib, e))
+		return -STORE_ERR_NOLIB;
 	ret = prepare_path(path, mode, e);
 	if (ret)
 		return ret;
@@ -742,7 +748,7 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 void store_set_busy_timeout(struct store *s, int ms)
 {
 	/* Cannot fail on an open connection: SQLite returns SQLITE_OK. */
-	(void)sqlite3_busy_timeout(s->db, ms);
+	(void)sqlite.sqlite3_busy_timeout(s->db, ms);
 	s->busy_ms = ms;
 }
 
@@ -759,8 +765,8 @@ void store_close(struct store *s)
 	 * with every statement finalized close cannot be busy. The last
 	 * connection's close checkpoints the WAL and removes it. */
 	for (int i = 0; i < SQ_COUNT; i++)
-		(void)sqlite3_finalize(s->stmts[i]);
-	(void)sqlite3_close(s->db);
+		(void)sqlite.sqlite3_finalize(s->stmts[i]);
+	(void)sqlite.sqlite3_close(s->db);
 	free(s->path);
 	free(s);
 }

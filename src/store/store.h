@@ -31,6 +31,7 @@ enum store_err {
 	STORE_ERR_BADREF = 7,	/* a malformed or ambiguous reference */
 	STORE_ERR_UNSAFE = 8,	/* owned by another user, or in a directory
 				 * where another user could plant files */
+	STORE_ERR_NOLIB = 9,	/* SQLite (dlopen'ed) cannot be loaded */
 };
 
 /* How store_open opens the file. */
@@ -65,7 +66,8 @@ char *store_default_path(struct error *e);
  * UNSAFE when the file, its
  * -wal, -shm or -journal file or its directory belongs to another user
  * (root and the effective user are trusted) or the directory is writable
- * by every user. The busy timeout is 10 s.
+ * by every user; NOLIB when libsqlite3.so.0, loaded at the first open,
+ * cannot be loaded. The busy timeout is 10 s.
  */
 int store_open(struct store **out, const char *path, enum store_mode mode,
 	       struct error *e);

@@ -15,6 +15,24 @@
 #include <stdbool.h>
 
 #include "store/store.h"
+#include "util/dynlib.h"
+
+/* SQLite, loaded with dlopen by store_open (util/dynlib.h), called
+ * through this table: sqlite.sqlite3_step(st). */
+#define STORE_SQLITE_FUNCTIONS(X)					\
+	X(sqlite3_bind_double) X(sqlite3_bind_int64)			\
+	X(sqlite3_bind_null) X(sqlite3_bind_text)			\
+	X(sqlite3_busy_timeout) X(sqlite3_clear_bindings)		\
+	X(sqlite3_close) X(sqlite3_column_double)			\
+	X(sqlite3_column_int64) X(sqlite3_column_text)			\
+	X(sqlite3_column_type) X(sqlite3_db_readonly)			\
+	X(sqlite3_errmsg) X(sqlite3_errstr) X(sqlite3_exec)		\
+	X(sqlite3_extended_result_codes) X(sqlite3_finalize)		\
+	X(sqlite3_get_autocommit) X(sqlite3_last_insert_rowid)		\
+	X(sqlite3_open_v2) X(sqlite3_prepare_v2)			\
+	X(sqlite3_prepare_v3) X(sqlite3_reset) X(sqlite3_sleep)		\
+	X(sqlite3_step) X(sqlite3_system_errno)
+extern DYNLIB_TABLE(store_sqlite, STORE_SQLITE_FUNCTIONS) sqlite;
 
 /* One slot per distinct SQL text in the cache. */
 enum store_stmt_id {

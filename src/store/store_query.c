@@ -25,11 +25,11 @@
 /* The id in the first column of the statement's first row, if any. */
 static int first_id(sqlite3_stmt *st, long long *id, bool *found)
 {
-	int rc = sqlite3_step(st);
+	int rc = sqlite.sqlite3_step(st);
 
 	*found = rc == SQLITE_ROW;
 	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(st, 0);
+		*id = sqlite.sqlite3_column_int64(st, 0);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
@@ -78,14 +78,14 @@ static int ref_commit(struct store *s, const char *ref, long long *id,
 	if (rc == SQLITE_OK)
 		rc = store_bind(st, "t", glob);
 	*found = false;
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *c = (const char *)sqlite3_column_text(st, 1);
+	while (rc == SQLITE_OK && (rc = sqlite.sqlite3_step(st)) == SQLITE_ROW) {
+		const char *c = (const char *)sqlite.sqlite3_column_text(st, 1);
 		size_t len = strlen(list);
 
 		rc = SQLITE_OK;
 		if (!*found) {
 			*found = true;
-			*id = sqlite3_column_int64(st, 0);
+			*id = sqlite.sqlite3_column_int64(st, 0);
 			first = xstrdup(c);
 			snprintf(list, sizeof(list), "%s", c);
 		} else if (strcmp(c, first) && !strstr(list, c)) {
@@ -171,10 +171,10 @@ static int load_head(struct store *s, long long id, struct result *r)
 	if (rc == SQLITE_OK)
 		rc = store_bind(st, "i", id);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
+		rc = sqlite.sqlite3_step(st);
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
-	if (sqlite3_column_type(st, 1) == SQLITE_NULL)
+	if (sqlite.sqlite3_column_type(st, 1) == SQLITE_NULL)
 		return SQLITE_CORRUPT;
 	free(r->kind);
 	r->kind = store_column_str(st, 1);
@@ -182,14 +182,14 @@ static int load_head(struct store *s, long long id, struct result *r)
 	r->tool_version = store_column_str(st, 2);
 	r->git.commit = store_column_str(st, 3);
 	r->git.branch = store_column_str(st, 4);
-	r->git.dirty = sqlite3_column_int64(st, 5) != 0;
+	r->git.dirty = sqlite.sqlite3_column_int64(st, 5) != 0;
 	m->hostname = store_column_str(st, 6);
 	m->os = store_column_str(st, 7);
 	m->cpu = store_column_str(st, 8);
-	m->cores = (int)sqlite3_column_int64(st, 9);
-	m->memory_bytes = (unsigned long long)sqlite3_column_int64(st, 10);
+	m->cores = (int)sqlite.sqlite3_column_int64(st, 9);
+	m->memory_bytes = (unsigned long long)sqlite.sqlite3_column_int64(st, 10);
 	m->governor = store_column_str(st, 11);
-	m->virtualized = sqlite3_column_int64(st, 12) != 0;
+	m->virtualized = sqlite.sqlite3_column_int64(st, 12) != 0;
 	return SQLITE_OK;
 }
 
@@ -199,7 +199,7 @@ static int each_row(sqlite3_stmt *st, long long id,
 {
 	int rc = store_bind(st, "i", id);
 
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
+	while (rc == SQLITE_OK && (rc = sqlite.sqlite3_step(st)) == SQLITE_ROW)
 		rc = fn(st, ctx);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
@@ -207,23 +207,23 @@ static int each_row(sqlite3_stmt *st, long long id,
 static int row_setting(sqlite3_stmt *st, void *ctx)
 {
 	struct result *r = ctx;
-	const char *key = (const char *)sqlite3_column_text(st, 0);
-	const char *str = (const char *)sqlite3_column_text(st, 1);
+	const char *key = (const char *)sqlite.sqlite3_column_text(st, 0);
+	const char *str = (const char *)sqlite.sqlite3_column_text(st, 1);
 
 	if (!key)
 		return SQLITE_CORRUPT;
 	if (str)
 		result_set_str(r, key, str);
 	else
-		result_set_num(r, key, sqlite3_column_type(st, 2) ==
-			       SQLITE_NULL ? NAN : sqlite3_column_double(st, 2));
+		result_set_num(r, key, sqlite.sqlite3_column_type(st, 2) ==
+			       SQLITE_NULL ? NAN : sqlite.sqlite3_column_double(st, 2));
 	return SQLITE_OK;
 }
 
 static int row_param(sqlite3_stmt *st, void *ctx)
 {
-	const char *name = (const char *)sqlite3_column_text(st, 0);
-	const char *value = (const char *)sqlite3_column_text(st, 1);
+	const char *name = (const char *)sqlite.sqlite3_column_text(st, 0);
+	const char *value = (const char *)sqlite.sqlite3_column_text(st, 1);
 
 	if (!name || !value)
 		return SQLITE_CORRUPT;
@@ -233,13 +233,13 @@ static int row_param(sqlite3_stmt *st, void *ctx)
 
 static int row_exit(sqlite3_stmt *st, void *ctx)
 {
-	benchmark_push_exit(ctx, (int)sqlite3_column_int64(st, 0));
+	benchmark_push_exit(ctx, (int)sqlite.sqlite3_column_int64(st, 0));
 	return SQLITE_OK;
 }
 
 static int row_unsupported(sqlite3_stmt *st, void *ctx)
 {
-	const char *name = (const char *)sqlite3_column_text(st, 0);
+	const char *name = (const char *)sqlite.sqlite3_column_text(st, 0);
 
 	if (!name)
 		return SQLITE_CORRUPT;
@@ -249,7 +249,7 @@ static int row_unsupported(sqlite3_stmt *st, void *ctx)
 
 static int row_warning(sqlite3_stmt *st, void *ctx)
 {
-	const char *msg = (const char *)sqlite3_column_text(st, 0);
+	const char *msg = (const char *)sqlite.sqlite3_column_text(st, 0);
 
 	if (!msg)
 		return SQLITE_CORRUPT;
@@ -263,10 +263,10 @@ static int row_value(sqlite3_stmt *st, void *ctx)
 {
 	struct metric *m = ctx;
 
-	if (sqlite3_column_int64(st, 0) != (long long)m->n)
+	if (sqlite.sqlite3_column_int64(st, 0) != (long long)m->n)
 		return SQLITE_CORRUPT;
-	metric_push(m, sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN :
-		    sqlite3_column_double(st, 1));
+	metric_push(m, sqlite.sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN :
+		    sqlite.sqlite3_column_double(st, 1));
 	return SQLITE_OK;
 }
 
@@ -287,14 +287,14 @@ struct metric_ctx {
 static int row_metric(sqlite3_stmt *st, void *ctx)
 {
 	struct metric_ctx *c = ctx;
-	const char *name = (const char *)sqlite3_column_text(st, 1);
-	const char *unit = (const char *)sqlite3_column_text(st, 2);
+	const char *name = (const char *)sqlite.sqlite3_column_text(st, 1);
+	const char *unit = (const char *)sqlite.sqlite3_column_text(st, 2);
 	struct metric *m;
 
 	if (!name || !unit)
 		return SQLITE_CORRUPT;
 	m = benchmark_metric(c->b, name, unit);
-	return get_values(c->s, sqlite3_column_int64(st, 0), m);
+	return get_values(c->s, sqlite.sqlite3_column_int64(st, 0), m);
 }
 
 /* The statement of slot id run for benchmark bid, each row to fn. */
@@ -319,7 +319,7 @@ static int get_argv(struct store *s, long long bid, char ***argv)
 	*argv = xcalloc(cap, sizeof(**argv));
 	if (rc == SQLITE_OK)
 		rc = store_bind(st, "i", bid);
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (rc == SQLITE_OK && (rc = sqlite.sqlite3_step(st)) == SQLITE_ROW) {
 		char *arg = store_column_str(st, 0);
 
 		rc = arg ? SQLITE_OK : SQLITE_CORRUPT;
@@ -366,8 +366,8 @@ struct bench_ctx {
 static int row_benchmark(sqlite3_stmt *st, void *ctx)
 {
 	struct bench_ctx *c = ctx;
-	long long bid = sqlite3_column_int64(st, 0);
-	const char *name = (const char *)sqlite3_column_text(st, 1);
+	long long bid = sqlite.sqlite3_column_int64(st, 0);
+	const char *name = (const char *)sqlite.sqlite3_column_text(st, 1);
 	struct benchmark *b;
 	char **argv;
 	int rc;
@@ -381,7 +381,7 @@ static int row_benchmark(sqlite3_stmt *st, void *ctx)
 	}
 	b = result_add_benchmark(c->r, name, argv);
 	argv_free(argv);
-	b->timeouts = (size_t)sqlite3_column_int64(st, 2);
+	b->timeouts = (size_t)sqlite.sqlite3_column_int64(st, 2);
 	return load_lists(c->s, bid, b);
 }
 
@@ -494,16 +494,16 @@ static int history_entry(struct store *s, sqlite3_stmt *st,
 	struct metric m = { 0 };
 	int rc;
 
-	en->id = sqlite3_column_int64(st, 0);
+	en->id = sqlite.sqlite3_column_int64(st, 0);
 	en->created = store_column_str(st, 1);
 	en->commit = store_column_str(st, 2);
 	en->branch = store_column_str(st, 3);
 	en->machine = store_column_str(st, 4);
-	en->dirty = sqlite3_column_int64(st, 5) != 0;
+	en->dirty = sqlite.sqlite3_column_int64(st, 5) != 0;
 	en->benchmark = store_column_str(st, 6);
 	if (!en->benchmark)
 		return SQLITE_CORRUPT;
-	rc = get_values(s, sqlite3_column_int64(st, 7), &m);
+	rc = get_values(s, sqlite.sqlite3_column_int64(st, 7), &m);
 	if (rc == SQLITE_OK) {
 		en->values = metric_measured(&m, &en->n);
 		stats_summarize(en->values, en->n, NULL, 0, &en->summary);
@@ -526,7 +526,7 @@ int store_history(struct store *s, const struct store_query *q,
 	rc = store_begin(s, false);
 	if (rc == SQLITE_OK)
 		rc = history_stmt(s, q ? q : &all, &st);
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (rc == SQLITE_OK && (rc = sqlite.sqlite3_step(st)) == SQLITE_ROW) {
 		v = xgrow(v, &cap, count + 1, sizeof(*v));
 		memset(&v[count], 0, sizeof(*v));
 		rc = history_entry(s, st, &v[count++]);

@@ -33,7 +33,7 @@ static int save_head(struct store *s, const struct result *r,
 				(long long)m->virtualized);
 	if (rc == SQLITE_OK)
 		rc = store_step_done(st);
-	*id = sqlite3_last_insert_rowid(s->db);
+	*id = sqlite.sqlite3_last_insert_rowid(s->db);
 	return rc;
 }
 
@@ -119,12 +119,12 @@ static int save_values(struct store *s, const struct metric *m,
 	rc = store_stmt(s, SQ_INS_VALUE, "INSERT INTO run_values (metric_id,"
 			" run, value) VALUES (?,?,?)", &st);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 1, mid);
+		rc = sqlite.sqlite3_bind_int64(st, 1, mid);
 	for (size_t i = 0; i < m->n && rc == SQLITE_OK; i++) {
-		rc = sqlite3_bind_int64(st, 2, (long long)i);
+		rc = sqlite.sqlite3_bind_int64(st, 2, (long long)i);
 		if (rc == SQLITE_OK)
-			rc = isnan(m->values[i]) ? sqlite3_bind_null(st, 3) :
-			     sqlite3_bind_double(st, 3, m->values[i]);
+			rc = isnan(m->values[i]) ? sqlite.sqlite3_bind_null(st, 3) :
+			     sqlite.sqlite3_bind_double(st, 3, m->values[i]);
 		if (rc == SQLITE_OK)
 			rc = store_step_done(st);
 	}
@@ -150,7 +150,7 @@ static int save_metrics(struct store *s, const struct benchmark *b,
 			rc = store_step_done(st);
 		if (rc == SQLITE_OK)
 			rc = save_values(s, m,
-					 sqlite3_last_insert_rowid(s->db));
+					 sqlite.sqlite3_last_insert_rowid(s->db));
 	}
 	return rc;
 }
@@ -170,7 +170,7 @@ static int save_benchmark(struct store *s, const struct benchmark *b,
 				(long long)b->timeouts);
 	if (rc == SQLITE_OK)
 		rc = store_step_done(st);
-	bid = sqlite3_last_insert_rowid(s->db);
+	bid = sqlite.sqlite3_last_insert_rowid(s->db);
 	if (rc == SQLITE_OK)
 		rc = save_strings(s, SQ_INS_ARGUMENT, "INSERT INTO arguments "
 				  "(benchmark_id, pos, arg) VALUES (?,?,?)",

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/dynlib.h"
 #include "util/fileio.h"
 #include "util/gitdir.h"
 #include "util/hashmap.h"
@@ -693,6 +694,45 @@ static void test_strbuf(void **state)
 	free(b.s);
 }
 
+/* A library loaded on first need: its functions through the table, once;
+ * a missing library or function is an error naming it and its package,
+ * given again by every later call. */
+#define LIBC_FUNCTIONS(X) X(strlen) X(abs)
+static DYNLIB_TABLE(libc_fns, LIBC_FUNCTIONS) libc;
+#define MISSING_FUNCTIONS(X) X(strlen) X(ys_no_such_function)
+int ys_no_such_function(void);
+static DYNLIB_TABLE(missing_fns, MISSING_FUNCTIONS) missing;
+
+static void test_dynlib(void **state)
+{
+	struct dynlib ok = DYNLIB(libc, LIBC_FUNCTIONS, "libc.so.6", "libc6",
+				  "the C library");
+	struct dynlib absent = DYNLIB(libc, LIBC_FUNCTIONS,
+				      "libys-absent.so.1", "ys-absent",
+				      "nothing");
+	struct dynlib old = DYNLIB(missing, MISSING_FUNCTIONS, "libc.so.6",
+				   "libc6", "the C library");
+	struct error e;
+
+	assert_int_equal(ok.n, 2);
+	assert_int_equal(dynlib_load(&ok, &e), 0);
+	assert_int_equal(libc.strlen("four"), 4);
+	assert_int_equal(libc.abs(-3), 3);
+	assert_int_equal(dynlib_load(&ok, &e), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(dynlib_load(&absent, &e), -1);
+		assert_non_null(strstr(e.msg, "cannot load 'libys-absent.so.1' "
+				       "(nothing): "));
+		assert_non_null(strstr(e.msg, "(apt-get install ys-absent)"));
+		assert_int_equal(dynlib_load(&old, &e), -1);
+		assert_string_equal(e.msg, "cannot load 'libc.so.6' (the C "
+				    "library): no function "
+				    "'ys_no_such_function' in it, too old "
+				    "(apt-get install libc6)");
+	}
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -715,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_gitdir),
 		cmocka_unit_test(test_monoclock),
 		cmocka_unit_test(test_hashidx),
+		cmocka_unit_test(test_dynlib),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
