@@ -25,6 +25,7 @@
 #include "profile/profile.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
+#include "teststrings.h"
 
 static char tmpdir[] = "/tmp/ys-flame-XXXXXX";
 
@@ -81,16 +82,6 @@ static void add_frames(struct profile *p, int64_t v, const char *const *fn,
 }
 
 /* --- reading SVGs ---------------------------------------------------------- */
-
-static size_t count(const char *s, const char *needle)
-{
-	size_t n = 0;
-
-	for (const char *p = strstr(s, needle); p;
-	     p = strstr(p + 1, needle))
-		n++;
-	return n;
-}
 
 /* Length of a valid UTF-8 sequence XML allows at s, 0 if none. */
 static size_t utf8_ok(const unsigned char *s)
@@ -522,7 +513,8 @@ static void test_large(void **state)
 		      "%.2f MB\n", count(svg, "<title>"),
 		      (int)(strstr(sub, "</text>") - sub), sub, secs,
 		      st.st_size / 1e6);
-	assert_true(secs < 1);
+	/* only a bound that catches a blow-up: speed is bench/'s */
+	assert_true(secs < 30);
 	assert_true(st.st_size < 10 * 1000 * 1000);
 	free(svg);
 	free(path);

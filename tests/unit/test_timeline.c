@@ -19,6 +19,7 @@
 #include "heap/timeline.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
+#include "teststrings.h"
 
 /* The plot: x from 80 to 970 px, y from 340 (0 bytes) up to 50 px. */
 #define ML 80
@@ -30,15 +31,6 @@
 static char tmpdir[] = "/tmp/ys-timeline-XXXXXX";
 
 /* --- helpers ------------------------------------------------------------ */
-
-static size_t count(const char *s, const char *needle)
-{
-	size_t n = 0;
-
-	for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
-		n++;
-	return n;
-}
 
 /* Write r to path and read it back; no "nan" or "inf" in any case. */
 static char *write_read(const struct heap_report *r, const char *title,
