@@ -10,8 +10,9 @@
 #     1.05x) and `hyperfine -N --runs 300`;
 #   - 10 and 100 runs against hyperfine, and `--version` alone.
 # Interleaved rounds in random order, all pinned to one CPU; the short
-# cases run REPS times a round. Prints the median and the minimum of each
-# and the ratios to its anchor (median / min). With YS_BEFORE naming another
+# cases run REPS times a round. Prints the median and the minimum of the
+# wall time of each, the median CPU time (which a busy machine disturbs
+# less), and the ratios to its anchor. With YS_BEFORE naming another
 # yardstick binary (an older build, its yardstick-spawner beside it), its
 # cases are measured in the same rounds.
 #   bench/whole_process.sh [build/yardstick] [ROUNDS] [CPU] [REPS]
@@ -28,7 +29,7 @@ before=${YS_BEFORE:-}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 python3 - "$ys" "$rounds" "$cpu" "$dir" "$floor" "$reps" "$before" <<'PY'
-import os, random, statistics, subprocess, sys, time
+import os, random, resource, statistics, subprocess, sys, time
 ys, rounds, cpu, d, floor, reps, before = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7]
 pin = ["taskset", "-c", cpu]
 HF1 = "hyperfine -N --runs 1"
@@ -60,22 +61,28 @@ ours("", ys, "after")
 if before:
     ours("before: ", before, "before")
 times = {k: [] for k in cases}
+cpus = {k: [] for k in cases}
 for _ in range(rounds):
     for k in random.sample(list(cases), len(cases)):
         argv, env = cases[k]
         for _ in range(reps if k in short else 1):
+            ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             subprocess.run(pin + argv, check=True, env=env, cwd=d,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             times[k].append(time.perf_counter() - t0)
+            ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[k].append(ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime)
 print(f"{rounds} interleaved rounds pinned to CPU {cpu} ({reps} runs a round of the short ones), "
-      "whole processes: median / min, and the ratio to the anchor (median / min)")
+      "whole processes: wall median / min, CPU median (user + system, children's included); "
+      "ratios to the anchor: wall median / wall min / CPU median")
 for k in cases:
-    a = times[k]
-    line = f"  {k:34s} {statistics.median(a)*1e3:8.2f} ms / {min(a)*1e3:8.2f} ms"
+    a, c = times[k], cpus[k]
+    line = (f"  {k:34s} {statistics.median(a)*1e3:8.2f} ms / {min(a)*1e3:8.2f} ms"
+            f"  CPU {statistics.median(c)*1e3:7.2f} ms")
     if k in anchor:
-        b = times[anchor[k]]
+        b, bc = times[anchor[k]], cpus[anchor[k]]
         line += (f"   {statistics.median(a)/statistics.median(b):6.3f} / {min(a)/min(b):6.3f}"
-                 f"  x {anchor[k]}")
+                 f" / {statistics.median(c)/statistics.median(bc):6.3f}  x {anchor[k]}")
     print(line)
 PY
