@@ -793,6 +793,10 @@ static int open_copy(struct store *s)
 	if (rc == SQLITE_OK)
 		rc = sqlite.sqlite3_open_v2(db, &s->db, SQLITE_OPEN_READWRITE,
 					    NULL);
+	/* a copy to be removed: no checkpoint (and its fsyncs) at close */
+	if (rc == SQLITE_OK)
+		rc = sqlite.sqlite3_db_config(s->db,
+				SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	free(db);
 	return rc;
 }
