@@ -652,9 +652,9 @@ static int use_wal(struct store *s)
  * work, as the -wal is not restarted before the process ends and the next
  * one, replaying it, finds every frame in it again. The checkpoint at
  * close does not wait: a reader holding the -wal postpones the truncation
- * to a later save. Checkpointing at every close
- * instead cost two fsyncs, a directory sync and an unlink per saved
- * result: most of the time of a one-run `yardstick run`.
+ * to a later save. Checkpointing at every close instead cost two fsyncs,
+ * a directory sync and an unlink per saved result: most of the time of a
+ * one-run `yardstick run`.
  *
  * So a store's -wal and -shm files stay beside it between runs. A reader
  * that cannot use them (a read-only directory without the -shm) reads a
@@ -906,8 +906,9 @@ void store_close(struct store *s)
 	if (!s)
 		return;
 	/* finalize returns the last step's error, handled when it happened;
-	 * with every statement finalized close cannot be busy. The last
-	 * connection's close checkpoints the WAL and removes it. */
+	 * with every statement finalized close cannot be busy. Closing does
+	 * not checkpoint: the -wal stays (durability notes above
+	 * configure). */
 	for (int i = 0; i < SQ_COUNT; i++)
 		(void)sqlite.sqlite3_finalize(s->stmts[i]);
 	/* The bound on the -wal (durability notes above configure); busy
