@@ -372,7 +372,7 @@ git_after_ctrl_c() {
 	while { [ ! -e "$T/gd/asked" ] || [ "$(cat "$T/gd/n" 2>/dev/null)" != 2 ]; } && [ $i -lt 400 ]; do
 		sleep 0.05; i=$((i + 1))
 	done
-	/bin/kill -s INT -- "-$pid"
+	python3 -c "import os, signal, sys; os.killpg(int(sys.argv[1]), signal.SIGINT)" "$pid"
 	wait $pid
 	[ $? -eq 130 ] && python3 -c "
 import json; d = json.load(open('$T/gi.json')); g = d['git']
