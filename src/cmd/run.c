@@ -395,6 +395,10 @@ int cmd_run(int argc, char **argv)
 	res.created = utc_timestamp();
 	res.tool_version = xstrdup(YS_VERSION);
 	machine_detect(&res.machine);
+	/* git status costs milliseconds: only for what records it, and
+	 * asked now, to answer while the command runs (machine.h). */
+	if (o.json || o.csv || o.markdown || o.bmf || !o.no_store)
+		git_detect_start(&res.git, &rn.git);
 	install_handlers();
 	if (o.shell && run_calibrate_shell(&rn)) {
 		fprintf(stderr, "yardstick: cannot time the shell: %s\n",
@@ -410,9 +414,6 @@ int cmd_run(int argc, char **argv)
 		run_shell_correct(&rn);
 	run_rss_warnings(&rn);
 	run_stray_warnings(&rn);
-	/* git status costs milliseconds: only for what records it. */
-	if (o.json || o.csv || o.markdown || o.bmf || !o.no_store)
-		git_detect_start(&res.git, &rn.git);
 	if (rn.failed)
 		run_report_failure(&rn);
 	ret = run_finish(&rn, ref);
@@ -423,6 +424,7 @@ int cmd_run(int argc, char **argv)
 		ret = r;
 
 out_free:
+	git_detect_finish(&rn.git);	/* reaped on every way out */
 	if (rn.ctr)
 		counters_close(rn.ctr);
 	spawner_stop(rn.sp.via);

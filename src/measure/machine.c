@@ -45,6 +45,11 @@ static void read_cpuinfo(struct machine *m)
 	while (fgets(line, sizeof(line), fp)) {
 		char *colon = strchr(line, ':');
 
+		/* The first CPU's block says it all: the kernel makes every
+		 * other CPU's as it is read (a millisecond or more on a
+		 * machine of many cores). */
+		if (line[0] == '\n' && m->cpu)
+			break;
 		if (!colon)
 			continue;
 		if (!m->cpu && !strncmp(line, "model name", 10)) {

@@ -24,7 +24,8 @@ void git_detect(struct git_info *g);
 
 /* The same in two steps: commit and branch at once, the dirty flag (a
  * `git status` of some milliseconds in a large checkout) when finished, so
- * that the caller's work in between overlaps with it. */
+ * that the caller's work in between overlaps with it (`run`: the runs).
+ * git_detect_finish may be called more than once. */
 struct git_probe {
 	struct git_info *g;
 	struct child child;	/* git status; pid 0: none */

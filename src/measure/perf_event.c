@@ -194,12 +194,17 @@ enum pe_result perf_event_open_strerror(int err,
 					const struct pe_context *ctx,
 					struct error *e)
 {
-	struct pe_sysctls sys;
+	struct pe_sysctls sys = { "?", "?" };
 
-	perf_event_sysctl("perf_event_paranoid", sys.paranoid,
-			  sizeof(sys.paranoid));
-	perf_event_sysctl("perf_event_max_sample_rate", sys.max_sample_rate,
-			  sizeof(sys.max_sample_rate));
+	/* Read only when the message needs them: a machine without
+	 * hardware counters refuses each of the default set (ENOENT). */
+	if (err == EACCES || err == EPERM)
+		perf_event_sysctl("perf_event_paranoid", sys.paranoid,
+				  sizeof(sys.paranoid));
+	if (err == EINVAL)
+		perf_event_sysctl("perf_event_max_sample_rate",
+				  sys.max_sample_rate,
+				  sizeof(sys.max_sample_rate));
 	return perf_event_open_strerror_with(err, attr, ctx, &sys, e);
 }
 

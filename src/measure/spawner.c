@@ -1,9 +1,11 @@
 /*
  * yardstick's side of the spawner (spawner.h): start it, hand it the
- * stdio descriptors once, then per command one request and one reply over
- * two pipes (spawner_proto.h). The round trip is the whole added cost of a
- * run, so nothing else happens per run: no allocation once the request
- * buffer is large enough, one writev and one read. The spawner itself is
+ * stdio descriptors once, then per command one request and one reply
+ * (spawner_proto.h). The round trip is the whole added cost of a run, so
+ * nothing else happens per run: no allocation once the request buffer is
+ * large enough, one sendmsg and one read (the requests go over a socket,
+ * so that MSG_NOSIGNAL, not two changes of the signal mask around each
+ * write, keeps a gone spawner's SIGPIPE from us). The spawner itself is
  * started with child.c's API; nothing here calls spawn.c (which calls
  * spawner_measure).
  */
@@ -22,12 +24,12 @@
 #include <linux/perf_event.h>
 #include <math.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -130,7 +132,8 @@ struct spawner *spawner_start(const char *path, const int *fds, size_t n,
 				  fds[i]);
 			return NULL;
 		}
-	if (pipe2(req, O_CLOEXEC) || pipe2(rep, O_CLOEXEC)) {
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, req) ||
+	    pipe2(rep, O_CLOEXEC)) {
 		error_errno(e, errno, "cannot make the spawner's pipes");
 		close_pipes(req, rep);
 		return NULL;
@@ -255,16 +258,13 @@ static size_t pack_strings(struct spawner *s, const struct spawn_opts *o,
 static int write_request(struct spawner *s, struct iovec *iov, size_t total,
 			 struct error *e)
 {
-	const struct timespec zero = { 0, 0 };
-	sigset_t pipe_set, old;
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
 	size_t done = 0;
 	int err = 0;
 
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
 	while (done < total) {
-		ssize_t w = writev(s->req_fd, iov, 2);
+		/* MSG_NOSIGNAL: a gone spawner is EPIPE, not our death */
+		ssize_t w = sendmsg(s->req_fd, &msg, MSG_NOSIGNAL);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -283,9 +283,6 @@ static int write_request(struct spawner *s, struct iovec *iov, size_t total,
 			w -= (ssize_t)step;
 		}
 	}
-	if (err == EPIPE && !sigismember(&old, SIGPIPE))
-		sigtimedwait(&pipe_set, NULL, &zero);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!err)
 		return 0;
 	s->broken = true;

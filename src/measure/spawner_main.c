@@ -34,7 +34,7 @@
  * becomes our child instead of init's. After every run one waitpid(-1,
  * WNOHANG) tells whether any is left; if so they are killed and reaped
  * (sweep), and their number goes back in the reply. The same happens when
- * the request pipe closes and, from the signal handler, when yardstick dies
+ * the request socket closes and, from the signal handler, when yardstick dies
  * (PR_SET_PDEATHSIG): no command outlives the run that started it.
  */
 #include <dirent.h>
@@ -494,7 +494,7 @@ static void run_one(struct server *sv, const struct spawner_request *rq,
 	rp->strays = sweep();
 }
 
-/* Answer requests until the request pipe is closed. */
+/* Answer requests until the request socket is closed. */
 static int serve(struct server *sv)
 {
 	for (;;) {

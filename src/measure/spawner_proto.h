@@ -1,16 +1,17 @@
 /*
  * What yardstick and its spawner (spawner_main.c) say to each other over
- * two pipes. Both ends are built from this tree for the same machine, so
+ * a request socket (a stream socketpair, read as a pipe is) and a reply
+ * pipe. Both ends are built from this tree for the same machine, so
  * the structures go as they are; the hello's magic and version catch a
  * spawner from another build.
  *
  * The spawner is started as
  *     yardstick-spawner BASE NSLOTS PARENT_PID
- * with the request pipe's read end at descriptor BASE, the reply pipe's
+ * with the request socket's end at descriptor BASE, the reply pipe's
  * write end at BASE + 1, and the descriptors the commands' stdin, stdout
  * and stderr may be at BASE + 2 + slot, slot < NSLOTS. It writes one
  * struct spawner_hello, then answers each request with one reply, and
- * exits when the request pipe is closed.
+ * exits when the request socket is closed.
  *
  * An interrupt is asked for with SIGUSR1 sent by sigqueue with the seq of
  * the request it is for (spawner_main.c says why).

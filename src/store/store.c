@@ -634,8 +634,37 @@ static int use_wal(struct store *s)
 	}
 }
 
+/*
+ * Durability — the choice, and why.
+ *
+ * A writer runs in WAL mode with synchronous = NORMAL and does not
+ * checkpoint when it closes (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE): a save is
+ * a transaction appended to the -wal file, with no fsync at all. What is
+ * committed survives a crash or a kill of yardstick (the -wal is replayed
+ * by the next opener); a crash of the machine or a power cut may lose the
+ * results saved since the last checkpoint, and never damages the store
+ * (every frame of the -wal is checksummed). A writer that leaves more
+ * than STORE_WAL_PAGES pages in the -wal checkpoints it at close and
+ * truncates it (two fsyncs, once every few saves), which bounds that
+ * window and the -wal that every opener replays (SQLite rebuilds the -shm
+ * of a first connection from it, about 0.5 ms a MiB). SQLite's own
+ * checkpoint at a commit (wal_autocheckpoint) is off: it only doubled the
+ * work, as the -wal is not restarted before the process ends and the next
+ * one, replaying it, finds every frame in it again. The checkpoint at
+ * close does not wait: a reader holding the -wal postpones the truncation
+ * to a later save. Checkpointing at every close instead cost two fsyncs,
+ * a directory sync and an unlink per saved result: most of the time of a
+ * one-run `yardstick run`.
+ *
+ * So a store's -wal and -shm files stay beside it between runs. A reader
+ * that cannot use them (a read-only directory without the -shm) reads a
+ * private copy of the store and its -wal (open_copy), never the file alone.
+ */
+#define STORE_WAL_PAGES 256
+
 /* The connection's settings: busy timeout, foreign keys (for ON DELETE
- * CASCADE); for writing, WAL and synchronous NORMAL. */
+ * CASCADE); for writing, WAL, synchronous NORMAL, no checkpoint on close
+ * and a bounded -wal (the notes above). */
 static int configure(struct store *s, enum store_mode mode, struct error *e)
 {
 	int rc;
@@ -649,10 +678,14 @@ static int configure(struct store *s, enum store_mode mode, struct error *e)
 		rc = store_exec(s, "PRAGMA foreign_keys = ON");
 	if (rc == SQLITE_OK && mode != STORE_READ)
 		rc = use_wal(s);
-	/* In WAL mode NORMAL syncs at checkpoints, not at every commit: a
-	 * power cut may lose the last result, never corrupt the store. */
+	/* In WAL mode NORMAL syncs at checkpoints, not at every commit;
+	 * the checkpoints are store_close's (no autocheckpoint). */
 	if (rc == SQLITE_OK && mode != STORE_READ)
-		rc = store_exec(s, "PRAGMA synchronous = NORMAL");
+		rc = store_exec(s, "PRAGMA synchronous = NORMAL; "
+				"PRAGMA wal_autocheckpoint = 0");
+	if (rc == SQLITE_OK && mode != STORE_READ)
+		rc = sqlite.sqlite3_db_config(s->db,
+				SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	return rc == SQLITE_OK ? 0 : store_fail(s, rc, e);
 }
 
@@ -675,10 +708,114 @@ static char *immutable_uri(const char *path)
 	return uri;
 }
 
+/* Copy the file from to a new file to (in a private directory).
+ * Returns an SQLite result code. */
+static int copy_file(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = SQLITE_OK;
+	char buf[65536];
+	ssize_t n = 0, w;
+
+	if (in < 0)
+		return errno == ENOENT ? SQLITE_OK : SQLITE_CANTOPEN;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0)
+		rc = SQLITE_CANTOPEN;
+	while (rc == SQLITE_OK) {
+		n = read(in, buf, sizeof(buf));
+		if (n == 0)
+			break;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			rc = SQLITE_IOERR;
+		for (ssize_t done = 0; rc == SQLITE_OK && done < n; done += w) {
+			w = write(out, buf + done, (size_t)(n - done));
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			else if (w <= 0)
+				rc = SQLITE_IOERR;
+		}
+	}
+	close(in);
+	if (out >= 0 && close(out))
+		rc = SQLITE_IOERR;
+	return rc;
+}
+
+static const char *const copy_names[] = { "/s.db", "/s.db-wal", "/s.db-shm" };
+
+/* Remove the private copy open_copy made (SQLite's files, then the
+ * directory). */
+static void remove_copy(struct store *s)
+{
+	if (!s->copy_dir)
+		return;
+	for (size_t i = 0; i < 3; i++) {
+		char *p = xasprintf("%s%s", s->copy_dir, copy_names[i]);
+
+		(void)unlink(p);
+		free(p);
+	}
+	(void)rmdir(s->copy_dir);
+	free(s->copy_dir);
+	s->copy_dir = NULL;
+}
+
+/*
+ * Read a private copy of the store and its -wal (durability notes above
+ * configure): where the -wal holds results but no -shm can be used, SQLite
+ * cannot read the -wal in place, and the file alone would hide them.
+ */
+static int open_copy(struct store *s)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir = xasprintf("%s/yardstick-store-XXXXXX",
+			      tmp && *tmp ? tmp : "/tmp");
+	char *db, *wal;
+	int rc;
+
+	if (!mkdtemp(dir)) {
+		free(dir);
+		return SQLITE_CANTOPEN;
+	}
+	s->copy_dir = dir;
+	db = xasprintf("%s%s", dir, copy_names[0]);
+	wal = xasprintf("%s-wal", s->path);
+	rc = copy_file(s->path, db);
+	if (rc == SQLITE_OK) {
+		char *to = xasprintf("%s%s", dir, copy_names[1]);
+
+		rc = copy_file(wal, to);
+		free(to);
+	}
+	free(wal);
+	if (rc == SQLITE_OK)
+		rc = sqlite.sqlite3_open_v2(db, &s->db, SQLITE_OPEN_READWRITE,
+					    NULL);
+	/* a copy to be removed: no checkpoint (and its fsyncs) at close */
+	if (rc == SQLITE_OK)
+		rc = sqlite.sqlite3_db_config(s->db,
+				SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	free(db);
+	return rc;
+}
+
+/* The size of path's -wal file (frames not checkpointed), 0 if none. */
+static off_t wal_size(const char *path)
+{
+	char *wal = xasprintf("%s-wal", path);
+	struct stat st;
+	off_t size = stat(wal, &st) == 0 ? st.st_size : 0;
+
+	free(wal);
+	return size;
+}
+
 /* Open s->path as mode says. A store in WAL mode needs its -shm file
- * even to be read; where it cannot be made (a read-only directory, after
- * the last writer removed it) the file is read as immutable: nobody can
- * be writing it there. */
+ * even to be read; where it cannot be made (a read-only directory) and
+ * there is no -wal the file is read as immutable: nobody can be writing
+ * it there. With a -wal, a private copy of both is read. */
 static int open_db(struct store *s, enum store_mode mode, struct error *e)
 {
 	int flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
@@ -700,7 +837,8 @@ static int open_db(struct store *s, enum store_mode mode, struct error *e)
 
 			(void)sqlite.sqlite3_close(s->db);
 			s->db = NULL;
-			rc = sqlite.sqlite3_open_v2(uri, &s->db,
+			rc = wal_size(s->path) > 0 ? open_copy(s) :
+			     sqlite.sqlite3_open_v2(uri, &s->db,
 					     flags | SQLITE_OPEN_URI, NULL);
 			free(uri);
 		}
@@ -730,7 +868,13 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 	s->path = xstrdup(path);
 	s->busy_ms = STORE_BUSY_MS;
 	s->mode = mode;
-	ret = open_db(s, mode, e);
+	/* A writer's -wal and -shm may already be there (durability notes
+	 * above configure): SQLite would write through them, but a store in
+	 * a directory we cannot write stays read-only to us, as when SQLite
+	 * had to make them. */
+	ret = mode != STORE_READ ? readonly_reason(s, e) : 0;
+	if (!ret)
+		ret = open_db(s, mode, e);
 	if (!ret) {
 		int version;
 
@@ -762,11 +906,20 @@ void store_close(struct store *s)
 	if (!s)
 		return;
 	/* finalize returns the last step's error, handled when it happened;
-	 * with every statement finalized close cannot be busy. The last
-	 * connection's close checkpoints the WAL and removes it. */
+	 * with every statement finalized close cannot be busy. Closing does
+	 * not checkpoint: the -wal stays (durability notes above
+	 * configure). */
 	for (int i = 0; i < SQ_COUNT; i++)
 		(void)sqlite.sqlite3_finalize(s->stmts[i]);
+	/* The bound on the -wal (durability notes above configure); busy
+	 * or failing, it is tried again at a later close. */
+	if (s->db && s->mode != STORE_READ &&
+	    wal_size(s->path) > (off_t)STORE_WAL_PAGES * 4096) {
+		(void)sqlite.sqlite3_busy_timeout(s->db, 0);
+		(void)store_exec(s, "PRAGMA wal_checkpoint(TRUNCATE)");
+	}
 	(void)sqlite.sqlite3_close(s->db);
+	remove_copy(s);
 	free(s->path);
 	free(s);
 }

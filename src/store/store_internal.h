@@ -25,7 +25,8 @@
 	X(sqlite3_busy_timeout) X(sqlite3_clear_bindings)		\
 	X(sqlite3_close) X(sqlite3_column_double)			\
 	X(sqlite3_column_int64) X(sqlite3_column_text)			\
-	X(sqlite3_column_type) X(sqlite3_db_readonly)			\
+	X(sqlite3_column_type) X(sqlite3_db_config)		\
+	X(sqlite3_db_readonly)			\
 	X(sqlite3_errmsg) X(sqlite3_errstr) X(sqlite3_exec)		\
 	X(sqlite3_extended_result_codes) X(sqlite3_finalize)		\
 	X(sqlite3_get_autocommit) X(sqlite3_last_insert_rowid)		\
@@ -70,6 +71,7 @@ struct store {
 	char *path;
 	int busy_ms;
 	enum store_mode mode;
+	char *copy_dir;	/* a private copy being read (open_copy), or NULL */
 	sqlite3_stmt *stmts[SQ_COUNT];
 };
 

@@ -399,6 +399,9 @@ int gitdir_start_git(struct child *c, char *const *argv, const char *dir)
 	*c = (struct child){
 		.path = path, .argv = argv, .dir = dir,
 		.io = { CHILD_IO_NULL, CHILD_IO_PIPE, CHILD_IO_NULL },
+		/* a Ctrl-C is ours to handle: git, perhaps still asked
+		 * while the runs go on, must finish its answer */
+		.own_group = true,
 	};
 	r = child_start(c, &e);
 	c->path = NULL;		/* spawned: the path is used no more */

@@ -57,8 +57,9 @@ bool gitdir_ref_valid(const char *name);
 /*
  * Start git (found in PATH) with argv in dir (NULL: here) through
  * util/child.h: stdin and stderr /dev/null, stdout on a pipe whose read
- * end is c->fd[1] (the caller's to close, before child_wait). Returns 0,
- * or -1 when there is no git or it cannot be started.
+ * end is c->fd[1] (the caller's to close, before child_wait), in a
+ * process group of its own (the terminal's Ctrl-C is not for it). Returns
+ * 0, or -1 when there is no git or it cannot be started.
  */
 int gitdir_start_git(struct child *c, char *const *argv, const char *dir);
 

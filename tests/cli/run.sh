@@ -340,4 +340,44 @@ t "--markdown of a scan has the complexity fit" sh -c '
 	"$YS" run -q --runs 3 --warmup 0 -n "s {ms}" --param ms=10:40:10 --markdown "$T/fit.md" "$YSFIX sleep {ms}" &&
 	grep -q "^| Benchmark | Parameter | Metric | Best fit | b | a | R² |$" "$T/fit.md" &&
 	grep -Eq "^\| s \{ms\} \| ms \| wall\\\\_time \| O\(" "$T/fit.md"'
+# --- git status is asked while the runs go on, not after them ----------
+# A git of our own answers `status` by leaving a mark (and a changed file);
+# the measured command waits for the mark: were git asked only after the
+# runs, the command would give up (after 20 s) and fail.
+git_during_runs() {
+	mkdir -p "$T/gd/bin" && (cd "$T/gd" && git init -q -b main &&
+		git -c user.name=t -c user.email=t@t commit -q --allow-empty -m one) || return 1
+	real=$(command -v git)
+	printf '#!/bin/sh\ncase "$1" in status) : > "%s/gd/asked"; echo " M f";; *) exec "%s" "$@";; esac\n' \
+		"$T" "$real" > "$T/gd/bin/git" && chmod +x "$T/gd/bin/git" || return 1
+	(cd "$T/gd" && PATH="$T/gd/bin:$PATH" "$YS" run -q --runs 1 --warmup 0 --json "$T/gd.json" -- \
+		sh -c 'i=0; while [ ! -e asked ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; [ -e asked ]') &&
+	python3 -c "
+import json; g = json.load(open('$T/gd.json'))['git']
+assert g['dirty'] is True and len(g['commit']) == 40, g"
+}
+t "git status is asked while the runs go on, and its answer recorded" git_during_runs
+# A Ctrl-C (to the whole process group, as a terminal sends it) while git
+# is still answering: yardstick stops the runs, keeps what was measured,
+# and git, in a group of its own, still gives its answer.
+git_after_ctrl_c() {
+	rm -f "$T/gd/asked" "$T/gd/n"
+	real=$(command -v git)
+	printf '#!/bin/sh\ncase "$1" in status) : > "%s/gd/asked"; sleep 1; echo " M f";; *) exec "%s" "$@";; esac\n' \
+		"$T" "$real" > "$T/gd/bin/git" || return 1
+	(cd "$T/gd" && PATH="$T/gd/bin:$PATH" exec setsid "$YS" run -q --runs 3 --warmup 0 --json "$T/gi.json" -- \
+		sh -c 'n=$(cat n 2>/dev/null || echo 0); echo $((n + 1)) > n; [ "$n" -lt 1 ] || sleep 30') &
+	pid=$!
+	i=0
+	while { [ ! -e "$T/gd/asked" ] || [ "$(cat "$T/gd/n" 2>/dev/null)" != 2 ]; } && [ $i -lt 400 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	python3 -c "import os, signal, sys; os.killpg(int(sys.argv[1]), signal.SIGINT)" "$pid"
+	wait $pid
+	[ $? -eq 130 ] && python3 -c "
+import json; d = json.load(open('$T/gi.json')); g = d['git']
+assert g['dirty'] is True, g
+assert len(d['benchmarks'][0]['metrics']['wall_time']['values']) == 1, d"
+}
+t "a Ctrl-C while git answers: the runs stop, git's answer is recorded" git_after_ctrl_c
 finish

@@ -633,6 +633,66 @@ static void test_save_speed(void **state)
 	store_close(s);
 }
 
+/* The size of path's -wal file; -1 when there is none. */
+static off_t wal_size(const char *path)
+{
+	char *wal = xasprintf("%s-wal", path);
+	struct stat st;
+	off_t size = stat(wal, &st) == 0 ? st.st_size : -1;
+
+	free(wal);
+	return size;
+}
+
+/*
+ * The durability choice of store.c: closing does not checkpoint, so a
+ * saved result stays in the -wal (no fsync per save) and is read back
+ * from there by the next opener; the -wal stays bounded however many
+ * results go through it (a checkpoint once it passes 256 pages, and the
+ * file cut back), while the store itself grows.
+ */
+static void test_wal_kept(void **state)
+{
+	const char *path = tmp_path("kept.db");
+	struct store_entry *en;
+	struct metric *m;
+	struct result r;
+	struct store *s;
+	struct error e;
+	struct stat st;
+	off_t most = 0;
+	size_t n;
+
+	result_init(&r, "run");
+	result_set_num(&r, "bootstrap_resamples", 0);
+	m = benchmark_metric(result_add_benchmark(&r, "b", NULL),
+			     "wall_time", "s");
+	for (int k = 0; k < 4000; k++)
+		metric_push(m, k + 0.5);
+	for (int i = 0; i < 40; i++) {
+		s = open_new(path);
+		save(s, &r);
+		store_close(s);
+		if (i == 0)	/* not checkpointed, not removed */
+			assert_true(wal_size(path) > 0);
+		if (wal_size(path) > most)
+			most = wal_size(path);
+	}
+	result_free(&r);
+	s = open_new(path);
+	assert_int_equal(store_history(s, NULL, &en, &n, &e), 0);
+	assert_int_equal(n, 40);
+	store_entries_free(en, n);
+	store_close(s);
+	raw_exec(path, "PRAGMA wal_checkpoint(TRUNCATE)");
+	assert_int_equal(stat(path, &st), 0);
+	print_message("40 saves: store %lld bytes, largest -wal %lld bytes\n",
+		      (long long)st.st_size, (long long)most);
+	/* Unbounded, the -wal would have grown past 5 MiB. */
+	assert_true(st.st_size > 3 * 1024 * 1024);
+	assert_true(most < 3 * 1024 * 1024 / 2);
+}
+
 static void write_file(const char *path, const void *data, size_t n)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -702,6 +762,9 @@ static void make_store(const char *path, off_t *size)
 		save(s, &r);
 	result_free(&r);
 	store_close(s);
+	/* Everything into the file itself, to damage it there (a writer
+	 * leaves its results in the -wal). */
+	raw_exec(path, "PRAGMA wal_checkpoint(TRUNCATE)");
 	assert_int_equal(stat(path, &st), 0);
 	assert_true(st.st_size > 64 * 1024);
 	*size = st.st_size;
@@ -825,14 +888,15 @@ static void chown_nobody(const char *path)
 }
 
 /* A read-only file or directory refuses a save with the reason, and is
- * still read by the reading commands (opened read-only: no -wal, no -shm
- * to make in a read-only directory). */
+ * still read by the reading commands (opened read-only: no -shm to make
+ * in a read-only directory), the results in its -wal included. */
 static void test_readonly(void **state)
 {
 	const char *dir = tmp_path("ro"), *rw = tmp_path("rw");
 	const char *file_ro = tmp_path("rw/file-ro.db");
 	const char *in_ro = tmp_path("ro/s.db"), *new = tmp_path("ro/new.db");
 	const char *nested = tmp_path("ro/.yardstick/results.db");
+	const char *copies = tmp_path("copies");
 	char msg[1024];
 	struct result r;
 	struct store *s;
@@ -850,8 +914,18 @@ static void test_readonly(void **state)
 	result_free(&r);
 	chown_nobody(dir);
 	chown_nobody(rw);
-	chown_nobody(file_ro);
-	chown_nobody(in_ro);
+	/* The writer's -wal and -shm stay (store.c's durability notes);
+	 * SQLite run by root gives them the owner of the store. */
+	for (int i = 0; i < 3; i++) {
+		static const char *const side[] = { "", "-wal", "-shm" };
+		char *a = xasprintf("%s%s", file_ro, side[i]);
+		char *b = xasprintf("%s%s", in_ro, side[i]);
+
+		chown_nobody(a);
+		chown_nobody(b);
+		free(a);
+		free(b);
+	}
 
 	/* Control: a writable store in a writable directory is fine. */
 	assert_int_equal(open_as_nobody(file_ro, STORE_WRITE, msg,
@@ -869,7 +943,18 @@ static void test_readonly(void **state)
 	/* Both read-only. */
 	assert_int_equal(chmod(in_ro, 0444), 0);
 	assert_nobody_reads(in_ro, "n=1");
+	/* A -wal without its -shm (removed, or not copied along) where no
+	 * -shm can be made: the result is in the -wal only, and is read from
+	 * a private copy of both (the file alone has no table yet), which
+	 * is removed after; nothing is made beside the store. */
+	assert_int_equal(unlink(tmp_path("ro/s.db-shm")), 0);
+	assert_int_equal(mkdir(copies, 0700), 0);
+	chown_nobody(copies);
+	assert_int_equal(setenv("TMPDIR", copies, 1), 0);
+	assert_nobody_reads(in_ro, "n=1");
+	assert_int_equal(unsetenv("TMPDIR"), 0);
 	assert_int_equal(stat(tmp_path("ro/s.db-shm"), &st), -1);
+	assert_int_equal(rmdir(copies), 0);	/* empty: the copy is gone */
 	assert_nobody_fails(new, STORE_CREATE, STORE_ERR_READONLY,
 			    "is read-only");
 	assert_nobody_fails(nested, STORE_CREATE, STORE_ERR_READONLY,
@@ -911,6 +996,7 @@ static void test_unsafe(void **state)
 	assert_open_fails(mine, STORE_READ, STORE_ERR_UNSAFE, "nobody");
 
 	store_close(open_new(wal));
+	(void)unlink(wal_file);	/* the writer's own, replaced */
 	fd = open(wal_file, O_WRONLY | O_CREAT | O_EXCL, 0666);
 	assert_true(fd >= 0);
 	close(fd);
@@ -1122,6 +1208,7 @@ int main(void)
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_concurrent_writers),
 		cmocka_unit_test(test_save_speed),
+		cmocka_unit_test(test_wal_kept),
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_readonly),
