@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "profile/rawstacks.h"
 #include "profile/sampler.h"
 #include "profile/symbolize.h"
 #include "util/strutil.h"
@@ -672,6 +673,66 @@ static void test_lookup_speed(void **state)
 	symtab_free(s);
 }
 
+/* stackframes_ids, which interns each address's frames once, gives the
+ * frame ids, the counts of frames and of unknown frames of a lookup of
+ * every address, also when max cuts a stack inside an inline chain. */
+static void test_stackframes(void **state)
+{
+	static const struct sample_type types[] = { { "samples", "count" } };
+	struct symtab *s = symtab_new(true);
+	uint32_t pid = (uint32_t)getpid();
+	struct profile want, got;
+	struct frame fr[32];
+	struct stackframes *c;
+	uint64_t ips[6];
+	uint32_t ids[64], wids[64];
+	unsigned x = 7;
+
+	(void)state;
+	feed_self(s, pid);
+	profile_init(&want, types, 1);
+	profile_init(&got, types, 1);
+	c = stackframes_new(s, &got, 32);
+	for (int k = 0; k < 400; k++) {
+		size_t n = 1 + k % 6, max = 1 + k % 9, depth = 0, gd;
+		bool all_return = k % 3 == 0;
+
+		for (size_t i = 0; i < n; i++) {
+			x = x * 1103515245 + 12345;
+			/* this program, libc, unmapped memory */
+			ips[i] = (x >> 9) % 3 == 0 ? 0x10 + (x >> 20) % 4
+				 : (x >> 9) % 3 == 1
+				 ? (uint64_t)(uintptr_t)&test_stackframes +
+					   (x >> 20) % 64
+				 : (uint64_t)(uintptr_t)&malloc + (x >> 20) % 64;
+		}
+		for (size_t i = 0; i < n && depth < max; i++) {
+			size_t m = symtab_lookup(s, pid, ips[i],
+						 all_return || i > 0, fr, 32);
+
+			for (size_t j = 0; j < m && depth < max; j++) {
+				wids[depth++] = profile_frame(&want, &fr[j]);
+				want.total_frames += 3;
+				if (!strcmp(fr[j].function, "[unknown]"))
+					want.unknown_frames += 3;
+			}
+		}
+		gd = stackframes_ids(c, pid, ips, n, all_return, 3, ids, max);
+		assert_int_equal(gd, depth ? depth : 1);
+		for (size_t d = 0; d < depth; d++)
+			assert_string_equal(got.frames[ids[d]].function,
+					    want.frames[wids[d]].function);
+	}
+	assert_int_equal(got.total_frames, want.total_frames);
+	assert_int_equal(got.unknown_frames, want.unknown_frames);
+	assert_true(got.unknown_frames > 0);
+	assert_int_equal(got.nframes, want.nframes);
+	stackframes_free(c);
+	profile_free(&want);
+	profile_free(&got);
+	symtab_free(s);
+}
+
 int main(void)
 {
 	uint64_t main_frame = (uint64_t)(uintptr_t)__builtin_frame_address(0);
@@ -688,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_vdso),
 		cmocka_unit_test_prestate(test_unwind_self, &main_frame),
 		cmocka_unit_test(test_lookup_speed),
+		cmocka_unit_test(test_stackframes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
