@@ -19,6 +19,7 @@
 #include "measure/machine.h"
 #include "measure/spawn.h"
 #include "profile/symbolize.h"
+#include "profile/symcache.h"
 #include "util/json_emit.h"
 #include "util/outputs.h"
 #include "util/strutil.h"
@@ -265,8 +266,12 @@ static int mem(struct mem_args *a)
 	t1 = monoclock_s();
 	/* the sites are symbolized for the report and the -o outputs only:
 	 * most of the cost of a short run (libc's debug information) */
-	if (!a->quiet || a->out.n)
-		heap_profile(&m.trace, &m.rep, a->out.lines, &m.prof);
+	if (!a->quiet || a->out.n) {
+		char *cache = symcache_dir();
+
+		heap_profile(&m.trace, &m.rep, a->out.lines, cache, &m.prof);
+		free(cache);
+	}
 	/* where the time went, for bench/mem_overhead.sh's readers */
 	if (getenv("YARDSTICK_MEM_TIMING"))
 		fprintf(stderr, "yardstick mem: run %.3f s, replay %.3f s, "

@@ -22,6 +22,7 @@
 #include "profile/rawstacks.h"
 #include "profile/sampler.h"
 #include "profile/symbolize.h"
+#include "profile/symcache.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -320,7 +321,7 @@ static int record(struct record_args *a, struct output_set *outs)
 	struct sampler_stats st = { 0 };
 	struct sigaction ign, old_int, old_quit;
 	struct error e;
-	char *path = NULL;
+	char *path = NULL, *cache;
 	enum sampler_result r;
 	int ret;
 
@@ -354,6 +355,9 @@ static int record(struct record_args *a, struct output_set *outs)
 	p.command = argv_join(a->argv);
 	c.prof = &p;
 	c.sym = symtab_new(a->out.lines);
+	cache = symcache_dir();
+	symtab_use_cache(c.sym, cache);
+	free(cache);
 	c.raw = rawstacks_new();
 	/* Ctrl-C is for the program (it resets SIGINT before its exec):
 	 * yardstick stays to drain the buffers and write the profile. */

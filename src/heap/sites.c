@@ -72,13 +72,14 @@ static void add_site(struct profile *p, struct stackframes *c,
 }
 
 void heap_profile(const struct heap_trace *t, const struct heap_report *r,
-		  bool lines, struct profile *p)
+		  bool lines, const char *cache_dir, struct profile *p)
 {
 	struct symtab *sym = symtab_new(lines);
 	size_t max = HEAP_MAX_DEPTH * MAX_INLINE;
 	uint32_t *ids = xmalloc(max * sizeof(*ids));
 	struct stackframes *c;
 
+	symtab_use_cache(sym, cache_dir);
 	profile_init(p, heap_types, HEAP_NTYPES);
 	/* each program image's mappings under its own number as its pid */
 	for (size_t i = 0; i < t->nmaps; i++)
