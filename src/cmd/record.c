@@ -40,7 +40,9 @@ static const char record_description[] =
 static const char record_epilog[] =
 "The program's standard input, output and error are its own (with -o -\n"
 "its output goes to stderr, so that stdout holds the profile alone); the\n"
-"report goes to stderr. Exit\n"
+"report goes to stderr. Resolved symbols are kept per binary in\n"
+"$XDG_CACHE_HOME/yardstick (~/.cache/yardstick), so that a later run\n"
+"need not read the same debug information again. Exit\n"
 "status: 0 when the program exited with 0; 1 when it failed or crashed\n"
 "(the profile up to then is still reported and written), or ran too\n"
 "briefly for a single sample (nothing is written); 2 bad usage, a\n"
