@@ -246,7 +246,12 @@ void module_save_cache(struct symtab *s, struct module *md)
 	const char *mainfile = NULL, *debugfile = NULL;
 	char *debug = NULL;
 
-	if (!md->dirty || md->probe <= 0 || md->state <= 0)
+	struct symcache_ident now;
+
+	/* nor if the file changed since it was probed */
+	if (!md->dirty || md->probe <= 0 || md->state <= 0 ||
+	    symcache_ident(md->path, &now) ||
+	    memcmp(&now, &md->key.file, sizeof(now)))
 		return;
 	dw.dwfl_module_info(md->mod, NULL, NULL, NULL, NULL, NULL, &mainfile,
 			    &debugfile);

@@ -673,6 +673,84 @@ static void test_lookup_speed(void **state)
 	symtab_free(s);
 }
 
+/* The frames of addr as one line of text, for comparing. */
+static void frames_text(struct symtab *s, uint32_t pid, uint64_t addr,
+			bool is_return, char *out, size_t size)
+{
+	struct frame fr[32];
+	size_t n = symtab_lookup(s, pid, addr, is_return, fr, 32), at = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n && at < size; i++)
+		at += (size_t)snprintf(out + at, size - at, "%s|%s|%d|%s|%d;",
+				       fr[i].function,
+				       fr[i].file ? fr[i].file : "-",
+				       fr[i].line, fr[i].module, fr[i].inlined);
+}
+
+/* With the disk cache: the same frames from a cold cache (libdw), a warm
+ * one (the cache file alone) and none, for a PIE and a non-PIE fixture
+ * (their biases found without libdw when the cache is warm), inlined
+ * frames, lines or not, and libc. */
+static void test_disk_cache(void **state)
+{
+	const char *fixtures[] = { "symfix", "symfix_nopie" };
+	char dir[] = "/tmp/ys-symcache-XXXXXX", want[6][2048], got[2048];
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	uint64_t lib[3] = {
+		(uint64_t)(uintptr_t)dlsym(libc, "malloc") + 3,
+		(uint64_t)(uintptr_t)dlsym(libc, "qsort") + 9,
+		(uint64_t)(uintptr_t)dlsym(libc, "__libc_start_main") + 1,
+	};
+	uint32_t pid = (uint32_t)getpid();
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (int lines = 0; lines < 2; lines++)
+	for (size_t i = 0; i < 2; i++)
+	for (int pass = 0; pass < 3; pass++) {
+		/* pass 0: no cache; 1: cold (written); 2: warm (read) */
+		struct symtab *s = symtab_new(lines);
+		struct facts f;
+		uint64_t addrs[3];
+
+		if (pass)
+			symtab_use_cache(s, dir);
+		run_fixture(fixtures[i], s, FIX_PID, &f);
+		feed_self(s, pid);
+		addrs[0] = f.known;
+		addrs[1] = f.inline_pc;
+		addrs[2] = f.method;
+		for (size_t k = 0; k < 6; k++) {
+			uint32_t p = k < 3 ? FIX_PID : pid;
+			uint64_t a = k < 3 ? addrs[k] : lib[k - 3];
+			char *dst = pass ? got : want[k];
+
+			if (!a)
+				continue;
+			frames_text(s, p, a, k == 5, dst, sizeof(got));
+			if (pass)
+				assert_string_equal(got, want[k]);
+		}
+		symtab_free(s);
+		/* the files are there after the cold pass */
+		if (pass == 1) {
+			char cmd[200];
+
+			snprintf(cmd, sizeof(cmd), "ls %s/*-%c.sym >/dev/null",
+				 dir, lines ? 'l' : 'f');
+			assert_int_equal(system(cmd), 0);
+		}
+	}
+	{
+		char cmd[200];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		assert_int_equal(system(cmd), 0);
+	}
+	dlclose(libc);
+}
+
 /* stackframes_ids, which interns each address's frames once, gives the
  * frame ids, the counts of frames and of unknown frames of a lookup of
  * every address, also when max cuts a stack inside an inline chain. */
@@ -750,6 +828,7 @@ int main(void)
 		cmocka_unit_test_prestate(test_unwind_self, &main_frame),
 		cmocka_unit_test(test_lookup_speed),
 		cmocka_unit_test(test_stackframes),
+		cmocka_unit_test(test_disk_cache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
