@@ -21,13 +21,15 @@ struct entry {
 	uint64_t hash;
 	uint32_t pid;
 	uint32_t n;
-	uint64_t *ips;
+	size_t at;		/* its chain: pool[at, at + n) */
 	uint64_t samples, period;
 };
 
 struct rawstacks {
 	struct entry *v;
 	size_t n, cap;
+	uint64_t *pool;		/* every entry's chain, one after another */
+	size_t npool, cappool;
 	struct hashidx index;	/* entry + 1 by hash */
 };
 
@@ -52,8 +54,7 @@ void rawstacks_free(struct rawstacks *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->n; i++)
-		free(r->v[i].ips);
+	free(r->pool);
 	free(r->v);
 	hashidx_free(&r->index);
 	free(r);
@@ -73,15 +74,18 @@ void rawstacks_add(struct rawstacks *r, uint32_t pid, const uint64_t *ips,
 	     v = hashidx_next(&r->index, h, &pos)) {
 		e = &r->v[v - 1];
 		if (e->pid == pid && e->n == n &&
-		    !memcmp(e->ips, ips, n * sizeof(*ips)))
+		    !memcmp(r->pool + e->at, ips, n * sizeof(*ips)))
 			break;
 	}
 	if (!v) {
 		r->v = xgrow(r->v, &r->cap, r->n + 1, sizeof(*r->v));
 		e = &r->v[r->n++];
-		*e = (struct entry){ .hash = h, .pid = pid, .n = (uint32_t)n };
-		e->ips = xmalloc((n ? n : 1) * sizeof(*ips));
-		memcpy(e->ips, ips, n * sizeof(*ips));
+		*e = (struct entry){ .hash = h, .pid = pid, .n = (uint32_t)n,
+				     .at = r->npool };
+		r->pool = xgrow(r->pool, &r->cappool, r->npool + n,
+				sizeof(*r->pool));
+		memcpy(r->pool + r->npool, ips, n * sizeof(*ips));
+		r->npool += n;
 		hashidx_add(&r->index, h, r->n);
 	}
 	e->samples++;
@@ -196,12 +200,14 @@ size_t stackframes_ids(struct stackframes *c, uint32_t pid,
 
 /* --- flushing --- */
 
-static void flush_one(struct entry *e, struct stackframes *c,
-		      struct profile *p, uint32_t *ids, size_t max_ids)
+static void flush_one(const struct rawstacks *r, const struct entry *e,
+		      struct stackframes *c, struct profile *p, uint32_t *ids,
+		      size_t max_ids)
 {
 	int64_t values[2] = { (int64_t)e->samples, (int64_t)e->period };
-	size_t depth = stackframes_ids(c, e->pid, e->ips, e->n, false,
-				       (int64_t)e->samples, ids, max_ids);
+	size_t depth = stackframes_ids(c, e->pid, r->pool + e->at, e->n,
+				       false, (int64_t)e->samples, ids,
+				       max_ids);
 
 	profile_add(p, ids, depth, values);
 }
@@ -212,20 +218,29 @@ void rawstacks_flush(struct rawstacks *r, uint32_t pid, int all,
 	size_t max_ids = MAX_DEPTH * 4;
 	uint32_t *ids = xmalloc(max_ids * sizeof(*ids));
 	struct stackframes *c = stackframes_new(s, p, MAX_INLINE);
-	size_t kept = 0;
+	size_t kept = 0, npool = 0;
 
 	for (size_t i = 0; i < r->n; i++) {
-		struct entry *e = &r->v[i];
+		const struct entry *e = &r->v[i];
 
-		if (!all && e->pid != pid) {
-			r->v[kept++] = *e;
-			continue;
-		}
-		flush_one(e, c, p, ids, max_ids);
-		free(e->ips);
+		if (all || e->pid == pid)
+			flush_one(r, e, c, p, ids, max_ids);
 	}
 	stackframes_free(c);
 	free(ids);
+	/* Keep the others, their chains moved down the pool in order. */
+	for (size_t i = 0; i < r->n; i++) {
+		struct entry e = r->v[i];
+
+		if (all || e.pid == pid)
+			continue;
+		memmove(r->pool + npool, r->pool + e.at,
+			e.n * sizeof(*r->pool));
+		e.at = npool;
+		npool += e.n;
+		r->v[kept++] = e;
+	}
+	r->npool = npool;
 	if (kept < r->n) {
 		/* Index the survivors again (no removal in a hashidx). */
 		hashidx_free(&r->index);

@@ -673,6 +673,92 @@ static void test_lookup_speed(void **state)
 	symtab_free(s);
 }
 
+/* The folded text of p's samples. */
+static char *folded_of(const struct profile *p)
+{
+	char path[] = "/tmp/ys-folded-XXXXXX", *text;
+	struct error e;
+	int fd = mkstemp(path);
+	FILE *fp;
+	long n;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(profile_write_folded(p, 0, path, &e), 0);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	text = calloc(1, (size_t)n + 1);
+	assert_int_equal(fread(text, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	unlink(path);
+	return text;
+}
+
+/* rawstacks: a flush of one pid keeps the others' chains (moved in the
+ * pool) for a later flush, and a chain added again after it is the same
+ * entry; what comes out is what symbolizing each sample gives. */
+static void test_rawstacks_flush(void **state)
+{
+	static const struct sample_type types[] = {
+		{ "samples", "count" }, { "cpu", "nanoseconds" } };
+	struct symtab *s = symtab_new(false);
+	struct rawstacks *r = rawstacks_new();
+	uint32_t pid = (uint32_t)getpid(), other = pid + 7, ids[64];
+	uint64_t base = (uint64_t)(uintptr_t)&test_rawstacks_flush;
+	uint64_t lc = (uint64_t)(uintptr_t)&qsort;
+	struct profile got[2], want[2];
+	struct stackframes *c[2];
+	unsigned x = 3;
+	char *g, *w;
+
+	(void)state;
+	feed_self(s, pid);
+	feed_self(s, other);
+	for (int i = 0; i < 2; i++) {
+		profile_init(&got[i], types, 2);
+		profile_init(&want[i], types, 2);
+		c[i] = stackframes_new(s, &want[i], 32);
+	}
+	for (int round = 0; round < 2; round++) {
+		for (int k = 0; k < 300; k++) {
+			uint64_t ips[5];
+			size_t n = 1 + (size_t)k % 5, depth;
+			uint32_t who = k % 3 ? other : pid;
+			int64_t v[2] = { 1, 10 };
+
+			x = x * 1103515245 + 12345;
+			for (size_t i = 0; i < n; i++)
+				ips[i] = ((x >> (i * 3)) & 1 ? base : lc) +
+					 ((x >> (i * 5 + 8)) % 7);
+			/* the first round's pid goes in the first flush,
+			 * everything else in the second */
+			rawstacks_add(r, who, ips, n, 10);
+			depth = stackframes_ids(c[round || who != pid], who,
+						ips, n, false, 1, ids, 64);
+			profile_add(&want[round || who != pid], ids, depth, v);
+		}
+		if (round == 0)
+			rawstacks_flush(r, pid, 0, s, &got[0]);
+	}
+	rawstacks_flush(r, 0, 1, s, &got[1]);
+	for (int i = 0; i < 2; i++) {
+		g = folded_of(&got[i]);
+		w = folded_of(&want[i]);
+		assert_true(strlen(w) > 100);
+		assert_string_equal(g, w);
+		free(g);
+		free(w);
+		stackframes_free(c[i]);
+		profile_free(&got[i]);
+		profile_free(&want[i]);
+	}
+	rawstacks_free(r);
+	symtab_free(s);
+}
+
 /* The frames of addr as one line of text, for comparing. */
 static void frames_text(struct symtab *s, uint32_t pid, uint64_t addr,
 			bool is_return, char *out, size_t size)
@@ -829,6 +915,7 @@ int main(void)
 		cmocka_unit_test(test_lookup_speed),
 		cmocka_unit_test(test_stackframes),
 		cmocka_unit_test(test_disk_cache),
+		cmocka_unit_test(test_rawstacks_flush),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
