@@ -751,6 +751,22 @@ symcache_corrupt() {
 }
 t "the disk cache: a truncated or corrupt cache file is ignored and replaced" symcache_corrupt
 
+symcache_concurrent() {
+	c=$T/symp && rm -rf "$c" &&
+	for i in 1 2 3 4; do
+		XDG_CACHE_HOME=$c mem -o "$T/p$i.folded" -- "$HEAPFIX" leak 10 1000 &
+	done
+	wait &&
+	for i in 2 3 4; do cmp "$T/p1.folded" "$T/p$i.folded" || return 1; done &&
+	# one complete file each, no temporary left
+	[ -z "$(ls -A "$c/yardstick" | grep -v '\.sym$')" ] &&
+	# planted names show: every file is whole and valid
+	symc_edit "$c/yardstick" leak_blocks leak_blockZ &&
+	XDG_CACHE_HOME=$c mem -o "$T/p5.folded" -- "$HEAPFIX" leak 10 1000 &&
+	has "$T/p5.folded" "leak_blockZ"
+}
+t "the disk cache: four runs writing it at once leave whole files" symcache_concurrent
+
 symcache_rebuilt() {
 	c=$T/symr && rm -rf "$c" &&
 	for f in alpha gamma; do
