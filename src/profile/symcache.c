@@ -347,7 +347,7 @@ static void find_build_id(const unsigned char *p, size_t n, size_t align,
 int symcache_probe(const char *path, struct elf_info *info,
 		   struct symcache_key *key)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph[64];
 	struct stat st;
@@ -537,7 +537,7 @@ int symcache_load(const char *dir, const struct symcache_key *key,
 	memset(out, 0, sizeof(*out));
 	if (dfd < 0)
 		goto out;
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    !owner_trusted(&st) || (size_t)st.st_size > MAX_FILE)
 		goto out;
