@@ -194,7 +194,10 @@ int module_probe(struct symtab *s, struct module *md)
 	for (size_t i = 0; i < c.nentries; i++) {
 		const struct symcache_entry *en = &c.entries[i];
 		struct frame fr[SYMCACHE_MAX_INLINE];
+		size_t pos;
 
+		if (hashidx_first(&md->cache, hash_u64(en->addr), &pos))
+			continue;	/* resolved already */
 		for (uint32_t j = 0; j < en->n; j++) {
 			const struct symcache_frame *f = &c.frames[en->first + j];
 
