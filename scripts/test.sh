@@ -26,12 +26,7 @@ run_suite() {
 
 run_suite "$normal" || status=1
 echo "== again under AddressSanitizer + UndefinedBehaviorSanitizer"
-# intercept_tls_get_addr=0: up to GCC 13, the runtime's __tls_get_addr
-# interceptor takes some dynamic TLS blocks (of the libraries yardstick
-# dlopens: libstdc++, libdw) for glibc 2.19 ones and LeakSanitizer's tracer
-# then dies at exit ("Tracer caught signal 11"), about one run in six of
-# `mem` on a C++ program. Static TLS and heap blocks are still scanned.
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_tls_get_addr=0 \
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	run_suite "$san" -Db_sanitize=address,undefined -Db_lundef=false \
 		-Dbuildtype=debug || status=1

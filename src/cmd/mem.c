@@ -19,6 +19,7 @@
 #include "measure/machine.h"
 #include "measure/spawn.h"
 #include "profile/symbolize.h"
+#include "profile/symcache.h"
 #include "util/json_emit.h"
 #include "util/outputs.h"
 #include "util/strutil.h"
@@ -63,7 +64,9 @@ static const char mem_epilog[] =
 "\n"
 "Environment: YARDSTICK_HEAP_AGENT, the agent's path (default: beside\n"
 "yardstick, or in its install's libdir/yardstick); YARDSTICK_MEM_TIMING=1,\n"
-"where yardstick's own time went (the run, the replay, symbolizing).\n"
+"where yardstick's own time went (the run, the replay, symbolizing);\n"
+"XDG_CACHE_HOME, where resolved symbols are kept per binary\n"
+"($XDG_CACHE_HOME/yardstick, default ~/.cache/yardstick).\n"
 "\n"
 "Exit status: 0 the program exited with 0; 1 it failed or crashed (the\n"
 "report is still written); 2 bad usage, a program that cannot be found,\n"
@@ -265,8 +268,12 @@ static int mem(struct mem_args *a)
 	t1 = monoclock_s();
 	/* the sites are symbolized for the report and the -o outputs only:
 	 * most of the cost of a short run (libc's debug information) */
-	if (!a->quiet || a->out.n)
-		heap_profile(&m.trace, &m.rep, a->out.lines, &m.prof);
+	if (!a->quiet || a->out.n) {
+		char *cache = symcache_dir();
+
+		heap_profile(&m.trace, &m.rep, a->out.lines, cache, &m.prof);
+		free(cache);
+	}
 	/* where the time went, for bench/mem_overhead.sh's readers */
 	if (getenv("YARDSTICK_MEM_TIMING"))
 		fprintf(stderr, "yardstick mem: run %.3f s, replay %.3f s, "

@@ -22,6 +22,7 @@
 #include "profile/rawstacks.h"
 #include "profile/sampler.h"
 #include "profile/symbolize.h"
+#include "profile/symcache.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -39,7 +40,9 @@ static const char record_description[] =
 static const char record_epilog[] =
 "The program's standard input, output and error are its own (with -o -\n"
 "its output goes to stderr, so that stdout holds the profile alone); the\n"
-"report goes to stderr. Exit\n"
+"report goes to stderr. Resolved symbols are kept per binary in\n"
+"$XDG_CACHE_HOME/yardstick (~/.cache/yardstick), so that a later run\n"
+"need not read the same debug information again. Exit\n"
 "status: 0 when the program exited with 0; 1 when it failed or crashed\n"
 "(the profile up to then is still reported and written), or ran too\n"
 "briefly for a single sample (nothing is written); 2 bad usage, a\n"
@@ -320,7 +323,7 @@ static int record(struct record_args *a, struct output_set *outs)
 	struct sampler_stats st = { 0 };
 	struct sigaction ign, old_int, old_quit;
 	struct error e;
-	char *path = NULL;
+	char *path = NULL, *cache;
 	enum sampler_result r;
 	int ret;
 
@@ -354,6 +357,9 @@ static int record(struct record_args *a, struct output_set *outs)
 	p.command = argv_join(a->argv);
 	c.prof = &p;
 	c.sym = symtab_new(a->out.lines);
+	cache = symcache_dir();
+	symtab_use_cache(c.sym, cache);
+	free(cache);
 	c.raw = rawstacks_new();
 	/* Ctrl-C is for the program (it resets SIGINT before its exec):
 	 * yardstick stays to drain the buffers and write the profile. */

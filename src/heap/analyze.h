@@ -86,9 +86,10 @@ enum heap_type {
  * The sites of r as a profile (types as above; "inuse" is at the end of
  * the program, that is leaked), symbolized with the program's maps from
  * t; with lines, frames carry file:line. Sites whose stacks symbolize the
- * same are one stack of the profile.
+ * same are one stack of the profile. cache_dir: the symbolizer's disk
+ * cache (profile/symcache.h), NULL for none.
  */
 void heap_profile(const struct heap_trace *t, const struct heap_report *r,
-		  bool lines, struct profile *p);
+		  bool lines, const char *cache_dir, struct profile *p);
 
 #endif

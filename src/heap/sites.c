@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "heap/analyze.h"
-#include "profile/symbolize.h"
+#include "profile/rawstacks.h"
 #include "util/strutil.h"
 
 #define MAX_INLINE 16
@@ -55,12 +55,11 @@ static int64_t round_value(double v)
 	return (int64_t)(v + 0.5);
 }
 
-static void add_site(struct profile *p, struct symtab *sym,
+static void add_site(struct profile *p, struct stackframes *c,
 		     const struct heap_site *s, uint32_t *ids, size_t max)
 {
-	struct frame fr[MAX_INLINE];
 	int64_t v[HEAP_NTYPES];
-	size_t depth = 0;
+	size_t depth;
 
 	v[HEAP_T_ALLOC_OBJECTS] = round_value(s->allocations);
 	v[HEAP_T_ALLOC_SPACE] = round_value(s->bytes);
@@ -68,39 +67,27 @@ static void add_site(struct profile *p, struct symtab *sym,
 	v[HEAP_T_INUSE_SPACE] = round_value(s->leaked_bytes);
 	v[HEAP_T_TEMPORARY] = round_value(s->temporary);
 	v[HEAP_T_PEAK_SPACE] = round_value(s->peak_bytes);
-	for (uint32_t i = 0; i < s->depth; i++) {
-		size_t k = symtab_lookup(sym, s->gen, s->ips[i], true, fr,
-					 MAX_INLINE);
-
-		for (size_t j = 0; j < k && depth < max; j++) {
-			ids[depth++] = profile_frame(p, &fr[j]);
-			p->total_frames++;
-			if (!strcmp(fr[j].function, "[unknown]"))
-				p->unknown_frames++;
-		}
-	}
-	if (depth == 0) {
-		struct frame none = { .function = "[unknown]",
-				      .module = "[unknown]" };
-
-		ids[depth++] = profile_frame(p, &none);
-	}
+	depth = stackframes_ids(c, s->gen, s->ips, s->depth, true, 1, ids, max);
 	profile_add(p, ids, depth, v);
 }
 
 void heap_profile(const struct heap_trace *t, const struct heap_report *r,
-		  bool lines, struct profile *p)
+		  bool lines, const char *cache_dir, struct profile *p)
 {
 	struct symtab *sym = symtab_new(lines);
 	size_t max = HEAP_MAX_DEPTH * MAX_INLINE;
 	uint32_t *ids = xmalloc(max * sizeof(*ids));
+	struct stackframes *c;
 
+	symtab_use_cache(sym, cache_dir);
 	profile_init(p, heap_types, HEAP_NTYPES);
 	/* each program image's mappings under its own number as its pid */
 	for (size_t i = 0; i < t->nmaps; i++)
 		load_maps(sym, t->maps_gen[i], t->maps[i]);
+	c = stackframes_new(sym, p, MAX_INLINE);
 	for (size_t i = 0; i < r->nsites; i++)
-		add_site(p, sym, &r->sites[i], ids, max);
+		add_site(p, c, &r->sites[i], ids, max);
+	stackframes_free(c);
 	p->duration_ns = (int64_t)(t->duration * 1e9);
 	free(ids);
 	symtab_free(sym);

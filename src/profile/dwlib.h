@@ -29,7 +29,7 @@
 	X(dwarf_siblingof) X(dwarf_tag)					\
 	X(dwfl_attach_state) X(dwfl_begin) X(dwfl_build_id_find_elf)	\
 	X(dwfl_end) X(dwfl_frame_pc) X(dwfl_getthread_frames)		\
-	X(dwfl_module_addrdie) X(dwfl_module_getelf)			\
+	X(dwfl_module_addrdie) X(dwfl_module_getelf) X(dwfl_module_info)\
 	X(dwfl_module_getsym_info) X(dwfl_module_getsymtab)		\
 	X(dwfl_module_nextcu) X(dwfl_offline_section_address)		\
 	X(dwfl_report_begin) X(dwfl_report_elf) X(dwfl_report_end)	\

@@ -152,6 +152,145 @@ out_close:
 	return -1;
 }
 
+/* --- the disk cache (symtab_internal.h, note 5) --- */
+
+/* Add the frames fr[0..n) of file address rel to md's cache. */
+static struct cached module_add(struct module *md, uint64_t rel,
+				const struct frame *fr, size_t n)
+{
+	md->frames = xgrow(md->frames, &md->capframes, md->nframes + n,
+			   sizeof(*md->frames));
+	memcpy(md->frames + md->nframes, fr, n * sizeof(*fr));
+	hashidx_add(&md->cache, hash_u64(rel), (uint64_t)md->nframes << 32 | n);
+	md->ents = xgrow(md->ents, &md->capents, md->nents + 1,
+			 sizeof(*md->ents));
+	md->ents[md->nents++] = (struct symcache_entry){
+		rel, (uint32_t)md->nframes, (uint32_t)n };
+	md->nframes += n;
+	return (struct cached){ (uint32_t)(md->nframes - n), (uint32_t)n };
+}
+
+/* Probe md's file and load its cache file, once. Returns 0 when md's
+ * load segments are known (md->info), -1 when there is no cache or the
+ * file cannot be probed. */
+int module_probe(struct symtab *s, struct module *md)
+{
+	struct symcache c;
+	char **names;
+
+	if (md->probe)
+		return md->probe > 0 ? 0 : -1;
+	md->probe = -1;
+	if (!s->cache_dir || s->no_dw || !strcmp(md->path, "[vdso]") ||
+	    symcache_probe(md->path, &md->info, &md->key))
+		return -1;
+	md->probe = 1;
+	md->key.flags = s->lines ? SYMCACHE_LINES : 0;
+	if (symcache_load(s->cache_dir, &md->key, md->path, &c))
+		return 0;
+	names = xcalloc(c.nstrings + 1, sizeof(*names));
+	for (size_t i = 0; i < c.nstrings; i++)
+		names[i] = st_intern(s, c.strings[i]);
+	for (size_t i = 0; i < c.nentries; i++) {
+		const struct symcache_entry *en = &c.entries[i];
+		struct frame fr[SYMCACHE_MAX_INLINE];
+		size_t pos;
+
+		if (hashidx_first(&md->cache, hash_u64(en->addr), &pos))
+			continue;	/* resolved already */
+		for (uint32_t j = 0; j < en->n; j++) {
+			const struct symcache_frame *f = &c.frames[en->first + j];
+
+			fr[j] = (struct frame){
+				.function = names[f->function],
+				.file = f->file == SYMCACHE_NONE
+					? NULL : names[f->file],
+				.line = f->line, .module = md->name,
+				.inlined = f->inlined,
+			};
+		}
+		module_add(md, en->addr, fr, en->n);
+	}
+	free(names);
+	symcache_free(&c);
+	return 0;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+	return st_start_cmp(a, b);
+}
+
+/* A string's index in the cache being built, adding it if new. */
+static uint32_t cache_string(struct symcache *c, struct hashidx *ix,
+			     size_t *cap, char *str)
+{
+	uint64_t h = hash_u64((uintptr_t)str), v;
+	size_t pos;
+
+	if (!str)
+		return SYMCACHE_NONE;
+	for (v = hashidx_first(ix, h, &pos); v; v = hashidx_next(ix, h, &pos))
+		if (c->strings[v - 1] == str)
+			return (uint32_t)(v - 1);
+	c->strings = xgrow(c->strings, cap, c->nstrings + 1,
+			   sizeof(*c->strings));
+	c->strings[c->nstrings++] = str;
+	hashidx_add(ix, h, c->nstrings);
+	return (uint32_t)(c->nstrings - 1);
+}
+
+/* Write md's cache file if it resolved new addresses with its DWARF. */
+void module_save_cache(struct symtab *s, struct module *md)
+{
+	struct symcache c = { .key = md->key };
+	struct hashidx ix = { 0 };
+	size_t capstr = 0;
+	const char *mainfile = NULL, *debugfile = NULL;
+	char *debug = NULL;
+
+	struct symcache_ident now;
+
+	/* nor if the file changed since it was probed */
+	if (!md->dirty || md->probe <= 0 || md->state <= 0 ||
+	    symcache_ident(md->path, &now) ||
+	    memcmp(&now, &md->key.file, sizeof(now)))
+		return;
+	dw.dwfl_module_info(md->mod, NULL, NULL, NULL, NULL, NULL, &mainfile,
+			    &debugfile);
+	if (debugfile && (!mainfile || strcmp(debugfile, mainfile))) {
+		if (symcache_ident(debugfile, &c.key.debug))
+			return;
+		debug = xstrdup(debugfile);
+		c.debug_path = debug;
+		cache_string(&c, &ix, &capstr, debug);
+	}
+	qsort(md->ents, md->nents, sizeof(*md->ents), ent_cmp);
+	c.entries = md->ents;
+	c.nentries = md->nents;
+	c.frames = xcalloc(md->nframes + 1, sizeof(*c.frames));
+	for (size_t i = 0; i < md->nents; i++) {
+		struct symcache_entry *en = &md->ents[i];
+		uint32_t first = (uint32_t)c.nframes;
+
+		for (uint32_t j = 0; j < en->n; j++) {
+			struct frame *f = &md->frames[en->first + j];
+
+			c.frames[c.nframes++] = (struct symcache_frame){
+				cache_string(&c, &ix, &capstr, f->function),
+				cache_string(&c, &ix, &capstr, f->file),
+				f->line, f->inlined };
+		}
+		en->first = first;
+	}
+	symcache_save(s->cache_dir, md->path, &c);
+	md->dirty = false;
+	hashidx_free(&ix);
+	free(c.strings);
+	free(c.frames);
+	free(debug);
+}
+
 void module_free(struct module *md)
 {
 	if (md->dwfl)
@@ -160,6 +299,7 @@ void module_free(struct module *md)
 	free(md->cus);
 	hashidx_free(&md->cache);
 	free(md->frames);
+	free(md->ents);
 	free(md->path);
 	free(md);
 }
@@ -372,10 +512,10 @@ struct cached module_lookup(struct symtab *s, struct module *md,
 			    uint64_t rel)
 {
 	struct frame tmp[MAX_INLINE];
-	uint64_t h = hash_u64(rel), v;
+	uint64_t v;
 	size_t pos, n;
 
-	v = hashidx_first(&md->cache, h, &pos);
+	v = hashidx_first(&md->cache, hash_u64(rel), &pos);
 	if (v)
 		return (struct cached){ (uint32_t)(v >> 32), (uint32_t)v };
 	if (module_open(s, md) == 0) {
@@ -385,10 +525,6 @@ struct cached module_lookup(struct symtab *s, struct module *md,
 					 .module = md->name };
 		n = 1;
 	}
-	md->frames = xgrow(md->frames, &md->capframes, md->nframes + n,
-			   sizeof(*md->frames));
-	memcpy(md->frames + md->nframes, tmp, n * sizeof(*tmp));
-	hashidx_add(&md->cache, h, (uint64_t)md->nframes << 32 | n);
-	md->nframes += n;
-	return (struct cached){ (uint32_t)(md->nframes - n), (uint32_t)n };
+	md->dirty |= md->probe > 0 && md->state > 0;
+	return module_add(md, rel, tmp, n);
 }

@@ -165,6 +165,9 @@ void symtab_exec(struct symtab *s, uint32_t pid)
  * if none fits. */
 int map_bias(struct symtab *s, struct mapping *m, uint64_t *bias)
 {
+	if (!m->bias_state && module_probe(s, m->mod) == 0)
+		m->bias_state = elf_load_bias(&m->mod->info, m->start,
+					      m->pgoff, &m->bias) == 0 ? 1 : -1;
 	if (!m->bias_state)
 		m->bias_state = module_open(s, m->mod) == 0 &&
 				unwind_bias(m->mod->elf, m->start, m->pgoff,

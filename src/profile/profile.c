@@ -108,10 +108,8 @@ void profile_free(struct profile *p)
 		free(p->frames[i].module);
 	}
 	free(p->frames);
-	for (size_t i = 0; i < p->nstacks; i++) {
-		free(p->stacks[i].frames);
-		free(p->stacks[i].values);
-	}
+	for (size_t i = 0; i < p->nstacks; i++)
+		free(p->stacks[i].values);	/* frames are in its block */
 	free(p->stacks);
 	if (ix) {
 		hashidx_free(&ix->frames);
@@ -210,10 +208,12 @@ size_t profile_add(struct profile *p, const uint32_t *frames, size_t depth,
 	p->stacks = xgrow(p->stacks, &p->capstacks, p->nstacks + 1,
 			  sizeof(*p->stacks));
 	s = &p->stacks[p->nstacks];
-	s->frames = xmalloc(depth * sizeof(*s->frames));
+	/* one block: the values, then the frames */
+	s->values = xcalloc(1, p->ntypes * sizeof(*s->values) +
+			       depth * sizeof(*s->frames));
+	s->frames = (uint32_t *)(s->values + p->ntypes);
 	memcpy(s->frames, frames, depth * sizeof(*s->frames));
 	s->depth = depth;
-	s->values = xcalloc(p->ntypes, sizeof(*s->values));
 	add_values(p, s, values);
 	return p->nstacks++;
 }

@@ -21,13 +21,15 @@ struct entry {
 	uint64_t hash;
 	uint32_t pid;
 	uint32_t n;
-	uint64_t *ips;
+	size_t at;		/* its chain: pool[at, at + n) */
 	uint64_t samples, period;
 };
 
 struct rawstacks {
 	struct entry *v;
 	size_t n, cap;
+	uint64_t *pool;		/* every entry's chain, one after another */
+	size_t npool, cappool;
 	struct hashidx index;	/* entry + 1 by hash */
 };
 
@@ -52,8 +54,7 @@ void rawstacks_free(struct rawstacks *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->n; i++)
-		free(r->v[i].ips);
+	free(r->pool);
 	free(r->v);
 	hashidx_free(&r->index);
 	free(r);
@@ -73,45 +74,141 @@ void rawstacks_add(struct rawstacks *r, uint32_t pid, const uint64_t *ips,
 	     v = hashidx_next(&r->index, h, &pos)) {
 		e = &r->v[v - 1];
 		if (e->pid == pid && e->n == n &&
-		    !memcmp(e->ips, ips, n * sizeof(*ips)))
+		    !memcmp(r->pool + e->at, ips, n * sizeof(*ips)))
 			break;
 	}
 	if (!v) {
 		r->v = xgrow(r->v, &r->cap, r->n + 1, sizeof(*r->v));
 		e = &r->v[r->n++];
-		*e = (struct entry){ .hash = h, .pid = pid, .n = (uint32_t)n };
-		e->ips = xmalloc((n ? n : 1) * sizeof(*ips));
-		memcpy(e->ips, ips, n * sizeof(*ips));
+		*e = (struct entry){ .hash = h, .pid = pid, .n = (uint32_t)n,
+				     .at = r->npool };
+		r->pool = xgrow(r->pool, &r->cappool, r->npool + n,
+				sizeof(*r->pool));
+		memcpy(r->pool + r->npool, ips, n * sizeof(*ips));
+		r->npool += n;
 		hashidx_add(&r->index, h, r->n);
 	}
 	e->samples++;
 	e->period += period;
 }
 
-static void flush_one(struct entry *e, struct symtab *s, struct profile *p,
-		      uint32_t *ids, size_t max_ids)
+/* --- address chains into frame ids --- */
+
+/* The frame ids of one (pid, address, is_return): ids[first, first+n). */
+struct addr_ids {
+	uint64_t addr;
+	uint32_t pid, first, n;
+	bool is_return;
+};
+
+struct stackframes {
+	struct symtab *s;
+	struct profile *p;
+	size_t max_inline;
+	struct frame *fr;
+	struct addr_ids *v;
+	size_t n, cap;
+	uint32_t *ids;
+	bool *unknown;		/* per id: the symtab's "[unknown]" */
+	size_t nids, capids, capunknown;
+	struct hashidx index;	/* v + 1 */
+};
+
+struct stackframes *stackframes_new(struct symtab *s, struct profile *p,
+				    size_t max_inline)
 {
-	struct frame fr[MAX_INLINE];
-	size_t depth = 0;
-	int64_t values[2] = { (int64_t)e->samples, (int64_t)e->period };
+	struct stackframes *c = xcalloc(1, sizeof(*c));
 
-	for (size_t i = 0; i < e->n; i++) {
-		size_t k = symtab_lookup(s, e->pid, e->ips[i], i > 0, fr,
-					 MAX_INLINE);
+	c->s = s;
+	c->p = p;
+	c->max_inline = max_inline;
+	c->fr = xcalloc(max_inline, sizeof(*c->fr));
+	return c;
+}
 
-		for (size_t j = 0; j < k && depth < max_ids; j++) {
-			ids[depth++] = profile_frame(p, &fr[j]);
-			p->total_frames += (int64_t)e->samples;
-			if (!strcmp(fr[j].function, "[unknown]"))
-				p->unknown_frames += (int64_t)e->samples;
-		}
+void stackframes_free(struct stackframes *c)
+{
+	if (!c)
+		return;
+	free(c->fr);
+	free(c->v);
+	free(c->ids);
+	free(c->unknown);
+	hashidx_free(&c->index);
+	free(c);
+}
+
+/* The ids of one address, interning its frames the first time. */
+static const struct addr_ids *addr_ids(struct stackframes *c, uint32_t pid,
+				       uint64_t addr, bool is_return)
+{
+	uint64_t h = hash_u64(addr ^ ((uint64_t)pid << 1 | is_return) *
+				     0x9e3779b97f4a7c15ULL), v;
+	struct addr_ids *a;
+	size_t pos, k;
+
+	for (v = hashidx_first(&c->index, h, &pos); v;
+	     v = hashidx_next(&c->index, h, &pos)) {
+		a = &c->v[v - 1];
+		if (a->addr == addr && a->pid == pid &&
+		    a->is_return == is_return)
+			return a;
 	}
-	if (depth == 0) {
+	k = symtab_lookup(c->s, pid, addr, is_return, c->fr, c->max_inline);
+	c->v = xgrow(c->v, &c->cap, c->n + 1, sizeof(*c->v));
+	a = &c->v[c->n++];
+	*a = (struct addr_ids){ .addr = addr, .pid = pid,
+				.first = (uint32_t)c->nids, .n = (uint32_t)k,
+				.is_return = is_return };
+	c->ids = xgrow(c->ids, &c->capids, c->nids + k, sizeof(*c->ids));
+	c->unknown = xgrow(c->unknown, &c->capunknown, c->nids + k,
+			   sizeof(*c->unknown));
+	for (size_t j = 0; j < k; j++, c->nids++) {
+		c->ids[c->nids] = profile_frame(c->p, &c->fr[j]);
+		c->unknown[c->nids] = !strcmp(c->fr[j].function, "[unknown]");
+	}
+	hashidx_add(&c->index, h, c->n);
+	return a;
+}
+
+size_t stackframes_ids(struct stackframes *c, uint32_t pid,
+		       const uint64_t *ips, size_t n, bool all_return,
+		       int64_t weight, uint32_t *ids, size_t max)
+{
+	struct profile *p = c->p;
+	size_t depth = 0;
+
+	for (size_t i = 0; i < n && depth < max; i++) {
+		const struct addr_ids *a = addr_ids(c, pid, ips[i],
+						    all_return || i > 0);
+		size_t k = a->n < max - depth ? a->n : max - depth;
+
+		memcpy(ids + depth, c->ids + a->first, k * sizeof(*ids));
+		depth += k;
+		p->total_frames += (int64_t)k * weight;
+		for (size_t j = 0; j < k; j++)
+			p->unknown_frames += c->unknown[a->first + j] * weight;
+	}
+	if (depth == 0 && max > 0) {
 		struct frame none = { .function = "[unknown]",
 				      .module = "[unknown]" };
 
 		ids[depth++] = profile_frame(p, &none);
 	}
+	return depth;
+}
+
+/* --- flushing --- */
+
+static void flush_one(const struct rawstacks *r, const struct entry *e,
+		      struct stackframes *c, struct profile *p, uint32_t *ids,
+		      size_t max_ids)
+{
+	int64_t values[2] = { (int64_t)e->samples, (int64_t)e->period };
+	size_t depth = stackframes_ids(c, e->pid, r->pool + e->at, e->n,
+				       false, (int64_t)e->samples, ids,
+				       max_ids);
+
 	profile_add(p, ids, depth, values);
 }
 
@@ -120,19 +217,30 @@ void rawstacks_flush(struct rawstacks *r, uint32_t pid, int all,
 {
 	size_t max_ids = MAX_DEPTH * 4;
 	uint32_t *ids = xmalloc(max_ids * sizeof(*ids));
-	size_t kept = 0;
+	struct stackframes *c = stackframes_new(s, p, MAX_INLINE);
+	size_t kept = 0, npool = 0;
 
 	for (size_t i = 0; i < r->n; i++) {
-		struct entry *e = &r->v[i];
+		const struct entry *e = &r->v[i];
 
-		if (!all && e->pid != pid) {
-			r->v[kept++] = *e;
-			continue;
-		}
-		flush_one(e, s, p, ids, max_ids);
-		free(e->ips);
+		if (all || e->pid == pid)
+			flush_one(r, e, c, p, ids, max_ids);
 	}
+	stackframes_free(c);
 	free(ids);
+	/* Keep the others, their chains moved down the pool in order. */
+	for (size_t i = 0; i < r->n; i++) {
+		struct entry e = r->v[i];
+
+		if (all || e.pid == pid)
+			continue;
+		memmove(r->pool + npool, r->pool + e.at,
+			e.n * sizeof(*r->pool));
+		e.at = npool;
+		npool += e.n;
+		r->v[kept++] = e;
+	}
+	r->npool = npool;
 	if (kept < r->n) {
 		/* Index the survivors again (no removal in a hashidx). */
 		hashidx_free(&r->index);

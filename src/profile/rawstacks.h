@@ -7,6 +7,7 @@
 #ifndef YS_PROFILE_RAWSTACKS_H
 #define YS_PROFILE_RAWSTACKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,5 +32,26 @@ void rawstacks_add(struct rawstacks *r, uint32_t pid, const uint64_t *ips,
  */
 void rawstacks_flush(struct rawstacks *r, uint32_t pid, int all,
 		     struct symtab *s, struct profile *p);
+
+/*
+ * Address chains into a profile's frame ids, for rawstacks_flush and the
+ * heap's sites: each (pid, address) is looked up in the symtab (at most
+ * max_inline frames) and interned into the profile once per stackframes;
+ * later stacks through it copy its ids. Neither s nor p may change
+ * meanwhile except through stackframes_ids.
+ */
+struct stackframes;
+
+struct stackframes *stackframes_new(struct symtab *s, struct profile *p,
+				    size_t max_inline);
+void stackframes_free(struct stackframes *c);
+
+/* The frame ids of ips[0..n-1] (ips[0] the sampled IP unless all are
+ * return addresses), leaf first, at most max into ids; adds weight per
+ * frame to p->total_frames (and p->unknown_frames for the unknown ones).
+ * A stack without frames is one "[unknown]" frame. Returns how many. */
+size_t stackframes_ids(struct stackframes *c, uint32_t pid,
+		       const uint64_t *ips, size_t n, bool all_return,
+		       int64_t weight, uint32_t *ids, size_t max);
 
 #endif

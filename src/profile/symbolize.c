@@ -31,6 +31,12 @@ struct symtab *symtab_new(bool lines)
 	return s;
 }
 
+void symtab_use_cache(struct symtab *s, const char *dir)
+{
+	free(s->cache_dir);
+	s->cache_dir = dir ? xstrdup(dir) : NULL;
+}
+
 void symtab_free(struct symtab *s)
 {
 	if (!s)
@@ -43,9 +49,14 @@ void symtab_free(struct symtab *s)
 		proc_clear(p);
 		free(p);
 	}
-	for (size_t i = 0; i < s->modules.cap; i++)
-		if (st_table_slot(&s->modules, i))
-			module_free(st_table_slot(&s->modules, i));
+	for (size_t i = 0; i < s->modules.cap; i++) {
+		struct module *md = st_table_slot(&s->modules, i);
+
+		if (!md)
+			continue;
+		module_save_cache(s, md);
+		module_free(md);
+	}
 	for (size_t i = 0; i < s->strings.cap; i++)
 		free(st_table_slot(&s->strings, i));
 	hashidx_free(&s->procs);
@@ -53,6 +64,7 @@ void symtab_free(struct symtab *s)
 	hashidx_free(&s->strings);
 	if (s->vdso_fd >= 0)
 		close(s->vdso_fd);
+	free(s->cache_dir);
 	free(s);
 }
 

@@ -30,6 +30,12 @@ int symtab_load(struct error *e);
 struct symtab *symtab_new(bool lines);
 void symtab_free(struct symtab *s);
 
+/* Keep resolved frames in the disk cache in dir (symcache.h's
+ * symcache_dir; NULL: none, the default): read at a module's first
+ * lookup, written back at symtab_free when new addresses were
+ * resolved. */
+void symtab_use_cache(struct symtab *s, const char *dir);
+
 /* A process's mapping of path at [start, start + len) from file offset
  * pgoff. Later mappings over the same range replace earlier ones. */
 void symtab_mmap(struct symtab *s, uint32_t pid, uint64_t start,

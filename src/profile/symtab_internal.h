@@ -25,6 +25,13 @@
  *    and dropped when one of them changes; a forked child shares its
  *    parent's until one of them maps a file.
  *
+ * 5. With a cache directory (symtab_use_cache, symcache.h), a module's
+ *    file is first probed without libdw (its load segments, for the
+ *    biases, and its build-id) and the frames its cache file holds are
+ *    loaded into its cache of resolved frames: libdw opens the module
+ *    only for an address the cache lacks. At symtab_free the modules
+ *    that resolved new addresses write their cache file again.
+ *
  * libdw looks for separate debug info in /usr/lib/debug (build-id and
  * debuglink) and, when DEBUGINFOD_URLS is set, asks debuginfod servers:
  * set it empty to keep symbolization offline.
@@ -39,6 +46,7 @@
 #include <stdint.h>
 
 #include "profile/symbolize.h"
+#include "profile/symcache.h"
 #include "util/hashmap.h"
 
 #define MAX_INLINE 32		/* frames kept per address */
@@ -81,6 +89,15 @@ struct module {
 	struct hashidx cache;
 	struct frame *frames;
 	size_t nframes, capframes;
+	/* the disk cache (note 5): probe 0 not tried, 1 probed, -1 not
+	 * possible; every resolved address (to save), and whether any is
+	 * new */
+	int probe;
+	struct elf_info info;
+	struct symcache_key key;
+	struct symcache_entry *ents;
+	size_t nents, capents;
+	bool dirty;
 };
 
 struct mapping {
@@ -111,6 +128,7 @@ struct symtab {
 	bool no_dw;			/* libdw cannot be loaded: [unknown] */
 	struct hashidx strings, modules, procs;	/* of pointers */
 	int vdso_fd;			/* -2 not tried, -1 unavailable */
+	char *cache_dir;		/* NULL: no disk cache */
 	char *unknown, *jit_name;
 };
 
@@ -138,6 +156,8 @@ int module_report_fd(struct symtab *s, const struct module *md);
 struct module *module_get(struct symtab *s, const char *path);
 int module_open(struct symtab *s, struct module *md);
 void module_free(struct module *md);
+int module_probe(struct symtab *s, struct module *md);
+void module_save_cache(struct symtab *s, struct module *md);
 struct cached module_lookup(struct symtab *s, struct module *md,
 			    uint64_t rel);
 

@@ -44,8 +44,10 @@
 #include <unistd.h>
 
 #include "profile/dwlib.h"
+#include "profile/symcache.h"
 #include "profile/sampler.h"
 #include "profile/symbolize.h"
+#include "profile/symcache.h"
 #include "util/strutil.h"
 
 /* x86-64 DWARF register numbers of PERF_REG_X86_* (-1: none). */
@@ -308,30 +310,20 @@ size_t unwind_stack(struct unwind *u, uint32_t tid, const uint64_t *regs,
 
 int unwind_bias(Elf *elf, uint64_t start, uint64_t pgoff, uint64_t *bias)
 {
-	GElf_Phdr best = { 0 }, ph;
+	struct elf_info info = { 0 };
+	GElf_Phdr ph;
 	GElf_Ehdr eh;
 	size_t n;
-	bool found = false;
 
 	if (!dw.gelf_getehdr(elf, &eh) || dw.elf_getphdrnum(elf, &n))
 		return -1;
-	if (eh.e_type == ET_EXEC) {
-		*bias = 0;
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (!dw.gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
-		    pgoff < (ph.p_offset & ~0xfffULL) ||
-		    pgoff >= ph.p_offset + ph.p_filesz)
-			continue;
-		if (!found || ((ph.p_flags & PF_X) && !(best.p_flags & PF_X)))
-			best = ph;
-		found = true;
-	}
-	if (!found)
-		return -1;
-	*bias = start - (best.p_vaddr - (best.p_offset - pgoff));
-	return 0;
+	info.exec_type = eh.e_type == ET_EXEC;
+	for (size_t i = 0; i < n && info.nloads < ELF_MAX_LOADS; i++)
+		if (dw.gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			info.loads[info.nloads++] = (struct elf_load){
+				ph.p_offset, ph.p_vaddr, ph.p_filesz,
+				(ph.p_flags & PF_X) != 0 };
+	return elf_load_bias(&info, start, pgoff, bias);
 }
 
 int unwind_vdso_image(void)

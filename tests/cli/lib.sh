@@ -11,6 +11,9 @@ YARDSTICK_STORE=$T/store.db
 export YARDSTICK_STORE
 trap 'rm -rf "$T"' EXIT
 export NO_COLOR=1 YARDSTICK_NO_PROGRESS=1
+# The symbolizer's disk cache too: never the user's.
+XDG_CACHE_HOME=$T/cache
+export XDG_CACHE_HOME
 n=0
 failed=0
 

@@ -667,6 +667,131 @@ lines() {
 }
 t "--lines: file:line in the folded stacks" lines
 
+# ---- the symbolizer's disk cache (src/profile/symcache.h) ---------------
+
+# symc_edit DIR FROM TO: in every cache file of DIR, the string FROM
+# replaced by TO (same length) and the checksum made right again: a
+# well-formed cache saying something else than the file's DWARF
+symc_edit() {
+	python3 - "$@" <<'PY'
+import glob, struct, sys
+d, a, b = sys.argv[1], sys.argv[2].encode(), sys.argv[3].encode()
+for f in glob.glob(d + "/*.sym"):
+    data = bytearray(open(f, "rb").read())
+    hdr = 196
+    payload = bytes(data[hdr:]).replace(a, b)
+    h = 0xcbf29ce484222325
+    for c in payload:
+        h = ((h ^ c) * 0x100000001b3) & (2**64 - 1)
+    data[hdr - 8:hdr] = struct.pack("<Q", h)
+    open(f, "wb").write(bytes(data[:hdr]) + payload)
+PY
+}
+symcache() {
+	c=$T/symc && rm -rf "$c" &&
+	XDG_CACHE_HOME=$c mem --lines -o "$T/c1.folded" -- "$HEAPFIX" leak 10 1000 &&
+	has "$T/c1.folded" "leak_blocks (heapfix.c:" &&
+	[ "$(stat -c %a "$c/yardstick")" = 700 ] &&
+	ls "$c"/yardstick/*-l.sym >/dev/null &&
+	# warm: the same output
+	XDG_CACHE_HOME=$c mem --lines -o "$T/c2.folded" -- "$HEAPFIX" leak 10 1000 &&
+	cmp "$T/c1.folded" "$T/c2.folded" &&
+	# the cache is what is read: a planted name shows
+	symc_edit "$c/yardstick" leak_blocks leak_blockZ &&
+	XDG_CACHE_HOME=$c mem --lines -o "$T/c3.folded" -- "$HEAPFIX" leak 10 1000 &&
+	has "$T/c3.folded" "leak_blockZ (heapfix.c:"
+}
+t "the disk cache: made 0700, read back, the same frames" symcache
+
+symcache_untrusted() {
+	c=$T/symc &&
+	# the cache dir writable by others: not used
+	chmod 770 "$c/yardstick" &&
+	XDG_CACHE_HOME=$c mem --lines -o "$T/u1.folded" -- "$HEAPFIX" leak 10 1000 &&
+	cmp "$T/c1.folded" "$T/u1.folded" && chmod 700 "$c/yardstick" &&
+	# a cache file of another user: not used (and not replaced)
+	for f in "$c"/yardstick/*.sym; do chown nobody "$f" || return 1; done &&
+	XDG_CACHE_HOME=$c mem --lines -o "$T/u2.folded" -- "$HEAPFIX" leak 10 1000 &&
+	cmp "$T/c1.folded" "$T/u2.folded" &&
+	rm -f "$c"/yardstick/*.sym &&
+	# a symlink in place of a cache file: not followed
+	XDG_CACHE_HOME=$c mem --lines -o "$T/u3.folded" -- "$HEAPFIX" leak 10 1000 &&
+	symc_edit "$c/yardstick" leak_blocks leak_blockZ &&
+	mkdir "$c/other" && for f in "$c"/yardstick/*.sym; do
+		mv "$f" "$c/other/" && ln -s "$c/other/${f##*/}" "$f" || return 1
+	done &&
+	XDG_CACHE_HOME=$c mem --lines -o "$T/u4.folded" -- "$HEAPFIX" leak 10 1000 &&
+	cmp "$T/c1.folded" "$T/u4.folded" &&
+	# a FIFO in place of a cache file: not waited on
+	for f in "$c"/yardstick/*.sym; do
+		rm -f "$f" && mkfifo "$f" || return 1
+	done &&
+	XDG_CACHE_HOME=$c timeout 60 "$YS" mem -q --no-store --lines \
+		-o "$T/u5.folded" -- "$HEAPFIX" leak 10 1000 &&
+	cmp "$T/c1.folded" "$T/u5.folded"
+}
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	t "the disk cache: a directory others can write, another user's file, a symlink, a FIFO: not used" symcache_untrusted
+else
+	skip "the disk cache: untrusted files" "not root: cannot chown"
+fi
+
+symcache_corrupt() {
+	c=$T/symk && rm -rf "$c" &&
+	XDG_CACHE_HOME=$c mem -o "$T/k1.folded" -- "$HEAPFIX" leak 10 1000 &&
+	for cut in 0 10 195 196 200 -1; do
+		for f in "$c"/yardstick/*.sym; do
+			if [ "$cut" = -1 ]; then
+				# one byte of the payload changed
+				python3 -c 'import sys; f = sys.argv[1]; d = bytearray(open(f, "rb").read()); d[-3] ^= 0x20; open(f, "wb").write(d)' "$f"
+			else
+				head -c "$cut" "$f" >"$f.x" && mv "$f.x" "$f"
+			fi || return 1
+		done &&
+		XDG_CACHE_HOME=$c mem -o "$T/k2.folded" -- "$HEAPFIX" leak 10 1000 &&
+		cmp "$T/k1.folded" "$T/k2.folded" || { echo "cut $cut"; return 1; }
+		# rewritten whole
+		for f in "$c"/yardstick/*.sym; do
+			[ "$(stat -c %s "$f")" -gt 196 ] || { echo "$f not rewritten"; return 1; }
+		done
+	done
+}
+t "the disk cache: a truncated or corrupt cache file is ignored and replaced" symcache_corrupt
+
+symcache_concurrent() {
+	c=$T/symp && rm -rf "$c" &&
+	for i in 1 2 3 4; do
+		XDG_CACHE_HOME=$c mem -o "$T/p$i.folded" -- "$HEAPFIX" leak 10 1000 &
+	done
+	wait &&
+	for i in 2 3 4; do cmp "$T/p1.folded" "$T/p$i.folded" || return 1; done &&
+	# one complete file each, no temporary left
+	[ -z "$(ls -A "$c/yardstick" | grep -v '\.sym$')" ] &&
+	# planted names show: every file is whole and valid
+	symc_edit "$c/yardstick" leak_blocks leak_blockZ &&
+	XDG_CACHE_HOME=$c mem -o "$T/p5.folded" -- "$HEAPFIX" leak 10 1000 &&
+	has "$T/p5.folded" "leak_blockZ"
+}
+t "the disk cache: four runs writing it at once leave whole files" symcache_concurrent
+
+symcache_rebuilt() {
+	c=$T/symr && rm -rf "$c" &&
+	for f in alpha gamma; do
+		printf '#include <stdlib.h>\nvoid *keep;\n__attribute__((noinline)) void %s(void) { keep = malloc(100); }\nint main(void) { %s(); return 0; }\n' $f $f >"$T/$f.c" &&
+		cc -O0 -Wl,--build-id=none -o "$T/$f" "$T/$f.c" || return 1
+	done &&
+	[ "$(stat -c %s "$T/alpha")" = "$(stat -c %s "$T/gamma")" ] &&
+	cp "$T/alpha" "$T/rebuilt" &&
+	XDG_CACHE_HOME=$c mem --cost leaked -o "$T/r1.folded" -- "$T/rebuilt" &&
+	has "$T/r1.folded" "alpha" && ls "$c"/yardstick/path-*.sym >/dev/null &&
+	# the same path, inode, size and modification time: only its change
+	# time tells it was rebuilt
+	cat "$T/gamma" >"$T/rebuilt" && touch -r "$T/alpha" "$T/rebuilt" &&
+	XDG_CACHE_HOME=$c mem --cost leaked -o "$T/r2.folded" -- "$T/rebuilt" &&
+	has "$T/r2.folded" "gamma" && ! grep -q alpha "$T/r2.folded"
+}
+t "the disk cache: a binary without build-id rebuilt in place is not taken for the old one" symcache_rebuilt
+
 quiet() {
 	"$YS" mem -q --no-store -- "$HEAPFIX" leak 1 1 2>"$T/q.err" &&
 	[ ! -s "$T/q.err" ] &&

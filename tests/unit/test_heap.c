@@ -803,7 +803,7 @@ static void test_profile(void **state)
 	rec_free_temp(&t, 0, 3, 0x20);
 	rec_burst(&t, 0, 4, S3, 7, 70, 10, 5);
 	analyze(&t, &r);
-	heap_profile(&t, &r, false, &p);
+	heap_profile(&t, &r, false, NULL, &p);
 	assert_int_equal(p.ntypes, HEAP_NTYPES);
 	for (int i = 0; i < HEAP_NTYPES; i++)
 		assert_string_equal(p.types[i].name, names[i]);

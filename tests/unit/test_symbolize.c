@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "profile/rawstacks.h"
 #include "profile/sampler.h"
 #include "profile/symbolize.h"
 #include "util/strutil.h"
@@ -672,6 +673,230 @@ static void test_lookup_speed(void **state)
 	symtab_free(s);
 }
 
+/* The folded text of p's samples. */
+static char *folded_of(const struct profile *p)
+{
+	char path[] = "/tmp/ys-folded-XXXXXX", *text;
+	struct error e;
+	int fd = mkstemp(path);
+	FILE *fp;
+	long n;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(profile_write_folded(p, 0, path, &e), 0);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	text = calloc(1, (size_t)n + 1);
+	assert_int_equal(fread(text, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	unlink(path);
+	return text;
+}
+
+/* rawstacks: a flush of one pid keeps the others' chains (moved in the
+ * pool) for a later flush, and a chain added again after it is the same
+ * entry; what comes out is what symbolizing each sample gives. */
+static void test_rawstacks_flush(void **state)
+{
+	static const struct sample_type types[] = {
+		{ "samples", "count" }, { "cpu", "nanoseconds" } };
+	struct symtab *s = symtab_new(false);
+	struct rawstacks *r = rawstacks_new();
+	uint32_t pid = (uint32_t)getpid(), other = pid + 7, ids[64];
+	uint64_t base = (uint64_t)(uintptr_t)&test_rawstacks_flush;
+	uint64_t lc = (uint64_t)(uintptr_t)&qsort;
+	struct profile got[2], want[2];
+	struct stackframes *c[2];
+	unsigned x = 3;
+	char *g, *w;
+
+	(void)state;
+	feed_self(s, pid);
+	feed_self(s, other);
+	for (int i = 0; i < 2; i++) {
+		profile_init(&got[i], types, 2);
+		profile_init(&want[i], types, 2);
+		c[i] = stackframes_new(s, &want[i], 32);
+	}
+	for (int round = 0; round < 2; round++) {
+		for (int k = 0; k < 300; k++) {
+			uint64_t ips[5];
+			size_t n = 1 + (size_t)k % 5, depth;
+			uint32_t who = k % 3 ? other : pid;
+			int64_t v[2] = { 1, 10 };
+
+			x = x * 1103515245 + 12345;
+			for (size_t i = 0; i < n; i++)
+				ips[i] = ((x >> (i * 3)) & 1 ? base : lc) +
+					 ((x >> (i * 5 + 8)) % 7);
+			/* the first round's pid goes in the first flush,
+			 * everything else in the second */
+			rawstacks_add(r, who, ips, n, 10);
+			depth = stackframes_ids(c[round || who != pid], who,
+						ips, n, false, 1, ids, 64);
+			profile_add(&want[round || who != pid], ids, depth, v);
+		}
+		if (round == 0)
+			rawstacks_flush(r, pid, 0, s, &got[0]);
+	}
+	rawstacks_flush(r, 0, 1, s, &got[1]);
+	for (int i = 0; i < 2; i++) {
+		g = folded_of(&got[i]);
+		w = folded_of(&want[i]);
+		assert_true(strlen(w) > 100);
+		assert_string_equal(g, w);
+		free(g);
+		free(w);
+		stackframes_free(c[i]);
+		profile_free(&got[i]);
+		profile_free(&want[i]);
+	}
+	rawstacks_free(r);
+	symtab_free(s);
+}
+
+/* The frames of addr as one line of text, for comparing. */
+static void frames_text(struct symtab *s, uint32_t pid, uint64_t addr,
+			bool is_return, char *out, size_t size)
+{
+	struct frame fr[32];
+	size_t n = symtab_lookup(s, pid, addr, is_return, fr, 32), at = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n && at < size; i++)
+		at += (size_t)snprintf(out + at, size - at, "%s|%s|%d|%s|%d;",
+				       fr[i].function,
+				       fr[i].file ? fr[i].file : "-",
+				       fr[i].line, fr[i].module, fr[i].inlined);
+}
+
+/* With the disk cache: the same frames from a cold cache (libdw), a warm
+ * one (the cache file alone) and none, for a PIE and a non-PIE fixture
+ * (their biases found without libdw when the cache is warm), inlined
+ * frames, lines or not, and libc. */
+static void test_disk_cache(void **state)
+{
+	const char *fixtures[] = { "symfix", "symfix_nopie" };
+	char dir[] = "/tmp/ys-symcache-XXXXXX", want[6][2048], got[2048];
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	uint64_t lib[3] = {
+		(uint64_t)(uintptr_t)dlsym(libc, "malloc") + 3,
+		(uint64_t)(uintptr_t)dlsym(libc, "qsort") + 9,
+		(uint64_t)(uintptr_t)dlsym(libc, "__libc_start_main") + 1,
+	};
+	uint32_t pid = (uint32_t)getpid();
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (int lines = 0; lines < 2; lines++)
+	for (size_t i = 0; i < 2; i++)
+	for (int pass = 0; pass < 3; pass++) {
+		/* pass 0: no cache; 1: cold (written); 2: warm (read) */
+		struct symtab *s = symtab_new(lines);
+		struct facts f;
+		uint64_t addrs[3];
+
+		if (pass)
+			symtab_use_cache(s, dir);
+		run_fixture(fixtures[i], s, FIX_PID, &f);
+		feed_self(s, pid);
+		addrs[0] = f.known;
+		addrs[1] = f.inline_pc;
+		addrs[2] = f.method;
+		for (size_t k = 0; k < 6; k++) {
+			uint32_t p = k < 3 ? FIX_PID : pid;
+			uint64_t a = k < 3 ? addrs[k] : lib[k - 3];
+			char *dst = pass ? got : want[k];
+
+			if (!a)
+				continue;
+			frames_text(s, p, a, k == 5, dst, sizeof(got));
+			if (pass)
+				assert_string_equal(got, want[k]);
+		}
+		symtab_free(s);
+		/* the files are there after the cold pass */
+		if (pass == 1) {
+			char cmd[200];
+
+			snprintf(cmd, sizeof(cmd), "ls %s/*-%c.sym >/dev/null",
+				 dir, lines ? 'l' : 'f');
+			assert_int_equal(system(cmd), 0);
+		}
+	}
+	{
+		char cmd[200];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		assert_int_equal(system(cmd), 0);
+	}
+	dlclose(libc);
+}
+
+/* stackframes_ids, which interns each address's frames once, gives the
+ * frame ids, the counts of frames and of unknown frames of a lookup of
+ * every address, also when max cuts a stack inside an inline chain. */
+static void test_stackframes(void **state)
+{
+	static const struct sample_type types[] = { { "samples", "count" } };
+	struct symtab *s = symtab_new(true);
+	uint32_t pid = (uint32_t)getpid();
+	struct profile want, got;
+	struct frame fr[32];
+	struct stackframes *c;
+	uint64_t ips[6];
+	uint32_t ids[64], wids[64];
+	unsigned x = 7;
+
+	(void)state;
+	feed_self(s, pid);
+	profile_init(&want, types, 1);
+	profile_init(&got, types, 1);
+	c = stackframes_new(s, &got, 32);
+	for (int k = 0; k < 400; k++) {
+		size_t n = 1 + k % 6, max = 1 + k % 9, depth = 0, gd;
+		bool all_return = k % 3 == 0;
+
+		for (size_t i = 0; i < n; i++) {
+			x = x * 1103515245 + 12345;
+			/* this program, libc, unmapped memory */
+			ips[i] = (x >> 9) % 3 == 0 ? 0x10 + (x >> 20) % 4
+				 : (x >> 9) % 3 == 1
+				 ? (uint64_t)(uintptr_t)&test_stackframes +
+					   (x >> 20) % 64
+				 : (uint64_t)(uintptr_t)&malloc + (x >> 20) % 64;
+		}
+		for (size_t i = 0; i < n && depth < max; i++) {
+			size_t m = symtab_lookup(s, pid, ips[i],
+						 all_return || i > 0, fr, 32);
+
+			for (size_t j = 0; j < m && depth < max; j++) {
+				wids[depth++] = profile_frame(&want, &fr[j]);
+				want.total_frames += 3;
+				if (!strcmp(fr[j].function, "[unknown]"))
+					want.unknown_frames += 3;
+			}
+		}
+		gd = stackframes_ids(c, pid, ips, n, all_return, 3, ids, max);
+		assert_int_equal(gd, depth ? depth : 1);
+		for (size_t d = 0; d < depth; d++)
+			assert_string_equal(got.frames[ids[d]].function,
+					    want.frames[wids[d]].function);
+	}
+	assert_int_equal(got.total_frames, want.total_frames);
+	assert_int_equal(got.unknown_frames, want.unknown_frames);
+	assert_true(got.unknown_frames > 0);
+	assert_int_equal(got.nframes, want.nframes);
+	stackframes_free(c);
+	profile_free(&want);
+	profile_free(&got);
+	symtab_free(s);
+}
+
 int main(void)
 {
 	uint64_t main_frame = (uint64_t)(uintptr_t)__builtin_frame_address(0);
@@ -688,6 +913,9 @@ int main(void)
 		cmocka_unit_test(test_vdso),
 		cmocka_unit_test_prestate(test_unwind_self, &main_frame),
 		cmocka_unit_test(test_lookup_speed),
+		cmocka_unit_test(test_stackframes),
+		cmocka_unit_test(test_disk_cache),
+		cmocka_unit_test(test_rawstacks_flush),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
