@@ -48,7 +48,7 @@
 	X(SSL_read) X(SSL_write) X(SSL_has_pending)		\
 	X(SSL_CTX_set_default_read_buffer_len) X(SSL_set_session)	\
 	X(SSL_get1_session) X(SSL_SESSION_is_resumable)		\
-	X(SSL_SESSION_free)				\
+	X(SSL_SESSION_free) X(SSL_set_shutdown)				\
 	X(SSL_get_verify_result) X(ERR_get_error)			\
 	X(ERR_reason_error_string) X(ERR_clear_error)			\
 	X(X509_verify_cert_error_string)
@@ -150,8 +150,14 @@ struct tls_session *tls_conn_session(struct tls_conn *c)
 
 	if (s && ossl.SSL_SESSION_is_resumable(s) != 1) {
 		ossl.SSL_SESSION_free(s);
-		s = NULL;
+		return NULL;
 	}
+	/* SSL_free would mark the session not resumable, the connection
+	 * not being shut down: say it was (c is closed, without sending a
+	 * close_notify to a socket that may be gone). */
+	if (s)
+		ossl.SSL_set_shutdown(c->ssl, SSL_SENT_SHUTDOWN |
+				      SSL_RECEIVED_SHUTDOWN);
 	return (struct tls_session *)s;
 }
 

@@ -30,7 +30,8 @@ struct tls_conn *tls_conn_new(struct tls_ctx *t, int fd, const char *host,
 			      struct tls_session *resume);
 void tls_conn_free(struct tls_conn *c);
 /* c's session if it may be resumed (a handshake done, no fatal error),
- * a reference of the caller's; else NULL. */
+ * a reference of the caller's; else NULL. For a connection about to be
+ * freed (it is marked as shut down). */
 struct tls_session *tls_conn_session(struct tls_conn *c);
 void tls_session_free(struct tls_session *s);
 

@@ -212,6 +212,28 @@ t "https: closes after 1 to 3 responses without Connection: close: no error" \
 	"$YS" load -q --no-store -k -c 3 -n 60 --json "$T/tlsca.json" "https://127.0.0.1:$(cat "$T/tlsca.port")/"
 unfix tlsca
 t "... 60 answered once each" lone_ok tlsca "$T/tlsca.json" 60
+# A server that closes after every response: each new connection resumes
+# the session of the one before (no certificate sent, signed, verified);
+# only the first handshake of each of the 2 connections is a full one.
+fix tlsres --tls --close --stats "$T/tlsres.stats"
+t "https: a connection made again resumes the TLS session" \
+	"$YS" load -q --no-store -k -c 2 -n 20 --json "$T/tlsres.json" "https://127.0.0.1:$(cat "$T/tlsres.port")/"
+unfix tlsres
+t "... 20 answered once each" lone_ok tlsres "$T/tlsres.json" 20
+t "... 2 full handshakes, the others resumed" sh -c 'python3 - "$T/tlsres.stats" <<"PY"
+import sys
+got = {k: int(v) for k, v in (l.split() for l in open(sys.argv[1]))}
+assert 20 <= got["handshakes"] <= 22 and got["handshakes"] - got["resumed"] == 2, got
+PY'
+# Bodies of 3 MB: TLS reads ahead of the engine, which stops after some
+# reads to look at its timers; what TLS already holds then is read at the
+# next turn, not left until the timeout (--timeout 5s: 3 MB over loopback
+# takes milliseconds even on a busy machine).
+fix tlsbig --tls --body-size 3000000 --stats "$T/tlsbig.stats"
+t "https: 3 MB bodies: every byte read, no timeout" \
+	"$YS" load -q --no-store -k -c 2 -n 30 --timeout 5s --json "$T/tlsbig.json" "https://127.0.0.1:$(cat "$T/tlsbig.port")/"
+unfix tlsbig
+t "... 30 answered once each" lone_ok tlsbig "$T/tlsbig.json" 30
 fix post --close-after 1 --stats "$T/post.stats"
 t "a POST the server closed a reused connection on is not sent again" sh -c '
 	"$YS" load --no-store -c 1 -n 40 -b x --json "$T/post.json" "$U_post" >"$T/post.out"; [ $? -le 1 ] || exit 1
