@@ -332,7 +332,9 @@ static int workers_init(struct worker *ws, struct shared *sh,
 			    (t < c->connections % c->threads);
 		w->conns = xcalloc(w->nconns, sizeof(*w->conns));
 		w->ready = xcalloc(w->nconns, sizeof(*w->ready));
-		w->again = xcalloc(w->nconns, sizeof(*w->again));
+		/* Room for each connection twice: conn_again queues
+		 * them anew behind those it goes through. */
+		w->again = xcalloc(2 * w->nconns, sizeof(*w->again));
 		for (size_t i = 0; i < w->nconns; i++)
 			conn_init(w, &w->conns[i], t + i * c->threads);
 	}

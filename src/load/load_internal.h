@@ -123,7 +123,7 @@ struct worker {
 	size_t nready;
 	struct conn **again;	/* reading, with bytes inside TLS that epoll
 				 * cannot see: read at the next turn
-				 * (conn_again) */
+				 * (conn_again); 2 * nconns long */
 	size_t nagain;
 	struct load_stats st;	/* what it recorded */
 	pthread_t thread;
