@@ -436,7 +436,7 @@ int load_run(const struct load_config *c, struct load_stats *out,
 		ws[t].ep = -1;
 	raise_nofile(c->connections);
 	sh.ns_per_req = c->rate > 0 ? 1e9 / c->rate : 0;
-	if (c->tls && !(sh.tls = tls_ctx_new(c->insecure, e)))
+	if (c->tls && !(sh.tls = tls_ctx_new(c->insecure, c->connections, e)))
 		goto out_free;
 	if (workers_init(ws, &sh, e))
 		goto out_free;

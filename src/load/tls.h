@@ -18,8 +18,11 @@ struct tls_conn;
 struct tls_session;	/* what resumes a connection's session */
 
 /* A client context: certificates verified against the system's CAs and
- * the host name unless insecure. Returns NULL with a message. */
-struct tls_ctx *tls_ctx_new(bool insecure, struct error *e);
+ * the host name unless insecure; for that many connections (few keep
+ * their buffers between requests, many free them). Returns NULL with a
+ * message. */
+struct tls_ctx *tls_ctx_new(bool insecure, unsigned connections,
+			    struct error *e);
 void tls_ctx_free(struct tls_ctx *t);
 
 /* A TLS connection over the connected socket fd, sending host as SNI and
