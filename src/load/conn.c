@@ -50,13 +50,22 @@ int64_t conn_due(const struct shared *sh, uint64_t g, uint64_t slot)
 
 static void conn_close(struct conn *c)
 {
-	struct tls_session *s = c->tls ? tls_conn_session(c->tls) : NULL;
+	struct tls_session *s = c->tls && !c->no_resume ?
+				tls_conn_session(c->tls) : NULL;
 
-	/* The last session that may be resumed is kept for the next one. */
-	if (s) {
+	/* The last session that may be resumed is kept for the next one;
+	 * unless a handshake offering one fails (a server may refuse it
+	 * badly): full handshakes from then on. */
+	if (c->state == CS_HANDSHAKE && c->session) {
+		tls_session_free(c->session);
+		c->session = NULL;
+		c->no_resume = true;
+	} else if (s) {
 		tls_session_free(c->session);
 		c->session = s;
+		s = NULL;
 	}
+	tls_session_free(s);
 	tls_conn_free(c->tls);
 	c->tls = NULL;
 	if (c->fd >= 0)

@@ -79,6 +79,8 @@ struct conn {
 	int64_t next_due;	/* open model: when the next one is due */
 	struct tls_conn *tls;
 	struct tls_session *session;	/* to resume on the next connection */
+	bool no_resume;		/* a handshake resuming one failed: full
+				 * handshakes from then on */
 	bool again;		/* in the worker's again list */
 	struct http_resp resp;
 	char *buf;		/* read buffer: a head or a chunk line */

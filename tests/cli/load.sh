@@ -225,6 +225,17 @@ import sys
 got = {k: int(v) for k, v in (l.split() for l in open(sys.argv[1]))}
 assert 20 <= got["handshakes"] <= 22 and got["handshakes"] - got["resumed"] == 2, got
 PY'
+# A server that fails a handshake offering a session: the connection's
+# next handshakes are full ones (one connect error, not one in two).
+fix tlsref --tls --close --refuse-resumption --stats "$T/tlsref.stats"
+t "https: a server that refuses resumption badly" \
+	"$YS" load -q --no-store -k -c 1 -n 20 --json "$T/tlsref.json" "https://127.0.0.1:$(cat "$T/tlsref.port")/"
+unfix tlsref
+t "... one connect error, then full handshakes: 19 ok" jq_ "$T/tlsref.json" '
+e, tp = m["errors"], m["throughput"]
+assert e["connect"] == 1 and e["requests"] == 20 and tp["ok"] == 19, (e, tp)
+got = {k: int(v) for k, v in (l.split() for l in open("'"$T"'/tlsref.stats"))}
+assert got["resumed"] == 0 and 19 <= got["handshakes"] <= 20, got'
 # TLS reads ahead of the engine: a whole response may wait inside it, out
 # of epoll's sight. Bodies of 3 MB; then a 20 KB body sent in records of
 # 16 bytes (as a server streaming small chunks does), where the engine
