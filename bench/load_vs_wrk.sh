@@ -1,14 +1,22 @@
 #!/bin/sh
 # `yardstick load` against wrk, the same load on the same server in one go:
 # a local nginx (Debian's nginx-light, one worker, its own config in a
-# temporary directory, on a free loopback port) answering a 6-byte body;
-# `wrk -tT -cC -dD --latency` and `yardstick load --threads T --connections
-# C --duration D` alternate for ROUNDS rounds (who goes first alternates
-# too). With two CPUs or more, nginx runs on CPU 0 and the clients on CPU
-# 1 (taskset), so that neither tool is measured while sharing a CPU with
-# the server. Prints requests/s, p50, p99 and the client's CPU time per
-# request (user + system, of the tool's process) of each round and the
-# medians, and the ratio of requests/s (yardstick / wrk).
+# temporary directory, on a free loopback port) answering a 6-byte body,
+# or with SIZES="N ..." files of N bytes each in turn; `wrk -tT -cC -dD
+# --latency` and `yardstick load --threads T --connections C --duration D`
+# alternate for ROUNDS rounds (who goes first alternates too). With
+# SCHEME=https, nginx serves TLS with a self-signed certificate made here
+# (openssl req, EC P-256; both tools negotiate TLS 1.3 with it) and
+# yardstick runs with -k (wrk does not verify certificates either).
+# KEEPALIVE: nginx's keepalive_requests (default 1000000000: a connection
+# is never closed; nginx's own default is 1000). With two CPUs or more,
+# nginx runs on CPU 0 and the clients on CPU 1 (taskset), so that
+# neither tool is measured while sharing a CPU with the server. Prints
+# requests/s, p50, p99 and the client's CPU time per request (user +
+# system, of the tool's process) of each round; the medians, and the
+# minimum of CPU per request; the ratios yardstick / wrk of requests/s and
+# of CPU per request, median, minimum and maximum over the rounds.
+#   [SCHEME=https] [SIZES="1024 102400"] [KEEPALIVE=N] \
 #   bench/load_vs_wrk.sh [build] [ROUNDS] [DURATION] [THREADS] [CONNECTIONS]
 set -eu
 build=${1:-build}
@@ -16,6 +24,10 @@ rounds=${2:-5}
 duration=${3:-10}
 threads=${4:-1}
 conns=${5:-32}
+scheme=${SCHEME:-http}
+sizes=${SIZES:-}
+keepalive=${KEEPALIVE:-1000000000}
+case $scheme in http|https) ;; *) echo "SCHEME '$scheme': http or https" >&2; exit 2;; esac
 here=$(dirname "$0")
 "$here/../scripts/deps.sh" bench
 ys=$build/yardstick
@@ -28,7 +40,26 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$dir/nginx.conf" <<EOF
+listen="listen 127.0.0.1:$port;"
+if [ "$scheme" = https ]; then
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+		-nodes -days 2 -subj /CN=localhost \
+		-addext subjectAltName=IP:127.0.0.1 -keyout "$dir/key.pem" \
+		-out "$dir/cert.pem" 2>/dev/null
+	listen="listen 127.0.0.1:$port ssl;
+        ssl_certificate $dir/cert.pem;
+        ssl_certificate_key $dir/key.pem;"
+fi
+serve='location / { return 200 "hello\n"; }'
+if [ -n "$sizes" ]; then
+	mkdir "$dir/www"
+	chmod 755 "$dir" "$dir/www"	# for the worker when nginx starts as root
+	for s in $sizes; do
+		head -c "$s" /dev/zero | tr '\0' x >"$dir/www/$s"
+	done
+	serve="root $dir/www;"
+fi
+cat >"$dir/nginx.conf" <<CONF
 worker_processes 1;
 daemon off;
 pid $dir/nginx.pid;
@@ -41,13 +72,13 @@ http {
     fastcgi_temp_path $dir/fastcgi;
     uwsgi_temp_path $dir/uwsgi;
     scgi_temp_path $dir/scgi;
-    keepalive_requests 1000000000;
+    keepalive_requests $keepalive;
     server {
-        listen 127.0.0.1:$port;
-        location / { return 200 "hello\n"; }
+        $listen
+        $serve
     }
 }
-EOF
+CONF
 srv="" cli=""
 if [ "$(nproc)" -ge 2 ]; then
 	srv="taskset -c 0"
@@ -65,51 +96,64 @@ for _ in range(100):
         time.sleep(0.05)
 sys.exit("nginx did not start")
 PY
-python3 - "$ys" "http://127.0.0.1:$port/" "$dir" "$rounds" "$duration" "$threads" "$conns" "$cli" <<'PY'
+python3 - "$ys" "$scheme://127.0.0.1:$port/" "$dir" "$rounds" "$duration" "$threads" "$conns" "$cli" "$keepalive" $sizes <<'PY'
 import json, re, resource, statistics, subprocess, sys
-ys, url, d, rounds, dur, thr, con, cli = sys.argv[1:9]
+ys, base, d, rounds, dur, thr, con, cli, keepalive = sys.argv[1:10]
+sizes = sys.argv[10:] or [""]
 pin = cli.split()
 rounds = int(rounds)
 unit = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+tls = ["-k"] if base.startswith("https") else []
 
 def cpu():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
 
-def wrk():
+def wrk(url):
     out = subprocess.run(pin + ["wrk", f"-t{thr}", f"-c{con}", f"-d{dur}s", "--latency", url],
                          check=True, capture_output=True, text=True).stdout
+    if re.search(r"Non-2xx|Socket errors", out):
+        sys.exit(f"wrk had errors:\n{out}")
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     n = int(re.search(r"(\d+) requests in", out).group(1))
     pct = {p: float(v) * unit[u] for p, v, u in
            re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)}
     return rps, pct["50"], pct["99"], n
 
-def yardstick():
-    subprocess.run(pin + [ys, "load", "-q", "--no-store", "--threads", thr, "--connections", con,
+def yardstick(url):
+    subprocess.run(pin + [ys, "load", "-q", "--no-store"] + tls + ["--threads", thr, "--connections", con,
                     "--duration", f"{dur}s", "--json", f"{d}/y.json", url],
                    check=True, stdout=subprocess.DEVNULL)
     m = json.load(open(f"{d}/y.json"))["benchmarks"][0]["metrics"]
+    if m["errors"]["median"]:
+        sys.exit(f"yardstick load had {m['errors']['median']:g} errors")
     return m["throughput"]["rate"], m["latency"]["median"], m["latency"]["p99"], m["errors"]["requests"]
 
-res = {"wrk": [], "yardstick": []}
-print(f"{url}: nginx (1 worker), -t{thr} -c{con}, {dur} s each, {rounds} rounds alternating"
-      + (f", clients on '{cli}'" if cli else ""))
-print(f"  {'round':>5}  {'tool':10} {'requests/s':>12} {'p50':>10} {'p99':>10} {'CPU/request':>12}")
-for r in range(rounds):
-    order = ["wrk", "yardstick"] if r % 2 == 0 else ["yardstick", "wrk"]
-    for tool in order:
-        c0 = cpu()
-        rps, p50, p99, n = wrk() if tool == "wrk" else yardstick()
-        per = (cpu() - c0) / n
-        res[tool].append((rps, p50, p99, per))
-        print(f"  {r + 1:>5}  {tool:10} {rps:12.0f} {p50 * 1e6:8.1f}us {p99 * 1e6:8.1f}us {per * 1e6:10.2f}us", flush=True)
-print("medians:")
-for tool, v in res.items():
-    med = [statistics.median(x[i] for x in v) for i in range(4)]
-    print(f"  {tool:10} {med[0]:12.0f} requests/s   p50 {med[1] * 1e6:7.1f} us   p99 {med[2] * 1e6:7.1f} us"
-          f"   CPU {med[3] * 1e6:5.2f} us/request")
-ratios = [y[0] / w[0] for y, w in zip(res["yardstick"], res["wrk"])]
-print(f"requests/s yardstick / wrk: median {statistics.median(ratios):.3f}x "
-      f"(rounds: {', '.join(f'{x:.3f}' for x in ratios)})")
+def ratios(what, x):
+    print(f"  {what} yardstick / wrk: median {statistics.median(x):.3f}x, min {min(x):.3f}x, "
+          f"max {max(x):.3f}x (rounds: {', '.join(f'{v:.3f}' for v in x)})")
+
+print(f"{base}: nginx (1 worker, keepalive_requests {keepalive}), -t{thr} -c{con}, {dur} s each, "
+      f"{rounds} rounds alternating" + (f", clients on '{cli}'" if cli else ""))
+for size in sizes:
+    url = base + size
+    res = {"wrk": [], "yardstick": []}
+    if size:
+        print(f"{url}: a body of {size} bytes")
+    print(f"  {'round':>5}  {'tool':10} {'requests/s':>12} {'p50':>10} {'p99':>10} {'CPU/request':>12}")
+    for r in range(rounds):
+        order = ["wrk", "yardstick"] if r % 2 == 0 else ["yardstick", "wrk"]
+        for tool in order:
+            c0 = cpu()
+            rps, p50, p99, n = wrk(url) if tool == "wrk" else yardstick(url)
+            per = (cpu() - c0) / n
+            res[tool].append((rps, p50, p99, per))
+            print(f"  {r + 1:>5}  {tool:10} {rps:12.0f} {p50 * 1e6:8.1f}us {p99 * 1e6:8.1f}us {per * 1e6:10.2f}us", flush=True)
+    print("medians:")
+    for tool, v in res.items():
+        med = [statistics.median(x[i] for x in v) for i in range(4)]
+        print(f"  {tool:10} {med[0]:12.0f} requests/s   p50 {med[1] * 1e6:7.1f} us   p99 {med[2] * 1e6:7.1f} us"
+              f"   CPU {med[3] * 1e6:6.2f} us/request (min {min(x[3] for x in v) * 1e6:6.2f})")
+    ratios("requests/s", [y[0] / w[0] for y, w in zip(res["yardstick"], res["wrk"])])
+    ratios("CPU/request", [y[3] / w[3] for y, w in zip(res["yardstick"], res["wrk"])])
 PY

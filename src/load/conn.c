@@ -50,6 +50,22 @@ int64_t conn_due(const struct shared *sh, uint64_t g, uint64_t slot)
 
 static void conn_close(struct conn *c)
 {
+	struct tls_session *s = c->tls && !c->no_resume ?
+				tls_conn_session(c->tls) : NULL;
+
+	/* The last session that may be resumed is kept for the next one;
+	 * unless a handshake offering one fails (a server may refuse it
+	 * badly): full handshakes from then on. */
+	if (c->state == CS_HANDSHAKE && c->session) {
+		tls_session_free(c->session);
+		c->session = NULL;
+		c->no_resume = true;
+	} else if (s) {
+		tls_session_free(c->session);
+		c->session = s;
+		s = NULL;
+	}
+	tls_session_free(s);
 	tls_conn_free(c->tls);
 	c->tls = NULL;
 	if (c->fd >= 0)
@@ -65,6 +81,8 @@ void conn_release(struct worker *w, struct conn *c)
 {
 	(void)w;
 	conn_close(c);
+	tls_session_free(c->session);
+	c->session = NULL;
 	free(c->buf);
 	c->buf = NULL;
 }
@@ -297,7 +315,7 @@ static void tcp_up(struct worker *w, struct conn *c, int64_t now)
 		connected(w, c, now);
 		return;
 	}
-	c->tls = tls_conn_new(w->sh->tls, c->fd, cfg->tls_host);
+	c->tls = tls_conn_new(w->sh->tls, c->fd, cfg->tls_host, c->session);
 	if (!c->tls) {
 		connect_failed(w, c, ENOMEM, NULL, now);
 		return;
@@ -458,8 +476,10 @@ static void complete(struct worker *w, struct conn *c, int64_t now)
 	record(w, c, now);
 	c->served++;
 	c->deadline = 0;
-	if (!c->resp.keep_alive || c->used) {
-		/* The server closes, or sent more than one response. */
+	if (!c->resp.keep_alive || c->used ||
+	    (c->tls && tls_pending(c->tls))) {
+		/* The server closes, or sent more than one response (in
+		 * the buffer, or still inside TLS). */
 		conn_close(c);
 		conn_connect(w, c, now);
 		return;
@@ -567,6 +587,26 @@ static void do_read(struct worker *w, struct conn *c)
 		if ((size_t)n < room && !(c->tls && tls_pending(c->tls)))
 			return;
 	}
+	if (c->tls && tls_pending(c->tls) && !c->again) {
+		c->again = true;
+		w->again[w->nagain++] = c;
+	}
+}
+
+void conn_again(struct worker *w)
+{
+	size_t n = w->nagain;
+
+	/* Those queued meanwhile wait for the next turn of the loop. */
+	for (size_t i = 0; i < n; i++) {
+		struct conn *c = w->again[i];
+
+		c->again = false;
+		if (c->state == CS_READING && c->tls && tls_pending(c->tls))
+			do_read(w, c);
+	}
+	memmove(w->again, w->again + n, (w->nagain - n) * sizeof(*w->again));
+	w->nagain -= n;
 }
 
 /* Data or EOF on an idle connection: the server closed it (or broke the

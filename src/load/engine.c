@@ -147,6 +147,8 @@ static void dispatch(struct worker *w, struct epoll_event *ev, int n)
 {
 	for (int i = 0; i < n; i++)
 		conn_event(w, ev[i].data.ptr, ev[i].events);
+	if (w->nagain)
+		conn_again(w);
 	conn_flush(w);
 }
 
@@ -230,9 +232,11 @@ static void *worker_main(void *arg)
 		until = sh->end < w->next_check ? sh->end : w->next_check;
 		if (w->open && slot_time(w, w->cursor) < until)
 			until = wake_time(slot_time(w, w->cursor), now);
+		if (w->nagain)
+			until = now;
 		n = wait_events(w, ev, until, now);
-		if (n > 0)
-			dispatch(w, ev, n);
+		if (n > 0 || w->nagain)
+			dispatch(w, ev, n > 0 ? n : 0);
 	}
 	w->stopped = now < sh->end ? now : sh->end;
 	pthread_mutex_lock(&sh->mu);
@@ -328,6 +332,9 @@ static int workers_init(struct worker *ws, struct shared *sh,
 			    (t < c->connections % c->threads);
 		w->conns = xcalloc(w->nconns, sizeof(*w->conns));
 		w->ready = xcalloc(w->nconns, sizeof(*w->ready));
+		/* Room for each connection twice: conn_again queues
+		 * them anew behind those it goes through. */
+		w->again = xcalloc(2 * w->nconns, sizeof(*w->again));
 		for (size_t i = 0; i < w->nconns; i++)
 			conn_init(w, &w->conns[i], t + i * c->threads);
 	}
@@ -408,6 +415,7 @@ static void workers_free(struct worker *ws, unsigned n)
 			conn_release(w, &w->conns[i]);
 		free(w->conns);
 		free(w->ready);
+		free(w->again);
 		if (w->ep >= 0)
 			close(w->ep);
 		if (w->st.latency)
@@ -428,7 +436,7 @@ int load_run(const struct load_config *c, struct load_stats *out,
 		ws[t].ep = -1;
 	raise_nofile(c->connections);
 	sh.ns_per_req = c->rate > 0 ? 1e9 / c->rate : 0;
-	if (c->tls && !(sh.tls = tls_ctx_new(c->insecure, e)))
+	if (c->tls && !(sh.tls = tls_ctx_new(c->insecure, c->connections, e)))
 		goto out_free;
 	if (workers_init(ws, &sh, e))
 		goto out_free;

@@ -78,6 +78,10 @@ struct conn {
 	uint64_t slot;		/* open model: its requests taken so far */
 	int64_t next_due;	/* open model: when the next one is due */
 	struct tls_conn *tls;
+	struct tls_session *session;	/* to resume on the next connection */
+	bool no_resume;		/* a handshake resuming one failed: full
+				 * handshakes from then on */
+	bool again;		/* in the worker's again list */
 	struct http_resp resp;
 	char *buf;		/* read buffer: a head or a chunk line */
 	size_t used, cap;
@@ -119,6 +123,10 @@ struct worker {
 	struct conn **ready;	/* closed model: idle, to send after the
 				 * batch of events (conn_flush) */
 	size_t nready;
+	struct conn **again;	/* reading, with bytes inside TLS that epoll
+				 * cannot see: read at the next turn
+				 * (conn_again); 2 * nconns long */
+	size_t nagain;
 	struct load_stats st;	/* what it recorded */
 	pthread_t thread;
 };
@@ -142,6 +150,9 @@ void conn_next(struct worker *w, struct conn *c, int64_t now);
 /* Closed model: send the requests of the connections made idle by the
  * last batch of events. */
 void conn_flush(struct worker *w);
+/* Read on the connections whose reads stopped at their limit with bytes
+ * inside TLS (w->again); the loop must not sleep while there are any. */
+void conn_again(struct worker *w);
 /* c's deadline passed. */
 void conn_expire(struct worker *w, struct conn *c, int64_t now);
 /* When the open model's request of connection g number slot is due. */

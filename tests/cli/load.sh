@@ -212,6 +212,62 @@ t "https: closes after 1 to 3 responses without Connection: close: no error" \
 	"$YS" load -q --no-store -k -c 3 -n 60 --json "$T/tlsca.json" "https://127.0.0.1:$(cat "$T/tlsca.port")/"
 unfix tlsca
 t "... 60 answered once each" lone_ok tlsca "$T/tlsca.json" 60
+# A server that closes after every response: each new connection resumes
+# the session of the one before (no certificate sent, signed, verified);
+# only the first handshake of each of the 2 connections is a full one.
+fix tlsres --tls --close --stats "$T/tlsres.stats"
+t "https: a connection made again resumes the TLS session" \
+	"$YS" load -q --no-store -k -c 2 -n 20 --json "$T/tlsres.json" "https://127.0.0.1:$(cat "$T/tlsres.port")/"
+unfix tlsres
+t "... 20 answered once each" lone_ok tlsres "$T/tlsres.json" 20
+t "... 2 full handshakes, the others resumed" sh -c 'python3 - "$T/tlsres.stats" <<"PY"
+import sys
+got = {k: int(v) for k, v in (l.split() for l in open(sys.argv[1]))}
+assert 20 <= got["handshakes"] <= 22 and got["handshakes"] - got["resumed"] == 2, got
+PY'
+# A server that fails a handshake offering a session: the connection's
+# next handshakes are full ones (one connect error, not one in two).
+fix tlsref --tls --close --refuse-resumption --stats "$T/tlsref.stats"
+t "https: a server that refuses resumption badly" \
+	"$YS" load -q --no-store -k -c 1 -n 20 --json "$T/tlsref.json" "https://127.0.0.1:$(cat "$T/tlsref.port")/"
+unfix tlsref
+t "... one connect error, then full handshakes: 19 ok" jq_ "$T/tlsref.json" '
+e, tp = m["errors"], m["throughput"]
+assert e["connect"] == 1 and e["requests"] == 20 and tp["ok"] == 19, (e, tp)
+got = {k: int(v) for k, v in (l.split() for l in open("'"$T"'/tlsref.stats"))}
+assert got["resumed"] == 0 and 19 <= got["handshakes"] <= 20, got'
+# TLS reads ahead of the engine: a whole response may wait inside it, out
+# of epoll's sight. Bodies of 3 MB; then a 20 KB body sent in records of
+# 16 bytes (as a server streaming small chunks does), where the engine
+# stops after some reads to look at its timers with TLS still holding
+# most of the response: it reads on at the next turn, not at the timeout
+# (--timeout 5s: either takes milliseconds even on a busy machine).
+fix tlsbig --tls --body-size 3000000
+t "https: 3 MB bodies: every byte read, no timeout" \
+	"$YS" load -q --no-store -k -c 2 -n 10 --timeout 5s --json "$T/tlsbig.json" "https://127.0.0.1:$(cat "$T/tlsbig.port")/"
+unfix tlsbig
+t "... 10 ok, 30 MB read" jq_ "$T/tlsbig.json" '
+e, tp = m["errors"], m["throughput"]
+assert e["values"] == [0] and e["requests"] == 10 and tp["ok"] == 10, (e, tp)
+head = len("HTTP/1.1 200 X\r\nContent-Length: 3000000\r\n\r\n")
+assert tp["bytes_read"] == 10 * (head + 3000000), tp["bytes_read"]'
+fix tlsrec --tls --body-size 20000 --write-size 16 --stats "$T/tlsrec.stats"
+t "https: a response in 1250 records of 16 bytes: read on, no timeout" \
+	"$YS" load -q --no-store -k -c 2 -n 20 --timeout 5s --json "$T/tlsrec.json" "https://127.0.0.1:$(cat "$T/tlsrec.port")/"
+unfix tlsrec
+t "... 20 answered once each" lone_ok tlsrec "$T/tlsrec.json" 20
+# Beyond 1024 https connections, each frees its TLS buffers when they are
+# empty (below, it keeps them between requests: the tests above).
+nofile=$(ulimit -Hn)
+if [ "$nofile" = unlimited ] || [ "$nofile" -ge 1200 ]; then
+	fix tlsmany --tls --stats "$T/tlsmany.stats"
+	t "https: 1100 connections (TLS buffers freed when empty)" \
+		"$YS" load -q --no-store -k -c 1100 -n 3300 --timeout 20s --json "$T/tlsmany.json" "https://127.0.0.1:$(cat "$T/tlsmany.port")/"
+	unfix tlsmany
+	t "... 3300 answered once each" lone_ok tlsmany "$T/tlsmany.json" 3300
+else
+	skip "https: 1100 connections" "the hard limit of descriptors is $nofile"
+fi
 fix post --close-after 1 --stats "$T/post.stats"
 t "a POST the server closed a reused connection on is not sent again" sh -c '
 	"$YS" load --no-store -c 1 -n 40 -b x --json "$T/post.json" "$U_post" >"$T/post.out"; [ $? -le 1 ] || exit 1
