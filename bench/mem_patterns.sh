@@ -7,7 +7,9 @@
 # a ratio to native, and yardstick's exact time over heaptrack's.
 #   bench/mem_patterns.sh [build] [ROUNDS] [SCALE]
 # SCALE multiplies every pattern's allocation count (default 1: the
-# window pattern is 2 threads x 10 M allocations).
+# window pattern is 2 threads x 10 M allocations). With YS_BEFORE set to
+# another yardstick (a build of an earlier version, its agent beside it),
+# its exact `mem` is run in the same rounds too, as "mem before".
 set -eu
 build=${1:-build}
 rounds=${2:-5}
@@ -20,9 +22,10 @@ done
 [ -x "$prog" ] || { echo "no $prog: build first (make)" >&2; exit 2; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-python3 - "$ys" "$prog" "$dir" "$rounds" "$scale" <<'PY'
+python3 - "$ys" "$prog" "$dir" "$rounds" "$scale" "${YS_BEFORE:-}" <<'PY'
 import glob, os, random, statistics, subprocess, sys, time
 ys, prog, d, rounds, scale = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
+before = sys.argv[6]
 n = lambda k: str(int(k * scale))
 patterns = {
     "window 2x10M": ["window", "2", n(10_000_000)],
@@ -34,7 +37,8 @@ patterns = {
 }
 def tools(args):
     w = [prog] + args
-    return {
+    old = {"mem before": [before, "mem", "-q", "--no-store", "--json", f"{d}/b.json", "--"] + w} if before else {}
+    return old | {
         "native": w,
         "mem": [ys, "mem", "-q", "--no-store", "--json", f"{d}/m.json", "--"] + w,
         "mem --sample": [ys, "mem", "-q", "--no-store", "--sample", "524288",
@@ -42,7 +46,8 @@ def tools(args):
         "heaptrack": ["heaptrack", "-o", f"{d}/ht"] + w,
     }
 print(f"{rounds} interleaved rounds; whole processes; median (min) as a multiple of native")
-print(f"  {'pattern':14s} {'native':>8s} {'mem':>14s} {'mem --sample':>14s} {'heaptrack':>14s}  mem/heaptrack")
+print(f"  {'pattern':14s} {'native':>8s} {'mem':>14s} {'mem --sample':>14s} {'heaptrack':>14s}  mem/heaptrack"
+      + (f"  {'mem before':>14s}" if before else ""))
 for name, args in patterns.items():
     ts = tools(args)
     times = {k: [] for k in ts}
@@ -59,5 +64,6 @@ for name, args in patterns.items():
     lo = {k: min(v) for k, v in times.items()}
     cell = lambda k: f"{med[k] / med['native']:6.2f}x ({lo[k] / lo['native']:5.2f})"
     print(f"  {name:14s} {med['native']:7.3f}s {cell('mem'):>14s} {cell('mem --sample'):>14s} "
-          f"{cell('heaptrack'):>14s}  {med['mem'] / med['heaptrack']:.2f}")
+          f"{cell('heaptrack'):>14s}  {med['mem'] / med['heaptrack']:.2f}"
+          + (f"           {cell('mem before'):>14s}" if before else ""), flush=True)
 PY

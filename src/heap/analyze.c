@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "heap/analyze.h"
 #include "profile/symbolize.h"
@@ -127,14 +128,45 @@ struct block {
 struct live {
 	struct block *b;
 	size_t mask, n;
+	size_t bytes;		/* mapped at b */
 };
+
+/*
+ * The table's memory: zeroed, in huge pages where the kernel has them (a
+ * large heap's table is far bigger than what the TLB covers with small
+ * pages, and its look-ups are random).
+ */
+static struct block *table_alloc(size_t cap, size_t *bytes)
+{
+	size_t huge = (size_t)2 << 20, n = cap * sizeof(struct block);
+	void *p;
+
+	if (n < huge)
+		return *bytes = 0, xcalloc(cap, sizeof(struct block));
+	n = (n + huge - 1) & ~(huge - 1);
+	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (p == MAP_FAILED)
+		return *bytes = 0, xcalloc(cap, sizeof(struct block));
+	madvise(p, n, MADV_HUGEPAGE);
+	*bytes = n;
+	return p;
+}
+
+static void table_free(struct block *b, size_t bytes)
+{
+	if (bytes)
+		munmap(b, bytes);
+	else
+		free(b);
+}
 
 static void live_grow(struct live *l)
 {
 	struct live old = *l;
 	size_t cap = old.b ? (old.mask + 1) * 2 : 1 << 16;
 
-	l->b = xcalloc(cap, sizeof(*l->b));
+	l->b = table_alloc(cap, &l->bytes);
 	l->mask = cap - 1;
 	l->n = 0;
 	for (size_t i = 0; old.b && i <= old.mask; i++) {
@@ -146,7 +178,7 @@ static void live_grow(struct live *l)
 		l->b[j] = old.b[i];
 		l->n++;
 	}
-	free(old.b);
+	table_free(old.b, old.bytes);
 }
 
 /* The cell of ptr, or the empty one where it would go. */
@@ -188,6 +220,7 @@ static void live_remove(struct live *l, struct block *b)
  */
 struct cursor {
 	const uint64_t *w, *end;
+	const uint64_t *ahead;	/* the next record to prefetch for */
 	uint64_t ts;		/* the merge's key */
 	uint64_t early;		/* how much earlier frees are merged */
 	bool burst_end;
@@ -219,6 +252,31 @@ static bool cursor_next(struct cursor *c)
 		c->w += len;
 	}
 	return false;
+}
+
+/*
+ * Prefetch the live table's cells of the blocks of the records up to
+ * PREFETCH words after c's: a large heap's table is far bigger than the
+ * caches, and each event's look-up would otherwise wait for memory.
+ */
+#define PREFETCH 96
+
+static void prefetch(struct cursor *c, const struct live *l)
+{
+	const uint64_t *stop = c->end - c->w > PREFETCH ? c->w + PREFETCH
+							: c->end;
+
+	if (c->ahead < c->w)
+		c->ahead = c->w;
+	while (c->ahead < stop) {
+		uint64_t w = *c->ahead;
+		uint32_t type = rec_type(w);
+
+		if ((type == HEAP_REC_ALLOC || type == HEAP_REC_FREE ||
+		     type == HEAP_REC_FREE_TEMP) && c->ahead + 1 < c->end)
+			__builtin_prefetch(&l->b[mix(c->ahead[1]) & l->mask]);
+		c->ahead += rec_len(w);
+	}
 }
 
 static void heap_down(struct cursor **h, size_t n, size_t i)
@@ -277,10 +335,13 @@ static void note_time(struct replay *p, uint64_t ts)
 {
 	long b = (long)(seconds(p, ts) * p->per_bucket);
 
+	double most;
+
 	if (b >= HEAP_TIMELINE)
 		b = HEAP_TIMELINE - 1;
-	if (p->cur > p->bucket[b])
-		p->bucket[b] = p->cur;
+	/* without a branch: the level goes up and down at random */
+	most = p->bucket[b];
+	p->bucket[b] = p->cur > most ? p->cur : most;
 	p->bucket_end[b] = p->cur;
 }
 
@@ -436,6 +497,7 @@ static void merge(struct replay *p)
 	for (int i = 0; i < HEAP_SLOTS; i++) {
 		cur[i].w = t->streams[i].words;
 		cur[i].end = t->streams[i].words + t->streams[i].n;
+		cur[i].ahead = cur[i].w;
 		cur[i].early = (uint64_t)(t->ticks_per_s * 1e-6);
 		if (cursor_next(&cur[i]))
 			h[n++] = &cur[i];
@@ -469,6 +531,8 @@ static void merge(struct replay *p)
 		c->w += rec_len(*w);
 		if (!cursor_next(c))
 			h[0] = h[--n];
+		else
+			prefetch(c, &p->live);
 		heap_down(h, n, 0);
 	}
 	p->r->events = p->seq;
@@ -565,7 +629,7 @@ int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 	}
 	free(p.bucket);
 	free(p.bucket_end);
-	free(p.live.b);
+	table_free(p.live.b, p.live.bytes);
 	hashidx_free(&p.x);
 	return 0;
 }

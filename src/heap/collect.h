@@ -66,7 +66,8 @@ struct heap_trace {
 	double peak_rss;	/* bytes: the program's VmHWM (at exit, or the
 				 * last sample before a crash), else wait4's */
 	double hwm;		/* the largest VmHWM seen */
-	uint64_t bytes_received;
+	uint64_t bytes_received;	/* of messages on the socket and of
+					 * chunks handed over */
 };
 
 /*
