@@ -224,20 +224,25 @@ INLINE uint64_t *slot_buf(struct heap_slot *s)
 
 /*
  * Hand the full buffer (used bytes, chunk seq) over to yardstick through
- * the ring (protocol.h) and move on to the next buffer, if yardstick gave
- * that one back; false if not.
+ * the ring (protocol.h) and move on to another buffer yardstick gave
+ * back, the first one: the buffers' pages count in the program's RSS, and
+ * while yardstick keeps up only two or three of them are ever touched.
+ * false if none is free.
  */
 static bool hand_over(struct heap_slot *s, uint64_t used, uint64_t seq)
 {
 	uint32_t cur = atomic_load_explicit((_Atomic uint32_t *)&s->cur,
 					    memory_order_relaxed) &
 		       (HEAP_RING - 1);
-	uint32_t next = cur + 1 < ring_n ? cur + 1 : 0;
+	uint32_t next = 0;
 	struct heap_chunk *c = &s->ring[cur];
 
-	if (next == cur ||
-	    atomic_load_explicit((_Atomic uint32_t *)&s->ring[next].full,
-				 memory_order_acquire))
+	while (next < ring_n &&
+	       (next == cur ||
+		atomic_load_explicit((_Atomic uint32_t *)&s->ring[next].full,
+				     memory_order_acquire)))
+		next++;
+	if (next >= ring_n)
 		return false;
 	c->seq = seq;
 	c->len = (uint32_t)used;

@@ -162,20 +162,9 @@ struct reader {
 
 static void stream_add(struct heap_stream *s, const void *data, size_t bytes)
 {
-	size_t words = bytes / 8, cap = s->cap;
+	size_t words = bytes / 8;
 
 	s->words = xgrow(s->words, &s->cap, s->n + words, sizeof(uint64_t));
-	if (s->cap != cap && s->cap * 8 >= (8u << 20)) {
-		/* a long stream: in huge pages where the kernel has them, a
-		 * page fault per 2 MiB of records instead of per 4 KiB */
-		uintptr_t lo = ((uintptr_t)s->words + (2u << 20) - 1) &
-			       ~(uintptr_t)((2u << 20) - 1);
-		uintptr_t hi = ((uintptr_t)(s->words + s->cap)) &
-			       ~(uintptr_t)((2u << 20) - 1);
-
-		if (hi > lo)
-			madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-	}
 	memcpy(s->words + s->n, data, words * 8);
 	s->n += words;
 }
