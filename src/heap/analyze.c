@@ -30,12 +30,7 @@ static uint32_t rec_type(uint64_t w)
 /* Words of the record starting with w (unknown types: 2, as a free). */
 static size_t rec_len(uint64_t w)
 {
-	switch (rec_type(w)) {
-	case HEAP_REC_ALLOC: return 4;
-	case HEAP_REC_BURST: return 6;
-	case HEAP_REC_STACK: return 2 + HEAP_STACK_DEPTH(w);
-	}
-	return 2;
+	return (size_t)heap_rec_words(w);
 }
 
 /* ---- sites -------------------------------------------------------------- */
@@ -80,26 +75,37 @@ static uint32_t add_site(struct heap_report *r, size_t *cap, uint64_t hash,
 	return (uint32_t)r->nsites++;
 }
 
-/* Every stack of every stream becomes a site. */
+/* The STACK record at word j of s, whole: a site, unless it is one. */
+static void stack_site(const struct heap_stream *s, size_t j,
+		       struct heap_report *r, struct hashidx *x, size_t *cap)
+{
+	uint32_t site;
+
+	if (site_lookup(x, s->words[j + 1]))
+		return;
+	site = add_site(r, cap, s->words[j + 1], &s->words[j + 2],
+			HEAP_STACK_DEPTH(s->words[j]));
+	r->sites[site].gen = HEAP_STACK_GEN(s->words[j]);
+	site_index_add(x, s->words[j + 1], site);
+}
+
+/* Every stack of every stream becomes a site: those the collector found
+ * (collect.h), then those after where it stopped. */
 static void find_sites(const struct heap_trace *t, struct heap_report *r,
 		       struct hashidx *x, size_t *cap)
 {
 	for (int i = 0; i < HEAP_SLOTS; i++) {
 		const struct heap_stream *s = &t->streams[i];
 
-		for (size_t j = 0; j < s->n; j += rec_len(s->words[j])) {
-			uint32_t n = HEAP_STACK_DEPTH(s->words[j]), site;
-
+		for (size_t k = 0; k < s->nstacks; k++)
+			stack_site(s, s->stacks[k], r, x, cap);
+		for (size_t j = s->scanned; j < s->n;
+		     j += rec_len(s->words[j])) {
 			if (rec_type(s->words[j]) != HEAP_REC_STACK)
 				continue;
-			if (j + 2 + n > s->n)
+			if (j + 2 + HEAP_STACK_DEPTH(s->words[j]) > s->n)
 				break;
-			if (site_lookup(x, s->words[j + 1]))
-				continue;
-			site = add_site(r, cap, s->words[j + 1],
-					&s->words[j + 2], n);
-			r->sites[site].gen = HEAP_STACK_GEN(s->words[j]);
-			site_index_add(x, s->words[j + 1], site);
+			stack_site(s, j, r, x, cap);
 		}
 	}
 }
@@ -310,6 +316,8 @@ struct replay {
 	double *bucket;		/* the timeline: most live per interval */
 	double *bucket_end;	/* live after its last event, NaN: none */
 	double bucket_dt, per_bucket;
+	long bk;		/* the interval of the stamps in [bk_lo, */
+	uint64_t bk_lo, bk_hi;	/* bk_hi): note_time */
 };
 
 uint64_t heap_hist_low(int i)
@@ -331,14 +339,43 @@ static double seconds(const struct replay *p, uint64_t ts)
 	return ts > p->t->ts0 ? (ts - p->t->ts0) * p->t_scale : 0;
 }
 
+/* The timeline's interval of stamp ts: never less for a later stamp. */
+static long bucket_of(const struct replay *p, uint64_t ts)
+{
+	double x = seconds(p, ts) * p->per_bucket;
+
+	return x >= HEAP_TIMELINE ? HEAP_TIMELINE - 1 : (long)x;
+}
+
+/* The first stamp of an interval after b (HEAP_TS_MASK + 1: none). */
+static uint64_t bucket_after(const struct replay *p, long b)
+{
+	uint64_t lo = 0, hi = HEAP_TS_MASK + 1;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (bucket_of(p, mid) > b)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 static void note_time(struct replay *p, uint64_t ts)
 {
-	long b = (long)(seconds(p, ts) * p->per_bucket);
-
+	long b = p->bk;
 	double most;
 
-	if (b >= HEAP_TIMELINE)
-		b = HEAP_TIMELINE - 1;
+	if (ts < p->bk_lo || ts >= p->bk_hi) {
+		/* a new interval (rarely: the stamps come nearly in order):
+		 * the range of stamps in it, found once */
+		b = bucket_of(p, ts);
+		p->bk = b;
+		p->bk_lo = b > 0 ? bucket_after(p, b - 1) : 0;
+		p->bk_hi = bucket_after(p, b);
+	}
 	/* without a branch: the level goes up and down at random */
 	most = p->bucket[b];
 	p->bucket[b] = p->cur > most ? p->cur : most;

@@ -160,6 +160,28 @@ struct reader {
 	int nconns;
 };
 
+/*
+ * Walk s's records from where the last walk stopped, keeping where its
+ * STACK records are, up to the end or a STACK record not all there yet
+ * (more may come): while the records are in the cache, and while the
+ * program runs, instead of in a pass of the replay's own.
+ */
+static void stream_scan(struct heap_stream *s)
+{
+	while (s->scanned < s->n) {
+		uint64_t w = s->words[s->scanned];
+
+		if (w >> HEAP_TYPE_SHIFT == HEAP_REC_STACK) {
+			if (s->scanned + 2 + HEAP_STACK_DEPTH(w) > s->n)
+				return;
+			s->stacks = xgrow(s->stacks, &s->capstacks,
+					  s->nstacks + 1, sizeof(size_t));
+			s->stacks[s->nstacks++] = s->scanned;
+		}
+		s->scanned += heap_rec_words(w);
+	}
+}
+
 static void stream_add(struct heap_stream *s, const void *data, size_t bytes)
 {
 	size_t words = bytes / 8;
@@ -167,6 +189,7 @@ static void stream_add(struct heap_stream *s, const void *data, size_t bytes)
 	s->words = xgrow(s->words, &s->cap, s->n + words, sizeof(uint64_t));
 	memcpy(s->words + s->n, data, words * 8);
 	s->n += words;
+	stream_scan(s);
 }
 
 /* A "Name:   1234 kB" line of /proc/PID/status, in bytes; -1 if absent. */
@@ -855,8 +878,10 @@ out:
 
 void heap_trace_free(struct heap_trace *t)
 {
-	for (int i = 0; i < HEAP_SLOTS; i++)
+	for (int i = 0; i < HEAP_SLOTS; i++) {
 		free(t->streams[i].words);
+		free(t->streams[i].stacks);
+	}
 	for (size_t i = 0; i < t->nmaps; i++)
 		free(t->maps[i]);
 	free(t->maps);

@@ -27,11 +27,16 @@ struct heap_opts {
 				 * stderr: a result is on stdout */
 };
 
-/* The records of one slot, in time order. */
+/* The records of one slot, in time order; where its STACK records are,
+ * found while it came in (collect.c). */
 struct heap_stream {
 	uint64_t *words;
 	size_t n, cap;
+	size_t scanned;		/* words walked: the next record's start */
+	size_t *stacks;		/* word index of each whole STACK record */
+	size_t nstacks, capstacks;
 };
+
 
 struct heap_rss {
 	double t;		/* seconds since the program started */

@@ -145,6 +145,18 @@ enum heap_unwind { HEAP_UNWIND_DWARF = 0, HEAP_UNWIND_FP = 1 };
 #define HEAP_TYPE_SHIFT	56
 #define HEAP_TS_MASK	((UINT64_C(1) << HEAP_TYPE_SHIFT) - 1)
 
+/* Words of the record whose first word is w (unknown types: 2, as a
+ * free): how yardstick walks a stream. */
+static inline uint64_t heap_rec_words(uint64_t w)
+{
+	switch (w >> HEAP_TYPE_SHIFT) {
+	case HEAP_REC_ALLOC: return 4;
+	case HEAP_REC_BURST: return 6;
+	case HEAP_REC_STACK: return 2 + HEAP_STACK_DEPTH(w);
+	}
+	return 2;
+}
+
 /* A message on the socket: this header, then len bytes (at most
  * HEAP_MSG_MAX). */
 enum heap_msg {
