@@ -259,6 +259,9 @@ static int mem(struct mem_args *a)
 	if (heap_collect(&a->ho, path, a->argv, &m.trace, &e)) {
 		fprintf(stderr, "yardstick mem: %s\n", e.msg);
 		git_detect_finish(&m.git_probe);
+		heap_trace_free(&m.trace);
+		free(m.git.commit);
+		free(m.git.branch);
 		ret = 2;
 		goto out;
 	}
