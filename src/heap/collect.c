@@ -182,11 +182,39 @@ static void stream_scan(struct heap_stream *s)
 	}
 }
 
+/*
+ * Have the kernel put the pages of s after what it holds into memory
+ * ahead of the copies, a few MiB with one call, rather than fault them
+ * in one page at a time (a long trace is hundreds of MiB).
+ */
+#define PREFAULT (4u << 20)
+
+static void stream_prefault(struct heap_stream *s)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t at = (uintptr_t)(s->words + s->n), end;
+	uintptr_t lo = (uintptr_t)s->faulted, top;
+
+	top = (uintptr_t)(s->words + s->cap) & ~(page - 1);
+	if (lo < at || lo > top)
+		lo = (at + page - 1) & ~(page - 1);
+	if (lo >= top || lo - at >= PREFAULT / 2)
+		return;
+	end = lo + PREFAULT < top ? lo + PREFAULT : top;
+	madvise((void *)lo, end - lo, MADV_POPULATE_WRITE);
+	s->faulted = (uint64_t *)end;
+}
+
 static void stream_add(struct heap_stream *s, const void *data, size_t bytes)
 {
 	size_t words = bytes / 8;
+	uint64_t *was = s->words;
 
 	s->words = xgrow(s->words, &s->cap, s->n + words, sizeof(uint64_t));
+	if (s->words != was)
+		s->faulted = NULL;
+	if (s->cap * 8 >= 2 * PREFAULT)
+		stream_prefault(s);
 	memcpy(s->words + s->n, data, words * 8);
 	s->n += words;
 	stream_scan(s);
@@ -261,8 +289,10 @@ static void accept_chunk(struct reader *r, uint32_t i, uint64_t seq,
  * the other, or, with skip, also those after a gap (the chunks of the gap
  * were lost). The program can write anything there: every field is read
  * once and bounded, a chunk is copied out before it is looked at, a seq
- * taken before is not taken again. Notes in r->waiting[i] whether
- * handed-over chunks are left after a gap; returns how many were taken.
+ * taken before is not taken again. At most two rounds of the ring: a
+ * program that keeps marking buffers handed over does not hold the reader
+ * here. Notes in r->waiting[i] whether handed-over chunks are left after
+ * a gap; returns how many were taken.
  */
 static int ring_take(struct reader *r, uint32_t i, uint64_t below,
 		     bool skip)
@@ -271,7 +301,7 @@ static int ring_take(struct reader *r, uint32_t i, uint64_t below,
 	int taken = 0;
 
 	r->waiting[i] = false;
-	for (;;) {
+	for (int round = 0; round < 2 * HEAP_RING; round++) {
 		struct heap_chunk *c = NULL;
 		uint64_t seq = 0;
 		uint32_t len, k;
@@ -311,6 +341,8 @@ static int ring_take(struct reader *r, uint32_t i, uint64_t below,
 		__atomic_store_n(&c->full, 0, __ATOMIC_RELEASE);
 		taken++;
 	}
+	r->waiting[i] = true;	/* look again */
+	return taken;
 }
 
 /* Take what the agent handed over since the last look. Returns whether

@@ -33,6 +33,7 @@ struct heap_stream {
 	uint64_t *words;
 	size_t n, cap;
 	size_t scanned;		/* words walked: the next record's start */
+	uint64_t *faulted;	/* words from here on not yet in memory */
 	size_t *stacks;		/* word index of each whole STACK record */
 	size_t nstacks, capstacks;
 };
