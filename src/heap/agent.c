@@ -11,8 +11,8 @@
  * chain), a look-up in a table of stacks already sent, and two to four
  * words stored into the thread's slot. A full chunk of the slot (64 KiB of
  * records) is handed over to yardstick through the segment (a few stores,
- * no system call), or, when yardstick is behind, written to the socket
- * under a lock.
+ * no system call), or, when yardstick is a whole ring behind, after up
+ * to 10 ms of waiting for it, written to the socket under a lock.
  *
  * Calls the agent makes into other code (libunwind, dl_iterate_phdr,
  * pthread functions) may allocate; a per-thread flag sends those, and any
@@ -262,6 +262,36 @@ static bool hand_over(struct heap_slot *s, uint64_t used, uint64_t seq)
 	return true;
 }
 
+/*
+ * Hand the buffer over, waiting a little for yardstick to give one back
+ * when the ring is full: yardstick is behind, most often for want of a
+ * processor, which a thread of ours sleeping gives it (the socket would
+ * cost a copy on each side and more of the processor). At most
+ * HAND_WAITS sleeps of HAND_SLEEP_NS: a yardstick that stopped taking
+ * leaves the socket, which fails if it is gone. With a ring made smaller
+ * (YARDSTICK_HEAP_RING, to try the socket path) no wait: the socket at
+ * once.
+ */
+#define HAND_WAITS 40
+#define HAND_SLEEP_NS 250000
+
+static bool hand_over_wait(struct heap_slot *s, uint64_t used, uint64_t seq)
+{
+	int waits = ring_n == HEAP_RING ? HAND_WAITS : 0;
+
+	if (used > HEAP_SLOT_BYTES || ring_n < 2)
+		return false;
+	for (int k = 0; k <= waits; k++) {
+		struct timespec ts = { 0, HAND_SLEEP_NS };
+
+		if (hand_over(s, used, seq))
+			return true;
+		if (k < waits)
+			nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
 static void flush_slot(struct heap_slot *s)
 {
 	uint64_t used = atomic_load_explicit((_Atomic uint64_t *)&s->used,
@@ -270,7 +300,7 @@ static void flush_slot(struct heap_slot *s)
 					    memory_order_relaxed);
 	bool ok;
 
-	if (used <= HEAP_SLOT_BYTES && hand_over(s, used, seq))
+	if (hand_over_wait(s, used, seq))
 		return;
 	if (!atomic_load_explicit(&sending, memory_order_relaxed))
 		return;

@@ -6,9 +6,10 @@
  * Each traced thread owns a slot of the segment and appends fixed-layout
  * records to its current chunk buffer. When the buffer is full the thread
  * hands it over to yardstick through the segment itself (the slot's ring:
- * no system call, no copy) and goes on in the next buffer of the ring, if
- * yardstick has taken that one back; if not (yardstick is behind), it
- * writes the chunk to the socket (a stream socketpair: a pipe would raise
+ * no system call, no copy) and goes on in another buffer of the ring that
+ * yardstick has taken back; if there is none (yardstick is behind) it
+ * sleeps a little for one (up to 10 ms), and then writes the chunk to the
+ * socket (a stream socketpair: a pipe would raise
  * SIGPIPE in the program if yardstick went away) as one message and
  * starts the same buffer again empty. Every chunk of a slot has a number
  * (seq), one after the other, whichever way it went. yardstick takes the
@@ -281,7 +282,10 @@ struct heap_header {
 				 * CLOCK_MONOTONIC nanoseconds */
 	uint32_t ring;		/* buffers of each slot's ring the agent
 				 * uses, 1 to HEAP_RING; 1: none is handed
-				 * over, every chunk goes to the socket */
+				 * over, every chunk goes to the socket.
+				 * With all of them, the agent waits a
+				 * little for a buffer before it uses the
+				 * socket; with fewer, it does not */
 	/* set by the agent */
 	int32_t owner_pid;	/* the process that traces (atomic) */
 	uint32_t generation;	/* its program images: 1 + execs seen */
