@@ -74,7 +74,7 @@
 
 #define HEAP_SLOTS	256		/* threads traced at one time */
 #define HEAP_SLOT_BYTES	(64 * 1024)	/* of records per chunk */
-#define HEAP_RING	32		/* chunk buffers per slot (a power
+#define HEAP_RING	16		/* chunk buffers per slot (a power
 					 * of 2) */
 #define HEAP_MAX_DEPTH	64		/* frames kept per stack */
 #define HEAP_HIST	48		/* allocation size classes */

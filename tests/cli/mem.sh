@@ -271,7 +271,7 @@ t "chunks through the ring and the socket mixed (YARDSTICK_HEAP_RING=2): exact c
 badring() {
 	YARDSTICK_HEAP_RING=33 "$YS" mem -q --no-store -- "$HEAPFIX" exit 0 \
 		2>"$T/br.err"
-	[ $? -eq 2 ] && has "$T/br.err" "YARDSTICK_HEAP_RING: expected 1 to 32, got '33'"
+	[ $? -eq 2 ] && has "$T/br.err" "YARDSTICK_HEAP_RING: expected 1 to 16, got '33'"
 }
 t "YARDSTICK_HEAP_RING out of range: exit 2, naming it" badring
 
