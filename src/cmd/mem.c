@@ -66,7 +66,10 @@ static const char mem_epilog[] =
 "yardstick, or in its install's libdir/yardstick); YARDSTICK_MEM_TIMING=1,\n"
 "where yardstick's own time went (the run, the replay, symbolizing);\n"
 "XDG_CACHE_HOME, where resolved symbols are kept per binary\n"
-"($XDG_CACHE_HOME/yardstick, default ~/.cache/yardstick).\n"
+"($XDG_CACHE_HOME/yardstick, default ~/.cache/yardstick);\n"
+"YARDSTICK_HEAP_RING=N, the chunk buffers per thread the agent hands over\n"
+"in shared memory (1 to 16, default 16; 1: every chunk through the socket;\n"
+"below 16 the agent uses the socket at once when they are all full).\n"
 "\n"
 "Exit status: 0 the program exited with 0; 1 it failed or crashed (the\n"
 "report is still written); 2 bad usage, a program that cannot be found,\n"
@@ -260,6 +263,9 @@ static int mem(struct mem_args *a)
 	if (heap_collect(&a->ho, path, a->argv, &m.trace, &e)) {
 		fprintf(stderr, "yardstick mem: %s\n", e.msg);
 		git_detect_finish(&m.git_probe);
+		heap_trace_free(&m.trace);
+		free(m.git.commit);
+		free(m.git.branch);
 		ret = 2;
 		goto out;
 	}

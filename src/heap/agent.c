@@ -9,8 +9,10 @@
  * The fast path takes no lock and makes no system call: a time stamp, a
  * stack walk (libunwind's cached x86-64 trace, or the frame-pointer
  * chain), a look-up in a table of stacks already sent, and two to four
- * words stored into the thread's slot. A full slot is written to the
- * socket under a lock, once per 64 KiB of records.
+ * words stored into the thread's slot. A full chunk of the slot (64 KiB of
+ * records) is handed over to yardstick through the segment (a few stores,
+ * no system call), or, when yardstick is a whole ring behind, after up
+ * to 10 ms of waiting for it, written to the socket under a lock.
  *
  * Calls the agent makes into other code (libunwind, dl_iterate_phdr,
  * pthread functions) may allocate; a per-thread flag sends those, and any
@@ -84,6 +86,7 @@ static uint32_t generation;		/* this image's number */
 static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t thread_key;
 static uint64_t sample_bytes;
+static uint32_t ring_n;			/* buffers of a slot's ring we use */
 static bool use_tsc;
 static unsigned max_depth;
 static bool use_unw;			/* walk with libunwind (else frame
@@ -211,6 +214,84 @@ static void check_maps(void)
 	pthread_mutex_unlock(&send_lock);
 }
 
+/* The buffer of s being filled (whatever the program wrote in cur). */
+INLINE uint64_t *slot_buf(struct heap_slot *s)
+{
+	return s->data[atomic_load_explicit((_Atomic uint32_t *)&s->cur,
+					    memory_order_relaxed) &
+		       (HEAP_RING - 1)];
+}
+
+/*
+ * Hand the full buffer (used bytes, chunk seq) over to yardstick through
+ * the ring (protocol.h) and move on to another buffer yardstick gave
+ * back, the first one: the buffers' pages count in the program's RSS, and
+ * while yardstick keeps up only two or three of them are ever touched.
+ * false if none is free.
+ */
+static bool hand_over(struct heap_slot *s, uint64_t used, uint64_t seq)
+{
+	uint32_t cur = atomic_load_explicit((_Atomic uint32_t *)&s->cur,
+					    memory_order_relaxed) &
+		       (HEAP_RING - 1);
+	uint32_t next = 0;
+	struct heap_chunk *c = &s->ring[cur];
+
+	while (next < ring_n &&
+	       (next == cur ||
+		atomic_load_explicit((_Atomic uint32_t *)&s->ring[next].full,
+				     memory_order_acquire)))
+		next++;
+	if (next >= ring_n)
+		return false;
+	c->seq = seq;
+	c->len = (uint32_t)used;
+	atomic_store_explicit((_Atomic uint32_t *)&c->full, 1,
+			      memory_order_release);
+	/* the buffer is yardstick's now. Emptied first, as after a send
+	 * (flush_slot): killed before that, the process leaves the chunk
+	 * as its remainder under the same seq, which yardstick takes once */
+	atomic_store_explicit((_Atomic uint64_t *)&s->used, 0,
+			      memory_order_release);
+	atomic_store_explicit((_Atomic uint64_t *)&s->seq, seq + 1,
+			      memory_order_release);
+	atomic_store_explicit((_Atomic uint32_t *)&s->cur, next,
+			      memory_order_release);
+	atomic_fetch_add_explicit((_Atomic uint64_t *)&s->handed, 1,
+				  memory_order_release);
+	return true;
+}
+
+/*
+ * Hand the buffer over, waiting a little for yardstick to give one back
+ * when the ring is full: yardstick is behind, most often for want of a
+ * processor, which a thread of ours sleeping gives it (the socket would
+ * cost a copy on each side and more of the processor). At most
+ * HAND_WAITS sleeps of HAND_SLEEP_NS: a yardstick that stopped taking
+ * leaves the socket, which fails if it is gone. With a ring made smaller
+ * (YARDSTICK_HEAP_RING, to try the socket path) no wait: the socket at
+ * once.
+ */
+#define HAND_WAITS 40
+#define HAND_SLEEP_NS 250000
+
+static bool hand_over_wait(struct heap_slot *s, uint64_t used, uint64_t seq)
+{
+	int waits = ring_n == HEAP_RING ? HAND_WAITS : 0;
+
+	if (used > HEAP_SLOT_BYTES || ring_n < 2)
+		return false;
+	for (int k = 0; k <= waits; k++) {
+		struct timespec ts = { 0, HAND_SLEEP_NS };
+
+		if (hand_over(s, used, seq))
+			return true;
+		if (k < waits)
+			nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
 static void flush_slot(struct heap_slot *s)
 {
 	uint64_t used = atomic_load_explicit((_Atomic uint64_t *)&s->used,
@@ -219,6 +300,8 @@ static void flush_slot(struct heap_slot *s)
 					    memory_order_relaxed);
 	bool ok;
 
+	if (hand_over_wait(s, used, seq))
+		return;
 	if (!atomic_load_explicit(&sending, memory_order_relaxed))
 		return;
 	pthread_mutex_lock(&send_lock);
@@ -230,7 +313,7 @@ static void flush_slot(struct heap_slot *s)
 		ok = false;
 	}
 	ok = ok && send_msg(HEAP_MSG_CHUNK, (uint32_t)(s - hdr->slots), seq,
-			    s->data, (uint32_t)used);
+			    slot_buf(s), (uint32_t)used);
 	pthread_mutex_unlock(&send_lock);
 	if (!ok) {
 		/* the records stay in the slot for yardstick to take after
@@ -263,7 +346,7 @@ INLINE uint64_t *reserve(struct heap_slot *s, size_t n)
 			return NULL;
 		}
 	}
-	return &s->data[used / 8];
+	return &slot_buf(s)[used / 8];
 }
 
 INLINE void commit(struct heap_slot *s, size_t n)
@@ -478,6 +561,7 @@ static void start(void)
 		sock_ino = st.st_ino;
 	}
 	sample_bytes = hdr->sample_bytes;
+	ring_n = hdr->ring >= 1 && hdr->ring <= HEAP_RING ? hdr->ring : 1;
 	use_tsc = hdr->clock == 1;
 	max_depth = hdr->max_depth && hdr->max_depth <= HEAP_MAX_DEPTH ?
 		    hdr->max_depth : HEAP_MAX_DEPTH;
@@ -618,7 +702,7 @@ INLINE void record_alloc(struct tstate *t, void *p, size_t size, int n,
 		commit(s, 4);
 		if (!borrowed) {
 			t->alloc_slot = s;
-			t->alloc_pos = (uint64_t)(w - s->data);
+			t->alloc_pos = (uint64_t)(w - slot_buf(s));
 			t->alloc_seq = s->seq;
 		}
 	}
@@ -647,13 +731,14 @@ INLINE bool fold_temporary(struct tstate *t, struct heap_slot *s, void *p,
 {
 	uint64_t used = atomic_load_explicit((_Atomic uint64_t *)&s->used,
 					     memory_order_relaxed) / 8;
-	uint64_t at = t->alloc_pos, *w, *b;
+	uint64_t at = t->alloc_pos, *w, *b, *buf;
 	uint64_t size, h, t0;
 	bool quick;
 
 	if (t->alloc_slot != s || t->alloc_seq != s->seq || used != at + 4)
 		return false;
-	w = &s->data[at];
+	buf = slot_buf(s);
+	w = &buf[at];
 	if (w[0] >> HEAP_TYPE_SHIFT != HEAP_REC_ALLOC ||
 	    w[1] != (uint64_t)(uintptr_t)p)
 		return false;
@@ -664,7 +749,7 @@ INLINE bool fold_temporary(struct tstate *t, struct heap_slot *s, void *p,
 	/* a block live longer than the gap is a run of its own, never
 	 * extended: the run's largest block is taken to be live all along */
 	quick = (int64_t)(ts - t0) < HEAP_FOLD_GAP;
-	b = &s->data[t->burst_pos];
+	b = &buf[t->burst_pos];
 	if (quick && t->burst_slot == s && t->burst_seq == s->seq &&
 	    t->burst_pos + 6 == at &&
 	    b[0] >> HEAP_TYPE_SHIFT == HEAP_REC_BURST && b[1] == h &&

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "heap/analyze.h"
 #include "profile/symbolize.h"
@@ -29,12 +30,7 @@ static uint32_t rec_type(uint64_t w)
 /* Words of the record starting with w (unknown types: 2, as a free). */
 static size_t rec_len(uint64_t w)
 {
-	switch (rec_type(w)) {
-	case HEAP_REC_ALLOC: return 4;
-	case HEAP_REC_BURST: return 6;
-	case HEAP_REC_STACK: return 2 + HEAP_STACK_DEPTH(w);
-	}
-	return 2;
+	return (size_t)heap_rec_words(w);
 }
 
 /* ---- sites -------------------------------------------------------------- */
@@ -79,26 +75,37 @@ static uint32_t add_site(struct heap_report *r, size_t *cap, uint64_t hash,
 	return (uint32_t)r->nsites++;
 }
 
-/* Every stack of every stream becomes a site. */
+/* The STACK record at word j of s, whole: a site, unless it is one. */
+static void stack_site(const struct heap_stream *s, size_t j,
+		       struct heap_report *r, struct hashidx *x, size_t *cap)
+{
+	uint32_t site;
+
+	if (site_lookup(x, s->words[j + 1]))
+		return;
+	site = add_site(r, cap, s->words[j + 1], &s->words[j + 2],
+			HEAP_STACK_DEPTH(s->words[j]));
+	r->sites[site].gen = HEAP_STACK_GEN(s->words[j]);
+	site_index_add(x, s->words[j + 1], site);
+}
+
+/* Every stack of every stream becomes a site: those the collector found
+ * (collect.h), then those after where it stopped. */
 static void find_sites(const struct heap_trace *t, struct heap_report *r,
 		       struct hashidx *x, size_t *cap)
 {
 	for (int i = 0; i < HEAP_SLOTS; i++) {
 		const struct heap_stream *s = &t->streams[i];
 
-		for (size_t j = 0; j < s->n; j += rec_len(s->words[j])) {
-			uint32_t n = HEAP_STACK_DEPTH(s->words[j]), site;
-
+		for (size_t k = 0; k < s->nstacks; k++)
+			stack_site(s, s->stacks[k], r, x, cap);
+		for (size_t j = s->scanned; j < s->n;
+		     j += rec_len(s->words[j])) {
 			if (rec_type(s->words[j]) != HEAP_REC_STACK)
 				continue;
-			if (j + 2 + n > s->n)
+			if (j + 2 + HEAP_STACK_DEPTH(s->words[j]) > s->n)
 				break;
-			if (site_lookup(x, s->words[j + 1]))
-				continue;
-			site = add_site(r, cap, s->words[j + 1],
-					&s->words[j + 2], n);
-			r->sites[site].gen = HEAP_STACK_GEN(s->words[j]);
-			site_index_add(x, s->words[j + 1], site);
+			stack_site(s, j, r, x, cap);
 		}
 	}
 }
@@ -127,14 +134,45 @@ struct block {
 struct live {
 	struct block *b;
 	size_t mask, n;
+	size_t bytes;		/* mapped at b */
 };
+
+/*
+ * The table's memory: zeroed, in huge pages where the kernel has them (a
+ * large heap's table is far bigger than what the TLB covers with small
+ * pages, and its look-ups are random).
+ */
+static struct block *table_alloc(size_t cap, size_t *bytes)
+{
+	size_t huge = (size_t)2 << 20, n = cap * sizeof(struct block);
+	void *p;
+
+	if (n < huge)
+		return *bytes = 0, xcalloc(cap, sizeof(struct block));
+	n = (n + huge - 1) & ~(huge - 1);
+	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (p == MAP_FAILED)
+		return *bytes = 0, xcalloc(cap, sizeof(struct block));
+	madvise(p, n, MADV_HUGEPAGE);
+	*bytes = n;
+	return p;
+}
+
+static void table_free(struct block *b, size_t bytes)
+{
+	if (bytes)
+		munmap(b, bytes);
+	else
+		free(b);
+}
 
 static void live_grow(struct live *l)
 {
 	struct live old = *l;
 	size_t cap = old.b ? (old.mask + 1) * 2 : 1 << 16;
 
-	l->b = xcalloc(cap, sizeof(*l->b));
+	l->b = table_alloc(cap, &l->bytes);
 	l->mask = cap - 1;
 	l->n = 0;
 	for (size_t i = 0; old.b && i <= old.mask; i++) {
@@ -146,7 +184,7 @@ static void live_grow(struct live *l)
 		l->b[j] = old.b[i];
 		l->n++;
 	}
-	free(old.b);
+	table_free(old.b, old.bytes);
 }
 
 /* The cell of ptr, or the empty one where it would go. */
@@ -188,6 +226,7 @@ static void live_remove(struct live *l, struct block *b)
  */
 struct cursor {
 	const uint64_t *w, *end;
+	const uint64_t *ahead;	/* the next record to prefetch for */
 	uint64_t ts;		/* the merge's key */
 	uint64_t early;		/* how much earlier frees are merged */
 	bool burst_end;
@@ -221,6 +260,31 @@ static bool cursor_next(struct cursor *c)
 	return false;
 }
 
+/*
+ * Prefetch the live table's cells of the blocks of the records up to
+ * PREFETCH words after c's: a large heap's table is far bigger than the
+ * caches, and each event's look-up would otherwise wait for memory.
+ */
+#define PREFETCH 96
+
+static void prefetch(struct cursor *c, const struct live *l)
+{
+	const uint64_t *stop = c->end - c->w > PREFETCH ? c->w + PREFETCH
+							: c->end;
+
+	if (c->ahead < c->w)
+		c->ahead = c->w;
+	while (c->ahead < stop) {
+		uint64_t w = *c->ahead;
+		uint32_t type = rec_type(w);
+
+		if ((type == HEAP_REC_ALLOC || type == HEAP_REC_FREE ||
+		     type == HEAP_REC_FREE_TEMP) && c->ahead + 1 < c->end)
+			__builtin_prefetch(&l->b[mix(c->ahead[1]) & l->mask]);
+		c->ahead += rec_len(w);
+	}
+}
+
 static void heap_down(struct cursor **h, size_t n, size_t i)
 {
 	for (;;) {
@@ -252,6 +316,8 @@ struct replay {
 	double *bucket;		/* the timeline: most live per interval */
 	double *bucket_end;	/* live after its last event, NaN: none */
 	double bucket_dt, per_bucket;
+	long bk;		/* the interval of the stamps in [bk_lo, */
+	uint64_t bk_lo, bk_hi;	/* bk_hi): note_time */
 };
 
 uint64_t heap_hist_low(int i)
@@ -273,14 +339,46 @@ static double seconds(const struct replay *p, uint64_t ts)
 	return ts > p->t->ts0 ? (ts - p->t->ts0) * p->t_scale : 0;
 }
 
+/* The timeline's interval of stamp ts: never less for a later stamp. */
+static long bucket_of(const struct replay *p, uint64_t ts)
+{
+	double x = seconds(p, ts) * p->per_bucket;
+
+	return x >= HEAP_TIMELINE ? HEAP_TIMELINE - 1 : (long)x;
+}
+
+/* The first stamp of an interval after b (HEAP_TS_MASK + 1: none). */
+static uint64_t bucket_after(const struct replay *p, long b)
+{
+	uint64_t lo = 0, hi = HEAP_TS_MASK + 1;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (bucket_of(p, mid) > b)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 static void note_time(struct replay *p, uint64_t ts)
 {
-	long b = (long)(seconds(p, ts) * p->per_bucket);
+	long b = p->bk;
+	double most;
 
-	if (b >= HEAP_TIMELINE)
-		b = HEAP_TIMELINE - 1;
-	if (p->cur > p->bucket[b])
-		p->bucket[b] = p->cur;
+	if (ts < p->bk_lo || ts >= p->bk_hi) {
+		/* a new interval (rarely: the stamps come nearly in order):
+		 * the range of stamps in it, found once */
+		b = bucket_of(p, ts);
+		p->bk = b;
+		p->bk_lo = b > 0 ? bucket_after(p, b - 1) : 0;
+		p->bk_hi = bucket_after(p, b);
+	}
+	/* without a branch: the level goes up and down at random */
+	most = p->bucket[b];
+	p->bucket[b] = p->cur > most ? p->cur : most;
 	p->bucket_end[b] = p->cur;
 }
 
@@ -436,6 +534,7 @@ static void merge(struct replay *p)
 	for (int i = 0; i < HEAP_SLOTS; i++) {
 		cur[i].w = t->streams[i].words;
 		cur[i].end = t->streams[i].words + t->streams[i].n;
+		cur[i].ahead = cur[i].w;
 		cur[i].early = (uint64_t)(t->ticks_per_s * 1e-6);
 		if (cursor_next(&cur[i]))
 			h[n++] = &cur[i];
@@ -469,6 +568,8 @@ static void merge(struct replay *p)
 		c->w += rec_len(*w);
 		if (!cursor_next(c))
 			h[0] = h[--n];
+		else
+			prefetch(c, &p->live);
 		heap_down(h, n, 0);
 	}
 	p->r->events = p->seq;
@@ -565,7 +666,7 @@ int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 	}
 	free(p.bucket);
 	free(p.bucket_end);
-	free(p.live.b);
+	table_free(p.live.b, p.live.bytes);
 	hashidx_free(&p.x);
 	return 0;
 }

@@ -1,13 +1,15 @@
 /*
  * Running a program under the heap agent and taking in its records: see
- * collect.h. One thread reads the socket (and samples the RSS between
- * reads) while the main thread waits for the program; after it ended, the
+ * collect.h. One thread takes the chunks the agent hands over through the
+ * shared segment, reads the socket (and samples the RSS between reads)
+ * while the main thread waits for the program; after it ended, the
  * records still in the shared slots are taken from there.
  */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -143,8 +145,9 @@ struct reader {
 	double t0, rss_interval;
 	long page;
 	_Atomic int done;	/* 1: the program was reaped */
-	bool seen[HEAP_SLOTS];	/* a chunk of the slot arrived ... */
-	uint64_t last_seq[HEAP_SLOTS];	/* ... the last one this */
+	struct heap_header *h;	/* the segment (what is in it: protocol.h) */
+	uint64_t handed[HEAP_SLOTS];	/* the slot's count when last looked */
+	bool waiting[HEAP_SLOTS];	/* chunks handed over after a gap */
 	uint64_t next_seq[HEAP_SLOTS];	/* the chunk expected next */
 	int listener;		/* where the agent connects again */
 	int shm;		/* the segment, sent on each connection */
@@ -157,13 +160,64 @@ struct reader {
 	int nconns;
 };
 
+/*
+ * Walk s's records from where the last walk stopped, keeping where its
+ * STACK records are, up to the end or a STACK record not all there yet
+ * (more may come): while the records are in the cache, and while the
+ * program runs, instead of in a pass of the replay's own.
+ */
+static void stream_scan(struct heap_stream *s)
+{
+	while (s->scanned < s->n) {
+		uint64_t w = s->words[s->scanned];
+
+		if (w >> HEAP_TYPE_SHIFT == HEAP_REC_STACK) {
+			if (s->scanned + 2 + HEAP_STACK_DEPTH(w) > s->n)
+				return;
+			s->stacks = xgrow(s->stacks, &s->capstacks,
+					  s->nstacks + 1, sizeof(size_t));
+			s->stacks[s->nstacks++] = s->scanned;
+		}
+		s->scanned += heap_rec_words(w);
+	}
+}
+
+/*
+ * Have the kernel put the pages of s after what it holds into memory
+ * ahead of the copies, a few MiB with one call, rather than fault them
+ * in one page at a time (a long trace is hundreds of MiB).
+ */
+#define PREFAULT (4u << 20)
+
+static void stream_prefault(struct heap_stream *s)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t at = (uintptr_t)(s->words + s->n), end;
+	uintptr_t lo = (uintptr_t)s->faulted, top;
+
+	top = (uintptr_t)(s->words + s->cap) & ~(page - 1);
+	if (lo < at || lo > top)
+		lo = (at + page - 1) & ~(page - 1);
+	if (lo >= top || lo - at >= PREFAULT / 2)
+		return;
+	end = lo + PREFAULT < top ? lo + PREFAULT : top;
+	madvise((void *)lo, end - lo, MADV_POPULATE_WRITE);
+	s->faulted = (uint64_t *)end;
+}
+
 static void stream_add(struct heap_stream *s, const void *data, size_t bytes)
 {
 	size_t words = bytes / 8;
+	uint64_t *was = s->words;
 
 	s->words = xgrow(s->words, &s->cap, s->n + words, sizeof(uint64_t));
+	if (s->words != was)
+		s->faulted = NULL;
+	if (s->cap * 8 >= 2 * PREFAULT)
+		stream_prefault(s);
 	memcpy(s->words + s->n, data, words * 8);
 	s->n += words;
+	stream_scan(s);
 }
 
 /* A "Name:   1234 kB" line of /proc/PID/status, in bytes; -1 if absent. */
@@ -217,23 +271,115 @@ static int msg_at(const char *p, size_t avail, struct heap_msg_header *h)
 	return heap_msg_check(h, p + sizeof(*h)) == h->check ? 1 : -1;
 }
 
+/* Chunk seq of slot i (not taken before): its records into the stream. */
+static void accept_chunk(struct reader *r, uint32_t i, uint64_t seq,
+			 const void *data, size_t len)
+{
+	struct heap_trace *t = r->t;
+
+	/* chunks between were lost: cut by what the program wrote */
+	t->lost_chunks += seq - r->next_seq[i];
+	stream_add(&t->streams[i], data, len);
+	r->next_seq[i] = seq + 1;
+}
+
+/*
+ * The chunks of slot i handed over through its ring (protocol.h) and
+ * numbered below `below`, in order: only the one expected next, one after
+ * the other, or, with skip, also those after a gap (the chunks of the gap
+ * were lost). The program can write anything there: every field is read
+ * once and bounded, a chunk is copied out before it is looked at, a seq
+ * taken before is not taken again. At most two rounds of the ring: a
+ * program that keeps marking buffers handed over does not hold the reader
+ * here. Notes in r->waiting[i] whether handed-over chunks are left after
+ * a gap; returns how many were taken.
+ */
+static int ring_take(struct reader *r, uint32_t i, uint64_t below,
+		     bool skip)
+{
+	struct heap_slot *s = &r->h->slots[i];
+	int taken = 0;
+
+	r->waiting[i] = false;
+	for (int round = 0; round < 2 * HEAP_RING; round++) {
+		struct heap_chunk *c = NULL;
+		uint64_t seq = 0;
+		uint32_t len, k;
+
+		for (k = 0; k < HEAP_RING; k++) {
+			struct heap_chunk *x = &s->ring[k];
+			uint64_t q;
+
+			if (!__atomic_load_n(&x->full, __ATOMIC_ACQUIRE))
+				continue;
+			q = __atomic_load_n(&x->seq, __ATOMIC_RELAXED);
+			if (q < r->next_seq[i]) {
+				/* taken before: a copy the program made */
+				__atomic_store_n(&x->full, 0,
+						 __ATOMIC_RELEASE);
+				continue;
+			}
+			if (q >= below)
+				continue;
+			if (!c || q < seq) {
+				c = x;
+				seq = q;
+			}
+		}
+		if (!c)
+			return taken;
+		if (seq != r->next_seq[i] && !skip) {
+			r->waiting[i] = true;
+			return taken;
+		}
+		len = __atomic_load_n(&c->len, __ATOMIC_RELAXED);
+		/* a length that cannot be the agent's: the chunk is lost */
+		if (len <= HEAP_SLOT_BYTES && len % 8 == 0) {
+			accept_chunk(r, i, seq, s->data[c - s->ring], len);
+			r->t->bytes_received += len;
+		}
+		__atomic_store_n(&c->full, 0, __ATOMIC_RELEASE);
+		taken++;
+	}
+	r->waiting[i] = true;	/* look again */
+	return taken;
+}
+
+/* Take what the agent handed over since the last look. Returns whether
+ * anything was there. */
+static bool take_handed(struct reader *r)
+{
+	bool any = false;
+
+	for (uint32_t i = 0; i < HEAP_SLOTS; i++) {
+		uint64_t n = __atomic_load_n(&r->h->slots[i].handed,
+					     __ATOMIC_ACQUIRE);
+
+		if (n == r->handed[i] && !r->waiting[i])
+			continue;
+		r->handed[i] = n;
+		if (ring_take(r, i, UINT64_MAX, false))
+			any = true;
+	}
+	return any;
+}
+
 static void take_chunk(struct reader *r, const struct heap_msg_header *h,
 		       const char *data)
 {
 	struct heap_trace *t = r->t;
 	uint32_t i = h->slot;
 
+	/* the chunks handed over before this one was sent come first */
+	ring_take(r, i, h->seq, true);
 	if (h->seq < r->next_seq[i]) {
 		/* sent before: can only be a copy the program made */
 		t->garbage_bytes += sizeof(*h) + h->len;
 		return;
 	}
-	/* chunks between were lost: cut by what the program wrote */
-	t->lost_chunks += h->seq - r->next_seq[i];
-	stream_add(&t->streams[i], data, h->len);
-	r->seen[i] = true;
-	r->last_seq[i] = h->seq;
-	r->next_seq[i] = h->seq + 1;
+	accept_chunk(r, i, h->seq, data, h->len);
+	/* and those handed over after it, up to a gap */
+	ring_take(r, i, UINT64_MAX, false);
 }
 
 /*
@@ -327,14 +473,17 @@ static void accept_conn(struct reader *r)
 }
 
 /*
- * Read what c holds now. false at its end (EOF). The agent writes to one
- * connection at a time and connects anew only after everything it sent
- * on the one before is in that one: reading the connections oldest first,
- * each to the end of what it holds, keeps every slot's chunks in order.
+ * Read what c holds now, up to a few MiB (the ring is looked at between:
+ * reader_main). -1 at its end (EOF), 0 when all of it was read, 1 when
+ * there is more. The agent writes to one connection at a time and
+ * connects anew only after everything it sent on the one before is in
+ * that one: reading the connections oldest first, none before the ones
+ * before it are read to the end of what they hold, keeps every slot's
+ * chunks in order.
  */
-static bool read_conn(struct reader *r, struct conn *c)
+static int read_conn(struct reader *r, struct conn *c)
 {
-	for (;;) {
+	for (int k = 0; k < 4; k++) {
 		ssize_t n;
 
 		c->buf = xgrow(c->buf, &c->cap, c->len + (1 << 20), 1);
@@ -343,11 +492,16 @@ static bool read_conn(struct reader *r, struct conn *c)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return n < 0 && errno == EAGAIN;
+			return n < 0 && errno == EAGAIN ? 0 : -1;
 		c->len += (size_t)n;
 		parse_messages(r, c, false);
 	}
+	return 1;
 }
+
+/* Seconds between looks at the ring (reader_main) */
+#define TAKE_MIN 0.0005
+#define TAKE_MAX 0.004
 
 /*
  * Read until the program was reaped and the connections are empty. Not
@@ -359,13 +513,14 @@ static bool read_conn(struct reader *r, struct conn *c)
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
-	double next_rss = 0;
+	double next_rss = 0, next_take = 0, take_every = TAKE_MIN;
 
 	for (;;) {
 		struct pollfd p[HEAP_RECONNECTS + 2];
-		double now = monoclock_s();
+		double now = monoclock_s(), wake;
 		bool reaped = r->done;
-		int wait_ms, np = 0;
+		struct timespec wait;
+		int np = 0;
 
 		if (!reaped && now >= next_rss) {
 			sample_rss(r);
@@ -374,11 +529,20 @@ static void *reader_main(void *arg)
 			next_rss = now + (now - r->t0 < 0.02 ? 0.001
 						   : r->rss_interval);
 		}
-		wait_ms = reaped ? 0 : (int)((next_rss - now) * 1000) + 1;
+		if (!reaped && now >= next_take) {
+			/* often while the agent hands chunks over, less
+			 * and less often while it does not */
+			take_every = take_handed(r) ? TAKE_MIN
+				     : fmin(take_every * 2, TAKE_MAX);
+			next_take = now + take_every;
+		}
+		wake = reaped ? now : fmin(next_rss, next_take);
+		wait.tv_sec = (time_t)(wake - now);
+		wait.tv_nsec = (long)((wake - now - (double)wait.tv_sec) * 1e9);
 		p[np++] = (struct pollfd){ r->listener, POLLIN, 0 };
 		for (int i = 0; i < r->nconns; i++)
 			p[np++] = (struct pollfd){ r->conns[i].fd, POLLIN, 0 };
-		if (poll(p, (nfds_t)np, wait_ms) <= 0) {
+		if (ppoll(p, (nfds_t)np, &wait, NULL) <= 0) {
 			if (reaped)
 				break;
 			continue;
@@ -387,8 +551,11 @@ static void *reader_main(void *arg)
 			accept_conn(r);
 		for (int i = 0; i < r->nconns; i++) {
 			struct conn *c = &r->conns[i];
+			int k = c->fd >= 0 ? read_conn(r, c) : 0;
 
-			if (c->fd >= 0 && !read_conn(r, c)) {
+			if (k > 0)
+				break;	/* the later ones after it */
+			if (k < 0) {
 				parse_messages(r, c, true);
 				close(c->fd);
 				c->fd = -1;
@@ -406,10 +573,14 @@ static void take_remainders(struct reader *r, struct heap_header *h)
 {
 	struct heap_trace *t = r->t;
 
-	for (int i = 0; i < HEAP_SLOTS; i++) {
+	for (uint32_t i = 0; i < HEAP_SLOTS; i++) {
 		struct heap_slot *s = &h->slots[i];
 		uint64_t used = __atomic_load_n(&s->used, __ATOMIC_ACQUIRE);
 		uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+		uint32_t cur = __atomic_load_n(&s->cur, __ATOMIC_ACQUIRE);
+
+		/* handed over and not taken yet, whatever the gaps */
+		ring_take(r, i, UINT64_MAX, true);
 
 		t->counts.allocations += s->counts.allocations;
 		t->counts.bytes += s->counts.bytes;
@@ -423,10 +594,12 @@ static void take_remainders(struct reader *r, struct heap_header *h)
 			t->lost_chunks += seq - r->next_seq[i];
 		if (!used || used > HEAP_SLOT_BYTES || used % 8)
 			continue;
-		/* sent just before the program died, seq not yet moved on */
-		if (r->seen[i] && r->last_seq[i] == seq)
+		/* sent or handed over just before the program died, seq not
+		 * yet moved on (or a number the program wrote there) */
+		if (seq < r->next_seq[i])
 			continue;
-		stream_add(&t->streams[i], s->data, used);
+		stream_add(&t->streams[i], s->data[cur & (HEAP_RING - 1)],
+			   used);
 	}
 	t->header_damaged = h->magic != HEAP_MAGIC ||
 			    h->version != HEAP_VERSION ||
@@ -479,10 +652,39 @@ static void agent_fds(int *shm, int *sock)
 	*sock = (int)top - 1;
 }
 
+/*
+ * The buffers of each slot's ring the agent is to use: HEAP_RING, or
+ * YARDSTICK_HEAP_RING (1 to HEAP_RING; 1: every chunk through the socket,
+ * to try that path).
+ */
+static bool ring_buffers(uint32_t *n, struct error *e)
+{
+	const char *v = getenv("YARDSTICK_HEAP_RING");
+	char *end;
+	long k;
+
+	*n = HEAP_RING;
+	if (!v)
+		return true;
+	errno = 0;
+	k = strtol(v, &end, 10);
+	if (errno || end == v || *end || k < 1 || k > HEAP_RING) {
+		error_set(e, "YARDSTICK_HEAP_RING: expected 1 to %d, got '%s'",
+			  HEAP_RING, v);
+		return false;
+	}
+	*n = (uint32_t)k;
+	return true;
+}
+
 static struct heap_header *make_segment(const struct heap_opts *o, int *fd,
 					struct error *e)
 {
 	struct heap_header *h;
+	uint32_t ring;
+
+	if (!ring_buffers(&ring, e))
+		return NULL;
 
 	*fd = memfd_create("yardstick-heap", MFD_CLOEXEC);
 	if (*fd < 0) {
@@ -503,6 +705,7 @@ static struct heap_header *make_segment(const struct heap_opts *o, int *fd,
 	h->sample_bytes = o->sample_bytes;
 	h->unwind = o->unwind;
 	h->max_depth = o->max_depth;
+	h->ring = ring;
 	return h;
 }
 
@@ -654,6 +857,7 @@ int heap_collect(const struct heap_opts *o, const char *path,
 	if (start(o, &c, h, shm, sock, name, t, e))
 		goto out_signals;
 	r.shm = shm;
+	r.h = h;
 	r.conns[0].fd = sock[0];
 	sock[0] = -1;
 	r.nconns = 1;
@@ -706,8 +910,10 @@ out:
 
 void heap_trace_free(struct heap_trace *t)
 {
-	for (int i = 0; i < HEAP_SLOTS; i++)
+	for (int i = 0; i < HEAP_SLOTS; i++) {
 		free(t->streams[i].words);
+		free(t->streams[i].stacks);
+	}
 	for (size_t i = 0; i < t->nmaps; i++)
 		free(t->maps[i]);
 	free(t->maps);

@@ -27,11 +27,17 @@ struct heap_opts {
 				 * stderr: a result is on stdout */
 };
 
-/* The records of one slot, in time order. */
+/* The records of one slot, in time order; where its STACK records are,
+ * found while it came in (collect.c). */
 struct heap_stream {
 	uint64_t *words;
 	size_t n, cap;
+	size_t scanned;		/* words walked: the next record's start */
+	uint64_t *faulted;	/* words from here on not yet in memory */
+	size_t *stacks;		/* word index of each whole STACK record */
+	size_t nstacks, capstacks;
 };
+
 
 struct heap_rss {
 	double t;		/* seconds since the program started */
@@ -66,7 +72,8 @@ struct heap_trace {
 	double peak_rss;	/* bytes: the program's VmHWM (at exit, or the
 				 * last sample before a crash), else wait4's */
 	double hwm;		/* the largest VmHWM seen */
-	uint64_t bytes_received;
+	uint64_t bytes_received;	/* of messages on the socket and of
+					 * chunks handed over */
 };
 
 /*

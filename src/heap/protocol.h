@@ -4,13 +4,29 @@
  * event buffers and a socket.
  *
  * Each traced thread owns a slot of the segment and appends fixed-layout
- * records to it. When a slot is full the thread writes its contents to the
- * socket (a stream socketpair: a pipe would raise SIGPIPE in the program if
- * yardstick went away) as one message and starts it again empty.
- * yardstick reads the socket while the program runs, and after the program
- * is gone (exit, crash, exec) it takes what is left in every slot, so
- * nothing traced is lost, whatever way the program ended. The messages of one slot, then its remainder, are
- * in time order; yardstick merges the slots by time stamp.
+ * records to its current chunk buffer. When the buffer is full the thread
+ * hands it over to yardstick through the segment itself (the slot's ring:
+ * no system call, no copy) and goes on in another buffer of the ring that
+ * yardstick has taken back; if there is none (yardstick is behind) it
+ * sleeps a little for one (up to 10 ms), and then writes the chunk to the
+ * socket (a stream socketpair: a pipe would raise
+ * SIGPIPE in the program if yardstick went away) as one message and
+ * starts the same buffer again empty. Every chunk of a slot has a number
+ * (seq), one after the other, whichever way it went. yardstick takes the
+ * handed-over chunks while the program runs (it looks every millisecond
+ * or so, no notification needed), reads the socket, and after the program
+ * is gone (exit, crash, exec) takes what is left in every slot, so
+ * nothing traced is lost, whatever way the program ended. The chunks of
+ * one slot, in seq order, then its remainder, are in time order; yardstick
+ * merges the slots by time stamp.
+ *
+ * The program can write anywhere in the segment (the agent's mapping is
+ * in its address space): yardstick reads every field of it once, bounds
+ * it, and copies a chunk out before it looks at it; it takes each seq of
+ * a slot at most once, so a chunk handed over twice (or put back by the
+ * program) is never counted twice. A chunk on the socket numbered M is
+ * taken only after every handed-over chunk of that slot numbered below M
+ * (the agent handed those over before it sent M).
  *
  * Everything here is plain C with fixed-size types: the agent includes it
  * without any other yardstick header.
@@ -24,7 +40,7 @@
 #include <unistd.h>
 
 #define HEAP_MAGIC	0x79736870u	/* "yshp" */
-#define HEAP_VERSION	2
+#define HEAP_VERSION	3
 
 /*
  * The environment variable through which yardstick hands the agent its
@@ -57,7 +73,9 @@
 #define HEAP_ENV	"YARDSTICK_HEAP"
 
 #define HEAP_SLOTS	256		/* threads traced at one time */
-#define HEAP_SLOT_BYTES	(64 * 1024)	/* of records per slot */
+#define HEAP_SLOT_BYTES	(64 * 1024)	/* of records per chunk */
+#define HEAP_RING	16		/* chunk buffers per slot (a power
+					 * of 2) */
 #define HEAP_MAX_DEPTH	64		/* frames kept per stack */
 #define HEAP_HIST	48		/* allocation size classes */
 
@@ -127,6 +145,18 @@ enum heap_unwind { HEAP_UNWIND_DWARF = 0, HEAP_UNWIND_FP = 1 };
 #define HEAP_STACK_DEPTH(w)	((uint32_t)((w) & 0xffff))
 #define HEAP_TYPE_SHIFT	56
 #define HEAP_TS_MASK	((UINT64_C(1) << HEAP_TYPE_SHIFT) - 1)
+
+/* Words of the record whose first word is w (unknown types: 2, as a
+ * free): how yardstick walks a stream. */
+static inline uint64_t heap_rec_words(uint64_t w)
+{
+	switch (w >> HEAP_TYPE_SHIFT) {
+	case HEAP_REC_ALLOC: return 4;
+	case HEAP_REC_BURST: return 6;
+	case HEAP_REC_STACK: return 2 + HEAP_STACK_DEPTH(w);
+	}
+	return 2;
+}
 
 /* A message on the socket: this header, then len bytes (at most
  * HEAP_MSG_MAX). */
@@ -214,14 +244,31 @@ struct heap_counts {
 					 * 1, 2-3, 4-7, ... (the last open) */
 };
 
+/*
+ * A chunk buffer of a slot's ring, as the agent hands it over: full set
+ * (release) after seq and len; yardstick copies the len bytes out, then
+ * clears full (release), and the agent may fill the buffer again.
+ */
+struct heap_chunk {
+	uint64_t seq;		/* the chunk's number */
+	uint32_t full;		/* 1: handed over, 0: the agent's (atomic) */
+	uint32_t len;		/* bytes of records */
+};
+
 struct heap_slot {
 	uint32_t state;		/* 0 free, 1 owned (atomic) */
 	uint32_t tid;
-	uint64_t seq;		/* chunks of this slot sent (atomic) */
-	uint64_t used;		/* bytes of data holding records (atomic) */
+	uint64_t seq;		/* the number of the chunk being filled: of
+				 * those before, handed over or sent
+				 * (atomic) */
+	uint64_t used;		/* bytes of it holding records (atomic) */
+	uint32_t cur;		/* its buffer, data[cur] (atomic) */
+	uint32_t pad0;
+	uint64_t handed;	/* chunks handed over, ever (atomic): a
+				 * change tells yardstick to look */
 	struct heap_counts counts;
-	uint64_t pad[2];
-	uint64_t data[HEAP_SLOT_BYTES / 8];
+	struct heap_chunk ring[HEAP_RING];
+	uint64_t data[HEAP_RING][HEAP_SLOT_BYTES / 8];
 };
 
 struct heap_header {
@@ -233,7 +280,12 @@ struct heap_header {
 	uint32_t clock;		/* 1: stamps are TSC ticks (yardstick checked
 				 * it is invariant and calibrates it), 0:
 				 * CLOCK_MONOTONIC nanoseconds */
-	uint32_t pad0;
+	uint32_t ring;		/* buffers of each slot's ring the agent
+				 * uses, 1 to HEAP_RING; 1: none is handed
+				 * over, every chunk goes to the socket.
+				 * With all of them, the agent waits a
+				 * little for a buffer before it uses the
+				 * socket; with fewer, it does not */
 	/* set by the agent */
 	int32_t owner_pid;	/* the process that traces (atomic) */
 	uint32_t generation;	/* its program images: 1 + execs seen */

@@ -253,6 +253,28 @@ stress() {
 }
 t "8 threads x 1,000,000 allocations: exact counts, no crash or deadlock" stress
 
+# A ring of 2 buffers per slot: the agent hands a chunk over through the
+# segment when yardstick took the one before back, else sends it to the
+# socket; yardstick puts each slot's chunks back in order from both.
+stressmix() {
+	YARDSTICK_HEAP_RING=2 mem --json "$T/tm.json" \
+		-o "$T/tm.speedscope.json" -- "$HEAPFIX" threads 4 1000000 &&
+	eq 4000000 leaf alloc_objects "$T/tm.speedscope.json" thread_work &&
+	eq 2000000 leaf temporary_objects "$T/tm.speedscope.json" thread_work &&
+	eq 0 leaf inuse_objects "$T/tm.speedscope.json" thread_work &&
+	check "$T/tm.json" 'd["settings"]["trace"] == "complete" and
+		lk > m["allocations"] - 4000000 >= 0 and
+		m["leaked_bytes"] < lb'
+}
+t "chunks through the ring and the socket mixed (YARDSTICK_HEAP_RING=2): exact counts" stressmix
+
+badring() {
+	YARDSTICK_HEAP_RING=33 "$YS" mem -q --no-store -- "$HEAPFIX" exit 0 \
+		2>"$T/br.err"
+	[ $? -eq 2 ] && has "$T/br.err" "YARDSTICK_HEAP_RING: expected 1 to 16, got '33'"
+}
+t "YARDSTICK_HEAP_RING out of range: exit 2, naming it" badring
+
 # The agent makes libunwind's own sigprocmask calls no-ops during its
 # walks (agent_unwind.h): the program's calls, a signal handler's that
 # lands in a walk included, must still change the mask. 200,000 walks at
@@ -358,7 +380,23 @@ halfsent() {
 }
 t "killed after a flush sent its chunk but before emptying the slot: the chunk is counted once" halfsent
 
+# The same through the ring (agent.c's hand_over): a chunk handed over and
+# killed before moving on leaves it both handed over and the slot's
+# remainder, under one seq; taken by yardstick while the program ran (it
+# waits 200 ms first) or only after its end: counted once.
+handkill() {
+	mem --json "$T/hk$1.json" -- "$HEAPFIX" handkill "$1"
+	check "$T/hk$1.json" 'm["allocations"] - 1 < lk and
+		lb > m["bytes_allocated"] - mib >= 0'
+}
+t "killed after handing a chunk over before moving on: counted once" handkill 0
+t "... and when yardstick took the chunk while the program ran" handkill 200
+
 # ---- a program that writes to or closes the agent's descriptors ---------
+
+# sockonly TEST: TEST with every chunk through the socket, none handed
+# over through the segment (the agent's path when yardstick is behind)
+sockonly() { (YARDSTICK_HEAP_RING=1; export YARDSTICK_HEAP_RING; "$@"); }
 
 # 64 KiB of 0xff written to every descriptor from 3 up, the agent's
 # segment and socket among them: the segment's descriptor is read-only,
@@ -375,6 +413,7 @@ fdwrite() {
 		any("65536 bytes" in w for w in d["benchmarks"][0]["warnings"])'
 }
 t "a program writing garbage to every descriptor: skipped, said, nothing lost" fdwrite
+t "... every chunk through the socket" sockonly fdwrite
 
 # Every descriptor closed, then 100,000 allocations: the agent connects
 # to yardstick again; nothing is lost.
@@ -388,12 +427,14 @@ fdclose() {
 		lb > m["peak_heap"] - 1010000 >= 0'
 }
 t "a program closing every descriptor: the agent connects again, nothing lost" fdclose
+t "... every chunk through the socket" sockonly fdclose
 
 # 70 rounds of closing every descriptor and 3,000 allocations (a chunk of
 # records each): the agent connects again 64 times, then gives up: the
-# trace is marked incomplete, loudly; the counts are still exact.
+# trace is marked incomplete, loudly; the counts are still exact. Every
+# chunk through the socket (through the ring, the agent needs no socket).
 fdchurn() {
-	"$YS" mem -q --no-store --json "$T/fh.json" -- "$HEAPFIX" fdclose 3000 70 \
+	YARDSTICK_HEAP_RING=1 "$YS" mem -q --no-store --json "$T/fh.json" -- "$HEAPFIX" fdclose 3000 70 \
 		2>"$T/fh.err" &&
 	has "$T/fh.err" "INCOMPLETE" && has "$T/fh.err" "descriptor 1023" &&
 	check "$T/fh.json" 'd["settings"]["trace"] == "incomplete" and
@@ -419,6 +460,7 @@ sockexec() {
 		lb > m["leaked_bytes"] - 30000 >= 0'
 }
 t "the socket replaced before an exec: the new image connects again, nothing lost" sockexec
+t "... every chunk through the socket" sockonly sockexec
 
 # Every descriptor closed, then an exec: the new image's agent gets the
 # segment from yardstick over a new connection; nothing is lost.
@@ -432,6 +474,7 @@ fdexec() {
 		lb > m["leaked_bytes"] - 30000 >= 0'
 }
 t "every descriptor closed before an exec: the new image is traced all the same" fdexec
+t "... every chunk through the socket" sockonly fdexec
 
 # 300 threads alive at once, 256 slots: the threads without one are not
 # traced, and no heap figure can stand for the program: all unsupported.
@@ -457,6 +500,17 @@ fdforge() {
 		lk > m["allocations"] - 2000 >= 0'
 }
 t "chunks of a slot missing from the socket: the trace marked incomplete" fdforge
+
+# Chunks handed over again (replays of taken ones) and garbage in every
+# other slot's ring: nothing counted twice, nothing lost, no crash.
+scribble() {
+	"$YS" mem -q --no-store --json "$T/sc.json" -- "$HEAPFIX" scribble \
+		2>"$T/sc.err" &&
+	check "$T/sc.json" 'd["settings"]["trace"] == "complete" and
+		lk > m["allocations"] - 6000 >= 0 and
+		lb > m["leaked_bytes"] - 60000 >= 0'
+}
+t "a program writing over the shared segment: no allocation counted twice, no crash" scribble
 
 passthrough() {
 	printf 'in 1\nin 2\n' | "$YS" mem --no-store -- "$HEAPFIX" echo "a b" c \
