@@ -50,8 +50,9 @@ static const char load_epilog[] =
 "\n"
 "Exit status: 0 ok (even if some requests failed); 1 no request succeeded\n"
 "(the reason is given; the summary and --json are still written); 2 bad\n"
-"usage or input (the message names the argument); 130 interrupted (what\n"
-"was measured is still written).\n";
+"usage or input (the message names the argument); 3 the store is locked,\n"
+"read-only or another user's, or SQLite cannot be loaded; 130\n"
+"interrupted (what was measured is still written).\n";
 
 static volatile sig_atomic_t interrupted;
 

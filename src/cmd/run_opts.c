@@ -38,7 +38,8 @@ static const char run_epilog[] =
 "Exit status: 0 ok; 1 a command failed; 2 bad usage, a program that does\n"
 "not exist, an output or a store that cannot be written (the other\n"
 "outputs are still written); 3 perf events asked for with --events are\n"
-"not permitted, or the store is locked, read-only or another user's;\n"
+"not permitted, or the store is locked, read-only or another user's, or\n"
+"SQLite cannot be loaded;\n"
 "130 interrupted (what was measured is still written and stored;\n"
 "benchmarks that never ran are left out).\n";
 
