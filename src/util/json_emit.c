@@ -6,6 +6,8 @@
  */
 #include "util/json_emit.h"
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +15,35 @@
 #include "util/fileio.h"
 #include "util/strutil.h"
 
+/* Whole numbers below 10^15 in magnitude, which "%.15g" prints as their
+ * digits: the common case (nanoseconds, bytes, counts), written without
+ * snprintf and strtod, byte for byte as the general path would. */
+static bool put_whole(double v, FILE *fp)
+{
+	char buf[24], *p = buf + sizeof(buf);
+	unsigned long long u;
+
+	if (!(v > -1e15 && v < 1e15) || v != (double)(long long)v ||
+	    (v == 0 && signbit(v)))
+		return false;
+	u = (unsigned long long)(v < 0 ? -v : v);
+	*--p = '\0';
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10));
+	if (v < 0)
+		*--p = '-';
+	fputs(p, fp);
+	fputs(".0", fp);
+	return true;
+}
+
 static void put_real(double v, FILE *fp)
 {
 	char buf[40];
 
+	if (put_whole(v, fp))
+		return;
 	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)

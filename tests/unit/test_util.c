@@ -20,6 +20,7 @@
 #include "util/fileio.h"
 #include "util/gitdir.h"
 #include "util/hashmap.h"
+#include "util/json_emit.h"
 #include "util/monoclock.h"
 #include "util/strutil.h"
 #include "util/term.h"
@@ -733,9 +734,76 @@ static void test_dynlib(void **state)
 	(void)state;
 }
 
+/* The JSON printer's reals: the whole-number fast path gives, byte for
+ * byte, what the general path (shortest of %.15g..%.17g that reads back,
+ * ".0" when it would read back as an integer) gives. */
+static void reference_real(double v, char *out, size_t n)
+{
+	char buf[40];
+
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	snprintf(out, n, "%s%s", buf, strpbrk(buf, ".eEn") ? "" : ".0");
+}
+
+static void check_real(double v)
+{
+	char want[64], *got = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&got, &len);
+	json_t *j = json_real(v);
+
+	assert_non_null(fp);
+	assert_non_null(j);
+	assert_int_equal(json_emit(j, fp), 0);
+	fclose(fp);
+	json_decref(j);
+	reference_real(v, want, sizeof(want));
+	if (strcmp(got, want))
+		fail_msg("%.17g: got '%s', want '%s'", v, got, want);
+	free(got);
+}
+
+static void test_json_reals(void **state)
+{
+	uint64_t x = 88172645463325252ull;
+
+	for (int i = -3000; i <= 3000; i++)
+		check_real(i);
+	check_real(0.0);
+	check_real(-0.0);
+	for (double p = 1; p < 1e17; p *= 10) {
+		check_real(p);
+		check_real(p - 1);
+		check_real(p + 1);
+		check_real(-p);
+		check_real(-p + 1);
+		check_real(p / 3);
+	}
+	check_real(999999999999999.0);
+	check_real(-999999999999999.0);
+	check_real(9007199254740992.0);
+	check_real(0.5);
+	check_real(-2.5);
+	check_real(1e-300);
+	check_real(1.7976931348623157e308);
+	for (int i = 0; i < 100000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		check_real((double)(x >> (11 + i % 40)));	/* whole */
+		check_real((double)(int64_t)(x >> 11) / (1 + (x & 1023)));
+		check_real(-(double)(x >> (20 + i % 30)));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_reals),
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_split_plain),
 		cmocka_unit_test(test_split_quotes),
