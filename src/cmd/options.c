@@ -215,7 +215,10 @@ int opt_set(const struct opt_entry *o, const char *arg, void *args,
 	case OPT_T_PATH:
 	case OPT_T_OUTPUT:
 	case OPT_T_LIST:
-		if ((o->flags & OPT_NONEMPTY) && !*arg)
+		/* a file is never named "" */
+		if (!*arg && ((o->flags & OPT_NONEMPTY) ||
+			      o->type == OPT_T_PATH ||
+			      o->type == OPT_T_OUTPUT))
 			return error_set(e, "an empty value");
 		if (o->type == OPT_T_LIST)
 			list_add(args, o, arg);

@@ -247,6 +247,8 @@ static void test_enum_string(void **state)
 	OK("-s", "a", "--str", "b");
 	assert_string_equal(a.str, "b");
 	BAD("--name: an empty value", "--name=");
+	BAD("--out: an empty value", "--out=");
+	BAD("--path: an empty value", "--path", "");
 	/* a value may start with '-' */
 	OK("--str", "-x", "--name", "--flag");
 	assert_string_equal(a.str, "-x");
