@@ -447,34 +447,26 @@ fdchurn() {
 }
 t "a program closing the agent's socket again and again: in the end marked incomplete, loudly; counts exact" fdchurn
 
-# The socket replaced by one of the program's, then an exec: the new
-# image's agent sends nothing into it (its inode is not the agent's
-# socket's) and connects to yardstick again.
-sockexec() {
-	"$YS" mem -q --no-store --json "$T/se.json" -o "$T/se.speedscope.json" \
-		-- "$HEAPFIX" sockexec 2>"$T/se.err" &&
-	[ ! -s "$T/se.err" ] &&
-	eq 3000 leaf inuse_objects "$T/se.speedscope.json" leak_blocks &&
-	check "$T/se.json" 'd["settings"]["trace"] == "complete" and
+# After an exec, heapfix MODE leaks 3000 blocks of 10 bytes from
+# leak_blocks in the new image: all of them traced, nothing lost.
+# sockexec: the socket replaced by one of the program's, then the exec:
+# the new image's agent sends nothing into it (its inode is not the
+# agent's socket's) and connects to yardstick again. fdexec: every
+# descriptor closed, then the exec: the new image's agent gets the
+# segment from yardstick over a new connection.
+exec_traced() {
+	"$YS" mem -q --no-store --json "$T/$1.json" -o "$T/$1.speedscope.json" \
+		-- "$HEAPFIX" "$1" 2>"$T/$1.err" &&
+	[ ! -s "$T/$1.err" ] &&
+	eq 3000 leaf inuse_objects "$T/$1.speedscope.json" leak_blocks &&
+	check "$T/$1.json" 'd["settings"]["trace"] == "complete" and
 		lk > m["allocations"] - 3010 >= 0 and
 		lb > m["leaked_bytes"] - 30000 >= 0'
 }
-t "the socket replaced before an exec: the new image connects again, nothing lost" sockexec
-t "... every chunk through the socket" sockonly sockexec
-
-# Every descriptor closed, then an exec: the new image's agent gets the
-# segment from yardstick over a new connection; nothing is lost.
-fdexec() {
-	"$YS" mem -q --no-store --json "$T/fx.json" -o "$T/fx.speedscope.json" \
-		-- "$HEAPFIX" fdexec 2>"$T/fx.err" &&
-	[ ! -s "$T/fx.err" ] &&
-	eq 3000 leaf inuse_objects "$T/fx.speedscope.json" leak_blocks &&
-	check "$T/fx.json" 'd["settings"]["trace"] == "complete" and
-		lk > m["allocations"] - 3010 >= 0 and
-		lb > m["leaked_bytes"] - 30000 >= 0'
-}
-t "every descriptor closed before an exec: the new image is traced all the same" fdexec
-t "... every chunk through the socket" sockonly fdexec
+t "the socket replaced before an exec: the new image connects again, nothing lost" exec_traced sockexec
+t "... every chunk through the socket" sockonly exec_traced sockexec
+t "every descriptor closed before an exec: the new image is traced all the same" exec_traced fdexec
+t "... every chunk through the socket" sockonly exec_traced fdexec
 
 # 300 threads alive at once, 256 slots: the threads without one are not
 # traced, and no heap figure can stand for the program: all unsupported.
