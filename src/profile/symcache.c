@@ -14,6 +14,7 @@
  */
 #include "profile/symcache.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/fileio.h"
@@ -559,6 +561,10 @@ int symcache_load(const char *dir, const struct symcache_key *key,
 		symcache_free(out);
 		goto out;
 	}
+	/* used now: the trim keeps the recently used (its modification time
+	 * is its last use; written at most once an hour) */
+	if (time(NULL) - st.st_mtime > 3600)
+		(void)futimens(fd, NULL);
 	ret = 0;
 out:
 	if (fd >= 0)
@@ -568,6 +574,122 @@ out:
 	free(buf);
 	free(name);
 	return ret;
+}
+
+/* --- the bound on the cache's size --- */
+
+uint64_t symcache_max_bytes(void)
+{
+	const char *v = getenv("YARDSTICK_CACHE_MAX");
+	unsigned long long n;
+	char *end;
+
+	if (!v || !*v)
+		return SYMCACHE_DEFAULT_MAX;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || end == v || v[0] == '-')
+		return SYMCACHE_DEFAULT_MAX;
+	if (*end) {
+		const char *units = "kmg", *u = strchr(units, *end | 0x20);
+		int shift = u ? 10 * (int)(u - units + 1) : 0;
+
+		if (!shift || end[1])
+			return SYMCACHE_DEFAULT_MAX;
+		n = n > (UINT64_MAX >> shift) ? UINT64_MAX : n << shift;
+	}
+	return (uint64_t)n;
+}
+
+struct cfile {
+	char *name;
+	uint64_t size;
+	struct timespec used;
+};
+
+static int by_use(const void *a, const void *b)
+{
+	const struct cfile *x = a, *y = b;
+
+	if (x->used.tv_sec != y->used.tv_sec)
+		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+	if (x->used.tv_nsec != y->used.tv_nsec)
+		return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static bool is_cache_name(const char *n)
+{
+	size_t len = strlen(n);
+
+	return n[0] != '.' && len > 6 && !strcmp(n + len - 4, ".sym");
+}
+
+static bool is_stale_tmp(const char *n, const struct stat *st)
+{
+	size_t len = strlen(n);
+
+	return n[0] == '.' && len > 4 && !strcmp(n + len - 4, ".tmp") &&
+	       time(NULL) - st->st_mtime > 3600;
+}
+
+int symcache_trim(int dfd, uint64_t max, const char *keep)
+{
+	struct cfile *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	struct dirent *d;
+	/* a description of its own: a dup would share dfd's offset */
+	int removed = 0, fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY |
+					       O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while ((d = readdir(dir))) {
+		struct stat st;
+
+		if (fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode) || !owner_trusted(&st))
+			continue;
+		/* a writer killed between its write and its rename */
+		if (is_stale_tmp(d->d_name, &st)) {
+			removed += !unlinkat(dfd, d->d_name, 0);
+			continue;
+		}
+		if (!is_cache_name(d->d_name))
+			continue;
+		v = xgrow(v, &cap, n + 1, sizeof(*v));
+		v[n].name = xstrdup(d->d_name);
+		v[n].size = (uint64_t)st.st_size;
+		v[n].used = st.st_mtim;
+		total += v[n].size;
+		n++;
+	}
+	closedir(dir);
+	if (total > max) {
+		/* down to 3/4 of the bound, so the next saves do not trim
+		 * again at once; the least recently used first, never the
+		 * file just written */
+		uint64_t goal = max - max / 4;
+
+		qsort(v, n, sizeof(*v), by_use);
+		for (size_t i = 0; i < n && total > goal; i++) {
+			if (keep && !strcmp(v[i].name, keep))
+				continue;
+			if (!unlinkat(dfd, v[i].name, 0)) {
+				total -= v[i].size;
+				removed++;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	return removed;
 }
 
 int symcache_save(const char *dir, const char *path,
@@ -602,6 +724,8 @@ int symcache_save(const char *dir, const char *path,
 	fd = -1;
 	if (ret)
 		unlinkat(dfd, tmp, 0);
+	else
+		symcache_trim(dfd, symcache_max_bytes(), name);
 out:
 	if (dfd >= 0)
 		close(dfd);

@@ -85,9 +85,23 @@ char *symcache_dir(void);
  * -1. */
 int symcache_load(const char *dir, const struct symcache_key *key,
 		  const char *path, struct symcache *out);
-/* Write c for path into dir atomically. Returns 0 or -1. */
+/* Write c for path into dir atomically. Returns 0 or -1. After a
+ * write, the directory is trimmed to symcache_max_bytes(). */
 int symcache_save(const char *dir, const char *path,
 		  const struct symcache *c);
+
+/* The cache's bound: $YARDSTICK_CACHE_MAX (bytes, or with a K, M or G
+ * suffix), else SYMCACHE_DEFAULT_MAX. */
+#define SYMCACHE_DEFAULT_MAX ((uint64_t)256 << 20)
+uint64_t symcache_max_bytes(void);
+
+/* Trim the cache directory dfd: when its cache files (NAME.sym, regular,
+ * the user's) add up to more than max bytes, remove the least recently
+ * used (oldest modification time: a load refreshes it) until they are at
+ * most 3/4 of max, never the file named keep (may be NULL); and remove
+ * temporary files a killed writer left over an hour ago. Returns how
+ * many files were removed. */
+int symcache_trim(int dfd, uint64_t max, const char *keep);
 
 /* --- an ELF file's identity and load segments, read without libelf --- */
 

@@ -838,6 +838,26 @@ symcache_rebuilt() {
 }
 t "the disk cache: a binary without build-id rebuilt in place is not taken for the old one" symcache_rebuilt
 
+symcache_bound() {
+	c=$T/symb && rm -rf "$c" &&
+	XDG_CACHE_HOME=$c mem --cost leaked -o "$T/b1.folded" -- "$T/alpha" &&
+	one=$(du -bc "$c"/yardstick/*.sym | tail -1 | cut -f1) &&
+	[ "$one" -gt 0 ] &&
+	# room for one run's files, not two: the second run's save trims
+	# the least recently used, and its own stays
+	XDG_CACHE_HOME=$c YARDSTICK_CACHE_MAX=$((one + one / 4)) \
+		mem --cost leaked -o "$T/b2.folded" -- "$T/gamma" &&
+	has "$T/b2.folded" "gamma" &&
+	total=$(du -bc "$c"/yardstick/*.sym | tail -1 | cut -f1) &&
+	[ "$total" -le $((one + one / 4)) ] &&
+	[ "$(ls "$c"/yardstick/*.sym | wc -l)" -ge 1 ] &&
+	# with the bound, the cache still gives the right frames
+	XDG_CACHE_HOME=$c YARDSTICK_CACHE_MAX=$((one + one / 4)) \
+		mem --cost leaked -o "$T/b3.folded" -- "$T/gamma" &&
+	has "$T/b3.folded" "gamma"
+}
+t "the disk cache: YARDSTICK_CACHE_MAX bounds it, the least recently used files go" symcache_bound
+
 quiet() {
 	"$YS" mem -q --no-store -- "$HEAPFIX" leak 1 1 2>"$T/q.err" &&
 	[ ! -s "$T/q.err" ] &&

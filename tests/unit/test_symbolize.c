@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "profile/rawstacks.h"
+#include "profile/symcache.h"
 #include "profile/sampler.h"
 #include "profile/symbolize.h"
 #include "util/strutil.h"
@@ -897,6 +899,106 @@ static void test_stackframes(void **state)
 	symtab_free(s);
 }
 
+/* Write a file of size bytes into dir, last used at the given second. */
+static void cache_file(const char *dir, const char *name, size_t size,
+		       time_t used)
+{
+	char path[300], *buf = calloc(1, size + 1);
+	struct timespec ts[2] = { { used, 0 }, { used, 0 } };
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, size, f), size);
+	fclose(f);
+	free(buf);
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+static bool cache_has(const char *dir, const char *name)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/* The cache's bound: over it, the least recently used files go first,
+ * down to 3/4 of the bound; the file just written stays even when it is
+ * the oldest; under the bound nothing goes; a killed writer's temporary
+ * file goes after an hour, not before; other files are not touched. And
+ * YARDSTICK_CACHE_MAX's forms. */
+static void test_cache_trim(void **state)
+{
+	char dir[] = "/tmp/ys-symtrim-XXXXXX";
+	time_t now = time(NULL);
+	int dfd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	/* 10 files of 1000 B, a.sym the oldest ... j.sym the newest */
+	for (int i = 0; i < 10; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "%c-f.sym", 'a' + i);
+		cache_file(dir, name, 1000, now - 10000 + i * 100);
+	}
+	cache_file(dir, "notes.txt", 50000, now - 90000);
+	cache_file(dir, ".x-f.sym.123.tmp", 10, now - 7200);
+	cache_file(dir, ".y-f.sym.124.tmp", 10, now - 60);
+	/* under the bound: only the stale temporary file goes */
+	assert_int_equal(symcache_trim(dfd, 10000, NULL), 1);
+	assert_false(cache_has(dir, ".x-f.sym.123.tmp"));
+	assert_true(cache_has(dir, ".y-f.sym.124.tmp"));
+	for (int i = 0; i < 10; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "%c-f.sym", 'a' + i);
+		assert_true(cache_has(dir, name));
+	}
+	/* a bound of 8000: down to 6000, the four oldest go, but not b,
+	 * the one just written: a, c, d, e */
+	assert_int_equal(symcache_trim(dfd, 8000, "b-f.sym"), 4);
+	for (int i = 0; i < 10; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "%c-f.sym", 'a' + i);
+		assert_int_equal(cache_has(dir, name),
+				 !strchr("acde", 'a' + i));
+	}
+	assert_true(cache_has(dir, "notes.txt"));
+	/* a use refreshes: f becomes the newest, so g goes before it */
+	cache_file(dir, "f-f.sym", 1000, now);
+	assert_int_equal(symcache_trim(dfd, 5000, NULL), 3);
+	assert_true(cache_has(dir, "f-f.sym"));
+	assert_false(cache_has(dir, "b-f.sym"));
+	assert_false(cache_has(dir, "g-f.sym"));
+	assert_false(cache_has(dir, "h-f.sym"));
+	assert_true(cache_has(dir, "i-f.sym"));
+	close(dfd);
+
+	setenv("YARDSTICK_CACHE_MAX", "4096", 1);
+	assert_int_equal(symcache_max_bytes(), 4096);
+	setenv("YARDSTICK_CACHE_MAX", "3k", 1);
+	assert_int_equal(symcache_max_bytes(), 3072);
+	setenv("YARDSTICK_CACHE_MAX", "2G", 1);
+	assert_int_equal(symcache_max_bytes(), (uint64_t)2 << 30);
+	setenv("YARDSTICK_CACHE_MAX", "0", 1);
+	assert_int_equal(symcache_max_bytes(), 0);
+	setenv("YARDSTICK_CACHE_MAX", "12x", 1);
+	assert_int_equal(symcache_max_bytes(), SYMCACHE_DEFAULT_MAX);
+	setenv("YARDSTICK_CACHE_MAX", "-5", 1);
+	assert_int_equal(symcache_max_bytes(), SYMCACHE_DEFAULT_MAX);
+	setenv("YARDSTICK_CACHE_MAX", "5MB", 1);
+	assert_int_equal(symcache_max_bytes(), SYMCACHE_DEFAULT_MAX);
+	unsetenv("YARDSTICK_CACHE_MAX");
+	assert_int_equal(symcache_max_bytes(), SYMCACHE_DEFAULT_MAX);
+	assert_int_equal(system("rm -rf /tmp/ys-symtrim-*"), 0);
+}
+
 int main(void)
 {
 	uint64_t main_frame = (uint64_t)(uintptr_t)__builtin_frame_address(0);
@@ -915,6 +1017,7 @@ int main(void)
 		cmocka_unit_test(test_lookup_speed),
 		cmocka_unit_test(test_stackframes),
 		cmocka_unit_test(test_disk_cache),
+		cmocka_unit_test(test_cache_trim),
 		cmocka_unit_test(test_rawstacks_flush),
 	};
 
