@@ -24,7 +24,8 @@ allowed() {
 	load) echo "util stats" ;;
 	profile) echo "util stats measure" ;;
 	heap) echo "util stats measure profile" ;;
-	cmd) echo "util stats result store measure profile heap load" ;;
+	report) echo "util stats result" ;;
+	cmd) echo "util stats result store measure profile heap load report" ;;
 	main) echo "cmd" ;;
 	esac
 }
@@ -66,7 +67,7 @@ done; exit $bad; } || bad=1
 # A lines which modules a module may use, U lines what each leaves
 # undefined (with the file), for one awk to judge.
 [ -n "$build" ] || exit $bad
-mods="util stats result store measure profile heap load cmd"
+mods="util stats result store measure profile heap load report cmd"
 {
 	for m in $mods; do
 		nm -g --defined-only "$build/libys$m.a" |

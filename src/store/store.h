@@ -113,6 +113,7 @@ struct store_entry {
 	char *created, *commit, *branch, *machine;	/* may be NULL */
 	bool dirty;
 	char *benchmark;
+	char *unit;			/* of the requested metric */
 	struct summary summary;		/* of the requested metric:
 					 * stats_summarize of values, no
 					 * bootstrap (CIs collapse) */

@@ -1,0 +1,177 @@
+/*
+ * The comparison view: per metric a forest plot, one row per benchmark:
+ * the ratio of medians (candidate / baseline) with its 95% CI on a log
+ * axis shared by the rows, the noise band around 1 and the verdict's
+ * colour; the numbers beside it in the same table row.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/chart.h"
+#include "report/views.h"
+#include "util/strutil.h"
+
+#define FW 320			/* the plot cell, pixels */
+#define FH 18
+
+struct forest_axis {
+	double span;		/* half the log10 range around 1 */
+};
+
+static double fx(const struct forest_axis *a, double ratio)
+{
+	double f = ratio > 0 ? log10(ratio) / a->span : -1;
+
+	if (!isfinite(f) || f < -1)
+		f = -1;
+	if (f > 1)
+		f = 1;
+	return 6 + (f + 1) / 2 * (FW - 12);
+}
+
+static void forest_svg_open(FILE *fp, const struct forest_axis *a,
+			    double noise, int h)
+{
+	fprintf(fp, "<svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
+		"aria-hidden=\"true\"><rect class=\"noise\" x=\"", FW, h, FW,
+		h);
+	svg_num(fp, fx(a, 1 / (1 + noise)));
+	fputs("\" y=\"0\" width=\"", fp);
+	svg_num(fp, fx(a, 1 + noise) - fx(a, 1 / (1 + noise)));
+	fprintf(fp, "\" height=\"%d\"/><path class=\"ref\" d=\"M", h);
+	svg_num(fp, fx(a, 1));
+	fprintf(fp, " 0V%d\"/>", h);
+}
+
+static void forest_row(FILE *fp, const struct forest_axis *a,
+		       const struct metric_cmp *m, double noise)
+{
+	const char *v = cmp_verdict_name(m->verdict);
+	double r = 1 + m->change, lo = 1 + m->change_ci[0];
+	double hi = 1 + m->change_ci[1];
+
+	fprintf(fp, "<tr class=\"frow %s\" data-verdict=\"%s\"", v, v);
+	html_num_attr(fp, "data-ratio", r);
+	html_num_attr(fp, "data-lo", lo);
+	html_num_attr(fp, "data-hi", hi);
+	fputs("><td>", fp);
+	fputs_xml(m->benchmark, fp);
+	fputs("</td><td>", fp);
+	html_value(fp, m->base_median, m->unit);
+	fputs("</td><td>", fp);
+	html_value(fp, m->cand_median, m->unit);
+	fprintf(fp, "</td><td class=\"ratio\">%.3f× [%.3f, %.3f]</td>"
+		"<td class=\"plot\">", r, lo, hi);
+	forest_svg_open(fp, a, noise, FH);
+	if (isfinite(lo) && isfinite(hi)) {
+		fprintf(fp, "<path class=\"%s\" stroke-width=\"2\" d=\"M", v);
+		svg_num(fp, fx(a, lo));
+		fprintf(fp, " %dH", FH / 2);
+		svg_num(fp, fx(a, hi));
+		fputs("\"/>", fp);
+	}
+	fprintf(fp, "<circle class=\"%s\" r=\"4.5\" cy=\"%d\" cx=\"", v,
+		FH / 2);
+	svg_num(fp, fx(a, r));
+	fprintf(fp, "\"/></svg></td><td class=\"verdict %s\">%s</td>"
+		"<td>%.3g</td></tr>\n", v, v, m->p);
+}
+
+/* The shared axis under the rows: ticks at round ratios. */
+static void forest_axis_row(FILE *fp, const struct forest_axis *a,
+			    double noise)
+{
+	static const double t[] = { 0.1, 0.2, 0.5, 0.8, 0.9, 1, 1.1, 1.25,
+				    2, 5, 10 };
+	double last = -100;
+
+	fputs("<tr class=\"faxis\"><td colspan=\"4\">ratio candidate / "
+	      "baseline (log axis; grey: the noise band)</td><td>", fp);
+	forest_svg_open(fp, a, noise, 20);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		double x = fx(a, t[i]);
+
+		if (fabs(log10(t[i])) > a->span || x - last < 26)
+			continue;
+		fputs("<text class=\"tick\" text-anchor=\"middle\" y=\"15\" "
+		      "x=\"", fp);
+		svg_num(fp, x);
+		fprintf(fp, "\">%g×</text>", t[i]);
+		last = x;
+	}
+	fputs("</svg></td><td colspan=\"2\"></td></tr>\n", fp);
+}
+
+static void forest(FILE *fp, const struct compare_report *rep,
+		   const char *metric)
+{
+	struct forest_axis a = { log10(1 + rep->noise) * 2 };
+
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct metric_cmp *m = &rep->rows[i];
+
+		if (strcmp(m->metric, metric))
+			continue;
+		for (int k = 0; k < 2; k++) {
+			double r = 1 + m->change_ci[k];
+
+			if (r > 0 && isfinite(r))
+				a.span = fmax(a.span, fabs(log10(r)) * 1.1);
+		}
+	}
+	if (a.span <= 0)
+		a.span = 0.05;
+	fputs("<figure class=\"chart forest\" data-metric=\"", fp);
+	fputs_xml(metric, fp);
+	fputs("\"><table><caption>", fp);
+	fputs_xml(metric, fp);
+	fputs(": median of the candidate / median of the baseline, 95% CI"
+	      "</caption><thead><tr><th>benchmark</th><th>baseline</th>"
+	      "<th>candidate</th><th>ratio [95% CI]</th><th>forest plot</th>"
+	      "<th>verdict</th><th>p</th></tr></thead><tbody>\n", fp);
+	for (size_t i = 0; i < rep->n; i++)
+		if (!strcmp(rep->rows[i].metric, metric))
+			forest_row(fp, &a, &rep->rows[i], rep->noise);
+	forest_axis_row(fp, &a, rep->noise);
+	fputs("</tbody></table></figure>\n", fp);
+}
+
+static void only_list(FILE *fp, const char *what, char *const *v, size_t n)
+{
+	if (!n)
+		return;
+	fprintf(fp, "<p class=\"meta\">only in the %s: ", what);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", fp);
+		fputs_xml(v[i], fp);
+	}
+	fputs("</p>\n", fp);
+}
+
+void view_compare(FILE *fp, const struct compare_report *rep,
+		  const char *label, const char *baseline, size_t idx)
+{
+	fprintf(fp, "<section class=\"compare\" id=\"c%zu\"><h2>", idx);
+	fputs_xml(label, fp);
+	fputs(" against ", fp);
+	fputs_xml(baseline, fp);
+	fprintf(fp, "</h2>\n<p class=\"meta\">a change counts when p < %g "
+		"and its whole CI lies beyond the noise band (±%g%%)</p>\n",
+		rep->alpha, rep->noise * 100);
+	for (size_t i = 0; i < rep->n; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(rep->rows[k].metric,
+				       rep->rows[i].metric);
+		if (!seen)
+			forest(fp, rep, rep->rows[i].metric);
+	}
+	if (!rep->n)
+		fputs("<p>no benchmark in common</p>\n", fp);
+	only_list(fp, "baseline", rep->only_base, rep->n_only_base);
+	only_list(fp, "candidate", rep->only_cand, rep->n_only_cand);
+	fputs("</section>\n", fp);
+}

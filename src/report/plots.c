@@ -1,0 +1,481 @@
+/*
+ * The charts of a result set: a metric's distribution and run sequence,
+ * a load result's latency spectrum, a parameter scan with its fitted
+ * complexity curve. Every run is drawn (as one path of zero-length
+ * segments with round caps: a few bytes a run, not an element each).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/chart.h"
+#include "report/views.h"
+#include "util/strutil.h"
+#include "util/term.h"
+
+#define NBINS 40
+#define PLOT_B (CHART_H - CHART_B)	/* the x axis, pixels */
+
+/* A log axis when the values span more than a factor of 20. */
+static bool wants_log(double lo, double hi)
+{
+	return lo > 0 && hi / lo > 20;
+}
+
+static void figure_attrs(struct chart *c, const char *cls,
+			 const struct metric *m, const char *label)
+{
+	char *l = xasprintf("%s: %s", m->name, label);
+
+	chart_open(c, c->fp, cls, l);
+	free(l);
+}
+
+/*
+ * The dots of (x[i], y[i]) as one path, in whole pixels, each move
+ * relative to the last: "M12 40h0m3 -5h0...". keep[i] false skips i.
+ */
+static void dots_path(FILE *fp, const char *cls, const long *x,
+		      const long *y, const bool *keep, size_t n)
+{
+	long px = 0, py = 0;
+	bool first = true;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!keep[i])
+			continue;
+		if (first)
+			fprintf(fp, "<path class=\"%s\" d=\"M%ld %ld", cls,
+				x[i], y[i]);
+		else
+			fprintf(fp, "m%ld %ld", x[i] - px, y[i] - py);
+		fputs("h0", fp);
+		px = x[i];
+		py = y[i];
+		first = false;
+	}
+	if (!first)
+		fputs("\"/>\n", fp);
+}
+
+/* Dots of the runs, the outliers in their own class. */
+static void run_dots(FILE *fp, const struct metric *m, const long *x,
+		     const long *y, size_t n)
+{
+	bool *in = xcalloc(n + 1, sizeof(bool)), *out = xcalloc(n + 1,
+								  sizeof(bool));
+	const struct summary *s = &m->summary;
+	size_t nout = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double v = m->values[i];
+
+		if (!isfinite(v))
+			continue;
+		if (v < s->low_fence || v > s->high_fence) {
+			out[i] = true;
+			nout++;
+		} else {
+			in[i] = true;
+		}
+	}
+	dots_path(fp, "dots", x, y, in, n);
+	if (nout) {
+		fprintf(fp, "<g class=\"outliers\" data-n=\"%zu\">", nout);
+		dots_path(fp, "odots", x, y, out, n);
+		fputs("</g>\n", fp);
+	}
+	free(in);
+	free(out);
+}
+
+void plot_distribution(FILE *fp, const struct metric *m)
+{
+	const struct summary *s = &m->summary;
+	struct chart c = { .fp = fp, .xunit = m->unit, .yunit = "count" };
+	size_t bins[NBINS] = { 0 }, top = 1;
+	long *x = xcalloc(m->n + 1, sizeof(long));
+	long *y = xcalloc(m->n + 1, sizeof(long));
+	double lo, hi;
+
+	axis_init(&c.x, s->min, s->max, wants_log(s->min, s->max), CHART_L,
+		  CHART_W - CHART_R);
+	lo = c.x.log ? log10(c.x.lo) : c.x.lo;
+	hi = c.x.log ? log10(c.x.hi) : c.x.hi;
+	for (size_t i = 0; i < m->n; i++) {
+		double v = m->values[i], f;
+		size_t b;
+
+		if (!isfinite(v))
+			continue;
+		f = ((c.x.log ? log10(fmax(v, c.x.lo)) : v) - lo) / (hi - lo);
+		b = f <= 0 ? 0 : f >= 1 ? NBINS - 1 : (size_t)(f * NBINS);
+		if (++bins[b] > top)
+			top = bins[b];
+		x[i] = lround(axis_map(&c.x, v));
+		/* a fixed jitter: the golden-ratio sequence, 4 to 34 px
+		 * above the axis */
+		y[i] = PLOT_B - 4 - lround(30 * fmod(i * 0.6180339887, 1));
+	}
+	axis_init(&c.y, 0, (double)top, false, PLOT_B, CHART_T);
+	figure_attrs(&c, "dist", m, "distribution of every run");
+	fputs("<g data-metric=\"", fp);
+	fputs_xml(m->name, fp);
+	fputs("\">\n", fp);
+	chart_axes(&c, true, m->name, "runs");
+	for (size_t b = 0; b < NBINS; b++) {
+		double x0 = CHART_L + (double)b * (CHART_W - CHART_R - CHART_L)
+			    / NBINS, top_px;
+
+		if (!bins[b])
+			continue;
+		top_px = axis_map(&c.y, (double)bins[b]);
+		fputs("<rect class=\"bar\" x=\"", fp);
+		svg_num(fp, x0);
+		fputs("\" y=\"", fp);
+		svg_num(fp, top_px);
+		fputs("\" width=\"", fp);
+		svg_num(fp, (double)(CHART_W - CHART_R - CHART_L) / NBINS - 1);
+		fputs("\" height=\"", fp);
+		svg_num(fp, PLOT_B - top_px);
+		fputs("\"/>", fp);
+	}
+	fputs("\n", fp);
+	run_dots(fp, m, x, y, m->n);
+	fputs("<path class=\"med\" d=\"M", fp);
+	svg_num(fp, axis_map(&c.x, s->median));
+	fprintf(fp, " %dV%d\"/>\n</g>", CHART_T, PLOT_B);
+	{
+		char med[48];
+		char *cap = xasprintf("%zu runs, every run a dot (outliers "
+				      "beyond Tukey's fences in red: %zu), "
+				      "median %s dashed", s->n,
+				      s->outliers_low + s->outliers_high,
+				      fmt_value(s->median, m->unit, med,
+						sizeof(med)));
+
+		chart_close(&c, cap);
+		free(cap);
+	}
+	free(x);
+	free(y);
+}
+
+/* The sequence's line: "M x y" then relative "l" steps, broken (a new
+ * M) at a run that did not measure the metric. */
+static void sequence_line(FILE *fp, const struct metric *m, const long *x,
+			  const long *y)
+{
+	bool pen = false;
+	long px = 0, py = 0;
+
+	fputs("<path class=\"line\" d=\"", fp);
+	for (size_t i = 0; i < m->n; i++) {
+		if (!isfinite(m->values[i])) {
+			pen = false;
+			continue;
+		}
+		if (!pen)
+			fprintf(fp, "M%ld %ld l", x[i], y[i]);
+		else
+			fprintf(fp, "%ld %ld ", x[i] - px, y[i] - py);
+		px = x[i];
+		py = y[i];
+		pen = true;
+	}
+	fputs("\"/>\n", fp);
+}
+
+void plot_sequence(FILE *fp, const struct metric *m)
+{
+	const struct summary *s = &m->summary;
+	bool per_second = !strcmp(m->name, "throughput");
+	struct chart c = { .fp = fp, .xunit = "count", .yunit = m->unit };
+	long *x = xcalloc(m->n + 1, sizeof(long));
+	long *y = xcalloc(m->n + 1, sizeof(long));
+
+	axis_init(&c.x, 1, (double)m->n, false, CHART_L, CHART_W - CHART_R);
+	axis_init(&c.y, s->min, s->max, wants_log(s->min, s->max), PLOT_B,
+		  CHART_T);
+	for (size_t i = 0; i < m->n; i++) {
+		x[i] = lround(axis_map(&c.x, (double)(i + 1)));
+		y[i] = isfinite(m->values[i]) ?
+		       lround(axis_map(&c.y, m->values[i])) : 0;
+	}
+	figure_attrs(&c, "seq", m, per_second ? "each second of the load" :
+		     "value by run index");
+	fputs("<g data-metric=\"", fp);
+	fputs_xml(m->name, fp);
+	fputs("\">\n", fp);
+	chart_axes(&c, true, per_second ? "second" : "run", m->name);
+	sequence_line(fp, m, x, y);
+	run_dots(fp, m, x, y, m->n);
+	fputs("</g>", fp);
+	chart_close(&c, per_second ? "per second, in order: a drop or a "
+		    "stall is visible" : "in run order (warm-up runs are "
+		    "not measured, so not shown): drift and cold starts "
+		    "are visible");
+	free(x);
+	free(y);
+}
+
+/* The latency spectrum's percentiles, and where each is read. */
+static const struct { const char *name; double q; const char *extra; }
+spectrum_q[] = {
+	{ "p50", 50, NULL }, { "p90", 90, NULL }, { "p99", 99, NULL },
+	{ "p99.9", 99.9, "p99_9" }, { "p99.99", 99.99, "p99_99" },
+};
+#define NSPEC (sizeof(spectrum_q) / sizeof(spectrum_q[0]))
+
+/* The percentile q of m: the summary's (which `load` fills from its
+ * histogram of every request), an extra of `load`'s, else the sample's. */
+static double spectrum_value(const struct metric *m, size_t k,
+			     const double *sorted, size_t n)
+{
+	const struct summary *s = &m->summary;
+
+	switch (k) {
+	case 0: return s->median;
+	case 1: return s->p90;
+	case 2: return s->p99;
+	}
+	for (size_t i = 0; i < m->nextra; i++)
+		if (!strcmp(m->extra[i].key, spectrum_q[k].extra))
+			return m->extra[i].value;
+	return stats_percentile_sorted(sorted, n, spectrum_q[k].q);
+}
+
+static double nines(double q)
+{
+	return -log10(1 - q / 100);
+}
+
+static void spectrum_series(struct chart *c, const struct metric *m,
+			    const double *v, bool labels)
+{
+	FILE *fp = c->fp;
+	char buf[48];
+
+	fprintf(fp, "<path class=\"%s\" d=\"", labels ? "line" : "line2");
+	for (size_t k = 0; k < NSPEC; k++) {
+		fputc(k ? 'L' : 'M', fp);
+		svg_num(fp, axis_map(&c->x, nines(spectrum_q[k].q)));
+		fputc(' ', fp);
+		svg_num(fp, axis_map(&c->y, v[k]));
+	}
+	fputs("\"/>\n", fp);
+	for (size_t k = 0; k < NSPEC; k++) {
+		double px = axis_map(&c->x, nines(spectrum_q[k].q));
+		double py = axis_map(&c->y, v[k]);
+
+		fprintf(fp, "<circle class=\"%s\" r=\"3.5\" cx=\"",
+			labels ? "pt" : "pt2");
+		svg_num(fp, px);
+		fputs("\" cy=\"", fp);
+		svg_num(fp, py);
+		fprintf(fp, "\"><title>%s %s: ", m->name, spectrum_q[k].name);
+		html_value(fp, v[k], m->unit);
+		fputs("</title></circle>\n", fp);
+		if (!labels)
+			continue;
+		fprintf(fp, "<text class=\"pct\" data-p=\"%s\"",
+			spectrum_q[k].name);
+		html_num_attr(fp, "data-v", v[k]);
+		fputs(" x=\"", fp);
+		svg_num(fp, px - (k == NSPEC - 1 ? 4 : -4));
+		fputs("\" y=\"", fp);
+		svg_num(fp, py - 7);
+		fprintf(fp, "\"%s>%s ", k == NSPEC - 1 ?
+			" text-anchor=\"end\"" : "", spectrum_q[k].name);
+		fputs_xml(fmt_value(v[k], m->unit, buf, sizeof(buf)), fp);
+		fputs("</text>\n", fp);
+	}
+}
+
+static bool spectrum_of(const struct metric *m, double *v)
+{
+	size_t n;
+	double *sorted;
+
+	if (!m || !metric_has_summary(m))
+		return false;
+	sorted = metric_measured(m, &n);
+	stats_sort(sorted, n);
+	for (size_t k = 0; k < NSPEC; k++)
+		v[k] = spectrum_value(m, k, sorted, n);
+	free(sorted);
+	return true;
+}
+
+void plot_spectrum(FILE *fp, const struct benchmark *b)
+{
+	const struct metric *cor = benchmark_find_metric(b, "latency");
+	const struct metric *unc = benchmark_find_metric(b,
+							 "latency_uncorrected");
+	double vc[NSPEC], vu[NSPEC], lo = INFINITY, hi = 0;
+	bool hc = spectrum_of(cor, vc), hu = spectrum_of(unc, vu);
+	struct chart c = { .fp = fp, .xunit = "count" };
+
+	if (!hc)
+		return;
+	for (size_t k = 0; k < NSPEC; k++) {
+		lo = fmin(lo, fmin(vc[k], hu ? vu[k] : vc[k]));
+		hi = fmax(hi, fmax(vc[k], hu ? vu[k] : vc[k]));
+	}
+	c.yunit = cor->unit;
+	c.x = (struct axis){ 0, 4.4, CHART_L, CHART_W - CHART_R, false };
+	axis_init(&c.y, lo, hi, lo > 0, PLOT_B, CHART_T);
+	chart_open(&c, fp, "spectrum", "latency percentile spectrum");
+	chart_axes(&c, false, "percentile (nines axis)", "latency");
+	for (size_t k = 0; k < NSPEC; k++)
+		chart_xtick(&c, nines(spectrum_q[k].q), spectrum_q[k].name);
+	if (hu)
+		spectrum_series(&c, unc, vu, false);
+	spectrum_series(&c, cor, vc, true);
+	chart_close(&c, hu ? "latency (blue, labelled: counted from when "
+		    "each request was due, corrected for coordinated "
+		    "omission) and latency_uncorrected (orange: from when it "
+		    "was sent); p99.9 and p99.99 of every request when load "
+		    "wrote them, else of the sample" : "latency percentiles");
+}
+
+/* The benchmarks of the fit: those whose name is the template with the
+ * parameter's value put in (run makes "NAME [n=10]" of a name without
+ * it), each a point (the parameter, the metric's median). */
+static size_t scan_points(const struct result *r,
+			  const struct complexity_fit *f, double *xs,
+			  const struct metric **ms)
+{
+	char *pat = xasprintf("{%s}", f->parameter);
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->nbenchmarks; i++) {
+		const struct benchmark *b = &r->benchmarks[i];
+		const struct metric *m = benchmark_find_metric(b, f->metric);
+		double x;
+
+		for (size_t p = 0; p < b->nparams; p++) {
+			if (strcmp(b->params[p].name, f->parameter) ||
+			    parse_double(b->params[p].value, &x) || x <= 0 ||
+			    !m || !metric_has_summary(m))
+				continue;
+			char *name = str_replace(f->name, pat,
+						 b->params[p].value);
+			size_t len = strlen(name);
+
+			if (!strncmp(b->name, name, len) &&
+			    (!b->name[len] || b->name[len] == ' ')) {
+				xs[k] = x;
+				ms[k++] = m;
+			}
+			free(name);
+		}
+	}
+	free(pat);
+	return k;
+}
+
+static double model_g(enum complexity c, double n)
+{
+	switch (c) {
+	case O_1: return 0;
+	case O_LOG_N: return log(n);
+	case O_N: return n;
+	case O_N_LOG_N: return n * log(n);
+	case O_N2: return n * n;
+	case O_N3: return n * n * n;
+	default: return 0;
+	}
+}
+
+static void scan_curve(struct chart *c, const struct fit *fit)
+{
+	FILE *fp = c->fp;
+	double l0 = log10(c->x.lo), l1 = log10(c->x.hi);
+	bool pen = false;
+
+	fputs("<path class=\"fit\" d=\"", fp);
+	for (int i = 0; i <= 60; i++) {
+		double n = pow(10, l0 + (l1 - l0) * i / 60);
+		double y = fit->intercept + fit->coef * model_g(fit->model, n);
+
+		if (!(y > 0)) {
+			pen = false;
+			continue;
+		}
+		fputc(pen ? 'L' : 'M', fp);
+		svg_num(fp, axis_map(&c->x, n));
+		fputc(' ', fp);
+		svg_num(fp, axis_map(&c->y, y));
+		pen = true;
+	}
+	fputs("\"/>\n", fp);
+}
+
+static void scan_point(struct chart *c, double x, const struct metric *m)
+{
+	FILE *fp = c->fp;
+	const struct summary *s = &m->summary;
+	double px = axis_map(&c->x, x);
+
+	fputs("<path class=\"axis\" d=\"M", fp);
+	svg_num(fp, px);
+	fputc(' ', fp);
+	svg_num(fp, axis_map(&c->y, s->median_ci[0]));
+	fputs("V", fp);
+	svg_num(fp, axis_map(&c->y, s->median_ci[1]));
+	fputs("\"/><circle class=\"pt\" r=\"3.5\" cx=\"", fp);
+	svg_num(fp, px);
+	fputs("\" cy=\"", fp);
+	svg_num(fp, axis_map(&c->y, s->median));
+	fprintf(fp, "\"><title>%g: ", x);
+	html_value(fp, s->median, m->unit);
+	fputs("</title></circle>\n", fp);
+}
+
+void plot_scan(FILE *fp, const struct result *r,
+	       const struct complexity_fit *f)
+{
+	double *xs = xcalloc(r->nbenchmarks + 1, sizeof(double));
+	const struct metric **ms = xcalloc(r->nbenchmarks + 1, sizeof(*ms));
+	size_t k = scan_points(r, f, xs, ms);
+	double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
+	struct chart c = { .fp = fp, .xunit = "count" };
+	char *label;
+
+	for (size_t i = 0; i < k; i++) {
+		xlo = fmin(xlo, xs[i]);
+		xhi = fmax(xhi, xs[i]);
+		ylo = fmin(ylo, ms[i]->summary.median_ci[0]);
+		yhi = fmax(yhi, ms[i]->summary.median_ci[1]);
+	}
+	if (k) {
+		c.yunit = ms[0]->unit;
+		axis_init(&c.x, xlo, xhi, true, CHART_L, CHART_W - CHART_R);
+		axis_init(&c.y, ylo, yhi, true, PLOT_B, CHART_T);
+		label = xasprintf("%s against %s", f->metric, f->parameter);
+		fputs("<section class=\"scan\" data-name=\"", fp);
+		fputs_xml(f->name, fp);
+		fputs("\"><h3>scan: ", fp);
+		fputs_xml(f->name, fp);
+		fputs("</h3>\n", fp);
+		chart_open(&c, fp, "scan", label);
+		chart_axes(&c, true, f->parameter, f->metric);
+		scan_curve(&c, &f->best);
+		for (size_t i = 0; i < k; i++)
+			scan_point(&c, xs[i], ms[i]);
+		fprintf(fp, "<text class=\"fit-label\" data-model=\"%s\"",
+			stats_complexity_name(f->best.model));
+		html_num_attr(fp, "data-r2", f->best.r2);
+		fprintf(fp, " x=\"%d\" y=\"%d\">best fit %s, R² = %.4f</text>\n",
+			CHART_L + 8, CHART_T + 12,
+			stats_complexity_name(f->best.model), f->best.r2);
+		chart_close(&c, "the median of each value of the parameter "
+			    "with its 95% CI, log axes; the curve is the "
+			    "fitted model");
+		fputs("</section>\n", fp);
+		free(label);
+	}
+	free(xs);
+	free(ms);
+}
