@@ -44,6 +44,14 @@ static void forest_svg_open(FILE *fp, const struct forest_axis *a,
 	fprintf(fp, " 0V%d\"/>", h);
 }
 
+static void ratio_text(FILE *fp, double r, const char *suffix)
+{
+	if (isfinite(r))
+		fprintf(fp, "%.3f%s", r, suffix);
+	else
+		fputs("–", fp);
+}
+
 static void forest_row(FILE *fp, const struct forest_axis *a,
 		       const struct metric_cmp *m, double noise)
 {
@@ -61,8 +69,13 @@ static void forest_row(FILE *fp, const struct forest_axis *a,
 	html_value(fp, m->base_median, m->unit);
 	fputs("</td><td>", fp);
 	html_value(fp, m->cand_median, m->unit);
-	fprintf(fp, "</td><td class=\"ratio\">%.3f× [%.3f, %.3f]</td>"
-		"<td class=\"plot\">", r, lo, hi);
+	fputs("</td><td class=\"ratio\">", fp);
+	ratio_text(fp, r, "×");
+	fputs(" [", fp);
+	ratio_text(fp, lo, "");
+	fputs(", ", fp);
+	ratio_text(fp, hi, "");
+	fputs("]</td><td class=\"plot\">", fp);
 	forest_svg_open(fp, a, noise, FH);
 	if (isfinite(lo) && isfinite(hi)) {
 		fprintf(fp, "<path class=\"%s\" stroke-width=\"2\" d=\"M", v);
@@ -74,8 +87,11 @@ static void forest_row(FILE *fp, const struct forest_axis *a,
 	fprintf(fp, "<circle class=\"%s\" r=\"4.5\" cy=\"%d\" cx=\"", v,
 		FH / 2);
 	svg_num(fp, fx(a, r));
-	fprintf(fp, "\"/></svg></td><td class=\"verdict %s\">%s</td>"
-		"<td>%.3g</td></tr>\n", v, v, m->p);
+	fprintf(fp, "\"/></svg></td><td class=\"verdict %s\">%s</td><td>",
+		v, v);
+	if (isfinite(m->p))
+		fprintf(fp, "%.3g", m->p);
+	fputs("</td></tr>\n", fp);
 }
 
 /* The shared axis under the rows: ticks at round ratios. */
@@ -150,8 +166,34 @@ static void only_list(FILE *fp, const char *what, char *const *v, size_t n)
 	fputs("</p>\n", fp);
 }
 
+/* Whether metric gets a forest plot: one of charts ("all": every one),
+ * else a headline metric (wall_time, latency, throughput), else the
+ * first metric compared. */
+static bool forest_shown(const struct compare_report *rep,
+			 const char *metric, const char *const *charts)
+{
+	static const char *const headline[] = { "wall_time", "latency",
+						"throughput" };
+	bool any = false;
+
+	if (charts) {
+		for (; *charts; charts++)
+			if (!strcmp(*charts, "all") || !strcmp(*charts, metric))
+				return true;
+		return false;
+	}
+	for (size_t k = 0; k < 3; k++) {
+		for (size_t i = 0; i < rep->n && !any; i++)
+			any = !strcmp(rep->rows[i].metric, headline[k]);
+		if (!strcmp(metric, headline[k]))
+			return true;
+	}
+	return !any && !strcmp(metric, rep->rows[0].metric);
+}
+
 void view_compare(FILE *fp, const struct compare_report *rep,
-		  const char *label, const char *baseline, size_t idx)
+		  const char *label, const char *baseline, size_t idx,
+		  const char *const *charts)
 {
 	fprintf(fp, "<section class=\"compare\" id=\"c%zu\"><h2>", idx);
 	fputs_xml(label, fp);
@@ -166,7 +208,7 @@ void view_compare(FILE *fp, const struct compare_report *rep,
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = !strcmp(rep->rows[k].metric,
 				       rep->rows[i].metric);
-		if (!seen)
+		if (!seen && forest_shown(rep, rep->rows[i].metric, charts))
 			forest(fp, rep, rep->rows[i].metric);
 	}
 	if (!rep->n)

@@ -33,7 +33,8 @@ static const char page_css[] =
 ".meta{color:var(--dim)}table{border-collapse:collapse;margin:.5em 0;"
 "font-variant-numeric:tabular-nums}th,td{padding:3px 8px;text-align:right;white-space:nowrap;"
 "border-bottom:1px solid var(--grid)}th:first-child,td:first-child"
-"{text-align:left;overflow-wrap:anywhere;white-space:normal}\n"
+"{text-align:left;overflow-wrap:anywhere;white-space:normal;min-width:9em}\n"
+"table.summary,.forest table{display:block;overflow-x:auto;max-width:100%}\n"
 ".figs{display:flex;flex-wrap:wrap;gap:8px}figure{margin:4px 0}"
 "figcaption{color:var(--dim);font-size:12px;max-width:640px}\n"
 "svg{max-width:100%;height:auto;font:11px system-ui,sans-serif}"
@@ -41,7 +42,8 @@ static const char page_css[] =
 ".grid{stroke:var(--grid);fill:none}.axis{stroke:var(--dim);fill:none}"
 ".bar{fill:var(--band)}.dots{stroke:var(--dot);stroke-width:3;"
 "stroke-linecap:round;fill:none;opacity:.55}.odots{stroke:var(--out);"
-"stroke-width:4;stroke-linecap:round;fill:none}.line{stroke:var(--dot);"
+"stroke-width:4;stroke-linecap:round;fill:none}.dash{stroke-width:2.6;"
+"stroke-dasharray:0 3;opacity:.8}.line{stroke:var(--dot);"
 "fill:none;stroke-width:1.2}.line2{stroke:var(--warn);fill:none;"
 "stroke-width:1.2}.med{stroke:var(--fg);stroke-dasharray:4 3}"
 ".band{fill:var(--band)}.fit{stroke:var(--warn);fill:none;stroke-width:1.5}"
@@ -80,9 +82,16 @@ static const char page_js[] =
 
 void html_num_attr(FILE *fp, const char *name, double v)
 {
+	char buf[32];
+
 	fprintf(fp, " %s=\"", name);
-	if (isfinite(v))
-		fprintf(fp, "%.17g", v);
+	if (isfinite(v)) {
+		/* the shortest of 15 or 17 digits that reads back as v */
+		snprintf(buf, sizeof(buf), "%.15g", v);
+		if (strtod(buf, NULL) != v)
+			snprintf(buf, sizeof(buf), "%.17g", v);
+		fputs(buf, fp);
+	}
 	fputc('"', fp);
 }
 
@@ -316,7 +325,7 @@ static void page(FILE *fp, const struct report_input *in)
 	for (size_t s = 0; s < in->nsets; s++) {
 		if (in->cmp)
 			view_compare(fp, &in->cmp[s], in->sets[s].label,
-				     in->baseline_label, s);
+				     in->baseline_label, s, in->charts);
 		view_result(fp, &in->sets[s], s, in->charts);
 	}
 	fputs("<script>\n", fp);

@@ -13,7 +13,6 @@
 #include "util/strutil.h"
 #include "util/term.h"
 
-#define NBINS 40
 #define PLOT_B (CHART_H - CHART_B)	/* the x axis, pixels */
 
 /* A log axis when the values span more than a factor of 20. */
@@ -31,36 +30,55 @@ static void figure_attrs(struct chart *c, const char *cls,
 	free(l);
 }
 
+static int cmp_dot(const void *a, const void *b)
+{
+	const long *p = a, *q = b;
+
+	return p[0] != q[0] ? (p[0] > q[0]) - (p[0] < q[0])
+			    : (p[1] > q[1]) - (p[1] < q[1]);
+}
+
 /*
- * The dots of (x[i], y[i]) as one path, in whole pixels, each move
- * relative to the last: "M12 40h0m3 -5h0...". keep[i] false skips i.
+ * The dots of (x[i], y[i]) as one path, each move relative to the last:
+ * "M12 40h0m2 -6h0...". keep[i] false skips i. The dots are 3 px wide:
+ * two whose centres fall on one point of a 2 px grid look as one, and are
+ * drawn once (the picture is the same, the file far smaller).
  */
 static void dots_path(FILE *fp, const char *cls, const long *x,
 		      const long *y, const bool *keep, size_t n)
 {
+	long (*d)[2] = xcalloc(n + 1, sizeof(*d));
 	long px = 0, py = 0;
-	bool first = true;
+	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		if (!keep[i])
 			continue;
-		if (first)
-			fprintf(fp, "<path class=\"%s\" d=\"M%ld %ld", cls,
-				x[i], y[i]);
-		else
-			fprintf(fp, "m%ld %ld", x[i] - px, y[i] - py);
-		fputs("h0", fp);
-		px = x[i];
-		py = y[i];
-		first = false;
+		d[k][0] = x[i] / 2 * 2;
+		d[k++][1] = y[i] / 2 * 2;
 	}
-	if (!first)
+	qsort(d, k, sizeof(*d), cmp_dot);
+	for (size_t i = 0; i < k; i++) {
+		if (i && d[i][0] == px && d[i][1] == py)
+			continue;
+		if (!i)
+			fprintf(fp, "<path class=\"%s\" d=\"M%ld %ld", cls,
+				d[i][0], d[i][1]);
+		else
+			fprintf(fp, "m%ld %ld", d[i][0] - px, d[i][1] - py);
+		fputs("h0", fp);
+		px = d[i][0];
+		py = d[i][1];
+	}
+	if (k)
 		fputs("\"/>\n", fp);
+	free(d);
 }
 
-/* Dots of the runs, the outliers in their own class. */
+/* Dots of the runs, the outliers in their own class; with only_out,
+ * the outliers alone. */
 static void run_dots(FILE *fp, const struct metric *m, const long *x,
-		     const long *y, size_t n)
+		     const long *y, size_t n, bool only_out)
 {
 	bool *in = xcalloc(n + 1, sizeof(bool)), *out = xcalloc(n + 1,
 								  sizeof(bool));
@@ -79,7 +97,8 @@ static void run_dots(FILE *fp, const struct metric *m, const long *x,
 			in[i] = true;
 		}
 	}
-	dots_path(fp, "dots", x, y, in, n);
+	if (!only_out)
+		dots_path(fp, "dots", x, y, in, n);
 	if (nout) {
 		fprintf(fp, "<g class=\"outliers\" data-n=\"%zu\">", nout);
 		dots_path(fp, "odots", x, y, out, n);
@@ -89,76 +108,97 @@ static void run_dots(FILE *fp, const struct metric *m, const long *x,
 	free(out);
 }
 
+/* The dot plot's columns: DOT px wide, a dot every DOT px up. */
+#define DOT 3
+#define NCOL ((CHART_W - CHART_R - CHART_L) / DOT)
+#define DOT_H (PLOT_B - CHART_T - 6)	/* the tallest stack, px */
+
+/* One stack of dots per column from y0 up: a dotted line (dashes of
+ * length 0 every DOT px, round caps), so a column costs a few bytes
+ * whatever its runs. */
+static void stacks(FILE *fp, const char *cls, const size_t *dots,
+		   const size_t *under)
+{
+	bool any = false;
+
+	for (size_t k = 0; k < NCOL; k++) {
+		if (!dots[k])
+			continue;
+		if (!any)
+			fprintf(fp, "<path class=\"%s\" d=\"", cls);
+		any = true;
+		fprintf(fp, "M%d %zuv-%zu.5", CHART_L + (int)k * DOT + DOT / 2,
+			(size_t)PLOT_B - 2 - (under ? under[k] : 0) * DOT,
+			(dots[k] - 1) * DOT);
+	}
+	if (any)
+		fputs("\"/>\n", fp);
+}
+
 void plot_distribution(FILE *fp, const struct metric *m)
 {
 	const struct summary *s = &m->summary;
 	struct chart c = { .fp = fp, .xunit = m->unit, .yunit = "count" };
-	size_t bins[NBINS] = { 0 }, top = 1;
-	long *x = xcalloc(m->n + 1, sizeof(long));
-	long *y = xcalloc(m->n + 1, sizeof(long));
-	double lo, hi;
+	size_t in[NCOL] = { 0 }, out[NCOL] = { 0 }, top = 1, per = 1, nout = 0;
+	size_t din[NCOL], dout[NCOL];
+	char med[48];
+	char *cap;
 
 	axis_init(&c.x, s->min, s->max, wants_log(s->min, s->max), CHART_L,
 		  CHART_W - CHART_R);
-	lo = c.x.log ? log10(c.x.lo) : c.x.lo;
-	hi = c.x.log ? log10(c.x.hi) : c.x.hi;
 	for (size_t i = 0; i < m->n; i++) {
-		double v = m->values[i], f;
-		size_t b;
+		double v = m->values[i];
+		long k;
 
 		if (!isfinite(v))
 			continue;
-		f = ((c.x.log ? log10(fmax(v, c.x.lo)) : v) - lo) / (hi - lo);
-		b = f <= 0 ? 0 : f >= 1 ? NBINS - 1 : (size_t)(f * NBINS);
-		if (++bins[b] > top)
-			top = bins[b];
-		x[i] = lround(axis_map(&c.x, v));
-		/* a fixed jitter: the golden-ratio sequence, 4 to 34 px
-		 * above the axis */
-		y[i] = PLOT_B - 4 - lround(30 * fmod(i * 0.6180339887, 1));
+		k = lround(floor((axis_map(&c.x, v) - CHART_L) / DOT));
+		k = k < 0 ? 0 : k >= NCOL ? NCOL - 1 : k;
+		if (v < s->low_fence || v > s->high_fence) {
+			out[k]++;
+			nout++;
+		} else {
+			in[k]++;
+		}
+		if (in[k] + out[k] > top)
+			top = in[k] + out[k];
 	}
-	axis_init(&c.y, 0, (double)top, false, PLOT_B, CHART_T);
+	/* a dot a run while the tallest stack fits, else a dot per `per`
+	 * runs (rounded up: a column of one run keeps its dot) */
+	while ((top + per - 1) / per > DOT_H / DOT)
+		per++;
+	for (size_t k = 0; k < NCOL; k++) {
+		din[k] = (in[k] + per - 1) / per;
+		dout[k] = (out[k] + per - 1) / per;
+	}
+	c.y = (struct axis){ 0, (double)(DOT_H / DOT * per), PLOT_B - 2,
+			     PLOT_B - 2 - DOT_H / DOT * DOT, false };
 	figure_attrs(&c, "dist", m, "distribution of every run");
 	fputs("<g data-metric=\"", fp);
 	fputs_xml(m->name, fp);
-	fputs("\">\n", fp);
+	fprintf(fp, "\" data-per-dot=\"%zu\">\n", per);
 	chart_axes(&c, true, m->name, "runs");
-	for (size_t b = 0; b < NBINS; b++) {
-		double x0 = CHART_L + (double)b * (CHART_W - CHART_R - CHART_L)
-			    / NBINS, top_px;
-
-		if (!bins[b])
-			continue;
-		top_px = axis_map(&c.y, (double)bins[b]);
-		fputs("<rect class=\"bar\" x=\"", fp);
-		svg_num(fp, x0);
-		fputs("\" y=\"", fp);
-		svg_num(fp, top_px);
-		fputs("\" width=\"", fp);
-		svg_num(fp, (double)(CHART_W - CHART_R - CHART_L) / NBINS - 1);
-		fputs("\" height=\"", fp);
-		svg_num(fp, PLOT_B - top_px);
-		fputs("\"/>", fp);
+	stacks(fp, "dots dash", din, NULL);
+	if (nout) {
+		fprintf(fp, "<g class=\"outliers\" data-n=\"%zu\">", nout);
+		stacks(fp, "odots dash", dout, din);
+		fputs("</g>\n", fp);
 	}
-	fputs("\n", fp);
-	run_dots(fp, m, x, y, m->n);
 	fputs("<path class=\"med\" d=\"M", fp);
 	svg_num(fp, axis_map(&c.x, s->median));
 	fprintf(fp, " %dV%d\"/>\n</g>", CHART_T, PLOT_B);
-	{
-		char med[48];
-		char *cap = xasprintf("%zu runs, every run a dot (outliers "
-				      "beyond Tukey's fences in red: %zu), "
-				      "median %s dashed", s->n,
-				      s->outliers_low + s->outliers_high,
-				      fmt_value(s->median, m->unit, med,
-						sizeof(med)));
-
-		chart_close(&c, cap);
-		free(cap);
-	}
-	free(x);
-	free(y);
+	fmt_value(s->median, m->unit, med, sizeof(med));
+	if (per == 1)
+		cap = xasprintf("%zu runs, every run a dot (outliers beyond "
+				"Tukey's fences in red: %zu), median %s "
+				"dashed", s->n, nout, med);
+	else
+		cap = xasprintf("%zu runs, a dot per %zu runs of a column "
+				"(outliers beyond Tukey's fences in red: "
+				"%zu), median %s dashed", s->n, per, nout,
+				med);
+	chart_close(&c, cap);
+	free(cap);
 }
 
 /* The sequence's line: "M x y" then relative "l" steps, broken (a new
@@ -209,7 +249,9 @@ void plot_sequence(FILE *fp, const struct metric *m)
 	fputs("\">\n", fp);
 	chart_axes(&c, true, per_second ? "second" : "run", m->name);
 	sequence_line(fp, m, x, y);
-	run_dots(fp, m, x, y, m->n);
+	/* every run a dot while they are far apart; beyond that the line
+	 * shows them, and the outliers are marked */
+	run_dots(fp, m, x, y, m->n, m->n > 200);
 	fputs("</g>", fp);
 	chart_close(&c, per_second ? "per second, in order: a drop or a "
 		    "stall is visible" : "in run order (warm-up runs are "

@@ -6,7 +6,8 @@
 
 #include "report/report.h"
 
-/* A number for a data-* attribute: %.17g, or "" when not finite. */
+/* A number for a data-* attribute, in digits that read back as v, or
+ * "" when not finite. */
 void html_num_attr(FILE *fp, const char *name, double v);
 /* A value with its unit in words ("1.234 ms"), escaped. */
 void html_value(FILE *fp, double v, const char *unit);
@@ -24,9 +25,11 @@ void plot_spectrum(FILE *fp, const struct benchmark *b);
 void plot_scan(FILE *fp, const struct result *r,
 	       const struct complexity_fit *f);
 
-/* --baseline: the forest plot of ratios and the table. */
+/* --baseline: per metric shown (charts as report_input's) the forest
+ * plot of ratios and the table. */
 void view_compare(FILE *fp, const struct compare_report *rep,
-		  const char *label, const char *baseline, size_t idx);
+		  const char *label, const char *baseline, size_t idx,
+		  const char *const *charts);
 /* --history: the metric over results, CI band, change points. */
 void view_history(FILE *fp, const struct report_history *h);
 
