@@ -153,19 +153,6 @@ static void forest(FILE *fp, const struct compare_report *rep,
 	fputs("</tbody></table></figure>\n", fp);
 }
 
-static void only_list(FILE *fp, const char *what, char *const *v, size_t n)
-{
-	if (!n)
-		return;
-	fprintf(fp, "<p class=\"meta\">only in the %s: ", what);
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			fputs(", ", fp);
-		fputs_xml(v[i], fp);
-	}
-	fputs("</p>\n", fp);
-}
-
 /* Whether metric gets a forest plot: one of charts ("all": every one),
  * else a headline metric (wall_time, latency, throughput), else the
  * first metric compared. */
@@ -213,7 +200,9 @@ void view_compare(FILE *fp, const struct compare_report *rep,
 	}
 	if (!rep->n)
 		fputs("<p>no benchmark in common</p>\n", fp);
-	only_list(fp, "baseline", rep->only_base, rep->n_only_base);
-	only_list(fp, "candidate", rep->only_cand, rep->n_only_cand);
+	html_list(fp, "meta", "only in the baseline", rep->only_base,
+		  rep->n_only_base);
+	html_list(fp, "meta", "only in the candidate", rep->only_cand,
+		  rep->n_only_cand);
 	fputs("</section>\n", fp);
 }

@@ -152,11 +152,12 @@ static void summary_row(FILE *fp, const struct metric *m)
 		ok ? s->outliers_low + s->outliers_high : 0);
 }
 
-static void list(FILE *fp, const char *what, char *const *v, size_t n)
+void html_list(FILE *fp, const char *cls, const char *what,
+	       char *const *v, size_t n)
 {
 	if (!n)
 		return;
-	fprintf(fp, "<p class=\"warn\">%s: ", what);
+	fprintf(fp, "<p class=\"%s\">%s: ", cls, what);
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			fputs("; ", fp);
@@ -186,8 +187,9 @@ static void bench_header(FILE *fp, const struct benchmark *b, size_t set,
 		}
 		fputs("</code></p>\n", fp);
 	}
-	list(fp, "warnings", b->warnings, b->nwarnings);
-	list(fp, "not measured", b->unsupported, b->nunsupported);
+	html_list(fp, "warn", "warnings", b->warnings, b->nwarnings);
+	html_list(fp, "warn", "not measured", b->unsupported,
+		  b->nunsupported);
 }
 
 /* Whether m is drawn: see report_input's charts. */

@@ -9,6 +9,10 @@
 /* A number for a data-* attribute, in digits that read back as v, or
  * "" when not finite. */
 void html_num_attr(FILE *fp, const char *name, double v);
+/* "<p class=CLS>WHAT: v[0]; v[1] ...</p>" (escaped), nothing when n is
+ * 0. */
+void html_list(FILE *fp, const char *cls, const char *what,
+	       char *const *v, size_t n);
 /* A value with its unit in words ("1.234 ms"), escaped. */
 void html_value(FILE *fp, double v, const char *unit);
 
