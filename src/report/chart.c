@@ -30,10 +30,16 @@ void axis_init(struct axis *a, double lo, double hi, bool log, double p0,
 			lo = hi > 0 ? hi / 10 : 1;
 		if (hi <= lo)
 			hi = lo * 10;
-		lo = pow(10, floor(log10(lo)));
-		hi = pow(10, ceil(log10(hi)));
-		if (hi <= lo)
-			hi = lo * 10;
+		/* a fifth beyond the data each way, and a factor of 4 at
+		 * least, so that the 1-2-5 ticks have two to show */
+		lo /= 1.2;
+		hi *= 1.2;
+		if (hi < lo * 4) {
+			double mid = sqrt(lo * hi);
+
+			lo = mid / 2;
+			hi = mid * 2;
+		}
 	} else {
 		double pad = (hi - lo) * 0.05;
 
@@ -133,13 +139,14 @@ static void ticks(struct chart *c, bool xaxis)
 	if (a->log) {
 		double decades = log10(a->hi / a->lo);
 
-		for (double d = a->lo; d <= a->hi * 1.0001; d *= 10) {
+		for (double d = pow(10, floor(log10(a->lo)));
+		     d <= a->hi * 1.0001; d *= 10) {
 			static const double mult[] = { 1, 2, 5 };
 
 			for (int k = 0; k < (decades <= 2 ? 3 : 1); k++) {
 				double v = d * mult[k];
 
-				if (v <= a->hi * 1.0001)
+				if (v >= a->lo && v <= a->hi * 1.0001)
 					tick(c, xaxis, v,
 					     fmt_value(v, unit, buf,
 						       sizeof(buf)));

@@ -31,8 +31,9 @@ struct chart {
 };
 
 /*
- * Set the axis to [lo, hi] widened a little (and to a decade at least on
- * a log axis, whose lo must then be > 0), drawn from pixel p0 to p1.
+ * Set the axis to [lo, hi] widened a little (on a log axis by a fifth
+ * each way, to a factor of 4 at least; a lo <= 0 becomes hi / 10), drawn
+ * from pixel p0 to p1.
  */
 void axis_init(struct axis *a, double lo, double hi, bool log, double p0,
 	       double p1);

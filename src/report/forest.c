@@ -108,7 +108,7 @@ static void forest_axis_row(FILE *fp, const struct forest_axis *a,
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		double x = fx(a, t[i]);
 
-		if (fabs(log10(t[i])) > a->span || x - last < 26)
+		if (fabs(log10(t[i])) > a->span || x - last < 38)
 			continue;
 		fputs("<text class=\"tick\" text-anchor=\"middle\" y=\"15\" "
 		      "x=\"", fp);

@@ -108,80 +108,104 @@ static void run_dots(FILE *fp, const struct metric *m, const long *x,
 	free(out);
 }
 
-/* The dot plot's columns: DOT px wide, a dot every DOT px up. */
-#define DOT 3
-#define NCOL ((CHART_W - CHART_R - CHART_L) / DOT)
+/* The dot plot: columns d px wide, a dot every d px up, d from DOT_MAX
+ * down to DOT_MIN as the tallest stack needs. */
+#define DOT_MIN 3
+#define DOT_MAX 8
+#define NCOL_MAX ((CHART_W - CHART_R - CHART_L) / DOT_MIN)
 #define DOT_H (PLOT_B - CHART_T - 6)	/* the tallest stack, px */
 
 /* One stack of dots per column from y0 up: a dotted line (dashes of
- * length 0 every DOT px, round caps), so a column costs a few bytes
+ * length 0 every d px, round caps), so a column costs a few bytes
  * whatever its runs. */
-static void stacks(FILE *fp, const char *cls, const size_t *dots,
-		   const size_t *under)
+static void stacks(FILE *fp, const char *cls, int d, size_t ncol,
+		   const size_t *dots, const size_t *under)
 {
 	bool any = false;
 
-	for (size_t k = 0; k < NCOL; k++) {
+	for (size_t k = 0; k < ncol; k++) {
 		if (!dots[k])
 			continue;
 		if (!any)
-			fprintf(fp, "<path class=\"%s\" d=\"", cls);
+			fprintf(fp, "<path class=\"%s\" style=\"stroke-width:"
+				"%.1f;stroke-dasharray:0 %d\" d=\"", cls,
+				d * 0.85, d);
 		any = true;
-		fprintf(fp, "M%d %zuv-%zu.5", CHART_L + (int)k * DOT + DOT / 2,
-			(size_t)PLOT_B - 2 - (under ? under[k] : 0) * DOT,
-			(dots[k] - 1) * DOT);
+		fprintf(fp, "M%d %zuv-%zu.5", CHART_L + (int)k * d + d / 2,
+			(size_t)PLOT_B - 2 - (under ? under[k] : 0) * d,
+			(dots[k] - 1) * d);
 	}
 	if (any)
 		fputs("\"/>\n", fp);
 }
 
-void plot_distribution(FILE *fp, const struct metric *m)
+/* Count the runs of m in columns d px wide, outliers apart; returns the
+ * tallest column. */
+static size_t columns(const struct metric *m, const struct axis *x, int d,
+		      size_t *in, size_t *out, size_t *nout)
 {
 	const struct summary *s = &m->summary;
-	struct chart c = { .fp = fp, .xunit = m->unit, .yunit = "count" };
-	size_t in[NCOL] = { 0 }, out[NCOL] = { 0 }, top = 1, per = 1, nout = 0;
-	size_t din[NCOL], dout[NCOL];
-	char med[48];
-	char *cap;
+	size_t ncol = (CHART_W - CHART_R - CHART_L) / d, top = 1;
 
-	axis_init(&c.x, s->min, s->max, wants_log(s->min, s->max), CHART_L,
-		  CHART_W - CHART_R);
+	memset(in, 0, ncol * sizeof(*in));
+	memset(out, 0, ncol * sizeof(*out));
+	*nout = 0;
 	for (size_t i = 0; i < m->n; i++) {
 		double v = m->values[i];
 		long k;
 
 		if (!isfinite(v))
 			continue;
-		k = lround(floor((axis_map(&c.x, v) - CHART_L) / DOT));
-		k = k < 0 ? 0 : k >= NCOL ? NCOL - 1 : k;
+		k = lround(floor((axis_map(x, v) - CHART_L) / d));
+		k = k < 0 ? 0 : k >= (long)ncol ? (long)ncol - 1 : k;
 		if (v < s->low_fence || v > s->high_fence) {
 			out[k]++;
-			nout++;
+			(*nout)++;
 		} else {
 			in[k]++;
 		}
 		if (in[k] + out[k] > top)
 			top = in[k] + out[k];
 	}
-	/* a dot a run while the tallest stack fits, else a dot per `per`
-	 * runs (rounded up: a column of one run keeps its dot) */
-	while ((top + per - 1) / per > DOT_H / DOT)
+	return top;
+}
+
+void plot_distribution(FILE *fp, const struct metric *m)
+{
+	const struct summary *s = &m->summary;
+	struct chart c = { .fp = fp, .xunit = m->unit, .yunit = "count" };
+	size_t in[NCOL_MAX], out[NCOL_MAX], din[NCOL_MAX], dout[NCOL_MAX];
+	size_t top, per = 1, nout, ncol;
+	int d = DOT_MAX;
+	char med[48];
+	char *cap;
+
+	axis_init(&c.x, s->min, s->max, wants_log(s->min, s->max), CHART_L,
+		  CHART_W - CHART_R);
+	/* the largest dots whose tallest stack fits; at the smallest, a
+	 * dot per `per` runs (rounded up: a column of one run keeps its
+	 * dot) */
+	while ((top = columns(m, &c.x, d, in, out, &nout)) * d > DOT_H &&
+	       d > DOT_MIN)
+		d--;
+	while ((top + per - 1) / per > (size_t)(DOT_H / d))
 		per++;
-	for (size_t k = 0; k < NCOL; k++) {
+	ncol = (CHART_W - CHART_R - CHART_L) / d;
+	for (size_t k = 0; k < ncol; k++) {
 		din[k] = (in[k] + per - 1) / per;
 		dout[k] = (out[k] + per - 1) / per;
 	}
-	c.y = (struct axis){ 0, (double)(DOT_H / DOT * per), PLOT_B - 2,
-			     PLOT_B - 2 - DOT_H / DOT * DOT, false };
+	c.y = (struct axis){ 0, (double)(DOT_H / d * per), PLOT_B - 2,
+			     PLOT_B - 2 - DOT_H / d * d, false };
 	figure_attrs(&c, "dist", m, "distribution of every run");
 	fputs("<g data-metric=\"", fp);
 	fputs_xml(m->name, fp);
 	fprintf(fp, "\" data-per-dot=\"%zu\">\n", per);
 	chart_axes(&c, true, m->name, "runs");
-	stacks(fp, "dots dash", din, NULL);
+	stacks(fp, "dots dash", d, ncol, din, NULL);
 	if (nout) {
 		fprintf(fp, "<g class=\"outliers\" data-n=\"%zu\">", nout);
-		stacks(fp, "odots dash", dout, din);
+		stacks(fp, "odots dash", d, ncol, dout, din);
 		fputs("</g>\n", fp);
 	}
 	fputs("<path class=\"med\" d=\"M", fp);
@@ -441,7 +465,7 @@ static void scan_curve(struct chart *c, const struct fit *fit)
 		double n = pow(10, l0 + (l1 - l0) * i / 60);
 		double y = fit->intercept + fit->coef * model_g(fit->model, n);
 
-		if (!(y > 0)) {
+		if (!(y >= c->y.lo && y <= c->y.hi)) {
 			pen = false;
 			continue;
 		}
