@@ -70,6 +70,7 @@ static void point(struct chart *c, const struct report_history *h,
 	fputs_xml(orq(p->created), fp);
 	fputs("\" data-label=\"", fp);
 	fputs_xml(med, fp);
+	fputc('"', fp);
 	html_num_attr(fp, "data-median", s->median);
 	fputs(" cx=\"", fp);
 	svg_num(fp, axis_map(&c->x, (double)i));
@@ -84,6 +85,7 @@ static void point(struct chart *c, const struct report_history *h,
 	fputs("</title></circle>\n", fp);
 }
 
+/* The first n - 1 bytes of a commit id (ours are hex), or "-". */
 static void short_commit(const char *c, char *buf, size_t n)
 {
 	snprintf(buf, n, "%s", c ? c : "-");
@@ -124,7 +126,7 @@ static void cp_mark(struct chart *c, const struct report_history *h,
 static void cp_table(FILE *fp, const struct report_history *h,
 		     const struct change_point *cp, size_t ncp)
 {
-	char a[48], b[48];
+	char a[48], b[48], c0[13], c1[13];
 
 	fprintf(fp, "<table class=\"changes\"><caption>%zu change point%s"
 		"</caption><thead><tr><th>between</th><th>and</th>"
@@ -134,11 +136,13 @@ static void cp_table(FILE *fp, const struct report_history *h,
 		const struct report_point *p0 = &h->points[cp[i].index - 1];
 		const struct report_point *p1 = &h->points[cp[i].index];
 
+		short_commit(p0->commit, c0, sizeof(c0));
+		short_commit(p1->commit, c1, sizeof(c1));
 		fprintf(fp, "<tr data-id=\"%lld\"><td>result %lld, commit ",
 			p1->id, p0->id);
-		fputs_xml(p0->commit ? p0->commit : "-", fp);
+		fputs_xml(c0, fp);
 		fprintf(fp, "</td><td>result %lld, commit ", p1->id);
-		fputs_xml(p1->commit ? p1->commit : "-", fp);
+		fputs_xml(c1, fp);
 		fputs("</td><td>", fp);
 		fputs_xml(fmt_value(cp[i].before, h->unit, a, sizeof(a)), fp);
 		fputs("</td><td>", fp);

@@ -131,9 +131,11 @@ static void stacks(FILE *fp, const char *cls, int d, size_t ncol,
 				"%.1f;stroke-dasharray:0 %d\" d=\"", cls,
 				d * 0.85, d);
 		any = true;
-		fprintf(fp, "M%d %zuv-%zu.5", CHART_L + (int)k * d + d / 2,
-			(size_t)PLOT_B - 2 - (under ? under[k] : 0) * d,
-			(dots[k] - 1) * d);
+		/* the j-th dot of a column spans (j-1)d to jd on the axis */
+		fprintf(fp, "M%d ", CHART_L + (int)k * d + d / 2);
+		svg_num(fp, PLOT_B - d / 2.0 -
+			    (double)((under ? under[k] : 0) * d));
+		fprintf(fp, "v-%zu.5", (dots[k] - 1) * d);
 	}
 	if (any)
 		fputs("\"/>\n", fp);
@@ -195,8 +197,8 @@ void plot_distribution(FILE *fp, const struct metric *m)
 		din[k] = (in[k] + per - 1) / per;
 		dout[k] = (out[k] + per - 1) / per;
 	}
-	c.y = (struct axis){ 0, (double)(DOT_H / d * per), PLOT_B - 2,
-			     PLOT_B - 2 - DOT_H / d * d, false };
+	c.y = (struct axis){ 0, (double)(DOT_H / d * per), PLOT_B,
+			     PLOT_B - DOT_H / d * d, false };
 	figure_attrs(&c, "dist", m, "distribution of every run");
 	fputs("<g data-metric=\"", fp);
 	fputs_xml(m->name, fp);

@@ -180,7 +180,8 @@ assert v['n'] == 12 and v['band'] == 1, v
 assert v['cps'] == [[cp_id, 0.01, 0.02]], v
 c0 = v['commit0']
 assert len(c0) == 40 and v['clicked'].startswith('result %s · commit %s · branch main' % (v['first'], c0)), v
-assert v['focused'] and v['keyed'].startswith('result %s ' % v['eighth']) and 'median 20.00 ms' in v['keyed'], v"
+assert v['focused'] and v['keyed'].startswith('result %s ' % v['eighth']) and v['keyed'].endswith(' · median 20.00 ms'), v
+assert v['clicked'].endswith(' · median 10.00 ms'), v"
 }
 t "history view: CI band, the change point history --detect finds, click and Enter show a result" history_view
 
