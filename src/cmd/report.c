@@ -14,6 +14,7 @@
 #include "cmd/refs.h"
 #include "report/report.h"
 #include "result/compare.h"
+#include "result/gate.h"
 #include "stats/shift.h"
 #include "store/store.h"
 #include "util/child.h"
@@ -49,12 +50,27 @@ static const char report_epilog[] =
 
 struct report_args {
 	struct compare_opts o;
+	struct gate_threshold *t;	/* --max-increase, ... */
+	size_t nt;
 	struct store_query q;
 	const char *out, *baseline, *since, *store;
 	char **charts;
 	size_t ncharts;
 	bool open;
 };
+
+/* --max-increase, --max-decrease, --limit: .data is the kind, as gate's */
+static int opt_threshold(void *args, const struct opt_entry *o,
+			 const char *arg, struct error *e)
+{
+	struct report_args *a = args;
+
+	a->t = xrealloc(a->t, (a->nt + 1) * sizeof(*a->t));
+	if (gate_parse(arg, (enum gate_kind)o->data, NULL, &a->t[a->nt], e))
+		return -1;
+	a->nt++;
+	return 0;
+}
 
 #define OPT_STRUCT struct report_args
 static const struct opt_entry report_options[] = {
@@ -70,6 +86,18 @@ static const struct opt_entry report_options[] = {
 		    "significance level of the comparison") },
 	{ OPT_PERCENT(0, "noise", o.noise, 0, INFINITY),
 	  .help = "noise threshold of the comparison, in percent" },
+	{ OPT_CALLBACK(0, "max-increase", opt_threshold),
+	  .data = GATE_INCREASE, .metavar = "SPEC",
+	  .help = "with --baseline: a gate threshold, METRIC[.STAT]=VALUE as "
+	  "'yardstick gate' takes it; its verdict is shown beside each "
+	  "ratio, and one on the median is drawn. Repeatable" },
+	{ OPT_CALLBACK(0, "max-decrease", opt_threshold),
+	  .data = GATE_DECREASE, .metavar = "SPEC",
+	  .help = "with --baseline: likewise for a fall. Repeatable" },
+	{ OPT_CALLBACK(0, "gate-limit", opt_threshold), .data = GATE_LIMIT,
+	  .metavar = "SPEC", .help = "with --baseline: an absolute ceiling "
+	  "of the statistic, as gate's --limit (--limit is --history's). "
+	  "Repeatable" },
 	{ OPT_STRING(0, "history", q.benchmark), .metavar = "BENCHMARK",
 	  .help = "the history of this benchmark from the store" },
 	{ OPT_STRING('m', "metric", q.metric), .metavar = "M",
@@ -144,6 +172,10 @@ static int parse(struct report_args *a, int argc, char **argv,
 		return usage_error("give result sets (REF...) or --history "
 				   "BENCHMARK (see 'yardstick report "
 				   "--help')");
+	if (a->nt && !a->baseline)
+		return usage_error("--max-increase, --max-decrease and "
+				   "--gate-limit are drawn on the comparison: "
+				   "give --baseline REF");
 	if (a->baseline && rest->end == rest->first)
 		return usage_error("--baseline: give the result sets to "
 				   "compare with it (REF...)");
@@ -172,6 +204,8 @@ struct report_data {
 	bool has_base;
 	struct compare_report *cmp;
 	size_t ncmp;
+	struct gate_report *gate;
+	size_t ngate;
 	struct store_entry *hist;
 	size_t nhist;
 	struct report_point *points;
@@ -185,6 +219,9 @@ static void report_data_free(struct report_data *d)
 		result_free(&d->res[i]);
 	for (size_t i = 0; i < d->ncmp; i++)
 		compare_report_free(&d->cmp[i]);
+	for (size_t i = 0; i < d->ngate; i++)
+		gate_report_free(&d->gate[i]);
+	free(d->gate);
 	if (d->has_base)
 		result_free(&d->base);
 	store_entries_free(d->hist, d->nhist);
@@ -229,21 +266,33 @@ static int compare_sets(struct report_data *d, struct report_args *a)
 		return ret;
 	d->has_base = true;
 	d->cmp = xcalloc(d->nsets + 1, sizeof(*d->cmp));
-	for (size_t i = 0; i < d->nsets; i++) {
+	if (a->nt)
+		d->gate = xcalloc(d->nsets + 1, sizeof(*d->gate));
+	for (size_t i = 0; i < d->nsets && !ret; i++) {
 		char *bl = xasprintf("the baseline '%s'", a->baseline);
 		char *cl = xasprintf("'%s'", d->sets[i].label);
+		struct gate_opts g;
 
-		a->o.base_label = bl;
-		a->o.cand_label = cl;
+		gate_opts_init(&g);
+		g.alpha = a->o.alpha;
+		g.base_label = a->o.base_label = bl;
+		g.cand_label = a->o.cand_label = cl;
 		ret = compare_results(&d->base, d->sets[i].r, &a->o,
 				      &d->cmp[i], &e);
+		if (!ret)
+			d->ncmp++;
+		if (!ret && a->nt) {
+			ret = gate_evaluate(&d->base, d->sets[i].r, a->t,
+					    a->nt, &g, &d->gate[i], &e);
+			if (!ret)
+				d->ngate++;
+		}
 		free(bl);
 		free(cl);
-		if (ret) {
-			fprintf(stderr, "yardstick report: %s\n", e.msg);
-			return 2;
-		}
-		d->ncmp++;
+	}
+	if (ret) {
+		fprintf(stderr, "yardstick report: %s\n", e.msg);
+		return 2;
 	}
 	return 0;
 }
@@ -333,6 +382,14 @@ static int open_page(const char *path)
 	return 0;
 }
 
+static void free_args(struct report_args *a)
+{
+	for (size_t i = 0; i < a->nt; i++)
+		gate_threshold_free(&a->t[i]);
+	free(a->t);
+	free(a->charts);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { 0 };
@@ -343,7 +400,7 @@ int cmd_report(int argc, char **argv)
 
 	ret = parse(&a, argc, argv, &rest);
 	if (ret) {
-		free(a.charts);
+		free_args(&a);
 		return ret == 1 ? 0 : ret;
 	}
 	outputs_init(&outs);
@@ -359,6 +416,7 @@ int cmd_report(int argc, char **argv)
 	if (!ret) {
 		d.in = (struct report_input){
 			.sets = d.sets, .nsets = d.nsets, .cmp = d.cmp,
+			.gate = d.gate,
 			.baseline_label = a.baseline,
 			.history = a.q.benchmark ? &d.history : NULL,
 			.charts = (const char *const *)a.charts };
@@ -368,6 +426,6 @@ int cmd_report(int argc, char **argv)
 		ret = open_page(a.out);
 	report_data_free(&d);
 	outputs_free(&outs);
-	free(a.charts);
+	free_args(&a);
 	return ret;
 }

@@ -52,8 +52,74 @@ static void ratio_text(FILE *fp, double r, const char *suffix)
 		fputs("–", fp);
 }
 
+/* Where a check of row m's threshold falls on the ratio of medians
+ * (the row's baseline median is the 1): only a threshold on the median
+ * has a place there (NaN otherwise). */
+static double check_ratio(const struct gate_check *c,
+			  const struct metric_cmp *m)
+{
+	double base = m->base_median;
+	double f = c->relative ? c->limit : c->limit / base;
+
+	if (c->stat != STAT_MEDIAN || !(base > 0))
+		return NAN;
+	switch (c->kind) {
+	case GATE_INCREASE: return 1 + f;
+	case GATE_DECREASE: return 1 - f;
+	case GATE_LIMIT: return c->limit / base;
+	}
+	return NAN;
+}
+
+static bool check_of(const struct gate_check *c, const struct metric_cmp *m)
+{
+	return !strcmp(c->benchmark, m->benchmark) &&
+	       !strcmp(c->metric, m->metric);
+}
+
+static void threshold_marks(FILE *fp, const struct forest_axis *a,
+			    const struct gate_report *g,
+			    const struct metric_cmp *m)
+{
+	for (size_t i = 0; g && i < g->n; i++) {
+		double r = check_ratio(&g->checks[i], m);
+
+		if (!check_of(&g->checks[i], m) || !isfinite(r) || r <= 0)
+			continue;
+		fprintf(fp, "<path class=\"thr\" data-threshold=\"");
+		fputs_xml(g->checks[i].threshold, fp);
+		fputc('"', fp);
+		html_num_attr(fp, "data-ratio", r);
+		fputs(" d=\"M", fp);
+		svg_num(fp, fx(a, r));
+		fprintf(fp, " 1V%d\"/>", FH - 1);
+	}
+}
+
+static void gate_cell(FILE *fp, const struct gate_report *g,
+		      const struct metric_cmp *m)
+{
+	bool any = false;
+
+	fputs("<td class=\"gate\">", fp);
+	for (size_t i = 0; g && i < g->n; i++) {
+		const struct gate_check *c = &g->checks[i];
+		const char *v = gate_verdict_name(c->verdict);
+
+		if (!check_of(c, m))
+			continue;
+		fprintf(fp, "%s<span class=\"check %s\" data-verdict=\"%s\">",
+			any ? "<br>" : "", c->fails ? "fails" : "passes", v);
+		fputs_xml(c->threshold, fp);
+		fprintf(fp, ": %s</span>", v);
+		any = true;
+	}
+	fputs("</td>", fp);
+}
+
 static void forest_row(FILE *fp, const struct forest_axis *a,
-		       const struct metric_cmp *m, double noise)
+		       const struct metric_cmp *m, double noise,
+		       const struct gate_report *g)
 {
 	const char *v = cmp_verdict_name(m->verdict);
 	double r = 1 + m->change, lo = 1 + m->change_ci[0];
@@ -84,6 +150,7 @@ static void forest_row(FILE *fp, const struct forest_axis *a,
 		svg_num(fp, fx(a, hi));
 		fputs("\"/>", fp);
 	}
+	threshold_marks(fp, a, g, m);
 	fprintf(fp, "<circle class=\"%s\" r=\"4.5\" cy=\"%d\" cx=\"", v,
 		FH / 2);
 	svg_num(fp, fx(a, r));
@@ -91,12 +158,15 @@ static void forest_row(FILE *fp, const struct forest_axis *a,
 		v, v);
 	if (isfinite(m->p))
 		fprintf(fp, "%.3g", m->p);
-	fputs("</td></tr>\n", fp);
+	fputs("</td>", fp);
+	if (g)
+		gate_cell(fp, g, m);
+	fputs("</tr>\n", fp);
 }
 
 /* The shared axis under the rows: ticks at round ratios. */
 static void forest_axis_row(FILE *fp, const struct forest_axis *a,
-			    double noise)
+			    double noise, bool gate)
 {
 	static const double t[] = { 0.1, 0.2, 0.5, 0.8, 0.9, 1, 1.1, 1.25,
 				    2, 5, 10 };
@@ -116,11 +186,13 @@ static void forest_axis_row(FILE *fp, const struct forest_axis *a,
 		fprintf(fp, "\">%g×</text>", t[i]);
 		last = x;
 	}
-	fputs("</svg></td><td colspan=\"2\"></td></tr>\n", fp);
+	fprintf(fp, "</svg></td><td colspan=\"%d\">%s</td></tr>\n",
+		gate ? 3 : 2, gate ? "black ticks: the gate's thresholds on "
+		"the median" : "");
 }
 
 static void forest(FILE *fp, const struct compare_report *rep,
-		   const char *metric)
+		   const struct gate_report *g, const char *metric)
 {
 	struct forest_axis a = { log10(1 + rep->noise) * 2 };
 
@@ -135,6 +207,13 @@ static void forest(FILE *fp, const struct compare_report *rep,
 			if (r > 0 && isfinite(r))
 				a.span = fmax(a.span, fabs(log10(r)) * 1.1);
 		}
+		for (size_t k = 0; g && k < g->n; k++) {
+			double r = check_ratio(&g->checks[k], m);
+
+			if (check_of(&g->checks[k], m) && r > 0 &&
+			    isfinite(r))
+				a.span = fmax(a.span, fabs(log10(r)) * 1.1);
+		}
 	}
 	if (a.span <= 0)
 		a.span = 0.05;
@@ -145,11 +224,13 @@ static void forest(FILE *fp, const struct compare_report *rep,
 	fputs(": median of the candidate / median of the baseline, 95% CI"
 	      "</caption><thead><tr><th>benchmark</th><th>baseline</th>"
 	      "<th>candidate</th><th>ratio [95% CI]</th><th>forest plot</th>"
-	      "<th>verdict</th><th>p</th></tr></thead><tbody>\n", fp);
+	      "<th>verdict</th><th>p</th>", fp);
+	fputs(g ? "<th>gate</th></tr></thead><tbody>\n" :
+	      "</tr></thead><tbody>\n", fp);
 	for (size_t i = 0; i < rep->n; i++)
 		if (!strcmp(rep->rows[i].metric, metric))
-			forest_row(fp, &a, &rep->rows[i], rep->noise);
-	forest_axis_row(fp, &a, rep->noise);
+			forest_row(fp, &a, &rep->rows[i], rep->noise, g);
+	forest_axis_row(fp, &a, rep->noise, g != NULL);
 	fputs("</tbody></table></figure>\n", fp);
 }
 
@@ -179,7 +260,8 @@ static bool forest_shown(const struct compare_report *rep,
 }
 
 void view_compare(FILE *fp, const struct compare_report *rep,
-		  const char *label, const char *baseline, size_t idx,
+		  const struct gate_report *gate, const char *label,
+		  const char *baseline, size_t idx,
 		  const char *const *charts)
 {
 	fprintf(fp, "<section class=\"compare\" id=\"c%zu\"><h2>", idx);
@@ -196,7 +278,7 @@ void view_compare(FILE *fp, const struct compare_report *rep,
 			seen = !strcmp(rep->rows[k].metric,
 				       rep->rows[i].metric);
 		if (!seen && forest_shown(rep, rep->rows[i].metric, charts))
-			forest(fp, rep, rep->rows[i].metric);
+			forest(fp, rep, gate, rep->rows[i].metric);
 	}
 	if (!rep->n)
 		fputs("<p>no benchmark in common</p>\n", fp);

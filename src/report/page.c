@@ -55,6 +55,7 @@ static const char page_css[] =
 "var(--faster)}.slower,.worse{color:var(--slower);fill:var(--slower);"
 "stroke:var(--slower)}.unchanged,.inconclusive{color:var(--same);fill:"
 "var(--same);stroke:var(--same)}\n"
+".thr{stroke:var(--fg);stroke-width:2}.check.fails{color:var(--slower)}"
 ".warn{color:var(--warn)}output{display:block;min-height:1.4em;"
 "margin:4px 0;font-variant-numeric:tabular-nums}\n"
 "nav ul{columns:2;padding-left:1.2em}\n"
@@ -325,8 +326,10 @@ static void page(FILE *fp, const struct report_input *in)
 		view_history(fp, in->history);
 	for (size_t s = 0; s < in->nsets; s++) {
 		if (in->cmp)
-			view_compare(fp, &in->cmp[s], in->sets[s].label,
-				     in->baseline_label, s, in->charts);
+			view_compare(fp, &in->cmp[s],
+				     in->gate ? &in->gate[s] : NULL,
+				     in->sets[s].label, in->baseline_label, s,
+				     in->charts);
 		view_result(fp, &in->sets[s], s, in->charts);
 	}
 	fputs("<script>\n", fp);

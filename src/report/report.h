@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "result/compare.h"
+#include "result/gate.h"
 #include "result/result.h"
 #include "util/error.h"
 
@@ -48,6 +49,10 @@ struct report_input {
 	/* --baseline: the comparison of each set with the baseline, or
 	 * NULL; cmp[i] belongs to sets[i] */
 	const struct compare_report *cmp;
+	/* the gate's checks of each set against the baseline (gate[i]
+	 * belongs to sets[i]), or NULL: a column of verdicts, and each
+	 * threshold on the median drawn in its row of the forest plot */
+	const struct gate_report *gate;
 	const char *baseline_label;
 	const struct report_history *history;	/* or NULL */
 	/* the metrics drawn per benchmark (NULL-terminated; "all": every

@@ -30,9 +30,10 @@ void plot_scan(FILE *fp, const struct result *r,
 	       const struct complexity_fit *f);
 
 /* --baseline: per metric shown (charts as report_input's) the forest
- * plot of ratios and the table. */
+ * plot of ratios and the table; gate (or NULL) its checks. */
 void view_compare(FILE *fp, const struct compare_report *rep,
-		  const char *label, const char *baseline, size_t idx,
+		  const struct gate_report *gate, const char *label,
+		  const char *baseline, size_t idx,
 		  const char *const *charts);
 /* --history: the metric over results, CI band, change points. */
 void view_history(FILE *fp, const struct report_history *h);

@@ -138,6 +138,33 @@ PY
 }
 t "comparison view: forest plot rows, ratio and CI as compare computes them" compare_view
 
+# the gate's thresholds: its verdicts beside the ratios, the same as
+# `yardstick gate` gives, and a threshold on the median drawn at its ratio
+gate_view() {
+	"$YS" report --baseline "$F/base.json" "$F/cand.json" --max-increase wall_time=10% \
+		--max-increase wall_time.p99=1ms --gate-limit wall_time=14ms -o "$T/gate.html" &&
+	browse "$T/gate.html" 'JSON.stringify([...document.querySelectorAll(".chart.forest tr.frow")].map(r => [r.cells[0].textContent,
+	  [...r.querySelectorAll(".check")].map(c => c.textContent),
+	  [...r.querySelectorAll("path.thr")].map(p => [p.dataset.threshold, +p.dataset.ratio])]))' &&
+	clean && value '
+rows = {r[0]: r for r in v}
+assert rows["slow"][1] == ["wall_time=10%: fail", "wall_time.p99=1ms: fail", "wall_time=14ms: fail"], rows["slow"]
+assert rows["same"][1] == ["wall_time=10%: pass", "wall_time.p99=1ms: pass", "wall_time=14ms: pass"], rows["same"]
+assert rows["fast"][1] == ["wall_time=10%: pass", "wall_time.p99=1ms: pass", "wall_time=14ms: pass"], rows["fast"]
+# the median of base is 11 ms: 10% at 1.1, 14 ms at 14/11; p99 is not drawn
+marks = dict(rows["same"][2])
+assert abs(marks["wall_time=10%"] - 1.1) < 1e-12 and abs(marks["wall_time=14ms"] - 14 / 11) < 1e-9, marks
+assert "wall_time.p99=1ms" not in marks, marks' &&
+	for spec in "--max-increase wall_time=10%" "--max-increase wall_time.p99=1ms" "--limit wall_time=14ms"; do
+		"$YS" gate -q --baseline "$F/base.json" $spec "$F/cand.json" >/dev/null 2>&1; g=$?
+		"$YS" gate -q --baseline "$F/base.json" $spec "$F/base.json" >/dev/null 2>&1; b=$?
+		[ "$g" = 1 ] && [ "$b" = 0 ] || { echo "gate $spec: $g $b"; return 1; }
+	done &&
+	expect_exit 2 "$YS" report --max-increase wall_time=10% "$F/cand.json" -o "$T/x.html" && has "$T/stderr" "--baseline" &&
+	expect_exit 2 "$YS" report --baseline "$F/base.json" --max-increase wall_time=lots "$F/cand.json" -o "$T/x.html" && has "$T/stderr" "lots"
+}
+t "gate thresholds on the comparison: verdicts as gate gives them, median thresholds drawn" gate_view
+
 # the history: 12 stored results whose wall times are set to 10 ms (6)
 # then 20 ms (6); the change point at the 7th, as history --detect says
 history_view() {
