@@ -24,7 +24,7 @@ allowed() {
 	load) echo "util stats" ;;
 	profile) echo "util stats measure" ;;
 	heap) echo "util stats measure profile" ;;
-	report) echo "util stats result" ;;
+	report) echo "util stats result profile" ;;
 	cmd) echo "util stats result store measure profile heap load report" ;;
 	main) echo "cmd" ;;
 	esac

@@ -24,6 +24,7 @@
 static const char *const report_usage[] = {
 	"[OPTIONS] REF... -o FILE",
 	"[OPTIONS] --history BENCHMARK [REF...] -o FILE",
+	"[OPTIONS] --profile FILE.folded [REF...] -o FILE",
 	NULL,
 };
 
@@ -37,7 +38,8 @@ static const char report_description[] =
 "--baseline, each REF compared with it: per metric a forest plot of the\n"
 "ratios of medians with their CIs, coloured by verdict (as 'yardstick\n"
 "compare' judges). With --history, a benchmark's metric over the stored\n"
-"results with its CI band and change points ('history --detect').\n"
+"results with its CI band and change points ('history --detect'). With\n"
+"--profile, a profile's interactive flame graph and its top functions.\n"
 "\n"
 "A REF is a JSON file (yardstick's, hyperfine's --export-json, Google\n"
 "Benchmark's --benchmark_out), or a reference into the store: latest, a\n"
@@ -53,7 +55,7 @@ struct report_args {
 	struct gate_threshold *t;	/* --max-increase, ... */
 	size_t nt;
 	struct store_query q;
-	const char *out, *baseline, *since, *store;
+	const char *out, *baseline, *since, *store, *profile;
 	char **charts;
 	size_t ncharts;
 	bool open;
@@ -112,6 +114,9 @@ static const struct opt_entry report_options[] = {
 	  "2026-11-01 or 2026-11-01T12:00:00Z)" },
 	{ OPT_COUNT('n', "limit", q.limit, 1, LONG_MAX),
 	  .help = "--history: the newest N results" },
+	{ OPT_PATH(0, "profile", profile), .metavar = "FILE",
+	  .help = "a profile in the folded format (record -o FILE.folded, "
+	  "mem's folded sites): its flame graph and top table" },
 	{ OPT_FLAG(0, "open", open),
 	  .help = "open the page with xdg-open once written" },
 	{ OPT_STORE_READ(store) },
@@ -168,10 +173,10 @@ static int parse(struct report_args *a, int argc, char **argv,
 	if (!a->out)
 		return usage_error("give the page's file with -o FILE (- for "
 				   "stdout)");
-	if (rest->end == rest->first && !a->q.benchmark)
-		return usage_error("give result sets (REF...) or --history "
-				   "BENCHMARK (see 'yardstick report "
-				   "--help')");
+	if (rest->end == rest->first && !a->q.benchmark && !a->profile)
+		return usage_error("give result sets (REF...), --history "
+				   "BENCHMARK or --profile FILE (see "
+				   "'yardstick report --help')");
 	if (a->nt && !a->baseline)
 		return usage_error("--max-increase, --max-decrease and "
 				   "--gate-limit are drawn on the comparison: "
@@ -210,6 +215,8 @@ struct report_data {
 	size_t nhist;
 	struct report_point *points;
 	struct report_history history;
+	struct profile prof;
+	bool has_prof;
 	struct report_input in;
 };
 
@@ -225,6 +232,8 @@ static void report_data_free(struct report_data *d)
 	if (d->has_base)
 		result_free(&d->base);
 	store_entries_free(d->hist, d->nhist);
+	if (d->has_prof)
+		profile_free(&d->prof);
 	free(d->res);
 	free(d->sets);
 	free(d->cmp);
@@ -348,6 +357,18 @@ static int load_history(struct report_data *d, struct report_args *a)
 	return 0;
 }
 
+static int load_profile(struct report_data *d, const char *path)
+{
+	struct error e;
+
+	if (profile_read_folded(&d->prof, path, &e)) {
+		fprintf(stderr, "yardstick report: %s\n", e.msg);
+		return 2;
+	}
+	d->has_prof = true;
+	return 0;
+}
+
 static int write_html(const char *path, void *in, struct error *e)
 {
 	return report_write_html(in, path, e);
@@ -413,12 +434,16 @@ int cmd_report(int argc, char **argv)
 		ret = compare_sets(&d, &a);
 	if (!ret && a.q.benchmark)
 		ret = load_history(&d, &a);
+	if (!ret && a.profile)
+		ret = load_profile(&d, a.profile);
 	if (!ret) {
 		d.in = (struct report_input){
 			.sets = d.sets, .nsets = d.nsets, .cmp = d.cmp,
 			.gate = d.gate,
 			.baseline_label = a.baseline,
 			.history = a.q.benchmark ? &d.history : NULL,
+			.profile = d.has_prof ? &d.prof : NULL,
+			.profile_label = a.profile,
 			.charts = (const char *const *)a.charts };
 		ret = write_output_set(&outs, "yardstick report");
 	}

@@ -292,6 +292,8 @@ static void nav(FILE *fp, const struct report_input *in)
 	fputs("<nav aria-label=\"contents\"><ul>\n", fp);
 	if (in->history)
 		fputs("<li><a href=\"#history\">history</a></li>\n", fp);
+	if (in->profile)
+		fputs("<li><a href=\"#profile\">profile</a></li>\n", fp);
 	for (size_t s = 0; s < in->nsets; s++) {
 		const struct result *r = in->sets[s].r;
 
@@ -324,6 +326,8 @@ static void page(FILE *fp, const struct report_input *in)
 	nav(fp, in);
 	if (in->history)
 		view_history(fp, in->history);
+	if (in->profile)
+		view_profile(fp, in->profile, in->profile_label);
 	for (size_t s = 0; s < in->nsets; s++) {
 		if (in->cmp)
 			view_compare(fp, &in->cmp[s],

@@ -19,6 +19,7 @@
 
 #include "result/compare.h"
 #include "result/gate.h"
+#include "profile/profile.h"
 #include "result/result.h"
 #include "util/error.h"
 
@@ -55,6 +56,9 @@ struct report_input {
 	const struct gate_report *gate;
 	const char *baseline_label;
 	const struct report_history *history;	/* or NULL */
+	/* a profile: its flame graph and top table, or NULL */
+	const struct profile *profile;
+	const char *profile_label;
 	/* the metrics drawn per benchmark (NULL-terminated; "all": every
 	 * one); NULL: the headline, wall_time (else the first metric), a
 	 * load's latency and throughput. The others are table rows. */

@@ -35,6 +35,8 @@ void view_compare(FILE *fp, const struct compare_report *rep,
 		  const struct gate_report *gate, const char *label,
 		  const char *baseline, size_t idx,
 		  const char *const *charts);
+/* --profile: the flame graph and the top table. */
+void view_profile(FILE *fp, const struct profile *p, const char *label);
 /* --history: the metric over results, CI band, change points. */
 void view_history(FILE *fp, const struct report_history *h);
 

@@ -36,7 +36,7 @@ short_history="m n h"
 short_record="F e g n o q h"
 short_load="c t d n R w m H b k q h"
 short_mem="n o q h"
-old_report="output charts baseline alpha noise max-increase max-decrease gate-limit history metric branch machine since limit open store help"
+old_report="output charts baseline alpha noise max-increase max-decrease gate-limit history metric branch machine since limit profile open store help"
 short_report="o m n h"
 
 # same_help CMD: --help, -h and help CMD print one text, on stdout, exit 0

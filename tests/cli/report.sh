@@ -266,6 +266,31 @@ assert H[0] in v["meta"] and H[1] in v["meta"] and H[2] in v["meta"], v["meta"]'
 }
 t "injection: names, commands, parameters, units, commits, file names appear as text" hostile
 
+# a profile: the flame graph of profile/flamegraph.c inline, working
+# (a click zooms), and the top table with Amdahl's bound
+profile_view() {
+	printf 'main;work;hot 60\nmain;work;cold 30\nmain;idle 9\nmain;</script><img src=x onerror=alert(3)> 1\n' > "$T/p.folded" &&
+	"$YS" report --profile "$T/p.folded" -o "$T/prof.html" &&
+	browse "$T/prof.html" '(() => {
+	  const gs = [...document.querySelectorAll("#frames g")];
+	  const before = document.getElementById("unzoom").getAttribute("class");
+	  gs.find(g => g.querySelector("title").textContent.startsWith("work ")).dispatchEvent(new MouseEvent("click", {bubbles: true}));
+	  return JSON.stringify({titles: gs.map(g => g.querySelector("title").textContent.split(" \u2014 ")[0]), before,
+	    after: document.getElementById("unzoom").getAttribute("class"), imgs: document.images.length,
+	    rows: [...document.querySelectorAll("table.top tbody tr")].map(r => [r.cells[0].textContent, r.querySelector(".self").textContent, r.querySelector(".amdahl").textContent]),
+	    line: document.querySelector(".amdahl-line").textContent});
+	})()' "$T/prof.png" &&
+	clean 10 && value '
+assert sorted(v["titles"]) == sorted(["all", "main", "idle", "work", "cold", "hot", "</script><img src=x onerror=alert(3)>"]), v
+assert v["before"] == "btn off" and v["after"] == "btn" and v["imgs"] == 0, v
+rows = {r[0]: r for r in v["rows"]}
+assert rows["hot"][1:] == ["60.00%", "2.500×"] and rows["work"][2] == "10.000×" and rows["main"][2] == "–", rows
+assert "hot, has 60.0% of them" in v["line"] and "at most 2.500× faster" in v["line"], v' &&
+	printf 'main;x notanumber\n' > "$T/bad.folded" &&
+	expect_exit 2 "$YS" report --profile "$T/bad.folded" -o "$T/x.html" && has "$T/stderr" "bad.folded"
+}
+t "profile view: the flame graph inline and working, the top table with Amdahl's bound" profile_view
+
 dark_print() {
 	"$YS" report "$F/run.json" -o "$T/dark.html" &&
 	timeout 120 python3 "$HERE/browser.py" "$T/dark.html" --dark --eval 'JSON.stringify([getComputedStyle(document.body).backgroundColor, getComputedStyle(document.querySelector(".dots")).stroke])' --screenshot "$T/dark.png" > "$T/b.json" &&
