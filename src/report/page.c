@@ -192,6 +192,19 @@ static void bench_header(FILE *fp, const struct benchmark *b, size_t set,
 		  b->nunsupported);
 }
 
+/*
+ * The views of one kind of result, drawn per benchmark before its
+ * metrics' charts. The hook for the kinds still to come: a roofline for
+ * `bench` results (flops against arithmetic_intensity) and the zones of a
+ * `trace` go here once those results are produced.
+ */
+static const struct {
+	const char *kind;
+	void (*view)(FILE *fp, const struct benchmark *b);
+} kind_views[] = {
+	{ "load", plot_spectrum },
+};
+
 /* Whether m is drawn: see report_input's charts. */
 static bool charted(const char *const *charts, const struct result *r,
 		    const struct benchmark *b, const struct metric *m)
@@ -222,8 +235,10 @@ static void bench_view(FILE *fp, const struct result *r,
 	for (size_t k = 0; k < b->nmetrics; k++)
 		summary_row(fp, &b->metrics[k]);
 	fputs("</tbody></table>\n<div class=\"figs\">\n", fp);
-	if (r->kind && !strcmp(r->kind, "load"))
-		plot_spectrum(fp, b);
+	for (size_t k = 0; k < sizeof(kind_views) / sizeof(kind_views[0]);
+	     k++)
+		if (r->kind && !strcmp(r->kind, kind_views[k].kind))
+			kind_views[k].view(fp, b);
 	for (size_t k = 0; k < b->nmetrics; k++) {
 		const struct metric *m = &b->metrics[k];
 
