@@ -59,8 +59,10 @@ static const char page_css[] =
 ".warn{color:var(--warn)}output{display:block;min-height:1.4em;"
 "margin:4px 0;font-variant-numeric:tabular-nums}\n"
 "nav ul{columns:2;padding-left:1.2em}\n"
+"section.bench{content-visibility:auto;contain-intrinsic-size:auto 900px}\n"
 "@media print{body{max-width:none}nav{display:none}section,figure"
-"{break-inside:avoid}a{color:inherit}}\n";
+"{break-inside:avoid}a{color:inherit}section.bench{content-visibility:"
+"visible}}\n";
 
 /*
  * The one script: a click (or Enter/Space on the focused point) on a
