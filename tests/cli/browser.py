@@ -12,7 +12,9 @@ what happened, as one JSON object on stdout:
   load_ms     navigation start to the load event, as the page measured it
 
 Usage: browser.py PAGE [--eval JS] [--screenshot OUT.png] [--width W]
-       [--height H] [--dark]
+       [--height H] [--dark] [--print]
+
+--dark emulates prefers-color-scheme: dark, --print the print media.
 
 Standard library only (the WebSocket client is below), so that it runs on
 any python3; Chromium is Debian's `chromium` (scripts/deps.sh test).
@@ -208,11 +210,13 @@ def main():
     page = os.path.abspath(argv.pop(0))
     opts = {"--eval": None, "--screenshot": None, "--width": "1200",
             "--height": "1600"}
-    dark = False
+    dark = printing = False
     while argv:
         a = argv.pop(0)
         if a == "--dark":
             dark = True
+        elif a == "--print":
+            printing = True
         else:
             opts[a] = argv.pop(0)
     url = "file://" + page
@@ -227,9 +231,11 @@ def main():
         b.call("Emulation.setDeviceMetricsOverride", s,
                width=int(opts["--width"]), height=int(opts["--height"]),
                deviceScaleFactor=1, mobile=False)
-        if dark:
-            b.call("Emulation.setEmulatedMedia", s, features=[
-                {"name": "prefers-color-scheme", "value": "dark"}])
+        if dark or printing:
+            b.call("Emulation.setEmulatedMedia", s,
+                   media="print" if printing else "",
+                   features=[{"name": "prefers-color-scheme",
+                              "value": "dark" if dark else "light"}])
         b.events.clear()
         b.call("Page.navigate", s, url=url)
         b.wait_event("Page.loadEventFired")

@@ -298,6 +298,15 @@ dark_print() {
 }
 t "dark mode: the page and the charts follow prefers-color-scheme" dark_print
 
+printed() {
+	"$YS" report "$F/big.json" -o "$T/print.html" &&
+	timeout 120 python3 "$HERE/browser.py" "$T/print.html" --print --eval 'JSON.stringify([getComputedStyle(document.querySelector("nav")).display,
+	  [...new Set([...document.querySelectorAll("section.bench")].map(e => getComputedStyle(e).contentVisibility))],
+	  getComputedStyle(document.querySelector("figure")).breakInside])' --screenshot "$T/print.png" > "$T/b.json" &&
+	clean && value 'assert v == ["none", ["visible"], "avoid"], v'
+}
+t "print: no navigation, every benchmark laid out, figures kept whole" printed
+
 size_check() {
 	"$YS" report "$F/big.json" -o "$T/big.html" &&
 	size=$(wc -c < "$T/big.html") &&
