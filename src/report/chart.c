@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/strutil.h"
 #include "util/term.h"
@@ -88,16 +89,14 @@ void chart_open(struct chart *c, FILE *fp, const char *cls,
 	fputs("</title>\n", fp);
 }
 
-/* The ticks of a linear axis: 1, 2 or 5 times a power of ten, about 5. */
+/* The ticks of a linear axis: 1, 2 or 5 times a power of ten, at most
+ * about 5 of them. */
 static double tick_step(const struct axis *a)
 {
 	double raw = (a->hi - a->lo) / 5, p = pow(10, floor(log10(raw)));
+	double f = raw / p;
 
-	if (raw / p >= 5)
-		return 5 * p;
-	if (raw / p >= 2)
-		return 2 * p;
-	return p;
+	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
 }
 
 static void tick(struct chart *c, bool xaxis, double v, const char *text)
@@ -135,6 +134,11 @@ static void ticks(struct chart *c, bool xaxis)
 	const struct axis *a = xaxis ? &c->x : &c->y;
 	const char *unit = xaxis ? c->xunit : c->yunit;
 	char buf[48];
+
+	/* seconds and bytes are scaled in the labels; any other unit
+	 * ("requests/s") is the axis title's (chart_unit_title) */
+	if (!unit || (strcmp(unit, "s") && strcmp(unit, "bytes")))
+		unit = "count";
 
 	if (a->log) {
 		double decades = log10(a->hi / a->lo);
@@ -187,6 +191,14 @@ void chart_axes(struct chart *c, bool xticks, const char *xtitle,
 		fputs_xml(ytitle, fp);
 		fputs("</text>\n", fp);
 	}
+}
+
+char *chart_unit_title(const char *name, const char *unit)
+{
+	if (!unit || !strcmp(unit, "s") || !strcmp(unit, "bytes") ||
+	    !strcmp(unit, "count"))
+		return xstrdup(name);
+	return xasprintf("%s (%s)", name, unit);
 }
 
 void chart_close(struct chart *c, const char *caption)

@@ -49,6 +49,9 @@ void chart_axes(struct chart *c, bool xticks, const char *xtitle,
 		const char *ytitle);
 /* One x tick at data value v labelled text (escaped). */
 void chart_xtick(struct chart *c, double v, const char *text);
+/* An axis title: the metric's name, with its unit when the tick labels
+ * do not carry it (units other than s, bytes and count). malloc'd. */
+char *chart_unit_title(const char *name, const char *unit);
 /* Close the svg; caption (escaped) under it; close the figure. */
 void chart_close(struct chart *c, const char *caption);
 

@@ -4,6 +4,7 @@
  * complexity curve. Every run is drawn (as one path of zero-length
  * segments with round caps: a few bytes a run, not an element each).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,7 +181,7 @@ void plot_distribution(FILE *fp, const struct metric *m)
 	size_t top, per = 1, nout, ncol;
 	int d = DOT_MAX;
 	char med[48];
-	char *cap;
+	char *cap, *title;
 
 	axis_init(&c.x, s->min, s->max, wants_log(s->min, s->max), CHART_L,
 		  CHART_W - CHART_R);
@@ -203,7 +204,9 @@ void plot_distribution(FILE *fp, const struct metric *m)
 	fputs("<g data-metric=\"", fp);
 	fputs_xml(m->name, fp);
 	fprintf(fp, "\" data-per-dot=\"%zu\">\n", per);
-	chart_axes(&c, true, m->name, "runs");
+	title = chart_unit_title(m->name, m->unit);
+	chart_axes(&c, true, title, "runs");
+	free(title);
 	stacks(fp, "dots dash", d, ncol, din, NULL);
 	if (nout) {
 		fprintf(fp, "<g class=\"outliers\" data-n=\"%zu\">", nout);
@@ -227,6 +230,32 @@ void plot_distribution(FILE *fp, const struct metric *m)
 	free(cap);
 }
 
+/* Runs many to a pixel (a load's sample of 100,000): each pixel column
+ * its runs' span as one vertical stroke, which is what the line drawn
+ * through them all looks like, in a few bytes a column. */
+static void sequence_columns(FILE *fp, const struct metric *m,
+			     const long *x, const long *y)
+{
+	long cx = LONG_MIN, lo = 0, hi = 0;
+
+	for (size_t i = 0; i <= m->n; i++) {
+		if (i < m->n && !isfinite(m->values[i]))
+			continue;
+		if (i == m->n || x[i] != cx) {
+			if (cx != LONG_MIN)
+				fprintf(fp, "M%ld %ldV%ld", cx, lo,
+					hi == lo ? hi + 1 : hi);
+			if (i == m->n)
+				break;
+			cx = x[i];
+			lo = hi = y[i];
+		}
+		lo = y[i] < lo ? y[i] : lo;
+		hi = y[i] > hi ? y[i] : hi;
+	}
+	fputs("\"/>\n", fp);
+}
+
 /* The sequence's line: "M x y" then relative "l" steps, broken (a new
  * M) at a run that did not measure the metric. */
 static void sequence_line(FILE *fp, const struct metric *m, const long *x,
@@ -236,6 +265,10 @@ static void sequence_line(FILE *fp, const struct metric *m, const long *x,
 	long px = 0, py = 0;
 
 	fputs("<path class=\"line\" d=\"", fp);
+	if (m->n > 2 * (CHART_W - CHART_R - CHART_L)) {
+		sequence_columns(fp, m, x, y);
+		return;
+	}
 	for (size_t i = 0; i < m->n; i++) {
 		if (!isfinite(m->values[i])) {
 			pen = false;
@@ -259,6 +292,7 @@ void plot_sequence(FILE *fp, const struct metric *m)
 	struct chart c = { .fp = fp, .xunit = "count", .yunit = m->unit };
 	long *x = xcalloc(m->n + 1, sizeof(long));
 	long *y = xcalloc(m->n + 1, sizeof(long));
+	char *title;
 
 	axis_init(&c.x, 1, (double)m->n, false, CHART_L, CHART_W - CHART_R);
 	axis_init(&c.y, s->min, s->max, wants_log(s->min, s->max), PLOT_B,
@@ -273,7 +307,9 @@ void plot_sequence(FILE *fp, const struct metric *m)
 	fputs("<g data-metric=\"", fp);
 	fputs_xml(m->name, fp);
 	fputs("\">\n", fp);
-	chart_axes(&c, true, per_second ? "second" : "run", m->name);
+	title = chart_unit_title(m->name, m->unit);
+	chart_axes(&c, true, per_second ? "second" : "run", title);
+	free(title);
 	sequence_line(fp, m, x, y);
 	/* every run a dot while they are far apart; beyond that the line
 	 * shows them, and the outliers are marked */
