@@ -318,6 +318,16 @@ size_check() {
 }
 t "100 benchmarks x 1000 runs: under 2 MB, opens cleanly" size_check
 
+big_load() {
+	"$YS" report "$F/bigload.json" -o "$T/bigload.html" &&
+	size=$(wc -c < "$T/bigload.html") && [ "$size" -lt 100000 ] &&
+	browse "$T/bigload.html" 'JSON.stringify([document.querySelectorAll(".chart.seq g[data-metric=latency] .odots").length,
+	  +document.querySelector(".chart.seq g[data-metric=latency] .outliers").dataset.n,
+	  document.querySelector(".chart.seq g[data-metric=latency] path.line").getAttribute("d").split("M").length - 1])' &&
+	clean && value 'assert v[0] == 1 and v[1] == 20 and 500 < v[2] <= 545, v'
+}
+t "a load sample of 100,000: a page under 100 kB, the 20 spikes marked, a stroke per pixel" big_load
+
 usage() {
 	expect_exit 2 "$YS" report "$F/run.json" && has "$T/stderr" "-o FILE" &&
 	expect_exit 2 "$YS" report -o "$T/x.html" && has "$T/stderr" "REF" &&

@@ -122,6 +122,15 @@ for b in range(100):
         "involuntary_switches": ("count", [i % 2 for i in range(1000)])}))
 dump("big.json", result("run", big))
 
+# a load's sample of 100,000 latencies, a spike every 5000th
+lat = [0.001 * (1 + ((i * 7919) % 1000) / 1000) + (0.01 if i % 5000 == 0
+                                                    else 0)
+       for i in range(100000)]
+dump("bigload.json", result("load", [
+    bench("http://127.0.0.1/", {"latency": ("s", lat),
+                                "throughput": ("requests/s", [100] * 60)},
+          command=[])]))
+
 # hyperfine's --export-json and Google Benchmark's --benchmark_out
 json.dump({"results": [{"command": "sleep 0.01", "times": alpha[:20],
                         "exit_codes": [0] * 20}]},
