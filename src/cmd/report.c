@@ -99,8 +99,9 @@ static const struct opt_entry report_options[] = {
 	  .data = GATE_DECREASE, .metavar = "SPEC",
 	  .help = "with --baseline: likewise for a fall. Repeatable" },
 	{ OPT_CALLBACK(0, "gate-limit", opt_threshold), .data = GATE_LIMIT,
-	  .metavar = "SPEC", .help = "with --baseline: an absolute ceiling "
-	  "of the statistic, as gate's --limit (--limit is --history's). "
+	  .metavar = "SPEC", .help = "with --baseline or --history: an "
+	  "absolute ceiling of the statistic, as gate's --limit (--limit is "
+	  "--history's); one on the median is drawn on the history too. "
 	  "Repeatable" },
 	{ OPT_STRING(0, "history", q.benchmark), .metavar = "BENCHMARK",
 	  .help = "the history of this benchmark from the store" },
@@ -179,10 +180,11 @@ static int parse(struct report_args *a, int argc, char **argv,
 		return usage_error("give result sets (REF...), --history "
 				   "BENCHMARK or --profile FILE (see "
 				   "'yardstick report --help')");
-	if (a->nt && !a->baseline)
-		return usage_error("--max-increase, --max-decrease and "
-				   "--gate-limit are drawn on the comparison: "
-				   "give --baseline REF");
+	for (size_t i = 0; i < a->nt && !a->baseline; i++)
+		if (a->t[i].kind != GATE_LIMIT || !a->q.benchmark)
+			return usage_error("--max-increase and --max-decrease "
+					   "need --baseline REF, --gate-limit "
+					   "--baseline or --history");
 	if (a->baseline && rest->end == rest->first)
 		return usage_error("--baseline: give the result sets to "
 				   "compare with it (REF...)");
@@ -355,6 +357,8 @@ static int load_history(struct report_data *d, struct report_args *a)
 	d->history.benchmark = a->q.benchmark;
 	d->history.metric = a->q.metric;
 	d->history.unit = d->nhist ? d->hist[0].unit : "";
+	d->history.thresholds = a->t;
+	d->history.nthresholds = a->nt;
 	history_points(d, a->since);
 	return 0;
 }

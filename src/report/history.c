@@ -5,6 +5,7 @@
  * marked between the results around them, every point focusable and
  * clickable to show its result id and commit.
  */
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,43 @@ static void cp_table(FILE *fp, const struct report_history *h,
 	fputs("</tbody></table>\n", fp);
 }
 
+/* Whether t is a ceiling of the median of h's metric that applies to its
+ * benchmark (and in its unit): drawn as a line. */
+static bool drawn_limit(const struct report_history *h,
+			const struct gate_threshold *t)
+{
+	return t->kind == GATE_LIMIT && t->stat == STAT_MEDIAN &&
+	       !strcmp(t->metric, h->metric) &&
+	       (!t->pattern || !fnmatch(t->pattern, h->benchmark, 0)) &&
+	       (!t->unit_class || !strcmp(t->unit_class, "count") ||
+		!strcmp(t->unit_class, h->unit));
+}
+
+static void limit_lines(struct chart *c, const struct report_history *h)
+{
+	FILE *fp = c->fp;
+
+	for (size_t i = 0; i < h->nthresholds; i++) {
+		const struct gate_threshold *t = &h->thresholds[i];
+		double y = axis_map(&c->y, t->value);
+
+		if (!drawn_limit(h, t))
+			continue;
+		fputs("<g class=\"limit\" data-threshold=\"", fp);
+		fputs_xml(t->text, fp);
+		fputc('"', fp);
+		html_num_attr(fp, "data-v", t->value);
+		fprintf(fp, "><path class=\"cpl\" d=\"M%d ", CHART_L);
+		svg_num(fp, y);
+		fprintf(fp, "H%d\"/><text x=\"%d\" y=\"", CHART_W - CHART_R,
+			CHART_W - CHART_R - 4);
+		svg_num(fp, y - 4);
+		fputs("\" text-anchor=\"end\">gate limit ", fp);
+		fputs_xml(t->text, fp);
+		fputs("</text></g>\n", fp);
+	}
+}
+
 static void chart(FILE *fp, const struct report_history *h,
 		  const struct summary *s, const struct change_point *cp,
 		  size_t ncp)
@@ -166,6 +204,9 @@ static void chart(FILE *fp, const struct report_history *h,
 		lo = fmin(lo, s[i].median_ci[0]);
 		hi = fmax(hi, s[i].median_ci[1]);
 	}
+	for (size_t i = 0; i < h->nthresholds; i++)
+		if (drawn_limit(h, &h->thresholds[i]))
+			hi = fmax(hi, h->thresholds[i].value);
 	axis_init(&c.x, 0, h->n > 1 ? (double)h->n - 1 : 1, false, CHART_L,
 		  CHART_W - CHART_R);
 	axis_init(&c.y, lo, hi, lo > 0 && hi / lo > 20, PLOT_B, CHART_T);
@@ -176,6 +217,7 @@ static void chart(FILE *fp, const struct report_history *h,
 	chart_axes(&c, false, "commit (oldest first)", h->metric);
 	xticks(&c, h);
 	band(&c, s, h->n);
+	limit_lines(&c, h);
 	for (size_t i = 0; i < ncp; i++)
 		cp_mark(&c, h, &cp[i]);
 	for (size_t i = 0; i < h->n; i++)

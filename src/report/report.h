@@ -36,6 +36,10 @@ struct report_history {
 	const char *benchmark, *metric, *unit;
 	const struct report_point *points;	/* oldest first */
 	size_t n;
+	/* gate thresholds: the ceilings (GATE_LIMIT) on the median of this
+	 * metric are drawn as lines; others are ignored */
+	const struct gate_threshold *thresholds;
+	size_t nthresholds;
 };
 
 /* A result set shown, with the reference it was given by. */

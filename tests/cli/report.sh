@@ -221,9 +221,13 @@ since_limit() {
 	"$YS" report --history h --since 2000-01-01T00:00:00Z --branch main -o "$T/h12.html" &&
 	[ "$(grep -c 'class="hpt"' "$T/h12.html")" = 12 ] &&
 	"$YS" report --history h --branch nope -o "$T/hn.html" &&
-	grep -q "no stored results match" "$T/hn.html"
+	grep -q "no stored results match" "$T/hn.html" &&
+	"$YS" report --history h --gate-limit wall_time=15ms --gate-limit wall_time.p99=1ms -o "$T/hl.html" &&
+	[ "$(grep -c "<g class=\"limit\" data-threshold=\"wall_time=15ms\" data-v=\"0.015\"" "$T/hl.html")" = 1 ] &&
+	! grep -q "wall_time.p99=1ms" "$T/hl.html" &&
+	expect_exit 2 "$YS" report --history h --max-increase wall_time=5% -o "$T/x.html" && has "$T/stderr" "--baseline"
 }
-t "--history with --limit, --since, --branch" since_limit
+t "--history with --limit, --since, --branch, a gate limit drawn" since_limit
 
 store_refs() {
 	cd "$T/hrepo" &&

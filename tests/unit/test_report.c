@@ -153,12 +153,22 @@ static void test_history_change_point(void **state)
 {
 	struct report_point pts[12];
 	double v[12][5];
-	struct report_history h = { "sort", "wall_time", "s", pts, 12 };
+	struct gate_threshold t[3];
+	struct report_history h = { "sort", "wall_time", "s", pts, 12, t, 3 };
 	struct report_input in = { .history = &h };
+	struct error e;
 	char *page;
 	const char *cp;
 
 	(void)state;
+	/* a ceiling of the median is drawn; of p99, or of another
+	 * benchmark, not */
+	assert_int_equal(gate_parse("wall_time=25ms", GATE_LIMIT, NULL, &t[0],
+				    &e), 0);
+	assert_int_equal(gate_parse("wall_time.p99=25ms", GATE_LIMIT, NULL,
+				    &t[1], &e), 0);
+	assert_int_equal(gate_parse("wall_time=1ms", GATE_LIMIT, "other*",
+				    &t[2], &e), 0);
 	for (int i = 0; i < 12; i++) {
 		for (int k = 0; k < 5; k++)
 			v[i][k] = (i < 6 ? 0.010 : 0.020) * (1 + (k - 2) * 0.01);
@@ -173,6 +183,11 @@ static void test_history_change_point(void **state)
 	assert_true(!strncmp(cp, "<g class=\"cp\" data-id=\"106\"", 26));
 	assert_non_null(strstr(cp, "data-before=\"0.01\" data-after=\"0.02\""));
 	assert_int_equal(count(page, "<img"), 0);
+	assert_int_equal(count(page, "<g class=\"limit\""), 1);
+	assert_non_null(strstr(page, "<g class=\"limit\" data-threshold=\""
+				     "wall_time=25ms\" data-v=\"0.025\""));
+	for (int i = 0; i < 3; i++)
+		gate_threshold_free(&t[i]);
 	free(page);
 }
 
