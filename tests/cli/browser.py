@@ -12,9 +12,13 @@ what happened, as one JSON object on stdout:
   load_ms     navigation start to the load event, as the page measured it
 
 Usage: browser.py PAGE [--eval JS] [--screenshot OUT.png] [--width W]
-       [--height H] [--dark] [--print]
+       [--height H] [--scale S] [--dark] [--print]
+       browser.py --start DIR | --stop DIR
 
 --dark emulates prefers-color-scheme: dark, --print the print media.
+--start leaves a Chromium running with its profile in DIR, which the
+pages opened with $YS_BROWSER_DIR=DIR then share (each in a new tab,
+closed after): a start of Chromium costs seconds; --stop ends it.
 
 Standard library only (the WebSocket client is below), so that it runs on
 any python3; Chromium is Debian's `chromium` (scripts/deps.sh test).
@@ -88,28 +92,45 @@ class WebSocket:
                 return msg.decode()
 
 
+def launch(profile, detach=False):
+    """Start headless Chromium with its profile in the directory profile;
+    returns the process once its DevTools port is open."""
+    args = ["chromium", "--headless", "--no-sandbox", "--disable-gpu",
+            "--no-first-run", "--no-default-browser-check",
+            "--disable-extensions", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync",
+            "--user-data-dir=" + profile, "--remote-debugging-port=0",
+            "about:blank"]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                            start_new_session=detach)
+    port_file = os.path.join(profile, "DevToolsActivePort")
+    deadline = time.time() + 30
+    while not os.path.exists(port_file) or \
+            len(open(port_file).read().split()) < 2:
+        if time.time() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise IOError("chromium did not start")
+        time.sleep(0.05)
+    return proc
+
+
 class Browser:
-    def __init__(self, width, height):
-        self.dir = tempfile.mkdtemp(prefix="ys-chromium-")
-        args = ["chromium", "--headless", "--no-sandbox", "--disable-gpu",
-                "--no-first-run", "--no-default-browser-check",
-                "--disable-extensions", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync",
-                "--user-data-dir=" + self.dir, "--remote-debugging-port=0",
-                "--window-size=%d,%d" % (width, height), "about:blank"]
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+    def __init__(self, shared=None):
+        """A Chromium of our own, or the one --start left in shared."""
+        self.shared = shared
+        if shared:
+            self.dir = os.path.join(shared, "profile")
+            self.proc = None
+        else:
+            self.dir = tempfile.mkdtemp(prefix="ys-chromium-")
+            self.proc = launch(self.dir)
         port_file = os.path.join(self.dir, "DevToolsActivePort")
-        deadline = time.time() + 30
-        while not os.path.exists(port_file) or \
-                len(open(port_file).read().split()) < 2:
-            if time.time() > deadline or self.proc.poll() is not None:
-                raise IOError("chromium did not start")
-            time.sleep(0.05)
         port, path = open(port_file).read().split()[:2]
         self.ws = WebSocket("ws://127.0.0.1:%s%s" % (port, path))
         self.next_id = 0
         self.events = []
+        self.target = None
 
     def call(self, method, session=None, **params):
         self.next_id += 1
@@ -149,6 +170,11 @@ class Browser:
                 "params": {"accept": False}}))
 
     def close(self):
+        if self.shared:
+            if self.target:
+                self.call("Target.closeTarget", targetId=self.target)
+            self.ws.s.close()
+            return
         try:
             self.call("Browser.close")
         except Exception:
@@ -205,11 +231,32 @@ def png_colours(data):
     return len(seen)
 
 
+def start(d):
+    proc = launch(os.path.join(d, "profile"), detach=True)
+    open(os.path.join(d, "pid"), "w").write(str(proc.pid))
+
+
+def stop(d):
+    try:
+        pid = int(open(os.path.join(d, "pid")).read())
+        os.killpg(pid, 15)
+        for _ in range(100):
+            os.kill(pid, 0)
+            time.sleep(0.05)
+        os.killpg(pid, 9)
+    except (OSError, ValueError):
+        pass
+    shutil.rmtree(os.path.join(d, "profile"), ignore_errors=True)
+
+
 def main():
     argv = sys.argv[1:]
+    if argv[0] in ("--start", "--stop"):
+        (start if argv[0] == "--start" else stop)(argv[1])
+        return
     page = os.path.abspath(argv.pop(0))
     opts = {"--eval": None, "--screenshot": None, "--width": "1200",
-            "--height": "1600"}
+            "--height": "1600", "--scale": "1"}
     dark = printing = False
     while argv:
         a = argv.pop(0)
@@ -220,10 +267,11 @@ def main():
         else:
             opts[a] = argv.pop(0)
     url = "file://" + page
-    b = Browser(int(opts["--width"]), int(opts["--height"]))
+    b = Browser(os.environ.get("YS_BROWSER_DIR"))
     out = {"console": [], "exceptions": [], "requests": [], "dialogs": []}
     try:
         target = b.call("Target.createTarget", url="about:blank")["targetId"]
+        b.target = target
         s = b.call("Target.attachToTarget", targetId=target,
                    flatten=True)["sessionId"]
         for dom in ("Page", "Runtime", "Log", "Network"):
@@ -253,8 +301,13 @@ def main():
                                 "loadEventEnd - performance.timing."
                                 "navigationStart")["result"].get("value")
         if opts["--screenshot"]:
-            shot = base64.b64decode(b.call("Page.captureScreenshot", s,
-                                           format="png")["data"])
+            # the viewport, scaled (--scale: a small one is checked in a
+            # fraction of the time)
+            shot = base64.b64decode(b.call(
+                "Page.captureScreenshot", s, format="png",
+                clip={"x": 0, "y": 0, "width": int(opts["--width"]),
+                      "height": int(opts["--height"]),
+                      "scale": float(opts["--scale"])})["data"])
             open(opts["--screenshot"], "wb").write(shot)
             out["colours"] = png_colours(shot)
         for e in b.events:

@@ -8,10 +8,20 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 F=$T/fx
 mkdir -p "$F" && python3 "$HERE/report_fixtures.py" "$F" || exit 1
 
+# One Chromium for every page of the test (a start costs seconds), each
+# page in a tab of its own.
+YS_BROWSER_DIR=$T/browser
+export YS_BROWSER_DIR
+mkdir -p "$YS_BROWSER_DIR" &&
+	timeout 60 python3 "$HERE/browser.py" --start "$YS_BROWSER_DIR" || exit 1
+trap 'python3 "$HERE/browser.py" --stop "$YS_BROWSER_DIR"; rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM
+
 # browse PAGE JS [SHOT]: open PAGE, evaluate JS (an expression whose value
-# is JSON text), screenshot to SHOT; what happened in $T/b.json.
+# is JSON text), screenshot (at a third of the size) to SHOT; what
+# happened in $T/b.json.
 browse() {
-	timeout 120 python3 "$HERE/browser.py" "$1" --eval "$2" \
+	timeout 120 python3 "$HERE/browser.py" "$1" --eval "$2" --scale 0.35 \
 		--screenshot "${3:-$T/shot.png}" > "$T/b.json"
 }
 
@@ -297,14 +307,14 @@ t "profile view: the flame graph inline and working, the top table with Amdahl's
 
 dark_print() {
 	"$YS" report "$F/run.json" -o "$T/dark.html" &&
-	timeout 120 python3 "$HERE/browser.py" "$T/dark.html" --dark --eval 'JSON.stringify([getComputedStyle(document.body).backgroundColor, getComputedStyle(document.querySelector(".dots")).stroke])' --screenshot "$T/dark.png" > "$T/b.json" &&
+	timeout 120 python3 "$HERE/browser.py" "$T/dark.html" --dark --scale 0.35 --eval 'JSON.stringify([getComputedStyle(document.body).backgroundColor, getComputedStyle(document.querySelector(".dots")).stroke])' --screenshot "$T/dark.png" > "$T/b.json" &&
 	clean && value 'assert v == ["rgb(21, 24, 28)", "rgb(110, 162, 255)"], v'
 }
 t "dark mode: the page and the charts follow prefers-color-scheme" dark_print
 
 printed() {
 	"$YS" report "$F/big.json" -o "$T/print.html" &&
-	timeout 120 python3 "$HERE/browser.py" "$T/print.html" --print --eval 'JSON.stringify([getComputedStyle(document.querySelector("nav")).display,
+	timeout 120 python3 "$HERE/browser.py" "$T/print.html" --print --scale 0.35 --eval 'JSON.stringify([getComputedStyle(document.querySelector("nav")).display,
 	  [...new Set([...document.querySelectorAll("section.bench")].map(e => getComputedStyle(e).contentVisibility))],
 	  getComputedStyle(document.querySelector("figure")).breakInside])' --screenshot "$T/print.png" > "$T/b.json" &&
 	clean && value 'assert v == ["none", ["visible"], "avoid"], v'
