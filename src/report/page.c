@@ -297,6 +297,8 @@ void view_result(FILE *fp, const struct report_set *set, size_t idx,
 	result_meta(fp, r);
 	for (size_t f = 0; f < r->nfits; f++)
 		plot_scan(fp, r, &r->fits[f]);
+	if (!r->nfits)
+		plot_scans_unfitted(fp, r);
 	for (size_t i = 0; i < r->nbenchmarks; i++)
 		bench_view(fp, r, &r->benchmarks[i], idx, i, charts);
 	if (!r->nbenchmarks)

@@ -445,7 +445,8 @@ void plot_spectrum(FILE *fp, const struct benchmark *b)
 
 /* The benchmarks of the fit: those whose name is the template with the
  * parameter's value put in (run makes "NAME [n=10]" of a name without
- * it), each a point (the parameter, the metric's median). */
+ * it), or with no template (f->name NULL) every benchmark with the
+ * parameter; each a point (the parameter, the metric's median). */
 static size_t scan_points(const struct result *r,
 			  const struct complexity_fit *f, double *xs,
 			  const struct metric **ms)
@@ -463,12 +464,12 @@ static size_t scan_points(const struct result *r,
 			    parse_double(b->params[p].value, &x) || x <= 0 ||
 			    !m || !metric_has_summary(m))
 				continue;
-			char *name = str_replace(f->name, pat,
-						 b->params[p].value);
-			size_t len = strlen(name);
+			char *name = f->name ? str_replace(f->name, pat,
+						b->params[p].value) : NULL;
+			size_t len = name ? strlen(name) : 0;
 
-			if (!strncmp(b->name, name, len) &&
-			    (!b->name[len] || b->name[len] == ' ')) {
+			if (!name || (!strncmp(b->name, name, len) &&
+				      (!b->name[len] || b->name[len] == ' '))) {
 				xs[k] = x;
 				ms[k++] = m;
 			}
@@ -559,10 +560,11 @@ void plot_scan(FILE *fp, const struct result *r,
 		axis_init(&c.y, ylo, yhi, true, PLOT_B, CHART_T);
 		label = xasprintf("%s against %s", f->metric, f->parameter);
 		fputs("<section class=\"scan\" data-name=\"", fp);
-		fputs_xml(f->name, fp);
+		fputs_xml(f->name ? f->name : f->parameter, fp);
 		fputs("\"><h3>scan: ", fp);
-		fputs_xml(f->name, fp);
-		fputs("</h3>\n", fp);
+		fputs_xml(f->name ? f->name : f->parameter, fp);
+		fputs(f->name ? "</h3>\n" : " (fitted by the report: the "
+		      "result has no fit)</h3>\n", fp);
 		chart_open(&c, fp, "scan", label);
 		chart_axes(&c, true, f->parameter, f->metric);
 		scan_curve(&c, &f->best);
@@ -581,5 +583,58 @@ void plot_scan(FILE *fp, const struct result *r,
 		free(label);
 	}
 	free(xs);
+	free(ms);
+}
+
+/* How many distinct values xs[0..k-1] holds (k is small: a scan). */
+static size_t distinct(const double *xs, size_t k)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		size_t j = 0;
+
+		while (j < i && xs[j] != xs[i])
+			j++;
+		n += j == i;
+	}
+	return n;
+}
+
+void plot_scans_unfitted(FILE *fp, const struct result *r)
+{
+	double *xs = xcalloc(r->nbenchmarks + 1, sizeof(double));
+	double *ys = xcalloc(r->nbenchmarks + 1, sizeof(double));
+	const struct metric **ms = xcalloc(r->nbenchmarks + 1, sizeof(*ms));
+
+	for (size_t i = 0; i < r->nbenchmarks; i++) {
+		const struct benchmark *b = &r->benchmarks[i];
+
+		for (size_t p = 0; p < b->nparams; p++) {
+			struct complexity_fit f = {
+				.parameter = b->params[p].name,
+				.metric = "wall_time" };
+			bool seen = false;
+			size_t k;
+
+			/* each parameter once: at its first benchmark */
+			for (size_t j = 0; j < i && !seen; j++)
+				for (size_t q = 0; q < r->benchmarks[j].nparams;
+				     q++)
+					seen |= !strcmp(r->benchmarks[j]
+							.params[q].name,
+							f.parameter);
+			if (seen)
+				continue;
+			k = scan_points(r, &f, xs, ms);
+			for (size_t j = 0; j < k; j++)
+				ys[j] = ms[j]->summary.median;
+			if (distinct(xs, k) >= 3 &&
+			    !stats_fit_complexity(xs, ys, k, &f.best, f.all))
+				plot_scan(fp, r, &f);
+		}
+	}
+	free(xs);
+	free(ys);
 	free(ms);
 }

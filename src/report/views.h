@@ -29,6 +29,10 @@ void plot_spectrum(FILE *fp, const struct benchmark *b);
 void plot_scan(FILE *fp, const struct result *r,
 	       const struct complexity_fit *f);
 
+/* The scans of a result that has no fit (an import: hyperfine's
+ * --parameter-scan): each numeric parameter with 3 values or more, every
+ * benchmark with it a point, fitted here as `run` fits its scans. */
+void plot_scans_unfitted(FILE *fp, const struct result *r);
 /* --baseline: per metric shown (charts as report_input's) the forest
  * plot of ratios and the table; gate (or NULL) its checks. */
 void view_compare(FILE *fp, const struct compare_report *rep,

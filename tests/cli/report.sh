@@ -96,6 +96,16 @@ assert all(abs(s - steps[0]) < 0.3 and s > 10 for s in steps), ys'
 }
 t "scan view: the fitted O(n) curve and R² on log axes, a point per n" scan_view
 
+imported_scan() {
+	"$YS" report "$F/hfscan.json" -o "$T/hfscan.html" &&
+	browse "$T/hfscan.html" 'JSON.stringify([document.querySelector("section.scan h3").textContent,
+	  document.querySelector(".chart.scan .fit-label").textContent,
+	  document.querySelectorAll(".chart.scan circle.pt").length])' &&
+	clean && value 'assert v == ["scan: n (fitted by the report: the result has no fit)", "best fit O(n), R² = 1.0000", 5], v' &&
+	"$YS" report "$F/run.json" -o "$T/noscan.html" && ! grep -q "class=\"scan\"" "$T/noscan.html"
+}
+t "a scan imported from hyperfine: fitted by the report" imported_scan
+
 load_view() {
 	"$YS" report "$F/load.json" -o "$T/load.html" &&
 	browse "$T/load.html" 'JSON.stringify({

@@ -135,6 +135,12 @@ dump("bigload.json", result("load", [
 json.dump({"results": [{"command": "sleep 0.01", "times": alpha[:20],
                         "exit_codes": [0] * 20}]},
           open(os.path.join(d, "hf.json"), "w"))
+# hyperfine --parameter-scan n: no fit in the file, n * 10 us each
+json.dump({"results": [{"command": "sort %d" % n, "parameters": {"n": str(n)},
+                        "times": [n * 1e-5 * (1 + (k - 4.5) * 0.001)
+                                  for k in range(10)],
+                        "exit_codes": [0] * 10} for n in ns]},
+          open(os.path.join(d, "hfscan.json"), "w"))
 json.dump({"context": {"date": "2026-11-22T10:00:00+00:00",
                        "host_name": "gb", "num_cpus": 2},
            "benchmarks": [{"name": "BM_x", "run_name": "BM_x",
