@@ -1,6 +1,6 @@
 // A C++ caller: yardstick.h compiles warning-free as C++ (-Wall -Wextra
 // -pedantic), registration works from C++, and operator new's allocations
-// are counted (two per iteration, 16 + 4096 bytes).
+// are counted (two per iteration: the vector, 24 bytes, and its 4096).
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,7 +1,8 @@
 /*
  * Benchmarks with a known truth, for tests/cli/libyardstick.sh:
  *  - chain: a dependent chain of L steps (xorshift, multiply); its time
- *    per iteration is L times the step's latency: linear in L, through 0;
+ *    per iteration is L times the step's latency (chain_cal: L = 20000):
+ *    linear in L, through 0;
  *  - ratio: one chain of 200 steps against one of 400 (group "ratio"):
  *    2:1;
  *  - empty: nothing at all;
@@ -38,6 +39,9 @@ static void bm_chain(ys_state *s)
 	}
 }
 YS_BENCHMARK_WITH("chain", bm_chain, "L=50:400:50")
+/* the step's latency, from a chain long enough for anything else to
+ * vanish */
+YS_BENCHMARK_WITH("chain_cal", bm_chain, "L=20000")
 
 static void bm_ratio_one(ys_state *s)
 {
