@@ -47,11 +47,20 @@ static void add_warnings(const struct lib_run *rn, const struct lib_inst *in,
 			 struct benchmark *b, const char *governor)
 {
 	struct summary s;
+	double *timed, epoch;
 
 	if (in->nepochs == 0)
 		return;
 	stats_summarize(in->per_op, in->nepochs, NULL, 0, &s);
-	if (s.median <= 0) {
+	/* an epoch's timed time: far below the target when the body's time
+	 * did not grow with its iterations (up to their limit) */
+	timed = xcalloc(in->nepochs, sizeof(double));
+	for (size_t i = 0; i < in->nepochs; i++)
+		timed[i] = in->per_op[i] * in->iters[i];
+	stats_sort(timed, in->nepochs);
+	epoch = stats_median_sorted(timed, in->nepochs);
+	free(timed);
+	if (epoch < rn->epoch_target / 100) {
 		benchmark_add_warning(b, "the body took no measurable time: "
 				      "the compiler may have removed it; keep "
 				      "its result alive with YS_KEEP(x) or "
@@ -74,10 +83,6 @@ static void add_warnings(const struct lib_run *rn, const struct lib_inst *in,
 				      "clock speed; set the governor to "
 				      "'performance' (cpupower frequency-set "
 				      "-g performance)", governor);
-	if (in->base_iters >= (1ULL << 40) && s.median > 0)
-		benchmark_add_warning(b, "the iterations reached their limit "
-				      "(2^40) before an epoch lasted %.3g s",
-				      rn->epoch_target);
 }
 
 static void add_benchmark(const struct lib_run *rn, const struct lib_inst *in,
