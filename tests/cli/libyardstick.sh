@@ -303,7 +303,10 @@ slope = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in
 icpt = my - slope * mx
 print('# step %.4g ns, slope %.4g ns, intercept %.3g ns' % (cal * 1e9, slope * 1e9, icpt * 1e9))
 assert abs(slope / cal - 1) <= 0.03, (slope, cal)
-assert abs(icpt) <= 0.5 * cal, (icpt, cal)"
+assert abs(icpt) <= 0.5 * cal, (icpt, cal)
+f = [f for f in d['complexity'] if f['name'] == 'chain']
+assert len(f) == 1 and f[0]['parameter'] == 'L' and f[0]['best'] == 'O(n)', d['complexity']
+assert f[0]['metric'] == 'time_per_op' and abs(f[0]['coefficient'] / cal - 1) <= 0.03"
 }
 t "a dependent chain: time linear in its length (slope within 3% of the step, intercept ~ 0)" retry linear
 
