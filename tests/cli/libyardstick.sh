@@ -269,11 +269,14 @@ env_json() {
 	"$P" --filter '^two$' --epochs 3 --json /dev/fd/3 3>"$T/fd.json" \
 		>/dev/null 2>&1 &&
 	py "assert [b['name'] for b in load('$T/fd.json')['benchmarks']] == ['two']" &&
+	{ "$P" --filter '^one$' --epochs 3 --json /dev/fd/3 3>&1 >/dev/null \
+		2>&1; } | python3 -c "import json, sys
+assert json.load(sys.stdin)['benchmarks'][0]['name'] == 'one'" &&
 	"$P" --filter '^two$' --epochs 3 --json - >"$T/stdout.json" 2>"$T/tab" &&
 	py "assert load('$T/stdout.json')['kind'] == 'bench'" &&
 	has "$T/tab" "time/op"
 }
-t "YARDSTICK_BENCH_JSON, --json /dev/fd/N and --json - (the table then on stderr)" env_json
+t "YARDSTICK_BENCH_JSON, --json /dev/fd/N (a file, a pipe) and --json - (the table then on stderr)" env_json
 
 table() {
 	has "$T/p.out" "time/op" && has "$T/p.out" "alloc3" &&
