@@ -328,6 +328,7 @@ for built in ${YSB_BUILT:-}; do
 v = bench(d, 'cpp_vector')['metrics']
 assert v['allocs_per_op']['median'] == 2, v['allocs_per_op']
 assert v['alloc_bytes_per_op']['median'] == 24 + 4096, v['alloc_bytes_per_op']
+assert v['frees_per_op']['median'] == 2, v['frees_per_op']
 s = [b for b in d['benchmarks'] if b['name'] == 'cpp_string [n=256]'][0]
 assert 'bytes_per_second' in s['metrics']"
 		}
