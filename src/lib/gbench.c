@@ -6,7 +6,8 @@
  * aggregates mean, median, stddev and cv, as Google Benchmark writes them
  * with --benchmark_repetitions. cpu_time is the task clock per iteration
  * where it was counted, else real_time. Rates and the other per-op
- * metrics are counters of their own names.
+ * metrics are counters of their own names. A failed benchmark is one
+ * entry with error_occurred and its error_message.
  */
 #include <jansson.h>
 #include <limits.h>
@@ -155,6 +156,20 @@ int lib_write_gbench(const struct lib_run *rn, const struct result *r,
 		const struct metric *tc = benchmark_find_metric(b, "task_clock");
 		int threads = rn->insts[i].threads;
 
+		if (rn->insts[i].failed) {
+			/* as Google Benchmark reports a SkipWithError */
+			json_t *o = entry(b, i, "iteration", 1);
+
+			put(o, "repetition_index", json_must(json_integer(0)));
+			put(o, "threads", json_must(json_integer(threads)));
+			put(o, "iterations", json_must(json_integer(0)));
+			times(o, 0, 0);
+			put(o, "error_occurred", json_true());
+			put(o, "error_message", json_text(rn->insts[i].failed));
+			if (json_array_append_new(list, o))
+				json_oom();
+			continue;
+		}
 		if (!t || !it || !metric_has_summary(t))
 			continue;
 		if (!tc || !metric_has_summary(tc) || tc->n != t->n)

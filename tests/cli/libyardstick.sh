@@ -81,7 +81,8 @@ badspec() {
 t "a bad registration spec: exit 2 naming the benchmark, file and line" badspec
 
 noloop() {
-	expect_exit 1 "$YSB_NOLOOP" --epochs 3 --json "$T/nl.json" &&
+	expect_exit 1 "$YSB_NOLOOP" --epochs 3 --json "$T/nl.json" \
+		--gbench-json "$T/nl.gbench.json" &&
 	py "d = load('$T/nl.json')
 b = {x['name']: x for x in d['benchmarks']}
 assert 'time_per_op' in b['ok']['metrics']
@@ -89,7 +90,13 @@ for n, msg in [('noloop', 'did not run YS_LOOP'),
                ('break', 'left YS_LOOP early'),
                ('fail', 'input file missing')]:
     assert b[n]['metrics'] == {}, b[n]
-    assert any(msg in w for w in b[n]['warnings']), b[n]['warnings']"
+    assert any(msg in w for w in b[n]['warnings']), b[n]['warnings']
+g = load('$T/nl.gbench.json')
+e = [x for x in g['benchmarks'] if x['name'] == 'noloop']
+assert len(e) == 1 and e[0]['error_occurred'] is True, e
+assert 'did not run YS_LOOP' in e[0]['error_message']" &&
+	"$YS" compare "$T/nl.gbench.json" "$T/nl.gbench.json" >"$T/nlc.out" 2>&1 &&
+	has "$T/nlc.out" "ok"
 }
 t "a body without YS_LOOP, a break out of it, ys_fail: failed, the others measured, exit 1" noloop
 
