@@ -140,6 +140,9 @@ static void add_benchmark(const struct lib_run *rn, const struct lib_inst *in,
 	}
 	for (size_t k = 0; k < nunsup; k++)
 		benchmark_add_unsupported(b, unsup[k]);
+	if (lib_events_warning())
+		benchmark_add_warning(b, "no perf counters: %s (or run with "
+				      "--no-counters)", lib_events_warning());
 	add_warnings(rn, in, b, r->machine.governor);
 }
 
@@ -285,6 +288,22 @@ static const char *rate_metric(const struct benchmark *b, const char **unit)
 	return NULL;
 }
 
+/* Whether every benchmark of r (more than one) has warning w. */
+static bool on_every(const struct result *r, const char *w)
+{
+	if (r->nbenchmarks < 2)
+		return false;
+	for (size_t i = 0; i < r->nbenchmarks; i++) {
+		bool has = false;
+
+		for (size_t k = 0; k < r->benchmarks[i].nwarnings && !has; k++)
+			has = !strcmp(r->benchmarks[i].warnings[k], w);
+		if (!has)
+			return false;
+	}
+	return true;
+}
+
 static void cell(FILE *out, const char *s, size_t width)
 {
 	term_pad(out, s, width, true);
@@ -369,9 +388,17 @@ void lib_print_table(const struct lib_run *rn, const struct result *r,
 			fputc('\n', out);
 		}
 		for (size_t k = 0; k < b->nwarnings; k++) {
-			fputs("warning: '", stderr);
-			term_puts(stderr, b->name);
-			fputs("': ", stderr);
+			bool all = on_every(r, b->warnings[k]);
+
+			/* one said of every benchmark is said once */
+			if (all && i > 0)
+				continue;
+			fputs("warning: ", stderr);
+			if (!all) {
+				fputc('\'', stderr);
+				term_puts(stderr, b->name);
+				fputs("': ", stderr);
+			}
 			term_puts(stderr, b->warnings[k]);
 			fputc('\n', stderr);
 		}

@@ -237,6 +237,24 @@ for b in d['benchmarks']:
 }
 t "perf counters per iteration: counted ones are metrics, the others named unsupported, never 0" counters
 
+noperf() {
+	"$YSB_NOPERF" "$P" --filter '^one$' --epochs 3 --json "$T/np.json" \
+		>/dev/null 2>"$T/np.err" || { cat "$T/np.err"; return 1; }
+	py "b = bench(load('$T/np.json'), 'one')
+names = ['task_clock', 'cycles', 'instructions', 'branches', 'branch_misses',
+         'cache_references', 'cache_misses']
+for n in names:
+    assert n in b['unsupported'] and n not in b['metrics'], (n, b)
+assert any('no perf counters' in w and 'perf_event_paranoid' in w
+           for w in b['warnings']), b['warnings']
+assert 'time_per_op' in b['metrics']" &&
+	"$YSB_NOPERF" "$P" --filter '^one$' --epochs 3 --no-counters \
+		--json "$T/np2.json" >/dev/null 2>&1 &&
+	py "b = bench(load('$T/np2.json'), 'one')
+assert not any('perf' in w for w in b['warnings']), b['warnings']"
+}
+t "perf refused: every counter named unsupported with a warning saying why, the times still measured" noperf
+
 gbench() {
 	py "d = load('$T/g.json')
 r = load('$T/p.json')
