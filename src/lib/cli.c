@@ -210,6 +210,11 @@ int ys_main(int argc, char **argv)
 		return rc;
 	if (!o.json && env && *env)
 		o.json = env;
+	if (o.json && o.gbench_json && !strcmp(o.json, o.gbench_json)) {
+		fprintf(stderr, "%s: --json and --gbench-json both name '%s'\n",
+			prog(argv), o.json);
+		return 2;
+	}
 	if (lib_registry_parse(&e)) {
 		fprintf(stderr, "%s: %s\n", prog(argv), e.msg);
 		return 2;

@@ -69,6 +69,8 @@ usage_errors() {
 	has "$T/stderr" "no benchmark matches --filter 'nothing-matches'" &&
 	expect_exit 2 "$P" --json "$T/no/such/dir/x.json" &&
 	has "$T/stderr" "$T/no/such/dir/x.json" &&
+	expect_exit 2 "$P" --json - --gbench-json - &&
+	has "$T/stderr" "--json and --gbench-json both name '-'" &&
 	expect_exit 0 "$P" --help && has "$T/stdout" "--gbench-json FILE"
 }
 t "bad usage: exit 2 naming the option" usage_errors
