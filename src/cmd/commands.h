@@ -16,11 +16,12 @@ int cmd_history(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* Their options tables (cmd/options.h): help and completions. */
 struct opt_cmd;
 extern const struct opt_cmd compare_cmd, gate_cmd, history_cmd, record_cmd,
-	load_cmd, mem_cmd;
+	load_cmd, mem_cmd, bench_cmd;
 
 /*
  * Keep res in the store at store (NULL: the default, $YARDSTICK_STORE or
@@ -45,8 +46,8 @@ int output_result_bmf(const char *path, void *res, struct error *e);
 
 /* After opt_parse of "yardstick CMD [OPTIONS] -- PROGRAM [ARGS...]" (its
  * operands argv[first..dashdash)): no operand, the program after "--" into
- * *prog, and a format known for every -o file of out; else a usage error
- * printed, and 2. */
+ * *prog, and a format known for every -o file of out (NULL: a command
+ * without -o files); else a usage error printed, and 2. */
 struct profile_outputs;
 int program_and_outputs(const char *cmd, int argc, char **argv, int first,
 			int dashdash, const struct profile_outputs *out,

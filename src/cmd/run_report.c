@@ -146,8 +146,9 @@ out_free:
 	fputc('\n', fp);
 }
 
-static void print_comparisons(const struct result *r, bool color, FILE *fp)
+void run_report_comparisons(const struct result *r, FILE *fp)
 {
+	bool color = term_use_color(fp);
 	const char *metric = NULL;
 
 	for (size_t i = 0; i < r->ncomparisons; i++) {
@@ -310,6 +311,6 @@ void run_report(const struct result *r, bool details, FILE *fp)
 	else
 		for (size_t i = 0; i < r->nbenchmarks; i++)
 			print_benchmark(&r->benchmarks[i], i, color, fp);
-	print_comparisons(r, color, fp);
+	run_report_comparisons(r, fp);
 	print_fits(r, color, fp);
 }
