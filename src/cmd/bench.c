@@ -107,14 +107,7 @@ static const struct opt_entry bench_options[] = {
 	  "latest, a result id, @COMMIT or branch:NAME (read before PROGRAM "
 	  "runs)" },
 	OPT_GROUP("Output"),
-	{ OPT_OUTPUT(0, "json", json),
-	  .help = "the result with every epoch's value (- for stdout)" },
-	{ OPT_OUTPUT(0, "csv", csv),
-	  .help = "one row per epoch with every metric" },
-	{ OPT_OUTPUT(0, "markdown", markdown),
-	  .help = "a summary table for a pull-request comment" },
-	{ OPT_OUTPUT(0, "bmf", bmf),
-	  .help = "Bencher Metric Format, for Bencher dashboards" },
+	OPT_RESULT_OUTPUTS(json, csv, markdown, bmf, "epoch"),
 	{ OPT_STORE_SAVE(store) },
 	{ OPT_NO_STORE(no_store) },
 	{ OPT_QUIET(quiet, "no terminal table") },
@@ -577,12 +570,7 @@ static int bench(struct bench_args *a)
 	int ret;
 
 	outputs_init(&outs);
-	outputs_add(&outs, "--json", a->json, "json", output_result_json,
-		    &res);
-	outputs_add(&outs, "--csv", a->csv, "csv", output_result_csv, &res);
-	outputs_add(&outs, "--markdown", a->markdown, "markdown",
-		    output_result_markdown, &res);
-	outputs_add(&outs, "--bmf", a->bmf, "bmf", output_result_bmf, &res);
+	add_result_outputs(&outs, a->json, a->csv, a->markdown, a->bmf, &res);
 	if (a->show_output)
 		outputs_claim_stdout(&outs, "--show-output");
 	ret = check_output_set(&outs, "yardstick bench");

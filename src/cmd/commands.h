@@ -43,6 +43,11 @@ int output_result_json(const char *path, void *res, struct error *e);
 int output_result_csv(const char *path, void *res, struct error *e);
 int output_result_markdown(const char *path, void *res, struct error *e);
 int output_result_bmf(const char *path, void *res, struct error *e);
+/* The four above for --json, --csv, --markdown, --bmf (OPT_RESULT_OUTPUTS;
+ * a NULL path: not asked for), all writing res. */
+void add_result_outputs(struct output_set *s, const char *json,
+			const char *csv, const char *markdown, const char *bmf,
+			struct result *res);
 
 /* After opt_parse of "yardstick CMD [OPTIONS] -- PROGRAM [ARGS...]" (its
  * operands argv[first..dashdash)): no operand, the program after "--" into
