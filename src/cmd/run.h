@@ -16,14 +16,8 @@
 #include "result/result.h"
 #include "util/term.h"
 #include "util/outputs.h"
+#include "util/paramscan.h"
 #include "util/error.h"
-
-struct scan {
-	char *name;
-	char **values;
-	size_t n;
-	bool numeric;
-};
 
 struct job {
 	char *name;

@@ -538,7 +538,6 @@ static void fmt_factor(double x, double lo, double hi, char *factor,
 
 char *comparison_sentence(const struct comparison *c)
 {
-	/* the time of a run or of one operation: faster and slower */
 	bool wall = !strcmp(c->metric, "wall_time") ||
 		    !strcmp(c->metric, "time_per_op");
 	bool faster = c->verdict == CMP_FASTER;
