@@ -61,7 +61,9 @@ static const char bench_epilog[] =
 "\n"
 "Exit status: 0 ok (whatever the comparison with the baseline says; see\n"
 "'yardstick gate' to fail a build); 1 PROGRAM exited with a non-zero\n"
-"status, was killed by a signal or timed out (nothing is stored); 2 bad\n"
+"status, was killed by a signal or timed out (nothing is stored) — but\n"
+"its exit status 2 (bad usage, such as a --filter that matches no\n"
+"benchmark) or 3 (the environment refused) is passed on; 2 bad\n"
 "usage, a program that does not exist, a result that is missing,\n"
 "malformed, not of kind \"bench\", without any benchmark or larger than\n"
 "--max-result (nothing is stored), a baseline that cannot be read, an\n"
@@ -211,6 +213,10 @@ static int program_status(const struct child *c, const char *prog)
 	} else if (WIFEXITED(c->status) && WEXITSTATUS(c->status) != 0) {
 		fprintf(stderr, "yardstick bench: '%s' exited with %d; nothing "
 			"is stored\n", safe, WEXITSTATUS(c->status));
+		/* ys_main's 2 (bad usage) and 3 (the environment refused)
+		 * mean what ours do */
+		if (WEXITSTATUS(c->status) == 2 || WEXITSTATUS(c->status) == 3)
+			ret = WEXITSTATUS(c->status);
 	} else {
 		ret = 0;
 	}
@@ -342,13 +348,16 @@ static void stamp(struct result *res, struct git_info *git)
 
 /* ---- the terminal table ---------------------------------------------- */
 
-/* A rate: "5.21 GB/s", "1.20 M/s" (unit "B", "", "FLOP"). */
+/* A rate: "2.43 GiB/s" (unit "bytes"), "1.20 M/s" (""), "3.1 GFLOP/s"
+ * ("FLOP"), as the library's own table writes them. */
 static char *fmt_rate(double v, const char *unit, char *buf, size_t n)
 {
 	char num[32];
+	bool bytes = !strcmp(unit, "bytes");
 
-	fmt_value(v, "count", num, sizeof(num));
-	snprintf(buf, n, "%s%s%s/s", num, strchr(num, ' ') ? "" : " ", unit);
+	fmt_value(v, bytes ? "bytes" : "count", num, sizeof(num));
+	snprintf(buf, n, "%s%s%s/s", num, strchr(num, ' ') ? "" : " ",
+		 bytes ? "" : unit);
 	return buf;
 }
 
@@ -364,7 +373,7 @@ static const struct summary *median_of(const struct benchmark *b,
 static void throughput_cell(const struct benchmark *b, FILE *fp)
 {
 	static const struct { const char *metric, *unit; } rates[] = {
-		{ "bytes_per_second", "B" }, { "items_per_second", "" },
+		{ "bytes_per_second", "bytes" }, { "items_per_second", "" },
 		{ "flops", "FLOP" },
 	};
 	char buf[48];
@@ -392,7 +401,7 @@ static void allocs_cell(const struct benchmark *b, FILE *fp)
 		return;
 	}
 	fmt_value(n->median, "count", a, sizeof(a));
-	if (sz)
+	if (sz && sz->median > 0)
 		snprintf(buf, sizeof(buf), "%s (%s)", a,
 			 fmt_value(sz->median, "bytes", c, sizeof(c)));
 	else
@@ -432,12 +441,11 @@ static void print_row(const struct benchmark *b, const char *name, size_t w,
 	term_pad(fp, fmt_value(s->median, "s", med, sizeof(med)), 11, true);
 	fputs(term_reset(color), fp);
 	if (s->median > 0)
-		snprintf(err, sizeof(err), "± %.1f%%",
-			 100 * s->mad / s->median);
+		snprintf(err, sizeof(err), "%.1f%%", 100 * s->mad / s->median);
 	else
 		snprintf(err, sizeof(err), "-");
 	fputc(' ', fp);
-	term_pad(fp, err, 8, false);
+	term_pad(fp, err, 6, true);
 	snprintf(ci, sizeof(ci), "[%s, %s]",
 		 fmt_value(s->median_ci[0], "s", lo, sizeof(lo)),
 		 fmt_value(s->median_ci[1], "s", hi, sizeof(hi)));
@@ -476,8 +484,8 @@ static void print_unsupported(const struct result *r, FILE *fp)
 }
 
 /* One line per benchmark: time per operation (median of the epochs, its
- * MAD in % of it, the bootstrap CI of the median), throughput and
- * allocations per operation; then the group ratios. */
+ * MAD in % of it (err%), the bootstrap CI of the median), throughput and
+ * allocations per operation (and their bytes); then the group ratios. */
 static void bench_report(const struct result *r, FILE *fp)
 {
 	bool color = term_use_color(fp);
@@ -492,7 +500,7 @@ static void bench_report(const struct result *r, FILE *fp)
 	fprintf(fp, " %6s ", "epochs");
 	term_pad(fp, "time/op", 11, true);
 	fputc(' ', fp);
-	term_pad(fp, "± MAD", 8, false);
+	term_pad(fp, "err%", 6, true);
 	term_pad(fp, "median 95% CI", 24, true);
 	term_pad(fp, "throughput", 13, true);
 	term_pad(fp, "allocs/op (bytes)", 20, true);

@@ -12,7 +12,7 @@ cd "$T" || exit 1
 
 t "a benchmark program: exit 0" expect_exit 0 "$YS" bench -- "$FAKE"
 t "... the table: time per op with its CI, throughput, allocs (bytes)" sh -c '
-	grep -q "^memcpy_naive \[n=4096\] *20 *180.0 ns ± 1.0% *\[178.2 ns, 181.8 ns\] *22.76 GB/s *3 (192 B)$" "$T/stdout" &&
+	grep -q "^memcpy_naive \[n=4096\] *20 *180.0 ns *1.0% *\[178.2 ns, 181.8 ns\] *21.19 GiB/s *3 (192 B)$" "$T/stdout" &&
 	grep -q "^memcpy_avx \[n=4096\] .* 100.00 ns " "$T/stdout"'
 t "... the group ratio in words" has "$T/stdout" "'memcpy_avx' is 1.80× faster than 'memcpy_naive' [1.72, 1.89]"
 t "... unsupported metrics named" has "$T/stdout" "not supported on this machine: cycles"
@@ -78,6 +78,39 @@ t "--baseline of a missing file: exit 2 before the program runs" sh -c '
 	FAKE_ARGS="$T/ran" "$YS" bench --baseline "$T/none.json" -- "$FAKE" 2>"$T/e"; [ $? -eq 2 ] &&
 	grep -q "none.json" "$T/e" && [ ! -e "$T/ran" ]'
 
+# ---- a real libyardstick program (tests/fixtures/benchfix.c) --------------
+
+t "benchfix: exit 0, stored" sh -c '
+	"$YS" bench --store "$T/real.db" --json "$T/real.json" -- "$BENCHFIX" >"$T/o" 2>"$T/e" &&
+	grep -q "saved as result 1 in $T/real.db" "$T/e"'
+t "... 3 allocations of 64 B an iteration: 3 (192 B) in the table" sh -c '
+	grep -q "^alloc3 .* 3 (192 B)$" "$T/o" && grep -q "^noalloc .* 0$" "$T/o"'
+t "... every epoch's value kept, the allocation counts exact" py '
+d = load("'"$T"'/real.json")
+assert d["kind"] == "bench"
+b = bench(d, "alloc3")
+assert b["metrics"]["allocs_per_op"]["values"] == [3] * len(b["metrics"]["time_per_op"]["values"])
+assert b["metrics"]["alloc_bytes_per_op"]["median"] == 192
+assert len(b["metrics"]["time_per_op"]["values"]) == d["settings"]["epochs"] >= 2
+assert [c for c in d["comparisons"] if c["baseline"] == "pair/short" and c["candidate"] == "pair/long"]
+'
+t "... the group ratio in words" has "$T/o" "'pair/long' is"
+t "--filter and --epochs reach the program" sh -c '
+	"$YS" bench --no-store --filter "^pair/" --epochs 5 --json "$T/f.json" -- "$BENCHFIX" >"$T/o" &&
+	python3 -c "
+import json; d = json.load(open(\"$T/f.json\"))
+assert sorted(b[\"name\"] for b in d[\"benchmarks\"]) == [\"pair/long\", \"pair/short\"], d[\"benchmarks\"]
+assert all(len(b[\"metrics\"][\"time_per_op\"][\"values\"]) == 5 for b in d[\"benchmarks\"])
+" && ! grep -q alloc3 "$T/o"'
+t "a filter matching nothing: the program's exit 2 passed on, nothing stored" sh -c '
+	"$YS" bench --store "$T/none.db" --filter "^nothing" -- "$BENCHFIX" 2>"$T/e"; [ $? -eq 2 ] &&
+	[ ! -e "$T/none.db" ] && grep -q "exited with 2; nothing is stored" "$T/e"'
+t "gate and history on the program's benchmark names" sh -c '
+	"$YS" bench -q --store "$T/real.db" -- "$BENCHFIX" 2>/dev/null &&
+	"$YS" gate --store "$T/real.db" --baseline 1 --limit allocs_per_op=3 2 >"$T/g" &&
+	grep -q "alloc3" "$T/g" &&
+	"$YS" history --store "$T/real.db" alloc3 >"$T/h" && [ "$(grep -c alloc3 "$T/h")" -eq 2 ]'
+
 # ---- the program fails: a message naming it, nothing stored ----------------
 
 # fails CODE MODE TEXT [OPTIONS]: exit CODE, TEXT on stderr naming the
@@ -92,7 +125,8 @@ t "a missing program: exit 2, named" sh -c '
 	"$YS" bench --store "$T/fail.db" -- ./no-such-bench 2>"$T/e"; [ $? -eq 2 ] &&
 	grep -q "./no-such-bench. does not exist" "$T/e" && [ ! -e "$T/fail.db" ]'
 t "a crash: exit 1, the signal named" fails 1 crash "'$FAKE' was killed by signal 11"
-t "a non-zero exit: exit 1" fails 1 exit3 "'$FAKE' exited with 3"
+t "a non-zero exit: exit 1" fails 1 exit4 "'$FAKE' exited with 4"
+t "its exit 3 (the environment refused) passed on" fails 3 exit3 "'$FAKE' exited with 3"
 t "no result written: exit 2" fails 2 nojson "'$FAKE' exited without writing a result"
 t "a malformed result: exit 2, line and column" fails 2 malformed "cannot read the result of '$FAKE': line 2:10:"
 t "a result of another kind: exit 2" fails 2 kind_run "wrote a result of kind 'run'"

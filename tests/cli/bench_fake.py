@@ -13,8 +13,8 @@ sys.stdout.flush()
 path = os.environ.get("YARDSTICK_BENCH_JSON")
 if mode == "crash":
     os.kill(os.getpid(), signal.SIGSEGV)
-if mode == "exit3":
-    sys.exit(3)
+if mode in ("exit3", "exit4"):
+    sys.exit(int(mode[4:]))
 if mode == "hang":
     child = subprocess.Popen(["sleep", "300"])
     open(os.environ["FAKE_PID"], "w").write("%d\n" % child.pid)
