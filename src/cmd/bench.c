@@ -104,10 +104,10 @@ static const struct opt_entry bench_options[] = {
 	  .help = "let PROGRAM's standard output through (default: discard)" },
 	OPT_GROUP("Comparison"),
 	{ OPT_STRING('b', "baseline", baseline), .metavar = "REF",
-	  .help = "compare with this result set, as 'yardstick compare REF' "
-	  "would: a JSON file (yardstick, hyperfine, Google Benchmark), "
-	  "latest, a result id, @COMMIT or branch:NAME (read before PROGRAM "
-	  "runs)" },
+	  .help = "compare time_per_op, allocs_per_op and alloc_bytes_per_op "
+	  "with this result set, as 'yardstick compare -m M REF NEW' would: a "
+	  "JSON file (yardstick, hyperfine, Google Benchmark), latest, a "
+	  "result id, @COMMIT or branch:NAME (read before PROGRAM runs)" },
 	OPT_GROUP("Output"),
 	OPT_RESULT_OUTPUTS(json, csv, markdown, bmf, "epoch"),
 	{ OPT_STORE_SAVE(store) },
@@ -515,6 +515,12 @@ static void bench_report(const struct result *r, FILE *fp)
 
 /* ---- the command ----------------------------------------------------- */
 
+/* What --baseline compares: the time and the allocations of an operation
+ * (`yardstick compare` compares every metric). */
+static const char *const compared[] = {
+	"time_per_op", "allocs_per_op", "alloc_bytes_per_op", NULL,
+};
+
 /* --baseline against the new result, as `compare` prints it. */
 static int compare_baseline(const struct bench_args *a,
 			    const struct result *base,
@@ -527,6 +533,7 @@ static int compare_baseline(const struct bench_args *a,
 	int ret = 0;
 
 	compare_opts_init(&o);
+	o.metrics = compared;
 	o.base_label = label;
 	o.cand_label = "the new result";
 	if (compare_results(base, res, &o, &rep, &e)) {
