@@ -109,7 +109,12 @@ void ys_fail(ys_state *s, const char *message);
  * takes a pointer and also acts as ys_clobber (the object pointed to, and
  * anything reachable, is assumed read).
  */
+#if defined(__clang__)
 #define YS_KEEP(x) __asm__ __volatile__("" : "+r,m"(x))
+#else
+/* GCC: "+r,m" is refused ("impossible constraint") for some locals */
+#define YS_KEEP(x) __asm__ __volatile__("" : "+m,r"(x))
+#endif
 
 static inline void ys_keep(const void *p)
 {

@@ -36,12 +36,14 @@ extern struct lib_clock lib_clock;
 
 static inline uint64_t lib_now(void)
 {
+#if defined(__x86_64__) || defined(__i386__)
 	if (lib_clock.kind == LIB_CLOCK_TSC) {
 		uint32_t lo, hi, aux;
 
 		__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
 		return (uint64_t)hi << 32 | lo;
 	}
+#endif
 	{
 		struct timespec ts;
 
