@@ -84,7 +84,7 @@ static unsigned char *make_key(size_t n)
 		ys_set_bytes(s, (double)n);                                 \
 		YS_LOOP(s) {                                                \
 			uint64_t h = fn(key, n);                            \
-			ys_keep(&h);                                        \
+			YS_KEEP(h);                                         \
 		}                                                           \
 		free(key);                                                  \
 	}                                                                   \
