@@ -49,11 +49,8 @@ def run_ys():
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wall = time.monotonic() - t0
     doc = json.load(open(f"{d}/ys.json"))
-    loop = doc["settings"].get("loop_cost_per_iteration") or 0
-    est = {}
-    for b in doc["benchmarks"]:
-        t = b["metrics"]["time_per_op"]["median"]
-        est[b["name"]] = {"op": t, "raw": t + loop}
+    est = {b["name"]: {"op": b["metrics"]["time_per_op"]["median"]}
+           for b in doc["benchmarks"]}
     return wall, est
 
 runs = {"gbench": [], "libyardstick": []}
@@ -77,25 +74,25 @@ def spread(v):
 
 print(f"{rounds} interleaved rounds, each program run whole once a round. gbench: real_time")
 print("(its headline: time the process was preempted included) and cpu_time; libyardstick:")
-print("time_per_op (the median of its epochs, the loop's own cost subtracted; 'ys raw' adds")
-print("the settings' loop_cost_per_iteration back). Per kernel the median over the rounds of")
+print("time_per_op (the median of its epochs; the cost of starting and stopping its clock")
+print("subtracted, not its loop's: as gbench). Per kernel the median over the rounds of")
 print("each run's estimate, and the minimum (the least disturbed run). Agreement: ys op /")
 print("gb cpu, of the medians and of the minimums, each within 5%; spread = max/min of the")
 print("rounds' estimates, libyardstick's time_per_op against the smaller of gbench's two.")
 print()
-print(f"{'kernel':<10} {'gb real':>11} {'gb cpu':>11} {'ys op':>11} {'ys raw':>11} {'op/cpu':>7}"
+print(f"{'kernel':<10} {'gb real':>11} {'gb cpu':>11} {'ys op':>11} {'op/cpu':>7}"
       f" {'min gb cpu':>11} {'min ys op':>11} {'op/cpu':>7}   {'spread gb real':>14} {'gb cpu':>6} {'ys op':>6}")
 ok = True
 verdicts = []
 for k in kernels:
     gr, gc = col("gbench", k, "real"), col("gbench", k, "cpu")
-    yo, yr = col("libyardstick", k, "op"), col("libyardstick", k, "raw")
-    med = {n: statistics.median(v) for n, v in (("gr", gr), ("gc", gc), ("yo", yo), ("yr", yr))}
+    yo = col("libyardstick", k, "op")
+    med = {n: statistics.median(v) for n, v in (("gr", gr), ("gc", gc), ("yo", yo))}
     mn = {n: min(v) for n, v in (("gc", gc), ("yo", yo))}
     sp = {n: spread(v) for n, v in (("gr", gr), ("gc", gc), ("yo", yo))}
     rmed = med["yo"] / med["gc"] if med["gc"] > 0 else float("inf")
     rmin = mn["yo"] / mn["gc"] if mn["gc"] > 0 else float("inf")
-    print(f"{k:<10} {fmt_t(med['gr']):>11} {fmt_t(med['gc']):>11} {fmt_t(med['yo']):>11} {fmt_t(med['yr']):>11}"
+    print(f"{k:<10} {fmt_t(med['gr']):>11} {fmt_t(med['gc']):>11} {fmt_t(med['yo']):>11}"
           f" {rmed:7.3f} {fmt_t(mn['gc']):>11} {fmt_t(mn['yo']):>11} {rmin:7.3f}"
           f"   {sp['gr']:14.3f} {sp['gc']:6.3f} {sp['yo']:6.3f}")
     # an empty loop costs nothing: both must say so (at most 0.5 ns);
