@@ -96,10 +96,11 @@ assert len(b["metrics"]["time_per_op"]["values"]) == d["settings"]["epochs"] >= 
 assert [c for c in d["comparisons"] if c["baseline"] == "pair/short" and c["candidate"] == "pair/long"]
 '
 t "... the group ratio in words" has "$T/o" "'pair/long' is"
-t "--filter and --epochs reach the program" sh -c '
-	"$YS" bench --no-store --filter "^pair/" --epochs 5 --json "$T/f.json" -- "$BENCHFIX" >"$T/o" &&
+t "--filter, --epochs and --min-time reach the program" sh -c '
+	"$YS" bench --no-store --filter "^pair/" --epochs 5 --min-time 2ms --json "$T/f.json" -- "$BENCHFIX" >"$T/o" &&
 	python3 -c "
 import json; d = json.load(open(\"$T/f.json\"))
+assert d[\"settings\"][\"min_time\"] == 0.002 and d[\"settings\"][\"epochs\"] == 5, d[\"settings\"]
 assert sorted(b[\"name\"] for b in d[\"benchmarks\"]) == [\"pair/long\", \"pair/short\"], d[\"benchmarks\"]
 assert all(len(b[\"metrics\"][\"time_per_op\"][\"values\"]) == 5 for b in d[\"benchmarks\"])
 " && ! grep -q alloc3 "$T/o"'
