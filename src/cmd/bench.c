@@ -288,10 +288,21 @@ static int run_program(const struct bench_args *a, const char *path,
 	return ret;
 }
 
-/* The result the program wrote, read and checked into *res. Returns 0 or
- * 2 with the message printed. */
-static int read_result(const char *prog, const char *data, size_t len,
-		       struct result *res)
+/* Whether the program's own ARGS send its result elsewhere (--json). */
+static bool json_option(char *const *argv)
+{
+	for (size_t i = 1; argv[i]; i++)
+		if (!strcmp(argv[i], "--json") ||
+		    !strncmp(argv[i], "--json=", 7))
+			return true;
+	return false;
+}
+
+/* The result the program wrote, read and checked into *res (json_in_args:
+ * the program was given --json, for the message). Returns 0 or 2 with the
+ * message printed. */
+static int read_result(const char *prog, bool json_in_args,
+		       const char *data, size_t len, struct result *res)
 {
 	char *safe = term_safe(prog);
 	char *name = xasprintf("the result of '%s'", safe);
@@ -301,8 +312,10 @@ static int read_result(const char *prog, const char *data, size_t len,
 	if (len == 0) {
 		result_init(res, NULL);
 		fprintf(stderr, "yardstick bench: '%s' exited without writing "
-			"a result to $" BENCH_ENV " (is it a benchmark program "
-			"built with libyardstick?); nothing is stored\n", safe);
+			"a result to $" BENCH_ENV " (%s); nothing is stored\n",
+			safe, json_in_args ? "ARGS give it --json: its result "
+			"went there" : "is it a benchmark program built with "
+			"libyardstick?");
 	} else if (result_read_json_mem(res, name, data, len, &e)) {
 		result_init(res, NULL);
 		fprintf(stderr, "yardstick bench: %s; nothing is stored\n",
@@ -608,7 +621,8 @@ static int bench(struct bench_args *a)
 	git_detect_start(&git, &probe);
 	ret = run_program(a, path, &data, &len);
 	if (!ret) {
-		ret = read_result(path, data, len, &res);
+		ret = read_result(path, json_option(a->argv), data, len,
+				  &res);
 		have_res = true;
 	}
 	git_detect_finish(&probe);

@@ -123,6 +123,14 @@ fails() {
 	FAKE_MODE=$mode FAKE_PID="$T/pid" expect_exit "$code" "$YS" bench --store "$T/fail.db" "$@" -- "$FAKE" &&
 	has "$T/stderr" "$text" && has "$T/stderr" "nothing is stored" && [ ! -e "$T/fail.db" ]
 }
+t "no result: the program's own --json named as the reason" sh -c '
+	"$YS" bench --no-store -- "$BENCHFIX" --json "$T/own.json" 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -q "ARGS give it --json: its result went there" "$T/e" && [ -s "$T/own.json" ]'
+escaped() {
+	FAKE_MODE=evil "$YS" bench --no-store -- "$FAKE" >"$T/o" 2>"$T/e" &&
+	grep -qF "memcpy_avx\\x1b[31m" "$T/o" && no_controls "$T/o" "$T/e"
+}
+t "names from the program are escaped in the table and the ratios" escaped
 t "a missing program: exit 2, named" sh -c '
 	"$YS" bench --store "$T/fail.db" -- ./no-such-bench 2>"$T/e"; [ $? -eq 2 ] &&
 	grep -q "./no-such-bench. does not exist" "$T/e" && [ ! -e "$T/fail.db" ]'

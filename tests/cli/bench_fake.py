@@ -40,15 +40,16 @@ def bench(name, t, params=None):
                         "allocs_per_op": metric("count", [3] * 20),
                         "alloc_bytes_per_op": metric("bytes", [192] * 20)},
             "unsupported": ["cycles"], "warnings": []}
+evil = "memcpy_avx\x1b[31m\u202e\r" if mode == "evil" else "memcpy_avx"
 doc = {"schema": "yardstick/result/v1", "kind": "run" if mode == "kind_run" else "bench",
        "tool": {"name": "yardstick", "version": "0.1.0"},
        "settings": {"clock": "clock_gettime(CLOCK_MONOTONIC)", "clock_resolution": 1e-9,
                     "loop_overhead": 3e-10, "epochs": 20, "min_time": 0.01},
        "benchmarks": [] if mode == "empty" else
                      [bench("memcpy_naive", 180e-9, {"n": "4096"}),
-                      bench("memcpy_avx", 100e-9, {"n": "4096"})],
+                      bench(evil, 100e-9, {"n": "4096"})],
        "comparisons": [] if mode == "empty" else
-                      [{"baseline": "memcpy_naive", "candidate": "memcpy_avx",
+                      [{"baseline": "memcpy_naive", "candidate": evil,
                         "metric": "time_per_op", "ratio": 0.5556,
                         "ratio_ci": [0.53, 0.58], "p_value": 1e-6, "verdict": "faster"}]}
 json.dump(doc, out)
