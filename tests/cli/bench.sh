@@ -37,6 +37,9 @@ t "--csv and --markdown written" sh -c '
 	grep -qF "| memcpy\\_avx | 100.00 ns" "$T/r.md"'
 t "--show-output lets the program's stdout through" sh -c '
 	"$YS" bench -q --no-store --show-output -- "$FAKE" | grep -q "own table"'
+t "an output that cannot be written: exit 2 before the program runs" sh -c '
+	FAKE_ARGS="$T/ran" "$YS" bench --json "$T/no/such/dir/r.json" -- "$FAKE" 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -q "^yardstick bench: --json: .*no/such/dir" "$T/e" && [ ! -e "$T/ran" ]'
 t "--show-output and --json - exclude each other: exit 2" expect_exit 2 "$YS" bench --show-output --json - -- "$FAKE"
 
 # ---- the options passed on -------------------------------------------------
