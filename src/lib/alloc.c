@@ -11,8 +11,10 @@
  *
  * What is counted: an allocation is a malloc, calloc, aligned or
  * reallocating call that asks for memory (its size in bytes; realloc: the
- * new size); a free is a free of a non-NULL pointer or a realloc to size
- * 0. Allocations made by threads the body starts itself are not counted.
+ * new size) or a C++ operator new; a free is a free or operator delete
+ * of a non-NULL pointer, or a realloc to size 0. Allocations made by
+ * threads the body starts itself are not counted; an operator new that
+ * throws leaves the rest of its timed region uncounted.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -211,6 +213,80 @@ void *pvalloc(size_t n)
 		resolve();
 	return next_pvalloc(n);
 }
+
+/*
+ * C++'s operator new and delete (their Itanium ABI names, size_t being
+ * unsigned long): libstdc++'s call malloc and free, but a sanitizer's
+ * runtime or another allocator may replace them, and then they would not
+ * reach ours. Each is counted here and forwarded to the next definition;
+ * while it runs, the thread's counter is off, so that the malloc it makes
+ * is not counted twice.
+ */
+#define NEW_FN(sym, params, args)                                           \
+	static void *(*next_##sym) params;                                  \
+	void *sym params;                                                   \
+	void *sym params                                                    \
+	{                                                                   \
+		struct lib_alloc_count *c = lib_alloc_slot;                 \
+		void *p;                                                    \
+									    \
+		if (__builtin_expect(!next_##sym, 0))                       \
+			*(void **)&next_##sym = dlsym(RTLD_NEXT, #sym);     \
+		if (!next_##sym) /* no C++ runtime after us */              \
+			return malloc(n);                                   \
+		if (c) {                                                    \
+			c->allocs++;                                        \
+			c->bytes += n;                                      \
+			lib_alloc_slot = NULL;                              \
+		}                                                           \
+		p = next_##sym args;                                        \
+		lib_alloc_slot = c;                                         \
+		return p;                                                   \
+	}
+
+#define DELETE_FN(sym, params, args)                                        \
+	static void (*next_##sym) params;                                   \
+	void sym params;                                                    \
+	void sym params                                                     \
+	{                                                                   \
+		struct lib_alloc_count *c = lib_alloc_slot;                 \
+									    \
+		if (__builtin_expect(!next_##sym, 0))                       \
+			*(void **)&next_##sym = dlsym(RTLD_NEXT, #sym);     \
+		if (!next_##sym) {                                          \
+			free(p);                                            \
+			return;                                             \
+		}                                                           \
+		if (c && p) {                                               \
+			c->frees++;                                         \
+			lib_alloc_slot = NULL;                              \
+		}                                                           \
+		next_##sym args;                                            \
+		lib_alloc_slot = c;                                         \
+	}
+
+/* new, new[]; nothrow; aligned; aligned nothrow */
+NEW_FN(_Znwm, (size_t n), (n))
+NEW_FN(_Znam, (size_t n), (n))
+NEW_FN(_ZnwmRKSt9nothrow_t, (size_t n, const void *t), (n, t))
+NEW_FN(_ZnamRKSt9nothrow_t, (size_t n, const void *t), (n, t))
+NEW_FN(_ZnwmSt11align_val_t, (size_t n, size_t a), (n, a))
+NEW_FN(_ZnamSt11align_val_t, (size_t n, size_t a), (n, a))
+NEW_FN(_ZnwmSt11align_val_tRKSt9nothrow_t,
+       (size_t n, size_t a, const void *t), (n, a, t))
+NEW_FN(_ZnamSt11align_val_tRKSt9nothrow_t,
+       (size_t n, size_t a, const void *t), (n, a, t))
+/* delete, delete[]; sized; nothrow; aligned; sized aligned */
+DELETE_FN(_ZdlPv, (void *p), (p))
+DELETE_FN(_ZdaPv, (void *p), (p))
+DELETE_FN(_ZdlPvm, (void *p, size_t n), (p, n))
+DELETE_FN(_ZdaPvm, (void *p, size_t n), (p, n))
+DELETE_FN(_ZdlPvRKSt9nothrow_t, (void *p, const void *t), (p, t))
+DELETE_FN(_ZdaPvRKSt9nothrow_t, (void *p, const void *t), (p, t))
+DELETE_FN(_ZdlPvSt11align_val_t, (void *p, size_t a), (p, a))
+DELETE_FN(_ZdaPvSt11align_val_t, (void *p, size_t a), (p, a))
+DELETE_FN(_ZdlPvmSt11align_val_t, (void *p, size_t n, size_t a), (p, n, a))
+DELETE_FN(_ZdaPvmSt11align_val_t, (void *p, size_t n, size_t a), (p, n, a))
 
 /* An allocation through a pointer the compiler cannot see through, so
  * that it is not elided. */

@@ -153,7 +153,6 @@ struct lib_opts {
 	const char *json, *gbench_json;
 	bool tsc;
 	bool no_counters;
-	bool quiet;
 	unsigned long long seed;
 	char **argv;
 	int argc;

@@ -11,12 +11,12 @@
 #include "config.h"
 #include "lib/lib_internal.h"
 #include "measure/machine.h"
+#include "result/analyze.h"
 #include "stats/stats.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
 #define RESAMPLES 1000
-#define ALPHA 0.05
 /* err% (MAD / median) beyond which a benchmark is called unstable */
 #define UNSTABLE_PCT 5.0
 #define FEW_EPOCHS 5
@@ -47,11 +47,20 @@ static void add_warnings(const struct lib_run *rn, const struct lib_inst *in,
 			 struct benchmark *b, const char *governor)
 {
 	struct summary s;
+	double *timed, epoch;
 
 	if (in->nepochs == 0)
 		return;
 	stats_summarize(in->per_op, in->nepochs, NULL, 0, &s);
-	if (s.median <= 0) {
+	/* an epoch's timed time: far below the target when the body's time
+	 * did not grow with its iterations (up to their limit) */
+	timed = xcalloc(in->nepochs, sizeof(double));
+	for (size_t i = 0; i < in->nepochs; i++)
+		timed[i] = in->per_op[i] * in->iters[i];
+	stats_sort(timed, in->nepochs);
+	epoch = stats_median_sorted(timed, in->nepochs);
+	free(timed);
+	if (epoch < rn->epoch_target / 100) {
 		benchmark_add_warning(b, "the body took no measurable time: "
 				      "the compiler may have removed it; keep "
 				      "its result alive with YS_KEEP(x) or "
@@ -74,10 +83,6 @@ static void add_warnings(const struct lib_run *rn, const struct lib_inst *in,
 				      "clock speed; set the governor to "
 				      "'performance' (cpupower frequency-set "
 				      "-g performance)", governor);
-	if (in->base_iters >= (1ULL << 40) && s.median > 0)
-		benchmark_add_warning(b, "the iterations reached their limit "
-				      "(2^40) before an epoch lasted %.3g s",
-				      rn->epoch_target);
 }
 
 static void add_benchmark(const struct lib_run *rn, const struct lib_inst *in,
@@ -139,7 +144,7 @@ static void add_benchmark(const struct lib_run *rn, const struct lib_inst *in,
 }
 
 /* Each benchmark of a group against the group's first, per parameter
- * values (an interleaving unit). */
+ * values (an interleaving unit). Benchmark i of r is instance i. */
 static void add_comparisons(const struct lib_run *rn, struct result *r)
 {
 	struct rng rng;
@@ -152,35 +157,78 @@ static void add_comparisons(const struct lib_run *rn, struct result *r)
 		for (size_t j = 0; j < i; j++)
 			if (rn->insts[j].unit == base->unit)
 				first = false;
-		if (!first || !base->reg->group || !base->nepochs)
+		if (!first || !base->reg->group)
 			continue;
-		for (size_t j = i + 1; j < rn->ninsts; j++) {
-			const struct lib_inst *c = &rn->insts[j];
-			struct comparison cmp = { 0 };
-			struct mann_whitney mw;
+		for (size_t j = i + 1; j < rn->ninsts; j++)
+			if (rn->insts[j].unit == base->unit)
+				analyze_compare(r, &r->benchmarks[i],
+						&r->benchmarks[j], "time_per_op",
+						&rng, RESAMPLES, ANALYZE_ALPHA);
+	}
+}
 
-			if (c->unit != base->unit || !c->nepochs)
+/* True when instances a and b differ at most in the value of scan s. */
+static bool same_but(const struct lib_inst *a, const struct lib_inst *b,
+		     size_t s)
+{
+	if (a->reg != b->reg)
+		return false;
+	for (size_t k = 0; k < a->reg->nscans; k++)
+		if (k != s && strcmp(a->values[k], b->values[k]))
+			return false;
+	return true;
+}
+
+/* The complexity fit of time_per_op over each numeric parameter with 3
+ * values or more, as `run` fits wall_time: named after the benchmark
+ * with the values of its other parameters. */
+static void add_fits(const struct lib_run *rn, struct result *r)
+{
+	size_t *idx = xcalloc(rn->ninsts + 1, sizeof(size_t));
+	double *xs = xcalloc(rn->ninsts + 1, sizeof(double));
+
+	for (size_t i = 0; i < rn->ninsts; i++) {
+		const struct lib_reg *reg = rn->insts[i].reg;
+
+		for (size_t s = 0; s < reg->nscans; s++) {
+			size_t k = 0;
+			char *name;
+
+			if (!reg->scans[s].numeric || reg->scans[s].n < 3 ||
+			    !strcmp(reg->scans[s].name, "threads"))
 				continue;
-			if (stats_ratio_of_medians(base->per_op,
-						   base->nepochs, c->per_op,
-						   c->nepochs, &rng, RESAMPLES,
-						   &cmp.ratio, cmp.ratio_ci))
+			/* the first instance of its series only */
+			for (size_t m = 0; m < i && k == 0; m++)
+				k = same_but(&rn->insts[m], &rn->insts[i], s);
+			if (k)
 				continue;
-			cmp.p_value = stats_mann_whitney(base->per_op,
-							 base->nepochs,
-							 c->per_op, c->nepochs,
-							 &mw) ? NAN : mw.p;
-			cmp.baseline = r->benchmarks[i].name;
-			cmp.candidate = r->benchmarks[j].name;
-			cmp.metric = (char *)"time_per_op";
-			cmp.verdict = CMP_UNCHANGED;
-			if (cmp.p_value < ALPHA && cmp.ratio_ci[1] < 1)
-				cmp.verdict = CMP_FASTER;
-			else if (cmp.p_value < ALPHA && cmp.ratio_ci[0] > 1)
-				cmp.verdict = CMP_SLOWER;
-			result_add_comparison(r, &cmp);
+			for (size_t m = i; m < rn->ninsts; m++) {
+				if (!same_but(&rn->insts[i], &rn->insts[m], s))
+					continue;
+				idx[k] = m;
+				parse_double(rn->insts[m].values[s], &xs[k]);
+				k++;
+			}
+			name = xstrdup(reg->name);
+			for (size_t o = 0; o < reg->nscans; o++) {
+				char *next;
+
+				if (o == s)
+					continue;
+				next = xasprintf("%s [%s=%s]", name,
+						 reg->scans[o].name,
+						 rn->insts[i].values[o]);
+				free(name);
+				name = next;
+			}
+			if (k >= 3)
+				analyze_fit(r, name, reg->scans[s].name,
+					    "time_per_op", idx, xs, k);
+			free(name);
 		}
 	}
+	free(idx);
+	free(xs);
 }
 
 void lib_result(const struct lib_run *rn, struct result *r)
@@ -208,12 +256,13 @@ void lib_result(const struct lib_run *rn, struct result *r)
 							 : "not counted");
 	result_set_num(r, "seed", (double)o->seed);
 	result_set_num(r, "bootstrap_resamples", RESAMPLES);
-	result_set_num(r, "alpha", ALPHA);
+	result_set_num(r, "alpha", ANALYZE_ALPHA);
 	for (size_t i = 0; i < rn->ninsts; i++)
 		add_benchmark(rn, &rn->insts[i], r);
 	result_unique_names(r);
 	add_comparisons(rn, r);
 	result_summarize(r, o->seed, RESAMPLES);
+	add_fits(rn, r);
 }
 
 /* ---- the table ---- */
@@ -326,6 +375,15 @@ void lib_print_table(const struct lib_run *rn, const struct result *r,
 			term_puts(stderr, b->warnings[k]);
 			fputc('\n', stderr);
 		}
+	}
+	for (size_t i = 0; i < r->nfits; i++) {
+		const struct complexity_fit *f = &r->fits[i];
+
+		fputs(i == 0 ? "\n" : "", out);
+		term_puts(out, f->name);
+		fprintf(out, ": %s in ", stats_complexity_name(f->best.model));
+		term_puts(out, f->parameter);
+		fprintf(out, " (R² %.3f)\n", f->best.r2);
 	}
 	for (size_t i = 0; i < r->ncomparisons; i++) {
 		char *s = comparison_sentence(&r->comparisons[i]);

@@ -28,6 +28,7 @@
 #include "lib/lib_internal.h"
 #include "stats/stats.h"
 #include "util/strutil.h"
+#include "util/term.h"
 
 struct ys_state {
 	struct lib_inst *inst;
@@ -589,26 +590,28 @@ static void record(const struct lib_run *rn, struct lib_inst *in,
 	in->nepochs = n + 1;
 }
 
-static void progress(const struct lib_run *rn, bool tty, size_t done,
-		     const char *label, int round)
+/* The progress bar (util/term.h: on a terminal only): benchmarks done,
+ * and the epochs of the current one. */
+static void progress(const struct lib_run *rn, struct progress *bar,
+		     size_t done, const char *label, int round)
 {
-	if (!tty)
-		return;
-	fprintf(stderr, "\r\033[K[%zu/%zu] %.60s  epoch %d/%d", done + 1,
-		rn->ninsts, label, round + 1, rn->o->epochs);
-	fflush(stderr);
+	double f = ((double)done + (round + 1.0) / (rn->o->epochs + 1.0)) /
+		   (double)rn->ninsts;
+
+	progress_update(bar, f, label);
 }
 
 void lib_measure(struct lib_run *rn)
 {
 	const struct lib_opts *o = rn->o;
-	bool tty = !o->quiet && isatty(2);
+	struct progress bar;
 	size_t done = 0;
 	bool *unit_done;
 	size_t *members = xcalloc(rn->ninsts + 1, sizeof(size_t));
 	struct rng rng;
 
 	rng_seed(&rng, o->seed);
+	progress_init(&bar);
 	lib_events_probe(!o->no_counters);
 	if (lib_events_count()) {
 		lib_events_open(&main_ev);
@@ -636,7 +639,7 @@ void lib_measure(struct lib_run *rn)
 		for (size_t m = 0; m < nm; m++) {
 			struct lib_inst *in = &rn->insts[members[m]];
 
-			progress(rn, tty, done + m, in->label, -1);
+			progress(rn, &bar, done + m, in->label, -1);
 			in->base_iters = autotune(rn, in);
 		}
 		for (int r = 0; r < o->epochs; r++)
@@ -654,15 +657,14 @@ void lib_measure(struct lib_run *rn)
 					continue;
 				iters = in->base_iters +
 					rng_below(&rng, in->base_iters / 5 + 1);
-				progress(rn, tty, done + m, in->label, r);
+				progress(rn, &bar, done + m, in->label, r);
 				run_epoch(in, iters, &ep);
 				if (ep.ok)
 					record(rn, in, iters, &ep);
 			}
 		done += nm;
 	}
-	if (tty)
-		fprintf(stderr, "\r\033[K");
+	progress_clear(&bar);
 	if (main_ev_open) {
 		lib_events_close(&main_ev);
 		main_ev_open = false;

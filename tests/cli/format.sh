@@ -154,7 +154,7 @@ t "load: every key of closed, open and failing runs is documented" load_case
 # comparison), declared work, threads, allocations, counters; a failed
 # benchmark; --clock tsc where the TSC is invariant.
 bench_case() {
-	"$YSB_PROOF" --filter '^(one|two|work|threads|alloc3|empty)$' \
+	"$YSB_PROOF" --filter '^(one|two|work|threads|alloc3|empty|chain \[L=(50|100|150)\])$' \
 		--epochs 3 --json "$T/bench1.json" >/dev/null 2>"$T/bench1.err" ||
 		{ cat "$T/bench1.err"; return 1; }
 	"$YSB_NOLOOP" --epochs 2 --no-counters --json "$T/bench2.json" \

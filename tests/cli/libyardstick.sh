@@ -269,11 +269,14 @@ env_json() {
 	"$P" --filter '^two$' --epochs 3 --json /dev/fd/3 3>"$T/fd.json" \
 		>/dev/null 2>&1 &&
 	py "assert [b['name'] for b in load('$T/fd.json')['benchmarks']] == ['two']" &&
+	{ "$P" --filter '^one$' --epochs 3 --json /dev/fd/3 3>&1 >/dev/null \
+		2>&1; } | python3 -c "import json, sys
+assert json.load(sys.stdin)['benchmarks'][0]['name'] == 'one'" &&
 	"$P" --filter '^two$' --epochs 3 --json - >"$T/stdout.json" 2>"$T/tab" &&
 	py "assert load('$T/stdout.json')['kind'] == 'bench'" &&
 	has "$T/tab" "time/op"
 }
-t "YARDSTICK_BENCH_JSON, --json /dev/fd/N and --json - (the table then on stderr)" env_json
+t "YARDSTICK_BENCH_JSON, --json /dev/fd/N (a file, a pipe) and --json - (the table then on stderr)" env_json
 
 table() {
 	has "$T/p.out" "time/op" && has "$T/p.out" "alloc3" &&
@@ -303,7 +306,10 @@ slope = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in
 icpt = my - slope * mx
 print('# step %.4g ns, slope %.4g ns, intercept %.3g ns' % (cal * 1e9, slope * 1e9, icpt * 1e9))
 assert abs(slope / cal - 1) <= 0.03, (slope, cal)
-assert abs(icpt) <= 0.5 * cal, (icpt, cal)"
+assert abs(icpt) <= 0.5 * cal, (icpt, cal)
+f = [f for f in d['complexity'] if f['name'] == 'chain']
+assert len(f) == 1 and f[0]['parameter'] == 'L' and f[0]['best'] == 'O(n)', d['complexity']
+assert f[0]['metric'] == 'time_per_op' and abs(f[0]['coefficient'] / cal - 1) <= 0.03"
 }
 t "a dependent chain: time linear in its length (slope within 3% of the step, intercept ~ 0)" retry linear
 
@@ -322,6 +328,7 @@ for built in ${YSB_BUILT:-}; do
 v = bench(d, 'cpp_vector')['metrics']
 assert v['allocs_per_op']['median'] == 2, v['allocs_per_op']
 assert v['alloc_bytes_per_op']['median'] == 24 + 4096, v['alloc_bytes_per_op']
+assert v['frees_per_op']['median'] == 2, v['frees_per_op']
 s = [b for b in d['benchmarks'] if b['name'] == 'cpp_string [n=256]'][0]
 assert 'bytes_per_second' in s['metrics']"
 		}

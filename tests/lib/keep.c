@@ -11,13 +11,8 @@
  */
 #include <yardstick.h>
 
-static uint64_t mult = 6364136223846793005ull;
+#include "chain.h"
 
-#define CHAIN(x, k, n)                                                      \
-	for (long i_ = 0; i_ < (n); i_++) {                                 \
-		(x) ^= (x) >> 29;                                           \
-		(x) *= (k);                                                 \
-	}
 
 static void bm_none(ys_state *s)
 {
