@@ -498,7 +498,8 @@ static void print_unsupported(const struct result *r, FILE *fp)
 
 /* One line per benchmark: time per operation (median of the epochs, its
  * MAD in % of it (err%), the bootstrap CI of the median), throughput and
- * allocations per operation (and their bytes); then the group ratios. */
+ * allocations per operation (and their bytes); then the group ratios and
+ * the complexity fits. */
 static void bench_report(const struct result *r, FILE *fp)
 {
 	bool color = term_use_color(fp);
@@ -523,6 +524,7 @@ static void bench_report(const struct result *r, FILE *fp)
 	fputc('\n', fp);
 	print_unsupported(r, fp);
 	run_report_comparisons(r, fp);
+	run_report_fits(r, fp);
 	argv_free(names);
 }
 

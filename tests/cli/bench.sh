@@ -99,6 +99,8 @@ assert len(b["metrics"]["time_per_op"]["values"]) == d["settings"]["epochs"] >= 
 assert [c for c in d["comparisons"] if c["baseline"] == "pair/short" and c["candidate"] == "pair/long"]
 '
 t "... the group ratio in words" has "$T/o" "'pair/long' is"
+t "... the complexity fit of the scan, on time per op" sh -c '
+	grep -q "^Complexity (least squares on median time per op" "$T/o" && grep -q "^  scan: O(" "$T/o"'
 t "--filter, --epochs and --min-time reach the program" sh -c '
 	"$YS" bench --no-store --filter "^pair/" --epochs 5 --min-time 2ms --json "$T/f.json" -- "$BENCHFIX" >"$T/o" &&
 	python3 -c "
