@@ -317,13 +317,17 @@ static int read_result(const char *prog, bool json_in_args,
 			"went there" : "is it a benchmark program built with "
 			"libyardstick?");
 	} else if (result_read_json_mem(res, name, data, len, &e)) {
+		/* the message quotes what the program wrote: escaped */
 		result_init(res, NULL);
-		fprintf(stderr, "yardstick bench: %s; nothing is stored\n",
-			e.msg);
+		fputs("yardstick bench: ", stderr);
+		term_puts(stderr, e.msg);
+		fputs("; nothing is stored\n", stderr);
 	} else if (!res->kind || strcmp(res->kind, "bench")) {
 		fprintf(stderr, "yardstick bench: '%s' wrote a result of kind "
-			"'%s', not a benchmark result (kind 'bench'); nothing "
-			"is stored\n", safe, res->kind ? res->kind : "none");
+			"'", safe);
+		term_puts(stderr, res->kind ? res->kind : "none");
+		fputs("', not a benchmark result (kind 'bench'); nothing is "
+		      "stored\n", stderr);
 	} else if (res->nbenchmarks == 0) {
 		fprintf(stderr, "yardstick bench: '%s' ran no benchmark (does "
 			"--filter match any? see PROGRAM --list); nothing is "

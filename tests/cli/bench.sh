@@ -145,6 +145,10 @@ t "its exit 3 (the environment refused) passed on" fails 3 exit3 "'$FAKE' exited
 t "no result written: exit 2" fails 2 nojson "'$FAKE' exited without writing a result"
 t "a malformed result: exit 2, line and column" fails 2 malformed "cannot read the result of '$FAKE': line 2:10:"
 t "a result of another kind: exit 2" fails 2 kind_run "wrote a result of kind 'run'"
+t "a message quoting the result is escaped" sh -c '
+	FAKE_MODE=evil_schema "$YS" bench --no-store -- "$FAKE" 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -qF "unsupported schema '"'"'yardstick/result/v9\\x1b[31m'"'"'" "$T/e" &&
+	! grep -q "$(printf "\033")" "$T/e"'
 t "no benchmark in the result: exit 2" fails 2 empty "ran no benchmark"
 t "too much written: exit 2, the program killed" fails 2 huge "wrote more than 1048576 bytes" --max-result 1MiB
 

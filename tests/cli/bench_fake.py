@@ -22,6 +22,9 @@ if mode == "hang":
 if mode == "nojson":
     sys.exit(0)
 out = open(path, "w")
+if mode == "evil_schema":
+    out.write('{"schema": "yardstick/result/v9\\u001b[31m", "benchmarks": []}')
+    sys.exit(0)
 if mode == "malformed":
     out.write('{"schema": "yardstick/result/v1", "kind": "bench", "benchmarks": [\n{"name": }')
     sys.exit(0)
