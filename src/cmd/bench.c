@@ -94,7 +94,7 @@ static const struct opt_entry bench_options[] = {
 	  OPT_SETS(min_time_given), .help = "the least time each benchmark "
 	  "is measured for (passed on as --min-time, in seconds); units s, "
 	  "ms, us, ns" },
-	{ OPT_COUNT(0, "epochs", epochs, 1, 1000000), OPT_SETS(epochs_given),
+	{ OPT_COUNT(0, "epochs", epochs, 1, 100000), OPT_SETS(epochs_given),
 	  .help = "measured epochs of each benchmark (passed on as --epochs)" },
 	{ OPT_DURATION('t', "timeout", timeout), .flags = OPT_MIN_EXCL,
 	  .help = "kill PROGRAM (and all it started) after T" },
