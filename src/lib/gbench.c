@@ -71,7 +71,7 @@ static const char *const counters[] = {
 };
 
 static json_t *entry(const struct benchmark *b, size_t family,
-		     int threads, const char *type, size_t nrep)
+		     const char *type, size_t nrep)
 {
 	json_t *o = json_must(json_object());
 
@@ -81,7 +81,6 @@ static json_t *entry(const struct benchmark *b, size_t family,
 	put(o, "run_name", json_text(b->name));
 	put(o, "run_type", json_text(type));
 	put(o, "repetitions", json_must(json_integer((json_int_t)nrep)));
-	(void)threads;
 	return o;
 }
 
@@ -100,7 +99,7 @@ static void aggregates(json_t *list, const struct benchmark *b,
 					     "cv" };
 
 	for (size_t a = 0; a < 4; a++) {
-		json_t *o = entry(b, family, threads, "aggregate", t->n);
+		json_t *o = entry(b, family, "aggregate", t->n);
 		char *name = xasprintf("%s_%s", b->name, names[a]);
 		const struct summary *s = &t->summary, *c = &cpu->summary;
 		double rv[4] = { s->mean, s->median, s->stddev,
@@ -161,7 +160,7 @@ int lib_write_gbench(const struct lib_run *rn, const struct result *r,
 		if (!tc || !metric_has_summary(tc) || tc->n != t->n)
 			tc = t;
 		for (size_t k = 0; k < t->n; k++) {
-			json_t *o = entry(b, i, threads, "iteration", t->n);
+			json_t *o = entry(b, i, "iteration", t->n);
 
 			put(o, "repetition_index",
 			    json_must(json_integer((json_int_t)k)));
