@@ -163,13 +163,15 @@ gone() {
 	echo "process $pid still runs"
 	return 1
 }
-t "a hang: killed at --timeout, exit 1" fails 1 hang "did not finish within the timeout of 0.5 s" --timeout 0.5
+# (5 s: time for the fake's python to start and write its grandchild's
+# pid on a loaded machine, before the kill)
+t "a hang: killed at --timeout, exit 1" fails 1 hang "did not finish within the timeout of 5 s" --timeout 5
 t "... with what it started" gone "$T/pid"
 rm -f "$T/pid"
 interrupt() {
 	FAKE_MODE=hang FAKE_PID="$T/pid" "$YS" bench --store "$T/fail.db" -- "$FAKE" 2>"$T/e" &
 	ys=$!
-	for i in $(seq 100); do [ -s "$T/pid" ] && break; sleep 0.1; done
+	for i in $(seq 300); do [ -s "$T/pid" ] && break; sleep 0.1; done
 	kill -INT "$ys"
 	wait "$ys"
 	code=$?
