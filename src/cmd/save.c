@@ -74,3 +74,14 @@ int output_result_bmf(const char *path, void *res, struct error *e)
 {
 	return result_write_bmf(res, path, e);
 }
+
+void add_result_outputs(struct output_set *s, const char *json,
+			const char *csv, const char *markdown, const char *bmf,
+			struct result *res)
+{
+	outputs_add(s, "--json", json, "json", output_result_json, res);
+	outputs_add(s, "--csv", csv, "csv", output_result_csv, res);
+	outputs_add(s, "--markdown", markdown, "markdown",
+		    output_result_markdown, res);
+	outputs_add(s, "--bmf", bmf, "bmf", output_result_bmf, res);
+}
