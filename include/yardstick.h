@@ -92,7 +92,7 @@ double ys_param_double(const ys_state *s, const char *name);
 
 /* Work done by ONE iteration (of one thread): items, bytes moved,
  * floating point operations. They give items_per_second,
- * bytes_per_second, flops (per second) and arithmetic_intensity. */
+ * bytes_per_second, flops_per_second and arithmetic_intensity. */
 void ys_set_items(ys_state *s, double items);
 void ys_set_bytes(ys_state *s, double bytes);
 void ys_set_flops(ys_state *s, double flops);

@@ -391,7 +391,7 @@ static void throughput_cell(const struct benchmark *b, FILE *fp)
 {
 	static const struct { const char *metric, *unit; } rates[] = {
 		{ "bytes_per_second", "bytes" }, { "items_per_second", "" },
-		{ "flops", "FLOP" },
+		{ "flops_per_second", "FLOP" },
 	};
 	char buf[48];
 

@@ -65,7 +65,7 @@ static json_t *context(const struct lib_run *rn, const struct result *r)
 
 /* The metrics written as counters, with their names in the file. */
 static const char *const counters[] = {
-	"items_per_second", "bytes_per_second", "flops",
+	"items_per_second", "bytes_per_second", "flops_per_second",
 	"arithmetic_intensity", "allocs_per_op", "alloc_bytes_per_op",
 	"frees_per_op", "cycles", "instructions", "branches",
 	"branch_misses", "cache_references", "cache_misses",

@@ -106,7 +106,7 @@ static void add_benchmark(const struct lib_run *rn, const struct lib_inst *in,
 	if (in->bytes > 0)
 		metric_rate(b, "bytes_per_second", "bytes/s", in, in->bytes);
 	if (in->flops > 0)
-		metric_rate(b, "flops", "flop/s", in, in->flops);
+		metric_rate(b, "flops_per_second", "flop/s", in, in->flops);
 	if (in->flops > 0 && in->bytes > 0) {
 		struct metric *m = benchmark_metric(b, "arithmetic_intensity",
 						    "flop/byte");
@@ -276,7 +276,7 @@ static const char *rate_metric(const struct benchmark *b, const char **unit)
 		const char *metric, *unit;
 	} rates[] = {
 		{ "bytes_per_second", "bytes" },
-		{ "flops", "flop" },
+		{ "flops_per_second", "flop" },
 		{ "items_per_second", "items" },
 	};
 

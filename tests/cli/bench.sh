@@ -77,7 +77,8 @@ t "--baseline 1: the comparison, as compare prints it" sh -c '
 t "... time and allocations only" sh -c '
 	grep -q "allocs_per_op" "$T/o" && ! grep -q "bytes_per_second" "$T/o"'
 t "compare of two bench results: less throughput is worse, not faster" sh -c '
-	"$YS" compare 1 2 >"$T/o" && grep -q "bytes_per_second .*-50.0%.*worse" "$T/o"'
+	"$YS" compare 1 2 >"$T/o" && grep -q "bytes_per_second .*-50.0%.*worse" "$T/o" &&
+	grep -q "flops_per_second .*-50.0%.*worse" "$T/o"'
 t "--baseline of a missing file: exit 2 before the program runs" sh -c '
 	FAKE_ARGS="$T/ran" "$YS" bench --baseline "$T/none.json" -- "$FAKE" 2>"$T/e"; [ $? -eq 2 ] &&
 	grep -q "none.json" "$T/e" && [ ! -e "$T/ran" ]'

@@ -40,6 +40,7 @@ def bench(name, t, params=None):
     return {"name": name, "parameters": params or {}, "command": sys.argv,
             "metrics": {"time_per_op": metric("s", ts),
                         "bytes_per_second": metric("bytes/s", [4096 / x for x in ts]),
+                        "flops_per_second": metric("flop/s", [512 / x for x in ts]),
                         "allocs_per_op": metric("count", [3] * 20),
                         "alloc_bytes_per_op": metric("bytes", [192] * 20)},
             "unsupported": ["cycles"], "warnings": []}

@@ -206,14 +206,14 @@ b = bench(d, 'work')
 m = b['metrics']
 t = m['time_per_op']['values']
 for k, per in [('items_per_second', 256), ('bytes_per_second', 4096),
-               ('flops', 512)]:
+               ('flops_per_second', 512)]:
     v = m[k]['values']
     assert len(v) == 7
     for a, b2 in zip(v, t):
         assert abs(a - per / b2) <= 1e-9 * a, (k, a, per / b2)
 assert m['arithmetic_intensity']['values'] == [0.125] * 7
 assert m['arithmetic_intensity']['unit'] == 'flop/byte'
-assert m['flops']['unit'] == 'flop/s'
+assert m['flops_per_second']['unit'] == 'flop/s'
 assert 'items_per_second' not in bench(d, 'one')['metrics']"
 }
 t "declared work: items/s, bytes/s, flop/s and arithmetic intensity per epoch" work
