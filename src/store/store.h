@@ -73,6 +73,23 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 	       struct error *e);
 void store_close(struct store *s);
 
+/*
+ * Save r into the store at path, created if missing, as store_save does:
+ * the same id, the same errors. Once the store has a log (its first save
+ * through SQLite makes it), a save is a record appended to path's log
+ * (PATH-log) without opening the database; every store_open moves the
+ * log into the database first, so every reader sees every saved result.
+ * A save that finds the log past its bound (64 records or 4 MiB) moves it
+ * itself. Returns 0 or -STORE_ERR_*.
+ */
+int store_save_to(const char *path, const struct result *r, long long *id,
+		  struct error *e);
+
+/* Where the store's warnings go (a damaged record of the log skipped, a
+ * log that cannot be read): fn(msg), msg in the style of the errors; NULL
+ * (the default) drops them. */
+void store_set_warn(void (*fn)(const char *msg));
+
 /* How long a call waits for another process's lock before failing with
  * -STORE_ERR_LOCKED; ms <= 0 fails at once. */
 void store_set_busy_timeout(struct store *s, int ms);
