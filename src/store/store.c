@@ -938,6 +938,44 @@ void store_fresh_header(struct store *s)
 		(void)store_exec(s, "PRAGMA wal_checkpoint(PASSIVE)");
 }
 
+/* How long a reader waits to move the log into the store before it
+ * reads a private copy instead (ingest). */
+#define STORE_READER_WAIT_MS 1000
+
+/*
+ * Move the log into the store s, opened for writing. A reader (mode
+ * READ) does not wait for a writer that holds the store (an outside
+ * sqlite3, a long save): after STORE_READER_WAIT_MS it reads a private
+ * copy with the log moved into it, as a reader that may not write does.
+ */
+static int ingest(struct store *s, enum store_mode mode, struct error *e)
+{
+	int busy = s->busy_ms, ret;
+
+	if (mode != STORE_READ)
+		return store_log_ingest(s, false, e);
+	if (busy > STORE_READER_WAIT_MS)
+		store_set_busy_timeout(s, STORE_READER_WAIT_MS);
+	ret = store_log_ingest(s, false, e);
+	if (ret == -STORE_ERR_LOCKED) {
+		for (int i = 0; i < SQ_COUNT; i++) {
+			(void)sqlite.sqlite3_finalize(s->stmts[i]);
+			s->stmts[i] = NULL;
+		}
+		(void)sqlite.sqlite3_close(s->db);
+		s->db = NULL;
+		s->mode = STORE_READ;
+		ret = open_private(s, e);
+		if (!ret)
+			ret = migrate(s, e);
+		if (!ret)
+			ret = store_log_ingest(s, true, e);
+	}
+	if (s->db)
+		store_set_busy_timeout(s, busy);
+	return ret;
+}
+
 union store_sqlite sqlite;
 static struct dynlib sqlite_lib = DYNLIB(sqlite, STORE_SQLITE_FUNCTIONS,
 	"libsqlite3.so.0", "libsqlite3-0", "SQLite, which keeps the store");
@@ -982,7 +1020,7 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 		      read_version(s, &version, e) : migrate(s, e);
 	}
 	if (!ret && pending)
-		ret = store_log_ingest(s, copy, e);
+		ret = copy ? store_log_ingest(s, true, e) : ingest(s, mode, e);
 	if (ret) {
 		store_close(s);
 		return ret;
