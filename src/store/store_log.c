@@ -52,6 +52,11 @@
 #define LOG_BOUND_RECORDS 64
 #define LOG_BOUND_BYTES ((unsigned long long)4 << 20)
 
+static bool past_bound(const struct log_header *h)
+{
+	return h->records >= LOG_BOUND_RECORDS || h->end > LOG_BOUND_BYTES;
+}
+
 static void (*warn_fn)(const char *msg);
 
 void store_set_warn(void (*fn)(const char *msg))
@@ -469,8 +474,11 @@ static int append(const char *path, const struct result *r, long long *id,
 		return 1;
 	rec = log_record_encode(r, &len);
 	ret = log_open(&l, path, true, false, STORE_BUSY_MS, e);
+	/* A log past its bound is one its last saver could not move into
+	 * the store (no SQLite, a locked or damaged store): the save goes
+	 * through SQLite, which says why, and the log stays bounded. */
 	if (ret == -STORE_ERR_LOCKED || (!ret && (!l.valid ||
-			(off_t)l.h.end > l.size))) {
+			(off_t)l.h.end > l.size || past_bound(&l.h)))) {
 		free(rec);
 		log_close(&l);
 		return ret ? ret : 1;
@@ -496,7 +504,7 @@ static int append(const char *path, const struct result *r, long long *id,
 	h.records++;
 	h.end += len;
 	ret = put_header(&l, &h, e);
-	*due = h.records >= LOG_BOUND_RECORDS || h.end > LOG_BOUND_BYTES;
+	*due = past_bound(&h);
 	log_close(&l);
 	return ret;
 }
