@@ -54,6 +54,9 @@ int log_header_get(const unsigned char *buf, size_t len,
  */
 unsigned char *log_record_encode(const struct result *r, size_t *len);
 void log_record_set_id(unsigned char *rec, long long id);
+/* The frame of a record of len bytes whose payload is in place after
+ * LOG_FRAME_SIZE bytes, with id 0 (what log_record_encode does last). */
+void log_record_frame(unsigned char *rec, size_t len);
 
 /*
  * Walk the records in buf[0..len), the part of a log after its header

@@ -187,13 +187,19 @@ unsigned char *log_record_encode(const struct result *r, size_t *len)
 	w32(&b, (uint32_t)r->nbenchmarks);
 	for (size_t i = 0; i < r->nbenchmarks; i++)
 		encode_benchmark(&b, &r->benchmarks[i]);
-	put32(b.p, REC_MAGIC);
-	put32(b.p + 4, (uint32_t)(b.n - LOG_FRAME_SIZE));
-	/* the crc of the payload for now; the id completes it */
-	put32(b.p + 16, crc32_update(0, b.p + LOG_FRAME_SIZE,
-				     b.n - LOG_FRAME_SIZE));
+	log_record_frame(b.p, b.n);
 	*len = b.n;
 	return b.p;
+}
+
+void log_record_frame(unsigned char *rec, size_t len)
+{
+	put32(rec, REC_MAGIC);
+	put32(rec + 4, (uint32_t)(len - LOG_FRAME_SIZE));
+	put64(rec + 8, 0);
+	/* the crc of the payload for now; the id completes it */
+	put32(rec + 16, crc32_update(0, rec + LOG_FRAME_SIZE,
+				     len - LOG_FRAME_SIZE));
 }
 
 /* The crc of a frame: the payload's, continued over length and id. */
