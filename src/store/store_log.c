@@ -363,12 +363,29 @@ static void empty_log(struct log_file *l, long long next)
 			   "the store: %s", l->path, strerror(errno));
 }
 
-/* An SQLite failure, or a log failure (rc -1, e already set). */
-static int fail(struct store *s, int rc, struct error *e)
+/* Begin a write transaction, move the log l in (when records), and the
+ * last id after them into *last. An SQLite result code, or -1 with e
+ * set when the log cannot be read. */
+static int begin_ingest(struct store *s, struct log_file *l, bool records,
+			long long *last, struct error *e)
+{
+	int rc = store_begin(s, true);
+
+	if (rc == SQLITE_OK && records)
+		rc = ingest_locked(s, l, e);
+	return rc == SQLITE_OK ? last_id(s, last) : rc;
+}
+
+/* An SQLite failure, or a log failure (rc -1, e already set): the
+ * message first (ROLLBACK would replace SQLite's), then the rollback, and
+ * the log closed. */
+static int fail(struct store *s, struct log_file *l, int rc,
+		struct error *e)
 {
 	int ret = rc == -1 ? -STORE_ERR_IO : store_fail(s, rc, e);
 
 	store_rollback(s);
+	log_close(l);
 	return ret;
 }
 
@@ -395,18 +412,11 @@ int store_log_ingest(struct store *s, bool copy, struct error *e)
 		log_close(&l);
 		return 0;
 	}
-	rc = store_begin(s, true);
-	if (rc == SQLITE_OK)
-		rc = ingest_locked(s, &l, e);
-	if (rc == SQLITE_OK)
-		rc = last_id(s, &last);
+	rc = begin_ingest(s, &l, true, &last, e);
 	if (rc == SQLITE_OK)
 		rc = store_commit(s);
-	if (rc != SQLITE_OK) {
-		ret = fail(s, rc, e);
-		log_close(&l);
-		return ret;
-	}
+	if (rc != SQLITE_OK)
+		return fail(s, &l, rc, e);
 	if (!copy)
 		empty_log(&l, last + 1);
 	log_close(&l);
@@ -424,11 +434,8 @@ int store_save(struct store *s, const struct result *r, long long *id,
 	ret = log_open(&l, s->path, true, true, s->busy_ms, e);
 	if (ret)
 		return ret;
-	rc = store_begin(s, true);
-	if (rc == SQLITE_OK && (l.size > LOG_HEADER_SIZE || !l.valid))
-		rc = ingest_locked(s, &l, e);
-	if (rc == SQLITE_OK)
-		rc = last_id(s, &last);
+	rc = begin_ingest(s, &l, l.size > LOG_HEADER_SIZE || !l.valid, &last,
+			  e);
 	if (rc == SQLITE_OK) {
 		/* the id taken in the header before the insert: should the
 		 * header not be written after it, no appender takes it */
@@ -443,12 +450,8 @@ int store_save(struct store *s, const struct result *r, long long *id,
 		rc = store_insert(s, r, rid, &rid);
 	if (rc == SQLITE_OK)
 		rc = store_commit(s);
-	if (rc != SQLITE_OK) {
-		/* The message first: ROLLBACK would replace SQLite's. */
-		ret = fail(s, rc, e);
-		log_close(&l);
-		return ret;
-	}
+	if (rc != SQLITE_OK)
+		return fail(s, &l, rc, e);
 	empty_log(&l, rid + 1);
 	log_close(&l);
 	store_fresh_header(s);

@@ -75,15 +75,22 @@ static struct store *open_new(const char *path)
 	return s;
 }
 
+/* The id of a save that must have succeeded. */
+static long long saved(int ret, long long id, const struct error *e)
+{
+	if (ret)
+		fail_msg("%s", e->msg);
+	assert_true(id > 0);
+	return id;
+}
+
 static long long save(struct store *s, const struct result *r)
 {
 	struct error e;
 	long long id = 0;
+	int ret = store_save(s, r, &id, &e);
 
-	if (store_save(s, r, &id, &e))
-		fail_msg("%s", e.msg);
-	assert_true(id > 0);
-	return id;
+	return saved(ret, id, &e);
 }
 
 /* Load ref, or id when ref is NULL; it must succeed. */
@@ -1139,11 +1146,9 @@ static long long save_to(const char *path, const struct result *r)
 {
 	struct error e;
 	long long id = 0;
+	int ret = store_save_to(path, r, &id, &e);
 
-	if (store_save_to(path, r, &id, &e))
-		fail_msg("%s", e.msg);
-	assert_true(id > 0);
-	return id;
+	return saved(ret, id, &e);
 }
 
 static off_t size_of(const char *path)
