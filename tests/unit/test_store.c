@@ -1227,6 +1227,9 @@ static void test_log_save(void **state)
 	struct error e;
 
 	build_rich(&rich);
+	/* bytes that are not UTF-8 (a command's argument can hold any):
+	 * kept as they are, as SQLite keeps them (JSON could not) */
+	benchmark_add_param(&rich.benchmarks[1], "raw", "\xff\xfe-\xc3");
 	build_tagged(&t, 7, COMMIT_B, "main");
 	assert_int_equal(save_to(path, &rich), 1);
 	assert_int_equal(size_of(log), LOG_HEADER);
@@ -1241,6 +1244,8 @@ static void test_log_save(void **state)
 	load(s, "2", 0, &back);
 	result_summarize(&rich, 42, 200);
 	assert_result_same(&rich, &back);
+	assert_string_equal(back.benchmarks[1].params[0].value,
+			    "\xff\xfe-\xc3");
 	result_free(&back);
 	assert_true(tag_of(s, "latest") == 7);
 	assert_true(tag_of(s, "@bbbb2222") == 7);
