@@ -473,7 +473,9 @@ static int append(const char *path, const struct result *r, long long *id,
 	size_t len;
 	int ret, err;
 
-	if (!store_fast_ok(path))
+	/* (a result without a kind is refused by the database's schema:
+	 * SQLite says so at once rather than the log's reader later) */
+	if (!r->kind || !store_fast_ok(path))
 		return 1;
 	rec = log_record_encode(r, &len);
 	ret = log_open(&l, path, true, false, STORE_BUSY_MS, e);
