@@ -662,6 +662,11 @@ static int use_wal(struct store *s)
  * So a store's -wal and -shm files stay beside it between runs. A reader
  * that cannot use them (a read-only directory without the -shm) reads a
  * private copy of the store and its -wal (open_copy), never the file alone.
+ *
+ * A save itself does not come here at all once the store has its log
+ * (store_log.c): it appends a record to PATH-log, which has the same
+ * durability (no fsync: a crash of yardstick loses nothing, one of the
+ * machine may), and the next opening commits the records here.
  */
 #define STORE_WAL_PAGES 256
 
