@@ -131,6 +131,26 @@ static int lock_wait(struct log_file *l, const char *db, int op, int busy_ms,
 	}
 }
 
+/* Nothing past end counts: what an append that failed wrote there is cut
+ * off, or, should that fail too, written over by the next append. */
+static void cut_at(int fd, off_t end)
+{
+	if (ftruncate(fd, end))
+		return;
+}
+
+/* A log root makes goes to the store's owner, as SQLite does with its
+ * -wal and -shm. */
+static void give_to_owner(int fd, const char *db)
+{
+	struct stat st;
+
+	if (geteuid() || stat(db, &st) || !st.st_uid)
+		return;
+	if (fchown(fd, st.st_uid, st.st_gid))
+		return;	/* then root's: trusted, and readable by the owner */
+}
+
 /*
  * Open db's log (made when create, with the database's permissions) and
  * lock it (exclusive for write, shared otherwise), waiting up to
@@ -160,12 +180,8 @@ static int log_open(struct log_file *l, const char *db, bool write,
 		log_close(l);
 		return ret;
 	}
-	/* root's new log goes to the store's owner, as SQLite does for
-	 * its -wal and -shm */
-	if (create && geteuid() == 0 && stat(db, &st) == 0 && st.st_uid &&
-	    fchown(l->fd, st.st_uid, st.st_gid)) {
-		/* then root's: trusted, and still read by the owner */
-	}
+	if (create)
+		give_to_owner(l->fd, db);
 	if (fstat(l->fd, &st) || !S_ISREG(st.st_mode)) {
 		error_set(e, "cannot use '%s': it is not a regular file",
 			  l->path);
@@ -178,10 +194,11 @@ static int log_open(struct log_file *l, const char *db, bool write,
 		return -STORE_ERR_UNSAFE;
 	}
 	ret = lock_wait(l, db, write ? LOCK_EX : LOCK_SH, busy_ms, e);
-	if (ret || fstat(l->fd, &st)) {
-		if (!ret)
-			ret = error_errno(e, errno, "cannot use '%s'", l->path)
-			      ? -STORE_ERR_IO : 0;
+	if (!ret && fstat(l->fd, &st)) {
+		error_errno(e, errno, "cannot use '%s'", l->path);
+		ret = -STORE_ERR_IO;
+	}
+	if (ret) {
 		log_close(l);
 		return ret;
 	}
@@ -497,10 +514,8 @@ static int append(const char *path, const struct result *r, long long *id,
 	err = write_all(l.fd, rec, len, (off_t)h.end);
 	free(rec);
 	if (err) {
-		/* nothing counted: cut what was written */
-		if (ftruncate(l.fd, (off_t)h.end)) { /* the next append
-						      * writes over it */ }
 		ret = write_error(l.path, err, e);
+		cut_at(l.fd, (off_t)h.end);
 		log_close(&l);
 		return ret;
 	}
