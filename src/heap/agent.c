@@ -120,6 +120,9 @@ struct tstate {
 	struct stack_entry *cache;	/* stacks walked (agent_unwind.h) */
 	uint8_t busy, dead, rounds;
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
+	uint8_t fast;			/* sampled mode: the entry points' fast
+					 * path is open (the thread has its
+					 * slot and is not busy in the agent) */
 };
 static __thread struct tstate tls __attribute__((tls_model("initial-exec")));
 
@@ -155,6 +158,61 @@ static uint64_t hash_stack(void *const *ips, int n)
 		h ^= h >> 32;
 	}
 	return h | 1;	/* 0 marks an empty cache entry */
+}
+
+/*
+ * The agent's own code: stack walks leave out its frames, from the walk's
+ * own up to the entry point's (and its slow path's, whether or not the
+ * compiler made the call to it a jump).
+ */
+static uintptr_t agent_lo, agent_hi;
+
+INLINE bool in_agent(uintptr_t ip)
+{
+	return ip - agent_lo < agent_hi - agent_lo;
+}
+
+struct text_find {
+	uintptr_t addr, lo, hi;
+};
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct text_find *f = arg;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    f->addr - lo < ph->p_memsz) {
+			f->lo = lo;
+			f->hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The executable segment holding the code at addr, into lo and hi (left
+ * alone if there is none). */
+static void text_of(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+	struct text_find f = { addr, 0, 0 };
+
+	if (dl_iterate_phdr(find_text, &f)) {
+		*lo = f.lo;
+		*hi = f.hi;
+	}
+}
+
+/* The frame of the agent's outermost function on the stack, from the one
+ * at fp (in the agent): the one whose return address is the program's. */
+static uintptr_t agent_frame(uintptr_t fp)
+{
+	for (int k = 0; k < 8 && in_agent(((const uintptr_t *)fp)[1]); k++)
+		fp = *(const uintptr_t *)fp;
+	return fp;
 }
 
 #include "heap/agent_unwind.h"
@@ -393,6 +451,7 @@ static void thread_exit(void *arg)
 		pthread_setspecific(thread_key, t);
 		return;
 	}
+	t->fast = 0;
 	if (t->slot)
 		slot_give(t->slot);
 	t->slot = NULL;
@@ -443,6 +502,7 @@ INLINE struct tstate *enter(void)
 	if (unlikely(t->busy))
 		return NULL;
 	t->busy = 1;
+	t->fast = 0;
 	if (unlikely(!t->slot) && !t->dead && !thread_start(t)) {
 		t->busy = 0;
 		return NULL;
@@ -453,6 +513,7 @@ INLINE struct tstate *enter(void)
 INLINE void leave(struct tstate *t)
 {
 	t->busy = 0;
+	t->fast = sample_bytes && t->slot;
 }
 
 /* The slot to append to: the thread's, or for a thread past its end one
@@ -604,14 +665,27 @@ INLINE void record_free(struct tstate *t, void *p, uint64_t ts, bool temp)
 		slot_give(s);
 }
 
+/*
+ * *x += v in one instruction: a signal handler's allocation on the same
+ * thread, counted by the fast path (which does not mark the thread
+ * busy), cannot come between the read and the write.
+ */
+INLINE void add_count(uint64_t *x, uint64_t v)
+{
+	__asm__("addq %1, %0" : "+m"(*x) : "er"(v));
+}
+
 INLINE void count_alloc(struct tstate *t, void *p, size_t size)
 {
-	if (likely(t->slot != NULL)) {
+	struct heap_slot *s = t->slot;
+
+	if (likely(s != NULL)) {
 		int c = size ? 64 - __builtin_clzll(size) : 0;
 
-		t->slot->counts.allocations++;
-		t->slot->counts.bytes += size;
-		t->slot->counts.hist[c < HEAP_HIST ? c : HEAP_HIST - 1]++;
+		add_count(&s->counts.allocations, 1);
+		add_count(&s->counts.bytes, size);
+		add_count(&s->counts.hist[c < HEAP_HIST ? c : HEAP_HIST - 1],
+			  1);
 	}
 	t->last_alloc = p;
 }
@@ -619,30 +693,28 @@ INLINE void count_alloc(struct tstate *t, void *p, size_t size)
 /*
  * Record the allocation of size bytes at p with its stack: out of line,
  * so that the entry points' fast path (nothing to record in sampled mode)
- * stays small. The stack starts at the entry point's caller: two frames
- * up from here (this function, the entry point).
+ * stays small. The stack starts at the program's call into the agent:
+ * our frames, up to the entry point's, are left out (agent_frame).
  */
 static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 						   size_t size)
 {
 	uintptr_t fp0 = (uintptr_t)__builtin_frame_address(0);
-	void *ips[HEAP_MAX_DEPTH + 1];
+	void *ips[HEAP_MAX_DEPTH];
 	int n;
 
 	if (likely(use_unw)) {
 		struct stack_entry scratch;
-		const struct stack_entry *e = unwind_stack(t,
-			*(const uintptr_t *)fp0, &scratch);
+		const struct stack_entry *e = unwind_stack(t, fp0, &scratch);
 
 		record_alloc(t, p, size, (int)e->depth,
 			     (void *const *)e->ips, e->hash);
 		return;
 	}
-	/* our frame's return address is into the entry point */
-	n = walk_fp(ips, (int)max_depth + 1, fp0, t) - 1;
-	if (n < 0)
-		n = 0;
-	record_alloc(t, p, size, n, ips + 1, hash_stack(ips + 1, n));
+	/* from the frame of the agent's outermost function: its return
+	 * address is the first of the program's */
+	n = walk_fp(ips, (int)max_depth, agent_frame(fp0), t);
+	record_alloc(t, p, size, n, ips, hash_stack(ips, n));
 }
 /* After an allocation of size bytes at p by the entry point. */
 INLINE void after_alloc(struct tstate *t, void *p, size_t size)
@@ -660,16 +732,25 @@ INLINE bool traced_free(void *p)
 	return !sample_bytes || sample_free(p);
 }
 
+/* Count the free of p; whether it is a temporary. */
+INLINE bool count_free(struct tstate *t, void *p)
+{
+	bool temp = p == t->last_alloc;
+	struct heap_slot *s = t->slot;
+
+	if (likely(s != NULL)) {
+		add_count(&s->counts.frees, 1);
+		add_count(&s->counts.temporary, temp);
+	}
+	t->last_alloc = NULL;
+	return temp;
+}
+
 /* After the free of p (stamped ts if traced). */
 INLINE void trace_free(struct tstate *t, void *p, uint64_t ts, bool traced)
 {
-	bool temp = p == t->last_alloc;
+	bool temp = count_free(t, p);
 
-	if (likely(t->slot != NULL)) {
-		t->slot->counts.frees++;
-		t->slot->counts.temporary += temp;
-	}
-	t->last_alloc = NULL;
 	if (traced)
 		record_free(t, p, ts, temp);
 }
@@ -678,7 +759,51 @@ INLINE void trace_free(struct tstate *t, void *p, uint64_t ts, bool traced)
 
 /* ---- the entry points --------------------------------------------------- */
 
-EXPORT void *malloc(size_t size)
+/*
+ * Sampled mode's fast path (t->fast): an allocation that is not sampled
+ * (fewer bytes than are left until the next sample) and a free of a
+ * block the filter says was not (agent_sample.h) are counted, nothing
+ * more: no time stamp, no stack, no record, the thread not even marked
+ * busy (the counts are single instructions, agent_sample.h's countdown
+ * may lose a handler's bytes, which only moves the next sample).
+ */
+INLINE bool fast_alloc(struct tstate *t, size_t size)
+{
+	if (likely(t->fast) && likely((uint64_t)t->sample_left > size)) {
+		t->sample_left -= (int64_t)size;
+		return true;
+	}
+	return false;
+}
+
+INLINE void *fast_alloc_done(struct tstate *t, void *p, size_t size)
+{
+	if (likely(p != NULL))
+		count_alloc(t, p, size);
+	else
+		t->sample_left += (int64_t)size;
+	return p;
+}
+
+INLINE bool fast_free(struct tstate *t, void *p)
+{
+	if (likely(t->fast) && likely(!filter_maybe((uintptr_t)p))) {
+		count_free(t, p);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Each entry point is its fast path, and a call (a jump, the compiler
+ * makes it a tail call) to the rest out of line: inlined, the rest would
+ * make the compiler save five registers on every call. Stack walks skip
+ * every frame in the agent's code, whichever of them the compiler kept
+ * (agent_text).
+ */
+#define SLOW static __attribute__((noinline))
+
+SLOW void *malloc_slow(size_t size)
 {
 	struct tstate *t = enter();
 	void *p = __libc_malloc(size);
@@ -691,14 +816,21 @@ EXPORT void *malloc(size_t size)
 	return p;
 }
 
-EXPORT void free(void *p)
+EXPORT void *malloc(size_t size)
+{
+	struct tstate *t = &tls;
+
+	if (fast_alloc(t, size))
+		return fast_alloc_done(t, __libc_malloc(size), size);
+	return malloc_slow(size);
+}
+
+SLOW void free_slow(void *p)
 {
 	struct tstate *t;
 	uint64_t ts;
 	bool traced;
 
-	if (!p)
-		return;
 	t = enter();
 	if (!t) {
 		__libc_free(p);
@@ -711,7 +843,18 @@ EXPORT void free(void *p)
 	leave(t);
 }
 
-EXPORT void *calloc(size_t n, size_t size)
+EXPORT void free(void *p)
+{
+	if (!p)
+		return;
+	if (fast_free(&tls, p)) {
+		__libc_free(p);
+		return;
+	}
+	free_slow(p);
+}
+
+SLOW void *calloc_slow(size_t n, size_t size)
 {
 	struct tstate *t = enter();
 	void *p = __libc_calloc(n, size);
@@ -724,7 +867,17 @@ EXPORT void *calloc(size_t n, size_t size)
 	return p;
 }
 
-INLINE void *do_realloc(void *old, size_t size)
+EXPORT void *calloc(size_t n, size_t size)
+{
+	struct tstate *t = &tls;
+	size_t total;
+
+	if (!__builtin_mul_overflow(n, size, &total) && fast_alloc(t, total))
+		return fast_alloc_done(t, __libc_calloc(n, size), total);
+	return calloc_slow(n, size);
+}
+
+SLOW void *realloc_slow(void *old, size_t size)
 {
 	struct tstate *t = enter();
 	bool traced = false;
@@ -746,6 +899,21 @@ INLINE void *do_realloc(void *old, size_t size)
 		after_alloc(t, p, size);
 	leave(t);
 	return p;
+}
+
+INLINE void *do_realloc(void *old, size_t size)
+{
+	struct tstate *t = &tls;
+	void *p;
+
+	if (likely(t->fast) && (!old || !filter_maybe((uintptr_t)old)) &&
+	    fast_alloc(t, size)) {
+		p = __libc_realloc(old, size);
+		if (old && (p || size == 0))
+			count_free(t, old);
+		return fast_alloc_done(t, p, size);
+	}
+	return realloc_slow(old, size);
 }
 
 EXPORT void *realloc(void *old, size_t size)
