@@ -317,6 +317,8 @@ static bool hand_over(struct heap_slot *s, uint64_t used, uint64_t seq)
 			      memory_order_release);
 	atomic_fetch_add_explicit((_Atomic uint64_t *)&s->handed, 1,
 				  memory_order_release);
+	atomic_fetch_add_explicit((_Atomic uint64_t *)&hdr->handed, 1,
+				  memory_order_release);
 	return true;
 }
 
@@ -680,12 +682,15 @@ INLINE void count_alloc(struct tstate *t, void *p, size_t size)
 	struct heap_slot *s = t->slot;
 
 	if (likely(s != NULL)) {
-		int c = size ? 64 - __builtin_clzll(size) : 0;
+		/* the size's bit length, 0 for 0 (2 * size + 1 cannot
+		 * overflow: no block of 2^63 bytes was ever obtained) */
+		unsigned c = 63 - (unsigned)__builtin_clzll(2 * size + 1);
 
-		add_count(&s->counts.allocations, 1);
+		if (unlikely(c >= HEAP_HIST))
+			c = HEAP_HIST - 1;
+		/* the allocations are the histogram's sum (protocol.h) */
+		add_count(&s->counts.hist[c], 1);
 		add_count(&s->counts.bytes, size);
-		add_count(&s->counts.hist[c < HEAP_HIST ? c : HEAP_HIST - 1],
-			  1);
 	}
 	t->last_alloc = p;
 }

@@ -148,8 +148,11 @@ struct reader {
 	struct heap_header *h;	/* the segment (what is in it: protocol.h) */
 	uint64_t handed[HEAP_SLOTS];	/* the slot's count when last looked */
 	bool waiting[HEAP_SLOTS];	/* chunks handed over after a gap */
+	bool look_again;	/* one of waiting[] was set */
+	uint64_t handed_all;	/* the header's count when last looked */
 	uint64_t next_seq[HEAP_SLOTS];	/* the chunk expected next */
 	int listener;		/* where the agent connects again */
+	int status;		/* /proc/PID/status, read again and again */
 	int shm;		/* the segment, sent on each connection */
 	struct conn {
 		int fd;
@@ -231,13 +234,22 @@ static double status_kb(const char *buf, const char *name)
 /* The RSS now (for the timeline) and the peak so far (VmHWM). */
 static void sample_rss(struct reader *r)
 {
-	char path[64], buf[4096];
+	char buf[4096];
 	struct heap_trace *t = r->t;
 	double rss, hwm;
+	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)r->pid);
-	if (heap_read_proc(path, buf, sizeof(buf)) <= 0)
+	if (r->status < 0) {
+		snprintf(buf, sizeof(buf), "/proc/%d/status", (int)r->pid);
+		r->status = open(buf, O_RDONLY | O_CLOEXEC);
+		if (r->status < 0)
+			return;
+	}
+	/* from the start each time: the kernel writes it anew */
+	n = pread(r->status, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
 		return;
+	buf[n] = '\0';
 	rss = status_kb(buf, "\nVmRSS:");
 	hwm = status_kb(buf, "\nVmHWM:");
 	if (rss <= 0)
@@ -329,7 +341,7 @@ static int ring_take(struct reader *r, uint32_t i, uint64_t below,
 		if (!c)
 			return taken;
 		if (seq != r->next_seq[i] && !skip) {
-			r->waiting[i] = true;
+			r->waiting[i] = r->look_again = true;
 			return taken;
 		}
 		len = __atomic_load_n(&c->len, __ATOMIC_RELAXED);
@@ -341,16 +353,23 @@ static int ring_take(struct reader *r, uint32_t i, uint64_t below,
 		__atomic_store_n(&c->full, 0, __ATOMIC_RELEASE);
 		taken++;
 	}
-	r->waiting[i] = true;	/* look again */
+	r->waiting[i] = r->look_again = true;
 	return taken;
 }
 
 /* Take what the agent handed over since the last look. Returns whether
- * anything was there. */
+ * anything was there. The slots are looked at only if the header's count
+ * moved on (or chunks were left waiting): reading every slot's count
+ * touches a page per slot. */
 static bool take_handed(struct reader *r)
 {
+	uint64_t all = __atomic_load_n(&r->h->handed, __ATOMIC_ACQUIRE);
 	bool any = false;
 
+	if (all == r->handed_all && !r->look_again)
+		return false;
+	r->handed_all = all;
+	r->look_again = false;
 	for (uint32_t i = 0; i < HEAP_SLOTS; i++) {
 		uint64_t n = __atomic_load_n(&r->h->slots[i].handed,
 					     __ATOMIC_ACQUIRE);
@@ -582,13 +601,14 @@ static void take_remainders(struct reader *r, struct heap_header *h)
 		/* handed over and not taken yet, whatever the gaps */
 		ring_take(r, i, UINT64_MAX, true);
 
-		t->counts.allocations += s->counts.allocations;
 		t->counts.bytes += s->counts.bytes;
 		t->counts.frees += s->counts.frees;
 		t->counts.temporary += s->counts.temporary;
 		t->counts.dropped += s->counts.dropped;
-		for (int k = 0; k < HEAP_HIST; k++)
+		for (int k = 0; k < HEAP_HIST; k++) {
 			t->counts.hist[k] += s->counts.hist[k];
+			t->counts.allocations += s->counts.hist[k];
+		}
 		/* chunks sent that did not arrive whole */
 		if (seq > r->next_seq[i])
 			t->lost_chunks += seq - r->next_seq[i];
@@ -827,7 +847,7 @@ static int make_listener(char *name, struct error *e)
 int heap_collect(const struct heap_opts *o, const char *path,
 		 char *const *argv, struct heap_trace *t, struct error *e)
 {
-	struct reader r = { .t = t, .listener = -1 };
+	struct reader r = { .t = t, .listener = -1, .status = -1 };
 	char name[HEAP_NAME_MAX + 1];
 	struct heap_header *h;
 	struct sigaction ign, old_int, old_quit;
@@ -898,6 +918,8 @@ out:
 	}
 	if (r.listener >= 0)
 		close(r.listener);
+	if (r.status >= 0)
+		close(r.status);
 	if (h && h != MAP_FAILED)
 		munmap(h, sizeof(*h));
 	for (int i = 0; i < 2; i++)
