@@ -171,18 +171,23 @@ struct reader {
  */
 static void stream_scan(struct heap_stream *s)
 {
-	while (s->scanned < s->n) {
-		uint64_t w = s->words[s->scanned];
+	/* in locals: the stores into s->stacks cannot alias them */
+	const uint64_t *words = s->words;
+	size_t at = s->scanned, n = s->n;
+
+	while (at < n) {
+		uint64_t w = words[at];
 
 		if (w >> HEAP_TYPE_SHIFT == HEAP_REC_STACK) {
-			if (s->scanned + 2 + HEAP_STACK_DEPTH(w) > s->n)
-				return;
+			if (at + 2 + HEAP_STACK_DEPTH(w) > n)
+				break;
 			s->stacks = xgrow(s->stacks, &s->capstacks,
 					  s->nstacks + 1, sizeof(size_t));
-			s->stacks[s->nstacks++] = s->scanned;
+			s->stacks[s->nstacks++] = at;
 		}
-		s->scanned += heap_rec_words(w);
+		at += heap_rec_words(w);
 	}
+	s->scanned = at;
 }
 
 /*
