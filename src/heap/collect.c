@@ -593,15 +593,37 @@ static void *reader_main(void *arg)
 
 /* ---- after the end: what the slots still hold --------------------------- */
 
+/*
+ * Was anything ever written in slot i's header (its counts, positions and
+ * ring)? The header of a slot no thread took is a hole of the segment's
+ * file, all zeros: reading it would only fault in zeroed pages, a page a
+ * slot (and free them again when the segment goes). In doubt, yes.
+ */
+static bool slot_written(const struct reader *r, uint32_t i)
+{
+	off_t lo = (off_t)offsetof(struct heap_header, slots) +
+		   (off_t)i * (off_t)sizeof(struct heap_slot);
+	off_t d = lseek(r->shm, lo, SEEK_DATA);
+
+	if (d < 0)
+		return errno != ENXIO;
+	return d < lo + (off_t)offsetof(struct heap_slot, data);
+}
+
 static void take_remainders(struct reader *r, struct heap_header *h)
 {
 	struct heap_trace *t = r->t;
 
 	for (uint32_t i = 0; i < HEAP_SLOTS; i++) {
 		struct heap_slot *s = &h->slots[i];
-		uint64_t used = __atomic_load_n(&s->used, __ATOMIC_ACQUIRE);
-		uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
-		uint32_t cur = __atomic_load_n(&s->cur, __ATOMIC_ACQUIRE);
+		uint64_t used, seq;
+		uint32_t cur;
+
+		if (!slot_written(r, i))
+			continue;
+		used = __atomic_load_n(&s->used, __ATOMIC_ACQUIRE);
+		seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+		cur = __atomic_load_n(&s->cur, __ATOMIC_ACQUIRE);
 
 		/* handed over and not taken yet, whatever the gaps */
 		ring_take(r, i, UINT64_MAX, true);
