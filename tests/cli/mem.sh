@@ -370,6 +370,19 @@ crash() {
 }
 t "a crash: exit 1, SIGSEGV named, what was traced up to it reported" crash
 
+# A program killed outright leaves no VmHWM of its own (the agent reads it
+# at a normal exit): its peak RSS is the most yardstick saw while it ran
+# (collect.c's sample_rss), 64 MiB and more here, and not yardstick's.
+killed_rss() {
+	mem --json "$T/kr.json" -- python3 -c 'import os, time
+x = bytearray(64 << 20)
+time.sleep(0.3)
+os.kill(os.getpid(), 9)'
+	[ $? -eq 1 ] || { echo "exit status is not 1"; return 1; }
+	check "$T/kr.json" '64 * mib <= m["peak_rss"] < 300 * mib'
+}
+t "killed: the peak RSS seen while it ran" killed_rss
+
 # agent.c's flush_slot: "a crash between these two stores leaves a
 # remainder yardstick knows it has by seq". heapfix halfsent plays that
 # crash with one 1 MiB allocation: it must be counted once.
