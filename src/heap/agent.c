@@ -6,10 +6,12 @@
  * appends a record of it to the calling thread's slot of the segment
  * shared with yardstick (protocol.h). All analysis happens in yardstick.
  *
- * The fast path takes no lock and makes no system call: a time stamp, a
+ * A traced call takes no lock and makes no system call: a time stamp, a
  * stack walk (libunwind's cached x86-64 trace, or the frame-pointer
  * chain), a look-up in a table of stacks already sent, and two to four
- * words stored into the thread's slot. A full chunk of the slot (64 KiB of
+ * words stored into the thread's slot. In sampled mode most calls are
+ * not traced, only counted, on each entry point's fast path (fast_alloc,
+ * fast_free). A full chunk of the slot (64 KiB of
  * records) is handed over to yardstick through the segment (a few stores,
  * no system call), or, when yardstick is a whole ring behind, after up
  * to 10 ms of waiting for it, written to the socket under a lock.
