@@ -771,8 +771,8 @@ INLINE void trace_free(struct tstate *t, void *p, uint64_t ts, bool traced)
  * (fewer bytes than are left until the next sample) and a free of a
  * block the filter says was not (agent_sample.h) are counted, nothing
  * more: no time stamp, no stack, no record, the thread not even marked
- * busy (the counts are single instructions, agent_sample.h's countdown
- * may lose a handler's bytes, which only moves the next sample).
+ * busy (the counts are single instructions; the countdown may lose a
+ * signal handler's bytes, which only moves the next sample).
  */
 INLINE bool fast_alloc(struct tstate *t, size_t size)
 {
@@ -806,7 +806,7 @@ INLINE bool fast_free(struct tstate *t, void *p)
  * makes it a tail call) to the rest out of line: inlined, the rest would
  * make the compiler save five registers on every call. Stack walks skip
  * every frame in the agent's code, whichever of them the compiler kept
- * (agent_text).
+ * (in_agent, agent_frame).
  */
 #define SLOW static __attribute__((noinline))
 

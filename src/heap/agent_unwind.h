@@ -131,7 +131,7 @@ static __attribute__((noinline)) bool walk_unw(struct stack_entry *e,
 		return false;
 	}
 	/* frames: walk_unw, trace_alloc, the entry point (and its slow
-	 * path: agent_text), then the program's */
+	 * path: in_agent), then the program's */
 	while (unw_stp(&c) > 0) {
 		unw_word_t ip, sp;
 
