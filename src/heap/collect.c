@@ -277,7 +277,7 @@ static void sample_rss(struct reader *r)
 	double rss, hwm;
 
 	if (proc_read_again(r, &r->statm, "statm", buf, sizeof(buf)) <= 0 ||
-	    sscanf(buf, "%*u %llu", &pages) != 1 || !pages)
+	    sscanf(buf, "%*s %llu", &pages) != 1 || !pages)
 		return;		/* a zombie has no memory left */
 	rss = (double)pages * (double)r->page;
 	if (rss > t->hwm)
