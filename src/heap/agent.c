@@ -107,8 +107,13 @@ static _Atomic uint64_t *seen;
 static unsigned long long maps_adds;
 
 struct tstate {
+	/* first, in one cache line: what the fast path reads */
 	struct heap_slot *slot;
 	void *last_alloc;		/* for temporaries */
+	int64_t sample_left;		/* bytes until the next sample */
+	uint8_t fast;			/* sampled mode: the entry points' fast
+					 * path is open (the thread has its
+					 * slot and is not busy in the agent) */
 	/* where in the slot (word index, and the slot's seq then) the last
 	 * ALLOC and the last BURST record went: a temporary is folded into
 	 * them while they are the last records of the slot */
@@ -116,15 +121,11 @@ struct tstate {
 	/* ... and in which slot: NULL, none (a position and seq of 0 are
 	 * real ones, the slot's first record, so they cannot mean none) */
 	struct heap_slot *alloc_slot, *burst_slot;
-	int64_t sample_left;		/* bytes until the next sample */
 	uint64_t rng;
 	uintptr_t stack_lo, stack_hi;	/* frame-pointer walk bounds */
 	struct stack_entry *cache;	/* stacks walked (agent_unwind.h) */
 	uint8_t busy, dead, rounds;
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
-	uint8_t fast;			/* sampled mode: the entry points' fast
-					 * path is open (the thread has its
-					 * slot and is not busy in the agent) */
 };
 static __thread struct tstate tls __attribute__((tls_model("initial-exec")));
 
