@@ -110,10 +110,12 @@ struct tstate {
 	/* first, in one cache line: what the fast path reads */
 	struct heap_slot *slot;
 	void *last_alloc;		/* for temporaries */
-	int64_t sample_left;		/* bytes until the next sample */
-	uint8_t fast;			/* sampled mode: the entry points' fast
-					 * path is open (the thread has its
-					 * slot and is not busy in the agent) */
+	/* sampled mode: the bytes until the next sample while the entry
+	 * points' fast path is open (the thread has its slot and is not
+	 * busy in the agent), and then at least 1; 0 while it is closed,
+	 * the count then in left (fast_close) */
+	int64_t sample_left;
+	int64_t left;
 	/* where in the slot (word index, and the slot's seq then) the last
 	 * ALLOC and the last BURST record went: a temporary is folded into
 	 * them while they are the last records of the slot */
@@ -423,6 +425,17 @@ INLINE void commit(struct heap_slot *s, size_t n)
 
 /* ---- slots and threads -------------------------------------------------- */
 
+/* Close sampled mode's fast path (tstate.sample_left). */
+INLINE void fast_close(struct tstate *t)
+{
+	int64_t n = t->sample_left;
+
+	if (n) {
+		t->left = n;
+		t->sample_left = 0;
+	}
+}
+
 static struct heap_slot *slot_take(void)
 {
 	for (int i = 0; i < HEAP_SLOTS; i++) {
@@ -456,7 +469,7 @@ static void thread_exit(void *arg)
 		pthread_setspecific(thread_key, t);
 		return;
 	}
-	t->fast = 0;
+	fast_close(t);
 	if (t->slot)
 		slot_give(t->slot);
 	t->slot = NULL;
@@ -478,7 +491,7 @@ static bool thread_start(struct tstate *t)
 	if (use_unw)
 		t->cache = stack_cache_new();
 	if (sample_bytes)
-		t->sample_left = sample_interval(t);
+		t->left = sample_interval(t);
 	return true;
 }
 
@@ -507,7 +520,7 @@ INLINE struct tstate *enter(void)
 	if (unlikely(t->busy))
 		return NULL;
 	t->busy = 1;
-	t->fast = 0;
+	fast_close(t);
 	if (unlikely(!t->slot) && !t->dead && !thread_start(t)) {
 		t->busy = 0;
 		return NULL;
@@ -518,7 +531,8 @@ INLINE struct tstate *enter(void)
 INLINE void leave(struct tstate *t)
 {
 	t->busy = 0;
-	t->fast = sample_bytes && t->slot;
+	if (sample_bytes && t->slot)
+		t->sample_left = t->left;	/* open again */
 }
 
 /* The slot to append to: the thread's, or for a thread past its end one
@@ -680,21 +694,24 @@ INLINE void add_count(uint64_t *x, uint64_t v)
 	__asm__("addq %1, %0" : "+m"(*x) : "er"(v));
 }
 
+/* Count an allocation of size bytes into s. */
+INLINE void count_into(struct heap_slot *s, size_t size)
+{
+	/* the size's bit length, 0 for 0 (2 * size + 1 cannot overflow: no
+	 * block of 2^63 bytes was ever obtained) */
+	unsigned c = 63 - (unsigned)__builtin_clzll(2 * size + 1);
+
+	if (unlikely(c >= HEAP_HIST))
+		c = HEAP_HIST - 1;
+	/* the allocations are the histogram's sum (protocol.h) */
+	add_count(&s->counts.hist[c], 1);
+	add_count(&s->counts.bytes, size);
+}
+
 INLINE void count_alloc(struct tstate *t, void *p, size_t size)
 {
-	struct heap_slot *s = t->slot;
-
-	if (likely(s != NULL)) {
-		/* the size's bit length, 0 for 0 (2 * size + 1 cannot
-		 * overflow: no block of 2^63 bytes was ever obtained) */
-		unsigned c = 63 - (unsigned)__builtin_clzll(2 * size + 1);
-
-		if (unlikely(c >= HEAP_HIST))
-			c = HEAP_HIST - 1;
-		/* the allocations are the histogram's sum (protocol.h) */
-		add_count(&s->counts.hist[c], 1);
-		add_count(&s->counts.bytes, size);
-	}
+	if (likely(t->slot != NULL))
+		count_into(t->slot, size);
 	t->last_alloc = p;
 }
 
@@ -740,16 +757,23 @@ INLINE bool traced_free(void *p)
 	return !sample_bytes || sample_free(p);
 }
 
-/* Count the free of p; whether it is a temporary. */
+/* Count the free of p into s; whether it is a temporary. */
+INLINE bool count_free_into(struct tstate *t, struct heap_slot *s, void *p)
+{
+	bool temp = p == t->last_alloc;
+
+	add_count(&s->counts.frees, 1);
+	add_count(&s->counts.temporary, temp);
+	t->last_alloc = NULL;
+	return temp;
+}
+
 INLINE bool count_free(struct tstate *t, void *p)
 {
 	bool temp = p == t->last_alloc;
-	struct heap_slot *s = t->slot;
 
-	if (likely(s != NULL)) {
-		add_count(&s->counts.frees, 1);
-		add_count(&s->counts.temporary, temp);
-	}
+	if (likely(t->slot != NULL))
+		return count_free_into(t, t->slot, p);
 	t->last_alloc = NULL;
 	return temp;
 }
@@ -768,17 +792,20 @@ INLINE void trace_free(struct tstate *t, void *p, uint64_t ts, bool traced)
 /* ---- the entry points --------------------------------------------------- */
 
 /*
- * Sampled mode's fast path (t->fast): an allocation that is not sampled
- * (fewer bytes than are left until the next sample) and a free of a
- * block the filter says was not (agent_sample.h) are counted, nothing
- * more: no time stamp, no stack, no record, the thread not even marked
- * busy (the counts are single instructions; the countdown may lose a
- * signal handler's bytes, which only moves the next sample).
+ * Sampled mode's fast path (open while t->sample_left is not 0): an
+ * allocation that is not sampled (fewer bytes than are left until the
+ * next sample) and a free of a block the filter says was not
+ * (agent_sample.h) are counted, nothing more: no time stamp, no stack, no
+ * record, the thread not even marked busy (the counts are single
+ * instructions; the countdown, read once, may lose a signal handler's
+ * bytes, which only moves the next sample, and stays at least 1).
  */
 INLINE bool fast_alloc(struct tstate *t, size_t size)
 {
-	if (likely(t->fast) && likely((uint64_t)t->sample_left > size)) {
-		t->sample_left -= (int64_t)size;
+	int64_t n = t->sample_left;
+
+	if (likely((uint64_t)n > size)) {
+		t->sample_left = n - (int64_t)size;
 		return true;
 	}
 	return false;
@@ -786,17 +813,24 @@ INLINE bool fast_alloc(struct tstate *t, size_t size)
 
 INLINE void *fast_alloc_done(struct tstate *t, void *p, size_t size)
 {
-	if (likely(p != NULL))
-		count_alloc(t, p, size);
-	else
+	if (likely(p != NULL)) {
+		count_into(t->slot, size);	/* open: the slot is there */
+		t->last_alloc = p;
+	} else {
 		t->sample_left += (int64_t)size;
+	}
 	return p;
+}
+
+INLINE bool fast_open(const struct tstate *t)
+{
+	return t->sample_left != 0;
 }
 
 INLINE bool fast_free(struct tstate *t, void *p)
 {
-	if (likely(t->fast) && likely(!filter_maybe((uintptr_t)p))) {
-		count_free(t, p);
+	if (likely(fast_open(t)) && likely(!filter_maybe((uintptr_t)p))) {
+		count_free_into(t, t->slot, p);
 		return true;
 	}
 	return false;
@@ -914,11 +948,11 @@ INLINE void *do_realloc(void *old, size_t size)
 	struct tstate *t = &tls;
 	void *p;
 
-	if (likely(t->fast) && (!old || !filter_maybe((uintptr_t)old)) &&
+	if (likely(fast_open(t)) && (!old || !filter_maybe((uintptr_t)old)) &&
 	    fast_alloc(t, size)) {
 		p = __libc_realloc(old, size);
 		if (old && (p || size == 0))
-			count_free(t, old);
+			count_free_into(t, t->slot, old);
 		return fast_alloc_done(t, p, size);
 	}
 	return realloc_slow(old, size);

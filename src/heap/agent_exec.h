@@ -22,7 +22,7 @@ static void note_exec(uint32_t type)
 	    hdr->owner_pid != getpid())
 		return;
 	t->busy = 1;
-	t->fast = 0;
+	fast_close(t);
 	if (!t->slot && !t->dead && !thread_start(t)) {
 		t->busy = 0;
 		return;

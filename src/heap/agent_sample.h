@@ -175,10 +175,10 @@ static bool sample_add(void *p)
 /* Is the allocation of size bytes at p to be traced? */
 static inline bool sample_alloc(struct tstate *t, void *p, size_t size)
 {
-	t->sample_left -= (int64_t)size;
-	if (likely(t->sample_left > 0))
+	t->left -= (int64_t)size;
+	if (likely(t->left > 0))
 		return false;
-	t->sample_left = sample_interval(t);
+	t->left = sample_interval(t);
 	return sample_add(p);
 }
 

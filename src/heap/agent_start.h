@@ -17,7 +17,7 @@ static void after_fork_child(void)
 {
 	/* the child is not traced: it shares the segment with its parent */
 	atomic_store(&state, OFF);
-	tls.fast = 0;
+	tls.sample_left = 0;	/* the fast path closed */
 	tls.slot = NULL;
 	hdr = NULL;
 	close_fds();
