@@ -35,6 +35,7 @@ bench: all
 	bench/record_overhead.sh $(BUILD)
 	bench/mem_overhead.sh $(BUILD)
 	bench/mem_workloads.sh $(BUILD)
+	bench/libyardstick_vs_gbench.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD) demo.json

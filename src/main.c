@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, &record_cmd },
 	{ "load", cmd_load, &load_cmd },
 	{ "mem", cmd_mem, &mem_cmd },
+	{ "bench", cmd_bench, &bench_cmd },
 	{ "report", cmd_report, &report_cmd },
 };
 

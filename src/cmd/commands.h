@@ -16,12 +16,13 @@ int cmd_history(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
 /* Their options tables (cmd/options.h): help and completions. */
 struct opt_cmd;
 extern const struct opt_cmd compare_cmd, gate_cmd, history_cmd, record_cmd,
-	load_cmd, mem_cmd, report_cmd;
+	load_cmd, mem_cmd, bench_cmd, report_cmd;
 
 /*
  * Keep res in the store at store (NULL: the default, $YARDSTICK_STORE or
@@ -43,11 +44,16 @@ int output_result_json(const char *path, void *res, struct error *e);
 int output_result_csv(const char *path, void *res, struct error *e);
 int output_result_markdown(const char *path, void *res, struct error *e);
 int output_result_bmf(const char *path, void *res, struct error *e);
+/* The four above for --json, --csv, --markdown, --bmf (OPT_RESULT_OUTPUTS;
+ * a NULL path: not asked for), all writing res. */
+void add_result_outputs(struct output_set *s, const char *json,
+			const char *csv, const char *markdown, const char *bmf,
+			struct result *res);
 
 /* After opt_parse of "yardstick CMD [OPTIONS] -- PROGRAM [ARGS...]" (its
  * operands argv[first..dashdash)): no operand, the program after "--" into
- * *prog, and a format known for every -o file of out; else a usage error
- * printed, and 2. */
+ * *prog, and a format known for every -o file of out (NULL: a command
+ * without -o files); else a usage error printed, and 2. */
 struct profile_outputs;
 int program_and_outputs(const char *cmd, int argc, char **argv, int first,
 			int dashdash, const struct profile_outputs *out,

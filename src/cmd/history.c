@@ -41,8 +41,9 @@ struct history_args {
 #define OPT_STRUCT struct history_args
 static const struct opt_entry history_options[] = {
 	{ OPT_STRING('m', "metric", q.metric), .metavar = "M",
-	  .help = "the metric shown (default wall_time; peak_heap or latency "
-	  "when the store holds only mem or load results)" },
+	  .help = "the metric shown (default wall_time; peak_heap, latency "
+	  "or time_per_op when the store holds only mem, load or bench "
+	  "results)" },
 	{ OPT_COUNT('n', "limit", q.limit, 1, LONG_MAX),
 	  .help = "at most N rows" },
 	{ OPT_STRING(0, "branch", q.branch), .metavar = "NAME",
@@ -286,7 +287,7 @@ int cmd_history(int argc, char **argv)
 	int ret;
 
 	static const char *const headline[] = { "wall_time", "peak_heap",
-						"latency" };
+						"latency", "time_per_op" };
 	bool chosen;
 
 	ret = parse(&a, argc, argv);
@@ -308,9 +309,9 @@ int cmd_history(int argc, char **argv)
 		ret = ref_store_exit(ret);
 		goto out;
 	}
-	/* no -m: the headline metric of run, then of mem, then of load
-	 * results, whichever the store holds */
-	for (size_t i = 0; i < 3; i++) {
+	/* no -m: the headline metric of run, then of mem, of load, of
+	 * bench results, whichever the store holds */
+	for (size_t i = 0; i < sizeof(headline) / sizeof(*headline); i++) {
 		if (!chosen)
 			a.q.metric = headline[i];
 		ret = store_history(s, &a.q, &v, &n, &e);

@@ -240,6 +240,18 @@ int opt_completion(const char *shell, const struct opt_cmd *const *cmds,
 	"git checkout, else here)"
 #define OPT_NO_STORE(f) OPT_FLAG(0, "no-store", f), \
 	.help = "do not save the result"
+/* The outputs of a command that writes a result (run, bench): the fields
+ * of --json, --csv, --markdown and --bmf, and what one value of a metric
+ * is ("run", "epoch"). Four entries. */
+#define OPT_RESULT_OUTPUTS(json, csv, markdown, bmf, one) \
+	{ OPT_OUTPUT(0, "json", json), .help = "the result with every " \
+	  "per-" one " value (- for stdout)" }, \
+	{ OPT_OUTPUT(0, "csv", csv), \
+	  .help = "one row per " one " with every metric" }, \
+	{ OPT_OUTPUT(0, "markdown", markdown), \
+	  .help = "a summary table for a pull-request comment" }, \
+	{ OPT_OUTPUT(0, "bmf", bmf), \
+	  .help = "Bencher Metric Format, for Bencher dashboards" }
 /* The format of the profilers' -o files whose names say nothing. */
 extern const struct opt_enum opt_profile_formats[];
 #define OPT_PROFILE_FORMAT(f) OPT_ENUM(0, "format", f, \

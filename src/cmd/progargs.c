@@ -1,5 +1,6 @@
 /*
- * The command line of a command that runs a program (`record`, `mem`):
+ * The command line of a command that runs a program (`record`, `mem`,
+ * `bench`):
  * its own options (parsed by cmd/options.c), then "--", then the program
  * and its arguments.
  */
@@ -19,12 +20,13 @@ int program_and_outputs(const char *cmd, int argc, char **argv, int first,
 		return 2;
 	}
 	if (dashdash + 1 >= argc) {
-		fprintf(stderr, "yardstick %s: no program to profile (yardstick "
-			"%s -- PROGRAM [ARGS...])\n", cmd, cmd);
+		fprintf(stderr, "yardstick %s: no program to %s (yardstick "
+			"%s -- PROGRAM [ARGS...])\n", cmd,
+			out ? "profile" : "run", cmd);
 		return 2;
 	}
 	*prog = argv + dashdash + 1;
-	for (size_t i = 0; i < out->n; i++)
+	for (size_t i = 0; out && i < out->n; i++)
 		if (profile_fmt_of(out->paths[i], out->format) ==
 		    PROFILE_FMT_NONE) {
 			fprintf(stderr, "yardstick %s: -o '%s': say the format "

@@ -16,14 +16,8 @@
 #include "result/result.h"
 #include "util/term.h"
 #include "util/outputs.h"
+#include "util/paramscan.h"
 #include "util/error.h"
-
-struct scan {
-	char *name;
-	char **values;
-	size_t n;
-	bool numeric;
-};
 
 struct job {
 	char *name;
@@ -181,6 +175,11 @@ void run_report_failure(struct runner *rn);
 
 /* Terminal report of a summarized, analyzed result. */
 void run_report(const struct result *r, bool details, FILE *fp);
+/* The comparisons of r in words, under a heading per metric (bench's
+ * group ratios too). */
+void run_report_comparisons(const struct result *r, FILE *fp);
+/* The complexity fits of r, one a line under a heading (bench's too). */
+void run_report_fits(const struct result *r, FILE *fp);
 /* Every benchmark's warnings, one a line ("warning: 'name': text"). */
 void run_report_warnings(const struct result *r, FILE *fp);
 

@@ -182,14 +182,8 @@ void run_add_outputs(struct runner *rn)
 	const struct run_opts *o = rn->o;
 
 	outputs_init(&rn->outs);
-	outputs_add(&rn->outs, "--json", o->json, "json", output_result_json,
-		    rn->res);
-	outputs_add(&rn->outs, "--csv", o->csv, "csv", output_result_csv,
-		    rn->res);
-	outputs_add(&rn->outs, "--markdown", o->markdown, "markdown",
-		    output_result_markdown, rn->res);
-	outputs_add(&rn->outs, "--bmf", o->bmf, "bmf", output_result_bmf,
-		    rn->res);
+	add_result_outputs(&rn->outs, o->json, o->csv, o->markdown, o->bmf,
+			   rn->res);
 	if (o->show_output)
 		outputs_claim_stdout(&rn->outs, "--show-output");
 }

@@ -3,7 +3,6 @@
  * (split with shell quoting rules, or given as argv after "--") crossed
  * with every combination of --param values.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,109 +84,20 @@ bad:
 	return error_set(e, "'%s' is not a CPU list such as 0,2-3", arg);
 }
 
-/* Format a scan value: integers without a decimal point. */
-static char *fmt_num(double v)
-{
-	if (fabs(v) < 1e15 && v == floor(v))
-		return xasprintf("%.0f", v);
-	return xasprintf("%.10g", v);
-}
-
-#define MAX_SCAN_VALUES 100000
-
-static int parse_range(struct scan *s, const char *spec, struct error *e)
-{
-	char *copy = xstrdup(spec), *c1 = strchr(copy, ':'), *c2;
-	double start, end, step = 1;
-	bool geometric = false;
-	size_t cap = 0;
-	int ret = -1;
-
-	*c1 = '\0';
-	c2 = strchr(c1 + 1, ':');
-	if (c2) {
-		*c2 = '\0';
-		if (c2[1] == '*') {
-			geometric = true;
-			c2++;
-		}
-	}
-	if (parse_double(copy, &start) || parse_double(c1 + 1, &end) ||
-	    (c2 && parse_double(c2 + 1, &step)))
-		goto bad;
-	if (geometric ? (step <= 1 || start <= 0) : step <= 0)
-		goto bad;
-	if (end < start)
-		goto bad;
-	/* Values from the index, not by accumulation, so that 0.1 steps do
-	 * not drift; the tolerance lets END itself in despite rounding. */
-	for (size_t i = 0;; i++) {
-		double v = geometric ? start * pow(step, (double)i)
-				     : start + step * (double)i;
-
-		if (v > end + fabs(geometric ? end : step) * 1e-9)
-			break;
-		if (s->n >= MAX_SCAN_VALUES) {
-			error_set(e, "%s: more than %d values", s->name,
-				  MAX_SCAN_VALUES);
-			goto out_free;
-		}
-		/* doubling: a value at a time would copy the list 100,000
-		 * times */
-		s->values = xgrow(s->values, &cap, s->n + 1, sizeof(char *));
-		s->values[s->n++] = fmt_num(v);
-	}
-	s->numeric = true;
-	ret = 0;
-	goto out_free;
-bad:
-	error_set(e, "%s: '%s' is not START:END[:STEP] with START <= "
-		  "END, STEP > 0 (or *FACTOR > 1 with START > 0)", s->name,
-		  spec);
-out_free:
-	free(copy);
-	return ret;
-}
-
 static int parse_param(void *args, const struct opt_entry *opt,
 		       const char *arg, struct error *e)
 {
 	struct run_opts *o = args;
-	const char *eq = strchr(arg, '=');
 	struct scan *s;
-	const char *v;
 
-	if (!eq || eq == arg || !eq[1])
-		return error_set(e, "'%s' is not NAME=VALUES", arg);
 	o->scans = xrealloc(o->scans, (o->nscans + 1) * sizeof(*o->scans));
 	s = &o->scans[o->nscans++];
-	memset(s, 0, sizeof(*s));
-	s->name = xstrndup(arg, eq - arg);
+	if (scan_parse(s, arg, e))
+		return -1;
 	for (size_t i = 0; i + 1 < o->nscans; i++)
 		if (!strcmp(o->scans[i].name, s->name))
 			return error_set(e, "'%s' given twice",
 					 s->name);
-	v = eq + 1;
-	if (strchr(v, ':') && !strchr(v, ','))
-		return parse_range(s, v, e);
-	s->numeric = true;
-	for (const char *p = v;; ) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		double d;
-
-		if (len == 0)
-			return error_set(e, "%s: empty value in '%s'",
-					 s->name, v);
-		s->values = xrealloc(s->values, (s->n + 1) * sizeof(char *));
-		s->values[s->n] = xstrndup(p, len);
-		if (parse_double(s->values[s->n], &d))
-			s->numeric = false;
-		s->n++;
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
 	return 0;
 }
 
@@ -291,14 +201,7 @@ static const struct opt_entry run_options[] = {
 			"bootstrap resamples for the 95% CIs") },
 	{ OPT_SEED(seed, "seed of the bootstrap: same data, same CIs") },
 	OPT_GROUP("Output"),
-	{ OPT_OUTPUT(0, "json", json),
-	  .help = "the result with every per-run value (- for stdout)" },
-	{ OPT_OUTPUT(0, "csv", csv),
-	  .help = "one row per run with every metric" },
-	{ OPT_OUTPUT(0, "markdown", markdown),
-	  .help = "a summary table for a pull-request comment" },
-	{ OPT_OUTPUT(0, "bmf", bmf),
-	  .help = "Bencher Metric Format, for Bencher dashboards" },
+	OPT_RESULT_OUTPUTS(json, csv, markdown, bmf, "run"),
 	{ OPT_STORE_SAVE(store) },
 	{ OPT_NO_STORE(no_store) },
 	{ OPT_QUIET(quiet, "no terminal table") },
@@ -398,12 +301,8 @@ void run_opts_free(struct run_opts *o)
 	free(o->names);		/* the names are argv's */
 	free(o->compare_metrics);
 	argv_free(o->events);
-	for (size_t i = 0; i < o->nscans; i++) {
-		free(o->scans[i].name);
-		for (size_t j = 0; j < o->scans[i].n; j++)
-			free(o->scans[i].values[j]);
-		free(o->scans[i].values);
-	}
+	for (size_t i = 0; i < o->nscans; i++)
+		scan_free(&o->scans[i]);
 	free(o->scans);
 }
 

@@ -146,8 +146,9 @@ out_free:
 	fputc('\n', fp);
 }
 
-static void print_comparisons(const struct result *r, bool color, FILE *fp)
+void run_report_comparisons(const struct result *r, FILE *fp)
 {
+	bool color = term_use_color(fp);
 	const char *metric = NULL;
 
 	for (size_t i = 0; i < r->ncomparisons; i++) {
@@ -177,13 +178,19 @@ static void print_comparisons(const struct result *r, bool color, FILE *fp)
 		fputc('\n', fp);
 }
 
-static void print_fits(const struct result *r, bool color, FILE *fp)
+void run_report_fits(const struct result *r, FILE *fp)
 {
+	bool color = term_use_color(fp);
+	char label[64];
+
 	if (!r->nfits)
 		return;
-	fprintf(fp, "%sComplexity%s %s(least squares on median wall time, "
-		"y = a + b·g(n))%s\n", term_bold(color), term_reset(color),
-		term_dim(color), term_reset(color));
+	/* run fits wall_time, bench time_per_op: one metric a result */
+	label_of(r->fits[0].metric, label, sizeof(label));
+	fprintf(fp, "%sComplexity%s %s(least squares on median ",
+		term_bold(color), term_reset(color), term_dim(color));
+	term_puts(fp, label);
+	fprintf(fp, ", y = a + b·g(n))%s\n", term_reset(color));
 	for (size_t i = 0; i < r->nfits; i++) {
 		const struct complexity_fit *f = &r->fits[i];
 		char a[32];
@@ -310,6 +317,6 @@ void run_report(const struct result *r, bool details, FILE *fp)
 	else
 		for (size_t i = 0; i < r->nbenchmarks; i++)
 			print_benchmark(&r->benchmarks[i], i, color, fp);
-	print_comparisons(r, color, fp);
-	print_fits(r, color, fp);
+	run_report_comparisons(r, fp);
+	run_report_fits(r, fp);
 }

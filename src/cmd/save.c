@@ -14,17 +14,14 @@
 
 int save_result(const struct result *res, const char *store, bool quiet)
 {
-	struct store *s;
 	long long id;
 	struct error e;
-	char *path;
-	int r;
+	char *path = store ? xstrdup(store) : store_default_path(&e);
+	int r = path ? 0 : -STORE_ERR_UNSAFE;
 
-	r = ref_open_store(&s, store, STORE_CREATE, &path, &e);
-	if (r == 0) {
-		r = store_save(s, res, &id, &e);
-		store_close(s);
-	}
+	store_set_warn(ref_store_warning);
+	if (path)
+		r = store_save_to(path, res, &id, &e);
 	if (r == 0 && !quiet)
 		fprintf(stderr, "yardstick: saved as result %lld in %s\n", id,
 			path);
@@ -73,4 +70,15 @@ int output_result_markdown(const char *path, void *res, struct error *e)
 int output_result_bmf(const char *path, void *res, struct error *e)
 {
 	return result_write_bmf(res, path, e);
+}
+
+void add_result_outputs(struct output_set *s, const char *json,
+			const char *csv, const char *markdown, const char *bmf,
+			struct result *res)
+{
+	outputs_add(s, "--json", json, "json", output_result_json, res);
+	outputs_add(s, "--csv", csv, "csv", output_result_csv, res);
+	outputs_add(s, "--markdown", markdown, "markdown",
+		    output_result_markdown, res);
+	outputs_add(s, "--bmf", bmf, "bmf", output_result_bmf, res);
 }

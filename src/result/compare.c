@@ -28,7 +28,9 @@ void compare_opts_init(struct compare_opts *o)
 bool metric_higher_is_better(const char *name)
 {
 	return !strcmp(name, "throughput") || !strcmp(name, "ipc") ||
-	       !strcmp(name, "flops_per_second");
+	       !strcmp(name, "flops_per_second") ||
+	       !strcmp(name, "items_per_second") ||
+	       !strcmp(name, "bytes_per_second");
 }
 
 static int param_cmp(const void *x, const void *y)

@@ -15,7 +15,7 @@
 #include "result/result.h"
 
 struct reader {
-	const char *path;
+	const char *name;	/* what messages call it: "'base.json'" */
 	struct error *e;
 	bool raw;		/* leave the summaries uncomputed */
 };

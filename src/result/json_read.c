@@ -31,8 +31,8 @@ int jr_bad(struct reader *rd, const char *where, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	if (!*where)
-		return error_set(rd->e, "cannot read '%s': %s", rd->path, what);
-	return error_set(rd->e, "cannot read '%s': %s: %s", rd->path, where,
+		return error_set(rd->e, "cannot read %s: %s", rd->name, what);
+	return error_set(rd->e, "cannot read %s: %s: %s", rd->name, where,
 			 what);
 }
 
@@ -631,35 +631,54 @@ int result_read_json(struct result *r, const char *path, struct error *e)
 	return result_read_json_raw(r, path, false, e);
 }
 
-int result_read_json_raw(struct result *r, const char *path, bool raw,
-			 struct error *e)
+/* Parse and read len bytes of data (rd names them). */
+static int read_buffer(struct reader *rd, struct result *r, const char *data,
+		       size_t len)
 {
-	struct reader rd = { .path = path, .e = e, .raw = raw };
 	json_error_t jerr;
 	json_t *root;
-	char *data;
-	size_t len;
 	int ret;
 
-	result_init(r, NULL);
-	if (file_read_all(path, &data, &len, e)) {
-		result_free(r);
-		return -1;
-	}
 	root = json_loadb(data, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
 			  &jerr);
 	if (!root) {
-		error_set(e, "cannot read '%s': line %d:%d: %s", path,
+		error_set(rd->e, "cannot read %s: line %d:%d: %s", rd->name,
 			  jerr.line, jerr.column,
 			  is_blank(data, len) ? "empty file" : jerr.text);
-		free(data);
 		result_free(r);
 		return -1;
 	}
-	free(data);
-	ret = read_root(&rd, root, r);
+	ret = read_root(rd, root, r);
 	json_decref(root);
 	if (ret)
 		result_free(r);
 	return ret;
+}
+
+int result_read_json_raw(struct result *r, const char *path, bool raw,
+			 struct error *e)
+{
+	char *name = xasprintf("'%s'", path);
+	struct reader rd = { .name = name, .e = e, .raw = raw };
+	char *data = NULL;
+	size_t len;
+	int ret = -1;
+
+	result_init(r, NULL);
+	if (file_read_all(path, &data, &len, e))
+		result_free(r);
+	else
+		ret = read_buffer(&rd, r, data, len);
+	free(data);
+	free(name);
+	return ret;
+}
+
+int result_read_json_mem(struct result *r, const char *name,
+			 const char *data, size_t len, struct error *e)
+{
+	struct reader rd = { .name = name, .e = e };
+
+	result_init(r, NULL);
+	return read_buffer(&rd, r, data, len);
 }

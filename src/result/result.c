@@ -538,7 +538,8 @@ static void fmt_factor(double x, double lo, double hi, char *factor,
 
 char *comparison_sentence(const struct comparison *c)
 {
-	bool wall = !strcmp(c->metric, "wall_time");
+	bool wall = !strcmp(c->metric, "wall_time") ||
+		    !strcmp(c->metric, "time_per_op");
 	bool faster = c->verdict == CMP_FASTER;
 	double x = c->ratio, lo = c->ratio_ci[0], hi = c->ratio_ci[1];
 	char p[32], factor[48], ci[64];

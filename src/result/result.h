@@ -244,13 +244,19 @@ int result_read_json(struct result *r, const char *path, struct error *e);
 int result_read_json_raw(struct result *r, const char *path, bool raw,
 			 struct error *e);
 
+/* result_read_json of len bytes at data, named name in the messages
+ * (given as is: "the result of './prog'"), which jansson sees whole. */
+int result_read_json_mem(struct result *r, const char *name,
+			 const char *data, size_t len, struct error *e);
+
 /*
  * A comparison in words, for people: "'b' is 1.52× faster than 'a' [1.49,
  * 1.55], p < 0.001" (the factor and CI inverted from the ratio, since
  * ratio = median(candidate) / median(baseline)), "'b' is 1.10× slower than
  * 'a' [...]", "no significant difference between 'a' and 'b', p = 0.430".
- * A metric other than wall_time is named: "'b' has 1.52× lower peak_rss
- * than 'a' [...]". Names are not escaped. Returns a malloc'd string.
+ * A metric other than wall_time and time_per_op is named: "'b' has 1.52×
+ * lower peak_rss than 'a' [...]". Names are not escaped. Returns a
+ * malloc'd string.
  */
 char *comparison_sentence(const struct comparison *c);
 

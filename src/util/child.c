@@ -669,3 +669,92 @@ int child_try_wait(struct child *c, struct error *e)
 				   c->argv[0]);
 	return 0;
 }
+
+/* How long child_read_pipe sleeps at most before it looks whether c has
+ * ended: only a pipe held open by a process c started waits this long. */
+#define READ_PIPE_TICK_MS 100
+
+/* Stop c for child_read_pipe: its tree killed, c reaped. */
+static int read_pipe_stop(struct child *c, struct error *e)
+{
+	if (c->pid <= 0)
+		return 0;
+	kill_tree(c);
+	return child_wait(c, e);
+}
+
+int child_read_pipe(struct child *c, int fd, size_t max, char **data,
+		    size_t *len, bool *overflow, struct error *e)
+{
+	int64_t deadline = c->timeout > 0
+		? c->start_ns + (int64_t)(c->timeout * 1e9) : INT64_MAX;
+	size_t cap = 0, n = 0;
+	char *buf = NULL;
+	bool ended = false;
+	int err = 0;
+
+	*overflow = false;
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int64_t left = deadline - monoclock_ns();
+		int tick = READ_PIPE_TICK_MS, r;
+		ssize_t k;
+
+		if (c->interrupt && *c->interrupt && c->pid > 0) {
+			c->interrupted = true;
+			break;
+		}
+		if (left <= 0 && c->pid > 0) {
+			c->timed_out = true;
+			break;
+		}
+		if (left / 1000000 < tick)
+			tick = (int)(left / 1000000) + 1;
+		r = poll(&p, 1, ended ? 0 : tick);
+		if (r < 0 && errno != EINTR) {
+			err = errno;
+			break;
+		}
+		if (r == 0 && ended)
+			break;		/* c is gone and the pipe drained */
+		if (r == 0) {
+			if (child_try_wait(c, e) < 0) {
+				err = -1;
+				break;
+			}
+			ended = c->pid <= 0;
+			continue;
+		}
+		if (r < 0)
+			continue;
+		buf = xgrow(buf, &cap, n + 65536 + 1, 1);
+		k = read(fd, buf + n, 65536);
+		if (k == 0)
+			break;
+		if (k < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			err = errno;
+			break;
+		}
+		n += (size_t)k;
+		if (n > max) {
+			*overflow = true;
+			break;
+		}
+	}
+	if (buf)
+		buf[n] = '\0';
+	*data = buf;
+	*len = n;
+	if (err) {
+		child_kill(c);
+		if (err > 0)
+			error_errno(e, err, "cannot read the output of '%s'",
+				    c->argv[0]);
+		return -1;
+	}
+	if (c->timed_out || c->interrupted || *overflow)
+		return read_pipe_stop(c, e);
+	return 0;
+}

@@ -119,6 +119,21 @@ int child_wait(struct child *c, struct error *e);
  */
 int child_try_wait(struct child *c, struct error *e);
 
+/*
+ * Read fd, our end of a pipe that c writes, to its end while c runs: at
+ * most max bytes into *data (malloc'd, NUL-terminated, *len bytes; NULL
+ * and 0 when nothing came). c's timeout and interrupt are watched as
+ * child_wait watches them: at either, or at more than max bytes
+ * (*overflow), c's tree is killed and c reaped (c->timed_out,
+ * c->interrupted). Once c has ended (reaped here, as child_wait would),
+ * what is left in the pipe is read and no more, even when a process c
+ * started still holds the pipe open. Call child_wait after it (a no-op
+ * once reaped). Returns 0, or -1 with a message when the pipe cannot be
+ * read (c then killed and reaped).
+ */
+int child_read_pipe(struct child *c, int fd, size_t max, char **data,
+		    size_t *len, bool *overflow, struct error *e);
+
 /* Kill c (with its group if it has its own) and reap it; nothing if it
  * was not started or has been reaped. Closes a held child's pipes. */
 void child_kill(struct child *c);

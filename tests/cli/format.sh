@@ -150,6 +150,24 @@ load_case() {
 }
 t "load: every key of closed, open and failing runs is documented" load_case
 
+# bench: a libyardstick program (tests/lib/proof.c): a group (its
+# comparison), declared work, threads, allocations, counters; a failed
+# benchmark; --clock tsc where the TSC is invariant.
+bench_case() {
+	"$YSB_PROOF" --filter '^(one|two|work|threads|alloc3|empty|chain \[L=(50|100|150)\])$' \
+		--epochs 3 --json "$T/bench1.json" >/dev/null 2>"$T/bench1.err" ||
+		{ cat "$T/bench1.err"; return 1; }
+	"$YSB_NOLOOP" --epochs 2 --no-counters --json "$T/bench2.json" \
+		>/dev/null 2>&1
+	files="$T/bench1.json $T/bench2.json"
+	if "$YSB_PROOF" --filter '^one$' --epochs 2 --clock tsc \
+		--json "$T/bench3.json" >/dev/null 2>&1; then
+		files="$files $T/bench3.json"
+	fi
+	check bench $files
+}
+t "bench: every key of a libyardstick program's result is documented" bench_case
+
 # The check itself catches an undocumented key: a result with one added.
 bad_case() {
 	python3 -c '

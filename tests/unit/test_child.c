@@ -330,6 +330,80 @@ static void test_timeout_kills_tree(void **state)
 	}
 }
 
+/* child_read_pipe of "sh -c SCRIPT" (writing to its descriptor 3) with
+ * at most max bytes and timeout; the bytes read in *len. Returns c. */
+static struct child read_pipe_of(const char *script, size_t max,
+				 double timeout, size_t *len, bool *overflow,
+				 int *ret)
+{
+	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
+	int p[2];
+	struct child_fd_map map;
+	struct child c = { .path = argv[0], .argv = argv, .own_group = true,
+			   .timeout = timeout, .nmaps = 1 };
+	struct error e;
+	char *data;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	map = (struct child_fd_map){ p[1], 3 };
+	c.maps = &map;
+	assert_int_equal(child_start(&c, &e), 0);
+	close(p[1]);
+	*ret = child_read_pipe(&c, p[0], max, &data, len, overflow, &e);
+	close(p[0]);
+	assert_int_equal(child_wait(&c, &e), 0);
+	assert_int_equal(c.pid, 0);
+	if (*len)
+		assert_int_equal(data[*len], '\0');
+	free(data);
+	return c;
+}
+
+/*
+ * Reading what a child writes to a pipe: to its end when it fits in max
+ * (exactly max too), the child killed at max + 1 bytes, at the timeout,
+ * and no wait for a process it started that holds the pipe open after it
+ * ended (a sleep of 600 s: the read ends long before).
+ */
+static void test_read_pipe(void **state)
+{
+	struct child c;
+	size_t len;
+	bool over;
+	int r;
+
+	(void)state;
+	c = read_pipe_of("head -c 100000 /dev/zero >&3", 100000, 0, &len,
+			 &over, &r);
+	assert_int_equal(r, 0);
+	assert_false(over);
+	assert_int_equal(len, 100000);
+	assert_int_equal(spawn_exit_code(c.status), 0);
+	c = read_pipe_of("head -c 100001 /dev/zero >&3; sleep 600", 100000, 0,
+			 &len, &over, &r);
+	assert_int_equal(r, 0);
+	assert_true(over);
+	assert_true(len > 100000);
+	assert_true(WIFSIGNALED(c.status));
+	c = read_pipe_of("printf x >&3; exec sleep 600", 100, 0.3, &len, &over,
+			 &r);
+	assert_int_equal(r, 0);
+	assert_true(c.timed_out);
+	assert_false(over);
+	assert_int_equal(len, 1);
+	c = read_pipe_of("printf abc >&3; sleep 600 & echo $! >/dev/null", 100,
+			 0, &len, &over, &r);
+	assert_int_equal(r, 0);
+	assert_false(c.timed_out);
+	assert_int_equal(len, 3);
+	assert_int_equal(spawn_exit_code(c.status), 0);
+	/* the sleep started in the child's group: ours to end */
+	kill(-c.reaped, SIGKILL);
+	c = read_pipe_of("exit 0", 100, 0, &len, &over, &r);
+	assert_int_equal(r, 0);
+	assert_int_equal(len, 0);
+}
+
 /* An interrupt (Ctrl-C's flag) kills the tree too, without a timeout. */
 static void test_interrupt_kills_tree(void **state)
 {
@@ -533,6 +607,7 @@ int main(void)
 		cmocka_unit_test(test_process_group),
 		cmocka_unit_test(test_timeout_kills_tree),
 		cmocka_unit_test(test_interrupt_kills_tree),
+		cmocka_unit_test(test_read_pipe),
 		cmocka_unit_test(test_rusage),
 		cmocka_unit_test(test_signals_reset),
 		cmocka_unit_test(test_exec_failures),

@@ -971,6 +971,40 @@ static void test_read_truncated(void **state)
 }
 
 /* The example of docs/result-format.md, written by hand, reads. */
+/* A result in memory (bench's pipe): read as from a file, its messages
+ * naming it as the caller says. */
+static void test_read_memory(void **state)
+{
+	static const char good[] = "{\"schema\": \"yardstick/result/v1\", "
+		"\"kind\": \"bench\", \"benchmarks\": [{\"name\": \"h\", "
+		"\"metrics\": {\"time_per_op\": {\"unit\": \"s\", "
+		"\"values\": [3e-9, 1e-9, 2e-9]}}}]}";
+	static const char bad[] = "{\"schema\": \"yardstick/result/v1\",\n"
+		"\"benchmarks\": [{\"name\": \"h\", \"metrics\": {\"t\": "
+		"{\"values\": [-1]}}}]}";
+	struct result r;
+	struct error e;
+
+	(void)state;
+	assert_int_equal(result_read_json_mem(&r, "the result of 'p'", good,
+					      sizeof(good) - 1, &e), 0);
+	assert_string_equal(r.kind, "bench");
+	assert_int_equal(r.nbenchmarks, 1);
+	assert_true(fabs(r.benchmarks[0].metrics[0].summary.median - 2e-9) <
+		    1e-18);
+	result_free(&r);
+	assert_int_equal(result_read_json_mem(&r, "the result of 'p'", bad,
+					      sizeof(bad) - 1, &e), -1);
+	assert_string_equal(e.msg, "cannot read the result of 'p': "
+			    "benchmarks[0].metrics.t.values[0]: -1 is negative "
+			    "(no metric can be: times, sizes and counts are not)");
+	result_free(&r);
+	assert_int_equal(result_read_json_mem(&r, "the result of 'p'", "{\"a\"",
+					      4, &e), -1);
+	assert_non_null(strstr(e.msg, "cannot read the result of 'p': line 1:"));
+	result_free(&r);
+}
+
 static void test_read_design_example(void **state)
 {
 	static const char example[] =
@@ -1139,6 +1173,7 @@ int main(void)
 		cmocka_unit_test(test_read_malformed),
 		cmocka_unit_test(test_read_truncated),
 		cmocka_unit_test(test_read_design_example),
+		cmocka_unit_test(test_read_memory),
 		cmocka_unit_test(test_read_missing_file),
 		cmocka_unit_test(test_write_fails_cleanly),
 		cmocka_unit_test(test_write_replaces),

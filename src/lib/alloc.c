@@ -1,0 +1,305 @@
+/*
+ * Counting allocations inside the timed regions: this file defines
+ * malloc, calloc, realloc, reallocarray, free and the aligned allocators,
+ * counts the call when the calling thread is in a timed region
+ * (lib_alloc_slot set by ys__begin, cleared by ys__end) and forwards it to
+ * the next definition (the C library's, or another allocator's), found
+ * with dlsym(RTLD_NEXT). A program linked with libyardstick calls these:
+ * the executable and its libraries come before the C library in symbol
+ * lookup. Outside a timed region the cost is one thread-local load and a
+ * branch.
+ *
+ * What is counted: an allocation is a malloc, calloc, aligned or
+ * reallocating call that asks for memory (its size in bytes; realloc: the
+ * new size) or a C++ operator new; a free is a free or operator delete
+ * of a non-NULL pointer, or a realloc to size 0. Allocations made by
+ * threads the body starts itself are not counted; an operator new that
+ * throws leaves the rest of its timed region uncounted.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/lib_internal.h"
+
+__thread struct lib_alloc_count *lib_alloc_slot
+	__attribute__((tls_model("initial-exec")));
+
+static void *(*next_malloc)(size_t);
+static void *(*next_calloc)(size_t, size_t);
+static void *(*next_realloc)(void *, size_t);
+static void (*next_free)(void *);
+static void *(*next_memalign)(size_t, size_t);
+static int (*next_posix_memalign)(void **, size_t, size_t);
+static void *(*next_aligned_alloc)(size_t, size_t);
+static void *(*next_valloc)(size_t);
+static void *(*next_pvalloc)(size_t);
+
+/* While dlsym looks the functions up it may allocate itself: from this
+ * arena, never freed. */
+static _Alignas(64) char boot[16384];
+static size_t boot_used;
+static int resolving;
+
+static void *boot_alloc(size_t n)
+{
+	size_t at = (boot_used + 15) & ~(size_t)15;
+
+	if (n > sizeof(boot) - at)
+		return NULL;
+	boot_used = at + n;
+	return boot + at;
+}
+
+static bool in_boot(const void *p)
+{
+	return (const char *)p >= boot && (const char *)p < boot + sizeof(boot);
+}
+
+static void resolve(void)
+{
+	if (resolving)
+		return;
+	resolving = 1;
+	next_calloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "calloc");
+	next_malloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
+	next_realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+	next_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+	next_memalign = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT,
+							 "memalign");
+	next_posix_memalign = (int (*)(void **, size_t, size_t))
+		dlsym(RTLD_NEXT, "posix_memalign");
+	next_aligned_alloc = (void *(*)(size_t, size_t))
+		dlsym(RTLD_NEXT, "aligned_alloc");
+	next_valloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "valloc");
+	next_pvalloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "pvalloc");
+	resolving = 0;
+}
+
+__attribute__((constructor(101))) static void alloc_init(void)
+{
+	resolve();
+}
+
+static inline void count_alloc(size_t n)
+{
+	struct lib_alloc_count *c = lib_alloc_slot;
+
+	if (__builtin_expect(c != NULL, 0)) {
+		c->allocs++;
+		c->bytes += n;
+	}
+}
+
+static inline void count_free(void)
+{
+	struct lib_alloc_count *c = lib_alloc_slot;
+
+	if (__builtin_expect(c != NULL, 0))
+		c->frees++;
+}
+
+void *malloc(size_t n)
+{
+	count_alloc(n);
+	if (__builtin_expect(!next_malloc, 0)) {
+		resolve();
+		if (!next_malloc)
+			return boot_alloc(n);
+	}
+	return next_malloc(n);
+}
+
+void *calloc(size_t k, size_t n)
+{
+	size_t total;
+
+	if (__builtin_mul_overflow(k, n, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	count_alloc(total);
+	if (__builtin_expect(!next_calloc, 0)) {
+		resolve();
+		if (!next_calloc)
+			return boot_alloc(total);	/* static: zeroed */
+	}
+	return next_calloc(k, n);
+}
+
+void free(void *p)
+{
+	if (!p)
+		return;
+	count_free();
+	if (in_boot(p))
+		return;
+	if (__builtin_expect(!next_free, 0))
+		resolve();
+	if (next_free)
+		next_free(p);
+}
+
+void *realloc(void *p, size_t n)
+{
+	if (p && in_boot(p)) {
+		/* from the arena: move it out (its size is not kept: copy
+		 * what the arena can hold after it) */
+		void *q = malloc(n);
+		size_t avail = (size_t)(boot + sizeof(boot) - (char *)p);
+
+		if (q)
+			memcpy(q, p, n < avail ? n : avail);
+		return q;
+	}
+	if (p && n == 0)
+		count_free();
+	else
+		count_alloc(n);
+	if (__builtin_expect(!next_realloc, 0))
+		resolve();
+	return next_realloc(p, n);
+}
+
+void *reallocarray(void *p, size_t k, size_t n)
+{
+	size_t total;
+
+	if (__builtin_mul_overflow(k, n, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, total);
+}
+
+void *memalign(size_t align, size_t n)
+{
+	count_alloc(n);
+	if (__builtin_expect(!next_memalign, 0))
+		resolve();
+	return next_memalign(align, n);
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+	count_alloc(n);
+	if (__builtin_expect(!next_posix_memalign, 0))
+		resolve();
+	return next_posix_memalign(out, align, n);
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+	count_alloc(n);
+	if (__builtin_expect(!next_aligned_alloc, 0))
+		resolve();
+	return next_aligned_alloc(align, n);
+}
+
+void *valloc(size_t n)
+{
+	count_alloc(n);
+	if (__builtin_expect(!next_valloc, 0))
+		resolve();
+	return next_valloc(n);
+}
+
+void *pvalloc(size_t n)
+{
+	count_alloc(n);
+	if (__builtin_expect(!next_pvalloc, 0))
+		resolve();
+	return next_pvalloc(n);
+}
+
+/*
+ * C++'s operator new and delete (their Itanium ABI names, size_t being
+ * unsigned long): libstdc++'s call malloc and free, but a sanitizer's
+ * runtime or another allocator may replace them, and then they would not
+ * reach ours. Each is counted here and forwarded to the next definition;
+ * while it runs, the thread's counter is off, so that the malloc it makes
+ * is not counted twice.
+ */
+#define NEW_FN(sym, params, args)                                           \
+	static void *(*next_##sym) params;                                  \
+	void *sym params;                                                   \
+	void *sym params                                                    \
+	{                                                                   \
+		struct lib_alloc_count *c = lib_alloc_slot;                 \
+		void *p;                                                    \
+									    \
+		if (__builtin_expect(!next_##sym, 0))                       \
+			*(void **)&next_##sym = dlsym(RTLD_NEXT, #sym);     \
+		if (!next_##sym) /* no C++ runtime after us */              \
+			return malloc(n);                                   \
+		if (c) {                                                    \
+			c->allocs++;                                        \
+			c->bytes += n;                                      \
+			lib_alloc_slot = NULL;                              \
+		}                                                           \
+		p = next_##sym args;                                        \
+		lib_alloc_slot = c;                                         \
+		return p;                                                   \
+	}
+
+#define DELETE_FN(sym, params, args)                                        \
+	static void (*next_##sym) params;                                   \
+	void sym params;                                                    \
+	void sym params                                                     \
+	{                                                                   \
+		struct lib_alloc_count *c = lib_alloc_slot;                 \
+									    \
+		if (__builtin_expect(!next_##sym, 0))                       \
+			*(void **)&next_##sym = dlsym(RTLD_NEXT, #sym);     \
+		if (!next_##sym) {                                          \
+			free(p);                                            \
+			return;                                             \
+		}                                                           \
+		if (c && p) {                                               \
+			c->frees++;                                         \
+			lib_alloc_slot = NULL;                              \
+		}                                                           \
+		next_##sym args;                                            \
+		lib_alloc_slot = c;                                         \
+	}
+
+/* new, new[]; nothrow; aligned; aligned nothrow */
+NEW_FN(_Znwm, (size_t n), (n))
+NEW_FN(_Znam, (size_t n), (n))
+NEW_FN(_ZnwmRKSt9nothrow_t, (size_t n, const void *t), (n, t))
+NEW_FN(_ZnamRKSt9nothrow_t, (size_t n, const void *t), (n, t))
+NEW_FN(_ZnwmSt11align_val_t, (size_t n, size_t a), (n, a))
+NEW_FN(_ZnamSt11align_val_t, (size_t n, size_t a), (n, a))
+NEW_FN(_ZnwmSt11align_val_tRKSt9nothrow_t,
+       (size_t n, size_t a, const void *t), (n, a, t))
+NEW_FN(_ZnamSt11align_val_tRKSt9nothrow_t,
+       (size_t n, size_t a, const void *t), (n, a, t))
+/* delete, delete[]; sized; nothrow; aligned; sized aligned */
+DELETE_FN(_ZdlPv, (void *p), (p))
+DELETE_FN(_ZdaPv, (void *p), (p))
+DELETE_FN(_ZdlPvm, (void *p, size_t n), (p, n))
+DELETE_FN(_ZdaPvm, (void *p, size_t n), (p, n))
+DELETE_FN(_ZdlPvRKSt9nothrow_t, (void *p, const void *t), (p, t))
+DELETE_FN(_ZdaPvRKSt9nothrow_t, (void *p, const void *t), (p, t))
+DELETE_FN(_ZdlPvSt11align_val_t, (void *p, size_t a), (p, a))
+DELETE_FN(_ZdaPvSt11align_val_t, (void *p, size_t a), (p, a))
+DELETE_FN(_ZdlPvmSt11align_val_t, (void *p, size_t n, size_t a), (p, n, a))
+DELETE_FN(_ZdaPvmSt11align_val_t, (void *p, size_t n, size_t a), (p, n, a))
+
+/* An allocation through a pointer the compiler cannot see through, so
+ * that it is not elided. */
+static void *(*volatile probe_malloc)(size_t) = malloc;
+
+bool lib_alloc_works(void)
+{
+	struct lib_alloc_count c = { 0, 0, 0 };
+	void *p;
+
+	lib_alloc_slot = &c;
+	p = probe_malloc(24);
+	lib_alloc_slot = NULL;
+	free(p);
+	return c.allocs == 1 && c.bytes == 24;
+}

@@ -1,0 +1,186 @@
+# yardstick bench: a benchmark program's result read through the pipe,
+# the table, the store, gate and history on benchmark names, --baseline,
+# the options passed on, and every way the program can fail (nothing is
+# then stored). FAKE (bench_fake.py) writes a known result, or misbehaves
+# as FAKE_MODE says; BENCHFIX, when set, is a real libyardstick program.
+. "$(dirname "$0")/lib.sh"
+FAKE=$(cd "$(dirname "$0")" && pwd)/bench_fake.py
+export FAKE
+cd "$T" || exit 1
+
+# ---- a result, its table, the store ----------------------------------------
+
+t "a benchmark program: exit 0" expect_exit 0 "$YS" bench -- "$FAKE"
+t "... the table: time per op with its CI, throughput, allocs (bytes)" sh -c '
+	grep -q "^memcpy_naive \[n=4096\] *20 *180.0 ns *1.0% *\[178.2 ns, 181.8 ns\] *21.19 GiB/s *3 (192 B)$" "$T/stdout" &&
+	grep -q "^memcpy_avx \[n=4096\] .* 100.00 ns " "$T/stdout"'
+t "... the group ratio in words" has "$T/stdout" "'memcpy_avx' is 1.80× faster than 'memcpy_naive' [1.72, 1.89]"
+t "... unsupported metrics named" has "$T/stdout" "not supported on this machine: cycles"
+t "... the program's own stdout discarded" sh -c '! grep -q "own table" "$T/stdout" "$T/stderr"'
+t "... stored as result 1" has "$T/stderr" "saved as result 1 in $T/store.db"
+
+t "--json -: the result alone on stdout, the table on stderr" sh -c '
+	"$YS" bench --no-store --json - -- "$FAKE" >"$T/r.json" 2>"$T/r.err" &&
+	python3 -c "
+import json; d = json.load(open(\"$T/r.json\"))
+assert d[\"kind\"] == \"bench\" and d[\"schema\"] == \"yardstick/result/v1\"
+b = d[\"benchmarks\"][0]
+assert b[\"name\"] == \"memcpy_naive\" and b[\"parameters\"] == {\"n\": \"4096\"}
+assert len(b[\"metrics\"][\"time_per_op\"][\"values\"]) == 20
+assert abs(b[\"metrics\"][\"time_per_op\"][\"median\"] - 180e-9) < 1e-15
+assert d[\"comparisons\"][0][\"candidate\"] == \"memcpy_avx\"
+assert d[\"machine\"][\"cores\"] > 0 and \"git\" in d
+" && grep -q "memcpy_avx" "$T/r.err"'
+t "--csv and --markdown written" sh -c '
+	"$YS" bench -q --no-store --csv "$T/r.csv" --markdown "$T/r.md" -- "$FAKE" &&
+	grep -q "^benchmark,n,run,exit_code,time_per_op," "$T/r.csv" &&
+	grep -qF "| memcpy\\_avx | 100.00 ns" "$T/r.md"'
+t "--show-output lets the program's stdout through" sh -c '
+	"$YS" bench -q --no-store --show-output -- "$FAKE" | grep -q "own table"'
+t "an output that cannot be written: exit 2 before the program runs" sh -c '
+	FAKE_ARGS="$T/ran" "$YS" bench --json "$T/no/such/dir/r.json" -- "$FAKE" 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -q "^yardstick bench: --json: .*no/such/dir" "$T/e" && [ ! -e "$T/ran" ]'
+t "--show-output and --json - exclude each other: exit 2" expect_exit 2 "$YS" bench --show-output --json - -- "$FAKE"
+
+# ---- the options passed on -------------------------------------------------
+
+t "--filter, --min-time, --epochs passed on after ARGS" sh -c '
+	FAKE_ARGS="$T/args" "$YS" bench -q --no-store --filter "memcpy.*" --min-time 500ms --epochs 7 -- "$FAKE" a1 &&
+	printf "a1\n--filter\nmemcpy.*\n--min-time\n0.5\n--epochs\n7\n" | cmp - "$T/args"'
+t "... none passed when not given" sh -c '
+	FAKE_ARGS="$T/args" "$YS" bench -q --no-store -- "$FAKE" a1 && printf "a1\n" | cmp - "$T/args"'
+t "--epochs 0 refused: exit 2" expect_exit 2 "$YS" bench --epochs 0 -- "$FAKE"
+t "an operand before '--': exit 2" expect_exit 2 "$YS" bench "$FAKE"
+t "no program: exit 2" expect_exit 2 "$YS" bench --
+
+# ---- gate and history on benchmark names -----------------------------------
+
+t "a second result, 2x slower, stored as result 2" sh -c '
+	FAKE_SCALE=2 "$YS" bench -- "$FAKE" >/dev/null 2>"$T/e" && grep -q "saved as result 2" "$T/e"'
+t "gate: the planted 2x slowdown fails time_per_op=10%: exit 1" expect_exit 1 "$YS" gate --baseline 1 --max-increase time_per_op=10% 2
+t "... naming the benchmarks" sh -c 'grep -q "^FAIL.*memcpy_avx" "$T/stdout" && grep -q "^FAIL.*memcpy_naive" "$T/stdout"'
+t "a third result like the first, stored as result 3" sh -c '
+	"$YS" bench -- "$FAKE" >/dev/null 2>"$T/e" && grep -q "saved as result 3" "$T/e"'
+t "gate: 1 against 3 passes time_per_op=10%: exit 0" expect_exit 0 "$YS" gate --baseline 1 --max-increase time_per_op=10% 3
+t "gate: a throughput fall of 50% fails bytes_per_second max-decrease 10%" expect_exit 1 "$YS" gate --baseline 1 --max-decrease bytes_per_second=10% 2
+t "history lists the benchmarks with time per op" sh -c '
+	"$YS" history >"$T/h" && grep -q "memcpy_avx .* 100.00 ns" "$T/h" &&
+	grep -q "memcpy_avx .* 200.0 ns" "$T/h" && [ "$(grep -c memcpy_naive "$T/h")" -eq 3 ]'
+t "history of one benchmark name" sh -c '
+	"$YS" history memcpy_avx >"$T/h" && [ "$(grep -c memcpy_avx "$T/h")" -eq 3 ] && ! grep -q memcpy_naive "$T/h"'
+
+# ---- --baseline --------------------------------------------------------------
+
+t "--baseline 1: the comparison, as compare prints it" sh -c '
+	FAKE_SCALE=2 "$YS" bench --no-store --baseline 1 -- "$FAKE" >"$T/o" &&
+	grep -q "Against the baseline .1." "$T/o" && grep -q "time_per_op.*+100.0%.*slower" "$T/o"'
+t "... time and allocations only" sh -c '
+	grep -q "allocs_per_op" "$T/o" && ! grep -q "bytes_per_second" "$T/o"'
+t "compare of two bench results: less throughput is worse, not faster" sh -c '
+	"$YS" compare 1 2 >"$T/o" && grep -q "bytes_per_second .*-50.0%.*worse" "$T/o" &&
+	grep -q "flops_per_second .*-50.0%.*worse" "$T/o"'
+t "--baseline of a missing file: exit 2 before the program runs" sh -c '
+	FAKE_ARGS="$T/ran" "$YS" bench --baseline "$T/none.json" -- "$FAKE" 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -q "none.json" "$T/e" && [ ! -e "$T/ran" ]'
+
+# ---- a real libyardstick program (tests/fixtures/benchfix.c) --------------
+
+t "benchfix: exit 0, stored" sh -c '
+	"$YS" bench --store "$T/real.db" --json "$T/real.json" -- "$BENCHFIX" >"$T/o" 2>"$T/e" &&
+	grep -q "saved as result 1 in $T/real.db" "$T/e"'
+t "... 3 allocations of 64 B an iteration: 3 (192 B) in the table" sh -c '
+	grep -q "^alloc3 .* 3 (192 B)$" "$T/o" && grep -q "^noalloc .* 0$" "$T/o"'
+t "... every epoch's value kept, the allocation counts exact" py '
+d = load("'"$T"'/real.json")
+assert d["kind"] == "bench"
+b = bench(d, "alloc3")
+assert b["metrics"]["allocs_per_op"]["values"] == [3] * len(b["metrics"]["time_per_op"]["values"])
+assert b["metrics"]["alloc_bytes_per_op"]["median"] == 192
+assert len(b["metrics"]["time_per_op"]["values"]) == d["settings"]["epochs"] >= 2
+assert [c for c in d["comparisons"] if c["baseline"] == "pair/short" and c["candidate"] == "pair/long"]
+'
+t "... the group ratio in words" sh -c '
+	sed -n "/^Comparison of time per op/,/^\$/p" "$T/o" | grep -q "'"'"'pair/long'"'"'"'
+t "... the complexity fit of the scan, on time per op" sh -c '
+	grep -q "^Complexity (least squares on median time per op" "$T/o" && grep -q "^  scan: O(" "$T/o"'
+t "--filter, --epochs and --min-time reach the program" sh -c '
+	"$YS" bench --no-store --filter "^pair/" --epochs 5 --min-time 2ms --json "$T/f.json" -- "$BENCHFIX" >"$T/o" &&
+	python3 -c "
+import json; d = json.load(open(\"$T/f.json\"))
+assert d[\"settings\"][\"min_time\"] == 0.002 and d[\"settings\"][\"epochs\"] == 5, d[\"settings\"]
+assert sorted(b[\"name\"] for b in d[\"benchmarks\"]) == [\"pair/long\", \"pair/short\"], d[\"benchmarks\"]
+assert all(len(b[\"metrics\"][\"time_per_op\"][\"values\"]) == 5 for b in d[\"benchmarks\"])
+" && ! grep -q alloc3 "$T/o"'
+t "a filter matching nothing: the program's exit 2 passed on, nothing stored" sh -c '
+	"$YS" bench --store "$T/none.db" --filter "^nothing" -- "$BENCHFIX" 2>"$T/e"; [ $? -eq 2 ] &&
+	[ ! -e "$T/none.db" ] && grep -q "exited with 2; nothing is stored" "$T/e"'
+t "gate and history on the program's benchmark names" sh -c '
+	"$YS" bench -q --store "$T/real.db" -- "$BENCHFIX" 2>/dev/null &&
+	"$YS" gate --store "$T/real.db" --baseline 1 --limit allocs_per_op=3 2 >"$T/g" &&
+	grep -q "alloc3" "$T/g" &&
+	"$YS" history --store "$T/real.db" alloc3 >"$T/h" && [ "$(grep -c alloc3 "$T/h")" -eq 2 ]'
+
+# ---- the program fails: a message naming it, nothing stored ----------------
+
+# fails CODE MODE TEXT [OPTIONS]: exit CODE, TEXT on stderr naming the
+# program, and no store created
+fails() {
+	code=$1 mode=$2 text=$3
+	shift 3
+	FAKE_MODE=$mode FAKE_PID="$T/pid" expect_exit "$code" "$YS" bench --store "$T/fail.db" "$@" -- "$FAKE" &&
+	has "$T/stderr" "$text" && has "$T/stderr" "nothing is stored" && [ ! -e "$T/fail.db" ]
+}
+t "no result: the program's own --json named as the reason" sh -c '
+	"$YS" bench --no-store -- "$BENCHFIX" --json "$T/own.json" 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -q "ARGS give it --json: its result went there" "$T/e" && [ -s "$T/own.json" ]'
+escaped() {
+	FAKE_MODE=evil "$YS" bench --no-store -- "$FAKE" >"$T/o" 2>"$T/e" &&
+	grep -qF "memcpy_avx\\x1b[31m" "$T/o" && no_controls "$T/o" "$T/e"
+}
+t "names from the program are escaped in the table and the ratios" escaped
+t "a missing program: exit 2, named" sh -c '
+	"$YS" bench --store "$T/fail.db" -- ./no-such-bench 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -q "./no-such-bench. does not exist" "$T/e" && [ ! -e "$T/fail.db" ]'
+t "a crash: exit 1, the signal named" fails 1 crash "'$FAKE' was killed by signal 11"
+t "a non-zero exit: exit 1" fails 1 exit4 "'$FAKE' exited with 4"
+t "its exit 3 (the environment refused) passed on" fails 3 exit3 "'$FAKE' exited with 3"
+t "no result written: exit 2" fails 2 nojson "'$FAKE' exited without writing a result"
+t "a malformed result: exit 2, line and column" fails 2 malformed "cannot read the result of '$FAKE': line 2:10:"
+t "a result of another kind: exit 2" fails 2 kind_run "wrote a result of kind 'run'"
+t "a message quoting the result is escaped" sh -c '
+	FAKE_MODE=evil_schema "$YS" bench --no-store -- "$FAKE" 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -qF "unsupported schema '"'"'yardstick/result/v9\\x1b[31m'"'"'" "$T/e" &&
+	! grep -q "$(printf "\033")" "$T/e"'
+t "no benchmark in the result: exit 2" fails 2 empty "ran no benchmark"
+t "too much written: exit 2, the program killed" fails 2 huge "wrote more than 1048576 bytes" --max-result 1MiB
+
+# gone PIDFILE: the process it names has ended (within 5 s)
+gone() {
+	pid=$(cat "$1") || return 1
+	for i in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	echo "process $pid still runs"
+	return 1
+}
+# (5 s: time for the fake's python to start and write its grandchild's
+# pid on a loaded machine, before the kill)
+t "a hang: killed at --timeout, exit 1" fails 1 hang "did not finish within the timeout of 5 s" --timeout 5
+t "... with what it started" gone "$T/pid"
+rm -f "$T/pid"
+interrupt() {
+	FAKE_MODE=hang FAKE_PID="$T/pid" "$YS" bench --store "$T/fail.db" -- "$FAKE" 2>"$T/e" &
+	ys=$!
+	for i in $(seq 300); do [ -s "$T/pid" ] && break; sleep 0.1; done
+	kill -INT "$ys"
+	wait "$ys"
+	code=$?
+	[ "$code" -eq 130 ] || { echo "exit $code"; cat "$T/e"; return 1; }
+	grep -q "interrupted" "$T/e" && [ ! -e "$T/fail.db" ] && gone "$T/pid"
+}
+t "Ctrl-C: exit 130, the program and what it started killed" interrupt
+t "a process the program started holds the pipe: no wait for it" sh -c '
+	FAKE_MODE=grandchild timeout 20 "$YS" bench -q --no-store -- "$FAKE"'
+
+finish

@@ -1,0 +1,392 @@
+#!/bin/sh
+# libyardstick (include/yardstick.h, src/lib): benchmark programs with a
+# known truth (tests/lib/*.c) and their command line, JSON and Google
+# Benchmark JSON. Timing checks take the median over epochs and, when a
+# run was disturbed (a busy machine), measure again (up to 3 times); the
+# tolerances never widen.
+. "$(dirname "$0")/lib.sh"
+P=${YSB_PROOF:?}
+
+# retry CHECK...: CHECK passes within 3 measurements
+retry() {
+	for try in 1 2 3; do
+		if "$@"; then
+			return 0
+		fi
+		echo "# measurement $try disturbed, measuring again"
+	done
+	return 1
+}
+
+list_names() {
+	"$P" --list >"$T/list" || return 1
+	cat >"$T/want" <<'LIST'
+chain [L=50]
+chain [L=100]
+chain [L=150]
+chain [L=200]
+chain [L=250]
+chain [L=300]
+chain [L=350]
+chain [L=400]
+chain_cal
+one
+two
+empty
+alloc3
+alloc_mix
+setup
+threads
+work
+LIST
+	diff "$T/want" "$T/list"
+}
+t "--list prints every benchmark, parameters in the name" list_names
+
+filter_json() {
+	"$P" --filter '^chain \[L=(50|100)\]$' --epochs 3 --json "$T/f.json" \
+		>"$T/f.out" 2>&1 || return 1
+	py "d = load('$T/f.json')
+names = [b['name'] for b in d['benchmarks']]
+assert names == ['chain [L=50]', 'chain [L=100]'], names
+for b in d['benchmarks']:
+    assert list(b['parameters']) == ['L'], b['parameters']
+    assert len(b['metrics']['time_per_op']['values']) == 3"
+}
+t "--filter REGEX keeps the matching benchmarks (parameters in the name)" filter_json
+
+usage_errors() {
+	expect_exit 2 "$P" --filter '(' && has "$T/stderr" "--filter: '('" &&
+	expect_exit 2 "$P" --nope && has "$T/stderr" "unknown option '--nope'" &&
+	expect_exit 2 "$P" --epochs 0 && has "$T/stderr" "--epochs: '0'" &&
+	expect_exit 2 "$P" --epochs && has "$T/stderr" "--epochs needs a value" &&
+	expect_exit 2 "$P" --min-time 5x && has "$T/stderr" "--min-time: '5x'" &&
+	expect_exit 2 "$P" --json= && has "$T/stderr" "--json: an empty file name" &&
+	expect_exit 2 "$P" --clock sundial && has "$T/stderr" "--clock: 'sundial'" &&
+	expect_exit 2 "$P" --list=yes && has "$T/stderr" "--list takes no value" &&
+	expect_exit 2 "$P" stray && has "$T/stderr" "'stray': not an option" &&
+	expect_exit 2 "$P" --filter nothing-matches &&
+	has "$T/stderr" "no benchmark matches --filter 'nothing-matches'" &&
+	expect_exit 2 "$P" --json "$T/no/such/dir/x.json" &&
+	has "$T/stderr" "$T/no/such/dir/x.json" &&
+	expect_exit 2 "$P" --json - --gbench-json - &&
+	has "$T/stderr" "--json and --gbench-json both name '-'" &&
+	expect_exit 0 "$P" --help && has "$T/stdout" "--gbench-json FILE"
+}
+t "bad usage: exit 2 naming the option" usage_errors
+
+badspec() {
+	expect_exit 2 "$YSB_BADSPEC" &&
+	has "$T/stderr" "benchmark 'bad' (" &&
+	has "$T/stderr" "badspec.c:11): n: '10:1' is not START:END"
+}
+t "a bad registration spec: exit 2 naming the benchmark, file and line" badspec
+
+noloop() {
+	expect_exit 1 "$YSB_NOLOOP" --epochs 3 --json "$T/nl.json" \
+		--gbench-json "$T/nl.gbench.json" &&
+	py "d = load('$T/nl.json')
+b = {x['name']: x for x in d['benchmarks']}
+assert 'time_per_op' in b['ok']['metrics']
+for n, msg in [('noloop', 'did not run YS_LOOP'),
+               ('break', 'left YS_LOOP early'),
+               ('fail', 'input file missing')]:
+    assert b[n]['metrics'] == {}, b[n]
+    assert any(msg in w for w in b[n]['warnings']), b[n]['warnings']
+g = load('$T/nl.gbench.json')
+e = [x for x in g['benchmarks'] if x['name'] == 'noloop']
+assert len(e) == 1 and e[0]['error_occurred'] is True, e
+assert 'did not run YS_LOOP' in e[0]['error_message']" &&
+	"$YS" compare --json "$T/nlc.json" "$T/nl.gbench.json" \
+		"$T/nl.gbench.json" >"$T/nlc.out" 2>&1 &&
+	py "d = load('$T/nlc.json')
+assert 'ok' in {c['benchmark'] for c in d['comparisons']}, d"
+}
+t "a body without YS_LOOP, a break out of it, ys_fail: failed, the others measured, exit 1" noloop
+
+# One run of most of the program, read by the checks below.
+"$P" --filter '^(one|two|empty|alloc3|alloc_mix|setup|threads|work)$' \
+	--epochs 7 --json "$T/p.json" --gbench-json "$T/g.json" \
+	>"$T/p.out" 2>"$T/p.err"
+prc=$?
+
+schema() {
+	[ $prc = 0 ] || { cat "$T/p.err"; return 1; }
+	py "d = load('$T/p.json')
+assert d['schema'] == 'yardstick/result/v1' and d['kind'] == 'bench'
+s = d['settings']
+for k in ['clock', 'clock_resolution', 'loop_overhead',
+          'loop_cost_per_iteration', 'epoch_target', 'epochs', 'min_time',
+          'seed', 'bootstrap_resamples', 'alpha']:
+    assert k in s, k
+assert s['clock'] == 'monotonic' and s['epochs'] == 7
+assert 0 < s['clock_resolution'] < 1e-5, s
+assert 0 < s['loop_overhead'] < 1e-4, s
+for b in d['benchmarks']:
+    assert b['command'] == ['$P', '--filter', '^(one|two|empty|alloc3|alloc_mix|setup|threads|work)\$', '--epochs', '7', '--json', '$T/p.json', '--gbench-json', '$T/g.json'], b['command']
+    m = b['metrics']
+    assert m['time_per_op']['unit'] == 's'
+    assert len(m['time_per_op']['values']) == 7, b['name']
+    assert m['time_per_op']['n'] == 7
+    assert len(m['iterations']['values']) == 7
+    assert all(v >= 1 for v in m['iterations']['values'])"
+}
+t "--json: result v1 kind bench, every epoch's time per iteration, the settings" schema
+
+# ratio FILE OUT: the group's comparison in the result FILE and the table OUT
+ratio() {
+	py "d = load('$1')
+c = [c for c in d['comparisons'] if c['baseline'] == 'one']
+assert len(c) == 1, d['comparisons']
+c = c[0]
+assert c['candidate'] == 'two' and c['metric'] == 'time_per_op', c
+assert 1.9 <= c['ratio'] <= 2.1, c
+assert c['ratio_ci'][0] <= c['ratio'] <= c['ratio_ci'][1], c
+assert c['verdict'] == 'slower', c" && has "$2" "'two' is 2.0"
+}
+# measured again into files of its own (the checks below read p.json)
+remeasure_ratio() {
+	"$P" --filter '^(one|two)$' --json "$T/r.json" >"$T/r.out" 2>&1 &&
+	ratio "$T/r.json" "$T/r.out"
+}
+# the first try reads the run above; a retry measures the group again
+ratio_try() {
+	if [ -z "${ratio_tried:-}" ]; then
+		ratio_tried=1
+		ratio "$T/p.json" "$T/p.out" && return 0
+	fi
+	remeasure_ratio
+}
+t "a group: two variants of 2:1 cost give 2.0 ± 0.1 with its CI" retry ratio_try
+
+empty_check() {
+	py "d = load('$1')
+b = bench(d, 'empty')
+assert med(b, 'time_per_op') <= 0.5e-9, med(b, 'time_per_op')"
+}
+remeasure_empty() {
+	"$P" --filter '^empty$' --json "$T/e.json" >/dev/null 2>&1 &&
+	empty_check "$T/e.json"
+}
+t "an empty body: at most 0.5 ns" retry remeasure_empty
+
+alloc_check() {
+	py "d = load('$1')
+want = {'alloc3': (3, 192, 3), 'alloc_mix': (4, 212, 3),
+        'setup': (0, 0, 0), 'one': (0, 0, 0)}
+for name, (n, by, fr) in want.items():
+    b = bench(d, name)
+    m = b['metrics']
+    assert m['allocs_per_op']['values'] == [n] * 7, (name, m['allocs_per_op']['values'])
+    assert m['alloc_bytes_per_op']['values'] == [by] * 7, (name, m['alloc_bytes_per_op']['values'])
+    assert m['frees_per_op']['values'] == [fr] * 7, (name, m['frees_per_op']['values'])
+    assert m['alloc_bytes_per_op']['unit'] == 'bytes'"
+}
+t "allocations per iteration, exactly: 3 x 64 B is 3 and 192 B; calloc, realloc, the aligned ones; setup not counted" \
+	alloc_check "$T/p.json"
+
+alloc_shared() {
+	"$YSB_PROOF_SHARED" --filter '^(alloc3|alloc_mix|setup|one)$' \
+		--epochs 7 --json "$T/s.json" >/dev/null 2>&1 || return 1
+	if [ "${YSB_SAN:-none}" = none ]; then
+		alloc_check "$T/s.json"
+	else
+		# a sanitizer's malloc comes before a shared libyardstick:
+		# named unsupported, never 0
+		py "d = load('$T/s.json')
+b = bench(d, 'alloc3')
+assert 'allocs_per_op' in b['unsupported'] and 'allocs_per_op' not in b['metrics']"
+	fi
+}
+t "allocations counted with the shared library too" alloc_shared
+
+work() {
+	py "d = load('$T/p.json')
+b = bench(d, 'work')
+m = b['metrics']
+t = m['time_per_op']['values']
+for k, per in [('items_per_second', 256), ('bytes_per_second', 4096),
+               ('flops_per_second', 512)]:
+    v = m[k]['values']
+    assert len(v) == 7
+    for a, b2 in zip(v, t):
+        assert abs(a - per / b2) <= 1e-9 * a, (k, a, per / b2)
+assert m['arithmetic_intensity']['values'] == [0.125] * 7
+assert m['arithmetic_intensity']['unit'] == 'flop/byte'
+assert m['flops_per_second']['unit'] == 'flop/s'
+assert 'items_per_second' not in bench(d, 'one')['metrics']"
+}
+t "declared work: items/s, bytes/s, flop/s and arithmetic intensity per epoch" work
+
+threads() {
+	py "d = load('$T/p.json')
+b = bench(d, 'threads')
+assert b['parameters'] == {'threads': '2'}, b['parameters']
+m = b['metrics']
+for a, t in zip(m['items_per_second']['values'], m['time_per_op']['values']):
+    assert abs(a - 2 / t) <= 1e-9 * a
+assert b['warnings'] == [] or all('failed' not in w for w in b['warnings'])"
+}
+t "threads=2: both threads run the body; aggregate throughput = 2 / time per op" threads
+
+counters() {
+	py "d = load('$T/p.json')
+names = ['task_clock', 'cycles', 'instructions', 'branches', 'branch_misses',
+         'cache_references', 'cache_misses']
+for b in d['benchmarks']:
+    for n in names:
+        assert (n in b['metrics']) != (n in b['unsupported']), (b['name'], n)
+        if n in b['metrics']:
+            assert len(b['metrics'][n]['values']) == 7
+            assert b['metrics'][n]['unit'] == ('s' if n == 'task_clock' else 'count')
+    if 'cycles' in b['metrics'] and b['name'] != 'empty':
+        assert b['metrics']['cycles']['median'] > 0"
+}
+t "perf counters per iteration: counted ones are metrics, the others named unsupported, never 0" counters
+
+noperf() {
+	"$YSB_NOPERF" "$P" --filter '^one$' --epochs 3 --json "$T/np.json" \
+		>/dev/null 2>"$T/np.err" || { cat "$T/np.err"; return 1; }
+	py "b = bench(load('$T/np.json'), 'one')
+names = ['task_clock', 'cycles', 'instructions', 'branches', 'branch_misses',
+         'cache_references', 'cache_misses']
+for n in names:
+    assert n in b['unsupported'] and n not in b['metrics'], (n, b)
+assert any('no perf counters' in w and 'perf_event_paranoid' in w
+           for w in b['warnings']), b['warnings']
+assert 'time_per_op' in b['metrics']" &&
+	"$YSB_NOPERF" "$P" --filter '^one$' --epochs 3 --no-counters \
+		--json "$T/np2.json" >/dev/null 2>&1 &&
+	py "b = bench(load('$T/np2.json'), 'one')
+assert not any('perf' in w for w in b['warnings']), b['warnings']"
+}
+t "perf refused: every counter named unsupported with a warning saying why, the times still measured" noperf
+
+gbench() {
+	py "d = load('$T/g.json')
+r = load('$T/p.json')
+for k in ['date', 'host_name', 'executable', 'num_cpus', 'mhz_per_cpu',
+          'cpu_scaling_enabled', 'caches', 'library_build_type']:
+    assert k in d['context'], k
+it = [e for e in d['benchmarks'] if e['run_type'] == 'iteration']
+ag = [e for e in d['benchmarks'] if e['run_type'] == 'aggregate']
+for b in r['benchmarks']:
+    mine = [e for e in it if e['run_name'] == b['name']]
+    assert len(mine) == 7, (b['name'], len(mine))
+    assert [e['repetition_index'] for e in mine] == list(range(7))
+    for e, v, n in zip(mine, b['metrics']['time_per_op']['values'],
+                       b['metrics']['iterations']['values']):
+        assert e['time_unit'] == 'ns' and e['name'] == b['name']
+        assert abs(e['real_time'] - v * 1e9) <= 1e-9 * max(1, e['real_time'])
+        assert e['iterations'] == n and e['repetitions'] == 7
+    aggs = sorted(e['aggregate_name'] for e in ag if e['run_name'] == b['name'])
+    assert aggs == ['cv', 'mean', 'median', 'stddev'], aggs
+w = [e for e in it if e['name'] == 'work'][0]
+assert 'bytes_per_second' in w and 'items_per_second' in w" &&
+	"$YS" compare --json "$T/c.json" "$T/g.json" "$T/g.json" >"$T/c.out" 2>&1 &&
+	py "d = load('$T/c.json')
+names = {c['benchmark'] for c in d['comparisons']}
+assert {'alloc3', 'work', 'one', 'two'} <= names, names
+w = [c for c in d['comparisons'] if c['benchmark'] == 'work' and c['metric'] == 'wall_time']
+assert w and w[0]['baseline']['median'] > 0, w" &&
+	"$YS" compare "$T/p.json" "$T/p.json" >"$T/c2.out" 2>&1 &&
+	has "$T/c2.out" "alloc3"
+}
+t "--gbench-json: Google Benchmark's JSON (every epoch a repetition, the aggregates), read back by yardstick compare" gbench
+
+env_json() {
+	YARDSTICK_BENCH_JSON=$T/env.json "$P" --filter '^one$' --epochs 3 \
+		>/dev/null 2>&1 &&
+	py "assert [b['name'] for b in load('$T/env.json')['benchmarks']] == ['one']" &&
+	"$P" --filter '^two$' --epochs 3 --json /dev/fd/3 3>"$T/fd.json" \
+		>/dev/null 2>&1 &&
+	py "assert [b['name'] for b in load('$T/fd.json')['benchmarks']] == ['two']" &&
+	{ "$P" --filter '^one$' --epochs 3 --json /dev/fd/3 3>&1 >/dev/null \
+		2>&1; } | python3 -c "import json, sys
+assert json.load(sys.stdin)['benchmarks'][0]['name'] == 'one'" &&
+	"$P" --filter '^two$' --epochs 3 --json - >"$T/stdout.json" 2>"$T/tab" &&
+	py "assert load('$T/stdout.json')['kind'] == 'bench'" &&
+	has "$T/tab" "time/op"
+}
+t "YARDSTICK_BENCH_JSON, --json /dev/fd/N (a file, a pipe) and --json - (the table then on stderr)" env_json
+
+table() {
+	has "$T/p.out" "time/op" && has "$T/p.out" "alloc3" &&
+	! grep -q "$(printf '\r')" "$T/p.err" &&
+	has "$T/p.err" "warning: 'empty': the body took no measurable time"
+}
+t "the table on stdout; no progress line off a terminal; warnings on stderr" table
+
+few_epochs() {
+	"$P" --filter '^one$' --epochs 3 --json "$T/few.json" >/dev/null 2>&1 &&
+	py "b = bench(load('$T/few.json'), 'one')
+assert any('only 3 epochs' in w and '--epochs' in w for w in b['warnings']), b['warnings']"
+}
+t "too few epochs: a warning saying what to do" few_epochs
+
+# The dependent chain: time per iteration against L, least squares.
+linear() {
+	"$P" --filter '^chain' --json "$T/chain.json" >/dev/null 2>&1 || return 1
+	py "d = load('$T/chain.json')
+pts = [(int(b['parameters']['L']), med(b, 'time_per_op'))
+       for b in d['benchmarks'] if b['name'].startswith('chain [')]
+cal = med(bench(d, 'chain_cal'), 'time_per_op') / 20000
+n = len(pts)
+mx = sum(x for x, _ in pts) / n
+my = sum(y for _, y in pts) / n
+slope = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
+icpt = my - slope * mx
+print('# step %.4g ns, slope %.4g ns, intercept %.3g ns' % (cal * 1e9, slope * 1e9, icpt * 1e9))
+assert abs(slope / cal - 1) <= 0.03, (slope, cal)
+assert abs(icpt) <= 0.5 * cal, (icpt, cal)
+f = [f for f in d['complexity'] if f['name'] == 'chain']
+assert len(f) == 1 and f[0]['parameter'] == 'L' and f[0]['best'] == 'O(n)', d['complexity']
+assert f[0]['metric'] == 'time_per_op' and abs(f[0]['coefficient'] / cal - 1) <= 0.03"
+}
+t "a dependent chain: time linear in its length (slope within 3% of the step, intercept ~ 0)" retry linear
+
+# keep-alive and clobber, by gcc and clang at -O2 and -O3
+for built in ${YSB_BUILT:-}; do
+	kind=${built%%:*}
+	rest=${built#*:}
+	cc=${rest%%:*}
+	rest=${rest#*:}
+	opt=${rest%%:*}
+	exe=${rest#*:}
+	if [ "$kind" = cpp ]; then
+		cpp_check() {
+			"$1" --json "$T/cpp.json" >/dev/null 2>&1 &&
+			py "d = load('$T/cpp.json')
+v = bench(d, 'cpp_vector')['metrics']
+assert v['allocs_per_op']['median'] == 2, v['allocs_per_op']
+assert v['alloc_bytes_per_op']['median'] == 24 + 4096, v['alloc_bytes_per_op']
+assert v['frees_per_op']['median'] == 2, v['frees_per_op']
+s = [b for b in d['benchmarks'] if b['name'] == 'cpp_string [n=256]'][0]
+assert 'bytes_per_second' in s['metrics']"
+		}
+		t "a C++ caller ($cc $opt, -pedantic): registration, ys_main, operator new counted" cpp_check "$exe"
+		continue
+	fi
+	keep_check() {
+		"$1" --json "$T/keep.json" >/dev/null 2>&1 || return 1
+		py "d = load('$T/keep.json')
+def r(name):
+    a = med(bench(d, name + ' [n=100]'), 'time_per_op')
+    b = med(bench(d, name + ' [n=1000]'), 'time_per_op')
+    return a, b
+a, b = r('none')
+assert b < 2 * a + 1e-9, ('without a keep-alive the chain stays', a, b)
+for k in ['keep', 'keep_inner', 'keep_ptr', 'keep_big', 'store_clobber']:
+    a, b = r(k)
+    assert 7 <= b / a <= 13, (k, a, b)
+a, b = r('store_none')
+if '$2' == 'gcc':
+    assert b < 2 * a + 1e-9, ('without ys_clobber gcc keeps the dead store', a, b)
+else:
+    print('# clang keeps the store without ys_clobber too: %.3g -> %.3g' % (a, b))"
+	}
+	t "keep-alive and clobber ($cc $opt): without, the body is removed; with, time x10 for work x10" \
+		retry keep_check "$exe" "$cc"
+done
+
+finish

@@ -1,0 +1,41 @@
+// A C++ caller: yardstick.h compiles warning-free as C++ (-Wall -Wextra
+// -pedantic), registration works from C++, and operator new's allocations
+// are counted, once each, whether operator new calls our malloc (libstdc++)
+// or not (a sanitizer's): two per iteration, the vector (24 bytes) and
+// its 4096, and two deletes.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <yardstick.h>
+
+static void bm_vector(ys_state *s)
+{
+	YS_LOOP(s) {
+		std::vector<std::uint64_t> *v = new std::vector<std::uint64_t>(512);
+
+		ys_keep(v->data());
+		delete v;
+	}
+}
+YS_BENCHMARK("cpp_vector", bm_vector)
+
+static void bm_string(ys_state *s)
+{
+	long n = (long)ys_param_int(s, "n");
+	std::string x(static_cast<std::size_t>(n), 'a');
+	std::uint64_t h = 0;
+
+	ys_set_bytes(s, static_cast<double>(n));
+	YS_LOOP(s) {
+		for (char c : x)
+			h = h * 31 + static_cast<unsigned char>(c);
+		YS_KEEP(h);
+	}
+}
+YS_BENCHMARK_WITH("cpp_string", bm_string, "n=16,256")
+
+int main(int argc, char **argv)
+{
+	return ys_main(argc, argv);
+}

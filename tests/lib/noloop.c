@@ -1,0 +1,32 @@
+/* Benchmarks that misuse the loop: no YS_LOOP, a break out of it, and
+ * ys_fail. Each is reported failed; the others still run; exit 1. */
+#include <yardstick.h>
+
+static void bm_ok(ys_state *s)
+{
+	YS_LOOP(s) {
+	}
+}
+YS_BENCHMARK("ok", bm_ok)
+
+static void bm_noloop(ys_state *s)
+{
+	(void)s;
+}
+YS_BENCHMARK("noloop", bm_noloop)
+
+static void bm_break(ys_state *s)
+{
+	YS_LOOP(s) {
+		break;
+	}
+}
+YS_BENCHMARK("break", bm_break)
+
+static void bm_fail(ys_state *s)
+{
+	ys_fail(s, "input file missing");
+	YS_LOOP(s) {
+	}
+}
+YS_BENCHMARK_WITH("fail", bm_fail, "threads=2")
