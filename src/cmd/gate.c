@@ -3,15 +3,14 @@
  * threshold with statistical confidence. Thresholds come from the command
  * line and from the [gate] sections of yardstick.ini.
  */
-#include <ini.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd/commands.h"
+#include "cmd/gate_config.h"
 #include "cmd/options.h"
 #include "cmd/refs.h"
 #include "result/gate.h"
@@ -70,49 +69,21 @@ static const char gate_epilog[] =
 "user's, or SQLite cannot be loaded.\n";
 
 struct gate_args {
-	const char *baseline, *candidate, *config, *store;
+	const char *baseline, *candidate, *store;
 	const char *markdown, *junit, *bmf;
-	struct gate_threshold *t;
-	size_t nt;
-	double alpha;
-	bool alpha_given, quiet;
-	int inconclusive_pass, missing_pass;	/* -1: not given */
-	char err[1200];		/* from the ini handler */
+	struct gate_config cfg;
+	bool quiet;
 };
-
-static int add_threshold(struct gate_args *a, const char *spec,
-			 enum gate_kind kind, const char *pattern,
-			 struct error *e)
-{
-	a->t = xrealloc(a->t, (a->nt + 1) * sizeof(*a->t));
-	if (gate_parse(spec, kind, pattern, &a->t[a->nt], e))
-		return -1;
-	a->nt++;
-	return 0;
-}
-
-static int add(struct gate_args *a, const char *spec, enum gate_kind kind,
-	       const char *pattern, const char *where)
-{
-	struct error e;
-
-	if (add_threshold(a, spec, kind, pattern, &e)) {
-		snprintf(a->err, sizeof(a->err), "%s: %s", where, e.msg);
-		return -1;
-	}
-	return 0;
-}
 
 /* --max-increase, --max-decrease, --limit: .data is the kind. */
 static int opt_threshold(void *args, const struct opt_entry *o,
 			 const char *arg, struct error *e)
 {
-	return add_threshold(args, arg, (enum gate_kind)o->data, NULL, e);
-}
+	struct gate_args *a = args;
 
-static const struct opt_enum gate_pass_fail[] = {
-	{ "fail", 0 }, { "pass", 1 }, { NULL, 0 },
-};
+	return gate_config_add(&a->cfg, arg, (enum gate_kind)o->data, NULL,
+			       e);
+}
 
 #define OPT_STRUCT struct gate_args
 static const struct opt_entry gate_options[] = {
@@ -133,17 +104,8 @@ static const struct opt_entry gate_options[] = {
 	{ OPT_CALLBACK(0, "limit", opt_threshold), .data = GATE_LIMIT,
 	  .metavar = "SPEC", .help = "METRIC[.STAT]=VALUE: an absolute "
 	  "ceiling of the candidate's statistic. Repeatable" },
-	{ OPT_PATH(0, "config", config), .help = "thresholds from the [gate] "
-	  "sections of FILE (default: yardstick.ini, if present)" },
-	{ OPT_ALPHA(alpha, SHIFT_ALPHA_MIN, 0, "significance level"),
-	  OPT_SETS(alpha_given) },
-	{ OPT_ENUM(0, "inconclusive", inconclusive_pass, gate_pass_fail),
-	  .defval = "fail", .help = "a check too few runs could decide "
-	  "fails the gate or passes" },
-	{ OPT_ENUM(0, "missing", missing_pass, gate_pass_fail),
-	  .defval = "fail", .help = "a check that cannot be made (a "
-	  "benchmark or metric on one side only, no measured value: every "
-	  "run timed out) fails the gate or passes" },
+	{ GATE_CONFIG_OPT(cfg.) },
+	GATE_SETTING_OPTS(cfg.),
 	{ OPT_STORE_READ(store) },
 	{ OPT_OUTPUT(0, "markdown", markdown), .help = "the report for a "
 	  "pull-request comment or $GITHUB_STEP_SUMMARY (- for stdout)" },
@@ -158,10 +120,7 @@ static const struct opt_entry gate_options[] = {
 
 static void gate_init(void *args)
 {
-	struct gate_args *a = args;
-
-	a->alpha = 0.01;
-	a->inconclusive_pass = a->missing_pass = -1;
+	gate_config_init(&((struct gate_args *)args)->cfg);
 }
 
 const struct opt_cmd gate_cmd = {
@@ -177,102 +136,12 @@ const struct opt_cmd gate_cmd = {
 	.init = gate_init,
 };
 
-/* [gate] or [gate "PATTERN"]; NULL when the section is not a gate one. */
-static bool gate_section(const char *section, char *pattern, size_t n)
-{
-	size_t len;
-
-	pattern[0] = '\0';
-	if (!strcmp(section, "gate"))
-		return true;
-	if (strncmp(section, "gate \"", 6))
-		return false;
-	len = strlen(section + 6);
-	/* [gate ""] is an empty pattern: on_ini_line reports it */
-	if (len < 1 || section[6 + len - 1] != '"' || len - 1 >= n)
-		return false;
-	memcpy(pattern, section + 6, len - 1);
-	pattern[len - 1] = '\0';
-	return true;
-}
-
-static int on_ini_line(void *user, const char *section, const char *name,
-		       const char *value)
-{
-	struct gate_args *a = user;
-	char pattern[256], where[300];
-
-	if (!gate_section(section, pattern, sizeof(pattern)))
-		return 1;
-	snprintf(where, sizeof(where), "'%s' [%s] %s", a->config, section,
-		 name);
-	if (!*pattern && strcmp(section, "gate")) {
-		snprintf(a->err, sizeof(a->err), "'%s' [%s]: an empty pattern "
-			 "(write [gate] for every benchmark)", a->config,
-			 section);
-		return 0;
-	}
-	if ((!strcmp(name, "alpha") || !strcmp(name, "inconclusive") ||
-	     !strcmp(name, "missing")) && *pattern) {
-		snprintf(a->err, sizeof(a->err), "%s: %s belongs in [gate], "
-			 "for every check", where, name);
-		return 0;
-	}
-	if (!strcmp(name, "alpha") || !strcmp(name, "inconclusive") ||
-	    !strcmp(name, "missing")) {
-		/* checked as the option of that name is, into a copy: the
-		 * command line wins */
-		struct gate_args ini = *a;
-		struct error e;
-
-		if (opt_set(opt_find(&gate_cmd, name), value, &ini, &e)) {
-			snprintf(a->err, sizeof(a->err), "%s: %.880s", where,
-				 e.msg);
-			return 0;
-		}
-		if (!a->alpha_given)
-			a->alpha = ini.alpha;
-		if (a->inconclusive_pass < 0)
-			a->inconclusive_pass = ini.inconclusive_pass;
-		if (a->missing_pass < 0)
-			a->missing_pass = ini.missing_pass;
-		return 1;
-	}
-	if (!strcmp(name, "max-increase"))
-		return !add(a, value, GATE_INCREASE, *pattern ? pattern : NULL,
-			    where);
-	if (!strcmp(name, "max-decrease"))
-		return !add(a, value, GATE_DECREASE, *pattern ? pattern : NULL,
-			    where);
-	if (!strcmp(name, "limit"))
-		return !add(a, value, GATE_LIMIT, *pattern ? pattern : NULL,
-			    where);
-	snprintf(a->err, sizeof(a->err), "%s: unknown key (max-increase, "
-		 "max-decrease, limit, alpha, inconclusive, missing)", where);
-	return 0;
-}
-
 static int read_config(struct gate_args *a)
 {
-	int r;
+	struct error e;
 
-	if (!a->config) {
-		if (access("yardstick.ini", F_OK))
-			return 0;
-		a->config = "yardstick.ini";
-	}
-	r = ini_parse(a->config, on_ini_line, a);
-	if (r < 0) {
-		fprintf(stderr, "yardstick gate: cannot read '%s'\n",
-			a->config);
-		return 2;
-	}
-	if (r > 0) {
-		fprintf(stderr, "yardstick gate: %s\n", a->err[0] ? a->err :
-			"syntax error");
-		if (!a->err[0])
-			fprintf(stderr, "yardstick gate: '%s' line %d\n",
-				a->config, r);
+	if (gate_config_read(&a->cfg, &e)) {
+		fprintf(stderr, "yardstick gate: %s\n", e.msg);
 		return 2;
 	}
 	return 0;
@@ -298,9 +167,9 @@ static int check_args(struct gate_args *a)
 {
 	bool increase = false;
 
-	for (size_t i = 0; i < a->nt; i++)
-		increase |= a->t[i].kind != GATE_LIMIT;
-	if (!a->nt) {
+	for (size_t i = 0; i < a->cfg.nt; i++)
+		increase |= a->cfg.t[i].kind != GATE_LIMIT;
+	if (!a->cfg.nt) {
 		fputs("yardstick gate: no threshold: give --max-increase, "
 		      "--max-decrease or --limit, or a [gate] section in "
 		      "yardstick.ini\n",
@@ -402,14 +271,14 @@ static int run_gate(struct gate_args *a)
 	if (ret)
 		goto out_free;
 	gate_opts_init(&o);
-	o.alpha = a->alpha;
-	o.inconclusive_pass = a->inconclusive_pass > 0;
-	o.missing_pass = a->missing_pass > 0;
+	o.alpha = a->cfg.alpha;
+	o.inconclusive_pass = a->cfg.inconclusive_pass > 0;
+	o.missing_pass = a->cfg.missing_pass > 0;
 	o.base_label = base_label = xasprintf("the baseline '%s'",
 					      a->baseline ? a->baseline : "");
 	o.cand_label = cand_label = xasprintf("the candidate '%s'",
 					      a->candidate);
-	ret = gate_evaluate(a->baseline ? &base.r : NULL, &cand.r, a->t, a->nt,
+	ret = gate_evaluate(a->baseline ? &base.r : NULL, &cand.r, a->cfg.t, a->cfg.nt,
 			    &o, &rep, &e);
 	free(base_label);
 	free(cand_label);
@@ -449,8 +318,6 @@ int cmd_gate(int argc, char **argv)
 	if (!ret)
 		ret = run_gate(&a);
 out_free:
-	for (size_t i = 0; i < a.nt; i++)
-		gate_threshold_free(&a.t[i]);
-	free(a.t);
+	gate_config_free(&a.cfg);
 	return ret;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/gate_config.h"
 #include "cmd/options.h"
 #include "cmd/refs.h"
 #include "report/report.h"
@@ -54,8 +55,7 @@ static const char report_epilog[] =
 
 struct report_args {
 	struct compare_opts o;
-	struct gate_threshold *t;	/* --max-increase, ... */
-	size_t nt;
+	struct gate_config cfg;		/* --max-increase, ..., --config */
 	struct store_query q;
 	const char *out, *baseline, *since, *store, *profile;
 	char **charts;
@@ -69,11 +69,8 @@ static int opt_threshold(void *args, const struct opt_entry *o,
 {
 	struct report_args *a = args;
 
-	a->t = xrealloc(a->t, (a->nt + 1) * sizeof(*a->t));
-	if (gate_parse(arg, (enum gate_kind)o->data, NULL, &a->t[a->nt], e))
-		return -1;
-	a->nt++;
-	return 0;
+	return gate_config_add(&a->cfg, arg, (enum gate_kind)o->data, NULL,
+			       e);
 }
 
 #define OPT_STRUCT struct report_args
@@ -87,7 +84,9 @@ static const struct opt_entry report_options[] = {
 	{ OPT_STRING(0, "baseline", baseline), .metavar = "REF",
 	  .help = "compare each REF with this result set" },
 	{ OPT_ALPHA(o.alpha, SHIFT_ALPHA_MIN, 0,
-		    "significance level of the comparison") },
+		    "significance level of the comparison and of the gate's "
+		    "checks (those: default the [gate] alpha of --config)"),
+	  OPT_SETS(cfg.alpha_given) },
 	{ OPT_PERCENT(0, "noise", o.noise, 0, INFINITY),
 	  .help = "noise threshold of the comparison, in percent" },
 	{ OPT_CALLBACK(0, "max-increase", opt_threshold),
@@ -103,6 +102,7 @@ static const struct opt_entry report_options[] = {
 	  "absolute ceiling of the statistic, as gate's --limit (--limit is "
 	  "--history's); one on the median is drawn on the history too. "
 	  "Repeatable" },
+	{ GATE_CONFIG_OPT(cfg.) },
 	{ OPT_STRING(0, "history", q.benchmark), .metavar = "BENCHMARK",
 	  .help = "the history of this benchmark from the store" },
 	{ OPT_STRING('m', "metric", q.metric), .metavar = "M",
@@ -129,7 +129,10 @@ static const struct opt_entry report_options[] = {
 
 static void report_init(void *args)
 {
-	compare_opts_init(&((struct report_args *)args)->o);
+	struct report_args *a = args;
+
+	compare_opts_init(&a->o);
+	gate_config_init(&a->cfg);
 }
 
 const struct opt_cmd report_cmd = {
@@ -166,6 +169,21 @@ static int usage_error(const char *msg)
 	return 2;
 }
 
+/* The [gate] thresholds of --config (default yardstick.ini), after the
+ * command line's: drawn where they apply, ignored where nothing is
+ * compared. The gate's alpha is --alpha when given, else the file's. */
+static int read_config(struct report_args *a)
+{
+	struct error e;
+
+	a->cfg.alpha = a->o.alpha;
+	if (gate_config_read(&a->cfg, &e)) {
+		fprintf(stderr, "yardstick report: %s\n", e.msg);
+		return 2;
+	}
+	return 0;
+}
+
 static int parse(struct report_args *a, int argc, char **argv,
 		 struct opt_rest *rest)
 {
@@ -180,8 +198,8 @@ static int parse(struct report_args *a, int argc, char **argv,
 		return usage_error("give result sets (REF...), --history "
 				   "BENCHMARK or --profile FILE (see "
 				   "'yardstick report --help')");
-	for (size_t i = 0; i < a->nt && !a->baseline; i++)
-		if (a->t[i].kind != GATE_LIMIT || !a->q.benchmark)
+	for (size_t i = 0; i < a->cfg.nt && !a->baseline; i++)
+		if (a->cfg.t[i].kind != GATE_LIMIT || !a->q.benchmark)
 			return usage_error("--max-increase and --max-decrease "
 					   "need --baseline REF, --gate-limit "
 					   "--baseline or --history");
@@ -201,7 +219,7 @@ static int parse(struct report_args *a, int argc, char **argv,
 				   "--history BENCHMARK");
 	if (a->open && output_is_stdout(a->out))
 		return usage_error("--open: needs a file, not stdout");
-	return 0;
+	return read_config(a);
 }
 
 /* What the command loaded: freed by report_data_free. */
@@ -279,7 +297,7 @@ static int compare_sets(struct report_data *d, struct report_args *a)
 		return ret;
 	d->has_base = true;
 	d->cmp = xcalloc(d->nsets + 1, sizeof(*d->cmp));
-	if (a->nt)
+	if (a->cfg.nt)
 		d->gate = xcalloc(d->nsets + 1, sizeof(*d->gate));
 	for (size_t i = 0; i < d->nsets && !ret; i++) {
 		char *bl = xasprintf("the baseline '%s'", a->baseline);
@@ -287,16 +305,18 @@ static int compare_sets(struct report_data *d, struct report_args *a)
 		struct gate_opts g;
 
 		gate_opts_init(&g);
-		g.alpha = a->o.alpha;
+		g.alpha = a->cfg.alpha;
+		g.inconclusive_pass = a->cfg.inconclusive_pass > 0;
+		g.missing_pass = a->cfg.missing_pass > 0;
 		g.base_label = a->o.base_label = bl;
 		g.cand_label = a->o.cand_label = cl;
 		ret = compare_results(&d->base, d->sets[i].r, &a->o,
 				      &d->cmp[i], &e);
 		if (!ret)
 			d->ncmp++;
-		if (!ret && a->nt) {
-			ret = gate_evaluate(&d->base, d->sets[i].r, a->t,
-					    a->nt, &g, &d->gate[i], &e);
+		if (!ret && a->cfg.nt) {
+			ret = gate_evaluate(&d->base, d->sets[i].r, a->cfg.t,
+					    a->cfg.nt, &g, &d->gate[i], &e);
 			if (!ret)
 				d->ngate++;
 		}
@@ -357,8 +377,8 @@ static int load_history(struct report_data *d, struct report_args *a)
 	d->history.benchmark = a->q.benchmark;
 	d->history.metric = a->q.metric;
 	d->history.unit = d->nhist ? d->hist[0].unit : "";
-	d->history.thresholds = a->t;
-	d->history.nthresholds = a->nt;
+	d->history.thresholds = a->cfg.t;
+	d->history.nthresholds = a->cfg.nt;
 	history_points(d, a->since);
 	return 0;
 }
@@ -411,9 +431,7 @@ static int open_page(const char *path)
 
 static void free_args(struct report_args *a)
 {
-	for (size_t i = 0; i < a->nt; i++)
-		gate_threshold_free(&a->t[i]);
-	free(a->t);
+	gate_config_free(&a->cfg);
 	free(a->charts);
 }
 

@@ -185,6 +185,32 @@ assert "wall_time.p99=1ms" not in marks, marks' &&
 }
 t "gate thresholds on the comparison: verdicts as gate gives them, median thresholds drawn" gate_view
 
+# the gate's config: yardstick.ini's [gate] sections (or --config FILE),
+# read as gate reads them, drawn and judged on the comparison; exit 0
+gate_config() {
+	mkdir -p "$T/gc" && cd "$T/gc" &&
+	printf '[gate]\nalpha = 0.01\nmax-increase = wall_time=10%%\nlimit = wall_time=14ms\n[gate "sl*"]\nmax-increase = wall_time=20%%\n' > yardstick.ini &&
+	"$YS" report --baseline "$F/base.json" "$F/cand.json" -o "$T/gc.html" &&
+	mkdir -p "$T/gc2" && cp yardstick.ini "$T/gc2/g.ini" && cd "$T/gc2" &&
+	"$YS" report --config g.ini --baseline "$F/base.json" "$F/cand.json" -o "$T/gc2.html" &&
+	cmp -s "$T/gc.html" "$T/gc2.html" &&
+	browse "$T/gc.html" 'JSON.stringify([...document.querySelectorAll(".chart.forest tr.frow")].map(r => [r.cells[0].textContent,
+	  [...r.querySelectorAll(".check")].map(c => c.textContent),
+	  Object.fromEntries([...r.querySelectorAll("path.thr")].map(p => [p.dataset.threshold, +p.dataset.ratio]))]))' &&
+	clean && value '
+rows = {r[0]: r for r in v}
+assert rows["slow"][1] == ["wall_time=10%: fail", "wall_time=14ms: fail", "wall_time=20%: fail"], rows["slow"]
+assert rows["same"][1] == ["wall_time=10%: pass", "wall_time=14ms: pass"], rows["same"]
+assert abs(rows["slow"][2]["wall_time=20%"] - 1.2) < 1e-12 and abs(rows["same"][2]["wall_time=14ms"] - 14 / 11) < 1e-9, rows' &&
+	cd "$T/gc" && "$YS" gate -q --baseline "$F/base.json" "$F/cand.json" >/dev/null 2>&1; [ $? = 1 ] &&
+	printf '[gate]\nmax-increse = wall_time=1%%\n' > "$T/gc2/bad.ini" &&
+	expect_exit 2 "$YS" report --config "$T/gc2/bad.ini" --baseline "$F/base.json" "$F/cand.json" -o "$T/x.html" &&
+	has "$T/stderr" "max-increse" && [ ! -e "$T/x.html" ] &&
+	expect_exit 2 "$YS" report --config "$T/gc2/none.ini" "$F/cand.json" -o "$T/x.html" && has "$T/stderr" "none.ini" &&
+	"$YS" report "$F/cand.json" -o "$T/gc3.html"
+}
+t "gate thresholds from yardstick.ini or --config: judged and drawn on the comparison" gate_config
+
 # the history: 12 stored results whose wall times are set to 10 ms (6)
 # then 20 ms (6); the change point at the 7th, as history --detect says
 history_view() {
@@ -252,6 +278,15 @@ since_limit() {
 	expect_exit 2 "$YS" report --history h --max-increase wall_time=5% -o "$T/x.html" && has "$T/stderr" "--baseline"
 }
 t "--history with --limit, --since, --branch, a gate limit drawn" since_limit
+
+history_config() {
+	cd "$T/hrepo" &&
+	printf '[gate]\nlimit = wall_time=15ms\nlimit = wall_time.p99=1ms\nmax-increase = wall_time=5%%\n[gate "other"]\nlimit = wall_time=12ms\n' > "$T/h.ini" &&
+	"$YS" report --config "$T/h.ini" --history h -o "$T/hc.html" &&
+	browse "$T/hc.html" 'JSON.stringify([...document.querySelectorAll(".chart.history g.limit")].map(g => [g.dataset.threshold, +g.dataset.v, g.textContent]))' &&
+	clean && value 'assert v == [["wall_time=15ms", 0.015, "gate limit wall_time=15ms"]], v'
+}
+t "--history: the ceilings on the median of yardstick.ini's [gate] drawn" history_config
 
 store_refs() {
 	cd "$T/hrepo" &&

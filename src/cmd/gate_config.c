@@ -1,0 +1,178 @@
+/*
+ * The [gate] sections of yardstick.ini: see cmd/gate_config.h.
+ */
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/gate_config.h"
+#include "util/strutil.h"
+
+const struct opt_enum gate_pass_fail[] = {
+	{ "fail", 0 }, { "pass", 1 }, { NULL, 0 },
+};
+
+/* alpha, inconclusive and missing of [gate], checked as the options */
+#define OPT_STRUCT struct gate_config
+static const struct opt_entry setting_options[] = {
+	GATE_SETTING_OPTS(),
+	OPT_END_ENTRY,
+};
+#undef OPT_STRUCT
+
+static const struct opt_cmd settings = {
+	.name = "gate",
+	.opts = setting_options,
+	.args_size = sizeof(struct gate_config),
+};
+
+void gate_config_init(struct gate_config *c)
+{
+	c->alpha = 0.01;
+	c->inconclusive_pass = c->missing_pass = -1;
+}
+
+int gate_config_add(struct gate_config *c, const char *spec,
+		    enum gate_kind kind, const char *pattern, struct error *e)
+{
+	c->t = xrealloc(c->t, (c->nt + 1) * sizeof(*c->t));
+	if (gate_parse(spec, kind, pattern, &c->t[c->nt], e))
+		return -1;
+	c->nt++;
+	return 0;
+}
+
+void gate_config_free(struct gate_config *c)
+{
+	for (size_t i = 0; i < c->nt; i++)
+		gate_threshold_free(&c->t[i]);
+	free(c->t);
+	c->t = NULL;
+	c->nt = 0;
+}
+
+struct reader {
+	struct gate_config *c;
+	struct error e;
+	bool failed;
+};
+
+/* [gate] or [gate "PATTERN"]; false when the section is not a gate one. */
+static bool gate_section(const char *section, char *pattern, size_t n)
+{
+	size_t len;
+
+	pattern[0] = '\0';
+	if (!strcmp(section, "gate"))
+		return true;
+	if (strncmp(section, "gate \"", 6))
+		return false;
+	len = strlen(section + 6);
+	/* [gate ""] is an empty pattern: on_ini_line reports it */
+	if (len < 1 || section[6 + len - 1] != '"' || len - 1 >= n)
+		return false;
+	memcpy(pattern, section + 6, len - 1);
+	pattern[len - 1] = '\0';
+	return true;
+}
+
+static int fail(struct reader *r)
+{
+	r->failed = true;
+	return 0;
+}
+
+static int setting(struct reader *r, const char *name, const char *value,
+		   const char *where)
+{
+	/* checked as the option of that name is, into a copy: the command
+	 * line wins */
+	struct gate_config ini = *r->c;
+	struct error e;
+
+	if (opt_set(opt_find(&settings, name), value, &ini, &e)) {
+		error_set(&r->e, "%s: %.880s", where, e.msg);
+		return fail(r);
+	}
+	if (!r->c->alpha_given)
+		r->c->alpha = ini.alpha;
+	if (r->c->inconclusive_pass < 0)
+		r->c->inconclusive_pass = ini.inconclusive_pass;
+	if (r->c->missing_pass < 0)
+		r->c->missing_pass = ini.missing_pass;
+	return 1;
+}
+
+static int on_ini_line(void *user, const char *section, const char *name,
+		       const char *value)
+{
+	static const struct { const char *key; enum gate_kind kind; } keys[] = {
+		{ "max-increase", GATE_INCREASE },
+		{ "max-decrease", GATE_DECREASE },
+		{ "limit", GATE_LIMIT },
+	};
+	struct reader *r = user;
+	char pattern[256], where[300];
+	bool scalar = !strcmp(name, "alpha") ||
+		      !strcmp(name, "inconclusive") ||
+		      !strcmp(name, "missing");
+
+	if (r->failed)		/* the first error is the one told */
+		return 0;
+	if (!gate_section(section, pattern, sizeof(pattern)))
+		return 1;
+	snprintf(where, sizeof(where), "'%s' [%s] %s", r->c->path, section,
+		 name);
+	if (!*pattern && strcmp(section, "gate")) {
+		error_set(&r->e, "'%s' [%s]: an empty pattern (write [gate] "
+			  "for every benchmark)", r->c->path, section);
+		return fail(r);
+	}
+	if (scalar && *pattern) {
+		error_set(&r->e, "%s: %s belongs in [gate], for every check",
+			  where, name);
+		return fail(r);
+	}
+	if (scalar)
+		return setting(r, name, value, where);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		struct error e;
+
+		if (strcmp(name, keys[i].key))
+			continue;
+		if (gate_config_add(r->c, value, keys[i].kind,
+				    *pattern ? pattern : NULL, &e)) {
+			error_set(&r->e, "%s: %s", where, e.msg);
+			return fail(r);
+		}
+		return 1;
+	}
+	error_set(&r->e, "%s: unknown key (max-increase, max-decrease, "
+		  "limit, alpha, inconclusive, missing)", where);
+	return fail(r);
+}
+
+int gate_config_read(struct gate_config *c, struct error *e)
+{
+	struct reader r = { .c = c };
+	int line;
+
+	if (!c->path) {
+		if (access("yardstick.ini", F_OK))
+			return 0;
+		c->path = "yardstick.ini";
+	}
+	line = ini_parse(c->path, on_ini_line, &r);
+	if (line < 0)
+		return error_set(e, "cannot read '%s'", c->path);
+	if (r.failed) {
+		*e = r.e;
+		return -1;
+	}
+	if (line > 0)
+		return error_set(e, "'%s' line %d: syntax error", c->path,
+				 line);
+	return 0;
+}
