@@ -132,7 +132,8 @@ static const struct opt_entry mem_options[] = {
 	  .help = "an SVG of the heap and the RSS over time" },
 	{ OPT_OUTPUT(0, "json", json), .help = "the result (kind \"mem\": "
 	  "peak_heap, leaked_bytes, allocations, temporary_allocations, "
-	  "peak_rss), for compare and gate; - is stdout" },
+	  "peak_rss, and the timeline's 1000 intervals, which 'yardstick "
+	  "report' draws), for compare and gate; - is stdout" },
 	{ OPT_STRING(0, "name", name), .metavar = "NAME",
 	  .help = "the benchmark's name in the result (default: the command "
 	  "line)" },

@@ -372,6 +372,11 @@ static void build_result(const struct mem_args *a, struct mem_run *m)
 			   rep->temporary);
 		add_metric(b, "bytes_allocated", "bytes", rep->bytes);
 		add_metric(b, "leaked_blocks", "count", rep->leaked_blocks);
+		for (size_t i = 0; i < rep->ntimeline; i++) {
+			series_push(&b->timeline.t, rep->timeline[i].t);
+			series_push(&b->timeline.heap, rep->timeline[i].heap);
+			series_push(&b->timeline.rss, rep->timeline[i].rss);
+		}
 	} else {
 		const char *lost[] = { "peak_heap", "leaked_bytes",
 				       "allocations", "temporary_allocations" };

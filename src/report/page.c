@@ -205,6 +205,7 @@ static const struct {
 	void (*view)(FILE *fp, const struct benchmark *b);
 } kind_views[] = {
 	{ "load", plot_spectrum },
+	{ "mem", plot_heap_timeline },
 };
 
 /* Whether m is drawn: see report_input's charts. */

@@ -25,6 +25,9 @@ void plot_distribution(FILE *fp, const struct metric *m);
 void plot_sequence(FILE *fp, const struct metric *m);
 /* load: the latency percentile spectrum on a nines axis. */
 void plot_spectrum(FILE *fp, const struct benchmark *b);
+/* mem: the heap and RSS timeline, the peak marked (nothing without
+ * one). */
+void plot_heap_timeline(FILE *fp, const struct benchmark *b);
 /* A parameter scan: cost against the parameter, log axes, the fit. */
 void plot_scan(FILE *fp, const struct result *r,
 	       const struct complexity_fit *f);

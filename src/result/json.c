@@ -157,6 +157,25 @@ static json_t *metric_json(const struct metric *m)
 	return o;
 }
 
+static json_t *jseries(const struct series *s)
+{
+	json_t *a = json_must(json_array());
+
+	for (size_t i = 0; i < s->n; i++)
+		push(a, jnum(s->v[i]));
+	return a;
+}
+
+static json_t *timeline_json(const struct heap_timeline *tl)
+{
+	json_t *o = json_must(json_object());
+
+	put(o, "t", jseries(&tl->t));
+	put(o, "heap", jseries(&tl->heap));
+	put(o, "rss", jseries(&tl->rss));
+	return o;
+}
+
 static json_t *benchmark_json(const struct benchmark *b)
 {
 	json_t *o = json_must(json_object());
@@ -179,6 +198,10 @@ static json_t *benchmark_json(const struct benchmark *b)
 	put(o, "metrics", metrics);
 	put(o, "unsupported", jstrv(b->unsupported, b->nunsupported));
 	put(o, "warnings", jstrv(b->warnings, b->nwarnings));
+	if (b->warmup_wall_time.n)
+		put(o, "warmup_wall_time", jseries(&b->warmup_wall_time));
+	if (b->timeline.t.n)
+		put(o, "timeline", timeline_json(&b->timeline));
 	return o;
 }
 

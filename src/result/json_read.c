@@ -345,6 +345,64 @@ static int read_exit_codes(struct reader *rd, json_t *o, const char *where,
 	return 0;
 }
 
+/* An array of values (as a metric's: >= 0, null for NaN) into s; absent:
+ * left empty. */
+static int series_member(struct reader *rd, json_t *obj, const char *where,
+			 const char *key, int flags, struct series *s)
+{
+	char path[256], elem[300];
+	json_t *v, *x;
+	size_t i;
+
+	if (jr_member(rd, obj, where, key, JSON_ARRAY, flags, &v) || !v)
+		return v ? -1 : 0;
+	jr_path_key(path, sizeof(path), where, key);
+	json_array_foreach(v, i, x) {
+		jr_path_index(elem, sizeof(elem), path, i);
+		if (json_is_null(x)) {
+			series_push(s, NAN);
+			continue;
+		}
+		if (jr_check(rd, x, elem, JSON_REAL))
+			return -1;
+		if (!jr_value_ok(json_number_value(x)))
+			return jr_bad_value(rd, elem, json_number_value(x));
+		series_push(s, json_number_value(x));
+	}
+	return 0;
+}
+
+/* mem's "timeline": three arrays of one length, the times in order. */
+static int read_timeline(struct reader *rd, json_t *o, const char *where,
+			 struct benchmark *b)
+{
+	struct heap_timeline *tl = &b->timeline;
+	char path[256], tpath[280], elem[300];
+	json_t *v;
+
+	if (jr_member(rd, o, where, "timeline", JSON_OBJECT, 0, &v) || !v)
+		return v ? -1 : 0;
+	jr_path_key(path, sizeof(path), where, "timeline");
+	if (series_member(rd, v, path, "t", REQUIRED, &tl->t) ||
+	    series_member(rd, v, path, "heap", REQUIRED, &tl->heap) ||
+	    series_member(rd, v, path, "rss", REQUIRED, &tl->rss))
+		return -1;
+	if (tl->heap.n != tl->t.n || tl->rss.n != tl->t.n)
+		return jr_bad(rd, path, "'t', 'heap' and 'rss' differ in "
+			      "length (%zu, %zu, %zu)", tl->t.n, tl->heap.n,
+			      tl->rss.n);
+	for (size_t i = 0; i < tl->t.n; i++) {
+		jr_path_key(tpath, sizeof(tpath), path, "t");
+		jr_path_index(elem, sizeof(elem), tpath, i);
+		if (isnan(tl->t.v[i]))
+			return jr_bad(rd, elem, "expected a number");
+		if (i && tl->t.v[i] < tl->t.v[i - 1])
+			return jr_bad(rd, elem, "earlier than the time before "
+				      "it");
+	}
+	return 0;
+}
+
 static int read_benchmark(struct reader *rd, json_t *o, const char *where,
 			  struct result *r)
 {
@@ -393,7 +451,10 @@ static int read_benchmark(struct reader *rd, json_t *o, const char *where,
 	return strv_member(rd, o, where, "unsupported", &b->unsupported,
 			   &b->nunsupported) ||
 	       strv_member(rd, o, where, "warnings", &b->warnings,
-			   &b->nwarnings) ? -1 : 0;
+			   &b->nwarnings) ||
+	       series_member(rd, o, where, "warmup_wall_time", 0,
+			     &b->warmup_wall_time) ||
+	       read_timeline(rd, o, where, b) ? -1 : 0;
 }
 
 static int read_comparison(struct reader *rd, json_t *o, const char *where,

@@ -73,6 +73,10 @@ static void benchmark_release(struct benchmark *b)
 	free(b->metrics);
 	strv_free(b->unsupported, b->nunsupported);
 	strv_free(b->warnings, b->nwarnings);
+	free(b->warmup_wall_time.v);
+	free(b->timeline.t.v);
+	free(b->timeline.heap.v);
+	free(b->timeline.rss.v);
 }
 
 static void comparison_release(struct comparison *c)
@@ -380,6 +384,12 @@ void metric_push(struct metric *m, double v)
 {
 	m->values = xgrow(m->values, &m->cap, m->n + 1, sizeof(*m->values));
 	m->values[m->n++] = v;
+}
+
+void series_push(struct series *s, double v)
+{
+	s->v = xgrow(s->v, &s->cap, s->n + 1, sizeof(*s->v));
+	s->v[s->n++] = v;
 }
 
 void benchmark_push_exit(struct benchmark *b, int code)

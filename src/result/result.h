@@ -45,6 +45,23 @@ struct param {
 	char *value;
 };
 
+/* Numbers a benchmark carries beside its metrics: written and read back,
+ * never summarized, compared or stored (NaN: JSON null). */
+struct series {
+	double *v;
+	size_t n, cap;
+};
+
+void series_push(struct series *s, double v);
+
+/* `mem`: the heap over time, one point per interval (all three n long;
+ * n 0: none). */
+struct heap_timeline {
+	struct series t;	/* the interval's end, s since the start */
+	struct series heap;	/* bytes live: the most in the interval */
+	struct series rss;	/* bytes resident (NaN: no sample) */
+};
+
 struct benchmark {
 	char *name;
 	char **command;		/* argv, NULL-terminated */
@@ -60,6 +77,10 @@ struct benchmark {
 	size_t nunsupported;
 	char **warnings;
 	size_t nwarnings;
+	/* `run`: the warm-up runs' wall times (s), in order, apart from the
+	 * measured runs (NaN: timed out) */
+	struct series warmup_wall_time;
+	struct heap_timeline timeline;		/* `mem` */
 };
 
 /*

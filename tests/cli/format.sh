@@ -46,6 +46,7 @@ for line in open(doc):
         cur[k.group(1)] = cells[1] if len(cells) > 1 else ""
 for t in ("top", "tool", "machine", "git", "benchmark", "metric",
           "outliers", "comparison", "complexity", "fit",
+          "benchmark.optional", "timeline",
           "metrics." + kind, "settings." + kind):
     assert tables.get(t), f"{doc}: no key table '{t}'"
 bad = []
@@ -82,7 +83,22 @@ for f in files:
             keys(f + ": fits", x, "fit", True)
     for b in d["benchmarks"]:
         w = f + ": " + b["name"]
-        keys(w, b, "benchmark", True)
+        keys(w, {k: v for k, v in b.items() if k not in tables["benchmark.optional"]},
+             "benchmark", True)
+        if "timeline" in b:
+            keys(w + ": timeline", b["timeline"], "timeline", True)
+            n = {len(b["timeline"][k]) for k in tables["timeline"]}
+            if len(n) != 1:
+                bad.append(f"{w}: timeline arrays of lengths {n}")
+        if "warmup_wall_time" in b and kind != "run":
+            bad.append(f"{w}: warmup_wall_time in a '{kind}' result")
+        if "timeline" in b and kind != "mem":
+            bad.append(f"{w}: timeline in a '{kind}' result")
+        if kind == "mem" and "peak_heap" in b["metrics"]:
+            if "timeline" not in b:
+                bad.append(f"{w}: a complete heap trace without its timeline")
+            elif max(b["timeline"]["heap"]) != b["metrics"]["peak_heap"]["values"][0]:
+                bad.append(f"{w}: the timeline's largest heap is not peak_heap")
         for name in b["unsupported"]:
             if name not in tables["metrics." + kind]:
                 bad.append(f"{w}: unsupported '{name}' is no metric of table 'metrics.{kind}'")

@@ -135,6 +135,36 @@ assert v == [["peak_heap", "1.000 MiB"], ["leaked_bytes", "4.000 KiB"], ["alloca
 }
 t "mem view: the heap metrics in the table" mem_view
 
+# mem's timeline: the heap and RSS over time, the peak read back
+mem_timeline() {
+	"$YS" report "$F/mem.json" -o "$T/memt.html" &&
+	browse "$T/memt.html" '(() => {
+	  const c = document.querySelector("[data-name=heapfix] .chart.timeline");
+	  const p = c.querySelector("g.peak");
+	  const box = c.querySelector("svg").getBoundingClientRect();
+	  return JSON.stringify({peak: +p.dataset.v, t: +p.dataset.t, label: p.textContent,
+	    runs: c.querySelector("path.rss").getAttribute("d").split("M").length - 1,
+	    area: c.querySelector("path.heap-area").getAttribute("d").split("L").length,
+	    cy: +p.querySelector("circle").getAttribute("cy"), h: box.height,
+	    base: +c.querySelector("path.heap-area").getAttribute("d").match(/V([0-9.]+)/)[1],
+	    rss3: +c.querySelector("path.rss").getAttribute("d").split(" ").pop()});
+	})()' "$T/memt.png" &&
+	clean 5 && value '
+assert v["peak"] == 1048576 and v["t"] == 0.8, v
+assert v["label"] == "peak 1.000 MiB at 800.0 ms", v
+assert v["runs"] == 2 and v["area"] == 10 and v["h"] > 100, v   # RSS broken where not sampled
+# the peak, 1 MiB, a third of the way up to RSS, 3 MiB
+assert abs((v["base"] - v["cy"]) / (v["base"] - v["rss3"]) - 1 / 3) < 0.01, v' && python3 - "$F/mem.json" "$T/badtl.json" <<'PY' &&
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["benchmarks"][0]["timeline"]["rss"].pop()
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	expect_exit 2 "$YS" report "$T/badtl.json" -o "$T/x.html" &&
+	has "$T/stderr" "benchmarks[0].timeline: 't', 'heap' and 'rss' differ in length (10, 10, 9)"
+}
+t "mem view: heap and RSS timeline, the peak marked and read back" mem_timeline
+
 # the comparison: ratios and CIs as compare --json computes them
 compare_view() {
 	"$YS" compare --json "$T/cmp.json" -q "$F/base.json" "$F/cand.json" &&

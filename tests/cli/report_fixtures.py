@@ -78,11 +78,16 @@ dump("load.json", result("load", [
         "throughput": ("requests/s", [100, 120, 90, 110, 100]),
         "errors": ("count", [3])}, command=[])]))
 
-# mem: one value each
+# mem: one value each, and a timeline of 10 intervals of 0.1 s: the heap
+# 128 KiB more each, its peak of 1 MiB ending at 0.8 s, then back to
+# 4 KiB; RSS 2 MiB, then 3 MiB, not sampled in the 5th interval.
+heap = [131072 * k for k in range(1, 9)] + [65536, 4096]
 dump("mem.json", result("mem", [
     bench("heapfix", {"peak_heap": ("bytes", [1048576]),
                       "leaked_bytes": ("bytes", [4096]),
-                      "allocations": ("count", [1000])})]))
+                      "allocations": ("count", [1000])},
+          timeline={"t": [k / 10 for k in range(1, 11)], "heap": heap,
+                    "rss": [2097152] * 4 + [None] + [3145728] * 5})]))
 
 # compare: against base, "slow" is 1.5 times slower, "same" the same and
 # "fast" twice as fast (each value scaled: the ratio of medians exact).
