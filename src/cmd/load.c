@@ -164,7 +164,8 @@ static const struct opt_entry load_options[] = {
 	  .help = "print the full percentile spectrum of the latency" },
 	{ OPT_OUTPUT(0, "json", json), .help = "the result (- for stdout): "
 	  "metrics latency, latency_uncorrected (seconds), throughput "
-	  "(requests/s, one value a second) and errors" },
+	  "(requests/s, one value a second), error_rate (errors/s, one "
+	  "value a second) and errors" },
 	{ OPT_COUNT(0, "sample", sample, 1, 100000000),
 	  .help = "latencies kept as the values of latency and "
 	  "latency_uncorrected in the result: a uniform sample of all "

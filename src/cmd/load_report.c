@@ -165,6 +165,11 @@ void load_fill_result(struct result *r, const struct load_opts *o,
 	for (size_t i = 0; i < nrates; i++)
 		metric_push(m, rates[i]);
 	free(rates);
+	m = benchmark_metric(b, "error_rate", "errors/s");
+	load_error_rates(s, &rates, &nrates);
+	for (size_t i = 0; i < nrates; i++)
+		metric_push(m, rates[i]);
+	free(rates);
 	m = benchmark_metric(b, "errors", "count");
 	metric_push(m, (double)load_errors_total(s));
 	settings(r, o);

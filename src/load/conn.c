@@ -152,32 +152,46 @@ static bool take(struct worker *w, struct conn *c, int64_t now)
 }
 
 /* The request c carries ended in an error of kind k. */
-static void end_error(struct worker *w, struct conn *c, enum load_err k)
+/* A request ended at now: ok (a 2xx/3xx response) or failed. */
+static void per_second(struct worker *w, int64_t now, bool ok)
+{
+	size_t i = (size_t)((now - w->sh->measure) / 1000000000);
+
+	if (now < w->sh->measure)
+		i = 0;
+	if (i >= w->cap_seconds) {
+		size_t old = w->cap_seconds, cap = old;
+
+		w->st.per_second = xgrow(w->st.per_second, &cap, i + 1,
+					 sizeof(uint64_t));
+		w->st.errors_per_second = xgrow(w->st.errors_per_second,
+						&w->cap_seconds, i + 1,
+						sizeof(uint64_t));
+		memset(w->st.per_second + old, 0,
+		       (w->cap_seconds - old) * sizeof(uint64_t));
+		memset(w->st.errors_per_second + old, 0,
+		       (w->cap_seconds - old) * sizeof(uint64_t));
+	}
+	if (i >= w->st.nseconds)
+		w->st.nseconds = i + 1;
+	if (ok)
+		w->st.per_second[i]++;
+	else
+		w->st.errors_per_second[i]++;
+}
+
+static void end_error(struct worker *w, struct conn *c, enum load_err k,
+		      int64_t now)
 {
 	w->inflight--;
 	if (!c->measured)
 		return;
 	w->st.requests++;
 	w->st.errors[k]++;
+	per_second(w, now, false);
 	__atomic_store_n(&w->done, w->done + 1, __ATOMIC_RELAXED);
 }
 
-static void per_second(struct worker *w, int64_t now)
-{
-	size_t i = (size_t)((now - w->sh->measure) / 1000000000);
-
-	if (i >= w->cap_seconds) {
-		size_t old = w->cap_seconds;
-
-		w->st.per_second = xgrow(w->st.per_second, &w->cap_seconds,
-					 i + 1, sizeof(uint64_t));
-		memset(w->st.per_second + old, 0,
-		       (w->cap_seconds - old) * sizeof(uint64_t));
-	}
-	if (i >= w->st.nseconds)
-		w->st.nseconds = i + 1;
-	w->st.per_second[i]++;
-}
 
 /* The response to c's request is complete at now. */
 static void record(struct worker *w, struct conn *c, int64_t now)
@@ -199,9 +213,10 @@ static void record(struct worker *w, struct conn *c, int64_t now)
 	sample_add(&st->sample, lat, unc);
 	if (s < 400) {
 		st->ok++;
-		per_second(w, now);
+		per_second(w, now, true);
 	} else {
 		st->errors[LOAD_ERR_STATUS]++;
+		per_second(w, now, false);
 	}
 }
 
@@ -222,7 +237,7 @@ static void connect_failed(struct worker *w, struct conn *c, int errnum,
 				reason(w, LOAD_ERR_CONNECT, "%s",
 				       errno_text(errnum));
 		}
-		end_error(w, c, LOAD_ERR_CONNECT);
+		end_error(w, c, LOAD_ERR_CONNECT, now);
 	}
 	c->retry_at = now + c->backoff;
 	c->backoff = c->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : c->backoff * 2;
@@ -271,7 +286,7 @@ static void request_failed(struct worker *w, struct conn *c, enum load_err k,
 		else
 			reason(w, k, "%s", errno_text(errnum));
 	}
-	end_error(w, c, k);
+	end_error(w, c, k, now);
 	conn_close(c);
 	/* Connect again from the event loop, not from here: a server that
 	 * fails every request at once must not recurse. */

@@ -60,6 +60,7 @@ void load_stats_free(struct load_stats *s)
 	hdr_free(s->lag);
 	sample_free(&s->sample);
 	free(s->per_second);
+	free(s->errors_per_second);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -326,6 +327,8 @@ static int workers_init(struct worker *ws, struct shared *sh,
 			w->cap_seconds = (size_t)c->duration + 2;
 			w->st.per_second = xcalloc(w->cap_seconds,
 						   sizeof(uint64_t));
+			w->st.errors_per_second = xcalloc(w->cap_seconds,
+							  sizeof(uint64_t));
 		}
 		/* Connection g goes to thread g % threads. */
 		w->nconns = c->connections / c->threads +
@@ -339,6 +342,14 @@ static int workers_init(struct worker *ws, struct shared *sh,
 			conn_init(w, &w->conns[i], t + i * c->threads);
 	}
 	return 0;
+}
+
+/* Counts of n seconds at p made room for m (> n), the new ones 0. */
+static uint64_t *grow_seconds(uint64_t *p, size_t n, size_t m)
+{
+	p = xrealloc(p, m * sizeof(uint64_t));
+	memset(p + n, 0, (m - n) * sizeof(uint64_t));
+	return p;
 }
 
 /* Add src's counts into dst. */
@@ -362,14 +373,17 @@ static void merge_counts(struct load_stats *dst, const struct load_stats *src)
 	for (int s = 0; s < 600; s++)
 		dst->status[s] += src->status[s];
 	if (src->nseconds > dst->nseconds) {
-		dst->per_second = xrealloc(dst->per_second, src->nseconds *
-					   sizeof(uint64_t));
-		memset(dst->per_second + dst->nseconds, 0,
-		       (src->nseconds - dst->nseconds) * sizeof(uint64_t));
+		dst->per_second = grow_seconds(dst->per_second, dst->nseconds,
+					       src->nseconds);
+		dst->errors_per_second = grow_seconds(dst->errors_per_second,
+						      dst->nseconds,
+						      src->nseconds);
 		dst->nseconds = src->nseconds;
 	}
-	for (size_t i = 0; i < src->nseconds; i++)
+	for (size_t i = 0; i < src->nseconds; i++) {
 		dst->per_second[i] += src->per_second[i];
+		dst->errors_per_second[i] += src->errors_per_second[i];
+	}
 	hdr_merge(dst->latency, src->latency);
 	hdr_merge(dst->uncorrected, src->uncorrected);
 	hdr_merge(dst->lag, src->lag);
@@ -478,7 +492,9 @@ out_free:
 	return ret;
 }
 
-void load_rates(const struct load_stats *s, double **values, size_t *n)
+/* The rates of counts of each second (total in all), as load_rates. */
+static void rates(const struct load_stats *s, const uint64_t *counts,
+		  uint64_t total, double **values, size_t *n)
 {
 	size_t whole = (size_t)s->elapsed, k = 0;
 	double part = s->elapsed - (double)whole;
@@ -489,15 +505,26 @@ void load_rates(const struct load_stats *s, double **values, size_t *n)
 		return;
 	if (whole == 0) {
 		*values = xmalloc(sizeof(double));
-		(*values)[0] = (double)s->ok / s->elapsed;
+		(*values)[0] = (double)total / s->elapsed;
 		*n = 1;
 		return;
 	}
 	*values = xmalloc((whole + 1) * sizeof(double));
 	for (size_t i = 0; i < whole; i++)
-		(*values)[k++] = i < s->nseconds ? (double)s->per_second[i] : 0;
+		(*values)[k++] = i < s->nseconds ? (double)counts[i] : 0;
 	if (part >= 0.5)
 		(*values)[k++] = (whole < s->nseconds
-				  ? (double)s->per_second[whole] : 0) / part;
+				  ? (double)counts[whole] : 0) / part;
 	*n = k;
+}
+
+void load_rates(const struct load_stats *s, double **values, size_t *n)
+{
+	rates(s, s->per_second, s->ok, values, n);
+}
+
+void load_error_rates(const struct load_stats *s, double **values,
+		      size_t *n)
+{
+	rates(s, s->errors_per_second, load_errors_total(s), values, n);
 }

@@ -87,6 +87,8 @@ struct load_stats {
 	struct sample sample;	/* pairs (latency, uncorrected), ns */
 	uint64_t *per_second;	/* 2xx/3xx responses completed in each
 				 * second of the measured interval */
+	uint64_t *errors_per_second;	/* requests failed in each second
+					 * (nseconds too; NULL when none) */
 	size_t nseconds;
 	double elapsed;		/* seconds measured */
 	uint64_t requests;	/* requests that ended: a response or an
@@ -129,5 +131,9 @@ uint64_t load_errors_total(const struct load_stats *s);
  * malloc'd (NULL when *n is 0: nothing was measured).
  */
 void load_rates(const struct load_stats *s, double **values, size_t *n);
+/* The same of the failed requests (errors_per_second; under a second,
+ * every error / elapsed): the result's error_rate. */
+void load_error_rates(const struct load_stats *s, double **values,
+		      size_t *n);
 
 #endif

@@ -220,7 +220,8 @@ static bool charted(const char *const *charts, const struct result *r,
 	}
 	if (r->kind && !strcmp(r->kind, "load"))
 		return !strcmp(m->name, "latency") ||
-		       !strcmp(m->name, "throughput");
+		       !strcmp(m->name, "throughput") ||
+		       !strcmp(m->name, "error_rate");
 	if (benchmark_find_metric(b, "wall_time"))
 		return !strcmp(m->name, "wall_time");
 	return m == &b->metrics[0];

@@ -65,7 +65,8 @@ struct report_input {
 	const char *profile_label;
 	/* the metrics drawn per benchmark (NULL-terminated; "all": every
 	 * one); NULL: the headline, wall_time (else the first metric), a
-	 * load's latency and throughput. The others are table rows. */
+	 * load's latency, throughput and error_rate. The others are table
+	 * rows. */
 	const char *const *charts;
 };
 

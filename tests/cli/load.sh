@@ -142,12 +142,23 @@ t "... 'connection refused: 127.0.0.1:PORT'" has "$T/stderr" "no request succeed
 t "... the summary and --json are still written" sh -c 'grep -q "connect [0-9]* (connection refused)" "$T/stdout" && python3 -c "
 import json; e = json.load(open(\"$T/x.json\"))[\"benchmarks\"][0][\"metrics\"][\"errors\"]
 assert e[\"connect\"] > 0 and e[\"values\"][0] == e[\"connect\"], e"'
+t "... connect errors per second in error_rate" jq_ "$T/x.json" '
+er, el, n = m["error_rate"]["values"], m["throughput"]["elapsed"], m["errors"]["connect"]
+assert (len(er) == 1 and abs(er[0] * el - n) < 1e-6) if el < 1 else 0 < sum(er) <= 2 * n, (er, el, n)'
 
 fix s503 --status 503
 t "status 503 to every request: errors by status, exit 1" expect_exit 1 "$YS" load --no-store -c 2 -n 20 --json "$T/503.json" "$U_s503"
 t "... counted by status" sh -c 'grep -q "status 503: 20" "$T/stdout" && grep -q "answered 503 to 20 of 20" "$T/stderr" && python3 -c "
 import json; e = json.load(open(\"$T/503.json\"))[\"benchmarks\"][0][\"metrics\"][\"errors\"]
 assert e[\"status\"] == 20 and e[\"status_503\"] == 20, e"'
+t "... error_rate: the failed requests per second beside the throughput" jq_ "$T/503.json" '
+er, tp, el = m["error_rate"], m["throughput"], m["throughput"]["elapsed"]
+assert er["unit"] == "errors/s" and len(er["values"]) == len(tp["values"]) >= 1, (er, tp)
+assert set(tp["values"]) == {0}, tp
+if el < 1:    # one value: every error over the time measured
+    assert abs(er["values"][0] * el - 20) < 1e-6, (er, el)
+else:         # whole seconds (one under load), a last half one scaled
+    assert 0 < sum(er["values"]) <= 40, er'
 unfix s503
 
 # A server that closes kept-alive connections without saying so: every

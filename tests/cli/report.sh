@@ -114,6 +114,8 @@ load_view() {
 	  ticks: [...document.querySelectorAll(".chart.spectrum text.tick")].map(e => e.textContent).filter(s => s[0] == "p"),
 	  xs: [...document.querySelectorAll(".chart.spectrum text.pct")].map(e => +e.getAttribute("x")),
 	  tput: document.querySelectorAll(".chart.seq g[data-metric=throughput]").length,
+	  seqs: [...document.querySelectorAll(".chart.seq g[data-metric]")].map(g => [g.dataset.metric, g.closest("figure").querySelector("figcaption").textContent.split(",")[0]]),
+	  erate: ["max", "mean"].map(c => +document.querySelector("tr[data-metric=error_rate] td." + c).dataset.v),
 	  errors: document.querySelector("tr[data-metric=errors] td.median").textContent})' "$T/load.png" &&
 	clean 10 && value '
 p = v["pct"]
@@ -123,7 +125,10 @@ assert v["series"] == 10, v     # corrected and uncorrected
 assert v["ticks"] == ["p50", "p90", "p99", "p99.9", "p99.99"], v
 xs = v["xs"]                    # a nines axis: p90, p99, p99.9 evenly spaced
 assert abs((xs[2] - xs[1]) - (xs[3] - xs[2])) < 1, xs
-assert v["tput"] == 1 and v["errors"] == "3", v'
+assert v["tput"] == 1 and v["errors"] == "3", v
+# the errors of each second drawn beside the throughput of each second
+assert v["seqs"][1:] == [["throughput", "per second"], ["error_rate", "per second"]], v
+assert v["erate"] == [2, 0.6], v'
 }
 t "load view: the percentile spectrum on a nines axis, p99 read back" load_view
 

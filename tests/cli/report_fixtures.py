@@ -69,13 +69,14 @@ dump("scan.json", result("run", [
 
 # load: a sample of 1000 latencies of 1..1000 ms (p50 500.5 ms, p99
 # 990.01 ms, p99.9 999.001 ms), uncorrected 0.5 of them, 5 seconds of
-# throughput, 3 errors.
+# throughput, 3 errors: 2 in the 2nd second, 1 in the 4th.
 lat = [i / 1000 for i in range(1, 1001)]
 dump("load.json", result("load", [
     bench("http://127.0.0.1/", {
         "latency": ("s", lat),
         "latency_uncorrected": ("s", [v / 2 for v in lat]),
         "throughput": ("requests/s", [100, 120, 90, 110, 100]),
+        "error_rate": ("errors/s", [0, 2, 0, 1, 0]),
         "errors": ("count", [3])}, command=[])]))
 
 # mem: one value each, and a timeline of 10 intervals of 0.1 s: the heap

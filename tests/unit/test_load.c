@@ -469,10 +469,27 @@ static void test_sample_uniform(void **state)
 
 static void test_rates(void **state)
 {
-	uint64_t ps[] = { 100, 200, 300, 40 };
-	struct load_stats s = { .per_second = ps, .nseconds = 4, .ok = 640 };
+	uint64_t ps[] = { 100, 200, 300, 40 }, es[] = { 0, 7, 1, 2 };
+	struct load_stats s = { .per_second = ps, .errors_per_second = es,
+				.nseconds = 4, .ok = 640 };
 	double *v;
 	size_t n;
+
+	/* the errors of each second, likewise */
+	s.errors[LOAD_ERR_READ] = 6;
+	s.errors[LOAD_ERR_STATUS] = 4;
+	s.elapsed = 3.5;
+	load_error_rates(&s, &v, &n);
+	assert_int_equal(n, 4);
+	assert_float_equal(v[0], 0, 0);
+	assert_float_equal(v[1], 7, 0);
+	assert_float_equal(v[3], 4, 1e-9);
+	free(v);
+	s.elapsed = 0.5;
+	load_error_rates(&s, &v, &n);
+	assert_int_equal(n, 1);
+	assert_float_equal(v[0], 20, 1e-9);
+	free(v);
 
 	s.elapsed = 3.5;	/* a last half second counts, scaled */
 	load_rates(&s, &v, &n);
