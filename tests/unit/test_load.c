@@ -475,21 +475,21 @@ static void test_rates(void **state)
 	double *v;
 	size_t n;
 
-	/* the errors of each second, likewise */
+	/* the errors of each second, likewise: 0 7 1 and 2 in half a
+	 * second; 10 errors in all over half a second */
+	static const struct { double elapsed; size_t n; double v[4]; }
+	errs[] = { { 3.5, 4, { 0, 7, 1, 4 } }, { 0.5, 1, { 20 } } };
+
 	s.errors[LOAD_ERR_READ] = 6;
 	s.errors[LOAD_ERR_STATUS] = 4;
-	s.elapsed = 3.5;
-	load_error_rates(&s, &v, &n);
-	assert_int_equal(n, 4);
-	assert_float_equal(v[0], 0, 0);
-	assert_float_equal(v[1], 7, 0);
-	assert_float_equal(v[3], 4, 1e-9);
-	free(v);
-	s.elapsed = 0.5;
-	load_error_rates(&s, &v, &n);
-	assert_int_equal(n, 1);
-	assert_float_equal(v[0], 20, 1e-9);
-	free(v);
+	for (size_t k = 0; k < sizeof(errs) / sizeof(errs[0]); k++) {
+		s.elapsed = errs[k].elapsed;
+		load_error_rates(&s, &v, &n);
+		assert_int_equal(n, errs[k].n);
+		for (size_t i = 0; i < n; i++)
+			assert_float_equal(v[i], errs[k].v[i], 1e-9);
+		free(v);
+	}
 
 	s.elapsed = 3.5;	/* a last half second counts, scaled */
 	load_rates(&s, &v, &n);
