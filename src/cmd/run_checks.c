@@ -72,6 +72,17 @@ void run_stray_warnings(struct runner *rn)
  * shell_subtracted (1 or 0): the raw value of a run is its value plus
  * shell_startup times shell_subtracted.
  */
+/* The warm-up runs' wall times, as the measured ones (a warm-up run
+ * faster than the shell alone becomes 0: it is not judged). */
+static void shell_correct_warmup(struct benchmark *b, double cost)
+{
+	struct series *w = &b->warmup_wall_time;
+
+	for (size_t r = 0; r < w->n; r++)
+		if (!isnan(w->v[r]))	/* a timed-out one stays null */
+			w->v[r] = fmax(w->v[r] - cost, 0);
+}
+
 void run_shell_correct(struct runner *rn)
 {
 	for (int k = M_WALL; k <= M_SYS; k++) {
@@ -105,6 +116,8 @@ void run_shell_correct(struct runner *rn)
 				continue;
 			for (size_t r = 0; subtract && r < m->n; r++)
 				m->values[r] -= cost;
+			if (subtract && k == M_WALL)
+				shell_correct_warmup(rn->jobs[i].bench, cost);
 			metric_set_extra(m, "shell_startup", cost);
 			metric_set_extra(m, "shell_subtracted", subtract);
 			if (!subtract)

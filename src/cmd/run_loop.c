@@ -220,6 +220,11 @@ static int run_once(struct runner *rn, size_t ji, bool measured)
 			record(rn, ji, &s);
 		}
 		rn->expected += job_expected(rn, j) - before;
+	} else {
+		/* kept apart: a cold start shows, the statistics are not
+		 * touched */
+		series_push(&j->bench->warmup_wall_time,
+			    s.timed_out ? NAN : s.wall);
 	}
 	if (code != 0 && !rn->o->ignore_failure) {
 		keep_tail(rn);

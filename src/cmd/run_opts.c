@@ -134,7 +134,8 @@ static const struct opt_enum run_orders[] = {
 static const struct opt_entry run_options[] = {
 	OPT_GROUP("Runs"),
 	{ OPT_COUNT('w', "warmup", warmup, 0, LONG_MAX),
-	  .help = "unmeasured runs of each command first" },
+	  .help = "unmeasured runs of each command first (kept apart: "
+	  "their wall times are the result's warmup_wall_time)" },
 	{ OPT_COUNT('r', "runs", runs, 1, LONG_MAX),
 	  .help = "exactly N measured runs of each command" },
 	{ OPT_COUNT('m', "min-runs", min_runs, 1, LONG_MAX),

@@ -49,7 +49,8 @@ static const char page_css[] =
 ".ref{stroke:var(--dim);stroke-dasharray:3 3}.noise{fill:var(--grid);"
 "opacity:.6}.cpl{stroke:var(--out);stroke-dasharray:5 3}.cp text"
 "{fill:var(--out)}\n"
-".pt{fill:var(--dot)}.pt2{fill:var(--warn)}.hpt{fill:var(--dot);"
+".pt{fill:var(--dot)}.pt2{fill:var(--warn)}.wdot{fill:none;stroke:"
+"var(--warn);stroke-width:1.5}.hpt{fill:var(--dot);"
 "cursor:pointer}.hpt:hover,.hpt:focus{fill:var(--out)}\n"
 ".faster,.better{color:var(--faster);fill:var(--faster);stroke:"
 "var(--faster)}.slower,.worse{color:var(--slower);fill:var(--slower);"
@@ -250,7 +251,8 @@ static void bench_view(FILE *fp, const struct result *r,
 		if (!metric_has_summary(m) || m->summary.n < 2 ||
 		    !charted(charts, r, b, m))
 			continue;
-		plot_distribution(fp, m);
+		plot_distribution(fp, m, !strcmp(m->name, "wall_time") ?
+				  &b->warmup_wall_time : NULL);
 		plot_sequence(fp, m);
 	}
 	fputs("</div></section>\n", fp);

@@ -173,33 +173,73 @@ static size_t columns(const struct metric *m, const struct axis *x, int d,
 	return top;
 }
 
-void plot_distribution(FILE *fp, const struct metric *m)
+/* The warm-up runs (w, n > 0) in a row above the stacks, at y: a hollow
+ * mark each (data-v its value), labelled. */
+static void warmup_row(struct chart *c, const struct series *w, double y)
+{
+	FILE *fp = c->fp;
+
+	fprintf(fp, "<g class=\"warmup\" data-n=\"%zu\"><text class=\"tick\" "
+		"x=\"%d\" y=\"", w->n, CHART_L - 4);
+	svg_num(fp, y + 3.5);
+	fputs("\" text-anchor=\"end\">warm-up</text>\n", fp);
+	for (size_t i = 0; i < w->n; i++) {
+		if (!isfinite(w->v[i]))	/* timed out: counted, not drawn */
+			continue;
+		fputs("<circle class=\"wdot\" r=\"3.5\"", fp);
+		html_num_attr(fp, "data-v", w->v[i]);
+		fputs(" cx=\"", fp);
+		svg_num(fp, axis_map(&c->x, w->v[i]));
+		fputs("\" cy=\"", fp);
+		svg_num(fp, y);
+		fputs("\"/>", fp);
+	}
+	fputs("</g>\n", fp);
+}
+
+void plot_distribution(FILE *fp, const struct metric *m,
+		       const struct series *warmup)
 {
 	const struct summary *s = &m->summary;
 	struct chart c = { .fp = fp, .xunit = m->unit, .yunit = "count" };
 	size_t in[NCOL_MAX], out[NCOL_MAX], din[NCOL_MAX], dout[NCOL_MAX];
 	size_t top, per = 1, nout, ncol;
-	int d = DOT_MAX;
+	int d = DOT_MAX, dot_h = DOT_H;
+	double lo = s->min, hi = s->max;
 	char med[48];
-	char *cap, *title;
+	char *cap, *title, *wcap = xstrdup("");
 
-	axis_init(&c.x, s->min, s->max, wants_log(s->min, s->max), CHART_L,
+	if (warmup && !warmup->n)
+		warmup = NULL;
+	for (size_t i = 0; warmup && i < warmup->n; i++)
+		if (isfinite(warmup->v[i])) {
+			lo = fmin(lo, warmup->v[i]);
+			hi = fmax(hi, warmup->v[i]);
+		}
+	if (warmup) {	/* their row above the stacks */
+		dot_h -= 14;
+		free(wcap);
+		wcap = xasprintf("; the %zu warm-up run%s apart (hollow, "
+				 "top row: not in the statistics)",
+				 warmup->n, warmup->n == 1 ? "" : "s");
+	}
+	axis_init(&c.x, lo, hi, wants_log(lo, hi), CHART_L,
 		  CHART_W - CHART_R);
 	/* the largest dots whose tallest stack fits; at the smallest, a
 	 * dot per `per` runs (rounded up: a column of one run keeps its
 	 * dot) */
-	while ((top = columns(m, &c.x, d, in, out, &nout)) * d > DOT_H &&
+	while ((top = columns(m, &c.x, d, in, out, &nout)) * d > (size_t)dot_h &&
 	       d > DOT_MIN)
 		d--;
-	while ((top + per - 1) / per > (size_t)(DOT_H / d))
+	while ((top + per - 1) / per > (size_t)(dot_h / d))
 		per++;
 	ncol = (CHART_W - CHART_R - CHART_L) / d;
 	for (size_t k = 0; k < ncol; k++) {
 		din[k] = (in[k] + per - 1) / per;
 		dout[k] = (out[k] + per - 1) / per;
 	}
-	c.y = (struct axis){ 0, (double)(DOT_H / d * per), PLOT_B,
-			     PLOT_B - DOT_H / d * d, false };
+	c.y = (struct axis){ 0, (double)(dot_h / d * per), PLOT_B,
+			     PLOT_B - dot_h / d * d, false };
 	figure_attrs(&c, "dist", m, "distribution of every run");
 	fputs("<g data-metric=\"", fp);
 	fputs_xml(m->name, fp);
@@ -213,21 +253,24 @@ void plot_distribution(FILE *fp, const struct metric *m)
 		stacks(fp, "odots dash", d, ncol, dout, din);
 		fputs("</g>\n", fp);
 	}
+	if (warmup)
+		warmup_row(&c, warmup, CHART_T + 6);
 	fputs("<path class=\"med\" d=\"M", fp);
 	svg_num(fp, axis_map(&c.x, s->median));
-	fprintf(fp, " %dV%d\"/>\n</g>", CHART_T, PLOT_B);
+	fprintf(fp, " %dV%d\"/>\n</g>", CHART_T + (warmup ? 14 : 0), PLOT_B);
 	fmt_value(s->median, m->unit, med, sizeof(med));
 	if (per == 1)
 		cap = xasprintf("%zu runs, every run a dot (outliers beyond "
 				"Tukey's fences in red: %zu), median %s "
-				"dashed", s->n, nout, med);
+				"dashed%s", s->n, nout, med, wcap);
 	else
 		cap = xasprintf("%zu runs, a dot per %zu runs of a column "
 				"(outliers beyond Tukey's fences in red: "
-				"%zu), median %s dashed", s->n, per, nout,
-				med);
+				"%zu), median %s dashed%s", s->n, per, nout,
+				med, wcap);
 	chart_close(&c, cap);
 	free(cap);
+	free(wcap);
 }
 
 /* Runs many to a pixel (a load's sample of 100,000): each pixel column
@@ -317,9 +360,9 @@ void plot_sequence(FILE *fp, const struct metric *m)
 	run_dots(fp, m, x, y, m->n, m->n > 200);
 	fputs("</g>", fp);
 	chart_close(&c, per_second ? "per second, in order: a drop or a "
-		    "stall is visible" : "in run order (warm-up runs are "
-		    "not measured, so not shown): drift and cold starts "
-		    "are visible");
+		    "stall is visible" : "in run order (the measured runs; "
+		    "warm-up runs are in the distribution): drift and cold "
+		    "starts are visible");
 	free(x);
 	free(y);
 }

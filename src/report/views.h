@@ -19,9 +19,11 @@ void html_value(FILE *fp, double v, const char *unit);
 /* Per benchmark: the summary table and each metric's charts. */
 void view_result(FILE *fp, const struct report_set *set, size_t idx,
 		 const char *const *charts);
-/* Every metric's distribution (every run a dot, outliers marked) and
- * its run sequence. */
-void plot_distribution(FILE *fp, const struct metric *m);
+/* Every metric's distribution (every run a dot, outliers marked; the
+ * warm-up runs, when warmup is given and not empty, apart in a row of
+ * their own) and its run sequence. */
+void plot_distribution(FILE *fp, const struct metric *m,
+		       const struct series *warmup);
 void plot_sequence(FILE *fp, const struct metric *m);
 /* load: the latency percentile spectrum on a nines axis. */
 void plot_spectrum(FILE *fp, const struct benchmark *b);

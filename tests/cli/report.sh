@@ -58,7 +58,9 @@ run_view() {
 	  seq: document.querySelectorAll("[data-name=alpha] .chart.seq").length,
 	  out_alpha: document.querySelectorAll("[data-name=alpha] .chart .outliers").length,
 	  out_beta: [...document.querySelectorAll("[data-name=beta] .chart.dist .outliers")].map(e => e.dataset.n),
-	  rows: document.querySelectorAll("[data-name=beta] table.summary tbody tr").length})' "$T/run.png" &&
+	  rows: document.querySelectorAll("[data-name=beta] table.summary tbody tr").length,
+	  warm: [...document.querySelectorAll(".chart.dist g.warmup")].map(g => [g.closest("section.bench").dataset.name, g.closest("g[data-metric]").dataset.metric, g.dataset.n, g.querySelector("text").textContent,
+	    [...g.querySelectorAll("circle.wdot")].map(c => [+c.dataset.v, +c.getAttribute("cx")]), g.closest("figure").querySelector("figcaption").textContent.split("; ")[1]])})' "$T/run.png" &&
 	clean 20 && value '
 assert v["p99"] == "99.01 ms", v
 assert abs(float(v["med"]) - 0.0505) < 1e-12, v
@@ -68,7 +70,12 @@ assert lo < 0.0505 < hi and hi - lo < 0.03, v
 assert v["dist"] == ["wall_time", "user_time", "peak_rss"], v
 assert v["seq"] == 3 and v["out_alpha"] == 0, v
 assert v["out_beta"] == ["1", "1"], v   # wall_time and user_time
-assert v["rows"] == 3, v'
+assert v["rows"] == 3, v
+# alpha'"'"'s warm-up runs apart, marked, on the axis (which reaches 250 ms)
+[w] = v["warm"]
+assert w[:4] == ["alpha", "wall_time", "3", "warm-up"], w
+assert [d[0] for d in w[4]] == [0.25, 0.12] and w[4][0][1] > w[4][1][1] > 78, w
+assert w[5] == "the 3 warm-up runs apart (hollow, top row: not in the statistics)", w'
 }
 t "run view: numbers read back from the rendered page, one chart per metric" run_view
 

@@ -13,6 +13,20 @@ assert d['kind'] == 'run'
 assert len(b['metrics']['wall_time']['values']) == 7
 assert b['exit_codes'] == [0] * 7
 assert d['settings']['runs'] == 7 and d['settings']['warmup'] == 2"
+# the warm-up runs' wall times are kept apart: the first run (a warm-up)
+# sleeps 0.3 s, the others do not
+t "warm-up wall times kept apart in warmup_wall_time" sh -c '
+	"$YS" run -q --runs 3 --warmup 2 --json "$T/w.json" -- sh -c "[ -e $T/cold ] || { touch $T/cold; sleep 0.3; }" &&
+	"$YS" run -q --runs 2 --warmup 0 --json "$T/w0.json" -- "$YSFIX" exit 0 &&
+	"$YS" run -q --runs 2 --warmup 1 --shell --json "$T/ws.json" "$YSFIX exit 0" &&
+	python3 -c "
+import json
+b = json.load(open(\"$T/w.json\"))[\"benchmarks\"][0]
+w = b[\"warmup_wall_time\"]
+assert len(w) == 2 and w[0] >= 0.3 and len(b[\"metrics\"][\"wall_time\"][\"values\"]) == 3, b
+assert \"warmup_wall_time\" not in json.load(open(\"$T/w0.json\"))[\"benchmarks\"][0]
+ws = json.load(open(\"$T/ws.json\"))[\"benchmarks\"][0][\"warmup_wall_time\"]
+assert len(ws) == 1 and ws[0] >= 0, ws"'
 t "--prepare runs before every run, warmups included" sh -c '
 	"$YS" run -q --runs 4 --warmup 1 --prepare "echo p >> $T/prep" -- "$YSFIX" exit 0 &&
 	[ "$(wc -l < "$T/prep")" -eq 5 ]'
