@@ -285,6 +285,9 @@ static const char style[] =
 	"#frames g{cursor:pointer}\n"
 	"#frames rect{stroke:#fff;stroke-width:.5}\n"
 	"#frames g:hover rect{stroke:#000;stroke-width:1}\n"
+	"#frames g:focus{outline:none}\n"
+	"#frames g:focus rect{stroke:#000;stroke-width:2}\n"
+	".btn:focus{text-decoration:underline}\n"
 	"#frames text{pointer-events:none}\n"
 	"</style>\n";
 
@@ -302,7 +305,11 @@ static const char style[] =
  * dimmed; its subtree is stretched; the rest is hidden (0.011 px of
  * tolerance, as attributes are rounded to 0.01). The matched share is the
  * union of the matches' spans, so a match nested in another one is not
- * counted twice. Strict ES5, no library.
+ * counted twice. The keyboard: one frame at a time in the tab order (the
+ * root at first), the arrows move the focus (Left/Right in the row, Up to
+ * the leftmost callee, Down to the caller), Enter or Space zooms as a
+ * click does; the two buttons take the focus and Enter too. Strict ES5,
+ * no library.
  */
 extern const char flamegraph_script[];
 

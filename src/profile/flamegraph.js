@@ -25,7 +25,16 @@ for (i = 0; i < gs.length; i++) {
 		w: +r.getAttribute("width"),
 		y: +r.getAttribute("y") });
 	g.fi = i;
+	/* the keyboard: one frame in the tab order at a time (the root
+	 * first), the arrows move between them, Enter zooms */
+	g.setAttribute("tabindex", g.id === "root" ? "0" : "-1");
+	g.setAttribute("role", "button");
+	g.setAttribute("aria-label", t);
 }
+unz.setAttribute("tabindex", "0");
+unz.setAttribute("role", "button");
+sea.setAttribute("tabindex", "0");
+sea.setAttribute("role", "button");
 function label(f, x, w) {
 	var n = Math.floor((w - 3) / CH), s = "";
 	if (n >= 3)
@@ -120,8 +129,66 @@ D.addEventListener("click", function (ev) {
 	else if (f)
 		zoom(f);
 });
+function now(f) {
+	return { x: +f.r.getAttribute("x"), w: +f.r.getAttribute("width") };
+}
+/* The frame the arrow key k goes to from f: Left and Right the next shown
+ * one in its row, Up a callee (the nearest row above, leftmost), Down its
+ * caller; null at an edge. */
+function toward(f, k) {
+	var a = now(f), best = null, bd = Infinity, j, o, b, d;
+	var row = k === "ArrowLeft" || k === "ArrowRight";
+	for (j = 0; j < F.length; j++) {
+		o = F[j];
+		if (o === f || o.g.getAttribute("class") === "h")
+			continue;
+		b = now(o);
+		if (row) {
+			d = o.y !== f.y ? -1 : k === "ArrowLeft" ?
+				a.x - b.x : b.x - a.x;
+		} else {
+			d = (k === "ArrowUp" ? f.y - o.y : o.y - f.y) * 1e6 +
+				b.x;
+			if (b.x + b.w <= a.x || b.x >= a.x + a.w)
+				d = -1;
+		}
+		if (d > 0 && d < bd) {
+			bd = d;
+			best = o;
+		}
+	}
+	return best;
+}
+function focusFrame(f, o) {
+	f.g.setAttribute("tabindex", "-1");
+	o.g.setAttribute("tabindex", "0");
+	if (o.g.focus)
+		o.g.focus();
+	det.textContent = o.t;
+}
+D.addEventListener("focusin", function (ev) {
+	var f = frameOf(ev.target);
+	if (f)
+		det.textContent = f.t;
+});
 D.addEventListener("keydown", function (ev) {
-	if (ev.key === "Escape") {
+	var f = frameOf(ev.target), o;
+	if (ev.key === "Enter" || ev.key === " ") {
+		if (ev.target === unz || (f && f.root))
+			unzoom();
+		else if (ev.target === sea)
+			ask();
+		else if (f)
+			zoom(f);
+		else
+			return;
+		ev.preventDefault();
+	} else if (f && /^Arrow(Left|Right|Up|Down)$/.test(ev.key)) {
+		ev.preventDefault();
+		o = toward(f, ev.key);
+		if (o)
+			focusFrame(f, o);
+	} else if (ev.key === "Escape") {
 		unzoom();
 		find("");
 	} else if (ev.key === "/" || ((ev.ctrlKey || ev.metaKey) &&

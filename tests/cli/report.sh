@@ -396,6 +396,41 @@ assert "hot, has 60.0% of them" in v["line"] and "at most 2.500× faster" in v["
 }
 t "profile view: the flame graph inline and working, the top table with Amdahl's bound" profile_view
 
+# the flame graph by keyboard: the root in the tab order, the arrows move
+# the focus between frames, Enter zooms (and on the root unzooms)
+flame_keys() {
+	browse "$T/prof.html" '(() => {
+	  const gs = [...document.querySelectorAll("#frames g")];
+	  const name = g => g.querySelector("title").textContent.split(" \u2014 ")[0];
+	  const key = k => document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key: k, bubbles: true, cancelable: true}));
+	  const tab = gs.filter(g => g.tabIndex === 0).map(name);
+	  const root = document.getElementById("root");
+	  root.focus();
+	  const path = [name(document.activeElement)];
+	  for (const k of ["ArrowUp", "ArrowUp", "ArrowRight", "ArrowRight", "ArrowUp", "ArrowUp", "ArrowDown", "ArrowUp"]) { key(k); path.push(name(document.activeElement)); }
+	  const details = document.getElementById("details").textContent;
+	  key("Enter");
+	  const zoomed = document.getElementById("unzoom").getAttribute("class");
+	  const width = +document.activeElement.querySelector("rect").getAttribute("width");
+	  const hidden = gs.filter(g => g.getAttribute("class") === "h").map(name).sort();
+	  root.focus(); key("Enter");
+	  return JSON.stringify({tab, path, details, zoomed, width, hidden,
+	    after: document.getElementById("unzoom").getAttribute("class"),
+	    btns: ["unzoom", "search"].map(id => document.getElementById(id).tabIndex)});
+	})()' &&
+	clean && value '
+assert v["tab"] == ["all"], v
+# all, up to main, up to its leftmost callee, right twice, up to the
+# leftmost callee of work (cold), up again: none (stays), down, up
+assert v["path"] == ["all", "main", "</script><img src=x onerror=alert(3)>", "idle", "work", "cold", "cold", "work", "cold"], v
+assert v["details"].startswith("cold \u2014 30 samples"), v
+# Enter on cold zooms to it: the full width, its siblings and cousins hidden
+assert v["zoomed"] == "btn" and v["width"] > 1000, v
+assert v["hidden"] == sorted(["</script><img src=x onerror=alert(3)>", "hot", "idle"]), v
+assert v["after"] == "btn off" and v["btns"] == [0, 0], v'
+}
+t "flame graph by keyboard: focusable frames, arrows move, Enter zooms" flame_keys
+
 dark_print() {
 	"$YS" report "$F/run.json" -o "$T/dark.html" &&
 	timeout 120 python3 "$HERE/browser.py" "$T/dark.html" --dark --scale 0.35 --eval 'JSON.stringify([getComputedStyle(document.body).backgroundColor, getComputedStyle(document.querySelector(".dots")).stroke])' --screenshot "$T/dark.png" > "$T/b.json" &&

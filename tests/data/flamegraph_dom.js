@@ -1,7 +1,8 @@
 // A minimal DOM to run a flame graph's embedded script under node, for
 // tests/unit/test_flamegraph.c: node flamegraph_dom.js FILE.svg COMMANDS.
 // COMMANDS holds one action a line ("click NAME", "hover NAME",
-// "search TERM", "escape", "reset"; NAME is "function (module)" as in the
+// "search TERM", "escape", "reset", "key KEY NAME" (a key pressed on the
+// frame NAME, focused: Enter, ArrowUp ...); NAME is "function (module)" as in the
 // title); afterwards every frame is printed as
 // F|name|x|width|class|fill|label, then matched|, details| and unzoom|.
 // The SVG must be well-formed already: this parser only splits tags.
@@ -121,6 +122,9 @@ cmds.split("\n").forEach(function (c) {
 		on.keydown(ev(doc, "Escape"));
 	else if (c === "reset")
 		on.click(ev(byId("unzoom")));
+	else if (c.indexOf("key ") === 0)	/* "key KEY NAME", on its g */
+		on.keydown(ev(rect(arg.slice(arg.indexOf(" ") + 1)).parentNode,
+			      arg.slice(0, arg.indexOf(" "))));
 });
 frames.forEach(function (g) {
 	var r = g.getElementsByTagName("rect")[0];

@@ -819,6 +819,26 @@ static void test_script(void **state)
 	expect_line(out, "F|b (app)|305.00|295.00|-|-|b");
 	expect_line(out, "unzoom|btn off");
 	free(out);
+	/* The keyboard: Enter on a focused frame zooms as a click does,
+	 * Enter on the root unzooms; an arrow moves the focus (the details
+	 * line follows it): up from main to its leftmost callee, a. */
+	out = run_script(path, "key Enter a (app)\n");
+	expect_line(out, "F|a (app)|10.00|1180.00|-|-|a");
+	expect_line(out, "F|b (app)|305.00|295.00|h|-|b");
+	free(out);
+	out = run_script(path, "key Enter a (app)\nkey Enter all\n");
+	expect_line(out, "F|b (app)|305.00|295.00|-|-|b");
+	expect_line(out, "unzoom|btn off");
+	free(out);
+	out = run_script(path, "key ArrowUp main (app)\n");
+	expect_line(out, "details|a (app) — 2 samples, 25.00%");
+	free(out);
+	out = run_script(path, "key ArrowRight a (app)\n");
+	expect_line(out, "details|b (app) — 2 samples, 25.00%");
+	free(out);
+	out = run_script(path, "key ArrowDown b (app)\n");
+	expect_line(out, "details|main (app) — 8 samples, 100.00%");
+	free(out);
 	free(path);
 	profile_free(&p);
 }
