@@ -120,14 +120,22 @@ D.addEventListener("mouseover", function (ev) {
 	var f = frameOf(ev.target);
 	det.textContent = f ? f.t : " ";
 });
-D.addEventListener("click", function (ev) {
-	var f = frameOf(ev.target);
-	if (ev.target === unz || (f && f.root))
+/* A click, or Enter on the focused element: false when t is none of
+ * ours. */
+function act(t) {
+	var f = frameOf(t);
+	if (t === unz || (f && f.root))
 		unzoom();
-	else if (ev.target === sea)
+	else if (t === sea)
 		ask();
 	else if (f)
 		zoom(f);
+	else
+		return false;
+	return true;
+}
+D.addEventListener("click", function (ev) {
+	act(ev.target);
 });
 function now(f) {
 	return { x: +f.r.getAttribute("x"), w: +f.r.getAttribute("width") };
@@ -174,15 +182,8 @@ D.addEventListener("focusin", function (ev) {
 D.addEventListener("keydown", function (ev) {
 	var f = frameOf(ev.target), o;
 	if (ev.key === "Enter" || ev.key === " ") {
-		if (ev.target === unz || (f && f.root))
-			unzoom();
-		else if (ev.target === sea)
-			ask();
-		else if (f)
-			zoom(f);
-		else
-			return;
-		ev.preventDefault();
+		if (act(ev.target))
+			ev.preventDefault();
 	} else if (f && /^Arrow(Left|Right|Up|Down)$/.test(ev.key)) {
 		ev.preventDefault();
 		o = toward(f, ev.key);

@@ -821,24 +821,26 @@ static void test_script(void **state)
 	free(out);
 	/* The keyboard: Enter on a focused frame zooms as a click does,
 	 * Enter on the root unzooms; an arrow moves the focus (the details
-	 * line follows it): up from main to its leftmost callee, a. */
-	out = run_script(path, "key Enter a (app)\n");
-	expect_line(out, "F|a (app)|10.00|1180.00|-|-|a");
-	expect_line(out, "F|b (app)|305.00|295.00|h|-|b");
-	free(out);
-	out = run_script(path, "key Enter a (app)\nkey Enter all\n");
-	expect_line(out, "F|b (app)|305.00|295.00|-|-|b");
-	expect_line(out, "unzoom|btn off");
-	free(out);
-	out = run_script(path, "key ArrowUp main (app)\n");
-	expect_line(out, "details|a (app) — 2 samples, 25.00%");
-	free(out);
-	out = run_script(path, "key ArrowRight a (app)\n");
-	expect_line(out, "details|b (app) — 2 samples, 25.00%");
-	free(out);
-	out = run_script(path, "key ArrowDown b (app)\n");
-	expect_line(out, "details|main (app) — 8 samples, 100.00%");
-	free(out);
+	 * line follows it): up to the leftmost callee, right in the row,
+	 * down to the caller. */
+	static const char *const keys[][3] = {
+		{ "key Enter a (app)\n", "F|a (app)|10.00|1180.00|-|-|a",
+		  "F|b (app)|305.00|295.00|h|-|b" },
+		{ "key Enter a (app)\nkey Enter all\n",
+		  "F|b (app)|305.00|295.00|-|-|b", "unzoom|btn off" },
+		{ "key ArrowUp main (app)\n",
+		  "details|a (app) — 2 samples, 25.00%", "unzoom|btn off" },
+		{ "key ArrowRight a (app)\n",
+		  "details|b (app) — 2 samples, 25.00%", "matched| " },
+		{ "key ArrowDown b (app)\n",
+		  "details|main (app) — 8 samples, 100.00%", "matched| " },
+	};
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		out = run_script(path, keys[k][0]);
+		expect_line(out, keys[k][1]);
+		expect_line(out, keys[k][2]);
+		free(out);
+	}
 	free(path);
 	profile_free(&p);
 }
