@@ -354,8 +354,10 @@ static int series_member(struct reader *rd, json_t *obj, const char *where,
 	json_t *v, *x;
 	size_t i;
 
-	if (jr_member(rd, obj, where, key, JSON_ARRAY, flags, &v) || !v)
-		return v ? -1 : 0;
+	if (jr_member(rd, obj, where, key, JSON_ARRAY, flags, &v))
+		return -1;	/* a REQUIRED one absent too */
+	if (!v)
+		return 0;
 	jr_path_key(path, sizeof(path), where, key);
 	json_array_foreach(v, i, x) {
 		jr_path_index(elem, sizeof(elem), path, i);

@@ -171,9 +171,13 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 d["benchmarks"][0]["timeline"]["rss"].pop()
 json.dump(d, open(sys.argv[2], "w"))
+del d["benchmarks"][0]["timeline"]["rss"]
+json.dump(d, open(sys.argv[2] + "2", "w"))
 PY
 	expect_exit 2 "$YS" report "$T/badtl.json" -o "$T/x.html" &&
-	has "$T/stderr" "benchmarks[0].timeline: 't', 'heap' and 'rss' differ in length (10, 10, 9)"
+	has "$T/stderr" "benchmarks[0].timeline: 't', 'heap' and 'rss' differ in length (10, 10, 9)" &&
+	expect_exit 2 "$YS" report "$T/badtl.json2" -o "$T/x.html" &&
+	has "$T/stderr" "benchmarks[0].timeline: missing key 'rss'"
 }
 t "mem view: heap and RSS timeline, the peak marked and read back" mem_timeline
 
