@@ -55,7 +55,7 @@ struct run_opts {
 	double min_time, timeout;
 	const char *prepare, *cleanup, *input;	/* argv's */
 	bool show_output, ignore_failure, shell, no_counters, quiet, details;
-	bool have_pin, min_runs_given;
+	bool have_pin, min_runs_given, warmup_given;
 	cpu_set_t pin;
 	int order;		/* enum run_order */
 	struct scan *scans;

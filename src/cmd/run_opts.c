@@ -224,7 +224,10 @@ static const struct opt_enum run_orders[] = {
 static const struct opt_entry run_options[] = {
 	OPT_GROUP("Runs"),
 	{ OPT_COUNT('w', "warmup", warmup, 0, LONG_MAX),
-	  .help = "unmeasured runs of each command first" },
+	  OPT_SETS(warmup_given),
+	  .help = "unmeasured runs of each command first (default 1; 0 "
+	  "with --runs 1: a single measured run is a quick look, cold "
+	  "caches included)" },
 	{ OPT_COUNT('r', "runs", runs, 1, LONG_MAX),
 	  .help = "exactly N measured runs of each command" },
 	{ OPT_COUNT('m', "min-runs", min_runs, 1, LONG_MAX),
@@ -339,6 +342,9 @@ static int check_opts(struct run_opts *o, struct error *e)
 	if (!o->argv && o->ncommands == 0)
 		return error_set(e, "no command to benchmark (see 'yardstick "
 				 "run --help')");
+	/* a single measured run is a quick look, as hyperfine's default */
+	if (o->runs == 1 && !o->warmup_given)
+		o->warmup = 0;
 	if (!o->runs && o->max_runs < o->min_runs) {
 		if (o->min_runs_given)
 			return error_set(e, "--max-runs (%ld) is below "

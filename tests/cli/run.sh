@@ -13,6 +13,14 @@ assert d['kind'] == 'run'
 assert len(b['metrics']['wall_time']['values']) == 7
 assert b['exit_codes'] == [0] * 7
 assert d['settings']['runs'] == 7 and d['settings']['warmup'] == 2"
+t "default warm-up: one run, none with --runs 1 unless -w is given" sh -c '
+	"$YS" run -q --no-store --runs 3 -- "$YSFIX" count "$T/w3" &&
+	[ "$(wc -l < "$T/w3")" -eq 4 ] &&
+	"$YS" run -q --no-store --runs 1 --json "$T/w1.json" -- "$YSFIX" count "$T/w1" &&
+	[ "$(wc -l < "$T/w1")" -eq 1 ] &&
+	grep -q "\"warmup\": *0" "$T/w1.json" &&
+	"$YS" run -q --no-store --runs 1 -w 1 -- "$YSFIX" count "$T/w1w" &&
+	[ "$(wc -l < "$T/w1w")" -eq 2 ]'
 t "--prepare runs before every run, warmups included" sh -c '
 	"$YS" run -q --runs 4 --warmup 1 --prepare "echo p >> $T/prep" -- "$YSFIX" exit 0 &&
 	[ "$(wc -l < "$T/prep")" -eq 5 ]'
