@@ -659,19 +659,63 @@ static void metric_value(const struct counters *c, const struct metric *m,
 		counters_flops_from(counts, lanes, m->n) * m->scale : 0;
 }
 
+/* The values of reading buf[cur] against the baseline; it becomes the
+ * next baseline. */
+static void take_values(struct counters *c, struct counter_value *out)
+{
+	for (size_t i = 0; i < c->n_metrics; i++)
+		metric_value(c, &c->metrics[i], &out[i]);
+	c->cur = !c->cur;	/* design note 3: the new baseline */
+}
+
 enum counters_result
 counters_end(struct counters *c, struct counter_value *out,
 	     struct error *e)
 {
-	size_t i;
-
 	assert(!c->dirty);	/* counters_begin took the baseline */
 	if (read_groups(c, c->cur, e) != COUNTERS_OK) {
 		c->dirty = true;
 		return COUNTERS_FAILED;
 	}
-	for (i = 0; i < c->n_metrics; i++)
-		metric_value(c, &c->metrics[i], &out[i]);
-	c->cur = !c->cur;	/* design note 3: the new baseline */
+	take_values(c, out);
+	return COUNTERS_OK;
+}
+
+size_t counters_groups(const struct counters *c, int *fds, uint32_t *words,
+		       size_t max)
+{
+	if (c->n_groups > max)
+		return 0;
+	for (size_t i = 0; i < c->n_groups; i++) {
+		fds[i] = c->groups[i].fd;
+		words[i] = (uint32_t)(READ_HEADER + c->groups[i].nr);
+	}
+	return c->n_groups;
+}
+
+enum counters_result
+counters_end_with(struct counters *c, const uint64_t *reading, size_t n,
+		  struct counter_value *out, struct error *e)
+{
+	size_t words = 0;
+	bool ok = true;
+
+	assert(!c->dirty);
+	/* what perf_event_read_group checks of its own read: the size, and
+	 * each group's nr */
+	for (size_t i = 0; i < c->n_groups && ok; i++) {
+		const struct group *g = &c->groups[i];
+
+		ok = g->at + READ_HEADER + g->nr <= n && reading[g->at] == g->nr;
+		words = g->at + READ_HEADER + g->nr;
+	}
+	if (!ok || words != n) {
+		c->dirty = true;
+		error_set(e, "cannot read the perf counters: a reading of "
+			  "%zu words, not of the set's %zu", n, words);
+		return COUNTERS_FAILED;
+	}
+	memcpy(c->buf[c->cur], reading, n * sizeof(*reading));
+	take_values(c, out);
 	return COUNTERS_OK;
 }

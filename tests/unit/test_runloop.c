@@ -137,7 +137,7 @@ static struct world *world_new(size_t njobs, enum run_order order)
 		w->jobs[i].bench = &w->res.benchmarks[i];
 	w->fake.ev_job = -1;
 	w->fake.stop = &w->stop;
-	w->ex = (struct run_executor){ fake_measure, &w->fake };
+	w->ex = (struct run_executor){ fake_measure, &w->fake, NULL };
 	w->rn.o = &w->o;
 	w->rn.exec = &w->ex;
 	w->rn.jobs = w->jobs;
