@@ -324,7 +324,8 @@ static bool can_batch(const struct runner *rn)
 {
 	return rn->exec->batch && rn->sp.via && !rn->o->prepare &&
 	       rn->input_fd < 0 &&
-	       (!rn->ctr || spawner_reads_counters(rn->sp.via));
+	       (!rn->ctr || !counters_metric_count(rn->ctr) ||
+		spawner_reads_counters(rn->sp.via));
 }
 
 /*
@@ -339,7 +340,9 @@ static int run_batch(struct runner *rn, size_t ji)
 	struct batch_ctx ctx = { rn, ji, false };
 	struct spawner_batch b = {
 		.stop_on_failure = !o->ignore_failure,
-		.read_counters = rn->ctr != NULL,
+		/* with none (every event unsupported) counters_end reads
+		 * nothing */
+		.read_counters = rn->ctr && counters_metric_count(rn->ctr),
 		.each = batch_each, .arg = &ctx,
 	};
 	size_t want_min = (size_t)o->min_runs > j->runs
