@@ -369,9 +369,16 @@ add_flops(struct counters *c, struct error *e)
 	return add_metric(c, "flops", "flops", attrs, lanes, n, e);
 }
 
-/* Their metric names are the default metric names. */
+/*
+ * Their metric names are the default metric names. Not page-faults nor
+ * context-switches: wait4 gives the same counts for the same child
+ * (minor + major faults, voluntary + involuntary switches), and each
+ * inherited software event costs every run in the kernel (its copy at the
+ * fork, its fold at the exit; context-switches is also hit at every
+ * switch) — bench/RESULTS.md, "the default counters". -e names them.
+ */
 static const char *const default_set[] = {
-	"task-clock", "page-faults", "context-switches", "cpu-migrations",
+	"task-clock", "cpu-migrations",
 	"cycles", "instructions", "branches", "branch-misses",
 	"cache-references", "cache-misses", "flops",
 };

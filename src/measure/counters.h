@@ -56,8 +56,8 @@ struct counter_value {
 };
 
 /*
- * Open the default set (events == NULL): task-clock, page-faults,
- * context-switches, cpu-migrations, cycles, instructions, branches,
+ * Open the default set (events == NULL): task-clock, cpu-migrations,
+ * cycles, instructions, branches,
  * branch-misses, cache-references, cache-misses, and the CPU's floating
  * point arithmetic events feeding the derived metric "flops" — or the n
  * events named in events[] (perf's names such as "cycles",
