@@ -40,7 +40,7 @@
  *    its name goes to the unsupported list and no descriptor is kept.
  *
  * 6. We also hold one event that is not inherited (the guard: a disabled
- *    dummy event). Without it a child's context would be a clone of ours,
+ *    cpu-clock event). Without it a child's context would be a clone of ours,
  *    and the scheduler, switching from us straight to the child (as after
  *    vfork), swaps equivalent contexts between the two tasks instead of
  *    switching them: our own events would move to the child, be switched
@@ -433,19 +433,21 @@ open_guard(struct counters *c, struct error *e)
 	struct perf_event_attr attr;
 	int fd;
 
+	/*
+	 * cpu-clock, disabled for ever: like every clock event it needs no
+	 * static key of the kernel, where a dummy event (or any other
+	 * software one) switches one on at its open and off at its close —
+	 * two patches of the kernel's text each, with an interrupt of every
+	 * CPU (bench/RESULTS.md, "the default counters").
+	 */
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
 	attr.disabled = 1;
 	fd = open_one(c, &attr, -1);
 	if (fd < 0) {
-		/* kernels before 3.10 have no dummy event */
-		attr.config = PERF_COUNT_SW_CPU_CLOCK;
-		fd = open_one(c, &attr, -1);
-	}
-	if (fd < 0) {
-		error_errno(e, -fd, "cannot open perf event 'dummy'");
+		error_errno(e, -fd, "cannot open perf event 'cpu-clock'");
 		return COUNTERS_FAILED;
 	}
 	c->guard_fd = fd;
