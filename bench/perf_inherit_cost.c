@@ -2,10 +2,9 @@
  * What the kernel itself charges for counting a child the way `run` does:
  * a posix_spawn + wait4 loop of PROGRAM with no perf event, then with one
  * inherited enable_on_exec software event, then with the software events
- * yardstick opens by default (task-clock and cpu-migrations, one group)
- * plus its non-inherited guard (a disabled cpu-clock), then (MODE 3) with
- * the set it opened before issue 12 (also page-faults and
- * context-switches; a dummy event as the guard). Prints microseconds per
+ * yardstick opens by default (task-clock alone) plus its non-inherited
+ * guard (a disabled dummy event), then (MODE 3) with the set it opened
+ * before issue 12 (also page-faults, context-switches, cpu-migrations). Prints microseconds per
  * run for each, wall time and CPU time (ours and the children's); run it
  * pinned and several times, as bench/spawn_overhead.sh does.
  *   perf_inherit_cost MODE RUNS PROGRAM     (MODE 0, 1, 2 or 3)
@@ -80,12 +79,9 @@ int main(int argc, char **argv)
 		if (mode == 3) {
 			open_event(PERF_COUNT_SW_PAGE_FAULTS, g, 1);
 			open_event(PERF_COUNT_SW_CONTEXT_SWITCHES, g, 1);
+			open_event(PERF_COUNT_SW_CPU_MIGRATIONS, g, 1);
 		}
 		if (mode >= 2)
-			open_event(PERF_COUNT_SW_CPU_MIGRATIONS, g, 1);
-		if (mode == 2)
-			open_event(PERF_COUNT_SW_CPU_CLOCK, -1, 0);
-		if (mode == 3)
 			open_event(PERF_COUNT_SW_DUMMY, -1, 0);
 	}
 	t0 = now();

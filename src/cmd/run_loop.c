@@ -36,7 +36,7 @@ const struct run_metric_name run_rusage_metrics[M_RUSAGE_COUNT] = {
 
 /* Metric names of the default counter set, for when perf is refused. */
 static const char *const default_counter_metrics[] = {
-	"task_clock", "cpu_migrations", "cycles", "instructions", "branches", "branch_misses",
+	"task_clock", "cycles", "instructions", "branches", "branch_misses",
 	"cache_references", "cache_misses", "flops", "ipc",
 };
 

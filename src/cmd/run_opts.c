@@ -278,10 +278,11 @@ static const struct opt_entry run_options[] = {
 	{ OPT_CALLBACK('e', "events", parse_events), .metavar = "LIST",
 	  .help = "perf events to count, comma-separated, by perf's name "
 	  "(cycles, L1-dcache-load-misses, r01c2) or libpfm4's "
-	  "(INST_RETIRED:ANY_P); default: task-clock, cpu-migrations, "
-	  "cycles, instructions, branches, branch-misses, cache-references, "
-	  "cache-misses and flops (page-faults and context-switches only "
-	  "when named: wait4 counts both for every run)" },
+	  "(INST_RETIRED:ANY_P); default: task-clock, cycles, instructions, "
+	  "branches, branch-misses, cache-references, cache-misses and flops "
+	  "(page-faults, context-switches, cpu-migrations only when named: "
+	  "wait4 counts the first two for every run, and each costs every "
+	  "run)" },
 	{ OPT_FLAG(0, "no-counters", no_counters),
 	  .help = "do not use perf events at all" },
 	OPT_GROUP("Statistics"),

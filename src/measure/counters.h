@@ -56,7 +56,7 @@ struct counter_value {
 };
 
 /*
- * Open the default set (events == NULL): task-clock, cpu-migrations,
+ * Open the default set (events == NULL): task-clock,
  * cycles, instructions, branches,
  * branch-misses, cache-references, cache-misses, and the CPU's floating
  * point arithmetic events feeding the derived metric "flops" — or the n
