@@ -156,28 +156,37 @@ int fcntl(int fd, int cmd, ...)
 	return (int)ret(SYS3(SYS_fcntl, fd, cmd, arg));
 }
 
+/* System call nr with arguments: first fixed ones (a0 if skip is 1),
+ * then n longs of ap. */
+static long va_call(long nr, int skip, long a0, int n, va_list ap)
+{
+	long a[6] = { a0, 0, 0, 0, 0, 0 };
+
+	for (int i = skip; i < skip + n && i < 6; i++)
+		a[i] = va_arg(ap, long);
+	return ret(sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
+}
+
 int prctl(int option, ...)
 {
 	va_list ap;
-	long a[4];
+	long r;
 
 	va_start(ap, option);
-	for (int i = 0; i < 4; i++)
-		a[i] = va_arg(ap, long);
+	r = va_call(SYS_prctl, 1, option, 4, ap);
 	va_end(ap);
-	return (int)ret(sys6(SYS_prctl, option, a[0], a[1], a[2], a[3], 0));
+	return (int)r;
 }
 
 long syscall(long n, ...)
 {
 	va_list ap;
-	long a[6];
+	long r;
 
 	va_start(ap, n);
-	for (int i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
+	r = va_call(n, 0, 0, 6, ap);
 	va_end(ap);
-	return ret(sys6(n, a[0], a[1], a[2], a[3], a[4], a[5]));
+	return r;
 }
 
 pid_t getpid(void)

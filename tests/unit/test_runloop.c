@@ -627,38 +627,36 @@ static void test_batches(void **state)
 	struct world *w;
 
 	(void)state;
+	static const struct {
+		size_t njobs;
+		enum run_order order;
+		long runs;
+		const char *prepare;
+		const char *log;	/* the calls, in order */
+		int batches, batched;
+	} cases[] = {
+		{ 2, ORDER_SEQUENTIAL, 5, NULL, "ABAAAAABBBBB", 2, 10 },
+		{ 1, ORDER_INTERLEAVED, 7, NULL, "AAAAAAAA", 1, 7 },
+		{ 2, ORDER_INTERLEAVED, 3, NULL, NULL, 0, 0 },
+		{ 1, ORDER_SEQUENTIAL, 3, "prep", "pApApA", 0, 0 },
+	};
+
 	batching = true;
-	w = world_new(2, ORDER_SEQUENTIAL);
-	w->o.runs = 5;
-	w->o.warmup = 1;
-	assert_int_equal(run_loop(w), 0);
-	assert_string_equal(w->fake.log, "ABAAAAABBBBB");
-	assert_int_equal(w->fake.batches, 2);
-	assert_int_equal(w->fake.batched, 10);
-	world_free(w);
-
-	w = world_new(1, ORDER_INTERLEAVED);
-	w->o.runs = 7;
-	assert_int_equal(run_loop(w), 0);
-	assert_int_equal(w->fake.batches, 1);
-	assert_int_equal(w->fake.batched, 7);
-	assert_int_equal(metric(w, 0, M_WALL)->n, 7);
-	world_free(w);
-
-	w = world_new(2, ORDER_INTERLEAVED);
-	w->o.runs = 3;
-	assert_int_equal(run_loop(w), 0);
-	assert_int_equal(w->fake.batches, 0);
-	assert_int_equal(w->fake.n, 6);
-	world_free(w);
-
-	w = world_new(1, ORDER_SEQUENTIAL);
-	w->o.runs = 3;
-	w->o.prepare = "prep";
-	assert_int_equal(run_loop(w), 0);
-	assert_int_equal(w->fake.batches, 0);
-	assert_string_equal(w->fake.log, "pApApA");
-	world_free(w);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		w = world_new(cases[i].njobs, cases[i].order);
+		w->o.runs = cases[i].runs;
+		w->o.warmup = cases[i].prepare ? 0 : 1;
+		w->o.prepare = cases[i].prepare;
+		assert_int_equal(run_loop(w), 0);
+		if (cases[i].log)
+			assert_string_equal(w->fake.log, cases[i].log);
+		assert_int_equal(w->fake.batches, cases[i].batches);
+		assert_int_equal(w->fake.batched, cases[i].batched);
+		for (size_t j = 0; j < cases[i].njobs; j++)
+			assert_int_equal(metric(w, j, M_WALL)->n,
+					 (size_t)cases[i].runs);
+		world_free(w);
+	}
 
 	/* adaptive: at least 3, then until 1 s: 4 runs of 0.25 s, in one */
 	w = world_new(1, ORDER_SEQUENTIAL);

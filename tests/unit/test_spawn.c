@@ -298,6 +298,45 @@ static void *interrupter(void *arg)
  * wall time, which started before the command did, is at least 0.2 s
  * whatever the machine's load.
  */
+/*
+ * go(arg), a run of `ysfix hang m->pidfile`, with the interrupter on it
+ * (SIGALRM handled as `run` handles SIGINT: no SA_RESTART); the pidfile
+ * is removed after. Returns go's value.
+ */
+static int with_interrupter(struct midway *m, int (*go)(void *), void *arg)
+{
+	struct sigaction sa, old;
+	pthread_t th;
+	int r;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
+	alarmed = 0;
+	assert_int_equal(pthread_create(&th, NULL, interrupter, m), 0);
+	r = go(arg);
+	m->done = 1;
+	pthread_join(th, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	unlink(m->pidfile);
+	return r;
+}
+
+/* What with_interrupter runs: one run of o. */
+struct one_run {
+	struct spawn_opts *o;
+	struct run_sample *s;
+};
+
+static int go_one(void *arg)
+{
+	struct one_run *r = arg;
+	struct error e;
+
+	return spawn_measure(r->o, r->s, &e);
+}
+
 static void test_interrupt_midway_both(void **state)
 {
 	char pidfile[] = "/tmp/ys-midway-XXXXXX";
@@ -307,25 +346,14 @@ static void test_interrupt_midway_both(void **state)
 				.stdout_fd = -1, .stderr_fd = -1,
 				.interrupt = &alarmed, .via = VIA(state) };
 	struct midway m = { .pidfile = pidfile, .main = pthread_self() };
-	struct sigaction sa, old;
 	struct run_sample s;
+	struct one_run run = { &o, &s };
 	struct error e;
-	pthread_t th;
 	char *one[] = { YSFIX, "sleep", "1", NULL };
 
 	assert_true(fd >= 0);
 	close(fd);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_alarm;	/* no SA_RESTART, as `run`'s */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, &old);
-	alarmed = 0;
-	assert_int_equal(pthread_create(&th, NULL, interrupter, &m), 0);
-	assert_int_equal(spawn_measure(&o, &s, &e), 0);
-	m.done = 1;
-	pthread_join(th, NULL);
-	sigaction(SIGALRM, &old, NULL);
-	unlink(pidfile);
+	assert_int_equal(with_interrupter(&m, go_one, &run), 0);
 	assert_true(s.interrupted);
 	assert_true(m.fired - m.seen >= 0.2);
 	assert_true(s.wall >= 0.2 && s.wall < SANE_WALL);
@@ -694,6 +722,20 @@ static void test_spawner_batch(void **state)
 	free(g);
 }
 
+/* What with_interrupter runs: a batch of o. */
+struct batch_run {
+	struct spawn_opts *o;
+	struct spawner_batch b;
+};
+
+static int go_batch(void *arg)
+{
+	struct batch_run *r = arg;
+	struct error e;
+
+	return spawner_measure_batch(r->o->via, r->o, &r->b, &e);
+}
+
 /* Ctrl-C in the middle of a batch: the run under way is killed and is
  * the batch's last. */
 static void test_spawner_batch_interrupt(void **state)
@@ -705,27 +747,14 @@ static void test_spawner_batch_interrupt(void **state)
 				.stdout_fd = -1, .stderr_fd = -1,
 				.interrupt = &alarmed, .via = spawner };
 	struct midway m = { .pidfile = pidfile, .main = pthread_self() };
-	struct spawner_batch b = { .count = 10, .each = got_each };
 	struct got *g = calloc(1, sizeof(*g));
-	struct sigaction sa, old;
-	struct error e;
-	pthread_t th;
+	struct batch_run run = { &o, { .count = 10, .each = got_each,
+				       .arg = g } };
 
 	(void)state;
 	assert_true(fd >= 0);
 	close(fd);
-	b.arg = g;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_alarm;	/* no SA_RESTART, as `run`'s */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, &old);
-	alarmed = 0;
-	assert_int_equal(pthread_create(&th, NULL, interrupter, &m), 0);
-	assert_int_equal(spawner_measure_batch(spawner, &o, &b, &e), 0);
-	m.done = 1;
-	pthread_join(th, NULL);
-	sigaction(SIGALRM, &old, NULL);
-	unlink(pidfile);
+	assert_int_equal(with_interrupter(&m, go_batch, &run), 0);
 	assert_int_equal(g->n, 1);
 	assert_true(g->s[0].interrupted);
 	assert_true(g->s[0].wall >= 0.2 && g->s[0].wall < SANE_WALL);
