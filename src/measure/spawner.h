@@ -4,7 +4,8 @@
  * them as spawn_measure would, so that they do not start in yardstick's
  * own address space — whose peak RSS the kernel would otherwise report as
  * theirs (spawner_main.c says how). It is started once per `run` and costs
- * one round trip over a pipe per command.
+ * one round trip over a pipe per command started alone (spawner_measure),
+ * none per run of a batch (spawner_measure_batch).
  *
  * Every command is the spawner's child, not ours: perf counters that are
  * to count the commands must be opened on the spawner
