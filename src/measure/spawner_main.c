@@ -100,7 +100,7 @@ struct server {
 	int64_t out_since;
 };
 
-static char out_buf[REPLY_BUF];
+static char out_buf[REPLY_BUF] __attribute__((aligned(8)));	/* words */
 
 /* The decimal number at *p (advanced past it); -1 if none. */
 static long parse_pid(const char **p)
