@@ -44,16 +44,17 @@
  *     release-stores the slot's len (text length + 1; 0 = not ready).
  *     Records carry the slot's 1-based index. Two threads racing on a new
  *     site may take two slots with the same text. Names are truncated to
- *     ZB_NAME_BYTES - 5 bytes. A site that finds no name slot has its
- *     events counted in lost_names.
+ *     ZB_NAME_BYTES - 5 bytes. A site that finds no name slot is counted
+ *     in lost_names, and its events as lost.
  *
  *  5. Zone nesting. Zones of one thread nest (BEGIN ... END closes the
- *     innermost). A BEGIN is written only if the slot also has room for
- *     the END of every recorded open zone and its own: an END of a
- *     recorded BEGIN always fits. Once a BEGIN, TEXT or VALUE does not
- *     fit, the slot is full: later events are lost (counted), only the
- *     ENDs of the recorded zones are still written. So the recorded zones
- *     always pair up (or are unfinished at a crash).
+ *     innermost). Every record is written only if the slot keeps room for
+ *     the END of every recorded open zone (and a BEGIN for its own): an
+ *     END of a recorded BEGIN always fits. An event that does not fit is
+ *     lost (counted in the slot's lost); the END of a zone whose BEGIN was
+ *     lost is lost too, and TEXT or VALUE for it are lost rather than
+ *     given to an outer zone. So the recorded zones always pair up (or
+ *     are unfinished at a crash).
  *
  *  6. Clock. Records carry header.clock units: ZB_CLOCK_MONOTONIC is
  *     CLOCK_MONOTONIC nanoseconds (the clock perf records carry with
@@ -110,7 +111,8 @@ struct zb_header {
 	uint32_t next_thread;	/* slots taken (may exceed nthreads) */
 	uint32_t next_name;	/* name slots taken (may exceed nnames) */
 	uint64_t lost_nobuf;	/* events of threads that found no slot */
-	uint64_t lost_names;	/* events of sites that found no name slot */
+	uint64_t lost_names;	/* call sites that found no name slot (their
+				   events count in their slot's lost) */
 	uint32_t attached;	/* processes that mapped it */
 	uint32_t pad;
 };
@@ -177,6 +179,8 @@ struct zb_map {
  */
 int zb_create(struct zb_map *m, uint32_t nthreads, uint32_t thread_bytes,
 	      uint32_t nnames, bool tsc, struct error *e);
+/* Whether the TSC runs at a constant rate (CPUID 0x80000007 EDX bit 8). */
+bool zb_tsc_invariant(void);
 /* Unmap and close. */
 void zb_close(struct zb_map *m);
 /* "YARDSTICK_TRACE_FD=N" for the program's environment. */
@@ -233,8 +237,9 @@ struct zb_snapshot {
 	size_t nzones;
 	struct zb_async *asyncs; /* in order of begin */
 	size_t nasyncs;
-	uint64_t lost;		/* all: slots full + no slot + no name slot */
-	uint64_t lost_nobuf, lost_names;
+	uint64_t lost;		/* events lost: the slots' + lost_nobuf */
+	uint64_t lost_nobuf;	/* events of threads that found no slot */
+	uint64_t lost_names;	/* call sites that found no name slot */
 	uint32_t threads_wanted; /* threads that asked for a slot */
 	int64_t first_ns, last_ns; /* over all events (0 when none) */
 	char *strings;		 /* owns every string above */
