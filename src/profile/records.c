@@ -181,6 +181,9 @@ static void on_comm(struct records *s, const uint8_t *rec, size_t size)
 	/* a process's name; a thread naming itself is not reported */
 	if (id[0] == id[1] && s->cb.comm)
 		s->cb.comm(s->cb.arg, id[0], name, exec);
+	if (s->cb.task_comm)
+		s->cb.task_comm(s->cb.arg, id[0], id[1], name,
+				trailer_time(rec, size));
 }
 
 static void on_task(struct records *s, const uint8_t *rec, size_t size)
@@ -191,6 +194,9 @@ static void on_task(struct records *s, const uint8_t *rec, size_t size)
 	if (size < HDR + sizeof(b))
 		return;
 	memcpy(&b, rec + HDR, sizeof(b));
+	if (s->cb.task)
+		s->cb.task(s->cb.arg, b.pid, b.tid, b.time,
+			   h->type == PERF_RECORD_EXIT);
 	if (h->type == PERF_RECORD_FORK) {
 		/* a new process; a new thread has its parent's pid */
 		if (b.pid != b.ppid && s->cb.fork)
@@ -229,6 +235,17 @@ void records_dispatch(void *rp, const uint8_t *rec, size_t size)
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		on_task(s, rec, size);
+		break;
+	case PERF_RECORD_SWITCH:	/* only the pid, tid, time trailer */
+		if (size >= HDR + TRAILER && s->cb.sched_switch) {
+			uint32_t id[2];
+
+			memcpy(id, rec + size - TRAILER, sizeof(id));
+			s->cb.sched_switch(s->cb.arg, id[0], id[1],
+				trailer_time(rec, size),
+				h->misc & PERF_RECORD_MISC_SWITCH_OUT,
+				h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+		}
 		break;
 	case PERF_RECORD_LOST:		/* id, lost */
 		if (size >= HDR + 16) {

@@ -162,6 +162,9 @@ static void make_attr(const struct sampler *s, struct perf_event_attr *a)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	}
 	a->exclude_callchain_kernel = 1;
+	/* PERF_RECORD_SWITCH of the traced tasks (a task's own switches:
+	 * allowed at perf_event_paranoid 2) */
+	a->context_switch = s->o.switches;
 	/* wake the reader at a quarter full: three quarters of headroom */
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(data / 4);
@@ -286,6 +289,8 @@ static int collect(struct sampler *s, struct error *e)
 					   "ring buffers");
 		merge_drain(s->rings, s->nrings, s->rec, records_dispatch,
 			    &s->rp);
+		if (s->cb.tick)
+			s->cb.tick(s->cb.arg);
 		for (i = 0; n > 0 && i < s->nrings; i++)
 			if (s->pfds[i].revents & (POLLHUP | POLLERR |
 						  POLLNVAL))
@@ -308,6 +313,8 @@ static int collect(struct sampler *s, struct error *e)
 	}
 	s->rp.child = 0;
 	merge_drain(s->rings, s->nrings, s->rec, records_dispatch, &s->rp);
+	if (s->cb.tick)
+		s->cb.tick(s->cb.arg);
 	return 0;
 }
 
@@ -367,7 +374,8 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 	s.rp.stats = s.stats;
 	/* held before its exec while the events are opened on it; in our
 	 * process group (sampler.h) */
-	s.child = (struct child){ .path = path, .argv = argv, .hold = true };
+	s.child = (struct child){ .path = path, .argv = argv, .hold = true,
+				  .env_add = s.o.env_add };
 	if (s.o.stdout_to_stderr) {
 		/* an output of ours is stdout (outputs.h) */
 		s.child.io[1] = CHILD_IO_FD;

@@ -33,6 +33,10 @@ struct sampler_opts {
 				 * 2, default 128 (256 in dwarf mode) */
 	bool stdout_to_stderr;	/* the program's stdout is yardstick's
 				 * stderr: an output is on stdout */
+	bool switches;		/* context-switch records too (the
+				 * sched_switch callback; `trace`) */
+	const char *const *env_add;	/* the program's environment
+					 * additions (child.h), or NULL */
 };
 
 /* A sample as the kernel gave it. */
@@ -87,6 +91,21 @@ struct sampler_callbacks {
 	/* a process's name: set by exec (exec true) or prctl; a thread
 	 * naming itself is not reported */
 	void (*comm)(void *arg, uint32_t pid, const char *name, bool exec);
+	/* For a timeline (`trace`): every task, thread or process, starting
+	 * (its FORK) or ending (its EXIT), at time (ns, CLOCK_MONOTONIC)... */
+	void (*task)(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
+		     bool exit);
+	/* ...every name a task takes (exec, prctl, pthread_setname_np)... */
+	void (*task_comm)(void *arg, uint32_t pid, uint32_t tid,
+			  const char *name, uint64_t time);
+	/* ...and, with opts.switches, every time a task leaves a CPU (out;
+	 * preempt: it was still runnable, else it blocked or slept) or
+	 * comes onto one */
+	void (*sched_switch)(void *arg, uint32_t pid, uint32_t tid,
+			     uint64_t time, bool out, bool preempt);
+	/* after every pass over the rings while the program runs, and once
+	 * after the last: for a collector that drains something else too */
+	void (*tick)(void *arg);
 };
 
 /* What the run came to. */

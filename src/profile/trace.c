@@ -1,0 +1,246 @@
+/*
+ * The timeline model (trace.h): threads and their CPU time from perf's
+ * task and switch records, the events, interned strings.
+ *
+ * A thread's state machine, from the switch records in time order: it is
+ * on a CPU from a switch-in to the next switch-out; that switch-out says
+ * whether it was still runnable (preempted: it waits for a CPU until its
+ * next switch-in) or not (blocked: a sleep, a lock, I/O). Before its
+ * first switch record the state is not known: a switch-out first means
+ * it ran since it started (the program's first thread runs its exec), a
+ * switch-in first that it waited for a CPU since its FORK. Its lifetime
+ * (FORK or exec to EXIT) is then exactly on + preempted + blocked.
+ */
+#include "profile/trace.h"
+
+#include "util/strutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { ST_UNKNOWN, ST_ON, ST_PREEMPTED, ST_BLOCKED };
+
+void trace_init(struct trace *t, size_t max_events)
+{
+	memset(t, 0, sizeof(*t));
+	t->max_events = max_events;
+	hashidx_init(&t->thread_ix);
+	hashmap_init(&t->strings);
+}
+
+void trace_free(struct trace *t)
+{
+	for (size_t i = 0; i < t->strings.cap; i++)
+		if (t->strings.slots && t->strings.slots[i].key)
+			free(t->strings.slots[i].value);
+	hashmap_free(&t->strings);
+	hashidx_free(&t->thread_ix);
+	free(t->ev);
+	free(t->threads);
+	memset(t, 0, sizeof(*t));
+}
+
+const char *trace_intern(struct trace *t, const char *s)
+{
+	size_t len;
+	char *v;
+
+	if (!s)
+		return NULL;
+	len = strlen(s);
+	v = hashmap_get(&t->strings, s, len);
+	if (v)
+		return v;
+	v = xstrdup(s);
+	hashmap_put(&t->strings, s, len, v, NULL);
+	return v;
+}
+
+static void seen(struct trace *t, uint64_t time)
+{
+	if (!time)
+		return;
+	if (!t->first || time < t->first)
+		t->first = time;
+	if (time > t->last)
+		t->last = time;
+}
+
+struct trace_event *trace_add(struct trace *t, enum trace_kind kind)
+{
+	struct trace_event *e;
+
+	if (t->n >= t->max_events) {
+		t->dropped++;
+		return NULL;
+	}
+	t->ev = xgrow(t->ev, &t->cap, t->n + 1, sizeof(*t->ev));
+	e = &t->ev[t->n++];
+	memset(e, 0, sizeof(*e));
+	e->kind = (uint8_t)kind;
+	return e;
+}
+
+/* The live thread tid (the last one of that tid), or NULL. */
+static struct trace_thread *find_thread(struct trace *t, uint32_t tid)
+{
+	struct trace_thread *found = NULL;
+	size_t pos;
+	uint64_t v;
+
+	for (v = hashidx_first(&t->thread_ix, hash_u64(tid), &pos); v;
+	     v = hashidx_next(&t->thread_ix, hash_u64(tid), &pos))
+		if (t->threads[v - 1].tid == tid &&
+		    (!found || v - 1 > (size_t)(found - t->threads)))
+			found = &t->threads[v - 1];
+	return found;
+}
+
+static struct trace_thread *new_thread(struct trace *t, uint32_t pid,
+				       uint32_t tid, uint64_t time)
+{
+	struct trace_thread *th;
+
+	t->threads = xgrow(t->threads, &t->capthreads, t->nthreads + 1,
+			   sizeof(*t->threads));
+	th = &t->threads[t->nthreads++];
+	memset(th, 0, sizeof(*th));
+	th->pid = pid;
+	th->tid = tid;
+	th->start = th->since = time;
+	hashidx_add(&t->thread_ix, hash_u64(tid), t->nthreads);
+	if (!t->pid)
+		t->pid = pid;
+	return th;
+}
+
+struct trace_thread *trace_thread(struct trace *t, uint32_t pid,
+				  uint32_t tid, uint64_t time)
+{
+	struct trace_thread *th = find_thread(t, tid);
+
+	seen(t, time);
+	if (th && !th->exited)
+		return th;
+	return new_thread(t, pid, tid, time);
+}
+
+/* Account the time since th->since to its state, up to time. */
+static void account(struct trace_thread *th, uint64_t time)
+{
+	uint64_t d = time > th->since ? time - th->since : 0;
+
+	switch (th->state) {
+	case ST_ON:
+		th->on_ns += d;
+		break;
+	case ST_PREEMPTED:
+		th->preempted_ns += d;
+		break;
+	case ST_BLOCKED:
+		th->blocked_ns += d;
+		break;
+	}
+	if (time > th->since)
+		th->since = time;
+}
+
+static void oncpu_slice(struct trace *t, const struct trace_thread *th,
+			uint64_t end, uint8_t flags)
+{
+	struct trace_event *e = trace_add(t, TRACE_ONCPU);
+
+	if (!e)
+		return;
+	e->pid = th->pid;
+	e->tid = e->end_tid = th->tid;
+	e->start = th->since;
+	e->end = end > th->since ? end : th->since;
+	e->flags = flags;
+}
+
+void trace_switch(struct trace *t, uint32_t pid, uint32_t tid,
+		  uint64_t time, bool out, bool preempt)
+{
+	struct trace_thread *th = trace_thread(t, pid, tid, time);
+
+	t->switches_seen = true;
+	if (out) {
+		uint8_t why = preempt ? TRACE_LEFT_PREEMPTED
+				      : TRACE_LEFT_BLOCKED;
+
+		if (th->state == ST_UNKNOWN || th->state == ST_ON) {
+			th->state = ST_ON;
+			oncpu_slice(t, th, time, why);
+		}
+		account(th, time);
+		th->state = preempt ? ST_PREEMPTED : ST_BLOCKED;
+		return;
+	}
+	if (th->state == ST_UNKNOWN)
+		th->state = ST_PREEMPTED;	/* runnable since its fork */
+	if (th->state != ST_ON) {
+		account(th, time);
+		th->state = ST_ON;
+	}
+}
+
+static void end_thread(struct trace *t, struct trace_thread *th,
+		       uint64_t time)
+{
+	if (th->exited)
+		return;
+	if (th->state == ST_ON || (th->state == ST_UNKNOWN &&
+				   t->switches_seen)) {
+		/* it ran to its end (its last switch-out may never come) */
+		th->state = ST_ON;
+		oncpu_slice(t, th, time, TRACE_LEFT_EXITED);
+	}
+	account(th, time);
+	th->end = time > th->start ? time : th->start;
+	th->exited = true;
+}
+
+void trace_task(struct trace *t, uint32_t pid, uint32_t tid, uint64_t time,
+		bool exit)
+{
+	struct trace_thread *th;
+
+	if (!exit) {
+		th = find_thread(t, tid);
+		if (th && !th->exited)
+			return;		/* already seen */
+		trace_thread(t, pid, tid, time);
+		return;
+	}
+	th = trace_thread(t, pid, tid, time);
+	end_thread(t, th, time);
+}
+
+void trace_task_name(struct trace *t, uint32_t pid, uint32_t tid,
+		     const char *name, uint64_t time)
+{
+	trace_thread(t, pid, tid, time)->name = trace_intern(t, name);
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct trace_event *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* the enclosing zone first */
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return x->end > y->end ? -1 : x->end < y->end;
+}
+
+void trace_finish(struct trace *t, uint64_t time)
+{
+	if (time < t->last)
+		time = t->last;
+	for (size_t i = 0; i < t->nthreads; i++)
+		end_thread(t, &t->threads[i], time);
+	if (t->n)
+		qsort(t->ev, t->n, sizeof(*t->ev), by_start);
+}
