@@ -100,7 +100,7 @@ static void trace_init_args(void *args)
 	a->so.freq = SAMPLER_DEFAULT_FREQ;
 	a->max_events = 4000000;
 	a->max_size = 1ull << 30;
-	a->zone_threads = 256;
+	a->zone_threads = 64;
 	a->zone_bytes = 4u << 20;
 }
 
