@@ -33,6 +33,7 @@
 #include "util/zonebuf.h"
 
 #define ZONEFIX FIXTURES_DIR "/zonefix"
+#define ZONEFIX_CPP FIXTURES_DIR "/zonefix_cpp"
 #define MS 1000000LL
 
 /* Run zonefix with args under a fresh buffer; its wait status and what
@@ -579,6 +580,73 @@ static void test_tsc_line(void **state)
 	assert_int_equal(zb_to_ns(&m, 123456, 0, 0), 123456);
 }
 
+/* C++: RAII zones nest and end, also when an exception leaves them. */
+static void test_cpp(void **state)
+{
+	struct zb_snapshot s;
+	struct zb_map m;
+	struct error e;
+	char env[64];
+	const struct zb_zone *outer, *in0, *in1, *thr, *pair;
+	pid_t pid;
+	int st;
+	size_t marks = 0, counters = 0;
+
+	(void)state;
+	if (access(ZONEFIX_CPP, X_OK) != 0)
+		skip();
+	assert_int_equal(zb_create(&m, 4, 1 << 16, 16, true, &e), 0);
+	zb_env(&m, env, sizeof env);
+	pid = fork();
+	if (pid == 0) {
+		putenv(env);
+		execl(ZONEFIX_CPP, ZONEFIX_CPP, (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	/* 0: it saw itself traced (ys_tracing) */
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(zb_read(&m, &s, &e), 0);
+	assert_string_equal(s.threads[0].name, "cpp-main");
+	assert_int_equal(s.nzones, 5);
+	outer = zone(&s, "cpp_outer", 0);
+	in0 = zone(&s, "cpp_inner", 0);
+	in1 = zone(&s, "cpp_inner", 1);
+	thr = zone(&s, "cpp_throw", 0);
+	pair = zone(&s, "cpp_pair", 0);
+	assert_true(outer && in0 && in1 && thr && pair);
+	for (size_t i = 0; i < s.nzones; i++)
+		assert_false(s.zones[i].unfinished);
+	assert_int_equal(outer->depth, 0);
+	assert_int_equal(in0->depth, 1);
+	assert_int_equal(in1->depth, 1);
+	assert_true(in1->begin_ns >= in0->end_ns);
+	assert_true(in1->end_ns <= outer->end_ns);
+	assert_string_equal(in0->text, "from C++");
+	assert_int_equal(in1->value, -5);
+	assert_int_equal(thr->depth, 0);
+	assert_true(thr->begin_ns >= outer->end_ns);
+	assert_true(pair->begin_ns >= thr->end_ns);
+	for (size_t i = 0; i < s.nevents; i++) {
+		if (s.events[i].type == ZB_MARK) {
+			assert_string_equal(s.events[i].name, "cpp_mark");
+			assert_true(s.events[i].ns < outer->end_ns);
+			marks++;
+		}
+		if (s.events[i].type == ZB_COUNTER) {
+			assert_true(s.events[i].counter == 2.5);
+			counters++;
+		}
+	}
+	assert_int_equal(marks, 1);
+	assert_int_equal(counters, 1);
+	assert_int_equal(s.nasyncs, 1);
+	assert_false(s.asyncs[0].unfinished);
+	assert_int_not_equal(s.asyncs[0].begin_thread, s.asyncs[0].end_thread);
+	zb_snapshot_free(&s);
+	zb_close(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -591,6 +659,7 @@ int main(void)
 		cmocka_unit_test(test_wrong_magic),
 		cmocka_unit_test(test_reader_damage),
 		cmocka_unit_test(test_tsc_line),
+		cmocka_unit_test(test_cpp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
