@@ -10,7 +10,10 @@
  *
  * Prints "MODE ns_per_zone": the best of 7 timings of the N-iteration
  * loop, less the best of 7 of the same loop without the zone (the loop's
- * own cost), over N.
+ * own cost), over N. Each iteration ends with a compiler barrier, so the
+ * global flag an untraced zone tests is loaded again every time (not
+ * hoisted out of the loop), as in code that calls functions between its
+ * zones.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,8 +44,10 @@ __attribute__((noinline)) static double loop_empty(long n)
 {
 	double t0 = now_ns();
 
-	for (long i = 0; i < n; i++)
+	for (long i = 0; i < n; i++) {
 		YS_KEEP(i);
+		ys_clobber();
+	}
 	return now_ns() - t0;
 }
 
@@ -53,6 +58,7 @@ __attribute__((noinline)) static double loop_ys(long n)
 	for (long i = 0; i < n; i++) {
 		YS_ZONE("work");
 		YS_KEEP(i);
+		ys_clobber();
 	}
 	return now_ns() - t0;
 }
@@ -65,6 +71,7 @@ __attribute__((noinline)) static double loop_lttng(long n)
 	for (long i = 0; i < n; i++) {
 		tracepoint(ysbench, zone_begin, 1);
 		YS_KEEP(i);
+		ys_clobber();
 		tracepoint(ysbench, zone_end, 1);
 	}
 	return now_ns() - t0;
