@@ -260,13 +260,14 @@ static inline void ys_thread_name(const char *name)
 }
 
 /* A zone from here to the end of the enclosing block (C: the cleanup
- * attribute; C++: an RAII object). At most one per line. */
+ * attribute; C++: an RAII object). */
+#define YS_ZONE(name) YS__ZONE(name, __COUNTER__)
 #ifndef __cplusplus
-#define YS_ZONE(name)                                                       \
-	static ys__site YS__CAT(ys__zs_, __LINE__);                         \
-	ys_zone YS__CAT(ys__zv_, __LINE__)                                  \
+#define YS__ZONE(name, n)                                                   \
+	static ys__site YS__CAT(ys__zs_, n);                                \
+	ys_zone YS__CAT(ys__zv_, n)                                         \
 		__attribute__((cleanup(ys__zone_cleanup), unused)) =        \
-			ys__zone_begin(&YS__CAT(ys__zs_, __LINE__), name)
+			ys__zone_begin(&YS__CAT(ys__zs_, n), name)
 #endif
 
 #ifdef __cplusplus
@@ -286,10 +287,9 @@ public:
 private:
 	ys_zone z_;
 };
-#define YS_ZONE(name)                                                       \
-	static ys__site YS__CAT(ys__zs_, __LINE__);                         \
-	ys_zone_scope YS__CAT(ys__zv_, __LINE__)(                           \
-		&YS__CAT(ys__zs_, __LINE__), name)
+#define YS__ZONE(name, n)                                                   \
+	static ys__site YS__CAT(ys__zs_, n);                                \
+	ys_zone_scope YS__CAT(ys__zv_, n)(&YS__CAT(ys__zs_, n), name)
 #endif
 
 #endif

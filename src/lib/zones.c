@@ -82,6 +82,9 @@ static struct tstate *claim(struct tstate *t)
 		return NULL;
 	}
 	slot = (struct zb_thread *)(zb.threads + (uint64_t)i * zb.thread_bytes);
+	/* the slot's pages now, not one fault per 4 KiB of records later
+	 * (Linux 5.14; older kernels fault them in as they are written) */
+	madvise(slot, zb.thread_bytes, MADV_POPULATE_WRITE);
 	slot->pid = getpid();
 	slot->tid = gettid();
 	__atomic_store_n(&slot->claimed, 1, __ATOMIC_RELEASE);

@@ -287,10 +287,9 @@ static void pair_zones(struct reader *r, size_t first, int64_t last_ns)
 
 /* Decode one record into an event; false when it is malformed. */
 static bool decode(struct reader *r, const struct zb_rec *rec,
-		   struct zb_event *ev)
+		   const char *payload, struct zb_event *ev)
 {
 	size_t plen = rec->size - sizeof *rec;
-	const char *payload = (const char *)(rec + 1);
 	uint64_t u;
 
 	ev->type = rec->type;
@@ -322,20 +321,32 @@ static bool decode(struct reader *r, const struct zb_rec *rec,
 	return false;
 }
 
-static void read_thread(struct reader *r, uint32_t slot)
+/* The slot's committed offset (0 when unclaimed), taken before the names
+ * are read: a record's name is ready before the record is committed. */
+static uint64_t slot_committed(const struct zb_map *m, uint32_t slot)
+{
+	const struct zb_thread *t = (const void *)((const char *)m->base +
+		ZB_HEADER_BYTES + (uint64_t)slot * m->thread_bytes);
+
+	if (!__atomic_load_n(&t->claimed, __ATOMIC_ACQUIRE))
+		return UINT64_MAX;
+	return __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
+}
+
+static void read_thread(struct reader *r, uint32_t slot, uint64_t committed)
 {
 	struct zb_snapshot *s = r->s;
 	const char *p = (const char *)r->m->base + ZB_HEADER_BYTES +
 			(uint64_t)slot * r->m->thread_bytes;
 	const struct zb_thread *t = (const void *)p;
 	const char *recs = p + sizeof *t;
-	uint64_t cap = r->m->thread_bytes - sizeof *t, committed, pos = 0;
+	uint64_t cap = r->m->thread_bytes - sizeof *t, pos = 0;
 	struct zb_threadinfo *ti;
 	size_t first = s->nevents;
 	int64_t last_ns = 0;
 
-	if (!__atomic_load_n(&t->claimed, __ATOMIC_ACQUIRE))
-		return;
+	if (committed == UINT64_MAX)
+		return;		/* not claimed */
 	ti = &s->threads[s->nthreads];
 	memset(ti, 0, sizeof *ti);
 	ti->pid = t->pid;
@@ -343,7 +354,6 @@ static void read_thread(struct reader *r, uint32_t slot)
 	memcpy(ti->name, t->name, sizeof ti->name - 1);
 	ti->name[sizeof ti->name - 1] = 0;
 	ti->lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
-	committed = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
 	if (committed > cap) {
 		committed = cap;
 		ti->corrupt = true;
@@ -360,7 +370,7 @@ static void read_thread(struct reader *r, uint32_t slot)
 		}
 		ev = add_event(r);
 		ev->thread = (uint32_t)s->nthreads;
-		if (!decode(r, (const void *)(recs + pos), ev)) {
+		if (!decode(r, &rec, recs + pos + sizeof rec, ev)) {
 			s->nevents--;
 			ti->corrupt = true;
 			break;
@@ -489,6 +499,7 @@ int zb_read(const struct zb_map *m, struct zb_snapshot *s, struct error *e)
 	const struct zb_header *h = m->base;
 	struct reader r;
 	uint32_t want;
+	uint64_t *committed;
 
 	memset(s, 0, sizeof *s);
 	memset(&r, 0, sizeof r);
@@ -505,18 +516,22 @@ int zb_read(const struct zb_map *m, struct zb_snapshot *s, struct error *e)
 		}
 		clock_pair(&r.tsc_now, &r.ns_now);
 	}
+	want = __atomic_load_n(&h->next_thread, __ATOMIC_ACQUIRE);
+	s->threads_wanted = want;
+	if (want > m->nthreads)
+		want = m->nthreads;
+	committed = xmalloc((want ? want : 1) * sizeof *committed);
+	for (uint32_t i = 0; i < want; i++)
+		committed[i] = slot_committed(m, i);
 	/* every string fits in what it is copied from */
 	r.cap = m->size + m->nnames;
 	r.arena = xmalloc(r.cap);
 	s->strings = r.arena;
 	read_names(&r);
-	want = __atomic_load_n(&h->next_thread, __ATOMIC_ACQUIRE);
-	s->threads_wanted = want;
-	if (want > m->nthreads)
-		want = m->nthreads;
 	s->threads = xmalloc((want ? want : 1) * sizeof *s->threads);
 	for (uint32_t i = 0; i < want; i++)
-		read_thread(&r, i);
+		read_thread(&r, i, committed[i]);
+	free(committed);
 	s->lost_nobuf = __atomic_load_n(&h->lost_nobuf, __ATOMIC_RELAXED);
 	s->lost_names = __atomic_load_n(&h->lost_names, __ATOMIC_RELAXED);
 	s->lost += s->lost_nobuf;

@@ -59,7 +59,7 @@
  *  6. Clock. Records carry header.clock units: ZB_CLOCK_MONOTONIC is
  *     CLOCK_MONOTONIC nanoseconds (the clock perf records carry with
  *     use_clockid); ZB_CLOCK_TSC is the raw time-stamp counter (rdtsc,
- *     ~3x cheaper than clock_gettime here), chosen by zb_create only
+ *     9.5 ns here against 23 for clock_gettime), chosen by zb_create only
  *     where the TSC is invariant. The reader converts it to
  *     CLOCK_MONOTONIC nanoseconds by the line through two (tsc,
  *     monotonic) pairs: one taken by zb_create, one by zb_read. The
