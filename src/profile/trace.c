@@ -220,7 +220,13 @@ void trace_task(struct trace *t, uint32_t pid, uint32_t tid, uint64_t time,
 void trace_task_name(struct trace *t, uint32_t pid, uint32_t tid,
 		     const char *name, uint64_t time)
 {
-	trace_thread(t, pid, tid, time)->name = trace_intern(t, name);
+	struct trace_thread *th = find_thread(t, tid);
+
+	/* a name given after the thread ended (read from the program's
+	 * zone buffer once it is over) is still that thread's */
+	if (!th || th->pid != pid || (th->exited && time > th->end))
+		th = trace_thread(t, pid, tid, time);
+	th->name = trace_intern(t, name);
 }
 
 static int by_start(const void *a, const void *b)

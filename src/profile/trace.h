@@ -94,8 +94,9 @@ struct trace_event *trace_add(struct trace *t, enum trace_kind kind);
 struct trace_thread *trace_thread(struct trace *t, uint32_t pid,
 				  uint32_t tid, uint64_t time);
 
-/* What perf says, in time order: a task started or exited, took a name,
- * left or came onto a CPU. */
+/* What perf says, in time order: a task started or exited, took a name
+ * (also from libyardstick, after the fact: the thread of that tid alive
+ * at time), left or came onto a CPU. */
 void trace_task(struct trace *t, uint32_t pid, uint32_t tid, uint64_t time,
 		bool exit);
 void trace_task_name(struct trace *t, uint32_t pid, uint32_t tid,
