@@ -101,7 +101,7 @@ static void trace_init_args(void *args)
 	a->max_events = 4000000;
 	a->max_size = 1ull << 30;
 	a->zone_threads = 64;
-	a->zone_bytes = 4u << 20;
+	a->zone_bytes = 1u << 20;
 }
 
 const struct opt_cmd trace_cmd = {

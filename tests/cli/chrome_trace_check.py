@@ -16,7 +16,8 @@ object form that chrome://tracing and ui.perfetto.dev load):
 - "M" is process_name/thread_name/... with args.name a string.
 
 Usage: chrome_trace_check.py FILE  -- prints a JSON summary on success
-(per thread: name, on-CPU µs from the "cpu" spans, zones), exits 1 with
+(per thread: name, on-CPU µs from the "cpu" spans, those spans, zones as
+[name, ts, dur, depth]), exits 1 with
 the first broken rule otherwise."""
 import json
 import sys
@@ -41,6 +42,7 @@ def main(path):
     async_open = {}
     names = {}
     oncpu = {}
+    spans = {}
     zones = {}
     for k, e in enumerate(events):
         where = "event %d (%s)" % (k, json.dumps(e)[:200])
@@ -103,6 +105,7 @@ def main(path):
                     fail(where + ": e before its b")
                 if e["cat"] == "cpu":
                     oncpu[bth] = oncpu.get(bth, 0) + ts - bts
+                    spans.setdefault(bth, []).append([bts, ts])
         elif ph == "C":
             args = e.get("args")
             if not isinstance(args, dict) or not all(
@@ -120,7 +123,7 @@ def main(path):
     out = {}
     for th in set(names) | set(oncpu) | set(zones):
         out["%d/%d" % th] = {"name": names.get(th), "oncpu_us": oncpu.get(th, 0),
-                             "zones": zones.get(th, [])}
+                             "cpu": spans.get(th, []), "zones": zones.get(th, [])}
     print(json.dumps(out))
 
 
