@@ -15,6 +15,7 @@
 
 #include "util/strutil.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,20 @@ static struct trace_thread *find_thread(struct trace *t, uint32_t tid)
 		    (!found || v - 1 > (size_t)(found - t->threads)))
 			found = &t->threads[v - 1];
 	return found;
+}
+
+size_t trace_thread_at(const struct trace *t, uint32_t tid, uint64_t time)
+{
+	size_t pos, best = SIZE_MAX;
+	uint64_t v;
+
+	for (v = hashidx_first(&t->thread_ix, hash_u64(tid), &pos); v;
+	     v = hashidx_next(&t->thread_ix, hash_u64(tid), &pos))
+		if (t->threads[v - 1].tid == tid &&
+		    (best == SIZE_MAX || t->threads[v - 1].start <= time))
+			if (best == SIZE_MAX || v - 1 > best)
+				best = v - 1;
+	return best;
 }
 
 static struct trace_thread *new_thread(struct trace *t, uint32_t pid,
@@ -191,8 +206,10 @@ static void end_thread(struct trace *t, struct trace_thread *th,
 	if (th->exited)
 		return;
 	if (th->state == ST_ON || (th->state == ST_UNKNOWN &&
-				   t->switches_seen)) {
-		/* it ran to its end (its last switch-out may never come) */
+				   t->switches_seen && th == t->threads)) {
+		/* it ran to its end (its last switch-out may never come);
+		 * the program's first thread runs from its exec on, another
+		 * thread without a switch record never ran where perf saw */
 		th->state = ST_ON;
 		oncpu_slice(t, th, time, TRACE_LEFT_EXITED);
 	}

@@ -94,6 +94,10 @@ struct trace_event *trace_add(struct trace *t, enum trace_kind kind);
 struct trace_thread *trace_thread(struct trace *t, uint32_t pid,
 				  uint32_t tid, uint64_t time);
 
+/* The index in threads of the thread tid that was alive at time (tids
+ * are reused), SIZE_MAX when none has that tid. */
+size_t trace_thread_at(const struct trace *t, uint32_t tid, uint64_t time);
+
 /* What perf says, in time order: a task started or exited, took a name
  * (also from libyardstick, after the fact: the thread of that tid alive
  * at time), left or came onto a CPU. */

@@ -24,6 +24,7 @@
 #include "util/strutil.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,7 @@ struct writer {
 	struct strbuf pkt, m1, m2, m3;
 	FILE *fp;
 	uint64_t bytes;
+	struct hashidx counters;	/* counter name -> its track */
 };
 
 static void emit(struct writer *w)
@@ -198,18 +200,6 @@ static void descriptors(struct writer *w, const char *fallback)
 	}
 }
 
-/* the index of the thread tid at time (tids may be reused) */
-static size_t thread_index(const struct trace *t, uint32_t tid,
-			   uint64_t time)
-{
-	size_t best = 0;
-
-	for (size_t i = 0; i < t->nthreads; i++)
-		if (t->threads[i].tid == tid && t->threads[i].start <= time)
-			best = i;
-	return best;
-}
-
 static void track_event(struct writer *w, uint64_t track,
 			int type, const char *cat, const char *name)
 {
@@ -254,22 +244,29 @@ static void callstack(struct writer *w, const char *stack)
 	f_msg(&w->m1, TE_CALLSTACK, &w->m2);
 }
 
-/* the first counter event of name: its track */
-static size_t counter_track(const struct trace *t, const char *name,
-			    size_t upto)
+/* the track of counter name: its first event's index, or k (a new one) */
+static size_t counter_track(struct writer *w, const char *name, size_t k)
 {
-	for (size_t i = 0; i < upto; i++)
-		if (t->ev[i].kind == TRACE_COUNTER && t->ev[i].name == name)
-			return i;
-	return upto;
+	uint64_t h = hash_u64((uint64_t)(uintptr_t)name), v;
+	size_t pos;
+
+	for (v = hashidx_first(&w->counters, h, &pos); v;
+	     v = hashidx_next(&w->counters, h, &pos))
+		if (w->t->ev[v - 1].name == name)
+			return v - 1;
+	hashidx_add(&w->counters, h, k + 1);
+	return k;
 }
 
 static void event(struct writer *w, size_t k)
 {
 	const struct trace *t = w->t;
 	const struct trace_event *e = &t->ev[k];
-	size_t th = thread_index(t, e->tid, e->start);
+	size_t th = trace_thread_at(t, e->tid, e->start);
 	size_t c;
+
+	if (th == SIZE_MAX)
+		th = 0;		/* every event's thread is known: not reached */
 
 	switch (e->kind) {
 	case TRACE_ONCPU:
@@ -307,7 +304,7 @@ static void event(struct writer *w, size_t k)
 		packet(w, e->start);
 		break;
 	case TRACE_COUNTER:
-		c = counter_track(t, e->name, k);
+		c = counter_track(w, e->name, k);
 		if (c == k) {
 			f_bytes(&w->m1, TD_COUNTER, "", 0);
 			descriptor(w, UUID(5, k), UUID(1, e->pid), e->name);
@@ -339,6 +336,7 @@ int trace_write_perfetto(const struct trace *t,
 	if (atomic_open(&af, path, e))
 		return -1;
 	w.fp = af.fp;
+	hashidx_init(&w.counters);
 	clock_snapshot(&w);
 	descriptors(&w, o->process_name);
 	for (i = 0; i < t->n; i++) {
@@ -354,6 +352,7 @@ int trace_write_perfetto(const struct trace *t,
 	free(w.m1.s);
 	free(w.m2.s);
 	free(w.m3.s);
+	hashidx_free(&w.counters);
 	if (ferror(af.fp))
 		return atomic_fail(&af, e);
 	return atomic_commit(&af, e);
