@@ -58,5 +58,9 @@ struct profile_outputs;
 int program_and_outputs(const char *cmd, int argc, char **argv, int first,
 			int dashdash, const struct profile_outputs *out,
 			char ***prog);
+/* How the program ended, on stderr, unless it exited with 0: "WHO: the
+ * program was killed by SIGSEGV; the COVERS covers it up to then" or
+ * "WHO: the program exited with status N". */
+void print_program_status(const char *who, const char *covers, int status);
 
 #endif

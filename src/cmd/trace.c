@@ -363,20 +363,6 @@ static int collect(struct trace_run *r, struct trace_args *a)
 	return ret;
 }
 
-static void print_status(int status)
-{
-	if (WIFSIGNALED(status)) {
-		const char *n = sigabbrev_np(WTERMSIG(status));
-
-		fprintf(stderr, "yardstick trace: the program was killed by "
-			"SIG%s; the trace covers it up to then\n",
-			n ? n : "?");
-	} else if (WIFEXITED(status) && WEXITSTATUS(status)) {
-		fprintf(stderr, "yardstick trace: the program exited with "
-			"status %d\n", WEXITSTATUS(status));
-	}
-}
-
 static int trace_main(struct trace_args *a)
 {
 	struct trace_run r;
@@ -412,7 +398,7 @@ static int trace_main(struct trace_args *a)
 		free(r.git.branch);
 		goto out;
 	}
-	print_status(r.st.status);
+	print_program_status("yardstick trace", "trace", r.st.status);
 	if (!a->quiet)
 		trace_report(&r, stderr);
 	ret = write_output_set(&outs, "yardstick trace");
