@@ -184,6 +184,8 @@ struct collector {
 	uint64_t *ips;
 	size_t nips, capips;
 	struct strbuf stack;
+	uint64_t task_time;	/* of the last FORK or EXIT */
+	uint32_t exec_pid;	/* an exec whose COMM (and time) follows */
 };
 
 static void on_sample(void *arg, const struct raw_sample *s)
@@ -264,6 +266,7 @@ static void on_fork(void *arg, uint32_t pid, uint32_t ppid)
 	struct collector *c = arg;
 
 	symtab_fork(c->sym, pid, ppid);
+	trace_fork(&c->run->tr, pid, ppid, c->task_time);
 }
 
 static void on_comm(void *arg, uint32_t pid, const char *name, bool exec)
@@ -273,6 +276,7 @@ static void on_comm(void *arg, uint32_t pid, const char *name, bool exec)
 	(void)name;
 	if (!exec)
 		return;
+	c->exec_pid = pid;
 	resolve(c, pid);
 	symtab_exec(c->sym, pid);
 }
@@ -282,6 +286,7 @@ static void on_task(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
 {
 	struct collector *c = arg;
 
+	c->task_time = time;
 	trace_task(&c->run->tr, pid, tid, time, exit);
 	if (exit && pid == tid && pid == c->run->tr.pid && !c->run->t_end)
 		c->run->t_end = time;
@@ -293,6 +298,9 @@ static void on_task_comm(void *arg, uint32_t pid, uint32_t tid,
 	struct collector *c = arg;
 
 	trace_task_name(&c->run->tr, pid, tid, name, time);
+	if (c->exec_pid == pid && pid == tid)
+		trace_exec(&c->run->tr, pid, name, time);
+	c->exec_pid = 0;
 }
 
 static void on_switch(void *arg, uint32_t pid, uint32_t tid, uint64_t time,

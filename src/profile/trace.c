@@ -224,10 +224,17 @@ void trace_task(struct trace *t, uint32_t pid, uint32_t tid, uint64_t time,
 	struct trace_thread *th;
 
 	if (!exit) {
+		struct trace_thread *main;
+
 		th = find_thread(t, tid);
 		if (th && !th->exited)
 			return;		/* already seen */
-		trace_thread(t, pid, tid, time);
+		th = trace_thread(t, pid, tid, time);
+		/* a new thread has its process's name until it names
+		 * itself (a new process's comes with its FORK: trace_fork) */
+		main = pid != tid ? find_thread(t, pid) : NULL;
+		if (main && !th->name)
+			th->name = main->name;
 		return;
 	}
 	th = trace_thread(t, pid, tid, time);
@@ -244,6 +251,37 @@ void trace_task_name(struct trace *t, uint32_t pid, uint32_t tid,
 	if (!th || th->pid != pid || (th->exited && time > th->end))
 		th = trace_thread(t, pid, tid, time);
 	th->name = trace_intern(t, name);
+}
+
+void trace_fork(struct trace *t, uint32_t pid, uint32_t ppid,
+		uint64_t time)
+{
+	struct trace_thread *child = find_thread(t, pid);
+	struct trace_thread *parent = find_thread(t, ppid);
+	struct trace_event *e;
+
+	if (child && parent && !child->name)
+		child->name = parent->name;
+	e = trace_add(t, TRACE_INSTANT);
+	if (!e)
+		return;
+	e->pid = e->tid = e->end_tid = pid;
+	e->start = e->end = time;
+	e->name = trace_intern(t, "fork");
+	e->value = ppid;
+}
+
+void trace_exec(struct trace *t, uint32_t pid, const char *name,
+		uint64_t time)
+{
+	struct trace_event *e = trace_add(t, TRACE_INSTANT);
+
+	if (!e)
+		return;
+	e->pid = e->tid = e->end_tid = pid;
+	e->start = e->end = time;
+	e->name = trace_intern(t, "exec");
+	e->text = trace_intern(t, name);
 }
 
 static int by_start(const void *a, const void *b)

@@ -108,6 +108,14 @@ void trace_task_name(struct trace *t, uint32_t pid, uint32_t tid,
 void trace_switch(struct trace *t, uint32_t pid, uint32_t tid,
 		  uint64_t time, bool out, bool preempt);
 
+/* A new process pid forked from ppid (after its trace_task), taking its
+ * parent's name; a process exec'd name: each an instant on its main
+ * thread ("fork", value the parent's pid; "exec", text the name). */
+void trace_fork(struct trace *t, uint32_t pid, uint32_t ppid,
+		uint64_t time);
+void trace_exec(struct trace *t, uint32_t pid, const char *name,
+		uint64_t time);
+
 /* At the end (time: when the collection stopped): close what is open
  * (a thread still alive ends at time), sort the events by start. */
 void trace_finish(struct trace *t, uint64_t time);

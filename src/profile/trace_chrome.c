@@ -126,6 +126,8 @@ static void format_event(const struct trace_event *e, struct strbuf *b)
 			strbuf_puts(b, ",\"args\":{\"text\":");
 			put_str(b, e->text);
 			strbuf_putc(b, '}');
+		} else if (e->value) {
+			putf(b, ",\"args\":{\"value\":%.17g}", e->value);
 		}
 		strbuf_putc(b, '}');
 		break;

@@ -114,6 +114,26 @@ import json; s = json.load(open(\"$T/int.sum\"))
 sp = [v for v in s.values() if v[\"name\"] == \"spinner\"]
 assert sp and sp[0][\"oncpu_us\"] > 100000, s"'
 
+# sh forks forker, which forks a child that burns 50 ms: three processes,
+# their names, a fork and an exec instant each where they happened.
+t "processes: forks and execs, names, the child's own CPU time" sh -c '
+	"$YS" trace --no-store -o "$T/f.json" -- sh -c "$FX/forker 50; true" >/dev/null 2>"$T/f.err" || { cat "$T/f.err"; exit 1; }
+	python3 "$CLI/chrome_trace_check.py" "$T/f.json" >/dev/null &&
+	python3 - "$T/f.json" "$T/f.err" <<"PY"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+assert sorted(procs.values()) == ["forker", "forker", "sh"], procs
+sh = [p for p, n in procs.items() if n == "sh"][0]
+fk = sorted(p for p, n in procs.items() if n == "forker")
+forks = {e["pid"]: e["args"]["value"] for e in ev if e["ph"] == "i" and e["name"] == "fork"}
+execs = {e["pid"]: e["args"]["text"] for e in ev if e["ph"] == "i" and e["name"] == "exec"}
+assert forks == {fk[0]: sh, fk[1]: fk[0]}, (forks, procs)
+assert execs == {sh: "sh", fk[0]: "forker"}, execs
+rows = {int(l.split()[1]): l.split() for l in open(sys.argv[2]) if len(l.split()) == 8 and l.split()[0].isdigit()}
+assert abs(float(rows[fk[1]][4]) - 50) <= 0.02 * 50 + 2, rows
+PY'
+
 t "help trace: usage, the formats, how to open them" sh -c '
 	"$YS" help trace > "$T/h.txt" &&
 	for s in "yardstick trace [OPTIONS] -- PROGRAM" ui.perfetto.dev chrome://tracing --max-size CLOCK_MONOTONIC .perfetto-trace; do
