@@ -21,6 +21,7 @@
 #include "profile/trace.h"
 
 #include "util/fileio.h"
+#include "util/json_emit.h"
 #include "util/strutil.h"
 
 #include <inttypes.h>
@@ -77,9 +78,14 @@ static void f_bytes(struct strbuf *b, unsigned field, const void *p,
 	strbuf_put(b, p, n);
 }
 
+/* a string field: valid UTF-8 (U+FFFD for bad bytes), as protobuf's
+ * strings must be; names come from the traced program */
 static void f_str(struct strbuf *b, unsigned field, const char *s)
 {
-	f_bytes(b, field, s, strlen(s));
+	char *clean = json_utf8_dup(s);
+
+	f_bytes(b, field, clean, strlen(clean));
+	free(clean);
 }
 
 /* a nested message: its encoding in m, appended and m emptied */
@@ -235,9 +241,12 @@ static void callstack(struct writer *w, const char *stack)
 	const char *p = stack, *semi;
 
 	while (*p) {
+		char *frame;
+
 		semi = strchr(p, ';');
-		f_bytes(&w->m3, FRAME_FUNCTION, p,
-			semi ? (size_t)(semi - p) : strlen(p));
+		frame = xstrndup(p, semi ? (size_t)(semi - p) : strlen(p));
+		f_str(&w->m3, FRAME_FUNCTION, frame);
+		free(frame);
 		f_msg(&w->m2, CS_FRAMES, &w->m3);
 		p = semi ? semi + 1 : p + strlen(p);
 	}

@@ -134,6 +134,27 @@ rows = {int(l.split()[1]): l.split() for l in open(sys.argv[2]) if len(l.split()
 assert abs(float(rows[fk[1]][4]) - 50) <= 0.02 * 50 + 2, rows
 PY'
 
+# A program whose name holds an escape and a byte that is not UTF-8: the
+# terminal report shows them escaped, the JSON and Perfetto's strings
+# have U+FFFD for the bad byte (protobuf strings are UTF-8).
+t "hostile names: escaped on the terminal, valid JSON and protobuf" sh -c '
+	bad="$T/x$(printf "\033\377")y"
+	cp "$FX/tracefix" "$bad" &&
+	"$YS" trace --no-store -o "$T/h.json" -o "$T/h.perfetto-trace" -- "$bad" 10 >/dev/null 2>"$T/h.err" || { cat "$T/h.err"; exit 1; }
+	python3 "$CLI/chrome_trace_check.py" "$T/h.json" > /dev/null &&
+	protoc --decode=perfetto.protos.Trace -I"$CLI" "$CLI/perfetto_trace.proto" < "$T/h.perfetto-trace" > "$T/h.txt" &&
+	python3 - "$T/h.err" "$T/h.json" "$T/h.txt" <<"PY"
+import json, sys
+d = open(sys.argv[1], "rb").read()
+assert b"\x1b" not in d and b"\xff" not in d, d
+assert b"x\\x1b\\xffy" in d, d
+names = [e["args"]["name"] for e in json.load(open(sys.argv[2]))["traceEvents"]
+         if e["ph"] == "M" and e["name"] == "process_name"]
+assert names == ["x\x1b\ufffdy"], names
+p = open(sys.argv[3]).read()
+assert "process_name: \"x\\033\\357\\277\\275y\"" in p, [l for l in p.splitlines() if "process_name" in l]
+PY'
+
 t "help trace: usage, the formats, how to open them" sh -c '
 	"$YS" help trace > "$T/h.txt" &&
 	for s in "yardstick trace [OPTIONS] -- PROGRAM" ui.perfetto.dev chrome://tracing --max-size CLOCK_MONOTONIC .perfetto-trace; do
