@@ -68,6 +68,9 @@ static const struct opt_entry trace_options[] = {
 	  .help = "the format of every -o file, whatever its name" },
 	{ OPT_COUNT('F', "freq", so.freq, 1, 100000), .metavar = "HZ",
 	  .help = "CPU samples per second" },
+	{ OPT_FLAG(0, "page-faults", so.page_faults),
+	  .help = "every page fault of the program too: an instant with its "
+	  "address, counted per thread" },
 	{ OPT_COUNT('n', "top", top, 1, LONG_MAX),
 	  .help = "slowest zone instances in the report" },
 	{ OPT_COUNT(0, "max-events", max_events, 1, 1L << 32),
@@ -303,6 +306,24 @@ static void on_task_comm(void *arg, uint32_t pid, uint32_t tid,
 	c->exec_pid = 0;
 }
 
+static void on_fault(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
+		     uint64_t ip)
+{
+	struct collector *c = arg;
+	struct trace *t = &c->run->tr;
+	struct trace_event *e;
+
+	trace_thread(t, pid, tid, time)->faults++;
+	e = trace_add(t, TRACE_FAULT);
+	if (!e)
+		return;
+	e->pid = pid;
+	e->tid = e->end_tid = tid;
+	e->start = e->end = time;
+	e->id = ip;
+	e->name = trace_intern(t, "page fault");
+}
+
 static void on_switch(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
 		      bool out, bool preempt)
 {
@@ -318,6 +339,7 @@ static int collect(struct trace_run *r, struct trace_args *a)
 		.arg = &c, .sample = on_sample, .mmap = on_mmap,
 		.fork = on_fork, .comm = on_comm, .task = on_task,
 		.task_comm = on_task_comm, .sched_switch = on_switch,
+		.page_fault = on_fault,
 	};
 	struct sigaction ign, old_int, old_quit;
 	struct zb_map zb;

@@ -250,6 +250,13 @@ void trace_report(const struct trace_run *r, FILE *fp)
 		term_bold(color), term_reset(color), wall_ns(r) / 1e9,
 		t->nthreads, t->n, r->st.samples, r->st.lost, t->dropped,
 		r->zones_lost);
+	if (r->a->so.page_faults) {
+		fprintf(fp, "page faults: %" PRIu64 " (", r->st.faults);
+		for (size_t i = 0; i < t->nthreads; i++)
+			fprintf(fp, "%s%" PRIu32 ": %" PRIu64, i ? ", " : "",
+				t->threads[i].tid, t->threads[i].faults);
+		fputs(")\n", fp);
+	}
 	if (r->zones_error)
 		fprintf(fp, "yardstick trace: warning: the zone buffer could "
 			"not be read: no zones\n");

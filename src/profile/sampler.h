@@ -35,6 +35,8 @@ struct sampler_opts {
 				 * stderr: an output is on stdout */
 	bool switches;		/* context-switch records too (the
 				 * sched_switch callback; `trace`) */
+	bool page_faults;	/* a sample of every page fault too (the
+				 * page_fault callback; `trace`) */
 	const char *const *env_add;	/* the program's environment
 					 * additions (child.h), or NULL */
 };
@@ -103,6 +105,9 @@ struct sampler_callbacks {
 	 * comes onto one */
 	void (*sched_switch)(void *arg, uint32_t pid, uint32_t tid,
 			     uint64_t time, bool out, bool preempt);
+	/* with opts.page_faults: a page fault at ip (user level) */
+	void (*page_fault)(void *arg, uint32_t pid, uint32_t tid,
+			   uint64_t time, uint64_t ip);
 	/* after every pass over the rings while the program runs, and once
 	 * after the last: for a collector that drains something else too */
 	void (*tick)(void *arg);
@@ -113,6 +118,7 @@ struct sampler_stats {
 	int status;		/* the program's wait status */
 	uint64_t samples, lost;	/* lost: records the kernel dropped for
 				 * want of ring buffer space */
+	uint64_t faults;	/* page faults seen (opts.page_faults) */
 	int64_t duration_ns;	/* exec to exit (of the first process) */
 	int64_t cpu_ns;		/* user + system time of the program and the
 				 * children it waited for (wait4) */

@@ -31,6 +31,7 @@ enum trace_kind {
 	TRACE_COUNTER,		/* a named value at start */
 	TRACE_SAMPLE,		/* a CPU sample at start; text its stack,
 				 * outermost first, frames joined by ';' */
+	TRACE_FAULT,		/* a page fault at start; id its user IP */
 };
 
 /* TRACE_ONCPU flags: why the thread left the CPU */
@@ -59,6 +60,7 @@ struct trace_thread {
 	uint64_t start, end;	/* its lifetime (end 0 until it exits) */
 	/* accounting from the switch records */
 	uint64_t on_ns, preempted_ns, blocked_ns;
+	uint64_t faults;	/* page faults (with --page-faults) */
 	int state;		/* internal: 0 unknown, 1 on CPU, 2
 				 * preempted, 3 blocked */
 	uint64_t since;		/* when state began */

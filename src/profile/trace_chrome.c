@@ -7,7 +7,8 @@
  *   b/e  an async span (cat "async", id) and a thread's on-CPU slice (cat
  *      "cpu", id its tid, on a track of its own so that it cannot break
  *      the nesting of the zones); the pair written together
- *   i  an instant (scope "t"), a CPU sample (cat "sample", args.stack)
+ *   i  an instant (scope "t"), a CPU sample (cat "sample", args.stack), a
+ *      page fault (cat "fault", args.ip)
  *   C  a counter
  *
  * ts and dur are microseconds of CLOCK_MONOTONIC with nanosecond
@@ -136,6 +137,11 @@ static void format_event(const struct trace_event *e, struct strbuf *b)
 		strbuf_puts(b, ",\"args\":{");
 		put_str(b, e->name);
 		putf(b, ":%.17g}}", e->value);
+		break;
+	case TRACE_FAULT:
+		head(b, "i", "fault", e->name, e->pid, e->tid, e->start);
+		putf(b, ",\"s\":\"t\",\"args\":{\"ip\":\"0x%" PRIx64 "\"}}",
+		     e->id);
 		break;
 	case TRACE_SAMPLE:
 		head(b, "i", "sample", e->name, e->pid, e->tid, e->start);

@@ -323,6 +323,15 @@ static void event(struct writer *w, size_t k)
 		f_double(&w->m1, TE_DOUBLE_COUNTER, e->value);
 		packet(w, e->start);
 		break;
+	case TRACE_FAULT: {
+		char ip[32];
+
+		snprintf(ip, sizeof(ip), "0x%" PRIx64, e->id);
+		track_event(w, UUID(2, th), INSTANT, "fault", e->name);
+		annotation_str(w, "ip", ip);
+		packet(w, e->start);
+		break;
+	}
 	case TRACE_SAMPLE:
 		track_event(w, UUID(2, th), INSTANT, "sample",
 			    e->name);

@@ -155,6 +155,21 @@ p = open(sys.argv[3]).read()
 assert "process_name: \"x\\033\\357\\277\\275y\"" in p, [l for l in p.splitlines() if "process_name" in l]
 PY'
 
+# rssfix touches every 4 KiB page of 64 MiB: a fault each (with
+# transparent huge pages always on, one per 2 MiB at the least).
+t "--page-faults: every fault of the program, per thread, in both files" sh -c '
+	min=16384
+	grep -q "\[always\]" /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null && min=32
+	"$YS" trace --no-store --page-faults -o "$T/pf.json" -o "$T/pf.perfetto-trace" -- "$FX/rssfix" 64 >/dev/null 2>"$T/pf.err" || { cat "$T/pf.err"; exit 1; }
+	n=$(sed -n "s/^page faults: \([0-9]*\) (\([0-9]*\): \([0-9]*\))$/\1 \3/p" "$T/pf.err") &&
+	set -- $n && [ "$1" -ge $min ] && [ "$1" -eq "$2" ] && [ "$1" -lt $((min + 2000)) ] || { cat "$T/pf.err"; exit 1; }
+	[ $(grep -c "\"cat\":\"fault\"" "$T/pf.json") -eq "$1" ] &&
+	python3 "$CLI/chrome_trace_check.py" "$T/pf.json" >/dev/null &&
+	protoc --decode=perfetto.protos.Trace -I"$CLI" "$CLI/perfetto_trace.proto" < "$T/pf.perfetto-trace" > "$T/pf.txt" &&
+	[ $(grep -c "categories: \"fault\"" "$T/pf.txt") -eq "$1" ] &&
+	"$YS" trace --no-store -o "$T/nopf.json" -- "$FX/rssfix" 64 >/dev/null 2>"$T/nopf.err" &&
+	! grep -q "\"cat\":\"fault\"" "$T/nopf.json" && ! grep -q "page faults" "$T/nopf.err"'
+
 t "help trace: usage, the formats, how to open them" sh -c '
 	"$YS" help trace > "$T/h.txt" &&
 	for s in "yardstick trace [OPTIONS] -- PROGRAM" ui.perfetto.dev chrome://tracing --max-size CLOCK_MONOTONIC .perfetto-trace; do
