@@ -74,10 +74,11 @@ static const struct opt_entry trace_options[] = {
 	{ OPT_COUNT('n', "top", top, 1, LONG_MAX),
 	  .help = "slowest zone instances in the report" },
 	{ OPT_COUNT(0, "max-events", max_events, 1, 1L << 32),
-	  .help = "events kept in memory; those past it are counted as "
-	  "dropped" },
+	  .help = "events kept in memory (CPU samples waiting for their "
+	  "symbols among them); those past it are counted as dropped" },
 	{ OPT_SIZE(0, "max-size", max_size),
-	  .help = "largest trace file: the trace stops there, with a message" },
+	  .help = "largest trace file: the trace stops there, with a message "
+	  "(0: no limit)" },
 	{ OPT_COUNT(0, "zone-threads", zone_threads, 1, 65536),
 	  .help = "threads of the program that can record zones" },
 	{ OPT_SIZE(0, "zone-buffer", zone_bytes),
@@ -199,6 +200,11 @@ static void on_sample(void *arg, const struct raw_sample *s)
 
 	if (!n)
 		return;
+	/* bounded like the events they become */
+	if (c->npend + c->run->tr.n >= c->run->tr.max_events) {
+		c->run->tr.dropped++;
+		return;
+	}
 	c->pend = xgrow(c->pend, &c->cappend, c->npend + 1,
 			sizeof(*c->pend));
 	c->ips = xgrow(c->ips, &c->capips, c->nips + n, sizeof(*c->ips));

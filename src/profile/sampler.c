@@ -343,8 +343,6 @@ static int collect(struct sampler *s, struct error *e)
 					   "ring buffers");
 		merge_drain(s->rings, s->nrings, s->rec, records_dispatch,
 			    &s->rp);
-		if (s->cb.tick)
-			s->cb.tick(s->cb.arg);
 		for (i = 0; n > 0 && i < s->nrings; i++)
 			if (s->pfds[i].revents & (POLLHUP | POLLERR |
 						  POLLNVAL))
@@ -367,8 +365,6 @@ static int collect(struct sampler *s, struct error *e)
 	}
 	s->rp.child = 0;
 	merge_drain(s->rings, s->nrings, s->rec, records_dispatch, &s->rp);
-	if (s->cb.tick)
-		s->cb.tick(s->cb.arg);
 	return 0;
 }
 

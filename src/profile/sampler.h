@@ -108,9 +108,6 @@ struct sampler_callbacks {
 	/* with opts.page_faults: a page fault at ip (user level) */
 	void (*page_fault)(void *arg, uint32_t pid, uint32_t tid,
 			   uint64_t time, uint64_t ip);
-	/* after every pass over the rings while the program runs, and once
-	 * after the last: for a collector that drains something else too */
-	void (*tick)(void *arg);
 };
 
 /* What the run came to. */
