@@ -319,7 +319,6 @@ static void on_fault(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
 	struct trace *t = &c->run->tr;
 	struct trace_event *e;
 
-	trace_thread(t, pid, tid, time)->faults++;
 	e = trace_add(t, TRACE_FAULT);
 	if (!e)
 		return;

@@ -4,7 +4,6 @@
  * has ended (its buffer is linear: nothing is overwritten while it runs),
  * into the timeline.
  */
-#include <stdint.h>
 #include <string.h>
 
 #include "cmd/trace.h"
@@ -74,16 +73,6 @@ static void add_point(struct trace *t, const struct zb_snapshot *s,
 	e->value = ev->counter;
 }
 
-/* a thread perf did not see (a program it could not follow) still gets
- * its track */
-static void known(struct trace *t, const struct zb_threadinfo *th,
-		  int64_t ns)
-{
-	if (trace_thread_at(t, (uint32_t)th->tid, (uint64_t)ns) == SIZE_MAX)
-		trace_thread(t, (uint32_t)th->pid, (uint32_t)th->tid,
-			     (uint64_t)ns);
-}
-
 void trace_add_zones(struct trace_run *r, const struct zb_map *zb)
 {
 	struct zb_snapshot s;
@@ -99,10 +88,8 @@ void trace_add_zones(struct trace_run *r, const struct zb_map *zb)
 	for (size_t i = 0; i < s.nthreads; i++)
 		if (s.threads[i].corrupt)
 			r->zones_corrupt++;
-	for (size_t i = 0; i < s.nevents; i++) {
-		known(&r->tr, &s.threads[s.events[i].thread], s.events[i].ns);
+	for (size_t i = 0; i < s.nevents; i++)
 		add_point(&r->tr, &s, &s.events[i]);
-	}
 	for (size_t i = 0; i < s.nzones; i++)
 		add_zone(&r->tr, &s, &s.zones[i]);
 	for (size_t i = 0; i < s.nasyncs; i++)

@@ -36,6 +36,7 @@ void trace_free(struct trace *t)
 			free(t->strings.slots[i].value);
 	hashmap_free(&t->strings);
 	hashidx_free(&t->thread_ix);
+	free(t->sched);
 	free(t->ev);
 	free(t->threads);
 	memset(t, 0, sizeof(*t));
@@ -129,8 +130,8 @@ static struct trace_thread *new_thread(struct trace *t, uint32_t pid,
 	return th;
 }
 
-struct trace_thread *trace_thread(struct trace *t, uint32_t pid,
-				  uint32_t tid, uint64_t time)
+static struct trace_thread *trace_thread(struct trace *t, uint32_t pid,
+					 uint32_t tid, uint64_t time)
 {
 	struct trace_thread *th = find_thread(t, tid);
 
@@ -174,8 +175,8 @@ static void oncpu_slice(struct trace *t, const struct trace_thread *th,
 	e->flags = flags;
 }
 
-void trace_switch(struct trace *t, uint32_t pid, uint32_t tid,
-		  uint64_t time, bool out, bool preempt)
+static void apply_switch(struct trace *t, uint32_t pid, uint32_t tid,
+			 uint64_t time, bool out, bool preempt)
 {
 	struct trace_thread *th = trace_thread(t, pid, tid, time);
 
@@ -218,8 +219,8 @@ static void end_thread(struct trace *t, struct trace_thread *th,
 	th->exited = true;
 }
 
-void trace_task(struct trace *t, uint32_t pid, uint32_t tid, uint64_t time,
-		bool exit)
+static void apply_task(struct trace *t, uint32_t pid, uint32_t tid,
+		       uint64_t time, bool exit)
 {
 	struct trace_thread *th;
 
@@ -241,27 +242,117 @@ void trace_task(struct trace *t, uint32_t pid, uint32_t tid, uint64_t time,
 	end_thread(t, th, time);
 }
 
+static void apply_name(struct trace *t, uint32_t pid, uint32_t tid,
+		       const char *name, uint64_t time)
+{
+	trace_thread(t, pid, tid, time)->name = name;
+}
+
+static void apply_fork(struct trace *t, uint32_t pid, uint32_t ppid,
+		       uint64_t time)
+{
+	struct trace_thread *child = trace_thread(t, pid, pid, time);
+	struct trace_thread *parent = find_thread(t, ppid);
+
+	if (parent && !child->name)
+		child->name = parent->name;
+}
+
+/* ---- the kernel's records, kept until trace_finish replays them in
+ * time order (they come merged from the per-CPU rings a pass at a time,
+ * so a thread's switch on one CPU may come after its EXIT on another) */
+
+enum { R_TASK, R_FORKNAME, R_NAME, R_OUT, R_IN, R_EXIT };
+
+static void keep(struct trace *t, uint8_t kind, uint32_t pid, uint32_t tid,
+		 uint64_t time, bool preempt, const char *name, uint32_t ppid)
+{
+	struct trace_sched *r;
+
+	if (!t->pid)
+		t->pid = pid;
+	seen(t, time);
+	if (t->nsched + t->n >= t->max_events) {
+		t->dropped++;
+		return;
+	}
+	t->sched = xgrow(t->sched, &t->capsched, t->nsched + 1,
+			 sizeof(*t->sched));
+	r = &t->sched[t->nsched++];
+	*r = (struct trace_sched){ .time = time, .pid = pid, .tid = tid,
+				   .kind = kind, .preempt = preempt,
+				   .name = name, .ppid = ppid,
+				   .seq = t->nsched };
+}
+
+void trace_task(struct trace *t, uint32_t pid, uint32_t tid, uint64_t time,
+		bool exit)
+{
+	keep(t, exit ? R_EXIT : R_TASK, pid, tid, time, false, NULL, 0);
+}
+
 void trace_task_name(struct trace *t, uint32_t pid, uint32_t tid,
 		     const char *name, uint64_t time)
 {
-	struct trace_thread *th = find_thread(t, tid);
+	keep(t, R_NAME, pid, tid, time, false, trace_intern(t, name), 0);
+}
 
-	/* a name given after the thread ended (read from the program's
-	 * zone buffer once it is over) is still that thread's */
-	if (!th || th->pid != pid || (th->exited && time > th->end))
-		th = trace_thread(t, pid, tid, time);
-	th->name = trace_intern(t, name);
+void trace_switch(struct trace *t, uint32_t pid, uint32_t tid,
+		  uint64_t time, bool out, bool preempt)
+{
+	keep(t, out ? R_OUT : R_IN, pid, tid, time, preempt, NULL, 0);
+}
+
+/* by time; at one time a thread starts, is named, leaves a CPU (and
+ * comes onto another), then ends; else in the order they came */
+static int by_time(const void *a, const void *b)
+{
+	const struct trace_sched *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void replay(struct trace *t)
+{
+	qsort(t->sched, t->nsched, sizeof(*t->sched), by_time);
+	for (size_t i = 0; i < t->nsched; i++) {
+		const struct trace_sched *r = &t->sched[i];
+
+		switch (r->kind) {
+		case R_TASK:
+			apply_task(t, r->pid, r->tid, r->time, false);
+			break;
+		case R_FORKNAME:
+			apply_fork(t, r->pid, r->ppid, r->time);
+			break;
+		case R_NAME:
+			apply_name(t, r->pid, r->tid, r->name, r->time);
+			break;
+		case R_OUT:
+		case R_IN:
+			apply_switch(t, r->pid, r->tid, r->time,
+				     r->kind == R_OUT, r->preempt);
+			break;
+		case R_EXIT:
+			apply_task(t, r->pid, r->tid, r->time, true);
+			break;
+		}
+	}
+	free(t->sched);
+	t->sched = NULL;
+	t->nsched = t->capsched = 0;
 }
 
 void trace_fork(struct trace *t, uint32_t pid, uint32_t ppid,
 		uint64_t time)
 {
-	struct trace_thread *child = find_thread(t, pid);
-	struct trace_thread *parent = find_thread(t, ppid);
 	struct trace_event *e;
 
-	if (child && parent && !child->name)
-		child->name = parent->name;
+	keep(t, R_FORKNAME, pid, pid, time, false, NULL, ppid);
 	e = trace_add(t, TRACE_INSTANT);
 	if (!e)
 		return;
@@ -296,10 +387,31 @@ static int by_start(const void *a, const void *b)
 	return x->end > y->end ? -1 : x->end < y->end;
 }
 
+/* Threads only the program's own events name (zones of a program perf
+ * could not follow) get theirs; page faults are counted per thread. */
+static void event_threads(struct trace *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct trace_event *e = &t->ev[i];
+		size_t k = trace_thread_at(t, e->tid, e->start);
+
+		if (e->kind == TRACE_ONCPU)
+			continue;
+		if (k == SIZE_MAX) {
+			new_thread(t, e->pid, e->tid, e->start);
+			k = t->nthreads - 1;
+		}
+		if (e->kind == TRACE_FAULT)
+			t->threads[k].faults++;
+	}
+}
+
 void trace_finish(struct trace *t, uint64_t time)
 {
 	if (time < t->last)
 		time = t->last;
+	replay(t);
+	event_threads(t);
 	for (size_t i = 0; i < t->nthreads; i++)
 		end_thread(t, &t->threads[i], time);
 	if (t->n)

@@ -67,11 +67,23 @@ struct trace_thread {
 	bool exited;
 };
 
+/* A record of the kernel about a task, kept until trace_finish. */
+struct trace_sched {
+	uint64_t time;
+	uint32_t pid, tid, ppid;
+	uint8_t kind;
+	bool preempt;
+	const char *name;	/* interned */
+	size_t seq;		/* arrival order */
+};
+
 struct trace {
 	struct trace_event *ev;
 	size_t n, cap, max_events;
 	uint64_t dropped;	/* events not kept: past max_events */
-	struct trace_thread *threads;
+	struct trace_sched *sched;	/* until trace_finish */
+	size_t nsched, capsched;
+	struct trace_thread *threads;	/* after trace_finish */
 	size_t nthreads, capthreads;
 	struct hashidx thread_ix;	/* hash of tid -> index */
 	struct hashmap strings;		/* interned strings */
@@ -91,18 +103,15 @@ const char *trace_intern(struct trace *t, const char *s);
  * (counted in dropped). */
 struct trace_event *trace_add(struct trace *t, enum trace_kind kind);
 
-/* The thread tid of pid, added when new (start: the time it was first
- * seen). */
-struct trace_thread *trace_thread(struct trace *t, uint32_t pid,
-				  uint32_t tid, uint64_t time);
-
 /* The index in threads of the thread tid that was alive at time (tids
  * are reused), SIZE_MAX when none has that tid. */
 size_t trace_thread_at(const struct trace *t, uint32_t tid, uint64_t time);
 
-/* What perf says, in time order: a task started or exited, took a name
- * (also from libyardstick, after the fact: the thread of that tid alive
- * at time), left or came onto a CPU. */
+/* What perf says: a task started or exited, took a name (also from
+ * libyardstick, after the fact: the thread of that tid alive at time),
+ * left or came onto a CPU. Kept (bounded by max_events, the rest counted
+ * in dropped) and replayed in time order by trace_finish, which makes
+ * the threads. */
 void trace_task(struct trace *t, uint32_t pid, uint32_t tid, uint64_t time,
 		bool exit);
 void trace_task_name(struct trace *t, uint32_t pid, uint32_t tid,
@@ -118,8 +127,10 @@ void trace_fork(struct trace *t, uint32_t pid, uint32_t ppid,
 void trace_exec(struct trace *t, uint32_t pid, const char *name,
 		uint64_t time);
 
-/* At the end (time: when the collection stopped): close what is open
- * (a thread still alive ends at time), sort the events by start. */
+/* At the end (time: when the collection stopped): the threads from the
+ * kernel's records and the events (a thread only the program's events
+ * name included, page faults counted), what is open closed (a thread
+ * still alive ends at time), the events sorted by start. */
 void trace_finish(struct trace *t, uint64_t time);
 
 /* Where a writer stops: at most max_bytes (0: no cap); written and

@@ -10,16 +10,20 @@ export FX CLI
 # pthread_create, CLOCK_THREAD_CPUTIME_ID, the time it slept or waited for
 # the lock); the trace must agree within 2% (+ 2 ms of thread start and
 # exit the fixture cannot see). The tables of the report on stderr.
-t "tracefix: lifetime, on-CPU, blocked per thread as the threads measured them" sh -c '
-	"$YS" trace --no-store -o "$T/tf.json" -o "$T/tf.perfetto-trace" -- "$FX/tracefix" 200 >"$T/tf.out" 2>"$T/tf.err" || { cat "$T/tf.err"; exit 1; }
-	python3 - "$T/tf.out" "$T/tf.err" <<"PY"
+# tracefix_check OUT ERR: the fixture's lines against the report's thread
+# table: every thread once, on + off = lifetime, lifetime, on-CPU and
+# the sleep or the wait for the lock as the thread measured them.
+tracefix_check() {
+	python3 - "$1" "$2" <<"PY"
 import sys
 own = {l.split()[0]: [int(x) / 1e6 for x in l.split()[2:]] for l in open(sys.argv[1])}
-rows = {}
+rows, tids = {}, []
 for l in open(sys.argv[2]):
     f = l.split()
-    if len(f) == 8 and f[2] in ("spinner", "sleeper", "locker", "tracefix"):
+    if len(f) == 8 and f[0].isdigit() and f[1].isdigit():
+        tids.append(f[1])
         rows[f[2]] = [float(f[3]), float(f[4]), float(f[6]), float(f[7])]
+assert len(tids) == 4 and len(set(tids)) == 4, ("each thread once", tids)
 assert set(own) == {"spinner", "sleeper", "locker"}, own
 assert set(rows) == {"spinner", "sleeper", "locker", "tracefix"}, rows
 def near(a, b, what):
@@ -28,15 +32,47 @@ for name, (life, cpu, wait) in own.items():
     tlife, ton, tblocked, tpre = rows[name]
     # on + off = lifetime, exactly as accounted
     assert abs(ton + tblocked + tpre - tlife) <= 0.01 + 1e-4 * tlife, (name, rows[name])
-    near(tlife, life, name + " lifetime")
+    # the fixture's window misses the thread's wait for its first CPU
+    # and its exit after its last statement: on this busy machine, time
+    # spent waiting for a CPU (preempted) may lengthen the trace's side
+    assert life - 0.02 * life - 2 <= tlife <= life + 0.02 * life + 2 + tpre, (name + " lifetime", tlife, life, tpre)
     near(ton, cpu, name + " on-CPU")
     if name != "spinner":
         near(tblocked, wait, name + " blocked")
-        assert tblocked >= 196, (name, tblocked)
 # the spinner never blocks; main waits (joins) nearly all its life
 assert rows["spinner"][2] < 2, rows["spinner"]
 assert rows["tracefix"][2] > 0.9 * rows["tracefix"][0], rows["tracefix"]
-PY'
+PY
+}
+
+# The fixture measures each thread itself (its lifetime from just before
+# pthread_create, CLOCK_THREAD_CPUTIME_ID, the time it slept or waited for
+# the lock); the trace must agree within 2% (+ 2 ms of thread start and
+# exit the fixture cannot see). The tables of the report on stderr.
+tracefix_case() {
+	"$YS" trace --no-store -o "$T/tf.json" -o "$T/tf.perfetto-trace" -- "$FX/tracefix" 200 >"$T/tf.out" 2>"$T/tf.err" || { cat "$T/tf.err"; return 1; }
+	tracefix_check "$T/tf.out" "$T/tf.err" || { cat "$T/tf.err" "$T/tf.out"; return 1; }
+	# blocked for the designed 200 ms at least
+	awk '$3 == "sleeper" || $3 == "locker" { if ($7 < 196) exit 1 }' "$T/tf.err"
+}
+t "tracefix: lifetime, on-CPU, blocked per thread as the threads measured them" tracefix_case
+
+# What a user may do at perf_event_paranoid 2 (as nobody when the tests
+# run as root): trace their own program, page faults too. Three runs: the
+# kernel's records come per CPU, a thread's switches and its exit on
+# different CPUs must still make one thread.
+unprivileged_case() {
+	d=$(mktemp -d /tmp/ys-trace-XXXXXX) && chmod 777 "$d" || return 1
+	as=""
+	[ "$(id -u)" -eq 0 ] && as="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+	for i in 1 2 3; do
+		$as env HOME="$d" XDG_CACHE_HOME="$d" "$YS" trace --no-store --page-faults -o "$d/u.json" -- "$FX/tracefix" 50 >"$T/u.out" 2>"$T/u.err" || { cat "$T/u.err"; rm -rf "$d"; return 1; }
+		tracefix_check "$T/u.out" "$T/u.err" || { cat "$T/u.err" "$T/u.out"; rm -rf "$d"; return 1; }
+		rm -f "$d/u.json"
+	done
+	rm -rf "$d"
+}
+t "an unprivileged user at perf_event_paranoid 2, page faults too, three runs" unprivileged_case
 
 t "the Chrome JSON keeps the format's rules; thread names; its on-CPU spans are the table's" sh -c '
 	python3 "$CLI/chrome_trace_check.py" "$T/tf.json" > "$T/tf.sum" &&
