@@ -92,12 +92,16 @@ static const char *left_why(uint8_t flags)
 /* One event, whole, into b (emptied first). */
 static void format_event(const struct trace_event *e, struct strbuf *b)
 {
+	char name[32];
+
 	b->len = 0;
 	switch (e->kind) {
 	case TRACE_ONCPU:
-		head(b, "b", "cpu", "on-CPU", e->pid, e->tid, e->start);
+		/* a track per thread, named so in the viewers */
+		snprintf(name, sizeof(name), "on-CPU %" PRIu32, e->tid);
+		head(b, "b", "cpu", name, e->pid, e->tid, e->start);
 		putf(b, ",\"id\":\"cpu%" PRIu32 "\"},\n", e->tid);
-		head(b, "e", "cpu", "on-CPU", e->pid, e->tid, e->end);
+		head(b, "e", "cpu", name, e->pid, e->tid, e->end);
 		putf(b, ",\"id\":\"cpu%" PRIu32 "\",\"args\":{\"left\":"
 		     "\"%s\"}}", e->tid, left_why(e->flags));
 		break;
