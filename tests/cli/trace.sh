@@ -39,9 +39,11 @@ for name, (life, cpu, wait) in own.items():
     near(ton, cpu, name + " on-CPU")
     if name != "spinner":
         near(tblocked, wait, name + " blocked")
-# the spinner never blocks; main waits (joins) nearly all its life
+# the spinner never blocks; main sleeps as long as the sleeper (the same
+# designed time), then waits for the threads: hardly ever on a CPU
 assert rows["spinner"][2] < 2, rows["spinner"]
-assert rows["tracefix"][2] > 0.9 * rows["tracefix"][0], rows["tracefix"]
+assert rows["tracefix"][2] >= 0.98 * own["sleeper"][2] - 2, (rows["tracefix"], own["sleeper"])
+assert rows["tracefix"][1] < 0.1 * rows["tracefix"][0], rows["tracefix"]
 PY
 }
 
@@ -167,7 +169,8 @@ execs = {e["pid"]: e["args"]["text"] for e in ev if e["ph"] == "i" and e["name"]
 assert forks == {fk[0]: sh, fk[1]: fk[0]}, (forks, procs)
 assert execs == {sh: "sh", fk[0]: "forker"}, execs
 rows = {int(l.split()[1]): l.split() for l in open(sys.argv[2]) if len(l.split()) == 8 and l.split()[0].isdigit()}
-assert abs(float(rows[fk[1]][4]) - 50) <= 0.02 * 50 + 2, rows
+# its 50 ms of CPU time, plus its fork and exit (longer on a busy machine)
+assert 49 <= float(rows[fk[1]][4]) <= 60, rows
 PY'
 
 # A program whose name holds an escape and a byte that is not UTF-8: the
