@@ -211,14 +211,20 @@ static const char *name_of(struct reader *r, uint32_t id)
 	return r->names[id - 1];
 }
 
+/* Room in array p (n used, *cap allocated, of elem bytes) for one more. */
+static void *grow(void *p, size_t n, size_t *cap, size_t elem)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : 64;
+	return xrealloc(p, *cap * elem);
+}
+
 static struct zb_event *add_event(struct reader *r)
 {
 	struct zb_snapshot *s = r->s;
 
-	if (s->nevents == r->cap_ev) {
-		r->cap_ev = r->cap_ev ? 2 * r->cap_ev : 256;
-		s->events = xrealloc(s->events, r->cap_ev * sizeof *s->events);
-	}
+	s->events = grow(s->events, s->nevents, &r->cap_ev, sizeof *s->events);
 	memset(&s->events[s->nevents], 0, sizeof *s->events);
 	return &s->events[s->nevents++];
 }
@@ -228,10 +234,7 @@ static void zone_open(struct reader *r, const struct zb_event *ev)
 	struct zb_snapshot *s = r->s;
 	struct zb_zone *z;
 
-	if (s->nzones == r->cap_zones) {
-		r->cap_zones = r->cap_zones ? 2 * r->cap_zones : 64;
-		s->zones = xrealloc(s->zones, r->cap_zones * sizeof *s->zones);
-	}
+	s->zones = grow(s->zones, s->nzones, &r->cap_zones, sizeof *s->zones);
 	z = &s->zones[s->nzones];
 	memset(z, 0, sizeof *z);
 	z->name = ev->name;
@@ -240,10 +243,7 @@ static void zone_open(struct reader *r, const struct zb_event *ev)
 	z->depth = (int)r->nstack;
 	z->begin_ns = z->end_ns = ev->ns;
 	z->unfinished = true;
-	if (r->nstack == r->cap_stack) {
-		r->cap_stack = r->cap_stack ? 2 * r->cap_stack : 16;
-		r->stack = xrealloc(r->stack, r->cap_stack * sizeof *r->stack);
-	}
+	r->stack = grow(r->stack, r->nstack, &r->cap_stack, sizeof *r->stack);
 	r->stack[r->nstack++] = s->nzones++;
 }
 
@@ -427,10 +427,8 @@ static struct zb_async *add_async(struct reader *r)
 {
 	struct zb_snapshot *s = r->s;
 
-	if (s->nasyncs == r->cap_async) {
-		r->cap_async = r->cap_async ? 2 * r->cap_async : 16;
-		s->asyncs = xrealloc(s->asyncs, r->cap_async * sizeof *s->asyncs);
-	}
+	s->asyncs = grow(s->asyncs, s->nasyncs, &r->cap_async,
+			 sizeof *s->asyncs);
 	memset(&s->asyncs[s->nasyncs], 0, sizeof *s->asyncs);
 	return &s->asyncs[s->nasyncs++];
 }

@@ -36,30 +36,25 @@
 #define ZONEFIX_CPP FIXTURES_DIR "/zonefix_cpp"
 #define MS 1000000LL
 
-/* Run zonefix with args under a fresh buffer; its wait status and what
- * it recorded. env_value: NULL for the buffer's descriptor, else the
- * variable's value as given. */
-static int run_fix_out(const char *const *args, uint32_t nthreads,
-		       uint32_t thread_bytes, const char *env_value,
-		       struct zb_snapshot *s, struct zb_map *keep, char *out,
-		       size_t outlen)
+/* Run path with args under the buffer m (env_value: NULL for its
+ * descriptor, else YARDSTICK_TRACE_FD's value as given); its stdout into
+ * out when out is not NULL. Returns its wait status. */
+static int run_prog(const char *path, const char *const *args,
+		    const struct zb_map *m, const char *env_value, char *out,
+		    size_t outlen)
 {
+	char env[64];
+	char *argv[8] = { (char *)path };
 	int pfd[2] = { -1, -1 };
 	size_t got = 0;
 	ssize_t n;
-
-	struct zb_map m;
-	struct error e;
-	char env[64];
-	char *argv[8] = { (char *)ZONEFIX };
 	pid_t pid;
 	int st = -1, i;
 
-	assert_int_equal(zb_create(&m, nthreads, thread_bytes, 64, true, &e), 0);
 	for (i = 0; args && args[i] && i < 6; i++)
 		argv[i + 1] = (char *)args[i];
 	argv[i + 1] = NULL;
-	zb_env(&m, env, sizeof env);
+	zb_env(m, env, sizeof env);
 	if (out)
 		assert_int_equal(pipe(pfd), 0);
 	pid = fork();
@@ -74,7 +69,7 @@ static int run_fix_out(const char *const *args, uint32_t nthreads,
 			setenv(ZB_ENV_FD, env_value, 1);
 		else
 			putenv(env);
-		execv(ZONEFIX, argv);
+		execv(path, argv);
 		_exit(127);
 	}
 	if (out) {
@@ -86,6 +81,22 @@ static int run_fix_out(const char *const *args, uint32_t nthreads,
 		close(pfd[0]);
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return st;
+}
+
+/* Run zonefix with args under a fresh buffer; its wait status and what
+ * it recorded (the buffer kept in keep, when not NULL). */
+static int run_fix_out(const char *const *args, uint32_t nthreads,
+		       uint32_t thread_bytes, const char *env_value,
+		       struct zb_snapshot *s, struct zb_map *keep, char *out,
+		       size_t outlen)
+{
+	struct zb_map m;
+	struct error e;
+	int st;
+
+	assert_int_equal(zb_create(&m, nthreads, thread_bytes, 64, true, &e), 0);
+	st = run_prog(ZONEFIX, args, &m, env_value, out, outlen);
 	assert_int_equal(zb_read(&m, s, &e), 0);
 	if (keep)
 		*keep = m;
@@ -461,21 +472,12 @@ static void test_wrong_magic(void **state)
 	struct zb_map m;
 	struct zb_snapshot s;
 	struct error e;
-	char env[64];
-	pid_t pid;
 	int st;
 
 	(void)state;
 	assert_int_equal(zb_create(&m, 4, 4096, 16, false, &e), 0);
 	((struct zb_header *)m.base)->magic ^= 1;
-	zb_env(&m, env, sizeof env);
-	pid = fork();
-	if (pid == 0) {
-		putenv(env);
-		execl(ZONEFIX, ZONEFIX, (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	st = run_prog(ZONEFIX, NULL, &m, NULL, NULL, 0);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	assert_int_equal(((struct zb_header *)m.base)->attached, 0);
 	assert_int_equal(zb_read(&m, &s, &e), 0);
@@ -586,9 +588,7 @@ static void test_cpp(void **state)
 	struct zb_snapshot s;
 	struct zb_map m;
 	struct error e;
-	char env[64];
 	const struct zb_zone *outer, *in0, *in1, *thr, *pair;
-	pid_t pid;
 	int st;
 	size_t marks = 0, counters = 0;
 
@@ -596,14 +596,7 @@ static void test_cpp(void **state)
 	if (access(ZONEFIX_CPP, X_OK) != 0)
 		skip();
 	assert_int_equal(zb_create(&m, 4, 1 << 16, 16, true, &e), 0);
-	zb_env(&m, env, sizeof env);
-	pid = fork();
-	if (pid == 0) {
-		putenv(env);
-		execl(ZONEFIX_CPP, ZONEFIX_CPP, (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	st = run_prog(ZONEFIX_CPP, NULL, &m, NULL, NULL, 0);
 	/* 0: it saw itself traced (ys_tracing) */
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	assert_int_equal(zb_read(&m, &s, &e), 0);
