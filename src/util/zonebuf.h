@@ -23,7 +23,9 @@
  *     thread_bytes each][nnames name slots of ZB_NAME_BYTES each]. A
  *     thread claims a slot at its first event (atomic increment of
  *     next_thread: no lock, no allocation afterwards); a thread that finds
- *     none counts its events in lost_nobuf. A slot is a struct zb_thread
+ *     none counts its events in lost_nobuf. The program populates the
+ *     slot's pages when it claims it (page faults later cost more than
+ *     the zones). A slot is a struct zb_thread
  *     followed by the thread's records, written linearly (not a ring: the
  *     first events are kept; when full, later events are counted in the
  *     slot's lost, never silently dropped).
@@ -85,6 +87,14 @@
 #define ZB_HEADER_BYTES 4096u
 #define ZB_NAME_BYTES 128u
 #define ZB_TEXT_MAX 256u /* dynamic text is truncated to this many bytes */
+
+/* Sizes a reader may start with: 1 MiB a thread holds about 32000 zones
+ * (a zone is 32 bytes, 64 with a text of up to 24 bytes). A thread's
+ * slot is populated (committed memory) when the thread claims it, so
+ * the memory used is thread_bytes per thread that records. */
+#define ZB_DEFAULT_THREADS 256u
+#define ZB_DEFAULT_THREAD_BYTES (1u << 20)
+#define ZB_DEFAULT_NAMES 4096u
 
 enum zb_clock {
 	ZB_CLOCK_MONOTONIC = 1,

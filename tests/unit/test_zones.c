@@ -154,9 +154,11 @@ static bool near(int64_t got, int64_t want)
 	return got >= want - tol && got <= want + tol;
 }
 
-/* Each spin zone the fixture observed ("NAME INDEX NS" lines): recorded
- * within 5% or 200 us of it, and at least its design. The first that is
- * off, or NULL. */
+/* Each spin zone the fixture observed ("NAME INDEX NS START" lines):
+ * recorded within 5% or 200 us of it, and at least its design; its
+ * begin (converted from the TSC) on CLOCK_MONOTONIC at most 200 us
+ * before the fixture's own reading of that clock, never after it (1 us:
+ * the TSC line). The first that is off, or NULL. */
 static const char *durations_off(const struct zb_snapshot *s,
 				 const char *observed, char *why, size_t len)
 {
@@ -170,9 +172,10 @@ static const char *durations_off(const struct zb_snapshot *s,
 	const char *p = observed;
 	char name[32];
 	int idx, used, lines = 0;
-	long long ns;
+	long long ns, start;
 
-	while (sscanf(p, "%31s %d %lld%n", name, &idx, &ns, &used) == 3) {
+	while (sscanf(p, "%31s %d %lld %lld%n", name, &idx, &ns, &start,
+		      &used) == 4) {
 		const struct zb_zone *z = zone(s, name, idx);
 		double ms = -1;
 
@@ -193,6 +196,13 @@ static const char *durations_off(const struct zb_snapshot *s,
 		if (!near(dur(z), ns)) {
 			snprintf(why, len, "%s %d: recorded %lld ns, observed %lld",
 				 name, idx, (long long)dur(z), ns);
+			return why;
+		}
+		assert_true(z->begin_ns <= start + 1000);
+		if (start - z->begin_ns > 200000) {
+			snprintf(why, len, "%s %d: begins %lld ns before the "
+				 "fixture reads the clock", name, idx,
+				 (long long)(start - z->begin_ns));
 			return why;
 		}
 	}
