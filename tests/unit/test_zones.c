@@ -34,6 +34,7 @@
 
 #define ZONEFIX FIXTURES_DIR "/zonefix"
 #define ZONEFIX_CPP FIXTURES_DIR "/zonefix_cpp"
+#define ZONEFIX_SHARED FIXTURES_DIR "/zonefix_shared"
 #define MS 1000000LL
 
 /* Run path with args under the buffer m (env_value: NULL for its
@@ -357,6 +358,25 @@ static void test_default_run(void **state)
 	fail_msg("durations off the observed in 5 runs: %s", off);
 }
 
+/* The fixture linked with the shared library records the same. */
+static void test_shared_library(void **state)
+{
+	struct zb_map m;
+	struct zb_snapshot s;
+	struct error e;
+	int st;
+
+	(void)state;
+	assert_int_equal(zb_create(&m, 16, 1 << 20, 64, true, &e), 0);
+	st = run_prog(ZONEFIX_SHARED, NULL, &m, NULL, NULL, 0);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(zb_read(&m, &s, &e), 0);
+	assert_true(s.nthreads > 0);
+	check_structure(&s, s.threads[0].pid);
+	zb_snapshot_free(&s);
+	zb_close(&m);
+}
+
 /* A slot of 1024 bytes: zones are kept while BEGIN, END and the reserve
  * fit; every other one is lost, both its BEGIN and its END. */
 static void test_full_slot(void **state)
@@ -654,6 +674,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_run),
+		cmocka_unit_test(test_shared_library),
 		cmocka_unit_test(test_full_slot),
 		cmocka_unit_test(test_no_slot),
 		cmocka_unit_test(test_crash),
