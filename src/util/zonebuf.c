@@ -516,6 +516,7 @@ int zb_read(const struct zb_map *m, struct zb_snapshot *s, struct error *e)
 	}
 	want = __atomic_load_n(&h->next_thread, __ATOMIC_ACQUIRE);
 	s->threads_wanted = want;
+	s->attached = __atomic_load_n(&h->attached, __ATOMIC_RELAXED);
 	if (want > m->nthreads)
 		want = m->nthreads;
 	committed = xmalloc((want ? want : 1) * sizeof *committed);

@@ -193,7 +193,9 @@ int zb_create(struct zb_map *m, uint32_t nthreads, uint32_t thread_bytes,
 bool zb_tsc_invariant(void);
 /* Unmap and close. */
 void zb_close(struct zb_map *m);
-/* "YARDSTICK_TRACE_FD=N" for the program's environment. */
+/* "YARDSTICK_TRACE_FD=N" for the program's environment, N our m->fd:
+ * for a program that inherits it as it is. Given under another number
+ * (util/child.h's child_fd_map), write that number instead. */
 void zb_env(const struct zb_map *m, char *buf, size_t len);
 
 /* One event as read back. Timestamps in CLOCK_MONOTONIC ns. */
@@ -251,6 +253,9 @@ struct zb_snapshot {
 	uint64_t lost_nobuf;	/* events of threads that found no slot */
 	uint64_t lost_names;	/* call sites that found no name slot */
 	uint32_t threads_wanted; /* threads that asked for a slot */
+	uint32_t attached;	 /* processes that mapped the buffer: 0, the
+				    program does not use libyardstick (or
+				    closed the descriptor before exec) */
 	int64_t first_ns, last_ns; /* over all events (0 when none) */
 	char *strings;		 /* owns every string above */
 };

@@ -225,6 +225,7 @@ static void check_structure(const struct zb_snapshot *s, pid_t pid)
 	/* threads: three, named, one process, main's tid is the pid */
 	assert_int_equal(s->nthreads, 3);
 	assert_int_equal(s->threads_wanted, 3);
+	assert_int_equal(s->attached, 1);
 	assert_true(tm >= 0 && t1 >= 0 && t2 >= 0);
 	for (size_t i = 0; i < 3; i++) {
 		assert_int_equal(s->threads[i].pid, pid);
@@ -460,6 +461,7 @@ static void test_fork(void **state)
 	st = run_fix(args, 4, 1 << 16, NULL, &s, NULL);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	assert_int_equal(s.nthreads, 2);
+	assert_int_equal(s.attached, 1);	/* forked, not exec'd */
 	assert_int_equal(s.nzones, 2);
 	parent = zone(&s, "parent", 0);
 	child = zone(&s, "child", 0);
@@ -491,6 +493,7 @@ static void test_not_traced(void **state)
 		assert_int_equal(s.nthreads, 0);
 		assert_int_equal(s.nevents, 0);
 		assert_int_equal(((struct zb_header *)m.base)->attached, 0);
+		assert_int_equal(s.attached, 0);
 		zb_snapshot_free(&s);
 		zb_close(&m);
 	}
