@@ -30,12 +30,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "util/zonebuf.h"
 
 #define ZONEFIX FIXTURES_DIR "/zonefix"
 #define ZONEFIX_CPP FIXTURES_DIR "/zonefix_cpp"
 #define ZONEFIX_SHARED FIXTURES_DIR "/zonefix_shared"
 #define MS 1000000LL
+
+/* the designed durations of the fixture's 20 "decode" zones, in ms */
+static const double decode_ms[20] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+				      2, 2, 2, 2, 2, 4, 4, 4, 8, 8 };
 
 /* Run path with args under the buffer m (env_value: NULL for its
  * descriptor, else YARDSTICK_TRACE_FD's value as given); its stdout into
@@ -168,8 +174,6 @@ static const char *durations_off(const struct zb_snapshot *s,
 		double ms;
 	} design[] = { { "setup", 20 }, { "parse", 5 }, { "load", 10 },
 		       { "hold", 25 }, { "serve", 10 } };
-	static const double decode_ms[20] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					      2, 2, 2, 2, 2, 4, 4, 4, 8, 8 };
 	const char *p = observed;
 	char name[32];
 	int idx, used, lines = 0;
@@ -357,6 +361,51 @@ static void test_default_run(void **state)
 		fprintf(stderr, "run %d: %s (retrying)\n", run, off);
 	}
 	fail_msg("durations off the observed in 5 runs: %s", off);
+}
+
+/* `zonefix --truth` is JSON and says what the checks here assume. */
+static void test_truth(void **state)
+{
+	const char *args[] = { "--truth", NULL };
+	struct zb_map m;
+	struct error e;
+	char out[8192];
+	json_error_t je;
+	json_t *t, *zones, *z, *each, *a, *q;
+	size_t i, ndecode = 0;
+	int st;
+
+	(void)state;
+	assert_int_equal(zb_create(&m, 1, 4096, 1, false, &e), 0);
+	st = run_prog(ZONEFIX, args, &m, NULL, out, sizeof out);
+	zb_close(&m);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	t = json_loads(out, 0, &je);
+	assert_non_null(t);
+	zones = json_object_get(t, "zones");
+	assert_int_equal(json_array_size(zones), 8);
+	json_array_foreach(zones, i, z) {
+		if (strcmp(json_string_value(json_object_get(z, "name")),
+			   "decode"))
+			continue;
+		each = json_object_get(z, "ms_each");
+		assert_int_equal(json_array_size(each), 20);
+		for (size_t k = 0; k < 20; k++)
+			assert_true(json_number_value(json_array_get(each, k)) ==
+				    decode_ms[k]);
+		ndecode++;
+	}
+	assert_int_equal(ndecode, 1);
+	a = json_array_get(json_object_get(t, "asyncs"), 0);
+	assert_int_equal(json_integer_value(json_object_get(a, "id")), 7);
+	assert_string_equal(json_string_value(json_object_get(a, "end_thread")),
+			    "worker-2");
+	q = json_object_get(json_array_get(json_object_get(t, "counters"), 0),
+			    "values");
+	assert_int_equal(json_array_size(q), 7);
+	assert_int_equal(json_integer_value(json_array_get(q, 3)), 3);
+	assert_int_equal(json_array_size(json_object_get(t, "threads")), 3);
+	json_decref(t);
 }
 
 /* The fixture linked with the shared library records the same. */
@@ -677,6 +726,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_run),
+		cmocka_unit_test(test_truth),
 		cmocka_unit_test(test_shared_library),
 		cmocka_unit_test(test_full_slot),
 		cmocka_unit_test(test_no_slot),
