@@ -427,28 +427,81 @@ static void test_shared_library(void **state)
 	zb_close(&m);
 }
 
-/* A slot of 1024 bytes: zones are kept while BEGIN, END and the reserve
- * fit; every other one is lost, both its BEGIN and its END. */
+/* A slot of 1024 bytes, a zone "outer" holding 1000 zones "tiny" with a
+ * value each: the tiny zones are kept while they fit with the ENDs kept
+ * in reserve, the first ones in order; the END of "outer" is always
+ * written; a value whose zone was lost is lost, never given to "outer";
+ * every event dropped is counted: a lost tiny zone is 3 (BEGIN, VALUE,
+ * END), a kept one without its value 1. */
 static void test_full_slot(void **state)
 {
 	const char *args[] = { "--many", "1000", NULL };
 	struct zb_snapshot s;
-	size_t fit = (1024 - sizeof(struct zb_thread)) / 32;
+	const struct zb_zone *outer;
+	size_t kept = 0, novalue = 0;
 	int st;
 
 	(void)state;
 	st = run_fix(args, 4, 1024, NULL, &s, NULL);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	assert_int_equal(s.nthreads, 1);
-	assert_int_equal(s.nzones, fit);
-	for (size_t i = 0; i < s.nzones; i++) {
-		assert_false(s.zones[i].unfinished);
-		assert_string_equal(s.zones[i].name, "tiny");
-	}
-	assert_int_equal(s.threads[0].lost, 2 * (1000 - fit));
-	assert_int_equal(s.lost, 2 * (1000 - fit));
 	assert_false(s.threads[0].corrupt);
+	assert_true(s.threads[0].bytes <= 1024 - sizeof(struct zb_thread));
+	outer = zone(&s, "outer", 0);
+	assert_non_null(outer);
+	assert_false(outer->unfinished);
+	assert_false(outer->has_value);
+	assert_int_equal(outer->depth, 0);
+	for (size_t i = 0; i < s.nzones; i++) {
+		const struct zb_zone *z = &s.zones[i];
+
+		assert_false(z->unfinished);
+		if (z == outer)
+			continue;
+		assert_string_equal(z->name, "tiny");
+		assert_int_equal(z->depth, 1);
+		assert_true(z->begin_ns >= outer->begin_ns);
+		assert_true(z->end_ns <= outer->end_ns);
+		if (!z->has_value) {
+			novalue++;
+		} else {
+			assert_int_equal(novalue, 0); /* only the last lacks it */
+			assert_int_equal(z->value, (int64_t)kept);
+		}
+		kept++;
+	}
+	assert_true(novalue <= 1);
+	assert_true(kept > 5 && kept < 1000);
+	assert_int_equal(s.nzones, kept + 1);
+	assert_int_equal(s.threads[0].lost, 3 * (1000 - kept) + novalue);
+	assert_int_equal(s.lost, 3 * (1000 - kept) + novalue);
 	zb_snapshot_free(&s);
+}
+
+/* One name slot: "outer" takes it; "tiny" finds none, so each of its
+ * zones is lost with its value (3 events), and the values are not given
+ * to "outer", the innermost recorded zone. */
+static void test_no_name_slot(void **state)
+{
+	const char *args[] = { "--many", "10", NULL };
+	struct zb_map m;
+	struct zb_snapshot s;
+	struct error e;
+	int st;
+
+	(void)state;
+	assert_int_equal(zb_create(&m, 4, 1 << 16, 1, false, &e), 0);
+	st = run_prog(ZONEFIX, args, &m, NULL, NULL, 0);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(zb_read(&m, &s, &e), 0);
+	assert_int_equal(s.nzones, 1);
+	assert_string_equal(s.zones[0].name, "outer");
+	assert_false(s.zones[0].unfinished);
+	assert_false(s.zones[0].has_value);
+	assert_int_equal(s.lost_names, 1);
+	assert_int_equal(s.lost, 30);
+	zb_snapshot_free(&s);
+	zb_close(&m);
 }
 
 /* One slot: main takes it (its first event comes before the workers
@@ -730,6 +783,7 @@ int main(void)
 		cmocka_unit_test(test_shared_library),
 		cmocka_unit_test(test_full_slot),
 		cmocka_unit_test(test_no_slot),
+		cmocka_unit_test(test_no_name_slot),
 		cmocka_unit_test(test_crash),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_not_traced),
