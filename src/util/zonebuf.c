@@ -520,10 +520,15 @@ int zb_read(const struct zb_map *m, struct zb_snapshot *s, struct error *e)
 	if (want > m->nthreads)
 		want = m->nthreads;
 	committed = xmalloc((want ? want : 1) * sizeof *committed);
-	for (uint32_t i = 0; i < want; i++)
+	/* every string fits in what it is copied from: the names and the
+	 * records read */
+	r.cap = (size_t)m->nnames * (ZB_NAME_BYTES + 1);
+	for (uint32_t i = 0; i < want; i++) {
 		committed[i] = slot_committed(m, i);
-	/* every string fits in what it is copied from */
-	r.cap = m->size + m->nnames;
+		if (committed[i] != UINT64_MAX)
+			r.cap += committed[i] < m->thread_bytes ?
+				 committed[i] : m->thread_bytes;
+	}
 	r.arena = xmalloc(r.cap);
 	s->strings = r.arena;
 	read_names(&r);
