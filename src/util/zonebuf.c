@@ -76,6 +76,9 @@ int zb_create(struct zb_map *m, uint32_t nthreads, uint32_t thread_bytes,
 		thread_bytes = 256;
 	if (nthreads == 0 || nnames == 0)
 		return error_set(e, "zone buffer: no thread or name slots");
+	if (thread_bytes > ZB_MAX_THREAD_BYTES)
+		return error_set(e, "zone buffer: %u bytes a thread is more "
+				 "than %u", thread_bytes, ZB_MAX_THREAD_BYTES);
 	total = ZB_HEADER_BYTES + (uint64_t)nthreads * thread_bytes +
 		(uint64_t)nnames * ZB_NAME_BYTES;
 	if (total > ((uint64_t)1 << 40))

@@ -95,6 +95,7 @@
 #define ZB_DEFAULT_THREADS 256u
 #define ZB_DEFAULT_THREAD_BYTES (1u << 20)
 #define ZB_DEFAULT_NAMES 4096u
+#define ZB_MAX_THREAD_BYTES (1u << 30)
 
 enum zb_clock {
 	ZB_CLOCK_MONOTONIC = 1,
@@ -183,7 +184,7 @@ struct zb_map {
 
 /*
  * Create a buffer with nthreads slots of thread_bytes (rounded up to a
- * multiple of 8; at least 256) and nnames name slots, clock TSC where it
+ * multiple of 8; at least 256, at most ZB_MAX_THREAD_BYTES) and nnames name slots, clock TSC where it
  * is invariant (tsc true) else CLOCK_MONOTONIC. The descriptor is NOT
  * close-on-exec (the program inherits it). Returns 0, or -1 with e set.
  */

@@ -578,6 +578,34 @@ static void test_fork(void **state)
 	zb_snapshot_free(&s);
 }
 
+/* A program that execs keeps recording: the new image attaches to the
+ * inherited buffer, in a slot of its own, with the same pid. */
+static void test_exec(void **state)
+{
+	const char *args[] = { "--exec", NULL };
+	struct zb_snapshot s;
+	const struct zb_zone *before, *outer;
+	int st;
+
+	(void)state;
+	st = run_fix(args, 4, 1 << 16, NULL, &s, NULL);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(s.attached, 2);
+	assert_int_equal(s.nthreads, 2);
+	assert_int_equal(s.nzones, 1 + 1 + 3);
+	before = zone(&s, "before_exec", 0);
+	outer = zone(&s, "outer", 0);
+	assert_non_null(before);
+	assert_non_null(outer);
+	assert_int_not_equal(before->thread, outer->thread);
+	assert_int_equal(s.threads[before->thread].pid,
+			 s.threads[outer->thread].pid);
+	assert_true(outer->begin_ns >= before->end_ns);
+	assert_int_equal(count_zones(&s, "tiny"), 3);
+	assert_int_equal(s.lost, 0);
+	zb_snapshot_free(&s);
+}
+
 /* Variables that do not name a buffer: the program runs untraced. */
 static void test_not_traced(void **state)
 {
@@ -697,6 +725,26 @@ static void test_reader_damage(void **state)
 	zb_close(&m);
 }
 
+/* Sizes the program would refuse are refused when created. */
+static void test_create_limits(void **state)
+{
+	struct zb_map m;
+	struct error e;
+
+	(void)state;
+	assert_int_equal(zb_create(&m, 0, 4096, 16, false, &e), -1);
+	assert_int_equal(zb_create(&m, 4, 4096, 0, false, &e), -1);
+	assert_int_equal(zb_create(&m, 4, ZB_MAX_THREAD_BYTES + 8, 16, false,
+				   &e), -1);
+	assert_non_null(strstr(e.msg, "bytes a thread"));
+	assert_int_equal(zb_create(&m, 1u << 20, 1u << 30, 16, false, &e), -1);
+	assert_non_null(strstr(e.msg, "too large"));
+	/* the smallest: 256 bytes a thread */
+	assert_int_equal(zb_create(&m, 1, 8, 1, false, &e), 0);
+	assert_int_equal(m.thread_bytes, 256);
+	zb_close(&m);
+}
+
 /* The TSC line: the reader's two pairs map the stamps onto
  * CLOCK_MONOTONIC, whichever pair is used. */
 static void test_tsc_line(void **state)
@@ -786,10 +834,12 @@ int main(void)
 		cmocka_unit_test(test_no_name_slot),
 		cmocka_unit_test(test_crash),
 		cmocka_unit_test(test_fork),
+		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_not_traced),
 		cmocka_unit_test(test_wrong_magic),
 		cmocka_unit_test(test_reader_damage),
 		cmocka_unit_test(test_tsc_line),
+		cmocka_unit_test(test_create_limits),
 		cmocka_unit_test(test_cpp),
 	};
 
