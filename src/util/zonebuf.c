@@ -45,6 +45,23 @@ static uint64_t rdtsc(void)
 #endif
 }
 
+/* Whether the kernel keeps CLOCK_MONOTONIC on the TSC: it then found it
+ * synchronized across CPUs (it switches away from a TSC it finds
+ * unstable), so stamps of threads on different CPUs compare. */
+static bool kernel_trusts_tsc(void)
+{
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
+			"current_clocksource", "r");
+	char buf[32] = "";
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, sizeof buf, f) && !strcmp(buf, "tsc\n");
+	fclose(f);
+	return ok;
+}
+
 /* A (tsc, monotonic ns) pair: the tightest of five brackets. */
 static void clock_pair(uint64_t *tsc, int64_t *ns)
 {
@@ -103,7 +120,8 @@ int zb_create(struct zb_map *m, uint32_t nthreads, uint32_t thread_bytes,
 	m->nthreads = nthreads;
 	m->thread_bytes = thread_bytes;
 	m->nnames = nnames;
-	m->clock = tsc && zb_tsc_invariant() ? ZB_CLOCK_TSC : ZB_CLOCK_MONOTONIC;
+	m->clock = tsc && zb_tsc_invariant() && kernel_trusts_tsc() ?
+		   ZB_CLOCK_TSC : ZB_CLOCK_MONOTONIC;
 	if (m->clock == ZB_CLOCK_TSC)
 		clock_pair(&m->calib_tsc, &m->calib_ns);
 	h = m->base;

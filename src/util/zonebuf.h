@@ -62,7 +62,8 @@
  *     CLOCK_MONOTONIC nanoseconds (the clock perf records carry with
  *     use_clockid); ZB_CLOCK_TSC is the raw time-stamp counter (rdtsc,
  *     9.5 ns here against 23 for clock_gettime), chosen by zb_create only
- *     where the TSC is invariant. The reader converts it to
+ *     where the TSC is invariant and the kernel's clocksource is the TSC
+ *     (it found it synchronized across CPUs). The reader converts it to
  *     CLOCK_MONOTONIC nanoseconds by the line through two (tsc,
  *     monotonic) pairs: one taken by zb_create, one by zb_read. The
  *     program never converts.
@@ -184,8 +185,9 @@ struct zb_map {
 
 /*
  * Create a buffer with nthreads slots of thread_bytes (rounded up to a
- * multiple of 8; at least 256, at most ZB_MAX_THREAD_BYTES) and nnames name slots, clock TSC where it
- * is invariant (tsc true) else CLOCK_MONOTONIC. The descriptor is NOT
+ * multiple of 8; at least 256, at most ZB_MAX_THREAD_BYTES) and nnames
+ * name slots; its clock the TSC when tsc is true and the TSC can be
+ * trusted (design note 6), else CLOCK_MONOTONIC. The descriptor is NOT
  * close-on-exec (the program inherits it). Returns 0, or -1 with e set.
  */
 int zb_create(struct zb_map *m, uint32_t nthreads, uint32_t thread_bytes,
