@@ -95,7 +95,7 @@ for name, _ in modes:
     print(f"{name:<24} {med[name]:8.2f} {min(v):8.2f}")
 def ratio(a, b):
     ma, mb = med[a], med[b]
-    return f"{ma / mb:.2f}" if mb > 0.05 else "n/a (below resolution)"
+    return f"{ma / mb:.2f}" if min(ma, mb) > 0.05 else "n/a (below resolution)"
 print(f"traced:   libyardstick / LTTng-UST session = "
       + (ratio("libyardstick traced", "LTTng-UST session") if enabled
          else "not measured (no lttng session here)"))

@@ -152,8 +152,8 @@ static inline void ys_clobber(void)
  *
  * When the program is not started by `yardstick trace` (or another
  * reader), each of these costs one predictable branch on a global flag.
- * Names are string literals (static: they are registered once per call
- * site); text is copied. Zones nest per thread. */
+ * Names are string literals (each call site registers its name once, at
+ * its first event); text is copied. Zones nest per thread. */
 
 extern int ys__trace_on;	/* set before main when a reader is attached */
 

@@ -24,7 +24,8 @@ allowed() {
 	load) echo "util stats" ;;
 	profile) echo "util stats measure" ;;
 	heap) echo "util stats measure profile" ;;
-	cmd) echo "util stats result store measure profile heap load" ;;
+	report) echo "util stats result profile" ;;
+	cmd) echo "util stats result store measure profile heap load report" ;;
 	lib) echo "util stats result measure" ;;
 	main) echo "cmd" ;;
 	esac
@@ -67,7 +68,7 @@ done; exit $bad; } || bad=1
 # A lines which modules a module may use, U lines what each leaves
 # undefined (with the file), for one awk to judge.
 [ -n "$build" ] || exit $bad
-mods="util stats result store measure profile heap load cmd lib"
+mods="util stats result store measure profile heap load report cmd lib"
 {
 	for m in $mods; do
 		# lib's malloc & co. (lib/alloc.c) stand in for the C

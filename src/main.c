@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "load", cmd_load, &load_cmd },
 	{ "mem", cmd_mem, &mem_cmd },
 	{ "bench", cmd_bench, &bench_cmd },
+	{ "report", cmd_report, &report_cmd },
 	{ "trace", cmd_trace, &trace_cmd },
 };
 

@@ -2,6 +2,7 @@
 #include "cmd/refs.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,10 +31,16 @@ int ref_store_exit(int err)
 	       err == -STORE_ERR_UNSAFE || err == -STORE_ERR_NOLIB ? 3 : 2;
 }
 
+void ref_store_warning(const char *msg)
+{
+	fprintf(stderr, "yardstick: warning: %s\n", msg);
+}
+
 int ref_open_store(struct store **s, const char *store_path,
 		   enum store_mode mode, char **path, struct error *e)
 {
 	*s = NULL;
+	store_set_warn(ref_store_warning);
 	*path = store_path ? xstrdup(store_path) : store_default_path(e);
 	if (!*path)
 		return -STORE_ERR_UNSAFE;

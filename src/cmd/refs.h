@@ -33,6 +33,8 @@ int ref_load_values(const char *ref, const char *store_path,
  */
 int ref_open_store(struct store **s, const char *store_path,
 		   enum store_mode mode, char **path, struct error *e);
+/* Print a warning of the store (store_set_warn) on stderr. */
+void ref_store_warning(const char *msg);
 /* The exit code for a -STORE_ERR_* failure: 3 when the environment
  * refused (locked, read-only, unsafe, SQLite missing), else 2. */
 int ref_store_exit(int err);

@@ -14,17 +14,14 @@
 
 int save_result(const struct result *res, const char *store, bool quiet)
 {
-	struct store *s;
 	long long id;
 	struct error e;
-	char *path;
-	int r;
+	char *path = store ? xstrdup(store) : store_default_path(&e);
+	int r = path ? 0 : -STORE_ERR_UNSAFE;
 
-	r = ref_open_store(&s, store, STORE_CREATE, &path, &e);
-	if (r == 0) {
-		r = store_save(s, res, &id, &e);
-		store_close(s);
-	}
+	store_set_warn(ref_store_warning);
+	if (path)
+		r = store_save_to(path, res, &id, &e);
 	if (r == 0 && !quiet)
 		fprintf(stderr, "yardstick: saved as result %lld in %s\n", id,
 			path);

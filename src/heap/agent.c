@@ -6,10 +6,12 @@
  * appends a record of it to the calling thread's slot of the segment
  * shared with yardstick (protocol.h). All analysis happens in yardstick.
  *
- * The fast path takes no lock and makes no system call: a time stamp, a
+ * A traced call takes no lock and makes no system call: a time stamp, a
  * stack walk (libunwind's cached x86-64 trace, or the frame-pointer
  * chain), a look-up in a table of stacks already sent, and two to four
- * words stored into the thread's slot. A full chunk of the slot (64 KiB of
+ * words stored into the thread's slot. In sampled mode most calls are
+ * not traced, only counted, on each entry point's fast path (fast_alloc,
+ * fast_free). A full chunk of the slot (64 KiB of
  * records) is handed over to yardstick through the segment (a few stores,
  * no system call), or, when yardstick is a whole ring behind, after up
  * to 10 ms of waiting for it, written to the socket under a lock.
@@ -105,8 +107,15 @@ static _Atomic uint64_t *seen;
 static unsigned long long maps_adds;
 
 struct tstate {
+	/* first, in one cache line: what the fast path reads */
 	struct heap_slot *slot;
 	void *last_alloc;		/* for temporaries */
+	/* sampled mode: the bytes until the next sample while the entry
+	 * points' fast path is open (the thread has its slot and is not
+	 * busy in the agent), and then at least 1; 0 while it is closed,
+	 * the count then in left (fast_close) */
+	int64_t sample_left;
+	int64_t left;
 	/* where in the slot (word index, and the slot's seq then) the last
 	 * ALLOC and the last BURST record went: a temporary is folded into
 	 * them while they are the last records of the slot */
@@ -114,7 +123,6 @@ struct tstate {
 	/* ... and in which slot: NULL, none (a position and seq of 0 are
 	 * real ones, the slot's first record, so they cannot mean none) */
 	struct heap_slot *alloc_slot, *burst_slot;
-	int64_t sample_left;		/* bytes until the next sample */
 	uint64_t rng;
 	uintptr_t stack_lo, stack_hi;	/* frame-pointer walk bounds */
 	struct stack_entry *cache;	/* stacks walked (agent_unwind.h) */
@@ -155,6 +163,61 @@ static uint64_t hash_stack(void *const *ips, int n)
 		h ^= h >> 32;
 	}
 	return h | 1;	/* 0 marks an empty cache entry */
+}
+
+/*
+ * The agent's own code: stack walks leave out its frames, from the walk's
+ * own up to the entry point's (and its slow path's, whether or not the
+ * compiler made the call to it a jump).
+ */
+static uintptr_t agent_lo, agent_hi;
+
+INLINE bool in_agent(uintptr_t ip)
+{
+	return ip - agent_lo < agent_hi - agent_lo;
+}
+
+struct text_find {
+	uintptr_t addr, lo, hi;
+};
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct text_find *f = arg;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    f->addr - lo < ph->p_memsz) {
+			f->lo = lo;
+			f->hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The executable segment holding the code at addr, into lo and hi (left
+ * alone if there is none). */
+static void text_of(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+	struct text_find f = { addr, 0, 0 };
+
+	if (dl_iterate_phdr(find_text, &f)) {
+		*lo = f.lo;
+		*hi = f.hi;
+	}
+}
+
+/* The frame of the agent's outermost function on the stack, from the one
+ * at fp (in the agent): the one whose return address is the program's. */
+static uintptr_t agent_frame(uintptr_t fp)
+{
+	for (int k = 0; k < 8 && in_agent(((const uintptr_t *)fp)[1]); k++)
+		fp = *(const uintptr_t *)fp;
+	return fp;
 }
 
 #include "heap/agent_unwind.h"
@@ -259,6 +322,8 @@ static bool hand_over(struct heap_slot *s, uint64_t used, uint64_t seq)
 			      memory_order_release);
 	atomic_fetch_add_explicit((_Atomic uint64_t *)&s->handed, 1,
 				  memory_order_release);
+	atomic_fetch_add_explicit((_Atomic uint64_t *)&hdr->handed, 1,
+				  memory_order_release);
 	return true;
 }
 
@@ -360,6 +425,17 @@ INLINE void commit(struct heap_slot *s, size_t n)
 
 /* ---- slots and threads -------------------------------------------------- */
 
+/* Close sampled mode's fast path (tstate.sample_left). */
+INLINE void fast_close(struct tstate *t)
+{
+	int64_t n = t->sample_left;
+
+	if (n) {
+		t->left = n;
+		t->sample_left = 0;
+	}
+}
+
 static struct heap_slot *slot_take(void)
 {
 	for (int i = 0; i < HEAP_SLOTS; i++) {
@@ -393,6 +469,7 @@ static void thread_exit(void *arg)
 		pthread_setspecific(thread_key, t);
 		return;
 	}
+	fast_close(t);
 	if (t->slot)
 		slot_give(t->slot);
 	t->slot = NULL;
@@ -414,7 +491,7 @@ static bool thread_start(struct tstate *t)
 	if (use_unw)
 		t->cache = stack_cache_new();
 	if (sample_bytes)
-		t->sample_left = sample_interval(t);
+		t->left = sample_interval(t);
 	return true;
 }
 
@@ -443,6 +520,7 @@ INLINE struct tstate *enter(void)
 	if (unlikely(t->busy))
 		return NULL;
 	t->busy = 1;
+	fast_close(t);
 	if (unlikely(!t->slot) && !t->dead && !thread_start(t)) {
 		t->busy = 0;
 		return NULL;
@@ -453,6 +531,8 @@ INLINE struct tstate *enter(void)
 INLINE void leave(struct tstate *t)
 {
 	t->busy = 0;
+	if (sample_bytes && t->slot)
+		t->sample_left = t->left;	/* open again */
 }
 
 /* The slot to append to: the thread's, or for a thread past its end one
@@ -604,45 +684,62 @@ INLINE void record_free(struct tstate *t, void *p, uint64_t ts, bool temp)
 		slot_give(s);
 }
 
+/*
+ * *x += v in one instruction: a signal handler's allocation on the same
+ * thread, counted by the fast path (which does not mark the thread
+ * busy), cannot come between the read and the write.
+ */
+INLINE void add_count(uint64_t *x, uint64_t v)
+{
+	__asm__("addq %1, %0" : "+m"(*x) : "er"(v));
+}
+
+/* Count an allocation of size bytes into s. */
+INLINE void count_into(struct heap_slot *s, size_t size)
+{
+	/* the size's bit length, 0 for 0 (2 * size + 1 cannot overflow: no
+	 * block of 2^63 bytes was ever obtained) */
+	unsigned c = 63 - (unsigned)__builtin_clzll(2 * size + 1);
+
+	if (unlikely(c >= HEAP_HIST))
+		c = HEAP_HIST - 1;
+	/* the allocations are the histogram's sum (protocol.h) */
+	add_count(&s->counts.hist[c], 1);
+	add_count(&s->counts.bytes, size);
+}
+
 INLINE void count_alloc(struct tstate *t, void *p, size_t size)
 {
-	if (likely(t->slot != NULL)) {
-		int c = size ? 64 - __builtin_clzll(size) : 0;
-
-		t->slot->counts.allocations++;
-		t->slot->counts.bytes += size;
-		t->slot->counts.hist[c < HEAP_HIST ? c : HEAP_HIST - 1]++;
-	}
+	if (likely(t->slot != NULL))
+		count_into(t->slot, size);
 	t->last_alloc = p;
 }
 
 /*
  * Record the allocation of size bytes at p with its stack: out of line,
  * so that the entry points' fast path (nothing to record in sampled mode)
- * stays small. The stack starts at the entry point's caller: two frames
- * up from here (this function, the entry point).
+ * stays small. The stack starts at the program's call into the agent:
+ * our frames, up to the entry point's, are left out (agent_frame).
  */
 static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 						   size_t size)
 {
 	uintptr_t fp0 = (uintptr_t)__builtin_frame_address(0);
-	void *ips[HEAP_MAX_DEPTH + 1];
+	void *ips[HEAP_MAX_DEPTH];
 	int n;
 
 	if (likely(use_unw)) {
 		struct stack_entry scratch;
-		const struct stack_entry *e = unwind_stack(t,
-			*(const uintptr_t *)fp0, &scratch);
+		const struct stack_entry *e = unwind_stack(t, fp0, &scratch);
 
 		record_alloc(t, p, size, (int)e->depth,
 			     (void *const *)e->ips, e->hash);
 		return;
 	}
-	/* our frame's return address is into the entry point */
-	n = walk_fp(ips, (int)max_depth + 1, fp0, t) - 1;
-	if (n < 0)
-		n = 0;
-	record_alloc(t, p, size, n, ips + 1, hash_stack(ips + 1, n));
+	/* from the frame of the agent's outermost function: its return
+	 * address is the first of the program's */
+	n = walk_fp(ips, (int)max_depth, agent_frame(fp0), t);
+	record_alloc(t, p, size, n, ips, hash_stack(ips, n));
 }
 /* After an allocation of size bytes at p by the entry point. */
 INLINE void after_alloc(struct tstate *t, void *p, size_t size)
@@ -660,16 +757,32 @@ INLINE bool traced_free(void *p)
 	return !sample_bytes || sample_free(p);
 }
 
-/* After the free of p (stamped ts if traced). */
-INLINE void trace_free(struct tstate *t, void *p, uint64_t ts, bool traced)
+/* Count the free of p into s; whether it is a temporary. */
+INLINE bool count_free_into(struct tstate *t, struct heap_slot *s, void *p)
 {
 	bool temp = p == t->last_alloc;
 
-	if (likely(t->slot != NULL)) {
-		t->slot->counts.frees++;
-		t->slot->counts.temporary += temp;
-	}
+	add_count(&s->counts.frees, 1);
+	add_count(&s->counts.temporary, temp);
 	t->last_alloc = NULL;
+	return temp;
+}
+
+INLINE bool count_free(struct tstate *t, void *p)
+{
+	bool temp = p == t->last_alloc;
+
+	if (likely(t->slot != NULL))
+		return count_free_into(t, t->slot, p);
+	t->last_alloc = NULL;
+	return temp;
+}
+
+/* After the free of p (stamped ts if traced). */
+INLINE void trace_free(struct tstate *t, void *p, uint64_t ts, bool traced)
+{
+	bool temp = count_free(t, p);
+
 	if (traced)
 		record_free(t, p, ts, temp);
 }
@@ -678,7 +791,61 @@ INLINE void trace_free(struct tstate *t, void *p, uint64_t ts, bool traced)
 
 /* ---- the entry points --------------------------------------------------- */
 
-EXPORT void *malloc(size_t size)
+/*
+ * Sampled mode's fast path (open while t->sample_left is not 0): an
+ * allocation that is not sampled (fewer bytes than are left until the
+ * next sample) and a free of a block the filter says was not
+ * (agent_sample.h) are counted, nothing more: no time stamp, no stack, no
+ * record, the thread not even marked busy (the counts are single
+ * instructions; the countdown, read once, may lose a signal handler's
+ * bytes, which only moves the next sample, and stays at least 1).
+ */
+INLINE bool fast_alloc(struct tstate *t, size_t size)
+{
+	int64_t n = t->sample_left;
+
+	if (likely((uint64_t)n > size)) {
+		t->sample_left = n - (int64_t)size;
+		return true;
+	}
+	return false;
+}
+
+INLINE void *fast_alloc_done(struct tstate *t, void *p, size_t size)
+{
+	if (likely(p != NULL)) {
+		count_into(t->slot, size);	/* open: the slot is there */
+		t->last_alloc = p;
+	} else {
+		t->sample_left += (int64_t)size;
+	}
+	return p;
+}
+
+INLINE bool fast_open(const struct tstate *t)
+{
+	return t->sample_left != 0;
+}
+
+INLINE bool fast_free(struct tstate *t, void *p)
+{
+	if (likely(fast_open(t)) && likely(!filter_maybe((uintptr_t)p))) {
+		count_free_into(t, t->slot, p);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Each entry point is its fast path, and a call (a jump, the compiler
+ * makes it a tail call) to the rest out of line: inlined, the rest would
+ * make the compiler save five registers on every call. Stack walks skip
+ * every frame in the agent's code, whichever of them the compiler kept
+ * (in_agent, agent_frame).
+ */
+#define SLOW static __attribute__((noinline))
+
+SLOW void *malloc_slow(size_t size)
 {
 	struct tstate *t = enter();
 	void *p = __libc_malloc(size);
@@ -691,14 +858,21 @@ EXPORT void *malloc(size_t size)
 	return p;
 }
 
-EXPORT void free(void *p)
+EXPORT void *malloc(size_t size)
+{
+	struct tstate *t = &tls;
+
+	if (fast_alloc(t, size))
+		return fast_alloc_done(t, __libc_malloc(size), size);
+	return malloc_slow(size);
+}
+
+SLOW void free_slow(void *p)
 {
 	struct tstate *t;
 	uint64_t ts;
 	bool traced;
 
-	if (!p)
-		return;
 	t = enter();
 	if (!t) {
 		__libc_free(p);
@@ -711,7 +885,18 @@ EXPORT void free(void *p)
 	leave(t);
 }
 
-EXPORT void *calloc(size_t n, size_t size)
+EXPORT void free(void *p)
+{
+	if (!p)
+		return;
+	if (fast_free(&tls, p)) {
+		__libc_free(p);
+		return;
+	}
+	free_slow(p);
+}
+
+SLOW void *calloc_slow(size_t n, size_t size)
 {
 	struct tstate *t = enter();
 	void *p = __libc_calloc(n, size);
@@ -724,7 +909,17 @@ EXPORT void *calloc(size_t n, size_t size)
 	return p;
 }
 
-INLINE void *do_realloc(void *old, size_t size)
+EXPORT void *calloc(size_t n, size_t size)
+{
+	struct tstate *t = &tls;
+	size_t total;
+
+	if (!__builtin_mul_overflow(n, size, &total) && fast_alloc(t, total))
+		return fast_alloc_done(t, __libc_calloc(n, size), total);
+	return calloc_slow(n, size);
+}
+
+SLOW void *realloc_slow(void *old, size_t size)
 {
 	struct tstate *t = enter();
 	bool traced = false;
@@ -746,6 +941,21 @@ INLINE void *do_realloc(void *old, size_t size)
 		after_alloc(t, p, size);
 	leave(t);
 	return p;
+}
+
+INLINE void *do_realloc(void *old, size_t size)
+{
+	struct tstate *t = &tls;
+	void *p;
+
+	if (likely(fast_open(t)) && (!old || !filter_maybe((uintptr_t)old)) &&
+	    fast_alloc(t, size)) {
+		p = __libc_realloc(old, size);
+		if (old && (p || size == 0))
+			count_free_into(t, t->slot, old);
+		return fast_alloc_done(t, p, size);
+	}
+	return realloc_slow(old, size);
 }
 
 EXPORT void *realloc(void *old, size_t size)

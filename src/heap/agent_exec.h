@@ -22,6 +22,7 @@ static void note_exec(uint32_t type)
 	    hdr->owner_pid != getpid())
 		return;
 	t->busy = 1;
+	fast_close(t);
 	if (!t->slot && !t->dead && !thread_start(t)) {
 		t->busy = 0;
 		return;
@@ -34,7 +35,7 @@ static void note_exec(uint32_t type)
 	}
 	if (s && borrowed)
 		slot_give(s);
-	t->busy = 0;
+	leave(t);
 }
 
 #define REAL(name, type)						\

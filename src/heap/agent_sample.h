@@ -11,8 +11,12 @@
  * not: the traced blocks live in an open-addressed table that frees read
  * without locking. Changes to it (a sample, the free of a sampled block, a
  * rebuild that clears deleted entries) take a lock; they are rare. In
- * front of the table, a filter of counters by address answers most frees
- * with one load: a zero means no sampled block has that address's bits.
+ * front of the table, a filter of bits by address answers most frees
+ * with one load: a clear bit means no sampled block has that address's
+ * bits. The bits are 8 KiB, small enough to stay in the processor's
+ * first-level cache beside the program's data (a byte per address, 32
+ * KiB, was a cache miss on many frees); a counter per bit, touched only
+ * under the lock, says when a bit may be cleared.
  */
 #define SAMPLE_MIN_BITS 12
 #define SAMPLE_MAX_BITS 24
@@ -27,23 +31,40 @@ struct sample_table {
 
 static struct sample_table *_Atomic sampled;
 
-#define FILTER_BITS 15
-static _Atomic uint8_t filter[1 << FILTER_BITS];
+#define FILTER_BITS 16
+static _Atomic uint64_t filter[(1 << FILTER_BITS) / 64];
+static uint8_t filter_count[1 << FILTER_BITS];	/* under sample_lock */
 
-static inline _Atomic uint8_t *filter_of(uintptr_t p)
+static inline size_t filter_index(uintptr_t p)
 {
-	return &filter[(p >> 4) & ((1u << FILTER_BITS) - 1)];
+	return (p >> 4) & ((1u << FILTER_BITS) - 1);
+}
+
+/* May a sampled block be at p? */
+static inline bool filter_maybe(uintptr_t p)
+{
+	size_t i = filter_index(p);
+
+	return (atomic_load_explicit(&filter[i / 64], memory_order_acquire) >>
+		(i % 64)) & 1;
 }
 
 /* Under sample_lock. A counter at 255 stays there: "maybe" for good. */
 static void filter_change(uintptr_t p, int by)
 {
-	_Atomic uint8_t *f = filter_of(p);
-	uint8_t v = atomic_load_explicit(f, memory_order_relaxed);
+	size_t i = filter_index(p);
+	uint8_t v = filter_count[i];
+	uint64_t w = atomic_load_explicit(&filter[i / 64],
+					  memory_order_relaxed);
 
-	if (v < 255)
-		atomic_store_explicit(f, (uint8_t)(v + by),
-				      memory_order_release);
+	if (v == 255)
+		return;
+	filter_count[i] = (uint8_t)(v + by);
+	if (filter_count[i])
+		w |= (uint64_t)1 << (i % 64);
+	else
+		w &= ~((uint64_t)1 << (i % 64));
+	atomic_store_explicit(&filter[i / 64], w, memory_order_release);
 }
 static pthread_mutex_t sample_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -154,10 +175,10 @@ static bool sample_add(void *p)
 /* Is the allocation of size bytes at p to be traced? */
 static inline bool sample_alloc(struct tstate *t, void *p, size_t size)
 {
-	t->sample_left -= (int64_t)size;
-	if (likely(t->sample_left > 0))
+	t->left -= (int64_t)size;
+	if (likely(t->left > 0))
 		return false;
-	t->sample_left = sample_interval(t);
+	t->left = sample_interval(t);
 	return sample_add(p);
 }
 
@@ -204,8 +225,7 @@ static __attribute__((noinline)) bool sample_forget(void *p)
 /* Was the block at p traced? If so it is forgotten: it is being freed. */
 static inline __attribute__((always_inline)) bool sample_free(void *p)
 {
-	if (likely(!atomic_load_explicit(filter_of((uintptr_t)p),
-					 memory_order_acquire)))
+	if (likely(!filter_maybe((uintptr_t)p)))
 		return false;
 	return sample_forget(p);
 }

@@ -17,6 +17,7 @@ static void after_fork_child(void)
 {
 	/* the child is not traced: it shares the segment with its parent */
 	atomic_store(&state, OFF);
+	tls.sample_left = 0;	/* the fast path closed */
 	tls.slot = NULL;
 	hdr = NULL;
 	close_fds();
@@ -155,6 +156,7 @@ static void start(void)
 		goto off;
 	seen = p;
 	pthread_atfork(NULL, NULL, after_fork_child);
+	text_of((uintptr_t)start, &agent_lo, &agent_hi);
 	if (hdr->unwind == HEAP_UNWIND_DWARF)
 		load_libunwind();
 	use_unw = unw_getctx != NULL;

@@ -75,31 +75,11 @@ EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return 0;
 }
 
-static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	const struct link_map *lm = arg;
-
-	if (info->dlpi_addr != lm->l_addr || !info->dlpi_name ||
-	    strcmp(info->dlpi_name, lm->l_name))
-		return 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		unw_text_lo = info->dlpi_addr + ph->p_vaddr;
-		unw_text_hi = unw_text_lo + ph->p_memsz;
-		return 1;
-	}
-	return 1;
-}
-
 static void load_libunwind(void)
 {
 	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 	int (*set_policy)(unw_addr_space_t, unw_caching_policy_t) = NULL;
 	unw_addr_space_t *space = NULL;
-	struct link_map *lm;
 
 	if (h) {
 		unw_getctx = (unw_getcontext_fn)dlsym(h, "_Ux86_64_getcontext");
@@ -111,9 +91,9 @@ static void load_libunwind(void)
 		space = dlsym(h, "_ULx86_64_local_addr_space");
 	}
 	/* without a per-thread cache, signals stay blocked in walks */
-	if (set_policy && space && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 &&
+	if (set_policy && space && unw_stp &&
 	    set_policy(*space, UNW_CACHE_PER_THREAD) == 0)
-		dl_iterate_phdr(find_text, lm);
+		text_of((uintptr_t)unw_stp, &unw_text_lo, &unw_text_hi);
 	if (!unw_getctx || !unw_init || !unw_stp || !unw_reg) {
 		unw_getctx = NULL;
 		hdr->unwind_failed = 1;
@@ -142,8 +122,7 @@ static __attribute__((noinline)) bool walk_unw(struct stack_entry *e,
 	uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
 	unw_context_t ctx;
 	unw_cursor_t c;
-	bool cacheable = true;
-	int frame = 0;
+	bool cacheable = true, ours = true;
 
 	e->depth = 0;
 	tls.in_walk = 1;
@@ -151,14 +130,18 @@ static __attribute__((noinline)) bool walk_unw(struct stack_entry *e,
 		tls.in_walk = 0;
 		return false;
 	}
-	/* frames: walk_unw, trace_alloc, the entry point, the program */
+	/* frames: walk_unw, trace_alloc, the entry point (and its slow
+	 * path: in_agent), then the program's */
 	while (unw_stp(&c) > 0) {
 		unw_word_t ip, sp;
 
-		if (++frame < 3)
-			continue;
-		if (e->depth >= max_depth || unw_reg(&c, UNW_REG_IP, &ip) ||
+		if (unw_reg(&c, UNW_REG_IP, &ip) ||
 		    unw_reg(&c, UNW_REG_SP, &sp) || !ip)
+			break;
+		if (ours && in_agent(ip))
+			continue;
+		ours = false;
+		if (e->depth >= max_depth)
 			break;
 		e->ips[e->depth] = ip;
 		e->slots[e->depth] = sp - 8;
@@ -183,14 +166,16 @@ static inline bool stack_same(const struct stack_entry *e)
 }
 
 /*
- * The stack of the entry point that called trace_alloc, whose frame
- * pointer is fp1 (the agent keeps frame pointers). Returns its entry, or
- * scratch filled when the thread has no cache.
+ * The stack of the program's call into the agent, trace_alloc's frame
+ * pointer being fp0 (the agent keeps frame pointers: its frames are
+ * followed up to the first whose return address is the program's).
+ * Returns its entry, or scratch filled when the thread has no cache.
  */
 static const struct stack_entry *unwind_stack(struct tstate *t,
-					      uintptr_t fp1,
+					      uintptr_t fp0,
 					      struct stack_entry *scratch)
 {
+	uintptr_t fp1 = agent_frame(fp0);
 	uintptr_t ip0 = ((const uintptr_t *)fp1)[1], sp0 = fp1 + 16;
 	struct stack_entry *e;
 	size_t i;

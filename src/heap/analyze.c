@@ -318,6 +318,8 @@ struct replay {
 	double bucket_dt, per_bucket;
 	long bk;		/* the interval of the stamps in [bk_lo, */
 	uint64_t bk_lo, bk_hi;	/* bk_hi): note_time */
+	uint64_t last_hash;	/* the stack of the allocation before, */
+	uint32_t last_site;	/* its site (UINT32_MAX: none yet) */
 };
 
 uint64_t heap_hist_low(int i)
@@ -422,7 +424,12 @@ static void on_alloc(struct replay *p, const uint64_t *w)
 	b->ptr = ptr;
 	b->bytes = bytes;
 	b->count = count;
-	b->site = site_of(r, &p->x, &p->capsites, w[3]);
+	/* most allocations come from the stack of the one before */
+	if (p->last_site == UINT32_MAX || p->last_hash != w[3]) {
+		p->last_site = site_of(r, &p->x, &p->capsites, w[3]);
+		p->last_hash = w[3];
+	}
+	b->site = p->last_site;
 	p->live.n++;
 	s = &r->sites[b->site];
 	s->allocations += count;
@@ -637,7 +644,7 @@ static void timeline(struct replay *p)
 
 int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 {
-	struct replay p = { .t = t, .r = r };
+	struct replay p = { .t = t, .r = r, .last_site = UINT32_MAX };
 
 	memset(r, 0, sizeof(*r));
 	r->estimated = t->sample_bytes > 0;

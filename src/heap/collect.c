@@ -148,8 +148,13 @@ struct reader {
 	struct heap_header *h;	/* the segment (what is in it: protocol.h) */
 	uint64_t handed[HEAP_SLOTS];	/* the slot's count when last looked */
 	bool waiting[HEAP_SLOTS];	/* chunks handed over after a gap */
+	bool look_again;	/* one of waiting[] was set */
+	uint64_t handed_all;	/* the header's count when last looked */
 	uint64_t next_seq[HEAP_SLOTS];	/* the chunk expected next */
 	int listener;		/* where the agent connects again */
+	int status, statm;	/* /proc/PID/status and statm, read again
+				 * and again (sample_rss) */
+	unsigned long nsamples;	/* of the RSS */
 	int shm;		/* the segment, sent on each connection */
 	struct conn {
 		int fd;
@@ -168,18 +173,23 @@ struct reader {
  */
 static void stream_scan(struct heap_stream *s)
 {
-	while (s->scanned < s->n) {
-		uint64_t w = s->words[s->scanned];
+	/* in locals: the stores into s->stacks cannot alias them */
+	const uint64_t *words = s->words;
+	size_t at = s->scanned, n = s->n;
+
+	while (at < n) {
+		uint64_t w = words[at];
 
 		if (w >> HEAP_TYPE_SHIFT == HEAP_REC_STACK) {
-			if (s->scanned + 2 + HEAP_STACK_DEPTH(w) > s->n)
-				return;
+			if (at + 2 + HEAP_STACK_DEPTH(w) > n)
+				break;
 			s->stacks = xgrow(s->stacks, &s->capstacks,
 					  s->nstacks + 1, sizeof(size_t));
-			s->stacks[s->nstacks++] = s->scanned;
+			s->stacks[s->nstacks++] = at;
 		}
-		s->scanned += heap_rec_words(w);
+		at += heap_rec_words(w);
 	}
+	s->scanned = at;
 }
 
 /*
@@ -228,21 +238,53 @@ static double status_kb(const char *buf, const char *name)
 	return p ? strtod(p + strlen(name), NULL) * 1024 : -1;
 }
 
-/* The RSS now (for the timeline) and the peak so far (VmHWM). */
+/*
+ * /proc/PID/NAME into buf (NUL-terminated) through *fd, opened the first
+ * time and read from the start each time after (the kernel writes it
+ * anew). Its length, or -1.
+ */
+static ssize_t proc_read_again(const struct reader *r, int *fd,
+			       const char *name, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (*fd < 0) {
+		snprintf(buf, size, "/proc/%d/%s", (int)r->pid, name);
+		*fd = open(buf, O_RDONLY | O_CLOEXEC);
+		if (*fd < 0)
+			return -1;
+	}
+	n = pread(*fd, buf, size - 1, 0);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/* status is read for VmHWM every HWM_EVERY samples only */
+#define HWM_EVERY 10
+
+/*
+ * The RSS now (for the timeline), from statm: its resident pages are
+ * status's VmRSS, for a tenth of the cost. The peak so far: the RSS seen,
+ * and now and then VmHWM (the agent reads the exact one at a normal exit).
+ */
 static void sample_rss(struct reader *r)
 {
-	char path[64], buf[4096];
+	char buf[4096];
 	struct heap_trace *t = r->t;
+	unsigned long long pages;
 	double rss, hwm;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)r->pid);
-	if (heap_read_proc(path, buf, sizeof(buf)) <= 0)
-		return;
-	rss = status_kb(buf, "\nVmRSS:");
-	hwm = status_kb(buf, "\nVmHWM:");
-	if (rss <= 0)
+	if (proc_read_again(r, &r->statm, "statm", buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%*s %llu", &pages) != 1 || !pages)
 		return;		/* a zombie has no memory left */
-	if (hwm > t->hwm)
+	rss = (double)pages * (double)r->page;
+	if (rss > t->hwm)
+		t->hwm = rss;
+	if (r->nsamples++ % HWM_EVERY == 0 &&
+	    proc_read_again(r, &r->status, "status", buf, sizeof(buf)) > 0 &&
+	    (hwm = status_kb(buf, "\nVmHWM:")) > t->hwm)
 		t->hwm = hwm;
 	t->rss = xgrow(t->rss, &t->caprss, t->nrss + 1, sizeof(*t->rss));
 	t->rss[t->nrss].t = monoclock_s() - r->t0;
@@ -329,7 +371,7 @@ static int ring_take(struct reader *r, uint32_t i, uint64_t below,
 		if (!c)
 			return taken;
 		if (seq != r->next_seq[i] && !skip) {
-			r->waiting[i] = true;
+			r->waiting[i] = r->look_again = true;
 			return taken;
 		}
 		len = __atomic_load_n(&c->len, __ATOMIC_RELAXED);
@@ -341,16 +383,23 @@ static int ring_take(struct reader *r, uint32_t i, uint64_t below,
 		__atomic_store_n(&c->full, 0, __ATOMIC_RELEASE);
 		taken++;
 	}
-	r->waiting[i] = true;	/* look again */
+	r->waiting[i] = r->look_again = true;
 	return taken;
 }
 
 /* Take what the agent handed over since the last look. Returns whether
- * anything was there. */
+ * anything was there. The slots are looked at only if the header's count
+ * moved on (or chunks were left waiting): reading every slot's count
+ * touches a page per slot. */
 static bool take_handed(struct reader *r)
 {
+	uint64_t all = __atomic_load_n(&r->h->handed, __ATOMIC_ACQUIRE);
 	bool any = false;
 
+	if (all == r->handed_all && !r->look_again)
+		return false;
+	r->handed_all = all;
+	r->look_again = false;
 	for (uint32_t i = 0; i < HEAP_SLOTS; i++) {
 		uint64_t n = __atomic_load_n(&r->h->slots[i].handed,
 					     __ATOMIC_ACQUIRE);
@@ -569,26 +618,49 @@ static void *reader_main(void *arg)
 
 /* ---- after the end: what the slots still hold --------------------------- */
 
+/*
+ * Was anything ever written in slot i's header (its counts, positions and
+ * ring)? The header of a slot no thread took is a hole of the segment's
+ * file, all zeros: reading it would only fault in zeroed pages, a page a
+ * slot (and free them again when the segment goes). In doubt, yes.
+ */
+static bool slot_written(const struct reader *r, uint32_t i)
+{
+	off_t lo = (off_t)offsetof(struct heap_header, slots) +
+		   (off_t)i * (off_t)sizeof(struct heap_slot);
+	off_t d = lseek(r->shm, lo, SEEK_DATA);
+
+	if (d < 0)
+		return errno != ENXIO;
+	return d < lo + (off_t)offsetof(struct heap_slot, data);
+}
+
 static void take_remainders(struct reader *r, struct heap_header *h)
 {
 	struct heap_trace *t = r->t;
 
 	for (uint32_t i = 0; i < HEAP_SLOTS; i++) {
 		struct heap_slot *s = &h->slots[i];
-		uint64_t used = __atomic_load_n(&s->used, __ATOMIC_ACQUIRE);
-		uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
-		uint32_t cur = __atomic_load_n(&s->cur, __ATOMIC_ACQUIRE);
+		uint64_t used, seq;
+		uint32_t cur;
+
+		if (!slot_written(r, i))
+			continue;
+		used = __atomic_load_n(&s->used, __ATOMIC_ACQUIRE);
+		seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+		cur = __atomic_load_n(&s->cur, __ATOMIC_ACQUIRE);
 
 		/* handed over and not taken yet, whatever the gaps */
 		ring_take(r, i, UINT64_MAX, true);
 
-		t->counts.allocations += s->counts.allocations;
 		t->counts.bytes += s->counts.bytes;
 		t->counts.frees += s->counts.frees;
 		t->counts.temporary += s->counts.temporary;
 		t->counts.dropped += s->counts.dropped;
-		for (int k = 0; k < HEAP_HIST; k++)
+		for (int k = 0; k < HEAP_HIST; k++) {
 			t->counts.hist[k] += s->counts.hist[k];
+			t->counts.allocations += s->counts.hist[k];
+		}
 		/* chunks sent that did not arrive whole */
 		if (seq > r->next_seq[i])
 			t->lost_chunks += seq - r->next_seq[i];
@@ -827,7 +899,8 @@ static int make_listener(char *name, struct error *e)
 int heap_collect(const struct heap_opts *o, const char *path,
 		 char *const *argv, struct heap_trace *t, struct error *e)
 {
-	struct reader r = { .t = t, .listener = -1 };
+	struct reader r = { .t = t, .listener = -1, .status = -1,
+			    .statm = -1 };
 	char name[HEAP_NAME_MAX + 1];
 	struct heap_header *h;
 	struct sigaction ign, old_int, old_quit;
@@ -898,6 +971,10 @@ out:
 	}
 	if (r.listener >= 0)
 		close(r.listener);
+	if (r.status >= 0)
+		close(r.status);
+	if (r.statm >= 0)
+		close(r.statm);
 	if (h && h != MAP_FAILED)
 		munmap(h, sizeof(*h));
 	for (int i = 0; i < 2; i++)

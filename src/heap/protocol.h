@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #define HEAP_MAGIC	0x79736870u	/* "yshp" */
-#define HEAP_VERSION	3
+#define HEAP_VERSION	4
 
 /*
  * The environment variable through which yardstick hands the agent its
@@ -234,7 +234,8 @@ static inline uint64_t heap_msg_check(const struct heap_msg_header *m,
  * the program has ended.
  */
 struct heap_counts {
-	uint64_t allocations;
+	uint64_t allocations;	/* in the slots: not kept (the agent counts
+				 * less), the sum of hist */
 	uint64_t bytes;
 	uint64_t frees;
 	uint64_t temporary;	/* freed by the same thread with no
@@ -299,7 +300,10 @@ struct heap_header {
 				 * closed or is no longer ours (counting
 				 * went on) */
 	uint32_t pad1;
-	uint64_t reserved[6];
+	uint64_t handed;	/* chunks handed over by all slots, ever
+				 * (atomic): a change tells yardstick to
+				 * look at the slots */
+	uint64_t reserved[5];
 	struct heap_slot slots[HEAP_SLOTS];
 };
 

@@ -377,7 +377,7 @@ static int layout_ok(const struct zb_header *h, uint64_t size)
 	if (h->magic != ZB_MAGIC || h->version != ZB_VERSION ||
 	    h->header_bytes != ZB_HEADER_BYTES || h->total_bytes != size ||
 	    h->nthreads == 0 || h->nnames == 0 || h->thread_bytes % 8 ||
-	    h->thread_bytes < 256 || h->thread_bytes > (1u << 30) ||
+	    h->thread_bytes < 256 || h->thread_bytes > ZB_MAX_THREAD_BYTES ||
 	    (h->clock != ZB_CLOCK_MONOTONIC && h->clock != ZB_CLOCK_TSC))
 		return 0;
 	threads = (uint64_t)h->nthreads * h->thread_bytes;

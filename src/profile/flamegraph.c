@@ -446,12 +446,16 @@ static void write_gone(const struct flame_graph *g, FILE *fp)
 	fputs("</text>\n", fp);
 }
 
-static void write_head(const struct flame_graph *g, FILE *fp)
+/* The document, or with inline the <svg> element alone (for an HTML
+ * page: the HTML parser takes the script's CDATA section in SVG). */
+static void write_head(const struct flame_graph *g, FILE *fp, bool inline_)
 {
 	int w = g->width, h = g->height;
 
-	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
-		"standalone=\"no\"?>\n<svg version=\"1.1\" width=\"%d\" "
+	if (!inline_)
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" "
+		      "standalone=\"no\"?>\n", fp);
+	fprintf(fp, "<svg version=\"1.1\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n", w, h, w, h);
 	fputs(style, fp);
@@ -476,11 +480,11 @@ static void write_head(const struct flame_graph *g, FILE *fp)
 	fputs("</defs>\n", fp);
 }
 
-static void write_svg(const struct flame_graph *g, FILE *fp)
+static void write_svg(const struct flame_graph *g, FILE *fp, bool inline_)
 {
 	uint32_t n = 0;
 
-	write_head(g, fp);
+	write_head(g, fp, inline_);
 	fputs("<g id=\"frames\">\n", fp);
 	while (n != NONE) {
 		bool d = drawn(g, n);
@@ -509,7 +513,7 @@ static int render(const struct flame_graph *g, const char *path,
 
 	if (atomic_open(&af, path, e))
 		return -1;
-	write_svg(g, af.fp);
+	write_svg(g, af.fp, false);
 	return atomic_commit(&af, e);
 }
 
@@ -587,9 +591,11 @@ static char *find_main_module(const struct profile *p,
 	return m;
 }
 
-int profile_write_flamegraph(const struct profile *p, size_t type,
-			     const struct flame_opts *o, const char *path,
-			     struct error *e)
+/* The graph of p's sample type to path (a file), or to fp as an <svg>
+ * element to put inline in a page. */
+static int flamegraph(const struct profile *p, size_t type,
+		      const struct flame_opts *o, const char *path, FILE *fp,
+		      struct error *e)
 {
 	struct ftree_keys ks = { 0 };
 	struct ftree t = { 0 };
@@ -608,12 +614,31 @@ int profile_write_flamegraph(const struct profile *p, size_t type,
 	g.t = &t;
 	g.main_module = find_main_module(p, &t, &ks);
 	graph_layout(&g);
-	ret = render(&g, path, e);
+	if (fp) {
+		write_svg(&g, fp, true);
+		ret = 0;
+	} else {
+		ret = render(&g, path, e);
+	}
 	graph_free(&g);
 	free(map);
 	ftree_free(&t);
 	ftree_keys_free(&ks);
 	return ret;
+}
+
+int profile_write_flamegraph(const struct profile *p, size_t type,
+			     const struct flame_opts *o, const char *path,
+			     struct error *e)
+{
+	return flamegraph(p, type, o, path, NULL, e);
+}
+
+int profile_fput_flamegraph(const struct profile *p, size_t type,
+			    const struct flame_opts *o, FILE *fp,
+			    struct error *e)
+{
+	return flamegraph(p, type, o, NULL, fp, e);
 }
 
 static int gone_cmp(const void *a, const void *b)

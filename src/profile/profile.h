@@ -14,6 +14,7 @@
 #define YS_PROFILE_PROFILE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -130,6 +131,12 @@ struct flame_opts {
 int profile_write_flamegraph(const struct profile *p, size_t type,
 			     const struct flame_opts *o, const char *path,
 			     struct error *e);
+/* The same graph as an <svg> element (no XML prolog) written to fp, to
+ * put inline in an HTML page; at most one such graph a page (its script
+ * finds its elements by id). Returns 0, or -1 for a type out of range. */
+int profile_fput_flamegraph(const struct profile *p, size_t type,
+			    const struct flame_opts *o, FILE *fp,
+			    struct error *e);
 
 /*
  * Read Brendan Gregg's folded format ("a;b;c 123" per line, root first)

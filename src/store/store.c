@@ -9,6 +9,7 @@
  * migrations[] below — read the design notes above it first.
  */
 #include "store/store_internal.h"
+#include "store/store_log.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -27,7 +28,6 @@
 
 #define STORE_DIR ".yardstick"
 #define STORE_FILE "results.db"
-#define STORE_BUSY_MS 10000
 /* PRAGMA application_id of every yardstick store: "YSTK". */
 #define STORE_APP_ID 0x5953544b
 
@@ -247,25 +247,25 @@ static char *dir_of(const char *path)
 
 /* -STORE_ERR_READONLY with the reason when the file or its directory
  * (where SQLite creates the -wal and -shm files) is not writable; else 0. */
-static int readonly_reason(const struct store *s, struct error *e)
+static int readonly_reason(const char *path, struct error *e)
 {
 	char *dir;
 	int ret = 0;
 
-	if (access(s->path, F_OK) == 0 && not_writable(s->path)) {
-		error_set(e, "cannot write to '%s': %s", s->path,
+	if (access(path, F_OK) == 0 && not_writable(path)) {
+		error_set(e, "cannot write to '%s': %s", path,
 			  errno == EROFS ? "it is on a read-only file system"
 			  : "the file is read-only");
 		return -STORE_ERR_READONLY;
 	}
-	dir = dir_of(s->path);
+	dir = dir_of(path);
 	if (not_writable(dir)) {
 		if (errno == EROFS)
 			error_set(e, "cannot write to '%s': it is on a "
-				  "read-only file system", s->path);
+				  "read-only file system", path);
 		else
 			error_set(e, "cannot write to '%s': its directory "
-				  "'%s' is read-only", s->path, dir);
+				  "'%s' is read-only", path, dir);
 		ret = -STORE_ERR_READONLY;
 	}
 	free(dir);
@@ -309,7 +309,7 @@ int store_fail(struct store *s, int rc, struct error *e)
 		return -STORE_ERR_LOCKED;
 	}
 	if (s->mode != STORE_READ) {
-		ret = readonly_reason(s, e);
+		ret = readonly_reason(s->path, e);
 		if (ret)
 			return ret;
 	}
@@ -379,9 +379,12 @@ static bool owner_ok(const struct stat *st)
 	return st->st_uid == 0 || owner_trusted(st);
 }
 
-/* The files SQLite keeps beside the store, which another user must not
- * have planted: a -wal file is replayed into the database. */
-static const char *const side_files[] = { "-wal", "-shm", "-journal" };
+/* The files kept beside the store, which another user must not have
+ * planted: a -wal file is replayed into the database, and so is the save
+ * log (store_log.c). */
+static const char *const side_files[] = { "-wal", "-shm", "-journal",
+					  "-log" };
+#define NSIDE (sizeof(side_files) / sizeof(side_files[0]))
 
 /* No symlink on the way to path (absolute, or from the current
  * directory) may be another user's in a directory not theirs: the rule
@@ -455,7 +458,7 @@ static int check_safe(const char *path, struct error *e)
 					"store in a directory of your own)",
 					path, dir);
 	}
-	for (size_t i = 0; !ret && i < 4; i++) {
+	for (size_t i = 0; !ret && i <= NSIDE; i++) {
 		char *p = i ? xasprintf("%s%s", real, side_files[i - 1])
 			    : xstrdup(real);
 
@@ -659,6 +662,11 @@ static int use_wal(struct store *s)
  * So a store's -wal and -shm files stay beside it between runs. A reader
  * that cannot use them (a read-only directory without the -shm) reads a
  * private copy of the store and its -wal (open_copy), never the file alone.
+ *
+ * A save itself does not come here at all once the store has its log
+ * (store_log.c): it appends a record to PATH-log, which has the same
+ * durability (no fsync: a crash of yardstick loses nothing, one of the
+ * machine may), and the next opening commits the records here.
  */
 #define STORE_WAL_PAGES 256
 
@@ -848,6 +856,131 @@ static int open_db(struct store *s, enum store_mode mode, struct error *e)
 	return rc == SQLITE_OK ? configure(s, mode, e) : store_fail(s, rc, e);
 }
 
+/* A private copy of the store and its -wal, read (open_copy). */
+static int open_private(struct store *s, struct error *e)
+{
+	int rc = open_copy(s);
+
+	return rc == SQLITE_OK ? configure(s, STORE_READ, e)
+			       : store_fail(s, rc, e);
+}
+
+/* Whether path's log holds more than its header: records to move into
+ * the store (or an append that never finished, to cut). */
+static bool log_pending(const char *path)
+{
+	char *log = xasprintf("%s-log", path);
+	struct stat st;
+	bool pending = stat(log, &st) == 0 && st.st_size > LOG_HEADER_SIZE;
+
+	free(log);
+	return pending;
+}
+
+static bool log_writable(const char *path)
+{
+	char *log = xasprintf("%s-log", path);
+	bool ok = faccessat(AT_FDCWD, log, W_OK, AT_EACCESS) == 0;
+
+	free(log);
+	return ok;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * Whether the first page of the file path says what store_open would
+ * find: an SQLite database, a yardstick store (application id) at this
+ * yardstick's version, not cut short (its page count, where valid, fits
+ * in the file). A page in the -wal not yet checkpointed is not seen:
+ * store_fresh_header checkpoints a new store once.
+ */
+static bool header_ours(const char *path)
+{
+	unsigned char h[100];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	unsigned long long page, pages;
+	bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		  pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h);
+
+	if (fd >= 0)
+		close(fd);
+	if (!ok || memcmp(h, "SQLite format 3", 16) ||
+	    be32(h + 68) != STORE_APP_ID || be32(h + 60) != STORE_VERSION)
+		return false;
+	page = (unsigned long long)h[16] << 8 | h[17];
+	page = page == 1 ? 65536 : page;
+	pages = be32(h + 28);
+	/* the page count is valid when written by the same change */
+	return be32(h + 24) != be32(h + 92) ||
+	       (unsigned long long)st.st_size >= page * pages;
+}
+
+/*
+ * The fast save's checks (store_log.c), the same as store_open's for
+ * writing: no symlink or file to refuse (prepare_path), the file and its
+ * directory writable, and the file a store of this version. Anything
+ * else goes through SQLite, which says what is wrong.
+ */
+bool store_fast_ok(const char *path)
+{
+	struct error e;
+
+	return !prepare_path(path, STORE_WRITE, &e) &&
+	       !readonly_reason(path, NULL) && header_ours(path);
+}
+
+void store_fresh_header(struct store *s)
+{
+	/* Once per store: page 1 of a new store lives in the -wal until
+	 * a checkpoint. Busy or failing, a later save tries again. */
+	if (!header_ours(s->path))
+		(void)store_exec(s, "PRAGMA wal_checkpoint(PASSIVE)");
+}
+
+/* How long a reader waits to move the log into the store before it
+ * reads a private copy instead (ingest). */
+#define STORE_READER_WAIT_MS 1000
+
+/*
+ * Move the log into the store s, opened for writing. A reader (mode
+ * READ) does not wait for a writer that holds the store (an outside
+ * sqlite3, a long save): after STORE_READER_WAIT_MS it reads a private
+ * copy with the log moved into it, as a reader that may not write does.
+ */
+static int ingest(struct store *s, enum store_mode mode, struct error *e)
+{
+	int busy = s->busy_ms, ret;
+
+	if (mode != STORE_READ)
+		return store_log_ingest(s, false, e);
+	if (busy > STORE_READER_WAIT_MS)
+		store_set_busy_timeout(s, STORE_READER_WAIT_MS);
+	ret = store_log_ingest(s, false, e);
+	if (ret == -STORE_ERR_LOCKED) {
+		for (int i = 0; i < SQ_COUNT; i++) {
+			(void)sqlite.sqlite3_finalize(s->stmts[i]);
+			s->stmts[i] = NULL;
+		}
+		(void)sqlite.sqlite3_close(s->db);
+		s->db = NULL;
+		s->mode = STORE_READ;
+		ret = open_private(s, e);
+		if (!ret)
+			ret = migrate(s, e);
+		if (!ret)
+			ret = store_log_ingest(s, true, e);
+	}
+	if (s->db)
+		store_set_busy_timeout(s, busy);
+	return ret;
+}
+
 union store_sqlite sqlite;
 static struct dynlib sqlite_lib = DYNLIB(sqlite, STORE_SQLITE_FUNCTIONS,
 	"libsqlite3.so.0", "libsqlite3-0", "SQLite, which keeps the store");
@@ -856,6 +989,7 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 	       struct error *e)
 {
 	struct store *s;
+	bool pending, copy = false;
 	int ret;
 
 	*out = NULL;
@@ -872,15 +1006,26 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 	 * above configure): SQLite would write through them, but a store in
 	 * a directory we cannot write stays read-only to us, as when SQLite
 	 * had to make them. */
-	ret = mode != STORE_READ ? readonly_reason(s, e) : 0;
+	pending = log_pending(path);
+	if (pending && mode == STORE_READ) {
+		/* the log's records go in first: a reader that may write
+		 * does it as a writer; one that may not, into a copy */
+		if (!readonly_reason(path, NULL) && log_writable(path))
+			s->mode = STORE_WRITE;
+		else
+			copy = true;
+	}
+	ret = s->mode != STORE_READ ? readonly_reason(path, e) : 0;
 	if (!ret)
-		ret = open_db(s, mode, e);
+		ret = copy ? open_private(s, e) : open_db(s, s->mode, e);
 	if (!ret) {
 		int version;
 
-		ret = mode == STORE_READ ? read_version(s, &version, e)
-					 : migrate(s, e);
+		ret = s->mode == STORE_READ && !copy ?
+		      read_version(s, &version, e) : migrate(s, e);
 	}
+	if (!ret && pending)
+		ret = copy ? store_log_ingest(s, true, e) : ingest(s, mode, e);
 	if (ret) {
 		store_close(s);
 		return ret;

@@ -7,6 +7,10 @@
  * Concurrency: WAL mode and a busy timeout, so that several yardstick
  * processes (8 concurrent `run`s in the tests) can write to one store and
  * none loses its result. Errors name the file.
+ *
+ * A save (store_save_to) is appended to the store's log, PATH-log, without
+ * SQLite; store_open moves the log into the database before anything else
+ * (store_log.c has the design).
  */
 #ifndef YS_STORE_STORE_H
 #define YS_STORE_STORE_H
@@ -68,10 +72,33 @@ char *store_default_path(struct error *e);
  * (root and the effective user are trusted) or the directory is writable
  * by every user; NOLIB when libsqlite3.so.0, loaded at the first open,
  * cannot be loaded. The busy timeout is 10 s.
+ *
+ * The records of the store's log are moved into the database first (for
+ * STORE_READ too: as a writer when the user may write the store, else, and
+ * when another process holds the database for more than a second, into a
+ * private copy, the log left as it is). A damaged record is skipped with a
+ * warning (store_set_warn).
  */
 int store_open(struct store **out, const char *path, enum store_mode mode,
 	       struct error *e);
 void store_close(struct store *s);
+
+/*
+ * Save r into the store at path, created if missing, as store_save does:
+ * the same id, the same errors. Once the store has a log (its first save
+ * through SQLite makes it), a save is a record appended to path's log
+ * (PATH-log) without opening the database; every store_open moves the
+ * log into the database first, so every reader sees every saved result.
+ * A save that finds the log past its bound (64 records or 4 MiB) moves it
+ * itself. Returns 0 or -STORE_ERR_*.
+ */
+int store_save_to(const char *path, const struct result *r, long long *id,
+		  struct error *e);
+
+/* Where the store's warnings go (a damaged record of the log skipped, a
+ * log that cannot be read): fn(msg), msg in the style of the errors; NULL
+ * (the default) drops them. */
+void store_set_warn(void (*fn)(const char *msg));
 
 /* How long a call waits for another process's lock before failing with
  * -STORE_ERR_LOCKED; ms <= 0 fails at once. */
@@ -86,7 +113,9 @@ const char *store_path(const struct store *s);
  * settings) in one transaction. *id receives its id (> 0; every save gets
  * a higher id than all before it, and ids are never reused). Summaries,
  * comparisons and complexity fits are not stored: they are recomputed
- * from the values. Returns 0 or -STORE_ERR_*.
+ * from the values. The store's log is moved in first, in the same
+ * transaction, and made if missing (its header then holds the next id,
+ * for store_save_to). Returns 0 or -STORE_ERR_*.
  */
 int store_save(struct store *s, const struct result *r, long long *id,
 	       struct error *e);
@@ -113,6 +142,7 @@ struct store_entry {
 	char *created, *commit, *branch, *machine;	/* may be NULL */
 	bool dirty;
 	char *benchmark;
+	char *unit;			/* of the requested metric */
 	struct summary summary;		/* of the requested metric:
 					 * stats_summarize of values, no
 					 * bootstrap (CIs collapse) */

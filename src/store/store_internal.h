@@ -63,6 +63,8 @@ enum store_stmt_id {
 	SQ_GET_VALUES,
 	SQ_HISTORY_NEWEST,
 	SQ_HISTORY_OLDEST,
+	SQ_LOG_PRESENT,
+	SQ_LOG_SEQ,
 	SQ_COUNT
 };
 
@@ -122,5 +124,26 @@ int store_fail(struct store *s, int rc, struct error *e);
 
 /* A column as a malloc'd string, NULL when SQL NULL. */
 char *store_column_str(sqlite3_stmt *st, int col);
+
+/* The busy timeout of a new connection, and of the log's lock. */
+#define STORE_BUSY_MS 10000
+
+/* Insert every row of r, its id want (> 0) or the next (0), in the
+ * caller's write transaction; *id receives it. An SQLite result code. */
+int store_insert(struct store *s, const struct result *r, long long want,
+		 long long *id);
+
+/* The save log (store_log.c). Move the records of s's log into s (into a
+ * private copy when copy, the log then left as it is). 0 or
+ * -STORE_ERR_*. */
+int store_log_ingest(struct store *s, bool copy, struct error *e);
+/* Warnings of the store's work (store_set_warn). */
+void store_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* store.c for store_log.c: whether the store at path may be appended to
+ * without SQLite (store.c says what is checked), and, after a save
+ * through SQLite, its file's header brought up to date for that check. */
+bool store_fast_ok(const char *path);
+void store_fresh_header(struct store *s);
 
 #endif

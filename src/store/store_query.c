@@ -461,7 +461,7 @@ int store_load_ref(struct store *s, const char *ref, struct result *r,
  * result in their saved order. ?5 is the limit, -1 for none. */
 #define HISTORY_SQL(order)						\
 	"SELECT r.id, r.created, r.git_commit, r.git_branch, r.hostname," \
-	" r.git_dirty, b.name, m.id FROM results r"			\
+	" r.git_dirty, b.name, m.id, m.unit FROM results r"		\
 	" JOIN benchmarks b ON b.result_id = r.id"			\
 	" JOIN metrics m ON m.benchmark_id = b.id"			\
 	" WHERE m.name = ?1 AND (?2 IS NULL OR b.name = ?2)"		\
@@ -501,7 +501,8 @@ static int history_entry(struct store *s, sqlite3_stmt *st,
 	en->machine = store_column_str(st, 4);
 	en->dirty = sqlite.sqlite3_column_int64(st, 5) != 0;
 	en->benchmark = store_column_str(st, 6);
-	if (!en->benchmark)
+	en->unit = store_column_str(st, 8);
+	if (!en->benchmark || !en->unit)
 		return SQLITE_CORRUPT;
 	rc = get_values(s, sqlite.sqlite3_column_int64(st, 7), &m);
 	if (rc == SQLITE_OK) {
@@ -552,6 +553,7 @@ void store_entries_free(struct store_entry *entries, size_t n)
 		free(entries[i].branch);
 		free(entries[i].machine);
 		free(entries[i].benchmark);
+		free(entries[i].unit);
 		free(entries[i].values);
 	}
 	free(entries);

@@ -1,7 +1,8 @@
 /*
- * Saving a result: every row of it inserted in one BEGIN IMMEDIATE
- * transaction through the store's cached statements, so that a save is
- * all or nothing and other processes see either none of it or all of it.
+ * Saving a result: every row of it inserted through the store's cached
+ * statements, inside the BEGIN IMMEDIATE transaction of store_save or of
+ * the log's ingestion (store_log.c), so that a save is all or nothing and
+ * other processes see either none of it or all of it.
  *
  * BEGIN IMMEDIATE takes the write lock before the first insert: a writer
  * that must wait does so there, under the busy timeout, and never fails
@@ -12,8 +13,10 @@
 
 #include <math.h>
 
+/* The results row, with the id want (> 0), or the next (0: NULL gives
+ * AUTOINCREMENT's). */
 static int save_head(struct store *s, const struct result *r,
-		     long long *id)
+		     long long want, long long *id)
 {
 	const struct machine *m = &r->machine;
 	sqlite3_stmt *st;
@@ -22,7 +25,8 @@ static int save_head(struct store *s, const struct result *r,
 	rc = store_stmt(s, SQ_INS_RESULT, "INSERT INTO results (created, "
 			"kind, tool_version, git_commit, git_branch, git_dirty,"
 			" hostname, os, cpu, cores, memory_bytes, governor, "
-			"virtualized) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
+			"virtualized, id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			&st);
 	if (rc == SQLITE_OK)
 		rc = store_bind(st, "tttttitttiiti", r->created, r->kind,
 				r->tool_version, r->git.commit, r->git.branch,
@@ -31,6 +35,8 @@ static int save_head(struct store *s, const struct result *r,
 				/* Above 2^63 wraps, and wraps back on load. */
 				(long long)m->memory_bytes, m->governor,
 				(long long)m->virtualized);
+	if (rc == SQLITE_OK && want > 0)
+		rc = sqlite.sqlite3_bind_int64(st, 14, want);
 	if (rc == SQLITE_OK)
 		rc = store_step_done(st);
 	*id = sqlite.sqlite3_last_insert_rowid(s->db);
@@ -193,28 +199,14 @@ static int save_benchmark(struct store *s, const struct benchmark *b,
 	return rc;
 }
 
-int store_save(struct store *s, const struct result *r, long long *id,
-	       struct error *e)
+int store_insert(struct store *s, const struct result *r, long long want,
+		 long long *id)
 {
-	long long rid = 0;
-	int rc, ret;
+	int rc = save_head(s, r, want, id);
 
-	rc = store_begin(s, true);
-	if (rc != SQLITE_OK)
-		return store_fail(s, rc, e);
-	rc = save_head(s, r, &rid);
 	if (rc == SQLITE_OK)
-		rc = save_settings(s, r, rid);
+		rc = save_settings(s, r, *id);
 	for (size_t i = 0; i < r->nbenchmarks && rc == SQLITE_OK; i++)
-		rc = save_benchmark(s, &r->benchmarks[i], rid, i);
-	if (rc == SQLITE_OK)
-		rc = store_commit(s);
-	if (rc != SQLITE_OK) {
-		/* The message first: ROLLBACK would replace SQLite's. */
-		ret = store_fail(s, rc, e);
-		store_rollback(s);
-		return ret;
-	}
-	*id = rid;
-	return 0;
+		rc = save_benchmark(s, &r->benchmarks[i], *id, i);
+	return rc;
 }

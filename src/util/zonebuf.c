@@ -45,6 +45,23 @@ static uint64_t rdtsc(void)
 #endif
 }
 
+/* Whether the kernel keeps CLOCK_MONOTONIC on the TSC: it then found it
+ * synchronized across CPUs (it switches away from a TSC it finds
+ * unstable), so stamps of threads on different CPUs compare. */
+static bool kernel_trusts_tsc(void)
+{
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
+			"current_clocksource", "r");
+	char buf[32] = "";
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, sizeof buf, f) && !strcmp(buf, "tsc\n");
+	fclose(f);
+	return ok;
+}
+
 /* A (tsc, monotonic ns) pair: the tightest of five brackets. */
 static void clock_pair(uint64_t *tsc, int64_t *ns)
 {
@@ -76,6 +93,9 @@ int zb_create(struct zb_map *m, uint32_t nthreads, uint32_t thread_bytes,
 		thread_bytes = 256;
 	if (nthreads == 0 || nnames == 0)
 		return error_set(e, "zone buffer: no thread or name slots");
+	if (thread_bytes > ZB_MAX_THREAD_BYTES)
+		return error_set(e, "zone buffer: %u bytes a thread is more "
+				 "than %u", thread_bytes, ZB_MAX_THREAD_BYTES);
 	total = ZB_HEADER_BYTES + (uint64_t)nthreads * thread_bytes +
 		(uint64_t)nnames * ZB_NAME_BYTES;
 	if (total > ((uint64_t)1 << 40))
@@ -100,7 +120,8 @@ int zb_create(struct zb_map *m, uint32_t nthreads, uint32_t thread_bytes,
 	m->nthreads = nthreads;
 	m->thread_bytes = thread_bytes;
 	m->nnames = nnames;
-	m->clock = tsc && zb_tsc_invariant() ? ZB_CLOCK_TSC : ZB_CLOCK_MONOTONIC;
+	m->clock = tsc && zb_tsc_invariant() && kernel_trusts_tsc() ?
+		   ZB_CLOCK_TSC : ZB_CLOCK_MONOTONIC;
 	if (m->clock == ZB_CLOCK_TSC)
 		clock_pair(&m->calib_tsc, &m->calib_ns);
 	h = m->base;
@@ -211,14 +232,20 @@ static const char *name_of(struct reader *r, uint32_t id)
 	return r->names[id - 1];
 }
 
+/* Room in array p (n used, *cap allocated, of elem bytes) for one more. */
+static void *grow(void *p, size_t n, size_t *cap, size_t elem)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : 64;
+	return xrealloc(p, *cap * elem);
+}
+
 static struct zb_event *add_event(struct reader *r)
 {
 	struct zb_snapshot *s = r->s;
 
-	if (s->nevents == r->cap_ev) {
-		r->cap_ev = r->cap_ev ? 2 * r->cap_ev : 256;
-		s->events = xrealloc(s->events, r->cap_ev * sizeof *s->events);
-	}
+	s->events = grow(s->events, s->nevents, &r->cap_ev, sizeof *s->events);
 	memset(&s->events[s->nevents], 0, sizeof *s->events);
 	return &s->events[s->nevents++];
 }
@@ -228,10 +255,7 @@ static void zone_open(struct reader *r, const struct zb_event *ev)
 	struct zb_snapshot *s = r->s;
 	struct zb_zone *z;
 
-	if (s->nzones == r->cap_zones) {
-		r->cap_zones = r->cap_zones ? 2 * r->cap_zones : 64;
-		s->zones = xrealloc(s->zones, r->cap_zones * sizeof *s->zones);
-	}
+	s->zones = grow(s->zones, s->nzones, &r->cap_zones, sizeof *s->zones);
 	z = &s->zones[s->nzones];
 	memset(z, 0, sizeof *z);
 	z->name = ev->name;
@@ -240,10 +264,7 @@ static void zone_open(struct reader *r, const struct zb_event *ev)
 	z->depth = (int)r->nstack;
 	z->begin_ns = z->end_ns = ev->ns;
 	z->unfinished = true;
-	if (r->nstack == r->cap_stack) {
-		r->cap_stack = r->cap_stack ? 2 * r->cap_stack : 16;
-		r->stack = xrealloc(r->stack, r->cap_stack * sizeof *r->stack);
-	}
+	r->stack = grow(r->stack, r->nstack, &r->cap_stack, sizeof *r->stack);
 	r->stack[r->nstack++] = s->nzones++;
 }
 
@@ -427,10 +448,8 @@ static struct zb_async *add_async(struct reader *r)
 {
 	struct zb_snapshot *s = r->s;
 
-	if (s->nasyncs == r->cap_async) {
-		r->cap_async = r->cap_async ? 2 * r->cap_async : 16;
-		s->asyncs = xrealloc(s->asyncs, r->cap_async * sizeof *s->asyncs);
-	}
+	s->asyncs = grow(s->asyncs, s->nasyncs, &r->cap_async,
+			 sizeof *s->asyncs);
 	memset(&s->asyncs[s->nasyncs], 0, sizeof *s->asyncs);
 	return &s->asyncs[s->nasyncs++];
 }
@@ -518,13 +537,19 @@ int zb_read(const struct zb_map *m, struct zb_snapshot *s, struct error *e)
 	}
 	want = __atomic_load_n(&h->next_thread, __ATOMIC_ACQUIRE);
 	s->threads_wanted = want;
+	s->attached = __atomic_load_n(&h->attached, __ATOMIC_RELAXED);
 	if (want > m->nthreads)
 		want = m->nthreads;
 	committed = xmalloc((want ? want : 1) * sizeof *committed);
-	for (uint32_t i = 0; i < want; i++)
+	/* every string fits in what it is copied from: the names and the
+	 * records read */
+	r.cap = (size_t)m->nnames * (ZB_NAME_BYTES + 1);
+	for (uint32_t i = 0; i < want; i++) {
 		committed[i] = slot_committed(m, i);
-	/* every string fits in what it is copied from */
-	r.cap = m->size + m->nnames;
+		if (committed[i] != UINT64_MAX)
+			r.cap += committed[i] < m->thread_bytes ?
+				 committed[i] : m->thread_bytes;
+	}
 	r.arena = xmalloc(r.cap);
 	s->strings = r.arena;
 	read_names(&r);

@@ -23,7 +23,9 @@
  *     thread_bytes each][nnames name slots of ZB_NAME_BYTES each]. A
  *     thread claims a slot at its first event (atomic increment of
  *     next_thread: no lock, no allocation afterwards); a thread that finds
- *     none counts its events in lost_nobuf. A slot is a struct zb_thread
+ *     none counts its events in lost_nobuf. The program populates the
+ *     slot's pages when it claims it (page faults later cost more than
+ *     the zones). A slot is a struct zb_thread
  *     followed by the thread's records, written linearly (not a ring: the
  *     first events are kept; when full, later events are counted in the
  *     slot's lost, never silently dropped).
@@ -60,7 +62,8 @@
  *     CLOCK_MONOTONIC nanoseconds (the clock perf records carry with
  *     use_clockid); ZB_CLOCK_TSC is the raw time-stamp counter (rdtsc,
  *     9.5 ns here against 23 for clock_gettime), chosen by zb_create only
- *     where the TSC is invariant. The reader converts it to
+ *     where the TSC is invariant and the kernel's clocksource is the TSC
+ *     (it found it synchronized across CPUs). The reader converts it to
  *     CLOCK_MONOTONIC nanoseconds by the line through two (tsc,
  *     monotonic) pairs: one taken by zb_create, one by zb_read. The
  *     program never converts.
@@ -85,6 +88,15 @@
 #define ZB_HEADER_BYTES 4096u
 #define ZB_NAME_BYTES 128u
 #define ZB_TEXT_MAX 256u /* dynamic text is truncated to this many bytes */
+
+/* Sizes a reader may start with: 1 MiB a thread holds about 32000 zones
+ * (a zone is 32 bytes, 64 with a text of up to 24 bytes). A thread's
+ * slot is populated (committed memory) when the thread claims it, so
+ * the memory used is thread_bytes per thread that records. */
+#define ZB_DEFAULT_THREADS 256u
+#define ZB_DEFAULT_THREAD_BYTES (1u << 20)
+#define ZB_DEFAULT_NAMES 4096u
+#define ZB_MAX_THREAD_BYTES (1u << 30)
 
 enum zb_clock {
 	ZB_CLOCK_MONOTONIC = 1,
@@ -173,8 +185,9 @@ struct zb_map {
 
 /*
  * Create a buffer with nthreads slots of thread_bytes (rounded up to a
- * multiple of 8; at least 256) and nnames name slots, clock TSC where it
- * is invariant (tsc true) else CLOCK_MONOTONIC. The descriptor is NOT
+ * multiple of 8; at least 256, at most ZB_MAX_THREAD_BYTES) and nnames
+ * name slots; its clock the TSC when tsc is true and the TSC can be
+ * trusted (design note 6), else CLOCK_MONOTONIC. The descriptor is NOT
  * close-on-exec (the program inherits it). Returns 0, or -1 with e set.
  */
 int zb_create(struct zb_map *m, uint32_t nthreads, uint32_t thread_bytes,
@@ -183,7 +196,9 @@ int zb_create(struct zb_map *m, uint32_t nthreads, uint32_t thread_bytes,
 bool zb_tsc_invariant(void);
 /* Unmap and close. */
 void zb_close(struct zb_map *m);
-/* "YARDSTICK_TRACE_FD=N" for the program's environment. */
+/* "YARDSTICK_TRACE_FD=N" for the program's environment, N our m->fd:
+ * for a program that inherits it as it is. Given under another number
+ * (util/child.h's child_fd_map), write that number instead. */
 void zb_env(const struct zb_map *m, char *buf, size_t len);
 
 /* One event as read back. Timestamps in CLOCK_MONOTONIC ns. */
@@ -241,6 +256,9 @@ struct zb_snapshot {
 	uint64_t lost_nobuf;	/* events of threads that found no slot */
 	uint64_t lost_names;	/* call sites that found no name slot */
 	uint32_t threads_wanted; /* threads that asked for a slot */
+	uint32_t attached;	 /* processes that mapped the buffer: 0, the
+				    program does not use libyardstick (or
+				    closed the descriptor before exec) */
 	int64_t first_ns, last_ns; /* over all events (0 when none) */
 	char *strings;		 /* owns every string above */
 };

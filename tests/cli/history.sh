@@ -38,6 +38,23 @@ t "8 concurrent runs into one store lose nothing" sh -c '
 import json, sys; r = json.load(sys.stdin)[\"results\"]
 assert sorted(b[\"name\"] for x in r for b in x[\"benchmarks\"]) == [\"c%d\" % i for i in range(1, 9)], r
 assert all(b[\"n\"] == 20 for x in r for b in x[\"benchmarks\"])"'
+# A save appends to the store's log: the id it prints is the one the
+# store gives it once a reader has moved the log in.
+saved_ids() {
+	"$YS" run --runs 3 --warmup 0 --store "$T/ids.db" -n first -- "$YSFIX" exit 0 2>"$T/id1" &&
+	"$YS" run --runs 3 --warmup 0 --store "$T/ids.db" -n same -- "$YSFIX" exit 0 2>"$T/id2" &&
+	"$YS" run --runs 3 --warmup 0 --store "$T/ids.db" -n same -- "$YSFIX" exit 0 2>"$T/id3" || return 1
+	a=$(sed -n "s/^yardstick: saved as result \([0-9]*\) in .*ids.db$/\1/p" "$T/id2")
+	b=$(sed -n "s/^yardstick: saved as result \([0-9]*\) in .*ids.db$/\1/p" "$T/id3")
+	[ "$a" = 2 ] && [ "$b" = 3 ] && [ -s "$T/ids.db-log" ] || return 1
+	"$YS" compare --store "$T/ids.db" --json "$T/ids.json" "$a" "$b" >/dev/null
+	[ $? -le 1 ] && [ "$(stat -c %s "$T/ids.db-log")" = 32 ] &&
+	python3 -c "
+import json; c = json.load(open(\"$T/ids.json\"))
+assert [x[\"benchmark\"] for x in c[\"comparisons\"]] == [\"same\"] * len(c[\"comparisons\"]) and c[\"comparisons\"], c
+assert c[\"comparisons\"][0][\"baseline\"][\"n\"] == 3, c"
+}
+t "the id a save prints finds its result (compare by ids)" saved_ids
 t "help" sh -c '"$YS" history --help | grep -q "detect"'
 
 # Names with ESC, BEL, CR and a right-to-left override, stored by run:

@@ -370,6 +370,19 @@ crash() {
 }
 t "a crash: exit 1, SIGSEGV named, what was traced up to it reported" crash
 
+# A program killed outright leaves no VmHWM of its own (the agent reads it
+# at a normal exit): its peak RSS is the most yardstick saw while it ran
+# (collect.c's sample_rss), 64 MiB and more here, and not yardstick's.
+killed_rss() {
+	mem --json "$T/kr.json" -- python3 -c 'import os, time
+x = bytearray(64 << 20)
+time.sleep(0.3)
+os.kill(os.getpid(), 9)'
+	[ $? -eq 1 ] || { echo "exit status is not 1"; return 1; }
+	check "$T/kr.json" '64 * mib <= m["peak_rss"] < 300 * mib'
+}
+t "killed: the peak RSS seen while it ran" killed_rss
+
 # agent.c's flush_slot: "a crash between these two stores leaves a
 # remainder yardstick knows it has by seq". heapfix halfsent plays that
 # crash with one 1 MiB allocation: it must be counted once.
@@ -693,6 +706,30 @@ v = int(sys.argv[1]); assert abs(v - 1e6) < 3e5, v" \
 }
 t "--sample 4096: leaks estimated within 30%, counts still exact" sampled
 
+# Sampled mode's fast path (agent.c: an allocation not sampled, a free of
+# a block not sampled, counted and nothing more) in every entry point:
+# with a sample every GiB, nearly every call takes it, and the counts are
+# those of exact mode, one call at a time and from 8 threads at once.
+samplecounts() {
+	for args in "realloc" "calloc" "aligned" "reallocs 2000" "temp 1000" \
+		    "samesize" "threads 8 100000"; do
+		# shellcheck disable=SC2086 # the fixture's arguments
+		mem --json "$T/sc-e.json" -- "$HEAPFIX" $args &&
+		# shellcheck disable=SC2086
+		mem --sample 1073741824 --json "$T/sc-s.json" -- \
+			"$HEAPFIX" $args &&
+		python3 - "$T/sc-e.json" "$T/sc-s.json" <<'CMP' ||
+import json, sys
+m = [json.load(open(f))["benchmarks"][0]["metrics"] for f in sys.argv[1:]]
+for k in "allocations", "bytes_allocated", "temporary_allocations":
+    e, s = (x[k]["values"][0] for x in m)
+    assert e == s, "%s: exact %s, sampled %s" % (k, e, s)
+CMP
+		{ echo "heapfix $args"; return 1; }
+	done
+}
+t "--sample: allocations, bytes and temporaries counted as in exact mode, by every entry point" samplecounts
+
 fp() {
 	mem --unwind fp --cost leaked -o "$T/fp.folded" -- \
 		"$HEAPFIX" leak 10 1000 &&
@@ -700,6 +737,28 @@ fp() {
 	eq 10000 python3 "$H" folded "$T/leak.folded" "main;leak_blocks"
 }
 t "--unwind fp: the same leak site as dwarf" fp
+
+# Stack walks leave out the agent's frames, however many (agent.c's
+# agent_frame: each entry point's fast path, then its rest out of line):
+# with either unwinder, every entry point's block is at its caller.
+entrysites() {
+	for u in fp dwarf; do
+		mem --unwind $u -o "$T/es-r.speedscope.json" -- \
+			"$HEAPFIX" realloc &&
+		eq 6 leaf alloc_objects "$T/es-r.speedscope.json" grow_block &&
+		mem --unwind $u -o "$T/es-c.speedscope.json" -- \
+			"$HEAPFIX" calloc &&
+		eq 2 leaf alloc_objects "$T/es-c.speedscope.json" calloc_blocks &&
+		mem --unwind $u -o "$T/es-a.speedscope.json" -- \
+			"$HEAPFIX" aligned &&
+		eq 5 leaf inuse_objects "$T/es-a.speedscope.json" aligned_blocks &&
+		mem --unwind $u --sample 1 -o "$T/es-s.speedscope.json" -- \
+			"$HEAPFIX" calloc &&
+		eq 2 leaf alloc_objects "$T/es-s.speedscope.json" calloc_blocks ||
+		{ echo "--unwind $u"; return 1; }
+	done
+}
+t "every entry point's blocks at its caller, with either unwinder, sampled or not" entrysites
 
 depth() {
 	mem --depth 2 --cost leaked -o "$T/d.folded" -- "$HEAPFIX" leak 10 1000 &&

@@ -104,19 +104,24 @@ nodw() {
 	[ "$(grep -c "cannot load 'libdw.so.1' (elfutils, .*apt-get install libdw1)$" "$T/stderr")" = 2 ] &&
 	has "$T/stderr" "yardstick record: " && has "$T/stderr" "yardstick mem: "
 }
-# run keeps its outputs and fails to store; history fails; run --no-store
-# works
+# run keeps its outputs and fails to store into a store without its log
+# (made by its first save, through SQLite); history fails; run --no-store
+# works. A store with its log (the default one here) takes the save into
+# the log without SQLite, and shows it once SQLite is back.
 nosqlite() {
 	without libsqlite3.so.0 "
-		\"\$YS\" run -q --runs 2 --json '$T/s.json' -- true
+		\"\$YS\" run -q --runs 2 --store '$T/nolog.db' --json '$T/s.json' -- true
 		echo \$? >'$T/rc1'
 		\"\$YS\" history
 		echo \$? >'$T/rc2'
 		\"\$YS\" run -q --runs 2 --no-store -- true
-		echo \$? >'$T/rc3'"
+		echo \$? >'$T/rc3'
+		\"\$YS\" run -q --runs 2 -n logged-without-sqlite -- true
+		echo \$? >'$T/rc4'"
 	[ "$(cat "$T/rc1")" = 3 ] && [ "$(cat "$T/rc2")" = 3 ] &&
-	[ "$(cat "$T/rc3")" = 0 ] && [ -s "$T/s.json" ] &&
-	[ "$(grep -c "cannot load 'libsqlite3.so.0' (SQLite, .*apt-get install libsqlite3-0)$" "$T/stderr")" = 2 ]
+	[ "$(cat "$T/rc3")" = 0 ] && [ "$(cat "$T/rc4")" = 0 ] && [ -s "$T/s.json" ] &&
+	[ "$(grep -c "cannot load 'libsqlite3.so.0' (SQLite, .*apt-get install libsqlite3-0)$" "$T/stderr")" = 2 ] &&
+	"$YS" history | grep -q logged-without-sqlite
 }
 if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
 	t "record and mem without libdw: exit 3 naming it, nothing run" nodw

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +35,9 @@
 #include "store/store.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
+
+/* The size of a log with no record (store_log.h). */
+#define LOG_HEADER 32
 
 #define COMMIT_A1 "aaaa1111aaaa1111aaaa1111aaaa1111aaaa1111"
 #define COMMIT_A2 "aaaa2222aaaa2222aaaa2222aaaa2222aaaa2222"
@@ -71,15 +75,22 @@ static struct store *open_new(const char *path)
 	return s;
 }
 
+/* The id of a save that must have succeeded. */
+static long long saved(int ret, long long id, const struct error *e)
+{
+	if (ret)
+		fail_msg("%s", e->msg);
+	assert_true(id > 0);
+	return id;
+}
+
 static long long save(struct store *s, const struct result *r)
 {
 	struct error e;
 	long long id = 0;
+	int ret = store_save(s, r, &id, &e);
 
-	if (store_save(s, r, &id, &e))
-		fail_msg("%s", e.msg);
-	assert_true(id > 0);
-	return id;
+	return saved(ret, id, &e);
 }
 
 /* Load ref, or id when ref is NULL; it must succeed. */
@@ -914,10 +925,12 @@ static void test_readonly(void **state)
 	result_free(&r);
 	chown_nobody(dir);
 	chown_nobody(rw);
-	/* The writer's -wal and -shm stay (store.c's durability notes);
-	 * SQLite run by root gives them the owner of the store. */
-	for (int i = 0; i < 3; i++) {
-		static const char *const side[] = { "", "-wal", "-shm" };
+	/* The writer's -wal, -shm and -log stay (store.c's durability
+	 * notes, store_log.c); run by root, they are root's: given to the
+	 * owner of the store, as SQLite does for its own. */
+	for (int i = 0; i < 4; i++) {
+		static const char *const side[] = { "", "-wal", "-shm",
+						    "-log" };
 		char *a = xasprintf("%s%s", file_ro, side[i]);
 		char *b = xasprintf("%s%s", in_ro, side[i]);
 
@@ -1127,6 +1140,440 @@ static void test_migration(void **state)
 	result_free(&r);
 }
 
+/* ---- the save log (store_log.c) ---- */
+
+static long long save_to(const char *path, const struct result *r)
+{
+	struct error e;
+	long long id = 0;
+	int ret = store_save_to(path, r, &id, &e);
+
+	return saved(ret, id, &e);
+}
+
+static off_t size_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* The store's warnings, kept for the test to look at. */
+static char warnings[8192];
+static int nwarnings;
+
+static void keep_warning(const char *msg)
+{
+	size_t len = strlen(warnings);
+
+	snprintf(warnings + len, sizeof(warnings) - len, "%s\n", msg);
+	nwarnings++;
+}
+
+static void clear_warnings(void)
+{
+	warnings[0] = '\0';
+	nwarnings = 0;
+}
+
+/* The ids of the results in the history of path, newest first, into ids
+ * (at most max); how many. */
+static size_t history_ids(const char *path, long long *ids, size_t max)
+{
+	struct store_entry *en;
+	struct store *s;
+	struct error e;
+	size_t n, k = 0;
+
+	if (store_open(&s, path, STORE_READ, &e))
+		fail_msg("%s", e.msg);
+	n = history(s, NULL, &en);
+	for (size_t i = 0; i < n; i++) {
+		if (k && ids[k - 1] == en[i].id)
+			continue;	/* a result's next benchmark */
+		assert_true(k < max);
+		ids[k++] = en[i].id;
+	}
+	store_entries_free(en, n);
+	store_close(s);
+	return k;
+}
+
+static void assert_ids(const char *path, const long long *want, size_t n)
+{
+	long long got[64];
+
+	assert_int_equal(history_ids(path, got, 64), n);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(got[i], want[i]);
+}
+
+/*
+ * The first save goes through SQLite and makes the log; the next ones
+ * are appended to the log without touching the database, under the ids
+ * they said, found by reference once a command opens the store, equal
+ * field for field and bit for bit. A log moved in but not emptied (a
+ * kill between the two) is not moved in twice; a save through SQLite
+ * after logged ones takes the next id.
+ */
+static void test_log_save(void **state)
+{
+	const char *path = tmp_path("log/s.db"), *log = tmp_path("log/s.db-log");
+	static const long long all[] = { 6, 5, 4, 3, 2, 1 };
+	struct result rich, t, back;
+	struct store *s;
+	char *kept;
+	size_t len;
+	struct error e;
+
+	build_rich(&rich);
+	/* bytes that are not UTF-8 (a command's argument can hold any):
+	 * kept as they are, as SQLite keeps them (JSON could not) */
+	benchmark_add_param(&rich.benchmarks[1], "raw", "\xff\xfe-\xc3");
+	build_tagged(&t, 7, COMMIT_B, "main");
+	assert_int_equal(save_to(path, &rich), 1);
+	assert_int_equal(size_of(log), LOG_HEADER);
+	assert_int_equal(save_to(path, &rich), 2);
+	assert_int_equal(save_to(path, &t), 3);
+	assert_true(size_of(log) > LOG_HEADER);
+	/* in the log only: the database has the first */
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM results"), 1);
+	assert_int_equal(file_read_all(log, &kept, &len, &e), 0);
+
+	assert_int_equal(store_open(&s, path, STORE_READ, &e), 0);
+	load(s, "2", 0, &back);
+	result_summarize(&rich, 42, 200);
+	assert_result_same(&rich, &back);
+	assert_string_equal(back.benchmarks[1].params[0].value,
+			    "\xff\xfe-\xc3");
+	result_free(&back);
+	assert_true(tag_of(s, "latest") == 7);
+	assert_true(tag_of(s, "@bbbb2222") == 7);
+	assert_true(tag_of(s, "branch:main") == 7);
+	store_close(s);
+	assert_int_equal(size_of(log), LOG_HEADER);	/* emptied */
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM results"), 3);
+
+	/* killed after the commit, before emptying the log */
+	write_file(log, kept, len);
+	assert_ids(path, all + 3, 3);
+	assert_int_equal(size_of(log), LOG_HEADER);
+
+	assert_int_equal(save_to(path, &t), 4);
+	s = open_new(path);
+	assert_int_equal(save(s, &t), 5);
+	store_close(s);
+	assert_int_equal(save_to(path, &t), 6);
+	assert_ids(path, all, 6);
+	free(kept);
+	result_free(&rich);
+	result_free(&t);
+}
+
+/* The log's header field at off (store_log.h), a u32. */
+static unsigned log_u32(const char *log, off_t off)
+{
+	unsigned char b[4];
+	int fd = open(log, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, b, 4, off), 4);
+	close(fd);
+	return b[0] | b[1] << 8 | b[2] << 16 | (unsigned)b[3] << 24;
+}
+
+/*
+ * Damage: a byte of one record changed, the last record cut short while
+ * the header counts it: each is skipped with a warning naming the log and
+ * the offset, every other record kept. Bytes past the header's end (an
+ * append killed before its header) are ignored, written over by the next
+ * save, and not warned about.
+ */
+static void test_log_damage(void **state)
+{
+	const char *path = tmp_path("dmg.db"), *log = tmp_path("dmg.db-log");
+	static const long long kept[] = { 7, 5, 4, 2, 1 };
+	long long off[8];
+	struct result t;
+	unsigned char c;
+	int fd;
+
+	for (int i = 1; i <= 6; i++) {
+		build_tagged(&t, i, NULL, NULL);
+		assert_int_equal(save_to(path, &t), i);
+		result_free(&t);
+		off[i] = size_of(log);	/* the end of record i */
+	}
+	fd = open(log, O_RDWR);
+	assert_true(fd >= 0);
+	/* record 3 (from off[2]): a byte of its payload */
+	assert_int_equal(pread(fd, &c, 1, off[2] + 30), 1);
+	c ^= 0x40;
+	assert_int_equal(pwrite(fd, &c, 1, off[2] + 30), 1);
+	/* record 6: cut in the middle */
+	assert_int_equal(ftruncate(fd, off[5] + 25), 0);
+	close(fd);
+
+	clear_warnings();
+	store_set_warn(keep_warning);
+	/* and junk after the cut, within the end the header gives */
+	fd = open(log, O_WRONLY | O_APPEND);
+	assert_int_equal(write(fd, "YSR1garbage", 11), 11);
+	close(fd);
+	assert_int_equal(log_u32(log, 24), off[6]);
+	build_tagged(&t, 7, NULL, NULL);
+	/* the header's end is past the file's: the save goes through SQLite,
+	 * which moves the log in first */
+	assert_int_equal(save_to(path, &t), 7);
+	result_free(&t);
+	assert_ids(path, kept, 5);
+	store_set_warn(NULL);
+	assert_int_equal(nwarnings, 2);
+	if (!strstr(warnings, "skipped") || !strstr(warnings, log))
+		fail_msg("%s", warnings);
+
+	/* an append that never finished: ignored and written over */
+	build_tagged(&t, 8, NULL, NULL);
+	assert_int_equal(save_to(path, &t), 8);
+	fd = open(log, O_WRONLY | O_APPEND);
+	assert_int_equal(write(fd, "YSR1torn-record", 15), 15);
+	close(fd);
+	assert_int_equal(save_to(path, &t), 9);
+	result_free(&t);
+	clear_warnings();
+	store_set_warn(keep_warning);
+	assert_int_equal(history_ids(path, off, 8), 7);
+	store_set_warn(NULL);
+	assert_int_equal(nwarnings, 0);
+}
+
+/*
+ * A saver killed (SIGKILL) wherever it is, in the middle of an append
+ * too: every save that returned is in the store, under the id it said,
+ * nothing twice, and saves go on.
+ */
+static void test_log_killed(void **state)
+{
+	const char *path = tmp_path("kill.db");
+	long long said[64];
+	size_t nsaid = 0, n;
+	struct result r;
+	int fds[2];
+	pid_t pid;
+
+	build_writer(&r, 1, 1);
+	save_to(path, &r);		/* the log made */
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct result big;
+		struct benchmark *b;
+
+		close(fds[0]);
+		result_init(&big, "run");
+		b = result_add_benchmark(&big, "big", NULL);
+		for (int k = 0; k < 50000; k++)
+			metric_push(benchmark_metric(b, "wall_time", "s"), k);
+		for (;;) {
+			long long id = save_to(path, &big);
+
+			if (write(fds[1], &id, sizeof(id)) != sizeof(id))
+				_exit(1);
+		}
+	}
+	close(fds[1]);
+	while (nsaid < 8 && read(fds[0], &said[nsaid], sizeof(said[0])) ==
+	       sizeof(said[0]))
+		nsaid++;
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	while (nsaid < 64 && read(fds[0], &said[nsaid], sizeof(said[0])) ==
+	       sizeof(said[0]))
+		nsaid++;
+	close(fds[0]);
+	assert_true(save_to(path, &r) > said[nsaid - 1]);
+	result_free(&r);
+	{
+		long long ids[80];
+		struct store *s;
+		struct result back;
+
+		n = history_ids(path, ids, 80);
+		/* what was said, maybe one whose saver died before saying
+		 * it, the first and the last */
+		assert_true(n >= nsaid + 2 && n <= nsaid + 3);
+		for (size_t i = 1; i < n; i++)
+			assert_true(ids[i] < ids[i - 1]);
+		s = open_new(path);
+		for (size_t i = 0; i < nsaid; i++) {
+			char ref[32];
+
+			snprintf(ref, sizeof(ref), "%lld", said[i]);
+			load(s, ref, 0, &back);
+			assert_string_equal(back.benchmarks[0].name, "big");
+			assert_int_equal(back.benchmarks[0].metrics[0].n, 50000);
+			result_free(&back);
+		}
+		store_close(s);
+	}
+}
+
+/*
+ * 8 processes save 20 results each at once, through the log (the bound
+ * moves it into the store on the way), while a reader opens the store
+ * again and again (moving the log in too): every result arrives once,
+ * under the id its saver was given, the ids 1..161 without a gap.
+ */
+static void test_log_concurrent(void **state)
+{
+	const char *path = tmp_path("logc/results.db");
+	char name[WRITERS * SAVES + 2][32];
+	int ids[2], done[2], status;
+	pid_t pids[WRITERS], reader;
+	struct store_entry *en;
+	struct store *s;
+	struct result r;
+	struct error e;
+	char line[64];
+	size_t n;
+	FILE *fp;
+
+	build_writer(&r, 9, 9);
+	assert_int_equal(save_to(path, &r), 1);
+	result_free(&r);
+	memset(name, 0, sizeof(name));
+	assert_int_equal(pipe(ids), 0);
+	assert_int_equal(pipe(done), 0);
+	reader = fork();
+	assert_true(reader >= 0);
+	if (reader == 0) {
+		char c;
+
+		close(done[1]);
+		close(ids[0]);
+		close(ids[1]);
+		fcntl(done[0], F_SETFL, O_NONBLOCK);
+		while (read(done[0], &c, 1) < 0) {
+			if (store_open(&s, path, STORE_READ, &e))
+				_exit(1);
+			if (store_history(s, NULL, &en, &n, &e))
+				_exit(2);
+			store_entries_free(en, n);
+			store_close(s);
+		}
+		_exit(0);
+	}
+	close(done[0]);
+	for (int w = 0; w < WRITERS; w++) {
+		pids[w] = fork();
+		assert_true(pids[w] >= 0);
+		if (pids[w] == 0) {
+			close(ids[0]);
+			for (int i = 0; i < SAVES; i++) {
+				long long id;
+
+				build_writer(&r, w, i);
+				if (store_save_to(path, &r, &id, &e))
+					_exit(1);
+				snprintf(line, sizeof(line), "%lld w%d-%d\n",
+					 id, w, i);
+				if (write(ids[1], line, strlen(line)) < 0)
+					_exit(2);
+				result_free(&r);
+			}
+			_exit(0);
+		}
+	}
+	close(ids[1]);
+	fp = fdopen(ids[0], "r");
+	n = 0;
+	while (fgets(line, sizeof(line), fp)) {
+		long long id;
+		char nm[32];
+
+		assert_int_equal(sscanf(line, "%lld %31s", &id, nm), 2);
+		assert_true(id >= 2 && id <= WRITERS * SAVES + 1);
+		assert_int_equal(name[id][0], '\0');	/* each id once */
+		snprintf(name[id], sizeof(name[id]), "%s", nm);
+		n++;
+	}
+	fclose(fp);
+	assert_int_equal(n, WRITERS * SAVES);
+	for (int w = 0; w < WRITERS; w++) {
+		assert_int_equal(waitpid(pids[w], &status, 0), pids[w]);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	close(done[1]);
+	assert_int_equal(waitpid(reader, &status, 0), reader);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	assert_int_equal(store_open(&s, path, STORE_READ, &e), 0);
+	assert_int_equal(n = history(s, NULL, &en), WRITERS * SAVES + 1);
+	for (size_t j = 0; j < n; j++) {
+		assert_int_equal(en[j].id, (long long)(n - j));
+		if (en[j].id > 1) {
+			assert_string_equal(en[j].benchmark, name[en[j].id]);
+			check_writer_result(s, en[j].id);
+		}
+	}
+	store_entries_free(en, n);
+	store_close(s);
+}
+
+/*
+ * However many saves nobody reads, the log stays under its bound (64
+ * records): the save that reaches it moves it into the store.
+ */
+static void test_log_bound(void **state)
+{
+	const char *path = tmp_path("bound.db"), *log = tmp_path("bound.db-log");
+	struct result t;
+	unsigned most = 0;
+
+	build_tagged(&t, 1, NULL, NULL);
+	for (int i = 0; i < 150; i++) {
+		save_to(path, &t);
+		if (log_u32(log, 12) > most)
+			most = log_u32(log, 12);
+	}
+	result_free(&t);
+	assert_true(most == 63);
+	assert_true(raw_int(path, "SELECT count(*) FROM results") >= 150 - 63);
+	assert_int_equal(raw_int(path, "SELECT max(id) FROM results") +
+			 log_u32(log, 12), 150);
+}
+
+/*
+ * A store the user cannot write (root's, read by nobody): its readers see
+ * the logged results, moved into a private copy; the log is left as it
+ * is, for its owner's next command.
+ */
+static void test_log_readonly(void **state)
+{
+	const char *path = tmp_path("lro/s.db"), *log = tmp_path("lro/s.db-log");
+	struct result t;
+	off_t size;
+
+	build_tagged(&t, 1, NULL, NULL);
+	for (int i = 0; i < 3; i++)
+		save_to(path, &t);
+	result_free(&t);
+	size = size_of(log);
+	assert_true(size > LOG_HEADER);
+	assert_int_equal(chmod(tmpdir, 0755), 0);
+	assert_nobody_reads(path, "n=3");
+	assert_int_equal(size_of(log), size);
+	/* its own directory read-only */
+	assert_int_equal(chmod(tmp_path("lro"), 0555), 0);
+	assert_nobody_reads(path, "n=3");
+	assert_int_equal(chmod(tmp_path("lro"), 0755), 0);
+	assert_int_equal(chmod(tmpdir, 0700), 0);
+	assert_int_equal(size_of(log), size);
+	assert_int_equal(history_ids(path, (long long[4]){ 0 }, 4), 3);
+	assert_int_equal(size_of(log), LOG_HEADER);
+}
+
 /* store_default_path, run in tmpdir/rel, is want (under tmpdir unless
  * absolute). */
 static void assert_default(const char *rel, const char *want)
@@ -1216,6 +1663,12 @@ int main(void)
 		cmocka_unit_test(test_locked),
 		cmocka_unit_test(test_migration),
 		cmocka_unit_test(test_default_path),
+		cmocka_unit_test(test_log_save),
+		cmocka_unit_test(test_log_damage),
+		cmocka_unit_test(test_log_killed),
+		cmocka_unit_test(test_log_concurrent),
+		cmocka_unit_test(test_log_bound),
+		cmocka_unit_test(test_log_readonly),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

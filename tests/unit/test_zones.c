@@ -30,36 +30,38 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "util/zonebuf.h"
 
 #define ZONEFIX FIXTURES_DIR "/zonefix"
 #define ZONEFIX_CPP FIXTURES_DIR "/zonefix_cpp"
+#define ZONEFIX_SHARED FIXTURES_DIR "/zonefix_shared"
 #define MS 1000000LL
 
-/* Run zonefix with args under a fresh buffer; its wait status and what
- * it recorded. env_value: NULL for the buffer's descriptor, else the
- * variable's value as given. */
-static int run_fix_out(const char *const *args, uint32_t nthreads,
-		       uint32_t thread_bytes, const char *env_value,
-		       struct zb_snapshot *s, struct zb_map *keep, char *out,
-		       size_t outlen)
+/* the designed durations of the fixture's 20 "decode" zones, in ms */
+static const double decode_ms[20] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+				      2, 2, 2, 2, 2, 4, 4, 4, 8, 8 };
+
+/* Run path with args under the buffer m (env_value: NULL for its
+ * descriptor, else YARDSTICK_TRACE_FD's value as given); its stdout into
+ * out when out is not NULL. Returns its wait status. */
+static int run_prog(const char *path, const char *const *args,
+		    const struct zb_map *m, const char *env_value, char *out,
+		    size_t outlen)
 {
+	char env[64];
+	char *argv[8] = { (char *)path };
 	int pfd[2] = { -1, -1 };
 	size_t got = 0;
 	ssize_t n;
-
-	struct zb_map m;
-	struct error e;
-	char env[64];
-	char *argv[8] = { (char *)ZONEFIX };
 	pid_t pid;
 	int st = -1, i;
 
-	assert_int_equal(zb_create(&m, nthreads, thread_bytes, 64, true, &e), 0);
 	for (i = 0; args && args[i] && i < 6; i++)
 		argv[i + 1] = (char *)args[i];
 	argv[i + 1] = NULL;
-	zb_env(&m, env, sizeof env);
+	zb_env(m, env, sizeof env);
 	if (out)
 		assert_int_equal(pipe(pfd), 0);
 	pid = fork();
@@ -74,7 +76,7 @@ static int run_fix_out(const char *const *args, uint32_t nthreads,
 			setenv(ZB_ENV_FD, env_value, 1);
 		else
 			putenv(env);
-		execv(ZONEFIX, argv);
+		execv(path, argv);
 		_exit(127);
 	}
 	if (out) {
@@ -86,6 +88,22 @@ static int run_fix_out(const char *const *args, uint32_t nthreads,
 		close(pfd[0]);
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return st;
+}
+
+/* Run zonefix with args under a fresh buffer; its wait status and what
+ * it recorded (the buffer kept in keep, when not NULL). */
+static int run_fix_out(const char *const *args, uint32_t nthreads,
+		       uint32_t thread_bytes, const char *env_value,
+		       struct zb_snapshot *s, struct zb_map *keep, char *out,
+		       size_t outlen)
+{
+	struct zb_map m;
+	struct error e;
+	int st;
+
+	assert_int_equal(zb_create(&m, nthreads, thread_bytes, 64, true, &e), 0);
+	st = run_prog(ZONEFIX, args, &m, env_value, out, outlen);
 	assert_int_equal(zb_read(&m, s, &e), 0);
 	if (keep)
 		*keep = m;
@@ -143,9 +161,11 @@ static bool near(int64_t got, int64_t want)
 	return got >= want - tol && got <= want + tol;
 }
 
-/* Each spin zone the fixture observed ("NAME INDEX NS" lines): recorded
- * within 5% or 200 us of it, and at least its design. The first that is
- * off, or NULL. */
+/* Each spin zone the fixture observed ("NAME INDEX NS START" lines):
+ * recorded within 5% or 200 us of it, and at least its design; its
+ * begin (converted from the TSC) on CLOCK_MONOTONIC at most 200 us
+ * before the fixture's own reading of that clock, never after it (1 us:
+ * the TSC line). The first that is off, or NULL. */
 static const char *durations_off(const struct zb_snapshot *s,
 				 const char *observed, char *why, size_t len)
 {
@@ -154,14 +174,13 @@ static const char *durations_off(const struct zb_snapshot *s,
 		double ms;
 	} design[] = { { "setup", 20 }, { "parse", 5 }, { "load", 10 },
 		       { "hold", 25 }, { "serve", 10 } };
-	static const double decode_ms[20] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					      2, 2, 2, 2, 2, 4, 4, 4, 8, 8 };
 	const char *p = observed;
 	char name[32];
 	int idx, used, lines = 0;
-	long long ns;
+	long long ns, start;
 
-	while (sscanf(p, "%31s %d %lld%n", name, &idx, &ns, &used) == 3) {
+	while (sscanf(p, "%31s %d %lld %lld%n", name, &idx, &ns, &start,
+		      &used) == 4) {
 		const struct zb_zone *z = zone(s, name, idx);
 		double ms = -1;
 
@@ -184,6 +203,13 @@ static const char *durations_off(const struct zb_snapshot *s,
 				 name, idx, (long long)dur(z), ns);
 			return why;
 		}
+		assert_true(z->begin_ns <= start + 1000);
+		if (start - z->begin_ns > 200000) {
+			snprintf(why, len, "%s %d: begins %lld ns before the "
+				 "fixture reads the clock", name, idx,
+				 (long long)(start - z->begin_ns));
+			return why;
+		}
 	}
 	assert_int_equal(lines, 25);
 	return NULL;
@@ -203,6 +229,7 @@ static void check_structure(const struct zb_snapshot *s, pid_t pid)
 	/* threads: three, named, one process, main's tid is the pid */
 	assert_int_equal(s->nthreads, 3);
 	assert_int_equal(s->threads_wanted, 3);
+	assert_int_equal(s->attached, 1);
 	assert_true(tm >= 0 && t1 >= 0 && t2 >= 0);
 	for (size_t i = 0; i < 3; i++) {
 		assert_int_equal(s->threads[i].pid, pid);
@@ -336,28 +363,145 @@ static void test_default_run(void **state)
 	fail_msg("durations off the observed in 5 runs: %s", off);
 }
 
-/* A slot of 1024 bytes: zones are kept while BEGIN, END and the reserve
- * fit; every other one is lost, both its BEGIN and its END. */
+/* `zonefix --truth` is JSON and says what the checks here assume. */
+static void test_truth(void **state)
+{
+	const char *args[] = { "--truth", NULL };
+	struct zb_map m;
+	struct error e;
+	char out[8192];
+	json_error_t je;
+	json_t *t, *zones, *z, *each, *a, *q;
+	size_t i, ndecode = 0;
+	int st;
+
+	(void)state;
+	assert_int_equal(zb_create(&m, 1, 4096, 1, false, &e), 0);
+	st = run_prog(ZONEFIX, args, &m, NULL, out, sizeof out);
+	zb_close(&m);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	t = json_loads(out, 0, &je);
+	assert_non_null(t);
+	zones = json_object_get(t, "zones");
+	assert_int_equal(json_array_size(zones), 8);
+	json_array_foreach(zones, i, z) {
+		if (strcmp(json_string_value(json_object_get(z, "name")),
+			   "decode"))
+			continue;
+		each = json_object_get(z, "ms_each");
+		assert_int_equal(json_array_size(each), 20);
+		for (size_t k = 0; k < 20; k++)
+			assert_true(json_number_value(json_array_get(each, k)) ==
+				    decode_ms[k]);
+		ndecode++;
+	}
+	assert_int_equal(ndecode, 1);
+	a = json_array_get(json_object_get(t, "asyncs"), 0);
+	assert_int_equal(json_integer_value(json_object_get(a, "id")), 7);
+	assert_string_equal(json_string_value(json_object_get(a, "end_thread")),
+			    "worker-2");
+	q = json_object_get(json_array_get(json_object_get(t, "counters"), 0),
+			    "values");
+	assert_int_equal(json_array_size(q), 7);
+	assert_int_equal(json_integer_value(json_array_get(q, 3)), 3);
+	assert_int_equal(json_array_size(json_object_get(t, "threads")), 3);
+	json_decref(t);
+}
+
+/* The fixture linked with the shared library records the same. */
+static void test_shared_library(void **state)
+{
+	struct zb_map m;
+	struct zb_snapshot s;
+	struct error e;
+	int st;
+
+	(void)state;
+	assert_int_equal(zb_create(&m, 16, 1 << 20, 64, true, &e), 0);
+	st = run_prog(ZONEFIX_SHARED, NULL, &m, NULL, NULL, 0);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(zb_read(&m, &s, &e), 0);
+	assert_true(s.nthreads > 0);
+	check_structure(&s, s.threads[0].pid);
+	zb_snapshot_free(&s);
+	zb_close(&m);
+}
+
+/* A slot of 1024 bytes, a zone "outer" holding 1000 zones "tiny" with a
+ * value each: the tiny zones are kept while they fit with the ENDs kept
+ * in reserve, the first ones in order; the END of "outer" is always
+ * written; a value whose zone was lost is lost, never given to "outer";
+ * every event dropped is counted: a lost tiny zone is 3 (BEGIN, VALUE,
+ * END), a kept one without its value 1. */
 static void test_full_slot(void **state)
 {
 	const char *args[] = { "--many", "1000", NULL };
 	struct zb_snapshot s;
-	size_t fit = (1024 - sizeof(struct zb_thread)) / 32;
+	const struct zb_zone *outer;
+	size_t kept = 0, novalue = 0;
 	int st;
 
 	(void)state;
 	st = run_fix(args, 4, 1024, NULL, &s, NULL);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	assert_int_equal(s.nthreads, 1);
-	assert_int_equal(s.nzones, fit);
-	for (size_t i = 0; i < s.nzones; i++) {
-		assert_false(s.zones[i].unfinished);
-		assert_string_equal(s.zones[i].name, "tiny");
-	}
-	assert_int_equal(s.threads[0].lost, 2 * (1000 - fit));
-	assert_int_equal(s.lost, 2 * (1000 - fit));
 	assert_false(s.threads[0].corrupt);
+	assert_true(s.threads[0].bytes <= 1024 - sizeof(struct zb_thread));
+	outer = zone(&s, "outer", 0);
+	assert_non_null(outer);
+	assert_false(outer->unfinished);
+	assert_false(outer->has_value);
+	assert_int_equal(outer->depth, 0);
+	for (size_t i = 0; i < s.nzones; i++) {
+		const struct zb_zone *z = &s.zones[i];
+
+		assert_false(z->unfinished);
+		if (z == outer)
+			continue;
+		assert_string_equal(z->name, "tiny");
+		assert_int_equal(z->depth, 1);
+		assert_true(z->begin_ns >= outer->begin_ns);
+		assert_true(z->end_ns <= outer->end_ns);
+		if (!z->has_value) {
+			novalue++;
+		} else {
+			assert_int_equal(novalue, 0); /* only the last lacks it */
+			assert_int_equal(z->value, (int64_t)kept);
+		}
+		kept++;
+	}
+	assert_true(novalue <= 1);
+	assert_true(kept > 5 && kept < 1000);
+	assert_int_equal(s.nzones, kept + 1);
+	assert_int_equal(s.threads[0].lost, 3 * (1000 - kept) + novalue);
+	assert_int_equal(s.lost, 3 * (1000 - kept) + novalue);
 	zb_snapshot_free(&s);
+}
+
+/* One name slot: "outer" takes it; "tiny" finds none, so each of its
+ * zones is lost with its value (3 events), and the values are not given
+ * to "outer", the innermost recorded zone. */
+static void test_no_name_slot(void **state)
+{
+	const char *args[] = { "--many", "10", NULL };
+	struct zb_map m;
+	struct zb_snapshot s;
+	struct error e;
+	int st;
+
+	(void)state;
+	assert_int_equal(zb_create(&m, 4, 1 << 16, 1, false, &e), 0);
+	st = run_prog(ZONEFIX, args, &m, NULL, NULL, 0);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(zb_read(&m, &s, &e), 0);
+	assert_int_equal(s.nzones, 1);
+	assert_string_equal(s.zones[0].name, "outer");
+	assert_false(s.zones[0].unfinished);
+	assert_false(s.zones[0].has_value);
+	assert_int_equal(s.lost_names, 1);
+	assert_int_equal(s.lost, 30);
+	zb_snapshot_free(&s);
+	zb_close(&m);
 }
 
 /* One slot: main takes it (its first event comes before the workers
@@ -419,6 +563,7 @@ static void test_fork(void **state)
 	st = run_fix(args, 4, 1 << 16, NULL, &s, NULL);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	assert_int_equal(s.nthreads, 2);
+	assert_int_equal(s.attached, 1);	/* forked, not exec'd */
 	assert_int_equal(s.nzones, 2);
 	parent = zone(&s, "parent", 0);
 	child = zone(&s, "child", 0);
@@ -430,6 +575,34 @@ static void test_fork(void **state)
 	assert_int_equal(s.threads[child->thread].pid,
 			 s.threads[child->thread].tid);
 	assert_true(child->begin_ns >= parent->end_ns);
+	zb_snapshot_free(&s);
+}
+
+/* A program that execs keeps recording: the new image attaches to the
+ * inherited buffer, in a slot of its own, with the same pid. */
+static void test_exec(void **state)
+{
+	const char *args[] = { "--exec", NULL };
+	struct zb_snapshot s;
+	const struct zb_zone *before, *outer;
+	int st;
+
+	(void)state;
+	st = run_fix(args, 4, 1 << 16, NULL, &s, NULL);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(s.attached, 2);
+	assert_int_equal(s.nthreads, 2);
+	assert_int_equal(s.nzones, 1 + 1 + 3);
+	before = zone(&s, "before_exec", 0);
+	outer = zone(&s, "outer", 0);
+	assert_non_null(before);
+	assert_non_null(outer);
+	assert_int_not_equal(before->thread, outer->thread);
+	assert_int_equal(s.threads[before->thread].pid,
+			 s.threads[outer->thread].pid);
+	assert_true(outer->begin_ns >= before->end_ns);
+	assert_int_equal(count_zones(&s, "tiny"), 3);
+	assert_int_equal(s.lost, 0);
 	zb_snapshot_free(&s);
 }
 
@@ -450,6 +623,7 @@ static void test_not_traced(void **state)
 		assert_int_equal(s.nthreads, 0);
 		assert_int_equal(s.nevents, 0);
 		assert_int_equal(((struct zb_header *)m.base)->attached, 0);
+		assert_int_equal(s.attached, 0);
 		zb_snapshot_free(&s);
 		zb_close(&m);
 	}
@@ -461,21 +635,12 @@ static void test_wrong_magic(void **state)
 	struct zb_map m;
 	struct zb_snapshot s;
 	struct error e;
-	char env[64];
-	pid_t pid;
 	int st;
 
 	(void)state;
 	assert_int_equal(zb_create(&m, 4, 4096, 16, false, &e), 0);
 	((struct zb_header *)m.base)->magic ^= 1;
-	zb_env(&m, env, sizeof env);
-	pid = fork();
-	if (pid == 0) {
-		putenv(env);
-		execl(ZONEFIX, ZONEFIX, (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	st = run_prog(ZONEFIX, NULL, &m, NULL, NULL, 0);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	assert_int_equal(((struct zb_header *)m.base)->attached, 0);
 	assert_int_equal(zb_read(&m, &s, &e), 0);
@@ -560,6 +725,26 @@ static void test_reader_damage(void **state)
 	zb_close(&m);
 }
 
+/* Sizes the program would refuse are refused when created. */
+static void test_create_limits(void **state)
+{
+	struct zb_map m;
+	struct error e;
+
+	(void)state;
+	assert_int_equal(zb_create(&m, 0, 4096, 16, false, &e), -1);
+	assert_int_equal(zb_create(&m, 4, 4096, 0, false, &e), -1);
+	assert_int_equal(zb_create(&m, 4, ZB_MAX_THREAD_BYTES + 8, 16, false,
+				   &e), -1);
+	assert_non_null(strstr(e.msg, "bytes a thread"));
+	assert_int_equal(zb_create(&m, 1u << 20, 1u << 30, 16, false, &e), -1);
+	assert_non_null(strstr(e.msg, "too large"));
+	/* the smallest: 256 bytes a thread */
+	assert_int_equal(zb_create(&m, 1, 8, 1, false, &e), 0);
+	assert_int_equal(m.thread_bytes, 256);
+	zb_close(&m);
+}
+
 /* The TSC line: the reader's two pairs map the stamps onto
  * CLOCK_MONOTONIC, whichever pair is used. */
 static void test_tsc_line(void **state)
@@ -586,9 +771,7 @@ static void test_cpp(void **state)
 	struct zb_snapshot s;
 	struct zb_map m;
 	struct error e;
-	char env[64];
 	const struct zb_zone *outer, *in0, *in1, *thr, *pair;
-	pid_t pid;
 	int st;
 	size_t marks = 0, counters = 0;
 
@@ -596,14 +779,7 @@ static void test_cpp(void **state)
 	if (access(ZONEFIX_CPP, X_OK) != 0)
 		skip();
 	assert_int_equal(zb_create(&m, 4, 1 << 16, 16, true, &e), 0);
-	zb_env(&m, env, sizeof env);
-	pid = fork();
-	if (pid == 0) {
-		putenv(env);
-		execl(ZONEFIX_CPP, ZONEFIX_CPP, (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	st = run_prog(ZONEFIX_CPP, NULL, &m, NULL, NULL, 0);
 	/* 0: it saw itself traced (ys_tracing) */
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	assert_int_equal(zb_read(&m, &s, &e), 0);
@@ -651,14 +827,19 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_run),
+		cmocka_unit_test(test_truth),
+		cmocka_unit_test(test_shared_library),
 		cmocka_unit_test(test_full_slot),
 		cmocka_unit_test(test_no_slot),
+		cmocka_unit_test(test_no_name_slot),
 		cmocka_unit_test(test_crash),
 		cmocka_unit_test(test_fork),
+		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_not_traced),
 		cmocka_unit_test(test_wrong_magic),
 		cmocka_unit_test(test_reader_damage),
 		cmocka_unit_test(test_tsc_line),
+		cmocka_unit_test(test_create_limits),
 		cmocka_unit_test(test_cpp),
 	};
 

@@ -1,0 +1,213 @@
+/* Axes, ticks and the SVG frame of the report's charts. */
+#include "report/chart.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strutil.h"
+#include "util/term.h"
+
+void svg_num(FILE *fp, double v)
+{
+	long t = lround(v * 10);
+
+	if (t % 10 == 0)
+		fprintf(fp, "%ld", t / 10);
+	else
+		fprintf(fp, "%s%ld.%ld", t < 0 ? "-" : "", labs(t) / 10,
+			labs(t) % 10);
+}
+
+void axis_init(struct axis *a, double lo, double hi, bool log, double p0,
+	       double p1)
+{
+	if (!isfinite(lo) || !isfinite(hi) || lo > hi) {
+		lo = log ? 1 : 0;
+		hi = 1;
+	}
+	if (log) {
+		if (lo <= 0)
+			lo = hi > 0 ? hi / 10 : 1;
+		if (hi <= lo)
+			hi = lo * 10;
+		/* a fifth beyond the data each way, and a factor of 4 at
+		 * least, so that the 1-2-5 ticks have two to show */
+		lo /= 1.2;
+		hi *= 1.2;
+		if (hi < lo * 4) {
+			double mid = sqrt(lo * hi);
+
+			lo = mid / 2;
+			hi = mid * 2;
+		}
+	} else {
+		double pad = (hi - lo) * 0.05;
+
+		if (pad == 0)
+			pad = lo ? fabs(lo) * 0.1 : 1;
+		/* a range of positive values starts at zero when it is
+		 * close to it, as a cost does */
+		lo = lo >= 0 && lo - pad < (hi - lo) ? 0 : lo - pad;
+		hi += pad;
+	}
+	a->lo = lo;
+	a->hi = hi;
+	a->log = log;
+	a->p0 = p0;
+	a->p1 = p1;
+}
+
+double axis_map(const struct axis *a, double v)
+{
+	double f;
+
+	if (a->log)
+		f = v > 0 ? (log10(v) - log10(a->lo)) /
+			    (log10(a->hi) - log10(a->lo)) : -0.05;
+	else
+		f = (v - a->lo) / (a->hi - a->lo);
+	if (!isfinite(f))
+		f = 0;
+	if (f < -0.05)
+		f = -0.05;
+	if (f > 1.05)
+		f = 1.05;
+	return a->p0 + f * (a->p1 - a->p0);
+}
+
+void chart_open(struct chart *c, FILE *fp, const char *cls,
+		const char *label)
+{
+	c->fp = fp;
+	fprintf(fp, "<figure class=\"chart %s\"><svg viewBox=\"0 0 %d %d\" "
+		"width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"", cls,
+		CHART_W, CHART_H, CHART_W, CHART_H);
+	fputs_xml(label, fp);
+	fputs("\"><title>", fp);
+	fputs_xml(label, fp);
+	fputs("</title>\n", fp);
+}
+
+/* The ticks of a linear axis: 1, 2 or 5 times a power of ten, at most
+ * about 5 of them. */
+static double tick_step(const struct axis *a)
+{
+	double raw = (a->hi - a->lo) / 5, p = pow(10, floor(log10(raw)));
+	double f = raw / p;
+
+	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
+}
+
+static void tick(struct chart *c, bool xaxis, double v, const char *text)
+{
+	FILE *fp = c->fp;
+	double p = axis_map(xaxis ? &c->x : &c->y, v);
+
+	if (xaxis) {
+		fputs("<path class=\"grid\" d=\"M", fp);
+		svg_num(fp, p);
+		fprintf(fp, " %dV%d\"/><text class=\"tick\" x=\"", CHART_T,
+			CHART_H - CHART_B);
+		svg_num(fp, p);
+		fprintf(fp, "\" y=\"%d\" text-anchor=\"middle\">",
+			CHART_H - CHART_B + 14);
+	} else {
+		fprintf(fp, "<path class=\"grid\" d=\"M%d ", CHART_L);
+		svg_num(fp, p);
+		fprintf(fp, "H%d\"/><text class=\"tick\" x=\"%d\" y=\"",
+			CHART_W - CHART_R, CHART_L - 4);
+		svg_num(fp, p + 4);
+		fputs("\" text-anchor=\"end\">", fp);
+	}
+	fputs_xml(text, fp);
+	fputs("</text>\n", fp);
+}
+
+void chart_xtick(struct chart *c, double v, const char *text)
+{
+	tick(c, true, v, text);
+}
+
+static void ticks(struct chart *c, bool xaxis)
+{
+	const struct axis *a = xaxis ? &c->x : &c->y;
+	const char *unit = xaxis ? c->xunit : c->yunit;
+	char buf[48];
+
+	/* seconds and bytes are scaled in the labels; any other unit
+	 * ("requests/s") is the axis title's (chart_unit_title) */
+	if (!unit || (strcmp(unit, "s") && strcmp(unit, "bytes")))
+		unit = "count";
+
+	if (a->log) {
+		double decades = log10(a->hi / a->lo);
+
+		for (double d = pow(10, floor(log10(a->lo)));
+		     d <= a->hi * 1.0001; d *= 10) {
+			static const double mult[] = { 1, 2, 5 };
+
+			for (int k = 0; k < (decades <= 2 ? 3 : 1); k++) {
+				double v = d * mult[k];
+
+				if (v >= a->lo && v <= a->hi * 1.0001)
+					tick(c, xaxis, v,
+					     fmt_value(v, unit, buf,
+						       sizeof(buf)));
+			}
+		}
+		return;
+	}
+	double step = tick_step(a);
+
+	for (double v = ceil(a->lo / step) * step; v <= a->hi + step / 1e6;
+	     v += step)
+		tick(c, xaxis, fabs(v) < step / 1e6 ? 0 : v,
+		     fmt_value(fabs(v) < step / 1e6 ? 0 : v, unit, buf,
+			       sizeof(buf)));
+}
+
+void chart_axes(struct chart *c, bool xticks, const char *xtitle,
+		const char *ytitle)
+{
+	FILE *fp = c->fp;
+
+	if (xticks)
+		ticks(c, true);
+	ticks(c, false);
+	fprintf(fp, "<path class=\"axis\" d=\"M%d %dV%dH%d\"/>\n", CHART_L,
+		CHART_T, CHART_H - CHART_B, CHART_W - CHART_R);
+	if (xtitle) {
+		fprintf(fp, "<text class=\"atitle\" x=\"%d\" y=\"%d\" "
+			"text-anchor=\"middle\">", (CHART_L + CHART_W) / 2,
+			CHART_H - 6);
+		fputs_xml(xtitle, fp);
+		fputs("</text>\n", fp);
+	}
+	if (ytitle) {
+		fprintf(fp, "<text class=\"atitle\" transform=\"translate(12 "
+			"%d) rotate(-90)\" text-anchor=\"middle\">",
+			(CHART_T + CHART_H - CHART_B) / 2);
+		fputs_xml(ytitle, fp);
+		fputs("</text>\n", fp);
+	}
+}
+
+char *chart_unit_title(const char *name, const char *unit)
+{
+	if (!unit || !strcmp(unit, "s") || !strcmp(unit, "bytes") ||
+	    !strcmp(unit, "count"))
+		return xstrdup(name);
+	return xasprintf("%s (%s)", name, unit);
+}
+
+void chart_close(struct chart *c, const char *caption)
+{
+	fputs("</svg>", c->fp);
+	if (caption) {
+		fputs("<figcaption>", c->fp);
+		fputs_xml(caption, c->fp);
+		fputs("</figcaption>", c->fp);
+	}
+	fputs("</figure>\n", c->fp);
+}

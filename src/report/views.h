@@ -1,0 +1,47 @@
+/* The views of the report page (internal to the report module). */
+#ifndef YS_REPORT_VIEWS_H
+#define YS_REPORT_VIEWS_H
+
+#include <stdio.h>
+
+#include "report/report.h"
+
+/* A number for a data-* attribute, in digits that read back as v, or
+ * "" when not finite. */
+void html_num_attr(FILE *fp, const char *name, double v);
+/* "<p class=CLS>WHAT: v[0]; v[1] ...</p>" (escaped), nothing when n is
+ * 0. */
+void html_list(FILE *fp, const char *cls, const char *what,
+	       char *const *v, size_t n);
+/* A value with its unit in words ("1.234 ms"), escaped. */
+void html_value(FILE *fp, double v, const char *unit);
+
+/* Per benchmark: the summary table and each metric's charts. */
+void view_result(FILE *fp, const struct report_set *set, size_t idx,
+		 const char *const *charts);
+/* Every metric's distribution (every run a dot, outliers marked) and
+ * its run sequence. */
+void plot_distribution(FILE *fp, const struct metric *m);
+void plot_sequence(FILE *fp, const struct metric *m);
+/* load: the latency percentile spectrum on a nines axis. */
+void plot_spectrum(FILE *fp, const struct benchmark *b);
+/* A parameter scan: cost against the parameter, log axes, the fit. */
+void plot_scan(FILE *fp, const struct result *r,
+	       const struct complexity_fit *f);
+
+/* The scans of a result that has no fit (an import: hyperfine's
+ * --parameter-scan): each numeric parameter with 3 values or more, every
+ * benchmark with it a point, fitted here as `run` fits its scans. */
+void plot_scans_unfitted(FILE *fp, const struct result *r);
+/* --baseline: per metric shown (charts as report_input's) the forest
+ * plot of ratios and the table; gate (or NULL) its checks. */
+void view_compare(FILE *fp, const struct compare_report *rep,
+		  const struct gate_report *gate, const char *label,
+		  const char *baseline, size_t idx,
+		  const char *const *charts);
+/* --profile: the flame graph and the top table. */
+void view_profile(FILE *fp, const struct profile *p, const char *label);
+/* --history: the metric over results, CI band, change points. */
+void view_history(FILE *fp, const struct report_history *h);
+
+#endif

@@ -1,0 +1,557 @@
+/*
+ * The save log beside a store, PATH-log: a save appends one record to it
+ * (store_append: no SQLite at all), and every opening of the database
+ * moves the records into it first (store_log_ingest), so that every
+ * reader sees every saved result, in order. The bytes are store_log.h's.
+ *
+ * Ids. The log's header holds the id the next save takes; an appender
+ * takes it and writes the header after its record, all under an
+ * exclusive flock of the log. A save through SQLite (store_save) takes
+ * the lock too and the larger of the header's id and SQLite's next, so
+ * ids stay unique and increasing whichever way a result is saved, and
+ * the log's order is the ids' order. The header is made by the first
+ * save through SQLite, which knows the store's last id: a store without
+ * a log is saved into through SQLite once.
+ *
+ * Ingestion inserts every record with its id in one transaction, then
+ * empties the log (header kept). Killed between the two, the next
+ * ingestion finds the records' ids in the store and skips them: nothing is
+ * saved twice. A record whose id is in the store as another result (only
+ * some other program writing the database could do that) is saved under
+ * a new id, with a warning.
+ *
+ * Damage. An appender killed in the middle leaves bytes past the header's
+ * end, which the next append writes over and ingestion ignores. A record
+ * damaged in place (its crc does not match) is skipped with a warning,
+ * every record before and after it kept (store_log_format.c's walk).
+ *
+ * A store the user cannot write (a read-only directory, root's store)
+ * is read from a private copy (store.c): the records are ingested into the
+ * copy, under a shared lock, and the log is left as it is.
+ */
+#include "store/store_internal.h"
+#include "store/store_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/fileio.h"
+#include "util/monoclock.h"
+#include "util/strutil.h"
+
+/* The bound past which a save moves the log into the store itself, so
+ * that saves nobody reads cannot grow it without end. */
+#define LOG_BOUND_RECORDS 64
+#define LOG_BOUND_BYTES ((unsigned long long)4 << 20)
+
+static bool past_bound(const struct log_header *h)
+{
+	return h->records >= LOG_BOUND_RECORDS || h->end > LOG_BOUND_BYTES;
+}
+
+static void (*warn_fn)(const char *msg);
+
+void store_set_warn(void (*fn)(const char *msg))
+{
+	warn_fn = fn;
+}
+
+void store_warn(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!warn_fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	warn_fn(msg);
+}
+
+struct log_file {
+	int fd;
+	char *path;
+	struct log_header h;
+	bool valid;		/* h was read from a good header */
+	off_t size;
+};
+
+static void log_close(struct log_file *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);	/* and the lock with it */
+	free(l->path);
+	l->fd = -1;
+	l->path = NULL;
+}
+
+/* -STORE_ERR_* for a failed write to the log, with the reason. */
+static int write_error(const char *path, int err, struct error *e)
+{
+	if (err == ENOSPC) {
+		error_set(e, "cannot write to '%s': the disk is full", path);
+		return -STORE_ERR_IO;
+	}
+	error_errno(e, err, "cannot write to '%s'", path);
+	return err == EACCES || err == EPERM || err == EROFS ?
+	       -STORE_ERR_READONLY : -STORE_ERR_IO;
+}
+
+/* flock op, waiting up to busy_ms. */
+static int lock_wait(struct log_file *l, const char *db, int op, int busy_ms,
+		     struct error *e)
+{
+	int64_t until = monoclock_ns() + (int64_t)busy_ms * 1000000;
+	struct timespec nap = { 0, 1000000 };
+
+	for (;;) {
+		if (!flock(l->fd, op | LOCK_NB))
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK) {
+			error_errno(e, errno, "cannot lock '%s'", l->path);
+			return -STORE_ERR_IO;
+		}
+		if (monoclock_ns() >= until) {
+			error_set(e, "'%s' is locked by another process (still "
+				  "busy after %g s)", db, busy_ms / 1000.0);
+			return -STORE_ERR_LOCKED;
+		}
+		nanosleep(&nap, NULL);
+	}
+}
+
+/* Nothing past end counts: what an append that failed wrote there is cut
+ * off, or, should that fail too, written over by the next append. */
+static void cut_at(int fd, off_t end)
+{
+	if (ftruncate(fd, end))
+		return;
+}
+
+/* A log root makes goes to the store's owner, as SQLite does with its
+ * -wal and -shm. */
+static void give_to_owner(int fd, const char *db)
+{
+	struct stat st;
+
+	if (geteuid() || stat(db, &st) || !st.st_uid)
+		return;
+	if (fchown(fd, st.st_uid, st.st_gid))
+		return;	/* then root's: trusted, and readable by the owner */
+}
+
+/*
+ * Open db's log (made when create, with the database's permissions) and
+ * lock it (exclusive for write, shared otherwise), waiting up to
+ * busy_ms. Returns 0, 1 when there is no log and create is false, or
+ * -STORE_ERR_* with e set.
+ */
+static int log_open(struct log_file *l, const char *db, bool write,
+		    bool create, int busy_ms, struct error *e)
+{
+	unsigned char head[LOG_HEADER_SIZE];
+	struct stat st;
+	mode_t mode = stat(db, &st) == 0 ? st.st_mode & 0666 : 0644;
+	int ret;
+
+	l->path = xasprintf("%s-log", db);
+	l->fd = open(l->path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC |
+		     O_NOFOLLOW | (create ? O_CREAT : 0), mode);
+	if (l->fd < 0) {
+		int err = errno;
+
+		ret = err == ENOENT && !create ? 1 :
+		      err == EACCES || err == EPERM || err == EROFS ?
+		      -STORE_ERR_READONLY : err == ELOOP ? -STORE_ERR_UNSAFE :
+		      -STORE_ERR_IO;
+		if (ret < 0)
+			error_errno(e, err, "cannot open '%s'", l->path);
+		log_close(l);
+		return ret;
+	}
+	if (create)
+		give_to_owner(l->fd, db);
+	if (fstat(l->fd, &st) || !S_ISREG(st.st_mode)) {
+		error_set(e, "cannot use '%s': it is not a regular file",
+			  l->path);
+		log_close(l);
+		return -STORE_ERR_IO;
+	}
+	if (st.st_uid != 0 && !owner_trusted(&st)) {
+		error_owner(e, "store", db, l->path, &st);
+		log_close(l);
+		return -STORE_ERR_UNSAFE;
+	}
+	ret = lock_wait(l, db, write ? LOCK_EX : LOCK_SH, busy_ms, e);
+	if (!ret && fstat(l->fd, &st)) {
+		error_errno(e, errno, "cannot use '%s'", l->path);
+		ret = -STORE_ERR_IO;
+	}
+	if (ret) {
+		log_close(l);
+		return ret;
+	}
+	l->size = st.st_size;
+	l->valid = pread(l->fd, head, sizeof(head), 0) == (ssize_t)sizeof(head)
+		   && !log_header_get(head, sizeof(head), &l->h);
+	return 0;
+}
+
+static int put_header(struct log_file *l, const struct log_header *h,
+		      struct error *e)
+{
+	unsigned char head[LOG_HEADER_SIZE];
+
+	log_header_put(head, h);
+	if (pwrite(l->fd, head, sizeof(head), 0) != (ssize_t)sizeof(head))
+		return write_error(l->path, errno ? errno : EIO, e);
+	l->h = *h;
+	l->valid = true;
+	return 0;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n, off_t at)
+{
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, at);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : EIO;
+		p += w;
+		n -= (size_t)w;
+		at += w;
+	}
+	return 0;
+}
+
+/* The records part of the log: from the header's end to its end (or
+ * from the start when the header is damaged), malloc'd. */
+static unsigned char *read_records(struct log_file *l, size_t *len,
+				   size_t *base, struct error *e)
+{
+	size_t from = l->valid ? LOG_HEADER_SIZE : 0;
+	size_t to = (size_t)l->size, got = 0;
+	unsigned char *buf;
+
+	if (l->valid && l->h.end < to)
+		to = (size_t)l->h.end;
+	*base = from;
+	*len = to > from ? to - from : 0;
+	buf = xmalloc(*len + 1);
+	while (got < *len) {
+		ssize_t n = pread(l->fd, buf + got, *len - got,
+				  (off_t)(from + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			error_errno(e, n < 0 ? errno : EIO, "cannot read '%s'",
+				    l->path);
+			free(buf);
+			return NULL;
+		}
+		got += (size_t)n;
+	}
+	return buf;
+}
+
+struct ingest {
+	struct store *s;
+	const char *log;
+};
+
+/* Whether result id is in the store; *same when it looks like r (a
+ * record ingested before, its log not emptied). */
+static int present(struct store *s, long long id, const struct result *r,
+		   bool *found, bool *same)
+{
+	sqlite3_stmt *st;
+	int rc = store_stmt(s, SQ_LOG_PRESENT, "SELECT created IS ?2 AND "
+			    "kind IS ?3 AND hostname IS ?4 FROM results "
+			    "WHERE id = ?1", &st);
+
+	if (rc == SQLITE_OK)
+		rc = store_bind(st, "ittt", id, r->created, r->kind,
+				r->machine.hostname);
+	if (rc == SQLITE_OK)
+		rc = sqlite.sqlite3_step(st);
+	*found = rc == SQLITE_ROW;
+	*same = *found && sqlite.sqlite3_column_int64(st, 0) == 1;
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		rc = sqlite.sqlite3_reset(st);
+	return rc;
+}
+
+static int ingest_record(void *ctx, long long id, struct result *r)
+{
+	struct ingest *in = ctx;
+	bool found = false, same = false;
+	long long got = 0;
+	int rc = SQLITE_OK;
+
+	if (id < 1) {
+		store_warn("skipped a record of '%s' with the bad id %lld",
+			   in->log, id);
+		result_free(r);
+		return 0;
+	}
+	rc = present(in->s, id, r, &found, &same);
+	if (rc == SQLITE_OK && !same)
+		rc = store_insert(in->s, r, found ? 0 : id, &got);
+	if (rc == SQLITE_OK && found && !same)
+		store_warn("result %lld of '%s' was saved as result %lld: "
+			   "the id %lld was taken in '%s'", id, in->log, got,
+			   id, in->s->path);
+	result_free(r);
+	return rc;
+}
+
+static void ingest_damage(void *ctx, size_t off, size_t len, const char *why)
+{
+	struct ingest *in = ctx;
+
+	store_warn("skipped %zu damaged bytes at offset %zu of '%s' (%s); "
+		   "the records before and after them are kept", len, off,
+		   in->log, why);
+}
+
+/* Every record of l into s, in the write transaction the caller opened.
+ * Returns an SQLite result code, or -1 with e set when the log cannot
+ * be read. */
+static int ingest_locked(struct store *s, struct log_file *l,
+			 struct error *e)
+{
+	struct ingest in = { s, l->path };
+	struct log_walk w = { ingest_record, ingest_damage, &in };
+	size_t len, base;
+	unsigned char *buf = read_records(l, &len, &base, e);
+	int rc;
+
+	if (!buf)
+		return -1;
+	rc = log_walk(buf, len, base, &w);
+	free(buf);
+	return rc;
+}
+
+/* The last id SQLite gave or was given (AUTOINCREMENT's sequence). */
+static int last_id(struct store *s, long long *id)
+{
+	sqlite3_stmt *st;
+	int rc = store_stmt(s, SQ_LOG_SEQ, "SELECT max(coalesce((SELECT seq "
+			    "FROM sqlite_sequence WHERE name = 'results'), 0),"
+			    " coalesce((SELECT max(id) FROM results), 0))",
+			    &st);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite.sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite.sqlite3_column_int64(st, 0);
+		rc = sqlite.sqlite3_reset(st);
+	}
+	return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
+}
+
+/* The log emptied after its records were committed: its header keeps the
+ * next id. A failure here loses nothing (the next ingestion skips what
+ * is in the store), so it is only a warning. */
+static void empty_log(struct log_file *l, long long next)
+{
+	struct log_header h = { 0, next, LOG_HEADER_SIZE };
+	struct error e;
+
+	if (l->valid && l->h.next_id > next)
+		h.next_id = l->h.next_id;
+	if (put_header(l, &h, &e) || ftruncate(l->fd, LOG_HEADER_SIZE))
+		store_warn("cannot empty '%s' after moving its records into "
+			   "the store: %s", l->path, strerror(errno));
+}
+
+/* Begin a write transaction, move the log l in (when records), and the
+ * last id after them into *last. An SQLite result code, or -1 with e
+ * set when the log cannot be read. */
+static int begin_ingest(struct store *s, struct log_file *l, bool records,
+			long long *last, struct error *e)
+{
+	int rc = store_begin(s, true);
+
+	if (rc == SQLITE_OK && records)
+		rc = ingest_locked(s, l, e);
+	return rc == SQLITE_OK ? last_id(s, last) : rc;
+}
+
+/* An SQLite failure, or a log failure (rc -1, e already set): the
+ * message first (ROLLBACK would replace SQLite's), then the rollback, and
+ * the log closed. */
+static int fail(struct store *s, struct log_file *l, int rc,
+		struct error *e)
+{
+	int ret = rc == -1 ? -STORE_ERR_IO : store_fail(s, rc, e);
+
+	store_rollback(s);
+	log_close(l);
+	return ret;
+}
+
+int store_log_ingest(struct store *s, bool copy, struct error *e)
+{
+	struct log_file l;
+	long long last = 0;
+	int ret, rc;
+
+	ret = log_open(&l, s->path, !copy, false, s->busy_ms, e);
+	if (ret == 1)
+		return 0;
+	if (ret && copy) {
+		/* what we may not read, we cannot show */
+		store_warn("%s: the results saved there are not shown", e->msg);
+		return 0;
+	}
+	if (ret)
+		return ret;
+	if (l.valid && (l.size <= LOG_HEADER_SIZE ||
+			l.h.end <= LOG_HEADER_SIZE)) {
+		if (!copy && l.size > LOG_HEADER_SIZE)
+			empty_log(&l, l.h.next_id);	/* a torn append */
+		log_close(&l);
+		return 0;
+	}
+	rc = begin_ingest(s, &l, true, &last, e);
+	if (rc == SQLITE_OK)
+		rc = store_commit(s);
+	if (rc != SQLITE_OK)
+		return fail(s, &l, rc, e);
+	if (!copy)
+		empty_log(&l, last + 1);
+	log_close(&l);
+	return 0;
+}
+
+int store_save(struct store *s, const struct result *r, long long *id,
+	       struct error *e)
+{
+	struct log_file l;
+	struct log_header h;
+	long long last = 0, rid = 0;
+	int ret, rc;
+
+	ret = log_open(&l, s->path, true, true, s->busy_ms, e);
+	if (ret)
+		return ret;
+	rc = begin_ingest(s, &l, l.size > LOG_HEADER_SIZE || !l.valid, &last,
+			  e);
+	if (rc == SQLITE_OK) {
+		/* the id taken in the header before the insert: should the
+		 * header not be written after it, no appender takes it */
+		rid = l.valid && l.h.next_id > last ? l.h.next_id : last + 1;
+		h = l.valid ? l.h : (struct log_header){ 0, 0,
+							  LOG_HEADER_SIZE };
+		h.next_id = rid + 1;
+		if (put_header(&l, &h, e))
+			rc = -1;
+	}
+	if (rc == SQLITE_OK)
+		rc = store_insert(s, r, rid, &rid);
+	if (rc == SQLITE_OK)
+		rc = store_commit(s);
+	if (rc != SQLITE_OK)
+		return fail(s, &l, rc, e);
+	empty_log(&l, rid + 1);
+	log_close(&l);
+	store_fresh_header(s);
+	*id = rid;
+	return 0;
+}
+
+/*
+ * The fast save (store.h): 1 when the store is not ready for it (no
+ * store, no log yet, a store to check, a path to refuse: store_save
+ * through SQLite says why), else 0 or -STORE_ERR_*.
+ */
+static int append(const char *path, const struct result *r, long long *id,
+		  bool *due, struct error *e)
+{
+	struct log_file l;
+	struct log_header h;
+	unsigned char *rec;
+	size_t len;
+	int ret, err;
+
+	/* (a result without a kind is refused by the database's schema:
+	 * SQLite says so at once rather than the log's reader later) */
+	if (!r->kind || !store_fast_ok(path))
+		return 1;
+	rec = log_record_encode(r, &len);
+	ret = log_open(&l, path, true, false, STORE_BUSY_MS, e);
+	/* A log past its bound is one its last saver could not move into
+	 * the store (no SQLite, a locked or damaged store): the save goes
+	 * through SQLite, which says why, and the log stays bounded. */
+	if (ret == -STORE_ERR_LOCKED || (!ret && (!l.valid ||
+			(off_t)l.h.end > l.size || past_bound(&l.h)))) {
+		free(rec);
+		log_close(&l);
+		return ret ? ret : 1;
+	}
+	if (ret) {
+		free(rec);
+		return 1;
+	}
+	h = l.h;
+	log_record_set_id(rec, h.next_id);
+	err = write_all(l.fd, rec, len, (off_t)h.end);
+	free(rec);
+	if (err) {
+		ret = write_error(l.path, err, e);
+		cut_at(l.fd, (off_t)h.end);
+		log_close(&l);
+		return ret;
+	}
+	*id = h.next_id;
+	h.next_id++;
+	h.records++;
+	h.end += len;
+	ret = put_header(&l, &h, e);
+	*due = past_bound(&h);
+	log_close(&l);
+	return ret;
+}
+
+int store_save_to(const char *path, const struct result *r, long long *id,
+		  struct error *e)
+{
+	struct store *s;
+	struct error ie;
+	bool due = false;
+	int ret = append(path, r, id, &due, e);
+
+	if (ret == 1) {
+		ret = store_open(&s, path, STORE_CREATE, e);
+		if (!ret) {
+			ret = store_save(s, r, id, e);
+			store_close(s);
+		}
+		return ret;
+	}
+	if (ret || !due)
+		return ret;
+	/* past the bound: the records into the store (an opening does it) */
+	if (store_open(&s, path, STORE_WRITE, &ie))
+		store_warn("%s; the results stay in '%s-log' until a command "
+			   "can open the store", ie.msg, path);
+	else
+		store_close(s);
+	return 0;
+}

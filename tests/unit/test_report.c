@@ -1,0 +1,219 @@
+/*
+ * Unit tests of the HTML report (src/report/): the page is a pure function
+ * of its input, outside text never becomes markup nor reaches the script,
+ * the axes map as drawn, and the history marks the change point that
+ * stats/changepoint.c finds. tests/cli/report.sh opens pages in Chromium;
+ * these run without a browser, under the sanitizers too.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/chart.h"
+#include "report/report.h"
+#include "util/fileio.h"
+#include "util/strutil.h"
+
+static char tmpdir[] = "/tmp/ys-report-XXXXXX";
+
+static const char *const hostile[] = {
+	"</script><script>alert(1)</script>",
+	"<img src=x onerror=alert(2)>",
+	"q\"uo'te&amp;",
+	"ctl\x01\x1b[31m\xe2\x80\xa8\xe2\x80\xae end",
+	"bad utf-8 \xff\xfe",
+};
+#define NHOSTILE (sizeof(hostile) / sizeof(hostile[0]))
+
+static void hostile_result(struct result *r)
+{
+	result_init(r, "run");
+	r->git.commit = xstrdup(hostile[0]);
+	r->git.branch = xstrdup(hostile[1]);
+	r->machine.hostname = xstrdup(hostile[2]);
+	for (size_t i = 0; i < NHOSTILE; i++) {
+		char *const argv[] = { (char *)hostile[i], NULL };
+		struct benchmark *b = result_add_benchmark(r, hostile[i], argv);
+		struct metric *m = benchmark_metric(b, "wall_time", "s");
+		struct metric *h = benchmark_metric(b, hostile[i], hostile[i]);
+
+		benchmark_add_param(b, hostile[i], hostile[i]);
+		benchmark_add_warning(b, "%s", hostile[i]);
+		benchmark_add_unsupported(b, hostile[i]);
+		for (int k = 1; k <= 30; k++) {
+			metric_push(m, k * 1e-3);
+			metric_push(h, k);
+		}
+	}
+	result_summarize(r, 1, 200);
+}
+
+static char *page_of(const struct report_input *in, const char *name)
+{
+	char *path = xasprintf("%s/%s", tmpdir, name), *data;
+	struct error e;
+	size_t len;
+
+	assert_int_equal(report_write_html(in, path, &e), 0);
+	assert_int_equal(file_read_all(path, &data, &len, &e), 0);
+	assert_int_equal(strlen(data), len);
+	free(path);
+	return data;
+}
+
+static size_t count(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = s; (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
+static void test_hostile_text(void **state)
+{
+	static const char *const all[] = { "all", NULL };
+	struct result r, base;
+	struct report_set set;
+	struct compare_report cmp;
+	struct compare_opts o;
+	struct report_input in = { &set, 1, .charts = all };
+	char *page, *again;
+	struct error e;
+
+	(void)state;
+	hostile_result(&r);
+	hostile_result(&base);
+	set = (struct report_set){ hostile[1], &r };
+	compare_opts_init(&o);
+	assert_int_equal(compare_results(&base, &r, &o, &cmp, &e), 0);
+	in.cmp = &cmp;
+	in.baseline_label = hostile[0];
+	page = page_of(&in, "a.html");
+	again = page_of(&in, "b.html");
+	/* the same input, the same bytes */
+	assert_string_equal(page, again);
+	/* one script, opened and closed once; no element from a name */
+	assert_int_equal(count(page, "<script"), 1);
+	assert_int_equal(count(page, "</script"), 1);
+	assert_int_equal(count(page, "<img"), 0);
+	assert_int_equal(count(page, "alert(1)</script>"), 0);
+	assert_true(count(page, "&lt;/script&gt;&lt;script&gt;alert(1)") > 5);
+	assert_true(count(page, "&lt;img src=x onerror=alert(2)&gt;") > 5);
+	assert_true(count(page, "q&quot;uo&apos;te&amp;amp;") > 5);
+	/* no control character, no bidi override, valid UTF-8 */
+	for (const unsigned char *p = (const unsigned char *)page; *p; p++)
+		assert_true(*p >= 0x20 || *p == '\n');
+	assert_int_equal(count(page, "\xe2\x80\xae"), 0);
+	assert_int_equal(count(page, "\xff"), 0);
+	/* the script comes after every outside string and holds none */
+	assert_int_equal(count(strstr(page, "<script"), "alert"), 0);
+	free(page);
+	free(again);
+	compare_report_free(&cmp);
+	result_free(&r);
+	result_free(&base);
+}
+
+static void test_axes(void **state)
+{
+	struct axis a;
+
+	(void)state;
+	/* a log axis padded by a fifth each way: its middle is the
+	 * geometric mean */
+	axis_init(&a, 1, 100, true, 0, 100);
+	assert_true(fabs(a.lo - 1 / 1.2) < 1e-12);
+	assert_true(fabs(a.hi - 120) < 1e-12);
+	assert_true(fabs(axis_map(&a, 10) - 50) < 1e-9);
+	assert_true(fabs(axis_map(&a, 100) - axis_map(&a, 10) -
+			 (axis_map(&a, 10) - axis_map(&a, 1))) < 1e-9);
+	/* narrower than a factor of 4: widened around its middle */
+	axis_init(&a, 10, 12, true, 0, 100);
+	assert_true(fabs(a.hi / a.lo - 4) < 1e-9);
+	/* linear, positive and near zero: starts at zero */
+	axis_init(&a, 1, 10, false, 100, 0);
+	assert_true(a.lo == 0 && a.hi > 10);
+	assert_true(fabs(axis_map(&a, 0) - 100) < 1e-12);
+	/* a value off the axis is clamped just outside it, never far */
+	assert_true(axis_map(&a, 1e30) >= -5.001);
+	/* no data: a unit axis, no NaN */
+	axis_init(&a, NAN, NAN, true, 0, 100);
+	assert_false(isnan(axis_map(&a, 5)));
+}
+
+static void test_history_change_point(void **state)
+{
+	struct report_point pts[12];
+	double v[12][5];
+	struct gate_threshold t[3];
+	struct report_history h = { "sort", "wall_time", "s", pts, 12, t, 3 };
+	struct report_input in = { .history = &h };
+	struct error e;
+	char *page;
+	const char *cp;
+
+	(void)state;
+	/* a ceiling of the median is drawn; of p99, or of another
+	 * benchmark, not */
+	assert_int_equal(gate_parse("wall_time=25ms", GATE_LIMIT, NULL, &t[0],
+				    &e), 0);
+	assert_int_equal(gate_parse("wall_time.p99=25ms", GATE_LIMIT, NULL,
+				    &t[1], &e), 0);
+	assert_int_equal(gate_parse("wall_time=1ms", GATE_LIMIT, "other*",
+				    &t[2], &e), 0);
+	for (int i = 0; i < 12; i++) {
+		for (int k = 0; k < 5; k++)
+			v[i][k] = (i < 6 ? 0.010 : 0.020) * (1 + (k - 2) * 0.01);
+		pts[i] = (struct report_point){ 100 + i, "2026-11-22T10:00:00Z",
+			hostile[i % NHOSTILE], "main", false, v[i], 5 };
+	}
+	page = page_of(&in, "h.html");
+	assert_int_equal(count(page, "class=\"hpt\""), 12);
+	assert_int_equal(count(page, "<g class=\"cp\""), 1);
+	cp = strstr(page, "<g class=\"cp\"");
+	assert_non_null(cp);
+	assert_true(!strncmp(cp, "<g class=\"cp\" data-id=\"106\"", 26));
+	assert_non_null(strstr(cp, "data-before=\"0.01\" data-after=\"0.02\""));
+	assert_int_equal(count(page, "<img"), 0);
+	assert_int_equal(count(page, "<g class=\"limit\""), 1);
+	assert_non_null(strstr(page, "<g class=\"limit\" data-threshold=\""
+				     "wall_time=25ms\" data-v=\"0.025\""));
+	for (int i = 0; i < 3; i++)
+		gate_threshold_free(&t[i]);
+	free(page);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
+	int ret = system(cmd);
+
+	(void)state;
+	free(cmd);
+	return ret;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hostile_text),
+		cmocka_unit_test(test_axes),
+		cmocka_unit_test(test_history_change_point),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
