@@ -77,13 +77,12 @@ static const struct opt_entry trace_options[] = {
 	  .help = "events kept in memory (CPU samples waiting for their "
 	  "symbols among them); those past it are counted as dropped" },
 	{ OPT_SIZE(0, "max-size", max_size),
-	  .help = "largest trace file: the trace stops there, with a message "
-	  "(0: no limit)" },
+	  .help = "largest trace file: the trace stops there, with a message" },
 	{ OPT_COUNT(0, "zone-threads", zone_threads, 1, 65536),
 	  .help = "threads of the program that can record zones" },
 	{ OPT_SIZE(0, "zone-buffer", zone_bytes),
-	  .help = "zone buffer per thread; events past it are counted as "
-	  "lost" },
+	  .help = "zone buffer per thread (at most 1 GiB); events past it are "
+	  "counted as lost" },
 	{ OPT_OUTPUT(0, "json", json), .help = "the result (kind \"trace\": "
 	  "one benchmark per zone name, its latency per instance; - for "
 	  "stdout)" },
@@ -104,8 +103,8 @@ static void trace_init_args(void *args)
 	a->so.freq = SAMPLER_DEFAULT_FREQ;
 	a->max_events = 4000000;
 	a->max_size = 1ull << 30;
-	a->zone_threads = 64;
-	a->zone_bytes = 1u << 20;
+	a->zone_threads = ZB_DEFAULT_THREADS;
+	a->zone_bytes = ZB_DEFAULT_THREAD_BYTES;
 }
 
 const struct opt_cmd trace_cmd = {
@@ -360,7 +359,7 @@ static int collect(struct trace_run *r, struct trace_args *a)
 	}
 	if (zb_create(&zb, (uint32_t)a->zone_threads,
 		      (uint32_t)(a->zone_bytes > UINT32_MAX ? UINT32_MAX
-				 : a->zone_bytes), 4096, true, &e)) {
+				 : a->zone_bytes), ZB_DEFAULT_NAMES, true, &e)) {
 		fprintf(stderr, "yardstick trace: %s\n", e.msg);
 		return 3;
 	}
@@ -471,6 +470,15 @@ int cmd_trace(int argc, char **argv)
 				a.outs[i]);
 			ret = 2;
 		}
+	if (ret == 0 && (a.zone_bytes > ZB_MAX_THREAD_BYTES ||
+			 a.zone_bytes * (uint64_t)a.zone_threads >
+			 ((uint64_t)1 << 40))) {
+		fprintf(stderr, "yardstick trace: --zone-buffer: %" PRIu64
+			" bytes a thread for %ld threads: at most 1 GiB a "
+			"thread and 1 TiB in all\n", a.zone_bytes,
+			a.zone_threads);
+		ret = 2;
+	}
 	if (ret == 0)
 		ret = trace_main(&a);
 out:
