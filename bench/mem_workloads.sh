@@ -1,7 +1,8 @@
 #!/bin/sh
 # `yardstick mem` against heaptrack on programs nobody on the project wrote:
-# sqlite3 building and querying a table, git walking this repository's
-# history, and the C compiler compiling one of yardstick's own files. Whole
+# sqlite3 building and querying a table, python3 building, serializing
+# and sorting a dict, git walking this repository's history, and the C
+# compiler compiling one of yardstick's own files. Whole
 # processes timed (yardstick's replay and symbolization, heaptrack's
 # interpretation), interleaved rounds in random order; prints the median of
 # each and the ratios to native and between the two profilers.
@@ -10,7 +11,7 @@ set -eu
 build=${1:-build}
 rounds=${2:-5}
 ys=$build/yardstick
-for t in heaptrack sqlite3 git cc; do
+for t in heaptrack sqlite3 python3 git cc; do
 	command -v $t >/dev/null || { echo "$t is missing (scripts/deps.sh bench)" >&2; exit 2; }
 done
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +33,10 @@ subprocess.run(["cc", "-E", "-D_GNU_SOURCE", f"-I{src}/src", f"-I{src}/build",
                 f"{src}/src/cmd/options.c", "-o", f"{d}/s.i"], check=True)
 workloads = {
     "sqlite3": ["sqlite3", "-init", sql, f"{d}/w.db", ".quit"],
+    "python3": ["python3", "-c", "import json\n"
+                "d = {str(i): [i, str(i) * 3, {'k': i}] for i in range(200000)}\n"
+                "e = json.loads(json.dumps(d))\n"
+                "print(len(sorted(e, key=lambda k: e[k][1])))"],
     "git log": ["git", "-C", src, "log", "--stat", "-n", "200"],
     # the compiler proper: the driver (cc) runs it as a child, which
     # neither profiler follows in the same way

@@ -82,15 +82,21 @@ cost=$(dirname "$ys")/bench/perf_inherit_cost
 python3 - "$cost" "$prog" "$runs" "$rounds" "$cpu" <<'PY'
 import random, statistics, subprocess, sys
 cost, prog, runs, rounds, cpu = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
-us = {m: [] for m in "012"}
+modes = "0123"
+us = {m: [] for m in modes}
+cus = {m: [] for m in modes}
 for r in range(rounds):
-    for m in random.sample("012", 3):
+    for m in random.sample(modes, len(modes)):
         out = subprocess.run(["taskset", "-c", cpu, cost, m, runs, prog], capture_output=True, text=True)
         if out.returncode:
             sys.exit(0)
         us[m].append(float(out.stdout.split()[1]))
-names = {"0": "no perf event", "1": "1 inherited event", "2": "yardstick's default set"}
-print("the kernel's cost of inherited perf events (plain C loop, no yardstick)")
-for m in "012":
-    print(f"  {names[m]:30s} {statistics.median(us[m]):7.1f} us/run  {statistics.median(us[m]) / statistics.median(us['0']):.3f}x  min {min(us[m]) / min(us['0']):.3f}x")
+        cus[m].append(float(out.stdout.split()[2]))
+names = {"0": "no perf event", "1": "1 inherited event", "2": "yardstick's default set",
+         "3": "the default set before"}
+print("the kernel's cost of inherited perf events (plain C loop, no yardstick): "
+      "wall median, ratio, min ratio; CPU median, min (us/run), over the no-event min")
+for m in modes:
+    print(f"  {names[m]:30s} {statistics.median(us[m]):7.1f} us/run  {statistics.median(us[m]) / statistics.median(us['0']):.3f}x  min {min(us[m]) / min(us['0']):.3f}x"
+          f"   CPU {statistics.median(cus[m]):7.1f} us, min {min(cus[m]):7.1f} (+{min(cus[m]) - min(cus['0']):.1f})")
 PY

@@ -1,7 +1,8 @@
 #!/bin/sh
 # yardstick run against hyperfine and against the floor as a user calls
 # them: whole processes with the defaults (the result stored, counters on,
-# one warm-up run, statistics and bootstrap, the table printed), in one go:
+# the default warm-up (none with --runs 1, one otherwise), statistics and
+# bootstrap, the table printed), in one go:
 #   - one run: `yardstick run -q --runs 1 -- /bin/true` (store included,
 #     and with --no-store) against `hyperfine -N --runs 1 /bin/true`
 #     (issue 12's target: 1.25x hyperfine's, store included);

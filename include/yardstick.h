@@ -147,8 +147,149 @@ static inline void ys_clobber(void)
  * group's other benchmarks and compared with its first. */
 #define YS_GROUP(group, name, fn) YS_BENCHMARK_WITH(name, fn, "group=" group)
 
+
+/* ---- zones: a timeline for `yardstick trace` (docs/libyardstick.md) ----
+ *
+ * When the program is not started by `yardstick trace` (or another
+ * reader), each of these costs one predictable branch on a global flag.
+ * Names are string literals (each call site registers its name once, at
+ * its first event); text is copied. Zones nest per thread. */
+
+extern int ys__trace_on;	/* set before main when a reader is attached */
+
+typedef struct ys__site {
+	uint32_t id;		/* 0 until the first event of the call site */
+} ys__site;
+
+/* A zone begun (ys_zone_begin); pass it to ys_zone_end. */
+typedef struct ys_zone {
+	uint32_t id;		/* 0: not traced */
+} ys_zone;
+
+uint32_t ys__zbegin(ys__site *site, const char *name);
+void ys__zend(uint32_t id);
+void ys__ztext(const char *text);
+void ys__zvalue(int64_t value);
+void ys__mark(ys__site *site, const char *name, const char *text);
+void ys__counter(ys__site *site, const char *name, double value);
+void ys__async(ys__site *site, const char *name, uint64_t id, int end);
+void ys__thread_name(const char *name);
+
+static inline ys_zone ys__zone_begin(ys__site *site, const char *name)
+{
+	ys_zone z = { 0 };
+
+	if (__builtin_expect(ys__trace_on, 0))
+		z.id = ys__zbegin(site, name);
+	return z;
+}
+
+/* End the zone z (the innermost open zone of the thread). */
+static inline void ys_zone_end(ys_zone z)
+{
+	if (__builtin_expect(z.id != 0, 0))
+		ys__zend(z.id);
+}
+
+static inline void ys__zone_cleanup(ys_zone *z)
+{
+	ys_zone_end(*z);
+}
+
+/* Is a reader recording the events (nonzero) or are they free no-ops? */
+static inline int ys_tracing(void)
+{
+	return ys__trace_on;
+}
+
+/* Begin a zone named name (a string literal); returns it for
+ * ys_zone_end, which must come on the same thread, zones nesting. */
+#define ys_zone_begin(name)                                                 \
+	__extension__({                                                     \
+		static ys__site ys__s;                                      \
+		ys__zone_begin(&ys__s, name);                               \
+	})
+
+/* Dynamic text (copied, at most 256 bytes) or an integer argument of the
+ * thread's innermost open zone. */
+static inline void ys_zone_text(const char *text)
+{
+	if (__builtin_expect(ys__trace_on, 0))
+		ys__ztext(text);
+}
+
+static inline void ys_zone_value(int64_t value)
+{
+	if (__builtin_expect(ys__trace_on, 0))
+		ys__zvalue(value);
+}
+
+/* An instant named name, with or without text. */
+#define ys_mark(name) ys_mark_text(name, (const char *)0)
+#define ys_mark_text(name, text)                                            \
+	do {                                                                \
+		static ys__site ys__s;                                      \
+		if (__builtin_expect(ys__trace_on, 0))                      \
+			ys__mark(&ys__s, name, text);                       \
+	} while (0)
+
+/* A counter named name takes the value value (a double) now. */
+#define ys_counter(name, value)                                             \
+	do {                                                                \
+		static ys__site ys__s;                                      \
+		if (__builtin_expect(ys__trace_on, 0))                      \
+			ys__counter(&ys__s, name, (double)(value));         \
+	} while (0)
+
+/* An async span (a request): begins on one thread, ends on any thread of
+ * the process; (name, id) pairs them. */
+#define ys_async_begin(name, id) YS__ASYNC(name, id, 0)
+#define ys_async_end(name, id) YS__ASYNC(name, id, 1)
+#define YS__ASYNC(name, id, end)                                            \
+	do {                                                                \
+		static ys__site ys__s;                                      \
+		if (__builtin_expect(ys__trace_on, 0))                      \
+			ys__async(&ys__s, name, (uint64_t)(id), end);       \
+	} while (0)
+
+/* Name the calling thread in the trace (copied, at most 31 bytes). */
+static inline void ys_thread_name(const char *name)
+{
+	if (__builtin_expect(ys__trace_on, 0))
+		ys__thread_name(name);
+}
+
+/* A zone from here to the end of the enclosing block (C: the cleanup
+ * attribute; C++: an RAII object). */
+#define YS_ZONE(name) YS__ZONE(name, __COUNTER__)
+#ifndef __cplusplus
+#define YS__ZONE(name, n)                                                   \
+	static ys__site YS__CAT(ys__zs_, n);                                \
+	ys_zone YS__CAT(ys__zv_, n)                                         \
+		__attribute__((cleanup(ys__zone_cleanup), unused)) =        \
+			ys__zone_begin(&YS__CAT(ys__zs_, n), name)
+#endif
+
 #ifdef __cplusplus
 }
+#endif
+
+#ifdef __cplusplus
+/* C++: the zone of a scope, ended by the destructor. */
+class ys_zone_scope {
+public:
+	ys_zone_scope(ys__site *site, const char *name)
+		: z_(ys__zone_begin(site, name)) {}
+	~ys_zone_scope() { ys_zone_end(z_); }
+	ys_zone_scope(const ys_zone_scope &) = delete;
+	ys_zone_scope &operator=(const ys_zone_scope &) = delete;
+
+private:
+	ys_zone z_;
+};
+#define YS__ZONE(name, n)                                                   \
+	static ys__site YS__CAT(ys__zs_, n);                                \
+	ys_zone_scope YS__CAT(ys__zv_, n)(&YS__CAT(ys__zs_, n), name)
 #endif
 
 #endif

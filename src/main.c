@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	{ "mem", cmd_mem, &mem_cmd },
 	{ "bench", cmd_bench, &bench_cmd },
 	{ "report", cmd_report, &report_cmd },
+	{ "trace", cmd_trace, &trace_cmd },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -18,11 +18,12 @@ int cmd_load(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 /* Their options tables (cmd/options.h): help and completions. */
 struct opt_cmd;
 extern const struct opt_cmd compare_cmd, gate_cmd, history_cmd, record_cmd,
-	load_cmd, mem_cmd, bench_cmd, report_cmd;
+	load_cmd, mem_cmd, bench_cmd, report_cmd, trace_cmd;
 
 /*
  * Keep res in the store at store (NULL: the default, $YARDSTICK_STORE or
@@ -58,5 +59,9 @@ struct profile_outputs;
 int program_and_outputs(const char *cmd, int argc, char **argv, int first,
 			int dashdash, const struct profile_outputs *out,
 			char ***prog);
+/* How the program ended, on stderr, unless it exited with 0: "WHO: the
+ * program was killed by SIGSEGV; the COVERS covers it up to then" or
+ * "WHO: the program exited with status N". */
+void print_program_status(const char *who, const char *covers, int status);
 
 #endif

@@ -42,18 +42,7 @@ static char *fmt_bytes(double v, char *buf, size_t n)
 
 void mem_print_status(const struct mem_run *m)
 {
-	int status = m->trace.status;
-
-	if (WIFSIGNALED(status)) {
-		const char *n = sigabbrev_np(WTERMSIG(status));
-
-		fprintf(stderr, "yardstick mem: the program was killed by "
-			"SIG%s; the report covers it up to then\n",
-			n ? n : "?");
-	} else if (WIFEXITED(status) && WEXITSTATUS(status)) {
-		fprintf(stderr, "yardstick mem: the program exited with "
-			"status %d\n", WEXITSTATUS(status));
-	}
+	print_program_status("yardstick mem", "report", m->trace.status);
 	if (!m->trace.agent_started)
 		fprintf(stderr, "yardstick mem: the heap agent did not start "
 			"in the program (was LD_PRELOAD removed?): no heap "

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "cmd/commands.h"
 #include "profile/output.h"
@@ -36,4 +37,17 @@ int program_and_outputs(const char *cmd, int argc, char **argv, int first,
 			return 2;
 		}
 	return 0;
+}
+
+void print_program_status(const char *who, const char *covers, int status)
+{
+	if (WIFSIGNALED(status)) {
+		const char *n = sigabbrev_np(WTERMSIG(status));
+
+		fprintf(stderr, "%s: the program was killed by SIG%s; the %s "
+			"covers it up to then\n", who, n ? n : "?", covers);
+	} else if (WIFEXITED(status) && WEXITSTATUS(status)) {
+		fprintf(stderr, "%s: the program exited with status %d\n",
+			who, WEXITSTATUS(status));
+	}
 }

@@ -13,6 +13,7 @@
 #include "measure/counters.h"
 #include "measure/machine.h"
 #include "measure/spawn.h"
+#include "measure/spawner.h"
 #include "result/result.h"
 #include "util/term.h"
 #include "util/outputs.h"
@@ -49,7 +50,7 @@ struct run_opts {
 	double min_time, timeout;
 	const char *prepare, *cleanup, *input;	/* argv's */
 	bool show_output, ignore_failure, shell, no_counters, quiet, details;
-	bool have_pin, min_runs_given;
+	bool have_pin, min_runs_given, warmup_given;
 	cpu_set_t pin;
 	int order;		/* enum run_order */
 	struct scan *scans;
@@ -79,13 +80,18 @@ void run_jobs_free(struct job *jobs, size_t njobs);
  * How the loop (run_loop.c) starts one run: measure is spawn_measure's
  * contract (spawn.h) — fill *out, 0 when the command ran whatever its
  * exit, -1 with a message when it could not (out->spawn_failed: the exec
- * was refused). run_spawn_executor is spawn_measure itself; the unit tests
- * script fakes.
+ * was refused). run_spawn_executor is spawn_measure itself, and batches
+ * through the spawner (when o->via is one: run_loop.c, can_batch); the
+ * unit tests script fakes.
  */
 struct run_executor {
 	int (*measure)(void *arg, const struct spawn_opts *o,
 		       struct run_sample *out, struct error *e);
 	void *arg;
+	/* NULL, or runs of one command in a batch through the spawner
+	 * o->via (spawner_measure_batch's contract) */
+	int (*batch)(void *arg, const struct spawn_opts *o,
+		     const struct spawner_batch *b, struct error *e);
 };
 
 extern const struct run_executor run_spawn_executor;

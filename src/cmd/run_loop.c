@@ -23,6 +23,7 @@
 #include "cmd/run.h"
 #include "measure/counters.h"
 #include "measure/spawn.h"
+#include "measure/spawner.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -35,8 +36,7 @@ const struct run_metric_name run_rusage_metrics[M_RUSAGE_COUNT] = {
 
 /* Metric names of the default counter set, for when perf is refused. */
 static const char *const default_counter_metrics[] = {
-	"task_clock", "page_faults", "context_switches", "cpu_migrations",
-	"cycles", "instructions", "branches", "branch_misses",
+	"task_clock", "cycles", "instructions", "branches", "branch_misses",
 	"cache_references", "cache_misses", "flops", "ipc",
 };
 
@@ -49,7 +49,17 @@ static int spawn_executor(void *arg, const struct spawn_opts *o,
 	return spawn_measure(o, out, e);
 }
 
-const struct run_executor run_spawn_executor = { spawn_executor, NULL };
+static int spawn_batch_executor(void *arg, const struct spawn_opts *o,
+				const struct spawner_batch *b,
+				struct error *e)
+{
+	(void)arg;
+	return spawner_measure_batch(o->via, o, b, e);
+}
+
+const struct run_executor run_spawn_executor = {
+	spawn_executor, NULL, spawn_batch_executor,
+};
 
 /* One run through the executor. */
 static int execute(struct runner *rn, const struct spawn_opts *o,
@@ -66,11 +76,12 @@ static bool stopped(const struct runner *rn)
 
 static struct metric **job_metrics(struct runner *rn, size_t ji);
 
-/* Keep the stderr tail of the run that just failed, for the message. */
-static void keep_tail(struct runner *rn)
+/* Keep the stderr tail of the run that just failed (started at start,
+ * 0: since the drainer's reset), for the message. */
+static void keep_tail(struct runner *rn, double start)
 {
 	free(rn->fail_tail);
-	rn->fail_tail = rn->drainer ? drainer_take(rn->drainer) : NULL;
+	rn->fail_tail = rn->drainer ? drainer_take(rn->drainer, start) : NULL;
 }
 
 /* Run a shell snippet (prepare, cleanup) outside the measurement. */
@@ -93,7 +104,7 @@ static int run_shell(struct runner *rn, const char *what, const char *cmd)
 	if (s.interrupted)
 		return -1;
 	if (s.timed_out || spawn_exit_code(s.status) != 0)
-		keep_tail(rn);
+		keep_tail(rn, 0);
 	if (s.timed_out)
 		return error_set(&rn->err, "%s command '%s' timed out", what,
 				 cmd);
@@ -162,86 +173,12 @@ static void describe_failure(struct runner *rn, struct job *j, int status)
 }
 
 static double job_expected(const struct runner *rn, const struct job *j);
+static bool job_done(const struct runner *rn, const struct job *j);
+static void show_progress(struct runner *rn, const char *label);
 
-/*
- * One run of job ji, measured or not. Returns 0 to go on, -1 to stop
- * (failure, interrupt, or a spawn error; rn->failed says which).
- */
-static int run_once(struct runner *rn, size_t ji, bool measured)
+/* What stops the runs: an interrupt (130) or a failure of job j (1). */
+static int run_fail(struct runner *rn, struct job *j)
 {
-	struct job *j = &rn->jobs[ji];
-	struct run_sample s;
-	int code;
-
-	if (stopped(rn))	/* a signal between two runs */
-		goto out_fail;
-	if (rn->o->prepare && run_shell(rn, "prepare", rn->o->prepare))
-		goto out_fail;
-	if (rn->input_fd >= 0)
-		lseek(rn->input_fd, 0, SEEK_SET);
-	rn->sp.path = j->path;
-	rn->sp.argv = j->argv;
-	if (rn->ctr && measured && counters_begin(rn->ctr, &rn->err))
-		goto out_fail;
-	if (rn->drainer)
-		drainer_reset(rn->drainer);
-	if (execute(rn, &rn->sp, &s)) {
-		if (s.spawn_failed && !stopped(rn)) {
-			rn->failed = 2;	/* exec refused: bad input */
-			return -1;
-		}
-		goto out_fail;
-	}
-	if (rn->ctr) {
-		if (!measured)
-			counters_dirty(rn->ctr);
-		else if (counters_end(rn->ctr, rn->cvals, &rn->err))
-			goto out_fail;
-	}
-	if (s.strays > 0) {
-		j->strays += (size_t)s.strays;
-		j->stray_runs++;
-	}
-	if (s.interrupted)
-		goto out_fail;
-	code = s.timed_out ? 128 + SIGKILL : spawn_exit_code(s.status);
-	if (measured) {
-		double before = job_expected(rn, j);
-
-		benchmark_push_exit(j->bench, code);
-		j->runs++;
-		rn->total_runs++;
-		if (s.timed_out) {
-			j->bench->timeouts++;
-			j->measured += rn->o->timeout;
-			record_nothing(rn, ji);
-		} else {
-			j->measured += s.wall;
-			record(rn, ji, &s);
-		}
-		rn->expected += job_expected(rn, j) - before;
-	} else {
-		/* kept apart: a cold start shows, the statistics are not
-		 * touched */
-		series_push(&j->bench->warmup_wall_time,
-			    s.timed_out ? NAN : s.wall);
-	}
-	if (code != 0 && !rn->o->ignore_failure) {
-		keep_tail(rn);
-		rn->hint_ignore = true;
-	}
-	if (s.timed_out && !rn->o->ignore_failure) {
-		error_set(&rn->err, "'%s' timed out after %gs and was killed "
-			  "with its process group", j->name, rn->o->timeout);
-		goto out_fail;
-	}
-	if (code != 0 && !s.timed_out && !rn->o->ignore_failure) {
-		describe_failure(rn, j, s.status);
-		goto out_fail;
-	}
-	return 0;
-
-out_fail:
 	if (stopped(rn)) {
 		rn->failed = 130;
 		error_set(&rn->err, "interrupted: what was measured so far is "
@@ -251,6 +188,200 @@ out_fail:
 	rn->failed = 1;
 	j->failed = true;
 	return -1;
+}
+
+/* Before a run of job ji (or a batch of them): 0 to go on, -1 to stop. */
+static int run_start(struct runner *rn, size_t ji, bool measured)
+{
+	struct job *j = &rn->jobs[ji];
+
+	if (stopped(rn))	/* a signal between two runs */
+		return run_fail(rn, j);
+	if (rn->o->prepare && run_shell(rn, "prepare", rn->o->prepare))
+		return run_fail(rn, j);
+	if (rn->input_fd >= 0)
+		lseek(rn->input_fd, 0, SEEK_SET);
+	rn->sp.path = j->path;
+	rn->sp.argv = j->argv;
+	if (rn->ctr && measured && counters_begin(rn->ctr, &rn->err))
+		return run_fail(rn, j);
+	if (rn->drainer)
+		drainer_reset(rn->drainer);
+	return 0;
+}
+
+/*
+ * After a run of job ji: ret is what executing it returned, s what it
+ * came to, reading the counters after its reap as the spawner read them
+ * (n words), or NULL to read them here. Returns 0 to go on, -1 to stop
+ * (failure, interrupt, or a spawn error; rn->failed says which).
+ */
+static int run_end(struct runner *rn, size_t ji, bool measured, int ret,
+		   const struct run_sample *s, const uint64_t *reading,
+		   size_t n)
+{
+	struct job *j = &rn->jobs[ji];
+	int code;
+
+	if (ret) {
+		if (s->spawn_failed && !stopped(rn)) {
+			rn->failed = 2;	/* exec refused: bad input */
+			return -1;
+		}
+		return run_fail(rn, j);
+	}
+	if (rn->ctr) {
+		if (!measured)
+			counters_dirty(rn->ctr);
+		else if (reading ? counters_end_with(rn->ctr, reading, n,
+						     rn->cvals, &rn->err)
+				 : counters_end(rn->ctr, rn->cvals, &rn->err))
+			return run_fail(rn, j);
+	}
+	if (s->strays > 0) {
+		j->strays += (size_t)s->strays;
+		j->stray_runs++;
+	}
+	if (s->interrupted)
+		return run_fail(rn, j);
+	code = s->timed_out ? 128 + SIGKILL : spawn_exit_code(s->status);
+	if (measured) {
+		double before = job_expected(rn, j);
+
+		benchmark_push_exit(j->bench, code);
+		j->runs++;
+		rn->total_runs++;
+		if (s->timed_out) {
+			j->bench->timeouts++;
+			j->measured += rn->o->timeout;
+			record_nothing(rn, ji);
+		} else {
+			j->measured += s->wall;
+			record(rn, ji, s);
+		}
+		rn->expected += job_expected(rn, j) - before;
+	} else {
+		/* kept apart: a cold start shows, the statistics are not
+		 * touched */
+		series_push(&j->bench->warmup_wall_time,
+			    s->timed_out ? NAN : s->wall);
+	}
+	if (code != 0 && !rn->o->ignore_failure) {
+		keep_tail(rn, s->start);
+		rn->hint_ignore = true;
+	}
+	if (s->timed_out && !rn->o->ignore_failure) {
+		error_set(&rn->err, "'%s' timed out after %gs and was killed "
+			  "with its process group", j->name, rn->o->timeout);
+		return run_fail(rn, j);
+	}
+	if (code != 0 && !s->timed_out && !rn->o->ignore_failure) {
+		describe_failure(rn, j, s->status);
+		return run_fail(rn, j);
+	}
+	return 0;
+}
+
+/*
+ * One run of job ji, measured or not. Returns 0 to go on, -1 to stop
+ * (failure, interrupt, or a spawn error; rn->failed says which).
+ */
+static int run_once(struct runner *rn, size_t ji, bool measured)
+{
+	struct run_sample s;
+	int ret;
+
+	if (run_start(rn, ji, measured))
+		return -1;
+	ret = execute(rn, &rn->sp, &s);
+	return run_end(rn, ji, measured, ret, &s, NULL, 0);
+}
+
+/* A batch's run as it comes (spawner_batch.each). */
+struct batch_ctx {
+	struct runner *rn;
+	size_t ji;
+	bool stopped;		/* run_end said stop */
+};
+
+static int batch_each(void *arg, int ret, const struct run_sample *s,
+		      const uint64_t *reading, size_t n, struct error *e)
+{
+	struct batch_ctx *b = arg;
+
+	(void)e;	/* rn->err */
+	if (run_end(b->rn, b->ji, true, ret, s, reading, n)) {
+		b->stopped = true;
+		return -1;
+	}
+	show_progress(b->rn, b->rn->jobs[b->ji].name);
+	return 0;
+}
+
+/*
+ * Whether the measured runs of a job may go in batches (spawner.h): run
+ * by the spawner from start to end, with nothing of ours between two
+ * runs — no --prepare, no --input to rewind — and the counters read by
+ * the spawner.
+ */
+static bool can_batch(const struct runner *rn)
+{
+	return rn->exec->batch && rn->sp.via && !rn->o->prepare &&
+	       rn->input_fd < 0 &&
+	       (!rn->ctr || !counters_metric_count(rn->ctr) ||
+		spawner_reads_counters(rn->sp.via));
+}
+
+/*
+ * The measured runs of job ji that job_done will certainly want, in one
+ * batch: the rest of --runs; adaptive, up to --max-runs, the spawner
+ * stopping where job_done would (spawner_batch). Returns as run_once.
+ */
+static int run_batch(struct runner *rn, size_t ji)
+{
+	const struct run_opts *o = rn->o;
+	struct job *j = &rn->jobs[ji];
+	struct batch_ctx ctx = { rn, ji, false };
+	struct spawner_batch b = {
+		.stop_on_failure = !o->ignore_failure,
+		/* with none (every event unsupported) counters_end reads
+		 * nothing */
+		.read_counters = rn->ctr && counters_metric_count(rn->ctr),
+		.each = batch_each, .arg = &ctx,
+	};
+	size_t want_min = (size_t)o->min_runs > j->runs
+			  ? (size_t)o->min_runs - j->runs : 0;
+
+	if (o->runs) {
+		b.count = (size_t)o->runs - j->runs;
+	} else if (j->measured >= o->min_time) {
+		b.count = want_min;		/* > 0: not done */
+	} else {
+		b.count = (size_t)o->max_runs - j->runs;
+		b.min_count = want_min;
+		/* the spawner's sum of whole ns must not pass ours: a
+		 * margin of 1 us and a ns a run */
+		b.min_wall = o->min_time - j->measured - 1e-6 -
+			     (double)b.count * 1e-9;
+		if (b.min_wall <= 0)
+			b.count = 1;
+	}
+	if (run_start(rn, ji, true))
+		return -1;
+	if (rn->exec->batch(rn->exec->arg, &rn->sp, &b, &rn->err) == 0)
+		return 0;
+	return ctx.stopped ? -1 : run_fail(rn, j);
+}
+
+/* The measured runs of job ji until job_done: in batches when it may. */
+static int run_job(struct runner *rn, size_t ji)
+{
+	while (!job_done(rn, &rn->jobs[ji])) {
+		show_progress(rn, rn->jobs[ji].name);
+		if (can_batch(rn) ? run_batch(rn, ji) : run_once(rn, ji, true))
+			return -1;
+	}
+	return 0;
 }
 
 static bool job_done(const struct runner *rn, const struct job *j)
@@ -333,7 +464,7 @@ int run_measure_all(struct runner *rn)
 				goto out_free;
 		}
 	}
-	if (interleaved) {
+	if (interleaved && rn->njobs > 1) {
 		bool more = true;
 
 		while (more) {
@@ -354,13 +485,9 @@ int run_measure_all(struct runner *rn)
 			}
 		}
 	} else {
+		/* (one job interleaved: the same) */
 		for (size_t i = 0; i < rn->njobs; i++) {
-			while (!job_done(rn, &rn->jobs[i])) {
-				show_progress(rn, rn->jobs[i].name);
-				if (run_once(rn, i, true))
-					goto out_free;
-			}
-			if (run_cleanup(rn))
+			if (run_job(rn, i) || run_cleanup(rn))
 				goto out_free;
 		}
 	}

@@ -134,8 +134,11 @@ static const struct opt_enum run_orders[] = {
 static const struct opt_entry run_options[] = {
 	OPT_GROUP("Runs"),
 	{ OPT_COUNT('w', "warmup", warmup, 0, LONG_MAX),
-	  .help = "unmeasured runs of each command first (kept apart: "
-	  "their wall times are the result's warmup_wall_time)" },
+	  OPT_SETS(warmup_given),
+	  .help = "unmeasured runs of each command first (default 1; 0 "
+	  "with --runs 1: a single measured run is a quick look, cold "
+	  "caches included; their wall times kept apart: the result's "
+	  "warmup_wall_time)" },
 	{ OPT_COUNT('r', "runs", runs, 1, LONG_MAX),
 	  .help = "exactly N measured runs of each command" },
 	{ OPT_COUNT('m', "min-runs", min_runs, 1, LONG_MAX),
@@ -186,9 +189,11 @@ static const struct opt_entry run_options[] = {
 	{ OPT_CALLBACK('e', "events", parse_events), .metavar = "LIST",
 	  .help = "perf events to count, comma-separated, by perf's name "
 	  "(cycles, L1-dcache-load-misses, r01c2) or libpfm4's "
-	  "(INST_RETIRED:ANY_P); default: task-clock, page-faults, "
-	  "context-switches, cpu-migrations, cycles, instructions, branches, "
-	  "branch-misses, cache-references, cache-misses and flops" },
+	  "(INST_RETIRED:ANY_P); default: task-clock, cycles, instructions, "
+	  "branches, branch-misses, cache-references, cache-misses and flops "
+	  "(page-faults, context-switches, cpu-migrations only when named: "
+	  "wait4 counts the first two for every run, and each costs every "
+	  "run)" },
 	{ OPT_FLAG(0, "no-counters", no_counters),
 	  .help = "do not use perf events at all" },
 	OPT_GROUP("Statistics"),
@@ -243,6 +248,9 @@ static int check_opts(struct run_opts *o, struct error *e)
 	if (!o->argv && o->ncommands == 0)
 		return error_set(e, "no command to benchmark (see 'yardstick "
 				 "run --help')");
+	/* a single measured run is a quick look, as hyperfine's default */
+	if (o->runs == 1 && !o->warmup_given)
+		o->warmup = 0;
 	if (!o->runs && o->max_runs < o->min_runs) {
 		if (o->min_runs_given)
 			return error_set(e, "--max-runs (%ld) is below "

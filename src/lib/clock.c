@@ -10,24 +10,13 @@
 
 #include "lib/lib_internal.h"
 #include "stats/stats.h"
+#include "util/zonebuf.h"
 
 struct lib_clock lib_clock = { LIB_CLOCK_MONOTONIC, 1e-9, 0, false };
 
 bool lib_tsc_invariant(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	uint32_t a, b, c, d;
-
-	__asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
-			     : "a"(0x80000000u), "c"(0));
-	if (a < 0x80000007u)
-		return false;
-	__asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
-			     : "a"(0x80000007u), "c"(0));
-	return (d >> 8) & 1;
-#else
-	return false;
-#endif
+	return zb_tsc_invariant();
 }
 
 static double mono_s(void)

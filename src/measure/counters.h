@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "util/error.h"
@@ -55,8 +56,8 @@ struct counter_value {
 };
 
 /*
- * Open the default set (events == NULL): task-clock, page-faults,
- * context-switches, cpu-migrations, cycles, instructions, branches,
+ * Open the default set (events == NULL): task-clock,
+ * cycles, instructions, branches,
  * branch-misses, cache-references, cache-misses, and the CPU's floating
  * point arithmetic events feeding the derived metric "flops" — or the n
  * events named in events[] (perf's names such as "cycles",
@@ -130,5 +131,22 @@ enum counters_result counters_begin(struct counters *c, struct error *e);
  */
 enum counters_result counters_end(struct counters *c,
 				  struct counter_value *out, struct error *e);
+
+/*
+ * The set's groups, as another process that holds them reads them (the
+ * spawner: spawner.h): fds[i] is the leader of group i, words[i] the
+ * uint64_t words of its read. Returns the number of groups, or 0 when
+ * they are more than max.
+ */
+size_t counters_groups(const struct counters *c, int *fds, uint32_t *words,
+		       size_t max);
+/*
+ * counters_end with the reading taken by that other process after the
+ * reap: every group's read, in order, n words in all.
+ */
+enum counters_result counters_end_with(struct counters *c,
+				       const uint64_t *reading, size_t n,
+				       struct counter_value *out,
+				       struct error *e);
 
 #endif

@@ -29,6 +29,8 @@ struct spawn_opts {
 };
 
 struct run_sample {
+	double start;			/* CLOCK_MONOTONIC seconds at the
+					 * spawn; 0: not known */
 	double wall, user, sys;		/* seconds */
 	double peak_rss;		/* bytes; NAN: not above rss_floor */
 	double rss_floor;		/* bytes: the spawner's own peak */

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The last bytes a command wrote to a stream, for error messages. */
@@ -82,12 +83,18 @@ static void tail_append(struct tail *t, const char *data, size_t n)
 	t->len += n;
 }
 
+/* When the drainer read what: the tail's total before the read at t
+ * (CLOCK_MONOTONIC seconds); the last DRAIN_MARKS reads. */
+#define DRAIN_MARKS 32
+
 struct drainer {
 	pthread_t th;
 	pthread_mutex_t mu;
 	int fd;
 	int stop[2];
 	struct tail tail;
+	struct { double t; size_t total; } marks[DRAIN_MARKS];
+	size_t nmarks;		/* reads since the reset (marks: a ring) */
 };
 
 /* Read what the pipe holds now; with d->mu held. Returns 1 at EOF. */
@@ -96,8 +103,15 @@ static int drain_locked(struct drainer *d)
 	char buf[4096];
 	ssize_t got;
 
-	while ((got = read(d->fd, buf, sizeof(buf))) > 0)
+	while ((got = read(d->fd, buf, sizeof(buf))) > 0) {
+		struct timespec ts;
+		size_t m = d->nmarks++ % DRAIN_MARKS;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		d->marks[m].t = ts.tv_sec + ts.tv_nsec * 1e-9;
+		d->marks[m].total = d->tail.total;
 		tail_append(&d->tail, buf, (size_t)got);
+	}
 	return got == 0;
 }
 
@@ -157,17 +171,42 @@ void drainer_reset(struct drainer *d)
 	/* What the last command left in the pipe is not the next one's. */
 	drain_locked(d);
 	tail_reset(&d->tail);
+	d->nmarks = 0;
 	pthread_mutex_unlock(&d->mu);
 }
 
-char *drainer_take(struct drainer *d)
+/* How many of the tail's last bytes were read at or after start: all of
+ * them unless a read before start is still among the marks. */
+static size_t read_since(const struct drainer *d, double start)
+{
+	size_t n = d->nmarks < DRAIN_MARKS ? d->nmarks : DRAIN_MARKS;
+	size_t keep = d->tail.len;
+
+	for (size_t k = 0; k < n; k++) {
+		size_t m = (d->nmarks - 1 - k) % DRAIN_MARKS;
+
+		if (d->marks[m].t < start) {
+			/* the reads after it began at mark m + 1 */
+			size_t after = k ? d->marks[(m + 1) % DRAIN_MARKS].total
+					 : d->tail.total;
+			size_t since = d->tail.total - after;
+
+			return since < keep ? since : keep;
+		}
+	}
+	return keep;
+}
+
+char *drainer_take(struct drainer *d, double start)
 {
 	char *s = NULL;
+	size_t keep;
 
 	pthread_mutex_lock(&d->mu);
 	drain_locked(d);
-	if (d->tail.len)
-		s = xstrndup(d->tail.buf, d->tail.len);
+	keep = start > 0 ? read_since(d, start) : d->tail.len;
+	if (keep)
+		s = xstrndup(d->tail.buf + d->tail.len - keep, keep);
 	pthread_mutex_unlock(&d->mu);
 	return s;
 }

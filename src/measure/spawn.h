@@ -37,8 +37,12 @@ struct drainer *drainer_start(int read_fd);
 /* Forget what was kept: before a run. */
 void drainer_reset(struct drainer *d);
 /* After a command was reaped: take in what the pipe still holds and
- * return a malloc'd copy of the tail (NULL when empty). */
-char *drainer_take(struct drainer *d);
+ * return a malloc'd copy of the tail (NULL when empty) — with start > 0
+ * (CLOCK_MONOTONIC seconds), only of what was read at or after start: the
+ * output of the command that started then, when earlier ones of a batch
+ * ran since the reset (what they wrote that was not read before start
+ * is kept too: the pipe does not say whose it is). */
+char *drainer_take(struct drainer *d, double start);
 /* Stop the thread and free d. */
 void drainer_stop(struct drainer *d);
 

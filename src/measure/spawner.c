@@ -1,11 +1,13 @@
 /*
  * yardstick's side of the spawner (spawner.h): start it, hand it the
- * stdio descriptors once, then per command one request and one reply
- * (spawner_proto.h). The round trip is the whole added cost of a run, so
- * nothing else happens per run: no allocation once the request buffer is
- * large enough, one sendmsg and one read (the requests go over a socket,
- * so that MSG_NOSIGNAL, not two changes of the signal mask around each
- * write, keeps a gone spawner's SIGPIPE from us). The spawner itself is
+ * stdio descriptors once (and the counter groups, once opened), then per
+ * command one request and its replies (spawner_proto.h): one run, or a
+ * batch run by the spawner alone, its replies read here several to a
+ * read() into a buffer. Nothing else happens per request: no allocation
+ * once the request buffer is large enough, one sendmsg (the requests go
+ * over a socket, so that MSG_NOSIGNAL, not two changes of the signal mask
+ * around each write, keeps a gone spawner's SIGPIPE from us), and per run
+ * nothing but the parsing of its reply. The spawner itself is
  * started with child.c's API; nothing here calls spawn.c (which calls
  * spawner_measure).
  */
@@ -49,6 +51,11 @@ struct spawner {
 	char *buf;			/* the request's strings */
 	size_t cap;
 	bool broken;			/* out of step with us: kill it */
+	bool counters;			/* it holds our counter groups */
+	/* replies read, from in[in_at] to in[in_len] */
+	size_t in_at, in_len;
+	char in[16 * 1024];
+	uint64_t reading[SPAWNER_MAX_WORDS];
 };
 
 char *spawner_find(struct error *e)
@@ -158,7 +165,8 @@ struct spawner *spawner_start(const char *path, const int *fds, size_t n,
 			;
 		return NULL;
 	}
-	s = xcalloc(1, sizeof(*s));
+	s = xmalloc(sizeof(*s));	/* in[] needs no clearing */
+	memset(s, 0, offsetof(struct spawner, in));
 	s->pid = pid;
 	s->req_fd = req[1];
 	s->rep_fd = rep[0];
@@ -199,16 +207,63 @@ double spawner_rss_floor(const struct spawner *s)
 
 /* ---- counters on the spawner ---- */
 
+static int write_request(struct spawner *s, struct iovec *iov, size_t total,
+			 const int *fds, size_t nfds, struct error *e);
+static int read_reply(struct spawner *s, const struct spawn_opts *o,
+		      struct spawner_reply *rp, struct error *e);
+
+/* Hand the spawner the leaders of the counter groups (SCM_RIGHTS), to read
+ * after each run of a batch; a set it refuses (too large) stays ours. */
+static int hand_counters(struct spawner *s, const int *fds,
+			 const uint32_t *words, size_t n, struct error *e)
+{
+	struct spawner_request rq;
+	struct spawner_reply rp;
+	struct iovec iov[2];
+
+	memset(&rq, 0, sizeof(rq));
+	rq.flags = SPAWNER_COUNTERS;
+	rq.seq = ++s->seq;
+	rq.len = (uint32_t)(n * sizeof(*words));
+	iov[0] = (struct iovec){ &rq, sizeof(rq) };
+	iov[1] = (struct iovec){ (void *)words, rq.len };
+	if (write_request(s, iov, sizeof(rq) + rq.len, fds, n, e) ||
+	    read_reply(s, NULL, &rp, e))
+		return -1;
+	s->counters = rp.err == 0;
+	return 0;
+}
+
+bool spawner_reads_counters(const struct spawner *s)
+{
+	return s->counters;
+}
+
 enum counters_result spawner_open_counters(struct spawner *s,
 					   const char *const *events,
 					   size_t n, bool emulated,
 					   struct counters **out,
 					   struct error *e)
 {
+	int fds[SPAWNER_MAX_GROUPS];
+	uint32_t words[SPAWNER_MAX_GROUPS];
+	enum counters_result r;
+	size_t ng;
+
 	/* counters.c's design notes hold with the spawner in our place: its
 	 * own copies stay off (it never execs again), its children's are
 	 * switched on at their exec */
-	return counters_open_on(out, events, n, s->pid, emulated, e);
+	r = counters_open_on(out, events, n, s->pid, emulated, e);
+	if (r != COUNTERS_OK)
+		return r;
+	/* a set too large for it is read here, a run per request */
+	ng = counters_groups(*out, fds, words, SPAWNER_MAX_GROUPS);
+	if (ng && hand_counters(s, fds, words, ng, e)) {
+		counters_close(*out);
+		*out = NULL;
+		return COUNTERS_FAILED;
+	}
+	return COUNTERS_OK;
 }
 
 /* ---- one run ---- */
@@ -256,12 +311,25 @@ static size_t pack_strings(struct spawner *s, const struct spawn_opts *o,
  * is blocked meanwhile, and taken back if it came.
  */
 static int write_request(struct spawner *s, struct iovec *iov, size_t total,
-			 struct error *e)
+			 const int *fds, size_t nfds, struct error *e)
 {
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(SPAWNER_MAX_GROUPS * sizeof(int))];
+	} cm;
 	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
 	size_t done = 0;
 	int err = 0;
 
+	if (nfds) {	/* with the first byte: the spawner's first recvmsg */
+		memset(&cm, 0, sizeof(cm));
+		msg.msg_control = cm.b;
+		msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		cm.h.cmsg_level = SOL_SOCKET;
+		cm.h.cmsg_type = SCM_RIGHTS;
+		cm.h.cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(&cm.h), fds, nfds * sizeof(int));
+	}
 	while (done < total) {
 		/* MSG_NOSIGNAL: a gone spawner is EPIPE, not our death */
 		ssize_t w = sendmsg(s->req_fd, &msg, MSG_NOSIGNAL);
@@ -272,6 +340,8 @@ static int write_request(struct spawner *s, struct iovec *iov, size_t total,
 			err = w < 0 ? errno : EIO;
 			break;
 		}
+		msg.msg_control = NULL;
+		msg.msg_controllen = 0;
 		done += (size_t)w;
 		/* a short write: step the vectors past what went */
 		for (int i = 0; i < 2; i++) {
@@ -291,7 +361,7 @@ static int write_request(struct spawner *s, struct iovec *iov, size_t total,
 }
 
 static int send_request(struct spawner *s, const struct spawn_opts *o,
-			struct error *e)
+			const struct spawner_batch *b, struct error *e)
 {
 	struct spawner_request rq;
 	struct iovec iov[2];
@@ -316,80 +386,166 @@ static int send_request(struct spawner *s, const struct spawn_opts *o,
 		rq.flags |= SPAWNER_PIN;
 		rq.pin = *o->pin;
 	}
+	rq.count = 1;
+	if (b) {
+		rq.count = b->count > UINT32_MAX ? UINT32_MAX
+						 : (uint32_t)b->count;
+		rq.min_count = b->min_count > UINT32_MAX
+			       ? UINT32_MAX : (uint32_t)b->min_count;
+		/* never past where the caller would stop: a ns short */
+		if (b->min_wall > 0)
+			rq.min_wall_ns = (int64_t)(b->min_wall * 1e9) - 1;
+		if (b->min_wall > 0 && rq.min_wall_ns < 1)
+			rq.min_wall_ns = 1;
+		if (b->stop_on_failure)
+			rq.flags |= SPAWNER_STOP_ON_FAILURE;
+		if (b->read_counters)
+			rq.flags |= SPAWNER_READ_COUNTERS;
+	}
 	iov[0] = (struct iovec){ &rq, sizeof(rq) };
 	iov[1] = (struct iovec){ s->buf, len };
-	return write_request(s, iov, sizeof(rq) + len, e);
+	return write_request(s, iov, sizeof(rq) + len, NULL, 0, e);
 }
 
 /*
- * Wait for the reply to request s->seq, passing an interrupt on to the
- * spawner (once).
+ * n bytes of the replies into p, reading more when in[] runs out; an
+ * interrupt (o->interrupt) is passed on to the spawner once per request.
  */
-static int wait_reply(struct spawner *s, const struct spawn_opts *o,
-		      struct spawner_reply *rp, struct error *e)
+static int read_in(struct spawner *s, const struct spawn_opts *o,
+		   void *p, size_t n, bool *passed)
 {
-	bool passed = false;
-	size_t got = 0;
-
-	for (;;) {
+	while (s->in_len - s->in_at < n) {
 		ssize_t r;
 
-		if (!passed && o->interrupt && *o->interrupt) {
+		if (s->in_at) {
+			memmove(s->in, s->in + s->in_at, s->in_len - s->in_at);
+			s->in_len -= s->in_at;
+			s->in_at = 0;
+		}
+		if (o && !*passed && o->interrupt && *o->interrupt) {
 			union sigval v = { .sival_int = s->seq };
 
 			sigqueue(s->pid, SIGUSR1, v);
-			passed = true;
+			*passed = true;
 		}
-		r = read(s->rep_fd, (char *)rp + got, sizeof(*rp) - got);
+		r = read(s->rep_fd, s->in + s->in_len, sizeof(s->in) - s->in_len);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
-			break;
-		got += (size_t)r;
-		if (got == sizeof(*rp))
-			break;
+			return -1;
+		s->in_len += (size_t)r;
 	}
-	if (got == sizeof(*rp) && rp->seq == s->seq)
+	memcpy(p, s->in + s->in_at, n);
+	s->in_at += n;
+	return 0;
+}
+
+/*
+ * The next reply to request s->seq, its counter reading into s->reading.
+ */
+static int read_reply_passed(struct spawner *s, const struct spawn_opts *o,
+			     struct spawner_reply *rp, bool *passed,
+			     struct error *e)
+{
+	if (!read_in(s, o, rp, sizeof(*rp), passed) && rp->seq == s->seq &&
+	    rp->nwords <= SPAWNER_MAX_WORDS &&
+	    !read_in(s, o, s->reading, rp->nwords * sizeof(uint64_t), passed))
 		return 0;
 	s->broken = true;
 	return error_set(e, "the spawner stopped answering (pid %ld)",
 			 (long)s->pid);
 }
 
+static int read_reply(struct spawner *s, const struct spawn_opts *o,
+		      struct spawner_reply *rp, struct error *e)
+{
+	bool passed = false;
+
+	return read_reply_passed(s, o, rp, &passed, e);
+}
+
+/* A run's reply into *out; 0, or -1 for a run that did not happen. */
+static int take_reply(struct spawner *s, const struct spawn_opts *o,
+		      const struct spawner_reply *rp, struct run_sample *out,
+		      struct error *e)
+{
+	double rss;
+
+	memset(out, 0, sizeof(*out));
+	if (rp->err && (rp->flags & SPAWNER_PIN_FAILED))
+		return error_errno(e, rp->err, "cannot pin to the given CPUs");
+	if (rp->err && (rp->flags & SPAWNER_SETUP_FAILED))
+		return error_errno(e, rp->err, "cannot set up the spawn of "
+				   "'%s'", o->argv[0]);
+	if (rp->err) {
+		out->spawn_failed = true;
+		return spawn_exec_error(o->path, rp->err, e);
+	}
+	s->hwm_kib = rp->hwm_kib;
+	out->start = (double)rp->start_ns / 1e9;
+	out->wall = (double)rp->wall_ns / 1e9;
+	out->user = (double)rp->utime_us / 1e6;
+	out->sys = (double)rp->stime_us / 1e6;
+	out->rss_floor = spawner_rss_floor(s);
+	rss = (double)rp->maxrss_kib * 1024;
+	out->peak_rss = rss > out->rss_floor ? rss : NAN;
+	out->minor_faults = (double)rp->minflt;
+	out->major_faults = (double)rp->majflt;
+	out->voluntary_switches = (double)rp->nvcsw;
+	out->involuntary_switches = (double)rp->nivcsw;
+	out->status = rp->status;
+	out->strays = (long)rp->strays;
+	out->timed_out = rp->flags & SPAWNER_TIMED_OUT;
+	out->interrupted = rp->flags & SPAWNER_INTERRUPTED;
+	return 0;
+}
+
 int spawner_measure(struct spawner *s, const struct spawn_opts *o,
 		    struct run_sample *out, struct error *e)
 {
 	struct spawner_reply rp;
-	double rss;
 
 	memset(out, 0, sizeof(*out));
 	if (s->broken)
 		return error_set(e, "the spawner stopped answering");
-	if (send_request(s, o, e) || wait_reply(s, o, &rp, e))
+	if (send_request(s, o, NULL, e) || read_reply(s, o, &rp, e))
 		return -1;
-	if (rp.err && (rp.flags & SPAWNER_PIN_FAILED))
-		return error_errno(e, rp.err, "cannot pin to the given CPUs");
-	if (rp.err && (rp.flags & SPAWNER_SETUP_FAILED))
-		return error_errno(e, rp.err, "cannot set up the spawn of "
-				   "'%s'", o->argv[0]);
-	if (rp.err) {
-		out->spawn_failed = true;
-		return spawn_exec_error(o->path, rp.err, e);
-	}
-	s->hwm_kib = rp.hwm_kib;
-	out->wall = (double)rp.wall_ns / 1e9;
-	out->user = (double)rp.utime_us / 1e6;
-	out->sys = (double)rp.stime_us / 1e6;
-	out->rss_floor = spawner_rss_floor(s);
-	rss = (double)rp.maxrss_kib * 1024;
-	out->peak_rss = rss > out->rss_floor ? rss : NAN;
-	out->minor_faults = (double)rp.minflt;
-	out->major_faults = (double)rp.majflt;
-	out->voluntary_switches = (double)rp.nvcsw;
-	out->involuntary_switches = (double)rp.nivcsw;
-	out->status = rp.status;
-	out->strays = (long)rp.strays;
-	out->timed_out = rp.flags & SPAWNER_TIMED_OUT;
-	out->interrupted = rp.flags & SPAWNER_INTERRUPTED;
-	return 0;
+	return take_reply(s, o, &rp, out, e);
+}
+
+int spawner_measure_batch(struct spawner *s, const struct spawn_opts *o,
+			  const struct spawner_batch *b, struct error *e)
+{
+	bool passed = false, failed = false;
+	struct run_sample out;
+	struct spawner_reply rp;
+
+	if (s->broken)
+		return error_set(e, "the spawner stopped answering");
+	if (b->read_counters && !s->counters)
+		return error_set(e, "the spawner does not hold the counters");
+	if (send_request(s, o, b, e))
+		return -1;
+	do {
+		int r;
+
+		if (read_reply_passed(s, o, &rp, &passed, e))
+			return -1;
+		if (failed)
+			continue;	/* the rest of a batch we stopped */
+		r = take_reply(s, o, &rp, &out, e);
+		if (!r && b->read_counters && rp.ctr_err)
+			r = error_errno(e, rp.ctr_err, "cannot read the perf "
+					"counters");
+		if (b->each(b->arg, r, &out, r ? NULL : s->reading, rp.nwords,
+			    e)) {
+			/* it runs no more than the one under way */
+			union sigval v = { .sival_int = s->seq };
+
+			if (!(rp.flags & SPAWNER_LAST) && !passed)
+				sigqueue(s->pid, SIGUSR1, v);
+			passed = failed = true;
+		}
+	} while (!(rp.flags & SPAWNER_LAST));
+	return failed ? -1 : 0;
 }

@@ -4,7 +4,8 @@
  * them as spawn_measure would, so that they do not start in yardstick's
  * own address space — whose peak RSS the kernel would otherwise report as
  * theirs (spawner_main.c says how). It is started once per `run` and costs
- * one round trip over a pipe per command.
+ * one round trip over a pipe per command started alone (spawner_measure),
+ * none per run of a batch (spawner_measure_batch).
  *
  * Every command is the spawner's child, not ours: perf counters that are
  * to count the commands must be opened on the spawner
@@ -15,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "measure/counters.h"
@@ -62,6 +64,42 @@ enum counters_result spawner_open_counters(struct spawner *s,
  */
 int spawner_measure(struct spawner *s, const struct spawn_opts *o,
 		    struct run_sample *out, struct error *e);
+
+/*
+ * A batch: up to count runs of one command, run by the spawner alone (no
+ * round trip per run), each handed to each() as it is read. It stops
+ * early after a run that was interrupted or could not be started; with
+ * stop_on_failure, after one that exited non-zero or timed out; with
+ * min_wall > 0, once min_count runs or more took min_wall seconds or more
+ * (a timed-out run counting its timeout at least) — never later than
+ * that. With read_counters (the spawner must hold the counters:
+ * spawner_reads_counters) each run comes with the counter reading taken
+ * after its reap (counters_end_with).
+ */
+struct spawner_batch {
+	size_t count, min_count;
+	double min_wall;
+	bool stop_on_failure, read_counters;
+	/*
+	 * ret is spawner_measure's for this run (-1: e says why; the run
+	 * happened unless s->spawn_failed, but its values are not to be
+	 * used), reading its n counter words (NULL when ret is -1). A
+	 * non-zero return stops the batch: no more runs start (the one
+	 * under way is interrupted), and spawner_measure_batch returns -1.
+	 */
+	int (*each)(void *arg, int ret, const struct run_sample *s,
+		    const uint64_t *reading, size_t n, struct error *e);
+	void *arg;
+};
+
+/* Run batch b of o (o->via is ignored). Returns 0, or -1 with a message
+ * when each() stopped it or the spawner is gone. */
+int spawner_measure_batch(struct spawner *s, const struct spawn_opts *o,
+			  const struct spawner_batch *b, struct error *e);
+
+/* Whether the spawner holds the counters opened on it (a set of more than
+ * SPAWNER_MAX_GROUPS groups stays with us: no batch reads it). */
+bool spawner_reads_counters(const struct spawner *s);
 
 /* The spawner's pid, the parent of the commands. */
 pid_t spawner_pid(const struct spawner *s);

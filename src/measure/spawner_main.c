@@ -14,12 +14,19 @@
  *
  * The one thing to know before changing it: everything this process
  * touches raises that floor. No stdio, no allocation but the request
- * buffer (which only grows, and after which the peak is read again), the
- * work per run kept to what child.c does in yardstick: posix_spawn and
- * wait4, two setitimer calls with a timeout, two sched_setaffinity calls
- * with --pin; besides, one read of the request, one of /proc/self/statm
- * (1 us) and one write of the reply. Wire format and start-up arguments:
- * spawner_proto.h.
+ * buffer (which only grows, and after which the peak is read again) and
+ * the static buffer of replies, the work per run kept to what child.c
+ * does in yardstick: posix_spawn and wait4, two setitimer calls with a
+ * timeout; besides, one read of /proc/self/statm (1 us), one read per
+ * counter group handed over, and the reply, written with others (below).
+ * Wire format and start-up arguments: spawner_proto.h.
+ *
+ * Batches: a request for several runs is run here from start to end
+ * (run_batch), with --pin set once around it. The replies go out together
+ * when the batch ends, when the buffer is full, or after a run that ended
+ * REPLY_FLUSH_NS or more after the first reply waiting: yardstick, which
+ * waits for them, wakes once per write instead of once per run, and
+ * still sees every run of a long command (its progress) as it ends.
  *
  * Interrupts: yardstick sends SIGUSR1 with sigqueue, its value the seq of
  * the request to stop. The handler kills the running command itself if it
@@ -47,6 +54,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -57,6 +65,10 @@
 #include "spawner_proto.h"
 
 extern char **environ;
+
+/* Replies waiting to be written (design note: batches). */
+#define REPLY_FLUSH_NS 20000000LL
+#define REPLY_BUF (8 * 1024)
 
 /* What the signal handlers share with the loop (design note: top). */
 static volatile sig_atomic_t child_pid;	/* the running command, or 0 */
@@ -79,7 +91,16 @@ struct server {
 	posix_spawn_file_actions_t fa;	/* for the stdio of fa_fd[] */
 	int fa_fd[3];
 	bool fa_ready;
+	/* the counter groups handed over, and the words of each one's read */
+	int ctr_fd[SPAWNER_MAX_GROUPS];
+	uint32_t ctr_len[SPAWNER_MAX_GROUPS];	/* words */
+	size_t nctr, ctr_words;
+	/* replies not written yet, since out_since */
+	size_t out_len;
+	int64_t out_since;
 };
+
+static char out_buf[REPLY_BUF] __attribute__((aligned(8)));	/* words */
 
 /* The decimal number at *p (advanced past it); -1 if none. */
 static long parse_pid(const char **p)
@@ -439,7 +460,6 @@ static void run_one(struct server *sv, const struct spawner_request *rq,
 		    char **argv, struct spawner_reply *rp)
 {
 	const char *path = argv[-1];
-	cpu_set_t saved;
 	struct rusage ru = { 0 };
 	int64_t t0;
 	pid_t pid;
@@ -451,20 +471,11 @@ static void run_one(struct server *sv, const struct spawner_request *rq,
 		return;
 	}
 	alarm_fired = 0;
-	if (rq->flags & SPAWNER_PIN) {
-		sched_getaffinity(0, sizeof(saved), &saved);
-		if (sched_setaffinity(0, sizeof(rq->pin), &rq->pin)) {
-			rp->err = errno;
-			rp->flags = SPAWNER_PIN_FAILED;
-			return;
-		}
-	}
 	t0 = now_ns();
+	rp->start_ns = t0;
 	if (rq->timeout_ns > 0)
 		set_timer(rq->timeout_ns);
 	r = posix_spawn(&pid, path, &sv->fa, &sv->attr, argv, environ);
-	if (rq->flags & SPAWNER_PIN)
-		sched_setaffinity(0, sizeof(saved), &saved);
 	if (r) {
 		if (rq->timeout_ns > 0)
 			set_timer(0);
@@ -494,28 +505,210 @@ static void run_one(struct server *sv, const struct spawner_request *rq,
 	rp->strays = sweep();
 }
 
+/* Write the replies waiting. */
+static int flush_replies(struct server *sv)
+{
+	int r = child_write_full(sv->rep_fd, out_buf, sv->out_len);
+
+	sv->out_len = 0;
+	return r;
+}
+
+/*
+ * Queue reply rp, with the counter reading when it asks for one; write
+ * what waits if rp is its request's last, the buffer would overflow, or
+ * the first reply waiting is REPLY_FLUSH_NS old.
+ */
+static int queue_reply(struct server *sv, struct spawner_reply *rp,
+		       bool read_counters)
+{
+	size_t need = sizeof(*rp) + sv->ctr_words * sizeof(uint64_t);
+	uint64_t *words;
+	int64_t now;
+
+	if (sv->out_len + need > sizeof(out_buf) && flush_replies(sv))
+		return -1;
+	if (sv->out_len == 0)
+		sv->out_since = now_ns();
+	words = (uint64_t *)(void *)(out_buf + sv->out_len + sizeof(*rp));
+	for (size_t g = 0, at = 0; read_counters && !rp->err &&
+	     g < sv->nctr; g++) {
+		size_t len = sv->ctr_len[g] * sizeof(uint64_t);
+		ssize_t got = read(sv->ctr_fd[g], words + at, len);
+
+		if (got != (ssize_t)len) {
+			rp->ctr_err = got < 0 ? errno : EIO;
+			rp->nwords = 0;
+			break;
+		}
+		at += sv->ctr_len[g];
+		rp->nwords = (uint32_t)at;
+	}
+	memcpy(out_buf + sv->out_len, rp, sizeof(*rp));
+	sv->out_len += sizeof(*rp) + rp->nwords * sizeof(uint64_t);
+	now = now_ns();
+	if ((rp->flags & SPAWNER_LAST) || now - sv->out_since >= REPLY_FLUSH_NS)
+		return flush_replies(sv);
+	return 0;
+}
+
+/* Whether run i of a batch (its reply rp, the batch's wall time so far
+ * sum) is the batch's last. */
+static bool batch_over(const struct spawner_request *rq,
+		       const struct spawner_reply *rp, uint32_t i,
+		       int64_t sum)
+{
+	bool clean = WIFEXITED(rp->status) && WEXITSTATUS(rp->status) == 0 &&
+		     !(rp->flags & SPAWNER_TIMED_OUT);
+
+	if (i + 1 >= rq->count || rp->err || (rp->flags & ~SPAWNER_TIMED_OUT))
+		return true;
+	if (stop_seq >= rq->seq)
+		return true;
+	if ((rq->flags & SPAWNER_STOP_ON_FAILURE) && !clean)
+		return true;
+	return rq->min_wall_ns > 0 && i + 1 >= rq->min_count &&
+	       sum >= rq->min_wall_ns;
+}
+
+/* The runs of one request, a reply each (design note: batches). */
+static int run_batch(struct server *sv, const struct spawner_request *rq,
+		     char **argv)
+{
+	cpu_set_t saved;
+	int64_t sum = 0;
+	int r = 0;
+
+	if (rq->flags & SPAWNER_PIN) {
+		sched_getaffinity(0, sizeof(saved), &saved);
+		if (sched_setaffinity(0, sizeof(rq->pin), &rq->pin)) {
+			struct spawner_reply rp = {
+				.seq = rq->seq, .err = errno,
+				.flags = SPAWNER_PIN_FAILED | SPAWNER_LAST,
+				.hwm_kib = sv->hwm_kib,
+			};
+
+			return queue_reply(sv, &rp, false);
+		}
+	}
+	for (uint32_t i = 0; !r; i++) {
+		struct spawner_reply rp;
+
+		memset(&rp, 0, sizeof(rp));
+		rp.seq = rq->seq;
+		run_one(sv, rq, argv, &rp);
+		update_hwm(sv, rq->len + rq->argc * sizeof(char *));
+		rp.hwm_kib = sv->hwm_kib;
+		sum += (rp.flags & SPAWNER_TIMED_OUT) &&
+		       rp.wall_ns < rq->timeout_ns ? rq->timeout_ns
+						   : rp.wall_ns;
+		if (batch_over(rq, &rp, i, sum))
+			rp.flags |= SPAWNER_LAST;
+		r = queue_reply(sv, &rp, rq->flags & SPAWNER_READ_COUNTERS);
+		if (rp.flags & SPAWNER_LAST)
+			break;
+	}
+	if (rq->flags & SPAWNER_PIN)
+		sched_setaffinity(0, sizeof(saved), &saved);
+	return r;
+}
+
+/* Read one request's fixed part; descriptors that came with it (SCM_RIGHTS)
+ * go to fds[], their number to *nfds. Returns child_read_full's 1, 0 or -1. */
+static int read_request(struct server *sv, struct spawner_request *rq,
+			int *fds, size_t *nfds)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(SPAWNER_MAX_GROUPS * sizeof(int))];
+	} cm;
+	struct iovec iov = { rq, sizeof(*rq) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cm.b,
+			      .msg_controllen = sizeof(cm.b) };
+	ssize_t got;
+
+	*nfds = 0;
+	while ((got = recvmsg(sv->req_fd, &msg, MSG_CMSG_CLOEXEC)) < 0 &&
+	       errno == EINTR)
+		;
+	if (got <= 0)
+		return got == 0 ? 0 : -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c;
+	     c = CMSG_NXTHDR(&msg, c)) {
+		size_t n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		memcpy(fds + *nfds, CMSG_DATA(c), n * sizeof(int));
+		*nfds += n;
+	}
+	if ((size_t)got == sizeof(*rq))
+		return 1;
+	return child_read_full(sv->req_fd, (char *)rq + got,
+			       sizeof(*rq) - (size_t)got) == 1 ? 1 : -1;
+}
+
+/*
+ * A SPAWNER_COUNTERS request: rq->len bytes of uint32_t words per group,
+ * the groups' leaders in fds[0..n). Replaces what was handed before.
+ */
+static int take_counters(struct server *sv, const struct spawner_request *rq,
+			 const int *fds, size_t n)
+{
+	struct spawner_reply rp = { .seq = rq->seq, .flags = SPAWNER_LAST };
+	size_t words = 0;
+
+	for (size_t g = 0; g < sv->nctr; g++)
+		close(sv->ctr_fd[g]);
+	sv->nctr = sv->ctr_words = 0;
+	if (rq->len != n * sizeof(uint32_t) || n == 0 ||
+	    child_read_full(sv->req_fd, sv->ctr_len, rq->len) != 1) {
+		for (size_t g = 0; g < n; g++)
+			close(fds[g]);
+		return 1;
+	}
+	for (size_t g = 0; g < n; g++)
+		words += sv->ctr_len[g];
+	if (words > SPAWNER_MAX_WORDS) {
+		rp.err = E2BIG;
+		for (size_t g = 0; g < n; g++)
+			close(fds[g]);
+	} else {
+		memcpy(sv->ctr_fd, fds, n * sizeof(int));
+		sv->nctr = n;
+		sv->ctr_words = words;
+	}
+	rp.hwm_kib = sv->hwm_kib;
+	return queue_reply(sv, &rp, false) ? 1 : 0;
+}
+
 /* Answer requests until the request socket is closed. */
 static int serve(struct server *sv)
 {
 	for (;;) {
 		struct spawner_request rq;
-		struct spawner_reply rp;
+		int fds[SPAWNER_MAX_GROUPS];
+		size_t nfds;
 		char **argv;
-		int r = child_read_full(sv->req_fd, &rq, sizeof(rq));
+		int r = read_request(sv, &rq, fds, &nfds);
 
 		if (r == 0)
 			return 0;
-		if (r < 0 || rq.seq <= 0 || !valid_fds(sv, rq.fd))
+		if (r < 0 || rq.seq <= 0)
+			return 1;
+		if (rq.flags & SPAWNER_COUNTERS) {
+			if (take_counters(sv, &rq, fds, nfds))
+				return 1;
+			continue;
+		}
+		for (size_t g = 0; g < nfds; g++)	/* not asked for */
+			close(fds[g]);
+		if (!valid_fds(sv, rq.fd) || rq.count == 0)
 			return 1;
 		argv = read_strings(sv, &rq);
-		if (!argv)
-			return 1;
-		memset(&rp, 0, sizeof(rp));
-		rp.seq = rq.seq;
-		run_one(sv, &rq, argv, &rp);
-		update_hwm(sv, rq.len + rq.argc * sizeof(char *));
-		rp.hwm_kib = sv->hwm_kib;
-		if (child_write_full(sv->rep_fd, &rp, sizeof(rp)))
+		if (!argv || run_batch(sv, &rq, argv))
 			return 1;
 	}
 }

@@ -89,6 +89,8 @@ static bool parse_sample(struct records *s, const uint8_t *rec, size_t size,
 	uint16_t mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 
 	memset(out, 0, sizeof(*out));
+	if (s->identifier && !take(&p, end, 1))
+		return false;		/* the identifier: is_fault reads it */
 	if (!(f = take(&p, end, 4)))	/* ip, pid/tid, time, period */
 		return false;
 	out->pid = (uint32_t)f[1];
@@ -124,23 +126,26 @@ struct task_body {		/* FORK and EXIT */
 	uint64_t time;
 };
 
-#define TRAILER 16		/* pid, tid, time */
+/* the sample_id trailer: pid, tid, time (and the identifier) */
+#define TRAILER(s) ((size_t)((s)->identifier ? 24 : 16))
 #define HDR sizeof(struct perf_event_header)
 
 /* A NUL-terminated string at rec + at, before the trailer; or NULL. */
-static const char *record_string(const uint8_t *rec, size_t size, size_t at)
+static const char *record_string(const struct records *s, const uint8_t *rec,
+				 size_t size, size_t at)
 {
-	if (size < at + TRAILER || !memchr(rec + at, '\0',
-					   size - at - TRAILER))
+	if (size < at + TRAILER(s) || !memchr(rec + at, '\0',
+					      size - at - TRAILER(s)))
 		return NULL;
 	return (const char *)(rec + at);
 }
 
-static uint64_t trailer_time(const uint8_t *rec, size_t size)
+static uint64_t trailer_time(const struct records *s, const uint8_t *rec,
+			     size_t size)
 {
 	uint64_t t;
 
-	memcpy(&t, rec + size - 8, sizeof(t));
+	memcpy(&t, rec + size - TRAILER(s) + 8, sizeof(t));
 	return t;
 }
 
@@ -149,12 +154,12 @@ static void on_mmap2(struct records *s, const uint8_t *rec, size_t size)
 	struct mmap2_body b;
 	struct raw_mmap m;
 
-	if (size < HDR + sizeof(b) + TRAILER)
+	if (size < HDR + sizeof(b) + TRAILER(s))
 		return;
 	memcpy(&b, rec + HDR, sizeof(b));
 	if (!(b.prot & PROT_EXEC) || !s->cb.mmap)
 		return;
-	m.path = record_string(rec, size, HDR + sizeof(b));
+	m.path = record_string(s, rec, size, HDR + sizeof(b));
 	if (!m.path)
 		return;
 	m.pid = b.pid;
@@ -162,7 +167,7 @@ static void on_mmap2(struct records *s, const uint8_t *rec, size_t size)
 	m.start = b.addr;
 	m.len = b.len;
 	m.pgoff = b.pgoff;
-	m.time = trailer_time(rec, size);
+	m.time = trailer_time(s, rec, size);
 	s->cb.mmap(s->cb.arg, &m);
 }
 
@@ -170,17 +175,20 @@ static void on_comm(struct records *s, const uint8_t *rec, size_t size)
 {
 	const struct perf_event_header *h = (const void *)rec;
 	bool exec = h->misc & PERF_RECORD_MISC_COMM_EXEC;
-	const char *name = record_string(rec, size, HDR + 8);
+	const char *name = record_string(s, rec, size, HDR + 8);
 	uint32_t id[2];
 
 	if (!name)
 		return;
 	memcpy(id, rec + HDR, sizeof(id));
 	if (exec && id[0] == s->child && !s->exec_time)
-		s->exec_time = trailer_time(rec, size);
+		s->exec_time = trailer_time(s, rec, size);
 	/* a process's name; a thread naming itself is not reported */
 	if (id[0] == id[1] && s->cb.comm)
 		s->cb.comm(s->cb.arg, id[0], name, exec);
+	if (s->cb.task_comm)
+		s->cb.task_comm(s->cb.arg, id[0], id[1], name,
+				trailer_time(s, rec, size));
 }
 
 static void on_task(struct records *s, const uint8_t *rec, size_t size)
@@ -191,6 +199,9 @@ static void on_task(struct records *s, const uint8_t *rec, size_t size)
 	if (size < HDR + sizeof(b))
 		return;
 	memcpy(&b, rec + HDR, sizeof(b));
+	if (s->cb.task)
+		s->cb.task(s->cb.arg, b.pid, b.tid, b.time,
+			   h->type == PERF_RECORD_EXIT);
 	if (h->type == PERF_RECORD_FORK) {
 		/* a new process; a new thread has its parent's pid */
 		if (b.pid != b.ppid && s->cb.fork)
@@ -205,6 +216,19 @@ static void on_task(struct records *s, const uint8_t *rec, size_t size)
 		s->cb.exit(s->cb.arg, b.pid);
 }
 
+/* A sample (whole, parsed) of a page-fault event: its identifier, the
+ * first u64 after the header, is one of fault_ids. */
+static bool is_fault(const struct records *s, const uint8_t *rec)
+{
+	uint64_t id;
+
+	memcpy(&id, rec + HDR, sizeof(id));
+	for (size_t i = 0; i < s->nfault_ids; i++)
+		if (s->fault_ids[i] == id)
+			return true;
+	return false;
+}
+
 void records_dispatch(void *rp, const uint8_t *rec, size_t size)
 {
 	struct records *s = rp;
@@ -216,6 +240,14 @@ void records_dispatch(void *rp, const uint8_t *rec, size_t size)
 	case PERF_RECORD_SAMPLE:
 		if (!parse_sample(s, rec, size, &smp))
 			break;
+		if (s->nfault_ids && is_fault(s, rec)) {
+			s->stats->faults++;
+			if (s->cb.page_fault)
+				s->cb.page_fault(s->cb.arg, smp.pid, smp.tid,
+						 smp.time, smp.nips ? smp.ips[0]
+						 : 0);
+			break;
+		}
 		s->stats->samples++;
 		if (s->cb.sample)
 			s->cb.sample(s->cb.arg, &smp);
@@ -229,6 +261,17 @@ void records_dispatch(void *rp, const uint8_t *rec, size_t size)
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		on_task(s, rec, size);
+		break;
+	case PERF_RECORD_SWITCH:	/* only the pid, tid, time trailer */
+		if (size >= HDR + TRAILER(s) && s->cb.sched_switch) {
+			uint32_t id[2];
+
+			memcpy(id, rec + size - TRAILER(s), sizeof(id));
+			s->cb.sched_switch(s->cb.arg, id[0], id[1],
+				trailer_time(s, rec, size),
+				h->misc & PERF_RECORD_MISC_SWITCH_OUT,
+				h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+		}
 		break;
 	case PERF_RECORD_LOST:		/* id, lost */
 		if (size >= HDR + 16) {

@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -67,6 +68,9 @@ struct sampler {
 	struct ring *rings;
 	struct pollfd *pfds;	/* nrings perf fds, then the pidfd */
 	int nrings;
+	int *fault_fds;		/* page-fault events, one per ring, writing
+				 * into it (-1: none) */
+	uint64_t *fault_ids;
 	uint8_t *rec;		/* a record that wraps (ring.c, note 3) */
 	struct records rp;	/* the parser, its ips and the child's
 				 * exec and exit times */
@@ -162,6 +166,13 @@ static void make_attr(const struct sampler *s, struct perf_event_attr *a)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	}
 	a->exclude_callchain_kernel = 1;
+	/* PERF_RECORD_SWITCH of the traced tasks (a task's own switches:
+	 * allowed at perf_event_paranoid 2) */
+	a->context_switch = s->o.switches;
+	/* the page-fault events write into the same rings: every record
+	 * says which event it comes from */
+	if (s->o.page_faults)
+		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
 	/* wake the reader at a quarter full: three quarters of headroom */
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(data / 4);
@@ -221,6 +232,46 @@ static int map_ring(struct sampler *s, struct ring *r, struct error *e)
 	return 0;
 }
 
+/*
+ * A sample of every page fault of the program (user level) on CPU cpu,
+ * written into ring i (PERF_EVENT_IOC_SET_OUTPUT), told apart by its id:
+ * the ring's event's attributes (the same sample layout), no side
+ * records of its own.
+ */
+static int open_fault_event(struct sampler *s,
+			    const struct perf_event_attr *ring_attr, int i,
+			    int cpu, struct error *e)
+{
+	struct perf_event_attr a = *ring_attr;
+	int fd;
+
+	if (!s->fault_fds) {
+		s->fault_fds = xmalloc((size_t)s->nrings * sizeof(int));
+		s->fault_ids = xcalloc((size_t)s->nrings, sizeof(uint64_t));
+		for (int k = 0; k < s->nrings; k++)
+			s->fault_fds[k] = -1;
+	}
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a.freq = 0;
+	a.sample_period = 1;
+	a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = 0;
+	a.context_switch = 0;
+	a.watermark = 0;
+	a.wakeup_events = 0;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = perf_event_open_attr(NULL, NULL, &a, s->child.pid, cpu, -1);
+	if (fd < 0)
+		return open_error(s, &a, -fd, cpu, e);
+	s->fault_fds[i] = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) ||
+	    ioctl(fd, PERF_EVENT_IOC_ID, &s->fault_ids[i]))
+		return error_errno(e, errno, "cannot send page faults to the "
+				   "ring buffer of CPU %d", cpu);
+	return 0;
+}
+
 static int open_rings(struct sampler *s, struct error *e)
 {
 	struct perf_event_attr base, attr;
@@ -258,8 +309,14 @@ static int open_rings(struct sampler *s, struct error *e)
 			base.exclude_hv = attr.exclude_hv;
 			ret = map_ring(s, &s->rings[i], e);
 		}
+		if (ret == 0 && s->o.page_faults)
+			ret = open_fault_event(s, &attr, i, cpus[i], e);
 	}
 	free(cpus);
+	if (s->o.page_faults) {
+		s->rp.fault_ids = s->fault_ids;
+		s->rp.nfault_ids = (size_t)ncpus;
+	}
 	return ret;
 }
 
@@ -321,8 +378,13 @@ static void close_all(struct sampler *s)
 		if (s->rings[i].fd >= 0)
 			close(s->rings[i].fd);
 	}
+	for (int i = 0; s->fault_fds && i < s->nrings; i++)
+		if (s->fault_fds[i] >= 0)
+			close(s->fault_fds[i]);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
+	free(s->fault_fds);
+	free(s->fault_ids);
 	free(s->rings);
 	free(s->pfds);
 	free(s->rec);
@@ -363,11 +425,13 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 	s.rec = xmalloc(RING_MAX_RECORD);
 	s.rp.ips = xmalloc(RECORDS_MAX_IPS * sizeof(*s.rp.ips));
 	s.rp.dwarf = s.o.dwarf;
+	s.rp.identifier = s.o.page_faults;
 	s.rp.cb = s.cb;
 	s.rp.stats = s.stats;
 	/* held before its exec while the events are opened on it; in our
 	 * process group (sampler.h) */
-	s.child = (struct child){ .path = path, .argv = argv, .hold = true };
+	s.child = (struct child){ .path = path, .argv = argv, .hold = true,
+				  .env_add = s.o.env_add };
 	if (s.o.stdout_to_stderr) {
 		/* an output of ours is stdout (outputs.h) */
 		s.child.io[1] = CHILD_IO_FD;

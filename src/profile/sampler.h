@@ -33,6 +33,12 @@ struct sampler_opts {
 				 * 2, default 128 (256 in dwarf mode) */
 	bool stdout_to_stderr;	/* the program's stdout is yardstick's
 				 * stderr: an output is on stdout */
+	bool switches;		/* context-switch records too (the
+				 * sched_switch callback; `trace`) */
+	bool page_faults;	/* a sample of every page fault too (the
+				 * page_fault callback; `trace`) */
+	const char *const *env_add;	/* the program's environment
+					 * additions (child.h), or NULL */
 };
 
 /* A sample as the kernel gave it. */
@@ -87,6 +93,21 @@ struct sampler_callbacks {
 	/* a process's name: set by exec (exec true) or prctl; a thread
 	 * naming itself is not reported */
 	void (*comm)(void *arg, uint32_t pid, const char *name, bool exec);
+	/* For a timeline (`trace`): every task, thread or process, starting
+	 * (its FORK) or ending (its EXIT), at time (ns, CLOCK_MONOTONIC)... */
+	void (*task)(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
+		     bool exit);
+	/* ...every name a task takes (exec, prctl, pthread_setname_np)... */
+	void (*task_comm)(void *arg, uint32_t pid, uint32_t tid,
+			  const char *name, uint64_t time);
+	/* ...and, with opts.switches, every time a task leaves a CPU (out;
+	 * preempt: it was still runnable, else it blocked or slept) or
+	 * comes onto one */
+	void (*sched_switch)(void *arg, uint32_t pid, uint32_t tid,
+			     uint64_t time, bool out, bool preempt);
+	/* with opts.page_faults: a page fault at ip (user level) */
+	void (*page_fault)(void *arg, uint32_t pid, uint32_t tid,
+			   uint64_t time, uint64_t ip);
 };
 
 /* What the run came to. */
@@ -94,6 +115,7 @@ struct sampler_stats {
 	int status;		/* the program's wait status */
 	uint64_t samples, lost;	/* lost: records the kernel dropped for
 				 * want of ring buffer space */
+	uint64_t faults;	/* page faults seen (opts.page_faults) */
 	int64_t duration_ns;	/* exec to exit (of the first process) */
 	int64_t cpu_ns;		/* user + system time of the program and the
 				 * children it waited for (wait4) */

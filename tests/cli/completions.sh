@@ -18,7 +18,7 @@ t "yardstick completion csh: exit 2 naming it" sh -c '
 
 # The commands, from `yardstick help`.
 cmds=$("$YS" help | sed -n 's/^  \([a-z]*\) .*/\1/p' | grep -vx help)
-t "help lists the nine commands" [ "$(echo $cmds)" = "run compare gate history record load mem bench report" ]
+t "help lists the ten commands" [ "$(echo $cmds)" = "run compare gate history record load mem bench report trace" ]
 
 # The options each command accepted before the tables (its getopt_long
 # arrays): none may be lost.
@@ -40,6 +40,9 @@ old_bench="filter min-time epochs timeout max-result show-output baseline json c
 short_bench="t b q h"
 old_report="output charts baseline alpha noise max-increase max-decrease gate-limit history metric branch machine since limit profile open store help"
 short_report="o m n h"
+# trace came with its table: nothing from before
+old_trace=""
+short_trace="o F n q h"
 
 # same_help CMD: --help, -h and help CMD print one text, on stdout, exit 0
 same_help() {

@@ -184,6 +184,17 @@ bench_case() {
 }
 t "bench: every key of a libyardstick program's result is documented" bench_case
 
+# trace: zonefix's zones (libyardstick), and a program without zones.
+trace_case() {
+	"$YS" trace --no-store -q --json "$T/trace1.json" -- \
+		"$(dirname "$YSFIX")/zonefix" 2>"$T/trace1.err" ||
+		{ cat "$T/trace1.err"; return 1; }
+	"$YS" trace --no-store -q --json "$T/trace2.json" -- true \
+		2>"$T/trace2.err" || { cat "$T/trace2.err"; return 1; }
+	check trace "$T/trace1.json" "$T/trace2.json"
+}
+t "trace: every key of a trace's result is documented" trace_case
+
 # The check itself catches an undocumented key: a result with one added.
 bad_case() {
 	python3 -c '

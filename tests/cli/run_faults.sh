@@ -151,6 +151,17 @@ t "a failing --prepare: exit 1, its stderr, no --ignore-failure hint" sh -c '
 t "the stderr tail is from the failing run, not from --prepare" sh -c '
 	"$YS" run --runs 2 --prepare "echo FROM-PREP >&2" -- "$YSFIX" exit 3 own-words 2>"$T/own.err"; [ $? -eq 1 ] &&
 	grep -q own-words "$T/own.err" && ! grep -q FROM-PREP "$T/own.err"'
+# runs 0 to 3 succeed, run 4 fails; each says which it is on stderr
+cat > "$T/nth.sh" <<EOF
+n=\$(cat "$T/nth" 2>/dev/null || echo 0)
+echo \$((n + 1)) > "$T/nth"
+echo words-of-run-\$n >&2
+sleep 0.2
+[ \$n -lt 4 ]
+EOF
+t "the stderr tail is from the failing run, not from the runs before it" sh -c '
+	"$YS" run --no-store --runs 10 --warmup 0 -- /bin/sh "$T/nth.sh" 2>"$T/nth.err"; [ $? -eq 1 ] &&
+	grep -q words-of-run-4 "$T/nth.err" && ! grep -q words-of-run-3 "$T/nth.err"'
 t "stderr capture keeps a bounded tail of a flood" sh -c '
 	"$YS" run --runs 1 --warmup 0 --shell "head -c 50000000 /dev/zero | tr \"\\0\" x >&2; echo LAST-WORDS >&2; exit 5" 2>"$T/flood.err"; [ $? -eq 1 ] &&
 	grep -q LAST-WORDS "$T/flood.err" && [ $(wc -c < "$T/flood.err") -lt 20000 ]'

@@ -169,7 +169,7 @@ if mount -t tmpfs -o size=256k,mode=755 tmpfs "$M" 2>/dev/null; then
 	dd if=/dev/zero of="$M/fill" bs=4k 2>/dev/null
 	export M
 	t "a full disk: the store says so (not 'disk I/O error'), the --json kept" sh -c '
-		"$YS" run -q --runs 30 --store "$M/s.db" --json "$T/f.json" -- "$YSFIX" exit 0 2>"$T/e21"; [ $? -eq 2 ] &&
+		"$YS" run -q --runs 300 --store "$M/s.db" --json "$T/f.json" -- "$YSFIX" exit 0 2>"$T/e21"; [ $? -eq 2 ] &&
 		grep -q "No space left on device\|the disk is full" "$T/e21" && ! grep -q "disk I/O error" "$T/e21" &&
 		python3 -c "import json; json.load(open(\"$T/f.json\"))"'
 	t "a full disk: --json into it says so, nothing half-written left" sh -c '

@@ -41,6 +41,7 @@ struct fake {
 	char log[512];		/* a letter per call: A, B ... for the
 				 * jobs, p and c for --prepare, --cleanup */
 	size_t n;
+	int batches, batched;	/* fake_batch's calls, and runs in them */
 };
 
 static int fake_measure(void *arg, const struct spawn_opts *o,
@@ -99,6 +100,57 @@ static int fake_measure(void *arg, const struct spawn_opts *o,
 	return 0;
 }
 
+/*
+ * The spawner's batch as spawner.h words it (spawner_main.c, run_batch):
+ * the runs one after the other, each handed on as it ends, stopping after
+ * a run that could not start or was interrupted, at Ctrl-C between two
+ * runs, at a failure with stop_on_failure, or adaptive once min_count
+ * runs took min_wall (a timed-out run counting its timeout at least).
+ */
+static int fake_batch(void *arg, const struct spawn_opts *o,
+		      const struct spawner_batch *b, struct error *e)
+{
+	struct fake *f = arg;
+	double sum = 0;
+
+	f->batches++;
+	for (size_t i = 0; i < b->count; i++) {
+		struct run_sample s;
+		int ret = fake_measure(arg, o, &s, e);
+		bool clean = !ret && !s.timed_out && WIFEXITED(s.status) &&
+			     WEXITSTATUS(s.status) == 0;
+
+		f->batched++;
+		sum += s.timed_out && s.wall < o->timeout ? o->timeout
+							  : s.wall;
+		if (b->each(b->arg, ret, &s, NULL, 0, e))
+			return -1;
+		if (ret || s.interrupted || *o->interrupt ||
+		    (b->stop_on_failure && !clean))
+			break;
+		if (b->min_wall > 0 && i + 1 >= b->min_count &&
+		    sum >= b->min_wall)
+			break;
+	}
+	return 0;
+}
+
+/* Whether the tests' runs go through fake_batch where `run` batches:
+ * every test runs both ways, to the same values. */
+static bool batching;
+
+static int batching_on(void **state)
+{
+	batching = true;
+	return 0;
+}
+
+static int batching_off(void **state)
+{
+	batching = false;
+	return 0;
+}
+
 struct world {
 	struct run_opts o;
 	struct result res;
@@ -137,7 +189,11 @@ static struct world *world_new(size_t njobs, enum run_order order)
 		w->jobs[i].bench = &w->res.benchmarks[i];
 	w->fake.ev_job = -1;
 	w->fake.stop = &w->stop;
-	w->ex = (struct run_executor){ fake_measure, &w->fake };
+	w->ex = (struct run_executor){ fake_measure, &w->fake,
+				       batching ? fake_batch : NULL };
+	/* never used but as the sign of a spawner to batch through */
+	if (batching)
+		w->rn.sp.via = (struct spawner *)(void *)&w->fake;
 	w->rn.o = &w->o;
 	w->rn.exec = &w->ex;
 	w->rn.jobs = w->jobs;
@@ -560,18 +616,76 @@ static void test_prepare_cleanup(void **state)
 	world_free(w);
 }
 
+/*
+ * Where `run` batches: the measured runs of one job at a time (sequential,
+ * or a single job interleaved), in one batch when nothing of ours comes
+ * between two runs; never with --prepare, nor with several jobs
+ * interleaved; adaptive, one batch that stops where job_done does.
+ */
+static void test_batches(void **state)
+{
+	struct world *w;
+
+	(void)state;
+	static const struct {
+		size_t njobs;
+		enum run_order order;
+		long runs;
+		const char *prepare;
+		const char *log;	/* the calls, in order */
+		int batches, batched;
+	} cases[] = {
+		{ 2, ORDER_SEQUENTIAL, 5, NULL, "ABAAAAABBBBB", 2, 10 },
+		{ 1, ORDER_INTERLEAVED, 7, NULL, "AAAAAAAA", 1, 7 },
+		{ 2, ORDER_INTERLEAVED, 3, NULL, NULL, 0, 0 },
+		{ 1, ORDER_SEQUENTIAL, 3, "prep", "pApApA", 0, 0 },
+	};
+
+	batching = true;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		w = world_new(cases[i].njobs, cases[i].order);
+		w->o.runs = cases[i].runs;
+		w->o.warmup = cases[i].prepare ? 0 : 1;
+		w->o.prepare = cases[i].prepare;
+		assert_int_equal(run_loop(w), 0);
+		if (cases[i].log)
+			assert_string_equal(w->fake.log, cases[i].log);
+		assert_int_equal(w->fake.batches, cases[i].batches);
+		assert_int_equal(w->fake.batched, cases[i].batched);
+		for (size_t j = 0; j < cases[i].njobs; j++)
+			assert_int_equal(metric(w, j, M_WALL)->n,
+					 (size_t)cases[i].runs);
+		world_free(w);
+	}
+
+	/* adaptive: at least 3, then until 1 s: 4 runs of 0.25 s, in one */
+	w = world_new(1, ORDER_SEQUENTIAL);
+	w->o.min_runs = 3;
+	w->o.max_runs = 10;
+	w->o.min_time = 1;
+	w->fake.wall[0] = 0.25;
+	assert_int_equal(run_loop(w), 0);
+	assert_int_equal(w->fake.batches, 1);
+	assert_int_equal(w->jobs[0].runs, 4);
+	world_free(w);
+	batching = false;
+}
+
 int main(void)
 {
+#define BOTH(f) cmocka_unit_test_setup(f, batching_off), \
+		cmocka_unit_test_setup(f, batching_on)
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sequential_fixed_runs),
-		cmocka_unit_test(test_interleaved_rounds),
-		cmocka_unit_test(test_adaptive_stop),
-		cmocka_unit_test(test_failure_on_run_k),
-		cmocka_unit_test(test_signal_and_warmup_failure),
-		cmocka_unit_test(test_timeout_on_run_k),
-		cmocka_unit_test(test_interrupt),
-		cmocka_unit_test(test_exec_refused),
-		cmocka_unit_test(test_prepare_cleanup),
+		BOTH(test_sequential_fixed_runs),
+		BOTH(test_interleaved_rounds),
+		BOTH(test_adaptive_stop),
+		BOTH(test_failure_on_run_k),
+		BOTH(test_signal_and_warmup_failure),
+		BOTH(test_timeout_on_run_k),
+		BOTH(test_interrupt),
+		BOTH(test_exec_refused),
+		BOTH(test_prepare_cleanup),
+		cmocka_unit_test(test_batches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -298,6 +298,45 @@ static void *interrupter(void *arg)
  * wall time, which started before the command did, is at least 0.2 s
  * whatever the machine's load.
  */
+/*
+ * go(arg), a run of `ysfix hang m->pidfile`, with the interrupter on it
+ * (SIGALRM handled as `run` handles SIGINT: no SA_RESTART); the pidfile
+ * is removed after. Returns go's value.
+ */
+static int with_interrupter(struct midway *m, int (*go)(void *), void *arg)
+{
+	struct sigaction sa, old;
+	pthread_t th;
+	int r;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
+	alarmed = 0;
+	assert_int_equal(pthread_create(&th, NULL, interrupter, m), 0);
+	r = go(arg);
+	m->done = 1;
+	pthread_join(th, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	unlink(m->pidfile);
+	return r;
+}
+
+/* What with_interrupter runs: one run of o. */
+struct one_run {
+	struct spawn_opts *o;
+	struct run_sample *s;
+};
+
+static int go_one(void *arg)
+{
+	struct one_run *r = arg;
+	struct error e;
+
+	return spawn_measure(r->o, r->s, &e);
+}
+
 static void test_interrupt_midway_both(void **state)
 {
 	char pidfile[] = "/tmp/ys-midway-XXXXXX";
@@ -307,25 +346,14 @@ static void test_interrupt_midway_both(void **state)
 				.stdout_fd = -1, .stderr_fd = -1,
 				.interrupt = &alarmed, .via = VIA(state) };
 	struct midway m = { .pidfile = pidfile, .main = pthread_self() };
-	struct sigaction sa, old;
 	struct run_sample s;
+	struct one_run run = { &o, &s };
 	struct error e;
-	pthread_t th;
 	char *one[] = { YSFIX, "sleep", "1", NULL };
 
 	assert_true(fd >= 0);
 	close(fd);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_alarm;	/* no SA_RESTART, as `run`'s */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, &old);
-	alarmed = 0;
-	assert_int_equal(pthread_create(&th, NULL, interrupter, &m), 0);
-	assert_int_equal(spawn_measure(&o, &s, &e), 0);
-	m.done = 1;
-	pthread_join(th, NULL);
-	sigaction(SIGALRM, &old, NULL);
-	unlink(pidfile);
+	assert_int_equal(with_interrupter(&m, go_one, &run), 0);
 	assert_true(s.interrupted);
 	assert_true(m.fired - m.seen >= 0.2);
 	assert_true(s.wall >= 0.2 && s.wall < SANE_WALL);
@@ -562,6 +590,178 @@ static void test_spawner_counters(void **state)
 	counters_close(c);
 }
 
+/* What a batch handed to its each(): the runs, and what stops it. */
+struct got {
+	struct run_sample s[64];
+	double wall_sum;
+	int n, failed;
+	int stop_at;		/* each() refuses run stop_at (1-based) */
+	struct counters *c;	/* counters_end_with each reading */
+	struct counter_value v[64][2];
+};
+
+static int got_each(void *arg, int ret, const struct run_sample *s,
+		    const uint64_t *reading, size_t n, struct error *e)
+{
+	struct got *g = arg;
+
+	if (ret) {
+		g->failed++;
+		return -1;
+	}
+	assert_true(g->n < 64);
+	g->s[g->n] = *s;
+	g->wall_sum += s->wall;
+	if (g->c) {
+		assert_non_null(reading);
+		assert_int_equal(counters_end_with(g->c, reading, n,
+						   g->v[g->n], e), 0);
+	}
+	g->n++;
+	return g->n == g->stop_at ? -1 : 0;
+}
+
+static int batch(struct spawner *via, struct spawner_batch *b, struct got *g,
+		 char **argv)
+{
+	struct spawn_opts o = { .path = argv[0], .argv = argv, .stdin_fd = -1,
+				.stdout_fd = -1, .stderr_fd = -1, .via = via };
+	struct error e;
+
+	b->each = got_each;
+	b->arg = g;
+	return spawner_measure_batch(via, &o, b, &e);
+}
+
+/*
+ * A batch runs the runs asked for from one request, each with its own
+ * values — the counters too, read by the spawner after each reap — and
+ * stops where it is told to: at a failure (stop_on_failure), at each()'s
+ * refusal, once enough wall time was measured; the spawner stays in step
+ * for the next request.
+ */
+static void test_spawner_batch(void **state)
+{
+	const char *events[] = { "page-faults", "task-clock" };
+	char *touch[] = { YSFIX, "touch", "8", NULL };
+	char *idle[] = { TINYFIX, NULL };
+	char *fail[] = { YSFIX, "exit", "3", NULL };
+	char *nap[] = { YSFIX, "sleep", "20", NULL };
+	struct spawner_batch b;
+	struct spawner *via;
+	struct got *g = calloc(1, sizeof(*g));
+	struct run_sample s;
+	struct error e;
+	int r;
+
+	(void)state;
+	via = spawner_start(SPAWNER, NULL, 0, &e);
+	assert_non_null(via);
+	r = spawner_open_counters(via, events, 2, false, &g->c, &e);
+	if (r == -3) {
+		spawner_stop(via);
+		free(g);
+		skip();		/* perf events not permitted here */
+	}
+	assert_int_equal(r, 0);
+	assert_true(spawner_reads_counters(via));
+	/* counted runs, two commands in turn: each run's own values */
+	for (int k = 0; k < 2; k++) {
+		g->n = 0;
+		assert_int_equal(counters_begin(g->c, &e), 0);
+		b = (struct spawner_batch){ .count = 5, .read_counters = true,
+					    .stop_on_failure = true };
+		assert_int_equal(batch(via, &b, g, k ? idle : touch), 0);
+		assert_int_equal(g->n, 5);
+		for (int i = 0; i < 5; i++) {
+			assert_int_equal(spawn_exit_code(g->s[i].status), 0);
+			assert_true(g->s[i].wall > 0 &&
+				    g->s[i].wall < SANE_WALL);
+			assert_true(g->s[i].start > 0);
+			assert_true(g->v[i][0].counted &&
+				    g->v[i][1].counted);
+			if (k == 0)
+				assert_true(g->v[i][0].value >= 2048 &&
+					    g->v[i][0].value < 2048 + 1000);
+			else
+				assert_true(g->v[i][0].value < 10);
+		}
+	}
+	counters_close(g->c);
+	g->c = NULL;
+	/* a failure ends it, or not */
+	g->n = 0;
+	b = (struct spawner_batch){ .count = 5, .stop_on_failure = true };
+	assert_int_equal(batch(via, &b, g, fail), 0);
+	assert_int_equal(g->n, 1);
+	assert_int_equal(spawn_exit_code(g->s[0].status), 3);
+	g->n = 0;
+	b = (struct spawner_batch){ .count = 5 };
+	assert_int_equal(batch(via, &b, g, fail), 0);
+	assert_int_equal(g->n, 5);
+	/* each() says stop: no run after the one under way */
+	g->n = 0;
+	g->stop_at = 2;
+	b = (struct spawner_batch){ .count = 40 };
+	assert_int_equal(batch(via, &b, g, nap), -1);
+	assert_int_equal(g->n, 2);
+	g->stop_at = 0;
+	/* adaptive: at least 3 runs, then until 0.05 s: never one more */
+	g->n = 0;
+	g->wall_sum = 0;
+	b = (struct spawner_batch){ .count = 60, .min_count = 3,
+				    .min_wall = 0.05 };
+	assert_int_equal(batch(via, &b, g, nap), 0);
+	assert_true(g->n >= 3 && g->n < 60);
+	assert_true(g->wall_sum >= 0.05 - 1e-6);
+	assert_true(g->n == 3 || g->wall_sum - g->s[g->n - 1].wall < 0.05);
+	/* in step: a single run after it all */
+	assert_int_equal(run_via(via, &s, 0, fail), 0);
+	assert_int_equal(spawn_exit_code(s.status), 3);
+	spawner_stop(via);
+	free(g);
+}
+
+/* What with_interrupter runs: a batch of o. */
+struct batch_run {
+	struct spawn_opts *o;
+	struct spawner_batch b;
+};
+
+static int go_batch(void *arg)
+{
+	struct batch_run *r = arg;
+	struct error e;
+
+	return spawner_measure_batch(r->o->via, r->o, &r->b, &e);
+}
+
+/* Ctrl-C in the middle of a batch: the run under way is killed and is
+ * the batch's last. */
+static void test_spawner_batch_interrupt(void **state)
+{
+	char pidfile[] = "/tmp/ys-midway-XXXXXX";
+	int fd = mkstemp(pidfile);
+	char *argv[] = { YSFIX, "hang", pidfile, NULL };
+	struct spawn_opts o = { .path = argv[0], .argv = argv, .stdin_fd = -1,
+				.stdout_fd = -1, .stderr_fd = -1,
+				.interrupt = &alarmed, .via = spawner };
+	struct midway m = { .pidfile = pidfile, .main = pthread_self() };
+	struct got *g = calloc(1, sizeof(*g));
+	struct batch_run run = { &o, { .count = 10, .each = got_each,
+				       .arg = g } };
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(with_interrupter(&m, go_batch, &run), 0);
+	assert_int_equal(g->n, 1);
+	assert_true(g->s[0].interrupted);
+	assert_true(g->s[0].wall >= 0.2 && g->s[0].wall < SANE_WALL);
+	alarmed = 0;
+	free(g);
+}
+
 static void test_spawner_find(void **state)
 {
 	struct error e;
@@ -611,7 +811,8 @@ static void test_spawner_gone(void **state)
 
 /*
  * A run through the spawner costs our process one request written and
- * one reply read, and no other system call (no signal-mask changes around
+ * one reply read (a batch: one request, its replies read), and no other
+ * system call (no signal-mask changes around
  * the write, no allocation): after a first run, a seccomp filter lets
  * through only sendmsg and read (and the exit), killing the child at any
  * other call; 20 runs must still succeed.
@@ -647,6 +848,9 @@ static void test_spawner_round_trip_only(void **state)
 		struct run_sample smp;
 		struct error e;
 		int bad = 0;
+		struct got *g = calloc(1, sizeof(*g));
+		struct spawner_batch b = { .count = 20, .each = got_each,
+					   .arg = g };
 
 		o.via = spawner_start(SPAWNER, NULL, 0, &e);
 		if (!o.via || spawn_measure(&o, &smp, &e))
@@ -658,6 +862,10 @@ static void test_spawner_round_trip_only(void **state)
 			if (spawn_measure(&o, &smp, &e) ||
 			    spawn_exit_code(smp.status) != 0)
 				bad = 1;
+		/* a batch of 20: one request, replies read several at once */
+		if (!g || spawner_measure_batch(o.via, &o, &b, &e) ||
+		    g->n != 20)
+			bad = 1;
 		/* the spawner dies with us; exit_group itself, not _exit,
 		 * which a sanitizer's runtime intercepts (sigaltstack) */
 		syscall(SYS_exit_group, bad ? 4 : 0);
@@ -707,6 +915,8 @@ int main(void)
 		cmocka_unit_test(test_spawner_kills_leftovers),
 		cmocka_unit_test(test_spawner_pin),
 		cmocka_unit_test(test_spawner_counters),
+		cmocka_unit_test(test_spawner_batch),
+		cmocka_unit_test(test_spawner_batch_interrupt),
 		cmocka_unit_test(test_spawner_find),
 		cmocka_unit_test(test_spawner_gone),
 		cmocka_unit_test(test_spawner_round_trip_only),

@@ -1,0 +1,337 @@
+/*
+ * What `yardstick trace` prints and stores: the zone table (per zone name:
+ * count, total, self time, p50/p95/p99/max, share of the wall time), the
+ * slowest instances, every thread's on-CPU and waiting time, and the
+ * result of kind "trace" (one benchmark per zone name, `latency` per
+ * instance) that `gate` judges.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "cmd/trace.h"
+#include "config.h"
+#include "stats/stats.h"
+#include "util/child.h"
+#include "util/strutil.h"
+#include "util/term.h"
+
+/* One zone name: its instances' durations (ns, in time order), their
+ * total and their total self time. */
+struct zone_stat {
+	const char *name;
+	double *dur;
+	size_t n, cap;
+	double total, self_total;
+};
+
+struct zone_table {
+	struct zone_stat *v;
+	size_t n, cap;
+};
+
+static struct zone_stat *stat_of(struct zone_table *zt, const char *name)
+{
+	for (size_t i = 0; i < zt->n; i++)
+		if (zt->v[i].name == name)	/* interned */
+			return &zt->v[i];
+	zt->v = xgrow(zt->v, &zt->cap, zt->n + 1, sizeof(*zt->v));
+	memset(&zt->v[zt->n], 0, sizeof(zt->v[0]));
+	zt->v[zt->n].name = name;
+	return &zt->v[zt->n++];
+}
+
+/* A thread's open zones while the events are walked in start order. */
+struct open_stack {
+	uint32_t tid;
+	size_t *ev;		/* indices into the trace's events */
+	double *child;		/* the time of each one's direct children */
+	size_t n, cap, capc;
+};
+
+static struct open_stack *stack_of(struct open_stack **v, size_t *n,
+				   size_t *cap, uint32_t tid)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i].tid == tid)
+			return &(*v)[i];
+	*v = xgrow(*v, cap, *n + 1, sizeof(**v));
+	memset(&(*v)[*n], 0, sizeof(**v));
+	(*v)[*n].tid = tid;
+	return &(*v)[(*n)++];
+}
+
+static void close_top(const struct trace *t, struct open_stack *s,
+		      struct zone_table *zt)
+{
+	const struct trace_event *e = &t->ev[s->ev[s->n - 1]];
+	double d = (double)(e->end - e->start);
+	struct zone_stat *z = stat_of(zt, e->name);
+	double self = d - s->child[s->n - 1];
+
+	if (self < 0)
+		self = 0;
+	z->self_total += self;
+	s->n--;
+	if (s->n)
+		s->child[s->n - 1] += d;
+}
+
+/*
+ * The zones by name, in order of first appearance: durations in time
+ * order (the order of their start), and self time (the duration less
+ * that of the zones directly inside it on the same thread).
+ */
+static void build_table(const struct trace *t, struct zone_table *zt)
+{
+	struct open_stack *st = NULL;
+	size_t nst = 0, capst = 0;
+
+	memset(zt, 0, sizeof(*zt));
+	for (size_t i = 0; i < t->n; i++) {
+		const struct trace_event *e = &t->ev[i];
+		struct open_stack *s;
+		struct zone_stat *z;
+
+		if (e->kind != TRACE_ZONE)
+			continue;
+		s = stack_of(&st, &nst, &capst, e->tid);
+		while (s->n && t->ev[s->ev[s->n - 1]].end <= e->start)
+			close_top(t, s, zt);
+		z = stat_of(zt, e->name);
+		z->dur = xgrow(z->dur, &z->cap, z->n + 1, sizeof(double));
+		z->dur[z->n] = (double)(e->end - e->start);
+		z->total += z->dur[z->n];
+		/* its self time is counted when it closes */
+		s->ev = xgrow(s->ev, &s->cap, s->n + 1, sizeof(size_t));
+		s->child = xgrow(s->child, &s->capc, s->n + 1, sizeof(double));
+		s->ev[s->n] = i;
+		s->child[s->n] = 0;
+		s->n++;
+		z->n++;
+	}
+	for (size_t i = 0; i < nst; i++) {
+		while (st[i].n)
+			close_top(t, &st[i], zt);
+		free(st[i].ev);
+		free(st[i].child);
+	}
+	free(st);
+}
+
+static void free_table(struct zone_table *zt)
+{
+	for (size_t i = 0; i < zt->n; i++) {
+		free(zt->v[i].dur);
+	}
+	free(zt->v);
+}
+
+/* the wall time: the program's first thread's start to its end */
+static uint64_t wall_ns(const struct trace_run *r)
+{
+	const struct trace *t = &r->tr;
+	uint64_t start = t->nthreads ? t->threads[0].start : t->first;
+	uint64_t end = r->t_end ? r->t_end : t->last;
+
+	return end > start ? end - start : 0;
+}
+
+static void put_ms(FILE *fp, double ns)
+{
+	fprintf(fp, " %10.3f", ns / 1e6);
+}
+
+static void zone_table(const struct trace_run *r, struct zone_table *zt,
+		       FILE *fp, bool color)
+{
+	double wall = (double)wall_ns(r);
+
+	fprintf(fp, "%szones (ms)%s\n", term_bold(color), term_reset(color));
+	fprintf(fp, "%s%-28s %8s %10s %10s %10s %10s %10s %10s %7s%s\n",
+		term_dim(color), "zone", "count", "total", "self", "p50",
+		"p95", "p99", "max", "wall%", term_reset(color));
+	for (size_t i = 0; i < zt->n; i++) {
+		struct zone_stat *z = &zt->v[i];
+		double *s = stats_sorted_copy(z->dur, z->n);
+
+		term_pad(fp, z->name, 28, false);
+		fprintf(fp, " %8zu", z->n);
+		put_ms(fp, z->total);
+		put_ms(fp, z->self_total);
+		put_ms(fp, stats_percentile_sorted(s, z->n, 50));
+		put_ms(fp, stats_percentile_sorted(s, z->n, 95));
+		put_ms(fp, stats_percentile_sorted(s, z->n, 99));
+		put_ms(fp, s[z->n - 1]);
+		fprintf(fp, " %6.1f%%\n", wall > 0 ? 100 * z->total / wall : 0);
+		free(s);
+	}
+}
+
+static int by_duration(const void *a, const void *b)
+{
+	const struct trace_event *x = *(const struct trace_event *const *)a;
+	const struct trace_event *y = *(const struct trace_event *const *)b;
+	uint64_t dx = x->end - x->start, dy = y->end - y->start;
+
+	return dx > dy ? -1 : dx < dy ? 1 : (x->start > y->start) -
+					    (x->start < y->start);
+}
+
+static const char *thread_name(const struct trace *t, uint32_t tid)
+{
+	for (size_t i = t->nthreads; i-- > 0;)
+		if (t->threads[i].tid == tid && t->threads[i].name)
+			return t->threads[i].name;
+	return "";
+}
+
+static void slowest(const struct trace_run *r, FILE *fp, bool color)
+{
+	const struct trace *t = &r->tr;
+	const struct trace_event **z = xcalloc(t->n + 1, sizeof(*z));
+	uint64_t t0 = t->nthreads ? t->threads[0].start : t->first;
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (t->ev[i].kind == TRACE_ZONE)
+			z[n++] = &t->ev[i];
+	qsort(z, n, sizeof(*z), by_duration);
+	fprintf(fp, "%sslowest zones%s\n", term_bold(color),
+		term_reset(color));
+	fprintf(fp, "%s%-28s %12s %12s %8s  %s%s\n", term_dim(color), "zone",
+		"start (ms)", "duration", "tid", "thread", term_reset(color));
+	for (size_t i = 0; i < n && i < (size_t)r->a->top; i++) {
+		term_pad(fp, z[i]->name, 28, false);
+		fprintf(fp, " %12.3f %9.3f ms %8" PRIu32 "  ",
+			(double)(z[i]->start - t0) / 1e6,
+			(double)(z[i]->end - z[i]->start) / 1e6, z[i]->tid);
+		term_puts(fp, thread_name(t, z[i]->tid));
+		fputc('\n', fp);
+	}
+	free(z);
+}
+
+static void threads(const struct trace_run *r, FILE *fp, bool color)
+{
+	const struct trace *t = &r->tr;
+
+	fprintf(fp, "%sthreads (ms)%s\n", term_bold(color), term_reset(color));
+	fprintf(fp, "%s%8s %8s %-16s %10s %10s %7s %10s %10s%s\n",
+		term_dim(color), "pid", "tid", "name", "lifetime", "on-CPU",
+		"on%", "blocked", "preempted", term_reset(color));
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct trace_thread *th = &t->threads[i];
+		double life = (double)(th->end - th->start);
+
+		fprintf(fp, "%8" PRIu32 " %8" PRIu32 " ", th->pid, th->tid);
+		term_pad(fp, th->name ? th->name : "", 16, false);
+		put_ms(fp, life);
+		put_ms(fp, (double)th->on_ns);
+		fprintf(fp, " %6.1f%%", life > 0 ? 100 * th->on_ns / life : 0);
+		put_ms(fp, (double)th->blocked_ns);
+		put_ms(fp, (double)th->preempted_ns);
+		fputc('\n', fp);
+	}
+}
+
+void trace_report(const struct trace_run *r, FILE *fp)
+{
+	const struct trace *t = &r->tr;
+	bool color = term_use_color(fp);
+	struct zone_table zt;
+
+	fprintf(fp, "%strace%s of %.3f s: %zu threads, %zu events, %" PRIu64
+		" CPU samples; lost: %" PRIu64 " perf records, %" PRIu64
+		" events past --max-events, %" PRIu64 " zone events\n",
+		term_bold(color), term_reset(color), wall_ns(r) / 1e9,
+		t->nthreads, t->n, r->st.samples, r->st.lost, t->dropped,
+		r->zones_lost);
+	if (r->a->so.page_faults) {
+		fprintf(fp, "page faults: %" PRIu64 " (", r->st.faults);
+		for (size_t i = 0; i < t->nthreads; i++)
+			fprintf(fp, "%s%" PRIu32 ": %" PRIu64, i ? ", " : "",
+				t->threads[i].tid, t->threads[i].faults);
+		fputs(")\n", fp);
+	}
+	if (r->zones_error)
+		fprintf(fp, "yardstick trace: warning: the zone buffer could "
+			"not be read: no zones\n");
+	if (r->zones_corrupt)
+		fprintf(fp, "yardstick trace: warning: the zones of %" PRIu64
+			" threads stop at a malformed record\n",
+			r->zones_corrupt);
+	build_table(t, &zt);
+	if (zt.n) {
+		zone_table(r, &zt, fp, color);
+		slowest(r, fp, color);
+	} else {
+		fprintf(fp, "no zones (the program does not use "
+			"libyardstick's zones)\n");
+	}
+	free_table(&zt);
+	threads(r, fp, color);
+}
+
+/* ---- the result ---- */
+
+static void build_result(struct trace_run *r)
+{
+	const struct trace_args *a = r->a;
+	struct result *res = &r->res;
+	struct zone_table zt;
+
+	if (r->have_res)
+		return;
+	r->have_res = true;
+	result_init(res, "trace");
+	res->created = utc_timestamp();
+	res->tool_version = xstrdup(YS_VERSION);
+	machine_detect(&res->machine);
+	res->git = r->git;
+	memset(&r->git, 0, sizeof(r->git));
+	result_set_num(res, "freq", a->so.freq);
+	result_set_num(res, "wall_time", wall_ns(r) / 1e9);
+	result_set_num(res, "threads", (double)r->tr.nthreads);
+	result_set_num(res, "lost_records", (double)r->st.lost);
+	result_set_num(res, "dropped_events", (double)r->tr.dropped);
+	result_set_num(res, "lost_zone_events", (double)r->zones_lost);
+	build_table(&r->tr, &zt);
+	for (size_t i = 0; i < zt.n; i++) {
+		char *name = a->name ? xasprintf("%s %s", a->name,
+						 zt.v[i].name)
+				     : xstrdup(zt.v[i].name);
+		struct benchmark *b = result_add_benchmark(res, name, a->argv);
+		struct metric *m = benchmark_metric(b, "latency", "s");
+
+		for (size_t k = 0; k < zt.v[i].n; k++)
+			metric_push(m, zt.v[i].dur[k] / 1e9);
+		benchmark_push_exit(b, spawn_exit_code(r->st.status));
+		if (r->zones_lost || r->tr.dropped)
+			benchmark_add_warning(b, "incomplete: %" PRIu64
+					      " zone events lost, %" PRIu64
+					      " events dropped",
+					      r->zones_lost, r->tr.dropped);
+		free(name);
+	}
+	free_table(&zt);
+	result_unique_names(res);
+	result_summarize(res, 1, 1000);
+}
+
+int trace_write_result(const char *path, void *run, struct error *e)
+{
+	struct trace_run *r = run;
+
+	build_result(r);
+	return result_write_json(&r->res, path, e);
+}
+
+int trace_save(struct trace_run *r)
+{
+	build_result(r);
+	return save_result(&r->res, r->a->store, r->a->quiet);
+}

@@ -1,0 +1,377 @@
+/*
+ * The trace as Perfetto's protobuf (perfetto.protos.Trace), with a small
+ * encoder of our own: varints, fixed64 doubles and length-delimited
+ * fields. The field numbers are the official ones of Perfetto's
+ * protos/perfetto/trace/ (trace.proto, trace_packet.proto,
+ * clock_snapshot.proto, track_event/track_descriptor.proto,
+ * track_event.proto, process_descriptor.proto, thread_descriptor.proto);
+ * tests/cli/perfetto_trace.proto holds the subset the tests decode with.
+ *
+ * One packet sequence (trusted_packet_sequence_id 1): a clock snapshot
+ * (CLOCK_MONOTONIC against BOOTTIME, read together, so that the trace
+ * processor can place MONOTONIC timestamps), the track descriptors (a
+ * process track per process, a thread track per thread under it, an
+ * "on-CPU" track under each thread, a track per async span and per
+ * counter under its process), then the track events with
+ * timestamp_clock_id 3 (MONOTONIC). A zone is a SLICE_BEGIN/SLICE_END
+ * pair on its thread's track, an on-CPU slice likewise on the thread's
+ * on-CPU track; the trace processor sorts the packets by time, so a
+ * pair is written together and the size cap cuts between events.
+ */
+#include "profile/trace.h"
+
+#include "util/fileio.h"
+#include "util/json_emit.h"
+#include "util/strutil.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* field numbers */
+enum {
+	TRACE_PACKET = 1,
+	PKT_CLOCK_SNAPSHOT = 6, PKT_TIMESTAMP = 8, PKT_SEQ_ID = 10,
+	PKT_TRACK_EVENT = 11, PKT_SEQ_FLAGS = 13, PKT_CLOCK_ID = 58,
+	PKT_TRACK_DESCRIPTOR = 60,
+	SNAP_CLOCKS = 1, SNAP_PRIMARY = 2, CLOCK_ID = 1, CLOCK_TS = 2,
+	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4,
+	TD_PARENT = 5, TD_COUNTER = 8,
+	PD_PID = 1, PD_NAME = 6,
+	THD_PID = 1, THD_TID = 2, THD_NAME = 5,
+	TE_TYPE = 9, TE_TRACK = 11, TE_CATEGORIES = 22, TE_NAME = 23,
+	TE_DOUBLE_COUNTER = 44, TE_CALLSTACK = 55, TE_DEBUG = 4,
+	CS_FRAMES = 1, FRAME_FUNCTION = 1,
+	DA_NAME = 10, DA_STRING = 6, DA_INT = 4,
+};
+
+enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3, COUNTER = 4 };
+enum { CLOCK_MONO = 3, CLOCK_BOOT = 6 };
+enum { SEQ_CLEARED = 1, SEQ_NEEDS = 2 };
+
+static void varint(struct strbuf *b, uint64_t v)
+{
+	char c[10];
+	size_t n = 0;
+
+	do {
+		c[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	strbuf_put(b, c, n);
+}
+
+static void f_varint(struct strbuf *b, unsigned field, uint64_t v)
+{
+	varint(b, (uint64_t)field << 3);
+	varint(b, v);
+}
+
+static void f_bytes(struct strbuf *b, unsigned field, const void *p,
+		    size_t n)
+{
+	varint(b, (uint64_t)field << 3 | 2);
+	varint(b, n);
+	strbuf_put(b, p, n);
+}
+
+/* a string field: valid UTF-8 (U+FFFD for bad bytes), as protobuf's
+ * strings must be; names come from the traced program */
+static void f_str(struct strbuf *b, unsigned field, const char *s)
+{
+	char *clean = json_utf8_dup(s);
+
+	f_bytes(b, field, clean, strlen(clean));
+	free(clean);
+}
+
+/* a nested message: its encoding in m, appended and m emptied */
+static void f_msg(struct strbuf *b, unsigned field, struct strbuf *m)
+{
+	f_bytes(b, field, m->s ? m->s : "", m->len);
+	m->len = 0;
+}
+
+static void f_double(struct strbuf *b, unsigned field, double v)
+{
+	char c[8];
+
+	varint(b, (uint64_t)field << 3 | 1);
+	memcpy(c, &v, 8);	/* little-endian, as the wire format */
+	strbuf_put(b, c, 8);
+}
+
+/* uuids: a process 1<<32 | pid; a thread 2<<32 | index; its on-CPU
+ * track 3<<32 | index; an async span 4<<32 | event; a counter 5<<32 |
+ * its first event */
+#define UUID(kind, n) (((uint64_t)(kind) << 32) | (uint64_t)(n))
+
+struct writer {
+	const struct trace *t;
+	struct strbuf pkt, m1, m2, m3;
+	FILE *fp;
+	uint64_t bytes;
+	struct hashidx counters;	/* counter name -> its track */
+};
+
+static void emit(struct writer *w)
+{
+	struct strbuf out = { 0 };
+
+	f_msg(&out, TRACE_PACKET, &w->pkt);
+	fwrite(out.s, 1, out.len, w->fp);
+	w->bytes += out.len;
+	free(out.s);
+}
+
+static void clock_snapshot(struct writer *w)
+{
+	struct timespec mono, boot;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	f_varint(&w->m2, CLOCK_ID, CLOCK_MONO);
+	f_varint(&w->m2, CLOCK_TS, (uint64_t)mono.tv_sec * 1000000000u +
+		 (uint64_t)mono.tv_nsec);
+	f_msg(&w->m1, SNAP_CLOCKS, &w->m2);
+	f_varint(&w->m2, CLOCK_ID, CLOCK_BOOT);
+	f_varint(&w->m2, CLOCK_TS, (uint64_t)boot.tv_sec * 1000000000u +
+		 (uint64_t)boot.tv_nsec);
+	f_msg(&w->m1, SNAP_CLOCKS, &w->m2);
+	f_varint(&w->m1, SNAP_PRIMARY, CLOCK_BOOT);
+	f_varint(&w->pkt, PKT_TIMESTAMP, (uint64_t)boot.tv_sec * 1000000000u +
+		 (uint64_t)boot.tv_nsec);
+	f_msg(&w->pkt, PKT_CLOCK_SNAPSHOT, &w->m1);
+	f_varint(&w->pkt, PKT_SEQ_ID, 1);
+	f_varint(&w->pkt, PKT_SEQ_FLAGS, SEQ_CLEARED);
+	emit(w);
+}
+
+/* a track descriptor packet of m1 (already filled but for the uuid) */
+static void descriptor(struct writer *w, uint64_t uuid, uint64_t parent,
+		       const char *name)
+{
+	struct strbuf td = { 0 };
+
+	f_varint(&td, TD_UUID, uuid);
+	if (parent)
+		f_varint(&td, TD_PARENT, parent);
+	if (name)
+		f_str(&td, TD_NAME, name);
+	strbuf_put(&td, w->m1.s ? w->m1.s : "", w->m1.len);
+	w->m1.len = 0;
+	f_msg(&w->pkt, PKT_TRACK_DESCRIPTOR, &td);
+	f_varint(&w->pkt, PKT_SEQ_ID, 1);
+	f_varint(&w->pkt, PKT_SEQ_FLAGS, SEQ_NEEDS);
+	free(td.s);
+	emit(w);
+}
+
+static const char *thread_name(const struct trace_thread *th, char *buf,
+			       size_t n)
+{
+	if (th->name)
+		return th->name;
+	snprintf(buf, n, "thread %" PRIu32, th->tid);
+	return buf;
+}
+
+static void descriptors(struct writer *w, const char *fallback)
+{
+	const struct trace *t = w->t;
+	char nm[64];
+
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct trace_thread *th = &t->threads[i];
+
+		if (th->pid != th->tid)
+			continue;
+		f_varint(&w->m2, PD_PID, th->pid);
+		f_str(&w->m2, PD_NAME, th->name ? th->name : fallback);
+		f_msg(&w->m1, TD_PROCESS, &w->m2);
+		descriptor(w, UUID(1, th->pid), 0, NULL);
+	}
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct trace_thread *th = &t->threads[i];
+
+		f_varint(&w->m2, THD_PID, th->pid);
+		f_varint(&w->m2, THD_TID, th->tid);
+		f_str(&w->m2, THD_NAME, thread_name(th, nm, sizeof(nm)));
+		f_msg(&w->m1, TD_THREAD, &w->m2);
+		descriptor(w, UUID(2, i), 0, NULL);
+		descriptor(w, UUID(3, i), UUID(2, i), "on-CPU");
+	}
+}
+
+static void track_event(struct writer *w, uint64_t track,
+			int type, const char *cat, const char *name)
+{
+	f_varint(&w->m1, TE_TYPE, (uint64_t)type);
+	f_varint(&w->m1, TE_TRACK, track);
+	if (cat)
+		f_str(&w->m1, TE_CATEGORIES, cat);
+	if (name)
+		f_str(&w->m1, TE_NAME, name);
+}
+
+static void packet(struct writer *w, uint64_t ts)
+{
+	f_varint(&w->pkt, PKT_TIMESTAMP, ts);
+	f_varint(&w->pkt, PKT_CLOCK_ID, CLOCK_MONO);
+	f_msg(&w->pkt, PKT_TRACK_EVENT, &w->m1);
+	f_varint(&w->pkt, PKT_SEQ_ID, 1);
+	f_varint(&w->pkt, PKT_SEQ_FLAGS, SEQ_NEEDS);
+	emit(w);
+}
+
+static void annotation_str(struct writer *w, const char *name,
+			   const char *v)
+{
+	f_str(&w->m2, DA_NAME, name);
+	f_str(&w->m2, DA_STRING, v);
+	f_msg(&w->m1, TE_DEBUG, &w->m2);
+}
+
+/* a sample's stack "outer;...;leaf" as a Callstack, outermost first */
+static void callstack(struct writer *w, const char *stack)
+{
+	const char *p = stack, *semi;
+
+	while (*p) {
+		char *frame;
+
+		semi = strchr(p, ';');
+		frame = xstrndup(p, semi ? (size_t)(semi - p) : strlen(p));
+		f_str(&w->m3, FRAME_FUNCTION, frame);
+		free(frame);
+		f_msg(&w->m2, CS_FRAMES, &w->m3);
+		p = semi ? semi + 1 : p + strlen(p);
+	}
+	f_msg(&w->m1, TE_CALLSTACK, &w->m2);
+}
+
+/* the track of counter name: its first event's index, or k (a new one) */
+static size_t counter_track(struct writer *w, const char *name, size_t k)
+{
+	uint64_t h = hash_u64((uint64_t)(uintptr_t)name), v;
+	size_t pos;
+
+	for (v = hashidx_first(&w->counters, h, &pos); v;
+	     v = hashidx_next(&w->counters, h, &pos))
+		if (w->t->ev[v - 1].name == name)
+			return v - 1;
+	hashidx_add(&w->counters, h, k + 1);
+	return k;
+}
+
+static void event(struct writer *w, size_t k)
+{
+	const struct trace *t = w->t;
+	const struct trace_event *e = &t->ev[k];
+	size_t th = trace_thread_at(t, e->tid, e->start);
+	size_t c;
+
+	if (th == SIZE_MAX)
+		th = 0;		/* every event's thread is known: not reached */
+
+	switch (e->kind) {
+	case TRACE_ONCPU:
+		track_event(w, UUID(3, th), SLICE_BEGIN, "cpu",
+			    "on-CPU");
+		packet(w, e->start);
+		track_event(w, UUID(3, th), SLICE_END, NULL, NULL);
+		annotation_str(w, "left", e->flags & TRACE_LEFT_PREEMPTED
+			       ? "preempted" : e->flags & TRACE_LEFT_BLOCKED
+			       ? "blocked" : "exited");
+		packet(w, e->end);
+		break;
+	case TRACE_ZONE:
+		track_event(w, UUID(2, th), SLICE_BEGIN, "zone",
+			    e->name);
+		if (e->text)
+			annotation_str(w, "text", e->text);
+		packet(w, e->start);
+		track_event(w, UUID(2, th), SLICE_END, NULL, NULL);
+		packet(w, e->end);
+		break;
+	case TRACE_ASYNC:
+		descriptor(w, UUID(4, k), UUID(1, e->pid), e->name);
+		track_event(w, UUID(4, k), SLICE_BEGIN, "async",
+			    e->name);
+		packet(w, e->start);
+		track_event(w, UUID(4, k), SLICE_END, NULL, NULL);
+		packet(w, e->end);
+		break;
+	case TRACE_INSTANT:
+		track_event(w, UUID(2, th), INSTANT, "mark",
+			    e->name);
+		if (e->text)
+			annotation_str(w, "text", e->text);
+		packet(w, e->start);
+		break;
+	case TRACE_COUNTER:
+		c = counter_track(w, e->name, k);
+		if (c == k) {
+			f_bytes(&w->m1, TD_COUNTER, "", 0);
+			descriptor(w, UUID(5, k), UUID(1, e->pid), e->name);
+		}
+		f_varint(&w->m1, TE_TYPE, COUNTER);
+		f_varint(&w->m1, TE_TRACK, UUID(5, c));
+		f_double(&w->m1, TE_DOUBLE_COUNTER, e->value);
+		packet(w, e->start);
+		break;
+	case TRACE_FAULT: {
+		char ip[32];
+
+		snprintf(ip, sizeof(ip), "0x%" PRIx64, e->id);
+		track_event(w, UUID(2, th), INSTANT, "fault", e->name);
+		annotation_str(w, "ip", ip);
+		packet(w, e->start);
+		break;
+	}
+	case TRACE_SAMPLE:
+		track_event(w, UUID(2, th), INSTANT, "sample",
+			    e->name);
+		if (e->text && *e->text)
+			callstack(w, e->text);
+		packet(w, e->start);
+		break;
+	}
+}
+
+int trace_write_perfetto(const struct trace *t,
+			 const struct trace_write_opts *o, const char *path,
+			 struct trace_write_stats *st, struct error *e)
+{
+	struct writer w = { .t = t };
+	struct atomic_file af;
+	size_t i;
+
+	memset(st, 0, sizeof(*st));
+	if (atomic_open(&af, path, e))
+		return -1;
+	w.fp = af.fp;
+	hashidx_init(&w.counters);
+	clock_snapshot(&w);
+	descriptors(&w, o->process_name);
+	for (i = 0; i < t->n; i++) {
+		/* an event is a few packets of at most a few KiB */
+		if (o->max_bytes && w.bytes + 16384 > o->max_bytes)
+			break;
+		event(&w, i);
+		st->events++;
+	}
+	st->truncated = t->n - i;
+	st->bytes = w.bytes;
+	free(w.pkt.s);
+	free(w.m1.s);
+	free(w.m2.s);
+	free(w.m3.s);
+	hashidx_free(&w.counters);
+	if (ferror(af.fp))
+		return atomic_fail(&af, e);
+	return atomic_commit(&af, e);
+}
