@@ -150,6 +150,20 @@ int trace_write_chrome(const struct trace *t, const struct trace_write_opts *o,
 		       const char *path, struct trace_write_stats *st,
 		       struct error *e);
 
+/* What trace_read_chrome skipped: events of phases it does not keep,
+ * events the tracer itself lost or cut (otherData's counts). */
+struct trace_read_stats {
+	uint64_t ignored, lost;
+};
+
+/* A Chrome Trace Event JSON file (trace_write_chrome's, or another
+ * tool's X, b/e, i, C and M events) read back, as untrusted input, into
+ * t (initialized here; at most max_events kept, the rest in dropped),
+ * its events sorted by start. 0, or -1 with a message naming the file
+ * and the event (t is then freed). */
+int trace_read_chrome(struct trace *t, const char *path, size_t max_events,
+		      struct trace_read_stats *st, struct error *e);
+
 /* Perfetto's protobuf trace (perfetto.protos.Trace): track descriptors
  * for processes, threads, async and counter tracks, track events; packet
  * timestamps in CLOCK_MONOTONIC (timestamp_clock_id 3) with a clock
