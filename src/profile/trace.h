@@ -103,6 +103,10 @@ const char *trace_intern(struct trace *t, const char *s);
  * (counted in dropped). */
 struct trace_event *trace_add(struct trace *t, enum trace_kind kind);
 
+/* A new thread (pid, tid), begun at time, indexed by its tid. */
+struct trace_thread *trace_thread_new(struct trace *t, uint32_t pid,
+				      uint32_t tid, uint64_t time);
+
 /* The index in threads of the thread tid that was alive at time (tids
  * are reused), SIZE_MAX when none has that tid. */
 size_t trace_thread_at(const struct trace *t, uint32_t tid, uint64_t time);

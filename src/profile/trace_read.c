@@ -26,7 +26,6 @@ struct reader {
 	const char *path;
 	struct hashmap open;	/* "cat\x1fid\x1fpid" -> size_t* (index + 1
 				 * of the open b event, 0: none) */
-	struct hashidx threads;	/* pid<<32|tid -> index + 1 */
 	struct error *e;
 	size_t index;		/* of the event being read */
 };
@@ -91,23 +90,16 @@ static struct trace_thread *thread_of(struct reader *r, uint32_t pid,
 				      uint32_t tid)
 {
 	struct trace *t = r->t;
-	uint64_t key = (uint64_t)pid << 32 | tid, h = hash_u64(key), v;
-	struct trace_thread *th;
+	uint64_t h = hash_u64(tid), v;
 	size_t pos;
 
-	for (v = hashidx_first(&r->threads, h, &pos); v;
-	     v = hashidx_next(&r->threads, h, &pos))
+	/* the thread_ix of trace.c: by tid; a tid of two processes (a
+	 * hand-made file) is two threads */
+	for (v = hashidx_first(&t->thread_ix, h, &pos); v;
+	     v = hashidx_next(&t->thread_ix, h, &pos))
 		if (t->threads[v - 1].pid == pid && t->threads[v - 1].tid == tid)
 			return &t->threads[v - 1];
-	t->threads = xgrow(t->threads, &t->capthreads, t->nthreads + 1,
-			   sizeof(*t->threads));
-	th = &t->threads[t->nthreads++];
-	memset(th, 0, sizeof(*th));
-	th->pid = pid;
-	th->tid = tid;
-	th->start = UINT64_MAX;
-	hashidx_add(&r->threads, h, t->nthreads);
-	return th;
+	return trace_thread_new(t, pid, tid, UINT64_MAX);
 }
 
 static void seen(struct trace_thread *th, uint64_t start, uint64_t end)
@@ -344,8 +336,6 @@ static void finish(struct reader *r)
 			ev->flags |= TRACE_ZONE_UNFINISHED;
 		}
 		seen(thread_of(r, ev->pid, ev->tid), ev->start, ev->end);
-		if (!t->pid)
-			t->pid = ev->pid;
 	}
 	for (size_t i = 0; i < t->nthreads; i++)
 		if (t->threads[i].start == UINT64_MAX)
@@ -403,14 +393,12 @@ int trace_read_chrome(struct trace *t, const char *path, size_t max_events,
 		return -1;
 	}
 	hashmap_init(&r.open);
-	hashidx_init(&r.threads);
 	ret = read_events(&r, root, st);
 	json_decref(root);
 	for (size_t i = 0; i < r.open.cap; i++)
 		if (r.open.slots && r.open.slots[i].key)
 			free(r.open.slots[i].value);
 	hashmap_free(&r.open);
-	hashidx_free(&r.threads);
 	if (ret)
 		trace_free(t);
 	return ret;
