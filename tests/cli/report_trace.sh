@@ -59,16 +59,17 @@ zonefix_timeline() {
 import collections, json, sys
 tr = json.load(open(sys.argv[1]))["traceEvents"]
 v = json.loads(json.load(open(sys.argv[2]))["value"])
-threads = {e["args"]["name"] for e in tr if e["ph"] == "M" and e["name"] == "thread_name"}
+# one row per thread: a forked child (ASan's symbolizer) is a row too
+threads = sorted(e["args"]["name"] for e in tr if e["ph"] == "M" and e["name"] == "thread_name")
 zones = collections.Counter(e["name"] for e in tr if e["ph"] == "X")
 asyncs = collections.Counter(e["name"] for e in tr if e["ph"] == "b" and e["cat"] == "async")
 counters = {e["name"] for e in tr if e["ph"] == "C"}
 marks = collections.Counter(e["name"] for e in tr if e["ph"] == "i" and e["cat"] == "mark")
 cpu = sum(1 for e in tr if e["ph"] == "b" and e["cat"] == "cpu")
 # zonefix's design: these names are in its trace
-assert {"main", "worker-1", "worker-2"} <= threads, threads
+assert {"main", "worker-1", "worker-2"} <= set(threads), threads
 assert zones["decode"] == 20 and asyncs and counters, (zones, asyncs, counters)
-assert sorted(v["threads"]) == sorted(threads), (v["threads"], threads)
+assert sorted(v["threads"]) == threads, (v["threads"], threads)
 # every zone drawn once: as many of each name as the trace holds
 assert collections.Counter(v["zones"]) == zones, (v["zones"], zones)
 assert collections.Counter(v["asyncs"]) == asyncs, (v["asyncs"], asyncs)
