@@ -96,6 +96,20 @@ PY
 }
 t "zonefix's trace: every thread, zone, span, counter, mark and on-CPU slice drawn; the zone table" zonefix_timeline
 
+# Dark mode: the timeline's colours are the page's variables.
+dark_mode() {
+	for m in light dark; do
+		timeout 120 python3 "$HERE/browser.py" "$T/t.html" $([ $m = dark ] && echo --dark) --eval 'JSON.stringify([getComputedStyle(document.querySelector(".tl-zone rect")).fill, getComputedStyle(document.querySelector(".tl-zone text")).fill, getComputedStyle(document.body).backgroundColor])' > "$T/$m.json" || return 1
+	done
+	python3 - "$T/light.json" "$T/dark.json" <<'PY'
+import json, sys
+l, d = (json.loads(json.load(open(f))["value"]) for f in sys.argv[1:])
+assert l[2] == "rgb(255, 255, 255)" and d[2] == "rgb(21, 24, 28)", (l, d)
+assert l[0] != d[0] and l[1] != d[1] and d[1] == "rgb(230, 233, 237)", (l, d)
+PY
+}
+t "dark mode: the zones and their names follow the page's colours" dark_mode
+
 # A trace made by hand: hostile names are text, never markup; 25,000
 # zones: 20,000 drawn, the 5,000 left out said, all counted in the table.
 hostile() {
