@@ -163,8 +163,10 @@ struct trace_read_stats {
 /* A Chrome Trace Event JSON file (trace_write_chrome's, or another
  * tool's X, b/e, i, C and M events) read back, as untrusted input, into
  * t (initialized here; at most max_events kept, the rest in dropped),
- * its events sorted by start. 0, or -1 with a message naming the file
+ * its events sorted by start. A file of more than TRACE_READ_MAX_BYTES
+ * is refused (its tree would take a gigabyte). 0, or -1 with a message naming the file
  * and the event (t is then freed). */
+#define TRACE_READ_MAX_BYTES ((uint64_t)64 << 20)
 int trace_read_chrome(struct trace *t, const char *path, size_t max_events,
 		      struct trace_read_stats *st, struct error *e);
 

@@ -385,6 +385,16 @@ int trace_read_chrome(struct trace *t, const char *path, size_t max_events,
 	trace_init(t, max_events);
 	if (file_read_all(path, &data, &len, e))
 		return -1;
+	/* jansson's tree takes about 15 times the text */
+	if (len > TRACE_READ_MAX_BYTES) {
+		free(data);
+		error_set(e, "cannot read '%s': %zu MiB, past the %zu MiB a "
+			  "trace read back may have (trace --max-size %zu "
+			  "writes one that fits)", path, len >> 20,
+			  (size_t)TRACE_READ_MAX_BYTES >> 20,
+			  (size_t)TRACE_READ_MAX_BYTES);
+		return -1;
+	}
 	root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
 	free(data);
 	if (!root) {

@@ -159,7 +159,8 @@ bad_files() {
 	printf '{"traceEvents": [{"ph": "X", "name": "a", "ts": -5, "dur": 1}]}' > "$T/b3.json"
 	printf '{"traceEvents": [{"ph": "X", "name": "a", "pid": "x", "ts": 1}]}' > "$T/b4.json"
 	printf '{"traceEvents": [7]}' > "$T/b5.json"
-	for f in b1 b2 b3 b4 b5 nonexistent; do
+	head -c 67108865 /dev/zero | tr '\0' ' ' > "$T/b6.json"
+	for f in b1 b2 b3 b4 b5 b6 nonexistent; do
 		"$YS" report --trace "$T/$f.json" -o "$T/$f.html" 2>"$T/$f.err"
 		rc=$?
 		[ $rc -eq 2 ] || { echo "$f: exit $rc"; return 1; }
@@ -167,7 +168,8 @@ bad_files() {
 		[ ! -e "$T/$f.html" ] || { echo "$f: page written"; return 1; }
 	done
 	grep -q "event 0: 'ts'" "$T/b3.err" && grep -q "event 0: 'pid'" "$T/b4.err" &&
-	grep -q "event 0: not an object" "$T/b5.err" && grep -q "no traceEvents" "$T/b2.err"
+	grep -q "event 0: not an object" "$T/b5.err" && grep -q "no traceEvents" "$T/b2.err" &&
+	grep -q "64 MiB, past the 64 MiB" "$T/b6.err"
 }
 t "bad trace files: exit 2 naming the file and the event, no page" bad_files
 
