@@ -388,9 +388,9 @@ int trace_read_chrome(struct trace *t, const char *path, size_t max_events,
 	/* jansson's tree takes about 15 times the text */
 	if (len > TRACE_READ_MAX_BYTES) {
 		free(data);
-		error_set(e, "cannot read '%s': %zu MiB, past the %zu MiB a "
+		error_set(e, "cannot read '%s': %zu bytes, past the %zu MiB a "
 			  "trace read back may have (trace --max-size %zu "
-			  "writes one that fits)", path, len >> 20,
+			  "writes one that fits)", path, len,
 			  (size_t)TRACE_READ_MAX_BYTES >> 20,
 			  (size_t)TRACE_READ_MAX_BYTES);
 		return -1;

@@ -169,7 +169,7 @@ bad_files() {
 	done
 	grep -q "event 0: 'ts'" "$T/b3.err" && grep -q "event 0: 'pid'" "$T/b4.err" &&
 	grep -q "event 0: not an object" "$T/b5.err" && grep -q "no traceEvents" "$T/b2.err" &&
-	grep -q "64 MiB, past the 64 MiB" "$T/b6.err"
+	grep -q "67108865 bytes, past the 64 MiB" "$T/b6.err"
 }
 t "bad trace files: exit 2 naming the file and the event, no page" bad_files
 
