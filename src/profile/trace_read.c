@@ -250,6 +250,8 @@ static int zone(struct reader *r, json_t *o, uint32_t pid, uint32_t tid,
 
 	if (get_ns(r, o, "dur", &dur))
 		return -1;
+	if (ts + dur > (uint64_t)(TS_MAX_US * 1000))
+		return bad(r, "'ts' + 'dur' is past the end of time");
 	ev = trace_add(r->t, TRACE_ZONE);
 	if (!ev)
 		return 0;
@@ -327,6 +329,8 @@ static void finish(struct reader *r)
 			first = ev->start;
 		if (ev->end != UINT64_MAX && ev->end > last)
 			last = ev->end;
+		if (ev->start > last)
+			last = ev->start;
 	}
 	for (size_t i = 0; i < t->n; i++) {
 		struct trace_event *ev = &t->ev[i];

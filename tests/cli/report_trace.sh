@@ -160,7 +160,8 @@ bad_files() {
 	printf '{"traceEvents": [{"ph": "X", "name": "a", "pid": "x", "ts": 1}]}' > "$T/b4.json"
 	printf '{"traceEvents": [7]}' > "$T/b5.json"
 	head -c 67108865 /dev/zero | tr '\0' ' ' > "$T/b6.json"
-	for f in b1 b2 b3 b4 b5 b6 nonexistent; do
+	printf '{"traceEvents": [{"ph": "X", "name": "a", "ts": 1e13, "dur": 1e13}]}' > "$T/b7.json"
+	for f in b1 b2 b3 b4 b5 b6 b7 nonexistent; do
 		"$YS" report --trace "$T/$f.json" -o "$T/$f.html" 2>"$T/$f.err"
 		rc=$?
 		[ $rc -eq 2 ] || { echo "$f: exit $rc"; return 1; }
@@ -169,7 +170,8 @@ bad_files() {
 	done
 	grep -q "event 0: 'ts'" "$T/b3.err" && grep -q "event 0: 'pid'" "$T/b4.err" &&
 	grep -q "event 0: not an object" "$T/b5.err" && grep -q "no traceEvents" "$T/b2.err" &&
-	grep -q "67108865 bytes, past the 64 MiB" "$T/b6.err"
+	grep -q "67108865 bytes, past the 64 MiB" "$T/b6.err" &&
+	grep -q "event 0: 'ts' + 'dur' is past the end of time" "$T/b7.err"
 }
 t "bad trace files: exit 2 naming the file and the event, no page" bad_files
 
