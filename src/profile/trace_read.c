@@ -346,7 +346,8 @@ static void finish(struct reader *r)
 			t->threads[i].start = t->threads[i].end = first;
 	t->first = t->n ? first : 0;
 	t->last = t->n ? last : 0;
-	qsort(t->ev, t->n, sizeof(*t->ev), by_start);
+	if (t->n)
+		qsort(t->ev, t->n, sizeof(*t->ev), by_start);
 }
 
 static int read_events(struct reader *r, json_t *root, struct trace_read_stats *st)

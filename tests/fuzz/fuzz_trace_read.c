@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "profile/trace.h"
 
 static size_t zones(const struct trace *t)
@@ -25,22 +25,16 @@ static size_t zones(const struct trace *t)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int fd = memfd_create("fuzz", 0);
 	char path[64], tmp[] = "/tmp/ys-fuzz-trace-XXXXXX";
 	struct trace_write_opts o = { 0 };
 	struct trace_write_stats ws;
 	struct trace_read_stats st;
 	struct trace t, back;
 	struct error e;
-	int f;
+	int f, fd = fuzz_file(data, size, path, sizeof(path));
 
 	if (fd < 0)
 		return 0;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return 0;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (trace_read_chrome(&t, path, 10000, &st, &e)) {
 		if (!strstr(e.msg, path))
 			abort();
