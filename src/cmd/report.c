@@ -26,6 +26,7 @@ static const char *const report_usage[] = {
 	"[OPTIONS] REF... -o FILE",
 	"[OPTIONS] --history BENCHMARK [REF...] -o FILE",
 	"[OPTIONS] --profile FILE.folded [REF...] -o FILE",
+	"[OPTIONS] --trace FILE.json [REF...] -o FILE",
 	NULL,
 };
 
@@ -44,11 +45,19 @@ static const char report_description[] =
 "thresholds when given. With --history, a benchmark's metric over the\n"
 "stored results with its CI band and change points ('history\n"
 "--detect'). With --profile, a profile's interactive flame graph and its\n"
-"top functions.\n"
+"top functions. With --trace, a trace's timeline (see below).\n"
 "\n"
 "A REF is a JSON file (yardstick's, hyperfine's --export-json, Google\n"
 "Benchmark's --benchmark_out), or a reference into the store: latest, a\n"
-"result id, @COMMIT, branch:NAME.\n";
+"result id, @COMMIT, branch:NAME.\n"
+"\n"
+"--trace reads the Chrome JSON that 'yardstick trace -o FILE.json' writes\n"
+"(or X, b/e, i, C and M events of another tool) and draws one row per\n"
+"thread: its on-CPU slices, its zones nested by depth with their names\n"
+"and durations (tooltips), the async spans, each counter as a step\n"
+"chart, the marks; a time axis in ms; and a table of the zones (count,\n"
+"total, p50/p95/p99, max). At most 20,000 events are drawn, the number\n"
+"left out is said.\n";
 
 static const char report_epilog[] =
 "Exit status: 0 written; 2 bad usage, a result that cannot be read or\n"
@@ -59,7 +68,7 @@ struct report_args {
 	struct compare_opts o;
 	struct gate_config cfg;		/* --max-increase, ..., --config */
 	struct store_query q;
-	const char *out, *baseline, *since, *store, *profile;
+	const char *out, *baseline, *since, *store, *profile, *trace;
 	char **charts;
 	size_t ncharts;
 	bool open;
@@ -123,6 +132,9 @@ static const struct opt_entry report_options[] = {
 	{ OPT_PATH(0, "profile", profile), .metavar = "FILE",
 	  .help = "a profile in the folded format (record -o FILE.folded, "
 	  "mem's folded sites): its flame graph and top table" },
+	{ OPT_PATH(0, "trace", trace), .metavar = "FILE",
+	  .help = "a trace in Chrome's JSON (trace -o FILE.json): its "
+	  "timeline and zone table" },
 	{ OPT_FLAG(0, "open", open),
 	  .help = "open the page with xdg-open once written" },
 	{ OPT_STORE_READ(store) },
@@ -197,10 +209,11 @@ static int parse(struct report_args *a, int argc, char **argv,
 	if (!a->out)
 		return usage_error("give the page's file with -o FILE (- for "
 				   "stdout)");
-	if (rest->end == rest->first && !a->q.benchmark && !a->profile)
+	if (rest->end == rest->first && !a->q.benchmark && !a->profile &&
+	    !a->trace)
 		return usage_error("give result sets (REF...), --history "
-				   "BENCHMARK or --profile FILE (see "
-				   "'yardstick report --help')");
+				   "BENCHMARK, --profile FILE or --trace FILE "
+				   "(see 'yardstick report --help')");
 	for (size_t i = 0; i < a->cfg.nt && !a->baseline; i++)
 		if (a->cfg.t[i].kind != GATE_LIMIT || !a->q.benchmark)
 			return usage_error("--max-increase and --max-decrease "
@@ -242,6 +255,9 @@ struct report_data {
 	struct report_history history;
 	struct profile prof;
 	bool has_prof;
+	struct trace trace;
+	struct trace_read_stats trace_st;
+	bool has_trace;
 	struct report_input in;
 };
 
@@ -259,6 +275,8 @@ static void report_data_free(struct report_data *d)
 	store_entries_free(d->hist, d->nhist);
 	if (d->has_prof)
 		profile_free(&d->prof);
+	if (d->has_trace)
+		trace_free(&d->trace);
 	free(d->res);
 	free(d->sets);
 	free(d->cmp);
@@ -398,6 +416,23 @@ static int load_profile(struct report_data *d, const char *path)
 	return 0;
 }
 
+/* the events kept from a --trace file (the rest counted as dropped, and
+ * said on the page); at most 20,000 are drawn */
+#define TRACE_MAX_EVENTS 1000000
+
+static int load_trace(struct report_data *d, const char *path)
+{
+	struct error e;
+
+	if (trace_read_chrome(&d->trace, path, TRACE_MAX_EVENTS,
+			      &d->trace_st, &e)) {
+		fprintf(stderr, "yardstick report: %s\n", e.msg);
+		return 2;
+	}
+	d->has_trace = true;
+	return 0;
+}
+
 static int write_html(const char *path, void *in, struct error *e)
 {
 	return report_write_html(in, path, e);
@@ -463,6 +498,8 @@ int cmd_report(int argc, char **argv)
 		ret = load_history(&d, &a);
 	if (!ret && a.profile)
 		ret = load_profile(&d, a.profile);
+	if (!ret && a.trace)
+		ret = load_trace(&d, a.trace);
 	if (!ret) {
 		d.in = (struct report_input){
 			.sets = d.sets, .nsets = d.nsets, .cmp = d.cmp,
@@ -471,7 +508,10 @@ int cmd_report(int argc, char **argv)
 			.history = a.q.benchmark ? &d.history : NULL,
 			.profile = d.has_prof ? &d.prof : NULL,
 			.profile_label = a.profile,
-			.charts = (const char *const *)a.charts };
+			.charts = (const char *const *)a.charts,
+			.trace = d.has_trace ? &d.trace : NULL,
+			.trace_label = a.trace,
+			.trace_lost = d.trace_st.lost };
 		ret = write_output_set(&outs, "yardstick report");
 	}
 	if (!ret && a.open)

@@ -112,8 +112,8 @@ size_t trace_thread_at(const struct trace *t, uint32_t tid, uint64_t time)
 	return best;
 }
 
-static struct trace_thread *new_thread(struct trace *t, uint32_t pid,
-				       uint32_t tid, uint64_t time)
+struct trace_thread *trace_thread_new(struct trace *t, uint32_t pid,
+				      uint32_t tid, uint64_t time)
 {
 	struct trace_thread *th;
 
@@ -138,7 +138,7 @@ static struct trace_thread *trace_thread(struct trace *t, uint32_t pid,
 	seen(t, time);
 	if (th && !th->exited)
 		return th;
-	return new_thread(t, pid, tid, time);
+	return trace_thread_new(t, pid, tid, time);
 }
 
 /* Account the time since th->since to its state, up to time. */
@@ -398,7 +398,7 @@ static void event_threads(struct trace *t)
 		if (e->kind == TRACE_ONCPU)
 			continue;
 		if (k == SIZE_MAX) {
-			new_thread(t, e->pid, e->tid, e->start);
+			trace_thread_new(t, e->pid, e->tid, e->start);
 			k = t->nthreads - 1;
 		}
 		if (e->kind == TRACE_FAULT)

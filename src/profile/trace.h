@@ -103,6 +103,10 @@ const char *trace_intern(struct trace *t, const char *s);
  * (counted in dropped). */
 struct trace_event *trace_add(struct trace *t, enum trace_kind kind);
 
+/* A new thread (pid, tid), begun at time, indexed by its tid. */
+struct trace_thread *trace_thread_new(struct trace *t, uint32_t pid,
+				      uint32_t tid, uint64_t time);
+
 /* The index in threads of the thread tid that was alive at time (tids
  * are reused), SIZE_MAX when none has that tid. */
 size_t trace_thread_at(const struct trace *t, uint32_t tid, uint64_t time);
@@ -149,6 +153,22 @@ struct trace_write_stats {
 int trace_write_chrome(const struct trace *t, const struct trace_write_opts *o,
 		       const char *path, struct trace_write_stats *st,
 		       struct error *e);
+
+/* What trace_read_chrome skipped: events of phases it does not keep,
+ * events the tracer itself lost or cut (otherData's counts). */
+struct trace_read_stats {
+	uint64_t ignored, lost;
+};
+
+/* A Chrome Trace Event JSON file (trace_write_chrome's, or another
+ * tool's X, b/e, i, C and M events) read back, as untrusted input, into
+ * t (initialized here; at most max_events kept, the rest in dropped),
+ * its events sorted by start. A file of more than TRACE_READ_MAX_BYTES
+ * is refused (its tree would take a gigabyte). 0, or -1 with a message naming the file
+ * and the event (t is then freed). */
+#define TRACE_READ_MAX_BYTES ((uint64_t)64 << 20)
+int trace_read_chrome(struct trace *t, const char *path, size_t max_events,
+		      struct trace_read_stats *st, struct error *e);
 
 /* Perfetto's protobuf trace (perfetto.protos.Trace): track descriptors
  * for processes, threads, async and counter tracks, track events; packet

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/timeline.h"
 #include "report/views.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
@@ -317,6 +318,8 @@ static void nav(FILE *fp, const struct report_input *in)
 		fputs("<li><a href=\"#history\">history</a></li>\n", fp);
 	if (in->profile)
 		fputs("<li><a href=\"#profile\">profile</a></li>\n", fp);
+	if (in->trace)
+		fputs("<li><a href=\"#trace\">timeline</a></li>\n", fp);
 	for (size_t s = 0; s < in->nsets; s++) {
 		const struct result *r = in->sets[s].r;
 
@@ -351,6 +354,8 @@ static void page(FILE *fp, const struct report_input *in)
 		view_history(fp, in->history);
 	if (in->profile)
 		view_profile(fp, in->profile, in->profile_label);
+	if (in->trace)
+		view_timeline(fp, in->trace, in->trace_lost, in->trace_label);
 	for (size_t s = 0; s < in->nsets; s++) {
 		if (in->cmp)
 			view_compare(fp, &in->cmp[s],

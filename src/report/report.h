@@ -20,6 +20,7 @@
 #include "result/compare.h"
 #include "result/gate.h"
 #include "profile/profile.h"
+#include "profile/trace.h"
 #include "result/result.h"
 #include "util/error.h"
 
@@ -68,6 +69,11 @@ struct report_input {
 	 * load's latency, throughput and error_rate. The others are table
 	 * rows. */
 	const char *const *charts;
+	/* --trace: a trace read back (trace_read_chrome), its timeline and
+	 * zone table, or NULL; trace_lost: the events its tracer lost */
+	const struct trace *trace;
+	const char *trace_label;
+	uint64_t trace_lost;
 };
 
 /*

@@ -10,23 +10,18 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "profile/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int fd = memfd_create("fuzz", 0);
 	char path[64], tmp[] = "/tmp/ys-fuzz-folded-XXXXXX";
 	struct profile p, back;
 	struct error e;
-	int t;
+	int t, fd = fuzz_file(data, size, path, sizeof(path));
 
 	if (fd < 0)
 		return 0;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return 0;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (profile_read_folded(&p, path, &e)) {
 		if (!strstr(e.msg, path))
 			abort();

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "result/result.h"
 
 static void check_roundtrip(const struct result *r)
@@ -79,18 +80,13 @@ static void check_invariants(const struct result *r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int fd = memfd_create("fuzz", 0);
 	char path[64];
 	struct result r;
 	struct error e;
+	int fd = fuzz_file(data, size, path, sizeof(path));
 
 	if (fd < 0)
 		return 0;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return 0;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (result_read_json(&r, path, &e) == 0) {
 		check_invariants(&r);
 		check_roundtrip(&r);
