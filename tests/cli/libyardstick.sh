@@ -7,16 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 P=${YSB_PROOF:?}
 
-# retry CHECK...: CHECK passes within 3 measurements
-retry() {
-	for try in 1 2 3; do
-		if "$@"; then
-			return 0
-		fi
-		echo "# measurement $try disturbed, measuring again"
-	done
-	return 1
-}
 
 list_names() {
 	"$P" --list >"$T/list" || return 1

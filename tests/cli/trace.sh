@@ -235,7 +235,7 @@ t "no program, a program that does not exist, sizes out of range: exit 2" sh -c 
 # the trace's own on-CPU spans): never shorter than designed.
 ZF=$(dirname "$YSFIX")/zonefix
 export ZF
-t "zonefix: zones as designed and observed (5% or 200 µs), nesting, threads" sh -c '
+t "zonefix: zones as designed and observed (5% or 200 µs), nesting, threads" retry sh -c '
 	"$ZF" --truth > "$T/truth.json" &&
 	"$YS" trace --store "$T/z.db" --json "$T/z1.json" -o "$T/z.json" -o "$T/z.perfetto-trace" -- "$ZF" --observed >"$T/z.obs" 2>"$T/z.err" || { cat "$T/z.err"; exit 1; }
 	python3 "$CLI/chrome_trace_check.py" "$T/z.json" > "$T/z.sum" || exit 1
