@@ -146,4 +146,16 @@ void store_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool store_fast_ok(const char *path);
 void store_fresh_header(struct store *s);
 
+/* store_path.c: the store's file and directory, before SQLite. */
+bool store_not_writable(const char *path);	/* EACCES, EROFS, EPERM */
+char *store_dir_of(const char *path);		/* malloc'd; "." without '/' */
+/* -STORE_ERR_READONLY with the reason when the file or its directory is
+ * not writable; else 0. */
+int store_readonly_reason(const char *path, struct error *e);
+/* The store's file checked (no links, not another user's, a regular
+ * file), its directory made when mode creates. Returns 0 or
+ * -STORE_ERR_*. */
+int store_prepare_path(const char *path, enum store_mode mode,
+		       struct error *e);
+
 #endif
