@@ -1,0 +1,246 @@
+/*
+ * The entry points the agent interposes (included by agent.c only, after
+ * everything they call): malloc, free, calloc, realloc and the aligned
+ * allocators, each its sampled mode's fast path inline and the rest out of
+ * line.
+ */
+/*
+ * Sampled mode's fast path (open while t->sample_left is not 0): an
+ * allocation that is not sampled (fewer bytes than are left until the
+ * next sample) and a free of a block the filter says was not
+ * (agent_sample.h) are counted, nothing more: no time stamp, no stack, no
+ * record, the thread not even marked busy (the counts are single
+ * instructions; the countdown, read once, may lose a signal handler's
+ * bytes, which only moves the next sample, and stays at least 1).
+ */
+INLINE bool fast_alloc(struct tstate *t, size_t size)
+{
+	int64_t n = t->sample_left;
+
+	if (likely((uint64_t)n > size)) {
+		t->sample_left = n - (int64_t)size;
+		return true;
+	}
+	return false;
+}
+
+INLINE void *fast_alloc_done(struct tstate *t, void *p, size_t size)
+{
+	if (likely(p != NULL)) {
+		count_into(t->slot, size);	/* open: the slot is there */
+		t->last_alloc = p;
+	} else {
+		t->sample_left += (int64_t)size;
+	}
+	return p;
+}
+
+INLINE bool fast_open(const struct tstate *t)
+{
+	return t->sample_left != 0;
+}
+
+INLINE bool fast_free(struct tstate *t, void *p)
+{
+	if (likely(fast_open(t)) && likely(!filter_maybe((uintptr_t)p))) {
+		count_free_into(t, t->slot, p);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Each entry point is its fast path, and a call (a jump, the compiler
+ * makes it a tail call) to the rest out of line: inlined, the rest would
+ * make the compiler save five registers on every call. Stack walks skip
+ * every frame in the agent's code, whichever of them the compiler kept
+ * (in_agent, agent_frame).
+ */
+#define SLOW static __attribute__((noinline))
+
+SLOW void *malloc_slow(size_t size)
+{
+	struct tstate *t = enter();
+	void *p = __libc_malloc(size);
+
+	if (t) {
+		if (p)
+			after_alloc(t, p, size);
+		leave(t);
+	}
+	return p;
+}
+
+EXPORT void *malloc(size_t size)
+{
+	struct tstate *t = &tls;
+
+	if (fast_alloc(t, size))
+		return fast_alloc_done(t, __libc_malloc(size), size);
+	return malloc_slow(size);
+}
+
+SLOW void free_slow(void *p)
+{
+	struct tstate *t;
+	uint64_t ts;
+	bool traced;
+
+	t = enter();
+	if (!t) {
+		__libc_free(p);
+		return;
+	}
+	traced = traced_free(p);
+	ts = traced ? stamp() : 0;
+	__libc_free(p);
+	trace_free(t, p, ts, traced);
+	leave(t);
+}
+
+EXPORT void free(void *p)
+{
+	if (!p)
+		return;
+	if (fast_free(&tls, p)) {
+		__libc_free(p);
+		return;
+	}
+	free_slow(p);
+}
+
+SLOW void *calloc_slow(size_t n, size_t size)
+{
+	struct tstate *t = enter();
+	void *p = __libc_calloc(n, size);
+
+	if (t) {
+		if (p)
+			after_alloc(t, p, n * size);
+		leave(t);
+	}
+	return p;
+}
+
+EXPORT void *calloc(size_t n, size_t size)
+{
+	struct tstate *t = &tls;
+	size_t total;
+
+	if (!__builtin_mul_overflow(n, size, &total) && fast_alloc(t, total))
+		return fast_alloc_done(t, __libc_calloc(n, size), total);
+	return calloc_slow(n, size);
+}
+
+SLOW void *realloc_slow(void *old, size_t size)
+{
+	struct tstate *t = enter();
+	bool traced = false;
+	uint64_t ts = 0;
+	void *p;
+
+	if (!t)
+		return __libc_realloc(old, size);
+	if (old && (traced = traced_free(old)))
+		ts = stamp();
+	p = __libc_realloc(old, size);
+	/* realloc(p, 0) frees p and may return NULL; a failure keeps it
+	 * (and, sampled, keeps it sampled) */
+	if (old && (p || size == 0))
+		trace_free(t, old, ts, traced);
+	else if (traced && sample_bytes)
+		sample_add(old);	/* still live, still sampled */
+	if (p)
+		after_alloc(t, p, size);
+	leave(t);
+	return p;
+}
+
+INLINE void *do_realloc(void *old, size_t size)
+{
+	struct tstate *t = &tls;
+	void *p;
+
+	if (likely(fast_open(t)) && (!old || !filter_maybe((uintptr_t)old)) &&
+	    fast_alloc(t, size)) {
+		p = __libc_realloc(old, size);
+		if (old && (p || size == 0))
+			count_free_into(t, t->slot, old);
+		return fast_alloc_done(t, p, size);
+	}
+	return realloc_slow(old, size);
+}
+
+EXPORT void *realloc(void *old, size_t size)
+{
+	return do_realloc(old, size);
+}
+
+EXPORT void *reallocarray(void *old, size_t n, size_t size)
+{
+	size_t total;
+
+	if (__builtin_mul_overflow(n, size, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return do_realloc(old, total);
+}
+
+INLINE void *aligned(size_t align, size_t size)
+{
+	struct tstate *t = enter();
+	void *p = __libc_memalign(align, size);
+
+	if (t) {
+		if (p)
+			after_alloc(t, p, size);
+		leave(t);
+	}
+	return p;
+}
+
+EXPORT void *memalign(size_t align, size_t size)
+{
+	return aligned(align, size);
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	if (!align || (align & (align - 1))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return aligned(align, size);
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+	void *p;
+	int saved = errno;
+
+	if (!align || (align & (align - 1)) || align % sizeof(void *))
+		return EINVAL;
+	p = aligned(align, size);
+	if (!p)
+		return ENOMEM;
+	errno = saved;
+	*out = p;
+	return 0;
+}
+
+EXPORT void *valloc(size_t size)
+{
+	return aligned((size_t)sysconf(_SC_PAGESIZE), size);
+}
+
+EXPORT void *pvalloc(size_t size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (size > SIZE_MAX - page) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return aligned(page, size ? (size + page - 1) & ~(page - 1) : page);
+}
