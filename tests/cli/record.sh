@@ -142,7 +142,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	t "a script whose #! interpreter is set-user-ID: exit 3, naming it" sh -c '
 		setpriv --reuid=nobody --regid=nogroup --clear-groups "$YS" record -q -- "$S/hot-script" "$FX/hot" 300 2>"$S/out/script.err"; rc=$?
 		[ $rc -eq 3 ] && grep -q "sh-suid.* (the #! interpreter of .*hot-script.*) is set-user-ID" "$S/out/script.err"'
-	t "a program that execs a set-user-ID one: no samples, exit 3" sh -c '
+	t "a program that execs a set-user-ID one: no samples, exit 3" retry sh -c '
 		setpriv --reuid=nobody --regid=nogroup --clear-groups "$YS" record -q -o "$S/out/env.folded" -- env "$S/hot-env" 300 2>"$S/out/env.err"; rc=$?
 		[ $rc -eq 3 ] || { echo "exit $rc"; cat "$S/out/env.err"; exit 1; }
 		grep -q "no samples, although the program used" "$S/out/env.err" && [ ! -e "$S/out/env.folded" ]'
