@@ -24,8 +24,9 @@ allowed() {
 	load) echo "util stats" ;;
 	profile) echo "util stats measure" ;;
 	heap) echo "util stats measure profile" ;;
-	report) echo "util stats result profile" ;;
-	cmd) echo "util stats result store measure profile heap load report" ;;
+	roofline) echo "util stats result" ;;
+	report) echo "util stats result profile roofline" ;;
+	cmd) echo "util stats result store measure profile heap load roofline report" ;;
 	lib) echo "util stats result measure" ;;
 	main) echo "cmd" ;;
 	esac
@@ -68,7 +69,7 @@ done; exit $bad; } || bad=1
 # A lines which modules a module may use, U lines what each leaves
 # undefined (with the file), for one awk to judge.
 [ -n "$build" ] || exit $bad
-mods="util stats result store measure profile heap load report cmd lib"
+mods="util stats result store measure profile heap load roofline report cmd lib"
 {
 	for m in $mods; do
 		# lib's malloc & co. (lib/alloc.c) stand in for the C

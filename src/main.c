@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ "bench", cmd_bench, &bench_cmd },
 	{ "report", cmd_report, &report_cmd },
 	{ "trace", cmd_trace, &trace_cmd },
+	{ "roofline", cmd_roofline, &roofline_cmd },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,116 @@
+/*
+ * `yardstick roofline`: how far each benchmark is from what this machine
+ * can do. --measure measures the machine's ceilings (peak FLOP/s per
+ * instruction set and precision, bandwidth per memory level and access
+ * pattern, one thread and all cores) and keeps them in the store as a
+ * result of kind "roofline"; REFS places stored or JSON results under
+ * those ceilings with a verdict each; --count counts a program's
+ * floating-point operations and bytes where no PMU can, and times it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd/commands.h"
+#include "cmd/options.h"
+#include "cmd/roofline.h"
+
+static const char *const roofline_usage[] = {
+	"[OPTIONS] [REF...]",
+	"--measure [OPTIONS]",
+	"--machine [OPTIONS]",
+	"--count [OPTIONS] -- PROGRAM [ARGS...]",
+	NULL,
+};
+
+static const char roofline_description[] =
+"Place benchmarks on this machine's roofline: for each, the FLOP rate it\n"
+"attained, its arithmetic intensity (FLOPs per byte), the ceiling that\n"
+"binds it (a memory level or a compute ceiling), the share of that\n"
+"ceiling it reached and how far the next one is. --measure measures the\n"
+"ceilings first and keeps them in the store for this machine.\n";
+
+static const char roofline_epilog[] =
+"Exit status: 0 success; 2 bad usage or input; 3 the environment\n"
+"refused.\n";
+
+#define OPT_STRUCT struct roofline_args
+static const struct opt_entry roofline_options[] = {
+	{ OPT_FLAG(0, "measure", measure),
+	  .help = "measure this machine's ceilings and keep them in the store" },
+	{ OPT_FLAG(0, "machine", machine),
+	  .help = "show the ceilings stored for this machine" },
+	{ OPT_FLAG(0, "count", count),
+	  .help = "count PROGRAM's floating-point operations and bytes, time "
+	  "it, and place it" },
+	{ OPT_COUNT(0, "threads", threads, 0, 65536), .metavar = "N",
+	  .help = "threads of the all-cores ceilings (0: every core)" },
+	{ OPT_COUNT(0, "runs", runs, 1, 1000000), .metavar = "N",
+	  .help = "timed runs of PROGRAM (--count)" },
+	{ OPT_LIST('o', "output", outs, nouts), .metavar = "FILE",
+	  .flags = OPT_FILES, .help = "write the chart (.svg; repeatable)" },
+	{ OPT_OUTPUT(0, "json", json),
+	  .help = "the ceilings and points as JSON (- for stdout)" },
+	{ OPT_STORE_SAVE(store) },
+	{ OPT_NO_STORE(no_store) },
+	{ OPT_QUIET(quiet, "no terminal report") },
+	OPT_HELP_ENTRY,
+	OPT_END_ENTRY,
+};
+
+static void roofline_init_args(void *args)
+{
+	struct roofline_args *a = args;
+
+	a->runs = 10;
+}
+
+const struct opt_cmd roofline_cmd = {
+	.name = "roofline",
+	.summary = "this machine's FLOP/s and bandwidth ceilings; benchmarks "
+		   "placed under them",
+	.usage = roofline_usage,
+	.description = roofline_description,
+	.epilog = roofline_epilog,
+	.mode = OPT_PROGRAM,
+	.opts = roofline_options,
+	.args_size = sizeof(struct roofline_args),
+	.init = roofline_init_args,
+};
+
+int cmd_roofline(int argc, char **argv)
+{
+	struct roofline_args a;
+	struct opt_rest rest;
+	int ret;
+
+	if (!opt_parse_or_exit(&roofline_cmd, argc, argv, &a, &rest, &ret))
+		goto out;
+	if (a.measure + a.machine + a.count > 1) {
+		fprintf(stderr, "yardstick roofline: --measure, --machine and "
+			"--count go one at a time\n");
+		ret = 2;
+		goto out;
+	}
+	if (a.count) {
+		ret = program_and_outputs("roofline", argc, argv, rest.first,
+					  rest.dashdash, NULL, &a.argv);
+		if (ret == 0)
+			ret = roofline_count(&a);
+		goto out;
+	}
+	if (rest.dashdash < argc) {
+		fprintf(stderr, "yardstick roofline: a program after '--' "
+			"needs --count\n");
+		ret = 2;
+		goto out;
+	}
+	a.refs = argv + rest.first;
+	a.nrefs = (size_t)(rest.end - rest.first);
+	if (a.measure)
+		ret = roofline_measure(&a);
+	else
+		ret = roofline_place(&a);
+out:
+	free(a.outs);
+	return ret;
+}

@@ -1,0 +1,37 @@
+/*
+ * `yardstick roofline`, shared between its files: roofline.c (options and
+ * dispatch), roofline_measure.c (--measure: the ceilings), roofline_count.c
+ * (--count: a program's FLOPs and bytes counted, then timed),
+ * roofline_place.c (REFS and --machine: the benchmarks under the stored
+ * ceilings, the verdicts, the chart).
+ */
+#ifndef YS_CMD_ROOFLINE_H
+#define YS_CMD_ROOFLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct roofline_args {
+	bool measure;		/* --measure */
+	bool machine;		/* --machine */
+	bool count;		/* --count */
+	const char *json;	/* --json FILE */
+	char **outs;		/* -o FILE (repeatable): roofline.svg */
+	size_t nouts;
+	const char *store;	/* --store PATH */
+	bool no_store;
+	bool quiet;
+	long threads;		/* --threads N: 0 all cores */
+	long runs;		/* --runs N (--count's timed runs) */
+	char **argv;		/* --count: the program after "--" */
+	char **refs;		/* REFS: the operands */
+	size_t nrefs;
+};
+
+int roofline_measure(const struct roofline_args *a);
+int roofline_count(const struct roofline_args *a);
+/* --machine (a->machine) or REFS. */
+int roofline_place(const struct roofline_args *a);
+
+#endif
