@@ -34,4 +34,11 @@ int roofline_count(const struct roofline_args *a);
 /* --machine (a->machine) or REFS. */
 int roofline_place(const struct roofline_args *a);
 
+struct result;
+/* Place the benchmarks of r under this machine's stored ceilings, as
+ * REFS does (the table, --json, -o): --count calls it once it has timed
+ * the program. Returns the exit code. */
+int roofline_place_result(const struct result *r,
+			  const struct roofline_args *a);
+
 #endif

@@ -27,3 +27,11 @@ int roofline_place(const struct roofline_args *a)
 	(void)a;
 	return missing("placing benchmarks");
 }
+
+int roofline_place_result(const struct result *r,
+			  const struct roofline_args *a)
+{
+	(void)r;
+	(void)a;
+	return missing("placing benchmarks");
+}
