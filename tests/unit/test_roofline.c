@@ -1,0 +1,388 @@
+/*
+ * Unit tests of the roofline model (src/roofline/model.c, points.c):
+ * which ceilings apply, the roof, the binding and next ceilings and the
+ * verdict's words, against numbers computed by hand from a made-up
+ * machine whose ceilings are powers of two (so every product and ridge
+ * is exact):
+ *
+ *   fp64, 1 thread: scalar 8, sse2 16, avx2_fma 64 GFLOP/s
+ *   triad, 1 thread: L1 256, L2 128, L3 64, DRAM 16 GB/s
+ *   ridge points under the 64 GFLOP/s roof: L1 0.25, L2 0.5, L3 1,
+ *   DRAM 4 FLOP/B
+ *   fp32 avx2_fma 1 thread 128; 2 threads: fp64 avx2_fma 128, DRAM triad
+ *   20; load, 1 thread: L1 512
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roofline/model.h"
+#include "roofline/points.h"
+
+#define G 1e9
+
+static struct roof_ceiling cpu(const char *isa, const char *prec,
+			       int threads, double v)
+{
+	struct roof_ceiling c = { .type = ROOF_COMPUTE, .threads = threads,
+				  .value = v };
+
+	snprintf(c.isa, sizeof(c.isa), "%s", isa);
+	snprintf(c.precision, sizeof(c.precision), "%s", prec);
+	return c;
+}
+
+static struct roof_ceiling mem(const char *level, const char *pattern,
+			       int threads, double v)
+{
+	struct roof_ceiling c = { .type = ROOF_MEMORY, .threads = threads,
+				  .bytes = 4096, .value = v };
+
+	snprintf(c.level, sizeof(c.level), "%s", level);
+	snprintf(c.pattern, sizeof(c.pattern), "%s", pattern);
+	return c;
+}
+
+static struct roof_ceiling machine[16];
+static struct roof_ceilings all = { machine, 0 };
+
+static void make_machine(void)
+{
+	size_t n = 0;
+
+	machine[n++] = cpu("scalar", "fp64", 1, 8 * G);
+	machine[n++] = mem("DRAM", "triad", 1, 16 * G);
+	machine[n++] = cpu("avx2_fma", "fp64", 1, 64 * G);
+	machine[n++] = mem("L2", "triad", 1, 128 * G);
+	machine[n++] = cpu("sse2", "fp64", 1, 16 * G);
+	machine[n++] = mem("L1", "triad", 1, 256 * G);
+	machine[n++] = mem("L3", "triad", 1, 64 * G);
+	/* a smaller working set of L3 measured lower: the largest counts */
+	machine[n++] = mem("L3", "triad", 1, 40 * G);
+	machine[n++] = cpu("avx2_fma", "fp32", 1, 128 * G);
+	machine[n++] = cpu("avx2_fma", "fp64", 2, 128 * G);
+	machine[n++] = mem("DRAM", "triad", 2, 20 * G);
+	machine[n++] = mem("L1", "load", 1, 512 * G);
+	all.n = n;
+}
+
+static void select_model(struct roof_model *m, int threads,
+			 const char *prec, const char *pattern)
+{
+	struct roof_select s = { threads, prec, pattern };
+	struct error e;
+
+	make_machine();
+	assert_int_equal(roof_model_select(&all, &s, m, &e), 0);
+}
+
+static void test_select(void **state)
+{
+	struct roof_model m;
+	struct roof_select s = { 1, "fp64", "triad" };
+	struct error e;
+
+	(void)state;
+	select_model(&m, 1, "fp64", "triad");
+	assert_int_equal(m.ncompute, 3);
+	assert_string_equal(m.compute[0]->isa, "avx2_fma");
+	assert_string_equal(m.compute[1]->isa, "sse2");
+	assert_string_equal(m.compute[2]->isa, "scalar");
+	assert_true(roof_peak(&m) == 64 * G);
+	assert_true(m.mem[ROOF_L3]->value == 64 * G);
+	assert_true(m.mem[ROOF_DRAM]->value == 16 * G);
+	assert_true(roof_ridge(&m, m.mem[ROOF_DRAM]) == 4);
+	assert_true(roof_ridge(&m, m.mem[ROOF_L1]) == 0.25);
+
+	select_model(&m, 2, "fp64", "triad");
+	assert_int_equal(m.ncompute, 1);
+	assert_true(roof_peak(&m) == 128 * G);
+	assert_null(m.mem[ROOF_L1]);
+	assert_true(roof_at(&m, 1) == 20 * G);
+
+	select_model(&m, 1, "fp32", "triad");
+	assert_true(roof_peak(&m) == 128 * G);
+	assert_true(roof_at(&m, 1) == 16 * G);
+
+	select_model(&m, 1, "fp64", "load");
+	assert_true(m.mem[ROOF_L1]->value == 512 * G);
+	assert_null(m.mem[ROOF_DRAM]);
+	assert_true(roof_at(&m, 0.0625) == 32 * G);
+
+	/* what is missing is named */
+	s.threads = 2;
+	s.precision = "fp32";
+	assert_int_equal(roof_model_select(&all, &s, &m, &e), -1);
+	assert_string_equal(e.msg, "no fp32 compute ceiling for 2 threads");
+	s.precision = "fp64";
+	s.pattern = "copy";
+	assert_int_equal(roof_model_select(&all, &s, &m, &e), -1);
+	assert_string_equal(e.msg, "no copy bandwidth for 2 threads");
+	s.threads = 3;
+	assert_int_equal(roof_model_select(&all, &s, &m, &e), -1);
+	assert_string_equal(e.msg, "no fp64 compute ceiling for 3 threads");
+	s.threads = 0;
+	assert_int_equal(roof_model_select(&all, &s, &m, &e), -1);
+}
+
+static void test_roof_at(void **state)
+{
+	struct roof_model m;
+
+	(void)state;
+	select_model(&m, 1, "fp64", "triad");
+	/* the slowest level's line up to the peak */
+	assert_true(roof_at(&m, 1) == 16 * G);
+	assert_true(roof_at(&m, 4) == 64 * G);	/* the ridge exactly */
+	assert_true(roof_at(&m, 3.5) == 56 * G);
+	assert_true(roof_at(&m, 1e12) == 64 * G);
+	assert_true(roof_at(&m, 1.0 / 1024) == 16 * G / 1024);
+	assert_true(isnan(roof_at(&m, 0)));
+	assert_true(isnan(roof_at(&m, -1)));
+	assert_true(isnan(roof_at(&m, NAN)));
+	assert_true(isnan(roof_at(&m, INFINITY)));
+}
+
+static void place(const struct roof_model *m, double flops, double ai,
+		  struct roof_verdict *v, const char *text)
+{
+	char buf[160];
+	struct error e;
+
+	assert_int_equal(roof_place(m, flops, ai, v, &e), 0);
+	assert_string_equal(roof_verdict_text(v, buf, sizeof(buf)), text);
+}
+
+static void test_ridge(void **state)
+{
+	struct roof_model m;
+	struct roof_verdict v;
+
+	(void)state;
+	select_model(&m, 1, "fp64", "triad");
+	/* at DRAM's ridge (4 FLOP/B) its line meets the peak: compute */
+	place(&m, 60 * G, 4, &v, "compute-bound (fp64 avx2_fma): 94% of the "
+	      "compute roof");
+	assert_false(v.memory_bound);
+	assert_true(v.top);
+	assert_true(v.roof == 64 * G);
+	assert_true(v.fraction == 60.0 / 64);
+	assert_null(v.next);
+	assert_true(isnan(v.next_factor));
+	/* just left of it: DRAM's line, 56 GFLOP/s at 3.5 */
+	place(&m, 50 * G, 3.5, &v, "memory-bound (DRAM): 89% of the DRAM "
+	      "roof; compute roof 1.3× away");
+	assert_true(v.memory_bound);
+	assert_string_equal(v.ceiling->level, "DRAM");
+	assert_true(v.roof == 56 * G);
+	assert_true(v.next_top);
+	assert_true(v.next_factor == 64.0 / 50);
+}
+
+static void test_levels(void **state)
+{
+	struct roof_model m;
+	struct roof_verdict v;
+
+	(void)state;
+	select_model(&m, 1, "fp64", "triad");
+	/* 0.5 FLOP/B: DRAM 8, L3 32, L2 64 (= the peak: does not count),
+	 * L1 128; compute 8, 16, 64. 19.52 is 61% of L3's 32. */
+	place(&m, 19.52 * G, 0.5, &v, "memory-bound (L3): 61% of the L3 "
+	      "roof; compute roof 3.3× away");
+	assert_true(fabs(v.fraction - 0.61) < 1e-12);
+	assert_true(fabs(v.next_factor - 64 / 19.52) < 1e-12);
+	/* below DRAM's 8: DRAM binds, before the scalar ceiling of the same
+	 * height */
+	place(&m, 4 * G, 0.5, &v, "memory-bound (DRAM): 50% of the DRAM "
+	      "roof; sse2 roof 4.0× away");
+	/* between scalar's 8 and sse2's 16 */
+	place(&m, 12 * G, 0.5, &v, "compute-bound (fp64 sse2): 75% of the "
+	      "sse2 roof; L3 roof 2.7× away");
+	assert_false(v.memory_bound);
+	assert_false(v.top);
+	/* tolerance: 10% above DRAM's 16 at 1 FLOP/B is still DRAM's */
+	place(&m, 17.5 * G, 1, &v, "memory-bound (DRAM): 109% of the DRAM "
+	      "roof; compute roof 3.7× away");
+	place(&m, 17.7 * G, 1, &v, "compute-bound (fp64 avx2_fma): 28% of "
+	      "the compute roof");
+}
+
+static void test_extremes(void **state)
+{
+	struct roof_model m;
+	struct roof_verdict v;
+	struct error e;
+
+	(void)state;
+	select_model(&m, 1, "fp64", "triad");
+	/* tiny intensity: every line far below every compute ceiling */
+	place(&m, 10e3, 1e-6, &v, "memory-bound (DRAM): 62% of the DRAM "
+	      "roof; L3 roof 6.4× away");
+	/* above every roof: the top one (L1's line here), above 100% */
+	place(&m, 1e6, 1e-6, &v, "memory-bound (L1): 391% of the L1 roof");
+	assert_null(v.next);
+	/* huge intensity: the compute ceilings only */
+	place(&m, 1 * G, 1e9, &v, "compute-bound (fp64 scalar): 12% of the "
+	      "scalar roof; sse2 roof 16.0× away");
+	place(&m, 1 * G, 1e300, &v, "compute-bound (fp64 scalar): 12% of "
+	      "the scalar roof; sse2 roof 16.0× away");
+	place(&m, 1.6e-3, 1e9, &v, "compute-bound (fp64 scalar): 2e-11% of "
+	      "the scalar roof; sse2 roof 1e+13× away");
+	/* refused */
+	assert_int_equal(roof_place(&m, NAN, 1, &v, &e), -1);
+	assert_string_equal(e.msg, "attained rate nan FLOP/s is not a "
+			    "positive number");
+	assert_int_equal(roof_place(&m, 0, 1, &v, &e), -1);
+	assert_int_equal(roof_place(&m, -5, 1, &v, &e), -1);
+	assert_int_equal(roof_place(&m, INFINITY, 1, &v, &e), -1);
+	assert_int_equal(roof_place(&m, 1 * G, 0, &v, &e), -1);
+	assert_string_equal(e.msg, "arithmetic intensity 0 FLOP/B is not a "
+			    "positive number");
+	assert_int_equal(roof_place(&m, 1 * G, NAN, &v, &e), -1);
+	assert_int_equal(roof_place(&m, 1 * G, -1, &v, &e), -1);
+	assert_int_equal(roof_place(&m, 1 * G, INFINITY, &v, &e), -1);
+}
+
+static void test_missing_levels(void **state)
+{
+	struct roof_ceiling few[3];
+	struct roof_ceilings c = { few, 3 };
+	struct roof_select s = { 1, "fp64", "triad" };
+	struct roof_model m;
+	struct roof_verdict v;
+	struct error e;
+
+	(void)state;
+	few[0] = cpu("avx2_fma", "fp64", 1, 64 * G);
+	few[1] = mem("L1", "triad", 1, 256 * G);
+	few[2] = mem("DRAM", "triad", 1, 16 * G);
+	assert_int_equal(roof_model_select(&c, &s, &m, &e), 0);
+	assert_null(m.mem[ROOF_L2]);
+	assert_null(m.mem[ROOF_L3]);
+	/* above DRAM's 8 at 0.5 FLOP/B, no L3 or L2 known: the peak */
+	place(&m, 20 * G, 0.5, &v, "compute-bound (fp64 avx2_fma): 31% of "
+	      "the compute roof");
+	/* only a memory level or only compute: refused */
+	c.n = 1;
+	assert_int_equal(roof_model_select(&c, &s, &m, &e), -1);
+	assert_string_equal(e.msg, "no triad bandwidth for 1 thread");
+	c.c = few + 1;
+	c.n = 2;
+	assert_int_equal(roof_model_select(&c, &s, &m, &e), -1);
+	assert_string_equal(e.msg, "no fp64 compute ceiling for 1 thread");
+}
+
+static void push(struct benchmark *b, const char *name, const char *unit,
+		 const double *v, size_t n)
+{
+	struct metric *m = benchmark_metric(b, name, unit);
+
+	for (size_t i = 0; i < n; i++)
+		metric_push(m, v[i]);
+}
+
+static void test_points(void **state)
+{
+	static const double wall[] = { 0.5, 2, 1 }, fl[] = { 1e9, 1e9, 1e9 };
+	static const double by[] = { 12e9, 12e9, NAN }, rate[] = { 3e9, 1e9,
+								   2e9 };
+	static const double ai[] = { 0.5, 0.5 };
+	struct roof_points pts = { 0 };
+	struct result r, rb;
+	struct benchmark *b;
+	struct error e;
+
+	(void)state;
+	result_init(&r, "run");
+	result_set_str(&r, "work_flops", "2*{n}");
+	b = result_add_benchmark(&r, "declared", NULL);
+	push(b, "wall_time", "s", wall, 3);
+	push(b, "work_flops", "flop", fl, 3);
+	push(b, "work_bytes", "bytes", by, 3);
+	benchmark_add_param(b, "threads", "2");
+	b = result_add_benchmark(&r, "pmu", NULL);
+	push(b, "wall_time", "s", wall, 3);
+	push(b, "flops", "count", fl, 3);
+	push(b, "dram_bytes", "bytes", by, 2);
+	benchmark_add_param(b, "precision", "fp32");
+	b = result_add_benchmark(&r, "none", NULL);
+	push(b, "wall_time", "s", wall, 3);
+	b = result_add_benchmark(&r, "flops only", NULL);
+	push(b, "wall_time", "s", wall, 3);
+	push(b, "work_flops", "flop", fl, 3);
+	b = result_add_benchmark(&r, "bad", NULL);
+	push(b, "wall_time", "s", wall, 3);
+	push(b, "work_flops", "flop", fl, 3);
+	push(b, "work_bytes", "bytes", by, 2);
+	benchmark_add_param(b, "precision", "fp16");
+	assert_int_equal(roof_points_add(&pts, &r, &e), 0);
+	assert_int_equal(pts.n, 5);
+	/* 1e9 FLOPs / median 1 s; 1e9 / 12e9 bytes */
+	assert_true(pts.p[0].flops == 1e9);
+	assert_true(pts.p[0].ai == 1e9 / 12e9);
+	assert_int_equal(pts.p[0].threads, 2);
+	assert_string_equal(pts.p[0].precision, "");
+	assert_string_equal(pts.p[0].flops_from, "work_flops (2*{n})");
+	assert_string_equal(pts.p[0].bytes_from, "work_bytes");
+	assert_null(pts.p[0].unplaced);
+	assert_string_equal(pts.p[1].flops_from, "flops (PMU)");
+	assert_string_equal(pts.p[1].bytes_from, "dram_bytes (PMU)");
+	assert_string_equal(pts.p[1].precision, "fp32");
+	assert_int_equal(pts.p[1].threads, 0);
+	assert_string_equal(pts.p[2].unplaced, "no work declared: use --work "
+			    "or --count");
+	assert_true(isnan(pts.p[2].flops));
+	assert_string_equal(pts.p[3].unplaced, "no bytes declared: use "
+			    "--work bytes=EXPR or --count");
+	assert_string_equal(pts.p[4].unplaced, "parameter precision 'fp16' "
+			    "is neither fp64 nor fp32");
+	assert_true(isnan(pts.p[4].ai));
+
+	result_init(&rb, "bench");
+	b = result_add_benchmark(&rb, "kernel", NULL);
+	push(b, "flops_per_second", "flop/s", rate, 3);
+	push(b, "arithmetic_intensity", "flop/byte", ai, 2);
+	b = result_add_benchmark(&rb, "plain", NULL);
+	push(b, "time_per_op", "s", wall, 3);
+	assert_int_equal(roof_points_add(&pts, &rb, &e), 0);
+	assert_int_equal(pts.n, 7);
+	assert_true(pts.p[5].flops == 2e9);
+	assert_true(pts.p[5].ai == 0.5);
+	assert_string_equal(pts.p[5].flops_from, "declared (ys_set_flops)");
+	assert_string_equal(pts.p[6].unplaced, "no work declared: use "
+			    "ys_set_flops and ys_set_bytes");
+	result_free(&rb);
+
+	/* ceilings are not points */
+	result_init(&rb, "roofline");
+	assert_int_equal(roof_points_add(&pts, &rb, &e), -1);
+	assert_string_equal(e.msg, "a result of kind 'roofline' holds "
+			    "ceilings, not benchmarks: give it with --ceilings");
+	assert_int_equal(pts.n, 7);
+	result_free(&rb);
+	result_free(&r);
+	roof_points_free(&pts);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_roof_at),
+		cmocka_unit_test(test_ridge),
+		cmocka_unit_test(test_levels),
+		cmocka_unit_test(test_extremes),
+		cmocka_unit_test(test_missing_levels),
+		cmocka_unit_test(test_points),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
