@@ -33,6 +33,14 @@ static const char roofline_epilog[] =
 "Exit status: 0 success; 2 bad usage or input; 3 the environment\n"
 "refused.\n";
 
+static const struct opt_enum roofline_precisions[] = {
+	{ "fp64", 0 }, { "fp32", 1 }, { NULL, 0 },
+};
+
+static const struct opt_enum roofline_patterns[] = {
+	{ "triad", 0 }, { "copy", 1 }, { "load", 2 }, { NULL, 0 },
+};
+
 #define OPT_STRUCT struct roofline_args
 static const struct opt_entry roofline_options[] = {
 	{ OPT_FLAG(0, "measure", measure),
@@ -46,6 +54,19 @@ static const struct opt_entry roofline_options[] = {
 	  .help = "threads of the all-cores ceilings (0: every core)" },
 	{ OPT_COUNT(0, "runs", runs, 1, 1000000), .metavar = "N",
 	  .help = "timed runs of PROGRAM (--count)" },
+	{ OPT_STRING(0, "ceilings", ceilings), .metavar = "REF|FILE",
+	  .help = "place under the ceilings of this result of kind roofline "
+	  "(a store reference or a JSON file) instead of this machine's "
+	  "newest" },
+	{ OPT_COUNT(0, "point-threads", point_threads, 1, 1 << 20),
+	  .metavar = "N", .help = "the ceilings of N threads for benchmarks "
+	  "without a parameter 'threads'" },
+	{ OPT_ENUM(0, "precision", precision, roofline_precisions),
+	  .help = "the compute ceilings of benchmarks without a parameter "
+	  "'precision'" },
+	{ OPT_ENUM(0, "pattern", pattern, roofline_patterns),
+	  .help = "the bandwidth of every memory level: triad (2 loads, 1 "
+	  "store), copy or load" },
 	{ OPT_LIST('o', "output", outs, nouts), .metavar = "FILE",
 	  .flags = OPT_FILES, .help = "write the chart (.svg; repeatable)" },
 	{ OPT_OUTPUT(0, "json", json),
@@ -62,6 +83,7 @@ static void roofline_init_args(void *args)
 	struct roofline_args *a = args;
 
 	a->runs = 10;
+	a->point_threads = 1;
 }
 
 const struct opt_cmd roofline_cmd = {

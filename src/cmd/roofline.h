@@ -27,6 +27,10 @@ struct roofline_args {
 	char **argv;		/* --count: the program after "--" */
 	char **refs;		/* REFS: the operands */
 	size_t nrefs;
+	const char *ceilings;	/* --ceilings REF|FILE */
+	long point_threads;	/* --point-threads N (default 1) */
+	int precision;		/* --precision: 0 fp64, 1 fp32 */
+	int pattern;		/* --pattern: 0 triad, 1 copy, 2 load */
 };
 
 int roofline_measure(const struct roofline_args *a);
@@ -40,5 +44,15 @@ struct result;
  * the program. Returns the exit code. */
 int roofline_place_result(const struct result *r,
 			  const struct roofline_args *a);
+
+struct error;
+/* This machine's ceilings: the newest result of kind "roofline" in the
+ * store at store_path (NULL: the default) whose machine (hostname, cpu,
+ * cores, memory) is this one, into *r, and "result ID" into *label
+ * (malloc'd). Returns 0, 3 when there is none (e says to run --measure),
+ * or the store's exit code (ref_store_exit); *r is always the caller's
+ * to result_free. */
+int roofline_machine_ceilings(const char *store_path, struct result *r,
+			      char **label, struct error *e);
 
 #endif

@@ -1,4 +1,4 @@
-/* Placeholders of the three modes until their files land (removed by the
+/* Placeholders of the modes until their files land (removed by the
  * merge that brings them). */
 #include <stdio.h>
 
@@ -20,18 +20,4 @@ int roofline_count(const struct roofline_args *a)
 {
 	(void)a;
 	return missing("--count");
-}
-
-int roofline_place(const struct roofline_args *a)
-{
-	(void)a;
-	return missing("placing benchmarks");
-}
-
-int roofline_place_result(const struct result *r,
-			  const struct roofline_args *a)
-{
-	(void)r;
-	(void)a;
-	return missing("placing benchmarks");
 }

@@ -76,13 +76,19 @@ double axis_map(const struct axis *a, double v)
 	return a->p0 + f * (a->p1 - a->p0);
 }
 
+/* The chart's height: its own, else CHART_H. */
+static int chart_height(const struct chart *c)
+{
+	return c->h ? c->h : CHART_H;
+}
+
 void chart_open(struct chart *c, FILE *fp, const char *cls,
 		const char *label)
 {
 	c->fp = fp;
 	fprintf(fp, "<figure class=\"chart %s\"><svg viewBox=\"0 0 %d %d\" "
 		"width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"", cls,
-		CHART_W, CHART_H, CHART_W, CHART_H);
+		CHART_W, chart_height(c), CHART_W, chart_height(c));
 	fputs_xml(label, fp);
 	fputs("\"><title>", fp);
 	fputs_xml(label, fp);
@@ -108,10 +114,10 @@ static void tick(struct chart *c, bool xaxis, double v, const char *text)
 		fputs("<path class=\"grid\" d=\"M", fp);
 		svg_num(fp, p);
 		fprintf(fp, " %dV%d\"/><text class=\"tick\" x=\"", CHART_T,
-			CHART_H - CHART_B);
+			chart_height(c) - CHART_B);
 		svg_num(fp, p);
 		fprintf(fp, "\" y=\"%d\" text-anchor=\"middle\">",
-			CHART_H - CHART_B + 14);
+			chart_height(c) - CHART_B + 14);
 	} else {
 		fprintf(fp, "<path class=\"grid\" d=\"M%d ", CHART_L);
 		svg_num(fp, p);
@@ -176,18 +182,18 @@ void chart_axes(struct chart *c, bool xticks, const char *xtitle,
 		ticks(c, true);
 	ticks(c, false);
 	fprintf(fp, "<path class=\"axis\" d=\"M%d %dV%dH%d\"/>\n", CHART_L,
-		CHART_T, CHART_H - CHART_B, CHART_W - CHART_R);
+		CHART_T, chart_height(c) - CHART_B, CHART_W - CHART_R);
 	if (xtitle) {
 		fprintf(fp, "<text class=\"atitle\" x=\"%d\" y=\"%d\" "
 			"text-anchor=\"middle\">", (CHART_L + CHART_W) / 2,
-			CHART_H - 6);
+			chart_height(c) - 6);
 		fputs_xml(xtitle, fp);
 		fputs("</text>\n", fp);
 	}
 	if (ytitle) {
 		fprintf(fp, "<text class=\"atitle\" transform=\"translate(12 "
 			"%d) rotate(-90)\" text-anchor=\"middle\">",
-			(CHART_T + CHART_H - CHART_B) / 2);
+			(CHART_T + chart_height(c) - CHART_B) / 2);
 		fputs_xml(ytitle, fp);
 		fputs("</text>\n", fp);
 	}

@@ -28,6 +28,7 @@ struct chart {
 	FILE *fp;
 	struct axis x, y;
 	const char *xunit, *yunit;	/* for tick labels (fmt_value) */
+	int h;			/* height in pixels; 0: CHART_H */
 };
 
 /*

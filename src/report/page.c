@@ -61,6 +61,10 @@ static const char page_css[] =
 ".warn{color:var(--warn)}output{display:block;min-height:1.4em;"
 "margin:4px 0;font-variant-numeric:tabular-nums}\n"
 "nav ul{columns:2;padding-left:1.2em}\n"
+".roof{stroke:var(--acc);stroke-width:1.5;fill:none}.roof-low{stroke:"
+"var(--acc);stroke-dasharray:4 3;fill:none}.roof-mem{stroke:var(--warn);"
+"stroke-width:1.5;fill:none}.rlabel{font-size:10px}.rpt circle{fill:"
+"var(--out)}.rpt:hover circle,.rpt:focus circle{stroke:var(--fg)}\n"
 "section.bench{content-visibility:auto;contain-intrinsic-size:auto 900px}\n"
 "@media print{body{max-width:none}nav{display:none}section,figure"
 "{break-inside:avoid}a{color:inherit}section.bench{content-visibility:"
@@ -320,6 +324,8 @@ static void nav(FILE *fp, const struct report_input *in)
 		fputs("<li><a href=\"#profile\">profile</a></li>\n", fp);
 	if (in->trace)
 		fputs("<li><a href=\"#trace\">timeline</a></li>\n", fp);
+	if (in->roofline)
+		fputs("<li><a href=\"#roofline\">roofline</a></li>\n", fp);
 	for (size_t s = 0; s < in->nsets; s++) {
 		const struct result *r = in->sets[s].r;
 
@@ -356,6 +362,8 @@ static void page(FILE *fp, const struct report_input *in)
 		view_profile(fp, in->profile, in->profile_label);
 	if (in->trace)
 		view_timeline(fp, in->trace, in->trace_lost, in->trace_label);
+	if (in->roofline)
+		view_roofline(fp, in->roofline);
 	for (size_t s = 0; s < in->nsets; s++) {
 		if (in->cmp)
 			view_compare(fp, &in->cmp[s],

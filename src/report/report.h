@@ -22,6 +22,7 @@
 #include "profile/profile.h"
 #include "profile/trace.h"
 #include "result/result.h"
+#include "report/roofline_view.h"
 #include "util/error.h"
 
 /* One stored result's values of the history's benchmark and metric. */
@@ -74,6 +75,9 @@ struct report_input {
 	const struct trace *trace;
 	const char *trace_label;
 	uint64_t trace_lost;
+	/* the sets' benchmarks with work declared under this machine's
+	 * ceilings (report/roofline_view.h), or NULL */
+	const struct roof_chart *roofline;
 };
 
 /*

@@ -48,5 +48,7 @@ void view_compare(FILE *fp, const struct compare_report *rep,
 void view_profile(FILE *fp, const struct profile *p, const char *label);
 /* --history: the metric over results, CI band, change points. */
 void view_history(FILE *fp, const struct report_history *h);
+/* The roofline of the result sets' benchmarks (roofline_view.c). */
+void view_roofline(FILE *fp, const struct roof_chart *rc);
 
 #endif

@@ -1,0 +1,543 @@
+/*
+ * `yardstick roofline [REF...]` and `--machine`: the benchmarks of
+ * result sets placed under this machine's ceilings (the newest stored
+ * result of kind "roofline" measured on a machine equal to this one:
+ * hostname, cpu, cores and memory), or under --ceilings REF|FILE; the
+ * table, --json (schema yardstick/roofline/v1, docs/result-format.md)
+ * and the chart (-o FILE.svg). The model is src/roofline/.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "cmd/refs.h"
+#include "cmd/roofline.h"
+#include "measure/machine.h"
+#include "report/roofline_view.h"
+#include "roofline/place.h"
+#include "util/json_emit.h"
+#include "util/strutil.h"
+#include "util/term.h"
+
+#define WHO "yardstick roofline"
+#define ROOF_JSON_SCHEMA "yardstick/roofline/v1"
+
+static const char *const precisions[] = { "fp64", "fp32" };
+static const char *const patterns[] = { "triad", "copy", "load" };
+
+/* What is placed and where it came from. */
+struct place_ctx {
+	const struct roofline_args *a;
+	struct result cres;		/* the ceilings' result */
+	char *clabel;			/* "result 12", "'ceil.json'" */
+	struct roof_ceilings ceil;
+	struct roof_points pts;
+	struct roof_placement pl;
+	bool machine_only;		/* --machine: no points */
+};
+
+static bool same_str(const char *x, const char *y)
+{
+	return x == y || (x && y && !strcmp(x, y));
+}
+
+static bool same_machine(const struct machine *x, const struct machine *y)
+{
+	return same_str(x->hostname, y->hostname) && same_str(x->cpu, y->cpu)
+	       && x->cores == y->cores && x->memory_bytes == y->memory_bytes;
+}
+
+/* A ceiling's benchmark name starts with its precision ("fp64 avx2_fma
+ * 1 thread"): the only results worth loading to check their kind. */
+static bool ceiling_name(const char *name)
+{
+	return name && (!strncmp(name, "fp64 ", 5) ||
+			!strncmp(name, "fp32 ", 5));
+}
+
+/*
+ * The newest result in s of kind "roofline" from a machine equal to me
+ * into *r: 0, 1 when there is none, or -STORE_ERR_*. The history of
+ * flops_per_second on this host, newest first, gives the candidates.
+ */
+static int find_machine_ceilings(struct store *s, const struct machine *me,
+				 struct result *r, long long *id,
+				 struct error *e)
+{
+	struct store_query q = { .metric = "flops_per_second",
+				 .machine = me->hostname };
+	struct store_entry *en;
+	size_t n;
+	long long last = -1;
+	int ret = store_history(s, &q, &en, &n, e);
+
+	if (ret)
+		return ret;
+	ret = 1;
+	for (size_t i = 0; i < n && ret == 1; i++) {
+		char ref[32];
+
+		if (en[i].id == last || !ceiling_name(en[i].benchmark))
+			continue;
+		last = en[i].id;
+		snprintf(ref, sizeof(ref), "%lld", en[i].id);
+		ret = store_load_ref(s, ref, r, e);
+		if (ret)
+			break;
+		if (r->kind && !strcmp(r->kind, ROOF_KIND) &&
+		    same_machine(&r->machine, me)) {
+			*id = en[i].id;
+			ret = 0;
+		} else {
+			result_free(r);
+			ret = 1;
+		}
+	}
+	store_entries_free(en, n);
+	return ret;
+}
+
+int roofline_machine_ceilings(const char *store_path, struct result *r,
+			      char **label, struct error *e)
+{
+	struct result me;
+	struct store *s;
+	char *path;
+	long long id = 0;
+	int ret;
+
+	result_init(r, ROOF_KIND);
+	result_init(&me, "run");
+	machine_detect(&me.machine);
+	ret = ref_open_store(&s, store_path, STORE_READ, &path, e);
+	free(path);
+	if (ret == -STORE_ERR_NOTFOUND)
+		ret = 1;
+	else if (ret == 0) {
+		result_free(r);
+		ret = find_machine_ceilings(s, &me.machine, r, &id, e);
+		if (ret)
+			result_init(r, ROOF_KIND);
+	}
+	store_close(s);
+	if (ret == 1) {
+		error_set(e, "no ceilings stored for this machine ('%s'): run "
+			  "'yardstick roofline --measure'",
+			  me.machine.hostname ? me.machine.hostname : "");
+		ret = 3;
+	} else if (ret < 0) {
+		ret = ref_store_exit(ret);
+	} else {
+		*label = xasprintf("result %lld", id);
+	}
+	result_free(&me);
+	return ret;
+}
+
+/* The ceilings: --ceilings, else this machine's. Returns the exit code,
+ * the message printed. */
+static int load_ceilings(struct place_ctx *p)
+{
+	const struct roofline_args *a = p->a;
+	struct error e;
+	int ret;
+
+	if (a->ceilings) {
+		ret = ref_load_values(a->ceilings, a->store, &p->cres, &e);
+		if (ret) {
+			fprintf(stderr, WHO ": --ceilings: %s\n", e.msg);
+			return ret;
+		}
+		p->clabel = xasprintf("'%s'", a->ceilings);
+	} else {
+		ret = roofline_machine_ceilings(a->store, &p->cres, &p->clabel,
+						&e);
+		if (ret) {
+			fprintf(stderr, WHO ": %s\n", e.msg);
+			return ret;
+		}
+	}
+	if (roof_ceilings_read(&p->cres, &p->ceil, &e)) {
+		fprintf(stderr, WHO ": the ceilings of %s: %s\n", p->clabel,
+			e.msg);
+		return 2;
+	}
+	return 0;
+}
+
+/* ---- the terminal ---------------------------------------------------- */
+
+static void print_rate(FILE *fp, double v, const char *unit, size_t width)
+{
+	char num[48], buf[64];
+
+	fmt_value(v, "count", num, sizeof(num));
+	snprintf(buf, sizeof(buf), "%s%s%s", num, strchr(num, ' ') ? "" : " ",
+		 unit);
+	term_pad(fp, buf, width, true);
+}
+
+static void print_header(FILE *fp, const struct place_ctx *p)
+{
+	const struct machine *m = &p->cres.machine;
+	const struct roof_select *d = &p->pl.dflt;
+
+	fputs("ceilings: ", fp);
+	term_puts(fp, p->clabel);
+	if (m->hostname) {
+		fputs(" of ", fp);
+		term_puts(fp, m->hostname);
+	}
+	if (p->cres.created) {
+		fputs(", ", fp);
+		term_puts(fp, p->cres.created);
+	}
+	fprintf(fp, "; %s bandwidth; %d %s and %s unless a benchmark says\n",
+		d->pattern, d->threads, d->threads == 1 ? "thread" : "threads",
+		d->precision);
+}
+
+static void print_ceilings(FILE *fp, const struct place_ctx *p)
+{
+	char name[96];
+
+	fprintf(fp, "%-28s %16s  %s\n", "ceiling", "value", "working set");
+	for (size_t i = 0; i < p->ceil.n; i++) {
+		const struct roof_ceiling *c = &p->ceil.c[i];
+		char size[48];
+
+		term_cell(fp, roof_ceiling_name(c, name, sizeof(name)), 28);
+		fputc(' ', fp);
+		print_rate(fp, c->value, c->type == ROOF_COMPUTE ? "FLOP/s" :
+			   "B/s", 16);
+		if (c->type == ROOF_MEMORY)
+			fprintf(fp, "  %s", fmt_value((double)c->bytes, "bytes",
+						      size, sizeof(size)));
+		fputc('\n', fp);
+	}
+	if (p->pl.has_dm) {
+		const struct roof_model *m = &p->pl.dm;
+
+		const char *sep = "";
+
+		fputs("ridge points under the compute roof:", fp);
+		for (int l = 0; l < ROOF_NLEVELS; l++)
+			if (m->mem[l]) {
+				fprintf(fp, "%s %s %.3g FLOP/B", sep,
+					m->mem[l]->level,
+					roof_ridge(m, m->mem[l]));
+				sep = ",";
+			}
+		fputc('\n', fp);
+	} else {
+		fprintf(fp, "no roof for the defaults: %s\n", p->pl.dm_error);
+	}
+}
+
+static size_t name_width(const struct place_ctx *p)
+{
+	size_t w = 9;
+
+	for (size_t i = 0; i < p->pl.n; i++) {
+		size_t k = term_width(p->pl.p[i].pt->name);
+
+		if (k > w)
+			w = k;
+	}
+	return w > 40 ? 40 : w;
+}
+
+static void print_points(FILE *fp, const struct place_ctx *p)
+{
+	size_t w = name_width(p);
+	bool any_unplaced = false;
+
+	term_cell(fp, "benchmark", w);
+	fprintf(fp, " %14s %10s  %-24s %14s  %s\n", "attained", "FLOP/B",
+		"ceiling", "its roof", "verdict");
+	for (size_t i = 0; i < p->pl.n; i++) {
+		const struct roof_placed *x = &p->pl.p[i];
+		char name[96];
+
+		if (x->why) {
+			any_unplaced = true;
+			continue;
+		}
+		term_cell(fp, x->pt->name, w);
+		fputc(' ', fp);
+		print_rate(fp, x->pt->flops, "FLOP/s", 14);
+		fprintf(fp, " %10.3g  ", x->pt->ai);
+		term_cell(fp, roof_ceiling_name(x->v.ceiling, name,
+						sizeof(name)), 24);
+		fputc(' ', fp);
+		print_rate(fp, x->v.roof, "FLOP/s", 14);
+		fprintf(fp, "  %s\n", x->verdict);
+	}
+	if (!any_unplaced)
+		return;
+	fputs("not placed:\n", fp);
+	for (size_t i = 0; i < p->pl.n; i++) {
+		if (!p->pl.p[i].why)
+			continue;
+		fputs("  ", fp);
+		term_puts(fp, p->pl.p[i].pt->name);
+		fputs(": ", fp);
+		term_puts(fp, p->pl.p[i].why);
+		fputc('\n', fp);
+	}
+}
+
+/* ---- --json ---------------------------------------------------------- */
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *ceiling_json(const struct roof_ceiling *c)
+{
+	char name[96];
+	json_t *o = json_must(json_object());
+
+	json_object_set_new(o, "name", json_text(roof_ceiling_name(c, name,
+								   sizeof(name))));
+	if (c->type == ROOF_COMPUTE) {
+		json_object_set_new(o, "type", json_string("compute"));
+		json_object_set_new(o, "isa", json_text(c->isa));
+		json_object_set_new(o, "precision", json_text(c->precision));
+	} else {
+		json_object_set_new(o, "type", json_string("memory"));
+		json_object_set_new(o, "level", json_text(c->level));
+		json_object_set_new(o, "pattern", json_text(c->pattern));
+		json_object_set_new(o, "bytes", json_integer((json_int_t)
+							      c->bytes));
+	}
+	json_object_set_new(o, "threads", json_integer(c->threads));
+	json_object_set_new(o, c->type == ROOF_COMPUTE ? "flops_per_second" :
+			    "bytes_per_second", num(c->value));
+	return o;
+}
+
+static json_t *ceiling_name_json(const struct roof_ceiling *c)
+{
+	char name[96];
+
+	return c ? json_text(roof_ceiling_name(c, name, sizeof(name))) :
+		   json_null();
+}
+
+static json_t *point_json(const struct roof_placed *x)
+{
+	const struct roof_point *pt = x->pt;
+	json_t *o = json_must(json_object());
+
+	json_object_set_new(o, "name", json_text(pt->name));
+	json_object_set_new(o, "placed", json_boolean(!x->why));
+	json_object_set_new(o, "flops_per_second", num(pt->flops));
+	json_object_set_new(o, "arithmetic_intensity", num(pt->ai));
+	json_object_set_new(o, "threads", json_integer(x->sel.threads));
+	json_object_set_new(o, "precision", json_text(x->sel.precision));
+	json_object_set_new(o, "flops_from", json_text(pt->flops_from));
+	json_object_set_new(o, "bytes_from", json_text(pt->bytes_from));
+	if (x->why) {
+		json_object_set_new(o, "reason", json_text(x->why));
+		return o;
+	}
+	json_object_set_new(o, "bound", json_string(x->v.memory_bound ?
+						     "memory" : "compute"));
+	json_object_set_new(o, "ceiling", ceiling_name_json(x->v.ceiling));
+	json_object_set_new(o, "roof", num(x->v.roof));
+	json_object_set_new(o, "fraction", num(x->v.fraction));
+	json_object_set_new(o, "next", ceiling_name_json(x->v.next));
+	json_object_set_new(o, "next_roof", num(x->v.next_roof));
+	json_object_set_new(o, "next_factor", num(x->v.next_factor));
+	json_object_set_new(o, "verdict", json_text(x->verdict));
+	return o;
+}
+
+static int write_json(const char *path, void *ctx, struct error *e)
+{
+	const struct place_ctx *p = ctx;
+	const struct machine *m = &p->cres.machine;
+	json_t *root = json_must(json_object()), *arr;
+
+	json_object_set_new(root, "schema", json_string(ROOF_JSON_SCHEMA));
+	json_object_set_new(root, "ceilings_from", json_text(p->clabel));
+	json_object_set_new(root, "machine", json_pack("{s:o,s:o,s:i,s:I}",
+		"hostname", json_text(m->hostname), "cpu", json_text(m->cpu),
+		"cores", m->cores, "memory_bytes",
+		(json_int_t)m->memory_bytes));
+	json_object_set_new(root, "defaults", json_pack("{s:i,s:s,s:s}",
+		"threads", p->pl.dflt.threads, "precision",
+		p->pl.dflt.precision, "pattern", p->pl.dflt.pattern));
+	arr = json_must(json_array());
+	for (size_t i = 0; i < p->ceil.n; i++)
+		json_array_append_new(arr, ceiling_json(&p->ceil.c[i]));
+	json_object_set_new(root, "ceilings", arr);
+	arr = json_must(json_array());
+	for (size_t i = 0; i < p->pl.n; i++)
+		json_array_append_new(arr, point_json(&p->pl.p[i]));
+	json_object_set_new(root, "points", arr);
+	return json_write_file(root, path, e);
+}
+
+/* ---- -o roofline.svg ------------------------------------------------- */
+
+static int write_svg(const char *path, void *ctx, struct error *e)
+{
+	const struct place_ctx *p = ctx;
+	const struct roof_select *d = &p->pl.dflt;
+	struct roof_chart_point *cp = xcalloc(p->pl.n + 1, sizeof(*cp));
+	struct roof_chart rc = { &p->pl.dm, NULL, cp, 0 };
+	char *label;
+	int ret;
+
+	if (!p->pl.has_dm) {
+		free(cp);
+		return error_set(e, "cannot draw '%s': %s", path,
+				 p->pl.dm_error);
+	}
+	label = xasprintf("%s: %d %s, %s, %s bandwidth", p->clabel,
+			  d->threads, d->threads == 1 ? "thread" : "threads",
+			  d->precision, d->pattern);
+	rc.ceilings_label = label;
+	for (size_t i = 0; i < p->pl.n; i++) {
+		const struct roof_placed *x = &p->pl.p[i];
+
+		if (x->why)
+			continue;
+		cp[rc.n++] = (struct roof_chart_point){
+			x->pt->name, x->pt->flops, x->pt->ai, x->verdict,
+			x->pt->flops_from };
+	}
+	ret = roof_chart_write_svg(&rc, path, e);
+	free(label);
+	free(cp);
+	return ret;
+}
+
+/* ---- the mode -------------------------------------------------------- */
+
+static bool svg_name(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 4 && !strcmp(path + n - 4, ".svg");
+}
+
+/* The outputs asked for, checked: 0 or 2 (printed). */
+static int add_outputs(struct output_set *outs, struct place_ctx *p)
+{
+	const struct roofline_args *a = p->a;
+
+	outputs_add(outs, "--json", a->json, "json", write_json, p);
+	for (size_t i = 0; i < a->nouts; i++) {
+		if (!svg_name(a->outs[i])) {
+			fprintf(stderr, WHO ": -o '%s': the chart is written "
+				"as SVG only: name the file FILE.svg\n",
+				a->outs[i]);
+			return 2;
+		}
+		outputs_add(outs, "-o", a->outs[i], "svg", write_svg, p);
+	}
+	return check_output_set(outs, WHO);
+}
+
+static void place_ctx_free(struct place_ctx *p)
+{
+	roof_placement_free(&p->pl);
+	roof_points_free(&p->pts);
+	roof_ceilings_free(&p->ceil);
+	result_free(&p->cres);
+	free(p->clabel);
+}
+
+/* Load the ceilings, place the points gathered, print and write. */
+static int finish(struct place_ctx *p, struct output_set *outs)
+{
+	const struct roofline_args *a = p->a;
+	struct roof_select dflt = { (int)a->point_threads,
+				    precisions[a->precision],
+				    patterns[a->pattern] };
+	FILE *fp = outputs_report_fp(outs);
+	int ret = load_ceilings(p);
+
+	if (ret)
+		return ret;
+	roof_place_points(&p->ceil, &p->pts, &dflt, &p->pl);
+	if (!a->quiet) {
+		print_header(fp, p);
+		if (p->machine_only)
+			print_ceilings(fp, p);
+		else
+			print_points(fp, p);
+	}
+	return write_output_set(outs, WHO);
+}
+
+int roofline_place(const struct roofline_args *a)
+{
+	struct place_ctx p = { .a = a, .machine_only = a->machine };
+	struct output_set outs;
+	int ret;
+
+	result_init(&p.cres, ROOF_KIND);
+	outputs_init(&outs);
+	if (a->machine && a->nrefs) {
+		fprintf(stderr, WHO ": --machine shows the ceilings: it takes "
+			"no REF\n");
+		ret = 2;
+	} else if (!a->machine && !a->nrefs) {
+		fprintf(stderr, WHO ": give the results to place (REF...), "
+			"--machine to show the ceilings or --measure to "
+			"measure them (see 'yardstick roofline --help')\n");
+		ret = 2;
+	} else {
+		ret = add_outputs(&outs, &p);
+	}
+	for (size_t i = 0; !ret && i < a->nrefs; i++) {
+		struct result r;
+		struct error e;
+
+		ret = ref_load(a->refs[i], a->store, &r, &e);
+		if (ret) {
+			fprintf(stderr, WHO ": %s\n", e.msg);
+			break;
+		}
+		if (roof_points_add(&p.pts, &r, &e)) {
+			fprintf(stderr, WHO ": '%s': %s\n", a->refs[i], e.msg);
+			ret = 2;
+		}
+		result_free(&r);
+	}
+	if (!ret)
+		ret = finish(&p, &outs);
+	place_ctx_free(&p);
+	outputs_free(&outs);
+	return ret;
+}
+
+int roofline_place_result(const struct result *r,
+			  const struct roofline_args *a)
+{
+	struct place_ctx p = { .a = a };
+	struct output_set outs;
+	struct error e;
+	int ret;
+
+	result_init(&p.cres, ROOF_KIND);
+	outputs_init(&outs);
+	ret = add_outputs(&outs, &p);
+	if (!ret && roof_points_add(&p.pts, r, &e)) {
+		fprintf(stderr, WHO ": %s\n", e.msg);
+		ret = 2;
+	}
+	if (!ret)
+		ret = finish(&p, &outs);
+	place_ctx_free(&p);
+	outputs_free(&outs);
+	return ret;
+}
