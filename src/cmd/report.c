@@ -13,6 +13,7 @@
 #include "cmd/gate_config.h"
 #include "cmd/options.h"
 #include "cmd/refs.h"
+#include "cmd/roofline.h"
 #include "report/report.h"
 #include "result/compare.h"
 #include "result/gate.h"
@@ -45,7 +46,11 @@ static const char report_description[] =
 "thresholds when given. With --history, a benchmark's metric over the\n"
 "stored results with its CI band and change points ('history\n"
 "--detect'). With --profile, a profile's interactive flame graph and its\n"
-"top functions. With --trace, a trace's timeline (see below).\n"
+"top functions. With --trace, a trace's timeline (see below). The\n"
+"benchmarks with work declared (run --work, roofline --count, a\n"
+"libyardstick benchmark's ys_set_flops and ys_set_bytes) are placed on a\n"
+"roofline chart under this machine's ceilings when they are stored\n"
+"('yardstick roofline --measure'), or under --ceilings.\n"
 "\n"
 "A REF is a JSON file (yardstick's, hyperfine's --export-json, Google\n"
 "Benchmark's --benchmark_out), or a reference into the store: latest, a\n"
@@ -69,6 +74,7 @@ struct report_args {
 	struct gate_config cfg;		/* --max-increase, ..., --config */
 	struct store_query q;
 	const char *out, *baseline, *since, *store, *profile, *trace;
+	const char *ceilings;
 	char **charts;
 	size_t ncharts;
 	bool open;
@@ -135,6 +141,9 @@ static const struct opt_entry report_options[] = {
 	{ OPT_PATH(0, "trace", trace), .metavar = "FILE",
 	  .help = "a trace in Chrome's JSON (trace -o FILE.json): its "
 	  "timeline and zone table" },
+	{ OPT_STRING(0, "ceilings", ceilings), .metavar = "REF|FILE",
+	  .help = "the roofline's ceilings (a result of kind roofline), "
+	  "instead of this machine's stored ones" },
 	{ OPT_FLAG(0, "open", open),
 	  .help = "open the page with xdg-open once written" },
 	{ OPT_STORE_READ(store) },
@@ -258,6 +267,7 @@ struct report_data {
 	struct trace trace;
 	struct trace_read_stats trace_st;
 	bool has_trace;
+	struct roofline_view roof;
 	struct report_input in;
 };
 
@@ -277,6 +287,7 @@ static void report_data_free(struct report_data *d)
 		profile_free(&d->prof);
 	if (d->has_trace)
 		trace_free(&d->trace);
+	roofline_view_free(&d->roof);
 	free(d->res);
 	free(d->sets);
 	free(d->cmp);
@@ -433,6 +444,40 @@ static int load_trace(struct report_data *d, const char *path)
 	return 0;
 }
 
+/*
+ * The roofline of the sets' benchmarks that declared work: under
+ * --ceilings, else this machine's stored ceilings; without them, a note
+ * on stderr and no chart (an error with --ceilings).
+ */
+static int load_roofline(struct report_data *d, const struct report_args *a)
+{
+	struct roof_select dflt = { 1, "fp64", "triad" };
+	struct error e;
+	size_t work = 0;
+	int ret;
+
+	for (size_t i = 0; i < d->nsets; i++)
+		/* a result of ceilings has no points: nothing to add */
+		(void)roof_points_add(&d->roof.pts, d->sets[i].r, &e);
+	for (size_t i = 0; i < d->roof.pts.n; i++)
+		work += !d->roof.pts.p[i].unplaced;
+	if (!work && !a->ceilings)
+		return 0;
+	ret = roofline_view_place(&d->roof, a->ceilings, a->store, &dflt, &e);
+	if (!ret && roofline_view_chart(&d->roof, &e))
+		ret = 2;
+	if (ret && !a->ceilings) {
+		fprintf(stderr, "yardstick report: no roofline: %s\n", e.msg);
+		return 0;
+	}
+	if (ret) {
+		fprintf(stderr, "yardstick report: %s\n", e.msg);
+		return ret;
+	}
+	d->in.roofline = &d->roof.chart;
+	return 0;
+}
+
 static int write_html(const char *path, void *in, struct error *e)
 {
 	return report_write_html(in, path, e);
@@ -487,6 +532,7 @@ int cmd_report(int argc, char **argv)
 		return ret == 1 ? 0 : ret;
 	}
 	outputs_init(&outs);
+	roofline_view_init(&d.roof);
 	outputs_add(&outs, "-o", a.out, "html", write_html, &d.in);
 	ret = check_output_set(&outs, "yardstick report");
 	if (!ret)
@@ -500,6 +546,8 @@ int cmd_report(int argc, char **argv)
 		ret = load_profile(&d, a.profile);
 	if (!ret && a.trace)
 		ret = load_trace(&d, a.trace);
+	if (!ret)
+		ret = load_roofline(&d, &a);
 	if (!ret) {
 		d.in = (struct report_input){
 			.sets = d.sets, .nsets = d.nsets, .cmp = d.cmp,
@@ -511,7 +559,8 @@ int cmd_report(int argc, char **argv)
 			.charts = (const char *const *)a.charts,
 			.trace = d.has_trace ? &d.trace : NULL,
 			.trace_label = a.trace,
-			.trace_lost = d.trace_st.lost };
+			.trace_lost = d.trace_st.lost,
+			.roofline = d.in.roofline };
 		ret = write_output_set(&outs, "yardstick report");
 	}
 	if (!ret && a.open)

@@ -12,6 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report/roofline_view.h"
+#include "result/result.h"
+#include "roofline/place.h"
+#include "util/error.h"
+
 struct roofline_args {
 	bool measure;		/* --measure */
 	bool machine;		/* --machine */
@@ -38,14 +43,40 @@ int roofline_count(const struct roofline_args *a);
 /* --machine (a->machine) or REFS. */
 int roofline_place(const struct roofline_args *a);
 
-struct result;
 /* Place the benchmarks of r under this machine's stored ceilings, as
  * REFS does (the table, --json, -o): --count calls it once it has timed
  * the program. Returns the exit code. */
 int roofline_place_result(const struct result *r,
 			  const struct roofline_args *a);
 
-struct error;
+/*
+ * Benchmarks placed under ceilings, for `roofline` and the report: fill
+ * pts (roof_points_add), then roofline_view_place; roofline_view_chart
+ * makes the chart of the placed points (chart).
+ */
+struct roofline_view {
+	struct result cres;		/* the ceilings' result */
+	char *clabel;			/* "result 12", "'ceil.json'" */
+	struct roof_ceilings ceil;
+	struct roof_points pts;
+	struct roof_placement pl;
+	struct roof_chart chart;	/* after roofline_view_chart */
+	char *chart_label;
+	struct roof_chart_point *cp;
+};
+
+void roofline_view_init(struct roofline_view *v);
+void roofline_view_free(struct roofline_view *v);
+/* Load the ceilings (ceilings: a reference or a file; NULL: this
+ * machine's, roofline_machine_ceilings) and place v's points with the
+ * defaults dflt. Returns 0, or the exit code with e set. */
+int roofline_view_place(struct roofline_view *v, const char *ceilings,
+			const char *store, const struct roof_select *dflt,
+			struct error *e);
+/* v->chart from the placed points: 0, or -1 with e set when the defaults
+ * have no ceilings to draw. */
+int roofline_view_chart(struct roofline_view *v, struct error *e);
+
 /* This machine's ceilings: the newest result of kind "roofline" in the
  * store at store_path (NULL: the default) whose machine (hostname, cpu,
  * cores, memory) is this one, into *r, and "result ID" into *label

@@ -28,17 +28,6 @@
 static const char *const precisions[] = { "fp64", "fp32" };
 static const char *const patterns[] = { "triad", "copy", "load" };
 
-/* What is placed and where it came from. */
-struct place_ctx {
-	const struct roofline_args *a;
-	struct result cres;		/* the ceilings' result */
-	char *clabel;			/* "result 12", "'ceil.json'" */
-	struct roof_ceilings ceil;
-	struct roof_points pts;
-	struct roof_placement pl;
-	bool machine_only;		/* --machine: no points */
-};
-
 static bool same_str(const char *x, const char *y)
 {
 	return x == y || (x && y && !strcmp(x, y));
@@ -137,33 +126,85 @@ int roofline_machine_ceilings(const char *store_path, struct result *r,
 	return ret;
 }
 
-/* The ceilings: --ceilings, else this machine's. Returns the exit code,
- * the message printed. */
-static int load_ceilings(struct place_ctx *p)
+/* The ceilings: ceilings (a reference or a file) if given, else this
+ * machine's. Returns 0 or the exit code, with e set. */
+static int load_ceilings(struct roofline_view *p, const char *ceilings,
+			 const char *store, struct error *e)
 {
-	const struct roofline_args *a = p->a;
-	struct error e;
+	char msg[sizeof(e->msg)];
 	int ret;
 
-	if (a->ceilings) {
-		ret = ref_load_values(a->ceilings, a->store, &p->cres, &e);
+	if (ceilings) {
+		ret = ref_load_values(ceilings, store, &p->cres, e);
 		if (ret) {
-			fprintf(stderr, WHO ": --ceilings: %s\n", e.msg);
+			snprintf(msg, sizeof(msg), "%s", e->msg);
+			error_set(e, "--ceilings: %s", msg);
 			return ret;
 		}
-		p->clabel = xasprintf("'%s'", a->ceilings);
+		p->clabel = xasprintf("'%s'", ceilings);
 	} else {
-		ret = roofline_machine_ceilings(a->store, &p->cres, &p->clabel,
-						&e);
-		if (ret) {
-			fprintf(stderr, WHO ": %s\n", e.msg);
+		ret = roofline_machine_ceilings(store, &p->cres, &p->clabel, e);
+		if (ret)
 			return ret;
-		}
 	}
-	if (roof_ceilings_read(&p->cres, &p->ceil, &e)) {
-		fprintf(stderr, WHO ": the ceilings of %s: %s\n", p->clabel,
-			e.msg);
+	if (roof_ceilings_read(&p->cres, &p->ceil, e)) {
+		snprintf(msg, sizeof(msg), "%s", e->msg);
+		error_set(e, "the ceilings of %s: %s", p->clabel, msg);
 		return 2;
+	}
+	return 0;
+}
+
+int roofline_view_place(struct roofline_view *v, const char *ceilings,
+			const char *store, const struct roof_select *dflt,
+			struct error *e)
+{
+	int ret = load_ceilings(v, ceilings, store, e);
+
+	if (ret)
+		return ret;
+	roof_place_points(&v->ceil, &v->pts, dflt, &v->pl);
+	return 0;
+}
+
+void roofline_view_init(struct roofline_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	result_init(&v->cres, ROOF_KIND);
+}
+
+void roofline_view_free(struct roofline_view *v)
+{
+	roof_placement_free(&v->pl);
+	roof_points_free(&v->pts);
+	roof_ceilings_free(&v->ceil);
+	result_free(&v->cres);
+	free(v->clabel);
+	free(v->chart_label);
+	free(v->cp);
+}
+
+int roofline_view_chart(struct roofline_view *v, struct error *e)
+{
+	const struct roof_select *d = &v->pl.dflt;
+
+	if (!v->pl.has_dm)
+		return error_set(e, "no chart: %s", v->pl.dm_error);
+	free(v->chart_label);
+	free(v->cp);
+	v->chart_label = xasprintf("%s: %d %s, %s, %s bandwidth", v->clabel,
+				   d->threads, d->threads == 1 ? "thread" :
+				   "threads", d->precision, d->pattern);
+	v->cp = xcalloc(v->pl.n + 1, sizeof(*v->cp));
+	v->chart = (struct roof_chart){ &v->pl.dm, v->chart_label, v->cp, 0 };
+	for (size_t i = 0; i < v->pl.n; i++) {
+		const struct roof_placed *x = &v->pl.p[i];
+
+		if (x->why)
+			continue;
+		v->cp[v->chart.n++] = (struct roof_chart_point){
+			x->pt->name, x->pt->flops, x->pt->ai, x->verdict,
+			x->pt->flops_from };
 	}
 	return 0;
 }
@@ -180,7 +221,7 @@ static void print_rate(FILE *fp, double v, const char *unit, size_t width)
 	term_pad(fp, buf, width, true);
 }
 
-static void print_header(FILE *fp, const struct place_ctx *p)
+static void print_header(FILE *fp, const struct roofline_view *p)
 {
 	const struct machine *m = &p->cres.machine;
 	const struct roof_select *d = &p->pl.dflt;
@@ -200,7 +241,7 @@ static void print_header(FILE *fp, const struct place_ctx *p)
 		d->precision);
 }
 
-static void print_ceilings(FILE *fp, const struct place_ctx *p)
+static void print_ceilings(FILE *fp, const struct roofline_view *p)
 {
 	char name[96];
 
@@ -237,7 +278,7 @@ static void print_ceilings(FILE *fp, const struct place_ctx *p)
 	}
 }
 
-static size_t name_width(const struct place_ctx *p)
+static size_t name_width(const struct roofline_view *p)
 {
 	size_t w = 9;
 
@@ -250,7 +291,7 @@ static size_t name_width(const struct place_ctx *p)
 	return w > 40 ? 40 : w;
 }
 
-static void print_points(FILE *fp, const struct place_ctx *p)
+static void print_points(FILE *fp, const struct roofline_view *p)
 {
 	size_t w = name_width(p);
 	bool any_unplaced = false;
@@ -360,7 +401,7 @@ static json_t *point_json(const struct roof_placed *x)
 
 static int write_json(const char *path, void *ctx, struct error *e)
 {
-	const struct place_ctx *p = ctx;
+	const struct roofline_view *p = ctx;
 	const struct machine *m = &p->cres.machine;
 	json_t *root = json_must(json_object()), *arr;
 
@@ -388,35 +429,14 @@ static int write_json(const char *path, void *ctx, struct error *e)
 
 static int write_svg(const char *path, void *ctx, struct error *e)
 {
-	const struct place_ctx *p = ctx;
-	const struct roof_select *d = &p->pl.dflt;
-	struct roof_chart_point *cp = xcalloc(p->pl.n + 1, sizeof(*cp));
-	struct roof_chart rc = { &p->pl.dm, NULL, cp, 0 };
-	char *label;
-	int ret;
+	struct roofline_view *v = ctx;
+	char msg[sizeof(e->msg)];
 
-	if (!p->pl.has_dm) {
-		free(cp);
-		return error_set(e, "cannot draw '%s': %s", path,
-				 p->pl.dm_error);
+	if (roofline_view_chart(v, e)) {
+		snprintf(msg, sizeof(msg), "%s", e->msg);
+		return error_set(e, "cannot draw '%s': %s", path, msg);
 	}
-	label = xasprintf("%s: %d %s, %s, %s bandwidth", p->clabel,
-			  d->threads, d->threads == 1 ? "thread" : "threads",
-			  d->precision, d->pattern);
-	rc.ceilings_label = label;
-	for (size_t i = 0; i < p->pl.n; i++) {
-		const struct roof_placed *x = &p->pl.p[i];
-
-		if (x->why)
-			continue;
-		cp[rc.n++] = (struct roof_chart_point){
-			x->pt->name, x->pt->flops, x->pt->ai, x->verdict,
-			x->pt->flops_from };
-	}
-	ret = roof_chart_write_svg(&rc, path, e);
-	free(label);
-	free(cp);
-	return ret;
+	return roof_chart_write_svg(&v->chart, path, e);
 }
 
 /* ---- the mode -------------------------------------------------------- */
@@ -429,10 +449,9 @@ static bool svg_name(const char *path)
 }
 
 /* The outputs asked for, checked: 0 or 2 (printed). */
-static int add_outputs(struct output_set *outs, struct place_ctx *p)
+static int add_outputs(struct output_set *outs, struct roofline_view *p,
+		       const struct roofline_args *a)
 {
-	const struct roofline_args *a = p->a;
-
 	outputs_add(outs, "--json", a->json, "json", write_json, p);
 	for (size_t i = 0; i < a->nouts; i++) {
 		if (!svg_name(a->outs[i])) {
@@ -446,31 +465,24 @@ static int add_outputs(struct output_set *outs, struct place_ctx *p)
 	return check_output_set(outs, WHO);
 }
 
-static void place_ctx_free(struct place_ctx *p)
-{
-	roof_placement_free(&p->pl);
-	roof_points_free(&p->pts);
-	roof_ceilings_free(&p->ceil);
-	result_free(&p->cres);
-	free(p->clabel);
-}
-
 /* Load the ceilings, place the points gathered, print and write. */
-static int finish(struct place_ctx *p, struct output_set *outs)
+static int finish(struct roofline_view *p, const struct roofline_args *a,
+		  struct output_set *outs)
 {
-	const struct roofline_args *a = p->a;
 	struct roof_select dflt = { (int)a->point_threads,
 				    precisions[a->precision],
 				    patterns[a->pattern] };
 	FILE *fp = outputs_report_fp(outs);
-	int ret = load_ceilings(p);
+	struct error e;
+	int ret = roofline_view_place(p, a->ceilings, a->store, &dflt, &e);
 
-	if (ret)
+	if (ret) {
+		fprintf(stderr, WHO ": %s\n", e.msg);
 		return ret;
-	roof_place_points(&p->ceil, &p->pts, &dflt, &p->pl);
+	}
 	if (!a->quiet) {
 		print_header(fp, p);
-		if (p->machine_only)
+		if (a->machine)
 			print_ceilings(fp, p);
 		else
 			print_points(fp, p);
@@ -480,11 +492,11 @@ static int finish(struct place_ctx *p, struct output_set *outs)
 
 int roofline_place(const struct roofline_args *a)
 {
-	struct place_ctx p = { .a = a, .machine_only = a->machine };
+	struct roofline_view p;
 	struct output_set outs;
 	int ret;
 
-	result_init(&p.cres, ROOF_KIND);
+	roofline_view_init(&p);
 	outputs_init(&outs);
 	if (a->machine && a->nrefs) {
 		fprintf(stderr, WHO ": --machine shows the ceilings: it takes "
@@ -496,7 +508,7 @@ int roofline_place(const struct roofline_args *a)
 			"measure them (see 'yardstick roofline --help')\n");
 		ret = 2;
 	} else {
-		ret = add_outputs(&outs, &p);
+		ret = add_outputs(&outs, &p, a);
 	}
 	for (size_t i = 0; !ret && i < a->nrefs; i++) {
 		struct result r;
@@ -514,8 +526,8 @@ int roofline_place(const struct roofline_args *a)
 		result_free(&r);
 	}
 	if (!ret)
-		ret = finish(&p, &outs);
-	place_ctx_free(&p);
+		ret = finish(&p, a, &outs);
+	roofline_view_free(&p);
 	outputs_free(&outs);
 	return ret;
 }
@@ -523,21 +535,21 @@ int roofline_place(const struct roofline_args *a)
 int roofline_place_result(const struct result *r,
 			  const struct roofline_args *a)
 {
-	struct place_ctx p = { .a = a };
+	struct roofline_view p;
 	struct output_set outs;
 	struct error e;
 	int ret;
 
-	result_init(&p.cres, ROOF_KIND);
+	roofline_view_init(&p);
 	outputs_init(&outs);
-	ret = add_outputs(&outs, &p);
+	ret = add_outputs(&outs, &p, a);
 	if (!ret && roof_points_add(&p.pts, r, &e)) {
 		fprintf(stderr, WHO ": %s\n", e.msg);
 		ret = 2;
 	}
 	if (!ret)
-		ret = finish(&p, &outs);
-	place_ctx_free(&p);
+		ret = finish(&p, a, &outs);
+	roofline_view_free(&p);
 	outputs_free(&outs);
 	return ret;
 }
