@@ -115,32 +115,19 @@ double roof_ridge(const struct roof_model *m, const struct roof_ceiling *c)
 	return roof_peak(m) / c->value;
 }
 
-/*
- * The roofs that count at ai (model.h), lowest first, in list[]; their
- * number. A memory line counts below the peak only; a compute ceiling
- * counts at or below the top roof.
- */
-static size_t counting_roofs(const struct roof_model *m, double ai,
-			     const struct roof_ceiling **list)
+/* The memory levels whose line lies below the compute roof at ai, lowest
+ * line first, into list[]; their number. */
+static size_t memory_roofs(const struct roof_model *m, double ai,
+			   const struct roof_ceiling **list)
 {
-	double peak = roof_peak(m), top = 0;
 	size_t n = 0;
 
 	for (int l = 0; l < ROOF_NLEVELS; l++)
-		if (m->mem[l] && m->mem[l]->value * ai > top)
-			top = m->mem[l]->value * ai;
-	if (top > peak)
-		top = peak;
-	for (int l = 0; l < ROOF_NLEVELS; l++)
-		if (m->mem[l] && m->mem[l]->value * ai < peak)
+		if (m->mem[l] && m->mem[l]->value * ai < roof_peak(m))
 			list[n++] = m->mem[l];
-	for (size_t k = 0; k < m->ncompute; k++)
-		if (m->compute[k]->value <= top)
-			list[n++] = m->compute[k];
-	/* lowest first; on a tie a memory line before a compute ceiling */
 	for (size_t i = 1; i < n; i++)
-		for (size_t k = i; k > 0 && roof_ceiling_at(list[k], ai) <
-		     roof_ceiling_at(list[k - 1], ai); k--) {
+		for (size_t k = i; k > 0 && list[k]->value < list[k - 1]->value;
+		     k--) {
 			const struct roof_ceiling *t = list[k];
 
 			list[k] = list[k - 1];
@@ -149,11 +136,26 @@ static size_t counting_roofs(const struct roof_model *m, double ai,
 	return n;
 }
 
+/* Whether flops is under roof, within the tolerance. */
+static bool under(double flops, double roof)
+{
+	return flops <= roof * (1 + ROOF_TOLERANCE);
+}
+
+/* The compute ceilings, lowest first (m keeps them fastest first). */
+static size_t compute_roofs(const struct roof_model *m,
+			    const struct roof_ceiling **list)
+{
+	for (size_t k = 0; k < m->ncompute; k++)
+		list[k] = m->compute[m->ncompute - 1 - k];
+	return m->ncompute;
+}
+
 int roof_place(const struct roof_model *m, double flops, double ai,
 	       struct roof_verdict *v, struct error *e)
 {
 	const struct roof_ceiling *list[ROOF_NLEVELS + ROOF_NISAS];
-	size_t n, b;
+	size_t n, b, nmem;
 
 	memset(v, 0, sizeof(*v));
 	v->next_roof = v->next_factor = NAN;
@@ -163,13 +165,31 @@ int roof_place(const struct roof_model *m, double flops, double ai,
 	if (!positive(ai))
 		return error_set(e, "arithmetic intensity %g FLOP/B is not "
 				 "a positive number", ai);
-	n = counting_roofs(m, ai, list);
-	/* n >= 1: the compute roof counts when no memory line is below it,
-	 * and a memory line does when one is */
-	for (b = 0; b + 1 < n; b++)
-		if (flops <= roof_ceiling_at(list[b], ai) *
-			     (1 + ROOF_TOLERANCE))
-			break;
+	/* the memory lines below the compute roof, then (when some level's
+	 * line reaches it, so that the compute roof is the top) the
+	 * compute ceilings */
+	nmem = memory_roofs(m, ai, list);
+	n = nmem;
+	for (b = 0; b < nmem && !under(flops, roof_ceiling_at(list[b], ai));
+	     b++)
+		;
+	if (b == nmem) {
+		bool reachable = false;
+
+		for (int l = 0; l < ROOF_NLEVELS; l++)
+			reachable |= m->mem[l] && m->mem[l]->value * ai >=
+				     roof_peak(m);
+		if (reachable) {
+			n = nmem + compute_roofs(m, list + nmem);
+			while (b + 1 < n && !under(flops, list[b]->value))
+				b++;
+		} else {
+			b = nmem - 1;	/* above every line: the top one */
+		}
+	} else {
+		/* a memory-bound point's next roof may be the compute one */
+		list[n++] = m->compute[0];
+	}
 	v->ceiling = list[b];
 	v->memory_bound = list[b]->type == ROOF_MEMORY;
 	v->top = list[b] == m->compute[0];

@@ -21,16 +21,20 @@
  * sets), the largest value is taken, as for the repetitions of one.
  *
  * The verdict (roof_place) is the cache-aware roofline's: at intensity
- * AI each memory level L draws the line bw(L) x AI, the compute ceilings
- * their peaks. The roofs that count are those at or below the top roof,
- * min(P, max over L of bw(L) x AI), where P is the compute roof; a
- * memory line at or above P does not (at the ridge point exactly,
- * bw x AI = P, the point is compute-bound). The binding ceiling is the
- * lowest counting roof that the attained rate does not exceed by more
- * than ROOF_TOLERANCE (ceilings and benchmarks are measured at
+ * AI each memory level L draws the line bw(L) x AI, P is the compute
+ * roof. The memory lines below P are tried first, lowest first: the
+ * first that the attained rate does not exceed by more than
+ * ROOF_TOLERANCE binds (ceilings and benchmarks are measured at
  * different times: a benchmark measured 5% above the DRAM roof is still
- * DRAM's), else the top roof; the next ceiling is the next counting roof
- * above the binding one.
+ * DRAM's), and the point is memory-bound at that level. A point above
+ * every such line is compute-bound when some level's line reaches P at
+ * AI (at the ridge point exactly, bw x AI = P, it does): bound by the
+ * lowest compute ceiling it does not exceed (a lower instruction set's
+ * peak binds a point below it), else by P. When no line reaches P (AI
+ * left of every ridge), a point above every line is held by the top line
+ * (more than 100% of it). The next ceiling is the next roof above both
+ * the binding one and the point: a faster level's line, or the compute
+ * roof after the lines below it.
  */
 #ifndef YS_ROOFLINE_MODEL_H
 #define YS_ROOFLINE_MODEL_H

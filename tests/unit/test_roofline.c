@@ -199,15 +199,21 @@ static void test_levels(void **state)
 	      "roof; compute roof 3.3× away");
 	assert_true(fabs(v.fraction - 0.61) < 1e-12);
 	assert_true(fabs(v.next_factor - 64 / 19.52) < 1e-12);
-	/* below DRAM's 8: DRAM binds, before the scalar ceiling of the same
-	 * height */
+	/* below DRAM's 8: DRAM binds, the next line up is L3's */
 	place(&m, 4 * G, 0.5, &v, "memory-bound (DRAM): 50% of the DRAM "
-	      "roof; sse2 roof 4.0× away");
-	/* between scalar's 8 and sse2's 16 */
-	place(&m, 12 * G, 0.5, &v, "compute-bound (fp64 sse2): 75% of the "
-	      "sse2 roof; L3 roof 2.7× away");
+	      "roof; L3 roof 8.0× away");
+	/* below the scalar and sse2 peaks too, but left of the ridge the
+	 * memory lines bind: a lower instruction set binds only a point
+	 * that no line holds */
+	place(&m, 12 * G, 0.5, &v, "memory-bound (L3): 38% of the L3 roof; "
+	      "compute roof 5.3× away");
+	assert_true(v.memory_bound);
+	/* right of the ridge, between the scalar and sse2 peaks */
+	place(&m, 12 * G, 8, &v, "compute-bound (fp64 sse2): 75% of the "
+	      "sse2 roof; compute roof 5.3× away");
 	assert_false(v.memory_bound);
 	assert_false(v.top);
+	assert_string_equal(v.next->isa, "avx2_fma");
 	/* tolerance: 10% above DRAM's 16 at 1 FLOP/B is still DRAM's */
 	place(&m, 17.5 * G, 1, &v, "memory-bound (DRAM): 109% of the DRAM "
 	      "roof; compute roof 3.7× away");
