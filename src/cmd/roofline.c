@@ -27,11 +27,21 @@ static const char roofline_description[] =
 "attained, its arithmetic intensity (FLOPs per byte), the ceiling that\n"
 "binds it (a memory level or a compute ceiling), the share of that\n"
 "ceiling it reached and how far the next one is. --measure measures the\n"
-"ceilings first and keeps them in the store for this machine.\n";
+"ceilings first and keeps them in the store for this machine.\n"
+"\n"
+"REF... are result sets as compare takes them (a JSON file, latest, an id,\n"
+"@COMMIT, branch:NAME); each benchmark is placed under this machine's\n"
+"newest stored ceilings (or --ceilings): a run benchmark by its work\n"
+"(run --work, --count, else the PMU's flops and dram_bytes) over its\n"
+"median wall time, a libyardstick benchmark by its declared FLOPs and\n"
+"bytes. A benchmark without work is listed as not placed, with why. A\n"
+"parameter 'threads' or 'precision' (fp64, fp32) of a benchmark chooses\n"
+"its ceilings; the compute roof is the fastest instruction set measured,\n"
+"the slower ones are ceilings below it. --machine lists the ceilings.\n";
 
 static const char roofline_epilog[] =
 "Exit status: 0 success; 2 bad usage or input; 3 the environment\n"
-"refused.\n";
+"refused (REF... and --machine: no ceilings stored for this machine).\n";
 
 static const struct opt_enum roofline_precisions[] = {
 	{ "fp64", 0 }, { "fp32", 1 }, { NULL, 0 },
