@@ -169,8 +169,9 @@ int roofline_view_place(struct roofline_view *v, const char *ceilings,
 
 void roofline_view_init(struct roofline_view *v)
 {
+	/* cres stays zeroed (result_free is safe on it) until the loading
+	 * of the ceilings initializes it */
 	memset(v, 0, sizeof(*v));
-	result_init(&v->cres, ROOF_KIND);
 }
 
 void roofline_view_free(struct roofline_view *v)
