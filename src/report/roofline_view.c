@@ -71,6 +71,18 @@ static void move_to(FILE *fp, char cmd, double x, double y)
 	svg_num(fp, y);
 }
 
+/* A ceiling's label "A B RATE" (escaped), and the end of its element. */
+static void label_end(FILE *fp, const char *a, const char *b,
+		      const char *rate)
+{
+	fputs_xml(a, fp);
+	fputc(' ', fp);
+	fputs_xml(b, fp);
+	fputc(' ', fp);
+	fputs_xml(rate, fp);
+	fputs("</text>\n", fp);
+}
+
 /* A memory level's diagonal, from the left edge (or the bottom) up to
  * its ridge point, its name and bandwidth along it. */
 static void roof_diagonal(struct chart *c, const struct roof_ceiling *mc,
@@ -106,12 +118,7 @@ static void roof_diagonal(struct chart *c, const struct roof_ceiling *mc,
 	fputs(") rotate(", fp);
 	svg_num(fp, angle);
 	fputs(")\" y=\"-4\">", fp);
-	fputs_xml(mc->level, fp);
-	fputc(' ', fp);
-	fputs_xml(mc->pattern, fp);
-	fputc(' ', fp);
-	fputs_xml(text, fp);
-	fputs("</text>\n", fp);
+	label_end(fp, mc->level, mc->pattern, text);
 }
 
 /* A compute ceiling's horizontal, from where the fastest level's line
@@ -137,12 +144,7 @@ static void roof_horizontal(struct chart *c, const struct roof_ceiling *cc,
 	svg_num(fp, py - 3);
 	fputs("\">", fp);
 	rate_text(cc->value, "FLOP/s", text, sizeof(text));
-	fputs_xml(cc->precision, fp);
-	fputc(' ', fp);
-	fputs_xml(cc->isa, fp);
-	fputc(' ', fp);
-	fputs_xml(text, fp);
-	fputs("</text>\n", fp);
+	label_end(fp, cc->precision, cc->isa, text);
 }
 
 /* s cut to LABEL_MAX code points (an ellipsis after), escaped. A byte
