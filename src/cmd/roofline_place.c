@@ -214,12 +214,9 @@ int roofline_view_chart(struct roofline_view *v, struct error *e)
 
 static void print_rate(FILE *fp, double v, const char *unit, size_t width)
 {
-	char num[48], buf[64];
+	char buf[64];
 
-	fmt_value(v, "count", num, sizeof(num));
-	snprintf(buf, sizeof(buf), "%s%s%s", num, strchr(num, ' ') ? "" : " ",
-		 unit);
-	term_pad(fp, buf, width, true);
+	term_pad(fp, roof_rate_text(v, unit, buf, sizeof(buf)), width, true);
 }
 
 static void print_header(FILE *fp, const struct roofline_view *p)

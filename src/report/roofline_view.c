@@ -25,15 +25,6 @@ static const char roof_svg_css[] =
 "stroke-width:1.5;fill:none}.rlabel{font-size:10px}.rpt circle{fill:"
 "#c62828}.rpt:hover circle{stroke:#1b1f24}\n";
 
-/* "64.0 GFLOP/s", "16.0 GB/s" */
-static void rate_text(double v, const char *unit, char *buf, size_t n)
-{
-	char num[48];
-
-	fmt_value(v, "count", num, sizeof(num));
-	snprintf(buf, n, "%s%s%s", num, strchr(num, ' ') ? "" : " ", unit);
-}
-
 /* The range of the axes: every ridge point with room either side, the
  * lowest compute ceiling, every point. */
 static void roof_axes(struct chart *c, const struct roof_chart *rc)
@@ -109,7 +100,7 @@ static void roof_diagonal(struct chart *c, const struct roof_ceiling *mc,
 	fputs("\"/>\n", fp);
 	xm = sqrt(x0 * x1);
 	angle = atan2(py1 - py0, px1 - px0) * 180 / M_PI;
-	rate_text(bw, "B/s", text, sizeof(text));
+	roof_rate_text(bw, "B/s", text, sizeof(text));
 	fputs("<text class=\"rlabel\" text-anchor=\"middle\" transform=\""
 	      "translate(", fp);
 	svg_num(fp, axis_map(&c->x, xm));
@@ -143,7 +134,7 @@ static void roof_horizontal(struct chart *c, const struct roof_ceiling *cc,
 	fputs("\" y=\"", fp);
 	svg_num(fp, py - 3);
 	fputs("\">", fp);
-	rate_text(cc->value, "FLOP/s", text, sizeof(text));
+	roof_rate_text(cc->value, "FLOP/s", text, sizeof(text));
 	label_end(fp, cc->precision, cc->isa, text);
 }
 
@@ -179,7 +170,7 @@ static void roof_point(struct chart *c, const struct roof_chart_point *p)
 	bool left = px > CHART_W - 170;
 	char rate[64], ai[48];
 
-	rate_text(p->flops, "FLOP/s", rate, sizeof(rate));
+	roof_rate_text(p->flops, "FLOP/s", rate, sizeof(rate));
 	snprintf(ai, sizeof(ai), "%.3g FLOP/B", p->ai);
 	fputs("<g class=\"rpt\" tabindex=\"0\" data-name=\"", fp);
 	fputs_xml(p->name, fp);

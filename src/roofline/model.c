@@ -1,6 +1,8 @@
 /* The roofline model: see model.h. */
 #include "roofline/model.h"
 
+#include "util/term.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -231,12 +233,26 @@ char *roof_verdict_text(const struct roof_verdict *v, char *buf, size_t n)
 	if (len < 0 || (size_t)len >= n)
 		return buf;
 	len += snprintf(buf + len, n - (size_t)len,
-			pct < 10 ? "%.2g%% of the %s roof" :
+			pct < 10 || pct >= 1e5 ? "%.2g%% of the %s roof" :
 			"%.0f%% of the %s roof", pct, roof_word(c, v->top));
 	if (v->next && len > 0 && (size_t)len < n)
 		snprintf(buf + len, n - (size_t)len, v->next_factor < 100 ?
 			 "; %s roof %.1f× away" : v->next_factor < 1e6 ?
 			 "; %s roof %.0f× away" : "; %s roof %.3g× away",
 			 roof_word(v->next, v->next_top), v->next_factor);
+	return buf;
+}
+
+char *roof_rate_text(double v, const char *unit, char *buf, size_t n)
+{
+	char num[48];
+
+	if (v >= 1e-3 && v < 1e15) {
+		fmt_value(v, "count", num, sizeof(num));
+		snprintf(buf, n, "%s%s%s", num, strchr(num, ' ') ? "" : " ",
+			 unit);
+	} else {
+		snprintf(buf, n, "%.3g %s", v, unit);
+	}
 	return buf;
 }

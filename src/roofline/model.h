@@ -123,4 +123,8 @@ int roof_place(const struct roof_model *m, double flops, double ai,
  */
 char *roof_verdict_text(const struct roof_verdict *v, char *buf, size_t n);
 
+/* A rate for people: "64.00 GFLOP/s", "16.00 GB/s" (4 significant
+ * digits, k M G T prefixes), "1e+60 FLOP/s" beyond them. Returns buf. */
+char *roof_rate_text(double v, const char *unit, char *buf, size_t n);
+
 #endif

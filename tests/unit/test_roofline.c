@@ -234,6 +234,8 @@ static void test_extremes(void **state)
 	      "roof; L3 roof 6.4× away");
 	/* above every roof: the top one (L1's line here), above 100% */
 	place(&m, 1e6, 1e-6, &v, "memory-bound (L1): 391% of the L1 roof");
+	place(&m, 1e30, 1e-6, &v, "memory-bound (L1): 3.9e+29% of the L1 "
+	      "roof");
 	assert_null(v.next);
 	/* huge intensity: the compute ceilings only */
 	place(&m, 1 * G, 1e9, &v, "compute-bound (fp64 scalar): 12% of the "
@@ -255,6 +257,24 @@ static void test_extremes(void **state)
 	assert_int_equal(roof_place(&m, 1 * G, NAN, &v, &e), -1);
 	assert_int_equal(roof_place(&m, 1 * G, -1, &v, &e), -1);
 	assert_int_equal(roof_place(&m, 1 * G, INFINITY, &v, &e), -1);
+}
+
+static void test_rate_text(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(roof_rate_text(64 * G, "FLOP/s", buf,
+					   sizeof(buf)), "64.00 GFLOP/s");
+	assert_string_equal(roof_rate_text(16e9, "B/s", buf, sizeof(buf)),
+			    "16.00 GB/s");
+	assert_string_equal(roof_rate_text(5, "FLOP/s", buf, sizeof(buf)),
+			    "5 FLOP/s");
+	/* beyond the prefixes: no string of 50 digits */
+	assert_string_equal(roof_rate_text(1e60, "FLOP/s", buf, sizeof(buf)),
+			    "1e+60 FLOP/s");
+	assert_string_equal(roof_rate_text(1.5e-60, "FLOP/s", buf,
+					   sizeof(buf)), "1.5e-60 FLOP/s");
 }
 
 static void test_missing_levels(void **state)
@@ -387,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_extremes),
 		cmocka_unit_test(test_missing_levels),
+		cmocka_unit_test(test_rate_text),
 		cmocka_unit_test(test_points),
 	};
 
