@@ -234,7 +234,7 @@ static void test_extremes(void **state)
 	      "roof; L3 roof 6.4× away");
 	/* above every roof: the top one (L1's line here), above 100% */
 	place(&m, 1e6, 1e-6, &v, "memory-bound (L1): 391% of the L1 roof");
-	place(&m, 1e30, 1e-6, &v, "memory-bound (L1): 3.9e+29% of the L1 "
+	place(&m, 1e30, 1e-6, &v, "memory-bound (L1): 3.9e+26% of the L1 "
 	      "roof");
 	assert_null(v.next);
 	/* huge intensity: the compute ceilings only */
