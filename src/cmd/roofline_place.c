@@ -28,17 +28,6 @@
 static const char *const precisions[] = { "fp64", "fp32" };
 static const char *const patterns[] = { "triad", "copy", "load" };
 
-static bool same_str(const char *x, const char *y)
-{
-	return x == y || (x && y && !strcmp(x, y));
-}
-
-static bool same_machine(const struct machine *x, const struct machine *y)
-{
-	return same_str(x->hostname, y->hostname) && same_str(x->cpu, y->cpu)
-	       && x->cores == y->cores && x->memory_bytes == y->memory_bytes;
-}
-
 /* A ceiling's benchmark name starts with its precision ("fp64 avx2_fma
  * 1 thread"): the only results worth loading to check their kind. */
 static bool ceiling_name(const char *name)
@@ -47,71 +36,33 @@ static bool ceiling_name(const char *name)
 			!strncmp(name, "fp32 ", 5));
 }
 
-/*
- * The newest result in s of kind "roofline" from a machine equal to me
- * into *r: 0, 1 when there is none, or -STORE_ERR_*. The history of
- * flops_per_second on this host, newest first, gives the candidates.
- */
-static int find_machine_ceilings(struct store *s, const struct machine *me,
-				 struct result *r, long long *id,
-				 struct error *e)
-{
-	struct store_query q = { .metric = "flops_per_second",
-				 .machine = me->hostname };
-	struct store_entry *en;
-	size_t n;
-	long long last = -1;
-	int ret = store_history(s, &q, &en, &n, e);
-
-	if (ret)
-		return ret;
-	ret = 1;
-	for (size_t i = 0; i < n && ret == 1; i++) {
-		char ref[32];
-
-		if (en[i].id == last || !ceiling_name(en[i].benchmark))
-			continue;
-		last = en[i].id;
-		snprintf(ref, sizeof(ref), "%lld", en[i].id);
-		ret = store_load_ref(s, ref, r, e);
-		if (ret)
-			break;
-		if (r->kind && !strcmp(r->kind, ROOF_KIND) &&
-		    same_machine(&r->machine, me)) {
-			*id = en[i].id;
-			ret = 0;
-		} else {
-			result_free(r);
-			ret = 1;
-		}
-	}
-	store_entries_free(en, n);
-	return ret;
-}
-
 int roofline_machine_ceilings(const char *store_path, struct result *r,
 			      char **label, struct error *e)
 {
 	struct result me;
+	struct store_find_query q = { .kind = ROOF_KIND,
+				      .metric = "flops_per_second",
+				      .machine = &me.machine,
+				      .candidate = ceiling_name };
 	struct store *s;
 	char *path;
 	long long id = 0;
 	int ret;
 
-	result_init(r, ROOF_KIND);
+	memset(r, 0, sizeof(*r));
 	result_init(&me, "run");
 	machine_detect(&me.machine);
 	ret = ref_open_store(&s, store_path, STORE_READ, &path, e);
 	free(path);
 	if (ret == -STORE_ERR_NOTFOUND)
-		ret = 1;
-	else if (ret == 0) {
-		result_free(r);
-		ret = find_machine_ceilings(s, &me.machine, r, &id, e);
-		if (ret)
-			result_init(r, ROOF_KIND);
-	}
+		ret = 1;	/* no store yet: nothing measured */
+	else if (ret == 0)
+		ret = store_find(s, &q, r, &id, e);
 	store_close(s);
+	if (ret) {
+		result_free(r);
+		result_init(r, ROOF_KIND);	/* empty, as promised */
+	}
 	if (ret == 1) {
 		error_set(e, "no ceilings stored for this machine ('%s'): run "
 			  "'yardstick roofline --measure'",

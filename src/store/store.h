@@ -173,4 +173,25 @@ int store_history(struct store *s, const struct store_query *q,
 		  struct store_entry **entries, size_t *n, struct error *e);
 void store_entries_free(struct store_entry *entries, size_t n);
 
+/* What store_find looks for. */
+struct store_find_query {
+	const char *kind;		/* the result's kind: "roofline" */
+	const char *metric;		/* a metric some benchmark of it has */
+	const struct machine *machine;	/* hostname, cpu, cores and
+					 * memory_bytes must equal these */
+	/* NULL, or whether a benchmark of this name is worth loading to
+	 * look at its result (the history lists every result with the
+	 * metric: a cheap filter before the load) */
+	bool (*candidate)(const char *benchmark);
+};
+
+/*
+ * The newest result matching q into *r (loaded as store_load_ref does:
+ * *r must hold nothing before), its id into *id. Returns 0; 1 when none
+ * matches; or -STORE_ERR_* with e set. On failure *r holds nothing
+ * (result_free is safe on it).
+ */
+int store_find(struct store *s, const struct store_find_query *q,
+	       struct result *r, long long *id, struct error *e);
+
 #endif
