@@ -202,9 +202,10 @@ static void bench_header(FILE *fp, const struct benchmark *b, size_t set,
 
 /*
  * The views of one kind of result, drawn per benchmark before its
- * metrics' charts. The hook for the kinds still to come: a roofline for
- * `bench` results (flops against arithmetic_intensity) and the zones of a
- * `trace` go here once those results are produced.
+ * metrics' charts. The hook for the kinds still to come: the zones of a
+ * `trace` go here once those results are produced. (The roofline is
+ * one chart of every set's benchmarks with work declared, drawn once:
+ * report_input's roofline.)
  */
 static const struct {
 	const char *kind;
