@@ -305,7 +305,9 @@ int roof_run(struct roof_pool *p, const struct roof_ceiling *c, int reps,
 		struct job prep = j;
 		bool failed = false;
 
-		if (j.n < ROOFK_ALIGN / 8 || j.n % (ROOFK_ALIGN / 8))
+		if (j.n < ROOFK_ALIGN / 8 || j.n % (ROOFK_ALIGN / 8) ||
+		    (uint64_t)j.n * 8 * (uint64_t)pattern_arrays(c->pattern) *
+		    (uint64_t)c->threads != c->bytes)
 			return error_set(e, "working set of %llu bytes: not "
 					 "a whole number of %d-byte blocks "
 					 "per thread and array",
