@@ -203,6 +203,20 @@ static double run_job(struct roof_pool *p, const struct job *j)
 	return t1 - t0;
 }
 
+/* Run j: the shortest time one thread took for its part, for the
+ * calibration (a thread that started late, or was preempted, does not
+ * make the count of iterations too small). */
+static double run_own(struct roof_pool *p, const struct job *j)
+{
+	double best = 0;
+
+	run_job(p, j);
+	for (int i = 0; i < j->threads; i++)
+		if (i == 0 || p->w[i].t1 - p->w[i].t0 < best)
+			best = p->w[i].t1 - p->w[i].t0;
+	return best;
+}
+
 void roof_pool_stop(struct roof_pool *p)
 {
 	if (!p)
@@ -279,8 +293,8 @@ static uint64_t calibrate(struct roof_pool *p, struct job *j, double target)
 		j->iters = iters;
 		/* the shorter of two: one preemption does not stop the
 		 * calibration early */
-		t = run_job(p, j);
-		scale = run_job(p, j);
+		t = run_own(p, j);
+		scale = run_own(p, j);
 		if (scale < t)
 			t = scale;
 		if (t >= target / 2 || iters >= UINT64_MAX / 64)
