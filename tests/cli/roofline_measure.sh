@@ -115,4 +115,7 @@ t "an unwritable --json: exit 2 before measuring" sh -c '
 	"$YS" roofline --measure --no-store --json /nonexistent/dir/c.json 2>"$T/e4"; [ $? -eq 2 ] &&
 	grep -q "/nonexistent/dir/c.json" "$T/e4" && ! grep -q measuring "$T/e4"'
 
+t "--quick without --measure: exit 2" sh -c '
+	"$YS" roofline --quick 2>"$T/e5"; [ $? -eq 2 ] && grep -q "\-\-quick goes with \-\-measure" "$T/e5"'
+
 finish
