@@ -425,7 +425,8 @@ static void test_plan(void **state)
 	free(c);
 }
 
-/* The plan through the result and back (ceilings.h's encoding). */
+/* The plan through the result, its JSON file and back (ceilings.h's
+ * encoding). */
 static void test_plan_round_trip(void **state)
 {
 	struct roof_machine m;
@@ -433,6 +434,7 @@ static void test_plan_round_trip(void **state)
 	struct roof_ceilings back;
 	struct result r;
 	struct error e;
+	char *path;
 	size_t n;
 
 	fake_machine(&m);
@@ -443,6 +445,15 @@ static void test_plan_round_trip(void **state)
 
 		roof_ceiling_add(&r, &c[i], v, 3);
 	}
+	/* through the JSON writer and reader too */
+	snprintf(tree, sizeof(tree), "/tmp/ys-roofcpu-XXXXXX");
+	assert_non_null(mkdtemp(tree));
+	path = xasprintf("%s/c.json", tree);
+	assert_int_equal(result_write_json(&r, path, &e), 0);
+	result_free(&r);
+	assert_int_equal(result_read_json(&r, path, &e), 0);
+	free(path);
+	remove_tree();
 	assert_int_equal(roof_ceilings_read(&r, &back, &e), 0);
 	assert_int_equal(back.n, n);
 	for (size_t i = 0; i < n; i++) {
