@@ -8,7 +8,15 @@
 typedef double ROOFK_CAT(roofk_vd_, ROOFK_SUFFIX)
 	__attribute__((vector_size(ROOFK_VBYTES)));
 #define VD ROOFK_CAT(roofk_vd_, ROOFK_SUFFIX)
-#define ROOFK_STEP_DOUBLES (4 * ROOFK_VBYTES / 8)
+
+/* Store the four vectors of a step at q + i, kept as computed. */
+#define ROOFK_STORE4(q, i) do { \
+	__asm__("" : "+v"(x0), "+v"(x1), "+v"(x2), "+v"(x3)); \
+	(q)[(i)] = x0; \
+	(q)[(i) + 1] = x1; \
+	(q)[(i) + 2] = x2; \
+	(q)[(i) + 3] = x3; \
+} while (0)
 
 void ROOFK_FN(load)(const double *a, size_t n, uint64_t reps)
 {
@@ -35,11 +43,7 @@ void ROOFK_FN(copy)(double *b, const double *a, size_t n, uint64_t reps)
 			VD x0 = p[i], x1 = p[i + 1], x2 = p[i + 2],
 			   x3 = p[i + 3];
 
-			__asm__("" : "+v"(x0), "+v"(x1), "+v"(x2), "+v"(x3));
-			q[i] = x0;
-			q[i + 1] = x1;
-			q[i + 2] = x2;
-			q[i + 3] = x3;
+			ROOFK_STORE4(q, i);
 		}
 		__asm__ volatile("" : : : "memory");
 	}
@@ -60,11 +64,7 @@ void ROOFK_FN(triad)(double *a, const double *b, const double *c, double s,
 			   x2 = pb[i + 2] + vs * pc[i + 2],
 			   x3 = pb[i + 3] + vs * pc[i + 3];
 
-			__asm__("" : "+v"(x0), "+v"(x1), "+v"(x2), "+v"(x3));
-			pa[i] = x0;
-			pa[i + 1] = x1;
-			pa[i + 2] = x2;
-			pa[i + 3] = x3;
+			ROOFK_STORE4(pa, i);
 		}
 		__asm__ volatile("" : : : "memory");
 	}

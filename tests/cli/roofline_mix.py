@@ -4,6 +4,9 @@ backward branch and its target) must hold ROOFK_NACC (14) independent
 updates of the expected instructions, on registers of the expected width,
 each accumulator its own register, and no other floating-point
 arithmetic: a loop the compiler collapsed, fused or vectorized fails.
+The memory kernels' inner loops: four vectors a step, each access a
+ymm (xmm for sse2) operand in memory: load 4 reads, copy 4 reads and 4
+writes, triad 8 reads and 4 writes.
 Usage: roofline_mix.py BINARY"""
 import re
 import subprocess
@@ -70,5 +73,22 @@ def check(binary, fn, ops, reg):
     print("%s: %d x %s on %s" % (fn, NACC, "+".join(ops), reg))
 
 
+MEMORY = {"load": 4, "copy": 8, "triad": 12}
+
+
+def check_memory(binary, fn, accesses, reg):
+    body = loop(disasm(binary, fn), fn)
+    got = [(op, args) for _, op, args in body
+           if "(%" in args and re.search(r"%" + reg + r"\d", args)]
+    if len(got) != accesses:
+        sys.exit("%s: %d %s accesses to memory in the loop, want %d:\n%s" % (
+            fn, len(got), reg, accesses,
+            "\n".join("%s %s" % (o, a) for _, o, a in body)))
+    print("%s: %d %s accesses to memory" % (fn, accesses, reg))
+
+
 for fn, (ops, reg) in KERNELS.items():
     check(sys.argv[1], fn, ops, reg)
+for kind, n in MEMORY.items():
+    check_memory(sys.argv[1], "roofk_%s_avx2" % kind, n, "ymm")
+    check_memory(sys.argv[1], "roofk_%s_sse2" % kind, n, "xmm")
