@@ -9,7 +9,7 @@
 # peakflops_avx_fma, peakflops_sp_avx_fma against yardstick's sse2,
 # avx2_fma fp64 and fp32 (likwid's at half the L1 per thread). Each
 # figure per round is the tool's own best of short runs (yardstick's
-# ceiling: the best of 20 repetitions of 5 ms; likwid's: the best of 8
+# ceiling: the best of 20 repetitions of 5 ms; likwid's: the best of 6
 # runs of about 10 ms, -i iterations), so that both see the same luck on
 # a shared machine; the table gives the median and the best of the rounds.
 # Targets: bandwidth within 10% of likwid-bench; compute at or above
@@ -38,13 +38,13 @@ def likwid_run(test, kb, threads, iters):
 
 # likwid-bench sizes its run to -s seconds from one calibration run, which
 # a busy machine spoils (10 iterations of 5 us); so: -i iterations for
-# about 10 ms a run (yardstick's repetitions are 5 ms), the best of 8 runs
+# about 10 ms a run (yardstick's repetitions are 5 ms), the best of 6 runs
 # (yardstick's ceiling is the best of 20).
 def likwid(test, size_bytes, threads):
     kb = max(1, round(size_bytes / 1000))
     _, t = likwid_run(test, kb, threads, 10)
     iters = max(10, int(10 * 0.01 / max(t, 1e-9)))
-    return max(likwid_run(test, kb, threads, iters)[0] for _ in range(8))
+    return max(likwid_run(test, kb, threads, iters)[0] for _ in range(6))
 
 def measure_ys():
     with tempfile.TemporaryDirectory() as d:

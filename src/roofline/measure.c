@@ -76,8 +76,13 @@ static void prepare(struct worker *w, size_t n)
 
 static void work(struct worker *w, const struct job *j)
 {
-	double *a = ARRAY(w, j->n, 0), *b = ARRAY(w, j->n, 1),
-	       *c = ARRAY(w, j->n, 2);
+	/* the arrays exist for the memory kernels only (allocated by the
+	 * JOB_PREPARE before them) */
+	bool mem = j->kind == JOB_LOAD || j->kind == JOB_COPY ||
+		j->kind == JOB_TRIAD;
+	double *a = mem ? ARRAY(w, j->n, 0) : NULL,
+	       *b = mem ? ARRAY(w, j->n, 1) : NULL,
+	       *c = mem ? ARRAY(w, j->n, 2) : NULL;
 
 	switch (j->kind) {
 	case JOB_PREPARE:
