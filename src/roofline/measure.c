@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,7 @@ struct roof_pool {
 	struct worker *w;
 	pthread_barrier_t start, end;
 	struct job job;
+	atomic_int arrived;	/* the job's threads past the barrier */
 	bool avx2;
 	/* the workers wait for every one of them to start before they use
 	 * the barriers (sized for all): 1 go, -1 give up, 0 not yet */
@@ -112,6 +114,13 @@ static void work(struct worker *w, const struct job *j)
 	}
 }
 
+static void spin_pause(void)
+{
+#if defined(__x86_64__)
+	__builtin_ia32_pause();
+#endif
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -133,6 +142,12 @@ static void *worker_main(void *arg)
 		if (j.kind == JOB_EXIT)
 			break;
 		if (w->idx < j.threads) {
+			/* the barrier wakes the threads one by one, a
+			 * scheduler's latency apart on a busy machine: they
+			 * start together once all are awake */
+			atomic_fetch_add(&p->arrived, 1);
+			while (atomic_load(&p->arrived) < j.threads)
+				spin_pause();
 			w->t0 = monoclock_s();
 			work(w, &j);
 			w->t1 = monoclock_s();
@@ -188,15 +203,18 @@ int roof_pool_start(struct roof_pool **pp, const int *cpus, int ncpus,
 /*
  * Run j on the pool: the seconds from the first thread's start to the
  * last one's end. The workers take the times themselves, right around
- * their work: a thread preempted on the way only makes the time longer,
- * never shorter (this thread, preempted between a barrier and its
- * clock, would make it shorter).
+ * their work, once all of them are awake: a thread preempted on the way
+ * only makes the time longer, never shorter (this thread, preempted
+ * between a barrier and its clock, would make it shorter), and the
+ * threads of an all-cores ceiling run at the same time, sharing what
+ * they share (L3, DRAM).
  */
 static double run_job(struct roof_pool *p, const struct job *j)
 {
 	double t0 = 0, t1 = 0;
 
 	p->job = *j;
+	atomic_store(&p->arrived, 0);
 	pthread_barrier_wait(&p->start);
 	pthread_barrier_wait(&p->end);
 	for (int i = 0; i < j->threads; i++) {
