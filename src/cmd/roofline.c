@@ -40,6 +40,18 @@ static const char roofline_description[] =
 "the slower ones are ceilings below it. --machine lists the ceilings.\n";
 
 static const char roofline_epilog[] =
+"--measure: peak FLOP/s, FP64 and FP32, of each instruction set cpuid\n"
+"reports (scalar, sse2, avx2_fma, avx512), and bandwidth (load, copy,\n"
+"triad) of each cache level sysfs describes (half of it per thread, or\n"
+"per instance when shared) and of DRAM (4 x the last level cache, at\n"
+"least 256 MiB), with 1 thread and with --threads (threads pinned, one per\n"
+"CPU, each on its own buffers). Bytes are those the kernel moves (copy:\n"
+"read + write, triad: 2 reads + 1 write), without write-allocate traffic,\n"
+"as likwid-bench counts them. Each ceiling is the best of its\n"
+"repetitions; the table gives beside each compute ceiling the\n"
+"theoretical peak: threads x the clock measured x the FLOPs per cycle of\n"
+"the core's FMA pipes, where the core is known.\n"
+"\n"
 "Exit status: 0 success; 2 bad usage or input; 3 the environment\n"
 "refused (REF... and --machine: no ceilings stored for this machine).\n";
 
@@ -62,6 +74,10 @@ static const struct opt_entry roofline_options[] = {
 	  "it, and place it" },
 	{ OPT_COUNT(0, "threads", threads, 0, 65536), .metavar = "N",
 	  .help = "threads of the all-cores ceilings (0: every core)" },
+	{ OPT_FLAG(0, "quick", quick),
+	  .help = "--measure: 3 repetitions of 2 ms per ceiling and DRAM at "
+	  "4 x the last level cache (a few seconds, for tests) instead of "
+	  "20 of 5 ms and at least 256 MiB (about 25 s)" },
 	{ OPT_COUNT(0, "runs", runs, 1, 1000000), .metavar = "N",
 	  .help = "timed runs of PROGRAM (--count)" },
 	{ OPT_STRING(0, "ceilings", ceilings), .metavar = "REF|FILE",
@@ -120,6 +136,12 @@ int cmd_roofline(int argc, char **argv)
 	if (a.measure + a.machine + a.count > 1) {
 		fprintf(stderr, "yardstick roofline: --measure, --machine and "
 			"--count go one at a time\n");
+		ret = 2;
+		goto out;
+	}
+	if (a.quick && !a.measure) {
+		fprintf(stderr, "yardstick roofline: --quick goes with "
+			"--measure\n");
 		ret = 2;
 		goto out;
 	}

@@ -21,6 +21,7 @@ struct roofline_args {
 	bool measure;		/* --measure */
 	bool machine;		/* --machine */
 	bool count;		/* --count */
+	bool quick;		/* --measure --quick */
 	const char *json;	/* --json FILE */
 	char **outs;		/* -o FILE (repeatable): roofline.svg */
 	size_t nouts;

@@ -10,12 +10,6 @@ static int missing(const char *what)
 	return 3;
 }
 
-int roofline_measure(const struct roofline_args *a)
-{
-	(void)a;
-	return missing("--measure");
-}
-
 int roofline_count(const struct roofline_args *a)
 {
 	(void)a;

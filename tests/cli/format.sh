@@ -194,6 +194,13 @@ trace_case() {
 	check trace "$T/trace1.json" "$T/trace2.json"
 }
 t "trace: every key of a trace's result is documented" trace_case
+# roofline --measure: the ceilings, with their theoretical peaks
+roofline_case() {
+	"$YS" roofline --measure --quick --no-store -q --json "$T/roof.json" ||
+		return 1
+	check roofline "$T/roof.json"
+}
+t "roofline --measure: every key of the ceilings' result is documented" roofline_case
 
 # The check itself catches an undocumented key: a result with one added.
 bad_case() {

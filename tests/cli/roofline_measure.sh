@@ -1,0 +1,121 @@
+# yardstick roofline --measure: the ceilings of this machine, their
+# structure (every ISA cpuid reports, every cache level sysfs describes,
+# 1 thread and all), the JSON, the store, the kernels' instruction mix.
+# No timing is asserted beyond orders that hold by a wide margin.
+. "$(dirname "$0")/lib.sh"
+
+cd "$T" || exit 1
+CACHE=/sys/devices/system/cpu/cpu0/cache
+NCPU=$(python3 -c "import os; print(len(os.sched_getaffinity(0)))")
+
+t "--measure --quick: exit 0, the table on stdout" sh -c '
+	"$YS" roofline --measure --quick --json "$T/c.json" >"$T/table.txt" 2>"$T/err.txt" &&
+	grep -q "^compute ceiling .*GFLOP/s .*theoretical" "$T/table.txt" &&
+	grep -q "^memory ceiling .*GB/s .*working set" "$T/table.txt" &&
+	grep -q "^fp64 scalar 1 thread " "$T/table.txt" &&
+	grep -q "^L1 load 1 thread " "$T/table.txt" &&
+	grep -q "measuring .* ceilings" "$T/err.txt"'
+
+# the ISAs, from the kernel'"'"'s view of cpuid and XCR0 (/proc/cpuinfo)
+t "every ceiling expected: ISAs of /proc/cpuinfo, caches of sysfs, 1 and all threads" \
+	python3 - "$T/c.json" "$CACHE" "$NCPU" <<'PY'
+import json, os, sys
+r = json.load(open(sys.argv[1])); cache = sys.argv[2]; ncpu = int(sys.argv[3])
+assert r["kind"] == "roofline", r["kind"]
+assert r["machine"]["hostname"] and r["machine"]["cores"] >= 1, r["machine"]
+assert r["settings"]["threads"] == ncpu, r["settings"]
+flags = set(open("/proc/cpuinfo").read().split("flags\t\t:")[1].split("\n")[0].split())
+isas = ["scalar", "sse2"]
+if {"avx", "avx2", "fma"} <= flags: isas.append("avx2_fma")
+if "avx512f" in flags and "avx2_fma" in isas: isas.append("avx512")
+assert r["settings"]["isas"] == " ".join(isas), (r["settings"]["isas"], isas)
+threads = [1] + ([ncpu] if ncpu > 1 else [])
+unit = lambda n: "thread" if n == 1 else "threads"
+want = ["%s %s %d %s" % (p, i, n, unit(n)) for i in isas for p in ("fp64", "fp32") for n in threads]
+levels = {}
+for d in sorted(os.listdir(cache)):
+    if not d.startswith("index"): continue
+    rd = lambda f: open(os.path.join(cache, d, f)).read().strip()
+    if rd("type") != "Instruction": levels[int(rd("level"))] = rd("size")
+names = ["L%d" % l for l in sorted(levels)] + ["DRAM"]
+want += ["%s %s %d %s" % (l, p, n, unit(n)) for l in names for n in threads for p in ("load", "copy", "triad")]
+got = [b["name"] for b in r["benchmarks"]]
+assert got == want, (got, want)
+for b in r["benchmarks"]:
+    p = b["parameters"]
+    m = b["metrics"]["flops_per_second" if p["ceiling"] == "compute" else "bytes_per_second"]
+    assert len(m["values"]) == r["settings"]["repetitions"] == 3 and all(v > 0 for v in m["values"]), b
+    assert m["max"] == max(m["values"]), m
+# the working sets from the cache sizes: half of L1 per thread
+l1 = int(levels[1].rstrip("K")) * 1024
+b = [x for x in r["benchmarks"] if x["name"] == "L1 load 1 thread"][0]
+assert int(b["parameters"]["bytes"]) == l1 // 2, b["parameters"]
+b = [x for x in r["benchmarks"] if x["name"] == "DRAM load 1 thread"][0]
+llc = int(levels[max(levels)].rstrip("K")) * 1024
+assert int(b["parameters"]["bytes"]) >= 4 * llc, b["parameters"]
+PY
+
+t "orders that hold by far: L1 above DRAM, FMA above scalar, theoretical peaks given" \
+	python3 - "$T/c.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+def best(pred):
+    return max(max(m["values"]) for b in r["benchmarks"] if pred(b["parameters"])
+               for m in b["metrics"].values())
+l1 = best(lambda p: p.get("level") == "L1")
+dram = best(lambda p: p.get("level") == "DRAM")
+assert l1 > dram, (l1, dram)
+if "avx2_fma" in r["settings"]["isas"]:
+    fma = best(lambda p: p.get("isa") == "avx2_fma" and p["precision"] == "fp64")
+    sc = best(lambda p: p.get("isa") == "scalar" and p["precision"] == "fp64")
+    assert fma > sc, (fma, sc)
+assert r["settings"]["clock_hz"] > 1e8, r["settings"]
+for b in r["benchmarks"]:
+    m = b["metrics"].get("flops_per_second")
+    if m and "theoretical_peak" in m:
+        assert m["theoretical_peak"] > 0, m
+PY
+
+t "the instruction mix of every compute kernel (objdump)" python3 "$(dirname "$0")/roofline_mix.py" "$YS"
+
+t "stored: history shows the ceilings" sh -c '
+	"$YS" history -m flops_per_second --json - | python3 -c "
+import json, sys; r = json.load(sys.stdin)[\"results\"]
+assert len(r) == 1, r
+assert \"fp64 scalar 1 thread\" in [b[\"name\"] for b in r[0][\"benchmarks\"]], r" &&
+	"$YS" history -m bytes_per_second --json - | python3 -c "
+import json, sys; r = json.load(sys.stdin)[\"results\"]
+assert \"L1 load 1 thread\" in [b[\"name\"] for b in r[0][\"benchmarks\"]], r"'
+
+t "--no-store keeps nothing; --json - is the JSON alone, the table on stderr" sh -c '
+	"$YS" roofline --measure --quick --no-store --threads 1 --json - >"$T/one.json" 2>"$T/one.err" &&
+	grep -q "^compute ceiling" "$T/one.err" &&
+	python3 -c "
+import json; r = json.load(open(\"$T/one.json\"))
+assert all(b[\"parameters\"][\"threads\"] == \"1\" for b in r[\"benchmarks\"]), r
+assert r[\"settings\"][\"threads\"] == 1" &&
+	"$YS" history -m flops_per_second --json - | python3 -c "
+import json, sys; assert len(json.load(sys.stdin)[\"results\"]) == 1"'
+
+t "--store PATH: stored there" sh -c '
+	"$YS" roofline --measure --quick -q --threads 1 --store "$T/other.db" &&
+	"$YS" history --store "$T/other.db" -m bytes_per_second --json - | python3 -c "
+import json, sys; r = json.load(sys.stdin)[\"results\"]
+assert len(r) == 1 and any(b[\"name\"] == \"DRAM triad 1 thread\" for b in r[0][\"benchmarks\"]), r"'
+
+t "--threads beyond the CPUs we may use: exit 2 naming it" sh -c '
+	"$YS" roofline --measure --quick --no-store --threads 4097 2>"$T/e1"; [ $? -eq 2 ] &&
+	grep -q "^yardstick roofline: --threads 4097: this process may run on" "$T/e1"'
+t "--threads 2 pinned to one CPU (taskset): exit 2" sh -c '
+	taskset -c 0 "$YS" roofline --measure --quick --no-store --threads 2 2>"$T/e2"; [ $? -eq 2 ] &&
+	grep -q "may run on 1 CPU only" "$T/e2"'
+t "a REF with --measure: exit 2" sh -c '
+	"$YS" roofline --measure --no-store latest 2>"$T/e3"; [ $? -eq 2 ] && grep -q "takes no REF" "$T/e3"'
+t "an unwritable --json: exit 2 before measuring" sh -c '
+	"$YS" roofline --measure --no-store --json /nonexistent/dir/c.json 2>"$T/e4"; [ $? -eq 2 ] &&
+	grep -q "/nonexistent/dir/c.json" "$T/e4" && ! grep -q measuring "$T/e4"'
+
+t "--quick without --measure: exit 2" sh -c '
+	"$YS" roofline --quick 2>"$T/e5"; [ $? -eq 2 ] && grep -q "\-\-quick goes with \-\-measure" "$T/e5"'
+
+finish
