@@ -41,17 +41,19 @@ static const struct {
 
 struct op {
 	enum op_kind kind;
-	int column;
+	size_t at;		/* byte offset in the text: the column only
+				 * for a message, counted then */
 	double num;		/* OP_NUM */
 	size_t index;		/* OP_PARAM: the parameter; OP_CALL: func */
 	size_t nargs;		/* OP_CALL */
 };
 
 struct expr {
+	char *text;
 	struct op *ops;
 	size_t nops, cap;
 	char **params;
-	int *param_cols;
+	size_t *param_at;	/* byte offsets */
 	size_t nparams;
 };
 
@@ -122,7 +124,7 @@ static bool accept(struct parser *p, char op)
 	return true;
 }
 
-static struct op *emit(struct parser *p, enum op_kind kind, int column)
+static struct op *emit(struct parser *p, enum op_kind kind, size_t at)
 {
 	struct expr *x = p->x;
 	struct op *o;
@@ -131,7 +133,7 @@ static struct op *emit(struct parser *p, enum op_kind kind, int column)
 	o = &x->ops[x->nops++];
 	memset(o, 0, sizeof(*o));
 	o->kind = kind;
-	o->column = column;
+	o->at = at;
 	return o;
 }
 
@@ -178,7 +180,6 @@ static int parse_number(struct parser *p)
 {
 	const char *s = p->s + p->pos;
 	size_t n = 0, digits = 0;
-	int column = col(p);
 	char *text;
 	double v;
 
@@ -203,20 +204,21 @@ static int parse_number(struct parser *p)
 	text = xstrndup(s, n);
 	v = strtod(text, NULL);
 	if (!isfinite(v)) {
-		error_set(p->e, "column %d: %s is too large a number", column,
+		error_set(p->e, "column %d: %s is too large a number", col(p),
 			  text);
 		free(text);
 		return -1;
 	}
 	free(text);
-	emit(p, OP_NUM, column)->num = v;
+	emit(p, OP_NUM, p->pos)->num = v;
 	p->pos += n;
 	return 0;
 }
 
-/* {NAME}: the cursor is after '{'. */
-static int parse_param(struct parser *p, int column)
+/* {NAME}: the cursor is after the '{' at byte at. */
+static int parse_param(struct parser *p, size_t at)
 {
+	int column = column_of(p->s, at);
 	const char *s = p->s + p->pos, *close = strchr(s, '}');
 	struct expr *x = p->x;
 	size_t len, i;
@@ -234,19 +236,20 @@ static int parse_param(struct parser *p, int column)
 			break;
 	if (i == x->nparams) {
 		x->params = xrealloc(x->params, (i + 1) * sizeof(char *));
-		x->param_cols = xrealloc(x->param_cols, (i + 1) * sizeof(int));
+		x->param_at = xrealloc(x->param_at, (i + 1) * sizeof(size_t));
 		x->params[i] = xstrndup(s, len);
-		x->param_cols[i] = column;
+		x->param_at[i] = at;
 		x->nparams++;
 	}
-	emit(p, OP_PARAM, column)->index = i;
+	emit(p, OP_PARAM, at)->index = i;
 	p->pos += len + 1;
 	return 0;
 }
 
 /* FUNCTION(args): the cursor is after the name, of n bytes at start. */
-static int parse_call(struct parser *p, size_t start, size_t n, int column)
+static int parse_call(struct parser *p, size_t start, size_t n)
 {
+	int column = column_of(p->s, start);
 	size_t f, nargs = 0;
 	int open_col;
 
@@ -285,22 +288,19 @@ static int parse_call(struct parser *p, size_t start, size_t n, int column)
 				 funcs[f].max_args ? "" : "at least ",
 				 funcs[f].min_args,
 				 funcs[f].min_args == 1 ? "" : "s", nargs);
-	struct op *o = emit(p, OP_CALL, column);
-
-	o->index = f;
-	o->nargs = nargs;
+	emit(p, OP_CALL, start)->index = f;
+	p->x->ops[p->x->nops - 1].nargs = nargs;
 	return 0;
 }
 
 static int parse_primary(struct parser *p)
 {
 	const char *s;
-	size_t len, n = 0;
-	int column;
+	size_t len, n = 0, at;
 	char op;
 
 	skip_space(p);
-	column = col(p);
+	at = p->pos;
 	s = p->s + p->pos;
 	op = peek_op(p, &len);
 	if (op == '(') {
@@ -311,17 +311,18 @@ static int parse_primary(struct parser *p)
 			return 0;
 		if (p->s[p->pos])
 			return expected(p, "an operator or ')'");
-		return error_set(p->e, "column %d: '(' without ')'", column);
+		return error_set(p->e, "column %d: '(' without ')'",
+				 column_of(p->s, at));
 	}
 	if (op == '{') {
 		p->pos += len;
-		return parse_param(p, column);
+		return parse_param(p, at);
 	}
 	if (is_ident(*s, true)) {
 		while (is_ident(s[n], false))
 			n++;
 		p->pos += n;
-		return parse_call(p, (size_t)(s - p->s), n, column);
+		return parse_call(p, at, n);
 	}
 	return parse_number(p);
 }
@@ -338,40 +339,40 @@ static int enter(struct parser *p)
 static int parse_power(struct parser *p)
 {
 	size_t len;
-	int column;
+	size_t at;
 
 	if (parse_primary(p))
 		return -1;
 	skip_space(p);
 	if (peek_op(p, &len) != '^')
 		return 0;
-	column = col(p);
+	at = p->pos;
 	p->pos += len;
 	/* the exponent is a unary: right-associative, and 2^-1 works */
 	if (enter(p) || parse_unary(p))
 		return -1;
 	p->depth--;
-	emit(p, OP_POW, column);
+	emit(p, OP_POW, at);
 	return 0;
 }
 
 static int parse_unary(struct parser *p)
 {
 	size_t len;
-	int column;
+	size_t at;
 	char op;
 
 	skip_space(p);
 	op = peek_op(p, &len);
 	if (op != '-' && op != '+')
 		return parse_power(p);
-	column = col(p);
+	at = p->pos;
 	p->pos += len;
 	if (enter(p) || parse_unary(p))
 		return -1;
 	p->depth--;
 	if (op == '-')
-		emit(p, OP_NEG, column);
+		emit(p, OP_NEG, at);
 	return 0;
 }
 
@@ -381,18 +382,18 @@ static int parse_product(struct parser *p)
 		return -1;
 	for (;;) {
 		size_t len;
-		int column;
+		size_t at;
 		char op;
 
 		skip_space(p);
 		op = peek_op(p, &len);
 		if (op != '*' && op != '/')
 			return 0;
-		column = col(p);
+		at = p->pos;
 		p->pos += len;
 		if (parse_unary(p))
 			return -1;
-		emit(p, op == '*' ? OP_MUL : OP_DIV, column);
+		emit(p, op == '*' ? OP_MUL : OP_DIV, at);
 	}
 }
 
@@ -402,18 +403,18 @@ static int parse_sum(struct parser *p)
 		return -1;
 	for (;;) {
 		size_t len;
-		int column;
+		size_t at;
 		char op;
 
 		skip_space(p);
 		op = peek_op(p, &len);
 		if (op != '+' && op != '-')
 			break;
-		column = col(p);
+		at = p->pos;
 		p->pos += len;
 		if (parse_product(p))
 			return -1;
-		emit(p, op == '+' ? OP_ADD : OP_SUB, column);
+		emit(p, op == '+' ? OP_ADD : OP_SUB, at);
 	}
 	p->depth--;
 	return 0;
@@ -440,6 +441,7 @@ int expr_parse(const char *text, struct expr **out, struct error *e)
 			expected(&p, "an operator or the end");
 		goto out_free;
 	}
+	p.x->text = xstrdup(text);
 	*out = p.x;
 	return 0;
 out_free:
@@ -454,7 +456,8 @@ void expr_free(struct expr *x)
 	for (size_t i = 0; i < x->nparams; i++)
 		free(x->params[i]);
 	free(x->params);
-	free(x->param_cols);
+	free(x->param_at);
+	free(x->text);
 	free(x->ops);
 	free(x);
 }
@@ -471,14 +474,16 @@ const char *expr_param_name(const struct expr *x, size_t i)
 
 int expr_param_column(const struct expr *x, size_t i)
 {
-	return i < x->nparams ? x->param_cols[i] : 0;
+	return i < x->nparams ? column_of(x->text, x->param_at[i]) : 0;
 }
 
 /* The value of parameter i of x among names/values, or -1 (message). */
-static int param_value(const struct expr *x, size_t i, int column,
+static int param_value(const struct expr *x, size_t i, size_t at,
 		       const char *const *names, const char *const *values,
 		       size_t n, double *v, struct error *e)
 {
+	int column = column_of(x->text, at);
+
 	for (size_t k = 0; k < n; k++) {
 		if (strcmp(names[k], x->params[i]))
 			continue;
@@ -555,7 +560,7 @@ int expr_eval(const struct expr *x, const char *const *names,
 			v = o->num;
 			break;
 		case OP_PARAM:
-			if (param_value(x, o->index, o->column, names, values,
+			if (param_value(x, o->index, o->at, names, values,
 					n, &v, e))
 				goto out_free;
 			break;
@@ -571,7 +576,7 @@ int expr_eval(const struct expr *x, const char *const *names,
 			sp -= 2;
 			if (o->kind == OP_DIV && st[sp + 1] == 0) {
 				error_set(e, "column %d: division by zero "
-					  "(%g/0)", o->column, st[sp]);
+					  "(%g/0)", column_of(x->text, o->at), st[sp]);
 				goto out_free;
 			}
 			v = binary(o->kind, st[sp], st[sp + 1], what,
@@ -580,7 +585,7 @@ int expr_eval(const struct expr *x, const char *const *names,
 		}
 		if (!isfinite(v)) {
 			error_set(e, "column %d: %s is not a finite number",
-				  o->column, what);
+				  column_of(x->text, o->at), what);
 			goto out_free;
 		}
 		st[sp++] = v;
