@@ -124,6 +124,12 @@ static int parse_events(void *args, const struct opt_entry *opt,
 	}
 }
 
+static int parse_work(void *args, const struct opt_entry *opt,
+		      const char *arg, struct error *e)
+{
+	return run_work_option(args, arg, e);
+}
+
 static const struct opt_enum run_orders[] = {
 	{ "interleaved", ORDER_INTERLEAVED },
 	{ "sequential", ORDER_SEQUENTIAL },
@@ -185,6 +191,13 @@ static const struct opt_entry run_options[] = {
 	  "{NAME} is replaced in commands and names; several --param form "
 	  "the cartesian product. A numeric scan gets a complexity fit: O(1) "
 	  "... O(n^3)" },
+	{ OPT_CALLBACK(0, "work", parse_work), .metavar = "NAME=EXPR",
+	  .help = "the work of one run, NAME flops or bytes (repeatable): "
+	  "EXPR over the scans' {NAME} — numbers (1.5, 1e9), + - * / ^, "
+	  "( ), log2 log sqrt min max; ^ is right-associative and above a "
+	  "unary minus (-2^2 = -4). Kept as metric work_flops (flop) or "
+	  "work_bytes (bytes), a value per run: the report shows the "
+	  "attained GFLOP/s and FLOP/byte" },
 	OPT_GROUP("Counters"),
 	{ OPT_CALLBACK('e', "events", parse_events), .metavar = "LIST",
 	  .help = "perf events to count, comma-separated, by perf's name "
@@ -279,7 +292,7 @@ static int check_opts(struct run_opts *o, struct error *e)
 	for (size_t i = 0; i < o->ncommands; i++)
 		if (!o->commands[i][strspn(o->commands[i], " \t\n")])
 			return error_set(e, "command %zu is empty", i + 1);
-	return 0;
+	return run_work_check(o, e);
 }
 
 int run_parse(struct run_opts *o, int argc, char **argv, struct error *e)
@@ -313,6 +326,8 @@ void run_opts_free(struct run_opts *o)
 	for (size_t i = 0; i < o->nscans; i++)
 		scan_free(&o->scans[i]);
 	free(o->scans);
+	for (size_t w = 0; w < WORK_COUNT; w++)
+		expr_free(o->work[w]);
 }
 
 /* Replace every {NAME} of the scans by the job's values. */

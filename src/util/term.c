@@ -80,6 +80,17 @@ char *fmt_value(double v, const char *unit, char *buf, size_t n)
 		}
 		return fmt_sig(v, count_units[i], buf, n);
 	}
+	if (!strcmp(unit, "flop")) {	/* run --work flops */
+		static const char *flop_units[] = { "flop", "kflop", "Mflop",
+						    "Gflop", "Tflop", "Pflop" };
+
+		while (i < 5 && a >= 1000) {
+			a /= 1000;
+			v /= 1000;
+			i++;
+		}
+		return fmt_sig(v, flop_units[i], buf, n);
+	}
 	if (!strcmp(unit, "ratio")) {
 		snprintf(buf, n, "%.4g", v);
 		return buf;
