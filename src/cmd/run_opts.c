@@ -37,8 +37,8 @@ static const char run_epilog[] =
 "Exit status: 0 ok; 1 a command failed; 2 bad usage, a program that does\n"
 "not exist, an output or a store that cannot be written (the other\n"
 "outputs are still written); 3 perf events asked for with --events are\n"
-"not permitted, or the store is locked, read-only or another user's, or\n"
-"SQLite cannot be loaded;\n"
+"not permitted (dram_bytes: counting system-wide is not), or the store\n"
+"is locked, read-only or another user's, or SQLite cannot be loaded;\n"
 "130 interrupted (what was measured is still written and stored;\n"
 "benchmarks that never ran are left out).\n";
 
@@ -206,7 +206,10 @@ static const struct opt_entry run_options[] = {
 	  "branches, branch-misses, cache-references, cache-misses and flops "
 	  "(page-faults, context-switches, cpu-migrations only when named: "
 	  "wait4 counts the first two for every run, and each costs every "
-	  "run)" },
+	  "run). dram_bytes, only when named: bytes read and written by the "
+	  "memory controllers (uncore events) during each run — of the "
+	  "whole system, every process's traffic, not the command's alone; "
+	  "it needs kernel.perf_event_paranoid 0 or CAP_PERFMON" },
 	{ OPT_FLAG(0, "no-counters", no_counters),
 	  .help = "do not use perf events at all" },
 	OPT_GROUP("Statistics"),

@@ -145,4 +145,35 @@ help_work() {
 }
 t "run --help documents --work and its precedence" help_work
 
+# --- dram_bytes: the memory controllers' traffic ----------------------
+# This machine (a KVM guest) has no uncore PMU: dram_bytes must be named
+# unsupported, never a metric of 0. Where the PMU exists and counting
+# system-wide is refused, exit 3 naming the sysctl (tests/unit/
+# test_counters.c drives both paths with a made-up sysfs).
+dram_here() {
+	if ls -d /sys/bus/event_source/devices/uncore_imc* \
+		/sys/bus/event_source/devices/amd_umc_* >/dev/null 2>&1; then
+		echo "this machine has memory-controller PMUs"
+		return 0
+	fi
+	"$YS" run -q --no-store --runs 2 -e task-clock,dram_bytes --work bytes=64 \
+		--json "$T/d.json" -- "$YSFIX" exit 0 &&
+	python3 -c "
+import json
+b = json.load(open('$T/d.json'))['benchmarks'][0]
+assert 'dram_bytes' in b['unsupported'], b['unsupported']
+assert 'dram_bytes' not in b['metrics'], list(b['metrics'])
+assert b['metrics']['task_clock']['values'][0] > 0
+assert b['metrics']['work_bytes']['values'] == [64.0, 64.0]
+" &&
+	"$YS" run --no-store --runs 1 -e dram_bytes -- "$YSFIX" exit 0 > "$T/d.out" 2>&1 &&
+	has "$T/d.out" "not supported on this machine: dram bytes"
+}
+t "dram_bytes is named unsupported here, never 0" dram_here
+dram_default() {
+	"$YS" run -q --no-store --runs 1 --json "$T/dd.json" -- "$YSFIX" exit 0 &&
+	! grep -q dram_bytes "$T/dd.json"
+}
+t "dram_bytes is not in the default set (system-wide: only when named)" dram_default
+
 finish
