@@ -671,6 +671,59 @@ static void test_batches(void **state)
 	batching = false;
 }
 
+/*
+ * --work flops and bytes: each run of a job records the job's values as
+ * the last two metrics, named and united as run_work_metrics says; a
+ * timed-out run records nothing there either (--ignore-failure).
+ */
+static void test_work_metrics(void **state)
+{
+	struct world *w = world_new(2, ORDER_INTERLEAVED);
+	struct expr *x;
+	struct error e;
+	const struct benchmark *b;
+	const struct metric *f, *by;
+
+	(void)state;
+	assert_int_equal(expr_parse("1", &x, &e), 0);
+	w->o.work[WORK_FLOPS] = w->o.work[WORK_BYTES] = x;
+	w->o.runs = 3;
+	w->o.timeout = 0.5;
+	w->o.ignore_failure = true;
+	w->rn.nwork = 2;
+	w->rn.nmetrics = M_RUSAGE_COUNT + 2;
+	w->jobs[0].work[0] = 2e6;
+	w->jobs[0].work[1] = 240000;
+	w->jobs[1].work[0] = 1.6e7;
+	w->jobs[1].work[1] = 960000;
+	w->fake.wall[0] = w->fake.wall[1] = 0.25;
+	on_call(w, 1, 1, EV_TIMEOUT, 0);
+	assert_int_equal(run_loop(w), 0);
+	for (size_t j = 0; j < 2; j++) {
+		b = w->jobs[j].bench;
+		assert_int_equal(b->nmetrics, M_RUSAGE_COUNT + 2);
+		f = metric(w, j, M_RUSAGE_COUNT);
+		by = metric(w, j, M_RUSAGE_COUNT + 1);
+		assert_ptr_equal(f, benchmark_find_metric(b, "work_flops"));
+		assert_ptr_equal(by, benchmark_find_metric(b, "work_bytes"));
+		assert_string_equal(f->unit, "flop");
+		assert_string_equal(by->unit, "bytes");
+		assert_int_equal(f->n, 3);
+		assert_int_equal(by->n, 3);
+		for (size_t k = 0; k < 3; k++) {
+			if (j == 1 && k == 1) {
+				assert_true(isnan(f->values[k]));
+				assert_true(isnan(by->values[k]));
+				continue;
+			}
+			assert_true(f->values[k] == w->jobs[j].work[0]);
+			assert_true(by->values[k] == w->jobs[j].work[1]);
+		}
+	}
+	expr_free(x);
+	world_free(w);
+}
+
 int main(void)
 {
 #define BOTH(f) cmocka_unit_test_setup(f, batching_off), \
@@ -686,6 +739,7 @@ int main(void)
 		BOTH(test_exec_refused),
 		BOTH(test_prepare_cleanup),
 		cmocka_unit_test(test_batches),
+		cmocka_unit_test(test_work_metrics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
