@@ -165,7 +165,7 @@ int run_work_option(struct run_opts *o, const char *arg, struct error *e);
  * flops='2*{n}^^3': column 7: ..."). */
 int run_work_check(struct run_opts *o, struct error *e);
 /* Evaluate them for every job into job.work and set rn->nwork; a
- * division by zero or a result that is not finite names the
+ * division by zero, a result that is not finite or is below 0 names the
  * benchmark. */
 int run_work_eval(struct runner *rn);
 /* The expressions as the result's settings work_flops, work_bytes. */

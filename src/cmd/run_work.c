@@ -100,10 +100,17 @@ int run_work_eval(struct runner *rn)
 			struct job *j = &rn->jobs[i];
 			struct error why;
 
+			double *v = &j->work[rn->nwork];
+
 			if (!expr_eval(o->work[w], names,
 				       (const char *const *)j->param_values,
-				       o->nscans, &j->work[rn->nwork], &why))
-				continue;
+				       o->nscans, v, &why)) {
+				if (*v >= 0)
+					continue;
+				/* a count: a roofline's axes are logarithmic */
+				error_set(&why, "%g %s: work is never below 0",
+					  *v, work_names[w]);
+			}
 			ret = error_set(&rn->err, "--work %s='%s': benchmark "
 					"'%s': %s", work_names[w],
 					strchr(o->work_arg[w], '=') + 1,

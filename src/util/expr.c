@@ -376,46 +376,44 @@ static int parse_unary(struct parser *p)
 	return 0;
 }
 
-static int parse_product(struct parser *p)
+/*
+ * A left-associative level: operand (op operand)*, where op is ops[0]
+ * (making kinds[0]) or ops[1] (kinds[1]).
+ */
+static int parse_left(struct parser *p, int (*operand)(struct parser *),
+		      const char *ops, const enum op_kind *kinds)
 {
-	if (parse_unary(p))
+	if (operand(p))
 		return -1;
 	for (;;) {
-		size_t len;
-		size_t at;
+		size_t len, at;
 		char op;
 
 		skip_space(p);
 		op = peek_op(p, &len);
-		if (op != '*' && op != '/')
+		if (!op || (op != ops[0] && op != ops[1]))
 			return 0;
 		at = p->pos;
 		p->pos += len;
-		if (parse_unary(p))
+		if (operand(p))
 			return -1;
-		emit(p, op == '*' ? OP_MUL : OP_DIV, at);
+		emit(p, op == ops[0] ? kinds[0] : kinds[1], at);
 	}
+}
+
+static int parse_product(struct parser *p)
+{
+	static const enum op_kind kinds[] = { OP_MUL, OP_DIV };
+
+	return parse_left(p, parse_unary, "*/", kinds);
 }
 
 static int parse_sum(struct parser *p)
 {
-	if (enter(p) || parse_product(p))
-		return -1;
-	for (;;) {
-		size_t len;
-		size_t at;
-		char op;
+	static const enum op_kind kinds[] = { OP_ADD, OP_SUB };
 
-		skip_space(p);
-		op = peek_op(p, &len);
-		if (op != '+' && op != '-')
-			break;
-		at = p->pos;
-		p->pos += len;
-		if (parse_product(p))
-			return -1;
-		emit(p, op == '+' ? OP_ADD : OP_SUB, at);
-	}
+	if (enter(p) || parse_left(p, parse_product, "+-", kinds))
+		return -1;
 	p->depth--;
 	return 0;
 }
