@@ -110,8 +110,8 @@ no_param() {
 	[ ! -e "$T/ran" ]
 }
 t "without --param every parameter is unknown" no_param
-t "division by zero names the benchmark" work_error 'flops=1/({n}-200)' \
-	"--work flops='1/({n}-200)': benchmark '$YSFIX count $T/ran 200': column 2: division by zero (1/0)"
+t "division by zero names the benchmark" work_error 'flops=1/(200-{n})' \
+	"--work flops='1/(200-{n})': benchmark '$YSFIX count $T/ran 200': column 2: division by zero (1/0)"
 t "a result that is not finite names the benchmark" work_error 'bytes=10^({n}*4)' \
 	"--work bytes='10^({n}*4)': benchmark '$YSFIX count $T/ran 100': column 3: 10^400 is not a finite number"
 t "work below 0 names the benchmark" work_error 'flops=150-{n}' \
