@@ -134,7 +134,9 @@ static void record(struct runner *rn, size_t ji, const struct run_sample *s)
 	for (size_t w = 0; w < rn->nwork; w++)
 		metric_push(m[rn->nmetrics - rn->nwork + w],
 			    rn->jobs[ji].work[w]);
-	if (!rn->ctr || !m[M_RUSAGE_COUNT])	/* none, or perf_blind */
+	/* none, or perf_blind (m[M_RUSAGE_COUNT] is no sign: with every
+	 * event unsupported the row ends before it) */
+	if (!rn->ctr || rn->jobs[ji].perf_blind)
 		return;
 	for (size_t k = 0; k < counters_metric_count(rn->ctr); k++) {
 		const struct counter_value *c = &rn->cvals[k];

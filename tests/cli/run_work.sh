@@ -159,7 +159,8 @@ dram_here() {
 		return 0
 	fi
 	"$YS" run -q --no-store --runs 2 -e task-clock,dram_bytes --work bytes=64 \
-		--json "$T/d.json" -- "$YSFIX" exit 0 &&
+		--json "$T/d.json" -- "$YSFIX" exit 0 ||
+		{ echo "run: exit $?"; return 1; }
 	python3 -c "
 import json
 b = json.load(open('$T/d.json'))['benchmarks'][0]
