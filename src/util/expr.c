@@ -218,19 +218,18 @@ static int parse_number(struct parser *p)
 /* {NAME}: the cursor is after the '{' at byte at. */
 static int parse_param(struct parser *p, size_t at)
 {
-	int column = column_of(p->s, at);
 	const char *s = p->s + p->pos, *close = strchr(s, '}');
 	struct expr *x = p->x;
 	size_t len, i;
 
-	if (!close)
-		return error_set(p->e, "column %d: '{' without '}'", column);
+	/* columns only for a message: counting them is linear */
+	if (!close || memchr(s, '{', (size_t)(close - s)))
+		return error_set(p->e, "column %d: '{' without '}'",
+				 column_of(p->s, at));
 	len = (size_t)(close - s);
 	if (len == 0)
 		return error_set(p->e, "column %d: '{}' names no parameter",
-				 column);
-	if (memchr(s, '{', len))
-		return error_set(p->e, "column %d: '{' without '}'", column);
+				 column_of(p->s, at));
 	for (i = 0; i < x->nparams; i++)
 		if (strlen(x->params[i]) == len && !memcmp(x->params[i], s, len))
 			break;
@@ -249,9 +248,7 @@ static int parse_param(struct parser *p, size_t at)
 /* FUNCTION(args): the cursor is after the name, of n bytes at start. */
 static int parse_call(struct parser *p, size_t start, size_t n)
 {
-	int column = column_of(p->s, start);
-	size_t f, nargs = 0;
-	int open_col;
+	size_t f, nargs = 0, open_at;
 
 	for (f = 0; f < NFUNCS; f++)
 		if (strlen(funcs[f].name) == n &&
@@ -262,14 +259,16 @@ static int parse_call(struct parser *p, size_t start, size_t n)
 		if (f < NFUNCS)
 			return expected(p, "'(' after the function name");
 		return error_set(p->e, "column %d: '%.*s' is not a number; a "
-				 "parameter is written {%.*s}", column, (int)n,
+				 "parameter is written {%.*s}",
+				 column_of(p->s, start), (int)n,
 				 p->s + start, (int)n, p->s + start);
 	}
 	if (f == NFUNCS)
 		return error_set(p->e, "column %d: unknown function '%.*s' "
-				 "(log2, log, sqrt, min, max)", column, (int)n,
+				 "(log2, log, sqrt, min, max)",
+				 column_of(p->s, start), (int)n,
 				 p->s + start);
-	open_col = col(p);
+	open_at = p->pos;
 	p->pos++;
 	do {
 		if (parse_sum(p))
@@ -279,12 +278,13 @@ static int parse_call(struct parser *p, size_t start, size_t n)
 	if (!accept(p, ')')) {
 		if (p->s[p->pos])
 			return expected(p, "',' or ')'");
-		return error_set(p->e, "column %d: '(' without ')'", open_col);
+		return error_set(p->e, "column %d: '(' without ')'",
+				 column_of(p->s, open_at));
 	}
 	if (nargs < (size_t)funcs[f].min_args ||
 	    (funcs[f].max_args && nargs > (size_t)funcs[f].max_args))
 		return error_set(p->e, "column %d: %s takes %s%d argument%s, "
-				 "not %zu", column, funcs[f].name,
+				 "not %zu", column_of(p->s, start), funcs[f].name,
 				 funcs[f].max_args ? "" : "at least ",
 				 funcs[f].min_args,
 				 funcs[f].min_args == 1 ? "" : "s", nargs);
@@ -475,38 +475,35 @@ int expr_param_column(const struct expr *x, size_t i)
 	return i < x->nparams ? column_of(x->text, x->param_at[i]) : 0;
 }
 
-/* The value of parameter i of x among names/values, or -1 (message). */
-static int param_value(const struct expr *x, size_t i, size_t at,
-		       const char *const *names, const char *const *values,
-		       size_t n, double *v, struct error *e)
+/*
+ * The values of x's parameters among names/values, into pv (one per
+ * parameter, in x's order), or -1 naming the first appearance of the
+ * one that is missing or not a number.
+ */
+static int param_values(const struct expr *x, const char *const *names,
+			const char *const *values, size_t n, double *pv,
+			struct error *e)
 {
-	int column = column_of(x->text, at);
+	for (size_t i = 0; i < x->nparams; i++) {
+		size_t k = 0;
 
-	for (size_t k = 0; k < n; k++) {
-		if (strcmp(names[k], x->params[i]))
-			continue;
-		if (parse_double(values[k], v) || !isfinite(*v))
+		while (k < n && strcmp(names[k], x->params[i]))
+			k++;
+		if (k == n)
+			return error_set(e, "column %d: unknown parameter {%s}",
+					 column_of(x->text, x->param_at[i]),
+					 x->params[i]);
+		if (parse_double(values[k], &pv[i]) || !isfinite(pv[i]))
 			return error_set(e, "column %d: {%s} is '%s', not a "
-					 "number", column, x->params[i],
-					 values[k]);
-		return 0;
+					 "number",
+					 column_of(x->text, x->param_at[i]),
+					 x->params[i], values[k]);
 	}
-	return error_set(e, "column %d: unknown parameter {%s}", column,
-			 x->params[i]);
+	return 0;
 }
 
-/* Apply a binary operation; "a OP b" for the message. */
-static double binary(enum op_kind kind, double a, double b, char *what,
-		     size_t len)
+static double binary(enum op_kind kind, double a, double b)
 {
-	static const char sym[] = { [OP_ADD] = '+', [OP_SUB] = '-',
-				    [OP_MUL] = '*', [OP_DIV] = '/',
-				    [OP_POW] = '^' };
-
-	/* negative operands in parentheses: (-8)^0.5, not -8^0.5 */
-	snprintf(what, len, "%s%g%s%c%s%g%s", a < 0 ? "(" : "", a,
-		 a < 0 ? ")" : "", sym[kind], b < 0 ? "(" : "", b,
-		 b < 0 ? ")" : "");
 	switch (kind) {
 	case OP_ADD: return a + b;
 	case OP_SUB: return a - b;
@@ -516,22 +513,13 @@ static double binary(enum op_kind kind, double a, double b, char *what,
 	}
 }
 
-/* A function of args[0..n); "f(a, b)" for the message. */
-static double call(size_t f, const double *args, size_t n, char *what,
-		   size_t len)
+/* A function of args[0..n). */
+static double call(size_t f, const double *args, size_t n)
 {
 	double v = args[0];
-	size_t at = (size_t)snprintf(what, len, "%s(%g", funcs[f].name,
-				     args[0]);
 
-	for (size_t i = 1; i < n; i++) {
-		if (at < len)
-			at += (size_t)snprintf(what + at, len - at, ", %g",
-					       args[i]);
+	for (size_t i = 1; i < n; i++)
 		v = f == F_MIN ? fmin(v, args[i]) : fmax(v, args[i]);
-	}
-	if (at < len)
-		snprintf(what + at, len - at, ")");
 	switch (f) {
 	case F_LOG2: return log2(v);
 	case F_LOG: return log(v);
@@ -540,15 +528,52 @@ static double call(size_t f, const double *args, size_t n, char *what,
 	}
 }
 
+/*
+ * The message of operation o, whose operands are args, coming to a
+ * number that is not finite: "column 3: 10^400 is not a finite number",
+ * "column 1: log2(-1) is ...". Only then are the operands formatted:
+ * evaluation itself formats nothing.
+ */
+static int not_finite(const struct expr *x, const struct op *o,
+		      const double *args, struct error *e)
+{
+	static const char sym[] = { [OP_ADD] = '+', [OP_SUB] = '-',
+				    [OP_MUL] = '*', [OP_DIV] = '/',
+				    [OP_POW] = '^' };
+	char what[160];
+	size_t at = 0;
+
+	if (o->kind == OP_CALL) {
+		at = (size_t)snprintf(what, sizeof(what), "%s(",
+				      funcs[o->index].name);
+		for (size_t i = 0; i < o->nargs && at < sizeof(what); i++)
+			at += (size_t)snprintf(what + at, sizeof(what) - at,
+					       "%s%g", i ? ", " : "", args[i]);
+		if (at < sizeof(what))
+			snprintf(what + at, sizeof(what) - at, ")");
+	} else {
+		/* negative operands in parentheses: (-8)^0.5 */
+		double a = args[0], b = args[1];
+
+		snprintf(what, sizeof(what), "%s%g%s%c%s%g%s",
+			 a < 0 ? "(" : "", a, a < 0 ? ")" : "", sym[o->kind],
+			 b < 0 ? "(" : "", b, b < 0 ? ")" : "");
+	}
+	return error_set(e, "column %d: %s is not a finite number",
+			 column_of(x->text, o->at), what);
+}
+
 int expr_eval(const struct expr *x, const char *const *names,
 	      const char *const *values, size_t n, double *out,
 	      struct error *e)
 {
 	double *st = xcalloc(x->nops + 1, sizeof(double));
+	double *pv = xcalloc(x->nparams + 1, sizeof(double));
 	size_t sp = 0;
-	char what[160];
 	int ret = -1;
 
+	if (param_values(x, names, values, n, pv, e))
+		goto out_free;
 	for (size_t i = 0; i < x->nops; i++) {
 		const struct op *o = &x->ops[i];
 		double v;
@@ -558,32 +583,28 @@ int expr_eval(const struct expr *x, const char *const *names,
 			v = o->num;
 			break;
 		case OP_PARAM:
-			if (param_value(x, o->index, o->at, names, values,
-					n, &v, e))
-				goto out_free;
+			v = pv[o->index];
 			break;
 		case OP_NEG:
 			v = -st[--sp];
 			break;
 		case OP_CALL:
 			sp -= o->nargs;
-			v = call(o->index, &st[sp], o->nargs, what,
-				 sizeof(what));
+			v = call(o->index, &st[sp], o->nargs);
 			break;
 		default:
 			sp -= 2;
 			if (o->kind == OP_DIV && st[sp + 1] == 0) {
 				error_set(e, "column %d: division by zero "
-					  "(%g/0)", column_of(x->text, o->at), st[sp]);
+					  "(%g/0)", column_of(x->text, o->at),
+					  st[sp]);
 				goto out_free;
 			}
-			v = binary(o->kind, st[sp], st[sp + 1], what,
-				   sizeof(what));
+			v = binary(o->kind, st[sp], st[sp + 1]);
 			break;
 		}
 		if (!isfinite(v)) {
-			error_set(e, "column %d: %s is not a finite number",
-				  column_of(x->text, o->at), what);
+			not_finite(x, o, &st[sp], e);
 			goto out_free;
 		}
 		st[sp++] = v;
@@ -591,6 +612,7 @@ int expr_eval(const struct expr *x, const char *const *names,
 	*out = st[0];
 	ret = 0;
 out_free:
+	free(pv);
 	free(st);
 	return ret;
 }
