@@ -82,9 +82,10 @@ char *fmt_value(double v, const char *unit, char *buf, size_t n)
 	}
 	if (!strcmp(unit, "flop")) {	/* run --work flops */
 		static const char *flop_units[] = { "flop", "kflop", "Mflop",
-						    "Gflop", "Tflop", "Pflop" };
+						    "Gflop", "Tflop", "Pflop",
+						    "Eflop" };
 
-		while (i < 5 && a >= 1000) {
+		while (i < 6 && a >= 1000) {
 			a /= 1000;
 			v /= 1000;
 			i++;
