@@ -173,6 +173,53 @@ assert b['metrics']['work_bytes']['values'] == [64.0, 64.0]
 	has "$T/d.out" "not supported on this machine: dram bytes"
 }
 t "dram_bytes is named unsupported here, never 0" dram_here
+# A made-up memory controller (YARDSTICK_SYSFS): an "uncore_imc_0" whose
+# cas_count_read is the software event page-faults (type 1, config 2),
+# opened system-wide on every CPU as the real one would be on its
+# socket's — so dram_bytes is 64 bytes a page fault of the whole machine
+# while the run lasts: at least 64 x the 4096 pages the command touches.
+fake_sysfs() {
+	d=$1/bus/event_source/devices/uncore_imc_0
+	mkdir -p "$d/format" "$d/events" &&
+	echo 1 > "$d/type" && cat /sys/devices/system/cpu/online > "$d/cpumask" &&
+	echo config:0-63 > "$d/format/event" &&
+	echo event=0x2 > "$d/events/cas_count_read" &&
+	echo 6.103515625e-05 > "$d/events/cas_count_read.scale" &&
+	echo MiB > "$d/events/cas_count_read.unit"
+}
+dram_counted() {
+	fake_sysfs "$T/sys" &&
+	YARDSTICK_SYSFS=$T/sys "$YS" run -q --no-store --runs 3 -e dram_bytes \
+		--json "$T/dc.json" -- "$YSFIX" touch 16 &&
+	py "m = load('$T/dc.json')['benchmarks'][0]['metrics']['dram_bytes']
+assert m['unit'] == 'bytes', m
+assert len(m['values']) == 3, m
+for v in m['values']:
+    assert v >= 64 * 4096 and v % 64 == 0, m['values']"
+}
+t "dram_bytes where the PMU is: bytes, 64 a count, system-wide" dram_counted
+dram_refused() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "ok: not root, no one to drop to"
+		return 0
+	fi
+	S=$(mktemp -d /tmp/ys-dram-XXXXXX) && chmod 755 "$S" &&
+	fake_sysfs "$S/sys" && chmod -R a+rX "$S" &&
+	YARDSTICK_SYSFS=$S/sys expect_exit 3 setpriv --reuid=nobody \
+		--regid=nogroup --clear-groups "$YS" run --no-store --runs 1 \
+		-e task-clock,dram_bytes -- "$YSFIX" exit 0
+	r=$?
+	rm -rf "$S"
+	[ $r = 0 ] &&
+	has "$T/stderr" "yardstick run: --events: dram_bytes: the memory controllers' events ('uncore_imc_0/cas_count_read/') count the whole system, which is not permitted: the sysctl kernel.perf_event_paranoid is" &&
+	has "$T/stderr" "system-wide counting needs 0 or lower (sysctl -w kernel.perf_event_paranoid=0), or grant the capability CAP_PERFMON"
+}
+if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ]; then
+	t "dram_bytes refused to a user: exit 3 naming the sysctl" dram_refused
+else
+	skip "dram_bytes refused to a user: exit 3 naming the sysctl" \
+		"kernel.perf_event_paranoid is 0 or lower: nothing is refused"
+fi
 dram_default() {
 	"$YS" run -q --no-store --runs 1 --json "$T/dd.json" -- "$YSFIX" exit 0 &&
 	! grep -q dram_bytes "$T/dd.json"
