@@ -484,11 +484,13 @@ static int count_program(const struct roofline_args *a,
 	argv[0] = env->valgrind;
 	argv[1] = "--tool=" TOOL;
 	argv[2] = "--trace-children=yes";
-	argv[3] = log;
-	argv[4] = out;
-	argv[5] = prog;
+	/* no gdbserver: its FIFOs in TMPDIR outlive a killed valgrind */
+	argv[3] = "--vgdb=no";
+	argv[4] = log;
+	argv[5] = out;
+	argv[6] = prog;
 	for (size_t i = 1; i < n; i++)
-		argv[5 + i] = a->argv[i];
+		argv[6 + i] = a->argv[i];
 	errfd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (errfd < 0) {
 		fprintf(stderr, "yardstick roofline: cannot create '%s': %s\n",
