@@ -279,6 +279,20 @@ static void show_tail(const char *path, const char *what)
 	free(data);
 }
 
+/* Whether the file at path holds text. */
+static bool file_contains(const char *path, const char *text)
+{
+	char *data = NULL;
+	struct error e;
+	bool found;
+
+	if (file_read_all(path, &data, NULL, &e))
+		return false;
+	found = strstr(data, text) != NULL;
+	free(data);
+	return found;
+}
+
 static void print_counts(FILE *fp, const struct counts *c, double secs,
 			 const char *status)
 {
@@ -539,6 +553,12 @@ static int count_program(const struct roofline_args *a,
 		show_tail(errpath, "its stderr");
 		show_tail(logpath, "valgrind's messages");
 		print_program_status("yardstick roofline", "count", ch.status);
+		if (file_contains(logpath, "unhandled instruction bytes"))
+			fprintf(stderr, "yardstick roofline: valgrind cannot run "
+				"an instruction of it (above): AVX-512 and some "
+				"newer extensions are beyond valgrind 3.19; count "
+				"a build without them (-mno-avx512f, or -march "
+				"for an older CPU)\n");
 		fprintf(stderr, "yardstick roofline: '%s' failed under "
 			TOOL ": nothing timed nor kept\n", a->argv[0]);
 		ret = 1;

@@ -157,6 +157,12 @@ t "a crashing program: exit 1, its partial counts said to be partial" sh -c '
 t "a program that fails: exit 1, nothing timed" sh -c '
 	"$YS" roofline --count -- sh -c "exit 4" >"$T/f.out" 2>"$T/f.err"
 	[ $? = 1 ] && grep -q "status 4" "$T/f.err" && ! grep -q "wall time" "$T/f.out"'
+avx512() {
+	expect_exit 1 "$YS" roofline --count -- "$K" avx512 10 &&
+	has "$T/stderr" "SIGILL" && has "$T/stderr" "AVX-512" &&
+	has "$T/stderr" "PARTIAL"
+}
+t "AVX-512 code: exit 1, valgrind cannot run it, said so" avx512
 t "no valgrind in PATH: exit 3, saying to install it" sh -c '
 	PATH=/nonexistent "$YS" roofline --count -- "$0" sse64 1 2>"$T/v.err"
 	[ $? = 3 ] && grep -q "apt-get install valgrind" "$T/v.err"' "$K"
