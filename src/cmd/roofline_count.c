@@ -230,7 +230,7 @@ static int read_counts(const char *path, struct counts *c, struct error *e)
 	return 0;
 }
 
-/* Sum the files PREFIX.PID the processes wrote in dir. */
+/* Sum the files counts.PID.N the processes wrote in dir. */
 static int read_all_counts(const char *dir, struct counts *c,
 			   struct error *e)
 {
@@ -245,7 +245,7 @@ static int read_all_counts(const char *dir, struct counts *c,
 		const char *s = de->d_name;
 		char *p;
 
-		if (strncmp(s, "counts.", 7) || strchr(s + 7, '.'))
+		if (strncmp(s, "counts.", 7))
 			continue;
 		p = xasprintf("%s/%s", dir, s);
 		r = read_counts(p, c, e);

@@ -135,6 +135,15 @@ tree() {
 }
 t "children counted too: sh running two kernels, the sum of both" tree
 
+forked() {
+	"$YS" roofline --count --runs 1 --no-store -- "$K" fork "$N" \
+		>"$T/fork.out" 2>&1 &&
+	[ "$(line "$T/fork.out" "fp64 128-bit")" = 4000000 ] &&
+	[ "$(line "$T/fork.out" "fp64 256-bit")" = 16000000 ] &&
+	has "$T/fork.out" "2 processes"
+}
+t "a fork counts from zero: the parent's work before it counted once" forked
+
 static() {
 	"$YS" roofline --count --runs 1 --no-store -- "$KS" avx64 "$N" \
 		>"$T/st.out" 2>&1 &&

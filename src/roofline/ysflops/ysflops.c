@@ -37,10 +37,13 @@
  * - instructions: guest instructions executed.
  *
  * With --ys-out=PREFIX, each process (a fork of the program too: it runs
- * under the tool as well) writes its totals at its exit to PREFIX.PID, as
- * "key value" lines ending with "end 1", written to a temporary name and
- * renamed. A process killed by a fatal signal still writes them (valgrind
- * calls the tool's fini before it dies): the totals up to then.
+ * under the tool as well, counting from zero) writes its totals at its
+ * exit to PREFIX.PID.N (N: 0, or the first free should the pid come
+ * again), as "key value" lines ending with "end 1". A process killed by a
+ * fatal signal still writes them (valgrind calls the tool's fini before
+ * it dies): the totals up to then. The work of a process that execs is
+ * counted from its exec on (what it did before is lost with its image:
+ * little, in a shell or a wrapper).
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
@@ -401,8 +404,17 @@ static IRSB *ys_instrument(VgCallbackClosure *closure, IRSB *in,
 	return out;
 }
 
+/* A forked child starts from the totals its parent had at the fork, and
+ * writes its own at its exit: it counts from zero, or the parent's work
+ * before the fork would be counted twice. */
+static void ys_forked_child(ThreadId tid)
+{
+	VG_(memset)(totals, 0, sizeof(totals));
+}
+
 static void ys_post_clo_init(void)
 {
+	VG_(atfork)(NULL, NULL, ys_forked_child);
 }
 
 static Bool ys_process_cmd_line_option(const HChar *arg)
@@ -435,8 +447,8 @@ static Int put(HChar *buf, Int len, Int size, const HChar *key, ULong v)
 
 static void ys_fini(Int exitcode)
 {
-	HChar buf[2048], key[64], path[4096], tmp[4200];
-	Int len = 0, fd;
+	HChar buf[2048], key[64], path[4096];
+	Int len = 0, fd = -1;
 
 	len = put(buf, len, sizeof(buf), "ysflops", 1);
 	len = put(buf, len, sizeof(buf), "pid", (ULong)VG_(getpid)());
@@ -462,22 +474,22 @@ static void ys_fini(Int exitcode)
 		VG_(umsg)("%s", buf);
 		return;
 	}
-	VG_(snprintf)(path, sizeof(path), "%s.%d", clo_out, VG_(getpid)());
-	VG_(snprintf)(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = VG_(fd_open)(tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
-			  0600);
+	/* PREFIX.PID.N: the first N free, should a pid come again */
+	for (Int n = 0; n < 1000; n++) {
+		VG_(snprintf)(path, sizeof(path), "%s.%d.%d", clo_out,
+			      VG_(getpid)(), n);
+		fd = VG_(fd_open)(path, VKI_O_WRONLY | VKI_O_CREAT |
+				  VKI_O_EXCL, 0600);
+		if (fd >= 0)
+			break;
+	}
 	if (fd < 0) {
-		VG_(umsg)("ysflops: cannot create '%s'\n", tmp);
+		VG_(umsg)("ysflops: cannot create '%s'\n", path);
 		return;
 	}
-	if (VG_(write)(fd, buf, len) != len) {
-		VG_(umsg)("ysflops: cannot write '%s'\n", tmp);
-		VG_(close)(fd);
-		return;
-	}
+	if (VG_(write)(fd, buf, len) != len)
+		VG_(umsg)("ysflops: cannot write '%s'\n", path);
 	VG_(close)(fd);
-	if (VG_(rename)(tmp, path) != 0)
-		VG_(umsg)("ysflops: cannot rename '%s'\n", tmp);
 }
 
 static void ys_pre_clo_init(void)
