@@ -3,8 +3,9 @@
 # natively, under valgrind's own floor (--tool=none), under ysflops (the
 # count) and under lackey --detailed-counts=yes (the anchor: valgrind's
 # example tool, which counts ops per IR type), interleaved in random order
-# each round; whole process timed. Then ysflops's counts against the
-# designed ones (flopkern's kernels, matmul's 2·N³).
+# each round; whole process timed, wall and CPU (user + system, from
+# wait4: less disturbed by a busy machine). Then ysflops's counts against
+# the designed ones (flopkern's kernels, matmul's 2·N³).
 #   bench/roofline_count.sh [build] [ROUNDS]
 set -eu
 build=${1:-build}
@@ -54,24 +55,37 @@ def counts(w):
 def flops(c):
     return sum(v for k, v in c.items() if k.startswith("fp") and
                not k.endswith(("fma", "div_sqrt")))
-print(f"{rounds} interleaved rounds, whole process wall time (s); slowdown = median / native median")
+print(f"{rounds} interleaved rounds, whole process, seconds; slowdown = median (min) / native median (min); load average {os.getloadavg()[0]:.1f}")
 for name, (w, want) in work.items():
     times = {k: [] for k in tools(w)}
+    cpu = {k: [] for k in tools(w)}
     for r in range(rounds):
         for k in random.sample(list(times), len(times)):
             t0 = time.perf_counter()
-            subprocess.run(tools(w)[k], check=True, env=env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            p = subprocess.Popen(tools(w)[k], env=env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+            _, status, ru = os.wait4(p.pid, 0)
             times[k].append(time.perf_counter() - t0)
-    base, bmin = statistics.median(times["native"]), min(times["native"])
+            cpu[k].append(ru.ru_utime + ru.ru_stime)
+            p.returncode = 0
+            assert status == 0, (k, status)
     print(f"\n{name}")
-    print(f"  {'mode':30} {'median':>8} {'min':>8} {'slowdown':>9} {'(min)':>7}")
-    for k, v in times.items():
-        print(f"  {k:30} {statistics.median(v):8.3f} {min(v):8.3f} "
-              f"{statistics.median(v) / base:8.1f}x {min(v) / bmin:6.1f}x")
-    ys, lk = statistics.median(times["ysflops"]), statistics.median(times["lackey --detailed-counts=yes"])
-    print(f"  ysflops / lackey = {ys / lk:.2f} (median), "
-          f"{min(times['ysflops']) / min(times['lackey --detailed-counts=yes']):.2f} (min)")
+    print(f"  {'mode':30} {'wall median':>11} {'min':>7} {'slowdown':>9} {'(min)':>7}"
+          f"   {'CPU median':>10} {'min':>7} {'slowdown':>9} {'(min)':>7}")
+    wb, wm = statistics.median(times["native"]), min(times["native"])
+    cb, cm = statistics.median(cpu["native"]), min(cpu["native"])
+    for k in times:
+        v, c = times[k], cpu[k]
+        print(f"  {k:30} {statistics.median(v):11.3f} {min(v):7.3f} "
+              f"{statistics.median(v) / wb:8.1f}x {min(v) / wm:6.1f}x"
+              f"   {statistics.median(c):10.3f} {min(c):7.3f} "
+              f"{statistics.median(c) / cb:8.1f}x {min(c) / cm:6.1f}x")
+    lk = "lackey --detailed-counts=yes"
+    print(f"  ysflops / lackey: wall {statistics.median(times['ysflops']) / statistics.median(times[lk]):.2f} "
+          f"(median), {min(times['ysflops']) / min(times[lk]):.2f} (min); "
+          f"CPU {statistics.median(cpu['ysflops']) / statistics.median(cpu[lk]):.2f} (median), "
+          f"{min(cpu['ysflops']) / min(cpu[lk]):.2f} (min)")
+    print(f"  ysflops / --tool=none: CPU {statistics.median(cpu['ysflops']) / statistics.median(cpu['valgrind --tool=none']):.2f} (median)")
     c = counts(w)
     f = flops(c)
     line = f"  ysflops: {f} FLOPs, designed {want['flops']}: error {100 * (f - want['flops']) / want['flops']:+.4f}%"

@@ -125,31 +125,25 @@ stored() {
 }
 t "saved in the store by default" stored
 
+# fp64 OUT PROCESSES N128 N256 PROGRAM...: --count of PROGRAM counts
+# N128 FP64 FLOPs of the 128-bit class and N256 of the 256-bit one, in
+# PROCESSES processes.
+fp64() {
+	out=$1 procs=$2 n128=$3 n256=$4
+	shift 4
+	"$YS" roofline --count --runs 1 --no-store -- "$@" >"$T/$out" 2>&1 &&
+	[ "$(line "$T/$out" "fp64 128-bit")" = "$n128" ] &&
+	[ "$(line "$T/$out" "fp64 256-bit")" = "$n256" ] &&
+	has "$T/$out" "$procs process" || { cat "$T/$out"; return 1; }
+}
 # A tree of processes: each counted under the tool, the totals summed.
-tree() {
-	"$YS" roofline --count --runs 1 --no-store -- sh -c \
-		"'$K' fma64 $N && '$K' sse64 $N" >"$T/tree.out" 2>&1 &&
-	[ "$(line "$T/tree.out" "fp64 256-bit")" = 8000000 ] &&
-	[ "$(line "$T/tree.out" "fp64 128-bit")" = 4000000 ] &&
-	has "$T/tree.out" "3 processes"
-}
-t "children counted too: sh running two kernels, the sum of both" tree
+t "children counted too: sh running two kernels, the sum of both" \
+	fp64 tree.out 3 4000000 8000000 sh -c "'$K' fma64 $N && '$K' sse64 $N"
+t "a fork counts from zero: the parent's work before it counted once" \
+	fp64 fork.out 2 4000000 16000000 "$K" fork "$N"
 
-forked() {
-	"$YS" roofline --count --runs 1 --no-store -- "$K" fork "$N" \
-		>"$T/fork.out" 2>&1 &&
-	[ "$(line "$T/fork.out" "fp64 128-bit")" = 4000000 ] &&
-	[ "$(line "$T/fork.out" "fp64 256-bit")" = 16000000 ] &&
-	has "$T/fork.out" "2 processes"
-}
-t "a fork counts from zero: the parent's work before it counted once" forked
-
-static() {
-	"$YS" roofline --count --runs 1 --no-store -- "$KS" avx64 "$N" \
-		>"$T/st.out" 2>&1 &&
-	[ "$(line "$T/st.out" "fp64 256-bit")" = 8000000 ]
-}
-t "a statically linked program is counted" static
+t "a statically linked program is counted" \
+	fp64 st.out 1 0 8000000 "$KS" avx64 "$N"
 
 # Failures: nothing timed nor kept.
 missing() {
