@@ -279,18 +279,52 @@ static void show_tail(const char *path, const char *what)
 	free(data);
 }
 
-/* Whether the file at path holds text. */
-static bool file_contains(const char *path, const char *text)
+/*
+ * The logs of the processes valgrind ran (valgrind.PID.log in dir) that
+ * say how one died, their tails on stderr. Returns whether one says
+ * valgrind could not run an instruction.
+ */
+static bool show_logs(const char *dir)
 {
-	char *data = NULL;
-	struct error e;
-	bool found;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool unhandled = false;
 
-	if (file_read_all(path, &data, NULL, &e))
+	if (!d)
 		return false;
-	found = strstr(data, text) != NULL;
-	free(data);
-	return found;
+	while ((de = readdir(d))) {
+		char *p, *data = NULL;
+		struct error e;
+
+		if (strncmp(de->d_name, "valgrind.", 9))
+			continue;
+		p = xasprintf("%s/%s", dir, de->d_name);
+		if (!file_read_all(p, &data, NULL, &e) &&
+		    (strstr(data, "Process terminating") ||
+		     strstr(data, "unhandled instruction bytes"))) {
+			unhandled |= strstr(data, "unhandled instruction "
+					    "bytes") != NULL;
+			show_tail(p, "valgrind's messages");
+		}
+		free(data);
+		free(p);
+	}
+	closedir(d);
+	return unhandled;
+}
+
+/* s with every '%' doubled: a path in valgrind's --log-file, which
+ * expands %p and %q{VAR}. */
+static char *pct_escape(const char *s)
+{
+	char *out = xcalloc(2 * strlen(s) + 1, 1), *o = out;
+
+	for (; *s; s++) {
+		*o++ = *s;
+		if (*s == '%')
+			*o++ = '%';
+	}
+	return out;
 }
 
 static void print_counts(FILE *fp, const struct counts *c, double secs,
@@ -392,9 +426,9 @@ static int place(const struct result *r, void *arg)
 	pa.json = NULL;		/* --json is the run's result */
 	ret = roofline_place_result(r, &pa);
 	if (ret == 3) {
-		fprintf(stderr, "yardstick roofline: the count and the timing "
-			"are kept, but not placed (above); `yardstick roofline "
-			"--measure`, then `yardstick roofline` places them\n");
+		fprintf(stderr, "yardstick roofline: counted and timed, but "
+			"not placed (above); `yardstick roofline --measure` "
+			"measures this machine's ceilings\n");
 		return 0;
 	}
 	return ret;
@@ -478,11 +512,12 @@ static int count_program(const struct roofline_args *a,
 			 const struct count_env *env, const char *dir,
 			 struct counts *c, FILE *fp)
 {
+	char *esc = pct_escape(dir);
 	char *out = xasprintf("--ys-out=%s/counts", dir);
-	char *log = xasprintf("--log-file=%s/valgrind.log", dir);
+	/* one log per process (%p): they would overwrite one another */
+	char *log = xasprintf("--log-file=%s/valgrind.%%p.log", esc);
 	char *lib = xasprintf("VALGRIND_LIB=%s", dir);
 	char *errpath = xasprintf("%s/stderr", dir);
-	char *logpath = xasprintf("%s/valgrind.log", dir);
 	char *prog = program_arg(env->prog);
 	const char *envs[] = { lib, "VALGRIND_OPTS=", NULL };
 	size_t n = 0;
@@ -490,6 +525,7 @@ static int count_program(const struct roofline_args *a,
 	struct child ch = { 0 };
 	struct error e;
 	int errfd, ret = 0, code;
+	bool unhandled;
 	double secs;
 
 	for (n = 0; a->argv[n]; n++)
@@ -541,8 +577,9 @@ static int count_program(const struct roofline_args *a,
 	code = spawn_exit_code(ch.status);
 	if (!c->processes) {
 		/* valgrind never ran the tool, or could not start the
-		 * program */
-		show_tail(logpath, "valgrind's messages");
+		 * program: the launcher says why on stderr */
+		show_tail(errpath, "valgrind's messages");
+		show_logs(dir);
 		fprintf(stderr, "yardstick roofline: valgrind did not count "
 			"'%s' (exit code %d)\n", a->argv[0], code);
 		ret = code == 126 || code == 127 ? 2 : 3;
@@ -551,9 +588,9 @@ static int count_program(const struct roofline_args *a,
 	if (code != 0) {
 		print_counts(stderr, c, secs, ": PARTIAL, the program failed");
 		show_tail(errpath, "its stderr");
-		show_tail(logpath, "valgrind's messages");
+		unhandled = show_logs(dir);
 		print_program_status("yardstick roofline", "count", ch.status);
-		if (file_contains(logpath, "unhandled instruction bytes"))
+		if (unhandled)
 			fprintf(stderr, "yardstick roofline: valgrind cannot run "
 				"an instruction of it (above): AVX-512 and some "
 				"newer extensions are beyond valgrind 3.19; count "
@@ -579,7 +616,7 @@ out:
 	free(log);
 	free(lib);
 	free(errpath);
-	free(logpath);
+	free(esc);
 	free(prog);
 	return ret;
 }
