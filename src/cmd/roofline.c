@@ -66,7 +66,8 @@ static const struct opt_entry roofline_options[] = {
 	  "it, and place it" },
 	{ OPT_COUNT(0, "threads", threads, 0, 65536), .metavar = "N",
 	  .help = "threads of the all-cores ceilings (0: every core)" },
-	{ OPT_COUNT(0, "runs", runs, 1, 1000000), .metavar = "N",
+	{ OPT_COUNT(0, "runs", runs, 1, 1000000), OPT_SETS(runs_given),
+	  .metavar = "N",
 	  .help = "timed runs of PROGRAM (--count)" },
 	{ OPT_LIST('o', "output", outs, nouts), .metavar = "FILE",
 	  .flags = OPT_FILES, .help = "write the chart (.svg; repeatable)" },
@@ -119,6 +120,12 @@ int cmd_roofline(int argc, char **argv)
 					  rest.dashdash, NULL, &a.argv);
 		if (ret == 0)
 			ret = roofline_count(&a);
+		goto out;
+	}
+	if (a.runs_given) {
+		fprintf(stderr, "yardstick roofline: --runs times the program "
+			"of --count\n");
+		ret = 2;
 		goto out;
 	}
 	if (rest.dashdash < argc) {

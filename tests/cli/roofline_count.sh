@@ -178,6 +178,9 @@ json_dir() {
 	has "$T/stderr" "--json" && ! grep -q Counted "$T/stdout"
 }
 t "--json to a directory: exit 2 before any count" json_dir
+t "--runs without --count: exit 2, not ignored" sh -c '
+	"$YS" roofline --runs 3 2>"$T/r3.err"; [ $? = 2 ] &&
+	grep -q -- "--runs" "$T/r3.err"'
 if [ "$(id -u)" = 0 ]; then
 	setuid() {
 		cp "$K" "$T/suid" && chown nobody "$T/suid" &&
