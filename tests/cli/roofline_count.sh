@@ -41,6 +41,8 @@ t "scalar FP64 (mulsd, addsd): 2 FLOPs an iteration, exact" \
 	kernel scalar64 "fp64 scalar" 2000000
 t "SSE2 packed FP64 (mulpd, addpd): both lanes counted" \
 	kernel sse64 "fp64 128-bit" 4000000
+t "SSE3 vaddsubpd: 2 FLOPs (VEX adds and subtracts both lanes)" \
+	kernel addsub64 "fp64 128-bit" 2000000
 t "AVX packed FP64 (vmulpd, vaddpd ymm): 4 lanes" \
 	kernel avx64 "fp64 256-bit" 8000000
 t "AVX2 FMA FP64 (vfmadd ymm): 4 lanes, 2 FLOPs each, 256-bit" \

@@ -26,7 +26,11 @@
  *   absolute value, reciprocal estimates, x87 transcendental helpers,
  *   moves and shuffles, integer arithmetic;
  * - lanes: a packed op counts every lane (Iop_Add64Fx4: 4 FP64 FLOPs of
- *   the 256-bit class); an SSE scalar op on lane 0 of a register
+ *   the 256-bit class); addsubpd, which VEX makes a packed add and a
+ *   packed subtract blended, counts one of them; what else VEX does
+ *   with more lane ops than the instruction's own is counted as VEX
+ *   does it: dpps (4 multiplies, 3 adds) counts 12 (a packed multiply
+ *   and two packed adds); dppd counts its 3; an SSE scalar op on lane 0 of a register
  *   (Iop_Add64F0x2) counts 1 (scalar class). VEX 3.19 splits a packed FMA
  *   (vfmadd231pd ymm) into one Iop_MAddF64 per lane: scalar-typed ops
  *   are grouped by guest instruction, and N lanes of them in one
@@ -94,14 +98,29 @@ struct fpop {
 	/* the width class of a vector op; -1: a scalar-typed op, classed by
 	 * the number of its lanes in one guest instruction */
 	Int width;
+	/* a packed add (1) or subtract (2): VEX makes addsubpd a whole
+	 * packed add and a whole packed subtract, blended (see add_op) */
+	Int addsub;
 };
 
 static struct fpop classify(IROp op)
 {
-	struct fpop f = { K_NONE, 0, 0, -1 };
+	struct fpop f = { K_NONE, 0, 0, -1, 0 };
 
 #define OP(o, k, p, l, w) case o: f.kind = k; f.prec = p; f.lanes = l; \
 	f.width = w; break
+	switch (op) {
+	case Iop_Add32Fx4: case Iop_Add64Fx2: case Iop_Add32Fx8:
+	case Iop_Add64Fx4: case Iop_Add16Fx8:
+		f.addsub = 1;
+		break;
+	case Iop_Sub32Fx4: case Iop_Sub64Fx2: case Iop_Sub32Fx8:
+	case Iop_Sub64Fx4: case Iop_Sub16Fx8:
+		f.addsub = 2;
+		break;
+	default:
+		break;
+	}
 	switch (op) {
 	/* scalar-typed, grouped by instruction */
 	OP(Iop_AddF64, K_ARITH, P_F64, 1, -1);
@@ -179,6 +198,7 @@ static struct fpop classify(IROp op)
 struct acc {
 	ULong n[NCOUNT];
 	UInt insn_lanes[NPREC];		/* [prec] */
+	UChar insn_addsub[NPREC][NWIDTH];	/* packed add 1, sub 2 seen */
 	ULong insn_flops[NPREC];
 	ULong insn_fma[NPREC], insn_divsqrt[NPREC];
 };
@@ -196,6 +216,19 @@ static void add_op(struct acc *a, const struct fpop *f)
 			a->insn_divsqrt[f->prec] += f->lanes;
 		return;
 	}
+	if (f->addsub) {
+		/* One guest instruction does not both add and subtract
+		 * whole registers, but VEX's addsubpd (and vaddsubps ...)
+		 * does: each lane is added or subtracted, not both, so the
+		 * pair counts as one op. */
+		UChar *seen = &a->insn_addsub[f->prec][f->width];
+
+		if (*seen & (3 - f->addsub)) {
+			*seen = 0;
+			return;
+		}
+		*seen |= (UChar)f->addsub;
+	}
 	a->n[C_FLOPS + f->prec * NWIDTH + f->width] += flops;
 	if (f->kind == K_FMA)
 		a->n[C_FMA + f->prec] += f->lanes;
@@ -207,6 +240,7 @@ static void add_op(struct acc *a, const struct fpop *f)
  * many lanes of each precision it did. */
 static void end_insn(struct acc *a)
 {
+	VG_(memset)(a->insn_addsub, 0, sizeof(a->insn_addsub));
 	for (Int p = 0; p < NPREC; p++) {
 		UInt bits = a->insn_lanes[p] * prec_bits[p];
 		Int w;
