@@ -503,7 +503,7 @@ static int find_everything(const struct roofline_args *a,
  * its options. */
 static char *program_arg(const char *path)
 {
-	return path[0] == '/' ? xstrdup(path) : xasprintf("./%s", path);
+	return path[0] == '-' ? xasprintf("./%s", path) : xstrdup(path);
 }
 
 /* One run of the program under ysflops, in dir. Returns 0 with c filled

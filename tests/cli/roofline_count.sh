@@ -153,6 +153,12 @@ missing() {
 	has "$T/stderr" "'$T/none'"
 }
 t "a missing program: exit 2, named" missing
+badinterp() {
+	printf '#!/nonexistent/interp\n' >"$T/-bad.sh" && chmod +x "$T/-bad.sh" &&
+	(cd "$T" && expect_exit 2 "$YS" roofline --count -- ./-bad.sh) &&
+	has "$T/stderr" "bad interpreter"
+}
+t "a script whose interpreter is missing: exit 2, said why" badinterp
 t "a crashing program: exit 1, its partial counts said to be partial" sh -c '
 	YARDSTICK_STORE=$T/c.db "$YS" roofline --count -- sh -c "\"$0\" sse64 1000 && kill -SEGV \$\$" \
 		>"$T/c.out" 2>"$T/c.err"; [ $? = 1 ] &&
