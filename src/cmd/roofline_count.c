@@ -519,7 +519,7 @@ static int count_program(const struct roofline_args *a,
 	char *lib = xasprintf("VALGRIND_LIB=%s", dir);
 	char *errpath = xasprintf("%s/stderr", dir);
 	char *prog = program_arg(env->prog);
-	const char *envs[] = { lib, "VALGRIND_OPTS=", NULL };
+	const char *envs[] = { lib, NULL };
 	size_t n = 0;
 	char **argv;
 	struct child ch = { 0 };
@@ -530,17 +530,20 @@ static int count_program(const struct roofline_args *a,
 
 	for (n = 0; a->argv[n]; n++)
 		;
-	argv = xcalloc(n + 8, sizeof(char *));
+	argv = xcalloc(n + 9, sizeof(char *));
 	argv[0] = env->valgrind;
-	argv[1] = "--tool=" TOOL;
-	argv[2] = "--trace-children=yes";
+	/* not the user's ~/.valgrindrc, ./.valgrindrc nor VALGRIND_OPTS:
+	 * another tool's options there would stop ours */
+	argv[1] = "--command-line-only=yes";
+	argv[2] = "--tool=" TOOL;
+	argv[3] = "--trace-children=yes";
 	/* no gdbserver: its FIFOs in TMPDIR outlive a killed valgrind */
-	argv[3] = "--vgdb=no";
-	argv[4] = log;
-	argv[5] = out;
-	argv[6] = prog;
+	argv[4] = "--vgdb=no";
+	argv[5] = log;
+	argv[6] = out;
+	argv[7] = prog;
 	for (size_t i = 1; i < n; i++)
-		argv[6 + i] = a->argv[i];
+		argv[7 + i] = a->argv[i];
 	errfd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (errfd < 0) {
 		fprintf(stderr, "yardstick roofline: cannot create '%s': %s\n",

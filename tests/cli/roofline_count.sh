@@ -186,6 +186,11 @@ json_dir() {
 	has "$T/stderr" "--json" && ! grep -q Counted "$T/stdout"
 }
 t "--json to a directory: exit 2 before any count" json_dir
+t "memcheck's options in VALGRIND_OPTS and ~/.valgrindrc: not ours" sh -c '
+	mkdir -p "$T/home" && echo --leak-check=full >"$T/home/.valgrindrc" &&
+	HOME=$T/home VALGRIND_OPTS=--track-origins=yes "$YS" roofline \
+		--count --runs 1 --no-store -- "$0" sse64 10 >"$T/rc.out" 2>&1 &&
+	grep -q "fp64 128-bit *40$" "$T/rc.out"' "$K"
 t "--runs without --count: exit 2, not ignored" sh -c '
 	"$YS" roofline --runs 3 2>"$T/r3.err"; [ $? = 2 ] &&
 	grep -q -- "--runs" "$T/r3.err"'
