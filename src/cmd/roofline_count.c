@@ -42,6 +42,7 @@
 #include "util/fileio.h"
 #include "util/monoclock.h"
 #include "util/strutil.h"
+#include "util/term.h"
 
 #define TOOL "ysflops"
 #define TOOL_FILE TOOL "-amd64-linux"
@@ -274,8 +275,13 @@ static void show_tail(const char *path, const char *what)
 			lines++;
 	if (*start == '\n')
 		start++;
-	fprintf(stderr, "yardstick roofline: the end of %s:\n%s%s", what,
-		start, data[len - 1] == '\n' ? "" : "\n");
+	fprintf(stderr, "yardstick roofline: the end of %s:\n", what);
+	/* the program's own bytes: escaped, line by line */
+	for (char *save = NULL, *line = strtok_r(start, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		term_puts(stderr, line);
+		fputc('\n', stderr);
+	}
 	free(data);
 }
 
@@ -519,6 +525,7 @@ static int count_program(const struct roofline_args *a,
 	char *lib = xasprintf("VALGRIND_LIB=%s", dir);
 	char *errpath = xasprintf("%s/stderr", dir);
 	char *prog = program_arg(env->prog);
+	char *name = term_safe(a->argv[0]);
 	const char *envs[] = { lib, NULL };
 	size_t n = 0;
 	char **argv;
@@ -560,6 +567,10 @@ static int count_program(const struct roofline_args *a,
 	ch.fd[2] = errfd;
 	ch.own_group = true;
 	ch.interrupt = &interrupted;
+	if (!a->quiet && isatty(STDERR_FILENO))
+		fprintf(stderr, "yardstick roofline: counting '%s' under "
+			"valgrind, some 6 to 200 times slower than natively "
+			"(Ctrl-C stops it)\n", name);
 	if (child_start(&ch, &e) || child_wait(&ch, &e)) {
 		fprintf(stderr, "yardstick roofline: %s\n", e.msg);
 		ret = 3;
@@ -584,7 +595,7 @@ static int count_program(const struct roofline_args *a,
 		show_tail(errpath, "valgrind's messages");
 		show_logs(dir);
 		fprintf(stderr, "yardstick roofline: valgrind did not count "
-			"'%s' (exit code %d)\n", a->argv[0], code);
+			"'%s' (exit code %d)\n", name, code);
 		ret = code == 126 || code == 127 ? 2 : 3;
 		goto out;
 	}
@@ -600,7 +611,7 @@ static int count_program(const struct roofline_args *a,
 				"a build without them (-mno-avx512f, or -march "
 				"for an older CPU)\n");
 		fprintf(stderr, "yardstick roofline: '%s' failed under "
-			TOOL ": nothing timed nor kept\n", a->argv[0]);
+			TOOL ": nothing timed nor kept\n", name);
 		ret = 1;
 		goto out;
 	}
@@ -620,6 +631,7 @@ out:
 	free(lib);
 	free(errpath);
 	free(esc);
+	free(name);
 	free(prog);
 	return ret;
 }

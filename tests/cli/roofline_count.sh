@@ -175,6 +175,13 @@ avx512() {
 	has "$T/stderr" "PARTIAL"
 }
 t "AVX-512 code: exit 1, valgrind cannot run it, said so" avx512
+escaped() {
+	"$YS" roofline --count -- sh -c 'printf "\033[2Jgone\n" >&2; exit 3' \
+		>"$T/esc.out" 2>"$T/esc.err"
+	[ $? = 1 ] && grep -qF '\x1b[2Jgone' "$T/esc.err" &&
+	no_controls "$T/esc.err"
+}
+t "the failed program's stderr shown escaped" escaped
 t "no valgrind in PATH: exit 3, saying to install it" sh -c '
 	PATH=/nonexistent "$YS" roofline --count -- "$0" sse64 1 2>"$T/v.err"
 	[ $? = 3 ] && grep -q "apt-get install valgrind" "$T/v.err"' "$K"
