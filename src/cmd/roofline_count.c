@@ -595,7 +595,10 @@ static int count_program(const struct roofline_args *a,
 		show_tail(errpath, "valgrind's messages");
 		show_logs(dir);
 		fprintf(stderr, "yardstick roofline: valgrind did not count "
-			"'%s' (exit code %d)\n", name, code);
+			"'%s' (exit code %d)%s\n", name, code,
+			code == 126 || code == 127 ? "" : "; ysflops holds the "
+			"valgrind it was built with: rebuild yardstick after an "
+			"upgrade of valgrind");
 		ret = code == 126 || code == 127 ? 2 : 3;
 		goto out;
 	}

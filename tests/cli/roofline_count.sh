@@ -192,6 +192,10 @@ json_dir() {
 	expect_exit 2 "$YS" roofline --count --json "$T" -- "$K" sse64 1 &&
 	has "$T/stderr" "--json" && ! grep -q Counted "$T/stdout"
 }
+t "a tool that counts nothing (not ysflops): exit 3, nothing timed" sh -c '
+	YARDSTICK_YSFLOPS=/bin/true "$YS" roofline --count -- "$0" sse64 1 \
+		>"$T/nt.out" 2>"$T/nt.err"; [ $? = 3 ] &&
+	grep -q "did not count" "$T/nt.err" && [ ! -s "$T/nt.out" ]' "$K"
 t "--json to a directory: exit 2 before any count" json_dir
 t "memcheck's options in VALGRIND_OPTS and ~/.valgrindrc: not ours" sh -c '
 	mkdir -p "$T/home" && echo --leak-check=full >"$T/home/.valgrindrc" &&
