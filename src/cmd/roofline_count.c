@@ -676,62 +676,65 @@ static int time_program(const struct roofline_args *a, struct count_state *st)
 	return r;
 }
 
+/* The count, in a private directory made and removed here. */
+static int count_in_dir(const struct roofline_args *a,
+			const struct count_env *env, struct counts *c)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir = xasprintf("%s/yardstick-count-XXXXXX",
+			      tmp && *tmp ? tmp : "/tmp");
+	struct error e;
+	FILE *fp;
+	int ret;
+
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "yardstick roofline: cannot make a directory "
+			"'%s': %s\n", dir, strerror(errno));
+		free(dir);
+		return 3;
+	}
+	if (make_libdir(dir, env->tool, env->vglib, &e)) {
+		fprintf(stderr, "yardstick roofline: %s\n", e.msg);
+		ret = 3;
+	} else {
+		/* with --json on stdout, the report goes to stderr */
+		fp = a->json && output_is_stdout(a->json) ? stderr : stdout;
+		ret = count_program(a, env, dir, c, fp);
+		fflush(fp);
+	}
+	remove_dir(dir);
+	free(dir);
+	return ret;
+}
+
 int roofline_count(const struct roofline_args *a)
 {
 	struct count_env env = { 0 };
 	struct count_state st = { .a = a };
 	struct sigaction sa, old[3];
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
-	const char *tmp = getenv("TMPDIR");
-	char *dir = NULL;
-	FILE *fp;
 	int ret;
 
-	ret = check_outputs(a);
-	if (!ret)
-		ret = find_everything(a, &env);
-	if (ret)
-		goto out;
-	dir = xasprintf("%s/yardstick-count-XXXXXX", tmp && *tmp ? tmp
-							  : "/tmp");
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "yardstick roofline: cannot make a directory "
-			"'%s': %s\n", dir, strerror(errno));
-		free(dir);
-		dir = NULL;
-		ret = 3;
-		goto out;
-	}
-	{
-		struct error e;
-
-		if (make_libdir(dir, env.tool, env.vglib, &e)) {
-			fprintf(stderr, "yardstick roofline: %s\n", e.msg);
-			ret = 3;
-			goto out;
-		}
-	}
+	/* Ctrl-C from here to the end of the count: nothing left behind */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;	/* no SA_RESTART: wait4 returns */
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &sa, &old[i]);
-	/* with --json on stdout, the report goes to stderr */
-	fp = a->json && output_is_stdout(a->json) ? stderr : stdout;
-	ret = count_program(a, &env, dir, &st.c, fp);
+	ret = check_outputs(a);
+	if (!ret)
+		ret = find_everything(a, &env);
+	if (!ret)
+		ret = count_in_dir(a, &env, &st.c);
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);
-	if (ret)
-		goto out;
-	fflush(fp);
-	remove_dir(dir);
-	free(dir);
-	dir = NULL;
-	ret = time_program(a, &st);
-out:
-	if (dir)
-		remove_dir(dir);
-	free(dir);
+	if (!ret && interrupted) {
+		fprintf(stderr, "yardstick roofline: interrupted: nothing "
+			"kept\n");
+		ret = 130;
+	}
+	if (!ret)
+		ret = time_program(a, &st);
 	free(env.prog);
 	free(env.valgrind);
 	free(env.tool);
