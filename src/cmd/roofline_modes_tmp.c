@@ -16,12 +16,6 @@ int roofline_measure(const struct roofline_args *a)
 	return missing("--measure");
 }
 
-int roofline_count(const struct roofline_args *a)
-{
-	(void)a;
-	return missing("--count");
-}
-
 int roofline_place(const struct roofline_args *a)
 {
 	(void)a;

@@ -142,6 +142,15 @@ run_case() {
 }
 t "run: every key of a fixed, scanned --shell run is documented" run_case
 
+# roofline --count: a run result with the counted work.
+count_case() {
+	"$YS" roofline --count --runs 2 --no-store -q --json "$T/count.json" \
+		-- "$(dirname "$YSFIX")/flopkern" triad 1000 2>"$T/count.err" ||
+		{ cat "$T/count.err"; return 1; }
+	check run "$T/count.json"
+}
+t "roofline --count: every key of its run result is documented" count_case
+
 # mem: a complete trace, a sampled one with frame-pointer unwinding.
 mem_case() {
 	"$YS" mem --no-store -q --json "$T/mem1.json" -- "$HEAPFIX" leak 10 \
