@@ -30,6 +30,7 @@ struct roofline_args {
 	bool quiet;
 	long threads;		/* --threads N: 0 all cores */
 	long runs;		/* --runs N (--count's timed runs) */
+	bool runs_given;
 	char **argv;		/* --count: the program after "--" */
 	char **refs;		/* REFS: the operands */
 	size_t nrefs;

@@ -235,7 +235,9 @@ static void setup_benchmarks(struct runner *rn, bool perf_refused)
 			rn->instr_idx = (long)k;
 	}
 	rn->ipc = rn->cycles_idx >= 0 && rn->instr_idx >= 0;
-	rn->nmetrics = M_RUSAGE_COUNT + nc + rn->ipc;
+	for (size_t w = 0; w < WORK_COUNT; w++)
+		rn->nwork += rn->o->work[w] != NULL;
+	rn->nmetrics = M_RUSAGE_COUNT + nc + rn->ipc + rn->nwork;
 	rn->mux = xcalloc(rn->njobs * nc + 1, sizeof(size_t));
 	rn->metrics = xcalloc(rn->njobs, sizeof(*rn->metrics));
 	for (size_t i = 0; i < rn->njobs; i++) {
@@ -263,6 +265,9 @@ static int known_metric(const struct runner *rn, const char *name)
 {
 	for (size_t k = 0; k < M_RUSAGE_COUNT; k++)
 		if (!strcmp(run_rusage_metrics[k].name, name))
+			return 1;
+	for (size_t w = 0; w < WORK_COUNT; w++)
+		if (rn->o->work[w] && !strcmp(run_work_metrics[w].name, name))
 			return 1;
 	for (size_t k = 0; rn->ctr && k < counters_metric_count(rn->ctr); k++)
 		if (!strcmp(counters_metric_name(rn->ctr, k), name))
@@ -344,6 +349,10 @@ static int prepare_runner(struct runner *rn, long *ref)
 		return r;
 	refused = r < 0;
 	setup_benchmarks(rn, refused);
+	if (run_work_eval(rn)) {
+		fprintf(stderr, "yardstick run: %s\n", rn->err.msg);
+		return 2;
+	}
 	if (check_compare_metrics(rn))
 		return 2;
 	*ref = find_reference(rn);
@@ -361,8 +370,25 @@ static int prepare_runner(struct runner *rn, long *ref)
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
+	struct error e;
+	int r;
+
+	r = run_parse(&o, argc, argv, &e);
+	if (r) {
+		if (r < 0)
+			fprintf(stderr, "yardstick run: %s\n", e.msg);
+		run_opts_free(&o);
+		return r < 0 ? 2 : 0;
+	}
+	r = run_execute(&o, NULL);
+	run_opts_free(&o);
+	return r;
+}
+
+int run_execute(struct run_opts *o, const struct run_hooks *h)
+{
 	struct result res;
-	struct runner rn = { .o = &o, .res = &res, .null_fd = -1,
+	struct runner rn = { .o = o, .res = &res, .null_fd = -1,
 			     .exec = &run_spawn_executor,
 			     .git = { .fd = -1 },
 			     .input_fd = -1, .err_pipe = { -1, -1 } };
@@ -370,20 +396,13 @@ int cmd_run(int argc, char **argv)
 	size_t planned = 0;
 	int r, ret;
 
-	r = run_parse(&o, argc, argv, &rn.err);
-	if (r) {
-		if (r < 0)
-			fprintf(stderr, "yardstick run: %s\n", rn.err.msg);
-		run_opts_free(&o);
-		return r < 0 ? 2 : 0;
-	}
 	result_init(&res, "run");
 	/* the outputs, checked before anything runs */
 	run_add_outputs(&rn);
 	ret = check_output_set(&rn.outs, "yardstick run");
 	if (ret)
 		goto out_free;
-	if (run_plan(&o, &rn.jobs, &rn.njobs, &rn.err)) {
+	if (run_plan(o, &rn.jobs, &rn.njobs, &rn.err)) {
 		fprintf(stderr, "yardstick run: %s\n", rn.err.msg);
 		ret = 2;
 		goto out_free;
@@ -397,10 +416,10 @@ int cmd_run(int argc, char **argv)
 	machine_detect(&res.machine);
 	/* git status costs milliseconds: only for what records it, and
 	 * asked now, to answer while the command runs (machine.h). */
-	if (o.json || o.csv || o.markdown || o.bmf || !o.no_store)
+	if (o->json || o->csv || o->markdown || o->bmf || !o->no_store)
 		git_detect_start(&res.git, &rn.git);
 	install_handlers();
-	if (o.shell && run_calibrate_shell(&rn)) {
+	if (o->shell && run_calibrate_shell(&rn)) {
 		fprintf(stderr, "yardstick: cannot time the shell: %s\n",
 			rn.err.msg);
 		ret = interrupted ? 130 : 1;
@@ -410,18 +429,22 @@ int cmd_run(int argc, char **argv)
 	if (rn.failed)
 		run_drop_unrun(&rn);
 	run_perf_follow_check(&rn);
-	if (o.shell)
+	if (o->shell)
 		run_shell_correct(&rn);
 	run_rss_warnings(&rn);
 	run_stray_warnings(&rn);
 	if (rn.failed)
 		run_report_failure(&rn);
+	if (h && h->measured && rn.total_runs > 0)
+		h->measured(&res, h->arg);
 	ret = run_finish(&rn, ref);
 	r = run_save(&rn);
 	if (rn.failed)
 		ret = rn.failed;
 	else if (!ret)
 		ret = r;
+	if (h && h->done && !ret)
+		ret = h->done(&res, h->arg);
 
 out_free:
 	git_detect_finish(&rn.git);	/* reaped on every way out */
@@ -441,6 +464,5 @@ out_free:
 	run_jobs_free(rn.jobs, planned ? planned : rn.njobs);
 	result_free(&res);
 	outputs_free(&rn.outs);
-	run_opts_free(&o);
 	return ret;
 }

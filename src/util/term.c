@@ -68,6 +68,18 @@ char *fmt_value(double v, const char *unit, char *buf, size_t n)
 		}
 		return fmt_sig(v, byte_units[i], buf, n);
 	}
+	if (!strcmp(unit, "flop")) {	/* decimal prefixes: 8 Mflop */
+		static const char *flop_units[] = {
+			"flop", "kflop", "Mflop", "Gflop", "Tflop"
+		};
+
+		while (i < 4 && a >= 1000) {
+			a /= 1000;
+			v /= 1000;
+			i++;
+		}
+		return fmt_sig(v, flop_units[i], buf, n);
+	}
 	if (!strcmp(unit, "count")) {
 		while (i < 4 && a >= 1000) {
 			a /= 1000;

@@ -165,6 +165,13 @@ static void test_fmt_value(void **state)
 	assert_string_equal(fmt_value(1234567, "count", b, sizeof(b)),
 			    "1.235 M");
 	assert_string_equal(fmt_value(0, "s", b, sizeof(b)), "0 s");
+	assert_string_equal(fmt_value(8e6, "flop", b, sizeof(b)),
+			    "8.000 Mflop");
+	assert_string_equal(fmt_value(512, "flop", b, sizeof(b)),
+			    "512.0 flop");
+	/* run --work flops */
+	assert_string_equal(fmt_value(1.6e7, "flop", b, sizeof(b)),
+			    "16.00 Mflop");
 }
 
 static char *capture(void (*fn)(const char *, FILE *), const char *s)

@@ -1,0 +1,743 @@
+/*
+ * `yardstick roofline --count [--runs N] -- PROGRAM [ARGS...]`: count the
+ * program's floating-point operations and the bytes it loads and stores
+ * where no PMU can (a virtual machine, a CPU without FP events), then
+ * time it natively with run's machinery, and place it on the roofline.
+ *
+ * The counting is one run of PROGRAM under valgrind with ysflops, a
+ * valgrind tool of our own (src/roofline/ysflops/ysflops.c, its policy
+ * there and in --help). valgrind's launcher finds a tool only as
+ * $VALGRIND_LIB/TOOL-PLATFORM, next to the core's files
+ * (vgpreload_core-amd64-linux.so, default.supp ...): so each count makes
+ * a private directory holding a link to ysflops (next to yardstick in a
+ * build tree, in libdir/yardstick once installed: find_helper) and links
+ * to every file of the system's valgrind directory, and points
+ * VALGRIND_LIB at it. Every process of the program's tree runs under the
+ * tool (--trace-children=yes, forks too) and writes its totals at its
+ * exit to a file of its own there; the totals are their sum.
+ *
+ * Then run_execute (run.h) times PROGRAM --runs times, as `run` would,
+ * and the result (kind "run") gets the counted work: metrics work_flops
+ * and work_bytes (one value per timed run) and the settings work_flops
+ * and work_bytes = "counted: ysflops" (docs/result-format.md). It is
+ * saved, written to --json, and placed (roofline_place_result).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd/commands.h"
+#include "cmd/roofline.h"
+#include "cmd/run.h"
+#include "result/result.h"
+#include "util/child.h"
+#include "util/fileio.h"
+#include "util/monoclock.h"
+#include "util/strutil.h"
+#include "util/term.h"
+
+#define TOOL "ysflops"
+#define TOOL_FILE TOOL "-amd64-linux"
+
+/* The totals ysflops writes, by the keys it writes them under. */
+enum {
+	K_F64_S, K_F64_128, K_F64_256, K_F64_512,
+	K_F32_S, K_F32_128, K_F32_256, K_F32_512,
+	K_F16_S, K_F16_128, K_F16_256, K_F16_512,
+	K_F64_FMA, K_F64_DIVSQRT, K_F32_FMA, K_F32_DIVSQRT,
+	K_F16_FMA, K_F16_DIVSQRT,
+	K_LOADED, K_STORED, K_INSNS, NKEYS
+};
+
+static const char *const key_names[NKEYS] = {
+	"fp64_scalar", "fp64_128", "fp64_256", "fp64_512",
+	"fp32_scalar", "fp32_128", "fp32_256", "fp32_512",
+	"fp16_scalar", "fp16_128", "fp16_256", "fp16_512",
+	"fp64_fma", "fp64_div_sqrt", "fp32_fma", "fp32_div_sqrt",
+	"fp16_fma", "fp16_div_sqrt",
+	"bytes_loaded", "bytes_stored", "instructions",
+};
+
+struct counts {
+	uint64_t v[NKEYS];
+	size_t processes;	/* files read */
+	size_t incomplete;	/* of them, without their "end" line */
+};
+
+static uint64_t count_flops(const struct counts *c, int first)
+{
+	uint64_t sum = 0;
+
+	for (int k = first; k < first + 4; k++)
+		sum += c->v[k];
+	return sum;
+}
+
+static uint64_t total_flops(const struct counts *c)
+{
+	return count_flops(c, K_F64_S) + count_flops(c, K_F32_S) +
+	       count_flops(c, K_F16_S);
+}
+
+static uint64_t total_bytes(const struct counts *c)
+{
+	return c->v[K_LOADED] + c->v[K_STORED];
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* The directory of the system's valgrind that holds its core's files:
+ * $VALGRIND_LIB when set, else where valgrind's prefix puts it. */
+static char *valgrind_libdir(const char *valgrind, struct error *e)
+{
+	const char *env = getenv("VALGRIND_LIB");
+	char *real = realpath(valgrind, NULL), *prefix, *slash, *p;
+	static const char *const rel[] = {
+		"libexec/valgrind", "lib/x86_64-linux-gnu/valgrind",
+		"lib/valgrind", "lib64/valgrind",
+	};
+
+	if (env && *env) {
+		p = xasprintf("%s/vgpreload_core-amd64-linux.so", env);
+		if (access(p, R_OK) == 0) {
+			free(p);
+			free(real);
+			return xstrdup(env);
+		}
+		free(p);
+		free(real);
+		error_set(e, "VALGRIND_LIB: '%s' holds no "
+			  "vgpreload_core-amd64-linux.so", env);
+		return NULL;
+	}
+	prefix = xstrdup(real ? real : valgrind);
+	free(real);
+	/* PREFIX/bin/valgrind */
+	for (int up = 0; up < 2; up++) {
+		slash = strrchr(prefix, '/');
+		if (slash)
+			*slash = '\0';
+	}
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		p = xasprintf("%s/%s/vgpreload_core-amd64-linux.so", prefix,
+			      rel[i]);
+		if (access(p, R_OK) == 0) {
+			free(p);
+			p = xasprintf("%s/%s", prefix, rel[i]);
+			free(prefix);
+			return p;
+		}
+		free(p);
+	}
+	error_set(e, "cannot find valgrind's files (vgpreload_core-amd64-"
+		  "linux.so) under '%s': set VALGRIND_LIB to their directory",
+		  prefix);
+	free(prefix);
+	return NULL;
+}
+
+/* The private VALGRIND_LIB: ysflops, and links to valgrind's files. */
+static int make_libdir(const char *dir, const char *tool, const char *vglib,
+		       struct error *e)
+{
+	DIR *d = opendir(vglib);
+	struct dirent *de;
+	char *p, *t;
+	int r = 0;
+
+	if (!d)
+		return error_errno(e, errno, "cannot open '%s'", vglib);
+	while (r == 0 && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, TOOL_FILE))
+			continue;
+		p = xasprintf("%s/%s", dir, de->d_name);
+		t = xasprintf("%s/%s", vglib, de->d_name);
+		if (symlink(t, p))
+			r = error_errno(e, errno, "cannot link '%s'", p);
+		free(p);
+		free(t);
+	}
+	closedir(d);
+	if (r)
+		return r;
+	p = xasprintf("%s/%s", dir, TOOL_FILE);
+	t = realpath(tool, NULL);
+	if (!t || symlink(t, p))
+		r = error_errno(e, errno, "cannot link '%s'", p);
+	free(p);
+	free(t);
+	return r;
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *p;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		p = xasprintf("%s/%s", dir, de->d_name);
+		unlink(p);
+		free(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+/* Add one process's totals (the file at path) to c. */
+static int read_counts(const char *path, struct counts *c, struct error *e)
+{
+	char *data, *line, *save = NULL;
+	bool end = false;
+
+	if (file_read_all(path, &data, NULL, e))
+		return -1;
+	for (line = strtok_r(data, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char key[64];
+		uint64_t v;
+
+		if (sscanf(line, "%63s %" SCNu64, key, &v) != 2)
+			continue;
+		if (!strcmp(key, "end"))
+			end = true;
+		for (int k = 0; k < NKEYS; k++)
+			if (!strcmp(key, key_names[k]))
+				c->v[k] += v;
+	}
+	free(data);
+	c->processes++;
+	if (!end)
+		c->incomplete++;
+	return 0;
+}
+
+/* Sum the files counts.PID.N the processes wrote in dir. */
+static int read_all_counts(const char *dir, struct counts *c,
+			   struct error *e)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int r = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!d)
+		return error_errno(e, errno, "cannot open '%s'", dir);
+	while (r == 0 && (de = readdir(d))) {
+		const char *s = de->d_name;
+		char *p;
+
+		if (strncmp(s, "counts.", 7))
+			continue;
+		p = xasprintf("%s/%s", dir, s);
+		r = read_counts(p, c, e);
+		free(p);
+	}
+	closedir(d);
+	return r;
+}
+
+/* The last lines of a file the count left (valgrind's log, the
+ * program's stderr), on stderr under a heading. */
+static void show_tail(const char *path, const char *what)
+{
+	char *data = NULL, *start;
+	size_t len = 0;
+	struct error e;
+	int lines = 0;
+
+	if (file_read_all(path, &data, &len, &e) || !len) {
+		free(data);
+		return;
+	}
+	start = data + len;
+	while (start > data && lines < 12)
+		if (*--start == '\n' && start + 1 < data + len)
+			lines++;
+	if (*start == '\n')
+		start++;
+	fprintf(stderr, "yardstick roofline: the end of %s:\n", what);
+	/* the program's own bytes: escaped, line by line */
+	for (char *save = NULL, *line = strtok_r(start, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		term_puts(stderr, line);
+		fputc('\n', stderr);
+	}
+	free(data);
+}
+
+/*
+ * The logs of the processes valgrind ran (valgrind.PID.log in dir) that
+ * say how one died, their tails on stderr. Returns whether one says
+ * valgrind could not run an instruction.
+ */
+static bool show_logs(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool unhandled = false;
+
+	if (!d)
+		return false;
+	while ((de = readdir(d))) {
+		char *p, *data = NULL;
+		struct error e;
+
+		if (strncmp(de->d_name, "valgrind.", 9))
+			continue;
+		p = xasprintf("%s/%s", dir, de->d_name);
+		if (!file_read_all(p, &data, NULL, &e) &&
+		    (strstr(data, "Process terminating") ||
+		     strstr(data, "unhandled instruction bytes"))) {
+			unhandled |= strstr(data, "unhandled instruction "
+					    "bytes") != NULL;
+			show_tail(p, "valgrind's messages");
+		}
+		free(data);
+		free(p);
+	}
+	closedir(d);
+	return unhandled;
+}
+
+/* s with every '%' doubled: a path in valgrind's --log-file, which
+ * expands %p and %q{VAR}. */
+static char *pct_escape(const char *s)
+{
+	char *out = xcalloc(2 * strlen(s) + 1, 1), *o = out;
+
+	for (; *s; s++) {
+		*o++ = *s;
+		if (*s == '%')
+			*o++ = '%';
+	}
+	return out;
+}
+
+static void print_counts(FILE *fp, const struct counts *c, double secs,
+			 const char *status)
+{
+	static const char *const prec[] = { "fp64", "fp32", "fp16" };
+	static const char *const width[] = {
+		"scalar", "128-bit", "256-bit", "512-bit"
+	};
+	uint64_t flops = total_flops(c), bytes = total_bytes(c);
+
+	fprintf(fp, "Counted by ysflops (valgrind), %zu process%s, %.2f s "
+		"under the tool%s\n", c->processes,
+		c->processes == 1 ? "" : "es", secs, status);
+	fprintf(fp, "  %-22s %" PRIu64 "\n", "FLOPs", flops);
+	for (int p = 0; p < 3; p++)
+		for (int w = 0; w < 4; w++) {
+			uint64_t v = c->v[K_F64_S + p * 4 + w];
+			char label[32];
+
+			if (!v)
+				continue;
+			snprintf(label, sizeof(label), "%s %s", prec[p],
+				 width[w]);
+			fprintf(fp, "    %-20s %" PRIu64 "\n", label, v);
+		}
+	for (int p = 0; p < 3; p++) {
+		uint64_t fma = c->v[K_F64_FMA + 2 * p];
+		uint64_t ds = c->v[K_F64_DIVSQRT + 2 * p];
+		char label[32];
+
+		snprintf(label, sizeof(label), "%s FMA", prec[p]);
+		if (fma)
+			fprintf(fp, "    %-20s %" PRIu64 " lanes (2 FLOPs "
+				"each, in the above)\n", label, fma);
+		snprintf(label, sizeof(label), "%s div, sqrt", prec[p]);
+		if (ds)
+			fprintf(fp, "    %-20s %" PRIu64 " lanes (1 FLOP "
+				"each, in the above)\n", label, ds);
+	}
+	fprintf(fp, "  %-22s %" PRIu64 "\n", "bytes loaded",
+		c->v[K_LOADED]);
+	fprintf(fp, "  %-22s %" PRIu64 "\n", "bytes stored",
+		c->v[K_STORED]);
+	if (bytes)
+		fprintf(fp, "  %-22s %.4g FLOP/byte\n", "intensity",
+			(double)flops / (double)bytes);
+	fprintf(fp, "  %-22s %" PRIu64 "\n", "instructions", c->v[K_INSNS]);
+}
+
+struct count_state {
+	const struct roofline_args *a;
+	struct counts c;
+};
+
+/* run_hooks.measured: the counted work, one value per timed run. */
+static void add_work(struct result *r, void *arg)
+{
+	const struct count_state *st = arg;
+	const struct counts *c = &st->c;
+
+	for (size_t i = 0; i < r->nbenchmarks; i++) {
+		struct benchmark *b = &r->benchmarks[i];
+		struct metric *wall = benchmark_find_metric(b, "wall_time");
+		struct metric *mf, *mb;
+		size_t n = 0;
+
+		if (wall)
+			free(metric_measured(wall, &n));
+		mf = benchmark_metric(b, "work_flops", "flop");
+		mb = benchmark_metric(b, "work_bytes", "bytes");
+		for (size_t k = 0; k < n; k++) {
+			metric_push(mf, (double)total_flops(c));
+			metric_push(mb, (double)total_bytes(c));
+		}
+	}
+	result_set_str(r, "work_flops", "counted: " TOOL);
+	result_set_str(r, "work_bytes", "counted: " TOOL);
+	result_set_num(r, "counted_fp64_flops",
+		       (double)count_flops(c, K_F64_S));
+	result_set_num(r, "counted_fp32_flops",
+		       (double)count_flops(c, K_F32_S));
+	result_set_num(r, "counted_fp16_flops",
+		       (double)count_flops(c, K_F16_S));
+	result_set_num(r, "counted_fma_lanes", (double)(c->v[K_F64_FMA] +
+		       c->v[K_F32_FMA] + c->v[K_F16_FMA]));
+	result_set_num(r, "counted_bytes_loaded", (double)c->v[K_LOADED]);
+	result_set_num(r, "counted_bytes_stored", (double)c->v[K_STORED]);
+	result_set_num(r, "counted_instructions", (double)c->v[K_INSNS]);
+}
+
+/* run_hooks.done: place the timed result under the stored ceilings. */
+static int place(const struct result *r, void *arg)
+{
+	const struct count_state *st = arg;
+	struct roofline_args pa = *st->a;
+	int ret;
+
+	pa.json = NULL;		/* --json is the run's result */
+	ret = roofline_place_result(r, &pa);
+	if (ret == 3) {
+		fprintf(stderr, "yardstick roofline: counted and timed, but "
+			"not placed (above); `yardstick roofline --measure` "
+			"measures this machine's ceilings\n");
+		return 0;
+	}
+	return ret;
+}
+
+static int noop_write(const char *path, void *ctx, struct error *e)
+{
+	(void)path;
+	(void)ctx;
+	(void)e;
+	return 0;
+}
+
+/* --json and -o checked before the count, which takes long. */
+static int check_outputs(const struct roofline_args *a)
+{
+	struct output_set s;
+	int ret;
+
+	outputs_init(&s);
+	outputs_add(&s, "--json", a->json, "json", noop_write, NULL);
+	for (size_t i = 0; i < a->nouts; i++)
+		outputs_add(&s, "-o", a->outs[i], "svg", noop_write, NULL);
+	ret = check_output_set(&s, "yardstick roofline");
+	outputs_free(&s);
+	return ret;
+}
+
+/* Everything found before the count: 0, or the exit code (printed). */
+struct count_env {
+	char *prog, *valgrind, *tool, *vglib;
+};
+
+static int find_everything(const struct roofline_args *a,
+			   struct count_env *env)
+{
+	struct error e;
+
+	if (spawn_resolve_program(a->argv[0], &env->prog, &e)) {
+		fprintf(stderr, "yardstick roofline: %s\n", e.msg);
+		return 2;
+	}
+	if (spawn_exec_privileged(env->prog, &e) == 1) {
+		fprintf(stderr, "yardstick roofline: cannot count it: %s, and "
+			"under valgrind it would run without its privileges "
+			"(count a copy without the set-ID bits or "
+			"capabilities)\n", e.msg);
+		return 3;
+	}
+	if (spawn_resolve_program("valgrind", &env->valgrind, &e)) {
+		fprintf(stderr, "yardstick roofline: --count runs the program "
+			"under valgrind, which is not installed (apt-get "
+			"install valgrind): %s\n", e.msg);
+		return 3;
+	}
+	env->tool = find_helper(TOOL_FILE, "YARDSTICK_YSFLOPS", X_OK, &e);
+	if (!env->tool) {
+		fprintf(stderr, "yardstick roofline: cannot count: %s (it is "
+			"built where valgrind's tool files are installed: "
+			"apt-get install valgrind, and rebuild)\n", e.msg);
+		return 3;
+	}
+	env->vglib = valgrind_libdir(env->valgrind, &e);
+	if (!env->vglib) {
+		fprintf(stderr, "yardstick roofline: %s\n", e.msg);
+		return 3;
+	}
+	return 0;
+}
+
+/* valgrind's argument for the program: a path it cannot take for one of
+ * its options. */
+static char *program_arg(const char *path)
+{
+	return path[0] == '-' ? xasprintf("./%s", path) : xstrdup(path);
+}
+
+/* One run of the program under ysflops, in dir. Returns 0 with c filled
+ * (the program exited with 0), or the exit code (printed). */
+static int count_program(const struct roofline_args *a,
+			 const struct count_env *env, const char *dir,
+			 struct counts *c, FILE *fp)
+{
+	char *esc = pct_escape(dir);
+	char *out = xasprintf("--ys-out=%s/counts", dir);
+	/* one log per process (%p): they would overwrite one another */
+	char *log = xasprintf("--log-file=%s/valgrind.%%p.log", esc);
+	char *lib = xasprintf("VALGRIND_LIB=%s", dir);
+	char *errpath = xasprintf("%s/stderr", dir);
+	char *prog = program_arg(env->prog);
+	char *name = term_safe(a->argv[0]);
+	const char *envs[] = { lib, NULL };
+	size_t n = 0;
+	char **argv;
+	struct child ch = { 0 };
+	struct error e;
+	int errfd, ret = 0, code;
+	bool unhandled;
+	double secs;
+
+	for (n = 0; a->argv[n]; n++)
+		;
+	argv = xcalloc(n + 9, sizeof(char *));
+	argv[0] = env->valgrind;
+	/* not the user's ~/.valgrindrc, ./.valgrindrc nor VALGRIND_OPTS:
+	 * another tool's options there would stop ours */
+	argv[1] = "--command-line-only=yes";
+	argv[2] = "--tool=" TOOL;
+	argv[3] = "--trace-children=yes";
+	/* no gdbserver: its FIFOs in TMPDIR outlive a killed valgrind */
+	argv[4] = "--vgdb=no";
+	argv[5] = log;
+	argv[6] = out;
+	argv[7] = prog;
+	for (size_t i = 1; i < n; i++)
+		argv[7 + i] = a->argv[i];
+	errfd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (errfd < 0) {
+		fprintf(stderr, "yardstick roofline: cannot create '%s': %s\n",
+			errpath, strerror(errno));
+		ret = 3;
+		goto out;
+	}
+	ch.path = env->valgrind;
+	ch.argv = argv;
+	ch.env_add = envs;
+	ch.io[0] = CHILD_IO_NULL;
+	ch.io[1] = CHILD_IO_NULL;
+	ch.io[2] = CHILD_IO_FD;
+	ch.fd[2] = errfd;
+	ch.own_group = true;
+	ch.interrupt = &interrupted;
+	if (!a->quiet && isatty(STDERR_FILENO))
+		fprintf(stderr, "yardstick roofline: counting '%s' under "
+			"valgrind, some 6 to 200 times slower than natively "
+			"(Ctrl-C stops it)\n", name);
+	if (child_start(&ch, &e) || child_wait(&ch, &e)) {
+		fprintf(stderr, "yardstick roofline: %s\n", e.msg);
+		ret = 3;
+		goto out;
+	}
+	if (ch.interrupted || interrupted) {
+		fprintf(stderr, "yardstick roofline: interrupted while "
+			"counting: nothing kept\n");
+		ret = 130;
+		goto out;
+	}
+	secs = (double)(ch.end_ns - ch.start_ns) / 1e9;
+	if (read_all_counts(dir, c, &e)) {
+		fprintf(stderr, "yardstick roofline: %s\n", e.msg);
+		ret = 3;
+		goto out;
+	}
+	code = spawn_exit_code(ch.status);
+	if (!c->processes) {
+		/* valgrind never ran the tool, or could not start the
+		 * program: the launcher says why on stderr */
+		show_tail(errpath, "valgrind's messages");
+		show_logs(dir);
+		fprintf(stderr, "yardstick roofline: valgrind did not count "
+			"'%s' (exit code %d)%s\n", name, code,
+			code == 126 || code == 127 ? "" : "; ysflops holds the "
+			"valgrind it was built with: rebuild yardstick after an "
+			"upgrade of valgrind");
+		ret = code == 126 || code == 127 ? 2 : 3;
+		goto out;
+	}
+	if (code != 0) {
+		print_counts(stderr, c, secs, ": PARTIAL, the program failed");
+		show_tail(errpath, "its stderr");
+		unhandled = show_logs(dir);
+		print_program_status("yardstick roofline", "count", ch.status);
+		if (unhandled)
+			fprintf(stderr, "yardstick roofline: valgrind cannot run "
+				"an instruction of it (above): AVX-512 and some "
+				"newer extensions are beyond valgrind 3.19; count "
+				"a build without them (-mno-avx512f, or -march "
+				"for an older CPU)\n");
+		fprintf(stderr, "yardstick roofline: '%s' failed under "
+			TOOL ": nothing timed nor kept\n", name);
+		ret = 1;
+		goto out;
+	}
+	if (!a->quiet)
+		print_counts(fp, c, secs, c->incomplete
+			     ? ": some processes left no totals" : "");
+	if (c->incomplete)
+		fprintf(stderr, "yardstick roofline: warning: %zu of %zu "
+			"processes did not finish their totals: the counts "
+			"are short of theirs\n", c->incomplete, c->processes);
+out:
+	if (errfd >= 0)
+		close(errfd);
+	free(argv);
+	free(out);
+	free(log);
+	free(lib);
+	free(errpath);
+	free(esc);
+	free(name);
+	free(prog);
+	return ret;
+}
+
+/* Time the program with run's machinery, the counts added. */
+static int time_program(const struct roofline_args *a, struct count_state *st)
+{
+	char runs[32];
+	size_t n = 0;
+	char **argv;
+	struct run_opts o;
+	struct run_hooks h = { add_work, place, st };
+	struct error e;
+	int r;
+
+	for (n = 0; a->argv[n]; n++)
+		;
+	snprintf(runs, sizeof(runs), "%ld", a->runs);
+	argv = xcalloc(n + 5, sizeof(char *));
+	argv[0] = "run";
+	argv[1] = "--runs";
+	argv[2] = runs;
+	argv[3] = "--";
+	for (size_t i = 0; i < n; i++)
+		argv[4 + i] = a->argv[i];
+	r = run_parse(&o, (int)(n + 4), argv, &e);
+	free(argv);
+	if (r) {
+		fprintf(stderr, "yardstick roofline: %s\n", e.msg);
+		run_opts_free(&o);
+		return 2;
+	}
+	o.json = a->json;
+	o.store = a->store;
+	o.no_store = a->no_store;
+	o.quiet = a->quiet;
+	r = run_execute(&o, &h);
+	run_opts_free(&o);
+	return r;
+}
+
+/* The count, in a private directory made and removed here. */
+static int count_in_dir(const struct roofline_args *a,
+			const struct count_env *env, struct counts *c)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir = xasprintf("%s/yardstick-count-XXXXXX",
+			      tmp && *tmp ? tmp : "/tmp");
+	struct error e;
+	FILE *fp;
+	int ret;
+
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "yardstick roofline: cannot make a directory "
+			"'%s': %s\n", dir, strerror(errno));
+		free(dir);
+		return 3;
+	}
+	if (make_libdir(dir, env->tool, env->vglib, &e)) {
+		fprintf(stderr, "yardstick roofline: %s\n", e.msg);
+		ret = 3;
+	} else {
+		/* with --json on stdout, the report goes to stderr */
+		fp = a->json && output_is_stdout(a->json) ? stderr : stdout;
+		ret = count_program(a, env, dir, c, fp);
+		fflush(fp);
+	}
+	remove_dir(dir);
+	free(dir);
+	return ret;
+}
+
+int roofline_count(const struct roofline_args *a)
+{
+	struct count_env env = { 0 };
+	struct count_state st = { .a = a };
+	struct sigaction sa, old[3];
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	int ret;
+
+	/* Ctrl-C from here to the end of the count: nothing left behind */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: wait4 returns */
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	ret = check_outputs(a);
+	if (!ret)
+		ret = find_everything(a, &env);
+	if (!ret)
+		ret = count_in_dir(a, &env, &st.c);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	if (!ret && interrupted) {
+		fprintf(stderr, "yardstick roofline: interrupted: nothing "
+			"kept\n");
+		ret = 130;
+	}
+	if (!ret)
+		ret = time_program(a, &st);
+	free(env.prog);
+	free(env.valgrind);
+	free(env.tool);
+	free(env.vglib);
+	return ret;
+}
