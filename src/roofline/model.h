@@ -30,7 +30,8 @@
  * every such line is compute-bound when some level's line reaches P at
  * AI (at the ridge point exactly, bw x AI = P, it does): bound by the
  * lowest compute ceiling it does not exceed (a lower instruction set's
- * peak binds a point below it), else by P. When no line reaches P (AI
+ * peak binds a point below it; one within ROOF_TOLERANCE of P is P),
+ * else by P. When no line reaches P (AI
  * left of every ridge), a point above every line is held by the top line
  * (more than 100% of it). The next ceiling is the next roof above both
  * the binding one and the point: a faster level's line, or the compute

@@ -296,6 +296,20 @@ static void test_missing_levels(void **state)
 	/* above DRAM's 8 at 0.5 FLOP/B, no L3 or L2 known: the peak */
 	place(&m, 20 * G, 0.5, &v, "compute-bound (fp64 avx2_fma): 31% of "
 	      "the compute roof");
+	/* an instruction set measured within 10% of the compute roof is
+	 * that roof, not a ceiling below it */
+	few[1] = cpu("avx512", "fp64", 1, 62 * G);
+	c.n = 3;
+	assert_int_equal(roof_model_select(&c, &s, &m, &e), 0);
+	assert_string_equal(m.compute[0]->isa, "avx2_fma");
+	assert_int_equal(m.ncompute, 1);
+	place(&m, 60 * G, 1e6, &v, "compute-bound (fp64 avx2_fma): 94% of "
+	      "the compute roof");
+	few[1] = cpu("avx512", "fp64", 1, 58 * G);	/* 10.3% below */
+	assert_int_equal(roof_model_select(&c, &s, &m, &e), 0);
+	place(&m, 50 * G, 1e6, &v, "compute-bound (fp64 avx512): 86% of "
+	      "the avx512 roof; compute roof 1.3× away");
+	few[1] = mem("L1", "triad", 1, 256 * G);
 	/* only a memory level or only compute: refused */
 	c.n = 1;
 	assert_int_equal(roof_model_select(&c, &s, &m, &e), -1);
