@@ -49,10 +49,16 @@ place() {
 d = load('$T/p.json')
 p = {x['name']: x for x in d['points']}
 for x in p.values():
-    assert x['placed'], x
+    assert x['placed'] and x['verdict'], x
+assert abs(p['triad']['arithmetic_intensity'] - 1 / 12) < 1e-12
+if '${YSB_SAN:-none}' != 'none':
+    # a sanitized build measures its instrumented kernels (every load
+    # and store checked): ceilings far below the machine's, which the
+    # plain fixtures exceed; only the placement itself is checked
+    sys.exit(0)
+for x in p.values():
     assert x['flops_per_second'] <= x['roof'] * 1.1, x
 def level(x): return x['ceiling'].split()[0]
-assert abs(p['triad']['arithmetic_intensity'] - 1 / 12) < 1e-12
 assert (p['triad']['bound'], level(p['triad'])) == ('memory', 'DRAM'), p['triad']
 assert p['fma']['bound'] == 'compute', p['fma']
 assert (p['daxpy_dram']['bound'], level(p['daxpy_dram'])) == ('memory', 'DRAM'), p['daxpy_dram']
