@@ -23,6 +23,20 @@ static bool positive(double v)
 	return isfinite(v) && v > 0;
 }
 
+/* v[0..n) by value, ascending (dir 1) or descending (-1); stable. A few
+ * entries: an insertion sort. */
+static void sort_by_value(const struct roof_ceiling **v, size_t n, int dir)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && dir * v[k]->value <
+		     dir * v[k - 1]->value; k--) {
+			const struct roof_ceiling *t = v[k];
+
+			v[k] = v[k - 1];
+			v[k - 1] = t;
+		}
+}
+
 /* The compute ceilings of the selection, one per isa (the largest),
  * fastest first. */
 static void select_compute(const struct roof_ceilings *c,
@@ -45,15 +59,7 @@ static void select_compute(const struct roof_ceilings *c,
 			m->compute[m->ncompute++] = x;
 		}
 	}
-	/* a few entries: insertion sort, fastest first */
-	for (size_t i = 1; i < m->ncompute; i++)
-		for (size_t k = i; k > 0 && m->compute[k]->value >
-		     m->compute[k - 1]->value; k--) {
-			const struct roof_ceiling *t = m->compute[k];
-
-			m->compute[k] = m->compute[k - 1];
-			m->compute[k - 1] = t;
-		}
+	sort_by_value(m->compute, m->ncompute, -1);	/* fastest first */
 }
 
 /* Leave out the compute ceilings within the tolerance of the fastest:
@@ -145,14 +151,7 @@ static size_t memory_roofs(const struct roof_model *m, double ai,
 	for (int l = 0; l < ROOF_NLEVELS; l++)
 		if (m->mem[l] && m->mem[l]->value * ai < roof_peak(m))
 			list[n++] = m->mem[l];
-	for (size_t i = 1; i < n; i++)
-		for (size_t k = i; k > 0 && list[k]->value < list[k - 1]->value;
-		     k--) {
-			const struct roof_ceiling *t = list[k];
-
-			list[k] = list[k - 1];
-			list[k - 1] = t;
-		}
+	sort_by_value(list, n, 1);
 	return n;
 }
 
