@@ -106,17 +106,17 @@ static const struct opt_entry roofline_options[] = {
 	{ OPT_COUNT(0, "runs", runs, 1, 1000000), OPT_SETS(runs_given),
 	  .metavar = "N",
 	  .help = "timed runs of PROGRAM (--count)" },
-	{ OPT_STRING(0, "ceilings", ceilings), .metavar = "REF|FILE",
+	{ OPT_STRING(0, "ceilings", ceilings), OPT_SETS(place_given), .metavar = "REF|FILE",
 	  .help = "place under the ceilings of this result of kind roofline "
 	  "(a store reference or a JSON file) instead of this machine's "
 	  "newest" },
-	{ OPT_COUNT(0, "point-threads", point_threads, 1, 1 << 20),
+	{ OPT_COUNT(0, "point-threads", point_threads, 1, 1 << 20), OPT_SETS(place_given),
 	  .metavar = "N", .help = "the ceilings of N threads for benchmarks "
 	  "without a parameter 'threads'" },
-	{ OPT_ENUM(0, "precision", precision, roofline_precisions),
+	{ OPT_ENUM(0, "precision", precision, roofline_precisions), OPT_SETS(place_given),
 	  .help = "the compute ceilings of benchmarks without a parameter "
 	  "'precision'" },
-	{ OPT_ENUM(0, "pattern", pattern, roofline_patterns),
+	{ OPT_ENUM(0, "pattern", pattern, roofline_patterns), OPT_SETS(place_given),
 	  .help = "the bandwidth of every memory level: triad (2 loads, 1 "
 	  "store), copy or load" },
 	{ OPT_LIST('o', "output", outs, nouts), .metavar = "FILE",
@@ -193,10 +193,16 @@ int cmd_roofline(int argc, char **argv)
 	}
 	a.refs = argv + rest.first;
 	a.nrefs = (size_t)(rest.end - rest.first);
-	if (a.measure)
+	if (a.measure && a.place_given) {
+		fprintf(stderr, "yardstick roofline: --ceilings, "
+			"--point-threads, --precision and --pattern place "
+			"benchmarks, not with --measure\n");
+		ret = 2;
+	} else if (a.measure) {
 		ret = roofline_measure(&a);
-	else
+	} else {
 		ret = roofline_place(&a);
+	}
 out:
 	free(a.outs);
 	return ret;

@@ -38,6 +38,7 @@ struct roofline_args {
 	long point_threads;	/* --point-threads N (default 1) */
 	int precision;		/* --precision: 0 fp64, 1 fp32 */
 	int pattern;		/* --pattern: 0 triad, 1 copy, 2 load */
+	bool place_given;	/* one of the four above was given */
 };
 
 int roofline_measure(const struct roofline_args *a);

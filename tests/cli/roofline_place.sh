@@ -242,6 +242,8 @@ errors() {
 	has "$T/stderr" "missing.json" &&
 	expect_exit 2 YSR "$T/work.json" --precision fp16 &&
 	expect_exit 2 YSR "$T/work.json" --point-threads 0 &&
+	expect_exit 2 "$YS" roofline --measure --pattern copy &&
+	has "$T/stderr" "place benchmarks, not with --measure" &&
 	[ ! -e "$T/r.png" ]
 }
 t "errors: no REF, no stored ceilings (exit 3), --machine with a REF, ceilings of another kind, a REF of ceilings, -o not .svg, a missing file" errors
