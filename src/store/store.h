@@ -35,7 +35,10 @@ enum store_err {
 	STORE_ERR_BADREF = 7,	/* a malformed or ambiguous reference */
 	STORE_ERR_UNSAFE = 8,	/* owned by another user, or in a directory
 				 * where another user could plant files */
-	STORE_ERR_NOLIB = 9,	/* SQLite (dlopen'ed) cannot be loaded */
+	STORE_ERR_NOLIB = 9,	/* SQLite or libpq (dlopen'ed) cannot be
+				 * loaded */
+	STORE_ERR_CONNECT = 10,	/* the PostgreSQL server cannot be reached,
+				 * refused us, or went away */
 };
 
 /* How store_open opens the file. */
@@ -172,5 +175,25 @@ struct store_query {
 int store_history(struct store *s, const struct store_query *q,
 		  struct store_entry **entries, size_t *n, struct error *e);
 void store_entries_free(struct store_entry *entries, size_t n);
+
+/* What store_copy did. */
+struct store_copy_stats {
+	size_t copied, skipped, renumbered;
+	/* told each copied result that took another id, or NULL */
+	void (*on_renumber)(long long from, long long to, void *ctx);
+	void *ctx;
+};
+
+/*
+ * Copy every result of from into to (of either backend; to opened for
+ * writing), oldest first, each in a transaction of its own: a result
+ * whose fingerprint to already holds is skipped (copied before, by this
+ * copy or another), so running it again copies nothing twice. A result
+ * keeps its id when to has none with that id, else takes to's next one
+ * (stats->on_renumber). Returns 0 or -STORE_ERR_*; what was copied before
+ * a failure stays copied.
+ */
+int store_copy(struct store *from, struct store *to,
+	       struct store_copy_stats *stats, struct error *e);
 
 #endif

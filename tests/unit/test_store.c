@@ -1094,9 +1094,10 @@ static char *schema_of(const char *path)
 			"sql FROM sqlite_schema ORDER BY name)");
 }
 
-/* A version 1 store (v2 only adds indexes) migrates forward in place,
- * its results intact; opening a current store changes nothing; a store
- * of a newer version is refused, the message giving both versions. */
+/* A version 1 store (v2 only adds indexes, v3 the fingerprint column)
+ * migrates forward in place, its results intact; opening a current store
+ * changes nothing; a store of a newer version is refused, the message
+ * giving both versions. */
 static void test_migration(void **state)
 {
 	const char *path = tmp_path("migrate.db");
@@ -1107,13 +1108,14 @@ static void test_migration(void **state)
 	build_rich(&r);
 	save(s, &r);
 	store_close(s);
-	assert_int_equal(raw_int(path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 3);
 	v2 = schema_of(path);
-	raw_exec(path, "DROP INDEX results_commit; DROP INDEX results_branch;"
-		 " PRAGMA user_version = 1");
+	raw_exec(path, "DROP INDEX results_fingerprint; ALTER TABLE results "
+		 "DROP COLUMN fingerprint; DROP INDEX results_commit; "
+		 "DROP INDEX results_branch; PRAGMA user_version = 1");
 
 	s = open_new(path);
-	assert_int_equal(raw_int(path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 3);
 	again = schema_of(path);
 	assert_string_equal(again, v2);
 	load(s, "@aaaa1111", 0, &back);
@@ -1134,7 +1136,7 @@ static void test_migration(void **state)
 	raw_exec(path, "PRAGMA user_version = 99");
 	assert_open_fails(path, STORE_READ, STORE_ERR_SCHEMA, "newer yardstick");
 	assert_open_fails(path, STORE_READ, STORE_ERR_SCHEMA, "is 99");
-	assert_open_fails(path, STORE_READ, STORE_ERR_SCHEMA, "up to 2");
+	assert_open_fails(path, STORE_READ, STORE_ERR_SCHEMA, "up to 3");
 	free(again);
 	free(v2);
 	result_free(&r);
