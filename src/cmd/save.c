@@ -16,8 +16,8 @@ int save_result(const struct result *res, const char *store, bool quiet)
 {
 	long long id;
 	struct error e;
-	char *path = store ? xstrdup(store) : store_default_path(&e);
-	int r = path ? 0 : -STORE_ERR_UNSAFE;
+	char *path;
+	int r = ref_store_path(store, &path, &e);
 
 	store_set_warn(ref_store_warning);
 	if (path)
