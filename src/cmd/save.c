@@ -22,9 +22,13 @@ int save_result(const struct result *res, const char *store, bool quiet)
 	store_set_warn(ref_store_warning);
 	if (path)
 		r = store_save_to(path, res, &id, &e);
-	if (r == 0 && !quiet)
+	if (r == 0 && !quiet) {
+		char *shown = store_shown(path);
+
 		fprintf(stderr, "yardstick: saved as result %lld in %s\n", id,
-			path);
+			shown);
+		free(shown);
+	}
 	free(path);
 	if (r == 0)
 		return 0;

@@ -107,7 +107,11 @@ void store_set_warn(void (*fn)(const char *msg));
  * -STORE_ERR_LOCKED; ms <= 0 fails at once. */
 void store_set_busy_timeout(struct store *s, int ms);
 
-/* The path the store was opened with. */
+/* path as it may be shown (a message, a log): a PostgreSQL URL without
+ * its password, a file as it is. malloc'd. */
+char *store_shown(const char *path);
+
+/* The path the store was opened with, as store_shown shows it. */
 const char *store_path(const struct store *s);
 
 /*

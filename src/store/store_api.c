@@ -20,6 +20,11 @@ bool store_is_pg(const char *path)
 	       !strncmp(path, "postgres://", 11);
 }
 
+char *store_shown(const char *path)
+{
+	return store_is_pg(path) ? store_pg_shown(path) : xstrdup(path);
+}
+
 int store_stmt(struct store *s, enum store_stmt_id id, const char *sql,
 	       struct store_st **out)
 {

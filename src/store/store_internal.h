@@ -193,6 +193,8 @@ int store_sqlite_fail(struct store *s, int rc, struct error *e);
 
 /* Whether path names a PostgreSQL store (postgresql:// or postgres://). */
 bool store_is_pg(const char *path);
+/* A PostgreSQL URL without its password (store_shown). */
+char *store_pg_shown(const char *url);
 
 /* The schema migrations (store.c), in SQLite's dialect; the PostgreSQL
  * backend applies the same steps translated (store_sql_pg). */

@@ -155,7 +155,7 @@ char *store_sql_pg(const char *sql, int *nparams)
 
 /* url without the password of its user part and of a password=
  * parameter: what is shown. malloc'd. */
-static char *url_shown(const char *url)
+char *store_pg_shown(const char *url)
 {
 	const char *auth = strstr(url, "://"), *end, *at = NULL, *colon;
 	char *out = xmalloc(strlen(url) + 1), *o = out, *q;
@@ -646,7 +646,7 @@ static int pg_open(struct store *s, enum store_mode mode, struct error *e)
 
 	s->pg = xcalloc(1, sizeof(*s->pg));
 	s->pg->url = s->path;
-	s->path = url_shown(s->pg->url);
+	s->path = store_pg_shown(s->pg->url);
 	if (dynlib_load(&pq_lib, e))
 		return -STORE_ERR_NOLIB;
 	ret = parse_url(s, e);
