@@ -446,7 +446,7 @@ int store_sqlite_save(struct store *s, const struct result *r,
 {
 	struct log_file l;
 	struct log_header h;
-	long long last = 0, rid = 0;
+	long long last = 0, rid = 0, next = 0;
 	int ret, rc;
 
 	*dup = false;
@@ -455,19 +455,21 @@ int store_sqlite_save(struct store *s, const struct result *r,
 		return ret;
 	rc = begin_ingest(s, &l, l.size > LOG_HEADER_SIZE || !l.valid, &last,
 			  e);
+	/* the next id: the header's or SQLite's, whichever is larger (a
+	 * copy's wanted id, when free, is below it and takes none) */
+	if (rc == SQLITE_OK)
+		next = l.valid && l.h.next_id > last ? l.h.next_id : last + 1;
+	if (rc == SQLITE_OK)
+		rc = store_insert_unique(s, r, want, next, unique, &rid, dup);
 	if (rc == SQLITE_OK) {
-		/* the id taken in the header before the insert: should the
-		 * header not be written after it, no appender takes it (a
-		 * copy's wanted id, when free, is below it and takes none) */
-		rid = l.valid && l.h.next_id > last ? l.h.next_id : last + 1;
+		/* the header written before the commit: should the commit
+		 * not follow, an id is skipped, never given twice */
 		h = l.valid ? l.h : (struct log_header){ 0, 0,
 							  LOG_HEADER_SIZE };
-		h.next_id = rid + 1;
+		h.next_id = !*dup && rid >= next ? rid + 1 : next;
 		if (put_header(&l, &h, e))
 			rc = -1;
 	}
-	if (rc == SQLITE_OK)
-		rc = store_insert_unique(s, r, want, rid, unique, &rid, dup);
 	if (rc == SQLITE_OK)
 		rc = store_commit(s);
 	if (rc != SQLITE_OK)
