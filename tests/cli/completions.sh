@@ -18,7 +18,7 @@ t "yardstick completion csh: exit 2 naming it" sh -c '
 
 # The commands, from `yardstick help`.
 cmds=$("$YS" help | sed -n 's/^  \([a-z]*\) .*/\1/p' | grep -vx help)
-t "help lists the ten commands" [ "$(echo $cmds)" = "run compare gate history record load mem bench report trace" ]
+t "help lists the twelve commands" [ "$(echo $cmds)" = "run compare gate history record load mem bench report trace roofline store" ]
 
 # The options each command accepted before the tables (its getopt_long
 # arrays): none may be lost.
@@ -43,6 +43,10 @@ short_report="o m n h"
 # trace came with its table: nothing from before
 old_trace=""
 short_trace="o F n q h"
+old_roofline=""
+short_roofline=""
+old_store=""
+short_store="q h"
 
 # same_help CMD: --help, -h and help CMD print one text, on stdout, exit 0
 same_help() {
