@@ -1,16 +1,23 @@
 /*
- * The results store: every result set `run` (and later `load`, `mem`,
- * libyardstick) produces, kept in one SQLite file with every per-run value,
- * for `history`, `compare` and `gate`. This module is the only code that
- * includes sqlite3.h.
+ * The results store: every result set `run` (and `load`, `mem`, `bench`,
+ * `trace`) produces, kept with every per-run value, for `history`,
+ * `compare` and `gate`. A store is a SQLite file, or a PostgreSQL
+ * database named by a postgresql:// or postgres:// URL (the shared store
+ * of a team); the functions below work alike on both, and nothing outside
+ * this module knows which one it talks to (store_internal.h has the
+ * backends). This module is the only code that includes sqlite3.h and
+ * libpq-fe.h.
  *
- * Concurrency: WAL mode and a busy timeout, so that several yardstick
- * processes (8 concurrent `run`s in the tests) can write to one store and
- * none loses its result. Errors name the file.
+ * Concurrency: SQLite in WAL mode with a busy timeout, so that several
+ * yardstick processes (8 concurrent `run`s in the tests) can write to one
+ * store and none loses its result; PostgreSQL with one transaction per
+ * save (32 concurrent writers in the tests). Errors name the file, or the
+ * URL without its password.
  *
- * A save (store_save_to) is appended to the store's log, PATH-log, without
- * SQLite; store_open moves the log into the database before anything else
- * (store_log.c has the design).
+ * On SQLite, a save (store_save_to) is appended to the store's log,
+ * PATH-log, without SQLite; store_open moves the log into the database
+ * before anything else (store_log.c has the design). On PostgreSQL a save
+ * goes to the server at once.
  */
 #ifndef YS_STORE_STORE_H
 #define YS_STORE_STORE_H
