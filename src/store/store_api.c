@@ -209,7 +209,7 @@ int store_save(struct store *s, const struct result *r, long long *id,
 {
 	bool dup;
 
-	return s->be->save(s, r, 0, false, id, &dup, e);
+	return s->be->save(s, r, NULL, 0, false, id, &dup, e);
 }
 
 int store_save_to(const char *path, const struct result *r, long long *id,

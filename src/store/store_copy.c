@@ -187,15 +187,42 @@ static int read_ids(struct store *s, enum store_stmt_id slot, const char *sql,
 	return 0;
 }
 
-/* Result id of s as saved (no summaries), in a read transaction. */
+/* The fingerprint stored with result id into fp, "" when none (saved
+ * before schema version 3, or a store of version 2 read as it is). */
+static void stored_fp(struct store *s, long long id, char fp[33])
+{
+	struct store_st *st;
+	const char *t;
+
+	fp[0] = 0;
+	if (store_stmt(s, SQ_GET_FP, "SELECT fingerprint FROM results WHERE "
+		       "id = ?", &st) != SQLITE_OK ||
+	    store_bind(st, "i", id) != SQLITE_OK ||
+	    store_step(st) != SQLITE_ROW)
+		return;
+	t = store_col_text(st, 0);
+	if (t && strlen(t) == 32)
+		memcpy(fp, t, 33);
+	(void)store_reset(st);
+}
+
+/* Result id of s as saved (no summaries), and its fingerprint: the one
+ * stored with it (the result may have been saved elsewhere, text made
+ * UTF-8 on the way: its fingerprint is the original's), else computed. In
+ * a read transaction. */
 static int load_one(struct store *s, long long id, struct result *r,
-		    struct error *e)
+		    char fp[33], struct error *e)
 {
 	int rc = store_begin(s, false);
 
 	result_init(r, "run");
 	if (rc == SQLITE_OK)
 		rc = store_load_id(s, id, r);
+	if (rc == SQLITE_OK) {
+		stored_fp(s, id, fp);
+		if (!fp[0])
+			store_fingerprint(r, fp);
+	}
 	if (rc == SQLITE_OK)
 		rc = store_commit(s);
 	if (rc != SQLITE_OK) {
@@ -265,10 +292,12 @@ int store_copy(struct store *from, struct store *to,
 		struct result r;
 		long long id = 0;
 		bool dup = false;
+		char fp[33];
 
-		ret = load_one(from, ids[i], &r, e);
+		ret = load_one(from, ids[i], &r, fp, e);
 		if (!ret)
-			ret = to->be->save(to, &r, ids[i], true, &id, &dup, e);
+			ret = to->be->save(to, &r, fp, ids[i], true, &id, &dup,
+					   e);
 		result_free(&r);
 		if (ret)
 			break;

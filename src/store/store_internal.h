@@ -70,6 +70,7 @@ enum store_stmt_id {
 	SQ_ALL_IDS,
 	SQ_NULL_FP,
 	SQ_SET_FP,
+	SQ_GET_FP,
 	SQ_COUNT
 };
 
@@ -111,12 +112,12 @@ struct store_backend {
 	void (*rollback)(struct store *s);
 	int (*fail)(struct store *s, int rc, struct error *e);
 	/* the store: open (s->path set), close, and a save of r in one
-	 * transaction with the id want when free (0: the next), the result
-	 * of store_insert_unique in *id and *dup */
+	 * transaction, as store_insert_unique says */
 	int (*open)(struct store *s, enum store_mode mode, struct error *e);
 	void (*close)(struct store *s);
-	int (*save)(struct store *s, const struct result *r, long long want,
-		    bool unique, long long *id, bool *dup, struct error *e);
+	int (*save)(struct store *s, const struct result *r, const char *fp,
+		    long long want, bool unique, long long *id, bool *dup,
+		    struct error *e);
 	void (*set_busy)(struct store *s, int ms);
 };
 
@@ -215,14 +216,15 @@ char *store_sql_pg(const char *sql, int *nparams);
 void store_fingerprint(const struct result *r, char out[33]);
 
 /*
- * Insert r in the caller's write transaction (store_copy.c); when unique,
- * not if a result with its fingerprint is there (then *id is that one's
- * and *dup true): with the id want when want > 0 and free, else with next
- * when next > 0, else the backend's next id. An SQLite result code.
+ * Insert r, its fingerprint fp (NULL: store_fingerprint's), in the
+ * caller's write transaction; when unique (store_copy.c), not if a result
+ * with that fingerprint is there (then *id is that one's and *dup true):
+ * with the id want when want > 0 and free, else with next when next > 0,
+ * else the backend's next id. An SQLite result code.
  */
 int store_insert_unique(struct store *s, const struct result *r,
-			long long want, long long next, bool unique,
-			long long *id, bool *dup);
+			const char *fp, long long want, long long next,
+			bool unique, long long *id, bool *dup);
 
 /* Load every row of result id into r (result_init'ed), in the caller's
  * transaction, without summaries (store_query.c). An SQLite result code:
@@ -232,10 +234,11 @@ int store_load_id(struct store *s, long long id, struct result *r);
 /* The busy timeout of a new connection, and of the log's lock. */
 #define STORE_BUSY_MS 10000
 
-/* Insert every row of r, its id want (> 0) or the next (0), in the
- * caller's write transaction; *id receives it. An SQLite result code. */
-int store_insert(struct store *s, const struct result *r, long long want,
-		 long long *id);
+/* Insert every row of r, its id want (> 0) or the next (0), its
+ * fingerprint fp (NULL: store_fingerprint's), in the caller's write
+ * transaction; *id receives it. An SQLite result code. */
+int store_insert(struct store *s, const struct result *r, const char *fp,
+		 long long want, long long *id);
 
 /* The save log (store_log.c). Move the records of s's log into s (into a
  * private copy when copy, the log then left as it is). 0 or
@@ -251,8 +254,8 @@ bool store_fast_ok(const char *path);
 void store_fresh_header(struct store *s);
 /* store_log.c: the SQLite backend's save and save_to. */
 int store_sqlite_save(struct store *s, const struct result *r,
-		      long long want, bool unique, long long *id, bool *dup,
-		      struct error *e);
+		      const char *fp, long long want, bool unique,
+		      long long *id, bool *dup, struct error *e);
 int store_sqlite_save_to(const char *path, const struct result *r,
 			 long long *id, struct error *e);
 

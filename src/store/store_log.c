@@ -310,7 +310,7 @@ static int ingest_record(void *ctx, long long id, struct result *r)
 	}
 	rc = present(in->s, id, r, &found, &same);
 	if (rc == SQLITE_OK && !same)
-		rc = store_insert(in->s, r, found ? 0 : id, &got);
+		rc = store_insert(in->s, r, NULL, found ? 0 : id, &got);
 	if (rc == SQLITE_OK && found && !same)
 		store_warn("result %lld of '%s' was saved as result %lld: "
 			   "the id %lld was taken in '%s'", id, in->log, got,
@@ -441,8 +441,8 @@ int store_log_ingest(struct store *s, bool copy, struct error *e)
 }
 
 int store_sqlite_save(struct store *s, const struct result *r,
-		      long long want, bool unique, long long *id, bool *dup,
-		      struct error *e)
+		      const char *fp, long long want, bool unique,
+		      long long *id, bool *dup, struct error *e)
 {
 	struct log_file l;
 	struct log_header h;
@@ -460,7 +460,8 @@ int store_sqlite_save(struct store *s, const struct result *r,
 	if (rc == SQLITE_OK)
 		next = l.valid && l.h.next_id > last ? l.h.next_id : last + 1;
 	if (rc == SQLITE_OK)
-		rc = store_insert_unique(s, r, want, next, unique, &rid, dup);
+		rc = store_insert_unique(s, r, fp, want, next, unique, &rid,
+					 dup);
 	if (rc == SQLITE_OK) {
 		/* the header written before the commit: should the commit
 		 * not follow, an id is skipped, never given twice */

@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/json_emit.h"
 #include "util/strutil.h"
 
 #define PG_FUNCTIONS(X)							\
@@ -71,6 +72,7 @@ struct store_pg_stmt {
 	int nparams;
 	const char *vals[STORE_PG_MAX_PARAMS];
 	char num[STORE_PG_MAX_PARAMS][32];
+	char *owned[STORE_PG_MAX_PARAMS];	/* text made UTF-8 */
 	PGresult *res;
 	int row, nrows;		/* the current row is row - 1 */
 	bool done;
@@ -319,11 +321,13 @@ static int pg_prepare(struct store *s, const char *sql, struct store_st *st)
 	return rc;
 }
 
+static int pg_reset(struct store_st *st);
+
 static void pg_finalize(struct store_st *st)
 {
 	if (!st->pg)
 		return;
-	pq.PQclear(st->pg->res);
+	pg_reset(st);
 	free(st->pg);
 	st->pg = NULL;
 }
@@ -337,14 +341,37 @@ static int pg_reset(struct store_st *st)
 	ps->row = ps->nrows = 0;
 	ps->done = false;
 	memset(ps->vals, 0, sizeof(ps->vals));
+	for (int i = 0; i < STORE_PG_MAX_PARAMS; i++) {
+		free(ps->owned[i]);
+		ps->owned[i] = NULL;
+	}
 	return SQLITE_OK;
 }
 
+static bool valid_utf8(const char *s)
+{
+	uint32_t cp;
+	size_t n;
+
+	for (; *s; s += n)
+		if (!(n = utf8_decode(s, &cp)))
+			return false;
+	return true;
+}
+
+/* Text as it is; a byte that is not UTF-8 (a command line, a file name
+ * in another encoding) as U+FFFD, which a UTF-8 database demands. */
 static int pg_bind_text(struct store_st *st, int i, const char *v)
 {
-	if (i < 1 || i > st->pg->nparams)
+	struct store_pg_stmt *ps = st->pg;
+
+	if (i < 1 || i > ps->nparams)
 		return SQLITE_RANGE;
-	st->pg->vals[i - 1] = v;
+	free(ps->owned[i - 1]);
+	ps->owned[i - 1] = NULL;
+	if (!valid_utf8(v))
+		v = ps->owned[i - 1] = json_utf8_dup(v);
+	ps->vals[i - 1] = v;
 	return SQLITE_OK;
 }
 
@@ -634,8 +661,10 @@ static int pg_connect(struct store *s, struct error *e)
 		return -STORE_ERR_CONNECT;
 	}
 	pq.PQsetNoticeProcessor(pg->conn, quiet_notice, NULL);
-	/* every double back to the same bits */
-	if (pg_exec(s, "SET extra_float_digits = 3") != SQLITE_OK)
+	/* every double back to the same bits; text in UTF-8 whatever
+	 * PGCLIENTENCODING says */
+	if (pg_exec(s, "SET extra_float_digits = 3; "
+		    "SET client_encoding = 'UTF8'") != SQLITE_OK)
 		return pg_fail(s, SQLITE_ERROR, e);
 	return 0;
 }
@@ -721,8 +750,9 @@ static int test_pause(struct store *s)
 	return SQLITE_OK;
 }
 
-static int pg_save(struct store *s, const struct result *r, long long want,
-		   bool unique, long long *id, bool *dup, struct error *e)
+static int pg_save(struct store *s, const struct result *r, const char *fp,
+		   long long want, bool unique, long long *id, bool *dup,
+		   struct error *e)
 {
 	char sql[96];
 	int rc, ret;
@@ -741,7 +771,7 @@ static int pg_save(struct store *s, const struct result *r, long long want,
 		rc = pg_exec(s, "LOCK TABLE results IN SHARE ROW EXCLUSIVE "
 			     "MODE");
 	if (rc == SQLITE_OK)
-		rc = store_insert_unique(s, r, want, 0, unique, id, dup);
+		rc = store_insert_unique(s, r, fp, want, 0, unique, id, dup);
 	if (rc == SQLITE_OK && want > 0 && !*dup && *id == want)
 		rc = pg_exec(s, "SELECT setval(pg_get_serial_sequence("
 			     "'results', 'id'), (SELECT max(id) FROM results))");

@@ -25,14 +25,17 @@
 	idcol ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?" idval ") RETURNING id"
 
 static int save_head(struct store *s, const struct result *r,
-		     long long want, long long *id)
+		     const char *fp, long long want, long long *id)
 {
 	const struct machine *m = &r->machine;
 	struct store_st *st;
-	char fp[33];
+	char own[33];
 	int rc;
 
-	store_fingerprint(r, fp);
+	if (!fp) {
+		store_fingerprint(r, own);
+		fp = own;
+	}
 	if (want > 0)
 		rc = store_stmt(s, SQ_INS_RESULT_ID,
 				INS_RESULT(", id", ",?"), &st);
@@ -203,10 +206,10 @@ static int save_benchmark(struct store *s, const struct benchmark *b,
 	return rc;
 }
 
-int store_insert(struct store *s, const struct result *r, long long want,
-		 long long *id)
+int store_insert(struct store *s, const struct result *r, const char *fp,
+		 long long want, long long *id)
 {
-	int rc = save_head(s, r, want, id);
+	int rc = save_head(s, r, fp, want, id);
 
 	if (rc == SQLITE_OK)
 		rc = save_settings(s, r, *id);
@@ -248,16 +251,19 @@ static int id_taken(struct store *s, long long id, bool *taken)
 }
 
 int store_insert_unique(struct store *s, const struct result *r,
-			long long want, long long next, bool unique,
-			long long *id, bool *dup)
+			const char *fp, long long want, long long next,
+			bool unique, long long *id, bool *dup)
 {
 	bool taken = false;
-	char fp[33];
+	char own[33];
 	int rc = SQLITE_OK;
 
 	*dup = false;
+	if (!fp) {
+		store_fingerprint(r, own);
+		fp = own;
+	}
 	if (unique) {
-		store_fingerprint(r, fp);
 		rc = find_fp(s, fp, id, dup);
 		if (rc != SQLITE_OK || *dup)
 			return rc;
@@ -266,5 +272,5 @@ int store_insert_unique(struct store *s, const struct result *r,
 		rc = id_taken(s, want, &taken);
 	if (rc != SQLITE_OK)
 		return rc;
-	return store_insert(s, r, want > 0 && !taken ? want : next, id);
+	return store_insert(s, r, fp, want > 0 && !taken ? want : next, id);
 }

@@ -76,6 +76,25 @@ check_4() {
 }
 t "store copy into a store with other results renumbers, and says so" check_4
 
+# Bytes that are not UTF-8 (a name from a command line in another
+# encoding): a UTF-8 database takes them as U+FFFD; the fingerprint kept
+# with a copied result is the original's, so copies back and forth stay
+# idempotent.
+bad_utf8() {
+	name=$(printf 'n\377x')
+	"$YS" run -q --runs 2 --warmup 0 --store "$T/u.db" -n "$name" -- "$YSFIX" exit 0 2>/dev/null &&
+	pg_createdb utf && UU=$(pg_url utf) &&
+	"$YS" run -q --runs 2 --warmup 0 --store "$UU" -n "$name" -- "$YSFIX" exit 0 2>/dev/null &&
+	[ "$(pg_sql utf "SELECT name FROM benchmarks")" = "$(printf 'n\357\277\275x')" ] &&
+	"$YS" store copy "$T/u.db" "$UU" > "$T/u1" && has "$T/u1" "copied 1 result from" &&
+	"$YS" store copy "$UU" "$T/u.db" > "$T/u2" && has "$T/u2" "copied 1 result from" &&
+	has "$T/u2" "skipped 1 already there" &&
+	"$YS" store copy "$T/u.db" "$UU" > "$T/u3" && has "$T/u3" "copied 0 results" &&
+	"$YS" store copy "$UU" "$T/u.db" > "$T/u4" && has "$T/u4" "copied 0 results" &&
+	[ "$(count utf)" = 2 ]
+}
+t "bytes that are not UTF-8: stored as U+FFFD, copies still idempotent" bad_utf8
+
 check_5() {
 	expect_exit 2 "$YS" store copy "$T/a.db" && expect_exit 2 "$YS" store move a b &&
 	expect_exit 2 "$YS" store copy "$T/missing.db" "$T/new.db" && has "$T/stderr" "missing.db" &&
