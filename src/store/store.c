@@ -345,14 +345,7 @@ static int read_version(struct store *s, int *version, struct error *e)
 			  "another program)", s->path);
 		return -STORE_ERR_CORRUPT;
 	}
-	if (ver > STORE_VERSION || ver < 0) {
-		error_set(e, "'%s' was written by a newer yardstick: its "
-			  "schema version is %lld, this yardstick knows up "
-			  "to %d", s->path, ver, STORE_VERSION);
-		return -STORE_ERR_SCHEMA;
-	}
-	*version = (int)ver;
-	return 0;
+	return store_known_version(s, ver, version, e);
 }
 
 /* Apply the steps from version to STORE_VERSION; in a transaction. */

@@ -25,6 +25,19 @@ char *store_shown(const char *path)
 	return store_is_pg(path) ? store_pg_shown(path) : xstrdup(path);
 }
 
+int store_known_version(struct store *s, long long v, int *version,
+			struct error *e)
+{
+	if (v > store_version || v < 0) {
+		error_set(e, "'%s' was written by a newer yardstick: its "
+			  "schema version is %lld, this yardstick knows up to "
+			  "%d", s->path, v, store_version);
+		return -STORE_ERR_SCHEMA;
+	}
+	*version = (int)v;
+	return 0;
+}
+
 int store_stmt(struct store *s, enum store_stmt_id id, const char *sql,
 	       struct store_st **out)
 {

@@ -201,6 +201,10 @@ char *store_pg_shown(const char *url);
  * backend applies the same steps translated (store_sql_pg). */
 extern const char *const store_migrations[];
 extern const int store_version;
+/* v, a store's schema version, in *version when this yardstick knows it;
+ * else -STORE_ERR_SCHEMA, the message giving both versions. */
+int store_known_version(struct store *s, long long v, int *version,
+			struct error *e);
 
 /* sql in PostgreSQL's dialect, malloc'd: the schema's types (store.c's
  * migrations), GLOB as LIKE, and ?N / ? placeholders as $N; *nparams the

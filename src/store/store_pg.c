@@ -157,17 +157,28 @@ char *store_sql_pg(const char *sql, int *nparams)
 
 /* url without the password of its user part and of a password=
  * parameter: what is shown. malloc'd. */
-char *store_pg_shown(const char *url)
+/* In the URL's authority, the ':' before the password and the '@' after
+ * it (*colon NULL when there is no password). */
+static void url_userinfo(const char *url, const char **colon,
+			 const char **at)
 {
-	const char *auth = strstr(url, "://"), *end, *at = NULL, *colon;
-	char *out = xmalloc(strlen(url) + 1), *o = out, *q;
+	const char *auth = strstr(url, "://"), *end;
 
 	auth = auth ? auth + 3 : url;
 	end = auth + strcspn(auth, "/?");
+	*at = NULL;
 	for (const char *p = auth; p < end; p++)
 		if (*p == '@')
-			at = p;
-	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+			*at = p;
+	*colon = *at ? memchr(auth, ':', (size_t)(*at - auth)) : NULL;
+}
+
+char *store_pg_shown(const char *url)
+{
+	const char *at, *colon;
+	char *out = xmalloc(strlen(url) + 1), *o = out, *q;
+
+	url_userinfo(url, &colon, &at);
 	if (colon) {
 		memcpy(o, url, (size_t)(colon - url));
 		o += colon - url;
@@ -203,14 +214,9 @@ char *store_pg_shown(const char *url)
  * NULL. */
 static char *url_password(const char *url)
 {
-	const char *auth = strstr(url, "://"), *end, *at = NULL, *colon;
+	const char *at, *colon;
 
-	auth = auth ? auth + 3 : url;
-	end = auth + strcspn(auth, "/?");
-	for (const char *p = auth; p < end; p++)
-		if (*p == '@')
-			at = p;
-	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	url_userinfo(url, &colon, &at);
 	return colon && at > colon + 1 ?
 	       xstrndup(colon + 1, (size_t)(at - colon - 1)) : NULL;
 }
@@ -556,14 +562,7 @@ static int pg_version(struct store *s, int *version, struct error *e)
 	}
 	v = ver ? strtoll(ver, NULL, 10) : 0;
 	free(ver);
-	if (v > store_version || v < 0) {
-		error_set(e, "'%s' was written by a newer yardstick: its "
-			  "schema version is %lld, this yardstick knows up to "
-			  "%d", s->path, v, store_version);
-		return -STORE_ERR_SCHEMA;
-	}
-	*version = (int)v;
-	return 0;
+	return store_known_version(s, v, version, e);
 }
 
 /* Migrate forward, in one transaction under the advisory lock. */

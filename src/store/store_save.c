@@ -218,16 +218,11 @@ int store_insert(struct store *s, const struct result *r, const char *fp,
 	return rc;
 }
 
-/* The id of the result with fingerprint fp, if any. */
-static int find_fp(struct store *s, const char *fp, long long *id,
-		   bool *found)
+/* After rc of binding st: the id in the first column of its first row,
+ * if any; st reset. */
+static int first_row_id(struct store_st *st, int rc, long long *id,
+			bool *found)
 {
-	struct store_st *st;
-	int rc = store_stmt(s, SQ_FIND_FP, "SELECT id FROM results WHERE "
-			    "fingerprint = ? ORDER BY id LIMIT 1", &st);
-
-	if (rc == SQLITE_OK)
-		rc = store_bind(st, "t", fp);
 	if (rc == SQLITE_OK)
 		rc = store_step(st);
 	*found = rc == SQLITE_ROW;
@@ -236,18 +231,29 @@ static int find_fp(struct store *s, const char *fp, long long *id,
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? store_reset(st) : rc;
 }
 
+/* The id of the result with fingerprint fp, if any. */
+static int find_fp(struct store *s, const char *fp, long long *id,
+		   bool *found)
+{
+	struct store_st *st = NULL;
+	int rc = store_stmt(s, SQ_FIND_FP, "SELECT id FROM results WHERE "
+			    "fingerprint = ? ORDER BY id LIMIT 1", &st);
+
+	if (rc == SQLITE_OK)
+		rc = store_bind(st, "t", fp);
+	return first_row_id(st, rc, id, found);
+}
+
 static int id_taken(struct store *s, long long id, bool *taken)
 {
-	struct store_st *st;
-	int rc = store_stmt(s, SQ_ID_TAKEN, "SELECT 1 FROM results WHERE "
+	struct store_st *st = NULL;
+	long long same;
+	int rc = store_stmt(s, SQ_ID_TAKEN, "SELECT id FROM results WHERE "
 			    "id = ?", &st);
 
 	if (rc == SQLITE_OK)
 		rc = store_bind(st, "i", id);
-	if (rc == SQLITE_OK)
-		rc = store_step(st);
-	*taken = rc == SQLITE_ROW;
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? store_reset(st) : rc;
+	return first_row_id(st, rc, &same, taken);
 }
 
 int store_insert_unique(struct store *s, const struct result *r,
