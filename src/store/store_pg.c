@@ -609,6 +609,8 @@ static int pg_migrate(struct store *s, struct error *e)
 	return ret;
 }
 
+static void pg_set_busy(struct store *s, int ms);
+
 static void quiet_notice(void *arg, const char *msg)
 {
 	(void)arg;
@@ -665,6 +667,7 @@ static int pg_connect(struct store *s, struct error *e)
 	if (pg_exec(s, "SET extra_float_digits = 3; "
 		    "SET client_encoding = 'UTF8'") != SQLITE_OK)
 		return pg_fail(s, SQLITE_ERROR, e);
+	pg_set_busy(s, s->busy_ms);
 	return 0;
 }
 
@@ -710,10 +713,16 @@ static void pg_close(struct store *s)
 	s->pg = NULL;
 }
 
+/* How long a statement waits for a lock (the migrations' and a copy's
+ * advisory locks, a copy's LOCK TABLE) before failing with LOCKED: the
+ * server's lock_timeout, as SQLite's busy timeout. */
 static void pg_set_busy(struct store *s, int ms)
 {
-	(void)s;
-	(void)ms;	/* the server's locks: nothing waits on a file */
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "SET lock_timeout = %d", ms > 0 ? ms : 1);
+	if (s->pg && s->pg->conn)
+		(void)pg_exec(s, sql);
 }
 
 /* --- saving ------------------------------------------------------------ */

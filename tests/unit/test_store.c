@@ -1874,6 +1874,36 @@ static void test_pg_refused(void **state)
 	assert_string_equal(pg_sql("foreign_tbl", "SELECT to_regclass("
 				   "'yardstick_schema') IS NULL"), "t");
 
+	/* a lock held past the busy timeout (the copies' advisory lock,
+	 * held by another session): LOCKED, as SQLite's busy timeout */
+	{
+		char *cmd = xasprintf("/usr/lib/postgresql/15/bin/psql -X -q "
+			"-h '%s' -U postgres -d newer -c 'SELECT "
+			"pg_advisory_lock(1498633292), pg_sleep(60)' "
+			">/dev/null 2>&1 &", pg_sock);
+		struct store *a, *b;
+		struct store_copy_stats st = { 0 };
+
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+		while (strcmp(pg_sql("newer", "SELECT count(*) FROM pg_locks "
+				     "WHERE locktype = 'advisory'"), "1"))
+			usleep(20000);
+		pg_sql("newer", "UPDATE yardstick_schema SET version = 3");
+		a = open_new(tmp_path("locked-src.db"));
+		build_tagged(&r, 2, NULL, NULL);
+		save(a, &r);
+		result_free(&r);
+		b = open_new(newer);
+		store_set_busy_timeout(b, 200);
+		assert_int_equal(store_copy(a, b, &st, &e), -STORE_ERR_LOCKED);
+		assert_non_null(strstr(e.msg, "is locked by another session"));
+		store_close(a);
+		store_close(b);
+		pg_sql("postgres", "SELECT count(pg_terminate_backend(pid)) "
+		       "FROM pg_locks WHERE locktype = 'advisory'");
+		pg_sql("newer", "UPDATE yardstick_schema SET version = 7");
+	}
 	assert_open_fails("postgresql://u@h/db?bogus=1", STORE_READ,
 			  STORE_ERR_BADREF, "bad store URL");
 	/* the server's socket named, the URL shown without the password */
