@@ -138,7 +138,9 @@ static int lite_prepare(struct store *s, const char *sql, struct store_st *st)
 
 static void lite_finalize(struct store_st *st)
 {
-	(void)sqlite.sqlite3_finalize(st->lite);
+	/* (NULL when SQLite could not even be loaded) */
+	if (st->lite)
+		(void)sqlite.sqlite3_finalize(st->lite);
 	st->lite = NULL;
 }
 
@@ -819,7 +821,8 @@ static void lite_close(struct store *s)
 		(void)sqlite.sqlite3_busy_timeout(s->db, 0);
 		(void)store_exec(s, "PRAGMA wal_checkpoint(TRUNCATE)");
 	}
-	(void)sqlite.sqlite3_close(s->db);
+	if (s->db)
+		(void)sqlite.sqlite3_close(s->db);
 	remove_copy(s);
 }
 
