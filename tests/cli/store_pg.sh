@@ -34,6 +34,22 @@ check_3() {
 }
 t "compare by id, latest, @COMMIT and branch:NAME on the PostgreSQL store" check_3
 
+# load and trace save there too (bench: cli_bench_pg)
+load_trace_saved() {
+	"$HTTPFIX" --delay 1 >"$T/hf.port" 2>/dev/null &
+	hf=$!
+	i=0
+	while [ ! -s "$T/hf.port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	"$YS" load -q -c 2 -n 20 "http://127.0.0.1:$(cat "$T/hf.port")/" >/dev/null 2>&1
+	rc=$?
+	kill $hf; wait $hf 2>/dev/null
+	[ $rc = 0 ] &&
+	"$YS" trace -q -- "$(dirname "$YSFIX")/tracefix" 20 >/dev/null 2>&1 &&
+	[ "$(pg_sql store.db "SELECT string_agg(kind, ' ' ORDER BY id) FROM results WHERE kind IN ('load', 'trace')")" = "load trace" ] &&
+	"$YS" history -m latency | grep -q "127.0.0.1"
+}
+t "load and trace save into the PostgreSQL store; history shows the load" load_trace_saved
+
 # store copy: SQLite -> PostgreSQL -> SQLite, again and again
 copy_round() {
 	"$YS" run -q --runs 2 --warmup 0 --store "$T/a.db" -n c1 -- "$YSFIX" exit 0 2>/dev/null &&
