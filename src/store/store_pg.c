@@ -62,7 +62,8 @@ static struct dynlib pq_lib = DYNLIB(pq, PG_FUNCTIONS, "libpq.so.5",
 struct store_pg {
 	PGconn *conn;
 	char *url;		/* as given, with the password */
-	char *secret[2];	/* the password, decoded and as written */
+	char *secret[3];	/* the password, decoded and as written;
+				 * sslpassword's */
 	char *err;		/* the last failure's message, scrubbed */
 	char sqlstate[6];	/* and its SQLSTATE ("" when none) */
 };
@@ -186,14 +187,16 @@ char *store_pg_shown(const char *url)
 	} else {
 		strcpy(o, url);
 	}
-	/* the query's password=...: dropped, the others kept */
+	/* the query's password= and sslpassword=: dropped, the others
+	 * kept */
 	q = strchr(out, '?');
 	if (q) {
 		char *rd = q + 1, *wr = q + 1;
 
 		while (*rd) {
 			size_t len = strcspn(rd, "&");
-			bool secret = !strncmp(rd, "password=", 9);
+			bool secret = !strncmp(rd, "password=", 9) ||
+				      !strncmp(rd, "sslpassword=", 12);
 
 			if (!secret) {
 				if (wr != q + 1)
@@ -230,7 +233,7 @@ static char *scrub(const struct store_pg *pg, const char *msg)
 
 	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
 		s[--n] = 0;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		if (pg->secret[i] && *pg->secret[i])
 			s = replace_all(s, pg->secret[i], "***");
 	s = replace_all(s, "\n\t", "; ");
@@ -635,9 +638,14 @@ static int parse_url(struct store *s, struct error *e)
 			pq.PQfreemem(err);
 		return -STORE_ERR_BADREF;
 	}
-	for (PQconninfoOption *o = opts; o->keyword; o++)
-		if (!strcmp(o->keyword, "password") && o->val && *o->val)
+	for (PQconninfoOption *o = opts; o->keyword; o++) {
+		if (!o->val || !*o->val)
+			continue;
+		if (!strcmp(o->keyword, "password"))
 			pg->secret[0] = xstrdup(o->val);
+		else if (!strcmp(o->keyword, "sslpassword"))
+			pg->secret[2] = xstrdup(o->val);
+	}
 	pq.PQconninfoFree(opts);
 	return 0;
 }
@@ -706,8 +714,8 @@ static void pg_close(struct store *s)
 	if (pg->conn)
 		pq.PQfinish(pg->conn);
 	free(pg->url);
-	free(pg->secret[0]);
-	free(pg->secret[1]);
+	for (int i = 0; i < 3; i++)
+		free(pg->secret[i]);
 	free(pg->err);
 	free(pg);
 	s->pg = NULL;

@@ -1853,8 +1853,8 @@ static void test_pg_migration_race(void **state)
 static void test_pg_refused(void **state)
 {
 	const char *newer = store_loc("newer"), *foreign = store_loc("foreign_tbl");
-	char *nosock = xasprintf("postgresql://u:pw1234@/x?host=%s/none",
-				 tmpdir);
+	char *nosock = xasprintf("postgresql://u:pw1234@/x?host=%s/none&"
+				 "sslpassword=ssl9876", tmpdir);
 	struct store *s = open_new(newer);
 	struct result r;
 	struct error e;
@@ -1913,6 +1913,7 @@ static void test_pg_refused(void **state)
 	assert_non_null(strstr(e.msg, "/none/.s.PGSQL.5432"));
 	assert_non_null(strstr(e.msg, "'postgresql://u@/x?host="));
 	assert_null(strstr(e.msg, "pw1234"));
+	assert_null(strstr(e.msg, "ssl9876"));
 	free(nosock);
 }
 
