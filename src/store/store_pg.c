@@ -568,20 +568,29 @@ static int pg_version(struct store *s, int *version, struct error *e)
 	return store_known_version(s, v, version, e);
 }
 
-/* Migrate forward, in one transaction under the advisory lock. */
+/*
+ * Migrate forward, in one transaction under the advisory lock. The lock
+ * is the session's, taken before the transaction begins: a transaction
+ * begun before it waited would look the tables up in the catalog cache
+ * of its start, and miss those another migrator made meanwhile.
+ */
 static int pg_migrate(struct store *s, struct error *e)
 {
-	char sql[160];
+	char sql[160], unlock[64];
 	int version = 0, ret, rc;
 
-	snprintf(sql, sizeof(sql), "SELECT pg_advisory_xact_lock(%d)",
+	snprintf(sql, sizeof(sql), "SELECT pg_advisory_lock(%d)",
 		 STORE_PG_LOCK);
+	snprintf(unlock, sizeof(unlock), "SELECT pg_advisory_unlock(%d)",
+		 STORE_PG_LOCK);
+	rc = pg_exec(s, sql);
+	if (rc != SQLITE_OK)
+		return pg_fail(s, rc, e);
 	rc = pg_begin(s, true);
-	if (rc == SQLITE_OK)
-		rc = pg_exec(s, sql);
 	if (rc != SQLITE_OK) {
 		ret = pg_fail(s, rc, e);
 		pg_rollback(s);
+		(void)pg_exec(s, unlock);
 		return ret;
 	}
 	ret = pg_version(s, &version, e);
@@ -609,6 +618,14 @@ static int pg_migrate(struct store *s, struct error *e)
 		ret = pg_fail(s, rc, e);
 	if (ret)
 		pg_rollback(s);
+	/* (a connection lost releases it too) */
+	if (pq.PQstatus(s->pg->conn) == CONNECTION_OK) {
+		char *keep = s->pg->err ? xstrdup(s->pg->err) : NULL;
+
+		(void)pg_exec(s, unlock);
+		free(s->pg->err);
+		s->pg->err = keep;
+	}
 	return ret;
 }
 
@@ -691,10 +708,13 @@ static int pg_open(struct store *s, enum store_mode mode, struct error *e)
 	ret = parse_url(s, e);
 	if (!ret)
 		ret = pg_connect(s, e);
-	if (!ret && mode != STORE_READ)
-		ret = pg_migrate(s, e);
-	else if (!ret)
+	/* the version read first, without the lock: a store at this
+	 * yardstick's version (every opening but the first) has nothing to
+	 * migrate, and pg_migrate reads it again under the lock */
+	if (!ret)
 		ret = pg_version(s, &version, e);
+	if (!ret && mode != STORE_READ && version < store_version)
+		ret = pg_migrate(s, e);
 	if (!ret && mode == STORE_READ && version == 0) {
 		error_set(e, "'%s' holds no yardstick store yet (nothing was "
 			  "saved there)", s->path);
