@@ -539,25 +539,25 @@ static int query_one(struct store *s, const char *sql, char **out)
  * 0 or -STORE_ERR_*. */
 static int pg_version(struct store *s, int *version, struct error *e)
 {
-	char *have = NULL, *other = NULL, *ver = NULL;
-	int rc = query_one(s, "SELECT to_regclass('yardstick_schema')::text",
-			   &have);
+	char *tables = NULL, *ver = NULL;
+	/* both in one statement: one look at the catalog */
+	int rc = query_one(s, "SELECT CASE WHEN to_regclass("
+			   "'yardstick_schema') IS NOT NULL THEN 'ours' WHEN "
+			   "to_regclass('results') IS NOT NULL THEN 'other' "
+			   "ELSE 'none' END", &tables);
+	bool ours = tables && !strcmp(tables, "ours");
+	bool other = tables && !strcmp(tables, "other");
 	long long v = 0;
 
-	if (rc == SQLITE_OK && !have)
-		rc = query_one(s, "SELECT to_regclass('results')::text",
-			       &other);
-	if (rc == SQLITE_OK && have)
+	free(tables);
+	if (rc == SQLITE_OK && ours)
 		rc = query_one(s, "SELECT max(version)::text FROM "
 			       "yardstick_schema", &ver);
-	free(have);
 	if (rc != SQLITE_OK) {
-		free(other);
 		free(ver);
 		return pg_fail(s, rc, e);
 	}
 	if (other) {
-		free(other);
 		error_set(e, "'%s' is not a yardstick store (a table 'results' "
 			  "of another program, no 'yardstick_schema')",
 			  s->path);
@@ -642,12 +642,31 @@ static void quiet_notice(void *arg, const char *msg)
 static int parse_url(struct store *s, struct error *e)
 {
 	struct store_pg *pg = s->pg;
+	const char *auth = strstr(pg->url, "://") + 3;
+	const char *at = memchr(auth, '@', strcspn(auth, "/?"));
 	char *err = NULL;
-	PQconninfoOption *opts = pq.PQconninfoParse(pg->url, &err);
+	PQconninfoOption *opts;
 
+	/* libpq ends the user part at the first '@', where we show and
+	 * scrub up to the last: a second one (a password's '@' not written
+	 * %40) would leave the rest of the password in the host's name */
+	if (at && memchr(at + 1, '@', strcspn(at + 1, "/?"))) {
+		error_set(e, "bad store URL '%s': '@' twice before the host "
+			  "(write an '@' of the user or password as %%40)",
+			  s->path);
+		return -STORE_ERR_BADREF;
+	}
+	opts = pq.PQconninfoParse(pg->url, &err);
 	pg->secret[1] = url_password(pg->url);
 	if (!opts) {
-		char *why = scrub(pg, err ? err : "out of memory");
+		/* libpq quotes the part it cannot parse, which may hold the
+		 * password undecoded or cut where we cannot tell: with one in
+		 * the URL, its message is not shown */
+		bool secret = pg->secret[1] || strstr(pg->url, "password=");
+		char *why = secret ? xstrdup("libpq cannot parse it (its "
+				"message is not shown: it could quote the "
+				"password)") : scrub(pg, err ? err :
+						     "out of memory");
 
 		error_set(e, "bad store URL '%s': %s", s->path, why);
 		free(why);
@@ -710,9 +729,14 @@ static int pg_open(struct store *s, enum store_mode mode, struct error *e)
 		ret = pg_connect(s, e);
 	/* the version read first, without the lock: a store at this
 	 * yardstick's version (every opening but the first) has nothing to
-	 * migrate, and pg_migrate reads it again under the lock */
+	 * migrate, and pg_migrate reads it again under the lock. What looks
+	 * like another program's table may be a migration committing that
+	 * very moment: a writer decides under the lock, a reader looks
+	 * again. */
 	if (!ret)
 		ret = pg_version(s, &version, e);
+	if (ret == -STORE_ERR_CORRUPT)
+		ret = mode != STORE_READ ? 0 : pg_version(s, &version, e);
 	if (!ret && mode != STORE_READ && version < store_version)
 		ret = pg_migrate(s, e);
 	if (!ret && mode == STORE_READ && version == 0) {

@@ -1904,6 +1904,24 @@ static void test_pg_refused(void **state)
 		       "FROM pg_locks WHERE locktype = 'advisory'");
 		pg_sql("newer", "UPDATE yardstick_schema SET version = 7");
 	}
+	/* malformed URLs holding a password: libpq's message, which would
+	 * quote it, is not shown; an '@' not written %40 is refused */
+	{
+		static const char *const bad[][2] = {
+			{ "postgresql://u:ab%zzcd@/x", "zzcd" },
+			{ "postgresql://u:p@ss@h/x", "ss@" },
+			{ "postgresql://u@h/x?password=%zzsecret", "secret" },
+			{ "postgresql://u:s3cr3t@[::1/x", "s3cr3t" },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			assert_int_equal(store_open(&s, bad[i][0], STORE_READ,
+						    &e), -STORE_ERR_BADREF);
+			assert_non_null(strstr(e.msg, "bad store URL"));
+			if (strstr(e.msg, bad[i][1]))
+				fail_msg("'%s' shows '%s'", e.msg, bad[i][1]);
+		}
+	}
 	assert_open_fails("postgresql://u@h/db?bogus=1", STORE_READ,
 			  STORE_ERR_BADREF, "bad store URL");
 	/* the server's socket named, the URL shown without the password */
