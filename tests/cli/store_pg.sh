@@ -203,12 +203,12 @@ t "a malformed URL: exit 2 naming it" check_9
 
 check_10() {
 	pg_sql postgres "CREATE DATABASE \"ys q'é x\"" &&
-	OU="postgresql://postgres@/ys%20q%27%C3%A9%20x?host=$PGSOCK" &&
+	OU="postgres://postgres@/ys%20q%27%C3%A9%20x?host=$PGSOCK" &&
 	"$YS" run --runs 2 --warmup 0 --store "$OU" -n odd -- "$YSFIX" exit 0 >/dev/null 2>"$T/odd.err" &&
 	has "$T/odd.err" "saved as result 1 in $OU" &&
 	"$YS" history --store "$OU" | grep -q odd
 }
-t "odd characters in the database name: quote, space, unicode" check_10
+t "odd characters in the database name: quote, space, unicode (a postgres:// URL)" check_10
 
 check_11() {
 	pg_createdb newer && NU=$(pg_url newer) &&
