@@ -160,8 +160,12 @@ password() {
 	cat "$T/hba" > "$PGDIR/data/pg_hba.conf" &&
 	pg_sql postgres "CREATE ROLE pwuser LOGIN PASSWORD '$pw'" &&
 	pg_createdb pw && pg_sql postgres "ALTER DATABASE pw OWNER TO pwuser" &&
-	pg_as "$PGBIN/pg_ctl" -D "$PGDIR/data" reload >/dev/null &&
-	sleep 1 &&
+	pg_as "$PGBIN/pg_ctl" -D "$PGDIR/data" reload >/dev/null || return 1
+	# the reload is asynchronous: wait until a wrong password is refused
+	i=0
+	while PGPASSWORD=wrong "$PGBIN/psql" -X -q -h "$PGSOCK" -U pwuser -d pw -c "SELECT 1" >/dev/null 2>&1 &&
+	      [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ $i -lt 100 ] &&
 	good="postgresql://pwuser:$enc@/pw?host=$PGSOCK" &&
 	bad="postgresql://pwuser:wrong$enc@/pw?host=$PGSOCK" &&
 	shown="postgresql://pwuser@/pw?host=$PGSOCK" &&
