@@ -1886,9 +1886,12 @@ static void test_pg_refused(void **state)
 
 		assert_int_equal(system(cmd), 0);
 		free(cmd);
-		while (strcmp(pg_sql("newer", "SELECT count(*) FROM pg_locks "
-				     "WHERE locktype = 'advisory'"), "1"))
+		for (int i = 0; strcmp(pg_sql("newer", "SELECT count(*) FROM "
+				"pg_locks WHERE locktype = 'advisory'"), "1");
+		     i++) {
+			assert_true(i < 1500);	/* 30 s */
 			usleep(20000);
+		}
 		pg_sql("newer", "UPDATE yardstick_schema SET version = 3");
 		a = open_new(tmp_path("locked-src.db"));
 		build_tagged(&r, 2, NULL, NULL);
