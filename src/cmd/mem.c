@@ -75,8 +75,8 @@ static const char mem_epilog[] =
 "report is still written); 2 bad usage, a program that cannot be found,\n"
 "is statically linked or set-user-ID (a preloaded agent cannot work\n"
 "there), or an output that cannot be written; 3 the store is locked,\n"
-"read-only or another user's, or libdw (elfutils) or SQLite cannot be\n"
-"loaded.\n";
+"read-only or another user's, or libdw (elfutils), SQLite or libpq\n"
+"cannot be loaded or a PostgreSQL store's server reached.\n";
 
 /* --cost: what each shows, by the index of its name in mem_costs */
 static const struct {

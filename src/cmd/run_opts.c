@@ -38,7 +38,8 @@ static const char run_epilog[] =
 "not exist, an output or a store that cannot be written (the other\n"
 "outputs are still written); 3 perf events asked for with --events are\n"
 "not permitted, or the store is locked, read-only or another user's, or\n"
-"SQLite cannot be loaded;\n"
+"SQLite or libpq cannot be loaded or a PostgreSQL store's server\n"
+"reached;\n"
 "130 interrupted (what was measured is still written and stored;\n"
 "benchmarks that never ran are left out).\n";
 

@@ -18,7 +18,7 @@ t "yardstick completion csh: exit 2 naming it" sh -c '
 
 # The commands, from `yardstick help`.
 cmds=$("$YS" help | sed -n 's/^  \([a-z]*\) .*/\1/p' | grep -vx help)
-t "help lists the commands" [ "$(echo $cmds)" = "run compare gate history record load mem bench report trace roofline" ]
+t "help lists the commands" [ "$(echo $cmds)" = "run compare gate history record load mem bench report trace roofline store" ]
 
 # The options each command accepted before the tables (its getopt_long
 # arrays): none may be lost.
@@ -46,6 +46,8 @@ short_trace="o F n q h"
 # roofline came with its table too
 old_roofline=""
 short_roofline="o q h"
+old_store=""
+short_store="q h"
 
 # same_help CMD: --help, -h and help CMD print one text, on stdout, exit 0
 same_help() {
