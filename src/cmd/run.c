@@ -235,7 +235,9 @@ static void setup_benchmarks(struct runner *rn, bool perf_refused)
 			rn->instr_idx = (long)k;
 	}
 	rn->ipc = rn->cycles_idx >= 0 && rn->instr_idx >= 0;
-	rn->nmetrics = M_RUSAGE_COUNT + nc + rn->ipc;
+	for (size_t w = 0; w < WORK_COUNT; w++)
+		rn->nwork += rn->o->work[w] != NULL;
+	rn->nmetrics = M_RUSAGE_COUNT + nc + rn->ipc + rn->nwork;
 	rn->mux = xcalloc(rn->njobs * nc + 1, sizeof(size_t));
 	rn->metrics = xcalloc(rn->njobs, sizeof(*rn->metrics));
 	for (size_t i = 0; i < rn->njobs; i++) {
@@ -263,6 +265,9 @@ static int known_metric(const struct runner *rn, const char *name)
 {
 	for (size_t k = 0; k < M_RUSAGE_COUNT; k++)
 		if (!strcmp(run_rusage_metrics[k].name, name))
+			return 1;
+	for (size_t w = 0; w < WORK_COUNT; w++)
+		if (rn->o->work[w] && !strcmp(run_work_metrics[w].name, name))
 			return 1;
 	for (size_t k = 0; rn->ctr && k < counters_metric_count(rn->ctr); k++)
 		if (!strcmp(counters_metric_name(rn->ctr, k), name))
@@ -344,6 +349,10 @@ static int prepare_runner(struct runner *rn, long *ref)
 		return r;
 	refused = r < 0;
 	setup_benchmarks(rn, refused);
+	if (run_work_eval(rn)) {
+		fprintf(stderr, "yardstick run: %s\n", rn->err.msg);
+		return 2;
+	}
 	if (check_compare_metrics(rn))
 		return 2;
 	*ref = find_reference(rn);

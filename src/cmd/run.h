@@ -17,8 +17,12 @@
 #include "result/result.h"
 #include "util/term.h"
 #include "util/outputs.h"
+#include "util/expr.h"
 #include "util/paramscan.h"
 #include "util/error.h"
+
+/* --work NAME=EXPR: what a run of a benchmark does (run_work.c). */
+enum { WORK_FLOPS, WORK_BYTES, WORK_COUNT };
 
 struct job {
 	char *name;
@@ -35,6 +39,9 @@ struct job {
 	/* why perf counters cannot follow it (spawn_exec_privileged, or
 	 * seen after the runs), malloc'd; NULL: they can */
 	char *perf_blind;
+	/* --work: the values of the expressions given, in the order of
+	 * WORK_*, the ones not given left out */
+	double work[WORK_COUNT];
 	bool failed;
 };
 
@@ -64,6 +71,10 @@ struct run_opts {
 	bool no_store;
 	unsigned long long seed;
 	long resamples;
+	/* --work NAME=EXPR as given ("flops=2*{n}^3"), and parsed (by
+	 * run_work_check): NULL where not given */
+	const char *work_arg[WORK_COUNT];
+	struct expr *work[WORK_COUNT];
 };
 
 /* Parse argv (after the word "run"). Returns 0, 1 when help was printed,
@@ -129,7 +140,8 @@ struct runner {
 	struct metric ***metrics;	/* [job][rusage + counters + ipc] */
 	size_t nmetrics;
 	long cycles_idx, instr_idx;	/* counter indices, -1 if absent */
-	bool ipc;			/* the last metric is ipc */
+	bool ipc;			/* ipc follows the counters */
+	size_t nwork;			/* --work metrics, the last ones */
 	size_t *mux;			/* [job][counter]: multiplexed runs */
 	bool emulated;			/* YARDSTICK_EMULATE_PMU */
 	bool perf_refused;		/* perf events not permitted */
@@ -159,6 +171,23 @@ enum {
 extern const struct run_metric_name {
 	const char *name, *unit;
 } run_rusage_metrics[M_RUSAGE_COUNT];
+/* The metric of each --work NAME (run_loop.c), in the order of WORK_*:
+ * its name is also the result's setting holding the expression. */
+extern const struct run_metric_name run_work_metrics[WORK_COUNT];
+
+/* --work (run_work.c). The callback of the option: NAME=EXPR, NAME
+ * flops or bytes, each once. */
+int run_work_option(struct run_opts *o, const char *arg, struct error *e);
+/* After the options: parse every expression and check each parameter
+ * it names is a --param of the command (message: "--work
+ * flops='2*{n}^^3': column 7: ..."). */
+int run_work_check(struct run_opts *o, struct error *e);
+/* Evaluate them for every job into job.work and set rn->nwork; a
+ * division by zero, a result that is not finite or is below 0 names the
+ * benchmark. */
+int run_work_eval(struct runner *rn);
+/* The expressions as the result's settings work_flops, work_bytes. */
+void run_work_settings(const struct runner *rn);
 
 /* The warm-ups and the measured runs of every job (run_loop.c), through
  * rn->exec; with sp.interrupt set, Ctrl-C stops them. Returns 0, or -1

@@ -172,6 +172,7 @@ static void record_settings(struct runner *rn)
 		result_set_str(r, "pin", cpus);
 	}
 	result_set_str(r, "ignore_failure", o->ignore_failure ? "yes" : "no");
+	run_work_settings(rn);
 	result_set_num(r, "bootstrap_resamples", (double)o->resamples);
 	result_set_num(r, "seed", (double)o->seed);
 	result_set_num(r, "alpha", ANALYZE_ALPHA);

@@ -34,6 +34,10 @@ const struct run_metric_name run_rusage_metrics[M_RUSAGE_COUNT] = {
 	{ "involuntary_switches", "count" },
 };
 
+const struct run_metric_name run_work_metrics[WORK_COUNT] = {
+	{ "work_flops", "flop" }, { "work_bytes", "bytes" },
+};
+
 /* Metric names of the default counter set, for when perf is refused. */
 static const char *const default_counter_metrics[] = {
 	"task_clock", "cycles", "instructions", "branches", "branch_misses",
@@ -127,7 +131,12 @@ static void record(struct runner *rn, size_t ji, const struct run_sample *s)
 	/* under --shell, raw: run_shell_correct decides at the end */
 	for (size_t i = 0; i < M_RUSAGE_COUNT; i++)
 		metric_push(m[i], v[i]);
-	if (!rn->ctr || !m[M_RUSAGE_COUNT])	/* none, or perf_blind */
+	for (size_t w = 0; w < rn->nwork; w++)
+		metric_push(m[rn->nmetrics - rn->nwork + w],
+			    rn->jobs[ji].work[w]);
+	/* none, or perf_blind (m[M_RUSAGE_COUNT] is no sign: with every
+	 * event unsupported the row ends before it) */
+	if (!rn->ctr || rn->jobs[ji].perf_blind)
 		return;
 	for (size_t k = 0; k < counters_metric_count(rn->ctr); k++) {
 		const struct counter_value *c = &rn->cvals[k];
@@ -141,7 +150,7 @@ static void record(struct runner *rn, size_t ji, const struct run_sample *s)
 		const struct counter_value *in = &rn->cvals[rn->instr_idx];
 		bool ok = cy->counted && in->counted && cy->value > 0;
 
-		metric_push(m[rn->nmetrics - 1],
+		metric_push(m[rn->nmetrics - rn->nwork - 1],
 			    ok ? in->value / cy->value : NAN);
 	}
 }
@@ -552,6 +561,10 @@ static struct metric **job_metrics(struct runner *rn, size_t ji)
 				 counters_metric_unit(rn->ctr, k));
 	if (rn->ipc && !j->perf_blind)
 		benchmark_metric(b, "ipc", "ratio");
+	for (size_t w = 0; w < WORK_COUNT; w++)
+		if (rn->o->work[w])
+			benchmark_metric(b, run_work_metrics[w].name,
+					 run_work_metrics[w].unit);
 	if (j->perf_blind)
 		run_mark_perf_blind(rn, b, j->perf_blind);
 	if (rn->emulated)
@@ -569,8 +582,13 @@ static struct metric **job_metrics(struct runner *rn, size_t ji)
 		benchmark_add_unsupported(b, default_counter_metrics[k]);
 	/* Pointers only now: adding metrics may have moved them. */
 	rn->metrics[ji] = xcalloc(rn->nmetrics, sizeof(struct metric *));
-	for (size_t k = 0; k < b->nmetrics; k++)
+	for (size_t k = 0; k + rn->nwork < b->nmetrics; k++)
 		rn->metrics[ji][k] = &b->metrics[k];
+	/* the --work metrics last, after the counters a perf-blind
+	 * benchmark does not have */
+	for (size_t w = 0; w < rn->nwork; w++)
+		rn->metrics[ji][rn->nmetrics - rn->nwork + w] =
+			&b->metrics[b->nmetrics - rn->nwork + w];
 	return rn->metrics[ji];
 }
 

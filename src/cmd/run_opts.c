@@ -37,9 +37,9 @@ static const char run_epilog[] =
 "Exit status: 0 ok; 1 a command failed; 2 bad usage, a program that does\n"
 "not exist, an output or a store that cannot be written (the other\n"
 "outputs are still written); 3 perf events asked for with --events are\n"
-"not permitted, or the store is locked, read-only or another user's, or\n"
-"SQLite or libpq cannot be loaded or a PostgreSQL store's server\n"
-"reached;\n"
+"not permitted (dram_bytes: counting system-wide is not), or the store\n"
+"is locked, read-only or another user's, or SQLite or libpq cannot be\n"
+"loaded or a PostgreSQL store's server reached;\n"
 "130 interrupted (what was measured is still written and stored;\n"
 "benchmarks that never ran are left out).\n";
 
@@ -125,6 +125,12 @@ static int parse_events(void *args, const struct opt_entry *opt,
 	}
 }
 
+static int parse_work(void *args, const struct opt_entry *opt,
+		      const char *arg, struct error *e)
+{
+	return run_work_option(args, arg, e);
+}
+
 static const struct opt_enum run_orders[] = {
 	{ "interleaved", ORDER_INTERLEAVED },
 	{ "sequential", ORDER_SEQUENTIAL },
@@ -186,6 +192,13 @@ static const struct opt_entry run_options[] = {
 	  "{NAME} is replaced in commands and names; several --param form "
 	  "the cartesian product. A numeric scan gets a complexity fit: O(1) "
 	  "... O(n^3)" },
+	{ OPT_CALLBACK(0, "work", parse_work), .metavar = "NAME=EXPR",
+	  .help = "the work of one run, NAME flops or bytes (repeatable): "
+	  "EXPR over the scans' {NAME} — numbers (1.5, 1e9), + - * / ^, "
+	  "( ), log2 log sqrt min max; ^ is right-associative and above a "
+	  "unary minus (-2^2 = -4). Kept as metric work_flops (flop) or "
+	  "work_bytes (bytes), a value per run: the report shows the "
+	  "attained GFLOP/s and FLOP/byte" },
 	OPT_GROUP("Counters"),
 	{ OPT_CALLBACK('e', "events", parse_events), .metavar = "LIST",
 	  .help = "perf events to count, comma-separated, by perf's name "
@@ -194,7 +207,10 @@ static const struct opt_entry run_options[] = {
 	  "branches, branch-misses, cache-references, cache-misses and flops "
 	  "(page-faults, context-switches, cpu-migrations only when named: "
 	  "wait4 counts the first two for every run, and each costs every "
-	  "run)" },
+	  "run). dram_bytes, only when named: bytes read and written by the "
+	  "memory controllers (uncore events) during each run — of the "
+	  "whole system, every process's traffic, not the command's alone; "
+	  "it needs kernel.perf_event_paranoid 0 or CAP_PERFMON" },
 	{ OPT_FLAG(0, "no-counters", no_counters),
 	  .help = "do not use perf events at all" },
 	OPT_GROUP("Statistics"),
@@ -280,7 +296,7 @@ static int check_opts(struct run_opts *o, struct error *e)
 	for (size_t i = 0; i < o->ncommands; i++)
 		if (!o->commands[i][strspn(o->commands[i], " \t\n")])
 			return error_set(e, "command %zu is empty", i + 1);
-	return 0;
+	return run_work_check(o, e);
 }
 
 int run_parse(struct run_opts *o, int argc, char **argv, struct error *e)
@@ -314,6 +330,8 @@ void run_opts_free(struct run_opts *o)
 	for (size_t i = 0; i < o->nscans; i++)
 		scan_free(&o->scans[i]);
 	free(o->scans);
+	for (size_t w = 0; w < WORK_COUNT; w++)
+		expr_free(o->work[w]);
 }
 
 /* Replace every {NAME} of the scans by the job's values. */

@@ -79,6 +79,56 @@ static void print_ci(const struct metric *m, FILE *fp)
 		fmt_value(s->median_ci[1], m->unit, d, sizeof(d)));
 }
 
+/* The median of metric name of b, or NAN. */
+static double median(const struct benchmark *b, const char *name)
+{
+	const struct metric *m = benchmark_find_metric(b, name);
+
+	return m && m->summary.n ? m->summary.median : NAN;
+}
+
+/*
+ * What --work makes of b, from medians (docs/result-format.md): the
+ * attained rate median(work_flops) / median(wall_time) in GFLOP/s, the
+ * bandwidth from work_bytes in GB/s, the intensity work_flops /
+ * work_bytes in FLOP/byte; NAN where a metric is missing or zero.
+ */
+struct attained {
+	double gflops, gbytes, intensity;
+};
+
+static struct attained attained_of(const struct benchmark *b)
+{
+	double t = median(b, "wall_time"), f = median(b, "work_flops"),
+	       by = median(b, "work_bytes");
+	struct attained a = { NAN, NAN, NAN };
+
+	if (t > 0) {
+		a.gflops = f / t * 1e-9;
+		a.gbytes = by / t * 1e-9;
+	}
+	if (by > 0)
+		a.intensity = f / by;
+	return a;
+}
+
+/* "attained (--work)  1.23 GFLOP/s  0.5 GB/s  2.5 FLOP/byte". */
+static void print_attained(const struct benchmark *b, FILE *fp)
+{
+	struct attained a = attained_of(b);
+
+	if (isnan(a.gflops) && isnan(a.gbytes))
+		return;
+	fprintf(fp, "  %-21s", "attained (--work)");
+	if (!isnan(a.gflops))
+		fprintf(fp, " %.4g GFLOP/s", a.gflops);
+	if (!isnan(a.gbytes))
+		fprintf(fp, " %.4g GB/s", a.gbytes);
+	if (!isnan(a.intensity))
+		fprintf(fp, " %.4g FLOP/byte", a.intensity);
+	fputs(" (median work / median wall time)\n", fp);
+}
+
 static void print_exit_codes(const struct benchmark *b, FILE *fp)
 {
 	size_t nonzero = 0;
@@ -138,6 +188,7 @@ static void print_benchmark(const struct benchmark *b, size_t i, bool color,
 		print_metric(m, color, fp);
 	}
 	print_ci(wall, fp);
+	print_attained(b, fp);
 	print_list("zero in every run", zero, nzero, fp);
 	print_list("not supported on this machine",
 		   (const char *const *)b->unsupported, b->nunsupported, fp);
@@ -241,10 +292,27 @@ static const char *median_of(const struct benchmark *b, const char *name,
 	return fmt_value(m->summary.median, m->unit, buf, n);
 }
 
+/* With --work flops: the attained GFLOP/s and FLOP/byte, as columns. */
+static void print_attained_cells(const struct benchmark *b, bool header,
+				 FILE *fp)
+{
+	struct attained a = attained_of(b);
+	char rate[32] = "-", ai[32] = "-";
+
+	if (!isnan(a.gflops))
+		snprintf(rate, sizeof(rate), "%.4g", a.gflops);
+	if (!isnan(a.intensity))
+		snprintf(ai, sizeof(ai), "%.4g", a.intensity);
+	term_pad(fp, header ? "GFLOP/s" : rate, 10, true);
+	term_pad(fp, header ? "FLOP/byte" : ai, 10, true);
+}
+
 /* One line per benchmark: for scans, where full tables would not fit. */
 static void print_summary(const struct result *r, bool color, FILE *fp)
 {
 	int w = (int)name_width(r);
+	bool work = r->nbenchmarks &&
+		    benchmark_find_metric(&r->benchmarks[0], "work_flops");
 
 	fprintf(fp, "%s%-*s %6s ", term_dim(color), w, "benchmark", "runs");
 	term_pad(fp, "mean", 11, true);
@@ -254,6 +322,8 @@ static void print_summary(const struct result *r, bool color, FILE *fp)
 	term_pad(fp, "p99", 12, true);
 	term_pad(fp, "peak rss", 12, true);
 	term_pad(fp, "task clock", 12, true);
+	if (work)
+		print_attained_cells(&r->benchmarks[0], true, fp);
 	fprintf(fp, "%s\n", term_reset(color));
 	for (size_t i = 0; i < r->nbenchmarks; i++) {
 		const struct benchmark *b = &r->benchmarks[i];
@@ -282,6 +352,8 @@ static void print_summary(const struct result *r, bool color, FILE *fp)
 			 true);
 		term_pad(fp, median_of(b, "task_clock", tc, sizeof(tc)), 12,
 			 true);
+		if (work)
+			print_attained_cells(b, false, fp);
 		fputc('\n', fp);
 	}
 	fputc('\n', fp);

@@ -135,20 +135,41 @@ double ys_param_double(const ys_state *s, const char *name)
 	return d;
 }
 
+/* Declared work is a count: finite and at least 0, or the benchmark
+ * fails saying so (a rate of inf, or a rate silently left out, would
+ * place it nowhere on a roofline). */
+static bool work_ok(ys_state *s, const char *call, double v)
+{
+	char msg[128];
+
+	if (isfinite(v) && v >= 0)
+		return true;
+	snprintf(msg, sizeof(msg), "%s(%g): the work of an iteration is a "
+		 "finite number, at least 0", call, v);
+	set_failed(s->inst, msg);
+	return false;
+}
+
 void ys_set_items(ys_state *s, double v)
 {
+	if (!work_ok(s, "ys_set_items", v))
+		return;
 	s->items = v;
 	s->set_items = true;
 }
 
 void ys_set_bytes(ys_state *s, double v)
 {
+	if (!work_ok(s, "ys_set_bytes", v))
+		return;
 	s->bytes = v;
 	s->set_bytes = true;
 }
 
 void ys_set_flops(ys_state *s, double v)
 {
+	if (!work_ok(s, "ys_set_flops", v))
+		return;
 	s->flops = v;
 	s->set_flops = true;
 }

@@ -369,6 +369,76 @@ add_flops(struct counters *c, struct error *e)
 	return add_metric(c, "flops", "flops", attrs, lanes, n, e);
 }
 
+/* dram_bytes could not be opened with errno err: refused (the sysctl
+ * named), unsupported, or a real error. */
+static enum counters_result
+dram_failed(struct counters *c, const struct pe_dram_event *ev, int err,
+	    struct error *e)
+{
+	char level[32];
+
+	if (err == EACCES || err == EPERM) {
+		perf_event_sysctl("perf_event_paranoid", level, sizeof(level));
+		error_set(e, "dram_bytes: the memory controllers' events "
+			  "('%s') count the whole system, which is not "
+			  "permitted: the sysctl kernel.perf_event_paranoid is "
+			  "%s and system-wide counting needs 0 or lower "
+			  "(sysctl -w kernel.perf_event_paranoid=0), or grant "
+			  "the capability CAP_PERFMON", ev->name, level);
+		return COUNTERS_DENIED;
+	}
+	if (err == ENOENT || err == ENODEV || err == EOPNOTSUPP ||
+	    err == EINVAL || err == EBUSY || err == E2BIG)
+		return add_unsupported(c, "dram_bytes", e);
+	error_errno(e, err, "cannot open perf event '%s' on cpu %d", ev->name,
+		    ev->cpu);
+	return COUNTERS_FAILED;
+}
+
+/*
+ * dram_bytes: the memory controllers' read and write events (uncore
+ * PMUs, perf_dram.c), each opened system-wide on its socket's CPU, summed
+ * with their bytes per count as weights. Only when named (--events):
+ * they count every process, and need more permission than the others
+ * (refused: COUNTERS_DENIED, the sysctl named). Unsupported where there
+ * is no such PMU.
+ */
+static enum counters_result
+add_dram(struct counters *c, struct error *e)
+{
+	static struct pe_dram_event evs[COUNTERS_MAX_METRIC_EVENTS];
+	struct perf_event_attr attrs[COUNTERS_MAX_METRIC_EVENTS];
+	int fds[COUNTERS_MAX_METRIC_EVENTS], lanes[COUNTERS_MAX_METRIC_EVENTS];
+	size_t n = perf_event_dram_discover(c->sys.sysfs, evs,
+					    COUNTERS_MAX_METRIC_EVENTS);
+
+	if (!n)
+		return add_unsupported(c, "dram_bytes", e);
+	for (size_t i = 0; i < n; i++) {
+		int fd, err;
+
+		attrs[i] = evs[i].attr;
+		perf_event_attr_system_wide(&attrs[i]);
+		fd = c->sys.perf_open_cpu
+			? c->sys.perf_open_cpu(&attrs[i], evs[i].cpu,
+					       c->sys.arg)
+			: perf_event_sys_open(&attrs[i], -1, evs[i].cpu, -1,
+					      NULL);
+		if (fd >= 0) {
+			fds[i] = fd;
+			lanes[i] = evs[i].bytes;
+			continue;
+		}
+		err = errno;
+		for (size_t k = 0; k < i; k++)
+			close(fds[k]);
+		return dram_failed(c, &evs[i], err, e);
+	}
+	register_metric(c, "dram_bytes", attrs, fds, lanes, n, false);
+	c->metrics[c->n_metrics - 1].unit = "bytes";
+	return COUNTERS_OK;
+}
+
 /*
  * Their metric names are the default metric names. Of the software events
  * only task-clock (bench/RESULTS.md, "the default counters"): each
@@ -410,6 +480,8 @@ add_events(struct counters *c, const char *const *events,
 		}
 		if (strcmp(metric, "flops") == 0)
 			ret = add_flops(c, e);
+		else if (strcmp(metric, "dram_bytes") == 0)
+			ret = add_dram(c, e);
 		else
 			ret = add_named(c, events[i], metric, e);
 		if (ret != COUNTERS_OK)
@@ -500,7 +572,8 @@ enum counters_result
 counters_open(struct counters **out, const char *const *events, size_t n,
 	      struct error *e)
 {
-	const struct counters_sys sys = { .perf_open = sys_perf_open };
+	const struct counters_sys sys = { .perf_open = sys_perf_open,
+					  .sysfs = getenv("YARDSTICK_SYSFS") };
 
 	return counters_open_sys(out, events, n, &sys, e);
 }
@@ -544,6 +617,8 @@ counters_open_on(struct counters **out, const char *const *events,
 	struct counters_sys sys = { .perf_open = sys_perf_open };
 
 	sys.pid = pid;
+	/* where dram_bytes looks for its PMUs: a made-up tree, for tests */
+	sys.sysfs = getenv("YARDSTICK_SYSFS");
 	if (emulated) {
 		sys.perf_open = emulated_perf_open;
 		sys.fp = emulated_fp;

@@ -79,6 +79,8 @@ struct counter_value {
 enum counters_result counters_open(struct counters **out,
 				   const char *const *events, size_t n,
 				   struct error *e);
+/* (dram_bytes looks for its PMUs under $YARDSTICK_SYSFS instead of /sys
+ * when that is set: tests give it a made-up tree.) */
 void counters_close(struct counters *c);
 
 /*

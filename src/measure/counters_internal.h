@@ -17,8 +17,11 @@
 #include "measure/counters.h"
 #include "measure/perf_event.h"
 
-/* Most events one metric adds up (flops: eight FP_ARITH umasks). */
-#define COUNTERS_MAX_METRIC_EVENTS PE_MAX_FP_EVENTS
+/* Most events one metric adds up (flops: eight FP_ARITH umasks;
+ * dram_bytes: read and write of every memory channel of every socket). */
+#define COUNTERS_MAX_METRIC_EVENTS \
+	(PE_MAX_DRAM_EVENTS > PE_MAX_FP_EVENTS ? PE_MAX_DRAM_EVENTS \
+					       : PE_MAX_FP_EVENTS)
 
 struct counters_sys {
 	/*
@@ -32,6 +35,14 @@ struct counters_sys {
 	size_t n_fp;
 	pid_t pid;		/* the process counted, 0: ourselves (and
 				 * what we start, with inherit) */
+	/*
+	 * dram_bytes: perf_event_open(attr, -1, cpu, -1, ...), system-wide
+	 * on one CPU — a descriptor or -1 with errno set; NULL: the system
+	 * call. sysfs: where its events are looked for (NULL: /sys).
+	 */
+	int (*perf_open_cpu)(struct perf_event_attr *attr, int cpu,
+			     void *arg);
+	const char *sysfs;
 };
 
 /* counters_open with the system call and FP event list of sys. */

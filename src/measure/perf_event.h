@@ -142,6 +142,35 @@ struct pe_fp_event {
 size_t perf_event_fp_discover(struct perf_event_attr *attrs, int *lanes,
 			      size_t max);
 
+/* ---- memory traffic (perf_dram.c) ---- */
+
+/* Most memory-controller events one machine adds up (sockets x channels
+ * x read and write). */
+#define PE_MAX_DRAM_EVENTS 32
+
+/* One memory-controller event: an uncore PMU's, counted system-wide on
+ * one CPU (of its socket or die). */
+struct pe_dram_event {
+	struct perf_event_attr attr;	/* type and config* */
+	int cpu;
+	int bytes;			/* per count: 64 for a CAS command */
+	char name[96];			/* "uncore_imc_0/cas_count_read/" */
+};
+
+/*
+ * Find this machine's memory-controller read and write events in sysfs
+ * (sysfs NULL: /sys), as perf does: Intel's uncore_imc* PMUs, AMD's
+ * amd_umc_* (perf_dram.c lists them). Fills up to max events and returns
+ * how many; 0 when there is no such PMU (a VM, most laptops' kernels).
+ * Their counts are system-wide: every process's traffic, not one
+ * command's.
+ */
+size_t perf_event_dram_discover(const char *sysfs, struct pe_dram_event *out,
+				size_t max);
+/* Attributes of a system-wide counting event (pid -1, one CPU): enabled
+ * at once, not inherited, no exclude bits, a group read with times. */
+void perf_event_attr_system_wide(struct perf_event_attr *a);
+
 /* ---- reading groups ---- */
 
 /* A group read (PERF_FORMAT_GROUP with both times) is nr, time_enabled,

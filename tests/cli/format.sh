@@ -127,6 +127,7 @@ run_case() {
 	YARDSTICK_EMULATE_PMU=1 "$YS" run --no-store -q -r 2 -w 0 -S -t 5 \
 		--pin "$cpu" -p true -c true --input "$T/in" -P n=1,2,3 \
 		--compare-metric peak_rss --json "$T/run1.json" \
+		--work 'flops=2*{n}^3' --work 'bytes=24*{n}^2' \
 		"sleep 0.00{n}" 2>"$T/run1.err" || { cat "$T/run1.err"; return 1; }
 	"$YS" run --no-store -q -m 2 -M 2 --min-time 1ms --order sequential \
 		--json "$T/run2.json" true "echo hi" 2>"$T/run2.err" ||
@@ -134,7 +135,10 @@ run_case() {
 	"$YS" run --no-store -q -r 2 -w 0 --no-counters \
 		--json "$T/run3.json" true 2>"$T/run3.err" ||
 		{ cat "$T/run3.err"; return 1; }
-	check run "$T/run1.json" "$T/run2.json" "$T/run3.json"
+	"$YS" run --no-store -q -r 2 -w 0 -e task-clock,dram_bytes \
+		--json "$T/run4.json" true 2>"$T/run4.err" ||
+		{ cat "$T/run4.err"; return 1; }
+	check run "$T/run1.json" "$T/run2.json" "$T/run3.json" "$T/run4.json"
 }
 t "run: every key of a fixed, scanned --shell run is documented" run_case
 

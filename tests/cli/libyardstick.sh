@@ -80,7 +80,9 @@ b = {x['name']: x for x in d['benchmarks']}
 assert 'time_per_op' in b['ok']['metrics']
 for n, msg in [('noloop', 'did not run YS_LOOP'),
                ('break', 'left YS_LOOP early'),
-               ('fail', 'input file missing')]:
+               ('fail', 'input file missing'),
+               ('badwork', 'ys_set_flops(-1): the work of an iteration is a finite number'),
+               ('infwork', 'ys_set_flops(inf): the work')]:
     assert b[n]['metrics'] == {}, b[n]
     assert any(msg in w for w in b[n]['warnings']), b[n]['warnings']
 g = load('$T/nl.gbench.json')

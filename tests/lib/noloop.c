@@ -1,5 +1,6 @@
-/* Benchmarks that misuse the loop: no YS_LOOP, a break out of it, and
- * ys_fail. Each is reported failed; the others still run; exit 1. */
+/* Benchmarks that misuse the loop: no YS_LOOP, a break out of it,
+ * ys_fail, declared work that is no count. Each is reported failed; the
+ * others still run; exit 1. */
 #include <yardstick.h>
 
 static void bm_ok(ys_state *s)
@@ -30,3 +31,13 @@ static void bm_fail(ys_state *s)
 	}
 }
 YS_BENCHMARK_WITH("fail", bm_fail, "threads=2")
+
+static void bm_badwork(ys_state *s)
+{
+	ys_set_bytes(s, 64);
+	ys_set_flops(s, ys_param_double(s, "f"));
+	YS_LOOP(s) {
+	}
+}
+YS_BENCHMARK_WITH("badwork", bm_badwork, "f=-1")
+YS_BENCHMARK_WITH("infwork", bm_badwork, "f=inf")

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <math.h>
 #include <errno.h>
 #include <pthread.h>
 #include <spawn.h>
@@ -814,7 +815,7 @@ static void test_hardware_path(void **state)
 {
 	struct fake f = { FAKE_HW_AS_FAULTS, PERF_COUNT_HW_CACHE_MISSES,
 			  0, 0, 0, 0 };
-	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0 };
+	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0, NULL, NULL };
 	int fds_before = open_fds();
 	struct counters *c = NULL;
 	struct error e = { "" };
@@ -851,7 +852,7 @@ static void test_flops_needs_every_event(void **state)
 {
 	struct fake f = { FAKE_HW_AS_FAULTS, PERF_COUNT_HW_BUS_CYCLES,
 			  0, 0, 0, 0 };
-	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0 };
+	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0, NULL, NULL };
 	int fds_before = open_fds();
 	struct counters *c = NULL;
 	struct error e = { "" };
@@ -869,7 +870,7 @@ static void test_flops_needs_every_event(void **state)
 static void test_denied(void **state)
 {
 	struct fake f = { FAKE_DENY_ALL, UINT64_MAX, 0, 0, 0, 0 };
-	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0 };
+	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0, NULL, NULL };
 	int fds_before = open_fds();
 	struct counters *c = (struct counters *)1;
 	struct error e = { "" };
@@ -898,7 +899,7 @@ static void test_denied(void **state)
 static void test_user_space_only(void **state)
 {
 	struct fake f = { FAKE_DENY_KERNEL, UINT64_MAX, 0, 0, 0, 0 };
-	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0 };
+	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0, NULL, NULL };
 	struct counters *c = NULL;
 	struct error e = { "" };
 	struct run r;
@@ -921,7 +922,7 @@ static void test_user_space_only(void **state)
 static void test_open_error(void **state)
 {
 	struct fake f = { FAKE_EMFILE, UINT64_MAX, 0, 0, 0, 0 };
-	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0 };
+	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0, NULL, NULL };
 	struct counters *c = (struct counters *)1;
 	struct error e = { "" };
 
@@ -930,6 +931,273 @@ static void test_open_error(void **state)
 	assert_null(c);
 	assert_non_null(strstr(e.msg, "'task-clock'"));
 	assert_non_null(strstr(e.msg, strerror(EMFILE)));
+}
+
+/* ---- dram_bytes: memory controllers in a made-up sysfs ---- */
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* A PMU directory under root/bus/event_source/devices; its path in buf. */
+static void put_pmu(const char *root, const char *name, const char *type,
+		    const char *cpumask, char *buf, size_t len)
+{
+	char sub[600];
+
+	snprintf(buf, len, "%s/bus/event_source/devices/%s", root, name);
+	snprintf(sub, sizeof(sub), "mkdir -p '%s/format' '%s/events'", buf,
+		 buf);
+	assert_int_equal(system(sub), 0);
+	put_file(buf, "type", type);
+	put_file(buf, "cpumask", cpumask);
+}
+
+/* Intel server style: two IMC channels, and free-running counters of
+ * the same traffic that must not be added to them. */
+static void make_intel_sysfs(char *root, size_t len)
+{
+	char pmu[512];
+
+	snprintf(root, len, "/tmp/ys-dram-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	for (int ch = 0; ch < 2; ch++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "uncore_imc_%d", ch);
+		put_pmu(root, name, ch ? "43\n" : "42\n", "0\n", pmu,
+			sizeof(pmu));
+		put_file(pmu, "format/event", "config:0-7\n");
+		put_file(pmu, "format/umask", "config:8-15\n");
+		put_file(pmu, "events/cas_count_read", "event=0x04,umask=0x03\n");
+		put_file(pmu, "events/cas_count_read.scale", "6.103515625e-05\n");
+		put_file(pmu, "events/cas_count_read.unit", "MiB\n");
+		put_file(pmu, "events/cas_count_write", "event=0x04,umask=0x0c\n");
+		put_file(pmu, "events/cas_count_write.scale", "6.103515625e-05\n");
+		put_file(pmu, "events/cas_count_write.unit", "MiB\n");
+		put_file(pmu, "events/clockticks", "event=0x00,umask=0x00\n");
+	}
+	put_pmu(root, "uncore_imc_free_running_0", "50\n", "0\n", pmu,
+		sizeof(pmu));
+	put_file(pmu, "format/event", "config:0-7\n");
+	put_file(pmu, "format/umask", "config:8-15\n");
+	put_file(pmu, "events/read", "event=0xff,umask=0x20\n");
+	put_file(pmu, "events/write", "event=0xff,umask=0x21\n");
+	put_pmu(root, "cpu", "4\n", "0-3\n", pmu, sizeof(pmu));
+}
+
+static void remove_tree(const char *root)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_dram_discover(void **state)
+{
+	struct pe_dram_event ev[PE_MAX_DRAM_EVENTS];
+	char root[64], pmu[512];
+	size_t n;
+
+	(void)state;
+	make_intel_sysfs(root, sizeof(root));
+	n = perf_event_dram_discover(root, ev, PE_MAX_DRAM_EVENTS);
+	assert_int_equal(n, 4);
+	assert_int_equal(ev[0].attr.type, 42);
+	assert_int_equal(ev[0].attr.config, 0x0304);
+	assert_int_equal(ev[0].bytes, 64);	/* 6.103515625e-05 MiB */
+	assert_int_equal(ev[0].cpu, 0);
+	assert_string_equal(ev[0].name, "uncore_imc_0/cas_count_read/");
+	assert_int_equal(ev[1].attr.config, 0x0c04);
+	assert_string_equal(ev[1].name, "uncore_imc_0/cas_count_write/");
+	assert_int_equal(ev[3].attr.type, 43);
+	/* at most max */
+	assert_int_equal(perf_event_dram_discover(root, ev, 3), 3);
+	remove_tree(root);
+
+	/* AMD: no named events, the terms through the format files, on
+	 * each CPU of the mask (a socket each); an unknown unit refused */
+	snprintf(root, sizeof(root), "/tmp/ys-dram-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	put_pmu(root, "amd_umc_0", "11\n", "0,8\n", pmu, sizeof(pmu));
+	put_file(pmu, "format/event", "config:0-7\n");
+	put_file(pmu, "format/rdwrmask", "config:8-9\n");
+	n = perf_event_dram_discover(root, ev, PE_MAX_DRAM_EVENTS);
+	assert_int_equal(n, 4);
+	assert_int_equal(ev[0].attr.config, 0x10a);
+	assert_int_equal(ev[0].cpu, 0);
+	assert_int_equal(ev[1].cpu, 8);
+	assert_int_equal(ev[2].attr.config, 0x20a);
+	/* a value wider than its field: not encoded */
+	put_file(pmu, "format/rdwrmask", "config:8\n");
+	assert_int_equal(perf_event_dram_discover(root, ev, 8), 2);
+	assert_int_equal(ev[0].attr.config, 0x10a);
+	/* split fields: the value's low bits first */
+	put_file(pmu, "format/event", "config:0-3,32-35\n");
+	assert_int_equal(perf_event_dram_discover(root, ev, 8), 2);
+	assert_int_equal(ev[0].attr.config, 0x10aULL);
+	put_file(pmu, "format/event", "config:0-1,32-35\n");
+	assert_int_equal(perf_event_dram_discover(root, ev, 8), 2);
+	assert_true(ev[0].attr.config == (0x100ULL | 0x2ULL | (0x2ULL << 32)));
+	put_file(pmu, "format/event", "bogus:0-7\n");
+	assert_int_equal(perf_event_dram_discover(root, ev, 8), 0);
+	remove_tree(root);
+
+	/* nothing of the kind (a VM): none */
+	assert_int_equal(perf_event_dram_discover("/nonexistent", ev, 8), 0);
+}
+
+/* Opens of the memory controllers' events, as the fake saw them; the
+ * other events through fake_open, which takes the same arg. */
+struct fake_cpu {
+	struct fake hw;		/* first: fake_open's */
+	int err;		/* 0: open; else fail with this errno */
+	int calls;
+	struct perf_event_attr seen[8];
+	int cpus[8];
+};
+
+/* Each "system-wide" event counts this very process's page faults. */
+static int fake_open_cpu(struct perf_event_attr *attr, int cpu, void *arg)
+{
+	struct fake_cpu *f = arg;
+	struct perf_event_attr a = *attr;
+
+	if (f->calls < 8) {
+		f->seen[f->calls] = *attr;
+		f->cpus[f->calls] = cpu;
+	}
+	f->calls++;
+	if (f->err) {
+		errno = f->err;
+		return -1;
+	}
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+static void test_dram_bytes(void **state)
+{
+	static const char *const events[] = { "task-clock", "dram_bytes" };
+	struct fake_cpu f = { { FAKE_HW_AS_FAULTS, UINT64_MAX, 0, 0, 0, 0 },
+			      0, 0, { { 0 } }, { 0 } };
+	struct counters_sys sys = { .perf_open = fake_open, .arg = &f,
+				    .perf_open_cpu = fake_open_cpu };
+	int fds_before = open_fds();
+	struct counters *c = NULL;
+	struct error e = { "" };
+	struct counter_value v[2];
+	char root[64];
+	long at;
+
+	(void)state;
+	make_intel_sysfs(root, sizeof(root));
+	sys.sysfs = root;
+	assert_int_equal(counters_open_sys(&c, events, 2, &sys, &e),
+			 COUNTERS_OK);
+	at = find_metric(c, "dram_bytes");
+	assert_true(at >= 0);
+	assert_string_equal(counters_metric_unit(c, (size_t)at), "bytes");
+	assert_int_equal(counters_unsupported_count(c), 0);
+	/* four events, system-wide on CPU 0: enabled now, not inherited,
+	 * no exclude bits (uncore PMUs refuse them) */
+	assert_int_equal(f.calls, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(f.cpus[i], 0);
+		assert_int_equal(f.seen[i].disabled, 0);
+		assert_int_equal(f.seen[i].inherit, 0);
+		assert_int_equal(f.seen[i].enable_on_exec, 0);
+		assert_int_equal(f.seen[i].exclude_kernel, 0);
+	}
+	assert_int_equal(f.seen[0].type, 42);
+	assert_int_equal(f.seen[0].config, 0x0304);
+	assert_int_equal(f.seen[3].type, 43);
+	assert_int_equal(f.seen[3].config, 0x0c04);
+	/* 2000 page faults of ours: 64 bytes a count, four events */
+	assert_int_equal(counters_begin(c, &e), 0);
+	assert_int_equal(touch_pages(2000), 0);
+	assert_int_equal(counters_end(c, v, &e), 0);
+	assert_true(v[at].counted);
+	assert_true(v[at].value >= 64.0 * 4 * 2000);
+	assert_true(v[at].value < 64.0 * 4 * 2000 * 2);
+	assert_true(fmod(v[at].value, 256) == 0);
+	counters_close(c);
+	assert_int_equal(open_fds(), fds_before);
+
+	/* refused: the sysctl and the capability named, nothing left open */
+	f.err = EACCES;
+	f.calls = 0;
+	c = (struct counters *)1;
+	assert_int_equal(counters_open_sys(&c, events, 2, &sys, &e),
+			 COUNTERS_DENIED);
+	assert_null(c);
+	assert_non_null(strstr(e.msg, "kernel.perf_event_paranoid"));
+	assert_non_null(strstr(e.msg, "system-wide counting needs 0 or lower"));
+	assert_non_null(strstr(e.msg, "CAP_PERFMON"));
+	assert_non_null(strstr(e.msg, "'uncore_imc_0/cas_count_read/'"));
+	assert_int_equal(open_fds(), fds_before);
+
+	/* the PMU cannot take it: unsupported, never 0 */
+	f.err = ENODEV;
+	assert_int_equal(counters_open_sys(&c, events, 2, &sys, &e),
+			 COUNTERS_OK);
+	assert_true(find_metric(c, "dram_bytes") < 0);
+	assert_true(is_unsupported(c, "dram_bytes"));
+	counters_close(c);
+	/* another failure is an error naming the event and the CPU */
+	f.err = EMFILE;
+	assert_int_equal(counters_open_sys(&c, events, 2, &sys, &e),
+			 COUNTERS_FAILED);
+	assert_non_null(strstr(e.msg, "'uncore_imc_0/cas_count_read/' on cpu 0"));
+	assert_int_equal(open_fds(), fds_before);
+	remove_tree(root);
+
+	/* no such PMU: unsupported */
+	f.err = 0;
+	f.calls = 0;
+	sys.sysfs = "/nonexistent";
+	assert_int_equal(counters_open_sys(&c, events, 2, &sys, &e),
+			 COUNTERS_OK);
+	assert_true(is_unsupported(c, "dram_bytes"));
+	assert_int_equal(f.calls, 0);
+	counters_close(c);
+}
+
+/* On this machine: counted, or unsupported — never a metric of 0. */
+static void test_dram_bytes_here(void **state)
+{
+	static const char *const events[] = { "dram_bytes" };
+	struct counters *c = NULL;
+	struct error e = { "" };
+	enum counters_result r;
+
+	(void)state;
+	r = counters_open(&c, events, 1, &e);
+	if (r == COUNTERS_DENIED) {
+		assert_non_null(strstr(e.msg, "kernel.perf_event_paranoid"));
+		return;
+	}
+	assert_int_equal(r, COUNTERS_OK);
+	if (find_metric(c, "dram_bytes") < 0) {
+		assert_true(is_unsupported(c, "dram_bytes"));
+	} else {
+		struct run run;
+
+		run_self(c, "--child-touch-pages", 1000, 0, &run);
+		assert_true(value_of(c, &run, "dram_bytes") >= 0);
+	}
+	counters_close(c);
 }
 
 int main(int argc, char **argv)
@@ -957,6 +1225,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_denied),
 		cmocka_unit_test(test_user_space_only),
 		cmocka_unit_test(test_open_error),
+		cmocka_unit_test(test_dram_discover),
+		cmocka_unit_test(test_dram_bytes),
+		cmocka_unit_test(test_dram_bytes_here),
 	};
 
 	if (argc == 3 && strncmp(argv[1], "--child-", 8) == 0)

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 
 #include "cmd/run.h"
+#include "measure/counters_internal.h"
 #include "util/strutil.h"
 
 #define MAXJ 4
@@ -671,6 +672,88 @@ static void test_batches(void **state)
 	batching = false;
 }
 
+/*
+ * --work flops and bytes: each run of a job records the job's values as
+ * the last two metrics, named and united as run_work_metrics says; a
+ * timed-out run records nothing there either (--ignore-failure).
+ */
+static void test_work_metrics(void **state)
+{
+	struct world *w = world_new(2, ORDER_INTERLEAVED);
+	struct expr *x;
+	struct error e;
+	const struct benchmark *b;
+	const struct metric *f, *by;
+
+	(void)state;
+	assert_int_equal(expr_parse("1", &x, &e), 0);
+	w->o.work[WORK_FLOPS] = w->o.work[WORK_BYTES] = x;
+	w->o.runs = 3;
+	w->o.timeout = 0.5;
+	w->o.ignore_failure = true;
+	w->rn.nwork = 2;
+	w->rn.nmetrics = M_RUSAGE_COUNT + 2;
+	w->jobs[0].work[0] = 2e6;
+	w->jobs[0].work[1] = 240000;
+	w->jobs[1].work[0] = 1.6e7;
+	w->jobs[1].work[1] = 960000;
+	w->fake.wall[0] = w->fake.wall[1] = 0.25;
+	on_call(w, 1, 1, EV_TIMEOUT, 0);
+	assert_int_equal(run_loop(w), 0);
+	for (size_t j = 0; j < 2; j++) {
+		b = w->jobs[j].bench;
+		assert_int_equal(b->nmetrics, M_RUSAGE_COUNT + 2);
+		f = metric(w, j, M_RUSAGE_COUNT);
+		by = metric(w, j, M_RUSAGE_COUNT + 1);
+		assert_ptr_equal(f, benchmark_find_metric(b, "work_flops"));
+		assert_ptr_equal(by, benchmark_find_metric(b, "work_bytes"));
+		assert_string_equal(f->unit, "flop");
+		assert_string_equal(by->unit, "bytes");
+		assert_int_equal(f->n, 3);
+		assert_int_equal(by->n, 3);
+		for (size_t k = 0; k < 3; k++) {
+			if (j == 1 && k == 1) {
+				assert_true(isnan(f->values[k]));
+				assert_true(isnan(by->values[k]));
+				continue;
+			}
+			assert_true(f->values[k] == w->jobs[j].work[0]);
+			assert_true(by->values[k] == w->jobs[j].work[1]);
+		}
+	}
+	expr_free(x);
+	world_free(w);
+}
+
+/*
+ * Counters asked for and every one unsupported (-e dram_bytes in a VM):
+ * the counter set holds no metric and a job's row of metrics ends with
+ * the rusage ones — a run must not read past it (ASan saw it read
+ * m[M_RUSAGE_COUNT]).
+ */
+static void test_every_counter_unsupported(void **state)
+{
+	static const char *const events[] = { "dram_bytes" };
+	const struct counters_sys sys = { .sysfs = "/nonexistent" };
+	struct world *w = world_new(1, ORDER_SEQUENTIAL);
+	struct error e;
+
+	(void)state;
+	assert_int_equal(counters_open_sys(&w->rn.ctr, events, 1, &sys, &e),
+			 COUNTERS_OK);
+	assert_int_equal(counters_metric_count(w->rn.ctr), 0);
+	w->rn.cvals = xcalloc(1, sizeof(*w->rn.cvals));
+	w->o.runs = 2;
+	w->fake.wall[0] = 0.25;
+	assert_int_equal(run_loop(w), 0);
+	assert_int_equal(metric(w, 0, M_WALL)->n, 2);
+	assert_int_equal(w->jobs[0].bench->nmetrics, M_RUSAGE_COUNT);
+	assert_string_equal(w->jobs[0].bench->unsupported[0], "dram_bytes");
+	counters_close(w->rn.ctr);
+	free(w->rn.cvals);
+	world_free(w);
+}
+
 int main(void)
 {
 #define BOTH(f) cmocka_unit_test_setup(f, batching_off), \
@@ -686,6 +769,8 @@ int main(void)
 		BOTH(test_exec_refused),
 		BOTH(test_prepare_cleanup),
 		cmocka_unit_test(test_batches),
+		cmocka_unit_test(test_work_metrics),
+		cmocka_unit_test(test_every_counter_unsupported),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -169,6 +169,9 @@ static void test_fmt_value(void **state)
 			    "8.000 Mflop");
 	assert_string_equal(fmt_value(512, "flop", b, sizeof(b)),
 			    "512.0 flop");
+	/* run --work flops */
+	assert_string_equal(fmt_value(1.6e7, "flop", b, sizeof(b)),
+			    "16.00 Mflop");
 }
 
 static char *capture(void (*fn)(const char *, FILE *), const char *s)
