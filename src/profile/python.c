@@ -299,6 +299,22 @@ static bool is_code(const struct py_target *t, uint64_t code)
 	       type == t->code_type;
 }
 
+/* The code object of a frame, checked, with its names' pointers. */
+static bool frame_code(const struct py_target *t, uint64_t code,
+		       struct py_frame *fr)
+{
+	const struct py_layout *l = t->l;
+	uint8_t b[256];
+
+	if (!aligned_ptr(code) || (size_t)l->co_code_adaptive > sizeof(b) ||
+	    rd(t, code, b, (size_t)l->co_code_adaptive) ||
+	    u64_at(b, l->ob_type) != t->code_type)
+		return false;
+	fr->qualname_ptr = u64_at(b, l->co_qualname);
+	fr->filename_ptr = u64_at(b, l->co_filename);
+	return true;
+}
+
 size_t py_walk(const struct py_target *t, uint64_t tstate,
 	       struct py_frame *out, size_t max, enum py_walk_error *err)
 {
@@ -339,12 +355,12 @@ size_t py_walk(const struct py_target *t, uint64_t tstate,
 			continue;
 		}
 		code = u64_at(b, l->fr_code);
-		if (!is_code(t, code)) {
-			*err = PY_WALK_BAD_CODE;
-			break;
-		}
 		if (n == max) {
 			*err = PY_WALK_TOO_DEEP;
+			break;
+		}
+		if (!frame_code(t, code, &out[n])) {
+			*err = PY_WALK_BAD_CODE;
 			break;
 		}
 		instr = u64_at(b, l->fr_instr);

@@ -119,6 +119,9 @@ struct py_frame {
 					 * C-level evaluation: the frames up
 					 * to here belong to one
 					 * _PyEval_EvalFrameDefault */
+	/* the code object's co_qualname and co_filename: a code object
+	 * at an address seen before is the same one if they are equal */
+	uint64_t qualname_ptr, filename_ptr;
 };
 
 /* Why a walk stopped short. */

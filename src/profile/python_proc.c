@@ -32,7 +32,7 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 /* Look names up in one symbol table section (sh) with its string table. */
 static void scan_symtab(int fd, const Elf64_Shdr *sh, const Elf64_Shdr *str,
 			const char *const *names, size_t n, uint64_t *values,
-			uint64_t *sizes)
+			uint64_t *sizes, bool undef)
 {
 	size_t count, namelen = 0;
 	Elf64_Sym *syms;
@@ -54,14 +54,16 @@ static void scan_symtab(int fd, const Elf64_Shdr *sh, const Elf64_Shdr *str,
 	for (size_t i = 0; i < count; i++) {
 		const char *nm;
 
-		if (syms[i].st_name >= str->sh_size || !syms[i].st_value ||
-		    syms[i].st_shndx == SHN_UNDEF)
+		bool defined = syms[i].st_value &&
+			       syms[i].st_shndx != SHN_UNDEF;
+
+		if (syms[i].st_name >= str->sh_size || (!defined && !undef))
 			continue;
 		nm = strs + syms[i].st_name;
 		for (size_t k = 0; k < n; k++) {
 			if (values[k] || strcmp(nm, names[k]))
 				continue;
-			values[k] = syms[i].st_value;
+			values[k] = defined ? syms[i].st_value : 1;
 			sizes[k] = syms[i].st_size;
 		}
 	}
@@ -70,8 +72,8 @@ out_free:
 	free(strs);
 }
 
-int py_elf_symbols(const char *path, const char *const *names, size_t n,
-		   uint64_t *values, uint64_t *sizes)
+static int elf_symbols(const char *path, const char *const *names, size_t n,
+		       uint64_t *values, uint64_t *sizes, bool undef)
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr *sh = NULL;
@@ -97,13 +99,19 @@ int py_elf_symbols(const char *path, const char *const *names, size_t n,
 		for (size_t i = 0; i < eh.e_shnum; i++)
 			if (sh[i].sh_type == want && sh[i].sh_link < eh.e_shnum)
 				scan_symtab(fd, &sh[i], &sh[sh[i].sh_link],
-					    names, n, values, sizes);
+					    names, n, values, sizes, undef);
 	}
 	ret = 0;
 out_close:
 	free(sh);
 	close(fd);
 	return ret;
+}
+
+int py_elf_symbols(const char *path, const char *const *names, size_t n,
+		   uint64_t *values, uint64_t *sizes)
+{
+	return elf_symbols(path, names, n, values, sizes, false);
 }
 
 /* Read a 4-byte value at virtual address vaddr of the file. */
@@ -286,4 +294,65 @@ int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 			sizeof(head)) && head;
 	}
 	return found;
+}
+
+/* PATH's file named name (no slash), into buf: 0, or -1. */
+static int path_lookup(const char *name, char *buf, size_t size)
+{
+	const char *p = getenv("PATH");
+
+	if (strchr(name, '/')) {
+		snprintf(buf, size, "%s", name);
+		return 0;
+	}
+	for (p = p ? p : "/usr/bin:/bin"; *p; p += *p == ':') {
+		size_t len = strcspn(p, ":");
+
+		snprintf(buf, size, "%.*s/%s", (int)len, p, name);
+		p += len;
+		if (access(buf, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+bool py_program_is_python(const char *path)
+{
+	static const char *const names[] = {
+		"_PyRuntime", "Py_BytesMain", "Py_Main", "Py_Initialize",
+	};
+	uint64_t v[4], sz[4];
+	char line[PATH_MAX], interp[PATH_MAX];
+	FILE *fp;
+	char *w, *save = NULL;
+	bool is = false;
+
+	const char *base = strrchr(path, '/');
+
+	/* "python3" may be a wrapper (pyenv's shim) that execs it */
+	if (!strncmp(base ? base + 1 : path, "python", 6))
+		return true;
+	if (!elf_symbols(path, names, 4, v, sz, true))
+		return v[0] || v[1] || v[2] || v[3];
+	/* a script: its #! interpreter, or env's first operand */
+	fp = fopen(path, "re");
+	if (!fp)
+		return false;
+	if (fgets(line, sizeof(line), fp) && !strncmp(line, "#!", 2)) {
+		w = strtok_r(line + 2, " \t\n", &save);
+		if (w && !strcmp(strrchr(w, '/') ? strrchr(w, '/') + 1 : w,
+				 "env")) {
+			w = strtok_r(NULL, " \t\n", &save);
+			while (w && w[0] == '-')
+				w = strtok_r(NULL, " \t\n", &save);
+			if (w && path_lookup(w, interp, sizeof(interp)))
+				w = NULL;
+			else if (w)
+				w = interp;
+		}
+		is = w && !elf_symbols(w, names, 4, v, sz, true) &&
+		     (v[0] || v[1] || v[2] || v[3]);
+	}
+	fclose(fp);
+	return is;
 }

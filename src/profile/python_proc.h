@@ -51,4 +51,12 @@ int py_proc_read(void *arg, uint64_t addr, void *buf, size_t len);
 int py_elf_symbols(const char *path, const char *const *names, size_t n,
 		   uint64_t *values, uint64_t *sizes);
 
+/*
+ * Whether the program file at path runs CPython: an ELF that defines or
+ * imports the interpreter's entry points (_PyRuntime, Py_BytesMain), or a
+ * script whose #! line names one (directly or through env and PATH), or a
+ * file named python* (pyenv's shims are shell scripts that exec it).
+ */
+bool py_program_is_python(const char *path);
+
 #endif
