@@ -261,8 +261,8 @@ extern const struct opt_enum opt_profile_formats[];
  * the interpreter's (profile/pystacks.h), or its raw C frames. */
 extern const struct opt_enum opt_python_modes[];
 #define OPT_PYTHON(f) OPT_ENUM(0, "python", f, opt_python_modes), \
-	.help = "on (the default): a CPython program's functions, files " \
-	"and lines in place of the interpreter's evaluation frames; off: " \
-	"the interpreter's own C frames"
+	.help = "on: a CPython program's functions, files and lines in " \
+	"place of the interpreter's evaluation frames; off: the " \
+	"interpreter's own C frames"
 
 #endif
