@@ -95,6 +95,35 @@ for label, args in progs:
         print(f"burn_a : burn_b (designed 70 : 30), inclusive: yardstick "
               f"{100 * ya / (ya + yb):.1f} : {100 * yb / (ya + yb):.1f}, "
               f"cProfile {100 * ca / (ca + cb):.1f} : {100 * cb / (ca + cb):.1f}")
+    if label.startswith("csvpipe"):
+        # the phases' true CPU shares (the program times itself, no
+        # profiler), against each tool's inclusive share of them
+        truth = {}
+        for _ in range(3):
+            r = subprocess.run([py] + args, check=True, text=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env=dict(os.environ, CSVPIPE_TIMES="1"))
+            for m in re.finditer(r"^phase (\w+) ([0-9.]+)$", r.stderr, re.M):
+                truth.setdefault(m.group(1), []).append(float(m.group(2)))
+        truth = {k: statistics.median(v) for k, v in truth.items()}
+        yt = {k: 0 for k in truth}
+        for line in open(folded):
+            st, n = line.rsplit(" ", 1)
+            for k in truth:
+                yt[k] += int(n) * (f";{k} (csvpipe.py:" in st)
+        cs = pstats.Stats(prof).stats
+        ct = {k: sum(v[3] for kk, v in cs.items()
+                     if kk[2] == k and kk[0].endswith("csvpipe.py")) for k in truth}
+        def shares(x):
+            tot = sum(x.values()) or 1
+            return {k: 100 * v / tot for k, v in x.items()}
+        st_, sy, sc = shares(truth), shares(yt), shares(ct)
+        print("phases, % of the four (inclusive): " + "; ".join(
+            f"{k} true {st_[k]:.1f} yardstick {sy[k]:.1f} cProfile {sc[k]:.1f}"
+            for k in truth))
+        print(f"  distance from the truth (half the L1): yardstick "
+              f"{sum(abs(sy[k] - st_[k]) for k in truth) / 2:.1f} points, "
+              f"cProfile {sum(abs(sc[k] - st_[k]) for k in truth) / 2:.1f} points")
     print(f"agreement: {len(ka & kb)} of the {len(ka | kb)} functions of 1% or more in both; "
           f"share moved between them (half the L1 distance): {diff:.1f} points")
 

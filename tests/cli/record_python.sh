@@ -98,13 +98,16 @@ t "--python takes on or off only" expect_exit 2 "$YS" record --python maybe -- t
 t "... and says so" has "$T/stderr" "--python"
 
 # multiprocessing's children, forked and spawned (a new interpreter exec'd)
-t "multiprocessing children (fork and spawn) are Python too" sh -c '
-	"$YS" record -q -o "$T/mp.folded" -- /usr/bin/python3.11 "$FIX/pyfix.py" mp-fork mp-spawn &&
+mp_children() { # METHOD: mp_work's samples in the children (2 x 100 units)
+	"$YS" record -q -o "$T/mp.folded" -- /usr/bin/python3.11 "$FIX/pyfix.py" "mp-$1" &&
 	python3 - "$T/mp.folded" <<"PY"
 import sys
 n = sum(int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[1]) if "mp_work (pyfix.py:" in l)
-assert n >= 20, n
-PY'
+assert n >= 40, n
+PY
+}
+t "multiprocessing children (fork) are Python too" retry mp_children fork
+t "multiprocessing children (spawn: a new interpreter) are Python too" retry mp_children spawn
 
 # trace: the same Python frames in its samples' stacks
 t "trace: samples' stacks hold the Python frames" sh -c '
