@@ -198,7 +198,7 @@ static void on_mmap(void *arg, const struct raw_mmap *m)
 
 	symtab_mmap(c->sym, m->pid, m->start, m->len, m->pgoff, m->path);
 	if (c->py)
-		pystacks_mmap(c->py, m->pid);
+		pystacks_mmap(c->py, m->pid, m->path);
 }
 
 static void on_fork(void *arg, uint32_t pid, uint32_t ppid)

@@ -142,11 +142,16 @@ static struct pyp *pyp_find(struct pystacks *ps, uint32_t pid, bool create)
 	return p;
 }
 
-void pystacks_mmap(struct pystacks *ps, uint32_t pid)
+void pystacks_mmap(struct pystacks *ps, uint32_t pid, const char *path)
 {
 	struct pyp *p = pyp_find(ps, pid, false);
+	const char *base = strrchr(path, '/');
 
-	if (p && p->state != P_PYTHON)
+	/* the interpreter comes as a file of its own; other files (every
+	 * library a program loads) are not worth reading maps again */
+	base = base ? base + 1 : path;
+	if (p && p->state != P_PYTHON && (!strncmp(base, "python", 6) ||
+					  !strncmp(base, "libpython", 9)))
 		p->dirty = true;
 }
 

@@ -36,9 +36,9 @@ struct pystacks;
 struct pystacks *pystacks_new(struct symtab *s);
 void pystacks_free(struct pystacks *ps);
 
-/* The process's mappings changed (a new file mapped: look for CPython
- * again at its next sample), it forked from ppid, exec'd, exited. */
-void pystacks_mmap(struct pystacks *ps, uint32_t pid);
+/* The process mapped path (a python* or libpython* file: look for
+ * CPython again at its next sample), forked from ppid, exec'd, exited. */
+void pystacks_mmap(struct pystacks *ps, uint32_t pid, const char *path);
 void pystacks_fork(struct pystacks *ps, uint32_t pid, uint32_t ppid);
 void pystacks_exec(struct pystacks *ps, uint32_t pid);
 void pystacks_exit(struct pystacks *ps, uint32_t pid);

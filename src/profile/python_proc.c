@@ -73,7 +73,8 @@ out_free:
 }
 
 static int elf_symbols(const char *path, const char *const *names, size_t n,
-		       uint64_t *values, uint64_t *sizes, bool undef)
+		       uint64_t *values, uint64_t *sizes, bool undef,
+		       bool dynsym_only)
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr *sh = NULL;
@@ -93,7 +94,7 @@ static int elf_symbols(const char *path, const char *const *names, size_t n,
 	if (pread_all(fd, sh, (size_t)eh.e_shnum * sizeof(*sh), eh.e_shoff))
 		goto out_close;
 	/* .dynsym first: its answers are the exported ones */
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < 2 - dynsym_only; pass++) {
 		uint32_t want = pass ? SHT_SYMTAB : SHT_DYNSYM;
 
 		for (size_t i = 0; i < eh.e_shnum; i++)
@@ -111,33 +112,47 @@ out_close:
 int py_elf_symbols(const char *path, const char *const *names, size_t n,
 		   uint64_t *values, uint64_t *sizes)
 {
-	return elf_symbols(path, names, n, values, sizes, false);
+	return elf_symbols(path, names, n, values, sizes, false, false);
+}
+
+/* The PT_LOAD program headers of the ELF file open on fd, at most max
+ * into out: how many, or -1. */
+static int elf_loads(int fd, Elf64_Phdr *out, size_t max)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	size_t n = 0;
+
+	if (pread_all(fd, &eh, sizeof(eh), 0) ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr))
+		return -1;
+	for (size_t i = 0; i < eh.e_phnum && n < max; i++) {
+		if (pread_all(fd, &ph, sizeof(ph),
+			      eh.e_phoff + i * sizeof(ph)))
+			return -1;
+		if (ph.p_type == PT_LOAD)
+			out[n++] = ph;
+	}
+	return (int)n;
 }
 
 /* Read a 4-byte value at virtual address vaddr of the file. */
 static int elf_read_u32(const char *path, uint64_t vaddr, uint32_t *out)
 {
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	int fd, ret = -1;
+	Elf64_Phdr ph[16];
+	int fd, n, ret = -1;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (pread_all(fd, &eh, sizeof(eh), 0) ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr))
-		goto out_close;
-	for (size_t i = 0; i < eh.e_phnum; i++) {
-		if (pread_all(fd, &ph, sizeof(ph),
-			      eh.e_phoff + i * sizeof(ph)))
+	n = elf_loads(fd, ph, 16);
+	for (int i = 0; i < n; i++)
+		if (vaddr >= ph[i].p_vaddr &&
+		    vaddr + 4 <= ph[i].p_vaddr + ph[i].p_filesz) {
+			ret = pread_all(fd, out, 4, ph[i].p_offset + vaddr -
+						    ph[i].p_vaddr);
 			break;
-		if (ph.p_type != PT_LOAD || vaddr < ph.p_vaddr ||
-		    vaddr + 4 > ph.p_vaddr + ph.p_filesz)
-			continue;
-		ret = pread_all(fd, out, 4, ph.p_offset + vaddr - ph.p_vaddr);
-		break;
-	}
-out_close:
+		}
 	close(fd);
 	return ret;
 }
@@ -146,34 +161,25 @@ out_close:
 static int elf_bias(const char *path, uint64_t start, uint64_t pgoff,
 		    uint64_t *bias)
 {
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	int fd, ret = -1;
+	Elf64_Phdr ph[16];
+	int fd, n;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (pread_all(fd, &eh, sizeof(eh), 0) ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr))
-		goto out_close;
-	for (size_t i = 0; i < eh.e_phnum; i++) {
-		uint64_t align_off;
+	n = elf_loads(fd, ph, 16);
+	close(fd);
+	for (int i = 0; i < n; i++) {
+		uint64_t align_off = ph[i].p_offset & ~(uint64_t)0xfff;
 
-		if (pread_all(fd, &ph, sizeof(ph),
-			      eh.e_phoff + i * sizeof(ph)))
-			break;
-		align_off = ph.p_offset & ~(uint64_t)0xfff;
-		if (ph.p_type != PT_LOAD || pgoff < align_off ||
-		    pgoff >= ph.p_offset + ph.p_filesz)
+		if (pgoff < align_off || pgoff >= ph[i].p_offset +
+						 ph[i].p_filesz)
 			continue;
 		*bias = start - (pgoff - align_off) -
-			(ph.p_vaddr & ~(uint64_t)0xfff);
-		ret = 0;
-		break;
+			(ph[i].p_vaddr & ~(uint64_t)0xfff);
+		return 0;
 	}
-out_close:
-	close(fd);
-	return ret;
+	return -1;
 }
 
 /* "python3.11", "libpython3.10.so.1.0", "libpython3.6m.so": the version
@@ -213,14 +219,17 @@ static int probe_file(const char *path, uint64_t start, uint64_t pgoff,
 {
 	uint64_t v[NSYMS], sz[NSYMS], bias;
 	uint32_t hex = 0;
-	const char *base;
+	const char *base = strrchr(path, '/');
+	bool named = !strncmp(base ? base + 1 : path, "python", 6) ||
+		     !strncmp(base ? base + 1 : path, "libpython", 9);
 
-	if (py_elf_symbols(path, sym_names, NSYMS, v, sz) ||
+	/* a program of another name embedding CPython exports its symbols
+	 * (.dynsym); its whole .symtab is not worth reading */
+	if (elf_symbols(path, sym_names, NSYMS, v, sz, false, !named) ||
 	    (!v[SYM_RUNTIME] && !v[SYM_INIT]) ||
 	    elf_bias(path, start, pgoff, &bias))
 		return 0;
 	snprintf(out->path, sizeof(out->path), "%s", path);
-	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	if (v[SYM_VERSION] && !elf_read_u32(path, v[SYM_VERSION], &hex) &&
 	    (hex >> 24) >= 3) {
@@ -332,7 +341,7 @@ bool py_program_is_python(const char *path)
 	/* "python3" may be a wrapper (pyenv's shim) that execs it */
 	if (!strncmp(base ? base + 1 : path, "python", 6))
 		return true;
-	if (!elf_symbols(path, names, 4, v, sz, true))
+	if (!elf_symbols(path, names, 4, v, sz, true, true))
 		return v[0] || v[1] || v[2] || v[3];
 	/* a script: its #! interpreter, or env's first operand */
 	fp = fopen(path, "re");
@@ -350,7 +359,7 @@ bool py_program_is_python(const char *path)
 			else if (w)
 				w = interp;
 		}
-		is = w && !elf_symbols(w, names, 4, v, sz, true) &&
+		is = w && !elf_symbols(w, names, 4, v, sz, true, true) &&
 		     (v[0] || v[1] || v[2] || v[3]);
 	}
 	fclose(fp);
