@@ -506,6 +506,10 @@ void pystacks_fput_report(const struct pystacks *ps, bool quiet, FILE *fp)
 		st->stale, st->stale, st->unreadable, st->mismatched,
 		read ? st->lag_ns_sum / 1e3 / (double)read : 0.0,
 		st->lag_ns_max / 1e3);
+	if (st->mismatched > st->samples / 2)
+		fputs("python: most native stacks lack the interpreter's "
+		      "evaluation frames: CPython has no frame pointers, "
+		      "unwind it with -g dwarf\n", fp);
 	for (size_t i = 0; i < ps->nthreads; i++) {
 		const struct pystacks_thread *th = &ps->threads[i];
 
