@@ -183,6 +183,9 @@ static void on_sample(void *arg, const struct raw_sample *s)
 			n = 1;
 		}
 		ips = c->ips;
+		if (c->py)
+			pystacks_check(c->py, s->regs, s->nregs, s->stack,
+				       s->stack_size);
 	}
 	if (c->py) {
 		n = pystacks_merge(c->py, ips, n, c->pyips,

@@ -218,6 +218,8 @@ static void on_sample(void *arg, const struct raw_sample *s)
 					  s->stack, s->stack_size, c->unwound,
 					  512);
 			ips = c->unwound;
+			pystacks_check(c->py, s->regs, s->nregs, s->stack,
+				       s->stack_size);
 		}
 		n = pystacks_merge(c->py, ips, n, c->merged, 1024);
 		ips = c->merged;

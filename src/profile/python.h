@@ -122,6 +122,9 @@ struct py_frame {
 	/* the code object's co_qualname and co_filename: a code object
 	 * at an address seen before is the same one if they are equal */
 	uint64_t qualname_ptr, filename_ptr;
+	/* its bytecode: [code + co_code_adaptive, + 2 * code_units) */
+	uint64_t bytecode;
+	uint32_t code_units;
 };
 
 /* Why a walk stopped short. */
