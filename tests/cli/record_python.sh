@@ -97,6 +97,38 @@ t "--python off: the interpreter's own frames" sh -c '
 t "--python takes on or off only" expect_exit 2 "$YS" record --python maybe -- true
 t "... and says so" has "$T/stderr" "--python"
 
+# frames are read after the sample: when calls alternate faster than
+# that, a read that caught the next call is dropped, never put under the
+# wrong caller (libz's frames belong under squeeze, never under spin)
+no_wrong_caller() {
+	"$YS" record -q -o "$T/mix.folded" -- /usr/bin/python3.11 "$FIX/pyfix.py" mix &&
+	python3 - "$T/mix.folded" <<"PY"
+import sys
+good = bad = 0
+for line in open(sys.argv[1]):
+    st, n = line.rsplit(" ", 1)
+    fr = st.split(";")
+    py = [f for f in fr if " (pyfix.py:" in f]
+    if py and any(f == "deflate" or "libz" in f for f in fr):
+        if py[-1].startswith("squeeze ("):
+            good += int(n)
+        else:
+            bad += int(n)
+assert bad <= good // 100, ("wrong caller", good, bad)
+# too few samples (a busy machine): measure again
+sys.exit(0 if good >= 50 else 3)
+PY
+}
+# a wrong caller fails at once; only too few samples are measured again
+wrong_caller_checks() {
+	for try in 1 2 3; do
+		no_wrong_caller; r=$?
+		[ $r = 3 ] || return $r
+	done
+	return 1
+}
+t "fast switching: native frames never under the wrong Python caller" wrong_caller_checks
+
 # multiprocessing's children, forked and spawned (a new interpreter exec'd)
 mp_children() { # METHOD: mp_work's samples in the children (2 x 100 units)
 	"$YS" record -q -o "$T/mp.folded" -- /usr/bin/python3.11 "$FIX/pyfix.py" "mp-$1" &&
