@@ -10,7 +10,7 @@
 #     it calls (which cProfile lists apart), so that both measure the same
 #     thing. Shares are of each tool's Python total.
 #  2. wrong frames: Python frames are read after the sample, so under fast
-#     switching (bench/py/mix.py) some belong to the next call: the share
+#     switching (tests/fixtures/py/pyfix.py mix) some belong to the next call: the share
 #     of libz samples put under a function that does not call zlib.
 #  3. the wall time of the program alone, under `yardstick record` (default
 #     rate) and under cProfile: interleaved rounds, medians and minimums
@@ -131,11 +131,11 @@ for label, args in progs:
           f"share moved between them (half the L1 distance): {diff:.1f} points")
 
 # 3. wrong frames: spin and squeeze alternate every millisecond or so
-mix = os.path.join(os.path.dirname(csvpipe), "mix.py")
-print(f"\n== wrong frames, {rounds} runs of bench/py/mix.py (spin and squeeze alternating)")
+print(f"\n== wrong frames, {rounds} runs of pyfix.py mix (spin and squeeze alternating)")
 for _ in range(rounds):
-    r = subprocess.run([ys, "record", "-o", f"{d}/m.folded", "--", py, mix, "1500"],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    r = subprocess.run([ys, "record", "-o", f"{d}/m.folded", "--", py, pyfix, "mix"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                       env=dict(os.environ, PYFIX_SCALE="0.5"))
     good = bad = 0
     for line in open(f"{d}/m.folded"):
         st, n = line.rsplit(" ", 1)
