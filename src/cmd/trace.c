@@ -328,6 +328,8 @@ static void on_task(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
 {
 	struct collector *c = arg;
 
+	if (exit && pid == tid && c->py)
+		pystacks_exit(c->py, pid);
 	c->task_time = time;
 	trace_task(&c->run->tr, pid, tid, time, exit);
 	if (exit && pid == tid && pid == c->run->tr.pid && !c->run->t_end)

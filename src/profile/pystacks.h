@@ -80,7 +80,8 @@ size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 struct pystacks_stats {
 	uint64_t samples;		/* of supported CPython processes */
 	uint64_t merged;		/* with Python frames put in */
-	uint64_t unreadable;		/* kept native: walk failed a check */
+	uint64_t unreadable;		/* kept native: the walk failed a
+					 * check */
 	uint64_t mismatched;		/* kept native: evaluation frames
 					 * and walk disagreed */
 	uint64_t stale;			/* kept native: read too late */

@@ -113,8 +113,8 @@ int py_gil_holder(const struct py_target *t, uint64_t tstate);
 /* One Python frame, innermost first in a walk. */
 struct py_frame {
 	uint64_t code;			/* its PyCodeObject */
-	int32_t lasti;			/* the instruction (code units from
-					 * the first), -1 if unknown */
+	int32_t lasti;			/* the instruction (code units
+					 * from the first), -1 if unknown */
 	bool entry;			/* the outermost frame of one
 					 * C-level evaluation: the frames up
 					 * to here belong to one

@@ -258,7 +258,8 @@ static int probe_file(const char *path, uint64_t start, uint64_t pgoff,
 	out->t.bytes_type = v[SYM_BYTES] + bias;
 	if (v[SYM_EVAL]) {
 		out->eval_start = v[SYM_EVAL] + bias;
-		out->eval_end = out->eval_start + (sz[SYM_EVAL] ? sz[SYM_EVAL] : 1);
+		out->eval_end = out->eval_start +
+				(sz[SYM_EVAL] ? sz[SYM_EVAL] : 1);
 	}
 	return 1;
 }
