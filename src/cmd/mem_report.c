@@ -40,6 +40,25 @@ static char *fmt_bytes(double v, char *buf, size_t n)
 	return fmt_value(v, "bytes", buf, n);
 }
 
+/* What became of a CPython program's Python frames. */
+static void mem_print_python(const struct heap_trace *t)
+{
+	uint32_t v = t->py_version;
+
+	if (t->py_status == HEAP_PY_UNSUPPORTED)
+		fprintf(stderr, "yardstick mem: warning: CPython %u.%u.%u is "
+			"not supported (its frames' layout is known for 3.11, "
+			"3.12, 3.13): allocations are attributed to native "
+			"frames only\n", v >> 24, (v >> 16) & 0xff,
+			(v >> 8) & 0xff);
+	if (t->py_version && t->py_malloc)
+		fprintf(stderr, "yardstick mem: warning: PYTHONMALLOC was set "
+			"and is kept: objects in pymalloc's arenas are "
+			"attributed to the allocation of their arena, not to "
+			"their own Python line (unset it to let yardstick set "
+			"PYTHONMALLOC=malloc)\n");
+}
+
 void mem_print_status(const struct mem_run *m)
 {
 	print_program_status("yardstick mem", "report", m->trace.status);
@@ -56,6 +75,7 @@ void mem_print_status(const struct mem_run *m)
 		fprintf(stderr, "yardstick mem: warning: %u threads were not "
 			"traced: more than %d ran at once\n",
 			m->trace.overflow_threads, HEAP_SLOTS);
+	mem_print_python(&m->trace);
 	if (m->trace.unwind_failed)
 		fprintf(stderr, "yardstick mem: libunwind could not be loaded: "
 			"stacks were walked with frame pointers\n");

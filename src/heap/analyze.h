@@ -36,12 +36,23 @@ struct heap_site {
 	const uint64_t *ips;	/* into the trace; leaf first */
 	uint32_t depth;
 	uint32_t gen;		/* the program image (1 + execs before) */
+	const uint64_t *py;	/* a CPython program's Python frames,
+				 * innermost first (protocol.h) */
+	uint32_t npy;
 	double allocations, bytes, temporary;
 	double leaked_blocks, leaked_bytes;
 	double peak_bytes;	/* live at the peak */
 	/* replay state */
 	double live;
 	uint64_t last_mod;
+};
+
+/* A Python code object of a CPython program (a PYCODE record): its
+ * texts point into the trace, not NUL-terminated. */
+struct heap_pycode {
+	uint32_t gen, id;
+	const char *file, *name;
+	uint32_t file_len, name_len;
 };
 
 #define HEAP_TIMELINE 1000
@@ -55,6 +66,8 @@ struct heap_point {
 struct heap_report {
 	struct heap_site *sites;
 	size_t nsites;
+	struct heap_pycode *pycodes;
+	size_t npycodes;
 	double allocations, bytes, frees, temporary;
 	double peak, peak_t;
 	double leaked_bytes, leaked_blocks;
@@ -87,7 +100,10 @@ enum heap_type {
  * the program, that is leaked), symbolized with the program's maps from
  * t; with lines, frames carry file:line. Sites whose stacks symbolize the
  * same are one stack of the profile. cache_dir: the symbolizer's disk
- * cache (profile/symcache.h), NULL for none.
+ * cache (profile/symcache.h), NULL for none. A CPython program's sites
+ * with Python frames have each _PyEval_EvalFrameDefault frame replaced by
+ * the Python functions it ran (qualified name, file, line: always, with
+ * lines or not; module "[python]"), innermost first.
  */
 void heap_profile(const struct heap_trace *t, const struct heap_report *r,
 		  bool lines, const char *cache_dir, struct profile *p);

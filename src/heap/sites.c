@@ -1,7 +1,8 @@
 /*
  * The allocation sites of a heap report as a profile: every site's return
  * addresses symbolized with the program's memory maps (the texts of
- * /proc/PID/maps the agent sent whenever new code was loaded).
+ * /proc/PID/maps the agent sent whenever new code was loaded), and a
+ * CPython program's interpreter frames replaced by its Python frames.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,9 +11,110 @@
 
 #include "heap/analyze.h"
 #include "profile/rawstacks.h"
+#include "util/hashmap.h"
 #include "util/strutil.h"
 
 #define MAX_INLINE 16
+
+/* The interpreter's frame that each run of Python frames replaces. */
+#define PY_EVAL_FRAME "_PyEval_EvalFrameDefault"
+
+/* The Python code objects of a trace, by program image and id. */
+struct pycodes {
+	const struct heap_report *r;
+	struct hashidx ix;	/* index into r->pycodes + 1 */
+	char **file, **name;	/* NUL-terminated copies */
+};
+
+static uint64_t pycode_hash(uint32_t gen, uint32_t id)
+{
+	uint64_t k = ((uint64_t)gen << 32 | id) * 0x9e3779b97f4a7c15u;
+
+	return k ^ (k >> 29);
+}
+
+static void pycodes_init(struct pycodes *c, const struct heap_report *r)
+{
+	c->r = r;
+	hashidx_init(&c->ix);
+	c->file = xcalloc(r->npycodes + 1, sizeof(char *));
+	c->name = xcalloc(r->npycodes + 1, sizeof(char *));
+	for (size_t i = 0; i < r->npycodes; i++) {
+		const struct heap_pycode *pc = &r->pycodes[i];
+
+		c->file[i] = xstrndup(pc->file, pc->file_len);
+		c->name[i] = xstrndup(pc->name, pc->name_len);
+		hashidx_add(&c->ix, pycode_hash(pc->gen, pc->id), i + 1);
+	}
+}
+
+static void pycodes_free(struct pycodes *c)
+{
+	for (size_t i = 0; i < c->r->npycodes; i++) {
+		free(c->file[i]);
+		free(c->name[i]);
+	}
+	free(c->file);
+	free(c->name);
+	hashidx_free(&c->ix);
+}
+
+/* The profile frame of Python frame word f (protocol.h) of image gen. */
+static uint32_t py_frame(struct profile *p, const struct pycodes *c,
+			 uint32_t gen, uint64_t f)
+{
+	uint32_t id = HEAP_PY_CODE(f);
+	struct frame fr = { .function = "[unknown python code]",
+			    .module = "[python]",
+			    .line = (int)HEAP_PY_LINE(f) };
+	size_t pos;
+
+	for (uint64_t v = hashidx_first(&c->ix, pycode_hash(gen, id), &pos);
+	     v; v = hashidx_next(&c->ix, pycode_hash(gen, id), &pos)) {
+		const struct heap_pycode *pc = &c->r->pycodes[v - 1];
+
+		if (pc->gen == gen && pc->id == id) {
+			fr.function = c->name[v - 1];
+			fr.file = c->file[v - 1];
+			break;
+		}
+	}
+	return profile_frame(p, &fr);
+}
+
+static bool eval_frame(const struct profile *p, uint32_t id)
+{
+	const struct frame *f = &p->frames[id];
+
+	return !f->inlined && f->function &&
+	       !strcmp(f->function, PY_EVAL_FRAME);
+}
+
+/*
+ * The native frame ids[0..n) with s's Python frames in place of the
+ * interpreter's (leaf first), into out (room for n + s->npy). Python
+ * frames left over (the native stack was cut short, or its walk missed
+ * the interpreter's frames) go at the outer end, in order.
+ */
+static size_t with_python(struct profile *p, const struct pycodes *c,
+			  const struct heap_site *s, const uint32_t *ids,
+			  size_t n, uint32_t *out)
+{
+	size_t k = 0, g = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (g >= s->npy || !eval_frame(p, ids[i])) {
+			out[k++] = ids[i];
+			continue;
+		}
+		do
+			out[k++] = py_frame(p, c, s->gen, s->py[g]);
+		while (!(s->py[g++] & HEAP_PY_END) && g < s->npy);
+	}
+	while (g < s->npy)
+		out[k++] = py_frame(p, c, s->gen, s->py[g++]);
+	return k;
+}
 
 static const struct sample_type heap_types[HEAP_NTYPES] = {
 	[HEAP_T_ALLOC_OBJECTS] = { "alloc_objects", "count" },
@@ -56,7 +158,8 @@ static int64_t round_value(double v)
 }
 
 static void add_site(struct profile *p, struct stackframes *c,
-		     const struct heap_site *s, uint32_t *ids, size_t max)
+		     const struct pycodes *pc, const struct heap_site *s,
+		     uint32_t *ids, uint32_t *pyids, size_t max)
 {
 	int64_t v[HEAP_NTYPES];
 	size_t depth;
@@ -68,6 +171,10 @@ static void add_site(struct profile *p, struct stackframes *c,
 	v[HEAP_T_TEMPORARY] = round_value(s->temporary);
 	v[HEAP_T_PEAK_SPACE] = round_value(s->peak_bytes);
 	depth = stackframes_ids(c, s->gen, s->ips, s->depth, true, 1, ids, max);
+	if (s->npy) {
+		depth = with_python(p, pc, s, ids, depth, pyids);
+		ids = pyids;
+	}
 	profile_add(p, ids, depth, v);
 }
 
@@ -77,7 +184,9 @@ void heap_profile(const struct heap_trace *t, const struct heap_report *r,
 	struct symtab *sym = symtab_new(lines);
 	size_t max = HEAP_MAX_DEPTH * MAX_INLINE;
 	uint32_t *ids = xmalloc(max * sizeof(*ids));
+	uint32_t *pyids = xmalloc((max + HEAP_PY_MAX) * sizeof(*pyids));
 	struct stackframes *c;
+	struct pycodes pc;
 
 	symtab_use_cache(sym, cache_dir);
 	profile_init(p, heap_types, HEAP_NTYPES);
@@ -85,10 +194,13 @@ void heap_profile(const struct heap_trace *t, const struct heap_report *r,
 	for (size_t i = 0; i < t->nmaps; i++)
 		load_maps(sym, t->maps_gen[i], t->maps[i]);
 	c = stackframes_new(sym, p, MAX_INLINE);
+	pycodes_init(&pc, r);
 	for (size_t i = 0; i < r->nsites; i++)
-		add_site(p, c, &r->sites[i], ids, max);
+		add_site(p, c, &pc, &r->sites[i], ids, pyids, max);
+	pycodes_free(&pc);
 	stackframes_free(c);
 	p->duration_ns = (int64_t)(t->duration * 1e9);
 	free(ids);
+	free(pyids);
 	symtab_free(sym);
 }
