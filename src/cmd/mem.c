@@ -102,10 +102,6 @@ static const struct {
 	{ HEAP_T_INUSE_SPACE, "bytes" },
 };
 
-static const struct opt_enum mem_pythons[] = {
-	{ "on", 1 }, { "off", 0 }, { NULL, 0 },
-};
-
 static const struct opt_enum mem_unwinds[] = {
 	{ "dwarf", HEAP_UNWIND_DWARF }, { "fp", HEAP_UNWIND_FP }, { NULL, 0 },
 };
@@ -126,10 +122,7 @@ static const struct opt_entry mem_options[] = {
 	  .help = "dwarf (libunwind, any binary) or fp "
 	  "(frame pointers: faster, needs binaries built with "
 	  "-fno-omit-frame-pointer)" },
-	{ OPT_ENUM(0, "python", python, mem_pythons),
-	  .help = "on: a CPython program's Python functions and lines in "
-	  "place of the interpreter's frames (the default); off: the raw "
-	  "interpreter frames" },
+	{ OPT_PYTHON(python) },
 	{ OPT_COUNT(0, "depth", ho.max_depth, 1, HEAP_MAX_DEPTH),
 	  .help = "frames kept per stack" },
 	{ OPT_COUNT('n', "top", top, 1, LONG_MAX),
@@ -171,7 +164,7 @@ static void mem_init(void *args)
 	a->top = 5;
 	a->ho.unwind = HEAP_UNWIND_DWARF;
 	a->ho.max_depth = HEAP_MAX_DEPTH;
-	a->python = 1;
+	a->python = true;
 }
 
 const struct opt_cmd mem_cmd = {
@@ -283,7 +276,7 @@ static int mem(struct mem_args *a)
 	if (ret)
 		goto out;
 	git_detect_start(&m.git, &m.git_probe);
-	a->ho.python = a->python != 0;
+	a->ho.python = a->python;
 	if (heap_collect(&a->ho, path, a->argv, &m.trace, &e)) {
 		fprintf(stderr, "yardstick mem: %s\n", e.msg);
 		git_detect_finish(&m.git_probe);

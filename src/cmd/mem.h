@@ -19,7 +19,7 @@ struct mem_args {
 	struct heap_opts ho;
 	long top;
 	int cost;		/* index into mem.c's costs[] */
-	int python;		/* --python: 1 on, 0 off */
+	bool python;		/* --python */
 	struct profile_outputs out;
 	const char *title, *timeline, *json, *name, *store;
 	bool no_store, quiet;

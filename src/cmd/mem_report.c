@@ -13,6 +13,7 @@
 #include "cmd/mem.h"
 #include "config.h"
 #include "measure/spawn.h"
+#include "profile/pystacks.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -41,8 +42,9 @@ static char *fmt_bytes(double v, char *buf, size_t n)
 }
 
 /* What became of a CPython program's Python frames. */
-static void mem_print_python(const struct heap_trace *t)
+static void mem_print_python(const struct mem_run *m)
 {
+	const struct heap_trace *t = &m->trace;
 	uint32_t v = t->py_version;
 
 	if (t->py_status == HEAP_PY_UNSUPPORTED)
@@ -57,6 +59,11 @@ static void mem_print_python(const struct heap_trace *t)
 			"attributed to the allocation of their arena, not to "
 			"their own Python line (unset it to let yardstick set "
 			"PYTHONMALLOC=malloc)\n");
+	if (m->rep.py_mismatched)
+		fprintf(stderr, "yardstick mem: %zu allocation sites kept "
+			"their native frames: their interpreter frames and "
+			"their Python frames did not match\n",
+			m->rep.py_mismatched);
 }
 
 void mem_print_status(const struct mem_run *m)
@@ -75,7 +82,7 @@ void mem_print_status(const struct mem_run *m)
 		fprintf(stderr, "yardstick mem: warning: %u threads were not "
 			"traced: more than %d ran at once\n",
 			m->trace.overflow_threads, HEAP_SLOTS);
-	mem_print_python(&m->trace);
+	mem_print_python(m);
 	if (m->trace.unwind_failed)
 		fprintf(stderr, "yardstick mem: libunwind could not be loaded: "
 			"stacks were walked with frame pointers\n");
@@ -235,7 +242,17 @@ static void print_frames(const struct profile *p, const struct stack *st,
 		/* names from the profiled program: escaped for the
 		 * terminal */
 		fprintf(fp, "%*s", d ? 25 : 0, "");
-		term_puts(fp, f->function);
+		if (f->file && f->line) {
+			/* a Python frame: its executing line in place of
+			 * its first */
+			char *name = xstrndup(f->function,
+					      (size_t)pystacks_name_len(f));
+
+			term_puts(fp, name);
+			free(name);
+		} else {
+			term_puts(fp, f->function);
+		}
 		if (f->file && f->line) {
 			fputs(" (", fp);
 			term_puts(fp, base ? base + 1 : f->file);

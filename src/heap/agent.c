@@ -758,7 +758,7 @@ static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 	}
 	/* a thread past its end (no slot) has no Python frames left */
 	if (py.on && t->slot) {
-		st.m = py_walk(t, t->slot, pyf, HEAP_PY_MAX);
+		st.m = py_walk_words(t, t->slot, pyf);
 		if (st.m)
 			h = py_hash(h, pyf, st.m);
 	}

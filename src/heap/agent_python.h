@@ -1,19 +1,21 @@
 /*
  * CPython programs (included by agent.c only): at each traced allocation
- * the calling thread's own Python frames, walked in the process with the
- * layout of its CPython version (profile/pylayout.h), go with the native
+ * the calling thread's own Python frames, walked in the process by the
+ * frame walker and layout table `record` uses too (profile/python.c,
+ * linked into the agent, reading with plain loads), go with the native
  * stack in its STACK record (protocol.h), each a word: the code object's
- * id and the line. A code object's file and qualified name go once, in a
- * PYCODE record, when the agent first meets it.
+ * id and the line. A code object's file, qualified name and first line go
+ * once, in a PYCODE record, when the agent first meets it.
  *
  * The program is CPython when the process has the interpreter's symbols
  * (_PyRuntime, Py_GetVersion: the static interpreter's or libpython's),
  * found at start-up with dlsym; its version (Py_Version, or the string of
  * Py_GetVersion before 3.11) must be in the layout table, else nothing is
- * walked and yardstick says why (header.py_status). PYTHONMALLOC=malloc
- * is put in the environment then, before the interpreter reads it, so
- * that objects are each a malloc of their own rather than a slice of
- * pymalloc's arenas; a value the user set is kept (header.py_malloc).
+ * walked and yardstick names the version (header.py_status).
+ * PYTHONMALLOC=malloc is put in the environment then, before the
+ * interpreter reads it, so that objects are each a malloc of their own
+ * rather than a slice of pymalloc's arenas; a value the user set is kept
+ * (header.py_malloc).
  *
  * The thread state is the interpreter's own: its accessor
  * (_PyThreadState_UncheckedGet, PyThreadState_GetUnchecked in 3.13),
@@ -22,19 +24,16 @@
  * GIL go (C code between Py_BEGIN_ALLOW_THREADS and its end) the thread's
  * own, PyGILState_GetThisThreadState. Only the calling thread's frames
  * are walked: no other thread changes them meanwhile, with the GIL or
- * without it, so the reads are exact. Every pointer is still checked
- * before it is followed (not NULL, aligned, in the user half of the
- * address space), a code object must have PyCode_Type's address as its
- * type and a string PyUnicode_Type's, a walk stops after PY_WALK_MAX
- * frames: a layout that was wrong would stop the walk, not the program.
+ * without it, so the reads are exact. The walker still checks every
+ * pointer before it follows it (python.h); a walk that fails a check
+ * gives no Python frames rather than a wrong one.
  *
  * Lines: PyCode_Addr2Line, the interpreter's own (it reads the code's
  * line table, allocates nothing), once per code object and instruction,
  * then from a per-thread cache.
  */
-#include "profile/pylayout.h"
+#include "profile/python.h"
 
-#define PY_WALK_MAX 4096		/* frames looked at per walk */
 #define PY_CODES_BITS 16		/* code objects known */
 #define PY_LINES_BITS 12		/* a thread's cached lines */
 
@@ -44,22 +43,28 @@ struct py_code_entry {
 };
 
 struct py_line_entry {
-	uintptr_t code, instr;
-	uint64_t check;
+	uint64_t code, check;
+	int64_t lasti;
 	uint64_t word;			/* id << 32 | line */
 };
 
 static struct {
-	const struct py_layout *l;
+	struct py_target t;
 	void *(*tstate)(void);
 	void *(*own_tstate)(void);
 	int (*addr2line)(void *, int);
-	uintptr_t code_type, str_type;
 	struct py_code_entry *codes;
 	pthread_mutex_t lock;
 	uint32_t next_id;
 	bool on;
 } py = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The walker's reads: the interpreter is this process. */
+static int py_read_self(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	memcpy(buf, (const void *)(uintptr_t)addr, len);
+	return 0;
+}
 
 /* The CPython version's hex from "3.10.13 (main, ...": 0 if none. */
 static uint32_t py_parse_version(const char *s)
@@ -80,6 +85,11 @@ static uint32_t py_parse_version(const char *s)
 	return v[0] << 24 | v[1] << 16 | v[2] << 8;
 }
 
+static uint64_t py_sym(const char *name)
+{
+	return (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, name);
+}
+
 /*
  * At start-up (the thread busy): is this CPython, of which version, and
  * can its frames be walked? Sets hdr's py_* fields, and PYTHONMALLOC.
@@ -92,7 +102,8 @@ static void py_detect(void)
 	const char *pm;
 	uint32_t v;
 
-	if (!dlsym(RTLD_DEFAULT, "_PyRuntime") && !get_version)
+	py.t.runtime = py_sym("_PyRuntime");
+	if (!py.t.runtime && !get_version)
 		return;
 	if (ver)
 		v = (uint32_t)*ver;
@@ -108,7 +119,11 @@ static void py_detect(void)
 		hdr->py_status = HEAP_PY_OFF;
 		return;
 	}
-	py.l = py_layout_of(v);
+	py.t.l = py_layout_find((int)(v >> 24), (int)((v >> 16) & 0xff));
+	py.t.code_type = py_sym("PyCode_Type");
+	py.t.unicode_type = py_sym("PyUnicode_Type");
+	py.t.bytes_type = py_sym("PyBytes_Type");
+	py.t.read = py_read_self;
 	py.tstate = (void *(*)(void))dlsym(RTLD_DEFAULT,
 					   "PyThreadState_GetUnchecked");
 	if (!py.tstate)
@@ -118,20 +133,15 @@ static void py_detect(void)
 		RTLD_DEFAULT, "PyGILState_GetThisThreadState");
 	py.addr2line = (int (*)(void *, int))dlsym(RTLD_DEFAULT,
 						   "PyCode_Addr2Line");
-	py.code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
-	py.str_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyUnicode_Type");
-	if (!py.l || !py.tstate || !py.addr2line || !py.code_type ||
-	    !py.str_type) {
-		hdr->py_status = HEAP_PY_UNSUPPORTED;
+	hdr->py_status = HEAP_PY_UNSUPPORTED;
+	if (!py.t.l || !py.t.runtime || !py.tstate || !py.addr2line ||
+	    !py.t.code_type || !py.t.unicode_type || !py.t.bytes_type)
 		return;
-	}
 	py.codes = mmap(NULL, sizeof(*py.codes) << PY_CODES_BITS,
 			PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			-1, 0);
-	if (py.codes == MAP_FAILED) {
-		hdr->py_status = HEAP_PY_UNSUPPORTED;
+	if (py.codes == MAP_FAILED)
 		return;
-	}
 	hdr->py_status = HEAP_PY_WALKED;
 	py.on = true;
 }
@@ -142,132 +152,73 @@ INLINE bool py_ptr_ok(uintptr_t p)
 	return p >= 4096 && p < (UINT64_C(1) << 47) && !(p & 7);
 }
 
-INLINE uintptr_t py_word(uintptr_t base, uint16_t off)
-{
-	return *(const uintptr_t *)(base + off);
-}
-
 /* The thread's own thread state, or 0. */
 static uintptr_t py_thread_state(void)
 {
 	unsigned long self = (unsigned long)pthread_self();
+	int32_t at = py.t.l->ts_thread_id;
 	uintptr_t ts = (uintptr_t)py.tstate();
 
-	if (py_ptr_ok(ts) && py_word(ts, py.l->ts_thread_id) == self)
+	if (py_ptr_ok(ts) && *(const unsigned long *)(ts + at) == self)
 		return ts;
 	ts = py.own_tstate ? (uintptr_t)py.own_tstate() : 0;
-	if (py_ptr_ok(ts) && py_word(ts, py.l->ts_thread_id) == self)
+	if (py_ptr_ok(ts) && *(const unsigned long *)(ts + at) == self)
 		return ts;
 	return 0;
 }
 
-/* A code's identity beyond its address (which a later code may reuse). */
-INLINE uint32_t py_code_check(uintptr_t code)
+/* A code's identity beyond its address (which a later code may reuse):
+ * its names' objects, as the walker compares them. */
+INLINE uint32_t py_code_check(const struct py_frame *f)
 {
-	const struct py_layout *l = py.l;
-	uint64_t h = py_word(code, l->co_filename) * 0x9e3779b97f4a7c15u;
+	uint64_t h = f->qualname_ptr * 0x9e3779b97f4a7c15u;
 
-	h ^= py_word(code, l->co_qualname);
-	h *= 0xff51afd7ed558ccdu;
-	h ^= py_word(code, l->co_linetable);
-	h *= 0x9e3779b97f4a7c15u;
-	h ^= (uint64_t)*(const int32_t *)(code + l->co_firstlineno);
+	h ^= f->filename_ptr;
 	h *= 0xff51afd7ed558ccdu;
 	return (uint32_t)(h >> 32) | 1;
 }
 
-/*
- * A str's text as UTF-8 into buf (at most cap bytes, whole characters):
- * compact strings only (every code object's), else "?". Returns the
- * length.
- */
-static size_t py_str(uintptr_t s, char *buf, size_t cap)
+/* The PYCODE record of code id into s; false if the code cannot be
+ * read. */
+static bool py_send_code(struct heap_slot *s, uint32_t id,
+			 const struct py_frame *f)
 {
-	const struct py_layout *l = py.l;
-	uint32_t bits, kind;
-	int64_t len;
-	size_t n = 0;
-	const unsigned char *d;
+	struct py_code c;
+	size_t nf, nn, words;
+	uint64_t *w;
 
-	if (!py_ptr_ok(s) || py_word(s, PY_OB_TYPE) != py.str_type)
-		goto unknown;
-	bits = *(const uint32_t *)(s + PY_STR_STATE);
-	len = *(const int64_t *)(s + PY_STR_LENGTH);
-	kind = (bits >> 2) & 7;
-	if (!(bits & (1u << 5)) || len < 0 || len > (1 << 24))
-		goto unknown;
-	if (bits & (1u << 6)) {
-		n = (size_t)len < cap ? (size_t)len : cap;
-		memcpy(buf, (const char *)(s + l->str_ascii_size), n);
-		return n;
-	}
-	d = (const unsigned char *)(s + l->str_compact_size);
-	for (int64_t i = 0; i < len; i++) {
-		uint32_t c = kind == 1 ? d[i] : kind == 2 ?
-			((const uint16_t *)d)[i] : ((const uint32_t *)d)[i];
-		char u[4];
-		size_t k;
-
-		if (kind != 1 && kind != 2 && kind != 4)
-			goto unknown;
-		if (c < 0x80) {
-			u[0] = (char)c;
-			k = 1;
-		} else if (c < 0x800) {
-			u[0] = (char)(0xc0 | c >> 6);
-			u[1] = (char)(0x80 | (c & 0x3f));
-			k = 2;
-		} else if (c < 0x10000) {
-			u[0] = (char)(0xe0 | c >> 12);
-			u[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-			u[2] = (char)(0x80 | (c & 0x3f));
-			k = 3;
-		} else {
-			u[0] = (char)(0xf0 | (c >> 18 & 7));
-			u[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-			u[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-			u[3] = (char)(0x80 | (c & 0x3f));
-			k = 4;
-		}
-		if (n + k > cap)
-			break;
-		memcpy(buf + n, u, k);
-		n += k;
-	}
-	return n;
-unknown:
-	buf[0] = '?';
-	return 1;
-}
-
-/* The PYCODE record of code id into s. */
-static void py_send_code(struct heap_slot *s, uint32_t id, uintptr_t code)
-{
-	char text[2 * HEAP_PY_TEXT_MAX];
-	size_t nf = py_str(py_word(code, py.l->co_filename), text,
-			   HEAP_PY_TEXT_MAX);
-	size_t nn = py_str(py_word(code, py.l->co_qualname), text + nf,
-			   HEAP_PY_TEXT_MAX);
-	size_t words = 3 + (nf + nn + 7) / 8;
-	uint64_t *w = reserve(s, words);
-
+	if (py_code_read(&py.t, f->code, &c) ||
+	    c.qualname_ptr != f->qualname_ptr ||
+	    c.filename_ptr != f->filename_ptr)
+		return false;
+	nf = strnlen(c.filename, sizeof(c.filename));
+	nn = strnlen(c.qualname, sizeof(c.qualname));
+	if (nf > HEAP_PY_TEXT_MAX)
+		nf = HEAP_PY_TEXT_MAX;
+	if (nn > HEAP_PY_TEXT_MAX)
+		nn = HEAP_PY_TEXT_MAX;
+	words = 3 + (nf + nn + 7) / 8;
+	w = reserve(s, words);
 	if (!w)
-		return;
+		return true;
 	w[0] = ((uint64_t)HEAP_REC_PYCODE << HEAP_TYPE_SHIFT) |
 	       ((uint64_t)generation << 16) | words;
-	w[1] = id;
+	w[1] = (uint64_t)(uint32_t)c.firstlineno << 32 | id;
 	w[2] = (uint64_t)nf << 32 | nn;
 	w[words - 1] = 0;
-	memcpy(&w[3], text, nf + nn);
+	memcpy(&w[3], c.filename, nf);
+	memcpy((char *)&w[3] + nf, c.qualname, nn);
 	commit(s, words);
+	return true;
 }
 
-/* The id of code (validated), a PYCODE record into s when it is new; 0
- * when the table is full. */
-static uint32_t py_code_id(struct heap_slot *s, uintptr_t code,
+/* The id of the frame's code, a PYCODE record into s when it is new; 0
+ * when the table is full or the code cannot be read. */
+static uint32_t py_code_id(struct heap_slot *s, const struct py_frame *f,
 			   uint32_t check)
 {
 	size_t mask = ((size_t)1 << PY_CODES_BITS) - 1;
+	uint64_t code = f->code;
 	size_t i = (size_t)((code * 0x9e3779b97f4a7c15u) >> 40) & mask;
 	uint32_t id = 0;
 
@@ -292,16 +243,18 @@ static uint32_t py_code_id(struct heap_slot *s, uintptr_t code,
 		struct py_code_entry *e = &py.codes[i];
 		uint64_t key = atomic_load_explicit(&e->key,
 						    memory_order_relaxed);
+		uint64_t v = atomic_load_explicit(&e->val,
+						  memory_order_relaxed);
 
 		if (key && key != code)
 			continue;
-		if (key == code && atomic_load_explicit(&e->val,
-				memory_order_relaxed) >> 32 == check) {
+		if (key == code && v >> 32 == check) {
 			/* another thread made it meanwhile */
-			pthread_mutex_unlock(&py.lock);
-			return (uint32_t)atomic_load_explicit(
-				&e->val, memory_order_relaxed);
+			id = (uint32_t)v;
+			break;
 		}
+		if (!py_send_code(s, py.next_id + 1, f))
+			break;
 		id = ++py.next_id;
 		atomic_store_explicit(&e->val, (uint64_t)check << 32 | id,
 				      memory_order_relaxed);
@@ -309,37 +262,36 @@ static uint32_t py_code_id(struct heap_slot *s, uintptr_t code,
 		break;
 	}
 	pthread_mutex_unlock(&py.lock);
-	if (id)
-		py_send_code(s, id, code);
 	return id;
 }
 
 /* The frame's word (protocol.h): its code's id and its line. */
 static uint64_t py_frame_word(struct tstate *t, struct heap_slot *s,
-			      uintptr_t code, uintptr_t instr)
+			      const struct py_frame *f)
 {
-	const struct py_layout *l = py.l;
-	uint32_t check = py_code_check(code), id;
-	size_t i = (size_t)(((code ^ (instr << 9)) * 0x9e3779b97f4a7c15u) >>
-			    (64 - PY_LINES_BITS));
+	uint32_t check = py_code_check(f), id;
+	size_t i = (size_t)(((f->code ^ ((uint64_t)f->lasti << 9)) *
+			     0x9e3779b97f4a7c15u) >> (64 - PY_LINES_BITS));
 	struct py_line_entry *e = t->py_lines ? &t->py_lines[i] : NULL;
-	int64_t size = (int64_t)py_word(code, PY_OB_SIZE) * 2;
-	int64_t at = (int64_t)(instr - (code + l->co_code_adaptive));
+	int64_t size = *(const int64_t *)(uintptr_t)(f->code +
+						     py.t.l->ob_size);
 	int line;
 
-	if (e && e->code == code && e->instr == instr && e->check == check)
+	if (e && e->code == f->code && e->lasti == f->lasti &&
+	    e->check == check)
 		return e->word;
-	id = py_code_id(s, code, check);
+	id = py_code_id(s, f, check);
 	if (!id)
 		return 0;
 	/* an instruction outside the code: its first line */
-	line = py.addr2line((void *)code,
-			    at >= 0 && at < size ? (int)at : -1);
+	line = py.addr2line((void *)(uintptr_t)f->code,
+			    f->lasti >= 0 && f->lasti < size ?
+			    f->lasti * 2 : -1);
 	if (line < 0)
 		line = 0;
 	if (e) {
-		e->code = code;
-		e->instr = instr;
+		e->code = f->code;
+		e->lasti = f->lasti;
 		e->check = check;
 		e->word = (uint64_t)id << 32 | (uint32_t)line;
 	}
@@ -348,61 +300,41 @@ static uint64_t py_frame_word(struct tstate *t, struct heap_slot *s,
 
 /*
  * The calling thread's Python frames, innermost first, into out (at most
- * max), as STACK record words; PYCODE records of new code objects go
- * into s first. Returns how many.
+ * HEAP_PY_MAX), as STACK record words; PYCODE records of new code objects
+ * go into s first. Returns how many: none when the walk failed a check
+ * (the innermost HEAP_PY_MAX of a deeper stack are kept).
  */
-static int py_walk(struct tstate *t, struct heap_slot *s, uint64_t *out,
-		   int max)
+static __attribute__((noinline)) int py_walk_words(struct tstate *t,
+						   struct heap_slot *s,
+						   uint64_t *out)
 {
-	const struct py_layout *l = py.l;
-	uintptr_t ts = py_thread_state(), frame;
-	int n = 0;
+	uintptr_t ts = py_thread_state();
+	struct py_frame fr[HEAP_PY_MAX];
+	enum py_walk_error err;
+	size_t n;
 
 	if (!ts)
 		return 0;
-	if (l->ts_cframe != PY_LAYOUT_NONE) {
-		uintptr_t cf = py_word(ts, l->ts_cframe);
+	n = py_walk(&py.t, ts, fr, HEAP_PY_MAX, &err);
+	if (err && err != PY_WALK_TOO_DEEP)
+		return 0;
+	if (!t->py_lines) {
+		void *p = mmap(NULL, sizeof(*t->py_lines) << PY_LINES_BITS,
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-		if (!py_ptr_ok(cf))
-			return 0;
-		frame = py_word(cf, l->current_frame);
-	} else {
-		frame = py_word(ts, l->current_frame);
+		t->py_lines = p == MAP_FAILED ? NULL : p;
 	}
-	if (!t->py_lines)
-		t->py_lines = mmap(NULL, sizeof(*t->py_lines) << PY_LINES_BITS,
-				   PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t->py_lines == MAP_FAILED)
-		t->py_lines = NULL;
-	for (int k = 0; k < PY_WALK_MAX && n < max && py_ptr_ok(frame); k++) {
-		uint8_t owner = *(const uint8_t *)(frame + l->f_owner);
-		uintptr_t code, instr;
-		uint64_t w;
-
-		if (owner == l->owner_cstack) {
-			/* the boundary between two calls of the loop */
-			if (n)
-				out[n - 1] |= HEAP_PY_END;
-			frame = py_word(frame, l->f_previous);
-			continue;
-		}
-		code = py_word(frame, l->f_code);
-		if (!py_ptr_ok(code) || py_word(code, PY_OB_TYPE) != py.code_type)
-			break;
-		instr = py_word(frame, l->f_instr);
-		w = py_frame_word(t, s, code, instr);
-		if (!w)
-			break;
-		if (l->f_is_entry != PY_LAYOUT_NONE &&
-		    *(const uint8_t *)(frame + l->f_is_entry))
-			w |= HEAP_PY_END;
-		out[n++] = w;
-		frame = py_word(frame, l->f_previous);
+	for (size_t i = 0; i < n; i++) {
+		out[i] = py_frame_word(t, s, &fr[i]);
+		if (!out[i])
+			return 0;
+		if (fr[i].entry)
+			out[i] |= HEAP_PY_END;
 	}
 	if (n)
 		out[n - 1] |= HEAP_PY_END;
-	return n;
+	return (int)n;
 }
 
 /* A stack hash h with the Python frames py[0..n) in it. */

@@ -109,6 +109,7 @@ static void pycode_add(const struct heap_stream *s, size_t j,
 	c = &r->pycodes[r->npycodes++];
 	c->gen = HEAP_STACK_GEN(w[0]);
 	c->id = (uint32_t)w[1];
+	c->firstlineno = (int32_t)(uint32_t)(w[1] >> 32);
 	c->file = (const char *)&w[3];
 	c->file_len = (uint32_t)nf;
 	c->name = c->file + nf;

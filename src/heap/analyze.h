@@ -51,6 +51,7 @@ struct heap_site {
  * texts point into the trace, not NUL-terminated. */
 struct heap_pycode {
 	uint32_t gen, id;
+	int firstlineno;
 	const char *file, *name;
 	uint32_t file_len, name_len;
 };
@@ -68,6 +69,9 @@ struct heap_report {
 	size_t nsites;
 	struct heap_pycode *pycodes;
 	size_t npycodes;
+	size_t py_mismatched;	/* sites of Python frames whose native
+				 * stack did not fit them (heap_profile):
+				 * kept native */
 	double allocations, bytes, frees, temporary;
 	double peak, peak_t;
 	double leaked_bytes, leaked_blocks;
@@ -102,10 +106,15 @@ enum heap_type {
  * same are one stack of the profile. cache_dir: the symbolizer's disk
  * cache (profile/symcache.h), NULL for none. A CPython program's sites
  * with Python frames have each _PyEval_EvalFrameDefault frame replaced by
- * the Python functions it ran (qualified name, file, line: always, with
- * lines or not; module "[python]"), innermost first.
+ * the Python functions it ran, innermost first, named as `record` names
+ * them (profile/pystacks.h: "qualname (file.py:FIRSTLINE)", the file and
+ * executing line as the frame's, with lines or not). A native stack cut
+ * at the depth limit takes the Python frames left over at its outer end;
+ * one whose interpreter frames are not as many as the Python frames'
+ * evaluations stays native (counted in r->py_mismatched: never a wrong
+ * frame).
  */
-void heap_profile(const struct heap_trace *t, const struct heap_report *r,
+void heap_profile(const struct heap_trace *t, struct heap_report *r,
 		  bool lines, const char *cache_dir, struct profile *p);
 
 #endif

@@ -916,6 +916,7 @@ int heap_collect(const struct heap_opts *o, const char *path,
 
 	memset(t, 0, sizeof(*t));
 	t->sample_bytes = o->sample_bytes;
+	t->max_depth = o->max_depth;
 	h = make_segment(o, &shm, e);
 	if (!h)
 		goto out;

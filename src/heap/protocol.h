@@ -118,10 +118,13 @@ enum heap_py {
  *                                             48-55) Python frames of a
  *                                             CPython program, innermost
  *                                             first (HEAP_PY_*)
- *   HEAP_REC_PYCODE     gen|w, id, lens, text a Python code object the
+ *   HEAP_REC_PYCODE     gen|w, line|id, lens, text
+ *                                             a Python code object the
  *                                             Python frames of image gen
- *                                             name by id: w the record's
- *                                             words, lens its file name's
+ *                                             name by id (32 bits), its
+ *                                             first line above: w the
+ *                                             record's words, lens its
+ *                                             file name's
  *                                             bytes << 32 | its qualified
  *                                             name's, then both (UTF-8),
  *                                             zero-padded to a word
@@ -174,7 +177,7 @@ enum heap_py {
  * _PyEval_EvalFrameDefault frames, innermost first, each stand for the
  * Python frames up to and including the next one so marked).
  */
-#define HEAP_PY_MAX	255		/* Python frames kept per stack */
+#define HEAP_PY_MAX	128		/* Python frames kept per stack */
 #define HEAP_PY_END	(UINT64_C(1) << 31)
 #define HEAP_PY_CODE(f)	((uint32_t)((f) >> 32))
 #define HEAP_PY_LINE(f)	((uint32_t)((f) & 0x7fffffff))

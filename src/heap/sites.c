@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "heap/analyze.h"
+#include "profile/pystacks.h"
 #include "profile/rawstacks.h"
 #include "util/hashmap.h"
 #include "util/strutil.h"
@@ -42,8 +43,13 @@ static void pycodes_init(struct pycodes *c, const struct heap_report *r)
 	for (size_t i = 0; i < r->npycodes; i++) {
 		const struct heap_pycode *pc = &r->pycodes[i];
 
+		const char *base;
+
 		c->file[i] = xstrndup(pc->file, pc->file_len);
-		c->name[i] = xstrndup(pc->name, pc->name_len);
+		base = strrchr(c->file[i], '/');
+		c->name[i] = xasprintf("%.*s (%s:%d)", (int)pc->name_len,
+				       pc->name, base ? base + 1 : c->file[i],
+				       pc->firstlineno);
 		hashidx_add(&c->ix, pycode_hash(pc->gen, pc->id), i + 1);
 	}
 }
@@ -65,7 +71,7 @@ static uint32_t py_frame(struct profile *p, const struct pycodes *c,
 {
 	uint32_t id = HEAP_PY_CODE(f);
 	struct frame fr = { .function = "[unknown python code]",
-			    .module = "[python]",
+			    .module = PYSTACKS_MODULE,
 			    .line = (int)HEAP_PY_LINE(f) };
 	size_t pos;
 
@@ -92,16 +98,22 @@ static bool eval_frame(const struct profile *p, uint32_t id)
 
 /*
  * The native frame ids[0..n) with s's Python frames in place of the
- * interpreter's (leaf first), into out (room for n + s->npy). Python
- * frames left over (the native stack was cut short, or its walk missed
- * the interpreter's frames) go at the outer end, in order.
+ * interpreter's (leaf first), into out (room for n + s->npy); cut: the
+ * native stack was cut at the depth limit, its outer end missing. 0 when
+ * they do not fit (heap_profile's comment in analyze.h).
  */
 static size_t with_python(struct profile *p, const struct pycodes *c,
 			  const struct heap_site *s, const uint32_t *ids,
-			  size_t n, uint32_t *out)
+			  size_t n, bool cut, uint32_t *out)
 {
-	size_t k = 0, g = 0;
+	size_t k = 0, g = 0, evals = 0, groups = 0;
 
+	for (size_t i = 0; i < n; i++)
+		evals += eval_frame(p, ids[i]);
+	for (size_t i = 0; i < s->npy; i++)
+		groups += (s->py[i] & HEAP_PY_END) != 0;
+	if (evals > groups || (evals < groups && !cut))
+		return 0;
 	for (size_t i = 0; i < n; i++) {
 		if (g >= s->npy || !eval_frame(p, ids[i])) {
 			out[k++] = ids[i];
@@ -159,7 +171,8 @@ static int64_t round_value(double v)
 
 static void add_site(struct profile *p, struct stackframes *c,
 		     const struct pycodes *pc, const struct heap_site *s,
-		     uint32_t *ids, uint32_t *pyids, size_t max)
+		     bool cut, size_t *mismatched, uint32_t *ids,
+		     uint32_t *pyids, size_t max)
 {
 	int64_t v[HEAP_NTYPES];
 	size_t depth;
@@ -172,13 +185,19 @@ static void add_site(struct profile *p, struct stackframes *c,
 	v[HEAP_T_PEAK_SPACE] = round_value(s->peak_bytes);
 	depth = stackframes_ids(c, s->gen, s->ips, s->depth, true, 1, ids, max);
 	if (s->npy) {
-		depth = with_python(p, pc, s, ids, depth, pyids);
-		ids = pyids;
+		size_t k = with_python(p, pc, s, ids, depth, cut, pyids);
+
+		if (k) {
+			depth = k;
+			ids = pyids;
+		} else {
+			(*mismatched)++;
+		}
 	}
 	profile_add(p, ids, depth, v);
 }
 
-void heap_profile(const struct heap_trace *t, const struct heap_report *r,
+void heap_profile(const struct heap_trace *t, struct heap_report *r,
 		  bool lines, const char *cache_dir, struct profile *p)
 {
 	struct symtab *sym = symtab_new(lines);
@@ -195,8 +214,11 @@ void heap_profile(const struct heap_trace *t, const struct heap_report *r,
 		load_maps(sym, t->maps_gen[i], t->maps[i]);
 	c = stackframes_new(sym, p, MAX_INLINE);
 	pycodes_init(&pc, r);
+	r->py_mismatched = 0;
 	for (size_t i = 0; i < r->nsites; i++)
-		add_site(p, c, &pc, &r->sites[i], ids, pyids, max);
+		add_site(p, c, &pc, &r->sites[i],
+			 r->sites[i].depth >= t->max_depth,
+			 &r->py_mismatched, ids, pyids, max);
 	pycodes_free(&pc);
 	stackframes_free(c);
 	p->duration_ns = (int64_t)(t->duration * 1e9);

@@ -72,9 +72,9 @@ frames() {
 	big=$(python3 -c "import json; print(json.load(open('$T/$1.json'))['lines']['big'])")
 	has "$T/$1.report" "big (memfix.py:$big)" &&
 	has "$T/$1.report" "PyByteArray_Resize" &&
-	grep -q ";<module>;main;big;.*PyByteArray_Resize" "$T/$1.folded" &&
-	! grep -q "_PyEval_EvalFrameDefault;[^;]*big;" "$T/$1.folded" &&
-	grep -q "PyEval_EvalCode;.*<module>;main;big;" "$T/$1.folded"
+	grep -q ";<module> (memfix.py:1);main (memfix.py:[0-9]*);big (memfix.py:[0-9]*);.*PyByteArray_Resize" "$T/$1.folded" &&
+	! grep -q "_PyEval_EvalFrameDefault;[^;]*big (memfix" "$T/$1.folded" &&
+	grep -q "PyEval_EvalCode;.*<module> (memfix.py:1);main (memfix.py:[0-9]*);big (memfix" "$T/$1.folded"
 }
 
 run_version() {
@@ -100,7 +100,8 @@ done
 outputs() {
 	"$YS" mem --no-store -q --lines -o "$T/o.svg" -o "$T/o.pb.gz" -- \
 		/usr/bin/python3.11 "$FIX" "$T/o.json" || return 1
-	has "$T/o.svg" "many_small (memfix.py:" &&
+	small=$(python3 -c "import json; print(json.load(open('$T/o.json'))['lines']['small'])")
+	has "$T/o.svg" "many_small (memfix.py:$small)" &&
 	gzip -dc "$T/o.pb.gz" | grep -aq "many_small" &&
 	gzip -dc "$T/o.pb.gz" | grep -aq "memfix.py"
 }
