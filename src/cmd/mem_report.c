@@ -14,6 +14,7 @@
 #include "config.h"
 #include "measure/spawn.h"
 #include "profile/pystacks.h"
+#include "profile/python.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -47,12 +48,13 @@ static void mem_print_python(const struct mem_run *m)
 	const struct heap_trace *t = &m->trace;
 	uint32_t v = t->py_version;
 
+	char ver[32];
+
+	py_version_string(v, ver, sizeof(ver));
 	if (t->py_status == HEAP_PY_UNSUPPORTED)
-		fprintf(stderr, "yardstick mem: warning: CPython %u.%u.%u is "
-			"not supported (its frames' layout is known for 3.11, "
-			"3.12, 3.13): allocations are attributed to native "
-			"frames only\n", v >> 24, (v >> 16) & 0xff,
-			(v >> 8) & 0xff);
+		fprintf(stderr, "yardstick mem: warning: CPython %s is not "
+			"supported (%s are): allocations are attributed to "
+			"native frames only\n", ver, py_layout_versions());
 	if (t->py_version && t->py_malloc)
 		fprintf(stderr, "yardstick mem: warning: PYTHONMALLOC was set "
 			"and is kept: objects in pymalloc's arenas are "

@@ -96,6 +96,50 @@ for v in 3.11.7 3.12.1 3.13.0; do
 	fi
 done
 
+# threads: four allocate at once, with the GIL (bytearray, exact bytes
+# at its line) and without it (os.listdir's opendir, while other threads
+# hold the GIL: every one under the worker's os.listdir line)
+THF=$(dirname "$FIX")/memthreads.py
+threads() {
+	"$YS" mem --no-store -q -o "$T/th.speedscope.json" -- "$1" "$THF" \
+		"$T/th.json" || return 1
+	python3 - "$T/th.json" "$T/th.speedscope.json" <<'PY'
+import json, sys
+ex = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[2]))
+frames = doc["shared"]["frames"]
+prof = {p["name"]: p for p in doc["profiles"]}
+def line_of(stack):
+    for i in reversed(stack):
+        f = frames[i]
+        if f.get("file", "").endswith("/memthreads.py") and "line" in f:
+            return f["line"]
+keep = opendir = 0
+for st, w in zip(prof["alloc_space"]["samples"],
+                 prof["alloc_space"]["weights"]):
+    if line_of(st) == ex["lines"]["keep"]:
+        keep += w
+for st, w in zip(prof["alloc_objects"]["samples"],
+                 prof["alloc_objects"]["weights"]):
+    if line_of(st) == ex["lines"]["listdir"] and any(
+            frames[i]["name"] == "__alloc_dir" for i in st):
+        opendir += w
+print("keep", keep, ex["allocated"]["keep"], "opendir", opendir,
+      ex["opendirs"])
+sys.exit(keep != ex["allocated"]["keep"] or opendir != ex["opendirs"])
+PY
+}
+t "threads, with the GIL and without: Debian 3.11" threads /usr/bin/python3.11
+for v in 3.12.1 3.13.0; do
+	m=${v%.*}
+	if [ -x "$PYENV/$v/bin/python$m" ]; then
+		t "threads, with the GIL and without: pyenv $v" threads \
+			"$PYENV/$v/bin/python$m"
+	else
+		skip "threads: pyenv $v" "no pyenv build of $v here"
+	fi
+done
+
 # every output: the SVG and pprof name the fixture's functions too
 outputs() {
 	"$YS" mem --no-store -q --lines -o "$T/o.svg" -o "$T/o.pb.gz" -- \
