@@ -97,7 +97,7 @@ for v in 3.11.7 3.12.1 3.13.0; do
 done
 
 # threads: four allocate at once, with the GIL (bytearray, exact bytes
-# at its line) and without it (os.listdir's opendir, while other threads
+# of its object and buffer at its line) and without it (os.listdir's opendir, while other threads
 # hold the GIL: every one under the worker's os.listdir line)
 THF=$(dirname "$FIX")/memthreads.py
 threads() {
@@ -117,7 +117,12 @@ def line_of(stack):
 keep = opendir = 0
 for st, w in zip(prof["alloc_space"]["samples"],
                  prof["alloc_space"]["weights"]):
-    if line_of(st) == ex["lines"]["keep"]:
+    # the bytearrays (object, buffer): with threads, the call's argument
+    # tuple on the same line comes from the tuple free list or, when
+    # another thread emptied it, from malloc: not counted
+    if line_of(st) == ex["lines"]["keep"] and any(
+            frames[i]["name"] in ("PyType_GenericAlloc",
+                                  "PyByteArray_Resize") for i in st):
         keep += w
 for st, w in zip(prof["alloc_objects"]["samples"],
                  prof["alloc_objects"]["weights"]):
