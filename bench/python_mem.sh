@@ -8,9 +8,11 @@
 # frame, its default, and 64 frames, as deep as mem's native stacks).
 # memray, the tool closest to mem on Python, is not in Debian (the only
 # registry this project installs from), hence tracemalloc. Whole
-# processes are timed, yardstick's analysis and symbolization included;
-# rounds interleaved in random order, medians and minimums reported (the
-# machine is shared: the minimums are the least disturbed).
+# processes are timed, yardstick's analysis and symbolization included:
+# wall time, and CPU time (user + system of the whole process tree, from
+# getrusage: less at the mercy of other jobs on a shared machine than
+# wall time); rounds interleaved in random order, medians and minimums
+# reported.
 #   bench/python_mem.sh [build] [ROUNDS] [ROWS] [PYTHON]
 set -eu
 build=${1:-build}
@@ -42,7 +44,7 @@ def main(n):
 main(int(sys.argv[1]))
 PY
 python3 - "$ys" "$py" "$dir" "$rounds" "$rows" <<'PY'
-import os, random, statistics, subprocess, sys, time
+import os, random, resource, statistics, subprocess, sys, time
 ys, py, d, rounds, rows = sys.argv[1:6]
 work = [py, f"{d}/work.py", rows]
 mem = [ys, "mem", "-q", "--no-store", "--json", f"{d}/mem.json"]
@@ -56,17 +58,22 @@ tools = {
     "tracemalloc (64 frames)": ([py, "-X", "tracemalloc=64"] + work[1:], {}),
 }
 times = {k: [] for k in tools}
+cpu = {k: [] for k in tools}
 for r in range(int(rounds)):
     for k in random.sample(list(tools), len(tools)):
         argv, env = tools[k]
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         subprocess.run(argv, check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, env=dict(os.environ, **env))
         times[k].append(time.perf_counter() - t0)
-base = times["native (pymalloc)"]
-print(f"{' '.join(work)}: {rounds} rounds interleaved, wall time")
-for k, v in times.items():
-    print(f"  {k:32s} median {statistics.median(v):7.3f} s "
-          f"{statistics.median(v) / statistics.median(base):6.2f}x native  "
-          f"min {min(v):7.3f} s {min(v) / min(base):6.2f}x")
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu[k].append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
+for what, m in (("wall time", times), ("CPU time", cpu)):
+    base = m["native (pymalloc)"]
+    print(f"{' '.join(work)}: {rounds} rounds interleaved, {what}")
+    for k, v in m.items():
+        print(f"  {k:32s} median {statistics.median(v):7.3f} s "
+              f"{statistics.median(v) / statistics.median(base):6.2f}x native  "
+              f"min {min(v):7.3f} s {min(v) / min(base):6.2f}x")
 PY
