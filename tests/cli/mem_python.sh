@@ -145,6 +145,17 @@ for v in 3.12.1 3.13.0; do
 	fi
 done
 
+# a program that execs Python (a wrapper script, pyenv's shims): the new
+# image's agent walks its frames, its code objects kept apart from the
+# image before's (PYCODE records of image 2)
+exec_wrapper() {
+	"$YS" mem --no-store -q -o "$T/ex.speedscope.json" -- sh -c \
+		'exec /usr/bin/python3.11 "$0" "$1"' "$FIX" "$T/ex.json" ||
+		return 1
+	python3 "$C" "$T/ex.json" "$T/ex.speedscope.json"
+}
+t "a wrapper that execs python3.11: exact by line" exec_wrapper
+
 # every output: the SVG and pprof name the fixture's functions too
 outputs() {
 	"$YS" mem --no-store -q --lines -o "$T/o.svg" -o "$T/o.pb.gz" -- \
