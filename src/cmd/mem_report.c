@@ -219,15 +219,7 @@ static int by_value(const void *a, const void *b)
  * them). */
 static bool runtime_frame(const struct frame *f)
 {
-	static const char *const names[] = {
-		"__libc_start_call_main", "__libc_start_main", "_start",
-		"start_thread", "clone3", "clone", "__clone3", "__clone",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(f->function, names[i]))
-			return true;
-	return false;
+	return heap_root_frame(f->function);
 }
 
 static void print_frames(const struct profile *p, const struct stack *st,

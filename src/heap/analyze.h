@@ -109,12 +109,18 @@ enum heap_type {
  * the Python functions it ran, innermost first, named as `record` names
  * them (profile/pystacks.h: "qualname (file.py:FIRSTLINE)", the file and
  * executing line as the frame's, with lines or not). A native stack cut
- * at the depth limit takes the Python frames left over at its outer end;
+ * at the depth limit, or that stopped short of the C library's root
+ * frames (heap_root_frame: a frame-pointer walk through code built
+ * without them), takes the Python frames left over at its outer end;
  * one whose interpreter frames are not as many as the Python frames'
  * evaluations stays native (counted in r->py_mismatched: never a wrong
  * frame).
  */
 void heap_profile(const struct heap_trace *t, struct heap_report *r,
 		  bool lines, const char *cache_dir, struct profile *p);
+
+/* Is function one of the C library's frames under main or under a
+ * thread's function (where a whole native stack ends)? */
+bool heap_root_frame(const char *function);
 
 #endif

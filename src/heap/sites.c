@@ -88,6 +88,19 @@ static uint32_t py_frame(struct profile *p, const struct pycodes *c,
 	return profile_frame(p, &fr);
 }
 
+bool heap_root_frame(const char *function)
+{
+	static const char *const names[] = {
+		"__libc_start_call_main", "__libc_start_main", "_start",
+		"start_thread", "clone3", "clone", "__clone3", "__clone",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (function && !strcmp(function, names[i]))
+			return true;
+	return false;
+}
+
 static bool eval_frame(const struct profile *p, uint32_t id)
 {
 	const struct frame *f = &p->frames[id];
@@ -99,14 +112,19 @@ static bool eval_frame(const struct profile *p, uint32_t id)
 /*
  * The native frame ids[0..n) with s's Python frames in place of the
  * interpreter's (leaf first), into out (room for n + s->npy); cut: the
- * native stack was cut at the depth limit, its outer end missing. 0 when
- * they do not fit (heap_profile's comment in analyze.h).
+ * native stack was cut at the depth limit, its outer end missing (it is
+ * too when the walk stopped before a root frame: a frame-pointer walk
+ * through code built without them). 0 when they do not fit
+ * (heap_profile's comment in analyze.h).
  */
 static size_t with_python(struct profile *p, const struct pycodes *c,
 			  const struct heap_site *s, const uint32_t *ids,
 			  size_t n, bool cut, uint32_t *out)
 {
 	size_t k = 0, g = 0, evals = 0, groups = 0;
+
+	if (n && !heap_root_frame(p->frames[ids[n - 1]].function))
+		cut = true;
 
 	for (size_t i = 0; i < n; i++)
 		evals += eval_frame(p, ids[i]);

@@ -51,19 +51,22 @@ print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
 
-# by_line PYTHON NAME: mem's figures by line equal the fixture's
+# by_line PYTHON NAME [OPTION...]: mem's figures by line equal the
+# fixture's
 by_line() {
-	"$1" "$FIX" "$T/$2.tm.json" --tracemalloc || return 1
-	"$YS" mem --no-store -o "$T/$2.speedscope.json" \
-		-o "$T/$2.folded" -- "$1" "$FIX" "$T/$2.json" \
-		2>"$T/$2.report" || { cat "$T/$2.report"; return 1; }
-	python3 - "$T/$2.tm.json" "$T/$2.json" <<'PY' || return 1
+	py=$1 name=$2
+	shift 2
+	"$py" "$FIX" "$T/$name.tm.json" --tracemalloc || return 1
+	"$YS" mem --no-store "$@" -o "$T/$name.speedscope.json" \
+		-o "$T/$name.folded" -- "$py" "$FIX" "$T/$name.json" \
+		2>"$T/$name.report" || { cat "$T/$name.report"; return 1; }
+	python3 - "$T/$name.tm.json" "$T/$name.json" <<'PY' || return 1
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
 b["tracemalloc_peak"] = a["tracemalloc_peak"]
 json.dump(b, open(sys.argv[2], "w"))
 PY
-	python3 "$C" "$T/$2.json" "$T/$2.speedscope.json"
+	python3 "$C" "$T/$name.json" "$T/$name.speedscope.json"
 }
 
 # frames NAME: the Python frames in every output, in place of the
@@ -144,6 +147,12 @@ for v in 3.12.1 3.13.0; do
 		skip "threads: pyenv $v" "no pyenv build of $v here"
 	fi
 done
+
+# --unwind fp: CPython is built without frame pointers, so the native
+# walk stops in the interpreter; the Python frames, walked by the agent
+# all the same, go at its outer end
+t "--unwind fp: exact by Python line all the same" by_line \
+	/usr/bin/python3.11 fp --unwind fp
 
 # a program that execs Python (a wrapper script, pyenv's shims): the new
 # image's agent walks its frames, its code objects kept apart from the
