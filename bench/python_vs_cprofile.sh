@@ -9,7 +9,10 @@
 #     cProfile's is its tottime plus the tottime of the built-in functions
 #     it calls (which cProfile lists apart), so that both measure the same
 #     thing. Shares are of each tool's Python total.
-#  2. the wall time of the program alone, under `yardstick record` (default
+#  2. wrong frames: Python frames are read after the sample, so under fast
+#     switching (tests/fixtures/py/pyfix.py mix) some belong to the next call: the share
+#     of libz samples put under a function that does not call zlib.
+#  3. the wall time of the program alone, under `yardstick record` (default
 #     rate) and under cProfile: interleaved rounds, medians and minimums
 #     (the machine is shared: minimums are the cleaner figure).
 #   bench/python_vs_cprofile.sh [build/yardstick] [ROUNDS] [PYTHON]
@@ -126,6 +129,27 @@ for label, args in progs:
               f"cProfile {sum(abs(sc[k] - st_[k]) for k in truth) / 2:.1f} points")
     print(f"agreement: {len(ka & kb)} of the {len(ka | kb)} functions of 1% or more in both; "
           f"share moved between them (half the L1 distance): {diff:.1f} points")
+
+# 3. wrong frames: spin and squeeze alternate every millisecond or so
+print(f"\n== wrong frames, {rounds} runs of pyfix.py mix (spin and squeeze alternating)")
+for _ in range(rounds):
+    r = subprocess.run([ys, "record", "-o", f"{d}/m.folded", "--", py, pyfix, "mix"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                       env=dict(os.environ, PYFIX_SCALE="0.5"))
+    good = bad = 0
+    for line in open(f"{d}/m.folded"):
+        st, n = line.rsplit(" ", 1)
+        fr = st.split(";")
+        pys = [f for f in fr if PYFRAME.match(f)]
+        if not pys or not any("deflate" in f or "libz" in f for f in fr):
+            continue
+        if pys[-1].startswith("squeeze ("):
+            good += int(n)
+        else:
+            bad += int(n)
+    line = [l for l in r.stderr.splitlines() if l.startswith("python:")]
+    print(f"  libz samples under squeeze {good}, elsewhere {bad} "
+          f"({100 * bad / max(good + bad, 1):.1f}% wrong); {line[0][8:] if line else ''}")
 
 print(f"\n== {rounds} interleaved rounds: wall time (s), and the program's "
       "own CPU time (s, its process_time: what a profiler costs it, apart "

@@ -183,6 +183,9 @@ static void on_sample(void *arg, const struct raw_sample *s)
 			n = 1;
 		}
 		ips = c->ips;
+		if (c->py)
+			pystacks_check(c->py, s->regs, s->nregs, s->stack,
+				       s->stack_size);
 	}
 	if (c->py) {
 		n = pystacks_merge(c->py, ips, n, c->pyips,
@@ -210,6 +213,14 @@ static void on_fork(void *arg, uint32_t pid, uint32_t ppid)
 	symtab_fork(c->sym, pid, ppid);
 	if (c->py)
 		pystacks_fork(c->py, pid, ppid);
+}
+
+static void on_exit_pid(void *arg, uint32_t pid)
+{
+	struct collector *c = arg;
+
+	if (c->py)
+		pystacks_exit(c->py, pid);
 }
 
 static void on_comm(void *arg, uint32_t pid, const char *name, bool exec)
@@ -348,7 +359,7 @@ static int record(struct record_args *a, struct output_set *outs)
 	struct collector c = { .a = a };
 	struct sampler_callbacks cb = { .arg = &c, .sample = on_sample,
 					.mmap = on_mmap, .fork = on_fork,
-					.comm = on_comm };
+					.comm = on_comm, .exit = on_exit_pid };
 	struct sampler_stats st = { 0 };
 	struct sigaction ign, old_int, old_quit;
 	struct error e;

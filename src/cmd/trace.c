@@ -218,6 +218,8 @@ static void on_sample(void *arg, const struct raw_sample *s)
 					  s->stack, s->stack_size, c->unwound,
 					  512);
 			ips = c->unwound;
+			pystacks_check(c->py, s->regs, s->nregs, s->stack,
+				       s->stack_size);
 		}
 		n = pystacks_merge(c->py, ips, n, c->merged, 1024);
 		ips = c->merged;
@@ -326,6 +328,8 @@ static void on_task(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
 {
 	struct collector *c = arg;
 
+	if (exit && pid == tid && c->py)
+		pystacks_exit(c->py, pid);
 	c->task_time = time;
 	trace_task(&c->run->tr, pid, tid, time, exit);
 	if (exit && pid == tid && pid == c->run->tr.pid && !c->run->t_end)

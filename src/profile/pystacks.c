@@ -424,6 +424,28 @@ void pystacks_capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
 		ps->st.lag_ns_max = lag;
 }
 
+void pystacks_check(struct pystacks *ps, const uint64_t *regs,
+		    size_t nregs, const uint8_t *stack, size_t stack_size)
+{
+	const struct py_frame *f = &ps->frames[0];
+	uint64_t lo, hi, w;
+
+	if (!ps->cur || ps->cur_err || !ps->nframes || !stack)
+		return;
+	lo = f->bytecode;
+	hi = lo + 2 * (uint64_t)f->code_units;
+	for (size_t i = 0; i < nregs; i++)
+		if (regs[i] >= lo && regs[i] <= hi)
+			return;
+	for (size_t at = 0; at + 8 <= stack_size; at += 8) {
+		memcpy(&w, stack + at, 8);
+		if (w >= lo && w <= hi)
+			return;
+	}
+	ps->st.changed++;
+	ps->cur = NULL;
+}
+
 size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 		      uint64_t *out, size_t max)
 {
@@ -508,13 +530,19 @@ void pystacks_fput_report(const struct pystacks *ps, bool quiet, FILE *fp)
 		return;
 	fprintf(fp, "python: %" PRIu64 " samples of CPython, %" PRIu64
 		" with Python frames, %" PRIu64 " kept native (%" PRIu64
-		" read too late, %" PRIu64 " unreadable, %" PRIu64 " whose "
+		" read too late, %" PRIu64 " whose thread had left the "
+		"sampled function, %" PRIu64 " unreadable, %" PRIu64 " whose "
 		"evaluation frames and Python frames disagreed); frames read "
 		"%.0f µs after the sample on average, %.0f µs at most\n",
 		st->samples, st->merged, st->unreadable + st->mismatched +
-		st->stale, st->stale, st->unreadable, st->mismatched,
+		st->stale + st->changed, st->stale, st->changed,
+		st->unreadable, st->mismatched,
 		read ? st->lag_ns_sum / 1e3 / (double)read : 0.0,
 		st->lag_ns_max / 1e3);
+	if (st->mismatched > st->samples / 2)
+		fputs("python: most native stacks lack the interpreter's "
+		      "evaluation frames: CPython has no frame pointers, "
+		      "unwind it with -g dwarf\n", fp);
 	for (size_t i = 0; i < ps->nthreads; i++) {
 		const struct pystacks_thread *th = &ps->threads[i];
 

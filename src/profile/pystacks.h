@@ -60,6 +60,18 @@ void pystacks_capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
 		      uint64_t time);
 
 /*
+ * With the sample's registers and stack copy (dwarf mode), check the
+ * capture against them: the evaluation loop keeps its instruction
+ * pointer into the running function's bytecode in a register or on the
+ * C stack, so when no register and no stack word points into the
+ * innermost Python frame's bytecode, that frame is not the one the
+ * sample caught (the thread returned from it, or called another, since)
+ * and the capture is dropped, counted as changed.
+ */
+void pystacks_check(struct pystacks *ps, const uint64_t *regs,
+		    size_t nregs, const uint8_t *stack, size_t stack_size);
+
+/*
  * The chain ips[0..n) (leaf first; ips[0] the sampled IP, the others
  * return addresses) of the sample just captured, with its Python frames
  * in, into out (at most max). Returns the new length; the chain as it
@@ -72,10 +84,13 @@ size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 struct pystacks_stats {
 	uint64_t samples;		/* of supported CPython processes */
 	uint64_t merged;		/* with Python frames put in */
-	uint64_t unreadable;		/* kept native: walk failed a check */
+	uint64_t unreadable;		/* kept native: the walk failed a
+					 * check */
 	uint64_t mismatched;		/* kept native: evaluation frames
 					 * and walk disagreed */
 	uint64_t stale;			/* kept native: read too late */
+	uint64_t changed;		/* ... or the innermost frame was
+					 * no longer the sample's */
 	uint64_t lag_ns_max;		/* of the samples read in time */
 	uint64_t lag_ns_sum;
 };

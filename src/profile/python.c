@@ -312,6 +312,8 @@ static bool frame_code(const struct py_target *t, uint64_t code,
 		return false;
 	fr->qualname_ptr = u64_at(b, l->co_qualname);
 	fr->filename_ptr = u64_at(b, l->co_filename);
+	fr->bytecode = code + (uint64_t)l->co_code_adaptive;
+	fr->code_units = (uint32_t)(u64_at(b, l->ob_size) & 0xffffffff);
 	return true;
 }
 

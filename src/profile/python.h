@@ -113,8 +113,8 @@ int py_gil_holder(const struct py_target *t, uint64_t tstate);
 /* One Python frame, innermost first in a walk. */
 struct py_frame {
 	uint64_t code;			/* its PyCodeObject */
-	int32_t lasti;			/* the instruction (code units from
-					 * the first), -1 if unknown */
+	int32_t lasti;			/* the instruction (code units
+					 * from the first), -1 if unknown */
 	bool entry;			/* the outermost frame of one
 					 * C-level evaluation: the frames up
 					 * to here belong to one
@@ -122,6 +122,9 @@ struct py_frame {
 	/* the code object's co_qualname and co_filename: a code object
 	 * at an address seen before is the same one if they are equal */
 	uint64_t qualname_ptr, filename_ptr;
+	/* its bytecode: [code + co_code_adaptive, + 2 * code_units) */
+	uint64_t bytecode;
+	uint32_t code_units;
 };
 
 /* Why a walk stopped short. */

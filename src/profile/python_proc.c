@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -34,16 +35,18 @@ static void scan_symtab(int fd, const Elf64_Shdr *sh, const Elf64_Shdr *str,
 			const char *const *names, size_t n, uint64_t *values,
 			uint64_t *sizes, bool undef)
 {
-	size_t count, namelen = 0;
+	struct stat st;
 	Elf64_Sym *syms;
+	size_t count;
 	char *strs;
 
-	if (sh->sh_entsize != sizeof(Elf64_Sym) || sh->sh_size > (1u << 30) ||
-	    str->sh_size > (1u << 30))
+	/* sizes from the file itself: no larger than it */
+	if (sh->sh_entsize != sizeof(Elf64_Sym) || fstat(fd, &st) ||
+	    sh->sh_size > (uint64_t)st.st_size ||
+	    sh->sh_offset > (uint64_t)st.st_size - sh->sh_size ||
+	    str->sh_size > (uint64_t)st.st_size ||
+	    str->sh_offset > (uint64_t)st.st_size - str->sh_size)
 		return;
-	for (size_t i = 0; i < n; i++)
-		if (strlen(names[i]) > namelen)
-			namelen = strlen(names[i]);
 	count = sh->sh_size / sizeof(Elf64_Sym);
 	syms = xmalloc(sh->sh_size ? sh->sh_size : 1);
 	strs = xmalloc(str->sh_size + 1);
@@ -88,7 +91,8 @@ static int elf_symbols(const char *path, const char *const *names, size_t n,
 	if (pread_all(fd, &eh, sizeof(eh), 0) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0)
+	    eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 ||
+	    eh.e_shnum >= SHN_LORESERVE)
 		goto out_close;
 	sh = xcalloc(eh.e_shnum, sizeof(*sh));
 	if (pread_all(fd, sh, (size_t)eh.e_shnum * sizeof(*sh), eh.e_shoff))
@@ -254,7 +258,8 @@ static int probe_file(const char *path, uint64_t start, uint64_t pgoff,
 	out->t.bytes_type = v[SYM_BYTES] + bias;
 	if (v[SYM_EVAL]) {
 		out->eval_start = v[SYM_EVAL] + bias;
-		out->eval_end = out->eval_start + (sz[SYM_EVAL] ? sz[SYM_EVAL] : 1);
+		out->eval_end = out->eval_start +
+				(sz[SYM_EVAL] ? sz[SYM_EVAL] : 1);
 	}
 	return 1;
 }

@@ -82,7 +82,8 @@ static uint64_t synth_hash(const struct frame *f)
 uint64_t symtab_synth(struct symtab *s, const struct frame *f)
 {
 	struct frame in = {
-		.function = st_intern(s, f->function ? f->function : "[unknown]"),
+		.function = st_intern(s, f->function ? f->function
+						     : "[unknown]"),
 		.file = f->file ? st_intern(s, f->file) : NULL,
 		.line = f->line,
 		.module = st_intern(s, f->module ? f->module : "[unknown]"),

@@ -217,7 +217,8 @@ static void test_bad_strings(void **state)
 	put64(STR(0), L->str_length, 1ULL << 40);
 	assert_int_equal(py_code_read(&t, CODE(0), &c), -1);
 	put64(STR(0), L->str_length, 3);
-	mem[STR(0) - B + L->str_state] = PY_STATE_KIND(1);	/* not compact */
+	/* not compact */
+	mem[STR(0) - B + L->str_state] = PY_STATE_KIND(1);
 	assert_int_equal(py_code_read(&t, CODE(0), &c), -1);
 	/* a compact UCS-2 string, into UTF-8 */
 	mem[STR(0) - B + L->str_state] = PY_STATE_KIND(2) | PY_STATE_COMPACT;
