@@ -111,7 +111,7 @@ static void py_detect(void)
 		v = get_version ? py_parse_version(get_version()) : 0;
 	hdr->py_version = v ? v : 1;
 	pm = getenv("PYTHONMALLOC");
-	if (!pm)
+	if (!pm || !*pm)	/* empty: the interpreter takes it as unset */
 		setenv("PYTHONMALLOC", "malloc", 1);
 	else if (strcmp(pm, "malloc"))
 		hdr->py_malloc = 1;

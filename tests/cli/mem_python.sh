@@ -195,6 +195,10 @@ pymalloc_env() {
 	[ "$(cat "$T/pm.out")" = malloc ] && ! grep -q PYTHONMALLOC "$T/pm.err"
 }
 t "PYTHONMALLOC=malloc set for a CPython program" pymalloc_env
+pymalloc_empty() {
+	PYTHONMALLOC= pymalloc_env
+}
+t "an empty PYTHONMALLOC (unset, to the interpreter) set too" pymalloc_empty
 pymalloc_user() {
 	PYTHONMALLOC=pymalloc "$YS" mem --no-store -q -- /usr/bin/python3.11 \
 		-c "import os; print(os.environ['PYTHONMALLOC'])" \
