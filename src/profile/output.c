@@ -65,12 +65,7 @@ static void with_lines(const struct profile *src, struct profile *dst)
 		const char *base = f.file ? strrchr(f.file, '/') : NULL;
 		/* a Python frame's name has its file and first line
 		 * already: the executing line takes their place */
-		const char *paren = f.module &&
-			!strcmp(f.module, PYSTACKS_MODULE) ?
-			strrchr(f.function, '(') : NULL;
-		int len = paren && paren > f.function
-			? (int)(paren - f.function - 1)
-			: (int)strlen(f.function);
+		int len = pystacks_name_len(&f);
 		char *label = f.file && f.line
 			? xasprintf("%.*s (%s:%d)", len, f.function,
 				    base ? base + 1 : f.file, f.line)

@@ -490,6 +490,15 @@ out_native:
 	return k;
 }
 
+int pystacks_name_len(const struct frame *f)
+{
+	const char *paren = f->module && !strcmp(f->module, PYSTACKS_MODULE)
+		? strrchr(f->function, '(') : NULL;
+
+	return paren && paren > f->function ? (int)(paren - f->function - 1)
+					    : (int)strlen(f->function);
+}
+
 void pystacks_stats(const struct pystacks *ps, struct pystacks_stats *st)
 {
 	*st = ps->st;

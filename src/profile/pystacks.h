@@ -33,6 +33,10 @@ struct pystacks;
  * PYSTACKS_MODULE as module. */
 #define PYSTACKS_MODULE "[python]"
 
+/* The length of f's function name without a Python frame's
+ * " (file.py:FIRSTLINE)": where a label puts the executing line. */
+int pystacks_name_len(const struct frame *f);
+
 struct pystacks *pystacks_new(struct symtab *s);
 void pystacks_free(struct pystacks *ps);
 
