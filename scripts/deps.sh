@@ -12,7 +12,7 @@ need="meson ninja-build pkg-config gcc g++ libc6-dev libjansson-dev libpfm4-dev 
 # (docs/ARCHITECTURE.md): nothing links them, so they are named here
 need="$need libdw1 libelf1 libsqlite3-0 zlib1g libssl3 libpfm4 libstdc++6"
 case "${1:-build}" in
-test)  need="$need libcmocka-dev python3 clang libclang-rt-14-dev bsdutils util-linux protobuf-compiler procps nodejs hyperfine git gzip coreutils time libcap2-bin mount zsh fish chromium fonts-dejavu-core" ;;
+test)  need="$need libcmocka-dev python3 clang libclang-rt-14-dev bsdutils util-linux protobuf-compiler procps nodejs hyperfine git gzip coreutils time libcap2-bin mount zsh fish chromium fonts-dejavu-core prometheus-pushgateway prometheus" ;;
 bench) need="$need hyperfine python3 linux-perf heaptrack valgrind wrk nginx-light sqlite3 git util-linux libbenchmark-dev liblttng-ust-dev lttng-tools" ;;
 esac
 

@@ -29,6 +29,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, &report_cmd },
 	{ "trace", cmd_trace, &trace_cmd },
 	{ "roofline", cmd_roofline, &roofline_cmd },
+	{ "export", cmd_export, &export_cmd },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -11,6 +11,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/load.h"
+#include "cmd/load_push.h"
 #include "cmd/options.h"
 #include "config.h"
 #include "load/http.h"
@@ -51,7 +52,8 @@ static const char load_epilog[] =
 "Exit status: 0 ok (even if some requests failed); 1 no request succeeded\n"
 "(the reason is given; the summary and --json are still written); 2 bad\n"
 "usage or input (the message names the argument); 3 the store is locked,\n"
-"read-only or another user's, or SQLite cannot be loaded; 130\n"
+"read-only or another user's, or SQLite cannot be loaded, or the last\n"
+"--push failed (the result is still written); 130\n"
 "interrupted (what was measured is still written).\n";
 
 static volatile sig_atomic_t interrupted;
@@ -171,6 +173,13 @@ static const struct opt_entry load_options[] = {
 	  "latency_uncorrected in the result: a uniform sample of all "
 	  "requests; their percentiles come from every request" },
 	{ OPT_SEED(seed, "seed of that sample and of the statistics") },
+	{ OPT_STRING(0, "push", push), .flags = OPT_NONEMPTY,
+	  .metavar = "URL", .help = "push live metrics to the Prometheus "
+	  "Pushgateway at URL while the test runs, and the final ones at "
+	  "the end (docs/export.md)" },
+	{ OPT_DURATION(0, "push-interval", push_interval),
+	  .flags = OPT_MIN_EXCL, OPT_SETS(push_interval_given),
+	  .help = "how often --push pushes (default 1s, at least 50ms)" },
 	{ OPT_STORE_SAVE(store) },
 	{ OPT_NO_STORE(no_store) },
 	{ OPT_QUIET(quiet, "no summary") },
@@ -188,6 +197,7 @@ static void load_init(void *args)
 	o->timeout = 2;
 	o->sample = 100000;
 	o->seed = 1;
+	o->push_interval = 1;
 }
 
 const struct opt_cmd load_cmd = {
@@ -210,6 +220,11 @@ static int check_opts(struct load_opts *o, struct error *e)
 		return error_set(e, "--threads %ld: more threads than "
 				 "--connections %ld", o->threads,
 				 o->connections);
+	if (o->push_interval_given && !o->push)
+		return error_set(e, "--push-interval without --push");
+	if (o->push_interval < 0.05)
+		return error_set(e, "--push-interval %gs: at least 50ms",
+				 o->push_interval);
 	if (o->requests_file && (o->method || o->body_given))
 		return error_set(e, "--requests-file gives the method and body "
 				 "of every request: drop --method, --body and "
@@ -389,7 +404,7 @@ static int make_config(const struct load_opts *o, struct load_config *c,
 /* Report, write, store; the exit code. */
 static int finish(const struct load_opts *o, const struct load_stats *st,
 		  struct git_probe *gp, struct result *res,
-		  struct output_set *outs)
+		  struct output_set *outs, struct load_push *lp)
 {
 	char *name = load_bench_name(o);
 	int ret = 0, rs;
@@ -417,6 +432,18 @@ static int finish(const struct load_opts *o, const struct load_stats *st,
 			git_detect_warning(gp));
 	if (write_output_set(outs, "yardstick"))
 		ret = ret ? ret : 2;
+	if (lp) {
+		struct error e;
+
+		if (load_push_final(lp, st, &e)) {
+			fprintf(stderr, "yardstick load: %s\n", e.msg);
+			ret = ret ? ret : 3;
+		} else if (!o->quiet) {
+			fprintf(stderr, "yardstick load: %u push%s to '%s'\n",
+				lp->pushes, lp->pushes == 1 ? "" : "es",
+				o->push);
+		}
+	}
 	rs = o->no_store ? 0 : save_result(res, o->store, o->quiet);
 	if (st->interrupted)
 		return 130;
@@ -429,6 +456,7 @@ int cmd_load(int argc, char **argv)
 	struct load_config cfg;
 	struct load_stats st;
 	struct load_req *reqs = NULL;
+	struct load_push lp = { 0 };
 	struct result res;
 	struct git_probe gp = { .fd = -1 };
 	struct progress progress;
@@ -466,6 +494,15 @@ int cmd_load(int argc, char **argv)
 		cfg.progress = show_progress;
 		cfg.progress_arg = &progress;
 	}
+	if (o.push) {
+		char *name = load_bench_name(&o);
+
+		load_push_init(&lp, o.push, name, res.machine.hostname);
+		free(name);
+		cfg.live = load_push_live;
+		cfg.live_arg = &lp;
+		cfg.live_interval = o.push_interval;
+	}
 	r = load_run(&cfg, &st, &e);
 	progress_clear(&progress);
 	if (r) {
@@ -475,10 +512,12 @@ int cmd_load(int argc, char **argv)
 	}
 	if (o.json || !o.no_store)
 		git_detect_start(&res.git, &gp);
-	ret = finish(&o, &st, &gp, &res, &outs);
+	ret = finish(&o, &st, &gp, &res, &outs, o.push ? &lp : NULL);
 	load_stats_free(&st);
 
 out_free:
+	if (o.push)
+		load_push_free(&lp);
 	free_reqs(reqs, nreqs);
 	result_free(&res);
 	outputs_free(&outs);

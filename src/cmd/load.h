@@ -32,6 +32,9 @@ struct load_opts {
 	const char *name, *json, *store;
 	long sample;
 	unsigned long long seed;
+	const char *push;		/* --push URL: a Pushgateway */
+	double push_interval;
+	bool push_interval_given;
 };
 
 /* The benchmark name: --name, else "METHOD URL" (just the URL for GET). */

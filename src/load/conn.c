@@ -186,8 +186,10 @@ static void end_error(struct worker *w, struct conn *c, enum load_err k,
 	w->inflight--;
 	if (!c->measured)
 		return;
-	w->st.requests++;
-	w->st.errors[k]++;
+	/* relaxed stores: load_snapshot reads them meanwhile */
+	__atomic_store_n(&w->st.requests, w->st.requests + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->st.errors[k], w->st.errors[k] + 1,
+			 __ATOMIC_RELAXED);
 	per_second(w, now, false);
 	__atomic_store_n(&w->done, w->done + 1, __ATOMIC_RELAXED);
 }
@@ -203,7 +205,8 @@ static void record(struct worker *w, struct conn *c, int64_t now)
 	w->inflight--;
 	if (!c->measured || now > w->sh->end)
 		return;
-	st->requests++;
+	/* relaxed stores of what load_snapshot reads meanwhile */
+	__atomic_store_n(&st->requests, st->requests + 1, __ATOMIC_RELAXED);
 	st->responses++;
 	__atomic_store_n(&w->done, w->done + 1, __ATOMIC_RELAXED);
 	st->status[s]++;
@@ -212,10 +215,12 @@ static void record(struct worker *w, struct conn *c, int64_t now)
 		hdr_record(st->uncorrected, unc);
 	sample_add(&st->sample, lat, unc);
 	if (s < 400) {
-		st->ok++;
+		__atomic_store_n(&st->ok, st->ok + 1, __ATOMIC_RELAXED);
 		per_second(w, now, true);
 	} else {
-		st->errors[LOAD_ERR_STATUS]++;
+		__atomic_store_n(&st->errors[LOAD_ERR_STATUS],
+				 st->errors[LOAD_ERR_STATUS] + 1,
+				 __ATOMIC_RELAXED);
 		per_second(w, now, false);
 	}
 }

@@ -264,26 +264,76 @@ static double fraction_done(struct worker *ws, const struct shared *sh)
 	return f > 1 ? 1 : f;
 }
 
-/* Wait for the threads to finish, reporting progress meanwhile. */
+/* The live view of the run for load_config.live (load.h says what is
+ * in it), read while the threads go on. */
+static void snapshot(struct worker *ws, const struct shared *sh,
+		     struct load_stats *out)
+{
+	const struct load_config *c = sh->c;
+	int64_t now = monoclock_ns();
+
+	stats_init(out, 1, 0);
+	for (unsigned t = 0; t < c->threads; t++) {
+		const struct load_stats *w = &ws[t].st;
+
+		out->requests += __atomic_load_n(&w->requests,
+						 __ATOMIC_RELAXED);
+		out->ok += __atomic_load_n(&w->ok, __ATOMIC_RELAXED);
+		for (int k = 0; k < LOAD_ERR_KINDS; k++)
+			out->errors[k] += __atomic_load_n(&w->errors[k],
+							  __ATOMIC_RELAXED);
+		hdr_add_live(out->latency, w->latency);
+		hdr_add_live(out->uncorrected, c->rate > 0 ? w->uncorrected
+							    : w->latency);
+	}
+	out->elapsed = now > sh->measure ? (double)(now - sh->measure) / 1e9
+					 : 0;
+}
+
+/* The next live call after one at t. */
+static int64_t next_live(const struct shared *sh, int64_t t)
+{
+	return t + (int64_t)(sh->c->live_interval * 1e9);
+}
+
+/* Wait for the threads to finish, reporting progress meanwhile, and the
+ * live view every live_interval (outside the lock: a callback may take
+ * its time, the threads never wait for it). */
 static void watch(struct worker *ws, struct shared *sh, unsigned started)
 {
+	const struct load_config *c = sh->c;
+	int64_t live_at = c->live ? next_live(sh, sh->start) : INT64_MAX;
+
 	pthread_mutex_lock(&sh->mu);
 	while (sh->finished < started) {
 		struct timespec ts;
+		int64_t wait = 200000000, now = monoclock_ns();
 
+		if (live_at - now < wait)
+			wait = live_at - now > 0 ? live_at - now : 0;
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 200000000;
-		if (ts.tv_nsec >= 1000000000) {
+		ts.tv_nsec += wait;
+		while (ts.tv_nsec >= 1000000000) {
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&sh->cv, &sh->mu, &ts);
-		if (sh->c->progress && sh->finished < started) {
-			pthread_mutex_unlock(&sh->mu);
-			sh->c->progress(sh->c->progress_arg,
-					fraction_done(ws, sh));
-			pthread_mutex_lock(&sh->mu);
+		if (sh->finished >= started)
+			break;
+		pthread_mutex_unlock(&sh->mu);
+		if (c->progress)
+			c->progress(c->progress_arg, fraction_done(ws, sh));
+		if (monoclock_ns() >= live_at) {
+			struct load_stats snap;
+
+			snapshot(ws, sh, &snap);
+			c->live(c->live_arg, &snap);
+			load_stats_free(&snap);
+			live_at = next_live(sh, live_at);
+			if (live_at < monoclock_ns())
+				live_at = next_live(sh, monoclock_ns());
 		}
+		pthread_mutex_lock(&sh->mu);
 	}
 	pthread_mutex_unlock(&sh->mu);
 }

@@ -38,6 +38,8 @@ struct load_req {
 	bool idempotent;	/* may be sent again (http_method_idempotent) */
 };
 
+struct load_stats;
+
 struct load_config {
 	struct sockaddr_storage addr;	/* where to connect */
 	socklen_t addrlen;
@@ -62,6 +64,16 @@ struct load_config {
 	 * may be NULL. */
 	void (*progress)(void *arg, double fraction);
 	void *progress_arg;
+	/* Called from the calling thread every live_interval seconds (> 0)
+	 * while the run goes on, with the threads' counters and histograms
+	 * read without stopping them (relaxed atomics; each count is of its
+	 * own moment, within microseconds of the others): requests, ok,
+	 * errors[], latency and uncorrected (min and max widened to their
+	 * buckets' bounds) and elapsed (since the measured interval began;
+	 * 0 in the warm-up) are filled, the rest is zero. May be NULL. */
+	void (*live)(void *arg, const struct load_stats *snapshot);
+	void *live_arg;
+	double live_interval;
 };
 
 /* Kinds of failed requests. A response with a status other than 2xx or
