@@ -43,9 +43,15 @@ void conn_init(struct worker *w, struct conn *c, uint64_t g)
 
 int64_t conn_due(const struct shared *sh, uint64_t g, uint64_t slot)
 {
-	double j = (double)g + (double)slot * sh->c->connections;
+	const struct load_config *c = sh->c;
+	/* the m-th request of this process's schedule ... */
+	uint64_t j = g + slot * c->connections;
 
-	return sh->start + (int64_t)(j * sh->ns_per_req);
+	/* ... is request k of the whole test's, with the whole test's due
+	 * time (load.h): the same arithmetic as one process would do */
+	if (c->segments > 1)
+		j = c->segment + j * c->segments;
+	return sh->start + (int64_t)((double)j * sh->ns_per_req);
 }
 
 static void conn_close(struct conn *c)

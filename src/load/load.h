@@ -55,6 +55,16 @@ struct load_config {
 	double warmup;			/* seconds sent but not recorded */
 	double rate;			/* requests/s over all connections;
 					 * 0: the closed model */
+	/* A segment (segments > 1) of a test spread over several
+	 * processes: connections and requests are this segment's share,
+	 * rate the whole test's, and the open model's request k of the
+	 * whole test's schedule, due at start + k / rate, is this
+	 * segment's when k % segments == segment (its m-th, dealt to its
+	 * connection m % connections). */
+	unsigned segment, segments;
+	int64_t start_at;		/* the schedule's origin, unix ns
+					 * (CLOCK_REALTIME), or 0: once
+					 * connected */
 	double timeout;			/* per request, and per connect */
 	size_t sample_cap;		/* latencies kept in the sample */
 	uint64_t seed;
@@ -103,6 +113,8 @@ struct load_stats {
 					 * (nseconds too; NULL when none) */
 	size_t nseconds;
 	double elapsed;		/* seconds measured */
+	double start_unix;	/* when the measured interval began, unix
+				 * seconds */
 	uint64_t requests;	/* requests that ended: a response or an
 				 * error */
 	uint64_t responses;	/* of which responses (any status) */
@@ -131,6 +143,13 @@ const char *load_err_name(enum load_err k);
 int load_run(const struct load_config *c, struct load_stats *out,
 	     struct error *e);
 void load_stats_free(struct load_stats *s);
+/* Empty stats with the engine's histograms and a sample of sample_cap. */
+void load_stats_init(struct load_stats *s, size_t sample_cap,
+		     uint64_t seed);
+/* Add src's counts, per-second counts (src's second i as dst's
+ * i + offset) and histograms into dst; not the sample, nor elapsed. */
+void load_stats_add(struct load_stats *dst, const struct load_stats *src,
+		    size_t offset);
 
 /* Total errors of every kind. */
 uint64_t load_errors_total(const struct load_stats *s);

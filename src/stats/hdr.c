@@ -321,7 +321,10 @@ int hdr_foreach_bucket(const struct hdr *h,
 	for (size_t i = first; i <= last; i++) {
 		if (!h->counts[i])
 			continue;
-		ret = fn(lowest_at(h, i, &width), h->counts[i], arg);
+		int64_t v = lowest_at(h, i, &width);
+
+		/* bucket of lowest may start below it */
+		ret = fn(v < h->lowest ? h->lowest : v, h->counts[i], arg);
 		if (ret)
 			return ret;
 	}
