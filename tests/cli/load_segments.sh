@@ -136,6 +136,31 @@ line = [l for l in out.split('\n') if l.startswith('yardstick_latency_seconds{')
 assert len(line) == 1 and float(line[0].split()[-1]) == p99, (line, p99)
 "
 
+# scripts/load-ssh.sh with an ssh that runs the command here (and an scp
+# that copies): three "hosts", one merged result of the whole test.
+cat >"$T/fakessh" <<'SH'
+#!/bin/sh
+exec bash -c "$2"
+SH
+cat >"$T/fakescp" <<'SH'
+#!/bin/sh
+exec cp "${1#*:}" "$2"
+SH
+chmod +x "$T/fakessh" "$T/fakescp"
+over_ssh() {
+	SSH=$T/fakessh SCP=$T/fakescp YARDSTICK=$YS \
+		bash "$(dirname "$0")/../../scripts/load-ssh.sh" -o "$T/ssh.json" \
+		-s 2 h1 h2 h3 -- -c 3 --rate 150 -n 300 --name "a 'b' \$c" "$U" \
+		2>"$T/ssh.err" || { cat "$T/ssh.err"; return 1; }
+	py "
+d = load('$T/ssh.json'); b = d['benchmarks'][0]
+assert b['name'] == \"a 'b' \$c\", b['name']
+assert b['counts']['requests'] == 300 and d['settings']['segments'] == 3
+assert d['settings']['connections'] == 3 and d['settings']['rate'] == 150
+"
+}
+t "scripts/load-ssh.sh: 3 segments over ssh, merged" over_ssh
+
 # Not one test: the message says which file and what.
 refuse() {
 	expect_exit 2 "$YS" merge -o "$T/x.json" "$@" || return 1
