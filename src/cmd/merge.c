@@ -21,9 +21,10 @@
 #include "load/sample.h"
 #include "measure/machine.h"
 #include "util/strutil.h"
+#include "util/term.h"
 
 static const char *const merge_usage[] = {
-	"[OPTIONS] -o FILE SEGMENT... ", NULL
+	"[OPTIONS] -o FILE SEGMENT...", NULL
 };
 
 static const char merge_description[] =
@@ -380,12 +381,18 @@ static void summary(const struct result *r, size_t n)
 	const struct benchmark *b = r->benchmarks;
 	const struct metric *lat = benchmark_find_metric(b, "latency");
 	const struct load_detail *d = &b->load;
+	double req = load_detail_count(d, "requests");
+	double ok = load_detail_count(d, "ok");
+	char p50[32], p99[32], el[32], *name = term_safe(b->name);
 
-	fprintf(stderr, "yardstick merge: %zu segments: %.0f requests, %.0f "
-		"ok, %.0f errors in %.3f s; latency p50 %.6g s, p99 %.6g s\n",
-		n, load_detail_count(d, "requests"), load_detail_count(d, "ok"),
-		load_detail_count(d, "requests") - load_detail_count(d, "ok"),
-		d->elapsed, lat->summary.median, lat->summary.p99);
+	fprintf(stderr, "yardstick merge: %zu segments of '%s': %.0f requests "
+		"(%.0f failed) in %s, %.1f/s; latency p50 %s, p99 %s\n", n,
+		name, req, req - ok,
+		fmt_value(d->elapsed, "s", el, sizeof(el)),
+		d->elapsed > 0 ? ok / d->elapsed : 0,
+		fmt_value(lat->summary.median, "s", p50, sizeof(p50)),
+		fmt_value(lat->summary.p99, "s", p99, sizeof(p99)));
+	free(name);
 }
 
 int cmd_merge(int argc, char **argv)
