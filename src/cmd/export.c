@@ -80,51 +80,66 @@ const struct opt_cmd export_cmd = {
 	.args_size = sizeof(struct export_args),
 };
 
-/* Push each benchmark and machine of the results as its group. */
-static int push_all(const struct export_args *a, const struct om_doc *d,
-		    struct result *rs, size_t n)
-{
-	size_t groups = 0;
+struct group {
+	const char *benchmark, *machine;
+};
 
+/* The distinct (benchmark, machine) pairs of the results, in order. */
+static struct group *groups_of(struct result *rs, size_t n, size_t *ng)
+{
+	struct group *g = NULL;
+	size_t cap = 0;
+
+	*ng = 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *host = rs[i].machine.hostname ?
 				   rs[i].machine.hostname : "";
 
 		for (size_t k = 0; k < rs[i].nbenchmarks; k++) {
 			const char *name = rs[i].benchmarks[k].name;
-			struct om_label match[] = {
-				{ "benchmark", name }, { "machine", host },
-			};
-			struct strbuf body = { 0 };
-			struct error e;
 			bool seen = false;
 
-			/* a group once, though several REFs have it */
-			for (size_t j = 0; j <= i && !seen; j++)
-				for (size_t l = 0; l < rs[j].nbenchmarks &&
-				     !(j == i && l >= k) && !seen; l++)
-					seen = !strcmp(rs[j].benchmarks[l].name,
-						       name) &&
-					       !strcmp(rs[j].machine.hostname ?
-						       rs[j].machine.hostname :
-						       "", host);
+			for (size_t j = 0; j < *ng && !seen; j++)
+				seen = !strcmp(g[j].benchmark, name) &&
+				       !strcmp(g[j].machine, host);
 			if (seen)
 				continue;
-			om_write(d, OM_PROMETHEUS, match, 2, &body);
-			if (push_group(a->push, name, host, body.s, body.len,
-				       &e)) {
-				free(body.s);
-				fprintf(stderr, "yardstick export: %s\n", e.msg);
-				return 3;
-			}
-			free(body.s);
-			groups++;
+			g = xgrow(g, &cap, *ng + 1, sizeof(*g));
+			g[(*ng)++] = (struct group){ name, host };
 		}
 	}
-	if (!a->quiet)
+	return g;
+}
+
+/* Push each benchmark and machine of the results as its group. */
+static int push_all(const struct export_args *a, const struct om_doc *d,
+		    struct result *rs, size_t n)
+{
+	size_t ng;
+	struct group *g = groups_of(rs, n, &ng);
+	int ret = 0;
+
+	for (size_t i = 0; i < ng && !ret; i++) {
+		struct om_label match[] = {
+			{ "benchmark", g[i].benchmark },
+			{ "machine", g[i].machine },
+		};
+		struct strbuf body = { 0 };
+		struct error e;
+
+		om_write(d, OM_PROMETHEUS, match, 2, &body);
+		if (push_group(a->push, g[i].benchmark, g[i].machine, body.s,
+			       body.len, &e)) {
+			fprintf(stderr, "yardstick export: %s\n", e.msg);
+			ret = 3;
+		}
+		free(body.s);
+	}
+	if (!ret && !a->quiet)
 		fprintf(stderr, "yardstick export: pushed %zu group%s to '%s'\n",
-			groups, groups == 1 ? "" : "s", a->push);
-	return 0;
+			ng, ng == 1 ? "" : "s", a->push);
+	free(g);
+	return ret;
 }
 
 int cmd_export(int argc, char **argv)

@@ -269,6 +269,16 @@ static void setup_line(const struct load_opts *o, FILE *fp)
 		fprintf(fp, "  closed model: %ld connection%s", o->connections,
 			o->connections > 1 ? "s" : "");
 	fprintf(fp, ", %ld thread%s", o->threads, o->threads > 1 ? "s" : "");
+	if (o->segment_given) {
+		long c = load_segment_share(o->connections, o->segment,
+					    o->segments);
+
+		fprintf(fp, "; segment %ld/%ld: %ld connection%s", o->segment,
+			o->segments, c, c > 1 ? "s" : "");
+		if (open_model(o))
+			fprintf(fp, ", %g requests/s", o->rate /
+				(double)o->segments);
+	}
 	if (o->warmup > 0)
 		fprintf(fp, ", %gs warmup", o->warmup);
 	fputc('\n', fp);

@@ -137,8 +137,9 @@ static int check_segment(struct seg *s, struct error *e)
 	    !benchmark_histogram(b, "latency_uncorrected") ||
 	    !b->load.present)
 		return error_set(e, "'%s' has no latency histograms or "
-				 "per-second counts (made by a yardstick "
-				 "before merge existed?)", s->file);
+				 "per-second counts (a result from the store, "
+				 "which does not keep them, or from a "
+				 "yardstick before merge existed)", s->file);
 	return 0;
 }
 
@@ -236,9 +237,11 @@ static int stats_of(const struct seg *s, struct load_stats *st,
 		return error_set(e, "'%s': latency and latency_uncorrected "
 				 "have not the same number of values", s->file);
 	for (size_t i = 0; i < n; i++) {
-		if (isnan(lat->values[i]) || isnan(unc->values[i]))
-			return error_set(e, "'%s': a latency value is null",
-					 s->file);
+		if (isnan(lat->values[i]) || isnan(unc->values[i]) ||
+		    lat->values[i] > LOAD_HDR_HIGHEST / 1e9 ||
+		    unc->values[i] > LOAD_HDR_HIGHEST / 1e9)
+			return error_set(e, "'%s': latency value %zu is null or "
+					 "beyond an hour", s->file, i);
 		st->sample.a[i] = llround(lat->values[i] * 1e9);
 		st->sample.b[i] = llround(unc->values[i] * 1e9);
 	}

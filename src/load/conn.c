@@ -147,9 +147,15 @@ static bool take(struct worker *w, struct conn *c, int64_t now)
 		w->budget--;
 	if (w->open)
 		c->next_due = conn_due(w->sh, c->g, ++c->slot);
-	if (cfg->nreqs > 1)
-		i = __atomic_fetch_add(&w->sh->next_req, 1, __ATOMIC_RELAXED) %
-		    cfg->nreqs;
+	if (cfg->nreqs > 1) {
+		uint64_t k = __atomic_fetch_add(&w->sh->next_req, 1,
+						__ATOMIC_RELAXED);
+
+		/* a segment's k-th is the whole test's segment + k N-th */
+		if (cfg->segments > 1)
+			k = cfg->segment + k * cfg->segments;
+		i = k % cfg->nreqs;
+	}
 	c->req = &cfg->reqs[i];
 	c->due = due;
 	c->measured = measured;

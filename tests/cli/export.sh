@@ -10,14 +10,17 @@ free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# The Pushgateway on its own port and directory, no persistence file;
-# $GW its URL. A port taken meanwhile: another one.
+# The Pushgateway on its own port and directory, no persistence file
+# (Debian's default is /var/lib/prometheus/pushgateway.data, which every
+# gateway started so would share and load: --persistence.file= empties
+# it); $GW its URL. A port taken meanwhile: another one.
 start_gateway() {
 	mkdir -p "$T/gw"
 	for try in 1 2 3 4 5; do
 		port=$(free_port)
 		(cd "$T/gw" && exec prometheus-pushgateway \
-			--web.listen-address=127.0.0.1:$port) >"$T/gw/log" 2>&1 &
+			--web.listen-address=127.0.0.1:$port \
+			--persistence.file=) >"$T/gw/log" 2>&1 &
 		echo $! >"$T/gw.pid"
 		i=0
 		while [ $i -lt 100 ]; do
@@ -112,12 +115,12 @@ for name, unit in (('wall_time', 'seconds'), ('peak_rss', 'bytes')):
     m = b['metrics'][name]
     for stat in ('mean', 'stddev', 'min', 'max', 'median', 'p90', 'p95', 'p99'):
         s = [v for f, l, v in got if f == 'yardstick_%s_%s' % (name, unit)
-             and l.get('statistic') == stat]
+             and l.get('statistic') == stat and l.get('benchmark') == b['name']]
         assert len(s) == 1, (name, stat, s)
         assert s[0] == m[stat], (name, stat, s[0], m[stat])
         n += 1
 ls = [l for f, l, v in got if f == 'yardstick_wall_time_seconds']
-assert all(l['benchmark'] == b['name'] for l in ls), ls[0]
+assert ls and all(l['benchmark'] == b['name'] for l in ls), ls
 assert all(l['param_a_b'] == 'v\"1\\\\\n' and l['param_a_b_3'] == '' for l in ls), ls[0]
 assert all(l['job'] == 'yardstick' and l['machine'] == d['machine']['hostname'] for l in ls)
 c = [v for f, l, v in got if f == 'yardstick_metric_values' and l['metric'] == 'wall_time']

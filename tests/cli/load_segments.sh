@@ -38,7 +38,11 @@ segments() {
 # 900 in both; throughput within 5%; p50 and p99 within the histogram's
 # precision (0.1%) plus 2 ms for the noise of a busy 2-core machine (the
 # server's answers are 10 ms late by design; one late wake-up of a
-# process moves the p99 of 900 requests by its length).
+# process moves the p99 of 900 requests by its length). Under the
+# sanitizers the client itself is several times slower and its late
+# sends count in the latency: 20 ms there (measured: up to 13 ms apart).
+noise=0.002
+case ${YSB_SAN:-none} in none|'') ;; *) noise=0.020 ;; esac
 open_model() {
 	"$YS" load --no-store -q -c 6 --rate 300 -n 900 --json "$T/one.json" "$U" \
 		2>"$T/one.err" &&
@@ -54,7 +58,7 @@ assert abs(b - a) <= 0.05 * a, ('throughput', a, b)
 for k in ('median', 'p99'):
     a, b = one['metrics']['latency'][k], tot['metrics']['latency'][k]
     assert 0.010 <= a < 0.05 and 0.010 <= b < 0.05, (k, a, b)
-    assert abs(b - a) <= 0.001 * max(a, b) + 0.002, (k, a, b)
+    assert abs(b - a) <= 0.001 * max(a, b) + $noise, (k, a, b)
 print('# one:', one['metrics']['throughput']['rate'], one['metrics']['latency']['median'], one['metrics']['latency']['p99'])
 print('# merged:', tot['metrics']['throughput']['rate'], tot['metrics']['latency']['median'], tot['metrics']['latency']['p99'])
 "
