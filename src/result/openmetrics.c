@@ -115,16 +115,7 @@ static void put_value(struct strbuf *b, double v)
 		strbuf_puts(b, v > 0 ? "+Inf" : "-Inf");
 		return;
 	}
-	if (v == floor(v) && fabs(v) < 1e15) {
-		snprintf(buf, sizeof(buf), "%.0f", v);
-		strbuf_puts(b, buf);
-		return;
-	}
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
+	fmt_roundtrip(v, buf, sizeof(buf));
 	strbuf_puts(b, buf);
 }
 
