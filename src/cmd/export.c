@@ -128,8 +128,8 @@ static int push_all(const struct export_args *a, const struct om_doc *d,
 		struct error e;
 
 		om_write(d, OM_PROMETHEUS, match, 2, &body);
-		if (push_group(a->push, g[i].benchmark, g[i].machine, body.s,
-			       body.len, &e)) {
+		if (push_group(a->push, g[i].benchmark, g[i].machine, NULL,
+			       body.s, body.len, &e)) {
 			fprintf(stderr, "yardstick export: %s\n", e.msg);
 			ret = 3;
 		}

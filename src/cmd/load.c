@@ -637,9 +637,11 @@ int cmd_load(int argc, char **argv)
 		cfg.progress_arg = &progress;
 	}
 	if (o.push) {
-		char *name = load_bench_name(&o);
+		char *name = load_bench_name(&o), seg[48];
 
-		load_push_init(&lp, o.push, name, res.machine.hostname);
+		snprintf(seg, sizeof(seg), "%ld/%ld", o.segment, o.segments);
+		load_push_init(&lp, o.push, name, res.machine.hostname,
+			       o.segment_given ? seg : NULL);
 		free(name);
 		cfg.live = load_push_live;
 		cfg.live_arg = &lp;

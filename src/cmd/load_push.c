@@ -20,9 +20,12 @@ static const struct { const char *name; double p; } quantiles[] = {
 };
 
 void load_push_init(struct load_push *p, const char *url,
-		    const char *benchmark, const char *machine)
+		    const char *benchmark, const char *machine,
+		    const char *segment)
 {
 	memset(p, 0, sizeof(*p));
+	if (segment)
+		snprintf(p->segment, sizeof(p->segment), "%s", segment);
 	p->url = url;
 	p->benchmark = xstrdup(benchmark);
 	p->machine = machine ? machine : "";
@@ -133,7 +136,8 @@ static int push(struct load_push *p, const struct load_stats *s,
 {
 	size_t len;
 	char *text = body(p, s, running, &len);
-	int ret = push_group(p->url, p->benchmark, p->machine, text, len, e);
+	int ret = push_group(p->url, p->benchmark, p->machine,
+			     p->segment[0] ? p->segment : NULL, text, len, e);
 
 	free(text);
 	if (!ret)

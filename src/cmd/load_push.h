@@ -17,6 +17,7 @@ struct load_push {
 	const char *url;
 	char *benchmark;
 	const char *machine;
+	char segment[48];		/* "I/N" of --segment, or "" */
 	struct hdr *prev, *prev_unc;	/* cumulative at the last push */
 	uint64_t prev_ok, prev_requests;
 	double prev_elapsed;
@@ -24,8 +25,10 @@ struct load_push {
 	bool warned;			/* a live push failed (said once) */
 };
 
+/* segment: "I/N" of --segment, NULL without. */
 void load_push_init(struct load_push *p, const char *url,
-		    const char *benchmark, const char *machine);
+		    const char *benchmark, const char *machine,
+		    const char *segment);
 void load_push_free(struct load_push *p);
 /* load_config.live: push s; a failure is a warning on stderr (once). */
 void load_push_live(void *arg, const struct load_stats *s);

@@ -35,7 +35,8 @@ static void put_base64url(struct strbuf *b, const char *s)
 	}
 }
 
-char *push_path(const char *benchmark, const char *machine)
+char *push_path(const char *benchmark, const char *machine,
+		const char *segment)
 {
 	struct strbuf b = { 0 };
 
@@ -43,13 +44,18 @@ char *push_path(const char *benchmark, const char *machine)
 	put_base64url(&b, benchmark);
 	strbuf_puts(&b, "/machine@base64/");
 	put_base64url(&b, machine);
+	if (segment) {
+		strbuf_puts(&b, "/segment@base64/");
+		put_base64url(&b, segment);
+	}
 	return b.s;
 }
 
 int push_group(const char *url, const char *benchmark, const char *machine,
-	       const char *body, size_t len, struct error *e)
+	       const char *segment, const char *body, size_t len,
+	       struct error *e)
 {
-	char *path = push_path(benchmark, machine);
+	char *path = push_path(benchmark, machine, segment);
 	struct client_resp r;
 	struct error ce;
 	int ret;

@@ -191,4 +191,24 @@ assert get('$T/mid2.json', 'yardstick_load_latency_seconds', statistic='p50', wi
 "
 t "load --push: several pushes said" has "$T/l.err" "pushes to"
 
+# Two segments of one test on one machine: a group each (segment in the
+# grouping key), neither replacing the other.
+segments_push() {
+	at=$(($(date +%s) + 1))
+	for s in 0 1; do
+		"$YS" load --no-store -q -c 2 --rate 100 -n 100 --segment $s/2 \
+			--start-at "$at" --push "$GW" --name seg "$U" 2>/dev/null &
+		echo $! >"$T/seg$s.pid"
+	done
+	wait "$(cat "$T/seg0.pid")" && wait "$(cat "$T/seg1.pid")" || return 1
+	rm -f "$T/seg0.pid" "$T/seg1.pid"
+	gw_series "$T/segs.json"
+	py "
+s = sorted((l['segment'], v) for f, l, v in load('$T/segs.json')
+           if f == 'yardstick_load_requests_total' and l.get('benchmark') == 'seg')
+assert s == [('0/2', 50.0), ('1/2', 50.0)], s
+"
+}
+t "load --segment --push: one group per segment" segments_push
+
 finish
