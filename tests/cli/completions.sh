@@ -59,7 +59,7 @@ documented() {
 	grep "__fish_seen_subcommand_from $1'" "$T/yardstick.fish" |
 		sed -n 's/.* -l \([a-z0-9-]*\).*/\1/p' | sort >"$T/fish.$1"
 	[ -s "$T/help.$1" ] && cmp "$T/help.$1" "$T/fish.$1" || return 1
-	eval "old=\$old_$1 short=\$short_$1"
+	eval "old=\${old_$1:-} short=\${short_$1:-}"
 	for o in $old; do
 		grep -qx -- "$o" "$T/help.$1" || { echo "--$o lost"; return 1; }
 	done
