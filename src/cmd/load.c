@@ -299,7 +299,7 @@ static const struct opt_entry load_options[] = {
 	  "the end (docs/export.md)" },
 	{ OPT_DURATION(0, "push-interval", push_interval),
 	  .flags = OPT_MIN_EXCL, OPT_SETS(push_interval_given),
-	  .help = "how often --push pushes (default 1s, at least 50ms)" },
+	  .help = "how often --push pushes, at least 50ms" },
 	{ OPT_STORE_SAVE(store) },
 	{ OPT_NO_STORE(no_store) },
 	{ OPT_QUIET(quiet, "no summary") },

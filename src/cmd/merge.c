@@ -426,7 +426,7 @@ int cmd_merge(int argc, char **argv)
 		int r;
 
 		s->file = argv[rest.first + loaded];
-		r = ref_load(s->file, NULL, &s->r, &e);
+		r = ref_load_values(s->file, NULL, &s->r, &e);
 		if (r) {
 			ret = r;
 			goto out_err;
