@@ -114,9 +114,10 @@ gate_merged() {
 	has "$T/stdout" "pass"
 }
 t "gate takes the merged result" gate_merged
-# a baseline twice as fast: its latency values halved, no histogram
+# a baseline twice as fast: the merged result's latency values halved,
+# no histogram
 py "
-d = load('$T/one.json'); b = d['benchmarks'][0]
+d = load('$T/open.json'); b = d['benchmarks'][0]
 for m in ('latency', 'latency_uncorrected'):
     b['metrics'][m]['values'] = [v / 2 for v in b['metrics'][m]['values']]
 del b['histograms']
