@@ -167,30 +167,30 @@ assert d['settings']['connections'] == 3 and d['settings']['rate'] == 150
 t "scripts/load-ssh.sh: 3 segments over ssh, merged" over_ssh
 
 # Not one test: the message says which file and what.
+# refuse MESSAGE FILE...: merge exits 2 saying MESSAGE, writing nothing
 refuse() {
-	expect_exit 2 "$YS" merge -o "$T/x.json" "$@" || return 1
-	[ ! -e "$T/x.json" ]
+	msg=$1
+	shift
+	expect_exit 2 "$YS" merge -o "$T/x.json" "$@" && has "$T/stderr" "$msg" &&
+		[ ! -e "$T/x.json" ]
 }
-dup() { refuse "$T/open.0.json" "$T/open.1.json" "$T/open.0.json" &&
-	has "$T/stderr" "are both segment 0/3"; }
-t "merge refuses a segment given twice" dup
-missing() { refuse "$T/open.0.json" "$T/open.2.json" &&
-	has "$T/stderr" "segment 1/3 is missing"; }
-t "merge refuses a missing segment" missing
-other() { refuse "$T/open.0.json" "$T/closed.1.json" "$T/open.2.json" &&
-	has "$T/stderr" "'$T/closed.1.json' is not a segment of the test of '$T/open.0.json': its model is 'closed', not 'open'"; }
-t "merge refuses a segment of another test" other
-whole() { refuse "$T/one.json" "$T/open.1.json" &&
-	has "$T/stderr" "'$T/one.json' is not a segment of a load test"; }
-t "merge refuses a result that is no segment" whole
+t "merge refuses a segment given twice" refuse "are both segment 0/3" \
+	"$T/open.0.json" "$T/open.1.json" "$T/open.0.json"
+t "merge refuses a missing segment" refuse "segment 1/3 is missing" \
+	"$T/open.0.json" "$T/open.2.json"
+t "merge refuses a segment of another test" refuse \
+	"'$T/closed.1.json' is not a segment of the test of '$T/open.0.json': its model is 'closed', not 'open'" \
+	"$T/open.0.json" "$T/closed.1.json" "$T/open.2.json"
+t "merge refuses a result that is no segment" refuse \
+	"'$T/one.json' is not a segment of a load test" "$T/one.json" "$T/open.1.json"
 py "
 d = load('$T/open.1.json')
 d['benchmarks'][0]['histograms']['latency']['buckets'][0][1] += 1
 json.dump(d, open('$T/bad.1.json', 'w'))
 "
-bad_hist() { refuse "$T/open.0.json" "$T/bad.1.json" "$T/open.2.json" &&
-	has "$T/stderr" "benchmarks[0].histograms.latency: count 300, but the buckets hold 301"; }
-t "merge refuses a histogram that does not add up, naming it" bad_hist
+t "merge refuses a histogram that does not add up, naming it" refuse \
+	"benchmarks[0].histograms.latency: count 300, but the buckets hold 301" \
+	"$T/open.0.json" "$T/bad.1.json" "$T/open.2.json"
 t "merge without -o: exit 2" expect_exit 2 "$YS" merge "$T/open.0.json"
 
 # Bad --segment and --start-at.
