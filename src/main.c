@@ -30,6 +30,8 @@ static const struct command commands[] = {
 	{ "trace", cmd_trace, &trace_cmd },
 	{ "roofline", cmd_roofline, &roofline_cmd },
 	{ "store", cmd_store, &store_cmd },
+	{ "export", cmd_export, &export_cmd },
+	{ "merge", cmd_merge, &merge_cmd },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
