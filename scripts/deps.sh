@@ -7,15 +7,15 @@ set -eu
 # build: what configuring and building yardstick, its helpers and the
 # bundled examples need (`make`, `make demo`). test: every tool a test
 # calls, so that no test skips or fails for a missing package.
-need="meson ninja-build pkg-config gcc g++ libc6-dev libjansson-dev libpfm4-dev libsqlite3-dev libinih-dev libdw-dev libelf-dev zlib1g-dev binutils libunwind-dev libssl-dev"
+need="meson ninja-build pkg-config gcc g++ libc6-dev libjansson-dev libpfm4-dev libsqlite3-dev libinih-dev libdw-dev libelf-dev zlib1g-dev binutils libunwind-dev libssl-dev libpq-dev"
 # the libraries yardstick loads with dlopen when a command first needs them
 # (docs/ARCHITECTURE.md): nothing links them, so they are named here
-need="$need libdw1 libelf1 libsqlite3-0 zlib1g libssl3 libpfm4 libstdc++6"
+need="$need libdw1 libelf1 libsqlite3-0 zlib1g libssl3 libpfm4 libstdc++6 libpq5"
 # valgrind: its tool headers and archives build `roofline --count`'s
 # tool (ysflops), and its launcher runs it
 need="$need valgrind"
 case "${1:-build}" in
-test)  need="$need libcmocka-dev python3 clang libclang-rt-14-dev bsdutils util-linux protobuf-compiler procps nodejs hyperfine git gzip coreutils time libcap2-bin mount zsh fish chromium fonts-dejavu-core" ;;
+test)  need="$need libcmocka-dev python3 python3.11-dev clang libclang-rt-14-dev bsdutils util-linux protobuf-compiler procps nodejs hyperfine git gzip coreutils time libcap2-bin mount zsh fish chromium fonts-dejavu-core postgresql-15 prometheus-pushgateway prometheus" ;;
 bench) need="$need hyperfine python3 linux-perf heaptrack valgrind wrk nginx-light sqlite3 git util-linux libbenchmark-dev liblttng-ust-dev lttng-tools likwid" ;;
 esac
 

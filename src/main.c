@@ -29,6 +29,9 @@ static const struct command commands[] = {
 	{ "report", cmd_report, &report_cmd },
 	{ "trace", cmd_trace, &trace_cmd },
 	{ "roofline", cmd_roofline, &roofline_cmd },
+	{ "store", cmd_store, &store_cmd },
+	{ "export", cmd_export, &export_cmd },
+	{ "merge", cmd_merge, &merge_cmd },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

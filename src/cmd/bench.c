@@ -68,7 +68,8 @@ static const char bench_epilog[] =
 "malformed, not of kind \"bench\", without any benchmark or larger than\n"
 "--max-result (nothing is stored), a baseline that cannot be read, an\n"
 "output that cannot be written; 3 the store is locked, read-only or\n"
-"another user's, or SQLite cannot be loaded; 130 interrupted (PROGRAM\n"
+"another user's, or SQLite or libpq cannot be loaded or a\n"
+"PostgreSQL store's server reached; 130 interrupted (PROGRAM\n"
 "and what it started killed, nothing stored).\n";
 
 struct bench_args {

@@ -36,7 +36,8 @@ static const char compare_epilog[] =
 "Exit status: 0 compared (whatever the verdicts; see 'yardstick gate' to\n"
 "fail a build); 2 bad usage, a result that cannot be read or found or\n"
 "that holds a benchmark twice; 3 the store is locked, unreadable or\n"
-"another user's, or SQLite cannot be loaded.\n";
+"another user's, or SQLite or libpq cannot be loaded or a\n"
+"PostgreSQL store's server reached.\n";
 
 struct compare_args {
 	struct compare_opts o;

@@ -66,7 +66,8 @@ static const char gate_epilog[] =
 "inconclusive or cannot be made (unless allowed); 2 bad usage or input\n"
 "(a result that cannot be read or found, or holds a benchmark twice, a\n"
 "malformed threshold); 3 the store is locked, unreadable or another\n"
-"user's, or SQLite cannot be loaded.\n";
+"user's, or SQLite or libpq cannot be loaded or a\n"
+"PostgreSQL store's server reached.\n";
 
 struct gate_args {
 	const char *baseline, *candidate, *store;

@@ -1,5 +1,6 @@
 /*
- * The [gate] sections of yardstick.ini: see cmd/gate_config.h.
+ * The [gate] sections of yardstick.ini, and its top-level store key: see
+ * cmd/gate_config.h.
  */
 #include <ini.h>
 #include <stdio.h>
@@ -174,5 +175,46 @@ int gate_config_read(struct gate_config *c, struct error *e)
 	if (line > 0)
 		return error_set(e, "'%s' line %d: syntax error", c->path,
 				 line);
+	return 0;
+}
+
+struct store_key {
+	char *value;
+	int line;
+};
+
+static int on_store_line(void *user, const char *section, const char *name,
+			 const char *value)
+{
+	struct store_key *k = user;
+
+	if (!*section && !strcmp(name, "store")) {
+		free(k->value);
+		k->value = xstrdup(value);
+	}
+	return 1;
+}
+
+int config_store(char **store, struct error *e)
+{
+	struct store_key k = { 0 };
+	int line;
+
+	*store = NULL;
+	if (access("yardstick.ini", F_OK))
+		return 0;
+	line = ini_parse("yardstick.ini", on_store_line, &k);
+	if (line < 0)
+		return error_set(e, "cannot read 'yardstick.ini'");
+	if (line > 0) {
+		free(k.value);
+		return error_set(e, "'yardstick.ini' line %d: syntax error",
+				 line);
+	}
+	if (k.value && !*k.value) {
+		free(k.value);
+		return error_set(e, "'yardstick.ini': store: an empty value");
+	}
+	*store = k.value;
 	return 0;
 }

@@ -59,6 +59,14 @@ int gate_config_add(struct gate_config *c, const char *spec,
  */
 int gate_config_read(struct gate_config *c, struct error *e);
 
+/*
+ * The store named by the top-level key `store = PATH-OR-URL` of
+ * ./yardstick.ini (before any section), malloc'd in *store; NULL when
+ * there is no such file or key. 0, or -1 with a message naming the file
+ * (unreadable, a syntax error, an empty value).
+ */
+int config_store(char **store, struct error *e);
+
 void gate_config_free(struct gate_config *c);
 
 #endif

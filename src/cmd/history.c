@@ -28,8 +28,8 @@ static const char history_description[] =
 
 static const char history_epilog[] =
 "Exit status: 0; 2 bad usage, no store, a corrupt store; 3 the store is\n"
-"locked or unreadable, or belongs to another user, or SQLite cannot be\n"
-"loaded.\n";
+"locked or unreadable, or belongs to another user, or SQLite or libpq\n"
+"cannot be loaded or a PostgreSQL store's server reached.\n";
 
 struct history_args {
 	struct store_query q;

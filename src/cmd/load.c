@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+#include <ctype.h>
 
 #include "cmd/commands.h"
 #include "cmd/load.h"
+#include "cmd/load_push.h"
 #include "cmd/options.h"
 #include "config.h"
 #include "load/http.h"
@@ -51,7 +54,8 @@ static const char load_epilog[] =
 "Exit status: 0 ok (even if some requests failed); 1 no request succeeded\n"
 "(the reason is given; the summary and --json are still written); 2 bad\n"
 "usage or input (the message names the argument); 3 the store is locked,\n"
-"read-only or another user's, or SQLite cannot be loaded; 130\n"
+"read-only or another user's, or SQLite cannot be loaded, or the last\n"
+"--push failed (the result is still written); 130\n"
 "interrupted (what was measured is still written).\n";
 
 static volatile sig_atomic_t interrupted;
@@ -116,6 +120,114 @@ static int opt_body_file(void *args, const struct opt_entry *opt,
 	return 0;
 }
 
+/* --segment I/N: 0 <= I < N. */
+static int opt_segment(void *args, const struct opt_entry *opt,
+		       const char *arg, struct error *e)
+{
+	struct load_opts *o = args;
+	long i, n;
+	int used = 0;
+
+	if (sscanf(arg, "%ld/%ld%n", &i, &n, &used) != 2 ||
+	    (size_t)used != strlen(arg) || !isdigit((unsigned char)arg[0]) ||
+	    n < 1 || n > 100000 || i < 0 || i >= n)
+		return error_set(e, "'%s': expected I/N, 0 <= I < N <= 100000 "
+				 "(the first segment is 0/N)", arg);
+	o->segment = i;
+	o->segments = n;
+	o->segment_given = true;
+	return 0;
+}
+
+/* A fraction ".123" (digits after the point) in ns; -1 if bad. */
+static int64_t fraction_ns(const char *p, const char **end)
+{
+	int64_t ns = 0, scale = 100000000;
+
+	if (*p != '.') {
+		*end = p;
+		return 0;
+	}
+	if (!isdigit((unsigned char)*++p))
+		return -1;
+	for (; isdigit((unsigned char)*p); p++, scale /= 10)
+		ns += (*p - '0') * scale;
+	*end = p;
+	return ns;
+}
+
+/* RFC 3339 ("2026-11-24T18:30:00Z", "...00.5+01:00") or unix seconds
+ * ("1795545000", "1795545000.25") into unix ns; -1 if neither. */
+static int64_t parse_time(const char *s)
+{
+	struct tm tm;
+	const char *p;
+	int used = 0, oh, om;
+	int64_t frac, secs, off = 0;
+	char t, sign;
+
+	if (isdigit((unsigned char)s[0]) && strspn(s, "0123456789") <= 12 &&
+	    (s[strspn(s, "0123456789")] == '\0' ||
+	     s[strspn(s, "0123456789")] == '.')) {
+		secs = strtoll(s, (char **)&p, 10);
+		frac = fraction_ns(p, &p);
+		return frac < 0 || *p ? -1 : secs * 1000000000 + frac;
+	}
+	memset(&tm, 0, sizeof(tm));
+	if (sscanf(s, "%4d-%2d-%2d%c%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
+		   &tm.tm_mday, &t, &tm.tm_hour, &tm.tm_min, &tm.tm_sec,
+		   &used) != 7 || used != 19 || (t != 'T' && t != 't' &&
+		   t != ' '))
+		return -1;
+	if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+	    tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+	    tm.tm_sec > 60)
+		return -1;
+	frac = fraction_ns(s + used, &p);
+	if (frac < 0)
+		return -1;
+	if ((*p == 'Z' || *p == 'z') && !p[1]) {
+		off = 0;
+	} else if ((*p == '+' || *p == '-') &&
+		   sscanf(p, "%c%2d:%2d%n", &sign, &oh, &om, &used) == 3 &&
+		   used == 6 && !p[6] && oh < 24 && om < 60) {
+		off = (sign == '+' ? 1 : -1) * (int64_t)(oh * 3600 + om * 60);
+	} else {
+		return -1;
+	}
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	secs = (int64_t)timegm(&tm) - off;
+	return secs * 1000000000 + frac;
+}
+
+/* How far --start-at may be: a little in the past (clocks of machines
+ * differ, a command line takes time to start), a day ahead. */
+#define START_AT_PAST_NS 2000000000LL
+#define START_AT_AHEAD_NS (24LL * 3600 * 1000000000)
+
+static int opt_start_at(void *args, const struct opt_entry *opt,
+			const char *arg, struct error *e)
+{
+	struct load_opts *o = args;
+	int64_t t = parse_time(arg), now;
+	struct timespec ts;
+
+	if (t < 0)
+		return error_set(e, "'%s': expected a time: RFC 3339 "
+				 "(2026-11-24T18:30:00Z) or unix seconds", arg);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	if (t < now - START_AT_PAST_NS)
+		return error_set(e, "'%s' was %.1f s ago (more than 2 s in the "
+				 "past)", arg, (double)(now - t) / 1e9);
+	if (t > now + START_AT_AHEAD_NS)
+		return error_set(e, "'%s' is more than a day ahead", arg);
+	o->start_at = t;
+	o->start_at_given = true;
+	return 0;
+}
+
 #define OPT_STRUCT struct load_opts
 static const struct opt_entry load_options[] = {
 	OPT_GROUP("Load"),
@@ -133,6 +245,16 @@ static const struct opt_entry load_options[] = {
 	{ OPT_NUMBER('R', "rate", rate, 0, 1e9), .flags = OPT_MIN_EXCL,
 	  .metavar = "R",
 	  .help = "open model: R requests per second in total" },
+	{ OPT_CALLBACK(0, "segment", opt_segment), .metavar = "I/N",
+	  .help = "send segment I (0 .. N-1) of a test split over N "
+	  "processes or machines: its share of --connections and --requests "
+	  "and, with --rate (the whole test's), the requests the whole "
+	  "test's schedule deals to it (every N-th, at their due times); "
+	  "merge the results with 'yardstick merge'" },
+	{ OPT_CALLBACK(0, "start-at", opt_start_at), .metavar = "TIME",
+	  .help = "connect, then start the schedule at TIME (RFC 3339 or "
+	  "unix seconds; at most 2 s past, a day ahead): the one origin of "
+	  "all segments' due times" },
 	{ OPT_DURATION('w', "warmup", warmup), .defval = "0",
 	  .help = "send for T first, not recorded" },
 	{ OPT_DURATION(0, "timeout", timeout), .flags = OPT_MIN_EXCL,
@@ -171,6 +293,13 @@ static const struct opt_entry load_options[] = {
 	  "latency_uncorrected in the result: a uniform sample of all "
 	  "requests; their percentiles come from every request" },
 	{ OPT_SEED(seed, "seed of that sample and of the statistics") },
+	{ OPT_STRING(0, "push", push), .flags = OPT_NONEMPTY,
+	  .metavar = "URL", .help = "push live metrics to the Prometheus "
+	  "Pushgateway at URL while the test runs, and the final ones at "
+	  "the end (docs/export.md)" },
+	{ OPT_DURATION(0, "push-interval", push_interval),
+	  .flags = OPT_MIN_EXCL, OPT_SETS(push_interval_given),
+	  .help = "how often --push pushes, at least 50ms" },
 	{ OPT_STORE_SAVE(store) },
 	{ OPT_NO_STORE(no_store) },
 	{ OPT_QUIET(quiet, "no summary") },
@@ -188,6 +317,8 @@ static void load_init(void *args)
 	o->timeout = 2;
 	o->sample = 100000;
 	o->seed = 1;
+	o->push_interval = 1;
+	o->segments = 1;
 }
 
 const struct opt_cmd load_cmd = {
@@ -206,10 +337,23 @@ const struct opt_cmd load_cmd = {
 /* Options that go together, and the URL. */
 static int check_opts(struct load_opts *o, struct error *e)
 {
-	if (o->threads > o->connections)
+	if (o->threads > o->connections && !o->segment_given)
 		return error_set(e, "--threads %ld: more threads than "
 				 "--connections %ld", o->threads,
 				 o->connections);
+	if (o->push_interval_given && !o->push)
+		return error_set(e, "--push-interval without --push");
+	if (o->push_interval < 0.05)
+		return error_set(e, "--push-interval %gs: at least 50ms",
+				 o->push_interval);
+	if (o->segments > 1 && o->connections < o->segments)
+		return error_set(e, "--connections %ld for --segment %ld/%ld: "
+				 "every segment needs a connection", 
+				 o->connections, o->segment, o->segments);
+	if (o->segments > 1 && o->requests && o->requests < o->segments)
+		return error_set(e, "--requests %ld for --segment %ld/%ld: "
+				 "every segment needs a request", o->requests,
+				 o->segment, o->segments);
 	if (o->requests_file && (o->method || o->body_given))
 		return error_set(e, "--requests-file gives the method and body "
 				 "of every request: drop --method, --body and "
@@ -377,6 +521,19 @@ static int make_config(const struct load_opts *o, struct load_config *c,
 	c->connections = (unsigned)o->connections;
 	c->duration = o->duration;
 	c->requests = (uint64_t)o->requests;
+	if (o->segments > 1) {
+		c->segment = (unsigned)o->segment;
+		c->segments = (unsigned)o->segments;
+		c->connections = (unsigned)load_segment_share(o->connections,
+							      o->segment,
+							      o->segments);
+		if (c->threads > c->connections)
+			c->threads = c->connections;
+		if (o->requests)
+			c->requests = (uint64_t)load_segment_share(
+				o->requests, o->segment, o->segments);
+	}
+	c->start_at = o->start_at_given ? o->start_at : 0;
 	c->warmup = o->warmup;
 	c->rate = o->rate;
 	c->timeout = o->timeout;
@@ -389,7 +546,7 @@ static int make_config(const struct load_opts *o, struct load_config *c,
 /* Report, write, store; the exit code. */
 static int finish(const struct load_opts *o, const struct load_stats *st,
 		  struct git_probe *gp, struct result *res,
-		  struct output_set *outs)
+		  struct output_set *outs, struct load_push *lp)
 {
 	char *name = load_bench_name(o);
 	int ret = 0, rs;
@@ -417,6 +574,18 @@ static int finish(const struct load_opts *o, const struct load_stats *st,
 			git_detect_warning(gp));
 	if (write_output_set(outs, "yardstick"))
 		ret = ret ? ret : 2;
+	if (lp) {
+		struct error e;
+
+		if (load_push_final(lp, st, &e)) {
+			fprintf(stderr, "yardstick load: %s\n", e.msg);
+			ret = ret ? ret : 3;
+		} else if (!o->quiet) {
+			fprintf(stderr, "yardstick load: %u push%s to '%s'\n",
+				lp->pushes, lp->pushes == 1 ? "" : "es",
+				o->push);
+		}
+	}
 	rs = o->no_store ? 0 : save_result(res, o->store, o->quiet);
 	if (st->interrupted)
 		return 130;
@@ -429,6 +598,7 @@ int cmd_load(int argc, char **argv)
 	struct load_config cfg;
 	struct load_stats st;
 	struct load_req *reqs = NULL;
+	struct load_push lp = { 0 };
 	struct result res;
 	struct git_probe gp = { .fd = -1 };
 	struct progress progress;
@@ -466,6 +636,17 @@ int cmd_load(int argc, char **argv)
 		cfg.progress = show_progress;
 		cfg.progress_arg = &progress;
 	}
+	if (o.push) {
+		char *name = load_bench_name(&o), seg[48];
+
+		snprintf(seg, sizeof(seg), "%ld/%ld", o.segment, o.segments);
+		load_push_init(&lp, o.push, name, res.machine.hostname,
+			       o.segment_given ? seg : NULL);
+		free(name);
+		cfg.live = load_push_live;
+		cfg.live_arg = &lp;
+		cfg.live_interval = o.push_interval;
+	}
 	r = load_run(&cfg, &st, &e);
 	progress_clear(&progress);
 	if (r) {
@@ -475,10 +656,12 @@ int cmd_load(int argc, char **argv)
 	}
 	if (o.json || !o.no_store)
 		git_detect_start(&res.git, &gp);
-	ret = finish(&o, &st, &gp, &res, &outs);
+	ret = finish(&o, &st, &gp, &res, &outs, o.push ? &lp : NULL);
 	load_stats_free(&st);
 
 out_free:
+	if (o.push)
+		load_push_free(&lp);
 	free_reqs(reqs, nreqs);
 	result_free(&res);
 	outputs_free(&outs);

@@ -32,6 +32,13 @@ struct load_opts {
 	const char *name, *json, *store;
 	long sample;
 	unsigned long long seed;
+	long segment, segments;		/* --segment I/N (0/1: the whole) */
+	bool segment_given;
+	int64_t start_at;		/* --start-at, unix ns */
+	bool start_at_given;
+	const char *push;		/* --push URL: a Pushgateway */
+	double push_interval;
+	bool push_interval_given;
 };
 
 /* The benchmark name: --name, else "METHOD URL" (just the URL for GET). */
@@ -46,6 +53,19 @@ char *load_bench_name(const struct load_opts *o);
  */
 void load_fill_result(struct result *r, const struct load_opts *o,
 		      const struct load_stats *s);
+
+/*
+ * The benchmark name of the load of s, with its metrics and their extra
+ * keys, the histograms and the per-second counts (result.h's load
+ * detail), warnings; then r summarized with seed. rate: the open model's
+ * total rate, 0 for the closed model. load_fill_result and `merge`.
+ */
+void load_fill_benchmark(struct result *r, const char *name, double rate,
+			 unsigned long long seed, const struct load_stats *s);
+
+/* The connections (or requests) of segment i of n out of total: an
+ * equal share, the first total % n segments one more. */
+long load_segment_share(long total, long i, long n);
 
 /* The terminal summary of s (and with histogram, the spectrum). */
 void load_report(const struct load_opts *o, const struct load_stats *s,

@@ -33,27 +33,10 @@ static bool open_model(const struct load_opts *o)
 	return o->rate > 0;
 }
 
-/* The summary of a latency metric from its histogram (every request),
- * over the one computed from the sample. */
-static void hdr_summary(struct metric *m, const struct hdr *h)
+/* The connections of segment i of n (the first ones one more). */
+long load_segment_share(long total, long i, long n)
 {
-	struct summary *s = &m->summary;
-
-	metric_set_extra(m, "count", (double)hdr_count(h));
-	if (!metric_has_summary(m) || hdr_count(h) == 0)
-		return;
-	s->mean = hdr_mean(h) / 1e9;
-	s->stddev = hdr_stddev(h) / 1e9;
-	s->min = sec(hdr_min(h));
-	s->max = sec(hdr_max(h));
-	s->median = sec(hdr_percentile(h, 50));
-	s->p25 = sec(hdr_percentile(h, 25));
-	s->p75 = sec(hdr_percentile(h, 75));
-	s->p90 = sec(hdr_percentile(h, 90));
-	s->p95 = sec(hdr_percentile(h, 95));
-	s->p99 = sec(hdr_percentile(h, 99));
-	metric_set_extra(m, "p99_9", sec(hdr_percentile(h, 99.9)));
-	metric_set_extra(m, "p99_99", sec(hdr_percentile(h, 99.99)));
+	return total / n + (i < total % n);
 }
 
 static void settings(struct result *r, const struct load_opts *o)
@@ -68,6 +51,17 @@ static void settings(struct result *r, const struct load_opts *o)
 	if (open_model(o))
 		result_set_num(r, "rate", o->rate);
 	result_set_num(r, "connections", (double)o->connections);
+	if (o->segments > 1 || o->segment_given) {
+		char seg[64];
+
+		snprintf(seg, sizeof(seg), "%ld/%ld", o->segment, o->segments);
+		result_set_str(r, "segment", seg);
+		result_set_num(r, "segment_connections", (double)
+			       load_segment_share(o->connections, o->segment,
+						  o->segments));
+	}
+	if (o->start_at_given)
+		result_set_num(r, "start_at", (double)o->start_at / 1e9);
 	result_set_num(r, "threads", (double)o->threads);
 	if (o->duration > 0)
 		result_set_num(r, "duration", o->duration);
@@ -98,7 +92,7 @@ static void error_extras(struct metric *m, const struct load_stats *s)
 	}
 }
 
-static void throughput_extras(struct metric *m, const struct load_opts *o,
+static void throughput_extras(struct metric *m, double rate,
 			      const struct load_stats *s)
 {
 	double t = s->elapsed;
@@ -108,16 +102,16 @@ static void throughput_extras(struct metric *m, const struct load_opts *o,
 	metric_set_extra(m, "rate", t > 0 ? (double)s->ok / t : NAN);
 	metric_set_extra(m, "bytes_read", (double)s->bytes_read);
 	metric_set_extra(m, "bytes_written", (double)s->bytes_written);
-	if (!open_model(o))
+	if (!(rate > 0))
 		return;
-	metric_set_extra(m, "target_rate", o->rate);
+	metric_set_extra(m, "target_rate", rate);
 	metric_set_extra(m, "send_rate", t > 0 ? (double)s->sends / t : NAN);
 	metric_set_extra(m, "late_sends", (double)s->late);
 	metric_set_extra(m, "send_lag_p99", sec(hdr_percentile(s->lag, 99)));
 	metric_set_extra(m, "send_lag_max", sec(hdr_max(s->lag)));
 }
 
-static void warnings(struct benchmark *b, const struct load_opts *o,
+static void warnings(struct benchmark *b, double rate,
 		     const struct load_stats *s)
 {
 	uint64_t errors = load_errors_total(s);
@@ -127,14 +121,14 @@ static void warnings(struct benchmark *b, const struct load_opts *o,
 		benchmark_add_warning(b, "%" PRIu64 " of %" PRIu64 " requests "
 				      "failed (see errors)", errors,
 				      s->requests);
-	if (!open_model(o) || !s->sends || s->elapsed <= 0)
+	if (!(rate > 0) || !s->sends || s->elapsed <= 0)
 		return;
-	if (s->sends / s->elapsed < 0.95 * o->rate)
+	if (s->sends / s->elapsed < 0.95 * rate)
 		benchmark_add_warning(b, "the target rate was not reached: "
 				      "%.1f of %g requests/s sent (the server, "
 				      "or this client, could not keep up: more "
 				      "--connections may help)",
-				      (double)s->sends / s->elapsed, o->rate);
+				      (double)s->sends / s->elapsed, rate);
 	if (s->late)
 		benchmark_add_warning(b, "%" PRIu64 " of %" PRIu64 " sends went "
 				      "out more than 1 ms after their due time "
@@ -144,16 +138,47 @@ static void warnings(struct benchmark *b, const struct load_opts *o,
 						sizeof(lag)));
 }
 
-void load_fill_result(struct result *r, const struct load_opts *o,
-		      const struct load_stats *s)
+/* What merging segments needs: the per-second counts and the totals of
+ * s, in b->load (result.h). */
+static void fill_detail(struct benchmark *b, const struct load_stats *s)
 {
-	char *name = load_bench_name(o);
+	struct load_detail *d = &b->load;
+	char key[32];
+
+	d->present = true;
+	d->start = s->start_unix;
+	d->elapsed = s->elapsed;
+	for (size_t i = 0; i < s->nseconds; i++) {
+		series_push(&d->ok, (double)s->per_second[i]);
+		series_push(&d->errors, (double)s->errors_per_second[i]);
+	}
+	load_detail_set_count(d, "requests", (double)s->requests);
+	load_detail_set_count(d, "responses", (double)s->responses);
+	load_detail_set_count(d, "ok", (double)s->ok);
+	load_detail_set_count(d, "sends", (double)s->sends);
+	load_detail_set_count(d, "late", (double)s->late);
+	load_detail_set_count(d, "resent", (double)s->resent);
+	load_detail_set_count(d, "bytes_read", (double)s->bytes_read);
+	load_detail_set_count(d, "bytes_written", (double)s->bytes_written);
+	for (int k = 0; k < LOAD_ERR_KINDS; k++)
+		load_detail_set_count(d, load_err_name(k),
+				      (double)s->errors[k]);
+	for (int c = 100; c < 600; c++) {
+		if (!s->status[c])
+			continue;
+		snprintf(key, sizeof(key), "status_%d", c);
+		load_detail_set_count(d, key, (double)s->status[c]);
+	}
+}
+
+void load_fill_benchmark(struct result *r, const char *name, double rate,
+			 unsigned long long seed, const struct load_stats *s)
+{
 	struct benchmark *b = result_add_benchmark(r, name, NULL);
 	struct metric *m;
 	double *rates;
 	size_t nrates;
 
-	free(name);
 	m = benchmark_metric(b, "latency", "s");
 	for (size_t i = 0; i < s->sample.n; i++)
 		metric_push(m, sec(s->sample.a[i]));
@@ -172,14 +197,28 @@ void load_fill_result(struct result *r, const struct load_opts *o,
 	free(rates);
 	m = benchmark_metric(b, "errors", "count");
 	metric_push(m, (double)load_errors_total(s));
-	settings(r, o);
-	result_summarize(r, o->seed, RESAMPLES);
-	hdr_summary(benchmark_find_metric(b, "latency"), s->latency);
-	hdr_summary(benchmark_find_metric(b, "latency_uncorrected"),
-		    s->uncorrected);
-	throughput_extras(benchmark_find_metric(b, "throughput"), o, s);
+	/* the histograms, which result_summarize applies to the summaries */
+	benchmark_set_histogram(b, "latency", s->latency);
+	benchmark_set_histogram(b, "latency_uncorrected", s->uncorrected);
+	if (rate > 0)
+		benchmark_set_histogram(b, "send_lag", s->lag);
+	fill_detail(b, s);
+	result_summarize(r, seed, RESAMPLES);
+	throughput_extras(benchmark_find_metric(b, "throughput"), rate, s);
 	error_extras(benchmark_find_metric(b, "errors"), s);
-	warnings(b, o, s);
+	warnings(b, rate, s);
+}
+
+void load_fill_result(struct result *r, const struct load_opts *o,
+		      const struct load_stats *s)
+{
+	char *name = load_bench_name(o);
+
+	settings(r, o);
+	/* a segment's own target: its share of the rate */
+	load_fill_benchmark(r, name, o->rate / (double)o->segments, o->seed,
+			    s);
+	free(name);
 }
 
 /* ---- the terminal summary ---- */
@@ -230,6 +269,16 @@ static void setup_line(const struct load_opts *o, FILE *fp)
 		fprintf(fp, "  closed model: %ld connection%s", o->connections,
 			o->connections > 1 ? "s" : "");
 	fprintf(fp, ", %ld thread%s", o->threads, o->threads > 1 ? "s" : "");
+	if (o->segment_given) {
+		long c = load_segment_share(o->connections, o->segment,
+					    o->segments);
+
+		fprintf(fp, "; segment %ld/%ld: %ld connection%s", o->segment,
+			o->segments, c, c > 1 ? "s" : "");
+		if (open_model(o))
+			fprintf(fp, ", %g requests/s", o->rate /
+				(double)o->segments);
+	}
 	if (o->warmup > 0)
 		fprintf(fp, ", %gs warmup", o->warmup);
 	fputc('\n', fp);

@@ -55,6 +55,18 @@ static const char mem_epilog[] =
 "and leaks listed as unsupported, the counts (exact) kept. The exit\n"
 "status still is the program's.\n"
 "\n"
+"Python: in a CPython program (3.11, 3.12, 3.13: the static interpreter\n"
+"or libpython, found by its _PyRuntime symbol) every allocation's stack\n"
+"has the interpreter's _PyEval_EvalFrameDefault frames replaced by the\n"
+"Python functions they ran, with file and line (the agent walks the\n"
+"allocating thread's own Python frames), the native frames above and\n"
+"below kept; --python off keeps the raw interpreter frames. The agent\n"
+"sets PYTHONMALLOC=malloc in a CPython program, so that each object is\n"
+"an allocation of its own, not a slice of pymalloc's arenas (which would\n"
+"be attributed to the line that made the arena); a PYTHONMALLOC the\n"
+"user set is kept, with a warning. Other CPython versions are named and\n"
+"attributed to native frames only.\n"
+"\n"
 "Only the program itself is traced: children it forks or execs run\n"
 "untraced. A program that crashes is reported up to the crash. Its\n"
 "standard input, output and error are its own, except that with an\n"
@@ -75,8 +87,8 @@ static const char mem_epilog[] =
 "report is still written); 2 bad usage, a program that cannot be found,\n"
 "is statically linked or set-user-ID (a preloaded agent cannot work\n"
 "there), or an output that cannot be written; 3 the store is locked,\n"
-"read-only or another user's, or libdw (elfutils) or SQLite cannot be\n"
-"loaded.\n";
+"read-only or another user's, or libdw (elfutils), SQLite or libpq\n"
+"cannot be loaded or a PostgreSQL store's server reached.\n";
 
 /* --cost: what each shows, by the index of its name in mem_costs */
 static const struct {
@@ -110,6 +122,7 @@ static const struct opt_entry mem_options[] = {
 	  .help = "dwarf (libunwind, any binary) or fp "
 	  "(frame pointers: faster, needs binaries built with "
 	  "-fno-omit-frame-pointer)" },
+	{ OPT_PYTHON(python) },
 	{ OPT_COUNT(0, "depth", ho.max_depth, 1, HEAP_MAX_DEPTH),
 	  .help = "frames kept per stack" },
 	{ OPT_COUNT('n', "top", top, 1, LONG_MAX),
@@ -151,6 +164,7 @@ static void mem_init(void *args)
 	a->top = 5;
 	a->ho.unwind = HEAP_UNWIND_DWARF;
 	a->ho.max_depth = HEAP_MAX_DEPTH;
+	a->python = true;
 }
 
 const struct opt_cmd mem_cmd = {
@@ -262,6 +276,7 @@ static int mem(struct mem_args *a)
 	if (ret)
 		goto out;
 	git_detect_start(&m.git, &m.git_probe);
+	a->ho.python = a->python;
 	if (heap_collect(&a->ho, path, a->argv, &m.trace, &e)) {
 		fprintf(stderr, "yardstick mem: %s\n", e.msg);
 		git_detect_finish(&m.git_probe);

@@ -19,6 +19,7 @@ struct mem_args {
 	struct heap_opts ho;
 	long top;
 	int cost;		/* index into mem.c's costs[] */
+	bool python;		/* --python */
 	struct profile_outputs out;
 	const char *title, *timeline, *json, *name, *store;
 	bool no_store, quiet;

@@ -13,6 +13,8 @@
 #include "cmd/mem.h"
 #include "config.h"
 #include "measure/spawn.h"
+#include "profile/pystacks.h"
+#include "profile/python.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -40,6 +42,32 @@ static char *fmt_bytes(double v, char *buf, size_t n)
 	return fmt_value(v, "bytes", buf, n);
 }
 
+/* What became of a CPython program's Python frames. */
+static void mem_print_python(const struct mem_run *m)
+{
+	const struct heap_trace *t = &m->trace;
+	uint32_t v = t->py_version;
+
+	char ver[32];
+
+	py_version_string(v, ver, sizeof(ver));
+	if (t->py_status == HEAP_PY_UNSUPPORTED)
+		fprintf(stderr, "yardstick mem: warning: CPython %s is not "
+			"supported (%s are): allocations are attributed to "
+			"native frames only\n", ver, py_layout_versions());
+	if (t->py_version && t->py_malloc)
+		fprintf(stderr, "yardstick mem: warning: PYTHONMALLOC was set "
+			"and is kept: objects in pymalloc's arenas are "
+			"attributed to the allocation of their arena, not to "
+			"their own Python line (unset it to let yardstick set "
+			"PYTHONMALLOC=malloc)\n");
+	if (m->rep.py_mismatched)
+		fprintf(stderr, "yardstick mem: %zu allocation sites kept "
+			"their native frames: their interpreter frames and "
+			"their Python frames did not match\n",
+			m->rep.py_mismatched);
+}
+
 void mem_print_status(const struct mem_run *m)
 {
 	print_program_status("yardstick mem", "report", m->trace.status);
@@ -56,6 +84,7 @@ void mem_print_status(const struct mem_run *m)
 		fprintf(stderr, "yardstick mem: warning: %u threads were not "
 			"traced: more than %d ran at once\n",
 			m->trace.overflow_threads, HEAP_SLOTS);
+	mem_print_python(m);
 	if (m->trace.unwind_failed)
 		fprintf(stderr, "yardstick mem: libunwind could not be loaded: "
 			"stacks were walked with frame pointers\n");
@@ -190,15 +219,7 @@ static int by_value(const void *a, const void *b)
  * them). */
 static bool runtime_frame(const struct frame *f)
 {
-	static const char *const names[] = {
-		"__libc_start_call_main", "__libc_start_main", "_start",
-		"start_thread", "clone3", "clone", "__clone3", "__clone",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(f->function, names[i]))
-			return true;
-	return false;
+	return heap_root_frame(f->function);
 }
 
 static void print_frames(const struct profile *p, const struct stack *st,
@@ -215,7 +236,17 @@ static void print_frames(const struct profile *p, const struct stack *st,
 		/* names from the profiled program: escaped for the
 		 * terminal */
 		fprintf(fp, "%*s", d ? 25 : 0, "");
-		term_puts(fp, f->function);
+		if (f->file && f->line) {
+			/* a Python frame: its executing line in place of
+			 * its first */
+			char *name = xstrndup(f->function,
+					      (size_t)pystacks_name_len(f));
+
+			term_puts(fp, name);
+			free(name);
+		} else {
+			term_puts(fp, f->function);
+		}
 		if (f->file && f->line) {
 			fputs(" (", fp);
 			term_puts(fp, base ? base + 1 : f->file);

@@ -19,6 +19,10 @@ const struct opt_enum opt_profile_formats[] = {
 	{ NULL, 0 },
 };
 
+const struct opt_enum opt_python_modes[] = {
+	{ "on", true }, { "off", false }, { NULL, 0 },
+};
+
 /* ---- values --------------------------------------------------------- */
 
 /* "--runs", or "-x" for an entry without a long name. */

@@ -231,13 +231,15 @@ int opt_completion(const char *shell, const struct opt_cmd *const *cmds,
 /* The store: where a command that measures saves its result, where one
  * that reads results finds them (util/gitdir's rule, ref_open_store). */
 #define OPT_STORE_SAVE(f) OPT_PATH(0, "store", f), .metavar = "PATH", \
-	.help = "save the result in this store (default $YARDSTICK_STORE, " \
+	.help = "save the result in this store, a file or a postgresql:// " \
+	"URL (default $YARDSTICK_STORE, else store = in yardstick.ini, " \
 	"else .yardstick/results.db at the top of the git checkout, else " \
 	"here)"
 #define OPT_STORE_READ(f) OPT_PATH(0, "store", f), .metavar = "PATH", \
-	.help = "the store results are read from, read-only (default " \
-	"$YARDSTICK_STORE, else .yardstick/results.db at the top of the " \
-	"git checkout, else here)"
+	.help = "the store results are read from, read-only, a file or a " \
+	"postgresql:// URL (default $YARDSTICK_STORE, else store = in " \
+	"yardstick.ini, else .yardstick/results.db at the top of the git " \
+	"checkout, else here)"
 #define OPT_NO_STORE(f) OPT_FLAG(0, "no-store", f), \
 	.help = "do not save the result"
 /* The outputs of a command that writes a result (run, bench): the fields
@@ -257,5 +259,12 @@ extern const struct opt_enum opt_profile_formats[];
 #define OPT_PROFILE_FORMAT(f) OPT_ENUM(0, "format", f, \
 	opt_profile_formats), .metavar = "FMT", .help = "the format of -o " \
 	"files whose name says nothing"
+/* record and trace (and mem): a CPython program's own frames in place of
+ * the interpreter's (profile/pystacks.h), or its raw C frames. */
+extern const struct opt_enum opt_python_modes[];
+#define OPT_PYTHON(f) OPT_ENUM(0, "python", f, opt_python_modes), \
+	.help = "on: a CPython program's functions, files and lines in " \
+	"place of the interpreter's evaluation frames; off: the " \
+	"interpreter's own C frames"
 
 #endif

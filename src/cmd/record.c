@@ -19,6 +19,8 @@
 #include "measure/spawn.h"
 #include "profile/output.h"
 #include "profile/profile.h"
+#include "profile/pystacks.h"
+#include "profile/python_proc.h"
 #include "profile/rawstacks.h"
 #include "profile/sampler.h"
 #include "profile/symbolize.h"
@@ -42,7 +44,11 @@ static const char record_epilog[] =
 "its output goes to stderr, so that stdout holds the profile alone); the\n"
 "report goes to stderr. Resolved symbols are kept per binary in\n"
 "$XDG_CACHE_HOME/yardstick (~/.cache/yardstick), so that a later run\n"
-"need not read the same debug information again. Exit\n"
+"need not read the same debug information again. A CPython program\n"
+"(3.11, 3.12, 3.13) shows its own functions, files and lines in place of\n"
+"the interpreter's evaluation frames, native frames kept above and below\n"
+"(it is then unwound with dwarf unless -g says otherwise); other versions\n"
+"are named and keep the interpreter's frames. Exit\n"
 "status: 0 when the program exited with 0; 1 when it failed or crashed\n"
 "(the profile up to then is still reported and written), or ran too\n"
 "briefly for a single sample (nothing is written); 2 bad usage, a\n"
@@ -54,6 +60,8 @@ static const char record_epilog[] =
 
 struct record_args {
 	struct sampler_opts so;
+	bool call_graph_given;
+	bool python;
 	bool quiet;
 	long top;
 	struct profile_outputs out;
@@ -75,9 +83,12 @@ static const struct opt_entry record_options[] = {
 	  .help = "the sampling event (default cpu-clock; cycles where the "
 	  "machine has hardware counters)" },
 	{ OPT_ENUM('g', "call-graph", so.dwarf, record_call_graphs),
-	  .help = "fp (frame pointers) or "
+	  OPT_SETS(call_graph_given),
+	  .help = "fp (frame pointers; the default) or "
 	  "dwarf (copy the user stack and unwind it with the binaries' CFI: "
-	  "whole stacks without frame pointers)" },
+	  "whole stacks without frame pointers; the default for a CPython "
+	  "program with --python on)" },
+	{ OPT_PYTHON(python) },
 	{ OPT_COUNT(0, "stack-size", so.stack_size, 64, SAMPLER_MAX_STACK),
 	  .step = 8,
 	  .help = "bytes of stack copied per sample with dwarf" },
@@ -106,6 +117,7 @@ static void record_init(void *args)
 	struct record_args *a = args;
 
 	a->top = 20;
+	a->python = true;
 	a->so.freq = SAMPLER_DEFAULT_FREQ;
 	a->so.stack_size = SAMPLER_DEFAULT_STACK;
 }
@@ -149,25 +161,38 @@ struct collector {
 	struct symtab *sym;
 	struct rawstacks *raw;
 	struct profile *prof;
+	struct pystacks *py;		/* NULL with --python off */
 	uint64_t ips[512];
+	uint64_t pyips[1024];		/* ips with Python frames in */
 };
 
 static void on_sample(void *arg, const struct raw_sample *s)
 {
 	struct collector *c = arg;
-	size_t n;
+	const uint64_t *ips = s->ips;
+	size_t n = s->nips;
 
-	if (!c->a->so.dwarf) {
-		rawstacks_add(c->raw, s->pid, s->ips, s->nips, s->period);
-		return;
+	/* the Python frames first, while the thread is where it was */
+	if (c->py)
+		pystacks_capture(c->py, s->pid, s->tid, s->time);
+	if (c->a->so.dwarf) {
+		n = symtab_unwind(c->sym, s->pid, s->regs, s->nregs, s->stack,
+				  s->stack_size, c->ips, 512);
+		if (n == 0 && s->nips) {
+			c->ips[0] = s->ips[0];
+			n = 1;
+		}
+		ips = c->ips;
+		if (c->py)
+			pystacks_check(c->py, s->regs, s->nregs, s->stack,
+				       s->stack_size);
 	}
-	n = symtab_unwind(c->sym, s->pid, s->regs, s->nregs, s->stack,
-			  s->stack_size, c->ips, 512);
-	if (n == 0 && s->nips) {
-		c->ips[0] = s->ips[0];
-		n = 1;
+	if (c->py) {
+		n = pystacks_merge(c->py, ips, n, c->pyips,
+				   sizeof(c->pyips) / sizeof(c->pyips[0]));
+		ips = c->pyips;
 	}
-	rawstacks_add(c->raw, s->pid, c->ips, n, s->period);
+	rawstacks_add(c->raw, s->pid, ips, n, s->period);
 }
 
 static void on_mmap(void *arg, const struct raw_mmap *m)
@@ -175,14 +200,27 @@ static void on_mmap(void *arg, const struct raw_mmap *m)
 	struct collector *c = arg;
 
 	symtab_mmap(c->sym, m->pid, m->start, m->len, m->pgoff, m->path);
+	if (c->py)
+		pystacks_mmap(c->py, m->pid, m->path);
 }
 
 static void on_fork(void *arg, uint32_t pid, uint32_t ppid)
 {
 	struct collector *c = arg;
 
-	if (pid != ppid)
-		symtab_fork(c->sym, pid, ppid);
+	if (pid == ppid)
+		return;
+	symtab_fork(c->sym, pid, ppid);
+	if (c->py)
+		pystacks_fork(c->py, pid, ppid);
+}
+
+static void on_exit_pid(void *arg, uint32_t pid)
+{
+	struct collector *c = arg;
+
+	if (c->py)
+		pystacks_exit(c->py, pid);
 }
 
 static void on_comm(void *arg, uint32_t pid, const char *name, bool exec)
@@ -196,6 +234,8 @@ static void on_comm(void *arg, uint32_t pid, const char *name, bool exec)
 	 * now, before the exec replaces them. */
 	rawstacks_flush(c->raw, pid, 0, c->sym, c->prof);
 	symtab_exec(c->sym, pid);
+	if (c->py)
+		pystacks_exec(c->py, pid);
 }
 
 static const struct sample_type record_types[] = {
@@ -319,7 +359,7 @@ static int record(struct record_args *a, struct output_set *outs)
 	struct collector c = { .a = a };
 	struct sampler_callbacks cb = { .arg = &c, .sample = on_sample,
 					.mmap = on_mmap, .fork = on_fork,
-					.comm = on_comm };
+					.comm = on_comm, .exit = on_exit_pid };
 	struct sampler_stats st = { 0 };
 	struct sigaction ign, old_int, old_quit;
 	struct error e;
@@ -347,6 +387,11 @@ static int record(struct record_args *a, struct output_set *outs)
 		free(path);
 		return 3;
 	}
+	/* a CPython's C stacks have no frame pointers: unwind them */
+	if (a->python && py_program_is_python(path)) {
+		a->so.dwarf |= !a->call_graph_given;
+		a->so.prompt = true;
+	}
 	free(path);
 	/* libdw, loaded now rather than after the run */
 	if (symtab_load(&e)) {
@@ -361,6 +406,7 @@ static int record(struct record_args *a, struct output_set *outs)
 	symtab_use_cache(c.sym, cache);
 	free(cache);
 	c.raw = rawstacks_new();
+	c.py = a->python ? pystacks_new(c.sym) : NULL;
 	/* Ctrl-C is for the program (it resets SIGINT before its exec):
 	 * yardstick stays to drain the buffers and write the profile. */
 	memset(&ign, 0, sizeof(ign));
@@ -392,11 +438,14 @@ static int record(struct record_args *a, struct output_set *outs)
 	/* stdout is the program's: the report goes to stderr. */
 	if (!a->quiet)
 		print_report(a, &p, &st, stderr);
+	if (c.py)
+		pystacks_fput_report(c.py, a->quiet, stderr);
 	ret = write_outputs(a, &p, outs);
 	if (!ret && !(WIFEXITED(st.status) && WEXITSTATUS(st.status) == 0))
 		ret = 1;
 out_free:
 	rawstacks_free(c.raw);
+	pystacks_free(c.py);
 	symtab_free(c.sym);
 	profile_free(&p);
 	return ret;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cmd/gate_config.h"
 #include "store/store.h"
 #include "util/strutil.h"
 
@@ -28,7 +29,24 @@ bool ref_is_store(const char *ref)
 int ref_store_exit(int err)
 {
 	return err == -STORE_ERR_LOCKED || err == -STORE_ERR_READONLY ||
-	       err == -STORE_ERR_UNSAFE || err == -STORE_ERR_NOLIB ? 3 : 2;
+	       err == -STORE_ERR_UNSAFE || err == -STORE_ERR_NOLIB ||
+	       err == -STORE_ERR_CONNECT ? 3 : 2;
+}
+
+int ref_store_path(const char *store, char **path, struct error *e)
+{
+	const char *env = getenv("YARDSTICK_STORE");
+
+	*path = NULL;
+	if (store) {
+		*path = xstrdup(store);
+		return 0;
+	}
+	if (!(env && *env) && config_store(path, e))
+		return -STORE_ERR_BADREF;
+	if (!*path)
+		*path = store_default_path(e);
+	return *path ? 0 : -STORE_ERR_UNSAFE;
 }
 
 void ref_store_warning(const char *msg)
@@ -39,11 +57,13 @@ void ref_store_warning(const char *msg)
 int ref_open_store(struct store **s, const char *store_path,
 		   enum store_mode mode, char **path, struct error *e)
 {
+	int ret;
+
 	*s = NULL;
 	store_set_warn(ref_store_warning);
-	*path = store_path ? xstrdup(store_path) : store_default_path(e);
-	if (!*path)
-		return -STORE_ERR_UNSAFE;
+	ret = ref_store_path(store_path, path, e);
+	if (ret)
+		return ret;
 	return store_open(s, *path, mode, e);
 }
 

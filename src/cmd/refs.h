@@ -33,10 +33,19 @@ int ref_load_values(const char *ref, const char *store_path,
  */
 int ref_open_store(struct store **s, const char *store_path,
 		   enum store_mode mode, char **path, struct error *e);
+/*
+ * The store a command uses: store (--store) when given, else
+ * $YARDSTICK_STORE, else the top-level `store = ...` of ./yardstick.ini,
+ * else store_default_path's, malloc'd in *path. 0, or with e set
+ * -STORE_ERR_BADREF (the ini cannot be read) or -STORE_ERR_UNSAFE (the
+ * default cannot be found), *path NULL.
+ */
+int ref_store_path(const char *store, char **path, struct error *e);
 /* Print a warning of the store (store_set_warn) on stderr. */
 void ref_store_warning(const char *msg);
 /* The exit code for a -STORE_ERR_* failure: 3 when the environment
- * refused (locked, read-only, unsafe, SQLite missing), else 2. */
+ * refused (locked, read-only, unsafe, SQLite or libpq missing, a
+ * PostgreSQL server unreachable or refusing), else 2. */
 int ref_store_exit(int err);
 
 #endif

@@ -67,7 +67,8 @@ static const char report_description[] =
 static const char report_epilog[] =
 "Exit status: 0 written; 2 bad usage, a result that cannot be read or\n"
 "found, a file that cannot be written; 3 the store is locked,\n"
-"unreadable or another user's, or SQLite cannot be loaded.\n";
+"unreadable or another user's, or SQLite or libpq cannot be loaded or a\n"
+"PostgreSQL store's server reached.\n";
 
 struct report_args {
 	struct compare_opts o;

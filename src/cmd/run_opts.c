@@ -38,7 +38,8 @@ static const char run_epilog[] =
 "not exist, an output or a store that cannot be written (the other\n"
 "outputs are still written); 3 perf events asked for with --events are\n"
 "not permitted (dram_bytes: counting system-wide is not), or the store\n"
-"is locked, read-only or another user's, or SQLite cannot be loaded;\n"
+"is locked, read-only or another user's, or SQLite or libpq cannot be\n"
+"loaded or a PostgreSQL store's server reached;\n"
 "130 interrupted (what was measured is still written and stored;\n"
 "benchmarks that never ran are left out).\n";
 

@@ -16,15 +16,19 @@ int save_result(const struct result *res, const char *store, bool quiet)
 {
 	long long id;
 	struct error e;
-	char *path = store ? xstrdup(store) : store_default_path(&e);
-	int r = path ? 0 : -STORE_ERR_UNSAFE;
+	char *path;
+	int r = ref_store_path(store, &path, &e);
 
 	store_set_warn(ref_store_warning);
 	if (path)
 		r = store_save_to(path, res, &id, &e);
-	if (r == 0 && !quiet)
+	if (r == 0 && !quiet) {
+		char *shown = store_shown(path);
+
 		fprintf(stderr, "yardstick: saved as result %lld in %s\n", id,
-			path);
+			shown);
+		free(shown);
+	}
 	free(path);
 	if (r == 0)
 		return 0;

@@ -19,6 +19,9 @@
 #include "cmd/commands.h"
 #include "cmd/options.h"
 #include "cmd/trace.h"
+#include "measure/spawn.h"
+#include "profile/pystacks.h"
+#include "profile/python_proc.h"
 #include "profile/symbolize.h"
 #include "profile/symcache.h"
 #include "util/child.h"
@@ -52,7 +55,10 @@ static const char trace_epilog[] =
 "still reported and written. Exit status: 0 when the program exited\n"
 "with 0; 1 when it failed or was killed (the trace is still written); 2\n"
 "bad usage, a program that does not exist, an output that cannot be\n"
-"written; 3 perf events are not permitted or not supported here.\n";
+"written; 3 perf events are not permitted or not supported here. A\n"
+"CPython program's samples (3.11, 3.12, 3.13) carry its own functions,\n"
+"files and lines in place of the interpreter's evaluation frames\n"
+"(--python off: the raw frames).\n";
 
 static const struct opt_enum trace_formats[] = {
 	{ "auto", 0 }, { "chrome", 1 }, { "perfetto", 2 }, { NULL, 0 },
@@ -71,6 +77,7 @@ static const struct opt_entry trace_options[] = {
 	{ OPT_FLAG(0, "page-faults", so.page_faults),
 	  .help = "every page fault of the program too: an instant with its "
 	  "address, counted per thread" },
+	{ OPT_PYTHON(python) },
 	{ OPT_COUNT('n', "top", top, 1, LONG_MAX),
 	  .help = "slowest zone instances in the report" },
 	{ OPT_COUNT(0, "max-events", max_events, 1, 1L << 32),
@@ -100,6 +107,7 @@ static void trace_init_args(void *args)
 	struct trace_args *a = args;
 
 	a->top = 10;
+	a->python = true;
 	a->so.freq = SAMPLER_DEFAULT_FREQ;
 	a->max_events = 4000000;
 	a->max_size = 1ull << 30;
@@ -182,6 +190,9 @@ struct pending {
 struct collector {
 	struct trace_run *run;
 	struct symtab *sym;
+	struct pystacks *py;	/* NULL with --python off */
+	uint64_t unwound[512];	/* a CPython's stack, unwound (dwarf) */
+	uint64_t merged[1024];	/* ... with its Python frames */
 	struct pending *pend;
 	size_t npend, cappend;
 	uint64_t *ips;
@@ -194,9 +205,26 @@ struct collector {
 static void on_sample(void *arg, const struct raw_sample *s)
 {
 	struct collector *c = arg;
-	size_t n = s->nips < STACK_MAX ? s->nips : STACK_MAX;
+	const uint64_t *ips = s->ips;
+	size_t n = s->nips;
 	struct pending *p;
 
+	/* a CPython program (trace runs it with dwarf): its Python frames
+	 * first, while the thread is where it was, then its C stack */
+	if (c->py) {
+		pystacks_capture(c->py, s->pid, s->tid, s->time);
+		if (s->stack) {
+			n = symtab_unwind(c->sym, s->pid, s->regs, s->nregs,
+					  s->stack, s->stack_size, c->unwound,
+					  512);
+			ips = c->unwound;
+			pystacks_check(c->py, s->regs, s->nregs, s->stack,
+				       s->stack_size);
+		}
+		n = pystacks_merge(c->py, ips, n, c->merged, 1024);
+		ips = c->merged;
+	}
+	n = n < STACK_MAX ? n : STACK_MAX;
 	if (!n)
 		return;
 	/* bounded like the events they become */
@@ -210,7 +238,7 @@ static void on_sample(void *arg, const struct raw_sample *s)
 	p = &c->pend[c->npend++];
 	*p = (struct pending){ .pid = s->pid, .tid = s->tid,
 			       .time = s->time, .at = c->nips, .n = n };
-	memcpy(c->ips + c->nips, s->ips, n * sizeof(*c->ips));
+	memcpy(c->ips + c->nips, ips, n * sizeof(*c->ips));
 	c->nips += n;
 }
 
@@ -267,6 +295,8 @@ static void on_mmap(void *arg, const struct raw_mmap *m)
 	struct collector *c = arg;
 
 	symtab_mmap(c->sym, m->pid, m->start, m->len, m->pgoff, m->path);
+	if (c->py)
+		pystacks_mmap(c->py, m->pid, m->path);
 }
 
 static void on_fork(void *arg, uint32_t pid, uint32_t ppid)
@@ -274,6 +304,8 @@ static void on_fork(void *arg, uint32_t pid, uint32_t ppid)
 	struct collector *c = arg;
 
 	symtab_fork(c->sym, pid, ppid);
+	if (c->py && pid != ppid)
+		pystacks_fork(c->py, pid, ppid);
 	trace_fork(&c->run->tr, pid, ppid, c->task_time);
 }
 
@@ -287,6 +319,8 @@ static void on_comm(void *arg, uint32_t pid, const char *name, bool exec)
 	c->exec_pid = pid;
 	resolve(c, pid);
 	symtab_exec(c->sym, pid);
+	if (c->py)
+		pystacks_exec(c->py, pid);
 }
 
 static void on_task(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
@@ -294,6 +328,8 @@ static void on_task(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
 {
 	struct collector *c = arg;
 
+	if (exit && pid == tid && c->py)
+		pystacks_exit(c->py, pid);
 	c->task_time = time;
 	trace_task(&c->run->tr, pid, tid, time, exit);
 	if (exit && pid == tid && pid == c->run->tr.pid && !c->run->t_end)
@@ -336,6 +372,20 @@ static void on_switch(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
 	trace_switch(&c->run->tr, pid, tid, time, out, preempt);
 }
 
+/* Whether argv0 (looked up in PATH) runs CPython. */
+static bool trace_is_python(const char *argv0)
+{
+	char *path = NULL;
+	struct error e;
+	bool is;
+
+	if (spawn_resolve_program(argv0, &path, &e))
+		return false;
+	is = py_program_is_python(path);
+	free(path);
+	return is;
+}
+
 static int collect(struct trace_run *r, struct trace_args *a)
 {
 	struct collector c = { .run = r };
@@ -370,6 +420,13 @@ static int collect(struct trace_run *r, struct trace_args *a)
 	cache = symcache_dir();
 	symtab_use_cache(c.sym, cache);
 	free(cache);
+	/* a CPython's C stacks have no frame pointers: unwind them; and
+	 * read its Python frames as soon as a sample comes */
+	if (a->python && (c.py = pystacks_new(c.sym)) &&
+	    trace_is_python(a->argv[0])) {
+		a->so.dwarf = true;
+		a->so.prompt = true;
+	}
 	/* Ctrl-C is for the program (it resets SIGINT before its exec):
 	 * yardstick stays to drain the buffers and write the trace. */
 	memset(&ign, 0, sizeof(ign));
@@ -390,6 +447,9 @@ static int collect(struct trace_run *r, struct trace_args *a)
 		trace_finish(&r->tr, r->t_end);
 	}
 	zb_close(&zb);
+	if (c.py && !ret)
+		pystacks_fput_report(c.py, a->quiet, stderr);
+	pystacks_free(c.py);
 	symtab_free(c.sym);
 	free(c.pend);
 	free(c.ips);

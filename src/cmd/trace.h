@@ -31,6 +31,7 @@ struct trace_args {
 	const char *store;
 	bool no_store;
 	bool quiet;
+	bool python;		/* Python frames in CPython's samples */
 	char **argv;
 };
 

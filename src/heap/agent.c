@@ -126,6 +126,7 @@ struct tstate {
 	uint64_t rng;
 	uintptr_t stack_lo, stack_hi;	/* frame-pointer walk bounds */
 	struct stack_entry *cache;	/* stacks walked (agent_unwind.h) */
+	struct py_line_entry *py_lines;	/* lines (agent_python.h) */
 	uint8_t busy, dead, rounds;
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
 };
@@ -495,7 +496,9 @@ static bool thread_start(struct tstate *t)
 	return true;
 }
 
-/* ---- start-up ----------------------------------------------------------- */
+/* ---- CPython, start-up -------------------------------------------------- */
+
+#include "heap/agent_python.h"
 
 #include "heap/agent_start.h"
 
@@ -546,24 +549,35 @@ INLINE struct heap_slot *slot_of(struct tstate *t, bool *borrowed)
 	return slot_take();
 }
 
-static void record_stack(struct heap_slot *s, uint64_t h, void *const *ips,
-			 int n)
+/* A stack: n return addresses, then m Python frames (agent_python.h). */
+struct stack_ref {
+	void *const *ips;
+	const uint64_t *py;
+	int n, m;
+};
+
+static void record_stack(struct heap_slot *s, uint64_t h,
+			 const struct stack_ref *st)
 {
+	int n = st->n, m = st->m;
 	uint64_t *w;
 
 	check_maps();
-	w = reserve(s, 2 + n);
+	w = reserve(s, 2 + n + m);
 	if (!w)
 		return;
 	w[0] = ((uint64_t)HEAP_REC_STACK << HEAP_TYPE_SHIFT) |
-	       ((uint64_t)generation << 16) | (uint64_t)n;
+	       ((uint64_t)m << 48) | ((uint64_t)generation << 16) |
+	       (uint64_t)n;
 	w[1] = h;
-	memcpy(&w[2], ips, n * sizeof(uint64_t));
-	commit(s, 2 + n);
+	memcpy(&w[2], st->ips, n * sizeof(uint64_t));
+	if (m)
+		memcpy(&w[2 + n], st->py, m * sizeof(uint64_t));
+	commit(s, 2 + n + m);
 }
 
-INLINE void record_alloc(struct tstate *t, void *p, size_t size, int n,
-			 void *const *ips, uint64_t h)
+INLINE void record_alloc(struct tstate *t, void *p, size_t size,
+			 const struct stack_ref *st, uint64_t h)
 {
 	bool borrowed;
 	struct heap_slot *s = slot_of(t, &borrowed);
@@ -573,7 +587,7 @@ INLINE void record_alloc(struct tstate *t, void *p, size_t size, int n,
 		return;
 	_Atomic uint64_t *e = &seen[h & ((1u << SEEN_BITS) - 1)];
 	if (atomic_load_explicit(e, memory_order_relaxed) != h) {
-		record_stack(s, h, ips, n);
+		record_stack(s, h, st);
 		atomic_store_explicit(e, h, memory_order_relaxed);
 	}
 	t->alloc_slot = NULL;
@@ -726,20 +740,29 @@ static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 {
 	uintptr_t fp0 = (uintptr_t)__builtin_frame_address(0);
 	void *ips[HEAP_MAX_DEPTH];
-	int n;
+	uint64_t pyf[HEAP_PY_MAX], h;
+	struct stack_ref st = { ips, pyf, 0, 0 };
+	struct stack_entry scratch;
 
 	if (likely(use_unw)) {
-		struct stack_entry scratch;
 		const struct stack_entry *e = unwind_stack(t, fp0, &scratch);
 
-		record_alloc(t, p, size, (int)e->depth,
-			     (void *const *)e->ips, e->hash);
-		return;
+		st.ips = (void *const *)e->ips;
+		st.n = (int)e->depth;
+		h = e->hash;
+	} else {
+		/* from the frame of the agent's outermost function: its
+		 * return address is the first of the program's */
+		st.n = walk_fp(ips, (int)max_depth, agent_frame(fp0), t);
+		h = hash_stack(ips, st.n);
 	}
-	/* from the frame of the agent's outermost function: its return
-	 * address is the first of the program's */
-	n = walk_fp(ips, (int)max_depth, agent_frame(fp0), t);
-	record_alloc(t, p, size, n, ips, hash_stack(ips, n));
+	/* a thread past its end (no slot) has no Python frames left */
+	if (py.on && t->slot) {
+		st.m = py_walk_words(t, t->slot, pyf);
+		if (st.m)
+			h = py_hash(h, pyf, st.m);
+	}
+	record_alloc(t, p, size, &st, h);
 }
 /* After an allocation of size bytes at p by the entry point. */
 INLINE void after_alloc(struct tstate *t, void *p, size_t size)

@@ -162,6 +162,7 @@ static void start(void)
 	use_unw = unw_getctx != NULL;
 	if (sample_bytes && !sample_setup())
 		goto off;
+	py_detect();
 	check_maps();
 	if (generation > 1)
 		record_exec();

@@ -86,7 +86,45 @@ static void stack_site(const struct heap_stream *s, size_t j,
 	site = add_site(r, cap, s->words[j + 1], &s->words[j + 2],
 			HEAP_STACK_DEPTH(s->words[j]));
 	r->sites[site].gen = HEAP_STACK_GEN(s->words[j]);
+	r->sites[site].py = &s->words[j + 2 + HEAP_STACK_DEPTH(s->words[j])];
+	r->sites[site].npy = HEAP_STACK_PY(s->words[j]);
 	site_index_add(x, s->words[j + 1], site);
+}
+
+/* The PYCODE record at word j of s, whole: a Python code's names. */
+static void pycode_add(const struct heap_stream *s, size_t j,
+		       struct heap_report *r, size_t *cap)
+{
+	const uint64_t *w = &s->words[j];
+	size_t words = (size_t)heap_rec_words(w[0]);
+	uint64_t nf = w[2] >> 32, nn = w[2] & 0xffffffffu;
+	struct heap_pycode *c;
+
+	/* the text within the record, as the agent wrote it, or nothing */
+	if (nf > HEAP_PY_TEXT_MAX || nn > HEAP_PY_TEXT_MAX ||
+	    3 + (nf + nn + 7) / 8 > words)
+		return;
+	r->pycodes = xgrow(r->pycodes, cap, r->npycodes + 1,
+			   sizeof(*r->pycodes));
+	c = &r->pycodes[r->npycodes++];
+	c->gen = HEAP_STACK_GEN(w[0]);
+	c->id = (uint32_t)w[1];
+	c->firstlineno = (int32_t)(uint32_t)(w[1] >> 32);
+	c->file = (const char *)&w[3];
+	c->file_len = (uint32_t)nf;
+	c->name = c->file + nf;
+	c->name_len = (uint32_t)nn;
+}
+
+/* A record of s found by the collector or after it: a stack or code. */
+static void indexed_record(const struct heap_stream *s, size_t j,
+			   struct heap_report *r, struct hashidx *x,
+			   size_t *cap, size_t *capcodes)
+{
+	if (rec_type(s->words[j]) == HEAP_REC_PYCODE)
+		pycode_add(s, j, r, capcodes);
+	else
+		stack_site(s, j, r, x, cap);
 }
 
 /* Every stack of every stream becomes a site: those the collector found
@@ -94,18 +132,21 @@ static void stack_site(const struct heap_stream *s, size_t j,
 static void find_sites(const struct heap_trace *t, struct heap_report *r,
 		       struct hashidx *x, size_t *cap)
 {
+	size_t capcodes = 0;
+
 	for (int i = 0; i < HEAP_SLOTS; i++) {
 		const struct heap_stream *s = &t->streams[i];
 
 		for (size_t k = 0; k < s->nstacks; k++)
-			stack_site(s, s->stacks[k], r, x, cap);
+			indexed_record(s, s->stacks[k], r, x, cap, &capcodes);
 		for (size_t j = s->scanned; j < s->n;
 		     j += rec_len(s->words[j])) {
-			if (rec_type(s->words[j]) != HEAP_REC_STACK)
+			if (rec_type(s->words[j]) != HEAP_REC_STACK &&
+			    rec_type(s->words[j]) != HEAP_REC_PYCODE)
 				continue;
-			if (j + 2 + HEAP_STACK_DEPTH(s->words[j]) > s->n)
+			if (j + rec_len(s->words[j]) > s->n)
 				break;
-			stack_site(s, j, r, x, cap);
+			indexed_record(s, j, r, x, cap, &capcodes);
 		}
 	}
 }
@@ -249,7 +290,7 @@ static bool cursor_next(struct cursor *c)
 
 		if (c->w + len > c->end)
 			break;
-		if (type != HEAP_REC_STACK) {
+		if (type != HEAP_REC_STACK && type != HEAP_REC_PYCODE) {
 			c->ts = *c->w & HEAP_TS_MASK;
 			if (type == HEAP_REC_FREE || type == HEAP_REC_FREE_TEMP)
 				c->ts = c->ts > c->early ? c->ts - c->early : 0;
@@ -501,7 +542,8 @@ static bool exec_failed(const struct cursor *c)
 		if (type == HEAP_REC_EXEC_FAILED)
 			return true;
 		if (type == HEAP_REC_EXEC ||
-		    (type == HEAP_REC_STACK && HEAP_STACK_GEN(*w) > gen))
+		    ((type == HEAP_REC_STACK || type == HEAP_REC_PYCODE) &&
+		     HEAP_STACK_GEN(*w) > gen))
 			return false;
 	}
 	return false;
@@ -681,6 +723,7 @@ int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 void heap_report_free(struct heap_report *r)
 {
 	free(r->sites);
+	free(r->pycodes);
 	free(r->timeline);
 	memset(r, 0, sizeof(*r));
 }

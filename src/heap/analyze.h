@@ -36,12 +36,24 @@ struct heap_site {
 	const uint64_t *ips;	/* into the trace; leaf first */
 	uint32_t depth;
 	uint32_t gen;		/* the program image (1 + execs before) */
+	const uint64_t *py;	/* a CPython program's Python frames,
+				 * innermost first (protocol.h) */
+	uint32_t npy;
 	double allocations, bytes, temporary;
 	double leaked_blocks, leaked_bytes;
 	double peak_bytes;	/* live at the peak */
 	/* replay state */
 	double live;
 	uint64_t last_mod;
+};
+
+/* A Python code object of a CPython program (a PYCODE record): its
+ * texts point into the trace, not NUL-terminated. */
+struct heap_pycode {
+	uint32_t gen, id;
+	int firstlineno;
+	const char *file, *name;
+	uint32_t file_len, name_len;
 };
 
 #define HEAP_TIMELINE 1000
@@ -55,6 +67,11 @@ struct heap_point {
 struct heap_report {
 	struct heap_site *sites;
 	size_t nsites;
+	struct heap_pycode *pycodes;
+	size_t npycodes;
+	size_t py_mismatched;	/* sites of Python frames whose native
+				 * stack did not fit them (heap_profile):
+				 * kept native */
 	double allocations, bytes, frees, temporary;
 	double peak, peak_t;
 	double leaked_bytes, leaked_blocks;
@@ -87,9 +104,23 @@ enum heap_type {
  * the program, that is leaked), symbolized with the program's maps from
  * t; with lines, frames carry file:line. Sites whose stacks symbolize the
  * same are one stack of the profile. cache_dir: the symbolizer's disk
- * cache (profile/symcache.h), NULL for none.
+ * cache (profile/symcache.h), NULL for none. A CPython program's sites
+ * with Python frames have each _PyEval_EvalFrameDefault frame replaced by
+ * the Python functions it ran, innermost first, named as `record` names
+ * them (profile/pystacks.h: "qualname (file.py:FIRSTLINE)", the file and
+ * executing line as the frame's, with lines or not). A native stack cut
+ * at the depth limit, or that stopped short of the C library's root
+ * frames (heap_root_frame: a frame-pointer walk through code built
+ * without them), takes the Python frames left over at its outer end;
+ * one whose interpreter frames are not as many as the Python frames'
+ * evaluations stays native (counted in r->py_mismatched: never a wrong
+ * frame).
  */
-void heap_profile(const struct heap_trace *t, const struct heap_report *r,
+void heap_profile(const struct heap_trace *t, struct heap_report *r,
 		  bool lines, const char *cache_dir, struct profile *p);
+
+/* Is function one of the C library's frames under main or under a
+ * thread's function (where a whole native stack ends)? */
+bool heap_root_frame(const char *function);
 
 #endif

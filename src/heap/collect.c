@@ -167,7 +167,7 @@ struct reader {
 
 /*
  * Walk s's records from where the last walk stopped, keeping where its
- * STACK records are, up to the end or a STACK record not all there yet
+ * STACK and PYCODE records are, up to the end or one not all there yet
  * (more may come): while the records are in the cache, and while the
  * program runs, instead of in a pass of the replay's own.
  */
@@ -180,8 +180,9 @@ static void stream_scan(struct heap_stream *s)
 	while (at < n) {
 		uint64_t w = words[at];
 
-		if (w >> HEAP_TYPE_SHIFT == HEAP_REC_STACK) {
-			if (at + 2 + HEAP_STACK_DEPTH(w) > n)
+		if (w >> HEAP_TYPE_SHIFT == HEAP_REC_STACK ||
+		    w >> HEAP_TYPE_SHIFT == HEAP_REC_PYCODE) {
+			if (at + heap_rec_words(w) > n)
 				break;
 			s->stacks = xgrow(s->stacks, &s->capstacks,
 					  s->nstacks + 1, sizeof(size_t));
@@ -680,6 +681,9 @@ static void take_remainders(struct reader *r, struct heap_header *h)
 	t->unwind_failed = h->unwind_failed;
 	t->sample_full = h->sample_full;
 	t->stopped = h->stopped;
+	t->py_version = h->py_version;
+	t->py_status = h->py_status;
+	t->py_malloc = h->py_malloc;
 	t->agent_started = h->owner_pid != 0;
 	if ((double)h->exit_hwm > t->hwm)
 		t->hwm = (double)h->exit_hwm;
@@ -778,6 +782,7 @@ static struct heap_header *make_segment(const struct heap_opts *o, int *fd,
 	h->unwind = o->unwind;
 	h->max_depth = o->max_depth;
 	h->ring = ring;
+	h->python = o->python;
 	return h;
 }
 
@@ -911,6 +916,7 @@ int heap_collect(const struct heap_opts *o, const char *path,
 
 	memset(t, 0, sizeof(*t));
 	t->sample_bytes = o->sample_bytes;
+	t->max_depth = o->max_depth;
 	h = make_segment(o, &shm, e);
 	if (!h)
 		goto out;

@@ -25,16 +25,18 @@ struct heap_opts {
 	double rss_interval;	/* seconds between RSS samples, 0: 0.01 */
 	bool stdout_to_stderr;	/* the program's stdout is yardstick's
 				 * stderr: a result is on stdout */
+	bool python;		/* walk a CPython program's Python frames */
 };
 
-/* The records of one slot, in time order; where its STACK records are,
- * found while it came in (collect.c). */
+/* The records of one slot, in time order; where its STACK and PYCODE
+ * records are, found while it came in (collect.c). */
 struct heap_stream {
 	uint64_t *words;
 	size_t n, cap;
 	size_t scanned;		/* words walked: the next record's start */
 	uint64_t *faulted;	/* words from here on not yet in memory */
-	size_t *stacks;		/* word index of each whole STACK record */
+	size_t *stacks;		/* word index of each whole STACK or PYCODE
+				 * record */
 	size_t nstacks, capstacks;
 };
 
@@ -51,6 +53,9 @@ struct heap_trace {
 	size_t nmaps;
 	struct heap_counts counts;	/* summed over the slots */
 	uint32_t overflow_threads, unwind_failed, sample_full, stopped;
+	/* a CPython program: its Py_Version (0: none), enum heap_py, and
+	 * whether PYTHONMALLOC was set to other than malloc (protocol.h) */
+	uint32_t py_version, py_status, py_malloc;
 	/* damage (heap_trace_incomplete): bytes on the socket that were no
 	 * message of the agent's (the program wrote them), chunks of
 	 * records sent and lost (cut by such bytes), records the agent
@@ -60,6 +65,7 @@ struct heap_trace {
 	bool header_damaged;
 	int shm_fd, sock_fd;	/* the descriptors the program had */
 	uint64_t sample_bytes;
+	unsigned max_depth;	/* native frames kept per stack */
 	bool agent_started;	/* the agent ran in the program */
 	/* time stamps to seconds: t = (ts - ts0) / ticks_per_s */
 	uint64_t ts0;

@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #define HEAP_MAGIC	0x79736870u	/* "yshp" */
-#define HEAP_VERSION	4
+#define HEAP_VERSION	5
 
 /*
  * The environment variable through which yardstick hands the agent its
@@ -81,6 +81,15 @@
 
 enum heap_unwind { HEAP_UNWIND_DWARF = 0, HEAP_UNWIND_FP = 1 };
 
+/* What the agent did with a CPython program (heap_header.py_status). */
+enum heap_py {
+	HEAP_PY_NONE = 0,	/* not a CPython program */
+	HEAP_PY_WALKED = 1,	/* its Python frames were walked */
+	HEAP_PY_UNSUPPORTED = 2,	/* a version not in the layout table:
+					 * native frames only */
+	HEAP_PY_OFF = 3,	/* --python off */
+};
+
 /*
  * A record is a sequence of 64-bit words. The first word holds the type in
  * its top 8 bits; the low 56 bits are a time stamp (TSC ticks, or
@@ -99,12 +108,26 @@ enum heap_unwind { HEAP_UNWIND_DWARF = 0, HEAP_UNWIND_FP = 1 };
  *                                             the largest max bytes, the
  *                                             first allocated at t0, the
  *                                             last freed at t1
- *   HEAP_REC_STACK      gen|n, hash, ip[0..n) a new stack, leaf first:
+ *   HEAP_REC_STACK      m|gen|n, hash, ip[0..n), py[0..m)
+ *                                             a new stack, leaf first:
  *                                             return addresses, ip[0] the
  *                                             one into the caller of
  *                                             malloc; gen (bits 16-47 of
  *                                             the first word) the program
- *                                             image it is of
+ *                                             image it is of; m (bits
+ *                                             48-55) Python frames of a
+ *                                             CPython program, innermost
+ *                                             first (HEAP_PY_*)
+ *   HEAP_REC_PYCODE     gen|w, line|id, lens, text
+ *                                             a Python code object the
+ *                                             Python frames of image gen
+ *                                             name by id (32 bits), its
+ *                                             first line above: w the
+ *                                             record's words, lens its
+ *                                             file name's
+ *                                             bytes << 32 | its qualified
+ *                                             name's, then both (UTF-8),
+ *                                             zero-padded to a word
  *   HEAP_REC_EXEC       ts, gen               the process exec'ed image
  *                                             gen: every block of the
  *                                             image before is gone
@@ -141,8 +164,24 @@ enum heap_unwind { HEAP_UNWIND_DWARF = 0, HEAP_UNWIND_FP = 1 };
 #define HEAP_REC_EXEC	6u
 #define HEAP_REC_EXEC_PENDING 7u
 #define HEAP_REC_EXEC_FAILED 8u
+#define HEAP_REC_PYCODE	9u
 #define HEAP_STACK_GEN(w)	((uint32_t)((w) >> 16))
 #define HEAP_STACK_DEPTH(w)	((uint32_t)((w) & 0xffff))
+#define HEAP_STACK_PY(w)	((uint32_t)((w) >> 48) & 0xff)
+
+/*
+ * A Python frame of a STACK record, one word: the code's id (its PYCODE
+ * record) in the top 32 bits, the line (0: unknown) in the low 31, and
+ * HEAP_PY_END when the frame is the first one its call of the
+ * interpreter's evaluation loop ran (the native stack's
+ * _PyEval_EvalFrameDefault frames, innermost first, each stand for the
+ * Python frames up to and including the next one so marked).
+ */
+#define HEAP_PY_MAX	128		/* Python frames kept per stack */
+#define HEAP_PY_END	(UINT64_C(1) << 31)
+#define HEAP_PY_CODE(f)	((uint32_t)((f) >> 32))
+#define HEAP_PY_LINE(f)	((uint32_t)((f) & 0x7fffffff))
+#define HEAP_PY_TEXT_MAX 1024		/* bytes of a file or name kept */
 #define HEAP_TYPE_SHIFT	56
 #define HEAP_TS_MASK	((UINT64_C(1) << HEAP_TYPE_SHIFT) - 1)
 
@@ -153,7 +192,9 @@ static inline uint64_t heap_rec_words(uint64_t w)
 	switch (w >> HEAP_TYPE_SHIFT) {
 	case HEAP_REC_ALLOC: return 4;
 	case HEAP_REC_BURST: return 6;
-	case HEAP_REC_STACK: return 2 + HEAP_STACK_DEPTH(w);
+	case HEAP_REC_STACK: return 2 + HEAP_STACK_DEPTH(w) + HEAP_STACK_PY(w);
+	case HEAP_REC_PYCODE:
+		return HEAP_STACK_DEPTH(w) >= 3 ? HEAP_STACK_DEPTH(w) : 3;
 	}
 	return 2;
 }
@@ -303,7 +344,15 @@ struct heap_header {
 	uint64_t handed;	/* chunks handed over by all slots, ever
 				 * (atomic): a change tells yardstick to
 				 * look at the slots */
-	uint64_t reserved[5];
+	/* CPython programs: set by yardstick */
+	uint32_t python;	/* 1: walk their Python frames (--python) */
+	/* set by the agent (of the last image that started) */
+	uint32_t py_version;	/* Py_Version of the CPython it runs, 0: the
+				 * program is none */
+	uint32_t py_status;	/* enum heap_py */
+	uint32_t py_malloc;	/* 1: PYTHONMALLOC was set, to other than
+				 * "malloc", before the agent started: kept */
+	uint64_t reserved[3];
 	struct heap_slot slots[HEAP_SLOTS];
 };
 

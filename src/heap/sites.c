@@ -1,7 +1,8 @@
 /*
  * The allocation sites of a heap report as a profile: every site's return
  * addresses symbolized with the program's memory maps (the texts of
- * /proc/PID/maps the agent sent whenever new code was loaded).
+ * /proc/PID/maps the agent sent whenever new code was loaded), and a
+ * CPython program's interpreter frames replaced by its Python frames.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,10 +10,141 @@
 #include <string.h>
 
 #include "heap/analyze.h"
+#include "profile/pystacks.h"
 #include "profile/rawstacks.h"
+#include "util/hashmap.h"
 #include "util/strutil.h"
 
 #define MAX_INLINE 16
+
+/* The interpreter's frame that each run of Python frames replaces. */
+#define PY_EVAL_FRAME "_PyEval_EvalFrameDefault"
+
+/* The Python code objects of a trace, by program image and id. */
+struct pycodes {
+	const struct heap_report *r;
+	struct hashidx ix;	/* index into r->pycodes + 1 */
+	char **file, **name;	/* NUL-terminated copies */
+};
+
+static uint64_t pycode_hash(uint32_t gen, uint32_t id)
+{
+	uint64_t k = ((uint64_t)gen << 32 | id) * 0x9e3779b97f4a7c15u;
+
+	return k ^ (k >> 29);
+}
+
+static void pycodes_init(struct pycodes *c, const struct heap_report *r)
+{
+	c->r = r;
+	hashidx_init(&c->ix);
+	c->file = xcalloc(r->npycodes + 1, sizeof(char *));
+	c->name = xcalloc(r->npycodes + 1, sizeof(char *));
+	for (size_t i = 0; i < r->npycodes; i++) {
+		const struct heap_pycode *pc = &r->pycodes[i];
+
+		const char *base;
+
+		c->file[i] = xstrndup(pc->file, pc->file_len);
+		base = strrchr(c->file[i], '/');
+		c->name[i] = xasprintf("%.*s (%s:%d)", (int)pc->name_len,
+				       pc->name, base ? base + 1 : c->file[i],
+				       pc->firstlineno);
+		hashidx_add(&c->ix, pycode_hash(pc->gen, pc->id), i + 1);
+	}
+}
+
+static void pycodes_free(struct pycodes *c)
+{
+	for (size_t i = 0; i < c->r->npycodes; i++) {
+		free(c->file[i]);
+		free(c->name[i]);
+	}
+	free(c->file);
+	free(c->name);
+	hashidx_free(&c->ix);
+}
+
+/* The profile frame of Python frame word f (protocol.h) of image gen. */
+static uint32_t py_frame(struct profile *p, const struct pycodes *c,
+			 uint32_t gen, uint64_t f)
+{
+	uint32_t id = HEAP_PY_CODE(f);
+	struct frame fr = { .function = "[unknown python code]",
+			    .module = PYSTACKS_MODULE,
+			    .line = (int)HEAP_PY_LINE(f) };
+	size_t pos;
+
+	for (uint64_t v = hashidx_first(&c->ix, pycode_hash(gen, id), &pos);
+	     v; v = hashidx_next(&c->ix, pycode_hash(gen, id), &pos)) {
+		const struct heap_pycode *pc = &c->r->pycodes[v - 1];
+
+		if (pc->gen == gen && pc->id == id) {
+			fr.function = c->name[v - 1];
+			fr.file = c->file[v - 1];
+			break;
+		}
+	}
+	return profile_frame(p, &fr);
+}
+
+bool heap_root_frame(const char *function)
+{
+	static const char *const names[] = {
+		"__libc_start_call_main", "__libc_start_main", "_start",
+		"start_thread", "clone3", "clone", "__clone3", "__clone",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (function && !strcmp(function, names[i]))
+			return true;
+	return false;
+}
+
+static bool eval_frame(const struct profile *p, uint32_t id)
+{
+	const struct frame *f = &p->frames[id];
+
+	return !f->inlined && f->function &&
+	       !strcmp(f->function, PY_EVAL_FRAME);
+}
+
+/*
+ * The native frame ids[0..n) with s's Python frames in place of the
+ * interpreter's (leaf first), into out (room for n + s->npy); cut: the
+ * native stack was cut at the depth limit, its outer end missing (it is
+ * too when the walk stopped before a root frame: a frame-pointer walk
+ * through code built without them). 0 when they do not fit
+ * (heap_profile's comment in analyze.h).
+ */
+static size_t with_python(struct profile *p, const struct pycodes *c,
+			  const struct heap_site *s, const uint32_t *ids,
+			  size_t n, bool cut, uint32_t *out)
+{
+	size_t k = 0, g = 0, evals = 0, groups = 0;
+
+	if (n && !heap_root_frame(p->frames[ids[n - 1]].function))
+		cut = true;
+
+	for (size_t i = 0; i < n; i++)
+		evals += eval_frame(p, ids[i]);
+	for (size_t i = 0; i < s->npy; i++)
+		groups += (s->py[i] & HEAP_PY_END) != 0;
+	if (evals > groups || (evals < groups && !cut))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (g >= s->npy || !eval_frame(p, ids[i])) {
+			out[k++] = ids[i];
+			continue;
+		}
+		do
+			out[k++] = py_frame(p, c, s->gen, s->py[g]);
+		while (!(s->py[g++] & HEAP_PY_END) && g < s->npy);
+	}
+	while (g < s->npy)
+		out[k++] = py_frame(p, c, s->gen, s->py[g++]);
+	return k;
+}
 
 static const struct sample_type heap_types[HEAP_NTYPES] = {
 	[HEAP_T_ALLOC_OBJECTS] = { "alloc_objects", "count" },
@@ -56,7 +188,9 @@ static int64_t round_value(double v)
 }
 
 static void add_site(struct profile *p, struct stackframes *c,
-		     const struct heap_site *s, uint32_t *ids, size_t max)
+		     const struct pycodes *pc, const struct heap_site *s,
+		     bool cut, size_t *mismatched, uint32_t *ids,
+		     uint32_t *pyids, size_t max)
 {
 	int64_t v[HEAP_NTYPES];
 	size_t depth;
@@ -68,16 +202,28 @@ static void add_site(struct profile *p, struct stackframes *c,
 	v[HEAP_T_TEMPORARY] = round_value(s->temporary);
 	v[HEAP_T_PEAK_SPACE] = round_value(s->peak_bytes);
 	depth = stackframes_ids(c, s->gen, s->ips, s->depth, true, 1, ids, max);
+	if (s->npy) {
+		size_t k = with_python(p, pc, s, ids, depth, cut, pyids);
+
+		if (k) {
+			depth = k;
+			ids = pyids;
+		} else {
+			(*mismatched)++;
+		}
+	}
 	profile_add(p, ids, depth, v);
 }
 
-void heap_profile(const struct heap_trace *t, const struct heap_report *r,
+void heap_profile(const struct heap_trace *t, struct heap_report *r,
 		  bool lines, const char *cache_dir, struct profile *p)
 {
 	struct symtab *sym = symtab_new(lines);
 	size_t max = HEAP_MAX_DEPTH * MAX_INLINE;
 	uint32_t *ids = xmalloc(max * sizeof(*ids));
+	uint32_t *pyids = xmalloc((max + HEAP_PY_MAX) * sizeof(*pyids));
 	struct stackframes *c;
+	struct pycodes pc;
 
 	symtab_use_cache(sym, cache_dir);
 	profile_init(p, heap_types, HEAP_NTYPES);
@@ -85,10 +231,16 @@ void heap_profile(const struct heap_trace *t, const struct heap_report *r,
 	for (size_t i = 0; i < t->nmaps; i++)
 		load_maps(sym, t->maps_gen[i], t->maps[i]);
 	c = stackframes_new(sym, p, MAX_INLINE);
+	pycodes_init(&pc, r);
+	r->py_mismatched = 0;
 	for (size_t i = 0; i < r->nsites; i++)
-		add_site(p, c, &r->sites[i], ids, max);
+		add_site(p, c, &pc, &r->sites[i],
+			 r->sites[i].depth >= t->max_depth,
+			 &r->py_mismatched, ids, pyids, max);
+	pycodes_free(&pc);
 	stackframes_free(c);
 	p->duration_ns = (int64_t)(t->duration * 1e9);
 	free(ids);
+	free(pyids);
 	symtab_free(sym);
 }

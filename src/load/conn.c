@@ -43,9 +43,15 @@ void conn_init(struct worker *w, struct conn *c, uint64_t g)
 
 int64_t conn_due(const struct shared *sh, uint64_t g, uint64_t slot)
 {
-	double j = (double)g + (double)slot * sh->c->connections;
+	const struct load_config *c = sh->c;
+	/* the m-th request of this process's schedule ... */
+	uint64_t j = g + slot * c->connections;
 
-	return sh->start + (int64_t)(j * sh->ns_per_req);
+	/* ... is request k of the whole test's, with the whole test's due
+	 * time (load.h): the same arithmetic as one process would do */
+	if (c->segments > 1)
+		j = c->segment + j * c->segments;
+	return sh->start + (int64_t)((double)j * sh->ns_per_req);
 }
 
 static void conn_close(struct conn *c)
@@ -141,9 +147,15 @@ static bool take(struct worker *w, struct conn *c, int64_t now)
 		w->budget--;
 	if (w->open)
 		c->next_due = conn_due(w->sh, c->g, ++c->slot);
-	if (cfg->nreqs > 1)
-		i = __atomic_fetch_add(&w->sh->next_req, 1, __ATOMIC_RELAXED) %
-		    cfg->nreqs;
+	if (cfg->nreqs > 1) {
+		uint64_t k = __atomic_fetch_add(&w->sh->next_req, 1,
+						__ATOMIC_RELAXED);
+
+		/* a segment's k-th is the whole test's segment + k N-th */
+		if (cfg->segments > 1)
+			k = cfg->segment + k * cfg->segments;
+		i = k % cfg->nreqs;
+	}
 	c->req = &cfg->reqs[i];
 	c->due = due;
 	c->measured = measured;
@@ -186,8 +198,10 @@ static void end_error(struct worker *w, struct conn *c, enum load_err k,
 	w->inflight--;
 	if (!c->measured)
 		return;
-	w->st.requests++;
-	w->st.errors[k]++;
+	/* relaxed stores: load_snapshot reads them meanwhile */
+	__atomic_store_n(&w->st.requests, w->st.requests + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->st.errors[k], w->st.errors[k] + 1,
+			 __ATOMIC_RELAXED);
 	per_second(w, now, false);
 	__atomic_store_n(&w->done, w->done + 1, __ATOMIC_RELAXED);
 }
@@ -203,7 +217,8 @@ static void record(struct worker *w, struct conn *c, int64_t now)
 	w->inflight--;
 	if (!c->measured || now > w->sh->end)
 		return;
-	st->requests++;
+	/* relaxed stores of what load_snapshot reads meanwhile */
+	__atomic_store_n(&st->requests, st->requests + 1, __ATOMIC_RELAXED);
 	st->responses++;
 	__atomic_store_n(&w->done, w->done + 1, __ATOMIC_RELAXED);
 	st->status[s]++;
@@ -212,10 +227,12 @@ static void record(struct worker *w, struct conn *c, int64_t now)
 		hdr_record(st->uncorrected, unc);
 	sample_add(&st->sample, lat, unc);
 	if (s < 400) {
-		st->ok++;
+		__atomic_store_n(&st->ok, st->ok + 1, __ATOMIC_RELAXED);
 		per_second(w, now, true);
 	} else {
-		st->errors[LOAD_ERR_STATUS]++;
+		__atomic_store_n(&st->errors[LOAD_ERR_STATUS],
+				 st->errors[LOAD_ERR_STATUS] + 1,
+				 __ATOMIC_RELAXED);
 		per_second(w, now, false);
 	}
 }

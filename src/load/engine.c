@@ -41,8 +41,8 @@ uint64_t load_errors_total(const struct load_stats *s)
 	return t;
 }
 
-static void stats_init(struct load_stats *s, size_t sample_cap,
-		       uint64_t seed)
+void load_stats_init(struct load_stats *s, size_t sample_cap,
+		     uint64_t seed)
 {
 	memset(s, 0, sizeof(*s));
 	s->latency = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST,
@@ -111,7 +111,8 @@ static int64_t wake_time(int64_t due, int64_t now)
 static void run_schedule(struct worker *w, int64_t now)
 {
 	const struct shared *sh = w->sh;
-	double round_ns = sh->ns_per_req * sh->c->connections;
+	double round_ns = sh->ns_per_req * sh->c->connections *
+			  (sh->c->segments > 1 ? sh->c->segments : 1);
 	uint64_t round = (uint64_t)((double)(now - sh->start) / round_ns);
 
 	/* Far behind (a rate beyond what this thread can even schedule):
@@ -180,11 +181,41 @@ static void connect_phase(struct worker *w, struct epoll_event *ev)
 	}
 }
 
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Wait (in steps, for *stop) until monotonic time t. */
+static void wait_until(const struct load_config *c, int64_t t)
+{
+	for (;;) {
+		int64_t left = t - monoclock_ns();
+		struct timespec ts;
+
+		if (left <= 0 || *c->stop)
+			return;
+		if (left > MAX_WAIT_NS)
+			left = MAX_WAIT_NS;
+		ts.tv_sec = 0;
+		ts.tv_nsec = left;
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The schedule's origin: now, or --start-at's time on the monotonic
+ * clock (passed already: the origin stays there, and what fell due
+ * meanwhile is late). The caller waits for it. */
 static void start_clock(struct shared *sh)
 {
 	const struct load_config *c = sh->c;
+	int64_t mono = monoclock_ns(), real = realtime_ns();
 
-	sh->start = monoclock_ns();
+	sh->start = c->start_at ? mono + (c->start_at - real) : mono;
+	sh->start_real = c->start_at ? c->start_at : real;
 	sh->measure = sh->start + (int64_t)(c->warmup * 1e9);
 	sh->end = c->duration > 0 ? sh->measure + (int64_t)(c->duration * 1e9)
 				  : INT64_MAX;
@@ -264,26 +295,76 @@ static double fraction_done(struct worker *ws, const struct shared *sh)
 	return f > 1 ? 1 : f;
 }
 
-/* Wait for the threads to finish, reporting progress meanwhile. */
+/* The live view of the run for load_config.live (load.h says what is
+ * in it), read while the threads go on. */
+static void snapshot(struct worker *ws, const struct shared *sh,
+		     struct load_stats *out)
+{
+	const struct load_config *c = sh->c;
+	int64_t now = monoclock_ns();
+
+	load_stats_init(out, 1, 0);
+	for (unsigned t = 0; t < c->threads; t++) {
+		const struct load_stats *w = &ws[t].st;
+
+		out->requests += __atomic_load_n(&w->requests,
+						 __ATOMIC_RELAXED);
+		out->ok += __atomic_load_n(&w->ok, __ATOMIC_RELAXED);
+		for (int k = 0; k < LOAD_ERR_KINDS; k++)
+			out->errors[k] += __atomic_load_n(&w->errors[k],
+							  __ATOMIC_RELAXED);
+		hdr_add_live(out->latency, w->latency);
+		hdr_add_live(out->uncorrected, c->rate > 0 ? w->uncorrected
+							    : w->latency);
+	}
+	out->elapsed = now > sh->measure ? (double)(now - sh->measure) / 1e9
+					 : 0;
+}
+
+/* The next live call after one at t. */
+static int64_t next_live(const struct shared *sh, int64_t t)
+{
+	return t + (int64_t)(sh->c->live_interval * 1e9);
+}
+
+/* Wait for the threads to finish, reporting progress meanwhile, and the
+ * live view every live_interval (outside the lock: a callback may take
+ * its time, the threads never wait for it). */
 static void watch(struct worker *ws, struct shared *sh, unsigned started)
 {
+	const struct load_config *c = sh->c;
+	int64_t live_at = c->live ? next_live(sh, sh->start) : INT64_MAX;
+
 	pthread_mutex_lock(&sh->mu);
 	while (sh->finished < started) {
 		struct timespec ts;
+		int64_t wait = 200000000, now = monoclock_ns();
 
+		if (live_at - now < wait)
+			wait = live_at - now > 0 ? live_at - now : 0;
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 200000000;
-		if (ts.tv_nsec >= 1000000000) {
+		ts.tv_nsec += wait;
+		while (ts.tv_nsec >= 1000000000) {
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&sh->cv, &sh->mu, &ts);
-		if (sh->c->progress && sh->finished < started) {
-			pthread_mutex_unlock(&sh->mu);
-			sh->c->progress(sh->c->progress_arg,
-					fraction_done(ws, sh));
-			pthread_mutex_lock(&sh->mu);
+		if (sh->finished >= started)
+			break;
+		pthread_mutex_unlock(&sh->mu);
+		if (c->progress)
+			c->progress(c->progress_arg, fraction_done(ws, sh));
+		if (monoclock_ns() >= live_at) {
+			struct load_stats snap;
+
+			snapshot(ws, sh, &snap);
+			c->live(c->live_arg, &snap);
+			load_stats_free(&snap);
+			live_at = next_live(sh, live_at);
+			if (live_at < monoclock_ns())
+				live_at = next_live(sh, monoclock_ns());
 		}
+		pthread_mutex_lock(&sh->mu);
 	}
 	pthread_mutex_unlock(&sh->mu);
 }
@@ -321,7 +402,7 @@ static int workers_init(struct worker *ws, struct shared *sh,
 		if (w->ep < 0)
 			return error_errno(e, errno, "cannot create an epoll "
 					   "instance");
-		stats_init(&w->st, c->sample_cap,
+		load_stats_init(&w->st, c->sample_cap,
 			   c->seed + 0x9e3779b97f4a7c15ULL * (t + 1));
 		if (c->duration > 0) {
 			w->cap_seconds = (size_t)c->duration + 2;
@@ -352,8 +433,8 @@ static uint64_t *grow_seconds(uint64_t *p, size_t n, size_t m)
 	return p;
 }
 
-/* Add src's counts into dst. */
-static void merge_counts(struct load_stats *dst, const struct load_stats *src)
+void load_stats_add(struct load_stats *dst, const struct load_stats *src,
+		    size_t offset)
 {
 	dst->requests += src->requests;
 	dst->responses += src->responses;
@@ -372,17 +453,19 @@ static void merge_counts(struct load_stats *dst, const struct load_stats *src)
 	}
 	for (int s = 0; s < 600; s++)
 		dst->status[s] += src->status[s];
-	if (src->nseconds > dst->nseconds) {
+	if (src->nseconds && src->nseconds + offset > dst->nseconds) {
+		size_t n = src->nseconds + offset;
+
 		dst->per_second = grow_seconds(dst->per_second, dst->nseconds,
-					       src->nseconds);
+					       n);
 		dst->errors_per_second = grow_seconds(dst->errors_per_second,
-						      dst->nseconds,
-						      src->nseconds);
-		dst->nseconds = src->nseconds;
+						      dst->nseconds, n);
+		dst->nseconds = n;
 	}
 	for (size_t i = 0; i < src->nseconds; i++) {
-		dst->per_second[i] += src->per_second[i];
-		dst->errors_per_second[i] += src->errors_per_second[i];
+		dst->per_second[i + offset] += src->per_second[i];
+		dst->errors_per_second[i + offset] +=
+			src->errors_per_second[i];
 	}
 	hdr_merge(dst->latency, src->latency);
 	hdr_merge(dst->uncorrected, src->uncorrected);
@@ -404,7 +487,7 @@ static void merge(struct worker *ws, const struct shared *sh,
 	out->lag = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST,
 			   LOAD_HDR_SIGFIGS);
 	for (unsigned t = 0; t < c->threads; t++) {
-		merge_counts(out, &ws[t].st);
+		load_stats_add(out, &ws[t].st, 0);
 		/* Closed model: the send is the due time, both are one. */
 		if (c->rate <= 0)
 			hdr_merge(out->uncorrected, ws[t].st.latency);
@@ -415,6 +498,8 @@ static void merge(struct worker *ws, const struct shared *sh,
 	sample_merge(&out->sample, samples, c->threads, c->sample_cap,
 		     c->seed);
 	out->elapsed = (double)(stopped - sh->measure) / 1e9;
+	out->start_unix = (double)(sh->start_real + (sh->measure - sh->start))
+			  / 1e9;
 	if (out->elapsed < 0)
 		out->elapsed = 0;
 	free(samples);
@@ -470,8 +555,12 @@ int load_run(const struct load_config *c, struct load_stats *out,
 	while (sh.ready < started)
 		pthread_cond_wait(&sh.cv, &sh.mu);
 	sh.abort = started < c->threads;
-	if (!sh.abort)
+	if (!sh.abort) {
 		start_clock(&sh);
+		pthread_mutex_unlock(&sh.mu);
+		wait_until(c, sh.start);
+		pthread_mutex_lock(&sh.mu);
+	}
 	sh.go = true;
 	pthread_cond_broadcast(&sh.cv);
 	pthread_mutex_unlock(&sh.mu);

@@ -38,6 +38,8 @@ struct load_req {
 	bool idempotent;	/* may be sent again (http_method_idempotent) */
 };
 
+struct load_stats;
+
 struct load_config {
 	struct sockaddr_storage addr;	/* where to connect */
 	socklen_t addrlen;
@@ -53,6 +55,16 @@ struct load_config {
 	double warmup;			/* seconds sent but not recorded */
 	double rate;			/* requests/s over all connections;
 					 * 0: the closed model */
+	/* A segment (segments > 1) of a test spread over several
+	 * processes: connections and requests are this segment's share,
+	 * rate the whole test's, and the open model's request k of the
+	 * whole test's schedule, due at start + k / rate, is this
+	 * segment's when k % segments == segment (its m-th, dealt to its
+	 * connection m % connections). */
+	unsigned segment, segments;
+	int64_t start_at;		/* the schedule's origin, unix ns
+					 * (CLOCK_REALTIME), or 0: once
+					 * connected */
 	double timeout;			/* per request, and per connect */
 	size_t sample_cap;		/* latencies kept in the sample */
 	uint64_t seed;
@@ -62,6 +74,16 @@ struct load_config {
 	 * may be NULL. */
 	void (*progress)(void *arg, double fraction);
 	void *progress_arg;
+	/* Called from the calling thread every live_interval seconds (> 0)
+	 * while the run goes on, with the threads' counters and histograms
+	 * read without stopping them (relaxed atomics; each count is of its
+	 * own moment, within microseconds of the others): requests, ok,
+	 * errors[], latency and uncorrected (min and max widened to their
+	 * buckets' bounds) and elapsed (since the measured interval began;
+	 * 0 in the warm-up) are filled, the rest is zero. May be NULL. */
+	void (*live)(void *arg, const struct load_stats *snapshot);
+	void *live_arg;
+	double live_interval;
 };
 
 /* Kinds of failed requests. A response with a status other than 2xx or
@@ -91,6 +113,8 @@ struct load_stats {
 					 * (nseconds too; NULL when none) */
 	size_t nseconds;
 	double elapsed;		/* seconds measured */
+	double start_unix;	/* when the measured interval began, unix
+				 * seconds */
 	uint64_t requests;	/* requests that ended: a response or an
 				 * error */
 	uint64_t responses;	/* of which responses (any status) */
@@ -119,6 +143,13 @@ const char *load_err_name(enum load_err k);
 int load_run(const struct load_config *c, struct load_stats *out,
 	     struct error *e);
 void load_stats_free(struct load_stats *s);
+/* Empty stats with the engine's histograms and a sample of sample_cap. */
+void load_stats_init(struct load_stats *s, size_t sample_cap,
+		     uint64_t seed);
+/* Add src's counts, per-second counts (src's second i as dst's
+ * i + offset) and histograms into dst; not the sample, nor elapsed. */
+void load_stats_add(struct load_stats *dst, const struct load_stats *src,
+		    size_t offset);
 
 /* Total errors of every kind. */
 uint64_t load_errors_total(const struct load_stats *s);

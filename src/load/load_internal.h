@@ -98,6 +98,7 @@ struct shared {
 	bool go;			/* the clock started */
 	bool abort;			/* a thread could not start */
 	int64_t start;			/* the schedule's origin */
+	int64_t start_real;		/* the same, CLOCK_REALTIME */
 	int64_t measure;		/* start + warmup */
 	int64_t end;			/* measure + duration, or INT64_MAX */
 	double ns_per_req;		/* open model: 1e9 / rate */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "profile/output.h"
+#include "profile/pystacks.h"
 #include "util/strutil.h"
 
 enum profile_fmt profile_fmt_named(const char *s)
@@ -62,8 +63,11 @@ static void with_lines(const struct profile *src, struct profile *dst)
 	for (size_t i = 0; i < src->nframes; i++) {
 		struct frame f = src->frames[i];
 		const char *base = f.file ? strrchr(f.file, '/') : NULL;
+		/* a Python frame's name has its file and first line
+		 * already: the executing line takes their place */
+		int len = pystacks_name_len(&f);
 		char *label = f.file && f.line
-			? xasprintf("%s (%s:%d)", f.function,
+			? xasprintf("%.*s (%s:%d)", len, f.function,
 				    base ? base + 1 : f.file, f.line)
 			: xstrdup(f.function);
 

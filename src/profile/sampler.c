@@ -176,6 +176,10 @@ static void make_attr(const struct sampler *s, struct perf_event_attr *a)
 	/* wake the reader at a quarter full: three quarters of headroom */
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(data / 4);
+	if (s->o.prompt) {
+		a->watermark = 0;
+		a->wakeup_events = 1;
+	}
 }
 
 /*

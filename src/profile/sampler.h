@@ -39,6 +39,10 @@ struct sampler_opts {
 				 * page_fault callback; `trace`) */
 	const char *const *env_add;	/* the program's environment
 					 * additions (child.h), or NULL */
+	bool prompt;		/* wake the reader at every sample, not at
+				 * a quarter full: a callback that reads
+				 * the sampled process's memory (Python
+				 * frames) reads it as soon as can be */
 };
 
 /* A sample as the kernel gave it. */

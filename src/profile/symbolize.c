@@ -62,10 +62,48 @@ void symtab_free(struct symtab *s)
 	hashidx_free(&s->procs);
 	hashidx_free(&s->modules);
 	hashidx_free(&s->strings);
+	hashidx_free(&s->synth_index);
+	free(s->synth);
 	if (s->vdso_fd >= 0)
 		close(s->vdso_fd);
 	free(s->cache_dir);
 	free(s);
+}
+
+static uint64_t synth_hash(const struct frame *f)
+{
+	/* the strings are interned: equal strings, equal pointers */
+	return hash_u64((uint64_t)(uintptr_t)f->function * 31 ^
+			(uint64_t)(uintptr_t)f->file * 7 ^
+			(uint64_t)(uintptr_t)f->module ^
+			(uint64_t)(uint32_t)f->line << 40);
+}
+
+uint64_t symtab_synth(struct symtab *s, const struct frame *f)
+{
+	struct frame in = {
+		.function = st_intern(s, f->function ? f->function
+						     : "[unknown]"),
+		.file = f->file ? st_intern(s, f->file) : NULL,
+		.line = f->line,
+		.module = st_intern(s, f->module ? f->module : "[unknown]"),
+	};
+	uint64_t h = synth_hash(&in), v;
+	size_t pos;
+
+	for (v = hashidx_first(&s->synth_index, h, &pos); v;
+	     v = hashidx_next(&s->synth_index, h, &pos)) {
+		const struct frame *o = &s->synth[v - 1];
+
+		if (o->function == in.function && o->file == in.file &&
+		    o->line == in.line && o->module == in.module)
+			return SYMTAB_SYNTH | (v - 1);
+	}
+	s->synth = xgrow(s->synth, &s->capsynth, s->nsynth + 1,
+			 sizeof(*s->synth));
+	s->synth[s->nsynth++] = in;
+	hashidx_add(&s->synth_index, h, s->nsynth);
+	return SYMTAB_SYNTH | (s->nsynth - 1);
 }
 
 /* When max is smaller than the inline chain, the innermost frames are
@@ -74,12 +112,22 @@ size_t symtab_lookup(struct symtab *s, uint32_t pid, uint64_t addr,
 		     bool is_return, struct frame *out, size_t max)
 {
 	uint64_t q = is_return && addr ? addr - 1 : addr, bias;
-	struct proc *p = proc_find(s, pid, true);
-	struct mapping *m = map_find(p, q);
+	struct proc *p;
+	struct mapping *m;
 	const struct jit_sym *j;
 	size_t n = 1;
 
 	assert(max > 0);
+	if (addr & SYMTAB_SYNTH) {
+		uint64_t k = addr & ~SYMTAB_SYNTH;
+
+		out[0] = k < s->nsynth ? s->synth[k] : (struct frame){
+			.function = s->unknown, .module = s->unknown };
+		out[0].address = 0;
+		return 1;
+	}
+	p = proc_find(s, pid, true);
+	m = map_find(p, q);
 	if (m && m->mod && map_bias(s, m, &bias) == 0) {
 		struct cached c = module_lookup(s, m->mod, q - bias);
 

@@ -58,6 +58,17 @@ size_t symtab_lookup(struct symtab *s, uint32_t pid, uint64_t addr,
 		     bool is_return, struct frame *out, size_t max);
 
 /*
+ * Synthetic frames: frames that are not code at an address (an
+ * interpreter's, such as Python's, profile/pystacks.h) travel through the
+ * raw address chains as an address with SYMTAB_SYNTH set, which
+ * symtab_lookup turns back into the frame (one, whatever is_return). No
+ * user address has that bit. symtab_synth interns f (its strings copied;
+ * equal frames give the same address) and returns its address.
+ */
+#define SYMTAB_SYNTH (1ULL << 63)
+uint64_t symtab_synth(struct symtab *s, const struct frame *f);
+
+/*
  * Unwind a user stack sampled in dwarf mode: regs as in sampler.h's
  * SAMPLER_REGS, stack a copy from SP upwards. Writes up to max return
  * addresses (the sampled IP first) to ips and returns how many.

@@ -130,6 +130,9 @@ struct symtab {
 	int vdso_fd;			/* -2 not tried, -1 unavailable */
 	char *cache_dir;		/* NULL: no disk cache */
 	char *unknown, *jit_name;
+	struct frame *synth;		/* symtab_synth's frames */
+	size_t nsynth, capsynth;
+	struct hashidx synth_index;	/* synth + 1 */
 };
 
 /* intern.c: sorted arrays of structs that begin with a uint64_t start

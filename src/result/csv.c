@@ -39,11 +39,7 @@ static void put_number(double v, FILE *fp)
 
 	if (!isfinite(v))
 		return;
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
+	fmt_roundtrip(v, buf, sizeof(buf));
 	fputs(buf, fp);
 }
 

@@ -11,6 +11,7 @@
  * U+FFFD.
  */
 #include "result/result.h"
+#include "result/json_internal.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -202,6 +203,7 @@ static json_t *benchmark_json(const struct benchmark *b)
 		put(o, "warmup_wall_time", jseries(&b->warmup_wall_time));
 	if (b->timeline.t.n)
 		put(o, "timeline", timeline_json(&b->timeline));
+	json_put_load_keys(o, b);
 	return o;
 }
 

@@ -70,6 +70,13 @@ int jr_bad_value(struct reader *rd, const char *where, double v);
  */
 int jr_summarize(struct reader *rd, struct result *r);
 
+/* `load`'s "histograms", "per_second" and "counts" of benchmark b
+ * (json_load.c): written into o when b has them; read from o (absent:
+ * none) with every number checked. */
+void json_put_load_keys(json_t *o, const struct benchmark *b);
+int json_read_load_keys(struct reader *rd, json_t *o, const char *where,
+			struct benchmark *b);
+
 /* Other tools' files: detected from the top-level keys of root (an
  * object), then read into r (initialized, empty). */
 bool import_hyperfine_detect(json_t *root);

@@ -456,7 +456,8 @@ static int read_benchmark(struct reader *rd, json_t *o, const char *where,
 			   &b->nwarnings) ||
 	       series_member(rd, o, where, "warmup_wall_time", 0,
 			     &b->warmup_wall_time) ||
-	       read_timeline(rd, o, where, b) ? -1 : 0;
+	       read_timeline(rd, o, where, b) ||
+	       json_read_load_keys(rd, o, where, b) ? -1 : 0;
 }
 
 static int read_comparison(struct reader *rd, json_t *o, const char *where,

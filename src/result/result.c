@@ -77,6 +77,16 @@ static void benchmark_release(struct benchmark *b)
 	free(b->timeline.t.v);
 	free(b->timeline.heap.v);
 	free(b->timeline.rss.v);
+	for (size_t i = 0; i < b->nhists; i++) {
+		free(b->hists[i].metric);
+		hdr_free(b->hists[i].h);
+	}
+	free(b->hists);
+	free(b->load.ok.v);
+	free(b->load.errors.v);
+	for (size_t i = 0; i < b->load.ncounts; i++)
+		free(b->load.counts[i].key);
+	free(b->load.counts);
 }
 
 static void comparison_release(struct comparison *c)
@@ -514,6 +524,14 @@ void result_summarize_ci(struct result *r, unsigned long long seed,
 				m->summary.median_ci[1] = NAN;
 			m->summarized = m->n;
 		}
+		/* every request's histogram over the sample's statistics */
+		for (size_t j = 0; j < b->nhists; j++) {
+			struct metric *m = benchmark_find_metric(
+				b, b->hists[j].metric);
+
+			if (m)
+				metric_summarize_hdr(m, b->hists[j].h);
+		}
 	}
 }
 
@@ -521,6 +539,86 @@ void result_summarize(struct result *r, unsigned long long seed,
 		      size_t resamples)
 {
 	result_summarize_ci(r, seed, resamples, NULL);
+}
+
+void benchmark_set_histogram(struct benchmark *b, const char *metric,
+			     const struct hdr *h)
+{
+	int64_t lo, hi;
+	int sig;
+	struct hdr *copy;
+	size_t i;
+
+	hdr_params(h, &lo, &hi, &sig);
+	copy = hdr_new(lo, hi, sig);
+	hdr_merge(copy, h);
+	for (i = 0; i < b->nhists; i++)
+		if (!strcmp(b->hists[i].metric, metric))
+			break;
+	if (i == b->nhists) {
+		b->hists = xrealloc(b->hists, (b->nhists + 1) *
+				    sizeof(*b->hists));
+		b->hists[b->nhists++].metric = xstrdup(metric);
+	} else {
+		hdr_free(b->hists[i].h);
+	}
+	b->hists[i].h = copy;
+}
+
+const struct hdr *benchmark_histogram(const struct benchmark *b,
+				      const char *metric)
+{
+	for (size_t i = 0; i < b->nhists; i++)
+		if (!strcmp(b->hists[i].metric, metric))
+			return b->hists[i].h;
+	return NULL;
+}
+
+void load_detail_set_count(struct load_detail *d, const char *key, double v)
+{
+	for (size_t i = 0; i < d->ncounts; i++) {
+		if (!strcmp(d->counts[i].key, key)) {
+			d->counts[i].value = v;
+			return;
+		}
+	}
+	d->counts = xrealloc(d->counts, (d->ncounts + 1) * sizeof(*d->counts));
+	d->counts[d->ncounts].key = xstrdup(key);
+	d->counts[d->ncounts++].value = v;
+}
+
+double load_detail_count(const struct load_detail *d, const char *key)
+{
+	for (size_t i = 0; i < d->ncounts; i++)
+		if (!strcmp(d->counts[i].key, key))
+			return d->counts[i].value;
+	return NAN;
+}
+
+static double ns_to_s(int64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+void metric_summarize_hdr(struct metric *m, const struct hdr *h)
+{
+	struct summary *s = &m->summary;
+
+	metric_set_extra(m, "count", (double)hdr_count(h));
+	if (!metric_has_summary(m) || hdr_count(h) == 0)
+		return;
+	s->mean = hdr_mean(h) / 1e9;
+	s->stddev = hdr_stddev(h) / 1e9;
+	s->min = ns_to_s(hdr_min(h));
+	s->max = ns_to_s(hdr_max(h));
+	s->median = ns_to_s(hdr_percentile(h, 50));
+	s->p25 = ns_to_s(hdr_percentile(h, 25));
+	s->p75 = ns_to_s(hdr_percentile(h, 75));
+	s->p90 = ns_to_s(hdr_percentile(h, 90));
+	s->p95 = ns_to_s(hdr_percentile(h, 95));
+	s->p99 = ns_to_s(hdr_percentile(h, 99));
+	metric_set_extra(m, "p99_9", ns_to_s(hdr_percentile(h, 99.9)));
+	metric_set_extra(m, "p99_99", ns_to_s(hdr_percentile(h, 99.99)));
 }
 
 /* ", p < 0.001" or ", p = 0.012"; nothing when p is unknown. */

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "stats/hdr.h"
 #include "stats/stats.h"
 #include "util/error.h"
 
@@ -62,6 +63,24 @@ struct heap_timeline {
 	struct series rss;	/* bytes resident (NaN: no sample) */
 };
 
+/* `load`: the histogram of every request's value of a metric (ns),
+ * lossless: JSON "histograms" (docs/result-format.md). */
+struct bench_hist {
+	char *metric;		/* "latency", "latency_uncorrected", "send_lag" */
+	struct hdr *h;
+};
+
+/* `load`: what merging segments needs beyond the metrics (JSON
+ * "per_second" and "counts"); present false: none. */
+struct load_detail {
+	bool present;
+	double start;		/* unix seconds the measured interval began */
+	double elapsed;		/* seconds measured */
+	struct series ok, errors;	/* 2xx/3xx and failed, each second */
+	struct metric_extra *counts;	/* named totals: requests, ok, ... */
+	size_t ncounts;
+};
+
 struct benchmark {
 	char *name;
 	char **command;		/* argv, NULL-terminated */
@@ -81,6 +100,9 @@ struct benchmark {
 	 * measured runs (NaN: timed out) */
 	struct series warmup_wall_time;
 	struct heap_timeline timeline;		/* `mem` */
+	struct bench_hist *hists;		/* `load` */
+	size_t nhists;
+	struct load_detail load;		/* `load` */
 };
 
 /*
@@ -195,6 +217,23 @@ struct metric *benchmark_find_metric(const struct benchmark *b,
  * absent. */
 int benchmark_remove_metric(struct benchmark *b, const char *name);
 void metric_push(struct metric *m, double v);
+/* Keep a copy of h as the histogram of metric (replaced if present). */
+void benchmark_set_histogram(struct benchmark *b, const char *metric,
+			     const struct hdr *h);
+/* The histogram of metric; NULL if none. */
+const struct hdr *benchmark_histogram(const struct benchmark *b,
+				      const char *metric);
+/* Set (replace) the count key of b->load. */
+void load_detail_set_count(struct load_detail *d, const char *key, double v);
+/* The count key of d; NaN if absent. */
+double load_detail_count(const struct load_detail *d, const char *key);
+/*
+ * m's summary from h (ns; every request) over the one of its values
+ * (which it needs: nothing is done without one): mean, stddev, min, max,
+ * median, p25 ... p99 in seconds, and the extra keys count, p99_9,
+ * p99_99. result_summarize does this for every metric with a histogram.
+ */
+void metric_summarize_hdr(struct metric *m, const struct hdr *h);
 /* Set the extra summary key (replaced if present); key must not be one of
  * the standard keys (unit, n, values, mean, ..., outliers). */
 void metric_set_extra(struct metric *m, const char *key, double v);

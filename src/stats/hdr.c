@@ -188,12 +188,18 @@ bool hdr_record_n(struct hdr *h, int64_t v, int64_t count)
 		v = h->lowest;
 	else if (!in_range)
 		v = h->highest;
-	h->counts[index_of(h, v)] += count;
-	h->total += count;
+	/* Relaxed stores (plain moves on x86-64): hdr_add_live may read
+	 * them from another thread meanwhile. The caller is the one writer,
+	 * so no read-modify-write needs to be atomic. */
+	size_t i = index_of(h, v);
+
+	__atomic_store_n(&h->counts[i], h->counts[i] + count,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&h->total, h->total + count, __ATOMIC_RELAXED);
 	if (v < h->min)
-		h->min = v;
+		__atomic_store_n(&h->min, v, __ATOMIC_RELAXED);
 	if (v > h->max)
-		h->max = v;
+		__atomic_store_n(&h->max, v, __ATOMIC_RELAXED);
 	return in_range;
 }
 
@@ -219,6 +225,123 @@ int hdr_merge(struct hdr *dst, const struct hdr *src)
 		dst->min = src->min;
 	if (src->max > dst->max)
 		dst->max = src->max;
+	return 0;
+}
+
+static bool same_shape(const struct hdr *a, const struct hdr *b)
+{
+	return a->lowest == b->lowest && a->highest == b->highest &&
+	       a->sigfigs == b->sigfigs;
+}
+
+/* total, min and max of h from its counts: min and max to the bucket
+ * (its lowest and highest equivalent values). */
+static void recount(struct hdr *h)
+{
+	size_t first = h->len, last = 0;
+	int64_t width;
+
+	h->total = 0;
+	for (size_t i = 0; i < h->len; i++) {
+		if (!h->counts[i])
+			continue;
+		if (first == h->len)
+			first = i;
+		last = i;
+		h->total += h->counts[i];
+	}
+	if (!h->total) {
+		h->min = INT64_MAX;
+		h->max = 0;
+		return;
+	}
+	h->min = lowest_at(h, first, &width);
+	h->max = lowest_at(h, last, &width) + (width - 1);
+	if (h->min < h->lowest)
+		h->min = h->lowest;
+	if (h->max > h->highest)
+		h->max = h->highest;
+}
+
+int hdr_add_live(struct hdr *dst, const struct hdr *src)
+{
+	int64_t lo, hi, width;
+	bool any = false;
+
+	if (!same_shape(dst, src))
+		return -1;
+	for (size_t i = 0; i < src->len; i++) {
+		int64_t c = __atomic_load_n(&src->counts[i], __ATOMIC_RELAXED);
+
+		if (!c)
+			continue;
+		dst->counts[i] += c;
+		dst->total += c;
+		lo = lowest_at(src, i, &width);
+		hi = lo + (width - 1);
+		if (!any && lo < dst->min)
+			dst->min = lo < dst->lowest ? dst->lowest : lo;
+		if (hi > dst->max)
+			dst->max = hi > dst->highest ? dst->highest : hi;
+		any = true;
+	}
+	return 0;
+}
+
+int hdr_subtract(struct hdr *dst, const struct hdr *src)
+{
+	if (!same_shape(dst, src))
+		return -1;
+	for (size_t i = 0; i < dst->len; i++)
+		dst->counts[i] = dst->counts[i] > src->counts[i] ?
+				 dst->counts[i] - src->counts[i] : 0;
+	recount(dst);
+	return 0;
+}
+
+void hdr_params(const struct hdr *h, int64_t *lowest, int64_t *highest,
+		int *sigfigs)
+{
+	*lowest = h->lowest;
+	*highest = h->highest;
+	*sigfigs = h->sigfigs;
+}
+
+int hdr_foreach_bucket(const struct hdr *h,
+		       int (*fn)(int64_t value, int64_t count, void *arg),
+		       void *arg)
+{
+	size_t first, last;
+	int64_t width;
+	int ret;
+
+	if (!h->total)
+		return 0;
+	span(h, &first, &last);
+	for (size_t i = first; i <= last; i++) {
+		if (!h->counts[i])
+			continue;
+		int64_t v = lowest_at(h, i, &width);
+
+		/* bucket of lowest may start below it */
+		ret = fn(v < h->lowest ? h->lowest : v, h->counts[i], arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int hdr_set_range(struct hdr *h, int64_t min, int64_t max)
+{
+	size_t first, last;
+
+	if (!h->total || min < h->lowest || max > h->highest || min > max)
+		return -1;
+	span(h, &first, &last);
+	if (index_of(h, min) != first || index_of(h, max) != last)
+		return -1;
+	h->min = min;
+	h->max = max;
 	return 0;
 }
 

@@ -41,6 +41,35 @@ bool hdr_record_n(struct hdr *h, int64_t v, int64_t count);
  * arguments; returns -1 (and changes nothing) when they were not. */
 int hdr_merge(struct hdr *dst, const struct hdr *src);
 
+/*
+ * Add src's counts to dst while src's one writer may be recording into
+ * it (hdr_record stores with relaxed atomics): each count is read once,
+ * so the sum is a moment of each bucket, not of all at once. dst's total
+ * follows from the counts read, its min and max widen to the buckets'
+ * lowest and highest equivalent values. -1 for different parameters.
+ */
+int hdr_add_live(struct hdr *dst, const struct hdr *src);
+/* Take src's counts from dst's (not below 0); dst's min and max become
+ * its first and last buckets' bounds. -1 for different parameters. */
+int hdr_subtract(struct hdr *dst, const struct hdr *src);
+
+/* The arguments h was made with. */
+void hdr_params(const struct hdr *h, int64_t *lowest, int64_t *highest,
+		int *sigfigs);
+/*
+ * Call fn for each non-empty bucket in ascending order with its lowest
+ * equivalent value (hdr_record_n of that value and count fills the same
+ * bucket) and its count. Stops when fn returns non-zero, and returns
+ * that; 0 otherwise. With hdr_min and hdr_max this is h, losslessly.
+ */
+int hdr_foreach_bucket(const struct hdr *h,
+		       int (*fn)(int64_t value, int64_t count, void *arg),
+		       void *arg);
+/* Set the exact min and max of a histogram rebuilt by hdr_record_n from
+ * hdr_foreach_bucket: -1 (nothing changed) when min is not in its first
+ * non-empty bucket or max not in its last. */
+int hdr_set_range(struct hdr *h, int64_t min, int64_t max);
+
 int64_t hdr_count(const struct hdr *h);
 /* Exact min and max of what was recorded (0 when empty). */
 int64_t hdr_min(const struct hdr *h);

@@ -116,114 +116,106 @@ static const char migrate_v2[] =
 	"CREATE INDEX results_commit ON results (git_commit);"
 	"CREATE INDEX results_branch ON results (git_branch);";
 
-static const char *const migrations[] = { migrate_v1, migrate_v2 };
-#define STORE_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
+/* The fingerprint of every result (store_fingerprint), by which `store
+ * copy` knows a result it copied before. NULL in the rows saved before:
+ * a copy into the store fills them in first. */
+static const char migrate_v3[] =
+	"ALTER TABLE results ADD COLUMN fingerprint TEXT;"
+	"CREATE INDEX results_fingerprint ON results (fingerprint);";
 
-int store_stmt(struct store *s, enum store_stmt_id id, const char *sql,
-	       sqlite3_stmt **out)
+const char *const store_migrations[] = { migrate_v1, migrate_v2, migrate_v3 };
+#define STORE_VERSION ((int)(sizeof(store_migrations) / \
+			     sizeof(store_migrations[0])))
+const int store_version = STORE_VERSION;
+
+/* The SQLite driver: the statement calls of store_backend. */
+static int lite_prepare(struct store *s, const char *sql, struct store_st *st)
 {
-	sqlite3_stmt *st = s->stmts[id];
-	int rc;
+	return sqlite.sqlite3_prepare_v3(s->db, sql, -1,
+					 SQLITE_PREPARE_PERSISTENT, &st->lite,
+					 NULL);
+}
 
-	if (!st) {
-		rc = sqlite.sqlite3_prepare_v3(s->db, sql, -1,
-					SQLITE_PREPARE_PERSISTENT, &st, NULL);
-		if (rc != SQLITE_OK)
-			return rc;
-		s->stmts[id] = st;
-	}
+static void lite_finalize(struct store_st *st)
+{
+	/* (NULL when SQLite could not even be loaded) */
+	if (st->lite)
+		(void)sqlite.sqlite3_finalize(st->lite);
+	st->lite = NULL;
+}
+
+static int lite_reset(struct store_st *st)
+{
 	/* reset returns the error of the last step, already handled by
 	 * whoever stepped it; the statement is reset either way. */
-	sqlite.sqlite3_reset(st);
-	rc = sqlite.sqlite3_clear_bindings(st);
-	*out = st;
-	return rc;
+	sqlite.sqlite3_reset(st->lite);
+	return sqlite.sqlite3_clear_bindings(st->lite);
 }
 
-static int bind_one(sqlite3_stmt *st, int i, char type, va_list *ap)
+static int lite_bind_int(struct store_st *st, int i, long long v)
 {
-	const char *str;
-	double d;
-
-	switch (type) {
-	case 'i':
-		return sqlite.sqlite3_bind_int64(st, i, va_arg(*ap, long long));
-	case 't':
-		str = va_arg(*ap, const char *);
-		return sqlite.sqlite3_bind_text(st, i, str, -1, SQLITE_STATIC);
-	case 'd':
-		d = va_arg(*ap, double);
-		if (isnan(d))
-			return sqlite.sqlite3_bind_null(st, i);
-		return sqlite.sqlite3_bind_double(st, i, d);
-	}
-	return SQLITE_MISUSE;
+	return sqlite.sqlite3_bind_int64(st->lite, i, v);
 }
 
-int store_bind(sqlite3_stmt *st, const char *fmt, ...)
+static int lite_bind_text(struct store_st *st, int i, const char *v)
 {
-	va_list ap;
-	int rc = SQLITE_OK;
-
-	va_start(ap, fmt);
-	for (int i = 0; fmt[i] && rc == SQLITE_OK; i++)
-		rc = bind_one(st, i + 1, fmt[i], &ap);
-	va_end(ap);
-	return rc;
+	return sqlite.sqlite3_bind_text(st->lite, i, v, -1, SQLITE_STATIC);
 }
 
-int store_step_done(sqlite3_stmt *st)
+static int lite_bind_double(struct store_st *st, int i, double v)
 {
-	int rc = sqlite.sqlite3_step(st);
-
-	if (rc == SQLITE_ROW)
-		rc = SQLITE_MISUSE;
-	else if (rc == SQLITE_DONE)
-		rc = sqlite.sqlite3_reset(st);
-	return rc;
+	return sqlite.sqlite3_bind_double(st->lite, i, v);
 }
 
-int store_exec(struct store *s, const char *sql)
+static int lite_bind_null(struct store_st *st, int i)
+{
+	return sqlite.sqlite3_bind_null(st->lite, i);
+}
+
+static int lite_step(struct store_st *st)
+{
+	return sqlite.sqlite3_step(st->lite);
+}
+
+static long long lite_col_int(struct store_st *st, int col)
+{
+	return sqlite.sqlite3_column_int64(st->lite, col);
+}
+
+static double lite_col_double(struct store_st *st, int col)
+{
+	return sqlite.sqlite3_column_double(st->lite, col);
+}
+
+static const char *lite_col_text(struct store_st *st, int col)
+{
+	return (const char *)sqlite.sqlite3_column_text(st->lite, col);
+}
+
+static bool lite_col_null(struct store_st *st, int col)
+{
+	return sqlite.sqlite3_column_type(st->lite, col) == SQLITE_NULL;
+}
+
+static int lite_exec(struct store *s, const char *sql)
 {
 	return sqlite.sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 }
 
-int store_begin(struct store *s, bool write)
+static int lite_begin(struct store *s, bool write)
 {
-	return store_exec(s, write ? "BEGIN IMMEDIATE" : "BEGIN");
+	return lite_exec(s, write ? "BEGIN IMMEDIATE" : "BEGIN");
 }
 
-/*
- * Reset every cached statement: one left on a row (a lookup that wanted
- * the first row only) would hold its read snapshot past the end of the
- * transaction, and keep checkpoints from reaching it. reset returns the
- * last step's error, which its caller has already handled.
- */
-static void reset_all(struct store *s)
+static int lite_commit(struct store *s)
 {
-	for (int i = 0; i < SQ_COUNT; i++)
-		if (s->stmts[i])
-			(void)sqlite.sqlite3_reset(s->stmts[i]);
+	return lite_exec(s, "COMMIT");
 }
 
-int store_commit(struct store *s)
+static void lite_rollback(struct store *s)
 {
-	reset_all(s);
-	return store_exec(s, "COMMIT");
-}
-
-void store_rollback(struct store *s)
-{
-	reset_all(s);
 	if (!sqlite.sqlite3_get_autocommit(s->db))
-		(void)store_exec(s, "ROLLBACK");
-}
-
-char *store_column_str(sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite.sqlite3_column_text(st, col);
-
-	return t ? xstrdup((const char *)t) : NULL;
+		(void)lite_exec(s, "ROLLBACK");
 }
 
 /* The system's reason behind an SQLite I/O failure: the errno of the
@@ -241,7 +233,7 @@ static void os_reason(struct store *s, int rc, char *why, size_t len)
 						: sqlite.sqlite3_errstr(rc));
 }
 
-int store_fail(struct store *s, int rc, struct error *e)
+int store_sqlite_fail(struct store *s, int rc, struct error *e)
 {
 	char why[256];
 	int ret;
@@ -355,14 +347,7 @@ static int read_version(struct store *s, int *version, struct error *e)
 			  "another program)", s->path);
 		return -STORE_ERR_CORRUPT;
 	}
-	if (ver > STORE_VERSION || ver < 0) {
-		error_set(e, "'%s' was written by a newer yardstick: its "
-			  "schema version is %lld, this yardstick knows up "
-			  "to %d", s->path, ver, STORE_VERSION);
-		return -STORE_ERR_SCHEMA;
-	}
-	*version = (int)ver;
-	return 0;
+	return store_known_version(s, ver, version, e);
 }
 
 /* Apply the steps from version to STORE_VERSION; in a transaction. */
@@ -372,7 +357,7 @@ static int apply_steps(struct store *s, int version)
 	int rc = SQLITE_OK;
 
 	for (int v = version; v < STORE_VERSION && rc == SQLITE_OK; v++)
-		rc = store_exec(s, migrations[v]);
+		rc = store_exec(s, store_migrations[v]);
 	if (rc != SQLITE_OK)
 		return rc;
 	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; "
@@ -756,10 +741,8 @@ static int ingest(struct store *s, enum store_mode mode, struct error *e)
 		store_set_busy_timeout(s, STORE_READER_WAIT_MS);
 	ret = store_log_ingest(s, false, e);
 	if (ret == -STORE_ERR_LOCKED) {
-		for (int i = 0; i < SQ_COUNT; i++) {
-			(void)sqlite.sqlite3_finalize(s->stmts[i]);
-			s->stmts[i] = NULL;
-		}
+		for (int i = 0; i < SQ_COUNT; i++)
+			lite_finalize(&s->stmts[i]);
 		(void)sqlite.sqlite3_close(s->db);
 		s->db = NULL;
 		s->mode = STORE_READ;
@@ -778,23 +761,17 @@ union store_sqlite sqlite;
 static struct dynlib sqlite_lib = DYNLIB(sqlite, STORE_SQLITE_FUNCTIONS,
 	"libsqlite3.so.0", "libsqlite3-0", "SQLite, which keeps the store");
 
-int store_open(struct store **out, const char *path, enum store_mode mode,
-	       struct error *e)
+static int lite_open(struct store *s, enum store_mode mode, struct error *e)
 {
-	struct store *s;
+	const char *path = s->path;
 	bool pending, copy = false;
 	int ret;
 
-	*out = NULL;
 	if (dynlib_load(&sqlite_lib, e))
 		return -STORE_ERR_NOLIB;
 	ret = store_prepare_path(path, mode, e);
 	if (ret)
 		return ret;
-	s = xcalloc(1, sizeof(*s));
-	s->path = xstrdup(path);
-	s->busy_ms = STORE_BUSY_MS;
-	s->mode = mode;
 	/* A writer's -wal and -shm may already be there (durability notes
 	 * above configure): SQLite would write through them, but a store in
 	 * a directory we cannot write stays read-only to us, as when SQLite
@@ -819,36 +796,24 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 	}
 	if (!ret && pending)
 		ret = copy ? store_log_ingest(s, true, e) : ingest(s, mode, e);
-	if (ret) {
-		store_close(s);
-		return ret;
-	}
-	*out = s;
-	return 0;
+	return ret;
 }
 
-void store_set_busy_timeout(struct store *s, int ms)
+static void lite_set_busy(struct store *s, int ms)
 {
 	/* Cannot fail on an open connection: SQLite returns SQLITE_OK. */
-	(void)sqlite.sqlite3_busy_timeout(s->db, ms);
-	s->busy_ms = ms;
+	if (s->db)
+		(void)sqlite.sqlite3_busy_timeout(s->db, ms);
 }
 
-const char *store_path(const struct store *s)
+static void lite_close(struct store *s)
 {
-	return s->path;
-}
-
-void store_close(struct store *s)
-{
-	if (!s)
-		return;
 	/* finalize returns the last step's error, handled when it happened;
 	 * with every statement finalized close cannot be busy. Closing does
 	 * not checkpoint: the -wal stays (durability notes above
 	 * configure). */
 	for (int i = 0; i < SQ_COUNT; i++)
-		(void)sqlite.sqlite3_finalize(s->stmts[i]);
+		lite_finalize(&s->stmts[i]);
 	/* The bound on the -wal (durability notes above configure); busy
 	 * or failing, it is tried again at a later close. */
 	if (s->db && s->mode != STORE_READ &&
@@ -856,11 +821,24 @@ void store_close(struct store *s)
 		(void)sqlite.sqlite3_busy_timeout(s->db, 0);
 		(void)store_exec(s, "PRAGMA wal_checkpoint(TRUNCATE)");
 	}
-	(void)sqlite.sqlite3_close(s->db);
+	if (s->db)
+		(void)sqlite.sqlite3_close(s->db);
 	remove_copy(s);
-	free(s->path);
-	free(s);
 }
+
+const struct store_backend store_sqlite_backend = {
+	.name = "SQLite",
+	.prepare = lite_prepare, .finalize = lite_finalize,
+	.reset = lite_reset, .bind_int = lite_bind_int,
+	.bind_text = lite_bind_text, .bind_double = lite_bind_double,
+	.bind_null = lite_bind_null, .step = lite_step,
+	.col_int = lite_col_int, .col_double = lite_col_double,
+	.col_text = lite_col_text, .col_null = lite_col_null,
+	.exec = lite_exec, .begin = lite_begin, .commit = lite_commit,
+	.rollback = lite_rollback, .fail = store_sqlite_fail,
+	.open = lite_open, .close = lite_close, .save = store_sqlite_save,
+	.set_busy = lite_set_busy,
+};
 
 char *store_default_path(struct error *e)
 {

@@ -1,16 +1,23 @@
 /*
- * The results store: every result set `run` (and later `load`, `mem`,
- * libyardstick) produces, kept in one SQLite file with every per-run value,
- * for `history`, `compare` and `gate`. This module is the only code that
- * includes sqlite3.h.
+ * The results store: every result set `run` (and `load`, `mem`, `bench`,
+ * `trace`) produces, kept with every per-run value, for `history`,
+ * `compare` and `gate`. A store is a SQLite file, or a PostgreSQL
+ * database named by a postgresql:// or postgres:// URL (the shared store
+ * of a team); the functions below work alike on both, and nothing outside
+ * this module knows which one it talks to (store_internal.h has the
+ * backends). This module is the only code that includes sqlite3.h and
+ * libpq-fe.h.
  *
- * Concurrency: WAL mode and a busy timeout, so that several yardstick
- * processes (8 concurrent `run`s in the tests) can write to one store and
- * none loses its result. Errors name the file.
+ * Concurrency: SQLite in WAL mode with a busy timeout, so that several
+ * yardstick processes (8 concurrent `run`s in the tests) can write to one
+ * store and none loses its result; PostgreSQL with one transaction per
+ * save (32 concurrent writers in the tests). Errors name the file, or the
+ * URL without its password.
  *
- * A save (store_save_to) is appended to the store's log, PATH-log, without
- * SQLite; store_open moves the log into the database before anything else
- * (store_log.c has the design).
+ * On SQLite, a save (store_save_to) is appended to the store's log,
+ * PATH-log, without SQLite; store_open moves the log into the database
+ * before anything else (store_log.c has the design). On PostgreSQL a save
+ * goes to the server at once.
  */
 #ifndef YS_STORE_STORE_H
 #define YS_STORE_STORE_H
@@ -35,7 +42,10 @@ enum store_err {
 	STORE_ERR_BADREF = 7,	/* a malformed or ambiguous reference */
 	STORE_ERR_UNSAFE = 8,	/* owned by another user, or in a directory
 				 * where another user could plant files */
-	STORE_ERR_NOLIB = 9,	/* SQLite (dlopen'ed) cannot be loaded */
+	STORE_ERR_NOLIB = 9,	/* SQLite or libpq (dlopen'ed) cannot be
+				 * loaded */
+	STORE_ERR_CONNECT = 10,	/* the PostgreSQL server cannot be reached,
+				 * refused us, or went away */
 };
 
 /* How store_open opens the file. */
@@ -104,7 +114,11 @@ void store_set_warn(void (*fn)(const char *msg));
  * -STORE_ERR_LOCKED; ms <= 0 fails at once. */
 void store_set_busy_timeout(struct store *s, int ms);
 
-/* The path the store was opened with. */
+/* path as it may be shown (a message, a log): a PostgreSQL URL without
+ * its password, a file as it is. malloc'd. */
+char *store_shown(const char *path);
+
+/* The path the store was opened with, as store_shown shows it. */
 const char *store_path(const struct store *s);
 
 /*
@@ -193,5 +207,25 @@ struct store_find_query {
  */
 int store_find(struct store *s, const struct store_find_query *q,
 	       struct result *r, long long *id, struct error *e);
+
+/* What store_copy did. */
+struct store_copy_stats {
+	size_t copied, skipped, renumbered;
+	/* told each copied result that took another id, or NULL */
+	void (*on_renumber)(long long from, long long to, void *ctx);
+	void *ctx;
+};
+
+/*
+ * Copy every result of from into to (of either backend; to opened for
+ * writing), oldest first, each in a transaction of its own: a result
+ * whose fingerprint to already holds is skipped (copied before, by this
+ * copy or another), so running it again copies nothing twice. A result
+ * keeps its id when to has none with that id, else takes to's next one
+ * (stats->on_renumber). Returns 0 or -STORE_ERR_*; what was copied before
+ * a failure stays copied.
+ */
+int store_copy(struct store *from, struct store *to,
+	       struct store_copy_stats *stats, struct error *e);
 
 #endif

@@ -1,9 +1,8 @@
 /*
- * What store.c (opening, migrations, saving) and store_query.c (loading,
- * history) share: the store itself, its cache of prepared statements, and
- * the one place that turns an SQLite result code into -STORE_ERR_* and a
- * message naming the file. Not part of the contract: only src/store/
- * includes it.
+ * What the store's files share: the store itself, its backend table, its
+ * cache of prepared statements, and the one place that turns a result
+ * code into -STORE_ERR_* and a message naming the store. Not part of the
+ * contract: only src/store/ includes it.
  *
  * A statement is prepared once per store, on first use, and reused by
  * every later save or query; store_stmt hands it back reset and unbound.
@@ -65,73 +64,185 @@ enum store_stmt_id {
 	SQ_HISTORY_OLDEST,
 	SQ_LOG_PRESENT,
 	SQ_LOG_SEQ,
+	SQ_INS_RESULT_ID,
+	SQ_FIND_FP,
+	SQ_ID_TAKEN,
+	SQ_ALL_IDS,
+	SQ_NULL_FP,
+	SQ_SET_FP,
+	SQ_GET_FP,
 	SQ_COUNT
 };
 
+/*
+ * The backends. A store is SQLite (a file: store.c, store_log.c,
+ * store_path.c) or PostgreSQL (a postgresql:// URL: store_pg.c); the
+ * public functions of store.h dispatch through the store's backend table,
+ * and the shared code above the driver (saving in store_save.c, loading
+ * and history in store_query.c, copying in store_copy.c) runs the same
+ * SQL on both through the statement calls below: SQL written once, in
+ * SQLite's dialect with ? placeholders, which the PostgreSQL driver
+ * translates when it prepares it (store_sql_pg).
+ *
+ * The calls return SQLite result codes for both backends (SQLITE_OK,
+ * SQLITE_ROW, SQLITE_DONE, an error), so that a chain of calls can stop at
+ * the first failure; the public functions turn a failure into
+ * -STORE_ERR_* with store_fail, whose message comes from the backend.
+ */
+struct store_st;
+
+struct store_backend {
+	const char *name;
+	/* the statement calls (store_stmt and below) */
+	int (*prepare)(struct store *s, const char *sql, struct store_st *st);
+	void (*finalize)(struct store_st *st);
+	int (*reset)(struct store_st *st);	/* also clears bindings */
+	int (*bind_int)(struct store_st *st, int i, long long v);
+	int (*bind_text)(struct store_st *st, int i, const char *v);
+	int (*bind_double)(struct store_st *st, int i, double v);
+	int (*bind_null)(struct store_st *st, int i);
+	int (*step)(struct store_st *st);
+	long long (*col_int)(struct store_st *st, int col);
+	double (*col_double)(struct store_st *st, int col);
+	const char *(*col_text)(struct store_st *st, int col);
+	bool (*col_null)(struct store_st *st, int col);
+	int (*exec)(struct store *s, const char *sql);
+	int (*begin)(struct store *s, bool write);
+	int (*commit)(struct store *s);
+	void (*rollback)(struct store *s);
+	int (*fail)(struct store *s, int rc, struct error *e);
+	/* the store: open (s->path set), close, and a save of r in one
+	 * transaction, as store_insert_unique says */
+	int (*open)(struct store *s, enum store_mode mode, struct error *e);
+	void (*close)(struct store *s);
+	int (*save)(struct store *s, const struct result *r, const char *fp,
+		    long long want, bool unique, long long *id, bool *dup,
+		    struct error *e);
+	void (*set_busy)(struct store *s, int ms);
+};
+
+extern const struct store_backend store_sqlite_backend;
+extern const struct store_backend store_pg_backend;
+
+/* A prepared statement of either backend. */
+struct store_st {
+	struct store *s;
+	sqlite3_stmt *lite;		/* SQLite */
+	struct store_pg_stmt *pg;	/* PostgreSQL (store_pg.c) */
+};
+
 struct store {
-	sqlite3 *db;
-	char *path;
+	const struct store_backend *be;
+	sqlite3 *db;			/* SQLite */
+	struct store_pg *pg;		/* PostgreSQL (store_pg.c) */
+	char *path;	/* the file, or the URL without its password */
 	int busy_ms;
 	enum store_mode mode;
 	char *copy_dir;	/* a private copy being read (open_copy), or NULL */
-	sqlite3_stmt *stmts[SQ_COUNT];
+	struct store_st stmts[SQ_COUNT];
 };
-
-/*
- * The helpers below return SQLite result codes (SQLITE_OK is 0), so that a
- * chain of calls can stop at the first failure; the public functions turn
- * a failure into -STORE_ERR_* with store_fail, before anything else runs
- * on the connection (the message comes from sqlite3_errmsg).
- */
 
 /* The cached statement for slot id, prepared from sql on first use, reset
  * and with its bindings cleared. */
 int store_stmt(struct store *s, enum store_stmt_id id, const char *sql,
-	       sqlite3_stmt **out);
+	       struct store_st **out);
 
 /*
  * Bind parameters 1.. of st from the varargs as fmt says, one letter each:
  * 'i' long long, 't' const char * (NULL binds NULL), 'd' double (NaN
  * binds NULL, as SQLite itself would).
  */
-int store_bind(sqlite3_stmt *st, const char *fmt, ...);
+int store_bind(struct store_st *st, const char *fmt, ...);
 
 /* Step st, which must return no row (an INSERT), and reset it. */
-int store_step_done(sqlite3_stmt *st);
+int store_step_done(struct store_st *st);
+/* Step st, an INSERT ... RETURNING id: *id gets it; st reset. */
+int store_step_id(struct store_st *st, long long *id);
+
+/* The statement calls through st's backend. */
+int store_step(struct store_st *st);
+int store_reset(struct store_st *st);
+long long store_col_int(struct store_st *st, int col);
+double store_col_double(struct store_st *st, int col);
+const char *store_col_text(struct store_st *st, int col);
+bool store_col_null(struct store_st *st, int col);
 
 /* Run sql, one or more statements returning no rows wanted. */
 int store_exec(struct store *s, const char *sql);
 
-/* Begin a read (write false: BEGIN, deferred) or a write (BEGIN
- * IMMEDIATE, which waits for the write lock up front) transaction. */
+/* Begin a read (write false) or a write transaction (SQLite: BEGIN
+ * IMMEDIATE, which waits for the write lock up front). */
 int store_begin(struct store *s, bool write);
 /* Both reset every cached statement first (see reset_all). */
 int store_commit(struct store *s);
-/* Roll back after a failure. An error here only means SQLite has already
- * rolled back on its own, so there is nothing to report. */
+/* Roll back after a failure; nothing to report. */
 void store_rollback(struct store *s);
 
-/*
- * Turn the SQLite result code rc of a failed call into -STORE_ERR_* with
- * a message naming the file and the reason: NOTADB and CORRUPT give
- * CORRUPT; BUSY and LOCKED give LOCKED; for a store opened for writing,
- * anything else READONLY when the file or its directory is not writable;
- * SQLite's READONLY codes READONLY; the rest IO, with the errno of the
- * system call that failed when SQLite kept it (a full disk, a -shm file
- * that cannot be made).
- */
+/* Turn the result code rc of a failed call into -STORE_ERR_* with a
+ * message naming the store and the reason (the backend's fail). */
 int store_fail(struct store *s, int rc, struct error *e);
 
 /* A column as a malloc'd string, NULL when SQL NULL. */
-char *store_column_str(sqlite3_stmt *st, int col);
+char *store_column_str(struct store_st *st, int col);
+
+/* The SQLite backend's error mapping (store.c): NOTADB and CORRUPT give
+ * CORRUPT; BUSY and LOCKED give LOCKED; for a store opened for writing,
+ * anything else READONLY when the file or its directory is not writable;
+ * SQLite's READONLY codes READONLY; the rest IO, with the errno of the
+ * system call that failed when SQLite kept it. */
+int store_sqlite_fail(struct store *s, int rc, struct error *e);
+
+/* Whether path names a PostgreSQL store (postgresql:// or postgres://). */
+bool store_is_pg(const char *path);
+/* A PostgreSQL URL without its password (store_shown). */
+char *store_pg_shown(const char *url);
+
+/* The schema migrations (store.c), in SQLite's dialect; the PostgreSQL
+ * backend applies the same steps translated (store_sql_pg). */
+extern const char *const store_migrations[];
+extern const int store_version;
+/* v, a store's schema version, in *version when this yardstick knows it;
+ * else -STORE_ERR_SCHEMA, the message giving both versions. */
+int store_known_version(struct store *s, long long v, int *version,
+			struct error *e);
+
+/* sql in PostgreSQL's dialect, malloc'd: the schema's types (store.c's
+ * migrations), GLOB as LIKE, and ?N / ? placeholders as $N; *nparams the
+ * highest parameter number. */
+char *store_sql_pg(const char *sql, int *nparams);
+
+/*
+ * The fingerprint of r (store_copy.c): 32 hex digits of a 128-bit hash
+ * of everything a save keeps, in the order store_insert keeps it, so
+ * that the same result has the same fingerprint in every store and after
+ * any number of copies. Kept in results.fingerprint (schema version 3).
+ */
+void store_fingerprint(const struct result *r, char out[33]);
+
+/*
+ * Insert r, its fingerprint fp (NULL: store_fingerprint's), in the
+ * caller's write transaction; when unique (store_copy.c), not if a result
+ * with that fingerprint is there (then *id is that one's and *dup true):
+ * with the id want when want > 0 and free, else with next when next > 0,
+ * else the backend's next id. An SQLite result code.
+ */
+int store_insert_unique(struct store *s, const struct result *r,
+			const char *fp, long long want, long long next,
+			bool unique, long long *id, bool *dup);
+
+/* Load every row of result id into r (result_init'ed), in the caller's
+ * transaction, without summaries (store_query.c). An SQLite result code:
+ * SQLITE_CORRUPT when there is no such result. */
+int store_load_id(struct store *s, long long id, struct result *r);
 
 /* The busy timeout of a new connection, and of the log's lock. */
 #define STORE_BUSY_MS 10000
 
-/* Insert every row of r, its id want (> 0) or the next (0), in the
- * caller's write transaction; *id receives it. An SQLite result code. */
-int store_insert(struct store *s, const struct result *r, long long want,
-		 long long *id);
+/* Insert every row of r, its id want (> 0) or the next (0), its
+ * fingerprint fp (NULL: store_fingerprint's), in the caller's write
+ * transaction; *id receives it. An SQLite result code. */
+int store_insert(struct store *s, const struct result *r, const char *fp,
+		 long long want, long long *id);
 
 /* The save log (store_log.c). Move the records of s's log into s (into a
  * private copy when copy, the log then left as it is). 0 or
@@ -145,6 +256,12 @@ void store_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * through SQLite, its file's header brought up to date for that check. */
 bool store_fast_ok(const char *path);
 void store_fresh_header(struct store *s);
+/* store_log.c: the SQLite backend's save and save_to. */
+int store_sqlite_save(struct store *s, const struct result *r,
+		      const char *fp, long long want, bool unique,
+		      long long *id, bool *dup, struct error *e);
+int store_sqlite_save_to(const char *path, const struct result *r,
+			 long long *id, struct error *e);
 
 /* store_path.c: the store's file and directory, before SQLite. */
 bool store_not_writable(const char *path);	/* EACCES, EROFS, EPERM */

@@ -278,7 +278,7 @@ struct ingest {
 static int present(struct store *s, long long id, const struct result *r,
 		   bool *found, bool *same)
 {
-	sqlite3_stmt *st;
+	struct store_st *st;
 	int rc = store_stmt(s, SQ_LOG_PRESENT, "SELECT created IS ?2 AND "
 			    "kind IS ?3 AND hostname IS ?4 FROM results "
 			    "WHERE id = ?1", &st);
@@ -287,11 +287,11 @@ static int present(struct store *s, long long id, const struct result *r,
 		rc = store_bind(st, "ittt", id, r->created, r->kind,
 				r->machine.hostname);
 	if (rc == SQLITE_OK)
-		rc = sqlite.sqlite3_step(st);
+		rc = store_step(st);
 	*found = rc == SQLITE_ROW;
-	*same = *found && sqlite.sqlite3_column_int64(st, 0) == 1;
+	*same = *found && store_col_int(st, 0) == 1;
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		rc = sqlite.sqlite3_reset(st);
+		rc = store_reset(st);
 	return rc;
 }
 
@@ -310,7 +310,7 @@ static int ingest_record(void *ctx, long long id, struct result *r)
 	}
 	rc = present(in->s, id, r, &found, &same);
 	if (rc == SQLITE_OK && !same)
-		rc = store_insert(in->s, r, found ? 0 : id, &got);
+		rc = store_insert(in->s, r, NULL, found ? 0 : id, &got);
 	if (rc == SQLITE_OK && found && !same)
 		store_warn("result %lld of '%s' was saved as result %lld: "
 			   "the id %lld was taken in '%s'", id, in->log, got,
@@ -350,17 +350,17 @@ static int ingest_locked(struct store *s, struct log_file *l,
 /* The last id SQLite gave or was given (AUTOINCREMENT's sequence). */
 static int last_id(struct store *s, long long *id)
 {
-	sqlite3_stmt *st;
+	struct store_st *st;
 	int rc = store_stmt(s, SQ_LOG_SEQ, "SELECT max(coalesce((SELECT seq "
 			    "FROM sqlite_sequence WHERE name = 'results'), 0),"
 			    " coalesce((SELECT max(id) FROM results), 0))",
 			    &st);
 
 	if (rc == SQLITE_OK)
-		rc = sqlite.sqlite3_step(st);
+		rc = store_step(st);
 	if (rc == SQLITE_ROW) {
-		*id = sqlite.sqlite3_column_int64(st, 0);
-		rc = sqlite.sqlite3_reset(st);
+		*id = store_col_int(st, 0);
+		rc = store_reset(st);
 	}
 	return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
 }
@@ -440,36 +440,42 @@ int store_log_ingest(struct store *s, bool copy, struct error *e)
 	return 0;
 }
 
-int store_save(struct store *s, const struct result *r, long long *id,
-	       struct error *e)
+int store_sqlite_save(struct store *s, const struct result *r,
+		      const char *fp, long long want, bool unique,
+		      long long *id, bool *dup, struct error *e)
 {
 	struct log_file l;
 	struct log_header h;
-	long long last = 0, rid = 0;
+	long long last = 0, rid = 0, next = 0;
 	int ret, rc;
 
+	*dup = false;
 	ret = log_open(&l, s->path, true, true, s->busy_ms, e);
 	if (ret)
 		return ret;
 	rc = begin_ingest(s, &l, l.size > LOG_HEADER_SIZE || !l.valid, &last,
 			  e);
+	/* the next id: the header's or SQLite's, whichever is larger (a
+	 * copy's wanted id, when free, is below it and takes none) */
+	if (rc == SQLITE_OK)
+		next = l.valid && l.h.next_id > last ? l.h.next_id : last + 1;
+	if (rc == SQLITE_OK)
+		rc = store_insert_unique(s, r, fp, want, next, unique, &rid,
+					 dup);
 	if (rc == SQLITE_OK) {
-		/* the id taken in the header before the insert: should the
-		 * header not be written after it, no appender takes it */
-		rid = l.valid && l.h.next_id > last ? l.h.next_id : last + 1;
+		/* the header written before the commit: should the commit
+		 * not follow, an id is skipped, never given twice */
 		h = l.valid ? l.h : (struct log_header){ 0, 0,
 							  LOG_HEADER_SIZE };
-		h.next_id = rid + 1;
+		h.next_id = !*dup && rid >= next ? rid + 1 : next;
 		if (put_header(&l, &h, e))
 			rc = -1;
 	}
 	if (rc == SQLITE_OK)
-		rc = store_insert(s, r, rid, &rid);
-	if (rc == SQLITE_OK)
 		rc = store_commit(s);
 	if (rc != SQLITE_OK)
 		return fail(s, &l, rc, e);
-	empty_log(&l, rid + 1);
+	empty_log(&l, h.next_id);
 	log_close(&l);
 	store_fresh_header(s);
 	*id = rid;
@@ -529,8 +535,8 @@ static int append(const char *path, const struct result *r, long long *id,
 	return ret;
 }
 
-int store_save_to(const char *path, const struct result *r, long long *id,
-		  struct error *e)
+int store_sqlite_save_to(const char *path, const struct result *r,
+			 long long *id, struct error *e)
 {
 	struct store *s;
 	struct error ie;

@@ -23,13 +23,13 @@
 #define REF_MAX_HEX 64
 
 /* The id in the first column of the statement's first row, if any. */
-static int first_id(sqlite3_stmt *st, long long *id, bool *found)
+static int first_id(struct store_st *st, long long *id, bool *found)
 {
-	int rc = sqlite.sqlite3_step(st);
+	int rc = store_step(st);
 
 	*found = rc == SQLITE_ROW;
 	if (rc == SQLITE_ROW)
-		*id = sqlite.sqlite3_column_int64(st, 0);
+		*id = store_col_int(st, 0);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
@@ -62,7 +62,7 @@ static int ref_commit(struct store *s, const char *ref, long long *id,
 {
 	char *prefix = commit_prefix(ref + 1), *first = NULL, *glob;
 	char list[512] = "";
-	sqlite3_stmt *st;
+	struct store_st *st;
 	int rc, ret = 0;
 
 	if (!prefix) {
@@ -78,14 +78,14 @@ static int ref_commit(struct store *s, const char *ref, long long *id,
 	if (rc == SQLITE_OK)
 		rc = store_bind(st, "t", glob);
 	*found = false;
-	while (rc == SQLITE_OK && (rc = sqlite.sqlite3_step(st)) == SQLITE_ROW) {
-		const char *c = (const char *)sqlite.sqlite3_column_text(st, 1);
+	while (rc == SQLITE_OK && (rc = store_step(st)) == SQLITE_ROW) {
+		const char *c = store_col_text(st, 1);
 		size_t len = strlen(list);
 
 		rc = SQLITE_OK;
 		if (!*found) {
 			*found = true;
-			*id = sqlite.sqlite3_column_int64(st, 0);
+			*id = store_col_int(st, 0);
 			first = xstrdup(c);
 			snprintf(list, sizeof(list), "%s", c);
 		} else if (strcmp(c, first) && !strstr(list, c)) {
@@ -118,7 +118,7 @@ static bool parse_id(const char *ref, long long *id)
 static int resolve_ref(struct store *s, const char *ref, long long *id,
 		       struct error *e)
 {
-	sqlite3_stmt *st = NULL;
+	struct store_st *st = NULL;
 	long long want;
 	bool found = false;
 	int rc = SQLITE_OK;
@@ -161,7 +161,7 @@ static int resolve_ref(struct store *s, const char *ref, long long *id,
 static int load_head(struct store *s, long long id, struct result *r)
 {
 	struct machine *m = &r->machine;
-	sqlite3_stmt *st;
+	struct store_st *st;
 	int rc;
 
 	rc = store_stmt(s, SQ_GET_RESULT, "SELECT created, kind, tool_version,"
@@ -171,10 +171,10 @@ static int load_head(struct store *s, long long id, struct result *r)
 	if (rc == SQLITE_OK)
 		rc = store_bind(st, "i", id);
 	if (rc == SQLITE_OK)
-		rc = sqlite.sqlite3_step(st);
+		rc = store_step(st);
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
-	if (sqlite.sqlite3_column_type(st, 1) == SQLITE_NULL)
+	if (store_col_null(st, 1))
 		return SQLITE_CORRUPT;
 	free(r->kind);
 	r->kind = store_column_str(st, 1);
@@ -182,48 +182,47 @@ static int load_head(struct store *s, long long id, struct result *r)
 	r->tool_version = store_column_str(st, 2);
 	r->git.commit = store_column_str(st, 3);
 	r->git.branch = store_column_str(st, 4);
-	r->git.dirty = sqlite.sqlite3_column_int64(st, 5) != 0;
+	r->git.dirty = store_col_int(st, 5) != 0;
 	m->hostname = store_column_str(st, 6);
 	m->os = store_column_str(st, 7);
 	m->cpu = store_column_str(st, 8);
-	m->cores = (int)sqlite.sqlite3_column_int64(st, 9);
-	m->memory_bytes = (unsigned long long)sqlite.sqlite3_column_int64(st, 10);
+	m->cores = (int)store_col_int(st, 9);
+	m->memory_bytes = (unsigned long long)store_col_int(st, 10);
 	m->governor = store_column_str(st, 11);
-	m->virtualized = sqlite.sqlite3_column_int64(st, 12) != 0;
+	m->virtualized = store_col_int(st, 12) != 0;
 	return SQLITE_OK;
 }
 
 /* Every row of st, bound to id, given to fn in order. */
-static int each_row(sqlite3_stmt *st, long long id,
-		    int (*fn)(sqlite3_stmt *st, void *ctx), void *ctx)
+static int each_row(struct store_st *st, long long id,
+		    int (*fn)(struct store_st *st, void *ctx), void *ctx)
 {
 	int rc = store_bind(st, "i", id);
 
-	while (rc == SQLITE_OK && (rc = sqlite.sqlite3_step(st)) == SQLITE_ROW)
+	while (rc == SQLITE_OK && (rc = store_step(st)) == SQLITE_ROW)
 		rc = fn(st, ctx);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static int row_setting(sqlite3_stmt *st, void *ctx)
+static int row_setting(struct store_st *st, void *ctx)
 {
 	struct result *r = ctx;
-	const char *key = (const char *)sqlite.sqlite3_column_text(st, 0);
-	const char *str = (const char *)sqlite.sqlite3_column_text(st, 1);
+	const char *key = store_col_text(st, 0);
+	const char *str = store_col_text(st, 1);
 
 	if (!key)
 		return SQLITE_CORRUPT;
 	if (str)
 		result_set_str(r, key, str);
 	else
-		result_set_num(r, key, sqlite.sqlite3_column_type(st, 2) ==
-			       SQLITE_NULL ? NAN : sqlite.sqlite3_column_double(st, 2));
+		result_set_num(r, key, store_col_null(st, 2) ? NAN : store_col_double(st, 2));
 	return SQLITE_OK;
 }
 
-static int row_param(sqlite3_stmt *st, void *ctx)
+static int row_param(struct store_st *st, void *ctx)
 {
-	const char *name = (const char *)sqlite.sqlite3_column_text(st, 0);
-	const char *value = (const char *)sqlite.sqlite3_column_text(st, 1);
+	const char *name = store_col_text(st, 0);
+	const char *value = store_col_text(st, 1);
 
 	if (!name || !value)
 		return SQLITE_CORRUPT;
@@ -231,15 +230,15 @@ static int row_param(sqlite3_stmt *st, void *ctx)
 	return SQLITE_OK;
 }
 
-static int row_exit(sqlite3_stmt *st, void *ctx)
+static int row_exit(struct store_st *st, void *ctx)
 {
-	benchmark_push_exit(ctx, (int)sqlite.sqlite3_column_int64(st, 0));
+	benchmark_push_exit(ctx, (int)store_col_int(st, 0));
 	return SQLITE_OK;
 }
 
-static int row_unsupported(sqlite3_stmt *st, void *ctx)
+static int row_unsupported(struct store_st *st, void *ctx)
 {
-	const char *name = (const char *)sqlite.sqlite3_column_text(st, 0);
+	const char *name = store_col_text(st, 0);
 
 	if (!name)
 		return SQLITE_CORRUPT;
@@ -247,9 +246,9 @@ static int row_unsupported(sqlite3_stmt *st, void *ctx)
 	return SQLITE_OK;
 }
 
-static int row_warning(sqlite3_stmt *st, void *ctx)
+static int row_warning(struct store_st *st, void *ctx)
 {
-	const char *msg = (const char *)sqlite.sqlite3_column_text(st, 0);
+	const char *msg = store_col_text(st, 0);
 
 	if (!msg)
 		return SQLITE_CORRUPT;
@@ -259,20 +258,20 @@ static int row_warning(sqlite3_stmt *st, void *ctx)
 
 /* A value in its run's place, NULL as NaN. Every run has a row, so the
  * runs come 0, 1, 2...; anything else is damage. */
-static int row_value(sqlite3_stmt *st, void *ctx)
+static int row_value(struct store_st *st, void *ctx)
 {
 	struct metric *m = ctx;
 
-	if (sqlite.sqlite3_column_int64(st, 0) != (long long)m->n)
+	if (store_col_int(st, 0) != (long long)m->n)
 		return SQLITE_CORRUPT;
-	metric_push(m, sqlite.sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN :
-		    sqlite.sqlite3_column_double(st, 1));
+	metric_push(m, store_col_null(st, 1) ? NAN :
+		    store_col_double(st, 1));
 	return SQLITE_OK;
 }
 
 static int get_values(struct store *s, long long mid, struct metric *m)
 {
-	sqlite3_stmt *st;
+	struct store_st *st;
 	int rc = store_stmt(s, SQ_GET_VALUES, "SELECT run, value FROM "
 			    "run_values WHERE metric_id = ? ORDER BY run", &st);
 
@@ -284,25 +283,25 @@ struct metric_ctx {
 	struct benchmark *b;
 };
 
-static int row_metric(sqlite3_stmt *st, void *ctx)
+static int row_metric(struct store_st *st, void *ctx)
 {
 	struct metric_ctx *c = ctx;
-	const char *name = (const char *)sqlite.sqlite3_column_text(st, 1);
-	const char *unit = (const char *)sqlite.sqlite3_column_text(st, 2);
+	const char *name = store_col_text(st, 1);
+	const char *unit = store_col_text(st, 2);
 	struct metric *m;
 
 	if (!name || !unit)
 		return SQLITE_CORRUPT;
 	m = benchmark_metric(c->b, name, unit);
-	return get_values(c->s, sqlite.sqlite3_column_int64(st, 0), m);
+	return get_values(c->s, store_col_int(st, 0), m);
 }
 
 /* The statement of slot id run for benchmark bid, each row to fn. */
 static int get_list(struct store *s, enum store_stmt_id id, const char *sql,
-		    long long bid, int (*fn)(sqlite3_stmt *, void *),
+		    long long bid, int (*fn)(struct store_st *, void *),
 		    void *ctx)
 {
-	sqlite3_stmt *st;
+	struct store_st *st;
 	int rc = store_stmt(s, id, sql, &st);
 
 	return rc == SQLITE_OK ? each_row(st, bid, fn, ctx) : rc;
@@ -311,7 +310,7 @@ static int get_list(struct store *s, enum store_stmt_id id, const char *sql,
 /* The command of benchmark bid as a NULL-terminated argv. */
 static int get_argv(struct store *s, long long bid, char ***argv)
 {
-	sqlite3_stmt *st;
+	struct store_st *st;
 	size_t n = 0, cap = 1;
 	int rc = store_stmt(s, SQ_GET_ARGUMENTS, "SELECT arg FROM arguments "
 			    "WHERE benchmark_id = ? ORDER BY pos", &st);
@@ -319,7 +318,7 @@ static int get_argv(struct store *s, long long bid, char ***argv)
 	*argv = xcalloc(cap, sizeof(**argv));
 	if (rc == SQLITE_OK)
 		rc = store_bind(st, "i", bid);
-	while (rc == SQLITE_OK && (rc = sqlite.sqlite3_step(st)) == SQLITE_ROW) {
+	while (rc == SQLITE_OK && (rc = store_step(st)) == SQLITE_ROW) {
 		char *arg = store_column_str(st, 0);
 
 		rc = arg ? SQLITE_OK : SQLITE_CORRUPT;
@@ -363,11 +362,11 @@ struct bench_ctx {
 	struct result *r;
 };
 
-static int row_benchmark(sqlite3_stmt *st, void *ctx)
+static int row_benchmark(struct store_st *st, void *ctx)
 {
 	struct bench_ctx *c = ctx;
-	long long bid = sqlite.sqlite3_column_int64(st, 0);
-	const char *name = (const char *)sqlite.sqlite3_column_text(st, 1);
+	long long bid = store_col_int(st, 0);
+	const char *name = store_col_text(st, 1);
 	struct benchmark *b;
 	char **argv;
 	int rc;
@@ -381,14 +380,14 @@ static int row_benchmark(sqlite3_stmt *st, void *ctx)
 	}
 	b = result_add_benchmark(c->r, name, argv);
 	argv_free(argv);
-	b->timeouts = (size_t)sqlite.sqlite3_column_int64(st, 2);
+	b->timeouts = (size_t)store_col_int(st, 2);
 	return load_lists(c->s, bid, b);
 }
 
-static int load_result(struct store *s, long long id, struct result *r)
+int store_load_id(struct store *s, long long id, struct result *r)
 {
 	struct bench_ctx bc = { s, r };
-	sqlite3_stmt *st;
+	struct store_st *st;
 	int rc = load_head(s, id, r);
 
 	if (rc == SQLITE_OK)
@@ -441,7 +440,7 @@ int store_load_ref(struct store *s, const char *ref, struct result *r,
 		return store_fail(s, rc, e);
 	ret = resolve_ref(s, ref, &id, e);
 	if (!ret) {
-		rc = load_result(s, id, r);
+		rc = store_load_id(s, id, r);
 		if (rc == SQLITE_OK)
 			rc = store_commit(s);
 		if (rc != SQLITE_OK)
@@ -458,22 +457,24 @@ int store_load_ref(struct store *s, const char *ref, struct result *r,
 }
 
 /* The history's rows, newest or oldest result first; benchmarks of one
- * result in their saved order. ?5 is the limit, -1 for none. */
+ * result in their saved order (the CASTs give PostgreSQL the type of a
+ * parameter that may be NULL). ?5 is the limit (LLONG_MAX for none:
+ * PostgreSQL refuses a negative one). */
 #define HISTORY_SQL(order)						\
 	"SELECT r.id, r.created, r.git_commit, r.git_branch, r.hostname," \
 	" r.git_dirty, b.name, m.id, m.unit FROM results r"		\
 	" JOIN benchmarks b ON b.result_id = r.id"			\
 	" JOIN metrics m ON m.benchmark_id = b.id"			\
-	" WHERE m.name = ?1 AND (?2 IS NULL OR b.name = ?2)"		\
-	" AND (?3 IS NULL OR r.git_branch = ?3)"			\
-	" AND (?4 IS NULL OR r.hostname = ?4)"				\
+	" WHERE m.name = ?1 AND (CAST(?2 AS TEXT) IS NULL OR b.name = ?2)" \
+	" AND (CAST(?3 AS TEXT) IS NULL OR r.git_branch = ?3)"		\
+	" AND (CAST(?4 AS TEXT) IS NULL OR r.hostname = ?4)"		\
 	" ORDER BY r.id " order ", b.pos LIMIT ?5"
 
 static int history_stmt(struct store *s, const struct store_query *q,
-			sqlite3_stmt **st)
+			struct store_st **st)
 {
 	long long limit = q->limit && q->limit < LLONG_MAX ?
-			  (long long)q->limit : -1;
+			  (long long)q->limit : LLONG_MAX;
 	int rc;
 
 	if (q->oldest_first)
@@ -488,23 +489,23 @@ static int history_stmt(struct store *s, const struct store_query *q,
 }
 
 /* One entry from the current row of the history statement. */
-static int history_entry(struct store *s, sqlite3_stmt *st,
+static int history_entry(struct store *s, struct store_st *st,
 			 struct store_entry *en)
 {
 	struct metric m = { 0 };
 	int rc;
 
-	en->id = sqlite.sqlite3_column_int64(st, 0);
+	en->id = store_col_int(st, 0);
 	en->created = store_column_str(st, 1);
 	en->commit = store_column_str(st, 2);
 	en->branch = store_column_str(st, 3);
 	en->machine = store_column_str(st, 4);
-	en->dirty = sqlite.sqlite3_column_int64(st, 5) != 0;
+	en->dirty = store_col_int(st, 5) != 0;
 	en->benchmark = store_column_str(st, 6);
 	en->unit = store_column_str(st, 8);
 	if (!en->benchmark || !en->unit)
 		return SQLITE_CORRUPT;
-	rc = get_values(s, sqlite.sqlite3_column_int64(st, 7), &m);
+	rc = get_values(s, store_col_int(st, 7), &m);
 	if (rc == SQLITE_OK) {
 		en->values = metric_measured(&m, &en->n);
 		stats_summarize(en->values, en->n, NULL, 0, &en->summary);
@@ -519,7 +520,7 @@ int store_history(struct store *s, const struct store_query *q,
 	static const struct store_query all = { 0 };
 	struct store_entry *v = NULL;
 	size_t cap = 0, count = 0;
-	sqlite3_stmt *st;
+	struct store_st *st;
 	int rc, ret;
 
 	*entries = NULL;
@@ -527,7 +528,7 @@ int store_history(struct store *s, const struct store_query *q,
 	rc = store_begin(s, false);
 	if (rc == SQLITE_OK)
 		rc = history_stmt(s, q ? q : &all, &st);
-	while (rc == SQLITE_OK && (rc = sqlite.sqlite3_step(st)) == SQLITE_ROW) {
+	while (rc == SQLITE_OK && (rc = store_step(st)) == SQLITE_ROW) {
 		v = xgrow(v, &cap, count + 1, sizeof(*v));
 		memset(&v[count], 0, sizeof(*v));
 		rc = history_entry(s, st, &v[count++]);

@@ -4,6 +4,9 @@
  * the log's ingestion (store_log.c), so that a save is all or nothing and
  * other processes see either none of it or all of it.
  *
+ * The same SQL for both backends (store_internal.h): ids come back by
+ * RETURNING, which SQLite (3.35 and later) and PostgreSQL both have.
+ *
  * BEGIN IMMEDIATE takes the write lock before the first insert: a writer
  * that must wait does so there, under the busy timeout, and never fails
  * half way through with a lock it cannot upgrade. The per-run values are
@@ -13,40 +16,50 @@
 
 #include <math.h>
 
-/* The results row, with the id want (> 0), or the next (0: NULL gives
- * AUTOINCREMENT's). */
+/* The results row, with the id want (> 0), or the backend's next (0):
+ * SQLite's AUTOINCREMENT, PostgreSQL's identity. The same columns and
+ * values, the id column only when wanted. */
+#define INS_RESULT(idcol, idval) "INSERT INTO results (created, kind, "	\
+	"tool_version, git_commit, git_branch, git_dirty, hostname, os, "  \
+	"cpu, cores, memory_bytes, governor, virtualized, fingerprint"	   \
+	idcol ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?" idval ") RETURNING id"
+
 static int save_head(struct store *s, const struct result *r,
-		     long long want, long long *id)
+		     const char *fp, long long want, long long *id)
 {
 	const struct machine *m = &r->machine;
-	sqlite3_stmt *st;
+	struct store_st *st;
+	char own[33];
 	int rc;
 
-	rc = store_stmt(s, SQ_INS_RESULT, "INSERT INTO results (created, "
-			"kind, tool_version, git_commit, git_branch, git_dirty,"
-			" hostname, os, cpu, cores, memory_bytes, governor, "
-			"virtualized, id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			&st);
+	if (!fp) {
+		store_fingerprint(r, own);
+		fp = own;
+	}
+	if (want > 0)
+		rc = store_stmt(s, SQ_INS_RESULT_ID,
+				INS_RESULT(", id", ",?"), &st);
+	else
+		rc = store_stmt(s, SQ_INS_RESULT, INS_RESULT("", ""), &st);
 	if (rc == SQLITE_OK)
-		rc = store_bind(st, "tttttitttiiti", r->created, r->kind,
+		rc = store_bind(st, "tttttitttiitit", r->created, r->kind,
 				r->tool_version, r->git.commit, r->git.branch,
 				(long long)r->git.dirty, m->hostname, m->os,
 				m->cpu, (long long)m->cores,
 				/* Above 2^63 wraps, and wraps back on load. */
 				(long long)m->memory_bytes, m->governor,
-				(long long)m->virtualized);
+				(long long)m->virtualized, fp);
 	if (rc == SQLITE_OK && want > 0)
-		rc = sqlite.sqlite3_bind_int64(st, 14, want);
+		rc = s->be->bind_int(st, 15, want);
 	if (rc == SQLITE_OK)
-		rc = store_step_done(st);
-	*id = sqlite.sqlite3_last_insert_rowid(s->db);
+		rc = store_step_id(st, id);
 	return rc;
 }
 
 static int save_settings(struct store *s, const struct result *r,
 			 long long id)
 {
-	sqlite3_stmt *st;
+	struct store_st *st;
 	int rc;
 
 	rc = store_stmt(s, SQ_INS_SETTING, "INSERT INTO settings (result_id,"
@@ -67,7 +80,7 @@ static int save_strings(struct store *s, enum store_stmt_id slot,
 			const char *sql, long long bid, char *const *v,
 			size_t n)
 {
-	sqlite3_stmt *st;
+	struct store_st *st;
 	int rc;
 
 	rc = store_stmt(s, slot, sql, &st);
@@ -82,7 +95,7 @@ static int save_strings(struct store *s, enum store_stmt_id slot,
 static int save_params(struct store *s, const struct benchmark *b,
 		       long long bid)
 {
-	sqlite3_stmt *st;
+	struct store_st *st;
 	int rc;
 
 	rc = store_stmt(s, SQ_INS_PARAMETER, "INSERT INTO parameters "
@@ -100,7 +113,7 @@ static int save_params(struct store *s, const struct benchmark *b,
 static int save_exits(struct store *s, const struct benchmark *b,
 		      long long bid)
 {
-	sqlite3_stmt *st;
+	struct store_st *st;
 	int rc;
 
 	rc = store_stmt(s, SQ_INS_EXIT, "INSERT INTO exit_codes "
@@ -119,18 +132,13 @@ static int save_exits(struct store *s, const struct benchmark *b,
 static int save_values(struct store *s, const struct metric *m,
 		       long long mid)
 {
-	sqlite3_stmt *st;
+	struct store_st *st;
 	int rc;
 
 	rc = store_stmt(s, SQ_INS_VALUE, "INSERT INTO run_values (metric_id,"
 			" run, value) VALUES (?,?,?)", &st);
-	if (rc == SQLITE_OK)
-		rc = sqlite.sqlite3_bind_int64(st, 1, mid);
 	for (size_t i = 0; i < m->n && rc == SQLITE_OK; i++) {
-		rc = sqlite.sqlite3_bind_int64(st, 2, (long long)i);
-		if (rc == SQLITE_OK)
-			rc = isnan(m->values[i]) ? sqlite.sqlite3_bind_null(st, 3) :
-			     sqlite.sqlite3_bind_double(st, 3, m->values[i]);
+		rc = store_bind(st, "iid", mid, (long long)i, m->values[i]);
 		if (rc == SQLITE_OK)
 			rc = store_step_done(st);
 	}
@@ -140,7 +148,8 @@ static int save_values(struct store *s, const struct metric *m,
 static int save_metrics(struct store *s, const struct benchmark *b,
 			long long bid)
 {
-	sqlite3_stmt *st;
+	struct store_st *st;
+	long long mid = 0;
 	int rc = SQLITE_OK;
 
 	for (size_t i = 0; i < b->nmetrics && rc == SQLITE_OK; i++) {
@@ -148,15 +157,14 @@ static int save_metrics(struct store *s, const struct benchmark *b,
 
 		rc = store_stmt(s, SQ_INS_METRIC, "INSERT INTO metrics "
 				"(benchmark_id, pos, name, unit) VALUES "
-				"(?,?,?,?)", &st);
+				"(?,?,?,?) RETURNING id", &st);
 		if (rc == SQLITE_OK)
 			rc = store_bind(st, "iitt", bid, (long long)i, m->name,
 					m->unit);
 		if (rc == SQLITE_OK)
-			rc = store_step_done(st);
+			rc = store_step_id(st, &mid);
 		if (rc == SQLITE_OK)
-			rc = save_values(s, m,
-					 sqlite.sqlite3_last_insert_rowid(s->db));
+			rc = save_values(s, m, mid);
 	}
 	return rc;
 }
@@ -164,19 +172,18 @@ static int save_metrics(struct store *s, const struct benchmark *b,
 static int save_benchmark(struct store *s, const struct benchmark *b,
 			  long long id, size_t pos)
 {
-	sqlite3_stmt *st;
-	long long bid;
+	struct store_st *st;
+	long long bid = 0;
 	int rc;
 
 	rc = store_stmt(s, SQ_INS_BENCHMARK, "INSERT INTO benchmarks "
-			"(result_id, pos, name, timeouts) VALUES (?,?,?,?)",
-			&st);
+			"(result_id, pos, name, timeouts) VALUES (?,?,?,?) "
+			"RETURNING id", &st);
 	if (rc == SQLITE_OK)
 		rc = store_bind(st, "iiti", id, (long long)pos, b->name,
 				(long long)b->timeouts);
 	if (rc == SQLITE_OK)
-		rc = store_step_done(st);
-	bid = sqlite.sqlite3_last_insert_rowid(s->db);
+		rc = store_step_id(st, &bid);
 	if (rc == SQLITE_OK)
 		rc = save_strings(s, SQ_INS_ARGUMENT, "INSERT INTO arguments "
 				  "(benchmark_id, pos, arg) VALUES (?,?,?)",
@@ -199,14 +206,77 @@ static int save_benchmark(struct store *s, const struct benchmark *b,
 	return rc;
 }
 
-int store_insert(struct store *s, const struct result *r, long long want,
-		 long long *id)
+int store_insert(struct store *s, const struct result *r, const char *fp,
+		 long long want, long long *id)
 {
-	int rc = save_head(s, r, want, id);
+	int rc = save_head(s, r, fp, want, id);
 
 	if (rc == SQLITE_OK)
 		rc = save_settings(s, r, *id);
 	for (size_t i = 0; i < r->nbenchmarks && rc == SQLITE_OK; i++)
 		rc = save_benchmark(s, &r->benchmarks[i], *id, i);
 	return rc;
+}
+
+/* After rc of binding st: the id in the first column of its first row,
+ * if any; st reset. */
+static int first_row_id(struct store_st *st, int rc, long long *id,
+			bool *found)
+{
+	if (rc == SQLITE_OK)
+		rc = store_step(st);
+	*found = rc == SQLITE_ROW;
+	if (*found)
+		*id = store_col_int(st, 0);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? store_reset(st) : rc;
+}
+
+/* The id of the result with fingerprint fp, if any. */
+static int find_fp(struct store *s, const char *fp, long long *id,
+		   bool *found)
+{
+	struct store_st *st = NULL;
+	int rc = store_stmt(s, SQ_FIND_FP, "SELECT id FROM results WHERE "
+			    "fingerprint = ? ORDER BY id LIMIT 1", &st);
+
+	if (rc == SQLITE_OK)
+		rc = store_bind(st, "t", fp);
+	return first_row_id(st, rc, id, found);
+}
+
+static int id_taken(struct store *s, long long id, bool *taken)
+{
+	struct store_st *st = NULL;
+	long long same;
+	int rc = store_stmt(s, SQ_ID_TAKEN, "SELECT id FROM results WHERE "
+			    "id = ?", &st);
+
+	if (rc == SQLITE_OK)
+		rc = store_bind(st, "i", id);
+	return first_row_id(st, rc, &same, taken);
+}
+
+int store_insert_unique(struct store *s, const struct result *r,
+			const char *fp, long long want, long long next,
+			bool unique, long long *id, bool *dup)
+{
+	bool taken = false;
+	char own[33];
+	int rc = SQLITE_OK;
+
+	*dup = false;
+	if (!fp) {
+		store_fingerprint(r, own);
+		fp = own;
+	}
+	if (unique) {
+		rc = find_fp(s, fp, id, dup);
+		if (rc != SQLITE_OK || *dup)
+			return rc;
+	}
+	if (want > 0)
+		rc = id_taken(s, want, &taken);
+	if (rc != SQLITE_OK)
+		return rc;
+	return store_insert(s, r, fp, want > 0 && !taken ? want : next, id);
 }

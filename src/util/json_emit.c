@@ -44,11 +44,7 @@ static void put_real(double v, FILE *fp)
 
 	if (put_whole(v, fp))
 		return;
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
+	fmt_roundtrip(v, buf, sizeof(buf));
 	/* A real stays a real when read back ("-0" would come back as the
 	 * integer 0, losing the sign). */
 	fputs(buf, fp);

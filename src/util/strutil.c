@@ -93,6 +93,15 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+void fmt_roundtrip(double v, char *buf, size_t n)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+}
+
 void strbuf_put(struct strbuf *b, const char *p, size_t n)
 {
 	b->s = xgrow(b->s, &b->cap, b->len + n + 1, 1);

@@ -57,6 +57,10 @@ char *argv_join(char *const *argv);
 /* s with every occurrence of from replaced by to (from non-empty). */
 char *str_replace(const char *s, const char *from, const char *to);
 
+/* v (finite) in buf as the shortest of %.15g, %.16g, %.17g that strtod
+ * reads back as v. */
+void fmt_roundtrip(double v, char *buf, size_t n);
+
 /* Parse a whole string as a number; 0 on success, -1 otherwise. */
 int parse_double(const char *s, double *out);
 int parse_long(const char *s, long *out);

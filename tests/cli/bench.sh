@@ -17,7 +17,7 @@ t "... the table: time per op with its CI, throughput, allocs (bytes)" sh -c '
 t "... the group ratio in words" has "$T/stdout" "'memcpy_avx' is 1.80× faster than 'memcpy_naive' [1.72, 1.89]"
 t "... unsupported metrics named" has "$T/stdout" "not supported on this machine: cycles"
 t "... the program's own stdout discarded" sh -c '! grep -q "own table" "$T/stdout" "$T/stderr"'
-t "... stored as result 1" has "$T/stderr" "saved as result 1 in $T/store.db"
+t "... stored as result 1" has "$T/stderr" "saved as result 1 in $YARDSTICK_STORE"
 
 t "--json -: the result alone on stdout, the table on stderr" sh -c '
 	"$YS" bench --no-store --json - -- "$FAKE" >"$T/r.json" 2>"$T/r.err" &&

@@ -18,7 +18,7 @@ t "yardstick completion csh: exit 2 naming it" sh -c '
 
 # The commands, from `yardstick help`.
 cmds=$("$YS" help | sed -n 's/^  \([a-z]*\) .*/\1/p' | grep -vx help)
-t "help lists the commands" [ "$(echo $cmds)" = "run compare gate history record load mem bench report trace roofline" ]
+t "help lists the commands" [ "$(echo $cmds)" = "run compare gate history record load mem bench report trace roofline store export merge" ]
 
 # The options each command accepted before the tables (its getopt_long
 # arrays): none may be lost.
@@ -46,6 +46,8 @@ short_trace="o F n q h"
 # roofline came with its table too
 old_roofline=""
 short_roofline="o q h"
+old_store=""
+short_store="q h"
 
 # same_help CMD: --help, -h and help CMD print one text, on stdout, exit 0
 same_help() {
@@ -62,7 +64,7 @@ documented() {
 	grep "__fish_seen_subcommand_from $1'" "$T/yardstick.fish" |
 		sed -n 's/.* -l \([a-z0-9-]*\).*/\1/p' | sort >"$T/fish.$1"
 	[ -s "$T/help.$1" ] && cmp "$T/help.$1" "$T/fish.$1" || return 1
-	eval "old=\$old_$1 short=\$short_$1"
+	eval "old=\${old_$1:-} short=\${short_$1:-}"
 	for o in $old; do
 		grep -qx -- "$o" "$T/help.$1" || { echo "--$o lost"; return 1; }
 	done

@@ -90,6 +90,12 @@ for f in files:
             n = {len(b["timeline"][k]) for k in tables["timeline"]}
             if len(n) != 1:
                 bad.append(f"{w}: timeline arrays of lengths {n}")
+        for h, x in b.get("histograms", {}).items():
+            keys(f"{w}: histograms.{h}", x, "histogram", True)
+        if "per_second" in b:
+            keys(w + ": per_second", b["per_second"], "per_second", True)
+        if ("histograms" in b or "per_second" in b) and kind != "load":
+            bad.append(f"{w}: histograms or per_second in a '{kind}' result")
         if "warmup_wall_time" in b and kind != "run":
             bad.append(f"{w}: warmup_wall_time in a '{kind}' result")
         if "timeline" in b and kind != "mem":
@@ -178,6 +184,14 @@ load_case() {
 	check load "$T/load1.json" "$T/load2.json" "$T/load3.json"
 }
 t "load: every key of closed, open and failing runs is documented" load_case
+segment_case() {
+	at=$(($(date +%s) + 1))
+	"$YS" load --no-store -q -c 2 -R 100 -n 50 --segment 0/1 --start-at "$at" \
+		--json "$T/seg.json" "$U_ok" 2>"$T/seg.err" &&
+	"$YS" merge -q -o "$T/merged.json" "$T/seg.json" &&
+	check load "$T/seg.json" "$T/merged.json"
+}
+t "load --segment and merge: every key is documented" segment_case
 
 # bench: a libyardstick program (tests/lib/proof.c): a group (its
 # comparison), declared work, threads, allocations, counters; a failed

@@ -10,6 +10,14 @@ export T YS YSFIX
 YARDSTICK_STORE=$T/store.db
 export YARDSTICK_STORE
 trap 'rm -rf "$T"' EXIT
+# YS_STORE_BACKEND=postgresql: the same checks against a PostgreSQL store,
+# a server of the test's own (pg_server.sh), its database named store.db
+# like the file so that the messages checked name it alike.
+if [ "${YS_STORE_BACKEND:-}" = postgresql ]; then
+	. "$(dirname "$0")/pg_server.sh"
+	pg_start && pg_createdb store.db || { echo "Bail out! no PostgreSQL server"; exit 1; }
+	YARDSTICK_STORE=$(pg_url store.db)
+fi
 export NO_COLOR=1 YARDSTICK_NO_PROGRESS=1
 # The symbolizer's disk cache too: never the user's.
 XDG_CACHE_HOME=$T/cache

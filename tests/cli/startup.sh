@@ -2,7 +2,8 @@
 # the C++ runtime and the decompressors they bring (liblzma, libbz2, zlib)
 # are loaded by record and mem when they symbolize (src/profile/dwlib.c),
 # and those still name C and C++ (demangled) functions; SQLite is loaded
-# when the store is opened (src/store/store.c), zlib also by a pprof output.
+# when the store is opened (src/store/store.c), libpq when a PostgreSQL
+# store is (src/store/store_pg.c), zlib also by a pprof output.
 . "$(dirname "$0")/lib.sh"
 FX=$(dirname "$YSFIX")
 export FX
@@ -66,6 +67,15 @@ history_sqlite() {
 	grep -q "file=libsqlite3.so.0 .*dynamically loaded by" "$T/loaded" && has "$T/stdout" "true"
 }
 t "history loads SQLite and lists the stored results" history_sqlite
+# libpq only where a PostgreSQL store is opened
+pq_only_for_pg() {
+	none_loaded libpq.so "$YS" run -q --runs 2 -- true &&
+	none_loaded libpq.so "$YS" history &&
+	expect_exit 3 "$YS" history --store "postgresql://u@/x?host=$T/none" &&
+	LD_DEBUG=files LD_DEBUG_OUTPUT="$T/ldpq" "$YS" history --store "postgresql://u@/x?host=$T/none" 2>/dev/null
+	grep -q "file=libpq.so.5 .*dynamically loaded by" "$T"/ldpq.*
+}
+t "run and history of a file load no libpq; a postgresql:// store loads it" pq_only_for_pg
 
 # record and mem load libdw when they symbolize, and name the functions
 record_c() {
@@ -123,12 +133,22 @@ nosqlite() {
 	[ "$(grep -c "cannot load 'libsqlite3.so.0' (SQLite, .*apt-get install libsqlite3-0)$" "$T/stderr")" = 2 ] &&
 	"$YS" history | grep -q logged-without-sqlite
 }
+# a PostgreSQL store without libpq: exit 3 naming it, the JSON written
+nopq() {
+	without libpq.so.5 "
+		\"\$YS\" run -q --runs 2 --store 'postgresql://u@/x?host=$T' --json '$T/pq.json' -- true
+		echo \$? >'$T/rc1'"
+	[ "$(cat "$T/rc1")" = 3 ] && [ -s "$T/pq.json" ] &&
+	grep -q "cannot load 'libpq.so.5' (libpq, .*apt-get install libpq5)$" "$T/stderr"
+}
 if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
 	t "record and mem without libdw: exit 3 naming it, nothing run" nodw
 	t "run and history without SQLite: exit 3 naming it" nosqlite
+	t "run into a PostgreSQL store without libpq: exit 3 naming it" nopq
 else
 	skip "record and mem without libdw: exit 3" "needs root and a mount namespace"
 	skip "run and history without SQLite: exit 3" "needs root and a mount namespace"
+	skip "run into a PostgreSQL store without libpq: exit 3" "needs root and a mount namespace"
 fi
 
 finish

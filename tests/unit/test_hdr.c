@@ -784,6 +784,81 @@ static void test_extremes(void **state)
 	hdr_free(h);
 }
 
+struct rebuilt {
+	struct hdr *h;
+};
+
+static int rebuild(int64_t value, int64_t count, void *arg)
+{
+	hdr_record_n(((struct rebuilt *)arg)->h, value, count);
+	return 0;
+}
+
+/* hdr_foreach_bucket and hdr_set_range rebuild a histogram exactly:
+ * every percentile, the count, min, max, mean; a min or max outside its
+ * bucket is refused. Values below lowest (in bucket 0's first
+ * sub-bucket, which starts below it) included. */
+static void test_buckets_roundtrip(void **state)
+{
+	struct hdr *h = hdr_new(1000, 3600000000000LL, 3);
+	struct rebuilt r = { hdr_new(1000, 3600000000000LL, 3) };
+	uint64_t x = 88172645463325252ULL;
+
+	hdr_record(h, 5);
+	for (int i = 0; i < 20000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		hdr_record(h, (int64_t)(x % 50000000) + 1000);
+	}
+	hdr_record(h, 3600000000000LL);
+	assert_int_equal(hdr_foreach_bucket(h, rebuild, &r), 0);
+	assert_int_equal(hdr_count(r.h), hdr_count(h));
+	assert_int_equal(hdr_set_range(r.h, hdr_min(h), hdr_max(h)), 0);
+	assert_int_equal(hdr_min(r.h), hdr_min(h));
+	assert_int_equal(hdr_max(r.h), hdr_max(h));
+	for (double p = 0; p <= 100; p += 0.25)
+		assert_int_equal(hdr_percentile(r.h, p), hdr_percentile(h, p));
+	assert_true(hdr_mean(r.h) == hdr_mean(h));
+	assert_int_equal(hdr_set_range(r.h, hdr_min(h) + 600, hdr_max(h)), -1);
+	assert_int_equal(hdr_set_range(r.h, hdr_min(h), hdr_max(h) / 2), -1);
+	assert_int_equal(hdr_min(r.h), hdr_min(h));
+	hdr_free(h);
+	hdr_free(r.h);
+}
+
+/* hdr_add_live reads what hdr_merge would add (min and max to their
+ * buckets), and hdr_subtract leaves what was recorded after a snapshot. */
+static void test_live_and_subtract(void **state)
+{
+	struct hdr *h = hdr_new(1000, 3600000000LL, 3);
+	struct hdr *snap = hdr_new(1000, 3600000000LL, 3);
+	struct hdr *later = hdr_new(1000, 3600000000LL, 3);
+	struct hdr *other = hdr_new(1, 3600000000LL, 3);
+
+	for (int i = 1; i <= 1000; i++)
+		hdr_record(h, i * 1000);
+	assert_int_equal(hdr_add_live(snap, h), 0);
+	assert_int_equal(hdr_count(snap), 1000);
+	assert_int_equal(hdr_percentile(snap, 50), hdr_percentile(h, 50));
+	assert_true(hdr_min(snap) <= hdr_min(h) && hdr_max(snap) >= hdr_max(h));
+	for (int i = 0; i < 100; i++) {
+		hdr_record(h, 2000000);
+		hdr_record(later, 2000000);
+	}
+	assert_int_equal(hdr_subtract(h, snap), 0);
+	assert_int_equal(hdr_count(h), 100);
+	/* all in 2,000,000's bucket; the max is that bucket's highest
+	 * value now, no more */
+	assert_true(hdr_percentile(h, 1) >= 2000000 &&
+		    hdr_percentile(h, 1) < 2000000 + 2048);
+	assert_int_equal(hdr_percentile(h, 100), hdr_percentile(h, 1));
+	assert_int_equal(hdr_add_live(other, h), -1);
+	assert_int_equal(hdr_subtract(other, h), -1);
+	hdr_free(h);
+	hdr_free(snap);
+	hdr_free(later);
+	hdr_free(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -805,6 +880,8 @@ int main(void)
 		cmocka_unit_test(test_merge_mismatch),
 		cmocka_unit_test(test_spectrum_levels),
 		cmocka_unit_test(test_extremes),
+		cmocka_unit_test(test_buckets_roundtrip),
+		cmocka_unit_test(test_live_and_subtract),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -822,6 +822,94 @@ static void test_profile(void **state)
 	heap_trace_free(&t);
 }
 
+/* A PYCODE record of code id of image gen: file, qualname, first line;
+ * lens overrides the lengths word when not 0. */
+static void rec_pycode(struct heap_trace *t, int slot, uint32_t gen,
+		       uint32_t id, int first, const char *file,
+		       const char *name, uint64_t lens)
+{
+	uint64_t w[3 + 32] = { 0 };
+	size_t nf = strlen(file), nn = strlen(name);
+	size_t words = 3 + (nf + nn + 7) / 8;
+
+	w[0] = head(HEAP_REC_PYCODE, 0) | ((uint64_t)gen << 16) | words;
+	w[1] = (uint64_t)(uint32_t)first << 32 | id;
+	w[2] = lens ? lens : (uint64_t)nf << 32 | nn;
+	memcpy(&w[3], file, nf);
+	memcpy((char *)&w[3] + nf, name, nn);
+	put(t, slot, w, words);
+}
+
+/* A stack with Python frames: n native, m Python (protocol.h). */
+static void rec_pystack(struct heap_trace *t, int slot, uint64_t hash,
+			const uint64_t *ips, uint32_t n, const uint64_t *py,
+			uint32_t m)
+{
+	uint64_t w[2] = { head(HEAP_REC_STACK, 0) | ((uint64_t)m << 48) |
+			  (1u << 16) | n, hash };
+
+	put(t, slot, w, 2);
+	put(t, slot, ips, n);
+	put(t, slot, py, m);
+}
+
+static const struct frame *frame_at(const struct profile *p, size_t stack,
+				    size_t i)
+{
+	assert_true(i < p->stacks[stack].depth);
+	return &p->frames[p->stacks[stack].frames[i]];
+}
+
+/*
+ * Python frames: the PYCODE records read (a damaged one left out), and
+ * the frames named in the profile: a native stack cut at the depth limit,
+ * or that stops short of the C library's root frames (here an unknown
+ * address), takes them at its outer end.
+ */
+static void test_python_frames(void **state)
+{
+	static const uint64_t ips[] = { 0x1000 };
+	const uint64_t py[] = { (uint64_t)2 << 32 | 12,
+				(uint64_t)1 << 32 | 5 | HEAP_PY_END };
+	struct heap_trace t;
+	struct heap_report r;
+	struct profile p;
+	const struct frame *f;
+
+	for (int cut = 0; cut < 2; cut++) {
+		trace_init(&t, 1);
+		t.max_depth = cut ? 1 : 64;
+		rec_pycode(&t, 0, 1, 1, 3, "/src/app.py", "outer", 0);
+		rec_alloc(&t, 0, 1, 0x10, 100, S1);
+		rec_pycode(&t, 0, 1, 2, 10, "/src/app.py", "C.inner", 0);
+		/* lengths past the record: not a code */
+		rec_pycode(&t, 0, 1, 3, 1, "/x.py", "bad", (uint64_t)999 << 32);
+		rec_pystack(&t, 0, S1, ips, 1, py, 2);
+		rec_free(&t, 0, 2, 0x10);
+		analyze(&t, &r);
+		assert_int_equal(r.npycodes, 2);
+		assert_int_equal(r.pycodes[1].firstlineno, 10);
+		assert_int_equal(r.allocations, 1);
+		assert_near(r.peak, 100);
+		assert_int_equal(site(&r, S1)->npy, 2);
+		heap_profile(&t, &r, false, NULL, &p);
+		assert_int_equal(p.nstacks, 1);
+		assert_int_equal(r.py_mismatched, 0);
+		assert_int_equal(p.stacks[0].depth, 3);
+		f = frame_at(&p, 0, 1);
+		assert_string_equal(f->function, "C.inner (app.py:10)");
+		assert_string_equal(f->file, "/src/app.py");
+		assert_int_equal(f->line, 12);
+		assert_string_equal(f->module, "[python]");
+		f = frame_at(&p, 0, 2);
+		assert_string_equal(f->function, "outer (app.py:3)");
+		assert_int_equal(f->line, 5);
+		profile_free(&p);
+		heap_report_free(&r);
+		heap_trace_free(&t);
+	}
+}
+
 static void test_empty(void **state)
 {
 	struct heap_trace t;
@@ -986,6 +1074,7 @@ int main(void)
 		cmocka_unit_test(test_timeline_carry_in),
 		cmocka_unit_test(test_hist),
 		cmocka_unit_test(test_profile),
+		cmocka_unit_test(test_python_frames),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_many_blocks),
 		cmocka_unit_test(test_fp_walk_fuzz),

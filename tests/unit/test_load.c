@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "load/http.h"
+#include "load/load_internal.h"
 #include "load/load.h"
 #include "load/reqfile.h"
 #include "load/sample.h"
@@ -513,6 +514,60 @@ static void test_rates(void **state)
 	assert_null(v);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The due times of the first per requests of a process's open-model
+ * schedule (its m-th request: connection m % conns, slot m / conns). */
+static void dues(unsigned conns, unsigned seg, unsigned nseg, double rate,
+		 size_t per, int64_t *out)
+{
+	struct load_config c = { .connections = conns, .rate = rate,
+				 .segment = seg, .segments = nseg };
+	struct shared sh = { .c = &c, .start = 123456789,
+			     .ns_per_req = 1e9 / rate };
+
+	for (size_t m = 0; m < per; m++)
+		out[m] = conn_due(&sh, m % conns, m / conns);
+}
+
+/* --segment I/N: the segments' due times together are exactly those of
+ * one process with all connections, and segment I has request k of that
+ * schedule for k % N == I: for N dividing the connections and not, and a
+ * rate whose period is no whole number of nanoseconds. */
+static void test_segment_schedule(void **state)
+{
+	const unsigned conns[] = { 6, 7, 1000, 5 }, nseg[] = { 3, 3, 7, 5 };
+	const double rates[] = { 300, 7000, 123457.3, 1e6 / 3 };
+	enum { PER = 2000 };
+
+	for (size_t t = 0; t < sizeof(conns) / sizeof(conns[0]); t++) {
+		unsigned n = nseg[t];
+		int64_t *one = malloc(sizeof(int64_t) * PER * n);
+		int64_t *all = malloc(sizeof(int64_t) * PER * n);
+
+		dues(conns[t], 0, 1, rates[t], PER * n, one);
+		for (unsigned i = 0; i < n; i++) {
+			unsigned share = conns[t] / n + (i < conns[t] % n);
+
+			dues(share, i, n, rates[t], PER, all + i * PER);
+			/* its m-th is the whole schedule's k = i + m n */
+			for (size_t m = 0; m < PER; m++)
+				assert_int_equal(all[i * PER + m],
+						 one[i + m * n]);
+		}
+		qsort(one, PER * n, sizeof(int64_t), cmp_i64);
+		qsort(all, PER * n, sizeof(int64_t), cmp_i64);
+		assert_memory_equal(one, all, sizeof(int64_t) * PER * n);
+		free(one);
+		free(all);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -532,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_sample_all),
 		cmocka_unit_test(test_sample_uniform),
 		cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_segment_schedule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,13 @@
  *
  * The tests include sqlite3.h only to do what yardstick never does: hold
  * a lock, downgrade or damage a store by hand.
+ *
+ * With YS_TEST_STORE_BACKEND=postgresql (and PGSOCK, the socket directory
+ * of a server tests/cli/pg_server.sh started: the test `store_pg`), the
+ * tests of the public API run against PostgreSQL stores, a database each
+ * (store_loc), 32 writers instead of 8; and the PostgreSQL store's own:
+ * 32 processes migrating one new database at once, a newer schema,
+ * another program's table, copies between the backends.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +26,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <math.h>
@@ -54,6 +62,59 @@ static const char *tmp_path(const char *name)
 	char *p = bufs[next++ % 16];
 
 	snprintf(p, sizeof(bufs[0]), "%s/%s", tmpdir, name);
+	return p;
+}
+
+/* PostgreSQL mode: the server's socket directory, else NULL. */
+static const char *pg_sock;
+
+/* Run sql in database db of the test's server as its superuser; its
+ * output (one value) in a static buffer. */
+static const char *pg_sql(const char *db, const char *sql)
+{
+	static char out[4096];
+	char *cmd = xasprintf("/usr/lib/postgresql/15/bin/psql -X -q -A -t "
+			      "-v ON_ERROR_STOP=1 -h '%s' -U postgres -d '%s' "
+			      "-c \"%s\"", pg_sock, db, sql);
+	FILE *f = popen(cmd, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	while (n && out[n - 1] == '\n')
+		out[--n] = 0;
+	assert_int_equal(pclose(f), 0);
+	free(cmd);
+	return out;
+}
+
+/*
+ * Where a test keeps its store: the file tmpdir/name, or in PostgreSQL
+ * mode a new database of its own named after it (a URL), in one of 16
+ * static buffers used in turn.
+ */
+static const char *store_loc(const char *name)
+{
+	static char bufs[16][512];
+	static unsigned next;
+	char *p, db[64], *sql;
+	size_t i;
+
+	if (!pg_sock)
+		return tmp_path(name);
+	for (i = 0; name[i] && i < sizeof(db) - 1; i++)
+		db[i] = isalnum((unsigned char)name[i]) ? name[i] : '_';
+	db[i] = 0;
+	sql = xasprintf("DROP DATABASE IF EXISTS %s; ", db);
+	pg_sql("postgres", sql);
+	free(sql);
+	sql = xasprintf("CREATE DATABASE %s", db);
+	pg_sql("postgres", sql);
+	free(sql);
+	p = bufs[next++ % 16];
+	snprintf(p, sizeof(bufs[0]), "postgresql://postgres@/%s?host=%s", db,
+		 pg_sock);
 	return p;
 }
 
@@ -234,7 +295,7 @@ static void build_rich(struct result *r)
 
 static void test_round_trip(void **state)
 {
-	const char *path = tmp_path("round.db");
+	const char *path = store_loc("round.db");
 	struct store *s = open_new(path);
 	struct result a, b, empty, back;
 	long long id1, id2;
@@ -311,7 +372,7 @@ static void assert_ref_fails(struct store *s, const char *ref, int err,
 
 static void test_refs(void **state)
 {
-	const char *path = tmp_path("refs.db");
+	const char *path = store_loc("refs.db");
 	struct store *s = open_new(path);
 	static const struct {
 		const char *commit, *branch;
@@ -440,7 +501,7 @@ static void history_fixture(struct store *s)
 
 static void test_history(void **state)
 {
-	const char *path = tmp_path("history.db");
+	const char *path = store_loc("history.db");
 	struct store *s = open_new(path);
 	struct store_entry *en;
 	size_t n;
@@ -481,9 +542,12 @@ static void test_history(void **state)
 }
 
 /* Writer w's i-th result: name "wW-I", run k = w*1e6 + i*1e3 + k + 0.25
- * but NaN at run (w + i) % runs. */
+ * but NaN at run (w + i) % runs. WRITERS x SAVES on SQLite, PG_WRITERS x
+ * PG_SAVES on PostgreSQL. */
 #define WRITERS 8
 #define SAVES 20
+#define PG_WRITERS 32
+#define PG_SAVES 5
 #define RUNS 100
 
 static double writer_value(int w, int i, int k)
@@ -512,7 +576,7 @@ static void build_writer(struct result *r, int w, int i)
 
 /* A child: wait for the start signal, open, save SAVES results, exit 0
  * or the error kind. */
-static void writer(const char *path, int w, int start)
+static void writer(const char *path, int w, int saves, int start)
 {
 	struct store *s;
 	struct error e;
@@ -524,7 +588,7 @@ static void writer(const char *path, int w, int start)
 	if (read(start, &c, 1) != 0)
 		_exit(99);
 	ret = store_open(&s, path, STORE_CREATE, &e);
-	for (int i = 0; i < SAVES && !ret; i++) {
+	for (int i = 0; i < saves && !ret; i++) {
 		build_writer(&r, w, i);
 		ret = store_save(s, &r, &id, &e);
 		result_free(&r);
@@ -552,41 +616,44 @@ static void check_writer_result(struct store *s, long long id)
 	result_free(&r);
 }
 
-/* 8 processes create one store and save into it as fast as they can:
- * every result arrives whole, each under its own id. */
+/* 8 processes (32 on PostgreSQL) create one store and save into it as
+ * fast as they can: every result arrives whole, each under its own id. */
 static void test_concurrent_writers(void **state)
 {
-	const char *path = tmp_path("concurrent/.yardstick/results.db");
-	bool seen[WRITERS][SAVES] = { { false } };
+	const char *path = pg_sock ? store_loc("concurrent") :
+			   tmp_path("concurrent/.yardstick/results.db");
+	int writers = pg_sock ? PG_WRITERS : WRITERS;
+	int saves = pg_sock ? PG_SAVES : SAVES;
+	bool seen[PG_WRITERS][SAVES] = { { false } };
 	struct store_entry *en;
 	struct error e;
 	struct store *s;
-	pid_t pids[WRITERS];
+	pid_t pids[PG_WRITERS];
 	int start[2], status;
 	size_t n;
 	double t0;
 
 	assert_int_equal(pipe(start), 0);
-	for (int w = 0; w < WRITERS; w++) {
+	for (int w = 0; w < writers; w++) {
 		pids[w] = fork();
 		assert_true(pids[w] >= 0);
 		if (pids[w] == 0) {
 			close(start[1]);
-			writer(path, w, start[0]);
+			writer(path, w, saves, start[0]);
 		}
 	}
 	close(start[0]);
 	t0 = now();
 	close(start[1]);	/* all start at once */
-	for (int w = 0; w < WRITERS; w++) {
+	for (int w = 0; w < writers; w++) {
 		assert_int_equal(waitpid(pids[w], &status, 0), pids[w]);
 		assert_true(WIFEXITED(status));
 		assert_int_equal(WEXITSTATUS(status), 0);
 	}
-	print_message("%d writers x %d saves x %d runs: %.0f ms\n", WRITERS,
-		      SAVES, RUNS, (now() - t0) * 1e3);
+	print_message("%d writers x %d saves x %d runs: %.0f ms\n", writers,
+		      saves, RUNS, (now() - t0) * 1e3);
 	assert_int_equal(store_open(&s, path, STORE_READ, &e), 0);
-	assert_int_equal(n = history(s, NULL, &en), WRITERS * SAVES);
+	assert_int_equal(n = history(s, NULL, &en), writers * saves);
 	for (size_t j = 0; j < n; j++) {
 		int w, i;
 
@@ -1094,9 +1161,10 @@ static char *schema_of(const char *path)
 			"sql FROM sqlite_schema ORDER BY name)");
 }
 
-/* A version 1 store (v2 only adds indexes) migrates forward in place,
- * its results intact; opening a current store changes nothing; a store
- * of a newer version is refused, the message giving both versions. */
+/* A version 1 store (v2 only adds indexes, v3 the fingerprint column)
+ * migrates forward in place, its results intact; opening a current store
+ * changes nothing; a store of a newer version is refused, the message
+ * giving both versions. */
 static void test_migration(void **state)
 {
 	const char *path = tmp_path("migrate.db");
@@ -1107,13 +1175,14 @@ static void test_migration(void **state)
 	build_rich(&r);
 	save(s, &r);
 	store_close(s);
-	assert_int_equal(raw_int(path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 3);
 	v2 = schema_of(path);
-	raw_exec(path, "DROP INDEX results_commit; DROP INDEX results_branch;"
-		 " PRAGMA user_version = 1");
+	raw_exec(path, "DROP INDEX results_fingerprint; ALTER TABLE results "
+		 "DROP COLUMN fingerprint; DROP INDEX results_commit; "
+		 "DROP INDEX results_branch; PRAGMA user_version = 1");
 
 	s = open_new(path);
-	assert_int_equal(raw_int(path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 3);
 	again = schema_of(path);
 	assert_string_equal(again, v2);
 	load(s, "@aaaa1111", 0, &back);
@@ -1134,7 +1203,7 @@ static void test_migration(void **state)
 	raw_exec(path, "PRAGMA user_version = 99");
 	assert_open_fails(path, STORE_READ, STORE_ERR_SCHEMA, "newer yardstick");
 	assert_open_fails(path, STORE_READ, STORE_ERR_SCHEMA, "is 99");
-	assert_open_fails(path, STORE_READ, STORE_ERR_SCHEMA, "up to 2");
+	assert_open_fails(path, STORE_READ, STORE_ERR_SCHEMA, "up to 3");
 	free(again);
 	free(v2);
 	result_free(&r);
@@ -1633,6 +1702,242 @@ static void test_default_path(void **state)
 	free(cmd);
 }
 
+/* ---- store_copy, between the backends ---- */
+
+static void renumber_seen(long long from, long long to, void *ctx)
+{
+	long long *last = ctx;
+
+	last[0] = from;
+	last[1] = to;
+}
+
+/* Copy from into to: the counts as expected. */
+static void assert_copy(const char *from, const char *to, size_t copied,
+			size_t skipped, size_t renumbered)
+{
+	long long last[2] = { 0, 0 };
+	struct store_copy_stats st = { .on_renumber = renumber_seen,
+				       .ctx = last };
+	struct store *a, *b;
+	struct error e;
+
+	if (store_open(&a, from, STORE_READ, &e) ||
+	    store_open(&b, to, STORE_CREATE, &e))
+		fail_msg("%s", e.msg);
+	if (store_copy(a, b, &st, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(st.copied, copied);
+	assert_int_equal(st.skipped, skipped);
+	assert_int_equal(st.renumbered, renumbered);
+	store_close(a);
+	store_close(b);
+}
+
+/* Result id of the stores at a and b: the same, bit for bit. */
+static void assert_same_in(const char *a, long long ida, const char *b,
+			   long long idb)
+{
+	struct store *sa = open_new(a), *sb = open_new(b);
+	struct result ra, rb;
+
+	load(sa, NULL, ida, &ra);
+	load(sb, NULL, idb, &rb);
+	assert_result_same(&ra, &rb);
+	result_free(&ra);
+	result_free(&rb);
+	store_close(sa);
+	store_close(sb);
+}
+
+/*
+ * A history copied from SQLite into the store of the backend under test
+ * and back into a new SQLite file: every result the same, bit for bit,
+ * under its id; a second copy copies nothing (the fingerprint); a copy
+ * into a store holding other results renumbers them and says so; a
+ * SQLite store saved before the fingerprints had them filled in.
+ */
+static void test_copy(void **state)
+{
+	/* copies: tmp_path's buffers are reused by assert_result_same */
+	char *src = xstrdup(tmp_path("copy-src.db"));
+	char *back = xstrdup(tmp_path("copy-back.db"));
+	char *mid = xstrdup(store_loc("copy_mid"));
+	char *other = xstrdup(store_loc("copy_other"));
+	struct store *s = open_new(src);
+	struct result r;
+
+	build_rich(&r);
+	save(s, &r);
+	result_free(&r);
+	for (int i = 0; i < 3; i++) {
+		build_tagged(&r, i, i ? COMMIT_B : COMMIT_A1, "main");
+		save(s, &r);
+		result_free(&r);
+	}
+	store_close(s);
+
+	assert_copy(src, mid, 4, 0, 0);
+	assert_copy(src, mid, 0, 4, 0);
+	for (long long id = 1; id <= 4; id++)
+		assert_same_in(src, id, mid, id);
+	s = open_new(mid);		/* the next id after the kept ones */
+	build_tagged(&r, 9, NULL, "dev");
+	assert_int_equal(save(s, &r), 5);
+	result_free(&r);
+	store_close(s);
+	assert_copy(mid, back, 5, 0, 0);
+	assert_copy(back, mid, 0, 5, 0);
+	assert_copy(mid, src, 1, 4, 0);
+	for (long long id = 1; id <= 5; id++)
+		assert_same_in(back, id, src, id);
+
+	s = open_new(other);
+	build_tagged(&r, 42, NULL, NULL);
+	save(s, &r);
+	result_free(&r);
+	store_close(s);
+	assert_copy(src, other, 5, 0, 5);
+	assert_copy(src, other, 0, 5, 0);
+	assert_same_in(src, 1, other, 2);
+
+	/* rows saved before schema version 3 have no fingerprint: filled in
+	 * by the next copy into the store, which then skips them */
+	raw_exec(back, "UPDATE results SET fingerprint = NULL");
+	assert_copy(src, back, 0, 5, 0);
+	assert_int_equal(raw_int(back, "SELECT count(*) FROM results WHERE "
+				 "fingerprint IS NULL"), 0);
+	free(src);
+	free(back);
+	free(mid);
+	free(other);
+}
+
+/* ---- the PostgreSQL store's own ---- */
+
+#define MIGRATORS 32
+
+/* 32 processes open one new database at once: one migrates under the
+ * advisory lock, the others find nothing to do; all save. */
+static void test_pg_migration_race(void **state)
+{
+	const char *url = store_loc("race");
+	pid_t pids[MIGRATORS];
+	int start[2], status;
+
+	assert_int_equal(pipe(start), 0);
+	for (int w = 0; w < MIGRATORS; w++) {
+		pids[w] = fork();
+		assert_true(pids[w] >= 0);
+		if (pids[w] == 0) {
+			close(start[1]);
+			writer(url, w, 1, start[0]);
+		}
+	}
+	close(start[0]);
+	close(start[1]);
+	for (int w = 0; w < MIGRATORS; w++) {
+		assert_int_equal(waitpid(pids[w], &status, 0), pids[w]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	assert_string_equal(pg_sql("race", "SELECT count(*) || ' ' || "
+				   "max(version) FROM yardstick_schema"),
+			    "1 3");
+	assert_string_equal(pg_sql("race", "SELECT count(*) FROM results"),
+			    "32");
+}
+
+/* A database of a newer yardstick, one with another program's table, a
+ * malformed URL, a server that is not there: refused, clearly. */
+static void test_pg_refused(void **state)
+{
+	const char *newer = store_loc("newer"), *foreign = store_loc("foreign_tbl");
+	char *nosock = xasprintf("postgresql://u:pw1234@/x?host=%s/none&"
+				 "sslpassword=ssl9876", tmpdir);
+	struct store *s = open_new(newer);
+	struct result r;
+	struct error e;
+
+	build_tagged(&r, 1, NULL, NULL);
+	save(s, &r);
+	result_free(&r);
+	store_close(s);
+	pg_sql("newer", "UPDATE yardstick_schema SET version = 7");
+	assert_open_fails(newer, STORE_READ, STORE_ERR_SCHEMA, "is 7, this "
+			  "yardstick knows up to 3");
+	assert_open_fails(newer, STORE_CREATE, STORE_ERR_SCHEMA, newer);
+
+	pg_sql("foreign_tbl", "CREATE TABLE results (x int)");
+	assert_open_fails(foreign, STORE_CREATE, STORE_ERR_CORRUPT,
+			  "not a yardstick store");
+	assert_string_equal(pg_sql("foreign_tbl", "SELECT to_regclass("
+				   "'yardstick_schema') IS NULL"), "t");
+
+	/* a lock held past the busy timeout (the copies' advisory lock,
+	 * held by another session): LOCKED, as SQLite's busy timeout */
+	{
+		char *cmd = xasprintf("/usr/lib/postgresql/15/bin/psql -X -q "
+			"-h '%s' -U postgres -d newer -c 'SELECT "
+			"pg_advisory_lock(1498633292), pg_sleep(60)' "
+			">/dev/null 2>&1 &", pg_sock);
+		struct store *a, *b;
+		struct store_copy_stats st = { 0 };
+
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+		for (int i = 0; strcmp(pg_sql("newer", "SELECT count(*) FROM "
+				"pg_locks WHERE locktype = 'advisory'"), "1");
+		     i++) {
+			assert_true(i < 1500);	/* 30 s */
+			usleep(20000);
+		}
+		pg_sql("newer", "UPDATE yardstick_schema SET version = 3");
+		a = open_new(tmp_path("locked-src.db"));
+		build_tagged(&r, 2, NULL, NULL);
+		save(a, &r);
+		result_free(&r);
+		b = open_new(newer);
+		store_set_busy_timeout(b, 200);
+		assert_int_equal(store_copy(a, b, &st, &e), -STORE_ERR_LOCKED);
+		assert_non_null(strstr(e.msg, "is locked by another session"));
+		store_close(a);
+		store_close(b);
+		pg_sql("postgres", "SELECT count(pg_terminate_backend(pid)) "
+		       "FROM pg_locks WHERE locktype = 'advisory'");
+		pg_sql("newer", "UPDATE yardstick_schema SET version = 7");
+	}
+	/* malformed URLs holding a password: libpq's message, which would
+	 * quote it, is not shown; an '@' not written %40 is refused */
+	{
+		static const char *const bad[][2] = {
+			{ "postgresql://u:ab%zzcd@/x", "zzcd" },
+			{ "postgresql://u:p@ss@h/x", "ss@" },
+			{ "postgresql://u@h/x?password=%zzsecret", "secret" },
+			{ "postgresql://u:s3cr3t@[::1/x", "s3cr3t" },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			assert_int_equal(store_open(&s, bad[i][0], STORE_READ,
+						    &e), -STORE_ERR_BADREF);
+			assert_non_null(strstr(e.msg, "bad store URL"));
+			if (strstr(e.msg, bad[i][1]))
+				fail_msg("'%s' shows '%s'", e.msg, bad[i][1]);
+		}
+	}
+	assert_open_fails("postgresql://u@h/db?bogus=1", STORE_READ,
+			  STORE_ERR_BADREF, "bad store URL");
+	/* the server's socket named, the URL shown without the password */
+	assert_int_equal(store_open(&s, nosock, STORE_READ, &e),
+			 -STORE_ERR_CONNECT);
+	assert_null(s);
+	assert_non_null(strstr(e.msg, "/none/.s.PGSQL.5432"));
+	assert_non_null(strstr(e.msg, "'postgresql://u@/x?host="));
+	assert_null(strstr(e.msg, "pw1234"));
+	assert_null(strstr(e.msg, "ssl9876"));
+	free(nosock);
+}
+
 static int setup(void **state)
 {
 	return mkdtemp(tmpdir) ? 0 : -1;
@@ -1654,6 +1959,7 @@ int main(void)
 		cmocka_unit_test(test_refs),
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_concurrent_writers),
+		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_save_speed),
 		cmocka_unit_test(test_wal_kept),
 		cmocka_unit_test(test_open_errors),
@@ -1670,6 +1976,26 @@ int main(void)
 		cmocka_unit_test(test_log_bound),
 		cmocka_unit_test(test_log_readonly),
 	};
+	/* the tests of the public API, and PostgreSQL's own */
+	const struct CMUnitTest pg_tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_refs),
+		cmocka_unit_test(test_history),
+		cmocka_unit_test(test_concurrent_writers),
+		cmocka_unit_test(test_copy),
+		cmocka_unit_test(test_pg_migration_race),
+		cmocka_unit_test(test_pg_refused),
+	};
+	const char *backend = getenv("YS_TEST_STORE_BACKEND");
 
+	if (backend && !strcmp(backend, "postgresql")) {
+		pg_sock = getenv("PGSOCK");
+		if (!pg_sock || !*pg_sock) {
+			fputs("YS_TEST_STORE_BACKEND=postgresql needs PGSOCK "
+			      "(tests/cli/pg_server.sh)\n", stderr);
+			return 1;
+		}
+		return cmocka_run_group_tests(pg_tests, setup, teardown);
+	}
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,79 @@
+#!/bin/sh
+# The cost of `yardstick mem` on a Python program: an allocation-heavy
+# CPython workload (rows parsed into dicts of ints and strings, a tenth
+# of them kept, every other object a temporary) run natively (with
+# pymalloc, and with PYTHONMALLOC=malloc as mem runs it), under
+# `yardstick mem` (every allocation traced with its Python frames; with
+# --sample 524288; with --python off) and under tracemalloc (stdlib; 1
+# frame, its default, and 64 frames, as deep as mem's native stacks).
+# memray, the tool closest to mem on Python, is not in Debian (the only
+# registry this project installs from), hence tracemalloc. Whole
+# processes are timed, yardstick's analysis and symbolization included:
+# wall time, and CPU time (user + system of the whole process tree, from
+# getrusage: less at the mercy of other jobs on a shared machine than
+# wall time); rounds interleaved in random order, medians and minimums
+# reported.
+#   bench/python_mem.sh [build] [ROUNDS] [ROWS] [PYTHON]
+set -eu
+build=${1:-build}
+rounds=${2:-5}
+rows=${3:-300000}
+py=${4:-/usr/bin/python3.11}
+ys=$build/yardstick
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cat > "$dir/work.py" <<'PY'
+import sys
+
+
+def parse(line):
+    a, b, name, score = line.split(",")
+    return {"id": int(a), "group": int(b), "name": name.strip(),
+            "score": float(score)}
+
+
+def main(n):
+    kept = []
+    for i in range(n):
+        row = parse("%d,%d, name%d ,%d.5" % (i, i % 97, i, i % 1000))
+        if i % 10 == 0:
+            kept.append(row)
+    print(len(kept), sum(r["group"] for r in kept))
+
+
+main(int(sys.argv[1]))
+PY
+python3 - "$ys" "$py" "$dir" "$rounds" "$rows" <<'PY'
+import os, random, resource, statistics, subprocess, sys, time
+ys, py, d, rounds, rows = sys.argv[1:6]
+work = [py, f"{d}/work.py", rows]
+mem = [ys, "mem", "-q", "--no-store", "--json", f"{d}/mem.json"]
+tools = {
+    "native (pymalloc)": (work, {}),
+    "native, PYTHONMALLOC=malloc": (work, {"PYTHONMALLOC": "malloc"}),
+    "yardstick mem": (mem + ["--"] + work, {}),
+    "yardstick mem --sample 524288": (mem + ["--sample", "524288", "--"] + work, {}),
+    "yardstick mem --python off": (mem + ["--python", "off", "--"] + work, {}),
+    "tracemalloc (1 frame)": ([py, "-X", "tracemalloc=1"] + work[1:], {}),
+    "tracemalloc (64 frames)": ([py, "-X", "tracemalloc=64"] + work[1:], {}),
+}
+times = {k: [] for k in tools}
+cpu = {k: [] for k in tools}
+for r in range(int(rounds)):
+    for k in random.sample(list(tools), len(tools)):
+        argv, env = tools[k]
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, env=dict(os.environ, **env))
+        times[k].append(time.perf_counter() - t0)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu[k].append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
+for what, m in (("wall time", times), ("CPU time", cpu)):
+    base = m["native (pymalloc)"]
+    print(f"{' '.join(work)}: {rounds} rounds interleaved, {what}")
+    for k, v in m.items():
+        print(f"  {k:32s} median {statistics.median(v):7.3f} s "
+              f"{statistics.median(v) / statistics.median(base):6.2f}x native  "
+              f"min {min(v):7.3f} s {min(v) / min(base):6.2f}x")
+PY

@@ -1,0 +1,558 @@
+/*
+ * Python frames in sampled stacks (pystacks.h). Per process: whether it
+ * is a CPython (probed at its first sample, again after a new mapping),
+ * its threads' PyThreadState by kernel tid, and its code objects read
+ * once each (names, first line, location table), checked again at every
+ * sample against the pointers the walk read (an address reused by
+ * another code object is read afresh).
+ */
+#include "profile/pystacks.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "profile/python_proc.h"
+#include "util/hashmap.h"
+#include "util/strutil.h"
+#include "util/term.h"
+
+enum pstate { P_UNPROBED, P_NONE, P_PYTHON, P_UNSUPPORTED };
+
+struct code_ent {
+	uint64_t addr, qualname_ptr, filename_ptr;
+	char *name, *file;	/* "qualname (base:first)", co_filename */
+	int firstlineno;
+	uint8_t *tab;
+	size_t tablen;
+};
+
+/* (code entry, line) -> its synthetic address */
+struct line_ent {
+	uint32_t code;
+	int line;
+	uint64_t addr;
+};
+
+struct tid_ent {
+	uint32_t tid;
+	uint64_t tstate;
+};
+
+struct pyp {
+	uint32_t pid;
+	enum pstate state;
+	bool dirty;		/* mapped a file since the probe */
+	struct py_proc pp;
+	struct tid_ent *tids;
+	size_t ntids, captids;
+	struct code_ent *codes;
+	size_t ncodes, capcodes;
+	struct hashidx code_index;	/* codes + 1 by address */
+	struct line_ent *lines;
+	size_t nlines, caplines;
+	struct hashidx line_index;	/* lines + 1 */
+};
+
+struct pystacks {
+	struct symtab *s;
+	struct pyp **procs;
+	size_t nprocs, capprocs;
+	struct hashidx proc_index;	/* procs + 1 by pid */
+	struct pystacks_stats st;
+	struct pystacks_thread *threads;
+	size_t nthreads, capthreads;
+	struct hashidx thread_index;	/* threads + 1 by (pid, tid) */
+	char **warnings;
+	size_t nwarnings, capwarnings;
+	/* one sample's walk, its frames' addresses; a code object's
+	 * location table being read */
+	struct py_frame frames[PY_MAX_DEPTH];
+	uint64_t addrs[PY_MAX_DEPTH];
+	uint8_t tab[PY_LINETABLE_MAX];
+	/* the sample captured (pystacks_capture), NULL if none */
+	struct pyp *cur;
+	size_t nframes;
+	enum py_walk_error cur_err;
+};
+
+struct pystacks *pystacks_new(struct symtab *s)
+{
+	struct pystacks *ps = xcalloc(1, sizeof(*ps));
+
+	ps->s = s;
+	return ps;
+}
+
+static void pyp_clear(struct pyp *p)
+{
+	for (size_t i = 0; i < p->ncodes; i++) {
+		free(p->codes[i].name);
+		free(p->codes[i].file);
+		free(p->codes[i].tab);
+	}
+	free(p->codes);
+	free(p->lines);
+	free(p->tids);
+	hashidx_free(&p->code_index);
+	hashidx_free(&p->line_index);
+	*p = (struct pyp){ .pid = p->pid };
+}
+
+void pystacks_free(struct pystacks *ps)
+{
+	if (!ps)
+		return;
+	for (size_t i = 0; i < ps->nprocs; i++) {
+		pyp_clear(ps->procs[i]);
+		free(ps->procs[i]);
+	}
+	for (size_t i = 0; i < ps->nwarnings; i++)
+		free(ps->warnings[i]);
+	free(ps->warnings);
+	free(ps->procs);
+	free(ps->threads);
+	hashidx_free(&ps->proc_index);
+	hashidx_free(&ps->thread_index);
+	free(ps);
+}
+
+static struct pyp *pyp_find(struct pystacks *ps, uint32_t pid, bool create)
+{
+	uint64_t h = hash_u64(pid), v;
+	struct pyp *p;
+	size_t pos;
+
+	for (v = hashidx_first(&ps->proc_index, h, &pos); v;
+	     v = hashidx_next(&ps->proc_index, h, &pos))
+		if (ps->procs[v - 1]->pid == pid)
+			return ps->procs[v - 1];
+	if (!create)
+		return NULL;
+	p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	ps->procs = xgrow(ps->procs, &ps->capprocs, ps->nprocs + 1,
+			  sizeof(*ps->procs));
+	ps->procs[ps->nprocs++] = p;
+	hashidx_add(&ps->proc_index, h, ps->nprocs);
+	return p;
+}
+
+void pystacks_mmap(struct pystacks *ps, uint32_t pid, const char *path)
+{
+	struct pyp *p = pyp_find(ps, pid, false);
+	const char *base = strrchr(path, '/');
+
+	/* the interpreter comes as a file of its own; other files (every
+	 * library a program loads) are not worth reading maps again */
+	base = base ? base + 1 : path;
+	if (p && p->state != P_PYTHON && (!strncmp(base, "python", 6) ||
+					  !strncmp(base, "libpython", 9)))
+		p->dirty = true;
+}
+
+void pystacks_fork(struct pystacks *ps, uint32_t pid, uint32_t ppid)
+{
+	(void)ppid;
+	pystacks_exec(ps, pid);
+}
+
+void pystacks_exec(struct pystacks *ps, uint32_t pid)
+{
+	struct pyp *p = pyp_find(ps, pid, false);
+
+	if (p)
+		pyp_clear(p);
+}
+
+void pystacks_exit(struct pystacks *ps, uint32_t pid)
+{
+	pystacks_exec(ps, pid);
+}
+
+static void warn_once(struct pystacks *ps, char *msg)
+{
+	for (size_t i = 0; i < ps->nwarnings; i++)
+		if (!strcmp(ps->warnings[i], msg)) {
+			free(msg);
+			return;
+		}
+	ps->warnings = xgrow(ps->warnings, &ps->capwarnings,
+			     ps->nwarnings + 1, sizeof(*ps->warnings));
+	ps->warnings[ps->nwarnings++] = msg;
+}
+
+static void probe(struct pystacks *ps, struct pyp *p)
+{
+	struct error e;
+	int r = py_proc_probe(p->pid, &p->pp, &e);
+
+	p->dirty = false;
+	if (r <= 0) {
+		p->state = P_NONE;
+		return;
+	}
+	if (p->pp.t.l && p->pp.eval_start) {
+		p->state = P_PYTHON;
+		return;
+	}
+	p->state = P_UNSUPPORTED;
+	warn_once(ps, xasprintf("'%s': python %s is not supported (%s are): "
+				"its stacks show the interpreter's C frames",
+				p->pp.path, p->pp.version,
+				py_layout_versions()));
+}
+
+/* --- threads --- */
+
+static uint64_t tstate_of(struct pyp *p, uint32_t tid)
+{
+	const struct py_target *t = &p->pp.t;
+	uint64_t native;
+	size_t i;
+
+	for (i = 0; i < p->ntids && p->tids[i].tid != tid; i++)
+		;
+	/* a cached state is still tid's if it still says so */
+	if (i < p->ntids && !t->read(t->arg, p->tids[i].tstate +
+			(uint64_t)t->l->ts_native_thread_id, &native,
+			sizeof(native)) && (uint32_t)native == tid)
+		return p->tids[i].tstate;
+	if (i == p->ntids) {
+		p->tids = xgrow(p->tids, &p->captids, p->ntids + 1,
+				sizeof(*p->tids));
+		p->tids[p->ntids++].tid = tid;
+	}
+	return p->tids[i].tstate = py_thread_find(t, tid);
+}
+
+static struct pystacks_thread *thread_rec(struct pystacks *ps, uint32_t pid,
+					  uint32_t tid)
+{
+	uint64_t h = hash_u64((uint64_t)pid << 32 | tid), v;
+	struct pystacks_thread *th;
+	char path[64];
+	size_t pos;
+	ssize_t n;
+	int fd;
+
+	for (v = hashidx_first(&ps->thread_index, h, &pos); v;
+	     v = hashidx_next(&ps->thread_index, h, &pos))
+		if (ps->threads[v - 1].pid == pid &&
+		    ps->threads[v - 1].tid == tid)
+			return &ps->threads[v - 1];
+	ps->threads = xgrow(ps->threads, &ps->capthreads, ps->nthreads + 1,
+			    sizeof(*ps->threads));
+	th = &ps->threads[ps->nthreads++];
+	*th = (struct pystacks_thread){ .pid = pid, .tid = tid };
+	hashidx_add(&ps->thread_index, h, ps->nthreads);
+	if (pid == tid) {
+		snprintf(th->name, sizeof(th->name), "MainThread");
+		return th;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, th->name, sizeof(th->name) - 1);
+	if (fd >= 0)
+		close(fd);
+	th->name[n > 0 ? n : 0] = '\0';
+	th->name[strcspn(th->name, "\n")] = '\0';
+	return th;
+}
+
+/* --- code objects and frames --- */
+
+static struct code_ent *code_of(struct pystacks *ps, struct pyp *p,
+				const struct py_frame *fr)
+{
+	uint64_t h = hash_u64(fr->code), v;
+	struct code_ent *c;
+	struct py_code pc;
+	const char *base;
+	long len;
+	size_t pos;
+
+	/* every code object seen at this address: the one with these
+	 * names, or a new entry (a line's synthetic address stays with
+	 * its entry, so entries are never rewritten) */
+	for (v = hashidx_first(&p->code_index, h, &pos); v;
+	     v = hashidx_next(&p->code_index, h, &pos)) {
+		c = &p->codes[v - 1];
+		if (c->addr == fr->code &&
+		    c->qualname_ptr == fr->qualname_ptr &&
+		    c->filename_ptr == fr->filename_ptr)
+			return c;
+	}
+	if (py_code_read(&p->pp.t, fr->code, &pc) ||
+	    pc.qualname_ptr != fr->qualname_ptr ||
+	    pc.filename_ptr != fr->filename_ptr ||
+	    (len = py_code_linetable(&p->pp.t, &pc, ps->tab,
+				     sizeof(ps->tab))) < 0)
+		return NULL;
+	p->codes = xgrow(p->codes, &p->capcodes, p->ncodes + 1,
+			 sizeof(*p->codes));
+	c = &p->codes[p->ncodes++];
+	hashidx_add(&p->code_index, h, p->ncodes);
+	base = strrchr(pc.filename, '/');
+	c->addr = fr->code;
+	c->qualname_ptr = pc.qualname_ptr;
+	c->filename_ptr = pc.filename_ptr;
+	c->name = xasprintf("%s (%s:%d)", pc.qualname,
+			    base ? base + 1 : pc.filename, pc.firstlineno);
+	c->file = xstrdup(pc.filename);
+	c->firstlineno = pc.firstlineno;
+	c->tablen = (size_t)len;
+	c->tab = xmalloc(len ? (size_t)len : 1);
+	memcpy(c->tab, ps->tab, (size_t)len);
+	return c;
+}
+
+static uint64_t frame_addr(struct pystacks *ps, struct pyp *p,
+			   struct code_ent *c, int line)
+{
+	uint32_t ci = (uint32_t)(c - p->codes);
+	uint64_t h = hash_u64((uint64_t)ci << 32 ^ (uint32_t)line), v;
+	struct frame f;
+	size_t pos;
+
+	for (v = hashidx_first(&p->line_index, h, &pos); v;
+	     v = hashidx_next(&p->line_index, h, &pos)) {
+		const struct line_ent *le = &p->lines[v - 1];
+
+		if (le->code == ci && le->line == line)
+			return le->addr;
+	}
+	f = (struct frame){ .function = c->name, .file = c->file,
+			    .line = line > 0 ? line : 0,
+			    .module = PYSTACKS_MODULE };
+	p->lines = xgrow(p->lines, &p->caplines, p->nlines + 1,
+			 sizeof(*p->lines));
+	p->lines[p->nlines] = (struct line_ent){ ci, line,
+						 symtab_synth(ps->s, &f) };
+	hashidx_add(&p->line_index, h, ++p->nlines);
+	return p->lines[p->nlines - 1].addr;
+}
+
+static bool is_eval(const struct pyp *p, const uint64_t *ips, size_t i)
+{
+	uint64_t a = i ? ips[i] - 1 : ips[0];
+
+	return a >= p->pp.eval_start && a < p->pp.eval_end;
+}
+
+/* The Python frames' addresses of a walk into addrs (innermost first),
+ * and the start of each C-level evaluation's group in group[] (group[g]
+ * = nframes). Returns the number of groups, or -1. */
+static int frames_to_addrs(struct pystacks *ps, struct pyp *p, size_t nfr,
+			   uint64_t *addrs, size_t *group, size_t maxg)
+{
+	size_t g = 0;
+
+	group[0] = 0;
+	for (size_t i = 0; i < nfr; i++) {
+		struct code_ent *c = code_of(ps, p, &ps->frames[i]);
+		int line;
+
+		if (!c)
+			return -1;
+		line = py_linetable_line(c->tab, c->tablen, c->firstlineno,
+					 ps->frames[i].lasti);
+		addrs[i] = frame_addr(ps, p, c, line);
+		if (ps->frames[i].entry) {
+			if (++g > maxg)
+				return -1;
+			group[g] = i + 1;
+		}
+	}
+	/* frames after the last entry belong to no evaluation: torn */
+	return group[g] == nfr ? (int)g : -1;
+}
+
+#define MAX_GROUPS 256
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void pystacks_capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
+		      uint64_t time)
+{
+	struct pyp *p = pyp_find(ps, pid, true);
+	struct pystacks_thread *th;
+	enum py_walk_error err;
+	uint64_t tstate, lag;
+	int gil;
+
+	ps->cur = NULL;
+	if (p->state == P_UNPROBED || (p->dirty && p->state != P_PYTHON))
+		probe(ps, p);
+	if (p->state != P_PYTHON)
+		return;
+	ps->st.samples++;
+	lag = now_ns() - time;
+	if (time > now_ns() || lag > PYSTACKS_MAX_LAG_NS) {
+		ps->st.stale++;
+		return;
+	}
+	ps->cur = p;
+	ps->cur_err = PY_WALK_OK;
+	ps->nframes = 0;
+	tstate = tstate_of(p, tid);
+	/* a thread Python does not know (yet): no frames */
+	if (!tstate)
+		return;
+	ps->nframes = py_walk(&p->pp.t, tstate, ps->frames, PY_MAX_DEPTH,
+			      &err);
+	ps->cur_err = err;
+	th = thread_rec(ps, pid, tid);
+	th->samples++;
+	gil = py_gil_holder(&p->pp.t, tstate);
+	if (gil >= 0) {
+		th->gil_known++;
+		th->gil += (uint64_t)gil;
+	}
+	ps->st.lag_ns_sum += lag;
+	if (lag > ps->st.lag_ns_max)
+		ps->st.lag_ns_max = lag;
+}
+
+void pystacks_check(struct pystacks *ps, const uint64_t *regs,
+		    size_t nregs, const uint8_t *stack, size_t stack_size)
+{
+	const struct py_frame *f = &ps->frames[0];
+	uint64_t lo, hi, w;
+
+	if (!ps->cur || ps->cur_err || !ps->nframes || !stack)
+		return;
+	lo = f->bytecode;
+	hi = lo + 2 * (uint64_t)f->code_units;
+	for (size_t i = 0; i < nregs; i++)
+		if (regs[i] >= lo && regs[i] <= hi)
+			return;
+	for (size_t at = 0; at + 8 <= stack_size; at += 8) {
+		memcpy(&w, stack + at, 8);
+		if (w >= lo && w <= hi)
+			return;
+	}
+	ps->st.changed++;
+	ps->cur = NULL;
+}
+
+size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
+		      uint64_t *out, size_t max)
+{
+	struct pyp *p = ps->cur;
+	size_t group[MAX_GROUPS + 1], evals = 0, k = 0, g = 0;
+	int ngroups;
+
+	if (!p)
+		goto out_native;
+	ps->cur = NULL;
+	for (size_t i = 0; i < n; i++)
+		evals += is_eval(p, ips, i);
+	if (ps->cur_err) {
+		ps->st.unreadable++;
+		goto out_native;
+	}
+	ngroups = frames_to_addrs(ps, p, ps->nframes, ps->addrs, group,
+				  MAX_GROUPS);
+	if (ngroups < 0) {
+		ps->st.unreadable++;
+		goto out_native;
+	}
+	if ((size_t)ngroups != evals) {
+		ps->st.mismatched++;
+		goto out_native;
+	}
+	for (size_t i = 0; i < n && k < max; i++) {
+		if (!is_eval(p, ips, i)) {
+			out[k++] = ips[i];
+			continue;
+		}
+		for (size_t j = group[g]; j < group[g + 1] && k < max; j++)
+			out[k++] = ps->addrs[j];
+		g++;
+	}
+	if (evals)
+		ps->st.merged++;
+	return k;
+out_native:
+	k = n < max ? n : max;
+	memmove(out, ips, k * sizeof(*out));
+	return k;
+}
+
+int pystacks_name_len(const struct frame *f)
+{
+	const char *paren = f->module && !strcmp(f->module, PYSTACKS_MODULE)
+		? strrchr(f->function, '(') : NULL;
+
+	return paren && paren > f->function ? (int)(paren - f->function - 1)
+					    : (int)strlen(f->function);
+}
+
+void pystacks_stats(const struct pystacks *ps, struct pystacks_stats *st)
+{
+	*st = ps->st;
+}
+
+const struct pystacks_thread *pystacks_threads(const struct pystacks *ps,
+					       size_t *n)
+{
+	*n = ps->nthreads;
+	return ps->threads;
+}
+
+const char *pystacks_warning(const struct pystacks *ps, size_t *i)
+{
+	return *i < ps->nwarnings ? ps->warnings[(*i)++] : NULL;
+}
+
+void pystacks_fput_report(const struct pystacks *ps, bool quiet, FILE *fp)
+{
+	const struct pystacks_stats *st = &ps->st;
+	uint64_t read = st->samples - st->stale;
+
+	for (size_t i = 0; i < ps->nwarnings; i++) {
+		fputs("yardstick: ", fp);
+		term_puts(fp, ps->warnings[i]);
+		fputc('\n', fp);
+	}
+	if (quiet || !st->samples)
+		return;
+	fprintf(fp, "python: %" PRIu64 " samples of CPython, %" PRIu64
+		" with Python frames, %" PRIu64 " kept native (%" PRIu64
+		" read too late, %" PRIu64 " whose thread had left the "
+		"sampled function, %" PRIu64 " unreadable, %" PRIu64 " whose "
+		"evaluation frames and Python frames disagreed); frames read "
+		"%.0f µs after the sample on average, %.0f µs at most\n",
+		st->samples, st->merged, st->unreadable + st->mismatched +
+		st->stale + st->changed, st->stale, st->changed,
+		st->unreadable, st->mismatched,
+		read ? st->lag_ns_sum / 1e3 / (double)read : 0.0,
+		st->lag_ns_max / 1e3);
+	if (st->mismatched > st->samples / 2)
+		fputs("python: most native stacks lack the interpreter's "
+		      "evaluation frames: CPython has no frame pointers, "
+		      "unwind it with -g dwarf\n", fp);
+	for (size_t i = 0; i < ps->nthreads; i++) {
+		const struct pystacks_thread *th = &ps->threads[i];
+
+		fputs("  thread ", fp);
+		term_puts(fp, th->name);
+		fprintf(fp, " (pid %u tid %u): %" PRIu64 " samples", th->pid,
+			th->tid, th->samples);
+		if (th->gil_known)
+			fprintf(fp, ", holding the GIL in %.0f%%",
+				100.0 * th->gil / th->gil_known);
+		fputc('\n', fp);
+	}
+}

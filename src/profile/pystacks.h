@@ -1,0 +1,127 @@
+/*
+ * Python frames in sampled stacks, for `record` and `trace`: at each
+ * sample of a CPython process (python_proc.h recognises it), the sampled
+ * thread's Python frames are read at once (python.h's walker through
+ * process_vm_readv, while the thread may already run on) and each
+ * interpreter-evaluation frame (_PyEval_EvalFrameDefault) of the native
+ * chain is replaced with the Python frames it was running, innermost
+ * first, the native frames above and below kept — as `py-spy --native`
+ * does. Python frames travel as symtab_synth addresses.
+ *
+ * Never guessed: when the walk fails a check, or the chain's evaluation
+ * frames are not as many as the walk's C-level evaluations (a broken
+ * frame-pointer chain, a truncated DWARF unwind, a thread caught between
+ * the two), the sample keeps its native frames and is counted
+ * unreadable.
+ */
+#ifndef YS_PROFILE_PYSTACKS_H
+#define YS_PROFILE_PYSTACKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile/symbolize.h"
+
+struct pystacks;
+
+/* Frames of Python code are named "qualname (file.py:FIRSTLINE)" —
+ * FIRSTLINE the function's first line, so that a function is one entry
+ * of a top table and same-named functions of two files stay apart —
+ * with the file and the executing line as the frame's file and line, and
+ * PYSTACKS_MODULE as module. */
+#define PYSTACKS_MODULE "[python]"
+
+/* The length of f's function name without a Python frame's
+ * " (file.py:FIRSTLINE)": where a label puts the executing line. */
+int pystacks_name_len(const struct frame *f);
+
+struct pystacks *pystacks_new(struct symtab *s);
+void pystacks_free(struct pystacks *ps);
+
+/* The process mapped path (a python* or libpython* file: look for
+ * CPython again at its next sample), forked from ppid, exec'd, exited. */
+void pystacks_mmap(struct pystacks *ps, uint32_t pid, const char *path);
+void pystacks_fork(struct pystacks *ps, uint32_t pid, uint32_t ppid);
+void pystacks_exec(struct pystacks *ps, uint32_t pid);
+void pystacks_exit(struct pystacks *ps, uint32_t pid);
+
+/*
+ * A sample of thread tid of pid taken at time (ns, CLOCK_MONOTONIC): read
+ * its Python frames now, before anything else (the thread runs on), for
+ * the pystacks_merge that follows. Nothing is read when pid is not a
+ * supported CPython, or when the sample is older than
+ * PYSTACKS_MAX_LAG_NS: its Python frames now are not the sample's
+ * (sampler_opts.prompt keeps the lag short).
+ */
+#define PYSTACKS_MAX_LAG_NS 2000000
+void pystacks_capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
+		      uint64_t time);
+
+/*
+ * With the sample's registers and stack copy (dwarf mode), check the
+ * capture against them: the evaluation loop keeps its instruction
+ * pointer into the running function's bytecode in a register or on the
+ * C stack, so when no register and no stack word points into the
+ * innermost Python frame's bytecode, that frame is not the one the
+ * sample caught (the thread returned from it, or called another, since)
+ * and the capture is dropped, counted as changed.
+ */
+void pystacks_check(struct pystacks *ps, const uint64_t *regs,
+		    size_t nregs, const uint8_t *stack, size_t stack_size);
+
+/*
+ * The chain ips[0..n) (leaf first; ips[0] the sampled IP, the others
+ * return addresses) of the sample just captured, with its Python frames
+ * in, into out (at most max). Returns the new length; the chain as it
+ * was when nothing was captured or the frames do not fit it.
+ */
+size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
+		      uint64_t *out, size_t max);
+
+/* What the merges came to. */
+struct pystacks_stats {
+	uint64_t samples;		/* of supported CPython processes */
+	uint64_t merged;		/* with Python frames put in */
+	uint64_t unreadable;		/* kept native: the walk failed a
+					 * check */
+	uint64_t mismatched;		/* kept native: evaluation frames
+					 * and walk disagreed */
+	uint64_t stale;			/* kept native: read too late */
+	uint64_t changed;		/* ... or the innermost frame was
+					 * no longer the sample's */
+	uint64_t lag_ns_max;		/* of the samples read in time */
+	uint64_t lag_ns_sum;
+};
+void pystacks_stats(const struct pystacks *ps, struct pystacks_stats *st);
+
+/* Per Python thread seen in samples: its name (threading's main thread
+ * "MainThread", else the OS thread name), samples, and samples in which
+ * it held the GIL (gil_known of them could tell). */
+struct pystacks_thread {
+	uint32_t pid, tid;
+	char name[32];
+	uint64_t samples, gil, gil_known;
+};
+/* The threads (an array owned by ps, valid until the next call), n. */
+const struct pystacks_thread *pystacks_threads(const struct pystacks *ps,
+					       size_t *n);
+
+/*
+ * Interpreters seen that cannot be read, one message each: "pid 123:
+ * python 3.10 is not supported (3.11, 3.12, 3.13 are): its stacks show
+ * the interpreter's C frames". Returns the next message after *i (start
+ * at 0), or NULL.
+ */
+const char *pystacks_warning(const struct pystacks *ps, size_t *i);
+
+/*
+ * The summary for a terminal, to fp: the warnings (always), and unless
+ * quiet the samples of CPython processes (with Python frames, kept
+ * native and why) and the Python threads (name, samples, share holding
+ * the GIL). Nothing when no CPython was seen. Names are escaped.
+ */
+void pystacks_fput_report(const struct pystacks *ps, bool quiet, FILE *fp);
+
+#endif

@@ -1,0 +1,372 @@
+/*
+ * Finding CPython in another process (python_proc.h): /proc/PID/maps
+ * for the interpreter's file, its ELF symbols for the addresses.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "profile/python_proc.h"
+#include "util/strutil.h"
+
+int py_proc_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	pid_t pid = (pid_t)(uintptr_t)arg;
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len
+	       ? 0 : -1;
+}
+
+static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	return pread(fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -1;
+}
+
+/* Look names up in one symbol table section (sh) with its string table. */
+static void scan_symtab(int fd, const Elf64_Shdr *sh, const Elf64_Shdr *str,
+			const char *const *names, size_t n, uint64_t *values,
+			uint64_t *sizes, bool undef)
+{
+	struct stat st;
+	Elf64_Sym *syms;
+	size_t count;
+	char *strs;
+
+	/* sizes from the file itself: no larger than it */
+	if (sh->sh_entsize != sizeof(Elf64_Sym) || fstat(fd, &st) ||
+	    sh->sh_size > (uint64_t)st.st_size ||
+	    sh->sh_offset > (uint64_t)st.st_size - sh->sh_size ||
+	    str->sh_size > (uint64_t)st.st_size ||
+	    str->sh_offset > (uint64_t)st.st_size - str->sh_size)
+		return;
+	count = sh->sh_size / sizeof(Elf64_Sym);
+	syms = xmalloc(sh->sh_size ? sh->sh_size : 1);
+	strs = xmalloc(str->sh_size + 1);
+	if (pread_all(fd, syms, sh->sh_size, sh->sh_offset) ||
+	    pread_all(fd, strs, str->sh_size, str->sh_offset))
+		goto out_free;
+	strs[str->sh_size] = '\0';
+	for (size_t i = 0; i < count; i++) {
+		const char *nm;
+
+		bool defined = syms[i].st_value &&
+			       syms[i].st_shndx != SHN_UNDEF;
+
+		if (syms[i].st_name >= str->sh_size || (!defined && !undef))
+			continue;
+		nm = strs + syms[i].st_name;
+		for (size_t k = 0; k < n; k++) {
+			if (values[k] || strcmp(nm, names[k]))
+				continue;
+			values[k] = defined ? syms[i].st_value : 1;
+			sizes[k] = syms[i].st_size;
+		}
+	}
+out_free:
+	free(syms);
+	free(strs);
+}
+
+static int elf_symbols(const char *path, const char *const *names, size_t n,
+		       uint64_t *values, uint64_t *sizes, bool undef,
+		       bool dynsym_only)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh = NULL;
+	int fd, ret = -1;
+
+	memset(values, 0, n * sizeof(*values));
+	memset(sizes, 0, n * sizeof(*sizes));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (pread_all(fd, &eh, sizeof(eh), 0) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 ||
+	    eh.e_shnum >= SHN_LORESERVE)
+		goto out_close;
+	sh = xcalloc(eh.e_shnum, sizeof(*sh));
+	if (pread_all(fd, sh, (size_t)eh.e_shnum * sizeof(*sh), eh.e_shoff))
+		goto out_close;
+	/* .dynsym first: its answers are the exported ones */
+	for (int pass = 0; pass < 2 - dynsym_only; pass++) {
+		uint32_t want = pass ? SHT_SYMTAB : SHT_DYNSYM;
+
+		for (size_t i = 0; i < eh.e_shnum; i++)
+			if (sh[i].sh_type == want && sh[i].sh_link < eh.e_shnum)
+				scan_symtab(fd, &sh[i], &sh[sh[i].sh_link],
+					    names, n, values, sizes, undef);
+	}
+	ret = 0;
+out_close:
+	free(sh);
+	close(fd);
+	return ret;
+}
+
+int py_elf_symbols(const char *path, const char *const *names, size_t n,
+		   uint64_t *values, uint64_t *sizes)
+{
+	return elf_symbols(path, names, n, values, sizes, false, false);
+}
+
+/* The PT_LOAD program headers of the ELF file open on fd, at most max
+ * into out: how many, or -1. */
+static int elf_loads(int fd, Elf64_Phdr *out, size_t max)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	size_t n = 0;
+
+	if (pread_all(fd, &eh, sizeof(eh), 0) ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr))
+		return -1;
+	for (size_t i = 0; i < eh.e_phnum && n < max; i++) {
+		if (pread_all(fd, &ph, sizeof(ph),
+			      eh.e_phoff + i * sizeof(ph)))
+			return -1;
+		if (ph.p_type == PT_LOAD)
+			out[n++] = ph;
+	}
+	return (int)n;
+}
+
+/* Read a 4-byte value at virtual address vaddr of the file. */
+static int elf_read_u32(const char *path, uint64_t vaddr, uint32_t *out)
+{
+	Elf64_Phdr ph[16];
+	int fd, n, ret = -1;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = elf_loads(fd, ph, 16);
+	for (int i = 0; i < n; i++)
+		if (vaddr >= ph[i].p_vaddr &&
+		    vaddr + 4 <= ph[i].p_vaddr + ph[i].p_filesz) {
+			ret = pread_all(fd, out, 4, ph[i].p_offset + vaddr -
+						    ph[i].p_vaddr);
+			break;
+		}
+	close(fd);
+	return ret;
+}
+
+/* The load bias of the file mapped at start from file offset pgoff. */
+static int elf_bias(const char *path, uint64_t start, uint64_t pgoff,
+		    uint64_t *bias)
+{
+	Elf64_Phdr ph[16];
+	int fd, n;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = elf_loads(fd, ph, 16);
+	close(fd);
+	for (int i = 0; i < n; i++) {
+		uint64_t align_off = ph[i].p_offset & ~(uint64_t)0xfff;
+
+		if (pgoff < align_off || pgoff >= ph[i].p_offset +
+						 ph[i].p_filesz)
+			continue;
+		*bias = start - (pgoff - align_off) -
+			(ph[i].p_vaddr & ~(uint64_t)0xfff);
+		return 0;
+	}
+	return -1;
+}
+
+/* "python3.11", "libpython3.10.so.1.0", "libpython3.6m.so": the version
+ * in a name, or 0. */
+static int name_version(const char *base, int *major, int *minor)
+{
+	const char *p = strstr(base, "python");
+
+	if (!p || sscanf(p, "python%d.%d", major, minor) != 2 ||
+	    *major < 2 || *major > 9 || *minor < 0 || *minor > 99)
+		return 0;
+	return 1;
+}
+
+static bool is_candidate(const char *path, const char *exe)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strncmp(base, "libpython", 9) || !strncmp(base, "python", 6) ||
+	       !strcmp(path, exe);
+}
+
+enum {
+	SYM_RUNTIME, SYM_VERSION, SYM_CODE, SYM_UNICODE, SYM_BYTES, SYM_EVAL,
+	SYM_INIT, NSYMS
+};
+static const char *const sym_names[NSYMS] = {
+	"_PyRuntime", "Py_Version", "PyCode_Type", "PyUnicode_Type",
+	"PyBytes_Type", "_PyEval_EvalFrameDefault", "Py_Initialize",
+};
+
+/* Whether path, mapped at start from pgoff, is a CPython interpreter:
+ * 1 and out filled, or 0. */
+static int probe_file(const char *path, uint64_t start, uint64_t pgoff,
+		      struct py_proc *out)
+{
+	uint64_t v[NSYMS], sz[NSYMS], bias;
+	uint32_t hex = 0;
+	const char *base = strrchr(path, '/');
+	bool named = !strncmp(base ? base + 1 : path, "python", 6) ||
+		     !strncmp(base ? base + 1 : path, "libpython", 9);
+
+	/* a program of another name embedding CPython exports its symbols
+	 * (.dynsym); its whole .symtab is not worth reading */
+	if (elf_symbols(path, sym_names, NSYMS, v, sz, false, !named) ||
+	    (!v[SYM_RUNTIME] && !v[SYM_INIT]) ||
+	    elf_bias(path, start, pgoff, &bias))
+		return 0;
+	snprintf(out->path, sizeof(out->path), "%s", path);
+	base = base ? base + 1 : path;
+	if (v[SYM_VERSION] && !elf_read_u32(path, v[SYM_VERSION], &hex) &&
+	    (hex >> 24) >= 3) {
+		out->hexversion = hex;
+		out->major = (int)(hex >> 24);
+		out->minor = (int)((hex >> 16) & 0xff);
+		py_version_string(hex, out->version, sizeof(out->version));
+	} else if (name_version(base, &out->major, &out->minor)) {
+		snprintf(out->version, sizeof(out->version), "%d.%d",
+			 out->major, out->minor);
+	} else {
+		snprintf(out->version, sizeof(out->version), "unknown");
+	}
+	/* a version is supported only when it is known from Py_Version and
+	 * every address the walk checks against is there */
+	if (hex && v[SYM_RUNTIME] && v[SYM_CODE] && v[SYM_UNICODE] &&
+	    v[SYM_BYTES])
+		out->t.l = py_layout_find(out->major, out->minor);
+	out->t.runtime = v[SYM_RUNTIME] + bias;
+	out->t.code_type = v[SYM_CODE] + bias;
+	out->t.unicode_type = v[SYM_UNICODE] + bias;
+	out->t.bytes_type = v[SYM_BYTES] + bias;
+	if (v[SYM_EVAL]) {
+		out->eval_start = v[SYM_EVAL] + bias;
+		out->eval_end = out->eval_start +
+				(sz[SYM_EVAL] ? sz[SYM_EVAL] : 1);
+	}
+	return 1;
+}
+
+int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
+{
+	char maps[64], exe[PATH_MAX], line[PATH_MAX + 128], last[PATH_MAX] = "";
+	ssize_t n;
+	FILE *fp;
+	int found = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->pid = pid;
+	out->t.read = py_proc_read;
+	out->t.arg = (void *)(uintptr_t)pid;
+	snprintf(maps, sizeof(maps), "/proc/%u/exe", pid);
+	n = readlink(maps, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	snprintf(maps, sizeof(maps), "/proc/%u/maps", pid);
+	fp = fopen(maps, "re");
+	if (!fp)
+		return error_errno(e, errno, "cannot read '%s'", maps);
+	while (!found && fgets(line, sizeof(line), fp)) {
+		unsigned long long start, end, pgoff;
+		int path_at = 0;
+		char *path;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end,
+			   &pgoff, &path_at) < 3 || !path_at)
+			continue;
+		path = line + path_at;
+		path[strcspn(path, "\n")] = '\0';
+		/* one probe per file: its first mapping */
+		if (path[0] != '/' || !strcmp(path, last))
+			continue;
+		snprintf(last, sizeof(last), "%s", path);
+		if (is_candidate(path, exe))
+			found = probe_file(path, start, pgoff, out);
+	}
+	fclose(fp);
+	if (found && out->t.l) {
+		uint64_t head = 0;
+
+		out->initialized = !py_proc_read(out->t.arg, out->t.runtime +
+			(uint64_t)out->t.l->rt_interp_head, &head,
+			sizeof(head)) && head;
+	}
+	return found;
+}
+
+/* PATH's file named name (no slash), into buf: 0, or -1. */
+static int path_lookup(const char *name, char *buf, size_t size)
+{
+	const char *p = getenv("PATH");
+
+	if (strchr(name, '/')) {
+		snprintf(buf, size, "%s", name);
+		return 0;
+	}
+	for (p = p ? p : "/usr/bin:/bin"; *p; p += *p == ':') {
+		size_t len = strcspn(p, ":");
+
+		snprintf(buf, size, "%.*s/%s", (int)len, p, name);
+		p += len;
+		if (access(buf, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+bool py_program_is_python(const char *path)
+{
+	static const char *const names[] = {
+		"_PyRuntime", "Py_BytesMain", "Py_Main", "Py_Initialize",
+	};
+	uint64_t v[4], sz[4];
+	char line[PATH_MAX], interp[PATH_MAX];
+	FILE *fp;
+	char *w, *save = NULL;
+	bool is = false;
+
+	const char *base = strrchr(path, '/');
+
+	/* "python3" may be a wrapper (pyenv's shim) that execs it */
+	if (!strncmp(base ? base + 1 : path, "python", 6))
+		return true;
+	if (!elf_symbols(path, names, 4, v, sz, true, true))
+		return v[0] || v[1] || v[2] || v[3];
+	/* a script: its #! interpreter, or env's first operand */
+	fp = fopen(path, "re");
+	if (!fp)
+		return false;
+	if (fgets(line, sizeof(line), fp) && !strncmp(line, "#!", 2)) {
+		w = strtok_r(line + 2, " \t\n", &save);
+		if (w && !strcmp(strrchr(w, '/') ? strrchr(w, '/') + 1 : w,
+				 "env")) {
+			w = strtok_r(NULL, " \t\n", &save);
+			while (w && w[0] == '-')
+				w = strtok_r(NULL, " \t\n", &save);
+			if (w && path_lookup(w, interp, sizeof(interp)))
+				w = NULL;
+			else if (w)
+				w = interp;
+		}
+		is = w && !elf_symbols(w, names, 4, v, sz, true, true) &&
+		     (v[0] || v[1] || v[2] || v[3]);
+	}
+	fclose(fp);
+	return is;
+}

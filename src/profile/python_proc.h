@@ -1,0 +1,62 @@
+/*
+ * Recognising a CPython process from outside: its interpreter (a
+ * libpython shared library or a static `python3.X` executable) among the
+ * files of /proc/PID/maps, found by its symbols (_PyRuntime, or
+ * Py_Initialize for versions before 3.7), its version read from the
+ * binary (the Py_Version symbol, 3.11+; else the file's name,
+ * "libpython3.10.so.1.0", "python2.7"), and the run-time addresses the
+ * walker (python.h) needs. The file's symbols are read from its ELF
+ * .dynsym and .symtab directly (no libdw: cheap enough to do while the
+ * program runs).
+ */
+#ifndef YS_PROFILE_PYTHON_PROC_H
+#define YS_PROFILE_PYTHON_PROC_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "profile/python.h"
+#include "util/error.h"
+
+struct py_proc {
+	uint32_t pid;
+	int major, minor;		/* 0 when not known */
+	uint32_t hexversion;		/* Py_Version, 0 before 3.11 */
+	char version[32];		/* "3.11.2", or "3.10" from a name */
+	char path[PATH_MAX];		/* the interpreter's file */
+	bool initialized;		/* _PyRuntime has an interpreter */
+	/* t.l is NULL when the version is not supported */
+	struct py_target t;
+	/* _PyEval_EvalFrameDefault at run time: [start, end) */
+	uint64_t eval_start, eval_end;
+};
+
+/*
+ * Look for a CPython interpreter in process pid. Returns 1 and fills out
+ * when one is mapped (out->t.l NULL when its version is not supported:
+ * say so naming out->version), 0 when none is, -1 with e set when the
+ * process's maps cannot be read. out->t reads with py_proc_read.
+ */
+int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e);
+
+/* The py_read_fn of another process: arg is its pid (uintptr_t). */
+int py_proc_read(void *arg, uint64_t addr, void *buf, size_t len);
+
+/*
+ * The symbols of an ELF file: for each name in names[0..n) its value
+ * (st_value, 0 if absent) and size. Returns 0, or -1 if the file is not
+ * a readable 64-bit ELF. Exposed for the layout test tool.
+ */
+int py_elf_symbols(const char *path, const char *const *names, size_t n,
+		   uint64_t *values, uint64_t *sizes);
+
+/*
+ * Whether the program file at path runs CPython: an ELF that defines or
+ * imports the interpreter's entry points (_PyRuntime, Py_BytesMain), or a
+ * script whose #! line names one (directly or through env and PATH), or a
+ * file named python* (pyenv's shims are shell scripts that exec it).
+ */
+bool py_program_is_python(const char *path);
+
+#endif

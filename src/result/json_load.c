@@ -1,0 +1,291 @@
+/*
+ * The JSON of `load`'s lossless keys of a benchmark (docs/result-format.md):
+ * "histograms" (every request's HDR histogram of a metric, sparse) and
+ * "per_second" and "counts" (what merging segments needs). Written by
+ * json.c's writer, read by json_read.c's reader, here so that both sides
+ * of the format sit together. A file is outside input: every number is
+ * checked, and a histogram must rebuild to exactly what it says (its
+ * count, min and max) or it is refused.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "result/json_internal.h"
+#include "util/json_emit.h"
+#include "util/strutil.h"
+
+/* ---- writer ---- */
+
+static void jput(json_t *o, const char *key, json_t *v)
+{
+	if (json_object_set_new(o, key, json_must(v)))
+		json_oom();
+}
+
+static void jappend(json_t *a, json_t *v)
+{
+	if (json_array_append_new(a, json_must(v)))
+		json_oom();
+}
+
+static int put_bucket(int64_t value, int64_t count, void *arg)
+{
+	json_t *pair = json_must(json_array());
+
+	jappend(pair, json_integer(value));
+	jappend(pair, json_integer(count));
+	jappend(arg, pair);
+	return 0;
+}
+
+static json_t *hist_json(const struct hdr *h)
+{
+	json_t *o = json_must(json_object()), *b = json_must(json_array());
+	int64_t lo, hi;
+	int sig;
+
+	hdr_params(h, &lo, &hi, &sig);
+	jput(o, "unit", json_string("ns"));
+	jput(o, "lowest", json_integer(lo));
+	jput(o, "highest", json_integer(hi));
+	jput(o, "significant_digits", json_integer(sig));
+	jput(o, "count", json_integer(hdr_count(h)));
+	jput(o, "min", json_integer(hdr_min(h)));
+	jput(o, "max", json_integer(hdr_max(h)));
+	hdr_foreach_bucket(h, put_bucket, b);
+	jput(o, "buckets", b);
+	return o;
+}
+
+static json_t *count_series(const struct series *s)
+{
+	json_t *a = json_must(json_array());
+
+	for (size_t i = 0; i < s->n; i++)
+		jappend(a, json_integer((json_int_t)s->v[i]));
+	return a;
+}
+
+void json_put_load_keys(json_t *o, const struct benchmark *b)
+{
+	const struct load_detail *d = &b->load;
+
+	if (b->nhists) {
+		json_t *h = json_must(json_object());
+
+		for (size_t i = 0; i < b->nhists; i++)
+			jput(h, b->hists[i].metric, hist_json(b->hists[i].h));
+		jput(o, "histograms", h);
+	}
+	if (d->present) {
+		json_t *ps = json_must(json_object());
+		json_t *c = json_must(json_object());
+
+		jput(ps, "start", json_real(d->start));
+		jput(ps, "elapsed", json_real(d->elapsed));
+		jput(ps, "ok", count_series(&d->ok));
+		jput(ps, "errors", count_series(&d->errors));
+		jput(o, "per_second", ps);
+		for (size_t i = 0; i < d->ncounts; i++)
+			jput(c, d->counts[i].key,
+			     json_integer((json_int_t)d->counts[i].value));
+		jput(o, "counts", c);
+	}
+}
+
+/* ---- reader ---- */
+
+/* Bounds of a histogram a file may describe: hdr_new's, and at most
+ * some 64 MiB of counts. */
+#define HIST_MAX_HIGHEST (1LL << 62)
+
+static int int_of(struct reader *rd, json_t *o, const char *where,
+		  const char *key, long long min, long long max,
+		  long long *out)
+{
+	char path[300];
+	json_t *v;
+
+	if (jr_member(rd, o, where, key, JSON_INTEGER, REQUIRED, &v))
+		return -1;
+	jr_path_key(path, sizeof(path), where, key);
+	if (json_integer_value(v) < min || json_integer_value(v) > max)
+		return jr_bad(rd, path, "%lld is out of range",
+			      (long long)json_integer_value(v));
+	*out = json_integer_value(v);
+	return 0;
+}
+
+static int read_buckets(struct reader *rd, json_t *a, const char *where,
+			struct hdr *h, long long lo, long long hi)
+{
+	char elem[340];
+	json_t *pair;
+	size_t i;
+	int64_t prev = -1, total = 0;
+
+	json_array_foreach(a, i, pair) {
+		json_t *v, *c;
+
+		jr_path_index(elem, sizeof(elem), where, i);
+		if (jr_check(rd, pair, elem, JSON_ARRAY))
+			return -1;
+		v = json_array_get(pair, 0);
+		c = json_array_get(pair, 1);
+		if (json_array_size(pair) != 2 || !json_is_integer(v) ||
+		    !json_is_integer(c))
+			return jr_bad(rd, elem, "expected [value, count], two "
+				      "integers");
+		if (json_integer_value(v) < lo || json_integer_value(v) > hi)
+			return jr_bad(rd, elem, "value %lld outside [%lld, "
+				      "%lld]", (long long)json_integer_value(v),
+				      lo, hi);
+		if (json_integer_value(v) <= prev)
+			return jr_bad(rd, elem, "values must ascend");
+		if (json_integer_value(c) < 1 ||
+		    json_integer_value(c) > INT64_MAX - total)
+			return jr_bad(rd, elem, "count %lld out of range",
+				      (long long)json_integer_value(c));
+		prev = json_integer_value(v);
+		total += json_integer_value(c);
+		hdr_record_n(h, prev, json_integer_value(c));
+	}
+	return 0;
+}
+
+static int read_hist(struct reader *rd, json_t *o, const char *where,
+		     const char *metric, struct benchmark *b)
+{
+	long long lo, hi, sig, count, min, max;
+	char *unit = NULL, path[340];
+	struct hdr *h;
+	json_t *a, *u;
+	int ret = -1;
+
+	if (jr_check(rd, o, where, JSON_OBJECT) ||
+	    jr_member(rd, o, where, "unit", JSON_STRING, REQUIRED, &u))
+		return -1;
+	unit = (char *)json_string_value(u);
+	if (strcmp(unit, "ns"))
+		return jr_bad(rd, where, "unit '%s': only ns", unit);
+	if (int_of(rd, o, where, "lowest", 1, HIST_MAX_HIGHEST / 2, &lo) ||
+	    int_of(rd, o, where, "highest", 2, HIST_MAX_HIGHEST, &hi) ||
+	    int_of(rd, o, where, "significant_digits", 1, 5, &sig) ||
+	    int_of(rd, o, where, "count", 0, INT64_MAX, &count) ||
+	    int_of(rd, o, where, "min", 0, HIST_MAX_HIGHEST, &min) ||
+	    int_of(rd, o, where, "max", 0, HIST_MAX_HIGHEST, &max) ||
+	    jr_member(rd, o, where, "buckets", JSON_ARRAY, REQUIRED, &a))
+		return -1;
+	h = hdr_new(lo, hi, (int)sig);
+	if (!h)
+		return jr_bad(rd, where, "no histogram has lowest %lld, highest "
+			      "%lld, %lld significant digits", lo, hi, sig);
+	jr_path_key(path, sizeof(path), where, "buckets");
+	if (read_buckets(rd, a, path, h, lo, hi))
+		goto out;
+	if (hdr_count(h) != count) {
+		jr_bad(rd, where, "count %lld, but the buckets hold %lld",
+		       count, (long long)hdr_count(h));
+		goto out;
+	}
+	if (count && hdr_set_range(h, min, max)) {
+		jr_bad(rd, where, "min %lld and max %lld are not in the first "
+		       "and last buckets", min, max);
+		goto out;
+	}
+	if (!count && (min || max)) {
+		jr_bad(rd, where, "an empty histogram with a min or max");
+		goto out;
+	}
+	benchmark_set_histogram(b, metric, h);
+	ret = 0;
+out:
+	hdr_free(h);
+	return ret;
+}
+
+static int count_array(struct reader *rd, json_t *o, const char *where,
+		       const char *key, struct series *s)
+{
+	char path[300], elem[340];
+	json_t *a, *x;
+	size_t i;
+
+	if (jr_member(rd, o, where, key, JSON_ARRAY, REQUIRED, &a))
+		return -1;
+	jr_path_key(path, sizeof(path), where, key);
+	json_array_foreach(a, i, x) {
+		jr_path_index(elem, sizeof(elem), path, i);
+		if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+		    json_integer_value(x) > (1LL << 53))
+			return jr_bad(rd, elem, "expected a count");
+		series_push(s, (double)json_integer_value(x));
+	}
+	return 0;
+}
+
+static int read_per_second(struct reader *rd, json_t *o, const char *where,
+			   struct load_detail *d)
+{
+	json_t *v;
+
+	if (jr_check(rd, o, where, JSON_OBJECT) ||
+	    jr_member(rd, o, where, "start", JSON_REAL, REQUIRED, &v))
+		return -1;
+	d->start = json_number_value(v);
+	if (!(d->start >= 0 && d->start < 1e11))
+		return jr_bad(rd, where, "start: expected unix seconds");
+	if (jr_member(rd, o, where, "elapsed", JSON_REAL, REQUIRED, &v))
+		return -1;
+	d->elapsed = json_number_value(v);
+	if (!(d->elapsed >= 0 && d->elapsed < 1e9))
+		return jr_bad(rd, where, "elapsed: expected seconds");
+	if (count_array(rd, o, where, "ok", &d->ok) ||
+	    count_array(rd, o, where, "errors", &d->errors))
+		return -1;
+	if (d->ok.n != d->errors.n)
+		return jr_bad(rd, where, "'ok' and 'errors' differ in length "
+			      "(%zu, %zu)", d->ok.n, d->errors.n);
+	d->present = true;
+	return 0;
+}
+
+int json_read_load_keys(struct reader *rd, json_t *o, const char *where,
+			struct benchmark *b)
+{
+	char path[300], hpath[340];
+	const char *key;
+	json_t *v, *x;
+
+	if (jr_member(rd, o, where, "histograms", JSON_OBJECT, 0, &v))
+		return -1;
+	jr_path_key(path, sizeof(path), where, "histograms");
+	if (v) {
+		json_object_foreach(v, key, x) {
+			jr_path_key(hpath, sizeof(hpath), path, key);
+			if (read_hist(rd, x, hpath, key, b))
+				return -1;
+		}
+	}
+	if (jr_member(rd, o, where, "per_second", JSON_OBJECT, 0, &v))
+		return -1;
+	if (!v)
+		return 0;
+	jr_path_key(path, sizeof(path), where, "per_second");
+	if (read_per_second(rd, v, path, &b->load))
+		return -1;
+	if (jr_member(rd, o, where, "counts", JSON_OBJECT, REQUIRED, &v))
+		return -1;
+	jr_path_key(path, sizeof(path), where, "counts");
+	json_object_foreach(v, key, x) {
+		jr_path_key(hpath, sizeof(hpath), path, key);
+		if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+		    json_integer_value(x) > (1LL << 53))
+			return jr_bad(rd, hpath, "expected a count");
+		load_detail_set_count(&b->load, key,
+				      (double)json_integer_value(x));
+	}
+	return 0;
+}

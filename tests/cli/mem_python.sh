@@ -1,0 +1,233 @@
+# yardstick mem on CPython programs: tests/fixtures/py/memfix.py allocates
+# known sizes on known lines; with the Python frames walked by the agent
+# (and PYTHONMALLOC=malloc, which yardstick sets), the bytes, allocations,
+# temporaries, bytes live at the peak and leaked bytes of each of those
+# lines must be exactly the fixture's own figures (sys.getsizeof), and the
+# bytes at the peak tracemalloc's by-line figures, an independent
+# measurement. Debian's python3.11 (static interpreter) always; the pyenv
+# builds of this machine's developers (3.11.7, 3.12.1, 3.13.0: libpython)
+# when they are there; 3.10, which the layout table does not know, must
+# be named and attributed to native frames only.
+. "$(dirname "$0")/lib.sh"
+FIX=$(cd "$(dirname "$0")/../fixtures/py" && pwd)/memfix.py
+PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
+# meson's MALLOC_PERTURB_ has glibc fill every block and every free: with
+# PYTHONMALLOC=malloc each Python object is one, and the runs take minutes
+unset MALLOC_PERTURB_
+
+# python3 "$C" EXPECT.json SPEEDSCOPE.json: every figure of EXPECT found at
+# the fixture's lines (the innermost memfix.py frame of each stack).
+C=$T/check.py
+cat > "$C" <<'PY'
+import json, sys
+expect = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[2]))
+frames = doc["shared"]["frames"]
+names = {v: k for k, v in expect["lines"].items()}
+types = {"allocated": "alloc_space", "allocations": "alloc_objects",
+         "temporary": "temporary_objects", "peak": "peak_space",
+         "leaked": "inuse_space"}
+bad = []
+for cost, want in expect.items():
+    if cost not in types:
+        continue
+    prof = [p for p in doc["profiles"] if p["name"] == types[cost]][0]
+    got = {}
+    for stack, w in zip(prof["samples"], prof["weights"]):
+        for i in reversed(stack):	# leaf last
+            f = frames[i]
+            if f.get("file", "").endswith("/memfix.py") and "line" in f:
+                k = names.get(f["line"], "line %d" % f["line"])
+                got[k] = got.get(k, 0) + w
+                break
+    for k, v in want.items():
+        if got.get(k) != v:
+            bad.append("%s at %s (line %s): got %s, want %s" % (
+                cost, k, expect["lines"][k], got.get(k), v))
+tm = expect.get("tracemalloc_peak")
+if tm and tm != expect["peak"]:
+    bad.append("tracemalloc %s, getsizeof %s" % (tm, expect["peak"]))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+
+# by_line PYTHON NAME [OPTION...]: mem's figures by line equal the
+# fixture's
+by_line() {
+	py=$1 name=$2
+	shift 2
+	"$py" "$FIX" "$T/$name.tm.json" --tracemalloc || return 1
+	"$YS" mem --no-store "$@" -o "$T/$name.speedscope.json" \
+		-o "$T/$name.folded" -- "$py" "$FIX" "$T/$name.json" \
+		2>"$T/$name.report" || { cat "$T/$name.report"; return 1; }
+	python3 - "$T/$name.tm.json" "$T/$name.json" <<'PY' || return 1
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+b["tracemalloc_peak"] = a["tracemalloc_peak"]
+json.dump(b, open(sys.argv[2], "w"))
+PY
+	python3 "$C" "$T/$name.json" "$T/$name.speedscope.json"
+}
+
+# frames NAME: the Python frames in every output, in place of the
+# interpreter's, the native ones kept on both sides
+frames() {
+	big=$(python3 -c "import json; print(json.load(open('$T/$1.json'))['lines']['big'])")
+	has "$T/$1.report" "big (memfix.py:$big)" &&
+	has "$T/$1.report" "PyByteArray_Resize" &&
+	grep -q ";<module> (memfix.py:1);main (memfix.py:[0-9]*);big (memfix.py:[0-9]*);.*PyByteArray_Resize" "$T/$1.folded" &&
+	! grep -q "_PyEval_EvalFrameDefault;[^;]*big (memfix" "$T/$1.folded" &&
+	grep -q "PyEval_EvalCode;.*<module> (memfix.py:1);main (memfix.py:[0-9]*);big (memfix" "$T/$1.folded"
+}
+
+run_version() {
+	py=$1 name=$2
+	t "$name: bytes, allocations, temporaries, peak, leaks by Python line" \
+		by_line "$py" "$name"
+	t "$name: Python frames replace the interpreter's, natives kept" \
+		frames "$name"
+}
+
+run_version /usr/bin/python3.11 debian-3.11
+for v in 3.11.7 3.12.1 3.13.0; do
+	m=${v%.*}
+	if [ -x "$PYENV/$v/bin/python$m" ]; then
+		run_version "$PYENV/$v/bin/python$m" "pyenv-$v"
+	else
+		skip "pyenv $v: by Python line" "no pyenv build of $v here"
+		skip "pyenv $v: frames" "no pyenv build of $v here"
+	fi
+done
+
+# threads: four allocate at once, with the GIL (bytearray, exact bytes
+# of its object and buffer at its line) and without it (os.listdir's opendir, while other threads
+# hold the GIL: every one under the worker's os.listdir line)
+THF=$(dirname "$FIX")/memthreads.py
+threads() {
+	"$YS" mem --no-store -q -o "$T/th.speedscope.json" -- "$1" "$THF" \
+		"$T/th.json" || return 1
+	python3 - "$T/th.json" "$T/th.speedscope.json" <<'PY'
+import json, sys
+ex = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[2]))
+frames = doc["shared"]["frames"]
+prof = {p["name"]: p for p in doc["profiles"]}
+def line_of(stack):
+    for i in reversed(stack):
+        f = frames[i]
+        if f.get("file", "").endswith("/memthreads.py") and "line" in f:
+            return f["line"]
+keep = opendir = 0
+for st, w in zip(prof["alloc_space"]["samples"],
+                 prof["alloc_space"]["weights"]):
+    # the bytearrays (object, buffer): with threads, the call's argument
+    # tuple on the same line comes from the tuple free list or, when
+    # another thread emptied it, from malloc: not counted
+    if line_of(st) == ex["lines"]["keep"] and any(
+            frames[i]["name"] in ("PyType_GenericAlloc",
+                                  "PyByteArray_Resize") for i in st):
+        keep += w
+for st, w in zip(prof["alloc_objects"]["samples"],
+                 prof["alloc_objects"]["weights"]):
+    if line_of(st) == ex["lines"]["listdir"] and any(
+            frames[i]["name"] == "__alloc_dir" for i in st):
+        opendir += w
+print("keep", keep, ex["allocated"]["keep"], "opendir", opendir,
+      ex["opendirs"])
+sys.exit(keep != ex["allocated"]["keep"] or opendir != ex["opendirs"])
+PY
+}
+t "threads, with the GIL and without: Debian 3.11" threads /usr/bin/python3.11
+for v in 3.12.1 3.13.0; do
+	m=${v%.*}
+	if [ -x "$PYENV/$v/bin/python$m" ]; then
+		t "threads, with the GIL and without: pyenv $v" threads \
+			"$PYENV/$v/bin/python$m"
+	else
+		skip "threads: pyenv $v" "no pyenv build of $v here"
+	fi
+done
+
+# --unwind fp: CPython is built without frame pointers, so the native
+# walk stops in the interpreter; the Python frames, walked by the agent
+# all the same, go at its outer end
+t "--unwind fp: exact by Python line all the same" by_line \
+	/usr/bin/python3.11 fp --unwind fp
+
+# a program that execs Python (a wrapper script, pyenv's shims): the new
+# image's agent walks its frames, its code objects kept apart from the
+# image before's (PYCODE records of image 2)
+exec_wrapper() {
+	"$YS" mem --no-store -q -o "$T/ex.speedscope.json" -- sh -c \
+		'exec /usr/bin/python3.11 "$0" "$1"' "$FIX" "$T/ex.json" ||
+		return 1
+	python3 "$C" "$T/ex.json" "$T/ex.speedscope.json"
+}
+t "a wrapper that execs python3.11: exact by line" exec_wrapper
+
+# every output: the SVG and pprof name the fixture's functions too
+outputs() {
+	"$YS" mem --no-store -q --lines -o "$T/o.svg" -o "$T/o.pb.gz" -- \
+		/usr/bin/python3.11 "$FIX" "$T/o.json" || return 1
+	small=$(python3 -c "import json; print(json.load(open('$T/o.json'))['lines']['small'])")
+	has "$T/o.svg" "many_small (memfix.py:$small)" &&
+	gzip -dc "$T/o.pb.gz" | grep -aq "many_small" &&
+	gzip -dc "$T/o.pb.gz" | grep -aq "memfix.py"
+}
+t "flame SVG and pprof name the Python functions" outputs
+
+# --python off: the interpreter's raw frames, no Python frame
+python_off() {
+	"$YS" mem --no-store -q --python off -o "$T/off.folded" -- \
+		/usr/bin/python3.11 "$FIX" "$T/off.json" || return 1
+	grep -q "_PyEval_EvalFrameDefault" "$T/off.folded" &&
+	! grep -q "memfix.py" "$T/off.folded"
+}
+t "--python off keeps the interpreter's frames" python_off
+t "--python takes on or off only" expect_exit 2 "$YS" mem --python maybe \
+	-- /usr/bin/python3.11 -c pass
+
+# PYTHONMALLOC: set by the agent unless the user set it, then kept, warned
+pymalloc_env() {
+	"$YS" mem --no-store -q -- /usr/bin/python3.11 -c \
+		"import os; print(os.environ.get('PYTHONMALLOC'))" \
+		>"$T/pm.out" 2>"$T/pm.err" || return 1
+	[ "$(cat "$T/pm.out")" = malloc ] && ! grep -q PYTHONMALLOC "$T/pm.err"
+}
+t "PYTHONMALLOC=malloc set for a CPython program" pymalloc_env
+pymalloc_empty() {
+	PYTHONMALLOC= pymalloc_env
+}
+t "an empty PYTHONMALLOC (unset, to the interpreter) set too" pymalloc_empty
+pymalloc_user() {
+	PYTHONMALLOC=pymalloc "$YS" mem --no-store -q -- /usr/bin/python3.11 \
+		-c "import os; print(os.environ['PYTHONMALLOC'])" \
+		>"$T/pu.out" 2>"$T/pu.err" || return 1
+	[ "$(cat "$T/pu.out")" = pymalloc ] &&
+	has "$T/pu.err" "warning: PYTHONMALLOC was set and is kept"
+}
+t "a user's PYTHONMALLOC kept, with a warning" pymalloc_user
+not_python() {
+	"$YS" mem --no-store -q -- sh -c 'echo "${PYTHONMALLOC-unset}"' \
+		>"$T/np.out" 2>"$T/np.err" || return 1
+	[ "$(cat "$T/np.out")" = unset ] && ! grep -qi python "$T/np.err"
+}
+t "no PYTHONMALLOC, no Python message for other programs" not_python
+
+# a version the table does not know: named, native frames only
+if [ -x "$PYENV/3.10.13/bin/python3.10" ]; then
+	old() {
+		"$YS" mem --no-store -o "$T/old.folded" -- \
+			"$PYENV/3.10.13/bin/python3.10" "$FIX" "$T/old.json" \
+			2>"$T/old.err" || return 1
+		has "$T/old.err" "warning: CPython 3.10.13 is not supported" &&
+		has "$T/old.err" "native frames only" &&
+		grep -q "_PyEval_EvalFrameDefault" "$T/old.folded" &&
+		! grep -q "memfix.py" "$T/old.folded"
+	}
+	t "CPython 3.10: named, refused, native frames only" old
+else
+	skip "CPython 3.10: named, refused" "no pyenv build of 3.10.13 here"
+fi
+
+finish

@@ -1,0 +1,179 @@
+#!/bin/sh
+# yardstick record on Python programs (tests/fixtures/py/pyfix.py): the
+# program's own functions in place of the interpreter's evaluation
+# frames, native frames kept above and below, with Debian's python3.11
+# (a static interpreter; always: scripts/deps.sh installs it) and pyenv's
+# 3.11, 3.12 and 3.13 (shared libpython) when pyenv has them; versions
+# the walker does not know are named and their stacks left native.
+. "$(dirname "$0")/lib.sh"
+FIX=$(cd "$(dirname "$0")/../fixtures/py" && pwd)
+PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
+export FIX
+
+{
+	echo /usr/bin/python3.11
+	for v in 3.11 3.12 3.13; do
+		for d in "$PYENV"/$v.*; do
+			[ -x "$d/bin/python$v" ] && echo "$d/bin/python$v"
+		done
+	done
+} >"$T/pythons"
+
+# check FOLDED: every designed behaviour of pyfix.py's parts in a folded
+# profile (Python frames are "qualname (pyfix.py:FIRSTLINE)")
+check() {
+	python3 - "$1" <<'PY'
+import sys
+stacks = []
+for line in open(sys.argv[1]):
+    st, n = line.rsplit(" ", 1)
+    stacks.append((st.split(";"), int(n)))
+def name(f):
+    return f.split(" (pyfix.py:")[0] if " (pyfix.py:" in f else None
+tot = {}
+for fr, n in stacks:
+    for q in set(filter(None, map(name, fr))):
+        tot[q] = tot.get(q, 0) + n
+a, b = tot.get("burn_a", 0), tot.get("burn_b", 0)
+# 70/30 within 5 points (the share's binomial spread at 500 samples is
+# 2 points)
+assert a + b >= 300 and abs(100 * a / (a + b) - 70) <= 5, ("cpu", a, b)
+# the recursion: one stack holds all 50 levels, in order under part deep
+assert any(sum(name(f) == "deep" for f in fr) == 50 for fr, _ in stacks), \
+    ("deep", max(sum(name(f) == "deep" for f in fr) for fr, _ in stacks))
+# the thread pool: each worker's function, under the pool's thread code
+for w in ("work_x", "work_y", "work_z"):
+    assert any(name(f) == w and any(g.startswith("_worker (thread.py:")
+                                    for g in fr[:i])
+               for fr, _ in stacks for i, f in enumerate(fr)), w
+# zlib: compress_data, then native frames down to libz's deflate
+assert any(name(f) == "compress_data" and "deflate" in fr[i:] and
+           all(name(g) is None for g in fr[i + 1:])
+           for fr, _ in stacks for i, f in enumerate(fr)), "zlib"
+# the generator and the coroutine under their own names
+for g, caller in (("gen_burn", "gen"), ("coro_burn", None)):
+    assert tot.get(g, 0) >= 5, (g, tot)
+# the entry and the interpreter: <module> above it, no evaluation frame
+# left where Python frames went in
+assert tot.get("<module>", 0) > 0
+print("ok", sorted(tot.items(), key=lambda x: -x[1])[:12])
+PY
+}
+
+record_checks() { # PYTHON
+	"$YS" record -o "$T/py.folded" -- "$1" "$FIX/pyfix.py" 2>"$T/rep" ||
+		{ cat "$T/rep"; return 1; }
+	grep -q "^python: [0-9]* samples of CPython" "$T/rep" &&
+	grep -q "thread MainThread" "$T/rep" && check "$T/py.folded" ||
+		{ cat "$T/rep"; return 1; }
+}
+
+while read -r py; do
+	t "record -- $py: fixture's functions, recursion, threads, zlib, generator, coroutine" \
+		retry record_checks "$py"
+done <"$T/pythons"
+
+# the outputs carry the Python frames: file and executing line in
+# speedscope and pprof, "qualname (file:line)" with --lines
+t "speedscope, pprof and --lines carry Python files and lines" sh -c '
+	"$YS" record -q --lines -o "$T/l.speedscope.json" -o "$T/l.pb.gz" \
+		-o "$T/l.folded" -- /usr/bin/python3.11 "$FIX/pyfix.py" zlib cpu &&
+	python3 - "$T/l.speedscope.json" <<"PY" &&
+import json, sys
+d = json.load(open(sys.argv[1]))
+fr = [f for f in d["shared"]["frames"] if f["name"].startswith("burn_a (")]
+assert fr and all(f["file"].endswith("pyfix.py") and f["line"] > 20
+                  for f in fr), fr
+PY
+	gzip -dc "$T/l.pb.gz" | grep -aq "pyfix.py" &&
+	a=$(grep -n "^def burn_a" "$FIX/pyfix.py" | cut -d: -f1) &&
+	u=$(grep -n "^def unit" "$FIX/pyfix.py" | cut -d: -f1) &&
+	grep -Eq ";burn_a \(pyfix.py:$((a + 2))\);unit \(pyfix.py:($((u + 2))|$((u + 3)))\)" "$T/l.folded" &&
+	! grep -q "(pyfix.py:[0-9]*) (pyfix" "$T/l.folded" &&
+	! grep -q "_PyEval_EvalFrameDefault;burn_a" "$T/l.folded"'
+
+t "--python off: the interpreter's own frames" sh -c '
+	"$YS" record -q --python off -o "$T/off.folded" -- /usr/bin/python3.11 \
+		"$FIX/pyfix.py" cpu && grep -q "_PyEval_EvalFrameDefault" "$T/off.folded" &&
+	! grep -q "pyfix.py" "$T/off.folded"'
+t "--python takes on or off only" expect_exit 2 "$YS" record --python maybe -- true
+t "... and says so" has "$T/stderr" "--python"
+
+# frames are read after the sample: when calls alternate faster than
+# that, a read that caught the next call is dropped, never put under the
+# wrong caller (libz's frames belong under squeeze, never under spin)
+no_wrong_caller() {
+	"$YS" record -q -o "$T/mix.folded" -- /usr/bin/python3.11 "$FIX/pyfix.py" mix &&
+	python3 - "$T/mix.folded" <<"PY"
+import sys
+good = bad = 0
+for line in open(sys.argv[1]):
+    st, n = line.rsplit(" ", 1)
+    fr = st.split(";")
+    py = [f for f in fr if " (pyfix.py:" in f]
+    if py and any(f == "deflate" or "libz" in f for f in fr):
+        if py[-1].startswith("squeeze ("):
+            good += int(n)
+        else:
+            bad += int(n)
+assert bad <= good // 100, ("wrong caller", good, bad)
+# too few samples (a busy machine): measure again
+sys.exit(0 if good >= 50 else 3)
+PY
+}
+# a wrong caller fails at once; only too few samples are measured again
+wrong_caller_checks() {
+	for try in 1 2 3; do
+		no_wrong_caller; r=$?
+		[ $r = 3 ] || return $r
+	done
+	return 1
+}
+t "fast switching: native frames never under the wrong Python caller" wrong_caller_checks
+
+# multiprocessing's children, forked and spawned (a new interpreter exec'd)
+mp_children() { # METHOD: mp_work's samples in the children (2 x 100 units)
+	"$YS" record -q -o "$T/mp.folded" -- /usr/bin/python3.11 "$FIX/pyfix.py" "mp-$1" &&
+	python3 - "$T/mp.folded" <<"PY"
+import sys
+n = sum(int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[1]) if "mp_work (pyfix.py:" in l)
+assert n >= 40, n
+PY
+}
+t "multiprocessing children (fork) are Python too" retry mp_children fork
+t "multiprocessing children (spawn: a new interpreter) are Python too" retry mp_children spawn
+
+# trace: the same Python frames in its samples' stacks
+t "trace: samples' stacks hold the Python frames" sh -c '
+	"$YS" trace -q --no-store -o "$T/t.json" -- /usr/bin/python3.11 "$FIX/pyfix.py" cpu 2>"$T/t.txt" &&
+	python3 - "$T/t.json" "$FIX/pyfix.py" <<"PY"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+st = [e["args"]["stack"] for e in ev if e.get("cat") == "sample"]
+src = open(sys.argv[2]).read().splitlines()
+line = {f: src.index("def %s(%s):" % (f, "n" if f != "unit" else "")) + 1
+        for f in ("burn_a", "burn_b", "unit")}
+a = sum(";burn_a (pyfix.py:%d);unit (pyfix.py:%d)" % (line["burn_a"], line["unit"]) in s for s in st)
+b = sum(";burn_b (pyfix.py:%d);unit (pyfix.py:%d)" % (line["burn_b"], line["unit"]) in s for s in st)
+assert a + b >= 300 and abs(100 * a / (a + b) - 70) <= 5, (a, b, len(st))
+assert not any("_PyEval_EvalFrameDefault;unit" in s for s in st)
+PY'
+t "trace --python off: the interpreter's frames" sh -c '
+	"$YS" trace -q --no-store --python off -o "$T/t0.json" -- /usr/bin/python3.11 "$FIX/pyfix.py" zlib &&
+	! grep -q "pyfix.py" "$T/t0.json"'
+
+# a version the walker does not know: named, its stacks left native
+for v in 3.10 2.7; do
+	set -- "$PYENV"/$v.*/bin/python$v
+	if [ -x "$1" ]; then
+		t "python $v: named and refused, native frames kept" sh -c '
+			"$YS" record -o "$T/old.folded" -- "$1" -c "
+for i in range(3000000): pass" 2>"$T/old.txt" &&
+			grep -q "python $2 is not supported (3.11, 3.12, 3.13 are)" "$T/old.txt" &&
+			! grep -q "^python: " "$T/old.txt" && [ -s "$T/old.folded" ]' sh "$1" "$v"
+	else
+		skip "python $v: named and refused" "no pyenv $v"
+	fi
+done
+finish
