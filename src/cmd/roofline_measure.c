@@ -171,9 +171,18 @@ static int measure_all(const struct roof_machine *m, struct roof_ceiling *c,
 		return 3;
 	}
 	/* many short repetitions: the clock of a core that was not
-	 * preempted */
+	 * preempted; before the compute ceilings and after them, the
+	 * higher (the clock moves with the temperature and the other
+	 * cores' load) */
 	*clock_hz = roof_clock_hz(pool, 40, 0.002);
 	for (size_t i = 0; i < n && !ret; i++) {
+		if (i > 0 && c[i - 1].type == ROOF_COMPUTE &&
+		    c[i].type != ROOF_COMPUTE) {
+			double hz = roof_clock_hz(pool, 40, 0.002);
+
+			if (hz > *clock_hz)
+				*clock_hz = hz;
+		}
 		if (roof_run(pool, &c[i], pace->reps, pace->target, values,
 			     &e) < 0) {
 			fprintf(stderr, WHO ": --measure: %s\n", e.msg);
@@ -185,15 +194,16 @@ static int measure_all(const struct roof_machine *m, struct roof_ceiling *c,
 			if (values[k] > c[i].value)
 				c[i].value = values[k];
 		roof_ceiling_add(r, &c[i], values, (size_t)pace->reps);
-		if (c[i].type == ROOF_COMPUTE) {
-			double th = theoretical(m, &c[i], *clock_hz);
-			struct benchmark *b = &r->benchmarks[r->nbenchmarks - 1];
+	}
+	/* the theoretical peaks at the clock found: benchmark i is c[i] */
+	for (size_t i = 0; i < n && !ret; i++) {
+		double th = c[i].type == ROOF_COMPUTE ?
+			theoretical(m, &c[i], *clock_hz) : 0;
 
-			if (th > 0)
-				metric_set_extra(benchmark_find_metric(b,
-						"flops_per_second"),
-						 "theoretical_peak", th);
-		}
+		if (th > 0)
+			metric_set_extra(benchmark_find_metric(
+				&r->benchmarks[i], "flops_per_second"),
+				"theoretical_peak", th);
 	}
 	roof_pool_stop(pool);
 	free(values);
