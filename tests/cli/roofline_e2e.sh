@@ -38,6 +38,13 @@ run_work() {
 }
 
 place() {
+	# a second try measures the ceilings again too: a disturbed --quick
+	# measure gives a ceiling below the machine's, which the fixtures
+	# then exceed
+	if [ -f "$T/placed.once" ]; then
+		expect_exit 0 "$YS" roofline --measure --quick || return 1
+	fi
+	: >"$T/placed.once"
 	run_work triad "2*$BIG*20" "24*$BIG*20" triad $BIG 20 &&
 	run_work fma "96*30000000" 384 fma 30000000 &&
 	run_work daxpy_l1 "2*1024*400000" "24*1024*400000" daxpy 1024 400000 &&
