@@ -97,12 +97,17 @@ struct pystacks_stats {
 void pystacks_stats(const struct pystacks *ps, struct pystacks_stats *st);
 
 /* Per Python thread seen in samples: its name (threading's main thread
- * "MainThread", else the OS thread name), samples, and samples in which
- * it held the GIL (gil_known of them could tell). */
+ * "MainThread"; a threading.Thread's own name, read from the Thread
+ * object its outermost frame, Thread._bootstrap, runs for, at the
+ * thread's first sample that walks; else the OS thread name), samples,
+ * and samples in which it held the GIL (gil_known of them could tell). */
 struct pystacks_thread {
 	uint32_t pid, tid;
-	char name[32];
+	char name[64];
 	uint64_t samples, gil, gil_known;
+	uint64_t tstate;		/* the PyThreadState last seen */
+	bool py_named;			/* name is threading's */
+	unsigned name_tries;		/* reads of it that failed */
 };
 /* The threads (an array owned by ps, valid until the next call), n. */
 const struct pystacks_thread *pystacks_threads(const struct pystacks *ps,

@@ -209,11 +209,12 @@ static bool is_candidate(const char *path, const char *exe)
 
 enum {
 	SYM_RUNTIME, SYM_VERSION, SYM_CODE, SYM_UNICODE, SYM_BYTES, SYM_EVAL,
-	SYM_INIT, NSYMS
+	SYM_INIT, SYM_DICT, NSYMS
 };
 static const char *const sym_names[NSYMS] = {
 	"_PyRuntime", "Py_Version", "PyCode_Type", "PyUnicode_Type",
 	"PyBytes_Type", "_PyEval_EvalFrameDefault", "Py_Initialize",
+	"PyDict_Type",
 };
 
 /* Whether path, mapped at start from pgoff, is a CPython interpreter:
@@ -256,6 +257,7 @@ static int probe_file(const char *path, uint64_t start, uint64_t pgoff,
 	out->t.code_type = v[SYM_CODE] + bias;
 	out->t.unicode_type = v[SYM_UNICODE] + bias;
 	out->t.bytes_type = v[SYM_BYTES] + bias;
+	out->t.dict_type = v[SYM_DICT] ? v[SYM_DICT] + bias : 0;
 	if (v[SYM_EVAL]) {
 		out->eval_start = v[SYM_EVAL] + bias;
 		out->eval_end = out->eval_start +

@@ -73,6 +73,22 @@ while read -r py; do
 		retry record_checks "$py"
 done <"$T/pythons"
 
+# threads carry threading's names (the Thread object's _name: shared-keys
+# values, a dict of its own, not ASCII), the OS name for none
+named_threads() { # PYTHON
+	"$YS" record -o "$T/n.folded" -- "$1" "$FIX/pyfix.py" named \
+		2>"$T/nrep" || { cat "$T/nrep"; return 1; }
+	for n in MainThread worker_0 downloader скачать dicted; do
+		grep -q "^  thread $n (pid" "$T/nrep" ||
+			{ echo "no thread $n"; cat "$T/nrep"; return 1; }
+	done
+}
+
+while read -r py; do
+	t "record -- $py: threads named as threading names them" \
+		retry named_threads "$py"
+done <"$T/pythons"
+
 # the outputs carry the Python frames: file and executing line in
 # speedscope and pprof, "qualname (file:line)" with --lines
 t "speedscope, pprof and --lines carry Python files and lines" sh -c '
