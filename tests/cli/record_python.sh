@@ -78,9 +78,9 @@ done <"$T/pythons"
 named_threads() { # PYTHON
 	"$YS" record -o "$T/n.folded" -- "$1" "$FIX/pyfix.py" named \
 		2>"$T/nrep" || { cat "$T/nrep"; return 1; }
-	for n in MainThread worker_0 downloader скачать dicted; do
-		grep -q "^  thread $n (pid" "$T/nrep" ||
-			{ echo "no thread $n"; cat "$T/nrep"; return 1; }
+	for tn in MainThread worker_0 downloader скачать dicted; do
+		grep -q "^  thread $tn (pid" "$T/nrep" ||
+			{ echo "no thread $tn"; cat "$T/nrep"; return 1; }
 	done
 }
 
