@@ -547,6 +547,23 @@ out_native:
 	return k;
 }
 
+int pystacks_gil_wait(struct pystacks *ps, uint32_t pid, const uint64_t *ips,
+		      size_t n)
+{
+	struct pyp *p = pyp_find(ps, pid, false);
+
+	if (!p || p->state != P_PYTHON)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = i ? ips[i] - 1 : ips[0];
+
+		for (int k = 0; k < PY_GIL_FUNCS; k++)
+			if (a >= p->pp.gil_start[k] && a < p->pp.gil_end[k])
+				return 1;
+	}
+	return 0;
+}
+
 int pystacks_name_len(const struct frame *f)
 {
 	const char *paren = f->module && !strcmp(f->module, PYSTACKS_MODULE)

@@ -80,6 +80,15 @@ void pystacks_check(struct pystacks *ps, const uint64_t *regs,
 size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 		      uint64_t *out, size_t max);
 
+/*
+ * Whether the native chain ips[0..n) of thread of pid (leaf first, as
+ * unwound) is waiting for the GIL: a frame in take_gil or in the entry
+ * points that take it back (PyEval_RestoreThread ...). 1, 0, or -1 when
+ * pid is not a supported CPython.
+ */
+int pystacks_gil_wait(struct pystacks *ps, uint32_t pid, const uint64_t *ips,
+		      size_t n);
+
 /* What the merges came to. */
 struct pystacks_stats {
 	uint64_t samples;		/* of supported CPython processes */
