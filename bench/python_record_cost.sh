@@ -9,13 +9,10 @@
 # minimums (the machine is shared).
 #   bench/python_record_cost.sh [build/yardstick] [ROUNDS] [PYTHON]
 set -eu
-ys=${1:-build/yardstick}
-rounds=${2:-7}
-py=${3:-/usr/bin/python3.11}
-here=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-python3 - "$ys" "$py" "$here" "$rounds" "$dir" <<'PY'
+python3 - "${1:-build/yardstick}" "${3:-/usr/bin/python3.11}" \
+	"$(cd "$(dirname "$0")" && pwd)" "${2:-7}" "$dir" <<'PY'
 import random, re, statistics, subprocess, sys
 ys, py, here, rounds, d = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 prog = [py, here + "/py/timed.py", "native", here + "/py/csvpipe.py", "200000"]
