@@ -190,7 +190,8 @@ struct collector {
 };
 
 /* A sample's stack, Python frames in, into c->pyips (or c->ips): its
- * length; *gil: whether a CPython thread waits for the GIL in it. */
+ * length. gil non-NULL: a switch out (--idle), *gil whether a CPython
+ * thread waits for the GIL in it. */
 static size_t sample_stack(struct collector *c, const struct raw_sample *s,
 			   const uint64_t **out, bool *gil)
 {
@@ -198,7 +199,9 @@ static size_t sample_stack(struct collector *c, const struct raw_sample *s,
 	size_t n = s->nips;
 
 	/* the Python frames first, while the thread is where it was */
-	if (c->py)
+	if (c->py && gil)
+		pystacks_capture_offcpu(c->py, s->pid, s->tid, s->time);
+	else if (c->py)
 		pystacks_capture(c->py, s->pid, s->tid, s->time);
 	if (c->a->so.dwarf) {
 		n = symtab_unwind(c->sym, s->pid, s->regs, s->nregs, s->stack,

@@ -429,8 +429,23 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static void capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
+		    uint64_t time, bool offcpu);
+
 void pystacks_capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
 		      uint64_t time)
+{
+	capture(ps, pid, tid, time, false);
+}
+
+void pystacks_capture_offcpu(struct pystacks *ps, uint32_t pid, uint32_t tid,
+			     uint64_t time)
+{
+	capture(ps, pid, tid, time, true);
+}
+
+static void capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
+		    uint64_t time, bool offcpu)
 {
 	struct pyp *p = pyp_find(ps, pid, true);
 	struct pystacks_thread *th;
@@ -460,9 +475,8 @@ void pystacks_capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
 			      &err);
 	ps->cur_err = err;
 	th = thread_rec(ps, pid, tid);
-	th->samples++;
-	/* threading's name, read once per thread (again when the tid
-	 * comes back as another thread) */
+	/* threading's name, read at the thread's first walk (anew when
+	 * the tid comes back as another thread) */
 	if (th->tstate != tstate) {
 		if (th->tstate && th->py_named)
 			os_name(th);
@@ -471,11 +485,18 @@ void pystacks_capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
 	if (!th->py_named && th->name_tries < PY_NAME_TRIES && !err &&
 	    ps->nframes)
 		py_name(ps, p, th);
+	/* its samples and share holding the GIL: on-CPU samples only */
+	if (offcpu)
+		goto out_lag;
+	/* every 64th sample reads the name again: a thread renamed */
+	if (++th->samples % 64 == 0 && th->py_named && !err && ps->nframes)
+		py_name(ps, p, th);
 	gil = py_gil_holder(&p->pp.t, tstate);
 	if (gil >= 0) {
 		th->gil_known++;
 		th->gil += (uint64_t)gil;
 	}
+out_lag:
 	ps->st.lag_ns_sum += lag;
 	if (lag > ps->st.lag_ns_max)
 		ps->st.lag_ns_max = lag;

@@ -59,6 +59,11 @@ void pystacks_exit(struct pystacks *ps, uint32_t pid);
 void pystacks_capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
 		      uint64_t time);
 
+/* The same for a sample taken as the thread left its CPU (record
+ * --idle): not counted in the thread's samples and GIL share. */
+void pystacks_capture_offcpu(struct pystacks *ps, uint32_t pid, uint32_t tid,
+			     uint64_t time);
+
 /*
  * With the sample's registers and stack copy (dwarf mode), check the
  * capture against them: the evaluation loop keeps its instruction
@@ -108,7 +113,8 @@ void pystacks_stats(const struct pystacks *ps, struct pystacks_stats *st);
 /* Per Python thread seen in samples: its name (threading's main thread
  * "MainThread"; a threading.Thread's own name, read from the Thread
  * object its outermost frame, Thread._bootstrap, runs for, at the
- * thread's first sample that walks; else the OS thread name), samples,
+ * thread's first sample that walks and every 64th sample after; else
+ * the OS thread name), on-CPU samples,
  * and samples in which it held the GIL (gil_known of them could tell). */
 struct pystacks_thread {
 	uint32_t pid, tid;
