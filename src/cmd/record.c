@@ -25,6 +25,7 @@
 #include "profile/sampler.h"
 #include "profile/symbolize.h"
 #include "profile/symcache.h"
+#include "util/hashmap.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -89,6 +90,12 @@ static const struct opt_entry record_options[] = {
 	  "whole stacks without frame pointers; the default for a CPython "
 	  "program with --python on)" },
 	{ OPT_PYTHON(python) },
+	{ OPT_FLAG(0, "idle", so.offcpu),
+	  .help = "the time threads spend off the CPU too (sleeping, in "
+	  "I/O, waiting for a lock or the GIL): each stack where a thread "
+	  "left its CPU (blocked, not preempted), weighed by the time until "
+	  "it ran again, under a root frame [idle] ([idle: GIL] for a "
+	  "CPython thread waiting for the GIL)" },
 	{ OPT_COUNT(0, "stack-size", so.stack_size, 64, SAMPLER_MAX_STACK),
 	  .step = 8,
 	  .help = "bytes of stack copied per sample with dwarf" },
@@ -155,6 +162,14 @@ static int parse(struct record_args *a, int argc, char **argv)
 				   rest.dashdash, &a->out, &a->argv);
 }
 
+struct idle_ent {
+	uint32_t tid, pid;
+	uint64_t *ips;
+	size_t n;
+	uint64_t out, carry;	/* left its CPU at; ns not yet added */
+	bool gil;
+};
+
 /* What the callbacks share while the program runs. */
 struct collector {
 	struct record_args *a;
@@ -164,16 +179,29 @@ struct collector {
 	struct pystacks *py;		/* NULL with --python off */
 	uint64_t ips[512];
 	uint64_t pyips[1024];		/* ips with Python frames in */
+	uint64_t oncpu;			/* samples on the CPU */
+	/* --idle: per thread, its stack when it last left its CPU (NULL
+	 * while it runs), its root frame's addresses, what was added */
+	struct idle_ent *idle;
+	size_t nidle, capidle;
+	struct hashidx idle_index;	/* idle + 1 by tid */
+	uint64_t idle_root, gil_root, interval;
+	uint64_t idle_samples, gil_samples;
 };
 
-static void on_sample(void *arg, const struct raw_sample *s)
+/* A sample's stack, Python frames in, into c->pyips (or c->ips): its
+ * length. gil non-NULL: a switch out (--idle), *gil whether a CPython
+ * thread waits for the GIL in it. */
+static size_t sample_stack(struct collector *c, const struct raw_sample *s,
+			   const uint64_t **out, bool *gil)
 {
-	struct collector *c = arg;
 	const uint64_t *ips = s->ips;
 	size_t n = s->nips;
 
 	/* the Python frames first, while the thread is where it was */
-	if (c->py)
+	if (c->py && gil)
+		pystacks_capture_offcpu(c->py, s->pid, s->tid, s->time);
+	else if (c->py)
 		pystacks_capture(c->py, s->pid, s->tid, s->time);
 	if (c->a->so.dwarf) {
 		n = symtab_unwind(c->sym, s->pid, s->regs, s->nregs, s->stack,
@@ -187,12 +215,102 @@ static void on_sample(void *arg, const struct raw_sample *s)
 			pystacks_check(c->py, s->regs, s->nregs, s->stack,
 				       s->stack_size);
 	}
+	if (gil)
+		*gil = c->py && pystacks_gil_wait(c->py, s->pid, ips, n) == 1;
 	if (c->py) {
 		n = pystacks_merge(c->py, ips, n, c->pyips,
-				   sizeof(c->pyips) / sizeof(c->pyips[0]));
+				   sizeof(c->pyips) / sizeof(c->pyips[0]) - 1);
 		ips = c->pyips;
 	}
+	*out = ips;
+	return n;
+}
+
+static void on_sample(void *arg, const struct raw_sample *s)
+{
+	struct collector *c = arg;
+	const uint64_t *ips;
+	size_t n = sample_stack(c, s, &ips, NULL);
+
+	c->oncpu++;
 	rawstacks_add(c->raw, s->pid, ips, n, s->period);
+}
+
+/* --idle: a thread left its CPU; its stack waits, under its root frame,
+ * for the time it comes back */
+static void on_offcpu(void *arg, const struct raw_sample *s)
+{
+	struct collector *c = arg;
+	uint64_t h = hash_u64(s->tid), v;
+	struct idle_ent *t = NULL;
+	const uint64_t *ips;
+	bool gil = true;
+	size_t n, pos;
+
+	for (v = hashidx_first(&c->idle_index, h, &pos); v;
+	     v = hashidx_next(&c->idle_index, h, &pos))
+		if (c->idle[v - 1].tid == s->tid) {
+			t = &c->idle[v - 1];
+			break;
+		}
+	if (!t) {
+		c->idle = xgrow(c->idle, &c->capidle, c->nidle + 1,
+				sizeof(*c->idle));
+		t = &c->idle[c->nidle++];
+		*t = (struct idle_ent){ .tid = s->tid };
+		hashidx_add(&c->idle_index, h, c->nidle);
+	}
+	n = sample_stack(c, s, &ips, &gil);
+	free(t->ips);
+	t->ips = xmalloc((n + 1) * sizeof(*t->ips));
+	memcpy(t->ips, ips, n * sizeof(*ips));
+	t->ips[n] = gil ? c->gil_root : c->idle_root;
+	t->n = n + 1;
+	t->pid = s->pid;
+	t->out = s->time;
+	t->gil = gil;
+}
+
+static void on_switch(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
+		      bool out, bool preempt)
+{
+	struct collector *c = arg;
+	uint64_t h = hash_u64(tid), v, k, dt;
+	size_t pos;
+
+	(void)pid;
+	for (v = hashidx_first(&c->idle_index, h, &pos); v;
+	     v = hashidx_next(&c->idle_index, h, &pos)) {
+		struct idle_ent *t = &c->idle[v - 1];
+
+		if (t->tid != tid || !t->ips)
+			continue;
+		/* the switch's record follows its sample: a thread taken
+		 * off while still runnable waits for a CPU, not for
+		 * anything of its own: not idle */
+		if (out) {
+			if (preempt) {
+				free(t->ips);
+				t->ips = NULL;
+			}
+			return;
+		}
+		/* in sampling intervals, the rest carried to its next
+		 * time off */
+		dt = time > t->out ? time - t->out : 0;
+		t->carry += dt;
+		k = t->carry / c->interval;
+		t->carry %= c->interval;
+		if (k) {
+			rawstacks_add_n(c->raw, t->pid, t->ips, t->n, k,
+					k * c->interval);
+			c->idle_samples += k;
+			c->gil_samples += t->gil ? k : 0;
+		}
+		free(t->ips);
+		t->ips = NULL;
+		return;
+	}
 }
 
 static void on_mmap(void *arg, const struct raw_mmap *m)
@@ -241,6 +359,11 @@ static void on_comm(void *arg, uint32_t pid, const char *name, bool exec)
 static const struct sample_type record_types[] = {
 	{ "samples", "count" },
 	{ "cpu", "nanoseconds" },
+};
+/* with --idle: on and off the CPU */
+static const struct sample_type record_idle_types[] = {
+	{ "samples", "count" },
+	{ "time", "nanoseconds" },
 };
 
 static void print_status(int status)
@@ -398,7 +521,7 @@ static int record(struct record_args *a, struct output_set *outs)
 		fprintf(stderr, "yardstick record: %s\n", e.msg);
 		return 3;
 	}
-	profile_init(&p, record_types, 2);
+	profile_init(&p, a->so.offcpu ? record_idle_types : record_types, 2);
 	p.command = argv_join(a->argv);
 	c.prof = &p;
 	c.sym = symtab_new(a->out.lines);
@@ -407,6 +530,15 @@ static int record(struct record_args *a, struct output_set *outs)
 	free(cache);
 	c.raw = rawstacks_new();
 	c.py = a->python ? pystacks_new(c.sym) : NULL;
+	if (a->so.offcpu) {
+		cb.offcpu = on_offcpu;
+		cb.sched_switch = on_switch;
+		c.interval = (uint64_t)(1e9 / a->so.freq);
+		c.idle_root = symtab_synth(c.sym, &(struct frame){
+			.function = "[idle]", .module = "[idle]" });
+		c.gil_root = symtab_synth(c.sym, &(struct frame){
+			.function = "[idle: GIL]", .module = "[idle]" });
+	}
 	/* Ctrl-C is for the program (it resets SIGINT before its exec):
 	 * yardstick stays to drain the buffers and write the profile. */
 	memset(&ign, 0, sizeof(ign));
@@ -428,8 +560,7 @@ static int record(struct record_args *a, struct output_set *outs)
 	p.period_type = 1;
 	/* Samples per second of CPU the program used: the rate each
 	 * thread was sampled at, whatever the number of threads. */
-	p.rate_hz = st.cpu_ns > 0
-		? profile_total(&p, 0) / (st.cpu_ns / 1e9) : 0;
+	p.rate_hz = st.cpu_ns > 0 ? (double)c.oncpu / (st.cpu_ns / 1e9) : 0;
 	print_status(st.status);
 	if (profile_total(&p, 0) == 0) {
 		ret = no_samples(a, &st);
@@ -440,10 +571,20 @@ static int record(struct record_args *a, struct output_set *outs)
 		print_report(a, &p, &st, stderr);
 	if (c.py)
 		pystacks_fput_report(c.py, a->quiet, stderr);
+	if (a->so.offcpu && !a->quiet)
+		fprintf(stderr, "idle: %" PRIu64 " samples' worth off the CPU "
+			"(%.3f s), %" PRIu64 " of them waiting for the GIL; %"
+			PRIu64 " on it\n", c.idle_samples,
+			(double)(c.idle_samples * c.interval) / 1e9,
+			c.gil_samples, c.oncpu);
 	ret = write_outputs(a, &p, outs);
 	if (!ret && !(WIFEXITED(st.status) && WEXITSTATUS(st.status) == 0))
 		ret = 1;
 out_free:
+	for (size_t i = 0; i < c.nidle; i++)
+		free(c.idle[i].ips);
+	free(c.idle);
+	hashidx_free(&c.idle_index);
 	rawstacks_free(c.raw);
 	pystacks_free(c.py);
 	symtab_free(c.sym);

@@ -230,15 +230,40 @@ static uint64_t tstate_of(struct pyp *p, uint32_t tid)
 	return p->tids[i].tstate = py_thread_find(t, tid);
 }
 
+/* Reads of a threading.Thread's name that fail (a race with its
+ * attributes' change) before its OS name is kept. */
+#define PY_NAME_TRIES 8
+
+/* The thread's name before Python's: "MainThread" for the process's
+ * first thread, else the OS thread name. */
+static void os_name(struct pystacks_thread *th)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	th->py_named = false;
+	th->name_tries = 0;
+	if (th->pid == th->tid) {
+		snprintf(th->name, sizeof(th->name), "MainThread");
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", th->pid,
+		 th->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, th->name, sizeof(th->name) - 1);
+	if (fd >= 0)
+		close(fd);
+	th->name[n > 0 ? n : 0] = '\0';
+	th->name[strcspn(th->name, "\n")] = '\0';
+}
+
 static struct pystacks_thread *thread_rec(struct pystacks *ps, uint32_t pid,
 					  uint32_t tid)
 {
 	uint64_t h = hash_u64((uint64_t)pid << 32 | tid), v;
 	struct pystacks_thread *th;
-	char path[64];
 	size_t pos;
-	ssize_t n;
-	int fd;
 
 	for (v = hashidx_first(&ps->thread_index, h, &pos); v;
 	     v = hashidx_next(&ps->thread_index, h, &pos))
@@ -250,18 +275,40 @@ static struct pystacks_thread *thread_rec(struct pystacks *ps, uint32_t pid,
 	th = &ps->threads[ps->nthreads++];
 	*th = (struct pystacks_thread){ .pid = pid, .tid = tid };
 	hashidx_add(&ps->thread_index, h, ps->nthreads);
-	if (pid == tid) {
-		snprintf(th->name, sizeof(th->name), "MainThread");
-		return th;
-	}
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read(fd, th->name, sizeof(th->name) - 1);
-	if (fd >= 0)
-		close(fd);
-	th->name[n > 0 ? n : 0] = '\0';
-	th->name[strcspn(th->name, "\n")] = '\0';
+	os_name(th);
 	return th;
+}
+
+/* --- code objects and frames --- */
+
+static struct code_ent *code_of(struct pystacks *ps, struct pyp *p,
+				const struct py_frame *fr);
+
+/* threading.Thread's name of the thread whose walk (outermost frame
+ * last) is in ps->frames: its outermost frame runs Thread._bootstrap of
+ * threading.py, whose self is the Thread. Its name only when every read
+ * checks out; the OS name stays otherwise. */
+static void py_name(struct pystacks *ps, struct pyp *p,
+		    struct pystacks_thread *th)
+{
+	static const char boot[] = "Thread._bootstrap (threading.py:";
+	const struct py_frame *fr = &ps->frames[ps->nframes - 1];
+	struct code_ent *c = code_of(ps, p, fr);
+	const char *base;
+	char name[sizeof(th->name)];
+	uint64_t self;
+
+	if (!c || strncmp(c->name, boot, sizeof(boot) - 1))
+		return;
+	base = strrchr(c->file, '/');
+	th->name_tries++;
+	if (strcmp(base ? base + 1 : c->file, "threading.py") ||
+	    py_frame_local0(&p->pp.t, fr, &self) ||
+	    py_attr_str(&p->pp.t, self, "_name", name, sizeof(name)) ||
+	    !name[0])
+		return;
+	memcpy(th->name, name, sizeof(name));
+	th->py_named = true;
 }
 
 /* --- code objects and frames --- */
@@ -382,8 +429,23 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static void capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
+		    uint64_t time, bool offcpu);
+
 void pystacks_capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
 		      uint64_t time)
+{
+	capture(ps, pid, tid, time, false);
+}
+
+void pystacks_capture_offcpu(struct pystacks *ps, uint32_t pid, uint32_t tid,
+			     uint64_t time)
+{
+	capture(ps, pid, tid, time, true);
+}
+
+static void capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
+		    uint64_t time, bool offcpu)
 {
 	struct pyp *p = pyp_find(ps, pid, true);
 	struct pystacks_thread *th;
@@ -413,12 +475,28 @@ void pystacks_capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
 			      &err);
 	ps->cur_err = err;
 	th = thread_rec(ps, pid, tid);
-	th->samples++;
+	/* threading's name, read at the thread's first walk (anew when
+	 * the tid comes back as another thread) */
+	if (th->tstate != tstate) {
+		if (th->tstate && th->py_named)
+			os_name(th);
+		th->tstate = tstate;
+	}
+	if (!th->py_named && th->name_tries < PY_NAME_TRIES && !err &&
+	    ps->nframes)
+		py_name(ps, p, th);
+	/* its samples and share holding the GIL: on-CPU samples only */
+	if (offcpu)
+		goto out_lag;
+	/* every 64th sample reads the name again: a thread renamed */
+	if (++th->samples % 64 == 0 && th->py_named && !err && ps->nframes)
+		py_name(ps, p, th);
 	gil = py_gil_holder(&p->pp.t, tstate);
 	if (gil >= 0) {
 		th->gil_known++;
 		th->gil += (uint64_t)gil;
 	}
+out_lag:
 	ps->st.lag_ns_sum += lag;
 	if (lag > ps->st.lag_ns_max)
 		ps->st.lag_ns_max = lag;
@@ -488,6 +566,23 @@ out_native:
 	k = n < max ? n : max;
 	memmove(out, ips, k * sizeof(*out));
 	return k;
+}
+
+int pystacks_gil_wait(struct pystacks *ps, uint32_t pid, const uint64_t *ips,
+		      size_t n)
+{
+	struct pyp *p = pyp_find(ps, pid, false);
+
+	if (!p || p->state != P_PYTHON)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = i ? ips[i] - 1 : ips[0];
+
+		for (int k = 0; k < PY_GIL_FUNCS; k++)
+			if (a >= p->pp.gil_start[k] && a < p->pp.gil_end[k])
+				return 1;
+	}
+	return 0;
 }
 
 int pystacks_name_len(const struct frame *f)

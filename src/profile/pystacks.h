@@ -59,6 +59,11 @@ void pystacks_exit(struct pystacks *ps, uint32_t pid);
 void pystacks_capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
 		      uint64_t time);
 
+/* The same for a sample taken as the thread left its CPU (record
+ * --idle): not counted in the thread's samples and GIL share. */
+void pystacks_capture_offcpu(struct pystacks *ps, uint32_t pid, uint32_t tid,
+			     uint64_t time);
+
 /*
  * With the sample's registers and stack copy (dwarf mode), check the
  * capture against them: the evaluation loop keeps its instruction
@@ -80,6 +85,15 @@ void pystacks_check(struct pystacks *ps, const uint64_t *regs,
 size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 		      uint64_t *out, size_t max);
 
+/*
+ * Whether the native chain ips[0..n) of thread of pid (leaf first, as
+ * unwound) is waiting for the GIL: a frame in take_gil or in the entry
+ * points that take it back (PyEval_RestoreThread ...). 1, 0, or -1 when
+ * pid is not a supported CPython.
+ */
+int pystacks_gil_wait(struct pystacks *ps, uint32_t pid, const uint64_t *ips,
+		      size_t n);
+
 /* What the merges came to. */
 struct pystacks_stats {
 	uint64_t samples;		/* of supported CPython processes */
@@ -97,12 +111,18 @@ struct pystacks_stats {
 void pystacks_stats(const struct pystacks *ps, struct pystacks_stats *st);
 
 /* Per Python thread seen in samples: its name (threading's main thread
- * "MainThread", else the OS thread name), samples, and samples in which
- * it held the GIL (gil_known of them could tell). */
+ * "MainThread"; a threading.Thread's own name, read from the Thread
+ * object its outermost frame, Thread._bootstrap, runs for, at the
+ * thread's first sample that walks and every 64th sample after; else
+ * the OS thread name), on-CPU samples,
+ * and samples in which it held the GIL (gil_known of them could tell). */
 struct pystacks_thread {
 	uint32_t pid, tid;
-	char name[32];
+	char name[64];
 	uint64_t samples, gil, gil_known;
+	uint64_t tstate;		/* the PyThreadState last seen */
+	bool py_named;			/* name is threading's */
+	unsigned name_tries;		/* reads of it that failed */
 };
 /* The threads (an array owned by ps, valid until the next call), n. */
 const struct pystacks_thread *pystacks_threads(const struct pystacks *ps,

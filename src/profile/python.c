@@ -30,6 +30,14 @@ static const struct py_layout layouts[] = {
 		.co_code_adaptive = 184,
 		.str_length = 16, .str_state = 32, .str_ascii_size = 48,
 		.str_compact_size = 72, .bytes_sval = 32,
+		.tp_flags = 168, .tp_basicsize = 32, .ht_cached_keys = 872,
+		.tpf_managed_dict = 16, .tpf_inline_values = 0,
+		.obj_values_ptr = -32, .obj_dict_ptr = -24,
+		.dict_or_values = false, .obj_inline_values = -1,
+		.values_valid = -1,
+		.values_values = 0, .dict_keys = 32, .dict_values = 40,
+		.dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
+		.dk_indices = 32, .dk_entry_size = 24, .dk_uentry_size = 16,
 	},
 	{
 		.major = 3, .minor = 12,
@@ -49,6 +57,14 @@ static const struct py_layout layouts[] = {
 		.co_code_adaptive = 192,
 		.str_length = 16, .str_state = 32, .str_ascii_size = 40,
 		.str_compact_size = 56, .bytes_sval = 32,
+		.tp_flags = 168, .tp_basicsize = 32, .ht_cached_keys = 880,
+		.tpf_managed_dict = 16, .tpf_inline_values = 0,
+		.obj_values_ptr = -1, .obj_dict_ptr = -24,
+		.dict_or_values = true, .obj_inline_values = -1,
+		.values_valid = -1,
+		.values_values = 0, .dict_keys = 32, .dict_values = 40,
+		.dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
+		.dk_indices = 32, .dk_entry_size = 24, .dk_uentry_size = 16,
 	},
 	{
 		.major = 3, .minor = 13,
@@ -68,6 +84,14 @@ static const struct py_layout layouts[] = {
 		.co_code_adaptive = 200,
 		.str_length = 16, .str_state = 32, .str_ascii_size = 40,
 		.str_compact_size = 56, .bytes_sval = 32,
+		.tp_flags = 168, .tp_basicsize = 32, .ht_cached_keys = 880,
+		.tpf_managed_dict = 16, .tpf_inline_values = 4,
+		.obj_values_ptr = -1, .obj_dict_ptr = -24,
+		.dict_or_values = false, .obj_inline_values = 16,
+		.values_valid = 3,
+		.values_values = 8, .dict_keys = 32, .dict_values = 40,
+		.dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
+		.dk_indices = 32, .dk_entry_size = 24, .dk_uentry_size = 16,
 	},
 };
 
@@ -366,6 +390,7 @@ size_t py_walk(const struct py_target *t, uint64_t tstate,
 			break;
 		}
 		instr = u64_at(b, l->fr_instr);
+		out[n].addr = f;
 		out[n].code = code;
 		out[n].lasti = -1;
 		if (instr >= code + (uint64_t)l->co_code_adaptive &&
@@ -507,6 +532,127 @@ int py_code_read(const struct py_target *t, uint64_t addr,
 	out->qualname_ptr = qual;
 	out->filename_ptr = file;
 	return 0;
+}
+
+/* --- instance attributes --- */
+
+/* Keys tables and value arrays of an instance are small; bounds against
+ * a table freed and reused under us. */
+#define MAX_ATTR_ENTRIES 256
+
+/* Entry index of the str key name in the dict keys table at keys, and the
+ * value the entry itself holds (combined tables): 0, or -1. */
+static int keys_find(const struct py_target *t, uint64_t keys,
+		     const char *name, uint64_t *ix, uint64_t *value)
+{
+	const struct py_layout *l = t->l;
+	uint8_t h[64], e[24];
+	uint64_t nentries, entries, key;
+	size_t esize;
+	char kname[64];
+	uint8_t log2ib;
+
+	if (!aligned_ptr(keys) || (size_t)l->dk_indices > sizeof(h) ||
+	    rd(t, keys, h, (size_t)l->dk_indices))
+		return -1;
+	log2ib = h[l->dk_log2_index_bytes];
+	nentries = u64_at(h, l->dk_nentries);
+	esize = (size_t)(h[l->dk_kind] == 0 ? l->dk_entry_size
+					    : l->dk_uentry_size);
+	if (log2ib > 20 || nentries > MAX_ATTR_ENTRIES || esize > sizeof(e))
+		return -1;
+	entries = keys + (uint64_t)l->dk_indices + (1ULL << log2ib);
+	for (uint64_t i = 0; i < nentries; i++) {
+		if (rd(t, entries + i * esize, e, esize))
+			return -1;
+		/* general entries: hash, key, value; unicode: key, value */
+		key = u64_at(e, (int32_t)esize - 16);
+		if (!key || str_read(t, key, kname, sizeof(kname)) ||
+		    strcmp(kname, name))
+			continue;
+		*ix = i;
+		*value = u64_at(e, (int32_t)esize - 8);
+		return 0;
+	}
+	return -1;
+}
+
+/* The value at index ix of a PyDictValues at values. */
+static int values_at(const struct py_target *t, uint64_t values,
+		     uint64_t ix, uint64_t *out)
+{
+	return aligned_ptr(values) ? rd(t, values +
+			(uint64_t)t->l->values_values + 8 * ix, out, 8) : -1;
+}
+
+/* The value of str key name in the dict at dict. */
+static int dict_get(const struct py_target *t, uint64_t dict,
+		    const char *name, uint64_t *out)
+{
+	const struct py_layout *l = t->l;
+	uint64_t type, keys, values, ix, v;
+
+	if (!t->dict_type || !aligned_ptr(dict) ||
+	    rd_ptr(t, dict, l->ob_type, &type) || type != t->dict_type ||
+	    rd_ptr(t, dict, l->dict_keys, &keys) ||
+	    rd_ptr(t, dict, l->dict_values, &values) ||
+	    keys_find(t, keys, name, &ix, &v))
+		return -1;
+	/* a split table's values are apart from its keys */
+	if (values)
+		return values_at(t, values, ix, out);
+	*out = v;
+	return 0;
+}
+
+int py_attr_str(const struct py_target *t, uint64_t obj, const char *name,
+		char *out, size_t max)
+{
+	const struct py_layout *l = t->l;
+	uint64_t type, flags, basic, values = 0, dict = 0, keys, ix, v;
+	uint8_t valid;
+
+	if (l->tp_flags < 0 || !aligned_ptr(obj) ||
+	    rd_ptr(t, obj, l->ob_type, &type) || !aligned_ptr(type) ||
+	    rd_ptr(t, type, l->tp_flags, &flags) ||
+	    rd_ptr(t, type, l->tp_basicsize, &basic) ||
+	    !(flags & l->tpf_managed_dict))
+		return -1;
+	/* (negative offsets: -1 is none) */
+	if (l->obj_values_ptr != -1 &&
+	    rd(t, obj + (uint64_t)(int64_t)l->obj_values_ptr, &values, 8))
+		return -1;
+	if (rd(t, obj + (uint64_t)(int64_t)l->obj_dict_ptr, &dict, 8))
+		return -1;
+	if (l->dict_or_values && (dict & 1)) {
+		values = dict + 1;
+		dict = 0;
+	}
+	if (l->tpf_inline_values && (flags & l->tpf_inline_values)) {
+		/* the inline values, when still in use (valid) */
+		if (basic != (uint64_t)l->obj_inline_values ||
+		    rd(t, obj + basic + (uint64_t)l->values_valid, &valid, 1))
+			return -1;
+		if (valid)
+			values = obj + basic;
+	}
+	if (values) {
+		/* the keys are the class's shared keys */
+		if (rd_ptr(t, type, l->ht_cached_keys, &keys) ||
+		    keys_find(t, keys, name, &ix, &v) ||
+		    values_at(t, values, ix, &v))
+			return -1;
+	} else if (dict_get(t, dict, name, &v)) {
+		return -1;
+	}
+	return v ? str_read(t, v, out, max) : -1;
+}
+
+int py_frame_local0(const struct py_target *t, const struct py_frame *fr,
+		    uint64_t *out)
+{
+	return aligned_ptr(fr->addr) ? rd_ptr(t, fr->addr, t->l->fr_size, out)
+				     : -1;
 }
 
 long py_code_linetable(const struct py_target *t, const struct py_code *c,

@@ -62,6 +62,22 @@ struct py_layout {
 	int32_t str_length, str_state;
 	int32_t str_ascii_size, str_compact_size;	/* data follows */
 	int32_t bytes_sval;
+	/* an instance's attributes (py_attr_str): PyTypeObject, its
+	 * flags, PyHeapTypeObject's shared keys */
+	int32_t tp_flags, tp_basicsize, ht_cached_keys;
+	uint64_t tpf_managed_dict, tpf_inline_values;	/* 0: none */
+	int32_t obj_values_ptr;		/* PyDictValues * at obj + this
+					 * (3.11), -1 */
+	int32_t obj_dict_ptr;		/* the managed dict at obj + this;
+					 * tagged dict-or-values (3.12) */
+	bool dict_or_values;		/* 3.12: odd = the values - 1 */
+	int32_t obj_inline_values;	/* inline values at obj + this
+					 * (3.13, = tp_basicsize), -1 */
+	int32_t values_valid;		/* PyDictValues.valid (3.13), -1 */
+	int32_t values_values;		/* PyDictValues.values */
+	int32_t dict_keys, dict_values;	/* PyDictObject ma_keys, ma_values */
+	int32_t dk_log2_index_bytes, dk_kind, dk_nentries, dk_indices;
+	int32_t dk_entry_size, dk_uentry_size;	/* general, unicode */
 };
 
 /* PyASCIIObject.state's first byte: kind at bits 2-4, compact bit 5,
@@ -84,6 +100,7 @@ typedef int (*py_read_fn)(void *arg, uint64_t addr, void *buf, size_t len);
 struct py_target {
 	const struct py_layout *l;
 	uint64_t runtime, code_type, unicode_type, bytes_type;
+	uint64_t dict_type;		/* 0: instance dicts not read */
 	py_read_fn read;
 	void *arg;
 };
@@ -112,6 +129,7 @@ int py_gil_holder(const struct py_target *t, uint64_t tstate);
 
 /* One Python frame, innermost first in a walk. */
 struct py_frame {
+	uint64_t addr;			/* its _PyInterpreterFrame */
 	uint64_t code;			/* its PyCodeObject */
 	int32_t lasti;			/* the instruction (code units
 					 * from the first), -1 if unknown */
@@ -187,6 +205,21 @@ long py_code_linetable(const struct py_target *t, const struct py_code *c,
  */
 int py_linetable_line(const uint8_t *tab, size_t len, int firstlineno,
 		      int lasti);
+
+/*
+ * The str attribute name of the object at obj (an instance of a Python
+ * class, its attributes in its managed dict or inline values), as UTF-8
+ * into out (cut to max - 1 bytes): 0, or -1 when it cannot be read, is
+ * absent or is not a str. Every pointer on the way is checked (types,
+ * alignment, bounded tables).
+ */
+int py_attr_str(const struct py_target *t, uint64_t obj, const char *name,
+		char *out, size_t max);
+
+/* The first local (localsplus[0], `self` of a method) of frame fr: 0 or
+ * -1. */
+int py_frame_local0(const struct py_target *t, const struct py_frame *fr,
+		    uint64_t *out);
 
 /* "3.11.2" from a Py_Version value (0x030b02f0), into buf. */
 void py_version_string(uint32_t hexversion, char *buf, size_t size);

@@ -209,11 +209,16 @@ static bool is_candidate(const char *path, const char *exe)
 
 enum {
 	SYM_RUNTIME, SYM_VERSION, SYM_CODE, SYM_UNICODE, SYM_BYTES, SYM_EVAL,
-	SYM_INIT, NSYMS
+	SYM_INIT, SYM_DICT, SYM_GIL0, NSYMS = SYM_GIL0 + PY_GIL_FUNCS
 };
 static const char *const sym_names[NSYMS] = {
 	"_PyRuntime", "Py_Version", "PyCode_Type", "PyUnicode_Type",
 	"PyBytes_Type", "_PyEval_EvalFrameDefault", "Py_Initialize",
+	"PyDict_Type",
+	/* where a thread waits for the GIL: take_gil (static: in .symtab
+	 * only), and the exported entries that take it back */
+	"take_gil", "PyEval_RestoreThread", "PyEval_AcquireThread",
+	"PyGILState_Ensure",
 };
 
 /* Whether path, mapped at start from pgoff, is a CPython interpreter:
@@ -256,6 +261,12 @@ static int probe_file(const char *path, uint64_t start, uint64_t pgoff,
 	out->t.code_type = v[SYM_CODE] + bias;
 	out->t.unicode_type = v[SYM_UNICODE] + bias;
 	out->t.bytes_type = v[SYM_BYTES] + bias;
+	out->t.dict_type = v[SYM_DICT] ? v[SYM_DICT] + bias : 0;
+	for (int k = 0; k < PY_GIL_FUNCS; k++)
+		if (v[SYM_GIL0 + k] && sz[SYM_GIL0 + k]) {
+			out->gil_start[k] = v[SYM_GIL0 + k] + bias;
+			out->gil_end[k] = out->gil_start[k] + sz[SYM_GIL0 + k];
+		}
 	if (v[SYM_EVAL]) {
 		out->eval_start = v[SYM_EVAL] + bias;
 		out->eval_end = out->eval_start +

@@ -30,6 +30,11 @@ struct py_proc {
 	struct py_target t;
 	/* _PyEval_EvalFrameDefault at run time: [start, end) */
 	uint64_t eval_start, eval_end;
+	/* the functions a thread waits for the GIL in (take_gil where the
+	 * symbol table has it, PyEval_RestoreThread, PyEval_AcquireThread,
+	 * PyGILState_Ensure): [start, end), 0 when not found */
+#define PY_GIL_FUNCS 4
+	uint64_t gil_start[PY_GIL_FUNCS], gil_end[PY_GIL_FUNCS];
 };
 
 /*

@@ -63,6 +63,12 @@ void rawstacks_free(struct rawstacks *r)
 void rawstacks_add(struct rawstacks *r, uint32_t pid, const uint64_t *ips,
 		   size_t n, uint64_t period)
 {
+	rawstacks_add_n(r, pid, ips, n, 1, period);
+}
+
+void rawstacks_add_n(struct rawstacks *r, uint32_t pid, const uint64_t *ips,
+		     size_t n, uint64_t samples, uint64_t period)
+{
 	uint64_t h, v;
 	struct entry *e;
 	size_t pos;
@@ -88,7 +94,7 @@ void rawstacks_add(struct rawstacks *r, uint32_t pid, const uint64_t *ips,
 		r->npool += n;
 		hashidx_add(&r->index, h, r->n);
 	}
-	e->samples++;
+	e->samples += samples;
 	e->period += period;
 }
 

@@ -23,6 +23,10 @@ void rawstacks_free(struct rawstacks *r);
  * (nanoseconds for a clock event). */
 void rawstacks_add(struct rawstacks *r, uint32_t pid, const uint64_t *ips,
 		   size_t n, uint64_t period);
+/* The same, weighing as samples samples (off-CPU time in sampling
+ * intervals). */
+void rawstacks_add_n(struct rawstacks *r, uint32_t pid, const uint64_t *ips,
+		     size_t n, uint64_t samples, uint64_t period);
 
 /*
  * Symbolize the stacks of pid (every pid when all) with s and add them to

@@ -216,15 +216,15 @@ static void on_task(struct records *s, const uint8_t *rec, size_t size)
 		s->cb.exit(s->cb.arg, b.pid);
 }
 
-/* A sample (whole, parsed) of a page-fault event: its identifier, the
- * first u64 after the header, is one of fault_ids. */
-static bool is_fault(const struct records *s, const uint8_t *rec)
+/* Whether a sample (whole, parsed) is of one of the events ids: its
+ * identifier is the first u64 after the header. */
+static bool is_of(const uint64_t *ids, size_t n, const uint8_t *rec)
 {
 	uint64_t id;
 
 	memcpy(&id, rec + HDR, sizeof(id));
-	for (size_t i = 0; i < s->nfault_ids; i++)
-		if (s->fault_ids[i] == id)
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
 			return true;
 	return false;
 }
@@ -240,7 +240,13 @@ void records_dispatch(void *rp, const uint8_t *rec, size_t size)
 	case PERF_RECORD_SAMPLE:
 		if (!parse_sample(s, rec, size, &smp))
 			break;
-		if (s->nfault_ids && is_fault(s, rec)) {
+		if (s->noff_ids && is_of(s->off_ids, s->noff_ids, rec)) {
+			if (s->cb.offcpu)
+				s->cb.offcpu(s->cb.arg, &smp);
+			break;
+		}
+		if (s->nfault_ids && is_of(s->fault_ids, s->nfault_ids,
+					   rec)) {
 			s->stats->faults++;
 			if (s->cb.page_fault)
 				s->cb.page_fault(s->cb.arg, smp.pid, smp.tid,

@@ -20,12 +20,14 @@ struct records {
 	struct sampler_stats *stats;	/* samples and lost counted here */
 	uint64_t *ips;			/* RECORDS_MAX_IPS, reused */
 	uint32_t child;			/* the first process; 0: none */
-	/* with page faults: every record carries PERF_SAMPLE_IDENTIFIER
+	/* with page faults or switches: every record carries PERF_SAMPLE_IDENTIFIER
 	 * (first in a sample, last in the trailer); samples of the events
 	 * whose ids are fault_ids are page faults */
 	bool identifier;
 	const uint64_t *fault_ids;
 	size_t nfault_ids;
+	const uint64_t *off_ids;	/* ... and these, switches out */
+	size_t noff_ids;
 	uint64_t exec_time, exit_time;	/* the child's, 0 until seen */
 };
 

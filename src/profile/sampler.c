@@ -71,6 +71,8 @@ struct sampler {
 	int *fault_fds;		/* page-fault events, one per ring, writing
 				 * into it (-1: none) */
 	uint64_t *fault_ids;
+	int *off_fds;		/* context-switch events, the same way */
+	uint64_t *off_ids;
 	uint8_t *rec;		/* a record that wraps (ring.c, note 3) */
 	struct records rp;	/* the parser, its ips and the child's
 				 * exec and exit times */
@@ -168,10 +170,10 @@ static void make_attr(const struct sampler *s, struct perf_event_attr *a)
 	a->exclude_callchain_kernel = 1;
 	/* PERF_RECORD_SWITCH of the traced tasks (a task's own switches:
 	 * allowed at perf_event_paranoid 2) */
-	a->context_switch = s->o.switches;
+	a->context_switch = s->o.switches || s->o.offcpu;
 	/* the page-fault events write into the same rings: every record
 	 * says which event it comes from */
-	if (s->o.page_faults)
+	if (s->o.page_faults || s->o.offcpu)
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
 	/* wake the reader at a quarter full: three quarters of headroom */
 	a->watermark = 1;
@@ -237,42 +239,62 @@ static int map_ring(struct sampler *s, struct ring *r, struct error *e)
 }
 
 /*
- * A sample of every page fault of the program (user level) on CPU cpu,
- * written into ring i (PERF_EVENT_IOC_SET_OUTPUT), told apart by its id:
- * the ring's event's attributes (the same sample layout), no side
- * records of its own.
+ * A side event on CPU cpu writing into ring i (PERF_EVENT_IOC_SET_OUTPUT),
+ * told apart by its id: a sample of every page fault of the program (user
+ * level), or of every time one of its threads leaves a CPU (the context
+ * switch software event, sampled in the thread going off: its user
+ * registers and stack are where it stopped). The ring's event's
+ * attributes (the same sample layout), no side records of its own.
  */
-static int open_fault_event(struct sampler *s,
-			    const struct perf_event_attr *ring_attr, int i,
-			    int cpu, struct error *e)
+static int open_side_event(struct sampler *s,
+			   const struct perf_event_attr *ring_attr, int i,
+			   int cpu, uint64_t config, int **fds,
+			   uint64_t **ids, struct error *e)
 {
 	struct perf_event_attr a = *ring_attr;
 	int fd;
 
-	if (!s->fault_fds) {
-		s->fault_fds = xmalloc((size_t)s->nrings * sizeof(int));
-		s->fault_ids = xcalloc((size_t)s->nrings, sizeof(uint64_t));
+	if (!*fds) {
+		*fds = xmalloc((size_t)s->nrings * sizeof(int));
+		*ids = xcalloc((size_t)s->nrings, sizeof(uint64_t));
 		for (int k = 0; k < s->nrings; k++)
-			s->fault_fds[k] = -1;
+			(*fds)[k] = -1;
 	}
 	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a.config = config;
 	a.freq = 0;
 	a.sample_period = 1;
 	a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = 0;
 	a.context_switch = 0;
-	a.watermark = 0;
-	a.wakeup_events = 0;
-	a.exclude_kernel = 1;
+	/* a switch's stack is read at once, as the ring's samples are */
+	a.watermark = config == PERF_COUNT_SW_PAGE_FAULTS ? 0
+							  : ring_attr->watermark;
+	a.wakeup_events = config == PERF_COUNT_SW_PAGE_FAULTS ? 0
+				: ring_attr->wakeup_events;
+	/* a switch happens in the kernel: a user-level-only event never
+	 * sees one */
+	a.exclude_kernel = config == PERF_COUNT_SW_PAGE_FAULTS;
 	a.exclude_hv = 1;
 	fd = perf_event_open_attr(NULL, NULL, &a, s->child.pid, cpu, -1);
 	if (fd < 0)
 		return open_error(s, &a, -fd, cpu, e);
-	s->fault_fds[i] = fd;
+	(*fds)[i] = fd;
+	if (config == PERF_COUNT_SW_CONTEXT_SWITCHES && a.exclude_kernel) {
+		char level[32];
+
+		perf_event_sysctl("perf_event_paranoid", level, sizeof(level));
+		error_set(e, "the time off the CPU needs kernel-level context "
+			  "switch events, not permitted at "
+			  "kernel.perf_event_paranoid %s (needs 1 or less, or "
+			  "CAP_PERFMON)", level);
+		return SAMPLER_REFUSED;
+	}
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) ||
-	    ioctl(fd, PERF_EVENT_IOC_ID, &s->fault_ids[i]))
-		return error_errno(e, errno, "cannot send page faults to the "
-				   "ring buffer of CPU %d", cpu);
+	    ioctl(fd, PERF_EVENT_IOC_ID, &(*ids)[i]))
+		return error_errno(e, errno, "cannot send %s to the ring "
+				   "buffer of CPU %d",
+				   config == PERF_COUNT_SW_PAGE_FAULTS
+				   ? "page faults" : "context switches", cpu);
 	return 0;
 }
 
@@ -314,12 +336,22 @@ static int open_rings(struct sampler *s, struct error *e)
 			ret = map_ring(s, &s->rings[i], e);
 		}
 		if (ret == 0 && s->o.page_faults)
-			ret = open_fault_event(s, &attr, i, cpus[i], e);
+			ret = open_side_event(s, &attr, i, cpus[i],
+					      PERF_COUNT_SW_PAGE_FAULTS,
+					      &s->fault_fds, &s->fault_ids, e);
+		if (ret == 0 && s->o.offcpu)
+			ret = open_side_event(s, &attr, i, cpus[i],
+					      PERF_COUNT_SW_CONTEXT_SWITCHES,
+					      &s->off_fds, &s->off_ids, e);
 	}
 	free(cpus);
 	if (s->o.page_faults) {
 		s->rp.fault_ids = s->fault_ids;
 		s->rp.nfault_ids = (size_t)ncpus;
+	}
+	if (s->o.offcpu) {
+		s->rp.off_ids = s->off_ids;
+		s->rp.noff_ids = (size_t)ncpus;
 	}
 	return ret;
 }
@@ -385,10 +417,15 @@ static void close_all(struct sampler *s)
 	for (int i = 0; s->fault_fds && i < s->nrings; i++)
 		if (s->fault_fds[i] >= 0)
 			close(s->fault_fds[i]);
+	for (int i = 0; s->off_fds && i < s->nrings; i++)
+		if (s->off_fds[i] >= 0)
+			close(s->off_fds[i]);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	free(s->fault_fds);
 	free(s->fault_ids);
+	free(s->off_fds);
+	free(s->off_ids);
 	free(s->rings);
 	free(s->pfds);
 	free(s->rec);
@@ -429,7 +466,7 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 	s.rec = xmalloc(RING_MAX_RECORD);
 	s.rp.ips = xmalloc(RECORDS_MAX_IPS * sizeof(*s.rp.ips));
 	s.rp.dwarf = s.o.dwarf;
-	s.rp.identifier = s.o.page_faults;
+	s.rp.identifier = s.o.page_faults || s.o.offcpu;
 	s.rp.cb = s.cb;
 	s.rp.stats = s.stats;
 	/* held before its exec while the events are opened on it; in our

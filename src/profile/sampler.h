@@ -37,6 +37,10 @@ struct sampler_opts {
 				 * sched_switch callback; `trace`) */
 	bool page_faults;	/* a sample of every page fault too (the
 				 * page_fault callback; `trace`) */
+	bool offcpu;		/* a sample (stack and all) of every time a
+				 * thread leaves a CPU too (the offcpu
+				 * callback), and the context-switch
+				 * records (sched_switch): `record --idle` */
 	const char *const *env_add;	/* the program's environment
 					 * additions (child.h), or NULL */
 	bool prompt;		/* wake the reader at every sample, not at
@@ -109,6 +113,9 @@ struct sampler_callbacks {
 	 * comes onto one */
 	void (*sched_switch)(void *arg, uint32_t pid, uint32_t tid,
 			     uint64_t time, bool out, bool preempt);
+	/* with opts.offcpu: a thread left its CPU, its stack where it
+	 * stopped (the sched_switch records say when it comes back) */
+	void (*offcpu)(void *arg, const struct raw_sample *s);
 	/* with opts.page_faults: a page fault at ip (user level) */
 	void (*page_fault)(void *arg, uint32_t pid, uint32_t tid,
 			   uint64_t time, uint64_t ip);

@@ -161,5 +161,8 @@ t "a malformed folded file for --diff: exit 2 with file and line" sh -c '
 t "bad options: exit 2" sh -c '
 	"$YS" record -F 0 -- true 2>/dev/null; [ $? -eq 2 ] && "$YS" record -g lbr -- true 2>/dev/null; [ $? -eq 2 ] &&
 	"$YS" record -o x.unknown -- true 2>/dev/null; [ $? -eq 2 ] && "$YS" record 2>/dev/null; [ $? -eq 2 ]'
+t "--idle: a sleep's 300 ms off the CPU under [idle], in sampling intervals" sh -c '
+	"$YS" record --idle -q -o "$T/idle.folded" -- sleep 0.3 &&
+	awk "/^\[idle\]/ { n += \$NF } END { exit !(n >= 290) }" "$T/idle.folded"'
 t "help" sh -c '"$YS" help record | grep -q "call-graph"'
 finish

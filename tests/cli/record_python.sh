@@ -73,6 +73,59 @@ while read -r py; do
 		retry record_checks "$py"
 done <"$T/pythons"
 
+# threads carry threading's names (the Thread object's _name: shared-keys
+# values, a dict of its own, not ASCII), the OS name for none
+named_threads() { # PYTHON
+	"$YS" record -o "$T/n.folded" -- "$1" "$FIX/pyfix.py" named \
+		2>"$T/nrep" || { cat "$T/nrep"; return 1; }
+	for tn in MainThread worker_0 downloader скачать dicted; do
+		grep -q "^  thread $tn (pid" "$T/nrep" ||
+			{ echo "no thread $tn"; cat "$T/nrep"; return 1; }
+	done
+}
+
+while read -r py; do
+	t "record -- $py: threads named as threading names them" \
+		retry named_threads "$py"
+done <"$T/pythons"
+
+# --idle: the time off the CPU, under [idle] (sleeping: nap's 400 ms at
+# least, its Python frames in), [idle: GIL] for threads waiting for the
+# GIL; none of it without --idle
+idle_checks() { # PYTHON
+	"$YS" record --idle -o "$T/i.folded" -- "$1" "$FIX/pyfix.py" idle \
+		2>"$T/irep" || { cat "$T/irep"; return 1; }
+	grep -q "^idle: [0-9]* samples' worth off the CPU" "$T/irep" &&
+	python3 - "$T/i.folded" <<'PY' || { cat "$T/irep"; return 1; }
+import sys
+idle = gil = nap = 0
+for line in open(sys.argv[1]):
+    st, n = line.rsplit(" ", 1)
+    fr = st.split(";")
+    idle += int(n) if fr[0] == "[idle]" else 0
+    gil += int(n) if fr[0] == "[idle: GIL]" else 0
+    nap += int(n) if fr[0] == "[idle]" and any(
+        f.startswith("nap (pyfix.py:") for f in fr) else 0
+# 20 sleeps of 20 ms are 400 samples' worth at 999 Hz, at least
+assert idle >= 300 and nap >= 1 and gil >= 1, (idle, nap, gil)
+PY
+}
+
+while read -r py; do
+	t "record --idle -- $py: sleeping and GIL-waiting threads" \
+		retry idle_checks "$py"
+done <"$T/pythons"
+# where a user may not have kernel-level events (paranoid 2, no
+# CAP_PERFMON) the switches cannot be sampled: refused, not empty
+if [ "$(id -u)" = 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+	t "--idle refused where context switches cannot be sampled" sh -c '
+		su nobody -s /bin/sh -c "\"$YS\" record --idle -q -- true" 2>"$T/nob"
+		[ $? = 3 ] && grep -q "perf_event_paranoid" "$T/nob"'
+fi
+t "no idle stacks without --idle" sh -c '
+	"$YS" record -q -o "$T/ni.folded" -- /usr/bin/python3.11 \
+		"$FIX/pyfix.py" idle && ! grep -q "^\[idle" "$T/ni.folded"'
+
 # the outputs carry the Python frames: file and executing line in
 # speedscope and pprof, "qualname (file:line)" with --lines
 t "speedscope, pprof and --lines carry Python files and lines" sh -c '
