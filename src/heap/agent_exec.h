@@ -19,8 +19,13 @@ static void note_exec(uint32_t type)
 	uint64_t *w;
 
 	if (atomic_load(&state) != ON || t->busy || !hdr ||
-	    hdr->owner_pid != getpid())
+	    my_pid != getpid())
 		return;
+	/* the image that takes this process over after it is ours */
+	if (generation < HEAP_IMAGES)
+		__atomic_store_n(&hdr->images[generation].exec_pending,
+				 type == HEAP_REC_EXEC_PENDING,
+				 __ATOMIC_RELEASE);
 	t->busy = 1;
 	fast_close(t);
 	if (!t->slot && !t->dead && !thread_start(t)) {

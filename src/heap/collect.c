@@ -160,9 +160,13 @@ struct reader {
 		int fd;
 		char *buf;
 		size_t len, cap;
-	} conns[HEAP_RECONNECTS + 1];	/* oldest first: [0] the socket
-					 * the program inherited */
+	} *conns;		/* oldest first: [0] the socket the program
+				 * inherited, then the connections of the
+				 * processes of the tree */
 	int nconns;
+	size_t capconns;
+	struct pollfd *polls;
+	size_t cappolls;
 };
 
 /*
@@ -500,9 +504,14 @@ static void send_segment(int fd, int shm)
 		;
 }
 
+/* Connections taken in all (each process of the tree connects at most
+ * 1 + HEAP_RECONNECTS times) */
+#define HEAP_CONNS_MAX 65536
+
 /*
- * A connection of the agent's to the listener: only the traced process's
- * (which keeps its pid across its execs); another process's is closed.
+ * A connection of the agent's to the listener: a process of the tree
+ * (the program, a child it forked, a process it started with the agent:
+ * protocol.h, images), of our user; another user's is closed.
  */
 static void accept_conn(struct reader *r)
 {
@@ -512,14 +521,16 @@ static void accept_conn(struct reader *r)
 
 	if (fd < 0)
 		return;
-	if (r->nconns > HEAP_RECONNECTS ||
+	if (r->nconns >= HEAP_CONNS_MAX ||
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
-	    cred.pid != r->pid) {
+	    cred.uid != getuid()) {
 		close(fd);
 		return;
 	}
 	send_segment(fd, r->shm);
-	r->conns[r->nconns++].fd = fd;
+	r->conns = xgrow(r->conns, &r->capconns, (size_t)r->nconns + 1,
+			 sizeof(*r->conns));
+	r->conns[r->nconns++] = (struct conn){ .fd = fd };
 }
 
 /*
@@ -566,7 +577,7 @@ static void *reader_main(void *arg)
 	double next_rss = 0, next_take = 0, take_every = TAKE_MIN;
 
 	for (;;) {
-		struct pollfd p[HEAP_RECONNECTS + 2];
+		struct pollfd *p;
 		double now = monoclock_s(), wake;
 		bool reaped = r->done;
 		struct timespec wait;
@@ -589,6 +600,9 @@ static void *reader_main(void *arg)
 		wake = reaped ? now : fmin(next_rss, next_take);
 		wait.tv_sec = (time_t)(wake - now);
 		wait.tv_nsec = (long)((wake - now - (double)wait.tv_sec) * 1e9);
+		r->polls = xgrow(r->polls, &r->cappolls, (size_t)r->nconns + 1,
+				 sizeof(*r->polls));
+		p = r->polls;
 		p[np++] = (struct pollfd){ r->listener, POLLIN, 0 };
 		for (int i = 0; i < r->nconns; i++)
 			p[np++] = (struct pollfd){ r->conns[i].fd, POLLIN, 0 };
@@ -685,6 +699,13 @@ static void take_remainders(struct reader *r, struct heap_header *h)
 	t->py_status = h->py_status;
 	t->py_malloc = h->py_malloc;
 	t->agent_started = h->owner_pid != 0;
+	/* the images of the tree (protocol.h), as many as were numbered */
+	t->nimages = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
+	t->images_lost = t->nimages >= HEAP_IMAGES ?
+			 t->nimages - (HEAP_IMAGES - 1) : 0;
+	t->nimages = t->nimages >= HEAP_IMAGES ? HEAP_IMAGES : t->nimages + 1;
+	t->images = xcalloc(t->nimages, sizeof(*t->images));
+	memcpy(t->images, h->images, t->nimages * sizeof(*t->images));
 	if ((double)h->exit_hwm > t->hwm)
 		t->hwm = (double)h->exit_hwm;
 }
@@ -892,7 +913,7 @@ static int make_listener(char *name, struct error *e)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&a,
 			   (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-				       1 + len)) || listen(fd, 8)) {
+				       1 + len)) || listen(fd, 128)) {
 		error_errno(e, errno, "cannot create the heap agent's socket");
 		if (fd >= 0)
 			close(fd);
@@ -937,7 +958,8 @@ int heap_collect(const struct heap_opts *o, const char *path,
 		goto out_signals;
 	r.shm = shm;
 	r.h = h;
-	r.conns[0].fd = sock[0];
+	r.conns = xgrow(NULL, &r.capconns, 1, sizeof(*r.conns));
+	r.conns[0] = (struct conn){ .fd = sock[0] };
 	sock[0] = -1;
 	r.nconns = 1;
 	r.pid = t->pid;
@@ -975,6 +997,8 @@ out:
 			close(r.conns[i].fd);
 		free(r.conns[i].buf);
 	}
+	free(r.conns);
+	free(r.polls);
 	if (r.listener >= 0)
 		close(r.listener);
 	if (r.status >= 0)
@@ -1002,5 +1026,6 @@ void heap_trace_free(struct heap_trace *t)
 	free(t->maps);
 	free(t->maps_gen);
 	free(t->rss);
+	free(t->images);
 	memset(t, 0, sizeof(*t));
 }

@@ -52,6 +52,11 @@ struct heap_trace {
 	uint32_t *maps_gen;	/* the program image each is of */
 	size_t nmaps;
 	struct heap_counts counts;	/* summed over the slots */
+	/* the program images of the process tree by number, [0] unused
+	 * (protocol.h; what the agents wrote: bound it), and how many
+	 * started beyond the table's room */
+	struct heap_image *images;
+	uint32_t nimages, images_lost;
 	uint32_t overflow_threads, unwind_failed, sample_full, stopped;
 	/* a CPython program: its Py_Version (0: none), enum heap_py, and
 	 * whether PYTHONMALLOC was set to other than malloc (protocol.h) */
