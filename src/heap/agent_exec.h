@@ -10,6 +10,7 @@
  * the traced process itself records.
  */
 #include <stdarg.h>
+#include <sys/syscall.h>
 
 static void note_exec(uint32_t type)
 {
@@ -22,7 +23,7 @@ static void note_exec(uint32_t type)
 	    my_pid != getpid())
 		return;
 	/* the image that takes this process over after it is ours */
-	if (generation < HEAP_IMAGES)
+	if (type != HEAP_REC_END && generation < HEAP_IMAGES)
 		__atomic_store_n(&hdr->images[generation].exec_pending,
 				 type == HEAP_REC_EXEC_PENDING,
 				 __ATOMIC_RELEASE);
@@ -59,6 +60,25 @@ static void note_exec(uint32_t type)
 		errno = e_;						\
 		return r_;						\
 	} while (0)
+
+/*
+ * _exit, which a forked child calls at its end (multiprocessing's fork
+ * children: os._exit): the end of its blocks, stamped. exit()'s own end
+ * is the kernel's call: yardstick sees such an end from outside
+ * (collect.c, watch_procs), as a kill's.
+ */
+EXPORT void _exit(int status)
+{
+	if (hdr && my_pid != hdr->owner_pid)
+		note_exec(HEAP_REC_END);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+EXPORT void _Exit(int status)
+{
+	_exit(status);
+}
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);

@@ -24,13 +24,14 @@ static uint32_t new_image(uint32_t parent, uint32_t replaced,
 	uint32_t gen = atomic_fetch_add(
 		(_Atomic uint32_t *)&hdr->generation, 1) + 1;
 	struct heap_image *im;
-	char buf[HEAP_CMD_MAX];
+	char buf[512], *base = buf;
 	long n;
 
 	if (gen >= HEAP_IMAGES)
 		return gen;	/* traced, with no entry: yardstick says so */
 	im = &hdr->images[gen];
 	im->pid = my_pid;
+	im->ppid = getppid();
 	im->parent = parent;
 	im->replaced = replaced;
 	if (cmd) {
@@ -38,15 +39,14 @@ static uint32_t new_image(uint32_t parent, uint32_t replaced,
 		return gen;
 	}
 	memset(buf, 0, sizeof(buf));
-	n = -1;
-	{
-		int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-
-		if (fd >= 0) {
-			n = (long)read(fd, buf, sizeof(buf));
-			close(fd);
-		}
-	}
+	n = heap_read_proc("/proc/self/cmdline", buf, sizeof(buf));
+	/* the program's name without its directory, then its arguments */
+	for (long i = 0; i < n && buf[i]; i++)
+		if (buf[i] == '/' && buf[i + 1])
+			base = buf + i + 1;
+	n -= base - buf;
+	memmove(buf, base, n > 0 ? (size_t)n : 0);
+	memset(buf + (n > 0 ? n : 0), 0, sizeof(buf) - (size_t)(n > 0 ? n : 0));
 	for (long i = 0; i < n; i++)
 		if (!buf[i] && i + 1 < n)
 			buf[i] = ' ';

@@ -373,6 +373,7 @@ struct replay {
 	double bucket_dt, per_bucket;
 	long bk;		/* the interval of the stamps in [bk_lo, */
 	uint64_t bk_lo, bk_hi;	/* bk_hi): note_time */
+	size_t next_end;	/* of t->ends, the next to apply */
 	uint64_t last_hash;	/* the stack of the allocation before, */
 	uint32_t last_site;	/* its site (UINT32_MAX: none yet) */
 };
@@ -583,6 +584,60 @@ static void on_exec(struct replay *p, const uint64_t *w)
 }
 
 /*
+ * A process of the tree ended: image gen's (an END record), or, gen 0,
+ * process pid's as yardstick saw it (collect.h, ends). Its live blocks
+ * are its leaks, and leave the tree's heap.
+ */
+static void on_end(struct replay *p, pid_t pid, uint32_t gen, uint64_t ts)
+{
+	struct heap_report *r = p->r;
+
+	for (size_t i = 0; i <= p->live.mask; ) {
+		struct block *b = &p->live.b[i];
+		struct heap_site *s;
+		struct heap_proc *pr;
+
+		if (!b->ptr || (gen ? b->gen != gen
+				    : b->gen >= r->nprocs || !b->gen ||
+				      r->procs[b->gen].pid != pid)) {
+			i++;
+			continue;
+		}
+		s = &r->sites[b->site];
+		pr = proc_of(p, b->gen);
+		touch(p, s);
+		s->live -= b->bytes;
+		s->leaked_blocks += b->count;
+		s->leaked_bytes += b->bytes;
+		pr->live -= b->bytes;
+		pr->leaked_blocks += b->count;
+		pr->leaked_bytes += b->bytes;
+		r->leaked_blocks += b->count;
+		r->leaked_bytes += b->bytes;
+		p->cur -= b->bytes;
+		live_remove(&p->live, b);
+	}
+	note_time(p, ts);
+}
+
+/* The ends up to stamp ts (all: UINT64_MAX) */
+static void ends_upto(struct replay *p, uint64_t ts)
+{
+	const struct heap_trace *t = p->t;
+
+	while (p->next_end < t->nends) {
+		double e = t->ends[p->next_end].t * t->ticks_per_s;
+		uint64_t ets = t->ts0 + (e > 0 ? (uint64_t)e : 0);
+
+		if (ets > ts)
+			return;
+		on_end(p, t->ends[p->next_end].pid, 0,
+		       ets < HEAP_TS_MASK ? ets : HEAP_TS_MASK);
+		p->next_end++;
+	}
+}
+
+/*
  * Did the exec announced at c fail? Its thread says so in the same stream
  * before anything of a later image: the one thing it records right after
  * a failed exec.
@@ -655,6 +710,7 @@ static void merge(struct replay *p)
 		uint32_t type = (uint32_t)(*w >> HEAP_TYPE_SHIFT);
 
 		p->seq++;
+		ends_upto(p, c->ts);
 		if (type == HEAP_REC_BURST && !c->burst_end) {
 			/* the start; the end is this stream's next event */
 			on_burst(p, w, false, c->gen);
@@ -671,6 +727,8 @@ static void merge(struct replay *p)
 			on_free(p, w, type == HEAP_REC_FREE_TEMP, c->gen);
 		else if (type == HEAP_REC_EXEC)
 			on_exec(p, w);
+		else if (type == HEAP_REC_END && w[1])
+			on_end(p, 0, (uint32_t)w[1], w[0] & HEAP_TS_MASK);
 		else if (type == HEAP_REC_EXEC_PENDING && !exec_failed(c))
 			on_exec(p, w);	/* into an image without the agent */
 		c->w += rec_len(*w);
@@ -680,6 +738,7 @@ static void merge(struct replay *p)
 			prefetch(c, &p->live);
 		heap_down(h, n, 0);
 	}
+	ends_upto(p, UINT64_MAX);
 	p->r->events = p->seq;
 }
 
@@ -766,6 +825,7 @@ int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 		struct heap_proc *pr = &r->procs[i];
 
 		pr->pid = t->images[i].pid;
+		pr->ppid = t->images[i].ppid;
 		pr->parent = t->images[i].parent < i ? t->images[i].parent : 0;
 		pr->replaced = t->images[i].replaced < i ?
 			       t->images[i].replaced : 0;

@@ -69,6 +69,7 @@ struct heap_pycode {
  */
 struct heap_proc {
 	int32_t pid;		/* 0: unknown (beyond the table) */
+	int32_t ppid;		/* its parent process */
 	uint32_t parent;	/* forked from that image, 0: none */
 	uint32_t replaced;	/* exec'd over that image, 0: none */
 	char cmd[HEAP_CMD_MAX + 1];

@@ -167,6 +167,13 @@ struct reader {
 	size_t capconns;
 	struct pollfd *polls;
 	size_t cappolls;
+	/* the processes of the tree seen alive (watch_procs) */
+	struct watch {
+		pid_t pid;
+		unsigned long long start;	/* its start time (stat) */
+	} *watch;
+	size_t nwatch, capwatch;
+	uint32_t watched;	/* images looked at */
 };
 
 /*
@@ -295,6 +302,78 @@ static void sample_rss(struct reader *r)
 	t->rss[t->nrss].t = monoclock_s() - r->t0;
 	t->rss[t->nrss].bytes = rss;
 	t->nrss++;
+}
+
+/* A live process's start time (clock ticks since boot), 0 when it is gone
+ * or a zombie. */
+static unsigned long long proc_start(pid_t pid)
+{
+	char path[64], buf[1024], state;
+	unsigned long long start;
+	const char *p;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (heap_read_proc(path, buf, sizeof(buf)) <= 0 ||
+	    !(p = strrchr(buf, ')')) ||
+	    sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
+		   "%*u %*d %*d %*d %*d %*d %*d %llu%n", &state, &start,
+		   &n) != 2 || !n)
+		return 0;
+	return state == 'Z' || state == 'X' ? 0 : start + 1;
+}
+
+static void proc_ended(struct reader *r, pid_t pid)
+{
+	struct heap_trace *t = r->t;
+
+	t->ends = xgrow(t->ends, &t->capends, t->nends + 1, sizeof(*t->ends));
+	t->ends[t->nends++] = (struct heap_end){ pid, monoclock_s() - r->t0 };
+}
+
+/*
+ * The processes of the tree other than the program (protocol.h, images):
+ * the new ones watched, the end of each watched one noted (gone, a
+ * zombie, or its pid another process's), so that the tree's heap loses a
+ * process's blocks when it ends (analyze.c).
+ */
+static void watch_procs(struct reader *r)
+{
+	uint32_t n = __atomic_load_n(&r->h->generation, __ATOMIC_ACQUIRE);
+
+	if (n >= HEAP_IMAGES)
+		n = HEAP_IMAGES - 1;
+	for (size_t i = 0; i < r->nwatch; ) {
+		if (proc_start(r->watch[i].pid) == r->watch[i].start) {
+			i++;
+			continue;
+		}
+		proc_ended(r, r->watch[i].pid);
+		r->watch[i] = r->watch[--r->nwatch];
+	}
+	for (; r->watched < n; r->watched++) {
+		pid_t pid = __atomic_load_n(&r->h->images[r->watched + 1].pid,
+					    __ATOMIC_ACQUIRE);
+		unsigned long long start;
+		bool known = false;
+
+		if (!pid)
+			break;	/* its agent is writing it: next time */
+		if (pid == r->pid || pid < 0)
+			continue;
+		for (size_t i = 0; i < r->nwatch && !known; i++)
+			known = r->watch[i].pid == pid;
+		if (known)
+			continue;	/* an exec of a watched one */
+		start = proc_start(pid);
+		if (!start) {
+			proc_ended(r, pid);
+			continue;
+		}
+		r->watch = xgrow(r->watch, &r->capwatch, r->nwatch + 1,
+				 sizeof(*r->watch));
+		r->watch[r->nwatch++] = (struct watch){ pid, start };
+	}
 }
 
 /*
@@ -585,6 +664,7 @@ static void *reader_main(void *arg)
 
 		if (!reaped && now >= next_rss) {
 			sample_rss(r);
+			watch_procs(r);
 			/* every millisecond at first: short programs too
 			 * get an RSS curve */
 			next_rss = now + (now - r->t0 < 0.02 ? 0.001
@@ -628,6 +708,7 @@ static void *reader_main(void *arg)
 	}
 	for (int i = 0; i < r->nconns; i++)
 		parse_messages(r, &r->conns[i], true);
+	watch_procs(r);
 	return NULL;
 }
 
@@ -999,6 +1080,7 @@ out:
 	}
 	free(r.conns);
 	free(r.polls);
+	free(r.watch);
 	if (r.listener >= 0)
 		close(r.listener);
 	if (r.status >= 0)
@@ -1027,5 +1109,6 @@ void heap_trace_free(struct heap_trace *t)
 	free(t->maps_gen);
 	free(t->rss);
 	free(t->images);
+	free(t->ends);
 	memset(t, 0, sizeof(*t));
 }

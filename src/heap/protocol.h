@@ -136,6 +136,11 @@ enum heap_py {
  *                                             agent): the same, unless
  *   HEAP_REC_EXEC_FAILED  ts, gen             follows next in the stream:
  *                                             the exec failed
+ *   HEAP_REC_END        ts, gen               the process of image gen
+ *                                             (not the program) called
+ *                                             _exit: its live blocks are
+ *                                             its leaks, gone from the
+ *                                             tree's heap
  *   HEAP_REC_IMAGE      ts, gen               the records of the slot
  *                                             from here on are of image
  *                                             gen (a thread of it took
@@ -177,6 +182,7 @@ enum heap_py {
 #define HEAP_REC_EXEC_FAILED 8u
 #define HEAP_REC_PYCODE	9u
 #define HEAP_REC_IMAGE	10u
+#define HEAP_REC_END	11u
 #define HEAP_STACK_GEN(w)	((uint32_t)((w) >> 16))
 #define HEAP_STACK_DEPTH(w)	((uint32_t)((w) & 0xffff))
 #define HEAP_STACK_PY(w)	((uint32_t)((w) >> 48) & 0xff)
@@ -328,9 +334,10 @@ struct heap_slot {
 /* A program image of the process tree (protocol: images above), written
  * by its agent when it starts. */
 #define HEAP_IMAGES	4096
-#define HEAP_CMD_MAX	48
+#define HEAP_CMD_MAX	44
 struct heap_image {
 	int32_t pid;
+	int32_t ppid;		/* its parent process */
 	uint32_t parent;	/* forked from that image, 0: not forked */
 	uint32_t replaced;	/* exec'd over that image, 0: none */
 	uint32_t exec_pending;	/* 1: it called exec (agent_exec.h) */
