@@ -489,7 +489,7 @@ static void on_alloc(struct replay *p, const uint64_t *w, uint32_t gen)
 
 	/* address 0 marks an empty cell of the live table; the agent
 	 * never records it (a damaged record) */
-	if (!ptr)
+	if (!w[1])
 		return;
 	if (p->sample > 0) {
 		double prob = -expm1(-(double)size / p->sample);
