@@ -468,6 +468,8 @@ static struct heap_slot *slot_take(void)
 
 static void slot_give(struct heap_slot *s)
 {
+	/* a free slot is no process's (collect.c, proc_ended) */
+	s->pid = 0;
 	atomic_store_explicit((_Atomic uint32_t *)&s->state, 0,
 			      memory_order_release);
 }

@@ -69,8 +69,17 @@ static void note_exec(uint32_t type)
  */
 EXPORT void _exit(int status)
 {
-	if (hdr && my_pid != hdr->owner_pid)
+	if (hdr && my_pid != hdr->owner_pid && my_pid == getpid()) {
 		note_exec(HEAP_REC_END);
+		/* this thread writes no more: its slot goes back at once
+		 * (those of other threads when yardstick sees the end) */
+		tls.busy = 1;
+		fast_close(&tls);
+		if (tls.slot)
+			slot_give(tls.slot);
+		tls.slot = NULL;
+		tls.dead = 1;
+	}
 	for (;;)
 		syscall(SYS_exit_group, status);
 }

@@ -130,8 +130,7 @@ static uint32_t claim(void)
 	generation = new_image(0, old, NULL);
 	for (int i = 0; old && i < HEAP_SLOTS; i++)
 		if (hdr->slots[i].pid == self)
-			atomic_store((_Atomic uint32_t *)
-				     &hdr->slots[i].state, 0);
+			slot_give(&hdr->slots[i]);
 	return old;
 }
 

@@ -323,9 +323,29 @@ static unsigned long long proc_start(pid_t pid)
 	return state == 'Z' || state == 'X' ? 0 : start + 1;
 }
 
+/*
+ * Process pid ended: it can write no more, so the slots its threads held
+ * go back (records and all: the next owner appends after them, as after
+ * a thread's end), else a tree of many short processes would run out.
+ */
 static void proc_ended(struct reader *r, pid_t pid)
 {
 	struct heap_trace *t = r->t;
+
+	for (uint32_t i = 0; i < HEAP_SLOTS; i++) {
+		uint32_t owned = 1;
+
+		/* owned, by pid (an owner clears pid before it lets go, and
+		 * sets it right after it took the slot: a pid of a process
+		 * gone on an owned slot is that process's) */
+		if (__atomic_load_n(&r->h->slots[i].state, __ATOMIC_ACQUIRE) ==
+		    1 && __atomic_load_n(&r->h->slots[i].pid,
+					 __ATOMIC_ACQUIRE) == pid)
+			__atomic_compare_exchange_n(&r->h->slots[i].state,
+						    &owned, 0, false,
+						    __ATOMIC_RELEASE,
+						    __ATOMIC_RELAXED);
+	}
 
 	t->ends = xgrow(t->ends, &t->capends, t->nends + 1, sizeof(*t->ends));
 	t->ends[t->nends++] = (struct heap_end){ pid, monoclock_s() - r->t0 };

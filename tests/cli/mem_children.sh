@@ -114,4 +114,19 @@ PY
 t "native fork: each child its own blocks and leaks, the parent's untouched" \
 	native_forks
 
+# More processes than the agent's 256 slots, one after the other (half
+# ending with _exit, half with exit): the slots of each ended one go back,
+# every child's block is there, nothing untraced.
+many_serial() {
+	"$YS" mem --no-store --json "$T/ms.json" --cost leaked \
+		-o "$T/ms.folded" -- "$HEAPFIX" forkseq 600 \
+		2>"$T/ms.report" || { cat "$T/ms.report"; return 1; }
+	grep -q "forkseq;fork_child_block 600000$" "$T/ms.folded" &&
+	grep -q "^processes (601;" "$T/ms.report" &&
+	! grep -q "not traced" "$T/ms.report" &&
+	grep -q '"trace": *"complete"' "$T/ms.json" ||
+		{ cat "$T/ms.report"; return 1; }
+}
+t "600 children one after the other: all traced, the slots reused" many_serial
+
 finish
