@@ -65,6 +65,8 @@ t "multiprocessing fork: each child's bytes, blocks and leaks by its Python line
 	children fork
 t "multiprocessing spawn: each child's bytes and blocks by its Python line" \
 	children spawn
+t "subprocess.Popen of python3.11, twice: each child's bytes by line" \
+	children run 2
 t "a child killed by SIGKILL: what it allocated, leaked at its end" \
 	children kill 1
 t "20 children at once: each one's bytes by line" children fork 20
