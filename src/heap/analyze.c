@@ -651,7 +651,8 @@ static bool exec_failed(const struct cursor *c)
 
 		if (type == HEAP_REC_EXEC_FAILED)
 			return true;
-		if (type == HEAP_REC_EXEC ||
+		/* the slot went to another thread: the process is gone */
+		if (type == HEAP_REC_EXEC || type == HEAP_REC_IMAGE ||
 		    ((type == HEAP_REC_STACK || type == HEAP_REC_PYCODE) &&
 		     HEAP_STACK_GEN(*w) > gen))
 			return false;
