@@ -224,6 +224,16 @@ static void start(void)
 	old = claim();
 	if (fresh) {
 		/* connected already */
+	} else if (my_pid != hdr->owner_pid) {
+		/* another process of the tree: the socket it inherited (a
+		 * posix_spawn, system) is the program's, which two processes
+		 * must not write to; a connection of its own */
+		if (!fstat(sock, &st) && S_ISSOCK(st.st_mode) &&
+		    (unsigned long long)st.st_ino == sino)
+			close(sock);
+		sock = -1;
+		if (!reconnect())
+			stop_sending();
 	} else if (fstat(sock, &st) || !S_ISSOCK(st.st_mode) ||
 		   (unsigned long long)st.st_ino != sino) {
 		/* an image before closed or replaced the socket (or this is

@@ -67,6 +67,8 @@ t "multiprocessing spawn: each child's bytes and blocks by its Python line" \
 	children spawn
 t "subprocess.Popen of python3.11, twice: each child's bytes by line" \
 	children run 2
+t "os.system (children with the agent's socket inherited): bytes by line" \
+	children system 3
 t "a child killed by SIGKILL: what it allocated, leaked at its end" \
 	children kill 1
 t "20 children at once: each one's bytes by line" children fork 20
