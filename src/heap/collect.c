@@ -723,6 +723,11 @@ static void *reader_main(void *arg)
 				parse_messages(r, c, true);
 				close(c->fd);
 				c->fd = -1;
+				/* all taken: a tree of many processes does not
+				 * keep a buffer each */
+				free(c->buf);
+				c->buf = NULL;
+				c->len = c->cap = 0;
 			}
 		}
 	}
