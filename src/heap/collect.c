@@ -579,7 +579,8 @@ static void parse_messages(struct reader *r, struct conn *c, bool end)
 		t->bytes_received += sizeof(h) + h.len;
 		at += sizeof(h) + h.len;
 	}
-	memmove(c->buf, c->buf + at, c->len - at);
+	if (at)		/* (a connection at its end has no buffer) */
+		memmove(c->buf, c->buf + at, c->len - at);
 	c->len -= at;
 }
 
