@@ -154,6 +154,68 @@ static void print_totals(const struct mem_run *m, FILE *fp, bool color)
 			term_reset(color));
 }
 
+/*
+ * The processes of the tree, when the program started any with the
+ * agent: each one's own figures (its images across its execs: the
+ * allocations summed, the largest peak, what its last image leaked).
+ */
+static void print_procs(const struct heap_report *r, FILE *fp, bool color)
+{
+	size_t n = 0, *root = xcalloc(r->nprocs, sizeof(size_t));
+	char a[64], b[64], c[64], d[64];
+
+	for (size_t i = 1; i < r->nprocs; i++) {
+		const struct heap_proc *pr = &r->procs[i];
+
+		root[i] = pr->replaced ? root[pr->replaced] : i;
+		n += root[i] == i && (pr->seen || !pr->replaced);
+	}
+	if (n < 2 && !r->procs[0].seen) {
+		free(root);
+		return;
+	}
+	fprintf(fp, "\n%sprocesses%s (%zu; the figures above are the whole "
+		"tree's, its peak the largest sum of their live blocks at one "
+		"moment)\n", term_bold(color), term_reset(color), n);
+	fprintf(fp, "  %8s %8s %14s %12s %12s %12s  %s\n", "pid", "parent",
+		"allocations", "allocated", "peak", "leaked", "command");
+	for (size_t i = 1; i < r->nprocs; i++) {
+		struct heap_proc sum = { 0 };
+		const char *cmd = r->procs[i].cmd;
+
+		if (root[i] != i)
+			continue;
+		for (size_t k = i; k < r->nprocs; k++) {
+			const struct heap_proc *pr = &r->procs[k];
+
+			if (root[k] != i)
+				continue;
+			sum.allocations += pr->allocations;
+			sum.bytes += pr->bytes;
+			sum.peak = fmax(sum.peak, pr->peak);
+			sum.leaked_bytes += pr->leaked_bytes;
+			cmd = pr->cmd;	/* its last image's */
+		}
+		fprintf(fp, "  %8d %8d %14s %12s %12s %12s  ", (int)r->procs[i].pid,
+			(int)r->procs[i].ppid,
+			fmt_count(sum.allocations, a, sizeof(a)),
+			fmt_bytes(sum.bytes, b, sizeof(b)),
+			fmt_bytes(sum.peak, c, sizeof(c)),
+			fmt_bytes(sum.leaked_bytes, d, sizeof(d)));
+		term_puts(fp, cmd);
+		fprintf(fp, "%s\n", r->procs[i].parent ? " (forked)" : "");
+	}
+	if (r->procs[0].seen)
+		fprintf(fp, "  %8s %8s %14s %12s %12s %12s  (processes beyond "
+			"the first %d)\n", "?", "?",
+			fmt_count(r->procs[0].allocations, a, sizeof(a)),
+			fmt_bytes(r->procs[0].bytes, b, sizeof(b)),
+			fmt_bytes(r->procs[0].peak, c, sizeof(c)),
+			fmt_bytes(r->procs[0].leaked_bytes, d, sizeof(d)),
+			HEAP_IMAGES - 1);
+	free(root);
+}
+
 /* A power of two in bytes: "512 B", "4 KiB", "2 MiB". */
 static void fmt_pow2(uint64_t v, char *buf, size_t n)
 {
@@ -307,6 +369,7 @@ void mem_report(const struct mem_args *a, const struct mem_run *m, FILE *fp)
 	if (!m->trace.agent_started)
 		return;
 	print_totals(m, fp, color);
+	print_procs(r, fp, color);
 	print_sizes(r, fp, color);
 	print_sites(a, p, HEAP_T_PEAK_SPACE, "bytes live at the peak",
 		    r->peak, true, fp, color);

@@ -22,16 +22,18 @@
  * untraced. Frees of blocks the agent never saw are recorded like any
  * other; yardstick ignores the ones it cannot match.
  *
- * Processes: only the process yardstick started is traced, across its
- * execs (a wrapper script exec'ing the real program is common): the new
- * image's agent finds it owns the segment already, takes over the slots
- * of the old image's threads and records the exec, at which yardstick
- * drops the old image's blocks. A forked child stops tracing in the fork
- * itself (pthread_atfork); any other process that inherits the
- * descriptors (posix_spawn, vfork) closes them when its agent starts (one
- * whose descriptors are gone asks yardstick for the segment and is
- * refused: yardstick answers the traced process only), so children run
- * untraced with the agent passing every call through.
+ * Processes: the whole tree the program starts is traced, each program
+ * image under its own number (protocol.h, images). Across an exec (a
+ * wrapper script exec'ing the real program is common) the new image's
+ * agent finds its process's image before it in the segment's table,
+ * takes over the slots of the old image's threads and records the exec,
+ * at which yardstick drops the old image's blocks. A forked child
+ * becomes an image of its own in the fork itself (pthread_atfork): its
+ * threads take slots of their own and it connects to yardstick anew
+ * (the socket is its parent's). A process started with the agent
+ * (posix_spawn, vfork and exec, a spawn of multiprocessing) whose
+ * descriptors were closed asks yardstick for the segment on a
+ * connection of its own.
  *
  * This file is built into its own shared object with no yardstick code
  * and no dependency beyond libc (libunwind is dlopen'ed, local to us).
@@ -85,6 +87,7 @@ static int reconnects;
 static dev_t sock_dev;			/* the socket's identity: a program */
 static ino_t sock_ino;			/* may close it and reuse its number */
 static uint32_t generation;		/* this image's number */
+static int32_t my_pid;			/* the process this image is of */
 static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t thread_key;
 static uint64_t sample_bytes;
@@ -444,8 +447,20 @@ static struct heap_slot *slot_take(void)
 
 		if (atomic_compare_exchange_strong(
 			    (_Atomic uint32_t *)&hdr->slots[i].state, &free, 1)) {
-			hdr->slots[i].tid = (uint32_t)gettid();
-			return &hdr->slots[i];
+			struct heap_slot *s = &hdr->slots[i];
+			uint64_t *w;
+
+			s->tid = (uint32_t)gettid();
+			s->pid = my_pid;
+			/* the slot's records from here on are ours */
+			w = reserve(s, 2);
+			if (w) {
+				w[0] = ((uint64_t)HEAP_REC_IMAGE <<
+					HEAP_TYPE_SHIFT) | stamp();
+				w[1] = generation;
+				commit(s, 2);
+			}
+			return s;
 		}
 	}
 	return NULL;
@@ -453,6 +468,8 @@ static struct heap_slot *slot_take(void)
 
 static void slot_give(struct heap_slot *s)
 {
+	/* a free slot is no process's (collect.c, proc_ended) */
+	s->pid = 0;
 	atomic_store_explicit((_Atomic uint32_t *)&s->state, 0,
 			      memory_order_release);
 }

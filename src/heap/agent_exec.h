@@ -10,6 +10,7 @@
  * the traced process itself records.
  */
 #include <stdarg.h>
+#include <sys/syscall.h>
 
 static void note_exec(uint32_t type)
 {
@@ -19,8 +20,13 @@ static void note_exec(uint32_t type)
 	uint64_t *w;
 
 	if (atomic_load(&state) != ON || t->busy || !hdr ||
-	    hdr->owner_pid != getpid())
+	    my_pid != getpid())
 		return;
+	/* the image that takes this process over after it is ours */
+	if (type != HEAP_REC_END && generation < HEAP_IMAGES)
+		__atomic_store_n(&hdr->images[generation].exec_pending,
+				 type == HEAP_REC_EXEC_PENDING,
+				 __ATOMIC_RELEASE);
 	t->busy = 1;
 	fast_close(t);
 	if (!t->slot && !t->dead && !thread_start(t)) {
@@ -54,6 +60,34 @@ static void note_exec(uint32_t type)
 		errno = e_;						\
 		return r_;						\
 	} while (0)
+
+/*
+ * _exit, which a forked child calls at its end (multiprocessing's fork
+ * children: os._exit): the end of its blocks, stamped. exit()'s own end
+ * is the kernel's call: yardstick sees such an end from outside
+ * (collect.c, watch_procs), as a kill's.
+ */
+EXPORT void _exit(int status)
+{
+	if (hdr && my_pid != hdr->owner_pid && my_pid == getpid()) {
+		note_exec(HEAP_REC_END);
+		/* this thread writes no more: its slot goes back at once
+		 * (those of other threads when yardstick sees the end) */
+		tls.busy = 1;
+		fast_close(&tls);
+		if (tls.slot)
+			slot_give(tls.slot);
+		tls.slot = NULL;
+		tls.dead = 1;
+	}
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+EXPORT void _Exit(int status)
+{
+	_exit(status);
+}
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);

@@ -101,6 +101,7 @@ static void py_detect(void)
 		(const char *(*)(void))dlsym(RTLD_DEFAULT, "Py_GetVersion");
 	const char *pm;
 	uint32_t v;
+	bool keep;
 
 	py.t.runtime = py_sym("_PyRuntime");
 	if (!py.t.runtime && !get_version)
@@ -109,7 +110,10 @@ static void py_detect(void)
 		v = (uint32_t)*ver;
 	else
 		v = get_version ? py_parse_version(get_version()) : 0;
-	hdr->py_version = v ? v : 1;
+	/* in a tree of processes, an unsupported version is the one named */
+	keep = hdr->py_status == HEAP_PY_UNSUPPORTED;
+	if (!keep)
+		hdr->py_version = v ? v : 1;
 	pm = getenv("PYTHONMALLOC");
 	if (!pm || !*pm)	/* empty: the interpreter takes it as unset */
 		setenv("PYTHONMALLOC", "malloc", 1);
@@ -133,7 +137,8 @@ static void py_detect(void)
 		RTLD_DEFAULT, "PyGILState_GetThisThreadState");
 	py.addr2line = (int (*)(void *, int))dlsym(RTLD_DEFAULT,
 						   "PyCode_Addr2Line");
-	hdr->py_status = HEAP_PY_UNSUPPORTED;
+	if (!keep)
+		hdr->py_status = HEAP_PY_UNSUPPORTED;
 	if (!py.t.l || !py.t.runtime || !py.tstate || !py.addr2line ||
 	    !py.t.code_type || !py.t.unicode_type || !py.t.bytes_type)
 		return;
@@ -142,7 +147,8 @@ static void py_detect(void)
 			-1, 0);
 	if (py.codes == MAP_FAILED)
 		return;
-	hdr->py_status = HEAP_PY_WALKED;
+	if (!keep)
+		hdr->py_status = HEAP_PY_WALKED;
 	py.on = true;
 }
 

@@ -13,41 +13,129 @@ static void close_fds(void)
 	sock = shm_fd = -1;
 }
 
-static void after_fork_child(void)
+/*
+ * A new image of the process tree, numbered (protocol.h, images): its
+ * entry in the segment's table, with cmd (NULL: this process's command
+ * line, read from /proc).
+ */
+static uint32_t new_image(uint32_t parent, uint32_t replaced,
+			  const char *cmd)
 {
-	/* the child is not traced: it shares the segment with its parent */
-	atomic_store(&state, OFF);
-	tls.sample_left = 0;	/* the fast path closed */
-	tls.slot = NULL;
-	hdr = NULL;
-	close_fds();
+	uint32_t gen = atomic_fetch_add(
+		(_Atomic uint32_t *)&hdr->generation, 1) + 1;
+	struct heap_image *im;
+	char buf[512], *base = buf;
+	long n;
+
+	if (gen >= HEAP_IMAGES)
+		return gen;	/* traced, with no entry: yardstick says so */
+	im = &hdr->images[gen];
+	im->pid = my_pid;
+	im->ppid = getppid();
+	im->parent = parent;
+	im->replaced = replaced;
+	if (cmd) {
+		memcpy(im->cmd, cmd, HEAP_CMD_MAX);
+		return gen;
+	}
+	memset(buf, 0, sizeof(buf));
+	n = heap_read_proc("/proc/self/cmdline", buf, sizeof(buf));
+	/* the program's name without its directory, then its arguments */
+	for (long i = 0; i < n && buf[i]; i++)
+		if (buf[i] == '/' && buf[i + 1])
+			base = buf + i + 1;
+	n -= base - buf;
+	memmove(buf, base, n > 0 ? (size_t)n : 0);
+	memset(buf + (n > 0 ? n : 0), 0, sizeof(buf) - (size_t)(n > 0 ? n : 0));
+	for (long i = 0; i < n; i++)
+		if (!buf[i] && i + 1 < n)
+			buf[i] = ' ';
+	memcpy(im->cmd, buf, HEAP_CMD_MAX);
+	return gen;
 }
 
 /*
- * Is this process the one to trace? It is if it is the first to claim
- * the segment, or if it claimed it before an exec: then the old image's
- * threads are gone, and their slots (records and all) are taken over.
+ * A forked child: an image of its own (protocol.h). The forking thread
+ * is its only one; the slots, the socket and the locks it inherited are
+ * its parent's: it takes a slot anew, connects anew, and the tables of
+ * what was sent (stacks, maps, Python code objects) start again under
+ * its number.
  */
-static bool claim(void)
+static void after_fork_child(void)
+{
+	uint32_t parent = generation;
+	char cmd[HEAP_CMD_MAX];
+
+	if (!hdr || atomic_load(&state) != ON) {
+		atomic_store(&state, OFF);
+		tls.sample_left = 0;	/* the fast path closed */
+		tls.slot = NULL;
+		hdr = NULL;
+		close_fds();
+		return;
+	}
+	my_pid = getpid();
+	pthread_mutex_init(&send_lock, NULL);
+	pthread_mutex_init(&py.lock, NULL);
+	fast_close(&tls);
+	tls.slot = tls.alloc_slot = tls.burst_slot = NULL;
+	tls.last_alloc = NULL;
+	if (sock >= 0 && sock_ours())
+		close(sock);	/* our parent's connection */
+	sock = -1;
+	sock_dev = 0;
+	sock_ino = 0;
+	reconnects = 0;
+	maps_adds = 0;
+	if (py.codes)
+		memset(py.codes, 0, sizeof(*py.codes) << PY_CODES_BITS);
+	if (tls.py_lines)
+		memset(tls.py_lines, 0, sizeof(*tls.py_lines) << PY_LINES_BITS);
+	if (parent < HEAP_IMAGES)
+		memcpy(cmd, hdr->images[parent].cmd, HEAP_CMD_MAX);
+	else
+		memset(cmd, 0, sizeof(cmd));
+	generation = new_image(parent, 0, cmd);
+}
+
+/*
+ * This image's number (protocol.h, images). The first process to claim
+ * the segment is the program. A process whose last image called exec
+ * (or the program itself, whose pid stays ours) is that image after its
+ * exec: the old image's threads are gone, and their slots (records and
+ * all) are taken over. Any other is a process of the tree started with
+ * the agent. Returns the image replaced, 0 for none.
+ */
+static uint32_t claim(void)
 {
 	int none = 0, self = getpid();
+	uint32_t last, old = 0;
 
+	my_pid = self;
 	if (atomic_compare_exchange_strong((_Atomic int32_t *)&hdr->owner_pid,
 					   &none, self)) {
-		generation = 1;
-		hdr->generation = 1;
-		return true;
+		generation = new_image(0, 0, NULL);
+		return 0;
 	}
-	if (none != self)
-		return false;
-	generation = ++hdr->generation;
-	for (int i = 0; i < HEAP_SLOTS; i++)
-		atomic_store((_Atomic uint32_t *)&hdr->slots[i].state, 0);
-	return true;
+	last = atomic_load((_Atomic uint32_t *)&hdr->generation);
+	for (uint32_t g = last < HEAP_IMAGES ? last : HEAP_IMAGES - 1; g > 0;
+	     g--) {
+		if (hdr->images[g].pid != self)
+			continue;
+		/* the pid of a process gone and reused is not an exec */
+		if (hdr->images[g].exec_pending || self == none)
+			old = g;
+		break;
+	}
+	generation = new_image(0, old, NULL);
+	for (int i = 0; old && i < HEAP_SLOTS; i++)
+		if (hdr->slots[i].pid == self)
+			slot_give(&hdr->slots[i]);
+	return old;
 }
 
 /* The exec that started this image, in the first thread's slot. */
-static void record_exec(void)
+static void record_exec(uint32_t old)
 {
 	struct heap_slot *s = slot_take();
 	uint64_t *w;
@@ -57,7 +145,7 @@ static void record_exec(void)
 	w = reserve(s, 2);
 	if (w) {
 		w[0] = ((uint64_t)HEAP_REC_EXEC << HEAP_TYPE_SHIFT) | stamp();
-		w[1] = generation;
+		w[1] = (uint64_t)old << 32 | generation;
 		commit(s, 2);
 	}
 	slot_give(s);
@@ -95,6 +183,7 @@ static void start(void)
 	int expected = OFF, shm, fd;
 	unsigned long long ino, sino;
 	bool fresh = false;	/* sock is a new connection */
+	uint32_t old;
 	struct stat st;
 	void *p;
 
@@ -124,16 +213,27 @@ static void start(void)
 	if (p == MAP_FAILED)
 		goto off_close;
 	hdr = p;
-	if (hdr->magic != HEAP_MAGIC || hdr->version != HEAP_VERSION ||
-	    !claim()) {
+	old = 0;
+	if (hdr->magic != HEAP_MAGIC || hdr->version != HEAP_VERSION) {
 		/* not ours to trace: let go of what we inherited */
 		munmap(p, sizeof(*hdr));
 		hdr = NULL;
 		close_fds();
 		goto off;
 	}
+	old = claim();
 	if (fresh) {
 		/* connected already */
+	} else if (my_pid != hdr->owner_pid) {
+		/* another process of the tree: the socket it inherited (a
+		 * posix_spawn, system) is the program's, which two processes
+		 * must not write to; a connection of its own */
+		if (!fstat(sock, &st) && S_ISSOCK(st.st_mode) &&
+		    (unsigned long long)st.st_ino == sino)
+			close(sock);
+		sock = -1;
+		if (!reconnect())
+			stop_sending();
 	} else if (fstat(sock, &st) || !S_ISSOCK(st.st_mode) ||
 		   (unsigned long long)st.st_ino != sino) {
 		/* an image before closed or replaced the socket (or this is
@@ -164,8 +264,8 @@ static void start(void)
 		goto off;
 	py_detect();
 	check_maps();
-	if (generation > 1)
-		record_exec();
+	if (old)
+		record_exec(old);
 	tls.busy = 0;
 	atomic_store(&state, ON);
 	return;

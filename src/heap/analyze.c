@@ -167,10 +167,18 @@ static uint32_t site_of(struct heap_report *r, struct hashidx *x,
 /* ---- live blocks -------------------------------------------------------- */
 
 struct block {
-	uint64_t ptr;		/* 0: empty */
+	uint64_t ptr;		/* its key (block_key), 0: empty */
 	double bytes, count;
 	uint32_t site;
+	uint32_t gen;		/* its image */
 };
+
+/* A block is known by its image and address: the address with the image
+ * number in the bits above any user-space address's. */
+static inline uint64_t block_key(uint64_t ptr, uint32_t gen)
+{
+	return ptr ^ ((uint64_t)(gen & 0xffff) << 48);
+}
 
 struct live {
 	struct block *b;
@@ -270,6 +278,7 @@ struct cursor {
 	const uint64_t *ahead;	/* the next record to prefetch for */
 	uint64_t ts;		/* the merge's key */
 	uint64_t early;		/* how much earlier frees are merged */
+	uint32_t gen;		/* the image its records are of (IMAGE) */
 	bool burst_end;
 };
 
@@ -290,7 +299,10 @@ static bool cursor_next(struct cursor *c)
 
 		if (c->w + len > c->end)
 			break;
-		if (type != HEAP_REC_STACK && type != HEAP_REC_PYCODE) {
+		if (type == HEAP_REC_IMAGE) {
+			c->gen = (uint32_t)c->w[1];
+		} else if (type != HEAP_REC_STACK &&
+			   type != HEAP_REC_PYCODE) {
 			c->ts = *c->w & HEAP_TS_MASK;
 			if (type == HEAP_REC_FREE || type == HEAP_REC_FREE_TEMP)
 				c->ts = c->ts > c->early ? c->ts - c->early : 0;
@@ -321,7 +333,9 @@ static void prefetch(struct cursor *c, const struct live *l)
 
 		if ((type == HEAP_REC_ALLOC || type == HEAP_REC_FREE ||
 		     type == HEAP_REC_FREE_TEMP) && c->ahead + 1 < c->end)
-			__builtin_prefetch(&l->b[mix(c->ahead[1]) & l->mask]);
+			__builtin_prefetch(&l->b[mix(block_key(c->ahead[1],
+								 c->gen)) &
+						 l->mask]);
 		c->ahead += rec_len(w);
 	}
 }
@@ -359,6 +373,7 @@ struct replay {
 	double bucket_dt, per_bucket;
 	long bk;		/* the interval of the stamps in [bk_lo, */
 	uint64_t bk_lo, bk_hi;	/* bk_hi): note_time */
+	size_t next_end;	/* of t->ends, the next to apply */
 	uint64_t last_hash;	/* the stack of the allocation before, */
 	uint32_t last_site;	/* its site (UINT32_MAX: none yet) */
 };
@@ -434,17 +449,47 @@ static void check_peak(struct replay *p, uint64_t ts)
 	}
 }
 
-static void on_alloc(struct replay *p, const uint64_t *w)
+/* The image gen's account (beyond the table: [0]). */
+static struct heap_proc *proc_of(const struct replay *p, uint32_t gen)
+{
+	struct heap_proc *pr = &p->r->procs[gen < p->r->nprocs ? gen : 0];
+
+	pr->seen = true;
+	return pr;
+}
+
+static void proc_add(const struct replay *p, uint32_t gen, double count,
+		     double bytes, double live)
+{
+	struct heap_proc *pr = proc_of(p, gen);
+
+	pr->allocations += count;
+	pr->bytes += bytes;
+	pr->live += live;
+	if (pr->live > pr->peak)
+		pr->peak = pr->live;
+}
+
+static void proc_sub(const struct replay *p, uint32_t gen, double count,
+		     double live)
+{
+	struct heap_proc *pr = proc_of(p, gen);
+
+	pr->frees += count;
+	pr->live -= live;
+}
+
+static void on_alloc(struct replay *p, const uint64_t *w, uint32_t gen)
 {
 	struct heap_report *r = p->r;
-	uint64_t ptr = w[1], size = w[2];
+	uint64_t ptr = block_key(w[1], gen), size = w[2];
 	double count = 1, bytes = (double)size;
 	struct block *b;
 	struct heap_site *s;
 
 	/* address 0 marks an empty cell of the live table; the agent
 	 * never records it (a damaged record) */
-	if (!ptr)
+	if (!w[1])
 		return;
 	if (p->sample > 0) {
 		double prob = -expm1(-(double)size / p->sample);
@@ -459,10 +504,12 @@ static void on_alloc(struct replay *p, const uint64_t *w)
 		touch(p, s);
 		s->live -= b->bytes;
 		p->cur -= b->bytes;
+		proc_sub(p, b->gen, 0, b->bytes);
 		live_remove(&p->live, b);
 		b = live_find(&p->live, ptr);
 	}
 	b->ptr = ptr;
+	b->gen = gen;
 	b->bytes = bytes;
 	b->count = count;
 	/* most allocations come from the stack of the one before */
@@ -478,16 +525,18 @@ static void on_alloc(struct replay *p, const uint64_t *w)
 	touch(p, s);
 	s->live += bytes;
 	p->cur += bytes;
+	proc_add(p, gen, count, bytes, bytes);
 	check_peak(p, w[0] & HEAP_TS_MASK);
 	note_time(p, w[0] & HEAP_TS_MASK);
 	if (p->live.n * 2 > p->live.mask)
 		live_grow(&p->live);
 }
 
-static void on_free(struct replay *p, const uint64_t *w, bool temp_mark)
+static void on_free(struct replay *p, const uint64_t *w, bool temp_mark,
+		    uint32_t gen)
 {
 	struct heap_report *r = p->r;
-	struct block *b = live_find(&p->live, w[1]);
+	struct block *b = live_find(&p->live, block_key(w[1], gen));
 	struct heap_site *s;
 	bool temp;
 
@@ -503,28 +552,89 @@ static void on_free(struct replay *p, const uint64_t *w, bool temp_mark)
 		s->temporary += b->count;
 	p->cur -= b->bytes;
 	r->frees += b->count;
+	proc_sub(p, b->gen, b->count, b->bytes);
 	live_remove(&p->live, b);
 	note_time(p, w[0] & HEAP_TS_MASK);
 }
 
-/* An exec: the blocks of the image before are gone (not leaked). */
+/* An exec: the blocks of the image before (EXEC: the one it replaced,
+ * EXEC_PENDING: the one exec'ing) are gone (not leaked). */
 static void on_exec(struct replay *p, const uint64_t *w)
 {
 	struct heap_report *r = p->r;
+	uint32_t old = rec_type(w[0]) == HEAP_REC_EXEC ? (uint32_t)(w[1] >> 32)
+						       : (uint32_t)w[1];
 
-	for (size_t i = 0; i <= p->live.mask; i++) {
+	for (size_t i = 0; i <= p->live.mask; ) {
 		struct block *b = &p->live.b[i];
 
-		if (!b->ptr)
+		if (!b->ptr || b->gen != old) {
+			i++;
 			continue;
+		}
 		touch(p, &r->sites[b->site]);
 		r->sites[b->site].live -= b->bytes;
 		p->cur -= b->bytes;
-		b->ptr = 0;
+		proc_sub(p, b->gen, 0, b->bytes);
+		/* a later block of the run may move into cell i: look again */
+		live_remove(&p->live, b);
 	}
-	p->live.n = 0;
 	r->execs++;
 	note_time(p, w[0] & HEAP_TS_MASK);
+}
+
+/*
+ * A process of the tree ended: image gen's (an END record), or, gen 0,
+ * process pid's as yardstick saw it (collect.h, ends). Its live blocks
+ * are its leaks, and leave the tree's heap.
+ */
+static void on_end(struct replay *p, pid_t pid, uint32_t gen, uint64_t ts)
+{
+	struct heap_report *r = p->r;
+
+	for (size_t i = 0; i <= p->live.mask; ) {
+		struct block *b = &p->live.b[i];
+		struct heap_site *s;
+		struct heap_proc *pr;
+
+		if (!b->ptr || (gen ? b->gen != gen
+				    : b->gen >= r->nprocs || !b->gen ||
+				      r->procs[b->gen].pid != pid)) {
+			i++;
+			continue;
+		}
+		s = &r->sites[b->site];
+		pr = proc_of(p, b->gen);
+		touch(p, s);
+		s->live -= b->bytes;
+		s->leaked_blocks += b->count;
+		s->leaked_bytes += b->bytes;
+		pr->live -= b->bytes;
+		pr->leaked_blocks += b->count;
+		pr->leaked_bytes += b->bytes;
+		r->leaked_blocks += b->count;
+		r->leaked_bytes += b->bytes;
+		p->cur -= b->bytes;
+		live_remove(&p->live, b);
+	}
+	note_time(p, ts);
+}
+
+/* The ends up to stamp ts (all: UINT64_MAX) */
+static void ends_upto(struct replay *p, uint64_t ts)
+{
+	const struct heap_trace *t = p->t;
+
+	while (p->next_end < t->nends) {
+		double e = t->ends[p->next_end].t * t->ticks_per_s;
+		uint64_t ets = t->ts0 + (e > 0 ? (uint64_t)e : 0);
+
+		if (ets > ts)
+			return;
+		on_end(p, t->ends[p->next_end].pid, 0,
+		       ets < HEAP_TS_MASK ? ets : HEAP_TS_MASK);
+		p->next_end++;
+	}
 }
 
 /*
@@ -541,7 +651,8 @@ static bool exec_failed(const struct cursor *c)
 
 		if (type == HEAP_REC_EXEC_FAILED)
 			return true;
-		if (type == HEAP_REC_EXEC ||
+		/* the slot went to another thread: the process is gone */
+		if (type == HEAP_REC_EXEC || type == HEAP_REC_IMAGE ||
 		    ((type == HEAP_REC_STACK || type == HEAP_REC_PYCODE) &&
 		     HEAP_STACK_GEN(*w) > gen))
 			return false;
@@ -550,7 +661,8 @@ static bool exec_failed(const struct cursor *c)
 }
 
 /* A run of temporaries: its largest block live from t0 to t1. */
-static void on_burst(struct replay *p, const uint64_t *w, bool end)
+static void on_burst(struct replay *p, const uint64_t *w, bool end,
+		     uint32_t gen)
 {
 	struct heap_report *r = p->r;
 	uint32_t site = site_of(r, &p->x, &p->capsites, w[1]);
@@ -562,6 +674,7 @@ static void on_burst(struct replay *p, const uint64_t *w, bool end)
 		s->live -= max;
 		p->cur -= max;
 		r->frees += (double)w[2];
+		proc_sub(p, gen, (double)w[2], max);
 		note_time(p, w[5] & HEAP_TS_MASK);
 		return;
 	}
@@ -570,6 +683,7 @@ static void on_burst(struct replay *p, const uint64_t *w, bool end)
 	s->temporary += (double)w[2];
 	s->live += max;
 	p->cur += max;
+	proc_add(p, gen, (double)w[2], (double)w[3], max);
 	check_peak(p, w[0] & HEAP_TS_MASK);
 	note_time(p, w[0] & HEAP_TS_MASK);
 }
@@ -585,6 +699,7 @@ static void merge(struct replay *p)
 		cur[i].end = t->streams[i].words + t->streams[i].n;
 		cur[i].ahead = cur[i].w;
 		cur[i].early = (uint64_t)(t->ticks_per_s * 1e-6);
+		cur[i].gen = 1;
 		if (cursor_next(&cur[i]))
 			h[n++] = &cur[i];
 	}
@@ -596,22 +711,25 @@ static void merge(struct replay *p)
 		uint32_t type = (uint32_t)(*w >> HEAP_TYPE_SHIFT);
 
 		p->seq++;
+		ends_upto(p, c->ts);
 		if (type == HEAP_REC_BURST && !c->burst_end) {
 			/* the start; the end is this stream's next event */
-			on_burst(p, w, false);
+			on_burst(p, w, false, c->gen);
 			c->burst_end = true;
 			c->ts = w[5] & HEAP_TS_MASK;
 			heap_down(h, n, 0);
 			continue;
 		}
 		if (type == HEAP_REC_ALLOC)
-			on_alloc(p, w);
+			on_alloc(p, w, c->gen);
 		else if (type == HEAP_REC_BURST)
-			on_burst(p, w, true);
+			on_burst(p, w, true, c->gen);
 		else if (type == HEAP_REC_FREE || type == HEAP_REC_FREE_TEMP)
-			on_free(p, w, type == HEAP_REC_FREE_TEMP);
+			on_free(p, w, type == HEAP_REC_FREE_TEMP, c->gen);
 		else if (type == HEAP_REC_EXEC)
 			on_exec(p, w);
+		else if (type == HEAP_REC_END && w[1])
+			on_end(p, 0, (uint32_t)w[1], w[0] & HEAP_TS_MASK);
 		else if (type == HEAP_REC_EXEC_PENDING && !exec_failed(c))
 			on_exec(p, w);	/* into an image without the agent */
 		c->w += rec_len(*w);
@@ -621,6 +739,7 @@ static void merge(struct replay *p)
 			prefetch(c, &p->live);
 		heap_down(h, n, 0);
 	}
+	ends_upto(p, UINT64_MAX);
 	p->r->events = p->seq;
 }
 
@@ -636,6 +755,8 @@ static void settle(struct replay *p)
 			continue;
 		r->sites[b->site].leaked_blocks += b->count;
 		r->sites[b->site].leaked_bytes += b->bytes;
+		proc_of(p, b->gen)->leaked_blocks += b->count;
+		proc_of(p, b->gen)->leaked_bytes += b->bytes;
 		r->leaked_blocks += b->count;
 		r->leaked_bytes += b->bytes;
 	}
@@ -699,6 +820,21 @@ int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 	p.bucket_end = xcalloc(HEAP_TIMELINE, sizeof(double));
 	for (int i = 0; i < HEAP_TIMELINE; i++)
 		p.bucket_end[i] = NAN;
+	r->nprocs = t->nimages > 0 ? t->nimages : 1;
+	r->procs = xcalloc(r->nprocs, sizeof(*r->procs));
+	for (size_t i = 1; i < r->nprocs; i++) {
+		struct heap_proc *pr = &r->procs[i];
+
+		pr->pid = t->images[i].pid;
+		pr->ppid = t->images[i].ppid;
+		pr->parent = t->images[i].parent < i ? t->images[i].parent : 0;
+		pr->replaced = t->images[i].replaced < i ?
+			       t->images[i].replaced : 0;
+		memcpy(pr->cmd, t->images[i].cmd, HEAP_CMD_MAX);
+		for (char *c = pr->cmd; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = ' ';
+	}
 	find_sites(t, r, &p.x, &p.capsites);
 	live_grow(&p.live);
 	merge(&p);
@@ -725,5 +861,6 @@ void heap_report_free(struct heap_report *r)
 	free(r->sites);
 	free(r->pycodes);
 	free(r->timeline);
+	free(r->procs);
 	memset(r, 0, sizeof(*r));
 }

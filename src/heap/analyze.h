@@ -7,7 +7,10 @@
  *
  * Definitions, the first two as heaptrack's:
  * - sizes are the bytes asked for, not what the allocator used;
- * - the peak is the largest sum of live blocks at any moment;
+ * - the peak is the largest sum of live blocks at any moment, of the
+ *   whole process tree (every image's live blocks summed: the tree's
+ *   heap; a forked child's copies of its parent's blocks are counted
+ *   once, as its parent's), and of each image its own;
  * - a temporary allocation, yardstick's own definition: a block freed by
  *   the thread that allocated it before that thread allocated or freed
  *   anything else (judged by the agent, which sees each thread's calls in
@@ -56,6 +59,25 @@ struct heap_pycode {
 	uint32_t file_len, name_len;
 };
 
+/*
+ * A program image of the process tree (protocol.h, images): the process
+ * yardstick started, each image after an exec, each forked child, each
+ * process started with the agent. Its own allocations: a forked child's
+ * live blocks are those it allocated (its copies of its parent's are its
+ * parent's, freed by it unmatched). Its peak is the largest sum of its
+ * live blocks at any moment.
+ */
+struct heap_proc {
+	int32_t pid;		/* 0: unknown (beyond the table) */
+	int32_t ppid;		/* its parent process */
+	uint32_t parent;	/* forked from that image, 0: none */
+	uint32_t replaced;	/* exec'd over that image, 0: none */
+	char cmd[HEAP_CMD_MAX + 1];
+	double allocations, bytes, frees, peak, leaked_blocks, leaked_bytes;
+	double live;		/* replay state */
+	bool seen;		/* it recorded anything */
+};
+
 #define HEAP_TIMELINE 1000
 
 struct heap_point {
@@ -83,6 +105,9 @@ struct heap_report {
 	bool estimated;		/* sampled: see above */
 	uint64_t unmatched_frees;	/* of blocks never seen allocated */
 	uint64_t execs;		/* images replaced by exec */
+	struct heap_proc *procs;	/* by image number; [0]: images
+					 * beyond the table */
+	size_t nprocs;
 	uint64_t events;
 };
 

@@ -160,9 +160,20 @@ struct reader {
 		int fd;
 		char *buf;
 		size_t len, cap;
-	} conns[HEAP_RECONNECTS + 1];	/* oldest first: [0] the socket
-					 * the program inherited */
+	} *conns;		/* oldest first: [0] the socket the program
+				 * inherited, then the connections of the
+				 * processes of the tree */
 	int nconns;
+	size_t capconns;
+	struct pollfd *polls;
+	size_t cappolls;
+	/* the processes of the tree seen alive (watch_procs) */
+	struct watch {
+		pid_t pid;
+		unsigned long long start;	/* its start time (stat) */
+	} *watch;
+	size_t nwatch, capwatch;
+	uint32_t watched;	/* images looked at */
 };
 
 /*
@@ -291,6 +302,98 @@ static void sample_rss(struct reader *r)
 	t->rss[t->nrss].t = monoclock_s() - r->t0;
 	t->rss[t->nrss].bytes = rss;
 	t->nrss++;
+}
+
+/* A live process's start time (clock ticks since boot), 0 when it is gone
+ * or a zombie. */
+static unsigned long long proc_start(pid_t pid)
+{
+	char path[64], buf[1024], state;
+	unsigned long long start;
+	const char *p;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (heap_read_proc(path, buf, sizeof(buf)) <= 0 ||
+	    !(p = strrchr(buf, ')')) ||
+	    sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
+		   "%*u %*d %*d %*d %*d %*d %*d %llu%n", &state, &start,
+		   &n) != 2 || !n)
+		return 0;
+	return state == 'Z' || state == 'X' ? 0 : start + 1;
+}
+
+/*
+ * Process pid ended: it can write no more, so the slots its threads held
+ * go back (records and all: the next owner appends after them, as after
+ * a thread's end), else a tree of many short processes would run out.
+ */
+static void proc_ended(struct reader *r, pid_t pid)
+{
+	struct heap_trace *t = r->t;
+
+	for (uint32_t i = 0; i < HEAP_SLOTS; i++) {
+		uint32_t owned = 1;
+
+		/* owned, by pid (an owner clears pid before it lets go, and
+		 * sets it right after it took the slot: a pid of a process
+		 * gone on an owned slot is that process's) */
+		if (__atomic_load_n(&r->h->slots[i].state, __ATOMIC_ACQUIRE) ==
+		    1 && __atomic_load_n(&r->h->slots[i].pid,
+					 __ATOMIC_ACQUIRE) == pid)
+			__atomic_compare_exchange_n(&r->h->slots[i].state,
+						    &owned, 0, false,
+						    __ATOMIC_RELEASE,
+						    __ATOMIC_RELAXED);
+	}
+
+	t->ends = xgrow(t->ends, &t->capends, t->nends + 1, sizeof(*t->ends));
+	t->ends[t->nends++] = (struct heap_end){ pid, monoclock_s() - r->t0 };
+}
+
+/*
+ * The processes of the tree other than the program (protocol.h, images):
+ * the new ones watched, the end of each watched one noted (gone, a
+ * zombie, or its pid another process's), so that the tree's heap loses a
+ * process's blocks when it ends (analyze.c).
+ */
+static void watch_procs(struct reader *r)
+{
+	uint32_t n = __atomic_load_n(&r->h->generation, __ATOMIC_ACQUIRE);
+
+	if (n >= HEAP_IMAGES)
+		n = HEAP_IMAGES - 1;
+	for (size_t i = 0; i < r->nwatch; ) {
+		if (proc_start(r->watch[i].pid) == r->watch[i].start) {
+			i++;
+			continue;
+		}
+		proc_ended(r, r->watch[i].pid);
+		r->watch[i] = r->watch[--r->nwatch];
+	}
+	for (; r->watched < n; r->watched++) {
+		pid_t pid = __atomic_load_n(&r->h->images[r->watched + 1].pid,
+					    __ATOMIC_ACQUIRE);
+		unsigned long long start;
+		bool known = false;
+
+		if (!pid)
+			break;	/* its agent is writing it: next time */
+		if (pid == r->pid || pid < 0)
+			continue;
+		for (size_t i = 0; i < r->nwatch && !known; i++)
+			known = r->watch[i].pid == pid;
+		if (known)
+			continue;	/* an exec of a watched one */
+		start = proc_start(pid);
+		if (!start) {
+			proc_ended(r, pid);
+			continue;
+		}
+		r->watch = xgrow(r->watch, &r->capwatch, r->nwatch + 1,
+				 sizeof(*r->watch));
+		r->watch[r->nwatch++] = (struct watch){ pid, start };
+	}
 }
 
 /*
@@ -476,7 +579,8 @@ static void parse_messages(struct reader *r, struct conn *c, bool end)
 		t->bytes_received += sizeof(h) + h.len;
 		at += sizeof(h) + h.len;
 	}
-	memmove(c->buf, c->buf + at, c->len - at);
+	if (at)		/* (a connection at its end has no buffer) */
+		memmove(c->buf, c->buf + at, c->len - at);
 	c->len -= at;
 }
 
@@ -500,9 +604,14 @@ static void send_segment(int fd, int shm)
 		;
 }
 
+/* Connections taken in all (each process of the tree connects at most
+ * 1 + HEAP_RECONNECTS times) */
+#define HEAP_CONNS_MAX 65536
+
 /*
- * A connection of the agent's to the listener: only the traced process's
- * (which keeps its pid across its execs); another process's is closed.
+ * A connection of the agent's to the listener: a process of the tree
+ * (the program, a child it forked, a process it started with the agent:
+ * protocol.h, images), of our user; another user's is closed.
  */
 static void accept_conn(struct reader *r)
 {
@@ -512,14 +621,16 @@ static void accept_conn(struct reader *r)
 
 	if (fd < 0)
 		return;
-	if (r->nconns > HEAP_RECONNECTS ||
+	if (r->nconns >= HEAP_CONNS_MAX ||
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
-	    cred.pid != r->pid) {
+	    cred.uid != getuid()) {
 		close(fd);
 		return;
 	}
 	send_segment(fd, r->shm);
-	r->conns[r->nconns++].fd = fd;
+	r->conns = xgrow(r->conns, &r->capconns, (size_t)r->nconns + 1,
+			 sizeof(*r->conns));
+	r->conns[r->nconns++] = (struct conn){ .fd = fd };
 }
 
 /*
@@ -566,7 +677,7 @@ static void *reader_main(void *arg)
 	double next_rss = 0, next_take = 0, take_every = TAKE_MIN;
 
 	for (;;) {
-		struct pollfd p[HEAP_RECONNECTS + 2];
+		struct pollfd *p;
 		double now = monoclock_s(), wake;
 		bool reaped = r->done;
 		struct timespec wait;
@@ -574,6 +685,7 @@ static void *reader_main(void *arg)
 
 		if (!reaped && now >= next_rss) {
 			sample_rss(r);
+			watch_procs(r);
 			/* every millisecond at first: short programs too
 			 * get an RSS curve */
 			next_rss = now + (now - r->t0 < 0.02 ? 0.001
@@ -589,6 +701,9 @@ static void *reader_main(void *arg)
 		wake = reaped ? now : fmin(next_rss, next_take);
 		wait.tv_sec = (time_t)(wake - now);
 		wait.tv_nsec = (long)((wake - now - (double)wait.tv_sec) * 1e9);
+		r->polls = xgrow(r->polls, &r->cappolls, (size_t)r->nconns + 1,
+				 sizeof(*r->polls));
+		p = r->polls;
 		p[np++] = (struct pollfd){ r->listener, POLLIN, 0 };
 		for (int i = 0; i < r->nconns; i++)
 			p[np++] = (struct pollfd){ r->conns[i].fd, POLLIN, 0 };
@@ -609,11 +724,17 @@ static void *reader_main(void *arg)
 				parse_messages(r, c, true);
 				close(c->fd);
 				c->fd = -1;
+				/* all taken: a tree of many processes does not
+				 * keep a buffer each */
+				free(c->buf);
+				c->buf = NULL;
+				c->len = c->cap = 0;
 			}
 		}
 	}
 	for (int i = 0; i < r->nconns; i++)
 		parse_messages(r, &r->conns[i], true);
+	watch_procs(r);
 	return NULL;
 }
 
@@ -685,6 +806,13 @@ static void take_remainders(struct reader *r, struct heap_header *h)
 	t->py_status = h->py_status;
 	t->py_malloc = h->py_malloc;
 	t->agent_started = h->owner_pid != 0;
+	/* the images of the tree (protocol.h), as many as were numbered */
+	t->nimages = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
+	t->images_lost = t->nimages >= HEAP_IMAGES ?
+			 t->nimages - (HEAP_IMAGES - 1) : 0;
+	t->nimages = t->nimages >= HEAP_IMAGES ? HEAP_IMAGES : t->nimages + 1;
+	t->images = xcalloc(t->nimages, sizeof(*t->images));
+	memcpy(t->images, h->images, t->nimages * sizeof(*t->images));
 	if ((double)h->exit_hwm > t->hwm)
 		t->hwm = (double)h->exit_hwm;
 }
@@ -892,7 +1020,7 @@ static int make_listener(char *name, struct error *e)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&a,
 			   (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-				       1 + len)) || listen(fd, 8)) {
+				       1 + len)) || listen(fd, 128)) {
 		error_errno(e, errno, "cannot create the heap agent's socket");
 		if (fd >= 0)
 			close(fd);
@@ -937,7 +1065,8 @@ int heap_collect(const struct heap_opts *o, const char *path,
 		goto out_signals;
 	r.shm = shm;
 	r.h = h;
-	r.conns[0].fd = sock[0];
+	r.conns = xgrow(NULL, &r.capconns, 1, sizeof(*r.conns));
+	r.conns[0] = (struct conn){ .fd = sock[0] };
 	sock[0] = -1;
 	r.nconns = 1;
 	r.pid = t->pid;
@@ -975,6 +1104,9 @@ out:
 			close(r.conns[i].fd);
 		free(r.conns[i].buf);
 	}
+	free(r.conns);
+	free(r.polls);
+	free(r.watch);
 	if (r.listener >= 0)
 		close(r.listener);
 	if (r.status >= 0)
@@ -1002,5 +1134,7 @@ void heap_trace_free(struct heap_trace *t)
 	free(t->maps);
 	free(t->maps_gen);
 	free(t->rss);
+	free(t->images);
+	free(t->ends);
 	memset(t, 0, sizeof(*t));
 }

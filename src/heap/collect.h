@@ -52,6 +52,19 @@ struct heap_trace {
 	uint32_t *maps_gen;	/* the program image each is of */
 	size_t nmaps;
 	struct heap_counts counts;	/* summed over the slots */
+	/* the program images of the process tree by number, [0] unused
+	 * (protocol.h; what the agents wrote: bound it), and how many
+	 * started beyond the table's room */
+	struct heap_image *images;
+	uint32_t nimages, images_lost;
+	/* the ends of the processes of the tree other than the program, as
+	 * yardstick saw them (gone or a zombie, looked for every RSS
+	 * sample): seconds since the start, in time order */
+	struct heap_end {
+		int32_t pid;
+		double t;
+	} *ends;
+	size_t nends, capends;
 	uint32_t overflow_threads, unwind_failed, sample_full, stopped;
 	/* a CPython program: its Py_Version (0: none), enum heap_py, and
 	 * whether PYTHONMALLOC was set to other than malloc (protocol.h) */

@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #define HEAP_MAGIC	0x79736870u	/* "yshp" */
-#define HEAP_VERSION	5
+#define HEAP_VERSION	6
 
 /*
  * The environment variable through which yardstick hands the agent its
@@ -128,14 +128,30 @@ enum heap_py {
  *                                             bytes << 32 | its qualified
  *                                             name's, then both (UTF-8),
  *                                             zero-padded to a word
- *   HEAP_REC_EXEC       ts, gen               the process exec'ed image
- *                                             gen: every block of the
- *                                             image before is gone
+ *   HEAP_REC_EXEC       ts, old << 32 | gen   the process exec'ed image
+ *                                             gen over image old: every
+ *                                             block of old is gone
  *   HEAP_REC_EXEC_PENDING ts, gen             image gen is about to exec
  *                                             (the new image may have no
  *                                             agent): the same, unless
  *   HEAP_REC_EXEC_FAILED  ts, gen             follows next in the stream:
  *                                             the exec failed
+ *   HEAP_REC_END        ts, gen               the process of image gen
+ *                                             (not the program) called
+ *                                             _exit: its live blocks are
+ *                                             its leaks, gone from the
+ *                                             tree's heap
+ *   HEAP_REC_IMAGE      ts, gen               the records of the slot
+ *                                             from here on are of image
+ *                                             gen (a thread of it took
+ *                                             the slot)
+ *
+ * Images: every program image of the process tree has its own number gen
+ * (1, 2, ... in the order they started, heap_header.images): the first
+ * process's, each image after an exec, each forked child (which starts
+ * with none of its parent's blocks: it frees its copies of them
+ * unmatched, and the parent's stay live) and each process started with
+ * the agent (spawn). A block is known by its image and address.
  *
  * A free is stamped before the block is released and an allocation after
  * it was obtained, so a block freed by one thread and handed to another
@@ -165,6 +181,8 @@ enum heap_py {
 #define HEAP_REC_EXEC_PENDING 7u
 #define HEAP_REC_EXEC_FAILED 8u
 #define HEAP_REC_PYCODE	9u
+#define HEAP_REC_IMAGE	10u
+#define HEAP_REC_END	11u
 #define HEAP_STACK_GEN(w)	((uint32_t)((w) >> 16))
 #define HEAP_STACK_DEPTH(w)	((uint32_t)((w) & 0xffff))
 #define HEAP_STACK_PY(w)	((uint32_t)((w) >> 48) & 0xff)
@@ -305,12 +323,27 @@ struct heap_slot {
 				 * (atomic) */
 	uint64_t used;		/* bytes of it holding records (atomic) */
 	uint32_t cur;		/* its buffer, data[cur] (atomic) */
-	uint32_t pad0;
+	int32_t pid;		/* the process of its owner */
 	uint64_t handed;	/* chunks handed over, ever (atomic): a
 				 * change tells yardstick to look */
 	struct heap_counts counts;
 	struct heap_chunk ring[HEAP_RING];
 	uint64_t data[HEAP_RING][HEAP_SLOT_BYTES / 8];
+};
+
+/* A program image of the process tree (protocol: images above), written
+ * by its agent when it starts. */
+#define HEAP_IMAGES	4096
+#define HEAP_CMD_MAX	44
+struct heap_image {
+	int32_t pid;
+	int32_t ppid;		/* its parent process */
+	uint32_t parent;	/* forked from that image, 0: not forked */
+	uint32_t replaced;	/* exec'd over that image, 0: none */
+	uint32_t exec_pending;	/* 1: it called exec (agent_exec.h) */
+	char cmd[HEAP_CMD_MAX];	/* its command line, arguments separated
+				 * by spaces, cut (not NUL-terminated when
+				 * full) */
 };
 
 struct heap_header {
@@ -330,7 +363,8 @@ struct heap_header {
 				 * socket; with fewer, it does not */
 	/* set by the agent */
 	int32_t owner_pid;	/* the process that traces (atomic) */
-	uint32_t generation;	/* its program images: 1 + execs seen */
+	uint32_t generation;	/* images started in the process tree
+				 * (atomic): the last one's number */
 	uint32_t overflow_threads;	/* threads not traced: no slot */
 	uint32_t unwind_failed;	/* 1: libunwind missing, fp used */
 	uint32_t sample_full;	/* sampled mode: the table of sampled
@@ -354,6 +388,7 @@ struct heap_header {
 				 * "malloc", before the agent started: kept */
 	uint64_t reserved[3];
 	struct heap_slot slots[HEAP_SLOTS];
+	struct heap_image images[HEAP_IMAGES];	/* by number, [0] unused */
 };
 
 /*

@@ -227,6 +227,23 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 
 	symtab_use_cache(sym, cache_dir);
 	profile_init(p, heap_types, HEAP_NTYPES);
+	/* a forked child's image has its parent's mappings (its stacks may
+	 * be ones its parent walked and sent): the nearest forebear's that
+	 * sent any, first */
+	for (uint32_t g = 1; g < t->nimages; g++) {
+		uint32_t a = g;
+		bool found = false;
+
+		for (int hops = 0; !found && hops < 64 && t->images[a].parent &&
+		     t->images[a].parent < a; hops++) {
+			a = t->images[a].parent;
+			for (size_t i = 0; i < t->nmaps; i++)
+				if (t->maps_gen[i] == a) {
+					load_maps(sym, g, t->maps[i]);
+					found = true;
+				}
+		}
+	}
 	/* each program image's mappings under its own number as its pid */
 	for (size_t i = 0; i < t->nmaps; i++)
 		load_maps(sym, t->maps_gen[i], t->maps[i]);

@@ -99,12 +99,16 @@ static void rec_stack(struct heap_trace *t, int slot, uint32_t gen,
 	put(t, slot, ips, n);
 }
 
+/* Image gen exec'd over image gen - 1 of the same process: its first
+ * thread takes a slot (IMAGE) and records the exec, as the agent does. */
 static void rec_exec(struct heap_trace *t, int slot, uint64_t ts,
 		     uint32_t gen)
 {
-	uint64_t w[2] = { head(HEAP_REC_EXEC, ts), gen };
+	uint64_t w[4] = { head(HEAP_REC_IMAGE, ts), gen,
+			  head(HEAP_REC_EXEC, ts),
+			  (uint64_t)(gen - 1) << 32 | gen };
 
-	put(t, slot, w, 2);
+	put(t, slot, w, 4);
 }
 
 /* Stacks S1, S2 and S3 of one frame each, in stream slot. */
@@ -534,6 +538,70 @@ static void test_exec(void **state)
 	assert_near(r.allocations, 4);
 	assert_near(r.frees, 1);
 	assert_int_equal(r.unmatched_frees, 1);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/*
+ * The process tree: image 1 the program (pid 100), image 2 a child it
+ * forked (pid 101), image 3 another (pid 102). The child's free of its
+ * copy of the parent's block leaves the parent's alone; a block is known
+ * by image and address (both allocate at 0xb); the child's _exit (END)
+ * and the other's end as yardstick saw it (ends) make their live blocks
+ * their leaks, out of the tree's heap from then on.
+ */
+static void test_children(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+	uint64_t img[3][2] = { { head(HEAP_REC_IMAGE, 1), 1 },
+			       { head(HEAP_REC_IMAGE, 15), 2 },
+			       { head(HEAP_REC_IMAGE, 55), 3 } };
+	uint64_t end[2] = { head(HEAP_REC_END, 40), 2 };
+	struct heap_image images[4] = { { 0 }, { .pid = 100 },
+					 { .pid = 101, .parent = 1 },
+					 { .pid = 102 } };
+
+	(void)state;
+	trace_init(&t, 1);
+	t.images = malloc(sizeof(images));
+	assert_non_null(t.images);
+	memcpy(t.images, images, sizeof(images));
+	t.nimages = 4;
+	t.ends = malloc(sizeof(*t.ends));
+	assert_non_null(t.ends);
+	t.ends[0] = (struct heap_end){ 102, 70 * NS };
+	t.nends = t.capends = 1;
+	put(&t, 0, img[0], 2);
+	rec_stacks(&t, 0);
+	rec_alloc(&t, 0, 10, 0xa, 100, S1);
+	put(&t, 1, img[1], 2);
+	rec_free(&t, 1, 20, 0xa);		/* the child's copy */
+	rec_alloc(&t, 1, 30, 0xb, 50, S2);
+	put(&t, 1, end, 2);
+	rec_alloc(&t, 0, 50, 0xb, 70, S1);	/* the parent's 0xb */
+	put(&t, 2, img[2], 2);
+	rec_alloc(&t, 2, 60, 0xd, 1000, S3);
+	rec_alloc(&t, 0, 80, 0xe, 5, S1);	/* after 102 ended */
+	analyze(&t, &r);
+	assert_int_equal(r.unmatched_frees, 1);
+	assert_near(r.leaked_bytes, 100 + 50 + 70 + 1000 + 5);
+	assert_near(r.peak, 100 + 70 + 1000);
+	assert_near(r.peak_t, 60 * NS);
+	assert_near(site(&r, S2)->leaked_bytes, 50);
+	assert_near(site(&r, S3)->leaked_bytes, 1000);
+	assert_int_equal(r.nprocs, 4);
+	assert_int_equal(r.procs[1].pid, 100);
+	assert_near(r.procs[1].allocations, 3);
+	assert_near(r.procs[1].bytes, 175);
+	assert_near(r.procs[1].peak, 175);
+	assert_near(r.procs[1].leaked_bytes, 175);
+	assert_int_equal(r.procs[2].parent, 1);
+	assert_near(r.procs[2].bytes, 50);
+	assert_near(r.procs[2].peak, 50);
+	assert_near(r.procs[2].leaked_bytes, 50);
+	assert_near(r.procs[3].leaked_bytes, 1000);
+	assert_near(r.procs[3].peak, 1000);
 	heap_report_free(&r);
 	heap_trace_free(&t);
 }
@@ -1066,6 +1134,7 @@ int main(void)
 		cmocka_unit_test(test_merge_by_time),
 		cmocka_unit_test(test_early_free_window),
 		cmocka_unit_test(test_exec),
+		cmocka_unit_test(test_children),
 		cmocka_unit_test(test_unmatched_free),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_zero_keys),
