@@ -58,11 +58,8 @@ p = {x['name']: x for x in d['points']}
 for x in p.values():
     assert x['placed'] and x['verdict'], x
 assert abs(p['triad']['arithmetic_intensity'] - 1 / 12) < 1e-12
-if '${YSB_SAN:-none}' != 'none':
-    # a sanitized build measures its instrumented kernels (every load
-    # and store checked): ceilings far below the machine's, which the
-    # plain fixtures exceed; only the placement itself is checked
-    sys.exit(0)
+# in a sanitized build too: the kernels are never instrumented
+# (src/roofline/meson.build), so its ceilings are the machine's
 for x in p.values():
     assert x['flops_per_second'] <= x['roof'] * 1.1, x
 def level(x): return x['ceiling'].split()[0]
