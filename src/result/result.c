@@ -66,6 +66,7 @@ static void benchmark_release(struct benchmark *b)
 		free(b->metrics[i].name);
 		free(b->metrics[i].unit);
 		free(b->metrics[i].values);
+		free(b->metrics[i].process);
 		for (size_t k = 0; k < b->metrics[i].nextra; k++)
 			free(b->metrics[i].extra[k].key);
 		free(b->metrics[i].extra);
@@ -691,6 +692,7 @@ int benchmark_remove_metric(struct benchmark *b, const char *name)
 	free(m->name);
 	free(m->unit);
 	free(m->values);
+	free(m->process);
 	for (size_t k = 0; k < m->nextra; k++)
 		free(m->extra[k].key);
 	free(m->extra);

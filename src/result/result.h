@@ -33,6 +33,10 @@ struct metric {
 				 * run did not measure it (timed out, counter
 				 * not scheduled): JSON null, an empty CSV cell */
 	size_t n, cap;
+	/* per value, the process that measured it (0, 1, ...), when one
+	 * benchmark ran in several processes (`bench --processes`); NULL:
+	 * unknown, or all in one. JSON "process" (result-format.md) */
+	unsigned *process;
 	struct summary summary;	/* valid after result_summarize */
 	size_t summarized;	/* n when summary was computed */
 	struct metric_extra *extra;	/* more summary keys, written after
