@@ -1,5 +1,5 @@
 /*
- * The bundled libyardstick example (README, "yardstick bench"): three
+ * The bundled libyardstick example (docs/cmd/bench.md): three
  * hash functions over keys of n bytes, in one group, so that they run
  * interleaved and their ratios come with a confidence interval; and two
  * ways to build a sorted copy of n ints, one of which allocates.
