@@ -6,7 +6,7 @@ BUILD ?= build
 SAN_BUILD ?= build-san
 MESON_SETUP = meson setup --prefix=$(PREFIX)
 
-.PHONY: all deps test test-normal test-san demo install bench clean
+.PHONY: all deps test test-normal test-san demo docs install bench clean
 
 # meson's own output goes to a log, shown in full when configuring fails.
 all: deps
@@ -23,6 +23,10 @@ test:
 
 demo: all
 	@scripts/demo.sh $(BUILD)
+
+# the options sections of docs/cmd/*.md, from the option tables
+docs: all
+	@scripts/docs.sh $(BUILD)/yardstick
 
 install: all
 	meson configure $(BUILD) -Dprefix=$(PREFIX) >/dev/null

@@ -115,6 +115,9 @@ struct opt_cmd {
 	const char *const *usage;	/* after "yardstick NAME ", NULL-ended */
 	const char *description;	/* paragraphs before the options */
 	const char *epilog;		/* paragraphs after them */
+	/* the words the first operand may be (`store copy`), NULL-ended;
+	 * NULL: any (completed as files) */
+	const char *const *subcommands;
 	enum opt_mode mode;
 	const struct opt_entry *opts;	/* ends with OPT_END_ENTRY */
 	/* The args struct, args_size bytes: opt_parse zeroes it and lets
@@ -160,6 +163,21 @@ int opt_set(const struct opt_entry *o, const char *arg, void *args,
 
 /* The help text of a command, from its table. */
 void opt_help(const struct opt_cmd *c, FILE *fp);
+
+/* The defaults of c's options (its args struct made by its init), for
+ * opt_describe; NULL when c has no args struct. free() it. */
+char *opt_defaults(const struct opt_cmd *c);
+/* What the help says of o, with the defaults d (may be NULL): *synopsis
+ * ("-r, --runs N") and *text (the help, then its default and range in
+ * parentheses), both allocated. The help, the manual pages and the
+ * docs/cmd pages all take an option's words from here. */
+void opt_describe(const struct opt_entry *o, const char *d, char **synopsis,
+		  char **text);
+
+/* The manual page yardstick-NAME(1) of c, in roff (cmd/options_doc.c). */
+void opt_man(const struct opt_cmd *c, const char *version, FILE *fp);
+/* The "Options" section of docs/cmd/NAME.md, in Markdown. */
+void opt_markdown(const struct opt_cmd *c, FILE *fp);
 
 /* The completion script of shell ("bash", "zsh", "fish") for the
  * commands cmds[0..n); -1 with e for an unknown shell. */

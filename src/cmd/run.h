@@ -178,6 +178,9 @@ extern const struct run_metric_name run_work_metrics[WORK_COUNT];
 /* --work (run_work.c). The callback of the option: NAME=EXPR, NAME
  * flops or bytes, each once. */
 int run_work_option(struct run_opts *o, const char *arg, struct error *e);
+/* The --param names, for a message: "n, m", or "none"; free() it. */
+char *run_param_names(const struct run_opts *o);
+
 /* After the options: parse every expression and check each parameter
  * it names is a --param of the command (message: "--work
  * flops='2*{n}^^3': column 7: ..."). */

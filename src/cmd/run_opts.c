@@ -3,6 +3,7 @@
  * (split with shell quoting rules, or given as argv after "--") crossed
  * with every combination of --param values.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,62 @@ const struct opt_cmd run_cmd = {
 	.init = run_init,
 };
 
+/* The first {NAME} of s (NAME a C identifier) that names no --param:
+ * its length, with *at its start; 0 when there is none. */
+static size_t unknown_placeholder(const struct run_opts *o, const char *s,
+				  const char **at)
+{
+	for (const char *p = strchr(s, '{'); p; p = strchr(p + 1, '{')) {
+		size_t len = 0;
+		bool known = false;
+
+		if (!isalpha((unsigned char)p[1]) && p[1] != '_')
+			continue;
+		while (isalnum((unsigned char)p[1 + len]) || p[1 + len] == '_')
+			len++;
+		if (p[1 + len] != '}')
+			continue;
+		for (size_t i = 0; i < o->nscans && !known; i++)
+			known = strlen(o->scans[i].name) == len &&
+				!strncmp(o->scans[i].name, p + 1, len);
+		if (!known) {
+			*at = p;
+			return len + 2;
+		}
+	}
+	return 0;
+}
+
+/* With --param, every {NAME} in a command, its words or a --name must
+ * be a parameter: a misspelt one would run the same command for every
+ * value, silently. */
+static int check_placeholders(const struct run_opts *o, struct error *e)
+{
+	char *const *lists[] = { o->commands, o->argv, o->names };
+	size_t counts[] = { o->ncommands, (size_t)-1, o->nnames };
+	const char *what[] = { "command", "word", "--name" };
+
+	if (!o->nscans)
+		return 0;
+	for (size_t l = 0; l < 3; l++)
+		for (size_t i = 0; lists[l] && i < counts[l] && lists[l][i];
+		     i++) {
+			const char *at;
+			size_t len = unknown_placeholder(o, lists[l][i], &at);
+			char *names;
+
+			if (!len)
+				continue;
+			names = run_param_names(o);
+			error_set(e, "%s %zu: '%.*s' is not a --param (the "
+				  "parameters are %s)", what[l], i + 1,
+				  (int)len, at, names);
+			free(names);
+			return -1;
+		}
+	return 0;
+}
+
 static int check_opts(struct run_opts *o, struct error *e)
 {
 	if (!o->argv && o->ncommands == 0)
@@ -296,6 +353,8 @@ static int check_opts(struct run_opts *o, struct error *e)
 	for (size_t i = 0; i < o->ncommands; i++)
 		if (!o->commands[i][strspn(o->commands[i], " \t\n")])
 			return error_set(e, "command %zu is empty", i + 1);
+	if (check_placeholders(o, e))
+		return -1;
 	return run_work_check(o, e);
 }
 

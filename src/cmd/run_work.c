@@ -40,7 +40,7 @@ int run_work_option(struct run_opts *o, const char *arg, struct error *e)
 }
 
 /* The --param names, for a message: "n, m", or "none". */
-static char *param_names(const struct run_opts *o)
+char *run_param_names(const struct run_opts *o)
 {
 	struct strbuf b = { 0 };
 
@@ -72,7 +72,7 @@ int run_work_check(struct run_opts *o, struct error *e)
 				k++;
 			if (k < o->nscans)
 				continue;
-			names = param_names(o);
+			names = run_param_names(o);
 			error_set(e, "--work %s='%s': column %d: unknown "
 				  "parameter {%s} (this command's --param: %s)",
 				  work_names[w], text,

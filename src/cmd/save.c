@@ -22,7 +22,11 @@ int save_result(const struct result *res, const char *store, bool quiet)
 	store_set_warn(ref_store_warning);
 	if (path)
 		r = store_save_to(path, res, &id, &e);
-	if (r == 0 && !quiet) {
+	/* -q hides the report, never the id a script needs to refer to
+	 * the result (on stderr, as every message) */
+	if (r == 0 && quiet) {
+		fprintf(stderr, "yardstick: saved as result %lld\n", id);
+	} else if (r == 0) {
 		char *shown = store_shown(path);
 
 		fprintf(stderr, "yardstick: saved as result %lld in %s\n", id,

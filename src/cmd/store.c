@@ -42,12 +42,15 @@ static const struct opt_entry store_options[] = {
 	OPT_END_ENTRY,
 };
 
+static const char *const store_subcommands[] = { "copy", NULL };
+
 const struct opt_cmd store_cmd = {
 	.name = "store",
 	.summary = "copy a history between stores (SQLite, PostgreSQL)",
 	.usage = store_usage,
 	.description = store_description,
 	.epilog = store_epilog,
+	.subcommands = store_subcommands,
 	.mode = OPT_PERMUTE,
 	.opts = store_options,
 	.args_size = sizeof(struct store_args),

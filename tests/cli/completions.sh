@@ -17,7 +17,7 @@ t "yardstick completion csh: exit 2 naming it" sh -c '
 	"$YS" completion csh 2>"$T/csh.err"; [ $? -eq 2 ] && grep -q "csh" "$T/csh.err"'
 
 # The commands, from `yardstick help`.
-cmds=$("$YS" help | sed -n 's/^  \([a-z]*\) .*/\1/p' | grep -vx help)
+cmds=$("$YS" help | sed -n 's/^  \([a-z]*\) .*/\1/p' | grep -vx 'help\|completion')
 t "help lists the commands" [ "$(echo $cmds)" = "run compare gate history record load mem bench report trace roofline store export merge" ]
 
 # The options each command accepted before the tables (its getopt_long
@@ -132,10 +132,21 @@ files() {
 }
 t "bash: an output file option completes files" files
 commands() {
-	comp yardstick co && [ "$(cat "$T/reply")" = compare ] &&
+	comp yardstick compa && [ "$(cat "$T/reply")" = compare ] &&
+	comp yardstick co && [ "$(sort "$T/reply" | tr '\n' ' ')" = "compare completion " ] &&
 	comp yardstick help ga && [ "$(cat "$T/reply")" = gate ]
 }
 t "bash: command names, and after help" commands
+subcommands() {
+	comp yardstick store "" && [ "$(cat "$T/reply")" = copy ] &&
+	comp yardstick store c && [ "$(cat "$T/reply")" = copy ] &&
+	comp yardstick store --q && grep -qx -- --quiet "$T/reply" &&
+	: >"$T/from.db" && comp yardstick store copy "$T/fro" &&
+	grep -qx "$T/from.db" "$T/reply" &&
+	comp yardstick completion "" &&
+	[ "$(sort "$T/reply" | tr '\n' ' ')" = "bash fish zsh " ]
+}
+t "bash: 'store ' offers copy, then files; 'completion ' the shells" subcommands
 shorts() {
 	comp yardstick load -m "" && ! grep -q . "$T/reply" &&
 	comp yardstick compare --m && grep -qx -- --metric "$T/reply" &&
@@ -158,6 +169,9 @@ fish_enum() {
 	grep -q -- "-l json -r -F" "$COMPLETIONS/yardstick.fish"
 }
 t "fish: --order offers its values, --json files" fish_enum
+t "zsh and fish: store's first word is copy" sh -c '
+	grep -q "1:subcommand:(copy)" "$COMPLETIONS/_yardstick" &&
+	grep -q "__fish_seen_subcommand_from store'"'"' -f -a '"'"'copy'"'"'" "$COMPLETIONS/yardstick.fish"'
 t "the built scripts are the binary's" sh -c '
 	cmp "$COMPLETIONS/yardstick" "$T/yardstick.bash" &&
 	cmp "$COMPLETIONS/_yardstick" "$T/_yardstick" &&

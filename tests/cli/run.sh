@@ -414,4 +414,19 @@ assert g['dirty'] is True, g
 assert len(d['benchmarks'][0]['metrics']['wall_time']['values']) == 1, d"
 }
 t "a Ctrl-C while git answers: the runs stop, git's answer is recorded" git_after_ctrl_c
+# An undefined {placeholder} with --param is an error naming it (it
+# would run the same command for every value, silently)
+t "--param: an undefined {m} in a command is refused, naming it" sh -c '
+	"$YS" run --runs 1 --param n=1,2 "echo {m}" 2>"$T/ph.err"; [ $? -eq 2 ] &&
+	grep -q "command 1: '"'"'{m}'"'"' is not a --param (the parameters are n)" "$T/ph.err"'
+t "... in a --name, and in a word after --" sh -c '
+	"$YS" run --runs 1 --param n=1,2 -n "x{nn}" "echo {n}" 2>"$T/ph.err"; [ $? -eq 2 ] &&
+	grep -q "name 1: '"'"'{nn}'"'"'" "$T/ph.err" &&
+	"$YS" run --runs 1 --param n=1,2 -- echo "{n}" "{k}" 2>"$T/ph.err"; [ $? -eq 2 ] &&
+	grep -q "word 3: '"'"'{k}'"'"'" "$T/ph.err"'
+t "... while braces that are no placeholder stay literal" sh -c '
+	"$YS" run -q --runs 1 --no-store --param n=1,2 "awk '"'"'BEGIN{x=1; print {n}}'"'"'" 2>"$T/ph.err"'
+t "-q still says the id the result was saved as" sh -c '
+	"$YS" run -q --runs 1 true 2>"$T/q.err" >"$T/q.out" &&
+	grep -qx "yardstick: saved as result [0-9]*" "$T/q.err" && [ ! -s "$T/q.out" ]'
 finish
