@@ -23,6 +23,7 @@
 #include "util/json_emit.h"
 #include "util/monoclock.h"
 #include "util/strutil.h"
+#include "util/suggest.h"
 #include "util/term.h"
 #include "testfiles.h"
 
@@ -807,6 +808,74 @@ static void test_json_reals(void **state)
 	}
 }
 
+/* Optimal string alignment distances, by hand, against a brute-force
+ * reference on every pair of short words over {a, b, c}. */
+static size_t osa_ref(const char *a, size_t la, const char *b, size_t lb)
+{
+	size_t best;
+
+	if (!la)
+		return lb;
+	if (!lb)
+		return la;
+	best = osa_ref(a, la - 1, b, lb) + 1;
+	if (osa_ref(a, la, b, lb - 1) + 1 < best)
+		best = osa_ref(a, la, b, lb - 1) + 1;
+	if (osa_ref(a, la - 1, b, lb - 1) + (a[la - 1] != b[lb - 1]) < best)
+		best = osa_ref(a, la - 1, b, lb - 1) + (a[la - 1] != b[lb - 1]);
+	if (la > 1 && lb > 1 && a[la - 1] == b[lb - 2] &&
+	    a[la - 2] == b[lb - 1] && osa_ref(a, la - 2, b, lb - 2) + 1 < best)
+		best = osa_ref(a, la - 2, b, lb - 2) + 1;
+	return best;
+}
+
+static void word_of(unsigned k, char *w)
+{
+	size_t n = 0;
+
+	/* k in base 4: digit 0 ends the word, 1..3 are a, b, c */
+	while (k && n < 4) {
+		w[n++] = (char)('a' + (k % 4) - 1);
+		k /= 4;
+		if (w[n - 1] < 'a')
+			n--;
+	}
+	w[n] = '\0';
+}
+
+static void test_suggest(void **state)
+{
+	static const char *const cmds[] = { "run", "compare", "gate", "history",
+		"record", "load", "mem", "bench", "report", "trace" };
+	char a[8], b[8];
+
+	(void)state;
+	assert_int_equal(suggest_distance("rnu", "run", 3), 1);
+	assert_int_equal(suggest_distance("kitten", "sitting", 5), 3);
+	/* OSA, not unrestricted Damerau: no edit of a transposed pair */
+	assert_int_equal(suggest_distance("ca", "abc", 5), 3);
+	assert_int_equal(suggest_distance("", "abc", 5), 3);
+	assert_int_equal(suggest_distance("abcdef", "a", 2), 3);
+	for (unsigned i = 0; i < 256; i++)
+		for (unsigned j = 0; j < 256; j++) {
+			size_t want;
+
+			word_of(i, a);
+			word_of(j, b);
+			want = osa_ref(a, strlen(a), b, strlen(b));
+			assert_int_equal(suggest_distance(a, b, 8), want);
+			assert_int_equal(suggest_distance(a, b, 1),
+					 want > 1 ? 2 : want);
+		}
+	assert_string_equal(suggest_closest("rnu", cmds, 10), "run");
+	assert_string_equal(suggest_closest("hist", cmds, 10), "history");
+	assert_string_equal(suggest_closest("reprot", cmds, 10), "report");
+	assert_string_equal(suggest_closest("bnech", cmds, 10), "bench");
+	/* "re" is a prefix of two: no guess; nothing near: none */
+	assert_null(suggest_closest("re", cmds, 10));
+	assert_null(suggest_closest("frobnicate", cmds, 10));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -831,6 +900,7 @@ int main(void)
 		cmocka_unit_test(test_monoclock),
 		cmocka_unit_test(test_hashidx),
 		cmocka_unit_test(test_dynlib),
+		cmocka_unit_test(test_suggest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
