@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/run.h"
+#include "result/warnings.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -367,17 +368,32 @@ static void print_summary(const struct result *r, bool color, FILE *fp)
 void run_report_warnings(const struct result *r, FILE *fp)
 {
 	bool color = term_use_color(fp);
+	struct warning_group *g;
+	size_t n = warnings_group(r, &g);
 
-	for (size_t i = 0; i < r->nbenchmarks; i++)
-		for (size_t k = 0; k < r->benchmarks[i].nwarnings; k++)
-		{
-			fprintf(fp, "%swarning:%s '", term_yellow(color),
-				term_reset(color));
-			term_puts(fp, r->benchmarks[i].name);
-			fputs("': ", fp);
-			term_puts(fp, r->benchmarks[i].warnings[k]);
-			fputc('\n', fp);
+	/* one line per warning, naming the benchmarks it was said of */
+	for (size_t i = 0; i < n; i++) {
+		size_t shown = g[i].nnames > 3 ? 2 : g[i].nnames;
+
+		fprintf(fp, "%swarning:%s ", term_yellow(color),
+			term_reset(color));
+		if (g[i].nnames > 1 && g[i].nnames == r->nbenchmarks)
+			shown = 0;
+		for (size_t k = 0; k < shown; k++) {
+			fputs(k == 0 ? "'" : k + 1 == g[i].nnames ? " and '" :
+			      ", '", fp);
+			term_puts(fp, g[i].names[k]);
+			fputc('\'', fp);
 		}
+		if (!shown)
+			fprintf(fp, "all %zu benchmarks", g[i].nnames);
+		else if (shown < g[i].nnames)
+			fprintf(fp, " and %zu more", g[i].nnames - shown);
+		fputs(": ", fp);
+		term_puts(fp, g[i].text);
+		fputc('\n', fp);
+	}
+	warnings_free(g, n);
 }
 
 void run_report(const struct result *r, bool details, FILE *fp)

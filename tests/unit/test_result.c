@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "result/result.h"
+#include "result/warnings.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
 #include "util/term.h"
@@ -1152,6 +1153,36 @@ static int teardown(void **state)
 	return rmdir(tmpdir);
 }
 
+/* Warnings that differ only in their numbers are one line naming every
+ * benchmark, each number as its range; others stay apart, in order. */
+static void test_warnings_group(void **state)
+{
+	struct result r;
+	struct warning_group *g;
+	size_t n;
+
+	(void)state;
+	result_init(&r, "run");
+	benchmark_add_warning(result_add_benchmark(&r, "a", NULL),
+			      "cv 12.1%%, over 10%%; p99 needs 100 runs");
+	benchmark_add_warning(result_add_benchmark(&r, "b", NULL),
+			      "cv 69.3%%, over 10%%; p99 needs 100 runs");
+	benchmark_add_warning(&r.benchmarks[1], "exit code 3");
+	benchmark_add_warning(result_add_benchmark(&r, "c", NULL),
+			      "cv 7%%, over 10%%; p99 needs 100 runs");
+	n = warnings_group(&r, &g);
+	assert_int_equal(n, 2);
+	assert_string_equal(g[0].text, "cv 7-69.3%, over 10%; p99 needs 100 runs");
+	assert_int_equal(g[0].nnames, 3);
+	assert_string_equal(g[0].names[0], "a");
+	assert_string_equal(g[0].names[2], "c");
+	assert_string_equal(g[1].text, "exit code 3");
+	assert_int_equal(g[1].nnames, 1);
+	assert_string_equal(g[1].names[0], "b");
+	warnings_free(g, n);
+	result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1177,6 +1208,7 @@ int main(void)
 		cmocka_unit_test(test_read_missing_file),
 		cmocka_unit_test(test_write_fails_cleanly),
 		cmocka_unit_test(test_write_replaces),
+		cmocka_unit_test(test_warnings_group),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
