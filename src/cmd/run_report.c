@@ -377,7 +377,7 @@ void run_report_warnings(const struct result *r, FILE *fp)
 
 		fprintf(fp, "%swarning:%s ", term_yellow(color),
 			term_reset(color));
-		if (g[i].nnames > 1 && g[i].nnames == r->nbenchmarks)
+		if (g[i].nnames > 3 && g[i].nnames == r->nbenchmarks)
 			shown = 0;
 		for (size_t k = 0; k < shown; k++) {
 			fputs(k == 0 ? "'" : k + 1 == g[i].nnames ? " and '" :

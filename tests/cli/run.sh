@@ -430,7 +430,7 @@ t "-q still says the id the result was saved as" sh -c '
 	"$YS" run -q --runs 1 true 2>"$T/q.err" >"$T/q.out" &&
 	grep -qx "yardstick: saved as result [0-9]*" "$T/q.err" && [ ! -s "$T/q.out" ]'
 t "the same warning of many benchmarks is said once, naming them" sh -c '
-	"$YS" run --runs 3 --no-store --param n=1,2,3 "true {n}" 2>"$T/w.err" >/dev/null &&
+	"$YS" run --runs 3 --no-store --param n=1,2,3,4 "true {n}" 2>"$T/w.err" >/dev/null &&
 	[ "$(grep -c "only 3 runs" "$T/w.err")" = 1 ] &&
-	grep -q "^warning: all 3 benchmarks: only 3 runs" "$T/w.err"'
+	grep -q "^warning: all 4 benchmarks: only 3 runs" "$T/w.err"'
 finish
