@@ -6,7 +6,7 @@ BUILD ?= build
 SAN_BUILD ?= build-san
 MESON_SETUP = meson setup --prefix=$(PREFIX)
 
-.PHONY: all deps test test-normal test-san demo docs install bench clean
+.PHONY: all deps test check test-normal test-san demo docs install bench clean
 
 # meson's own output goes to a log, shown in full when configuring fails.
 all: deps
@@ -20,6 +20,11 @@ deps:
 test:
 	@scripts/deps.sh test
 	@scripts/test.sh $(BUILD) $(SAN_BUILD)
+
+# a developer's quick loop: unit tests, fuzz corpora, the quick CLI tests
+check:
+	@scripts/deps.sh test
+	@scripts/check.sh $(BUILD)
 
 demo: all
 	@scripts/demo.sh $(BUILD)

@@ -50,6 +50,7 @@ python3 - "$normal" "$san" <<'PY'
 import json, re, sys, os
 passed = failed = skipped = 0
 skips = []
+times = []
 for d in sys.argv[1:]:
     log = os.path.join(d, "meson-logs", "testlog.json")
     if not os.path.exists(log):
@@ -66,6 +67,7 @@ for d in sys.argv[1:]:
         for out in ((r.get("stdout") or "") + "\n" + (r.get("stderr") or "")).splitlines():
             if re.match(r"ok \d+ .*# SKIP", out) or "[  SKIPPED ]" in out:
                 skips.append(f"{d}: {r['name']}: {out.strip()}")
+        times.append((r.get("duration", 0.0), f"{os.path.basename(d)}: {r['name']}"))
         if r["result"] in ("OK", "EXPECTEDFAIL"):
             passed += 1
         elif r["result"] == "SKIP":
@@ -73,6 +75,10 @@ for d in sys.argv[1:]:
         else:
             failed += 1
 skipped += len(skips)
+times.sort(reverse=True)
+print("the slowest tests (seconds):")
+for sec, name in times[:12]:
+    print(f"  {sec:7.1f}  {name}")
 for s in skips:
     print(f"skipped: {s}")
 print(f"tests: {passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))

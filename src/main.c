@@ -10,7 +10,6 @@
 #include "cmd/options.h"
 #include "cmd/run.h"
 #include "config.h"
-#include "util/suggest.h"
 
 struct command {
 	const char *name;
@@ -73,7 +72,7 @@ static int unknown(const char *name)
 		names[i] = commands[i].name;
 	names[NCOMMANDS] = "help";
 	names[NCOMMANDS + 1] = "completion";
-	near = suggest_closest(name, names, NCOMMANDS + 2);
+	near = opt_closest(name, names, NCOMMANDS + 2);
 	if (near)
 		fprintf(stderr, "yardstick: '%s' is not a command; did you "
 			"mean '%s'? (see 'yardstick help')\n", name, near);

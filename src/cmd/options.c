@@ -264,6 +264,12 @@ static int apply(struct parser *p, const struct opt_entry *o,
 	return 0;
 }
 
+const char *opt_closest(const char *word, const char *const *names,
+			size_t n)
+{
+	return suggest_closest(word, names, n);
+}
+
 /* "unknown option '--rnus'; did you mean '--runs'?" */
 static void unknown_long(struct parser *p, const char *s, size_t len)
 {

@@ -161,6 +161,11 @@ const struct opt_entry *opt_find(const struct opt_cmd *c,
 int opt_set(const struct opt_entry *o, const char *arg, void *args,
 	    struct error *e);
 
+/* The name among names[0..n) that word, a mistyped command or option,
+ * most likely meant; NULL if none is near (util/suggest.h's rule). */
+const char *opt_closest(const char *word, const char *const *names,
+			size_t n);
+
 /* The help text of a command, from its table. */
 void opt_help(const struct opt_cmd *c, FILE *fp);
 
