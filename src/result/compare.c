@@ -33,6 +33,20 @@ bool metric_higher_is_better(const char *name)
 	       !strcmp(name, "bytes_per_second");
 }
 
+bool metric_is_noisy(const char *name)
+{
+	static const char *const exact[] = {
+		"peak_heap", "leaked_bytes", "allocations",
+		"temporary_allocations", "allocated_bytes", "work_flops",
+		"work_bytes", "arithmetic_intensity",
+	};
+
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(name, exact[i]))
+			return false;
+	return true;
+}
+
 static int param_cmp(const void *x, const void *y)
 {
 	const struct param *a = *(const struct param *const *)x;

@@ -102,6 +102,9 @@ const struct benchmark *compare_lookup(struct hashmap *m,
 				       const struct benchmark *b);
 /* True for metrics where a larger value is better (throughput). */
 bool metric_higher_is_better(const char *name);
+/* False for deterministic measures (mem's heap counts, declared work),
+ * whose values need no test when none can decide. */
+bool metric_is_noisy(const char *name);
 
 void compare_print(const struct compare_report *rep, FILE *fp);
 int compare_write_json(const struct compare_report *rep, const char *path,
