@@ -233,8 +233,9 @@ static void undecidable(struct judgement *j, const struct judge_query *q,
 	while (!stats_shift_decidable(m, m, q->alpha))
 		m++;
 	snprintf(why, sizeof(why), "%zu and %zu %s cannot show a change at "
-		 "alpha %g: %zu a side could", na, nb,
-		 j->by_process ? "processes" : "runs", q->alpha, m);
+		 "alpha %g: %zu %s a side could", na, nb,
+		 j->by_process ? "processes" : "runs", q->alpha, m,
+		 j->by_process ? "processes" : "runs");
 	inconclusive(j, why);
 }
 

@@ -219,7 +219,9 @@ static void test_limit(void **state)
 	grid(b, N, 0.100, 0.100, 0);
 	rep = gate_of(a, b, N, "wall_time.p99=200ms", GATE_LIMIT);
 	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "pass");
-	assert_float_equal(rep.checks[0].cand, 0.199, 1e-12);
+	/* Harrell-Davis's p99, as every statistic the gate prints: near
+	 * the type-7 0.199 of this even grid */
+	assert_float_equal(rep.checks[0].cand, 0.199, 1e-3);
 	gate_report_free(&rep);
 	rep = gate_of(a, b, N, "wall_time.p99=190ms", GATE_LIMIT);
 	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
@@ -645,8 +647,9 @@ static void test_compare_linear(void **state)
 	assert_int_equal(rep.n, N);
 	assert_int_equal(rep.n_only_base + rep.n_only_cand, 0);
 	assert_true(rep.probes <= 3 * N);
+	/* one run a side of a noisy metric: nothing to tell */
 	for (size_t i = 0; i < rep.n; i++)
-		assert_string_equal(cmp_verdict_name(rep.rows[i].verdict), "unchanged");
+		assert_string_equal(cmp_verdict_name(rep.rows[i].verdict), "inconclusive");
 	compare_report_free(&rep);
 	result_free(&base);
 	result_free(&cand);
@@ -718,6 +721,8 @@ static void test_compare_agrees_with_gate(void **state)
 	make(&cand, "bench", b, 30);
 	compare_opts_init(&co);
 	co.noise = 0.05;
+	/* the gate of one check has no family to correct for */
+	co.correction = JUDGE_NO_CORRECTION;
 	assert_int_equal(compare_results(&base, &cand, &co, &rep, &e), 0);
 	for (int k = 0; k < COMPARE_NPCT; k++) {
 		const struct pct_cmp *pc = &rep.rows[0].pct[k];
