@@ -275,6 +275,8 @@ static int run_gate(struct gate_args *a)
 	o.alpha = a->cfg.alpha;
 	o.inconclusive_pass = a->cfg.inconclusive_pass > 0;
 	o.missing_pass = a->cfg.missing_pass > 0;
+	if (a->cfg.correction >= 0)
+		o.correction = (enum judge_correction)a->cfg.correction;
 	o.base_label = base_label = xasprintf("the baseline '%s'",
 					      a->baseline ? a->baseline : "");
 	o.cand_label = cand_label = xasprintf("the candidate '%s'",

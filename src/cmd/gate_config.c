@@ -15,6 +15,10 @@ const struct opt_enum gate_pass_fail[] = {
 	{ "fail", 0 }, { "pass", 1 }, { NULL, 0 },
 };
 
+const struct opt_enum gate_corrections[] = {
+	{ "holm", JUDGE_HOLM }, { "none", JUDGE_NO_CORRECTION }, { NULL, 0 },
+};
+
 /* alpha, inconclusive and missing of [gate], checked as the options */
 #define OPT_STRUCT struct gate_config
 static const struct opt_entry setting_options[] = {
@@ -32,7 +36,7 @@ static const struct opt_cmd settings = {
 void gate_config_init(struct gate_config *c)
 {
 	c->alpha = 0.01;
-	c->inconclusive_pass = c->missing_pass = -1;
+	c->inconclusive_pass = c->missing_pass = c->correction = -1;
 }
 
 int gate_config_add(struct gate_config *c, const char *spec,
@@ -103,6 +107,8 @@ static int setting(struct reader *r, const char *name, const char *value,
 		r->c->inconclusive_pass = ini.inconclusive_pass;
 	if (r->c->missing_pass < 0)
 		r->c->missing_pass = ini.missing_pass;
+	if (r->c->correction < 0)
+		r->c->correction = ini.correction;
 	return 1;
 }
 
@@ -118,7 +124,8 @@ static int on_ini_line(void *user, const char *section, const char *name,
 	char pattern[256], where[300];
 	bool scalar = !strcmp(name, "alpha") ||
 		      !strcmp(name, "inconclusive") ||
-		      !strcmp(name, "missing");
+		      !strcmp(name, "missing") ||
+		      !strcmp(name, "correction");
 
 	if (r->failed)		/* the first error is the one told */
 		return 0;
@@ -151,7 +158,7 @@ static int on_ini_line(void *user, const char *section, const char *name,
 		return 1;
 	}
 	error_set(&r->e, "%s: unknown key (max-increase, max-decrease, "
-		  "limit, alpha, inconclusive, missing)", where);
+		  "limit, alpha, inconclusive, missing, correction)", where);
 	return fail(r);
 }
 

@@ -4,7 +4,7 @@
  * judges by them, and `yardstick report`, which draws them. A command
  * embeds a struct gate_config in its args and names its fields in its
  * option table (GATE_CONFIG_OPT for --config, GATE_SETTING_OPTS for
- * --alpha, --inconclusive, --missing), so that a value on the command line
+ * --alpha, --inconclusive, --missing, --correction), so that a value on the command line
  * and one in the file are checked alike and the command line wins.
  */
 #ifndef YS_CMD_GATE_CONFIG_H
@@ -24,9 +24,11 @@ struct gate_config {
 	double alpha;		/* default 0.01 */
 	bool alpha_given;
 	int inconclusive_pass, missing_pass;	/* -1: not given */
+	int correction;		/* enum judge_correction; -1: not given */
 };
 
 extern const struct opt_enum gate_pass_fail[];
+extern const struct opt_enum gate_corrections[];
 
 /* The option entries of the fields of struct gate_config c, a field of
  * OPT_STRUCT named by P ("cfg." or empty), with their help. */
@@ -42,7 +44,11 @@ extern const struct opt_enum gate_pass_fail[];
 	{ OPT_ENUM(0, "missing", P missing_pass, gate_pass_fail), \
 	  .defval = "fail", .help = "a check that cannot be made (a " \
 	  "benchmark or metric on one side only, no measured value: every " \
-	  "run timed out) fails the gate or passes" }
+	  "run timed out) fails the gate or passes" }, \
+	{ OPT_ENUM(0, "correction", P correction, gate_corrections), \
+	  .defval = "holm", .help = "holm: a false alarm among all the " \
+	  "checks of the gate has probability at most alpha (Holm-" \
+	  "Bonferroni); none: each check on its own" }
 
 void gate_config_init(struct gate_config *c);
 

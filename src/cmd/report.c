@@ -341,6 +341,9 @@ static int compare_sets(struct report_data *d, struct report_args *a)
 		g.alpha = a->cfg.alpha;
 		g.inconclusive_pass = a->cfg.inconclusive_pass > 0;
 		g.missing_pass = a->cfg.missing_pass > 0;
+		if (a->cfg.correction >= 0)
+			g.correction =
+				(enum judge_correction)a->cfg.correction;
 		g.base_label = a->o.base_label = bl;
 		g.cand_label = a->o.cand_label = cl;
 		ret = compare_results(&d->base, d->sets[i].r, &a->o,

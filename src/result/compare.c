@@ -1,9 +1,8 @@
 /*
- * Metric-by-metric comparison of two result sets. The CI of the change of
- * the median is a bootstrap of the ratio of medians while both samples
- * together hold at most BOOTSTRAP_MAX values, and beyond that (where the
- * bootstrap would cost seconds) the order-statistics interval of
- * stats_shift, which agrees with it for large samples.
+ * Metric-by-metric comparison of two result sets: the median, p90, p95
+ * and p99 of every metric both sides have, each judged by stats/judge.h
+ * (a change either way beyond the noise level), the whole comparison one
+ * family under Holm's correction.
  */
 #include "result/compare.h"
 
@@ -11,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/judge.h"
 #include "stats/shift.h"
 #include "util/strutil.h"
 
-#define BOOTSTRAP_MAX 20000
 
 void compare_opts_init(struct compare_opts *o)
 {
@@ -23,6 +22,7 @@ void compare_opts_init(struct compare_opts *o)
 	o->noise = 0.02;
 	o->resamples = 1000;
 	o->seed = 1;
+	o->correction = JUDGE_HOLM;
 }
 
 bool metric_higher_is_better(const char *name)
@@ -31,6 +31,20 @@ bool metric_higher_is_better(const char *name)
 	       !strcmp(name, "flops_per_second") ||
 	       !strcmp(name, "items_per_second") ||
 	       !strcmp(name, "bytes_per_second");
+}
+
+bool metric_is_noisy(const char *name)
+{
+	static const char *const exact[] = {
+		"peak_heap", "leaked_bytes", "allocations",
+		"temporary_allocations", "allocated_bytes", "work_flops",
+		"work_bytes", "arithmetic_intensity",
+	};
+
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(name, exact[i]))
+			return false;
+	return true;
 }
 
 static int param_cmp(const void *x, const void *y)
@@ -123,65 +137,32 @@ static bool wanted(const struct compare_opts *o, const char *metric)
 	return false;
 }
 
-static enum cmp_verdict verdict_of(const struct metric_cmp *c, double alpha,
-				   double noise)
+/* The question compare asks of one statistic: a change either way beyond
+ * the noise level, relative. */
+static void stat_query(const struct compare_opts *o, const char *metric,
+		       enum stat_kind k, size_t family, struct judge_query *q)
 {
-	bool more = metric_higher_is_better(c->metric);
-
-	/* one value each: nothing to test, the observed change decides */
-	if (c->base_n == 1 && c->cand_n == 1) {
-		if (c->change > noise)
-			return more ? CMP_BETTER : CMP_SLOWER;
-		if (c->change < -noise)
-			return more ? CMP_WORSE : CMP_FASTER;
-		return CMP_UNCHANGED;
-	}
-	if (!(c->p < alpha))
-		return CMP_UNCHANGED;
-	/* From a median of 0 any rise is beyond every relative threshold:
-	 * the test, not the undefined ratio, decides. */
-	if (c->base_median == 0 && c->cand_median != 0)
-		return c->cand_median > 0 ? (more ? CMP_BETTER : CMP_SLOWER)
-					  : (more ? CMP_WORSE : CMP_FASTER);
-	if (!isfinite(c->change_ci[0]) && !isfinite(c->change_ci[1]))
-		return CMP_UNCHANGED;
-	if (c->change_ci[0] > noise)
-		return more ? CMP_BETTER : CMP_SLOWER;
-	if (c->change_ci[1] < -noise)
-		return more ? CMP_WORSE : CMP_FASTER;
-	return CMP_UNCHANGED;
+	memset(q, 0, sizeof(*q));
+	q->stat = k;
+	q->dir = metric_higher_is_better(metric) ? JUDGE_HIGHER_BETTER
+						 : JUDGE_LOWER_BETTER;
+	q->noisy = metric_is_noisy(metric);
+	q->thr = JUDGE_NONE;
+	q->relative = true;
+	q->threshold = o->noise;
+	q->alpha = o->alpha;
+	q->family = family ? family : 1;
 }
 
-/* The relative change of the median and its CI. */
-static void median_change(double *a, size_t na, double *b,
-			  size_t nb, struct rng *rng, size_t resamples,
-			  struct metric_cmp *c)
+static enum cmp_verdict cmp_of(enum judge_verdict v)
 {
-	double ratio, ci[2];
-	struct shift sh;
-
-	c->change = c->change_ci[0] = c->change_ci[1] = NAN;
-	if (na + nb <= BOOTSTRAP_MAX && resamples > 0) {
-		c->ci_method = "bootstrap";
-		if (stats_ratio_of_medians(a, na, b, nb, rng, resamples,
-					   &ratio, ci) == 0) {
-			c->change = ratio - 1;
-			c->change_ci[0] = ci[0] - 1;
-			c->change_ci[1] = ci[1] - 1;
-		} else if (c->base_median == 0) {
-			/* no ratio from 0: 0 -> 0 is no change, 0 -> x an
-			 * infinite one (shown as such) */
-			c->change = c->cand_median == 0 ? 0
-				    : c->cand_median > 0 ? INFINITY
-				    : -INFINITY;
-		}
-		return;
-	}
-	c->ci_method = "order statistics";
-	if (stats_shift(a, na, b, nb, STAT_MEDIAN, &sh) == 0) {
-		c->change = sh.rel;
-		c->change_ci[0] = sh.rel_ci[0];
-		c->change_ci[1] = sh.rel_ci[1];
+	switch (v) {
+	case JUDGE_FASTER: case JUDGE_LOWER: return CMP_FASTER;
+	case JUDGE_SLOWER: case JUDGE_HIGHER: return CMP_SLOWER;
+	case JUDGE_BETTER: return CMP_BETTER;
+	case JUDGE_WORSE: return CMP_WORSE;
+	case JUDGE_INCONCLUSIVE: return CMP_INCONCLUSIVE;
+	default: return CMP_UNCHANGED;
 	}
 }
 
@@ -189,101 +170,113 @@ static const enum stat_kind pct_stats[COMPARE_NPCT] = {
 	STAT_P90, STAT_P95, STAT_P99,
 };
 
-/* A percentile's change as gate judges it: `gate --max-increase
- * M.pNN=<noise>%` fails exactly when this says slower (worse). */
-static void judge_pct(struct pct_cmp *pc, const char *metric,
-		      const double *a, size_t na, const double *b, size_t nb,
-		      double alpha, double noise)
-{
-	bool more = metric_higher_is_better(metric);
-	struct shift_test up, down;
-	struct shift sh;
-
-	stats_shift(a, na, b, nb, pc->stat, &sh);
-	pc->base = sh.base;
-	pc->cand = sh.cand;
-	pc->change = sh.rel;
-	pc->p = NAN;
-	pc->verdict = CMP_UNCHANGED;
-	if (na == 1 && nb == 1) {
-		pc->method = "values";
-		pc->change_ci[0] = pc->change_ci[1] = pc->change;
-		if (pc->change > noise)
-			pc->verdict = more ? CMP_BETTER : CMP_SLOWER;
-		else if (pc->change < -noise)
-			pc->verdict = more ? CMP_WORSE : CMP_FASTER;
-		return;
-	}
-	if (stats_shift_test(a, na, b, nb, pc->stat, SHIFT_RELATIVE, false,
-			     noise, alpha, &up) ||
-	    stats_shift_test(a, na, b, nb, pc->stat, SHIFT_RELATIVE, true,
-			     noise, alpha, &down) ||
-	    stats_shift_ci(a, na, b, nb, pc->stat, SHIFT_RELATIVE,
-			   pc->change_ci)) {
-		pc->change_ci[0] = pc->change_ci[1] = NAN;
-		return;
-	}
-	pc->method = up.method;
-	if (!up.decidable) {
-		pc->verdict = CMP_INCONCLUSIVE;
-		return;
-	}
-	pc->p = pc->change >= 0 ? up.p : down.p;
-	if (up.p < alpha)
-		pc->verdict = more ? CMP_BETTER : CMP_SLOWER;
-	else if (down.p < alpha)
-		pc->verdict = more ? CMP_WORSE : CMP_FASTER;
-}
-
 static int add_row(struct compare_report *rep, const struct benchmark *bb,
 		   const struct metric *ma, const struct metric *mb,
-		   const struct compare_opts *o, struct rng *rng)
+		   const struct compare_opts *o)
 {
-	struct metric_cmp *c;
-	struct mann_whitney mw;
-	double *a, *b;
-	size_t na, nb;
+	struct judge_sample sa = { ma->values, ma->n, ma->process };
+	struct judge_sample sb = { mb->values, mb->n, mb->process };
+	struct metric_cmp c;
+	struct judge_query q;
 
-	a = metric_measured(ma, &na);
-	b = metric_measured(mb, &nb);
-	if (!na || !nb) {
-		free(a);
-		free(b);
-		return 0;
-	}
-	stats_sort(a, na);
-	stats_sort(b, nb);
-	rep->rows = xgrow(rep->rows, &rep->cap, rep->n + 1, sizeof(*rep->rows));
-	c = &rep->rows[rep->n++];
-	memset(c, 0, sizeof(*c));
-	c->benchmark = benchmark_display_name(bb);
-	c->metric = xstrdup(ma->name);
-	c->unit = xstrdup(ma->unit);
-	c->base_n = na;
-	c->cand_n = nb;
-	c->base_median = ma->summary.median;
-	c->base_p95 = ma->summary.p95;
-	c->base_p99 = ma->summary.p99;
-	c->cand_median = mb->summary.median;
-	c->cand_p95 = mb->summary.p95;
-	c->cand_p99 = mb->summary.p99;
-	c->p = stats_mann_whitney(a, na, b, nb, &mw) == 0 ? mw.p : NAN;
-	median_change(a, na, b, nb, rng, o->resamples, c);
-	if (na == 1 && nb == 1) {
-		c->p = NAN;
-		c->change = a[0] != 0 ? b[0] / a[0] - 1
-			    : b[0] == 0 ? 0 : b[0] > 0 ? INFINITY : -INFINITY;
-		c->change_ci[0] = c->change_ci[1] = c->change;
-	}
-	c->verdict = verdict_of(c, o->alpha, o->noise);
+	memset(&c, 0, sizeof(c));
+	stat_query(o, ma->name, STAT_MEDIAN, rep->family, &q);
+	if (judge(&sa, &sb, &q, &c.j))
+		return 0;	/* no measured value on a side */
 	for (int i = 0; i < COMPARE_NPCT; i++) {
-		c->pct[i].stat = pct_stats[i];
-		judge_pct(&c->pct[i], c->metric, a, na, b, nb, o->alpha,
-			  o->noise);
+		c.pct[i].stat = pct_stats[i];
+		q.stat = pct_stats[i];
+		judge(&sa, &sb, &q, &c.pct[i].j);
 	}
-	free(a);
-	free(b);
+	c.benchmark = benchmark_display_name(bb);
+	c.metric = xstrdup(ma->name);
+	c.unit = xstrdup(ma->unit);
+	rep->rows = xgrow(rep->rows, &rep->cap, rep->n + 1, sizeof(*rep->rows));
+	rep->rows[rep->n++] = c;
 	return 0;
+}
+
+/* Copy judgement j into the row's fields the views read. */
+static void fill_pct(struct pct_cmp *pc)
+{
+	const struct judgement *j = &pc->j;
+
+	pc->base = j->base;
+	pc->cand = j->cand;
+	pc->change = j->change;
+	pc->change_ci[0] = j->ci[0];
+	pc->change_ci[1] = j->ci[1];
+	pc->p = j->p;
+	pc->p_adj = j->p_adj;
+	pc->approximate = j->approximate;
+	pc->verdict = cmp_of(j->verdict);
+	pc->method = j->method;
+}
+
+static void fill_row(struct metric_cmp *c)
+{
+	const struct judgement *j = &c->j;
+
+	c->base_n = j->na;
+	c->cand_n = j->nb;
+	c->base_median = j->base;
+	c->cand_median = j->cand;
+	c->change = j->change;
+	c->change_ci[0] = j->ci[0];
+	c->change_ci[1] = j->ci[1];
+	c->p = j->p;
+	c->p_adj = j->p_adj;
+	c->approximate = j->approximate;
+	c->verdict = cmp_of(j->verdict);
+	c->ci_method = j->method;
+	c->base_p95 = c->pct[1].j.base;
+	c->cand_p95 = c->pct[1].j.cand;
+	c->base_p99 = c->pct[2].j.base;
+	c->cand_p99 = c->pct[2].j.cand;
+	for (int i = 0; i < COMPARE_NPCT; i++)
+		fill_pct(&c->pct[i]);
+}
+
+/* The judgements of row i, statistic s (0 the median, then pct[]). */
+static struct judgement *row_judgement(struct compare_report *rep, size_t i,
+				       int s)
+{
+	return s ? &rep->rows[i].pct[s - 1].j : &rep->rows[i].j;
+}
+
+/* Every test of the comparison (both directions of every statistic of
+ * every row) is one family: Holm over them, then the words. */
+static void finish(struct compare_report *rep, const struct compare_opts *o)
+{
+	size_t per = 2 * (COMPARE_NPCT + 1), k = rep->n * per;
+	double *p = xmalloc((k ? k : 1) * sizeof(*p));
+
+	for (size_t i = 0; i < rep->n; i++) {
+		for (int s = 0; s <= COMPARE_NPCT; s++) {
+			const struct judgement *j = row_judgement(rep, i, s);
+
+			p[i * per + 2 * s] = j->tested ? j->p_up : NAN;
+			p[i * per + 2 * s + 1] = j->tested ? j->p_down : NAN;
+		}
+	}
+	rep->tests = 0;
+	for (size_t i = 0; i < k; i++)
+		rep->tests += !isnan(p[i]);
+	if (rep->correction == JUDGE_HOLM)
+		judge_holm(p, k, p);
+	for (size_t i = 0; i < rep->n; i++) {
+		for (int s = 0; s <= COMPARE_NPCT; s++) {
+			struct judge_query q;
+
+			stat_query(o, rep->rows[i].metric, s ? pct_stats[s - 1]
+				   : STAT_MEDIAN, rep->family, &q);
+			judge_decide(row_judgement(rep, i, s), &q,
+				     p[i * per + 2 * s],
+				     p[i * per + 2 * s + 1]);
+		}
+		fill_row(&rep->rows[i]);
+	}
+	free(p);
 }
 
 static void push_name(char ***v, size_t *n, const struct benchmark *b)
@@ -292,35 +285,38 @@ static void push_name(char ***v, size_t *n, const struct benchmark *b)
 	(*v)[(*n)++] = benchmark_display_name(b);
 }
 
-static uint64_t row_seed(const char *bench, const char *metric)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (const char *p = bench; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-	h = (h ^ 0xff) * 0x100000001b3ULL;
-	for (const char *p = metric; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-	return h;
-}
-
 static void compare_benchmark(struct compare_report *rep,
 			      const struct benchmark *ba,
 			      const struct benchmark *bb,
-			      const struct compare_opts *o)
+			      const struct compare_opts *o, size_t *count)
 {
-	struct rng rng;
-
 	for (size_t k = 0; k < ba->nmetrics; k++) {
 		const struct metric *ma = &ba->metrics[k];
 		const struct metric *mb = benchmark_find_metric(bb, ma->name);
 
 		if (!mb || !wanted(o, ma->name))
 			continue;
-		/* A generator per row, seeded by what it compares: a row's
-		 * CI does not depend on the other rows. */
-		rng_seed(&rng, o->seed ^ row_seed(bb->name, ma->name));
-		add_row(rep, bb, ma, mb, o, &rng);
+		if (count)
+			(*count)++;
+		else
+			add_row(rep, bb, ma, mb, o);
+	}
+}
+
+/* Rows (count non-NULL: only counted) of every benchmark both sides
+ * have. */
+static void compare_all(struct compare_report *rep, const struct result *cand,
+			struct hashmap *mbase, const struct compare_opts *o,
+			size_t *count)
+{
+	for (size_t i = 0; i < cand->nbenchmarks; i++) {
+		const struct benchmark *bb = &cand->benchmarks[i];
+		const struct benchmark *ba = compare_lookup(mbase, bb);
+
+		if (ba)
+			compare_benchmark(rep, ba, bb, o, count);
+		else if (!count)
+			push_name(&rep->only_cand, &rep->n_only_cand, bb);
 	}
 }
 
@@ -336,15 +332,17 @@ int compare_results(const struct result *base, const struct result *cand,
 	if (compare_index_pair(base, cand, o->base_label, o->cand_label,
 			       &mbase, &mcand, e))
 		return -1;
-	for (size_t i = 0; i < cand->nbenchmarks; i++) {
-		const struct benchmark *bb = &cand->benchmarks[i];
-		const struct benchmark *ba = compare_lookup(&mbase, bb);
+	rep->correction = o->correction;
+	if (o->correction == JUDGE_HOLM) {
+		size_t rows = 0;
 
-		if (ba)
-			compare_benchmark(rep, ba, bb, o);
-		else
-			push_name(&rep->only_cand, &rep->n_only_cand, bb);
+		compare_all(rep, cand, &mbase, o, &rows);
+		rep->family = 2 * (COMPARE_NPCT + 1) * rows;
+	} else {
+		rep->family = 1;
 	}
+	compare_all(rep, cand, &mbase, o, NULL);
+	finish(rep, o);
 	for (size_t i = 0; i < base->nbenchmarks; i++)
 		if (!compare_lookup(&mcand, &base->benchmarks[i]))
 			push_name(&rep->only_base, &rep->n_only_base,

@@ -5,12 +5,14 @@
  * result that holds one identity twice is refused: which of the two to
  * compare would be a guess.
  *
- * A change of the median counts only when it is significant (Mann-Whitney
- * p < alpha, default 0.01) AND its whole 95% CI lies beyond the noise
- * threshold (default 2%): the rule that keeps shared CI runners from
- * crying wolf. p90, p95 and p99 are judged as `gate` judges them
- * (stats_shift_test against a relative threshold of the noise level, and
- * the interval of stats_shift_ci), so the two commands agree.
+ * Every statistic (the median, p90, p95, p99) is judged by stats/judge.h
+ * as a gate with a threshold of the noise level (default 2%) either way
+ * would judge it: "slower" is `gate --max-increase M.STAT=<noise>%`
+ * failing, with the same estimate (Harrell-Davis), interval and p. The
+ * whole comparison is one family: both directions of every statistic of
+ * every row, corrected by Holm (compare_opts.correction), so that a
+ * comparison of identical programs says "slower" or "faster" anywhere
+ * with probability at most alpha.
  */
 #ifndef YS_RESULT_COMPARE_H
 #define YS_RESULT_COMPARE_H
@@ -18,6 +20,7 @@
 #include <stdio.h>
 
 #include "result/result.h"
+#include "stats/judge.h"
 #include "stats/shift.h"
 #include "util/hashmap.h"
 
@@ -29,6 +32,7 @@ struct compare_opts {
 	const char *const *metrics;	/* NULL-terminated; NULL: all */
 	const char *base_label;		/* names in messages; default */
 	const char *cand_label;		/* "the baseline", "the candidate" */
+	enum judge_correction correction;	/* default Holm */
 };
 
 void compare_opts_init(struct compare_opts *o);
@@ -42,7 +46,10 @@ struct pct_cmp {
 					 * change; NaN for one value each */
 	enum cmp_verdict verdict;	/* as metric_cmp's, or inconclusive
 					 * when too few runs could decide */
-	const char *method;		/* "permutation", "normal", "values" */
+	const char *method;		/* the judge's: "permutation", ... */
+	double p_adj;			/* p after the family's correction */
+	bool approximate;		/* interval not known to cover 95% */
+	struct judgement j;
 };
 
 #define COMPARE_NPCT 3
@@ -53,11 +60,15 @@ struct metric_cmp {
 	double base_median, base_p95, base_p99;
 	double cand_median, cand_p95, cand_p99;
 	double change, change_ci[2];	/* relative change of the median */
-	double p;			/* Mann-Whitney U, two-sided */
+	double p;			/* one-sided, in the direction of the
+					 * change (the judge's) */
+	double p_adj;			/* p after the family's correction */
+	bool approximate;		/* interval not known to cover 95% */
+	struct judgement j;
 	enum cmp_verdict verdict;	/* faster, slower, unchanged, or
 					 * better/worse for metrics where
 					 * more is better */
-	const char *ci_method;		/* "bootstrap" or "order statistics" */
+	const char *ci_method;		/* the judge's method */
 	struct pct_cmp pct[COMPARE_NPCT];	/* p90, p95, p99 */
 };
 
@@ -67,6 +78,9 @@ struct compare_report {
 	char **only_base, **only_cand;	/* benchmark names on one side */
 	size_t n_only_base, n_only_cand;
 	double alpha, noise;
+	enum judge_correction correction;
+	size_t family;		/* the tests the budget was set for */
+	size_t tests;		/* tests made and corrected together */
 	size_t probes;		/* identity keys compared while matching */
 };
 
@@ -102,6 +116,9 @@ const struct benchmark *compare_lookup(struct hashmap *m,
 				       const struct benchmark *b);
 /* True for metrics where a larger value is better (throughput). */
 bool metric_higher_is_better(const char *name);
+/* False for deterministic measures (mem's heap counts, declared work),
+ * whose values need no test when none can decide. */
+bool metric_is_noisy(const char *name);
 
 void compare_print(const struct compare_report *rep, FILE *fp);
 int compare_write_json(const struct compare_report *rep, const char *path,

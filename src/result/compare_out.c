@@ -58,6 +58,17 @@ static void fmt_change(const struct metric_cmp *c, char *buf, size_t n)
 	fmt_rel(c->base_median, c->change, c->change_ci, buf, n);
 }
 
+/* "~" before an approximate interval's change. */
+static void approx_mark(char *ch, size_t n)
+{
+	size_t len = strlen(ch);
+
+	if (len + 2 > n)
+		return;
+	memmove(ch + 1, ch, len + 1);
+	ch[0] = '~';
+}
+
 static const char *colour_of(enum cmp_verdict verdict, bool on)
 {
 	if (verdict == CMP_SLOWER || verdict == CMP_WORSE)
@@ -73,6 +84,8 @@ static void print_pct(FILE *fp, const struct metric_cmp *c,
 	char a[32], b[32], ch[96], p[32];
 
 	fmt_rel(pc->base, pc->change, pc->change_ci, ch, sizeof(ch));
+	if (pc->approximate)
+		approx_mark(ch, sizeof(ch));
 	fmt_p_value(pc->p, p, sizeof(p));
 	fprintf(fp, "  %-22s    %s ", "", stats_stat_name(pc->stat));
 	term_pad(fp, fmt_value(pc->base, c->unit, a, sizeof(a)), 11, true);
@@ -106,6 +119,8 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 			last = c->benchmark;
 		}
 		fmt_change(c, ch, sizeof(ch));
+		if (c->approximate)
+			approx_mark(ch, sizeof(ch));
 		fmt_p_value(c->p, p, sizeof(p));
 		fputs("  ", fp);
 		term_pad(fp, c->metric, 22, false);
@@ -136,10 +151,13 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		term_puts(fp, rep->only_cand[i]);
 		fputc('\n', fp);
 	}
-	fprintf(fp, "%s(a change counts when p < %g and its 95%% CI lies "
-		"beyond ±%g%%; percentiles by a one-sided permutation test "
-		"against ±%g%%)%s\n", term_dim(color), rep->alpha,
-		100 * rep->noise, 100 * rep->noise, term_reset(color));
+	fprintf(fp, "%s(%zu comparisons, %zu tests: a change counts when "
+		"the one-sided test against ±%g%% gives p < %g%s; estimates "
+		"Harrell-Davis; ~: an approximate interval)%s\n",
+		term_dim(color), rep->n * (COMPARE_NPCT + 1), rep->tests,
+		100 * rep->noise, rep->alpha, rep->correction == JUDGE_HOLM
+		? " after Holm's correction over all of them" : "",
+		term_reset(color));
 }
 
 static json_t *num(double v)
@@ -166,6 +184,8 @@ static json_t *row_json(const struct metric_cmp *c)
 	json_object_set_new(o, "ci_method", json_string(c->ci_method ?
 		c->ci_method : "none"));
 	json_object_set_new(o, "p_value", num(c->p));
+	json_object_set_new(o, "p_adjusted", num(c->p_adj));
+	json_object_set_new(o, "approximate", json_boolean(c->approximate));
 	json_object_set_new(o, "verdict",
 			    json_string(cmp_verdict_name(c->verdict)));
 	json_object_set_new(o, "percentiles", pcts);
@@ -173,12 +193,13 @@ static json_t *row_json(const struct metric_cmp *c)
 		const struct pct_cmp *pc = &c->pct[k];
 
 		json_array_append_new(pcts, json_pack(
-			"{s:s,s:o,s:o,s:o,s:[o,o],s:o,s:s,s:s}",
+			"{s:s,s:o,s:o,s:o,s:[o,o],s:o,s:o,s:b,s:s,s:s}",
 			"stat", stats_stat_name(pc->stat),
 			"baseline", num(pc->base), "candidate", num(pc->cand),
 			"change", num(pc->change), "change_ci",
 			num(pc->change_ci[0]), num(pc->change_ci[1]),
-			"p_value", num(pc->p),
+			"p_value", num(pc->p), "p_adjusted", num(pc->p_adj),
+			"approximate", pc->approximate,
 			"verdict", cmp_verdict_name(pc->verdict),
 			"method", pc->method ? pc->method : "none"));
 	}
@@ -203,6 +224,9 @@ int compare_write_json(const struct compare_report *rep, const char *path,
 			    json_string("yardstick/compare/v1"));
 	json_object_set_new(root, "alpha", json_real(rep->alpha));
 	json_object_set_new(root, "noise_threshold", json_real(rep->noise));
+	json_object_set_new(root, "correction", json_string(
+		judge_correction_name(rep->correction)));
+	json_object_set_new(root, "tests", json_integer((json_int_t)rep->tests));
 	for (size_t i = 0; i < rep->n; i++)
 		json_array_append_new(rows, row_json(&rep->rows[i]));
 	json_object_set_new(root, "comparisons", rows);
@@ -280,11 +304,11 @@ int compare_write_markdown(const struct compare_report *rep,
 		fputs_markdown(rep->only_cand[i], fp);
 		fputc('\n', fp);
 	}
-	fprintf(fp, "\nValues are medians, or the percentile the metric "
-		"names. A change counts when p < %g and its 95%% CI lies "
-		"beyond ±%g%% (percentiles: a one-sided permutation test "
-		"against ±%g%%).\n", rep->alpha, 100 * rep->noise,
-		100 * rep->noise);
+	fprintf(fp, "\nValues are Harrell-Davis estimates of the median, or "
+		"of the percentile named. A change counts when the one-sided "
+		"test against ±%g%% gives p < %g%s (%zu tests).\n",
+		100 * rep->noise, rep->alpha, rep->correction == JUDGE_HOLM
+		? " after Holm's correction" : "", rep->tests);
 	if (ferror(fp))
 		return atomic_fail(&af, e);
 	return atomic_commit(&af, e);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "result/compare.h"
+#include "stats/judge.h"
 #include "util/hashmap.h"
 #include "util/strutil.h"
 
@@ -139,7 +140,7 @@ static struct gate_check *new_check(struct gate_report *rep,
 	c->kind = t->kind;
 	c->relative = t->relative;
 	c->limit = t->value;
-	c->base = c->cand = c->change = c->p = NAN;
+	c->base = c->cand = c->change = c->p = c->p_adj = NAN;
 	c->change_ci[0] = c->change_ci[1] = NAN;
 	return c;
 }
@@ -216,21 +217,6 @@ static const char *direction(const struct gate_check *c)
 	return c->kind == GATE_DECREASE ? "decrease" : "increase";
 }
 
-/* One value each (a deterministic measure, such as mem's peak heap):
- * nothing to test, the observed change decides. */
-static void judge_values(struct gate_report *rep, struct gate_check *c,
-			 bool over)
-{
-	c->p = NAN;
-	c->verdict = over ? GATE_FAIL : GATE_PASS;
-	c->fails = over;
-	rep->failed += over;
-	c->note = over ? xasprintf("%s beyond the threshold; one value each, "
-				   "nothing to test: judged on the values",
-				   direction(c))
-		       : xstrdup("within the threshold (one value each)");
-}
-
 /*
  * The note of a change beyond the threshold that is not significant, with
  * the runs a side that would likely tell: the interval narrows as
@@ -253,52 +239,103 @@ static char *beyond_note(const struct gate_check *c, size_t n, bool decrease)
 			 "tell", ceil(need));
 }
 
-static void judge_increase(struct gate_report *rep, struct gate_check *c,
-			   const double *a, size_t na, const double *b,
-			   size_t nb)
+/* The question a check asks the judge. */
+static void check_query(const struct gate_report *rep,
+			const struct gate_check *c, struct judge_query *q)
 {
-	enum shift_mode mode = c->relative ? SHIFT_RELATIVE : SHIFT_ABSOLUTE;
-	bool decrease = c->kind == GATE_DECREASE, over;
-	struct shift_test st;
-	struct shift sh;
-
-	stats_shift(a, na, b, nb, c->stat, &sh);
-	c->base = sh.base;
-	c->cand = sh.cand;
-	c->change = c->relative ? sh.rel : sh.diff;
-	over = decrease ? -c->change > c->limit : c->change > c->limit;
-	if (na == 1 && nb == 1) {
-		c->change_ci[0] = c->change_ci[1] = c->change;
-		judge_values(rep, c, over);
-		return;
-	}
-	if (stats_shift_test(a, na, b, nb, c->stat, mode, decrease, c->limit,
-			     rep->alpha, &st) ||
-	    stats_shift_ci(a, na, b, nb, c->stat, mode, c->change_ci))
-		abort();	/* cannot be: both samples have values */
-	c->p = st.decidable ? st.p : NAN;	/* no test was made */
-	if (!st.decidable) {
-		c->verdict = GATE_INCONCLUSIVE;
-		c->fails = !rep->inconclusive_pass;
-		c->note = xasprintf("%zu and %zu runs cannot show a change at "
-				    "alpha %g: %zu runs a side could",
-				    na, nb, rep->alpha, st.runs_needed);
-		rep->inconclusive++;
-		rep->failed += c->fails;
-	} else if (st.p < rep->alpha) {
-		c->verdict = GATE_FAIL;
-		c->fails = true;
-		c->note = xasprintf("%s beyond the threshold, and significant",
-				    direction(c));
-		rep->failed++;
-	} else {
-		c->verdict = GATE_PASS;
-		c->note = over ? beyond_note(c, na > nb ? na : nb, decrease)
-			       : xstrdup("within the threshold");
-	}
+	memset(q, 0, sizeof(*q));
+	q->stat = c->stat;
+	q->dir = metric_higher_is_better(c->metric) ? JUDGE_HIGHER_BETTER
+						    : JUDGE_LOWER_BETTER;
+	q->noisy = metric_is_noisy(c->metric);
+	q->thr = c->kind == GATE_DECREASE ? JUDGE_DECREASE : JUDGE_INCREASE;
+	q->relative = c->relative;
+	q->threshold = c->limit;
+	q->alpha = rep->alpha;
+	q->family = rep->family ? rep->family : 1;
 }
 
-static int judge(struct gate_report *rep, struct hashmap *cache,
+/* Judge a check (its verdict waits for the family's correction, in
+ * finish_check). */
+static void judge_change(struct gate_report *rep, struct gate_check *c,
+			 const struct metric *ma, const struct metric *mb)
+{
+	struct judge_sample sa = { ma->values, ma->n, ma->process };
+	struct judge_sample sb = { mb->values, mb->n, mb->process };
+	struct judge_query q;
+	struct judgement *j = &c->j;
+
+	check_query(rep, c, &q);
+	if (judge(&sa, &sb, &q, j))
+		abort();	/* cannot be: both samples have values */
+	c->judged = true;
+	c->base = j->base;
+	c->cand = j->cand;
+	c->change = j->change;
+	c->change_ci[0] = j->ci[0];
+	c->change_ci[1] = j->ci[1];
+	c->p = j->p;
+	c->method = j->method;
+	c->approximate = j->approximate;
+}
+
+/* The verdict of a judged check at its corrected p, and its note. */
+static void finish_check(struct gate_report *rep, struct gate_check *c,
+			 double adj)
+{
+	struct judge_query q;
+	bool decrease = c->kind == GATE_DECREASE, over;
+
+	check_query(rep, c, &q);
+	judge_decide(&c->j, &q, decrease ? NAN : adj, decrease ? adj : NAN);
+	c->p_adj = c->j.p_adj;
+	over = decrease ? -c->change > c->limit : c->change > c->limit;
+	if (c->j.verdict == JUDGE_INCONCLUSIVE) {
+		c->verdict = GATE_INCONCLUSIVE;
+		c->fails = !rep->inconclusive_pass;
+		c->note = xstrdup(c->j.why);
+		rep->inconclusive++;
+	} else if (c->j.verdict == JUDGE_FAIL) {
+		c->verdict = GATE_FAIL;
+		c->fails = true;
+		c->note = !strcmp(c->method, "values")
+			? xasprintf("%s beyond the threshold; a deterministic "
+				    "measure no test could decide: judged on "
+				    "the values", direction(c))
+			: xasprintf("%s beyond the threshold, and significant",
+				    direction(c));
+	} else {
+		c->verdict = GATE_PASS;
+		c->note = over && strcmp(c->method, "values")
+			? beyond_note(c, c->j.na > c->j.nb ? c->j.na : c->j.nb,
+				      decrease)
+			: xstrdup("within the threshold");
+	}
+	rep->failed += c->fails;
+}
+
+/* Holm (or no correction) over the tested checks, then every judged
+ * check's verdict. */
+static void finish(struct gate_report *rep)
+{
+	double *p = xmalloc((rep->n ? rep->n : 1) * sizeof(*p));
+
+	rep->tested = 0;
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct gate_check *c = &rep->checks[i];
+
+		p[i] = c->judged && c->j.tested ? c->p : NAN;
+		rep->tested += !isnan(p[i]);
+	}
+	if (rep->correction == JUDGE_HOLM)
+		judge_holm(p, rep->n, p);
+	for (size_t i = 0; i < rep->n; i++)
+		if (rep->checks[i].judged)
+			finish_check(rep, &rep->checks[i], p[i]);
+	free(p);
+}
+
+static int judge_check(struct gate_report *rep, struct hashmap *cache,
 		 const struct benchmark *ba, const struct benchmark *bb,
 		 const struct gate_threshold *t, struct error *e)
 {
@@ -306,8 +343,8 @@ static int judge(struct gate_report *rep, struct hashmap *cache,
 	const struct metric *ma = ba ? benchmark_find_metric(ba, t->metric)
 				     : NULL;
 	struct gate_check *c = new_check(rep, bb, t);
-	double *a = NULL, *b;
 	size_t na = 0, nb;
+	double *b;
 
 	if (!mb)
 		return missing(rep, c, "the candidate lacks this metric"), 0;
@@ -320,7 +357,7 @@ static int judge(struct gate_report *rep, struct hashmap *cache,
 	b = sorted_values(cache, mb, &nb);
 	if (t->kind != GATE_LIMIT) {
 		if (ma)
-			a = sorted_values(cache, ma, &na);
+			sorted_values(cache, ma, &na);
 		if (!ma)
 			missing(rep, c, "the baseline lacks this metric");
 		else if (!nb)
@@ -330,7 +367,7 @@ static int judge(struct gate_report *rep, struct hashmap *cache,
 			missing(rep, c, "no measured value in the baseline: "
 				"did every run time out or fail?");
 		else
-			judge_increase(rep, c, a, na, b, nb);
+			judge_change(rep, c, ma, mb);
 	} else if (nb) {
 		judge_limit(rep, c, b, nb);
 	} else {
@@ -348,10 +385,30 @@ static bool metric_anywhere(const struct result *r, const char *metric)
 	return false;
 }
 
+/* The tests one gate invocation may make: every threshold on a change,
+ * on every candidate benchmark it matches (an upper bound: a check that
+ * cannot be made or decided makes no test; the budget only needs it). */
+static size_t family_size(const struct result *cand,
+			  const struct gate_threshold *t, size_t nt)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < nt; i++) {
+		if (t[i].kind == GATE_LIMIT)
+			continue;
+		for (size_t j = 0; j < cand->nbenchmarks; j++)
+			k += !t[i].pattern ||
+			     !fnmatch(t[i].pattern, cand->benchmarks[j].name,
+				      0);
+	}
+	return k ? k : 1;
+}
+
 void gate_opts_init(struct gate_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->alpha = 0.01;
+	o->correction = JUDGE_HOLM;
 }
 
 /* Checks of threshold t on every benchmark of cand it matches, and on
@@ -372,7 +429,7 @@ static int evaluate_one(struct gate_report *rep, struct hashmap *cache,
 				"baseline: new, or renamed?");
 			continue;
 		}
-		if (judge(rep, cache, ba, bb, t, e))
+		if (judge_check(rep, cache, ba, bb, t, e))
 			return -1;
 	}
 	for (size_t i = 0; base && t->kind != GATE_LIMIT &&
@@ -404,6 +461,9 @@ int gate_evaluate(const struct result *base, const struct result *cand,
 	if (compare_index_pair(base, cand, o->base_label, o->cand_label,
 			       &mbase, &mcand, e))
 		return -1;
+	rep->correction = o->correction;
+	rep->family = o->correction == JUDGE_HOLM
+		? family_size(cand, t, nt) : 1;
 	hashmap_init(&cache);
 	for (size_t k = 0; k < nt && !ret; k++) {
 		if (!metric_anywhere(cand, t[k].metric)) {
@@ -415,6 +475,8 @@ int gate_evaluate(const struct result *base, const struct result *cand,
 		ret = evaluate_one(rep, &cache, base, &mbase, cand, &mcand,
 				   &t[k], e);
 	}
+	if (!ret)
+		finish(rep);
 	cache_free(&cache);
 	hashmap_free(&mbase);
 	hashmap_free(&mcand);

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "result/result.h"
+#include "stats/judge.h"
 #include "stats/shift.h"
 #include "util/error.h"
 
@@ -64,7 +65,12 @@ struct gate_check {
 	double base, cand;	/* the statistic (base NaN for a limit) */
 	double change, change_ci[2];	/* absolute, or relative */
 	double p;		/* one-sided: that the change is within
-				 * the threshold */
+				 * the threshold (NaN: no test) */
+	double p_adj;		/* p after the family's correction */
+	const char *method;	/* the judge's: "permutation", ... */
+	bool approximate;	/* the interval is not known to cover 95% */
+	bool judged;		/* j holds the judge's judgement */
+	struct judgement j;
 	enum gate_verdict verdict;
 	bool fails;		/* this check fails the gate */
 	char *note;		/* why, in words */
@@ -77,10 +83,14 @@ struct gate_report {
 	size_t missing, inconclusive;
 	double alpha;
 	bool missing_pass, inconclusive_pass;
+	enum judge_correction correction;
+	size_t family;		/* the tests the budget was set for */
+	size_t tested;		/* the tests corrected together */
 };
 
 struct gate_opts {
 	double alpha;			/* default 0.01 */
+	enum judge_correction correction;	/* default Holm */
 	bool inconclusive_pass;		/* an inconclusive check passes */
 	bool missing_pass;		/* a check that cannot be made passes */
 	const char *base_label;		/* names in messages; default */

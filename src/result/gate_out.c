@@ -95,6 +95,22 @@ static void fmt_undecided(const struct gate_report *rep, char *buf, size_t n)
 		*buf = '\0';
 }
 
+/* Which correction applied, in words. */
+static const char *correction_text(const struct gate_report *rep)
+{
+	static char buf[160];
+
+	if (rep->correction == JUDGE_HOLM)
+		snprintf(buf, sizeof(buf), "Holm's correction over the %zu "
+			 "tested checks: a check fails when its adjusted p < "
+			 "%g", rep->tested, rep->alpha);
+	else
+		snprintf(buf, sizeof(buf), "no correction: each of the %zu "
+			 "tested checks at p < %g on its own", rep->tested,
+			 rep->alpha);
+	return buf;
+}
+
 void gate_print(const struct gate_report *rep, FILE *fp)
 {
 	bool color = term_use_color(fp);
@@ -127,13 +143,21 @@ void gate_print(const struct gate_report *rep, FILE *fp)
 			term_puts(fp, cand);
 			fputs(", change ", fp);
 			term_puts(fp, ch);
-			fprintf(fp, "%s%s\n", isnan(c->p) ? "" : ", ",
+			fprintf(fp, "%s%s", isnan(c->p) ? "" : ", ",
 				isnan(c->p) ? "" : p);
+			if (!isnan(c->p_adj) && c->p_adj != c->p) {
+				fmt_p_value(c->p_adj, p, sizeof(p));
+				fprintf(fp, " (adjusted %s)", p);
+			}
+			fprintf(fp, "%s\n", c->approximate
+				? " (approximate interval)" : "");
 		}
 	}
 	fmt_undecided(rep, undecided, sizeof(undecided));
 	fprintf(fp, "%sgate: %zu of %zu checks failed%s%s\n",
 		term_bold(color), rep->failed, rep->n, undecided,
+		term_reset(color));
+	fprintf(fp, "%s(%s)%s\n", term_dim(color), correction_text(rep),
 		term_reset(color));
 }
 
@@ -150,8 +174,8 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 	fprintf(fp, "### yardstick gate: %s\n\n", rep->failed
 		? "regression found" : "passed");
 	fputs("| | Benchmark | Check | Statistic | Baseline | Candidate | "
-	      "Change [95% CI] | p |\n|:---|:---|:---|:---|---:|---:|---:|"
-	      "---:|\n", fp);
+	      "Change [95% CI] | p | Adjusted p |\n|:---|:---|:---|:---|---:|"
+	      "---:|---:|---:|---:|\n", fp);
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct gate_check *c = &rep->checks[i];
 		char base[32], cand[32], ch[128], p[32];
@@ -174,7 +198,11 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 		fputs_markdown(ch, fp);
 		fputs(" | ", fp);
 		fputs_markdown(p, fp);
-		fputs(" |\n", fp);
+		fputs(" | ", fp);
+		fmt_p_value(c->p_adj, p, sizeof(p));
+		fputs_markdown(isnan(c->p_adj) ? "" : p, fp);
+		fputs(c->approximate ? " (approximate interval) |\n" : " |\n",
+		      fp);
 	}
 	/* why a check could not be made or decided */
 	for (size_t i = 0, listed = 0; i < rep->n; i++) {
@@ -193,8 +221,9 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 	fmt_undecided(rep, undecided, sizeof(undecided));
 	fprintf(fp, "\n%zu of %zu checks failed%s. A threshold is broken "
 		"when the change is significantly beyond it (p < %g, p being "
-		"one-sided: that the change is within the threshold).\n",
-		rep->failed, rep->n, undecided, rep->alpha);
+		"one-sided: that the change is within the threshold). %s.\n",
+		rep->failed, rep->n, undecided, rep->alpha,
+		correction_text(rep));
 	if (ferror(fp))
 		return atomic_fail(&af, e);
 	return atomic_commit(&af, e);
@@ -210,6 +239,20 @@ static void put_xml_change(const struct gate_check *c, const char *base,
 	fputs(" -&gt; ", fp);
 	fputs_xml(cand, fp);
 	fputs(", change ", fp);
+}
+
+/* ", adjusted p = 0.012 (holm)" */
+static void put_xml_adjusted(const struct gate_report *rep,
+			     const struct gate_check *c, FILE *fp)
+{
+	char p[32];
+
+	if (isnan(c->p_adj))
+		return;
+	fmt_p_value(c->p_adj, p, sizeof(p));
+	fputs(", adjusted ", fp);
+	fputs_xml(p, fp);
+	fprintf(fp, " (%s)", judge_correction_name(rep->correction));
 }
 
 int gate_write_junit(const struct gate_report *rep, const char *path,
@@ -251,6 +294,7 @@ int gate_write_junit(const struct gate_report *rep, const char *path,
 			fputs_xml(ch, fp);
 			fputs(", ", fp);
 			fputs_xml(p, fp);
+			put_xml_adjusted(rep, c, fp);
 			fputs("</failure>\n", fp);
 		} else if (c->verdict != GATE_PASS) {
 			/* missing or inconclusive, and allowed */
@@ -263,6 +307,7 @@ int gate_write_junit(const struct gate_report *rep, const char *path,
 			fputs_xml(ch, fp);
 			fputs(", ", fp);
 			fputs_xml(p, fp);
+			put_xml_adjusted(rep, c, fp);
 			fputs("</system-out>\n", fp);
 		}
 		fputs("    </testcase>\n", fp);

@@ -1,52 +1,50 @@
 /*
- * Has a statistic of a measurement changed between two samples? What
- * `gate` and `compare` judge a change by.
+ * Has a statistic of a measurement changed between two samples? The
+ * tests and intervals under stats/judge.h, which every verdict calls.
  *
- * stats_shift gives the point estimates and, for large samples, analytic
- * standard errors:
- *  - a quantile's from its distribution-free confidence interval (the
- *    order statistics whose ranks the normal approximation to Binomial(n,
- *    q) puts at q*n +- 1.96*sqrt(n q (1-q))): SE = (x(hi) - x(lo)) /
- *    (2 * 1.96), infinite when those ranks fall outside the sample, as
- *    p99's do below ~500 runs;
- *  - the mean's from the sample variance (Welch);
- *  - the change cand - base has SE = sqrt(SE_base^2 + SE_cand^2), a 95%
- *    interval of +-1.96 SE; the relative change cand/base - 1 its interval
- *    by the delta method.
+ * The estimate of a quantile is Harrell-Davis's (a weighted mean of all
+ * order statistics: tied values, as counts are, still move it), of the
+ * mean the mean, of min and max the extreme value: the printed estimate is
+ * the statistic the test tests. stats_shift gives the estimates and their
+ * standard errors: Maritz-Jarrett's for a quantile (the weighted standard
+ * deviation of the order statistics under Harrell-Davis's weights),
+ * Welch's for the mean; the change cand - base has SE = sqrt(SE_base^2 +
+ * SE_cand^2), a 95% interval of +-1.96 SE; the relative change cand/base
+ * - 1 its interval by the delta method.
  *
  * stats_shift_test and stats_shift_ci judge a change against a threshold.
- * While both samples together hold at most SHIFT_PERM_MAX runs, or when an
- * analytic standard error is infinite (a tail quantile of a small sample),
- * or for min and max, by a one-sided permutation test of the statistic:
- * the candidate is moved back by the threshold (cand - thr, or cand /
- * (1 + thr) for a relative one), the two samples are pooled, and p is the
- * share of relabellings of the pool whose statistic difference is at
- * least the observed one. The statistic is the mean, min or max, and for
- * a quantile its Harrell-Davis estimate (a weighted mean of all order
- * statistics: tied values, as counts are, still move it). Under "no
- * change" (identical distributions) the test is exact: a false alarm has
- * probability at most alpha at any sample size, however heavy the tails,
- * for every statistic. It uses the whole sample: with 10 runs a side,
- * every candidate run 15 ms above every baseline run gives p = 1/184756
- * for p99. p is counted over every labelling when there are at most 5000
- * (up to 7 runs a side), and otherwise estimated from up to
- * ceil(6 / alpha) random ones (1/600 at the least for alpha 0.01), drawn
- * lazily from the end of the pool nearer the quantile, so that a p99
- * relabelling costs a few draws, with a seed drawn from the values
- * (reproducible), and stopped once p >= alpha is certain. Beyond those
- * sizes, the normal approximation with the analytic errors above.
+ * While both samples together hold at most SHIFT_PERM_MAX runs, or up to
+ * SHIFT_TIED_MAX when a sample is tied (counts: more than one value in ten
+ * repeats another), or when a standard error is 0 or infinite, or for min
+ * and max, by a one-sided permutation test: the candidate is moved back
+ * by the threshold (cand - thr, or cand / (1 + thr) for a relative one),
+ * the two samples are pooled, and p is the share of relabellings of the
+ * pool whose statistic is at least the observed one. The statistic is the
+ * difference of the estimates divided by its standard error (studentized,
+ * Chung and Romano 2013), except for min and max: under "no change"
+ * (identical distributions) the test is exact, a false alarm has
+ * probability at most alpha at any sample size; and when the samples
+ * differ in spread or in size but not in the statistic, studentizing keeps
+ * the false alarms near alpha, where the plain difference gave 3-16% at
+ * alpha 1%. p is counted over every labelling when there are at most 5000
+ * (up to 7 runs a side; method "exact permutation"), and otherwise
+ * estimated from up to ceil(6 family / alpha) random ones (the budget
+ * Holm's first step needs), drawn lazily from the end of the pool nearer
+ * the quantile, with a seed drawn from the values (reproducible), and
+ * stopped once p >= alpha is certain (such a p is coarse; only p < alpha
+ * is estimated to a few per cent). Beyond those sizes, the normal
+ * approximation with the standard errors above.
  *
  * The 95% interval of the change is the test's: where the normal test
  * judges, +-1.96 of its standard error; where the permutation test does,
  * the set of thresholds it does not reject at 2.5% each side, found by
- * bisection (10 steps of 199 relabellings: a bound is good to a few per
- * cent of the interval's width, enough to read, while the verdict comes
- * from the test itself). Either way a change significantly beyond a
- * threshold has its interval beyond it.
+ * bisection (10 steps of 199 relabellings), widened where needed to hold
+ * the estimate (the test never rejects the change observed).
  *
  * No test can reach p < alpha when 1 / C(na + nb, na) >= alpha (2 to 4
- * runs a side at alpha = 0.01): the sample cannot decide, which
- * stats_shift_test reports with the runs a side that could.
+ * runs a side at alpha = 0.01; 3 a side at 0.05, whose smallest p is 0.05
+ * exactly, not below): the sample cannot decide, which stats_shift_test
+ * reports with the runs a side that could.
  */
 #ifndef YS_STATS_SHIFT_H
 #define YS_STATS_SHIFT_H
@@ -63,6 +61,8 @@
 
 /* Runs on both sides together up to which the permutation test judges. */
 #define SHIFT_PERM_MAX 2000
+/* Runs on both sides together up to which tied samples stay on it. */
+#define SHIFT_TIED_MAX 20000
 
 enum stat_kind { STAT_MEAN, STAT_MEDIAN, STAT_P90, STAT_P95, STAT_P99,
 		 STAT_MIN, STAT_MAX, STAT_COUNT };
@@ -98,7 +98,8 @@ struct shift_test {
 	bool decidable;		/* false: no sample this size could reach
 				 * p < alpha (then p is 1) */
 	size_t runs_needed;	/* runs a side that could, when !decidable */
-	const char *method;	/* "permutation" or "normal" */
+	const char *method;	/* "exact permutation", "permutation"
+				 * or "normal" */
 };
 
 /*
@@ -112,6 +113,22 @@ struct shift_test {
 int stats_shift_test(const double *a, size_t na, const double *b, size_t nb,
 		     enum stat_kind k, enum shift_mode mode, bool decrease,
 		     double thr, double alpha, struct shift_test *out);
+
+/* stats_shift_test, with the permutation budget for a family of `family`
+ * tests corrected by Holm (stats/judge.h): p down to alpha / family. */
+int stats_shift_test_family(const double *a, size_t na, const double *b,
+			    size_t nb, enum stat_kind k, enum shift_mode mode,
+			    bool decrease, double thr, double alpha,
+			    size_t family, struct shift_test *out);
+
+/* Whether na and nb runs can reach p < alpha at all (1 / C(na + nb, na)
+ * below alpha, with room for rounding: p = alpha is no rejection). */
+bool stats_shift_decidable(size_t na, size_t nb, double alpha);
+
+/* Whether stats_shift_test judges sorted a and b by permutations (else by
+ * the normal approximation). */
+bool stats_shift_is_permutation(const double *a, size_t na, const double *b,
+				size_t nb, enum stat_kind k, bool relative);
 
 /*
  * The 95% interval of the change of statistic k from sorted a to sorted b:

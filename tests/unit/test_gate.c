@@ -119,7 +119,7 @@ static struct gate_report judge_opts(const double *a, const double *b,
 	return rep;
 }
 
-static struct gate_report judge(const double *a, const double *b, size_t n,
+static struct gate_report gate_of(const double *a, const double *b, size_t n,
 				const char *spec, enum gate_kind kind)
 {
 	struct gate_opts o;
@@ -137,7 +137,7 @@ static void test_p99_threshold_both_sides(void **state)
 
 	grid(a, N, 0.100, 0.010, 0);
 	grid(b, N, 0.100, 0.010, 0.014);	/* +14 ms: pass */
-	rep = judge(a, b, N, "wall_time.p99=15ms", GATE_INCREASE);
+	rep = gate_of(a, b, N, "wall_time.p99=15ms", GATE_INCREASE);
 	assert_int_equal(rep.n, 1);
 	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "pass");
 	assert_float_equal(rep.checks[0].change, 0.014, 1e-12);
@@ -147,7 +147,7 @@ static void test_p99_threshold_both_sides(void **state)
 	gate_report_free(&rep);
 
 	grid(b, N, 0.100, 0.010, 0.016);	/* +16 ms: fail */
-	rep = judge(a, b, N, "wall_time.p99=15ms", GATE_INCREASE);
+	rep = gate_of(a, b, N, "wall_time.p99=15ms", GATE_INCREASE);
 	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
 	assert_int_equal(rep.failed, 1);
 	assert_float_equal(rep.checks[0].change, 0.016, 1e-12);
@@ -165,12 +165,12 @@ static void test_twenty_percent_shift(void **state)
 	grid(a, N, 0.010, 0.002, 0);
 	for (size_t i = 0; i < N; i++)
 		b[i] = a[i] * 1.2;
-	rep = judge(a, b, N, "wall_time=10%", GATE_INCREASE);
+	rep = gate_of(a, b, N, "wall_time=10%", GATE_INCREASE);
 	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
 	assert_float_equal(rep.checks[0].change, 0.2, 1e-9);
 	gate_report_free(&rep);
 	/* ... and a decrease never fails an increase threshold. */
-	rep = judge(b, a, N, "wall_time=10%", GATE_INCREASE);
+	rep = gate_of(b, a, N, "wall_time=10%", GATE_INCREASE);
 	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "pass");
 	gate_report_free(&rep);
 }
@@ -180,7 +180,7 @@ static void test_not_significant(void **state)
 {
 	double a[5] = { 0.010, 0.030, 0.020, 0.050, 0.012 };
 	double b[5] = { 0.011, 0.035, 0.026, 0.049, 0.018 };
-	struct gate_report rep = judge(a, b, 5, "wall_time=1%", GATE_INCREASE);
+	struct gate_report rep = gate_of(a, b, 5, "wall_time=1%", GATE_INCREASE);
 
 	assert_true(rep.checks[0].change > 0.01);
 	assert_true(rep.checks[0].p > 0.01);
@@ -199,12 +199,12 @@ static void test_from_zero(void **state)
 
 	for (int i = 0; i < 30; i++)
 		b[i] = 0.1;
-	rep = judge(a, b, 30, "wall_time=10%", GATE_INCREASE);
+	rep = gate_of(a, b, 30, "wall_time=10%", GATE_INCREASE);
 
 	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
 	assert_true(isinf(rep.checks[0].change) && rep.checks[0].change > 0);
 	gate_report_free(&rep);
-	rep = judge(a, a, 30, "wall_time=10%", GATE_INCREASE);
+	rep = gate_of(a, a, 30, "wall_time=10%", GATE_INCREASE);
 	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "pass");
 	gate_report_free(&rep);
 }
@@ -217,11 +217,13 @@ static void test_limit(void **state)
 
 	grid(a, N, 0.100, 0.100, 0);	/* p99 = 0.199 */
 	grid(b, N, 0.100, 0.100, 0);
-	rep = judge(a, b, N, "wall_time.p99=200ms", GATE_LIMIT);
+	rep = gate_of(a, b, N, "wall_time.p99=200ms", GATE_LIMIT);
 	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "pass");
-	assert_float_equal(rep.checks[0].cand, 0.199, 1e-12);
+	/* Harrell-Davis's p99, as every statistic the gate prints: near
+	 * the type-7 0.199 of this even grid */
+	assert_float_equal(rep.checks[0].cand, 0.199, 1e-3);
 	gate_report_free(&rep);
-	rep = judge(a, b, N, "wall_time.p99=190ms", GATE_LIMIT);
+	rep = gate_of(a, b, N, "wall_time.p99=190ms", GATE_LIMIT);
 	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
 	gate_report_free(&rep);
 }
@@ -402,7 +404,7 @@ static void test_false_alarm_gate(void **state)
 			struct gate_report rep;
 
 			fill(a, b, cases[i].n, (enum dist)cases[i].d, seed);
-			rep = judge(a, b, cases[i].n, cases[i].spec,
+			rep = gate_of(a, b, cases[i].n, cases[i].spec,
 				    GATE_INCREASE);
 			fails += rep.failed > 0;
 			gate_report_free(&rep);
@@ -444,7 +446,7 @@ static void test_tail_quantiles_small_samples(void **state)
 			c[j] = a[j] + 0.014;
 		}
 		for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
-			struct gate_report rep = judge(a, b, n, specs[k],
+			struct gate_report rep = gate_of(a, b, n, specs[k],
 						       GATE_INCREASE);
 
 			assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
@@ -456,7 +458,7 @@ static void test_tail_quantiles_small_samples(void **state)
 			gate_report_free(&rep);
 		}
 		for (size_t k = 0; k < 3; k++) {
-			struct gate_report rep = judge(a, c, n, specs[k],
+			struct gate_report rep = gate_of(a, c, n, specs[k],
 						       GATE_INCREASE);
 
 			assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "pass");
@@ -464,12 +466,12 @@ static void test_tail_quantiles_small_samples(void **state)
 		}
 		/* and the fall back is no increase */
 		{
-			struct gate_report rep = judge(b, a, n, specs[2],
+			struct gate_report rep = gate_of(b, a, n, specs[2],
 						       GATE_INCREASE);
 
 			assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "pass");
 			gate_report_free(&rep);
-			rep = judge(b, a, n, "wall_time.p99=15ms",
+			rep = gate_of(b, a, n, "wall_time.p99=15ms",
 				    GATE_DECREASE);
 			assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
 			gate_report_free(&rep);
@@ -482,7 +484,7 @@ static void test_tail_quantiles_small_samples(void **state)
 static void test_inconclusive(void **state)
 {
 	double a[3] = { 0.010, 0.011, 0.012 }, b[3] = { 0.5, 0.6, 0.7 };
-	struct gate_report rep = judge(a, b, 3, "wall_time.p99=15ms",
+	struct gate_report rep = gate_of(a, b, 3, "wall_time.p99=15ms",
 				       GATE_INCREASE);
 	struct gate_opts o;
 
@@ -503,7 +505,7 @@ static void test_inconclusive(void **state)
 		double c[5] = { 0.010, 0.011, 0.012, 0.013, 0.014 };
 		double d[5] = { 0.5, 0.6, 0.7, 0.8, 0.9 };
 
-		rep = judge(c, d, 5, "wall_time.p99=15ms", GATE_INCREASE);
+		rep = gate_of(c, d, 5, "wall_time.p99=15ms", GATE_INCREASE);
 		assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
 		gate_report_free(&rep);
 	}
@@ -518,7 +520,7 @@ static void test_all_timed_out(void **state)
 
 	for (int i = 0; i < 5; i++)
 		b[i] = NAN;
-	rep = judge(a, b, 5, "wall_time=10%", GATE_INCREASE);
+	rep = gate_of(a, b, 5, "wall_time=10%", GATE_INCREASE);
 	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "missing");
 	assert_true(rep.checks[0].fails);
 	assert_int_equal(rep.failed, 1);
@@ -645,8 +647,9 @@ static void test_compare_linear(void **state)
 	assert_int_equal(rep.n, N);
 	assert_int_equal(rep.n_only_base + rep.n_only_cand, 0);
 	assert_true(rep.probes <= 3 * N);
+	/* one run a side of a noisy metric: nothing to tell */
 	for (size_t i = 0; i < rep.n; i++)
-		assert_string_equal(cmp_verdict_name(rep.rows[i].verdict), "unchanged");
+		assert_string_equal(cmp_verdict_name(rep.rows[i].verdict), "inconclusive");
 	compare_report_free(&rep);
 	result_free(&base);
 	result_free(&cand);
@@ -718,6 +721,8 @@ static void test_compare_agrees_with_gate(void **state)
 	make(&cand, "bench", b, 30);
 	compare_opts_init(&co);
 	co.noise = 0.05;
+	/* the gate of one check has no family to correct for */
+	co.correction = JUDGE_NO_CORRECTION;
 	assert_int_equal(compare_results(&base, &cand, &co, &rep, &e), 0);
 	for (int k = 0; k < COMPARE_NPCT; k++) {
 		const struct pct_cmp *pc = &rep.rows[0].pct[k];
@@ -725,7 +730,7 @@ static void test_compare_agrees_with_gate(void **state)
 
 		snprintf(spec, sizeof(spec), "wall_time.%s=5%%",
 			 stats_stat_name(pc->stat));
-		g = judge(a, b, 30, spec, GATE_INCREASE);
+		g = gate_of(a, b, 30, spec, GATE_INCREASE);
 		assert_int_equal(pc->verdict == CMP_SLOWER,
 				 g.checks[0].verdict == GATE_FAIL);
 		assert_float_equal(pc->change, g.checks[0].change, 1e-12);

@@ -940,9 +940,9 @@ static void test_shift_permutation(void **state)
 						  SHIFT_ABSOLUTE, false, 0, 0.01,
 						  &t), 0);
 		assert_true(t.decidable);
-		assert_string_equal(t.method, "permutation");
-		/* Monte Carlo around 1/252 */
-		assert_true(t.p > 0.0015 && t.p < 0.01);
+		/* 252 labellings: every one counted, p = 1/252 exactly */
+		assert_string_equal(t.method, "exact permutation");
+		assert_float_equal(t.p, 1.0 / 252, 1e-15);
 		/* the gap is 16 at least: 15 is beyond the change's doubt */
 		assert_int_equal(stats_shift_test(a, 5, b, 5,
 						  (enum stat_kind)k,

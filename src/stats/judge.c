@@ -1,0 +1,371 @@
+/*
+ * The one judge of a change (see judge.h): picks the unit (runs or
+ * processes), says when a sample cannot decide, and calls the tests and
+ * intervals of shift.c. The one thing to know before changing it: every
+ * verdict in yardstick comes from here, so a change of rule changes
+ * compare, gate, report and bench --baseline at once, which is the point.
+ */
+#include "stats/judge.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/stats.h"
+#include "util/strutil.h"
+
+static const char *const verdict_names[] = {
+	[JUDGE_PASS] = "pass", [JUDGE_FAIL] = "fail",
+	[JUDGE_INCONCLUSIVE] = "inconclusive",
+	[JUDGE_UNCHANGED] = "unchanged", [JUDGE_FASTER] = "faster",
+	[JUDGE_SLOWER] = "slower", [JUDGE_BETTER] = "better",
+	[JUDGE_WORSE] = "worse", [JUDGE_HIGHER] = "higher",
+	[JUDGE_LOWER] = "lower",
+};
+
+const char *judge_verdict_name(enum judge_verdict v)
+{
+	return verdict_names[v];
+}
+
+const char *judge_correction_name(enum judge_correction c)
+{
+	return c == JUDGE_HOLM ? "holm" : "none";
+}
+
+int judge_correction_parse(const char *s, enum judge_correction *c)
+{
+	if (!strcmp(s, "holm"))
+		*c = JUDGE_HOLM;
+	else if (!strcmp(s, "none"))
+		*c = JUDGE_NO_CORRECTION;
+	else
+		return -1;
+	return 0;
+}
+
+/* ---- the unit: runs, or processes ---- */
+
+/* The measured values of s, sorted (NaN skipped). */
+static double *sorted_copy(const struct judge_sample *s, size_t *n)
+{
+	double *v = xmalloc((s->n ? s->n : 1) * sizeof(*v));
+
+	*n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (!isnan(s->v[i]))
+			v[(*n)++] = s->v[i];
+	stats_sort(v, *n);
+	return v;
+}
+
+static int uint_cmp(const void *x, const void *y)
+{
+	unsigned a = *(const unsigned *)x, b = *(const unsigned *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The distinct processes of s's measured values, sorted; their count. */
+static size_t processes(const struct judge_sample *s, unsigned **ids)
+{
+	unsigned *p = xmalloc((s->n ? s->n : 1) * sizeof(*p));
+	size_t m = 0, k = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (!isnan(s->v[i]))
+			p[m++] = s->proc[i];
+	qsort(p, m, sizeof(*p), uint_cmp);
+	for (size_t i = 0; i < m; i++)
+		if (!k || p[i] != p[k - 1])
+			p[k++] = p[i];
+	*ids = p;
+	return k;
+}
+
+/* The statistic k of one sorted sample, as stats_shift estimates it. */
+static double statistic(const double *v, size_t n, enum stat_kind k)
+{
+	struct shift sh;
+
+	stats_shift(v, n, v, n, k, &sh);
+	return sh.base;
+}
+
+/* Each process of s reduced to its statistic k, sorted: the
+ * process-level sample (np values). */
+static double *per_process(const struct judge_sample *s, enum stat_kind k,
+			   size_t *np)
+{
+	unsigned *ids;
+	size_t m = processes(s, &ids);
+	double *out = xmalloc(m * sizeof(*out));
+	double *buf = xmalloc((s->n ? s->n : 1) * sizeof(*buf));
+
+	for (size_t j = 0; j < m; j++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < s->n; i++)
+			if (!isnan(s->v[i]) && s->proc[i] == ids[j])
+				buf[n++] = s->v[i];
+		stats_sort(buf, n);
+		out[j] = statistic(buf, n, k);
+	}
+	free(buf);
+	free(ids);
+	stats_sort(out, m);
+	*np = m;
+	return out;
+}
+
+static size_t process_count(const struct judge_sample *s)
+{
+	unsigned *ids;
+	size_t m;
+
+	if (!s->proc)
+		return 0;
+	m = processes(s, &ids);
+	free(ids);
+	return m;
+}
+
+/* ---- the judgement ---- */
+
+static void inconclusive(struct judgement *j, const char *why)
+{
+	j->verdict = JUDGE_INCONCLUSIVE;
+	j->method = "none";
+	j->p = j->p_up = j->p_down = NAN;
+	j->tested = false;
+	/* nothing the samples rule out */
+	j->ci[0] = j->relative_floor;
+	j->ci[1] = INFINITY;
+	snprintf(j->why, sizeof(j->why), "%s", why);
+}
+
+/* Tail quantiles of few runs: the estimate leans on the largest values,
+ * and no interval is known to cover 95% under a change of shape. */
+static const char *approx_reason(enum stat_kind k, size_t n)
+{
+	if (k == STAT_P99 && n < 100)
+		return "p99 of fewer than 100 runs a side rests on the "
+		       "largest few";
+	if (k == STAT_P95 && n < 20)
+		return "p95 of fewer than 20 runs a side rests on the "
+		       "largest few";
+	if (k == STAT_P90 && n < 10)
+		return "p90 of fewer than 10 runs a side rests on the "
+		       "largest few";
+	if (k == STAT_MIN || k == STAT_MAX)
+		return "an extreme value has no sampling distribution to "
+		       "speak of";
+	return NULL;
+}
+
+static enum judge_verdict word(enum judge_dir dir, bool up)
+{
+	if (dir == JUDGE_HIGHER_BETTER)
+		return up ? JUDGE_BETTER : JUDGE_WORSE;
+	if (dir == JUDGE_LOWER_BETTER)
+		return up ? JUDGE_SLOWER : JUDGE_FASTER;
+	return up ? JUDGE_HIGHER : JUDGE_LOWER;
+}
+
+/* The change judged on the values themselves (a deterministic measure
+ * that no test could decide): beyond the threshold or not. */
+static void judge_values(struct judgement *j, const struct judge_query *q)
+{
+	double up = q->threshold, c = j->change;
+
+	j->method = "values";
+	j->ci[0] = j->ci[1] = c;
+	j->p = j->p_up = j->p_down = NAN;
+	j->tested = false;
+	if (q->thr == JUDGE_INCREASE)
+		j->verdict = c > up ? JUDGE_FAIL : JUDGE_PASS;
+	else if (q->thr == JUDGE_DECREASE)
+		j->verdict = -c > up ? JUDGE_FAIL : JUDGE_PASS;
+	else
+		j->verdict = c > up ? word(q->dir, true)
+			   : -c > up ? word(q->dir, false) : JUDGE_UNCHANGED;
+}
+
+static void run_tests(struct judgement *j, const struct judge_query *q,
+		      const double *a, size_t na, const double *b, size_t nb)
+{
+	enum shift_mode mode = q->relative ? SHIFT_RELATIVE : SHIFT_ABSOLUTE;
+	struct shift_test t;
+
+	j->p_up = j->p_down = NAN;
+	if (q->thr != JUDGE_DECREASE) {
+		stats_shift_test_family(a, na, b, nb, q->stat, mode, false,
+					q->threshold, q->alpha, q->family, &t);
+		j->p_up = t.p;
+		j->method = t.method;
+	}
+	if (q->thr != JUDGE_INCREASE) {
+		stats_shift_test_family(a, na, b, nb, q->stat, mode, true,
+					q->threshold, q->alpha, q->family, &t);
+		j->p_down = t.p;
+		j->method = t.method;
+	}
+	if (q->thr == JUDGE_INCREASE)
+		j->p = j->p_up;
+	else if (q->thr == JUDGE_DECREASE)
+		j->p = j->p_down;
+	else
+		j->p = j->change >= 0 ? j->p_up : j->p_down;
+	j->tested = true;
+	if (!strcmp(j->method, "normal"))
+		j->approx_why = "the normal approximation of a large sample";
+	stats_shift_ci(a, na, b, nb, q->stat, mode, j->ci);
+}
+
+/* Why na and nb units cannot decide at alpha. */
+static void undecidable(struct judgement *j, const struct judge_query *q,
+			size_t na, size_t nb)
+{
+	size_t m = 1;
+	char why[192];
+
+	while (!stats_shift_decidable(m, m, q->alpha))
+		m++;
+	snprintf(why, sizeof(why), "%zu and %zu %s cannot show a change at "
+		 "alpha %g: %zu %s a side could", na, nb,
+		 j->by_process ? "processes" : "runs", q->alpha, m,
+		 j->by_process ? "processes" : "runs");
+	inconclusive(j, why);
+}
+
+/* The estimates of both sides and the change, without a test. */
+static void estimates(struct judgement *j, const struct judge_query *q,
+		      const double *a, size_t na, const double *b, size_t nb)
+{
+	struct shift sh;
+
+	stats_shift(a, na, b, nb, q->stat, &sh);
+	j->base = sh.base;
+	j->cand = sh.cand;
+	j->diff = sh.diff;
+	j->rel = sh.rel;
+	j->change = q->relative ? sh.rel : sh.diff;
+	j->relative_floor = q->relative ? -1 : -INFINITY;
+	j->na = na;
+	j->nb = nb;
+	j->approx_why = approx_reason(q->stat, na < nb ? na : nb);
+	j->approximate = j->approx_why != NULL;
+}
+
+static void judge_sorted(struct judgement *j, const struct judge_query *q,
+			 const double *a, size_t na, const double *b,
+			 size_t nb)
+{
+
+	estimates(j, q, a, na, b, nb);
+	if (!stats_shift_decidable(na, nb, q->alpha)) {
+		if (!q->noisy)
+			judge_values(j, q);
+		else if (na == 1 && nb == 1)
+			inconclusive(j, "one run a side of a noisy metric: "
+				     "a change cannot be told from noise");
+		else
+			undecidable(j, q, na, nb);
+	} else {
+		run_tests(j, q, a, na, b, nb);
+	}
+	j->approximate = j->approx_why != NULL;
+}
+
+int judge(const struct judge_sample *a, const struct judge_sample *b,
+	  const struct judge_query *q, struct judgement *j)
+{
+	size_t pa = process_count(a), pb = process_count(b), na, nb;
+	double *va, *vb;
+
+	memset(j, 0, sizeof(*j));
+	j->p = j->p_up = j->p_down = j->p_adj = NAN;
+	j->ci[0] = j->ci[1] = NAN;
+	j->method = "none";
+	va = sorted_copy(a, &na);
+	vb = sorted_copy(b, &nb);
+	if (!na || !nb) {
+		free(va);
+		free(vb);
+		return -1;
+	}
+	if (q->noisy && pa >= 2 && pb >= 2) {
+		/* the process is the unit: its statistic, then their mean */
+		struct judge_query pq = *q;
+		double *xa = per_process(a, q->stat, &na);
+		double *xb = per_process(b, q->stat, &nb);
+
+		pq.stat = STAT_MEAN;
+		j->by_process = true;
+		judge_sorted(j, &pq, xa, na, xb, nb);
+		free(xa);
+		free(xb);
+	} else if (q->noisy && (pa == 1 || pb == 1)) {
+		estimates(j, q, va, na, vb, nb);
+		inconclusive(j, "one process: epochs of one process are not "
+			     "independent; use bench --processes N");
+	} else {
+		judge_sorted(j, q, va, na, vb, nb);
+	}
+	free(va);
+	free(vb);
+	return 0;
+}
+
+void judge_decide(struct judgement *j, const struct judge_query *q,
+		  double adj_up, double adj_down)
+{
+	bool up = adj_up < q->alpha, down = adj_down < q->alpha;
+
+	/* inconclusive, or judged on the values: final already */
+	if ((j->verdict == JUDGE_INCONCLUSIVE && j->why[0]) ||
+	    !strcmp(j->method, "values"))
+		return;
+	if (q->thr == JUDGE_INCREASE) {
+		j->p_adj = adj_up;
+		j->verdict = up ? JUDGE_FAIL : JUDGE_PASS;
+	} else if (q->thr == JUDGE_DECREASE) {
+		j->p_adj = adj_down;
+		j->verdict = down ? JUDGE_FAIL : JUDGE_PASS;
+	} else {
+		j->p_adj = j->change >= 0 ? adj_up : adj_down;
+		j->verdict = up == down ? JUDGE_UNCHANGED : word(q->dir, up);
+	}
+}
+
+struct ranked {
+	double p;
+	size_t i;
+};
+
+static int ranked_cmp(const void *x, const void *y)
+{
+	const struct ranked *a = x, *b = y;
+
+	return (a->p > b->p) - (a->p < b->p);
+}
+
+void judge_holm(const double *p, size_t k, double *adj)
+{
+	struct ranked *r = xmalloc((k ? k : 1) * sizeof(*r));
+	size_t m = 0;
+	double run = 0;
+
+	for (size_t i = 0; i < k; i++)
+		if (!isnan(p[i]))
+			r[m++] = (struct ranked){ p[i], i };
+	qsort(r, m, sizeof(*r), ranked_cmp);
+	for (size_t i = 0; i < m; i++) {
+		double a = fmin(1, (double)(m - i) * r[i].p);
+
+		run = fmax(run, a);
+		adj[r[i].i] = run;
+	}
+	free(r);
+}

@@ -1,0 +1,123 @@
+/*
+ * One judge: has a statistic of a metric changed between a baseline and a
+ * candidate sample, and beyond a threshold? Every place that says
+ * "slower", "faster", "FAIL" or "pass" (compare, gate, the report's forest
+ * plot, bench --baseline) calls judge() with the same data and gets the
+ * same estimate, interval and p; views only format a judgement.
+ *
+ * The estimate is the statistic the test tests (Harrell-Davis for a
+ * quantile; see stats/shift.h for the tests) and it lies inside its 95%
+ * interval. A family of judgements (one gate invocation, one compare) is
+ * corrected by Holm (judge_holm) before judge_decide turns p into words.
+ * docs/statistics.md says what this guarantees and what it does not.
+ *
+ * Processes as the unit: when both samples carry per-value process ids
+ * and hold at least 2 processes, each process is reduced to its own
+ * statistic (the quantile of its epochs, or their mean) and the test
+ * judges the mean of those per-process statistics across processes:
+ * epochs of one process share its layout, frequency and caches, and are
+ * not independent runs. One process on a side of a noisy metric cannot
+ * show a change (inconclusive).
+ */
+#ifndef YS_STATS_JUDGE_H
+#define YS_STATS_JUDGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "stats/shift.h"
+
+/* Which way a metric is better. */
+enum judge_dir { JUDGE_LOWER_BETTER, JUDGE_HIGHER_BETTER, JUDGE_NEITHER };
+
+/* What is asked: a threshold on an increase or on a decrease, or (none)
+ * a change either way beyond a margin, compare's noise level. */
+enum judge_thr { JUDGE_NONE, JUDGE_INCREASE, JUDGE_DECREASE };
+
+enum judge_verdict {
+	JUDGE_PASS, JUDGE_FAIL, JUDGE_INCONCLUSIVE,	/* with a threshold */
+	JUDGE_UNCHANGED, JUDGE_FASTER, JUDGE_SLOWER,	/* without one */
+	JUDGE_BETTER, JUDGE_WORSE, JUDGE_HIGHER, JUDGE_LOWER,
+};
+
+/* "pass", "fail", "inconclusive", "unchanged", "faster", ... */
+const char *judge_verdict_name(enum judge_verdict v);
+
+/* Family-wise correction of a gate or compare: Holm's, or none. */
+enum judge_correction { JUDGE_HOLM, JUDGE_NO_CORRECTION };
+
+const char *judge_correction_name(enum judge_correction c);
+/* 0 and *c for "holm" or "none", -1 otherwise. */
+int judge_correction_parse(const char *s, enum judge_correction *c);
+
+/* One side's values, in any order (NaN: not measured, skipped), and per
+ * value the process that measured it (NULL: unknown or all one). */
+struct judge_sample {
+	const double *v;
+	size_t n;
+	const unsigned *proc;
+};
+
+struct judge_query {
+	enum stat_kind stat;
+	enum judge_dir dir;
+	bool noisy;		/* false: a deterministic measure, whose
+				 * values are judged as they are when no
+				 * test can decide */
+	enum judge_thr thr;
+	bool relative;		/* threshold and interval relative: 10% is
+				 * 0.10; else in the metric's unit */
+	double threshold;	/* >= 0: the threshold, or the margin */
+	double alpha;		/* in (0, 1) */
+	size_t family;		/* tests in the family, >= 1: the
+				 * permutation budget reaches alpha/family */
+};
+
+struct judgement {
+	double base, cand;	/* the statistic of each side */
+	double diff, rel;	/* cand - base, cand / base - 1 */
+	double change, ci[2];	/* relative or absolute, as asked; 95% */
+	double p;		/* one-sided p of the verdict's test: of the
+				 * threshold's, or without one of the
+				 * direction of the change; NaN: no test */
+	double p_up, p_down;	/* the tests of an increase and a decrease
+				 * beyond the threshold (NaN: not made) */
+	double p_adj;		/* p after the family's correction */
+	enum judge_verdict verdict;	/* set by judge_decide */
+	bool tested;		/* p_up and/or p_down enter the family */
+	bool approximate;	/* the interval is not known to cover 95% */
+	const char *method;	/* "exact permutation", "permutation",
+				 * "normal", "values", "none" */
+	const char *approx_why;	/* why approximate, or NULL */
+	char why[192];		/* why inconclusive, or "" */
+	double relative_floor;	/* the lowest change: -1 relative, -inf */
+	size_t na, nb;		/* units judged: runs, or processes */
+	bool by_process;
+};
+
+/*
+ * Judge q on samples a (baseline) and b (candidate). Fills j up to the
+ * raw p values; j->verdict is final only for an inconclusive judgement
+ * or one made on the values, otherwise judge_decide sets it. Returns 0,
+ * or -1 when a side has no value (nothing judged).
+ */
+int judge(const struct judge_sample *a, const struct judge_sample *b,
+	  const struct judge_query *q, struct judgement *j);
+
+/*
+ * The verdict of j at corrected p values (adj_up, adj_down: those of
+ * p_up and p_down, from judge_holm or equal to them without correction;
+ * NaN where not made). Sets j->verdict and j->p_adj.
+ */
+void judge_decide(struct judgement *j, const struct judge_query *q,
+		  double adj_up, double adj_down);
+
+/*
+ * Holm's step-down adjustment of p[0..k-1] into adj[0..k-1] (may be p):
+ * sorted ascending, adj_(i) = max over j <= i of min(1, (k - j + 1)
+ * p_(j)); rejecting adj < alpha holds the family-wise error at alpha.
+ * NaN entries are not tests: they stay NaN and do not count in k.
+ */
+void judge_holm(const double *p, size_t k, double *adj);
+
+#endif
