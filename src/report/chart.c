@@ -40,8 +40,9 @@ void axis_init(struct axis *a, double lo, double hi, bool log, double p0,
 	lo = clampd(lo, -AXIS_MAX, AXIS_MAX);
 	hi = clampd(hi, -AXIS_MAX, AXIS_MAX);
 	if (log) {
-		if (lo < AXIS_MIN)
-			lo = hi >= AXIS_MIN * 10 ? hi / 10 : AXIS_MIN;
+		if (lo <= 0)
+			lo = hi > 0 ? hi / 10 : 1;
+		lo = fmax(lo, AXIS_MIN);
 		if (hi <= lo)
 			hi = lo * 10;
 		/* a fifth beyond the data each way, and a factor of 4 at
@@ -49,7 +50,8 @@ void axis_init(struct axis *a, double lo, double hi, bool log, double p0,
 		lo /= 1.2;
 		hi *= 1.2;
 		if (hi < lo * 4) {
-			double mid = sqrt(lo * hi);
+			double mid = sqrt(lo) * sqrt(hi); /* lo * hi may
+							       underflow */
 
 			lo = mid / 2;
 			hi = mid * 2;
@@ -157,7 +159,8 @@ static void log_ticks(struct chart *c, bool xaxis, const struct axis *a,
 		      const char *unit)
 {
 	static const double mult[] = { 1, 2, 5 };
-	double decades = log10(a->hi / a->lo);
+	double decades = log10(a->hi) - log10(a->lo);	/* the ratio may
+							   overflow */
 	int every = decades > 10 ? (int)ceil(decades / 10) : 1;
 	int k0 = (int)floor(log10(a->lo)), k1 = (int)ceil(log10(a->hi));
 	int n = 0;
