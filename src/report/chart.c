@@ -19,6 +19,17 @@ void svg_num(FILE *fp, double v)
 			labs(t) % 10);
 }
 
+/* The widest range an axis spans: every value a tick loop computes
+ * from it (a fifth beyond, steps of 1-2-5 x 10^k) stays a normal double,
+ * so each step moves. */
+#define AXIS_MAX 1e300
+#define AXIS_MIN 1e-300
+
+static double clampd(double v, double lo, double hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
 void axis_init(struct axis *a, double lo, double hi, bool log, double p0,
 	       double p1)
 {
@@ -26,9 +37,12 @@ void axis_init(struct axis *a, double lo, double hi, bool log, double p0,
 		lo = log ? 1 : 0;
 		hi = 1;
 	}
+	lo = clampd(lo, -AXIS_MAX, AXIS_MAX);
+	hi = clampd(hi, -AXIS_MAX, AXIS_MAX);
 	if (log) {
 		if (lo <= 0)
 			lo = hi > 0 ? hi / 10 : 1;
+		lo = fmax(lo, AXIS_MIN);
 		if (hi <= lo)
 			hi = lo * 10;
 		/* a fifth beyond the data each way, and a factor of 4 at
@@ -36,16 +50,20 @@ void axis_init(struct axis *a, double lo, double hi, bool log, double p0,
 		lo /= 1.2;
 		hi *= 1.2;
 		if (hi < lo * 4) {
-			double mid = sqrt(lo * hi);
+			double mid = sqrt(lo) * sqrt(hi); /* lo * hi may
+							       underflow */
 
 			lo = mid / 2;
 			hi = mid * 2;
 		}
 	} else {
+		/* a span of at least a billionth of the values' size (and of
+		 * AXIS_MIN): tick steps then move every value they add to */
+		double least = fmax(fmax(fabs(lo), fabs(hi)) * 1e-9, AXIS_MIN);
 		double pad = (hi - lo) * 0.05;
 
-		if (pad == 0)
-			pad = lo ? fabs(lo) * 0.1 : 1;
+		if (pad < least)
+			pad = lo ? fmax(fabs(lo) * 0.1, least) : 1;
 		/* a range of positive values starts at zero when it is
 		 * close to it, as a cost does */
 		lo = lo >= 0 && lo - pad < (hi - lo) ? 0 : lo - pad;
@@ -135,6 +153,35 @@ void chart_xtick(struct chart *c, double v, const char *text)
 	tick(c, true, v, text);
 }
 
+/* A log axis: 1, 2, 5 x 10^k over at most 2 decades, else every
+ * decade, or every few so that at most about 10 show. */
+static void log_ticks(struct chart *c, bool xaxis, const struct axis *a,
+		      const char *unit)
+{
+	static const double mult[] = { 1, 2, 5 };
+	double decades = log10(a->hi) - log10(a->lo);	/* the ratio may
+							   overflow */
+	int every = decades > 10 ? (int)ceil(decades / 10) : 1;
+	int k0 = (int)floor(log10(a->lo)), k1 = (int)ceil(log10(a->hi));
+	int n = 0;
+	char buf[48];
+
+	if (!isfinite(decades) || k1 < k0)
+		return;
+	for (int k = k0; k <= k1 && n < CHART_MAX_TICKS; k += every) {
+		double d = pow(10, k);
+
+		for (int j = 0; j < (decades <= 2 ? 3 : 1); j++) {
+			double v = d * mult[j];
+
+			if (v >= a->lo && v <= a->hi * 1.0001 &&
+			    n++ < CHART_MAX_TICKS)
+				tick(c, xaxis, v,
+				     fmt_value(v, unit, buf, sizeof(buf)));
+		}
+	}
+}
+
 static void ticks(struct chart *c, bool xaxis)
 {
 	const struct axis *a = xaxis ? &c->x : &c->y;
@@ -147,27 +194,16 @@ static void ticks(struct chart *c, bool xaxis)
 		unit = "count";
 
 	if (a->log) {
-		double decades = log10(a->hi / a->lo);
-
-		for (double d = pow(10, floor(log10(a->lo)));
-		     d <= a->hi * 1.0001; d *= 10) {
-			static const double mult[] = { 1, 2, 5 };
-
-			for (int k = 0; k < (decades <= 2 ? 3 : 1); k++) {
-				double v = d * mult[k];
-
-				if (v >= a->lo && v <= a->hi * 1.0001)
-					tick(c, xaxis, v,
-					     fmt_value(v, unit, buf,
-						       sizeof(buf)));
-			}
-		}
+		log_ticks(c, xaxis, a, unit);
 		return;
 	}
 	double step = tick_step(a);
+	int n = 0;
 
-	for (double v = ceil(a->lo / step) * step; v <= a->hi + step / 1e6;
-	     v += step)
+	/* axis_init keeps step a normal double and at least a billionth of
+	 * the values: v always moves; the count is a second guard */
+	for (double v = ceil(a->lo / step) * step;
+	     v <= a->hi + step / 1e6 && n < CHART_MAX_TICKS; v += step, n++)
 		tick(c, xaxis, fabs(v) < step / 1e6 ? 0 : v,
 		     fmt_value(fabs(v) < step / 1e6 ? 0 : v, unit, buf,
 			       sizeof(buf)));

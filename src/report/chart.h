@@ -17,6 +17,10 @@
 #define CHART_R 18
 #define CHART_T 14
 #define CHART_B 40		/* bottom margin: x ticks and label */
+/* At most this many ticks on an axis, whatever the values (subnormal,
+ * 1e308, equal, none): axis_init keeps the range to [1e-300, 1e300] in
+ * size, so that every tick loop advances */
+#define CHART_MAX_TICKS 24
 
 struct axis {
 	double lo, hi;		/* data range */

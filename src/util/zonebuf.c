@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,12 +103,19 @@ int zb_create(struct zb_map *m, uint32_t nthreads, uint32_t thread_bytes,
 	if (total > ((uint64_t)1 << 40))
 		return error_set(e, "zone buffer: %llu bytes is too large",
 				 (unsigned long long)total);
-	m->fd = memfd_create("yardstick-zones", 0);
+	m->fd = memfd_create("yardstick-zones", MFD_ALLOW_SEALING);
 	if (m->fd < 0)
 		return error_errno(e, errno, "cannot create the zone buffer");
 	if (ftruncate(m->fd, (off_t)total) < 0) {
 		error_errno(e, errno, "cannot size the zone buffer to %llu bytes",
 			    (unsigned long long)total);
+		goto out_close;
+	}
+	/* design note 8: the program cannot shrink the file under the
+	 * reader's mapping (a read past its end would be SIGBUS) */
+	if (fcntl(m->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+		  F_SEAL_SEAL) < 0) {
+		error_errno(e, errno, "cannot seal the zone buffer");
 		goto out_close;
 	}
 	m->base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -306,6 +315,12 @@ static void pair_zones(struct reader *r, size_t first, int64_t last_ns)
 		s->zones[r->stack[k]].end_ns = last_ns;
 }
 
+/* a + b, or UINT64_MAX: the counts come from the program's memory */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* Decode one record into an event; false when it is malformed. */
 static bool decode(struct reader *r, const struct zb_rec *rec,
 		   const char *payload, struct zb_event *ev)
@@ -402,7 +417,7 @@ static void read_thread(struct reader *r, uint32_t slot, uint64_t committed)
 	if (pos < committed && !ti->corrupt)
 		ti->corrupt = true;
 	ti->bytes = pos;
-	s->lost += ti->lost;
+	s->lost = add_sat(s->lost, ti->lost);
 	s->nthreads++;
 	pair_zones(r, first, last_ns);
 }
@@ -513,6 +528,21 @@ static void pair_asyncs(struct reader *r)
 	qsort(s->asyncs, s->nasyncs, sizeof *s->asyncs, cmp_async);
 }
 
+/* Whether the file still covers the mapping (design note 8): sealed, it
+ * does; this is the check should a kernel or a copy of the descriptor
+ * ever lack the seals. */
+static int zb_check_size(const struct zb_map *m, struct error *e)
+{
+	struct stat st;
+
+	if (fstat(m->fd, &st) < 0)
+		return error_errno(e, errno, "cannot stat the zone buffer");
+	if (st.st_size < 0 || (uint64_t)st.st_size < m->size)
+		return error_set(e, "zone buffer: the program cut it to %lld "
+				 "bytes of %zu", (long long)st.st_size, m->size);
+	return 0;
+}
+
 int zb_read(const struct zb_map *m, struct zb_snapshot *s, struct error *e)
 {
 	const struct zb_header *h = m->base;
@@ -524,6 +554,8 @@ int zb_read(const struct zb_map *m, struct zb_snapshot *s, struct error *e)
 	memset(&r, 0, sizeof r);
 	if (!m->base)
 		return error_set(e, "zone buffer: not created");
+	if (zb_check_size(m, e))
+		return -1;
 	r.m = m;
 	r.s = s;
 	if (m->clock == ZB_CLOCK_TSC) {
@@ -559,7 +591,7 @@ int zb_read(const struct zb_map *m, struct zb_snapshot *s, struct error *e)
 	free(committed);
 	s->lost_nobuf = __atomic_load_n(&h->lost_nobuf, __ATOMIC_RELAXED);
 	s->lost_names = __atomic_load_n(&h->lost_names, __ATOMIC_RELAXED);
-	s->lost += s->lost_nobuf;
+	s->lost = add_sat(s->lost, s->lost_nobuf);
 	for (size_t i = 0; i < s->nevents; i++) {
 		if (!s->first_ns || s->events[i].ns < s->first_ns)
 			s->first_ns = s->events[i].ns;

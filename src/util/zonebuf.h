@@ -71,7 +71,13 @@
  *  7. A hostile or broken program can write anything in the mapping: the
  *     reader checks every size and offset against its own copy of the
  *     layout and stops a slot at the first bad record (counted in
- *     corrupt).
+ *     corrupt). Counts it keeps (lost) add up saturating.
+ *
+ *  8. The file under the mapping. zb_create seals the memfd against
+ *     shrinking and growing (and against further seals): a program that
+ *     ftruncates YARDSTICK_TRACE_FD gets EPERM, and the reader never
+ *     touches a page past the end of the file (SIGBUS). zb_read checks
+ *     the file's size (fstat) before reading all the same.
  */
 #ifndef YS_UTIL_ZONEBUF_H
 #define YS_UTIL_ZONEBUF_H

@@ -149,6 +149,78 @@ static void test_axes(void **state)
 	assert_false(isnan(axis_map(&a, 5)));
 }
 
+/* Values an axis may be given: each edge, and pairs of them */
+static const double edges[] = {
+	0, -0.0, 5e-324, 1e-323, 2.2250738585072014e-308, 1e-300, 1e-30, 1,
+	2.5, 1e30, 1e300, 1e308, 1.7976931348623157e308, -5e-324, -1,
+	-1e308, NAN, INFINITY, -INFINITY,
+};
+#define NEDGES (sizeof(edges) / sizeof(edges[0]))
+
+/* Issue 25 case 2: the axes of subnormal values (5e-324 ...) drew ticks
+ * forever (a step of 0). Every pair of edge values, log and linear: the
+ * axes come out with 1 to CHART_MAX_TICKS ticks each, at finite places
+ * within the plot. (An endless loop fails by the test's timeout.) */
+static void test_axes_edges(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NEDGES; i++)
+		for (size_t j = 0; j < NEDGES; j++)
+			for (int lg = 0; lg < 2; lg++) {
+				struct chart c = { .xunit = "s",
+						   .yunit = "count" };
+				char *buf = NULL;
+				size_t len = 0, n;
+				FILE *fp = open_memstream(&buf, &len);
+
+				assert_non_null(fp);
+				axis_init(&c.x, edges[i], edges[j], lg, CHART_L,
+					  CHART_W - CHART_R);
+				axis_init(&c.y, edges[j], edges[i], lg, 100,
+					  CHART_T);
+				assert_true(isfinite(c.x.lo) &&
+					    isfinite(c.x.hi));
+				assert_true(c.x.lo < c.x.hi);
+				assert_true(c.y.lo < c.y.hi);
+				c.fp = fp;
+				chart_axes(&c, true, "x", "y");
+				fclose(fp);
+				n = count(buf, "class=\"tick\"");
+				assert_true(n >= 2 && n <= 2 * CHART_MAX_TICKS);
+				assert_null(strstr(buf, "nan"));
+				assert_null(strstr(buf, "inf"));
+				free(buf);
+			}
+}
+
+/* The report of a result whose every run lasted 5e-324 s, 1e-323 s,
+ * 1.5e-323 s (a valid result): written, with bounded ticks. */
+static void test_report_subnormal(void **state)
+{
+	struct result r;
+	static const char *const all[] = { "all", NULL };
+	struct report_set set = { "sub", &r };
+	struct report_input in = { &set, 1, .charts = all };
+	char *const argv[] = { "true", NULL };
+	struct benchmark *b;
+	struct metric *m;
+	char *page;
+
+	(void)state;
+	result_init(&r, "run");
+	b = result_add_benchmark(&r, "true", argv);
+	m = benchmark_metric(b, "wall_time", "s");
+	metric_push(m, 5e-324);
+	metric_push(m, 1e-323);
+	metric_push(m, 1.5e-323);
+	result_summarize(&r, 1, 200);
+	page = page_of(&in, "sub.html");
+	assert_true(count(page, "class=\"tick\"") > 0);
+	assert_true(count(page, "class=\"tick\"") < 20 * CHART_MAX_TICKS);
+	free(page);
+	result_free(&r);
+}
+
 static void test_history_change_point(void **state)
 {
 	struct report_point pts[12];
@@ -212,6 +284,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hostile_text),
 		cmocka_unit_test(test_axes),
+		cmocka_unit_test(test_axes_edges),
+		cmocka_unit_test(test_report_subnormal),
 		cmocka_unit_test(test_history_change_point),
 	};
 

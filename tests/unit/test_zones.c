@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -552,6 +553,56 @@ static void test_crash(void **state)
 	zb_snapshot_free(&s);
 }
 
+/* Issue 25 case 1: a program that shrinks the buffer's file (ftruncate
+ * on YARDSTICK_TRACE_FD) made the reader die of SIGBUS. The file is
+ * sealed: the shrink, the growth and the seal fail; the huge counts it
+ * writes over the header are capped; both zones are read. */
+static void test_hostile(void **state)
+{
+	const char *args[] = { "--hostile", NULL };
+	struct zb_snapshot s;
+	char out[256] = "";
+	int st;
+
+	(void)state;
+	st = run_fix_out(args, 4, 1 << 16, NULL, &s, NULL, out, sizeof out);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_non_null(strstr(out, "shrink EPERM\n"));
+	assert_non_null(strstr(out, "grow EPERM\n"));
+	assert_non_null(strstr(out, "seal EPERM\n"));
+	assert_non_null(strstr(out, "scribble ok\n"));
+	assert_int_equal(s.nthreads, 1);
+	assert_int_equal(s.nzones, 2);
+	assert_non_null(zone(&s, "first", 0));
+	assert_non_null(zone(&s, "second", 0));
+	assert_false(zone(&s, "second", 0)->unfinished);
+	assert_int_equal(s.threads_wanted, UINT32_MAX);
+	assert_int_equal(s.lost_nobuf, UINT64_MAX);
+	assert_int_equal(s.lost, UINT64_MAX);	/* saturated, not wrapped */
+	zb_snapshot_free(&s);
+}
+
+/* The same from the reader's side: the descriptor it hands out cannot
+ * be cut by anyone, and the reader reads what was written. */
+static void test_sealed(void **state)
+{
+	struct zb_map m;
+	struct zb_snapshot s;
+	struct error e;
+
+	(void)state;
+	assert_int_equal(zb_create(&m, 2, 512, 4, false, &e), 0);
+	assert_int_equal(ftruncate(m.fd, 100), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(ftruncate(m.fd, 0), -1);
+	assert_int_equal(ftruncate(m.fd, (off_t)m.size * 2), -1);
+	assert_int_equal(zb_read(&m, &s, &e), 0);
+	assert_int_equal(s.nthreads, 0);
+	zb_snapshot_free(&s);
+	zb_close(&m);
+}
+
 static void test_fork(void **state)
 {
 	const char *args[] = { "--fork", NULL };
@@ -833,6 +884,8 @@ int main(void)
 		cmocka_unit_test(test_no_slot),
 		cmocka_unit_test(test_no_name_slot),
 		cmocka_unit_test(test_crash),
+		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_sealed),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_not_traced),
