@@ -418,7 +418,8 @@ static void print_report(const struct record_args *a,
 	for (size_t i = 0, said = 0; i < ntop && said < 3; i++) {
 		double share = (double)top[i].total / total;
 
-		if (share >= 1 || share <= 0)
+		if (share >= 1 || share <= 0 ||
+		    !profile_names_function(top[i].function))
 			continue;
 		said++;
 		fputs("if ", fp);

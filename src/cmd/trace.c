@@ -42,7 +42,9 @@ static const char trace_description[] =
 "libyardstick's zones, its zones, marks, counters and async spans. Write\n"
 "it for chrome://tracing and ui.perfetto.dev, and print the latency of\n"
 "each zone (count, total, self time, p50/p95/p99/max, share of the wall\n"
-"time), the slowest instances and each thread's on-CPU and waiting time.\n";
+"time), the slowest instances and each thread's on-CPU and waiting time.\n"
+"The report goes to stderr, so that stdout stays the program's own output\n"
+"(and a trace written with -o -).\n";
 
 static const char trace_epilog[] =
 "Open a .json trace in chrome://tracing (Load) or ui.perfetto.dev (Open\n"
