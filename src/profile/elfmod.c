@@ -127,36 +127,36 @@ static const struct sym *module_sym(const struct module *md, uint64_t a)
 
 /*
  * The name of code at Dwfl address a that no symbol covers (note 6):
- * "MODULE+0xSTART", START the file address of the function the unwind
- * table puts a in; NULL when no table covers a.
+ * "MODULE+0xSTART", START the file address of the function whose FDE
+ * covers a; NULL when no FDE covers it (a gap between functions, code
+ * without unwind tables) or the module has no .eh_frame_hdr table.
  */
 static char *module_unnamed(struct symtab *s, struct module *md,
 			    Dwarf_Addr a)
 {
-	Dwarf_CFI *tabs[2];
-	Dwarf_Addr biases[2] = { 0, 0 };
-	char *name = NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr = NULL;
+	char *str, *name;
+	size_t k;
 
-	tabs[0] = dw.dwfl_module_eh_cfi(md->mod, &biases[0]);
-	tabs[1] = dw.dwfl_module_dwarf_cfi(md->mod, &biases[1]);
-	for (int i = 0; i < 2 && !name; i++) {
-		Dwarf_Frame *fr = NULL;
-		Dwarf_Addr start, end;
-		char *str;
-
-		if (!tabs[i] || a < biases[i] ||
-		    dw.dwarf_cfi_addrframe(tabs[i], a - biases[i], &fr) || !fr)
-			continue;
-		if (dw.dwarf_frame_info(fr, &start, &end, NULL) >= 0 &&
-		    start + biases[i] >= md->dwfl_bias) {
-			str = xasprintf("%s+0x%" PRIx64, md->name,
-					(uint64_t)(start + biases[i] -
-						   md->dwfl_bias));
-			name = st_intern(s, str);
-			free(str);
-		}
-		free(fr);
+	if (!md->fdes_built) {
+		md->fdes_built = true;
+		md->nfdes = elfsyms_fde_starts(md->elf, md->dwfl_bias,
+					       &md->fdes);
 	}
+	k = st_count_at_or_below(md->fdes, md->nfdes, sizeof(*md->fdes), a);
+	cfi = dw.dwfl_module_eh_cfi(md->mod, &bias);
+	/* the table says where functions start; the FDE itself whether
+	 * it reaches a */
+	if (!k || !cfi || a < bias ||
+	    dw.dwarf_cfi_addrframe(cfi, a - bias, &fr) || !fr)
+		return NULL;
+	free(fr);
+	str = xasprintf("%s+0x%" PRIx64, md->name,
+			(uint64_t)(md->fdes[k - 1] - md->dwfl_bias));
+	name = st_intern(s, str);
+	free(str);
 	return name;
 }
 
@@ -337,6 +337,7 @@ void module_free(struct module *md)
 	if (md->dwfl)
 		dw.dwfl_end(md->dwfl);
 	free(md->syms);
+	free(md->fdes);
 	free(md->cus);
 	hashidx_free(&md->cache);
 	free(md->frames);

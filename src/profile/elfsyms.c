@@ -189,3 +189,69 @@ void elfsyms_bound(Elf *elf, uint64_t bias, struct sym *syms, size_t n)
 		syms[i].size = end > syms[i].start ? end - syms[i].start : 1;
 	}
 }
+
+/* The size of a value of DWARF pointer encoding enc (its low nibble), or
+ * 0 for one the header table never uses. */
+static size_t enc_size(unsigned enc)
+{
+	switch (enc & 0x0f) {
+	case 0x02: case 0x0a: return 2;	/* udata2, sdata2 */
+	case 0x03: case 0x0b: return 4;	/* udata4, sdata4 */
+	case 0x04: case 0x0c: return 8;	/* udata8, sdata8 */
+	default: return 0;
+	}
+}
+
+/*
+ * .eh_frame_hdr: version 1, the encodings of the pointer to .eh_frame,
+ * of the count and of the table, the pointer, the count, then the table:
+ * (initial location, FDE address) pairs sorted by location. Every linker
+ * writes the table as datarel sdata4 (0x3b), relative to the header;
+ * another encoding gives no table.
+ */
+size_t elfsyms_fde_starts(Elf *elf, uint64_t bias, uint64_t **out)
+{
+	size_t shstr, n = 0, off;
+	Elf_Scn *sec = NULL;
+	GElf_Shdr sh;
+	const unsigned char *p = NULL;
+	size_t len = 0;
+	uint64_t count = 0, addr = 0;
+
+	*out = NULL;
+	if (dw.elf_getshdrstrndx(elf, &shstr))
+		return 0;
+	while ((sec = dw.elf_nextscn(elf, sec))) {
+		const char *name;
+		Elf_Data *d;
+
+		if (!shdr_of(sec, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(name = dw.elf_strptr(elf, shstr, sh.sh_name)) ||
+		    strcmp(name, ".eh_frame_hdr"))
+			continue;
+		d = dw.elf_getdata(sec, NULL);
+		if (d && d->d_buf && d->d_size >= 4) {
+			p = d->d_buf;
+			len = d->d_size;
+			addr = sh.sh_addr;
+		}
+		break;
+	}
+	if (!p || p[0] != 1 || p[3] != 0x3b || !enc_size(p[1]) ||
+	    !enc_size(p[2]) || 4 + enc_size(p[1]) + enc_size(p[2]) > len)
+		return 0;
+	off = 4 + enc_size(p[1]);
+	for (size_t i = 0; i < enc_size(p[2]); i++)	/* little-endian */
+		count |= (uint64_t)p[off + i] << (8 * i);
+	off += enc_size(p[2]);
+	if (count > (len - off) / 8)
+		return 0;
+	*out = xcalloc(count + 1, sizeof(**out));
+	for (uint64_t i = 0; i < count; i++) {
+		int32_t loc;
+
+		memcpy(&loc, p + off + 8 * i, sizeof(loc));
+		(*out)[n++] = addr + (uint64_t)(int64_t)loc + bias;
+	}
+	return n;
+}

@@ -38,8 +38,9 @@
  *    or to the end of its section, never into the next section (the PLT
  *    after .init is not _init). An address no symbol covers is named by
  *    the function its unwind table (.eh_frame, else .debug_frame) says it
- *    is in: MODULE+0xSTART, START the function's file address, as perf
- *    prints an address; only where no table covers it is it
+ *    is in: MODULE+0xSTART, START the function's file address (the
+ *    FDE's initial location, from .eh_frame_hdr's sorted table), as
+ *    perf prints an address; only where no table covers it is it
  *    [unknown in MODULE].
  *
  * libdw looks for separate debug info under the debug root
@@ -93,6 +94,10 @@ struct module {
 	Dwarf_Addr dwfl_bias;		/* file address -> Dwfl address */
 	struct sym *syms;		/* sorted by start, one per start */
 	size_t nsyms;
+	uint64_t *fdes;			/* functions' starts (note 6): sorted,
+					 * read at the first unnamed address */
+	size_t nfdes;
+	bool fdes_built;
 	struct cu_range *cus;		/* sorted; built at the first miss */
 	size_t ncus;
 	bool cus_built;
@@ -183,6 +188,9 @@ struct cached module_lookup(struct symtab *s, struct module *md,
 size_t elfsyms_plt(struct symtab *s, Elf *elf, uint64_t bias,
 		   struct sym **out);
 void elfsyms_bound(Elf *elf, uint64_t bias, struct sym *syms, size_t n);
+/* The functions' starts .eh_frame_hdr's table lists, sorted, at Dwfl
+ * addresses; *out is malloc'd. 0 when there is no table. */
+size_t elfsyms_fde_starts(Elf *elf, uint64_t bias, uint64_t **out);
 
 /* procmaps.c: processes, their mappings, their JIT symbols */
 struct proc *proc_find(struct symtab *s, uint32_t pid, bool create);
