@@ -37,7 +37,9 @@ static const char roofline_description[] =
 "bytes. A benchmark without work is listed as not placed, with why. A\n"
 "parameter 'threads' or 'precision' (fp64, fp32) of a benchmark chooses\n"
 "its ceilings; the compute roof is the fastest instruction set measured,\n"
-"the slower ones are ceilings below it. --machine lists the ceilings.\n";
+"the slower ones are ceilings below it. --machine lists the ceilings.\n"
+"The report goes to stdout; to stderr when an output is stdout (- as a\n"
+"FILE), so that stdout holds that output alone.\n";
 
 static const char roofline_epilog[] =
 "--measure: peak FLOP/s, FP64 and FP32, of each instruction set cpuid\n"

@@ -370,9 +370,17 @@ def r(name):
     return a, b
 a, b = r('none')
 assert b < 2 * a + 1e-9, ('without a keep-alive the chain stays', a, b)
-for k in ['keep', 'keep_inner', 'keep_ptr', 'keep_big', 'store_clobber']:
+for k in ['keep', 'keep_ptr', 'keep_big', 'store_clobber']:
     a, b = r(k)
     assert 7 <= b / a <= 13, (k, a, b)
+# keep_inner's x is the body's own: its iterations are independent, and
+# an out-of-order core overlaps the end of one short chain with the start
+# of the next, so n=100 may take less than a tenth of n=1000 (13.1x with
+# clang on a 2-vCPU VM, in every measurement: not noise). Its truth is
+# the step's latency, keep's serial chain: n=1000 within 10% of keep's.
+a, b = r('keep_inner')
+ka, kb = r('keep')
+assert b / a >= 7 and abs(b / kb - 1) <= 0.10, ('keep_inner', a, b, 'keep', ka, kb)
 a, b = r('store_none')
 if '$2' == 'gcc':
     assert b < 2 * a + 1e-9, ('without ys_clobber gcc keeps the dead store', a, b)
