@@ -247,6 +247,11 @@ static void threads(const struct trace_run *r, FILE *fp, bool color)
 		put_ms(fp, (double)th->preempted_ns);
 		fputc('\n', fp);
 	}
+	/* the wake-up time needs the sched_wakeup tracepoint, which the
+	 * sampler does not open: say what "blocked" holds */
+	fprintf(fp, "%sblocked: until the thread ran again, its wait for a "
+		"CPU after the wake-up included (not measured apart)%s\n",
+		term_dim(color), term_reset(color));
 }
 
 void trace_report(const struct trace_run *r, FILE *fp)
