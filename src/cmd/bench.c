@@ -51,7 +51,9 @@ static const char bench_description[] =
 "PROGRAM runs with " BENCH_ENV "=/dev/fd/3 in its environment\n"
 "and writes the result (JSON, yardstick/result/v1) to that descriptor, a\n"
 "pipe that yardstick reads to its end; --filter, --min-time and --epochs\n"
-"are passed on to it, after ARGS.\n";
+"are passed on to it, after ARGS.\n"
+"The report goes to stdout; to stderr when an output is stdout (- as a\n"
+"FILE), so that stdout holds that output alone.\n";
 
 static const char bench_epilog[] =
 "PROGRAM's standard input is /dev/null, its standard output is discarded\n"

@@ -30,7 +30,9 @@ static const char compare_description[] =
 "\n"
 "BASE and NEW are result sets: a JSON file (yardstick's, hyperfine's\n"
 "--export-json, Google Benchmark's --benchmark_out), or a reference into\n"
-"the store: latest, a result id, @COMMIT, branch:NAME.\n";
+"the store: latest, a result id, @COMMIT, branch:NAME.\n"
+"The report goes to stdout; to stderr when an output is stdout (- as a\n"
+"FILE), so that stdout holds that output alone.\n";
 
 static const char compare_epilog[] =
 "Exit status: 0 compared (whatever the verdicts; see 'yardstick gate' to\n"

@@ -17,9 +17,10 @@
 static const char *const export_usage[] = { "[OPTIONS] [REF...]", NULL };
 
 static const char export_description[] =
-"Print result sets as Prometheus metrics, or push them to a Prometheus\n"
-"Pushgateway. Each REF is a JSON result file or a reference into the\n"
-"store (latest, an id, @COMMIT, branch:NAME); none means latest.\n"
+"Print result sets as Prometheus metrics (on stdout), or push them to a\n"
+"Prometheus Pushgateway (the report of what was pushed on stderr). Each\n"
+"REF is a JSON result file or a reference into the store (latest, an\n"
+"id, @COMMIT, branch:NAME); none means latest.\n"
 "\n"
 "Every summarized metric of every benchmark becomes a gauge named\n"
 "yardstick_METRIC_UNIT (yardstick_wall_time_seconds,\n"

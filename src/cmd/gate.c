@@ -23,7 +23,9 @@ static const char *const gate_usage[] = { "--baseline REF [OPTIONS] [NEW]",
 
 static const char gate_description[] =
 "Check the candidate result set NEW (default: latest in the store)\n"
-"against the baseline REF and fail when a threshold is broken.\n";
+"against the baseline REF and fail when a threshold is broken.\n"
+"The report goes to stdout; to stderr when an output is stdout (- as a\n"
+"FILE), so that stdout holds that output alone.\n";
 
 static const char gate_epilog[] =
 "A --max-increase is broken when the change is significantly beyond it:\n"

@@ -24,7 +24,9 @@ static const char history_description[] =
 "The stored result sets, newest first: id, time, commit, branch,\n"
 "benchmark, and the median and p99 of a metric. With --detect, the change\n"
 "points of one benchmark's history: where its median moved, the commit\n"
-"it appeared at, and the medians before and after.\n";
+"it appeared at, and the medians before and after.\n"
+"The report goes to stdout; to stderr when an output is stdout (- as a\n"
+"FILE), so that stdout holds that output alone.\n";
 
 static const char history_epilog[] =
 "Exit status: 0; 2 bad usage, no store, a corrupt store; 3 the store is\n"

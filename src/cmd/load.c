@@ -37,7 +37,9 @@ static const char load_description[] =
 "dealt in turn to the connections; latency counts from when a request was\n"
 "due, so a server that stalls is charged for every request it held up\n"
 "(corrected for coordinated omission). Latency from the actual send is\n"
-"reported too, and how many sends went out late.\n";
+"reported too, and how many sends went out late.\n"
+"The report goes to stdout; to stderr when an output is stdout (- as a\n"
+"FILE), so that stdout holds that output alone.\n";
 
 static const char load_epilog[] =
 "Latency is recorded for every response in HDR histograms (1 us to 1 h, 3\n"

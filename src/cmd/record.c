@@ -45,7 +45,14 @@ static const char record_epilog[] =
 "its output goes to stderr, so that stdout holds the profile alone); the\n"
 "report goes to stderr. Resolved symbols are kept per binary in\n"
 "$XDG_CACHE_HOME/yardstick (~/.cache/yardstick), so that a later run\n"
-"need not read the same debug information again. A CPython program\n"
+"need not read the same debug information again. Functions are named\n"
+"from the symbol table (.symtab, else a stripped library's exports in\n"
+".dynsym), a separate debug file found by build-id under /usr/lib/debug\n"
+"(Debian's -dbgsym packages; $YARDSTICK_DEBUG_DIR instead when set) and\n"
+"DWARF; PLT stubs as SYM@plt; code no symbol covers by its module and\n"
+"the start of its function in the unwind table (libx.so.5+0x1a2b0); and\n"
+"only code nothing names as [unknown in MODULE], for which no Amdahl\n"
+"bound is given (it may be many functions). A CPython program\n"
 "(3.11, 3.12, 3.13) shows its own functions, files and lines in place of\n"
 "the interpreter's evaluation frames, native frames kept above and below\n"
 "(it is then unwound with dwarf unless -g says otherwise); other versions\n"
@@ -418,7 +425,8 @@ static void print_report(const struct record_args *a,
 	for (size_t i = 0, said = 0; i < ntop && said < 3; i++) {
 		double share = (double)top[i].total / total;
 
-		if (share >= 1 || share <= 0)
+		if (share >= 1 || share <= 0 ||
+		    !profile_names_function(top[i].function))
 			continue;
 		said++;
 		fputs("if ", fp);

@@ -37,7 +37,9 @@ static const char roofline_description[] =
 "bytes. A benchmark without work is listed as not placed, with why. A\n"
 "parameter 'threads' or 'precision' (fp64, fp32) of a benchmark chooses\n"
 "its ceilings; the compute roof is the fastest instruction set measured,\n"
-"the slower ones are ceilings below it. --machine lists the ceilings.\n";
+"the slower ones are ceilings below it. --machine lists the ceilings.\n"
+"The report goes to stdout; to stderr when an output is stdout (- as a\n"
+"FILE), so that stdout holds that output alone.\n";
 
 static const char roofline_epilog[] =
 "--measure: peak FLOP/s, FP64 and FP32, of each instruction set cpuid\n"
@@ -50,7 +52,13 @@ static const char roofline_epilog[] =
 "as likwid-bench counts them. Each ceiling is the best of its\n"
 "repetitions; the table gives beside each compute ceiling the\n"
 "theoretical peak: threads x the clock measured x the FLOPs per cycle of\n"
-"the core's FMA pipes, where the core is known.\n"
+"the core's FMA pipes, where the core is known. Warned on stderr and in\n"
+"the ceilings' warnings: a cache sysfs reports larger than this machine\n"
+"can have (over 16 MiB a CPU sharing it, or 1/8 of the memory: a virtual\n"
+"machine reporting its host's), then measured with 2 MiB a CPU sharing\n"
+"it; a cache measured slower than DRAM. --quick (3 short repetitions,\n"
+"DRAM at least 64 MiB) measures each ceiling once after 10 s.\n"
+"YARDSTICK_SYSFS=DIR reads the caches under DIR instead of /sys.\n"
 "\n"
 "--count runs PROGRAM once under valgrind with ysflops, yardstick's own\n"
 "valgrind tool (every process of its tree), then times it natively as\n"

@@ -17,11 +17,14 @@
 #include "measure/machine.h"
 #include "roofline/ceilings.h"
 #include "roofline/measure.h"
+#include "roofline/sanity.h"
+#include "util/monoclock.h"
 #include "util/strutil.h"
 
 #define WHO "yardstick roofline"
-#define CACHE_DIR "/sys/devices/system/cpu/cpu0/cache"
-#define CPUFREQ_DIR "/sys/devices/system/cpu/cpu0/cpufreq"
+/* under $YARDSTICK_SYSFS, when set (a made-up tree, for the tests) */
+#define CACHE_DIR "/devices/system/cpu/cpu0/cache"
+#define CPUFREQ_DIR "/devices/system/cpu/cpu0/cpufreq"
 
 /*
  * How long and how often: the full run, and --quick's for tests. Many
@@ -34,19 +37,33 @@ struct pace {
 	int reps;		/* repetitions per ceiling */
 	double target;		/* seconds per repetition */
 	uint64_t dram_min;	/* bytes: DRAM's working set at least */
+	double budget;		/* seconds; past them, one repetition per
+				 * ceiling (0: none) */
 };
 
-static const struct pace full_pace = { 20, 0.005, 256ull << 20 };
+static const struct pace full_pace = { 20, 0.005, 256ull << 20, 0 };
 /* DRAM at least 64 MiB even then: where sysfs lists no large cache, 4 ×
- * the last one would not leave the caches */
-static const struct pace quick_pace = { 3, 0.002, 64ull << 20 };
+ * the last one would not leave the caches. A few seconds on an idle
+ * machine; the budget keeps a loaded one (or a huge cache) quick too. */
+static const struct pace quick_pace = { 3, 0.002, 64ull << 20, 10 };
 
-/* The machine as the ceilings see it: 0, or the exit code with the
+/* The sysfs path sub (CACHE_DIR ...) under $YARDSTICK_SYSFS or /sys. */
+static char *sysfs_path(const char *sub)
+{
+	const char *root = getenv("YARDSTICK_SYSFS");
+
+	return xasprintf("%s%s", root && *root ? root : "/sys", sub);
+}
+
+/* The machine as the ceilings see it, its implausible caches capped
+ * (warn[level]: why; roofline/sanity.h): 0, or the exit code with the
  * message printed. */
-static int detect(struct roof_machine *m)
+static int detect(struct roof_machine *m, char warn[5][256])
 {
 	struct roof_cpuid_raw raw;
 	struct error e;
+	char *dir;
+	int r;
 
 	memset(m, 0, sizeof(*m));
 	if (!roof_cpuid_read(&raw)) {
@@ -59,10 +76,14 @@ static int detect(struct roof_machine *m)
 		fprintf(stderr, WHO ": --measure: cpuid reports no SSE2\n");
 		return 3;
 	}
-	if (roof_caches_read(CACHE_DIR, &m->caches, &e) < 0) {
+	dir = sysfs_path(CACHE_DIR);
+	r = roof_caches_read(dir, &m->caches, &e);
+	free(dir);
+	if (r < 0) {
 		fprintf(stderr, WHO ": --measure: %s\n", e.msg);
 		return 3;
 	}
+	roof_caches_sanitize(&m->caches, roof_mem_bytes(), warn);
 	m->ncpus = roof_cpus(m->cpus, ROOF_MAX_CPUS);
 	return 0;
 }
@@ -83,6 +104,7 @@ static void settings(struct result *r, const struct roof_machine *m,
 {
 	struct strbuf isas = { 0 };
 	const char *model = m->cpu.brand[0] ? m->cpu.brand : NULL;
+	char *dir;
 	double hz;
 
 	for (int i = 0; i < ROOF_NISA; i++)
@@ -99,7 +121,9 @@ static void settings(struct result *r, const struct roof_machine *m,
 	result_set_num(r, "clock_hz", clock_hz);
 	result_set_str(r, "clock_source", "measured: dependent integer adds "
 		       "on one core");
-	hz = roof_cpufreq_max_hz(CPUFREQ_DIR);
+	dir = sysfs_path(CPUFREQ_DIR);
+	hz = roof_cpufreq_max_hz(dir);
+	free(dir);
 	if (hz > 0)
 		result_set_num(r, "cpufreq_max_hz", hz);
 	hz = model ? roof_model_hz(model) : 0;
@@ -163,6 +187,7 @@ static int measure_all(const struct roof_machine *m, struct roof_ceiling *c,
 	struct roof_pool *pool;
 	double *values = xcalloc((size_t)pace->reps, sizeof(*values));
 	struct error e;
+	double t0;
 	int ret = 0;
 
 	if (roof_pool_start(&pool, m->cpus, m->ncpus, threads, &e) < 0) {
@@ -175,7 +200,12 @@ static int measure_all(const struct roof_machine *m, struct roof_ceiling *c,
 	 * higher (the clock moves with the temperature and the other
 	 * cores' load) */
 	*clock_hz = roof_clock_hz(pool, 40, 0.002);
+	t0 = monoclock_s();
 	for (size_t i = 0; i < n && !ret; i++) {
+		bool over = pace->budget > 0 &&
+			    monoclock_s() - t0 > pace->budget;
+		int reps = over ? 1 : pace->reps;
+
 		if (i > 0 && c[i - 1].type == ROOF_COMPUTE &&
 		    c[i].type != ROOF_COMPUTE) {
 			double hz = roof_clock_hz(pool, 40, 0.002);
@@ -183,17 +213,21 @@ static int measure_all(const struct roof_machine *m, struct roof_ceiling *c,
 			if (hz > *clock_hz)
 				*clock_hz = hz;
 		}
-		if (roof_run(pool, &c[i], pace->reps, pace->target, values,
+		if (roof_run(pool, &c[i], reps, pace->target, values,
 			     &e) < 0) {
 			fprintf(stderr, WHO ": --measure: %s\n", e.msg);
 			ret = 3;
 			break;
 		}
 		c[i].value = 0;
-		for (int k = 0; k < pace->reps; k++)
+		for (int k = 0; k < reps; k++)
 			if (values[k] > c[i].value)
 				c[i].value = values[k];
-		roof_ceiling_add(r, &c[i], values, (size_t)pace->reps);
+		roof_ceiling_add(r, &c[i], values, (size_t)reps);
+		if (over)
+			benchmark_add_warning(&r->benchmarks[i], "measured "
+				"once: --quick's budget of %.0f s was spent",
+				pace->budget);
 	}
 	/* the theoretical peaks at the clock found: benchmark i is c[i] */
 	for (size_t i = 0; i < n && !ret; i++) {
@@ -210,6 +244,32 @@ static int measure_all(const struct roof_machine *m, struct roof_ceiling *c,
 	return ret;
 }
 
+/* The warnings of the ceilings: a level capped (warn, from detect) and
+ * a cache measured slower than DRAM, on the ceilings' benchmarks of r
+ * (benchmark i is c[i]) and on stderr. */
+static void warn_ceilings(const struct roof_ceiling *c, size_t n,
+			  char warn[5][256], struct result *r, bool quiet)
+{
+	char buf[512];
+
+	for (int l = 1; l < 5; l++)
+		if (warn[l][0] && !quiet)
+			fprintf(stderr, WHO ": warning: %s\n", warn[l]);
+	for (size_t i = 0; i < n; i++) {
+		int l = c[i].type == ROOF_MEMORY && c[i].level[0] == 'L'
+			? atoi(c[i].level + 1) : 0;
+
+		if (l >= 1 && l < 5 && warn[l][0])
+			benchmark_add_warning(&r->benchmarks[i], "%s",
+					      warn[l]);
+		if (!roof_ceiling_below_dram(c, n, i, buf, sizeof(buf)))
+			continue;
+		benchmark_add_warning(&r->benchmarks[i], "%s", buf);
+		if (!quiet)
+			fprintf(stderr, WHO ": warning: %s\n", buf);
+	}
+}
+
 int roofline_measure(const struct roofline_args *a)
 {
 	const struct pace *pace = a->quick ? &quick_pace : &full_pace;
@@ -218,6 +278,7 @@ int roofline_measure(const struct roofline_args *a)
 	struct output_set outs;
 	struct git_probe gp;
 	struct result res;
+	char warn[5][256];
 	double clock_hz = 0;
 	size_t n = 0;
 	int threads, ret;
@@ -234,7 +295,7 @@ int roofline_measure(const struct roofline_args *a)
 		ret = 2;
 		goto out;
 	}
-	ret = detect(m);
+	ret = detect(m, warn);
 	if (ret)
 		goto out;
 	threads = a->threads ? (int)a->threads : m->ncpus;
@@ -254,6 +315,7 @@ int roofline_measure(const struct roofline_args *a)
 	git_detect_finish(&gp);
 	if (ret)
 		goto out;
+	warn_ceilings(c, n, warn, &res, a->quiet);
 	if (git_detect_warning(&gp))
 		fprintf(stderr, "yardstick: warning: %s\n",
 			git_detect_warning(&gp));

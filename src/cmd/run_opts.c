@@ -25,7 +25,9 @@ static const char run_description[] =
 "and perf counters of the command and everything it starts.\n"
 "\n"
 "Commands are split into words with shell quoting rules and executed\n"
-"directly (no shell) unless --shell is given.\n";
+"directly (no shell) unless --shell is given.\n"
+"The report goes to stdout; to stderr when an output is stdout (- as a\n"
+"FILE), so that stdout holds that output alone.\n";
 
 static const char run_epilog[] =
 "Percentiles are type 7 (linear interpolation between closest ranks, as\n"

@@ -42,7 +42,12 @@ static const char trace_description[] =
 "libyardstick's zones, its zones, marks, counters and async spans. Write\n"
 "it for chrome://tracing and ui.perfetto.dev, and print the latency of\n"
 "each zone (count, total, self time, p50/p95/p99/max, share of the wall\n"
-"time), the slowest instances and each thread's on-CPU and waiting time.\n";
+"time), the slowest instances and each thread's on-CPU and waiting time.\n"
+"A thread's \"blocked\" time runs from when it left the CPU until it ran\n"
+"again: the wait for a CPU after its wake-up (perf timehist's \"sch\n"
+"delay\") is not measured apart yet and is included. The report goes to\n"
+"stderr, so that stdout stays the program's own output\n"
+"(and a trace written with -o -).\n";
 
 static const char trace_epilog[] =
 "Open a .json trace in chrome://tracing (Load) or ui.perfetto.dev (Open\n"

@@ -145,12 +145,23 @@ static void put_ms(FILE *fp, double ns)
 	fprintf(fp, " %10.3f", ns / 1e6);
 }
 
+/* A duration of ns nanoseconds in the unit that suits it ("850 ns",
+ * "1.234 ms"): zones may last nanoseconds or seconds. */
+static void put_time(FILE *fp, double ns, int width)
+{
+	char buf[32];
+
+	fputc(' ', fp);
+	term_pad(fp, fmt_value(ns / 1e9, "s", buf, sizeof(buf)),
+		 (size_t)width, true);
+}
+
 static void zone_table(const struct trace_run *r, struct zone_table *zt,
 		       FILE *fp, bool color)
 {
 	double wall = (double)wall_ns(r);
 
-	fprintf(fp, "%szones (ms)%s\n", term_bold(color), term_reset(color));
+	fprintf(fp, "%szones%s\n", term_bold(color), term_reset(color));
 	fprintf(fp, "%s%-28s %8s %10s %10s %10s %10s %10s %10s %7s%s\n",
 		term_dim(color), "zone", "count", "total", "self", "p50",
 		"p95", "p99", "max", "wall%", term_reset(color));
@@ -160,12 +171,12 @@ static void zone_table(const struct trace_run *r, struct zone_table *zt,
 
 		term_pad(fp, z->name, 28, false);
 		fprintf(fp, " %8zu", z->n);
-		put_ms(fp, z->total);
-		put_ms(fp, z->self_total);
-		put_ms(fp, stats_percentile_sorted(s, z->n, 50));
-		put_ms(fp, stats_percentile_sorted(s, z->n, 95));
-		put_ms(fp, stats_percentile_sorted(s, z->n, 99));
-		put_ms(fp, s[z->n - 1]);
+		put_time(fp, z->total, 10);
+		put_time(fp, z->self_total, 10);
+		put_time(fp, stats_percentile_sorted(s, z->n, 50), 10);
+		put_time(fp, stats_percentile_sorted(s, z->n, 95), 10);
+		put_time(fp, stats_percentile_sorted(s, z->n, 99), 10);
+		put_time(fp, s[z->n - 1], 10);
 		fprintf(fp, " %6.1f%%\n", wall > 0 ? 100 * z->total / wall : 0);
 		free(s);
 	}
@@ -206,9 +217,9 @@ static void slowest(const struct trace_run *r, FILE *fp, bool color)
 		"start (ms)", "duration", "tid", "thread", term_reset(color));
 	for (size_t i = 0; i < n && i < (size_t)r->a->top; i++) {
 		term_pad(fp, z[i]->name, 28, false);
-		fprintf(fp, " %12.3f %9.3f ms %8" PRIu32 "  ",
-			(double)(z[i]->start - t0) / 1e6,
-			(double)(z[i]->end - z[i]->start) / 1e6, z[i]->tid);
+		fprintf(fp, " %12.3f", (double)(z[i]->start - t0) / 1e6);
+		put_time(fp, (double)(z[i]->end - z[i]->start), 12);
+		fprintf(fp, " %8" PRIu32 "  ", z[i]->tid);
 		term_puts(fp, thread_name(t, z[i]->tid));
 		fputc('\n', fp);
 	}
@@ -236,6 +247,11 @@ static void threads(const struct trace_run *r, FILE *fp, bool color)
 		put_ms(fp, (double)th->preempted_ns);
 		fputc('\n', fp);
 	}
+	/* the wake-up time needs the sched_wakeup tracepoint, which the
+	 * sampler does not open: say what "blocked" holds */
+	fprintf(fp, "%sblocked: until the thread ran again, its wait for a "
+		"CPU after the wake-up included (not measured apart)%s\n",
+		term_dim(color), term_reset(color));
 }
 
 void trace_report(const struct trace_run *r, FILE *fp)

@@ -5,10 +5,18 @@
  */
 #include "profile/dwlib.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+
+#include "profile/symcache.h"
 
 union dwlib dw;
 Dwfl_Callbacks dwlib_offline_callbacks, dwlib_process_callbacks;
+/* libdwfl's search path for separate debug files: beside the file, in
+ * its .debug directory, then under the debug root (symcache.h), where it
+ * looks by build-id first. libdwfl keeps the pointer. */
+static char debug_path[4200];
+static char *debug_path_p = debug_path;
 
 static struct dynlib dw_lib = DYNLIB(dw, DWLIB_FUNCTIONS, "libdw.so.1",
 	"libdw1", "elfutils, which reads symbols and debug information");
@@ -17,14 +25,18 @@ int dwlib_load(struct error *e)
 {
 	if (dynlib_load(&dw_lib, e))
 		return -1;
+	snprintf(debug_path, sizeof(debug_path), ":.debug:%s",
+		 symcache_debug_root());
 	dwlib_offline_callbacks = (Dwfl_Callbacks){
 		.find_elf = dw.dwfl_build_id_find_elf,
 		.find_debuginfo = dw.dwfl_standard_find_debuginfo,
 		.section_address = dw.dwfl_offline_section_address,
+		.debuginfo_path = &debug_path_p,
 	};
 	dwlib_process_callbacks = (Dwfl_Callbacks){
 		.find_elf = dw.dwfl_build_id_find_elf,
 		.find_debuginfo = dw.dwfl_standard_find_debuginfo,
+		.debuginfo_path = &debug_path_p,
 	};
 	return 0;
 }

@@ -36,7 +36,10 @@
 	X(dwfl_standard_find_debuginfo)					\
 	X(dwfl_thread_state_register_pc)				\
 	X(dwfl_thread_state_registers)					\
-	X(elf_getphdrnum) X(gelf_getehdr) X(gelf_getphdr)
+	X(elf_getphdrnum) X(gelf_getehdr) X(gelf_getphdr)		\
+	X(elf_nextscn) X(elf_getscn) X(elf_getshdrstrndx) X(elf_strptr)	\
+	X(elf_getdata) X(gelf_getshdr) X(gelf_getrela) X(gelf_getsym)	\
+	X(dwfl_module_eh_cfi) X(dwarf_cfi_addrframe)
 
 /* Valid once dwlib_load has returned 0. */
 extern DYNLIB_TABLE(dwlib, DWLIB_FUNCTIONS) dw;

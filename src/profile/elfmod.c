@@ -5,6 +5,7 @@
  */
 #include <dwarf.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -75,14 +76,18 @@ static int sym_cmp(const void *a, const void *b)
  * kept. dwfl_module_addrinfo scans the whole symbol table per call: too
  * slow for thousands of addresses in a library with 10,000 symbols.
  */
-static void module_read_syms(struct module *md)
+static void module_read_syms(struct symtab *s, struct module *md)
 {
 	int n = dw.dwfl_module_getsymtab(md->mod);
-	size_t k = 0;
+	struct sym *plt;
+	size_t k = 0, nplt = elfsyms_plt(s, md->elf, md->dwfl_bias, &plt);
 
-	if (n <= 0)
-		return;
-	md->syms = xcalloc((size_t)n, sizeof(*md->syms));
+	if (n < 0)
+		n = 0;
+	md->syms = xcalloc((size_t)n + nplt + 1, sizeof(*md->syms));
+	memcpy(md->syms, plt, nplt * sizeof(*plt));
+	md->nsyms = nplt;
+	free(plt);
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -106,17 +111,53 @@ static void module_read_syms(struct module *md)
 		if (md->syms[i].start != md->syms[k].start)
 			md->syms[++k] = md->syms[i];
 	md->nsyms = k + 1;
+	elfsyms_bound(md->elf, md->dwfl_bias, md->syms, md->nsyms);
 }
 
-/* The name of the function symbol containing Dwfl address a, or NULL. A
- * sizeless symbol reaches up to the next one. */
-static const char *module_sym(const struct module *md, uint64_t a)
+/* The function symbol containing Dwfl address a, or NULL (every symbol
+ * is sized by now: elfsyms_bound). */
+static const struct sym *module_sym(const struct module *md, uint64_t a)
 {
 	size_t k = st_count_at_or_below(md->syms, md->nsyms,
 					sizeof(*md->syms), a);
 	const struct sym *y = k ? &md->syms[k - 1] : NULL;
 
-	return y && (!y->size || a - y->start < y->size) ? y->name : NULL;
+	return y && a - y->start < y->size ? y : NULL;
+}
+
+/*
+ * The name of code at Dwfl address a that no symbol covers (note 6):
+ * "MODULE+0xSTART", START the file address of the function whose FDE
+ * covers a; NULL when no FDE covers it (a gap between functions, code
+ * without unwind tables) or the module has no .eh_frame_hdr table.
+ */
+static char *module_unnamed(struct symtab *s, struct module *md,
+			    Dwarf_Addr a)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr = NULL;
+	char *str, *name;
+	size_t k;
+
+	if (!md->fdes_built) {
+		md->fdes_built = true;
+		md->nfdes = elfsyms_fde_starts(md->elf, md->dwfl_bias,
+					       &md->fdes);
+	}
+	k = st_count_at_or_below(md->fdes, md->nfdes, sizeof(*md->fdes), a);
+	cfi = dw.dwfl_module_eh_cfi(md->mod, &bias);
+	/* the table says where functions start; the FDE itself whether
+	 * it reaches a */
+	if (!k || !cfi || a < bias ||
+	    dw.dwarf_cfi_addrframe(cfi, a - bias, &fr) || !fr)
+		return NULL;
+	free(fr);
+	str = xasprintf("%s+0x%" PRIx64, md->name,
+			(uint64_t)(md->fdes[k - 1] - md->dwfl_bias));
+	name = st_intern(s, str);
+	free(str);
+	return name;
 }
 
 /* Open the module once (symtab_internal.h, note 1). Returns 0, or -1
@@ -143,7 +184,7 @@ int module_open(struct symtab *s, struct module *md)
 	md->elf = dw.dwfl_module_getelf(md->mod, &md->dwfl_bias);
 	if (!md->elf)
 		return -1;
-	module_read_syms(md);
+	module_read_syms(s, md);
 	md->state = 1;
 	return 0;
 out_close:
@@ -296,6 +337,7 @@ void module_free(struct module *md)
 	if (md->dwfl)
 		dw.dwfl_end(md->dwfl);
 	free(md->syms);
+	free(md->fdes);
 	free(md->cus);
 	hashidx_free(&md->cache);
 	free(md->frames);
@@ -456,7 +498,7 @@ static size_t resolve(struct symtab *s, struct module *md, Dwarf_Addr a,
 	Dwarf_Addr dwbias;
 	Dwarf_Die *cu, *scopes = NULL;
 	Dwarf_Files *files = NULL;
-	const char *sname;
+	const struct sym *sym;
 	char *file = NULL, *outer = NULL;
 	int line = 0, ns = 0;
 	size_t n = 0;
@@ -497,9 +539,12 @@ static size_t resolve(struct symtab *s, struct module *md, Dwarf_Addr a,
 		}
 	}
 	free(scopes);
-	sname = module_sym(md, a);
-	if (sname)
-		outer = st_intern_symbol(s, sname);
+	sym = module_sym(md, a);
+	if (sym)
+		outer = sym->final ? (char *)sym->name
+				   : st_intern_symbol(s, sym->name);
+	if (!outer)
+		outer = module_unnamed(s, md, a);
 	fr[n++] = (struct frame){
 		.function = outer ? outer : s->unknown, .file = file,
 		.line = line, .module = md->name,

@@ -137,6 +137,11 @@ static char *unknown_in(const struct frame *f)
 	return xasprintf("[unknown in %s]", m);
 }
 
+bool profile_names_function(const char *function)
+{
+	return function && *function && strncmp(function, "[unknown", 8);
+}
+
 uint32_t profile_frame(struct profile *p, const struct frame *f)
 {
 	struct profile_index *ix = index_of(p);

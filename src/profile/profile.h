@@ -79,6 +79,15 @@ void profile_free(struct profile *p);
 uint32_t profile_frame(struct profile *p, const struct frame *f);
 
 /*
+ * Whether a frame's function name names one function: false for the
+ * buckets of code nothing names ("[unknown]", "[unknown in MODULE]"),
+ * which may hold many functions, so that no bound (Amdahl's "at most N×
+ * faster") is claimed for them. A name from an unwind table
+ * ("libx.so+0x1a2b0", symtab_internal.h, note 6) is one function.
+ */
+bool profile_names_function(const char *function);
+
+/*
  * Add values[0..ntypes-1] to the stack frames[0..depth-1] (leaf first),
  * creating it if new. Returns its index. depth must be at least 1 and
  * every id one profile_frame returned (asserted).

@@ -18,6 +18,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,9 @@
 #include "util/hashmap.h"
 #include "util/strutil.h"
 
-#define SYMCACHE_VERSION 1
+/* 2: PLT stubs named SYM@plt, code without a symbol named by its
+ * function's start (MODULE+0xADDR): version 1 files named them otherwise */
+#define SYMCACHE_VERSION 2
 #define MAX_FILE ((size_t)64 << 20)
 
 static const char magic[8] = { 'Y', 'S', 'S', 'Y', 'M', 'C', 0, 1 };
@@ -508,7 +511,9 @@ static bool debug_still(const struct symcache *c)
 	const struct symcache_key *k = &c->key;
 	struct symcache_ident id;
 	const char *urls = getenv("DEBUGINFOD_URLS");
-	char path[200];
+	const char *root = symcache_debug_root();
+	char path[PATH_MAX];
+	size_t len;
 
 	if (c->debug_path)
 		return symcache_ident(c->debug_path, &id) == 0 &&
@@ -519,12 +524,23 @@ static bool debug_still(const struct symcache *c)
 		return false;
 	if (k->build_id_len < 2)
 		return true;
-	strcpy(path, "/usr/lib/debug/.build-id/");
-	for (uint32_t i = 0; i < k->build_id_len; i++)
-		snprintf(path + strlen(path), 4, i == 1 ? "/%02x" : "%02x",
-			 k->build_id[i]);
-	strcat(path, ".debug");
+	len = (size_t)snprintf(path, sizeof(path), "%s/.build-id/", root);
+	for (uint32_t i = 0; i < k->build_id_len && len + 8 < sizeof(path);
+	     i++)
+		len += (size_t)snprintf(path + len, sizeof(path) - len,
+					i == 1 ? "/%02x" : "%02x",
+					k->build_id[i]);
+	if (len + 8 >= sizeof(path))
+		return false;
+	memcpy(path + len, ".debug", 7);
 	return access(path, F_OK) != 0;
+}
+
+const char *symcache_debug_root(void)
+{
+	const char *d = getenv("YARDSTICK_DEBUG_DIR");
+
+	return d && *d == '/' ? d : "/usr/lib/debug";
 }
 
 int symcache_load(const char *dir, const struct symcache_key *key,

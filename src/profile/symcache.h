@@ -122,6 +122,14 @@ struct elf_info {
 int symcache_probe(const char *path, struct elf_info *info,
 		   struct symcache_key *key);
 
+/*
+ * Where separate debug files are looked for by build-id
+ * (ROOT/.build-id/xx/rest.debug, as Debian's -dbgsym packages install
+ * them): $YARDSTICK_DEBUG_DIR when it is an absolute path (tests, a
+ * sysroot), else /usr/lib/debug.
+ */
+const char *symcache_debug_root(void);
+
 /* The identity of the file at path; -1 if it cannot be stat'ed. */
 int symcache_ident(const char *path, struct symcache_ident *id);
 

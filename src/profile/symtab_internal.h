@@ -32,9 +32,21 @@
  *    only for an address the cache lacks. At symtab_free the modules
  *    that resolved new addresses write their cache file again.
  *
- * libdw looks for separate debug info in /usr/lib/debug (build-id and
- * debuglink) and, when DEBUGINFOD_URLS is set, asks debuginfod servers:
- * set it empty to keep symbolization offline.
+ * 6. A module's symbols are its symbol table's functions (.symtab, else
+ *    .dynsym: a stripped library's exports), its PLT stubs named SYM@plt
+ *    (elfsyms.c), and a symbol without a size reaches up to the next one
+ *    or to the end of its section, never into the next section (the PLT
+ *    after .init is not _init). An address no symbol covers is named by
+ *    the function its unwind table (.eh_frame, else .debug_frame) says it
+ *    is in: MODULE+0xSTART, START the function's file address (the
+ *    FDE's initial location, from .eh_frame_hdr's sorted table), as
+ *    perf prints an address; only where no table covers it is it
+ *    [unknown in MODULE].
+ *
+ * libdw looks for separate debug info under the debug root
+ * (symcache_debug_root: $YARDSTICK_DEBUG_DIR, else /usr/lib/debug), by
+ * build-id and debuglink, and, when DEBUGINFOD_URLS is set, asks
+ * debuginfod servers: set it empty to keep symbolization offline.
  */
 #ifndef YS_PROFILE_SYMTAB_INTERNAL_H
 #define YS_PROFILE_SYMTAB_INTERNAL_H
@@ -61,6 +73,8 @@ struct sym {
 	uint64_t start, size;
 	const char *name;
 	int rank;			/* the better alias ranks lower */
+	bool final;			/* name is interned, as shown (a PLT
+					 * stub's SYM@plt) */
 };
 
 /* A CU's addresses, for files without .debug_aranges (clang's default),
@@ -80,6 +94,10 @@ struct module {
 	Dwarf_Addr dwfl_bias;		/* file address -> Dwfl address */
 	struct sym *syms;		/* sorted by start, one per start */
 	size_t nsyms;
+	uint64_t *fdes;			/* functions' starts (note 6): sorted,
+					 * read at the first unnamed address */
+	size_t nfdes;
+	bool fdes_built;
 	struct cu_range *cus;		/* sorted; built at the first miss */
 	size_t ncus;
 	bool cus_built;
@@ -163,6 +181,16 @@ int module_probe(struct symtab *s, struct module *md);
 void module_save_cache(struct symtab *s, struct module *md);
 struct cached module_lookup(struct symtab *s, struct module *md,
 			    uint64_t rel);
+
+/* elfsyms.c (note 6): the PLT stubs of elf, named, at Dwfl addresses
+ * (file address + bias); *out is malloc'd, its names interned. And the
+ * sizes of the sizeless symbols among syms (sorted, one per start). */
+size_t elfsyms_plt(struct symtab *s, Elf *elf, uint64_t bias,
+		   struct sym **out);
+void elfsyms_bound(Elf *elf, uint64_t bias, struct sym *syms, size_t n);
+/* The functions' starts .eh_frame_hdr's table lists, sorted, at Dwfl
+ * addresses; *out is malloc'd. 0 when there is no table. */
+size_t elfsyms_fde_starts(Elf *elf, uint64_t bias, uint64_t **out);
 
 /* procmaps.c: processes, their mappings, their JIT symbols */
 struct proc *proc_find(struct symtab *s, uint32_t pid, bool create);

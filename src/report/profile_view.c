@@ -15,11 +15,13 @@
 
 /* Amdahl's law: removing a share p of the work speeds the rest up by at
  * most 1 / (1 - p). */
+/* p < 0: no bound (a bucket of unnamed code), shown as "–" */
 static void amdahl_cell(FILE *fp, double p)
 {
 	fputs("<td class=\"amdahl\"", fp);
-	html_num_attr(fp, "data-v", p < 1 ? 1 / (1 - p) : INFINITY);
-	if (p < 0.999)
+	html_num_attr(fp, "data-v", p < 0 ? 1 : p < 1 ? 1 / (1 - p)
+					: INFINITY);
+	if (p >= 0 && p < 0.999)
 		fprintf(fp, ">%.3f×</td>", 1 / (1 - p));
 	else
 		fputs(">–</td>", fp);
@@ -32,7 +34,8 @@ static void top_table(FILE *fp, const struct profile *p)
 	double all = (double)profile_total(p, 0);
 
 	profile_top(p, 0, &top, &n);
-	if (n && all > 0) {
+	/* no bound for a bucket of unnamed code: it may be many functions */
+	if (n && all > 0 && profile_names_function(top[0].function)) {
 		fputs("<p class=\"amdahl-line\">the function with the most "
 		      "self ", fp);
 		fputs_xml(p->types[0].name, fp);
@@ -54,7 +57,8 @@ static void top_table(FILE *fp, const struct profile *p)
 		fprintf(fp, "</td><td class=\"self\">%.2f%%</td>"
 			"<td class=\"total\">%.2f%%</td>",
 			100 * top[i].self / all, 100 * top[i].total / all);
-		amdahl_cell(fp, top[i].total / all);
+		amdahl_cell(fp, profile_names_function(top[i].function)
+				? top[i].total / all : -1);
 		fputs("</tr>\n", fp);
 	}
 	fputs("</tbody></table>\n", fp);

@@ -10,4 +10,15 @@ t "... naming it" has "$T/stderr" "'frobnicate' is not a command"
 t "help of an unknown command exits 2" expect_exit 2 "$YS" help frobnicate
 t "no arguments: usage on stderr, exit 2" expect_exit 2 "$YS"
 t "... usage text" has "$T/stderr" "usage: yardstick COMMAND"
+# Every command's help says where its report goes (stdout or stderr):
+# the commands listed by `help`, so that a new one is checked too.
+report_stream() {
+	cmds=$("$YS" help | sed -n "s/^  \([a-z]*\) .*/\1/p" | grep -v "^help$")
+	[ "$(echo "$cmds" | wc -l)" -ge 10 ] || { echo "commands: $cmds"; return 1; }
+	for c in $cmds; do
+		"$YS" $c --help | tr "\n" " " | grep -Eq "(report|table|output|listed|summary|metrics).{0,60}(stdout|stderr)|(stdout|stderr).{0,40}report" ||
+			{ echo "'$c --help' does not say where its report goes"; return 1; }
+	done
+}
+t "every command's --help says which stream its report goes to" report_stream
 finish

@@ -316,28 +316,44 @@ assert any('only 3 epochs' in w and '--epochs' in w for w in b['warnings']), b['
 }
 t "too few epochs: a warning saying what to do" few_epochs
 
-# The dependent chain: time per iteration against L, least squares.
+# The dependent chain: time per iteration against L, least squares. On a
+# loaded machine each benchmark's epochs scatter, and the slope with
+# them: the tolerance is 3% plus three standard errors of the slope and
+# of the step, each from its own epochs' spread (1.4826 x MAD / sqrt(n),
+# the median's scale), never less. The residuals do not widen it, so a
+# chain that is not linear still fails.
 linear() {
 	"$P" --filter '^chain' --json "$T/chain.json" >/dev/null 2>&1 || return 1
-	py "d = load('$T/chain.json')
-pts = [(int(b['parameters']['L']), med(b, 'time_per_op'))
-       for b in d['benchmarks'] if b['name'].startswith('chain [')]
-cal = med(bench(d, 'chain_cal'), 'time_per_op') / 20000
+	py "import math
+d = load('$T/chain.json')
+def se(b):
+    v = sorted(b['metrics']['time_per_op']['values'])
+    m = v[len(v) // 2]
+    mad = sorted(abs(x - m) for x in v)[len(v) // 2]
+    return 1.2533 * 1.4826 * mad / math.sqrt(len(v))
+bs = [b for b in d['benchmarks'] if b['name'].startswith('chain [')]
+pts = [(int(b['parameters']['L']), med(b, 'time_per_op'), se(b)) for b in bs]
+calb = bench(d, 'chain_cal')
+cal = med(calb, 'time_per_op') / 20000
+cal_se = se(calb) / 20000
 n = len(pts)
-mx = sum(x for x, _ in pts) / n
-my = sum(y for _, y in pts) / n
-slope = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
+mx = sum(x for x, _, _ in pts) / n
+my = sum(y for _, y, _ in pts) / n
+sxx = sum((x - mx) ** 2 for x, _, _ in pts)
+slope = sum((x - mx) * (y - my) for x, y, _ in pts) / sxx
 icpt = my - slope * mx
-print('# step %.4g ns, slope %.4g ns, intercept %.3g ns' % (cal * 1e9, slope * 1e9, icpt * 1e9))
-assert abs(slope / cal - 1) <= 0.03, (slope, cal)
-# ~0: within 3% of the shortest chain's time (the slope's own tolerance:
-# a 1% error of the slope moves the intercept by 1% of the mean length)
-assert abs(icpt) <= 0.03 * min(y for _, y in pts), (icpt, cal, pts)
+slope_se = math.sqrt(sum(((x - mx) * e) ** 2 for x, _, e in pts)) / sxx
+tol = 0.03 + 3 * math.hypot(slope_se / slope, cal_se / cal)
+print('# step %.4g ns, slope %.4g ns, intercept %.3g ns, tolerance %.2f%%' % (cal * 1e9, slope * 1e9, icpt * 1e9, 100 * tol))
+assert abs(slope / cal - 1) <= tol, (slope, cal, tol)
+# ~0: within the tolerance of the shortest chain's time (a 1% error of
+# the slope moves the intercept by 1% of the mean length)
+assert abs(icpt) <= tol * min(y for _, y, _ in pts), (icpt, cal, pts, tol)
 f = [f for f in d['complexity'] if f['name'] == 'chain']
 assert len(f) == 1 and f[0]['parameter'] == 'L' and f[0]['best'] == 'O(n)', d['complexity']
-assert f[0]['metric'] == 'time_per_op' and abs(f[0]['coefficient'] / cal - 1) <= 0.03"
+assert f[0]['metric'] == 'time_per_op' and abs(f[0]['coefficient'] / cal - 1) <= tol"
 }
-t "a dependent chain: time linear in its length (slope within 3% of the step, intercept within 3% of the shortest)" retry linear
+t "a dependent chain: time linear in its length (slope within 3% of the step, intercept within 3% of the shortest, widened by the epochs' own spread; retried)" retry linear
 
 # keep-alive and clobber, by gcc and clang at -O2 and -O3
 for built in ${YSB_BUILT:-}; do
@@ -370,16 +386,24 @@ def r(name):
     return a, b
 a, b = r('none')
 assert b < 2 * a + 1e-9, ('without a keep-alive the chain stays', a, b)
-for k in ['keep', 'keep_inner', 'keep_ptr', 'keep_big', 'store_clobber']:
+for k in ['keep', 'keep_ptr', 'keep_big', 'store_clobber']:
     a, b = r(k)
     assert 7 <= b / a <= 13, (k, a, b)
+# keep_inner's x is the body's own: its iterations are independent, and
+# an out-of-order core overlaps the end of one short chain with the start
+# of the next, so n=100 may take less than a tenth of n=1000 (13.1x with
+# clang on a 2-vCPU VM, in every measurement: not noise). Its truth is
+# the step's latency, keep's serial chain: n=1000 within 10% of keep's.
+a, b = r('keep_inner')
+ka, kb = r('keep')
+assert b / a >= 7 and abs(b / kb - 1) <= 0.10, ('keep_inner', a, b, 'keep', ka, kb)
 a, b = r('store_none')
 if '$2' == 'gcc':
     assert b < 2 * a + 1e-9, ('without ys_clobber gcc keeps the dead store', a, b)
 else:
     print('# clang keeps the store without ys_clobber too: %.3g -> %.3g' % (a, b))"
 	}
-	t "keep-alive and clobber ($cc $opt): without, the body is removed; with, time x10 for work x10" \
+	t "keep-alive and clobber ($cc $opt): without, the body is removed; with, time x10 for work x10 (medians of the epochs; retried)" \
 		retry keep_check "$exe" "$cc"
 done
 

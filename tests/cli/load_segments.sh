@@ -35,35 +35,48 @@ segments() {
 }
 
 # Open model, 300 requests/s over 6 connections, 900 requests: exactly
-# 900 in both; throughput within 5%; p50 and p99 within the histogram's
-# precision (0.1%) plus 2 ms for the noise of a busy 2-core machine (the
-# server's answers are 10 ms late by design; one late wake-up of a
-# process moves the p99 of 900 requests by its length). Under the
-# sanitizers the client itself is several times slower and its late
-# sends count in the latency: 20 ms there (measured: up to 13 ms apart).
+# 900 in both; throughput, p50 and p99 of the merged segments as those of
+# one process. Measured interleaved, one process before and after the
+# segments, so that a change of the machine's load meets both alike; the
+# tolerance is the histogram's precision (0.1%) plus 2 ms for the noise
+# of a busy 2-core machine (the server's answers are 10 ms late by
+# design; one late wake-up of a process moves the p99 of 900 requests by
+# its length) plus the two single-process runs' own difference (the
+# noise of this machine now, measured). Throughput: 5% plus that
+# difference. Under the sanitizers the client itself is several times
+# slower and its late sends count in the latency: 20 ms there (measured:
+# up to 13 ms apart).
 noise=0.002
 case ${YSB_SAN:-none} in none|'') ;; *) noise=0.020 ;; esac
 open_model() {
 	"$YS" load --no-store -q -c 6 --rate 300 -n 900 --json "$T/one.json" "$U" \
 		2>"$T/one.err" &&
 	segments open -c 6 --rate 300 -n 900 &&
+	"$YS" load --no-store -q -c 6 --rate 300 -n 900 --json "$T/one2.json" "$U" \
+		2>"$T/one2.err" &&
 	py "
-one = load('$T/one.json')['benchmarks'][0]
+ones = [load('$T/one.json')['benchmarks'][0], load('$T/one2.json')['benchmarks'][0]]
 tot = load('$T/open.json')['benchmarks'][0]
-assert one['counts']['requests'] == 900, one['counts']
+for one in ones:
+    assert one['counts']['requests'] == 900, one['counts']
 assert tot['counts']['requests'] == 900 and tot['counts']['ok'] == 900, tot['counts']
 assert tot['histograms']['latency']['count'] == 900
-a, b = one['metrics']['throughput']['rate'], tot['metrics']['throughput']['rate']
-assert abs(b - a) <= 0.05 * a, ('throughput', a, b)
+def near(k, get, base):
+    a = [get(o) for o in ones]
+    b = get(tot)
+    spread = max(a) - min(a)
+    tol = base(max(a + [b])) + spread
+    print('# %s: one %.4g, %.4g; merged %.4g; tolerance %.3g' % (k, a[0], a[1], b, tol))
+    assert min(a) - tol <= b <= max(a) + tol, (k, a, b, tol)
+    return b
+near('throughput', lambda o: o['metrics']['throughput']['rate'], lambda m: 0.05 * m)
 for k in ('median', 'p99'):
-    a, b = one['metrics']['latency'][k], tot['metrics']['latency'][k]
-    assert 0.010 <= a < 0.05 and 0.010 <= b < 0.05, (k, a, b)
-    assert abs(b - a) <= 0.001 * max(a, b) + $noise, (k, a, b)
-print('# one:', one['metrics']['throughput']['rate'], one['metrics']['latency']['median'], one['metrics']['latency']['p99'])
-print('# merged:', tot['metrics']['throughput']['rate'], tot['metrics']['latency']['median'], tot['metrics']['latency']['p99'])
+    b = near(k, lambda o: o['metrics']['latency'][k], lambda m: 0.001 * m + $noise)
+    assert 0.010 <= b < 0.05, (k, b)
+    assert all(0.010 <= o['metrics']['latency'][k] < 0.05 for o in ones), k
 "
 }
-t "open model: 3 segments merged = one process (requests, throughput, p50, p99)" \
+t "open model: 3 segments merged = one process (requests, throughput, p50, p99; interleaved, one process before and after; tolerance plus their own spread; retried)" \
 	retry open_model
 
 t "the segments share one start and split the requests 300/300/300" py "

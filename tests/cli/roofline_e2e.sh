@@ -37,19 +37,33 @@ run_work() {
 		"$ROOFKERN $*"
 }
 
+# The ceilings are the largest of their repetitions: a busy machine can
+# only lower them, and a fixture then exceeds a ceiling measured too low.
+# So they are measured interleaved with the fixtures, before (the
+# measure above, or again on a retry) and after them, and the two
+# measurements' repetitions pooled: each ceiling the largest of both.
 place() {
-	# a second try measures the ceilings again too: a disturbed --quick
-	# measure gives a ceiling below the machine's, which the fixtures
-	# then exceed
 	if [ -f "$T/placed.once" ]; then
-		expect_exit 0 "$YS" roofline --measure --quick || return 1
+		expect_exit 0 "$YS" roofline --measure --quick --no-store \
+			--json "$T/m.json" || return 1
 	fi
 	: >"$T/placed.once"
 	run_work triad "2*$BIG*20" "24*$BIG*20" triad $BIG 20 &&
 	run_work fma "96*30000000" 384 fma 30000000 &&
 	run_work daxpy_l1 "2*1024*400000" "24*1024*400000" daxpy 1024 400000 &&
 	run_work daxpy_dram "2*$BIG*20" "24*$BIG*20" daxpy $BIG 20 &&
-	expect_exit 0 "$YS" roofline "$T/triad.json" "$T/fma.json" \
+	expect_exit 0 "$YS" roofline --measure --quick --no-store \
+		--json "$T/m2.json" &&
+	py "
+a, b = load('$T/m.json'), load('$T/m2.json')
+after = {x['name']: x for x in b['benchmarks']}
+for x in a['benchmarks']:
+    for k, m in x['metrics'].items():
+        m['values'] = m['values'] + after[x['name']]['metrics'][k]['values']
+        m['max'] = max(m['values'])
+json.dump(a, open('$T/pooled.json', 'w'))
+" &&
+	expect_exit 0 "$YS" roofline --ceilings "$T/pooled.json" "$T/triad.json" "$T/fma.json" \
 		"$T/daxpy_l1.json" "$T/daxpy_dram.json" --json "$T/p.json" \
 		-o "$T/p.svg" &&
 	py "
@@ -70,6 +84,6 @@ assert p['daxpy_l1']['bound'] == 'memory' and level(p['daxpy_l1']) != 'DRAM', p[
 print('# ' + '; '.join('%s: %s' % (k, v['verdict']) for k, v in sorted(p.items())))
 "
 }
-t "the fixtures under the measured ceilings: triad and daxpy from DRAM memory-bound (DRAM), daxpy in L1 bound by a cache, the FMA loop compute-bound; none above its ceiling by 10%" retry place
+t "the fixtures under the measured ceilings: triad and daxpy from DRAM memory-bound (DRAM), daxpy in L1 bound by a cache, the FMA loop compute-bound; none above its ceiling by 10% (ceilings measured before and after the fixtures, pooled; retried)" retry place
 
 finish

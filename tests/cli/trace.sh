@@ -339,7 +339,7 @@ PY'
 # they are never below it and above it by at most 5% or 200 µs plus the
 # most time a decode zone spent off the CPU.
 t "the zone table and the result: decode's percentiles against the designed distribution" sh -c '
-	python3 - "$T/z1.json" "$T/z.sum" "$T/z.err" <<"PY"
+	python3 - "$T/z1.json" "$T/z.sum" "$T/z.err" "$CLI" <<"PY"
 import json, sys
 def pct(v, p):
     v = sorted(v); h = (len(v) - 1) * p / 100; lo = int(h)
@@ -363,10 +363,34 @@ for key, p in (("median", 50), ("p95", 95), ("p99", 99), ("max", 100)):
     assert abs(lat[key] - pct(rec, p)) < 1e-6, (key, lat[key], pct(rec, p))
     d = pct(designed, p)
     assert d - 200e-6 <= lat[key] <= d + max(0.05 * d, 200e-6) + off, (key, lat[key], d, off)
-row = [l.split() for l in open(sys.argv[3]) if l.startswith("decode ") and len(l.split()) == 9]
-assert row and row[0][1] == "20", row
-assert abs(float(row[0][4]) - lat["median"] * 1e3) < 0.002, (row, lat["median"])
+sys.path.insert(0, sys.argv[4])
+from zone_table import zone_rows
+row = zone_rows(open(sys.argv[3]).read())["decode"]
+assert row["count"] == 20, row
+# 4 significant digits in the unit that suits it
+assert abs(row["p50"] - lat["median"]) <= 5e-4 * lat["median"], (row, lat["median"])
 PY'
+
+# Zones of nanoseconds (zonefix --many: "tiny" zones, empty) are shown
+# in ns or µs, each cell as the result's value to 4 significant digits,
+# never 0.000 ms; the longer "outer" in ms or s.
+zone_units() {
+	"$YS" trace --no-store --json "$T/tiny.json" -- "$ZF" --many 2000 >/dev/null 2>"$T/tiny.err" || { cat "$T/tiny.err"; return 1; }
+	python3 - "$T/tiny.json" "$T/tiny.err" "$CLI" <<"PY"
+import json, sys
+sys.path.insert(0, sys.argv[3])
+from zone_table import zone_rows
+rows = zone_rows(open(sys.argv[2]).read())
+b = {x["name"]: x for x in json.load(open(sys.argv[1]))["benchmarks"]}
+tiny, lat = rows["tiny"], b["tiny"]["metrics"]["latency"]
+print("# tiny: p50 %s, max %s" % (tiny["cells"]["p50"], tiny["cells"]["max"]))
+assert tiny["count"] == 2000 and tiny["cells"]["p50"][1] in ("ns", "µs"), tiny
+for key, k in (("p50", "median"), ("p99", "p99"), ("max", "max")):
+    assert tiny[key] > 0 and abs(tiny[key] - lat[k]) <= 5e-4 * lat[k] + 1e-12, (key, tiny, lat[k])
+assert rows["outer"]["cells"]["total"][1] in ("µs", "ms", "s"), rows["outer"]
+PY
+}
+t "the zone table in the unit that suits each value: nanosecond zones in ns or µs, never 0.000 ms" zone_units
 
 t "the Perfetto trace of zonefix: zones, the counter, the async span, decoded by protoc" sh -c '
 	protoc --decode=perfetto.protos.Trace -I"$CLI" "$CLI/perfetto_trace.proto" < "$T/z.perfetto-trace" > "$T/z.txt" &&

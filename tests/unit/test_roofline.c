@@ -1,5 +1,6 @@
 /*
- * Unit tests of the roofline model (src/roofline/model.c, points.c):
+ * Unit tests of the roofline model (src/roofline/model.c, points.c) and
+ * of the checks of the ceilings (sanity.c, at the end):
  * which ceilings apply, the roof, the binding and next ceilings and the
  * verdict's words, against numbers computed by hand from a made-up
  * machine whose ceilings are powers of two (so every product and ridge
@@ -25,6 +26,7 @@
 
 #include "roofline/model.h"
 #include "roofline/points.h"
+#include "roofline/sanity.h"
 
 #define G 1e9
 
@@ -412,6 +414,100 @@ static void test_points(void **state)
 	roof_points_free(&pts);
 }
 
+/* A cache ceiling below DRAM's (same threads, same pattern) is warned
+ * with both values; one above it, DRAM itself, a compute ceiling, or
+ * one whose DRAM counterpart has other threads or another pattern are
+ * not. Every pair of the generated grid is checked against the rule
+ * stated independently: below iff a cache level and a DRAM ceiling of the
+ * same threads and pattern holds a larger value. */
+static void test_below_dram(void **state)
+{
+	static const char *const levels[] = { "L1", "L2", "L3", "DRAM" };
+	static const char *const patterns[] = { "load", "triad" };
+	struct roof_ceiling c[2 * 4 * 2 + 1];
+	size_t n = 0;
+	char buf[512];
+
+	(void)state;
+	for (int t = 1; t <= 2; t++)
+		for (int l = 0; l < 4; l++)
+			for (int p = 0; p < 2; p++) {
+				struct roof_ceiling x = { .type = ROOF_MEMORY,
+							  .threads = t,
+							  .bytes = 4096 };
+
+				snprintf(x.level, sizeof(x.level), "%s",
+					 levels[l]);
+				snprintf(x.pattern, sizeof(x.pattern), "%s",
+					 patterns[p]);
+				/* DRAM 10.4 GB/s (t 1) or 20 (t 2); L3
+				 * triad 1 thread 8.6, below it; every
+				 * other cache above */
+				x.value = l == 3 ? (t == 1 ? 10.4e9 : 20e9)
+					: (l == 2 && p == 1 && t == 1) ? 8.6e9
+					: (100.0 - 10 * l) * 1e9;
+				c[n++] = x;
+			}
+	c[n++] = (struct roof_ceiling){ .type = ROOF_COMPUTE, .threads = 1,
+					.isa = "scalar", .precision = "fp64",
+					.value = 1e9 };
+	for (size_t i = 0; i < n; i++) {
+		bool want = false;
+
+		for (size_t k = 0; k < n; k++)
+			want |= c[i].type == ROOF_MEMORY &&
+				strcmp(c[i].level, "DRAM") &&
+				c[k].type == ROOF_MEMORY &&
+				!strcmp(c[k].level, "DRAM") &&
+				c[k].threads == c[i].threads &&
+				!strcmp(c[k].pattern, c[i].pattern) &&
+				c[i].value < c[k].value;
+		assert_int_equal(roof_ceiling_below_dram(c, n, i, buf,
+							 sizeof(buf)), want);
+		if (want)
+			assert_string_equal(buf, "L3 triad 1 thread measured "
+				"at 8.6 GB/s, slower than DRAM triad 1 thread "
+				"at 10.4 GB/s: its working set (4096 bytes) was "
+				"not served by L3 (a cache smaller than sysfs "
+				"says, or a machine busy while it was "
+				"measured)");
+	}
+}
+
+/* The caches of a real machine pass; a virtual machine's 480 MiB L3 on 2
+ * CPUs (240 MiB a CPU) and a cache of more than 1/8 of the memory are
+ * capped at 2 MiB a CPU sharing it, with a warning at their level. */
+static void test_caches_sanitize(void **state)
+{
+	struct roof_caches real = { .n = 3, .c = {
+		{ 1, "Data", 48 << 10, 2 }, { 2, "Unified", 2 << 20, 2 },
+		{ 3, "Unified", 96u << 20, 16 } } };
+	struct roof_caches vm = { .n = 3, .c = {
+		{ 1, "Data", 32 << 10, 1 }, { 2, "Unified", 1 << 20, 1 },
+		{ 3, "Unified", 480u << 20, 2 } } };
+	struct roof_caches small = { .n = 1, .c = {
+		{ 2, "Unified", 64u << 20, 8 } } };
+	char warn[5][256];
+
+	(void)state;
+	assert_int_equal(roof_caches_sanitize(&real, 16ull << 30, warn), 0);
+	assert_true(real.c[2].size == 96u << 20);
+	for (int l = 0; l < 5; l++)
+		assert_int_equal(warn[l][0], 0);
+	assert_int_equal(roof_caches_sanitize(&vm, 16ull << 30, warn), 1);
+	assert_true(vm.c[2].size == 4u << 20 && vm.c[1].size == 1u << 20);
+	assert_string_equal(warn[3], "sysfs reports a 480 MiB L3 cache shared "
+		"by 2 CPUs, more than this machine can have (over 16 MiB a "
+		"CPU): measured with 4 MiB (a virtual machine may report its "
+		"host's cache); its ceiling may be DRAM's");
+	assert_int_equal(warn[2][0], 0);
+	/* 8 MiB a CPU is plausible, but not 64 MiB of 256 MiB of memory */
+	assert_int_equal(roof_caches_sanitize(&small, 1ull << 30, warn), 0);
+	assert_int_equal(roof_caches_sanitize(&small, 256ull << 20, warn), 1);
+	assert_true(small.c[0].size == 16u << 20);
+	assert_non_null(strstr(warn[2], "over 1/8 of its memory"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +519,8 @@ int main(void)
 		cmocka_unit_test(test_missing_levels),
 		cmocka_unit_test(test_rate_text),
 		cmocka_unit_test(test_points),
+		cmocka_unit_test(test_below_dram),
+		cmocka_unit_test(test_caches_sanitize),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
