@@ -17,6 +17,7 @@
 #include "report/report.h"
 #include "result/compare.h"
 #include "result/gate.h"
+#include "result/metrics.h"
 #include "stats/shift.h"
 #include "store/store.h"
 #include "util/child.h"
@@ -385,8 +386,7 @@ static void history_points(struct report_data *d, const char *since)
 
 static int load_history(struct report_data *d, struct report_args *a)
 {
-	static const char *const headline[] = { "wall_time", "peak_heap",
-						"latency" };
+	const char *const *headline = metrics_headlines();
 	bool chosen = a->q.metric != NULL;
 	struct store *s;
 	struct error e;
@@ -395,7 +395,7 @@ static int load_history(struct report_data *d, struct report_args *a)
 
 	free(path);
 	a->q.oldest_first = false;	/* --limit keeps the newest */
-	for (size_t i = 0; !ret && i < 3; i++) {
+	for (size_t i = 0; !ret && headline[i]; i++) {
 		if (!chosen)
 			a->q.metric = headline[i];
 		ret = store_history(s, &a->q, &d->hist, &d->nhist, &e);

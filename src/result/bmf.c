@@ -15,6 +15,7 @@
  * out, and so is a benchmark left with no measure.
  */
 #include "result/result.h"
+#include "result/metrics.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -27,18 +28,16 @@
 #include "util/strutil.h"
 
 
-/* The metric that becomes Bencher's "latency": "latency" in seconds, or
- * else wall_time in seconds; NULL if neither has a summary. */
+/* The metric that becomes Bencher's "latency": the benchmark's headline
+ * metric (result/metrics.h) when it is a time in seconds; NULL if it has
+ * none with a summary. */
 static const struct metric *latency_source(const struct benchmark *b)
 {
-	static const char *const names[] = { "latency", "wall_time" };
+	const struct metric *m = metrics_headline_of(b);
 
-	for (size_t i = 0; i < 2; i++) {
-		const struct metric *m = benchmark_find_metric(b, names[i]);
-
-		if (m && !strcmp(m->unit, "s") && metric_has_summary(m))
-			return m;
-	}
+	if (m && !strcmp(m->unit, "s") &&
+	    metrics_lookup(m->name, m->unit)->dim == DIM_TIME)
+		return m;
 	return NULL;
 }
 

@@ -25,14 +25,6 @@ void compare_opts_init(struct compare_opts *o)
 	o->seed = 1;
 }
 
-bool metric_higher_is_better(const char *name)
-{
-	return !strcmp(name, "throughput") || !strcmp(name, "ipc") ||
-	       !strcmp(name, "flops_per_second") ||
-	       !strcmp(name, "items_per_second") ||
-	       !strcmp(name, "bytes_per_second");
-}
-
 static int param_cmp(const void *x, const void *y)
 {
 	const struct param *a = *(const struct param *const *)x;
@@ -315,7 +307,10 @@ static void compare_benchmark(struct compare_report *rep,
 		const struct metric *ma = &ba->metrics[k];
 		const struct metric *mb = benchmark_find_metric(bb, ma->name);
 
-		if (!mb || !wanted(o, ma->name))
+		/* a setting (iterations) is chosen, not measured: its
+		 * change is no verdict, unless asked for by name */
+		if (!mb || !wanted(o, ma->name) ||
+		    (!o->metrics && metric_is_setting(ma->name)))
 			continue;
 		/* A generator per row, seeded by what it compares: a row's
 		 * CI does not depend on the other rows. */
