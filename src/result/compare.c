@@ -118,7 +118,7 @@ static bool wanted(const struct compare_opts *o, const char *metric)
 static enum cmp_verdict verdict_of(const struct metric_cmp *c, double alpha,
 				   double noise)
 {
-	bool more = metric_higher_is_better(c->metric);
+	bool more = metrics_higher_is_better(c->metric, c->unit);
 
 	/* one value each: nothing to test, the observed change decides */
 	if (c->base_n == 1 && c->cand_n == 1) {
@@ -184,10 +184,10 @@ static const enum stat_kind pct_stats[COMPARE_NPCT] = {
 /* A percentile's change as gate judges it: `gate --max-increase
  * M.pNN=<noise>%` fails exactly when this says slower (worse). */
 static void judge_pct(struct pct_cmp *pc, const char *metric,
-		      const double *a, size_t na, const double *b, size_t nb,
+		      const char *unit, const double *a, size_t na, const double *b, size_t nb,
 		      double alpha, double noise)
 {
-	bool more = metric_higher_is_better(metric);
+	bool more = metrics_higher_is_better(metric, unit);
 	struct shift_test up, down;
 	struct shift sh;
 
@@ -270,8 +270,8 @@ static int add_row(struct compare_report *rep, const struct benchmark *bb,
 	c->verdict = verdict_of(c, o->alpha, o->noise);
 	for (int i = 0; i < COMPARE_NPCT; i++) {
 		c->pct[i].stat = pct_stats[i];
-		judge_pct(&c->pct[i], c->metric, a, na, b, nb, o->alpha,
-			  o->noise);
+		judge_pct(&c->pct[i], c->metric, c->unit, a, na, b, nb,
+			  o->alpha, o->noise);
 	}
 	free(a);
 	free(b);

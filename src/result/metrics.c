@@ -18,13 +18,16 @@
 #define NO DIR_NEITHER
 
 /* name, unit, label, dimension, direction, setting, rate rank, headline
- * rank, deterministic, statistic */
+ * rank, deterministic (the statistic is the median for all). Headline
+ * ranks: latency before wall_time, for a benchmark with both is about
+ * its requests (Bencher's "latency"); then bench's time per op, mem's
+ * peak heap, the rates of roofline and bench, load's throughput. */
 #define M(name, unit, label, dim, dir, set, rate, head, det)		\
 	{ name, unit, label, dim, dir, set, rate, head, det, STAT_MEDIAN }
 
 static const struct metric_info table[] = {
 	/* run: measure/spawn.c, cmd/run_loop.c */
-	M(METRIC_WALL_TIME, "s", "wall time", T, LO, false, 0, 1, false),
+	M(METRIC_WALL_TIME, "s", "wall time", T, LO, false, 0, 2, false),
 	M(METRIC_USER_TIME, "s", "user time", T, LO, false, 0, 0, false),
 	M(METRIC_SYSTEM_TIME, "s", "system time", T, LO, false, 0, 0, false),
 	M(METRIC_PEAK_RSS, "bytes", "peak RSS", B, LO, false, 0, 0, false),
@@ -53,7 +56,7 @@ static const struct metric_info table[] = {
 	M(METRIC_WORK_BYTES, "bytes", "work (bytes)", B, NO, false, 0, 0,
 	  true),
 	/* bench: lib/report.c; imports: result/import_gbench.c */
-	M(METRIC_TIME_PER_OP, "s", "time per operation", T, LO, false, 0, 2,
+	M(METRIC_TIME_PER_OP, "s", "time per operation", T, LO, false, 0, 3,
 	  false),
 	M(METRIC_ITERATIONS, "count", "iterations", C, NO, true, 0, 0, true),
 	M("epochs", "count", "epochs", C, NO, true, 0, 0, true),
@@ -73,7 +76,7 @@ static const struct metric_info table[] = {
 	  true),
 	M("cpu_time", "s", "CPU time", T, LO, false, 0, 0, false),
 	/* load: cmd/load_report.c; trace: cmd/trace_report.c */
-	M(METRIC_LATENCY, "s", "latency", T, LO, false, 0, 3, false),
+	M(METRIC_LATENCY, "s", "latency", T, LO, false, 0, 1, false),
 	M(METRIC_LATENCY_UNCORRECTED, "s", "latency (uncorrected)", T, LO,
 	  false, 0, 0, false),
 	M(METRIC_THROUGHPUT, "requests/s", "throughput", R, HI, false, 0, 8,
@@ -166,6 +169,11 @@ const char *metrics_dim_name(enum metric_dim d)
 bool metric_higher_is_better(const char *name)
 {
 	return metrics_lookup(name, NULL)->dir == DIR_HIGHER;
+}
+
+bool metrics_higher_is_better(const char *name, const char *unit)
+{
+	return metrics_lookup(name, unit)->dir == DIR_HIGHER;
 }
 
 bool metric_is_setting(const char *name)

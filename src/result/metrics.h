@@ -91,6 +91,10 @@ enum metric_dim metrics_unit_dim(const char *unit);
  * metrics_lookup(name, NULL)->dir == DIR_HIGHER). */
 bool metric_higher_is_better(const char *name);
 
+/* Whether a larger value of metric name, measured in unit, is better:
+ * the vocabulary's direction, or its unit's fallback's. */
+bool metrics_higher_is_better(const char *name, const char *unit);
+
 /* Whether metric name is a setting (iterations, epochs). */
 bool metric_is_setting(const char *name);
 

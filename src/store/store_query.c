@@ -598,8 +598,7 @@ int store_history_kinds(struct store *s, const struct store_query *q,
 		v = xgrow(v, &cap, count + 1, sizeof(*v));
 		v[count].kind = store_column_str(st, 0);
 		v[count].n = (size_t)store_col_int(st, 1);
-		if (!v[count++].kind)
-			rc = SQLITE_CORRUPT;
+		rc = v[count++].kind ? SQLITE_OK : SQLITE_CORRUPT;
 	}
 	if (rc == SQLITE_DONE)
 		rc = store_commit(s);
