@@ -98,9 +98,10 @@ static const struct opt_entry report_options[] = {
 	  "stdout); required" },
 	{ OPT_LIST(0, "charts", charts, ncharts), .metavar = "M",
 	  .help = "draw metric M of each benchmark (repeatable; 'all': every "
-	  "metric; default wall_time, or the first metric; latency, "
-	  "throughput and error_rate of load results); the others are rows "
-	  "of the table" },
+	  "metric; default its headline metric and its rates: wall_time, a "
+	  "bench's time_per_op and flop/s, a load's latency, throughput and "
+	  "error_rate; else the first metric); the others are rows of the "
+	  "table" },
 	{ OPT_STRING(0, "baseline", baseline), .metavar = "REF",
 	  .help = "compare each REF with this result set" },
 	{ OPT_ALPHA(o.alpha, SHIFT_ALPHA_MIN, 0,

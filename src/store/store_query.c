@@ -8,6 +8,7 @@
  * run), NULL strings stay NULL, and a NULL value is NaN in its run's
  * place.
  */
+#include "result/metrics.h"
 #include "store/store_internal.h"
 
 #include <ctype.h>
@@ -483,7 +484,7 @@ static int history_stmt(struct store *s, const struct store_query *q,
 		rc = store_stmt(s, SQ_HISTORY_NEWEST, HISTORY_SQL("DESC"), st);
 	if (rc == SQLITE_OK)
 		rc = store_bind(*st, "tttti",
-				q->metric ? q->metric : "wall_time",
+				q->metric ? q->metric : METRIC_WALL_TIME,
 				q->benchmark, q->branch, q->machine, limit);
 	return rc;
 }
