@@ -7,11 +7,13 @@
  *
  * One measure per metric: its median, and its median's confidence
  * interval as lower/upper when both ends are finite. Bencher's built-in
- * "latency" measure is in nanoseconds, so it gets the metric "latency"
- * (of `load`) or else wall_time, scaled from seconds; every other metric
- * is a measure of its own name in its own unit (seconds, bytes, counts;
- * Bencher creates the measure on first sight). Only summaries are written:
- * a metric without one (never summarized, or nothing measured) is left
+ * "latency" measure is in nanoseconds, so it gets the benchmark's
+ * headline metric (result/metrics.h: a load's or trace's latency, else
+ * wall_time, else a bench's time_per_op) when that is a time, scaled from
+ * seconds; every other metric is a measure of its own name in its own
+ * unit (seconds, bytes, counts; Bencher creates the measure on first
+ * sight), except settings (iterations). Only summaries are written: a
+ * metric without one (never summarized, or nothing measured) is left
  * out, and so is a benchmark left with no measure.
  */
 #include "result/result.h"
@@ -79,7 +81,9 @@ static json_t *benchmark_measures(const struct benchmark *b)
 		const struct metric *m = &b->metrics[i];
 		char *key;
 
-		if (m == lat || !metric_has_summary(m))
+		/* a setting (iterations) is no measure of performance */
+		if (m == lat || !metric_has_summary(m) ||
+		    metrics_lookup(m->name, m->unit)->setting)
 			continue;
 		key = json_utf8_dup(m->name);
 		/* Metric names are unique in a benchmark: only a "latency"
