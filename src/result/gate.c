@@ -59,7 +59,8 @@ static int parse_value(const char *v, struct gate_threshold *t)
 	if (end == v || !isfinite(x))
 		return -1;
 	if (!*end) {
-		t->unit_class = xstrdup("count");
+		/* 0 is 0 in every unit: leaked_bytes=0 needs none */
+		t->unit_class = x == 0 ? NULL : xstrdup("count");
 		t->value = x;
 		return 0;
 	}
@@ -140,7 +141,7 @@ static int check_dim(const char *spec, const char *value,
 	char num[32], hint[96];
 	size_t len = strspn(value, "0123456789.+-eE");
 
-	if (t->relative || !metrics_known(t->metric) ||
+	if (t->relative || !t->unit_class || !metrics_known(t->metric) ||
 	    class_fits(t->unit_class, t->metric, m->unit))
 		return 0;
 	snprintf(num, sizeof(num), "%.*s", (int)(len < 20 ? len : 20),

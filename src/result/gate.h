@@ -39,7 +39,7 @@ struct gate_threshold {
 	bool relative;		/* value is a fraction: 10% is 0.10 */
 	char *unit_class;	/* "s", "bytes", "bytes/s", "rate" (any
 				 * X/s), "count" (a bare number); NULL if
-				 * relative */
+				 * relative or a bare 0 (any unit) */
 	double value;		/* in the metric's base unit */
 	char *text;		/* as given: "wall_time.p99=15ms" */
 };
@@ -49,7 +49,7 @@ struct gate_threshold {
  * size (B KiB MiB GiB TiB kB MB GB TB), a rate (/s k/s M/s G/s T/s, or
  * of bytes B/s KiB/s MiB/s GiB/s kB/s MB/s GB/s), %, or none. A value
  * must carry a unit of its metric's dimension (result/metrics.h): only
- * counts and ratios take a bare number. For a metric the vocabulary
+ * counts and ratios take a bare number, and 0 (0 in every unit). For a metric the vocabulary
  * knows this is checked here, for any other when judged against the
  * metric's unit. Returns 0, or -1 with a message quoting spec and saying
  * what to write.

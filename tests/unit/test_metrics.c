@@ -359,6 +359,27 @@ static void test_threshold_units_generated(void **state)
 	}
 }
 
+/* A bare 0 is 0 in every unit: accepted on any metric. */
+static void test_bare_zero(void **state)
+{
+	static const char *const specs[] = {
+		"leaked_bytes=0", "wall_time.p99=0", "throughput=0",
+		"made_up=0",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(specs) / sizeof(*specs); i++) {
+		struct gate_threshold t;
+		struct error e;
+
+		assert_int_equal(gate_parse(specs[i], GATE_INCREASE, NULL, &t,
+					    &e), 0);
+		assert_true(gate_unit_fits(&t, "s"));
+		assert_true(gate_unit_fits(&t, "bytes"));
+		gate_threshold_free(&t);
+	}
+}
+
 /* The cases the issue names, with their messages. */
 static void test_threshold_messages(void **state)
 {
@@ -436,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_made_up_compare),
 		cmocka_unit_test(test_made_up_gate),
 		cmocka_unit_test(test_threshold_units_generated),
+		cmocka_unit_test(test_bare_zero),
 		cmocka_unit_test(test_threshold_messages),
 		cmocka_unit_test(test_thirty_ms_regression_fails),
 	};
