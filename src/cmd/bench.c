@@ -26,6 +26,7 @@
 #include "config.h"
 #include "measure/machine.h"
 #include "result/compare.h"
+#include "result/metrics.h"
 #include "util/child.h"
 #include "util/outputs.h"
 #include "util/strutil.h"
@@ -368,19 +369,6 @@ static void stamp(struct result *res, struct git_info *git)
 
 /* ---- the terminal table ---------------------------------------------- */
 
-/* A rate: "2.43 GiB/s" (unit "bytes"), "1.20 M/s" (""), "3.1 GFLOP/s"
- * ("FLOP"), as the library's own table writes them. */
-static char *fmt_rate(double v, const char *unit, char *buf, size_t n)
-{
-	char num[32];
-	bool bytes = !strcmp(unit, "bytes");
-
-	fmt_value(v, bytes ? "bytes" : "count", num, sizeof(num));
-	snprintf(buf, n, "%s%s%s/s", num, strchr(num, ' ') ? "" : " ",
-		 bytes ? "" : unit);
-	return buf;
-}
-
 /* The median of metric name of b, NULL when not measured. */
 static const struct summary *median_of(const struct benchmark *b,
 				       const char *name)
@@ -390,30 +378,21 @@ static const struct summary *median_of(const struct benchmark *b,
 	return m && m->summary.n ? &m->summary : NULL;
 }
 
+/* The benchmark's rate of work (the vocabulary's rate family), scaled as
+ * every table scales a rate: "21.19 GiB/s", "2.044 G flop/s". */
 static void throughput_cell(const struct benchmark *b, FILE *fp)
 {
-	static const struct { const char *metric, *unit; } rates[] = {
-		{ "bytes_per_second", "bytes" }, { "items_per_second", "" },
-		{ "flops_per_second", "FLOP" },
-	};
+	const struct metric *m = metrics_rate_of(b);
 	char buf[48];
 
-	for (size_t i = 0; i < sizeof(rates) / sizeof(*rates); i++) {
-		const struct summary *s = median_of(b, rates[i].metric);
-
-		if (s) {
-			term_pad(fp, fmt_rate(s->median, rates[i].unit, buf,
-					      sizeof(buf)), 13, true);
-			return;
-		}
-	}
-	term_pad(fp, "-", 13, true);
+	term_pad(fp, m ? fmt_value(m->summary.median, m->unit, buf,
+				   sizeof(buf)) : "-", 13, true);
 }
 
 static void allocs_cell(const struct benchmark *b, FILE *fp)
 {
-	const struct summary *n = median_of(b, "allocs_per_op");
-	const struct summary *sz = median_of(b, "alloc_bytes_per_op");
+	const struct summary *n = median_of(b, METRIC_ALLOCS_PER_OP);
+	const struct summary *sz = median_of(b, METRIC_ALLOC_BYTES_PER_OP);
 	char a[32], c[32], buf[80];
 
 	if (!n) {
@@ -447,7 +426,7 @@ static size_t table_width(char **names, size_t n)
 static void print_row(const struct benchmark *b, const char *name, size_t w,
 		      bool color, FILE *fp)
 {
-	const struct metric *t = benchmark_find_metric(b, "time_per_op");
+	const struct metric *t = benchmark_find_metric(b, METRIC_TIME_PER_OP);
 	const struct summary *s = t && t->summary.n ? &t->summary : NULL;
 	char med[32], lo[32], hi[32], ci[80], err[32];
 
@@ -523,7 +502,7 @@ static void bench_report(const struct result *r, FILE *fp)
 	fputc(' ', fp);
 	term_pad(fp, "err%", 6, true);
 	term_pad(fp, "median 95% CI", 24, true);
-	term_pad(fp, "throughput", 13, true);
+	term_pad(fp, METRIC_THROUGHPUT, 13, true);
 	term_pad(fp, "allocs/op (bytes)", 20, true);
 	fprintf(fp, "%s\n", term_reset(color));
 	for (size_t i = 0; i < r->nbenchmarks; i++)
@@ -540,7 +519,7 @@ static void bench_report(const struct result *r, FILE *fp)
 /* What --baseline compares: the time and the allocations of an operation
  * (`yardstick compare` compares every metric). */
 static const char *const compared[] = {
-	"time_per_op", "allocs_per_op", "alloc_bytes_per_op", NULL,
+	METRIC_TIME_PER_OP, METRIC_ALLOCS_PER_OP, METRIC_ALLOC_BYTES_PER_OP, NULL,
 };
 
 /* --baseline against the new result, as `compare` prints it. */

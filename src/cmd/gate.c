@@ -97,8 +97,10 @@ static const struct opt_entry gate_options[] = {
 	  .data = GATE_INCREASE, .metavar = "SPEC",
 	  .help = "METRIC[.STAT]=VALUE: the statistic (mean, median "
 	  "(default), p90, p95, p99, min, max) may not grow by more than "
-	  "VALUE: 15ms, 10%, 64KiB, 1000 (units s ms us ns, B KiB MiB GiB, "
-	  "%, none for counts). Repeatable" },
+	  "VALUE: 15ms, 10%, 64KiB, 2k/s, 1000. VALUE carries a unit of "
+	  "the metric's kind: a time s ms us ns, a size B KiB MiB GiB kB MB "
+	  "GB, a rate /s k/s M/s G/s or B/s KiB/s MiB/s MB/s; % for any; a "
+	  "bare number only for counts and ratios (and 0). Repeatable" },
 	{ OPT_CALLBACK(0, "max-decrease", opt_threshold),
 	  .data = GATE_DECREASE, .metavar = "SPEC",
 	  .help = "METRIC[.STAT]=VALUE: the statistic may not fall by more "

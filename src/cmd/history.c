@@ -11,6 +11,7 @@
 #include "cmd/commands.h"
 #include "cmd/options.h"
 #include "cmd/refs.h"
+#include "result/metrics.h"
 #include "util/json_emit.h"
 #include "stats/changepoint.h"
 #include "store/store.h"
@@ -22,7 +23,9 @@ static const char *const history_usage[] = { "[OPTIONS] [BENCHMARK]", NULL };
 
 static const char history_description[] =
 "The stored result sets, newest first: id, time, commit, branch,\n"
-"benchmark, and the median and p99 of a metric. With --detect, the change\n"
+"benchmark, and the median and p99 of a metric. A store of several kinds\n"
+"of result gets a table per headline metric; benchmarks no table shows\n"
+"are counted in a note. With --detect, the change\n"
 "points of one benchmark's history: where its median moved, the commit\n"
 "it appeared at, and the medians before and after.\n"
 "The report goes to stdout; to stderr when an output is stdout (- as a\n"
@@ -43,9 +46,10 @@ struct history_args {
 #define OPT_STRUCT struct history_args
 static const struct opt_entry history_options[] = {
 	{ OPT_STRING('m', "metric", q.metric), .metavar = "M",
-	  .help = "the metric shown (default wall_time; peak_heap, latency "
-	  "or time_per_op when the store holds only mem, load or bench "
-	  "results)" },
+	  .help = "the metric shown (default: each result's headline "
+	  "metric, one table per metric: wall_time for run, time_per_op "
+	  "for bench, latency for load and trace, peak_heap for mem, "
+	  "flops_per_second or bytes_per_second for roofline)" },
 	{ OPT_COUNT('n', "limit", q.limit, 1, LONG_MAX),
 	  .help = "at most N rows" },
 	{ OPT_STRING(0, "branch", q.branch), .metavar = "NAME",
@@ -108,8 +112,7 @@ static const char *orq(const char *s, const char *dflt)
 	return s ? s : dflt;
 }
 
-static void print_rows(const struct store_entry *v, size_t n,
-		       const char *unit, FILE *fp)
+static void print_rows(const struct store_entry *v, size_t n, FILE *fp)
 {
 	bool color = term_use_color(fp);
 
@@ -131,15 +134,13 @@ static void print_rows(const struct store_entry *v, size_t n,
 		fputs("  ", fp);
 		term_cell(fp, v[i].benchmark, 30);
 		fputc(' ', fp);
-		term_pad(fp, fmt_value(v[i].summary.median, unit, med,
+		term_pad(fp, fmt_value(v[i].summary.median, v[i].unit, med,
 				       sizeof(med)), 11, true);
 		fputc(' ', fp);
-		term_pad(fp, fmt_value(v[i].summary.p99, unit, p99,
+		term_pad(fp, fmt_value(v[i].summary.p99, v[i].unit, p99,
 				       sizeof(p99)), 11, true);
 		fputc('\n', fp);
 	}
-	if (!n)
-		fputs("no stored results match\n", fp);
 }
 
 static json_t *jnum(double v)
@@ -154,40 +155,82 @@ static json_t *jstr(const char *s)
 	return s ? json_text(s) : json_null();
 }
 
-/* Entries grouped by result id, in the order they come. */
-static json_t *history_json(const struct store_entry *v, size_t n,
-			    const char *metric)
+/* A row of the view with its metric, for the JSON. */
+struct row_ref {
+	const struct store_entry *en;
+	const char *metric;
+	size_t order;		/* in the view: ties keep it */
+};
+
+static int newest_first(const void *x, const void *y)
+{
+	const struct row_ref *a = x, *b = y;
+
+	if (a->en->id != b->en->id)
+		return a->en->id < b->en->id ? 1 : -1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static json_t *result_json(const struct store_entry *en)
+{
+	json_t *cur = json_object();
+
+	json_object_set_new(cur, "id", json_integer(en->id));
+	json_object_set_new(cur, "kind", jstr(en->kind));
+	json_object_set_new(cur, "created", jstr(en->created));
+	json_object_set_new(cur, "commit", jstr(en->commit));
+	json_object_set_new(cur, "branch", jstr(en->branch));
+	json_object_set_new(cur, "dirty", json_boolean(en->dirty));
+	json_object_set_new(cur, "machine", jstr(en->machine));
+	json_object_set_new(cur, "benchmarks", json_array());
+	return cur;
+}
+
+/* The rows of every section, grouped by result id, newest first; the
+ * kinds left out as "notes". */
+static json_t *history_json(const struct store_history_view *h)
 {
 	json_t *root = json_object(), *results = json_array(), *cur = NULL;
+	json_t *notes = json_array();
+	struct row_ref *r;
+	size_t n = 0, k = 0;
 	long long cur_id = -1;
 
+	for (size_t s = 0; s < h->nsec; s++)
+		n += h->sec[s].n;
+	r = xcalloc(n + 1, sizeof(*r));
+	for (size_t s = 0; s < h->nsec; s++)
+		for (size_t i = 0; i < h->sec[s].n; i++, k++)
+			r[k] = (struct row_ref){ &h->sec[s].v[i],
+						 h->sec[s].metric, k };
+	qsort(r, n, sizeof(*r), newest_first);
 	for (size_t i = 0; i < n; i++) {
-		json_t *b;
+		const struct store_entry *en = r[i].en;
+		json_t *b = json_object();
 
-		if (v[i].id != cur_id) {
-			cur = json_object();
-			json_object_set_new(cur, "id", json_integer(v[i].id));
-			json_object_set_new(cur, "created", jstr(v[i].created));
-			json_object_set_new(cur, "commit", jstr(v[i].commit));
-			json_object_set_new(cur, "branch", jstr(v[i].branch));
-			json_object_set_new(cur, "dirty",
-					    json_boolean(v[i].dirty));
-			json_object_set_new(cur, "machine",
-					    jstr(v[i].machine));
-			json_object_set_new(cur, "benchmarks", json_array());
+		if (en->id != cur_id) {
+			cur = result_json(en);
 			json_array_append_new(results, cur);
-			cur_id = v[i].id;
+			cur_id = en->id;
 		}
-		b = json_object();
-		json_object_set_new(b, "name", jstr(v[i].benchmark));
-		json_object_set_new(b, "metric", jstr(metric));
-		json_object_set_new(b, "n", json_integer((json_int_t)v[i].n));
-		json_object_set_new(b, "median", jnum(v[i].summary.median));
-		json_object_set_new(b, "p99", jnum(v[i].summary.p99));
-		json_object_set_new(b, "mean", jnum(v[i].summary.mean));
+		json_object_set_new(b, "name", jstr(en->benchmark));
+		json_object_set_new(b, "metric", jstr(r[i].metric));
+		json_object_set_new(b, "unit", jstr(en->unit));
+		json_object_set_new(b, "n", json_integer((json_int_t)en->n));
+		json_object_set_new(b, "median", jnum(en->summary.median));
+		json_object_set_new(b, "p99", jnum(en->summary.p99));
+		json_object_set_new(b, "mean", jnum(en->summary.mean));
 		json_array_append_new(json_object_get(cur, "benchmarks"), b);
 	}
+	free(r);
+	for (size_t i = 0; i < h->nunshown; i++)
+		if (h->unshown[i].n)
+			json_array_append_new(notes, json_pack("{s:o,s:I}",
+				"kind", jstr(h->unshown[i].kind),
+				"benchmarks_not_shown",
+				(json_int_t)h->unshown[i].n));
 	json_object_set_new(root, "results", results);
+	json_object_set_new(root, "not_shown", notes);
 	return root;
 }
 
@@ -251,56 +294,88 @@ static int detect(const struct history_args *a, const struct store_entry *v,
 	return 0;
 }
 
-static const char *unit_guess(const char *metric)
+/* What --json writes: the view. */
+static int write_json(const char *path, void *view, struct error *e)
 {
-	if (!strcmp(metric, "peak_rss") || !strcmp(metric, "peak_heap") ||
-	    !strcmp(metric, "leaked_bytes"))
-		return "bytes";
-	if (strstr(metric, "time") || !strcmp(metric, "task_clock") ||
-	    !strcmp(metric, "latency"))
-		return "s";
-	return "count";
+	return json_write_file(history_json(view), path, e);
 }
 
-/* What --json writes: the rows of one metric. */
-struct history_rows {
-	struct store_entry *v;
-	size_t n;
-	const char *metric;
-};
-
-static int write_json(const char *path, void *rows, struct error *e)
+/* The kinds of result in a section: "run", "load, trace". */
+static void kinds_of(const struct store_history_section *sec, char *buf,
+		     size_t n)
 {
-	const struct history_rows *h = rows;
+	size_t len = 0;
 
-	return json_write_file(history_json(h->v, h->n, h->metric), path, e);
+	buf[0] = '\0';
+	for (size_t i = 0; i < sec->n && len + 1 < n; i++) {
+		const char *k = sec->v[i].kind;
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(sec->v[j].kind, k);
+		if (!seen)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s",
+						len ? ", " : "", k);
+	}
+}
+
+/* The table: one section per metric, each headed by its metric when
+ * there are several; then a note per kind of result left out. */
+static void print_view(const struct store_history_view *h,
+		       const char *const *metrics, FILE *fp)
+{
+	for (size_t s = 0; s < h->nsec; s++) {
+		char kinds[128];
+
+		if (h->nsec > 1) {
+			kinds_of(&h->sec[s], kinds, sizeof(kinds));
+			fprintf(fp, "%s", s ? "\n" : "");
+			term_puts(fp, h->sec[s].metric);
+			fputs(" (", fp);
+			term_puts(fp, kinds);
+			fputs(" results):\n", fp);
+		}
+		print_rows(h->sec[s].v, h->sec[s].n, fp);
+	}
+	if (!h->nsec)
+		fputs("no stored results match\n", fp);
+	for (size_t i = 0; i < h->nunshown; i++) {
+		if (!h->unshown[i].n)
+			continue;
+		fprintf(fp, "note: %zu benchmark%s of ", h->unshown[i].n,
+			h->unshown[i].n == 1 ? "" : "s");
+		term_puts(fp, h->unshown[i].kind);
+		fputs(" results not shown: no metric ", fp);
+		for (size_t m = 0; metrics[m]; m++)
+			fprintf(fp, "%s%s", m ? (metrics[m + 1] ? ", " :
+						  " or ") : "", metrics[m]);
+		fputs(" (choose one with -m)\n", fp);
+	}
 }
 
 int cmd_history(int argc, char **argv)
 {
 	struct history_args a = { 0 };
-	struct store_entry *v = NULL;
-	struct history_rows rows = { 0 };
+	struct store_history_view view = { 0 };
 	struct output_set outs;
+	const char *chosen[2] = { NULL, NULL };
+	const char *const *metrics;
 	struct store *s;
 	struct error e;
-	size_t n = 0;
 	char *path;
 	int ret;
-
-	static const char *const headline[] = { "wall_time", "peak_heap",
-						"latency", "time_per_op" };
-	bool chosen;
 
 	ret = parse(&a, argc, argv);
 	if (ret)
 		return ret == 1 ? 0 : ret;
 	outputs_init(&outs);
-	outputs_add(&outs, "--json", a.json, "json", write_json, &rows);
+	outputs_add(&outs, "--json", a.json, "json", write_json, &view);
 	ret = check_output_set(&outs, "yardstick history");
 	if (ret)
 		goto out;
-	chosen = a.q.metric != NULL;
+	/* no -m: each result under its kind's headline metric */
+	chosen[0] = a.q.metric;
+	metrics = a.q.metric ? chosen : metrics_headlines();
 	/* --limit keeps the newest results, for --detect too: they are
 	 * put in time order after the query. */
 	a.q.oldest_first = false;
@@ -311,15 +386,7 @@ int cmd_history(int argc, char **argv)
 		ret = ref_store_exit(ret);
 		goto out;
 	}
-	/* no -m: the headline metric of run, then of mem, of load, of
-	 * bench results, whichever the store holds */
-	for (size_t i = 0; i < sizeof(headline) / sizeof(*headline); i++) {
-		if (!chosen)
-			a.q.metric = headline[i];
-		ret = store_history(s, &a.q, &v, &n, &e);
-		if (ret || n || chosen)
-			break;
-	}
+	ret = store_history_view(s, &a.q, metrics, &view, &e);
 	store_close(s);
 	if (ret) {
 		fprintf(stderr, "yardstick history: %s\n", e.msg);
@@ -327,17 +394,20 @@ int cmd_history(int argc, char **argv)
 		goto out;
 	}
 	if (a.detect) {
-		reverse(v, n);
-		ret = detect(&a, v, n, unit_guess(a.q.metric),
-			     outputs_report_fp(&outs));
+		struct store_history_section none = { 0 };
+		struct store_history_section *sec =
+			view.nsec ? &view.sec[0] : &none;
+
+		reverse(sec->v, sec->n);
+		ret = detect(&a, sec->v, sec->n, sec->n ? sec->v[0].unit :
+			     "count", outputs_report_fp(&outs));
+		reverse(sec->v, sec->n);
 	} else {
-		print_rows(v, n, unit_guess(a.q.metric),
-			   outputs_report_fp(&outs));
+		print_view(&view, metrics, outputs_report_fp(&outs));
 	}
-	rows = (struct history_rows){ v, n, a.q.metric };
 	if (!ret)
 		ret = write_output_set(&outs, "yardstick history");
-	store_entries_free(v, n);
+	store_history_view_free(&view);
 out:
 	outputs_free(&outs);
 	return ret;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd/load.h"
+#include "result/metrics.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -179,13 +180,13 @@ void load_fill_benchmark(struct result *r, const char *name, double rate,
 	double *rates;
 	size_t nrates;
 
-	m = benchmark_metric(b, "latency", "s");
+	m = benchmark_metric(b, METRIC_LATENCY, "s");
 	for (size_t i = 0; i < s->sample.n; i++)
 		metric_push(m, sec(s->sample.a[i]));
 	m = benchmark_metric(b, "latency_uncorrected", "s");
 	for (size_t i = 0; i < s->sample.n; i++)
 		metric_push(m, sec(s->sample.b[i]));
-	m = benchmark_metric(b, "throughput", "requests/s");
+	m = benchmark_metric(b, METRIC_THROUGHPUT, "requests/s");
 	load_rates(s, &rates, &nrates);
 	for (size_t i = 0; i < nrates; i++)
 		metric_push(m, rates[i]);
@@ -198,13 +199,13 @@ void load_fill_benchmark(struct result *r, const char *name, double rate,
 	m = benchmark_metric(b, "errors", "count");
 	metric_push(m, (double)load_errors_total(s));
 	/* the histograms, which result_summarize applies to the summaries */
-	benchmark_set_histogram(b, "latency", s->latency);
+	benchmark_set_histogram(b, METRIC_LATENCY, s->latency);
 	benchmark_set_histogram(b, "latency_uncorrected", s->uncorrected);
 	if (rate > 0)
 		benchmark_set_histogram(b, "send_lag", s->lag);
 	fill_detail(b, s);
 	result_summarize(r, seed, RESAMPLES);
-	throughput_extras(benchmark_find_metric(b, "throughput"), rate, s);
+	throughput_extras(benchmark_find_metric(b, METRIC_THROUGHPUT), rate, s);
 	error_extras(benchmark_find_metric(b, "errors"), s);
 	warnings(b, rate, s);
 }
@@ -301,7 +302,7 @@ static void throughput_line(const struct load_stats *s, FILE *fp)
 	double *v;
 	size_t n;
 
-	fprintf(fp, "  %-16s", "throughput");
+	fprintf(fp, "  %-16s", METRIC_THROUGHPUT);
 	if (s->elapsed <= 0) {
 		fputs("-\n", fp);
 		return;
@@ -403,11 +404,11 @@ void load_report(const struct load_opts *o, const struct load_stats *s,
 	requests_line(s, fp);
 	pct_header(fp, color);
 	if (open_model(o)) {
-		pct_row(fp, "latency", s->latency, color);
+		pct_row(fp, METRIC_LATENCY, s->latency, color);
 		pct_row(fp, "  uncorrected", s->uncorrected, color);
 		pct_row(fp, "send lag", s->lag, color);
 	} else {
-		pct_row(fp, "latency", s->latency, color);
+		pct_row(fp, METRIC_LATENCY, s->latency, color);
 	}
 	throughput_line(s, fp);
 	if (open_model(o))
@@ -425,7 +426,7 @@ void load_report(const struct load_opts *o, const struct load_stats *s,
 		fputs("  (open model: latency counts from each request's due "
 		      "time, uncorrected from its send)\n", fp);
 	if (o->histogram) {
-		spectrum("latency", s->latency, fp);
+		spectrum(METRIC_LATENCY, s->latency, fp);
 		if (open_model(o))
 			spectrum("latency uncorrected", s->uncorrected, fp);
 	}

@@ -15,6 +15,7 @@
 #include "measure/spawn.h"
 #include "profile/pystacks.h"
 #include "profile/python.h"
+#include "result/metrics.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -418,7 +419,7 @@ static void build_result(const struct mem_args *a, struct mem_run *m)
 		       : "complete");
 	if (m->trace.agent_started && (m->trace.header_damaged ||
 					m->trace.overflow_threads)) {
-		const char *lost[] = { "peak_heap", "leaked_bytes",
+		const char *lost[] = { METRIC_PEAK_HEAP, "leaked_bytes",
 				       "allocations", "temporary_allocations",
 				       "bytes_allocated", "leaked_blocks" };
 
@@ -439,7 +440,7 @@ static void build_result(const struct mem_args *a, struct mem_run *m)
 			   (double)m->trace.counts.temporary);
 		add_metric(b, "bytes_allocated", "bytes",
 			   (double)m->trace.counts.bytes);
-		benchmark_add_unsupported(b, "peak_heap");
+		benchmark_add_unsupported(b, METRIC_PEAK_HEAP);
 		benchmark_add_unsupported(b, "leaked_bytes");
 		benchmark_add_unsupported(b, "leaked_blocks");
 		benchmark_add_warning(b, "incomplete trace: allocations, "
@@ -448,7 +449,7 @@ static void build_result(const struct mem_args *a, struct mem_run *m)
 				      "peak, the leaks and the sites are not "
 				      "known");
 	} else if (m->trace.agent_started) {
-		add_metric(b, "peak_heap", "bytes", rep->peak);
+		add_metric(b, METRIC_PEAK_HEAP, "bytes", rep->peak);
 		add_metric(b, "leaked_bytes", "bytes", rep->leaked_bytes);
 		add_metric(b, "allocations", "count", rep->allocations);
 		add_metric(b, "temporary_allocations", "count",
@@ -461,7 +462,7 @@ static void build_result(const struct mem_args *a, struct mem_run *m)
 			series_push(&b->timeline.rss, rep->timeline[i].rss);
 		}
 	} else {
-		const char *lost[] = { "peak_heap", "leaked_bytes",
+		const char *lost[] = { METRIC_PEAK_HEAP, "leaked_bytes",
 				       "allocations", "temporary_allocations" };
 
 		for (size_t i = 0; i < 4; i++)
@@ -469,7 +470,7 @@ static void build_result(const struct mem_args *a, struct mem_run *m)
 		benchmark_add_warning(b, "the heap agent did not start in the "
 				      "program");
 	}
-	add_metric(b, "peak_rss", "bytes", rep->peak_rss);
+	add_metric(b, METRIC_PEAK_RSS, "bytes", rep->peak_rss);
 	if (rep->estimated)
 		benchmark_add_warning(b, "sampled one allocation per %llu "
 				      "bytes: peak_heap and leaked_bytes are "

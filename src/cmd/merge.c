@@ -20,6 +20,7 @@
 #include "config.h"
 #include "load/sample.h"
 #include "measure/machine.h"
+#include "result/metrics.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -133,7 +134,7 @@ static int check_segment(struct seg *s, struct error *e)
 		return error_set(e, "'%s' is not a segment of a load test (no "
 				 "setting 'segment' I/N: run it with "
 				 "--segment)", s->file);
-	if (!benchmark_histogram(b, "latency") ||
+	if (!benchmark_histogram(b, METRIC_LATENCY) ||
 	    !benchmark_histogram(b, "latency_uncorrected") ||
 	    !b->load.present)
 		return error_set(e, "'%s' has no latency histograms or "
@@ -217,14 +218,14 @@ static int stats_of(const struct seg *s, struct load_stats *st,
 {
 	const struct benchmark *b = s->r.benchmarks;
 	const struct load_detail *d = &b->load;
-	const struct metric *lat = benchmark_find_metric(b, "latency");
+	const struct metric *lat = benchmark_find_metric(b, METRIC_LATENCY);
 	const struct metric *unc = benchmark_find_metric(b,
 						"latency_uncorrected");
 	const struct hdr *lag = benchmark_histogram(b, "send_lag");
 	size_t n = lat ? lat->n : 0;
 
 	load_stats_init(st, n ? n : 1, 0);
-	if (hdr_merge(st->latency, benchmark_histogram(b, "latency")) ||
+	if (hdr_merge(st->latency, benchmark_histogram(b, METRIC_LATENCY)) ||
 	    hdr_merge(st->uncorrected,
 		      benchmark_histogram(b, "latency_uncorrected")) ||
 	    (lag && hdr_merge(st->lag, lag)))
@@ -382,7 +383,7 @@ static void make_result(struct seg *segs, size_t n,
 static void summary(const struct result *r, size_t n)
 {
 	const struct benchmark *b = r->benchmarks;
-	const struct metric *lat = benchmark_find_metric(b, "latency");
+	const struct metric *lat = benchmark_find_metric(b, METRIC_LATENCY);
 	const struct load_detail *d = &b->load;
 	double req = load_detail_count(d, "requests");
 	double ok = load_detail_count(d, "ok");

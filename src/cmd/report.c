@@ -17,6 +17,7 @@
 #include "report/report.h"
 #include "result/compare.h"
 #include "result/gate.h"
+#include "result/metrics.h"
 #include "stats/shift.h"
 #include "store/store.h"
 #include "util/child.h"
@@ -97,9 +98,10 @@ static const struct opt_entry report_options[] = {
 	  "stdout); required" },
 	{ OPT_LIST(0, "charts", charts, ncharts), .metavar = "M",
 	  .help = "draw metric M of each benchmark (repeatable; 'all': every "
-	  "metric; default wall_time, or the first metric; latency, "
-	  "throughput and error_rate of load results); the others are rows "
-	  "of the table" },
+	  "metric; default its headline metric and its rates: wall_time, a "
+	  "bench's time_per_op and flop/s, a load's latency, throughput and "
+	  "error_rate; else the first metric); the others are rows of the "
+	  "table" },
 	{ OPT_STRING(0, "baseline", baseline), .metavar = "REF",
 	  .help = "compare each REF with this result set" },
 	{ OPT_ALPHA(o.alpha, SHIFT_ALPHA_MIN, 0,
@@ -388,8 +390,7 @@ static void history_points(struct report_data *d, const char *since)
 
 static int load_history(struct report_data *d, struct report_args *a)
 {
-	static const char *const headline[] = { "wall_time", "peak_heap",
-						"latency" };
+	const char *const *headline = metrics_headlines();
 	bool chosen = a->q.metric != NULL;
 	struct store *s;
 	struct error e;
@@ -398,7 +399,7 @@ static int load_history(struct report_data *d, struct report_args *a)
 
 	free(path);
 	a->q.oldest_first = false;	/* --limit keeps the newest */
-	for (size_t i = 0; !ret && i < 3; i++) {
+	for (size_t i = 0; !ret && headline[i]; i++) {
 		if (!chosen)
 			a->q.metric = headline[i];
 		ret = store_history(s, &a->q, &d->hist, &d->nhist, &e);

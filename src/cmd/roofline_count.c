@@ -37,6 +37,7 @@
 #include "cmd/commands.h"
 #include "cmd/roofline.h"
 #include "cmd/run.h"
+#include "result/metrics.h"
 #include "result/result.h"
 #include "util/child.h"
 #include "util/fileio.h"
@@ -394,21 +395,21 @@ static void add_work(struct result *r, void *arg)
 
 	for (size_t i = 0; i < r->nbenchmarks; i++) {
 		struct benchmark *b = &r->benchmarks[i];
-		struct metric *wall = benchmark_find_metric(b, "wall_time");
+		struct metric *wall = benchmark_find_metric(b, METRIC_WALL_TIME);
 		struct metric *mf, *mb;
 		size_t n = 0;
 
 		if (wall)
 			free(metric_measured(wall, &n));
-		mf = benchmark_metric(b, "work_flops", "flop");
-		mb = benchmark_metric(b, "work_bytes", "bytes");
+		mf = benchmark_metric(b, METRIC_WORK_FLOPS, "flop");
+		mb = benchmark_metric(b, METRIC_WORK_BYTES, "bytes");
 		for (size_t k = 0; k < n; k++) {
 			metric_push(mf, (double)total_flops(c));
 			metric_push(mb, (double)total_bytes(c));
 		}
 	}
-	result_set_str(r, "work_flops", "counted: " TOOL);
-	result_set_str(r, "work_bytes", "counted: " TOOL);
+	result_set_str(r, METRIC_WORK_FLOPS, "counted: " TOOL);
+	result_set_str(r, METRIC_WORK_BYTES, "counted: " TOOL);
 	result_set_num(r, "counted_fp64_flops",
 		       (double)count_flops(c, K_F64_S));
 	result_set_num(r, "counted_fp32_flops",

@@ -12,6 +12,7 @@
 
 #include "cmd/run.h"
 #include "measure/spawn.h"
+#include "result/metrics.h"
 #include "util/strutil.h"
 
 /*
@@ -86,8 +87,8 @@ static void shell_correct_warmup(struct benchmark *b, double cost)
 void run_shell_correct(struct runner *rn)
 {
 	for (int k = M_WALL; k <= M_SYS; k++) {
-		const char *name = k == M_WALL ? "wall_time"
-				 : k == M_USER ? "user_time" : "system_time";
+		const char *name = k == M_WALL ? METRIC_WALL_TIME
+				 : k == M_USER ? METRIC_USER_TIME : METRIC_SYSTEM_TIME;
 		double cost = rn->shell_cost[k];
 		size_t below = 0, runs = 0, culprit = 0;
 		bool subtract;

@@ -14,6 +14,7 @@
 #include "cmd/commands.h"
 #include "cmd/run.h"
 #include "result/analyze.h"
+#include "result/metrics.h"
 #include "store/store.h"
 #include "util/strutil.h"
 
@@ -50,9 +51,9 @@ static void compare_all(struct runner *rn, size_t ref)
 				base = &rn->jobs[k];
 		if (!base)
 			continue;
-		compare_one(rn, base, j, "wall_time");
+		compare_one(rn, base, j, METRIC_WALL_TIME);
 		for (size_t m = 0; m < o->ncompare_metrics; m++)
-			if (strcmp(o->compare_metrics[m], "wall_time"))
+			if (strcmp(o->compare_metrics[m], METRIC_WALL_TIME))
 				compare_one(rn, base, j, o->compare_metrics[m]);
 	}
 }
@@ -122,7 +123,7 @@ static void fit_all(struct runner *rn)
 			}
 			name = fit_name(rn, &rn->jobs[i], s);
 			analyze_fit(rn->res, name, o->scans[s].name,
-				    "wall_time", idx, xs, k);
+				    METRIC_WALL_TIME, idx, xs, k);
 			free(name);
 		}
 	}
@@ -221,7 +222,7 @@ static void mux_warnings(struct runner *rn, size_t ji)
 	}
 }
 
-static const char *const wall_only[] = { "wall_time", NULL };
+static const char *const wall_only[] = { METRIC_WALL_TIME, NULL };
 
 /* Summaries, comparisons, fits, warnings, the report and the files. */
 int run_finish(struct runner *rn, long ref)

@@ -24,18 +24,19 @@
 #include "measure/counters.h"
 #include "measure/spawn.h"
 #include "measure/spawner.h"
+#include "result/metrics.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
 const struct run_metric_name run_rusage_metrics[M_RUSAGE_COUNT] = {
-	{ "wall_time", "s" }, { "user_time", "s" }, { "system_time", "s" },
-	{ "peak_rss", "bytes" }, { "minor_faults", "count" },
+	{ METRIC_WALL_TIME, "s" }, { METRIC_USER_TIME, "s" }, { METRIC_SYSTEM_TIME, "s" },
+	{ METRIC_PEAK_RSS, "bytes" }, { "minor_faults", "count" },
 	{ "major_faults", "count" }, { "voluntary_switches", "count" },
 	{ "involuntary_switches", "count" },
 };
 
 const struct run_metric_name run_work_metrics[WORK_COUNT] = {
-	{ "work_flops", "flop" }, { "work_bytes", "bytes" },
+	{ METRIC_WORK_FLOPS, "flop" }, { METRIC_WORK_BYTES, "bytes" },
 };
 
 /* Metric names of the default counter set, for when perf is refused. */

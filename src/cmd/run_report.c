@@ -9,10 +9,11 @@
 
 #include "cmd/run.h"
 #include "result/warnings.h"
+#include "result/metrics.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
-/* "wall_time" -> "wall time". */
+/* A metric name with its underscores as spaces: "wall time". */
 static void label_of(const char *name, char *buf, size_t n)
 {
 	size_t i;
@@ -100,8 +101,8 @@ struct attained {
 
 static struct attained attained_of(const struct benchmark *b)
 {
-	double t = median(b, "wall_time"), f = median(b, "work_flops"),
-	       by = median(b, "work_bytes");
+	double t = median(b, METRIC_WALL_TIME), f = median(b, METRIC_WORK_FLOPS),
+	       by = median(b, METRIC_WORK_BYTES);
 	struct attained a = { NAN, NAN, NAN };
 
 	if (t > 0) {
@@ -165,7 +166,7 @@ static void print_benchmark(const struct benchmark *b, size_t i, bool color,
 {
 	const char **zero = xcalloc(b->nmetrics + 1, sizeof(char *));
 	size_t nzero = 0;
-	const struct metric *wall = benchmark_find_metric(b, "wall_time");
+	const struct metric *wall = benchmark_find_metric(b, METRIC_WALL_TIME);
 
 	fprintf(fp, "%sBenchmark %zu: ", term_bold(color), i + 1);
 	term_puts(fp, b->name);
@@ -182,7 +183,7 @@ static void print_benchmark(const struct benchmark *b, size_t i, bool color,
 		if (m->summary.n == 0)
 			continue;
 		if (m->summary.max == 0 && m->summary.min == 0 &&
-		    strcmp(m->name, "wall_time")) {
+		    strcmp(m->name, METRIC_WALL_TIME)) {
 			zero[nzero++] = m->name;
 			continue;
 		}
@@ -313,7 +314,7 @@ static void print_summary(const struct result *r, bool color, FILE *fp)
 {
 	int w = (int)name_width(r);
 	bool work = r->nbenchmarks &&
-		    benchmark_find_metric(&r->benchmarks[0], "work_flops");
+		    benchmark_find_metric(&r->benchmarks[0], METRIC_WORK_FLOPS);
 
 	fprintf(fp, "%s%-*s %6s ", term_dim(color), w, "benchmark", "runs");
 	term_pad(fp, "mean", 11, true);
@@ -328,7 +329,7 @@ static void print_summary(const struct result *r, bool color, FILE *fp)
 	fprintf(fp, "%s\n", term_reset(color));
 	for (size_t i = 0; i < r->nbenchmarks; i++) {
 		const struct benchmark *b = &r->benchmarks[i];
-		const struct metric *m = benchmark_find_metric(b, "wall_time");
+		const struct metric *m = benchmark_find_metric(b, METRIC_WALL_TIME);
 		char mean[32], sd[32], med[32], p99[32], rss[32], tc[32];
 
 		if (!m || m->summary.n == 0) {
@@ -349,7 +350,7 @@ static void print_summary(const struct result *r, bool color, FILE *fp)
 				       sizeof(med)), 12, true);
 		term_pad(fp, fmt_value(m->summary.p99, m->unit, p99,
 				       sizeof(p99)), 12, true);
-		term_pad(fp, median_of(b, "peak_rss", rss, sizeof(rss)), 12,
+		term_pad(fp, median_of(b, METRIC_PEAK_RSS, rss, sizeof(rss)), 12,
 			 true);
 		term_pad(fp, median_of(b, "task_clock", tc, sizeof(tc)), 12,
 			 true);

@@ -14,6 +14,7 @@
 #include "cmd/commands.h"
 #include "cmd/trace.h"
 #include "config.h"
+#include "result/metrics.h"
 #include "stats/stats.h"
 #include "util/child.h"
 #include "util/strutil.h"
@@ -310,7 +311,7 @@ static void build_result(struct trace_run *r)
 	res->git = r->git;
 	memset(&r->git, 0, sizeof(r->git));
 	result_set_num(res, "freq", a->so.freq);
-	result_set_num(res, "wall_time", wall_ns(r) / 1e9);
+	result_set_num(res, METRIC_WALL_TIME, wall_ns(r) / 1e9);
 	result_set_num(res, "threads", (double)r->tr.nthreads);
 	result_set_num(res, "lost_records", (double)r->st.lost);
 	result_set_num(res, "dropped_events", (double)r->tr.dropped);
@@ -321,7 +322,7 @@ static void build_result(struct trace_run *r)
 						 zt.v[i].name)
 				     : xstrdup(zt.v[i].name);
 		struct benchmark *b = result_add_benchmark(res, name, a->argv);
-		struct metric *m = benchmark_metric(b, "latency", "s");
+		struct metric *m = benchmark_metric(b, METRIC_LATENCY, "s");
 
 		for (size_t k = 0; k < zt.v[i].n; k++)
 			metric_push(m, zt.v[i].dur[k] / 1e9);

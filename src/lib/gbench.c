@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/lib_internal.h"
+#include "result/metrics.h"
 #include "util/json_emit.h"
 #include "util/strutil.h"
 
@@ -63,13 +64,14 @@ static json_t *context(const struct lib_run *rn, const struct result *r)
 	return c;
 }
 
-/* The metrics written as counters, with their names in the file. */
-static const char *const counters[] = {
-	"items_per_second", "bytes_per_second", "flops_per_second",
-	"arithmetic_intensity", "allocs_per_op", "alloc_bytes_per_op",
-	"frees_per_op", "cycles", "instructions", "branches",
-	"branch_misses", "cache_references", "cache_misses",
-};
+/* Whether metric m is written as a counter, under its own name: every
+ * measurement but the time per op (real_time and cpu_time); settings
+ * (iterations) have keys of their own. */
+static bool is_counter(const struct metric *m)
+{
+	return strcmp(m->name, METRIC_TIME_PER_OP) &&
+	       !metrics_lookup(m->name, m->unit)->setting;
+}
 
 static json_t *entry(const struct benchmark *b, size_t family,
 		     const char *type, size_t nrep)
@@ -122,20 +124,18 @@ static void aggregates(json_t *list, const struct benchmark *b,
 		} else {
 			times(o, rv[a], cv[a]);
 		}
-		for (size_t k = 0; k < sizeof(counters) / sizeof(*counters);
-		     k++) {
-			const struct metric *m =
-				benchmark_find_metric(b, counters[k]);
+		for (size_t k = 0; k < b->nmetrics; k++) {
+			const struct metric *m = &b->metrics[k];
 			double v[4];
 
-			if (!m || !metric_has_summary(m))
+			if (!is_counter(m) || !metric_has_summary(m))
 				continue;
 			v[0] = m->summary.mean;
 			v[1] = m->summary.median;
 			v[2] = m->summary.stddev;
 			v[3] = m->summary.mean > 0
 				       ? m->summary.stddev / m->summary.mean : 0;
-			put(o, counters[k], num(v[a]));
+			put(o, m->name, num(v[a]));
 		}
 		if (json_array_append_new(list, o))
 			json_oom();
@@ -151,8 +151,8 @@ int lib_write_gbench(const struct lib_run *rn, const struct result *r,
 	put(root, "context", context(rn, r));
 	for (size_t i = 0; i < r->nbenchmarks; i++) {
 		const struct benchmark *b = &r->benchmarks[i];
-		const struct metric *t = benchmark_find_metric(b, "time_per_op");
-		const struct metric *it = benchmark_find_metric(b, "iterations");
+		const struct metric *t = benchmark_find_metric(b, METRIC_TIME_PER_OP);
+		const struct metric *it = benchmark_find_metric(b, METRIC_ITERATIONS);
 		const struct metric *tc = benchmark_find_metric(b, "task_clock");
 		int threads = rn->insts[i].threads;
 
@@ -183,13 +183,11 @@ int lib_write_gbench(const struct lib_run *rn, const struct result *r,
 			put(o, "iterations", json_must(json_integer(
 				(json_int_t)it->values[k])));
 			times(o, t->values[k], tc->values[k]);
-			for (size_t c = 0;
-			     c < sizeof(counters) / sizeof(*counters); c++) {
-				const struct metric *m =
-					benchmark_find_metric(b, counters[c]);
+			for (size_t c = 0; c < b->nmetrics; c++) {
+				const struct metric *m = &b->metrics[c];
 
-				if (m && k < m->n)
-					put(o, counters[c], num(m->values[k]));
+				if (is_counter(m) && k < m->n)
+					put(o, m->name, num(m->values[k]));
 			}
 			if (json_array_append_new(list, o))
 				json_oom();

@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "lib/lib_internal.h"
+#include "result/metrics.h"
 #include "measure/machine.h"
 #include "result/analyze.h"
 #include "stats/stats.h"
@@ -99,14 +100,14 @@ static void add_benchmark(const struct lib_run *rn, const struct lib_inst *in,
 		benchmark_add_warning(b, "failed: %s", in->failed);
 		return;
 	}
-	metric_values(b, "time_per_op", "s", in->per_op, in->nepochs);
-	metric_values(b, "iterations", "count", in->iters, in->nepochs);
+	metric_values(b, METRIC_TIME_PER_OP, "s", in->per_op, in->nepochs);
+	metric_values(b, METRIC_ITERATIONS, "count", in->iters, in->nepochs);
 	if (in->items > 0)
-		metric_rate(b, "items_per_second", "items/s", in, in->items);
+		metric_rate(b, METRIC_ITEMS_PER_SECOND, "items/s", in, in->items);
 	if (in->bytes > 0)
-		metric_rate(b, "bytes_per_second", "bytes/s", in, in->bytes);
+		metric_rate(b, METRIC_BYTES_PER_SECOND, "bytes/s", in, in->bytes);
 	if (in->flops > 0)
-		metric_rate(b, "flops_per_second", "flop/s", in, in->flops);
+		metric_rate(b, METRIC_FLOPS_PER_SECOND, "flop/s", in, in->flops);
 	if (in->flops > 0 && in->bytes > 0) {
 		struct metric *m = benchmark_metric(b, "arithmetic_intensity",
 						    "flop/byte");
@@ -115,15 +116,15 @@ static void add_benchmark(const struct lib_run *rn, const struct lib_inst *in,
 			metric_push(m, in->flops / in->bytes);
 	}
 	if (rn->alloc_works) {
-		metric_values(b, "allocs_per_op", "count", in->allocs,
+		metric_values(b, METRIC_ALLOCS_PER_OP, "count", in->allocs,
 			      in->nepochs);
-		metric_values(b, "alloc_bytes_per_op", "bytes",
+		metric_values(b, METRIC_ALLOC_BYTES_PER_OP, "bytes",
 			      in->alloc_bytes, in->nepochs);
 		metric_values(b, "frees_per_op", "count", in->frees,
 			      in->nepochs);
 	} else {
-		benchmark_add_unsupported(b, "allocs_per_op");
-		benchmark_add_unsupported(b, "alloc_bytes_per_op");
+		benchmark_add_unsupported(b, METRIC_ALLOCS_PER_OP);
+		benchmark_add_unsupported(b, METRIC_ALLOC_BYTES_PER_OP);
 		benchmark_add_unsupported(b, "frees_per_op");
 	}
 	for (size_t k = 0; k < lib_events_count(); k++) {
@@ -165,7 +166,7 @@ static void add_comparisons(const struct lib_run *rn, struct result *r)
 		for (size_t j = i + 1; j < rn->ninsts; j++)
 			if (rn->insts[j].unit == base->unit)
 				analyze_compare(r, &r->benchmarks[i],
-						&r->benchmarks[j], "time_per_op",
+						&r->benchmarks[j], METRIC_TIME_PER_OP,
 						&rng, RESAMPLES, ANALYZE_ALPHA);
 	}
 }
@@ -226,7 +227,7 @@ static void add_fits(const struct lib_run *rn, struct result *r)
 			}
 			if (k >= 3)
 				analyze_fit(r, name, reg->scans[s].name,
-					    "time_per_op", idx, xs, k);
+					    METRIC_TIME_PER_OP, idx, xs, k);
 			free(name);
 		}
 	}
@@ -270,24 +271,6 @@ void lib_result(const struct lib_run *rn, struct result *r)
 
 /* ---- the table ---- */
 
-static const char *rate_metric(const struct benchmark *b, const char **unit)
-{
-	static const struct {
-		const char *metric, *unit;
-	} rates[] = {
-		{ "bytes_per_second", "bytes" },
-		{ "flops_per_second", "flop" },
-		{ "items_per_second", "items" },
-	};
-
-	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
-		if (benchmark_find_metric(b, rates[i].metric)) {
-			*unit = rates[i].unit;
-			return rates[i].metric;
-		}
-	return NULL;
-}
-
 /* Whether every benchmark of r (more than one) has warning w. */
 static bool on_every(const struct result *r, const char *w)
 {
@@ -329,10 +312,10 @@ void lib_print_table(const struct lib_run *rn, const struct result *r,
 	       "epochs");
 	for (size_t i = 0; i < r->nbenchmarks; i++) {
 		const struct benchmark *b = &r->benchmarks[i];
-		const struct metric *t = benchmark_find_metric(b, "time_per_op");
+		const struct metric *t = benchmark_find_metric(b, METRIC_TIME_PER_OP);
 		const struct metric *al =
-			benchmark_find_metric(b, "allocs_per_op");
-		const char *ru = NULL, *rm = rate_metric(b, &ru);
+			benchmark_find_metric(b, METRIC_ALLOCS_PER_OP);
+		const struct metric *rate = metrics_rate_of(b);
 
 		term_cell(out, b->name, w);
 		fputs("  ", out);
@@ -356,17 +339,9 @@ void lib_print_table(const struct lib_run *rn, const struct result *r,
 			} else {
 				cell(out, "-", 11);
 			}
-			if (rm) {
-				const struct metric *m =
-					benchmark_find_metric(b, rm);
-
-				fmt_value(m->summary.median,
-					  !strcmp(ru, "bytes") ? "bytes"
-							       : "count",
-					  buf, sizeof(buf));
-				snprintf(line, sizeof(line), "%s%s/s", buf,
-					 !strcmp(ru, "bytes") ? "" :
-					 !strcmp(ru, "flop") ? " flop" : "");
+			if (rate) {
+				fmt_value(rate->summary.median, rate->unit,
+					  line, sizeof(line));
 				fprintf(out, " ");
 				cell(out, line, 12);
 			} else {

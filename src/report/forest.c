@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/chart.h"
+#include "result/metrics.h"
 #include "report/views.h"
 #include "util/strutil.h"
 
@@ -235,13 +236,11 @@ static void forest(FILE *fp, const struct compare_report *rep,
 }
 
 /* Whether metric gets a forest plot: one of charts ("all": every one),
- * else a headline metric (wall_time, latency, throughput), else the
- * first metric compared. */
+ * else a headline metric of the vocabulary (result/metrics.h), else the
+ * first metric compared when there is none. */
 static bool forest_shown(const struct compare_report *rep,
 			 const char *metric, const char *const *charts)
 {
-	static const char *const headline[] = { "wall_time", "latency",
-						"throughput" };
 	bool any = false;
 
 	if (charts) {
@@ -250,13 +249,12 @@ static bool forest_shown(const struct compare_report *rep,
 				return true;
 		return false;
 	}
-	for (size_t k = 0; k < 3; k++) {
-		for (size_t i = 0; i < rep->n && !any; i++)
-			any = !strcmp(rep->rows[i].metric, headline[k]);
-		if (!strcmp(metric, headline[k]))
-			return true;
-	}
-	return !any && !strcmp(metric, rep->rows[0].metric);
+	for (size_t i = 0; i < rep->n && !any; i++)
+		any = metrics_lookup(rep->rows[i].metric,
+				     rep->rows[i].unit)->headline > 0;
+	if (any)
+		return metrics_lookup(metric, NULL)->headline > 0;
+	return !strcmp(metric, rep->rows[0].metric);
 }
 
 void view_compare(FILE *fp, const struct compare_report *rep,

@@ -163,8 +163,7 @@ static bool drawn_limit(const struct report_history *h,
 	return t->kind == GATE_LIMIT && t->stat == STAT_MEDIAN &&
 	       !strcmp(t->metric, h->metric) &&
 	       (!t->pattern || !fnmatch(t->pattern, h->benchmark, 0)) &&
-	       (!t->unit_class || !strcmp(t->unit_class, "count") ||
-		!strcmp(t->unit_class, h->unit));
+	       gate_unit_fits(t, h->unit);
 }
 
 static void limit_lines(struct chart *c, const struct report_history *h)

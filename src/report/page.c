@@ -11,6 +11,7 @@
 
 #include "report/timeline.h"
 #include "report/views.h"
+#include "result/metrics.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
 #include "util/term.h"
@@ -225,12 +226,13 @@ static bool charted(const char *const *charts, const struct result *r,
 				return true;
 		return false;
 	}
-	if (r->kind && !strcmp(r->kind, "load"))
-		return !strcmp(m->name, "latency") ||
-		       !strcmp(m->name, "throughput") ||
-		       !strcmp(m->name, "error_rate");
-	if (benchmark_find_metric(b, "wall_time"))
-		return !strcmp(m->name, "wall_time");
+	/* the vocabulary's headline of b and its rates (a load's
+	 * throughput and error rate, a bench's flop/s), else the first */
+	(void)r;
+	if (metrics_lookup(m->name, m->unit)->dim == DIM_RATE)
+		return true;
+	if (metrics_headline_of(b))
+		return m == metrics_headline_of(b);
 	return m == &b->metrics[0];
 }
 
@@ -257,7 +259,7 @@ static void bench_view(FILE *fp, const struct result *r,
 		if (!metric_has_summary(m) || m->summary.n < 2 ||
 		    !charted(charts, r, b, m))
 			continue;
-		plot_distribution(fp, m, !strcmp(m->name, "wall_time") ?
+		plot_distribution(fp, m, !strcmp(m->name, METRIC_WALL_TIME) ?
 				  &b->warmup_wall_time : NULL);
 		plot_sequence(fp, m);
 	}

@@ -11,6 +11,7 @@
 
 #include "report/chart.h"
 #include "report/views.h"
+#include "result/metrics.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -457,7 +458,7 @@ static bool spectrum_of(const struct metric *m, double *v)
 
 void plot_spectrum(FILE *fp, const struct benchmark *b)
 {
-	const struct metric *cor = benchmark_find_metric(b, "latency");
+	const struct metric *cor = benchmark_find_metric(b, METRIC_LATENCY);
 	const struct metric *unc = benchmark_find_metric(b,
 							 "latency_uncorrected");
 	double vc[NSPEC], vu[NSPEC], lo = INFINITY, hi = 0;
@@ -657,7 +658,7 @@ void plot_scans_unfitted(FILE *fp, const struct result *r)
 		for (size_t p = 0; p < b->nparams; p++) {
 			struct complexity_fit f = {
 				.parameter = b->params[p].name,
-				.metric = "wall_time" };
+				.metric = METRIC_WALL_TIME };
 			bool seen = false;
 			size_t k;
 

@@ -66,9 +66,10 @@ struct report_input {
 	const struct profile *profile;
 	const char *profile_label;
 	/* the metrics drawn per benchmark (NULL-terminated; "all": every
-	 * one); NULL: the headline, wall_time (else the first metric), a
-	 * load's latency, throughput and error_rate. The others are table
-	 * rows. */
+	 * one); NULL: the benchmark's headline metric and its rates, from
+	 * the vocabulary (result/metrics.h: wall_time, a load's latency,
+	 * throughput and error_rate, a bench's time per op and flop/s),
+	 * else the first metric. The others are table rows. */
 	const char *const *charts;
 	/* --trace: a trace read back (trace_read_chrome), its timeline and
 	 * zone table, or NULL; trace_lost: the events its tracer lost */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "result/metrics.h"
 #include "util/strutil.h"
 
 int analyze_compare(struct result *r, const struct benchmark *base,
@@ -83,7 +84,7 @@ int analyze_fit(struct result *r, const char *name, const char *param,
 
 void analyze_warnings(struct benchmark *b)
 {
-	const struct metric *w = benchmark_find_metric(b, "wall_time");
+	const struct metric *w = benchmark_find_metric(b, METRIC_WALL_TIME);
 	const struct summary *s;
 
 	if (b->timeouts)

@@ -7,14 +7,17 @@
  *
  * One measure per metric: its median, and its median's confidence
  * interval as lower/upper when both ends are finite. Bencher's built-in
- * "latency" measure is in nanoseconds, so it gets the metric "latency"
- * (of `load`) or else wall_time, scaled from seconds; every other metric
- * is a measure of its own name in its own unit (seconds, bytes, counts;
- * Bencher creates the measure on first sight). Only summaries are written:
- * a metric without one (never summarized, or nothing measured) is left
+ * "latency" measure is in nanoseconds, so it gets the benchmark's
+ * headline metric (result/metrics.h: a load's or trace's latency, else
+ * wall_time, else a bench's time_per_op) when that is a time, scaled from
+ * seconds; every other metric is a measure of its own name in its own
+ * unit (seconds, bytes, counts; Bencher creates the measure on first
+ * sight), except settings (iterations). Only summaries are written: a
+ * metric without one (never summarized, or nothing measured) is left
  * out, and so is a benchmark left with no measure.
  */
 #include "result/result.h"
+#include "result/metrics.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -27,18 +30,16 @@
 #include "util/strutil.h"
 
 
-/* The metric that becomes Bencher's "latency": "latency" in seconds, or
- * else wall_time in seconds; NULL if neither has a summary. */
+/* The metric that becomes Bencher's "latency": the benchmark's headline
+ * metric (result/metrics.h) when it is a time in seconds; NULL if it has
+ * none with a summary. */
 static const struct metric *latency_source(const struct benchmark *b)
 {
-	static const char *const names[] = { "latency", "wall_time" };
+	const struct metric *m = metrics_headline_of(b);
 
-	for (size_t i = 0; i < 2; i++) {
-		const struct metric *m = benchmark_find_metric(b, names[i]);
-
-		if (m && !strcmp(m->unit, "s") && metric_has_summary(m))
-			return m;
-	}
+	if (m && !strcmp(m->unit, "s") &&
+	    metrics_lookup(m->name, m->unit)->dim == DIM_TIME)
+		return m;
 	return NULL;
 }
 
@@ -80,7 +81,9 @@ static json_t *benchmark_measures(const struct benchmark *b)
 		const struct metric *m = &b->metrics[i];
 		char *key;
 
-		if (m == lat || !metric_has_summary(m))
+		/* a setting (iterations) is no measure of performance */
+		if (m == lat || !metric_has_summary(m) ||
+		    metrics_lookup(m->name, m->unit)->setting)
 			continue;
 		key = json_utf8_dup(m->name);
 		/* Metric names are unique in a benchmark: only a "latency"

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "result/metrics.h"
 #include "stats/judge.h"
 #include "stats/shift.h"
 #include "util/strutil.h"
@@ -23,28 +24,6 @@ void compare_opts_init(struct compare_opts *o)
 	o->resamples = 1000;
 	o->seed = 1;
 	o->correction = JUDGE_HOLM;
-}
-
-bool metric_higher_is_better(const char *name)
-{
-	return !strcmp(name, "throughput") || !strcmp(name, "ipc") ||
-	       !strcmp(name, "flops_per_second") ||
-	       !strcmp(name, "items_per_second") ||
-	       !strcmp(name, "bytes_per_second");
-}
-
-bool metric_is_noisy(const char *name)
-{
-	static const char *const exact[] = {
-		"peak_heap", "leaked_bytes", "allocations",
-		"temporary_allocations", "allocated_bytes", "work_flops",
-		"work_bytes", "arithmetic_intensity",
-	};
-
-	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
-		if (!strcmp(name, exact[i]))
-			return false;
-	return true;
 }
 
 static int param_cmp(const void *x, const void *y)
@@ -140,13 +119,12 @@ static bool wanted(const struct compare_opts *o, const char *metric)
 /* The question compare asks of one statistic: a change either way beyond
  * the noise level, relative. */
 static void stat_query(const struct compare_opts *o, const char *metric,
+		       const char *unit,
 		       enum stat_kind k, size_t family, struct judge_query *q)
 {
 	memset(q, 0, sizeof(*q));
 	q->stat = k;
-	q->dir = metric_higher_is_better(metric) ? JUDGE_HIGHER_BETTER
-						 : JUDGE_LOWER_BETTER;
-	q->noisy = metric_is_noisy(metric);
+	metrics_judge_traits(metric, unit, &q->dir, &q->noisy);
 	q->thr = JUDGE_NONE;
 	q->relative = true;
 	q->threshold = o->noise;
@@ -180,7 +158,7 @@ static int add_row(struct compare_report *rep, const struct benchmark *bb,
 	struct judge_query q;
 
 	memset(&c, 0, sizeof(c));
-	stat_query(o, ma->name, STAT_MEDIAN, rep->family, &q);
+	stat_query(o, ma->name, ma->unit, STAT_MEDIAN, rep->family, &q);
 	if (judge(&sa, &sb, &q, &c.j))
 		return 0;	/* no measured value on a side */
 	for (int i = 0; i < COMPARE_NPCT; i++) {
@@ -268,7 +246,8 @@ static void finish(struct compare_report *rep, const struct compare_opts *o)
 		for (int s = 0; s <= COMPARE_NPCT; s++) {
 			struct judge_query q;
 
-			stat_query(o, rep->rows[i].metric, s ? pct_stats[s - 1]
+			stat_query(o, rep->rows[i].metric, rep->rows[i].unit,
+				   s ? pct_stats[s - 1]
 				   : STAT_MEDIAN, rep->family, &q);
 			judge_decide(row_judgement(rep, i, s), &q,
 				     p[i * per + 2 * s],
@@ -294,7 +273,10 @@ static void compare_benchmark(struct compare_report *rep,
 		const struct metric *ma = &ba->metrics[k];
 		const struct metric *mb = benchmark_find_metric(bb, ma->name);
 
-		if (!mb || !wanted(o, ma->name))
+		/* a setting (iterations) is chosen, not measured: its
+		 * change is no verdict, unless asked for by name */
+		if (!mb || !wanted(o, ma->name) ||
+		    (!o->metrics && metric_is_setting(ma->name)))
 			continue;
 		if (count)
 			(*count)++;

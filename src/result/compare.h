@@ -19,6 +19,7 @@
 
 #include <stdio.h>
 
+#include "result/metrics.h"
 #include "result/result.h"
 #include "stats/judge.h"
 #include "stats/shift.h"
@@ -114,11 +115,6 @@ int compare_index_pair(const struct result *base, const struct result *cand,
 /* The benchmark of index m with b's identity, or NULL. */
 const struct benchmark *compare_lookup(struct hashmap *m,
 				       const struct benchmark *b);
-/* True for metrics where a larger value is better (throughput). */
-bool metric_higher_is_better(const char *name);
-/* False for deterministic measures (mem's heap counts, declared work),
- * whose values need no test when none can decide. */
-bool metric_is_noisy(const char *name);
 
 void compare_print(const struct compare_report *rep, FILE *fp);
 int compare_write_json(const struct compare_report *rep, const char *path,

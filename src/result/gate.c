@@ -14,6 +14,7 @@
 
 #include "result/compare.h"
 #include "stats/judge.h"
+#include "result/metrics.h"
 #include "util/hashmap.h"
 #include "util/strutil.h"
 
@@ -29,6 +30,8 @@ const char *gate_verdict_name(enum gate_verdict v)
 	return gate_verdict_names[v];
 }
 
+/* The units a threshold may carry, each of one dimension: the class is
+ * the metric unit it must be compared with ("rate": any "X/s"). */
 static const struct unit {
 	const char *suffix, *cls;
 	double scale;
@@ -39,6 +42,14 @@ static const struct unit {
 	{ "MiB", "bytes", 1048576.0 }, { "GiB", "bytes", 1073741824.0 },
 	{ "TiB", "bytes", 1099511627776.0 }, { "kB", "bytes", 1e3 },
 	{ "KB", "bytes", 1e3 }, { "MB", "bytes", 1e6 }, { "GB", "bytes", 1e9 },
+	{ "TB", "bytes", 1e12 },
+	{ "B/s", "bytes/s", 1 }, { "KiB/s", "bytes/s", 1024.0 },
+	{ "MiB/s", "bytes/s", 1048576.0 },
+	{ "GiB/s", "bytes/s", 1073741824.0 },
+	{ "kB/s", "bytes/s", 1e3 }, { "MB/s", "bytes/s", 1e6 },
+	{ "GB/s", "bytes/s", 1e9 },
+	{ "/s", "rate", 1 }, { "k/s", "rate", 1e3 }, { "M/s", "rate", 1e6 },
+	{ "G/s", "rate", 1e9 }, { "T/s", "rate", 1e12 },
 };
 
 static int parse_value(const char *v, struct gate_threshold *t)
@@ -49,7 +60,8 @@ static int parse_value(const char *v, struct gate_threshold *t)
 	if (end == v || !isfinite(x))
 		return -1;
 	if (!*end) {
-		t->unit_class = xstrdup("count");
+		/* 0 is 0 in every unit: leaked_bytes=0 needs none */
+		t->unit_class = x == 0 ? NULL : xstrdup("count");
 		t->value = x;
 		return 0;
 	}
@@ -66,6 +78,82 @@ static int parse_value(const char *v, struct gate_threshold *t)
 		}
 	}
 	return -1;
+}
+
+/* The dimension of a threshold's unit class. */
+static enum metric_dim class_dim(const char *cls)
+{
+	if (!strcmp(cls, "bytes/s") || !strcmp(cls, "rate"))
+		return DIM_RATE;
+	return metrics_unit_dim(cls);
+}
+
+/* What to write for a metric of dimension d, in words and examples. */
+static const char *unit_hint(enum metric_dim d, char *buf, size_t n,
+			     const char *num)
+{
+	switch (d) {
+	case DIM_TIME:
+		snprintf(buf, n, "a time needs a unit: %sms, %ss or 5%%", num,
+			 num);
+		break;
+	case DIM_BYTES:
+		snprintf(buf, n, "a size needs a unit: %sMiB, %sMB or 5%%",
+			 num, num);
+		break;
+	case DIM_RATE:
+		snprintf(buf, n, "a rate needs a unit: %s/s, %sk/s, %sMiB/s "
+			 "or 5%%", num, num, num);
+		break;
+	default:
+		snprintf(buf, n, "a %s takes a bare number or a %%",
+			 metrics_dim_name(d));
+		break;
+	}
+	return buf;
+}
+
+/* Whether a threshold of class cls can be held against a metric of
+ * unit unit (metric name, for the vocabulary's dimension). */
+static bool class_fits(const char *cls, const char *name, const char *unit)
+{
+	enum metric_dim d = metrics_lookup(name, unit)->dim;
+
+	if (!strcmp(cls, "count"))
+		return d == DIM_COUNT || d == DIM_RATIO;
+	if (!strcmp(cls, "rate"))
+		return d == DIM_RATE;
+	return !strcmp(cls, unit);
+}
+
+bool gate_unit_fits(const struct gate_threshold *t, const char *unit)
+{
+	return t->relative || !t->unit_class ||
+	       class_fits(t->unit_class, t->metric, unit);
+}
+
+/* A unit the metric's dimension refuses (a bare number for a time,
+ * bytes for a time), for a metric the vocabulary knows: -1 with a
+ * message saying what to write. */
+static int check_dim(const char *spec, const char *value,
+		     const struct gate_threshold *t, struct error *e)
+{
+	const struct metric_info *m = metrics_lookup(t->metric, NULL);
+	char num[32], hint[96];
+	size_t len = strspn(value, "0123456789.+-eE");
+
+	if (t->relative || !t->unit_class || !metrics_known(t->metric) ||
+	    class_fits(t->unit_class, t->metric, m->unit))
+		return 0;
+	snprintf(num, sizeof(num), "%.*s", (int)(len < 20 ? len : 20),
+		 value);
+	if (!strcmp(t->unit_class, "count"))
+		return error_set(e, "'%s': %s", spec,
+				 unit_hint(m->dim, hint, sizeof(hint), num));
+	return error_set(e, "'%s': %s is a %s (%s), '%s' is not: %s", spec,
+			 t->metric, metrics_dim_name(m->dim), m->unit,
+			 value + len,
+			 unit_hint(m->dim, hint, sizeof(hint), num));
 }
 
 int gate_parse(const char *spec, enum gate_kind kind, const char *pattern,
@@ -93,8 +181,13 @@ int gate_parse(const char *spec, enum gate_kind kind, const char *pattern,
 	}
 	t->metric = lhs;
 	if (parse_value(eq + 1, t)) {
-		error_set(e, "'%s': '%s' is not a number with a unit (s, ms, "
-			  "us, ns, B, KiB, MiB, GiB, %%)", spec, eq + 1);
+		error_set(e, "'%s': '%s' is not a number with a unit (ns, us, "
+			  "ms, s; B, KiB, MiB, GiB, kB, MB, GB; /s, k/s, M/s, "
+			  "MiB/s, MB/s; %%)", spec, eq + 1);
+		gate_threshold_free(t);
+		return -1;
+	}
+	if (check_dim(spec, eq + 1, t, e)) {
 		gate_threshold_free(t);
 		return -1;
 	}
@@ -245,9 +338,7 @@ static void check_query(const struct gate_report *rep,
 {
 	memset(q, 0, sizeof(*q));
 	q->stat = c->stat;
-	q->dir = metric_higher_is_better(c->metric) ? JUDGE_HIGHER_BETTER
-						    : JUDGE_LOWER_BETTER;
-	q->noisy = metric_is_noisy(c->metric);
+	metrics_judge_traits(c->metric, c->unit, &q->dir, &q->noisy);
 	q->thr = c->kind == GATE_DECREASE ? JUDGE_DECREASE : JUDGE_INCREASE;
 	q->relative = c->relative;
 	q->threshold = c->limit;
@@ -335,6 +426,25 @@ static void finish(struct gate_report *rep)
 	free(p);
 }
 
+/* The message of a threshold whose unit the metric's refuses. */
+static int unit_mismatch(const struct gate_threshold *t, const char *unit,
+			 struct error *e)
+{
+	const char *eq = strchr(t->text, '=');
+	size_t len = eq ? strspn(eq + 1, "0123456789.+-eE") : 0;
+	char num[32], hint[96];
+
+	snprintf(num, sizeof(num), "%.*s", (int)(len < 20 ? len : 20),
+		 eq ? eq + 1 : "");
+	unit_hint(metrics_unit_dim(unit), hint, sizeof(hint), num);
+	if (!strcmp(t->unit_class, "count"))
+		return error_set(e, "'%s': %s is measured in %s: %s", t->text,
+				 t->metric, unit, hint);
+	return error_set(e, "'%s': %s is measured in %s, the threshold is "
+			 "a %s: %s", t->text, t->metric, unit,
+			 metrics_dim_name(class_dim(t->unit_class)), hint);
+}
+
 static int judge_check(struct gate_report *rep, struct hashmap *cache,
 		 const struct benchmark *ba, const struct benchmark *bb,
 		 const struct gate_threshold *t, struct error *e)
@@ -349,11 +459,8 @@ static int judge_check(struct gate_report *rep, struct hashmap *cache,
 	if (!mb)
 		return missing(rep, c, "the candidate lacks this metric"), 0;
 	c->unit = xstrdup(mb->unit);
-	if (t->unit_class && strcmp(t->unit_class, "count") &&
-	    strcmp(t->unit_class, mb->unit))
-		return error_set(e, "'%s': %s is measured in %s, the threshold "
-				 "is in %s", t->text, t->metric, mb->unit,
-				 t->unit_class);
+	if (!gate_unit_fits(t, mb->unit))
+		return unit_mismatch(t, mb->unit, e);
 	b = sorted_values(cache, mb, &nb);
 	if (t->kind != GATE_LIMIT) {
 		if (ma)

@@ -38,18 +38,29 @@ struct gate_threshold {
 	enum stat_kind stat;	/* default median */
 	enum gate_kind kind;
 	bool relative;		/* value is a fraction: 10% is 0.10 */
-	char *unit_class;	/* "s", "bytes", "count" (NULL if relative) */
+	char *unit_class;	/* "s", "bytes", "bytes/s", "rate" (any
+				 * X/s), "count" (a bare number); NULL if
+				 * relative or a bare 0 (any unit) */
 	double value;		/* in the metric's base unit */
 	char *text;		/* as given: "wall_time.p99=15ms" */
 };
 
 /*
- * Parse "METRIC[.STAT]=VALUE[UNIT]" (units s ms us ns, B KiB MiB GiB TiB
- * kB MB GB, % or none). Returns 0, or -1 with a message quoting spec.
+ * Parse "METRIC[.STAT]=VALUE[UNIT]": UNIT is a time (ns us µs ms s), a
+ * size (B KiB MiB GiB TiB kB MB GB TB), a rate (/s k/s M/s G/s T/s, or
+ * of bytes B/s KiB/s MiB/s GiB/s kB/s MB/s GB/s), %, or none. A value
+ * must carry a unit of its metric's dimension (result/metrics.h): only
+ * counts and ratios take a bare number, and 0 (0 in every unit). For a metric the vocabulary
+ * knows this is checked here, for any other when judged against the
+ * metric's unit. Returns 0, or -1 with a message quoting spec and saying
+ * what to write.
  */
 int gate_parse(const char *spec, enum gate_kind kind, const char *pattern,
 	       struct gate_threshold *t, struct error *e);
 void gate_threshold_free(struct gate_threshold *t);
+
+/* Whether t's value can be held against a metric measured in unit. */
+bool gate_unit_fits(const struct gate_threshold *t, const char *unit);
 
 /* A check's verdict; gate_verdict_name gives its word. */
 enum gate_verdict { GATE_PASS, GATE_FAIL, GATE_MISSING, GATE_INCONCLUSIVE };

@@ -33,6 +33,7 @@
 #include <time.h>
 
 #include "result/json_internal.h"
+#include "result/metrics.h"
 #include "result/result.h"
 #include "util/strutil.h"
 
@@ -49,12 +50,12 @@ static const char *const not_counters[] = {
 	"cpu_coefficient", "real_coefficient", "rms",
 };
 
-/* Units of the counters the library itself names; others are "count". */
+/* Units of the memory counters the library itself names; the rates
+ * (bytes_per_second, items_per_second) and any other name yardstick knows
+ * take the vocabulary's unit (result/metrics.h); others are "count". */
 static const struct {
 	const char *name, *unit;
 } counter_units[] = {
-	{ "bytes_per_second", "bytes/s" },
-	{ "items_per_second", "items/s" },
 	{ "max_bytes_used", "bytes" },
 	{ "total_allocated_bytes", "bytes" },
 	{ "net_heap_growth", "bytes" },
@@ -71,6 +72,8 @@ static bool is_counter(const char *key)
 
 static const char *counter_unit(const char *key)
 {
+	if (metrics_known(key))
+		return metrics_lookup(key, NULL)->unit;
 	for (size_t i = 0; i < sizeof(counter_units) / sizeof(*counter_units);
 	     i++)
 		if (!strcmp(key, counter_units[i].name))
@@ -160,7 +163,7 @@ static int skipped(struct reader *rd, json_t *o, const char *where,
 		if (!flag || !json_is_true(flag))
 			continue;
 		*out = true;
-		if (push_at(rd, where, keys[i][0], b, "wall_time", "s", rep,
+		if (push_at(rd, where, keys[i][0], b, METRIC_WALL_TIME, "s", rep,
 			    NAN))
 			return -1;
 		pad_all(b, rep);
@@ -277,27 +280,27 @@ static int read_iteration(struct reader *rd, json_t *o, const char *where,
 	b = find_run(runs, r, &id);
 	if (!b) {
 		b = result_add_benchmark(r, id.name, NULL);
-		benchmark_metric(b, "wall_time", "s");
+		benchmark_metric(b, METRIC_WALL_TIME, "s");
 		benchmark_metric(b, "cpu_time", "s");
 		runs->v = xgrow(runs->v, &runs->cap, runs->n + 1,
 				sizeof(*runs->v));
 		runs->v[runs->n] = id;
 		runs->v[runs->n++].name = xstrdup(id.name);
 	}
-	rep = benchmark_find_metric(b, "wall_time")->n;
+	rep = benchmark_find_metric(b, METRIC_WALL_TIME)->n;
 	if (skipped(rd, o, where, b, rep, &skip))
 		return -1;
 	if (skip)
 		return 0;
 	if (read_times(rd, o, where, &real, &cpu) ||
-	    push_at(rd, where, "real_time", b, "wall_time", "s", rep, real) ||
+	    push_at(rd, where, "real_time", b, METRIC_WALL_TIME, "s", rep, real) ||
 	    push_at(rd, where, "cpu_time", b, "cpu_time", "s", rep, cpu))
 		return -1;
 	json_object_foreach(o, key, v) {
 		/* A user counter may not pose as our own wall time. (Not
 		 * key itself renamed: json_object_foreach steps on from
 		 * it.) */
-		const char *name = strcmp(key, "wall_time") ? key :
+		const char *name = strcmp(key, METRIC_WALL_TIME) ? key :
 				   "counter_wall_time";
 
 		if (!json_is_number(v) || !is_counter(key))

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "result/json_internal.h"
+#include "result/metrics.h"
 #include "result/result.h"
 #include "util/strutil.h"
 
@@ -161,9 +162,9 @@ static int read_entry(struct reader *rd, json_t *o, const char *where,
 	b = result_add_benchmark(r, json_string_value(command), argv);
 	argv_free(argv);
 	if (read_parameters(rd, o, where, b) ||
-	    read_runs(rd, o, where, "times", REQUIRED, b, "wall_time", "s",
+	    read_runs(rd, o, where, "times", REQUIRED, b, METRIC_WALL_TIME, "s",
 		      &runs) ||
-	    read_runs(rd, o, where, "memory_usage_byte", 0, b, "peak_rss",
+	    read_runs(rd, o, where, "memory_usage_byte", 0, b, METRIC_PEAK_RSS,
 		      "bytes", &runs) ||
 	    read_exit_codes(rd, o, where, b, runs))
 		return -1;

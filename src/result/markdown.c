@@ -10,6 +10,7 @@
  * The summaries are printed as they are: call result_summarize first.
  */
 #include "result/result.h"
+#include "result/metrics.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -43,16 +44,11 @@ static bool has_summary(const struct metric *m)
 	return metric_has_summary(m);
 }
 
-/* The metric of the first table: wall_time, else the first one seen. */
+/* The metric of the first table: the headline metric of the
+ * vocabulary, else the first one seen. */
 static const char *main_metric(const struct result *r)
 {
-	for (size_t i = 0; i < r->nbenchmarks; i++)
-		if (benchmark_find_metric(&r->benchmarks[i], "wall_time"))
-			return "wall_time";
-	for (size_t i = 0; i < r->nbenchmarks; i++)
-		if (r->benchmarks[i].nmetrics)
-			return r->benchmarks[i].metrics[0].name;
-	return NULL;
+	return metrics_headline_name(r);
 }
 
 /* The comparison of the metric in which name is the candidate, else one
@@ -155,7 +151,7 @@ static void put_main_table(const struct result *r, const char *metric,
 {
 	bool relative = has_comparisons(r, metric);
 
-	if (strcmp(metric, "wall_time")) {
+	if (strcmp(metric, METRIC_WALL_TIME)) {
 		fputs("**", fp);
 		fputs_markdown(metric, fp);
 		fputs("**\n\n", fp);

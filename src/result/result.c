@@ -7,6 +7,7 @@
  * the next append to the same array. result_free leaves the result zeroed,
  * so freeing twice is harmless.
  */
+#include "result/metrics.h"
 #include "result/result.h"
 
 #include <math.h>
@@ -647,8 +648,8 @@ static void fmt_factor(double x, double lo, double hi, char *factor,
 
 char *comparison_sentence(const struct comparison *c)
 {
-	bool wall = !strcmp(c->metric, "wall_time") ||
-		    !strcmp(c->metric, "time_per_op");
+	bool wall = !strcmp(c->metric, METRIC_WALL_TIME) ||
+		    !strcmp(c->metric, METRIC_TIME_PER_OP);
 	bool faster = c->verdict == CMP_FASTER;
 	double x = c->ratio, lo = c->ratio_ci[0], hi = c->ratio_ci[1];
 	char p[32], factor[48], ci[64];

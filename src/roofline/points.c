@@ -1,4 +1,5 @@
 /* The points of a roofline from a result: see points.h. */
+#include "result/metrics.h"
 #include "roofline/points.h"
 
 #include <math.h>
@@ -68,7 +69,7 @@ static void point_run(struct roof_point *p, const struct result *r,
 	double flops = work_of(r, b, "work_flops", "flops", &p->flops_from);
 	double bytes = work_of(r, b, "work_bytes", "dram_bytes",
 			       &p->bytes_from);
-	double wall = median_of(benchmark_find_metric(b, "wall_time"));
+	double wall = median_of(benchmark_find_metric(b, METRIC_WALL_TIME));
 
 	if (!p->flops_from && !p->bytes_from)
 		p->unplaced = xstrdup("no work declared: use --work or "

@@ -157,6 +157,7 @@ struct store_entry {
 	bool dirty;
 	char *benchmark;
 	char *unit;			/* of the requested metric */
+	char *kind;			/* of the result: "run", "bench" */
 	struct summary summary;		/* of the requested metric:
 					 * stats_summarize of values, no
 					 * bootstrap (CIs collapse) */
@@ -186,6 +187,56 @@ struct store_query {
 int store_history(struct store *s, const struct store_query *q,
 		  struct store_entry **entries, size_t *n, struct error *e);
 void store_entries_free(struct store_entry *entries, size_t n);
+
+/* How many benchmarks the results of one kind hold. */
+struct store_kind_count {
+	char *kind;
+	size_t n;
+};
+
+/*
+ * For each kind of result, in name order, the number of (result,
+ * benchmark) pairs that q's benchmark, branch and machine filters match,
+ * whatever their metrics (q's metric and limit are not used): what a
+ * history that shows some metrics must account for. *out is malloc'd;
+ * free with store_kind_counts_free. Returns 0 or -STORE_ERR_*.
+ */
+int store_history_kinds(struct store *s, const struct store_query *q,
+			struct store_kind_count **out, size_t *n,
+			struct error *e);
+void store_kind_counts_free(struct store_kind_count *v, size_t n);
+/* Free what one entry holds. */
+void store_entry_clear(struct store_entry *en);
+
+/* The rows of one metric in a history view. */
+struct store_history_section {
+	const char *metric;		/* the caller's string */
+	struct store_entry *v;
+	size_t n;
+};
+
+/* A history of several metrics, each row once (store_history_view). */
+struct store_history_view {
+	struct store_history_section *sec;	/* nonempty ones, in the
+						 * order of the metrics */
+	size_t nsec;
+	/* per kind of result, the benchmarks no section shows (n 0 for a
+	 * kind all shown); none counted when q->limit is set */
+	struct store_kind_count *unshown;
+	size_t nunshown;
+};
+
+/*
+ * The history of q (its metric unused) for each of metrics
+ * (NULL-terminated, kept by the caller) in turn: each (result, benchmark)
+ * under the first metric it has; with no q->limit, what none of them
+ * covers counted by kind. Returns 0 or -STORE_ERR_*; free with
+ * store_history_view_free.
+ */
+int store_history_view(struct store *s, const struct store_query *q,
+		       const char *const *metrics,
+		       struct store_history_view *out, struct error *e);
+void store_history_view_free(struct store_history_view *v);
 
 /* What store_find looks for. */
 struct store_find_query {

@@ -8,6 +8,7 @@
  * run), NULL strings stay NULL, and a NULL value is NaN in its run's
  * place.
  */
+#include "result/metrics.h"
 #include "store/store_internal.h"
 
 #include <ctype.h>
@@ -462,7 +463,7 @@ int store_load_ref(struct store *s, const char *ref, struct result *r,
  * PostgreSQL refuses a negative one). */
 #define HISTORY_SQL(order)						\
 	"SELECT r.id, r.created, r.git_commit, r.git_branch, r.hostname," \
-	" r.git_dirty, b.name, m.id, m.unit FROM results r"		\
+	" r.git_dirty, b.name, m.id, m.unit, r.kind FROM results r"		\
 	" JOIN benchmarks b ON b.result_id = r.id"			\
 	" JOIN metrics m ON m.benchmark_id = b.id"			\
 	" WHERE m.name = ?1 AND (CAST(?2 AS TEXT) IS NULL OR b.name = ?2)" \
@@ -483,7 +484,7 @@ static int history_stmt(struct store *s, const struct store_query *q,
 		rc = store_stmt(s, SQ_HISTORY_NEWEST, HISTORY_SQL("DESC"), st);
 	if (rc == SQLITE_OK)
 		rc = store_bind(*st, "tttti",
-				q->metric ? q->metric : "wall_time",
+				q->metric ? q->metric : METRIC_WALL_TIME,
 				q->benchmark, q->branch, q->machine, limit);
 	return rc;
 }
@@ -503,7 +504,8 @@ static int history_entry(struct store *s, struct store_st *st,
 	en->dirty = store_col_int(st, 5) != 0;
 	en->benchmark = store_column_str(st, 6);
 	en->unit = store_column_str(st, 8);
-	if (!en->benchmark || !en->unit)
+	en->kind = store_column_str(st, 9);
+	if (!en->benchmark || !en->unit || !en->kind)
 		return SQLITE_CORRUPT;
 	rc = get_values(s, store_col_int(st, 7), &m);
 	if (rc == SQLITE_OK) {
@@ -546,16 +548,75 @@ int store_history(struct store *s, const struct store_query *q,
 	return 0;
 }
 
+void store_entry_clear(struct store_entry *en)
+{
+	free(en->created);
+	free(en->commit);
+	free(en->branch);
+	free(en->machine);
+	free(en->benchmark);
+	free(en->unit);
+	free(en->kind);
+	free(en->values);
+	memset(en, 0, sizeof(*en));
+}
+
 void store_entries_free(struct store_entry *entries, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(entries[i].created);
-		free(entries[i].commit);
-		free(entries[i].branch);
-		free(entries[i].machine);
-		free(entries[i].benchmark);
-		free(entries[i].unit);
-		free(entries[i].values);
-	}
+	for (size_t i = 0; i < n; i++)
+		store_entry_clear(&entries[i]);
 	free(entries);
+}
+
+/* The benchmarks of each kind of result the filters of a history query
+ * (benchmark, branch, machine; not the metric, not the limit) match. */
+#define HISTORY_KINDS_SQL						\
+	"SELECT r.kind, COUNT(*) FROM results r"			\
+	" JOIN benchmarks b ON b.result_id = r.id"			\
+	" WHERE (CAST(?1 AS TEXT) IS NULL OR b.name = ?1)"		\
+	" AND (CAST(?2 AS TEXT) IS NULL OR r.git_branch = ?2)"		\
+	" AND (CAST(?3 AS TEXT) IS NULL OR r.hostname = ?3)"		\
+	" GROUP BY r.kind ORDER BY r.kind"
+
+int store_history_kinds(struct store *s, const struct store_query *q,
+			struct store_kind_count **out, size_t *n,
+			struct error *e)
+{
+	struct store_kind_count *v = NULL;
+	size_t cap = 0, count = 0;
+	struct store_st *st;
+	int rc, ret;
+
+	*out = NULL;
+	*n = 0;
+	rc = store_begin(s, false);
+	if (rc == SQLITE_OK)
+		rc = store_stmt(s, SQ_HISTORY_KINDS, HISTORY_KINDS_SQL, &st);
+	if (rc == SQLITE_OK)
+		rc = store_bind(st, "ttt", q->benchmark, q->branch,
+				q->machine);
+	while (rc == SQLITE_OK && (rc = store_step(st)) == SQLITE_ROW) {
+		v = xgrow(v, &cap, count + 1, sizeof(*v));
+		v[count].kind = store_column_str(st, 0);
+		v[count].n = (size_t)store_col_int(st, 1);
+		rc = v[count++].kind ? SQLITE_OK : SQLITE_CORRUPT;
+	}
+	if (rc == SQLITE_DONE)
+		rc = store_commit(s);
+	if (rc != SQLITE_OK) {
+		ret = store_fail(s, rc, e);
+		store_rollback(s);
+		store_kind_counts_free(v, count);
+		return ret;
+	}
+	*out = v;
+	*n = count;
+	return 0;
+}
+
+void store_kind_counts_free(struct store_kind_count *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].kind);
+	free(v);
 }

@@ -40,8 +40,26 @@ static char *fmt_sig(double v, const char *unit, char *buf, size_t n)
 	return buf;
 }
 
+/* A rate, unit "X/s": bytes with binary prefixes ("2.430 GiB/s"), any
+ * other X with decimal ones before it ("2.044 G flop/s", "500 items/s"). */
+static char *fmt_rate(double v, const char *unit, size_t len, char *buf,
+		      size_t n)
+{
+	char num[48];
+	bool bytes = len == 5 && !strncmp(unit, "bytes", 5);
+
+	fmt_value(v, bytes ? "bytes" : "count", num, sizeof(num));
+	if (bytes)
+		snprintf(buf, n, "%s/s", num);
+	else
+		snprintf(buf, n, "%s %.*s/s", num, (int)len, unit);
+	return buf;
+}
+
 char *fmt_value(double v, const char *unit, char *buf, size_t n)
 {
+	size_t len = strlen(unit);
+
 	static const char *time_units[] = { "s", "ms", "µs", "ns" };
 	static const char *byte_units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	static const char *count_units[] = { "", "k", "M", "G", "T" };
@@ -92,6 +110,8 @@ char *fmt_value(double v, const char *unit, char *buf, size_t n)
 		}
 		return fmt_sig(v, count_units[i], buf, n);
 	}
+	if (len > 2 && !strcmp(unit + len - 2, "/s"))
+		return fmt_rate(v, unit, len - 2, buf, n);
 	if (!strcmp(unit, "ratio")) {
 		snprintf(buf, n, "%.4g", v);
 		return buf;

@@ -21,9 +21,11 @@ const char *term_dim(bool on);
 const char *term_reset(bool on);
 
 /*
- * Format v of unit ("s", "bytes", "count", "flop", anything else printed
- * as is) with a scaled unit and 4 significant digits: "1.234 ms",
- * "15.2 MiB", "1.20 M", "16.00 Mflop". Returns buf.
+ * Format v of unit ("s", "bytes", "count", "flop", a rate "X/s",
+ * anything else printed as is) with a scaled unit and 4 significant
+ * digits: "1.234 ms", "15.2 MiB", "1.20 M", "16.00 Mflop", "2.430 GiB/s"
+ * ("bytes/s"), "2.044 G flop/s" ("flop/s"). Returns buf. The one
+ * formatter of values for people: tables, compare, gate, history.
  */
 char *fmt_value(double v, const char *unit, char *buf, size_t n);
 
