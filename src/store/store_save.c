@@ -135,11 +135,14 @@ static int save_values(struct store *s, const struct metric *m,
 	struct store_st *st;
 	int rc;
 
+	/* (" value," would be typed by store_sql_pg's dialect: it is the
+	 * last column named) */
 	rc = store_stmt(s, SQ_INS_VALUE, "INSERT INTO run_values (metric_id,"
-			" run, value, process) VALUES (?,?,?,?)", &st);
+			" run, process, value) VALUES (?,?,?,?)", &st);
 	for (size_t i = 0; i < m->n && rc == SQLITE_OK; i++) {
-		rc = store_bind(st, "iidn", mid, (long long)i, m->values[i],
-				m->process ? (long long)m->process[i] : -1LL);
+		rc = store_bind(st, "iind", mid, (long long)i,
+				m->process ? (long long)m->process[i] : -1LL,
+				m->values[i]);
 		if (rc == SQLITE_OK)
 			rc = store_step_done(st);
 	}

@@ -1961,7 +1961,7 @@ static void test_pg_migration_race(void **state)
 	}
 	assert_string_equal(pg_sql("race", "SELECT count(*) || ' ' || "
 				   "max(version) FROM yardstick_schema"),
-			    "1 3");
+			    "1 4");
 	assert_string_equal(pg_sql("race", "SELECT count(*) FROM results"),
 			    "32");
 }
@@ -1983,7 +1983,7 @@ static void test_pg_refused(void **state)
 	store_close(s);
 	pg_sql("newer", "UPDATE yardstick_schema SET version = 7");
 	assert_open_fails(newer, STORE_READ, STORE_ERR_SCHEMA, "is 7, this "
-			  "yardstick knows up to 3");
+			  "yardstick knows up to 4");
 	assert_open_fails(newer, STORE_CREATE, STORE_ERR_SCHEMA, newer);
 
 	pg_sql("foreign_tbl", "CREATE TABLE results (x int)");
@@ -2010,7 +2010,7 @@ static void test_pg_refused(void **state)
 			assert_true(i < 1500);	/* 30 s */
 			usleep(20000);
 		}
-		pg_sql("newer", "UPDATE yardstick_schema SET version = 3");
+		pg_sql("newer", "UPDATE yardstick_schema SET version = 4");
 		a = open_new(tmp_path("locked-src.db"));
 		build_tagged(&r, 2, NULL, NULL);
 		save(a, &r);
