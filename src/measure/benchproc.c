@@ -130,6 +130,22 @@ static enum benchproc_fail spawn_one(const struct benchproc_plan *p,
 	return ret ? BENCHPROC_PIPE : ended(c, overflow);
 }
 
+/* A memory file for a process's standard error, numbered above
+ * BENCHPROC_FD (the child's descriptors are given before its stdio: a 3
+ * would be taken over by the result pipe); -1 when none can be made (the
+ * process then writes to ours). */
+static int stderr_file(void)
+{
+	int fd = memfd_create("yardstick-bench-stderr", MFD_CLOEXEC);
+	int high;
+
+	if (fd < 0 || fd > BENCHPROC_FD)
+		return fd;
+	high = fcntl(fd, F_DUPFD_CLOEXEC, BENCHPROC_FD + 1);
+	close(fd);
+	return high;
+}
+
 /* Process i of program which, merged into out->res[which]. */
 static enum benchproc_fail one_process(const struct benchproc_plan *p,
 				       bool capture, int which, size_t i,
@@ -144,7 +160,7 @@ static enum benchproc_fail one_process(const struct benchproc_plan *p,
 
 	result_init(&part, NULL);
 	if (capture)
-		errfd = memfd_create("yardstick-bench-stderr", MFD_CLOEXEC);
+		errfd = stderr_file();
 	f = spawn_one(p, which, errfd, &data, &len, out, e);
 	if (f == BENCHPROC_OK)
 		f = read_part(p->path[which], data, len, &part, out, e);

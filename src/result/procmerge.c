@@ -168,8 +168,11 @@ void result_merge_finish(struct result *r, unsigned nprocesses)
 	if (!(resamples >= 1 && resamples <= RESULT_READ_MAX_RESAMPLES))
 		resamples = RESULT_READ_RESAMPLES;
 	result_set_num(r, "processes", nprocesses);
-	if (nprocesses == 1)	/* all in one: the model's NULL */
+	if (nprocesses == 1) {	/* all in one: the model's NULL, and the
+				 * program's own summaries and comparisons */
 		drop_process(r);
+		return;
+	}
 	result_summarize(r, seed, (size_t)resamples);
 	compare_again(r, seed, (size_t)resamples,
 		      setting_num(r, "alpha", ANALYZE_ALPHA));
