@@ -199,6 +199,42 @@ t "a later process fails: exit 1, its own stderr shown once, nothing stored" sh 
 	[ "$(grep -c "failing on purpose" "$T/e")" -eq 1 ] && grep -q "process 3 (of " "$T/e" &&
 	grep -q "exited with 5; nothing is stored" "$T/e" && [ ! -e "$T/f3.db" ] && [ "$(wc -l <"$T/order")" -eq 3 ]'
 
+# The CI recipe (docs/ci-recipe.md, examples/ci/bench-merge-base.sh) on a
+# repository of its own: the merge base's "build" is procfix, the pull
+# request's procfix_slow (2x), or procfix again (unchanged).
+RECIPE=$(cd "$(dirname "$0")/../../examples/ci" && pwd)/bench-merge-base.sh
+recipe_repo() {
+	rm -rf "$T/repo" && mkdir "$T/repo" && cd "$T/repo" &&
+	git init -q -b main && git config user.email t@t && git config user.name t &&
+	printf '%s\n' "$PROCFIX" >prog.txt && git add prog.txt && git commit -qm base &&
+	git checkout -q -b pr && printf '%s\n' "$1" >prog.txt && git commit -q --allow-empty -am pr
+}
+recipe() {
+	recipe_repo "$1" &&
+	BUILD='mkdir -p build && cp "$(cat prog.txt)" build/prog' YS="$YS" \
+	BENCH_OPTS="--processes 4 --epochs 3" OUT="$T/repo" \
+		sh "$RECIPE" main build/prog time_per_op=25% >"$T/o" 2>"$T/e"
+}
+t "the CI recipe: --dry-run prints the steps, runs none" sh -c '
+	cd "$T" && rm -rf repo && mkdir repo && cd repo && git init -q -b main &&
+	git -c user.email=t@t -c user.name=t commit -q --allow-empty -m base &&
+	sh "'"$RECIPE"'" --dry-run main build/prog >"$T/o" &&
+	grep -q "^+ git -C .* worktree add --detach " "$T/o" &&
+	grep -q "^+ .*yardstick bench --no-store --max-increase time_per_op=5% --baseline-program .*/src/build/prog " "$T/o" &&
+	[ "$(git worktree list | wc -l)" -eq 1 ]'
+recipe_same() {
+	recipe "$PROCFIX" && grep -q "^pass *spin" "$T/o" && [ -s "$T/repo/base.json" ] && [ -s "$T/repo/pr.json" ] &&
+	[ "$(git -C "$T/repo" worktree list | wc -l)" -eq 1 ]
+}
+recipe_slow() {
+	recipe "$PROCFIX_SLOW"
+	[ $? -eq 1 ] && grep -q "^FAIL *spin" "$T/o" &&
+	[ "$(git -C "$T/repo" worktree list | wc -l)" -eq 1 ]
+}
+t "... a pull request unchanged: exit 0, both results written, the worktree gone" recipe_same
+t "... a pull request twice as slow: exit 1 through the gate" recipe_slow
+cd "$T" || exit 1
+
 # stopped SIG: the 3rd of 5 processes hangs, yardstick gets SIG: exit 130,
 # the hung process killed, the 2 measured before reported and stored
 stopped() {
