@@ -158,7 +158,7 @@ static enum benchproc_fail one_process(const struct benchproc_plan *p,
 	int errfd = -1;
 	enum benchproc_fail f;
 
-	result_init(&part, NULL);
+	memset(&part, 0, sizeof(part));	/* the reader initializes it */
 	if (capture)
 		errfd = stderr_file();
 	f = spawn_one(p, which, errfd, &data, &len, out, e);

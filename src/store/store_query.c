@@ -530,6 +530,7 @@ static int history_entry(struct store *s, struct store_st *st,
 		stats_summarize(en->values, en->n, NULL, 0, &en->summary);
 	}
 	free(m.values);
+	free(m.process);
 	return rc;
 }
 
