@@ -1,13 +1,13 @@
 /*
  * `yardstick bench`: run a benchmark program built with libyardstick
- * (include/yardstick.h), read its result (kind "bench") through a pipe,
- * print the table, keep the result in the store and compare it with a
- * baseline. The program measures itself; yardstick only starts it (the
- * child layer: its own process group, the timeout, Ctrl-C), reads what it
- * writes to the descriptor named by YARDSTICK_BENCH_JSON (to its end, at
- * most --max-result bytes), checks it with the result reader and reports
- * it. A program that fails, hangs or writes no usable result stores
- * nothing.
+ * (include/yardstick.h) in --processes processes (measure/benchproc.h),
+ * each writing its result (kind "bench") through a pipe, merged into one
+ * result whose values name their process; print the table, keep the
+ * result in the store and compare it with a baseline: a stored result
+ * (--baseline) or another build run in alternating processes beside it
+ * (--baseline-program), and gate the comparison (--max-increase) through
+ * the gate's own code. A process that fails, hangs or writes no usable
+ * result stores nothing; an interrupt keeps the processes measured.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,88 +20,128 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "cmd/gate_config.h"
 #include "cmd/options.h"
 #include "cmd/refs.h"
 #include "cmd/run.h"
 #include "config.h"
+#include "measure/benchproc.h"
 #include "measure/machine.h"
 #include "result/compare.h"
 #include "result/metrics.h"
+#include "result/gate.h"
 #include "util/child.h"
 #include "util/outputs.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
-/* The descriptor the program writes its result to, and how it learns it. */
-#define BENCH_FD 3
-#define BENCH_ENV "YARDSTICK_BENCH_JSON"
+/* The processes of a program by default, and the epochs each measures
+ * unless --epochs says: pyperf's 20 worker processes, each with a few
+ * values. A process's epochs share its CPU, its cache layout and its
+ * neighbours, and vary less among themselves than processes do: twenty
+ * processes of 5 epochs tell more than one of 100 (docs/libyardstick.md). */
+#define BENCH_PROCESSES 20
+#define BENCH_PROCESS_EPOCHS 5
 
-static const char *const bench_usage[] = { "[OPTIONS] -- PROGRAM [ARGS...]",
-					    NULL };
+static const char *const bench_usage[] = {
+	"[OPTIONS] -- PROGRAM [ARGS...]",
+	"--baseline-program OLD [OPTIONS] -- PROGRAM [ARGS...]", NULL };
 
 static const char bench_description[] =
 "Run PROGRAM, a benchmark program built with libyardstick (yardstick.h,\n"
-"-lyardstick), read the results it measured in its own process, print\n"
-"them (per benchmark: time per operation with its 95% CI and spread,\n"
-"throughput, allocations per operation; the ratios of the variants of a\n"
-"group), keep them in the store (kind \"bench\": `yardstick gate` and\n"
-"`history` then work on the benchmark names as on `run` results) and, with\n"
-"--baseline, compare them with an earlier result as `yardstick compare`\n"
-"does.\n"
+"-lyardstick), in --processes processes, one after the other, and merge\n"
+"the results they measured into one: every value keeps the process that\n"
+"measured it (JSON \"process\"), since a process shifts as a whole with\n"
+"the CPU it lands on. Print them (per benchmark: time per operation with\n"
+"its 95% CI and spread, throughput, allocations per operation; the\n"
+"ratios of the variants of a group), keep them in the store (kind\n"
+"\"bench\": `yardstick gate` and `history` then work on the benchmark\n"
+"names as on `run` results) and, with --baseline, compare them with an\n"
+"earlier result as `yardstick compare` does.\n"
 "\n"
-"PROGRAM runs with " BENCH_ENV "=/dev/fd/3 in its environment\n"
-"and writes the result (JSON, yardstick/result/v1) to that descriptor, a\n"
-"pipe that yardstick reads to its end; --filter, --min-time and --epochs\n"
-"are passed on to it, after ARGS.\n"
+"With --baseline-program OLD, OLD (another build of the same benchmarks,\n"
+"given the same ARGS) runs as many processes, alternating with PROGRAM's\n"
+"as OLD PROGRAM PROGRAM OLD OLD PROGRAM ..., so that a drift of the\n"
+"machine falls on both alike; both results are kept (OLD's first) and\n"
+"compared, and --max-increase gates the comparison as `yardstick gate`\n"
+"does (docs/ci-recipe.md: a pull request against its merge base on one\n"
+"CI runner).\n"
+"\n"
+"Each process runs with " BENCHPROC_ENV "=/dev/fd/3 in its\n"
+"environment and writes its result (JSON, yardstick/result/v1) to that\n"
+"descriptor, a pipe that yardstick reads to its end; --filter,\n"
+"--min-time and --epochs are passed on to it, after ARGS (--epochs "
+"5\n"
+"when not given and there is more than one process).\n"
 "The report goes to stdout; to stderr when an output is stdout (- as a\n"
 "FILE), so that stdout holds that output alone.\n";
 
 static const char bench_epilog[] =
 "PROGRAM's standard input is /dev/null, its standard output is discarded\n"
-"(--show-output lets it through), its standard error is yardstick's. It\n"
-"runs in its own process group: at the --timeout or Ctrl-C the group is\n"
+"(--show-output lets it through), its standard error is yardstick's with\n"
+"one process; with more, a process's standard error is shown only when\n"
+"it fails (its warnings are in its result). Each process runs in its own\n"
+"process group: at the --timeout (per process) or Ctrl-C the group is\n"
 "killed.\n"
 "\n"
-"Exit status: 0 ok (whatever the comparison with the baseline says; see\n"
-"'yardstick gate' to fail a build); 1 PROGRAM exited with a non-zero\n"
-"status, was killed by a signal or timed out (nothing is stored) — but\n"
-"its exit status 2 (bad usage, such as a --filter that matches no\n"
-"benchmark) or 3 (the environment refused) is passed on; 2 bad\n"
-"usage, a program that does not exist, a result that is missing,\n"
-"malformed, not of kind \"bench\", without any benchmark or larger than\n"
-"--max-result (nothing is stored), a baseline that cannot be read, an\n"
-"output that cannot be written; 3 the store is locked, read-only or\n"
-"another user's, or SQLite or libpq cannot be loaded or a\n"
-"PostgreSQL store's server reached; 130 interrupted (PROGRAM\n"
-"and what it started killed, nothing stored).\n";
+"Exit status: 0 ok (whatever the comparison with the baseline says,\n"
+"unless --max-increase is given; see 'yardstick gate'); 1 a process\n"
+"exited with a non-zero status, was killed by a signal or timed out\n"
+"(nothing is stored) — but its exit status 2 (bad usage, such as a\n"
+"--filter that matches no benchmark) or 3 (the environment refused) is\n"
+"passed on — or a --max-increase check failed; 2 bad usage, a program\n"
+"that does not exist, a result that is missing, malformed, not of kind\n"
+"\"bench\", without any benchmark or larger than --max-result (nothing\n"
+"is stored), a baseline that cannot be read, an output that cannot be\n"
+"written; 3 the store is locked, read-only or another user's, or SQLite\n"
+"or libpq cannot be loaded or a PostgreSQL store's server reached; 130\n"
+"interrupted (the running process and what it started killed; the\n"
+"processes measured before are reported, written and stored, with a\n"
+"warning; none measured: nothing stored).\n";
 
 struct bench_args {
 	const char *filter;
 	double min_time, timeout;
-	long epochs;
+	long epochs, processes;
 	bool min_time_given, epochs_given;
 	uint64_t max_result;
 	bool show_output;
-	const char *baseline;
+	const char *baseline, *baseline_program, *baseline_json;
+	struct gate_config gate;
 	const char *json, *csv, *markdown, *bmf, *store;
 	bool no_store, quiet;
 	char **argv;		/* PROGRAM [ARGS...], argv's */
 };
 
+/* --max-increase: a threshold of the gate. */
+static int opt_threshold(void *args, const struct opt_entry *o,
+			 const char *arg, struct error *e)
+{
+	struct bench_args *a = args;
+
+	return gate_config_add(&a->gate, arg, (enum gate_kind)o->data, NULL,
+			       e);
+}
+
 #define OPT_STRUCT struct bench_args
 static const struct opt_entry bench_options[] = {
 	OPT_GROUP("The benchmark program"),
+	{ OPT_COUNT(0, "processes", processes, 1, 10000), .defval = "20",
+	  .help = "run PROGRAM in N processes, one after the other, and "
+	  "merge their results (1: one process, as PROGRAM alone runs)" },
 	{ OPT_STRING(0, "filter", filter), .metavar = "REGEX",
 	  .flags = OPT_NONEMPTY, .help = "only the benchmarks whose name "
 	  "matches REGEX (passed on as --filter)" },
 	{ OPT_DURATION(0, "min-time", min_time), .flags = OPT_MIN_EXCL,
 	  OPT_SETS(min_time_given), .help = "the least time each benchmark "
-	  "is measured for (passed on as --min-time, in seconds); units s, "
-	  "ms, us, ns" },
+	  "is measured for in each process (passed on as --min-time, in "
+	  "seconds); units s, ms, us, ns" },
 	{ OPT_COUNT(0, "epochs", epochs, 1, 100000), OPT_SETS(epochs_given),
-	  .help = "measured epochs of each benchmark (passed on as --epochs)" },
+	  .help = "measured epochs of each benchmark in each process "
+	  "(passed on as --epochs; default: PROGRAM's own with one process, "
+	  "5 with more)" },
 	{ OPT_DURATION('t', "timeout", timeout), .flags = OPT_MIN_EXCL,
-	  .help = "kill PROGRAM (and all it started) after T" },
+	  .help = "kill a process of PROGRAM (and all it started) after T" },
 	{ OPT_SIZE(0, "max-result", max_result), .defval = "64MiB", .help = "refuse a result "
 	  "larger than BYTES (the program is killed when it writes more)" },
 	{ OPT_FLAG(0, "show-output", show_output),
@@ -112,6 +152,18 @@ static const struct opt_entry bench_options[] = {
 	  "with this result set, as 'yardstick compare -m M REF NEW' would: a "
 	  "JSON file (yardstick, hyperfine, Google Benchmark), latest, a "
 	  "result id, @COMMIT or branch:NAME (read before PROGRAM runs)" },
+	{ OPT_PATH(0, "baseline-program", baseline_program),
+	  .metavar = "OLD", .help = "the baseline is OLD, another build of "
+	  "PROGRAM, measured now in as many processes alternating with "
+	  "PROGRAM's (OLD PROGRAM PROGRAM OLD ...), given the same ARGS; "
+	  "both results stored, OLD's first" },
+	{ OPT_OUTPUT(0, "baseline-json", baseline_json), .help = "write "
+	  "OLD's result (--baseline-program) as JSON to FILE (- for stdout)" },
+	{ OPT_CALLBACK(0, "max-increase", opt_threshold),
+	  .data = GATE_INCREASE, .metavar = "SPEC",
+	  .help = "METRIC[.STAT]=VALUE: gate the comparison as 'yardstick "
+	  "gate --max-increase' does (time_per_op=5%): exit 1 when the "
+	  "statistic grew significantly by more. Repeatable" },
 	OPT_GROUP("Output"),
 	OPT_RESULT_OUTPUTS(json, csv, markdown, bmf, "epoch"),
 	{ OPT_STORE_SAVE(store) },
@@ -123,13 +175,17 @@ static const struct opt_entry bench_options[] = {
 
 static void bench_init(void *args)
 {
-	((struct bench_args *)args)->max_result = (uint64_t)64 << 20;
+	struct bench_args *a = args;
+
+	a->max_result = (uint64_t)64 << 20;
+	a->processes = BENCH_PROCESSES;
+	gate_config_init(&a->gate);
 }
 
 const struct opt_cmd bench_cmd = {
 	.name = "bench",
-	.summary = "run a libyardstick benchmark program, store and compare "
-		   "its results",
+	.summary = "run a libyardstick benchmark program in processes, store "
+		   "and compare its results",
 	.usage = bench_usage,
 	.description = bench_description,
 	.epilog = bench_epilog,
@@ -169,9 +225,9 @@ static void handlers_restore(const struct sigaction old[3])
 		sigaction(sigs[i], &old[i], NULL);
 }
 
-/* PROGRAM [ARGS...] and the options passed on. malloc'd vector of
- * strings, argv_free'd. */
-static char **program_argv(const struct bench_args *a)
+/* PROGRAM [ARGS...] (argv0 in place of PROGRAM) and the options passed
+ * on. malloc'd vector of strings, argv_free'd. */
+static char **program_argv(const struct bench_args *a, const char *argv0)
 {
 	size_t n = 0;
 	char **v;
@@ -179,7 +235,8 @@ static char **program_argv(const struct bench_args *a)
 	while (a->argv[n])
 		n++;
 	v = xcalloc(n + 7, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
+	v[0] = xstrdup(argv0);
+	for (size_t i = 1; i < n; i++)
 		v[i] = xstrdup(a->argv[i]);
 	if (a->filter) {
 		v[n++] = xstrdup("--filter");
@@ -189,9 +246,10 @@ static char **program_argv(const struct bench_args *a)
 		v[n++] = xstrdup("--min-time");
 		v[n++] = xasprintf("%.9g", a->min_time);
 	}
-	if (a->epochs_given) {
+	if (a->epochs_given || a->processes > 1) {
 		v[n++] = xstrdup("--epochs");
-		v[n++] = xasprintf("%ld", a->epochs);
+		v[n++] = xasprintf("%ld", a->epochs_given ? a->epochs :
+					 BENCH_PROCESS_EPOCHS);
 	}
 	return v;
 }
@@ -204,7 +262,7 @@ static int program_status(const struct child *c, const char *prog)
 
 	if (c->interrupted) {
 		fprintf(stderr, "yardstick bench: interrupted: '%s' and what "
-			"it started were killed; nothing is stored\n", safe);
+			"it started were killed\n", safe);
 		ret = 130;
 	} else if (c->timed_out) {
 		fprintf(stderr, "yardstick bench: '%s' did not finish within "
@@ -228,70 +286,6 @@ static int program_status(const struct child *c, const char *prog)
 	return ret;
 }
 
-/*
- * Run the program with the result pipe as BENCH_FD and read the pipe into
- * *data (*len bytes). Returns 0 when it exited with 0 and wrote at most
- * --max-result bytes, else the exit code with the message printed.
- */
-static int run_program(const struct bench_args *a, const char *path,
-		       char **data, size_t *len)
-{
-	static const char *const env[] = {
-		BENCH_ENV "=/dev/fd/3", NULL,
-	};
-	char **argv = program_argv(a);
-	struct child_fd_map map = { .to = BENCH_FD };
-	struct child c = {
-		.path = path, .argv = argv, .env_add = env,
-		.io = { CHILD_IO_NULL, a->show_output ? CHILD_IO_INHERIT
-						      : CHILD_IO_NULL,
-			CHILD_IO_INHERIT },
-		.maps = &map, .nmaps = 1, .own_group = true,
-		.timeout = a->timeout, .interrupt = &interrupted,
-	};
-	struct sigaction old[3];
-	bool overflow = false;
-	struct error e;
-	int pfd[2], ret;
-
-	*data = NULL;
-	*len = 0;
-	if (pipe2(pfd, O_CLOEXEC)) {
-		fprintf(stderr, "yardstick bench: cannot create a pipe: %s\n",
-			strerror(errno));
-		argv_free(argv);
-		return 2;
-	}
-	map.from = pfd[1];
-	handlers_install(old);
-	ret = child_start(&c, &e);
-	close(pfd[1]);
-	if (ret == 0 &&
-	    (child_read_pipe(&c, pfd[0], a->max_result, data, len, &overflow,
-			     &e) || child_wait(&c, &e)))
-		ret = 1;
-	else if (ret)
-		ret = 2;	/* not started: exec_failed names the program */
-	close(pfd[0]);
-	handlers_restore(old);
-	if (ret) {
-		fprintf(stderr, "yardstick bench: %s\n", e.msg);
-	} else if (overflow) {
-		char *safe = term_safe(path);
-
-		fprintf(stderr, "yardstick bench: '%s' wrote more than %llu "
-			"bytes of results and was killed (--max-result); "
-			"nothing is stored\n", safe,
-			(unsigned long long)a->max_result);
-		free(safe);
-		ret = c.interrupted ? 130 : 2;
-	} else {
-		ret = program_status(&c, path);
-	}
-	argv_free(argv);
-	return ret;
-}
-
 /* Whether the program's own ARGS send its result elsewhere (--json). */
 static bool json_option(char *const *argv)
 {
@@ -302,50 +296,73 @@ static bool json_option(char *const *argv)
 	return false;
 }
 
-/* The result the program wrote, read and checked into *res (json_in_args:
- * the program was given --json, for the message). Returns 0 or 2 with the
- * message printed. */
-static int read_result(const char *prog, bool json_in_args,
-		       const char *data, size_t len, struct result *res)
+/* Why the processes stopped (not an interrupt), printed: the exit code. */
+static int print_failure(const struct bench_args *a,
+			 const struct benchproc_run *run, const char *path,
+			 const struct error *e)
 {
-	char *safe = term_safe(prog);
-	char *name = xasprintf("the result of '%s'", safe);
-	struct error e;
+	char *safe = term_safe(path);
 	int ret = 2;
 
-	if (len == 0) {
-		result_init(res, NULL);
+	if (run->err_text)	/* the failing process's own words */
+		fwrite(run->err_text, 1, run->err_len, stderr);
+	if (run->nrun > 1)
+		fprintf(stderr, "yardstick bench: process %zu (of '%s'):\n",
+			run->nrun, safe);
+	switch (run->fail) {
+	case BENCHPROC_START:
+		fprintf(stderr, "yardstick bench: %s\n", e->msg);
+		break;
+	case BENCHPROC_PIPE:
+		fprintf(stderr, "yardstick bench: %s\n", e->msg);
+		ret = 1;
+		break;
+	case BENCHPROC_ENDED:
+		ret = program_status(&run->child, path);
+		break;
+	case BENCHPROC_OVERFLOW:
+		fprintf(stderr, "yardstick bench: '%s' wrote more than %llu "
+			"bytes of results and was killed (--max-result); "
+			"nothing is stored\n", safe,
+			(unsigned long long)a->max_result);
+		break;
+	case BENCHPROC_NO_RESULT:
 		fprintf(stderr, "yardstick bench: '%s' exited without writing "
-			"a result to $" BENCH_ENV " (%s); nothing is stored\n",
-			safe, json_in_args ? "ARGS give it --json: its result "
-			"went there" : "is it a benchmark program built with "
-			"libyardstick?");
-	} else if (result_read_json_mem(res, name, data, len, &e)) {
+			"a result to $" BENCHPROC_ENV " (%s); nothing is "
+			"stored\n", safe, json_option(a->argv) ? "ARGS give it "
+			"--json: its result went there" : "is it a benchmark "
+			"program built with libyardstick?");
+		break;
+	case BENCHPROC_BAD_RESULT:
+	case BENCHPROC_MERGE:
 		/* the message quotes what the program wrote: escaped */
-		result_init(res, NULL);
 		fputs("yardstick bench: ", stderr);
-		term_puts(stderr, e.msg);
+		term_puts(stderr, e->msg);
 		fputs("; nothing is stored\n", stderr);
-	} else if (!res->kind || strcmp(res->kind, "bench")) {
+		break;
+	case BENCHPROC_KIND:
 		fprintf(stderr, "yardstick bench: '%s' wrote a result of kind "
 			"'", safe);
-		term_puts(stderr, res->kind ? res->kind : "none");
+		term_puts(stderr, run->kind);
 		fputs("', not a benchmark result (kind 'bench'); nothing is "
 		      "stored\n", stderr);
-	} else if (res->nbenchmarks == 0) {
+		break;
+	case BENCHPROC_EMPTY:
 		fprintf(stderr, "yardstick bench: '%s' ran no benchmark (does "
 			"--filter match any? see PROGRAM --list); nothing is "
 			"stored\n", safe);
-	} else {
-		ret = 0;
+		break;
+	case BENCHPROC_OK:
+	case BENCHPROC_INTERRUPTED:
+		break;
 	}
-	free(name);
 	free(safe);
 	return ret;
 }
 
-/* Where and when: this machine and checkout (the program cannot know its
- * git state), the program's time and version when it gave them. */
+/* Where and when: this machine and (git non-NULL) checkout, which the
+ * program cannot know; the program's time and version when it gave
+ * them. */
 static void stamp(struct result *res, struct git_info *git)
 {
 	struct machine *m = &res->machine;
@@ -356,10 +373,12 @@ static void stamp(struct result *res, struct git_info *git)
 	free(m->governor);
 	memset(m, 0, sizeof(*m));
 	machine_detect(m);
-	free(res->git.commit);
-	free(res->git.branch);
-	res->git = *git;
-	memset(git, 0, sizeof(*git));
+	if (git) {
+		free(res->git.commit);
+		free(res->git.branch);
+		res->git = *git;
+		memset(git, 0, sizeof(*git));
+	}
 	if (!res->created)
 		res->created = utc_timestamp();
 	if (!res->tool_version)
@@ -516,20 +535,27 @@ static void bench_report(const struct result *r, FILE *fp)
 
 /* ---- the command ----------------------------------------------------- */
 
-/* What --baseline compares: the time and the allocations of an operation
- * (`yardstick compare` compares every metric). */
+/* What a comparison compares: the time and the allocations of an
+ * operation (`yardstick compare` compares every metric). */
 static const char *const compared[] = {
 	METRIC_TIME_PER_OP, METRIC_ALLOCS_PER_OP, METRIC_ALLOC_BYTES_PER_OP, NULL,
 };
 
-/* --baseline against the new result, as `compare` prints it. */
+/* The baseline: its name in messages, its result. */
+struct bench_base {
+	const char *name;	/* --baseline's REF or OLD's path */
+	const char *what;	/* "the baseline", "the baseline program" */
+	struct result *res;
+};
+
+/* The baseline against the new result, as `compare` prints it. */
 static int compare_baseline(const struct bench_args *a,
-			    const struct result *base,
+			    const struct bench_base *base,
 			    const struct result *res, FILE *fp)
 {
 	struct compare_opts o;
 	struct compare_report rep;
-	char *label = xasprintf("the baseline '%s'", a->baseline);
+	char *label = xasprintf("%s '%s'", base->what, base->name);
 	struct error e;
 	int ret = 0;
 
@@ -537,13 +563,13 @@ static int compare_baseline(const struct bench_args *a,
 	o.metrics = compared;
 	o.base_label = label;
 	o.cand_label = "the new result";
-	if (compare_results(base, res, &o, &rep, &e)) {
+	if (compare_results(base->res, res, &o, &rep, &e)) {
 		fprintf(stderr, "yardstick bench: %s\n", e.msg);
 		ret = 2;
 	} else {
 		if (!a->quiet) {
-			fputs("Against the baseline '", fp);
-			term_puts(fp, a->baseline);
+			fprintf(fp, "Against %s '", base->what);
+			term_puts(fp, base->name);
 			fputs("'\n", fp);
 			compare_print(&rep, fp);
 		}
@@ -553,50 +579,185 @@ static int compare_baseline(const struct bench_args *a,
 	return ret;
 }
 
-/* Report, write and store res: the exit code. */
+/* --max-increase on the baseline and the new result, as `gate` judges
+ * and prints it: 0, 1 when a check fails, 2 on an error. */
+static int gate_baseline(const struct bench_args *a,
+			 const struct bench_base *base,
+			 const struct result *res, FILE *fp)
+{
+	struct gate_report rep;
+	struct gate_opts o;
+	struct error e;
+	int ret;
+
+	gate_opts_init(&o);
+	o.alpha = a->gate.alpha;
+	o.base_label = xasprintf("%s '%s'", base->what, base->name);
+	o.cand_label = "the new result";
+	ret = gate_evaluate(base->res, res, a->gate.t, a->gate.nt, &o, &rep,
+			    &e);
+	free((char *)o.base_label);
+	if (ret) {
+		fprintf(stderr, "yardstick bench: %s\n", e.msg);
+		return 2;
+	}
+	gate_print(&rep, fp);
+	ret = rep.failed ? 1 : 0;
+	gate_report_free(&rep);
+	return ret;
+}
+
+/* Report, write and store res (and OLD's result, --baseline-program):
+ * the exit code. */
 static int finish(const struct bench_args *a, struct result *res,
-		  const struct result *base, struct output_set *outs)
+		  const struct bench_base *base, struct output_set *outs)
 {
 	FILE *fp = outputs_report_fp(outs);
-	int ret = 0;
+	int ret = 0, verdict = 0;
 
 	if (!a->quiet)
 		bench_report(res, fp);
 	run_report_warnings(res, stderr);
-	if (base)
+	if (base->res)
 		ret = compare_baseline(a, base, res, fp);
+	if (!ret && base->res && a->gate.nt)
+		verdict = gate_baseline(a, base, res, fp);
 	fflush(fp);
+	if (verdict == 2)
+		return 2;
 	if (write_output_set(outs, "yardstick bench"))
 		return 2;
+	if (!ret && !a->no_store && a->baseline_program)
+		ret = save_result(base->res, a->store, a->quiet);
 	if (!ret && !a->no_store)
 		ret = save_result(res, a->store, a->quiet);
-	return ret;
+	return ret ? ret : verdict;
+}
+
+/* The plan of the processes from the options. */
+static void make_plan(const struct bench_args *a, char *const paths[2],
+		      char **argvs[2], struct benchproc_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (int k = 0; k < 2; k++) {
+		p->path[k] = paths[k];
+		p->argv[k] = argvs[k];
+	}
+	p->processes = (unsigned)a->processes;
+	p->timeout = a->timeout;
+	p->max_result = a->max_result;
+	p->show_output = a->show_output;
+	p->interrupt = &interrupted;
+}
+
+/* Run the processes into *run: 0 when all ran, 130 when interrupted with
+ * both programs' results still to report, else the exit code (the
+ * failure printed, nothing to report). */
+static int run_processes(const struct bench_args *a, char *const paths[2],
+			 struct benchproc_run *run)
+{
+	char **argvs[2] = { NULL, NULL };
+	struct benchproc_plan plan;
+	struct sigaction old[3];
+	struct error e;
+	bool two = paths[BENCHPROC_BASE] != NULL;
+	size_t total = (size_t)a->processes * (two ? 2 : 1);
+	int ret;
+
+	argvs[0] = program_argv(a, a->argv[0]);
+	if (two)
+		argvs[1] = program_argv(a, a->baseline_program);
+	make_plan(a, paths, argvs, &plan);
+	handlers_install(old);
+	ret = benchproc_run(&plan, run, &e);
+	handlers_restore(old);
+	argv_free(argvs[0]);
+	if (argvs[1])
+		argv_free(argvs[1]);
+	if (!ret)
+		return 0;
+	if (run->fail == BENCHPROC_INTERRUPTED ||
+	    (run->fail == BENCHPROC_ENDED && run->child.interrupted)) {
+		char *safe = term_safe(paths[run->which]);
+		bool keep = run->done[0] && (!two || run->done[1]);
+
+		fprintf(stderr, "yardstick bench: interrupted: '%s' and what "
+			"it started were killed; %s\n", safe, keep ?
+			"the processes measured before are kept" :
+			"nothing is stored");
+		if (keep)
+			fprintf(stderr, "yardstick: warning: interrupted: %zu "
+				"of %zu processes measured\n",
+				(size_t)run->done[0] + run->done[1], total);
+		free(safe);
+		return keep ? 130 : -130;
+	}
+	ret = print_failure(a, run, paths[run->which], &e);
+	return ret ? -ret : -1;
+}
+
+/* The options that go together, checked before anything runs. */
+static int check_args(const struct bench_args *a)
+{
+	if (a->baseline && a->baseline_program) {
+		fputs("yardstick bench: --baseline and --baseline-program "
+		      "exclude each other\n", stderr);
+		return 2;
+	}
+	if (a->gate.nt && !a->baseline && !a->baseline_program) {
+		fputs("yardstick bench: --max-increase needs --baseline REF or "
+		      "--baseline-program OLD\n", stderr);
+		return 2;
+	}
+	if (a->baseline_json && !a->baseline_program) {
+		fputs("yardstick bench: --baseline-json needs "
+		      "--baseline-program OLD\n", stderr);
+		return 2;
+	}
+	return 0;
+}
+
+/* Resolve PROGRAM and OLD into paths[0] and paths[1]. */
+static int resolve(const struct bench_args *a, char *paths[2])
+{
+	struct error e;
+
+	if (spawn_resolve_program(a->argv[0], &paths[0], &e) ||
+	    (a->baseline_program &&
+	     spawn_resolve_program(a->baseline_program, &paths[1], &e))) {
+		fprintf(stderr, "yardstick bench: %s\n", e.msg);
+		return 2;
+	}
+	return 0;
 }
 
 static int bench(struct bench_args *a)
 {
-	struct result res, base;
+	struct result base;
+	struct bench_base bb = { 0 };
+	struct benchproc_run run;
 	struct output_set outs;
 	struct git_info git = { 0 };
 	struct git_probe probe;
-	bool have_base = false, have_res = false;
-	char *path = NULL, *data = NULL;
+	bool have_base = false, have_run = false;
+	char *paths[2] = { NULL, NULL };
 	struct error e;
-	size_t len;
 	int ret;
 
 	outputs_init(&outs);
-	add_result_outputs(&outs, a->json, a->csv, a->markdown, a->bmf, &res);
+	add_result_outputs(&outs, a->json, a->csv, a->markdown, a->bmf,
+			   &run.res[BENCHPROC_CAND]);
+	outputs_add(&outs, "--baseline-json", a->baseline_json, "json",
+		    output_result_json, &run.res[BENCHPROC_BASE]);
 	if (a->show_output)
 		outputs_claim_stdout(&outs, "--show-output");
-	ret = check_output_set(&outs, "yardstick bench");
+	ret = check_args(a);
+	if (!ret)
+		ret = check_output_set(&outs, "yardstick bench");
+	if (!ret)
+		ret = resolve(a, paths);
 	if (ret)
 		goto out;
-	if (spawn_resolve_program(a->argv[0], &path, &e)) {
-		fprintf(stderr, "yardstick bench: %s\n", e.msg);
-		ret = 2;
-		goto out;
-	}
 	if (a->baseline) {
 		ret = ref_load(a->baseline, a->store, &base, &e);
 		if (ret) {
@@ -605,31 +766,40 @@ static int bench(struct bench_args *a)
 			goto out;
 		}
 		have_base = true;
+		bb = (struct bench_base){ a->baseline, "the baseline", &base };
 	}
 	git_detect_start(&git, &probe);
-	ret = run_program(a, path, &data, &len);
-	if (!ret) {
-		ret = read_result(path, json_option(a->argv), data, len,
-				  &res);
-		have_res = true;
-	}
+	ret = run_processes(a, paths, &run);
+	have_run = true;
 	git_detect_finish(&probe);
-	if (!ret) {
+	if (ret >= 0) {
+		int done = ret;
+
 		if (git_detect_warning(&probe))
 			fprintf(stderr, "yardstick: warning: %s\n",
 				git_detect_warning(&probe));
-		stamp(&res, &git);
-		ret = finish(a, &res, have_base ? &base : NULL, &outs);
+		stamp(&run.res[BENCHPROC_CAND], &git);
+		if (a->baseline_program) {
+			stamp(&run.res[BENCHPROC_BASE], NULL);
+			bb = (struct bench_base){ a->baseline_program,
+				"the baseline program",
+				&run.res[BENCHPROC_BASE] };
+		}
+		ret = finish(a, &run.res[BENCHPROC_CAND], &bb, &outs);
+		if (done)
+			ret = done;
+	} else {
+		ret = -ret;
 	}
 	free(git.commit);
 	free(git.branch);
 out:
-	if (have_res)
-		result_free(&res);
+	if (have_run)
+		benchproc_free(&run);
 	if (have_base)
 		result_free(&base);
-	free(data);
-	free(path);
+	free(paths[0]);
+	free(paths[1]);
 	outputs_free(&outs);
 	return ret;
 }
@@ -641,10 +811,12 @@ int cmd_bench(int argc, char **argv)
 	int ret;
 
 	if (!opt_parse_or_exit(&bench_cmd, argc, argv, &a, &rest, &ret))
-		return ret;
+		goto out;
 	ret = program_and_outputs("bench", argc, argv, rest.first,
 				  rest.dashdash, NULL, &a.argv);
-	if (ret)
-		return ret;
-	return bench(&a);
+	if (!ret)
+		ret = bench(&a);
+out:
+	gate_config_free(&a.gate);
+	return ret;
 }

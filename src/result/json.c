@@ -133,6 +133,13 @@ static json_t *metric_json(const struct metric *m)
 	/* n: the runs that measured it, the sample of the statistics. */
 	put(o, "n", jint((long long)(have ? s->n : 0)));
 	put(o, "values", values);
+	if (m->process) {	/* one per value: which process measured it */
+		json_t *proc = json_must(json_array());
+
+		for (size_t i = 0; i < m->n; i++)
+			push(proc, jint((long long)m->process[i]));
+		put(o, "process", proc);
+	}
 #define SUMMARY(key, expr) put(o, key, have ? (expr) : json_must(json_null()))
 	SUMMARY("mean", jnum(s->mean));
 	SUMMARY("stddev", jnum(s->stddev));

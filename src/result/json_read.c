@@ -286,6 +286,35 @@ static int read_settings(struct reader *rd, json_t *root, struct result *r)
 	return 0;
 }
 
+/* A metric's "process": one id per value, each 0 to RESULT_MAX_PROCESS,
+ * or absent (m->process stays NULL). */
+static int read_process(struct reader *rd, json_t *o, const char *where,
+			struct metric *m)
+{
+	char path[300], elem[320];
+	json_t *procs, *x;
+	size_t i;
+
+	if (jr_member(rd, o, where, "process", JSON_ARRAY, 0, &procs) ||
+	    !procs)
+		return procs ? -1 : 0;
+	jr_path_key(path, sizeof(path), where, "process");
+	if (json_array_size(procs) != m->n)
+		return jr_bad(rd, path, "expected one process per value");
+	m->process = xcalloc(m->cap ? m->cap : 1, sizeof(*m->process));
+	json_array_foreach(procs, i, x) {
+		jr_path_index(elem, sizeof(elem), path, i);
+		if (jr_check(rd, x, elem, JSON_INTEGER))
+			return -1;
+		if (json_integer_value(x) < 0 ||
+		    json_integer_value(x) > RESULT_MAX_PROCESS)
+			return jr_bad(rd, elem, "expected a process number "
+				      "from 0 to " RESULT_MAX_PROCESS_TEXT);
+		m->process[i] = (unsigned)json_integer_value(x);
+	}
+	return 0;
+}
+
 static int read_metric(struct reader *rd, json_t *o, const char *where,
 		       const char *name, struct benchmark *b)
 {
@@ -319,7 +348,7 @@ static int read_metric(struct reader *rd, json_t *o, const char *where,
 			return jr_bad_value(rd, elem, json_number_value(x));
 		return jr_check(rd, x, elem, JSON_REAL);
 	}
-	return 0;
+	return read_process(rd, o, where, m);
 }
 
 static int read_exit_codes(struct reader *rd, json_t *o, const char *where,

@@ -392,10 +392,48 @@ struct metric *benchmark_metric(struct benchmark *b, const char *name,
 	return m;
 }
 
+/* Room for one more value, in values and (when m has it) process alike:
+ * the two arrays share cap. */
+static void metric_grow(struct metric *m)
+{
+	size_t cap = m->cap;
+
+	m->values = xgrow(m->values, &m->cap, m->n + 1, sizeof(*m->values));
+	if (m->process && m->cap != cap)
+		m->process = xrealloc(m->process, m->cap * sizeof(*m->process));
+}
+
 void metric_push(struct metric *m, double v)
 {
-	m->values = xgrow(m->values, &m->cap, m->n + 1, sizeof(*m->values));
+	metric_grow(m);
+	if (m->process)
+		m->process[m->n] = 0;
 	m->values[m->n++] = v;
+}
+
+void metric_push_process(struct metric *m, double v, unsigned process)
+{
+	metric_grow(m);
+	if (!m->process)
+		m->process = xcalloc(m->cap, sizeof(*m->process));
+	m->process[m->n] = process;
+	m->values[m->n++] = v;
+}
+
+size_t metric_processes(const struct metric *m)
+{
+	size_t k = 0;
+
+	if (!m->process)
+		return m->n ? 1 : 0;
+	for (size_t i = 0; i < m->n; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = m->process[j] == m->process[i];
+		k += !seen;
+	}
+	return k;
 }
 
 void series_push(struct series *s, double v)

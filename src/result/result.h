@@ -37,6 +37,8 @@ struct metric {
 	 * benchmark ran in several processes (`bench --processes`); NULL:
 	 * unknown, or all in one. JSON "process" (result-format.md) */
 	unsigned *process;
+#define RESULT_MAX_PROCESS 1000000	/* the largest id a reader takes */
+#define RESULT_MAX_PROCESS_TEXT "1000000"
 	struct summary summary;	/* valid after result_summarize */
 	size_t summarized;	/* n when summary was computed */
 	struct metric_extra *extra;	/* more summary keys, written after
@@ -221,6 +223,13 @@ struct metric *benchmark_find_metric(const struct benchmark *b,
  * absent. */
 int benchmark_remove_metric(struct benchmark *b, const char *name);
 void metric_push(struct metric *m, double v);
+/* Append v measured in process process: m gets its process array (the
+ * values before this one were process 0's) and keeps it, so that a later
+ * metric_push appends to process 0. */
+void metric_push_process(struct metric *m, double v, unsigned process);
+/* How many processes measured m's values (distinct process ids; 1 for
+ * values without them, 0 for none). Quadratic: for reports and tests. */
+size_t metric_processes(const struct metric *m);
 /* Keep a copy of h as the histogram of metric (replaced if present). */
 void benchmark_set_histogram(struct benchmark *b, const char *metric,
 			     const struct hdr *h);

@@ -123,7 +123,14 @@ static const char migrate_v3[] =
 	"ALTER TABLE results ADD COLUMN fingerprint TEXT;"
 	"CREATE INDEX results_fingerprint ON results (fingerprint);";
 
-const char *const store_migrations[] = { migrate_v1, migrate_v2, migrate_v3 };
+/* The process that measured each value (`bench --processes`: struct
+ * metric.process), NULL when unknown; the queries read it from version 4
+ * on (note 8). */
+static const char migrate_v4[] =
+	"ALTER TABLE run_values ADD COLUMN process INTEGER;";
+
+const char *const store_migrations[] = { migrate_v1, migrate_v2, migrate_v3,
+					  migrate_v4 };
 #define STORE_VERSION ((int)(sizeof(store_migrations) / \
 			     sizeof(store_migrations[0])))
 const int store_version = STORE_VERSION;
@@ -362,7 +369,10 @@ static int apply_steps(struct store *s, int version)
 		return rc;
 	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; "
 		 "PRAGMA user_version = %d", STORE_APP_ID, STORE_VERSION);
-	return store_exec(s, sql);
+	rc = store_exec(s, sql);
+	if (rc == SQLITE_OK)
+		s->version = STORE_VERSION;
+	return rc;
 }
 
 /* Migrate the store forward in place (notes 1-3). */

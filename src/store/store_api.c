@@ -35,6 +35,7 @@ int store_known_version(struct store *s, long long v, int *version,
 		return -STORE_ERR_SCHEMA;
 	}
 	*version = (int)v;
+	s->version = (int)v;
 	return 0;
 }
 
@@ -64,6 +65,11 @@ static int bind_one(struct store_st *st, int i, char type, va_list *ap)
 	switch (type) {
 	case 'i':
 		return be->bind_int(st, i, va_arg(*ap, long long));
+	case 'n': {
+		long long v = va_arg(*ap, long long);
+
+		return v < 0 ? be->bind_null(st, i) : be->bind_int(st, i, v);
+	}
 	case 't':
 		str = va_arg(*ap, const char *);
 		return str ? be->bind_text(st, i, str) : be->bind_null(st, i);

@@ -113,6 +113,10 @@ static void fp_benchmark(u128 *h, const struct benchmark *b)
 		fp_int(h, (long long)m->n);
 		for (size_t k = 0; k < m->n; k++)
 			fp_double(h, m->values[k]);
+		/* only when known: the fingerprints of results without
+		 * process ids stay those of the stores before them */
+		for (size_t k = 0; m->process && k < m->n; k++)
+			fp_int(h, m->process[k]);
 	}
 }
 

@@ -60,6 +60,7 @@ enum store_stmt_id {
 	SQ_GET_WARNINGS,
 	SQ_GET_METRICS,
 	SQ_GET_VALUES,
+	SQ_GET_VALUES_V3,	/* a store before version 4: no process */
 	SQ_HISTORY_NEWEST,
 	SQ_HISTORY_OLDEST,
 	SQ_HISTORY_KINDS,
@@ -140,6 +141,9 @@ struct store {
 	int busy_ms;
 	enum store_mode mode;
 	char *copy_dir;	/* a private copy being read (open_copy), or NULL */
+	/* the schema version, as last read or migrated to: a store opened
+	 * for reading is not migrated, and the queries read its shape */
+	int version;
 	struct store_st stmts[SQ_COUNT];
 };
 
@@ -150,8 +154,9 @@ int store_stmt(struct store *s, enum store_stmt_id id, const char *sql,
 
 /*
  * Bind parameters 1.. of st from the varargs as fmt says, one letter each:
- * 'i' long long, 't' const char * (NULL binds NULL), 'd' double (NaN
- * binds NULL, as SQLite itself would).
+ * 'i' long long, 'n' long long (a negative one binds NULL), 't' const
+ * char * (NULL binds NULL), 'd' double (NaN binds NULL, as SQLite itself
+ * would).
  */
 int store_bind(struct store_st *st, const char *fmt, ...);
 

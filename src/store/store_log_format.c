@@ -17,6 +17,9 @@
 #define LOG_VERSION 1
 #define REC_MAGIC 0x31525359u	/* "YSR1" */
 #define STR_NULL 0xffffffffu
+/* In a metric's count of values: a process id (32 bits) follows each
+ * value (struct metric.process). A record without it reads as before. */
+#define VALUES_PROCESS (1ULL << 63)
 
 static void put32(unsigned char *p, uint32_t v)
 {
@@ -153,9 +156,12 @@ static void encode_benchmark(struct wbuf *b, const struct benchmark *bm)
 
 		wstr(b, m->name);
 		wstr(b, m->unit);
-		w64(b, m->n);
-		for (size_t k = 0; k < m->n; k++)
+		w64(b, m->n | (m->process ? VALUES_PROCESS : 0));
+		for (size_t k = 0; k < m->n; k++) {
 			wdbl(b, m->values[k]);
+			if (m->process)
+				w32(b, m->process[k]);
+		}
 	}
 }
 
@@ -351,14 +357,27 @@ static void decode_metrics(struct rbuf *b, struct benchmark *bm)
 	for (size_t i = 0; i < n && !b->bad; i++) {
 		char *name = rstr_nn(b), *unit = rstr_nn(b);
 		uint64_t nv = r64(b);
+		bool proc = nv & VALUES_PROCESS;
 		struct metric *m;
 
-		if (!b->bad && nv > (uint64_t)(b->end - b->p) / 8)
+		nv &= ~VALUES_PROCESS;
+		if (!b->bad && nv > (uint64_t)(b->end - b->p) / (proc ? 12 : 8))
 			b->bad = true;
 		if (!b->bad) {
 			m = benchmark_metric(bm, name, unit);
-			for (uint64_t k = 0; k < nv; k++)
-				metric_push(m, rdbl(b));
+			for (uint64_t k = 0; k < nv && !b->bad; k++) {
+				double v = rdbl(b);
+				uint32_t id;
+
+				if (!proc) {
+					metric_push(m, v);
+					continue;
+				}
+				id = r32(b);
+				if (id > RESULT_MAX_PROCESS)
+					b->bad = true;
+				metric_push_process(m, v, id);
+			}
 		}
 		free(name);
 		free(unit);

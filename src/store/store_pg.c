@@ -614,6 +614,8 @@ static int pg_migrate(struct store *s, struct error *e)
 	}
 	if (!ret && rc == SQLITE_OK)
 		rc = pg_commit(s);
+	if (!ret && rc == SQLITE_OK)
+		s->version = store_version;
 	if (!ret && rc != SQLITE_OK)
 		ret = pg_fail(s, rc, e);
 	if (ret)

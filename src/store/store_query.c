@@ -257,25 +257,44 @@ static int row_warning(struct store_st *st, void *ctx)
 	return SQLITE_OK;
 }
 
-/* A value in its run's place, NULL as NaN. Every run has a row, so the
- * runs come 0, 1, 2...; anything else is damage. */
+/* A value (column 2) in its run's place, NULL as NaN, with its process
+ * (column 1, from version 4 on). Every run has a row, so the runs come 0, 1, 2...;
+ * anything else is damage, as is a process on some values only. */
 static int row_value(struct store_st *st, void *ctx)
 {
 	struct metric *m = ctx;
+	double v;
+	long long proc;
 
 	if (store_col_int(st, 0) != (long long)m->n)
 		return SQLITE_CORRUPT;
-	metric_push(m, store_col_null(st, 1) ? NAN :
-		    store_col_double(st, 1));
+	v = store_col_null(st, 2) ? NAN : store_col_double(st, 2);
+	if (store_col_null(st, 1)) {
+		if (m->process)
+			return SQLITE_CORRUPT;
+		metric_push(m, v);
+		return SQLITE_OK;
+	}
+	proc = store_col_int(st, 1);
+	if (proc < 0 || proc > RESULT_MAX_PROCESS || (m->n && !m->process))
+		return SQLITE_CORRUPT;
+	metric_push_process(m, v, (unsigned)proc);
 	return SQLITE_OK;
 }
 
 static int get_values(struct store *s, long long mid, struct metric *m)
 {
 	struct store_st *st;
-	int rc = store_stmt(s, SQ_GET_VALUES, "SELECT run, value FROM "
-			    "run_values WHERE metric_id = ? ORDER BY run", &st);
+	int rc;
 
+	if (s->version >= 4)
+		rc = store_stmt(s, SQ_GET_VALUES, "SELECT run, process, value "
+				"FROM run_values WHERE metric_id = ? ORDER BY "
+				"run", &st);
+	else	/* note 8 of store.c: an old store opened for reading */
+		rc = store_stmt(s, SQ_GET_VALUES_V3, "SELECT run, NULL, value "
+				"FROM run_values WHERE metric_id = ? ORDER BY "
+				"run", &st);
 	return rc == SQLITE_OK ? each_row(st, mid, row_value, m) : rc;
 }
 
@@ -513,6 +532,7 @@ static int history_entry(struct store *s, struct store_st *st,
 		stats_summarize(en->values, en->n, NULL, 0, &en->summary);
 	}
 	free(m.values);
+	free(m.process);
 	return rc;
 }
 

@@ -127,18 +127,22 @@ static int save_exits(struct store *s, const struct benchmark *b,
 	return rc;
 }
 
-/* The values of one metric: metric_id stays bound, run and value change
- * (a NaN binds NULL, note 6 of store.c). */
+/* The values of one metric: metric_id stays bound, run, value and process
+ * change (a NaN binds NULL, note 6 of store.c; no process, NULL). */
 static int save_values(struct store *s, const struct metric *m,
 		       long long mid)
 {
 	struct store_st *st;
 	int rc;
 
+	/* (" value," would be typed by store_sql_pg's dialect: it is the
+	 * last column named) */
 	rc = store_stmt(s, SQ_INS_VALUE, "INSERT INTO run_values (metric_id,"
-			" run, value) VALUES (?,?,?)", &st);
+			" run, process, value) VALUES (?,?,?,?)", &st);
 	for (size_t i = 0; i < m->n && rc == SQLITE_OK; i++) {
-		rc = store_bind(st, "iid", mid, (long long)i, m->values[i]);
+		rc = store_bind(st, "iind", mid, (long long)i,
+				m->process ? (long long)m->process[i] : -1LL,
+				m->values[i]);
 		if (rc == SQLITE_OK)
 			rc = store_step_done(st);
 	}

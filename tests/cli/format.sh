@@ -62,7 +62,7 @@ def keys(where, obj, table, every=False):
             if k not in obj:
                 bad.append(f"{where}: table '{table}' names '{k}', not written")
 
-metric_keys = set(tables["metric"])
+metric_keys = set(tables["metric"]) | set(tables.get("metric.optional", {}))
 for f in files:
     d = json.load(open(f))
     assert d["kind"] == kind, (f, d["kind"])
@@ -113,8 +113,10 @@ for f in files:
                 bad.append(f"{w}: metric '{name}' is not in table 'metrics.{kind}'")
             elif tables["metrics." + kind][name] != m["unit"]:
                 bad.append(f"{w}: metric '{name}' has unit '{m['unit']}', the document '{tables['metrics.' + kind][name]}'")
-            keys(f"{w}: {name}", {k: v for k, v in m.items() if k in metric_keys},
+            keys(f"{w}: {name}", {k: v for k, v in m.items() if k in tables["metric"]},
                  "metric", True)
+            if "process" in m and len(m["process"]) != len(m["values"]):
+                bad.append(f"{w}: {name}: a process per value wanted")
             keys(f"{w}: {name} extras",
                  [k for k in m if k not in metric_keys], "extras." + kind)
             keys(f"{w}: {name}.outliers", m["outliers"], "outliers", True)
@@ -202,7 +204,12 @@ bench_case() {
 		{ cat "$T/bench1.err"; return 1; }
 	"$YSB_NOLOOP" --epochs 2 --no-counters --json "$T/bench2.json" \
 		>/dev/null 2>&1
-	files="$T/bench1.json $T/bench2.json"
+	# through `yardstick bench`: the processes' results merged
+	"$YS" bench -q --no-store --processes 2 --filter '^(one|two|alloc3)$' \
+		--epochs 2 --json "$T/bench4.json" -- "$YSB_PROOF" 2>"$T/bench4.err" ||
+		{ cat "$T/bench4.err"; return 1; }
+	grep -q '"process"' "$T/bench4.json" || return 1
+	files="$T/bench1.json $T/bench2.json $T/bench4.json"
 	if "$YSB_PROOF" --filter '^one$' --epochs 2 --clock tsc \
 		--json "$T/bench3.json" >/dev/null 2>&1; then
 		files="$files $T/bench3.json"

@@ -219,7 +219,7 @@ check_11() {
 	"$YS" run -q --runs 2 --warmup 0 --store "$NU" -n x -- "$YSFIX" exit 0 2>/dev/null &&
 	pg_sql newer "UPDATE yardstick_schema SET version = 99" &&
 	expect_exit 2 "$YS" history --store "$NU" && has "$T/stderr" "newer yardstick" &&
-	has "$T/stderr" "is 99, this yardstick knows up to 3" &&
+	has "$T/stderr" "is 99, this yardstick knows up to 4" &&
 	expect_exit 2 "$YS" run -q --runs 2 --warmup 0 --store "$NU" -n x -- "$YSFIX" exit 0 &&
 	[ "$(count newer)" = 1 ]
 }

@@ -1175,14 +1175,15 @@ static void test_migration(void **state)
 	build_rich(&r);
 	save(s, &r);
 	store_close(s);
-	assert_int_equal(raw_int(path, "PRAGMA user_version"), 3);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 4);
 	v2 = schema_of(path);
-	raw_exec(path, "DROP INDEX results_fingerprint; ALTER TABLE results "
+	raw_exec(path, "ALTER TABLE run_values DROP COLUMN process; "
+		 "DROP INDEX results_fingerprint; ALTER TABLE results "
 		 "DROP COLUMN fingerprint; DROP INDEX results_commit; "
 		 "DROP INDEX results_branch; PRAGMA user_version = 1");
 
 	s = open_new(path);
-	assert_int_equal(raw_int(path, "PRAGMA user_version"), 3);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 4);
 	again = schema_of(path);
 	assert_string_equal(again, v2);
 	load(s, "@aaaa1111", 0, &back);
@@ -1203,10 +1204,127 @@ static void test_migration(void **state)
 	raw_exec(path, "PRAGMA user_version = 99");
 	assert_open_fails(path, STORE_READ, STORE_ERR_SCHEMA, "newer yardstick");
 	assert_open_fails(path, STORE_READ, STORE_ERR_SCHEMA, "is 99");
-	assert_open_fails(path, STORE_READ, STORE_ERR_SCHEMA, "up to 3");
+	assert_open_fails(path, STORE_READ, STORE_ERR_SCHEMA, "up to 4");
 	free(again);
 	free(v2);
 	result_free(&r);
+}
+
+static long long save_to(const char *path, const struct result *r);
+
+/* build_rich with the values of "sort" measured in processes: wall_time
+ * in 3 (ids 0 0 1 1 2 2 5: the ids are kept as they are, not renumbered),
+ * peak_rss without ids (one process). */
+static void build_processes(struct result *r)
+{
+	static const unsigned ids[] = { 0, 0, 1, 1, 2, 2, 5 };
+	struct metric *m;
+
+	build_rich(r);
+	m = benchmark_find_metric(&r->benchmarks[0], "wall_time");
+	m->process = xcalloc(m->cap, sizeof(unsigned));
+	memcpy(m->process, ids, sizeof(ids));
+}
+
+static void assert_ids_of(const struct result *r, bool with)
+{
+	static const unsigned ids[] = { 0, 0, 1, 1, 2, 2, 5 };
+	const struct metric *m =
+		benchmark_find_metric(&r->benchmarks[0], "wall_time");
+
+	if (!with) {
+		assert_null(m->process);
+		return;
+	}
+	assert_non_null(m->process);
+	assert_memory_equal(m->process, ids, sizeof(ids));
+	assert_null(benchmark_find_metric(&r->benchmarks[0],
+					  "peak_rss")->process);
+}
+
+/*
+ * The process of every value (bench --processes) through the store: saved
+ * and loaded equal, through SQLite and through the save log alike; a
+ * result without them loads without them.
+ */
+static void test_process_round_trip(void **state)
+{
+	const char *path = store_loc("procs.db");
+	struct store *s = open_new(path);
+	struct result a, plain, back;
+	long long id;
+
+	build_processes(&a);
+	build_rich(&plain);
+	id = save(s, &a);
+	load(s, NULL, id, &back);
+	result_summarize(&a, 42, 200);
+	assert_result_same(&a, &back);
+	assert_ids_of(&back, true);
+	result_free(&back);
+	id = save(s, &plain);
+	load(s, NULL, id, &back);
+	assert_ids_of(&back, false);
+	result_free(&back);
+	store_close(s);
+	if (!pg_sock) {		/* the save log is SQLite's */
+		const char *lp = tmp_path("procs-log/s.db");
+		struct error e;
+
+		assert_int_equal(save_to(lp, &plain), 1);
+		assert_int_equal(save_to(lp, &a), 2);	/* in the log */
+		assert_int_equal(save_to(lp, &plain), 3);
+		assert_int_equal(store_open(&s, lp, STORE_READ, &e), 0);
+		load(s, "2", 0, &back);
+		assert_result_same(&a, &back);
+		assert_ids_of(&back, true);
+		result_free(&back);
+		load(s, "3", 0, &back);
+		assert_ids_of(&back, false);
+		result_free(&back);
+		store_close(s);
+	}
+	result_free(&a);
+	result_free(&plain);
+}
+
+/*
+ * A store of version 3 (before the process column) opened read-only is
+ * read as it is, without process ids (note 8 of store.c); opened to
+ * write, it is migrated, its old values still without, a new result's
+ * with.
+ */
+static void test_process_old_store(void **state)
+{
+	const char *path = tmp_path("procs-v3.db");
+	struct store *s = open_new(path);
+	struct result a, back;
+	struct error e;
+	long long id;
+
+	build_processes(&a);
+	id = save(s, &a);
+	store_close(s);
+	raw_exec(path, "ALTER TABLE run_values DROP COLUMN process; "
+		 "PRAGMA user_version = 3");
+	assert_int_equal(store_open(&s, path, STORE_READ, &e), 0);
+	load(s, NULL, id, &back);
+	assert_ids_of(&back, false);
+	assert_int_equal(back.benchmarks[0].metrics[0].n, 7);
+	result_free(&back);
+	store_close(s);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 3);
+	s = open_new(path);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 4);
+	load(s, NULL, id, &back);
+	assert_ids_of(&back, false);
+	result_free(&back);
+	id = save(s, &a);
+	load(s, NULL, id, &back);
+	assert_ids_of(&back, true);
+	result_free(&back);
+	store_close(s);
+	result_free(&a);
 }
 
 /* ---- the save log (store_log.c) ---- */
@@ -1843,7 +1961,7 @@ static void test_pg_migration_race(void **state)
 	}
 	assert_string_equal(pg_sql("race", "SELECT count(*) || ' ' || "
 				   "max(version) FROM yardstick_schema"),
-			    "1 3");
+			    "1 4");
 	assert_string_equal(pg_sql("race", "SELECT count(*) FROM results"),
 			    "32");
 }
@@ -1865,7 +1983,7 @@ static void test_pg_refused(void **state)
 	store_close(s);
 	pg_sql("newer", "UPDATE yardstick_schema SET version = 7");
 	assert_open_fails(newer, STORE_READ, STORE_ERR_SCHEMA, "is 7, this "
-			  "yardstick knows up to 3");
+			  "yardstick knows up to 4");
 	assert_open_fails(newer, STORE_CREATE, STORE_ERR_SCHEMA, newer);
 
 	pg_sql("foreign_tbl", "CREATE TABLE results (x int)");
@@ -1892,7 +2010,7 @@ static void test_pg_refused(void **state)
 			assert_true(i < 1500);	/* 30 s */
 			usleep(20000);
 		}
-		pg_sql("newer", "UPDATE yardstick_schema SET version = 3");
+		pg_sql("newer", "UPDATE yardstick_schema SET version = 4");
 		a = open_new(tmp_path("locked-src.db"));
 		build_tagged(&r, 2, NULL, NULL);
 		save(a, &r);
@@ -1956,6 +2074,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_process_round_trip),
+		cmocka_unit_test(test_process_old_store),
 		cmocka_unit_test(test_refs),
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_concurrent_writers),
@@ -1979,6 +2099,7 @@ int main(void)
 	/* the tests of the public API, and PostgreSQL's own */
 	const struct CMUnitTest pg_tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_process_round_trip),
 		cmocka_unit_test(test_refs),
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_concurrent_writers),
