@@ -85,7 +85,8 @@ static void module_read_syms(struct symtab *s, struct module *md)
 	if (n < 0)
 		n = 0;
 	md->syms = xcalloc((size_t)n + nplt + 1, sizeof(*md->syms));
-	memcpy(md->syms, plt, nplt * sizeof(*plt));
+	if (nplt)
+		memcpy(md->syms, plt, nplt * sizeof(*plt));
 	md->nsyms = nplt;
 	free(plt);
 	for (int i = 1; i < n; i++) {

@@ -47,7 +47,10 @@ assert got == want, (got, want)
 for b in r["benchmarks"]:
     p = b["parameters"]
     m = b["metrics"]["flops_per_second" if p["ceiling"] == "compute" else "bytes_per_second"]
-    assert len(m["values"]) == r["settings"]["repetitions"] == 3 and all(v > 0 for v in m["values"]), b
+    # 3 repetitions, or 1 once --quick's budget is spent (a loaded
+    # machine, a sanitized build), which the ceiling's warning says
+    assert r["settings"]["repetitions"] == 3 and all(v > 0 for v in m["values"]), b
+    assert len(m["values"]) == 3 or (len(m["values"]) == 1 and any("budget" in w for w in b["warnings"])), b
     assert m["max"] == max(m["values"]), m
 # the working sets from the cache sizes: half of L1 per thread
 l1 = int(levels[1].rstrip("K")) * 1024
