@@ -90,7 +90,8 @@ static const char completion_help[] =
 	"current shell:\n\n"
 	"  bash: source <(yardstick completion bash)\n"
 	"  zsh:  source <(yardstick completion zsh)\n"
-	"  fish: yardstick completion fish | source\n";
+	"  fish: yardstick completion fish | source\n\n"
+	"The script (the output) goes to stdout.\n";
 
 /* yardstick completion bash|zsh|fish: the script, from the tables. */
 static int completion(int argc, char **argv)
