@@ -24,14 +24,22 @@ t "a 0.5% change is below the noise threshold: unchanged" sh -c '
 	"$YS" compare -q --json - "$T/base.json" "$T/same.json" | python3 -c "
 import json, sys; c = json.load(sys.stdin)[\"comparisons\"][0]
 assert c[\"verdict\"] == \"unchanged\", c"'
-t "3% slower over 1000 runs: beyond the 2% noise threshold" sh -c '
+t "3% slower over 1000 runs: beyond the 2% noise threshold, tail quantiles slower after Holm" sh -c '
 	"$YS" compare -q --json - "$T/b1000.json" "$T/c1000.json" | python3 -c "
-import json, sys; c = json.load(sys.stdin)[\"comparisons\"][0]
-assert c[\"verdict\"] == \"slower\" and c[\"change_ci\"][0] > 0.02, c"'
+import json, sys; d = json.load(sys.stdin); c = d[\"comparisons\"][0]
+assert d[\"correction\"] == \"holm\" and d[\"tests\"] == 16, d
+assert c[\"change_ci\"][0] > 0.02 and c[\"p_value\"] < 0.01, c
+assert all(p[\"verdict\"] == \"slower\" for p in c[\"percentiles\"]), c
+# the median: p = 0.008 alone, not after Holm over 16 tests
+assert c[\"verdict\"] == \"unchanged\" and c[\"p_adjusted\"] >= 0.01, c"'
+t "--correction none: p is not adjusted" sh -c '
+	"$YS" compare -q --correction none --json - "$T/b1000.json" "$T/c1000.json" | python3 -c "
+import json, sys; d = json.load(sys.stdin); c = d[\"comparisons\"][0]
+assert d[\"correction\"] == \"none\" and c[\"p_adjusted\"] == c[\"p_value\"], c"'
 t "--noise 5: the same 3% is noise" sh -c '
 	"$YS" compare -q --noise 5 --json - "$T/b1000.json" "$T/c1000.json" | python3 -c "
 import json, sys; c = json.load(sys.stdin)[\"comparisons\"][0]
-assert c[\"verdict\"] == \"unchanged\" and c[\"p_value\"] < 0.01, c"'
+assert c[\"verdict\"] == \"unchanged\" and 0 < c[\"change_ci\"][0] and c[\"change_ci\"][1] < 0.05, c"'
 t "benchmarks on one side only are listed" sh -c '
 	"$YS" compare -q --json - "$T/base.json" "$T/other.json" | python3 -c "
 import json, sys; d = json.load(sys.stdin)
