@@ -357,9 +357,12 @@ void judge_holm(const double *p, size_t k, double *adj)
 	size_t m = 0;
 	double run = 0;
 
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < k; i++) {
 		if (!isnan(p[i]))
 			r[m++] = (struct ranked){ p[i], i };
+		else
+			adj[i] = NAN;
+	}
 	qsort(r, m, sizeof(*r), ranked_cmp);
 	for (size_t i = 0; i < m; i++) {
 		double a = fmin(1, (double)(m - i) * r[i].p);
