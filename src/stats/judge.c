@@ -220,7 +220,8 @@ static void run_tests(struct judgement *j, const struct judge_query *q,
 	j->tested = true;
 	if (!strcmp(j->method, "normal"))
 		j->approx_why = "the normal approximation of a large sample";
-	stats_shift_ci(a, na, b, nb, q->stat, mode, j->ci);
+	if (!q->p_only)
+		stats_shift_ci(a, na, b, nb, q->stat, mode, j->ci);
 }
 
 /* Why na and nb units cannot decide at alpha. */
