@@ -16,17 +16,22 @@ static const char *const compare_usage[] = { "[OPTIONS] BASE NEW", NULL };
 
 static const char compare_description[] =
 "Compare two result sets metric by metric: for each benchmark both have\n"
-"(matched by name and parameters), the baseline and candidate median, the\n"
-"change of the median in % with a 95% CI (bootstrap of the ratio of\n"
-"medians; order statistics beyond 20,000 runs), a Mann-Whitney U p-value,\n"
-"and a verdict. A change counts only when it is significant (p < alpha)\n"
-"AND its whole CI lies beyond the noise threshold. p90, p95 and p99 are\n"
-"judged as 'yardstick gate' judges them: slower when a gate of\n"
-"--max-increase M.pNN=NOISE% would fail (a one-sided permutation test,\n"
-"p < alpha, with its 95% interval); inconclusive when too few runs could\n"
-"show any change (fewer than 5 a side at alpha 0.01). A result that holds\n"
-"one benchmark twice (same name and parameters) is refused (exit 2);\n"
-"benchmarks on one side only are listed as such.\n"
+"(matched by name and parameters), the median, p90, p95 and p99 of each\n"
+"metric on both sides (Harrell-Davis estimates), the change in % with its\n"
+"95% interval, p and a verdict, each judged as 'yardstick gate' judges a\n"
+"threshold of the noise level either way: slower when a gate of\n"
+"--max-increase M.STAT=NOISE% would fail (a one-sided studentized\n"
+"permutation test, or a normal one for large untied samples), faster for\n"
+"--max-decrease. The comparison is one family: with --correction holm\n"
+"(the default) the words slower and faster follow Holm's adjusted p over\n"
+"all its tests, so that identical programs are called changed anywhere at\n"
+"most alpha of the time; the footer says how many comparisons and tests\n"
+"were made. Inconclusive when too few runs could show any change (fewer\n"
+"than 5 a side at alpha 0.01; one run a side of a noisy metric). A '~'\n"
+"marks an approximate interval (tail quantiles of few runs, large-sample\n"
+"approximations). docs/statistics.md has the details. A result that\n"
+"holds one benchmark twice (same name and parameters) is refused (exit\n"
+"2); benchmarks on one side only are listed as such.\n"
 "\n"
 "BASE and NEW are result sets: a JSON file (yardstick's, hyperfine's\n"
 "--export-json, Google Benchmark's --benchmark_out), or a reference into\n"
@@ -49,6 +54,10 @@ struct compare_args {
 	bool quiet;
 };
 
+static const struct opt_enum compare_corrections[] = {
+	{ "holm", JUDGE_HOLM }, { "none", JUDGE_NO_CORRECTION }, { NULL, 0 },
+};
+
 #define OPT_STRUCT struct compare_args
 static const struct opt_entry compare_options[] = {
 	{ OPT_LIST('m', "metric", metrics, nmetrics), .metavar = "M",
@@ -58,8 +67,12 @@ static const struct opt_entry compare_options[] = {
 		    "significance level") },
 	{ OPT_PERCENT(0, "noise", o.noise, 0, INFINITY),
 	  .help = "noise threshold in percent" },
-	{ OPT_RESAMPLES(o.resamples, "bootstrap resamples") },
-	{ OPT_SEED(o.seed, "bootstrap seed") },
+	{ OPT_ENUM(0, "correction", o.correction, compare_corrections),
+	  .defval = "holm", .help = "holm: the verdicts of all the "
+	  "comparisons together are wrong at most alpha of the time; none: "
+	  "each on its own" },
+	{ OPT_RESAMPLES(o.resamples, "unused; kept for old scripts") },
+	{ OPT_SEED(o.seed, "unused; kept for old scripts") },
 	{ OPT_STORE_READ(store) },
 	{ OPT_OUTPUT(0, "json", json),
 	  .help = "the comparison as JSON (- for stdout)" },

@@ -123,6 +123,10 @@ static const struct opt_entry report_options[] = {
 	  "absolute ceiling of the statistic, as gate's --limit (--limit is "
 	  "--history's); one on the median is drawn on the history too. "
 	  "Repeatable" },
+	{ OPT_ENUM(0, "correction", cfg.correction, gate_corrections),
+	  .defval = "holm", .help = "the family-wise correction of the "
+	  "comparison and of the gate's checks, as compare and gate apply "
+	  "it: holm or none" },
 	{ GATE_CONFIG_OPT(cfg.) },
 	{ OPT_STRING(0, "history", q.benchmark), .metavar = "BENCHMARK",
 	  .help = "the history of this benchmark from the store" },
@@ -344,7 +348,7 @@ static int compare_sets(struct report_data *d, struct report_args *a)
 		g.inconclusive_pass = a->cfg.inconclusive_pass > 0;
 		g.missing_pass = a->cfg.missing_pass > 0;
 		if (a->cfg.correction >= 0)
-			g.correction =
+			g.correction = a->o.correction =
 				(enum judge_correction)a->cfg.correction;
 		g.base_label = a->o.base_label = bl;
 		g.cand_label = a->o.cand_label = cl;

@@ -1,6 +1,7 @@
 /*
  * The comparison view: per metric a forest plot, one row per benchmark:
- * the ratio of medians (candidate / baseline) with its 95% CI on a log
+ * the ratio of medians (candidate / baseline; Harrell-Davis medians, as
+ * stats/judge.h estimates them) with its 95% CI on a log
  * axis shared by the rows, the noise band around 1 and the verdict's
  * colour; the numbers beside it in the same table row.
  */
@@ -109,8 +110,16 @@ static void gate_cell(FILE *fp, const struct gate_report *g,
 
 		if (!check_of(c, m))
 			continue;
-		fprintf(fp, "%s<span class=\"check %s\" data-verdict=\"%s\">",
+		fprintf(fp, "%s<span class=\"check %s\" data-verdict=\"%s\"",
 			any ? "<br>" : "", c->fails ? "fails" : "passes", v);
+		/* the judge's numbers, the same compare's row shows when
+		 * the threshold is the noise level */
+		html_num_attr(fp, "data-change", c->change);
+		html_num_attr(fp, "data-lo", c->change_ci[0]);
+		html_num_attr(fp, "data-hi", c->change_ci[1]);
+		html_num_attr(fp, "data-p", c->p);
+		html_num_attr(fp, "data-p-adjusted", c->p_adj);
+		fputc('>', fp);
 		fputs_xml(c->threshold, fp);
 		fprintf(fp, ": %s</span>", v);
 		any = true;
@@ -130,6 +139,8 @@ static void forest_row(FILE *fp, const struct forest_axis *a,
 	html_num_attr(fp, "data-ratio", r);
 	html_num_attr(fp, "data-lo", lo);
 	html_num_attr(fp, "data-hi", hi);
+	html_num_attr(fp, "data-p", m->p);
+	html_num_attr(fp, "data-p-adjusted", m->p_adj);
 	fputs("><td>", fp);
 	fputs_xml(m->benchmark, fp);
 	fputs("</td><td>", fp);

@@ -220,7 +220,8 @@ static void run_tests(struct judgement *j, const struct judge_query *q,
 	j->tested = true;
 	if (!strcmp(j->method, "normal"))
 		j->approx_why = "the normal approximation of a large sample";
-	stats_shift_ci(a, na, b, nb, q->stat, mode, j->ci);
+	if (!q->p_only)
+		stats_shift_ci(a, na, b, nb, q->stat, mode, j->ci);
 }
 
 /* Why na and nb units cannot decide at alpha. */
@@ -357,9 +358,12 @@ void judge_holm(const double *p, size_t k, double *adj)
 	size_t m = 0;
 	double run = 0;
 
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < k; i++) {
 		if (!isnan(p[i]))
 			r[m++] = (struct ranked){ p[i], i };
+		else
+			adj[i] = NAN;
+	}
 	qsort(r, m, sizeof(*r), ranked_cmp);
 	for (size_t i = 0; i < m; i++) {
 		double a = fmin(1, (double)(m - i) * r[i].p);

@@ -71,6 +71,7 @@ struct judge_query {
 	double alpha;		/* in (0, 1) */
 	size_t family;		/* tests in the family, >= 1: the
 				 * permutation budget reaches alpha/family */
+	bool p_only;		/* no interval (ci NaN): for simulations */
 };
 
 struct judgement {

@@ -24,14 +24,22 @@ t "a 0.5% change is below the noise threshold: unchanged" sh -c '
 	"$YS" compare -q --json - "$T/base.json" "$T/same.json" | python3 -c "
 import json, sys; c = json.load(sys.stdin)[\"comparisons\"][0]
 assert c[\"verdict\"] == \"unchanged\", c"'
-t "3% slower over 1000 runs: beyond the 2% noise threshold" sh -c '
+t "3% slower over 1000 runs: beyond the 2% noise threshold, tail quantiles slower after Holm" sh -c '
 	"$YS" compare -q --json - "$T/b1000.json" "$T/c1000.json" | python3 -c "
-import json, sys; c = json.load(sys.stdin)[\"comparisons\"][0]
-assert c[\"verdict\"] == \"slower\" and c[\"change_ci\"][0] > 0.02, c"'
+import json, sys; d = json.load(sys.stdin); c = d[\"comparisons\"][0]
+assert d[\"correction\"] == \"holm\" and d[\"tests\"] == 16, d
+assert c[\"change_ci\"][0] > 0.02 and c[\"p_value\"] < 0.01, c
+assert all(p[\"verdict\"] == \"slower\" for p in c[\"percentiles\"]), c
+# the median: p = 0.008 alone, not after Holm over 16 tests
+assert c[\"verdict\"] == \"unchanged\" and c[\"p_adjusted\"] >= 0.01, c"'
+t "--correction none: p is not adjusted" sh -c '
+	"$YS" compare -q --correction none --json - "$T/b1000.json" "$T/c1000.json" | python3 -c "
+import json, sys; d = json.load(sys.stdin); c = d[\"comparisons\"][0]
+assert d[\"correction\"] == \"none\" and c[\"p_adjusted\"] == c[\"p_value\"], c"'
 t "--noise 5: the same 3% is noise" sh -c '
 	"$YS" compare -q --noise 5 --json - "$T/b1000.json" "$T/c1000.json" | python3 -c "
 import json, sys; c = json.load(sys.stdin)[\"comparisons\"][0]
-assert c[\"verdict\"] == \"unchanged\" and c[\"p_value\"] < 0.01, c"'
+assert c[\"verdict\"] == \"unchanged\" and 0 < c[\"change_ci\"][0] and c[\"change_ci\"][1] < 0.05, c"'
 t "benchmarks on one side only are listed" sh -c '
 	"$YS" compare -q --json - "$T/base.json" "$T/other.json" | python3 -c "
 import json, sys; d = json.load(sys.stdin)
@@ -121,4 +129,52 @@ hostile_compare() {
 	grep -qF 'bench x\x1b[31m\x07\x0d<img' "$T/h.out" && grep -qF '\u202e' "$T/h.out"
 }
 t "outside text escaped in the terminal table and --markdown" hostile_compare
+# One verdict (issue 24): the same two files through compare, gate and
+# report give the same estimate, interval and p. 7 runs a side: every
+# labelling is counted (3,432), so p is exact and no budget can move it;
+# the gate's threshold is compare's noise level, so both ask one question.
+one_verdict() {
+	python3 - "$T/ov_a.json" "$T/ov_b.json" <<'PY'
+import json, math, random, sys
+random.seed(24)
+for path, scale in ((sys.argv[1], 1.0), (sys.argv[2], 1.255)):
+    vals = [0.010 * math.exp(0.15 * random.gauss(0, 1)) * scale for _ in range(7)]
+    json.dump({"schema": "yardstick/result/v1", "kind": "run",
+               "benchmarks": [{"name": "sort", "command": ["sort"],
+                               "metrics": {"wall_time": {"unit": "s", "values": vals}}}]},
+              open(path, "w"))
+PY
+	"$YS" compare -q --correction none --json "$T/ov_c.json" "$T/ov_a.json" "$T/ov_b.json" &&
+	{ "$YS" gate --baseline "$T/ov_a.json" --max-increase wall_time=2% \
+		--markdown "$T/ov_g.md" "$T/ov_b.json" > "$T/ov_g.txt"; [ $? -le 1 ]; } &&
+	"$YS" report --baseline "$T/ov_a.json" --max-increase wall_time=2% --correction none \
+		"$T/ov_b.json" -o "$T/ov.html" &&
+	python3 - "$T" <<'PY'
+import json, re, sys
+t = sys.argv[1]
+c = json.load(open(t + "/ov_c.json"))["comparisons"][0]
+html = open(t + "/ov.html").read()
+row = re.search(r'<tr class="frow[^>]*>', html).group(0)
+chk = re.search(r'<span class="check[^>]*>', html).group(0)
+def attr(tag, name):
+    return float(re.search(' ' + name + r'="([^"]*)"', tag).group(1))
+# the report's compare row and gate cell, to the last digit
+assert abs(attr(row, "data-ratio") - (1 + c["change"])) < 1e-12, (row, c)
+assert abs(attr(row, "data-lo") - (1 + c["change_ci"][0])) < 1e-12, (row, c)
+assert abs(attr(row, "data-hi") - (1 + c["change_ci"][1])) < 1e-12, (row, c)
+assert attr(row, "data-p") == c["p_value"] == attr(chk, "data-p"), (row, chk, c)
+assert attr(chk, "data-change") == c["change"], (chk, c)
+assert attr(chk, "data-lo") == c["change_ci"][0] and attr(chk, "data-hi") == c["change_ci"][1], (chk, c)
+# the gate's terminal report, as printed (one decimal, three digits of p)
+pct = lambda v: "%+.1f%%" % (100 * v)
+line = "change %s [%s, %s], p = %.3f" % (pct(c["change"]), pct(c["change_ci"][0]),
+                                         pct(c["change_ci"][1]), c["p_value"])
+out = open(t + "/ov_g.txt").read()
+assert line in out, (line, out)
+# one verdict: slower in compare is FAIL in the gate
+assert (c["verdict"] == "slower") == ("FAIL" in out), (c, out)
+assert c["method"] if "method" in c else True
+PY
+}
+t "one verdict: compare, gate and report give the same estimate, interval and p" one_verdict
 finish

@@ -784,12 +784,82 @@ static void test_hashmap(void **state)
 	hashmap_free(&m);
 }
 
+/*
+ * Family-wise control through gate_evaluate (a gate of 18 checks raised
+ * a false alarm in 8-14% of runs where nothing changed): 6 metrics x
+ * median/p95/p99. Metric m0's median rose with every candidate run above
+ * every baseline run, 6 a side: p = 1/C(12,6) = 1/924 exactly, below
+ * alpha 0.01 alone but not after Holm over 18 tests (18/924 = 0.019).
+ * With --correction none it fails; with holm the gate passes, and every
+ * adjusted p is at least its p.
+ */
+static void test_gate_family_holm(void **state)
+{
+	static const char *const stats[3] = { "median", "p95", "p99" };
+	double a[6] = { 10, 11, 12, 13, 14, 15 }, b[6] = { 20, 21, 22, 23, 24, 25 };
+	struct gate_threshold t[18];
+	struct result base, cand;
+	struct gate_report rep;
+	struct gate_opts o;
+	struct error e;
+	char *argv[] = { "x", NULL };
+
+	result_init(&base, "run");
+	result_init(&cand, "run");
+	{
+		struct benchmark *ba = result_add_benchmark(&base, "b", argv);
+		struct benchmark *bb = result_add_benchmark(&cand, "b", argv);
+
+		for (int m = 0; m < 6; m++) {
+			char name[8], spec[32];
+			struct metric *ma, *mb;
+
+			snprintf(name, sizeof(name), "m%d", m);
+			ma = benchmark_metric(ba, name, "count");
+			mb = benchmark_metric(bb, name, "count");
+			for (int i = 0; i < 6; i++) {
+				metric_push(ma, a[i]);
+				metric_push(mb, m ? a[i] : b[i]);
+			}
+			for (int k = 0; k < 3; k++) {
+				snprintf(spec, sizeof(spec), "%s.%s=0%%", name,
+					 stats[k]);
+				assert_int_equal(gate_parse(spec, GATE_INCREASE,
+							    NULL, &t[m * 3 + k],
+							    &e), 0);
+			}
+		}
+	}
+	result_summarize(&base, 1, 0);
+	result_summarize(&cand, 1, 0);
+	gate_opts_init(&o);
+	o.correction = JUDGE_NO_CORRECTION;
+	assert_int_equal(gate_evaluate(&base, &cand, t, 18, &o, &rep, &e), 0);
+	assert_int_equal(rep.tested, 18);
+	assert_float_equal(rep.checks[0].p, 1.0 / 924, 1e-12);
+	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
+	gate_report_free(&rep);
+	gate_opts_init(&o);
+	assert_int_equal(gate_evaluate(&base, &cand, t, 18, &o, &rep, &e), 0);
+	assert_int_equal(rep.correction, JUDGE_HOLM);
+	assert_int_equal(rep.failed, 0);
+	assert_float_equal(rep.checks[0].p_adj, 18.0 / 924, 1e-12);
+	for (size_t i = 0; i < rep.n; i++)
+		assert_true(rep.checks[i].p_adj >= rep.checks[i].p);
+	gate_report_free(&rep);
+	for (int i = 0; i < 18; i++)
+		gate_threshold_free(&t[i]);
+	result_free(&base);
+	result_free(&cand);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_p99_threshold_both_sides),
 		cmocka_unit_test(test_twenty_percent_shift),
+		cmocka_unit_test(test_gate_family_holm),
 		cmocka_unit_test(test_not_significant),
 		cmocka_unit_test(test_from_zero),
 		cmocka_unit_test(test_limit),
