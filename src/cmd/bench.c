@@ -405,7 +405,7 @@ static void throughput_cell(const struct benchmark *b, FILE *fp)
 	char buf[48];
 
 	term_pad(fp, m ? fmt_value(m->summary.median, m->unit, buf,
-				   sizeof(buf)) : "-", 13, true);
+				   sizeof(buf)) : "-", 16, true);
 }
 
 static void allocs_cell(const struct benchmark *b, FILE *fp)
@@ -521,7 +521,7 @@ static void bench_report(const struct result *r, FILE *fp)
 	fputc(' ', fp);
 	term_pad(fp, "err%", 6, true);
 	term_pad(fp, "median 95% CI", 24, true);
-	term_pad(fp, METRIC_THROUGHPUT, 13, true);
+	term_pad(fp, "throughput", 16, true);
 	term_pad(fp, "allocs/op (bytes)", 20, true);
 	fprintf(fp, "%s\n", term_reset(color));
 	for (size_t i = 0; i < r->nbenchmarks; i++)

@@ -307,7 +307,7 @@ void lib_print_table(const struct lib_run *rn, const struct result *r,
 	if (w > 48)
 		w = 48;
 	term_cell(out, "benchmark", w);
-	fprintf(out, "  %11s %6s  %-23s %11s %12s %10s %9s\n", "time/op", "err%",
+	fprintf(out, "  %11s %6s  %-23s %11s %15s %10s %9s\n", "time/op", "err%",
 	       "95% CI of the median", "op/s", "throughput", "allocs/op",
 	       "epochs");
 	for (size_t i = 0; i < r->nbenchmarks; i++) {
@@ -343,10 +343,10 @@ void lib_print_table(const struct lib_run *rn, const struct result *r,
 				fmt_value(rate->summary.median, rate->unit,
 					  line, sizeof(line));
 				fprintf(out, " ");
-				cell(out, line, 12);
+				cell(out, line, 15);
 			} else {
 				fprintf(out, " ");
-				cell(out, "-", 12);
+				cell(out, "-", 15);
 			}
 			if (al) {
 				snprintf(line, sizeof(line), "%.4g",

@@ -88,9 +88,9 @@ static void print_pct(FILE *fp, const struct metric_cmp *c,
 		approx_mark(ch, sizeof(ch));
 	fmt_p_value(pc->p, p, sizeof(p));
 	fprintf(fp, "  %-22s    %s ", "", stats_stat_name(pc->stat));
-	term_pad(fp, fmt_value(pc->base, c->unit, a, sizeof(a)), 11, true);
+	term_pad(fp, fmt_value(pc->base, c->unit, a, sizeof(a)), 15, true);
 	fputs(" → ", fp);
-	term_pad(fp, fmt_value(pc->cand, c->unit, b, sizeof(b)), 11, false);
+	term_pad(fp, fmt_value(pc->cand, c->unit, b, sizeof(b)), 15, false);
 	fputc(' ', fp);
 	term_pad(fp, ch, 28, false);	/* "∞" is one column, three bytes */
 	fprintf(fp, " %-11s %s%s%s\n", isnan(pc->p) ? "" : p,
@@ -126,10 +126,10 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		term_pad(fp, c->metric, 22, false);
 		fputs(" median ", fp);
 		term_pad(fp, fmt_value(c->base_median, c->unit, a, sizeof(a)),
-			 11, true);
+			 15, true);
 		fputs(" → ", fp);
 		term_pad(fp, fmt_value(c->cand_median, c->unit, b, sizeof(b)),
-			 11, false);
+			 15, false);
 		fputc(' ', fp);
 		term_pad(fp, ch, 28, false);
 		fprintf(fp, " %-11s %s%s%s\n", p,

@@ -68,6 +68,49 @@ static void test_table_consistent(void **state)
 	assert_int_equal(nset, 2);
 }
 
+/* Every metric the result contract (docs/result-format.md, its tables
+ * "| metric | unit | meaning |") names is in the vocabulary, in the same
+ * unit: the two cannot drift apart. */
+static void test_agrees_with_result_format(void **state)
+{
+	FILE *fp = fopen(TESTDATA_DIR "/../../docs/result-format.md", "r");
+	char line[1024];
+	bool in_table = false, header = false;
+	size_t rows = 0;
+
+	(void)state;
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp)) {
+		char name[64], unit[64];
+
+		if (!strncmp(line, "<!-- keys: metrics.", 19)) {
+			header = true;
+			continue;
+		}
+		if (header) {
+			in_table = !strncmp(line, "| metric | unit |", 17);
+			header = false;
+			continue;
+		}
+		if (in_table && line[0] != '|')
+			in_table = false;
+		if (!in_table || !strncmp(line, "|---", 4))
+			continue;
+		if (sscanf(line, "| `%63[^`]` | %63[^ |] |", name, unit) != 2)
+			fail_msg("cannot read the row '%s'", line);
+		if (!metrics_known(name))
+			fail_msg("result-format.md names '%s', the vocabulary "
+				 "does not", name);
+		if (strcmp(metrics_lookup(name, NULL)->unit, unit))
+			fail_msg("'%s': result-format.md says '%s', the "
+				 "vocabulary '%s'", name, unit,
+				 metrics_lookup(name, NULL)->unit);
+		rows++;
+	}
+	fclose(fp);
+	assert_true(rows > 40);
+}
+
 /* Names yardstick does not know take their unit's fallback. */
 static void test_fallbacks(void **state)
 {
@@ -450,6 +493,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_consistent),
+		cmocka_unit_test(test_agrees_with_result_format),
 		cmocka_unit_test(test_fallbacks),
 		cmocka_unit_test(test_direction),
 		cmocka_unit_test(test_headline_and_rate),
