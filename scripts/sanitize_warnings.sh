@@ -1,0 +1,42 @@
+#!/bin/sh
+# Every C file of a build compiled again with its own flags (the default
+# buildtype: -O2) plus -fsanitize=address,undefined, to nothing: the
+# warnings GCC gives only with the sanitizers' checks and optimisation
+# both on (-Wformat-truncation, -Wstringop-overflow, -Wnull-dereference
+# ...), which -Werror turns into a broken `meson setup x
+# -Db_sanitize=address,undefined` for a user, fail here instead. The
+# sanitizer build of scripts/test.sh is -Dbuildtype=debug (-O0) and never
+# sees them. Usage: scripts/sanitize_warnings.sh [BUILD_DIR] (default
+# build, configured and built: its compile_commands.json). Prints each
+# file that fails with its warnings; exits 1 when any does.
+set -u
+dir=${1:-build}
+[ -f "$dir/compile_commands.json" ] || { echo "no $dir/compile_commands.json: configure $dir first" >&2; exit 2; }
+python3 - "$dir" <<'PY'
+import json, os, shlex, subprocess, sys
+d = sys.argv[1]
+bad = n = 0
+for c in json.load(open(os.path.join(d, "compile_commands.json"))):
+    args = shlex.split(c["command"])
+    # the project's C files only (no fuzz targets: clang, their own flags)
+    if not c["file"].endswith(".c") or "-fsanitize=fuzzer" in c["command"]:
+        continue
+    if args[0] == "ccache":
+        args = args[1:]
+    if "-o" in args:
+        i = args.index("-o")
+        args[i + 1] = "/dev/null"
+    args = [a for a in args if a not in ("-MD",)]
+    for flag in ("-MQ", "-MF"):
+        while flag in args:
+            i = args.index(flag)
+            del args[i:i + 2]
+    args += ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
+    p = subprocess.run(args, cwd=c["directory"], capture_output=True, text=True)
+    n += 1
+    if p.returncode:
+        bad += 1
+        print("%s:\n%s" % (c["file"], p.stderr))
+print("sanitize_warnings: %d files, %d with warnings" % (n, bad))
+sys.exit(1 if bad else 0)
+PY
