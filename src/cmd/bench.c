@@ -609,6 +609,8 @@ static int bench(struct bench_args *a)
 	if (a->show_output)
 		outputs_claim_stdout(&outs, "--show-output");
 	ret = check_output_set(&outs, "yardstick bench");
+	if (!ret && !a->no_store)
+		ret = save_check(a->store);
 	if (ret)
 		goto out;
 	if (spawn_resolve_program(a->argv[0], &path, &e)) {
