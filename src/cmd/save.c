@@ -21,8 +21,9 @@ int save_check(const char *store)
 	char *path;
 	int r = ref_store_path(store, &path, &e);
 
-	if (path)
-		r = store_check_save(path, &e);
+	/* a store that cannot even be named (a default path refused) is
+	 * reported when saving, as before: --json still gets the result */
+	r = path ? store_check_save(path, &e) : 0;
 	free(path);
 	if (r == 0)
 		return 0;

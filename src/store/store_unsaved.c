@@ -32,16 +32,22 @@ int store_check_save(const char *path, struct error *e)
 
 /* Where the results the store at path could not keep go: unsaved/ beside
  * a store file, or beside the local store (.yardstick/, store.h) for a
- * server. malloc'd, or NULL with e set. */
+ * server; checked as a store there would be (store_prepare_path: no
+ * other user's symlink on the way, a directory of a trusted owner that
+ * not every user may write): nothing is written where another user could
+ * read or plant it, nor beside what is no store file (/dev/null).
+ * malloc'd, or NULL with e set. */
 static char *unsaved_dir(const char *path, struct error *e)
 {
-	char *dir = store_is_pg(path) ? store_local_dir(e)
-				      : store_dir_of(path);
-	char *unsaved;
+	char *local = store_is_pg(path) ? store_local_dir(e) : NULL;
+	char *store = local ? xasprintf("%s/results.db", local) :
+		      store_is_pg(path) ? NULL : xstrdup(path);
+	char *dir = store ? store_dir_of(store) : NULL, *unsaved = NULL;
 
-	if (!dir)
-		return NULL;
-	unsaved = xasprintf("%s/unsaved", dir);
+	if (store && !store_prepare_path(store, STORE_CREATE, e))
+		unsaved = xasprintf("%s/unsaved", dir);
+	free(local);
+	free(store);
 	free(dir);
 	return unsaved;
 }
@@ -57,23 +63,21 @@ int store_keep_unsaved(const char *path, const struct result *r,
 	*kept = NULL;
 	if (!dir)
 		return -STORE_ERR_IO;
-	ret = store_make_dirs(dir, dir, e);
-	if (ret) {
-		free(dir);
-		return ret;
-	}
 	if (!gmtime_r(&now, &tm) ||
 	    !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
 		snprintf(stamp, sizeof(stamp), "%lld", (long long)now);
 	/* the time and the process: no two commands pick one name */
 	*kept = xasprintf("%s/%s-%ld.json", dir, stamp, (long)getpid());
 	free(dir);
-	if (result_write_json(r, *kept, e)) {
+	/* unsaved/ made, and checked as the store's directory was */
+	ret = store_prepare_path(*kept, STORE_CREATE, e);
+	if (!ret && result_write_json(r, *kept, e))
+		ret = -STORE_ERR_IO;
+	if (ret) {
 		free(*kept);
 		*kept = NULL;
-		return -STORE_ERR_IO;
 	}
-	return 0;
+	return ret;
 }
 
 int store_add(struct store *s, const struct result *r, long long *id,
