@@ -31,7 +31,8 @@ for c in json.load(open(os.path.join(d, "compile_commands.json"))):
         while flag in args:
             i = args.index(flag)
             del args[i:i + 2]
-    args += ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
+    args += ["-fsanitize=address,undefined", "-fno-omit-frame-pointer",
+             "-fdiagnostics-color=never"]
     p = subprocess.run(args, cwd=c["directory"], capture_output=True, text=True)
     n += 1
     if p.returncode:
