@@ -796,6 +796,9 @@ static int lite_open(struct store *s, enum store_mode mode, struct error *e)
 	}
 	if (!ret && pending)
 		ret = copy ? store_log_ingest(s, true, e) : ingest(s, mode, e);
+	/* a reader is told of results saved and lost (store_verify) */
+	if (!ret && mode == STORE_READ)
+		store_sqlite_warn_missing(s);
 	return ret;
 }
 

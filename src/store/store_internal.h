@@ -263,6 +263,9 @@ bool store_fast_ok(const char *path);
 void store_fresh_header(struct store *s);
 /* store_verify.c: the SQLite backend's verify. */
 int store_sqlite_verify(struct store *s, struct error *e);
+/* Its cheap half, for every reader: a warning (store_warn) naming the
+ * results saved into s and missing from it. */
+void store_sqlite_warn_missing(struct store *s);
 /* store_log.c: the SQLite backend's save and save_to. */
 int store_sqlite_save(struct store *s, const struct result *r,
 		      const char *fp, long long want, bool unique,

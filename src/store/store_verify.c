@@ -60,10 +60,40 @@ static int text_of(struct store *s, const char *sql, char **out)
 	return rc;
 }
 
+/* The results saved and lost: the ids past the store's highest up to the
+ * log's next id. 0, 1 with the message in e, or an SQLite result code's
+ * -STORE_ERR_*. */
+static int ids_missing(struct store *s, struct error *e)
+{
+	char *top = NULL;
+	long long last, next = log_next_id(s->path);
+	int rc = text_of(s, "SELECT coalesce(max(id), 0) FROM results", &top);
+
+	last = top ? strtoll(top, NULL, 10) : 0;
+	free(top);
+	if (rc != SQLITE_OK)
+		return store_fail(s, rc, e);
+	if (next <= 1 || last >= next - 1)
+		return 0;
+	error_set(e, "'%s' is damaged: results %lld to %lld were saved into "
+		  "it and are missing (its -wal or the database lost them, or "
+		  "a save was killed before it finished)", s->path, last + 1,
+		  next - 1);
+	return 1;
+}
+
+void store_sqlite_warn_missing(struct store *s)
+{
+	struct error e;
+
+	if (ids_missing(s, &e) == 1)
+		store_warn("%s; `yardstick store copy` copies what is left",
+			   e.msg);
+}
+
 int store_sqlite_verify(struct store *s, struct error *e)
 {
-	char *ok = NULL, *top = NULL;
-	long long last, next = log_next_id(s->path);
+	char *ok = NULL;
 	int rc = text_of(s, "PRAGMA quick_check(1)", &ok);
 
 	if (rc != SQLITE_OK) {
@@ -77,19 +107,8 @@ int store_sqlite_verify(struct store *s, struct error *e)
 		return -STORE_ERR_CORRUPT;
 	}
 	free(ok);
-	rc = text_of(s, "SELECT coalesce(max(id), 0) FROM results", &top);
-	last = top ? strtoll(top, NULL, 10) : 0;
-	free(top);
-	if (rc != SQLITE_OK)
-		return store_fail(s, rc, e);
-	if (next > 1 && last < next - 1) {
-		error_set(e, "'%s' is damaged: results %lld to %lld were saved "
-			  "into it and are missing (its -wal or the database "
-			  "lost them, or a save was killed before it finished)",
-			  s->path, last + 1, next - 1);
-		return -STORE_ERR_CORRUPT;
-	}
-	return 0;
+	rc = ids_missing(s, e);
+	return rc == 1 ? -STORE_ERR_CORRUPT : rc;
 }
 
 int store_verify(struct store *s, struct error *e)

@@ -122,9 +122,14 @@ with open(p, 'r+b') as f:
     f.write(os.urandom(64))" "$T/wt/s.db-wal" &&
 	expect_exit 2 "$YS" store copy "$T/wt/s.db" "$T/wt/out.db" &&
 	has "$T/stderr" "'$T/wt/s.db' is damaged: results" &&
-	has "$T/stderr" "were saved into it and are missing"
+	has "$T/stderr" "were saved into it and are missing" &&
+	"$YS" history --store "$T/wt/s.db" >/dev/null 2>"$T/wt.err" &&
+	has "$T/wt.err" "warning: '$T/wt/s.db' is damaged: results" &&
+	# the copy holds what was left, and is whole itself
+	"$YS" history --store "$T/wt/out.db" >/dev/null 2>"$T/wt2.err" &&
+	! grep -q "damaged" "$T/wt2.err"
 }
-t "a damaged -wal drops results: store copy names the ids missing, exit 2" wal_tail
+t "a damaged -wal drops results: store copy names the ids missing (exit 2), history warns" wal_tail
 
 # Issue 25 case 16 from the command line: the log's next id INT64_MAX.
 header_jam() {
