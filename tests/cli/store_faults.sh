@@ -102,7 +102,7 @@ for i, (layout, suffix, off, junk) in enumerate(cases):
     if said:
         named += 1
     shutil.rmtree(d)
-print("%d cases, %d lost results (each named), %d named damage" % (len(cases), lost, named))
+print("%d cases: %d lost results, each reported (exit 2 or 3, or a warning); %d named the damage" % (len(cases), lost, named))
 assert lost > 0 and named > 0, "the damage never mattered: the test tests nothing"
 assert not bad, "\n".join(bad)
 PY
