@@ -1418,15 +1418,17 @@ static void test_log_damage(void **state)
 }
 
 /* Write the little-endian n-byte v at off of file path. */
-static void put_le(const char *path, off_t off, unsigned long long v, int n)
+static void put_le(const char *path, off_t off, unsigned long long v,
+		   size_t n)
 {
 	unsigned char b[8];
 	int fd = open(path, O_WRONLY);
 
-	for (int i = 0; i < n; i++)
+	assert_true(n <= sizeof(b));
+	for (size_t i = 0; i < n; i++)
 		b[i] = (unsigned char)(v >> (8 * i));
 	assert_true(fd >= 0);
-	assert_int_equal(pwrite(fd, b, (size_t)n, off), n);
+	assert_int_equal(pwrite(fd, b, n, off), (ssize_t)n);
 	close(fd);
 }
 
@@ -1434,7 +1436,7 @@ static void put_le(const char *path, off_t off, unsigned long long v, int n)
  * the value written there. */
 struct hdr_damage {
 	off_t off;
-	int width;
+	size_t width;
 	unsigned long long value;
 	const char *why;	/* what the warning says */
 };
