@@ -756,6 +756,8 @@ static int bench(struct bench_args *a)
 		ret = check_output_set(&outs, "yardstick bench");
 	if (!ret)
 		ret = resolve(a, paths);
+	if (!ret && !a->no_store)
+		ret = save_check(a->store);
 	if (ret)
 		goto out;
 	if (a->baseline) {

@@ -34,9 +34,19 @@ extern const struct opt_cmd store_cmd;
 /*
  * Keep res in the store at store (NULL: the default, $YARDSTICK_STORE or
  * .yardstick/results.db), saying where on stderr unless quiet. Returns 0,
- * or the exit code: 3 for a locked or read-only store, 2 otherwise.
+ * or the exit code: 3 for a locked or read-only store, 2 otherwise; the
+ * result is then kept in a file (store_keep_unsaved), and the message
+ * says where and the `yardstick store copy` that saves it later.
  */
 int save_result(const struct result *res, const char *store, bool quiet);
+
+/*
+ * Before the first run of a command that saves: whether the store at
+ * store (as save_result) could take a result (store_check_save: a
+ * PostgreSQL server reached, its schema known, writable). Returns 0, or
+ * the exit code as save_result's, the reason on stderr.
+ */
+int save_check(const char *store);
 
 /*
  * The output set of a command (util/outputs.h), for every command alike:

@@ -131,8 +131,10 @@ static int on_ini_line(void *user, const char *section, const char *name,
 		return 0;
 	if (!gate_section(section, pattern, sizeof(pattern)))
 		return 1;
-	snprintf(where, sizeof(where), "'%s' [%s] %s", r->c->path, section,
-		 name);
+	/* (inih never passes NULL; said so for GCC, whose
+	 * -Wformat-truncation with the sanitizers at -O2 thinks it may) */
+	snprintf(where, sizeof(where), "'%s' [%s] %s", r->c->path,
+		 section ? section : "", name ? name : "");
 	if (!*pattern && strcmp(section, "gate")) {
 		error_set(&r->e, "'%s' [%s]: an empty pattern (write [gate] "
 			  "for every benchmark)", r->c->path, section);

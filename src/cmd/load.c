@@ -622,6 +622,10 @@ int cmd_load(int argc, char **argv)
 	outputs_add(&outs, "--json", o.json, "json", output_result_json, &res);
 	if (check_output_set(&outs, "yardstick load"))
 		goto out_free;
+	if (!o.no_store && (r = save_check(o.store))) {
+		ret = r;
+		goto out_free;
+	}
 	if (build_reqs(&o, &reqs, &nreqs, &e) ||
 	    make_config(&o, &cfg, &e)) {
 		fprintf(stderr, "yardstick load: %s\n", e.msg);

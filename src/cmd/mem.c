@@ -222,6 +222,12 @@ static int check_outputs(struct mem_args *a, struct mem_run *m,
 	outputs_add(outs, "--json", a->json, "json", mem_write_result, m);
 	if (check_output_set(outs, "yardstick mem"))
 		return 2;
+	if (!a->no_store) {
+		int ret = save_check(a->store);
+
+		if (ret)
+			return ret;
+	}
 	a->ho.stdout_to_stderr = outputs_stdout(outs);
 	return 0;
 }

@@ -287,6 +287,8 @@ int roofline_measure(const struct roofline_args *a)
 	outputs_init(&outs);
 	add_result_outputs(&outs, a->json, NULL, NULL, NULL, &res);
 	ret = check_output_set(&outs, WHO);
+	if (!ret && !a->no_store)
+		ret = save_check(a->store);
 	if (ret)
 		goto out;
 	if (a->nrefs || a->nouts) {

@@ -400,6 +400,8 @@ int run_execute(struct run_opts *o, const struct run_hooks *h)
 	/* the outputs, checked before anything runs */
 	run_add_outputs(&rn);
 	ret = check_output_set(&rn.outs, "yardstick run");
+	if (!ret && !o->no_store)
+		ret = save_check(o->store);
 	if (ret)
 		goto out_free;
 	if (run_plan(o, &rn.jobs, &rn.njobs, &rn.err)) {

@@ -44,7 +44,14 @@ static const char run_epilog[] =
 "is locked, read-only or another user's, or SQLite or libpq cannot be\n"
 "loaded or a PostgreSQL store's server reached;\n"
 "130 interrupted (what was measured is still written and stored;\n"
-"benchmarks that never ran are left out).\n";
+"benchmarks that never ran are left out).\n"
+"\n"
+"A PostgreSQL store is checked before the first run (reached, its schema,\n"
+"the right to write): one that would refuse the result stops the command\n"
+"before anything runs. A result a store fails to keep anyway is written\n"
+"to unsaved/ beside the store file (.yardstick/unsaved/ for a server),\n"
+"and the message gives the `yardstick store copy FILE.json STORE` that\n"
+"saves it later.\n";
 
 static void push_str(char ***v, size_t *n, const char *s)
 {

@@ -1,8 +1,11 @@
 /*
  * The end of every command: its output set checked and written, and a
  * result kept in the store, for every command that produces one (run,
- * mem, load): after the files were written, so that a store that fails
- * loses nothing --json was asked for.
+ * mem, load, bench, trace, roofline): after the files were written, so
+ * that a store that fails loses nothing --json was asked for; and when
+ * the store fails, the result kept in a file (store_keep_unsaved) that
+ * `yardstick store copy` saves later. A PostgreSQL store is checked
+ * before the first run too (save_check).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,41 @@
 #include "cmd/refs.h"
 #include "store/store.h"
 #include "util/strutil.h"
+
+int save_check(const char *store)
+{
+	struct error e;
+	char *path;
+	int r = ref_store_path(store, &path, &e);
+
+	/* a store that cannot even be named (a default path refused) is
+	 * reported when saving, as before: --json still gets the result */
+	r = path ? store_check_save(path, &e) : 0;
+	free(path);
+	if (r == 0)
+		return 0;
+	fprintf(stderr, "yardstick: %s; nothing was run (the store is "
+		"checked before the runs)\n", e.msg);
+	return ref_store_exit(r);
+}
+
+/* res, which the store at path could not keep, into a file, and how to
+ * save it later. */
+static void keep_unsaved(const char *path, const struct result *res)
+{
+	char *kept, *shown = store_shown(path);
+	struct error e;
+
+	if (store_keep_unsaved(path, res, &kept, &e))
+		fprintf(stderr, "yardstick: the result could not be kept in a "
+			"file either: %s\n", e.msg);
+	else
+		fprintf(stderr, "yardstick: the result is kept in '%s'; save "
+			"it later with: yardstick store copy '%s' '%s'\n",
+			kept, kept, shown);
+	free(kept);
+	free(shown);
+}
 
 int save_result(const struct result *res, const char *store, bool quiet)
 {
@@ -33,10 +71,14 @@ int save_result(const struct result *res, const char *store, bool quiet)
 			shown);
 		free(shown);
 	}
-	free(path);
-	if (r == 0)
+	if (r == 0) {
+		free(path);
 		return 0;
+	}
 	fprintf(stderr, "yardstick: %s\n", e.msg);
+	if (path)
+		keep_unsaved(path, res);
+	free(path);
 	return ref_store_exit(r);
 }
 

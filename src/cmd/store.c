@@ -1,7 +1,9 @@
 /*
  * `yardstick store copy FROM TO`: a whole history copied between stores,
  * SQLite files and PostgreSQL URLs alike (store_copy in store/store.h has
- * the rules: idempotent by fingerprint, ids kept where free).
+ * the rules: idempotent by fingerprint, ids kept where free); or one
+ * result file (FROM ending in .json: a result a failed save kept, or any
+ * --json output) saved into TO (store_add: once, however often).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +14,9 @@
 #include "cmd/refs.h"
 #include "store/store.h"
 
-static const char *const store_usage[] = { "copy [OPTIONS] FROM TO", NULL };
+static const char *const store_usage[] = { "copy [OPTIONS] FROM TO",
+					   "copy [OPTIONS] FILE.json TO",
+					   NULL };
 
 static const char store_description[] =
 "Copy every result of the store FROM into the store TO, oldest first. A\n"
@@ -22,7 +26,15 @@ static const char store_description[] =
 "so running the copy again copies nothing twice. A copied result keeps\n"
 "its id when TO has no result with that id, else it takes TO's next id:\n"
 "each such result is listed as 'result ID copied as NEWID' (on stdout).\n"
-"The last line counts the results copied and skipped.\n";
+"The last line counts the results copied and skipped. FROM is checked\n"
+"first: a damaged FROM (SQLite's check fails, or results saved into it\n"
+"are missing: a damaged -wal) is copied as far as it can be read, and\n"
+"the damage named, with exit status 2.\n"
+"\n"
+"FROM may also be a result file, FILE.json: a result a save could not\n"
+"keep (the message then names it: .yardstick/unsaved/TIME-PID.json),\n"
+"or any --json output of a command that saves. It is saved into TO\n"
+"with TO's next id, once: a result TO holds already is skipped.\n";
 
 static const char store_epilog[] =
 "Exit status: 0 copied (or nothing to copy); 2 bad usage, no store FROM,\n"
@@ -62,6 +74,46 @@ static void renumbered(long long from, long long to, void *ctx)
 		printf("result %lld copied as %lld\n", from, to);
 }
 
+/* FROM a result file: saved into the store to, once. */
+static bool is_result_file(const char *from)
+{
+	size_t n = strlen(from);
+
+	return n > 5 && !strcmp(from + n - 5, ".json");
+}
+
+static int add_file(const char *from, const char *to)
+{
+	struct store *dst = NULL;
+	struct result r;
+	struct error e;
+	long long id = 0;
+	bool dup = false;
+	int ret;
+
+	store_set_warn(ref_store_warning);
+	/* (the reader leaves r empty on failure) */
+	if (result_read_json_raw(&r, from, true, &e)) {
+		fprintf(stderr, "yardstick store copy: %s\n", e.msg);
+		return 2;
+	}
+	ret = store_open(&dst, to, STORE_CREATE, &e);
+	if (!ret)
+		ret = store_add(dst, &r, &id, &dup, &e);
+	if (!ret && dup)
+		printf("copied 0 results from %s to %s, skipped 1 already "
+		       "there (result %lld)\n", from, store_path(dst), id);
+	else if (!ret)
+		printf("copied 1 result from %s to %s as result %lld\n", from,
+		       store_path(dst), id);
+	store_close(dst);
+	result_free(&r);
+	if (!ret)
+		return 0;
+	fprintf(stderr, "yardstick store copy: %s\n", e.msg);
+	return ref_store_exit(ret);
+}
+
 static int copy(const struct store_args *a, const char *from, const char *to)
 {
 	struct store_copy_stats st = { .on_renumber = renumbered,
@@ -76,7 +128,12 @@ static int copy(const struct store_args *a, const char *from, const char *to)
 		ret = store_open(&dst, to, STORE_CREATE, &e);
 	if (!ret)
 		ret = store_copy(src, dst, &st, &e);
-	if (src && dst)
+	if (src && dst && st.unreadable)
+		printf("copied %zu result%s from %s to %s, skipped %zu "
+		       "already there, %zu could not be read\n", st.copied,
+		       st.copied == 1 ? "" : "s", store_path(src),
+		       store_path(dst), st.skipped, st.unreadable);
+	else if (src && dst)
 		printf("copied %zu result%s from %s to %s, skipped %zu "
 		       "already there\n", st.copied, st.copied == 1 ? "" : "s",
 		       store_path(src), store_path(dst), st.skipped);
@@ -115,5 +172,7 @@ int cmd_store(int argc, char **argv)
 		      stderr);
 		return 2;
 	}
+	if (is_result_file(argv[rest.first]))
+		return add_file(argv[rest.first], argv[rest.first + 1]);
 	return copy(&a, argv[rest.first], argv[rest.first + 1]);
 }

@@ -486,6 +486,8 @@ static int trace_main(struct trace_args *a)
 	outputs_add(&outs, "--json", a->json, "json", trace_write_result,
 		    &r);
 	ret = check_output_set(&outs, "yardstick trace");
+	if (!ret && !a->no_store)
+		ret = save_check(a->store);
 	if (ret)
 		goto out;
 	a->so.stdout_to_stderr = outputs_stdout(&outs);

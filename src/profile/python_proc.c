@@ -296,6 +296,7 @@ int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 	while (!found && fgets(line, sizeof(line), fp)) {
 		unsigned long long start, end, pgoff;
 		int path_at = 0;
+		size_t path_len;
 		char *path;
 
 		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end,
@@ -306,7 +307,12 @@ int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 		/* one probe per file: its first mapping */
 		if (path[0] != '/' || !strcmp(path, last))
 			continue;
-		snprintf(last, sizeof(last), "%s", path);
+		/* a bounded copy, not snprintf: with the sanitizers' checks
+		 * at -O2, GCC takes path for NULL here and -Wformat-truncation
+		 * stops the build */
+		path_len = strnlen(path, sizeof(last) - 1);
+		memcpy(last, path, path_len);
+		last[path_len] = '\0';
 		if (is_candidate(path, exe))
 			found = probe_file(path, start, pgoff, out);
 	}

@@ -806,6 +806,9 @@ static int lite_open(struct store *s, enum store_mode mode, struct error *e)
 	}
 	if (!ret && pending)
 		ret = copy ? store_log_ingest(s, true, e) : ingest(s, mode, e);
+	/* a reader is told of results saved and lost (store_verify) */
+	if (!ret && mode == STORE_READ)
+		store_sqlite_warn_missing(s);
 	return ret;
 }
 
@@ -847,21 +850,18 @@ const struct store_backend store_sqlite_backend = {
 	.exec = lite_exec, .begin = lite_begin, .commit = lite_commit,
 	.rollback = lite_rollback, .fail = store_sqlite_fail,
 	.open = lite_open, .close = lite_close, .save = store_sqlite_save,
-	.set_busy = lite_set_busy,
+	.set_busy = lite_set_busy, .verify = store_sqlite_verify,
 };
 
-char *store_default_path(struct error *e)
+char *store_local_dir(struct error *e)
 {
-	const char *env = getenv("YARDSTICK_STORE");
 	struct gitdir g;
-	char *cwd, *path;
+	char *cwd, *dir;
 	int found;
 
-	if (env && *env)
-		return xstrdup(env);
 	cwd = getcwd(NULL, 0);
 	if (!cwd)
-		return xstrdup(STORE_DIR "/" STORE_FILE);
+		return xstrdup(STORE_DIR);
 	found = gitdir_find(cwd, &g, e);
 	if (found < 0) {
 		size_t len = e ? strlen(e->msg) : 0;
@@ -872,11 +872,25 @@ char *store_default_path(struct error *e)
 		free(cwd);
 		return NULL;
 	}
-	path = xasprintf("%s/" STORE_DIR "/" STORE_FILE,
-			 strcmp(found ? cwd : g.top, "/") ?
-			 (found ? cwd : g.top) : "");
+	dir = xasprintf("%s/" STORE_DIR, strcmp(found ? cwd : g.top, "/") ?
+			(found ? cwd : g.top) : "");
 	if (!found)
 		gitdir_free(&g);
 	free(cwd);
+	return dir;
+}
+
+char *store_default_path(struct error *e)
+{
+	const char *env = getenv("YARDSTICK_STORE");
+	char *dir, *path;
+
+	if (env && *env)
+		return xstrdup(env);
+	dir = store_local_dir(e);
+	if (!dir)
+		return NULL;
+	path = xasprintf("%s/" STORE_FILE, dir);
+	free(dir);
 	return path;
 }

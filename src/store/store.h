@@ -259,9 +259,58 @@ struct store_find_query {
 int store_find(struct store *s, const struct store_find_query *q,
 	       struct result *r, long long *id, struct error *e);
 
+/*
+ * Whether a result could be saved into the store at path now, checked
+ * before a command measures anything, so that a store that would refuse
+ * the result is found before the runs rather than after them. For a
+ * PostgreSQL store: the server reached, the schema one this yardstick
+ * knows (made when the database holds none yet), and the user allowed
+ * to write it (not a read-only session, INSERT on every table). For a
+ * file, nothing: 0. Returns 0 or -STORE_ERR_* as store_open does
+ * (READONLY when the user may not write).
+ */
+int store_check_save(const char *path, struct error *e);
+
+/*
+ * A result the store at path could not keep (store_save_to failed),
+ * written as result JSON (docs/result-format.md) to a new file in the
+ * directory unsaved/ beside the store file, or, for a PostgreSQL store,
+ * beside the local store (.yardstick/unsaved/ under the git top-level
+ * or the current directory), named by the time and the process:
+ * unsaved/20261128T111216Z-4242.json. *kept gets its path (malloc'd).
+ * `yardstick store copy FILE STORE` saves it later (store_add). Returns
+ * 0 or -STORE_ERR_* (*kept NULL).
+ */
+int store_keep_unsaved(const char *path, const struct result *r,
+		       char **kept, struct error *e);
+
+/*
+ * Save r into s unless s holds a result with its fingerprint already
+ * (then *dup is true and *id that result's id): a result read back from
+ * a file is saved once, however often it is added. Returns 0 or
+ * -STORE_ERR_*.
+ */
+int store_add(struct store *s, const struct result *r, long long *id,
+	      bool *dup, struct error *e);
+
+/*
+ * Whether s holds every result saved into it, as far as can be known:
+ * for SQLite, SQLite's quick_check (every page and row well formed) and
+ * the ids against the save log's next id (results saved and then lost
+ * with a damaged -wal show as ids missing at the top: SQLite itself
+ * drops a -wal's frames from the first damaged one without a word); for
+ * PostgreSQL, nothing (the server keeps its own). Reads the whole
+ * database: about as long as reading every result. Returns 0, or
+ * -STORE_ERR_CORRUPT with a message naming the store and the damage
+ * (the ids missing), or another -STORE_ERR_*.
+ */
+int store_verify(struct store *s, struct error *e);
+
 /* What store_copy did. */
 struct store_copy_stats {
 	size_t copied, skipped, renumbered;
+	size_t unreadable;	/* results of a damaged from that could not
+				 * be read */
 	/* told each copied result that took another id, or NULL */
 	void (*on_renumber)(long long from, long long to, void *ctx);
 	void *ctx;
@@ -274,7 +323,11 @@ struct store_copy_stats {
  * copy or another), so running it again copies nothing twice. A result
  * keeps its id when to has none with that id, else takes to's next one
  * (stats->on_renumber). Returns 0 or -STORE_ERR_*; what was copied before
- * a failure stays copied.
+ * a failure stays copied. from is checked first (store_verify): a
+ * damaged from is copied as far as it can be read (a result that cannot
+ * be read counted in stats->unreadable), and then -STORE_ERR_CORRUPT
+ * returned with store_verify's message: a copy never loses results
+ * silently.
  */
 int store_copy(struct store *from, struct store *to,
 	       struct store_copy_stats *stats, struct error *e);

@@ -281,11 +281,20 @@ static int fill_fingerprints(struct store *s, struct error *e)
 int store_copy(struct store *from, struct store *to,
 	       struct store_copy_stats *stats, struct error *e)
 {
+	struct error damage;
 	long long *ids;
 	size_t n;
-	int ret;
+	int ret, bad;
 
 	stats->copied = stats->skipped = stats->renumbered = 0;
+	stats->unreadable = 0;
+	/* a damaged source is copied as far as it can be read (a copy is
+	 * how its results are rescued), then the damage reported */
+	bad = store_verify(from, &damage);
+	if (bad && bad != -STORE_ERR_CORRUPT) {
+		*e = damage;
+		return bad;
+	}
 	ret = fill_fingerprints(to, e);
 	if (!ret)
 		ret = read_ids(from, SQ_ALL_IDS, "SELECT id FROM results "
@@ -299,6 +308,12 @@ int store_copy(struct store *from, struct store *to,
 		char fp[33];
 
 		ret = load_one(from, ids[i], &r, fp, e);
+		if (ret == -STORE_ERR_CORRUPT && bad) {
+			result_free(&r);
+			stats->unreadable++;
+			ret = 0;
+			continue;
+		}
 		if (!ret)
 			ret = to->be->save(to, &r, fp, ids[i], true, &id, &dup,
 					   e);
@@ -315,5 +330,9 @@ int store_copy(struct store *from, struct store *to,
 			stats->renumbered++;
 	}
 	free(ids);
+	if (!ret && bad) {
+		*e = damage;
+		ret = bad;
+	}
 	return ret;
 }

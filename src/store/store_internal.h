@@ -120,6 +120,11 @@ struct store_backend {
 	int (*save)(struct store *s, const struct result *r, const char *fp,
 		    long long want, bool unique, long long *id, bool *dup,
 		    struct error *e);
+	/* whether a save could go in now, beyond what open checked (the
+	 * rights to write); NULL: nothing more to check */
+	int (*check_write)(struct store *s, struct error *e);
+	/* store_verify; NULL: nothing to check */
+	int (*verify)(struct store *s, struct error *e);
 	void (*set_busy)(struct store *s, int ms);
 };
 
@@ -262,6 +267,11 @@ void store_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * through SQLite, its file's header brought up to date for that check. */
 bool store_fast_ok(const char *path);
 void store_fresh_header(struct store *s);
+/* store_verify.c: the SQLite backend's verify. */
+int store_sqlite_verify(struct store *s, struct error *e);
+/* Its cheap half, for every reader: a warning (store_warn) naming the
+ * results saved into s and missing from it. */
+void store_sqlite_warn_missing(struct store *s);
 /* store_log.c: the SQLite backend's save and save_to. */
 int store_sqlite_save(struct store *s, const struct result *r,
 		      const char *fp, long long want, bool unique,
@@ -272,6 +282,13 @@ int store_sqlite_save_to(const char *path, const struct result *r,
 /* store_path.c: the store's file and directory, before SQLite. */
 bool store_not_writable(const char *path);	/* EACCES, EROFS, EPERM */
 char *store_dir_of(const char *path);		/* malloc'd; "." without '/' */
+/* mkdir -p dir, for path (named in the message). Returns 0 or
+ * -STORE_ERR_*. */
+int store_make_dirs(const char *dir, const char *path, struct error *e);
+/* The directory of the local store, .yardstick under the git top-level
+ * directory or the current directory (store_default_path without
+ * $YARDSTICK_STORE), malloc'd; NULL with a message as it says. */
+char *store_local_dir(struct error *e);
 /* -STORE_ERR_READONLY with the reason when the file or its directory is
  * not writable; else 0. */
 int store_readonly_reason(const char *path, struct error *e);

@@ -82,6 +82,8 @@ struct log_file {
 	char *path;
 	struct log_header h;
 	bool valid;		/* h was read from a good header */
+	const char *why;	/* else why not (log_header_get), or NULL
+				 * for a log shorter than a header */
 	off_t size;
 };
 
@@ -203,8 +205,9 @@ static int log_open(struct log_file *l, const char *db, bool write,
 		return ret;
 	}
 	l->size = st.st_size;
+	l->why = NULL;
 	l->valid = pread(l->fd, head, sizeof(head), 0) == (ssize_t)sizeof(head)
-		   && !log_header_get(head, sizeof(head), &l->h);
+		   && !log_header_get(head, sizeof(head), &l->h, &l->why);
 	return 0;
 }
 
@@ -237,12 +240,13 @@ static int write_all(int fd, const unsigned char *p, size_t n, off_t at)
 	return 0;
 }
 
-/* The records part of the log: from the header's end to its end (or
- * from the start when the header is damaged), malloc'd. */
+/* The records part of the log: after the header, to the header's end
+ * (to the file's end when the header is damaged: none of its fields is
+ * trusted), malloc'd. */
 static unsigned char *read_records(struct log_file *l, size_t *len,
 				   size_t *base, struct error *e)
 {
-	size_t from = l->valid ? LOG_HEADER_SIZE : 0;
+	size_t from = LOG_HEADER_SIZE;
 	size_t to = (size_t)l->size, got = 0;
 	unsigned char *buf;
 
@@ -295,26 +299,58 @@ static int present(struct store *s, long long id, const struct result *r,
 	return rc;
 }
 
+/* The last id SQLite gave or was given (AUTOINCREMENT's sequence), of
+ * those up to LOG_ID_MAX: a result a damaged log saved with a larger id
+ * (an older yardstick did) stays, and ids go on from the others, rather
+ * than the store failing every save (SQLite's next id past INT64_MAX is
+ * SQLITE_FULL, "the disk is full"). */
+static int last_id(struct store *s, long long *id)
+{
+	struct store_st *st;
+	int rc = store_stmt(s, SQ_LOG_SEQ, "SELECT max(coalesce((SELECT seq "
+			    "FROM sqlite_sequence WHERE name = 'results' AND "
+			    "seq <= ?1), 0), coalesce((SELECT max(id) FROM "
+			    "results WHERE id <= ?1), 0))", &st);
+
+	if (rc == SQLITE_OK)
+		rc = store_bind(st, "i", LOG_ID_MAX);
+	if (rc == SQLITE_OK)
+		rc = store_step(st);
+	if (rc == SQLITE_ROW) {
+		*id = store_col_int(st, 0);
+		rc = store_reset(st);
+	}
+	return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
+}
+
 static int ingest_record(void *ctx, long long id, struct result *r)
 {
 	struct ingest *in = ctx;
-	bool found = false, same = false;
+	bool found = false, same = false, range = id >= 1 && id <= LOG_ID_MAX;
 	long long got = 0;
 	int rc = SQLITE_OK;
 
-	if (id < 1) {
-		store_warn("skipped a record of '%s' with the bad id %lld",
-			   in->log, id);
+	if (range)
+		rc = present(in->s, id, r, &found, &same);
+	if (rc != SQLITE_OK || same) {
 		result_free(r);
-		return 0;
+		return rc;
 	}
-	rc = present(in->s, id, r, &found, &same);
-	if (rc == SQLITE_OK && !same)
-		rc = store_insert(in->s, r, NULL, found ? 0 : id, &got);
-	if (rc == SQLITE_OK && found && !same)
+	/* an id taken, or out of range (a damaged header gave it): the
+	 * result is kept under the store's next id (never SQLite's own,
+	 * which a result saved with an id past INT64_MAX's reach jams) */
+	if (!range || found)
+		rc = last_id(in->s, &got);
+	if (rc == SQLITE_OK)
+		rc = store_insert(in->s, r, NULL, range && !found ? id : got + 1,
+				  &got);
+	if (rc == SQLITE_OK && found)
 		store_warn("result %lld of '%s' was saved as result %lld: "
 			   "the id %lld was taken in '%s'", id, in->log, got,
 			   id, in->s->path);
+	else if (rc == SQLITE_OK && !range)
+		store_warn("result %lld of '%s' was saved as result %lld: "
+			   "its id was out of range", id, in->log, got);
 	result_free(r);
 	return rc;
 }
@@ -347,22 +383,65 @@ static int ingest_locked(struct store *s, struct log_file *l,
 	return rc;
 }
 
-/* The last id SQLite gave or was given (AUTOINCREMENT's sequence). */
-static int last_id(struct store *s, long long *id)
+/* The whole log into a new file beside it, PATH-log.damaged-N (the
+ * first N free): the name, malloc'd, or NULL with errno set. */
+static char *copy_aside(struct log_file *l)
 {
-	struct store_st *st;
-	int rc = store_stmt(s, SQ_LOG_SEQ, "SELECT max(coalesce((SELECT seq "
-			    "FROM sqlite_sequence WHERE name = 'results'), 0),"
-			    " coalesce((SELECT max(id) FROM results), 0))",
-			    &st);
+	unsigned char *buf = xmalloc((size_t)l->size + 1);
+	char *name = NULL;
+	struct stat st;
+	ssize_t got = pread(l->fd, buf, (size_t)l->size, 0);
+	int fd = -1, err = got == l->size ? 0 : got < 0 ? errno : EIO;
 
-	if (rc == SQLITE_OK)
-		rc = store_step(st);
-	if (rc == SQLITE_ROW) {
-		*id = store_col_int(st, 0);
-		rc = store_reset(st);
+	for (int n = 1; !err && fd < 0 && n <= 1000; n++) {
+		free(name);
+		name = xasprintf("%s.damaged-%d", l->path, n);
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+			  O_NOFOLLOW, fstat(l->fd, &st) ? 0600 :
+			  st.st_mode & 0666);
+		err = fd < 0 && errno != EEXIST ? errno : 0;
 	}
-	return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
+	if (!err && fd < 0)
+		err = EEXIST;
+	if (!err)
+		err = write_all(fd, buf, (size_t)l->size, 0);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	if (err) {
+		if (fd >= 0)
+			unlink(name);
+		free(name);
+		errno = err;
+		return NULL;
+	}
+	return name;
+}
+
+/*
+ * A log whose header is damaged (any field out of its range: the next id,
+ * the end, the count), once its records that check are in the store: set
+ * aside for whoever wants to look at it (copied, so that a saver waiting
+ * for the lock of this file still appends to the log), and said where.
+ * The caller then empties the log under a good header: saves go on, ids
+ * from the store's.
+ */
+static void set_aside(struct log_file *l)
+{
+	const char *why = l->why ? l->why : "shorter than its header";
+	char *name = copy_aside(l);
+
+	if (name)
+		store_warn("the save log '%s' was damaged (%s): the results "
+			   "it held that check were moved into the store, and "
+			   "it was set aside as '%s'; saves go on", l->path,
+			   why, name);
+	else
+		store_warn("the save log '%s' was damaged (%s): the results "
+			   "it held that check were moved into the store; it "
+			   "could not be set aside (%s) and is started again",
+			   l->path, why, strerror(errno));
+	free(name);
 }
 
 /* The log emptied after its records were committed: its header keeps the
@@ -434,6 +513,13 @@ int store_log_ingest(struct store *s, bool copy, struct error *e)
 		rc = store_commit(s);
 	if (rc != SQLITE_OK)
 		return fail(s, &l, rc, e);
+	if (!copy && !l.valid)
+		set_aside(&l);
+	else if (!l.valid)
+		store_warn("the save log '%s' is damaged (%s): the results it "
+			   "holds that check are shown; a command that may "
+			   "write the store sets it aside", l.path,
+			   l.why ? l.why : "shorter than its header");
 	if (!copy)
 		empty_log(&l, last + 1);
 	log_close(&l);
@@ -445,14 +531,16 @@ int store_sqlite_save(struct store *s, const struct result *r,
 		      long long *id, bool *dup, struct error *e)
 {
 	struct log_file l;
-	struct log_header h;
+	struct log_header h = { 0 }, old = { 0 };
 	long long last = 0, rid = 0, next = 0;
+	bool damaged;
 	int ret, rc;
 
 	*dup = false;
 	ret = log_open(&l, s->path, true, true, s->busy_ms, e);
 	if (ret)
 		return ret;
+	damaged = !l.valid && l.size > 0;
 	rc = begin_ingest(s, &l, l.size > LOG_HEADER_SIZE || !l.valid, &last,
 			  e);
 	/* the next id: the header's or SQLite's, whichever is larger (a
@@ -462,17 +550,28 @@ int store_sqlite_save(struct store *s, const struct result *r,
 	if (rc == SQLITE_OK)
 		rc = store_insert_unique(s, r, fp, want, next, unique, &rid,
 					 dup);
+	/* set aside before its header is written over (the commit that
+	 * keeps its records follows) */
+	if (rc == SQLITE_OK && damaged)
+		set_aside(&l);
 	if (rc == SQLITE_OK) {
 		/* the header written before the commit: should the commit
 		 * not follow, an id is skipped, never given twice */
 		h = l.valid ? l.h : (struct log_header){ 0, 0,
 							  LOG_HEADER_SIZE };
+		old = h;
 		h.next_id = !*dup && rid >= next ? rid + 1 : next;
 		if (put_header(&l, &h, e))
 			rc = -1;
 	}
 	if (rc == SQLITE_OK)
 		rc = store_commit(s);
+	/* a commit that failed skips no id after all: the header as it
+	 * was (store_verify counts an id the header gave and the store
+	 * lacks as a result lost) */
+	if (rc != SQLITE_OK && rc != -1 && l.valid && old.next_id > 0 &&
+	    old.next_id < h.next_id)
+		(void)put_header(&l, &old, NULL);
 	if (rc != SQLITE_OK)
 		return fail(s, &l, rc, e);
 	empty_log(&l, h.next_id);

@@ -13,7 +13,8 @@
  *   record:            u32 magic "YSR1", u32 length of the payload,
  *                      i64 id, u32 crc, payload
  *
- * next_id is the id the next save takes; end is where the records end:
+ * next_id is the id the next save takes (1 to LOG_ID_MAX); end is where
+ * the records end (records is 0 exactly when end is the header's size):
  * bytes past it are an append that never finished (a writer killed before
  * it updated the header) and are written over by the next one. The crc
  * (CRC-32 of the payload, then the length and id fields) finds a record
@@ -32,6 +33,13 @@
 #define LOG_FRAME_SIZE 20
 /* The largest payload a record may have. */
 #define LOG_RECORD_MAX ((size_t)1 << 30)
+/* The largest id a log may give: 2^53, the largest integer a JSON reader
+ * (a double) keeps exact; far beyond any real store, and far enough from
+ * INT64_MAX that no id arithmetic overflows. */
+#define LOG_ID_MAX ((long long)1 << 53)
+/* The largest end a header may give (the log is kept under 4 MiB past
+ * its bound, store_log.c; a record is at most LOG_RECORD_MAX). */
+#define LOG_END_MAX ((unsigned long long)1 << 40)
 
 struct log_header {
 	unsigned records;	/* records before end */
@@ -41,9 +49,11 @@ struct log_header {
 
 void log_header_put(unsigned char buf[LOG_HEADER_SIZE],
 		    const struct log_header *h);
-/* 0, or -1 when buf is no log header of this version. */
+/* 0, or -1 when buf is no log header of this version or one of its
+ * fields is out of its range or inconsistent with another (a damaged
+ * header): *why (when why is not NULL) then says which, else NULL. */
 int log_header_get(const unsigned char *buf, size_t len,
-		   struct log_header *h);
+		   struct log_header *h, const char **why);
 
 /*
  * r as a framed record (frame and payload) in a malloc'd buffer of *len

@@ -74,17 +74,38 @@ void log_header_put(unsigned char buf[LOG_HEADER_SIZE],
 }
 
 int log_header_get(const unsigned char *buf, size_t len,
-		   struct log_header *h)
+		   struct log_header *h, const char **why)
 {
-	if (len < LOG_HEADER_SIZE || memcmp(buf, LOG_MAGIC, 8) ||
-	    get32(buf + 8) != LOG_VERSION)
-		return -1;
+	unsigned long long span;
+	const char *bad = NULL;
+
+	if (len < LOG_HEADER_SIZE || memcmp(buf, LOG_MAGIC, 8))
+		bad = "no log header";
+	else if (get32(buf + 8) != LOG_VERSION)
+		bad = "an unknown version";
+	if (bad)
+		goto out;
 	h->records = get32(buf + 12);
 	h->next_id = (long long)get64(buf + 16);
 	h->end = get64(buf + 24);
-	if (h->next_id < 1 || h->end < LOG_HEADER_SIZE)
-		return -1;
-	return 0;
+	span = h->end - LOG_HEADER_SIZE;
+	/* every field against the format: an id a save may take, an end
+	 * after the header, and as many records as the bytes before end
+	 * can hold (each at least a frame, at most a frame and
+	 * LOG_RECORD_MAX) */
+	if (h->next_id < 1 || h->next_id > LOG_ID_MAX)
+		bad = "the next id is out of range";
+	else if (h->end < LOG_HEADER_SIZE || h->end > LOG_END_MAX)
+		bad = "the end of the records is out of range";
+	else if ((h->records == 0) != (span == 0) ||
+		 h->records > span / LOG_FRAME_SIZE ||
+		 (h->records &&
+		  span / h->records > LOG_FRAME_SIZE + LOG_RECORD_MAX))
+		bad = "the record count does not match the end";
+out:
+	if (why)
+		*why = bad;
+	return bad ? -1 : 0;
 }
 
 /* ---- encoding ---- */

@@ -62,8 +62,7 @@ int store_readonly_reason(const char *path, struct error *e)
 	return ret;
 }
 
-/* mkdir -p dir. Returns 0 or -STORE_ERR_*. */
-static int make_dirs(const char *dir, const char *path, struct error *e)
+int store_make_dirs(const char *dir, const char *path, struct error *e)
 {
 	char *d = xstrdup(dir);
 	int ret = 0;
@@ -218,7 +217,7 @@ int store_prepare_path(const char *path, enum store_mode mode,
 		return -STORE_ERR_NOTFOUND;
 	}
 	dir = store_dir_of(path);
-	ret = make_dirs(dir, path, e);
+	ret = store_make_dirs(dir, path, e);
 	free(dir);
 	return ret ? ret : check_safe(path, e);
 }

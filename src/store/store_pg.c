@@ -848,6 +848,33 @@ static int pg_save(struct store *s, const struct result *r, const char *fp,
 	return ret;
 }
 
+/*
+ * Whether a save could go in now (store_check_save): the session may
+ * write (not a standby, no default_transaction_read_only) and the user
+ * may insert into every table a save writes. The answer is the reason
+ * it may not, or NULL. pg_open connected and checked the schema.
+ */
+static int pg_check_write(struct store *s, struct error *e)
+{
+	char *why = NULL;
+	int rc = query_one(s, "SELECT CASE WHEN current_setting("
+		"'transaction_read_only') = 'on' THEN 'the server takes no "
+		"writes (a read-only session or a standby)' ELSE (SELECT "
+		"'no right to insert into ' || string_agg(t, ', ') FROM "
+		"unnest(ARRAY['results', 'settings', 'benchmarks', "
+		"'arguments', 'parameters', 'exit_codes', 'unsupported', "
+		"'warnings', 'metrics', 'run_values']) AS t WHERE NOT "
+		"has_table_privilege(t, 'INSERT')) END", &why);
+
+	if (rc != SQLITE_OK)
+		return pg_fail(s, rc, e);
+	if (!why)
+		return 0;
+	error_set(e, "cannot write to '%s': %s", s->path, why);
+	free(why);
+	return -STORE_ERR_READONLY;
+}
+
 const struct store_backend store_pg_backend = {
 	.name = "PostgreSQL",
 	.prepare = pg_prepare, .finalize = pg_finalize, .reset = pg_reset,
@@ -858,5 +885,5 @@ const struct store_backend store_pg_backend = {
 	.col_null = pg_col_null, .exec = pg_exec, .begin = pg_begin,
 	.commit = pg_commit, .rollback = pg_rollback, .fail = pg_fail,
 	.open = pg_open, .close = pg_close, .save = pg_save,
-	.set_busy = pg_set_busy,
+	.set_busy = pg_set_busy, .check_write = pg_check_write,
 };

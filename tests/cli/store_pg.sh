@@ -194,11 +194,79 @@ check_7() {
 t "an unreachable host: exit 3 naming host and port, within the connect timeout" check_7
 
 check_8() {
-	expect_exit 3 "$YS" run -q --runs 2 --warmup 0 --store "postgresql://postgres@/x?host=$T/nosock" --json "$T/ns.json" -- "$YSFIX" exit 0 &&
+	expect_exit 3 "$YS" run -q --runs 2 --warmup 0 --store "postgresql://postgres@/x?host=$T/nosock" --json "$T/ns.json" -- sh -c "touch '$T/ns.ran'" &&
 	has "$T/stderr" "socket '$T/nosock/.s.PGSQL.5432'" &&
-	python3 -c "import json; json.load(open(\"$T/ns.json\"))"
+	has "$T/stderr" "nothing was run (the store is checked before the runs)" &&
+	[ ! -e "$T/ns.ran" ] && [ ! -e "$T/ns.json" ]
 }
-t "no server on the socket: exit 3 naming it; run still writes its JSON" check_8
+t "no server on the socket: exit 3 naming it, before the program runs" check_8
+
+# Issue 25 case 18: a store that would refuse the result is found before
+# the first run, by every command that saves: a wrong password (pwuser,
+# made by the password check above) and a user who may only read. The
+# program never runs (it would make a file).
+prechecked() {
+	bad="postgresql://pwuser:wrong@/pw?host=$PGSOCK" &&
+	pg_sql postgres "CREATE ROLE reader LOGIN" &&
+	pg_sql store.db "GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader" &&
+	ro="postgresql://reader@/store.db?host=$PGSOCK" || return 1
+	for u in "$bad" "$ro"; do
+		for cmd in run mem trace bench; do
+			expect_exit 3 "$YS" $cmd --store "$u" -- sh -c "touch '$T/pre.ran'" &&
+			has "$T/stderr" "nothing was run (the store is checked before the runs)" &&
+			[ ! -e "$T/pre.ran" ] || { echo "$cmd --store $u"; return 1; }
+		done
+		expect_exit 3 "$YS" load --store "$u" -n 5 "http://127.0.0.1:9/" &&
+		has "$T/stderr" "nothing was run" &&
+		expect_exit 3 "$YS" roofline --measure --store "$u" &&
+		has "$T/stderr" "nothing was run" || { echo "load/roofline --store $u"; return 1; }
+	done
+	"$YS" run --store "$bad" -- true 2>"$T/pre.err"; has "$T/pre.err" "password authentication failed" &&
+	"$YS" run --store "$ro" -- true 2>"$T/pre.err"; has "$T/pre.err" "cannot write to 'postgresql://reader@/store.db?host=$PGSOCK': no right to insert into results, settings"
+}
+t "a wrong password, a read-only user: every saving command fails before running" prechecked
+
+# The server stopped while the program runs (the program stops it): the
+# result is kept in .yardstick/unsaved/, the message says where and the
+# command that saves it; with the server back, that command saves it,
+# once, and it reads back identical.
+stopped_midway() (
+	cd "$T" && pg_createdb mid && MU=$(pg_url mid) || exit 1
+	if [ "$(id -u)" -eq 0 ]; then as="runuser -u postgres --"; else as=; fi
+	cat > "$T/stopper.sh" <<STOP
+[ -e "$T/stopped" ] && exit 0
+touch "$T/stopped"
+$as "$PGBIN/pg_ctl" -D "$PGDIR/data" -m fast -w stop >/dev/null
+STOP
+	expect_exit 3 "$YS" run --runs 3 --warmup 0 --store "$MU" -n mid -- sh "$T/stopper.sh" &&
+	[ -e "$T/stopped" ] &&
+	has "$T/stderr" "the result is kept in '$T/.yardstick/unsaved/" &&
+	kept=$(sed -n "s/.*the result is kept in '\([^']*\)'.*/\1/p" "$T/stderr") &&
+	has "$T/stderr" "save it later with: yardstick store copy '$kept' '$MU'" &&
+	(cd / && pg_as "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w \
+		-o "-k $PGDIR -c listen_addresses= -c fsync=off -c max_connections=120" \
+		start >/dev/null) &&
+	"$YS" store copy "$kept" "$MU" > "$T/mid.out" &&
+	has "$T/mid.out" "copied 1 result from $kept to $MU as result 1" &&
+	"$YS" store copy "$kept" "$MU" > "$T/mid.out" &&
+	has "$T/mid.out" "skipped 1 already there (result 1)" &&
+	[ "$(count mid)" = 1 ] &&
+	pg_sql mid "SELECT b.name, m.name, v.run, v.value FROM results r JOIN benchmarks b ON b.result_id = r.id JOIN metrics m ON m.benchmark_id = b.id JOIN run_values v ON v.metric_id = m.id WHERE r.id = 1 ORDER BY b.pos, m.pos, v.run" > "$T/mid.dump" &&
+	python3 - "$kept" "$T/mid.dump" <<'PY'
+import json, sys
+k = json.load(open(sys.argv[1]))["benchmarks"][0]
+got = {}
+for line in open(sys.argv[2]).read().split("\n"):
+    if line:
+        b, m, run, v = line.split("|")
+        assert b == k["name"] == "mid", (b, k["name"])
+        got.setdefault(m, []).append(None if v == "" else float(v))
+want = {m: x["values"] for m, x in k["metrics"].items()}
+assert len(want["wall_time"]) == 3, want
+assert got == want, (got, want)
+PY
+)
+t "the server stopped mid-run: the result kept on disk, saved later, identical" stopped_midway
 
 check_9() {
 	expect_exit 2 "$YS" history --store "postgresql://u@h/db?nosuchparam=1" && has "$T/stderr" "bad store URL"
@@ -264,8 +332,8 @@ check_15() {
 	pg_as "$PGBIN/pg_ctl" -D "$PGDIR/data" -m fast -w stop >/dev/null &&
 	expect_exit 3 "$YS" run -q --runs 2 --warmup 0 -n gone --json "$T/gone.json" -- "$YSFIX" exit 0 &&
 	has "$T/stderr" "cannot connect to the PostgreSQL store" && has "$T/stderr" "$PGSOCK" &&
-	python3 -c "import json; json.load(open(\"$T/gone.json\"))"
+	has "$T/stderr" "nothing was run" && [ ! -e "$T/gone.json" ]
 }
-t "the server stopped: exit 3 naming the socket, the JSON written" check_15
+t "the server stopped: exit 3 naming the socket, before anything runs" check_15
 
 finish

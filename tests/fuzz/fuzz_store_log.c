@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct log_header h;
 	unsigned char *rec;
 
-	if (!log_header_get(data, size, &h))
+	if (!log_header_get(data, size, &h, NULL))
 		walk(data + LOG_HEADER_SIZE, size - LOG_HEADER_SIZE,
 		     LOG_HEADER_SIZE);
 	else

@@ -490,7 +490,9 @@ static int privileged_nnp(const char *path)
 static void test_exec_privileged(void **state)
 {
 	char dir[] = "/tmp/ys-priv-XXXXXX";
-	char prog[64], script[64], body[128];
+	/* body holds "cp YSFIX prog" whatever the length of the build's
+	 * path (a longer one than 128 bytes was cut short) */
+	char prog[64], script[64], body[sizeof("cp  ") + sizeof(YSFIX) + 64];
 	struct error e;
 	FILE *fp;
 

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "store/store_log.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
 
@@ -1534,6 +1535,184 @@ static void test_log_damage(void **state)
 	assert_int_equal(nwarnings, 0);
 }
 
+/* Write the little-endian n-byte v at off of file path. */
+static void put_le(const char *path, off_t off, unsigned long long v,
+		   size_t n)
+{
+	unsigned char b[8];
+	int fd = open(path, O_WRONLY);
+
+	assert_true(n <= sizeof(b));
+	for (size_t i = 0; i < n; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, b, n, off), (ssize_t)n);
+	close(fd);
+}
+
+/* One damage of the log's header: a field (its offset and width) and
+ * the value written there. */
+struct hdr_damage {
+	off_t off;
+	size_t width;
+	unsigned long long value;
+	const char *why;	/* what the warning says */
+};
+
+/*
+ * Issue 25 case 16, as a class: every field of the log's header damaged,
+ * each to values out of its range or inconsistent with another (the next
+ * id 0, negative, INT64_MAX, past 2^53; the end inside the header, past
+ * any log; a count the end cannot hold; another version or magic). Each
+ * time: the save after the damage takes the store's next id (never the
+ * damaged one), the log is set aside with the damaged header as it was
+ * (the warning says where), the records in it that check are kept under
+ * their ids, and the saves after it go on (the old store: "saved as
+ * result 9223372036854775807", then "the disk is full" for ever).
+ */
+static void test_log_header(void **state)
+{
+	static const struct hdr_damage cases[] = {
+		{ 16, 8, 0, "next id" },
+		{ 16, 8, (unsigned long long)-1, "next id" },
+		{ 16, 8, 0x7fffffffffffffffULL, "next id" },
+		{ 16, 8, ((unsigned long long)1 << 53) + 1, "next id" },
+		{ 16, 8, 0x8000000000000000ULL, "next id" },
+		{ 24, 8, 0, "end" },
+		{ 24, 8, 31, "end" },
+		{ 24, 8, (unsigned long long)1 << 62, "end" },
+		{ 24, 8, 33, "record count" },
+		{ 12, 4, 0, "record count" },
+		{ 12, 4, 0xffffffffULL, "record count" },
+		{ 12, 4, 1000, "record count" },
+		{ 8, 4, 2, "version" },
+		{ 0, 1, 'X', "no log header" },
+	};
+	static const long long want[] = { 7, 6, 5, 4, 3, 2, 1 };
+	struct result t;
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const struct hdr_damage *c = &cases[k];
+		char name[64], *log, *aside;
+		unsigned char head[32], got[32];
+		struct store *s;
+		struct error e;
+		int fd;
+
+		snprintf(name, sizeof(name), "hdr%zu.db", k);
+		log = xasprintf("%s-log", tmp_path(name));
+		aside = xasprintf("%s.damaged-1", log);
+		for (int i = 1; i <= 5; i++) {
+			build_tagged(&t, i, NULL, NULL);
+			assert_int_equal(save_to(tmp_path(name), &t), i);
+			result_free(&t);
+			if (i == 3) {	/* 1-3 in the database, 4-5 logged */
+				assert_int_equal(store_open(&s, tmp_path(name),
+						 STORE_WRITE, &e), 0);
+				store_close(s);
+			}
+		}
+		assert_int_equal(log_u32(log, 12), 2);
+		put_le(log, c->off, c->value, c->width);
+		fd = open(log, O_RDONLY);
+		assert_int_equal(pread(fd, head, 32, 0), 32);
+		close(fd);
+
+		clear_warnings();
+		store_set_warn(keep_warning);
+		build_tagged(&t, 6, NULL, NULL);
+		assert_int_equal(save_to(tmp_path(name), &t), 6);
+		result_free(&t);
+		store_set_warn(NULL);
+		if (!strstr(warnings, "damaged") || !strstr(warnings, c->why) ||
+		    !strstr(warnings, aside))
+			fail_msg("case %zu: %s", k, warnings);
+		/* set aside as it was */
+		fd = open(aside, O_RDONLY);
+		assert_true(fd >= 0);
+		assert_int_equal(pread(fd, got, 32, 0), 32);
+		close(fd);
+		assert_memory_equal(got, head, 32);
+		/* and the store goes on: the next save appends again */
+		build_tagged(&t, 7, NULL, NULL);
+		assert_int_equal(save_to(tmp_path(name), &t), 7);
+		result_free(&t);
+		assert_int_equal(log_u32(log, 12), 1);
+		assert_ids(tmp_path(name), want, 7);
+		free(log);
+		free(aside);
+	}
+}
+
+/*
+ * A store an older yardstick jammed: a result saved under the id
+ * INT64_MAX (AUTOINCREMENT's sequence at its end, where SQLite's next id
+ * is "the disk is full") and a logged record with an id out of range.
+ * Both results are kept; the saves go on from the ids below 2^53.
+ */
+static void test_log_jammed(void **state)
+{
+	const char *path = tmp_path("jam.db"), *log = tmp_path("jam.db-log");
+	static const long long want[] = { 7, 6, 5, 4, 3, 2, 1 };
+	struct result t;
+	struct store *s;
+	struct error e;
+	long long id = 0;
+	off_t rec;
+
+	for (int i = 1; i <= 2; i++) {
+		build_tagged(&t, i, NULL, NULL);
+		assert_int_equal(save_to(path, &t), i);
+		result_free(&t);
+	}
+	rec = size_of(log);
+	raw_exec(path, "UPDATE sqlite_sequence SET seq = 9223372036854775807 "
+		 "WHERE name = 'results'");
+	/* record 3, logged under an id out of range: its id and crc */
+	build_tagged(&t, 3, NULL, NULL);
+	assert_int_equal(save_to(path, &t), 3);
+	result_free(&t);
+	{
+		size_t len = (size_t)(size_of(log) - rec);
+		unsigned char *b = malloc(len);
+		int fd = open(log, O_RDWR);
+
+		assert_int_equal(pread(fd, b, len, rec), (ssize_t)len);
+		log_record_frame(b, len);
+		log_record_set_id(b, 9223372036854775807LL);
+		assert_int_equal(pwrite(fd, b, len, rec), (ssize_t)len);
+		close(fd);
+		free(b);
+	}
+	clear_warnings();
+	store_set_warn(keep_warning);
+	for (int i = 4; i <= 5; i++) {
+		build_tagged(&t, i, NULL, NULL);
+		assert_int_equal(save_to(path, &t), i);
+		result_free(&t);
+	}
+	{
+		long long got[8];
+
+		size_t k = history_ids(path, got, 8);
+		if (k != 5)
+			fail_msg("%zu ids, first %lld; %s", k, got[0], warnings);
+	}
+	store_set_warn(NULL);
+	if (!strstr(warnings, "out of range"))
+		fail_msg("%s", warnings);
+	/* saves go on: appended, and through SQLite */
+	build_tagged(&t, 6, NULL, NULL);
+	assert_int_equal(save_to(path, &t), 6);
+	assert_int_equal(store_open(&s, path, STORE_WRITE, &e), 0);
+	if (store_save(s, &t, &id, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(id, 7);
+	store_close(s);
+	result_free(&t);
+	assert_ids(path, want, 7);
+}
+
 /*
  * A saver killed (SIGKILL) wherever it is, in the middle of an append
  * too: every save that returned is in the store, under the id it said,
@@ -2091,6 +2270,8 @@ int main(void)
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_log_save),
 		cmocka_unit_test(test_log_damage),
+		cmocka_unit_test(test_log_header),
+		cmocka_unit_test(test_log_jammed),
 		cmocka_unit_test(test_log_killed),
 		cmocka_unit_test(test_log_concurrent),
 		cmocka_unit_test(test_log_bound),
