@@ -10,9 +10,10 @@
  * branch.
  *
  * What is counted: an allocation is a malloc, calloc, aligned or
- * reallocating call that asks for memory (its size in bytes; realloc: the
- * new size) or a C++ operator new; a free is a free or operator delete
- * of a non-NULL pointer, or a realloc to size 0. Allocations made by
+ * reallocating call, or a C++ operator new, that succeeded (its size in
+ * bytes; realloc: the new size); a call that failed (NULL, or an error
+ * from posix_memalign) counts nothing. A free is a free or operator
+ * delete of a non-NULL pointer, or a realloc to size 0 that freed. Allocations made by
  * threads the body starts itself are not counted; an operator new that
  * throws leaves the rest of its timed region uncounted.
  */
@@ -83,58 +84,76 @@ __attribute__((constructor(101))) static void alloc_init(void)
 	resolve();
 }
 
-static inline void count_alloc(size_t n)
+/* Count an allocation of n bytes that succeeded (p non-NULL) on the
+ * calling thread's counter, when it has one. A failed call counts
+ * nothing: it allocated nothing, and its size (SIZE_MAX, say) would wrap
+ * the byte counter. */
+static inline void *counted(struct lib_alloc_count *c, void *p, size_t n)
 {
-	struct lib_alloc_count *c = lib_alloc_slot;
-
-	if (__builtin_expect(c != NULL, 0)) {
+	if (p) {
 		c->allocs++;
 		c->bytes += n;
 	}
+	return p;
 }
 
-static inline void count_free(void)
+/* The slow start: the next allocator not found yet (dlsym may allocate
+ * itself; the arena serves it). */
+static void *malloc_first(size_t n)
+{
+	resolve();
+	return next_malloc ? next_malloc(n) : boot_alloc(n);
+}
+
+/*
+ * Each entry point: outside a timed region (no counter) one thread-local
+ * load, a branch and a tail call to the next allocator; inside one, the
+ * call and its result counted when it succeeded.
+ */
+void *malloc(size_t n)
 {
 	struct lib_alloc_count *c = lib_alloc_slot;
 
+	if (__builtin_expect(!next_malloc, 0))
+		return c ? counted(c, malloc_first(n), n) : malloc_first(n);
 	if (__builtin_expect(c != NULL, 0))
-		c->frees++;
+		return counted(c, next_malloc(n), n);
+	return next_malloc(n);
 }
 
-void *malloc(size_t n)
+static void *calloc_first(size_t k, size_t n)
 {
-	count_alloc(n);
-	if (__builtin_expect(!next_malloc, 0)) {
-		resolve();
-		if (!next_malloc)
-			return boot_alloc(n);
-	}
-	return next_malloc(n);
+	resolve();
+	/* the arena is static storage: zeroed */
+	return next_calloc ? next_calloc(k, n) : boot_alloc(k * n);
 }
 
 void *calloc(size_t k, size_t n)
 {
+	struct lib_alloc_count *c = lib_alloc_slot;
 	size_t total;
 
 	if (__builtin_mul_overflow(k, n, &total)) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	count_alloc(total);
-	if (__builtin_expect(!next_calloc, 0)) {
-		resolve();
-		if (!next_calloc)
-			return boot_alloc(total);	/* static: zeroed */
-	}
+	if (__builtin_expect(!next_calloc, 0))
+		return c ? counted(c, calloc_first(k, n), total)
+			 : calloc_first(k, n);
+	if (__builtin_expect(c != NULL, 0))
+		return counted(c, next_calloc(k, n), total);
 	return next_calloc(k, n);
 }
 
 void free(void *p)
 {
+	struct lib_alloc_count *c = lib_alloc_slot;
+
 	if (!p)
 		return;
-	count_free();
-	if (in_boot(p))
+	if (__builtin_expect(c != NULL, 0))
+		c->frees++;
+	if (__builtin_expect(in_boot(p), 0))
 		return;
 	if (__builtin_expect(!next_free, 0))
 		resolve();
@@ -142,25 +161,38 @@ void free(void *p)
 		next_free(p);
 }
 
+/* A block of the arena moved out (its size is not kept: copy what the
+ * arena holds after it). */
+static void *realloc_boot(void *p, size_t n)
+{
+	void *q = malloc(n);
+	size_t avail = (size_t)(boot + sizeof(boot) - (char *)p);
+
+	if (q)
+		memcpy(q, p, n < avail ? n : avail);
+	return q;
+}
+
+/* realloc to size 0 frees the block (glibc returns NULL); to another size
+ * it is an allocation of the new size when it succeeds; when it fails
+ * the block stays and nothing is counted. */
 void *realloc(void *p, size_t n)
 {
-	if (p && in_boot(p)) {
-		/* from the arena: move it out (its size is not kept: copy
-		 * what the arena can hold after it) */
-		void *q = malloc(n);
-		size_t avail = (size_t)(boot + sizeof(boot) - (char *)p);
+	struct lib_alloc_count *c = lib_alloc_slot;
+	void *q;
 
-		if (q)
-			memcpy(q, p, n < avail ? n : avail);
-		return q;
-	}
-	if (p && n == 0)
-		count_free();
-	else
-		count_alloc(n);
+	if (p && in_boot(p))
+		return realloc_boot(p, n);
 	if (__builtin_expect(!next_realloc, 0))
 		resolve();
-	return next_realloc(p, n);
+	if (__builtin_expect(c == NULL, 1))
+		return next_realloc(p, n);
+	q = next_realloc(p, n);
+	if (p && n == 0 && !q)
+		c->frees++;
+	else
+		counted(c, q, n);
+	return q;
 }
 
 void *reallocarray(void *p, size_t k, size_t n)
@@ -176,41 +208,58 @@ void *reallocarray(void *p, size_t k, size_t n)
 
 void *memalign(size_t align, size_t n)
 {
-	count_alloc(n);
+	struct lib_alloc_count *c = lib_alloc_slot;
+
 	if (__builtin_expect(!next_memalign, 0))
 		resolve();
+	if (__builtin_expect(c != NULL, 0))
+		return counted(c, next_memalign(align, n), n);
 	return next_memalign(align, n);
 }
 
 int posix_memalign(void **out, size_t align, size_t n)
 {
-	count_alloc(n);
+	struct lib_alloc_count *c = lib_alloc_slot;
+	int rc;
+
 	if (__builtin_expect(!next_posix_memalign, 0))
 		resolve();
-	return next_posix_memalign(out, align, n);
+	rc = next_posix_memalign(out, align, n);
+	if (__builtin_expect(c != NULL, 0) && rc == 0)
+		counted(c, *out, n);
+	return rc;
 }
 
 void *aligned_alloc(size_t align, size_t n)
 {
-	count_alloc(n);
+	struct lib_alloc_count *c = lib_alloc_slot;
+
 	if (__builtin_expect(!next_aligned_alloc, 0))
 		resolve();
+	if (__builtin_expect(c != NULL, 0))
+		return counted(c, next_aligned_alloc(align, n), n);
 	return next_aligned_alloc(align, n);
 }
 
 void *valloc(size_t n)
 {
-	count_alloc(n);
+	struct lib_alloc_count *c = lib_alloc_slot;
+
 	if (__builtin_expect(!next_valloc, 0))
 		resolve();
+	if (__builtin_expect(c != NULL, 0))
+		return counted(c, next_valloc(n), n);
 	return next_valloc(n);
 }
 
 void *pvalloc(size_t n)
 {
-	count_alloc(n);
+	struct lib_alloc_count *c = lib_alloc_slot;
+
 	if (__builtin_expect(!next_pvalloc, 0))
 		resolve();
+	if (__builtin_expect(c != NULL, 0))
+		return counted(c, next_pvalloc(n), n);
 	return next_pvalloc(n);
 }
 
@@ -234,14 +283,12 @@ void *pvalloc(size_t n)
 			*(void **)&next_##sym = dlsym(RTLD_NEXT, #sym);     \
 		if (!next_##sym) /* no C++ runtime after us */              \
 			return malloc(n);                                   \
-		if (c) {                                                    \
-			c->allocs++;                                        \
-			c->bytes += n;                                      \
-			lib_alloc_slot = NULL;                              \
-		}                                                           \
+		if (!c)                                                     \
+			return next_##sym args;                             \
+		lib_alloc_slot = NULL;                                      \
 		p = next_##sym args;                                        \
 		lib_alloc_slot = c;                                         \
-		return p;                                                   \
+		return counted(c, p, n);                                    \
 	}
 
 #define DELETE_FN(sym, params, args)                                        \

@@ -180,6 +180,15 @@ void lib_run_free(struct lib_run *rn);
 
 /* ---- report.c, gbench.c ---- */
 
+/* An epoch this fraction of the target or shorter cannot be timed (with
+ * the target at 1000 x the clock's resolution: 10 resolutions, a 10%
+ * error): the body took no measurable time. */
+#define LIB_SHORT_FRACTION 0.01
+
+/* Whether the median of in's epochs is too short to time: it then has a
+ * warning, and no rates (neither in the result nor in the table). */
+bool lib_too_short(const struct lib_run *rn, const struct lib_inst *in);
+
 /* The result v1 of a run (kind "bench"), summarized. */
 void lib_result(const struct lib_run *rn, struct result *r);
 void lib_print_table(const struct lib_run *rn, const struct result *r,

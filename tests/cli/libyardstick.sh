@@ -339,6 +339,58 @@ assert f[0]['metric'] == 'time_per_op' and abs(f[0]['coefficient'] / cal - 1) <=
 }
 t "a dependent chain: time linear in its length (slope within 3% of the step, intercept within 3% of the shortest)" retry linear
 
+# ---- issue 25: hostile input (tests/lib/hostile.c) ----
+H=${YSB_HOSTILE:?}
+
+too_short() {
+	"$H" --filter '^tiny$' --epochs 5 --json "$T/tiny.json" \
+		--gbench-json "$T/tiny.g.json" >"$T/tiny.out" 2>"$T/tiny.err" ||
+		{ cat "$T/tiny.err"; return 1; }
+	py "b = bench(load('$T/tiny.json'), 'tiny')
+m = b['metrics']
+assert 'time_per_op' in m
+for k in ['items_per_second', 'bytes_per_second']:
+    assert k not in m, (k, m[k])
+assert any('too short to time' in w and 'no rate' in w for w in b['warnings']), b['warnings']
+g = load('$T/tiny.g.json')
+for e in g['benchmarks']:
+    assert 'items_per_second' not in e and 'bytes_per_second' not in e, e" &&
+	has "$T/tiny.err" "warning: 'tiny': the body took no measurable time" &&
+	! grep -q '/s' "$T/tiny.out" && ! grep -Eq ' [0-9.]+ [kMGTP] ' "$T/tiny.out"
+}
+t "an empty body with declared work: too short to time, no rate (result, table, gbench), a warning" too_short
+
+huge_work() {
+	"$H" --filter '^huge$' --epochs 3 --json "$T/huge.json" \
+		>/dev/null 2>"$T/huge.err" || { cat "$T/huge.err"; return 1; }
+	py "b = bench(load('$T/huge.json'), 'huge')
+m = b['metrics']
+assert 'bytes_per_second' not in m, m['bytes_per_second']
+assert m['items_per_second']['median'] > 0
+assert any('ys_set_bytes(1e+308) overflows the rate' in w for w in b['warnings']), b['warnings']" &&
+	has "$T/huge.err" "warning: 'huge': ys_set_bytes(1e+308) overflows the rate: bytes_per_second left out"
+}
+t "declared work whose rate overflows a double: left out with a warning naming the benchmark" huge_work
+
+alloc_fail() {
+	# a sanitizer's allocator must return NULL too, not stop the program
+	ASAN_OPTIONS=${ASAN_OPTIONS:-}:allocator_may_return_null=1 \
+	"$H" --filter '^allocfail$' --epochs 5 --json "$T/af.json" \
+		>/dev/null 2>"$T/af.err" || { cat "$T/af.err"; return 1; }
+	py "m = bench(load('$T/af.json'), 'allocfail')['metrics']
+assert m['allocs_per_op']['values'] == [1] * 5, m['allocs_per_op']
+assert m['alloc_bytes_per_op']['values'] == [16] * 5, m['alloc_bytes_per_op']
+assert m['frees_per_op']['values'] == [1] * 5, m['frees_per_op']"
+}
+t "failed allocations (every entry point: too large, bad alignment, overflowing products) count nothing" alloc_fail
+
+thread_fail() {
+	expect_exit 1 "$H" --filter '^tfail' --epochs 3 &&
+	has "$T/stderr" "warning: 'tfail [threads=2]': failed: thread 1 gave up" &&
+	has "$T/stderr" "warning: 'tfail [threads=3]': failed: thread 1 gave up"
+}
+t "a thread benchmark's failure names the benchmark (also when every benchmark failed alike)" thread_fail
+
 # keep-alive and clobber, by gcc and clang at -O2 and -O3
 for built in ${YSB_BUILT:-}; do
 	kind=${built%%:*}
