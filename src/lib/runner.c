@@ -116,11 +116,16 @@ const char *ys_param(const ys_state *s, const char *name)
 	param_die(s, name, "has no parameter");
 }
 
+/* An integer as written, exactly (a double holds integers exactly only
+ * up to 2^53); else a whole number in another form ("1e3", "64.0"). */
 long long ys_param_int(const ys_state *s, const char *name)
 {
 	const char *v = ys_param(s, name);
+	long n;
 	double d;
 
+	if (!parse_long(v, &n))
+		return n;
 	if (parse_double(v, &d) || d != floor(d) || fabs(d) > 9.2e18)
 		param_die(s, name, "needs an integer for parameter");
 	return (long long)d;

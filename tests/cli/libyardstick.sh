@@ -384,6 +384,35 @@ assert m['frees_per_op']['values'] == [1] * 5, m['frees_per_op']"
 }
 t "failed allocations (every entry point: too large, bad alignment, overflowing products) count nothing" alloc_fail
 
+big_params() {
+	"$H" --list >"$T/hl" || return 1
+	for k in 9007199254740993 9007199254740994 9007199254740995; do
+		for j in 9223372036854775806 -9223372036854775808; do
+			grep -qxF "big [k=$k, j=$j]" "$T/hl" ||
+				{ echo "no 'big [k=$k, j=$j]'"; cat "$T/hl"; return 1; }
+		done
+	done
+	# the body fails unless ys_param_int gives back the spec's integer
+	"$H" --filter '^big' --epochs 1 --json "$T/big.json" >/dev/null 2>&1 &&
+	py "d = load('$T/big.json')
+ks = sorted(int(b['parameters']['k']) for b in d['benchmarks'])
+assert ks == sorted([2**53 + 1, 2**53 + 2, 2**53 + 3] * 2), ks
+assert all(b['name'].startswith('big [k=') and '#' not in b['name'] for b in d['benchmarks'])"
+}
+t "parameters above 2^53: exact from the spec to the name and ys_param_int" big_params
+
+collide() {
+	"$H" --list >"$T/hl2" && grep -qxF 'a [k=1]' "$T/hl2" &&
+	grep -qxF 'a [k=1] #2' "$T/hl2" &&
+	"$H" --filter '^a ' --epochs 3 --json "$T/col.json" >/dev/null 2>&1 &&
+	"$YS" compare --json "$T/colc.json" "$T/col.json" "$T/col.json" \
+		>/dev/null 2>&1 &&
+	py "d = load('$T/colc.json')
+names = sorted(c['benchmark'] for c in d['comparisons'] if c['metric'] == 'time_per_op')
+assert names == ['a [k=1]', 'a [k=1] #2'], names"
+}
+t "a name that equals another once its parameters are added is made unique (and compare tells them apart)" collide
+
 thread_fail() {
 	expect_exit 1 "$H" --filter '^tfail' --epochs 3 &&
 	has "$T/stderr" "warning: 'tfail [threads=2]': failed: thread 1 gave up" &&
