@@ -56,7 +56,7 @@ static void *boot_alloc(size_t n)
 
 static bool in_boot(const void *p)
 {
-	return (const char *)p >= boot && (const char *)p < boot + sizeof(boot);
+	return (uintptr_t)p - (uintptr_t)boot < sizeof(boot);
 }
 
 static void resolve(void)
@@ -105,6 +105,16 @@ static void *malloc_first(size_t n)
 	return next_malloc ? next_malloc(n) : boot_alloc(n);
 }
 
+/* malloc inside a timed region, or before the next malloc is known: out
+ * of line, so that the common path stays a load, two tests and a jump. */
+static __attribute__((noinline)) void *malloc_slow(struct lib_alloc_count *c,
+						   size_t n)
+{
+	void *p = next_malloc ? next_malloc(n) : malloc_first(n);
+
+	return c ? counted(c, p, n) : p;
+}
+
 /*
  * Each entry point: outside a timed region (no counter) one thread-local
  * load, a branch and a tail call to the next allocator; inside one, the
@@ -113,12 +123,11 @@ static void *malloc_first(size_t n)
 void *malloc(size_t n)
 {
 	struct lib_alloc_count *c = lib_alloc_slot;
+	void *(*next)(size_t) = next_malloc;
 
-	if (__builtin_expect(!next_malloc, 0))
-		return c ? counted(c, malloc_first(n), n) : malloc_first(n);
-	if (__builtin_expect(c != NULL, 0))
-		return counted(c, next_malloc(n), n);
-	return next_malloc(n);
+	if (__builtin_expect(!c && next, 1))
+		return next(n);
+	return malloc_slow(c, n);
 }
 
 static void *calloc_first(size_t k, size_t n)
@@ -128,21 +137,29 @@ static void *calloc_first(size_t k, size_t n)
 	return next_calloc ? next_calloc(k, n) : boot_alloc(k * n);
 }
 
-void *calloc(size_t k, size_t n)
+static __attribute__((noinline)) void *calloc_slow(struct lib_alloc_count *c,
+						   size_t k, size_t n)
 {
-	struct lib_alloc_count *c = lib_alloc_slot;
 	size_t total;
+	void *p;
 
 	if (__builtin_mul_overflow(k, n, &total)) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (__builtin_expect(!next_calloc, 0))
-		return c ? counted(c, calloc_first(k, n), total)
-			 : calloc_first(k, n);
-	if (__builtin_expect(c != NULL, 0))
-		return counted(c, next_calloc(k, n), total);
-	return next_calloc(k, n);
+	p = next_calloc ? next_calloc(k, n) : calloc_first(k, n);
+	return c ? counted(c, p, total) : p;
+}
+
+/* (the next calloc checks k x n for overflow itself) */
+void *calloc(size_t k, size_t n)
+{
+	struct lib_alloc_count *c = lib_alloc_slot;
+	void *(*next)(size_t, size_t) = next_calloc;
+
+	if (__builtin_expect(!c && next, 1))
+		return next(k, n);
+	return calloc_slow(c, k, n);
 }
 
 void free(void *p)

@@ -153,6 +153,7 @@ struct lib_opts {
 	const char *json, *gbench_json;
 	bool tsc;
 	bool no_counters;
+	bool no_alloc_count;	/* allocations not counted */
 	unsigned long long seed;
 	char **argv;
 	int argc;
@@ -167,7 +168,8 @@ struct lib_run {
 				 * body: reported, not subtracted */
 	double ev_overhead[LIB_MAX_EVENTS];
 	double epoch_target;	/* seconds */
-	bool alloc_works;
+	bool alloc_works;	/* counted: asked for, and this library's
+				 * malloc is the program's */
 	double wall;		/* seconds for the whole run */
 };
 

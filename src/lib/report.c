@@ -320,7 +320,8 @@ void lib_result(const struct lib_run *rn, struct result *r)
 	result_set_num(r, "epochs", o->epochs);
 	result_set_num(r, "min_time", o->min_time);
 	result_set_str(r, "allocations", rn->alloc_works ? "counted"
-							 : "not counted");
+					 : o->no_alloc_count ? "off"
+							     : "not counted");
 	result_set_num(r, "seed", (double)o->seed);
 	result_set_num(r, "bootstrap_resamples", RESAMPLES);
 	result_set_num(r, "alpha", ANALYZE_ALPHA);
