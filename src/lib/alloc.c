@@ -6,8 +6,9 @@
  * the next definition (the C library's, or another allocator's), found
  * with dlsym(RTLD_NEXT). A program linked with libyardstick calls these:
  * the executable and its libraries come before the C library in symbol
- * lookup. Outside a timed region the cost is one thread-local load and a
- * branch.
+ * lookup. Outside a timed region (and with --no-alloc-count) a call costs
+ * a thread-local load, two tests and a jump to the next allocator: keep
+ * that path free of the counting (malloc_slow and co. are out of line).
  *
  * What is counted: an allocation is a malloc, calloc, aligned or
  * reallocating call, or a C++ operator new, that succeeded (its size in
