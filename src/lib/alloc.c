@@ -29,10 +29,17 @@
 __thread struct lib_alloc_count *lib_alloc_slot
 	__attribute__((tls_model("initial-exec")));
 
-static void *(*next_malloc)(size_t);
-static void *(*next_calloc)(size_t, size_t);
-static void *(*next_realloc)(void *, size_t);
-static void (*next_free)(void *);
+/* malloc, calloc, realloc and free start at a function of this file
+ * that finds the next one (so that their common path tests nothing else)
+ * and then call that one directly. */
+static void *malloc_first(size_t n);
+static void *calloc_first(size_t k, size_t n);
+static void *realloc_first(void *p, size_t n);
+static void free_first(void *p);
+static void *(*next_malloc)(size_t) = malloc_first;
+static void *(*next_calloc)(size_t, size_t) = calloc_first;
+static void *(*next_realloc)(void *, size_t) = realloc_first;
+static void (*next_free)(void *) = free_first;
 static void *(*next_memalign)(size_t, size_t);
 static int (*next_posix_memalign)(void **, size_t, size_t);
 static void *(*next_aligned_alloc)(size_t, size_t);
@@ -62,13 +69,21 @@ static bool in_boot(const void *p)
 
 static void resolve(void)
 {
+	void *f;
+
 	if (resolving)
 		return;
 	resolving = 1;
-	next_calloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "calloc");
-	next_malloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
-	next_realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
-	next_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+	/* a symbol not found leaves the first function in place: the arena
+	 * serves it */
+	if ((f = dlsym(RTLD_NEXT, "calloc")))
+		next_calloc = (void *(*)(size_t, size_t))f;
+	if ((f = dlsym(RTLD_NEXT, "malloc")))
+		next_malloc = (void *(*)(size_t))f;
+	if ((f = dlsym(RTLD_NEXT, "realloc")))
+		next_realloc = (void *(*)(void *, size_t))f;
+	if ((f = dlsym(RTLD_NEXT, "free")))
+		next_free = (void (*)(void *))f;
 	next_memalign = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT,
 							 "memalign");
 	next_posix_memalign = (int (*)(void **, size_t, size_t))
@@ -98,85 +113,24 @@ static inline void *counted(struct lib_alloc_count *c, void *p, size_t n)
 	return p;
 }
 
-/* The slow start: the next allocator not found yet (dlsym may allocate
- * itself; the arena serves it). */
+/* The first calls: find the next allocator (dlsym may allocate itself:
+ * the arena serves it, and whatever comes while it is not found). */
 static void *malloc_first(size_t n)
 {
 	resolve();
-	return next_malloc ? next_malloc(n) : boot_alloc(n);
-}
-
-/* malloc inside a timed region, or before the next malloc is known: out
- * of line, so that the common path stays a load, two tests and a jump. */
-static __attribute__((noinline)) void *malloc_slow(struct lib_alloc_count *c,
-						   size_t n)
-{
-	void *p = next_malloc ? next_malloc(n) : malloc_first(n);
-
-	return c ? counted(c, p, n) : p;
-}
-
-/*
- * Each entry point: outside a timed region (no counter) one thread-local
- * load, a branch and a tail call to the next allocator; inside one, the
- * call and its result counted when it succeeded.
- */
-void *malloc(size_t n)
-{
-	struct lib_alloc_count *c = lib_alloc_slot;
-	void *(*next)(size_t) = next_malloc;
-
-	if (__builtin_expect(!c && next, 1))
-		return next(n);
-	return malloc_slow(c, n);
+	return next_malloc != malloc_first ? next_malloc(n) : boot_alloc(n);
 }
 
 static void *calloc_first(size_t k, size_t n)
 {
-	resolve();
-	/* the arena is static storage: zeroed */
-	return next_calloc ? next_calloc(k, n) : boot_alloc(k * n);
-}
-
-static __attribute__((noinline)) void *calloc_slow(struct lib_alloc_count *c,
-						   size_t k, size_t n)
-{
 	size_t total;
-	void *p;
 
-	if (__builtin_mul_overflow(k, n, &total)) {
-		errno = ENOMEM;
+	resolve();
+	if (next_calloc != calloc_first)
+		return next_calloc(k, n);
+	if (__builtin_mul_overflow(k, n, &total))
 		return NULL;
-	}
-	p = next_calloc ? next_calloc(k, n) : calloc_first(k, n);
-	return c ? counted(c, p, total) : p;
-}
-
-/* (the next calloc checks k x n for overflow itself) */
-void *calloc(size_t k, size_t n)
-{
-	struct lib_alloc_count *c = lib_alloc_slot;
-	void *(*next)(size_t, size_t) = next_calloc;
-
-	if (__builtin_expect(!c && next, 1))
-		return next(k, n);
-	return calloc_slow(c, k, n);
-}
-
-void free(void *p)
-{
-	struct lib_alloc_count *c = lib_alloc_slot;
-
-	if (!p)
-		return;
-	if (__builtin_expect(c != NULL, 0))
-		c->frees++;
-	if (__builtin_expect(in_boot(p), 0))
-		return;
-	if (__builtin_expect(!next_free, 0))
-		resolve();
-	if (next_free)
-		next_free(p);
+	return boot_alloc(total);	/* static storage: zeroed */
 }
 
 /* A block of the arena moved out (its size is not kept: copy what the
@@ -186,31 +140,113 @@ static void *realloc_boot(void *p, size_t n)
 	void *q = malloc(n);
 	size_t avail = (size_t)(boot + sizeof(boot) - (char *)p);
 
-	if (q)
+	if (q && p)
 		memcpy(q, p, n < avail ? n : avail);
 	return q;
+}
+
+static void *realloc_first(void *p, size_t n)
+{
+	resolve();
+	if (next_realloc != realloc_first)
+		return next_realloc(p, n);
+	return realloc_boot(p, n);
+}
+
+static void free_first(void *p)
+{
+	resolve();
+	if (next_free != free_first)
+		next_free(p);
+}
+
+/*
+ * Each entry point: outside a timed region (no counter) one thread-local
+ * load, a test and a jump to the next allocator; inside one (out of
+ * line, so that the common path stays that), the call, and its result
+ * counted when it succeeded.
+ */
+static __attribute__((noinline)) void *malloc_slow(struct lib_alloc_count *c,
+						   size_t n)
+{
+	return counted(c, next_malloc(n), n);
+}
+
+void *malloc(size_t n)
+{
+	struct lib_alloc_count *c = lib_alloc_slot;
+
+	if (__builtin_expect(c == NULL, 1))
+		return next_malloc(n);
+	return malloc_slow(c, n);
+}
+
+static __attribute__((noinline)) void *calloc_slow(struct lib_alloc_count *c,
+						   size_t k, size_t n)
+{
+	size_t total;
+
+	if (__builtin_mul_overflow(k, n, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return counted(c, next_calloc(k, n), total);
+}
+
+/* (the next calloc checks k x n for overflow itself) */
+void *calloc(size_t k, size_t n)
+{
+	struct lib_alloc_count *c = lib_alloc_slot;
+
+	if (__builtin_expect(c == NULL, 1))
+		return next_calloc(k, n);
+	return calloc_slow(c, k, n);
+}
+
+static __attribute__((noinline)) void free_slow(struct lib_alloc_count *c,
+						void *p)
+{
+	if (c && p)
+		c->frees++;
+	if (!in_boot(p))
+		next_free(p);
+}
+
+void free(void *p)
+{
+	struct lib_alloc_count *c = lib_alloc_slot;
+
+	if (__builtin_expect(c == NULL && !in_boot(p), 1))
+		next_free(p);
+	else
+		free_slow(c, p);
 }
 
 /* realloc to size 0 frees the block (glibc returns NULL); to another size
  * it is an allocation of the new size when it succeeds; when it fails
  * the block stays and nothing is counted. */
-void *realloc(void *p, size_t n)
+static __attribute__((noinline)) void *realloc_slow(struct lib_alloc_count *c,
+						    void *p, size_t n)
 {
-	struct lib_alloc_count *c = lib_alloc_slot;
 	void *q;
 
 	if (p && in_boot(p))
 		return realloc_boot(p, n);
-	if (__builtin_expect(!next_realloc, 0))
-		resolve();
-	if (__builtin_expect(c == NULL, 1))
-		return next_realloc(p, n);
 	q = next_realloc(p, n);
-	if (p && n == 0 && !q)
+	if (c && p && n == 0 && !q)
 		c->frees++;
-	else
+	else if (c)
 		counted(c, q, n);
 	return q;
+}
+
+void *realloc(void *p, size_t n)
+{
+	struct lib_alloc_count *c = lib_alloc_slot;
+
+	if (__builtin_expect(c == NULL && !in_boot(p), 1))
+		return next_realloc(p, n);
+	return realloc_slow(c, p, n);
 }
 
 void *reallocarray(void *p, size_t k, size_t n)

@@ -424,6 +424,19 @@ assert names == ['a [k=1]', 'a [k=1] #2'], names"
 }
 t "a name that equals another once its parameters are added is made unique (and compare tells them apart)" collide
 
+no_alloc_count() {
+	"$P" --filter '^alloc3$' --epochs 3 --no-alloc-count \
+		--json "$T/nac.json" >/dev/null 2>&1 &&
+	py "d = load('$T/nac.json')
+assert d['settings']['allocations'] == 'off', d['settings']
+b = bench(d, 'alloc3')
+for k in ['allocs_per_op', 'alloc_bytes_per_op', 'frees_per_op']:
+    assert k in b['unsupported'] and k not in b['metrics'], (k, b)" &&
+	expect_exit 2 "$P" --no-alloc-count=yes &&
+	has "$T/stderr" "--no-alloc-count takes no value"
+}
+t "--no-alloc-count: the allocation metrics unsupported, the setting 'off'" no_alloc_count
+
 thread_fail() {
 	expect_exit 1 "$H" --filter '^tfail' --epochs 3 &&
 	has "$T/stderr" "warning: 'tfail [threads=2]': failed: thread 1 gave up" &&
