@@ -7,7 +7,8 @@
  *                     busy machine spoils few), printed "kernel
  *                     seconds-per-iteration";
  *                     linked with or without libyardstick (its malloc
- *                     then interposed, outside any timed region)
+ *                     then interposed, outside any timed region); with
+ *                     arguments "KERNEL N", KERNEL N times, untimed
  *   -DHARNESS_GBENCH  Google Benchmark (benchmark::DoNotOptimize)
  *   -DHARNESS_YS      libyardstick (YS_LOOP; run with and without
  *                     --no-alloc-count)
@@ -19,6 +20,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -101,12 +103,23 @@ static void run(const char *name, void (*fn)())
 	printf("%s %.6e\n", name, v[100]);
 }
 
-int main()
+/* "KERNEL N": run KERNEL N times, untimed (for an instruction count
+ * under valgrind); no argument: time each kernel */
+int main(int argc, char **argv)
 {
-	run("malloc24", k_malloc24);
-	run("umap", k_umap);
-	run("map", k_map);
-	run("vec", k_vec);
+	static const struct {
+		const char *name;
+		void (*fn)();
+	} kernels[] = { { "malloc24", k_malloc24 }, { "umap", k_umap },
+			{ "map", k_map }, { "vec", k_vec } };
+
+	for (const auto &k : kernels) {
+		if (argc == 3 && !strcmp(argv[1], k.name))
+			for (long i = atol(argv[2]); i > 0; i--)
+				k.fn();
+		else if (argc != 3)
+			run(k.name, k.fn);
+	}
 	return 0;
 }
 #elif defined(HARNESS_GBENCH)

@@ -10,9 +10,13 @@
 #   ys            libyardstick, allocations counted (the default)
 #   ys-off        libyardstick --no-alloc-count
 # ROUNDS rounds, the programs' order rotating; per kernel the median over
-# the rounds of each one's estimate and its ratio to native.
+# the rounds of each one's estimate and its ratio to native. Then, as
+# times on a busy machine spread more than the differences sought, the
+# instructions per iteration of native and native+lib, counted by
+# valgrind (callgrind: runs of N and 2N iterations, the difference / N),
+# which no other process disturbs.
 #   bench/alloc_count_cost.sh [build] [ROUNDS]
-# Needs libbenchmark-dev and g++ (scripts/deps.sh bench).
+# Needs libbenchmark-dev, g++ and valgrind (scripts/deps.sh bench).
 set -eu
 build=${1:-build}
 rounds=${2:-7}
@@ -24,6 +28,8 @@ build=$(cd "$build" && pwd)
 	{ echo "no $build/libyardstick.so: build first (make)" >&2; exit 2; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+command -v valgrind >/dev/null ||
+	{ echo "valgrind is missing (scripts/deps.sh bench)" >&2; exit 2; }
 cxx="g++ -O2 -I$src/include"
 lib="-L$build -Wl,-rpath,$build -Wl,--no-as-needed -lyardstick"
 $cxx -DHARNESS_NATIVE -o "$dir/native" "$src/bench/alloc_cost.cc"
@@ -78,8 +84,28 @@ for what, agg in (("median", statistics.median), ("minimum", min)):
               "".join(f"{med[t] / med['native']:14.3f}" for t, _ in tools[1:]))
     print()
 print("per round, ys / native and ys-off / native (their spread):")
+
 for k in kernels:
     a = sorted(e[k] / n[k] for e, n in zip(runs["ys"], runs["native"]))
     b = sorted(e[k] / n[k] for e, n in zip(runs["ys-off"], runs["native"]))
     print(f"  {k:<9} ys {a[0]:.3f}..{a[-1]:.3f}   ys-off {b[0]:.3f}..{b[-1]:.3f}")
 PY
+
+echo
+echo "instructions per iteration (valgrind --tool=callgrind, runs of N and 2N)"
+printf '%-9s %12s %12s %10s\n' kernel native native+lib lib/native
+for k in malloc24:200000 umap:200 map:200 vec:2000; do
+	name=${k%%:*}
+	n=${k#*:}
+	ir() {
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 |
+			sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+	}
+	a1=$(ir "$dir/native" "$name" "$n")
+	a2=$(ir "$dir/native" "$name" $((2 * n)))
+	b1=$(ir "$dir/native_lib" "$name" "$n")
+	b2=$(ir "$dir/native_lib" "$name" $((2 * n)))
+	python3 -c "
+a = ($a2 - $a1) / $n; b = ($b2 - $b1) / $n
+print('%-9s %12.1f %12.1f %10.3f' % ('$name', a, b, b / a))"
+done
