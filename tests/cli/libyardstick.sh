@@ -454,6 +454,8 @@ for built in ${YSB_BUILT:-}; do
 	exe=${rest#*:}
 	if [ "$kind" = cpp ]; then
 		cpp_check() {
+			# a failed nothrow new: NULL from a sanitizer's too
+			ASAN_OPTIONS=${ASAN_OPTIONS:-}:allocator_may_return_null=1 \
 			"$1" --json "$T/cpp.json" >/dev/null 2>&1 &&
 			py "d = load('$T/cpp.json')
 v = bench(d, 'cpp_vector')['metrics']
@@ -461,9 +463,13 @@ assert v['allocs_per_op']['median'] == 2, v['allocs_per_op']
 assert v['alloc_bytes_per_op']['median'] == 24 + 4096, v['alloc_bytes_per_op']
 assert v['frees_per_op']['median'] == 2, v['frees_per_op']
 s = [b for b in d['benchmarks'] if b['name'] == 'cpp_string [n=256]'][0]
-assert 'bytes_per_second' in s['metrics']"
+assert 'bytes_per_second' in s['metrics']
+f = bench(d, 'cpp_newfail')['metrics']
+assert f['allocs_per_op']['median'] == 1, f['allocs_per_op']
+assert f['alloc_bytes_per_op']['median'] == 4, f['alloc_bytes_per_op']
+assert f['frees_per_op']['median'] == 1, f['frees_per_op']"
 		}
-		t "a C++ caller ($cc $opt, -pedantic): registration, ys_main, operator new counted" cpp_check "$exe"
+		t "a C++ caller ($cc $opt, -pedantic): registration, ys_main, operator new counted, a failed nothrow new not" cpp_check "$exe"
 		continue
 	fi
 	keep_check() {
