@@ -323,47 +323,70 @@ void *pvalloc(size_t n)
  * runtime or another allocator may replace them, and then they would not
  * reach ours. Each is counted here and forwarded to the next definition;
  * while it runs, the thread's counter is off, so that the malloc it makes
- * is not counted twice.
+ * is not counted twice. Outside a timed region each is a thread-local
+ * load, a test and a jump (the counting is out of line, slow_*).
  */
 #define NEW_FN(sym, params, args)                                           \
-	static void *(*next_##sym) params;                                  \
-	void *sym params;                                                   \
-	void *sym params                                                    \
+	static void *first_##sym params;                                    \
+	static void *(*next_##sym) params = first_##sym;                    \
+	static void *first_##sym params                                     \
+	{                                                                   \
+		void *f = dlsym(RTLD_NEXT, #sym);                           \
+									    \
+		if (!f) /* no C++ runtime after us */                       \
+			return malloc(n);                                   \
+		*(void **)&next_##sym = f;                                  \
+		return next_##sym args;                                     \
+	}                                                                   \
+	static __attribute__((noinline)) void *slow_##sym params            \
 	{                                                                   \
 		struct lib_alloc_count *c = lib_alloc_slot;                 \
 		void *p;                                                    \
 									    \
-		if (__builtin_expect(!next_##sym, 0))                       \
-			*(void **)&next_##sym = dlsym(RTLD_NEXT, #sym);     \
-		if (!next_##sym) /* no C++ runtime after us */              \
-			return malloc(n);                                   \
-		if (!c)                                                     \
-			return next_##sym args;                             \
 		lib_alloc_slot = NULL;                                      \
 		p = next_##sym args;                                        \
 		lib_alloc_slot = c;                                         \
 		return counted(c, p, n);                                    \
+	}                                                                   \
+	void *sym params;                                                   \
+	void *sym params                                                    \
+	{                                                                   \
+		if (__builtin_expect(lib_alloc_slot == NULL, 1))            \
+			return next_##sym args;                             \
+		return slow_##sym args;                                     \
 	}
 
 #define DELETE_FN(sym, params, args)                                        \
-	static void (*next_##sym) params;                                   \
-	void sym params;                                                    \
-	void sym params                                                     \
+	static void first_##sym params;                                     \
+	static void (*next_##sym) params = first_##sym;                     \
+	static void first_##sym params                                      \
 	{                                                                   \
-		struct lib_alloc_count *c = lib_alloc_slot;                 \
+		void *f = dlsym(RTLD_NEXT, #sym);                           \
 									    \
-		if (__builtin_expect(!next_##sym, 0))                       \
-			*(void **)&next_##sym = dlsym(RTLD_NEXT, #sym);     \
-		if (!next_##sym) {                                          \
+		if (!f) {                                                   \
 			free(p);                                            \
 			return;                                             \
 		}                                                           \
-		if (c && p) {                                               \
+		*(void **)&next_##sym = f;                                  \
+		next_##sym args;                                            \
+	}                                                                   \
+	static __attribute__((noinline)) void slow_##sym params             \
+	{                                                                   \
+		struct lib_alloc_count *c = lib_alloc_slot;                 \
+									    \
+		if (p)                                                      \
 			c->frees++;                                         \
-			lib_alloc_slot = NULL;                              \
-		}                                                           \
+		lib_alloc_slot = NULL;                                      \
 		next_##sym args;                                            \
 		lib_alloc_slot = c;                                         \
+	}                                                                   \
+	void sym params;                                                    \
+	void sym params                                                     \
+	{                                                                   \
+		if (__builtin_expect(lib_alloc_slot == NULL, 1))            \
+			next_##sym args;                                    \
+		else                                                        \
+			slow_##sym args;                                    \
 	}
 
 /* new, new[]; nothrow; aligned; aligned nothrow */
