@@ -259,6 +259,7 @@ static void add_fits(const struct lib_run *rn, struct result *r)
 
 		for (size_t s = 0; s < reg->nscans; s++) {
 			size_t k = 0;
+			bool short_one = false;
 			char *name;
 
 			if (!reg->scans[s].numeric || reg->scans[s].n < 3 ||
@@ -272,6 +273,9 @@ static void add_fits(const struct lib_run *rn, struct result *r)
 			for (size_t m = i; m < rn->ninsts; m++) {
 				if (!same_but(&rn->insts[i], &rn->insts[m], s))
 					continue;
+				/* no fit through times too short to tell */
+				if (lib_too_short(rn, &rn->insts[m]))
+					short_one = true;
 				idx[k] = m;
 				parse_double(rn->insts[m].values[s], &xs[k]);
 				k++;
@@ -288,7 +292,7 @@ static void add_fits(const struct lib_run *rn, struct result *r)
 				free(name);
 				name = next;
 			}
-			if (k >= 3)
+			if (k >= 3 && !short_one)
 				analyze_fit(r, name, reg->scans[s].name,
 					    "time_per_op", idx, xs, k);
 			free(name);
