@@ -36,6 +36,8 @@ static const char usage[] =
 "  --clock CLOCK       monotonic (default: CLOCK_MONOTONIC, the vDSO) or\n"
 "                      tsc (rdtscp; only where the TSC is invariant)\n"
 "  --no-counters       no perf counters (task-clock, cycles ...)\n"
+"  --no-alloc-count    do not count allocations in the timed regions\n"
+"                      (allocs_per_op ...: unsupported)\n"
 "  --seed N            of the iteration jitter and the bootstrap\n"
 "                      (default 1)\n"
 "  -h, --help          this help\n"
@@ -100,14 +102,17 @@ static int parse_args(int argc, char **argv, struct lib_opts *o)
 			return bad(argv, "'%s': not an option (see --help)%s",
 				   a, "");
 		name = eq ? xstrndup(a, eq - a) : xstrdup(a);
-		if (!strcmp(name, "--list") || !strcmp(name, "--no-counters")) {
+		if (!strcmp(name, "--list") || !strcmp(name, "--no-counters") ||
+		    !strcmp(name, "--no-alloc-count")) {
 			if (eq)
 				ret = bad(argv, "%s takes no value%s", name,
 					  "");
 			else if (!strcmp(name, "--list"))
 				o->list = true;
-			else
+			else if (!strcmp(name, "--no-counters"))
 				o->no_counters = true;
+			else
+				o->no_alloc_count = true;
 			free(name);
 			if (ret)
 				return ret;

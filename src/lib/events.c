@@ -123,9 +123,15 @@ void lib_events_close(struct lib_events *ev)
 		}
 }
 
+/* The events are read one at a time (one read() each), in an order that
+ * nests them around the timed region: before it the last first, after it
+ * the first first. The first (task-clock) then spans the region and one
+ * read() on each side only, as close to the wall clock's span as it can
+ * be (it is gbench's cpu_time). */
 void lib_events_read(struct lib_events *ev, bool after)
 {
-	for (size_t i = 0; i < ncounted; i++) {
+	for (size_t k = 0; k < ncounted; k++) {
+		size_t i = after ? k : ncounted - 1 - k;
 		uint64_t *v = after ? ev->after[i] : ev->before[i];
 
 		if (ev->fd[i] < 0 ||

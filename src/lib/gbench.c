@@ -18,6 +18,7 @@
 
 #include "lib/lib_internal.h"
 #include "result/metrics.h"
+#include "stats/stats.h"
 #include "util/json_emit.h"
 #include "util/strutil.h"
 
@@ -142,6 +143,28 @@ static void aggregates(json_t *list, const struct benchmark *b,
 	}
 }
 
+/*
+ * cpu_time per epoch: the task clock (tc), but for one thread never more
+ * than the real time: a thread cannot run longer than the time that
+ * passed, and where the task clock says so it is the clocks' error (they
+ * are read at different points, a read() apart, each read costing a
+ * varying time). With threads, the threads' mean, unchanged. Its values
+ * and summary are the caller's to free (values).
+ */
+static struct metric cpu_times(const struct metric *t,
+			       const struct metric *tc, int threads)
+{
+	struct metric cpu = { 0 };
+
+	cpu.n = t->n;
+	cpu.values = xcalloc(t->n + 1, sizeof(double));
+	for (size_t k = 0; k < t->n; k++)
+		cpu.values[k] = threads == 1 && tc->values[k] > t->values[k]
+					? t->values[k] : tc->values[k];
+	stats_summarize(cpu.values, cpu.n, NULL, 0, &cpu.summary);
+	return cpu;
+}
+
 int lib_write_gbench(const struct lib_run *rn, const struct result *r,
 		     const char *path, struct error *e)
 {
@@ -155,6 +178,7 @@ int lib_write_gbench(const struct lib_run *rn, const struct result *r,
 		const struct metric *it = benchmark_find_metric(b, METRIC_ITERATIONS);
 		const struct metric *tc = benchmark_find_metric(b, "task_clock");
 		int threads = rn->insts[i].threads;
+		struct metric cpu;
 
 		if (rn->insts[i].failed) {
 			/* as Google Benchmark reports a SkipWithError */
@@ -174,6 +198,7 @@ int lib_write_gbench(const struct lib_run *rn, const struct result *r,
 			continue;
 		if (!tc || !metric_has_summary(tc) || tc->n != t->n)
 			tc = t;
+		cpu = cpu_times(t, tc, threads);
 		for (size_t k = 0; k < t->n; k++) {
 			json_t *o = entry(b, i, "iteration", t->n);
 
@@ -182,7 +207,7 @@ int lib_write_gbench(const struct lib_run *rn, const struct result *r,
 			put(o, "threads", json_must(json_integer(threads)));
 			put(o, "iterations", json_must(json_integer(
 				(json_int_t)it->values[k])));
-			times(o, t->values[k], tc->values[k]);
+			times(o, t->values[k], cpu.values[k]);
 			for (size_t c = 0; c < b->nmetrics; c++) {
 				const struct metric *m = &b->metrics[c];
 
@@ -192,7 +217,8 @@ int lib_write_gbench(const struct lib_run *rn, const struct result *r,
 			if (json_array_append_new(list, o))
 				json_oom();
 		}
-		aggregates(list, b, i, threads, t, tc);
+		aggregates(list, b, i, threads, t, &cpu);
+		free(cpu.values);
 	}
 	put(root, "benchmarks", list);
 	return json_write_file(root, path, e);

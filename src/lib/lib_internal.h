@@ -153,6 +153,7 @@ struct lib_opts {
 	const char *json, *gbench_json;
 	bool tsc;
 	bool no_counters;
+	bool no_alloc_count;	/* allocations not counted */
 	unsigned long long seed;
 	char **argv;
 	int argc;
@@ -167,7 +168,8 @@ struct lib_run {
 				 * body: reported, not subtracted */
 	double ev_overhead[LIB_MAX_EVENTS];
 	double epoch_target;	/* seconds */
-	bool alloc_works;
+	bool alloc_works;	/* counted: asked for, and this library's
+				 * malloc is the program's */
 	double wall;		/* seconds for the whole run */
 };
 
@@ -179,6 +181,15 @@ void lib_measure(struct lib_run *rn);
 void lib_run_free(struct lib_run *rn);
 
 /* ---- report.c, gbench.c ---- */
+
+/* An epoch this fraction of the target or shorter cannot be timed (with
+ * the target at 1000 x the clock's resolution: 10 resolutions, a 10%
+ * error): the body took no measurable time. */
+#define LIB_SHORT_FRACTION 0.01
+
+/* Whether the median of in's epochs is too short to time: it then has a
+ * warning, and no rates (neither in the result nor in the table). */
+bool lib_too_short(const struct lib_run *rn, const struct lib_inst *in);
 
 /* The result v1 of a run (kind "bench"), summarized. */
 void lib_result(const struct lib_run *rn, struct result *r);

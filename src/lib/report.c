@@ -3,6 +3,7 @@
  * `bench`), its comparisons (groups), its warnings, and the table on
  * stdout.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,9 @@
 /* err% (MAD / median) beyond which a benchmark is called unstable */
 #define UNSTABLE_PCT 5.0
 #define FEW_EPOCHS 5
+/* the warnings about the machine (the start of their text) */
+#define GOVERNOR_WARNING "CPU frequency scaling is on"
+#define PERF_WARNING "no perf counters"
 
 static void metric_values(struct benchmark *b, const char *name,
 			  const char *unit, const double *v, size_t n)
@@ -31,41 +35,112 @@ static void metric_values(struct benchmark *b, const char *name,
 		metric_push(m, v[i]);
 }
 
-/* One value per epoch: work / time per op (NaN when the time is 0). */
-static void metric_rate(struct benchmark *b, const char *name,
+/* The timed length of epoch i (seconds). */
+static double epoch_length(const struct lib_inst *in, size_t i)
+{
+	return in->per_op[i] * in->iters[i];
+}
+
+bool lib_too_short(const struct lib_run *rn, const struct lib_inst *in)
+{
+	double *len, median;
+
+	if (in->nepochs == 0)
+		return false;
+	len = xcalloc(in->nepochs, sizeof(double));
+	for (size_t i = 0; i < in->nepochs; i++)
+		len[i] = epoch_length(in, i);
+	stats_sort(len, in->nepochs);
+	median = stats_median_sorted(len, in->nepochs);
+	free(len);
+	return median < rn->epoch_target * LIB_SHORT_FRACTION;
+}
+
+/*
+ * One value per epoch: work / time per op. An epoch shorter than the
+ * clock's resolution has no rate (NaN). Returns false, adding nothing,
+ * when a rate overflows a double (work 1e308 per iteration): the caller
+ * warns.
+ */
+static bool metric_rate(struct benchmark *b, const char *name,
 			const char *unit, const struct lib_inst *in,
 			double work)
 {
-	struct metric *m = benchmark_metric(b, name, unit);
+	double *v = xcalloc(in->nepochs + 1, sizeof(double));
+	bool finite = true;
 
-	for (size_t i = 0; i < in->nepochs; i++)
-		metric_push(m, in->per_op[i] > 0
-				       ? work * in->threads / in->per_op[i]
-				       : NAN);
+	for (size_t i = 0; i < in->nepochs; i++) {
+		v[i] = work * in->threads / in->per_op[i];
+		if (in->per_op[i] <= 0 ||
+		    epoch_length(in, i) < lib_clock.resolution)
+			v[i] = NAN;
+		else if (!isfinite(v[i]))
+			finite = false;
+	}
+	if (finite)
+		metric_values(b, name, unit, v, in->nepochs);
+	free(v);
+	return finite;
+}
+
+/* The declared rates (each left out with a warning when it overflows),
+ * and arithmetic intensity. */
+static void add_rates(const struct lib_inst *in, struct benchmark *b)
+{
+	const struct {
+		const char *metric, *unit, *call;
+		double work;
+	} rates[] = {
+		{ METRIC_ITEMS_PER_SECOND, "items/s", "ys_set_items", in->items },
+		{ METRIC_BYTES_PER_SECOND, "bytes/s", "ys_set_bytes", in->bytes },
+		{ METRIC_FLOPS_PER_SECOND, "flop/s", "ys_set_flops", in->flops },
+	};
+	double ai = in->bytes > 0 ? in->flops / in->bytes : 0;
+
+	for (size_t k = 0; k < sizeof(rates) / sizeof(rates[0]); k++)
+		if (rates[k].work > 0 &&
+		    !metric_rate(b, rates[k].metric, rates[k].unit, in,
+				 rates[k].work))
+			benchmark_add_warning(b, "%s(%g) overflows the rate: "
+					      "%s left out (it exceeds %g)",
+					      rates[k].call, rates[k].work,
+					      rates[k].metric, DBL_MAX);
+	if (in->flops > 0 && in->bytes > 0 && !isfinite(ai)) {
+		benchmark_add_warning(b, "ys_set_flops(%g) / ys_set_bytes(%g) "
+				      "overflows: arithmetic_intensity left "
+				      "out", in->flops, in->bytes);
+	} else if (in->flops > 0 && in->bytes > 0) {
+		struct metric *m = benchmark_metric(b, "arithmetic_intensity",
+						    "flop/byte");
+
+		for (size_t i = 0; i < in->nepochs; i++)
+			metric_push(m, ai);
+	}
 }
 
 static void add_warnings(const struct lib_run *rn, const struct lib_inst *in,
 			 struct benchmark *b, const char *governor)
 {
 	struct summary s;
-	double *timed, epoch;
 
 	if (in->nepochs == 0)
 		return;
 	stats_summarize(in->per_op, in->nepochs, NULL, 0, &s);
-	/* an epoch's timed time: far below the target when the body's time
-	 * did not grow with its iterations (up to their limit) */
-	timed = xcalloc(in->nepochs, sizeof(double));
-	for (size_t i = 0; i < in->nepochs; i++)
-		timed[i] = in->per_op[i] * in->iters[i];
-	stats_sort(timed, in->nepochs);
-	epoch = stats_median_sorted(timed, in->nepochs);
-	free(timed);
-	if (epoch < rn->epoch_target / 100) {
-		benchmark_add_warning(b, "the body took no measurable time: "
-				      "the compiler may have removed it; keep "
+	/* an epoch's timed time far below the target: the body's time did
+	 * not grow with its iterations (up to their limit) */
+	if (lib_too_short(rn, in)) {
+		char target[64], res[64];
+
+		fmt_value(rn->epoch_target * LIB_SHORT_FRACTION, "s", target,
+			  sizeof(target));
+		fmt_value(lib_clock.resolution, "s", res, sizeof(res));
+		benchmark_add_warning(b, "the body took no measurable time "
+				      "(its epochs last under %s, the "
+				      "clock's resolution is %s): too short "
+				      "to time, so no rate is given; the "
+				      "compiler may have removed it; keep "
 				      "its result alive with YS_KEEP(x) or "
-				      "ys_keep(&x)");
+				      "ys_keep(&x)", target, res);
 	} else if (s.mad / s.median * 100 > UNSTABLE_PCT) {
 		benchmark_add_warning(b, "unstable: time_per_op varies by "
 				      "%.1f%% between epochs (MAD / median); "
@@ -79,7 +154,7 @@ static void add_warnings(const struct lib_run *rn, const struct lib_inst *in,
 				      "interval are rough; use --epochs 11 or "
 				      "more", in->nepochs);
 	if (governor && strcmp(governor, "performance"))
-		benchmark_add_warning(b, "CPU frequency scaling is on "
+		benchmark_add_warning(b, GOVERNOR_WARNING " "
 				      "(governor '%s'): times vary with the "
 				      "clock speed; set the governor to "
 				      "'performance' (cpupower frequency-set "
@@ -102,19 +177,8 @@ static void add_benchmark(const struct lib_run *rn, const struct lib_inst *in,
 	}
 	metric_values(b, METRIC_TIME_PER_OP, "s", in->per_op, in->nepochs);
 	metric_values(b, METRIC_ITERATIONS, "count", in->iters, in->nepochs);
-	if (in->items > 0)
-		metric_rate(b, METRIC_ITEMS_PER_SECOND, "items/s", in, in->items);
-	if (in->bytes > 0)
-		metric_rate(b, METRIC_BYTES_PER_SECOND, "bytes/s", in, in->bytes);
-	if (in->flops > 0)
-		metric_rate(b, METRIC_FLOPS_PER_SECOND, "flop/s", in, in->flops);
-	if (in->flops > 0 && in->bytes > 0) {
-		struct metric *m = benchmark_metric(b, "arithmetic_intensity",
-						    "flop/byte");
-
-		for (size_t i = 0; i < in->nepochs; i++)
-			metric_push(m, in->flops / in->bytes);
-	}
+	if (!lib_too_short(rn, in))
+		add_rates(in, b);
 	if (rn->alloc_works) {
 		metric_values(b, METRIC_ALLOCS_PER_OP, "count", in->allocs,
 			      in->nepochs);
@@ -142,7 +206,7 @@ static void add_benchmark(const struct lib_run *rn, const struct lib_inst *in,
 	for (size_t k = 0; k < nunsup; k++)
 		benchmark_add_unsupported(b, unsup[k]);
 	if (lib_events_warning())
-		benchmark_add_warning(b, "no perf counters: %s (or run with "
+		benchmark_add_warning(b, PERF_WARNING ": %s (or run with "
 				      "--no-counters)", lib_events_warning());
 	add_warnings(rn, in, b, r->machine.governor);
 }
@@ -196,6 +260,7 @@ static void add_fits(const struct lib_run *rn, struct result *r)
 
 		for (size_t s = 0; s < reg->nscans; s++) {
 			size_t k = 0;
+			bool short_one = false;
 			char *name;
 
 			if (!reg->scans[s].numeric || reg->scans[s].n < 3 ||
@@ -209,6 +274,9 @@ static void add_fits(const struct lib_run *rn, struct result *r)
 			for (size_t m = i; m < rn->ninsts; m++) {
 				if (!same_but(&rn->insts[i], &rn->insts[m], s))
 					continue;
+				/* no fit through times too short to tell */
+				if (lib_too_short(rn, &rn->insts[m]))
+					short_one = true;
 				idx[k] = m;
 				parse_double(rn->insts[m].values[s], &xs[k]);
 				k++;
@@ -225,7 +293,7 @@ static void add_fits(const struct lib_run *rn, struct result *r)
 				free(name);
 				name = next;
 			}
-			if (k >= 3)
+			if (k >= 3 && !short_one)
 				analyze_fit(r, name, reg->scans[s].name,
 					    METRIC_TIME_PER_OP, idx, xs, k);
 			free(name);
@@ -257,7 +325,8 @@ void lib_result(const struct lib_run *rn, struct result *r)
 	result_set_num(r, "epochs", o->epochs);
 	result_set_num(r, "min_time", o->min_time);
 	result_set_str(r, "allocations", rn->alloc_works ? "counted"
-							 : "not counted");
+					 : o->no_alloc_count ? "off"
+							     : "not counted");
 	result_set_num(r, "seed", (double)o->seed);
 	result_set_num(r, "bootstrap_resamples", RESAMPLES);
 	result_set_num(r, "alpha", ANALYZE_ALPHA);
@@ -271,10 +340,19 @@ void lib_result(const struct lib_run *rn, struct result *r)
 
 /* ---- the table ---- */
 
-/* Whether every benchmark of r (more than one) has warning w. */
+/* Whether w is about the machine, not the benchmark (said once when
+ * every benchmark has it); any other warning names its benchmark. */
+static bool machine_wide(const char *w)
+{
+	return !strncmp(w, GOVERNOR_WARNING, strlen(GOVERNOR_WARNING)) ||
+	       !strncmp(w, PERF_WARNING, strlen(PERF_WARNING));
+}
+
+/* Whether every benchmark of r (more than one) has warning w, a warning
+ * about the machine. */
 static bool on_every(const struct result *r, const char *w)
 {
-	if (r->nbenchmarks < 2)
+	if (r->nbenchmarks < 2 || !machine_wide(w))
 		return false;
 	for (size_t i = 0; i < r->nbenchmarks; i++) {
 		bool has = false;
@@ -332,7 +410,8 @@ void lib_print_table(const struct lib_run *rn, const struct result *r,
 			fmt_value(s->median_ci[1], "s", buf2, sizeof(buf2));
 			snprintf(line, sizeof(line), "  [%s, %s]", buf, buf2);
 			fprintf(out, "%-25s", line);
-			if (s->median > 0) {
+			if (s->median > 0 &&
+			    !lib_too_short(rn, &rn->insts[i])) {
 				fmt_value(rn->insts[i].threads / s->median,
 					  "count", buf, sizeof(buf));
 				cell(out, buf, 11);

@@ -36,6 +36,7 @@ struct ys_state {
 	uint64_t iters;
 	bool begun, ended;
 	uint64_t t0, t1;
+	bool count_allocs;
 	struct lib_alloc_count alloc;
 	struct lib_events *ev;
 	pthread_barrier_t *barrier;
@@ -69,7 +70,8 @@ uint64_t ys__begin(ys_state *s)
 		pthread_barrier_wait(s->barrier);
 	if (s->ev)
 		lib_events_read(s->ev, false);
-	lib_alloc_slot = &s->alloc;
+	if (s->count_allocs)
+		lib_alloc_slot = &s->alloc;
 	s->t0 = lib_now();
 	return s->iters;
 }
@@ -116,11 +118,16 @@ const char *ys_param(const ys_state *s, const char *name)
 	param_die(s, name, "has no parameter");
 }
 
+/* An integer as written, exactly (a double holds integers exactly only
+ * up to 2^53); else a whole number in another form ("1e3", "64.0"). */
 long long ys_param_int(const ys_state *s, const char *name)
 {
 	const char *v = ys_param(s, name);
+	long n;
 	double d;
 
+	if (!parse_long(v, &n))
+		return n;
 	if (parse_double(v, &d) || d != floor(d) || fabs(d) > 9.2e18)
 		param_die(s, name, "needs an integer for parameter");
 	return (long long)d;
@@ -404,7 +411,8 @@ static void open_gate(struct gate *g, int state)
 	pthread_mutex_unlock(&g->m);
 }
 
-static void run_epoch(struct lib_inst *in, uint64_t iters, struct epoch *out)
+static void run_epoch(const struct lib_run *rn, struct lib_inst *in,
+		      uint64_t iters, struct epoch *out)
 {
 	int n = in->threads, started = 1;
 	struct ys_state *st = xcalloc((size_t)n, sizeof(*st));
@@ -424,6 +432,7 @@ static void run_epoch(struct lib_inst *in, uint64_t iters, struct epoch *out)
 		st[k].tid = k;
 		st[k].nthreads = n;
 		st[k].iters = iters;
+		st[k].count_allocs = rn->alloc_works;
 		st[k].barrier = n > 1 ? &bar : NULL;
 		w[k].s = &st[k];
 		w[k].g = &g;
@@ -513,7 +522,7 @@ static void calibrate(struct lib_run *rn)
 	in.label = reg.name;
 	in.threads = 1;
 	for (int i = 0; i < CAL_ROUNDS; i++) {
-		run_epoch(&in, 0, &ep);
+		run_epoch(rn, &in, 0, &ep);
 		wall[i] = ep.wall;
 		for (size_t k = 0; k < nev; k++)
 			ev[k][i] = ep.ev_ok[k] ? ep.ev[k] : 0;
@@ -523,7 +532,7 @@ static void calibrate(struct lib_run *rn)
 		rn->ev_overhead[k] = median_of(ev[k], CAL_ROUNDS);
 	reg.fn = opaque_body;
 	for (int i = 0; i < 21; i++) {
-		run_epoch(&in, 10000, &ep);
+		run_epoch(rn, &in, 10000, &ep);
 		wall[i] = (ep.wall - rn->overhead) / 10000;
 	}
 	rn->loop_cost = median_of(wall, 21);
@@ -556,7 +565,7 @@ static uint64_t autotune(const struct lib_run *rn, struct lib_inst *in)
 	for (int round = 0; round < 64; round++) {
 		double t;
 
-		run_epoch(in, iters, &ep);
+		run_epoch(rn, in, iters, &ep);
 		if (!ep.ok)
 			return 0;
 		t = timed(rn, &ep);
@@ -638,7 +647,7 @@ void lib_measure(struct lib_run *rn)
 		lib_events_open(&main_ev);
 		main_ev_open = true;
 	}
-	rn->alloc_works = lib_alloc_works();
+	rn->alloc_works = !o->no_alloc_count && lib_alloc_works();
 	calibrate(rn);
 	rn->epoch_target = lib_clock.resolution * 1000;
 	if (rn->epoch_target < 20e-6)
@@ -679,7 +688,7 @@ void lib_measure(struct lib_run *rn)
 				iters = in->base_iters +
 					rng_below(&rng, in->base_iters / 5 + 1);
 				progress(rn, &bar, done + m, in->label, r);
-				run_epoch(in, iters, &ep);
+				run_epoch(rn, in, iters, &ep);
 				if (ep.ok)
 					record(rn, in, iters, &ep);
 			}

@@ -296,7 +296,41 @@ static size_t tell_apart_by_params(struct result *r, struct name_ix *v)
 }
 
 /*
- * Step 2: the second and later of equal names get " #2", " #3", ...: the
+ * Step 2: a benchmark shown as "name [k=v]" (benchmark_display_name: its
+ * name lacks a parameter's value) whose shown name another benchmark
+ * shows too under another name ("a" with k=1 beside one named "a [k=1]")
+ * is renamed to it, so that step 3 numbers the equal names.
+ */
+static size_t tell_apart_shown(struct result *r, struct name_ix *v)
+{
+	size_t n = r->nbenchmarks;
+	char **shown = xcalloc(n, sizeof(*shown));
+	char **names = xcalloc(n, sizeof(*names));
+
+	for (size_t i = 0; i < n; i++) {
+		shown[i] = benchmark_display_name(&r->benchmarks[i]);
+		v[i] = (struct name_ix){ shown[i], i };
+	}
+	qsort(v, n, sizeof(*v), cmp_name_ix);
+	for (size_t s = 0, e; s < n; s = e) {
+		bool names_differ = false;
+
+		for (e = s + 1; e < n && !strcmp(v[e].name, v[s].name); e++)
+			names_differ |= strcmp(r->benchmarks[v[e].i].name,
+					       r->benchmarks[v[s].i].name) != 0;
+		/* equal names alone are step 3's */
+		for (size_t k = s; names_differ && k < e; k++)
+			if (strcmp(shown[v[k].i], r->benchmarks[v[k].i].name))
+				names[v[k].i] = xstrdup(shown[v[k].i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(shown[i]);
+	free(shown);
+	return rename_all(r, names);
+}
+
+/*
+ * Step 3: the second and later of equal names get " #2", " #3", ...: the
  * first number whose name no benchmark had. A new name "BASE #K" cannot
  * equal one made from another base (BASE is what precedes its last " #"),
  * so checking against the names before the step is enough.
@@ -336,7 +370,15 @@ size_t result_unique_names(struct result *r)
 		return 0;
 	v = xcalloc(r->nbenchmarks, sizeof(*v));
 	renamed = tell_apart_by_params(r, v);
-	renamed += number_the_rest(r, v);
+	/* A number can make a shown name equal another's ("a" with k=1
+	 * numbered "a #2" shows as "a #2 [k=1]"): again until none does.
+	 * Ends: step 2 renames a benchmark at most once (its name then holds
+	 * its values: it shows as itself), and step 3 leaves names unique. */
+	for (size_t more = 1; more;) {
+		more = tell_apart_shown(r, v);
+		more += number_the_rest(r, v);
+		renamed += more;
+	}
 	free(v);
 	return renamed;
 }

@@ -202,9 +202,12 @@ struct benchmark *result_find_benchmark(const struct result *r,
 /*
  * Make the names of r's benchmarks unique, as every producer of a result
  * does once its benchmarks are added (`run`, the imports): equal names
- * whose parameters differ become "name [k=v, ...]"; then the second and
- * later of names still equal get " #2", " #3", ... (in benchmark order,
- * skipping a number whose name is taken). Returns how many were renamed.
+ * whose parameters differ become "name [k=v, ...]"; so does a name shown
+ * with its parameters (benchmark_display_name) as another benchmark is
+ * shown; then the second and later of names still equal get " #2",
+ * " #3", ... (in benchmark order, skipping a number whose name is
+ * taken). Shown names are then unique too. Returns how many were
+ * renamed.
  */
 size_t result_unique_names(struct result *r);
 void benchmark_add_param(struct benchmark *b, const char *name,

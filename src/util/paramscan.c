@@ -10,12 +10,53 @@
 
 #include "util/strutil.h"
 
-/* Format a scan value: integers without a decimal point. */
+/* Format a scan value of a range of reals: whole numbers without a
+ * decimal point, others in 15 significant digits (what a double holds
+ * of a decimal: 0 + 3 x 0.1 is 0.3, not 0.30000000000000004). */
 static char *fmt_num(double v)
 {
 	if (fabs(v) < 1e15 && v == floor(v))
 		return xasprintf("%.0f", v);
-	return xasprintf("%.10g", v);
+	return xasprintf("%.15g", v);
+}
+
+static void push_value(struct scan *s, size_t *cap, char *v)
+{
+	/* doubling: a value at a time would copy the list 100,000 times */
+	s->values = xgrow(s->values, cap, s->n + 1, sizeof(char *));
+	s->values[s->n++] = v;
+}
+
+/*
+ * A range whose START, END and STEP (or FACTOR) are all integers, in
+ * integers: exact whatever their size (a double holds integers exactly
+ * only up to 2^53). 1 when they are not all integers (the caller takes
+ * the range as reals), 2 when END < START, 0 done, -1 too many values.
+ */
+static int int_range(struct scan *s, const char *start_s, const char *end_s,
+		     const char *step_s, bool geometric, struct error *e)
+{
+	long start, end, step = 1;
+	size_t cap = 0;
+
+	if (parse_long(start_s, &start) || parse_long(end_s, &end) ||
+	    (step_s && parse_long(step_s, &step)))
+		return 1;
+	if (geometric ? (step <= 1 || start <= 0) : step <= 0)
+		return 1;	/* the caller says what is wrong */
+	if (end < start)
+		return 2;
+	for (long v = start; v <= end;) {
+		if (s->n >= SCAN_MAX_VALUES)
+			return error_set(e, "%s: more than %d values",
+					 s->name, SCAN_MAX_VALUES);
+		push_value(s, &cap, xasprintf("%ld", v));
+		/* the next value beyond a long is beyond END too */
+		if (geometric ? __builtin_mul_overflow(v, step, &v)
+			      : __builtin_add_overflow(v, step, &v))
+			break;
+	}
+	return 0;
 }
 
 static int parse_range(struct scan *s, const char *spec, struct error *e)
@@ -42,6 +83,16 @@ static int parse_range(struct scan *s, const char *spec, struct error *e)
 		goto bad;
 	if (end < start)
 		goto bad;
+	ret = int_range(s, copy, c1 + 1, c2 ? c2 + 1 : NULL, geometric, e);
+	if (ret <= 0) {
+		s->numeric = ret == 0;
+		goto out_free;
+	}
+	if (ret == 2) {
+		ret = -1;
+		goto bad;
+	}
+	ret = -1;
 	/* Values from the index, not by accumulation, so that 0.1 steps do
 	 * not drift; the tolerance lets END itself in despite rounding. */
 	for (size_t i = 0;; i++) {
@@ -55,10 +106,7 @@ static int parse_range(struct scan *s, const char *spec, struct error *e)
 				  SCAN_MAX_VALUES);
 			goto out_free;
 		}
-		/* doubling: a value at a time would copy the list 100,000
-		 * times */
-		s->values = xgrow(s->values, &cap, s->n + 1, sizeof(char *));
-		s->values[s->n++] = fmt_num(v);
+		push_value(s, &cap, fmt_num(v));
 	}
 	s->numeric = true;
 	ret = 0;

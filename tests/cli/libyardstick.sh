@@ -274,7 +274,16 @@ for b in r['benchmarks']:
     aggs = sorted(e['aggregate_name'] for e in ag if e['run_name'] == b['name'])
     assert aggs == ['cv', 'mean', 'median', 'stddev'], aggs
 w = [e for e in it if e['name'] == 'work'][0]
-assert 'bytes_per_second' in w and 'items_per_second' in w" &&
+assert 'bytes_per_second' in w and 'items_per_second' in w
+# one thread: cpu_time never above real_time (the task clock runs apart
+# from CLOCK_MONOTONIC, and is read a read() outside the timed region)
+one = [e for e in d['benchmarks'] if e['threads'] == 1 and e['run_type'] == 'iteration']
+assert len(one) >= 40, len(one)
+over = [(e['name'], e['cpu_time'], e['real_time']) for e in one if e['cpu_time'] > e['real_time']]
+assert not over, over
+for e in d['benchmarks']:
+    if e['threads'] == 1 and e.get('aggregate_name') in ('mean', 'median'):
+        assert e['cpu_time'] <= e['real_time'] * (1 + 1e-12), e" &&
 	"$YS" compare --json "$T/c.json" "$T/g.json" "$T/g.json" >"$T/c.out" 2>&1 &&
 	py "d = load('$T/c.json')
 names = {c['benchmark'] for c in d['comparisons']}
@@ -355,6 +364,104 @@ assert f[0]['metric'] == 'time_per_op' and abs(f[0]['coefficient'] / cal - 1) <=
 }
 t "a dependent chain: time linear in its length (slope within 3% of the step, intercept within 3% of the shortest, widened by the epochs' own spread; retried)" retry linear
 
+# ---- issue 25: hostile input (tests/lib/hostile.c) ----
+H=${YSB_HOSTILE:?}
+
+too_short() {
+	"$H" --filter '^tiny$' --epochs 5 --json "$T/tiny.json" \
+		--gbench-json "$T/tiny.g.json" >"$T/tiny.out" 2>"$T/tiny.err" ||
+		{ cat "$T/tiny.err"; return 1; }
+	py "b = bench(load('$T/tiny.json'), 'tiny')
+m = b['metrics']
+assert 'time_per_op' in m
+for k in ['items_per_second', 'bytes_per_second']:
+    assert k not in m, (k, m[k])
+assert any('too short to time' in w and 'no rate' in w for w in b['warnings']), b['warnings']
+g = load('$T/tiny.g.json')
+for e in g['benchmarks']:
+    assert 'items_per_second' not in e and 'bytes_per_second' not in e, e" &&
+	has "$T/tiny.err" "warning: 'tiny': the body took no measurable time" &&
+	# the table: '-' for op/s and the throughput
+	grep '^tiny ' "$T/tiny.out" | grep -Eq '\] +- +- ' ||
+		{ cat "$T/tiny.out"; return 1; }
+}
+t "an empty body with declared work: too short to time, no rate (result, table, gbench), a warning" too_short
+
+huge_work() {
+	"$H" --filter '^huge$' --epochs 3 --json "$T/huge.json" \
+		>/dev/null 2>"$T/huge.err" || { cat "$T/huge.err"; return 1; }
+	py "b = bench(load('$T/huge.json'), 'huge')
+m = b['metrics']
+assert 'bytes_per_second' not in m, m['bytes_per_second']
+assert m['items_per_second']['median'] > 0
+assert any('ys_set_bytes(1e+308) overflows the rate' in w for w in b['warnings']), b['warnings']" &&
+	has "$T/huge.err" "warning: 'huge': ys_set_bytes(1e+308) overflows the rate: bytes_per_second left out"
+}
+t "declared work whose rate overflows a double: left out with a warning naming the benchmark" huge_work
+
+alloc_fail() {
+	# a sanitizer's allocator must return NULL too, not stop the program
+	ASAN_OPTIONS=${ASAN_OPTIONS:-}:allocator_may_return_null=1 \
+	"$H" --filter '^allocfail$' --epochs 5 --json "$T/af.json" \
+		>/dev/null 2>"$T/af.err" || { cat "$T/af.err"; return 1; }
+	py "m = bench(load('$T/af.json'), 'allocfail')['metrics']
+assert m['allocs_per_op']['values'] == [1] * 5, m['allocs_per_op']
+assert m['alloc_bytes_per_op']['values'] == [16] * 5, m['alloc_bytes_per_op']
+assert m['frees_per_op']['values'] == [1] * 5, m['frees_per_op']"
+}
+t "failed allocations (every entry point: too large, bad alignment, overflowing products) count nothing" alloc_fail
+
+big_params() {
+	"$H" --list >"$T/hl" || return 1
+	for k in 9007199254740993 9007199254740994 9007199254740995; do
+		for j in 9223372036854775806 -9223372036854775808; do
+			grep -qxF "big [k=$k, j=$j]" "$T/hl" ||
+				{ echo "no 'big [k=$k, j=$j]'"; cat "$T/hl"; return 1; }
+		done
+	done
+	# the body fails unless ys_param_int gives back the spec's integer
+	"$H" --filter '^big' --epochs 1 --json "$T/big.json" >/dev/null 2>&1 &&
+	py "d = load('$T/big.json')
+ks = sorted(int(b['parameters']['k']) for b in d['benchmarks'])
+assert ks == sorted([2**53 + 1, 2**53 + 2, 2**53 + 3] * 2), ks
+assert all(b['name'].startswith('big [k=') and '#' not in b['name'] for b in d['benchmarks'])
+# an empty body: no complexity fit through times too short to tell
+assert not d.get('complexity'), d['complexity']"
+}
+t "parameters above 2^53: exact from the spec to the name and ys_param_int" big_params
+
+collide() {
+	"$H" --list >"$T/hl2" && grep -qxF 'a [k=1]' "$T/hl2" &&
+	grep -qxF 'a [k=1] #2' "$T/hl2" &&
+	"$H" --filter '^a ' --epochs 3 --json "$T/col.json" >/dev/null 2>&1 &&
+	"$YS" compare --json "$T/colc.json" "$T/col.json" "$T/col.json" \
+		>/dev/null 2>&1 &&
+	py "d = load('$T/colc.json')
+names = sorted(c['benchmark'] for c in d['comparisons'] if c['metric'] == 'time_per_op')
+assert names == ['a [k=1]', 'a [k=1] #2'], names"
+}
+t "a name that equals another once its parameters are added is made unique (and compare tells them apart)" collide
+
+no_alloc_count() {
+	"$P" --filter '^alloc3$' --epochs 3 --no-alloc-count \
+		--json "$T/nac.json" >/dev/null 2>&1 &&
+	py "d = load('$T/nac.json')
+assert d['settings']['allocations'] == 'off', d['settings']
+b = bench(d, 'alloc3')
+for k in ['allocs_per_op', 'alloc_bytes_per_op', 'frees_per_op']:
+    assert k in b['unsupported'] and k not in b['metrics'], (k, b)" &&
+	expect_exit 2 "$P" --no-alloc-count=yes &&
+	has "$T/stderr" "--no-alloc-count takes no value"
+}
+t "--no-alloc-count: the allocation metrics unsupported, the setting 'off'" no_alloc_count
+
+thread_fail() {
+	expect_exit 1 "$H" --filter '^tfail' --epochs 3 &&
+	has "$T/stderr" "warning: 'tfail [threads=2]': failed: thread 1 gave up" &&
+	has "$T/stderr" "warning: 'tfail [threads=3]': failed: thread 1 gave up"
+}
+t "a thread benchmark's failure names the benchmark (also when every benchmark failed alike)" thread_fail
+
 # keep-alive and clobber, by gcc and clang at -O2 and -O3
 for built in ${YSB_BUILT:-}; do
 	kind=${built%%:*}
@@ -365,6 +472,8 @@ for built in ${YSB_BUILT:-}; do
 	exe=${rest#*:}
 	if [ "$kind" = cpp ]; then
 		cpp_check() {
+			# a failed nothrow new: NULL from a sanitizer's too
+			ASAN_OPTIONS=${ASAN_OPTIONS:-}:allocator_may_return_null=1 \
 			"$1" --json "$T/cpp.json" >/dev/null 2>&1 &&
 			py "d = load('$T/cpp.json')
 v = bench(d, 'cpp_vector')['metrics']
@@ -372,9 +481,13 @@ assert v['allocs_per_op']['median'] == 2, v['allocs_per_op']
 assert v['alloc_bytes_per_op']['median'] == 24 + 4096, v['alloc_bytes_per_op']
 assert v['frees_per_op']['median'] == 2, v['frees_per_op']
 s = [b for b in d['benchmarks'] if b['name'] == 'cpp_string [n=256]'][0]
-assert 'bytes_per_second' in s['metrics']"
+assert 'bytes_per_second' in s['metrics']
+f = bench(d, 'cpp_newfail')['metrics']
+assert f['allocs_per_op']['median'] == 1, f['allocs_per_op']
+assert f['alloc_bytes_per_op']['median'] == 4, f['alloc_bytes_per_op']
+assert f['frees_per_op']['median'] == 1, f['frees_per_op']"
 		}
-		t "a C++ caller ($cc $opt, -pedantic): registration, ys_main, operator new counted" cpp_check "$exe"
+		t "a C++ caller ($cc $opt, -pedantic): registration, ys_main, operator new counted, a failed nothrow new not" cpp_check "$exe"
 		continue
 	fi
 	keep_check() {

@@ -254,6 +254,13 @@ import json; bs = json.load(open(\"$T/p.json\"))[\"benchmarks\"]
 assert [b[\"name\"] for b in bs] == [\"s1\", \"s2\", \"s3\"], bs
 assert [b[\"parameters\"] for b in bs] == [{\"n\": \"1\"}, {\"n\": \"2\"}, {\"n\": \"3\"}]
 assert bs[2][\"command\"] == [\"$YSFIX\", \"sleep\", \"3\"]"'
+t "--param integers above 2^53 stay exact, from the range to the names and the commands" sh -c '
+	"$YS" run -q --runs 1 --warmup 0 --param k=9007199254740993:9007199254740995 --json "$T/big.json" "$YSFIX echo {k}" &&
+	python3 -c "
+import json; bs = json.load(open(\"$T/big.json\"))[\"benchmarks\"]
+assert [b[\"parameters\"][\"k\"] for b in bs] == [\"9007199254740993\", \"9007199254740994\", \"9007199254740995\"], bs
+assert len({b[\"name\"] for b in bs}) == 3 and not any(\"#\" in b[\"name\"] for b in bs), [b[\"name\"] for b in bs]
+"'
 t "--param geometric range and cartesian product" sh -c '
 	"$YS" run -q --runs 1 --warmup 0 --param n=1:16:*2 --param m=a,b --json "$T/g.json" "$YSFIX echo {n}{m}" &&
 	python3 -c "

@@ -4,6 +4,7 @@
 // or not (a sanitizer's): two per iteration, the vector (24 bytes) and
 // its 4096, and two deletes.
 #include <cstdint>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,23 @@ static void bm_string(ys_state *s)
 	}
 }
 YS_BENCHMARK_WITH("cpp_string", bm_string, "n=16,256")
+
+/* a nothrow new that fails (counts nothing) beside one that succeeds */
+static volatile std::size_t too_big = SIZE_MAX / 2;
+
+static void bm_newfail(ys_state *s)
+{
+	YS_LOOP(s) {
+		char *no = new (std::nothrow) char[too_big];
+		int *yes = new (std::nothrow) int(7);
+
+		ys_keep(no);
+		ys_keep(yes);
+		delete[] no;
+		delete yes;
+	}
+}
+YS_BENCHMARK("cpp_newfail", bm_newfail)
 
 int main(int argc, char **argv)
 {

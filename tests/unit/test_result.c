@@ -784,6 +784,80 @@ static void test_unique_names(void **state)
 	result_free(&r);
 }
 
+/* Generated sets of names and parameters (names that are, or look like,
+ * others with their parameters or numbers added): after
+ * result_unique_names the names are unique, and so are the names shown
+ * with their parameters (benchmark_display_name, what compare and gate
+ * match on); a second call renames nothing. */
+static void test_unique_names_generated(void **state)
+{
+	static const char *const names[] = {
+		"a", "a [k=1]", "a [k=2]", "a #2", "a [k=1] #2", "a [k=1, j=x]",
+		"b", "a [j=x]",
+	};
+	static const char *const params[][2] = {
+		{ "k", "1" }, { "k", "2" }, { "j", "x" },
+	};
+	uint64_t x = 7;
+
+	(void)state;
+	for (int round = 0; round < 3000; round++) {
+		struct result r;
+		size_t n;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		n = 2 + x % 6;
+		result_init(&r, "bench");
+		for (size_t i = 0; i < n; i++) {
+			uint64_t h = x >> (3 * i + 5);
+			struct benchmark *b = result_add_benchmark(
+				&r, names[h % 8], NULL);
+
+			for (size_t p = 0; p < 3; p++)
+				if (h >> (3 + p) & 1 && !(p == 1 && h >> 3 & 1))
+					benchmark_add_param(b, params[p][0],
+							    params[p][1]);
+		}
+		result_unique_names(&r);
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < i; j++) {
+				char *a = benchmark_display_name(&r.benchmarks[i]);
+				char *b = benchmark_display_name(&r.benchmarks[j]);
+
+				if (!strcmp(r.benchmarks[i].name,
+					    r.benchmarks[j].name) ||
+				    !strcmp(a, b))
+					fail_msg("round %d: '%s' ('%s') and '%s' "
+						 "('%s')", round,
+						 r.benchmarks[i].name, a,
+						 r.benchmarks[j].name, b);
+				free(a);
+				free(b);
+			}
+		assert_int_equal(result_unique_names(&r), 0);
+		result_free(&r);
+	}
+}
+
+/* The case: "a [k=1]" beside "a" with k=1. */
+static void test_unique_names_shown(void **state)
+{
+	struct result r;
+	struct benchmark *b;
+
+	(void)state;
+	result_init(&r, "bench");
+	result_add_benchmark(&r, "a [k=1]", NULL);
+	b = result_add_benchmark(&r, "a", NULL);
+	benchmark_add_param(b, "k", "1");
+	assert_int_equal(result_unique_names(&r), 2);
+	assert_string_equal(r.benchmarks[0].name, "a [k=1]");
+	assert_string_equal(r.benchmarks[1].name, "a [k=1] #2");
+	result_free(&r);
+}
+
 static void expect_sentence(const char *metric, const char *verdict,
 			    double ratio, double lo, double hi, double p,
 			    const char *want)
@@ -1200,6 +1274,8 @@ int main(void)
 		cmocka_unit_test(test_markdown_fits),
 		cmocka_unit_test(test_hostile_outputs),
 		cmocka_unit_test(test_unique_names),
+		cmocka_unit_test(test_unique_names_generated),
+		cmocka_unit_test(test_unique_names_shown),
 		cmocka_unit_test(test_comparison_sentence),
 		cmocka_unit_test(test_cmp_verdict_names),
 		cmocka_unit_test(test_read_malformed),

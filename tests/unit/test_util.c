@@ -22,6 +22,7 @@
 #include "util/hashmap.h"
 #include "util/json_emit.h"
 #include "util/monoclock.h"
+#include "util/paramscan.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
 #include "util/term.h"
@@ -874,6 +875,78 @@ static void test_suggest(void **state)
 	/* "re" is a prefix of two: no guess; nothing near: none */
 	assert_null(suggest_closest("re", cmds, 10));
 	assert_null(suggest_closest("frobnicate", cmds, 10));
+/* "NAME=A:B:C" (a range) parsed; the values, exactly, against integers
+ * counted independently in 128 bits. Starts around 2^53 (where doubles
+ * stop holding every integer), 2^62 and the ends of a long. */
+static void check_int_range(__int128 start, __int128 end, __int128 step,
+			    bool geometric)
+{
+	char spec[160], want[48];
+	struct scan sc;
+	struct error e;
+	size_t n = 0;
+
+	snprintf(spec, sizeof(spec), "k=%lld:%lld:%s%lld", (long long)start,
+		 (long long)end, geometric ? "*" : "", (long long)step);
+	if (scan_parse(&sc, spec, &e))
+		fail_msg("%s: %s", spec, e.msg);
+	for (__int128 v = start; v <= end;
+	     v = geometric ? v * step : v + step) {
+		snprintf(want, sizeof(want), "%lld", (long long)v);
+		if (n >= sc.n || strcmp(sc.values[n], want))
+			fail_msg("%s: value %zu is '%s', want '%s'", spec, n,
+				 n < sc.n ? sc.values[n] : "(none)", want);
+		n++;
+	}
+	if (sc.n != n)
+		fail_msg("%s: %zu values, want %zu", spec, sc.n, n);
+	assert_true(sc.numeric);
+	scan_free(&sc);
+}
+
+static void test_scan_big_integers(void **state)
+{
+	const __int128 p53 = (__int128)1 << 53, p62 = (__int128)1 << 62;
+	const __int128 max = INT64_MAX, min = INT64_MIN;
+	struct scan sc;
+	struct error e;
+
+	(void)state;
+	for (int d = -3; d <= 3; d++)
+		for (int step = 1; step <= 3; step++) {
+			check_int_range(p53 + d, p53 + d + 6, step, false);
+			check_int_range(p62 + d, p62 + d + 9, step, false);
+			check_int_range(-p53 + d, -p53 + d + 4, step, false);
+			check_int_range(max - 9 + d, max, step, false);
+			check_int_range(min, min + 9 + d, step, false);
+		}
+	check_int_range(3, max, 3, true);
+	check_int_range(p53 + 1, max, 7, true);
+	check_int_range(1000, 1000000, 10, true);
+	/* the case: three names, three values */
+	check_int_range(p53 + 1, p53 + 3, 1, false);
+	/* a list keeps its values as written */
+	assert_int_equal(scan_parse(&sc, "k=9007199254740993,"
+				    "9223372036854775807", &e), 0);
+	assert_string_equal(sc.values[0], "9007199254740993");
+	assert_string_equal(sc.values[1], "9223372036854775807");
+	scan_free(&sc);
+	/* END before START, in integers a double cannot tell apart */
+	assert_int_equal(scan_parse(&sc, "k=9007199254740993:"
+				    "9007199254740992", &e), -1);
+	assert_non_null(strstr(e.msg, "'9007199254740993:9007199254740992' "
+				   "is not START:END"));
+	scan_free(&sc);
+	/* reals: 15 significant digits */
+	assert_int_equal(scan_parse(&sc, "x=0:1:0.1", &e), 0);
+	assert_int_equal(sc.n, 11);
+	assert_string_equal(sc.values[1], "0.1");
+	assert_string_equal(sc.values[3], "0.3");
+	assert_string_equal(sc.values[10], "1");
+	scan_free(&sc);
+	assert_int_equal(scan_parse(&sc, "x=1.23456789012345:2", &e), 0);
+	assert_string_equal(sc.values[0], "1.23456789012345");
+	scan_free(&sc);
 }
 
 int main(void)
@@ -901,6 +974,7 @@ int main(void)
 		cmocka_unit_test(test_hashidx),
 		cmocka_unit_test(test_dynlib),
 		cmocka_unit_test(test_suggest),
+		cmocka_unit_test(test_scan_big_integers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
