@@ -875,6 +875,8 @@ static void test_suggest(void **state)
 	/* "re" is a prefix of two: no guess; nothing near: none */
 	assert_null(suggest_closest("re", cmds, 10));
 	assert_null(suggest_closest("frobnicate", cmds, 10));
+}
+
 /* "NAME=A:B:C" (a range) parsed; the values, exactly, against integers
  * counted independently in 128 bits. Starts around 2^53 (where doubles
  * stop holding every integer), 2^62 and the ends of a long. */
