@@ -118,7 +118,7 @@ static void test_one_run_a_side(void **state)
  * Property: the estimate lies inside its interval, and base, cand and
  * change are the statistic the test tests (Harrell-Davis; type 7 lay
  * outside its own interval in 42% of checks on tied counts: "61 -> 61,
- * change +0.0% [+0.2%, +0.9%]"). 2,000 generated cases: sizes 5 to 40,
+ * change +0.0% [+0.2%, +0.9%]"). 1,200 generated cases: sizes 5 to 40,
  * continuous, tied counts, a shift or none, every statistic but min/max,
  * relative and absolute.
  */
@@ -129,7 +129,7 @@ static void test_estimate_inside_interval(void **state)
 	double a[40], b[40];
 
 	xs = 12345;
-	for (int c = 0; c < 2000; c++) {
+	for (int c = 0; c < 1200; c++) {
 		size_t na = 5 + (size_t)(unif() * 36), nb = 5 + (size_t)(unif() * 36);
 		bool tied = c % 2, rel = c % 3 != 0;
 		double shift = (c % 5) * 0.02;
@@ -258,7 +258,7 @@ static void test_unequal_spread(void **state)
 	int alarms = 0;
 
 	xs = 4242;
-	for (int r = 0; r < 400; r++) {
+	for (int r = 0; r < 300; r++) {
 		for (int i = 0; i < 100; i++)
 			a[i] = 100 + gauss();
 		for (int i = 0; i < 15; i++)
@@ -266,9 +266,9 @@ static void test_unequal_spread(void **state)
 		judge1(a, 100, b, 15, &q, &j);
 		alarms += j.verdict == JUDGE_FAIL;
 	}
-	print_message("unequal spread and size: %d false alarms of 400\n",
+	print_message("unequal spread and size: %d false alarms of 300\n",
 		      alarms);
-	assert_true(alarms <= 33);
+	assert_true(alarms <= 26);
 }
 
 int main(void)
