@@ -32,7 +32,8 @@ static const char run_description[] =
 static const char run_epilog[] =
 "Percentiles are type 7 (linear interpolation between closest ranks, as\n"
 "NumPy and R); stddev uses n-1; MAD is unscaled; confidence intervals are\n"
-"95% percentile-bootstrap; outliers are values beyond Tukey's fences\n"
+"95% bootstrap (the mean's bootstrap-t, the median's percentile);\n"
+"outliers are values beyond Tukey's fences\n"
 "(Q1 - 1.5 IQR, Q3 + 1.5 IQR); comparisons are ratios of medians with a\n"
 "bootstrap CI and a two-sided Mann-Whitney U test (different when\n"
 "p < 0.05 and the CI excludes 1).\n"

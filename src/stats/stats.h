@@ -87,10 +87,18 @@ double stats_median_sorted(const double *sorted, size_t n);
 void stats_summarize(const double *values, size_t n, struct rng *r,
 		    size_t resamples, struct summary *out);
 
+/* Student's t distribution's 97.5th percentile with df degrees of
+ * freedom (INFINITY for 0). */
+double stats_t975(size_t df);
+
 /*
- * Percentile-bootstrap 95% CIs of the mean and of the median of
- * sorted[0..n-1] from `resamples` resamples drawn from r: the type-7
- * 2.5th and 97.5th percentiles of the resampled statistics. When all
+ * 95% CIs of the mean and of the median of sorted[0..n-1] from
+ * `resamples` resamples drawn from r. The median's: the type-7 2.5th and
+ * 97.5th percentiles of the resampled medians. The mean's: bootstrap-t,
+ * [m - T(97.5%) se, m - T(2.5%) se] with T the type-7 percentiles of the
+ * resamples' (mean - m) / (sd / sqrt n) (those with sd > 0), se the
+ * sample's sd / sqrt n; below 5 values, or with fewer than half of the
+ * resamples having a spread, Student's m +- t(n-1) se. When all
  * values are equal both CIs are [v, v] and r is not used. Each resample
  * draws its n indices with one rng_fill_below call. Returns 0, or -1 if n
  * or resamples is 0. stats_summarize calls this.

@@ -565,33 +565,52 @@ static void naive_bootstrap(const double *x, size_t n, struct rng *r,
 			    double median_ci[2])
 {
 	double *res = malloc(n * sizeof(*res));
-	double *means = malloc(resamples * sizeof(*means));
+	double *ts = malloc(resamples * sizeof(*ts));
 	double *meds = malloc(resamples * sizeof(*meds));
 	uint64_t *idx = malloc(n * sizeof(*idx));
-	size_t b, i;
+	double m = 0, sd = 0, se;
+	size_t b, i, k = 0;
 
-	assert_true(res && means && meds && idx);
+	assert_true(res && ts && meds && idx);
+	for (i = 0; i < n; i++)
+		m += x[i];
+	m /= (double)n;
+	for (i = 0; i < n; i++)
+		sd += (x[i] - m) * (x[i] - m);
+	sd = sqrt(sd / (double)(n - 1));
+	se = sd / sqrt((double)n);
 	for (b = 0; b < resamples; b++) {
-		double sum = 0;
+		double sum = 0, bm, bsd = 0;
 
 		rng_fill_below(r, n, idx, n);
 		for (i = 0; i < n; i++) {
 			res[i] = x[idx[i]];
 			sum += res[i];
 		}
-		means[b] = sum / (double)n;
+		bm = sum / (double)n;
+		for (i = 0; i < n; i++)
+			bsd += (res[i] - bm) * (res[i] - bm);
+		bsd = sqrt(bsd / (double)(n - 1));
+		/* a resample with no spread has no t */
+		if (bsd > 1e-9 * (fabs(bm) + 1))
+			ts[k++] = (bm - m) / (bsd / sqrt((double)n));
 		qsort(res, n, sizeof(*res), cmp_double);
 		meds[b] = n % 2 ? res[n / 2]
 				: (res[n / 2 - 1] + res[n / 2]) / 2;
 	}
-	qsort(means, resamples, sizeof(*means), cmp_double);
+	qsort(ts, k, sizeof(*ts), cmp_double);
 	qsort(meds, resamples, sizeof(*meds), cmp_double);
-	mean_ci[0] = naive_percentile(means, resamples, 2.5);
-	mean_ci[1] = naive_percentile(means, resamples, 97.5);
+	if (n < 5 || 2 * k < resamples) {
+		mean_ci[0] = m - stats_t975(n - 1) * se;
+		mean_ci[1] = m + stats_t975(n - 1) * se;
+	} else {
+		mean_ci[0] = m - naive_percentile(ts, k, 97.5) * se;
+		mean_ci[1] = m - naive_percentile(ts, k, 2.5) * se;
+	}
 	median_ci[0] = naive_percentile(meds, resamples, 2.5);
 	median_ci[1] = naive_percentile(meds, resamples, 97.5);
 	free(res);
-	free(means);
+	free(ts);
 	free(meds);
 	free(idx);
 }
@@ -621,8 +640,8 @@ static void test_bootstrap_matches_naive(void **state)
 			assert_int_equal(stats_bootstrap_sorted(x, n, &r, b,
 								mci, dci), 0);
 			naive_bootstrap(x, n, &q, b, nmci, ndci);
-			check_close("mean lo", "naive", mci[0], nmci[0], 1e-12);
-			check_close("mean hi", "naive", mci[1], nmci[1], 1e-12);
+			check_close("mean lo", "naive", mci[0], nmci[0], 1e-9);
+			check_close("mean hi", "naive", mci[1], nmci[1], 1e-9);
 			check_close("median lo", "naive", dci[0], ndci[0],
 				    1e-12);
 			check_close("median hi", "naive", dci[1], ndci[1],
@@ -685,15 +704,70 @@ static void test_bootstrap_coverage(void **state)
 		fail_msg("median CI covered %zu of %zu", median_hits, trials);
 }
 
+/*
+ * The mean's 95% interval covers the true mean of a small skewed sample
+ * (issue 24: the percentile bootstrap covered 77-91% at n = 10). 2000
+ * samples of 10 values, lognormal sigma 0.5 (mean exp(0.125)): the
+ * bootstrap-t measured 94.6-95.2% (bench/RESULTS.md); one binomial sd
+ * over 2000 samples is 0.5%, so below 93% - 2 sd = 92% is a failure. A
+ * normal sample of 10 keeps close to 95% from above and below.
+ */
+static void test_mean_ci_coverage_small_skewed(void **state)
+{
+	const size_t trials = 2000, n = 10;
+	size_t hits = 0, nhits = 0;
+	const double truth = exp(0.125);
+	struct rng data, r;
+	double v[10];
+
+	rng_seed(&data, 2411);
+	rng_seed(&r, 2412);
+	for (size_t t = 0; t < trials; t++) {
+		double mci[2], dci[2];
+
+		for (size_t i = 0; i < n; i++)
+			v[i] = exp(normal(&data, 0, 0.5));
+		stats_sort(v, n);
+		assert_int_equal(stats_bootstrap_sorted(v, n, &r, 1000, mci,
+							dci), 0);
+		hits += mci[0] <= truth && truth <= mci[1];
+		for (size_t i = 0; i < n; i++)
+			v[i] = normal(&data, 5, 1);
+		stats_sort(v, n);
+		assert_int_equal(stats_bootstrap_sorted(v, n, &r, 1000, mci,
+							dci), 0);
+		nhits += mci[0] <= 5 && 5 <= mci[1];
+	}
+	print_message("mean CI coverage, n = 10: lognormal %.3f, normal "
+		      "%.3f\n", (double)hits / trials, (double)nhits / trials);
+	if (hits < trials * 92 / 100)
+		fail_msg("lognormal: covered %zu of %zu", hits, trials);
+	if (nhits < trials * 93 / 100 || nhits > trials * 97 / 100)
+		fail_msg("normal: covered %zu of %zu", nhits, trials);
+}
+
+/* Student's t quantiles against SciPy's t.ppf(0.975, df). */
+static void test_t975(void **state)
+{
+	(void)state;
+	check_close("t 1", "scipy", stats_t975(1), 12.706204736432095, 1e-9);
+	check_close("t 9", "scipy", stats_t975(9), 2.2621571627409915, 1e-9);
+	check_close("t 30", "scipy", stats_t975(30), 2.0422724563012373,
+		    1e-9);
+	check_close("t 40", "scipy", stats_t975(40), 2.0210753829953374,
+		    1e-5);
+	check_close("t 1000", "scipy", stats_t975(1000), 1.9623390808264078,
+		    1e-5);
+}
+
 static void test_bootstrap_median_three(void **state)
 {
 	/*
 	 * The median of a resample of {1, 2, 3} is 1 with probability 7/27,
 	 * 2 with 13/27, 3 with 7/27: the 2.5% and 97.5% points are 1 and 3.
-	 * The mean is 1 or 3 with probability 1/27 (3.7%) each, so its
-	 * 2.5% and 97.5% points are 1 and 3 as well. With 20000 resamples
-	 * about 740 land on each end: both order statistics type 7
-	 * interpolates between are certain to be there.
+	 * With 20000 resamples about 740 land on each end: both order
+	 * statistics type 7 interpolates between are certain to be there.
+	 * The mean's, below 5 values, is Student's: 2 +- t(2) / sqrt(3).
 	 */
 	const double x[] = { 1, 2, 3 };
 	double mci[2], dci[2];
@@ -702,7 +776,10 @@ static void test_bootstrap_median_three(void **state)
 	rng_seed(&r, 11);
 	assert_int_equal(stats_bootstrap_sorted(x, 3, &r, 20000, mci, dci), 0);
 	assert_true(dci[0] == 1 && dci[1] == 3);
-	assert_true(mci[0] == 1 && mci[1] == 3);
+	check_close("mean lo", "student", mci[0], 2 - 4.302652729911275 /
+		    sqrt(3.0), 1e-9);
+	check_close("mean hi", "student", mci[1], 2 + 4.302652729911275 /
+		    sqrt(3.0), 1e-9);
 }
 
 /* P(Binomial(n, p) >= k) */
@@ -1015,6 +1092,8 @@ int main(void)
 		cmocka_unit_test(test_bootstrap_matches_naive),
 		cmocka_unit_test(test_bootstrap_contains_estimate),
 		cmocka_unit_test(test_bootstrap_coverage),
+		cmocka_unit_test(test_mean_ci_coverage_small_skewed),
+		cmocka_unit_test(test_t975),
 		cmocka_unit_test(test_bootstrap_median_three),
 		cmocka_unit_test(test_bootstrap_median_exact),
 		cmocka_unit_test(test_ratio_of_medians),
