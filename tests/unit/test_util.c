@@ -198,6 +198,29 @@ static void test_escaping(void **state)
 	s = capture(fputs_csv, "=cmd()");
 	assert_string_equal(s, "\"'=cmd()\"");
 	free(s);
+	/* issue 25 case 21: every formula start is defused in a text cell;
+	 * a cell that is a number stays one, negative or signed */
+	{
+		static const char *const text[] = {
+			"=1+1", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)",
+			"-", "+", "-inf", "-nan", "-1,2", "-0x10", "--1",
+			"\t=1", "\r=1",
+		};
+		static const char *const num[] = {
+			"-5", "-1.5e-3", "+2", "0.25", "-0", "1e300",
+		};
+
+		for (size_t i = 0; i < sizeof(text) / sizeof(*text); i++) {
+			s = capture(fputs_csv, text[i]);
+			assert_true(s[0] == '"' && s[1] == '\'');
+			free(s);
+		}
+		for (size_t i = 0; i < sizeof(num) / sizeof(*num); i++) {
+			s = capture(fputs_csv, num[i]);
+			assert_string_equal(s, num[i]);
+			free(s);
+		}
+	}
 	s = capture(fputs_markdown, "a|b <i>`x`</i>");
 	assert_string_equal(s, "a\\|b &lt;i&gt;\\`x\\`&lt;/i&gt;");
 	free(s);
