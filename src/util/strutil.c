@@ -94,6 +94,14 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+void fmt_json_number(double v, char *buf, size_t n)
+{
+	if (isfinite(v))
+		fmt_roundtrip(v, buf, n);
+	else
+		snprintf(buf, n, "null");
+}
+
 void fmt_roundtrip(double v, char *buf, size_t n)
 {
 	for (int prec = 15; prec <= 17; prec++) {
