@@ -223,11 +223,19 @@ static int stats_of(const struct seg *s, struct load_stats *st,
 	const struct hdr *lag = benchmark_histogram(b, "send_lag");
 	size_t n = lat ? lat->n : 0;
 
+	int rc;
+
 	load_stats_init(st, n ? n : 1, 0);
-	if (hdr_merge(st->latency, benchmark_histogram(b, "latency")) ||
-	    hdr_merge(st->uncorrected,
-		      benchmark_histogram(b, "latency_uncorrected")) ||
-	    (lag && hdr_merge(st->lag, lag)))
+	rc = hdr_merge(st->latency, benchmark_histogram(b, "latency"));
+	if (!rc)
+		rc = hdr_merge(st->uncorrected,
+			       benchmark_histogram(b, "latency_uncorrected"));
+	if (!rc && lag)
+		rc = hdr_merge(st->lag, lag);
+	if (rc == -2)
+		return error_set(e, "'%s': its histogram counts overflow "
+				 "(more than 2^63 - 1 in all)", s->file);
+	if (rc)
 		return error_set(e, "'%s': its histograms have other "
 				 "parameters than yardstick's (lowest %d ns, "
 				 "highest %lld ns, %d digits)", s->file,
