@@ -172,6 +172,9 @@ int cmd_export(int argc, char **argv)
 		}
 		dup += om_add_result(d, &rs[loaded]);
 	}
+	for (size_t i = 0; i < om_ncollisions(d); i++)
+		fprintf(stderr, "yardstick export: warning: %s\n",
+			om_collision(d, i));
 	if (dup)
 		fprintf(stderr, "yardstick export: warning: %zu series given "
 			"by an earlier result already were left out\n", dup);

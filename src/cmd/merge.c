@@ -224,11 +224,19 @@ static int stats_of(const struct seg *s, struct load_stats *st,
 	const struct hdr *lag = benchmark_histogram(b, "send_lag");
 	size_t n = lat ? lat->n : 0;
 
+	int rc;
+
 	load_stats_init(st, n ? n : 1, 0);
-	if (hdr_merge(st->latency, benchmark_histogram(b, METRIC_LATENCY)) ||
-	    hdr_merge(st->uncorrected,
-		      benchmark_histogram(b, "latency_uncorrected")) ||
-	    (lag && hdr_merge(st->lag, lag)))
+	rc = hdr_merge(st->latency, benchmark_histogram(b, METRIC_LATENCY));
+	if (!rc)
+		rc = hdr_merge(st->uncorrected,
+			       benchmark_histogram(b, "latency_uncorrected"));
+	if (!rc && lag)
+		rc = hdr_merge(st->lag, lag);
+	if (rc == -2)
+		return error_set(e, "'%s': its histogram counts overflow "
+				 "(more than 2^63 - 1 in all)", s->file);
+	if (rc)
 		return error_set(e, "'%s': its histograms have other "
 				 "parameters than yardstick's (lowest %d ns, "
 				 "highest %lld ns, %d digits)", s->file,
@@ -301,6 +309,16 @@ static int merge_stats(struct seg *segs, size_t n, struct load_stats *tot,
 			break;
 		double off = round(st[i].start_unix - start);
 
+		if (hdr_count(tot->latency) > INT64_MAX -
+					      hdr_count(st[i].latency) ||
+		    hdr_count(tot->uncorrected) > INT64_MAX -
+						  hdr_count(st[i].uncorrected) ||
+		    hdr_count(tot->lag) > INT64_MAX - hdr_count(st[i].lag)) {
+			ret = error_set(e, "'%s': the histogram counts of the "
+					"segments overflow when added (more "
+					"than 2^63 - 1)", segs[i].file);
+			break;
+		}
 		load_stats_add(tot, &st[i], (size_t)off);
 		if (off + st[i].elapsed > end)
 			end = off + st[i].elapsed;

@@ -54,6 +54,18 @@ static void put_str(struct strbuf *b, const char *s)
 static void putf(struct strbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* before, v as a JSON number (null when it is NaN or infinite), after */
+static void put_num(struct strbuf *b, const char *before, double v,
+		    const char *after)
+{
+	char num[40];
+
+	fmt_json_number(v, num, sizeof(num));
+	strbuf_puts(b, before);
+	strbuf_puts(b, num);
+	strbuf_puts(b, after);
+}
+
 static void putf(struct strbuf *b, const char *fmt, ...)
 {
 	char tmp[256];
@@ -132,7 +144,7 @@ static void format_event(const struct trace_event *e, struct strbuf *b)
 			put_str(b, e->text);
 			strbuf_putc(b, '}');
 		} else if (e->value) {
-			putf(b, ",\"args\":{\"value\":%.17g}", e->value);
+			put_num(b, ",\"args\":{\"value\":", e->value, "}");
 		}
 		strbuf_putc(b, '}');
 		break;
@@ -140,7 +152,7 @@ static void format_event(const struct trace_event *e, struct strbuf *b)
 		head(b, "C", "counter", e->name, e->pid, e->tid, e->start);
 		strbuf_puts(b, ",\"args\":{");
 		put_str(b, e->name);
-		putf(b, ":%.17g}}", e->value);
+		put_num(b, ":", e->value, "}}");
 		break;
 	case TRACE_FAULT:
 		head(b, "i", "fault", e->name, e->pid, e->tid, e->start);

@@ -6,6 +6,10 @@
  * first-seen order), run (1-based), exit_code, one per metric (likewise).
  * A cell a benchmark has no value for is empty, as is a NaN or infinity.
  * Numbers are the shortest text that reads back as the same double.
+ * A text cell starting with =, +, -, @, a tab or a CR gets a quote mark
+ * in front (OWASP's defence against formula injection), unless the whole
+ * cell is a decimal number ("-5" stays a number): util/strutil.c's
+ * fputs_csv.
  */
 #include "result/result.h"
 

@@ -28,6 +28,8 @@ struct om_family {
 struct om_doc {
 	struct om_family *fams;
 	size_t nfams, cap;
+	char **collisions;	/* om_collision's messages */
+	size_t ncollisions, capc;
 };
 
 struct om_doc *om_new(void)
@@ -59,7 +61,39 @@ void om_free(struct om_doc *d)
 		free(f->help);
 	}
 	free(d->fams);
+	for (size_t i = 0; i < d->ncollisions; i++)
+		free(d->collisions[i]);
+	free(d->collisions);
 	free(d);
+}
+
+size_t om_ncollisions(const struct om_doc *d)
+{
+	return d->ncollisions;
+}
+
+const char *om_collision(const struct om_doc *d, size_t i)
+{
+	return i < d->ncollisions ? d->collisions[i] : NULL;
+}
+
+/* Record that what help describes and what f was made for sanitize alike
+ * (once per pair). */
+static void add_collision(struct om_doc *d, const struct om_family *f,
+			  const char *help)
+{
+	char *msg = xasprintf("two names sanitize to the family '%s' (\"%s\" "
+			      "and \"%s\"): the series of the second were "
+			      "left out", f->name, f->help, help);
+
+	for (size_t i = 0; i < d->ncollisions; i++)
+		if (!strcmp(d->collisions[i], msg)) {
+			free(msg);
+			return;
+		}
+	d->collisions = xgrow(d->collisions, &d->capc, d->ncollisions + 1,
+			      sizeof(*d->collisions));
+	d->collisions[d->ncollisions++] = msg;
 }
 
 void om_sanitize(const char *name, bool metric, struct strbuf *out)
@@ -160,6 +194,12 @@ int om_add(struct om_doc *d, const char *name, enum om_type type,
 	for (size_t i = 0; i < f->nseries; i++) {
 		if (!strcmp(f->series[i].labels, b.s)) {
 			free(b.s);
+			if (strcmp(f->help, help)) {
+				/* another name, sanitized alike: not a
+				 * repeat of an earlier result's series */
+				add_collision(d, f, help);
+				return 0;
+			}
 			return 1;
 		}
 	}

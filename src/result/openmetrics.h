@@ -48,6 +48,13 @@ int om_add(struct om_doc *d, const char *family, enum om_type type,
 	   const char *unit, const char *help, const struct om_label *labels,
 	   size_t nlabels, double value);
 
+/* Names that sanitize to one family ("x-y" and "x.y": yardstick_x_y):
+ * om_add left the second's series out, without counting them as repeats.
+ * Message i (0 <= i < om_ncollisions), naming both and the family; NULL
+ * past the end. Owned by d. */
+size_t om_ncollisions(const struct om_doc *d);
+const char *om_collision(const struct om_doc *d, size_t i);
+
 /* The text of the series of d that have every label of match (nmatch
  * 0: all), appended to out; OpenMetrics's ends with "# EOF". A family
  * without such series is left out. */

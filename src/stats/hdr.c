@@ -217,6 +217,10 @@ int hdr_merge(struct hdr *dst, const struct hdr *src)
 		return -1;
 	if (!src->total)
 		return 0;
+	/* every count is at most its total: totals that add up without
+	 * overflow mean buckets that do */
+	if (src->total < 0 || dst->total > INT64_MAX - src->total)
+		return -2;
 	span(src, &first, &last);
 	for (i = first; i <= last; i++)
 		dst->counts[i] += src->counts[i];

@@ -38,7 +38,8 @@ bool hdr_record(struct hdr *h, int64_t v);
 bool hdr_record_n(struct hdr *h, int64_t v, int64_t count);
 
 /* Add src's counts to dst. Both must have been made with the same
- * arguments; returns -1 (and changes nothing) when they were not. */
+ * arguments; returns -1 (and changes nothing) when they were not, -2
+ * (and changes nothing) when the counts would overflow int64. */
 int hdr_merge(struct hdr *dst, const struct hdr *src);
 
 /*

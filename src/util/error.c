@@ -2,6 +2,7 @@
 #include "util/error.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,57 +12,108 @@
 /*
  * A message quotes outside text (a benchmark name, a unit, a file's
  * bytes) and ends up on a terminal: its control characters are escaped
- * here, once for every message, as term_safe shows them. Cut to the
- * buffer at a character's start.
+ * here, once for every message, as term_safe shows them.
+ *
+ * A message longer than the buffer loses the middle of its longest
+ * quoted part ('...'), not its end: the reason usually follows the
+ * quoted input ("invalid expression '<1 KB>': unknown name 'x'"). With
+ * no quoted part long enough, the middle of the message goes.
  */
-static void make_safe(struct error *e)
-{
-	char *safe;
-	size_t n;
 
-	for (n = 0; e->msg[n]; n++)
-		if ((unsigned char)e->msg[n] < 0x20 ||
-		    (unsigned char)e->msg[n] >= 0x7f)
+/* Cut the middle of s[a, b) so that s fits in max bytes (NUL included)
+ * leaving "..." in its place; false when [a, b) is too short for it. */
+static bool cut_middle(char *s, size_t a, size_t b, size_t max)
+{
+	size_t len = strlen(s), over = len + 1 + 3 - max, keep, from, to;
+
+	if (len + 1 <= max)
+		return true;
+	if (b - a < over + 2)
+		return false;
+	keep = (b - a - over) / 2;
+	from = a + keep;
+	to = from + over;
+	/* at characters' starts */
+	while (from > a && ((unsigned char)s[from] & 0xc0) == 0x80)
+		from--;
+	while (to < b && ((unsigned char)s[to] & 0xc0) == 0x80)
+		to++;
+	memmove(s + from + 3, s + to, len - to + 1);
+	memcpy(s + from, "...", 3);
+	return strlen(s) + 1 <= max;
+}
+
+/* The longest quoted part of s: [*a, *b) inside the quotes. */
+static bool longest_quoted(const char *s, size_t *a, size_t *b)
+{
+	size_t best = 0;
+
+	for (const char *p = strchr(s, '\''); p; ) {
+		const char *q = strchr(p + 1, '\'');
+
+		if (!q)
 			break;
-	if (!e->msg[n])
-		return;		/* plain ASCII, nothing to escape */
-	safe = term_safe(e->msg);
-	n = strlen(safe);
-	if (n >= sizeof(e->msg)) {
-		n = sizeof(e->msg) - 1;
-		while (n && ((unsigned char)safe[n] & 0xc0) == 0x80)
-			n--;
+		if ((size_t)(q - p - 1) > best) {
+			best = (size_t)(q - p - 1);
+			*a = (size_t)(p + 1 - s);
+			*b = (size_t)(q - s);
+		}
+		p = strchr(q + 1, '\'');
 	}
-	memcpy(e->msg, safe, n);
-	e->msg[n] = '\0';
+	return best > 0;
+}
+
+/* Take full (malloc'd, freed here) into e: made safe, then fitted. */
+static void set_msg(struct error *e, char *full)
+{
+	char *safe = term_safe(full);
+	size_t a, b;
+
+	free(full);
+	if (strlen(safe) >= sizeof(e->msg) &&
+	    !(longest_quoted(safe, &a, &b) &&
+	      cut_middle(safe, a, b, sizeof(e->msg))))
+		cut_middle(safe, 0, strlen(safe), sizeof(e->msg));
+	snprintf(e->msg, sizeof(e->msg), "%s", safe);
 	free(safe);
 }
 
 int error_set(struct error *e, const char *fmt, ...)
 {
 	va_list ap;
+	char *full;
 
 	if (!e)
 		return -1;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	if (vasprintf(&full, fmt, ap) < 0)
+		full = NULL;
 	va_end(ap);
-	make_safe(e);
+	if (!full) {
+		snprintf(e->msg, sizeof(e->msg), "out of memory");
+		return -1;
+	}
+	set_msg(e, full);
 	return -1;
 }
 
 int error_errno(struct error *e, int errnum, const char *fmt, ...)
 {
 	va_list ap;
-	size_t len;
+	char *head, *full;
 
 	if (!e)
 		return -1;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	if (vasprintf(&head, fmt, ap) < 0)
+		head = NULL;
 	va_end(ap);
-	len = strlen(e->msg);
-	snprintf(e->msg + len, sizeof(e->msg) - len, ": %s", strerror(errnum));
-	make_safe(e);
+	if (!head || asprintf(&full, "%s: %s", head, strerror(errnum)) < 0) {
+		free(head);
+		snprintf(e->msg, sizeof(e->msg), "out of memory");
+		return -1;
+	}
+	free(head);
+	set_msg(e, full);
 	return -1;
 }

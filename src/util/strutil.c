@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,14 @@ char *xasprintf(const char *fmt, ...)
 	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	return s;
+}
+
+void fmt_json_number(double v, char *buf, size_t n)
+{
+	if (isfinite(v))
+		fmt_roundtrip(v, buf, n);
+	else
+		snprintf(buf, n, "null");
 }
 
 void fmt_roundtrip(double v, char *buf, size_t n)
@@ -361,8 +370,25 @@ bool utf8_is_control(uint32_t c)
 	       (c >= 0x2066 && c <= 0x2069);
 }
 
+/* Whether s is a decimal number and nothing else ("-5", "+1.5e-3"): a
+ * spreadsheet reads it as that number, never as a formula. */
+static bool csv_is_number(const char *s)
+{
+	char *end;
+	double v;
+
+	if (!s[0] || s[strspn(s, "0123456789.eE+-")])
+		return false;
+	v = strtod(s, &end);
+	return !*end && isfinite(v);
+}
+
 void fputs_csv(const char *s, FILE *fp)
 {
+	if (csv_is_number(s)) {
+		fputs(s, fp);	/* a negative number stays a number */
+		return;
+	}
 	if (!strpbrk(s, ",\"\r\n") && !(s[0] && strchr(" \t=+-@", s[0]))) {
 		fputs(s, fp);
 		return;

@@ -61,6 +61,12 @@ char *str_replace(const char *s, const char *from, const char *to);
  * reads back as v. */
 void fmt_roundtrip(double v, char *buf, size_t n);
 
+/* v as a JSON number: fmt_roundtrip's text, or "null" when v is NaN or
+ * infinite (JSON has no token for them: "-nan" or "inf" would make the
+ * whole file invalid). Every JSON writer that prints numbers itself goes
+ * through it. */
+void fmt_json_number(double v, char *buf, size_t n);
+
 /* Parse a whole string as a number; 0 on success, -1 otherwise. */
 int parse_double(const char *s, double *out);
 int parse_long(const char *s, long *out);

@@ -859,9 +859,30 @@ static void test_live_and_subtract(void **state)
 	hdr_free(other);
 }
 
+/* Issue 25 case 3: histograms of 2^62 in one bucket merged overflowed
+ * int64 (UBSan, then an assertion in merge).
+ * hdr_merge refuses (-2) and changes nothing. */
+static void test_merge_overflow(void **state)
+{
+	struct hdr *a = hdr_new(1, 1000000, 3), *b = hdr_new(1, 1000000, 3);
+	const int64_t big = (int64_t)1 << 62;
+
+	(void)state;
+	hdr_record_n(a, 500, big);
+	hdr_record_n(b, 500, big - 1);
+	assert_int_equal(hdr_merge(a, b), 0);	/* 2^63 - 1: fits */
+	assert_int_equal(hdr_count(a), INT64_MAX);
+	assert_int_equal(hdr_merge(a, b), -2);	/* one more does not */
+	assert_int_equal(hdr_count(a), INT64_MAX);
+	assert_int_equal(hdr_count(b), big - 1);
+	hdr_free(a);
+	hdr_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_merge_overflow),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_memsize),
 		cmocka_unit_test(test_empty),

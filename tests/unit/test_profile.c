@@ -18,7 +18,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <math.h>
+
 #include "profile/profile.h"
+#include "profile/trace.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
 
@@ -1036,10 +1039,73 @@ static int teardown(void **state)
 	return rc ? -1 : 0;
 }
 
+/* Issue 25 case 7: a counter of NaN or ±inf was written as bare -nan and
+ * inf tokens, and the file was not JSON (report --trace refused it).
+ * Each non-finite value becomes null: the file parses strictly, reads
+ * back, and the finite values are kept exactly. */
+static void test_chrome_nonfinite(void **state)
+{
+	static const double vals[] = { NAN, -NAN, INFINITY, -INFINITY, 1.5,
+					-0.25, 5e-324, 1.7976931348623157e308 };
+	size_t n = sizeof(vals) / sizeof(*vals), finite = 0;
+	struct trace t, back;
+	struct trace_write_opts o = { 0 };
+	struct trace_write_stats st;
+	struct trace_read_stats rs;
+	struct error e;
+	char *path = tmp_path("nonfinite.json");
+	json_error_t je;
+	json_t *root;
+
+	(void)state;
+	trace_init(&t, 100);
+	for (size_t i = 0; i < n; i++) {
+		struct trace_event *ev = trace_add(&t, TRACE_COUNTER);
+		struct trace_event *mk = trace_add(&t, TRACE_INSTANT);
+
+		ev->pid = ev->tid = ev->end_tid = 1;
+		ev->start = ev->end = 1000 * (i + 1);
+		ev->name = trace_intern(&t, "queue");
+		ev->value = vals[i];
+		mk->pid = mk->tid = mk->end_tid = 1;
+		mk->start = mk->end = 1000 * (i + 1) + 1;
+		mk->name = trace_intern(&t, "mark");
+		mk->value = vals[i];
+		finite += isfinite(vals[i]);
+	}
+	assert_int_equal(trace_write_chrome(&t, &o, path, &st, &e), 0);
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	if (!root)
+		fail_msg("not JSON: %s (line %d)", je.text, je.line);
+	json_decref(root);
+	assert_int_equal(trace_read_chrome(&back, path, 1000, &rs, &e), 0);
+	{
+		size_t got = 0;
+
+		for (size_t i = 0; i < back.n; i++)
+			if (back.ev[i].kind == TRACE_COUNTER) {
+				assert_true(isfinite(back.ev[i].value));
+				got++;
+			}
+		assert_int_equal(got, finite);
+		for (size_t i = 0, k = 0; i < back.n; i++)
+			if (back.ev[i].kind == TRACE_COUNTER) {
+				while (!isfinite(vals[k]))
+					k++;
+				assert_memory_equal(&back.ev[i].value, &vals[k++],
+						    sizeof(double));
+			}
+	}
+	trace_free(&back);
+	trace_free(&t);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intern),
+		cmocka_unit_test(test_chrome_nonfinite),
 		cmocka_unit_test(test_intern_growth),
 		cmocka_unit_test(test_top),
 		cmocka_unit_test(test_top_empty),

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "result/openmetrics.h"
 #include "result/result.h"
 #include "result/warnings.h"
 #include "util/fileio.h"
@@ -1258,9 +1259,38 @@ static void test_warnings_group(void **state)
 	result_free(&r);
 }
 
+/* Issue 25 case 15: metrics "x-y" and "x.y" sanitize to one family; the
+ * second's series were reported as "given by an earlier result". They
+ * are a collision, named with both names and the family. */
+static void test_om_collision(void **state)
+{
+	struct result r;
+	struct benchmark *b;
+	struct om_doc *d = om_new();
+
+	(void)state;
+	result_init(&r, "run");
+	b = result_add_benchmark(&r, "bench", NULL);
+	metric_push(benchmark_metric(b, "x-y", "s"), 1);
+	metric_push(benchmark_metric(b, "x.y", "s"), 2);
+	result_summarize(&r, 1, 200);
+	assert_int_equal(om_add_result(d, &r), 0);
+	assert_int_equal(om_ncollisions(d), 1);
+	assert_non_null(strstr(om_collision(d, 0), "'yardstick_x_y_seconds'"));
+	assert_non_null(strstr(om_collision(d, 0), "metric x-y (s)"));
+	assert_non_null(strstr(om_collision(d, 0), "metric x.y (s)"));
+	assert_null(om_collision(d, 1));
+	/* the same result again: repeats, not collisions */
+	assert_true(om_add_result(d, &r) > 0);
+	assert_int_equal(om_ncollisions(d), 1);
+	om_free(d);
+	result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_om_collision),
 		cmocka_unit_test(test_model),
 		cmocka_unit_test(test_summarize),
 		cmocka_unit_test(test_unmeasured_runs),

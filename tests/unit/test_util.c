@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "util/dynlib.h"
+#include "util/error.h"
 #include "util/fileio.h"
 #include "util/gitdir.h"
 #include "util/hashmap.h"
@@ -200,6 +201,29 @@ static void test_escaping(void **state)
 	s = capture(fputs_csv, "=cmd()");
 	assert_string_equal(s, "\"'=cmd()\"");
 	free(s);
+	/* issue 25 case 21: every formula start is defused in a text cell;
+	 * a cell that is a number stays one, negative or signed */
+	{
+		static const char *const text[] = {
+			"=1+1", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)",
+			"-", "+", "-inf", "-nan", "-1,2", "-0x10", "--1",
+			"\t=1", "\r=1",
+		};
+		static const char *const num[] = {
+			"-5", "-1.5e-3", "+2", "0.25", "-0", "1e300",
+		};
+
+		for (size_t i = 0; i < sizeof(text) / sizeof(*text); i++) {
+			s = capture(fputs_csv, text[i]);
+			assert_true(s[0] == '"' && s[1] == '\'');
+			free(s);
+		}
+		for (size_t i = 0; i < sizeof(num) / sizeof(*num); i++) {
+			s = capture(fputs_csv, num[i]);
+			assert_string_equal(s, num[i]);
+			free(s);
+		}
+	}
 	s = capture(fputs_markdown, "a|b <i>`x`</i>");
 	assert_string_equal(s, "a\\|b &lt;i&gt;\\`x\\`&lt;/i&gt;");
 	free(s);
@@ -951,6 +975,42 @@ static void test_scan_big_integers(void **state)
 	scan_free(&sc);
 }
 
+/* Issue 25 case 19: a message longer than the buffer (a --work
+ * expression of 1 KB and more) lost its reason at the end. The quoted
+ * input loses its middle instead; the reason and the start stay. */
+static void test_error_long(void **state)
+{
+	static const size_t lens[] = { 900, 1010, 1020, 1024, 2000, 100000 };
+	struct error e;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lens) / sizeof(*lens); i++) {
+		char *in = xmalloc(lens[i] + 1);
+
+		for (size_t k = 0; k < lens[i]; k++)
+			in[k] = k % 2 ? '+' : '1';
+		in[lens[i]] = 0;
+		error_set(&e, "invalid expression '%s': unknown name 'zz' "
+			  "at the end", in);
+		assert_true(strlen(e.msg) < sizeof(e.msg));
+		assert_true(!strncmp(e.msg, "invalid expression '1+1", 23));
+		assert_non_null(strstr(e.msg, "': unknown name 'zz' at the end"));
+		assert_int_equal(strstr(e.msg, "at the end")[10], 0);
+		if (lens[i] > 1000)
+			assert_non_null(strstr(e.msg, "..."));
+		else
+			assert_null(strstr(e.msg, "..."));
+		error_errno(&e, ENOENT, "cannot open '%s'", in);
+		assert_true(strlen(e.msg) < sizeof(e.msg));
+		assert_non_null(strstr(e.msg, "': No such file or directory"));
+		/* nothing quoted: the middle goes, the end stays */
+		error_set(&e, "%s: the reason", in);
+		assert_non_null(strstr(e.msg, ": the reason"));
+		assert_true(strlen(e.msg) < sizeof(e.msg));
+		free(in);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -966,6 +1026,7 @@ int main(void)
 		cmocka_unit_test(test_parse_numbers),
 		cmocka_unit_test(test_fmt_value),
 		cmocka_unit_test(test_escaping),
+		cmocka_unit_test(test_error_long),
 		cmocka_unit_test(test_atomic_file),
 		cmocka_unit_test(test_atomic_hostile),
 		cmocka_unit_test(test_atomic_errno),
