@@ -28,6 +28,7 @@
 #include "result/compare.h"
 #include "util/child.h"
 #include "util/outputs.h"
+#include "util/stop.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -136,34 +137,15 @@ const struct opt_cmd bench_cmd = {
 	.init = bench_init,
 };
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
+/* The signal policy of every command that runs a program (util/stop.h):
+ * Ctrl-C, SIGTERM and SIGHUP stop the wait, and what the program leaves
+ * running is killed (child_sweep). */
+static void handlers_install(void)
 {
-	(void)sig;
-	interrupted = 1;
-}
+	struct error e;
 
-/* Ctrl-C, SIGTERM and SIGHUP stop the wait (no SA_RESTART); the old
- * handlers kept in old[3]. */
-static void handlers_install(struct sigaction old[3])
-{
-	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &sa, &old[i]);
-}
-
-static void handlers_restore(const struct sigaction old[3])
-{
-	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
-
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &old[i], NULL);
+	if (stop_install(&e))
+		fprintf(stderr, "yardstick bench: warning: %s\n", e.msg);
 }
 
 /* PROGRAM [ARGS...] and the options passed on. malloc'd vector of
@@ -202,7 +184,7 @@ static int program_status(const struct child *c, const char *prog)
 	if (c->interrupted) {
 		fprintf(stderr, "yardstick bench: interrupted: '%s' and what "
 			"it started were killed; nothing is stored\n", safe);
-		ret = 130;
+		ret = stop_exit_code();
 	} else if (c->timed_out) {
 		fprintf(stderr, "yardstick bench: '%s' did not finish within "
 			"the timeout of %g s and was killed; nothing is stored\n",
@@ -244,9 +226,8 @@ static int run_program(const struct bench_args *a, const char *path,
 						      : CHILD_IO_NULL,
 			CHILD_IO_INHERIT },
 		.maps = &map, .nmaps = 1, .own_group = true,
-		.timeout = a->timeout, .interrupt = &interrupted,
+		.timeout = a->timeout, .interrupt = stop_flag(),
 	};
-	struct sigaction old[3];
 	bool overflow = false;
 	struct error e;
 	int pfd[2], ret;
@@ -260,7 +241,7 @@ static int run_program(const struct bench_args *a, const char *path,
 		return 2;
 	}
 	map.from = pfd[1];
-	handlers_install(old);
+	handlers_install();
 	ret = child_start(&c, &e);
 	close(pfd[1]);
 	if (ret == 0 &&
@@ -270,7 +251,11 @@ static int run_program(const struct bench_args *a, const char *path,
 	else if (ret)
 		ret = 2;	/* not started: exec_failed names the program */
 	close(pfd[0]);
-	handlers_restore(old);
+	if (c.strays && !c.interrupted)
+		fprintf(stderr, "yardstick bench: warning: the program left "
+			"%zu process%s running when it ended: %s; they were "
+			"killed\n", c.strays, c.strays == 1 ? "" : "es",
+			c.stray_names);
 	if (ret) {
 		fprintf(stderr, "yardstick bench: %s\n", e.msg);
 	} else if (overflow) {
@@ -281,7 +266,7 @@ static int run_program(const struct bench_args *a, const char *path,
 			"nothing is stored\n", safe,
 			(unsigned long long)a->max_result);
 		free(safe);
-		ret = c.interrupted ? 130 : 2;
+		ret = c.interrupted ? stop_exit_code() : 2;
 	} else {
 		ret = program_status(&c, path);
 	}

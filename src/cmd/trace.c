@@ -27,6 +27,7 @@
 #include "util/child.h"
 #include "util/monoclock.h"
 #include "util/outputs.h"
+#include "util/stop.h"
 #include "util/strutil.h"
 #include "util/zonebuf.h"
 
@@ -395,7 +396,7 @@ static int collect(struct trace_run *r, struct trace_args *a)
 		.task_comm = on_task_comm, .sched_switch = on_switch,
 		.page_fault = on_fault,
 	};
-	struct sigaction ign, old_int, old_quit;
+	struct sigaction ign, old_quit;
 	struct zb_map zb;
 	struct error e;
 	char env[64], *cache;
@@ -427,15 +428,16 @@ static int collect(struct trace_run *r, struct trace_args *a)
 		a->so.dwarf = true;
 		a->so.prompt = true;
 	}
-	/* Ctrl-C is for the program (it resets SIGINT before its exec):
-	 * yardstick stays to drain the buffers and write the trace. */
+	/* Ctrl-\ is for the program (it resets SIGQUIT before its exec);
+	 * Ctrl-C, SIGTERM stop it (util/stop.h): yardstick stays to drain
+	 * the buffers and write the trace, marked partial. */
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
+	a->so.interrupt = stop_flag();
 	res = sampler_run(&a->so, a->argv, &cb, &r->st, &e);
-	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	r->tr.partial = r->st.interrupted || stop_signal();
 	if (res) {
 		fprintf(stderr, "yardstick trace: %s\n", e.msg);
 		ret = res == SAMPLER_REFUSED ? 3 : 2;
@@ -484,6 +486,9 @@ static int trace_main(struct trace_args *a)
 	if (ret)
 		goto out;
 	a->so.stdout_to_stderr = outputs_stdout(&outs);
+	ret = program_stop_start("yardstick trace");
+	if (ret)
+		goto out;
 	git_detect_start(&r.git, &gp);
 	ret = collect(&r, a);
 	git_detect_finish(&gp);
@@ -492,15 +497,14 @@ static int trace_main(struct trace_args *a)
 		free(r.git.branch);
 		goto out;
 	}
-	print_program_status("yardstick trace", "trace", r.st.status);
+	print_program_end("yardstick trace", "trace", r.st.status,
+			  r.st.strays, r.st.stray_names);
 	if (!a->quiet)
 		trace_report(&r, stderr);
 	ret = write_output_set(&outs, "yardstick trace");
 	if (!ret && !a->no_store)
 		ret = trace_save(&r);
-	if (!ret && !(WIFEXITED(r.st.status) &&
-		      WEXITSTATUS(r.st.status) == 0))
-		ret = 1;
+	ret = program_exit_code(ret, r.st.status);
 	if (r.have_res)
 		result_free(&r.res);
 	free(r.git.commit);
