@@ -214,8 +214,8 @@ static inline long child_visit_list(char *buf, ssize_t got, size_t size,
 		if (sp)
 			*sp = '\0';
 	}
-	while ((pid = child_parse_pid(&p)) > 0 && fn((pid_t)pid, arg) == 0)
-		n++;
+	while ((pid = child_parse_pid(&p)) > 0)
+		n += fn((pid_t)pid, arg) == 0;
 	return n;
 }
 
