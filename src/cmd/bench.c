@@ -58,7 +58,9 @@ static const char bench_epilog[] =
 "PROGRAM's standard input is /dev/null, its standard output is discarded\n"
 "(--show-output lets it through), its standard error is yardstick's. It\n"
 "runs in its own process group: at the --timeout or Ctrl-C the group is\n"
-"killed.\n"
+"killed, and the processes it started that left the group with it.\n"
+"Processes it leaves running when it exits are killed, with a warning\n"
+"that names them.\n"
 "\n"
 "Exit status: 0 ok (whatever the comparison with the baseline says; see\n"
 "'yardstick gate' to fail a build); 1 PROGRAM exited with a non-zero\n"
@@ -70,8 +72,9 @@ static const char bench_epilog[] =
 "--max-result (nothing is stored), a baseline that cannot be read, an\n"
 "output that cannot be written; 3 the store is locked, read-only or\n"
 "another user's, or SQLite or libpq cannot be loaded or a\n"
-"PostgreSQL store's server reached; 130 interrupted (PROGRAM\n"
-"and what it started killed, nothing stored).\n";
+"PostgreSQL store's server reached; 130 interrupted by SIGINT, 143 by\n"
+"SIGTERM (PROGRAM and what it started killed, nothing stored; a second\n"
+"signal exits at once).\n";
 
 struct bench_args {
 	const char *filter;

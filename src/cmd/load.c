@@ -57,7 +57,8 @@ static const char load_epilog[] =
 "usage or input (the message names the argument); 3 the store is locked,\n"
 "read-only or another user's, or SQLite cannot be loaded, or the last\n"
 "--push failed (the result is still written); 130\n"
-"interrupted (what was measured is still written).\n";
+"interrupted by SIGINT, 143 by SIGTERM (what was measured is still\n"
+"written; a second signal exits at once).\n";
 
 
 static int opt_method(void *args, const struct opt_entry *opt,

@@ -101,7 +101,12 @@ static const char mem_epilog[] =
 "is statically linked or set-user-ID (a preloaded agent cannot work\n"
 "there), or an output that cannot be written; 3 the store is locked,\n"
 "read-only or another user's, or libdw (elfutils), SQLite or libpq\n"
-"cannot be loaded or a PostgreSQL store's server reached.\n";
+"cannot be loaded or a PostgreSQL store's server reached; 130 stopped by\n"
+"Ctrl-C (SIGINT), 143 by SIGTERM: the program and everything it started\n"
+"are killed, the report up to then is written, marked partial (the\n"
+"result's setting partial; what it held then counts as leaked); a second\n"
+"signal exits at once, writing nothing more. Processes the program leaves\n"
+"running when it exits are killed, with a warning that names them.\n";
 
 /* --cost: what each shows, by the index of its name in mem_costs */
 static const struct {

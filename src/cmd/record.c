@@ -58,7 +58,13 @@ static const char record_epilog[] =
 "are not permitted or not supported (the message says which sysctl or\n"
 "capability would allow them), or cannot follow the program: it is\n"
 "set-user-ID, set-group-ID, has file capabilities or cannot be read (or\n"
-"runs such a program: no sample came although it used CPU time).\n";
+"runs such a program: no sample came although it used CPU time); 130\n"
+"stopped by Ctrl-C (SIGINT), 143 by SIGTERM: the program and everything\n"
+"it started are killed, the profile up to then is written, marked partial\n"
+"(the flame graph's subtitle, the speedscope name, a pprof comment); a\n"
+"second signal exits at once, writing nothing more. Processes the\n"
+"program leaves running when it exits are killed, with a warning that\n"
+"names them.\n";
 
 struct record_args {
 	struct sampler_opts so;

@@ -40,8 +40,10 @@ static const char run_epilog[] =
 "not permitted (dram_bytes: counting system-wide is not), or the store\n"
 "is locked, read-only or another user's, or SQLite or libpq cannot be\n"
 "loaded or a PostgreSQL store's server reached;\n"
-"130 interrupted (what was measured is still written and stored;\n"
-"benchmarks that never ran are left out).\n";
+"130 interrupted by SIGINT, 143 by SIGTERM (the command and what it\n"
+"started killed; what was measured is still written and stored, with\n"
+"the setting partial; benchmarks that never ran are left out; a second\n"
+"signal exits at once, writing nothing more).\n";
 
 static void push_str(char ***v, size_t *n, const char *s)
 {
