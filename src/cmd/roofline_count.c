@@ -570,7 +570,7 @@ static int count_program(const struct roofline_args *a,
 		goto out;
 	}
 	if (ch.interrupted || stop_signal()) {
-		fprintf(stderr, "yardstick roofline: stopped by %s while "
+		fprintf(stderr, "yardstick roofline: interrupted by %s while "
 			"counting: nothing kept\n", stop_signal_name());
 		ret = stop_exit_code();
 		goto out;
@@ -716,7 +716,7 @@ int roofline_count(const struct roofline_args *a)
 	if (!ret)
 		ret = count_in_dir(a, &env, &st.c);
 	if (!ret && stop_signal()) {
-		fprintf(stderr, "yardstick roofline: stopped by %s: nothing "
+		fprintf(stderr, "yardstick roofline: interrupted by %s: nothing "
 			"kept\n", stop_signal_name());
 		ret = stop_exit_code();
 	}

@@ -206,6 +206,13 @@ for sig in INT TERM; do
 	t "... the result written, partial" run_ok run-$sig
 done
 
+# ---- roofline --count: nothing kept of a stopped count ------------------
+for sig in INT TERM; do
+	t "roofline --count, SIG$sig: exit, the program and its children killed" \
+		stopped $sig roofline-$sig env TMPDIR="$T/roofline-$sig" "$YS" roofline --count --no-store -- "$T/prog" "$T/roofline-$sig"
+	t "... nothing kept, its directory removed" sh -c "! ls '$T/roofline-$sig' | grep -q yardstick-count"
+done
+
 # ---- a second signal exits at once ---------------------------------------
 # An output that blocks (a FIFO nobody reads) holds yardstick in its
 # writing, after the first SIGINT: the second ends it there, the program
