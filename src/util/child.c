@@ -1,7 +1,11 @@
 /*
  * The child-process API (child.h): start, hold and release, wait with a
- * timeout or an interrupt, kill the tree, and what a program's exec needs
- * said about it (resolve, privileges, the message of a failed exec).
+ * timeout or an interrupt, kill the tree, sweep what a child left behind
+ * (with child_subreaper: every child of ours that was not started here is
+ * a stray, so the pids started here are kept, and children must be
+ * started and reaped through here on the main thread), and what a
+ * program's exec needs said about it (resolve, privileges, the message
+ * of a failed exec).
  *
  * Without hold, a child costs one posix_spawn and one wait4 (plus a pidfd
  * and a poll with a timeout, two sched_setaffinity calls with a pin, one

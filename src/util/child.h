@@ -19,6 +19,10 @@
  * follow it from its exec on. Every child starts with no signal blocked
  * and the signals yardstick handles or ignores at their defaults.
  *
+ * With child_subreaper, what a child leaves running when it is reaped
+ * (background processes, daemons that left its group with setsid) is
+ * killed then, and counted and named in the child (strays).
+ *
  * The spawner (spawner.h) starts the commands of `run` from another
  * process; it shares the spawn attributes and the kill of the group with
  * this file through child_common.h.

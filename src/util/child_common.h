@@ -1,6 +1,8 @@
 /*
  * What yardstick's child-process layer (child.c) and the spawner
- * (spawner_main.c) both do to start a command: one copy, in a header,
+ * (spawner_main.c) both do to start a command, and to find the children
+ * a command left them (child_each_child: both are subreapers): one copy,
+ * in a header,
  * because the spawner is a static program built alone from spawner_main.c
  * (meson.build) that links nothing of yardstick's. Only system calls and
  * posix_spawn here: no stdio, no allocation (the spawner's peak RSS is the
