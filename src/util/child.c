@@ -392,6 +392,11 @@ static bool live_has(pid_t pid)
 	return false;
 }
 
+void child_forget(pid_t pid)
+{
+	live_remove(pid);
+}
+
 int child_subreaper(struct error *e)
 {
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1))

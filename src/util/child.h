@@ -153,6 +153,10 @@ void child_kill(struct child *c);
  * without waiting: the caller reaps it as it would have. */
 void child_interrupt(struct child *c);
 
+/* A child started here (c->pid) that the caller reaped itself (waitpid):
+ * forget it, so that a sweep does not keep its pid from a stray. */
+void child_forget(pid_t pid);
+
 /*
  * Make this process the reaper of whatever its children leave behind
  * (PR_SET_CHILD_SUBREAPER): a background process of a program, or one
