@@ -32,6 +32,7 @@
 #include "result/gate.h"
 #include "util/child.h"
 #include "util/outputs.h"
+#include "util/stop.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -95,9 +96,10 @@ static const char bench_epilog[] =
 "is stored), a baseline that cannot be read, an output that cannot be\n"
 "written; 3 the store is locked, read-only or another user's, or SQLite\n"
 "or libpq cannot be loaded or a PostgreSQL store's server reached; 130\n"
-"interrupted (the running process and what it started killed; the\n"
-"processes measured before are reported, written and stored, with a\n"
-"warning; none measured: nothing stored).\n";
+"interrupted by SIGINT, 143 by SIGTERM (the running process and what it\n"
+"started killed, those that left its group too; the processes measured\n"
+"before are reported, written and stored, with a warning; none\n"
+"measured: nothing stored; a second signal exits at once).\n";
 
 struct bench_args {
 	const char *filter;
@@ -195,34 +197,15 @@ const struct opt_cmd bench_cmd = {
 	.init = bench_init,
 };
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
+/* The signal policy of every command that runs a program (util/stop.h):
+ * Ctrl-C, SIGTERM and SIGHUP stop the wait, and what the program leaves
+ * running is killed (child_sweep). */
+static void handlers_install(void)
 {
-	(void)sig;
-	interrupted = 1;
-}
+	struct error e;
 
-/* Ctrl-C, SIGTERM and SIGHUP stop the wait (no SA_RESTART); the old
- * handlers kept in old[3]. */
-static void handlers_install(struct sigaction old[3])
-{
-	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &sa, &old[i]);
-}
-
-static void handlers_restore(const struct sigaction old[3])
-{
-	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
-
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &old[i], NULL);
+	if (stop_install(&e))
+		fprintf(stderr, "yardstick bench: warning: %s\n", e.msg);
 }
 
 /* PROGRAM [ARGS...] (argv0 in place of PROGRAM) and the options passed
@@ -262,8 +245,8 @@ static int program_status(const struct child *c, const char *prog)
 
 	if (c->interrupted) {
 		fprintf(stderr, "yardstick bench: interrupted: '%s' and what "
-			"it started were killed\n", safe);
-		ret = 130;
+			"it started were killed; nothing is stored\n", safe);
+		ret = stop_exit_code();
 	} else if (c->timed_out) {
 		fprintf(stderr, "yardstick bench: '%s' did not finish within "
 			"the timeout of %g s and was killed; nothing is stored\n",
@@ -647,7 +630,7 @@ static void make_plan(const struct bench_args *a, char *const paths[2],
 	p->timeout = a->timeout;
 	p->max_result = a->max_result;
 	p->show_output = a->show_output;
-	p->interrupt = &interrupted;
+	p->interrupt = stop_flag();
 }
 
 /* Run the processes into *run: 0 when all ran, 130 when interrupted with
@@ -658,7 +641,6 @@ static int run_processes(const struct bench_args *a, char *const paths[2],
 {
 	char **argvs[2] = { NULL, NULL };
 	struct benchproc_plan plan;
-	struct sigaction old[3];
 	struct error e;
 	bool two = paths[BENCHPROC_BASE] != NULL;
 	size_t total = (size_t)a->processes * (two ? 2 : 1);
@@ -668,9 +650,8 @@ static int run_processes(const struct bench_args *a, char *const paths[2],
 	if (two)
 		argvs[1] = program_argv(a, a->baseline_program);
 	make_plan(a, paths, argvs, &plan);
-	handlers_install(old);
+	handlers_install();
 	ret = benchproc_run(&plan, run, &e);
-	handlers_restore(old);
 	argv_free(argvs[0]);
 	if (argvs[1])
 		argv_free(argvs[1]);
@@ -690,7 +671,7 @@ static int run_processes(const struct bench_args *a, char *const paths[2],
 				"of %zu processes measured\n",
 				(size_t)run->done[0] + run->done[1], total);
 		free(safe);
-		return keep ? 130 : -130;
+		return keep ? stop_exit_code() : -stop_exit_code();
 	}
 	ret = print_failure(a, run, paths[run->which], &e);
 	return ret ? -ret : -1;

@@ -80,4 +80,30 @@ int program_and_outputs(const char *cmd, int argc, char **argv, int first,
  * "WHO: the program exited with status N". */
 void print_program_status(const char *who, const char *covers, int status);
 
+/*
+ * The signal policy (util/stop.h) for a command about to run a program:
+ * the stop handlers, the reaper of what it leaves. Returns 0, or the exit
+ * code when a stop was asked already (nothing should be started).
+ */
+int program_stop_start(const char *who);
+
+/*
+ * How the program ended, to stderr: stopped by a signal (the COVERS is
+ * partial), else print_program_status; and, when it ended by itself,
+ * the processes it left running (killed: child.h's strays).
+ */
+void print_program_end(const char *who, const char *covers, int status,
+		       size_t strays, const char *stray_names);
+
+/*
+ * The exit code of a command that ran a program, from ret, its own so
+ * far (0 or 1: the outputs were written): 128 + the stop signal when
+ * one stopped it, 1 when the program failed, else ret.
+ */
+int program_exit_code(int ret, int status);
+
+/* After a stop signal (util/stop.h): the setting "partial" of res, "stopped
+ * by SIGINT" (docs/result-format.md); nothing otherwise. */
+void result_mark_partial(struct result *res);
+
 #endif

@@ -21,6 +21,7 @@
 #include "measure/machine.h"
 #include "util/fileio.h"
 #include "util/outputs.h"
+#include "util/stop.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -58,15 +59,9 @@ static const char load_epilog[] =
 "usage or input (the message names the argument); 3 the store is locked,\n"
 "read-only or another user's, or SQLite cannot be loaded, or the last\n"
 "--push failed (the result is still written); 130\n"
-"interrupted (what was measured is still written).\n";
+"interrupted by SIGINT, 143 by SIGTERM (what was measured is still\n"
+"written; a second signal exits at once).\n";
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 static int opt_method(void *args, const struct opt_entry *opt,
 		      const char *arg, struct error *e)
@@ -490,14 +485,12 @@ char *load_bench_name(const struct load_opts *o)
 
 static void install_handlers(void)
 {
-	struct sigaction sa;
+	struct error e;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* the policy of the commands that run a program (util/stop.h): a
+	 * second signal exits at once */
+	if (stop_install(&e))
+		fprintf(stderr, "yardstick load: warning: %s\n", e.msg);
 	/* A write to a socket the server closed fails with EPIPE, counted;
 	 * OpenSSL writes without MSG_NOSIGNAL. */
 	signal(SIGPIPE, SIG_IGN);
@@ -541,7 +534,7 @@ static int make_config(const struct load_opts *o, struct load_config *c,
 	c->timeout = o->timeout;
 	c->sample_cap = (size_t)o->sample;
 	c->seed = o->seed;
-	c->stop = &interrupted;
+	c->stop = stop_flag();
 	return 0;
 }
 
@@ -590,7 +583,7 @@ static int finish(const struct load_opts *o, const struct load_stats *st,
 	}
 	rs = o->no_store ? 0 : save_result(res, o->store, o->quiet);
 	if (st->interrupted)
-		return 130;
+		return stop_exit_code() ? stop_exit_code() : 130;
 	return ret ? ret : rs;
 }
 

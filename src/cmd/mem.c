@@ -22,6 +22,7 @@
 #include "profile/symcache.h"
 #include "util/json_emit.h"
 #include "util/outputs.h"
+#include "util/stop.h"
 #include "util/strutil.h"
 #include "util/term.h"
 #include "util/monoclock.h"
@@ -100,7 +101,12 @@ static const char mem_epilog[] =
 "is statically linked or set-user-ID (a preloaded agent cannot work\n"
 "there), or an output that cannot be written; 3 the store is locked,\n"
 "read-only or another user's, or libdw (elfutils), SQLite or libpq\n"
-"cannot be loaded or a PostgreSQL store's server reached.\n";
+"cannot be loaded or a PostgreSQL store's server reached; 130 stopped by\n"
+"Ctrl-C (SIGINT), 143 by SIGTERM: the program and everything it started\n"
+"are killed, the report up to then is written, marked partial (the\n"
+"result's setting partial; what it held then counts as leaked); a second\n"
+"signal exits at once, writing nothing more. Processes the program leaves\n"
+"running when it exits are killed, with a warning that names them.\n";
 
 /* --cost: what each shows, by the index of its name in mem_costs */
 static const struct {
@@ -238,8 +244,12 @@ static int write_outputs(struct mem_args *a, struct mem_run *m,
 {
 	char sub[512];
 
-	snprintf(sub, sizeof(sub), "%s — %s", m->prof.command,
-		 mem_costs[a->cost].name);
+	snprintf(sub, sizeof(sub), "%s — %s%s%s", m->prof.command,
+		 mem_costs[a->cost].name,
+		 stop_signal() ? " — partial: stopped by " : "",
+		 stop_signal_name());
+	if (stop_signal())
+		m->prof.partial = stop_signal_name();
 	a->out.flame.title = a->title ? a->title : "yardstick mem";
 	a->out.flame.subtitle = sub;
 	a->out.flame.unit = costs[a->cost].unit;
@@ -293,8 +303,12 @@ static int mem(struct mem_args *a)
 		ret = prepare(a, &path);
 	if (ret)
 		goto out;
+	ret = program_stop_start("yardstick mem");
+	if (ret)
+		goto out;
 	git_detect_start(&m.git, &m.git_probe);
 	a->ho.python = a->python;
+	a->ho.interrupt = stop_flag();
 	if (heap_collect(&a->ho, path, a->argv, &m.trace, &e)) {
 		fprintf(stderr, "yardstick mem: %s\n", e.msg);
 		git_detect_finish(&m.git_probe);
@@ -334,9 +348,7 @@ static int mem(struct mem_args *a)
 	ret = write_outputs(a, &m, &outs);
 	if (!ret && !a->no_store && m.trace.agent_started)
 		ret = mem_save(a, &m);
-	if (!ret && !(WIFEXITED(m.trace.status) &&
-		      WEXITSTATUS(m.trace.status) == 0))
-		ret = 1;
+	ret = program_exit_code(ret, m.trace.status);
 	profile_free(&m.prof);
 	heap_report_free(&m.rep);
 	heap_trace_free(&m.trace);

@@ -13,6 +13,7 @@
 #include "cmd/mem.h"
 #include "config.h"
 #include "measure/spawn.h"
+#include "util/stop.h"
 #include "profile/pystacks.h"
 #include "profile/python.h"
 #include "result/metrics.h"
@@ -71,7 +72,8 @@ static void mem_print_python(const struct mem_run *m)
 
 void mem_print_status(const struct mem_run *m)
 {
-	print_program_status("yardstick mem", "report", m->trace.status);
+	print_program_end("yardstick mem", "report", m->trace.status,
+			  m->trace.strays, m->trace.stray_names);
 	if (!m->trace.agent_started)
 		fprintf(stderr, "yardstick mem: the heap agent did not start "
 			"in the program (was LD_PRELOAD removed?): no heap "
@@ -410,9 +412,14 @@ static void build_result(const struct mem_args *a, struct mem_run *m)
 	result_set_str(r, "unwind", a->ho.unwind == HEAP_UNWIND_FP ? "fp"
 		       : "dwarf");
 	result_set_num(r, "depth", a->ho.max_depth);
+	result_mark_partial(r);
 	name = a->name ? xstrdup(a->name) : argv_join(a->argv);
 	b = result_add_benchmark(r, name, a->argv);
 	free(name);
+	if (m->trace.interrupted || stop_signal())
+		benchmark_add_warning(b, "partial: the program was stopped by "
+				      "a signal to yardstick; what it held "
+				      "then counts as leaked");
 	benchmark_push_exit(b, spawn_exit_code(m->trace.status));
 	result_set_str(r, "trace", !m->trace.agent_started ? "none"
 		       : heap_trace_incomplete(&m->trace) ? "incomplete"

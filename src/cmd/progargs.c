@@ -1,8 +1,8 @@
 /*
  * The command line of a command that runs a program (`record`, `mem`,
- * `bench`):
- * its own options (parsed by cmd/options.c), then "--", then the program
- * and its arguments.
+ * `bench`, `trace`): its own options (parsed by cmd/options.c), then
+ * "--", then the program and its arguments; and what such a command says
+ * of how the program ended, under the signal policy of util/stop.h.
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 
 #include "cmd/commands.h"
 #include "profile/output.h"
+#include "util/stop.h"
 
 int program_and_outputs(const char *cmd, int argc, char **argv, int first,
 			int dashdash, const struct profile_outputs *out,
@@ -50,4 +51,49 @@ void print_program_status(const char *who, const char *covers, int status)
 		fprintf(stderr, "%s: the program exited with status %d\n",
 			who, WEXITSTATUS(status));
 	}
+}
+
+int program_stop_start(const char *who)
+{
+	struct error e;
+
+	if (stop_install(&e))
+		fprintf(stderr, "%s: warning: %s: what the program leaves "
+			"running is not killed\n", who, e.msg);
+	return stop_signal() ? stop_exit_code() : 0;
+}
+
+void print_program_end(const char *who, const char *covers, int status,
+		       size_t strays, const char *stray_names)
+{
+	if (stop_signal())
+		fprintf(stderr, "%s: stopped by %s: the program and what it "
+			"started were killed; the %s is partial\n", who,
+			stop_signal_name(), covers);
+	else
+		print_program_status(who, covers, status);
+	if (strays && !stop_signal())
+		fprintf(stderr, "%s: warning: the program left %zu process%s "
+			"running when it ended (in the background, or in a "
+			"session of its own): %s; they were killed\n", who,
+			strays, strays == 1 ? "" : "es", stray_names);
+}
+
+int program_exit_code(int ret, int status)
+{
+	if (stop_signal() && (ret == 0 || ret == 1))
+		return stop_exit_code();
+	if (!ret && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		return 1;
+	return ret;
+}
+
+void result_mark_partial(struct result *res)
+{
+	char what[64];
+
+	if (!stop_signal())
+		return;
+	snprintf(what, sizeof(what), "stopped by %s", stop_signal_name());
+	result_set_str(res, "partial", what);
 }

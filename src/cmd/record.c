@@ -26,6 +26,7 @@
 #include "profile/symbolize.h"
 #include "profile/symcache.h"
 #include "util/hashmap.h"
+#include "util/stop.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -64,7 +65,13 @@ static const char record_epilog[] =
 "are not permitted or not supported (the message says which sysctl or\n"
 "capability would allow them), or cannot follow the program: it is\n"
 "set-user-ID, set-group-ID, has file capabilities or cannot be read (or\n"
-"runs such a program: no sample came although it used CPU time).\n";
+"runs such a program: no sample came although it used CPU time); 130\n"
+"stopped by Ctrl-C (SIGINT), 143 by SIGTERM: the program and everything\n"
+"it started are killed, the profile up to then is written, marked partial\n"
+"(the flame graph's subtitle, the speedscope name, a pprof comment); a\n"
+"second signal exits at once, writing nothing more. Processes the\n"
+"program leaves running when it exits are killed, with a warning that\n"
+"names them.\n";
 
 struct record_args {
 	struct sampler_opts so;
@@ -390,6 +397,17 @@ static void print_status(int status)
 	}
 }
 
+/* How the program ended (print_status), or that a signal stopped it, and
+ * what it left running (progargs.c's print_program_end). */
+static void print_end(const struct sampler_stats *st)
+{
+	if (st->interrupted || st->strays || stop_signal())
+		print_program_end("yardstick record", "profile", st->status,
+				  st->strays, st->stray_names);
+	else
+		print_status(st->status);
+}
+
 static void print_report(const struct record_args *a,
 			 const struct profile *p,
 			 const struct sampler_stats *st, FILE *fp)
@@ -442,8 +460,10 @@ static int write_outputs(struct record_args *a, const struct profile *p,
 {
 	char sub[512];
 
-	snprintf(sub, sizeof(sub), "%s — %" PRId64 " samples at %.0f Hz",
-		 p->command ? p->command : "", profile_total(p, 0), p->rate_hz);
+	snprintf(sub, sizeof(sub), "%s — %" PRId64 " samples at %.0f Hz%s%s",
+		 p->command ? p->command : "", profile_total(p, 0), p->rate_hz,
+		 p->partial ? " — partial: stopped by " : "",
+		 p->partial ? p->partial : "");
 	a->out.flame.title = a->title ? a->title : "yardstick record";
 	a->out.flame.subtitle = sub;
 	a->out.flame.unit = "samples";
@@ -492,7 +512,7 @@ static int record(struct record_args *a, struct output_set *outs)
 					.mmap = on_mmap, .fork = on_fork,
 					.comm = on_comm, .exit = on_exit_pid };
 	struct sampler_stats st = { 0 };
-	struct sigaction ign, old_int, old_quit;
+	struct sigaction ign, old_quit;
 	struct error e;
 	char *path = NULL, *cache;
 	enum sampler_result r;
@@ -505,6 +525,9 @@ static int record(struct record_args *a, struct output_set *outs)
 	if (ret)
 		return ret;
 	a->so.stdout_to_stderr = outputs_stdout(outs);
+	ret = program_stop_start("yardstick record");
+	if (ret)
+		return ret;
 	if (spawn_resolve_program(a->argv[0], &path, &e)) {
 		fprintf(stderr, "yardstick record: %s\n", e.msg);
 		return 2;
@@ -547,14 +570,14 @@ static int record(struct record_args *a, struct output_set *outs)
 		c.gil_root = symtab_synth(c.sym, &(struct frame){
 			.function = "[idle: GIL]", .module = "[idle]" });
 	}
-	/* Ctrl-C is for the program (it resets SIGINT before its exec):
-	 * yardstick stays to drain the buffers and write the profile. */
+	/* Ctrl-\ is for the program (it resets SIGQUIT before its exec);
+	 * Ctrl-C, SIGTERM stop it (util/stop.h): yardstick stays to drain
+	 * the buffers and write the profile, marked partial. */
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
+	a->so.interrupt = stop_flag();
 	r = sampler_run(&a->so, a->argv, &cb, &st, &e);
-	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	if (r) {
 		fprintf(stderr, "yardstick record: %s\n", e.msg);
@@ -569,9 +592,11 @@ static int record(struct record_args *a, struct output_set *outs)
 	/* Samples per second of CPU the program used: the rate each
 	 * thread was sampled at, whatever the number of threads. */
 	p.rate_hz = st.cpu_ns > 0 ? (double)c.oncpu / (st.cpu_ns / 1e9) : 0;
-	print_status(st.status);
+	print_end(&st);
+	if (st.interrupted || stop_signal())
+		p.partial = stop_signal_name();
 	if (profile_total(&p, 0) == 0) {
-		ret = no_samples(a, &st);
+		ret = program_exit_code(no_samples(a, &st), st.status);
 		goto out_free;
 	}
 	/* stdout is the program's: the report goes to stderr. */
@@ -585,9 +610,7 @@ static int record(struct record_args *a, struct output_set *outs)
 			PRIu64 " on it\n", c.idle_samples,
 			(double)(c.idle_samples * c.interval) / 1e9,
 			c.gil_samples, c.oncpu);
-	ret = write_outputs(a, &p, outs);
-	if (!ret && !(WIFEXITED(st.status) && WEXITSTATUS(st.status) == 0))
-		ret = 1;
+	ret = program_exit_code(write_outputs(a, &p, outs), st.status);
 out_free:
 	for (size_t i = 0; i < c.nidle; i++)
 		free(c.idle[i].ips);

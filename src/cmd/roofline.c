@@ -86,7 +86,8 @@ static const char roofline_epilog[] =
 "(--count: its partial counts are shown, nothing is kept); 2 bad usage\n"
 "or input; 3 the environment refused (no valgrind, a set-user-ID\n"
 "program; REF... and --machine: no ceilings stored for this machine);\n"
-"130 interrupted.\n";
+"130 interrupted by SIGINT, 143 by SIGTERM (the program and what it\n"
+"started killed).\n";
 
 static const struct opt_enum roofline_precisions[] = {
 	{ "fp64", 0 }, { "fp32", 1 }, { NULL, 0 },

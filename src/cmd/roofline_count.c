@@ -42,6 +42,7 @@
 #include "util/child.h"
 #include "util/fileio.h"
 #include "util/monoclock.h"
+#include "util/stop.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -91,14 +92,6 @@ static uint64_t total_flops(const struct counts *c)
 static uint64_t total_bytes(const struct counts *c)
 {
 	return c->v[K_LOADED] + c->v[K_STORED];
-}
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
 }
 
 /* The directory of the system's valgrind that holds its core's files:
@@ -567,7 +560,7 @@ static int count_program(const struct roofline_args *a,
 	ch.io[2] = CHILD_IO_FD;
 	ch.fd[2] = errfd;
 	ch.own_group = true;
-	ch.interrupt = &interrupted;
+	ch.interrupt = stop_flag();
 	if (!a->quiet && isatty(STDERR_FILENO))
 		fprintf(stderr, "yardstick roofline: counting '%s' under "
 			"valgrind, some 6 to 200 times slower than natively "
@@ -577,10 +570,10 @@ static int count_program(const struct roofline_args *a,
 		ret = 3;
 		goto out;
 	}
-	if (ch.interrupted || interrupted) {
-		fprintf(stderr, "yardstick roofline: interrupted while "
-			"counting: nothing kept\n");
-		ret = 130;
+	if (ch.interrupted || stop_signal()) {
+		fprintf(stderr, "yardstick roofline: interrupted by %s while "
+			"counting: nothing kept\n", stop_signal_name());
+		ret = stop_exit_code();
 		goto out;
 	}
 	secs = (double)(ch.end_ns - ch.start_ns) / 1e9;
@@ -712,27 +705,21 @@ int roofline_count(const struct roofline_args *a)
 {
 	struct count_env env = { 0 };
 	struct count_state st = { .a = a };
-	struct sigaction sa, old[3];
-	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	struct error e;
 	int ret;
 
-	/* Ctrl-C from here to the end of the count: nothing left behind */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;	/* no SA_RESTART: wait4 returns */
-	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &sa, &old[i]);
+	/* Ctrl-C from here to the end: nothing left behind (util/stop.h) */
+	if (stop_install(&e))
+		fprintf(stderr, "yardstick roofline: warning: %s\n", e.msg);
 	ret = check_outputs(a);
 	if (!ret)
 		ret = find_everything(a, &env);
 	if (!ret)
 		ret = count_in_dir(a, &env, &st.c);
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &old[i], NULL);
-	if (!ret && interrupted) {
-		fprintf(stderr, "yardstick roofline: interrupted: nothing "
-			"kept\n");
-		ret = 130;
+	if (!ret && stop_signal()) {
+		fprintf(stderr, "yardstick roofline: interrupted by %s: nothing "
+			"kept\n", stop_signal_name());
+		ret = stop_exit_code();
 	}
 	if (!ret)
 		ret = time_program(a, &st);

@@ -30,16 +30,9 @@
 #include "measure/spawner.h"
 #include "result/analyze.h"
 #include "store/store.h"
+#include "util/stop.h"
 #include "util/strutil.h"
 #include "util/term.h"
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 /* The most of a pipe's --input kept for the runs: every run reads all of
  * it, so it is held, and an endless producer must not fill the memory. */
@@ -167,7 +160,7 @@ static int open_fds(struct runner *rn)
 	rn->sp.stderr_fd = o->show_output ? STDERR_FILENO : rn->err_pipe[1];
 	rn->sp.timeout = o->timeout;
 	rn->sp.pin = o->have_pin ? &o->pin : NULL;
-	rn->sp.interrupt = &interrupted;
+	rn->sp.interrupt = stop_flag();
 	start_spawner(rn);
 	return 0;
 }
@@ -305,16 +298,16 @@ static long find_reference(struct runner *rn)
 	return -1;
 }
 
+/* The signal policy of every command that runs a program (util/stop.h):
+ * Ctrl-C, SIGTERM and SIGHUP stop the runs (no SA_RESTART: wait4
+ * returns); what a command leaves running is killed by the spawner, or,
+ * without one, by child_sweep. */
 static void install_handlers(void)
 {
-	struct sigaction sa;
+	struct error e;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;	/* no SA_RESTART: wait4 returns */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	if (stop_install(&e))
+		fprintf(stderr, "yardstick: warning: %s\n", e.msg);
 }
 
 static int check_compare_metrics(const struct runner *rn)
@@ -424,7 +417,7 @@ int run_execute(struct run_opts *o, const struct run_hooks *h)
 	if (o->shell && run_calibrate_shell(&rn)) {
 		fprintf(stderr, "yardstick: cannot time the shell: %s\n",
 			rn.err.msg);
-		ret = interrupted ? 130 : 1;
+		ret = stop_signal() ? stop_exit_code() : 1;
 		goto out_free;
 	}
 	run_measure_all(&rn);
@@ -441,8 +434,10 @@ int run_execute(struct run_opts *o, const struct run_hooks *h)
 		h->measured(&res, h->arg);
 	ret = run_finish(&rn, ref);
 	r = run_save(&rn);
+	/* rn.failed 130: stopped by a signal, whichever */
 	if (rn.failed)
-		ret = rn.failed;
+		ret = rn.failed == 130 && stop_signal() ? stop_exit_code()
+							: rn.failed;
 	else if (!ret)
 		ret = r;
 	if (h && h->done && !ret)

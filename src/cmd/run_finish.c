@@ -230,6 +230,7 @@ int run_finish(struct runner *rn, long ref)
 	struct result *r = rn->res;
 
 	record_settings(rn);
+	result_mark_partial(r);
 	/* Every CI goes into --json; the table shows wall time's only. After
 	 * Ctrl-C, wall time's only: the bootstrap of every metric of a large
 	 * scan takes long, and a reader recomputes CIs from the values. */

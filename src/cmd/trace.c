@@ -27,6 +27,7 @@
 #include "util/child.h"
 #include "util/monoclock.h"
 #include "util/outputs.h"
+#include "util/stop.h"
 #include "util/strutil.h"
 #include "util/zonebuf.h"
 
@@ -56,11 +57,17 @@ static const char trace_epilog[] =
 "microseconds in the JSON, nanoseconds in Perfetto's file. Nothing is\n"
 "dropped silently: the report says how many records perf lost, how many\n"
 "events went past --max-events and how many zone events libyardstick's\n"
-"buffers could not hold. Ctrl-C stops the program; what was collected is\n"
-"still reported and written. Exit status: 0 when the program exited\n"
+"buffers could not hold. Ctrl-C (SIGINT) or SIGTERM to yardstick kills\n"
+"the program and everything it started; what was collected is still\n"
+"reported and written, marked partial (\"partial\": true in the JSON\n"
+"trace's otherData, the setting partial of the result); a second one\n"
+"exits at once, writing nothing more. Processes the program leaves\n"
+"running when it exits are killed, with a warning that names them.\n"
+"Exit status: 0 when the program exited\n"
 "with 0; 1 when it failed or was killed (the trace is still written); 2\n"
 "bad usage, a program that does not exist, an output that cannot be\n"
-"written; 3 perf events are not permitted or not supported here. A\n"
+"written; 3 perf events are not permitted or not supported here; 130\n"
+"stopped by SIGINT, 143 by SIGTERM. A\n"
 "CPython program's samples (3.11, 3.12, 3.13) carry its own functions,\n"
 "files and lines in place of the interpreter's evaluation frames\n"
 "(--python off: the raw frames).\n";
@@ -400,7 +407,7 @@ static int collect(struct trace_run *r, struct trace_args *a)
 		.task_comm = on_task_comm, .sched_switch = on_switch,
 		.page_fault = on_fault,
 	};
-	struct sigaction ign, old_int, old_quit;
+	struct sigaction ign, old_quit;
 	struct zb_map zb;
 	struct error e;
 	char env[64], *cache;
@@ -432,15 +439,16 @@ static int collect(struct trace_run *r, struct trace_args *a)
 		a->so.dwarf = true;
 		a->so.prompt = true;
 	}
-	/* Ctrl-C is for the program (it resets SIGINT before its exec):
-	 * yardstick stays to drain the buffers and write the trace. */
+	/* Ctrl-\ is for the program (it resets SIGQUIT before its exec);
+	 * Ctrl-C, SIGTERM stop it (util/stop.h): yardstick stays to drain
+	 * the buffers and write the trace, marked partial. */
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
+	a->so.interrupt = stop_flag();
 	res = sampler_run(&a->so, a->argv, &cb, &r->st, &e);
-	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	r->tr.partial = r->st.interrupted || stop_signal();
 	if (res) {
 		fprintf(stderr, "yardstick trace: %s\n", e.msg);
 		ret = res == SAMPLER_REFUSED ? 3 : 2;
@@ -491,6 +499,9 @@ static int trace_main(struct trace_args *a)
 	if (ret)
 		goto out;
 	a->so.stdout_to_stderr = outputs_stdout(&outs);
+	ret = program_stop_start("yardstick trace");
+	if (ret)
+		goto out;
 	git_detect_start(&r.git, &gp);
 	ret = collect(&r, a);
 	git_detect_finish(&gp);
@@ -499,15 +510,14 @@ static int trace_main(struct trace_args *a)
 		free(r.git.branch);
 		goto out;
 	}
-	print_program_status("yardstick trace", "trace", r.st.status);
+	print_program_end("yardstick trace", "trace", r.st.status,
+			  r.st.strays, r.st.stray_names);
 	if (!a->quiet)
 		trace_report(&r, stderr);
 	ret = write_output_set(&outs, "yardstick trace");
 	if (!ret && !a->no_store)
 		ret = trace_save(&r);
-	if (!ret && !(WIFEXITED(r.st.status) &&
-		      WEXITSTATUS(r.st.status) == 0))
-		ret = 1;
+	ret = program_exit_code(ret, r.st.status);
 	if (r.have_res)
 		result_free(&r.res);
 	free(r.git.commit);

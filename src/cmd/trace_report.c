@@ -316,6 +316,7 @@ static void build_result(struct trace_run *r)
 	result_set_num(res, "lost_records", (double)r->st.lost);
 	result_set_num(res, "dropped_events", (double)r->tr.dropped);
 	result_set_num(res, "lost_zone_events", (double)r->zones_lost);
+	result_mark_partial(res);
 	build_table(&r->tr, &zt);
 	for (size_t i = 0; i < zt.n; i++) {
 		char *name = a->name ? xasprintf("%s %s", a->name,

@@ -1036,8 +1036,10 @@ int heap_collect(const struct heap_opts *o, const char *path,
 			    .statm = -1 };
 	char name[HEAP_NAME_MAX + 1];
 	struct heap_header *h;
-	struct sigaction ign, old_int, old_quit;
-	struct child c = { .path = path, .argv = argv };
+	struct sigaction ign, old_quit;
+	struct child c = { .path = path, .argv = argv,
+			   .interrupt = o->interrupt };
+	sigset_t stops, old_mask;
 	pthread_t thread;
 	int shm = -1, sock[2] = { -1, -1 }, ret = -1;
 	double s0, t_maxrss;
@@ -1055,10 +1057,11 @@ int heap_collect(const struct heap_opts *o, const char *path,
 	r.listener = make_listener(name, e);
 	if (r.listener < 0)
 		goto out;
-	/* Ctrl-C is for the program: yardstick stays to report. */
+	/* A terminal's Ctrl-\ is for the program: yardstick stays to
+	 * report. Its Ctrl-C reaches both: the caller's stop handler
+	 * (stop.h) sets o->interrupt, and the program is killed. */
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	s0 = monoclock_s();
 	if (start(o, &c, h, shm, sock, name, t, e))
@@ -1073,17 +1076,28 @@ int heap_collect(const struct heap_opts *o, const char *path,
 	r.t0 = s0;
 	r.rss_interval = o->rss_interval > 0 ? o->rss_interval : 0.01;
 	r.page = sysconf(_SC_PAGESIZE);
+	/* the stop signals must reach this thread, which waits */
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stops, &old_mask);
 	if (pthread_create(&thread, NULL, reader_main, &r)) {
+		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 		error_set(e, "cannot start the heap reader thread");
 		child_kill(&c);
 		goto out_signals;
 	}
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (child_wait(&c, e)) {
 		r.done = 1;
 		pthread_join(thread, NULL);
 		goto out_signals;
 	}
 	t->status = c.status;
+	t->interrupted = c.interrupted;
+	t->strays = c.strays;
+	memcpy(t->stray_names, c.stray_names, sizeof(t->stray_names));
 	t->duration = monoclock_s() - s0;
 	t_maxrss = (double)c.ru.ru_maxrss * 1024;
 	r.done = 1;
@@ -1096,7 +1110,6 @@ int heap_collect(const struct heap_opts *o, const char *path,
 	t->peak_rss = t->hwm > 0 ? t->hwm : t_maxrss;
 	ret = 0;
 out_signals:
-	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 out:
 	for (int i = 0; i < r.nconns; i++) {

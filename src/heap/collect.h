@@ -9,6 +9,7 @@
 #ifndef YS_HEAP_COLLECT_H
 #define YS_HEAP_COLLECT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +27,9 @@ struct heap_opts {
 	bool stdout_to_stderr;	/* the program's stdout is yardstick's
 				 * stderr: a result is on stdout */
 	bool python;		/* walk a CPython program's Python frames */
+	/* set (by a signal handler: stop.h) to have the program and what it
+	 * started killed; what it sent is still read */
+	volatile sig_atomic_t *interrupt;
 };
 
 /* The records of one slot, in time order; where its STACK and PYCODE
@@ -88,6 +92,11 @@ struct heap_trace {
 	size_t nrss, caprss;
 	pid_t pid;
 	int status;		/* raw wait status */
+	bool interrupted;	/* killed at heap_opts.interrupt */
+	/* what it left running when it ended, killed (child.h: with
+	 * child_subreaper); the first of them by name */
+	size_t strays;
+	char stray_names[192];
 	double peak_rss;	/* bytes: the program's VmHWM (at exit, or the
 				 * last sample before a crash), else wait4's */
 	double hwm;		/* the largest VmHWM seen */

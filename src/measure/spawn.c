@@ -245,6 +245,7 @@ static void sample_from(struct run_sample *out, const struct child *c)
 	out->status = c->status;
 	out->timed_out = c->timed_out;
 	out->interrupted = c->interrupted;
+	out->strays = (long)c->strays;
 }
 
 int spawn_measure(const struct spawn_opts *o, struct run_sample *out,

@@ -163,6 +163,7 @@ struct spawner *spawner_start(const char *path, const int *fds, size_t n,
 		kill(pid, SIGKILL);
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
+		child_forget(pid);
 		return NULL;
 	}
 	s = xmalloc(sizeof(*s));	/* in[] needs no clearing */
@@ -191,6 +192,7 @@ void spawner_stop(struct spawner *s)
 	close(s->rep_fd);
 	while (waitpid(s->pid, &st, 0) < 0 && errno == EINTR)
 		;
+	child_forget(s->pid);
 	free(s->buf);
 	free(s);
 }

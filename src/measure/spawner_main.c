@@ -102,125 +102,21 @@ struct server {
 
 static char out_buf[REPLY_BUF] __attribute__((aligned(8)));	/* words */
 
-/* The decimal number at *p (advanced past it); -1 if none. */
-static long parse_pid(const char **p)
+static int kill_one(pid_t pid, void *arg)
 {
-	long v = -1;
-
-	while (**p == ' ' || **p == '\n')
-		(*p)++;
-	while (**p >= '0' && **p <= '9') {
-		v = (v < 0 ? 0 : v * 10) + (**p - '0');
-		(*p)++;
-	}
-	return v;
-}
-
-/* Append the decimal v to buf at *at (no stdio here: design note). */
-static void put_num(char *buf, size_t *at, long v)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v > 0);
-	while (n > 0)
-		buf[(*at)++] = tmp[--n];
-}
-
-/* buf = a NUM1 b [NUM2 c], NUL-terminated; buf holds 64 bytes at least. */
-static void proc_path(char *buf, const char *a, long n1, const char *b,
-		      long n2, const char *c)
-{
-	size_t at = 0;
-
-	for (; *a; a++)
-		buf[at++] = *a;
-	put_num(buf, &at, n1);
-	for (; *b; b++)
-		buf[at++] = *b;
-	if (c) {
-		put_num(buf, &at, n2);
-		for (; *c; c++)
-			buf[at++] = *c;
-	}
-	buf[at] = '\0';
+	(void)arg;
+	return kill(pid, SIGKILL);
 }
 
 /*
- * SIGKILL every child we have, from /proc/self/task/TID/children (the
- * spawner has one thread); where the kernel lacks that file, from the
- * parent pid of every process in /proc. Returns how many were signalled.
- * Only system calls and the stack: safe in a signal handler, and no
- * allocation to raise our peak RSS (the rss_floor).
+ * SIGKILL every child we have (child_each_child, shared with yardstick's
+ * own sweep in child.c). Returns how many were signalled. Safe in a
+ * signal handler, and no allocation to raise our peak RSS (the
+ * rss_floor).
  */
 static long kill_children(void)
 {
-	char path[64], buf[4096];
-	pid_t self = getpid();
-	long n = 0;
-	int fd;
-
-	proc_path(path, "/proc/", self, "/task/", self, "/children");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		ssize_t got = read(fd, buf, sizeof(buf) - 1);
-		const char *p = buf;
-		long pid;
-
-		close(fd);
-		buf[got > 0 ? got : 0] = '\0';
-		/* a full buffer may end in half a pid: the rest next time */
-		if (got == (ssize_t)sizeof(buf) - 1) {
-			char *sp = strrchr(buf, ' ');
-
-			if (sp)
-				*sp = '\0';
-		}
-		while ((pid = parse_pid(&p)) > 0)
-			n += kill((pid_t)pid, SIGKILL) == 0;
-		return n;
-	}
-	fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	for (;;) {
-		long got = syscall(SYS_getdents64, fd, buf, sizeof(buf));
-
-		if (got <= 0)
-			break;
-		for (long at = 0; at < got; ) {
-			struct dirent64 *d = (struct dirent64 *)(buf + at);
-			const char *name = d->d_name;
-			char stat[512];
-			long pid = parse_pid(&name), ppid;
-			ssize_t len;
-			int sfd;
-
-			at += d->d_reclen;
-			if (pid <= 0 || *name)
-				continue;
-			proc_path(path, "/proc/", pid, "/stat", 0, NULL);
-			sfd = open(path, O_RDONLY | O_CLOEXEC);
-			if (sfd < 0)
-				continue;
-			len = read(sfd, stat, sizeof(stat) - 1);
-			close(sfd);
-			stat[len > 0 ? len : 0] = '\0';
-			/* "pid (comm) S ppid ...": comm may hold anything */
-			name = strrchr(stat, ')');
-			if (!name || strlen(name) < 4)
-				continue;
-			name += 4;
-			ppid = parse_pid(&name);
-			if (ppid == self)
-				n += kill((pid_t)pid, SIGKILL) == 0;
-		}
-	}
-	close(fd);
-	return n;
+	return child_each_child(kill_one, NULL);
 }
 
 /*

@@ -191,8 +191,15 @@ int profile_write_speedscope(const struct profile *p, const char *path,
 	for (size_t t = 0; t < p->ntypes; t++)
 		json_array_append_new(profiles, speedscope_profile(p, t));
 	json_object_set_new(root, "profiles", profiles);
-	if (p->command)
+	if (p->command && p->partial) {
+		char *n = xasprintf("%s (partial: stopped by %s)", p->command,
+				    p->partial);
+
+		name = json_string(n);
+		free(n);
+	} else if (p->command) {
 		name = json_string(p->command);
+	}
 	json_object_set_new(root, "name",
 			    name ? name : json_string("yardstick profile"));
 	json_object_set_new(root, "activeProfileIndex", json_integer(0));

@@ -16,6 +16,7 @@
 #include "profile/profile.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -333,6 +334,8 @@ static void put_samples(struct pprof *x)
 /* Build the whole message, uncompressed, into x->out. */
 static void build(struct pprof *x)
 {
+	/* the strings must outlive the writer (str_index) */
+	char note[64];
 	const struct profile *p = x->p;
 
 	str_index(x, "");
@@ -348,6 +351,11 @@ static void build(struct pprof *x)
 	}
 	if (p->command && *p->command)
 		pb_uint(&x->out, PB_COMMENT, str_index(x, p->command));
+	if (p->partial) {
+		snprintf(note, sizeof(note), "partial: stopped by %s",
+			 p->partial);
+		pb_uint(&x->out, PB_COMMENT, str_index(x, note));
+	}
 	/* Our first sample type is the main one; pprof would pick the last. */
 	if (p->ntypes)
 		pb_uint(&x->out, PB_DEFAULT_SAMPLE_TYPE,

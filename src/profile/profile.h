@@ -60,6 +60,9 @@ struct profile {
 	int64_t unknown_frames;	/* frames left unsymbolized */
 	int64_t total_frames;
 	double rate_hz;		/* effective sampling rate */
+	/* NULL, or the signal that stopped the program ("SIGINT": util/
+	 * stop.h): the profile ends there, and the files say "partial" */
+	const char *partial;
 };
 
 /* Initialize with n sample types ({name, unit} pairs copied in). */

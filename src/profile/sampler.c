@@ -373,6 +373,9 @@ static int collect(struct sampler *s, struct error *e)
 	s->pfds[s->nrings] = (struct pollfd){ .fd = s->pidfd,
 					      .events = POLLIN };
 	for (;;) {
+		if (s->o.interrupt && *s->o.interrupt &&
+		    !s->child.interrupted)
+			child_interrupt(&s->child);
 		n = poll(s->pfds, (nfds_t)s->nrings + 1, timeout);
 		if (n < 0 && errno != EINTR)
 			return error_errno(e, errno, "cannot poll the perf "
@@ -392,6 +395,10 @@ static int collect(struct sampler *s, struct error *e)
 			const struct rusage *ru = &s->child.ru;
 
 			s->stats->status = s->child.status;
+			s->stats->interrupted = s->child.interrupted;
+			s->stats->strays = s->child.strays;
+			memcpy(s->stats->stray_names, s->child.stray_names,
+			       sizeof(s->stats->stray_names));
 			s->stats->cpu_ns = (ru->ru_utime.tv_sec +
 					    ru->ru_stime.tv_sec) * 1000000000LL +
 					   (ru->ru_utime.tv_usec +

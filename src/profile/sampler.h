@@ -10,6 +10,7 @@
 #ifndef YS_PROFILE_SAMPLER_H
 #define YS_PROFILE_SAMPLER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +44,9 @@ struct sampler_opts {
 				 * records (sched_switch): `record --idle` */
 	const char *const *env_add;	/* the program's environment
 					 * additions (child.h), or NULL */
+	/* set (by a signal handler: stop.h) to have the program and what it
+	 * started killed; the records it wrote are still handed out */
+	volatile sig_atomic_t *interrupt;
 	bool prompt;		/* wake the reader at every sample, not at
 				 * a quarter full: a callback that reads
 				 * the sampled process's memory (Python
@@ -131,6 +135,11 @@ struct sampler_stats {
 	int64_t cpu_ns;		/* user + system time of the program and the
 				 * children it waited for (wait4) */
 	int ncpus;
+	bool interrupted;	/* killed at opts.interrupt */
+	/* what it left running when it ended, killed (child.h: with
+	 * child_subreaper); the first of them by name */
+	size_t strays;
+	char stray_names[192];
 };
 
 /* x86-64 registers copied in dwarf mode (PERF_REG_X86_*): the ones DWARF
@@ -158,11 +167,12 @@ enum sampler_result {
  * started on the way has been reaped when it returns.
  *
  * The program is in yardstick's process group and gets a terminal's
- * SIGINT itself; the caller should catch or ignore SIGINT meanwhile so
- * that the sampler keeps draining until the program exits (the program
- * starts with SIGINT, SIGTERM, SIGPIPE and SIGCHLD at their defaults
- * whatever yardstick does with them). Processes the program leaves
- * running after it exits are not followed further.
+ * SIGINT itself (the program starts with SIGINT, SIGTERM, SIGPIPE and
+ * SIGCHLD at their defaults whatever yardstick does with them). When
+ * *opts.interrupt is set (stop.h's handler) the program is killed
+ * (stats->interrupted), and the sampler drains until it is reaped.
+ * Processes the program leaves running after it exits are killed at its
+ * reap when the caller is a subreaper (child_subreaper; stats->strays).
  */
 enum sampler_result sampler_run(const struct sampler_opts *o,
 				char *const *argv,

@@ -90,6 +90,8 @@ struct trace {
 	uint64_t first, last;		/* first and last time seen */
 	uint32_t pid;			/* the first process */
 	bool switches_seen;		/* any switch record came */
+	bool partial;			/* the program was stopped (a signal
+					 * to yardstick): it ends there */
 };
 
 void trace_init(struct trace *t, size_t max_events);

@@ -205,7 +205,7 @@ int trace_write_chrome(const struct trace *t, const struct trace_write_opts *o,
 {
 	struct atomic_file af;
 	struct strbuf b = { 0 };
-	char tail[256];
+	char tail[320];
 	uint64_t bytes;
 	size_t i;
 	int tlen;
@@ -233,8 +233,9 @@ int trace_write_chrome(const struct trace *t, const struct trace_write_opts *o,
 			",\"args\":{\"domain\":\"CLOCK_MONOTONIC\"}}\n],"
 			"\"displayTimeUnit\":\"ms\",\"otherData\":{\"clock\":"
 			"\"CLOCK_MONOTONIC\",\"dropped_events\":%" PRIu64
-			",\"truncated_events\":%" PRIu64 "}}\n", t->pid, t->pid,
-			t->dropped, st->truncated);
+			",\"truncated_events\":%" PRIu64 "%s}}\n", t->pid,
+			t->pid, t->dropped, st->truncated,
+			t->partial ? ",\"partial\":true" : "");
 	fwrite(tail, 1, (size_t)tlen, af.fp);
 	st->bytes = bytes + (uint64_t)tlen;
 	free(b.s);

@@ -1,7 +1,11 @@
 /*
  * The child-process API (child.h): start, hold and release, wait with a
- * timeout or an interrupt, kill the tree, and what a program's exec needs
- * said about it (resolve, privileges, the message of a failed exec).
+ * timeout or an interrupt, kill the tree, sweep what a child left behind
+ * (with child_subreaper: every child of ours that was not started here is
+ * a stray, so the pids started here are kept, and children must be
+ * started and reaped through here on the main thread), and what a
+ * program's exec needs said about it (resolve, privileges, the message
+ * of a failed exec).
  *
  * Without hold, a child costs one posix_spawn and one wait4 (plus a pidfd
  * and a poll with a timeout, two sched_setaffinity calls with a pin, one
@@ -346,6 +350,173 @@ static int give_fd(int from, int to)
 	return dup2(from, to) < 0 ? -1 : 0;
 }
 
+/* ---- the processes a child leaves behind ---- */
+
+/*
+ * Every child started here and not reaped yet, by pid (0: a free slot),
+ * and whether it leads its own group: what child_sweep must not touch,
+ * and what child_kill_all_now kills from a signal handler (hence
+ * sig_atomic_t; children are started and reaped on the main thread
+ * only). When more than LIVE_MAX live at once, live_full turns the sweep
+ * off rather than take one of ours for a stray.
+ */
+#define LIVE_MAX 256
+static volatile sig_atomic_t live[LIVE_MAX];
+static volatile sig_atomic_t live_group[LIVE_MAX];
+static volatile sig_atomic_t live_full;
+static bool subreaper;
+
+static void live_add(pid_t pid, bool group)
+{
+	for (size_t i = 0; i < LIVE_MAX; i++)
+		if (live[i] == 0) {
+			live_group[i] = group;
+			live[i] = pid;
+			return;
+		}
+	live_full = 1;
+}
+
+static void live_remove(pid_t pid)
+{
+	for (size_t i = 0; i < LIVE_MAX; i++)
+		if (live[i] == pid)
+			live[i] = 0;
+}
+
+static bool live_has(pid_t pid)
+{
+	for (size_t i = 0; i < LIVE_MAX; i++)
+		if (live[i] == pid)
+			return true;
+	return false;
+}
+
+void child_forget(pid_t pid)
+{
+	live_remove(pid);
+}
+
+int child_subreaper(struct error *e)
+{
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
+		return error_errno(e, errno, "cannot adopt the processes a "
+				   "program leaves behind "
+				   "(PR_SET_CHILD_SUBREAPER)");
+	subreaper = true;
+	return 0;
+}
+
+/* A sweep's state: the strays killed in this round, to be reaped. */
+#define SWEEP_BATCH 64
+struct sweep {
+	pid_t killed[SWEEP_BATCH];
+	size_t nkilled;
+	bool more;		/* strays left for the next round */
+	size_t total;		/* killed in all */
+	char *names;		/* "sleep (pid 12), ..." */
+	size_t size, len;
+};
+
+/* Append "COMM (pid PID)" to s->names while it fits, then "...". stat
+ * is /proc/PID/stat's text: "PID (COMM) S ...". */
+static void sweep_name(struct sweep *s, pid_t pid, const char *stat)
+{
+	const char *open = strchr(stat, '('), *close = strrchr(stat, ')');
+	int clen = open && close && close > open ? (int)(close - open - 1) : 0;
+	char one[64];
+	int n;
+
+	if (!s->names || s->size == 0)
+		return;
+	n = snprintf(one, sizeof(one), "%s%.*s (pid %ld)", s->len ? ", " : "",
+		     clen, clen ? open + 1 : "", (long)pid);
+	if (n < 0 || (size_t)n >= sizeof(one))
+		return;
+	if (s->len + (size_t)n + 5 < s->size) {
+		memcpy(s->names + s->len, one, (size_t)n + 1);
+		s->len += (size_t)n;
+	} else if (s->len + 5 < s->size && !strstr(s->names, "...")) {
+		memcpy(s->names + s->len, ", ...", 6);
+		s->len += 5;
+	}
+}
+
+/* child_each_child's visit: a child we did not start is a stray; one
+ * that has exited already is reaped and not counted. */
+static int sweep_one(pid_t pid, void *arg)
+{
+	struct sweep *s = arg;
+	char path[64], stat[512];
+	const char *state;
+	int st;
+
+	if (live_has(pid))
+		return 1;
+	child_proc_path(path, "/proc/", pid, "/stat", 0, NULL);
+	if (child_read_small(path, stat, sizeof(stat)) < 0)
+		return 1;
+	state = strrchr(stat, ')');
+	if (state && state[1] == ' ' && state[2] == 'Z') {
+		waitpid(pid, &st, WNOHANG);
+		return 1;
+	}
+	if (s->nkilled == SWEEP_BATCH) {
+		s->more = true;
+		return 1;
+	}
+	if (kill(pid, SIGKILL))
+		return 1;
+	s->killed[s->nkilled++] = pid;
+	s->total++;
+	sweep_name(s, pid, stat);
+	return 0;
+}
+
+size_t child_sweep(char *names, size_t size)
+{
+	struct sweep s = { .names = names, .size = size };
+
+	if (names && size)
+		names[0] = '\0';
+	if (!subreaper || live_full)
+		return 0;
+	/* Kill what we see, reap it, look again: the children of what was
+	 * killed are ours once it is gone. */
+	do {
+		s.nkilled = 0;
+		s.more = false;
+		child_each_child(sweep_one, &s);
+		for (size_t i = 0; i < s.nkilled; i++) {
+			int st;
+
+			while (waitpid(s.killed[i], &st, 0) < 0 &&
+			       errno == EINTR)
+				;
+		}
+	} while (s.nkilled || s.more);
+	return s.total;
+}
+
+static int kill_any(pid_t pid, void *arg)
+{
+	(void)arg;
+	return kill(pid, SIGKILL);
+}
+
+void child_kill_all_now(void)
+{
+	for (size_t i = 0; i < LIVE_MAX; i++) {
+		pid_t pid = live[i];
+
+		if (pid > 0 && live_group[i])
+			kill(-pid, SIGKILL);
+		if (pid > 0)
+			kill(pid, SIGKILL);
+	}
+	child_each_child(kill_any, NULL);
+}
+
 /* ---- a held child (fork) ---- */
 
 /*
@@ -431,6 +602,7 @@ static int start_held(struct child *c, int p[3][2], char **env,
 	close(go[0]);
 	close(err[1]);
 	c->pid = pid;
+	live_add(pid, c->own_group);
 	c->go_fd = go[1];
 	c->err_fd = err[0];
 	return 0;
@@ -459,6 +631,8 @@ int child_start(struct child *c, struct error *e)
 	c->go_fd = c->err_fd = -1;
 	c->status = 0;
 	c->timed_out = c->interrupted = c->exec_failed = false;
+	c->strays = 0;
+	c->stray_names[0] = '\0';
 	memset(&c->ru, 0, sizeof(c->ru));
 	if (make_pipes(c, p)) {
 		r = error_errno(e, errno, "cannot create a pipe");
@@ -495,6 +669,8 @@ int child_start(struct child *c, struct error *e)
 			c->pid = 0;
 			c->exec_failed = true;
 			r = spawn_exec_error(c->path, r, e);
+		} else {
+			live_add(c->pid, c->own_group);
 		}
 	}
 	posix_spawn_file_actions_destroy(&fa);
@@ -543,8 +719,18 @@ void child_kill(struct child *c)
 	kill_tree(c);
 	while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR)
 		;
+	live_remove(c->pid);
 	c->reaped = c->pid;
 	c->pid = 0;
+	c->strays = child_sweep(c->stray_names, sizeof(c->stray_names));
+}
+
+void child_interrupt(struct child *c)
+{
+	if (c->pid <= 0 || c->interrupted)
+		return;
+	c->interrupted = true;
+	kill_tree(c);
 }
 
 int child_release(struct child *c, struct error *e)
@@ -600,15 +786,19 @@ static int watch(const struct child *c, int64_t deadline_ns)
 	return ret;
 }
 
-/* After the reap: the time, the stragglers of a killed group. */
+/* After the reap: the time, the stragglers of a killed group, the
+ * strays (child_sweep). */
 static void reaped(struct child *c)
 {
 	c->end_ns = monoclock_ns();
 	/* A timed-out or interrupted run's stragglers die with its group. */
 	if (c->own_group && (c->timed_out || c->interrupted))
 		kill(-c->pid, SIGKILL);
+	live_remove(c->pid);
 	c->reaped = c->pid;
 	c->pid = 0;
+	/* and whatever else it left, in its group or not */
+	c->strays = child_sweep(c->stray_names, sizeof(c->stray_names));
 }
 
 int child_wait(struct child *c, struct error *e)

@@ -19,6 +19,10 @@
  * follow it from its exec on. Every child starts with no signal blocked
  * and the signals yardstick handles or ignores at their defaults.
  *
+ * With child_subreaper, what a child leaves running when it is reaped
+ * (background processes, daemons that left its group with setsid) is
+ * killed then, and counted and named in the child (strays).
+ *
  * The spawner (spawner.h) starts the commands of `run` from another
  * process; it shares the spawn attributes and the kill of the group with
  * this file through child_common.h.
@@ -83,6 +87,12 @@ struct child {
 	bool timed_out;		/* killed with its group at the timeout */
 	bool interrupted;	/* killed with its group at *interrupt */
 	bool exec_failed;	/* the program could not be exec'd */
+	/* with child_subreaper: the processes it left running when it was
+	 * reaped (in the background, or in a session of their own), killed
+	 * and reaped by child_sweep; the first of them by name, "sleep (pid
+	 * 1234), ..." ("" when none) */
+	size_t strays;
+	char stray_names[192];
 
 	/* ---- private ---- */
 	int go_fd, err_fd;	/* hold: the go pipe, the exec error pipe */
@@ -137,6 +147,40 @@ int child_read_pipe(struct child *c, int fd, size_t max, char **data,
 /* Kill c (with its group if it has its own) and reap it; nothing if it
  * was not started or has been reaped. Closes a held child's pipes. */
 void child_kill(struct child *c);
+
+/* Have c's tree killed (its group if it has its own, else c alone; the
+ * rest goes at the reap, with child_subreaper) and c->interrupted set,
+ * without waiting: the caller reaps it as it would have. */
+void child_interrupt(struct child *c);
+
+/* A child started here (c->pid) that the caller reaped itself (waitpid):
+ * forget it, so that a sweep does not keep its pid from a stray. */
+void child_forget(pid_t pid);
+
+/*
+ * Make this process the reaper of whatever its children leave behind
+ * (PR_SET_CHILD_SUBREAPER): a background process of a program, or one
+ * that left its group with setsid, becomes our child when its parent
+ * dies. From then on every reap of a child (child_wait, child_try_wait,
+ * child_kill) ends with child_sweep. Returns 0, or -1 with a message.
+ */
+int child_subreaper(struct error *e);
+
+/*
+ * Kill and reap every child process of ours that was not started by
+ * child_start (after child_subreaper: what the programs left), until none
+ * is left; those that had exited by themselves are reaped, not counted.
+ * Their names go to names ("sleep (pid 1234), ...", size bytes, NULL:
+ * not wanted). Returns how many were killed; 0 without child_subreaper.
+ */
+size_t child_sweep(char *names, size_t size);
+
+/*
+ * From a signal handler, to exit at once: SIGKILL every child started
+ * here (with its group if it has its own) and every other child of ours.
+ * Reaps nothing. Async-signal-safe.
+ */
+void child_kill_all_now(void);
 
 /* Exit code, or 128 + signal number, of a raw wait status. */
 int spawn_exit_code(int status);

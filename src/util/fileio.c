@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <linux/magic.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,6 +329,47 @@ static int open_direct(struct atomic_file *af, int fd, struct error *e)
 	return 0;
 }
 
+/*
+ * The temporary files open now, for atomic_unlink_temps: a signal
+ * handler's view (the directory's descriptor and the name in it), hence
+ * fixed slots and sig_atomic_t. A slot is taken after the file is made
+ * and given back before it is renamed or removed; a file beyond the slots
+ * is not listed (a second Ctrl-C would leave it).
+ */
+#define TEMPS_MAX 32
+static struct {
+	volatile sig_atomic_t dirfd;	/* -1: a free slot */
+	char name[NAME_MAX + 1];
+} temps[TEMPS_MAX] = { [0 ... TEMPS_MAX - 1] = { .dirfd = -1 } };
+
+static void temps_add(int dirfd, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len > NAME_MAX)
+		return;
+	for (size_t i = 0; i < TEMPS_MAX; i++)
+		if (temps[i].dirfd < 0) {
+			memcpy(temps[i].name, name, len + 1);
+			temps[i].dirfd = dirfd;
+			return;
+		}
+}
+
+static void temps_remove(int dirfd, const char *name)
+{
+	for (size_t i = 0; name && i < TEMPS_MAX; i++)
+		if (temps[i].dirfd == dirfd && !strcmp(temps[i].name, name))
+			temps[i].dirfd = -1;
+}
+
+void atomic_unlink_temps(void)
+{
+	for (size_t i = 0; i < TEMPS_MAX; i++)
+		if (temps[i].dirfd >= 0)
+			unlinkat(temps[i].dirfd, temps[i].name, 0);
+}
+
 /* A new temporary file beside the target, O_EXCL, never a symlink. */
 static int open_temp(struct atomic_file *af, struct error *e)
 {
@@ -346,8 +388,10 @@ static int open_temp(struct atomic_file *af, struct error *e)
 				    (seed >> 40) & 0xffffff);
 		fd = openat(af->dirfd, af->tmp, O_WRONLY | O_CREAT | O_EXCL |
 			    O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0)
+		if (fd >= 0) {
+			temps_add(af->dirfd, af->tmp);
 			return fd;
+		}
 		if (errno != EEXIST)
 			break;
 	}
@@ -412,6 +456,7 @@ static int open_replacement(struct atomic_file *af, const struct stat *old,
 	if (fchmod(fd, old ? old->st_mode & 0777 : 0644 & ~umask_get())) {
 		error_errno(e, errno, "cannot create '%s'", af->path);
 		close(fd);
+		temps_remove(af->dirfd, af->tmp);
 		unlinkat(af->dirfd, af->tmp, 0);
 		return -1;
 	}
@@ -488,6 +533,7 @@ static int open_output(struct atomic_file *af, const char *path,
 		if (!check_only)
 			error_errno(e, errno, "cannot create '%s'", path);
 		close(fd);
+		temps_remove(af->dirfd, af->tmp);
 		unlinkat(af->dirfd, af->tmp, 0);
 	}
 	ret = af->fp || check_only ? 0 : -1;
@@ -526,6 +572,7 @@ int atomic_commit(struct atomic_file *af, struct error *e)
 	af->sink = NULL;
 	af->fp = NULL;
 	if (af->tmp) {
+		temps_remove(af->dirfd, af->tmp);
 		if (!ret && renameat(af->dirfd, af->tmp, af->dirfd, af->base))
 			ret = error_errno(e, errno, "cannot rename into '%s'",
 					  what);
@@ -553,8 +600,10 @@ void atomic_abort(struct atomic_file *af)
 {
 	if (af->fp)
 		fclose(af->fp);
-	if (af->tmp)
+	if (af->tmp) {
+		temps_remove(af->dirfd, af->tmp);
 		unlinkat(af->dirfd, af->tmp, 0);
+	}
 	af_release(af);
 }
 

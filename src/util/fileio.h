@@ -48,6 +48,11 @@ void atomic_abort(struct atomic_file *af);
  * write failed). Returns -1. */
 int atomic_fail(struct atomic_file *af, struct error *e);
 
+/* From a signal handler, to exit at once: remove the temporary file of
+ * every atomic_file open now (their targets stay as they were).
+ * Async-signal-safe. */
+void atomic_unlink_temps(void);
+
 /* Whether path could be written: opens it as atomic_open does and gives
  * up at once. For checking outputs before a long measurement. */
 int atomic_check(const char *path, struct error *e);

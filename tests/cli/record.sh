@@ -159,7 +159,7 @@ t "Ctrl-C stops the program, and the profile is still written" sh -c '
 		sleep 0.1; k=$((k + 1))
 	done
 	/bin/kill -s INT -- -$pid; wait $pid; rc=$?
-	[ $rc -eq 1 ] && grep -q "SIGINT" "$T/int.err" && grep -q "hot_a" "$T/int.folded"'
+	[ $rc -eq 130 ] && grep -q "stopped by SIGINT" "$T/int.err" && grep -q "hot_a" "$T/int.folded"'
 t "the flame graph is XML with one frame per node, escaped" sh -c '
 	"$YS" record -q --title "<a & b>" -o "$T/fg.svg" -- "$FX/hot" 300 &&
 	python3 -c "

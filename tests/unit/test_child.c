@@ -596,6 +596,92 @@ static void test_pin(void **state)
 	}
 }
 
+/* The pids in path, one a line, into pids (at most max); how many. */
+static size_t read_pids(const char *path, pid_t *pids, size_t max)
+{
+	FILE *fp = fopen(path, "r");
+	size_t n = 0;
+	int pid;
+
+	assert_non_null(fp);
+	while (n < max && fscanf(fp, "%d", &pid) == 1)
+		pids[n++] = pid;
+	fclose(fp);
+	return n;
+}
+
+/*
+ * What a program leaves behind (child_subreaper, child_sweep), for
+ * generated trees: n processes started in the background by a shell
+ * that then exits, each of kind i % 3 — in its group (`sleep &`), in a
+ * session of its own (`setsid sleep &`), or a shell in the background
+ * that starts one more and becomes a sleep itself (two processes, the
+ * inner one's parent the outer). The shell waits until every pid is
+ * written, so that all are running when it exits: child_wait must kill
+ * and count exactly those, name each by pid, and leave a child started
+ * here (not a stray) alone. Runs last: the subreaper stays set.
+ */
+static void test_sweep_strays(void **state)
+{
+	char *keep_argv[] = { "/bin/sleep", "300", NULL };
+	struct child keep = { .path = keep_argv[0], .argv = keep_argv,
+			      .own_group = true };
+	struct error e;
+
+	(void)state;
+	assert_int_equal(child_subreaper(&e), 0);
+	assert_int_equal(child_start(&keep, &e), 0);
+	for (int n = 0; n <= 7; n++) {
+		char pidfile[] = "/tmp/ys-child-sweep-XXXXXX";
+		char script[2048], kinds[3][160];
+		char *argv[] = { "/bin/sh", "-c", script, NULL };
+		struct child c = { .path = argv[0], .argv = argv };
+		size_t at = 0, expect = 0, got;
+		pid_t pids[16];
+		int fd = mkstemp(pidfile);
+
+		assert_true(fd >= 0);
+		close(fd);
+		snprintf(kinds[0], sizeof(kinds[0]),
+			 "sleep 300 & echo $! >>%s\n", pidfile);
+		snprintf(kinds[1], sizeof(kinds[1]),
+			 "setsid sleep 300 & echo $! >>%s\n", pidfile);
+		snprintf(kinds[2], sizeof(kinds[2]),
+			 "sh -c 'sleep 300 & echo $! >>%s; exec sleep 300' & "
+			 "echo $! >>%s\n", pidfile, pidfile);
+		for (int i = 0; i < n; i++) {
+			at += (size_t)snprintf(script + at, sizeof(script) - at,
+					       "%s", kinds[i % 3]);
+			expect += i % 3 == 2 ? 2 : 1;
+		}
+		snprintf(script + at, sizeof(script) - at,
+			 "while [ $(wc -l <%s) -lt %zu ]; do sleep 0.01; done\n",
+			 pidfile, expect);
+		assert_int_equal(child_start(&c, &e), 0);
+		assert_int_equal(child_wait(&c, &e), 0);
+		assert_true(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0);
+		got = read_pids(pidfile, pids, 16);
+		unlink(pidfile);
+		assert_int_equal(got, expect);
+		assert_int_equal(c.strays, expect);
+		for (size_t i = 0; i < got; i++) {
+			char name[32];
+
+			assert_false(process_alive(pids[i]));
+			snprintf(name, sizeof(name), "(pid %d)", (int)pids[i]);
+			/* the names hold 192 bytes: the first few at least */
+			if (i < 4 && !strstr(c.stray_names, name))
+				fail_msg("'%s' lacks '%s'", c.stray_names, name);
+		}
+		if (expect == 0)
+			assert_string_equal(c.stray_names, "");
+		/* ours is no stray */
+		assert_true(process_alive(keep.pid));
+	}
+	child_kill(&keep);
+	assert_int_equal(child_sweep(NULL, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -612,6 +698,7 @@ int main(void)
 		cmocka_unit_test(test_signals_reset),
 		cmocka_unit_test(test_exec_failures),
 		cmocka_unit_test(test_pin),
+		cmocka_unit_test(test_sweep_strays),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

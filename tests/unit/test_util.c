@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -296,6 +297,70 @@ static void write_all(const char *path, const char *text)
 static char *tmp_in(const char *dir, const char *name)
 {
 	return xasprintf("%s/%s", dir, name);
+}
+
+/* Count the entries of dir whose name holds ".tmp.". */
+static int temps_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += strstr(de->d_name, ".tmp.") != NULL;
+	closedir(d);
+	return n;
+}
+
+/*
+ * atomic_unlink_temps (a second Ctrl-C's exit, util/stop.c): the
+ * temporary files of every atomic file open now go, for 1 to 5 files
+ * open at once; those committed or aborted before are not touched, the
+ * targets stay as they were.
+ */
+static void test_atomic_unlink_temps(void **state)
+{
+	(void)state;
+	for (int open_now = 1; open_now <= 5; open_now++) {
+		char dir[] = "/tmp/ys-test-XXXXXX";
+		struct atomic_file af[5], done;
+		struct error e;
+		char *kept, *path;
+
+		assert_non_null(mkdtemp(dir));
+		kept = xasprintf("%s/kept.json", dir);
+		write_all(kept, "old");
+		/* one committed and one aborted before: nothing of theirs */
+		assert_int_equal(atomic_open(&done, kept, &e), 0);
+		atomic_abort(&done);
+		for (int i = 0; i < open_now; i++) {
+			path = xasprintf("%s/out%d.json", dir, i);
+			assert_int_equal(atomic_open(&af[i], path, &e), 0);
+			fputs("half", af[i].fp);
+			fflush(af[i].fp);
+			free(path);
+		}
+		/* kept.json is replaced by its own atomic file, open too */
+		assert_int_equal(atomic_open(&done, kept, &e), 0);
+		assert_int_equal(temps_in(dir), open_now + 1);
+		atomic_unlink_temps();
+		assert_int_equal(temps_in(dir), 0);
+		/* and the writers fail cleanly afterwards: nothing appears */
+		for (int i = 0; i < open_now; i++)
+			atomic_abort(&af[i]);
+		atomic_abort(&done);
+		write_all(kept, "new");	/* the slots were given back */
+		assert_int_equal(temps_in(dir), 0);
+		for (int i = 0; i < open_now; i++) {
+			path = xasprintf("%s/out%d.json", dir, i);
+			assert_int_equal(access(path, F_OK), -1);
+			free(path);
+		}
+		unlink(kept);
+		free(kept);
+		assert_int_equal(rmdir(dir), 0);
+	}
 }
 
 /*
@@ -1030,6 +1095,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_file),
 		cmocka_unit_test(test_atomic_hostile),
 		cmocka_unit_test(test_atomic_errno),
+		cmocka_unit_test(test_atomic_unlink_temps),
 		cmocka_unit_test(test_read_all_bounded),
 		cmocka_unit_test(test_ref_names),
 		cmocka_unit_test(test_gitdir),

@@ -1,0 +1,86 @@
+/*
+ * The stop signals (stop.h). The handler sets stop_requested to the
+ * signal's number the first time; a second one (of any of the three)
+ * kills every child, removes the temporary files of the outputs open now
+ * and exits with 128 + its number, all async-signal-safe: a user who
+ * presses Ctrl-C twice wants out, and nothing is left behind but the
+ * outputs written completely before.
+ */
+#include "util/stop.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/child.h"
+#include "util/fileio.h"
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	if (stop_requested) {
+		child_kill_all_now();
+		atomic_unlink_temps();
+		_exit(128 + sig);
+	}
+	stop_requested = sig;
+}
+
+int stop_install(struct error *e)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;	/* no SA_RESTART: waits return */
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(*stop_signals);
+	     i++)
+		sigaddset(&sa.sa_mask, stop_signals[i]);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(*stop_signals);
+	     i++)
+		sigaction(stop_signals[i], &sa, NULL);
+	return child_subreaper(e);
+}
+
+volatile sig_atomic_t *stop_flag(void)
+{
+	return &stop_requested;
+}
+
+int stop_signal(void)
+{
+	return stop_requested;
+}
+
+const char *stop_signal_name(void)
+{
+	switch (stop_requested) {
+	case SIGINT:
+		return "SIGINT";
+	case SIGTERM:
+		return "SIGTERM";
+	case SIGHUP:
+		return "SIGHUP";
+	default:
+		return "";
+	}
+}
+
+int stop_exit_code(void)
+{
+	return stop_requested ? 128 + stop_requested : 0;
+}
+
+void stop_block_in_thread(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(*stop_signals);
+	     i++)
+		sigaddset(&set, stop_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}

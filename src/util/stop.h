@@ -1,0 +1,50 @@
+/*
+ * One signal policy for every command that runs a program (run, bench,
+ * record, trace, mem, roofline --count): SIGINT, SIGTERM and SIGHUP ask
+ * to stop. The command then kills the program and everything it started
+ * (child.h: its group, and through child_subreaper whatever left it),
+ * writes what was collected, marked partial, and exits 128 + the signal
+ * (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP). A second signal
+ * while it finishes exits at once: every child killed, the temporary
+ * files of the outputs being written removed, nothing more written.
+ *
+ *     if (stop_install(&e)) ...
+ *     struct child c = { ..., .interrupt = stop_flag() };
+ *     ...
+ *     if (stop_signal())
+ *             return stop_exit_code();
+ */
+#ifndef YS_UTIL_STOP_H
+#define YS_UTIL_STOP_H
+
+#include <signal.h>
+
+#include "util/error.h"
+
+/*
+ * Catch SIGINT, SIGTERM and SIGHUP (without SA_RESTART, so that a wait or
+ * a poll returns at once) and make this process the reaper of what its
+ * programs leave behind (child_subreaper). Returns 0, or -1 with a
+ * message when the reaper cannot be had (the handlers are installed).
+ */
+int stop_install(struct error *e);
+
+/* Set (to the signal's number) when a stop was asked: child.interrupt
+ * and the loops watch it. */
+volatile sig_atomic_t *stop_flag(void);
+
+/* The signal that asked to stop, 0 while none did. */
+int stop_signal(void);
+
+/* Its name ("SIGINT"), "" while none did. */
+const char *stop_signal_name(void);
+
+/* 128 + stop_signal(): the exit code of a stopped command; 0 while no
+ * stop was asked. */
+int stop_exit_code(void);
+
+/* Block the stop signals in the calling thread (a helper thread of a
+ * command: the signals must reach the thread that waits). */
+void stop_block_in_thread(void);
+
+#endif

@@ -1,0 +1,241 @@
+# The one signal policy of the commands that run a program (util/stop.h):
+# SIGINT or SIGTERM to yardstick alone (not its group) stops the program
+# and everything it started — a background child in its group and one in
+# a session of its own (setsid) — writes what was collected, marked
+# partial, leaves no temporary file of the atomic writer and exits 130 or
+# 143. A program that exits by itself leaves nothing running either: what
+# it left is killed and named in a warning. Every wait is a poll with a
+# generous deadline (the machine is shared and busy), never a fixed sleep.
+. "$(dirname "$0")/lib.sh"
+CLI=$(cd "$(dirname "$0")" && pwd)
+FAKE=$CLI/bench_fake.py
+export CLI FAKE
+
+# The program: its pid (after the exec below), a background child in its
+# group and one in a session of its own, each pid in a file of the
+# directory $1; a little CPU (samples for record), "ready", then 30 s of
+# sleep. The children do not keep bench's result pipe (descriptor 3).
+cat >"$T/prog" <<'EOF'
+#!/bin/sh
+d=$1
+sleep 300 3>&- &
+echo $! >"$d/bg.pid"
+setsid sleep 301 3>&- &
+echo $! >"$d/sid.pid"
+echo $$ >"$d/prog.pid"
+"$YSFIX" spin 200
+: >"$d/ready"
+exec sleep 30
+EOF
+# The same, but it exits 0 after the CPU: its children outlive it.
+cat >"$T/leaver" <<'EOF'
+#!/bin/sh
+d=$1
+sleep 300 3>&- &
+echo $! >"$d/bg.pid"
+setsid sleep 301 3>&- &
+echo $! >"$d/sid.pid"
+echo $$ >"$d/prog.pid"
+"$YSFIX" spin 200
+EOF
+chmod +x "$T/prog" "$T/leaver"
+
+# poll SECONDS COMMAND...: until COMMAND succeeds, every 0.1 s; fails
+# when it has not after SECONDS.
+poll() {
+	limit=$(($1 * 10))
+	shift
+	k=0
+	until "$@"; do
+		k=$((k + 1))
+		[ $k -ge $limit ] && return 1
+		sleep 0.1
+	done
+}
+
+# dead PID: no such process, or a zombie (nobody's to run again).
+dead() {
+	! kill -0 "$1" 2>/dev/null ||
+		[ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]
+}
+
+# gone DIR: the program and its two background children (pids in DIR)
+# are gone, within 10 s of yardstick's exit.
+gone() {
+	for f in prog bg sid; do
+		[ -s "$1/$f.pid" ] || { echo "no $f.pid"; return 1; }
+		p=$(cat "$1/$f.pid")
+		poll 10 dead "$p" || { echo "$f ($p) still runs:"; ps -o pid,ppid,pgid,sid,stat,args -p "$p"; kill -9 "$p"; return 1; }
+	done
+}
+
+# no_temps DIR: no temporary file of the atomic writer left in DIR.
+no_temps() {
+	if ls -a "$1" | grep -q '\.tmp\.'; then
+		echo "temporary files left:"; ls -a "$1"; return 1
+	fi
+}
+
+# stopped SIG NAME COMMAND...: run COMMAND (yardstick) in the directory
+# $T/NAME, the program's directory; once the program is ready, send SIG
+# (INT or TERM) to yardstick alone. It must exit 128 + SIG within 60 s,
+# the program and its children gone, no temporary file left.
+stopped() {
+	sig=$1
+	name=$2
+	shift 2
+	d=$T/$name
+	case $sig in INT) want=130 ;; TERM) want=143 ;; esac
+	mkdir -p "$d"
+	(cd "$d" && exec "$@") >"$d/out" 2>"$d/err" &
+	ys=$!
+	if ! poll 120 test -e "$d/ready"; then
+		echo "the program never got ready"; kill -9 "$ys"; cat "$d/err"; return 1
+	fi
+	kill -s "$sig" "$ys"
+	if ! poll 60 dead "$ys"; then
+		echo "yardstick still runs 60 s after SIG$sig"; kill -9 "$ys"; return 1
+	fi
+	wait "$ys"
+	rc=$?
+	[ "$rc" -eq "$want" ] || { echo "exit $rc, expected $want"; cat "$d/err"; return 1; }
+	grep -q "stopped by SIG$sig" "$d/err" || grep -q "interrupted" "$d/err" ||
+		{ echo "no word of the signal:"; cat "$d/err"; return 1; }
+	gone "$d" && no_temps "$d"
+}
+
+# left NAME COMMAND...: COMMAND runs the leaver in $T/NAME and exits 0; the
+# two children it left are killed, and a warning names both by pid.
+left() {
+	name=$1
+	shift
+	d=$T/$name
+	mkdir -p "$d"
+	(cd "$d" && exec "$@") >"$d/out" 2>"$d/err" ||
+		{ echo "exit $?"; cat "$d/err"; return 1; }
+	gone "$d" || return 1
+	for f in bg sid; do
+		grep -q "(pid $(cat "$d/$f.pid"))" "$d/err" ||
+			{ echo "the warning does not name $f:"; cat "$d/err"; return 1; }
+	done
+	grep -q "warning: the program left 2 processes running" "$d/err" ||
+		{ cat "$d/err"; return 1; }
+}
+
+# ---- trace: the Chrome trace and the result say partial -----------------
+trace_ok() {
+	python3 - "$T/$1" <<'PY'
+import json, sys
+d = sys.argv[1]
+t = json.load(open(d + "/t.json"))
+assert t["otherData"]["partial"] is True, t["otherData"]
+r = json.load(open(d + "/r.json"))
+assert r["settings"]["partial"].startswith("stopped by SIG"), r["settings"]
+PY
+}
+for sig in INT TERM; do
+	t "trace, SIG$sig: exit, the program and its children killed" \
+		stopped $sig trace-$sig "$YS" trace --no-store -o t.json --json r.json -- "$T/prog" "$T/trace-$sig"
+	t "... the trace and the result written, partial" trace_ok trace-$sig
+done
+t "trace: a program that leaves children: killed, named" \
+	left trace-left "$YS" trace -q --no-store -o t.json -- "$T/leaver" "$T/trace-left"
+t "... and the trace is not partial" sh -c '! grep -q partial "$T/trace-left/t.json"'
+
+# ---- record: the speedscope profile and the pprof say partial -----------
+record_ok() {
+	python3 - "$T/$1" <<'PY'
+import gzip, json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/p.speedscope.json"))
+assert "(partial: stopped by SIG" in s["name"], s["name"]
+assert b"partial: stopped by SIG" in gzip.open(d + "/p.pb.gz").read()
+PY
+}
+for sig in INT TERM; do
+	t "record, SIG$sig: exit, the program and its children killed" \
+		stopped $sig record-$sig "$YS" record -q -o p.speedscope.json -o p.pb.gz -- "$T/prog" "$T/record-$sig"
+	t "... the profiles written, partial" record_ok record-$sig
+done
+t "record: a program that leaves children: killed, named" \
+	left record-left "$YS" record -q -o p.folded -- "$T/leaver" "$T/record-left"
+
+# ---- mem: the result says partial ----------------------------------------
+mem_ok() {
+	python3 - "$T/$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1] + "/m.json"))
+assert r["settings"]["partial"].startswith("stopped by SIG"), r["settings"]
+assert any(w.startswith("partial:") for w in r["benchmarks"][0]["warnings"]), r
+PY
+}
+for sig in INT TERM; do
+	t "mem, SIG$sig: exit, the program and its children killed" \
+		stopped $sig mem-$sig "$YS" mem -q --no-store --json m.json -- "$T/prog" "$T/mem-$sig"
+	t "... the result written, partial" mem_ok mem-$sig
+done
+t "mem: a program that leaves children: killed, named" \
+	left mem-left "$YS" mem -q --no-store -- "$T/leaver" "$T/mem-left"
+
+# ---- bench: nothing is stored of an interrupted program (bench.c) --------
+for sig in INT TERM; do
+	t "bench, SIG$sig: exit, the program and its children killed" \
+		stopped $sig bench-$sig "$YS" bench --store "$T/bench-$sig.db" -- "$T/prog" "$T/bench-$sig"
+	t "... nothing stored" test ! -e "$T/bench-$sig.db"
+done
+cat >"$T/bench-leaver" <<'EOF'
+#!/bin/sh
+"$T/leaver" "$T/bench-left" >/dev/null
+exec python3 "$FAKE" "$@"
+EOF
+chmod +x "$T/bench-leaver"
+t "bench: a program that leaves children: killed, named" \
+	left bench-left "$YS" bench -q --no-store -- "$T/bench-leaver"
+
+# ---- run: what was measured is written, partial --------------------------
+run_ok() {
+	python3 - "$T/$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1] + "/r.json"))
+assert r["settings"]["partial"].startswith("stopped by SIG"), r["settings"]
+PY
+}
+for sig in INT TERM; do
+	t "run, SIG$sig: exit, the program and its children killed" \
+		stopped $sig run-$sig "$YS" run --no-store --runs 3 --json r.json -- "$T/prog" "$T/run-$sig"
+	t "... the result written, partial" run_ok run-$sig
+done
+
+# ---- roofline --count: nothing kept of a stopped count ------------------
+for sig in INT TERM; do
+	t "roofline --count, SIG$sig: exit, the program and its children killed" \
+		stopped $sig roofline-$sig env TMPDIR="$T/roofline-$sig" "$YS" roofline --count --no-store -- "$T/prog" "$T/roofline-$sig"
+	t "... nothing kept, its directory removed" sh -c "! ls '$T/roofline-$sig' | grep -q yardstick-count"
+done
+
+# ---- a second signal exits at once ---------------------------------------
+# An output that blocks (a FIFO nobody reads) holds yardstick in its
+# writing, after the first SIGINT: the second ends it there, the program
+# and its children gone. (That a second signal removes the temporary
+# files: tests/unit/test_fileio.c.)
+second() {
+	d=$T/second
+	mkdir -p "$d"
+	mkfifo "$d/slow.json"
+	(cd "$d" && exec "$YS" trace --no-store -o slow.json -- "$T/prog" "$d") >"$d/out" 2>"$d/err" &
+	ys=$!
+	poll 120 test -e "$d/ready" || { echo "not ready"; kill -9 "$ys"; return 1; }
+	kill -INT "$ys"
+	# writing the FIFO blocks until a reader opens it: yardstick is
+	# past the program by then
+	poll 60 dead "$(cat "$d/prog.pid")" || { echo "the program runs on"; kill -9 "$ys"; return 1; }
+	kill -INT "$ys"
+	poll 60 dead "$ys" || { echo "still runs after the second SIGINT"; kill -9 "$ys"; return 1; }
+	wait "$ys"
+	rc=$?
+	[ "$rc" -eq 130 ] || { echo "exit $rc"; cat "$d/err"; return 1; }
+	gone "$d" && no_temps "$d"
+}
+t "a second SIGINT exits at once, 130, nothing left behind" second
+
+finish
