@@ -43,11 +43,15 @@ static const char trace_description[] =
 "it for chrome://tracing and ui.perfetto.dev, and print the latency of\n"
 "each zone (count, total, self time, p50/p95/p99/max, share of the wall\n"
 "time), the slowest instances and each thread's on-CPU and waiting time.\n"
-"A thread's \"blocked\" time runs from when it left the CPU until it ran\n"
-"again: the wait for a CPU after its wake-up (perf timehist's \"sch\n"
-"delay\") is not measured apart yet and is included. The report goes to\n"
-"stderr, so that stdout stays the program's own output\n"
-"(and a trace written with -o -).\n";
+"A thread's \"blocked\" time runs from when it left the CPU, not runnable,\n"
+"until its wake-up; its \"sched delay\" from the wake-up until it ran\n"
+"again, waiting for a CPU (perf sched timehist's \"sch delay\"; a\n"
+"preempted thread's wait is \"preempted\"). The wake-ups come from the\n"
+"sched_wakeup tracepoints, opened for the whole system: they need tracefs\n"
+"mounted and kernel.perf_event_paranoid 0 or less (or CAP_PERFMON, or\n"
+"root); without them the delay is reported unknown and \"blocked\"\n"
+"includes it. The report goes to stderr, so that stdout stays the\n"
+"program's own output (and a trace written with -o -).\n";
 
 static const char trace_epilog[] =
 "Open a .json trace in chrome://tracing (Load) or ui.perfetto.dev (Open\n"
@@ -377,6 +381,13 @@ static void on_switch(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
 	trace_switch(&c->run->tr, pid, tid, time, out, preempt);
 }
 
+static void on_wakeup(void *arg, uint32_t tid, uint64_t time)
+{
+	struct collector *c = arg;
+
+	trace_wakeup(&c->run->tr, tid, time);
+}
+
 /* Whether argv0 (looked up in PATH) runs CPython. */
 static bool trace_is_python(const char *argv0)
 {
@@ -398,7 +409,7 @@ static int collect(struct trace_run *r, struct trace_args *a)
 		.arg = &c, .sample = on_sample, .mmap = on_mmap,
 		.fork = on_fork, .comm = on_comm, .task = on_task,
 		.task_comm = on_task_comm, .sched_switch = on_switch,
-		.page_fault = on_fault,
+		.page_fault = on_fault, .wakeup = on_wakeup,
 	};
 	struct sigaction ign, old_int, old_quit;
 	struct zb_map zb;
@@ -421,6 +432,7 @@ static int collect(struct trace_run *r, struct trace_args *a)
 	zb_env(&zb, env, sizeof(env));
 	a->so.env_add = envs;
 	a->so.switches = true;
+	a->so.wakeups = true;
 	c.sym = symtab_new(false);
 	cache = symcache_dir();
 	symtab_use_cache(c.sym, cache);
@@ -449,6 +461,7 @@ static int collect(struct trace_run *r, struct trace_args *a)
 		trace_add_zones(r, &zb);
 		if (!r->t_end)
 			r->t_end = r->tr.last;
+		r->tr.wakeups = r->st.wakeups;
 		trace_finish(&r->tr, r->t_end);
 	}
 	zb_close(&zb);

@@ -35,6 +35,12 @@ struct sampler_opts {
 				 * stderr: an output is on stdout */
 	bool switches;		/* context-switch records too (the
 				 * sched_switch callback; `trace`) */
+	bool wakeups;		/* with switches: every wake-up of a task
+				 * too (the wakeup callback; `trace`), from
+				 * the sched_wakeup tracepoints opened per
+				 * CPU, system-wide: when refused (tracefs
+				 * not mounted, not permitted), the run goes
+				 * on without and stats say why */
 	bool page_faults;	/* a sample of every page fault too (the
 				 * page_fault callback; `trace`) */
 	bool offcpu;		/* a sample (stack and all) of every time a
@@ -113,6 +119,9 @@ struct sampler_callbacks {
 	 * comes onto one */
 	void (*sched_switch)(void *arg, uint32_t pid, uint32_t tid,
 			     uint64_t time, bool out, bool preempt);
+	/* with opts.wakeups: task tid was woken at time (any task of the
+	 * system: the callback keeps its own) */
+	void (*wakeup)(void *arg, uint32_t tid, uint64_t time);
 	/* with opts.offcpu: a thread left its CPU, its stack where it
 	 * stopped (the sched_switch records say when it comes back) */
 	void (*offcpu)(void *arg, const struct raw_sample *s);
@@ -131,6 +140,9 @@ struct sampler_stats {
 	int64_t cpu_ns;		/* user + system time of the program and the
 				 * children it waited for (wait4) */
 	int ncpus;
+	bool wakeups;		/* opts.wakeups and the wake-ups were
+				 * recorded */
+	char wakeups_why[256];	/* else, with opts.wakeups: why not */
 };
 
 /* x86-64 registers copied in dwarf mode (PERF_REG_X86_*): the ones DWARF
