@@ -44,13 +44,13 @@ static const char trace_description[] =
 "each zone (count, total, self time, p50/p95/p99/max, share of the wall\n"
 "time), the slowest instances and each thread's on-CPU and waiting time.\n"
 "A thread's \"blocked\" time runs from when it left the CPU, not runnable,\n"
-"until its wake-up; its \"sched delay\" from the wake-up until it ran\n"
+"until its wake-up; its \"sch delay\" from the wake-up until it ran\n"
 "again, waiting for a CPU (perf sched timehist's \"sch delay\"; a\n"
-"preempted thread's wait is \"preempted\"). The wake-ups come from the\n"
-"sched_wakeup tracepoints, opened for the whole system: they need tracefs\n"
-"mounted and kernel.perf_event_paranoid 0 or less (or CAP_PERFMON, or\n"
-"root); without them the delay is reported unknown and \"blocked\"\n"
-"includes it. The report goes to stderr, so that stdout stays the\n"
+"preempted thread's wait, and a new thread's for its first CPU, are\n"
+"\"preempted\"). The wake-ups come from the sched_wakeup tracepoint,\n"
+"opened for the whole system: it needs tracefs mounted and\n"
+"kernel.perf_event_paranoid 0 or less (or CAP_PERFMON, or root); without\n"
+"it the delay is reported unknown (\"?\") and \"blocked\" includes it. The report goes to stderr, so that stdout stays the\n"
 "program's own output (and a trace written with -o -).\n";
 
 static const char trace_epilog[] =

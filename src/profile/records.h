@@ -28,7 +28,7 @@ struct records {
 	size_t nfault_ids;
 	const uint64_t *off_ids;	/* ... and these, switches out */
 	size_t noff_ids;
-	const uint64_t *wake_ids;	/* ... and these, sched_wakeup(_new)
+	const uint64_t *wake_ids;	/* ... and these, sched_wakeup
 					 * (identifier, tid, time, raw) */
 	size_t nwake_ids;
 	uint32_t wake_pid_offset;	/* the wakee's pid (4 bytes) in the

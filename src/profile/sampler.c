@@ -28,7 +28,9 @@
  *    leaves the poll set; its ring is still drained every pass.
  *
  * 8. The wake-ups (opts.wakeups, for the scheduling delay of `trace`)
- *    come from the sched:sched_wakeup and sched_wakeup_new tracepoints.
+ *    come from the sched:sched_wakeup tracepoint (not sched_wakeup_new:
+ *    a new task's wait for its first CPU is runnable since its FORK,
+ *    counted preempted by trace.c with or without the wake-ups).
  *    A tracepoint fires in the waker's context, so an event on the
  *    program's tasks would see only the wake-ups its own threads make,
  *    never those of a timer, of I/O completing or of another process:
@@ -87,8 +89,8 @@ struct sampler {
 	uint64_t *fault_ids;
 	int *off_fds;		/* context-switch events, the same way */
 	uint64_t *off_ids;
-	int *wake_fds;		/* sched_wakeup, sched_wakeup_new per ring
-				 * (design note 8): 2 * nrings, -1 none */
+	int *wake_fds;		/* sched_wakeup per ring (design note 8),
+				 * -1: none */
 	uint64_t *wake_ids;
 	uint32_t wake_pid_offset;
 	bool wake_off;		/* not opened: stats->wakeups_why says why */
@@ -323,95 +325,84 @@ static void wakeups_off(struct sampler *s, const char *why)
 	snprintf(s->stats->wakeups_why, sizeof(s->stats->wakeups_why), "%s",
 		 why);
 	s->wake_off = true;
-	for (int k = 0; s->wake_fds && k < 2 * s->nrings; k++) {
+	for (int k = 0; s->wake_fds && k < s->nrings; k++) {
 		if (s->wake_fds[k] >= 0)
 			close(s->wake_fds[k]);
 		s->wake_fds[k] = -1;
 	}
 }
 
-/* The formats of both tracepoints, the same pid offset (one layout for
- * both in records.c); ids[0..1] their ids. */
-static void wakeup_formats(struct sampler *s, uint64_t ids[2])
+/* The format of sched_wakeup: its id in *id, the wakee's pid offset for
+ * records.c; the fds and ids, one per ring. */
+static void wakeup_format(struct sampler *s, uint64_t *id)
 {
-	static const char *const events[2] = { "sched/sched_wakeup",
-					       "sched/sched_wakeup_new" };
-	struct tp_format f[2];
+	struct tp_format f;
 	struct error e;
 
-	for (int k = 0; k < 2; k++)
-		if (tp_format_read(events[k], "pid", &f[k], &e)) {
-			wakeups_off(s, e.msg);
-			return;
-		}
-	if (f[0].offset != f[1].offset || f[0].size != 4 || f[1].size != 4) {
-		wakeups_off(s, "sched_wakeup and sched_wakeup_new differ in "
-			    "their 'pid' field");
+	if (tp_format_read("sched/sched_wakeup", "pid", &f, &e)) {
+		wakeups_off(s, e.msg);
 		return;
 	}
-	s->wake_pid_offset = f[0].offset;
-	ids[0] = f[0].id;
-	ids[1] = f[1].id;
-	s->wake_fds = xmalloc(2 * (size_t)s->nrings * sizeof(int));
-	s->wake_ids = xcalloc(2 * (size_t)s->nrings, sizeof(uint64_t));
-	for (int k = 0; k < 2 * s->nrings; k++)
+	if (f.size != 4) {
+		wakeups_off(s, "the 'pid' field of sched_wakeup is not 4 bytes");
+		return;
+	}
+	s->wake_pid_offset = f.offset;
+	*id = f.id;
+	s->wake_fds = xmalloc((size_t)s->nrings * sizeof(int));
+	s->wake_ids = xcalloc((size_t)s->nrings, sizeof(uint64_t));
+	for (int k = 0; k < s->nrings; k++)
 		s->wake_fds[k] = -1;
 }
 
 /*
- * The two wake-up tracepoints on CPU cpu, system-wide, writing into ring
- * i (design note 8): their own sample layout (records.c's on_wakeup), the
+ * The wake-up tracepoint on CPU cpu, system-wide, writing into ring i
+ * (design note 8): its own sample layout (records.c's on_wakeup), the
  * ring's clock, always enabled (enable_on_exec is for a task's events).
  * A refusal turns the wake-ups off, never the run.
  */
 static void open_wakeups(struct sampler *s,
 			 const struct perf_event_attr *ring_attr, int i,
-			 int cpu, const uint64_t ids[2])
+			 int cpu, uint64_t id)
 {
-	char why[sizeof(s->stats->wakeups_why)];
+	char why[sizeof(s->stats->wakeups_why)], level[32];
+	struct perf_event_attr a;
 	struct error e;
+	int fd;
 
-	for (int k = 0; k < 2 && !s->wake_off; k++) {
-		struct perf_event_attr a;
-		int fd, *slot = &s->wake_fds[2 * i + k];
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = id;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+			PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+	a.sample_id_all = 1;	/* the ring's trailer: tid, time, id */
+	a.use_clockid = ring_attr->use_clockid;
+	a.clockid = ring_attr->clockid;
+	a.watermark = ring_attr->watermark;
+	a.wakeup_events = ring_attr->wakeup_events;
+	a.wakeup_watermark = ring_attr->wakeup_watermark;
+	/* not perf_event_open_attr: its retry at user level only would
+	 * open a tracepoint that never fires */
+	fd = perf_event_sys_open(&a, -1, cpu, -1, NULL);
+	if (fd < 0) {
+		int err = errno;
 
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		a.type = PERF_TYPE_TRACEPOINT;
-		a.config = ids[k];
-		a.sample_period = 1;
-		a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
-				PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
-		a.sample_id_all = 1;	/* the ring's trailer: tid, time, id */
-		a.use_clockid = ring_attr->use_clockid;
-		a.clockid = ring_attr->clockid;
-		a.watermark = ring_attr->watermark;
-		a.wakeup_events = ring_attr->wakeup_events;
-		a.wakeup_watermark = ring_attr->wakeup_watermark;
-		/* not perf_event_open_attr: its retry at user level only
-		 * would open a tracepoint that never fires */
-		fd = perf_event_sys_open(&a, -1, cpu, -1, NULL);
-		if (fd < 0) {
-			char level[32];
-			int err = errno;
-
-			perf_event_sysctl("perf_event_paranoid", level,
-					  sizeof(level));
-			snprintf(why, sizeof(why), "the sched_wakeup "
-				 "tracepoint on CPU %d: %s (system-wide events "
-				 "need kernel.perf_event_paranoid 0 or less, "
-				 "now %s, or CAP_PERFMON)", cpu, strerror(err),
-				 level);
-			wakeups_off(s, why);
-			return;
-		}
-		*slot = fd;
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) ||
-		    ioctl(fd, PERF_EVENT_IOC_ID, &s->wake_ids[2 * i + k])) {
-			error_errno(&e, errno, "cannot send the wake-ups to "
-				    "the ring buffer of CPU %d", cpu);
-			wakeups_off(s, e.msg);
-		}
+		perf_event_sysctl("perf_event_paranoid", level, sizeof(level));
+		snprintf(why, sizeof(why), "the sched_wakeup tracepoint on CPU "
+			 "%d: %s (system-wide events need "
+			 "kernel.perf_event_paranoid 0 or less, now %s, or "
+			 "CAP_PERFMON)", cpu, strerror(err), level);
+		wakeups_off(s, why);
+		return;
+	}
+	s->wake_fds[i] = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) ||
+	    ioctl(fd, PERF_EVENT_IOC_ID, &s->wake_ids[i])) {
+		error_errno(&e, errno, "cannot send the wake-ups to the ring "
+			    "buffer of CPU %d", cpu);
+		wakeups_off(s, e.msg);
 	}
 }
 
@@ -419,7 +410,7 @@ static int open_rings(struct sampler *s, struct error *e)
 {
 	struct perf_event_attr base, attr;
 	int *cpus, ncpus, i, ret = 0;
-	uint64_t wake_tp[2] = { 0, 0 };
+	uint64_t wake_tp = 0;
 
 	memset(&base, 0, sizeof(base));
 	switch (perf_event_resolve(s->o.event, &base, e)) {
@@ -438,7 +429,7 @@ static int open_rings(struct sampler *s, struct error *e)
 		s->rings[i].fd = -1;
 	s->nrings = ncpus;
 	if (s->o.wakeups)
-		wakeup_formats(s, wake_tp);
+		wakeup_format(s, &wake_tp);
 	for (i = 0; i < ncpus && ret == 0; i++) {
 		attr = base;
 		/* kernel level first (a sample in a system call then says
@@ -469,7 +460,7 @@ static int open_rings(struct sampler *s, struct error *e)
 	free(cpus);
 	if (ret == 0 && s->o.wakeups && !s->wake_off) {
 		s->rp.wake_ids = s->wake_ids;
-		s->rp.nwake_ids = 2 * (size_t)ncpus;
+		s->rp.nwake_ids = (size_t)ncpus;
 		s->rp.wake_pid_offset = s->wake_pid_offset;
 		s->stats->wakeups = true;
 	}
@@ -548,7 +539,7 @@ static void close_all(struct sampler *s)
 	for (int i = 0; s->off_fds && i < s->nrings; i++)
 		if (s->off_fds[i] >= 0)
 			close(s->off_fds[i]);
-	for (int i = 0; s->wake_fds && i < 2 * s->nrings; i++)
+	for (int i = 0; s->wake_fds && i < s->nrings; i++)
 		if (s->wake_fds[i] >= 0)
 			close(s->wake_fds[i]);
 	if (s->pidfd >= 0)

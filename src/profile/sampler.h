@@ -37,7 +37,7 @@ struct sampler_opts {
 				 * sched_switch callback; `trace`) */
 	bool wakeups;		/* with switches: every wake-up of a task
 				 * too (the wakeup callback; `trace`), from
-				 * the sched_wakeup tracepoints opened per
+				 * the sched_wakeup tracepoint opened per
 				 * CPU, system-wide: when refused (tracefs
 				 * not mounted, not permitted), the run goes
 				 * on without and stats say why */

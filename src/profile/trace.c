@@ -225,18 +225,14 @@ static void apply_switch(struct trace *t, uint32_t pid, uint32_t tid,
 	}
 }
 
-/* A wake-up ends a blocked wait (see the top); a new thread's first one
- * (sched_wakeup_new, just after its FORK) ends the wait since its fork,
- * counted preempted as without wake-ups. */
+/* A wake-up ends a blocked wait (see the top); any other changes
+ * nothing (a wake-up of a running task, a new task's first wait, which
+ * was runnable since its FORK: preempted, as without the wake-ups). */
 static void apply_wake(struct trace *t, uint32_t tid, uint64_t time)
 {
 	struct trace_thread *th = find_thread(t, tid);
 
-	if (!th || th->exited)
-		return;
-	if (th->state == ST_UNKNOWN && th != t->threads)
-		th->state = ST_PREEMPTED;
-	else if (th->state != ST_BLOCKED)
+	if (!th || th->exited || th->state != ST_BLOCKED)
 		return;
 	account(th, time);
 	th->state = ST_WOKEN;
@@ -363,8 +359,8 @@ void trace_switch(struct trace *t, uint32_t pid, uint32_t tid,
 }
 
 /* The wake-ups come system-wide (sampler.c, design note 8): only those of
- * a task of ours, which some record named before (its FORK comes before
- * its first wake-up, its switch-out before any other), are kept. */
+ * a task of ours, which some record named before (its switch-out comes
+ * before its wake-up), are kept. */
 void trace_wakeup(struct trace *t, uint32_t tid, uint64_t time)
 {
 	if (tid_seen(t, tid, false))
