@@ -103,7 +103,10 @@ const char *tp_tracefs(void)
 		return env;
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/events", dirs[i]);
-		if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		/* tracefs is root's alone by default: there, but not for
+		 * us, its format file's error says so */
+		if ((!stat(path, &st) && S_ISDIR(st.st_mode)) ||
+		    errno == EACCES)
 			return dirs[i];
 	}
 	return NULL;
