@@ -123,6 +123,16 @@ assert len(d) >= 20, d
 assert abs(sum(d) / 1000 - float(row[7])) <= 0.002 * len(d), (sum(d), row)
 assert abs(max(d) / 1000 - float(row[8])) <= 0.002, (max(d), row)
 PY
+	python3 "$CLI/chrome_trace_check.py" "$T/wf.json" >/dev/null || return 1
+	# Perfetto's slices carry the same delays, in ns
+	protoc --decode=perfetto.protos.Trace -I"$CLI" "$CLI/perfetto_trace.proto" < "$T/wf.perfetto-trace" >"$T/wf.txt" || return 1
+	python3 - "$T/wf.txt" "$T/wf.json" <<"PY" || return 1
+import json, re, sys
+p = sorted(int(v) for v in re.findall(r"int_value: (\d+)\s+name: \"sched_delay_ns\"", open(sys.argv[1]).read()))
+ev = json.load(open(sys.argv[2]))["traceEvents"]
+c = sorted(round(e["args"]["sched_delay_us"] * 1000) for e in ev if e.get("cat") == "cpu" and e["ph"] == "b" and "args" in e)
+assert p and p == c, (len(p), len(c))
+PY
 	# the sleeper of tracefix is woken by a timer, outside the program:
 	# its wake-ups are seen all the same (sch delay known, blocked + sch
 	# delay its sleep)
