@@ -44,17 +44,25 @@ static const char trace_description[] =
 "it for chrome://tracing and ui.perfetto.dev, and print the latency of\n"
 "each zone (count, total, self time, p50/p95/p99/max, share of the wall\n"
 "time), the slowest instances and each thread's on-CPU and waiting time.\n"
-"A thread's \"blocked\" time runs from when it left the CPU until it ran\n"
-"again: the wait for a CPU after its wake-up (perf timehist's \"sch\n"
-"delay\") is not measured apart yet and is included. The report goes to\n"
-"stderr, so that stdout stays the program's own output\n"
-"(and a trace written with -o -).\n";
+"A thread's \"blocked\" time runs from when it left the CPU, not runnable,\n"
+"until its wake-up; its \"sch delay\" from the wake-up until it ran\n"
+"again, waiting for a CPU (perf sched timehist's \"sch delay\"; a\n"
+"preempted thread's wait, and a new thread's for its first CPU, are\n"
+"\"preempted\"). The wake-ups come from the sched_wakeup tracepoint,\n"
+"opened for the whole system: it needs tracefs mounted and\n"
+"kernel.perf_event_paranoid 0 or less (or CAP_PERFMON, or root); without\n"
+"it the delay is reported unknown (\"?\") and \"blocked\" includes it. The report goes to stderr, so that stdout stays the\n"
+"program's own output (and a trace written with -o -).\n";
 
 static const char trace_epilog[] =
 "Open a .json trace in chrome://tracing (Load) or ui.perfetto.dev (Open\n"
 "trace file), a .perfetto-trace in ui.perfetto.dev. Times in the trace\n"
 "are CLOCK_MONOTONIC (perf's use_clockid, and libyardstick's clock):\n"
-"microseconds in the JSON, nanoseconds in Perfetto's file. Nothing is\n"
+"microseconds in the JSON, nanoseconds in Perfetto's file. An on-CPU\n"
+"slice that began after a wake-up carries its scheduling delay: the\n"
+"JSON's \"b\" event the arg sched_delay_us, Perfetto's slice the debug\n"
+"annotation sched_delay_ns (absent: preempted before, or not measured).\n"
+"YARDSTICK_TRACEFS=DIR reads the tracepoints' formats under DIR. Nothing is\n"
 "dropped silently: the report says how many records perf lost, how many\n"
 "events went past --max-events and how many zone events libyardstick's\n"
 "buffers could not hold. Ctrl-C (SIGINT) or SIGTERM to yardstick kills\n"
@@ -384,6 +392,13 @@ static void on_switch(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
 	trace_switch(&c->run->tr, pid, tid, time, out, preempt);
 }
 
+static void on_wakeup(void *arg, uint32_t tid, uint64_t time)
+{
+	struct collector *c = arg;
+
+	trace_wakeup(&c->run->tr, tid, time);
+}
+
 /* Whether argv0 (looked up in PATH) runs CPython. */
 static bool trace_is_python(const char *argv0)
 {
@@ -405,7 +420,7 @@ static int collect(struct trace_run *r, struct trace_args *a)
 		.arg = &c, .sample = on_sample, .mmap = on_mmap,
 		.fork = on_fork, .comm = on_comm, .task = on_task,
 		.task_comm = on_task_comm, .sched_switch = on_switch,
-		.page_fault = on_fault,
+		.page_fault = on_fault, .wakeup = on_wakeup,
 	};
 	struct sigaction ign, old_quit;
 	struct zb_map zb;
@@ -428,6 +443,7 @@ static int collect(struct trace_run *r, struct trace_args *a)
 	zb_env(&zb, env, sizeof(env));
 	a->so.env_add = envs;
 	a->so.switches = true;
+	a->so.wakeups = true;
 	c.sym = symtab_new(false);
 	cache = symcache_dir();
 	symtab_use_cache(c.sym, cache);
@@ -457,6 +473,7 @@ static int collect(struct trace_run *r, struct trace_args *a)
 		trace_add_zones(r, &zb);
 		if (!r->t_end)
 			r->t_end = r->tr.last;
+		r->tr.wakeups = r->st.wakeups;
 		trace_finish(&r->tr, r->t_end);
 	}
 	zb_close(&zb);

@@ -227,14 +227,24 @@ static void slowest(const struct trace_run *r, FILE *fp, bool color)
 	free(z);
 }
 
+/* A time in ms, or "?" when not measured. */
+static void put_ms_known(FILE *fp, double ns, bool known)
+{
+	if (known)
+		put_ms(fp, ns);
+	else
+		fprintf(fp, " %10s", "?");
+}
+
 static void threads(const struct trace_run *r, FILE *fp, bool color)
 {
 	const struct trace *t = &r->tr;
 
 	fprintf(fp, "%sthreads (ms)%s\n", term_bold(color), term_reset(color));
-	fprintf(fp, "%s%8s %8s %-16s %10s %10s %7s %10s %10s%s\n",
+	fprintf(fp, "%s%8s %8s %-16s %10s %10s %7s %10s %10s %10s %10s%s\n",
 		term_dim(color), "pid", "tid", "name", "lifetime", "on-CPU",
-		"on%", "blocked", "preempted", term_reset(color));
+		"on%", "blocked", "sch delay", "max delay", "preempted",
+		term_reset(color));
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct trace_thread *th = &t->threads[i];
 		double life = (double)(th->end - th->start);
@@ -245,14 +255,21 @@ static void threads(const struct trace_run *r, FILE *fp, bool color)
 		put_ms(fp, (double)th->on_ns);
 		fprintf(fp, " %6.1f%%", life > 0 ? 100 * th->on_ns / life : 0);
 		put_ms(fp, (double)th->blocked_ns);
+		put_ms_known(fp, (double)th->sched_delay_ns, t->wakeups);
+		put_ms_known(fp, (double)th->sched_delay_max_ns, t->wakeups);
 		put_ms(fp, (double)th->preempted_ns);
 		fputc('\n', fp);
 	}
-	/* the wake-up time needs the sched_wakeup tracepoint, which the
-	 * sampler does not open: say what "blocked" holds */
-	fprintf(fp, "%sblocked: until the thread ran again, its wait for a "
-		"CPU after the wake-up included (not measured apart)%s\n",
-		term_dim(color), term_reset(color));
+	if (t->wakeups)
+		fprintf(fp, "%sblocked: until the wake-up; sch delay: from the "
+			"wake-up until it ran, waiting for a CPU (total and "
+			"longest)%s\n", term_dim(color), term_reset(color));
+	else
+		fprintf(fp, "%ssch delay unknown (%s): blocked includes the "
+			"wait for a CPU after the wake-up%s\n",
+			term_dim(color), r->st.wakeups_why[0]
+			? r->st.wakeups_why : "wake-ups not recorded",
+			term_reset(color));
 }
 
 void trace_report(const struct trace_run *r, FILE *fp)

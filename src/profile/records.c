@@ -229,6 +229,28 @@ static bool is_of(const uint64_t *ids, size_t n, const uint8_t *rec)
 	return false;
 }
 
+/*
+ * A sched_wakeup sample (sampler.c's wake-up layout: identifier, pid/tid
+ * of the waker, time, raw size and raw record): the wakee's pid (a tid)
+ * at wake_pid_offset of the raw record. Dropped when too short.
+ */
+static void on_wakeup(struct records *s, const uint8_t *rec, size_t size)
+{
+	const size_t at = HDR + 24;	/* past identifier, pid/tid, time */
+	uint32_t raw, tid;
+	uint64_t time;
+
+	if (size < at + 4 || !s->cb.wakeup)
+		return;
+	memcpy(&raw, rec + at, sizeof(raw));
+	if (raw > size - at - 4 || s->wake_pid_offset > raw ||
+	    raw - s->wake_pid_offset < 4)
+		return;
+	memcpy(&time, rec + HDR + 16, sizeof(time));
+	memcpy(&tid, rec + at + 4 + s->wake_pid_offset, sizeof(tid));
+	s->cb.wakeup(s->cb.arg, tid, time);
+}
+
 void records_dispatch(void *rp, const uint8_t *rec, size_t size)
 {
 	struct records *s = rp;
@@ -238,6 +260,11 @@ void records_dispatch(void *rp, const uint8_t *rec, size_t size)
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
+		if (s->nwake_ids && size >= HDR + 8 &&
+		    is_of(s->wake_ids, s->nwake_ids, rec)) {
+			on_wakeup(s, rec, size);
+			break;
+		}
 		if (!parse_sample(s, rec, size, &smp))
 			break;
 		if (s->noff_ids && is_of(s->off_ids, s->noff_ids, rec)) {

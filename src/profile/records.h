@@ -28,6 +28,11 @@ struct records {
 	size_t nfault_ids;
 	const uint64_t *off_ids;	/* ... and these, switches out */
 	size_t noff_ids;
+	const uint64_t *wake_ids;	/* ... and these, sched_wakeup
+					 * (identifier, tid, time, raw) */
+	size_t nwake_ids;
+	uint32_t wake_pid_offset;	/* the wakee's pid (4 bytes) in the
+					 * raw record */
 	uint64_t exec_time, exit_time;	/* the child's, 0 until seen */
 };
 

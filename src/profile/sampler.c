@@ -26,12 +26,28 @@
  *    its parent could reap it. A perf fd reports POLLHUP once its event's
  *    task has exited and would then wake poll for ever, so such an fd
  *    leaves the poll set; its ring is still drained every pass.
+ *
+ * 8. The wake-ups (opts.wakeups, for the scheduling delay of `trace`)
+ *    come from the sched:sched_wakeup tracepoint (not sched_wakeup_new:
+ *    a new task's wait for its first CPU is runnable since its FORK,
+ *    counted preempted by trace.c with or without the wake-ups).
+ *    A tracepoint fires in the waker's context, so an event on the
+ *    program's tasks would see only the wake-ups its own threads make,
+ *    never those of a timer, of I/O completing or of another process:
+ *    they are opened per CPU for the whole system (pid -1, which needs
+ *    perf_event_paranoid 0 or less, or CAP_PERFMON) and write into the
+ *    ring of their CPU; the wakee is the "pid" field of the raw record,
+ *    at the offset its format file in tracefs gives, and the callback
+ *    keeps the program's own. Not permitted, or no tracefs: the run goes
+ *    on without, and stats say why (the report then says the scheduling
+ *    delay is unknown, never 0).
  */
 #include "profile/sampler.h"
 
 #include "profile/merge.h"
 #include "profile/records.h"
 #include "profile/ring.h"
+#include "profile/tracepoint.h"
 
 #include "measure/perf_event.h"
 #include "util/child.h"
@@ -73,6 +89,11 @@ struct sampler {
 	uint64_t *fault_ids;
 	int *off_fds;		/* context-switch events, the same way */
 	uint64_t *off_ids;
+	int *wake_fds;		/* sched_wakeup per ring (design note 8),
+				 * -1: none */
+	uint64_t *wake_ids;
+	uint32_t wake_pid_offset;
+	bool wake_off;		/* not opened: stats->wakeups_why says why */
 	uint8_t *rec;		/* a record that wraps (ring.c, note 3) */
 	struct records rp;	/* the parser, its ips and the child's
 				 * exec and exit times */
@@ -173,7 +194,7 @@ static void make_attr(const struct sampler *s, struct perf_event_attr *a)
 	a->context_switch = s->o.switches || s->o.offcpu;
 	/* the page-fault events write into the same rings: every record
 	 * says which event it comes from */
-	if (s->o.page_faults || s->o.offcpu)
+	if (s->o.page_faults || s->o.offcpu || s->o.wakeups)
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
 	/* wake the reader at a quarter full: three quarters of headroom */
 	a->watermark = 1;
@@ -298,10 +319,98 @@ static int open_side_event(struct sampler *s,
 	return 0;
 }
 
+/* The wake-ups given up: why, and their events closed. */
+static void wakeups_off(struct sampler *s, const char *why)
+{
+	snprintf(s->stats->wakeups_why, sizeof(s->stats->wakeups_why), "%s",
+		 why);
+	s->wake_off = true;
+	for (int k = 0; s->wake_fds && k < s->nrings; k++) {
+		if (s->wake_fds[k] >= 0)
+			close(s->wake_fds[k]);
+		s->wake_fds[k] = -1;
+	}
+}
+
+/* The format of sched_wakeup: its id in *id, the wakee's pid offset for
+ * records.c; the fds and ids, one per ring. */
+static void wakeup_format(struct sampler *s, uint64_t *id)
+{
+	struct tp_format f;
+	struct error e;
+
+	if (tp_format_read("sched/sched_wakeup", "pid", &f, &e)) {
+		wakeups_off(s, e.msg);
+		return;
+	}
+	if (f.size != 4) {
+		wakeups_off(s, "the 'pid' field of sched_wakeup is not 4 bytes");
+		return;
+	}
+	s->wake_pid_offset = f.offset;
+	*id = f.id;
+	s->wake_fds = xmalloc((size_t)s->nrings * sizeof(int));
+	s->wake_ids = xcalloc((size_t)s->nrings, sizeof(uint64_t));
+	for (int k = 0; k < s->nrings; k++)
+		s->wake_fds[k] = -1;
+}
+
+/*
+ * The wake-up tracepoint on CPU cpu, system-wide, writing into ring i
+ * (design note 8): its own sample layout (records.c's on_wakeup), the
+ * ring's clock, always enabled (enable_on_exec is for a task's events).
+ * A refusal turns the wake-ups off, never the run.
+ */
+static void open_wakeups(struct sampler *s,
+			 const struct perf_event_attr *ring_attr, int i,
+			 int cpu, uint64_t id)
+{
+	char why[sizeof(s->stats->wakeups_why)], level[32];
+	struct perf_event_attr a;
+	struct error e;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = id;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+			PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+	a.sample_id_all = 1;	/* the ring's trailer: tid, time, id */
+	a.use_clockid = ring_attr->use_clockid;
+	a.clockid = ring_attr->clockid;
+	a.watermark = ring_attr->watermark;
+	a.wakeup_events = ring_attr->wakeup_events;
+	a.wakeup_watermark = ring_attr->wakeup_watermark;
+	/* not perf_event_open_attr: its retry at user level only would
+	 * open a tracepoint that never fires */
+	fd = perf_event_sys_open(&a, -1, cpu, -1, NULL);
+	if (fd < 0) {
+		int err = errno;
+
+		perf_event_sysctl("perf_event_paranoid", level, sizeof(level));
+		snprintf(why, sizeof(why), "the sched_wakeup tracepoint on CPU "
+			 "%d: %s (system-wide events need "
+			 "kernel.perf_event_paranoid 0 or less, now %s, or "
+			 "CAP_PERFMON)", cpu, strerror(err), level);
+		wakeups_off(s, why);
+		return;
+	}
+	s->wake_fds[i] = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) ||
+	    ioctl(fd, PERF_EVENT_IOC_ID, &s->wake_ids[i])) {
+		error_errno(&e, errno, "cannot send the wake-ups to the ring "
+			    "buffer of CPU %d", cpu);
+		wakeups_off(s, e.msg);
+	}
+}
+
 static int open_rings(struct sampler *s, struct error *e)
 {
 	struct perf_event_attr base, attr;
 	int *cpus, ncpus, i, ret = 0;
+	uint64_t wake_tp = 0;
 
 	memset(&base, 0, sizeof(base));
 	switch (perf_event_resolve(s->o.event, &base, e)) {
@@ -319,6 +428,8 @@ static int open_rings(struct sampler *s, struct error *e)
 	for (i = 0; i < ncpus; i++)
 		s->rings[i].fd = -1;
 	s->nrings = ncpus;
+	if (s->o.wakeups)
+		wakeup_format(s, &wake_tp);
 	for (i = 0; i < ncpus && ret == 0; i++) {
 		attr = base;
 		/* kernel level first (a sample in a system call then says
@@ -343,8 +454,16 @@ static int open_rings(struct sampler *s, struct error *e)
 			ret = open_side_event(s, &attr, i, cpus[i],
 					      PERF_COUNT_SW_CONTEXT_SWITCHES,
 					      &s->off_fds, &s->off_ids, e);
+		if (ret == 0 && s->o.wakeups && !s->wake_off)
+			open_wakeups(s, &attr, i, cpus[i], wake_tp);
 	}
 	free(cpus);
+	if (ret == 0 && s->o.wakeups && !s->wake_off) {
+		s->rp.wake_ids = s->wake_ids;
+		s->rp.nwake_ids = (size_t)ncpus;
+		s->rp.wake_pid_offset = s->wake_pid_offset;
+		s->stats->wakeups = true;
+	}
 	if (s->o.page_faults) {
 		s->rp.fault_ids = s->fault_ids;
 		s->rp.nfault_ids = (size_t)ncpus;
@@ -427,8 +546,13 @@ static void close_all(struct sampler *s)
 	for (int i = 0; s->off_fds && i < s->nrings; i++)
 		if (s->off_fds[i] >= 0)
 			close(s->off_fds[i]);
+	for (int i = 0; s->wake_fds && i < s->nrings; i++)
+		if (s->wake_fds[i] >= 0)
+			close(s->wake_fds[i]);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
+	free(s->wake_fds);
+	free(s->wake_ids);
 	free(s->fault_fds);
 	free(s->fault_ids);
 	free(s->off_fds);
@@ -473,7 +597,7 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 	s.rec = xmalloc(RING_MAX_RECORD);
 	s.rp.ips = xmalloc(RECORDS_MAX_IPS * sizeof(*s.rp.ips));
 	s.rp.dwarf = s.o.dwarf;
-	s.rp.identifier = s.o.page_faults || s.o.offcpu;
+	s.rp.identifier = s.o.page_faults || s.o.offcpu || s.o.wakeups;
 	s.rp.cb = s.cb;
 	s.rp.stats = s.stats;
 	/* held before its exec while the events are opened on it; in our

@@ -36,6 +36,12 @@ struct sampler_opts {
 				 * stderr: an output is on stdout */
 	bool switches;		/* context-switch records too (the
 				 * sched_switch callback; `trace`) */
+	bool wakeups;		/* with switches: every wake-up of a task
+				 * too (the wakeup callback; `trace`), from
+				 * the sched_wakeup tracepoint opened per
+				 * CPU, system-wide: when refused (tracefs
+				 * not mounted, not permitted), the run goes
+				 * on without and stats say why */
 	bool page_faults;	/* a sample of every page fault too (the
 				 * page_fault callback; `trace`) */
 	bool offcpu;		/* a sample (stack and all) of every time a
@@ -117,6 +123,9 @@ struct sampler_callbacks {
 	 * comes onto one */
 	void (*sched_switch)(void *arg, uint32_t pid, uint32_t tid,
 			     uint64_t time, bool out, bool preempt);
+	/* with opts.wakeups: task tid was woken at time (any task of the
+	 * system: the callback keeps its own) */
+	void (*wakeup)(void *arg, uint32_t tid, uint64_t time);
 	/* with opts.offcpu: a thread left its CPU, its stack where it
 	 * stopped (the sched_switch records say when it comes back) */
 	void (*offcpu)(void *arg, const struct raw_sample *s);
@@ -140,6 +149,9 @@ struct sampler_stats {
 	 * child_subreaper); the first of them by name */
 	size_t strays;
 	char stray_names[192];
+	bool wakeups;		/* opts.wakeups and the wake-ups were
+				 * recorded */
+	char wakeups_why[256];	/* else, with opts.wakeups: why not */
 };
 
 /* x86-64 registers copied in dwarf mode (PERF_REG_X86_*): the ones DWARF

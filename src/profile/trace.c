@@ -10,6 +10,15 @@
  * it ran since it started (the program's first thread runs its exec), a
  * switch-in first that it waited for a CPU since its FORK. Its lifetime
  * (FORK or exec to EXIT) is then exactly on + preempted + blocked.
+ *
+ * With the wake-ups (the sched_wakeup tracepoint, trace.wakeups), a
+ * blocked thread's wait ends at its wake-up: from there until its next
+ * switch-in it is runnable and waits for a CPU, its scheduling delay
+ * (perf sched timehist's "sch delay"), counted apart from blocked. Then
+ * the lifetime is on + preempted + blocked + sched delay. A wake-up of a
+ * thread not blocked (on a CPU, preempted, already woken) changes
+ * nothing: a preempted thread was never asleep, its wait is preempted.
+ * Without them the wake-up is not known and blocked holds both.
  */
 #include "profile/trace.h"
 
@@ -19,13 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ST_UNKNOWN, ST_ON, ST_PREEMPTED, ST_BLOCKED };
+enum { ST_UNKNOWN, ST_ON, ST_PREEMPTED, ST_BLOCKED, ST_WOKEN };
 
 void trace_init(struct trace *t, size_t max_events)
 {
 	memset(t, 0, sizeof(*t));
 	t->max_events = max_events;
 	hashidx_init(&t->thread_ix);
+	hashidx_init(&t->tids);
 	hashmap_init(&t->strings);
 }
 
@@ -36,6 +46,7 @@ void trace_free(struct trace *t)
 			free(t->strings.slots[i].value);
 	hashmap_free(&t->strings);
 	hashidx_free(&t->thread_ix);
+	hashidx_free(&t->tids);
 	free(t->sched);
 	free(t->ev);
 	free(t->threads);
@@ -124,6 +135,7 @@ struct trace_thread *trace_thread_new(struct trace *t, uint32_t pid,
 	th->pid = pid;
 	th->tid = tid;
 	th->start = th->since = time;
+	th->last_delay = UINT64_MAX;
 	hashidx_add(&t->thread_ix, hash_u64(tid), t->nthreads);
 	if (!t->pid)
 		t->pid = pid;
@@ -156,6 +168,13 @@ static void account(struct trace_thread *th, uint64_t time)
 	case ST_BLOCKED:
 		th->blocked_ns += d;
 		break;
+	case ST_WOKEN:
+		th->sched_delay_ns += d;
+		th->last_delay = d;
+		th->wakeups++;
+		if (d > th->sched_delay_max_ns)
+			th->sched_delay_max_ns = d;
+		break;
 	}
 	if (time > th->since)
 		th->since = time;
@@ -173,6 +192,10 @@ static void oncpu_slice(struct trace *t, const struct trace_thread *th,
 	e->start = th->since;
 	e->end = end > th->since ? end : th->since;
 	e->flags = flags;
+	if (th->last_delay != UINT64_MAX) {
+		e->flags |= TRACE_AFTER_WAKEUP;
+		e->value = (double)th->last_delay;
+	}
 }
 
 static void apply_switch(struct trace *t, uint32_t pid, uint32_t tid,
@@ -196,9 +219,23 @@ static void apply_switch(struct trace *t, uint32_t pid, uint32_t tid,
 	if (th->state == ST_UNKNOWN)
 		th->state = ST_PREEMPTED;	/* runnable since its fork */
 	if (th->state != ST_ON) {
+		th->last_delay = UINT64_MAX;	/* set by a woken wait */
 		account(th, time);
 		th->state = ST_ON;
 	}
+}
+
+/* A wake-up ends a blocked wait (see the top); any other changes
+ * nothing (a wake-up of a running task, a new task's first wait, which
+ * was runnable since its FORK: preempted, as without the wake-ups). */
+static void apply_wake(struct trace *t, uint32_t tid, uint64_t time)
+{
+	struct trace_thread *th = find_thread(t, tid);
+
+	if (!th || th->exited || th->state != ST_BLOCKED)
+		return;
+	account(th, time);
+	th->state = ST_WOKEN;
 }
 
 static void end_thread(struct trace *t, struct trace_thread *th,
@@ -262,12 +299,30 @@ static void apply_fork(struct trace *t, uint32_t pid, uint32_t ppid,
  * time order (they come merged from the per-CPU rings a pass at a time,
  * so a thread's switch on one CPU may come after its EXIT on another) */
 
-enum { R_TASK, R_FORKNAME, R_NAME, R_OUT, R_IN, R_EXIT };
+enum { R_TASK, R_FORKNAME, R_NAME, R_OUT, R_WAKE, R_IN, R_EXIT };
+
+/* Whether tid was seen in a record of ours; with add, now it is. */
+static bool tid_seen(struct trace *t, uint32_t tid, bool add)
+{
+	size_t pos;
+	uint64_t v, h = hash_u64(tid);
+
+	for (v = hashidx_first(&t->tids, h, &pos); v;
+	     v = hashidx_next(&t->tids, h, &pos))
+		if (v == (uint64_t)tid + 1)
+			return true;
+	if (add)
+		hashidx_add(&t->tids, h, (uint64_t)tid + 1);
+	return false;
+}
 
 static void keep(struct trace *t, uint8_t kind, uint32_t pid, uint32_t tid,
 		 uint64_t time, bool preempt, const char *name, uint32_t ppid)
 {
 	struct trace_sched *r;
+
+	if (kind != R_WAKE)
+		tid_seen(t, tid, true);
 
 	if (!t->pid)
 		t->pid = pid;
@@ -303,8 +358,18 @@ void trace_switch(struct trace *t, uint32_t pid, uint32_t tid,
 	keep(t, out ? R_OUT : R_IN, pid, tid, time, preempt, NULL, 0);
 }
 
-/* by time; at one time a thread starts, is named, leaves a CPU (and
- * comes onto another), then ends; else in the order they came */
+/* The wake-ups come system-wide (sampler.c, design note 8): only those of
+ * a task of ours, which some record named before (its switch-out comes
+ * before its wake-up), are kept. */
+void trace_wakeup(struct trace *t, uint32_t tid, uint64_t time)
+{
+	if (tid_seen(t, tid, false))
+		keep(t, R_WAKE, 0, tid, time, false, NULL, 0);
+}
+
+/* by time; at one time a thread starts, is named, leaves a CPU, is
+ * woken (and comes onto another), then ends; else in the order they
+ * came */
 static int by_time(const void *a, const void *b)
 {
 	const struct trace_sched *x = a, *y = b;
@@ -336,6 +401,9 @@ static void replay(struct trace *t)
 		case R_IN:
 			apply_switch(t, r->pid, r->tid, r->time,
 				     r->kind == R_OUT, r->preempt);
+			break;
+		case R_WAKE:
+			apply_wake(t, r->tid, r->time);
 			break;
 		case R_EXIT:
 			apply_task(t, r->pid, r->tid, r->time, true);

@@ -38,6 +38,9 @@ enum trace_kind {
 #define TRACE_LEFT_PREEMPTED 1	/* still runnable: the scheduler took it */
 #define TRACE_LEFT_BLOCKED 2	/* slept or waited (a lock, I/O, a sleep) */
 #define TRACE_LEFT_EXITED 4	/* it ended on the CPU */
+#define TRACE_AFTER_WAKEUP 8	/* it came on after a wake-up seen by the
+				 * sched_wakeup tracepoint: value is the
+				 * scheduling delay before start (ns) */
 /* TRACE_ZONE, TRACE_ASYNC flags */
 #define TRACE_ZONE_UNFINISHED 1	/* no end came (the program died): it ends
 				 * at its thread's last event */
@@ -60,10 +63,19 @@ struct trace_thread {
 	uint64_t start, end;	/* its lifetime (end 0 until it exits) */
 	/* accounting from the switch records */
 	uint64_t on_ns, preempted_ns, blocked_ns;
+	/* with wake-ups (trace.wakeups): of the time off the CPU after
+	 * blocking, the part after its wake-up, waiting for a CPU (perf
+	 * sched timehist's "sch delay"), not in blocked_ns; its largest
+	 * single wait and how many waits */
+	uint64_t sched_delay_ns, sched_delay_max_ns, wakeups;
 	uint64_t faults;	/* page faults (with --page-faults) */
 	int state;		/* internal: 0 unknown, 1 on CPU, 2
-				 * preempted, 3 blocked */
+				 * preempted, 3 blocked, 4 woken (waiting
+				 * for a CPU after its wake-up) */
 	uint64_t since;		/* when state began */
+	uint64_t last_delay;	/* internal: the scheduling delay before
+				 * the current on-CPU slice, or UINT64_MAX:
+				 * none measured */
 	bool exited;
 };
 
@@ -92,6 +104,13 @@ struct trace {
 	bool switches_seen;		/* any switch record came */
 	bool partial;			/* the program was stopped (a signal
 					 * to yardstick): it ends there */
+	/* The wake-ups were recorded (trace_wakeup): a blocked thread's wait
+	 * is then split into blocked (until its wake-up) and scheduling
+	 * delay (wake-up to running). false: unknown, blocked_ns holds
+	 * both; set by the caller before trace_finish. */
+	bool wakeups;
+	struct hashidx tids;		/* tid + 1 of every task seen: the
+					 * wake-ups of others are not kept */
 };
 
 void trace_init(struct trace *t, size_t max_events);
@@ -124,6 +143,9 @@ void trace_task_name(struct trace *t, uint32_t pid, uint32_t tid,
 		     const char *name, uint64_t time);
 void trace_switch(struct trace *t, uint32_t pid, uint32_t tid,
 		  uint64_t time, bool out, bool preempt);
+/* The task tid was woken (made runnable) at time; the wake-ups of tasks
+ * no earlier record named (the rest of the system's) are not kept. */
+void trace_wakeup(struct trace *t, uint32_t tid, uint64_t time);
 
 /* A new process pid forked from ppid (after its trace_task), taking its
  * parent's name; a process exec'd name: each an instant on its main

@@ -112,7 +112,15 @@ static void format_event(const struct trace_event *e, struct strbuf *b)
 		/* a track per thread, named so in the viewers */
 		snprintf(name, sizeof(name), "on-CPU %" PRIu32, e->tid);
 		head(b, "b", "cpu", name, e->pid, e->tid, e->start);
-		putf(b, ",\"id\":\"cpu%" PRIu32 "\"},\n", e->tid);
+		putf(b, ",\"id\":\"cpu%" PRIu32 "\"", e->tid);
+		/* the wait for a CPU after its wake-up, before this slice */
+		if (e->flags & TRACE_AFTER_WAKEUP) {
+			uint64_t ns = (uint64_t)e->value;
+
+			putf(b, ",\"args\":{\"sched_delay_us\":%" PRIu64
+			     ".%03u}", ns / 1000, (unsigned)(ns % 1000));
+		}
+		strbuf_puts(b, "},\n");
 		head(b, "e", "cpu", name, e->pid, e->tid, e->end);
 		putf(b, ",\"id\":\"cpu%" PRIu32 "\",\"args\":{\"left\":"
 		     "\"%s\"}}", e->tid, left_why(e->flags));

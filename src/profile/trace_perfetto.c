@@ -235,6 +235,13 @@ static void annotation_str(struct writer *w, const char *name,
 	f_msg(&w->m1, TE_DEBUG, &w->m2);
 }
 
+static void annotation_int(struct writer *w, const char *name, int64_t v)
+{
+	f_str(&w->m2, DA_NAME, name);
+	f_varint(&w->m2, DA_INT, (uint64_t)v);
+	f_msg(&w->m1, TE_DEBUG, &w->m2);
+}
+
 /* a sample's stack "outer;...;leaf" as a Callstack, outermost first */
 static void callstack(struct writer *w, const char *stack)
 {
@@ -281,6 +288,9 @@ static void event(struct writer *w, size_t k)
 	case TRACE_ONCPU:
 		track_event(w, UUID(3, th), SLICE_BEGIN, "cpu",
 			    "on-CPU");
+		/* the wait for a CPU after its wake-up, before this slice */
+		if (e->flags & TRACE_AFTER_WAKEUP)
+			annotation_int(w, "sched_delay_ns", (int64_t)e->value);
 		packet(w, e->start);
 		track_event(w, UUID(3, th), SLICE_END, NULL, NULL);
 		annotation_str(w, "left", e->flags & TRACE_LEFT_PREEMPTED

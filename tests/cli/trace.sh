@@ -12,7 +12,8 @@ export FX CLI
 # exit the fixture cannot see). The tables of the report on stderr.
 # tracefix_check OUT ERR: the fixture's lines against the report's thread
 # table: every thread once, on + off = lifetime, lifetime, on-CPU and
-# the sleep or the wait for the lock as the thread measured them.
+# the sleep or the wait for the lock (blocked + sch delay: the thread's
+# clock runs on until it runs again) as the thread measured them.
 tracefix_check() {
 	python3 - "$1" "$2" <<"PY"
 import sys
@@ -20,9 +21,10 @@ own = {l.split()[0]: [int(x) / 1e6 for x in l.split()[2:]] for l in open(sys.arg
 rows, tids = {}, []
 for l in open(sys.argv[2]):
     f = l.split()
-    if len(f) == 8 and f[0].isdigit() and f[1].isdigit():
+    if len(f) == 10 and f[0].isdigit() and f[1].isdigit():
         tids.append(f[1])
-        rows[f[2]] = [float(f[3]), float(f[4]), float(f[6]), float(f[7])]
+        # blocked and sch delay (0 when unknown, "?": blocked holds it)
+        rows[f[2]] = [float(f[3]), float(f[4]), float(f[6]) + (0 if f[7] == "?" else float(f[7])), float(f[9])]
 assert len(tids) == 4 and len(set(tids)) == 4, ("each thread once", tids)
 assert set(own) == {"spinner", "sleeper", "locker"}, own
 assert set(rows) == {"spinner", "sleeper", "locker", "tracefix"}, rows
@@ -61,6 +63,115 @@ tracefix_case() {
 }
 t "tracefix: lifetime, on-CPU, blocked per thread as the threads measured them" tracefix_case
 
+# The scheduling delay needs the sched_wakeup tracepoint, so tracefs:
+# mounted where it is not, in a mount namespace of the command's own.
+# with_tracefs CMD...: CMD with tracefs at /sys/kernel/tracing.
+with_tracefs() {
+	if [ -d /sys/kernel/tracing/events ]; then
+		"$@"
+	else
+		unshare -m sh -c 'mount -t tracefs nodev /sys/kernel/tracing && exec "$@"' sh "$@"
+	fi
+}
+
+# wakefix: a thread woken by another while a spinner per CPU keeps every
+# CPU busy, 20 rounds of a 10 ms wait. Against the waiter's own clock:
+# blocked + sch delay = its time off the CPU, blocked = its wait until
+# the waker's write, sch delay > 0 and its delay until it ran again.
+# Tolerance: per round 0.1 ms (the system calls around the wake-up, the
+# few instructions between its clock reads and the switches), 1 ms, and
+# the preempted time of waiter and waker (a preemption between a clock
+# read and the switch moves that much from one side to the other).
+# wakefix_check OUT ERR
+wakefix_check() {
+	python3 - "$1" "$2" <<"PY"
+import sys
+own = [l.split() for l in open(sys.argv[1]) if l.startswith("waiter ")]
+assert len(own) == 1, own
+tid, off, wait, delay, rounds = own[0][1], *[int(x) / 1e6 for x in own[0][2:5]], int(own[0][5])
+rows = {}
+for l in open(sys.argv[2]):
+    f = l.split()
+    if len(f) == 10 and f[0].isdigit() and f[1].isdigit():
+        rows[f[1]] = (f[2], *[float(x) for x in f[3:10] if x[-1] != "%"])
+life, on, blocked, sch, schmax, pre = rows[tid][1:]
+waker = [r for r in rows.values() if r[0] == "waker"]
+assert len(waker) == 1, rows
+tol = rounds * 0.1 + 1 + pre + waker[0][6]
+assert abs(on + blocked + sch + pre - life) <= 0.01 + 1e-4 * life, rows[tid]
+assert abs(blocked + sch - off) <= tol, ("blocked + sch delay vs the waiter's time off the CPU", blocked, sch, off, tol)
+assert abs(blocked - wait) <= tol, ("blocked vs the wait until the wake-up", blocked, wait, tol)
+assert sch > 0 and sch <= delay + tol and delay <= sch + tol, ("sch delay", sch, delay, tol)
+assert 0 < schmax <= sch, (schmax, sch)
+print("waiter: blocked %.3f ms (own %.3f), sch delay %.3f ms (own %.3f), tolerance %.3f ms" % (blocked, wait, sch, delay, tol))
+PY
+}
+
+wakefix_case() {
+	with_tracefs "$YS" trace --no-store -o "$T/wf.json" -o "$T/wf.perfetto-trace" -- "$FX/wakefix" 20 10 >"$T/wf.out" 2>"$T/wf.err" || { cat "$T/wf.err"; return 1; }
+	grep -q "^blocked: until the wake-up; sch delay: " "$T/wf.err" || { cat "$T/wf.err"; return 1; }
+	wakefix_check "$T/wf.out" "$T/wf.err" || { cat "$T/wf.err" "$T/wf.out"; return 1; }
+	# the trace's on-CPU slices after a wake-up say how long it waited:
+	# over the waiter's, their sum is the table's sch delay
+	python3 - "$T/wf.json" "$T/wf.out" "$T/wf.err" <<"PY" || return 1
+import json, sys
+tid = int(open(sys.argv[2]).read().split()[1])
+row = [l.split() for l in open(sys.argv[3]) if l.split()[1:2] == [str(tid)]][0]
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+d = [e["args"]["sched_delay_us"] for e in ev if e.get("cat") == "cpu" and e["ph"] == "b" and e["tid"] == tid and "args" in e]
+assert len(d) >= 20, d
+assert abs(sum(d) / 1000 - float(row[7])) <= 0.002 * len(d), (sum(d), row)
+assert abs(max(d) / 1000 - float(row[8])) <= 0.002, (max(d), row)
+PY
+	python3 "$CLI/chrome_trace_check.py" "$T/wf.json" >/dev/null || return 1
+	# Perfetto's slices carry the same delays, in ns
+	protoc --decode=perfetto.protos.Trace -I"$CLI" "$CLI/perfetto_trace.proto" < "$T/wf.perfetto-trace" >"$T/wf.txt" || return 1
+	python3 - "$T/wf.txt" "$T/wf.json" <<"PY" || return 1
+import json, re, sys
+p = sorted(int(v) for v in re.findall(r"int_value: (\d+)\s+name: \"sched_delay_ns\"", open(sys.argv[1]).read()))
+ev = json.load(open(sys.argv[2]))["traceEvents"]
+c = sorted(round(e["args"]["sched_delay_us"] * 1000) for e in ev if e.get("cat") == "cpu" and e["ph"] == "b" and "args" in e)
+assert p and p == c, (len(p), len(c))
+PY
+	# the sleeper of tracefix is woken by a timer, outside the program:
+	# its wake-ups are seen all the same (sch delay known, blocked + sch
+	# delay its sleep)
+	with_tracefs "$YS" trace --no-store -- "$FX/tracefix" 100 >"$T/tw.out" 2>"$T/tw.err" || { cat "$T/tw.err"; return 1; }
+	tracefix_check "$T/tw.out" "$T/tw.err" || { cat "$T/tw.err"; return 1; }
+	awk '$3 == "sleeper" { n++; if ($8 == "?") exit 1 } END { exit n != 1 }' "$T/tw.err" || { cat "$T/tw.err"; return 1; }
+}
+t "wakefix: blocked until the wake-up and the sched delay after it, as the woken thread measured them" wakefix_case
+
+# Without tracefs (or the permission), the delay is unknown, said so, and
+# blocked holds all of the wait: never a silent 0.
+wakefix_unknown_case() {
+	YARDSTICK_TRACEFS="$T/no-tracefs" "$YS" trace --no-store -o "$T/wu.json" -- "$FX/wakefix" 10 10 >"$T/wu.out" 2>"$T/wu.err" || { cat "$T/wu.err"; return 1; }
+	grep -q "^sch delay unknown (.*no-tracefs/events/sched/sched_wakeup/format.*): blocked includes the wait for a CPU after the wake-up" "$T/wu.err" || { cat "$T/wu.err"; return 1; }
+	python3 - "$T/wu.out" "$T/wu.err" "$T/wu.json" <<"PY" || { cat "$T/wu.err"; return 1; }
+import json, sys
+own = open(sys.argv[1]).read().split()
+tid, off = own[1], int(own[2]) / 1e6
+row = [l.split() for l in open(sys.argv[2]) if l.split()[1:2] == [tid]][0]
+assert row[7] == "?" and row[8] == "?", row
+pre = float(row[9])
+assert abs(float(row[6]) - off) <= 10 * 0.1 + 1 + pre, (row, off)
+ev = json.load(open(sys.argv[3]))["traceEvents"]
+assert not [e for e in ev if "sched_delay_us" in e.get("args", {})]
+PY
+	# not permitted (perf_event_paranoid above 0, not root): the same
+	if [ "$(id -u)" -eq 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ]; then
+		d=$(mktemp -d /tmp/ys-trace-XXXXXX) && chmod 777 "$d" || return 1
+		with_tracefs setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$d" XDG_CACHE_HOME="$d" "$YS" trace --no-store -- "$FX/wakefix" 5 10 >"$T/wp.out" 2>"$T/wp.err"
+		rc=$?
+		rm -rf "$d"
+		[ $rc -eq 0 ] || { cat "$T/wp.err"; return 1; }
+		# refused by tracefs (root's alone by default) or by perf
+		grep -Eq "^sch delay unknown \((cannot open .*/sched_wakeup/format.: Permission denied|the sched_wakeup tracepoint on CPU [0-9]+: .*perf_event_paranoid 0 or less, now [0-9]+.*)\): blocked includes" "$T/wp.err" || { cat "$T/wp.err"; return 1; }
+		awk '$3 == "waiter" { n++; if ($8 != "?" || $9 != "?") exit 1 } END { exit n != 1 }' "$T/wp.err" || { cat "$T/wp.err"; return 1; }
+	fi
+}
+t "without tracefs or the permission: sch delay unknown, said so, blocked holds it" wakefix_unknown_case
+
 # What a user may do at perf_event_paranoid 2 (as nobody when the tests
 # run as root): trace their own program, page faults too. Three runs: the
 # kernel's records come per CPU, a thread's switches and its exit on
@@ -87,7 +198,7 @@ names = {v["name"]: v for v in s.values()}
 assert {"spinner", "sleeper", "locker", "tracefix"} <= set(names), names
 for l in open(sys.argv[2]):
     f = l.split()
-    if len(f) == 8 and f[2] in names:
+    if len(f) == 10 and f[2] in names:
         assert abs(names[f[2]]["oncpu_us"] / 1000 - float(f[4])) < 0.01, (f, names[f[2]])
 PY'
 
@@ -171,7 +282,7 @@ forks = {e["pid"]: e["args"]["value"] for e in ev if e["ph"] == "i" and e["name"
 execs = {e["pid"]: e["args"]["text"] for e in ev if e["ph"] == "i" and e["name"] == "exec"}
 assert forks == {fk[0]: sh, fk[1]: fk[0]}, (forks, procs)
 assert execs == {sh: "sh", fk[0]: "forker"}, execs
-rows = {int(l.split()[1]): l.split() for l in open(sys.argv[2]) if len(l.split()) == 8 and l.split()[0].isdigit()}
+rows = {int(l.split()[1]): l.split() for l in open(sys.argv[2]) if len(l.split()) == 10 and l.split()[0].isdigit()}
 # its 50 ms of CPU time, plus its fork and exit (longer on a busy machine)
 assert 49 <= float(rows[fk[1]][4]) <= 60, rows
 PY'

@@ -22,6 +22,7 @@
 
 #include "profile/profile.h"
 #include "profile/trace.h"
+#include "profile/tracepoint.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
 
@@ -1101,6 +1102,142 @@ static void test_chrome_nonfinite(void **state)
 	free(path);
 }
 
+/*
+ * trace's thread state machine on made-up switch and wake-up records, by
+ * hand (ns): thread 10 from 1000 to 30000 runs to 5000, blocks until its
+ * wake-up at 8000, runs at 9500 (a delay of 1500), is preempted at 12000
+ * (a wake-up at 12500 of a runnable thread changes nothing), runs at
+ * 13000, blocks at 15000 until 20000 (a second wake-up at 20100 changes
+ * nothing), runs at 23000 (a delay of 3000) until its exit at 30000.
+ */
+struct sched_rec { char kind; uint64_t time; bool flag; };
+
+static const struct sched_rec sched_recs[] = {
+	/* arrival order is not time order: replay sorts them */
+	{ 'T', 1000, false }, { 'O', 5000, false }, { 'I', 9500, false },
+	{ 'W', 8000, false }, { 'O', 12000, true }, { 'W', 12500, false },
+	{ 'I', 13000, false }, { 'O', 15000, false }, { 'W', 20000, false },
+	{ 'W', 20100, false }, { 'I', 23000, false }, { 'X', 30000, false },
+};
+
+static void sched_replay(struct trace *t, bool wakeups)
+{
+	trace_init(t, 1000);
+	for (size_t i = 0; i < sizeof(sched_recs) / sizeof(sched_recs[0]);
+	     i++) {
+		const struct sched_rec *r = &sched_recs[i];
+
+		switch (r->kind) {
+		case 'T':
+		case 'X':
+			trace_task(t, 10, 10, r->time, r->kind == 'X');
+			break;
+		case 'O':
+		case 'I':
+			trace_switch(t, 10, 10, r->time, r->kind == 'O',
+				     r->flag);
+			break;
+		case 'W':
+			if (wakeups)
+				trace_wakeup(t, 10, r->time);
+			break;
+		}
+	}
+	t->wakeups = wakeups;
+	trace_finish(t, 30000);
+}
+
+static void test_trace_sched_delay(void **state)
+{
+	struct trace t, without;
+	const struct trace_thread *th;
+	uint64_t starts[4] = { 1000, 9500, 13000, 23000 };
+	uint64_t delays[4] = { 0, 1500, 0, 3000 };
+	size_t k = 0, before;
+
+	(void)state;
+	sched_replay(&t, true);
+	assert_int_equal(t.nthreads, 1);
+	th = &t.threads[0];
+	assert_int_equal(th->on_ns, 4000 + 2500 + 2000 + 7000);
+	assert_int_equal(th->blocked_ns, 3000 + 5000);
+	assert_int_equal(th->sched_delay_ns, 1500 + 3000);
+	assert_int_equal(th->sched_delay_max_ns, 3000);
+	assert_int_equal(th->wakeups, 2);
+	assert_int_equal(th->preempted_ns, 1000);
+	assert_int_equal(th->on_ns + th->blocked_ns + th->sched_delay_ns +
+			 th->preempted_ns, th->end - th->start);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct trace_event *e = &t.ev[i];
+
+		if (e->kind != TRACE_ONCPU)
+			continue;
+		assert_true(k < 4);
+		assert_int_equal(e->start, starts[k]);
+		assert_int_equal(!!(e->flags & TRACE_AFTER_WAKEUP),
+				 delays[k] != 0);
+		if (delays[k])
+			assert_true(e->value == (double)delays[k]);
+		k++;
+	}
+	assert_int_equal(k, 4);
+
+	/* without the wake-ups blocked holds the delay: the same total */
+	sched_replay(&without, false);
+	assert_int_equal(without.threads[0].blocked_ns,
+			 th->blocked_ns + th->sched_delay_ns);
+	assert_int_equal(without.threads[0].sched_delay_ns, 0);
+	assert_int_equal(without.threads[0].on_ns, th->on_ns);
+	assert_int_equal(without.threads[0].preempted_ns, th->preempted_ns);
+	trace_free(&without);
+	trace_free(&t);
+
+	/* a wake-up of a task no record named (the rest of the system) is
+	 * not kept */
+	trace_init(&t, 1000);
+	trace_task(&t, 10, 10, 1000, false);
+	before = t.nsched;
+	trace_wakeup(&t, 99, 1500);
+	assert_int_equal(t.nsched, before);
+	trace_wakeup(&t, 10, 1500);
+	assert_int_equal(t.nsched, before + 1);
+	trace_free(&t);
+}
+
+/* The tracepoint format file: the id, a field's offset and size; the
+ * field matched by its name, not as the end of another (common_pid). */
+static void test_tp_format(void **state)
+{
+	static const char fmt[] =
+		"name: sched_wakeup\nID: 374\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+		"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+		"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n\n"
+		"print fmt: \"comm=%s pid=%d\", REC->comm, REC->pid\n";
+	static const char no_pid[] =
+		"ID: 7\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n";
+	struct tp_format f;
+	struct error e;
+
+	(void)state;
+	assert_int_equal(tp_format_parse(fmt, "pid", &f, &e), 0);
+	assert_int_equal(f.id, 374);
+	assert_int_equal(f.offset, 24);
+	assert_int_equal(f.size, 4);
+	assert_int_equal(tp_format_parse(fmt, "prio", &f, &e), 0);
+	assert_int_equal(f.offset, 28);
+	assert_int_equal(tp_format_parse(no_pid, "pid", &f, &e), -1);
+	assert_non_null(strstr(e.msg, "no field 'pid'"));
+	assert_int_equal(tp_format_parse("\tfield:pid_t pid;\toffset:24;"
+					 "\tsize:4;\n", "pid", &f, &e), -1);
+	assert_non_null(strstr(e.msg, "'ID:'"));
+	assert_int_equal(tp_format_parse("ID: 3\n\tfield:pid_t pid;\t"
+					 "offset:x;\tsize:4;\n", "pid", &f,
+					 &e), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1116,6 +1253,8 @@ int main(void)
 		cmocka_unit_test(test_pprof),
 		cmocka_unit_test(test_unknown_modules),
 		cmocka_unit_test(test_performance),
+		cmocka_unit_test(test_trace_sched_delay),
+		cmocka_unit_test(test_tp_format),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
