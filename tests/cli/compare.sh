@@ -177,4 +177,27 @@ assert c["method"] if "method" in c else True
 PY
 }
 t "one verdict: compare, gate and report give the same estimate, interval and p" one_verdict
+# ... and bench --baseline: the same values as bench results (time_per_op),
+# the candidate written by a stand-in program; bench's comparison and
+# compare's print the same line (estimate, interval, p, verdict)
+one_verdict_bench() {
+	python3 - "$T" <<'PY' || return 1
+import json, sys
+t = sys.argv[1]
+for src, dst in (("ov_a", "ov_ab"), ("ov_b", "ov_bb")):
+    d = json.load(open(t + "/" + src + ".json"))
+    d["kind"] = "bench"
+    m = d["benchmarks"][0]["metrics"]
+    m["time_per_op"] = m.pop("wall_time")
+    json.dump(d, open(t + "/" + dst + ".json", "w"))
+PY
+	printf '#!/bin/sh\ncat "%s" > "$YARDSTICK_BENCH_JSON"\n' "$T/ov_bb.json" >"$T/ovprog" &&
+	chmod +x "$T/ovprog" &&
+	"$YS" compare "$T/ov_ab.json" "$T/ov_bb.json" >"$T/ovb_c.txt" &&
+	"$YS" bench --processes 1 --no-store --baseline "$T/ov_ab.json" -- "$T/ovprog" \
+		>"$T/ovb_b.txt" 2>&1 &&
+	line=$(grep "time_per_op *median" "$T/ovb_c.txt") && [ -n "$line" ] &&
+	grep -qF "$line" "$T/ovb_b.txt" || { cat "$T/ovb_c.txt" "$T/ovb_b.txt"; return 1; }
+}
+t "... and bench --baseline prints compare's line, to the digit" one_verdict_bench
 finish
