@@ -224,9 +224,17 @@ static int bad_count(struct reader *rd, const char *where, json_t *x)
 	if (json_is_integer(x))
 		return jr_bad(rd, where, "'%lld' is not a count (%s)",
 			      (long long)json_integer_value(x), what);
-	if (json_is_real(x))
-		return jr_bad(rd, where, "'%.17g' is not a count (%s)",
-			      json_real_value(x), what);
+	if (json_is_real(x)) {
+		char num[40];
+		int prec = 15;
+
+		/* the fewest digits that read back to the number */
+		do
+			snprintf(num, sizeof(num), "%.*g", prec,
+				 json_real_value(x));
+		while (strtod(num, NULL) != json_real_value(x) && ++prec < 17);
+		return jr_bad(rd, where, "'%s' is not a count (%s)", num, what);
+	}
 	return jr_bad(rd, where, "expected a count (%s)", what);
 }
 
