@@ -40,8 +40,11 @@ static const char merge_description[] =
 
 static const char merge_epilog[] =
 "Exit status: 0 ok; 2 bad usage, a file that cannot be read, results\n"
-"that are not the segments of one test (the message says which file\n"
-"and what differs).\n";
+"that are not the segments of one test, a segment whose counts\n"
+"contradict each other (ok and the error kinds not adding up to the\n"
+"requests, per-second counts not adding up to the totals, a histogram\n"
+"holding another number of responses), counts whose sums pass 2^53\n"
+"(the message says which file, which key and what differs).\n";
 
 struct merge_args {
 	const char *out;
