@@ -267,12 +267,14 @@ static int read_per_second(struct reader *rd, json_t *o, const char *where,
 		return -1;
 	d->start = json_number_value(v);
 	if (!(d->start >= 0 && d->start < 1e11))
-		return jr_bad(rd, where, "start: expected unix seconds");
+		return jr_bad(rd, where, "start: '%g' is not unix seconds",
+			      d->start);
 	if (jr_member(rd, o, where, "elapsed", JSON_REAL, REQUIRED, &v))
 		return -1;
 	d->elapsed = json_number_value(v);
 	if (!(d->elapsed >= 0 && d->elapsed < 1e9))
-		return jr_bad(rd, where, "elapsed: expected seconds");
+		return jr_bad(rd, where, "elapsed: '%g' is not seconds (from 0 "
+			      "to 1e9)", d->elapsed);
 	if (count_array(rd, o, where, "ok", &d->ok) ||
 	    count_array(rd, o, where, "errors", &d->errors))
 		return -1;

@@ -101,9 +101,9 @@ t "per-second errors sums off from the failed requests" fault ps_errors "per_sec
 	"b['per_second']['errors'][-1] += 1"
 t "elapsed 0 with requests" fault elapsed "per_second.elapsed: '0' for 100 requests" \
 	"b['per_second']['elapsed'] = 0"
-t "elapsed negative" fault elapsed_neg "per_second: elapsed" \
+t "elapsed negative" fault elapsed_neg "per_second: elapsed: '-1' is not seconds" \
 	"b['per_second']['elapsed'] = -1.0"
-t "elapsed 1e300" fault elapsed_huge "per_second: elapsed" \
+t "elapsed 1e300" fault elapsed_huge "per_second: elapsed: '1e+300' is not seconds" \
 	"b['per_second']['elapsed'] = 1e300"
 # a histogram consistent in itself (a bucket and its count one more) but
 # not with the responses it histograms
