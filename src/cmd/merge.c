@@ -41,8 +41,11 @@ static const char merge_description[] =
 
 static const char merge_epilog[] =
 "Exit status: 0 ok; 2 bad usage, a file that cannot be read, results\n"
-"that are not the segments of one test (the message says which file\n"
-"and what differs).\n";
+"that are not the segments of one test, a segment whose counts\n"
+"contradict each other (ok and the error kinds not adding up to the\n"
+"requests, per-second counts not adding up to the totals, a histogram\n"
+"holding another number of responses), counts whose sums pass 2^53\n"
+"(the message says which file, which key and what differs).\n";
 
 struct merge_args {
 	const char *out;
@@ -309,17 +312,14 @@ static int merge_stats(struct seg *segs, size_t n, struct load_stats *tot,
 			break;
 		double off = round(st[i].start_unix - start);
 
-		if (hdr_count(tot->latency) > INT64_MAX -
-					      hdr_count(st[i].latency) ||
-		    hdr_count(tot->uncorrected) > INT64_MAX -
-						  hdr_count(st[i].uncorrected) ||
-		    hdr_count(tot->lag) > INT64_MAX - hdr_count(st[i].lag)) {
-			ret = error_set(e, "'%s': the histogram counts of the "
-					"segments overflow when added (more "
-					"than 2^63 - 1)", segs[i].file);
+		if (load_stats_add(tot, &st[i], (size_t)off, e)) {
+			char why[sizeof(e->msg)];
+
+			snprintf(why, sizeof(why), "%s", e->msg);
+			ret = error_set(e, "'%s': with the segments before it, "
+					"%s", segs[i].file, why);
 			break;
 		}
-		load_stats_add(tot, &st[i], (size_t)off);
 		if (off + st[i].elapsed > end)
 			end = off + st[i].elapsed;
 		samples[i] = &st[i].sample;

@@ -433,9 +433,72 @@ static uint64_t *grow_seconds(uint64_t *p, size_t n, size_t m)
 	return p;
 }
 
-void load_stats_add(struct load_stats *dst, const struct load_stats *src,
-		    size_t offset)
+/* a + b in *sum; false when it would pass LOAD_COUNT_MAX. */
+static bool count_add(uint64_t a, uint64_t b, uint64_t *sum)
 {
+	return !__builtin_add_overflow(a, b, sum) && *sum <= LOAD_COUNT_MAX;
+}
+
+/* Whether a count of dst + src would pass LOAD_COUNT_MAX: -1 (with a
+ * message naming it) or 0. */
+static int add_overflows(const struct load_stats *dst,
+			 const struct load_stats *src, size_t offset,
+			 struct error *e)
+{
+	const struct { const char *name; uint64_t a, b; } c[] = {
+		{ "requests", dst->requests, src->requests },
+		{ "responses", dst->responses, src->responses },
+		{ "ok", dst->ok, src->ok },
+		{ "sends", dst->sends, src->sends },
+		{ "late", dst->late, src->late },
+		{ "resent", dst->resent, src->resent },
+		{ "bytes_read", dst->bytes_read, src->bytes_read },
+		{ "bytes_written", dst->bytes_written, src->bytes_written },
+	};
+	const char *more = "add up to more than 2^53, the largest count a "
+			   "result holds exactly";
+	uint64_t sum;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		if (!count_add(c[i].a, c[i].b, &sum))
+			return error_set(e, "counts.%s %llu and %llu %s",
+					 c[i].name, (unsigned long long)c[i].a,
+					 (unsigned long long)c[i].b, more);
+	for (int k = 0; k < LOAD_ERR_KINDS; k++)
+		if (!count_add(dst->errors[k], src->errors[k], &sum))
+			return error_set(e, "counts.%s %llu and %llu %s",
+					 load_err_name(k),
+					 (unsigned long long)dst->errors[k],
+					 (unsigned long long)src->errors[k],
+					 more);
+	for (int s = 0; s < 600; s++)
+		if (!count_add(dst->status[s], src->status[s], &sum))
+			return error_set(e, "counts.status_%d %llu and %llu %s",
+					 s, (unsigned long long)dst->status[s],
+					 (unsigned long long)src->status[s],
+					 more);
+	for (size_t i = 0; i < src->nseconds && i + offset < dst->nseconds;
+	     i++)
+		if (!count_add(dst->per_second[i + offset], src->per_second[i],
+			       &sum) ||
+		    !count_add(dst->errors_per_second[i + offset],
+			       src->errors_per_second[i], &sum))
+			return error_set(e, "per_second second %zu: the counts "
+					 "%s", i + offset, more);
+	if (hdr_count(dst->latency) > INT64_MAX - hdr_count(src->latency) ||
+	    hdr_count(dst->uncorrected) > INT64_MAX -
+					  hdr_count(src->uncorrected) ||
+	    hdr_count(dst->lag) > INT64_MAX - hdr_count(src->lag))
+		return error_set(e, "histograms: the counts add up to more "
+				 "than 2^63 - 1");
+	return 0;
+}
+
+int load_stats_add(struct load_stats *dst, const struct load_stats *src,
+		   size_t offset, struct error *e)
+{
+	if (add_overflows(dst, src, offset, e))
+		return -1;
 	dst->requests += src->requests;
 	dst->responses += src->responses;
 	dst->ok += src->ok;
@@ -467,9 +530,11 @@ void load_stats_add(struct load_stats *dst, const struct load_stats *src,
 		dst->errors_per_second[i + offset] +=
 			src->errors_per_second[i];
 	}
-	hdr_merge(dst->latency, src->latency);
-	hdr_merge(dst->uncorrected, src->uncorrected);
-	hdr_merge(dst->lag, src->lag);
+	/* cannot fail: the parameters are the engine's, the sums checked */
+	(void)hdr_merge(dst->latency, src->latency);
+	(void)hdr_merge(dst->uncorrected, src->uncorrected);
+	(void)hdr_merge(dst->lag, src->lag);
+	return 0;
 }
 
 static void merge(struct worker *ws, const struct shared *sh,
@@ -487,7 +552,8 @@ static void merge(struct worker *ws, const struct shared *sh,
 	out->lag = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST,
 			   LOAD_HDR_SIGFIGS);
 	for (unsigned t = 0; t < c->threads; t++) {
-		load_stats_add(out, &ws[t].st, 0);
+		/* a run's counts stay far below 2^53 */
+		(void)load_stats_add(out, &ws[t].st, 0, NULL);
 		/* Closed model: the send is the due time, both are one. */
 		if (c->rate <= 0)
 			hdr_merge(out->uncorrected, ws[t].st.latency);

@@ -146,10 +146,17 @@ void load_stats_free(struct load_stats *s);
 /* Empty stats with the engine's histograms and a sample of sample_cap. */
 void load_stats_init(struct load_stats *s, size_t sample_cap,
 		     uint64_t seed);
+/* The largest count a result holds exactly (a JSON number read as a
+ * double): every count of load_stats stays at most this. */
+#define LOAD_COUNT_MAX (1ULL << 53)
+
 /* Add src's counts, per-second counts (src's second i as dst's
- * i + offset) and histograms into dst; not the sample, nor elapsed. */
-void load_stats_add(struct load_stats *dst, const struct load_stats *src,
-		    size_t offset);
+ * i + offset) and histograms into dst; not the sample, nor elapsed.
+ * Returns 0, or -1 with dst unchanged and a message naming the count
+ * ("counts.requests ...", "counts.status_404 ...") when a sum would pass
+ * LOAD_COUNT_MAX (a histogram's total INT64_MAX). */
+int load_stats_add(struct load_stats *dst, const struct load_stats *src,
+		   size_t offset, struct error *e);
 
 /* Total errors of every kind. */
 uint64_t load_errors_total(const struct load_stats *s);

@@ -206,6 +206,38 @@ out:
 	return ret;
 }
 
+/* The largest count a file may hold: a JSON number is read as a double,
+ * exact up to 2^53. */
+#define COUNT_MAX (1LL << 53)
+
+static bool is_count(json_t *x)
+{
+	return json_is_integer(x) && json_integer_value(x) >= 0 &&
+	       json_integer_value(x) <= COUNT_MAX;
+}
+
+/* x, which is not a count, refused at where with what it is. */
+static int bad_count(struct reader *rd, const char *where, json_t *x)
+{
+	const char *what = "an integer from 0 to 2^53";
+
+	if (json_is_integer(x))
+		return jr_bad(rd, where, "'%lld' is not a count (%s)",
+			      (long long)json_integer_value(x), what);
+	if (json_is_real(x)) {
+		char num[40];
+		int prec = 15;
+
+		/* the fewest digits that read back to the number */
+		do
+			snprintf(num, sizeof(num), "%.*g", prec,
+				 json_real_value(x));
+		while (strtod(num, NULL) != json_real_value(x) && ++prec < 17);
+		return jr_bad(rd, where, "'%s' is not a count (%s)", num, what);
+	}
+	return jr_bad(rd, where, "expected a count (%s)", what);
+}
+
 static int count_array(struct reader *rd, json_t *o, const char *where,
 		       const char *key, struct series *s)
 {
@@ -218,9 +250,8 @@ static int count_array(struct reader *rd, json_t *o, const char *where,
 	jr_path_key(path, sizeof(path), where, key);
 	json_array_foreach(a, i, x) {
 		jr_path_index(elem, sizeof(elem), path, i);
-		if (!json_is_integer(x) || json_integer_value(x) < 0 ||
-		    json_integer_value(x) > (1LL << 53))
-			return jr_bad(rd, elem, "expected a count");
+		if (!is_count(x))
+			return bad_count(rd, elem, x);
 		series_push(s, (double)json_integer_value(x));
 	}
 	return 0;
@@ -236,12 +267,14 @@ static int read_per_second(struct reader *rd, json_t *o, const char *where,
 		return -1;
 	d->start = json_number_value(v);
 	if (!(d->start >= 0 && d->start < 1e11))
-		return jr_bad(rd, where, "start: expected unix seconds");
+		return jr_bad(rd, where, "start: '%g' is not unix seconds",
+			      d->start);
 	if (jr_member(rd, o, where, "elapsed", JSON_REAL, REQUIRED, &v))
 		return -1;
 	d->elapsed = json_number_value(v);
 	if (!(d->elapsed >= 0 && d->elapsed < 1e9))
-		return jr_bad(rd, where, "elapsed: expected seconds");
+		return jr_bad(rd, where, "elapsed: '%g' is not seconds (from 0 "
+			      "to 1e9)", d->elapsed);
 	if (count_array(rd, o, where, "ok", &d->ok) ||
 	    count_array(rd, o, where, "errors", &d->errors))
 		return -1;
@@ -249,6 +282,162 @@ static int read_per_second(struct reader *rd, json_t *o, const char *where,
 		return jr_bad(rd, where, "'ok' and 'errors' differ in length "
 			      "(%zu, %zu)", d->ok.n, d->errors.n);
 	d->present = true;
+	return 0;
+}
+
+/* ---- the counts against each other ---- */
+
+/* The error kinds of "counts" (load's, docs/result-format.md). */
+static const char *const error_kinds[] = {
+	"connect", "read", "write", "timeout", "status",
+};
+
+/* The count key of d, 0 when absent. */
+static double count0(const struct load_detail *d, const char *key)
+{
+	double v = load_detail_count(d, key);
+
+	return isnan(v) ? 0 : v;
+}
+
+static double series_sum(const struct series *s)
+{
+	double t = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		t += s->v[i];	/* exact while t stays at most 2^53 */
+	return t;
+}
+
+/* The sums of status_NNN below 400 (*ok) and from 400 (*failed);
+ * whether any below 400 is present. */
+static bool status_sums(const struct load_detail *d, double *ok,
+			double *failed)
+{
+	bool any_ok = false;
+	int code, used;
+
+	*ok = *failed = 0;
+	for (size_t i = 0; i < d->ncounts; i++) {
+		const char *k = d->counts[i].key;
+
+		used = 0;
+		if (sscanf(k, "status_%3d%n", &code, &used) != 1 ||
+		    (size_t)used != strlen(k))
+			continue;
+		if (code < 400) {
+			*ok += d->counts[i].value;
+			any_ok = true;
+		} else {
+			*failed += d->counts[i].value;
+		}
+	}
+	return any_ok;
+}
+
+/* ok + each error kind = requests; ok + status = responses <= requests;
+ * the status codes' counts add up to ok and status; late <= sends. */
+static int check_totals(struct reader *rd, const char *cpath,
+			const struct load_detail *d)
+{
+	double req = count0(d, "requests"), ok = count0(d, "ok"), sum = ok;
+	double st_ok, st_failed;
+	char path[340];
+
+	for (size_t k = 0; k < sizeof(error_kinds) / sizeof(*error_kinds); k++)
+		sum += count0(d, error_kinds[k]);
+	jr_path_key(path, sizeof(path), cpath, "ok");
+	if (ok > req)
+		return jr_bad(rd, path, "'%.0f' is more than the %.0f requests",
+			      ok, req);
+	jr_path_key(path, sizeof(path), cpath, "requests");
+	if (sum != req)
+		return jr_bad(rd, path, "'%.0f', but ok and the error kinds "
+			      "(connect, read, write, timeout, status) add up "
+			      "to %.0f", req, sum);
+	jr_path_key(path, sizeof(path), cpath, "responses");
+	if (!isnan(load_detail_count(d, "responses")) &&
+	    count0(d, "responses") != ok + count0(d, "status"))
+		return jr_bad(rd, path, "'%.0f', but ok and status add up to "
+			      "%.0f", count0(d, "responses"),
+			      ok + count0(d, "status"));
+	jr_path_key(path, sizeof(path), cpath, "status");
+	if (status_sums(d, &st_ok, &st_failed) && st_ok != ok)
+		return jr_bad(rd, cpath, "the status_NNN below 400 add up to "
+			      "'%.0f', not ok (%.0f)", st_ok, ok);
+	if (st_failed != count0(d, "status"))
+		return jr_bad(rd, path, "'%.0f', but the status_NNN from 400 "
+			      "add up to %.0f", count0(d, "status"), st_failed);
+	jr_path_key(path, sizeof(path), cpath, "late");
+	if (count0(d, "late") > count0(d, "sends"))
+		return jr_bad(rd, path, "'%.0f' is more than the %.0f sends",
+			      count0(d, "late"), count0(d, "sends"));
+	return 0;
+}
+
+/* per_second's series add up to the totals; elapsed is positive when
+ * anything was counted. */
+static int check_seconds(struct reader *rd, const char *where,
+			 const struct load_detail *d)
+{
+	double req = count0(d, "requests"), ok = count0(d, "ok");
+	char ppath[300], path[340];
+
+	jr_path_key(ppath, sizeof(ppath), where, "per_second");
+	jr_path_key(path, sizeof(path), ppath, "ok");
+	if (series_sum(&d->ok) != ok)
+		return jr_bad(rd, path, "adds up to '%.0f', not counts.ok "
+			      "(%.0f)", series_sum(&d->ok), ok);
+	jr_path_key(path, sizeof(path), ppath, "errors");
+	if (series_sum(&d->errors) != req - ok)
+		return jr_bad(rd, path, "adds up to '%.0f', not the failed "
+			      "requests (counts.requests - counts.ok: %.0f)",
+			      series_sum(&d->errors), req - ok);
+	jr_path_key(path, sizeof(path), ppath, "elapsed");
+	if (req > 0 && !(d->elapsed > 0))
+		return jr_bad(rd, path, "'%g' for %.0f requests: expected "
+			      "positive seconds", d->elapsed, req);
+	return 0;
+}
+
+/* Each histogram counts what it histograms: latency and
+ * latency_uncorrected every response, send_lag every send (open model). */
+static int check_hists(struct reader *rd, const char *where,
+		       const struct benchmark *b)
+{
+	static const struct { const char *metric, *key; } of[] = {
+		{ "latency", "responses" },
+		{ "latency_uncorrected", "responses" },
+		{ "send_lag", "sends" },
+	};
+	char hpath[300], path[340];
+
+	jr_path_key(hpath, sizeof(hpath), where, "histograms");
+	for (size_t i = 0; i < sizeof(of) / sizeof(of[0]); i++) {
+		const struct hdr *h = benchmark_histogram(b, of[i].metric);
+		double want = load_detail_count(&b->load, of[i].key);
+
+		if (!h || isnan(want) || (double)hdr_count(h) == want)
+			continue;
+		jr_path_key(path, sizeof(path), hpath, of[i].metric);
+		return jr_bad(rd, path, "count '%lld', but counts.%s is %.0f",
+			      (long long)hdr_count(h), of[i].key, want);
+	}
+	return 0;
+}
+
+/* The counts of b (read) against each other, as the writer keeps them
+ * (docs/result-format.md, "counts"). */
+static int check_counts(struct reader *rd, const char *where,
+			const struct benchmark *b)
+{
+	char cpath[300];
+
+	jr_path_key(cpath, sizeof(cpath), where, "counts");
+	if (check_totals(rd, cpath, &b->load) ||
+	    check_seconds(rd, where, &b->load) ||
+	    check_hists(rd, where, b))
+		return -1;
 	return 0;
 }
 
@@ -281,11 +470,10 @@ int json_read_load_keys(struct reader *rd, json_t *o, const char *where,
 	jr_path_key(path, sizeof(path), where, "counts");
 	json_object_foreach(v, key, x) {
 		jr_path_key(hpath, sizeof(hpath), path, key);
-		if (!json_is_integer(x) || json_integer_value(x) < 0 ||
-		    json_integer_value(x) > (1LL << 53))
-			return jr_bad(rd, hpath, "expected a count");
+		if (!is_count(x))
+			return bad_count(rd, hpath, x);
 		load_detail_set_count(&b->load, key,
 				      (double)json_integer_value(x));
 	}
-	return 0;
+	return check_counts(rd, where, b);
 }

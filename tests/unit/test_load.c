@@ -21,6 +21,7 @@
 #include "load/reqfile.h"
 #include "load/sample.h"
 #include "load/url.h"
+#include "util/strutil.h"
 
 static void test_url(void **state)
 {
@@ -514,6 +515,110 @@ static void test_rates(void **state)
 	assert_null(v);
 }
 
+/* The counts of a, compared with b's: the fields load_stats_add sums. */
+static bool stats_equal(const struct load_stats *a, const struct load_stats *b)
+{
+	if (a->requests != b->requests || a->responses != b->responses ||
+	    a->ok != b->ok || a->sends != b->sends || a->late != b->late ||
+	    a->resent != b->resent || a->bytes_read != b->bytes_read ||
+	    a->bytes_written != b->bytes_written ||
+	    a->nseconds != b->nseconds ||
+	    memcmp(a->errors, b->errors, sizeof(a->errors)) ||
+	    memcmp(a->status, b->status, sizeof(a->status)) ||
+	    hdr_count(a->latency) != hdr_count(b->latency))
+		return false;
+	for (size_t i = 0; i < a->nseconds; i++)
+		if (a->per_second[i] != b->per_second[i] ||
+		    a->errors_per_second[i] != b->errors_per_second[i])
+			return false;
+	return true;
+}
+
+/* stats with every count c and two seconds of c each */
+static void stats_of_count(struct load_stats *s, uint64_t c)
+{
+	load_stats_init(s, 1, 0);
+	s->requests = s->responses = s->ok = s->sends = s->late = c;
+	s->resent = s->bytes_read = s->bytes_written = c;
+	for (int k = 0; k < LOAD_ERR_KINDS; k++)
+		s->errors[k] = c;
+	for (int i = 100; i < 600; i++)
+		s->status[i] = c;
+	s->nseconds = 2;
+	s->per_second = xcalloc(2, sizeof(uint64_t));
+	s->errors_per_second = xcalloc(2, sizeof(uint64_t));
+	s->per_second[0] = s->per_second[1] = c;
+	s->errors_per_second[0] = s->errors_per_second[1] = c;
+}
+
+/* Issue 25 case 3: load_stats_add summed counts unchecked (merge of
+ * segments of 2^63: wrapped). Every count, raised alone so that the sum
+ * passes 2^53 (just, and past 2^64), is refused by its name with dst as
+ * it was; sums of exactly 2^53 are taken. */
+static void test_stats_add_overflow(void **state)
+{
+	const uint64_t lim = LOAD_COUNT_MAX;
+	const uint64_t raise[] = { lim - 2, UINT64_MAX - 1 };
+	struct load_stats dst, src, before;
+	struct error e;
+
+	(void)state;
+	for (int field = 0; field < 8 + LOAD_ERR_KINDS + 3; field++) {
+		for (size_t r = 0; r < 2; r++) {
+			uint64_t *p[8] = { &src.requests, &src.responses,
+					   &src.ok, &src.sends, &src.late,
+					   &src.resent, &src.bytes_read,
+					   &src.bytes_written };
+			char want[64];
+
+			stats_of_count(&dst, 3);
+			stats_of_count(&src, 1);
+			stats_of_count(&before, 3);
+			if (field < 8) {
+				*p[field] = raise[r];
+				snprintf(want, sizeof(want), "counts.%s ",
+					 (const char *[]){ "requests",
+					 "responses", "ok", "sends", "late",
+					 "resent", "bytes_read",
+					 "bytes_written" }[field]);
+			} else if (field < 8 + LOAD_ERR_KINDS) {
+				src.errors[field - 8] = raise[r];
+				snprintf(want, sizeof(want), "counts.%s ",
+					 load_err_name(field - 8));
+			} else if (field == 8 + LOAD_ERR_KINDS) {
+				src.status[503] = raise[r];
+				snprintf(want, sizeof(want),
+					 "counts.status_503 ");
+			} else {
+				(field == 9 + LOAD_ERR_KINDS ?
+				 src.per_second :
+				 src.errors_per_second)[1] = raise[r];
+				snprintf(want, sizeof(want),
+					 "per_second second 1: ");
+			}
+			assert_int_equal(load_stats_add(&dst, &src, 0, &e), -1);
+			if (strncmp(e.msg, want, strlen(want)) ||
+			    !strstr(e.msg, "more than 2^53"))
+				fail_msg("field %d: '%s', not '%s...'", field,
+					 e.msg, want);
+			assert_true(stats_equal(&dst, &before));
+			load_stats_free(&dst);
+			load_stats_free(&src);
+			load_stats_free(&before);
+		}
+	}
+	/* exactly 2^53 in all, and an offset that grows the seconds */
+	stats_of_count(&dst, lim - 1);
+	stats_of_count(&src, 1);
+	assert_int_equal(load_stats_add(&dst, &src, 1, &e), 0);
+	assert_true(dst.requests == lim && dst.status[404] == lim);
+	assert_int_equal(dst.nseconds, 3);
+	assert_true(dst.per_second[0] == lim - 1 && dst.per_second[1] == lim &&
+		    dst.per_second[2] == 1);
+	load_stats_free(&dst);
+	load_stats_free(&src);
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -587,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_sample_all),
 		cmocka_unit_test(test_sample_uniform),
 		cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_stats_add_overflow),
 		cmocka_unit_test(test_segment_schedule),
 	};
 

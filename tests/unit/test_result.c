@@ -1082,6 +1082,153 @@ static void test_read_memory(void **state)
 	result_free(&r);
 }
 
+/* The counts of a load result (docs/result-format.md, "counts"): */
+enum { C_REQ, C_RESP, C_OK, C_READ, C_STATUS, C_200, C_503, C_SENDS, C_LATE,
+       C_PS_OK0, C_PS_OK1, C_PS_ERR0, C_PS_ERR1, C_HIST, C_N };
+
+/* A load result holding the counts c and elapsed seconds, in *out. */
+static char *load_doc(const long long *c, double elapsed)
+{
+	return xasprintf(
+		"{\"schema\": \"yardstick/result/v1\", \"kind\": \"load\", "
+		"\"benchmarks\": [{\"name\": \"u\", \"metrics\": {}, "
+		"\"histograms\": {\"latency\": {\"unit\": \"ns\", \"lowest\": "
+		"1000, \"highest\": 3600000000000, \"significant_digits\": 3, "
+		"\"count\": %lld, \"min\": 5000, \"max\": 5000, \"buckets\": "
+		"[[5000, %lld]]}}, "
+		"\"per_second\": {\"start\": 1700000000.5, \"elapsed\": %.17g, "
+		"\"ok\": [%lld, %lld], \"errors\": [%lld, %lld]}, "
+		"\"counts\": {\"requests\": %lld, \"responses\": %lld, "
+		"\"ok\": %lld, \"connect\": 0, \"read\": %lld, \"write\": 0, "
+		"\"timeout\": 0, \"status\": %lld, \"status_200\": %lld, "
+		"\"status_503\": %lld, \"sends\": %lld, \"late\": %lld}}]}",
+		c[C_HIST], c[C_HIST], elapsed, c[C_PS_OK0], c[C_PS_OK1],
+		c[C_PS_ERR0], c[C_PS_ERR1], c[C_REQ], c[C_RESP], c[C_OK],
+		c[C_READ], c[C_STATUS], c[C_200], c[C_503], c[C_SENDS],
+		c[C_LATE]);
+}
+
+/* Read the load result of c: 0, or -1 with the message in e. */
+static int read_load_doc(const long long *c, double elapsed, struct error *e)
+{
+	char *doc = load_doc(c, elapsed);
+	struct result r;
+	int rc = result_read_json_mem(&r, "'s.json'", doc, strlen(doc), e);
+
+	result_free(&r);
+	free(doc);
+	return rc;
+}
+
+/* Consistent counts: ok, read errors and 503s of requests, split over
+ * two seconds. */
+static void load_counts(long long *c, long long ok, long long rd,
+			long long s503, long long first_ok, long long first_err)
+{
+	c[C_OK] = c[C_200] = ok;
+	c[C_READ] = rd;
+	c[C_STATUS] = c[C_503] = s503;
+	c[C_REQ] = c[C_SENDS] = ok + rd + s503;
+	c[C_RESP] = c[C_HIST] = ok + s503;
+	c[C_LATE] = c[C_REQ] / 2;
+	c[C_PS_OK0] = first_ok;
+	c[C_PS_OK1] = ok - first_ok;
+	c[C_PS_ERR0] = first_err;
+	c[C_PS_ERR1] = rd + s503 - first_err;
+}
+
+/* Issue 25 case 8: a load result's counts that contradict each other
+ * (ok 10^12 of 67 requests) were read and merged. Each relation,
+ * broken alone, is refused naming the key and the offending value. */
+static void test_read_load_counts(void **state)
+{
+	static const struct { int key; long long v; double elapsed;
+			      const char *msg; } cases[] = {
+		{ C_OK, 1000000000000LL, 1.5, "benchmarks[0].counts.ok: "
+		  "'1000000000000' is more than the 10 requests" },
+		{ C_READ, 3, 1.5, "benchmarks[0].counts.requests: '10', but "
+		  "ok and the error kinds (connect, read, write, timeout, "
+		  "status) add up to 11" },
+		{ C_RESP, 9, 1.5, "benchmarks[0].counts.responses: '9', but "
+		  "ok and status add up to 8" },
+		{ C_503, 3, 1.5, "benchmarks[0].counts.status: '2', but the "
+		  "status_NNN from 400 add up to 3" },
+		{ C_200, 5, 1.5, "benchmarks[0].counts: the status_NNN below "
+		  "400 add up to '5', not ok (6)" },
+		{ C_LATE, 11, 1.5, "benchmarks[0].counts.late: '11' is more "
+		  "than the 10 sends" },
+		{ C_PS_OK0, 5, 1.5, "benchmarks[0].per_second.ok: adds up to "
+		  "'7', not counts.ok (6)" },
+		{ C_PS_ERR1, 0, 1.5, "benchmarks[0].per_second.errors: adds up "
+		  "to '3', not the failed requests (counts.requests - "
+		  "counts.ok: 4)" },
+		{ C_HIST, 9, 1.5, "benchmarks[0].histograms.latency: count "
+		  "'9', but counts.responses is 8" },
+		{ C_REQ, 10, 0, "benchmarks[0].per_second.elapsed: '0' for 10 "
+		  "requests: expected positive seconds" },
+		{ C_READ, -1, 1.5, "benchmarks[0].counts.read: '-1' is not a "
+		  "count (an integer from 0 to 2^53)" },
+		{ C_OK, (1LL << 53) + 1, 1.5, "benchmarks[0].counts.ok: "
+		  "'9007199254740993' is not a count (an integer from 0 to "
+		  "2^53)" },
+	};
+	long long c[C_N];
+	struct error e;
+	char want[600];
+
+	(void)state;
+	load_counts(c, 6, 2, 2, 4, 3);
+	assert_int_equal(read_load_doc(c, 1.5, &e), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		load_counts(c, 6, 2, 2, 4, 3);
+		c[cases[i].key] = cases[i].v;
+		assert_int_equal(read_load_doc(c, cases[i].elapsed, &e), -1);
+		snprintf(want, sizeof(want), "cannot read 's.json': %s",
+			 cases[i].msg);
+		assert_string_equal(e.msg, want);
+	}
+}
+
+/* The class: generated consistent counts read; any one of those bound
+ * to the others, one more or one less, is refused. */
+static void test_read_load_counts_generated(void **state)
+{
+	static const int bound[] = { C_REQ, C_RESP, C_OK, C_READ, C_STATUS,
+				     C_200, C_503, C_PS_OK0, C_PS_OK1,
+				     C_PS_ERR0, C_PS_ERR1, C_HIST };
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	long long c[C_N];
+	struct error e;
+
+	(void)state;
+	for (int round = 0; round < 300; round++) {
+		long long v[5];
+
+		for (int k = 0; k < 5; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			v[k] = (long long)(x % (round < 150 ? 50 : 1000000));
+		}
+		v[0]++;		/* a histogram holds at least one */
+		load_counts(c, v[0], v[1], v[2], v[3] % (v[0] + 1),
+			    v[4] % (v[1] + v[2] + 1));
+		if (read_load_doc(c, 2.0, &e))
+			fail_msg("round %d: %s", round, e.msg);
+		for (size_t b = 0; b < sizeof(bound) / sizeof(*bound); b++)
+			for (int d = -1; d <= 1; d += 2) {
+				long long keep = c[bound[b]];
+
+				if (keep + d < 0 ||
+				    (bound[b] == C_HIST && keep + d < 1))
+					continue;
+				c[bound[b]] = keep + d;
+				if (!read_load_doc(c, 2.0, &e))
+					fail_msg("round %d: count %d %+d "
+						 "read", round, bound[b], d);
+				c[bound[b]] = keep;
+			}
+	}
+}
+
 static void test_read_design_example(void **state)
 {
 	static const char example[] =
@@ -1311,6 +1458,8 @@ int main(void)
 		cmocka_unit_test(test_read_malformed),
 		cmocka_unit_test(test_read_truncated),
 		cmocka_unit_test(test_read_design_example),
+		cmocka_unit_test(test_read_load_counts),
+		cmocka_unit_test(test_read_load_counts_generated),
 		cmocka_unit_test(test_read_memory),
 		cmocka_unit_test(test_read_missing_file),
 		cmocka_unit_test(test_write_fails_cleanly),
