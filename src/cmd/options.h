@@ -179,6 +179,13 @@ char *opt_defaults(const struct opt_cmd *c);
 void opt_describe(const struct opt_entry *o, const char *d, char **synopsis,
 		  char **text);
 
+/* Whether o takes a value (everything but flags, help and a callback
+ * with OPT_NOARG). */
+bool opt_takes_value(const struct opt_entry *o);
+/* The name of o's value in the help ("N", "FILE", "a|b", its .metavar);
+ * buf (n bytes) may hold it. */
+const char *opt_metavar(const struct opt_entry *o, char *buf, size_t n);
+
 /* The manual page yardstick-NAME(1) of c, in roff (cmd/options_doc.c). */
 void opt_man(const struct opt_cmd *c, const char *version, FILE *fp);
 /* The "Options" section of docs/cmd/NAME.md, in Markdown. */
