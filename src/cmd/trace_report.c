@@ -24,9 +24,14 @@
  * total and their total self time. */
 struct zone_stat {
 	const char *name;
-	double *dur;
+	double *dur;		/* the finished instances' durations */
 	size_t n, cap;
 	double total, self_total;
+	/* instances the program ended inside (no END): not in dur (their
+	 * duration is unknown), the longest of their lower bounds (from
+	 * the BEGIN to the program's end) */
+	size_t unfinished;
+	double unfinished_max;
 };
 
 struct zone_table {
@@ -65,11 +70,20 @@ static struct open_stack *stack_of(struct open_stack **v, size_t *n,
 	return &(*v)[(*n)++];
 }
 
+/* Where zone e ends: its END, or for one the program ended inside, the
+ * program's end t_end (its duration then a lower bound). */
+static uint64_t zone_end(const struct trace_event *e, uint64_t t_end)
+{
+	if ((e->flags & TRACE_ZONE_UNFINISHED) && t_end > e->end)
+		return t_end;
+	return e->end;
+}
+
 static void close_top(const struct trace *t, struct open_stack *s,
-		      struct zone_table *zt)
+		      struct zone_table *zt, uint64_t t_end)
 {
 	const struct trace_event *e = &t->ev[s->ev[s->n - 1]];
-	double d = (double)(e->end - e->start);
+	double d = (double)(zone_end(e, t_end) - e->start);
 	struct zone_stat *z = stat_of(zt, e->name);
 	double self = d - s->child[s->n - 1];
 
@@ -86,7 +100,8 @@ static void close_top(const struct trace *t, struct open_stack *s,
  * order (the order of their start), and self time (the duration less
  * that of the zones directly inside it on the same thread).
  */
-static void build_table(const struct trace *t, struct zone_table *zt)
+static void build_table(const struct trace *t, uint64_t t_end,
+			struct zone_table *zt)
 {
 	struct open_stack *st = NULL;
 	size_t nst = 0, capst = 0;
@@ -101,22 +116,32 @@ static void build_table(const struct trace *t, struct zone_table *zt)
 			continue;
 		s = stack_of(&st, &nst, &capst, e->tid);
 		while (s->n && t->ev[s->ev[s->n - 1]].end <= e->start)
-			close_top(t, s, zt);
+			close_top(t, s, zt, t_end);
 		z = stat_of(zt, e->name);
-		z->dur = xgrow(z->dur, &z->cap, z->n + 1, sizeof(double));
-		z->dur[z->n] = (double)(e->end - e->start);
-		z->total += z->dur[z->n];
+		if (e->flags & TRACE_ZONE_UNFINISHED) {
+			double d = (double)(zone_end(e, t_end) - e->start);
+
+			z->unfinished++;
+			if (d > z->unfinished_max)
+				z->unfinished_max = d;
+			z->total += d;
+		} else {
+			z->dur = xgrow(z->dur, &z->cap, z->n + 1,
+				       sizeof(double));
+			z->dur[z->n] = (double)(e->end - e->start);
+			z->total += z->dur[z->n];
+			z->n++;
+		}
 		/* its self time is counted when it closes */
 		s->ev = xgrow(s->ev, &s->cap, s->n + 1, sizeof(size_t));
 		s->child = xgrow(s->child, &s->capc, s->n + 1, sizeof(double));
 		s->ev[s->n] = i;
 		s->child[s->n] = 0;
 		s->n++;
-		z->n++;
 	}
 	for (size_t i = 0; i < nst; i++) {
 		while (st[i].n)
-			close_top(t, &st[i], zt);
+			close_top(t, &st[i], zt, t_end);
 		free(st[i].ev);
 		free(st[i].child);
 	}
@@ -129,6 +154,13 @@ static void free_table(struct zone_table *zt)
 		free(zt->v[i].dur);
 	}
 	free(zt->v);
+}
+
+/* when the program ended: its end as the run saw it, else the trace's
+ * last event */
+static uint64_t end_ns(const struct trace_run *r)
+{
+	return r->t_end ? r->t_end : r->tr.last;
 }
 
 /* the wall time: the program's first thread's start to its end */
@@ -166,20 +198,45 @@ static void zone_table(const struct trace_run *r, struct zone_table *zt,
 	fprintf(fp, "%s%-28s %8s %10s %10s %10s %10s %10s %10s %7s%s\n",
 		term_dim(color), "zone", "count", "total", "self", "p50",
 		"p95", "p99", "max", "wall%", term_reset(color));
+	size_t unfinished = 0;
+
 	for (size_t i = 0; i < zt->n; i++) {
 		struct zone_stat *z = &zt->v[i];
-		double *s = stats_sorted_copy(z->dur, z->n);
+		double *s = z->n ? stats_sorted_copy(z->dur, z->n) : NULL;
 
 		term_pad(fp, z->name, 28, false);
 		fprintf(fp, " %8zu", z->n);
 		put_time(fp, z->total, 10);
 		put_time(fp, z->self_total, 10);
-		put_time(fp, stats_percentile_sorted(s, z->n, 50), 10);
-		put_time(fp, stats_percentile_sorted(s, z->n, 95), 10);
-		put_time(fp, stats_percentile_sorted(s, z->n, 99), 10);
-		put_time(fp, s[z->n - 1], 10);
+		if (s) {
+			put_time(fp, stats_percentile_sorted(s, z->n, 50), 10);
+			put_time(fp, stats_percentile_sorted(s, z->n, 95), 10);
+			put_time(fp, stats_percentile_sorted(s, z->n, 99), 10);
+			put_time(fp, s[z->n - 1], 10);
+		} else {
+			fprintf(fp, " %10s %10s %10s %10s", "-", "-", "-",
+				"-");
+		}
 		fprintf(fp, " %6.1f%%\n", wall > 0 ? 100 * z->total / wall : 0);
+		unfinished += z->unfinished;
 		free(s);
+	}
+	if (!unfinished)
+		return;
+	fprintf(fp, "%sunfinished (the program ended inside them; not in "
+		"count nor the percentiles, in total from their start to the "
+		"program's end):%s\n", term_dim(color), term_reset(color));
+	for (size_t i = 0; i < zt->n; i++) {
+		char buf[32];
+
+		if (!zt->v[i].unfinished)
+			continue;
+		fputs("  ", fp);
+		term_puts(fp, zt->v[i].name);
+		fprintf(fp, ": %zu, the longest at least %s\n",
+			zt->v[i].unfinished, fmt_value(zt->v[i].unfinished_max /
+						       1e9, "s", buf,
+						       sizeof(buf)));
 	}
 }
 
@@ -208,8 +265,10 @@ static void slowest(const struct trace_run *r, FILE *fp, bool color)
 	uint64_t t0 = t->nthreads ? t->threads[0].start : t->first;
 	size_t n = 0;
 
+	/* the finished ones: an unfinished zone's duration is unknown */
 	for (size_t i = 0; i < t->n; i++)
-		if (t->ev[i].kind == TRACE_ZONE)
+		if (t->ev[i].kind == TRACE_ZONE &&
+		    !(t->ev[i].flags & TRACE_ZONE_UNFINISHED))
 			z[n++] = &t->ev[i];
 	qsort(z, n, sizeof(*z), by_duration);
 	fprintf(fp, "%sslowest zones%s\n", term_bold(color),
@@ -298,7 +357,7 @@ void trace_report(const struct trace_run *r, FILE *fp)
 		fprintf(fp, "yardstick trace: warning: the zones of %" PRIu64
 			" threads stop at a malformed record\n",
 			r->zones_corrupt);
-	build_table(t, &zt);
+	build_table(t, end_ns(r), &zt);
 	if (zt.n) {
 		zone_table(r, &zt, fp, color);
 		slowest(r, fp, color);
@@ -334,16 +393,28 @@ static void build_result(struct trace_run *r)
 	result_set_num(res, "dropped_events", (double)r->tr.dropped);
 	result_set_num(res, "lost_zone_events", (double)r->zones_lost);
 	result_mark_partial(res);
-	build_table(&r->tr, &zt);
+	build_table(&r->tr, end_ns(r), &zt);
 	for (size_t i = 0; i < zt.n; i++) {
 		char *name = a->name ? xasprintf("%s %s", a->name,
 						 zt.v[i].name)
 				     : xstrdup(zt.v[i].name);
 		struct benchmark *b = result_add_benchmark(res, name, a->argv);
-		struct metric *m = benchmark_metric(b, METRIC_LATENCY, "s");
 
-		for (size_t k = 0; k < zt.v[i].n; k++)
-			metric_push(m, zt.v[i].dur[k] / 1e9);
+		if (zt.v[i].n) {
+			struct metric *m = benchmark_metric(b, METRIC_LATENCY,
+							    "s");
+
+			for (size_t k = 0; k < zt.v[i].n; k++)
+				metric_push(m, zt.v[i].dur[k] / 1e9);
+		}
+		if (zt.v[i].unfinished)
+			benchmark_add_warning(b, "unfinished: %zu instance%s "
+					      "the program ended inside, left "
+					      "out of the values; the longest "
+					      "ran at least %.9g s",
+					      zt.v[i].unfinished,
+					      zt.v[i].unfinished == 1 ? "" : "s",
+					      zt.v[i].unfinished_max / 1e9);
 		benchmark_push_exit(b, spawn_exit_code(r->st.status));
 		if (r->zones_lost || r->tr.dropped)
 			benchmark_add_warning(b, "incomplete: %" PRIu64

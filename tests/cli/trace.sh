@@ -553,4 +553,27 @@ import json; ev = json.load(open(\"$T/crash.json\"))[\"traceEvents\"]
 z = {e[\"name\"]: e for e in ev if e[\"ph\"] == \"X\"}
 assert \"unfinished\" not in z[\"before\"][\"args\"] and z[\"doomed\"][\"args\"][\"unfinished\"], z"'
 
+# Issue 25 case 9: a zone the program exits inside (zonefix --exit-open:
+# "closed" spins 2 ms, "open" spins 5 ms and is never ended) is not a
+# finished instance of 0 s: it is left out of the values and the
+# percentiles, counted, with its elapsed time (at least the 5 ms it
+# spun, by the program's own design) as a lower bound
+t "a zone open at the program's exit: unfinished, counted, out of the percentiles" sh -c '
+	"$YS" trace --no-store --json "$T/eo.json" -- "'"$ZF"'" --exit-open 2>"$T/eo.err" &&
+	grep -q "^unfinished (the program ended inside them" "$T/eo.err" &&
+	grep -q "^  open: 1, the longest at least" "$T/eo.err" &&
+	! grep -q "^open .* 0 s" "$T/eo.err" &&
+	python3 -c "
+import json, re
+d = json.load(open(\"$T/eo.json\"))
+b = {x[\"name\"]: x for x in d[\"benchmarks\"]}
+assert \"latency\" not in b[\"open\"][\"metrics\"], b[\"open\"]
+w = [x for x in b[\"open\"][\"warnings\"] if x.startswith(\"unfinished: 1 instance\")]
+assert w, b[\"open\"]
+lower = float(re.search(r\"at least ([0-9.e+-]+) s\", w[0]).group(1))
+assert lower >= 0.005, lower
+v = b[\"closed\"][\"metrics\"][\"latency\"][\"values\"]
+assert len(v) == 1 and 0.002 <= v[0] < 0.5, v
+"'
+
 finish
