@@ -1434,6 +1434,44 @@ static void test_om_collision(void **state)
 	result_free(&r);
 }
 
+/* Issue 25 case 7: every writer writes valid JSON whatever the numbers:
+ * a load result whose start and elapsed are NaN and infinite (jansson
+ * refuses to make such reals: the writer aborted) and a metric holding
+ * NaN, +inf and -inf write a file a strict parser reads, with null in
+ * their places. */
+static void test_write_nonfinite(void **state)
+{
+	struct result r;
+	struct benchmark *b;
+	struct metric *m;
+	struct error e;
+	char path[] = "/tmp/ys-nonfinite-XXXXXX";
+	json_error_t je;
+	json_t *root;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	result_init(&r, "load");
+	b = result_add_benchmark(&r, "x", NULL);
+	m = benchmark_metric(b, "latency", "s");
+	metric_push(m, NAN);
+	metric_push(m, INFINITY);
+	metric_push(m, -INFINITY);
+	metric_push(m, 0.001);
+	b->load.present = true;
+	b->load.start = NAN;
+	b->load.elapsed = INFINITY;
+	result_summarize(&r, 1, 100);
+	assert_int_equal(result_write_json(&r, path, &e), 0);
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	assert_non_null(root);
+	json_decref(root);
+	unlink(path);
+	result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1465,6 +1503,7 @@ int main(void)
 		cmocka_unit_test(test_write_fails_cleanly),
 		cmocka_unit_test(test_write_replaces),
 		cmocka_unit_test(test_warnings_group),
+		cmocka_unit_test(test_write_nonfinite),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
