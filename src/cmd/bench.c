@@ -652,6 +652,12 @@ static int run_processes(const struct bench_args *a, char *const paths[2],
 	make_plan(a, paths, argvs, &plan);
 	handlers_install();
 	ret = benchproc_run(&plan, run, &e);
+	if (run->strays && !stop_signal())
+		fprintf(stderr, "yardstick bench: warning: the program left %zu "
+			"process%s running when it ended (in the background, "
+			"or in a session of its own): %s; they were killed\n",
+			run->strays, run->strays == 1 ? "" : "es",
+			run->stray_names);
 	argv_free(argvs[0]);
 	if (argvs[1])
 		argv_free(argvs[1]);

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -197,6 +198,10 @@ int benchproc_run(const struct benchproc_plan *p, struct benchproc_run *out,
 		out->order[out->nrun++] = (unsigned char)which;
 		out->which = which;
 		out->fail = one_process(p, capture, which, i, out, e);
+		if (out->child.strays && !out->strays)
+			snprintf(out->stray_names, sizeof(out->stray_names),
+				 "%s", out->child.stray_names);
+		out->strays += out->child.strays;
 		if (out->fail == BENCHPROC_OK)
 			out->done[which]++;
 	}

@@ -79,6 +79,10 @@ struct benchproc_run {
 	char *kind;
 	char *err_text;
 	size_t err_len;
+	/* what the processes left running when they ended, killed (util/
+	 * child.h): how many, over all the processes, the first named */
+	size_t strays;
+	char stray_names[192];
 };
 
 /* The program of process i: A B B A A B B A ... with a baseline program,

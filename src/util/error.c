@@ -1,5 +1,6 @@
 /* Error messages filled by library code, printed by commands. */
 #include "util/error.h"
+#include "util/strutil.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -86,13 +87,8 @@ int error_set(struct error *e, const char *fmt, ...)
 	if (!e)
 		return -1;
 	va_start(ap, fmt);
-	if (vasprintf(&full, fmt, ap) < 0)
-		full = NULL;
+	full = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (!full) {
-		snprintf(e->msg, sizeof(e->msg), "out of memory");
-		return -1;
-	}
 	set_msg(e, full);
 	return -1;
 }
@@ -105,14 +101,9 @@ int error_errno(struct error *e, int errnum, const char *fmt, ...)
 	if (!e)
 		return -1;
 	va_start(ap, fmt);
-	if (vasprintf(&head, fmt, ap) < 0)
-		head = NULL;
+	head = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (!head || asprintf(&full, "%s: %s", head, strerror(errnum)) < 0) {
-		free(head);
-		snprintf(e->msg, sizeof(e->msg), "out of memory");
-		return -1;
-	}
+	full = xasprintf("%s: %s", head, strerror(errnum));
 	free(head);
 	set_msg(e, full);
 	return -1;

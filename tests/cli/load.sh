@@ -400,7 +400,9 @@ unfix tls
 # fail the same server.
 fix v1 --delay 10
 fix v2 --delay 100
-t "two load results of a slower server: gate latency.p99=40ms fails" sh -c '
+# Retried: a machine loaded past its cores can lift v1's p99 by tens of
+# ms in one measurement, and the change then is not beyond the threshold.
+t "two load results of a slower server: gate latency.p99=40ms fails (retried)" retry sh -c '
 	"$YS" load -q --name api -c 40 -d 2s --json "$T/v1.json" "$U_v1" &&
 	"$YS" load -q --name api -c 40 -d 2s --json "$T/v2.json" "$U_v2" &&
 	"$YS" load -q --name api -c 40 -d 2s --json "$T/v1b.json" "$U_v1" || exit 1

@@ -190,7 +190,7 @@ exec python3 "$FAKE" "$@"
 EOF
 chmod +x "$T/bench-leaver"
 t "bench: a program that leaves children: killed, named" \
-	left bench-left "$YS" bench -q --no-store -- "$T/bench-leaver"
+	left bench-left "$YS" bench -q --no-store --processes 1 -- "$T/bench-leaver"
 
 # ---- run: what was measured is written, partial --------------------------
 run_ok() {

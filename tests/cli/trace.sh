@@ -70,7 +70,11 @@ with_tracefs() {
 	if [ -d /sys/kernel/tracing/events ]; then
 		"$@"
 	else
-		unshare -m sh -c 'mount -t tracefs nodev /sys/kernel/tracing && exec "$@"' sh "$@"
+		# --propagation unchanged, then /sys made private in the new
+		# namespace alone: unshare's default makes / private, which a
+		# chroot (whose / is no mount point) refuses
+		unshare -m --propagation unchanged sh -c 'mount --make-rprivate /sys &&
+			mount -t tracefs nodev /sys/kernel/tracing && exec "$@"' sh "$@"
 	fi
 }
 
