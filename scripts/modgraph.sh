@@ -26,9 +26,10 @@ allowed() {
 	heap) echo "util stats measure profile" ;;
 	roofline) echo "util stats result" ;;
 	report) echo "util stats result profile roofline" ;;
-	cmd) echo "util stats result store measure profile heap load roofline report" ;;
+	engine) echo "util stats result store measure profile heap load roofline report" ;;
+	cmd) echo "util stats result store measure profile heap load roofline report engine" ;;
 	lib) echo "util stats result measure" ;;
-	main) echo "cmd" ;;
+	main) echo "cmd util" ;;
 	esac
 }
 
@@ -69,7 +70,7 @@ done; exit $bad; } || bad=1
 # A lines which modules a module may use, U lines what each leaves
 # undefined (with the file), for one awk to judge.
 [ -n "$build" ] || exit $bad
-mods="util stats result store measure profile heap load roofline report cmd lib"
+mods="util stats result store measure profile heap load roofline report engine cmd lib"
 {
 	for m in $mods; do
 		# lib's malloc & co. (lib/alloc.c) stand in for the C

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "cmd/options.h"
+#include "util/options.h"
 #include "cmd/run.h"
 #include "config.h"
 

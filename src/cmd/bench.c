@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
-#include "cmd/gate_config.h"
-#include "cmd/options.h"
-#include "cmd/refs.h"
+#include "engine/gate_config.h"
+#include "util/options.h"
+#include "engine/refs.h"
 #include "cmd/run.h"
 #include "config.h"
 #include "measure/benchproc.h"

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "cmd/options.h"
-#include "cmd/refs.h"
+#include "util/options.h"
+#include "engine/refs.h"
 #include "result/compare.h"
 #include "stats/shift.h"
 #include "util/outputs.h"

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "cmd/options.h"
+#include "util/options.h"
 #include "cmd/push.h"
-#include "cmd/refs.h"
+#include "engine/refs.h"
 #include "result/openmetrics.h"
 #include "util/strutil.h"
 

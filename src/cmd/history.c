@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "cmd/options.h"
-#include "cmd/refs.h"
+#include "util/options.h"
+#include "engine/refs.h"
 #include "result/metrics.h"
 #include "util/json_emit.h"
 #include "stats/changepoint.h"

@@ -14,7 +14,7 @@
 #include "cmd/commands.h"
 #include "cmd/load.h"
 #include "cmd/load_push.h"
-#include "cmd/options.h"
+#include "util/options.h"
 #include "config.h"
 #include "load/http.h"
 #include "load/reqfile.h"

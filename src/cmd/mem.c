@@ -14,7 +14,8 @@
 
 #include "cmd/commands.h"
 #include "cmd/mem.h"
-#include "cmd/options.h"
+#include "cmd/cmdopts.h"
+#include "util/options.h"
 #include "heap/timeline.h"
 #include "measure/machine.h"
 #include "measure/spawn.h"

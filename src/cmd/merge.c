@@ -15,8 +15,8 @@
 
 #include "cmd/commands.h"
 #include "cmd/load.h"
-#include "cmd/options.h"
-#include "cmd/refs.h"
+#include "util/options.h"
+#include "engine/refs.h"
 #include "config.h"
 #include "load/sample.h"
 #include "measure/machine.h"

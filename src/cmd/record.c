@@ -15,7 +15,8 @@
 #include <sys/wait.h>
 
 #include "cmd/commands.h"
-#include "cmd/options.h"
+#include "cmd/cmdopts.h"
+#include "util/options.h"
 #include "measure/spawn.h"
 #include "profile/output.h"
 #include "profile/profile.h"

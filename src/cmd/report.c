@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "cmd/gate_config.h"
-#include "cmd/options.h"
-#include "cmd/refs.h"
+#include "engine/gate_config.h"
+#include "util/options.h"
+#include "engine/refs.h"
 #include "cmd/roofline.h"
 #include "report/report.h"
 #include "result/compare.h"

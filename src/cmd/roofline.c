@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "cmd/commands.h"
-#include "cmd/options.h"
+#include "util/options.h"
 #include "cmd/roofline.h"
 
 static const char *const roofline_usage[] = {

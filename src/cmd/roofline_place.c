@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "cmd/refs.h"
+#include "engine/refs.h"
 #include "cmd/roofline.h"
 #include "measure/machine.h"
 #include "report/roofline_view.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/options.h"
+#include "util/options.h"
 #include "cmd/run.h"
 #include "measure/spawn.h"
 #include "util/strutil.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "cmd/commands.h"
-#include "cmd/refs.h"
+#include "engine/refs.h"
 #include "store/store.h"
 #include "util/strutil.h"
 

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "cmd/options.h"
-#include "cmd/refs.h"
+#include "util/options.h"
+#include "engine/refs.h"
 #include "store/store.h"
 
 static const char *const store_usage[] = { "copy [OPTIONS] FROM TO",

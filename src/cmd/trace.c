@@ -17,7 +17,8 @@
 #include <sys/wait.h>
 
 #include "cmd/commands.h"
-#include "cmd/options.h"
+#include "cmd/cmdopts.h"
+#include "util/options.h"
 #include "cmd/trace.h"
 #include "measure/spawn.h"
 #include "profile/pystacks.h"

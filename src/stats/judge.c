@@ -297,12 +297,15 @@ int judge(const struct judge_sample *a, const struct judge_sample *b,
 		return -1;
 	}
 	if (q->noisy && pa >= 2 && pb >= 2) {
-		/* the process is the unit: its statistic, then their mean */
+		/* the process is the unit: its statistic, then the typical
+		 * process's (their median; their mean for the mean): one
+		 * process that landed on a busy CPU moves a mean of 20 by
+		 * its whole excess, the median not at all */
 		struct judge_query pq = *q;
 		double *xa = per_process(a, q->stat, &na);
 		double *xb = per_process(b, q->stat, &nb);
 
-		pq.stat = STAT_MEAN;
+		pq.stat = q->stat == STAT_MEAN ? STAT_MEAN : STAT_MEDIAN;
 		j->by_process = true;
 		judge_sorted(j, &pq, xa, na, xb, nb);
 		free(xa);

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/options.h"
+#include "util/options.h"
 #include "result/result.h"
 
 struct t_args {

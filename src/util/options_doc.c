@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/options.h"
+#include "util/options.h"
 #include "util/strutil.h"
 
 /* Text for roff: a backslash is \e, a dash \-, and a line that would

@@ -1,5 +1,5 @@
 /* Loading a result set from a file or from the store by reference. */
-#include "cmd/refs.h"
+#include "engine/refs.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cmd/gate_config.h"
+#include "engine/gate_config.h"
 #include "store/store.h"
 #include "util/strutil.h"
 

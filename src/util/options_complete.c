@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/options.h"
+#include "util/options.h"
 
 enum value_kind { V_NONE, V_FREE, V_FILE, V_ENUM };
 

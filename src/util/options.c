@@ -7,22 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/options.h"
-#include "profile/output.h"
+#include "util/options.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
-
-const struct opt_enum opt_profile_formats[] = {
-	{ "folded", PROFILE_FMT_FOLDED },
-	{ "svg", PROFILE_FMT_SVG },
-	{ "speedscope", PROFILE_FMT_SPEEDSCOPE },
-	{ "pprof", PROFILE_FMT_PPROF },
-	{ NULL, 0 },
-};
-
-const struct opt_enum opt_python_modes[] = {
-	{ "on", true }, { "off", false }, { NULL, 0 },
-};
 
 /* ---- values --------------------------------------------------------- */
 

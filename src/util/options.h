@@ -22,8 +22,8 @@
  * are not copied, and a repeatable option's array (NULL-terminated) is
  * the only allocation, which the command frees with free().
  */
-#ifndef YS_CMD_OPTIONS_H
-#define YS_CMD_OPTIONS_H
+#ifndef YS_UTIL_OPTIONS_H
+#define YS_UTIL_OPTIONS_H
 
 #include <limits.h>
 #include <math.h>
@@ -284,17 +284,4 @@ int opt_completion(const char *shell, const struct opt_cmd *const *cmds,
 	  .help = "a summary table for a pull-request comment" }, \
 	{ OPT_OUTPUT(0, "bmf", bmf), \
 	  .help = "Bencher Metric Format, for Bencher dashboards" }
-/* The format of the profilers' -o files whose names say nothing. */
-extern const struct opt_enum opt_profile_formats[];
-#define OPT_PROFILE_FORMAT(f) OPT_ENUM(0, "format", f, \
-	opt_profile_formats), .metavar = "FMT", .help = "the format of -o " \
-	"files whose name says nothing"
-/* record and trace (and mem): a CPython program's own frames in place of
- * the interpreter's (profile/pystacks.h), or its raw C frames. */
-extern const struct opt_enum opt_python_modes[];
-#define OPT_PYTHON(f) OPT_ENUM(0, "python", f, opt_python_modes), \
-	.help = "on: a CPython program's functions, files and lines in " \
-	"place of the interpreter's evaluation frames; off: the " \
-	"interpreter's own C frames"
-
 #endif

@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "cmd/options.h"
+#include "util/options.h"
 #include "result/gate.h"
 #include "stats/shift.h"
 #include "util/error.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/gate_config.h"
+#include "engine/gate_config.h"
 #include "util/strutil.h"
 
 const struct opt_enum gate_pass_fail[] = {

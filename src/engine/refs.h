@@ -4,8 +4,8 @@
  * Benchmark's --benchmark_out), or a reference into the store: "latest",
  * a result id, "@COMMIT", "branch:NAME".
  */
-#ifndef YS_CMD_REFS_H
-#define YS_CMD_REFS_H
+#ifndef YS_ENGINE_REFS_H
+#define YS_ENGINE_REFS_H
 
 #include "result/result.h"
 #include "store/store.h"
