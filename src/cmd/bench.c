@@ -42,6 +42,8 @@
  * neighbours, and vary less among themselves than processes do: twenty
  * processes of 5 epochs tell more than one of 100 (docs/libyardstick.md). */
 #define BENCH_PROCESSES 20
+/* and at most, when the judge asks for more (--max-processes) */
+#define BENCH_MAX_PROCESSES 100
 #define BENCH_PROCESS_EPOCHS 5
 
 static const char *const bench_usage[] = {
@@ -104,7 +106,7 @@ static const char bench_epilog[] =
 struct bench_args {
 	const char *filter;
 	double min_time, timeout;
-	long epochs, processes;
+	long epochs, processes, max_processes;
 	bool min_time_given, epochs_given;
 	uint64_t max_result;
 	bool show_output;
@@ -131,6 +133,12 @@ static const struct opt_entry bench_options[] = {
 	{ OPT_COUNT(0, "processes", processes, 1, 10000), .defval = "20",
 	  .help = "run PROGRAM in N processes, one after the other, and "
 	  "merge their results (1: one process, as PROGRAM alone runs)" },
+	{ OPT_COUNT(0, "max-processes", max_processes, 1, 10000),
+	  .defval = "100", .help = "with --baseline-program and "
+	  "--max-increase: when the first --processes of each program are "
+	  "too noisy for the checks (below 90% power against a change "
+	  "twice the threshold), measure more of each, alternating, up to "
+	  "N (the --processes N, when larger; N = --processes: never more)" },
 	{ OPT_STRING(0, "filter", filter), .metavar = "REGEX",
 	  .flags = OPT_NONEMPTY, .help = "only the benchmarks whose name "
 	  "matches REGEX (passed on as --filter)" },
@@ -181,6 +189,7 @@ static void bench_init(void *args)
 
 	a->max_result = (uint64_t)64 << 20;
 	a->processes = BENCH_PROCESSES;
+	a->max_processes = BENCH_MAX_PROCESSES;
 	gate_config_init(&a->gate);
 }
 
@@ -633,6 +642,53 @@ static void make_plan(const struct bench_args *a, char *const paths[2],
 	p->interrupt = stop_flag();
 }
 
+/*
+ * As many processes as the judge needs (--baseline-program with checks):
+ * the checks judged on the first processes, each says at how many
+ * processes a side its test would find a change twice its threshold with
+ * 90% power (stats/judge.h, units_needed), and the programs run on,
+ * alternating, up to the most any asks, within --max-processes. Only the
+ * spread of the first processes sets the number (the checks are judged
+ * once, at the end), so the false alarms stay at alpha. Returns as
+ * benchproc_more.
+ */
+static int more_processes(const struct bench_args *a,
+			  const struct benchproc_plan *plan,
+			  struct benchproc_run *run, struct error *e)
+{
+	unsigned most = (unsigned)(a->max_processes > a->processes
+				   ? a->max_processes : a->processes);
+	struct gate_report rep;
+	struct gate_opts o;
+	size_t need;
+
+	gate_opts_init(&o);
+	o.alpha = a->gate.alpha;
+	if (a->gate.correction >= 0)
+		o.correction = (enum judge_correction)a->gate.correction;
+	if (gate_evaluate(&run->res[BENCHPROC_BASE], &run->res[BENCHPROC_CAND],
+			  a->gate.t, a->gate.nt, &o, &rep, e))
+		return 0;	/* said again by the gate at the end */
+	need = gate_units_needed(&rep);
+	gate_report_free(&rep);
+	if (need <= plan->processes)
+		return 0;
+	if (!a->quiet && need > most)
+		fprintf(stderr, "yardstick bench: the checks would need about "
+			"%zu processes of each program to tell a change twice "
+			"their threshold from this noise; --max-processes "
+			"stops at %u\n", need, most);
+	if (need > most)
+		need = most;
+	if (need <= plan->processes)
+		return 0;
+	if (!a->quiet)
+		fprintf(stderr, "yardstick bench: measuring %zu more processes "
+			"of each program: the first %u are too noisy for the "
+			"checks\n", need - plan->processes, plan->processes);
+	return benchproc_more(plan, run, (unsigned)need, e);
+}
+
 /* Run the processes into *run: 0 when all ran, 130 when interrupted with
  * both programs' results still to report, else the exit code (the
  * failure printed, nothing to report). */
@@ -652,6 +708,9 @@ static int run_processes(const struct bench_args *a, char *const paths[2],
 	make_plan(a, paths, argvs, &plan);
 	handlers_install();
 	ret = benchproc_run(&plan, run, &e);
+	if (!ret && two && a->gate.nt && plan.processes >= 2)
+		ret = more_processes(a, &plan, run, &e);
+	total = (size_t)(run->nrun > total ? run->nrun : total);
 	if (run->strays && !stop_signal())
 		fprintf(stderr, "yardstick bench: warning: the program left %zu "
 			"process%s running when it ended (in the background, "

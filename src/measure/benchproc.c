@@ -177,18 +177,17 @@ static enum benchproc_fail one_process(const struct benchproc_plan *p,
 	return f;
 }
 
-int benchproc_run(const struct benchproc_plan *p, struct benchproc_run *out,
-		  struct error *e)
+/* Processes from out->nrun up to total, each program's merged result
+ * finished again after them. */
+static int run_more(const struct benchproc_plan *p, struct benchproc_run *out,
+		    size_t total, struct error *e)
 {
 	bool two = p->path[BENCHPROC_BASE] != NULL;
-	size_t total = (size_t)p->processes * (two ? 2 : 1);
 	bool capture = total > 1;
 
-	memset(out, 0, sizeof(*out));
-	result_init(&out->res[0], NULL);
-	result_init(&out->res[1], NULL);
-	out->order = xcalloc(total ? total : 1, 1);
-	for (size_t i = 0; i < total && out->fail == BENCHPROC_OK; i++) {
+	out->order = xrealloc(out->order, total ? total : 1);
+	for (size_t i = out->nrun; i < total && out->fail == BENCHPROC_OK;
+	     i++) {
 		int which = benchproc_which(i, two);
 
 		if (p->interrupt && *p->interrupt) {
@@ -209,6 +208,28 @@ int benchproc_run(const struct benchproc_plan *p, struct benchproc_run *out,
 		if (out->done[k])
 			result_merge_finish(&out->res[k], out->done[k]);
 	return out->fail == BENCHPROC_OK ? 0 : -1;
+}
+
+int benchproc_run(const struct benchproc_plan *p, struct benchproc_run *out,
+		  struct error *e)
+{
+	bool two = p->path[BENCHPROC_BASE] != NULL;
+
+	memset(out, 0, sizeof(*out));
+	result_init(&out->res[0], NULL);
+	result_init(&out->res[1], NULL);
+	return run_more(p, out, (size_t)p->processes * (two ? 2 : 1), e);
+}
+
+int benchproc_more(const struct benchproc_plan *p, struct benchproc_run *out,
+		   unsigned processes, struct error *e)
+{
+	bool two = p->path[BENCHPROC_BASE] != NULL;
+	size_t total = (size_t)processes * (two ? 2 : 1);
+
+	if (out->fail != BENCHPROC_OK || total <= out->nrun)
+		return out->fail == BENCHPROC_OK ? 0 : -1;
+	return run_more(p, out, total, e);
 }
 
 void benchproc_free(struct benchproc_run *out)

@@ -97,6 +97,14 @@ int benchproc_which(size_t i, bool two);
  */
 int benchproc_run(const struct benchproc_plan *p, struct benchproc_run *out,
 		  struct error *e);
+/*
+ * More processes after benchproc_run (which must have succeeded): up to
+ * `processes` of each program in all, continuing the order A B B A ...
+ * where it stopped; each program's result merged and finished again.
+ * Returns as benchproc_run (0 at once when it already has as many).
+ */
+int benchproc_more(const struct benchproc_plan *p, struct benchproc_run *out,
+		   unsigned processes, struct error *e);
 void benchproc_free(struct benchproc_run *out);
 
 #endif

@@ -328,8 +328,9 @@ static char *beyond_note(const struct gate_check *c, size_t n, bool decrease)
 		return xstrdup("beyond the threshold, but not significant: "
 			       "noise cannot be ruled out");
 	return xasprintf("beyond the threshold, but not significant: noise "
-			 "cannot be ruled out; about %.0f runs a side could "
-			 "tell", ceil(need));
+			 "cannot be ruled out; about %.0f %s a side could "
+			 "tell", ceil(need),
+			 c->j.by_process ? "processes" : "runs");
 }
 
 /* The question a check asks the judge. */
@@ -588,6 +589,19 @@ int gate_evaluate(const struct result *base, const struct result *cand,
 	hashmap_free(&mbase);
 	hashmap_free(&mcand);
 	return ret;
+}
+
+size_t gate_units_needed(const struct gate_report *rep)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct gate_check *c = &rep->checks[i];
+
+		if (c->judged && c->j.tested && c->j.units_needed > n)
+			n = c->j.units_needed;
+	}
+	return n;
 }
 
 void gate_report_free(struct gate_report *rep)

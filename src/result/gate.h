@@ -124,6 +124,11 @@ int gate_evaluate(const struct result *base, const struct result *cand,
 		  struct error *e);
 void gate_report_free(struct gate_report *rep);
 
+/* The most units a side (runs, or processes) any tested check of rep
+ * needs for the judge's planned power (struct judgement.units_needed):
+ * what `bench --baseline-program` measures up to. 0: no tested check. */
+size_t gate_units_needed(const struct gate_report *rep);
+
 void gate_print(const struct gate_report *rep, FILE *fp);
 int gate_write_markdown(const struct gate_report *rep, const char *path,
 			struct error *e);

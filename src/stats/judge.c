@@ -240,13 +240,17 @@ static void undecidable(struct judgement *j, const struct judge_query *q,
 	inconclusive(j, why);
 }
 
-/* The estimates of both sides and the change, without a test. */
+/* The estimates of both sides and the change, without a test (and the
+ * shift they came from, with both sides' standard errors, in *sh). */
 static void estimates(struct judgement *j, const struct judge_query *q,
-		      const double *a, size_t na, const double *b, size_t nb)
+		      const double *a, size_t na, const double *b, size_t nb,
+		      struct shift *out)
 {
 	struct shift sh;
 
 	stats_shift(a, na, b, nb, q->stat, &sh);
+	if (out)
+		*out = sh;
 	j->base = sh.base;
 	j->cand = sh.cand;
 	j->diff = sh.diff;
@@ -259,12 +263,50 @@ static void estimates(struct judgement *j, const struct judge_query *q,
 	j->approximate = j->approx_why != NULL;
 }
 
+/*
+ * units_needed (judge.h): the units a side at which the standard error of
+ * the change, S / sqrt(n) from both sides' errors now, reaches
+ * margin / (z(alpha / family) + z(power)): a one-sided test at that size
+ * finds a change `margin` beyond the threshold with that power (normal
+ * approximation; the permutation test's power is about the same). On
+ * the log scale for a relative threshold, where the margin is a ratio.
+ */
+static void plan_units(struct judgement *j, const struct judge_query *q,
+		       const struct shift *sh)
+{
+	double t = q->threshold, s2, margin, z, n;
+	size_t have = j->na > j->nb ? j->na : j->nb;
+
+	if (!(sh->base_se >= 0 && sh->cand_se >= 0))
+		return;
+	if (q->relative) {
+		if (!(sh->base > 0 && sh->cand > 0))
+			return;
+		margin = log1p(fmax(2 * t, t + 0.02) / (1 + t));
+		s2 = j->na * pow(sh->base_se / sh->base, 2) +
+		     j->nb * pow(sh->cand_se / sh->cand, 2);
+	} else {
+		margin = t > 0 ? t : 0.02 * fabs(sh->base);
+		s2 = j->na * pow(sh->base_se, 2) +
+		     j->nb * pow(sh->cand_se, 2);
+	}
+	z = stats_normal_quantile(1 - q->alpha / (q->family ? q->family : 1))
+	    + stats_normal_quantile(JUDGE_POWER);
+	n = s2 * pow(z / margin, 2);
+	if (!(margin > 0) || !isfinite(n))
+		return;
+	j->units_needed = n > 1e9 ? (size_t)1e9 : (size_t)ceil(n);
+	if (j->units_needed < have)
+		j->units_needed = have;
+}
+
 static void judge_sorted(struct judgement *j, const struct judge_query *q,
 			 const double *a, size_t na, const double *b,
 			 size_t nb)
 {
+	struct shift sh;
 
-	estimates(j, q, a, na, b, nb);
+	estimates(j, q, a, na, b, nb, &sh);
 	if (!stats_shift_decidable(na, nb, q->alpha)) {
 		if (!q->noisy)
 			judge_values(j, q);
@@ -275,6 +317,8 @@ static void judge_sorted(struct judgement *j, const struct judge_query *q,
 			undecidable(j, q, na, nb);
 	} else {
 		run_tests(j, q, a, na, b, nb);
+		if (q->noisy)
+			plan_units(j, q, &sh);
 	}
 	j->approximate = j->approx_why != NULL;
 }
@@ -311,7 +355,7 @@ int judge(const struct judge_sample *a, const struct judge_sample *b,
 		free(xa);
 		free(xb);
 	} else if (q->noisy && (pa == 1 || pb == 1)) {
-		estimates(j, q, va, na, vb, nb);
+		estimates(j, q, va, na, vb, nb, NULL);
 		inconclusive(j, "one process: epochs of one process are not "
 			     "independent; use bench --processes N");
 	} else {

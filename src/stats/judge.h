@@ -94,7 +94,19 @@ struct judgement {
 	double relative_floor;	/* the lowest change: -1 relative, -inf */
 	size_t na, nb;		/* units judged: runs, or processes */
 	bool by_process;
+	/* The units a side (runs, or processes) with which the test would
+	 * find, with probability JUDGE_POWER at alpha / family, a change
+	 * JUDGE_MARGIN beyond the threshold (a relative threshold t: a
+	 * change of max(2t, t + 2%); an absolute one: 2t, or 2% of the
+	 * baseline for t = 0), from the standard errors of both sides'
+	 * statistics, which shrink as 1 / sqrt(units). 0 when the query
+	 * made no test (or its errors are unknown). At least max(na, nb)
+	 * when the test was made. */
+	size_t units_needed;
 };
+
+/* The power units_needed plans for. */
+#define JUDGE_POWER 0.9
 
 /*
  * Judge q on samples a (baseline) and b (candidate). Fills j up to the

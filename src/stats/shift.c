@@ -47,6 +47,25 @@ double stats_normal_cdf(double z)
 	return 0.5 * erfc(-z / M_SQRT2);
 }
 
+double stats_normal_quantile(double p)
+{
+	double lo = -40, hi = 40;
+
+	if (!(p > 0 && p < 1))
+		return p == 0 ? -INFINITY : p == 1 ? INFINITY : NAN;
+	/* the distribution function is increasing: bisection to the
+	 * double's resolution (at most about 70 halvings of 80) */
+	while (hi - lo > 1e-12 * fmax(1, fabs(lo))) {
+		double mid = (lo + hi) / 2;
+
+		if (stats_normal_cdf(mid) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
 /* Continued fraction of the incomplete beta function (modified Lentz). */
 static double betacf(double a, double b, double x)
 {

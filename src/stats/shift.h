@@ -140,7 +140,9 @@ bool stats_shift_is_permutation(const double *a, size_t na, const double *b,
 int stats_shift_ci(const double *a, size_t na, const double *b, size_t nb,
 		   enum stat_kind k, enum shift_mode mode, double ci[2]);
 
-/* Standard normal distribution function. */
+/* Standard normal distribution function, and its inverse (p in [0, 1]:
+ * -inf, +inf at the ends, NaN outside). */
 double stats_normal_cdf(double z);
+double stats_normal_quantile(double p);
 
 #endif
