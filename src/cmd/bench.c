@@ -44,6 +44,8 @@
 #define BENCH_PROCESSES 20
 /* and at most, when the judge asks for more (--max-processes) */
 #define BENCH_MAX_PROCESSES 100
+/* and the rounds of more processes the judge may ask for */
+#define BENCH_ROUNDS 3
 #define BENCH_PROCESS_EPOCHS 5
 
 static const char *const bench_usage[] = {
@@ -644,13 +646,14 @@ static void make_plan(const struct bench_args *a, char *const paths[2],
 
 /*
  * As many processes as the judge needs (--baseline-program with checks):
- * the checks judged on the first processes, each says at how many
- * processes a side its test would find a change twice its threshold with
- * 90% power (stats/judge.h, units_needed), and the programs run on,
- * alternating, up to the most any asks, within --max-processes. Only the
- * spread of the first processes sets the number (the checks are judged
- * once, at the end), so the false alarms stay at alpha. Returns as
- * benchproc_more.
+ * the checks judged on the processes so far each say at how many
+ * processes a side their test would find a change twice the threshold
+ * with 90% power (stats/judge.h, units_needed), and the programs run on,
+ * alternating, up to the most any asks, within --max-processes; again,
+ * up to BENCH_ROUNDS times, as the errors of more processes say better
+ * what the spread is. Only the spread sets the number (the checks are
+ * judged once, at the end): tests/stats/judge_sim measures the false
+ * alarms of these stages. Returns as benchproc_more.
  */
 static int more_processes(const struct bench_args *a,
 			  const struct benchproc_plan *plan,
@@ -658,35 +661,45 @@ static int more_processes(const struct bench_args *a,
 {
 	unsigned most = (unsigned)(a->max_processes > a->processes
 				   ? a->max_processes : a->processes);
-	struct gate_report rep;
-	struct gate_opts o;
-	size_t need;
+	unsigned have = plan->processes;
 
-	gate_opts_init(&o);
-	o.alpha = a->gate.alpha;
-	if (a->gate.correction >= 0)
-		o.correction = (enum judge_correction)a->gate.correction;
-	if (gate_evaluate(&run->res[BENCHPROC_BASE], &run->res[BENCHPROC_CAND],
-			  a->gate.t, a->gate.nt, &o, &rep, e))
-		return 0;	/* said again by the gate at the end */
-	need = gate_units_needed(&rep);
-	gate_report_free(&rep);
-	if (need <= plan->processes)
-		return 0;
-	if (!a->quiet && need > most)
-		fprintf(stderr, "yardstick bench: the checks would need about "
-			"%zu processes of each program to tell a change twice "
-			"their threshold from this noise; --max-processes "
-			"stops at %u\n", need, most);
-	if (need > most)
-		need = most;
-	if (need <= plan->processes)
-		return 0;
-	if (!a->quiet)
-		fprintf(stderr, "yardstick bench: measuring %zu more processes "
-			"of each program: the first %u are too noisy for the "
-			"checks\n", need - plan->processes, plan->processes);
-	return benchproc_more(plan, run, (unsigned)need, e);
+	for (int round = 0; round < BENCH_ROUNDS && have < most; round++) {
+		struct gate_report rep;
+		struct gate_opts o;
+		size_t need;
+		int ret;
+
+		gate_opts_init(&o);
+		o.alpha = a->gate.alpha;
+		if (a->gate.correction >= 0)
+			o.correction =
+				(enum judge_correction)a->gate.correction;
+		if (gate_evaluate(&run->res[BENCHPROC_BASE],
+				  &run->res[BENCHPROC_CAND], a->gate.t,
+				  a->gate.nt, &o, &rep, e))
+			return 0;	/* said by the gate at the end */
+		need = gate_units_needed(&rep);
+		gate_report_free(&rep);
+		if (need <= have)
+			return 0;
+		if (!a->quiet && need > most)
+			fprintf(stderr, "yardstick bench: the checks would "
+				"need about %zu processes of each program to "
+				"tell a change twice their threshold from this "
+				"noise; --max-processes stops at %u\n", need,
+				most);
+		if (need > most)
+			need = most;
+		if (!a->quiet)
+			fprintf(stderr, "yardstick bench: measuring %zu more "
+				"processes of each program: %u are too noisy "
+				"for the checks\n", need - have, have);
+		ret = benchproc_more(plan, run, (unsigned)need, e);
+		if (ret)
+			return ret;
+		have = (unsigned)need;
+	}
+	return 0;
 }
 
 /* Run the processes into *run: 0 when all ran, 130 when interrupted with

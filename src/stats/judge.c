@@ -271,28 +271,42 @@ static void estimates(struct judgement *j, const struct judge_query *q,
  * approximation; the permutation test's power is about the same). On
  * the log scale for a relative threshold, where the margin is a ratio.
  */
+#define JUDGE_PLAN_VARIANCE 2.0
+
 static void plan_units(struct judgement *j, const struct judge_query *q,
 		       const struct shift *sh)
 {
 	double t = q->threshold, s2, margin, z, n;
 	size_t have = j->na > j->nb ? j->na : j->nb;
+	double units = (double)(j->na < j->nb ? j->na : j->nb);
 
 	if (!(sh->base_se >= 0 && sh->cand_se >= 0))
 		return;
 	if (q->relative) {
 		if (!(sh->base > 0 && sh->cand > 0))
 			return;
-		margin = log1p(fmax(2 * t, t + 0.02) / (1 + t));
+		margin = log1p((fmax(2 * t, t + 0.02) - t) / (1 + t));
 		s2 = j->na * pow(sh->base_se / sh->base, 2) +
 		     j->nb * pow(sh->cand_se / sh->cand, 2);
+		/* the test's own interval, where it is wider than the
+		 * errors say (a median between two clusters of values) */
+		if (j->ci[0] > -1 && isfinite(j->ci[1]))
+			s2 = fmax(s2, units * pow((log1p(j->ci[1]) -
+					 log1p(j->ci[0])) / (2 * 1.96), 2));
 	} else {
 		margin = t > 0 ? t : 0.02 * fabs(sh->base);
 		s2 = j->na * pow(sh->base_se, 2) +
 		     j->nb * pow(sh->cand_se, 2);
+		if (isfinite(j->ci[0]) && isfinite(j->ci[1]))
+			s2 = fmax(s2, units * pow((j->ci[1] - j->ci[0]) /
+						 (2 * 1.96), 2));
 	}
 	z = stats_normal_quantile(1 - q->alpha / (q->family ? q->family : 1))
 	    + stats_normal_quantile(JUDGE_POWER);
-	n = s2 * pow(z / margin, 2);
+	/* the errors of a few units understate a spread in clusters (a
+	 * median between them): planned with twice their variance, which
+	 * tests/stats/judge_sim's clustered processes need for 90% */
+	n = JUDGE_PLAN_VARIANCE * s2 * pow(z / margin, 2);
 	if (!(margin > 0) || !isfinite(n))
 		return;
 	j->units_needed = n > 1e9 ? (size_t)1e9 : (size_t)ceil(n);

@@ -10,7 +10,9 @@
  * median/p95/p99, thresholds 0%, alpha 1%, Holm) at n = 10, 30, 100 a side
  * on lognormal, bimodal, Pareto and tied data; tied counts at 1,001 runs a
  * side (median=0%); the boundary cases (equal medians with a 3x spread;
- * 100 baseline runs against 10 and 30); with --power, the power of the
+ * 100 baseline runs against 10 and 30); bench --baseline-program's two
+ * stages of processes (false alarms at the threshold, power at twice it);
+ * with --power, the power of the
  * 18-check gate to see one metric 20% slower, with and without Holm.
  *
  * --check: exit 1 when a rate is above its bound: alpha + 3 Monte Carlo
@@ -240,6 +242,98 @@ static void power(struct opts *o)
 	}
 }
 
+/*
+ * bench --baseline-program's two stages, as processes: 20 a side, then as
+ * many as the first judgement's units_needed asks (at most 100), judged
+ * once at the end. A process's value is its median: at a floor with a
+ * little noise, or (share `slow`) up to 15% above it, as the processes of
+ * a loaded machine measured (bench/RESULTS.md). The stages must keep the
+ * false alarms at alpha when the change is at the threshold (5%), and
+ * find a change of twice it (10%) in at least 90% of the invocations.
+ */
+static double process_value(double slow)
+{
+	double v = 1 + 0.003 * gauss();
+
+	return unif() < slow ? v * (1 + 0.15 * unif()) : v;
+}
+
+/* bench's rounds of more processes (cmd/bench.c, more_processes) */
+#define BENCH_ROUNDS 3
+
+static size_t stages(double slow, double change, double alpha, bool adapt,
+		     bool *failed)
+{
+	static double a[100], b[100];
+	static unsigned ids[100];
+	struct judge_query q = {
+		.stat = STAT_MEDIAN, .dir = JUDGE_LOWER_BETTER, .noisy = true,
+		.thr = JUDGE_INCREASE, .relative = true, .threshold = 0.05,
+		.alpha = alpha, .family = 1,
+	};
+	struct judgement j;
+	size_t n = 20, need;
+
+	for (size_t i = 0; i < 100; i++)
+		ids[i] = (unsigned)i;
+	for (size_t i = 0; i < n; i++) {
+		a[i] = process_value(slow);
+		b[i] = process_value(slow) * (1 + change);
+	}
+	judge(&(struct judge_sample){ a, n, ids },
+	      &(struct judge_sample){ b, n, ids }, &q, &j);
+	for (int round = 0; adapt && round < BENCH_ROUNDS; round++) {
+		need = j.units_needed > 100 ? 100 : j.units_needed;
+		if (need <= n)
+			break;
+		for (size_t i = n; i < need; i++) {
+			a[i] = process_value(slow);
+			b[i] = process_value(slow) * (1 + change);
+		}
+		n = need;
+		judge(&(struct judge_sample){ a, n, ids },
+		      &(struct judge_sample){ b, n, ids }, &q, &j);
+	}
+	judge_decide(&j, &q, j.p_up, NAN);
+	*failed = j.verdict == JUDGE_FAIL;
+	return n;
+}
+
+static void two_stages(struct opts *o)
+{
+	static const double slows[] = { 0.1, 0.3, 0.5 };
+
+	for (size_t s = 0; s < sizeof(slows) / sizeof(slows[0]); s++) {
+		int at = 0, twice = 0, fixed = 0;
+		size_t units = 0;
+		char what[128];
+
+		for (int r = 0; r < o->reps; r++) {
+			bool f;
+
+			stages(slows[s], 0.05, o->alpha, true, &f);
+			at += f;
+			units += stages(slows[s], 0.10, o->alpha, true, &f);
+			twice += f;
+			stages(slows[s], 0.10, o->alpha, false, &f);
+			fixed += f;
+		}
+		snprintf(what, sizeof(what), "processes in two stages, %.0f%% "
+			 "slow ones, change at the 5%% threshold", 100 *
+			 slows[s]);
+		rate(o, what, at, o->reps, o->alpha);
+		printf("  power at 10%%: %.3f in two stages (%.1f processes a "
+		       "side on average), %.3f with 20 alone\n",
+		       (double)twice / o->reps, (double)units / o->reps,
+		       (double)fixed / o->reps);
+		if (o->check && (double)twice / o->reps <
+		    0.9 - 3 * sqrt(0.09 / o->reps)) {
+			printf("  BELOW 0.9\n");
+			o->failed = 1;
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .reps = 500, .alpha = 0.01 };
@@ -268,6 +362,7 @@ int main(int argc, char **argv)
 	family_false_alarms(&o);
 	tied_large(&o);
 	boundary(&o);
+	two_stages(&o);
 	if (o.power)
 		power(&o);
 	return o.failed;

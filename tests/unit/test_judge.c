@@ -271,6 +271,64 @@ static void test_unequal_spread(void **state)
 	assert_true(alarms <= 26);
 }
 
+/*
+ * units_needed on a sample whose errors are known by hand: the mean of 20
+ * values 0.95, 1.05, 0.95 ... a side (sd 0.05 sqrt(20/19), no change), a
+ * 5% relative threshold at alpha 0.01: a change of 10% is ln(1.10/1.05)
+ * beyond it on the log scale; 90% power at one-sided 0.01 needs
+ * z = 2.326348 + 1.281552, and the plan doubles the variance:
+ * n = 2 (20 se_a^2 + 20 se_b^2) z^2 / margin^2 = 2 * 2 sd^2 z^2 / margin^2.
+ * Twice the spread needs four times the units; a family of 10 checks
+ * needs more; a test not made needs none.
+ */
+static void test_units_needed(void **state)
+{
+	double a[20], b[20], a2[20];
+	struct judge_query q = query(STAT_MEAN, JUDGE_INCREASE, true, 0.05,
+				     0.01);
+	struct judgement j, j2;
+	double sd2 = 0.05 * 0.05 * 20 / 19, z = 2.326348 + 1.281552;
+	double margin = log(1.10 / 1.05);
+	double want = 2 * 2 * sd2 * z * z / (margin * margin);
+
+	(void)state;
+	for (int i = 0; i < 20; i++) {
+		a[i] = b[i] = i % 2 ? 1.05 : 0.95;
+		a2[i] = i % 2 ? 1.10 : 0.90;
+	}
+	q.p_only = true;	/* no interval: the errors alone */
+	assert_int_equal(judge(&(struct judge_sample){ a, 20, NULL },
+			       &(struct judge_sample){ b, 20, NULL }, &q, &j), 0);
+	assert_true(j.tested);
+	print_message("units_needed %zu, by hand %.2f\n", j.units_needed, want);
+	assert_true(fabs((double)j.units_needed - ceil(want)) <= 1);
+	assert_int_equal(judge(&(struct judge_sample){ a2, 20, NULL },
+			       &(struct judge_sample){ b, 20, NULL }, &q, &j2), 0);
+	/* a's variance 4 times: (4 + 1) / (1 + 1) the units */
+	assert_true(fabs((double)j2.units_needed - ceil(want * 2.5)) <= 2);
+	q.family = 10;
+	assert_int_equal(judge(&(struct judge_sample){ a, 20, NULL },
+			       &(struct judge_sample){ b, 20, NULL }, &q, &j2), 0);
+	assert_true(j2.units_needed > j.units_needed);
+	/* too few to test: nothing planned */
+	assert_int_equal(judge(&(struct judge_sample){ a, 2, NULL },
+			       &(struct judge_sample){ b, 2, NULL }, &q, &j2), 0);
+	assert_int_equal(j2.units_needed, 0);
+}
+
+/* The normal quantile against its tabled values, and its ends. */
+static void test_normal_quantile(void **state)
+{
+	(void)state;
+	assert_true(fabs(stats_normal_quantile(0.975) - 1.959964) < 1e-6);
+	assert_true(fabs(stats_normal_quantile(0.99) - 2.326348) < 1e-6);
+	assert_true(fabs(stats_normal_quantile(0.9) - 1.281552) < 1e-6);
+	assert_true(fabs(stats_normal_quantile(0.5)) < 1e-9);
+	assert_true(fabs(stats_normal_quantile(1e-10) + 6.361341) < 1e-5);
+	assert_true(isinf(stats_normal_quantile(1)));
+	assert_true(isnan(stats_normal_quantile(1.5)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +339,8 @@ int main(void)
 		cmocka_unit_test(test_holm),
 		cmocka_unit_test(test_processes),
 		cmocka_unit_test(test_unequal_spread),
+		cmocka_unit_test(test_units_needed),
+		cmocka_unit_test(test_normal_quantile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
