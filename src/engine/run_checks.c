@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/run.h"
+#include "engine/run_internal.h"
 #include "measure/spawn.h"
 #include "result/metrics.h"
 #include "util/strutil.h"
