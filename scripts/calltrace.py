@@ -8,9 +8,11 @@ calls (static functions named by their file, so that two statics of one
 name are never merged); a call to another file is resolved by the global
 function's name, which the link makes unique. An indirect call
 (through a function pointer) is followed only where --indirect says where
-it goes.
+it goes; --callback is one that goes back up by design (a reply handed to
+the caller's function as it comes): followed, listed, and left out of
+the circles and the layers.
 
-From ROOT it prints the functions it reaches, file by file in the order
+From each ROOT it prints the functions it reaches, file by file in the order
 first entered, then:
   - files entered: how many files control goes through;
   - returns: in a depth-first walk (each function once), the calls into
@@ -21,10 +23,11 @@ first entered, then:
   - each call that runs up the allowed module graph (scripts/modgraph.sh's
     allowed(), read from there).
 Exit 1 when there is a circle not named with --allow-circle, or a call up
-the layers.
+the layers outside such a circle.
 
-Usage: scripts/calltrace.py BUILD ROOT [--indirect CALLER=CALLEE ...]
-       [--allow-circle FILE+FILE ...] [--quiet]
+Usage: scripts/calltrace.py BUILD ROOT... [--indirect CALLER=CALLEE ...]
+       [--callback CALLER=CALLEE ...]
+       [--allow-circle FILE+FILE ...] [--quiet] [--graph FILE]
 Functions are global names or FILE:NAME for a static (src/engine/run_loop.c:
 execute).
 """
@@ -133,27 +136,38 @@ def load_graph(build, src, out_dir):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("build")
-    ap.add_argument("root")
+    ap.add_argument("root", nargs="+")
     ap.add_argument("--indirect", action="append", default=[])
+    ap.add_argument("--callback", action="append", default=[])
     ap.add_argument("--allow-circle", action="append", default=[])
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--graph", help="the graph read from this file, or "
+                    "built and written there when it does not exist")
     a = ap.parse_args()
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                        "src")
     src = os.path.normpath(src)
     allowed = allowed_graph(src)
-    with tempfile.TemporaryDirectory(prefix="calltrace-") as tmp:
-        edges, defined = load_graph(a.build, src, tmp)
+    if a.graph and os.path.exists(a.graph):
+        edges, defined = json.load(open(a.graph))
+    else:
+        with tempfile.TemporaryDirectory(prefix="calltrace-") as tmp:
+            edges, defined = load_graph(a.build, src, tmp)
+        if a.graph:
+            json.dump([edges, defined], open(a.graph, "w"))
 
     def node(n):
         if n not in defined:
             sys.exit("calltrace: no function '%s'" % n)
         return n
 
-    for spec in a.indirect:
+    callbacks = set()
+    for spec in a.indirect + a.callback:
         caller, callee = spec.split("=", 1)
         edges.setdefault(node(caller), []).append(node(callee))
-    root = node(a.root)
+        if spec in a.callback:
+            callbacks.add((node(caller), node(callee)))
+    roots = [node(r) for r in a.root]
 
     def callees(n):
         for b in edges.get(n, []):
@@ -173,20 +187,25 @@ def main():
         stack.append(f)
         for c in callees(n):
             cf = defined[c]
-            if cf != f and cf in stack:
+            if cf != f and cf in stack and (n, c) not in callbacks and \
+                    (n, c) not in returns:
                 returns.append((n, c))
             if c not in visited:
                 walk(c)
         stack.pop()
 
     sys.setrecursionlimit(100000)
-    walk(root)
+    for r in roots:
+        if r not in visited:
+            walk(r)
 
     # the files' graph, its circles (Tarjan) and the calls up the layers
     fedges, up = {}, []
     for n in visited:
         for c in callees(n):
             f, cf = defined[n], defined[c]
+            if (n, c) in callbacks:
+                continue
             if f != cf:
                 fedges.setdefault(f, set()).add(cf)
             mf, mc = module_of(f), module_of(cf)
@@ -224,11 +243,13 @@ def main():
 
     if not a.quiet:
         for f in files_seen:
-            names = [n.rsplit(":", 1)[1] for n in order if defined[n] == f]
+            names = [n.rsplit(":", 1)[-1] for n in order if defined[n] == f]
             print("%s: %s" % (f, ", ".join(names)))
-    print("root: %s" % short(root))
+    print("from: %s" % ", ".join(short(r) for r in roots))
     print("files entered: %d (%s)" % (len(files_seen),
           ", ".join(sorted({module_of(f) for f in files_seen}))))
+    for n, c in sorted(e for e in callbacks if e[0] in visited):
+        print("callback: %s -> %s" % (short(n), short(c)))
     print("returns to a file already left: %d" % len(returns))
     for n, c in returns:
         print("  return: %s -> %s" % (short(n), short(c)))
@@ -237,15 +258,21 @@ def main():
     for comp in sccs:
         ok = tuple(comp) in allow
         print("circle%s: %s" % (" (allowed)" if ok else "", " <-> ".join(comp)))
-        for n in visited:
-            for c in callees(n):
-                if defined[n] in comp and defined[c] in comp and \
-                        defined[n] != defined[c]:
-                    print("  call: %s -> %s" % (short(n), short(c)))
+        calls = sorted({(short(n), short(c)) for n in visited
+                        for c in callees(n)
+                        if defined[n] in comp and defined[c] in comp and
+                        defined[n] != defined[c] and
+                        (n, c) not in callbacks})
+        for n, c in calls:
+            print("  call: %s -> %s" % (n, c))
         bad |= not ok
     for n, c in up:
-        print("up the layers: %s -> %s" % (short(n), short(c)))
-        bad = 1
+        # a callback of a circle named allowed (its reason in
+        # docs/ARCHITECTURE.md) is that circle's
+        ok = any(defined[n] in s and defined[c] in s for s in allow)
+        print("up the layers%s: %s -> %s" % (" (allowed)" if ok else "",
+                                              short(n), short(c)))
+        bad |= not ok
     return 1 if bad else 0
 
 
