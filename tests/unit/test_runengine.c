@@ -78,6 +78,12 @@ static int run_all(struct runner *rn, const struct run_plan *p,
 	return r;
 }
 
+static void run_done(struct runner *rn, struct result *res)
+{
+	run_engine_free(rn);
+	result_free(res);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -123,8 +129,7 @@ static void test_two_commands(void **state)
 	assert_int_equal(w.n, 1);
 	assert_non_null(strstr(w.text, "commands start from yardstick "
 			       "itself"));
-	run_engine_free(&rn);
-	result_free(&res);
+	run_done(&rn, &res);
 }
 
 /* A scan of n = 1, 2, 4 with --work flops=3*{n}: 3 benchmarks named by
@@ -169,8 +174,7 @@ static void test_scan_and_work(void **state)
 	assert_string_equal(setting(&res, "work_flops")->str, "3*{n}");
 	assert_int_equal(res.nfits, 1);
 	assert_string_equal(res.fits[0].parameter, "n");
-	run_engine_free(&rn);
-	result_free(&res);
+	run_done(&rn, &res);
 	expr_free(x);
 	scan_free(&scan);
 }
@@ -226,8 +230,7 @@ static void test_bad_plans(void **state)
 			assert_non_null(strstr(rn.err.msg,
 					       "/nonexistent/ys-prog"));
 		assert_int_equal(rn.total_runs, 0);
-		run_engine_free(&rn);
-		result_free(&res);
+		run_done(&rn, &res);
 	}
 }
 
@@ -251,8 +254,7 @@ static void test_failure(void **state)
 	assert_int_equal(res.nbenchmarks, 1);
 	assert_int_equal(res.benchmarks[0].nexit, 1);
 	assert_int_equal(res.benchmarks[0].exit_codes[0], 1);
-	run_engine_free(&rn);
-	result_free(&res);
+	run_done(&rn, &res);
 }
 
 int main(void)
