@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/run.h"
 #include "util/strutil.h"
@@ -234,26 +235,59 @@ static void test_bad_plans(void **state)
 	}
 }
 
-/* A command that fails stops the runs: rn.failed 1, the message, and the
- * one run it made kept. */
+/* Run the phases with stderr into a file; what the engine wrote there
+ * (it must write nothing) is returned, malloc'd. */
+static char *run_quiet(struct runner *rn, const struct run_plan *p,
+		       struct result *res, int *ret)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(STDERR_FILENO);
+	char *text = xcalloc(4096, 1);
+
+	assert_non_null(tmp);
+	fflush(stderr);
+	assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
+	*ret = run_all(rn, p, res);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(tmp);
+	if (!fread(text, 1, 4095, tmp))
+		text[0] = '\0';
+	fclose(tmp);
+	return text;
+}
+
+/* A command that fails stops the runs: rn.failed 1, the message, the one
+ * run it made kept, the command after it (never run) left out — and not
+ * a word on stderr: saying so is the caller's (rn.planned, rn.njobs). */
 static void test_failure(void **state)
 {
-	char *cmds[] = { "false" };
+	char *cmds[] = { "false", "true" };
 	struct warnings w = { "", 0 };
-	struct run_plan p = plan_of(cmds, 1, &w);
+	struct run_plan p = plan_of(cmds, 2, &w);
 	struct runner rn;
 	struct result res;
+	char *printed;
+	int ret;
 
 	(void)state;
 	p.warmup = 0;
-	assert_int_equal(run_all(&rn, &p, &res), 0);
+	p.order = ORDER_SEQUENTIAL;
+	printed = run_quiet(&rn, &p, &res, &ret);
+	assert_int_equal(ret, 0);
+	assert_string_equal(printed, "");
 	assert_int_equal(rn.failed, 1);
 	assert_string_equal(rn.err.msg, "'false' failed with exit code 1");
 	assert_true(rn.hint_ignore);
 	assert_int_equal(rn.total_runs, 1);
+	assert_int_equal(rn.planned, 2);
+	assert_int_equal(rn.njobs, 1);
 	assert_int_equal(res.nbenchmarks, 1);
+	assert_string_equal(res.benchmarks[0].name, "false");
 	assert_int_equal(res.benchmarks[0].nexit, 1);
 	assert_int_equal(res.benchmarks[0].exit_codes[0], 1);
+	free(printed);
 	run_done(&rn, &res);
 }
 
