@@ -22,12 +22,16 @@ first entered, then:
     one file) with the calls that close it;
   - each call that runs up the allowed module graph (scripts/modgraph.sh's
     allowed(), read from there).
-Exit 1 when there is a circle not named with --allow-circle, or a call up
-the layers outside such a circle.
+  - with --forbid MODULE:NAME,..., each call of the module's functions
+    reached to one of those (fprintf, exit: a module that prints or exits
+    where only commands may).
+Exit 1 when there is a circle not named with --allow-circle, a call up
+the layers outside such a circle, or a forbidden call.
 
 Usage: scripts/calltrace.py BUILD ROOT... [--indirect CALLER=CALLEE ...]
        [--callback CALLER=CALLEE ...]
-       [--allow-circle FILE+FILE ...] [--quiet] [--graph FILE]
+       [--allow-circle FILE+FILE ...] [--forbid MODULE:NAME,...] [--quiet]
+       [--graph FILE]
 Functions are global names or FILE:NAME for a static (src/engine/run_loop.c:
 execute).
 """
@@ -140,6 +144,8 @@ def main():
     ap.add_argument("--indirect", action="append", default=[])
     ap.add_argument("--callback", action="append", default=[])
     ap.add_argument("--allow-circle", action="append", default=[])
+    ap.add_argument("--forbid", action="append", default=[],
+                    metavar="MODULE:NAME,NAME...")
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--graph", help="the graph read from this file, or "
                     "built and written there when it does not exist")
@@ -273,6 +279,16 @@ def main():
         print("up the layers%s: %s -> %s" % (" (allowed)" if ok else "",
                                               short(n), short(c)))
         bad |= not ok
+    # functions a module must not call itself (printing, exiting)
+    for spec in a.forbid:
+        mod, names = spec.split(":", 1)
+        names = set(names.split(","))
+        for n in sorted(visited):
+            if module_of(defined[n]) != mod:
+                continue
+            for b in sorted(set(edges.get(n, [])) & names):
+                print("forbidden in %s: %s calls %s" % (mod, short(n), b))
+                bad = 1
     return 1 if bad else 0
 
 
