@@ -23,7 +23,7 @@
 #include "engine/gate_config.h"
 #include "util/options.h"
 #include "engine/refs.h"
-#include "cmd/run.h"
+#include "engine/run_report.h"
 #include "config.h"
 #include "measure/benchproc.h"
 #include "measure/machine.h"

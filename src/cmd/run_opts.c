@@ -1,7 +1,8 @@
 /*
- * Options of `yardstick run` and the plan they describe: every command
- * (split with shell quoting rules, or given as argv after "--") crossed
- * with every combination of --param values.
+ * Options of `yardstick run` and their checks. The plan they describe,
+ * every command (split with shell quoting rules, or given as argv after
+ * "--") crossed with every combination of --param values, is made by
+ * run's engine (engine/run_jobs.c) from run_plan_from_opts's plan.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -10,7 +11,6 @@
 
 #include "util/options.h"
 #include "cmd/run.h"
-#include "measure/spawn.h"
 #include "util/strutil.h"
 
 static const char *const run_usage[] = {
@@ -138,10 +138,27 @@ static int parse_events(void *args, const struct opt_entry *opt,
 	}
 }
 
+/* --work NAME=EXPR, NAME flops or bytes, each once; the expression is
+ * parsed once the scans are known (check_work). */
 static int parse_work(void *args, const struct opt_entry *opt,
 		      const char *arg, struct error *e)
 {
-	return run_work_option(args, arg, e);
+	struct run_opts *o = args;
+	const char *eq = strchr(arg, '=');
+	size_t len = eq ? (size_t)(eq - arg) : 0;
+	int w;
+
+	if (!eq)
+		return error_set(e, "'%s' is not NAME=EXPR (flops=EXPR or "
+				 "bytes=EXPR)", arg);
+	w = run_work_kind(arg, len);
+	if (w < 0)
+		return error_set(e, "'%.*s' is not a kind of work: flops or "
+				 "bytes", (int)len, arg);
+	if (o->work_arg[w])
+		return error_set(e, "%s given twice", run_work_name((size_t)w));
+	o->work_arg[w] = arg;
+	return 0;
 }
 
 static const struct opt_enum run_orders[] = {
@@ -319,7 +336,7 @@ static int check_placeholders(const struct run_opts *o, struct error *e)
 
 			if (!len)
 				continue;
-			names = run_param_names(o);
+			names = run_param_names(o->scans, o->nscans);
 			error_set(e, "%s %zu: '%.*s' is not a --param (the "
 				  "parameters are %s)", what[l], i + 1,
 				  (int)len, at, names);
@@ -367,7 +384,12 @@ static int check_opts(struct run_opts *o, struct error *e)
 			return error_set(e, "command %zu is empty", i + 1);
 	if (check_placeholders(o, e))
 		return -1;
-	return run_work_check(o, e);
+	for (size_t w = 0; w < WORK_COUNT; w++)
+		if (o->work_arg[w] &&
+		    run_work_parse(w, strchr(o->work_arg[w], '=') + 1,
+				   o->scans, o->nscans, &o->work[w], e))
+			return -1;
+	return 0;
 }
 
 int run_parse(struct run_opts *o, int argc, char **argv, struct error *e)
@@ -403,123 +425,4 @@ void run_opts_free(struct run_opts *o)
 	free(o->scans);
 	for (size_t w = 0; w < WORK_COUNT; w++)
 		expr_free(o->work[w]);
-}
-
-/* Replace every {NAME} of the scans by the job's values. */
-static char *substitute(const struct run_opts *o, const char *s,
-			char **values)
-{
-	char *cur = xstrdup(s);
-
-	for (size_t i = 0; i < o->nscans; i++) {
-		char *key = xasprintf("{%s}", o->scans[i].name);
-		char *next = str_replace(cur, key, values[i]);
-
-		free(key);
-		free(cur);
-		cur = next;
-	}
-	return cur;
-}
-
-static int make_job(const struct run_opts *o, struct job *j, size_t t,
-		    struct error *e)
-{
-	if (o->argv) {
-		j->argv = xcalloc(1, sizeof(char *));
-		for (size_t k = 0; o->argv[k]; k++) {
-			j->argv = xrealloc(j->argv, (k + 2) * sizeof(char *));
-			j->argv[k] = substitute(o, o->argv[k], j->param_values);
-			j->argv[k + 1] = NULL;
-		}
-		if (o->shell) {
-			/* The words, quoted back into one command line. */
-			char *line = argv_join(j->argv);
-			char *sh[] = { "/bin/sh", "-c", line, NULL };
-
-			argv_free(j->argv);
-			j->argv = argv_dup(sh);
-			free(line);
-		}
-	} else {
-		char *cmd = substitute(o, o->commands[t], j->param_values);
-		int r;
-
-		if (o->shell) {
-			char *sh[] = { "/bin/sh", "-c", cmd, NULL };
-
-			j->argv = argv_dup(sh);
-			r = 0;
-		} else {
-			r = split_words(cmd, &j->argv, NULL, e);
-			if (r == 0 && !j->argv[0])
-				r = error_set(e, "command %zu is empty", t + 1);
-		}
-		free(cmd);
-		if (r)
-			return -1;
-	}
-	if (t < o->nnames) {
-		j->name = substitute(o, o->names[t], j->param_values);
-	} else if (o->argv) {
-		j->name = o->shell ? xstrdup(j->argv[2]) : argv_join(j->argv);
-	} else {
-		j->name = substitute(o, o->commands[t], j->param_values);
-	}
-	return spawn_resolve_program(j->argv[0], &j->path, e);
-}
-
-int run_plan(const struct run_opts *o, struct job **jobsp, size_t *njobsp,
-	     struct error *e)
-{
-	size_t ntemplates = o->argv ? 1 : o->ncommands, ncombos = 1;
-	struct job *jobs;
-	size_t njobs;
-
-	for (size_t i = 0; i < o->nscans; i++) {
-		if (ncombos > SIZE_MAX / o->scans[i].n / 2 / ntemplates)
-			return error_set(e, "--param: too many combinations");
-		ncombos *= o->scans[i].n;
-	}
-	njobs = ntemplates * ncombos;
-	if (njobs > 100000)
-		return error_set(e, "--param: %zu benchmarks are too many",
-				 njobs);
-	jobs = xcalloc(njobs, sizeof(*jobs));
-	*jobsp = jobs;
-	*njobsp = 0;
-	/* Order: for each parameter combination, each command — so that a
-	 * scan of two commands compares them value by value. */
-	for (size_t c = 0; c < ncombos; c++) {
-		for (size_t t = 0; t < ntemplates; t++) {
-			struct job *j = &jobs[(*njobsp)++];
-			size_t rest = c;
-
-			j->template = t;
-			j->combo = c;
-			j->param_values = xcalloc(o->nscans + 1, sizeof(char *));
-			for (size_t i = o->nscans; i-- > 0; ) {
-				const struct scan *s = &o->scans[i];
-
-				j->param_values[i] = xstrdup(s->values[rest % s->n]);
-				rest /= s->n;
-			}
-			if (make_job(o, j, t, e))
-				return -1;
-		}
-	}
-	return 0;
-}
-
-void run_jobs_free(struct job *jobs, size_t njobs)
-{
-	if (!jobs)
-		return;
-	for (size_t i = 0; i < njobs; i++) {
-		free(jobs[i].name);
-		argv_free(jobs[i].argv);
-		argv_free(jobs[i].param_values);
-		free(jobs[i].path);
-	}
-	free(jobs);
 }

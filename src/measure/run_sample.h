@@ -2,7 +2,7 @@
  * One measured run of a command: what to run (spawn_opts) and what it
  * came to (run_sample). The types alone, shared by spawn.c (which runs it
  * here or hands it to the spawner), spawner.c (which sends it to the
- * spawner) and `run`'s loop (cmd/run_loop.c, through its executor).
+ * spawner) and `run`'s loop (engine/run_loop.c, through its executor).
  */
 #ifndef YS_MEASURE_RUN_SAMPLE_H
 #define YS_MEASURE_RUN_SAMPLE_H

@@ -26,7 +26,7 @@
 	{ name, unit, label, dim, dir, set, rate, head, det, STAT_MEDIAN }
 
 static const struct metric_info table[] = {
-	/* run: measure/spawn.c, cmd/run_loop.c */
+	/* run: measure/spawn.c, engine/run_loop.c */
 	M(METRIC_WALL_TIME, "s", "wall time", T, LO, false, 0, 2, false),
 	M(METRIC_USER_TIME, "s", "user time", T, LO, false, 0, 0, false),
 	M(METRIC_SYSTEM_TIME, "s", "system time", T, LO, false, 0, 0, false),

@@ -1,5 +1,5 @@
 /*
- * Unit tests of `run`'s loop (src/cmd/run_loop.c) on a fake executor: the
+ * Unit tests of `run`'s loop (src/engine/run_loop.c) on a fake executor: the
  * runs are scripted samples, so that the order of the runs, how many are
  * warm-ups and how many are measured, where the adaptive rule stops, and
  * what a failure, a timeout, an interrupt or a refused exec on run k does
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "cmd/run.h"
+#include "engine/run_internal.h"
 #include "measure/counters_internal.h"
 #include "util/strutil.h"
 
@@ -153,7 +153,7 @@ static int batching_off(void **state)
 }
 
 struct world {
-	struct run_opts o;
+	struct run_plan p;
 	struct result res;
 	struct job jobs[MAXJ];
 	char *argv[MAXJ][2];
@@ -171,10 +171,10 @@ static struct world *world_new(size_t njobs, enum run_order order)
 {
 	struct world *w = xcalloc(1, sizeof(*w));
 
-	w->o.order = order;
-	w->o.min_runs = 10;
-	w->o.max_runs = 1000;
-	w->o.min_time = 3;
+	w->p.order = order;
+	w->p.min_runs = 10;
+	w->p.max_runs = 1000;
+	w->p.min_time = 3;
 	result_init(&w->res, "run");
 	for (size_t i = 0; i < njobs; i++) {
 		snprintf(w->path[i], sizeof(w->path[i]),
@@ -195,7 +195,7 @@ static struct world *world_new(size_t njobs, enum run_order order)
 	/* never used but as the sign of a spawner to batch through */
 	if (batching)
 		w->rn.sp.via = (struct spawner *)(void *)&w->fake;
-	w->rn.o = &w->o;
+	w->rn.p = &w->p;
 	w->rn.exec = &w->ex;
 	w->rn.jobs = w->jobs;
 	w->rn.njobs = njobs;
@@ -263,8 +263,8 @@ static void test_sequential_fixed_runs(void **state)
 	static const int ok3[] = { 0, 0, 0 };
 
 	(void)state;
-	w->o.warmup = 2;
-	w->o.runs = 3;
+	w->p.warmup = 2;
+	w->p.runs = 3;
 	w->fake.wall[0] = 1;
 	w->fake.wall[1] = 2;
 	w->fake.step = 0.25;
@@ -313,8 +313,8 @@ static void test_interleaved_rounds(void **state)
 		struct world *w = world_new(3, ORDER_INTERLEAVED);
 		char rounds[5][4];
 
-		w->o.warmup = 1;
-		w->o.runs = 4;
+		w->p.warmup = 1;
+		w->p.runs = 4;
 		w->fake.wall[0] = w->fake.wall[1] = w->fake.wall[2] = 0.01;
 		rng_seed(&w->rn.rng, seed);
 		assert_int_equal(run_loop(w), 0);
@@ -339,8 +339,8 @@ static void test_interleaved_rounds(void **state)
 	{
 		struct world *w = world_new(3, ORDER_INTERLEAVED);
 
-		w->o.warmup = 1;
-		w->o.runs = 4;
+		w->p.warmup = 1;
+		w->p.runs = 4;
 		rng_seed(&w->rn.rng, 1);
 		assert_int_equal(run_loop(w), 0);
 		assert_string_equal(w->fake.log, first);
@@ -364,9 +364,9 @@ static void test_adaptive_stop(void **state)
 						     : ORDER_INTERLEAVED);
 		size_t last_a = 0, last_b = 0;
 
-		w->o.min_runs = 3;
-		w->o.max_runs = 10;
-		w->o.min_time = 1;
+		w->p.min_runs = 3;
+		w->p.max_runs = 10;
+		w->p.min_time = 1;
 		w->fake.wall[0] = 0.25;
 		w->fake.wall[1] = 0.5;
 		w->fake.wall[2] = 0.0625;
@@ -413,8 +413,8 @@ static void test_failure_on_run_k(void **state)
 	for (int ignore = 0; ignore < 2; ignore++) {
 		struct world *w = world_new(2, ORDER_SEQUENTIAL);
 
-		w->o.runs = 5;
-		w->o.ignore_failure = ignore;
+		w->p.runs = 5;
+		w->p.ignore_failure = ignore;
 		w->fake.wall[0] = w->fake.wall[1] = 0.125;
 		on_call(w, 1, 2, EV_EXIT, 3);
 		assert_int_equal(run_loop(w), ignore ? 0 : -1);
@@ -448,7 +448,7 @@ static void test_signal_and_warmup_failure(void **state)
 	struct world *w = world_new(1, ORDER_SEQUENTIAL);
 
 	(void)state;
-	w->o.runs = 4;
+	w->p.runs = 4;
 	on_call(w, 0, 1, EV_SIGNAL, SIGSEGV);
 	assert_int_equal(run_loop(w), -1);
 	assert_string_equal(w->fake.log, "AA");
@@ -457,8 +457,8 @@ static void test_signal_and_warmup_failure(void **state)
 	world_free(w);
 
 	w = world_new(2, ORDER_SEQUENTIAL);
-	w->o.warmup = 2;
-	w->o.runs = 4;
+	w->p.warmup = 2;
+	w->p.runs = 4;
 	on_call(w, 1, 0, EV_EXIT, 1);
 	assert_int_equal(run_loop(w), -1);
 	assert_string_equal(w->fake.log, "AB");
@@ -482,9 +482,9 @@ static void test_timeout_on_run_k(void **state)
 		struct world *w = world_new(2, ORDER_SEQUENTIAL);
 		const struct metric *wall, *rss;
 
-		w->o.runs = 4;
-		w->o.timeout = 0.5;
-		w->o.ignore_failure = ignore;
+		w->p.runs = 4;
+		w->p.timeout = 0.5;
+		w->p.ignore_failure = ignore;
 		w->fake.wall[0] = 0.25;
 		on_call(w, 0, 1, EV_TIMEOUT, 0);
 		assert_int_equal(run_loop(w), ignore ? 0 : -1);
@@ -531,13 +531,13 @@ static void test_interrupt(void **state)
 		/* which job runs 4th under seed 1 (its second run): that
 		 * run is where Ctrl-C comes */
 		w = world_new(2, ORDER_INTERLEAVED);
-		w->o.runs = 5;
+		w->p.runs = 5;
 		assert_int_equal(run_loop(w), 0);
 		j = w->fake.log[3] - 'A';
 		world_free(w);
 
 		w = world_new(2, ORDER_INTERLEAVED);
-		w->o.runs = 5;
+		w->p.runs = 5;
 		on_call(w, j, 1, whole ? EV_FLAG_ONLY : EV_INTERRUPT, 0);
 		assert_int_equal(run_loop(w), -1);
 		assert_int_equal(w->fake.n, 4);
@@ -558,8 +558,8 @@ static void test_exec_refused(void **state)
 	struct world *w = world_new(2, ORDER_INTERLEAVED);
 
 	(void)state;
-	w->o.runs = 3;
-	w->o.warmup = 1;
+	w->p.runs = 3;
+	w->p.warmup = 1;
 	on_call(w, 1, 0, EV_EXEC_REFUSED, 0);
 	assert_int_equal(run_loop(w), -1);
 	assert_int_equal(w->rn.failed, 2);
@@ -581,18 +581,18 @@ static void test_prepare_cleanup(void **state)
 	char round2[] = "p?cp?c";
 
 	(void)state;
-	w->o.warmup = 1;
-	w->o.runs = 2;
-	w->o.prepare = "prep";
-	w->o.cleanup = "clean";
+	w->p.warmup = 1;
+	w->p.runs = 2;
+	w->p.prepare = "prep";
+	w->p.cleanup = "clean";
 	assert_int_equal(run_loop(w), 0);
 	assert_string_equal(w->fake.log, "pApBpApAcpBpBc");
 	world_free(w);
 
 	w = world_new(2, ORDER_INTERLEAVED);
-	w->o.runs = 2;
-	w->o.prepare = "prep";
-	w->o.cleanup = "clean";
+	w->p.runs = 2;
+	w->p.prepare = "prep";
+	w->p.cleanup = "clean";
 	assert_int_equal(run_loop(w), 0);
 	/* round 1: pX pY; round 2: pX c pY c (the order may differ) */
 	assert_int_equal(w->fake.n, 10);
@@ -605,8 +605,8 @@ static void test_prepare_cleanup(void **state)
 	world_free(w);
 
 	w = world_new(1, ORDER_SEQUENTIAL);
-	w->o.runs = 3;
-	w->o.prepare = "prep";
+	w->p.runs = 3;
+	w->p.prepare = "prep";
 	on_call(w, 'p', 1, EV_EXIT, 4);
 	assert_int_equal(run_loop(w), -1);
 	assert_string_equal(w->fake.log, "pAp");
@@ -645,9 +645,9 @@ static void test_batches(void **state)
 	batching = true;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		w = world_new(cases[i].njobs, cases[i].order);
-		w->o.runs = cases[i].runs;
-		w->o.warmup = cases[i].prepare ? 0 : 1;
-		w->o.prepare = cases[i].prepare;
+		w->p.runs = cases[i].runs;
+		w->p.warmup = cases[i].prepare ? 0 : 1;
+		w->p.prepare = cases[i].prepare;
 		assert_int_equal(run_loop(w), 0);
 		if (cases[i].log)
 			assert_string_equal(w->fake.log, cases[i].log);
@@ -661,9 +661,9 @@ static void test_batches(void **state)
 
 	/* adaptive: at least 3, then until 1 s: 4 runs of 0.25 s, in one */
 	w = world_new(1, ORDER_SEQUENTIAL);
-	w->o.min_runs = 3;
-	w->o.max_runs = 10;
-	w->o.min_time = 1;
+	w->p.min_runs = 3;
+	w->p.max_runs = 10;
+	w->p.min_time = 1;
 	w->fake.wall[0] = 0.25;
 	assert_int_equal(run_loop(w), 0);
 	assert_int_equal(w->fake.batches, 1);
@@ -687,10 +687,10 @@ static void test_work_metrics(void **state)
 
 	(void)state;
 	assert_int_equal(expr_parse("1", &x, &e), 0);
-	w->o.work[WORK_FLOPS] = w->o.work[WORK_BYTES] = x;
-	w->o.runs = 3;
-	w->o.timeout = 0.5;
-	w->o.ignore_failure = true;
+	w->p.work[WORK_FLOPS] = w->p.work[WORK_BYTES] = x;
+	w->p.runs = 3;
+	w->p.timeout = 0.5;
+	w->p.ignore_failure = true;
 	w->rn.nwork = 2;
 	w->rn.nmetrics = M_RUSAGE_COUNT + 2;
 	w->jobs[0].work[0] = 2e6;
@@ -743,7 +743,7 @@ static void test_every_counter_unsupported(void **state)
 			 COUNTERS_OK);
 	assert_int_equal(counters_metric_count(w->rn.ctr), 0);
 	w->rn.cvals = xcalloc(1, sizeof(*w->rn.cvals));
-	w->o.runs = 2;
+	w->p.runs = 2;
 	w->fake.wall[0] = 0.25;
 	assert_int_equal(run_loop(w), 0);
 	assert_int_equal(metric(w, 0, M_WALL)->n, 2);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/run.h"
+#include "engine/run_report.h"
 #include "result/warnings.h"
 #include "result/metrics.h"
 #include "util/strutil.h"

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmd/run.h"
+#include "engine/run_internal.h"
 #include "measure/counters.h"
 #include "measure/spawn.h"
 #include "measure/spawner.h"
@@ -207,7 +207,7 @@ static int run_start(struct runner *rn, size_t ji, bool measured)
 
 	if (stopped(rn))	/* a signal between two runs */
 		return run_fail(rn, j);
-	if (rn->o->prepare && run_shell(rn, "prepare", rn->o->prepare))
+	if (rn->p->prepare && run_shell(rn, "prepare", rn->p->prepare))
 		return run_fail(rn, j);
 	if (rn->input_fd >= 0)
 		lseek(rn->input_fd, 0, SEEK_SET);
@@ -263,7 +263,7 @@ static int run_end(struct runner *rn, size_t ji, bool measured, int ret,
 		rn->total_runs++;
 		if (s->timed_out) {
 			j->bench->timeouts++;
-			j->measured += rn->o->timeout;
+			j->measured += rn->p->timeout;
 			record_nothing(rn, ji);
 		} else {
 			j->measured += s->wall;
@@ -276,16 +276,16 @@ static int run_end(struct runner *rn, size_t ji, bool measured, int ret,
 		series_push(&j->bench->warmup_wall_time,
 			    s->timed_out ? NAN : s->wall);
 	}
-	if (code != 0 && !rn->o->ignore_failure) {
+	if (code != 0 && !rn->p->ignore_failure) {
 		keep_tail(rn, s->start);
 		rn->hint_ignore = true;
 	}
-	if (s->timed_out && !rn->o->ignore_failure) {
+	if (s->timed_out && !rn->p->ignore_failure) {
 		error_set(&rn->err, "'%s' timed out after %gs and was killed "
-			  "with its process group", j->name, rn->o->timeout);
+			  "with its process group", j->name, rn->p->timeout);
 		return run_fail(rn, j);
 	}
-	if (code != 0 && !s->timed_out && !rn->o->ignore_failure) {
+	if (code != 0 && !s->timed_out && !rn->p->ignore_failure) {
 		describe_failure(rn, j, s->status);
 		return run_fail(rn, j);
 	}
@@ -336,7 +336,7 @@ static int batch_each(void *arg, int ret, const struct run_sample *s,
  */
 static bool can_batch(const struct runner *rn)
 {
-	return rn->exec->batch && rn->sp.via && !rn->o->prepare &&
+	return rn->exec->batch && rn->sp.via && !rn->p->prepare &&
 	       rn->input_fd < 0 &&
 	       (!rn->ctr || !counters_metric_count(rn->ctr) ||
 		spawner_reads_counters(rn->sp.via));
@@ -349,29 +349,29 @@ static bool can_batch(const struct runner *rn)
  */
 static int run_batch(struct runner *rn, size_t ji)
 {
-	const struct run_opts *o = rn->o;
+	const struct run_plan *p = rn->p;
 	struct job *j = &rn->jobs[ji];
 	struct batch_ctx ctx = { rn, ji, false };
 	struct spawner_batch b = {
-		.stop_on_failure = !o->ignore_failure,
+		.stop_on_failure = !p->ignore_failure,
 		/* with none (every event unsupported) counters_end reads
 		 * nothing */
 		.read_counters = rn->ctr && counters_metric_count(rn->ctr),
 		.each = batch_each, .arg = &ctx,
 	};
-	size_t want_min = (size_t)o->min_runs > j->runs
-			  ? (size_t)o->min_runs - j->runs : 0;
+	size_t want_min = (size_t)p->min_runs > j->runs
+			  ? (size_t)p->min_runs - j->runs : 0;
 
-	if (o->runs) {
-		b.count = (size_t)o->runs - j->runs;
-	} else if (j->measured >= o->min_time) {
+	if (p->runs) {
+		b.count = (size_t)p->runs - j->runs;
+	} else if (j->measured >= p->min_time) {
 		b.count = want_min;		/* > 0: not done */
 	} else {
-		b.count = (size_t)o->max_runs - j->runs;
+		b.count = (size_t)p->max_runs - j->runs;
 		b.min_count = want_min;
 		/* the spawner's sum of whole ns must not pass ours: a
 		 * margin of 1 us and a ns a run */
-		b.min_wall = o->min_time - j->measured - 1e-6 -
+		b.min_wall = p->min_time - j->measured - 1e-6 -
 			     (double)b.count * 1e-9;
 		if (b.min_wall <= 0)
 			b.count = 1;
@@ -396,31 +396,31 @@ static int run_job(struct runner *rn, size_t ji)
 
 static bool job_done(const struct runner *rn, const struct job *j)
 {
-	const struct run_opts *o = rn->o;
+	const struct run_plan *p = rn->p;
 
-	if (o->runs)
-		return j->runs >= (size_t)o->runs;
-	if (j->runs >= (size_t)o->max_runs)
+	if (p->runs)
+		return j->runs >= (size_t)p->runs;
+	if (j->runs >= (size_t)p->max_runs)
 		return true;
-	return j->runs >= (size_t)o->min_runs && j->measured >= o->min_time;
+	return j->runs >= (size_t)p->min_runs && j->measured >= p->min_time;
 }
 
 /* Expected runs of a job, for the progress bar. */
 static double job_expected(const struct runner *rn, const struct job *j)
 {
-	const struct run_opts *o = rn->o;
+	const struct run_plan *p = rn->p;
 	double per, n;
 
-	if (o->runs)
-		return (double)o->runs;
+	if (p->runs)
+		return (double)p->runs;
 	if (j->runs == 0)
-		return (double)o->min_runs;
+		return (double)p->min_runs;
 	per = j->measured / j->runs;
-	n = per > 0 ? o->min_time / per : o->max_runs;
-	if (n < o->min_runs)
-		n = o->min_runs;
-	if (n > o->max_runs)
-		n = o->max_runs;
+	n = per > 0 ? p->min_time / per : p->max_runs;
+	if (n < p->min_runs)
+		n = p->min_runs;
+	if (n > p->max_runs)
+		n = p->max_runs;
 	return n;
 }
 
@@ -445,9 +445,9 @@ static void shuffle(struct runner *rn, size_t *order, size_t n)
 
 static int run_cleanup(struct runner *rn)
 {
-	if (!rn->o->cleanup)
+	if (!rn->p->cleanup)
 		return 0;
-	if (run_shell(rn, "cleanup", rn->o->cleanup)) {
+	if (run_shell(rn, "cleanup", rn->p->cleanup)) {
 		rn->failed = stopped(rn) ? 130 : 1;
 		return -1;
 	}
@@ -457,7 +457,7 @@ static int run_cleanup(struct runner *rn)
 int run_measure_all(struct runner *rn)
 {
 	size_t *order = xcalloc(rn->njobs, sizeof(size_t));
-	bool interleaved = rn->o->order == ORDER_INTERLEAVED;
+	bool interleaved = rn->p->order == ORDER_INTERLEAVED;
 	int ret = -1;
 
 	rn->expected = 0;
@@ -465,7 +465,7 @@ int run_measure_all(struct runner *rn)
 		order[i] = i;
 		rn->expected += job_expected(rn, &rn->jobs[i]);
 	}
-	for (long w = 0; w < rn->o->warmup; w++) {
+	for (long w = 0; w < rn->p->warmup; w++) {
 		if (interleaved)
 			shuffle(rn, order, rn->njobs);
 		for (size_t i = 0; i < rn->njobs; i++) {
@@ -563,7 +563,7 @@ static struct metric **job_metrics(struct runner *rn, size_t ji)
 	if (rn->ipc && !j->perf_blind)
 		benchmark_metric(b, "ipc", "ratio");
 	for (size_t w = 0; w < WORK_COUNT; w++)
-		if (rn->o->work[w])
+		if (rn->p->work[w])
 			benchmark_metric(b, run_work_metrics[w].name,
 					 run_work_metrics[w].unit);
 	if (j->perf_blind)
@@ -576,7 +576,7 @@ static struct metric **job_metrics(struct runner *rn, size_t ji)
 	     k < counters_unsupported_count(rn->ctr); k++)
 		benchmark_add_unsupported(b,
 			counters_unsupported_name(rn->ctr, k));
-	if (!rn->ipc && rn->ctr && !rn->o->events)
+	if (!rn->ipc && rn->ctr && !rn->p->events)
 		benchmark_add_unsupported(b, "ipc");
 	for (size_t k = 0; rn->perf_refused &&
 	     k < sizeof(default_counter_metrics) / sizeof(char *); k++)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/run.h"
+#include "engine/run_internal.h"
 #include "measure/spawn.h"
 #include "result/metrics.h"
 #include "util/strutil.h"
@@ -229,7 +229,7 @@ void run_drop_unrun(struct runner *rn)
 	bool *keep = xcalloc(rn->njobs + 1, sizeof(bool));
 	struct job *jobs = xcalloc(rn->njobs + 1, sizeof(*jobs));
 	struct metric ***rows = xcalloc(rn->njobs + 1, sizeof(*rows));
-	size_t kept = 0, last = rn->njobs;
+	size_t kept = 0;
 
 	for (size_t i = 0; i < rn->njobs; i++)
 		kept += keep[i] = rn->jobs[i].runs > 0;
@@ -251,9 +251,7 @@ void run_drop_unrun(struct runner *rn)
 		for (size_t i = 0; i < rn->njobs; i++)
 			rn->jobs[i].bench = i < kept ? &rn->res->benchmarks[i]
 						     : NULL;
-		rn->njobs = kept;
-		fprintf(stderr, "yardstick: %zu of the %zu benchmarks never "
-			"ran and are left out\n", last - kept, last);
+		rn->njobs = kept;	/* below rn->planned: the caller says so */
 	}
 	free(keep);
 	free(jobs);
