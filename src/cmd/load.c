@@ -318,14 +318,8 @@ static void load_init(void *args)
 {
 	struct load_opts *o = args;
 
-	o->plan.connections = 10;
-	o->plan.threads = 1;
-	o->plan.duration = 10;
-	o->plan.timeout = 2;
-	o->plan.sample = 100000;
-	o->plan.seed = 1;
+	load_plan_defaults(&o->plan);
 	o->push_interval = 1;
-	o->plan.segments = 1;
 }
 
 const struct opt_cmd load_cmd = {

@@ -14,6 +14,17 @@
 #include "util/stop.h"
 #include "util/strutil.h"
 
+void load_plan_defaults(struct load_plan *p)
+{
+	p->connections = 10;
+	p->threads = 1;
+	p->duration = 10;
+	p->timeout = 2;
+	p->sample = 100000;
+	p->seed = 1;
+	p->segments = 1;
+}
+
 void load_plan_free(struct load_plan *p)
 {
 	url_free(&p->url);

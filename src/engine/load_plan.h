@@ -41,6 +41,11 @@ struct load_plan {
 	bool start_at_given;
 };
 
+/* The defaults of `load`'s options: 10 connections on 1 thread for 10
+ * s, a 2 s timeout, a sample of 100000 latencies with seed 1, the whole
+ * test (1 segment). The rest zero. */
+void load_plan_defaults(struct load_plan *p);
+
 /* What plan owns (the body, the parsed URL); not plan itself. */
 void load_plan_free(struct load_plan *p);
 

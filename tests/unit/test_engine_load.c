@@ -25,14 +25,8 @@ static void plan_init(struct load_plan *p, const char *u)
 	struct error e;
 
 	memset(p, 0, sizeof(*p));
+	load_plan_defaults(p);
 	p->url_arg = (char *)u;
-	p->connections = 10;
-	p->threads = 1;
-	p->duration = 10;
-	p->timeout = 2;
-	p->sample = 100000;
-	p->seed = 1;
-	p->segments = 1;
 	assert_int_equal(url_parse(u, &p->url, &e), 0);
 }
 
