@@ -42,14 +42,12 @@ struct collector {
 	struct pystacks *py;		/* NULL with --python off */
 	uint64_t ips[512];
 	uint64_t pyips[1024];		/* ips with Python frames in */
-	uint64_t oncpu;			/* samples on the CPU */
 	/* --idle: per thread, its stack when it last left its CPU (NULL
 	 * while it runs), its root frame's addresses, what was added */
 	struct idle_ent *idle;
 	size_t nidle, capidle;
 	struct hashidx idle_index;	/* idle + 1 by tid */
-	uint64_t idle_root, gil_root, interval;
-	uint64_t idle_samples, gil_samples;
+	uint64_t idle_root, gil_root;
 };
 
 /* A sample's stack, Python frames in, into c->pyips (or c->ips): its
@@ -95,7 +93,7 @@ static void on_sample(void *arg, const struct raw_sample *s)
 	const uint64_t *ips;
 	size_t n = sample_stack(c, s, &ips, NULL);
 
-	c->oncpu++;
+	c->run->oncpu++;
 	rawstacks_add(c->raw, s->pid, ips, n, s->period);
 }
 
@@ -162,13 +160,13 @@ static void on_switch(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
 		 * time off */
 		dt = time > t->out ? time - t->out : 0;
 		t->carry += dt;
-		k = t->carry / c->interval;
-		t->carry %= c->interval;
+		k = t->carry / c->run->interval;
+		t->carry %= c->run->interval;
 		if (k) {
 			rawstacks_add_n(c->raw, t->pid, t->ips, t->n, k,
-					k * c->interval);
-			c->idle_samples += k;
-			c->gil_samples += t->gil ? k : 0;
+					k * c->run->interval);
+			c->run->idle_samples += k;
+			c->run->gil_samples += t->gil ? k : 0;
 		}
 		free(t->ips);
 		t->ips = NULL;
@@ -275,7 +273,7 @@ static void collector_init(struct collector *c, struct record_run *r,
 	if (p->so.offcpu) {
 		cb->offcpu = on_offcpu;
 		cb->sched_switch = on_switch;
-		c->interval = (uint64_t)(1e9 / p->so.freq);
+		c->run->interval = (uint64_t)(1e9 / p->so.freq);
 		c->idle_root = symtab_synth(c->sym, &(struct frame){
 			.function = "[idle]", .module = "[idle]" });
 		c->gil_root = symtab_synth(c->sym, &(struct frame){
@@ -297,7 +295,7 @@ static void collector_finish(struct collector *c, struct record_run *r,
 	/* Samples per second of CPU the program used: the rate each
 	 * thread was sampled at, whatever the number of threads. */
 	pr->rate_hz = r->st.cpu_ns > 0 ?
-		      (double)c->oncpu / (r->st.cpu_ns / 1e9) : 0;
+		      (double)r->oncpu / (r->st.cpu_ns / 1e9) : 0;
 	if (r->st.interrupted || stop_signal())
 		pr->partial = stop_signal_name();
 }
@@ -339,10 +337,6 @@ int record_collect(struct record_run *r, struct record_plan *p,
 		collector_finish(&c, r, p);
 	r->py = c.py;
 	r->sym = c.sym;
-	r->oncpu = c.oncpu;
-	r->idle_samples = c.idle_samples;
-	r->gil_samples = c.gil_samples;
-	r->interval = c.interval;
 	collector_free(&c);
 	if (res)
 		return res == SAMPLER_REFUSED ? 3 : 2;

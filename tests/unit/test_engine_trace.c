@@ -35,14 +35,6 @@ static void zone(struct trace *t, const char *name, uint64_t start,
 	e->flags = unfinished ? TRACE_ZONE_UNFINISHED : 0;
 }
 
-static const struct benchmark *bench(const struct result *r,
-				     const char *name)
-{
-	for (size_t i = 0; i < r->nbenchmarks; i++)
-		if (!strcmp(r->benchmarks[i].name, name))
-			return &r->benchmarks[i];
-	return NULL;
-}
 
 static void test_result_from_timeline(void **state)
 {
@@ -69,18 +61,18 @@ static void test_result_from_timeline(void **state)
 	assert_string_equal(r.res.benchmarks[1].name, "p io");
 	assert_string_equal(r.res.benchmarks[2].name, "p tail");
 
-	b = bench(&r.res, "p work");
+	b = result_find_benchmark(&r.res, "p work");
 	m = benchmark_find_metric(b, METRIC_LATENCY);
 	assert_non_null(m);
 	assert_int_equal(m->n, 2);
 	assert_true(fabs(m->values[0] - 0.001) < 1e-12);
 	assert_true(fabs(m->values[1] - 0.002) < 1e-12);
-	b = bench(&r.res, "p io");
+	b = result_find_benchmark(&r.res, "p io");
 	m = benchmark_find_metric(b, METRIC_LATENCY);
 	assert_int_equal(m->n, 1);
 	assert_true(fabs(m->values[0] - 0.001) < 1e-12);
 	/* the unfinished one: no value, a warning with its 3 ms bound */
-	b = bench(&r.res, "p tail");
+	b = result_find_benchmark(&r.res, "p tail");
 	assert_null(benchmark_find_metric(b, METRIC_LATENCY));
 	assert_int_equal(b->nwarnings, 1);
 	assert_non_null(strstr(b->warnings[0], "unfinished: 1 instance"));
