@@ -24,6 +24,7 @@
 #include "util/options.h"
 #include "engine/refs.h"
 #include "engine/run_report.h"
+#include "engine/bench_run.h"
 #include "config.h"
 #include "measure/benchproc.h"
 #include "measure/machine.h"
@@ -42,11 +43,6 @@
  * neighbours, and vary less among themselves than processes do: twenty
  * processes of 5 epochs tell more than one of 100 (docs/libyardstick.md). */
 #define BENCH_PROCESSES 20
-/* and at most, when the judge asks for more (--max-processes) */
-#define BENCH_MAX_PROCESSES 100
-/* and the rounds of more processes the judge may ask for */
-#define BENCH_ROUNDS 3
-#define BENCH_PROCESS_EPOCHS 5
 
 static const char *const bench_usage[] = {
 	"[OPTIONS] -- PROGRAM [ARGS...]",
@@ -105,18 +101,14 @@ static const char bench_epilog[] =
 "before are reported, written and stored, with a warning; none\n"
 "measured: nothing stored; a second signal exits at once).\n";
 
+/* The options: the engine's plan, and the comparison and outputs of the
+ * command. */
 struct bench_args {
-	const char *filter;
-	double min_time, timeout;
-	long epochs, processes, max_processes;
-	bool min_time_given, epochs_given;
-	uint64_t max_result;
-	bool show_output;
-	const char *baseline, *baseline_program, *baseline_json;
+	struct bench_plan plan;
+	const char *baseline, *baseline_json;
 	struct gate_config gate;
 	const char *json, *csv, *markdown, *bmf, *store;
 	bool no_store, quiet;
-	char **argv;		/* PROGRAM [ARGS...], argv's */
 };
 
 /* --max-increase: a threshold of the gate. */
@@ -132,31 +124,33 @@ static int opt_threshold(void *args, const struct opt_entry *o,
 #define OPT_STRUCT struct bench_args
 static const struct opt_entry bench_options[] = {
 	OPT_GROUP("The benchmark program"),
-	{ OPT_COUNT(0, "processes", processes, 1, 10000), .defval = "20",
+	{ OPT_COUNT(0, "processes", plan.processes, 1, 10000), .defval = "20",
 	  .help = "run PROGRAM in N processes, one after the other, and "
 	  "merge their results (1: one process, as PROGRAM alone runs)" },
-	{ OPT_COUNT(0, "max-processes", max_processes, 1, 10000),
+	{ OPT_COUNT(0, "max-processes", plan.max_processes, 1, 10000),
 	  .defval = "100", .help = "with --baseline-program and "
 	  "--max-increase: when the first --processes of each program are "
 	  "too noisy for the checks (below 90% power against a change "
 	  "twice the threshold), measure more of each, alternating, up to "
 	  "N (the --processes N, when larger; N = --processes: never more)" },
-	{ OPT_STRING(0, "filter", filter), .metavar = "REGEX",
+	{ OPT_STRING(0, "filter", plan.filter), .metavar = "REGEX",
 	  .flags = OPT_NONEMPTY, .help = "only the benchmarks whose name "
 	  "matches REGEX (passed on as --filter)" },
-	{ OPT_DURATION(0, "min-time", min_time), .flags = OPT_MIN_EXCL,
-	  OPT_SETS(min_time_given), .help = "the least time each benchmark "
-	  "is measured for in each process (passed on as --min-time, in "
-	  "seconds); units s, ms, us, ns" },
-	{ OPT_COUNT(0, "epochs", epochs, 1, 100000), OPT_SETS(epochs_given),
+	{ OPT_DURATION(0, "min-time", plan.min_time), .flags = OPT_MIN_EXCL,
+	  OPT_SETS(plan.min_time_given), .help = "the least time each "
+	  "benchmark is measured for in each process (passed on as "
+	  "--min-time, in seconds); units s, ms, us, ns" },
+	{ OPT_COUNT(0, "epochs", plan.epochs, 1, 100000),
+	  OPT_SETS(plan.epochs_given),
 	  .help = "measured epochs of each benchmark in each process "
 	  "(passed on as --epochs; default: PROGRAM's own with one process, "
 	  "5 with more)" },
-	{ OPT_DURATION('t', "timeout", timeout), .flags = OPT_MIN_EXCL,
+	{ OPT_DURATION('t', "timeout", plan.timeout), .flags = OPT_MIN_EXCL,
 	  .help = "kill a process of PROGRAM (and all it started) after T" },
-	{ OPT_SIZE(0, "max-result", max_result), .defval = "64MiB", .help = "refuse a result "
+	{ OPT_SIZE(0, "max-result", plan.max_result), .defval = "64MiB",
+	  .help = "refuse a result "
 	  "larger than BYTES (the program is killed when it writes more)" },
-	{ OPT_FLAG(0, "show-output", show_output),
+	{ OPT_FLAG(0, "show-output", plan.show_output),
 	  .help = "let PROGRAM's standard output through (default: discard)" },
 	OPT_GROUP("Comparison"),
 	{ OPT_STRING('b', "baseline", baseline), .metavar = "REF",
@@ -164,7 +158,7 @@ static const struct opt_entry bench_options[] = {
 	  "with this result set, as 'yardstick compare -m M REF NEW' would: a "
 	  "JSON file (yardstick, hyperfine, Google Benchmark), latest, a "
 	  "result id, @COMMIT or branch:NAME (read before PROGRAM runs)" },
-	{ OPT_PATH(0, "baseline-program", baseline_program),
+	{ OPT_PATH(0, "baseline-program", plan.baseline_program),
 	  .metavar = "OLD", .help = "the baseline is OLD, another build of "
 	  "PROGRAM, measured now in as many processes alternating with "
 	  "PROGRAM's (OLD PROGRAM PROGRAM OLD ...), given the same ARGS; "
@@ -189,9 +183,9 @@ static void bench_init(void *args)
 {
 	struct bench_args *a = args;
 
-	a->max_result = (uint64_t)64 << 20;
-	a->processes = BENCH_PROCESSES;
-	a->max_processes = BENCH_MAX_PROCESSES;
+	a->plan.max_result = (uint64_t)64 << 20;
+	a->plan.processes = BENCH_PROCESSES;
+	a->plan.max_processes = BENCH_MAX_PROCESSES;
 	gate_config_init(&a->gate);
 }
 
@@ -217,35 +211,6 @@ static void handlers_install(void)
 
 	if (stop_install(&e))
 		fprintf(stderr, "yardstick bench: warning: %s\n", e.msg);
-}
-
-/* PROGRAM [ARGS...] (argv0 in place of PROGRAM) and the options passed
- * on. malloc'd vector of strings, argv_free'd. */
-static char **program_argv(const struct bench_args *a, const char *argv0)
-{
-	size_t n = 0;
-	char **v;
-
-	while (a->argv[n])
-		n++;
-	v = xcalloc(n + 7, sizeof(char *));
-	v[0] = xstrdup(argv0);
-	for (size_t i = 1; i < n; i++)
-		v[i] = xstrdup(a->argv[i]);
-	if (a->filter) {
-		v[n++] = xstrdup("--filter");
-		v[n++] = xstrdup(a->filter);
-	}
-	if (a->min_time_given) {
-		v[n++] = xstrdup("--min-time");
-		v[n++] = xasprintf("%.9g", a->min_time);
-	}
-	if (a->epochs_given || a->processes > 1) {
-		v[n++] = xstrdup("--epochs");
-		v[n++] = xasprintf("%ld", a->epochs_given ? a->epochs :
-					 BENCH_PROCESS_EPOCHS);
-	}
-	return v;
 }
 
 /* How c ended, when not with exit status 0: the message and exit code. */
@@ -318,12 +283,13 @@ static int print_failure(const struct bench_args *a,
 		fprintf(stderr, "yardstick bench: '%s' wrote more than %llu "
 			"bytes of results and was killed (--max-result); "
 			"nothing is stored\n", safe,
-			(unsigned long long)a->max_result);
+			(unsigned long long)a->plan.max_result);
 		break;
 	case BENCHPROC_NO_RESULT:
 		fprintf(stderr, "yardstick bench: '%s' exited without writing "
 			"a result to $" BENCHPROC_ENV " (%s); nothing is "
-			"stored\n", safe, json_option(a->argv) ? "ARGS give it "
+			"stored\n", safe, json_option(a->plan.argv) ?
+			"ARGS give it "
 			"--json: its result went there" : "is it a benchmark "
 			"program built with libyardstick?");
 		break;
@@ -352,32 +318,6 @@ static int print_failure(const struct bench_args *a,
 	}
 	free(safe);
 	return ret;
-}
-
-/* Where and when: this machine and (git non-NULL) checkout, which the
- * program cannot know; the program's time and version when it gave
- * them. */
-static void stamp(struct result *res, struct git_info *git)
-{
-	struct machine *m = &res->machine;
-
-	free(m->hostname);
-	free(m->os);
-	free(m->cpu);
-	free(m->governor);
-	memset(m, 0, sizeof(*m));
-	machine_detect(m);
-	if (git) {
-		free(res->git.commit);
-		free(res->git.branch);
-		res->git = *git;
-		memset(git, 0, sizeof(*git));
-	}
-	if (!res->created)
-		res->created = utc_timestamp();
-	if (!res->tool_version)
-		res->tool_version = xstrdup(YS_VERSION);
-	result_unique_names(res);
 }
 
 /* ---- the terminal table ---------------------------------------------- */
@@ -621,118 +561,40 @@ static int finish(const struct bench_args *a, struct result *res,
 		return 2;
 	if (write_output_set(outs, "yardstick bench"))
 		return 2;
-	if (!ret && !a->no_store && a->baseline_program)
+	if (!ret && !a->no_store && a->plan.baseline_program)
 		ret = save_result(base->res, a->store, a->quiet);
 	if (!ret && !a->no_store)
 		ret = save_result(res, a->store, a->quiet);
 	return ret ? ret : verdict;
 }
 
-/* The plan of the processes from the options. */
-static void make_plan(const struct bench_args *a, char *const paths[2],
-		      char **argvs[2], struct benchproc_plan *p)
-{
-	memset(p, 0, sizeof(*p));
-	for (int k = 0; k < 2; k++) {
-		p->path[k] = paths[k];
-		p->argv[k] = argvs[k];
-	}
-	p->processes = (unsigned)a->processes;
-	p->timeout = a->timeout;
-	p->max_result = a->max_result;
-	p->show_output = a->show_output;
-	p->interrupt = stop_flag();
-}
-
-/*
- * As many processes as the judge needs (--baseline-program with checks):
- * the checks judged on the processes so far each say at how many
- * processes a side their test would find a change twice the threshold
- * with 90% power (stats/judge.h, units_needed), and the programs run on,
- * alternating, up to the most any asks, within --max-processes; again,
- * up to BENCH_ROUNDS times, as the errors of more processes say better
- * what the spread is. Only the spread sets the number (the checks are
- * judged once, at the end): tests/stats/judge_sim measures the false
- * alarms of these stages. Returns as benchproc_more.
- */
-static int more_processes(const struct bench_args *a,
-			  const struct benchproc_plan *plan,
-			  struct benchproc_run *run, struct error *e)
-{
-	unsigned most = (unsigned)(a->max_processes > a->processes
-				   ? a->max_processes : a->processes);
-	unsigned have = plan->processes;
-
-	for (int round = 0; round < BENCH_ROUNDS && have < most; round++) {
-		struct gate_report rep;
-		struct gate_opts o;
-		size_t need;
-		int ret;
-
-		gate_opts_init(&o);
-		o.alpha = a->gate.alpha;
-		if (a->gate.correction >= 0)
-			o.correction =
-				(enum judge_correction)a->gate.correction;
-		if (gate_evaluate(&run->res[BENCHPROC_BASE],
-				  &run->res[BENCHPROC_CAND], a->gate.t,
-				  a->gate.nt, &o, &rep, e))
-			return 0;	/* said by the gate at the end */
-		need = gate_units_needed(&rep);
-		gate_report_free(&rep);
-		if (need <= have)
-			return 0;
-		if (!a->quiet && need > most)
-			fprintf(stderr, "yardstick bench: the checks would "
-				"need about %zu processes of each program to "
-				"tell a change twice their threshold from this "
-				"noise; --max-processes stops at %u\n", need,
-				most);
-		if (need > most)
-			need = most;
-		if (!a->quiet)
-			fprintf(stderr, "yardstick bench: measuring %zu more "
-				"processes of each program: %u are too noisy "
-				"for the checks\n", need - have, have);
-		ret = benchproc_more(plan, run, (unsigned)need, e);
-		if (ret)
-			return ret;
-		have = (unsigned)need;
-	}
-	return 0;
-}
-
 /* Run the processes into *run: 0 when all ran, 130 when interrupted with
  * both programs' results still to report, else the exit code (the
  * failure printed, nothing to report). */
+/* What the engine says while it measures (bench_plan.say). */
+static void say(const char *msg)
+{
+	fprintf(stderr, "yardstick bench: %s\n", msg);
+}
+
 static int run_processes(const struct bench_args *a, char *const paths[2],
 			 struct benchproc_run *run)
 {
-	char **argvs[2] = { NULL, NULL };
-	struct benchproc_plan plan;
 	struct error e;
 	bool two = paths[BENCHPROC_BASE] != NULL;
-	size_t total = (size_t)a->processes * (two ? 2 : 1);
+	size_t total = (size_t)a->plan.processes * (two ? 2 : 1);
 	int ret;
 
-	argvs[0] = program_argv(a, a->argv[0]);
-	if (two)
-		argvs[1] = program_argv(a, a->baseline_program);
-	make_plan(a, paths, argvs, &plan);
 	handlers_install();
-	ret = benchproc_run(&plan, run, &e);
-	if (!ret && two && a->gate.nt && plan.processes >= 2)
-		ret = more_processes(a, &plan, run, &e);
-	total = (size_t)(run->nrun > total ? run->nrun : total);
+	ret = bench_run(&a->plan, paths, run, &e);
+	if (run->nrun > total)	/* more, as the checks asked */
+		total = run->nrun;
 	if (run->strays && !stop_signal())
 		fprintf(stderr, "yardstick bench: warning: the program left %zu "
 			"process%s running when it ended (in the background, "
 			"or in a session of its own): %s; they were killed\n",
 			run->strays, run->strays == 1 ? "" : "es",
 			run->stray_names);
-	argv_free(argvs[0]);
-	if (argvs[1])
-		argv_free(argvs[1]);
 	if (!ret)
 		return 0;
 	if (run->fail == BENCHPROC_INTERRUPTED ||
@@ -758,17 +620,17 @@ static int run_processes(const struct bench_args *a, char *const paths[2],
 /* The options that go together, checked before anything runs. */
 static int check_args(const struct bench_args *a)
 {
-	if (a->baseline && a->baseline_program) {
+	if (a->baseline && a->plan.baseline_program) {
 		fputs("yardstick bench: --baseline and --baseline-program "
 		      "exclude each other\n", stderr);
 		return 2;
 	}
-	if (a->gate.nt && !a->baseline && !a->baseline_program) {
+	if (a->gate.nt && !a->baseline && !a->plan.baseline_program) {
 		fputs("yardstick bench: --max-increase needs --baseline REF or "
 		      "--baseline-program OLD\n", stderr);
 		return 2;
 	}
-	if (a->baseline_json && !a->baseline_program) {
+	if (a->baseline_json && !a->plan.baseline_program) {
 		fputs("yardstick bench: --baseline-json needs "
 		      "--baseline-program OLD\n", stderr);
 		return 2;
@@ -781,9 +643,9 @@ static int resolve(const struct bench_args *a, char *paths[2])
 {
 	struct error e;
 
-	if (spawn_resolve_program(a->argv[0], &paths[0], &e) ||
-	    (a->baseline_program &&
-	     spawn_resolve_program(a->baseline_program, &paths[1], &e))) {
+	if (spawn_resolve_program(a->plan.argv[0], &paths[0], &e) ||
+	    (a->plan.baseline_program &&
+	     spawn_resolve_program(a->plan.baseline_program, &paths[1], &e))) {
 		fprintf(stderr, "yardstick bench: %s\n", e.msg);
 		return 2;
 	}
@@ -808,8 +670,10 @@ static int bench(struct bench_args *a)
 			   &run.res[BENCHPROC_CAND]);
 	outputs_add(&outs, "--baseline-json", a->baseline_json, "json",
 		    output_result_json, &run.res[BENCHPROC_BASE]);
-	if (a->show_output)
+	if (a->plan.show_output)
 		outputs_claim_stdout(&outs, "--show-output");
+	a->plan.gate = &a->gate;
+	a->plan.say = a->quiet ? NULL : say;
 	ret = check_args(a);
 	if (!ret)
 		ret = check_output_set(&outs, "yardstick bench");
@@ -839,10 +703,10 @@ static int bench(struct bench_args *a)
 		if (git_detect_warning(&probe))
 			fprintf(stderr, "yardstick: warning: %s\n",
 				git_detect_warning(&probe));
-		stamp(&run.res[BENCHPROC_CAND], &git);
-		if (a->baseline_program) {
-			stamp(&run.res[BENCHPROC_BASE], NULL);
-			bb = (struct bench_base){ a->baseline_program,
+		bench_stamp(&run.res[BENCHPROC_CAND], &git);
+		if (a->plan.baseline_program) {
+			bench_stamp(&run.res[BENCHPROC_BASE], NULL);
+			bb = (struct bench_base){ a->plan.baseline_program,
 				"the baseline program",
 				&run.res[BENCHPROC_BASE] };
 		}
@@ -874,7 +738,7 @@ int cmd_bench(int argc, char **argv)
 	if (!opt_parse_or_exit(&bench_cmd, argc, argv, &a, &rest, &ret))
 		goto out;
 	ret = program_and_outputs("bench", argc, argv, rest.first,
-				  rest.dashdash, NULL, &a.argv);
+				  rest.dashdash, NULL, &a.plan.argv);
 	if (!ret)
 		ret = bench(&a);
 out:

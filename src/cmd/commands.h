@@ -102,8 +102,7 @@ void print_program_end(const char *who, const char *covers, int status,
  */
 int program_exit_code(int ret, int status);
 
-/* After a stop signal (util/stop.h): the setting "partial" of res, "stopped
- * by SIGINT" (docs/result-format.md); nothing otherwise. */
-void result_mark_partial(struct result *res);
+/* result_mark_partial, which the engines call too */
+#include "engine/partial.h"
 
 #endif

@@ -9,7 +9,7 @@
 
 #include "cmd/commands.h"
 #include "util/options.h"
-#include "cmd/push.h"
+#include "engine/push.h"
 #include "engine/refs.h"
 #include "result/openmetrics.h"
 #include "util/strutil.h"

@@ -1,29 +1,40 @@
 /*
- * `yardstick load`: an HTTP load generator. Parses the options, builds
- * every request's bytes once, runs the engine (src/load), then reports,
- * writes --json and keeps the result in the store, as `run` does.
+ * `yardstick load`: an HTTP load generator. Parses the options into the
+ * plan of engine/load_plan.h, which builds every request's bytes once and
+ * the configuration of the engine (src/load); runs it, then reports,
+ * writes --json, pushes and keeps the result in the store, as `run` does.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <ctype.h>
 
 #include "cmd/commands.h"
-#include "cmd/load.h"
-#include "cmd/load_push.h"
+#include "engine/load_plan.h"
+#include "engine/load_push.h"
 #include "util/options.h"
 #include "config.h"
 #include "load/http.h"
-#include "load/reqfile.h"
 #include "measure/machine.h"
 #include "util/fileio.h"
 #include "util/outputs.h"
 #include "util/stop.h"
 #include "util/strutil.h"
 #include "util/term.h"
+
+/* The options: the engine's plan, and what the command does with the
+ * result (print, write, store, push). */
+struct load_opts {
+	struct load_plan plan;
+	bool duration_given;
+	bool histogram, quiet, no_store;
+	const char *json, *store;
+	const char *push;		/* --push URL: a Pushgateway */
+	double push_interval;
+	bool push_interval_given;
+};
 
 static const char *const load_usage[] = { "[OPTIONS] URL", NULL };
 
@@ -68,31 +79,31 @@ static int opt_method(void *args, const struct opt_entry *opt,
 {
 	if (http_method_check(arg, e))
 		return -1;
-	((struct load_opts *)args)->method = arg;
+	((struct load_opts *)args)->plan.method = arg;
 	return 0;
 }
 
 static int opt_header(void *args, const struct opt_entry *opt,
 		      const char *arg, struct error *e)
 {
-	struct load_opts *o = args;
+	struct load_plan *p = &((struct load_opts *)args)->plan;
 	struct error he;
 
 	if (http_header_check(arg, &he))
 		return error_set(e, "'%s': %s", arg, he.msg);
-	o->headers = xrealloc(o->headers, (o->nheaders + 2) * sizeof(char *));
-	o->headers[o->nheaders++] = (char *)arg;
-	o->headers[o->nheaders] = NULL;
+	p->headers = xrealloc(p->headers, (p->nheaders + 2) * sizeof(char *));
+	p->headers[p->nheaders++] = (char *)arg;
+	p->headers[p->nheaders] = NULL;
 	return 0;
 }
 
-/* --body and --body-file: the body, owned by o. */
+/* --body and --body-file: the body, owned by the plan. */
 static void set_body(struct load_opts *o, char *data, size_t len)
 {
-	free(o->body);
-	o->body = data;
-	o->body_len = len;
-	o->body_given = true;
+	free(o->plan.body);
+	o->plan.body = data;
+	o->plan.body_len = len;
+	o->plan.body_given = true;
 }
 
 static int opt_body(void *args, const struct opt_entry *opt,
@@ -113,7 +124,6 @@ static int opt_body_file(void *args, const struct opt_entry *opt,
 	if (file_read_all(arg, &data, &len, &fe))
 		return error_set(e, "%s", fe.msg);	/* names the file */
 	set_body(o, data, len);
-	o->body_file = arg;
 	return 0;
 }
 
@@ -130,9 +140,9 @@ static int opt_segment(void *args, const struct opt_entry *opt,
 	    n < 1 || n > 100000 || i < 0 || i >= n)
 		return error_set(e, "'%s': expected I/N, 0 <= I < N <= 100000 "
 				 "(the first segment is 0/N)", arg);
-	o->segment = i;
-	o->segments = n;
-	o->segment_given = true;
+	o->plan.segment = i;
+	o->plan.segments = n;
+	o->plan.segment_given = true;
 	return 0;
 }
 
@@ -220,26 +230,26 @@ static int opt_start_at(void *args, const struct opt_entry *opt,
 				 "past)", arg, (double)(now - t) / 1e9);
 	if (t > now + START_AT_AHEAD_NS)
 		return error_set(e, "'%s' is more than a day ahead", arg);
-	o->start_at = t;
-	o->start_at_given = true;
+	o->plan.start_at = t;
+	o->plan.start_at_given = true;
 	return 0;
 }
 
 #define OPT_STRUCT struct load_opts
 static const struct opt_entry load_options[] = {
 	OPT_GROUP("Load"),
-	{ OPT_COUNT('c', "connections", connections, 1, 100000),
+	{ OPT_COUNT('c', "connections", plan.connections, 1, 100000),
 	  .help = "connections kept open" },
-	{ OPT_COUNT('t', "threads", threads, 1, 1024),
+	{ OPT_COUNT('t', "threads", plan.threads, 1, 1024),
 	  .help = "client threads, each an epoll loop over its share of the "
 	  "connections; at most --connections" },
-	{ OPT_DURATION('d', "duration", duration), .flags = OPT_MIN_EXCL,
+	{ OPT_DURATION('d', "duration", plan.duration), .flags = OPT_MIN_EXCL,
 	  OPT_SETS(duration_given),
 	  .help = "measure for T; units s, ms, us, ns" },
-	{ OPT_COUNT('n', "requests", requests, 1, 1L << 50),
+	{ OPT_COUNT('n', "requests", plan.requests, 1, 1L << 50),
 	  .help = "measure N requests (stop at N, or at --duration when both "
 	  "are given)" },
-	{ OPT_NUMBER('R', "rate", rate, 0, 1e9), .flags = OPT_MIN_EXCL,
+	{ OPT_NUMBER('R', "rate", plan.rate, 0, 1e9), .flags = OPT_MIN_EXCL,
 	  .metavar = "R",
 	  .help = "open model: R requests per second in total" },
 	{ OPT_CALLBACK(0, "segment", opt_segment), .metavar = "I/N",
@@ -252,9 +262,9 @@ static const struct opt_entry load_options[] = {
 	  .help = "connect, then start the schedule at TIME (RFC 3339 or "
 	  "unix seconds; at most 2 s past, a day ahead): the one origin of "
 	  "all segments' due times" },
-	{ OPT_DURATION('w', "warmup", warmup), .defval = "0",
+	{ OPT_DURATION('w', "warmup", plan.warmup), .defval = "0",
 	  .help = "send for T first, not recorded" },
-	{ OPT_DURATION(0, "timeout", timeout), .flags = OPT_MIN_EXCL,
+	{ OPT_DURATION(0, "timeout", plan.timeout), .flags = OPT_MIN_EXCL,
 	  .help = "per request and per connect: the request "
 	  "counts as a timeout, the connection is opened again" },
 	OPT_GROUP("Requests"),
@@ -267,16 +277,16 @@ static const struct opt_entry load_options[] = {
 	  .help = "the request body" },
 	{ OPT_CALLBACK(0, "body-file", opt_body_file), .flags = OPT_FILES,
 	  .metavar = "FILE", .help = "the request body, from FILE" },
-	{ OPT_PATH(0, "requests-file", requests_file), .help = "replay these "
+	{ OPT_PATH(0, "requests-file", plan.requests_file), .help = "replay these "
 	  "requests in turn instead: one JSON object a line, {\"method\": "
 	  "\"POST\", \"path\": \"/a?b=1\", \"headers\": {\"K\": \"V\"}, "
 	  "\"body\": \"...\"} (path required; method GET by default; lines "
 	  "that are empty or start with # are skipped). The URL gives "
 	  "scheme, host and port; --header adds to each request's headers" },
-	{ OPT_FLAG('k', "insecure", insecure),
+	{ OPT_FLAG('k', "insecure", plan.insecure),
 	  .help = "https: do not verify the server's certificate" },
 	OPT_GROUP("Output"),
-	{ OPT_STRING(0, "name", name), .flags = OPT_NONEMPTY,
+	{ OPT_STRING(0, "name", plan.name), .flags = OPT_NONEMPTY,
 	  .metavar = "NAME", .help = "the benchmark's name in the result "
 	  "(default: the method and URL)" },
 	{ OPT_FLAG(0, "histogram", histogram),
@@ -285,11 +295,11 @@ static const struct opt_entry load_options[] = {
 	  "metrics latency, latency_uncorrected (seconds), throughput "
 	  "(requests/s, one value a second), error_rate (errors/s, one "
 	  "value a second) and errors" },
-	{ OPT_COUNT(0, "sample", sample, 1, 100000000),
+	{ OPT_COUNT(0, "sample", plan.sample, 1, 100000000),
 	  .help = "latencies kept as the values of latency and "
 	  "latency_uncorrected in the result: a uniform sample of all "
 	  "requests; their percentiles come from every request" },
-	{ OPT_SEED(seed, "seed of that sample and of the statistics") },
+	{ OPT_SEED(plan.seed, "seed of that sample and of the statistics") },
 	{ OPT_STRING(0, "push", push), .flags = OPT_NONEMPTY,
 	  .metavar = "URL", .help = "push live metrics to the Prometheus "
 	  "Pushgateway at URL while the test runs, and the final ones at "
@@ -308,14 +318,8 @@ static void load_init(void *args)
 {
 	struct load_opts *o = args;
 
-	o->connections = 10;
-	o->threads = 1;
-	o->duration = 10;
-	o->timeout = 2;
-	o->sample = 100000;
-	o->seed = 1;
+	load_plan_defaults(&o->plan);
 	o->push_interval = 1;
-	o->segments = 1;
 }
 
 const struct opt_cmd load_cmd = {
@@ -334,35 +338,36 @@ const struct opt_cmd load_cmd = {
 /* Options that go together, and the URL. */
 static int check_opts(struct load_opts *o, struct error *e)
 {
-	if (o->threads > o->connections && !o->segment_given)
+	struct load_plan *p = &o->plan;
+
+	if (p->threads > p->connections && !p->segment_given)
 		return error_set(e, "--threads %ld: more threads than "
-				 "--connections %ld", o->threads,
-				 o->connections);
+				 "--connections %ld", p->threads,
+				 p->connections);
 	if (o->push_interval_given && !o->push)
 		return error_set(e, "--push-interval without --push");
 	if (o->push_interval < 0.05)
 		return error_set(e, "--push-interval %gs: at least 50ms",
 				 o->push_interval);
-	if (o->segments > 1 && o->connections < o->segments)
+	if (p->segments > 1 && p->connections < p->segments)
 		return error_set(e, "--connections %ld for --segment %ld/%ld: "
 				 "every segment needs a connection", 
-				 o->connections, o->segment, o->segments);
-	if (o->segments > 1 && o->requests && o->requests < o->segments)
+				 p->connections, p->segment, p->segments);
+	if (p->segments > 1 && p->requests && p->requests < p->segments)
 		return error_set(e, "--requests %ld for --segment %ld/%ld: "
-				 "every segment needs a request", o->requests,
-				 o->segment, o->segments);
-	if (o->requests_file && (o->method || o->body_given))
+				 "every segment needs a request", p->requests,
+				 p->segment, p->segments);
+	if (p->requests_file && (p->method || p->body_given))
 		return error_set(e, "--requests-file gives the method and body "
 				 "of every request: drop --method, --body and "
 				 "--body-file");
-	return url_parse(o->url_arg, &o->url, e);
+	return url_parse(p->url_arg, &p->url, e);
 }
 
 static void load_opts_free(struct load_opts *o)
 {
-	url_free(&o->url);
-	free(o->headers);	/* the headers are argv's */
-	free(o->body);
+	free(o->plan.headers);	/* the array; the headers are argv's */
+	load_plan_free(&o->plan);
 }
 
 /* Returns 0, 1 when help was printed, -1 with a message. */
@@ -378,109 +383,10 @@ static int parse_opts(struct load_opts *o, int argc, char **argv,
 	if (rest.first != argc - 1)
 		return error_set(e, rest.first >= argc ? "no URL given" :
 				 "one URL only (options go before it)");
-	if (o->requests && !o->duration_given)
-		o->duration = 0;
-	o->url_arg = argv[rest.first];
+	if (o->plan.requests && !o->duration_given)
+		o->plan.duration = 0;
+	o->plan.url_arg = argv[rest.first];
 	return check_opts(o, e);
-}
-
-static void free_reqs(struct load_req *r, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(r[i].bytes);
-	free(r);
-}
-
-static bool has_header(char *const *h, size_t n, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (size_t i = 0; i < n; i++)
-		if (!strncasecmp(h[i], name, len) && h[i][len] == ':')
-			return true;
-	return false;
-}
-
-/* The entries of the requests file, with --header added to each. */
-static int reqs_from_file(const struct load_opts *o, struct load_req **out,
-			  size_t *n, struct error *e)
-{
-	struct reqfile_entry *v;
-	struct error fe;
-	size_t nv;
-
-	if (reqfile_read(o->requests_file, &v, &nv, &fe))
-		return error_set(e, "--requests-file: %s", fe.msg);
-	*out = xcalloc(nv, sizeof(**out));
-	for (size_t i = 0; i < nv; i++) {
-		char **h = xcalloc(v[i].nheaders + o->nheaders + 1,
-				   sizeof(char *));
-		size_t nh = 0;
-		struct http_req_spec spec = {
-			.method = v[i].method, .path = v[i].path,
-			.body = v[i].body, .body_len = v[i].body_len,
-		};
-
-		for (size_t k = 0; k < v[i].nheaders; k++)
-			h[nh++] = v[i].headers[k];
-		for (size_t k = 0; k < o->nheaders; k++) {
-			char name[256];
-
-			snprintf(name, sizeof(name), "%.*s",
-				 (int)strcspn(o->headers[k], ":"),
-				 o->headers[k]);
-			if (!has_header(v[i].headers, v[i].nheaders, name))
-				h[nh++] = o->headers[k];
-		}
-		spec.headers = h;
-		spec.nheaders = nh;
-		http_request_build(&spec, o->url.authority, &(*out)[i].bytes,
-				   &(*out)[i].len);
-		(*out)[i].head = !strcmp(v[i].method, "HEAD");
-		(*out)[i].idempotent = http_method_idempotent(v[i].method);
-		free(h);
-	}
-	*n = nv;
-	reqfile_free(v, nv);
-	return 0;
-}
-
-static const char *method_of(const struct load_opts *o)
-{
-	return o->method ? o->method : o->body_given ? "POST" : "GET";
-}
-
-static int build_reqs(const struct load_opts *o, struct load_req **out,
-		      size_t *n, struct error *e)
-{
-	struct http_req_spec spec = {
-		.method = method_of(o), .path = o->url.path,
-		.headers = o->headers, .nheaders = o->nheaders,
-		.body = o->body_given ? o->body : NULL,
-		.body_len = o->body_len,
-	};
-
-	if (o->requests_file)
-		return reqs_from_file(o, out, n, e);
-	*out = xcalloc(1, sizeof(**out));
-	http_request_build(&spec, o->url.authority, &(*out)->bytes,
-			   &(*out)->len);
-	(*out)->head = !strcmp(spec.method, "HEAD");
-	(*out)->idempotent = http_method_idempotent(spec.method);
-	*n = 1;
-	return 0;
-}
-
-char *load_bench_name(const struct load_opts *o)
-{
-	if (o->name)
-		return xstrdup(o->name);
-	if (o->requests_file)
-		return xasprintf("%s [requests %s]", o->url_arg,
-				 o->requests_file);
-	if (!strcmp(method_of(o), "GET"))
-		return xstrdup(o->url_arg);
-	return xasprintf("%s %s", method_of(o), o->url_arg);
 }
 
 static void install_handlers(void)
@@ -501,54 +407,18 @@ static void show_progress(void *arg, double fraction)
 	progress_update(arg, fraction, "load");
 }
 
-/* The config of the engine; reqs and the resolved address filled in. */
-static int make_config(const struct load_opts *o, struct load_config *c,
-		       struct error *e)
-{
-	memset(c, 0, sizeof(*c));
-	if (url_resolve(&o->url, &c->addr, &c->addrlen, e))
-		return -1;
-	c->hostport = o->url.hostport;
-	c->tls = o->url.tls;
-	c->tls_host = o->url.host;
-	c->insecure = o->insecure;
-	c->threads = (unsigned)o->threads;
-	c->connections = (unsigned)o->connections;
-	c->duration = o->duration;
-	c->requests = (uint64_t)o->requests;
-	if (o->segments > 1) {
-		c->segment = (unsigned)o->segment;
-		c->segments = (unsigned)o->segments;
-		c->connections = (unsigned)load_segment_share(o->connections,
-							      o->segment,
-							      o->segments);
-		if (c->threads > c->connections)
-			c->threads = c->connections;
-		if (o->requests)
-			c->requests = (uint64_t)load_segment_share(
-				o->requests, o->segment, o->segments);
-	}
-	c->start_at = o->start_at_given ? o->start_at : 0;
-	c->warmup = o->warmup;
-	c->rate = o->rate;
-	c->timeout = o->timeout;
-	c->sample_cap = (size_t)o->sample;
-	c->seed = o->seed;
-	c->stop = stop_flag();
-	return 0;
-}
-
 /* Report, write, store; the exit code. */
 static int finish(const struct load_opts *o, const struct load_stats *st,
 		  struct git_probe *gp, struct result *res,
 		  struct output_set *outs, struct load_push *lp)
 {
-	char *name = load_bench_name(o);
+	char *name = load_bench_name(&o->plan);
 	int ret = 0, rs;
 
-	load_fill_result(res, o, st);
+	load_fill_result(res, &o->plan, st);
 	if (!o->quiet)
-		load_report(o, st, name, outputs_report_fp(outs));
+		load_report(&o->plan, st, name, o->histogram,
+			    outputs_report_fp(outs));
 	free(name);
 	fflush(stdout);
 	for (size_t i = 0; i < res->benchmarks[0].nwarnings; i++)
@@ -559,7 +429,7 @@ static int finish(const struct load_opts *o, const struct load_stats *st,
 	if (!st->interrupted && st->ok == 0) {
 		char why[400];
 
-		load_failure_reason(o, st, why, sizeof(why));
+		load_failure_reason(&o->plan, st, why, sizeof(why));
 		fprintf(stderr, "yardstick: no request succeeded: %s\n", why);
 		ret = 1;
 	}
@@ -619,8 +489,8 @@ int cmd_load(int argc, char **argv)
 		ret = r;
 		goto out_free;
 	}
-	if (build_reqs(&o, &reqs, &nreqs, &e) ||
-	    make_config(&o, &cfg, &e)) {
+	if (load_plan_requests(&o.plan, &reqs, &nreqs, &e) ||
+	    load_plan_config(&o.plan, &cfg, &e)) {
 		fprintf(stderr, "yardstick load: %s\n", e.msg);
 		goto out_free;
 	}
@@ -636,11 +506,12 @@ int cmd_load(int argc, char **argv)
 		cfg.progress_arg = &progress;
 	}
 	if (o.push) {
-		char *name = load_bench_name(&o), seg[48];
+		char *name = load_bench_name(&o.plan), seg[48];
 
-		snprintf(seg, sizeof(seg), "%ld/%ld", o.segment, o.segments);
+		snprintf(seg, sizeof(seg), "%ld/%ld", o.plan.segment,
+			 o.plan.segments);
 		load_push_init(&lp, o.push, name, res.machine.hostname,
-			       o.segment_given ? seg : NULL);
+			       o.plan.segment_given ? seg : NULL);
 		free(name);
 		cfg.live = load_push_live;
 		cfg.live_arg = &lp;
@@ -661,7 +532,7 @@ int cmd_load(int argc, char **argv)
 out_free:
 	if (o.push)
 		load_push_free(&lp);
-	free_reqs(reqs, nreqs);
+	load_reqs_free(reqs, nreqs);
 	result_free(&res);
 	outputs_free(&outs);
 	load_opts_free(&o);

@@ -17,16 +17,9 @@
 #include "cmd/cmdopts.h"
 #include "util/options.h"
 #include "heap/timeline.h"
-#include "measure/machine.h"
-#include "measure/spawn.h"
-#include "profile/symbolize.h"
-#include "profile/symcache.h"
-#include "util/json_emit.h"
 #include "util/outputs.h"
 #include "util/stop.h"
 #include "util/strutil.h"
-#include "util/term.h"
-#include "util/monoclock.h"
 
 static const char *const mem_usage[] = { "[OPTIONS] -- PROGRAM [ARGS...]",
 					  NULL };
@@ -133,18 +126,18 @@ static const struct opt_enum mem_costs[] = {
 
 #define OPT_STRUCT struct mem_args
 static const struct opt_entry mem_options[] = {
-	{ OPT_SIZE(0, "sample", ho.sample_bytes), .help = "trace on average "
+	{ OPT_SIZE(0, "sample", plan.ho.sample_bytes), .help = "trace on average "
 	  "one allocation per BYTES allocated (e.g. 512k): low overhead; "
 	  "counts of allocations, bytes and temporaries stay exact, the "
 	  "peak, leaks and sites become estimates" },
-	{ OPT_ENUM(0, "unwind", ho.unwind, mem_unwinds),
+	{ OPT_ENUM(0, "unwind", plan.ho.unwind, mem_unwinds),
 	  .help = "dwarf (libunwind, any binary) or fp "
 	  "(frame pointers: faster, needs binaries built with "
 	  "-fno-omit-frame-pointer)" },
-	{ OPT_PYTHON(python) },
-	{ OPT_COUNT(0, "depth", ho.max_depth, 1, HEAP_MAX_DEPTH),
+	{ OPT_PYTHON(plan.python) },
+	{ OPT_COUNT(0, "depth", plan.ho.max_depth, 1, HEAP_MAX_DEPTH),
 	  .help = "frames kept per stack" },
-	{ OPT_COUNT('n', "top", top, 1, LONG_MAX),
+	{ OPT_COUNT('n', "top", plan.top, 1, LONG_MAX),
 	  .help = "sites in each list of the report" },
 	{ OPT_LIST('o', "output", out.paths, out.n), .metavar = "FILE",
 	  .flags = OPT_FILES, .help = "write the profile (repeatable): "
@@ -166,7 +159,7 @@ static const struct opt_entry mem_options[] = {
 	  "peak_heap, leaked_bytes, allocations, temporary_allocations, "
 	  "peak_rss, and the timeline's 1000 intervals, which 'yardstick "
 	  "report' draws), for compare and gate; - is stdout" },
-	{ OPT_STRING(0, "name", name), .metavar = "NAME",
+	{ OPT_STRING(0, "name", plan.name), .metavar = "NAME",
 	  .help = "the benchmark's name in the result (default: the command "
 	  "line)" },
 	{ OPT_STORE_SAVE(store) },
@@ -180,10 +173,10 @@ static void mem_init(void *args)
 {
 	struct mem_args *a = args;
 
-	a->top = 5;
-	a->ho.unwind = HEAP_UNWIND_DWARF;
-	a->ho.max_depth = HEAP_MAX_DEPTH;
-	a->python = true;
+	a->plan.top = 5;
+	a->plan.ho.unwind = HEAP_UNWIND_DWARF;
+	a->plan.ho.max_depth = HEAP_MAX_DEPTH;
+	a->plan.python = true;
 }
 
 const struct opt_cmd mem_cmd = {
@@ -207,7 +200,7 @@ static int parse(struct mem_args *a, int argc, char **argv)
 	if (!opt_parse_or_exit(&mem_cmd, argc, argv, a, &rest, &ret))
 		return ret ? ret : 1;
 	return program_and_outputs("mem", argc, argv, rest.first,
-				   rest.dashdash, &a->out, &a->argv);
+				   rest.dashdash, &a->out, &a->plan.argv);
 }
 
 static int write_timeline(const char *path, void *run, struct error *e)
@@ -235,7 +228,7 @@ static int check_outputs(struct mem_args *a, struct mem_run *m,
 		if (ret)
 			return ret;
 	}
-	a->ho.stdout_to_stderr = outputs_stdout(outs);
+	a->plan.ho.stdout_to_stderr = outputs_stdout(outs);
 	return 0;
 }
 
@@ -259,32 +252,36 @@ static int write_outputs(struct mem_args *a, struct mem_run *m,
 	return write_output_set(outs, "yardstick mem");
 }
 
-static int prepare(struct mem_args *a, char **path)
+/* Where the time went, for bench/mem_overhead.sh's readers. */
+static void print_timing(const struct mem_run *m)
 {
-	const char *why;
-	struct error e;
+	if (getenv("YARDSTICK_MEM_TIMING"))
+		fprintf(stderr, "yardstick mem: run %.3f s, replay %.3f s, "
+			"symbolize %.3f s; %llu bytes of records, %llu "
+			"events\n", m->trace.duration, m->replay_s,
+			m->symbolize_s,
+			(unsigned long long)m->trace.bytes_received,
+			(unsigned long long)m->rep.events);
+}
 
-	if (spawn_resolve_program(a->argv[0], path, &e)) {
-		fprintf(stderr, "yardstick mem: %s\n", e.msg);
-		return 2;
-	}
-	why = heap_unpreloadable(*path);
-	if (why) {
-		fprintf(stderr, "yardstick mem: cannot trace '%s': %s\n",
-			*path, why);
-		return 2;
-	}
-	a->ho.agent = heap_find_agent(&e);
-	if (!a->ho.agent) {
-		fprintf(stderr, "yardstick mem: %s\n", e.msg);
-		return 2;
-	}
-	/* libdw, for the sites (see mem()), loaded before the run */
-	if ((!a->quiet || a->out.n) && symtab_load(&e)) {
-		fprintf(stderr, "yardstick mem: %s\n", e.msg);
-		return 3;
-	}
-	return 0;
+/* Print, write, store; the exit code. */
+static int finish(struct mem_args *a, struct mem_run *m,
+		  struct output_set *outs)
+{
+	int ret;
+
+	print_timing(m);
+	mem_print_status(m);
+	if (!a->quiet)
+		mem_report(m, stderr);
+	git_detect_finish(&m->git_probe);
+	if (git_detect_warning(&m->git_probe))
+		fprintf(stderr, "yardstick: warning: %s\n",
+			git_detect_warning(&m->git_probe));
+	ret = write_outputs(a, m, outs);
+	if (!ret && !a->no_store && m->trace.agent_started)
+		ret = mem_save(a, m);
+	return program_exit_code(ret, m->trace.status);
 }
 
 static int mem(struct mem_args *a)
@@ -293,63 +290,29 @@ static int mem(struct mem_args *a)
 	struct output_set outs;
 	struct error e;
 	char *path = NULL;
-	double t0, t1;
 	int ret;
 
 	memset(&m, 0, sizeof(m));
-	m.args = a;
+	m.p = &a->plan;
+	a->plan.sites = !a->quiet || a->out.n;
+	a->plan.lines = a->out.lines;
 	outputs_init(&outs);
 	ret = check_outputs(a, &m, &outs);
-	if (!ret)
-		ret = prepare(a, &path);
+	if (!ret && (ret = mem_prepare(&a->plan, &path, &e)))
+		fprintf(stderr, "yardstick mem: %s\n", e.msg);
 	if (ret)
 		goto out;
 	ret = program_stop_start("yardstick mem");
 	if (ret)
 		goto out;
 	git_detect_start(&m.git, &m.git_probe);
-	a->ho.python = a->python;
-	a->ho.interrupt = stop_flag();
-	if (heap_collect(&a->ho, path, a->argv, &m.trace, &e)) {
+	if (mem_collect(&m, &a->plan, path, &e)) {
 		fprintf(stderr, "yardstick mem: %s\n", e.msg);
 		git_detect_finish(&m.git_probe);
-		heap_trace_free(&m.trace);
-		free(m.git.commit);
-		free(m.git.branch);
 		ret = 2;
-		goto out;
+	} else {
+		ret = finish(a, &m, &outs);
 	}
-	t0 = monoclock_s();
-	heap_analyze(&m.trace, &m.rep);
-	t1 = monoclock_s();
-	/* the sites are symbolized for the report and the -o outputs only:
-	 * most of the cost of a short run (libc's debug information) */
-	if (!a->quiet || a->out.n) {
-		char *cache = symcache_dir();
-
-		heap_profile(&m.trace, &m.rep, a->out.lines, cache, &m.prof);
-		free(cache);
-	}
-	/* where the time went, for bench/mem_overhead.sh's readers */
-	if (getenv("YARDSTICK_MEM_TIMING"))
-		fprintf(stderr, "yardstick mem: run %.3f s, replay %.3f s, "
-			"symbolize %.3f s; %llu bytes of records, %llu "
-			"events\n", m.trace.duration, t1 - t0,
-			monoclock_s() - t1,
-			(unsigned long long)m.trace.bytes_received,
-			(unsigned long long)m.rep.events);
-	m.prof.command = argv_join(a->argv);
-	mem_print_status(&m);
-	if (!a->quiet)
-		mem_report(a, &m, stderr);
-	git_detect_finish(&m.git_probe);
-	if (git_detect_warning(&m.git_probe))
-		fprintf(stderr, "yardstick: warning: %s\n",
-			git_detect_warning(&m.git_probe));
-	ret = write_outputs(a, &m, &outs);
-	if (!ret && !a->no_store && m.trace.agent_started)
-		ret = mem_save(a, &m);
-	ret = program_exit_code(ret, m.trace.status);
 	profile_free(&m.prof);
 	heap_report_free(&m.rep);
 	heap_trace_free(&m.trace);
@@ -360,7 +323,7 @@ static int mem(struct mem_args *a)
 out:
 	outputs_free(&outs);
 	free(path);
-	free((char *)a->ho.agent);
+	free((char *)a->plan.ho.agent);
 	return ret;
 }
 

@@ -87,13 +87,3 @@ int program_exit_code(int ret, int status)
 		return 1;
 	return ret;
 }
-
-void result_mark_partial(struct result *res)
-{
-	char what[64];
-
-	if (!stop_signal())
-		return;
-	snprintf(what, sizeof(what), "stopped by %s", stop_signal_name());
-	result_set_str(res, "partial", what);
-}

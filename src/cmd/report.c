@@ -13,7 +13,7 @@
 #include "engine/gate_config.h"
 #include "util/options.h"
 #include "engine/refs.h"
-#include "cmd/roofline.h"
+#include "engine/roofline_place.h"
 #include "report/report.h"
 #include "result/compare.h"
 #include "result/gate.h"

@@ -2,8 +2,8 @@
  * `yardstick roofline`, shared between its files: roofline.c (options and
  * dispatch), roofline_measure.c (--measure: the ceilings), roofline_count.c
  * (--count: a program's FLOPs and bytes counted, then timed),
- * roofline_place.c (REFS and --machine: the benchmarks under the stored
- * ceilings, the verdicts, the chart).
+ * REFS and --machine in roofline.c, through the engine's
+ * engine/roofline_place.h.
  */
 #ifndef YS_CMD_ROOFLINE_H
 #define YS_CMD_ROOFLINE_H
@@ -12,9 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/roofline_view.h"
 #include "result/result.h"
-#include "roofline/place.h"
 #include "util/error.h"
 
 struct roofline_args {
@@ -51,42 +49,5 @@ int roofline_place(const struct roofline_args *a);
  * the program. Returns the exit code. */
 int roofline_place_result(const struct result *r,
 			  const struct roofline_args *a);
-
-/*
- * Benchmarks placed under ceilings, for `roofline` and the report: fill
- * pts (roof_points_add), then roofline_view_place; roofline_view_chart
- * makes the chart of the placed points (chart).
- */
-struct roofline_view {
-	struct result cres;		/* the ceilings' result */
-	char *clabel;			/* "result 12", "'ceil.json'" */
-	struct roof_ceilings ceil;
-	struct roof_points pts;
-	struct roof_placement pl;
-	struct roof_chart chart;	/* after roofline_view_chart */
-	char *chart_label;
-	struct roof_chart_point *cp;
-};
-
-void roofline_view_init(struct roofline_view *v);
-void roofline_view_free(struct roofline_view *v);
-/* Load the ceilings (ceilings: a reference or a file; NULL: this
- * machine's, roofline_machine_ceilings) and place v's points with the
- * defaults dflt. Returns 0, or the exit code with e set. */
-int roofline_view_place(struct roofline_view *v, const char *ceilings,
-			const char *store, const struct roof_select *dflt,
-			struct error *e);
-/* v->chart from the placed points: 0, or -1 with e set when the defaults
- * have no ceilings to draw. */
-int roofline_view_chart(struct roofline_view *v, struct error *e);
-
-/* This machine's ceilings: the newest result of kind "roofline" in the
- * store at store_path (NULL: the default) whose machine (hostname, cpu,
- * cores, memory) is this one, into *r, and "result ID" into *label
- * (malloc'd). Returns 0, 3 when there is none (e says to run --measure),
- * or the store's exit code (ref_store_exit); *r is always the caller's
- * to result_free. */
-int roofline_machine_ceilings(const char *store_path, struct result *r,
-			      char **label, struct error *e);
 
 #endif

@@ -37,6 +37,7 @@
 #include "cmd/commands.h"
 #include "cmd/roofline.h"
 #include "cmd/run.h"
+#include "engine/roofline_count.h"
 #include "result/metrics.h"
 #include "result/result.h"
 #include "util/child.h"
@@ -46,209 +47,7 @@
 #include "util/strutil.h"
 #include "util/term.h"
 
-#define TOOL "ysflops"
-#define TOOL_FILE TOOL "-amd64-linux"
-
-/* The totals ysflops writes, by the keys it writes them under. */
-enum {
-	K_F64_S, K_F64_128, K_F64_256, K_F64_512,
-	K_F32_S, K_F32_128, K_F32_256, K_F32_512,
-	K_F16_S, K_F16_128, K_F16_256, K_F16_512,
-	K_F64_FMA, K_F64_DIVSQRT, K_F32_FMA, K_F32_DIVSQRT,
-	K_F16_FMA, K_F16_DIVSQRT,
-	K_LOADED, K_STORED, K_INSNS, NKEYS
-};
-
-static const char *const key_names[NKEYS] = {
-	"fp64_scalar", "fp64_128", "fp64_256", "fp64_512",
-	"fp32_scalar", "fp32_128", "fp32_256", "fp32_512",
-	"fp16_scalar", "fp16_128", "fp16_256", "fp16_512",
-	"fp64_fma", "fp64_div_sqrt", "fp32_fma", "fp32_div_sqrt",
-	"fp16_fma", "fp16_div_sqrt",
-	"bytes_loaded", "bytes_stored", "instructions",
-};
-
-struct counts {
-	uint64_t v[NKEYS];
-	size_t processes;	/* files read */
-	size_t incomplete;	/* of them, without their "end" line */
-};
-
-static uint64_t count_flops(const struct counts *c, int first)
-{
-	uint64_t sum = 0;
-
-	for (int k = first; k < first + 4; k++)
-		sum += c->v[k];
-	return sum;
-}
-
-static uint64_t total_flops(const struct counts *c)
-{
-	return count_flops(c, K_F64_S) + count_flops(c, K_F32_S) +
-	       count_flops(c, K_F16_S);
-}
-
-static uint64_t total_bytes(const struct counts *c)
-{
-	return c->v[K_LOADED] + c->v[K_STORED];
-}
-
-/* The directory of the system's valgrind that holds its core's files:
- * $VALGRIND_LIB when set, else where valgrind's prefix puts it. */
-static char *valgrind_libdir(const char *valgrind, struct error *e)
-{
-	const char *env = getenv("VALGRIND_LIB");
-	char *real = realpath(valgrind, NULL), *prefix, *slash, *p;
-	static const char *const rel[] = {
-		"libexec/valgrind", "lib/x86_64-linux-gnu/valgrind",
-		"lib/valgrind", "lib64/valgrind",
-	};
-
-	if (env && *env) {
-		p = xasprintf("%s/vgpreload_core-amd64-linux.so", env);
-		if (access(p, R_OK) == 0) {
-			free(p);
-			free(real);
-			return xstrdup(env);
-		}
-		free(p);
-		free(real);
-		error_set(e, "VALGRIND_LIB: '%s' holds no "
-			  "vgpreload_core-amd64-linux.so", env);
-		return NULL;
-	}
-	prefix = xstrdup(real ? real : valgrind);
-	free(real);
-	/* PREFIX/bin/valgrind */
-	for (int up = 0; up < 2; up++) {
-		slash = strrchr(prefix, '/');
-		if (slash)
-			*slash = '\0';
-	}
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		p = xasprintf("%s/%s/vgpreload_core-amd64-linux.so", prefix,
-			      rel[i]);
-		if (access(p, R_OK) == 0) {
-			free(p);
-			p = xasprintf("%s/%s", prefix, rel[i]);
-			free(prefix);
-			return p;
-		}
-		free(p);
-	}
-	error_set(e, "cannot find valgrind's files (vgpreload_core-amd64-"
-		  "linux.so) under '%s': set VALGRIND_LIB to their directory",
-		  prefix);
-	free(prefix);
-	return NULL;
-}
-
-/* The private VALGRIND_LIB: ysflops, and links to valgrind's files. */
-static int make_libdir(const char *dir, const char *tool, const char *vglib,
-		       struct error *e)
-{
-	DIR *d = opendir(vglib);
-	struct dirent *de;
-	char *p, *t;
-	int r = 0;
-
-	if (!d)
-		return error_errno(e, errno, "cannot open '%s'", vglib);
-	while (r == 0 && (de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, TOOL_FILE))
-			continue;
-		p = xasprintf("%s/%s", dir, de->d_name);
-		t = xasprintf("%s/%s", vglib, de->d_name);
-		if (symlink(t, p))
-			r = error_errno(e, errno, "cannot link '%s'", p);
-		free(p);
-		free(t);
-	}
-	closedir(d);
-	if (r)
-		return r;
-	p = xasprintf("%s/%s", dir, TOOL_FILE);
-	t = realpath(tool, NULL);
-	if (!t || symlink(t, p))
-		r = error_errno(e, errno, "cannot link '%s'", p);
-	free(p);
-	free(t);
-	return r;
-}
-
-static void remove_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char *p;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		p = xasprintf("%s/%s", dir, de->d_name);
-		unlink(p);
-		free(p);
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
-/* Add one process's totals (the file at path) to c. */
-static int read_counts(const char *path, struct counts *c, struct error *e)
-{
-	char *data, *line, *save = NULL;
-	bool end = false;
-
-	if (file_read_all(path, &data, NULL, e))
-		return -1;
-	for (line = strtok_r(data, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char key[64];
-		uint64_t v;
-
-		if (sscanf(line, "%63s %" SCNu64, key, &v) != 2)
-			continue;
-		if (!strcmp(key, "end"))
-			end = true;
-		for (int k = 0; k < NKEYS; k++)
-			if (!strcmp(key, key_names[k]))
-				c->v[k] += v;
-	}
-	free(data);
-	c->processes++;
-	if (!end)
-		c->incomplete++;
-	return 0;
-}
-
-/* Sum the files counts.PID.N the processes wrote in dir. */
-static int read_all_counts(const char *dir, struct counts *c,
-			   struct error *e)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int r = 0;
-
-	memset(c, 0, sizeof(*c));
-	if (!d)
-		return error_errno(e, errno, "cannot open '%s'", dir);
-	while (r == 0 && (de = readdir(d))) {
-		const char *s = de->d_name;
-		char *p;
-
-		if (strncmp(s, "counts.", 7))
-			continue;
-		p = xasprintf("%s/%s", dir, s);
-		r = read_counts(p, c, e);
-		free(p);
-	}
-	closedir(d);
-	return r;
-}
+#define TOOL ROOFLINE_COUNT_TOOL
 
 /* The last lines of a file the count left (valgrind's log, the
  * program's stderr), on stderr under a heading. */
@@ -313,107 +112,17 @@ static bool show_logs(const char *dir)
 	return unhandled;
 }
 
-/* s with every '%' doubled: a path in valgrind's --log-file, which
- * expands %p and %q{VAR}. */
-static char *pct_escape(const char *s)
-{
-	char *out = xcalloc(2 * strlen(s) + 1, 1), *o = out;
-
-	for (; *s; s++) {
-		*o++ = *s;
-		if (*s == '%')
-			*o++ = '%';
-	}
-	return out;
-}
-
-static void print_counts(FILE *fp, const struct counts *c, double secs,
-			 const char *status)
-{
-	static const char *const prec[] = { "fp64", "fp32", "fp16" };
-	static const char *const width[] = {
-		"scalar", "128-bit", "256-bit", "512-bit"
-	};
-	uint64_t flops = total_flops(c), bytes = total_bytes(c);
-
-	fprintf(fp, "Counted by ysflops (valgrind), %zu process%s, %.2f s "
-		"under the tool%s\n", c->processes,
-		c->processes == 1 ? "" : "es", secs, status);
-	fprintf(fp, "  %-22s %" PRIu64 "\n", "FLOPs", flops);
-	for (int p = 0; p < 3; p++)
-		for (int w = 0; w < 4; w++) {
-			uint64_t v = c->v[K_F64_S + p * 4 + w];
-			char label[32];
-
-			if (!v)
-				continue;
-			snprintf(label, sizeof(label), "%s %s", prec[p],
-				 width[w]);
-			fprintf(fp, "    %-20s %" PRIu64 "\n", label, v);
-		}
-	for (int p = 0; p < 3; p++) {
-		uint64_t fma = c->v[K_F64_FMA + 2 * p];
-		uint64_t ds = c->v[K_F64_DIVSQRT + 2 * p];
-		char label[32];
-
-		snprintf(label, sizeof(label), "%s FMA", prec[p]);
-		if (fma)
-			fprintf(fp, "    %-20s %" PRIu64 " lanes (2 FLOPs "
-				"each, in the above)\n", label, fma);
-		snprintf(label, sizeof(label), "%s div, sqrt", prec[p]);
-		if (ds)
-			fprintf(fp, "    %-20s %" PRIu64 " lanes (1 FLOP "
-				"each, in the above)\n", label, ds);
-	}
-	fprintf(fp, "  %-22s %" PRIu64 "\n", "bytes loaded",
-		c->v[K_LOADED]);
-	fprintf(fp, "  %-22s %" PRIu64 "\n", "bytes stored",
-		c->v[K_STORED]);
-	if (bytes)
-		fprintf(fp, "  %-22s %.4g FLOP/byte\n", "intensity",
-			(double)flops / (double)bytes);
-	fprintf(fp, "  %-22s %" PRIu64 "\n", "instructions", c->v[K_INSNS]);
-}
-
 struct count_state {
 	const struct roofline_args *a;
-	struct counts c;
+	struct roofline_counts c;
 };
 
 /* run_hooks.measured: the counted work, one value per timed run. */
 static void add_work(struct result *r, void *arg)
 {
 	const struct count_state *st = arg;
-	const struct counts *c = &st->c;
 
-	for (size_t i = 0; i < r->nbenchmarks; i++) {
-		struct benchmark *b = &r->benchmarks[i];
-		struct metric *wall = benchmark_find_metric(b, METRIC_WALL_TIME);
-		struct metric *mf, *mb;
-		size_t n = 0;
-
-		if (wall)
-			free(metric_measured(wall, &n));
-		mf = benchmark_metric(b, METRIC_WORK_FLOPS, "flop");
-		mb = benchmark_metric(b, METRIC_WORK_BYTES, "bytes");
-		for (size_t k = 0; k < n; k++) {
-			metric_push(mf, (double)total_flops(c));
-			metric_push(mb, (double)total_bytes(c));
-		}
-	}
-	result_set_str(r, METRIC_WORK_FLOPS, "counted: " TOOL);
-	result_set_str(r, METRIC_WORK_BYTES, "counted: " TOOL);
-	result_set_num(r, "counted_fp64_flops",
-		       (double)count_flops(c, K_F64_S));
-	result_set_num(r, "counted_fp32_flops",
-		       (double)count_flops(c, K_F32_S));
-	result_set_num(r, "counted_fp16_flops",
-		       (double)count_flops(c, K_F16_S));
-	result_set_num(r, "counted_fma_lanes", (double)(c->v[K_F64_FMA] +
-		       c->v[K_F32_FMA] + c->v[K_F16_FMA]));
-	result_set_num(r, "counted_bytes_loaded", (double)c->v[K_LOADED]);
-	result_set_num(r, "counted_bytes_stored", (double)c->v[K_STORED]);
-	result_set_num(r, "counted_instructions", (double)c->v[K_INSNS]);
+	roofline_count_add_work(r, &st->c);
 }
 
 /* run_hooks.done: place the timed result under the stored ceilings. */
@@ -484,14 +193,15 @@ static int find_everything(const struct roofline_args *a,
 			"install valgrind): %s\n", e.msg);
 		return 3;
 	}
-	env->tool = find_helper(TOOL_FILE, "YARDSTICK_YSFLOPS", X_OK, &e);
+	env->tool = find_helper(ROOFLINE_COUNT_TOOL_FILE, "YARDSTICK_YSFLOPS",
+				X_OK, &e);
 	if (!env->tool) {
 		fprintf(stderr, "yardstick roofline: cannot count: %s (it is "
 			"built where valgrind's tool files are installed: "
 			"apt-get install valgrind, and rebuild)\n", e.msg);
 		return 3;
 	}
-	env->vglib = valgrind_libdir(env->valgrind, &e);
+	env->vglib = roofline_valgrind_libdir(env->valgrind, &e);
 	if (!env->vglib) {
 		fprintf(stderr, "yardstick roofline: %s\n", e.msg);
 		return 3;
@@ -510,9 +220,9 @@ static char *program_arg(const char *path)
  * (the program exited with 0), or the exit code (printed). */
 static int count_program(const struct roofline_args *a,
 			 const struct count_env *env, const char *dir,
-			 struct counts *c, FILE *fp)
+			 struct roofline_counts *c, FILE *fp)
 {
-	char *esc = pct_escape(dir);
+	char *esc = roofline_count_pct_escape(dir);
 	char *out = xasprintf("--ys-out=%s/counts", dir);
 	/* one log per process (%p): they would overwrite one another */
 	char *log = xasprintf("--log-file=%s/valgrind.%%p.log", esc);
@@ -577,7 +287,7 @@ static int count_program(const struct roofline_args *a,
 		goto out;
 	}
 	secs = (double)(ch.end_ns - ch.start_ns) / 1e9;
-	if (read_all_counts(dir, c, &e)) {
+	if (roofline_counts_read(dir, c, &e)) {
 		fprintf(stderr, "yardstick roofline: %s\n", e.msg);
 		ret = 3;
 		goto out;
@@ -597,7 +307,7 @@ static int count_program(const struct roofline_args *a,
 		goto out;
 	}
 	if (code != 0) {
-		print_counts(stderr, c, secs, ": PARTIAL, the program failed");
+		roofline_counts_print(stderr, c, secs, ": PARTIAL, the program failed");
 		show_tail(errpath, "its stderr");
 		unhandled = show_logs(dir);
 		print_program_status("yardstick roofline", "count", ch.status);
@@ -613,7 +323,7 @@ static int count_program(const struct roofline_args *a,
 		goto out;
 	}
 	if (!a->quiet)
-		print_counts(fp, c, secs, c->incomplete
+		roofline_counts_print(fp, c, secs, c->incomplete
 			     ? ": some processes left no totals" : "");
 	if (c->incomplete)
 		fprintf(stderr, "yardstick roofline: warning: %zu of %zu "
@@ -672,7 +382,7 @@ static int time_program(const struct roofline_args *a, struct count_state *st)
 
 /* The count, in a private directory made and removed here. */
 static int count_in_dir(const struct roofline_args *a,
-			const struct count_env *env, struct counts *c)
+			const struct count_env *env, struct roofline_counts *c)
 {
 	const char *tmp = getenv("TMPDIR");
 	char *dir = xasprintf("%s/yardstick-count-XXXXXX",
@@ -687,7 +397,7 @@ static int count_in_dir(const struct roofline_args *a,
 		free(dir);
 		return 3;
 	}
-	if (make_libdir(dir, env->tool, env->vglib, &e)) {
+	if (roofline_count_libdir(dir, env->tool, env->vglib, &e)) {
 		fprintf(stderr, "yardstick roofline: %s\n", e.msg);
 		ret = 3;
 	} else {
@@ -696,7 +406,7 @@ static int count_in_dir(const struct roofline_args *a,
 		ret = count_program(a, env, dir, c, fp);
 		fflush(fp);
 	}
-	remove_dir(dir);
+	roofline_count_remove_dir(dir);
 	free(dir);
 	return ret;
 }

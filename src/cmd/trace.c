@@ -7,7 +7,9 @@
  * async spans through a shared buffer (util/zonebuf.h) set up before its
  * exec. All of it lands in one timeline (profile/trace.h), written as
  * Chrome's trace JSON or Perfetto's protobuf, and summarized as tables
- * and a result of kind "trace".
+ * and a result of kind "trace". The collection, the tables and the
+ * result are the engine's (engine/trace_run.h); this file parses, calls,
+ * writes and prints.
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -18,19 +20,23 @@
 
 #include "cmd/commands.h"
 #include "cmd/cmdopts.h"
+#include "engine/trace_run.h"
 #include "util/options.h"
-#include "cmd/trace.h"
-#include "measure/spawn.h"
-#include "profile/pystacks.h"
-#include "profile/python_proc.h"
-#include "profile/symbolize.h"
-#include "profile/symcache.h"
-#include "util/child.h"
-#include "util/monoclock.h"
 #include "util/outputs.h"
-#include "util/stop.h"
 #include "util/strutil.h"
 #include "util/zonebuf.h"
+
+/* The options: the engine's plan, and the outputs of the command. */
+struct trace_args {
+	struct trace_plan plan;
+	char **outs;
+	size_t nouts;
+	int format;		/* 0 by the file's name, 1 chrome, 2 perfetto */
+	uint64_t max_size;
+	const char *json;
+	const char *store;
+	bool no_store;
+};
 
 static const char *const trace_usage[] = {
 	"[OPTIONS] -- PROGRAM [ARGS...]",
@@ -93,32 +99,32 @@ static const struct opt_entry trace_options[] = {
 	  ".perfetto-trace or .pftrace (Perfetto's protobuf)" },
 	{ OPT_ENUM(0, "format", format, trace_formats),
 	  .help = "the format of every -o file, whatever its name" },
-	{ OPT_COUNT('F', "freq", so.freq, 1, 100000), .metavar = "HZ",
+	{ OPT_COUNT('F', "freq", plan.so.freq, 1, 100000), .metavar = "HZ",
 	  .help = "CPU samples per second" },
-	{ OPT_FLAG(0, "page-faults", so.page_faults),
+	{ OPT_FLAG(0, "page-faults", plan.so.page_faults),
 	  .help = "every page fault of the program too: an instant with its "
 	  "address, counted per thread" },
-	{ OPT_PYTHON(python) },
-	{ OPT_COUNT('n', "top", top, 1, LONG_MAX),
+	{ OPT_PYTHON(plan.python) },
+	{ OPT_COUNT('n', "top", plan.top, 1, LONG_MAX),
 	  .help = "slowest zone instances in the report" },
-	{ OPT_COUNT(0, "max-events", max_events, 1, 1L << 32),
+	{ OPT_COUNT(0, "max-events", plan.max_events, 1, 1L << 32),
 	  .help = "events kept in memory (CPU samples waiting for their "
 	  "symbols among them); those past it are counted as dropped" },
 	{ OPT_SIZE(0, "max-size", max_size),
 	  .help = "largest trace file: the trace stops there, with a message" },
-	{ OPT_COUNT(0, "zone-threads", zone_threads, 1, 65536),
+	{ OPT_COUNT(0, "zone-threads", plan.zone_threads, 1, 65536),
 	  .help = "threads of the program that can record zones" },
-	{ OPT_SIZE(0, "zone-buffer", zone_bytes),
+	{ OPT_SIZE(0, "zone-buffer", plan.zone_bytes),
 	  .help = "zone buffer per thread (at most 1 GiB); events past it are "
 	  "counted as lost" },
 	{ OPT_OUTPUT(0, "json", json), .help = "the result (kind \"trace\": "
 	  "one benchmark per zone name, its latency per instance; - for "
 	  "stdout)" },
-	{ OPT_STRING(0, "name", name), .metavar = "NAME",
+	{ OPT_STRING(0, "name", plan.name), .metavar = "NAME",
 	  .help = "prefix of the benchmarks' names (default: none)" },
 	{ OPT_STORE_SAVE(store) },
 	{ OPT_NO_STORE(no_store) },
-	{ OPT_QUIET(quiet, "no report") },
+	{ OPT_QUIET(plan.quiet, "no report") },
 	OPT_HELP_ENTRY,
 	OPT_END_ENTRY,
 };
@@ -127,13 +133,13 @@ static void trace_init_args(void *args)
 {
 	struct trace_args *a = args;
 
-	a->top = 10;
-	a->python = true;
-	a->so.freq = SAMPLER_DEFAULT_FREQ;
-	a->max_events = 4000000;
+	a->plan.top = 10;
+	a->plan.python = true;
+	a->plan.so.freq = SAMPLER_DEFAULT_FREQ;
+	a->plan.max_events = 4000000;
 	a->max_size = 1ull << 30;
-	a->zone_threads = ZB_DEFAULT_THREADS;
-	a->zone_bytes = ZB_DEFAULT_THREAD_BYTES;
+	a->plan.zone_threads = ZB_DEFAULT_THREADS;
+	a->plan.zone_bytes = ZB_DEFAULT_THREAD_BYTES;
 }
 
 const struct opt_cmd trace_cmd = {
@@ -153,6 +159,7 @@ const struct opt_cmd trace_cmd = {
 
 struct trace_output {
 	struct trace_run *run;
+	const struct trace_args *a;
 	const char *path;
 	int format;		/* 1 chrome, 2 perfetto */
 	struct trace_write_stats st;
@@ -179,9 +186,9 @@ static int format_of(const struct trace_args *a, const char *path)
 static int write_trace(const char *path, void *ctx, struct error *e)
 {
 	struct trace_output *o = ctx;
-	const struct trace_args *a = o->run->a;
+	const struct trace_args *a = o->a;
 	struct trace_write_opts wo = { .max_bytes = a->max_size,
-				       .process_name = a->argv[0] };
+				       .process_name = a->plan.argv[0] };
 	int ret;
 
 	ret = o->format == 1
@@ -196,296 +203,11 @@ static int write_trace(const char *path, void *ctx, struct error *e)
 	return ret;
 }
 
-/* ---- collecting ---- */
-
-/* CPU samples wait for their process's exec or the end to be symbolized
- * (their addresses need the mappings of that moment). */
-#define STACK_MAX 64
-
-struct pending {
-	uint32_t pid, tid;
-	uint64_t time;
-	size_t at, n;		/* ips[at .. at+n), leaf first */
-};
-
-struct collector {
-	struct trace_run *run;
-	struct symtab *sym;
-	struct pystacks *py;	/* NULL with --python off */
-	uint64_t unwound[512];	/* a CPython's stack, unwound (dwarf) */
-	uint64_t merged[1024];	/* ... with its Python frames */
-	struct pending *pend;
-	size_t npend, cappend;
-	uint64_t *ips;
-	size_t nips, capips;
-	struct strbuf stack;
-	uint64_t task_time;	/* of the last FORK or EXIT */
-	uint32_t exec_pid;	/* an exec whose COMM (and time) follows */
-};
-
-static void on_sample(void *arg, const struct raw_sample *s)
+/* Keep the result in the store; returns the exit code (0 when kept). */
+static int trace_save(struct trace_run *r, const struct trace_args *a)
 {
-	struct collector *c = arg;
-	const uint64_t *ips = s->ips;
-	size_t n = s->nips;
-	struct pending *p;
-
-	/* a CPython program (trace runs it with dwarf): its Python frames
-	 * first, while the thread is where it was, then its C stack */
-	if (c->py) {
-		pystacks_capture(c->py, s->pid, s->tid, s->time);
-		if (s->stack) {
-			n = symtab_unwind(c->sym, s->pid, s->regs, s->nregs,
-					  s->stack, s->stack_size, c->unwound,
-					  512);
-			ips = c->unwound;
-			pystacks_check(c->py, s->regs, s->nregs, s->stack,
-				       s->stack_size);
-		}
-		n = pystacks_merge(c->py, ips, n, c->merged, 1024);
-		ips = c->merged;
-	}
-	n = n < STACK_MAX ? n : STACK_MAX;
-	if (!n)
-		return;
-	/* bounded like the events they become */
-	if (c->npend + c->run->tr.n >= c->run->tr.max_events) {
-		c->run->tr.dropped++;
-		return;
-	}
-	c->pend = xgrow(c->pend, &c->cappend, c->npend + 1,
-			sizeof(*c->pend));
-	c->ips = xgrow(c->ips, &c->capips, c->nips + n, sizeof(*c->ips));
-	p = &c->pend[c->npend++];
-	*p = (struct pending){ .pid = s->pid, .tid = s->tid,
-			       .time = s->time, .at = c->nips, .n = n };
-	memcpy(c->ips + c->nips, ips, n * sizeof(*c->ips));
-	c->nips += n;
-}
-
-/* The pending samples of pid (0: all) into the timeline, each with its
- * stack "outermost;...;leaf"; the rest stay pending. */
-static void resolve(struct collector *c, uint32_t pid)
-{
-	struct trace *t = &c->run->tr;
-	struct frame fr[8];
-	const char *leaf;
-	size_t keep = 0;
-
-	for (size_t i = 0; i < c->npend; i++) {
-		struct pending *p = &c->pend[i];
-		struct trace_event *e;
-		const char *names[STACK_MAX * 2];
-		size_t nn = 0;
-
-		if (pid && p->pid != pid) {
-			c->pend[keep++] = *p;
-			continue;
-		}
-		for (size_t k = 0; k < p->n && nn < STACK_MAX * 2; k++) {
-			size_t nf = symtab_lookup(c->sym, p->pid,
-						  c->ips[p->at + k], k > 0,
-						  fr, 8);
-
-			for (size_t f = 0; f < nf && nn < STACK_MAX * 2; f++)
-				names[nn++] = fr[f].function;
-		}
-		c->stack.len = 0;
-		for (size_t k = nn; k-- > 0;) {
-			strbuf_puts(&c->stack, names[k]);
-			if (k)
-				strbuf_putc(&c->stack, ';');
-		}
-		leaf = nn ? names[0] : "[unknown]";
-		e = trace_add(t, TRACE_SAMPLE);
-		if (!e)
-			continue;
-		e->pid = p->pid;
-		e->tid = e->end_tid = p->tid;
-		e->start = e->end = p->time;
-		e->name = trace_intern(t, leaf);
-		e->text = trace_intern(t, c->stack.s ? c->stack.s : "");
-	}
-	c->npend = keep;
-	if (!keep)
-		c->nips = 0;
-}
-
-static void on_mmap(void *arg, const struct raw_mmap *m)
-{
-	struct collector *c = arg;
-
-	symtab_mmap(c->sym, m->pid, m->start, m->len, m->pgoff, m->path);
-	if (c->py)
-		pystacks_mmap(c->py, m->pid, m->path);
-}
-
-static void on_fork(void *arg, uint32_t pid, uint32_t ppid)
-{
-	struct collector *c = arg;
-
-	symtab_fork(c->sym, pid, ppid);
-	if (c->py && pid != ppid)
-		pystacks_fork(c->py, pid, ppid);
-	trace_fork(&c->run->tr, pid, ppid, c->task_time);
-}
-
-static void on_comm(void *arg, uint32_t pid, const char *name, bool exec)
-{
-	struct collector *c = arg;
-
-	(void)name;
-	if (!exec)
-		return;
-	c->exec_pid = pid;
-	resolve(c, pid);
-	symtab_exec(c->sym, pid);
-	if (c->py)
-		pystacks_exec(c->py, pid);
-}
-
-static void on_task(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
-		    bool exit)
-{
-	struct collector *c = arg;
-
-	if (exit && pid == tid && c->py)
-		pystacks_exit(c->py, pid);
-	c->task_time = time;
-	trace_task(&c->run->tr, pid, tid, time, exit);
-	if (exit && pid == tid && pid == c->run->tr.pid && !c->run->t_end)
-		c->run->t_end = time;
-}
-
-static void on_task_comm(void *arg, uint32_t pid, uint32_t tid,
-			 const char *name, uint64_t time)
-{
-	struct collector *c = arg;
-
-	trace_task_name(&c->run->tr, pid, tid, name, time);
-	if (c->exec_pid == pid && pid == tid)
-		trace_exec(&c->run->tr, pid, name, time);
-	c->exec_pid = 0;
-}
-
-static void on_fault(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
-		     uint64_t ip)
-{
-	struct collector *c = arg;
-	struct trace *t = &c->run->tr;
-	struct trace_event *e;
-
-	e = trace_add(t, TRACE_FAULT);
-	if (!e)
-		return;
-	e->pid = pid;
-	e->tid = e->end_tid = tid;
-	e->start = e->end = time;
-	e->id = ip;
-	e->name = trace_intern(t, "page fault");
-}
-
-static void on_switch(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
-		      bool out, bool preempt)
-{
-	struct collector *c = arg;
-
-	trace_switch(&c->run->tr, pid, tid, time, out, preempt);
-}
-
-static void on_wakeup(void *arg, uint32_t tid, uint64_t time)
-{
-	struct collector *c = arg;
-
-	trace_wakeup(&c->run->tr, tid, time);
-}
-
-/* Whether argv0 (looked up in PATH) runs CPython. */
-static bool trace_is_python(const char *argv0)
-{
-	char *path = NULL;
-	struct error e;
-	bool is;
-
-	if (spawn_resolve_program(argv0, &path, &e))
-		return false;
-	is = py_program_is_python(path);
-	free(path);
-	return is;
-}
-
-static int collect(struct trace_run *r, struct trace_args *a)
-{
-	struct collector c = { .run = r };
-	struct sampler_callbacks cb = {
-		.arg = &c, .sample = on_sample, .mmap = on_mmap,
-		.fork = on_fork, .comm = on_comm, .task = on_task,
-		.task_comm = on_task_comm, .sched_switch = on_switch,
-		.page_fault = on_fault, .wakeup = on_wakeup,
-	};
-	struct sigaction ign, old_quit;
-	struct zb_map zb;
-	struct error e;
-	char env[64], *cache;
-	const char *envs[2] = { env, NULL };
-	enum sampler_result res;
-	int ret = 0;
-
-	if (symtab_load(&e)) {
-		fprintf(stderr, "yardstick trace: %s\n", e.msg);
-		return 3;
-	}
-	if (zb_create(&zb, (uint32_t)a->zone_threads,
-		      (uint32_t)(a->zone_bytes > UINT32_MAX ? UINT32_MAX
-				 : a->zone_bytes), ZB_DEFAULT_NAMES, true, &e)) {
-		fprintf(stderr, "yardstick trace: %s\n", e.msg);
-		return 3;
-	}
-	zb_env(&zb, env, sizeof(env));
-	a->so.env_add = envs;
-	a->so.switches = true;
-	a->so.wakeups = true;
-	c.sym = symtab_new(false);
-	cache = symcache_dir();
-	symtab_use_cache(c.sym, cache);
-	free(cache);
-	/* a CPython's C stacks have no frame pointers: unwind them; and
-	 * read its Python frames as soon as a sample comes */
-	if (a->python && (c.py = pystacks_new(c.sym)) &&
-	    trace_is_python(a->argv[0])) {
-		a->so.dwarf = true;
-		a->so.prompt = true;
-	}
-	/* Ctrl-\ is for the program (it resets SIGQUIT before its exec);
-	 * Ctrl-C, SIGTERM stop it (util/stop.h): yardstick stays to drain
-	 * the buffers and write the trace, marked partial. */
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGQUIT, &ign, &old_quit);
-	a->so.interrupt = stop_flag();
-	res = sampler_run(&a->so, a->argv, &cb, &r->st, &e);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	r->tr.partial = r->st.interrupted || stop_signal();
-	if (res) {
-		fprintf(stderr, "yardstick trace: %s\n", e.msg);
-		ret = res == SAMPLER_REFUSED ? 3 : 2;
-	} else {
-		resolve(&c, 0);
-		trace_add_zones(r, &zb);
-		if (!r->t_end)
-			r->t_end = r->tr.last;
-		r->tr.wakeups = r->st.wakeups;
-		trace_finish(&r->tr, r->t_end);
-	}
-	zb_close(&zb);
-	if (c.py && !ret)
-		pystacks_fput_report(c.py, a->quiet, stderr);
-	pystacks_free(c.py);
-	symtab_free(c.sym);
-	free(c.pend);
-	free(c.ips);
-	free(c.stack.s);
-	return ret;
+	trace_build_result(r);
+	return save_result(&r->res, a->store, a->plan.quiet);
 }
 
 static int trace_main(struct trace_args *a)
@@ -494,15 +216,16 @@ static int trace_main(struct trace_args *a)
 	struct output_set outs;
 	struct trace_output *to;
 	struct git_probe gp;
+	struct error e;
 	int ret;
 
 	memset(&r, 0, sizeof(r));
-	r.a = a;
-	trace_init(&r.tr, (size_t)a->max_events);
+	r.p = &a->plan;
+	trace_init(&r.tr, (size_t)a->plan.max_events);
 	outputs_init(&outs);
 	to = xcalloc(a->nouts + 1, sizeof(*to));
 	for (size_t i = 0; i < a->nouts; i++) {
-		to[i] = (struct trace_output){ .run = &r,
+		to[i] = (struct trace_output){ .run = &r, .a = a,
 					       .path = a->outs[i],
 					       .format = format_of(a,
 							a->outs[i]) };
@@ -516,25 +239,26 @@ static int trace_main(struct trace_args *a)
 		ret = save_check(a->store);
 	if (ret)
 		goto out;
-	a->so.stdout_to_stderr = outputs_stdout(&outs);
+	a->plan.so.stdout_to_stderr = outputs_stdout(&outs);
 	ret = program_stop_start("yardstick trace");
 	if (ret)
 		goto out;
 	git_detect_start(&r.git, &gp);
-	ret = collect(&r, a);
+	ret = trace_collect(&r, &a->plan, &e);
 	git_detect_finish(&gp);
 	if (ret) {
+		fprintf(stderr, "yardstick trace: %s\n", e.msg);
 		free(r.git.commit);
 		free(r.git.branch);
 		goto out;
 	}
 	print_program_end("yardstick trace", "trace", r.st.status,
 			  r.st.strays, r.st.stray_names);
-	if (!a->quiet)
+	if (!a->plan.quiet)
 		trace_report(&r, stderr);
 	ret = write_output_set(&outs, "yardstick trace");
 	if (!ret && !a->no_store)
-		ret = trace_save(&r);
+		ret = trace_save(&r, a);
 	ret = program_exit_code(ret, r.st.status);
 	if (r.have_res)
 		result_free(&r.res);
@@ -556,7 +280,7 @@ int cmd_trace(int argc, char **argv)
 	if (!opt_parse_or_exit(&trace_cmd, argc, argv, &a, &rest, &ret))
 		goto out;
 	ret = program_and_outputs("trace", argc, argv, rest.first,
-				  rest.dashdash, NULL, &a.argv);
+				  rest.dashdash, NULL, &a.plan.argv);
 	for (size_t i = 0; ret == 0 && i < a.nouts; i++)
 		if (!format_of(&a, a.outs[i])) {
 			fprintf(stderr, "yardstick trace: -o '%s': say the "
@@ -565,13 +289,13 @@ int cmd_trace(int argc, char **argv)
 				a.outs[i]);
 			ret = 2;
 		}
-	if (ret == 0 && (a.zone_bytes > ZB_MAX_THREAD_BYTES ||
-			 a.zone_bytes * (uint64_t)a.zone_threads >
+	if (ret == 0 && (a.plan.zone_bytes > ZB_MAX_THREAD_BYTES ||
+			 a.plan.zone_bytes * (uint64_t)a.plan.zone_threads >
 			 ((uint64_t)1 << 40))) {
 		fprintf(stderr, "yardstick trace: --zone-buffer: %" PRIu64
 			" bytes a thread for %ld threads: at most 1 GiB a "
-			"thread and 1 TiB in all\n", a.zone_bytes,
-			a.zone_threads);
+			"thread and 1 TiB in all\n", a.plan.zone_bytes,
+			a.plan.zone_threads);
 		ret = 2;
 	}
 	if (ret == 0)

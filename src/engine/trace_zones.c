@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "cmd/trace.h"
+#include "engine/trace_run.h"
 #include "util/zonebuf.h"
 
 static void add_zone(struct trace *t, const struct zb_snapshot *s,

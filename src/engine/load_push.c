@@ -4,13 +4,13 @@
  * the interval since the last push and of the whole run so far
  * (throughput, latency quantiles), told apart by the label window.
  */
-#include "cmd/load_push.h"
+#include "engine/load_push.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/push.h"
+#include "engine/push.h"
 #include "result/openmetrics.h"
 #include "util/strutil.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/load.h"
+#include "engine/load_plan.h"
 #include "result/metrics.h"
 #include "util/strutil.h"
 #include "util/term.h"
@@ -29,9 +29,9 @@ static double sec(int64_t ns)
 	return (double)ns / 1e9;
 }
 
-static bool open_model(const struct load_opts *o)
+static bool open_model(const struct load_plan *p)
 {
-	return o->rate > 0;
+	return p->rate > 0;
 }
 
 /* The connections of segment i of n (the first ones one more). */
@@ -40,41 +40,41 @@ long load_segment_share(long total, long i, long n)
 	return total / n + (i < total % n);
 }
 
-static void settings(struct result *r, const struct load_opts *o)
+static void settings(struct result *r, const struct load_plan *p)
 {
-	result_set_str(r, "url", o->url_arg);
-	if (o->requests_file)
-		result_set_str(r, "requests_file", o->requests_file);
+	result_set_str(r, "url", p->url_arg);
+	if (p->requests_file)
+		result_set_str(r, "requests_file", p->requests_file);
 	else
-		result_set_str(r, "method", o->method ? o->method :
-			       o->body_given ? "POST" : "GET");
-	result_set_str(r, "model", open_model(o) ? "open" : "closed");
-	if (open_model(o))
-		result_set_num(r, "rate", o->rate);
-	result_set_num(r, "connections", (double)o->connections);
-	if (o->segments > 1 || o->segment_given) {
+		result_set_str(r, "method", p->method ? p->method :
+			       p->body_given ? "POST" : "GET");
+	result_set_str(r, "model", open_model(p) ? "open" : "closed");
+	if (open_model(p))
+		result_set_num(r, "rate", p->rate);
+	result_set_num(r, "connections", (double)p->connections);
+	if (p->segments > 1 || p->segment_given) {
 		char seg[64];
 
-		snprintf(seg, sizeof(seg), "%ld/%ld", o->segment, o->segments);
+		snprintf(seg, sizeof(seg), "%ld/%ld", p->segment, p->segments);
 		result_set_str(r, "segment", seg);
 		result_set_num(r, "segment_connections", (double)
-			       load_segment_share(o->connections, o->segment,
-						  o->segments));
+			       load_segment_share(p->connections, p->segment,
+						  p->segments));
 	}
-	if (o->start_at_given)
-		result_set_num(r, "start_at", (double)o->start_at / 1e9);
-	result_set_num(r, "threads", (double)o->threads);
-	if (o->duration > 0)
-		result_set_num(r, "duration", o->duration);
-	if (o->requests > 0)
-		result_set_num(r, "requests", (double)o->requests);
-	result_set_num(r, "warmup", o->warmup);
-	result_set_num(r, "timeout", o->timeout);
-	result_set_num(r, "sample", (double)o->sample);
-	result_set_num(r, "seed", (double)o->seed);
+	if (p->start_at_given)
+		result_set_num(r, "start_at", (double)p->start_at / 1e9);
+	result_set_num(r, "threads", (double)p->threads);
+	if (p->duration > 0)
+		result_set_num(r, "duration", p->duration);
+	if (p->requests > 0)
+		result_set_num(r, "requests", (double)p->requests);
+	result_set_num(r, "warmup", p->warmup);
+	result_set_num(r, "timeout", p->timeout);
+	result_set_num(r, "sample", (double)p->sample);
+	result_set_num(r, "seed", (double)p->seed);
 	result_set_num(r, "bootstrap_resamples", RESAMPLES);
-	if (o->url.tls)
-		result_set_str(r, "verify_certificate", o->insecure ? "no" : "yes");
+	if (p->url.tls)
+		result_set_str(r, "verify_certificate", p->insecure ? "no" : "yes");
 }
 
 static void error_extras(struct metric *m, const struct load_stats *s)
@@ -210,14 +210,14 @@ void load_fill_benchmark(struct result *r, const char *name, double rate,
 	warnings(b, rate, s);
 }
 
-void load_fill_result(struct result *r, const struct load_opts *o,
+void load_fill_result(struct result *r, const struct load_plan *p,
 		      const struct load_stats *s)
 {
-	char *name = load_bench_name(o);
+	char *name = load_bench_name(p);
 
-	settings(r, o);
+	settings(r, p);
 	/* a segment's own target: its share of the rate */
-	load_fill_benchmark(r, name, o->rate / (double)o->segments, o->seed,
+	load_fill_benchmark(r, name, p->rate / (double)p->segments, p->seed,
 			    s);
 	free(name);
 }
@@ -261,27 +261,27 @@ static void print_rate(FILE *fp, const char *label, double v)
 	fprintf(fp, "%s%s/s", label, fmt_value(v, "count", b, sizeof(b)));
 }
 
-static void setup_line(const struct load_opts *o, FILE *fp)
+static void setup_line(const struct load_plan *p, FILE *fp)
 {
-	if (open_model(o))
+	if (open_model(p))
 		fprintf(fp, "  open model: %g requests/s over %ld connection%s",
-			o->rate, o->connections, o->connections > 1 ? "s" : "");
+			p->rate, p->connections, p->connections > 1 ? "s" : "");
 	else
-		fprintf(fp, "  closed model: %ld connection%s", o->connections,
-			o->connections > 1 ? "s" : "");
-	fprintf(fp, ", %ld thread%s", o->threads, o->threads > 1 ? "s" : "");
-	if (o->segment_given) {
-		long c = load_segment_share(o->connections, o->segment,
-					    o->segments);
+		fprintf(fp, "  closed model: %ld connection%s", p->connections,
+			p->connections > 1 ? "s" : "");
+	fprintf(fp, ", %ld thread%s", p->threads, p->threads > 1 ? "s" : "");
+	if (p->segment_given) {
+		long c = load_segment_share(p->connections, p->segment,
+					    p->segments);
 
-		fprintf(fp, "; segment %ld/%ld: %ld connection%s", o->segment,
-			o->segments, c, c > 1 ? "s" : "");
-		if (open_model(o))
-			fprintf(fp, ", %g requests/s", o->rate /
-				(double)o->segments);
+		fprintf(fp, "; segment %ld/%ld: %ld connection%s", p->segment,
+			p->segments, c, c > 1 ? "s" : "");
+		if (open_model(p))
+			fprintf(fp, ", %g requests/s", p->rate /
+				(double)p->segments);
 	}
-	if (o->warmup > 0)
-		fprintf(fp, ", %gs warmup", o->warmup);
+	if (p->warmup > 0)
+		fprintf(fp, ", %gs warmup", p->warmup);
 	fputc('\n', fp);
 }
 
@@ -320,13 +320,13 @@ static void throughput_line(const struct load_stats *s, FILE *fp)
 	fputc('\n', fp);
 }
 
-static void open_lines(const struct load_opts *o, const struct load_stats *s,
+static void open_lines(const struct load_plan *p, const struct load_stats *s,
 		       FILE *fp)
 {
 	char a[32];
 
 	fprintf(fp, "  %-16s", "rate");
-	print_rate(fp, "target ", o->rate);
+	print_rate(fp, "target ", p->rate);
 	if (s->elapsed > 0) {
 		print_rate(fp, ", sent ", (double)s->sends / s->elapsed);
 		print_rate(fp, ", answered ", (double)s->responses / s->elapsed);
@@ -391,8 +391,8 @@ static void spectrum(const char *what, const struct hdr *h, FILE *fp)
 	hdr_foreach_percentile(h, 5, spectrum_line, fp);
 }
 
-void load_report(const struct load_opts *o, const struct load_stats *s,
-		 const char *name, FILE *fp)
+void load_report(const struct load_plan *p, const struct load_stats *s,
+		 const char *name, bool histogram, FILE *fp)
 {
 	bool color = term_use_color(fp);
 	char a[32], b[32];
@@ -400,10 +400,10 @@ void load_report(const struct load_opts *o, const struct load_stats *s,
 	fputs(term_bold(color), fp);
 	term_puts(fp, name);		/* the URL or -n: escaped */
 	fprintf(fp, "%s\n", term_reset(color));
-	setup_line(o, fp);
+	setup_line(p, fp);
 	requests_line(s, fp);
 	pct_header(fp, color);
-	if (open_model(o)) {
+	if (open_model(p)) {
 		pct_row(fp, METRIC_LATENCY, s->latency, color);
 		pct_row(fp, "  uncorrected", s->uncorrected, color);
 		pct_row(fp, "send lag", s->lag, color);
@@ -411,8 +411,8 @@ void load_report(const struct load_opts *o, const struct load_stats *s,
 		pct_row(fp, METRIC_LATENCY, s->latency, color);
 	}
 	throughput_line(s, fp);
-	if (open_model(o))
-		open_lines(o, s, fp);
+	if (open_model(p))
+		open_lines(p, s, fp);
 	fprintf(fp, "  %-16s%s read, %s written\n", "transfer",
 		fmt_value((double)s->bytes_read, "bytes", a, sizeof(a)),
 		fmt_value((double)s->bytes_written, "bytes", b, sizeof(b)));
@@ -422,17 +422,17 @@ void load_report(const struct load_opts *o, const struct load_stats *s,
 			"connection: the server closed the kept-alive one "
 			"before answering (or answered 408)\n", "resent",
 			s->resent);
-	if (open_model(o))
+	if (open_model(p))
 		fputs("  (open model: latency counts from each request's due "
 		      "time, uncorrected from its send)\n", fp);
-	if (o->histogram) {
+	if (histogram) {
 		spectrum(METRIC_LATENCY, s->latency, fp);
-		if (open_model(o))
+		if (open_model(p))
 			spectrum("latency uncorrected", s->uncorrected, fp);
 	}
 }
 
-void load_failure_reason(const struct load_opts *o,
+void load_failure_reason(const struct load_plan *p,
 			 const struct load_stats *s, char *buf, size_t n)
 {
 	int worst = -1;
@@ -442,11 +442,11 @@ void load_failure_reason(const struct load_opts *o,
 		if (s->errors[k] && (worst < 0 || s->errors[k] > s->errors[worst]))
 			worst = k;
 	if (worst < 0) {
-		snprintf(buf, n, "no request completed: %s", o->url.hostport);
+		snprintf(buf, n, "no request completed: %s", p->url.hostport);
 		return;
 	}
 	if (worst != LOAD_ERR_STATUS) {
-		snprintf(buf, n, "%s: %s", s->reason[worst], o->url.hostport);
+		snprintf(buf, n, "%s: %s", s->reason[worst], p->url.hostport);
 		return;
 	}
 	for (int c = 400; c < 600; c++)
@@ -454,5 +454,5 @@ void load_failure_reason(const struct load_opts *o,
 			code = c;
 	snprintf(buf, n, "the server answered %d to %" PRIu64 " of %" PRIu64
 		 " requests: %s", code, s->status[code], s->requests,
-		 o->url.hostport);
+		 p->url.hostport);
 }

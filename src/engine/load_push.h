@@ -4,8 +4,8 @@
  * (load_config.live, called from the control thread, never from a load
  * thread), and once more with the final figures (docs/export.md).
  */
-#ifndef YS_CMD_LOAD_PUSH_H
-#define YS_CMD_LOAD_PUSH_H
+#ifndef YS_ENGINE_LOAD_PUSH_H
+#define YS_ENGINE_LOAD_PUSH_H
 
 #include <stdbool.h>
 #include <stdint.h>

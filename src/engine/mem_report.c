@@ -1,6 +1,6 @@
 /*
  * `yardstick mem`'s report on the terminal, and its result for --json and
- * the store.
+ * the store (mem_run.h).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -9,8 +9,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "cmd/commands.h"
-#include "cmd/mem.h"
+#include "engine/mem_run.h"
+
+#include "engine/partial.h"
 #include "config.h"
 #include "measure/spawn.h"
 #include "util/stop.h"
@@ -44,84 +45,6 @@ static char *fmt_bytes(double v, char *buf, size_t n)
 	return fmt_value(v, "bytes", buf, n);
 }
 
-/* What became of a CPython program's Python frames. */
-static void mem_print_python(const struct mem_run *m)
-{
-	const struct heap_trace *t = &m->trace;
-	uint32_t v = t->py_version;
-
-	char ver[32];
-
-	py_version_string(v, ver, sizeof(ver));
-	if (t->py_status == HEAP_PY_UNSUPPORTED)
-		fprintf(stderr, "yardstick mem: warning: CPython %s is not "
-			"supported (%s are): allocations are attributed to "
-			"native frames only\n", ver, py_layout_versions());
-	if (t->py_version && t->py_malloc)
-		fprintf(stderr, "yardstick mem: warning: PYTHONMALLOC was set "
-			"and is kept: objects in pymalloc's arenas are "
-			"attributed to the allocation of their arena, not to "
-			"their own Python line (unset it to let yardstick set "
-			"PYTHONMALLOC=malloc)\n");
-	if (m->rep.py_mismatched)
-		fprintf(stderr, "yardstick mem: %zu allocation sites kept "
-			"their native frames: their interpreter frames and "
-			"their Python frames did not match\n",
-			m->rep.py_mismatched);
-}
-
-void mem_print_status(const struct mem_run *m)
-{
-	print_program_end("yardstick mem", "report", m->trace.status,
-			  m->trace.strays, m->trace.stray_names);
-	if (!m->trace.agent_started)
-		fprintf(stderr, "yardstick mem: the heap agent did not start "
-			"in the program (was LD_PRELOAD removed?): no heap "
-			"figures\n");
-	if (m->trace.header_damaged) {
-		fprintf(stderr, "yardstick mem: warning: the agent's memory was "
-			"overwritten: its figures cannot be trusted\n");
-		return;
-	}
-	if (m->trace.overflow_threads)
-		fprintf(stderr, "yardstick mem: warning: %u threads were not "
-			"traced: more than %d ran at once\n",
-			m->trace.overflow_threads, HEAP_SLOTS);
-	mem_print_python(m);
-	if (m->trace.unwind_failed)
-		fprintf(stderr, "yardstick mem: libunwind could not be loaded: "
-			"stacks were walked with frame pointers\n");
-	if (m->trace.garbage_bytes)
-		fprintf(stderr, "yardstick mem: warning: the program wrote %llu "
-			"bytes into the agent's socket (descriptor %d); they "
-			"were skipped\n",
-			(unsigned long long)m->trace.garbage_bytes,
-			m->trace.sock_fd);
-	if (m->trace.stopped)
-		fprintf(stderr, "yardstick mem: warning: the program closed the "
-			"agent's socket (descriptor %d) or put another file in "
-			"its place: sending stopped early\n", m->trace.sock_fd);
-	if (m->trace.lost_chunks || m->trace.counts.dropped)
-		fprintf(stderr, "yardstick mem: warning: %llu chunks of records "
-			"were lost on the socket and %llu records could not be "
-			"sent\n", (unsigned long long)m->trace.lost_chunks,
-			(unsigned long long)m->trace.counts.dropped);
-	if (m->trace.sample_full)
-		fprintf(stderr, "yardstick mem: too many sampled blocks live "
-			"at once: later samples were not taken (use a larger "
-			"--sample)\n");
-	if (heap_trace_incomplete(&m->trace) && m->trace.overflow_threads)
-		fprintf(stderr, "yardstick mem: warning: THE TRACE IS "
-			"INCOMPLETE: no heap figure covers the threads not "
-			"traced (the result says \"trace\": \"incomplete\" and "
-			"lists them all as unsupported)\n");
-	else if (heap_trace_incomplete(&m->trace))
-		fprintf(stderr, "yardstick mem: warning: THE TRACE IS "
-			"INCOMPLETE: the counts of allocations, bytes and "
-			"temporaries are exact; the peak, the leaks and the sites "
-			"are not (the result says \"trace\": \"incomplete\" and "
-			"lists peak_heap and leaked_bytes as unsupported)\n");
-}
 
 static void print_totals(const struct mem_run *m, FILE *fp, bool color)
 {
@@ -330,7 +253,7 @@ static void print_frames(const struct profile *p, const struct stack *st,
 			term_reset(color));
 }
 
-static void print_sites(const struct mem_args *a, const struct profile *p,
+static void print_sites(const struct mem_plan *a, const struct profile *p,
 			size_t type, const char *title, double total,
 			bool bytes, FILE *fp, bool color)
 {
@@ -363,8 +286,9 @@ static void print_sites(const struct mem_args *a, const struct profile *p,
 	free(order);
 }
 
-void mem_report(const struct mem_args *a, const struct mem_run *m, FILE *fp)
+void mem_report(const struct mem_run *m, FILE *fp)
 {
+	const struct mem_plan *a = m->p;
 	const struct heap_report *r = &m->rep;
 	const struct profile *p = &m->prof;
 	bool color = term_use_color(fp);
@@ -392,8 +316,9 @@ static void add_metric(struct benchmark *b, const char *name,
 	metric_push(benchmark_metric(b, name, unit), v);
 }
 
-static void build_result(const struct mem_args *a, struct mem_run *m)
+void mem_build_result(struct mem_run *m)
 {
+	const struct mem_plan *a = m->p;
 	const struct heap_report *rep = &m->rep;
 	struct result *r = &m->res;
 	struct benchmark *b;
@@ -510,12 +435,6 @@ int mem_write_result(const char *path, void *run, struct error *e)
 {
 	struct mem_run *m = run;
 
-	build_result(m->args, m);
+	mem_build_result(m);
 	return result_write_json(&m->res, path, e);
-}
-
-int mem_save(const struct mem_args *a, struct mem_run *m)
-{
-	build_result(a, m);
-	return save_result(&m->res, a->store, a->quiet);
 }

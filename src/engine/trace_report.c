@@ -11,9 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/commands.h"
-#include "cmd/trace.h"
+#include "engine/trace_run.h"
 #include "config.h"
+#include "engine/partial.h"
+#include "measure/spawn.h"
 #include "result/metrics.h"
 #include "stats/stats.h"
 #include "util/child.h"
@@ -275,7 +276,7 @@ static void slowest(const struct trace_run *r, FILE *fp, bool color)
 		term_reset(color));
 	fprintf(fp, "%s%-28s %12s %12s %8s  %s%s\n", term_dim(color), "zone",
 		"start (ms)", "duration", "tid", "thread", term_reset(color));
-	for (size_t i = 0; i < n && i < (size_t)r->a->top; i++) {
+	for (size_t i = 0; i < n && i < (size_t)r->p->top; i++) {
 		term_pad(fp, z[i]->name, 28, false);
 		fprintf(fp, " %12.3f", (double)(z[i]->start - t0) / 1e6);
 		put_time(fp, (double)(z[i]->end - z[i]->start), 12);
@@ -343,7 +344,7 @@ void trace_report(const struct trace_run *r, FILE *fp)
 		term_bold(color), term_reset(color), wall_ns(r) / 1e9,
 		t->nthreads, t->n, r->st.samples, r->st.lost, t->dropped,
 		r->zones_lost);
-	if (r->a->so.page_faults) {
+	if (r->p->so.page_faults) {
 		fprintf(fp, "page faults: %" PRIu64 " (", r->st.faults);
 		for (size_t i = 0; i < t->nthreads; i++)
 			fprintf(fp, "%s%" PRIu32 ": %" PRIu64, i ? ", " : "",
@@ -371,9 +372,9 @@ void trace_report(const struct trace_run *r, FILE *fp)
 
 /* ---- the result ---- */
 
-static void build_result(struct trace_run *r)
+void trace_build_result(struct trace_run *r)
 {
-	const struct trace_args *a = r->a;
+	const struct trace_plan *a = r->p;
 	struct result *res = &r->res;
 	struct zone_table zt;
 
@@ -432,12 +433,6 @@ int trace_write_result(const char *path, void *run, struct error *e)
 {
 	struct trace_run *r = run;
 
-	build_result(r);
+	trace_build_result(r);
 	return result_write_json(&r->res, path, e);
-}
-
-int trace_save(struct trace_run *r)
-{
-	build_result(r);
-	return save_result(&r->res, r->a->store, r->a->quiet);
 }

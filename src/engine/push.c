@@ -1,5 +1,5 @@
 /* Pushgateway pushes (push.h) over load/client.h. */
-#include "cmd/push.h"
+#include "engine/push.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,8 +4,8 @@
  * job="yardstick", benchmark and machine, each value base64url-encoded
  * (the gateway's "@base64" form, so that slashes and empty values pass).
  */
-#ifndef YS_CMD_PUSH_H
-#define YS_CMD_PUSH_H
+#ifndef YS_ENGINE_PUSH_H
+#define YS_ENGINE_PUSH_H
 
 #include <stddef.h>
 

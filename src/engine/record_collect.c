@@ -1,0 +1,351 @@
+/*
+ * The collection of `yardstick record` (record_run.h): the sampler
+ * delivers raw samples while the program runs; their user stacks (frame
+ * pointers, or unwound from a stack copy with DWARF) are interned as raw
+ * address chains per process, and symbolized — each distinct address
+ * once — when the process execs or the run ends, into the shared profile
+ * model that every exporter reads. With off-CPU sampling, a thread's
+ * stack when it left its CPU is added, under an [idle] root, for the time
+ * it stayed off.
+ */
+#include "engine/record_run.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/spawn.h"
+#include "profile/pystacks.h"
+#include "profile/python_proc.h"
+#include "profile/rawstacks.h"
+#include "profile/symbolize.h"
+#include "profile/symcache.h"
+#include "util/hashmap.h"
+#include "util/stop.h"
+#include "util/strutil.h"
+
+struct idle_ent {
+	uint32_t tid, pid;
+	uint64_t *ips;
+	size_t n;
+	uint64_t out, carry;	/* left its CPU at; ns not yet added */
+	bool gil;
+};
+
+/* What the callbacks share while the program runs. */
+struct collector {
+	const struct record_plan *p;
+	struct record_run *run;
+	struct symtab *sym;
+	struct rawstacks *raw;
+	struct profile *prof;
+	struct pystacks *py;		/* NULL with --python off */
+	uint64_t ips[512];
+	uint64_t pyips[1024];		/* ips with Python frames in */
+	/* --idle: per thread, its stack when it last left its CPU (NULL
+	 * while it runs), its root frame's addresses, what was added */
+	struct idle_ent *idle;
+	size_t nidle, capidle;
+	struct hashidx idle_index;	/* idle + 1 by tid */
+	uint64_t idle_root, gil_root;
+};
+
+/* A sample's stack, Python frames in, into c->pyips (or c->ips): its
+ * length. gil non-NULL: a switch out (--idle), *gil whether a CPython
+ * thread waits for the GIL in it. */
+static size_t sample_stack(struct collector *c, const struct raw_sample *s,
+			   const uint64_t **out, bool *gil)
+{
+	const uint64_t *ips = s->ips;
+	size_t n = s->nips;
+
+	/* the Python frames first, while the thread is where it was */
+	if (c->py && gil)
+		pystacks_capture_offcpu(c->py, s->pid, s->tid, s->time);
+	else if (c->py)
+		pystacks_capture(c->py, s->pid, s->tid, s->time);
+	if (c->p->so.dwarf) {
+		n = symtab_unwind(c->sym, s->pid, s->regs, s->nregs, s->stack,
+				  s->stack_size, c->ips, 512);
+		if (n == 0 && s->nips) {
+			c->ips[0] = s->ips[0];
+			n = 1;
+		}
+		ips = c->ips;
+		if (c->py)
+			pystacks_check(c->py, s->regs, s->nregs, s->stack,
+				       s->stack_size);
+	}
+	if (gil)
+		*gil = c->py && pystacks_gil_wait(c->py, s->pid, ips, n) == 1;
+	if (c->py) {
+		n = pystacks_merge(c->py, ips, n, c->pyips,
+				   sizeof(c->pyips) / sizeof(c->pyips[0]) - 1);
+		ips = c->pyips;
+	}
+	*out = ips;
+	return n;
+}
+
+static void on_sample(void *arg, const struct raw_sample *s)
+{
+	struct collector *c = arg;
+	const uint64_t *ips;
+	size_t n = sample_stack(c, s, &ips, NULL);
+
+	c->run->oncpu++;
+	rawstacks_add(c->raw, s->pid, ips, n, s->period);
+}
+
+/* --idle: a thread left its CPU; its stack waits, under its root frame,
+ * for the time it comes back */
+static void on_offcpu(void *arg, const struct raw_sample *s)
+{
+	struct collector *c = arg;
+	uint64_t h = hash_u64(s->tid), v;
+	struct idle_ent *t = NULL;
+	const uint64_t *ips;
+	bool gil = true;
+	size_t n, pos;
+
+	for (v = hashidx_first(&c->idle_index, h, &pos); v;
+	     v = hashidx_next(&c->idle_index, h, &pos))
+		if (c->idle[v - 1].tid == s->tid) {
+			t = &c->idle[v - 1];
+			break;
+		}
+	if (!t) {
+		c->idle = xgrow(c->idle, &c->capidle, c->nidle + 1,
+				sizeof(*c->idle));
+		t = &c->idle[c->nidle++];
+		*t = (struct idle_ent){ .tid = s->tid };
+		hashidx_add(&c->idle_index, h, c->nidle);
+	}
+	n = sample_stack(c, s, &ips, &gil);
+	free(t->ips);
+	t->ips = xmalloc((n + 1) * sizeof(*t->ips));
+	memcpy(t->ips, ips, n * sizeof(*ips));
+	t->ips[n] = gil ? c->gil_root : c->idle_root;
+	t->n = n + 1;
+	t->pid = s->pid;
+	t->out = s->time;
+	t->gil = gil;
+}
+
+static void on_switch(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
+		      bool out, bool preempt)
+{
+	struct collector *c = arg;
+	uint64_t h = hash_u64(tid), v, k, dt;
+	size_t pos;
+
+	(void)pid;
+	for (v = hashidx_first(&c->idle_index, h, &pos); v;
+	     v = hashidx_next(&c->idle_index, h, &pos)) {
+		struct idle_ent *t = &c->idle[v - 1];
+
+		if (t->tid != tid || !t->ips)
+			continue;
+		/* the switch's record follows its sample: a thread taken
+		 * off while still runnable waits for a CPU, not for
+		 * anything of its own: not idle */
+		if (out) {
+			if (preempt) {
+				free(t->ips);
+				t->ips = NULL;
+			}
+			return;
+		}
+		/* in sampling intervals, the rest carried to its next
+		 * time off */
+		dt = time > t->out ? time - t->out : 0;
+		t->carry += dt;
+		k = t->carry / c->run->interval;
+		t->carry %= c->run->interval;
+		if (k) {
+			rawstacks_add_n(c->raw, t->pid, t->ips, t->n, k,
+					k * c->run->interval);
+			c->run->idle_samples += k;
+			c->run->gil_samples += t->gil ? k : 0;
+		}
+		free(t->ips);
+		t->ips = NULL;
+		return;
+	}
+}
+
+static void on_mmap(void *arg, const struct raw_mmap *m)
+{
+	struct collector *c = arg;
+
+	symtab_mmap(c->sym, m->pid, m->start, m->len, m->pgoff, m->path);
+	if (c->py)
+		pystacks_mmap(c->py, m->pid, m->path);
+}
+
+static void on_fork(void *arg, uint32_t pid, uint32_t ppid)
+{
+	struct collector *c = arg;
+
+	if (pid == ppid)
+		return;
+	symtab_fork(c->sym, pid, ppid);
+	if (c->py)
+		pystacks_fork(c->py, pid, ppid);
+}
+
+static void on_exit_pid(void *arg, uint32_t pid)
+{
+	struct collector *c = arg;
+
+	if (c->py)
+		pystacks_exit(c->py, pid);
+}
+
+static void on_comm(void *arg, uint32_t pid, const char *name, bool exec)
+{
+	struct collector *c = arg;
+
+	(void)name;
+	if (!exec)
+		return;
+	/* The old image's addresses need the old mappings: resolve them
+	 * now, before the exec replaces them. */
+	rawstacks_flush(c->raw, pid, 0, c->sym, c->prof);
+	symtab_exec(c->sym, pid);
+	if (c->py)
+		pystacks_exec(c->py, pid);
+}
+
+static const struct sample_type record_types[] = {
+	{ "samples", "count" },
+	{ "cpu", "nanoseconds" },
+};
+/* with --idle: on and off the CPU */
+static const struct sample_type record_idle_types[] = {
+	{ "samples", "count" },
+	{ "time", "nanoseconds" },
+};
+
+int record_prepare(struct record_plan *p, struct error *e)
+{
+	char *path = NULL;
+	struct error pe;
+
+	if (spawn_resolve_program(p->argv[0], &path, e))
+		return 2;
+	if (spawn_exec_privileged(path, &pe) == 1) {
+		error_set(e, "cannot profile it: %s, and the kernel stops perf "
+			  "events at the exec of a program that changes "
+			  "credentials or cannot be read (run yardstick as the "
+			  "user it runs as, or profile a copy without the set-ID "
+			  "bits or capabilities)", pe.msg);
+		free(path);
+		return 3;
+	}
+	/* a CPython's C stacks have no frame pointers: unwind them */
+	if (p->python && py_program_is_python(path)) {
+		p->so.dwarf |= !p->call_graph_given;
+		p->so.prompt = true;
+	}
+	free(path);
+	/* libdw, loaded now rather than after the run */
+	if (symtab_load(e))
+		return 3;
+	return 0;
+}
+
+/* The collector of r for plan p, its symbol table and stacks made. */
+static void collector_init(struct collector *c, struct record_run *r,
+			   const struct record_plan *p,
+			   struct sampler_callbacks *cb)
+{
+	char *cache = symcache_dir();
+
+	c->p = p;
+	c->run = r;
+	c->prof = &r->prof;
+	c->sym = symtab_new(p->lines);
+	symtab_use_cache(c->sym, cache);
+	free(cache);
+	c->raw = rawstacks_new();
+	c->py = p->python ? pystacks_new(c->sym) : NULL;
+	if (p->so.offcpu) {
+		cb->offcpu = on_offcpu;
+		cb->sched_switch = on_switch;
+		c->run->interval = (uint64_t)(1e9 / p->so.freq);
+		c->idle_root = symtab_synth(c->sym, &(struct frame){
+			.function = "[idle]", .module = "[idle]" });
+		c->gil_root = symtab_synth(c->sym, &(struct frame){
+			.function = "[idle: GIL]", .module = "[idle]" });
+	}
+}
+
+/* The profile's figures once the run ended; what r keeps of c. */
+static void collector_finish(struct collector *c, struct record_run *r,
+			     const struct record_plan *p)
+{
+	struct profile *pr = &r->prof;
+
+	rawstacks_flush(c->raw, 0, 1, c->sym, pr);
+	pr->duration_ns = r->st.duration_ns;
+	pr->lost = (int64_t)r->st.lost;
+	pr->period = p->so.freq ? (int64_t)(1e9 / p->so.freq) : 0;
+	pr->period_type = 1;
+	/* Samples per second of CPU the program used: the rate each
+	 * thread was sampled at, whatever the number of threads. */
+	pr->rate_hz = r->st.cpu_ns > 0 ?
+		      (double)r->oncpu / (r->st.cpu_ns / 1e9) : 0;
+	if (r->st.interrupted || stop_signal())
+		pr->partial = stop_signal_name();
+}
+
+static void collector_free(struct collector *c)
+{
+	for (size_t i = 0; i < c->nidle; i++)
+		free(c->idle[i].ips);
+	free(c->idle);
+	hashidx_free(&c->idle_index);
+	rawstacks_free(c->raw);
+}
+
+int record_collect(struct record_run *r, struct record_plan *p,
+		   struct error *e)
+{
+	struct collector c;
+	struct sampler_callbacks cb = { .arg = &c, .sample = on_sample,
+					.mmap = on_mmap, .fork = on_fork,
+					.comm = on_comm, .exit = on_exit_pid };
+	struct sigaction ign, old_quit;
+	enum sampler_result res;
+
+	memset(&c, 0, sizeof(c));
+	profile_init(&r->prof, p->so.offcpu ? record_idle_types
+			       : record_types, 2);
+	r->prof.command = argv_join(p->argv);
+	collector_init(&c, r, p, &cb);
+	/* Ctrl-\ is for the program (it resets SIGQUIT before its exec);
+	 * Ctrl-C, SIGTERM stop it (util/stop.h): yardstick stays to drain
+	 * the buffers and write the profile, marked partial. */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGQUIT, &ign, &old_quit);
+	p->so.interrupt = stop_flag();
+	res = sampler_run(&p->so, p->argv, &cb, &r->st, e);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	if (!res)
+		collector_finish(&c, r, p);
+	r->py = c.py;
+	r->sym = c.sym;
+	collector_free(&c);
+	if (res)
+		return res == SAMPLER_REFUSED ? 3 : 2;
+	return 0;
+}
+
+void record_run_free(struct record_run *r)
+{
+	pystacks_free(r->py);
+	symtab_free(r->sym);
+	profile_free(&r->prof);
+}

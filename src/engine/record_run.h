@@ -1,0 +1,59 @@
+/*
+ * The engine of `yardstick record`: a plan (struct record_plan, made by
+ * cmd/record.c from its options) into a CPU profile of the program
+ * (record_collect.c). Nothing here knows the command line, and nothing
+ * here prints: the command reports, writes and says how it went.
+ */
+#ifndef YS_ENGINE_RECORD_RUN_H
+#define YS_ENGINE_RECORD_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "profile/profile.h"
+#include "profile/sampler.h"
+#include "util/error.h"
+
+struct record_plan {
+	struct sampler_opts so;	/* frequency, event, stacks, off-CPU; the
+				 * rest is the engine's to set */
+	bool call_graph_given;	/* the stacks' kind was chosen: a CPython
+				 * program keeps it */
+	bool python;		/* Python frames in CPython's samples */
+	bool lines;		/* symbolize with source lines */
+	char **argv;		/* the program */
+};
+
+struct pystacks;
+struct symtab;
+
+/* What a run collected. */
+struct record_run {
+	struct profile prof;
+	struct sampler_stats st;
+	struct pystacks *py;	/* the Python frames' report; NULL without */
+	struct symtab *sym;	/* py's symbols */
+	uint64_t oncpu;		/* samples on the CPU */
+	uint64_t idle_samples;	/* off-CPU: samples' worth off the CPU */
+	uint64_t gil_samples;	/* ... of them waiting for CPython's GIL */
+	uint64_t interval;	/* ns a sample stands for */
+};
+
+/*
+ * Before the run: the program found and allowed (perf events stop at the
+ * exec of a set-ID program), DWARF stacks for CPython unless the plan
+ * chose, libdw loaded. Returns 0, or the exit code with e set: 2 for a
+ * program not found, 3 for one perf cannot follow or no libdw.
+ */
+int record_prepare(struct record_plan *p, struct error *e);
+
+/*
+ * Run the program of p under the sampler into r's profile (r zeroed by
+ * the caller; record_run_free it whatever the return). Returns 0, or the
+ * exit code with e set: 3 when perf events were refused, 2 otherwise.
+ */
+int record_collect(struct record_run *r, struct record_plan *p,
+		   struct error *e);
+void record_run_free(struct record_run *r);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * The engine of `yardstick roofline --measure`: this machine's ceilings
+ * (src/roofline/measure.h) as a result of kind "roofline" (ceilings.h),
+ * from a plan (struct roofline_measure_plan) made by cmd/roofline.c.
+ */
+#ifndef YS_ENGINE_ROOFLINE_MEASURE_H
+#define YS_ENGINE_ROOFLINE_MEASURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "result/result.h"
+#include "roofline/measure.h"
+#include "util/error.h"
+
+struct roofline_measure_plan {
+	bool quick;		/* a few seconds, for tests */
+	long threads;		/* 0: one per CPU this process may run on */
+};
+
+struct roofline_pace;
+
+/* A measurement under way: the machine, its plan of ceilings, what was
+ * measured, and the warnings to say (notes, also on the result's
+ * benchmarks). */
+struct roofline_measurement {
+	struct roof_machine *m;
+	struct roof_ceiling *c;		/* the plan: n ceilings */
+	size_t n;
+	int threads;
+	int reps;			/* repetitions per ceiling */
+	const struct roofline_pace *pace;
+	char warn[5][256];		/* a cache level capped: why */
+	double clock_hz;		/* measured */
+	char **notes;			/* the warnings, in order */
+	size_t nnotes;
+};
+
+/* The machine detected and its ceilings planned. Returns 0, or the exit
+ * code with e set: 3 when the machine cannot run the kernels, 2 for more
+ * threads than CPUs. mm is the caller's to free (whatever the return). */
+int roofline_measure_prepare(const struct roofline_measure_plan *p,
+			     struct roofline_measurement *mm,
+			     struct error *e);
+/* Measure every ceiling into res (kind "roofline", benchmark i ceiling
+ * i) with their warnings. Returns 0, or 3 with e set. */
+int roofline_measure_run(struct roofline_measurement *mm, struct result *res,
+			 struct error *e);
+/* The machine, the time, the version, the settings; summarized. */
+void roofline_measure_result(const struct roofline_measurement *mm,
+			     struct result *res);
+/* The table: the compute ceilings with their theoretical peaks, the
+ * memory ceilings with their working sets. */
+void roofline_measure_report(FILE *fp, const struct roofline_measurement *mm);
+void roofline_measurement_free(struct roofline_measurement *mm);
+
+#endif

@@ -1,0 +1,309 @@
+/*
+ * The collection of `yardstick trace` (trace_run.h): the sampler of
+ * `record` (profile/sampler.h) runs the program with context-switch
+ * records as well as CPU samples, so that every thread's on-CPU slices
+ * and why it left the CPU (preempted or blocked), its name, forks and
+ * exits come from the kernel; a program linked with libyardstick adds
+ * its zones, marks, counters and async spans through a shared buffer
+ * (util/zonebuf.h) set up before its exec. All of it lands in one
+ * timeline (profile/trace.h).
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/trace_run.h"
+#include "measure/spawn.h"
+#include "profile/pystacks.h"
+#include "profile/python_proc.h"
+#include "profile/symbolize.h"
+#include "profile/symcache.h"
+#include "util/stop.h"
+#include "util/strutil.h"
+#include "util/zonebuf.h"
+
+/* CPU samples wait for their process's exec or the end to be symbolized
+ * (their addresses need the mappings of that moment). */
+#define STACK_MAX 64
+
+struct pending {
+	uint32_t pid, tid;
+	uint64_t time;
+	size_t at, n;		/* ips[at .. at+n), leaf first */
+};
+
+struct collector {
+	struct trace_run *run;
+	struct symtab *sym;
+	struct pystacks *py;	/* NULL with --python off */
+	uint64_t unwound[512];	/* a CPython's stack, unwound (dwarf) */
+	uint64_t merged[1024];	/* ... with its Python frames */
+	struct pending *pend;
+	size_t npend, cappend;
+	uint64_t *ips;
+	size_t nips, capips;
+	struct strbuf stack;
+	uint64_t task_time;	/* of the last FORK or EXIT */
+	uint32_t exec_pid;	/* an exec whose COMM (and time) follows */
+};
+
+static void on_sample(void *arg, const struct raw_sample *s)
+{
+	struct collector *c = arg;
+	const uint64_t *ips = s->ips;
+	size_t n = s->nips;
+	struct pending *p;
+
+	/* a CPython program (trace runs it with dwarf): its Python frames
+	 * first, while the thread is where it was, then its C stack */
+	if (c->py) {
+		pystacks_capture(c->py, s->pid, s->tid, s->time);
+		if (s->stack) {
+			n = symtab_unwind(c->sym, s->pid, s->regs, s->nregs,
+					  s->stack, s->stack_size, c->unwound,
+					  512);
+			ips = c->unwound;
+			pystacks_check(c->py, s->regs, s->nregs, s->stack,
+				       s->stack_size);
+		}
+		n = pystacks_merge(c->py, ips, n, c->merged, 1024);
+		ips = c->merged;
+	}
+	n = n < STACK_MAX ? n : STACK_MAX;
+	if (!n)
+		return;
+	/* bounded like the events they become */
+	if (c->npend + c->run->tr.n >= c->run->tr.max_events) {
+		c->run->tr.dropped++;
+		return;
+	}
+	c->pend = xgrow(c->pend, &c->cappend, c->npend + 1,
+			sizeof(*c->pend));
+	c->ips = xgrow(c->ips, &c->capips, c->nips + n, sizeof(*c->ips));
+	p = &c->pend[c->npend++];
+	*p = (struct pending){ .pid = s->pid, .tid = s->tid,
+			       .time = s->time, .at = c->nips, .n = n };
+	memcpy(c->ips + c->nips, ips, n * sizeof(*c->ips));
+	c->nips += n;
+}
+
+/* The pending samples of pid (0: all) into the timeline, each with its
+ * stack "outermost;...;leaf"; the rest stay pending. */
+static void resolve(struct collector *c, uint32_t pid)
+{
+	struct trace *t = &c->run->tr;
+	struct frame fr[8];
+	const char *leaf;
+	size_t keep = 0;
+
+	for (size_t i = 0; i < c->npend; i++) {
+		struct pending *p = &c->pend[i];
+		struct trace_event *e;
+		const char *names[STACK_MAX * 2];
+		size_t nn = 0;
+
+		if (pid && p->pid != pid) {
+			c->pend[keep++] = *p;
+			continue;
+		}
+		for (size_t k = 0; k < p->n && nn < STACK_MAX * 2; k++) {
+			size_t nf = symtab_lookup(c->sym, p->pid,
+						  c->ips[p->at + k], k > 0,
+						  fr, 8);
+
+			for (size_t f = 0; f < nf && nn < STACK_MAX * 2; f++)
+				names[nn++] = fr[f].function;
+		}
+		c->stack.len = 0;
+		for (size_t k = nn; k-- > 0;) {
+			strbuf_puts(&c->stack, names[k]);
+			if (k)
+				strbuf_putc(&c->stack, ';');
+		}
+		leaf = nn ? names[0] : "[unknown]";
+		e = trace_add(t, TRACE_SAMPLE);
+		if (!e)
+			continue;
+		e->pid = p->pid;
+		e->tid = e->end_tid = p->tid;
+		e->start = e->end = p->time;
+		e->name = trace_intern(t, leaf);
+		e->text = trace_intern(t, c->stack.s ? c->stack.s : "");
+	}
+	c->npend = keep;
+	if (!keep)
+		c->nips = 0;
+}
+
+static void on_mmap(void *arg, const struct raw_mmap *m)
+{
+	struct collector *c = arg;
+
+	symtab_mmap(c->sym, m->pid, m->start, m->len, m->pgoff, m->path);
+	if (c->py)
+		pystacks_mmap(c->py, m->pid, m->path);
+}
+
+static void on_fork(void *arg, uint32_t pid, uint32_t ppid)
+{
+	struct collector *c = arg;
+
+	symtab_fork(c->sym, pid, ppid);
+	if (c->py && pid != ppid)
+		pystacks_fork(c->py, pid, ppid);
+	trace_fork(&c->run->tr, pid, ppid, c->task_time);
+}
+
+static void on_comm(void *arg, uint32_t pid, const char *name, bool exec)
+{
+	struct collector *c = arg;
+
+	(void)name;
+	if (!exec)
+		return;
+	c->exec_pid = pid;
+	resolve(c, pid);
+	symtab_exec(c->sym, pid);
+	if (c->py)
+		pystacks_exec(c->py, pid);
+}
+
+static void on_task(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
+		    bool exit)
+{
+	struct collector *c = arg;
+
+	if (exit && pid == tid && c->py)
+		pystacks_exit(c->py, pid);
+	c->task_time = time;
+	trace_task(&c->run->tr, pid, tid, time, exit);
+	if (exit && pid == tid && pid == c->run->tr.pid && !c->run->t_end)
+		c->run->t_end = time;
+}
+
+static void on_task_comm(void *arg, uint32_t pid, uint32_t tid,
+			 const char *name, uint64_t time)
+{
+	struct collector *c = arg;
+
+	trace_task_name(&c->run->tr, pid, tid, name, time);
+	if (c->exec_pid == pid && pid == tid)
+		trace_exec(&c->run->tr, pid, name, time);
+	c->exec_pid = 0;
+}
+
+static void on_fault(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
+		     uint64_t ip)
+{
+	struct collector *c = arg;
+	struct trace *t = &c->run->tr;
+	struct trace_event *e;
+
+	e = trace_add(t, TRACE_FAULT);
+	if (!e)
+		return;
+	e->pid = pid;
+	e->tid = e->end_tid = tid;
+	e->start = e->end = time;
+	e->id = ip;
+	e->name = trace_intern(t, "page fault");
+}
+
+static void on_switch(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
+		      bool out, bool preempt)
+{
+	struct collector *c = arg;
+
+	trace_switch(&c->run->tr, pid, tid, time, out, preempt);
+}
+
+static void on_wakeup(void *arg, uint32_t tid, uint64_t time)
+{
+	struct collector *c = arg;
+
+	trace_wakeup(&c->run->tr, tid, time);
+}
+
+/* Whether argv0 (looked up in PATH) runs CPython. */
+static bool trace_is_python(const char *argv0)
+{
+	char *path = NULL;
+	struct error e;
+	bool is;
+
+	if (spawn_resolve_program(argv0, &path, &e))
+		return false;
+	is = py_program_is_python(path);
+	free(path);
+	return is;
+}
+
+int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
+{
+	struct collector c = { .run = r };
+	struct sampler_callbacks cb = {
+		.arg = &c, .sample = on_sample, .mmap = on_mmap,
+		.fork = on_fork, .comm = on_comm, .task = on_task,
+		.task_comm = on_task_comm, .sched_switch = on_switch,
+		.page_fault = on_fault, .wakeup = on_wakeup,
+	};
+	struct sigaction ign, old_quit;
+	struct zb_map zb;
+	char env[64], *cache;
+	const char *envs[2] = { env, NULL };
+	enum sampler_result res;
+	int ret = 0;
+
+	if (symtab_load(e))
+		return 3;
+	if (zb_create(&zb, (uint32_t)p->zone_threads,
+		      (uint32_t)(p->zone_bytes > UINT32_MAX ? UINT32_MAX
+				 : p->zone_bytes), ZB_DEFAULT_NAMES, true, e))
+		return 3;
+	zb_env(&zb, env, sizeof(env));
+	p->so.env_add = envs;
+	p->so.switches = true;
+	p->so.wakeups = true;
+	c.sym = symtab_new(false);
+	cache = symcache_dir();
+	symtab_use_cache(c.sym, cache);
+	free(cache);
+	/* a CPython's C stacks have no frame pointers: unwind them; and
+	 * read its Python frames as soon as a sample comes */
+	if (p->python && (c.py = pystacks_new(c.sym)) &&
+	    trace_is_python(p->argv[0])) {
+		p->so.dwarf = true;
+		p->so.prompt = true;
+	}
+	/* Ctrl-\ is for the program (it resets SIGQUIT before its exec);
+	 * Ctrl-C, SIGTERM stop it (util/stop.h): yardstick stays to drain
+	 * the buffers and write the trace, marked partial. */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGQUIT, &ign, &old_quit);
+	p->so.interrupt = stop_flag();
+	res = sampler_run(&p->so, p->argv, &cb, &r->st, e);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	r->tr.partial = r->st.interrupted || stop_signal();
+	if (res) {
+		ret = res == SAMPLER_REFUSED ? 3 : 2;
+	} else {
+		resolve(&c, 0);
+		trace_add_zones(r, &zb);
+		if (!r->t_end)
+			r->t_end = r->tr.last;
+		r->tr.wakeups = r->st.wakeups;
+		trace_finish(&r->tr, r->t_end);
+	}
+	zb_close(&zb);
+	if (c.py && !ret)
+		pystacks_fput_report(c.py, p->quiet, stderr);
+	pystacks_free(c.py);
+	symtab_free(c.sym);
+	free(c.pend);
+	free(c.ips);
+	free(c.stack.s);
+	return ret;
+}

@@ -1,0 +1,71 @@
+/*
+ * The engine of `yardstick trace`: a plan (struct trace_plan, made by
+ * cmd/trace.c from its options) into a timeline (trace_collect.c, with
+ * libyardstick's zones from trace_zones.c), its terminal tables and its
+ * result of kind "trace" (trace_report.c). Nothing here knows the
+ * command line.
+ */
+#ifndef YS_ENGINE_TRACE_RUN_H
+#define YS_ENGINE_TRACE_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "measure/machine.h"
+#include "profile/sampler.h"
+#include "profile/trace.h"
+#include "result/result.h"
+
+struct trace_plan {
+	struct sampler_opts so;	/* the frequency, page faults; the rest is
+				 * trace_collect's to set */
+	long top;		/* slowest zone instances in the report */
+	long max_events;	/* events kept (trace_init) */
+	long zone_threads;	/* zone buffer: thread slots */
+	uint64_t zone_bytes;	/* zone buffer: bytes per thread */
+	const char *name;	/* prefix of the benchmarks' names, or NULL */
+	bool python;		/* Python frames in CPython's samples */
+	bool quiet;		/* no report of the Python frames */
+	char **argv;		/* the program */
+};
+
+struct trace_run {
+	const struct trace_plan *p;
+	struct trace tr;
+	struct sampler_stats st;
+	uint64_t t_end;		/* the program's exit (ns) */
+	uint64_t zones_lost;	/* events libyardstick could not record */
+	bool zones_attached;	/* the program mapped the zone buffer */
+	bool zones_error;	/* the buffer could not be read */
+	uint64_t zones_corrupt;	/* threads whose records stopped at a bad
+				 * one */
+	struct result res;
+	bool have_res;
+	struct git_info git;
+};
+
+/*
+ * Run the program of p (r->p, r->tr trace_init'ed, r->git the caller's)
+ * under the sampler and build r's timeline: CPU samples symbolized,
+ * libyardstick's zones added, the trace finished. p->so gets what the
+ * collection needs (the zone buffer's environment, switches, wake-ups,
+ * DWARF for CPython). Returns 0, or the exit code with e set: 3 when the
+ * environment refused (no libdw, no perf events, no zone buffer), 2
+ * otherwise.
+ */
+int trace_collect(struct trace_run *r, struct trace_plan *p,
+		  struct error *e);
+
+struct zb_map;
+/* The zones of the buffer into r's timeline (trace_zones.c). */
+void trace_add_zones(struct trace_run *r, const struct zb_map *zb);
+
+/* The zone table, the slowest instances and the thread table. */
+void trace_report(const struct trace_run *r, FILE *fp);
+/* The result of kind "trace" in r->res, built once (r->have_res). */
+void trace_build_result(struct trace_run *r);
+/* The result, the --json writer (ctx: the trace_run) */
+int trace_write_result(const char *path, void *run, struct error *e);
+
+#endif
