@@ -203,6 +203,7 @@ who_uncounted() {
 			esac
 		fi
 	done <"$T/where"
+	ASAN_OPTIONS=${ASAN_OPTIONS:-}:allocator_may_return_null=1 \
 	"$1" --epochs 3 --json "$T/w.json" --gbench-json "$T/wg.json" \
 		>"$T/w.out" 2>/dev/null || return 1
 	grep -q "^m64 .* -  *3$" "$T/w.out" || { cat "$T/w.out"; return 1; }
@@ -224,7 +225,7 @@ who_counted() {
 	"$1" --where >"$T/where" || return 1
 	[ "$(wc -l <"$T/where")" -eq 10 ] &&
 	! grep -v " .*ysbench_whomalloc_" "$T/where" || return 1
-	"$1" --epochs 5 --json "$T/w.json" >/dev/null 2>&1 &&
+	"$1" --filter '^m64$' --epochs 5 --json "$T/w.json" >/dev/null 2>&1 &&
 	py "d = load('$T/w.json')
 assert d['settings']['allocations'] == 'counted', d['settings']
 m = bench(d, 'm64')['metrics']
@@ -232,6 +233,25 @@ assert m['allocs_per_op']['values'] == [1] * 5, m['allocs_per_op']
 assert m['alloc_bytes_per_op']['values'] == [64] * 5, m['alloc_bytes_per_op']
 assert m['frees_per_op']['values'] == [1] * 5, m['frees_per_op']"
 }
+# The class: 400 calls of every entry point (failures, realloc to 0,
+# free(NULL) among them), counted by the library and, from the calls' own
+# results, by the program (--truth): the same numbers, every epoch.
+who_mix() {
+	ASAN_OPTIONS=${ASAN_OPTIONS:-}:allocator_may_return_null=1 \
+	"$1" --truth >"$T/truth" 2>/dev/null &&
+	ASAN_OPTIONS=${ASAN_OPTIONS:-}:allocator_may_return_null=1 \
+	"$1" --filter '^mix$' --epochs 5 --json "$T/mix.json" >/dev/null 2>&1 &&
+	py "a, by, fr = map(int, open('$T/truth').read().split())
+assert a > 200 and fr > 200 and by > 100000, (a, by, fr)
+m = bench(load('$T/mix.json'), 'mix')['metrics']
+assert m['allocs_per_op']['values'] == [a] * 5, (a, m['allocs_per_op'])
+assert m['alloc_bytes_per_op']['values'] == [by] * 5, (by, m['alloc_bytes_per_op'])
+assert m['frees_per_op']['values'] == [fr] * 5, (fr, m['frees_per_op'])"
+}
+t "400 calls of every allocation entry point: counted as the calls' own results say (static libyardstick)" \
+	who_mix "$YSB_WHO_STATIC_COUNTED"
+t "400 calls of every allocation entry point: counted as the calls' own results say (shared libyardstick)" \
+	who_mix "$YSB_WHO_SHARED_COUNTED"
 t "with libyardstick_alloc (static libyardstick): malloc & co. are the program's, 1 allocation of 64 B and 1 free an iteration" \
 	who_counted "$YSB_WHO_STATIC_COUNTED"
 t "with libyardstick_alloc (shared libyardstick): malloc & co. are the program's, 1 allocation of 64 B and 1 free an iteration" \
