@@ -6,12 +6,14 @@
  *                     50 us, short as libyardstick's epochs, so that a
  *                     busy machine spoils few), printed "kernel
  *                     seconds-per-iteration";
- *                     linked with or without libyardstick (its malloc
- *                     then interposed, outside any timed region); with
- *                     arguments "KERNEL N", KERNEL N times, untimed
+ *                     linked alone, with libyardstick (which leaves
+ *                     malloc alone) or with libyardstick_alloc too (its
+ *                     counting malloc & co., counting on every call);
+ *                     with arguments "KERNEL N", KERNEL N times, untimed
  *   -DHARNESS_GBENCH  Google Benchmark (benchmark::DoNotOptimize)
- *   -DHARNESS_YS      libyardstick (YS_LOOP; run with and without
- *                     --no-alloc-count)
+ *   -DHARNESS_YS      libyardstick (YS_LOOP), linked with
+ *                     libyardstick_alloc (run with and without
+ *                     --no-alloc-count) or without it
  * Kernels: malloc24 (malloc(24) + free), umap (an unordered_map<int,int>
  * of 1000 inserts, built and destroyed), and two held out of the tuning:
  * map (std::map, 1000 inserts) and vec (a vector growing by 1000

@@ -1,37 +1,74 @@
 /*
- * Counting allocations inside the timed regions: this file defines
- * malloc, calloc, realloc, reallocarray, free and the aligned allocators,
- * counts the call when the calling thread is in a timed region
- * (lib_alloc_slot set by ys__begin, cleared by ys__end) and forwards it to
- * the next definition (the C library's, or another allocator's), found
- * with dlsym(RTLD_NEXT). A program linked with libyardstick calls these:
- * the executable and its libraries come before the C library in symbol
- * lookup. Outside a timed region (and with --no-alloc-count) a call costs
- * a thread-local load, two tests and a jump to the next allocator: keep
- * that path free of the counting (malloc_slow and co. are out of line).
+ * libyardstick_alloc: counting a benchmark's allocations. This file is a
+ * library of its own (libyardstick_alloc.a), linked into the executable
+ * only when the program asks for counting (-lyardstick_alloc, meson's
+ * yardstick_alloc_dep): a program that does not link it keeps the C
+ * library's malloc, untouched. libyardstick finds it through
+ * ys__alloc_counts_v1 (alloc.h), a weak reference.
+ *
+ * It defines malloc, calloc, realloc, reallocarray, free, the aligned
+ * allocators and C++'s operator new and delete, and forwards each to the
+ * next definition (the C library's, or an allocator linked after it),
+ * found with dlsym(RTLD_NEXT). Defined in the executable, they come
+ * before every shared library's, a sanitizer's runtime included.
+ *
+ * Design notes (the cost is the product: bench/alloc_count_cost.sh):
+ *  1. Every call that succeeded is counted, on a thread-local counter,
+ *     always: no test of "in a timed region". libyardstick reads the
+ *     counters when a timed region starts and ends and keeps the
+ *     difference. A branch-free count is cheaper inside a timed region
+ *     than a test that sends the counting out of line; outside one the
+ *     counting costs a few instructions nobody times.
+ *  2. The thread-locals are local-exec (-ftls-model=local-exec, the
+ *     model of an executable's own): one %fs-relative add, no GOT load.
+ *     So this object must be linked into the executable, not into a
+ *     shared library (the linker refuses it there).
+ *  3. malloc & co. start at a function that finds the next one
+ *     (resolve), then call it through a pointer: the common path tests
+ *     nothing. While dlsym looks them up it may allocate: a static arena
+ *     serves it, and free and realloc check for its blocks only when it
+ *     served any (their pointer then goes through *_boot).
+ *  4. C++: libstdc++'s operator new calls malloc and its delete calls
+ *     free, so counting those counts new and delete. The first call of
+ *     any of them probes the next new and delete: when they reach this
+ *     file's malloc and free (libstdc++), each of ours is a jump to the
+ *     next one and counts nothing itself; when they do not (a sanitizer's
+ *     runtime, an allocator replacing them), each counts the call. Either
+ *     way a new is counted once.
  *
  * What is counted: an allocation is a malloc, calloc, aligned or
  * reallocating call, or a C++ operator new, that succeeded (its size in
  * bytes; realloc: the new size); a call that failed (NULL, or an error
  * from posix_memalign) counts nothing. A free is a free or operator
- * delete of a non-NULL pointer, or a realloc to size 0 that freed. Allocations made by
- * threads the body starts itself are not counted; an operator new that
- * throws leaves the rest of its timed region uncounted.
+ * delete of a non-NULL pointer, or a realloc to size 0 that freed.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/lib_internal.h"
+#include "lib/alloc.h"
 
-__thread struct lib_alloc_count *lib_alloc_slot
-	__attribute__((tls_model("initial-exec")));
+static __thread struct ys__alloc_counts counts;
 
-/* malloc, calloc, realloc and free start at a function of this file
- * that finds the next one (so that their common path tests nothing else)
- * and then call that one directly. */
+const struct ys__alloc_counts *ys__alloc_counts_v1(void)
+{
+	return &counts;
+}
+
+static inline void *counted(void *p, size_t n)
+{
+	if (__builtin_expect(p != NULL, 1)) {
+		counts.allocs++;
+		counts.bytes += n;
+	}
+	return p;
+}
+
+/* ---- finding the next allocator ---- */
+
 static void *malloc_first(size_t n);
 static void *calloc_first(size_t k, size_t n);
 static void *realloc_first(void *p, size_t n);
@@ -40,6 +77,9 @@ static void *(*next_malloc)(size_t) = malloc_first;
 static void *(*next_calloc)(size_t, size_t) = calloc_first;
 static void *(*next_realloc)(void *, size_t) = realloc_first;
 static void (*next_free)(void *) = free_first;
+/* the next realloc and free themselves (next_*: maybe through *_boot) */
+static void *(*real_realloc)(void *, size_t);
+static void (*real_free)(void *);
 static void *(*next_memalign)(size_t, size_t);
 static int (*next_posix_memalign)(void **, size_t, size_t);
 static void *(*next_aligned_alloc)(size_t, size_t);
@@ -67,8 +107,39 @@ static bool in_boot(const void *p)
 	return (uintptr_t)p - (uintptr_t)boot < sizeof(boot);
 }
 
+static void free_boot(void *p)
+{
+	if (!in_boot(p) && real_free)
+		real_free(p);
+}
+
+/* A block of the arena moved out (its size is not kept: copy what the
+ * arena holds after it). */
+static void *realloc_boot(void *p, size_t n)
+{
+	void *q;
+	size_t avail;
+
+	if (!p || !in_boot(p))
+		return real_realloc ? real_realloc(p, n) : next_malloc(n);
+	q = next_malloc(n);
+	avail = (size_t)(boot + sizeof(boot) - (char *)p);
+	if (q)
+		memcpy(q, p, n < avail ? n : avail);
+	return q;
+}
+
+static void *sym(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+/* Find the next allocator (once; a call made meanwhile, by dlsym, is
+ * served by the arena). What dlsym allocates is not the program's: the
+ * calling thread's counters are left as they were. */
 static void resolve(void)
 {
+	struct ys__alloc_counts saved = counts;
 	void *f;
 
 	if (resolving)
@@ -76,45 +147,38 @@ static void resolve(void)
 	resolving = 1;
 	/* a symbol not found leaves the first function in place: the arena
 	 * serves it */
-	if ((f = dlsym(RTLD_NEXT, "calloc")))
+	if ((f = sym("calloc")))
 		next_calloc = (void *(*)(size_t, size_t))f;
-	if ((f = dlsym(RTLD_NEXT, "malloc")))
+	if ((f = sym("malloc")))
 		next_malloc = (void *(*)(size_t))f;
-	if ((f = dlsym(RTLD_NEXT, "realloc")))
-		next_realloc = (void *(*)(void *, size_t))f;
-	if ((f = dlsym(RTLD_NEXT, "free")))
-		next_free = (void (*)(void *))f;
-	next_memalign = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT,
-							 "memalign");
+	real_realloc = (void *(*)(void *, size_t))sym("realloc");
+	real_free = (void (*)(void *))sym("free");
+	next_memalign = (void *(*)(size_t, size_t))sym("memalign");
 	next_posix_memalign = (int (*)(void **, size_t, size_t))
-		dlsym(RTLD_NEXT, "posix_memalign");
-	next_aligned_alloc = (void *(*)(size_t, size_t))
-		dlsym(RTLD_NEXT, "aligned_alloc");
-	next_valloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "valloc");
-	next_pvalloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "pvalloc");
+		sym("posix_memalign");
+	next_aligned_alloc = (void *(*)(size_t, size_t))sym("aligned_alloc");
+	next_valloc = (void *(*)(size_t))sym("valloc");
+	next_pvalloc = (void *(*)(size_t))sym("pvalloc");
+	/* the arena's blocks, if it served any, must not reach the next
+	 * free or realloc */
+	if (boot_used || next_malloc == malloc_first ||
+	    next_calloc == calloc_first || !real_free || !real_realloc) {
+		next_free = free_boot;
+		next_realloc = realloc_boot;
+	} else {
+		next_free = real_free;
+		next_realloc = real_realloc;
+	}
 	resolving = 0;
+	counts = saved;
 }
 
 __attribute__((constructor(101))) static void alloc_init(void)
 {
-	resolve();
+	if (next_free == free_first)
+		resolve();
 }
 
-/* Count an allocation of n bytes that succeeded (p non-NULL) on the
- * calling thread's counter, when it has one. A failed call counts
- * nothing: it allocated nothing, and its size (SIZE_MAX, say) would wrap
- * the byte counter. */
-static inline void *counted(struct lib_alloc_count *c, void *p, size_t n)
-{
-	if (p) {
-		c->allocs++;
-		c->bytes += n;
-	}
-	return p;
-}
-
-/* The first calls: find the next allocator (dlsym may allocate itself:
- * the arena serves it, and whatever comes while it is not found). */
 static void *malloc_first(size_t n)
 {
 	resolve();
@@ -133,24 +197,11 @@ static void *calloc_first(size_t k, size_t n)
 	return boot_alloc(total);	/* static storage: zeroed */
 }
 
-/* A block of the arena moved out (its size is not kept: copy what the
- * arena holds after it). */
-static void *realloc_boot(void *p, size_t n)
-{
-	void *q = malloc(n);
-	size_t avail = (size_t)(boot + sizeof(boot) - (char *)p);
-
-	if (q && p)
-		memcpy(q, p, n < avail ? n : avail);
-	return q;
-}
-
 static void *realloc_first(void *p, size_t n)
 {
 	resolve();
-	if (next_realloc != realloc_first)
-		return next_realloc(p, n);
-	return realloc_boot(p, n);
+	return next_realloc != realloc_first ? next_realloc(p, n)
+					     : realloc_boot(p, n);
 }
 
 static void free_first(void *p)
@@ -160,93 +211,40 @@ static void free_first(void *p)
 		next_free(p);
 }
 
-/*
- * Each entry point: outside a timed region (no counter) one thread-local
- * load, a test and a jump to the next allocator; inside one (out of
- * line, so that the common path stays that), the call, and its result
- * counted when it succeeded.
- */
-static __attribute__((noinline)) void *malloc_slow(struct lib_alloc_count *c,
-						   size_t n)
-{
-	return counted(c, next_malloc(n), n);
-}
+/* ---- the C entry points ---- */
 
 void *malloc(size_t n)
 {
-	struct lib_alloc_count *c = lib_alloc_slot;
-
-	if (__builtin_expect(c == NULL, 1))
-		return next_malloc(n);
-	return malloc_slow(c, n);
+	return counted(next_malloc(n), n);
 }
 
-static __attribute__((noinline)) void *calloc_slow(struct lib_alloc_count *c,
-						   size_t k, size_t n)
-{
-	size_t total;
-
-	if (__builtin_mul_overflow(k, n, &total)) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return counted(c, next_calloc(k, n), total);
-}
-
-/* (the next calloc checks k x n for overflow itself) */
+/* (a product k x n that overflows fails in the next calloc: counted
+ * only when it succeeded, k x n is exact) */
 void *calloc(size_t k, size_t n)
 {
-	struct lib_alloc_count *c = lib_alloc_slot;
-
-	if (__builtin_expect(c == NULL, 1))
-		return next_calloc(k, n);
-	return calloc_slow(c, k, n);
-}
-
-static __attribute__((noinline)) void free_slow(struct lib_alloc_count *c,
-						void *p)
-{
-	if (c && p)
-		c->frees++;
-	if (!in_boot(p))
-		next_free(p);
+	return counted(next_calloc(k, n), k * n);
 }
 
 void free(void *p)
 {
-	struct lib_alloc_count *c = lib_alloc_slot;
-
-	if (__builtin_expect(c == NULL && !in_boot(p), 1))
-		next_free(p);
-	else
-		free_slow(c, p);
+	counts.frees += p != NULL;
+	next_free(p);
 }
 
 /* realloc to size 0 frees the block (glibc returns NULL); to another size
  * it is an allocation of the new size when it succeeds; when it fails
  * the block stays and nothing is counted. */
-static __attribute__((noinline)) void *realloc_slow(struct lib_alloc_count *c,
-						    void *p, size_t n)
-{
-	void *q;
-
-	if (p && in_boot(p))
-		return realloc_boot(p, n);
-	q = next_realloc(p, n);
-	if (c && p && n == 0 && !q)
-		c->frees++;
-	else if (c)
-		counted(c, q, n);
-	return q;
-}
-
 void *realloc(void *p, size_t n)
 {
-	struct lib_alloc_count *c = lib_alloc_slot;
+	void *q = next_realloc(p, n);
 
-	if (__builtin_expect(c == NULL && !in_boot(p), 1))
-		return next_realloc(p, n);
-	return realloc_slow(c, p, n);
+	if (q) {
+		counts.allocs++;
+		counts.bytes += n;
+	} else if (p && n == 0) {
+		counts.frees++;
+	}
+	return q;
 }
 
 void *reallocarray(void *p, size_t k, size_t n)
@@ -260,133 +258,168 @@ void *reallocarray(void *p, size_t k, size_t n)
 	return realloc(p, total);
 }
 
+/* The aligned ones are rare: each checks that the lookup was done. */
+#define ENSURE(f)                                                           \
+	do {                                                                \
+		if (__builtin_expect(!(f), 0))                              \
+			resolve();                                          \
+		if (!(f)) {                                                 \
+			errno = ENOMEM;                                     \
+			return 0;                                           \
+		}                                                           \
+	} while (0)
+
 void *memalign(size_t align, size_t n)
 {
-	struct lib_alloc_count *c = lib_alloc_slot;
-
-	if (__builtin_expect(!next_memalign, 0))
-		resolve();
-	if (__builtin_expect(c != NULL, 0))
-		return counted(c, next_memalign(align, n), n);
-	return next_memalign(align, n);
+	ENSURE(next_memalign);
+	return counted(next_memalign(align, n), n);
 }
 
 int posix_memalign(void **out, size_t align, size_t n)
 {
-	struct lib_alloc_count *c = lib_alloc_slot;
 	int rc;
 
 	if (__builtin_expect(!next_posix_memalign, 0))
 		resolve();
+	if (!next_posix_memalign)
+		return ENOMEM;
 	rc = next_posix_memalign(out, align, n);
-	if (__builtin_expect(c != NULL, 0) && rc == 0)
-		counted(c, *out, n);
+	if (rc == 0)
+		counted(*out, n);
 	return rc;
 }
 
 void *aligned_alloc(size_t align, size_t n)
 {
-	struct lib_alloc_count *c = lib_alloc_slot;
-
-	if (__builtin_expect(!next_aligned_alloc, 0))
-		resolve();
-	if (__builtin_expect(c != NULL, 0))
-		return counted(c, next_aligned_alloc(align, n), n);
-	return next_aligned_alloc(align, n);
+	ENSURE(next_aligned_alloc);
+	return counted(next_aligned_alloc(align, n), n);
 }
 
 void *valloc(size_t n)
 {
-	struct lib_alloc_count *c = lib_alloc_slot;
-
-	if (__builtin_expect(!next_valloc, 0))
-		resolve();
-	if (__builtin_expect(c != NULL, 0))
-		return counted(c, next_valloc(n), n);
-	return next_valloc(n);
+	ENSURE(next_valloc);
+	return counted(next_valloc(n), n);
 }
 
 void *pvalloc(size_t n)
 {
-	struct lib_alloc_count *c = lib_alloc_slot;
+	ENSURE(next_pvalloc);
+	return counted(next_pvalloc(n), n);
+}
 
-	if (__builtin_expect(!next_pvalloc, 0))
-		resolve();
-	if (__builtin_expect(c != NULL, 0))
-		return counted(c, next_pvalloc(n), n);
-	return next_pvalloc(n);
+/* ---- C++'s operator new and delete (design note 4) ---- */
+
+enum cxx_mode { CXX_UNKNOWN, CXX_THROUGH_MALLOC, CXX_COUNT_HERE };
+
+static enum cxx_mode new_mode, delete_mode;
+
+/* Whether the next operator new and delete reach this file's malloc and
+ * free: one new(1) and its delete, the calling thread's counters
+ * restored afterwards. No C++ runtime after this file (a C program):
+ * ours call malloc and free, which count. */
+static void cxx_probe(void)
+{
+	struct ys__alloc_counts before = counts, mid;
+	void *(*nw)(size_t) = (void *(*)(size_t))sym("_Znwm");
+	void (*del)(void *) = (void (*)(void *))sym("_ZdlPv");
+	void *p;
+
+	if (!nw || !del) {
+		__atomic_store_n(&delete_mode, CXX_THROUGH_MALLOC,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&new_mode, CXX_THROUGH_MALLOC,
+				 __ATOMIC_RELAXED);
+		return;
+	}
+	p = nw(1);
+	mid = counts;
+	del(p);
+	__atomic_store_n(&delete_mode, counts.frees > mid.frees
+				       ? CXX_THROUGH_MALLOC : CXX_COUNT_HERE,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&new_mode, mid.allocs > before.allocs
+				    ? CXX_THROUGH_MALLOC : CXX_COUNT_HERE,
+			 __ATOMIC_RELAXED);
+	counts = before;
+}
+
+static enum cxx_mode cxx_mode(enum cxx_mode *m)
+{
+	if (__atomic_load_n(m, __ATOMIC_RELAXED) == CXX_UNKNOWN)
+		cxx_probe();
+	return __atomic_load_n(m, __ATOMIC_RELAXED);
 }
 
 /*
- * C++'s operator new and delete (their Itanium ABI names, size_t being
- * unsigned long): libstdc++'s call malloc and free, but a sanitizer's
- * runtime or another allocator may replace them, and then they would not
- * reach ours. Each is counted here and forwarded to the next definition;
- * while it runs, the thread's counter is off, so that the malloc it makes
- * is not counted twice. Outside a timed region each is a thread-local
- * load, a test and a jump (the counting is out of line, slow_*).
+ * Each operator: next_X starts at first_X, which looks the next
+ * definition up (real_X) and points next_X at it (it counts through
+ * malloc) or at count_X (it counts here: a new that succeeded, a delete
+ * of a non-NULL pointer once, whatever frees it counted beneath, a sized
+ * delete calling the unsized one, say). No next definition: malloc or
+ * free stand in. Allocations the runtime makes for itself during a new
+ * are counted as what they are: libstdc++'s nothrow new that fails
+ * throws, and catches, a std::bad_alloc, whose object is allocated (one
+ * malloc and its free).
  */
-#define NEW_FN(sym, params, args)                                           \
-	static void *first_##sym params;                                    \
-	static void *(*next_##sym) params = first_##sym;                    \
-	static void *first_##sym params                                     \
-	{                                                                   \
-		void *f = dlsym(RTLD_NEXT, #sym);                           \
+#define SET_NEXT(sym_, mode_)                                               \
+	do {                                                                \
+		void *f = sym(#sym_);                                       \
 									    \
-		if (!f) /* no C++ runtime after us */                       \
+		*(void **)&real_##sym_ = f;                                 \
+		if (f && cxx_mode(&mode_) == CXX_THROUGH_MALLOC)            \
+			__atomic_store_n((void **)&next_##sym_, f,          \
+					 __ATOMIC_RELAXED);                 \
+		else                                                        \
+			__atomic_store_n((void **)&next_##sym_,             \
+					 (void *)count_##sym_,              \
+					 __ATOMIC_RELAXED);                 \
+	} while (0)
+
+#define NEW_FN(sym_, params, args)                                          \
+	static void *first_##sym_ params;                                   \
+	static void *(*next_##sym_) params = first_##sym_;                  \
+	static void *(*real_##sym_) params;                                 \
+	static void *count_##sym_ params                                    \
+	{                                                                   \
+		if (!real_##sym_) /* no C++ runtime after us */             \
 			return malloc(n);                                   \
-		*(void **)&next_##sym = f;                                  \
-		return next_##sym args;                                     \
+		return counted(real_##sym_ args, n);                        \
 	}                                                                   \
-	static __attribute__((noinline)) void *slow_##sym params            \
+	static void *first_##sym_ params                                    \
 	{                                                                   \
-		struct lib_alloc_count *c = lib_alloc_slot;                 \
-		void *p;                                                    \
-									    \
-		lib_alloc_slot = NULL;                                      \
-		p = next_##sym args;                                        \
-		lib_alloc_slot = c;                                         \
-		return counted(c, p, n);                                    \
+		SET_NEXT(sym_, new_mode);                                   \
+		return next_##sym_ args;                                    \
 	}                                                                   \
-	void *sym params;                                                   \
-	void *sym params                                                    \
+	void *sym_ params;                                                  \
+	void *sym_ params                                                   \
 	{                                                                   \
-		if (__builtin_expect(lib_alloc_slot == NULL, 1))            \
-			return next_##sym args;                             \
-		return slow_##sym args;                                     \
+		return next_##sym_ args;                                    \
 	}
 
-#define DELETE_FN(sym, params, args)                                        \
-	static void first_##sym params;                                     \
-	static void (*next_##sym) params = first_##sym;                     \
-	static void first_##sym params                                      \
+#define DELETE_FN(sym_, params, args)                                       \
+	static void first_##sym_ params;                                    \
+	static void (*next_##sym_) params = first_##sym_;                   \
+	static void (*real_##sym_) params;                                  \
+	static void count_##sym_ params                                     \
 	{                                                                   \
-		void *f = dlsym(RTLD_NEXT, #sym);                           \
+		uint64_t frees = counts.frees;                              \
 									    \
-		if (!f) {                                                   \
+		if (!real_##sym_) {                                         \
 			free(p);                                            \
 			return;                                             \
 		}                                                           \
-		*(void **)&next_##sym = f;                                  \
-		next_##sym args;                                            \
+		real_##sym_ args;                                           \
+		counts.frees = frees + (p != NULL);                         \
 	}                                                                   \
-	static __attribute__((noinline)) void slow_##sym params             \
+	static void first_##sym_ params                                     \
 	{                                                                   \
-		struct lib_alloc_count *c = lib_alloc_slot;                 \
-									    \
-		if (p)                                                      \
-			c->frees++;                                         \
-		lib_alloc_slot = NULL;                                      \
-		next_##sym args;                                            \
-		lib_alloc_slot = c;                                         \
+		SET_NEXT(sym_, delete_mode);                                \
+		next_##sym_ args;                                           \
 	}                                                                   \
-	void sym params;                                                    \
-	void sym params                                                     \
+	void sym_ params;                                                   \
+	void sym_ params                                                    \
 	{                                                                   \
-		if (__builtin_expect(lib_alloc_slot == NULL, 1))            \
-			next_##sym args;                                    \
-		else                                                        \
-			slow_##sym args;                                    \
+		next_##sym_ args;                                           \
 	}
 
 /* new, new[]; nothrow; aligned; aligned nothrow */
@@ -411,19 +444,3 @@ DELETE_FN(_ZdlPvSt11align_val_t, (void *p, size_t a), (p, a))
 DELETE_FN(_ZdaPvSt11align_val_t, (void *p, size_t a), (p, a))
 DELETE_FN(_ZdlPvmSt11align_val_t, (void *p, size_t n, size_t a), (p, n, a))
 DELETE_FN(_ZdaPvmSt11align_val_t, (void *p, size_t n, size_t a), (p, n, a))
-
-/* An allocation through a pointer the compiler cannot see through, so
- * that it is not elided. */
-static void *(*volatile probe_malloc)(size_t) = malloc;
-
-bool lib_alloc_works(void)
-{
-	struct lib_alloc_count c = { 0, 0, 0 };
-	void *p;
-
-	lib_alloc_slot = &c;
-	p = probe_malloc(24);
-	lib_alloc_slot = NULL;
-	free(p);
-	return c.allocs == 1 && c.bytes == 24;
-}

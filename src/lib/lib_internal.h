@@ -1,6 +1,7 @@
 /*
  * libyardstick's inside (module `lib`): the registry of benchmarks
- * (registry.c), the clock (clock.c), the allocation counters (alloc.c),
+ * (registry.c), the clock (clock.c), whether allocations are counted
+ * (allocs.c; the counting itself is libyardstick_alloc, alloc.c),
  * the perf counters of the timed regions (events.c), the epochs
  * (runner.c), the outputs (report.c, gbench.c) and the command line
  * (cli.c). The public API is include/yardstick.h.
@@ -16,6 +17,7 @@
 #include <time.h>
 
 #include "yardstick.h"
+#include "lib/alloc.h"
 #include "result/result.h"
 #include "util/error.h"
 #include "util/paramscan.h"
@@ -58,21 +60,27 @@ static inline uint64_t lib_now(void)
 int lib_clock_setup(bool tsc, struct error *e);
 bool lib_tsc_invariant(void);
 
-/* ---- alloc.c ---- */
+/* ---- allocs.c: is libyardstick_alloc linked (lib/alloc.h)? ---- */
 
-struct lib_alloc_count {
-	uint64_t allocs, bytes, frees;
+/* Defined when the program links libyardstick_alloc (weak: NULL when
+ * not). */
+const struct ys__alloc_counts *ys__alloc_counts_v1(void)
+	__attribute__((weak));
+
+enum lib_alloc_state {
+	LIB_ALLOC_COUNTED,	/* asked, linked, the program's malloc */
+	LIB_ALLOC_OFF,		/* --no-alloc-count */
+	LIB_ALLOC_NOT_LINKED,	/* no libyardstick_alloc */
+	LIB_ALLOC_NOT_FIRST,	/* linked, but another malloc comes first */
 };
 
-/* The counter of the calling thread's timed region; NULL outside one
- * (every allocation function checks it, nothing else). */
-extern __thread struct lib_alloc_count *lib_alloc_slot
-	__attribute__((tls_model("initial-exec")));
-
-/* Whether this library's malloc is the one the program calls (it is not
- * when another interposer comes first, such as a sanitizer's runtime
- * before a shared libyardstick). */
-bool lib_alloc_works(void);
+/* Whether allocations can be counted (asked: not --no-alloc-count):
+ * libyardstick_alloc linked and its malloc the one the program calls
+ * (it is not when it was linked into a shared library that comes after
+ * another malloc). */
+enum lib_alloc_state lib_alloc_probe(bool asked);
+/* The setting `allocations` saying it (docs/result-format.md). */
+const char *lib_alloc_setting(enum lib_alloc_state st);
 
 /* ---- events.c: perf counters of each thread's timed regions ---- */
 
@@ -168,8 +176,7 @@ struct lib_run {
 				 * body: reported, not subtracted */
 	double ev_overhead[LIB_MAX_EVENTS];
 	double epoch_target;	/* seconds */
-	bool alloc_works;	/* counted: asked for, and this library's
-				 * malloc is the program's */
+	enum lib_alloc_state alloc;	/* LIB_ALLOC_COUNTED: counted */
 	double wall;		/* seconds for the whole run */
 };
 

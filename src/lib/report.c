@@ -179,7 +179,7 @@ static void add_benchmark(const struct lib_run *rn, const struct lib_inst *in,
 	metric_values(b, METRIC_ITERATIONS, "count", in->iters, in->nepochs);
 	if (!lib_too_short(rn, in))
 		add_rates(in, b);
-	if (rn->alloc_works) {
+	if (rn->alloc == LIB_ALLOC_COUNTED) {
 		metric_values(b, METRIC_ALLOCS_PER_OP, "count", in->allocs,
 			      in->nepochs);
 		metric_values(b, METRIC_ALLOC_BYTES_PER_OP, "bytes",
@@ -324,9 +324,7 @@ void lib_result(const struct lib_run *rn, struct result *r)
 	result_set_num(r, "epoch_target", rn->epoch_target);
 	result_set_num(r, "epochs", o->epochs);
 	result_set_num(r, "min_time", o->min_time);
-	result_set_str(r, "allocations", rn->alloc_works ? "counted"
-					 : o->no_alloc_count ? "off"
-							     : "not counted");
+	result_set_str(r, "allocations", lib_alloc_setting(rn->alloc));
 	result_set_num(r, "seed", (double)o->seed);
 	result_set_num(r, "bootstrap_resamples", RESAMPLES);
 	result_set_num(r, "alpha", ANALYZE_ALPHA);

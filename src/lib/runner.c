@@ -37,7 +37,8 @@ struct ys_state {
 	bool begun, ended;
 	uint64_t t0, t1;
 	bool count_allocs;
-	struct lib_alloc_count alloc;
+	struct ys__alloc_counts alloc;	/* in the timed region */
+	const struct ys__alloc_counts *ac;	/* the thread's counters */
 	struct lib_events *ev;
 	pthread_barrier_t *barrier;
 	double evd[LIB_MAX_EVENTS];	/* the counters' changes */
@@ -70,8 +71,10 @@ uint64_t ys__begin(ys_state *s)
 		pthread_barrier_wait(s->barrier);
 	if (s->ev)
 		lib_events_read(s->ev, false);
-	if (s->count_allocs)
-		lib_alloc_slot = &s->alloc;
+	if (s->count_allocs) {
+		s->ac = ys__alloc_counts_v1();
+		s->alloc = *s->ac;
+	}
 	s->t0 = lib_now();
 	return s->iters;
 }
@@ -79,7 +82,11 @@ uint64_t ys__begin(ys_state *s)
 void ys__end(ys_state *s)
 {
 	s->t1 = lib_now();
-	lib_alloc_slot = NULL;
+	if (s->count_allocs) {
+		s->alloc.allocs = s->ac->allocs - s->alloc.allocs;
+		s->alloc.bytes = s->ac->bytes - s->alloc.bytes;
+		s->alloc.frees = s->ac->frees - s->alloc.frees;
+	}
 	if (s->ev)
 		lib_events_read(s->ev, true);
 	s->ended = true;
@@ -341,7 +348,7 @@ void lib_run_free(struct lib_run *rn)
 
 struct epoch {
 	double wall;		/* seconds, overhead not subtracted */
-	struct lib_alloc_count alloc;
+	struct ys__alloc_counts alloc;
 	double ev[LIB_MAX_EVENTS];
 	bool ev_ok[LIB_MAX_EVENTS];
 	bool ok;
@@ -354,7 +361,6 @@ static bool main_ev_open;
 static void call_body(struct ys_state *s)
 {
 	s->inst->reg->fn(s);
-	lib_alloc_slot = NULL;
 	for (size_t i = 0; i < lib_events_count(); i++)
 		s->evd_ok[i] = s->ev && s->begun && s->ended &&
 			       lib_events_delta(s->ev, i, &s->evd[i]);
@@ -432,7 +438,7 @@ static void run_epoch(const struct lib_run *rn, struct lib_inst *in,
 		st[k].tid = k;
 		st[k].nthreads = n;
 		st[k].iters = iters;
-		st[k].count_allocs = rn->alloc_works;
+		st[k].count_allocs = rn->alloc == LIB_ALLOC_COUNTED;
 		st[k].barrier = n > 1 ? &bar : NULL;
 		w[k].s = &st[k];
 		w[k].g = &g;
@@ -459,6 +465,8 @@ static void run_epoch(const struct lib_run *rn, struct lib_inst *in,
 	for (int k = 0; k < n; k++) {
 		if (st[k].t1 >= st[k].t0)
 			sum += (double)(st[k].t1 - st[k].t0);
+		if (!st[k].ended)	/* alloc: a snapshot, not a change */
+			continue;
 		out->alloc.allocs += st[k].alloc.allocs;
 		out->alloc.bytes += st[k].alloc.bytes;
 		out->alloc.frees += st[k].alloc.frees;
@@ -647,7 +655,7 @@ void lib_measure(struct lib_run *rn)
 		lib_events_open(&main_ev);
 		main_ev_open = true;
 	}
-	rn->alloc_works = !o->no_alloc_count && lib_alloc_works();
+	rn->alloc = lib_alloc_probe(!o->no_alloc_count);
 	calibrate(rn);
 	rn->epoch_target = lib_clock.resolution * 1000;
 	if (rn->epoch_target < 20e-6)
