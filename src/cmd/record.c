@@ -542,11 +542,11 @@ static int record(struct record_args *a, struct output_set *outs)
 		free(path);
 		return 3;
 	}
-	/* a CPython's C stacks have no frame pointers: unwind them */
-	if (a->python && py_program_is_python(path)) {
+	/* a CPython's C stacks have no frame pointers: unwind them where
+	 * the exec chain reaches one, reading its frames promptly */
+	if (a->python && py_argv_runs_python(a->argv))
 		a->so.dwarf |= !a->call_graph_given;
-		a->so.prompt = true;
-	}
+	a->so.prompt = a->python && a->so.dwarf;
 	free(path);
 	/* libdw, loaded now rather than after the run */
 	if (symtab_load(&e)) {
@@ -562,6 +562,9 @@ static int record(struct record_args *a, struct output_set *outs)
 	free(cache);
 	c.raw = rawstacks_new();
 	c.py = a->python ? pystacks_new(c.sym) : NULL;
+	if (c.py)
+		pystacks_set_run(c.py, a->so.prompt, a->call_graph_given ? NULL
+								   : a->argv[0]);
 	if (a->so.offcpu) {
 		cb.offcpu = on_offcpu;
 		cb.sched_switch = on_switch;
@@ -580,6 +583,8 @@ static int record(struct record_args *a, struct output_set *outs)
 	a->so.interrupt = stop_flag();
 	r = sampler_run(&a->so, a->argv, &cb, &st, &e);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	if (c.py)
+		pystacks_set_reader(c.py, st.rt_why);
 	if (r) {
 		fprintf(stderr, "yardstick record: %s\n", e.msg);
 		ret = sampler_exit_code(r);
