@@ -278,7 +278,7 @@ static bool elf_runs_python(const char *path)
 static bool runs_python(struct chain *c, char *const *argv, int argc,
 			int depth)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], real[PATH_MAX];
 	const char *b;
 
 	if (argc < 1 || !argv[0] || depth > CHAIN_DEPTH ||
@@ -289,7 +289,9 @@ static bool runs_python(struct chain *c, char *const *argv, int argc,
 	if (resolve(argv[0], path))
 		return false;
 	c->files++;
-	b = base_of(path);
+	/* a link behaves as what it links to: /bin/sh is dash, a link
+	 * named otherwise to env is env */
+	b = base_of(realpath(path, real) ? real : path);
 	if (is_shell(b))
 		return shell_runs_python(c, argv, argc, depth);
 	if (elf_runs_python(path))
