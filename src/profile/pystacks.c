@@ -711,6 +711,23 @@ int pystacks_name_len(const struct frame *f)
 					    : (int)strlen(f->function);
 }
 
+bool pystacks_is_python(const struct frame *f)
+{
+	return f->module && !strcmp(f->module, PYSTACKS_MODULE);
+}
+
+char *pystacks_label(const struct frame *f, bool lines)
+{
+	const char *base = f->file ? strrchr(f->file, '/') : NULL;
+
+	if (!lines || !f->file || !f->line)
+		return xstrdup(f->function);
+	/* a Python frame's name has its file and first line already: the
+	 * executing line takes their place */
+	return xasprintf("%.*s (%s:%d)", pystacks_name_len(f), f->function,
+			 base ? base + 1 : f->file, f->line);
+}
+
 void pystacks_stats(const struct pystacks *ps, struct pystacks_stats *st)
 {
 	*st = ps->st;

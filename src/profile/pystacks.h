@@ -44,6 +44,18 @@ struct pystacks;
  * " (file.py:FIRSTLINE)": where a label puts the executing line. */
 int pystacks_name_len(const struct frame *f);
 
+/* Whether f is a Python frame (its module PYSTACKS_MODULE). */
+bool pystacks_is_python(const struct frame *f);
+
+/*
+ * The one naming rule of frames in every output of record, mem and trace
+ * (docs/guide/python.md): a Python frame is "qualname (file.py:FIRSTLINE)",
+ * the function's def line, and with lines "qualname (file.py:LINE)", the
+ * line executing; another frame is its function, and with lines
+ * "function (file:LINE)" when its line is known. malloc'd.
+ */
+char *pystacks_label(const struct frame *f, bool lines);
+
 struct pystacks *pystacks_new(struct symtab *s);
 void pystacks_free(struct pystacks *ps);
 
