@@ -142,6 +142,56 @@ PY
 }
 t "record -- Debian's stripped python3.11: <= 2% of samples end unnamed" retry stripped
 
+# A separate debug file (a -dbgsym package's, by build ID): pyenv's
+# libpython3.11 stripped as Debian strips (.dynsym kept), its debug part
+# under a debug root of our own: --python off shows the raw frames, with
+# unnamed functions (MODULE+0xADDR) without the file, none with it; the
+# default view has no unnamed frame in either case where Python frames are
+debug_file() { # PYENV_DIR
+	lib=$1/lib/libpython3.11.so.1.0
+	id=$(readelf -n "$lib" | sed -n 's/.*Build ID: //p')
+	mkdir -p "$T/sl" "$T/nodbg" "$T/dbg/.build-id/$(echo "$id" | cut -c1-2)"
+	strip --strip-all -o "$T/sl/libpython3.11.so.1.0" "$lib" &&
+	objcopy --only-keep-debug "$lib" \
+		"$T/dbg/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug" ||
+		return 1
+	for d in nodbg dbg; do
+		for mode in off on; do
+			PYTHONHOME=$1 LD_LIBRARY_PATH=$T/sl YARDSTICK_DEBUG_DIR=$T/$d \
+			XDG_CACHE_HOME=$T/cache-$d "$YS" record -q --python $mode \
+				-o "$T/$d-$mode.folded" -- "$1/bin/python3.11" \
+				"$FIX/pyfix.py" cpu || return 1
+		done
+	done
+	python3 - "$T" <<'PY'
+import sys
+t = sys.argv[1]
+def count(path, pred):
+    c = 0
+    for line in open(path):
+        st, n = line.rsplit(" ", 1)
+        c += int(n) * any(pred(f) for f in st.split(";"))
+    return c
+unnamed = lambda f: f.startswith("libpython3.11.so.1.0+0x")
+a, b = count(t + "/nodbg-off.folded", unnamed), count(t + "/dbg-off.folded", unnamed)
+assert a > 0 and b == 0, ("stripped, debug file", a, b)
+# where Python frames are, no unnamed interpreter frame
+for d in ("nodbg", "dbg"):
+    for line in open(f"{t}/{d}-on.folded"):
+        fr = line.rsplit(" ", 1)[0].split(";")
+        if any(" (pyfix.py:" in f for f in fr):
+            assert not any(unnamed(f) for f in fr), (d, fr)
+print("ok", a, b)
+PY
+}
+PY311=$(ls -d "${PYENV_ROOT:-/root/.pyenv}"/versions/3.11.* 2>/dev/null | head -1)
+if [ -n "$PY311" ] && [ -f "$PY311/lib/libpython3.11.so.1.0" ]; then
+	t "record: a stripped libpython named from its debug file by build ID" \
+		retry debug_file "$PY311"
+else
+	skip "record: a stripped libpython's debug file" "no pyenv 3.11 with a shared libpython here"
+fi
+
 # A load of twice the cores: busy loops of our own, ended by pid.
 loaded() {
 	pids=
