@@ -207,7 +207,14 @@ loaded() {
 	wait $pids 2>/dev/null
 	return $r
 }
-t "record under a load of 2x the cores: >= 95% with Python frames, shares within 5 points" \
-	retry loaded
+# the reader's real-time priority is what holds this (without it, 45%:
+# bench/RESULTS.md); a user without CAP_SYS_NICE or RLIMIT_RTPRIO cannot
+# have it
+if chrt -f 1 true 2>/dev/null; then
+	t "record under a load of 2x the cores: >= 95% with Python frames, shares within 5 points" \
+		retry loaded
+else
+	skip "record under a load of 2x the cores" "real-time priority not permitted here"
+fi
 
 finish
