@@ -64,6 +64,19 @@ def cp_self(prof):
         self[k] = (name, self.get(k, (name, 0))[1] + tt)
     return self
 
+def inclusive(folded, prof, names, file):
+    """Each function's inclusive samples (yardstick) and cumulative time
+    (cProfile), for the functions names of file."""
+    yt = {k: 0 for k in names}
+    for line in open(folded):
+        st, n = line.rsplit(" ", 1)
+        for k in names:
+            yt[k] += int(n) * (f";{k} ({file}:" in st)
+    cs = pstats.Stats(prof).stats
+    ct = {k: sum(v[3] for kk, v in cs.items()
+                 if kk[2] == k and kk[0].endswith(file)) for k in names}
+    return yt, ct
+
 def top(self, n=10):
     tot = sum(v for _, v in self.values()) or 1
     return [(k, nm, 100 * v / tot) for k, (nm, v) in
@@ -105,14 +118,7 @@ for label, args in progs:
               f"cProfile {100 * ca / (ca + cb):.1f} : {100 * cb / (ca + cb):.1f}")
     if label.startswith("shares"):
         want = {"alpha": 50, "beta": 30, "gamma": 20}
-        yt = {k: 0 for k in want}
-        for line in open(folded):
-            st, n = line.rsplit(" ", 1)
-            for k in want:
-                yt[k] += int(n) * (f";{k} (shares.py:" in st)
-        cs = pstats.Stats(prof).stats
-        ct = {k: sum(v[3] for kk, v in cs.items()
-                     if kk[2] == k and kk[0].endswith("shares.py")) for k in want}
+        yt, ct = inclusive(folded, prof, want, "shares.py")
         ty, tc = sum(yt.values()) or 1, sum(ct.values()) or 1
         print("alpha : beta : gamma (designed 50 : 30 : 20), inclusive: "
               "yardstick " + " : ".join(f"{100 * yt[k] / ty:.1f}" for k in want) +
@@ -128,14 +134,7 @@ for label, args in progs:
             for m in re.finditer(r"^phase (\w+) ([0-9.]+)$", r.stderr, re.M):
                 truth.setdefault(m.group(1), []).append(float(m.group(2)))
         truth = {k: statistics.median(v) for k, v in truth.items()}
-        yt = {k: 0 for k in truth}
-        for line in open(folded):
-            st, n = line.rsplit(" ", 1)
-            for k in truth:
-                yt[k] += int(n) * (f";{k} (csvpipe.py:" in st)
-        cs = pstats.Stats(prof).stats
-        ct = {k: sum(v[3] for kk, v in cs.items()
-                     if kk[2] == k and kk[0].endswith("csvpipe.py")) for k in truth}
+        yt, ct = inclusive(folded, prof, truth, "csvpipe.py")
         def shares(x):
             tot = sum(x.values()) or 1
             return {k: 100 * v / tot for k, v in x.items()}

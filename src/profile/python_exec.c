@@ -83,6 +83,16 @@ static int resolve(const char *name, char *buf)
 	return -1;
 }
 
+static bool in_list(const char *w, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(w, list[i]))
+			return true;
+	return false;
+}
+
+#define IN_LIST(w, list) in_list(w, list, sizeof(list) / sizeof(list[0]))
+
 /* Programs whose operands are (mostly) a command they run: the first
  * operand that is not an option or an assignment is followed. */
 static bool is_runner(const char *b)
@@ -96,10 +106,7 @@ static bool is_runner(const char *b)
 		"nox", "make", "just", "npx", "yarn",
 	};
 
-	for (size_t i = 0; i < sizeof(runners) / sizeof(runners[0]); i++)
-		if (!strcmp(b, runners[i]))
-			return true;
-	return false;
+	return IN_LIST(b, runners);
 }
 
 static bool is_shell(const char *b)
@@ -109,10 +116,7 @@ static bool is_shell(const char *b)
 		"fish",
 	};
 
-	for (size_t i = 0; i < sizeof(shells) / sizeof(shells[0]); i++)
-		if (!strcmp(b, shells[i]))
-			return true;
-	return false;
+	return IN_LIST(b, shells);
 }
 
 /* Shell words after which the next word is a command still. */
@@ -123,10 +127,7 @@ static bool keeps_command_position(const char *w)
 		"until", "!", "time", "nohup", "nice",
 	};
 
-	for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
-		if (!strcmp(w, kw[i]))
-			return true;
-	return strchr(w, '=') != NULL;	/* VAR=value cmd */
+	return IN_LIST(w, kw) || strchr(w, '=') != NULL;	/* VAR=value cmd */
 }
 
 /* Split s into words (whitespace, quotes and the shell's operators

@@ -193,7 +193,7 @@ else
 fi
 
 # A load of twice the cores: busy loops of our own, ended by pid.
-loaded() {
+load_start() {
 	pids=
 	i=0
 	while [ "$i" -lt $((2 * $(nproc))) ]; do
@@ -201,32 +201,32 @@ loaded() {
 		pids="$pids $!"
 		i=$((i + 1))
 	done
-	rec load "$PY" "$FIX/shares.py" 1.2
-	r=$?
+}
+load_stop() {
 	kill $pids
 	wait $pids 2>/dev/null
+}
+loaded() {
+	load_start
+	rec load "$PY" "$FIX/shares.py" 1.2
+	r=$?
+	load_stop
 	return $r
 }
+
 # Without the real-time priority (CAP_SYS_NICE dropped) under the same
 # load about half the samples keep their native frames: the [python]
 # rows' shares are then of the samples with Python frames, the report
 # says so, and alpha's is still 50 within 5 points (over all samples it
 # would be about 25); the cause names the refusal
 renormalised() {
-	pids=
-	i=0
-	while [ "$i" -lt $((2 * $(nproc))) ]; do
-		sh -c 'while :; do :; done' &
-		pids="$pids $!"
-		i=$((i + 1))
-	done
+	load_start
 	drop=
 	[ "$(id -u)" = 0 ] && drop="setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice"
 	$drop "$YS" record -n 200 -o "$T/rn.folded" -- "$PY" "$FIX/shares.py" 1.0 \
 		2>"$T/rn.rep"
 	r=$?
-	kill $pids
-	wait $pids 2>/dev/null
+	load_stop
 	[ "$r" = 0 ] || { cat "$T/rn.rep"; return 1; }
 	python3 - "$T/rn.rep" <<'PY' || { cat "$T/rn.rep"; return 1; }
 import re, sys
