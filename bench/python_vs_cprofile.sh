@@ -1,8 +1,10 @@
 #!/bin/sh
 # yardstick record on Python programs, side by side with cProfile (the
 # standard library's deterministic profiler), on tests/fixtures/py/pyfix.py's
-# CPU part (burn_a 70%, burn_b 30%) and a real program, a CSV pipeline
-# (bench/py/csvpipe.py: generate, parse, clean, aggregate):
+# CPU part (burn_a 70%, burn_b 30%), a real program, a CSV pipeline
+# (bench/py/csvpipe.py: generate, parse, clean, aggregate), and
+# tests/fixtures/py/shares.py (alpha, beta, gamma: 50, 30, 20% of its CPU
+# time by design, each run for a slice of time.thread_time), all in one run:
 #  1. the top 10 Python functions by self time from each, and how far they
 #     agree: yardstick's self time of a Python function is the samples whose
 #     innermost Python frame it is (the native code it calls included);
@@ -26,11 +28,12 @@ trap 'rm -rf "$dir"' EXIT
 export XDG_CACHE_HOME="$dir/cache"
 
 python3 - "$ys" "$rounds" "$py" "$dir" "$here/../tests/fixtures/py/pyfix.py" \
-	"$here/py/csvpipe.py" <<'PY'
+	"$here/py/csvpipe.py" "$here/../tests/fixtures/py/shares.py" <<'PY'
 import os, pstats, re, statistics, subprocess, sys, time
-ys, rounds, py, d, pyfix, csvpipe = sys.argv[1:]
+ys, rounds, py, d, pyfix, csvpipe, sharespy = sys.argv[1:]
 rounds = int(rounds)
-progs = [("pyfix cpu", [pyfix, "cpu"]), ("csvpipe 200k", [csvpipe, "200000"])]
+progs = [("pyfix cpu", [pyfix, "cpu"]), ("csvpipe 200k", [csvpipe, "200000"]),
+         ("shares 1.5", [sharespy, "1.5"])]
 PYFRAME = re.compile(r"^(.*) \(([^()]+\.py):(\d+)\)$")
 
 def ys_self(folded):
@@ -61,6 +64,19 @@ def cp_self(prof):
         self[k] = (name, self.get(k, (name, 0))[1] + tt)
     return self
 
+def inclusive(folded, prof, names, file):
+    """Each function's inclusive samples (yardstick) and cumulative time
+    (cProfile), for the functions names of file."""
+    yt = {k: 0 for k in names}
+    for line in open(folded):
+        st, n = line.rsplit(" ", 1)
+        for k in names:
+            yt[k] += int(n) * (f";{k} ({file}:" in st)
+    cs = pstats.Stats(prof).stats
+    ct = {k: sum(v[3] for kk, v in cs.items()
+                 if kk[2] == k and kk[0].endswith(file)) for k in names}
+    return yt, ct
+
 def top(self, n=10):
     tot = sum(v for _, v in self.values()) or 1
     return [(k, nm, 100 * v / tot) for k, (nm, v) in
@@ -68,8 +84,10 @@ def top(self, n=10):
 
 for label, args in progs:
     folded, prof = f"{d}/y.folded", f"{d}/c.prof"
-    subprocess.run([ys, "record", "-q", "-o", folded, "--", py] + args,
-                   check=True, stdout=subprocess.DEVNULL)
+    r = subprocess.run([ys, "record", "-o", folded, "--", py] + args,
+                       check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    pyline = [l for l in r.stderr.splitlines() if l.startswith("python:")]
     subprocess.run([py, "-m", "cProfile", "-o", prof] + args, check=True,
                    stdout=subprocess.DEVNULL)
     a, b = top(ys_self(folded)), top(cp_self(prof))
@@ -98,6 +116,13 @@ for label, args in progs:
         print(f"burn_a : burn_b (designed 70 : 30), inclusive: yardstick "
               f"{100 * ya / (ya + yb):.1f} : {100 * yb / (ya + yb):.1f}, "
               f"cProfile {100 * ca / (ca + cb):.1f} : {100 * cb / (ca + cb):.1f}")
+    if label.startswith("shares"):
+        want = {"alpha": 50, "beta": 30, "gamma": 20}
+        yt, ct = inclusive(folded, prof, want, "shares.py")
+        ty, tc = sum(yt.values()) or 1, sum(ct.values()) or 1
+        print("alpha : beta : gamma (designed 50 : 30 : 20), inclusive: "
+              "yardstick " + " : ".join(f"{100 * yt[k] / ty:.1f}" for k in want) +
+              ", cProfile " + " : ".join(f"{100 * ct[k] / tc:.1f}" for k in want))
     if label.startswith("csvpipe"):
         # the phases' true CPU shares (the program times itself, no
         # profiler), against each tool's inclusive share of them
@@ -109,14 +134,7 @@ for label, args in progs:
             for m in re.finditer(r"^phase (\w+) ([0-9.]+)$", r.stderr, re.M):
                 truth.setdefault(m.group(1), []).append(float(m.group(2)))
         truth = {k: statistics.median(v) for k, v in truth.items()}
-        yt = {k: 0 for k in truth}
-        for line in open(folded):
-            st, n = line.rsplit(" ", 1)
-            for k in truth:
-                yt[k] += int(n) * (f";{k} (csvpipe.py:" in st)
-        cs = pstats.Stats(prof).stats
-        ct = {k: sum(v[3] for kk, v in cs.items()
-                     if kk[2] == k and kk[0].endswith("csvpipe.py")) for k in truth}
+        yt, ct = inclusive(folded, prof, truth, "csvpipe.py")
         def shares(x):
             tot = sum(x.values()) or 1
             return {k: 100 * v / tot for k, v in x.items()}
@@ -129,6 +147,7 @@ for label, args in progs:
               f"cProfile {sum(abs(sc[k] - st_[k]) for k in truth) / 2:.1f} points")
     print(f"agreement: {len(ka & kb)} of the {len(ka | kb)} functions of 1% or more in both; "
           f"share moved between them (half the L1 distance): {diff:.1f} points")
+    print(pyline[0] if pyline else "python: no summary")
 
 # 3. wrong frames: spin and squeeze alternate every millisecond or so
 print(f"\n== wrong frames, {rounds} runs of pyfix.py mix (spin and squeeze alternating)")

@@ -95,8 +95,9 @@ static const struct opt_entry record_options[] = {
 	  OPT_SETS(plan.call_graph_given),
 	  .help = "fp (frame pointers; the default) or "
 	  "dwarf (copy the user stack and unwind it with the binaries' CFI: "
-	  "whole stacks without frame pointers; the default for a CPython "
-	  "program with --python on)" },
+	  "whole stacks without frame pointers; the default with --python "
+	  "on for a command that runs CPython, through wrappers such as "
+	  "env, sh -c, scripts and venv links)" },
 	{ OPT_PYTHON(plan.python) },
 	{ OPT_FLAG(0, "idle", plan.so.offcpu),
 	  .help = "the time threads spend off the CPU too (sleeping, in "
@@ -199,14 +200,28 @@ static void print_end(const struct sampler_stats *st)
 		print_status(st->status);
 }
 
+/* The denominator of a row's shares: a Python function's are of the
+ * samples with Python frames (py, when some CPython samples kept their
+ * native frames), every other's of all. */
+static int64_t row_total(const struct profile_top *row, int64_t total,
+			 int64_t py)
+{
+	return py && row->module && !strcmp(row->module, PYSTACKS_MODULE)
+		? py : total;
+}
+
 static void print_report(const struct record_args *a,
 			 const struct profile *p,
-			 const struct sampler_stats *st, FILE *fp)
+			 const struct sampler_stats *st,
+			 const struct pystacks_stats *pst, FILE *fp)
 {
 	bool color = term_use_color(fp);
-	int64_t total = profile_total(p, 0);
+	int64_t total = profile_total(p, 0), py = 0;
 	struct profile_top *top = NULL;
 	size_t ntop = 0;
+
+	if (pst && pst->samples > pst->merged)
+		py = profile_total_in(p, 0, PYSTACKS_MODULE);
 
 	fprintf(fp, "%s%" PRId64 " samples%s in %.3f s, %.3f s of CPU (%.0f Hz "
 		"effective), %" PRIu64 " lost, %.1f%% of frames unknown\n",
@@ -221,18 +236,26 @@ static void print_report(const struct record_args *a,
 	/* Symbol and module names come from the profiled program:
 	 * escaped for the terminal. */
 	for (size_t i = 0; i < ntop && i < (size_t)a->top; i++) {
+		int64_t den = row_total(&top[i], total, py);
+
 		fprintf(fp, "%6.2f%% %6.2f%% %9" PRId64 "  ",
-			100.0 * top[i].self / total,
-			100.0 * top[i].total / total, top[i].self);
+			100.0 * top[i].self / den,
+			100.0 * top[i].total / den, top[i].self);
 		term_pad(fp, top[i].function, 40, false);
 		fputc(' ', fp);
 		term_puts(fp, top[i].module ? top[i].module : "");
 		fputc('\n', fp);
 	}
+	if (py)
+		fprintf(fp, "the [python] rows' shares are of the %" PRId64
+			" samples with Python frames, not of all %" PRId64
+			" (CPython samples that kept their native frames: "
+			"python: below)\n", py, total);
 	/* the first three in the table that are not in every sample (main
 	 * and a leaf that all time goes through bound nothing) */
 	for (size_t i = 0, said = 0; i < ntop && said < 3; i++) {
-		double share = (double)top[i].total / total;
+		double share = (double)top[i].total /
+			       row_total(&top[i], total, py);
 
 		if (share >= 1 || share <= 0 ||
 		    !profile_names_function(top[i].function))
@@ -301,8 +324,13 @@ static int finish(struct record_args *a, struct record_run *run,
 		return program_exit_code(no_samples(a, &run->st),
 					 run->st.status);
 	/* stdout is the program's: the report goes to stderr. */
-	if (!a->quiet)
-		print_report(a, p, &run->st, stderr);
+	if (!a->quiet) {
+		struct pystacks_stats pst;
+
+		if (run->py)
+			pystacks_stats(run->py, &pst);
+		print_report(a, p, &run->st, run->py ? &pst : NULL, stderr);
+	}
 	if (run->py)
 		pystacks_fput_report(run->py, a->quiet, stderr);
 	if (a->plan.so.offcpu && !a->quiet)

@@ -211,7 +211,7 @@ static bool runtime_frame(const struct frame *f)
 }
 
 static void print_frames(const struct profile *p, const struct stack *st,
-			 FILE *fp, bool color)
+			 bool lines, FILE *fp, bool color)
 {
 	size_t depth = st->depth;
 
@@ -224,18 +224,17 @@ static void print_frames(const struct profile *p, const struct stack *st,
 		/* names from the profiled program: escaped for the
 		 * terminal */
 		fprintf(fp, "%*s", d ? 25 : 0, "");
-		if (f->file && f->line) {
-			/* a Python frame: its executing line in place of
-			 * its first */
-			char *name = xstrndup(f->function,
-					      (size_t)pystacks_name_len(f));
+		/* a Python frame as every output names it (pystacks.h);
+		 * a native one with the line executing when known */
+		if (pystacks_is_python(f)) {
+			char *name = pystacks_label(f, lines);
 
 			term_puts(fp, name);
 			free(name);
 		} else {
 			term_puts(fp, f->function);
 		}
-		if (f->file && f->line) {
+		if (!pystacks_is_python(f) && f->file && f->line) {
 			fputs(" (", fp);
 			term_puts(fp, base ? base + 1 : f->file);
 			fprintf(fp, ":%d)", f->line);
@@ -281,7 +280,7 @@ static void print_sites(const struct mem_plan *a, const struct profile *p,
 			fmt_count(v, buf, sizeof(buf));
 		fprintf(fp, "  %12s %6.1f%%   ", buf,
 			total > 0 ? 100 * v / total : 0);
-		print_frames(p, st, fp, color);
+		print_frames(p, st, a->lines, fp, color);
 	}
 	free(order);
 }

@@ -243,11 +243,11 @@ int record_prepare(struct record_plan *p, struct error *e)
 		free(path);
 		return 3;
 	}
-	/* a CPython's C stacks have no frame pointers: unwind them */
-	if (p->python && py_program_is_python(path)) {
+	/* a CPython's C stacks have no frame pointers: unwind them where
+	 * the exec chain reaches one, reading its frames promptly */
+	if (p->python && py_argv_runs_python(p->argv))
 		p->so.dwarf |= !p->call_graph_given;
-		p->so.prompt = true;
-	}
+	p->so.prompt = p->python && p->so.dwarf;
 	free(path);
 	/* libdw, loaded now rather than after the run */
 	if (symtab_load(e))
@@ -270,6 +270,9 @@ static void collector_init(struct collector *c, struct record_run *r,
 	free(cache);
 	c->raw = rawstacks_new();
 	c->py = p->python ? pystacks_new(c->sym) : NULL;
+	if (c->py)
+		pystacks_set_run(c->py, p->so.prompt, p->call_graph_given ? NULL
+								  : p->argv[0]);
 	if (p->so.offcpu) {
 		cb->offcpu = on_offcpu;
 		cb->sched_switch = on_switch;
@@ -333,6 +336,8 @@ int record_collect(struct record_run *r, struct record_plan *p,
 	p->so.interrupt = stop_flag();
 	res = sampler_run(&p->so, p->argv, &cb, &r->st, e);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	if (c.py)
+		pystacks_set_reader(c.py, r->st.rt_why);
 	if (!res)
 		collector_finish(&c, r, p);
 	r->py = c.py;

@@ -226,20 +226,6 @@ static void on_wakeup(void *arg, uint32_t tid, uint64_t time)
 	trace_wakeup(&c->run->tr, tid, time);
 }
 
-/* Whether argv0 (looked up in PATH) runs CPython. */
-static bool trace_is_python(const char *argv0)
-{
-	char *path = NULL;
-	struct error e;
-	bool is;
-
-	if (spawn_resolve_program(argv0, &path, &e))
-		return false;
-	is = py_program_is_python(path);
-	free(path);
-	return is;
-}
-
 int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 {
 	struct collector c = { .run = r };
@@ -273,10 +259,12 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 	/* a CPython's C stacks have no frame pointers: unwind them; and
 	 * read its Python frames as soon as a sample comes */
 	if (p->python && (c.py = pystacks_new(c.sym)) &&
-	    trace_is_python(p->argv[0])) {
+	    py_argv_runs_python(p->argv)) {
 		p->so.dwarf = true;
 		p->so.prompt = true;
 	}
+	if (c.py)
+		pystacks_set_run(c.py, p->so.prompt, p->argv[0]);
 	/* Ctrl-\ is for the program (it resets SIGQUIT before its exec);
 	 * Ctrl-C, SIGTERM stop it (util/stop.h): yardstick stays to drain
 	 * the buffers and write the trace, marked partial. */
@@ -287,6 +275,8 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 	res = sampler_run(&p->so, p->argv, &cb, &r->st, e);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	r->tr.partial = r->st.interrupted || stop_signal();
+	if (c.py)
+		pystacks_set_reader(c.py, r->st.rt_why);
 	if (res) {
 		ret = res == SAMPLER_REFUSED ? 3 : 2;
 	} else {

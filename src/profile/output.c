@@ -62,14 +62,7 @@ static void with_lines(const struct profile *src, struct profile *dst)
 	profile_init(dst, src->types, src->ntypes);
 	for (size_t i = 0; i < src->nframes; i++) {
 		struct frame f = src->frames[i];
-		const char *base = f.file ? strrchr(f.file, '/') : NULL;
-		/* a Python frame's name has its file and first line
-		 * already: the executing line takes their place */
-		int len = pystacks_name_len(&f);
-		char *label = f.file && f.line
-			? xasprintf("%.*s (%s:%d)", len, f.function,
-				    base ? base + 1 : f.file, f.line)
-			: xstrdup(f.function);
+		char *label = pystacks_label(&f, true);
 
 		f.function = label;
 		map[i] = profile_frame(dst, &f);

@@ -233,6 +233,27 @@ int64_t profile_total(const struct profile *p, size_t t)
 	return sum;
 }
 
+int64_t profile_total_in(const struct profile *p, size_t t,
+			 const char *module)
+{
+	int64_t sum = 0;
+
+	assert(t < p->ntypes);
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct stack *st = &p->stacks[i];
+
+		for (size_t d = 0; d < st->depth; d++) {
+			const char *m = p->frames[st->frames[d]].module;
+
+			if (m && !strcmp(m, module)) {
+				sum += st->values[t];
+				break;
+			}
+		}
+	}
+	return sum;
+}
+
 /*
  * profile_top groups frames by (function, module): the same function at
  * different lines, or inlined and not, is one entry. fn_of maps a frame id

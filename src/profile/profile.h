@@ -100,6 +100,10 @@ size_t profile_add(struct profile *p, const uint32_t *frames, size_t depth,
 
 /* Sum of sample type t over all stacks. */
 int64_t profile_total(const struct profile *p, size_t t);
+/* The same over the stacks with a frame of module (a Python profile's
+ * samples that have Python frames: module "[python]"). */
+int64_t profile_total_in(const struct profile *p, size_t t,
+			 const char *module);
 
 /* Per function: self and total (the function anywhere on the stack, each
  * stack counted once) of sample type t, sorted by self descending, then

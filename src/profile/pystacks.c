@@ -43,6 +43,13 @@ struct tid_ent {
 	uint64_t tstate;
 };
 
+/* A native address of the process: whether the symbolizer names it, or
+ * it is the interpreter's code no symbol covers (unnamed). */
+struct addr_ent {
+	uint64_t addr;
+	bool unnamed;
+};
+
 struct pyp {
 	uint32_t pid;
 	enum pstate state;
@@ -56,6 +63,11 @@ struct pyp {
 	struct line_ent *lines;
 	size_t nlines, caplines;
 	struct hashidx line_index;	/* lines + 1 */
+	struct addr_ent *addrs;
+	size_t naddrs, capaddrs;
+	struct hashidx addr_index;	/* addrs + 1 */
+	uint64_t interp_frame;		/* [CPython interpreter], 0: not
+					 * made yet */
 };
 
 struct pystacks {
@@ -74,7 +86,13 @@ struct pystacks {
 	struct py_frame frames[PY_MAX_DEPTH];
 	uint64_t addrs[PY_MAX_DEPTH];
 	uint8_t tab[PY_LINETABLE_MAX];
-	/* the sample captured (pystacks_capture), NULL if none */
+	/* the run's set-up (pystacks_set_run) */
+	bool ready;
+	char *program;
+	char *reader_why;
+	/* the sample's process when it is a supported CPython, and the
+	 * capture (pystacks_capture), NULL if none */
+	struct pyp *proc;
 	struct pyp *cur;
 	size_t nframes;
 	enum py_walk_error cur_err;
@@ -85,7 +103,21 @@ struct pystacks *pystacks_new(struct symtab *s)
 	struct pystacks *ps = xcalloc(1, sizeof(*ps));
 
 	ps->s = s;
+	ps->ready = true;
 	return ps;
+}
+
+void pystacks_set_run(struct pystacks *ps, bool ready, const char *program)
+{
+	ps->ready = ready;
+	free(ps->program);
+	ps->program = program ? xstrdup(program) : NULL;
+}
+
+void pystacks_set_reader(struct pystacks *ps, const char *why)
+{
+	free(ps->reader_why);
+	ps->reader_why = why && *why ? xstrdup(why) : NULL;
 }
 
 static void pyp_clear(struct pyp *p)
@@ -98,8 +130,10 @@ static void pyp_clear(struct pyp *p)
 	free(p->codes);
 	free(p->lines);
 	free(p->tids);
+	free(p->addrs);
 	hashidx_free(&p->code_index);
 	hashidx_free(&p->line_index);
+	hashidx_free(&p->addr_index);
 	*p = (struct pyp){ .pid = p->pid };
 }
 
@@ -114,6 +148,8 @@ void pystacks_free(struct pystacks *ps)
 	for (size_t i = 0; i < ps->nwarnings; i++)
 		free(ps->warnings[i]);
 	free(ps->warnings);
+	free(ps->program);
+	free(ps->reader_why);
 	free(ps->procs);
 	free(ps->threads);
 	hashidx_free(&ps->proc_index);
@@ -454,11 +490,19 @@ static void capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
 	int gil;
 
 	ps->cur = NULL;
+	ps->proc = NULL;
 	if (p->state == P_UNPROBED || (p->dirty && p->state != P_PYTHON))
 		probe(ps, p);
 	if (p->state != P_PYTHON)
 		return;
+	ps->proc = p;
 	ps->st.samples++;
+	/* a run not set up for Python: its frames cannot be placed in
+	 * the native stacks (no stack copies), so none are read */
+	if (!ps->ready) {
+		ps->st.unready++;
+		return;
+	}
 	lag = now_ns() - time;
 	if (time > now_ns() || lag > PYSTACKS_MAX_LAG_NS) {
 		ps->st.stale++;
@@ -524,6 +568,74 @@ void pystacks_check(struct pystacks *ps, const uint64_t *regs,
 	ps->cur = NULL;
 }
 
+/* Whether native address ips[i] of p is the interpreter's own code that
+ * no symbol names (a stripped python3's static functions): asked of the
+ * symbolizer once per address. */
+static bool is_unnamed(struct pystacks *ps, struct pyp *p, const uint64_t *ips,
+		       size_t i)
+{
+	uint64_t h = hash_u64(ips[i]), v;
+	const char *interp = strrchr(p->pp.path, '/'), *fn;
+	struct frame fr[8];
+	size_t pos, nfr, len;
+	bool unnamed;
+
+	if (ips[i] & SYMTAB_SYNTH)
+		return false;
+	for (v = hashidx_first(&p->addr_index, h, &pos); v;
+	     v = hashidx_next(&p->addr_index, h, &pos))
+		if (p->addrs[v - 1].addr == ips[i])
+			return p->addrs[v - 1].unnamed;
+	interp = interp ? interp + 1 : p->pp.path;
+	nfr = symtab_lookup(ps->s, p->pid, ips[i], i > 0, fr, 8);
+	fn = nfr ? fr[nfr - 1].function : NULL;
+	len = strlen(interp);
+	/* "[unknown]", or "python3.11+0x5cfad0": the start of a function
+	 * the unwind tables know and no symbol names */
+	unnamed = fn && fr[nfr - 1].module &&
+		  !strcmp(fr[nfr - 1].module, interp) &&
+		  (!strcmp(fn, "[unknown]") ||
+		   (!strncmp(fn, interp, len) && !strncmp(fn + len, "+0x", 3)));
+	p->addrs = xgrow(p->addrs, &p->capaddrs, p->naddrs + 1,
+			 sizeof(*p->addrs));
+	p->addrs[p->naddrs++] = (struct addr_ent){ ips[i], unnamed };
+	hashidx_add(&p->addr_index, h, p->naddrs);
+	return unnamed;
+}
+
+/* The frame that stands for a run of the interpreter's unnamed code in
+ * a native stack. */
+static uint64_t interp_frame(struct pystacks *ps, struct pyp *p)
+{
+	const char *base = strrchr(p->pp.path, '/');
+
+	if (!p->interp_frame)
+		p->interp_frame = symtab_synth(ps->s, &(struct frame){
+			.function = PYSTACKS_INTERP,
+			.module = (char *)(base ? base + 1 : p->pp.path) });
+	return p->interp_frame;
+}
+
+/* The native chain ips[0..n) into out (at most max), each run of the
+ * interpreter's unnamed frames one [CPython interpreter] frame. */
+static size_t native_stack(struct pystacks *ps, struct pyp *p,
+			   const uint64_t *ips, size_t n, uint64_t *out,
+			   size_t max)
+{
+	size_t k = 0;
+	bool run = false;
+
+	for (size_t i = 0; i < n && k < max; i++) {
+		bool unnamed = p && is_unnamed(ps, p, ips, i);
+
+		if (unnamed && run)
+			continue;
+		run = unnamed;
+		out[k++] = unnamed ? interp_frame(ps, p) : ips[i];
+	}
+	return k;
+}
+
 size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 		      uint64_t *out, size_t max)
 {
@@ -550,22 +662,27 @@ size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 		ps->st.mismatched++;
 		goto out_native;
 	}
+	if (!evals)
+		goto out_native;
+	/* the interpreter's unnamed code goes to the Python frame that
+	 * runs it, as py-spy shows it */
 	for (size_t i = 0; i < n && k < max; i++) {
 		if (!is_eval(p, ips, i)) {
-			out[k++] = ips[i];
+			if (!is_unnamed(ps, p, ips, i))
+				out[k++] = ips[i];
 			continue;
 		}
 		for (size_t j = group[g]; j < group[g + 1] && k < max; j++)
 			out[k++] = ps->addrs[j];
 		g++;
 	}
-	if (evals)
-		ps->st.merged++;
+	ps->st.merged++;
+	ps->proc = NULL;
 	return k;
 out_native:
-	k = n < max ? n : max;
-	memmove(out, ips, k * sizeof(*out));
-	return k;
+	p = ps->proc;
+	ps->proc = NULL;
+	return native_stack(ps, p, ips, n, out, max);
 }
 
 int pystacks_gil_wait(struct pystacks *ps, uint32_t pid, const uint64_t *ips,
@@ -594,6 +711,23 @@ int pystacks_name_len(const struct frame *f)
 					    : (int)strlen(f->function);
 }
 
+bool pystacks_is_python(const struct frame *f)
+{
+	return f->module && !strcmp(f->module, PYSTACKS_MODULE);
+}
+
+char *pystacks_label(const struct frame *f, bool lines)
+{
+	const char *base = f->file ? strrchr(f->file, '/') : NULL;
+
+	if (!lines || !f->file || !f->line)
+		return xstrdup(f->function);
+	/* a Python frame's name has its file and first line already: the
+	 * executing line takes their place */
+	return xasprintf("%.*s (%s:%d)", pystacks_name_len(f), f->function,
+			 base ? base + 1 : f->file, f->line);
+}
+
 void pystacks_stats(const struct pystacks *ps, struct pystacks_stats *st)
 {
 	*st = ps->st;
@@ -611,10 +745,42 @@ const char *pystacks_warning(const struct pystacks *ps, size_t *i)
 	return *i < ps->nwarnings ? ps->warnings[(*i)++] : NULL;
 }
 
+/* The causes of the samples kept native, each with its count, "" when
+ * none. */
+static void fput_causes(const struct pystacks *ps, FILE *fp)
+{
+	const struct pystacks_stats *st = &ps->st;
+
+	if (st->unready) {
+		fprintf(fp, "%" PRIu64 " because ", st->unready);
+		if (ps->program) {
+			fputs("yardstick could not tell that '", fp);
+			term_puts(fp, ps->program);
+			fputs("' would run Python when it started it, so its "
+			      "stacks were not copied (CPython has no frame "
+			      "pointers): give -g dwarf", fp);
+		} else {
+			fputs("-g fp was asked for, and CPython has no frame "
+			      "pointers: give -g dwarf", fp);
+		}
+		fputs("; ", fp);
+	}
+	fprintf(fp, "%" PRIu64 " read too late", st->stale);
+	if (st->stale && ps->reader_why) {
+		fputs(" (", fp);
+		term_puts(fp, ps->reader_why);
+		fputc(')', fp);
+	}
+	fprintf(fp, ", %" PRIu64 " whose thread had left the sampled "
+		"function, %" PRIu64 " unreadable, %" PRIu64 " whose "
+		"evaluation frames and Python frames disagreed", st->changed,
+		st->unreadable, st->mismatched);
+}
+
 void pystacks_fput_report(const struct pystacks *ps, bool quiet, FILE *fp)
 {
 	const struct pystacks_stats *st = &ps->st;
-	uint64_t read = st->samples - st->stale;
+	uint64_t read = st->samples - st->stale - st->unready;
 
 	for (size_t i = 0; i < ps->nwarnings; i++) {
 		fputs("yardstick: ", fp);
@@ -624,16 +790,17 @@ void pystacks_fput_report(const struct pystacks *ps, bool quiet, FILE *fp)
 	if (quiet || !st->samples)
 		return;
 	fprintf(fp, "python: %" PRIu64 " samples of CPython, %" PRIu64
-		" with Python frames, %" PRIu64 " kept native (%" PRIu64
-		" read too late, %" PRIu64 " whose thread had left the "
-		"sampled function, %" PRIu64 " unreadable, %" PRIu64 " whose "
-		"evaluation frames and Python frames disagreed); frames read "
-		"%.0f µs after the sample on average, %.0f µs at most\n",
-		st->samples, st->merged, st->unreadable + st->mismatched +
-		st->stale + st->changed, st->stale, st->changed,
-		st->unreadable, st->mismatched,
-		read ? st->lag_ns_sum / 1e3 / (double)read : 0.0,
-		st->lag_ns_max / 1e3);
+		" with Python frames, %" PRIu64 " kept native (", st->samples,
+		st->merged, st->unreadable + st->mismatched + st->stale +
+		st->changed + st->unready);
+	fput_causes(ps, fp);
+	fputc(')', fp);
+	if (read)
+		fprintf(fp, "; frames read %.0f µs after the sample on "
+			"average, %.0f µs at most",
+			st->lag_ns_sum / 1e3 / (double)read,
+			st->lag_ns_max / 1e3);
+	fputc('\n', fp);
 	if (st->mismatched > st->samples / 2)
 		fputs("python: most native stacks lack the interpreter's "
 		      "evaluation frames: CPython has no frame pointers, "

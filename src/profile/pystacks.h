@@ -33,12 +33,45 @@ struct pystacks;
  * PYSTACKS_MODULE as module. */
 #define PYSTACKS_MODULE "[python]"
 
+/* The interpreter's own code that no symbol names (a stripped python3's
+ * static functions): in a stack with Python frames it is left out, its
+ * time the Python frame's that runs it (as py-spy shows it); in a stack
+ * kept native each run of it is one frame of this name, in the
+ * interpreter's module. */
+#define PYSTACKS_INTERP "[CPython interpreter]"
+
 /* The length of f's function name without a Python frame's
  * " (file.py:FIRSTLINE)": where a label puts the executing line. */
 int pystacks_name_len(const struct frame *f);
 
+/* Whether f is a Python frame (its module PYSTACKS_MODULE). */
+bool pystacks_is_python(const struct frame *f);
+
+/*
+ * The one naming rule of frames in every output of record, mem and trace
+ * (docs/guide/python.md): a Python frame is "qualname (file.py:FIRSTLINE)",
+ * the function's def line, and with lines "qualname (file.py:LINE)", the
+ * line executing; another frame is its function, and with lines
+ * "function (file:LINE)" when its line is known. malloc'd.
+ */
+char *pystacks_label(const struct frame *f, bool lines);
+
 struct pystacks *pystacks_new(struct symtab *s);
 void pystacks_free(struct pystacks *ps);
+
+/*
+ * How the run was set up, before it starts: ready when its samples carry
+ * stack copies (dwarf) and the reader wakes at every sample — what a
+ * CPython needs; program is what was started (argv[0]), or NULL when the
+ * user chose frame pointers (-g fp). A run not ready reads no Python
+ * frames and its summary says why (python_proc.h's py_argv_runs_python
+ * could not tell program runs Python).
+ */
+void pystacks_set_run(struct pystacks *ps, bool ready, const char *program);
+
+/* Why the reader could not run at real-time priority (sampler_stats'
+ * rt_why), for the summary's "read too late"; NULL or "" if it did. */
+void pystacks_set_reader(struct pystacks *ps, const char *why);
 
 /* The process mapped path (a python* or libpython* file: look for
  * CPython again at its next sample), forked from ppid, exec'd, exited. */
@@ -105,6 +138,8 @@ struct pystacks_stats {
 	uint64_t stale;			/* kept native: read too late */
 	uint64_t changed;		/* ... or the innermost frame was
 					 * no longer the sample's */
+	uint64_t unready;		/* kept native: the run was not set
+					 * up for Python (pystacks_set_run) */
 	uint64_t lag_ns_max;		/* of the samples read in time */
 	uint64_t lag_ns_sum;
 };

@@ -327,63 +327,8 @@ int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 	return found;
 }
 
-/* PATH's file named name (no slash), into buf: 0, or -1. */
-static int path_lookup(const char *name, char *buf, size_t size)
+int py_elf_imports(const char *path, const char *const *names, size_t n,
+		   uint64_t *values, uint64_t *sizes)
 {
-	const char *p = getenv("PATH");
-
-	if (strchr(name, '/')) {
-		snprintf(buf, size, "%s", name);
-		return 0;
-	}
-	for (p = p ? p : "/usr/bin:/bin"; *p; p += *p == ':') {
-		size_t len = strcspn(p, ":");
-
-		snprintf(buf, size, "%.*s/%s", (int)len, p, name);
-		p += len;
-		if (access(buf, X_OK) == 0)
-			return 0;
-	}
-	return -1;
-}
-
-bool py_program_is_python(const char *path)
-{
-	static const char *const names[] = {
-		"_PyRuntime", "Py_BytesMain", "Py_Main", "Py_Initialize",
-	};
-	uint64_t v[4], sz[4];
-	char line[PATH_MAX], interp[PATH_MAX];
-	FILE *fp;
-	char *w, *save = NULL;
-	bool is = false;
-
-	const char *base = strrchr(path, '/');
-
-	/* "python3" may be a wrapper (pyenv's shim) that execs it */
-	if (!strncmp(base ? base + 1 : path, "python", 6))
-		return true;
-	if (!elf_symbols(path, names, 4, v, sz, true, true))
-		return v[0] || v[1] || v[2] || v[3];
-	/* a script: its #! interpreter, or env's first operand */
-	fp = fopen(path, "re");
-	if (!fp)
-		return false;
-	if (fgets(line, sizeof(line), fp) && !strncmp(line, "#!", 2)) {
-		w = strtok_r(line + 2, " \t\n", &save);
-		if (w && !strcmp(strrchr(w, '/') ? strrchr(w, '/') + 1 : w,
-				 "env")) {
-			w = strtok_r(NULL, " \t\n", &save);
-			while (w && w[0] == '-')
-				w = strtok_r(NULL, " \t\n", &save);
-			if (w && path_lookup(w, interp, sizeof(interp)))
-				w = NULL;
-			else if (w)
-				w = interp;
-		}
-		is = w && !elf_symbols(w, names, 4, v, sz, true, true) &&
-		     (v[0] || v[1] || v[2] || v[3]);
-	}
-	fclose(fp);
-	return is;
+	return elf_symbols(path, names, n, values, sizes, true, true);
 }

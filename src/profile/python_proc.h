@@ -56,12 +56,20 @@ int py_proc_read(void *arg, uint64_t addr, void *buf, size_t len);
 int py_elf_symbols(const char *path, const char *const *names, size_t n,
 		   uint64_t *values, uint64_t *sizes);
 
+/* The same for the names path defines or imports (.dynsym only): an
+ * imported name's value is 1. */
+int py_elf_imports(const char *path, const char *const *names, size_t n,
+		   uint64_t *values, uint64_t *sizes);
+
 /*
- * Whether the program file at path runs CPython: an ELF that defines or
- * imports the interpreter's entry points (_PyRuntime, Py_BytesMain), or a
- * script whose #! line names one (directly or through env and PATH), or a
- * file named python* (pyenv's shims are shell scripts that exec it).
+ * Whether the command line argv (argv[0] looked up in PATH) runs CPython,
+ * as far as can be told before it starts (python_exec.c): the program
+ * itself (an ELF defining or importing the interpreter's entry points, a
+ * file named python*), or a wrapper whose exec chain reaches one: env
+ * and programs that run their operands, a shell's -c string or script,
+ * a script's #! interpreter or the words of its text ("python3 app.py",
+ * or "$@" with Python in its arguments).
  */
-bool py_program_is_python(const char *path);
+bool py_argv_runs_python(char *const *argv);
 
 #endif

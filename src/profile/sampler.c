@@ -41,6 +41,15 @@
  *    keeps the program's own. Not permitted, or no tracefs: the run goes
  *    on without, and stats say why (the report then says the scheduling
  *    delay is unknown, never 0).
+ *
+ * 9. With opts.prompt (Python frames read from the process after each
+ *    sample), the reader wakes at every sample and runs at the lowest
+ *    real-time priority (SCHED_FIFO, reset on fork) while the program
+ *    runs: on a machine loaded past its cores a normal-priority reader
+ *    waits for a CPU for milliseconds, and the sampled thread runs on
+ *    meanwhile, so its frames are no longer the sample's. The kernel's
+ *    real-time throttling (sched_rt_runtime_us) still leaves the other
+ *    tasks 5% of each CPU whatever the reader does.
  */
 #include "profile/sampler.h"
 
@@ -56,6 +65,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
@@ -530,6 +540,41 @@ static int collect(struct sampler *s, struct error *e)
 	return 0;
 }
 
+/* ---- the reader's priority ---- */
+
+/*
+ * With opts.prompt (design note 9) the reader runs at real-time priority
+ * while the program runs: the lowest SCHED_FIFO level, reset on fork so
+ * nothing it starts inherits it. Returns whether it was raised; *old
+ * holds what to restore. Refused (no CAP_SYS_NICE, RLIMIT_RTPRIO 0), the
+ * reason goes to stats and the run goes on at normal priority.
+ */
+static bool raise_reader(struct sampler *s, int *old_policy,
+			 struct sched_param *old)
+{
+	struct sched_param sp = {
+		.sched_priority = sched_get_priority_min(SCHED_FIFO) };
+
+	*old_policy = sched_getscheduler(0);
+	if (*old_policy < 0 || sched_getparam(0, old))
+		return false;
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp)) {
+		snprintf(s->stats->rt_why, sizeof(s->stats->rt_why),
+			 "cannot run the reader at real-time priority: %s",
+			 strerror(errno));
+		return false;
+	}
+	s->stats->rt = true;
+	return true;
+}
+
+static void restore_reader(int old_policy, const struct sched_param *old)
+{
+	/* back to where it was: the reports and outputs that follow are
+	 * no business of a real-time thread */
+	sched_setscheduler(0, old_policy, old);
+}
+
 /* ---- the run ---- */
 
 static void close_all(struct sampler *s)
@@ -620,8 +665,16 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 	t_go = monoclock_ns();
 	if (child_release(&s.child, e))
 		ret = SAMPLER_NOT_STARTED;
-	if (ret == 0)
+	if (ret == 0) {
+		struct sched_param old_param;
+		int old_policy;
+		bool raised = s.o.prompt &&
+			      raise_reader(&s, &old_policy, &old_param);
+
 		ret = collect(&s, e);
+		if (raised)
+			restore_reader(old_policy, &old_param);
+	}
 	if (ret < 0)
 		goto out_kill;
 	s.stats->ncpus = s.nrings;

@@ -56,7 +56,9 @@ struct sampler_opts {
 	bool prompt;		/* wake the reader at every sample, not at
 				 * a quarter full: a callback that reads
 				 * the sampled process's memory (Python
-				 * frames) reads it as soon as can be */
+				 * frames) reads it as soon as can be; and
+				 * run the reader at real-time priority
+				 * meanwhile (stats->rt, rt_why) */
 };
 
 /* A sample as the kernel gave it. */
@@ -152,6 +154,9 @@ struct sampler_stats {
 	bool wakeups;		/* opts.wakeups and the wake-ups were
 				 * recorded */
 	char wakeups_why[256];	/* else, with opts.wakeups: why not */
+	bool rt;		/* opts.prompt: the reader ran at real-time
+				 * priority */
+	char rt_why[128];	/* else, with opts.prompt: why not */
 };
 
 /* x86-64 registers copied in dwarf mode (PERF_REG_X86_*): the ones DWARF

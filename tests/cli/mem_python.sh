@@ -72,8 +72,10 @@ PY
 # frames NAME: the Python frames in every output, in place of the
 # interpreter's, the native ones kept on both sides
 frames() {
-	big=$(python3 -c "import json; print(json.load(open('$T/$1.json'))['lines']['big'])")
-	has "$T/$1.report" "big (memfix.py:$big)" &&
+	# the report names a Python frame as every output does: its def
+	# line (the executing line with --lines: lines_report below)
+	bigdef=$(grep -n "^def big" "$FIX" | cut -d: -f1)
+	has "$T/$1.report" "big (memfix.py:$bigdef)" &&
 	has "$T/$1.report" "PyByteArray_Resize" &&
 	grep -q ";<module> (memfix.py:1);main (memfix.py:[0-9]*);big (memfix.py:[0-9]*);.*PyByteArray_Resize" "$T/$1.folded" &&
 	! grep -q "_PyEval_EvalFrameDefault;[^;]*big (memfix" "$T/$1.folded" &&
@@ -164,6 +166,24 @@ exec_wrapper() {
 	python3 "$C" "$T/ex.json" "$T/ex.speedscope.json"
 }
 t "a wrapper that execs python3.11: exact by line" exec_wrapper
+
+# one naming rule (issue 27 item 4): with --lines the report, the folded
+# stacks and the SVG all name big by the line executing; without, all by
+# its def line
+lines_report() {
+	"$YS" mem --no-store --lines -o "$T/lr.folded" -- /usr/bin/python3.11 \
+		"$FIX" "$T/lr.json" 2>"$T/lr.report" || return 1
+	big=$(python3 -c "import json; print(json.load(open('$T/lr.json'))['lines']['big'])")
+	bigdef=$(grep -n "^def big" "$FIX" | cut -d: -f1)
+	[ "$big" != "$bigdef" ] &&
+	has "$T/lr.report" "big (memfix.py:$big)" &&
+	has "$T/lr.folded" "big (memfix.py:$big)" &&
+	! grep -q "big (memfix.py:$bigdef)" "$T/lr.report" "$T/lr.folded" &&
+	! grep -q "big (memfix.py:$big)" "$T/debian-3.11.report" \
+		"$T/debian-3.11.folded"
+}
+t "one naming rule: def line in report and folded, executing line with --lines" \
+	lines_report
 
 # every output: the SVG and pprof name the fixture's functions too
 outputs() {

@@ -13,8 +13,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "profile/pystacks.h"
 #include "profile/python.h"
 
 #define B 0x10000000ULL		/* the fake image's address */
@@ -261,6 +263,38 @@ static void test_linetable_forms(void **state)
 	assert_int_equal(py_linetable_line(t, 0, 7, 0), -1);
 }
 
+/* One naming rule in every output (pystacks_label): a Python frame by its
+ * def line, the executing line with lines; a native frame by its name,
+ * "name (file:line)" with lines when the line is known. */
+static void test_naming_rule(void **state)
+{
+	struct frame py = { .function = "Pool.big (memfix.py:37)",
+			    .file = "/srv/app/memfix.py", .line = 39,
+			    .module = PYSTACKS_MODULE };
+	struct frame nat = { .function = "deflate", .file = "/src/deflate.c",
+			     .line = 120, .module = "libz.so.1" };
+	struct frame noline = { .function = "g (a.py:3)",
+				.module = PYSTACKS_MODULE };
+	const struct { struct frame *f; bool lines; const char *want; } c[] = {
+		{ &py, false, "Pool.big (memfix.py:37)" },
+		{ &py, true, "Pool.big (memfix.py:39)" },
+		{ &nat, false, "deflate" },
+		{ &nat, true, "deflate (deflate.c:120)" },
+		{ &noline, false, "g (a.py:3)" },
+		{ &noline, true, "g (a.py:3)" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char *got = pystacks_label(c[i].f, c[i].lines);
+
+		assert_string_equal(got, c[i].want);
+		free(got);
+	}
+	assert_true(pystacks_is_python(&py));
+	assert_false(pystacks_is_python(&nat));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +305,7 @@ int main(void)
 		cmocka_unit_test_setup(test_bad_strings, setup),
 		cmocka_unit_test_setup(test_thread_loop, setup),
 		cmocka_unit_test_setup(test_linetable_forms, setup),
+		cmocka_unit_test(test_naming_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
