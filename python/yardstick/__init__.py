@@ -1,0 +1,316 @@
+"""yardstick from Python: zones for `yardstick trace`, and benchmarks whose
+results are yardstick results (kind "bench"), over libyardstick.
+
+    import yardstick
+
+    with yardstick.zone("preprocess"):      # a zone of the trace
+        x = prepare(batch)
+
+    @yardstick.benchmark(params={"batch": [1, 8, 32]})
+    def infer(batch):                       # the setup: not timed
+        x = make_input(batch)
+        return lambda: model(x)             # the call that is timed
+
+    r = yardstick.bench(model, x)           # one benchmark, now
+
+Reference: docs/python.md.
+"""
+import atexit
+import functools
+import inspect
+import json
+import os
+import sys
+import tempfile
+
+from . import _native
+from ._native import (async_begin, async_end, counter, mark, thread_name,
+                      tracing, zone, zone_text, zone_value)
+
+__all__ = ["zone", "mark", "counter", "async_begin", "async_end",
+           "async_span", "thread_name", "zone_text", "zone_value",
+           "tracing", "bench", "benchmark", "register", "main",
+           "BenchResult"]
+
+
+def _decorate(name, fn):
+    """The traced decorator of zone(name) (zone() alone: the function's
+    qualified name). Coroutine functions get an async wrapper, so that
+    the zone spans the awaited body on the thread that runs it."""
+    zname = name if name is not None else fn.__qualname__
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def azoned(*args, **kwargs):
+            with zone(zname):
+                return await fn(*args, **kwargs)
+        return azoned
+
+    @functools.wraps(fn)
+    def zoned(*args, **kwargs):
+        with zone(zname):
+            return fn(*args, **kwargs)
+    return zoned
+
+
+_native._set_decorator(_decorate)
+
+
+class async_span:
+    """with async_span("request", rid): async_begin and async_end around
+    the block (which may await: both happen on the thread that runs it)."""
+    __slots__ = ("name", "id")
+
+    def __init__(self, name, id):
+        self.name, self.id = name, id
+
+    def __enter__(self):
+        async_begin(self.name, self.id)
+        return self
+
+    def __exit__(self, *exc):
+        async_end(self.name, self.id)
+        return False
+
+    async def __aenter__(self):
+        return self.__enter__()
+
+    async def __aexit__(self, *exc):
+        return self.__exit__(*exc)
+
+
+# ---- benchmarks ----
+
+_registry = []          # (name, spec, params, target, file, line)
+_ran_registry = False
+_atexit_set = False
+
+
+def _value_map(params):
+    """{name: {str(value): value}}: libyardstick names parameter values as
+    strings; the setup gets back the Python values given."""
+    out = {}
+    for k, vals in params.items():
+        if not isinstance(k, str) or not k.isidentifier():
+            raise ValueError(f"parameter {k!r}: a name is an identifier")
+        if isinstance(vals, (str, bytes)) or not hasattr(vals, "__iter__"):
+            vals = [vals]
+        m = {}
+        for v in vals:
+            s = str(v)
+            if not s or any(c in s for c in ",;=") or s != s.strip():
+                raise ValueError(f"parameter {k!r}: value {s!r} cannot be "
+                                 "named (no ',', ';', '=' or edge blanks)")
+            m[s] = v
+        if not m:
+            raise ValueError(f"parameter {k!r} has no values")
+        out[k] = m
+    return out
+
+
+def _spec(valmap, group):
+    parts = [f"{k}={','.join(m)}" for k, m in valmap.items()]
+    if group:
+        parts.append(f"group={group}")
+    return ";".join(parts)
+
+
+def _where(fn):
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return "?", 0
+    return code.co_filename, code.co_firstlineno
+
+
+def _setup_target(setup, valmap):
+    """target(values) for a setup function: called once per instance and
+    process, it returns the callable to time (with no arguments)."""
+    cache = {}
+
+    def target(values):
+        if values not in cache:
+            kwargs = {k: valmap[k][v] for k, v in zip(valmap, values)}
+            fn = setup(**kwargs)
+            if not callable(fn):
+                raise TypeError(
+                    f"benchmark {setup.__qualname__!r}: the decorated "
+                    "function is the setup: it returns the callable to "
+                    f"time, not {type(fn).__name__}")
+            cache[values] = (fn, (), None)
+        return cache[values]
+    return target
+
+
+def _call_target(fn, args, kwargs):
+    t = (fn, tuple(args), dict(kwargs) if kwargs else None)
+    return lambda values: t
+
+
+def benchmark(name=None, params=None, group=None):
+    """Register a benchmark: the decorated function is its setup, called
+    with one value of each parameter (their cartesian product, as
+    libyardstick's specs) once per process; it returns the callable that
+    is timed. Benchmarks of one group run interleaved and are compared
+    with the group's first. They run with yardstick.main() (or
+    `python3 -m yardstick FILE.py`, or at the end of the script)."""
+    valmap = _value_map(params or {})
+
+    def deco(setup):
+        bname = name or setup.__qualname__
+        file, line = _where(setup)
+        _registry.append((bname, _spec(valmap, group), tuple(valmap),
+                          _setup_target(setup, valmap), file, line))
+        _run_at_exit_for(setup)
+        return setup
+    if callable(name) and params is None and group is None:
+        fn, name = name, None      # @yardstick.benchmark without ()
+        return deco(fn)
+    return deco
+
+
+def register(name, fn, *args, group=None, **kwargs):
+    """Register fn(*args, **kwargs) as a benchmark named name (no setup)."""
+    file, line = _where(fn)
+    _registry.append((name, _spec({}, group), (),
+                      _call_target(fn, args, kwargs), file, line))
+    _run_at_exit_for(fn)
+
+
+def _run_at_exit_for(fn):
+    """A script that registers benchmarks in __main__ and never calls
+    main() has them run when it ends (`python3 FILE.py`)."""
+    global _atexit_set
+    if getattr(fn, "__module__", None) == "__main__" and not _atexit_set:
+        atexit.register(_at_exit)
+        _atexit_set = True
+
+
+def _at_exit():
+    if _ran_registry or not _registry:
+        return
+    rc = main()
+    if rc:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(rc)
+
+
+def _argv0():
+    main_mod = sys.modules.get("__main__")
+    path = getattr(main_mod, "__file__", None) or "python"
+    return os.path.basename(path)
+
+
+def _register_all(entries):
+    for name, spec, params, target, file, line in entries:
+        _native.register(name, spec, params, target, file, line)
+
+
+def main(argv=None):
+    """Run the registered benchmarks as libyardstick's ys_main does, with
+    its command line (argv: sys.argv[1:] by default; --help lists it):
+    the table on stdout, the result with --json FILE or as `yardstick
+    bench` asks (YARDSTICK_BENCH_JSON). Returns the exit status."""
+    global _ran_registry
+    _ran_registry = True
+    if argv is None:
+        argv = sys.argv[1:]
+    if not _registry:
+        print(f"{_argv0()}: no benchmark registered "
+              "(@yardstick.benchmark)", file=sys.stderr)
+        return 2
+    _register_all(_registry)
+    return _native.run([_argv0()] + list(argv))
+
+
+class BenchResult:
+    """What yardstick.bench measured: the result (kind "bench") as
+    `result` (the parsed JSON), and the headline numbers in seconds."""
+
+    def __init__(self, result):
+        self.result = result
+        b = result["benchmarks"][0]
+        self.name = b["name"]
+        self.warnings = b.get("warnings", [])
+        self.metrics = b.get("metrics", {})
+
+    def _stat(self, metric, key):
+        m = self.metrics.get(metric)
+        return None if m is None else m.get(key)
+
+    @property
+    def time_per_call(self):
+        """the median of the epochs' time per call (time_per_op)"""
+        return self._stat("time_per_op", "median")
+
+    @property
+    def p50(self):
+        return self._stat("call_time", "median")
+
+    @property
+    def p95(self):
+        return self._stat("call_time", "p95")
+
+    @property
+    def p99(self):
+        return self._stat("call_time", "p99")
+
+    @property
+    def first_call(self):
+        return self._stat("first_call_time", "median")
+
+    @property
+    def allocs_per_call(self):
+        return self._stat("allocs_per_op", "median")
+
+    def __repr__(self):
+        def f(v):
+            return "-" if v is None else f"{v * 1e9:.0f} ns"
+        return (f"<BenchResult {self.name!r}: {f(self.time_per_call)} per "
+                f"call, p50 {f(self.p50)} p95 {f(self.p95)} p99 "
+                f"{f(self.p99)}, first call {f(self.first_call)}>")
+
+
+def _run_one(name, target, file, line, options):
+    """One benchmark now, its result parsed."""
+    fd, path = tempfile.mkstemp(prefix="yardstick-", suffix=".json")
+    os.close(fd)
+    try:
+        _native.register(name, "", (), target, file, line)
+        rc = _native.run([_argv0(), "--json", path] + options)
+        if rc == 2 or os.path.getsize(path) == 0:
+            raise RuntimeError(f"benchmark {name!r}: libyardstick "
+                               f"refused the options {options!r}")
+        with open(path) as f:
+            result = json.load(f)
+    finally:
+        os.unlink(path)
+    return result
+
+
+def _options(epochs, min_time, seed, alloc_count):
+    opts = []
+    if epochs is not None:
+        opts += ["--epochs", str(int(epochs))]
+    if min_time is not None:
+        opts += ["--min-time", str(min_time)]
+    if seed is not None:
+        opts += ["--seed", str(int(seed))]
+    if not alloc_count:
+        opts += ["--no-alloc-count"]
+    return opts
+
+
+def bench(fn, *args, name=None, epochs=None, min_time=None, seed=None,
+          alloc_count=True, **kwargs):
+    """Measure fn(*args, **kwargs) now, as libyardstick measures a
+    benchmark (warm-up while tuning the iterations, then epochs; the first
+    call timed apart; calls timed one by one for p50/p95/p99; the
+    interpreter's allocations per call). Prints the table; returns a
+    BenchResult."""
+    if not callable(fn):
+        raise TypeError(f"bench(): {type(fn).__name__!r} is not callable")
+    bname = name or getattr(fn, "__qualname__", None) or repr(fn)
+    file, line = _where(fn)
+    result = _run_one(bname, _call_target(fn, args, kwargs), file, line,
+                      _options(epochs, min_time, seed, alloc_count))
+    return BenchResult(result)
