@@ -314,3 +314,43 @@ def bench(fn, *args, name=None, epochs=None, min_time=None, seed=None,
     result = _run_one(bname, _call_target(fn, args, kwargs), file, line,
                       _options(epochs, min_time, seed, alloc_count))
     return BenchResult(result)
+
+
+# ---- pytest (`pytest -p yardstick`): the hooks here, the fixture in
+# pytest_plugin.py, which imports pytest only when pytest loads us ----
+
+def pytest_addoption(parser):
+    # --epochs, --min-time and --filter too: what `yardstick bench` passes
+    # to the program it runs
+    g = parser.getgroup("yardstick", "yardstick benchmarks (ys_bench)")
+    g.addoption("--yardstick-json", dest="yardstick_json", metavar="FILE",
+                help="write the tests' benchmarks as one yardstick result "
+                     "(kind bench) to FILE")
+    g.addoption("--yardstick-epochs", "--epochs", dest="yardstick_epochs",
+                type=int, metavar="N",
+                help="measured epochs per test (default 11)")
+    g.addoption("--yardstick-min-time", "--min-time",
+                dest="yardstick_min_time", metavar="T",
+                help="at least T measured per test (0.5, 200ms)")
+    g.addoption("--yardstick-filter", "--filter", dest="yardstick_filter",
+                metavar="REGEX", help="only the tests whose node id "
+                                      "matches (Python's re.search)")
+    g.addoption("--yardstick-no-alloc-count", action="store_true",
+                dest="yardstick_no_alloc_count",
+                help="do not count the interpreter's allocations")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    from . import pytest_plugin
+    pytest_plugin.select(config, items)
+
+
+def pytest_configure(config):
+    from . import pytest_plugin
+    config.pluginmanager.register(pytest_plugin, "yardstick-fixtures")
+    pytest_plugin.configure(config)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    from . import pytest_plugin
+    pytest_plugin.write(session.config)
