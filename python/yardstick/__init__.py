@@ -18,6 +18,7 @@ Reference: docs/python.md.
 import atexit
 import functools
 import inspect
+import itertools
 import json
 import os
 import sys
@@ -25,9 +26,10 @@ import tempfile
 
 from . import _native
 from ._native import (async_begin, async_end, counter, mark, thread_name,
-                      tracing, zone, zone_text, zone_value)
+                      tracing, zone, zone_begin, zone_end, zone_text,
+                      zone_value)
 
-__all__ = ["zone", "mark", "counter", "async_begin", "async_end",
+__all__ = ["zone", "zone_begin", "zone_end", "mark", "counter", "async_begin", "async_end",
            "async_span", "thread_name", "zone_text", "zone_value",
            "tracing", "bench", "benchmark", "register", "main",
            "BenchResult"]
@@ -35,21 +37,24 @@ __all__ = ["zone", "mark", "counter", "async_begin", "async_end",
 
 def _decorate(name, fn):
     """The traced decorator of zone(name) (zone() alone: the function's
-    qualified name). Coroutine functions get an async wrapper, so that
-    the zone spans the awaited body on the thread that runs it."""
+    qualified name): a C wrapper, with no Python frame of its own. A
+    coroutine function's calls are async spans instead (named alike, one
+    id per call): its awaits let other tasks of the thread run, whose
+    zones would not nest inside it."""
     zname = name if name is not None else fn.__qualname__
-    if inspect.iscoroutinefunction(fn):
-        @functools.wraps(fn)
-        async def azoned(*args, **kwargs):
-            with zone(zname):
-                return await fn(*args, **kwargs)
-        return azoned
+    if not inspect.iscoroutinefunction(fn):
+        return functools.update_wrapper(_native._zoned(zname, fn), fn)
+    ids = itertools.count(1)
 
     @functools.wraps(fn)
-    def zoned(*args, **kwargs):
-        with zone(zname):
-            return fn(*args, **kwargs)
-    return zoned
+    async def spanned(*args, **kwargs):
+        i = next(ids)
+        async_begin(zname, i)
+        try:
+            return await fn(*args, **kwargs)
+        finally:
+            async_end(zname, i)
+    return spanned
 
 
 _native._set_decorator(_decorate)

@@ -23,6 +23,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,12 @@ typedef struct {
 } ZoneObject;
 
 static PyTypeObject ZoneType;
+/* The zone of every call when untraced, of a type of its own: its
+ * __enter__ and __exit__ are plain functions in the type's dict, not
+ * method descriptors, so `with` finds them without making a bound method
+ * for each (CPython 3.11's BEFORE_WITH looks both up on every `with`):
+ * about half the cost of a `with` on an object with methods. */
+static PyTypeObject NoopType;
 static ZoneObject *noop_zone;
 /* name (str) -> capsule of a ys__site followed by its UTF-8 name */
 static PyObject *sites;
@@ -136,13 +143,31 @@ static void zone_dealloc(ZoneObject *z)
 
 static PyObject *zone_enter(ZoneObject *z, PyObject *unused)
 {
-	if (z->site)
-		z->id = ys__zbegin(z->site, z->name);
-	else if (z != noop_zone)
+	if (!z->site)
 		return PyErr_Format(PyExc_TypeError, "zone() without a name "
 				    "is a decorator: @yardstick.zone()");
+	z->id = ys__zbegin(z->site, z->name);
 	return Py_NewRef((PyObject *)z);
 }
+
+/* the no-op zone's, called unbound (self is NULL) */
+static PyObject *noop_enter(PyObject *unused, PyObject *unused2)
+{
+	return Py_NewRef((PyObject *)noop_zone);
+}
+
+static PyObject *noop_exit(PyObject *unused, PyObject *const *args,
+			   Py_ssize_t nargs)
+{
+	Py_RETURN_FALSE;
+}
+
+static PyMethodDef noop_enter_def = { "__enter__", noop_enter, METH_NOARGS,
+				      NULL };
+static PyMethodDef noop_exit_def = {
+	"__exit__", (PyCFunction)(void (*)(void))noop_exit, METH_FASTCALL,
+	NULL
+};
 
 static PyObject *zone_exit(ZoneObject *z, PyObject *const *args,
 			   Py_ssize_t nargs)
@@ -165,7 +190,7 @@ static PyObject *zone_call(ZoneObject *z, PyObject *args, PyObject *kw)
 				    "@yardstick.zone(\"name\")");
 	fn = PyTuple_GET_ITEM(args, 0);
 	if (z == noop_zone)
-		return Py_NewRef(fn);
+		return Py_NewRef(fn);	/* untraced for the process's life */
 	if (!decorate)
 		return PyErr_Format(PyExc_RuntimeError, "yardstick._native "
 				    "is used without the yardstick package");
@@ -179,6 +204,15 @@ static PyMethodDef zone_methods[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
+static PyTypeObject NoopType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "yardstick.NoZone",
+	.tp_basicsize = sizeof(ZoneObject),
+	.tp_call = (ternaryfunc)zone_call,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "the zone when no reader records: does nothing",
+};
+
 static PyTypeObject ZoneType = {
 	PyVarObject_HEAD_INIT(NULL, 0)
 	.tp_name = "yardstick.Zone",
@@ -189,6 +223,136 @@ static PyTypeObject ZoneType = {
 	.tp_doc = "a zone of the trace: `with` it, or decorate a function",
 	.tp_methods = zone_methods,
 };
+
+/* ---- a function under @zone, traced: the zone around each call, in C
+ * (a Python wrapper would add its own frame, a few hundred ns) ---- */
+
+typedef struct {
+	PyObject_HEAD
+	ys__site *site;
+	const char *name;
+	PyObject *fn;
+	PyObject *dict;		/* functools.update_wrapper's attributes */
+	vectorcallfunc vectorcall;
+} ZonedObject;
+
+static PyObject *zoned_vectorcall(ZonedObject *z, PyObject *const *args,
+				  size_t nargsf, PyObject *kwnames)
+{
+	uint32_t id = ys__zbegin(z->site, z->name);
+	PyObject *r = PyObject_Vectorcall(z->fn, args, nargsf, kwnames);
+
+	ys__zend(id);
+	return r;
+}
+
+static void zoned_dealloc(ZonedObject *z)
+{
+	PyObject_GC_UnTrack(z);
+	Py_XDECREF(z->fn);
+	Py_XDECREF(z->dict);
+	PyObject_GC_Del(z);
+}
+
+static int zoned_traverse(ZonedObject *z, visitproc visit, void *arg)
+{
+	Py_VISIT(z->fn);
+	Py_VISIT(z->dict);
+	return 0;
+}
+
+static int zoned_clear(ZonedObject *z)
+{
+	Py_CLEAR(z->fn);
+	Py_CLEAR(z->dict);
+	return 0;
+}
+
+/* as a method: bound to the instance, as the function would be */
+static PyObject *zoned_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+	if (obj == NULL || obj == Py_None)
+		return Py_NewRef(self);
+	return PyMethod_New(self, obj);
+}
+
+static PyGetSetDef zoned_getset[] = {
+	{ "__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL,
+	  NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+static PyTypeObject ZonedType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "yardstick.ZonedFunction",
+	.tp_basicsize = sizeof(ZonedObject),
+	.tp_dealloc = (destructor)zoned_dealloc,
+	.tp_vectorcall_offset = offsetof(ZonedObject, vectorcall),
+	.tp_call = PyVectorcall_Call,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC |
+		    Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+	.tp_doc = "a function whose every call is a zone of the trace",
+	.tp_traverse = (traverseproc)zoned_traverse,
+	.tp_clear = (inquiry)zoned_clear,
+	.tp_descr_get = zoned_get,
+	.tp_dictoffset = offsetof(ZonedObject, dict),
+	.tp_getset = zoned_getset,
+};
+
+/* _zoned(name, fn): fn, each call a zone named name */
+static PyObject *py_zoned(PyObject *self, PyObject *const *args,
+			  Py_ssize_t nargs)
+{
+	ZonedObject *z;
+
+	if (nargs != 2 || check_name(args[0], "zone()"))
+		return nargs != 2 ? PyErr_Format(PyExc_TypeError,
+						 "_zoned(name, fn)")
+				  : NULL;
+	if (!PyCallable_Check(args[1]))
+		return PyErr_Format(PyExc_TypeError, "zone(): '%s' is not "
+				    "callable", Py_TYPE(args[1])->tp_name);
+	z = PyObject_GC_New(ZonedObject, &ZonedType);
+	if (!z)
+		return NULL;
+	z->fn = Py_NewRef(args[1]);
+	z->dict = NULL;
+	z->vectorcall = (vectorcallfunc)zoned_vectorcall;
+	if (!(z->site = site_of(args[0], &z->name))) {
+		Py_DECREF(z);
+		return NULL;
+	}
+	PyObject_GC_Track(z);
+	return (PyObject *)z;
+}
+
+/* zone_begin(name) -> token, zone_end(token): a zone without `with`,
+ * two calls (untraced, each returns at its first test) */
+static PyObject *py_zone_begin(PyObject *self, PyObject *name)
+{
+	const char *text;
+	ys__site *site;
+
+	if (!ys_tracing())
+		return PyLong_FromLong(0);
+	if (check_name(name, "zone_begin()") || !(site = site_of(name, &text)))
+		return NULL;
+	return PyLong_FromUnsignedLong(ys__zbegin(site, text));
+}
+
+static PyObject *py_zone_end(PyObject *self, PyObject *token)
+{
+	unsigned long id;
+
+	if (!ys_tracing())
+		Py_RETURN_NONE;
+	id = PyLong_AsUnsignedLong(token);
+	if (id == (unsigned long)-1 && PyErr_Occurred())
+		return NULL;
+	if (id && id <= UINT32_MAX)
+		ys__zend((uint32_t)id);
+	Py_RETURN_NONE;
+}
 
 /* mark(name, text=None) */
 static PyObject *py_mark(PyObject *self, PyObject *const *args,
@@ -688,6 +852,12 @@ static PyMethodDef methods[] = {
 	  "zone_text(text): text of the innermost open zone" },
 	{ "zone_value", py_zone_value, METH_O,
 	  "zone_value(int): an integer of the innermost open zone" },
+	{ "zone_begin", py_zone_begin, METH_O,
+	  "zone_begin(name) -> token: a zone begins (end it with zone_end)" },
+	{ "zone_end", py_zone_end, METH_O,
+	  "zone_end(token): the zone zone_begin began ends" },
+	{ "_zoned", (PyCFunction)(void (*)(void))py_zoned, METH_FASTCALL,
+	  NULL },
 	{ "tracing", py_tracing, METH_NOARGS,
 	  "tracing(): whether a reader records the events" },
 	{ "_set_decorator", py_set_decorator, METH_O, NULL },
@@ -702,16 +872,36 @@ static struct PyModuleDef module = {
 	-1, methods, NULL, NULL, NULL, NULL,
 };
 
+/* __enter__ and __exit__ of NoopType: functions without self */
+static int noop_methods(void)
+{
+	PyObject *enter = PyCFunction_New(&noop_enter_def, NULL);
+	PyObject *exit_ = PyCFunction_New(&noop_exit_def, NULL);
+	int rc = -1;
+
+	if (enter && exit_ &&
+	    !PyDict_SetItemString(NoopType.tp_dict, "__enter__", enter) &&
+	    !PyDict_SetItemString(NoopType.tp_dict, "__exit__", exit_)) {
+		PyType_Modified(&NoopType);
+		rc = 0;
+	}
+	Py_XDECREF(enter);
+	Py_XDECREF(exit_);
+	return rc;
+}
+
 PyMODINIT_FUNC PyInit__native(void)
 {
 	PyObject *m;
 
-	if (PyType_Ready(&ZoneType) < 0)
+	if (PyType_Ready(&ZoneType) < 0 || PyType_Ready(&NoopType) < 0 ||
+	    PyType_Ready(&ZonedType) < 0 ||
+	    noop_methods() < 0)
 		return NULL;
 	if (!(m = PyModule_Create(&module)))
 		return NULL;
 	sites = PyDict_New();
-	noop_zone = PyObject_New(ZoneObject, &ZoneType);
+	noop_zone = PyObject_New(ZoneObject, &NoopType);
 	if (!sites || !noop_zone) {
 		Py_DECREF(m);
 		return NULL;

@@ -89,6 +89,19 @@ assert q == [3, 1, 4], q
 assert any(x.get("name") == "flushed" and x["ph"] in ("i", "I") for x in ev)
 PY'
 
+t "@zone on a function, a method (bound), a coroutine (an async span), zone_begin/zone_end: traced and untraced" sh -c '
+	"$PYTHON" "$PYT/zonedeco.py" | grep -qx "ok False <class .function.>" &&
+	"$YS" trace --no-store -F 1 -o "$T/zd.json" -- "$PYTHON" "$PYT/zonedeco.py" >"$T/zd.out" 2>"$T/zd.err" &&
+	grep -qx "ok True <class .yardstick.ZonedFunction.>" "$T/zd.out" &&
+	python3 -c "
+import json
+ev = json.load(open(\"$T/zd.json\"))[\"traceEvents\"]
+x = [e[\"name\"] for e in ev if e[\"ph\"] == \"X\" and e[\"name\"] in (\"f\", \"meth\", \"manual\")]
+assert sorted(x) == [\"f\", \"f\", \"manual\", \"meth\"], x
+co = [e[\"ph\"] for e in ev if e[\"name\"] == \"co\"]
+assert co == [\"b\", \"e\"], co
+" || { cat "$T/zd.err"; exit 1; }'
+
 # ---- bench() ------------------------------------------------------------
 
 # alloc(k) allocates a list of k slots (its object, and its array when
