@@ -224,7 +224,75 @@ def main(argv=None):
               "(@yardstick.benchmark)", file=sys.stderr)
         return 2
     _register_all(_registry)
-    return _native.run([_argv0()] + list(argv))
+    argv = list(argv)
+    path, tmp = _json_path(argv)
+    if tmp:
+        argv += ["--json", tmp]
+    try:
+        rc = _native.run([_argv0()] + argv)
+        if path and rc != 2 and "--list" not in argv:
+            _print_calls(path)
+    finally:
+        if tmp:
+            os.unlink(tmp)
+    return rc
+
+
+def _json_path(argv):
+    """Where the result will be, to read it back for the per-call table:
+    (path, None) from --json FILE; (temporary, temporary) when nothing
+    asks for it; (None, None) when it cannot be read back (stdout,
+    `yardstick bench`'s pipe)."""
+    for i, a in enumerate(argv):
+        if a == "--json" and i + 1 < len(argv):
+            v = argv[i + 1]
+            return (None if v == "-" else v), None
+        if a.startswith("--json="):
+            v = a[len("--json="):]
+            return (None if v == "-" else v), None
+        if a in ("-h", "--help"):
+            return None, None
+    if os.environ.get("YARDSTICK_BENCH_JSON"):
+        return None, None
+    fd, tmp = tempfile.mkstemp(prefix="yardstick-", suffix=".json")
+    os.close(fd)
+    return tmp, tmp
+
+
+def _fmt_time(v):
+    if v is None:
+        return "-"
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
+        if v >= scale:
+            return f"{v / scale:.4g} {unit}"
+    return f"{v * 1e9:.4g} ns"
+
+
+def _print_calls(path):
+    """Per benchmark: its first call, and its calls timed one by one."""
+    try:
+        with open(path) as f:
+            result = json.load(f)
+    except (OSError, ValueError):
+        return
+    rows = []
+    for b in result.get("benchmarks", []):
+        m = b.get("metrics", {})
+        c, first = m.get("call_time"), m.get("first_call_time")
+        if not c:
+            continue
+        rows.append((b["name"], first and first.get("median"),
+                     c.get("median"), c.get("p95"), c.get("p99"),
+                     len(c.get("values", []))))
+    if not rows:
+        return
+    w = max(len("calls timed one by one"), max(len(r[0]) for r in rows))
+    print(f"\n{'calls timed one by one':{w}} {'first call':>11} "
+          f"{'p50':>10} {'p95':>10} {'p99':>10} {'calls':>6}")
+    for name, first, p50, p95, p99, n in rows:
+        print(f"{name:{w}} {_fmt_time(first):>11} {_fmt_time(p50):>10} "
+              f"{_fmt_time(p95):>10} {_fmt_time(p99):>10} {n:>6}")
+    sys.stdout.flush()
 
 
 class BenchResult:
