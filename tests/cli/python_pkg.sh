@@ -256,4 +256,24 @@ assert any(\"raised KeyError\" in x for x in w[\"raises\"]), w
 assert r[\"benchmarks\"][2][\"metrics\"][\"time_per_op\"][\"median\"] >= 0
 "'
 
+# ---- installed --------------------------------------------------------
+
+# meson install (what `make install` runs) into a scratch root: the
+# package lands in the interpreter's site-packages (dist-packages on
+# Debian), its extension finds libyardstick in the library directory (its
+# run path; here LD_LIBRARY_PATH stands for the scratch root), and it
+# imports and measures from there, the build tree out of the path
+t "meson install: the package in the interpreter's site-packages, importable from there" sh -c '
+	meson install -C "$BUILD_ROOT" --no-rebuild --destdir "$T/dest" >"$T/install.log" 2>&1 || { tail -20 "$T/install.log"; exit 1; }
+	pkg="$T/dest$PY_INSTALL_DIR/yardstick"
+	for f in __init__.py __main__.py pytest_plugin.py; do [ -f "$pkg/$f" ] || { echo "no $pkg/$f"; exit 1; }; done
+	ls "$pkg"/_native*.so >/dev/null || exit 1
+	readelf -d "$pkg"/_native*.so | grep -q "R.*PATH.*\[$YS_LIBDIR\]" || { readelf -d "$pkg"/_native*.so | grep -i path; exit 1; }
+	cd "$T" && PYTHONPATH="$T/dest$PY_INSTALL_DIR" LD_LIBRARY_PATH="$T/dest$YS_LIBDIR" "$PYTHON" -c "
+import yardstick
+assert yardstick.__file__.startswith(\"$T/dest\"), yardstick.__file__
+r = yardstick.bench(sum, [1, 2, 3], epochs=3)
+assert r.time_per_call > 0, r
+" >/dev/null'
+
 finish
