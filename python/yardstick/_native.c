@@ -685,6 +685,21 @@ static void measure_pair_cost(void)
 #define CALL_SAMPLES_MIN 4
 #define CALL_SAMPLES_MAX 64
 
+/* One call timed alone, a value of metric; false when it raised. */
+static int timed_call(ys_state *s, const char *metric, PyObject *fn,
+		      PyObject *args, PyObject *kwargs)
+{
+	double t0 = mono();
+	PyObject *r = call(fn, args, kwargs);
+	double t1 = mono();
+
+	if (!r)
+		return 0;
+	Py_DECREF(r);
+	ys_value(s, metric, "s", t1 - t0 > pair_cost ? t1 - t0 - pair_cost : 0);
+	return 1;
+}
+
 /* The calls after the loop, each timed alone (call_time); false when
  * one raised (the benchmark failed). */
 static int time_calls(ys_state *s, PyObject *fn, PyObject *args,
@@ -696,33 +711,9 @@ static int time_calls(ys_state *s, PyObject *fn, PyObject *args,
 		k = CALL_SAMPLES_MIN;
 	if (k > CALL_SAMPLES_MAX)
 		k = CALL_SAMPLES_MAX;
-	for (uint64_t i = 0; i < k; i++) {
-		double t0 = mono();
-		PyObject *r = call(fn, args, kwargs);
-		double t1 = mono();
-
-		if (!r)
+	for (uint64_t i = 0; i < k; i++)
+		if (!timed_call(s, "call_time", fn, args, kwargs))
 			return 0;
-		Py_DECREF(r);
-		ys_value(s, "call_time", "s",
-			 t1 - t0 > pair_cost ? t1 - t0 - pair_cost : 0);
-	}
-	return 1;
-}
-
-/* The first call of the instance in this process, timed alone. */
-static int first_call(ys_state *s, PyObject *fn, PyObject *args,
-		      PyObject *kwargs)
-{
-	double t0 = mono();
-	PyObject *r = call(fn, args, kwargs);
-	double t1 = mono();
-
-	if (!r)
-		return 0;
-	Py_DECREF(r);
-	ys_value(s, "first_call_time", "s",
-		 t1 - t0 > pair_cost ? t1 - t0 - pair_cost : 0);
 	return 1;
 }
 
@@ -737,7 +728,9 @@ static void py_body(ys_state *s)
 		fail_with_exception(s, "the benchmark's setup");
 		return;
 	}
-	if (warm == 1 && !first_call(s, fn, args, kwargs)) {
+	/* the instance's first call in the process, before any other */
+	if (warm == 1 &&
+	    !timed_call(s, "first_call_time", fn, args, kwargs)) {
 		fail_with_exception(s, "the first call");
 		goto out;
 	}
