@@ -87,6 +87,7 @@ class async_span:
 
 _registry = []          # (name, spec, params, target, file, line)
 _ran_registry = False
+_last_rc = 0            # main()'s last exit status
 _atexit_set = False
 
 
@@ -215,7 +216,7 @@ def main(argv=None):
     its command line (argv: sys.argv[1:] by default; --help lists it):
     the table on stdout, the result with --json FILE or as `yardstick
     bench` asks (YARDSTICK_BENCH_JSON). Returns the exit status."""
-    global _ran_registry
+    global _ran_registry, _last_rc
     _ran_registry = True
     if argv is None:
         argv = sys.argv[1:]
@@ -229,7 +230,7 @@ def main(argv=None):
     if tmp:
         argv += ["--json", tmp]
     try:
-        rc = _native.run([_argv0()] + argv)
+        rc = _last_rc = _native.run([_argv0()] + argv)
         if path and rc != 2 and "--list" not in argv:
             _print_calls(path)
     finally:

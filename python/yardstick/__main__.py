@@ -30,7 +30,7 @@ def run(argv):
     # they run here
     runpy.run_path(path, run_name="__main__")
     if yardstick._ran_registry:
-        return 0
+        return yardstick._last_rc
     return yardstick.main(argv[1:])
 
 
