@@ -210,10 +210,11 @@ void ys_value(ys_state *s, const char *metric, const char *unit,
 	      double value)
 {
 	struct lib_inst *in = s->inst;
-	struct lib_extra *x = (struct lib_extra *)lib_extra_find(in, metric);
+	struct lib_extra *x;
 
 	if (s->tid != 0 || !metric || !*metric)
 		return;
+	x = (struct lib_extra *)lib_extra_find(in, metric);
 	if (!x) {
 		in->extra = xrealloc(in->extra,
 				     (in->nextra + 1) * sizeof(*in->extra));
