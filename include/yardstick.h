@@ -101,6 +101,32 @@ void ys_set_flops(ys_state *s, double flops);
  * measurements dropped, and ys_main returns 1). */
 void ys_fail(ys_state *s, const char *message);
 
+/* ---- for bindings to other languages (the Python package) ---- */
+
+/* ys_register with a pointer the body reads back with ys_data. */
+void ys_register_data(const char *name, ys_fn fn, const char *spec,
+		      const char *file, int line, void *data);
+void *ys_data(const ys_state *s);
+
+/* How many benchmarks are registered; ys_main_from(first, ...) is ys_main
+ * over those registered from index first on only (a binding registers a
+ * batch, runs it, and may register and run another later). */
+unsigned long ys_registered(void);
+int ys_main_from(unsigned long first, int argc, char **argv);
+
+/* While the iterations are tuned (the warm-up, whose epochs are not
+ * kept): 1 + the warm-up epoch (1: the instance's very first call of
+ * the body); 0 in the measured epochs. */
+int ys_warmup(const ys_state *s);
+
+/* Add value to the benchmark's metric (a name of docs/result-format.md,
+ * or one of the program's own) in unit ("s", "count", "bytes" ...):
+ * the result holds every value given, in order. A metric the library
+ * measures itself (allocs_per_op when its counters are off) is then the
+ * caller's. */
+void ys_value(ys_state *s, const char *metric, const char *unit,
+	      double value);
+
 /*
  * Keep-alive: the compiler must assume the object is read and written
  * here, so the computation of its value is not optimised away. YS_KEEP

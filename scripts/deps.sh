@@ -15,7 +15,7 @@ need="$need libdw1 libelf1 libsqlite3-0 zlib1g libssl3 libpfm4 libstdc++6 libpq5
 # tool (ysflops), and its launcher runs it
 need="$need valgrind"
 case "${1:-build}" in
-test)  need="$need libcmocka-dev python3 python3-yaml python3.11-dev clang libclang-rt-14-dev man-db bsdutils util-linux protobuf-compiler procps nodejs hyperfine git gzip coreutils time libcap2-bin mount zsh fish chromium fonts-dejavu-core postgresql-15 prometheus-pushgateway prometheus" ;;
+test)  need="$need libcmocka-dev python3 python3-yaml python3.11-dev python3-pytest python3-pytest-benchmark clang libclang-rt-14-dev man-db bsdutils util-linux protobuf-compiler procps nodejs hyperfine git gzip coreutils time libcap2-bin mount zsh fish chromium fonts-dejavu-core postgresql-15 prometheus-pushgateway prometheus" ;;
 bench) need="$need hyperfine python3 linux-perf heaptrack valgrind wrk nginx-light sqlite3 git util-linux libbenchmark-dev liblttng-ust-dev lttng-tools likwid" ;;
 esac
 

@@ -119,6 +119,7 @@ struct lib_reg {
 	struct scan *scans;
 	size_t nscans;
 	char *group;
+	void *data;		/* ys_register_data's, for ys_data */
 };
 
 struct lib_registry {
@@ -133,6 +134,13 @@ extern struct lib_registry lib_registry;
 int lib_registry_parse(struct error *e);
 
 /* ---- runner.c ---- */
+
+/* Values a body gave with ys_value: a metric of its own. */
+struct lib_extra {
+	char *metric, *unit;
+	double *v;
+	size_t n, cap;
+};
 
 /* One benchmark: a registration with one value per parameter. */
 struct lib_inst {
@@ -151,6 +159,9 @@ struct lib_inst {
 	uint64_t base_iters;
 	double items, bytes, flops;	/* declared per iteration */
 	char *failed;		/* why it failed; NULL when it did not */
+	struct lib_extra *extra;	/* ys_value's metrics */
+	size_t nextra;
+	int tuning;		/* 1 + the warm-up epoch while tuning; 0 */
 };
 
 struct lib_opts {
@@ -186,6 +197,10 @@ int lib_plan(struct lib_run *rn, struct error *e);
 /* Measure them all (progress on stderr when it is a terminal). */
 void lib_measure(struct lib_run *rn);
 void lib_run_free(struct lib_run *rn);
+
+/* The instance's values of metric (ys_value), NULL when it has none. */
+const struct lib_extra *lib_extra_find(const struct lib_inst *in,
+				       const char *metric);
 
 /* ---- report.c, gbench.c ---- */
 

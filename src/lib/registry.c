@@ -29,6 +29,13 @@ void ys_register(const char *name, ys_fn fn, const char *spec,
 	r->line = line;
 }
 
+void ys_register_data(const char *name, ys_fn fn, const char *spec,
+		      const char *file, int line, void *data)
+{
+	ys_register(name, fn, spec, file, line);
+	lib_registry.regs[lib_registry.n - 1].data = data;
+}
+
 static bool blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n';

@@ -161,6 +161,15 @@ static void add_warnings(const struct lib_run *rn, const struct lib_inst *in,
 				      "-g performance)", governor);
 }
 
+/* A metric the library did not measure is unsupported, unless the body
+ * gave its values (ys_value: the Python package's allocation counts). */
+static void unsupported_unless_given(const struct lib_inst *in,
+				     struct benchmark *b, const char *metric)
+{
+	if (!lib_extra_find(in, metric))
+		benchmark_add_unsupported(b, metric);
+}
+
 static void add_benchmark(const struct lib_run *rn, const struct lib_inst *in,
 			  struct result *r)
 {
@@ -187,10 +196,13 @@ static void add_benchmark(const struct lib_run *rn, const struct lib_inst *in,
 		metric_values(b, "frees_per_op", "count", in->frees,
 			      in->nepochs);
 	} else {
-		benchmark_add_unsupported(b, METRIC_ALLOCS_PER_OP);
-		benchmark_add_unsupported(b, METRIC_ALLOC_BYTES_PER_OP);
-		benchmark_add_unsupported(b, "frees_per_op");
+		unsupported_unless_given(in, b, METRIC_ALLOCS_PER_OP);
+		unsupported_unless_given(in, b, METRIC_ALLOC_BYTES_PER_OP);
+		unsupported_unless_given(in, b, "frees_per_op");
 	}
+	for (size_t k = 0; k < in->nextra; k++)
+		metric_values(b, in->extra[k].metric, in->extra[k].unit,
+			      in->extra[k].v, in->extra[k].n);
 	for (size_t k = 0; k < lib_events_count(); k++) {
 		size_t counted = 0;
 

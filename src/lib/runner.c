@@ -193,6 +193,47 @@ void ys_fail(ys_state *s, const char *message)
 	set_failed(s->inst, message && *message ? message : "failed");
 }
 
+void *ys_data(const ys_state *s)
+{
+	return s->inst->reg->data;
+}
+
+int ys_warmup(const ys_state *s)
+{
+	return s->inst->tuning;
+}
+
+const struct lib_extra *lib_extra_find(const struct lib_inst *in,
+				       const char *metric)
+{
+	for (size_t i = 0; i < in->nextra; i++)
+		if (!strcmp(in->extra[i].metric, metric))
+			return &in->extra[i];
+	return NULL;
+}
+
+/* Thread 0's only (the others' would race on the instance). */
+void ys_value(ys_state *s, const char *metric, const char *unit,
+	      double value)
+{
+	struct lib_inst *in = s->inst;
+	struct lib_extra *x;
+
+	if (s->tid != 0 || !metric || !*metric)
+		return;
+	x = (struct lib_extra *)lib_extra_find(in, metric);
+	if (!x) {
+		in->extra = xrealloc(in->extra,
+				     (in->nextra + 1) * sizeof(*in->extra));
+		x = &in->extra[in->nextra++];
+		memset(x, 0, sizeof(*x));
+		x->metric = xstrdup(metric);
+		x->unit = xstrdup(unit && *unit ? unit : "count");
+	}
+	x->v = xgrow(x->v, &x->cap, x->n + 1, sizeof(double));
+	x->v[x->n++] = value;
+}
+
 /* ---- planning ---- */
 
 static void push_inst(struct lib_run *rn, size_t *cap, struct lib_reg *r,
@@ -338,6 +379,12 @@ void lib_run_free(struct lib_run *rn)
 		for (size_t k = 0; k < LIB_MAX_EVENTS; k++)
 			free(in->ev[k]);
 		free(in->failed);
+		for (size_t k = 0; k < in->nextra; k++) {
+			free(in->extra[k].metric);
+			free(in->extra[k].unit);
+			free(in->extra[k].v);
+		}
+		free(in->extra);
 	}
 	free(rn->insts);
 	rn->insts = NULL;
@@ -573,7 +620,9 @@ static uint64_t autotune(const struct lib_run *rn, struct lib_inst *in)
 	for (int round = 0; round < 64; round++) {
 		double t;
 
+		in->tuning = round + 1;
 		run_epoch(rn, in, iters, &ep);
+		in->tuning = 0;
 		if (!ep.ok)
 			return 0;
 		t = timed(rn, &ep);

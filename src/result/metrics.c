@@ -80,6 +80,9 @@ static const struct metric_info table[] = {
 	M("frees_per_op", "count", "frees per operation", C, LO, false, 0, 0,
 	  true),
 	M("cpu_time", "s", "CPU time", T, LO, false, 0, 0, false),
+	/* bench of the Python package (python/yardstick, ys_value) */
+	M("call_time", "s", "time per call", T, LO, false, 0, 0, false),
+	M("first_call_time", "s", "first call", T, LO, false, 0, 0, false),
 	/* load: cmd/load_report.c; trace: cmd/trace_report.c */
 	M(METRIC_LATENCY, "s", "latency", T, LO, false, 0, 1, false),
 	M(METRIC_LATENCY_UNCORRECTED, "s", "latency (uncorrected)", T, LO,
