@@ -382,6 +382,15 @@ void view_result(FILE *fp, const struct report_set *set, size_t idx,
 	fputs("</section>\n", fp);
 }
 
+/* Whether any result set shown is of kind. */
+static bool any_kind(const struct report_input *in, const char *kind)
+{
+	for (size_t s = 0; s < in->nsets; s++)
+		if (in->sets[s].r->kind && !strcmp(in->sets[s].r->kind, kind))
+			return true;
+	return false;
+}
+
 static void nav(FILE *fp, const struct report_input *in)
 {
 	fputs("<nav aria-label=\"contents\"><ul>\n", fp);
@@ -426,7 +435,8 @@ static void page(FILE *fp, const struct report_input *in)
 	if (in->history)
 		view_history(fp, in->history);
 	if (in->profile)
-		view_profile(fp, in->profile, in->profile_label);
+		view_profile(fp, in->profile, in->profile_label,
+			     any_kind(in, "mem"));
 	if (in->trace)
 		view_timeline(fp, in->trace, in->trace_lost, in->trace_label);
 	if (in->roofline)

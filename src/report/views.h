@@ -44,8 +44,11 @@ void view_compare(FILE *fp, const struct compare_report *rep,
 		  const struct gate_report *gate, const char *label,
 		  const char *baseline, size_t idx,
 		  const char *const *charts);
-/* --profile: the flame graph and the top table. */
-void view_profile(FILE *fp, const struct profile *p, const char *label);
+/* --profile: the flame graph and the top table; bytes: the profile is
+ * mem's folded allocation sites (given with a mem result), whose weights
+ * are bytes: said in bytes, and no Amdahl bound (it is about time). */
+void view_profile(FILE *fp, const struct profile *p, const char *label,
+		  bool bytes);
 /* --history: the metric over results, CI band, change points. */
 void view_history(FILE *fp, const struct report_history *h);
 /* A run of several commands (2 to 12, not a scan): the result's

@@ -64,6 +64,13 @@ assert v == [['40', 100]], v
 t "mem speaks of bytes, not samples or Amdahl" words mem "$TEXT" "
 for w in ('self samples', 'Amdahl', 'faster'):
     assert w not in v, w
+assert 'the function that allocated the most bytes itself, strdup, allocated 64.6% of them' in v, v[-1500:]
+"
+t "mem: the top table of the sites in bytes, each function's share" words mem \
+	'JSON.stringify([...document.querySelectorAll("table.top tbody tr")].map(r => [...r.cells].map(c => c.textContent)))' "
+# strdup: 716800 of 1110016 bytes, itself and with its callees
+assert v[0] == ['strdup', '', '700.0 KiB (64.58%)', '700.0 KiB (64.58%)'], v
+assert v[2] == ['main', '', '0 B (0.00%)', '1.059 MiB (100.00%)'], v
 "
 t "mem: byte ticks at round binary values" words mem \
 	'JSON.stringify([...document.querySelectorAll(".chart text.tick")].map(t => t.textContent))' "

@@ -48,6 +48,9 @@ work = res("run", [{"name": n, "metrics": {
     "work_bytes": {"unit": "bytes", "values": [b] * 3}}}
     for n, f, b, w in (("triad", 1.6e8, 1.9e9, 0.2), ("fma", 1.9e9, 384, 0.08))])
 json.dump(work, open(d + "/work.json", "w"))
+# mem's folded allocation sites: bytes by call stack
+open(d + "/mem.folded", "w").write("main;add;strdup 716800\nmain;grow 131072\n"
+                                   "main;add;grow 262144\n")
 PY
 F=$D/fx
 # outside git, in a store of our own
@@ -62,7 +65,7 @@ export GIT_CEILING_DIRECTORIES YARDSTICK_STORE
 "$YS" report "$F/run2.json" -o "$D/run.html"
 "$YS" report --baseline "$F/base.json" "$F/cand.json" -o "$D/compare.html"
 "$YS" report "$F/load4000.json" -o "$D/load.html"
-"$YS" report "$F/mem.json" -o "$D/mem.html"
+"$YS" report "$F/mem.json" --profile "$F/mem.folded" -o "$D/mem.html"
 "$YS" report --trace "$F/trace.json" -o "$D/trace.html"
 "$YS" report "$F/work.json" --ceilings "$F/ceil.json" -o "$D/roofline.html"
 # history outside git: results stored from a directory no repository holds
