@@ -205,8 +205,8 @@ static struct tick_scale axis_scale(const struct axis *a, const char *unit)
 	int i = 0;
 
 	if (unit && !strcmp(unit, "s") && !a->log) {
-		for (; i < 3 && m * t.div < 1; i++)
-			t.div *= 1000;
+		for (; i < 3 && m / t.div < 1; i++)
+			t.div /= 1000;
 		t.unit = tu[i];
 	} else if (unit && !strcmp(unit, "bytes") && !a->log) {
 		for (; i < 4 && m / t.div >= 1024; i++)
@@ -216,13 +216,18 @@ static struct tick_scale axis_scale(const struct axis *a, const char *unit)
 	return t;
 }
 
-/* A linear axis's tick label: v in the scale's unit, a plain number. */
-static const char *scaled_label(double v, bool scaled, const char *unit,
+/* A linear axis's tick label: v, in the scale's unit, a plain number
+ * with the decimals its step needs (999.5, 1000, 1000.5: never three
+ * "1.000 k"); a million and beyond (or any value of an unscaled
+ * unit that is not a count) as fmt_value writes it. */
+static const char *scaled_label(double v, double step, const char *unit,
 				char *buf, size_t n)
 {
-	if (!scaled)
+	int dec = step > 0 ? (int)ceil(-log10(step) - 1e-9) : 0;
+
+	if (fabs(v) >= 1e6 || (unit && strcmp(unit, "count")))
 		return fmt_value(v, unit, buf, n);
-	snprintf(buf, n, "%.4g", v);
+	snprintf(buf, n, "%.*f", dec > 0 ? (dec < 12 ? dec : 12) : 0, v);
 	return buf;
 }
 
@@ -259,7 +264,7 @@ static void ticks(struct chart *c, bool xaxis)
 		double r = fabs(v) < step / 1e6 ? 0 : v;
 
 		tick(c, xaxis, r * ts.div,
-		     scaled_label(scaled ? r : r * ts.div, scaled, unit, buf,
+		     scaled_label(r, step, scaled ? "count" : unit, buf,
 				  sizeof(buf)));
 	}
 }

@@ -197,7 +197,7 @@ static void test_axes_edges(void **state)
  * holds attr (or any: NULL), in order, into out (up to max); returns how
  * many. */
 static size_t texts(const char *svg, const char *cls, const char *attr,
-		    char out[][64], size_t max)
+		    char out[][64], double *xs, size_t max)
 {
 	char *key = xasprintf("<text class=\"%s\"", cls);
 	size_t n = 0;
@@ -209,6 +209,9 @@ static size_t texts(const char *svg, const char *cls, const char *attr,
 
 		if (!a || a > b)
 			continue;
+		if (xs)
+			xs[n] = strstr(p, " x=\"") && strstr(p, " x=\"") < b ?
+				strtod(strstr(p, " x=\"") + 4, NULL) : NAN;
 		snprintf(out[n++], 64, "%.*s", (int)(e - b), b);
 	}
 	free(key);
@@ -220,13 +223,18 @@ static size_t texts(const char *svg, const char *cls, const char *attr,
  * (1 KiB to 100 GiB, awkward factors) and of seconds (1 ns to 1000 s),
  * linear: every tick is a plain number that is a multiple of a quarter
  * of the title's unit (binary units for bytes: 0.5 MiB, 1 MiB), the
- * title ends with that unit in parentheses, and the ticks are in order. */
+ * title ends with that unit in parentheses, the ticks are in order, and
+ * each, read back in seconds or bytes, is the value at its place on the
+ * axis (to its tenth of a pixel). */
 static void test_axis_units(void **state)
 {
 	static const char *const bunits[] = { "(bytes)", "(KiB)", "(MiB)",
 					      "(GiB)", "(TiB)" };
 	static const char *const tunits[] = { "(s)", "(ms)", "(µs)",
 					      "(ns)" };
+	static const double bfactor[] = { 1, 1024, 1048576, 1073741824,
+					  1099511627776.0 };
+	static const double tfactor[] = { 1, 1e-3, 1e-6, 1e-9 };
 
 	(void)state;
 	for (int bytes = 0; bytes < 2; bytes++)
@@ -237,6 +245,7 @@ static void test_axis_units(void **state)
 			char *buf = NULL, tick[CHART_MAX_TICKS * 2][64],
 			     title[2][64];
 			size_t len = 0, nt, unit_ok = 0;
+			double xs[CHART_MAX_TICKS * 2], factor = NAN;
 			FILE *fp = open_memstream(&buf, &len);
 			double prev = -INFINITY;
 
@@ -249,14 +258,16 @@ static void test_axis_units(void **state)
 			fclose(fp);
 			/* the x ticks: centred under their place */
 			nt = texts(buf, "tick", "text-anchor=\"middle\"", tick,
-				   CHART_MAX_TICKS * 2);
+				   xs, CHART_MAX_TICKS * 2);
 			assert_true(nt >= 2);
-			assert_int_equal(texts(buf, "atitle", NULL, title, 2),
-					 2);
+			assert_int_equal(texts(buf, "atitle", NULL, title, NULL,
+					       2), 2);
 			for (size_t u = 0; u < (bytes ? 5u : 4u); u++)
 				if (strstr(title[0], bytes ? bunits[u] :
-					   tunits[u]))
+					   tunits[u])) {
 					unit_ok++;
+					factor = bytes ? bfactor[u] : tfactor[u];
+				}
 			if (unit_ok != 1)
 				fail_msg("title '%s' of [%g, %g]", title[0],
 					 hi / 3.3, hi);
@@ -274,6 +285,15 @@ static void test_axis_units(void **state)
 						 hi / 3.3, hi);
 				assert_true(v > prev);
 				prev = v;
+				/* the value at the tick's place */
+				double at = c.x.lo + (xs[k] - c.x.p0) /
+					    (c.x.p1 - c.x.p0) * (c.x.hi - c.x.lo);
+				double px = (c.x.hi - c.x.lo) / (c.x.p1 - c.x.p0);
+
+				if (fabs(v * factor - at) > 0.06 * px)
+					fail_msg("tick '%s' %s at x=%g: %g there, "
+						 "[%g, %g]", tick[k], title[0],
+						 xs[k], at, c.x.lo, c.x.hi);
 			}
 			free(buf);
 		}
