@@ -268,6 +268,49 @@ static bool charted(const char *const *charts, const struct result *r,
 	return m == &b->metrics[0];
 }
 
+/* Every metric of b a row: its statistics. */
+static void summary_table(FILE *fp, const struct benchmark *b)
+{
+	fputs("<table class=\"summary\"><thead><tr><th>metric</th><th>n</th>"
+	      "<th>median</th><th>95% CI</th><th>mean</th><th>95% CI</th>"
+	      "<th>stddev</th><th>min</th><th>p95</th><th>p99</th>"
+	      "<th>max</th><th>outliers</th></tr></thead><tbody>\n", fp);
+	for (size_t k = 0; k < b->nmetrics; k++)
+		summary_row(fp, &b->metrics[k]);
+	fputs("</tbody></table>\n", fp);
+}
+
+/* Whether every metric of b has one value at most (a mem result). */
+static bool all_single(const struct benchmark *b)
+{
+	for (size_t k = 0; k < b->nmetrics; k++)
+		if (metric_has_summary(&b->metrics[k]) &&
+		    b->metrics[k].summary.n > 1)
+			return false;
+	return b->nmetrics > 0;
+}
+
+/* The benchmark's metrics of one value each: a metric and its value a
+ * row, nothing else; then its kind's views (mem's timeline). */
+static void single_table(FILE *fp, const struct benchmark *b)
+{
+	fputs("<table class=\"summary single\"><thead><tr><th>metric</th>"
+	      "<th>value</th></tr></thead><tbody>\n", fp);
+	for (size_t k = 0; k < b->nmetrics; k++) {
+		const struct metric *m = &b->metrics[k];
+
+		fputs("<tr data-metric=\"", fp);
+		fputs_xml(m->name, fp);
+		fputs("\"><td>", fp);
+		fputs_xml(m->name, fp);
+		fputs("</td>", fp);
+		cell(fp, "median", metric_has_summary(m) ? m->summary.median :
+		     NAN, m->unit);
+		fputs("</tr>\n", fp);
+	}
+	fputs("</tbody></table>\n", fp);
+}
+
 /* Fewer values than this get no distribution chart. */
 #define DIST_MIN_VALUES 10
 
@@ -298,13 +341,11 @@ static void bench_view(FILE *fp, const struct result *r,
 		       const char *const *charts)
 {
 	bench_header(fp, b, set, i);
-	fputs("<table class=\"summary\"><thead><tr><th>metric</th><th>n</th>"
-	      "<th>median</th><th>95% CI</th><th>mean</th><th>95% CI</th>"
-	      "<th>stddev</th><th>min</th><th>p95</th><th>p99</th>"
-	      "<th>max</th><th>outliers</th></tr></thead><tbody>\n", fp);
-	for (size_t k = 0; k < b->nmetrics; k++)
-		summary_row(fp, &b->metrics[k]);
-	fputs("</tbody></table>\n<div class=\"figs\">\n", fp);
+	if (all_single(b))
+		single_table(fp, b);
+	else
+		summary_table(fp, b);
+	fputs("<div class=\"figs\">\n", fp);
 	for (size_t k = 0; k < sizeof(kind_views) / sizeof(kind_views[0]);
 	     k++)
 		if (r->kind && !strcmp(r->kind, kind_views[k].kind))

@@ -79,8 +79,14 @@ bad = [s for s in v if re.search(r'[KMG]iB', s) and not re.fullmatch(r'[0-9]+(\.
 assert not bad, bad
 "
 t "single-value metrics are one number: no CI, stddev or p99" words mem \
-	'JSON.stringify([...document.querySelectorAll("tr[data-metric=peak_heap] td:not(:first-child):not(.n)")].map(t => t.textContent.trim()))' "
-assert v[0] == '1.000 MiB' and all(s == '' for s in v[1:]), v
+	'JSON.stringify([[...document.querySelectorAll("table.summary th")].map(t => t.textContent), [...document.querySelectorAll("tr[data-metric=peak_heap] td")].map(t => t.textContent.trim())])' "
+assert v == [['metric', 'value'], ['peak_heap', '1.000 MiB']], v
+"
+# the load's error count, one value among metrics of many: its value in
+# the median's column, every other cell empty
+t "one value among many: the value alone in its row" words load \
+	'JSON.stringify([...document.querySelectorAll("tr[data-metric=errors] td:not(:first-child):not(.n)")].map(t => t.textContent.trim()))' "
+assert v[0] == '0' and all(s == '' for s in v[1:]) and len(v) == 10, v
 "
 t "history outside git: ticks are ids or dates, not '-'" words history \
 	'JSON.stringify([...document.querySelectorAll(".chart.history text.tick")].map(t => t.textContent))' "
