@@ -34,10 +34,10 @@ static void top_table_bytes(FILE *fp, const struct profile_top *top,
 			    size_t n, double all)
 {
 	if (n && all > 0 && profile_names_function(top[0].function)) {
-		fputs("<p class=\"top-line\">the function that allocated the "
-		      "most bytes itself, <code>", fp);
+		fputs("<p class=\"top-line\">the function with the most bytes "
+		      "itself, <code>", fp);
 		fputs_xml(top[0].function, fp);
-		fprintf(fp, "</code>, allocated %.1f%% of them</p>\n",
+		fprintf(fp, "</code>, has %.1f%% of them</p>\n",
 			100 * top[0].self / all);
 	}
 	fputs("<table class=\"top\"><thead><tr><th>function</th>"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # report_views.sh YS DIR: one page of each view of `yardstick report`
-# into DIR (run.html: a run of 2 commands (measured: sleep 5 and 15 ms), compare, load, mem, history
+# into DIR (run.html: a run of 2 commands (measured: sleep 20 and 100 ms), compare, load, mem, history
 # (outside git), trace, roofline), from results whose shape is the
 # issue's (a 4,000-request load with no errors, single-value mem
 # metrics, ...). Used by tests/cli/report_glance.sh and `make screenshots`.
@@ -60,8 +60,8 @@ cd "$H"
 GIT_CEILING_DIRECTORIES=/tmp YARDSTICK_STORE=$H/store.db
 export GIT_CEILING_DIRECTORIES YARDSTICK_STORE
 # a run of 2 commands, measured: its comparison is run's own
-"$YS" run -q --runs 20 -n "sleep 5ms" -n "sleep 15ms" --json "$F/run2.json" \
-	'sleep 0.005' 'sleep 0.015' >/dev/null
+"$YS" run -q --runs 15 -n "sleep 20ms" -n "sleep 100ms" --json "$F/run2.json" \
+	'sleep 0.02' 'sleep 0.1' >/dev/null
 "$YS" report "$F/run2.json" -o "$D/run.html"
 "$YS" report --baseline "$F/base.json" "$F/cand.json" -o "$D/compare.html"
 "$YS" report "$F/load4000.json" -o "$D/load.html"
