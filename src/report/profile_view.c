@@ -28,6 +28,15 @@ static void amdahl_cell(FILE *fp, double p)
 		fputs(">–</td>", fp);
 }
 
+/* A top table row's opening: the function and its module. */
+static void name_cells(FILE *fp, const struct profile_top *t)
+{
+	fputs("<tr><td>", fp);
+	fputs_xml(t->function, fp);
+	fputs("</td><td>", fp);
+	fputs_xml(t->module ? t->module : "", fp);
+}
+
 /* The top table of a profile of bytes (mem's sites): each function's
  * share of the bytes, itself and with what it calls. */
 static void top_table_bytes(FILE *fp, const struct profile_top *top,
@@ -44,10 +53,7 @@ static void top_table_bytes(FILE *fp, const struct profile_top *top,
 	      "<th>module</th><th>bytes itself</th><th>with its callees</th>"
 	      "</tr></thead><tbody>\n", fp);
 	for (size_t i = 0; i < n && i < TOP_ROWS && all > 0; i++) {
-		fputs("<tr><td>", fp);
-		fputs_xml(top[i].function, fp);
-		fputs("</td><td>", fp);
-		fputs_xml(top[i].module ? top[i].module : "", fp);
+		name_cells(fp, &top[i]);
 		fputs("</td><td class=\"self\">", fp);
 		html_value(fp, (double)top[i].self, "bytes");
 		fprintf(fp, " (%.2f%%)</td><td class=\"total\">",
@@ -86,10 +92,7 @@ static void top_table(FILE *fp, const struct profile *p, bool bytes)
 	      "<th>module</th><th>self</th><th>total</th><th>at most, if "
 	      "free</th></tr></thead><tbody>\n", fp);
 	for (size_t i = 0; i < n && i < TOP_ROWS && all > 0; i++) {
-		fputs("<tr><td>", fp);
-		fputs_xml(top[i].function, fp);
-		fputs("</td><td>", fp);
-		fputs_xml(top[i].module ? top[i].module : "", fp);
+		name_cells(fp, &top[i]);
 		fprintf(fp, "</td><td class=\"self\">%.2f%%</td>"
 			"<td class=\"total\">%.2f%%</td>",
 			100 * top[i].self / all, 100 * top[i].total / all);

@@ -10,12 +10,7 @@ mkdir -p "$F" && python3 "$HERE/report_fixtures.py" "$F" || exit 1
 
 # One Chromium for every page of the test (a start costs seconds), each
 # page in a tab of its own.
-YS_BROWSER_DIR=$T/browser
-export YS_BROWSER_DIR
-mkdir -p "$YS_BROWSER_DIR" &&
-	timeout 60 python3 "$HERE/browser.py" --start "$YS_BROWSER_DIR" || exit 1
-trap 'python3 "$HERE/browser.py" --stop "$YS_BROWSER_DIR"; rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM
+. "$HERE/browser.sh"
 
 # browse PAGE JS [SHOT]: open PAGE, evaluate JS (an expression whose value
 # is JSON text), screenshot (at a third of the size) to SHOT; what

@@ -9,12 +9,7 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 sh "$HERE/report_views.sh" "$YS" "$T" >"$T/views.log" 2>&1 || { cat "$T/views.log"; echo "Bail out! views"; exit 1; }
 
-YS_BROWSER_DIR=$T/browser
-export YS_BROWSER_DIR
-mkdir -p "$YS_BROWSER_DIR" &&
-	timeout 60 python3 "$HERE/browser.py" --start "$YS_BROWSER_DIR" || exit 1
-trap 'python3 "$HERE/browser.py" --stop "$YS_BROWSER_DIR"; rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM
+. "$HERE/browser.sh"
 
 # glance VIEW WIDTH: the view's page at WIDTH px has no problem
 glance() {
