@@ -6,7 +6,7 @@ BUILD ?= build
 SAN_BUILD ?= build-san
 MESON_SETUP = meson setup --prefix=$(PREFIX)
 
-.PHONY: all deps test check test-normal test-san demo docs install bench clean
+.PHONY: all deps test check test-normal test-san demo docs screenshots install bench clean
 
 # meson's own output goes to a log, shown in full when configuring fails.
 all: deps
@@ -32,6 +32,12 @@ demo: all
 # the options sections of docs/cmd/*.md, from the option tables
 docs: all
 	@scripts/docs.sh $(BUILD)/yardstick
+
+# docs/img/report-*.png: each view of `yardstick report` at 1280 and 800
+# px, in headless Chromium
+screenshots: all
+	@scripts/deps.sh test
+	@scripts/screenshots.sh $(BUILD)/yardstick
 
 install: all
 	meson configure $(BUILD) -Dprefix=$(PREFIX) >/dev/null

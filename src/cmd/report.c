@@ -35,7 +35,9 @@ static const char *const report_usage[] = {
 static const char report_description[] =
 "Write one self-contained HTML page (inline style, SVG charts, no request\n"
 "of any kind when opened, works from file://, prints, follows the dark\n"
-"mode of the system) of the result sets REF...: per benchmark a summary\n"
+"mode of the system) of the result sets REF...: a run of several\n"
+"commands first on one shared axis under its verdict ('B is 1.42x\n"
+"faster than A', as run judged it); per benchmark a summary\n"
 "table with 95% CIs and, per metric drawn (--charts), the distribution\n"
 "(every run a dot, outliers red, warm-up runs apart) and the run\n"
 "sequence; the latency\n"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "result/metrics.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -104,9 +105,10 @@ void chart_open(struct chart *c, FILE *fp, const char *cls,
 		const char *label)
 {
 	c->fp = fp;
+	/* as wide as its column (the page's CSS), the viewBox scaled */
 	fprintf(fp, "<figure class=\"chart %s\"><svg viewBox=\"0 0 %d %d\" "
-		"width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"", cls,
-		CHART_W, chart_height(c), CHART_W, chart_height(c));
+		"width=\"100%%\" role=\"img\" aria-label=\"", cls, CHART_W,
+		chart_height(c));
 	fputs_xml(label, fp);
 	fputs("\"><title>", fp);
 	fputs_xml(label, fp);
@@ -134,8 +136,10 @@ static void tick(struct chart *c, bool xaxis, double v, const char *text)
 		fprintf(fp, " %dV%d\"/><text class=\"tick\" x=\"", CHART_T,
 			chart_height(c) - CHART_B);
 		svg_num(fp, p);
+		/* low enough that the label of the y axis's lowest tick,
+		 * beside the axis's origin, is clear of it */
 		fprintf(fp, "\" y=\"%d\" text-anchor=\"middle\">",
-			chart_height(c) - CHART_B + 14);
+			chart_height(c) - CHART_B + 18);
 	} else {
 		fprintf(fp, "<path class=\"grid\" d=\"M%d ", CHART_L);
 		svg_num(fp, p);
@@ -182,14 +186,62 @@ static void log_ticks(struct chart *c, bool xaxis, const struct axis *a,
 	}
 }
 
+/* The unit of a linear axis's tick labels: seconds and bytes in the
+ * unit that suits the axis's largest value (ms, MiB), so that the ticks
+ * are plain numbers at round values of it (0.5 MiB, 1 MiB: a binary
+ * step for bytes) and the axis title says the unit; any other unit as it
+ * is, NULL none. */
+struct tick_scale {
+	double div;
+	const char *unit;
+};
+
+static struct tick_scale axis_scale(const struct axis *a, const char *unit)
+{
+	static const char *tu[] = { "s", "ms", "µs", "ns" };
+	static const char *bu[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	double m = fmax(fabs(a->lo), fabs(a->hi));
+	struct tick_scale t = { 1, unit };
+	int i = 0;
+
+	if (unit && !strcmp(unit, "s") && !a->log) {
+		for (; i < 3 && m / t.div < 1; i++)
+			t.div /= 1000;
+		t.unit = tu[i];
+	} else if (unit && !strcmp(unit, "bytes") && !a->log) {
+		for (; i < 4 && m / t.div >= 1024; i++)
+			t.div *= 1024;
+		t.unit = bu[i];
+	}
+	return t;
+}
+
+/* A linear axis's tick label: v, in the scale's unit, a plain number
+ * with the decimals its step needs (999.5, 1000, 1000.5: never three
+ * "1.000 k"); a million and beyond (or any value of an unscaled
+ * unit that is not a count) as fmt_value writes it. */
+static const char *scaled_label(double v, double step, const char *unit,
+				char *buf, size_t n)
+{
+	int dec = step > 0 ? (int)ceil(-log10(step) - 1e-9) : 0;
+
+	if (fabs(v) >= 1e6 || (unit && strcmp(unit, "count")))
+		return fmt_value(v, unit, buf, n);
+	snprintf(buf, n, "%.*f", dec > 0 ? (dec < 12 ? dec : 12) : 0, v);
+	return buf;
+}
+
 static void ticks(struct chart *c, bool xaxis)
 {
 	const struct axis *a = xaxis ? &c->x : &c->y;
 	const char *unit = xaxis ? c->xunit : c->yunit;
+	struct tick_scale ts = axis_scale(a, unit);
+	bool scaled = unit && (!strcmp(unit, "s") || !strcmp(unit, "bytes"));
 	char buf[48];
 
-	/* seconds and bytes are scaled in the labels; any other unit
-	 * ("requests/s") is the axis title's (chart_unit_title) */
+	/* a log axis's ticks carry their own units (seconds and bytes
+	 * scaled per tick); any other unit ("requests/s") is the axis
+	 * title's (chart_axes) */
 	if (!unit || (strcmp(unit, "s") && strcmp(unit, "bytes")))
 		unit = "count";
 
@@ -197,16 +249,37 @@ static void ticks(struct chart *c, bool xaxis)
 		log_ticks(c, xaxis, a, unit);
 		return;
 	}
-	double step = tick_step(a);
+	/* the steps are taken in the scale's unit: 1-2-5 of ms or of MiB */
+	struct axis sa = *a;
+
+	sa.lo /= ts.div;
+	sa.hi /= ts.div;
+	double step = tick_step(&sa);
 	int n = 0;
 
 	/* axis_init keeps step a normal double and at least a billionth of
 	 * the values: v always moves; the count is a second guard */
-	for (double v = ceil(a->lo / step) * step;
-	     v <= a->hi + step / 1e6 && n < CHART_MAX_TICKS; v += step, n++)
-		tick(c, xaxis, fabs(v) < step / 1e6 ? 0 : v,
-		     fmt_value(fabs(v) < step / 1e6 ? 0 : v, unit, buf,
-			       sizeof(buf)));
+	for (double v = ceil(sa.lo / step) * step;
+	     v <= sa.hi + step / 1e6 && n < CHART_MAX_TICKS; v += step, n++) {
+		double r = fabs(v) < step / 1e6 ? 0 : v;
+
+		tick(c, xaxis, r * ts.div,
+		     scaled_label(r, step, scaled ? "count" : unit, buf,
+				  sizeof(buf)));
+	}
+}
+
+/* The axis title with its unit in parentheses at the end: the title as
+ * given when it has one, else the tick labels' unit. malloc'd. */
+static char *titled(const char *title, const struct axis *a,
+		    const char *unit)
+{
+	size_t n = strlen(title);
+	struct tick_scale ts = axis_scale(a, unit);
+
+	if ((n && title[n - 1] == ')') || !ts.unit)
+		return xstrdup(title);
+	return xasprintf("%s (%s)", title, ts.unit);
 }
 
 void chart_axes(struct chart *c, bool xticks, const char *xtitle,
@@ -216,31 +289,42 @@ void chart_axes(struct chart *c, bool xticks, const char *xtitle,
 
 	if (xticks)
 		ticks(c, true);
-	ticks(c, false);
+	if (!c->no_yticks)
+		ticks(c, false);
 	fprintf(fp, "<path class=\"axis\" d=\"M%d %dV%dH%d\"/>\n", CHART_L,
 		CHART_T, chart_height(c) - CHART_B, CHART_W - CHART_R);
 	if (xtitle) {
 		fprintf(fp, "<text class=\"atitle\" x=\"%d\" y=\"%d\" "
 			"text-anchor=\"middle\">", (CHART_L + CHART_W) / 2,
 			chart_height(c) - 6);
-		fputs_xml(xtitle, fp);
+		char *t = titled(xtitle, &c->x, c->xunit);
+
+		fputs_xml(t, fp);
+		free(t);
 		fputs("</text>\n", fp);
 	}
 	if (ytitle) {
 		fprintf(fp, "<text class=\"atitle\" transform=\"translate(12 "
 			"%d) rotate(-90)\" text-anchor=\"middle\">",
 			(CHART_T + chart_height(c) - CHART_B) / 2);
-		fputs_xml(ytitle, fp);
+		char *t = titled(ytitle, &c->y, c->yunit);
+
+		fputs_xml(t, fp);
+		free(t);
 		fputs("</text>\n", fp);
 	}
 }
 
 char *chart_unit_title(const char *name, const char *unit)
 {
-	if (!unit || !strcmp(unit, "s") || !strcmp(unit, "bytes") ||
-	    !strcmp(unit, "count"))
-		return xstrdup(name);
-	return xasprintf("%s (%s)", name, unit);
+	const char *label = metrics_lookup(name, unit)->label;
+
+	/* seconds and bytes: chart_axes adds the scaled unit of the ticks */
+	if (!label)
+		label = name;
+	if (!unit || !strcmp(unit, "s") || !strcmp(unit, "bytes"))
+		return xstrdup(label);
+	return xasprintf("%s (%s)", label, unit);
 }
 
 void chart_close(struct chart *c, const char *caption)

@@ -33,6 +33,7 @@ struct chart {
 	struct axis x, y;
 	const char *xunit, *yunit;	/* for tick labels (fmt_value) */
 	int h;			/* height in pixels; 0: CHART_H */
+	bool no_yticks;		/* rows, not values, up the chart */
 };
 
 /*

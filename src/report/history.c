@@ -92,13 +92,27 @@ static void short_commit(const char *c, char *buf, size_t n)
 	snprintf(buf, n, "%s", c ? c : "-");
 }
 
+/* Whether every point has its commit (results saved outside git have
+ * none). */
+static bool all_committed(const struct report_history *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (!h->points[i].commit)
+			return false;
+	return true;
+}
+
+/* A tick per few points: its commit, or outside git its result id. */
 static void xticks(struct chart *c, const struct report_history *h)
 {
 	size_t step = h->n / 8 + 1;
-	char buf[16];
+	char buf[32];
 
 	for (size_t i = 0; i < h->n; i += step) {
-		short_commit(h->points[i].commit, buf, 9);
+		if (h->points[i].commit)
+			short_commit(h->points[i].commit, buf, 9);
+		else
+			snprintf(buf, sizeof(buf), "#%lld", h->points[i].id);
 		chart_xtick(c, (double)i, buf);
 	}
 }
@@ -213,7 +227,8 @@ static void chart(FILE *fp, const struct report_history *h,
 			  h->benchmark, h->n);
 	chart_open(&c, fp, "history", label);
 	free(label);
-	chart_axes(&c, false, "commit (oldest first)", h->metric);
+	chart_axes(&c, false, all_committed(h) ? "commit (oldest first)" :
+		   "result id (oldest first)", h->metric);
 	xticks(&c, h);
 	band(&c, s, h->n);
 	limit_lines(&c, h);

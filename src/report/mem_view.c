@@ -78,7 +78,7 @@ void plot_heap_timeline(FILE *fp, const struct benchmark *b)
 		  CHART_W - CHART_R);
 	axis_init(&c.y, 0, hi > 0 ? hi : 1, false, PLOT_B, CHART_T);
 	chart_open(&c, fp, "timeline", "heap and RSS over the run");
-	chart_axes(&c, true, "time", "bytes");
+	chart_axes(&c, true, "time", "memory");
 	heap_area(&c, tl);
 	if (nrss)
 		rss_line(&c, tl);

@@ -35,10 +35,15 @@ static const char page_css[] =
 ".meta{color:var(--dim)}table{border-collapse:collapse;margin:.5em 0;"
 "font-variant-numeric:tabular-nums}th,td{padding:3px 8px;text-align:right;white-space:nowrap;"
 "border-bottom:1px solid var(--grid)}th:first-child,td:first-child"
-"{text-align:left;overflow-wrap:anywhere;white-space:normal;min-width:9em}\n"
-"table.summary,.forest table{display:block;overflow-x:auto;max-width:100%}\n"
+"{text-align:left;white-space:nowrap;min-width:9em}\n"
+/* a table wider than the column scrolls, and the script says so under
+ * it (.scroll-cue); no word of a header or a name is broken */
+"table{display:block;overflow-x:auto;max-width:100%}"
+".scroll-cue{color:var(--dim);font-size:12px;margin:0 0 .5em}\n"
+/* two charts a row where they fit, each as wide as its share */
 ".figs{display:flex;flex-wrap:wrap;gap:8px}figure{margin:4px 0}"
-"figcaption{color:var(--dim);font-size:12px;max-width:640px}\n"
+".figs>figure.chart{flex:1 1 440px;min-width:0}"
+"figcaption{color:var(--dim);font-size:12px}\n"
 "svg{max-width:100%;height:auto;font:11px system-ui,sans-serif}"
 "svg text{fill:var(--fg)}.tick{fill:var(--dim)}\n"
 ".grid{stroke:var(--grid);fill:none}.axis{stroke:var(--dim);fill:none}"
@@ -51,6 +56,8 @@ static const char page_css[] =
 ".ref{stroke:var(--dim);stroke-dasharray:3 3}.noise{fill:var(--grid);"
 "opacity:.6}.cpl{stroke:var(--out);stroke-dasharray:5 3}.cp text"
 "{fill:var(--out)}\n"
+".mbar{stroke:var(--fg);stroke-width:2.5}.verdict{font-size:1.15em;"
+"font-weight:600;margin:.4em 0}\n"
 ".pt{fill:var(--dot)}.pt2{fill:var(--warn)}.wdot{fill:none;stroke:"
 "var(--warn);stroke-width:1.5}.hpt{fill:var(--dot);"
 "cursor:pointer}.hpt:hover,.hpt:focus{fill:var(--out)}\n"
@@ -87,6 +94,13 @@ static const char page_js[] =
 "p.addEventListener('click',function(){show(p);});\n"
 "p.addEventListener('keydown',function(e){if(e.key==='Enter'||"
 "e.key===' '){e.preventDefault();show(p);}});});\n"
+"function cue(){document.querySelectorAll('table').forEach(function(t){\n"
+"var c=t.nextElementSibling,has=c&&c.classList.contains('scroll-cue'),"
+"o=t.scrollWidth>t.clientWidth+1;\n"
+"if(o&&!has){c=document.createElement('p');c.className='scroll-cue';"
+"c.textContent='\\u2192 the table scrolls sideways: more columns';"
+"t.after(c);}else if(!o&&has)c.remove();});}\n"
+"cue();addEventListener('resize',cue);\n"
 "})();\n";
 
 void html_num_attr(FILE *fp, const char *name, double v)
@@ -137,6 +151,20 @@ static void ci_cell(FILE *fp, const char *cls, const double ci[2],
 	fputs("]</td>", fp);
 }
 
+/* A metric of one value (mem's peak, a load's error count): the value,
+ * in the median's column, and nothing else (a CI of [x, x], a stddev of
+ * 0 and a p99 would say nothing). */
+static void single_row(FILE *fp, const struct metric *m)
+{
+	static const char *const rest[] = { "median-ci", "mean", "mean-ci",
+		"stddev", "min", "p95", "p99", "max", "outliers" };
+
+	cell(fp, "median", m->summary.median, m->unit);
+	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++)
+		fprintf(fp, "<td class=\"%s\"></td>", rest[i]);
+	fputs("</tr>\n", fp);
+}
+
 static void summary_row(FILE *fp, const struct metric *m)
 {
 	const struct summary *s = &m->summary;
@@ -148,6 +176,10 @@ static void summary_row(FILE *fp, const struct metric *m)
 	fputs("\"><td>", fp);
 	fputs_xml(m->name, fp);
 	fprintf(fp, "</td><td class=\"n\">%zu</td>", ok ? s->n : 0);
+	if (ok && s->n == 1) {
+		single_row(fp, m);
+		return;
+	}
 	cell(fp, "median", ok ? s->median : nan, m->unit);
 	ci_cell(fp, "median-ci", ok ? s->median_ci : none, m->unit);
 	cell(fp, "mean", ok ? s->mean : nan, m->unit);
@@ -236,18 +268,84 @@ static bool charted(const char *const *charts, const struct result *r,
 	return m == &b->metrics[0];
 }
 
-static void bench_view(FILE *fp, const struct result *r,
-		       const struct benchmark *b, size_t set, size_t i,
-		       const char *const *charts)
+/* Every metric of b a row: its statistics. */
+static void summary_table(FILE *fp, const struct benchmark *b)
 {
-	bench_header(fp, b, set, i);
 	fputs("<table class=\"summary\"><thead><tr><th>metric</th><th>n</th>"
 	      "<th>median</th><th>95% CI</th><th>mean</th><th>95% CI</th>"
 	      "<th>stddev</th><th>min</th><th>p95</th><th>p99</th>"
 	      "<th>max</th><th>outliers</th></tr></thead><tbody>\n", fp);
 	for (size_t k = 0; k < b->nmetrics; k++)
 		summary_row(fp, &b->metrics[k]);
-	fputs("</tbody></table>\n<div class=\"figs\">\n", fp);
+	fputs("</tbody></table>\n", fp);
+}
+
+/* Whether every metric of b has one value at most (a mem result). */
+static bool all_single(const struct benchmark *b)
+{
+	for (size_t k = 0; k < b->nmetrics; k++)
+		if (metric_has_summary(&b->metrics[k]) &&
+		    b->metrics[k].summary.n > 1)
+			return false;
+	return b->nmetrics > 0;
+}
+
+/* The benchmark's metrics of one value each: a metric and its value a
+ * row, nothing else; then its kind's views (mem's timeline). */
+static void single_table(FILE *fp, const struct benchmark *b)
+{
+	fputs("<table class=\"summary single\"><thead><tr><th>metric</th>"
+	      "<th>value</th></tr></thead><tbody>\n", fp);
+	for (size_t k = 0; k < b->nmetrics; k++) {
+		const struct metric *m = &b->metrics[k];
+
+		fputs("<tr data-metric=\"", fp);
+		fputs_xml(m->name, fp);
+		fputs("\"><td>", fp);
+		fputs_xml(m->name, fp);
+		fputs("</td>", fp);
+		cell(fp, "median", metric_has_summary(m) ? m->summary.median :
+		     NAN, m->unit);
+		fputs("</tr>\n", fp);
+	}
+	fputs("</tbody></table>\n", fp);
+}
+
+/* Fewer values than this get no distribution chart. */
+#define DIST_MIN_VALUES 10
+
+/* A metric that is 0 in every run or second (a load without errors):
+ * said in words, "no errors", instead of an empty axis. Returns whether
+ * it was. */
+static bool zero_throughout(FILE *fp, const struct metric *m)
+{
+	const struct metric_info *mi = metrics_lookup(m->name, m->unit);
+
+	if (m->summary.min != 0 || m->summary.max != 0)
+		return false;
+	fputs("<p class=\"meta zero\" data-metric=\"", fp);
+	fputs_xml(m->name, fp);
+	fputs("\">", fp);
+	if (!strcmp(m->name, "error_rate"))
+		fputs("no errors", fp);
+	else {
+		fputs_xml(mi->label ? mi->label : m->name, fp);
+		fputs(": 0 throughout", fp);
+	}
+	fputs("</p>\n", fp);
+	return true;
+}
+
+static void bench_view(FILE *fp, const struct result *r,
+		       const struct benchmark *b, size_t set, size_t i,
+		       const char *const *charts)
+{
+	bench_header(fp, b, set, i);
+	if (all_single(b))
+		single_table(fp, b);
+	else
+		summary_table(fp, b);
+	fputs("<div class=\"figs\">\n", fp);
 	for (size_t k = 0; k < sizeof(kind_views) / sizeof(kind_views[0]);
 	     k++)
 		if (r->kind && !strcmp(r->kind, kind_views[k].kind))
@@ -259,8 +357,14 @@ static void bench_view(FILE *fp, const struct result *r,
 		if (!metric_has_summary(m) || m->summary.n < 2 ||
 		    !charted(charts, r, b, m))
 			continue;
-		plot_distribution(fp, m, !strcmp(m->name, METRIC_WALL_TIME) ?
-				  &b->warmup_wall_time : NULL);
+		if (zero_throughout(fp, m))
+			continue;
+		/* a handful of values: their sequence shows each one, a
+		 * distribution of them adds nothing */
+		if (m->summary.n >= DIST_MIN_VALUES)
+			plot_distribution(fp, m,
+					  !strcmp(m->name, METRIC_WALL_TIME) ?
+					  &b->warmup_wall_time : NULL);
 		plot_sequence(fp, m);
 	}
 	fputs("</div></section>\n", fp);
@@ -307,6 +411,7 @@ void view_result(FILE *fp, const struct report_set *set, size_t idx,
 	fputs_xml(set->label, fp);
 	fputs("</h2>\n", fp);
 	result_meta(fp, r);
+	view_shared(fp, r);
 	for (size_t f = 0; f < r->nfits; f++)
 		plot_scan(fp, r, &r->fits[f]);
 	if (!r->nfits)
@@ -316,6 +421,15 @@ void view_result(FILE *fp, const struct report_set *set, size_t idx,
 	if (!r->nbenchmarks)
 		fputs("<p>no benchmarks</p>\n", fp);
 	fputs("</section>\n", fp);
+}
+
+/* Whether any result set shown is of kind. */
+static bool any_kind(const struct report_input *in, const char *kind)
+{
+	for (size_t s = 0; s < in->nsets; s++)
+		if (in->sets[s].r->kind && !strcmp(in->sets[s].r->kind, kind))
+			return true;
+	return false;
 }
 
 static void nav(FILE *fp, const struct report_input *in)
@@ -362,7 +476,8 @@ static void page(FILE *fp, const struct report_input *in)
 	if (in->history)
 		view_history(fp, in->history);
 	if (in->profile)
-		view_profile(fp, in->profile, in->profile_label);
+		view_profile(fp, in->profile, in->profile_label,
+			     any_kind(in, "mem"));
 	if (in->trace)
 		view_timeline(fp, in->trace, in->trace_lost, in->trace_label);
 	if (in->roofline)

@@ -23,6 +23,15 @@ static bool wants_log(double lo, double hi)
 	return lo > 0 && hi / lo > 20;
 }
 
+/* What one value of m is, for people: a load's latencies are of its
+ * requests; anything else was measured per run. */
+static const char *value_word(const struct metric *m, bool plural)
+{
+	if (!strncmp(m->name, METRIC_LATENCY, strlen(METRIC_LATENCY)))
+		return plural ? "requests" : "request";
+	return plural ? "runs" : "run";
+}
+
 static void figure_attrs(struct chart *c, const char *cls,
 			 const struct metric *m, const char *label)
 {
@@ -241,12 +250,14 @@ void plot_distribution(FILE *fp, const struct metric *m,
 	}
 	c.y = (struct axis){ 0, (double)(dot_h / d * per), PLOT_B,
 			     PLOT_B - dot_h / d * d, false };
-	figure_attrs(&c, "dist", m, "distribution of every run");
+	figure_attrs(&c, "dist", m, !strcmp(value_word(m, false), "run") ?
+		     "distribution of every run" :
+		     "distribution of every request");
 	fputs("<g data-metric=\"", fp);
 	fputs_xml(m->name, fp);
 	fprintf(fp, "\" data-per-dot=\"%zu\">\n", per);
 	title = chart_unit_title(m->name, m->unit);
-	chart_axes(&c, true, title, "runs");
+	chart_axes(&c, true, title, value_word(m, true));
 	free(title);
 	stacks(fp, "dots dash", d, ncol, din, NULL);
 	if (nout) {
@@ -261,43 +272,96 @@ void plot_distribution(FILE *fp, const struct metric *m,
 	fprintf(fp, " %dV%d\"/>\n</g>", CHART_T + (warmup ? 14 : 0), PLOT_B);
 	fmt_value(s->median, m->unit, med, sizeof(med));
 	if (per == 1)
-		cap = xasprintf("%zu runs, every run a dot (outliers beyond "
+		cap = xasprintf("%zu %s, every %s a dot (outliers beyond "
 				"Tukey's fences in red: %zu), median %s "
-				"dashed%s", s->n, nout, med, wcap);
+				"dashed%s", s->n, value_word(m, true),
+				value_word(m, false), nout, med, wcap);
 	else
-		cap = xasprintf("%zu runs, a dot per %zu runs of a column "
+		cap = xasprintf("%zu %s, a dot per %zu %s of a column "
 				"(outliers beyond Tukey's fences in red: "
-				"%zu), median %s dashed%s", s->n, per, nout,
-				med, wcap);
+				"%zu), median %s dashed%s", s->n,
+				value_word(m, true), per, value_word(m, true),
+				nout, med, wcap);
 	chart_close(&c, cap);
 	free(cap);
 	free(wcap);
 }
 
-/* Runs many to a pixel (a load's sample of 100,000): each pixel column
- * its runs' span as one vertical stroke, which is what the line drawn
- * through them all looks like, in a few bytes a column. */
-static void sequence_columns(FILE *fp, const struct metric *m,
-			     const long *x, const long *y)
-{
-	long cx = LONG_MIN, lo = 0, hi = 0;
+/* A sequence of more values than this is drawn binned: a line through
+ * every value would be a solid band. */
+#define SEQ_BIN_FROM 400
+#define SEQ_BINS 100
 
-	for (size_t i = 0; i <= m->n; i++) {
-		if (i < m->n && !isfinite(m->values[i]))
-			continue;
-		if (i == m->n || x[i] != cx) {
-			if (cx != LONG_MIN)
-				fprintf(fp, "M%ld %ldV%ld", cx, lo,
-					hi == lo ? hi + 1 : hi);
-			if (i == m->n)
-				break;
-			cx = x[i];
-			lo = hi = y[i];
-		}
-		lo = y[i] < lo ? y[i] : lo;
-		hi = y[i] > hi ? y[i] : hi;
+/* The values i0 .. i1 - 1 of m that are finite, sorted, into buf;
+ * returns how many. */
+static size_t bin_values(const struct metric *m, size_t i0, size_t i1,
+			 double *buf)
+{
+	size_t k = 0;
+
+	for (size_t i = i0; i < i1; i++)
+		if (isfinite(m->values[i]))
+			buf[k++] = m->values[i];
+	stats_sort(buf, k);
+	return k;
+}
+
+/* Many values (a load's 4,000 requests): in SEQ_BINS bins of equal
+ * count, in order, the median of each bin as a line and its 10th to 90th
+ * percentile as a band: the level and its drift show, not a band of
+ * noise. A bin without a value breaks both. */
+static void sequence_binned(FILE *fp, const struct chart *c,
+			    const struct metric *m)
+{
+	size_t per = (m->n + SEQ_BINS - 1) / SEQ_BINS;
+	size_t nb = (m->n + per - 1) / per;
+	double *buf = xcalloc(per, sizeof(double));
+	double (*q)[4] = xcalloc(nb, sizeof(*q));	/* x, p10, p50, p90 */
+
+	for (size_t b = 0; b < nb; b++) {
+		size_t i0 = b * per, i1 = i0 + per < m->n ? i0 + per : m->n;
+		size_t k = bin_values(m, i0, i1, buf);
+
+		q[b][0] = axis_map(&c->x, (double)(i0 + i1 + 1) / 2);
+		q[b][1] = k ? axis_map(&c->y, stats_percentile_sorted(buf, k, 10)) : NAN;
+		q[b][2] = k ? axis_map(&c->y, stats_percentile_sorted(buf, k, 50)) : NAN;
+		q[b][3] = k ? axis_map(&c->y, stats_percentile_sorted(buf, k, 90)) : NAN;
 	}
-	fputs("\"/>\n", fp);
+	fputs("<path class=\"band\" d=\"", fp);
+	for (size_t b = 0; b < nb; b++) {	/* one polygon per unbroken run */
+		size_t e = b;
+
+		if (isnan(q[b][1]))
+			continue;
+		while (e + 1 < nb && !isnan(q[e + 1][1]))
+			e++;
+		for (size_t j = b; j <= e; j++) {
+			fputc(j == b ? 'M' : 'L', fp);
+			svg_num(fp, q[j][0]);
+			fputc(' ', fp);
+			svg_num(fp, q[j][3]);
+		}
+		for (size_t j = e + 1; j-- > b;) {
+			fputc('L', fp);
+			svg_num(fp, q[j][0]);
+			fputc(' ', fp);
+			svg_num(fp, q[j][1]);
+		}
+		fputc('Z', fp);
+		b = e;
+	}
+	fputs("\"/>\n<path class=\"line\" d=\"", fp);
+	for (size_t b = 0; b < nb; b++) {
+		if (isnan(q[b][2]))
+			continue;
+		fputc(b && !isnan(q[b - 1][2]) ? 'L' : 'M', fp);
+		svg_num(fp, q[b][0]);
+		fputc(' ', fp);
+		svg_num(fp, q[b][2]);
+	}
+	fprintf(fp, "\" data-per-bin=\"%zu\"/>\n", per);
+	free(buf);
+	free(q);
 }
 
 /* The sequence's line: "M x y" then relative "l" steps, broken (a new
@@ -309,10 +373,6 @@ static void sequence_line(FILE *fp, const struct metric *m, const long *x,
 	long px = 0, py = 0;
 
 	fputs("<path class=\"line\" d=\"", fp);
-	if (m->n > 2 * (CHART_W - CHART_R - CHART_L)) {
-		sequence_columns(fp, m, x, y);
-		return;
-	}
 	for (size_t i = 0; i < m->n; i++) {
 		if (!isfinite(m->values[i])) {
 			pen = false;
@@ -348,22 +408,32 @@ void plot_sequence(FILE *fp, const struct metric *m)
 		       lround(axis_map(&c.y, m->values[i])) : 0;
 	}
 	figure_attrs(&c, "seq", m, per_second ? "each second of the load" :
-		     "value by run index");
+		     !strcmp(value_word(m, false), "run") ? "value by run index" :
+		     "value by request index");
 	fputs("<g data-metric=\"", fp);
 	fputs_xml(m->name, fp);
 	fputs("\">\n", fp);
 	title = chart_unit_title(m->name, m->unit);
-	chart_axes(&c, true, per_second ? "second" : "run", title);
+	chart_axes(&c, true, per_second ? "second of the load (s)" :
+		   !strcmp(value_word(m, false), "run") ? "run (index)" :
+		   "request (index)", title);
 	free(title);
-	sequence_line(fp, m, x, y);
+	if (m->n > SEQ_BIN_FROM)
+		sequence_binned(fp, &c, m);
+	else
+		sequence_line(fp, m, x, y);
 	/* every run a dot while they are far apart; beyond that the line
-	 * shows them, and the outliers are marked */
+	 * (or the bins) shows them, and the outliers are marked */
 	run_dots(fp, m, x, y, m->n, m->n > 200);
 	fputs("</g>", fp);
 	chart_close(&c, per_second ? "per second, in order: a drop or a "
-		    "stall is visible" : "in run order (the measured runs; "
-		    "warm-up runs are in the distribution): drift and cold "
-		    "starts are visible");
+		    "stall is visible" : m->n > SEQ_BIN_FROM ?
+		    "in order, in bins of equal count: each bin's median a line, "
+		    "its 10th to 90th percentile a band, the outliers marked" :
+		    strcmp(value_word(m, false), "run") ?
+		    "in the order sent: drift and a cold start are visible" :
+		    "in run order (the measured runs; warm-up runs are in the "
+		    "distribution): drift and cold starts are visible");
 	free(x);
 	free(y);
 }
@@ -399,11 +469,48 @@ static double nines(double q)
 	return -log10(1 - q / 100);
 }
 
+/* A label's box in the chart's pixels, its width estimated from its
+ * length (the font is 11 px: digits and letters about 6.5 px wide), y
+ * its baseline. */
+struct label_box {
+	double x0, x1, y;
+};
+
+#define LABEL_CHAR_W 6.5
+#define LABEL_H 12
+
+/* Over the point at (px, py): starting right of it, or with end, ending
+ * left of it. */
+static struct label_box label_at(bool end, double px, double py,
+				 const char *text)
+{
+	double w = LABEL_CHAR_W * (double)strlen(text);
+	struct label_box b = { end ? px - 4 - w : px + 4, end ? px - 4 : px + 4 + w,
+			       py - 7 };
+
+	return b;
+}
+
+/* The same label under its point. */
+static struct label_box label_below(struct label_box b, double py)
+{
+	b.y = py + 7 + LABEL_H;
+	return b;
+}
+
+static bool boxes_overlap(const struct label_box *a,
+			  const struct label_box *b)
+{
+	return a->x0 < b->x1 && b->x0 < a->x1 &&
+	       fabs(a->y - b->y) < LABEL_H;
+}
+
 static void spectrum_series(struct chart *c, const struct metric *m,
 			    const double *v, bool labels)
 {
 	FILE *fp = c->fp;
 	char buf[48];
+	struct label_box prev = { 0, 0, 0 };
 
 	fprintf(fp, "<path class=\"%s\" d=\"", labels ? "line" : "line2");
 	for (size_t k = 0; k < NSPEC; k++) {
@@ -427,17 +534,28 @@ static void spectrum_series(struct chart *c, const struct metric *m,
 		fputs("</title></circle>\n", fp);
 		if (!labels)
 			continue;
+		char *text = xasprintf("%s %s", spectrum_q[k].name,
+				       fmt_value(v[k], m->unit, buf,
+						 sizeof(buf)));
+		struct label_box box = label_at(k == NSPEC - 1, px, py, text);
+
+		/* over the point, or under it where that would cover the
+		 * label before (p99.9's and p99.99's, a few pixels apart) */
+		if (k && boxes_overlap(&box, &prev))
+			box = label_below(box, py);
+		prev = box;
 		fprintf(fp, "<text class=\"pct\" data-p=\"%s\"",
 			spectrum_q[k].name);
 		html_num_attr(fp, "data-v", v[k]);
 		fputs(" x=\"", fp);
-		svg_num(fp, px - (k == NSPEC - 1 ? 4 : -4));
+		svg_num(fp, k == NSPEC - 1 ? box.x1 : box.x0);
 		fputs("\" y=\"", fp);
-		svg_num(fp, py - 7);
-		fprintf(fp, "\"%s>%s ", k == NSPEC - 1 ?
-			" text-anchor=\"end\"" : "", spectrum_q[k].name);
-		fputs_xml(fmt_value(v[k], m->unit, buf, sizeof(buf)), fp);
+		svg_num(fp, box.y);
+		fprintf(fp, "\"%s>", k == NSPEC - 1 ?
+			" text-anchor=\"end\"" : "");
+		fputs_xml(text, fp);
 		fputs("</text>\n", fp);
+		free(text);
 	}
 }
 

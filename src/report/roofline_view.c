@@ -211,7 +211,7 @@ static void roof_body(struct chart *c, const struct roof_chart *rc)
 	const struct roof_model *m = rc->model;
 	double peak = roof_peak(m), bwmax = 0;
 
-	chart_axes(c, true, "arithmetic intensity (FLOP/B)", "FLOP/s");
+	chart_axes(c, true, "arithmetic intensity (FLOP/B)", "performance (FLOP/s)");
 	for (int l = 0; l < ROOF_NLEVELS; l++)
 		if (m->mem[l]) {
 			bwmax = fmax(bwmax, m->mem[l]->value);

@@ -44,10 +44,17 @@ void view_compare(FILE *fp, const struct compare_report *rep,
 		  const struct gate_report *gate, const char *label,
 		  const char *baseline, size_t idx,
 		  const char *const *charts);
-/* --profile: the flame graph and the top table. */
-void view_profile(FILE *fp, const struct profile *p, const char *label);
+/* --profile: the flame graph and the top table; bytes: the profile is
+ * mem's folded allocation sites (given with a mem result), whose weights
+ * are bytes: said in bytes, and no Amdahl bound (it is about time). */
+void view_profile(FILE *fp, const struct profile *p, const char *label,
+		  bool bytes);
 /* --history: the metric over results, CI band, change points. */
 void view_history(FILE *fp, const struct report_history *h);
+/* A run of several commands (2 to 12, not a scan): the result's
+ * comparison sentences, and each command's runs in a strip of its own
+ * under one shared axis of their headline metric (shared.c). */
+void view_shared(FILE *fp, const struct result *r);
 /* The roofline of the result sets' benchmarks (roofline_view.c). */
 void view_roofline(FILE *fp, const struct roof_chart *rc);
 

@@ -11,10 +11,7 @@ ZF=$(dirname "$YSFIX")/zonefix
 export ZF HERE
 
 # One Chromium for the pages of the test (as report.sh), stopped at exit.
-export YS_BROWSER_DIR="$T/browser"
-trap 'python3 "$HERE/browser.py" --stop "$YS_BROWSER_DIR"; rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM
-mkdir -p "$YS_BROWSER_DIR" && timeout 60 python3 "$HERE/browser.py" --start "$YS_BROWSER_DIR" || exit 1
+. "$HERE/browser.sh"
 
 # What the page shows, as JSON: thread rows' names, zone and mark names
 # drawn (one entry per drawn item), async spans, counters, the zone

@@ -169,12 +169,7 @@ PY
 }
 t "-o r.svg: well-formed, a labelled line per ceiling, a point per placed benchmark, every name escaped and a long one cut in its label only" svg
 
-YS_BROWSER_DIR=$T/browser
-export YS_BROWSER_DIR
-mkdir -p "$YS_BROWSER_DIR" &&
-	timeout 60 python3 "$HERE/browser.py" --start "$YS_BROWSER_DIR" || exit 1
-trap 'python3 "$HERE/browser.py" --stop "$YS_BROWSER_DIR"; rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM
+. "$HERE/browser.sh"
 
 browse_svg() {
 	timeout 120 python3 "$HERE/browser.py" "$T/r.svg" --eval \

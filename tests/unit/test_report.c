@@ -193,6 +193,112 @@ static void test_axes_edges(void **state)
 			}
 }
 
+/* The text of each <text class="CLS" ...>TEXT</text> of svg whose tag
+ * holds attr (or any: NULL), in order, into out (up to max); returns how
+ * many. */
+static size_t texts(const char *svg, const char *cls, const char *attr,
+		    char out[][64], double *xs, size_t max)
+{
+	char *key = xasprintf("<text class=\"%s\"", cls);
+	size_t n = 0;
+
+	for (const char *p = strstr(svg, key); p && n < max;
+	     p = strstr(p + 1, key)) {
+		const char *b = strchr(p, '>') + 1, *e = strstr(b, "</text>");
+		const char *a = attr ? strstr(p, attr) : p;
+
+		if (!a || a > b)
+			continue;
+		if (xs)
+			xs[n] = strstr(p, " x=\"") && strstr(p, " x=\"") < b ?
+				strtod(strstr(p, " x=\"") + 4, NULL) : NAN;
+		snprintf(out[n++], 64, "%.*s", (int)(e - b), b);
+	}
+	free(key);
+	return n;
+}
+
+/* Issue 29: the axes of bytes ticked at 976.6 KiB and 1.907 MiB, and
+ * axis titles were bare metric names. For generated ranges of bytes
+ * (1 KiB to 100 GiB, awkward factors) and of seconds (1 ns to 1000 s),
+ * linear: every tick is a plain number that is a multiple of a quarter
+ * of the title's unit (binary units for bytes: 0.5 MiB, 1 MiB), the
+ * title ends with that unit in parentheses, the ticks are in order, and
+ * each, read back in seconds or bytes, is the value at its place on the
+ * axis (to its tenth of a pixel). */
+static void test_axis_units(void **state)
+{
+	static const char *const bunits[] = { "(bytes)", "(KiB)", "(MiB)",
+					      "(GiB)", "(TiB)" };
+	static const char *const tunits[] = { "(s)", "(ms)", "(µs)",
+					      "(ns)" };
+	static const double bfactor[] = { 1, 1024, 1048576, 1073741824,
+					  1099511627776.0 };
+	static const double tfactor[] = { 1, 1e-3, 1e-6, 1e-9 };
+
+	(void)state;
+	for (int bytes = 0; bytes < 2; bytes++)
+		for (double hi = bytes ? 1000 : 1e-9; hi < (bytes ? 1e11 : 1e3);
+		     hi *= 1.37) {
+			struct chart c = { .xunit = bytes ? "bytes" : "s",
+					   .yunit = "count" };
+			char *buf = NULL, tick[CHART_MAX_TICKS * 2][64],
+			     title[2][64];
+			size_t len = 0, nt, unit_ok = 0;
+			double xs[CHART_MAX_TICKS * 2], factor = NAN;
+			FILE *fp = open_memstream(&buf, &len);
+			double prev = -INFINITY;
+
+			assert_non_null(fp);
+			axis_init(&c.x, hi / 3.3, hi, false, CHART_L,
+				  CHART_W - CHART_R);
+			axis_init(&c.y, 0, 10, false, 100, CHART_T);
+			c.fp = fp;
+			chart_axes(&c, true, "peak heap", "runs");
+			fclose(fp);
+			/* the x ticks: centred under their place */
+			nt = texts(buf, "tick", "text-anchor=\"middle\"", tick,
+				   xs, CHART_MAX_TICKS * 2);
+			assert_true(nt >= 2);
+			assert_int_equal(texts(buf, "atitle", NULL, title, NULL,
+					       2), 2);
+			for (size_t u = 0; u < (bytes ? 5u : 4u); u++)
+				if (strstr(title[0], bytes ? bunits[u] :
+					   tunits[u])) {
+					unit_ok++;
+					factor = bytes ? bfactor[u] : tfactor[u];
+				}
+			if (unit_ok != 1)
+				fail_msg("title '%s' of [%g, %g]", title[0],
+					 hi / 3.3, hi);
+			assert_non_null(strstr(title[1], "(count)"));
+			for (size_t k = 0; k < nt; k++) {
+				char *end;
+				double v = strtod(tick[k], &end);
+
+				if (*end)
+					fail_msg("tick '%s' is not a plain number",
+						 tick[k]);
+				if (fabs(v * 4 - round(v * 4)) > 1e-9 * fabs(v * 4) &&
+				    bytes)
+					fail_msg("tick '%s' of [%g, %g]", tick[k],
+						 hi / 3.3, hi);
+				assert_true(v > prev);
+				prev = v;
+				/* the value at the tick's place */
+				double at = c.x.lo + (xs[k] - c.x.p0) /
+					    (c.x.p1 - c.x.p0) * (c.x.hi - c.x.lo);
+				double px = (c.x.hi - c.x.lo) / (c.x.p1 - c.x.p0);
+
+				if (fabs(v * factor - at) > 0.06 * px)
+					fail_msg("tick '%s' %s at x=%g: %g there, "
+						 "[%g, %g]", tick[k], title[0],
+						 xs[k], at, c.x.lo, c.x.hi);
+			}
+			free(buf);
+		}
+}
+
 /* The report of a result whose every run lasted 5e-324 s, 1e-323 s,
  * 1.5e-323 s (a valid result): written, with bounded ticks. */
 static void test_report_subnormal(void **state)
@@ -285,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_text),
 		cmocka_unit_test(test_axes),
 		cmocka_unit_test(test_axes_edges),
+		cmocka_unit_test(test_axis_units),
 		cmocka_unit_test(test_report_subnormal),
 		cmocka_unit_test(test_history_change_point),
 	};
