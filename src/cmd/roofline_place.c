@@ -36,7 +36,13 @@ static bool ceiling_name(const char *name)
 			!strncmp(name, "fp32 ", 5));
 }
 
-int roofline_machine_ceilings(const char *store_path, struct result *r,
+/* This machine's ceilings: the newest result of kind "roofline" in the
+ * store at store_path (NULL: the default) whose machine (hostname, cpu,
+ * cores, memory) is this one, into *r, and "result ID" into *label
+ * (malloc'd). Returns 0, 3 when there is none (e says to run --measure),
+ * or the store's exit code (ref_store_exit); *r is always the caller's
+ * to result_free. */
+static int roofline_machine_ceilings(const char *store_path, struct result *r,
 			      char **label, struct error *e)
 {
 	struct result me;

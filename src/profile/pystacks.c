@@ -594,23 +594,6 @@ int pystacks_name_len(const struct frame *f)
 					    : (int)strlen(f->function);
 }
 
-void pystacks_stats(const struct pystacks *ps, struct pystacks_stats *st)
-{
-	*st = ps->st;
-}
-
-const struct pystacks_thread *pystacks_threads(const struct pystacks *ps,
-					       size_t *n)
-{
-	*n = ps->nthreads;
-	return ps->threads;
-}
-
-const char *pystacks_warning(const struct pystacks *ps, size_t *i)
-{
-	return *i < ps->nwarnings ? ps->warnings[(*i)++] : NULL;
-}
-
 void pystacks_fput_report(const struct pystacks *ps, bool quiet, FILE *fp)
 {
 	const struct pystacks_stats *st = &ps->st;

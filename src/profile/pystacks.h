@@ -108,7 +108,6 @@ struct pystacks_stats {
 	uint64_t lag_ns_max;		/* of the samples read in time */
 	uint64_t lag_ns_sum;
 };
-void pystacks_stats(const struct pystacks *ps, struct pystacks_stats *st);
 
 /* Per Python thread seen in samples: its name (threading's main thread
  * "MainThread"; a threading.Thread's own name, read from the Thread
@@ -124,17 +123,7 @@ struct pystacks_thread {
 	bool py_named;			/* name is threading's */
 	unsigned name_tries;		/* reads of it that failed */
 };
-/* The threads (an array owned by ps, valid until the next call), n. */
-const struct pystacks_thread *pystacks_threads(const struct pystacks *ps,
-					       size_t *n);
 
-/*
- * Interpreters seen that cannot be read, one message each: "pid 123:
- * python 3.10 is not supported (3.11, 3.12, 3.13 are): its stacks show
- * the interpreter's C frames". Returns the next message after *i (start
- * at 0), or NULL.
- */
-const char *pystacks_warning(const struct pystacks *ps, size_t *i);
 
 /*
  * The summary for a terminal, to fp: the warnings (always), and unless

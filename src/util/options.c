@@ -439,7 +439,8 @@ int opt_parse(const struct opt_cmd *c, int argc, char **argv, void *args,
 	return 0;
 }
 
-int opt_error(const struct opt_cmd *c, const struct error *e)
+/* "yardstick NAME: message" on stderr; returns 2, the usage exit code. */
+static int opt_error(const struct opt_cmd *c, const struct error *e)
 {
 	fprintf(stderr, "yardstick %s: %s\n", c->name, e->msg);
 	return 2;

@@ -145,8 +145,6 @@ struct opt_rest {
  */
 int opt_parse(const struct opt_cmd *c, int argc, char **argv, void *args,
 	      struct opt_rest *rest, struct error *e);
-/* "yardstick NAME: message" on stderr; returns 2, the usage exit code. */
-int opt_error(const struct opt_cmd *c, const struct error *e);
 /* opt_parse, and what a command does with its result: 0 to go on, else
  * *exit_code is the exit code (0 after help, 2 after an error). */
 bool opt_parse_or_exit(const struct opt_cmd *c, int argc, char **argv,
