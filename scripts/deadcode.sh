@@ -36,12 +36,14 @@ trap 'rm -f "$out"' EXIT
 	grep -v '^#' "$allow" | awk 'NF == 1 { print "P", $1 }
 		$1 == "libc:" { print "I", $2 }'
 	nm -D --defined-only "$libc" | awk '{ sub(/@.*/, "", $3); print "L", $3 }'
-	for o in $objs; do
-		nm -g --defined-only "$o" | awk -v o="$o" '
-			$2 == "T" && o ~ /\/libys[^\/]*\.a\.p\// { print "D", $3, o }
-			NF == 3 { print "G", $3, o }'
-		nm -u "$o" | awk -v o="$o" '{ print "U", $NF, o }'
-	done
+	# one nm for all: "-A" puts "FILE:" before each line
+	# shellcheck disable=SC2086
+	nm -A -g --defined-only $objs | awk '{
+		o = $1; sub(/:[^:]*$/, "", o)
+		if ($2 == "T" && o ~ /\/libys[^\/]*\.a\.p\//) print "D", $3, o
+		if (NF == 3) print "G", $3, o }'
+	# shellcheck disable=SC2086
+	nm -A -u $objs | awk '{ o = $1; sub(/:[^:]*$/, "", o); print "U", $NF, o }'
 	cat "$root"/tests/fuzz/*.c 2>/dev/null |
 		grep -oE '[A-Za-z_][A-Za-z0-9_]*' | sort -u |
 		awk '{ print "U", $1, "fuzz" }'

@@ -111,6 +111,11 @@ enum opt_mode {
 
 struct opt_cmd {
 	const char *name;		/* "run" */
+	/* a program of its own, not a command of yardstick's (libyardstick's
+	 * benchmark programs, lib/cli.c): the usage and the messages name
+	 * it ("usage: ./bench [OPTIONS]", "./bench: ...") instead of
+	 * "yardstick NAME"; NULL for yardstick's commands */
+	const char *program;
 	const char *summary;		/* one line, for `yardstick help` */
 	const char *const *usage;	/* after "yardstick NAME ", NULL-ended */
 	const char *description;	/* paragraphs before the options */
