@@ -6,20 +6,10 @@
 # library's strlen; then the same with every fault fixed must pass.
 set -u
 SRC_ROOT=${SRC_ROOT:?SRC_ROOT must name the source tree}
-T=$(mktemp -d /tmp/ys-deadcode-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
-t() {
-	n=$((n + 1))
-	if "$@" >"$T/.out" 2>&1; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		sed 's/^/# /' "$T/.out" | head -20
-		failed=$((failed + 1))
-	fi
-}
+# lib.sh's harness (t, finish, the scratch directory T); no yardstick
+# binary is run
+YS=/bin/true YSFIX=/bin/true
+. "$(dirname "$0")/lib.sh"
 mkdir -p "$T/b/libysfoo.a.p" "$T/b/prog.p" "$T/root/tests/fuzz"
 cat >"$T/a.c" <<'C'
 int foo_local(int x) { return x + 1; }
@@ -52,8 +42,8 @@ finds() {
 	grep -q "^dead: strlen (src/foo/libc.c)" "$T/o" &&
 	[ "$(wc -l <"$T/o")" = 4 ]
 }
-desc="finds the function called nowhere, the one called from its own file only, and a C library name; not the called, the public nor the fuzzed"
-t finds
+d="finds the function called nowhere, the one called from its own file only, and a C library name; not the called, the public nor the fuzzed"
+t "$d" finds
 
 interposer() {
 	mv "$T/b/libysfoo.a.p/src_foo_libc.c.o" "$T/b/libysfoo.a.p/src_foo_alloc.c.o"
@@ -61,16 +51,15 @@ interposer() {
 	cat "$T/o"
 	! grep -q "libc name" "$T/o"
 }
-desc="a file the allow list names as an interposer may define C library names"
-t interposer
+d="a file the allow list names as an interposer may define C library names"
+t "$d" interposer
 
 clean() {
 	rm "$T/b/libysfoo.a.p/src_foo_alloc.c.o"
 	echo 'int foo_dead(int); int foo_local(int); int g(void) { return foo_dead(1) + foo_local(1); }' >"$T/c.c"
 	cc -c -o "$T/b/prog.p/src_c.c.o" "$T/c.c" && run
 }
-desc="with every function called from another file: exit 0"
-t clean
+d="with every function called from another file: exit 0"
+t "$d" clean
 
-echo "1..$n"
-[ $failed = 0 ]
+finish
