@@ -20,5 +20,9 @@ status=$?
 grep -E "^ *[0-9]+/[0-9]+ " "$build.check.log" | grep -v " OK " || true
 ok=$(grep -c " OK " "$build.check.log")
 bad=$(grep -cE " (FAIL|ERROR|TIMEOUT) " "$build.check.log")
+# the slowest tests, so that what makes the loop slow is seen
+echo "the slowest tests (seconds):"
+sed -nE 's|^ *[0-9]+/[0-9]+ [^/]*/ ([^ ]+) +[A-Z]+ +([0-9.]+)s.*|\2 \1|p' \
+	"$build.check.log" | sort -rn | head -5 | sed 's/^/  /'
 echo "check: $ok passed, $bad failed in $(( $(date +%s) - start )) s (log: $build.check.log)"
 exit $status

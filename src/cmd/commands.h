@@ -56,13 +56,11 @@ int save_check(const char *store);
  */
 int check_output_set(struct output_set *s, const char *who);
 int write_output_set(struct output_set *s, const char *who);
-/* Writers of a struct result (ctx) for the set. */
-int output_result_json(const char *path, void *res, struct error *e);
-int output_result_csv(const char *path, void *res, struct error *e);
-int output_result_markdown(const char *path, void *res, struct error *e);
-int output_result_bmf(const char *path, void *res, struct error *e);
-/* The four above for --json, --csv, --markdown, --bmf (OPT_RESULT_OUTPUTS;
- * a NULL path: not asked for), all writing res. */
+/* The writer of a struct result (ctx) as JSON, for a set. */
+#define output_result_json (result_writers[RESULT_FMT_JSON]->write)
+/* The result's writers (result/result.h's result_writers) for --json,
+ * --csv, --markdown, --bmf (OPT_RESULT_OUTPUTS; a NULL path: not asked
+ * for), all writing res. */
 void add_result_outputs(struct output_set *s, const char *json,
 			const char *csv, const char *markdown, const char *bmf,
 			struct result *res);

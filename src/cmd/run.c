@@ -22,7 +22,7 @@ static void print_warning(void *arg, const char *msg)
 	fprintf(stderr, "yardstick: warning: %s\n", msg);
 }
 
-void run_plan_from_opts(const struct run_opts *o, struct run_plan *p)
+static void run_plan_from_opts(const struct run_opts *o, struct run_plan *p)
 {
 	*p = (struct run_plan){
 		.commands = o->commands, .ncommands = o->ncommands,

@@ -51,9 +51,6 @@ struct run_opts {
 int run_parse(struct run_opts *o, int argc, char **argv, struct error *e);
 void run_opts_free(struct run_opts *o);
 
-/* The engine's plan of o (parsed by run_parse), borrowing o's strings
- * and arrays: o must outlive it. */
-void run_plan_from_opts(const struct run_opts *o, struct run_plan *p);
 
 /*
  * What another command that times a program with run's machinery

@@ -102,33 +102,18 @@ int write_output_set(struct output_set *s, const char *who)
 	return 2;
 }
 
-int output_result_json(const char *path, void *res, struct error *e)
-{
-	return result_write_json(res, path, e);
-}
-
-int output_result_csv(const char *path, void *res, struct error *e)
-{
-	return result_write_csv(res, path, e);
-}
-
-int output_result_markdown(const char *path, void *res, struct error *e)
-{
-	return result_write_markdown(res, path, e);
-}
-
-int output_result_bmf(const char *path, void *res, struct error *e)
-{
-	return result_write_bmf(res, path, e);
-}
-
 void add_result_outputs(struct output_set *s, const char *json,
 			const char *csv, const char *markdown, const char *bmf,
 			struct result *res)
 {
-	outputs_add(s, "--json", json, "json", output_result_json, res);
-	outputs_add(s, "--csv", csv, "csv", output_result_csv, res);
-	outputs_add(s, "--markdown", markdown, "markdown",
-		    output_result_markdown, res);
-	outputs_add(s, "--bmf", bmf, "bmf", output_result_bmf, res);
+	const char *paths[RESULT_FMT_COUNT] = {
+		[RESULT_FMT_JSON] = json, [RESULT_FMT_CSV] = csv,
+		[RESULT_FMT_MARKDOWN] = markdown, [RESULT_FMT_BMF] = bmf,
+	};
+
+	for (size_t i = 0; i < RESULT_FMT_COUNT; i++) {
+		const struct result_writer *w = result_writers[i];
+
+		outputs_add(s, w->flag, paths[i], w->format, w->write, res);
+	}
 }

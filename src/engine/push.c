@@ -35,7 +35,9 @@ static void put_base64url(struct strbuf *b, const char *s)
 	}
 }
 
-char *push_path(const char *benchmark, const char *machine,
+/* The path of that group: /metrics/job/yardstick/benchmark@base64/.../
+ * machine@base64/...[/segment@base64/...] (malloc'd). */
+static char *push_path(const char *benchmark, const char *machine,
 		const char *segment)
 {
 	struct strbuf b = { 0 };

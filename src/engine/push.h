@@ -25,9 +25,5 @@ int push_group(const char *url, const char *benchmark, const char *machine,
 	       const char *segment, const char *body, size_t len,
 	       struct error *e);
 
-/* The path of that group: /metrics/job/yardstick/benchmark@base64/.../
- * machine@base64/...[/segment@base64/...] (malloc'd). */
-char *push_path(const char *benchmark, const char *machine,
-		const char *segment);
 
 #endif

@@ -11,7 +11,8 @@
 #include "store/store.h"
 #include "util/strutil.h"
 
-bool ref_is_store(const char *ref)
+/* True when ref names the store rather than a file. */
+static bool ref_is_store(const char *ref)
 {
 	struct stat st;
 	const char *p;

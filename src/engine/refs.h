@@ -11,8 +11,6 @@
 #include "store/store.h"
 #include "util/error.h"
 
-/* True when ref names the store rather than a file. */
-bool ref_is_store(const char *ref);
 
 /*
  * Load ref into *r (summarized). store_path NULL: the default store.

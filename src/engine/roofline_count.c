@@ -51,13 +51,13 @@ static uint64_t count_flops(const struct roofline_counts *c, int first)
 	return sum;
 }
 
-uint64_t roofline_count_flops(const struct roofline_counts *c)
+static uint64_t roofline_count_flops(const struct roofline_counts *c)
 {
 	return count_flops(c, K_F64_S) + count_flops(c, K_F32_S) +
 	       count_flops(c, K_F16_S);
 }
 
-uint64_t roofline_count_bytes(const struct roofline_counts *c)
+static uint64_t roofline_count_bytes(const struct roofline_counts *c)
 {
 	return c->v[K_LOADED] + c->v[K_STORED];
 }

@@ -26,10 +26,6 @@ struct roofline_counts {
 	size_t incomplete;	/* of them, without their "end" line */
 };
 
-/* Every FLOP of every precision and width (an FMA lane is two); the
- * bytes loaded and stored. */
-uint64_t roofline_count_flops(const struct roofline_counts *c);
-uint64_t roofline_count_bytes(const struct roofline_counts *c);
 
 /* The directory of the system's valgrind that holds its core's files:
  * $VALGRIND_LIB when set, else where valgrind's prefix puts it

@@ -33,7 +33,7 @@ static bool ceiling_name(const char *name)
 			!strncmp(name, "fp32 ", 5));
 }
 
-int roofline_machine_ceilings(const char *store_path, struct result *r,
+static int roofline_machine_ceilings(const char *store_path, struct result *r,
 			      char **label, struct error *e)
 {
 	struct result me;

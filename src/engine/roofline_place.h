@@ -42,15 +42,6 @@ int roofline_view_place(struct roofline_view *v, const char *ceilings,
  * have no ceilings to draw. */
 int roofline_view_chart(struct roofline_view *v, struct error *e);
 
-/* This machine's ceilings: the newest result of kind "roofline" in the
- * store at store_path (NULL: the default) whose machine (hostname, cpu,
- * cores, memory) is this one, into *r, and "result ID" into *label
- * (malloc'd). Returns 0, 3 when there is none (e says to run --measure),
- * or the store's exit code (ref_store_exit); *r is always the caller's
- * to result_free. */
-int roofline_machine_ceilings(const char *store_path, struct result *r,
-			      char **label, struct error *e);
-
 /* The benchmarks of the result set ref (a file or a reference into the
  * store at store) as points of v. Returns 0, or the exit code with e set
  * (the reader's, or 2 for a result whose work cannot be placed). */

@@ -27,7 +27,7 @@
  * it, so it is held, and an endless producer must not fill the memory. */
 #define INPUT_MAX (64u << 20)
 
-void run_warn(const struct runner *rn, const char *fmt, ...)
+static void run_warn(const struct runner *rn, const char *fmt, ...)
 {
 	struct error w;
 	va_list ap;

@@ -24,9 +24,6 @@ extern const struct run_metric_name {
  * its name is also the result's setting holding the expression. */
 extern const struct run_metric_name run_work_metrics[WORK_COUNT];
 
-/* A warning to the plan's warn callback (run.c). */
-void run_warn(const struct runner *rn, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* Evaluate the --work expressions for every job into job.work and set
  * rn->nwork; a division by zero, a result that is not finite or is below

@@ -1,6 +1,7 @@
 /*
- * ys_main: the command line of a benchmark program. A small parser of its
- * own (the project's options layer is in `cmd`, above this library).
+ * ys_main: the command line of a benchmark program, on the project's
+ * options layer (util/options.h) like yardstick's own commands: one
+ * table gives the parsing, its messages and the --help text.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,45 +9,79 @@
 
 #include "lib/lib_internal.h"
 #include "util/fileio.h"
+#include "util/options.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
-static const char usage[] =
-"usage: %s [OPTIONS]\n"
-"\n"
-"Run the micro-benchmarks of this program (libyardstick): each in epochs\n"
-"whose iterations are tuned to the clock's resolution, the median time\n"
-"per iteration with its MAD (err%%) and a 95%% bootstrap interval.\n"
-"\n"
-"  --filter REGEX      only the benchmarks whose name matches (POSIX\n"
-"                      extended; parameters are part of the name:\n"
-"                      'sort \\[n=1000\\]')\n"
-"  --list              print the benchmarks' names and exit\n"
-"  --epochs N          measured epochs per benchmark (default 11)\n"
-"  --min-time T        at least T seconds measured per benchmark (\"0.5\",\n"
-"                      \"200ms\"); default: epochs of 1000 x the clock's\n"
-"                      resolution, at least 20 us\n"
-"  --json FILE         the result (yardstick result v1, kind \"bench\"),\n"
-"                      for yardstick compare, gate, history; \"-\" is\n"
-"                      stdout (the table then goes to stderr). The\n"
-"                      environment variable YARDSTICK_BENCH_JSON=FILE\n"
-"                      does the same\n"
-"  --gbench-json FILE  the result in Google Benchmark's JSON format\n"
-"                      (compare.py, github-action-benchmark)\n"
-"  --clock CLOCK       monotonic (default: CLOCK_MONOTONIC, the vDSO) or\n"
-"                      tsc (rdtscp; only where the TSC is invariant)\n"
-"  --no-counters       no perf counters (task-clock, cycles ...)\n"
-"  --no-alloc-count    do not count allocations in the timed regions\n"
-"                      (allocs_per_op ...: unsupported); they are\n"
-"                      counted only in a program linked with\n"
-"                      -lyardstick_alloc\n"
-"  --seed N            of the iteration jitter and the bootstrap\n"
-"                      (default 1)\n"
-"  -h, --help          this help\n"
-"\n"
-"Exit status: 0 ok; 1 a benchmark failed; 2 bad usage or an output that\n"
-"cannot be written; 3 the environment refused (--clock tsc without an\n"
-"invariant TSC).\n";
+static const struct opt_enum clocks[] = {
+	{ "monotonic", 0 }, { "tsc", 1 }, { NULL, 0 },
+};
+
+#define OPT_STRUCT struct lib_opts
+static const struct opt_entry lib_opt_table[] = {
+	{ OPT_STRING(0, "filter", filter), .metavar = "REGEX",
+	  .help = "only the benchmarks whose name matches (POSIX extended; "
+	  "parameters are part of the name: 'sort \\[n=1000\\]')" },
+	{ OPT_FLAG(0, "list", list),
+	  .help = "print the benchmarks' names and exit" },
+	{ OPT_COUNT(0, "epochs", epochs, 1, 100000),
+	  .help = "measured epochs per benchmark" },
+	/* OPT_DURATION up to a day */
+	{ .type = OPT_T_DURATION, OPT_NAMES(0, "min-time"),
+	  OPT_TYPED(min_time, double), .min = 0, .max = 86400,
+	  .defval = "epochs of 1000 x the clock's resolution, at least 20 us",
+	  .help = "at least T seconds measured per benchmark (0.5, 200ms)" },
+	{ OPT_OUTPUT(0, "json", json), .flags = OPT_NONEMPTY,
+	  .help = "the result (yardstick result v1, kind \"bench\"), for "
+	  "yardstick compare, gate, history; - is stdout (the table then "
+	  "goes to stderr). The environment variable "
+	  "YARDSTICK_BENCH_JSON=FILE does the same" },
+	{ OPT_OUTPUT(0, "gbench-json", gbench_json), .flags = OPT_NONEMPTY,
+	  .help = "the result in Google Benchmark's JSON format (compare.py, "
+	  "github-action-benchmark)" },
+	{ OPT_ENUM(0, "clock", tsc, clocks), .metavar = "CLOCK",
+	  .help = "monotonic (CLOCK_MONOTONIC, the vDSO) or tsc (rdtscp; only "
+	  "where the TSC is invariant)" },
+	{ OPT_FLAG(0, "no-counters", no_counters),
+	  .help = "no perf counters (task-clock, cycles ...)" },
+	{ OPT_FLAG(0, "no-alloc-count", no_alloc_count),
+	  .help = "do not count allocations in the timed regions "
+	  "(allocs_per_op ...: unsupported); they are counted only in a "
+	  "program linked with -lyardstick_alloc" },
+	{ OPT_SEED(seed, "of the iteration jitter and the bootstrap") },
+	OPT_HELP_ENTRY,
+	OPT_END_ENTRY,
+};
+#undef OPT_STRUCT
+
+static void lib_opts_init(void *args)
+{
+	struct lib_opts *o = args;
+
+	o->epochs = 11;
+	o->seed = 1;
+}
+
+static const char *const lib_usage[] = { "[OPTIONS]", NULL };
+
+static const struct opt_cmd lib_cmd = {
+	.name = "bench",
+	.summary = "run the micro-benchmarks of this program",
+	.usage = lib_usage,
+	.description =
+	"Run the micro-benchmarks of this program (libyardstick): each in\n"
+	"epochs whose iterations are tuned to the clock's resolution, the\n"
+	"median time per iteration with its MAD (err%) and a 95% bootstrap\n"
+	"interval.\n",
+	.epilog =
+	"Exit status: 0 ok; 1 a benchmark failed; 2 bad usage or an output\n"
+	"that cannot be written; 3 the environment refused (--clock tsc\n"
+	"without an invariant TSC).\n",
+	.mode = OPT_PERMUTE,
+	.opts = lib_opt_table,
+	.args_size = sizeof(struct lib_opts),
+	.init = lib_opts_init,
+};
 
 static const char *prog(char **argv)
 {
@@ -55,133 +90,30 @@ static const char *prog(char **argv)
 	return p ? p + 1 : argv[0] ? argv[0] : "bench";
 }
 
-static int bad(char **argv, const char *fmt, const char *opt,
-	       const char *arg)
-{
-	fprintf(stderr, "%s: ", prog(argv));
-	fprintf(stderr, fmt, opt, arg);
-	fputc('\n', stderr);
-	return 2;
-}
-
-/* "0.5", "0.5s", "200ms", "50us", "1000ns" */
-static int parse_time(const char *s, double *out)
-{
-	static const struct {
-		const char *suffix;
-		double scale;
-	} units[] = { { "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 },
-		      { "s", 1 } };
-	size_t len = strlen(s);
-
-	for (size_t i = 0; i < 4; i++) {
-		size_t sl = strlen(units[i].suffix);
-
-		if (len > sl && !strcmp(s + len - sl, units[i].suffix)) {
-			char *num = xstrndup(s, len - sl);
-			int rc = parse_double(num, out);
-
-			free(num);
-			*out *= units[i].scale;
-			return rc;
-		}
-	}
-	return parse_double(s, out);
-}
-
+/* The options into o: -1 to go on, else the exit code (0 after --help).
+ * A copy of argv is parsed (the layer moves operands after the options),
+ * so that the result's command is the one given. */
 static int parse_args(int argc, char **argv, struct lib_opts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *eq = strchr(a, '='), *val = NULL;
-		char *name;
-		int ret = 0;
+	struct opt_cmd c = lib_cmd;
+	struct opt_rest rest;
+	char **copy = xmalloc(((size_t)argc + 1) * sizeof(*copy));
+	int code;
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			printf(usage, prog(argv));
-			return 0;
-		}
-		if (strncmp(a, "--", 2) || !a[2])
-			return bad(argv, "'%s': not an option (see --help)%s",
-				   a, "");
-		name = eq ? xstrndup(a, eq - a) : xstrdup(a);
-		if (!strcmp(name, "--list") || !strcmp(name, "--no-counters") ||
-		    !strcmp(name, "--no-alloc-count")) {
-			if (eq)
-				ret = bad(argv, "%s takes no value%s", name,
-					  "");
-			else if (!strcmp(name, "--list"))
-				o->list = true;
-			else if (!strcmp(name, "--no-counters"))
-				o->no_counters = true;
-			else
-				o->no_alloc_count = true;
-			free(name);
-			if (ret)
-				return ret;
-			continue;
-		}
-		if (strcmp(name, "--filter") && strcmp(name, "--epochs") &&
-		    strcmp(name, "--min-time") && strcmp(name, "--json") &&
-		    strcmp(name, "--gbench-json") && strcmp(name, "--clock") &&
-		    strcmp(name, "--seed")) {
-			ret = bad(argv, "unknown option '%s' (see --help)%s",
-				  name, "");
-			free(name);
-			return ret;
-		}
-		if (eq)
-			val = eq + 1;
-		else if (i + 1 < argc)
-			val = argv[++i];
-		if (!val) {
-			ret = bad(argv, "%s needs a value%s", name, "");
-		} else if (!strcmp(name, "--filter")) {
-			o->filter = val;
-		} else if (!strcmp(name, "--epochs")) {
-			long n;
-
-			if (parse_long(val, &n) || n < 1 || n > 100000)
-				ret = bad(argv, "--epochs: '%s' is not a "
-					  "number of epochs (1 to 100000)%s",
-					  val, "");
-			else
-				o->epochs = (int)n;
-		} else if (!strcmp(name, "--min-time")) {
-			if (parse_time(val, &o->min_time) ||
-			    !(o->min_time >= 0) || o->min_time > 86400)
-				ret = bad(argv, "--min-time: '%s' is not a "
-					  "time such as 0.5 or 200ms%s", val,
-					  "");
-		} else if (!strcmp(name, "--json") ||
-			   !strcmp(name, "--gbench-json")) {
-			if (!*val)
-				ret = bad(argv, "%s: an empty file name%s",
-					  name, "");
-			else if (!strcmp(name, "--json"))
-				o->json = val;
-			else
-				o->gbench_json = val;
-		} else if (!strcmp(name, "--clock")) {
-			if (!strcmp(val, "tsc"))
-				o->tsc = true;
-			else if (!strcmp(val, "monotonic"))
-				o->tsc = false;
-			else
-				ret = bad(argv, "--clock: '%s' is not "
-					  "monotonic or tsc%s", val, "");
-		} else {
-			long n;
-
-			if (parse_long(val, &n) || n < 0)
-				ret = bad(argv, "--seed: '%s' is not a "
-					  "non-negative integer%s", val, "");
-			else
-				o->seed = (unsigned long long)n;
-		}
-		free(name);
-		if (ret)
-			return ret;
+	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
+	copy[argc] = NULL;
+	c.program = prog(argv);
+	if (!opt_parse_or_exit(&c, argc, copy, o, &rest, &code)) {
+		free(copy);
+		return code;
 	}
+	if (rest.first < rest.end) {
+		fprintf(stderr, "%s: '%s': not an option (see --help)\n",
+			c.program, copy[rest.first]);
+		free(copy);
+		return 2;
+	}
+	free(copy);
 	return -1;
 }
 
@@ -208,13 +140,11 @@ int ys_main(int argc, char **argv)
 		argc = 1;
 		argv = no_argv;
 	}
-	o.epochs = 11;
-	o.seed = 1;
-	o.argv = argv;
-	o.argc = argc;
 	rc = parse_args(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	o.argv = argv;
+	o.argc = argc;
 	if (!o.json && env && *env)
 		o.json = env;
 	if (o.json && o.gbench_json && !strcmp(o.json, o.gbench_json)) {

@@ -14,7 +14,7 @@
 
 struct lib_clock lib_clock = { LIB_CLOCK_MONOTONIC, 1e-9, 0, false };
 
-bool lib_tsc_invariant(void)
+static bool lib_tsc_invariant(void)
 {
 	return zb_tsc_invariant();
 }

@@ -58,7 +58,6 @@ static inline uint64_t lib_now(void)
  * CLOCK_MONOTONIC) and measure its resolution. -1 with the message when
  * the TSC was asked for and cannot be used. */
 int lib_clock_setup(bool tsc, struct error *e);
-bool lib_tsc_invariant(void);
 
 /* ---- allocs.c: is libyardstick_alloc linked (lib/alloc.h)? ---- */
 
@@ -209,9 +208,6 @@ const struct lib_extra *lib_extra_find(const struct lib_inst *in,
  * error): the body took no measurable time. */
 #define LIB_SHORT_FRACTION 0.01
 
-/* Whether the median of in's epochs is too short to time: it then has a
- * warning, and no rates (neither in the result nor in the table). */
-bool lib_too_short(const struct lib_run *rn, const struct lib_inst *in);
 
 /* The result v1 of a run (kind "bench"), summarized. */
 void lib_result(const struct lib_run *rn, struct result *r);

@@ -41,7 +41,9 @@ static double epoch_length(const struct lib_inst *in, size_t i)
 	return in->per_op[i] * in->iters[i];
 }
 
-bool lib_too_short(const struct lib_run *rn, const struct lib_inst *in)
+/* Whether the median of in's epochs is too short to time: it then has a
+ * warning, and no rates (neither in the result nor in the table). */
+static bool lib_too_short(const struct lib_run *rn, const struct lib_inst *in)
 {
 	double *len, median;
 

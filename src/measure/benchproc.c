@@ -24,7 +24,9 @@
 /* The most of a failing process's standard error kept: its end. */
 #define ERR_KEEP (64 * 1024)
 
-int benchproc_which(size_t i, bool two)
+/* The program of process i: A B B A A B B A ... with a baseline program,
+ * the program alone without one. */
+static int benchproc_which(size_t i, bool two)
 {
 	if (!two)
 		return BENCHPROC_CAND;

@@ -85,9 +85,6 @@ struct benchproc_run {
 	char stray_names[192];
 };
 
-/* The program of process i: A B B A A B B A ... with a baseline program,
- * the program alone without one. */
-int benchproc_which(size_t i, bool two);
 
 /*
  * Run the plan's processes, one at a time, into *out (initialized here;

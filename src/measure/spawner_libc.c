@@ -12,7 +12,12 @@
  * glibc's does, signal for signal, so that a run costs the same.
  *
  * Everything here follows glibc's prototypes, so spawner_main.c reads as
- * any C program; only what it uses is here. Single-threaded: errno is one
+ * any C program; only what it uses is here. Each function is named
+ * splibc_NAME, not NAME: the link (meson.build, spawner_libc_names) gives
+ * NAME the address of splibc_NAME, so that this file's object does not
+ * pass for the C library to whatever reads the tree's symbols
+ * (scripts/deadcode.sh checks it). A function added here is added to
+ * that list too (the link fails on the missing NAME otherwise). Single-threaded: errno is one
  * int. No stdio, no TLS (so no stack protector: meson.build builds this
  * program with -fno-stack-protector). Memory comes from mmap, page by
  * page, so that the peak RSS of the spawner, the floor of the commands',
@@ -37,10 +42,10 @@
 #include <time.h>
 #include <unistd.h>
 
-char **environ;
+char **splibc_environ;
 static int errno_value;
 
-int *__errno_location(void)
+int *splibc___errno_location(void)
 {
 	return &errno_value;
 }
@@ -76,7 +81,7 @@ static long ret(long r)
 
 /* ---- entry and exit ---- */
 
-void _exit(int status)
+void splibc__exit(int status)
 {
 	for (;;)
 		sys6(SYS_exit_group, status, 0, 0, 0, 0, 0);
@@ -90,7 +95,7 @@ void spawner_start_c(long *sp)
 	int argc = (int)sp[0];
 	char **argv = (char **)(sp + 1);
 
-	environ = argv + argc + 1;
+	splibc_environ = argv + argc + 1;
 	_exit(main(argc, argv));
 }
 
@@ -106,7 +111,7 @@ __asm__(".text\n"
 
 /* ---- files, processes ---- */
 
-int open(const char *path, int flags, ...)
+int splibc_open64(const char *path, int flags, ...)
 {
 	va_list ap;
 	int mode = 0;
@@ -120,32 +125,32 @@ int open(const char *path, int flags, ...)
 			     0, 0));
 }
 
-int close(int fd)
+int splibc_close(int fd)
 {
 	return (int)ret(SYS3(SYS_close, fd, 0, 0));
 }
 
-ssize_t read(int fd, void *buf, size_t n)
+ssize_t splibc_read(int fd, void *buf, size_t n)
 {
 	return ret(SYS3(SYS_read, fd, buf, n));
 }
 
-ssize_t pread(int fd, void *buf, size_t n, off_t off)
+ssize_t splibc_pread64(int fd, void *buf, size_t n, off_t off)
 {
 	return ret(sys6(SYS_pread64, fd, (long)buf, (long)n, off, 0, 0));
 }
 
-ssize_t write(int fd, const void *buf, size_t n)
+ssize_t splibc_write(int fd, const void *buf, size_t n)
 {
 	return ret(SYS3(SYS_write, fd, buf, n));
 }
 
-ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+ssize_t splibc_recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	return ret(SYS3(SYS_recvmsg, fd, msg, flags));
 }
 
-int fcntl(int fd, int cmd, ...)
+int splibc_fcntl64(int fd, int cmd, ...)
 {
 	va_list ap;
 	long arg;
@@ -167,7 +172,7 @@ static long va_call(long nr, int skip, long a0, int n, va_list ap)
 	return ret(sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
 }
 
-int prctl(int option, ...)
+int splibc_prctl(int option, ...)
 {
 	va_list ap;
 	long r;
@@ -178,7 +183,7 @@ int prctl(int option, ...)
 	return (int)r;
 }
 
-long syscall(long n, ...)
+long splibc_syscall(long n, ...)
 {
 	va_list ap;
 	long r;
@@ -189,44 +194,44 @@ long syscall(long n, ...)
 	return r;
 }
 
-pid_t getpid(void)
+pid_t splibc_getpid(void)
 {
 	return (pid_t)SYS3(SYS_getpid, 0, 0, 0);
 }
 
-pid_t getppid(void)
+pid_t splibc_getppid(void)
 {
 	return (pid_t)SYS3(SYS_getppid, 0, 0, 0);
 }
 
-int kill(pid_t pid, int sig)
+int splibc_kill(pid_t pid, int sig)
 {
 	return (int)ret(SYS3(SYS_kill, pid, sig, 0));
 }
 
-pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
+pid_t splibc_wait4(pid_t pid, int *status, int options, struct rusage *ru)
 {
 	return (pid_t)ret(sys6(SYS_wait4, pid, (long)status, options,
 			       (long)ru, 0, 0));
 }
 
-pid_t waitpid(pid_t pid, int *status, int options)
+pid_t splibc_waitpid(pid_t pid, int *status, int options)
 {
 	return wait4(pid, status, options, NULL);
 }
 
-int clock_gettime(clockid_t clk, struct timespec *ts)
+int splibc_clock_gettime(clockid_t clk, struct timespec *ts)
 {
 	return (int)ret(SYS3(SYS_clock_gettime, clk, ts, 0));
 }
 
-int setitimer(__itimer_which_t which, const struct itimerval *v,
+int splibc_setitimer(__itimer_which_t which, const struct itimerval *v,
 	      struct itimerval *old)
 {
 	return (int)ret(SYS3(SYS_setitimer, which, v, old));
 }
 
-int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
+int splibc_sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
 {
 	long r = ret(SYS3(SYS_sched_getaffinity, pid, size, set));
 
@@ -237,14 +242,14 @@ int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
 	return 0;
 }
 
-int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
+int splibc_sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 {
 	return (int)ret(SYS3(SYS_sched_setaffinity, pid, size, set));
 }
 
 /* ---- memory: whole pages from mmap, a size_t before each block ---- */
 
-void free(void *p)
+void splibc_free(void *p)
 {
 	size_t *h = p ? (size_t *)p - 2 : NULL;
 
@@ -277,21 +282,21 @@ static void *grow(void *p, size_t n)
 		size_t old = ((size_t *)p)[-1];
 
 		memcpy(h + 2, p, old < n ? old : n);
-		free(p);
+		splibc_free(p);
 	}
 	return h + 2;
 }
 
 /* (The name in parentheses: a definition, not one of the calls that
  * scripts/allocpolicy.sh looks for; the spawner is its exception.) */
-void *(realloc)(void *p, size_t n)
+void *splibc_realloc(void *p, size_t n)
 {
 	return grow(p, n);
 }
 
 /* ---- strings ---- */
 
-void *memcpy(void *d, const void *s, size_t n)
+void *splibc_memcpy(void *d, const void *s, size_t n)
 {
 	char *a = d;
 	const char *b = s;
@@ -301,7 +306,7 @@ void *memcpy(void *d, const void *s, size_t n)
 	return d;
 }
 
-void *memmove(void *d, const void *s, size_t n)
+void *splibc_memmove(void *d, const void *s, size_t n)
 {
 	char *a = d;
 	const char *b = s;
@@ -313,7 +318,7 @@ void *memmove(void *d, const void *s, size_t n)
 	return d;
 }
 
-void *memset(void *d, int c, size_t n)
+void *splibc_memset(void *d, int c, size_t n)
 {
 	unsigned char *a = d;
 
@@ -322,7 +327,7 @@ void *memset(void *d, int c, size_t n)
 	return d;
 }
 
-int memcmp(const void *x, const void *y, size_t n)
+int splibc_memcmp(const void *x, const void *y, size_t n)
 {
 	const unsigned char *a = x, *b = y;
 
@@ -332,7 +337,7 @@ int memcmp(const void *x, const void *y, size_t n)
 	return 0;
 }
 
-size_t strlen(const char *s)
+size_t splibc_strlen(const char *s)
 {
 	const char *p = s;
 
@@ -341,7 +346,7 @@ size_t strlen(const char *s)
 	return (size_t)(p - s);
 }
 
-char *strchr(const char *s, int c)
+char *splibc_strchr(const char *s, int c)
 {
 	for (;; s++) {
 		if (*s == (char)c)
@@ -351,7 +356,7 @@ char *strchr(const char *s, int c)
 	}
 }
 
-char *strrchr(const char *s, int c)
+char *splibc_strrchr(const char *s, int c)
 {
 	const char *last = NULL;
 
@@ -363,7 +368,7 @@ char *strrchr(const char *s, int c)
 	}
 }
 
-char *strstr(const char *h, const char *n)
+char *splibc_strstr(const char *h, const char *n)
 {
 	size_t len = strlen(n);
 
@@ -374,7 +379,7 @@ char *strstr(const char *h, const char *n)
 }
 
 /* Decimal only: all the spawner reads (base is always 10 there). */
-long long strtoll(const char *s, char **end, int base)
+long long splibc_strtoll(const char *s, char **end, int base)
 {
 	unsigned long long v = 0;
 	const char *p = s;
@@ -397,26 +402,26 @@ long long strtoll(const char *s, char **end, int base)
 	return neg ? -(long long)v : (long long)v;
 }
 
-long strtol(const char *s, char **end, int base)
+long splibc_strtol(const char *s, char **end, int base)
 {
-	return (long)strtoll(s, end, base);
+	return (long)splibc_strtoll(s, end, base);
 }
 
 /* ---- signals ---- */
 
-int sigemptyset(sigset_t *set)
+int splibc_sigemptyset(sigset_t *set)
 {
 	memset(set, 0, sizeof(*set));
 	return 0;
 }
 
-int sigfillset(sigset_t *set)
+int splibc_sigfillset(sigset_t *set)
 {
 	memset(set, 0xff, sizeof(*set));
 	return 0;
 }
 
-int sigaddset(sigset_t *set, int sig)
+int splibc_sigaddset(sigset_t *set, int sig)
 {
 	unsigned long *w = (unsigned long *)set;
 
@@ -452,7 +457,7 @@ __asm__(".text\n"
 
 #define KSA_RESTORER 0x04000000
 
-int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
+int splibc_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
 	struct ksigaction k, ko;
 	long r;
@@ -476,37 +481,37 @@ int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 
 /* ---- posix_spawn: clone(CLONE_VM | CLONE_VFORK), as glibc's ---- */
 
-int posix_spawnattr_init(posix_spawnattr_t *a)
+int splibc_posix_spawnattr_init(posix_spawnattr_t *a)
 {
 	memset(a, 0, sizeof(*a));
 	return 0;
 }
 
-int posix_spawnattr_destroy(posix_spawnattr_t *a)
+int splibc_posix_spawnattr_destroy(posix_spawnattr_t *a)
 {
 	(void)a;
 	return 0;
 }
 
-int posix_spawnattr_setflags(posix_spawnattr_t *a, short flags)
+int splibc_posix_spawnattr_setflags(posix_spawnattr_t *a, short flags)
 {
 	a->__flags = flags;
 	return 0;
 }
 
-int posix_spawnattr_setpgroup(posix_spawnattr_t *a, pid_t pgrp)
+int splibc_posix_spawnattr_setpgroup(posix_spawnattr_t *a, pid_t pgrp)
 {
 	a->__pgrp = pgrp;
 	return 0;
 }
 
-int posix_spawnattr_setsigmask(posix_spawnattr_t *a, const sigset_t *set)
+int splibc_posix_spawnattr_setsigmask(posix_spawnattr_t *a, const sigset_t *set)
 {
 	a->__ss = *set;
 	return 0;
 }
 
-int posix_spawnattr_setsigdefault(posix_spawnattr_t *a, const sigset_t *set)
+int splibc_posix_spawnattr_setsigdefault(posix_spawnattr_t *a, const sigset_t *set)
 {
 	a->__sd = *set;
 	return 0;
@@ -519,15 +524,15 @@ struct action {
 	const char *path;	/* NULL: a dup2 */
 };
 
-int posix_spawn_file_actions_init(posix_spawn_file_actions_t *fa)
+int splibc_posix_spawn_file_actions_init(posix_spawn_file_actions_t *fa)
 {
 	memset(fa, 0, sizeof(*fa));
 	return 0;
 }
 
-int posix_spawn_file_actions_destroy(posix_spawn_file_actions_t *fa)
+int splibc_posix_spawn_file_actions_destroy(posix_spawn_file_actions_t *fa)
 {
-	free(fa->__actions);
+	splibc_free(fa->__actions);
 	memset(fa, 0, sizeof(*fa));
 	return 0;
 }
@@ -549,13 +554,13 @@ static int add_action(posix_spawn_file_actions_t *fa, struct action a)
 	return 0;
 }
 
-int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa,
+int splibc_posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa,
 				     int fd, int newfd)
 {
 	return add_action(fa, (struct action){ fd, newfd, 0, 0, NULL });
 }
 
-int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa,
+int splibc_posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa,
 				     int fd, const char *path, int oflag,
 				     mode_t mode)
 {
@@ -668,7 +673,7 @@ static int spawn_child(void *p)
 	return 127;
 }
 
-int posix_spawn(pid_t *pid, const char *path,
+int splibc_posix_spawn(pid_t *pid, const char *path,
 		const posix_spawn_file_actions_t *fa,
 		const posix_spawnattr_t *attr, char *const argv[],
 		char *const envp[])

@@ -84,7 +84,9 @@ static bool str_eq(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-uint32_t ftree_key(struct ftree_keys *ks, const char *function,
+/* The key of (function, module) cleaned, created if new; NULL or ""
+ * module is none, NULL function "[unknown]". */
+static uint32_t ftree_key(struct ftree_keys *ks, const char *function,
 		   const char *module)
 {
 	char *f = ftree_clean(function ? function : "[unknown]");
@@ -147,7 +149,8 @@ static uint64_t node_hash(uint32_t parent, uint32_t key)
 	return hash_u64((uint64_t)parent << 32 | key);
 }
 
-uint32_t ftree_find(const struct ftree *t, uint32_t parent, uint32_t key)
+/* The child of parent with key, FTREE_NONE if none (or parent is). */
+static uint32_t ftree_find(const struct ftree *t, uint32_t parent, uint32_t key)
 {
 	size_t pos;
 	uint64_t v;

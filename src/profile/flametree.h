@@ -64,10 +64,6 @@ void ftree_put_text(FILE *fp, const char *s);
 /* A well-mixed 32-bit hash of s (FNV-1a, then MurmurHash3's finalizer). */
 uint32_t ftree_hash(const char *s);
 
-/* The key of (function, module) cleaned, created if new; NULL or ""
- * module is none, NULL function "[unknown]". */
-uint32_t ftree_key(struct ftree_keys *ks, const char *function,
-		   const char *module);
 /* Per frame id of p, its key (malloc'd). */
 uint32_t *ftree_keys_of(struct ftree_keys *ks, const struct profile *p);
 /* Order by function, then module (none first). */
@@ -84,8 +80,6 @@ void ftree_build(struct ftree *t, struct ftree_keys *ks,
 		 const uint32_t *keymap);
 void ftree_free(struct ftree *t);
 
-/* The child of parent with key, FTREE_NONE if none (or parent is). */
-uint32_t ftree_find(const struct ftree *t, uint32_t parent, uint32_t key);
 /* Per node of from, the node of to at the same path, or FTREE_NONE. */
 uint32_t *ftree_match(const struct ftree *from, const struct ftree *to);
 /* The node after n depth-first (children in order), skipping n's subtree

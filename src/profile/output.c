@@ -9,19 +9,6 @@
 #include "profile/pystacks.h"
 #include "util/strutil.h"
 
-enum profile_fmt profile_fmt_named(const char *s)
-{
-	if (!strcmp(s, "folded"))
-		return PROFILE_FMT_FOLDED;
-	if (!strcmp(s, "svg"))
-		return PROFILE_FMT_SVG;
-	if (!strcmp(s, "speedscope"))
-		return PROFILE_FMT_SPEEDSCOPE;
-	if (!strcmp(s, "pprof"))
-		return PROFILE_FMT_PPROF;
-	return PROFILE_FMT_NONE;
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
@@ -40,12 +27,6 @@ enum profile_fmt profile_fmt_of(const char *path, enum profile_fmt dflt)
 	if (ends_with(path, ".pb.gz") || ends_with(path, ".pprof"))
 		return PROFILE_FMT_PPROF;
 	return dflt;
-}
-
-void profile_outputs_add(struct profile_outputs *o, const char *path)
-{
-	o->paths = xrealloc(o->paths, (o->n + 1) * sizeof(char *));
-	o->paths[o->n++] = (char *)path;
 }
 
 /*

@@ -18,8 +18,6 @@ enum profile_fmt {
 	PROFILE_FMT_SPEEDSCOPE, PROFILE_FMT_PPROF
 };
 
-/* "folded", "svg", "speedscope", "pprof", or PROFILE_FMT_NONE. */
-enum profile_fmt profile_fmt_named(const char *name);
 /* The format a file name says (.folded, .svg, .speedscope.json, .pb.gz,
  * .pprof), else dflt. */
 enum profile_fmt profile_fmt_of(const char *path, enum profile_fmt dflt);
@@ -39,8 +37,6 @@ struct profile_outputs {
 					 * it */
 };
 
-/* Add path to o->paths (which is realloc'd). */
-void profile_outputs_add(struct profile_outputs *o, const char *path);
 
 /* Add every -o file of o to the output set s, written from o->prof (o
  * must outlive s). */

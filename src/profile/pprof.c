@@ -1,8 +1,8 @@
 /*
  * The pprof exporter: the profile as a gzip-compressed
  * perftools.profiles.Profile protocol buffer (github.com/google/pprof,
- * proto/profile.proto), encoded by hand — varints and length-delimited
- * fields are all this message needs.
+ * proto/profile.proto), encoded with util/pbwire — varints and
+ * length-delimited fields are all this message needs.
  *
  * Mapping the model: a pprof Location is one machine address, and inlining
  * is several Lines in it, innermost first. So a run of our frames marked
@@ -23,6 +23,7 @@
 
 #include "util/dynlib.h"
 #include "util/hashmap.h"
+#include "util/pbwire.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
 
@@ -46,61 +47,7 @@ enum {
 	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
 	/* Function */
 	FN_ID = 1, FN_NAME = 2, FN_SYSTEM_NAME = 3, FN_FILENAME = 4,
-	/* wire types */
-	WT_VARINT = 0, WT_LEN = 2,
 };
-
-struct pbuf {
-	uint8_t *data;
-	size_t len, cap;
-};
-
-static void pb_bytes(struct pbuf *b, const void *data, size_t n)
-{
-	b->data = xgrow(b->data, &b->cap, b->len + n, 1);
-	if (n)
-		memcpy(b->data + b->len, data, n);
-	b->len += n;
-}
-
-static void pb_varint(struct pbuf *b, uint64_t v)
-{
-	uint8_t tmp[10];
-	size_t n = 0;
-
-	do {
-		tmp[n] = v & 0x7f;
-		v >>= 7;
-		if (v)
-			tmp[n] |= 0x80;
-		n++;
-	} while (v);
-	pb_bytes(b, tmp, n);
-}
-
-/* A varint field; proto3 leaves out zeros (the default). int64 values
- * are written as their two's complement, as protobuf does. */
-static void pb_uint(struct pbuf *b, int field, uint64_t v)
-{
-	if (!v)
-		return;
-	pb_varint(b, (uint64_t)field << 3 | WT_VARINT);
-	pb_varint(b, v);
-}
-
-static void pb_len(struct pbuf *b, int field, const void *data, size_t n)
-{
-	pb_varint(b, (uint64_t)field << 3 | WT_LEN);
-	pb_varint(b, n);
-	pb_bytes(b, data, n);
-}
-
-/* Append sub as field of b and empty sub for reuse. */
-static void pb_msg(struct pbuf *b, int field, struct pbuf *sub)
-{
-	pb_len(b, field, sub->data, sub->len);
-	sub->len = 0;
-}
 
 /* A hash set of integer sequences mapping each to a dense index. */
 struct seqmap {
@@ -162,9 +109,9 @@ struct strmap {
 
 struct pprof {
 	const struct profile *p;
-	struct pbuf out;	/* the Profile message without strings */
-	struct pbuf sub, sub2;	/* scratch for nested messages */
-	struct pbuf strtab;	/* string_table fields, in index order */
+	struct strbuf out;	/* the Profile message without strings */
+	struct strbuf sub, sub2;	/* scratch for nested messages */
+	struct strbuf strtab;	/* string_table fields, in index order */
 	struct strmap strings;
 	struct seqmap functions, mappings, locations;
 	uint64_t *fn_of;	/* frame id -> function id */
@@ -188,16 +135,16 @@ static uint64_t str_index(struct pprof *x, const char *s)
 	m->strs = xgrow(m->strs, &m->cap, m->n + 1, sizeof(*m->strs));
 	m->strs[m->n] = s;
 	hashidx_add(&m->index, h, m->n + 1);
-	pb_len(&x->strtab, PB_STRING_TABLE, s, strlen(s));
+	pbwire_bytes(&x->strtab, PB_STRING_TABLE, s, strlen(s));
 	return m->n++;
 }
 
 static void put_value_type(struct pprof *x, int field,
 			   const struct sample_type *t)
 {
-	pb_uint(&x->sub, VT_TYPE, str_index(x, t->name));
-	pb_uint(&x->sub, VT_UNIT, str_index(x, t->unit));
-	pb_msg(&x->out, field, &x->sub);
+	pbwire_uint(&x->sub, VT_TYPE, str_index(x, t->name));
+	pbwire_uint(&x->sub, VT_UNIT, str_index(x, t->unit));
+	pbwire_msg(&x->out, field, &x->sub);
 }
 
 /* Functions and mappings of every frame, written as they are found. */
@@ -215,11 +162,11 @@ static void put_functions(struct pprof *x)
 		x->fn_of[i] = id;
 		if (!added)
 			continue;
-		pb_uint(&x->sub, FN_ID, id);
-		pb_uint(&x->sub, FN_NAME, k[0]);
-		pb_uint(&x->sub, FN_SYSTEM_NAME, k[0]);
-		pb_uint(&x->sub, FN_FILENAME, k[1]);
-		pb_msg(&x->out, PB_FUNCTION, &x->sub);
+		pbwire_uint(&x->sub, FN_ID, id);
+		pbwire_uint(&x->sub, FN_NAME, k[0]);
+		pbwire_uint(&x->sub, FN_SYSTEM_NAME, k[0]);
+		pbwire_uint(&x->sub, FN_FILENAME, k[1]);
+		pbwire_msg(&x->out, PB_FUNCTION, &x->sub);
 	}
 }
 
@@ -252,13 +199,13 @@ static void put_mappings(struct pprof *x)
 		inl[x->map_of[i]] |= f->inlined;
 	}
 	for (size_t m = 1; m <= n; m++) {
-		pb_uint(&x->sub, MAP_ID, m);
-		pb_uint(&x->sub, MAP_FILENAME, x->mappings.keys[m - 1][1]);
-		pb_uint(&x->sub, MAP_HAS_FUNCTIONS, 1);
-		pb_uint(&x->sub, MAP_HAS_FILENAMES, files[m]);
-		pb_uint(&x->sub, MAP_HAS_LINE_NUMBERS, lines[m]);
-		pb_uint(&x->sub, MAP_HAS_INLINE_FRAMES, inl[m]);
-		pb_msg(&x->out, PB_MAPPING, &x->sub);
+		pbwire_uint(&x->sub, MAP_ID, m);
+		pbwire_uint(&x->sub, MAP_FILENAME, x->mappings.keys[m - 1][1]);
+		pbwire_uint(&x->sub, MAP_HAS_FUNCTIONS, 1);
+		pbwire_uint(&x->sub, MAP_HAS_FILENAMES, files[m]);
+		pbwire_uint(&x->sub, MAP_HAS_LINE_NUMBERS, lines[m]);
+		pbwire_uint(&x->sub, MAP_HAS_INLINE_FRAMES, inl[m]);
+		pbwire_msg(&x->out, PB_MAPPING, &x->sub);
 	}
 	free(files);
 	free(lines);
@@ -284,24 +231,24 @@ static uint64_t location(struct pprof *x, const uint32_t *frames, size_t n)
 		return id;
 	for (size_t i = 0; i < n && !address; i++)
 		address = p->frames[frames[i]].address;
-	pb_uint(&x->sub, LOC_ID, id);
-	pb_uint(&x->sub, LOC_MAPPING_ID, x->map_of[frames[n - 1]]);
-	pb_uint(&x->sub, LOC_ADDRESS, address);
+	pbwire_uint(&x->sub, LOC_ID, id);
+	pbwire_uint(&x->sub, LOC_MAPPING_ID, x->map_of[frames[n - 1]]);
+	pbwire_uint(&x->sub, LOC_ADDRESS, address);
 	for (size_t i = 0; i < n; i++) {
 		const struct frame *f = &p->frames[frames[i]];
 
-		pb_uint(&x->sub2, LINE_FUNCTION_ID, x->fn_of[frames[i]]);
-		pb_uint(&x->sub2, LINE_LINE, (uint64_t)(int64_t)f->line);
-		pb_msg(&x->sub, LOC_LINE, &x->sub2);
+		pbwire_uint(&x->sub2, LINE_FUNCTION_ID, x->fn_of[frames[i]]);
+		pbwire_uint(&x->sub2, LINE_LINE, (uint64_t)(int64_t)f->line);
+		pbwire_msg(&x->sub, LOC_LINE, &x->sub2);
 	}
-	pb_msg(&x->out, PB_LOCATION, &x->sub);
+	pbwire_msg(&x->out, PB_LOCATION, &x->sub);
 	return id;
 }
 
 static void put_samples(struct pprof *x)
 {
 	const struct profile *p = x->p;
-	struct pbuf ids = { 0 }, vals = { 0 };
+	struct strbuf ids = { 0 }, vals = { 0 };
 
 	for (size_t s = 0; s < p->nstacks; s++) {
 		const struct stack *st = &p->stacks[s];
@@ -318,17 +265,17 @@ static void put_samples(struct pprof *x)
 				run++;
 			if (run < st->depth)
 				run++;
-			pb_varint(&ids, location(x, st->frames + d, run - d));
+			pbwire_varint(&ids, location(x, st->frames + d, run - d));
 		}
 		for (size_t t = 0; t < p->ntypes; t++)
-			pb_varint(&vals, (uint64_t)st->values[t]);
-		pb_len(&x->sub, SAMPLE_LOCATION_ID, ids.data, ids.len);
-		pb_len(&x->sub, SAMPLE_VALUE, vals.data, vals.len);
+			pbwire_varint(&vals, (uint64_t)st->values[t]);
+		pbwire_bytes(&x->sub, SAMPLE_LOCATION_ID, ids.s, ids.len);
+		pbwire_bytes(&x->sub, SAMPLE_VALUE, vals.s, vals.len);
 		ids.len = vals.len = 0;
-		pb_msg(&x->out, PB_SAMPLE, &x->sub);
+		pbwire_msg(&x->out, PB_SAMPLE, &x->sub);
 	}
-	free(ids.data);
-	free(vals.data);
+	free(ids.s);
+	free(vals.s);
 }
 
 /* Build the whole message, uncompressed, into x->out. */
@@ -344,23 +291,23 @@ static void build(struct pprof *x)
 	put_functions(x);
 	put_mappings(x);
 	put_samples(x);
-	pb_uint(&x->out, PB_DURATION_NANOS, (uint64_t)p->duration_ns);
+	pbwire_uint(&x->out, PB_DURATION_NANOS, (uint64_t)p->duration_ns);
 	if (p->period && p->period_type < p->ntypes) {
 		put_value_type(x, PB_PERIOD_TYPE, &p->types[p->period_type]);
-		pb_uint(&x->out, PB_PERIOD, (uint64_t)p->period);
+		pbwire_uint(&x->out, PB_PERIOD, (uint64_t)p->period);
 	}
 	if (p->command && *p->command)
-		pb_uint(&x->out, PB_COMMENT, str_index(x, p->command));
+		pbwire_uint(&x->out, PB_COMMENT, str_index(x, p->command));
 	if (p->partial) {
 		snprintf(note, sizeof(note), "partial: stopped by %s",
 			 p->partial);
-		pb_uint(&x->out, PB_COMMENT, str_index(x, note));
+		pbwire_uint(&x->out, PB_COMMENT, str_index(x, note));
 	}
 	/* Our first sample type is the main one; pprof would pick the last. */
 	if (p->ntypes)
-		pb_uint(&x->out, PB_DEFAULT_SAMPLE_TYPE,
+		pbwire_uint(&x->out, PB_DEFAULT_SAMPLE_TYPE,
 			str_index(x, p->types[0].name));
-	pb_bytes(&x->out, x->strtab.data, x->strtab.len);
+	strbuf_put(&x->out, x->strtab.s, x->strtab.len);
 }
 
 /* zlib, loaded by the first pprof written (util/dynlib.h) */
@@ -369,7 +316,7 @@ static DYNLIB_TABLE(zlib_fns, ZLIB_FUNCTIONS) zlib;
 static struct dynlib zlib_lib = DYNLIB(zlib, ZLIB_FUNCTIONS, "libz.so.1",
 	"zlib1g", "zlib, which compresses pprof files");
 
-static int gzip_write(const struct pbuf *b, FILE *fp)
+static int gzip_write(const struct strbuf *b, FILE *fp)
 {
 	z_stream zs = { 0 };
 	uint8_t chunk[65536];
@@ -386,7 +333,7 @@ static int gzip_write(const struct pbuf *b, FILE *fp)
 		zlib.deflateEnd(&zs);
 		return -1;
 	}
-	zs.next_in = b->data;
+	zs.next_in = (Bytef *)b->s;
 	zs.avail_in = (uInt)b->len;
 	do {
 		size_t have;
@@ -424,10 +371,10 @@ int profile_write_pprof(const struct profile *p, const char *path,
 	}
 	ret = atomic_commit(&af, e);
 out_free:
-	free(x.out.data);
-	free(x.sub.data);
-	free(x.sub2.data);
-	free(x.strtab.data);
+	free(x.out.s);
+	free(x.sub.s);
+	free(x.sub2.s);
+	free(x.strtab.s);
 	free(x.strings.strs);
 	hashidx_free(&x.strings.index);
 	seq_free(&x.functions);

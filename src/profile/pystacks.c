@@ -702,7 +702,7 @@ int pystacks_gil_wait(struct pystacks *ps, uint32_t pid, const uint64_t *ips,
 	return 0;
 }
 
-int pystacks_name_len(const struct frame *f)
+static int pystacks_name_len(const struct frame *f)
 {
 	const char *paren = f->module && !strcmp(f->module, PYSTACKS_MODULE)
 		? strrchr(f->function, '(') : NULL;
@@ -731,18 +731,6 @@ char *pystacks_label(const struct frame *f, bool lines)
 void pystacks_stats(const struct pystacks *ps, struct pystacks_stats *st)
 {
 	*st = ps->st;
-}
-
-const struct pystacks_thread *pystacks_threads(const struct pystacks *ps,
-					       size_t *n)
-{
-	*n = ps->nthreads;
-	return ps->threads;
-}
-
-const char *pystacks_warning(const struct pystacks *ps, size_t *i)
-{
-	return *i < ps->nwarnings ? ps->warnings[(*i)++] : NULL;
 }
 
 /* The causes of the samples kept native, each with its count, "" when

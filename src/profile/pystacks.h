@@ -40,9 +40,6 @@ struct pystacks;
  * interpreter's module. */
 #define PYSTACKS_INTERP "[CPython interpreter]"
 
-/* The length of f's function name without a Python frame's
- * " (file.py:FIRSTLINE)": where a label puts the executing line. */
-int pystacks_name_len(const struct frame *f);
 
 /* Whether f is a Python frame (its module PYSTACKS_MODULE). */
 bool pystacks_is_python(const struct frame *f);
@@ -159,17 +156,7 @@ struct pystacks_thread {
 	bool py_named;			/* name is threading's */
 	unsigned name_tries;		/* reads of it that failed */
 };
-/* The threads (an array owned by ps, valid until the next call), n. */
-const struct pystacks_thread *pystacks_threads(const struct pystacks *ps,
-					       size_t *n);
 
-/*
- * Interpreters seen that cannot be read, one message each: "pid 123:
- * python 3.10 is not supported (3.11, 3.12, 3.13 are): its stacks show
- * the interpreter's C frames". Returns the next message after *i (start
- * at 0), or NULL.
- */
-const char *pystacks_warning(const struct pystacks *ps, size_t *i);
 
 /*
  * The summary for a terminal, to fp: the warnings (always), and unless

@@ -15,7 +15,8 @@
 #include "profile/python_proc.h"
 #include "util/strutil.h"
 
-int py_proc_read(void *arg, uint64_t addr, void *buf, size_t len)
+/* The py_read_fn of another process: arg is its pid (uintptr_t). */
+static int py_proc_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	pid_t pid = (pid_t)(uintptr_t)arg;
 	struct iovec local = { buf, len };
@@ -111,12 +112,6 @@ out_close:
 	free(sh);
 	close(fd);
 	return ret;
-}
-
-int py_elf_symbols(const char *path, const char *const *names, size_t n,
-		   uint64_t *values, uint64_t *sizes)
-{
-	return elf_symbols(path, names, n, values, sizes, false, false);
 }
 
 /* The PT_LOAD program headers of the ELF file open on fd, at most max

@@ -45,16 +45,7 @@ struct py_proc {
  */
 int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e);
 
-/* The py_read_fn of another process: arg is its pid (uintptr_t). */
-int py_proc_read(void *arg, uint64_t addr, void *buf, size_t len);
 
-/*
- * The symbols of an ELF file: for each name in names[0..n) its value
- * (st_value, 0 if absent) and size. Returns 0, or -1 if the file is not
- * a readable 64-bit ELF. Exposed for the layout test tool.
- */
-int py_elf_symbols(const char *path, const char *const *names, size_t n,
-		   uint64_t *values, uint64_t *sizes);
 
 /* The same for the names path defines or imports (.dynsym only): an
  * imported name's value is 1. */

@@ -1,7 +1,7 @@
 /*
- * The trace as Perfetto's protobuf (perfetto.protos.Trace), with a small
- * encoder of our own: varints, fixed64 doubles and length-delimited
- * fields. The field numbers are the official ones of Perfetto's
+ * The trace as Perfetto's protobuf (perfetto.protos.Trace), encoded with
+ * util/pbwire: varints, fixed64 doubles and length-delimited fields. The
+ * field numbers are the official ones of Perfetto's
  * protos/perfetto/trace/ (trace.proto, trace_packet.proto,
  * clock_snapshot.proto, track_event/track_descriptor.proto,
  * track_event.proto, process_descriptor.proto, thread_descriptor.proto);
@@ -22,6 +22,7 @@
 
 #include "util/fileio.h"
 #include "util/json_emit.h"
+#include "util/pbwire.h"
 #include "util/strutil.h"
 
 #include <inttypes.h>
@@ -52,56 +53,14 @@ enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3, COUNTER = 4 };
 enum { CLOCK_MONO = 3, CLOCK_BOOT = 6 };
 enum { SEQ_CLEARED = 1, SEQ_NEEDS = 2 };
 
-static void varint(struct strbuf *b, uint64_t v)
-{
-	char c[10];
-	size_t n = 0;
-
-	do {
-		c[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	strbuf_put(b, c, n);
-}
-
-static void f_varint(struct strbuf *b, unsigned field, uint64_t v)
-{
-	varint(b, (uint64_t)field << 3);
-	varint(b, v);
-}
-
-static void f_bytes(struct strbuf *b, unsigned field, const void *p,
-		    size_t n)
-{
-	varint(b, (uint64_t)field << 3 | 2);
-	varint(b, n);
-	strbuf_put(b, p, n);
-}
-
 /* a string field: valid UTF-8 (U+FFFD for bad bytes), as protobuf's
  * strings must be; names come from the traced program */
 static void f_str(struct strbuf *b, unsigned field, const char *s)
 {
 	char *clean = json_utf8_dup(s);
 
-	f_bytes(b, field, clean, strlen(clean));
+	pbwire_bytes(b, field, clean, strlen(clean));
 	free(clean);
-}
-
-/* a nested message: its encoding in m, appended and m emptied */
-static void f_msg(struct strbuf *b, unsigned field, struct strbuf *m)
-{
-	f_bytes(b, field, m->s ? m->s : "", m->len);
-	m->len = 0;
-}
-
-static void f_double(struct strbuf *b, unsigned field, double v)
-{
-	char c[8];
-
-	varint(b, (uint64_t)field << 3 | 1);
-	memcpy(c, &v, 8);	/* little-endian, as the wire format */
-	strbuf_put(b, c, 8);
 }
 
 /* uuids: a process 1<<32 | pid; a thread 2<<32 | index; its on-CPU
@@ -121,7 +80,7 @@ static void emit(struct writer *w)
 {
 	struct strbuf out = { 0 };
 
-	f_msg(&out, TRACE_PACKET, &w->pkt);
+	pbwire_msg(&out, TRACE_PACKET, &w->pkt);
 	fwrite(out.s, 1, out.len, w->fp);
 	w->bytes += out.len;
 	free(out.s);
@@ -130,23 +89,23 @@ static void emit(struct writer *w)
 static void clock_snapshot(struct writer *w)
 {
 	struct timespec mono, boot;
+	uint64_t mono_ns, boot_ns;
 
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_BOOTTIME, &boot);
-	f_varint(&w->m2, CLOCK_ID, CLOCK_MONO);
-	f_varint(&w->m2, CLOCK_TS, (uint64_t)mono.tv_sec * 1000000000u +
-		 (uint64_t)mono.tv_nsec);
-	f_msg(&w->m1, SNAP_CLOCKS, &w->m2);
-	f_varint(&w->m2, CLOCK_ID, CLOCK_BOOT);
-	f_varint(&w->m2, CLOCK_TS, (uint64_t)boot.tv_sec * 1000000000u +
-		 (uint64_t)boot.tv_nsec);
-	f_msg(&w->m1, SNAP_CLOCKS, &w->m2);
-	f_varint(&w->m1, SNAP_PRIMARY, CLOCK_BOOT);
-	f_varint(&w->pkt, PKT_TIMESTAMP, (uint64_t)boot.tv_sec * 1000000000u +
-		 (uint64_t)boot.tv_nsec);
-	f_msg(&w->pkt, PKT_CLOCK_SNAPSHOT, &w->m1);
-	f_varint(&w->pkt, PKT_SEQ_ID, 1);
-	f_varint(&w->pkt, PKT_SEQ_FLAGS, SEQ_CLEARED);
+	mono_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
+	boot_ns = (uint64_t)boot.tv_sec * 1000000000u + (uint64_t)boot.tv_nsec;
+	pbwire_varint_field(&w->m2, CLOCK_ID, CLOCK_MONO);
+	pbwire_varint_field(&w->m2, CLOCK_TS, mono_ns);
+	pbwire_msg(&w->m1, SNAP_CLOCKS, &w->m2);
+	pbwire_varint_field(&w->m2, CLOCK_ID, CLOCK_BOOT);
+	pbwire_varint_field(&w->m2, CLOCK_TS, boot_ns);
+	pbwire_msg(&w->m1, SNAP_CLOCKS, &w->m2);
+	pbwire_varint_field(&w->m1, SNAP_PRIMARY, CLOCK_BOOT);
+	pbwire_varint_field(&w->pkt, PKT_TIMESTAMP, boot_ns);
+	pbwire_msg(&w->pkt, PKT_CLOCK_SNAPSHOT, &w->m1);
+	pbwire_varint_field(&w->pkt, PKT_SEQ_ID, 1);
+	pbwire_varint_field(&w->pkt, PKT_SEQ_FLAGS, SEQ_CLEARED);
 	emit(w);
 }
 
@@ -156,16 +115,16 @@ static void descriptor(struct writer *w, uint64_t uuid, uint64_t parent,
 {
 	struct strbuf td = { 0 };
 
-	f_varint(&td, TD_UUID, uuid);
+	pbwire_varint_field(&td, TD_UUID, uuid);
 	if (parent)
-		f_varint(&td, TD_PARENT, parent);
+		pbwire_varint_field(&td, TD_PARENT, parent);
 	if (name)
 		f_str(&td, TD_NAME, name);
 	strbuf_put(&td, w->m1.s ? w->m1.s : "", w->m1.len);
 	w->m1.len = 0;
-	f_msg(&w->pkt, PKT_TRACK_DESCRIPTOR, &td);
-	f_varint(&w->pkt, PKT_SEQ_ID, 1);
-	f_varint(&w->pkt, PKT_SEQ_FLAGS, SEQ_NEEDS);
+	pbwire_msg(&w->pkt, PKT_TRACK_DESCRIPTOR, &td);
+	pbwire_varint_field(&w->pkt, PKT_SEQ_ID, 1);
+	pbwire_varint_field(&w->pkt, PKT_SEQ_FLAGS, SEQ_NEEDS);
 	free(td.s);
 	emit(w);
 }
@@ -189,18 +148,18 @@ static void descriptors(struct writer *w, const char *fallback)
 
 		if (th->pid != th->tid)
 			continue;
-		f_varint(&w->m2, PD_PID, th->pid);
+		pbwire_varint_field(&w->m2, PD_PID, th->pid);
 		f_str(&w->m2, PD_NAME, th->name ? th->name : fallback);
-		f_msg(&w->m1, TD_PROCESS, &w->m2);
+		pbwire_msg(&w->m1, TD_PROCESS, &w->m2);
 		descriptor(w, UUID(1, th->pid), 0, NULL);
 	}
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct trace_thread *th = &t->threads[i];
 
-		f_varint(&w->m2, THD_PID, th->pid);
-		f_varint(&w->m2, THD_TID, th->tid);
+		pbwire_varint_field(&w->m2, THD_PID, th->pid);
+		pbwire_varint_field(&w->m2, THD_TID, th->tid);
 		f_str(&w->m2, THD_NAME, thread_name(th, nm, sizeof(nm)));
-		f_msg(&w->m1, TD_THREAD, &w->m2);
+		pbwire_msg(&w->m1, TD_THREAD, &w->m2);
 		descriptor(w, UUID(2, i), 0, NULL);
 		descriptor(w, UUID(3, i), UUID(2, i), "on-CPU");
 	}
@@ -209,8 +168,8 @@ static void descriptors(struct writer *w, const char *fallback)
 static void track_event(struct writer *w, uint64_t track,
 			int type, const char *cat, const char *name)
 {
-	f_varint(&w->m1, TE_TYPE, (uint64_t)type);
-	f_varint(&w->m1, TE_TRACK, track);
+	pbwire_varint_field(&w->m1, TE_TYPE, (uint64_t)type);
+	pbwire_varint_field(&w->m1, TE_TRACK, track);
 	if (cat)
 		f_str(&w->m1, TE_CATEGORIES, cat);
 	if (name)
@@ -219,11 +178,11 @@ static void track_event(struct writer *w, uint64_t track,
 
 static void packet(struct writer *w, uint64_t ts)
 {
-	f_varint(&w->pkt, PKT_TIMESTAMP, ts);
-	f_varint(&w->pkt, PKT_CLOCK_ID, CLOCK_MONO);
-	f_msg(&w->pkt, PKT_TRACK_EVENT, &w->m1);
-	f_varint(&w->pkt, PKT_SEQ_ID, 1);
-	f_varint(&w->pkt, PKT_SEQ_FLAGS, SEQ_NEEDS);
+	pbwire_varint_field(&w->pkt, PKT_TIMESTAMP, ts);
+	pbwire_varint_field(&w->pkt, PKT_CLOCK_ID, CLOCK_MONO);
+	pbwire_msg(&w->pkt, PKT_TRACK_EVENT, &w->m1);
+	pbwire_varint_field(&w->pkt, PKT_SEQ_ID, 1);
+	pbwire_varint_field(&w->pkt, PKT_SEQ_FLAGS, SEQ_NEEDS);
 	emit(w);
 }
 
@@ -232,14 +191,14 @@ static void annotation_str(struct writer *w, const char *name,
 {
 	f_str(&w->m2, DA_NAME, name);
 	f_str(&w->m2, DA_STRING, v);
-	f_msg(&w->m1, TE_DEBUG, &w->m2);
+	pbwire_msg(&w->m1, TE_DEBUG, &w->m2);
 }
 
 static void annotation_int(struct writer *w, const char *name, int64_t v)
 {
 	f_str(&w->m2, DA_NAME, name);
-	f_varint(&w->m2, DA_INT, (uint64_t)v);
-	f_msg(&w->m1, TE_DEBUG, &w->m2);
+	pbwire_varint_field(&w->m2, DA_INT, (uint64_t)v);
+	pbwire_msg(&w->m1, TE_DEBUG, &w->m2);
 }
 
 /* a sample's stack "outer;...;leaf" as a Callstack, outermost first */
@@ -254,10 +213,10 @@ static void callstack(struct writer *w, const char *stack)
 		frame = xstrndup(p, semi ? (size_t)(semi - p) : strlen(p));
 		f_str(&w->m3, FRAME_FUNCTION, frame);
 		free(frame);
-		f_msg(&w->m2, CS_FRAMES, &w->m3);
+		pbwire_msg(&w->m2, CS_FRAMES, &w->m3);
 		p = semi ? semi + 1 : p + strlen(p);
 	}
-	f_msg(&w->m1, TE_CALLSTACK, &w->m2);
+	pbwire_msg(&w->m1, TE_CALLSTACK, &w->m2);
 }
 
 /* the track of counter name: its first event's index, or k (a new one) */
@@ -325,12 +284,12 @@ static void event(struct writer *w, size_t k)
 	case TRACE_COUNTER:
 		c = counter_track(w, e->name, k);
 		if (c == k) {
-			f_bytes(&w->m1, TD_COUNTER, "", 0);
+			pbwire_bytes(&w->m1, TD_COUNTER, "", 0);
 			descriptor(w, UUID(5, k), UUID(1, e->pid), e->name);
 		}
-		f_varint(&w->m1, TE_TYPE, COUNTER);
-		f_varint(&w->m1, TE_TRACK, UUID(5, c));
-		f_double(&w->m1, TE_DOUBLE_COUNTER, e->value);
+		pbwire_varint_field(&w->m1, TE_TYPE, COUNTER);
+		pbwire_varint_field(&w->m1, TE_TRACK, UUID(5, c));
+		pbwire_double(&w->m1, TE_DOUBLE_COUNTER, e->value);
 		packet(w, e->start);
 		break;
 	case TRACE_FAULT: {

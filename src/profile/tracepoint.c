@@ -91,7 +91,10 @@ int tp_format_parse(const char *text, const char *field, struct tp_format *f,
 	return 0;
 }
 
-const char *tp_tracefs(void)
+/* The tracefs directory: $YARDSTICK_TRACEFS when set (the tests), else
+ * /sys/kernel/tracing or /sys/kernel/debug/tracing, the first with an
+ * events directory; NULL when tracefs is not mounted. */
+static const char *tp_tracefs(void)
 {
 	static const char *const dirs[] = { "/sys/kernel/tracing",
 					    "/sys/kernel/debug/tracing" };

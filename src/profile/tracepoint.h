@@ -22,10 +22,6 @@ struct tp_format {
 int tp_format_parse(const char *text, const char *field, struct tp_format *f,
 		    struct error *e);
 
-/* The tracefs directory: $YARDSTICK_TRACEFS when set (the tests), else
- * /sys/kernel/tracing or /sys/kernel/debug/tracing, the first with an
- * events directory; NULL when tracefs is not mounted. */
-const char *tp_tracefs(void);
 
 /* The format of event ("sched/sched_wakeup") and its field: 0, or -1
  * with a message (tracefs not mounted, no such event or field). */

@@ -402,7 +402,8 @@ static void result_meta(FILE *fp, const struct result *r)
 	fputs("</p>\n", fp);
 }
 
-void view_result(FILE *fp, const struct report_set *set, size_t idx,
+/* Per benchmark: the summary table and each metric's charts. */
+static void view_result(FILE *fp, const struct report_set *set, size_t idx,
 		 const char *const *charts)
 {
 	const struct result *r = set->r;

@@ -16,9 +16,6 @@ void html_list(FILE *fp, const char *cls, const char *what,
 /* A value with its unit in words ("1.234 ms"), escaped. */
 void html_value(FILE *fp, double v, const char *unit);
 
-/* Per benchmark: the summary table and each metric's charts. */
-void view_result(FILE *fp, const struct report_set *set, size_t idx,
-		 const char *const *charts);
 /* Every metric's distribution (every run a dot, outliers marked; the
  * warm-up runs, when warmup is given and not empty, apart in a row of
  * their own) and its run sequence. */

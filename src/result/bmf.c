@@ -145,3 +145,12 @@ int result_write_bmf(const struct result *r, const char *path,
 		return -1;
 	return json_write_file(root, path, e);
 }
+
+static int write_bmf(const char *path, void *res, struct error *e)
+{
+	return result_write_bmf(res, path, e);
+}
+
+const struct result_writer result_writer_bmf = {
+	.flag = "--bmf", .format = "bmf", .write = write_bmf,
+};

@@ -35,7 +35,12 @@ static int param_cmp(const void *x, const void *y)
 	return c ? c : strcmp(a->value, b->value);
 }
 
-char *compare_key(const struct benchmark *b)
+/*
+ * The identity a benchmark is matched by: its name and its parameters in
+ * name order, each length-prefixed ("4:sort1:n3:100"), so that no name or
+ * value can pass for another split. malloc'd.
+ */
+static char *compare_key(const struct benchmark *b)
 {
 	const struct param **ps = xmalloc((b->nparams + 1) * sizeof(*ps));
 	char *key = xasprintf("%zu:%s", strlen(b->name), b->name);

@@ -95,12 +95,6 @@ int compare_results(const struct result *base, const struct result *cand,
 		    struct error *e);
 void compare_report_free(struct compare_report *rep);
 
-/*
- * The identity a benchmark is matched by: its name and its parameters in
- * name order, each length-prefixed ("4:sort1:n3:100"), so that no name or
- * value can pass for another split. malloc'd.
- */
-char *compare_key(const struct benchmark *b);
 
 /*
  * Index the benchmarks of base and of cand by identity in mbase and mcand

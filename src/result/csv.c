@@ -136,3 +136,12 @@ int result_write_csv(const struct result *r, const char *path,
 	/* Write errors stick to the stream; atomic_commit reports them. */
 	return atomic_commit(&af, e);
 }
+
+static int write_csv(const char *path, void *res, struct error *e)
+{
+	return result_write_csv(res, path, e);
+}
+
+const struct result_writer result_writer_csv = {
+	.flag = "--csv", .format = "csv", .write = write_csv,
+};

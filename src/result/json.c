@@ -303,3 +303,12 @@ int result_write_json(const struct result *r, const char *path,
 					next_benchmark, (void *)r, path, e);
 }
 
+static int write_json(const char *path, void *res, struct error *e)
+{
+	return result_write_json(res, path, e);
+}
+
+const struct result_writer result_writer_json = {
+	.flag = "--json", .format = "json", .write = write_json,
+};
+

@@ -358,3 +358,12 @@ int result_write_markdown(const struct result *r, const char *path,
 	/* Write errors stick to the stream; atomic_commit reports them. */
 	return atomic_commit(&af, e);
 }
+
+static int write_markdown(const char *path, void *res, struct error *e)
+{
+	return result_write_markdown(res, path, e);
+}
+
+const struct result_writer result_writer_markdown = {
+	.flag = "--markdown", .format = "markdown", .write = write_markdown,
+};

@@ -189,11 +189,6 @@ bool metric_higher_is_better(const char *name)
 	return metrics_lookup(name, NULL)->dir == DIR_HIGHER;
 }
 
-bool metrics_higher_is_better(const char *name, const char *unit)
-{
-	return metrics_lookup(name, unit)->dir == DIR_HIGHER;
-}
-
 bool metric_is_setting(const char *name)
 {
 	return metrics_lookup(name, NULL)->setting;

@@ -92,9 +92,6 @@ enum metric_dim metrics_unit_dim(const char *unit);
  * metrics_lookup(name, NULL)->dir == DIR_HIGHER). */
 bool metric_higher_is_better(const char *name);
 
-/* Whether a larger value of metric name, measured in unit, is better:
- * the vocabulary's direction, or its unit's fallback's. */
-bool metrics_higher_is_better(const char *name, const char *unit);
 
 /* How the judge (stats/judge.h) takes metric name, measured in unit:
  * its direction, and whether it is noisy (not deterministic). */

@@ -96,7 +96,9 @@ static void add_collision(struct om_doc *d, const struct om_family *f,
 	d->collisions[d->ncollisions++] = msg;
 }
 
-void om_sanitize(const char *name, bool metric, struct strbuf *out)
+/* name sanitized into out: a metric name (colons allowed) or a label
+ * name. */
+static void om_sanitize(const char *name, bool metric, struct strbuf *out)
 {
 	const unsigned char *p = (const unsigned char *)name;
 

@@ -72,8 +72,5 @@ void om_write(const struct om_doc *d, enum om_format f,
  */
 size_t om_add_result(struct om_doc *d, const struct result *r);
 
-/* name sanitized into out: a metric name (colons allowed) or a label
- * name. */
-void om_sanitize(const char *name, bool metric, struct strbuf *out);
 
 #endif

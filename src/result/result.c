@@ -29,6 +29,14 @@ const char *cmp_verdict_name(enum cmp_verdict v)
 	return cmp_verdict_names[v];
 }
 
+/* each writer's entry is beside its code (result.h) */
+const struct result_writer *const result_writers[RESULT_FMT_COUNT] = {
+	[RESULT_FMT_JSON] = &result_writer_json,
+	[RESULT_FMT_CSV] = &result_writer_csv,
+	[RESULT_FMT_MARKDOWN] = &result_writer_markdown,
+	[RESULT_FMT_BMF] = &result_writer_bmf,
+};
+
 int cmp_verdict_parse(const char *s, enum cmp_verdict *v)
 {
 	for (size_t i = 0; i < sizeof(cmp_verdict_names) /
@@ -580,6 +588,8 @@ static bool listed(const char *const *names, const char *name)
 	return false;
 }
 
+static void metric_summarize_hdr(struct metric *m, const struct hdr *h);
+
 void result_summarize_ci(struct result *r, unsigned long long seed,
 			 size_t resamples, const char *const *ci_metrics)
 {
@@ -682,7 +692,13 @@ static double ns_to_s(int64_t ns)
 	return (double)ns / 1e9;
 }
 
-void metric_summarize_hdr(struct metric *m, const struct hdr *h)
+/*
+ * m's summary from h (ns; every request) over the one of its values
+ * (which it needs: nothing is done without one): mean, stddev, min, max,
+ * median, p25 ... p99 in seconds, and the extra keys count, p99_9,
+ * p99_99. result_summarize does this for every metric with a histogram.
+ */
+static void metric_summarize_hdr(struct metric *m, const struct hdr *h)
 {
 	struct summary *s = &m->summary;
 

@@ -243,13 +243,6 @@ const struct hdr *benchmark_histogram(const struct benchmark *b,
 void load_detail_set_count(struct load_detail *d, const char *key, double v);
 /* The count key of d; NaN if absent. */
 double load_detail_count(const struct load_detail *d, const char *key);
-/*
- * m's summary from h (ns; every request) over the one of its values
- * (which it needs: nothing is done without one): mean, stddev, min, max,
- * median, p25 ... p99 in seconds, and the extra keys count, p99_9,
- * p99_99. result_summarize does this for every metric with a histogram.
- */
-void metric_summarize_hdr(struct metric *m, const struct hdr *h);
 /* Set the extra summary key (replaced if present); key must not be one of
  * the standard keys (unit, n, values, mean, ..., outliers). */
 void metric_set_extra(struct metric *m, const char *key, double v);
@@ -294,6 +287,27 @@ int result_write_markdown(const struct result *r, const char *path,
  */
 int result_write_bmf(const struct result *r, const char *path,
 		     struct error *e);
+
+/*
+ * The writers of a result, as a command's output set takes them
+ * (util/outputs.h: a file, the option that asked for it, its format):
+ * each is defined beside its code (json.c, csv.c, markdown.c, bmf.c) and
+ * listed in result_writers, which the commands iterate (cmd/save.c). A
+ * new format is one more writer and one more entry here.
+ */
+enum result_format {
+	RESULT_FMT_JSON, RESULT_FMT_CSV, RESULT_FMT_MARKDOWN, RESULT_FMT_BMF,
+	RESULT_FMT_COUNT
+};
+struct result_writer {
+	const char *flag;	/* the option: "--json" */
+	const char *format;	/* "json" */
+	/* res is a struct result */
+	int (*write)(const char *path, void *res, struct error *e);
+};
+extern const struct result_writer result_writer_json, result_writer_csv,
+	result_writer_markdown, result_writer_bmf;
+extern const struct result_writer *const result_writers[RESULT_FMT_COUNT];
 
 /*
  * Reader of yardstick's own JSON (path "-" is stdin). r is initialized by

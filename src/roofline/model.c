@@ -119,7 +119,9 @@ double roof_peak(const struct roof_model *m)
 	return m->compute[0]->value;
 }
 
-double roof_ceiling_at(const struct roof_ceiling *c, double ai)
+/* The roof of ceiling c at intensity ai, in FLOP/s: a compute ceiling's
+ * value, or a memory ceiling's bandwidth x ai. */
+static double roof_ceiling_at(const struct roof_ceiling *c, double ai)
 {
 	return c->type == ROOF_COMPUTE ? c->value : c->value * ai;
 }

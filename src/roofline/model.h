@@ -88,9 +88,6 @@ double roof_peak(const struct roof_model *m);
  * levels measured, i.e. the slowest level's line (DRAM's when measured)
  * up to the peak. NaN for an ai that is not a positive number. */
 double roof_at(const struct roof_model *m, double ai);
-/* The roof of ceiling c at intensity ai, in FLOP/s: a compute ceiling's
- * value, or a memory ceiling's bandwidth x ai. */
-double roof_ceiling_at(const struct roof_ceiling *c, double ai);
 /* The ridge point of memory ceiling c: the intensity where its line
  * meets the compute roof of m (FLOP/B). */
 double roof_ridge(const struct roof_model *m, const struct roof_ceiling *c);

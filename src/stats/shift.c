@@ -42,7 +42,8 @@ int stats_stat_parse(const char *name, enum stat_kind *k)
 	return -1;
 }
 
-double stats_normal_cdf(double z)
+/* Standard normal distribution function. */
+static double stats_normal_cdf(double z)
 {
 	return 0.5 * erfc(-z / M_SQRT2);
 }
@@ -632,12 +633,6 @@ static bool use_permutation(const double *a, size_t na, const double *b,
 	return !(sh.base_se > 0) || !(sh.cand_se > 0) ||
 	       !isfinite(sh.base_se) || !isfinite(sh.cand_se) ||
 	       (relative && sh.base == 0);
-}
-
-bool stats_shift_is_permutation(const double *a, size_t na, const double *b,
-				size_t nb, enum stat_kind k, bool relative)
-{
-	return use_permutation(a, na, b, nb, k, relative);
 }
 
 static void normal_test(const double *a, size_t na, const double *b,

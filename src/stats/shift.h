@@ -125,10 +125,6 @@ int stats_shift_test_family(const double *a, size_t na, const double *b,
  * below alpha, with room for rounding: p = alpha is no rejection). */
 bool stats_shift_decidable(size_t na, size_t nb, double alpha);
 
-/* Whether stats_shift_test judges sorted a and b by permutations (else by
- * the normal approximation). */
-bool stats_shift_is_permutation(const double *a, size_t na, const double *b,
-				size_t nb, enum stat_kind k, bool relative);
 
 /*
  * The 95% interval of the change of statistic k from sorted a to sorted b:
@@ -140,9 +136,8 @@ bool stats_shift_is_permutation(const double *a, size_t na, const double *b,
 int stats_shift_ci(const double *a, size_t na, const double *b, size_t nb,
 		   enum stat_kind k, enum shift_mode mode, double ci[2]);
 
-/* Standard normal distribution function, and its inverse (p in [0, 1]:
- * -inf, +inf at the ends, NaN outside). */
-double stats_normal_cdf(double z);
+/* The inverse of the standard normal distribution function (p in
+ * [0, 1]: -inf, +inf at the ends, NaN outside). */
 double stats_normal_quantile(double p);
 
 #endif

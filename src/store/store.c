@@ -240,7 +240,12 @@ static void os_reason(struct store *s, int rc, char *why, size_t len)
 						: sqlite.sqlite3_errstr(rc));
 }
 
-int store_sqlite_fail(struct store *s, int rc, struct error *e)
+/* The SQLite backend's error mapping (store.c): NOTADB and CORRUPT give
+ * CORRUPT; BUSY and LOCKED give LOCKED; for a store opened for writing,
+ * anything else READONLY when the file or its directory is not writable;
+ * SQLite's READONLY codes READONLY; the rest IO, with the errno of the
+ * system call that failed when SQLite kept it. */
+static int store_sqlite_fail(struct store *s, int rc, struct error *e)
 {
 	char why[256];
 	int ret;

@@ -196,12 +196,6 @@ int store_fail(struct store *s, int rc, struct error *e);
 /* A column as a malloc'd string, NULL when SQL NULL. */
 char *store_column_str(struct store_st *st, int col);
 
-/* The SQLite backend's error mapping (store.c): NOTADB and CORRUPT give
- * CORRUPT; BUSY and LOCKED give LOCKED; for a store opened for writing,
- * anything else READONLY when the file or its directory is not writable;
- * SQLite's READONLY codes READONLY; the rest IO, with the errno of the
- * system call that failed when SQLite kept it. */
-int store_sqlite_fail(struct store *s, int rc, struct error *e);
 
 /* Whether path names a PostgreSQL store (postgresql:// or postgres://). */
 bool store_is_pg(const char *path);
@@ -217,10 +211,6 @@ extern const int store_version;
 int store_known_version(struct store *s, long long v, int *version,
 			struct error *e);
 
-/* sql in PostgreSQL's dialect, malloc'd: the schema's types (store.c's
- * migrations), GLOB as LIKE, and ?N / ? placeholders as $N; *nparams the
- * highest parameter number. */
-char *store_sql_pg(const char *sql, int *nparams);
 
 /*
  * The fingerprint of r (store_copy.c): 32 hex digits of a 128-bit hash
@@ -282,9 +272,6 @@ int store_sqlite_save_to(const char *path, const struct result *r,
 /* store_path.c: the store's file and directory, before SQLite. */
 bool store_not_writable(const char *path);	/* EACCES, EROFS, EPERM */
 char *store_dir_of(const char *path);		/* malloc'd; "." without '/' */
-/* mkdir -p dir, for path (named in the message). Returns 0 or
- * -STORE_ERR_*. */
-int store_make_dirs(const char *dir, const char *path, struct error *e);
 /* The directory of the local store, .yardstick under the git top-level
  * directory or the current directory (store_default_path without
  * $YARDSTICK_STORE), malloc'd; NULL with a message as it says. */

@@ -62,7 +62,9 @@ int store_readonly_reason(const char *path, struct error *e)
 	return ret;
 }
 
-int store_make_dirs(const char *dir, const char *path, struct error *e)
+/* mkdir -p dir, for path (named in the message). Returns 0 or
+ * -STORE_ERR_*. */
+static int store_make_dirs(const char *dir, const char *path, struct error *e)
 {
 	char *d = xstrdup(dir);
 	int ret = 0;

@@ -119,7 +119,10 @@ static char *replace_all(char *s, const char *from, const char *to)
 	return out;
 }
 
-char *store_sql_pg(const char *sql, int *nparams)
+/* sql in PostgreSQL's dialect, malloc'd: the schema's types (store.c's
+ * migrations), GLOB as LIKE, and ?N / ? placeholders as $N; *nparams the
+ * highest parameter number. */
+static char *store_sql_pg(const char *sql, int *nparams)
 {
 	char *s = xstrdup(sql), *out, *o;
 	int next = 0;

@@ -439,9 +439,14 @@ int opt_parse(const struct opt_cmd *c, int argc, char **argv, void *args,
 	return 0;
 }
 
-int opt_error(const struct opt_cmd *c, const struct error *e)
+/* "yardstick NAME: message" (or "PROGRAM: message") on stderr; returns
+ * 2, the usage exit code. */
+static int opt_error(const struct opt_cmd *c, const struct error *e)
 {
-	fprintf(stderr, "yardstick %s: %s\n", c->name, e->msg);
+	if (c->program)
+		fprintf(stderr, "%s: %s\n", c->program, e->msg);
+	else
+		fprintf(stderr, "yardstick %s: %s\n", c->name, e->msg);
 	return 2;
 }
 
@@ -664,8 +669,12 @@ void opt_help(const struct opt_cmd *c, FILE *fp)
 	bool first = true;
 
 	for (size_t i = 0; c->usage[i]; i++)
-		fprintf(fp, "%s yardstick %s %s\n", i ? "      " : "usage:",
-			c->name, c->usage[i]);
+		if (c->program)
+			fprintf(fp, "%s %s %s\n", i ? "      " : "usage:",
+				c->program, c->usage[i]);
+		else
+			fprintf(fp, "%s yardstick %s %s\n",
+				i ? "      " : "usage:", c->name, c->usage[i]);
 	if (c->description)
 		fprintf(fp, "\n%s", c->description);
 	for (const struct opt_entry *o = c->opts; o->type; o++) {

@@ -111,6 +111,11 @@ enum opt_mode {
 
 struct opt_cmd {
 	const char *name;		/* "run" */
+	/* a program of its own, not a command of yardstick's (libyardstick's
+	 * benchmark programs, lib/cli.c): the usage and the messages name
+	 * it ("usage: ./bench [OPTIONS]", "./bench: ...") instead of
+	 * "yardstick NAME"; NULL for yardstick's commands */
+	const char *program;
 	const char *summary;		/* one line, for `yardstick help` */
 	const char *const *usage;	/* after "yardstick NAME ", NULL-ended */
 	const char *description;	/* paragraphs before the options */
@@ -145,8 +150,6 @@ struct opt_rest {
  */
 int opt_parse(const struct opt_cmd *c, int argc, char **argv, void *args,
 	      struct opt_rest *rest, struct error *e);
-/* "yardstick NAME: message" on stderr; returns 2, the usage exit code. */
-int opt_error(const struct opt_cmd *c, const struct error *e);
 /* opt_parse, and what a command does with its result: 0 to go on, else
  * *exit_code is the exit code (0 after help, 2 after an error). */
 bool opt_parse_or_exit(const struct opt_cmd *c, int argc, char **argv,

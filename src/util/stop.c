@@ -73,14 +73,3 @@ int stop_exit_code(void)
 {
 	return stop_requested ? 128 + stop_requested : 0;
 }
-
-void stop_block_in_thread(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(*stop_signals);
-	     i++)
-		sigaddset(&set, stop_signals[i]);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-}

@@ -43,8 +43,5 @@ const char *stop_signal_name(void);
  * stop was asked. */
 int stop_exit_code(void);
 
-/* Block the stop signals in the calling thread (a helper thread of a
- * command: the signals must reach the thread that waits). */
-void stop_block_in_thread(void);
 
 #endif

@@ -431,49 +431,70 @@ static uint32_t text_char(const char **s, char *seq, size_t *len)
 	return c;
 }
 
-void fputs_markdown(const char *s, FILE *fp)
+/* The entities both Markdown (read as HTML) and XML need; NULL for any
+ * other character. */
+static const char *entity(uint32_t c)
+{
+	switch (c) {
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '&': return "&amp;";
+	default: return NULL;
+	}
+}
+
+static const char *markdown_escape(uint32_t c)
+{
+	switch (c) {
+	case '|': return "\\|";
+	case '`': return "\\`";
+	case '*': return "\\*";
+	case '_': return "\\_";
+	case '[': return "\\[";
+	case ']': return "\\]";
+	case '\\': return "\\\\";
+	case '\n': case '\r': case '\t': return " ";
+	default: return entity(c);
+	}
+}
+
+static const char *xml_escape(uint32_t c)
+{
+	switch (c) {
+	case '"': return "&quot;";
+	case '\'': return "&apos;";
+	/* In an attribute, a raw newline would read back as a space: kept
+	 * as a character reference. */
+	case '\n': return "&#10;";
+	case '\r': return "&#13;";
+	case '\t': return "&#9;";
+	default: return entity(c);
+	}
+}
+
+/* s as text characters (text_char), each one esc names a replacement for
+ * replaced: the one loop of the escapers above. */
+static void fputs_escaped(const char *s, FILE *fp,
+			  const char *(*esc)(uint32_t c))
 {
 	char seq[8];
 	size_t len;
 
 	while (*s) {
-		switch (text_char(&s, seq, &len)) {
-		case '|': fputs("\\|", fp); break;
-		case '`': fputs("\\`", fp); break;
-		case '*': fputs("\\*", fp); break;
-		case '_': fputs("\\_", fp); break;
-		case '[': fputs("\\[", fp); break;
-		case ']': fputs("\\]", fp); break;
-		case '\\': fputs("\\\\", fp); break;
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '&': fputs("&amp;", fp); break;
-		case '\n': case '\r': case '\t': fputc(' ', fp); break;
-		default: fputs(seq, fp);
-		}
+		const char *r = esc(text_char(&s, seq, &len));
+
+		fputs(r ? r : seq, fp);
 	}
+}
+
+void fputs_markdown(const char *s, FILE *fp)
+{
+	fputs_escaped(s, fp, markdown_escape);
 }
 
 void fputs_xml(const char *s, FILE *fp)
 {
-	char seq[8];
-	size_t len;
-
-	while (*s) {
-		switch (text_char(&s, seq, &len)) {
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '&': fputs("&amp;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		case '\'': fputs("&apos;", fp); break;
-		/* In an attribute, a raw newline would read back as a
-		 * space: kept as a character reference. */
-		case '\n': fputs("&#10;", fp); break;
-		case '\r': fputs("&#13;", fp); break;
-		case '\t': fputs("&#9;", fp); break;
-		default: fputs(seq, fp);
-		}
-	}
+	fputs_escaped(s, fp, xml_escape);
 }
 
 int parse_duration(const char *s, double *out)

@@ -49,11 +49,11 @@ usage_errors() {
 	expect_exit 2 "$P" --filter '(' && has "$T/stderr" "--filter: '('" &&
 	expect_exit 2 "$P" --nope && has "$T/stderr" "unknown option '--nope'" &&
 	expect_exit 2 "$P" --epochs 0 && has "$T/stderr" "--epochs: '0'" &&
-	expect_exit 2 "$P" --epochs && has "$T/stderr" "--epochs needs a value" &&
+	expect_exit 2 "$P" --epochs && has "$T/stderr" "--epochs: needs a value" &&
 	expect_exit 2 "$P" --min-time 5x && has "$T/stderr" "--min-time: '5x'" &&
-	expect_exit 2 "$P" --json= && has "$T/stderr" "--json: an empty file name" &&
+	expect_exit 2 "$P" --json= && has "$T/stderr" "--json: an empty value" &&
 	expect_exit 2 "$P" --clock sundial && has "$T/stderr" "--clock: 'sundial'" &&
-	expect_exit 2 "$P" --list=yes && has "$T/stderr" "--list takes no value" &&
+	expect_exit 2 "$P" --list=yes && has "$T/stderr" "--list: takes no value" &&
 	expect_exit 2 "$P" stray && has "$T/stderr" "'stray': not an option" &&
 	expect_exit 2 "$P" --filter nothing-matches &&
 	has "$T/stderr" "no benchmark matches --filter 'nothing-matches'" &&
@@ -61,7 +61,12 @@ usage_errors() {
 	has "$T/stderr" "$T/no/such/dir/x.json" &&
 	expect_exit 2 "$P" --json - --gbench-json - &&
 	has "$T/stderr" "--json and --gbench-json both name '-'" &&
-	expect_exit 0 "$P" --help && has "$T/stdout" "--gbench-json FILE"
+	expect_exit 0 "$P" --help && has "$T/stdout" "--gbench-json FILE" &&
+	has "$T/stdout" "usage: ysbench_proof [OPTIONS]" &&
+	has "$T/stdout" "--epochs N          measured epochs per benchmark (default 11" &&
+	expect_exit 2 "$P" --epochs 100001 && has "$T/stderr" "--epochs: '100001'" &&
+	expect_exit 2 "$P" --min-time 2d && has "$T/stderr" "--min-time: '2d'" &&
+	expect_exit 2 "$P" --seed -1 && has "$T/stderr" "--seed: '-1'"
 }
 t "bad usage: exit 2 naming the option" usage_errors
 
@@ -516,7 +521,7 @@ b = bench(d, 'alloc3')
 for k in ['allocs_per_op', 'alloc_bytes_per_op', 'frees_per_op']:
     assert k in b['unsupported'] and k not in b['metrics'], (k, b)" &&
 	expect_exit 2 "$P" --no-alloc-count=yes &&
-	has "$T/stderr" "--no-alloc-count takes no value"
+	has "$T/stderr" "--no-alloc-count: takes no value"
 }
 t "--no-alloc-count: the allocation metrics unsupported, the setting 'off'" no_alloc_count
 
