@@ -68,8 +68,11 @@ static const char trace_epilog[] =
 "events went past --max-events and how many zone events libyardstick's\n"
 "buffers could not hold. Ctrl-C (SIGINT) or SIGTERM to yardstick kills\n"
 "the program and everything it started; what was collected is still\n"
-"reported and written, marked partial (\"partial\": true in the JSON\n"
-"trace's otherData, the setting partial of the result); a second one\n"
+"reported and written, marked partial (the JSON trace's otherData\n"
+"\"partial\": true and a global marker event; the Perfetto trace's\n"
+"instant \"partial: stopped by SIGINT\" on a track \"yardstick\", with the\n"
+"debug annotation yardstick.partial; the report's first line; the\n"
+"setting partial of the result); a second one\n"
 "exits at once, writing nothing more. Processes the program leaves\n"
 "running when it exits are killed, with a warning that names them.\n"
 "Exit status: 0 when the program exited\n"
@@ -465,7 +468,13 @@ static int collect(struct trace_run *r, struct trace_args *a)
 	a->so.interrupt = stop_flag();
 	res = sampler_run(&a->so, a->argv, &cb, &r->st, &e);
 	sigaction(SIGQUIT, &old_quit, NULL);
-	r->tr.partial = r->st.interrupted || stop_signal();
+	if (r->st.interrupted || stop_signal()) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "stopped by %s", stop_signal()
+			 ? stop_signal_name() : "an interrupt");
+		r->tr.partial = trace_intern(&r->tr, why);
+	}
 	if (res) {
 		fprintf(stderr, "yardstick trace: %s\n", e.msg);
 		ret = res == SAMPLER_REFUSED ? 3 : 2;

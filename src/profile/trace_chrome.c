@@ -185,10 +185,27 @@ static void meta(struct strbuf *b, const char *what, uint32_t pid,
 	strbuf_puts(b, "}},\n");
 }
 
-/* The metadata: each process's name (its main thread's), each thread's. */
+/* A partial trace's marker: a global instant at its end, which the
+ * viewers draw across every track (otherData says it too). */
+static void partial_marker(const struct trace *t, struct strbuf *b)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "partial: %s", t->partial);
+	head(b, "i", "yardstick", name, t->pid, t->pid, t->last);
+	strbuf_puts(b, ",\"s\":\"g\",\"args\":{\"yardstick.partial\":");
+	put_str(b, t->partial);
+	strbuf_puts(b, "}},\n");
+}
+
+/* The metadata: each process's name (its main thread's), each thread's;
+ * the marker of a partial trace. Written before the events, so that
+ * --max-size never cuts them. */
 static void format_meta(const struct trace *t, const char *fallback,
 			struct strbuf *b)
 {
+	if (t->partial)
+		partial_marker(t, b);
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct trace_thread *th = &t->threads[i];
 
@@ -213,7 +230,7 @@ int trace_write_chrome(const struct trace *t, const struct trace_write_opts *o,
 {
 	struct atomic_file af;
 	struct strbuf b = { 0 };
-	char tail[320];
+	char tail[400];
 	uint64_t bytes;
 	size_t i;
 	int tlen;
@@ -241,9 +258,11 @@ int trace_write_chrome(const struct trace *t, const struct trace_write_opts *o,
 			",\"args\":{\"domain\":\"CLOCK_MONOTONIC\"}}\n],"
 			"\"displayTimeUnit\":\"ms\",\"otherData\":{\"clock\":"
 			"\"CLOCK_MONOTONIC\",\"dropped_events\":%" PRIu64
-			",\"truncated_events\":%" PRIu64 "%s}}\n", t->pid,
-			t->pid, t->dropped, st->truncated,
-			t->partial ? ",\"partial\":true" : "");
+			",\"truncated_events\":%" PRIu64 "%s%.64s%s}}\n",
+			t->pid, t->pid, t->dropped, st->truncated,
+			t->partial ? ",\"partial\":true,\"partial_reason\":\""
+			: "", t->partial ? t->partial : "",
+			t->partial ? "\"" : "");
 	fwrite(tail, 1, (size_t)tlen, af.fp);
 	st->bytes = bytes + (uint64_t)tlen;
 	free(b.s);
