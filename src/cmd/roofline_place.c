@@ -282,11 +282,6 @@ static void print_points(FILE *fp, const struct roofline_view *p)
 
 /* ---- --json ---------------------------------------------------------- */
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *ceiling_json(const struct roof_ceiling *c)
 {
 	char name[96];
@@ -307,7 +302,7 @@ static json_t *ceiling_json(const struct roof_ceiling *c)
 	}
 	json_object_set_new(o, "threads", json_integer(c->threads));
 	json_object_set_new(o, c->type == ROOF_COMPUTE ? "flops_per_second" :
-			    "bytes_per_second", num(c->value));
+			    "bytes_per_second", json_number(c->value));
 	return o;
 }
 
@@ -326,8 +321,8 @@ static json_t *point_json(const struct roof_placed *x)
 
 	json_object_set_new(o, "name", json_text(pt->name));
 	json_object_set_new(o, "placed", json_boolean(!x->why));
-	json_object_set_new(o, "flops_per_second", num(pt->flops));
-	json_object_set_new(o, "arithmetic_intensity", num(pt->ai));
+	json_object_set_new(o, "flops_per_second", json_number(pt->flops));
+	json_object_set_new(o, "arithmetic_intensity", json_number(pt->ai));
 	json_object_set_new(o, "threads", json_integer(x->sel.threads));
 	json_object_set_new(o, "precision", json_text(x->sel.precision));
 	json_object_set_new(o, "flops_from", json_text(pt->flops_from));
@@ -339,11 +334,11 @@ static json_t *point_json(const struct roof_placed *x)
 	json_object_set_new(o, "bound", json_string(x->v.memory_bound ?
 						     "memory" : "compute"));
 	json_object_set_new(o, "ceiling", ceiling_name_json(x->v.ceiling));
-	json_object_set_new(o, "roof", num(x->v.roof));
-	json_object_set_new(o, "fraction", num(x->v.fraction));
+	json_object_set_new(o, "roof", json_number(x->v.roof));
+	json_object_set_new(o, "fraction", json_number(x->v.fraction));
 	json_object_set_new(o, "next", ceiling_name_json(x->v.next));
-	json_object_set_new(o, "next_roof", num(x->v.next_roof));
-	json_object_set_new(o, "next_factor", num(x->v.next_factor));
+	json_object_set_new(o, "next_roof", json_number(x->v.next_roof));
+	json_object_set_new(o, "next_factor", json_number(x->v.next_factor));
 	json_object_set_new(o, "verdict", json_text(x->verdict));
 	return o;
 }
