@@ -186,7 +186,9 @@ static void meta(struct strbuf *b, const char *what, uint32_t pid,
 }
 
 /* A partial trace's marker: a global instant at its end, which the
- * viewers draw across every track (otherData says it too). */
+ * viewers draw across every track (otherData says it too); written after
+ * the events (its time is the last), in the room kept for the tail, so
+ * that --max-size never cuts it. */
 static void partial_marker(const struct trace *t, struct strbuf *b)
 {
 	char name[96];
@@ -198,14 +200,10 @@ static void partial_marker(const struct trace *t, struct strbuf *b)
 	strbuf_puts(b, "}},\n");
 }
 
-/* The metadata: each process's name (its main thread's), each thread's;
- * the marker of a partial trace. Written before the events, so that
- * --max-size never cuts them. */
+/* The metadata: each process's name (its main thread's), each thread's. */
 static void format_meta(const struct trace *t, const char *fallback,
 			struct strbuf *b)
 {
-	if (t->partial)
-		partial_marker(t, b);
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct trace_thread *th = &t->threads[i];
 
@@ -229,7 +227,7 @@ int trace_write_chrome(const struct trace *t, const struct trace_write_opts *o,
 		       struct error *e)
 {
 	struct atomic_file af;
-	struct strbuf b = { 0 };
+	struct strbuf b = { 0 }, mark = { 0 };
 	char tail[400];
 	uint64_t bytes;
 	size_t i;
@@ -242,16 +240,24 @@ int trace_write_chrome(const struct trace *t, const struct trace_write_opts *o,
 	format_meta(t, o->process_name, &b);
 	fwrite(b.s, 1, b.len, af.fp);
 	bytes = b.len;
+	if (t->partial)
+		partial_marker(t, &mark);
 	for (i = 0; i < t->n; i++) {
 		format_event(&t->ev[i], &b);
 		strbuf_puts(&b, ",\n");
-		if (o->max_bytes && bytes + b.len + sizeof(tail) > o->max_bytes)
+		if (o->max_bytes &&
+		    bytes + b.len + mark.len + sizeof(tail) > o->max_bytes)
 			break;
 		fwrite(b.s, 1, b.len, af.fp);
 		bytes += b.len;
 		st->events++;
 	}
 	st->truncated = t->n - i;
+	if (mark.len) {
+		fwrite(mark.s, 1, mark.len, af.fp);
+		bytes += mark.len;
+	}
+	free(mark.s);
 	/* the last entry: the clock domain, so that no comma dangles */
 	tlen = snprintf(tail, sizeof(tail), "{\"ph\":\"M\",\"name\":"
 			"\"clock\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
