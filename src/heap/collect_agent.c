@@ -7,30 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/random.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
-#include "config.h"
 #include "heap/collect_internal.h"
-#include "util/child.h"
 #include "util/fileio.h"
-#include "util/strutil.h"
-#include "util/monoclock.h"
 
 #define AGENT_NAME "libyardstick-heap.so"
 
