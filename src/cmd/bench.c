@@ -98,7 +98,9 @@ static const char bench_epilog[] =
 "or libpq cannot be loaded or a PostgreSQL store's server reached; 130\n"
 "interrupted by SIGINT, 143 by SIGTERM (the running process and what it\n"
 "started killed, those that left its group too; the processes measured\n"
-"before are reported, written and stored, with a warning; none\n"
+"before are reported, written and stored, with a warning, marked\n"
+"partial: the setting partial, a CSV column partial, a Markdown first\n"
+"line; none\n"
 "measured: nothing stored; a second signal exits at once).\n";
 
 /* The options: the engine's plan, and the comparison and outputs of the
@@ -704,8 +706,11 @@ static int bench(struct bench_args *a)
 			fprintf(stderr, "yardstick: warning: %s\n",
 				git_detect_warning(&probe));
 		bench_stamp(&run.res[BENCHPROC_CAND], &git);
+		/* an interrupt keeps the processes measured: marked partial */
+		result_mark_partial(&run.res[BENCHPROC_CAND]);
 		if (a->plan.baseline_program) {
 			bench_stamp(&run.res[BENCHPROC_BASE], NULL);
+			result_mark_partial(&run.res[BENCHPROC_BASE]);
 			bb = (struct bench_base){ a->plan.baseline_program,
 				"the baseline program",
 				&run.res[BENCHPROC_BASE] };

@@ -143,11 +143,6 @@ static void print_rows(const struct store_entry *v, size_t n, FILE *fp)
 	}
 }
 
-static json_t *jnum(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* Outside text as a JSON string, bytes that are not UTF-8 as U+FFFD
  * (json_string would refuse it and the key would go missing). */
 static json_t *jstr(const char *s)
@@ -217,9 +212,9 @@ static json_t *history_json(const struct store_history_view *h)
 		json_object_set_new(b, "metric", jstr(r[i].metric));
 		json_object_set_new(b, "unit", jstr(en->unit));
 		json_object_set_new(b, "n", json_integer((json_int_t)en->n));
-		json_object_set_new(b, "median", jnum(en->summary.median));
-		json_object_set_new(b, "p99", jnum(en->summary.p99));
-		json_object_set_new(b, "mean", jnum(en->summary.mean));
+		json_object_set_new(b, "median", json_number(en->summary.median));
+		json_object_set_new(b, "p99", json_number(en->summary.p99));
+		json_object_set_new(b, "mean", json_number(en->summary.mean));
 		json_array_append_new(json_object_get(cur, "benchmarks"), b);
 	}
 	free(r);

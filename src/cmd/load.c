@@ -71,7 +71,8 @@ static const char load_epilog[] =
 "read-only or another user's, or SQLite cannot be loaded, or the last\n"
 "--push failed (the result is still written); 130\n"
 "interrupted by SIGINT, 143 by SIGTERM (what was measured is still\n"
-"written; a second signal exits at once).\n";
+"written, marked partial: the result's setting partial, the summary's\n"
+"first line; a second signal exits at once).\n";
 
 
 static int opt_method(void *args, const struct opt_entry *opt,
@@ -416,6 +417,8 @@ static int finish(const struct load_opts *o, const struct load_stats *st,
 	int ret = 0, rs;
 
 	load_fill_result(res, &o->plan, st);
+	if (st->interrupted)
+		result_mark_partial(res);
 	if (!o->quiet)
 		load_report(&o->plan, st, name, o->histogram,
 			    outputs_report_fp(outs));

@@ -98,7 +98,9 @@ static const char mem_epilog[] =
 "cannot be loaded or a PostgreSQL store's server reached; 130 stopped by\n"
 "Ctrl-C (SIGINT), 143 by SIGTERM: the program and everything it started\n"
 "are killed, the report up to then is written, marked partial (the\n"
-"result's setting partial; what it held then counts as leaked); a second\n"
+"result's setting partial, the flame graph's subtitle, the speedscope\n"
+"name, a pprof comment, the --timeline title; what it held then counts\n"
+"as leaked); a second\n"
 "signal exits at once, writing nothing more. Processes the program leaves\n"
 "running when it exits are killed, with a warning that names them.\n";
 
@@ -206,8 +208,15 @@ static int parse(struct mem_args *a, int argc, char **argv)
 static int write_timeline(const char *path, void *run, struct error *e)
 {
 	struct mem_run *m = run;
+	/* its title: the command, after the marker of a partial run */
+	char *title = xasprintf("%s%s%s%s", stop_signal()
+				? "partial: stopped by " : "",
+				stop_signal_name(), stop_signal() ? " — " : "",
+				m->prof.command ? m->prof.command : "heap");
+	int ret = heap_write_timeline(&m->rep, title, path, e);
 
-	return heap_write_timeline(&m->rep, m->prof.command, path, e);
+	free(title);
+	return ret;
 }
 
 /* The outputs asked for, checked before the program runs; with one on
@@ -236,12 +245,14 @@ static int check_outputs(struct mem_args *a, struct mem_run *m,
 static int write_outputs(struct mem_args *a, struct mem_run *m,
 			 struct output_set *outs)
 {
-	char sub[512];
+	/* the marker of a partial profile before the command, which may be
+	 * long */
+	char *sub = xasprintf("%s%s%s%s — %s", stop_signal()
+			      ? "partial: stopped by " : "",
+			      stop_signal_name(), stop_signal() ? " — " : "",
+			      m->prof.command, mem_costs[a->cost].name);
+	int ret;
 
-	snprintf(sub, sizeof(sub), "%s — %s%s%s", m->prof.command,
-		 mem_costs[a->cost].name,
-		 stop_signal() ? " — partial: stopped by " : "",
-		 stop_signal_name());
 	if (stop_signal())
 		m->prof.partial = stop_signal_name();
 	a->out.flame.title = a->title ? a->title : "yardstick mem";
@@ -249,7 +260,10 @@ static int write_outputs(struct mem_args *a, struct mem_run *m,
 	a->out.flame.unit = costs[a->cost].unit;
 	a->out.type = costs[a->cost].type;
 	a->out.prof = &m->prof;
-	return write_output_set(outs, "yardstick mem");
+	ret = write_output_set(outs, "yardstick mem");
+	a->out.flame.subtitle = NULL;
+	free(sub);
+	return ret;
 }
 
 /* Where the time went, for bench/mem_overhead.sh's readers. */

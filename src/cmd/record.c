@@ -64,7 +64,8 @@ static const char record_epilog[] =
 "runs such a program: no sample came although it used CPU time); 130\n"
 "stopped by Ctrl-C (SIGINT), 143 by SIGTERM: the program and everything\n"
 "it started are killed, the profile up to then is written, marked partial\n"
-"(the flame graph's subtitle, the speedscope name, a pprof comment); a\n"
+"(the flame graph's subtitle, first; the speedscope name; a pprof\n"
+"comment; folded stacks have no place for it); a\n"
 "second signal exits at once, writing nothing more. Processes the\n"
 "program leaves running when it exits are killed, with a warning that\n"
 "names them.\n";
@@ -272,18 +273,25 @@ static void print_report(const struct record_args *a,
 static int write_outputs(struct record_args *a, const struct profile *p,
 			 struct output_set *outs)
 {
-	char sub[512];
+	/* the marker of a partial profile before the command, which may be
+	 * long */
+	char *sub = xasprintf("%s%s%s%s — %" PRId64 " samples at %.0f Hz",
+			      p->partial ? "partial: stopped by " : "",
+			      p->partial ? p->partial : "",
+			      p->partial ? " — " : "",
+			      p->command ? p->command : "",
+			      profile_total(p, 0), p->rate_hz);
+	int ret;
 
-	snprintf(sub, sizeof(sub), "%s — %" PRId64 " samples at %.0f Hz%s%s",
-		 p->command ? p->command : "", profile_total(p, 0), p->rate_hz,
-		 p->partial ? " — partial: stopped by " : "",
-		 p->partial ? p->partial : "");
 	a->out.flame.title = a->title ? a->title : "yardstick record";
 	a->out.flame.subtitle = sub;
 	a->out.flame.unit = "samples";
 	a->out.type = 0;
 	a->out.prof = p;
-	return write_output_set(outs, "yardstick record");
+	ret = write_output_set(outs, "yardstick record");
+	a->out.flame.subtitle = NULL;
+	free(sub);
+	return ret;
 }
 
 /*

@@ -12,6 +12,7 @@
 
 #include "engine/load_plan.h"
 #include "result/metrics.h"
+#include "util/stop.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -399,7 +400,11 @@ void load_report(const struct load_plan *p, const struct load_stats *s,
 
 	fputs(term_bold(color), fp);
 	term_puts(fp, name);		/* the URL or -n: escaped */
-	fprintf(fp, "%s\n", term_reset(color));
+	fputs(term_reset(color), fp);
+	if (s->interrupted)
+		fprintf(fp, " (partial: stopped by %s)", stop_signal()
+			? stop_signal_name() : "an interrupt");
+	fputc('\n', fp);
 	setup_line(p, fp);
 	requests_line(s, fp);
 	pct_header(fp, color);

@@ -274,7 +274,13 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 	p->so.interrupt = stop_flag();
 	res = sampler_run(&p->so, p->argv, &cb, &r->st, e);
 	sigaction(SIGQUIT, &old_quit, NULL);
-	r->tr.partial = r->st.interrupted || stop_signal();
+	if (r->st.interrupted || stop_signal()) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "stopped by %s", stop_signal()
+			 ? stop_signal_name() : "an interrupt");
+		r->tr.partial = trace_intern(&r->tr, why);
+	}
 	if (c.py)
 		pystacks_set_reader(c.py, r->st.rt_why);
 	if (res) {

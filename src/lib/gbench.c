@@ -28,11 +28,6 @@ static void put(json_t *o, const char *k, json_t *v)
 		json_oom();
 }
 
-static json_t *num(double v)
-{
-	return json_must(isfinite(v) ? json_real(v) : json_null());
-}
-
 static json_t *context(const struct lib_run *rn, const struct result *r)
 {
 	json_t *c = json_must(json_object());
@@ -90,8 +85,8 @@ static json_t *entry(const struct benchmark *b, size_t family,
 
 static void times(json_t *o, double real, double cpu)
 {
-	put(o, "real_time", num(real * 1e9));
-	put(o, "cpu_time", num(cpu * 1e9));
+	put(o, "real_time", json_number(real * 1e9));
+	put(o, "cpu_time", json_number(cpu * 1e9));
 	put(o, "time_unit", json_text("ns"));
 }
 
@@ -119,8 +114,8 @@ static void aggregates(json_t *list, const struct benchmark *b,
 							  : "time"));
 		put(o, "iterations", json_must(json_integer((json_int_t)t->n)));
 		if (a == 3) {
-			put(o, "real_time", num(rv[a]));
-			put(o, "cpu_time", num(cv[a]));
+			put(o, "real_time", json_number(rv[a]));
+			put(o, "cpu_time", json_number(cv[a]));
 			put(o, "time_unit", json_text("ns"));
 		} else {
 			times(o, rv[a], cv[a]);
@@ -136,7 +131,7 @@ static void aggregates(json_t *list, const struct benchmark *b,
 			v[2] = m->summary.stddev;
 			v[3] = m->summary.mean > 0
 				       ? m->summary.stddev / m->summary.mean : 0;
-			put(o, m->name, num(v[a]));
+			put(o, m->name, json_number(v[a]));
 		}
 		if (json_array_append_new(list, o))
 			json_oom();
@@ -212,7 +207,7 @@ int lib_write_gbench(const struct lib_run *rn, const struct result *r,
 				const struct metric *m = &b->metrics[c];
 
 				if (is_counter(m) && k < m->n)
-					put(o, m->name, num(m->values[k]));
+					put(o, m->name, json_number(m->values[k]));
 			}
 			if (json_array_append_new(list, o))
 				json_oom();

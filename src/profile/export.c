@@ -182,7 +182,8 @@ int profile_write_speedscope(const struct profile *p, const char *path,
 			     struct error *e)
 {
 	json_t *root = json_object(), *shared = json_object(),
-	       *profiles = json_array(), *name = NULL;
+	       *profiles = json_array(), *name;
+	char *n;
 
 	json_object_set_new(root, "$schema", json_string(
 		"https://www.speedscope.app/file-format-schema.json"));
@@ -191,17 +192,15 @@ int profile_write_speedscope(const struct profile *p, const char *path,
 	for (size_t t = 0; t < p->ntypes; t++)
 		json_array_append_new(profiles, speedscope_profile(p, t));
 	json_object_set_new(root, "profiles", profiles);
-	if (p->command && p->partial) {
-		char *n = xasprintf("%s (partial: stopped by %s)", p->command,
-				    p->partial);
-
-		name = json_string(n);
-		free(n);
-	} else if (p->command) {
-		name = json_string(p->command);
-	}
-	json_object_set_new(root, "name",
-			    name ? name : json_string("yardstick profile"));
+	/* the command (outside text: cleaned to UTF-8, or json_string
+	 * would refuse it), and a partial profile says so in any case */
+	n = xasprintf("%s%s%s%s", p->command ? p->command
+		      : "yardstick profile", p->partial
+		      ? " (partial: stopped by " : "",
+		      p->partial ? p->partial : "", p->partial ? ")" : "");
+	name = json_text(n);
+	free(n);
+	json_object_set_new(root, "name", name);
 	json_object_set_new(root, "activeProfileIndex", json_integer(0));
 	json_object_set_new(root, "exporter",
 			    json_string("yardstick " YS_VERSION));

@@ -102,8 +102,9 @@ struct trace {
 	uint64_t first, last;		/* first and last time seen */
 	uint32_t pid;			/* the first process */
 	bool switches_seen;		/* any switch record came */
-	bool partial;			/* the program was stopped (a signal
-					 * to yardstick): it ends there */
+	/* NULL, or why the trace ends early ("stopped by SIGINT": a
+	 * signal to yardstick, util/stop.h); every writer says so */
+	const char *partial;
 	/* The wake-ups were recorded (trace_wakeup): a blocked thread's wait
 	 * is then split into blocked (until its wake-up) and scheduling
 	 * delay (wake-up to running). false: unknown, blocked_ns holds

@@ -185,6 +185,21 @@ static void meta(struct strbuf *b, const char *what, uint32_t pid,
 	strbuf_puts(b, "}},\n");
 }
 
+/* A partial trace's marker: a global instant at its end, which the
+ * viewers draw across every track (otherData says it too); written after
+ * the events (its time is the last), in the room kept for the tail, so
+ * that --max-size never cuts it. */
+static void partial_marker(const struct trace *t, struct strbuf *b)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "partial: %s", t->partial);
+	head(b, "i", "yardstick", name, t->pid, t->pid, t->last);
+	strbuf_puts(b, ",\"s\":\"g\",\"args\":{\"yardstick.partial\":");
+	put_str(b, t->partial);
+	strbuf_puts(b, "}},\n");
+}
+
 /* The metadata: each process's name (its main thread's), each thread's. */
 static void format_meta(const struct trace *t, const char *fallback,
 			struct strbuf *b)
@@ -212,8 +227,8 @@ int trace_write_chrome(const struct trace *t, const struct trace_write_opts *o,
 		       struct error *e)
 {
 	struct atomic_file af;
-	struct strbuf b = { 0 };
-	char tail[320];
+	struct strbuf b = { 0 }, mark = { 0 };
+	char tail[400];
 	uint64_t bytes;
 	size_t i;
 	int tlen;
@@ -225,25 +240,35 @@ int trace_write_chrome(const struct trace *t, const struct trace_write_opts *o,
 	format_meta(t, o->process_name, &b);
 	fwrite(b.s, 1, b.len, af.fp);
 	bytes = b.len;
+	if (t->partial)
+		partial_marker(t, &mark);
 	for (i = 0; i < t->n; i++) {
 		format_event(&t->ev[i], &b);
 		strbuf_puts(&b, ",\n");
-		if (o->max_bytes && bytes + b.len + sizeof(tail) > o->max_bytes)
+		if (o->max_bytes &&
+		    bytes + b.len + mark.len + sizeof(tail) > o->max_bytes)
 			break;
 		fwrite(b.s, 1, b.len, af.fp);
 		bytes += b.len;
 		st->events++;
 	}
 	st->truncated = t->n - i;
+	if (mark.len) {
+		fwrite(mark.s, 1, mark.len, af.fp);
+		bytes += mark.len;
+	}
+	free(mark.s);
 	/* the last entry: the clock domain, so that no comma dangles */
 	tlen = snprintf(tail, sizeof(tail), "{\"ph\":\"M\",\"name\":"
 			"\"clock\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
 			",\"args\":{\"domain\":\"CLOCK_MONOTONIC\"}}\n],"
 			"\"displayTimeUnit\":\"ms\",\"otherData\":{\"clock\":"
 			"\"CLOCK_MONOTONIC\",\"dropped_events\":%" PRIu64
-			",\"truncated_events\":%" PRIu64 "%s}}\n", t->pid,
-			t->pid, t->dropped, st->truncated,
-			t->partial ? ",\"partial\":true" : "");
+			",\"truncated_events\":%" PRIu64 "%s%.64s%s}}\n",
+			t->pid, t->pid, t->dropped, st->truncated,
+			t->partial ? ",\"partial\":true,\"partial_reason\":\""
+			: "", t->partial ? t->partial : "",
+			t->partial ? "\"" : "");
 	fwrite(tail, 1, (size_t)tlen, af.fp);
 	st->bytes = bytes + (uint64_t)tlen;
 	free(b.s);

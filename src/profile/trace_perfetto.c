@@ -65,7 +65,7 @@ static void f_str(struct strbuf *b, unsigned field, const char *s)
 
 /* uuids: a process 1<<32 | pid; a thread 2<<32 | index; its on-CPU
  * track 3<<32 | index; an async span 4<<32 | event; a counter 5<<32 |
- * its first event */
+ * its first event; yardstick's own track (the partial marker) 6<<32 */
 #define UUID(kind, n) (((uint64_t)(kind) << 32) | (uint64_t)(n))
 
 struct writer {
@@ -311,6 +311,21 @@ static void event(struct writer *w, size_t k)
 	}
 }
 
+/* A partial trace's marker: an instant at its end on a track of its own,
+ * "yardstick", named "partial: stopped by SIGINT", with the reason as
+ * the debug annotation yardstick.partial. Written before the events, so
+ * that --max-size never cuts it. */
+static void partial_marker(struct writer *w)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "partial: %s", w->t->partial);
+	descriptor(w, UUID(6, 0), 0, "yardstick");
+	track_event(w, UUID(6, 0), INSTANT, "yardstick", name);
+	annotation_str(w, "yardstick.partial", w->t->partial);
+	packet(w, w->t->last);
+}
+
 int trace_write_perfetto(const struct trace *t,
 			 const struct trace_write_opts *o, const char *path,
 			 struct trace_write_stats *st, struct error *e)
@@ -326,6 +341,8 @@ int trace_write_perfetto(const struct trace *t,
 	hashidx_init(&w.counters);
 	clock_snapshot(&w);
 	descriptors(&w, o->process_name);
+	if (t->partial)
+		partial_marker(&w);
 	for (i = 0; i < t->n; i++) {
 		/* an event is a few packets of at most a few KiB */
 		if (o->max_bytes && w.bytes + 16384 > o->max_bytes)

@@ -109,10 +109,8 @@ void html_num_attr(FILE *fp, const char *name, double v)
 
 	fprintf(fp, " %s=\"", name);
 	if (isfinite(v)) {
-		/* the shortest of 15 or 17 digits that reads back as v */
-		snprintf(buf, sizeof(buf), "%.15g", v);
-		if (strtod(buf, NULL) != v)
-			snprintf(buf, sizeof(buf), "%.17g", v);
+		/* the shortest text that reads back as v */
+		fmt_roundtrip(v, buf, sizeof(buf));
 		fputs(buf, fp);
 	}
 	fputc('"', fp);

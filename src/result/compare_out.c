@@ -160,11 +160,6 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		term_reset(color));
 }
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *row_json(const struct metric_cmp *c)
 {
 	json_t *o = json_object(), *pcts = json_array();
@@ -173,18 +168,18 @@ static json_t *row_json(const struct metric_cmp *c)
 	json_object_set_new(o, "metric", json_text(c->metric));
 	json_object_set_new(o, "unit", json_text(c->unit));
 	json_object_set_new(o, "baseline", json_pack("{s:o,s:o,s:o,s:I}",
-		"median", num(c->base_median), "p95", num(c->base_p95),
-		"p99", num(c->base_p99), "n", (json_int_t)c->base_n));
+		"median", json_number(c->base_median), "p95", json_number(c->base_p95),
+		"p99", json_number(c->base_p99), "n", (json_int_t)c->base_n));
 	json_object_set_new(o, "candidate", json_pack("{s:o,s:o,s:o,s:I}",
-		"median", num(c->cand_median), "p95", num(c->cand_p95),
-		"p99", num(c->cand_p99), "n", (json_int_t)c->cand_n));
-	json_object_set_new(o, "change", num(c->change));
+		"median", json_number(c->cand_median), "p95", json_number(c->cand_p95),
+		"p99", json_number(c->cand_p99), "n", (json_int_t)c->cand_n));
+	json_object_set_new(o, "change", json_number(c->change));
 	json_object_set_new(o, "change_ci", json_pack("[o,o]",
-		num(c->change_ci[0]), num(c->change_ci[1])));
+		json_number(c->change_ci[0]), json_number(c->change_ci[1])));
 	json_object_set_new(o, "ci_method", json_string(c->ci_method ?
 		c->ci_method : "none"));
-	json_object_set_new(o, "p_value", num(c->p));
-	json_object_set_new(o, "p_adjusted", num(c->p_adj));
+	json_object_set_new(o, "p_value", json_number(c->p));
+	json_object_set_new(o, "p_adjusted", json_number(c->p_adj));
 	json_object_set_new(o, "approximate", json_boolean(c->approximate));
 	json_object_set_new(o, "verdict",
 			    json_string(cmp_verdict_name(c->verdict)));
@@ -195,10 +190,10 @@ static json_t *row_json(const struct metric_cmp *c)
 		json_array_append_new(pcts, json_pack(
 			"{s:s,s:o,s:o,s:o,s:[o,o],s:o,s:o,s:b,s:s,s:s}",
 			"stat", stats_stat_name(pc->stat),
-			"baseline", num(pc->base), "candidate", num(pc->cand),
-			"change", num(pc->change), "change_ci",
-			num(pc->change_ci[0]), num(pc->change_ci[1]),
-			"p_value", num(pc->p), "p_adjusted", num(pc->p_adj),
+			"baseline", json_number(pc->base), "candidate", json_number(pc->cand),
+			"change", json_number(pc->change), "change_ci",
+			json_number(pc->change_ci[0]), json_number(pc->change_ci[1]),
+			"p_value", json_number(pc->p), "p_adjusted", json_number(pc->p_adj),
 			"approximate", pc->approximate,
 			"verdict", cmp_verdict_name(pc->verdict),
 			"method", pc->method ? pc->method : "none"));
@@ -222,8 +217,8 @@ int compare_write_json(const struct compare_report *rep, const char *path,
 
 	json_object_set_new(root, "schema",
 			    json_string("yardstick/compare/v1"));
-	json_object_set_new(root, "alpha", json_real(rep->alpha));
-	json_object_set_new(root, "noise_threshold", json_real(rep->noise));
+	json_object_set_new(root, "alpha", json_number(rep->alpha));
+	json_object_set_new(root, "noise_threshold", json_number(rep->noise));
 	json_object_set_new(root, "correction", json_string(
 		judge_correction_name(rep->correction)));
 	json_object_set_new(root, "tests", json_integer((json_int_t)rep->tests));

@@ -6,6 +6,9 @@
  * first-seen order), run (1-based), exit_code, one per metric (likewise).
  * A cell a benchmark has no value for is empty, as is a NaN or infinity.
  * Numbers are the shortest text that reads back as the same double.
+ * A partial result (the setting partial: the command was stopped) has
+ * one more column at the end, partial, with the reason in every row
+ * ("stopped by SIGINT"), so that no reader takes it for a whole one.
  * A text cell starting with =, +, -, @, a tab or a CR gets a quote mark
  * in front (OWASP's defence against formula injection), unless the whole
  * cell is a decimal number ("-5" stays a number): util/strutil.c's
@@ -68,7 +71,7 @@ static size_t runs_of(const struct benchmark *b)
 
 static void put_row(const struct benchmark *b, size_t run,
 		    const struct names *params, const struct names *metrics,
-		    FILE *fp)
+		    const char *partial, FILE *fp)
 {
 	fputs_csv(b->name, fp);
 	for (size_t i = 0; i < params->n; i++) {
@@ -88,12 +91,17 @@ static void put_row(const struct benchmark *b, size_t run,
 		if (m && run < m->n)
 			put_number(m->values[run], fp);
 	}
+	if (partial) {
+		fputc(',', fp);
+		fputs_csv(partial, fp);
+	}
 	fputc('\n', fp);
 }
 
 static void put_csv(const struct result *r, FILE *fp)
 {
 	struct names params = { 0 }, metrics = { 0 };
+	const char *partial = result_partial(r);
 
 	for (size_t i = 0; i < r->nbenchmarks; i++) {
 		const struct benchmark *b = &r->benchmarks[i];
@@ -113,13 +121,15 @@ static void put_csv(const struct result *r, FILE *fp)
 		fputc(',', fp);
 		fputs_csv(metrics.v[i], fp);
 	}
+	if (partial)
+		fputs(",partial", fp);
 	fputc('\n', fp);
 	for (size_t i = 0; i < r->nbenchmarks; i++) {
 		const struct benchmark *b = &r->benchmarks[i];
 		size_t runs = runs_of(b);
 
 		for (size_t run = 0; run < runs; run++)
-			put_row(b, run, &params, &metrics, fp);
+			put_row(b, run, &params, &metrics, partial, fp);
 	}
 	free(params.v);
 	free(metrics.v);

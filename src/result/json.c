@@ -26,16 +26,6 @@
 
 /* ---- writer ---- */
 
-static json_t *jnum(double v)
-{
-	if (!isfinite(v))
-		return json_must(json_null());
-	if (v == floor(v) && fabs(v) <= 9007199254740992.0 &&
-	    !(v == 0 && signbit(v)))
-		return json_must(json_integer((json_int_t)v));
-	return json_must(json_real(v));
-}
-
 static json_t *jint(long long v)
 {
 	return json_must(json_integer(v));
@@ -66,8 +56,8 @@ static json_t *jpair(const double p[2])
 {
 	json_t *a = json_must(json_array());
 
-	push(a, jnum(p[0]));
-	push(a, jnum(p[1]));
+	push(a, json_number(p[0]));
+	push(a, json_number(p[1]));
 	return a;
 }
 
@@ -89,7 +79,7 @@ static json_t *machine_json(const struct machine *m)
 	put(o, "cpu", json_text(m->cpu));
 	put(o, "cores", jint(m->cores));
 	put(o, "memory_bytes", m->memory_bytes <= 0x7fffffffffffffffULL ?
-	    jint((long long)m->memory_bytes) : jnum((double)m->memory_bytes));
+	    jint((long long)m->memory_bytes) : json_number((double)m->memory_bytes));
 	put(o, "governor", json_text(m->governor));
 	put(o, "virtualized", json_must(json_boolean(m->virtualized)));
 	return o;
@@ -112,7 +102,7 @@ static json_t *settings_json(const struct result *r)
 	for (size_t i = 0; i < r->nsettings; i++) {
 		const struct setting *s = &r->settings[i];
 
-		put_outside(o, s->key, s->str ? json_text(s->str) : jnum(s->num));
+		put_outside(o, s->key, s->str ? json_text(s->str) : json_number(s->num));
 	}
 	return o;
 }
@@ -128,7 +118,7 @@ static json_t *metric_json(const struct metric *m)
 	json_t *outliers = json_must(json_object());
 
 	for (size_t i = 0; i < m->n; i++)
-		push(values, jnum(m->values[i]));
+		push(values, json_number(m->values[i]));
 	put(o, "unit", json_text(m->unit));
 	/* n: the runs that measured it, the sample of the statistics. */
 	put(o, "n", jint((long long)(have ? s->n : 0)));
@@ -141,17 +131,17 @@ static json_t *metric_json(const struct metric *m)
 		put(o, "process", proc);
 	}
 #define SUMMARY(key, expr) put(o, key, have ? (expr) : json_must(json_null()))
-	SUMMARY("mean", jnum(s->mean));
-	SUMMARY("stddev", jnum(s->stddev));
-	SUMMARY("min", jnum(s->min));
-	SUMMARY("max", jnum(s->max));
-	SUMMARY("median", jnum(s->median));
-	SUMMARY("mad", jnum(s->mad));
-	SUMMARY("p25", jnum(s->p25));
-	SUMMARY("p75", jnum(s->p75));
-	SUMMARY("p90", jnum(s->p90));
-	SUMMARY("p95", jnum(s->p95));
-	SUMMARY("p99", jnum(s->p99));
+	SUMMARY("mean", json_number(s->mean));
+	SUMMARY("stddev", json_number(s->stddev));
+	SUMMARY("min", json_number(s->min));
+	SUMMARY("max", json_number(s->max));
+	SUMMARY("median", json_number(s->median));
+	SUMMARY("mad", json_number(s->mad));
+	SUMMARY("p25", json_number(s->p25));
+	SUMMARY("p75", json_number(s->p75));
+	SUMMARY("p90", json_number(s->p90));
+	SUMMARY("p95", json_number(s->p95));
+	SUMMARY("p99", json_number(s->p99));
 	SUMMARY("mean_ci", jpair(s->mean_ci));
 	SUMMARY("median_ci", jpair(s->median_ci));
 #undef SUMMARY
@@ -161,7 +151,7 @@ static json_t *metric_json(const struct metric *m)
 	    json_must(json_null()));
 	put(o, "outliers", outliers);
 	for (size_t i = 0; i < m->nextra; i++)
-		put_outside(o, m->extra[i].key, jnum(m->extra[i].value));
+		put_outside(o, m->extra[i].key, json_number(m->extra[i].value));
 	return o;
 }
 
@@ -170,7 +160,7 @@ static json_t *jseries(const struct series *s)
 	json_t *a = json_must(json_array());
 
 	for (size_t i = 0; i < s->n; i++)
-		push(a, jnum(s->v[i]));
+		push(a, json_number(s->v[i]));
 	return a;
 }
 
@@ -221,9 +211,9 @@ static json_t *comparison_json(const struct comparison *c)
 	put(o, "baseline", json_text(c->baseline));
 	put(o, "candidate", json_text(c->candidate));
 	put(o, "metric", json_text(c->metric));
-	put(o, "ratio", jnum(c->ratio));
+	put(o, "ratio", json_number(c->ratio));
 	put(o, "ratio_ci", jpair(c->ratio_ci));
-	put(o, "p_value", jnum(c->p_value));
+	put(o, "p_value", json_number(c->p_value));
 	put(o, "verdict", json_text(cmp_verdict_name(c->verdict)));
 	return o;
 }
@@ -231,9 +221,9 @@ static json_t *comparison_json(const struct comparison *c)
 /* Coefficient, intercept and r2 of f into o. */
 static void put_fit(json_t *o, const struct fit *f)
 {
-	put(o, "coefficient", jnum(f->coef));
-	put(o, "intercept", jnum(f->intercept));
-	put(o, "r2", jnum(f->r2));
+	put(o, "coefficient", json_number(f->coef));
+	put(o, "intercept", json_number(f->intercept));
+	put(o, "r2", json_number(f->r2));
 }
 
 static json_t *complexity_json(const struct complexity_fit *f)

@@ -84,10 +84,8 @@ void json_put_load_keys(json_t *o, const struct benchmark *b)
 		json_t *c = json_must(json_object());
 
 		/* JSON has no NaN or infinity: such a time is null */
-		jput(ps, "start", isfinite(d->start) ? json_real(d->start)
-						      : json_null());
-		jput(ps, "elapsed", isfinite(d->elapsed) ?
-				    json_real(d->elapsed) : json_null());
+		jput(ps, "start", json_number(d->start));
+		jput(ps, "elapsed", json_number(d->elapsed));
 		jput(ps, "ok", count_series(&d->ok));
 		jput(ps, "errors", count_series(&d->errors));
 		jput(o, "per_second", ps);

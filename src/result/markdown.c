@@ -2,7 +2,8 @@
  * The result as Markdown for a pull-request comment: a table of the main
  * metric (wall_time when there is one), a table of the medians of the other
  * metrics worth a reviewer's eye, the comparisons in words, what this
- * machine could not measure, and the warnings.
+ * machine could not measure, and the warnings; a partial result (the
+ * command was stopped) says so first.
  *
  * Everything that came from outside — benchmark names, warnings, metric
  * names of user-chosen events, units — goes through fputs_markdown, so that a
@@ -345,6 +346,12 @@ int result_write_markdown(const struct result *r, const char *path,
 
 	if (atomic_open(&af, path, e))
 		return -1;
+	if (result_partial(r)) {
+		fputs("**Partial result** (", af.fp);
+		fputs_markdown(result_partial(r), af.fp);
+		fputs("): the values cover the program up to then.\n\n",
+		      af.fp);
+	}
 	if (metric) {
 		put_main_table(r, metric, af.fp);
 		put_other_table(r, metric, af.fp);

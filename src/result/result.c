@@ -172,6 +172,14 @@ void result_set_str(struct result *r, const char *key, const char *str)
 	s->num = 0;
 }
 
+const char *result_partial(const struct result *r)
+{
+	for (size_t i = 0; i < r->nsettings; i++)
+		if (!strcmp(r->settings[i].key, "partial"))
+			return r->settings[i].str;
+	return NULL;
+}
+
 struct benchmark *result_add_benchmark(struct result *r, const char *name,
 				       char *const *argv)
 {

@@ -184,6 +184,10 @@ void result_init(struct result *r, const char *kind);
 void result_free(struct result *r);
 void result_set_num(struct result *r, const char *key, double num);
 void result_set_str(struct result *r, const char *key, const char *str);
+/* The setting "partial" ("stopped by SIGINT": the command was stopped
+ * while its program ran, and the values cover it up to then), NULL for a
+ * whole result. Every writer of a result says it where its format can. */
+const char *result_partial(const struct result *r);
 
 /*
  * Append a benchmark (argv may be NULL: no command); returns it, never

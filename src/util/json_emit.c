@@ -40,11 +40,11 @@ static bool put_whole(double v, FILE *fp)
 
 static void put_real(double v, FILE *fp)
 {
-	char buf[40];
+	char buf[JSON_NUMBER_MAX];
 
 	if (put_whole(v, fp))
 		return;
-	fmt_roundtrip(v, buf, sizeof(buf));
+	fmt_json_number(v, buf, sizeof(buf));
 	/* A real stays a real when read back ("-0" would come back as the
 	 * integer 0, losing the sign). */
 	fputs(buf, fp);
@@ -315,4 +315,14 @@ json_t *json_text(const char *s)
 	v = json_string(clean);
 	free(clean);
 	return json_must(v);
+}
+
+json_t *json_number(double v)
+{
+	if (!isfinite(v))
+		return json_must(json_null());
+	if (v == floor(v) && fabs(v) <= 9007199254740992.0 &&
+	    !(v == 0 && signbit(v)))
+		return json_must(json_integer((json_int_t)v));
+	return json_must(json_real(v));
 }

@@ -45,5 +45,14 @@ json_t *json_must(json_t *v);
 char *json_utf8_dup(const char *s);
 /* A JSON string of outside text s (cleaned as above), null for NULL. */
 json_t *json_text(const char *s);
+/*
+ * v as a jansson number, the rule of fmt_json_number (util/strutil.h) for
+ * the writers that build a tree: null when v is NaN or infinite (jansson
+ * refuses them); an integer when v is whole, within ±2^53 and not -0 (so
+ * that 3 is written 3, and read back exactly); else a real, which
+ * json_emit prints in the fewest digits that read back as v. Never NULL
+ * (out of memory aborts, as json_must).
+ */
+json_t *json_number(double v);
 
 #endif

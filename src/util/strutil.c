@@ -96,10 +96,12 @@ char *xasprintf(const char *fmt, ...)
 
 void fmt_json_number(double v, char *buf, size_t n)
 {
-	if (isfinite(v))
-		fmt_roundtrip(v, buf, n);
-	else
+	if (!isfinite(v))
 		snprintf(buf, n, "null");
+	else if (v == 0 && signbit(v))
+		snprintf(buf, n, "-0.0");
+	else
+		fmt_roundtrip(v, buf, n);
 }
 
 void fmt_roundtrip(double v, char *buf, size_t n)

@@ -61,10 +61,18 @@ char *str_replace(const char *s, const char *from, const char *to);
  * reads back as v. */
 void fmt_roundtrip(double v, char *buf, size_t n);
 
-/* v as a JSON number: fmt_roundtrip's text, or "null" when v is NaN or
- * infinite (JSON has no token for them: "-nan" or "inf" would make the
- * whole file invalid). Every JSON writer that prints numbers itself goes
- * through it. */
+/* Room for any text of fmt_json_number, with its NUL. */
+#define JSON_NUMBER_MAX 32
+
+/*
+ * v as a JSON number, the one rule of every JSON writer (those that build
+ * a jansson tree go through json_number, util/json_emit.h): "null" when v
+ * is NaN or infinite (JSON has no token for them: "-nan" or "inf" would
+ * make the whole file invalid); -0 as "-0.0" (a reader takes "-0" for
+ * the integer 0, losing the sign); else fmt_roundtrip's text, which reads
+ * back as v (subnormals, 1.8e308 and integers above 2^53 included). n is
+ * at least JSON_NUMBER_MAX.
+ */
 void fmt_json_number(double v, char *buf, size_t n);
 
 /* Parse a whole string as a number; 0 on success, -1 otherwise. */

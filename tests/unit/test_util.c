@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -898,6 +899,100 @@ static void test_json_reals(void **state)
 	}
 }
 
+/*
+ * The one JSON number rule (fmt_json_number for text, json_number for a
+ * tree printed by json_emit): each text is valid JSON (jansson reads it
+ * strictly), null exactly when v is not finite, and otherwise reads back
+ * as v, bit for bit (the sign of -0 included).
+ */
+static void check_json_number(double v)
+{
+	char text[JSON_NUMBER_MAX], *emitted = NULL;
+	size_t len = 0;
+	json_t *j = json_number(v), *back;
+	FILE *fp = open_memstream(&emitted, &len);
+	json_error_t err;
+
+	fmt_json_number(v, text, sizeof(text));
+	assert_non_null(fp);
+	assert_int_equal(json_emit(j, fp), 0);
+	fclose(fp);
+	json_decref(j);
+	for (int k = 0; k < 2; k++) {
+		const char *s = k ? emitted : text;
+
+		back = json_loads(s, JSON_DECODE_ANY, &err);
+		if (!back)
+			fail_msg("%a: '%s' is not JSON: %s", v, s, err.text);
+		if (!isfinite(v)) {
+			if (!json_is_null(back))
+				fail_msg("%a: '%s', not null", v, s);
+		} else {
+			double r = json_number_value(back);
+
+			if (!json_is_number(back) ||
+			    memcmp(&r, &v, sizeof(r)))
+				fail_msg("%a: '%s' reads back as %a", v, s, r);
+		}
+		json_decref(back);
+	}
+	free(emitted);
+}
+
+static void test_json_numbers(void **state)
+{
+	const double edges[] = {
+		0.0, -0.0, 1.0, -1.0, 0.1, 1e-300, 5e-324, -5e-324,
+		2.2250738585072009e-308, 2.2250738585072014e-308,
+		1.7976931348623157e308, -1.7976931348623157e308,
+		9007199254740992.0, 9007199254740994.0, -9007199254740994.0,
+		18446744073709551616.0, 9223372036854775808.0, 1e300,
+		123456789012345678.0, NAN, -NAN, INFINITY, -INFINITY,
+	};
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	char text[JSON_NUMBER_MAX];
+	json_t *j;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(edges) / sizeof(*edges); i++)
+		check_json_number(edges[i]);
+	/* every class of double: random bit patterns (subnormals, NaNs
+	 * with payloads, infinities, huge and tiny), and the whole
+	 * numbers around 2^53 */
+	for (int i = 0; i < 20000; i++) {
+		double v;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(&v, &x, sizeof(v));
+		check_json_number(v);
+	}
+	for (int64_t k = -64; k <= 64; k++)
+		check_json_number((double)((INT64_C(1) << 53) + k));
+	/* the texts themselves, where they are fixed */
+	fmt_json_number(-0.0, text, sizeof(text));
+	assert_string_equal(text, "-0.0");
+	fmt_json_number(NAN, text, sizeof(text));
+	assert_string_equal(text, "null");
+	fmt_json_number(-INFINITY, text, sizeof(text));
+	assert_string_equal(text, "null");
+	fmt_json_number(9007199254740994.0, text, sizeof(text));
+	assert_string_equal(text, "9007199254740994");
+	fmt_json_number(5e-324, text, sizeof(text));
+	assert_string_equal(text, "4.94065645841247e-324");
+	/* whole numbers within 2^53 are integers in a tree, others reals */
+	j = json_number(3.0);
+	assert_true(json_is_integer(j));
+	json_decref(j);
+	j = json_number(9007199254740994.0);
+	assert_true(json_is_real(j));
+	json_decref(j);
+	j = json_number(-0.0);
+	assert_true(json_is_real(j));
+	json_decref(j);
+}
+
 /* Optimal string alignment distances, by hand, against a brute-force
  * reference on every pair of short words over {a, b, c}. */
 static size_t osa_ref(const char *a, size_t la, const char *b, size_t lb)
@@ -1080,6 +1175,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_reals),
+		cmocka_unit_test(test_json_numbers),
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_split_plain),
 		cmocka_unit_test(test_split_quotes),
