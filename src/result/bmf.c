@@ -54,11 +54,11 @@ static json_t *measure(const struct metric *m, double scale)
 	if (!isfinite(s->median * scale))
 		return NULL;
 	o = json_must(json_object());
-	if (json_object_set_new(o, "value", json_number(s->median * scale)))
+	if (json_object_set_new(o, "value", json_must(json_real(s->median * scale))))
 		json_oom();
 	if (isfinite(lo) && isfinite(hi) &&
-	    (json_object_set_new(o, "lower_value", json_number(lo)) ||
-	     json_object_set_new(o, "upper_value", json_number(hi))))
+	    (json_object_set_new(o, "lower_value", json_must(json_real(lo))) ||
+	     json_object_set_new(o, "upper_value", json_must(json_real(hi)))))
 		json_oom();
 	return o;
 }
