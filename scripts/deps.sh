@@ -14,6 +14,8 @@ need="$need libdw1 libelf1 libsqlite3-0 zlib1g libssl3 libpfm4 libstdc++6 libpq5
 # valgrind: its tool headers and archives build `roofline --count`'s
 # tool (ysflops), and its launcher runs it
 need="$need valgrind"
+# the Python package's C extension (python/), built for Debian's python3
+need="$need python3 python3-dev"
 case "${1:-build}" in
 test)  need="$need libcmocka-dev python3 python3-yaml python3.11-dev python3-pytest python3-pytest-benchmark clang libclang-rt-14-dev man-db bsdutils util-linux protobuf-compiler procps nodejs hyperfine git gzip coreutils time libcap2-bin mount zsh fish chromium fonts-dejavu-core postgresql-15 prometheus-pushgateway prometheus" ;;
 bench) need="$need hyperfine python3 linux-perf heaptrack valgrind wrk nginx-light sqlite3 git util-linux libbenchmark-dev liblttng-ust-dev lttng-tools likwid" ;;
