@@ -61,7 +61,7 @@ tracefix_case() {
 	# measure, checked above)
 	awk '$3 == "sleeper" { if ($7 < 196) exit 1 }' "$T/tf.err" || { cat "$T/tf.err"; return 1; }
 }
-t "tracefix: lifetime, on-CPU, blocked per thread as the threads measured them" tracefix_case
+t "tracefix (retried 3x): lifetime, on-CPU, blocked per thread as the threads measured them" retry tracefix_case
 
 # The scheduling delay needs the sched_wakeup tracepoint, so tracefs:
 # mounted where it is not, in a mount namespace of the command's own.
@@ -144,7 +144,7 @@ PY
 	tracefix_check "$T/tw.out" "$T/tw.err" || { cat "$T/tw.err"; return 1; }
 	awk '$3 == "sleeper" { n++; if ($8 == "?") exit 1 } END { exit n != 1 }' "$T/tw.err" || { cat "$T/tw.err"; return 1; }
 }
-t "wakefix: blocked until the wake-up and the sched delay after it, as the woken thread measured them" wakefix_case
+t "wakefix (retried 3x): blocked until the wake-up and the sched delay after it, as the woken thread measured them" retry wakefix_case
 
 # Without tracefs (or the permission), the delay is unknown, said so, and
 # blocked holds all of the wait: never a silent 0.
@@ -191,7 +191,7 @@ unprivileged_case() {
 	done
 	rm -rf "$d"
 }
-t "an unprivileged user at perf_event_paranoid 2, page faults too, three runs" unprivileged_case
+t "an unprivileged user at perf_event_paranoid 2, page faults too, three runs (retried 3x)" retry unprivileged_case
 
 t "the Chrome JSON keeps the format's rules; thread names; its on-CPU spans are the table's" sh -c '
 	python3 "$CLI/chrome_trace_check.py" "$T/tf.json" > "$T/tf.sum" &&
