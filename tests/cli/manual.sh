@@ -18,7 +18,10 @@ help_opts() {
 	"$YS" "$1" --help | sed -n 's/^  \(-[^-], \|    \)--\([a-z0-9-]*\).*/\2/p' | sort
 }
 man_opts() {
-	man "yardstick-$1" 2>/dev/null | sed -n 's/^ *\(-[^-], \)\{0,1\}--\([a-z0-9-]*\).*/\2/p' | sort -u
+	# the OPTIONS section only: the description may wrap a line at an
+	# option it names ("--work, roofline --count ...")
+	man "yardstick-$1" 2>/dev/null | sed -n '/^OPTIONS/,/^[A-Z]/p' |
+		sed -n 's/^ *\(-[^-], \)\{0,1\}--\([a-z0-9-]*\).*/\2/p' | sort -u
 }
 doc_opts() {
 	sed -n '/^<!-- generated from the option table/,/^<!-- end of the generated options/p' \
