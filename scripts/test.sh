@@ -50,6 +50,7 @@ python3 - "$normal" "$san" <<'PY'
 import json, re, sys, os
 passed = failed = skipped = 0
 skips = []
+fails = []
 times = []
 for d in sys.argv[1:]:
     log = os.path.join(d, "meson-logs", "testlog.json")
@@ -74,6 +75,10 @@ for d in sys.argv[1:]:
             skipped += 1
         else:
             failed += 1
+            notok = [l.strip() for l in ((r.get("stdout") or "") + "\n" + (r.get("stderr") or "")).splitlines()
+                     if l.startswith("not ok")]
+            fails.append(f"{os.path.basename(d)}: {r['name']} ({r['result']})" +
+                         "".join(f"\n    {l}" for l in notok[:10]))
 skipped += len(skips)
 times.sort(reverse=True)
 print("the slowest tests (seconds):")
@@ -81,6 +86,8 @@ for sec, name in times[:12]:
     print(f"  {sec:7.1f}  {name}")
 for s in skips:
     print(f"skipped: {s}")
+for f in fails:
+    print(f"failed: {f}")
 print(f"tests: {passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
 sys.exit(1 if failed else 0)
 PY
