@@ -209,10 +209,10 @@ static void on_comm(void *arg, uint32_t pid, const char *name, bool exec)
 	(void)name;
 	if (!exec)
 		return;
-	/* The old image's addresses need the old mappings: resolve them
-	 * now, before the exec replaces them. */
-	rawstacks_flush(c->raw, pid, 0, c->sym, c->prof);
-	symtab_exec(c->sym, pid);
+	/* The old image's addresses need the old mappings: they are kept
+	 * under a new id and resolved after the run, not now, while the
+	 * new image's samples wait for their Python frames. */
+	rawstacks_rename(c->raw, pid, symtab_retire(c->sym, pid));
 	if (c->py)
 		pystacks_exec(c->py, pid);
 }
