@@ -245,8 +245,11 @@ int record_prepare(struct record_plan *p, struct error *e)
 	}
 	/* a CPython's C stacks have no frame pointers: unwind them where
 	 * the exec chain reaches one, reading its frames promptly */
-	if (p->python && py_argv_runs_python(p->argv))
+	if (p->python && py_argv_runs_python(p->argv)) {
 		p->so.dwarf |= !p->call_graph_given;
+		if (!p->stack_size_given)
+			p->so.stack_size = SAMPLER_PYTHON_STACK;
+	}
 	p->so.prompt = p->python && p->so.dwarf;
 	free(path);
 	/* libdw, loaded now rather than after the run */

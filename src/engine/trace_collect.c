@@ -275,6 +275,7 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 	    py_argv_runs_python(p->argv)) {
 		p->so.dwarf = true;
 		p->so.prompt = true;
+		p->so.stack_size = SAMPLER_PYTHON_STACK;
 	}
 	if (c.py)
 		pystacks_set_run(c.py, p->so.prompt, p->argv[0]);
