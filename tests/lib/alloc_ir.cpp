@@ -3,47 +3,12 @@
 // through operator new and free through delete (plain, sized, array),
 // run "KERNEL N" times. Built twice at -O2, without sanitizers: linked
 // with libyardstick_alloc and without it.
-#include <cstdlib>
-#include <cstring>
 #include <list>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
-#include <unordered_map>
-#include <vector>
 
-static inline void keep(const void *p)
-{
-	__asm__ __volatile__("" : : "r"(p) : "memory");
-}
-
-static void k_umap()
-{
-	std::unordered_map<int, int> m;
-
-	for (int i = 0; i < 1000; i++)
-		m[i] = i;
-	keep(&m);
-}
-
-static void k_map()
-{
-	std::map<int, int> m;
-
-	for (int i = 0; i < 1000; i++)
-		m[i] = i;
-	keep(&m);
-}
-
-static void k_vec()
-{
-	std::vector<int> v;
-
-	for (int i = 0; i < 1000; i++)
-		v.push_back(i);
-	keep(v.data());
-}
+#include "alloc_kernels.h"	/* umap, map, vec: bench/alloc_cost.cc's */
 
 static void k_list()
 {
