@@ -47,6 +47,7 @@ bench: all
 	@scripts/deps.sh bench
 	bench/spawn_overhead.sh $(BUILD)/yardstick
 	bench/whole_process.sh $(BUILD)/yardstick
+	bench/one_invocation.sh $(BUILD)/yardstick
 	bench/record_overhead.sh $(BUILD)
 	bench/mem_overhead.sh $(BUILD)
 	bench/mem_workloads.sh $(BUILD)

@@ -19,53 +19,7 @@
  * map (std::map, 1000 inserts) and vec (a vector growing by 1000
  * push_back).
  */
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <map>
-#include <unordered_map>
-#include <vector>
-
-static inline void keep(void *p)
-{
-	__asm__ __volatile__("" : : "r"(p) : "memory");
-}
-
-static void k_malloc24()
-{
-	void *p = malloc(24);
-
-	keep(p);
-	free(p);
-}
-
-static void k_umap()
-{
-	std::unordered_map<int, int> m;
-
-	for (int i = 0; i < 1000; i++)
-		m[i] = i;
-	keep(&m);
-}
-
-static void k_map()
-{
-	std::map<int, int> m;
-
-	for (int i = 0; i < 1000; i++)
-		m[i] = i;
-	keep(&m);
-}
-
-static void k_vec()
-{
-	std::vector<int> v;
-
-	for (int i = 0; i < 1000; i++)
-		v.push_back(i);
-	keep(v.data());
-}
+#include "alloc_kernels.h"
 
 #if defined(HARNESS_NATIVE)
 #include <algorithm>

@@ -34,7 +34,14 @@
  *     file's malloc and free (libstdc++), each of ours is a jump to the
  *     next one and counts nothing itself; when they do not (a sanitizer's
  *     runtime, an allocator replacing them), each counts the call. Either
- *     way a new is counted once.
+ *     way a new is counted once. When the next ones are libstdc++'s, ours
+ *     do what libstdc++'s do without going through them (fast_*): a new
+ *     calls the next malloc and counts it, and hands a failure to
+ *     libstdc++'s new (its new-handler loop, std::bad_alloc); a delete
+ *     counts and calls the next free. A new/delete pair then costs no
+ *     more instructions than the C library's alone under libstdc++'s
+ *     (whose sized delete calls the unsized one, which calls free, each
+ *     through the PLT): bench/alloc_count_cost.sh.
  *
  * What is counted: an allocation is a malloc, calloc, aligned or
  * reallocating call, or a C++ operator new, that succeeded (its size in
@@ -350,10 +357,20 @@ static enum cxx_mode cxx_mode(enum cxx_mode *m)
 	return __atomic_load_n(m, __ATOMIC_RELAXED);
 }
 
+/* Is f in libstdc++ (whose new calls malloc and whose delete calls free,
+ * and nothing else a program could observe)? */
+static bool in_libstdcxx(void *f)
+{
+	Dl_info info;
+
+	return dladdr(f, &info) && info.dli_fname &&
+	       strstr(info.dli_fname, "libstdc++.so");
+}
+
 /*
  * Each operator: next_X starts at first_X, which looks the next
  * definition up (real_X) and points next_X at it (it counts through
- * malloc) or at count_X (it counts here: a new that succeeded, a delete
+ * malloc), at fast_X (it is libstdc++'s: design note 4) or at count_X (it counts here: a new that succeeded, a delete
  * of a non-NULL pointer once, whatever frees it counted beneath, a sized
  * delete calling the unsized one, say). No next definition: malloc or
  * free stand in. Allocations the runtime makes for itself during a new
@@ -361,24 +378,22 @@ static enum cxx_mode cxx_mode(enum cxx_mode *m)
  * throws, and catches, a std::bad_alloc, whose object is allocated (one
  * malloc and its free).
  */
-#define SET_NEXT(sym_, mode_)                                               \
+#define SET_NEXT(sym_, mode_, fast_)                                        \
 	do {                                                                \
 		void *f = sym(#sym_);                                       \
+		void *to = (void *)count_##sym_, *fast = (void *)(fast_);   \
 									    \
 		*(void **)&real_##sym_ = f;                                 \
 		if (f && cxx_mode(&mode_) == CXX_THROUGH_MALLOC)            \
-			__atomic_store_n((void **)&next_##sym_, f,          \
-					 __ATOMIC_RELAXED);                 \
-		else                                                        \
-			__atomic_store_n((void **)&next_##sym_,             \
-					 (void *)count_##sym_,              \
-					 __ATOMIC_RELAXED);                 \
+			to = fast && in_libstdcxx(f) ? fast : f;            \
+		__atomic_store_n((void **)&next_##sym_, to,                 \
+				 __ATOMIC_RELAXED);                         \
 	} while (0)
 
-#define NEW_FN(sym_, params, args)                                          \
+#define NEW_FN(sym_, params, args, fast_)                                   \
 	static void *first_##sym_ params;                                   \
 	static void *(*next_##sym_) params = first_##sym_;                  \
-	static void *(*real_##sym_) params;                                 \
+	static void *(*real_##sym_) params; /* (again: FAST_NEW) */         \
 	static void *count_##sym_ params                                    \
 	{                                                                   \
 		if (!real_##sym_) /* no C++ runtime after us */             \
@@ -387,7 +402,7 @@ static enum cxx_mode cxx_mode(enum cxx_mode *m)
 	}                                                                   \
 	static void *first_##sym_ params                                    \
 	{                                                                   \
-		SET_NEXT(sym_, new_mode);                                   \
+		SET_NEXT(sym_, new_mode, fast_);                            \
 		return next_##sym_ args;                                    \
 	}                                                                   \
 	void *sym_ params;                                                  \
@@ -396,7 +411,7 @@ static enum cxx_mode cxx_mode(enum cxx_mode *m)
 		return next_##sym_ args;                                    \
 	}
 
-#define DELETE_FN(sym_, params, args)                                       \
+#define DELETE_FN(sym_, params, args, fast_)                                \
 	static void first_##sym_ params;                                    \
 	static void (*next_##sym_) params = first_##sym_;                   \
 	static void (*real_##sym_) params;                                  \
@@ -413,7 +428,7 @@ static enum cxx_mode cxx_mode(enum cxx_mode *m)
 	}                                                                   \
 	static void first_##sym_ params                                     \
 	{                                                                   \
-		SET_NEXT(sym_, delete_mode);                                \
+		SET_NEXT(sym_, delete_mode, fast_);                         \
 		next_##sym_ args;                                           \
 	}                                                                   \
 	void sym_ params;                                                   \
@@ -422,25 +437,71 @@ static enum cxx_mode cxx_mode(enum cxx_mode *m)
 		next_##sym_ args;                                           \
 	}
 
-/* new, new[]; nothrow; aligned; aligned nothrow */
-NEW_FN(_Znwm, (size_t n), (n))
-NEW_FN(_Znam, (size_t n), (n))
-NEW_FN(_ZnwmRKSt9nothrow_t, (size_t n, const void *t), (n, t))
-NEW_FN(_ZnamRKSt9nothrow_t, (size_t n, const void *t), (n, t))
-NEW_FN(_ZnwmSt11align_val_t, (size_t n, size_t a), (n, a))
-NEW_FN(_ZnamSt11align_val_t, (size_t n, size_t a), (n, a))
+/*
+ * libstdc++'s new and delete, done here (design note 4). A new whose
+ * malloc failed is handed to libstdc++'s own (real_X, set before next_X
+ * points here), which calls malloc again, counted if it succeeds, runs
+ * the new-handler and throws or returns NULL as the standard says.
+ */
+#define FAST_NEW(sym_, params, args)                                        \
+	static void *(*real_##sym_) params;                                 \
+	static void *fast_##sym_ params                                     \
+	{                                                                   \
+		void *p = next_malloc(n);                                   \
+									    \
+		if (__builtin_expect(p != NULL, 1)) {                       \
+			counts.allocs++;                                    \
+			counts.bytes += n;                                  \
+			return p;                                           \
+		}                                                           \
+		return real_##sym_ args;                                    \
+	}
+
+#define FAST_DELETE(sym_, params)                                           \
+	static void fast_##sym_ params                                      \
+	{                                                                   \
+		counts.frees += p != NULL;                                  \
+		next_free(p);                                               \
+	}
+
+#define UNUSED __attribute__((unused))
+FAST_NEW(_Znwm, (size_t n), (n))
+FAST_NEW(_Znam, (size_t n), (n))
+FAST_NEW(_ZnwmRKSt9nothrow_t, (size_t n, const void *t), (n, t))
+FAST_NEW(_ZnamRKSt9nothrow_t, (size_t n, const void *t), (n, t))
+FAST_DELETE(_ZdlPv, (void *p))
+FAST_DELETE(_ZdaPv, (void *p))
+FAST_DELETE(_ZdlPvm, (void *p, size_t n UNUSED))
+FAST_DELETE(_ZdaPvm, (void *p, size_t n UNUSED))
+FAST_DELETE(_ZdlPvRKSt9nothrow_t, (void *p, const void *t UNUSED))
+FAST_DELETE(_ZdaPvRKSt9nothrow_t, (void *p, const void *t UNUSED))
+
+/* new, new[]; nothrow; aligned; aligned nothrow (the aligned ones go
+ * through libstdc++'s: its aligned_alloc rounds the size up) */
+NEW_FN(_Znwm, (size_t n), (n), fast__Znwm)
+NEW_FN(_Znam, (size_t n), (n), fast__Znam)
+NEW_FN(_ZnwmRKSt9nothrow_t, (size_t n, const void *t), (n, t),
+       fast__ZnwmRKSt9nothrow_t)
+NEW_FN(_ZnamRKSt9nothrow_t, (size_t n, const void *t), (n, t),
+       fast__ZnamRKSt9nothrow_t)
+NEW_FN(_ZnwmSt11align_val_t, (size_t n, size_t a), (n, a), NULL)
+NEW_FN(_ZnamSt11align_val_t, (size_t n, size_t a), (n, a), NULL)
 NEW_FN(_ZnwmSt11align_val_tRKSt9nothrow_t,
-       (size_t n, size_t a, const void *t), (n, a, t))
+       (size_t n, size_t a, const void *t), (n, a, t), NULL)
 NEW_FN(_ZnamSt11align_val_tRKSt9nothrow_t,
-       (size_t n, size_t a, const void *t), (n, a, t))
+       (size_t n, size_t a, const void *t), (n, a, t), NULL)
 /* delete, delete[]; sized; nothrow; aligned; sized aligned */
-DELETE_FN(_ZdlPv, (void *p), (p))
-DELETE_FN(_ZdaPv, (void *p), (p))
-DELETE_FN(_ZdlPvm, (void *p, size_t n), (p, n))
-DELETE_FN(_ZdaPvm, (void *p, size_t n), (p, n))
-DELETE_FN(_ZdlPvRKSt9nothrow_t, (void *p, const void *t), (p, t))
-DELETE_FN(_ZdaPvRKSt9nothrow_t, (void *p, const void *t), (p, t))
-DELETE_FN(_ZdlPvSt11align_val_t, (void *p, size_t a), (p, a))
-DELETE_FN(_ZdaPvSt11align_val_t, (void *p, size_t a), (p, a))
-DELETE_FN(_ZdlPvmSt11align_val_t, (void *p, size_t n, size_t a), (p, n, a))
-DELETE_FN(_ZdaPvmSt11align_val_t, (void *p, size_t n, size_t a), (p, n, a))
+DELETE_FN(_ZdlPv, (void *p), (p), fast__ZdlPv)
+DELETE_FN(_ZdaPv, (void *p), (p), fast__ZdaPv)
+DELETE_FN(_ZdlPvm, (void *p, size_t n), (p, n), fast__ZdlPvm)
+DELETE_FN(_ZdaPvm, (void *p, size_t n), (p, n), fast__ZdaPvm)
+DELETE_FN(_ZdlPvRKSt9nothrow_t, (void *p, const void *t), (p, t),
+	  fast__ZdlPvRKSt9nothrow_t)
+DELETE_FN(_ZdaPvRKSt9nothrow_t, (void *p, const void *t), (p, t),
+	  fast__ZdaPvRKSt9nothrow_t)
+DELETE_FN(_ZdlPvSt11align_val_t, (void *p, size_t a), (p, a), NULL)
+DELETE_FN(_ZdaPvSt11align_val_t, (void *p, size_t a), (p, a), NULL)
+DELETE_FN(_ZdlPvmSt11align_val_t, (void *p, size_t n, size_t a), (p, n, a),
+	  NULL)
+DELETE_FN(_ZdaPvmSt11align_val_t, (void *p, size_t n, size_t a), (p, n, a),
+	  NULL)

@@ -532,6 +532,33 @@ thread_fail() {
 }
 t "a thread benchmark's failure names the benchmark (also when every benchmark failed alike)" thread_fail
 
+# What counting costs a C++ program (issue 25: +2.72% on umap before,
+# target <= 2%): instructions per iteration of containers built and
+# destroyed, counted by valgrind (runs of N and 2N, the difference / N:
+# no other process on the machine changes it), linked with
+# libyardstick_alloc against the same program without it.
+alloc_ir() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 |
+		sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+alloc_cost() {
+	for k in umap:10 map:10 vec:100 list:20 strings:10 shared:10; do
+		name=${k%%:*}
+		iters=${k#*:}
+		set --
+		for exe in "${YSB_ALLOC_IR_NATIVE:?}" "${YSB_ALLOC_IR_COUNTED:?}"; do
+			a=$(alloc_ir "$exe" "$name" "$iters") &&
+			b=$(alloc_ir "$exe" "$name" $((2 * iters))) &&
+			[ -n "$a" ] && [ -n "$b" ] || return 1
+			set -- "$@" $((b - a))
+		done
+		py "native, counted = $1 / $iters, $2 / $iters
+print('# %-8s native %10.1f  counted %10.1f  %+.2f%%' % ('$name', native, counted, 100 * (counted / native - 1)))
+assert native > 1000 and counted <= 1.02 * native, ('$name', native, counted)" || return 1
+	done
+}
+t "allocation counting costs a C++ program at most 2% more instructions (valgrind; umap, map, vector, list, strings, shared_ptr)" alloc_cost
+
 # keep-alive and clobber, by gcc and clang at -O2 and -O3
 for built in ${YSB_BUILT:-}; do
 	kind=${built%%:*}
