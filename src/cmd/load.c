@@ -324,7 +324,7 @@ static const struct opt_entry load_options[] = {
 	  OPT_SETS(search_given),
 	  .help = "hold each step for at least N requests (default 200; "
 	  "more when an objective needs them to be judged: 268 for p99, "
-	  "2704 for p99.9)" },
+	  "2703 for p99.9)" },
 	OPT_GROUP("Requests"),
 	{ OPT_CALLBACK('m', "method", opt_method), .metavar = "M",
 	  .help = "the method (default GET, POST with a body)" },

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/strutil.h"
 #include "util/term.h"
@@ -83,12 +84,15 @@ static enum slo_call slo_call(const struct load_slo *slo, double k, double n)
 	return SLO_UNSURE;
 }
 
-/* A tie (the share exactly at the limit) fails "<" and passes "<=". */
+/* A tie (the share exactly at the limit, to rounding) fails "<" and
+ * passes "<=". */
 static bool point_passes(const struct load_slo *slo, double k, double n)
 {
-	double share = k / n, a = load_slo_allowed(slo);
+	double allowed = load_slo_allowed(slo) * n;
 
-	return slo->inclusive ? share <= a : share < a;
+	if (fabs(k - allowed) <= 1e-9 * n)
+		return slo->inclusive;
+	return k < allowed;
 }
 
 /* The objective's value for the message: the step's percentile, or its
@@ -109,10 +113,17 @@ static void slo_why(const struct load_slo *slo, const struct load_stats *st,
 		 100 * k / n, k, n);
 	for (int e = 0; e < LOAD_ERR_KINDS; e++) {
 		used = strlen(buf);
-		if (!st->errors[e] || used + 8 >= len)
+		if (!st->errors[e] || e == LOAD_ERR_STATUS || used + 8 >= len)
 			continue;
 		snprintf(buf + used, len - used, "; %s %" PRIu64 ": %s",
 			 load_err_name(e), st->errors[e], st->reason[e]);
+	}
+	for (int c = 400; c < 600; c++) {
+		used = strlen(buf);
+		if (!st->status[c] || used + 8 >= len)
+			continue;
+		snprintf(buf + used, len - used, "; status %d: %" PRIu64, c,
+			 st->status[c]);
 	}
 }
 
@@ -246,7 +257,9 @@ static int run_step(const struct load_config *base,
 	memset(step, 0, sizeof(*step));
 	*kept = false;
 	step->offered = rate;
-	step->hold = fmax(sp->min_duration, step_requests(sp) / rate);
+	/* a quarter more: the requests still in flight when a hold ends
+	 * are not counted */
+	step->hold = fmax(sp->min_duration, 1.25 * step_requests(sp) / rate);
 	c.rate = rate;
 	c.duration = step->hold;
 	c.requests = 0;
@@ -261,6 +274,27 @@ static int run_step(const struct load_config *base,
 	return 0;
 }
 
+/* The longest a drain waits (seconds). */
+#define DRAIN_MAX 10.0
+
+/*
+ * Wait, before a step, until the server may have done what the step
+ * before sent:
+ * the requests in flight at the step's end (at most one a connection)
+ * are still queued in an overloaded server, and would slow the next
+ * step's start. As long as the step's slowest response, at most the
+ * step's hold and DRAIN_MAX; a stop signal ends it.
+ */
+static void drain(const struct load_config *c, const struct load_step *step)
+{
+	double left = fmin(fmin((double)hdr_max(step->st.latency) / 1e9,
+				step->hold), DRAIN_MAX);
+	struct timespec ts = { 0, 50000000 };
+
+	for (; left > 0 && !(c->stop && *c->stop); left -= 0.05)
+		nanosleep(&ts, NULL);
+}
+
 /* Measure a step at rate into s; returns 0 and its verdict in *pass, or
  * -1 (a step that could not run; the search ends). */
 static int measure(const struct load_config *c,
@@ -272,6 +306,8 @@ static int measure(const struct load_config *c,
 	bool kept;
 	int r;
 
+	if (s->nsteps)
+		drain(c, &s->steps[s->nsteps - 1]);
 	s->steps = xrealloc(s->steps, (s->nsteps + 1) * sizeof(*s->steps));
 	step = &s->steps[s->nsteps];
 	r = run_step(c, sp, rate, step, &kept, e);

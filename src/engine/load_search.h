@@ -150,8 +150,8 @@ int load_search_knee(const struct load_search *s);
  * The result (kind load): one benchmark per step, "NAME @ R/s" in the
  * order measured, each with load's metrics and, on throughput, the
  * extras slo_met (1 or 0), step (its order, from 1) and holds; then the
- * benchmark NAME with the metric max_throughput (requests/s, the best
- * step's rate of each second; extras offered_rate, knee_rate,
+ * benchmark NAME with the metric max_throughput (requests/s, one value:
+ * the best step's achieved throughput; extras offered_rate, knee_rate,
  * knee_throughput, bracket_low, bracket_high). Settings: load's, with
  * search find_max, the objectives and the search's options.
  */

@@ -84,22 +84,15 @@ static void step_benchmark(struct result *r, const char *name,
 		benchmark_add_warning(b, "objectives not met: %s", s->why);
 }
 
-/* The benchmark NAME with max_throughput: the best step's rate of each
- * second (a distribution gate can judge), and where it was found. */
+/* The benchmark NAME with max_throughput: one value, the best step's
+ * achieved throughput. */
 static void max_benchmark(struct result *r, const char *name,
 			  const struct load_search *s)
 {
-	const struct load_step *best = &s->steps[s->best];
 	struct benchmark *b = result_add_benchmark(r, name, NULL);
-	struct metric *m = benchmark_metric(b, METRIC_MAX_THROUGHPUT,
-					    "requests/s");
-	double *v;
-	size_t n;
 
-	load_rates(&best->st, &v, &n);
-	for (size_t i = 0; i < n; i++)
-		metric_push(m, v[i]);
-	free(v);
+	metric_push(benchmark_metric(b, METRIC_MAX_THROUGHPUT, "requests/s"),
+		    s->steps[s->best].achieved);
 }
 
 static void max_extras(struct result *r, const struct load_search *s)
@@ -108,7 +101,6 @@ static void max_extras(struct result *r, const struct load_search *s)
 	struct metric *m = benchmark_find_metric(b, METRIC_MAX_THROUGHPUT);
 	const struct load_step *best = &s->steps[s->best];
 
-	metric_set_extra(m, "rate", best->achieved);
 	metric_set_extra(m, "offered_rate", best->offered);
 	if (s->knee >= 0) {
 		metric_set_extra(m, "knee_rate", s->steps[s->knee].offered);

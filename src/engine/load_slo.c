@@ -136,7 +136,7 @@ int load_slo_parse(const char *s, struct load_slo *out, struct error *e)
 /* The share of requests a slo allows over its limit. */
 static double allowed_share(const struct load_slo *slo)
 {
-	return slo->kind == LOAD_SLO_LATENCY ? 1 - slo->q / 100 : slo->limit;
+	return slo->kind == LOAD_SLO_LATENCY ? (100 - slo->q) / 100 : slo->limit;
 }
 
 long load_slo_min_requests(const struct load_slo *slo)
