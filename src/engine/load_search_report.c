@@ -60,28 +60,43 @@ static char *step_name(const char *name, double rate)
 	return xasprintf("%s @ %.4g/s", name, rate);
 }
 
+/* What the search found at step i: "max", "knee", "max knee" or NULL. */
+static const char *found(const struct load_search *s, size_t i)
+{
+	bool max = s->best == (int)i, knee = s->knee == (int)i;
+
+	return max && knee ? "max knee" : max ? "max" : knee ? "knee" : NULL;
+}
+
+/* Step i as a benchmark: load's, with the parameters offered_rate,
+ * slo_met, holds and found, which the report's capacity chart reads
+ * (parameters are read back and stored; metric extras are not). */
 static void step_benchmark(struct result *r, const char *name,
-			   unsigned long long seed, const struct load_step *s,
+			   unsigned long long seed, const struct load_search *s,
 			   size_t i)
 {
-	char *bname = step_name(name, s->offered);
+	const struct load_step *st = &s->steps[i];
+	char *bname = step_name(name, st->offered), v[32];
 	struct benchmark *b;
-	struct metric *m;
 
-	load_fill_benchmark(r, bname, s->offered, seed, &s->st);
+	load_fill_benchmark(r, bname, st->offered, seed, &st->st);
 	free(bname);
 	b = &r->benchmarks[r->nbenchmarks - 1];
-	m = benchmark_find_metric(b, METRIC_THROUGHPUT);
-	metric_set_extra(m, "slo_met", s->verdict == LOAD_STEP_PASS);
-	metric_set_extra(m, "step", (double)(i + 1));
-	metric_set_extra(m, "holds", (double)s->holds);
-	if (s->unsure)
+	snprintf(v, sizeof(v), "%.6g", st->offered);
+	benchmark_add_param(b, "offered_rate", v);
+	benchmark_add_param(b, "slo_met",
+			    st->verdict == LOAD_STEP_PASS ? "yes" : "no");
+	snprintf(v, sizeof(v), "%d", st->holds);
+	benchmark_add_param(b, "holds", v);
+	if (found(s, i))
+		benchmark_add_param(b, "found", found(s, i));
+	if (st->unsure)
 		benchmark_add_warning(b, "the objectives were judged by the "
 				      "point estimate: their 95%% interval "
 				      "held the limit after %d holds",
-				      s->holds);
-	if (s->verdict == LOAD_STEP_FAIL)
-		benchmark_add_warning(b, "objectives not met: %s", s->why);
+				      st->holds);
+	if (st->verdict == LOAD_STEP_FAIL)
+		benchmark_add_warning(b, "objectives not met: %s", st->why);
 }
 
 /* The benchmark NAME with max_throughput: one value, the best step's
@@ -123,7 +138,7 @@ void load_search_fill_result(struct result *r, const struct load_plan *p,
 
 	search_settings(r, p, sp);
 	for (size_t i = 0; i < s->nsteps; i++)
-		step_benchmark(r, name, p->seed, &s->steps[i], i);
+		step_benchmark(r, name, p->seed, s, i);
 	if (s->best >= 0) {
 		max_benchmark(r, name, s);
 		result_summarize(r, p->seed, 1000);

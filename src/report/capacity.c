@@ -1,6 +1,6 @@
 /*
  * The capacity chart of a `load --find-max` result: for each step (a
- * benchmark whose throughput carries the extras target_rate and slo_met,
+ * benchmark with the parameters offered_rate and slo_met,
  * result-format.md), the achieved throughput and the latency's p50 and
  * p99 against the offered rate, the steps that failed their objectives
  * marked, the max throughput and the knee drawn as vertical lines. Two
@@ -21,18 +21,54 @@ struct cap_step {
 	bool met;
 };
 
-static bool extra(const struct metric *m, const char *key, double *v)
+/* Where the search found its max and its knee (NAN: not found). */
+struct cap_marks { double best, knee; };
+
+static const char *param(const struct benchmark *b, const char *name)
 {
-	for (size_t i = 0; m && i < m->nextra; i++) {
-		if (!strcmp(m->extra[i].key, key)) {
-			*v = m->extra[i].value;
-			return isfinite(*v);
-		}
-	}
-	return false;
+	for (size_t i = 0; i < b->nparams; i++)
+		if (!strcmp(b->params[i].name, name))
+			return b->params[i].value;
+	return NULL;
 }
 
-/* The steps of r, by offered rate; their number. */
+/* The achieved throughput: 2xx/3xx responses / seconds measured, else
+ * the mean of the throughput of each second. */
+static double achieved(const struct benchmark *b)
+{
+	const struct load_detail *d = &b->load;
+	const struct metric *tp = benchmark_find_metric(b, METRIC_THROUGHPUT);
+
+	for (size_t i = 0; d->present && d->elapsed > 0 && i < d->ncounts;
+	     i++)
+		if (!strcmp(d->counts[i].key, "ok"))
+			return d->counts[i].value / d->elapsed;
+	return tp && metric_has_summary(tp) ? tp->summary.mean : NAN;
+}
+
+/* Step b into s and its marks into mk; false when b is no step. */
+static bool cap_step(const struct benchmark *b, struct cap_step *s,
+		     struct cap_marks *mk)
+{
+	const char *rate = param(b, "offered_rate"), *met = param(b, "slo_met");
+	const char *found = param(b, "found");
+	const struct metric *lat = benchmark_find_metric(b, METRIC_LATENCY);
+	bool lok = lat && metric_has_summary(lat);
+
+	if (!rate || !met || parse_double(rate, &s->offered) ||
+	    !(s->offered > 0) || !isfinite(s->offered))
+		return false;
+	s->met = !strcmp(met, "yes");
+	s->achieved = achieved(b);
+	s->p50 = lok ? lat->summary.median : NAN;
+	s->p99 = lok ? lat->summary.p99 : NAN;
+	if (found && strstr(found, "max"))
+		mk->best = s->offered;
+	if (found && strstr(found, "knee"))
+		mk->knee = s->offered;
+	return true;
+}
+
 static int by_offered(const void *a, const void *b)
 {
 	const struct cap_step *x = a, *y = b;
@@ -40,30 +76,15 @@ static int by_offered(const void *a, const void *b)
 	return (x->offered > y->offered) - (x->offered < y->offered);
 }
 
-static size_t cap_steps(const struct result *r, struct cap_step *out)
+/* The steps of r, by offered rate, and the marks; their number. */
+static size_t cap_steps(const struct result *r, struct cap_step *out,
+			struct cap_marks *mk)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < r->nbenchmarks; i++) {
-		const struct benchmark *b = &r->benchmarks[i];
-		const struct metric *tp = benchmark_find_metric(b,
-							METRIC_THROUGHPUT);
-		const struct metric *lat = benchmark_find_metric(b,
-							METRIC_LATENCY);
-		struct cap_step s;
-		double met;
-
-		if (!extra(tp, "target_rate", &s.offered) ||
-		    !extra(tp, "slo_met", &met) ||
-		    !extra(tp, "rate", &s.achieved) || s.offered <= 0)
-			continue;
-		s.met = met != 0;
-		s.p50 = lat && metric_has_summary(lat) ? lat->summary.median
-			: NAN;
-		s.p99 = lat && metric_has_summary(lat) ? lat->summary.p99
-			: NAN;
-		out[n++] = s;
-	}
+	mk->best = mk->knee = NAN;
+	for (size_t i = 0; i < r->nbenchmarks; i++)
+		n += cap_step(&r->benchmarks[i], &out[n], mk);
 	qsort(out, n, sizeof(*out), by_offered);
 	return n;
 }
@@ -132,22 +153,6 @@ static void marker(struct chart *c, double x, const char *cls,
 	fputs("</text></g>\n", c->fp);
 }
 
-struct cap_marks { double best, knee; };
-
-static void marks_of(const struct result *r, struct cap_marks *mk)
-{
-	mk->best = mk->knee = NAN;
-	for (size_t i = 0; i < r->nbenchmarks; i++) {
-		const struct metric *m = benchmark_find_metric(
-			&r->benchmarks[i], METRIC_MAX_THROUGHPUT);
-
-		if (m) {
-			extra(m, "offered_rate", &mk->best);
-			extra(m, "knee_rate", &mk->knee);
-		}
-	}
-}
-
 static void throughput_chart(FILE *fp, const struct cap_step *s, size_t n,
 			     const struct cap_marks *mk, double xlo,
 			     double xhi)
@@ -164,7 +169,7 @@ static void throughput_chart(FILE *fp, const struct cap_step *s, size_t n,
 	chart_axes(&c, true, "offered rate (requests/s)",
 		   "achieved (requests/s)");
 	/* where achieved equals offered: a curve on the log x axis */
-	fputs("<path class=\"ref\" d=\"", fp);
+	fputs("<path class=\"ref\" fill=\"none\" d=\"", fp);
 	for (int i = 0; i <= 32; i++) {
 		double top = fmin(c.x.hi, c.y.hi);
 		double x = c.x.lo * pow(top / c.x.lo, i / 32.0);
@@ -218,11 +223,10 @@ static void latency_chart(FILE *fp, const struct cap_step *s, size_t n,
 void view_capacity(FILE *fp, const struct result *r)
 {
 	struct cap_step *s = xcalloc(r->nbenchmarks + 1, sizeof(*s));
-	size_t n = cap_steps(r, s);
 	struct cap_marks mk;
+	size_t n = cap_steps(r, s, &mk);
 
 	if (n) {
-		marks_of(r, &mk);
 		fputs("<section class=\"capacity\"><h3>capacity: throughput "
 		      "and latency against offered rate</h3>\n"
 		      "<div class=\"figs\">\n", fp);

@@ -47,10 +47,13 @@ assert len(mx['values']) == 1 and 180 <= mx['values'][0] <= 220, ('max throughpu
 assert 150 <= mx['knee_rate'] <= 220, ('knee', mx['knee_rate'])
 assert mx['bracket_low'] < mx['bracket_high'] <= mx['bracket_low'] * 1.05 + 1e-9, mx
 for b in steps:
-    tp = b['metrics']['throughput']
-    if tp['target_rate'] <= 150: assert tp['slo_met'] == 1, b['name']
-    if tp['target_rate'] >= 260: assert tp['slo_met'] == 0, b['name']
-    assert tp['slo_met'] == 0 or b['metrics']['latency']['p99'] < 0.1, b['name']
+    p, tp = b['parameters'], b['metrics']['throughput']
+    assert float(p['offered_rate']) == tp['target_rate'], (p, tp['target_rate'])
+    if tp['target_rate'] <= 150: assert p['slo_met'] == 'yes', b['name']
+    if tp['target_rate'] >= 260: assert p['slo_met'] == 'no', b['name']
+    assert p['slo_met'] == 'no' or b['metrics']['latency']['p99'] < 0.1, b['name']
+found = {b['parameters'].get('found') for b in steps} - {None}
+assert found in ({'max', 'knee'}, {'max knee'}), found
 assert d['settings']['search'] == 'find_max' and d['settings']['model'] == 'open'
 assert d['settings']['slo'] == 'p99<100ms,errors<=0%', d['settings']['slo']"
 }
@@ -89,7 +92,7 @@ t "... no rate met, the reset named" sh -c 'grep -q "no rate met the objectives:
 t "... the step kept in the result" py "d = load('$T/rst.json')
 assert [b['name'] for b in d['benchmarks']] == ['$U_rst @ 50/s'], d['benchmarks']
 e = d['benchmarks'][0]['metrics']['errors']; assert e['read'] >= 1, e
-assert d['benchmarks'][0]['metrics']['throughput']['slo_met'] == 0"
+assert d['benchmarks'][0]['parameters']['slo_met'] == 'no'"
 # An errors objective lets a server failing 2% of its requests pass,
 # up to --max-rate.
 fix f2 --fail-every 50
@@ -97,7 +100,7 @@ t "errors<10% with 2% of 503: passes to --max-rate (exit 0)" expect_exit 0 "$YS"
 t "... two steps, both passed, a warning that the cap was met" py "d = load('$T/f2.json')
 steps = [b for b in d['benchmarks'] if ' @ ' in b['name']]
 assert [b['metrics']['throughput']['target_rate'] for b in steps] == [50, 100], steps
-assert all(b['metrics']['throughput']['slo_met'] == 1 for b in steps)
+assert all(b['parameters']['slo_met'] == 'yes' for b in steps)
 assert any('--max-rate 100/s was met' in w for w in bench(d, '$U_f2')['warnings'])"
 t "the same without an errors objective: the 503s fail it" sh -c '"$YS" load --no-store --find-max --slo "p50<1s" --start-rate 50 --step-duration 1s "$U_f2" >"$T/f2b.out" 2>&1; [ $? -eq 1 ] && grep -q "status 503" "$T/f2b.out" || { cat "$T/f2b.out"; exit 1; }'
 unfix f2
