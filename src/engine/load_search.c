@@ -142,8 +142,9 @@ static bool has_error_slo(const struct load_search_plan *sp)
 }
 
 /* Judge slo on step: a failure is written into why (the first one
- * kept). Returns whether it was unsure. */
-static bool judge_one(const struct load_slo *slo, struct load_step *step)
+ * kept). Returns its call: a failure is sure, or not. */
+static enum slo_call judge_one(const struct load_slo *slo,
+			       struct load_step *step)
 {
 	double k, n;
 	enum slo_call c;
@@ -169,7 +170,7 @@ static bool judge_one(const struct load_slo *slo, struct load_step *step)
 			slo_why(slo, &step->st, k, n, step->why,
 				sizeof(step->why));
 	}
-	return c == SLO_UNSURE;
+	return c;
 }
 
 static void step_figures(struct load_step *step)
@@ -185,7 +186,7 @@ static void step_figures(struct load_step *step)
 bool load_search_judge(const struct load_search_plan *sp,
 		       struct load_step *step)
 {
-	bool unsure = false;
+	int calls[SLO_UNSURE + 1] = { 0 };
 
 	step_figures(step);
 	step->verdict = LOAD_STEP_PASS;
@@ -193,22 +194,26 @@ bool load_search_judge(const struct load_search_plan *sp,
 	step->why[0] = '\0';
 	/* errors first: a server that fails requests says why */
 	if (!has_error_slo(sp))
-		unsure |= judge_one(&no_errors, step);
+		calls[judge_one(&no_errors, step)]++;
 	for (size_t i = 0; i < sp->nslos; i++)
 		if (sp->slos[i].kind == LOAD_SLO_ERRORS)
-			unsure |= judge_one(&sp->slos[i], step);
+			calls[judge_one(&sp->slos[i], step)]++;
 	for (size_t i = 0; i < sp->nslos; i++)
 		if (sp->slos[i].kind == LOAD_SLO_LATENCY)
-			unsure |= judge_one(&sp->slos[i], step);
+			calls[judge_one(&sp->slos[i], step)]++;
 	if (step->verdict == LOAD_STEP_PASS &&
 	    step->achieved < LOAD_SEARCH_SUSTAINED * step->offered) {
 		step->verdict = LOAD_STEP_FAIL;
+		calls[SLO_FAIL]++;
 		snprintf(step->why, sizeof(step->why), "not sustained: %.4g/s "
 			 "of %.4g/s offered answered", step->achieved,
 			 step->offered);
 	}
-	/* another hold settles nothing once a sure failure is known */
-	return unsure && !(step->verdict == LOAD_STEP_FAIL && !step->unsure);
+	/* another hold settles nothing once one failure is sure, and the
+	 * verdict is not the point estimate's */
+	if (calls[SLO_FAIL])
+		step->unsure = false;
+	return calls[SLO_UNSURE] && !calls[SLO_FAIL];
 }
 
 /* ---- the steps ---- */

@@ -194,10 +194,14 @@ const char *load_search_failure(const struct load_search *s, char *buf,
 	else if (s->end == LOAD_SEARCH_INTERRUPTED && s->nsteps == 1 &&
 		 s->steps[0].verdict == LOAD_STEP_PASS)
 		snprintf(buf, n, "interrupted in the first step");
+	else if (!s->steps[0].st.ok)
+		snprintf(buf, n, "the first step, %.4g/s, had no request "
+			 "succeed (%s)", s->steps[0].offered, s->steps[0].why);
 	else
 		snprintf(buf, n, "the first step, %.4g/s, did not meet the "
-			 "objectives (%s): lower --start-rate",
-			 s->steps[0].offered, s->steps[0].why);
+			 "objectives (%s)%s", s->steps[0].offered,
+			 s->steps[0].why, strncmp(s->steps[0].why, "errors", 6)
+			 ? ": lower --start-rate" : "");
 	return buf;
 }
 

@@ -217,11 +217,26 @@ static void test_judge_errors(void **state)
 	snprintf(s.st.reason[LOAD_ERR_READ], sizeof(s.st.reason[0]),
 		 "connection reset by peer");
 	/* no errors objective: any error fails, named with its reason */
-	load_search_judge(&sp, &s);
+	assert_false(load_search_judge(&sp, &s));
 	assert_int_equal(s.verdict, LOAD_STEP_FAIL);
 	assert_false(s.unsure);
 	assert_non_null(strstr(s.why, "errors<=0%: "));
 	assert_non_null(strstr(s.why, "read 3: connection reset by peer"));
+	/* a latency unsure beside a sure failure: not held again */
+	for (int i = 0; i < 5; i++)
+		hdr_record(s.st.latency, 200000000);
+	assert_false(load_search_judge(&sp, &s));
+	assert_int_equal(s.verdict, LOAD_STEP_FAIL);
+	assert_false(s.unsure);
+	assert_non_null(strstr(s.why, "errors<=0%: "));
+	/* 3 of 1003 under 1%, sure; the latency still unsure: held again */
+	assert_int_equal(load_slo_parse("errors<1%", &o[1], &e), 0);
+	sp.nslos = 2;
+	assert_true(load_search_judge(&sp, &s));
+	assert_int_equal(s.verdict, LOAD_STEP_PASS);
+	hdr_reset(s.st.latency);
+	for (int i = 0; i < 1000; i++)
+		hdr_record(s.st.latency, 10000000);
 	/* 3 of 1003 under 1%, sure */
 	assert_int_equal(load_slo_parse("errors<1%", &o[1], &e), 0);
 	sp.nslos = 2;
