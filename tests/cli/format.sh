@@ -194,6 +194,16 @@ segment_case() {
 	check load "$T/seg.json" "$T/merged.json"
 }
 t "load --segment and merge: every key is documented" segment_case
+# load --find-max: two steps to --max-rate, their parameters, the
+# max_throughput benchmark and the search's settings.
+find_max_case() {
+	"$YS" load --no-store -q --find-max --slo 'p50<1s' --start-rate 20 \
+		--max-rate 40 --step-duration 0.3s --step-requests 5 \
+		--json "$T/findmax.json" "$U_ok" 2>"$T/findmax.err" ||
+		{ cat "$T/findmax.err"; return 1; }
+	check load "$T/findmax.json"
+}
+t "load --find-max: every key is documented" find_max_case
 
 # bench: a libyardstick program (tests/lib/proof.c): a group (its
 # comparison), declared work, threads, allocations, counters; a failed
