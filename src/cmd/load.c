@@ -55,6 +55,10 @@ static const char load_description[] =
 "due, so a server that stalls is charged for every request it held up\n"
 "(corrected for coordinated omission). Latency from the actual send is\n"
 "reported too, and how many sends went out late.\n"
+"Capacity search (--find-max --slo 'p99<50ms'): open-model steps of rising\n"
+"rate, then bisection, to the highest throughput that meets every\n"
+"objective; each step's verdict a 95% interval test, the step held again\n"
+"while unsure (docs/cmd/load.md).\n"
 "The report goes to stdout; to stderr when an output is stdout (- as a\n"
 "FILE), so that stdout holds that output alone.\n";
 
@@ -71,7 +75,9 @@ static const char load_epilog[] =
 "connection opened again resumes the TLS session of the one before.\n"
 "\n"
 "Exit status: 0 ok (even if some requests failed); 1 no request succeeded\n"
-"(the reason is given; the summary and --json are still written); 2 bad\n"
+"(the reason is given; the summary and --json are still written), or with\n"
+"--find-max no step met the objectives (the first step's failure is\n"
+"given; the steps are still written and stored); 2 bad\n"
 "usage or input (the message names the argument); 3 the store is locked,\n"
 "read-only or another user's, or SQLite cannot be loaded, or the last\n"
 "--push failed (the result is still written); 130\n"
@@ -384,7 +390,7 @@ static void load_init(void *args)
 const struct opt_cmd load_cmd = {
 	.name = "load",
 	.summary = "HTTP load generator: closed or fixed-rate, latency "
-		   "corrected for coordinated omission",
+		   "corrected for coordinated omission; capacity search",
 	.usage = load_usage,
 	.description = load_description,
 	.epilog = load_epilog,

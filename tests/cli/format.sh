@@ -163,7 +163,7 @@ load_case() {
 		2>"$T/load1.err" || { cat "$T/load1.err"; return 1; }
 	"$YS" load --no-store -q -c 2 -R 100 -d 1s --json "$T/load2.json" \
 		"$U_ok" 2>"$T/load2.err" || { cat "$T/load2.err"; return 1; }
-	"$YS" load --no-store -q -c 1 -n 5 --json "$T/load3.json" "$U_503" \
+	"$YS" load --no-store -q -c 1 -n 5 --json "$T/load3.json" "$U_s503" \
 		2>"$T/load3.err"
 	[ -s "$T/load3.json" ] || { cat "$T/load3.err"; return 1; }
 	check load "$T/load1.json" "$T/load2.json" "$T/load3.json"
