@@ -1,8 +1,9 @@
-# yardstick load --find-max: the capacity of a server of designed
-# capacity (2 workers of 10 ms: 200 requests/s) found within 10%, the
-# objectives' syntax, errors ending the search with their reasons, an
-# errors objective, --max-rate, SIGINT keeping the steps measured, the
-# result's steps and max_throughput, and gate on max_throughput.
+# yardstick load --find-max: the capacity of servers of designed
+# capacity (2 workers of 10 ms: 200 requests/s; 1: 100/s) found within
+# 10%, the objectives' syntax, errors ending the search with their
+# reasons, an errors objective, --max-rate, SIGINT keeping the steps
+# measured, the result's steps and max_throughput, and gate on
+# max_throughput.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/httpfix.sh"
 
@@ -60,6 +61,21 @@ assert d['settings']['slo'] == 'p99<100ms,errors<=0%', d['settings']['slo']"
 t "capacity 200/s found within 10% (retried 3x)" retry capacity
 t "... the table: offered, achieved, p50, p99, errors, verdict" sh -c 'grep -q "offered/s *achieved/s *p50 *p99 *errors *verdict" "$T/cap.out" && grep -q "fail: p99<100ms: p99" "$T/cap.out" && grep -q "^  max throughput" "$T/cap.out" && grep -q "^  knee" "$T/cap.out"'
 t "... saved in the store: history follows max_throughput" sh -c '"$YS" history --metric max_throughput | grep -q "127.0.0.1"'
+
+# The class, not the case: another designed capacity, 1 worker of 10 ms
+# (100/s), found within 10% too.
+fix cap1 --delay 10 --workers 1
+capacity1() {
+	"$YS" load --no-store --find-max --slo 'p99<100ms' --start-rate 100 \
+		--json "$T/cap1.json" "$U_cap1" >"$T/cap1.out" 2>&1 ||
+		{ cat "$T/cap1.out"; return 1; }
+	py "d = load('$T/cap1.json')
+print(open('$T/cap1.out').read())
+v = bench(d, '$U_cap1')['metrics']['max_throughput']['values'][0]
+assert 90 <= v <= 110, ('max throughput', v)"
+}
+t "capacity 100/s (1 worker) found within 10% (retried 3x)" retry capacity1
+unfix cap1
 
 # gate on max_throughput like any metric: the result against itself
 # passes, against a copy whose steps are those of another search (other
