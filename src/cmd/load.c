@@ -611,9 +611,14 @@ static int find_max(const struct load_opts *o, const struct load_config *cfg,
 		ret = 1;
 	}
 	git_detect_finish(&gp);
-	if (write_output_set(outs, "yardstick"))
+	if (git_detect_warning(&gp))
+		fprintf(stderr, "yardstick: warning: %s\n",
+			git_detect_warning(&gp));
+	/* nothing measured (the first step could not start): nothing kept */
+	if (s.nsteps && write_output_set(outs, "yardstick"))
 		ret = ret ? ret : 2;
-	rs = o->no_store ? 0 : save_result(res, o->store, o->quiet);
+	rs = o->no_store || !s.nsteps ? 0 : save_result(res, o->store,
+							 o->quiet);
 	if (s.end == LOAD_SEARCH_INTERRUPTED)
 		ret = stop_exit_code() ? stop_exit_code() : 130;
 	load_search_free(&s);

@@ -284,11 +284,10 @@ static int run_step(const struct load_config *base,
 
 /*
  * Wait, before a step, until the server may have done what the step
- * before sent:
- * the requests in flight at the step's end (at most one a connection)
- * are still queued in an overloaded server, and would slow the next
- * step's start. As long as the step's slowest response, at most the
- * step's hold and DRAIN_MAX; a stop signal ends it.
+ * before sent: the requests in flight at that step's end (at most one a
+ * connection) are still queued in an overloaded server, and would slow
+ * the next step's start. As long as that step's slowest response, at
+ * most its hold and DRAIN_MAX; a stop signal ends it.
  */
 static void drain(const struct load_config *c, const struct load_step *step)
 {
