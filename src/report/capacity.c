@@ -24,14 +24,6 @@ struct cap_step {
 /* Where the search found its max and its knee (NAN: not found). */
 struct cap_marks { double best, knee; };
 
-static const char *param(const struct benchmark *b, const char *name)
-{
-	for (size_t i = 0; i < b->nparams; i++)
-		if (!strcmp(b->params[i].name, name))
-			return b->params[i].value;
-	return NULL;
-}
-
 /* The achieved throughput: 2xx/3xx responses / seconds measured, else
  * the mean of the throughput of each second. */
 static double achieved(const struct benchmark *b)
@@ -50,8 +42,9 @@ static double achieved(const struct benchmark *b)
 static bool cap_step(const struct benchmark *b, struct cap_step *s,
 		     struct cap_marks *mk)
 {
-	const char *rate = param(b, "offered_rate"), *met = param(b, "slo_met");
-	const char *found = param(b, "found");
+	const char *rate = benchmark_param(b, "offered_rate");
+	const char *met = benchmark_param(b, "slo_met");
+	const char *found = benchmark_param(b, "found");
 	const struct metric *lat = benchmark_find_metric(b, METRIC_LATENCY);
 	bool lok = lat && metric_has_summary(lat);
 
