@@ -34,7 +34,7 @@ docs: all
 	@scripts/docs.sh $(BUILD)/yardstick
 
 # docs/img/report-*.png: each view of `yardstick report` at 1280 and 800
-# px, in headless Chromium
+# px, in headless Chromium, and the capacity chart of load --find-max
 screenshots: all
 	@scripts/deps.sh test
 	@scripts/screenshots.sh $(BUILD)/yardstick

@@ -14,6 +14,7 @@
 #include "cmd/commands.h"
 #include "engine/load_plan.h"
 #include "engine/load_push.h"
+#include "engine/load_search.h"
 #include "util/options.h"
 #include "config.h"
 #include "load/http.h"
@@ -34,6 +35,10 @@ struct load_opts {
 	const char *push;		/* --push URL: a Pushgateway */
 	double push_interval;
 	bool push_interval_given;
+	/* --find-max: the search's plan, its objectives owned */
+	bool find_max, connections_given, rate_given;
+	struct load_search_plan search;
+	bool search_given;		/* an option of the search */
 };
 
 static const char *const load_usage[] = { "[OPTIONS] URL", NULL };
@@ -50,6 +55,10 @@ static const char load_description[] =
 "due, so a server that stalls is charged for every request it held up\n"
 "(corrected for coordinated omission). Latency from the actual send is\n"
 "reported too, and how many sends went out late.\n"
+"Capacity search (--find-max --slo 'p99<50ms'): open-model steps of rising\n"
+"rate, then bisection, to the highest throughput that meets every\n"
+"objective; each step's verdict a 95% interval test, the step held again\n"
+"while unsure (docs/cmd/load.md).\n"
 "The report goes to stdout; to stderr when an output is stdout (- as a\n"
 "FILE), so that stdout holds that output alone.\n";
 
@@ -66,7 +75,9 @@ static const char load_epilog[] =
 "connection opened again resumes the TLS session of the one before.\n"
 "\n"
 "Exit status: 0 ok (even if some requests failed); 1 no request succeeded\n"
-"(the reason is given; the summary and --json are still written); 2 bad\n"
+"(the reason is given; the summary and --json are still written), or with\n"
+"--find-max no step met the objectives (the first step's failure is\n"
+"given; the steps are still written and stored); 2 bad\n"
 "usage or input (the message names the argument); 3 the store is locked,\n"
 "read-only or another user's, or SQLite cannot be loaded, or the last\n"
 "--push failed (the result is still written); 130\n"
@@ -125,6 +136,21 @@ static int opt_body_file(void *args, const struct opt_entry *opt,
 	if (file_read_all(arg, &data, &len, &fe))
 		return error_set(e, "%s", fe.msg);	/* names the file */
 	set_body(o, data, len);
+	return 0;
+}
+
+/* --slo OBJECTIVE, repeatable: parsed at once, so that a bad one is
+ * named before anything is sent. */
+static int opt_slo(void *args, const struct opt_entry *opt, const char *arg,
+		   struct error *e)
+{
+	struct load_search_plan *sp = &((struct load_opts *)args)->search;
+	struct load_slo slo;
+
+	if (load_slo_parse(arg, &slo, e))
+		return -1;
+	sp->slos = xrealloc(sp->slos, (sp->nslos + 1) * sizeof(*sp->slos));
+	sp->slos[sp->nslos++] = slo;
 	return 0;
 }
 
@@ -240,7 +266,9 @@ static int opt_start_at(void *args, const struct opt_entry *opt,
 static const struct opt_entry load_options[] = {
 	OPT_GROUP("Load"),
 	{ OPT_COUNT('c', "connections", plan.connections, 1, 100000),
-	  .help = "connections kept open" },
+	  OPT_SETS(connections_given),
+	  .help = "connections kept open (with --find-max, 64 by default): "
+	  "at most one request in flight on each" },
 	{ OPT_COUNT('t', "threads", plan.threads, 1, 1024),
 	  .help = "client threads, each an epoll loop over its share of the "
 	  "connections; at most --connections" },
@@ -251,7 +279,7 @@ static const struct opt_entry load_options[] = {
 	  .help = "measure N requests (stop at N, or at --duration when both "
 	  "are given)" },
 	{ OPT_NUMBER('R', "rate", plan.rate, 0, 1e9), .flags = OPT_MIN_EXCL,
-	  .metavar = "R",
+	  .metavar = "R", OPT_SETS(rate_given),
 	  .help = "open model: R requests per second in total" },
 	{ OPT_CALLBACK(0, "segment", opt_segment), .metavar = "I/N",
 	  .help = "send segment I (0 .. N-1) of a test split over N "
@@ -268,6 +296,41 @@ static const struct opt_entry load_options[] = {
 	{ OPT_DURATION(0, "timeout", plan.timeout), .flags = OPT_MIN_EXCL,
 	  .help = "per request and per connect: the request "
 	  "counts as a timeout, the connection is opened again" },
+	OPT_GROUP("Capacity search"),
+	{ OPT_FLAG(0, "find-max", find_max),
+	  .help = "find the highest throughput the service sustains under "
+	  "the --slo objectives: open-model steps from --start-rate, "
+	  "--rate-factor times more each, then bisection between the last "
+	  "rate that passed and the first that failed, to --tolerance; "
+	  "one benchmark per step and max_throughput in the result" },
+	{ OPT_CALLBACK(0, "slo", opt_slo), .metavar = "OBJECTIVE",
+	  .help = "an objective every step must meet (repeatable, all must "
+	  "hold): 'pQ<DURATION' (latency's Q-th percentile, as p99<50ms, "
+	  "p99.9<=1s) or 'errors<P%' (the share of failed requests); "
+	  "without an errors objective any error fails a step" },
+	{ OPT_NUMBER(0, "start-rate", search.start_rate, 0, 1e9),
+	  .flags = OPT_MIN_EXCL, .metavar = "R", OPT_SETS(search_given),
+	  .help = "the first step's rate, requests/s (default 10)" },
+	{ OPT_NUMBER(0, "max-rate", search.max_rate, 0, 1e9),
+	  .flags = OPT_MIN_EXCL, .metavar = "R", OPT_SETS(search_given),
+	  .help = "never offer more than R requests/s: the search ends "
+	  "when a step at R passes" },
+	{ OPT_NUMBER(0, "rate-factor", search.factor, 1, 100),
+	  .flags = OPT_MIN_EXCL, .metavar = "F", OPT_SETS(search_given),
+	  .help = "each step of the first phase offers F times the last "
+	  "(default 2)" },
+	{ OPT_PERCENT(0, "tolerance", search.tolerance, 0.1, 100),
+	  .metavar = "P", OPT_SETS(search_given),
+	  .help = "bisect until the rate that failed is within P% above "
+	  "the one that passed (default 5)" },
+	{ OPT_DURATION(0, "step-duration", search.min_duration),
+	  .flags = OPT_MIN_EXCL, OPT_SETS(search_given),
+	  .help = "hold each step at least T (default 2s)" },
+	{ OPT_COUNT(0, "step-requests", search.min_requests, 1, 100000000),
+	  OPT_SETS(search_given),
+	  .help = "hold each step for at least N requests (default 200; "
+	  "more when an objective needs them to be judged: 268 for p99, "
+	  "2703 for p99.9)" },
 	OPT_GROUP("Requests"),
 	{ OPT_CALLBACK('m', "method", opt_method), .metavar = "M",
 	  .help = "the method (default GET, POST with a body)" },
@@ -320,13 +383,14 @@ static void load_init(void *args)
 	struct load_opts *o = args;
 
 	load_plan_defaults(&o->plan);
+	load_search_plan_defaults(&o->search);
 	o->push_interval = 1;
 }
 
 const struct opt_cmd load_cmd = {
 	.name = "load",
 	.summary = "HTTP load generator: closed or fixed-rate, latency "
-		   "corrected for coordinated omission",
+		   "corrected for coordinated omission; capacity search",
 	.usage = load_usage,
 	.description = load_description,
 	.epilog = load_epilog,
@@ -336,10 +400,46 @@ const struct opt_cmd load_cmd = {
 	.init = load_init,
 };
 
+/* The connections of a search: open-model steps need many in flight. */
+#define FIND_MAX_CONNECTIONS 64
+
+/* --find-max and its options. */
+static int check_find_max(struct load_opts *o, struct error *e)
+{
+	struct load_plan *p = &o->plan;
+	const struct load_search_plan *sp = &o->search;
+
+	if (!o->find_max)
+		return o->search_given || sp->nslos ? error_set(e, "--slo, "
+			"--start-rate, --max-rate, --rate-factor, --tolerance, "
+			"--step-duration and --step-requests go with "
+			"--find-max") : 0;
+	if (!sp->nslos)
+		return error_set(e, "--find-max needs an objective, as in "
+				 "--slo 'p99<50ms'");
+	if (o->rate_given || o->duration_given || p->requests)
+		return error_set(e, "--find-max chooses each step's rate and "
+				 "length: drop --rate, --duration and "
+				 "--requests (see --start-rate, "
+				 "--step-duration, --step-requests)");
+	if (p->segment_given || p->start_at_given || o->push)
+		return error_set(e, "--find-max runs alone: drop --segment, "
+				 "--start-at and --push");
+	if (sp->max_rate > 0 && sp->max_rate < sp->start_rate)
+		return error_set(e, "--max-rate %g is below --start-rate %g",
+				 sp->max_rate, sp->start_rate);
+	if (!o->connections_given)
+		p->connections = FIND_MAX_CONNECTIONS;
+	return 0;
+}
+
 /* Options that go together, and the URL. */
 static int check_opts(struct load_opts *o, struct error *e)
 {
 	struct load_plan *p = &o->plan;
+
+	if (check_find_max(o, e))
+		return -1;
 
 	if (p->threads > p->connections && !p->segment_given)
 		return error_set(e, "--threads %ld: more threads than "
@@ -368,6 +468,7 @@ static int check_opts(struct load_opts *o, struct error *e)
 static void load_opts_free(struct load_opts *o)
 {
 	free(o->plan.headers);	/* the array; the headers are argv's */
+	free(o->search.slos);
 	load_plan_free(&o->plan);
 }
 
@@ -460,6 +561,70 @@ static int finish(const struct load_opts *o, const struct load_stats *st,
 	return ret ? ret : rs;
 }
 
+/* The report's stream, for the steps printed as the search goes. */
+struct step_printer {
+	FILE *fp;
+};
+
+static void print_step(void *arg, const struct load_step *s)
+{
+	struct step_printer *sp = arg;
+
+	load_search_step_line(s, sp->fp);
+	fflush(sp->fp);
+}
+
+/* --find-max: search, report, write, store; the exit code (1 when no
+ * step met the objectives). */
+static int find_max(const struct load_opts *o, const struct load_config *cfg,
+		    struct result *res, struct output_set *outs)
+{
+	struct step_printer pr = { outputs_report_fp(outs) };
+	struct load_search s;
+	struct git_probe gp = { .fd = -1 };
+	struct error e;
+	char why[400];
+	int r, ret = 0, rs;
+
+	if (!o->quiet)
+		load_search_report_head(&o->plan, &o->search, pr.fp);
+	r = load_search_run(cfg, &o->search, o->quiet ? NULL : print_step,
+			    &pr, &s, &e);
+	if (r) {
+		fprintf(stderr, "yardstick load: %s\n", e.msg);
+		ret = 3;
+	}
+	if (o->json || !o->no_store)
+		git_detect_start(&res->git, &gp);
+	load_search_fill_result(res, &o->plan, &o->search, &s);
+	if (s.end == LOAD_SEARCH_INTERRUPTED)
+		result_mark_partial(res);
+	if (!o->quiet)
+		load_search_report_tail(&o->search, &s, pr.fp);
+	fflush(stdout);
+	if (s.end == LOAD_SEARCH_INTERRUPTED)
+		fputs("yardstick: interrupted: what was measured so far is "
+		      "kept\n", stderr);
+	else if (!r && load_search_failure(&s, why, sizeof(why))) {
+		fprintf(stderr, "yardstick load: no rate met the objectives: "
+			"%s\n", why);
+		ret = 1;
+	}
+	git_detect_finish(&gp);
+	if (git_detect_warning(&gp))
+		fprintf(stderr, "yardstick: warning: %s\n",
+			git_detect_warning(&gp));
+	/* nothing measured (the first step could not start): nothing kept */
+	if (s.nsteps && write_output_set(outs, "yardstick"))
+		ret = ret ? ret : 2;
+	rs = o->no_store || !s.nsteps ? 0 : save_result(res, o->store,
+							 o->quiet);
+	if (s.end == LOAD_SEARCH_INTERRUPTED)
+		ret = stop_exit_code() ? stop_exit_code() : 130;
+	load_search_free(&s);
+	return ret ? ret : rs;
+}
+
 int cmd_load(int argc, char **argv)
 {
 	struct load_opts o;
@@ -503,6 +668,10 @@ int cmd_load(int argc, char **argv)
 	res.tool_version = xstrdup(YS_VERSION);
 	machine_detect(&res.machine);
 	install_handlers();
+	if (o.find_max) {
+		ret = find_max(&o, &cfg, &res, &outs);
+		goto out_free;
+	}
 	progress_init(&progress);
 	if (!o.quiet && progress.enabled) {
 		cfg.progress = show_progress;

@@ -82,6 +82,9 @@ int load_plan_config(const struct load_plan *p, struct load_config *c,
 void load_fill_result(struct result *r, const struct load_plan *p,
 		      const struct load_stats *s);
 
+/* The settings of the plan's load (result-format.md, settings.load). */
+void load_fill_settings(struct result *r, const struct load_plan *p);
+
 /*
  * The benchmark name of the load of s, with its metrics and their extra
  * keys, the histograms and the per-second counts (result.h's load

@@ -41,7 +41,7 @@ long load_segment_share(long total, long i, long n)
 	return total / n + (i < total % n);
 }
 
-static void settings(struct result *r, const struct load_plan *p)
+void load_fill_settings(struct result *r, const struct load_plan *p)
 {
 	result_set_str(r, "url", p->url_arg);
 	if (p->requests_file)
@@ -216,7 +216,7 @@ void load_fill_result(struct result *r, const struct load_plan *p,
 {
 	char *name = load_bench_name(p);
 
-	settings(r, p);
+	load_fill_settings(r, p);
 	/* a segment's own target: its share of the rate */
 	load_fill_benchmark(r, name, p->rate / (double)p->segments, p->seed,
 			    s);

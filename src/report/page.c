@@ -415,6 +415,8 @@ static void view_result(FILE *fp, const struct report_set *set, size_t idx,
 		plot_scan(fp, r, &r->fits[f]);
 	if (!r->nfits)
 		plot_scans_unfitted(fp, r);
+	if (r->kind && !strcmp(r->kind, "load"))
+		view_capacity(fp, r);
 	for (size_t i = 0; i < r->nbenchmarks; i++)
 		bench_view(fp, r, &r->benchmarks[i], idx, i, charts);
 	if (!r->nbenchmarks)

@@ -27,6 +27,10 @@ void plot_spectrum(FILE *fp, const struct benchmark *b);
 /* mem: the heap and RSS timeline, the peak marked (nothing without
  * one). */
 void plot_heap_timeline(FILE *fp, const struct benchmark *b);
+/* load --find-max: each step's achieved throughput and latency against
+ * the offered rate, the max and the knee marked (capacity.c); nothing
+ * for a result without steps. */
+void view_capacity(FILE *fp, const struct result *r);
 /* A parameter scan: cost against the parameter, log axes, the fit. */
 void plot_scan(FILE *fp, const struct result *r,
 	       const struct complexity_fit *f);

@@ -50,14 +50,6 @@ static void put_number(double v, FILE *fp)
 	fputs(buf, fp);
 }
 
-static const char *param_value(const struct benchmark *b, const char *name)
-{
-	for (size_t i = 0; i < b->nparams; i++)
-		if (!strcmp(b->params[i].name, name))
-			return b->params[i].value;
-	return NULL;
-}
-
 /* Rows of a benchmark: its longest series of per-run data. */
 static size_t runs_of(const struct benchmark *b)
 {
@@ -75,7 +67,7 @@ static void put_row(const struct benchmark *b, size_t run,
 {
 	fputs_csv(b->name, fp);
 	for (size_t i = 0; i < params->n; i++) {
-		const char *v = param_value(b, params->v[i]);
+		const char *v = benchmark_param(b, params->v[i]);
 
 		fputc(',', fp);
 		if (v)

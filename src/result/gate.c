@@ -505,9 +505,11 @@ static size_t family_size(const struct result *cand,
 		if (t[i].kind == GATE_LIMIT)
 			continue;
 		for (size_t j = 0; j < cand->nbenchmarks; j++)
-			k += !t[i].pattern ||
-			     !fnmatch(t[i].pattern, cand->benchmarks[j].name,
-				      0);
+			k += (!t[i].pattern ||
+			      !fnmatch(t[i].pattern, cand->benchmarks[j].name,
+				       0)) &&
+			     benchmark_find_metric(&cand->benchmarks[j],
+						   t[i].metric);
 	}
 	return k ? k : 1;
 }
@@ -517,6 +519,15 @@ void gate_opts_init(struct gate_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->alpha = 0.01;
 	o->correction = JUDGE_HOLM;
+}
+
+/* Whether b (may be NULL) has metric: a benchmark that has the
+ * threshold's metric on neither side is not about it (the steps of a
+ * `load --find-max` result have no max_throughput): no check. A metric
+ * no benchmark of the candidate has is an error before (a typo). */
+static bool has_metric(const struct benchmark *b, const char *metric)
+{
+	return b && benchmark_find_metric(b, metric);
 }
 
 /* Checks of threshold t on every benchmark of cand it matches, and on
@@ -532,6 +543,8 @@ static int evaluate_one(struct gate_report *rep, struct hashmap *cache,
 
 		if (t->pattern && fnmatch(t->pattern, bb->name, 0))
 			continue;
+		if (!has_metric(bb, t->metric) && !has_metric(ba, t->metric))
+			continue;
 		if (t->kind != GATE_LIMIT && !ba) {
 			missing(rep, new_check(rep, bb, t), "not in the "
 				"baseline: new, or renamed?");
@@ -545,6 +558,8 @@ static int evaluate_one(struct gate_report *rep, struct hashmap *cache,
 		const struct benchmark *ba = &base->benchmarks[i];
 
 		if (t->pattern && fnmatch(t->pattern, ba->name, 0))
+			continue;
+		if (!has_metric(ba, t->metric))
 			continue;
 		if (!compare_lookup(mcand, ba))
 			missing(rep, new_check(rep, ba, t), "in the baseline "

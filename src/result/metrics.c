@@ -89,6 +89,11 @@ static const struct metric_info table[] = {
 	  false, 0, 0, false),
 	M(METRIC_THROUGHPUT, "requests/s", "throughput", R, HI, false, 0, 8,
 	  false),
+	/* load --find-max: engine/load_search_report.c; one value, the
+	 * search's own verdict on noise (its steps' intervals and its
+	 * tolerance): compared as it is */
+	M(METRIC_MAX_THROUGHPUT, "requests/s", "max throughput", R, HI, false,
+	  0, 9, true),
 	M("error_rate", "errors/s", "error rate", R, LO, false, 0, 0, false),
 	M("errors", "count", "errors", C, LO, false, 0, 0, false),
 	/* mem: cmd/mem_report.c; exact counts of the traced program */

@@ -32,6 +32,7 @@
 #define METRIC_LATENCY "latency"
 #define METRIC_LATENCY_UNCORRECTED "latency_uncorrected"
 #define METRIC_THROUGHPUT "throughput"
+#define METRIC_MAX_THROUGHPUT "max_throughput"
 #define METRIC_PEAK_HEAP "peak_heap"
 #define METRIC_WORK_FLOPS "work_flops"
 #define METRIC_WORK_BYTES "work_bytes"

@@ -399,6 +399,14 @@ size_t result_unique_names(struct result *r)
 	return renamed;
 }
 
+const char *benchmark_param(const struct benchmark *b, const char *name)
+{
+	for (size_t i = 0; i < b->nparams; i++)
+		if (!strcmp(b->params[i].name, name))
+			return b->params[i].value;
+	return NULL;
+}
+
 void benchmark_add_param(struct benchmark *b, const char *name,
 			 const char *value)
 {

@@ -216,6 +216,8 @@ struct benchmark *result_find_benchmark(const struct result *r,
 size_t result_unique_names(struct result *r);
 void benchmark_add_param(struct benchmark *b, const char *name,
 			 const char *value);
+/* The value of b's parameter name, or NULL. */
+const char *benchmark_param(const struct benchmark *b, const char *name);
 /* Find or add a metric by name; never NULL. */
 struct metric *benchmark_metric(struct benchmark *b, const char *name,
 				const char *unit);

@@ -3,24 +3,9 @@
 # and mem write is named in the document's key tables, and every key the
 # fixed tables name is written. A new key that is not documented fails.
 . "$(dirname "$0")/lib.sh"
-HTTPFIX=${HTTPFIX:?HTTPFIX must name the HTTP fixture server}
+. "$(dirname "$0")/httpfix.sh"
 HEAPFIX=${HEAPFIX:?HEAPFIX must name the heap fixture}
 DOC=$(cd "$(dirname "$0")/../.." && pwd)/docs/result-format.md
-trap 'for f in "$T"/*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done; rm -rf "$T"' EXIT
-
-# fix NAME ARGS...: start an httpfix on 127.0.0.1; its URL in $U.
-fix() {
-	name=$1
-	shift
-	"$HTTPFIX" "$@" >"$T/$name.port" 2>"$T/$name.err" &
-	echo $! >"$T/$name.pid"
-	i=0
-	while [ ! -s "$T/$name.port" ] && [ $i -lt 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	U=http://127.0.0.1:$(cat "$T/$name.port")/
-}
 
 # check KIND FILE...: the python check of the files against the document.
 check() {
@@ -172,15 +157,13 @@ t "mem: every key of a heap profile is documented" mem_case
 
 # load: closed and open models, and a server answering 503 (status_503).
 fix ok
-U_ok=$U
 fix s503 --status 503
-U_503=$U
 load_case() {
 	"$YS" load --no-store -q -c 2 -n 100 --json "$T/load1.json" "$U_ok" \
 		2>"$T/load1.err" || { cat "$T/load1.err"; return 1; }
 	"$YS" load --no-store -q -c 2 -R 100 -d 1s --json "$T/load2.json" \
 		"$U_ok" 2>"$T/load2.err" || { cat "$T/load2.err"; return 1; }
-	"$YS" load --no-store -q -c 1 -n 5 --json "$T/load3.json" "$U_503" \
+	"$YS" load --no-store -q -c 1 -n 5 --json "$T/load3.json" "$U_s503" \
 		2>"$T/load3.err"
 	[ -s "$T/load3.json" ] || { cat "$T/load3.err"; return 1; }
 	check load "$T/load1.json" "$T/load2.json" "$T/load3.json"
@@ -194,6 +177,16 @@ segment_case() {
 	check load "$T/seg.json" "$T/merged.json"
 }
 t "load --segment and merge: every key is documented" segment_case
+# load --find-max: two steps to --max-rate, their parameters, the
+# max_throughput benchmark and the search's settings.
+find_max_case() {
+	"$YS" load --no-store -q --find-max --slo 'p50<1s' --start-rate 20 \
+		--max-rate 40 --step-duration 0.3s --step-requests 5 \
+		--json "$T/findmax.json" "$U_ok" 2>"$T/findmax.err" ||
+		{ cat "$T/findmax.err"; return 1; }
+	check load "$T/findmax.json"
+}
+t "load --find-max: every key is documented" find_max_case
 
 # bench: a libyardstick program (tests/lib/proof.c): a group (its
 # comparison), declared work, threads, allocations, counters; a failed

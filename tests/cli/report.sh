@@ -134,6 +134,29 @@ assert v["erate"] == [2, 0.6], v'
 }
 t "load view: the percentile spectrum on a nines axis, p99 read back" load_view
 
+# load --find-max: the capacity chart, a point per step at its offered
+# rate, those that failed red, the max and the knee at 200/s.
+capacity_view() {
+	"$YS" report "$F/findmax.json" -o "$T/findmax.html" &&
+	browse "$T/findmax.html" 'JSON.stringify({
+	  pts: [...document.querySelectorAll(".chart.capacity-throughput circle")].map(c => [+c.dataset.offered, +c.dataset.met, c.classList.contains("worse"), +c.getAttribute("cx")]),
+	  lat: document.querySelectorAll(".chart.capacity-latency circle").length,
+	  tip: document.querySelector(".chart.capacity-throughput circle[data-offered=\"200\"] title").textContent,
+	  marks: ["cap-max", "cap-knee"].map(k => [...document.querySelectorAll(".chart.capacity-throughput g." + k + " path")].map(p => +p.getAttribute("d").slice(1).split(" ")[0]))})' &&
+	clean && value '
+pts = v["pts"]
+assert [p[0] for p in pts] == [50, 100, 200, 300, 400], pts
+assert [p[1] for p in pts] == [1, 1, 1, 0, 0] and [p[2] for p in pts] == [False, False, False, True, True], pts
+assert pts[0][3] < pts[1][3] < pts[2][3] < pts[3][3] < pts[4][3], pts
+# log x: 50 -> 100 as far as 100 -> 200
+assert abs((pts[1][3] - pts[0][3]) - (pts[2][3] - pts[1][3])) < 1, pts
+assert v["lat"] == 10, v
+assert v["tip"] == "200/s offered: achieved 199 requests/s", v["tip"]
+assert v["marks"] == [[pts[2][3]], [pts[2][3]]], v["marks"]' &&
+	"$YS" report "$F/load.json" -o "$T/nocap.html" && ! grep -q "class=\"capacity\"" "$T/nocap.html"
+}
+t "load --find-max: the capacity chart, steps by offered rate, the max and the knee marked" capacity_view
+
 mem_view() {
 	"$YS" report "$F/mem.json" -o "$T/mem.html" &&
 	browse "$T/mem.html" 'JSON.stringify([...document.querySelectorAll("table.summary tr[data-metric]")].map(r => [r.dataset.metric, r.querySelector(".median").textContent]))' &&

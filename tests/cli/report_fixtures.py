@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The results of tests/cli/report.sh, with numbers known in advance.
 
-Usage: report_fixtures.py DIR  (writes DIR/run.json, scan.json, load.json,
+Usage: report_fixtures.py DIR  (writes DIR/run.json, scan.json, load.json, findmax.json,
 mem.json, base.json, cand.json, hostile.json, big.json, hf.json, gb.json)
 """
 import json, os, sys
@@ -80,6 +80,25 @@ dump("load.json", result("load", [
         "throughput": ("requests/s", [100, 120, 90, 110, 100]),
         "error_rate": ("errors/s", [0, 2, 0, 1, 0]),
         "errors": ("count", [3])}, command=[])]))
+
+# load --find-max: 5 steps (offered 50, 100, 200, 400, 300 requests/s, in
+# the order measured), the first three met the objectives, the max and
+# the knee found at 200 (achieved 199/s: the mean of its seconds), then
+# the max_throughput benchmark.
+steps = [(50, [50, 50], 0.010, "yes", None), (100, [100, 100], 0.010, "yes", None),
+         (200, [198, 200], 0.012, "yes", "max knee"),
+         (400, [200, 200], 0.5, "no", None), (300, [200, 200], 0.3, "no", None)]
+def step(rate, tput, lat, met, found):
+    p = {"offered_rate": str(rate), "slo_met": met, "holds": "1"}
+    if found:
+        p["found"] = found
+    return bench("http://127.0.0.1/ @ %d/s" % rate, {
+        "latency": ("s", [lat] * 99 + [lat * 2]),
+        "throughput": ("requests/s", tput),
+        "errors": ("count", [0])}, command=[], parameters=p)
+dump("findmax.json", result("load", [step(*s) for s in steps] + [
+    bench("http://127.0.0.1/", {"max_throughput": ("requests/s", [199])},
+          command=[])]))
 
 # mem: one value each, and a timeline of 10 intervals of 0.1 s: the heap
 # 128 KiB more each, its peak of 1 MiB ending at 0.8 s, then back to
