@@ -18,6 +18,7 @@
 #include "cmd/commands.h"
 #include "cmd/cmdopts.h"
 #include "engine/record_run.h"
+#include "profile/advice.h"
 #include "util/options.h"
 #include "profile/output.h"
 #include "profile/profile.h"
@@ -321,6 +322,19 @@ static int no_samples(const struct record_args *a,
 	return 1;
 }
 
+/* The engine's advice: a known slow library the profile sits in. */
+static void print_advice(const struct record_run *run, FILE *fp)
+{
+	for (size_t i = 0; i < run->nadvice; i++) {
+		char *text = advice_text(&run->advice[i]);
+
+		fputs("advice: ", fp);
+		term_puts(fp, text);
+		fputc('\n', fp);
+		free(text);
+	}
+}
+
 /* What the run collected: printed, written; the exit code. */
 static int finish(struct record_args *a, struct record_run *run,
 		  struct output_set *outs)
@@ -338,6 +352,7 @@ static int finish(struct record_args *a, struct record_run *run,
 		if (run->py)
 			pystacks_stats(run->py, &pst);
 		print_report(a, p, &run->st, run->py ? &pst : NULL, stderr);
+		print_advice(run, stderr);
 	}
 	if (run->py)
 		pystacks_fput_report(run->py, a->quiet, stderr);
