@@ -180,6 +180,12 @@ class Server(ThreadingHTTPServer):
         self.count = 0
         self.last = None
 
+    def handle_error(self, request, client_address):
+        """A client that went away (load stops with requests in flight)
+        is not the server's error: no traceback for it."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
     def next_id(self):
         with self.lock:
             self.count += 1
