@@ -23,12 +23,14 @@ own frame before queueing it (torch releases the GIL in its kernels, so
 the handlers' resizes overlap each other and the model).
 
 Zones (`yardstick trace -- python3 server.py ...`, docs/inference.md):
+    main thread      preprocess, model, softmax: one warm-up call
     handler threads  request > [preprocess] > queue_wait
     batcher thread   collect, then batch > [preprocess ...] > model > softmax
 and an async span "queued" per request, from the handler's put to the
-batcher's take; the counter "batch_size". The server prints one line
-when it listens, its URL (PORT 0 picks a free port), and stops on
-SIGTERM or SIGINT, or after --idle-exit with no request.
+batcher's take; the counter "batch_size". The server warms the model up,
+prints one line when it listens, its URL (PORT 0 picks a free port), and
+stops on SIGTERM or SIGINT, or --idle-exit after its last request ended
+(none in flight), finishing the batches queued.
 """
 import argparse
 import json
@@ -75,6 +77,9 @@ class Pending:
         self.top = self.batch = None
 
 
+STOP = object()      # the batcher's last item
+
+
 class Batcher(threading.Thread):
     """The one thread that runs the model, a batch at a time."""
 
@@ -92,7 +97,7 @@ class Batcher(threading.Thread):
         with yardstick.zone("collect"):
             batch = [self.q.get()]
             deadline = time.monotonic() + self.args.max_wait
-            while len(batch) < self.args.max_batch:
+            while len(batch) < self.args.max_batch and batch[-1] is not STOP:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
@@ -101,7 +106,8 @@ class Batcher(threading.Thread):
                 except queue.Empty:
                     break
         for p in batch:
-            yardstick.async_end("queued", p.id)
+            if p is not STOP:
+                yardstick.async_end("queued", p.id)
         return batch
 
     def run_batch(self, batch):
@@ -123,7 +129,18 @@ class Batcher(threading.Thread):
     def run(self):
         yardstick.thread_name("batcher")
         while True:
-            self.run_batch(self.collect())
+            batch = self.collect()
+            if batch[-1] is STOP:
+                if batch[:-1]:
+                    self.run_batch(batch[:-1])
+                return
+            self.run_batch(batch)
+
+    def stop(self):
+        """Finish what is queued, then end (the interpreter must not exit
+        while the thread is inside torch)."""
+        self.q.put(STOP)
+        self.join()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -147,12 +164,15 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(200, "ok\n", "text/plain")
         if self.path != "/infer":
             return self.reply(404, json.dumps({"error": "no such path"}))
-        srv.touch()
         if not srv.named.get(threading.get_ident()):
             srv.named[threading.get_ident()] = True
             yardstick.thread_name("handler")
-        with yardstick.zone("request"):
-            p = self.infer_one(srv)
+        srv.busy(1)
+        try:
+            with yardstick.zone("request"):
+                p = self.infer_one(srv)
+        finally:
+            srv.busy(-1)
         self.reply(200, json.dumps({"class": p.top, "batch": p.batch}))
 
     def infer_one(self, srv):
@@ -178,6 +198,7 @@ class Server(ThreadingHTTPServer):
         self.named = {}
         self.lock = threading.Lock()
         self.count = 0
+        self.inflight = 0
         self.last = None
 
     def handle_error(self, request, client_address):
@@ -191,8 +212,19 @@ class Server(ThreadingHTTPServer):
             self.count += 1
             return self.count
 
-    def touch(self):
-        self.last = time.monotonic()
+    def busy(self, n):
+        """n requests more (or fewer) in flight; the time of the last."""
+        with self.lock:
+            self.inflight += n
+            self.last = time.monotonic()
+
+    def idle_for(self):
+        """Seconds since the last request ended, with none in flight
+        (None: still busy, or none came yet)."""
+        with self.lock:
+            if self.inflight or self.last is None:
+                return None
+            return time.monotonic() - self.last
 
 
 def parser():
@@ -223,10 +255,11 @@ def parser():
 
 
 def watch_idle(srv, idle):
-    """Stop the server idle seconds after its last request."""
+    """Stop the server idle seconds after its last request ended."""
     while True:
         time.sleep(min(idle, 0.1))
-        if srv.last is not None and time.monotonic() - srv.last > idle:
+        t = srv.idle_for()
+        if t is not None and t > idle:
             srv.shutdown()
             return
 
@@ -236,7 +269,12 @@ def main(argv):
     if not 0 <= args.port < 65536:
         parser().error(f"port '{args.port}': expected 0 to 65535")
     torch.set_num_threads(args.threads)
-    batcher = Batcher(pipeline.build(args.model), args)
+    yardstick.thread_name("main")
+    model = pipeline.build(args.model)
+    # warm up before the first request: the first call of a model pays
+    # for its allocations and kernels' set-up
+    pipeline.infer(model, pipeline.make_frames(1, args.image), args.size)
+    batcher = Batcher(model, args)
     try:
         srv = Server(args.port, batcher, args)
     except OSError as e:
@@ -256,6 +294,7 @@ def main(argv):
           flush=True)
     srv.serve_forever(poll_interval=0.1)
     srv.server_close()
+    batcher.stop()
     return 0
 
 
