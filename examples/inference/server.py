@@ -69,12 +69,12 @@ def duration(text):
 
 class Pending:
     """One request in the queue: its input, and its answer when done."""
-    __slots__ = ("id", "frame", "x", "done", "top", "batch")
+    __slots__ = ("id", "frame", "x", "done", "top", "batch", "error")
 
     def __init__(self, rid, frame, x):
         self.id, self.frame, self.x = rid, frame, x
         self.done = threading.Event()
-        self.top = self.batch = None
+        self.top = self.batch = self.error = None
 
 
 STOP = object()      # the batcher's last item
@@ -126,15 +126,25 @@ class Batcher(threading.Thread):
             p.top, p.batch = k, len(batch)
             p.done.set()
 
+    def answer(self, batch):
+        """Run the batch; a failure is every request's answer (500), so
+        that no handler waits for ever."""
+        try:
+            self.run_batch(batch)
+        except Exception as e:
+            for p in batch:
+                p.error = f"{type(e).__name__}: {e}"
+                p.done.set()
+
     def run(self):
         yardstick.thread_name("batcher")
         while True:
             batch = self.collect()
             if batch[-1] is STOP:
                 if batch[:-1]:
-                    self.run_batch(batch[:-1])
+                    self.answer(batch[:-1])
                 return
-            self.run_batch(batch)
+            self.answer(batch)
 
     def stop(self):
         """Finish what is queued, then end (the interpreter must not exit
@@ -173,6 +183,8 @@ class Handler(BaseHTTPRequestHandler):
                 p = self.infer_one(srv)
         finally:
             srv.busy(-1)
+        if p.error:
+            return self.reply(500, json.dumps({"error": p.error}))
         self.reply(200, json.dumps({"class": p.top, "batch": p.batch}))
 
     def infer_one(self, srv):
