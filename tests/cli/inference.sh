@@ -11,15 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 CLI=$(dirname "$0")
 EX=$(cd "$CLI/../../examples/inference" && pwd)
-PYTHON=${PYTHON:?PYTHON must name the interpreter}
-PYTHONPATH=${YS_PYTHONPATH:?YS_PYTHONPATH must name the package}
-# a sanitizer build: the interpreter with the sanitizers' runtimes first
-if [ -n "${YS_PY_PRELOAD:-}" ]; then
-	printf '#!/bin/sh\nLD_PRELOAD="%s" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" exec "%s" "$@"\n' \
-		"$YS_PY_PRELOAD" "$PYTHON" >"$T/python3"
-	chmod +x "$T/python3"
-	PYTHON=$T/python3
-fi
+. "$CLI/pyenv.sh"
 export CLI EX PYTHON PYTHONPATH
 SMALL="--model resnet18 --size 64 --image 96x128"
 
