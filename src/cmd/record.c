@@ -18,6 +18,7 @@
 #include "cmd/commands.h"
 #include "cmd/cmdopts.h"
 #include "engine/record_run.h"
+#include "profile/advice.h"
 #include "util/options.h"
 #include "profile/output.h"
 #include "profile/profile.h"
@@ -53,7 +54,10 @@ static const char record_epilog[] =
 "(3.11, 3.12, 3.13) shows its own functions, files and lines in place of\n"
 "the interpreter's evaluation frames, native frames kept above and below\n"
 "(it is then unwound with dwarf unless -g says otherwise); other versions\n"
-"are named and keep the interpreter's frames. Exit\n"
+"are named and keep the interpreter's frames. When a fifth or more of\n"
+"the samples are in a library Debian ships as an unoptimised reference\n"
+"build (the reference BLAS, libblas3; LAPACK, liblapack3), the report\n"
+"ends with advice: the package that replaces it. Exit\n"
 "status: 0 when the program exited with 0; 1 when it failed or crashed\n"
 "(the profile up to then is still reported and written), or ran too\n"
 "briefly for a single sample (nothing is written); 2 bad usage, a\n"
@@ -326,6 +330,19 @@ static int no_samples(const struct record_args *a,
 	return 1;
 }
 
+/* The engine's advice: a known slow library the profile sits in. */
+static void print_advice(const struct record_run *run, FILE *fp)
+{
+	for (size_t i = 0; i < run->nadvice; i++) {
+		char *text = advice_text(&run->advice[i]);
+
+		fputs("advice: ", fp);
+		term_puts(fp, text);
+		fputc('\n', fp);
+		free(text);
+	}
+}
+
 /* What the run collected: printed, written; the exit code. */
 static int finish(struct record_args *a, struct record_run *run,
 		  struct output_set *outs)
@@ -343,6 +360,7 @@ static int finish(struct record_args *a, struct record_run *run,
 		if (run->py)
 			pystacks_stats(run->py, &pst);
 		print_report(a, p, &run->st, run->py ? &pst : NULL, stderr);
+		print_advice(run, stderr);
 	}
 	if (run->py)
 		pystacks_fput_report(run->py, a->quiet, stderr);

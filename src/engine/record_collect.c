@@ -287,6 +287,31 @@ static void collector_init(struct collector *c, struct record_run *r,
 	}
 }
 
+/* symtab_each_module's callback: the modules into a growing array. */
+struct module_list {
+	struct advice_module *v;
+	size_t n, cap;
+};
+
+static void add_module(void *arg, const char *name, const char *path)
+{
+	struct module_list *l = arg;
+
+	l->v = xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = (struct advice_module){ name, path };
+}
+
+/* The advice on the profile: known slow libraries it sits in. */
+static void find_advice(struct record_run *r, struct symtab *sym)
+{
+	struct module_list l = { 0 };
+
+	symtab_each_module(sym, add_module, &l);
+	r->nadvice = advice_find(&r->prof, 0, l.v, l.n, r->advice,
+				 sizeof(r->advice) / sizeof(r->advice[0]));
+	free(l.v);
+}
+
 /* The profile's figures once the run ended; what r keeps of c. */
 static void collector_finish(struct collector *c, struct record_run *r,
 			     const struct record_plan *p)
@@ -304,6 +329,7 @@ static void collector_finish(struct collector *c, struct record_run *r,
 		      (double)r->oncpu / (r->st.cpu_ns / 1e9) : 0;
 	if (r->st.interrupted || stop_signal())
 		pr->partial = stop_signal_name();
+	find_advice(r, c->sym);
 }
 
 static void collector_free(struct collector *c)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "profile/advice.h"
 #include "profile/profile.h"
 #include "profile/sampler.h"
 #include "util/error.h"
@@ -38,6 +39,10 @@ struct record_run {
 	uint64_t idle_samples;	/* off-CPU: samples' worth off the CPU */
 	uint64_t gil_samples;	/* ... of them waiting for CPython's GIL */
 	uint64_t interval;	/* ns a sample stands for */
+	/* a known slow library's share of the samples (profile/advice.h),
+	 * the largest first; their paths belong to sym */
+	struct advice advice[4];
+	size_t nadvice;
 };
 
 /*

@@ -70,6 +70,18 @@ void symtab_free(struct symtab *s)
 	free(s);
 }
 
+void symtab_each_module(const struct symtab *s,
+			void (*fn)(void *arg, const char *name,
+				   const char *path), void *arg)
+{
+	for (size_t i = 0; i < s->modules.cap; i++) {
+		const struct module *md = st_table_slot(&s->modules, i);
+
+		if (md)
+			fn(arg, md->name, md->path);
+	}
+}
+
 static uint64_t synth_hash(const struct frame *f)
 {
 	/* the strings are interned: equal strings, equal pointers */

@@ -66,6 +66,13 @@ uint32_t symtab_retire(struct symtab *s, uint32_t pid);
 size_t symtab_lookup(struct symtab *s, uint32_t pid, uint64_t addr,
 		     bool is_return, struct frame *out, size_t max);
 
+/* Call fn(arg, name, path) for every file a profiled process mapped:
+ * its module name (a frame's module: the basename) and its path as the
+ * kernel reported it (links resolved). The strings belong to the symtab. */
+void symtab_each_module(const struct symtab *s,
+			void (*fn)(void *arg, const char *name,
+				   const char *path), void *arg);
+
 /*
  * Synthetic frames: frames that are not code at an address (an
  * interpreter's, such as Python's, profile/pystacks.h) travel through the

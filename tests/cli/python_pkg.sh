@@ -9,15 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 CLI=$(dirname "$0")
 PYT=$(cd "$CLI/../python" && pwd)
-PYTHON=${PYTHON:?PYTHON must name the interpreter}
-PYTHONPATH=${YS_PYTHONPATH:?YS_PYTHONPATH must name the package}
-# a sanitizer build: the interpreter with the sanitizers' runtimes first
-if [ -n "${YS_PY_PRELOAD:-}" ]; then
-	printf '#!/bin/sh\nLD_PRELOAD="%s" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" exec "%s" "$@"\n' \
-		"$YS_PY_PRELOAD" "$PYTHON" >"$T/python3"
-	chmod +x "$T/python3"
-	PYTHON=$T/python3
-fi
+. "$CLI/pyenv.sh"
 export CLI PYT PYTHON PYTHONPATH
 
 # ---- zones --------------------------------------------------------------
