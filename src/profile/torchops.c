@@ -40,7 +40,7 @@
 static const char *const lower_overloads[] = {
 	"grad_input", "vec", "dimname", "dim", "int", "names", "using_ints",
 	"using_names", "self", "input", "output", "dtype", "n_scalar",
-	"x_scalar", "periodic", NULL,
+	"x_scalar", "periodic", "memory_format", NULL,
 };
 
 /* Where, in the struct name s[0..n), a part equal to w begins (after a
