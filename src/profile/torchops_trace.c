@@ -397,7 +397,8 @@ static int finish(struct scan *s)
 {
 	struct trace *t = s->t;
 
-	qsort(t->ev, t->n, sizeof(*t->ev), by_start);
+	if (t->n)
+		qsort(t->ev, t->n, sizeof(*t->ev), by_start);
 	if (check_nesting(s))
 		return -1;
 	t->first = t->last = 0;
