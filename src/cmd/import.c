@@ -38,7 +38,8 @@ static const char import_description[] =
 "complete events (\"ph\": \"X\") of an operator's category (none, cpu_op,\n"
 "Operator) are kept; the others are counted and ignored. The file is\n"
 "read in chunks: memory holds the events kept (--max-events), not the\n"
-"file.\n";
+"file. The table goes to stdout; to stderr when the result goes to\n"
+"stdout (--json -).\n";
 
 static const char import_epilog[] =
 "Errors name the file, the event's index and byte offset: malformed\n"
