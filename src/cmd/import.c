@@ -110,9 +110,11 @@ static int import_main(struct import_args *a)
 	ret = trace_import_read(&im, &a->plan, &e);
 	if (ret)
 		fprintf(stderr, "yardstick import: %s\n", e.msg);
-	else if (!a->quiet)
+	else if (!a->quiet) {
 		trace_import_report(&im, outputs_stdout(&outs) ? stderr
 							      : stdout);
+		fflush(stdout);	/* the table before the store's message */
+	}
 	if (!ret)
 		ret = write_output_set(&outs, "yardstick import");
 	if (!ret && !a->no_store) {
