@@ -3,7 +3,7 @@
 # item 3): the top-5 operators by self time, their shares of all
 # operators' self time side by side (record: a sample belongs to the
 # innermost aten:: frame of its stack, among the samples in any
-# operator; torch: key_averages()' self CPU time), and what each tool
+# operator under the loop's Python frame; torch: key_averages()' self CPU time), and what each tool
 # costs the inference loop (its wall time: plain, under torch.profiler,
 # under yardstick record), in interleaved rounds.
 # Usage: bench/torchops.sh [YARDSTICK] [SIDE] [INFERENCES] [ROUNDS]
@@ -45,13 +45,16 @@ tot = sum(v["self_us"] for v in ka.values())
 ops, all_ops = {}, 0
 for line in open(folded):
     st, c = line.rsplit(" ", 1)
-    fr = [f for f in st.split(";") if f.startswith("aten::")]
+    fr = st.split(";")
+    if not any(f.startswith("loop (torch_resnet_loop.py:") for f in fr):
+        continue  # the import, the model's construction, the warm-up
+    fr = [f for f in fr if f.startswith("aten::")]
     if fr:
         ops[fr[-1]] = ops.get(fr[-1], 0) + int(c)
         all_ops += int(c)
 print("\ntop-5 operators by self time: share of all operators' self time "
       "(torch.profiler, last round) and of the samples in an operator "
-      "(yardstick record, last round: %d samples)" % all_ops)
+      "(yardstick record, last round: %d samples in the loop)" % all_ops)
 print("%-32s %16s %18s" % ("operator", "key_averages()", "yardstick record"))
 for k in sorted(ka, key=lambda k: -ka[k]["self_us"])[:5]:
     print("%-32s %15.2f%% %17.2f%%" % (k, 100 * ka[k]["self_us"] / tot,
