@@ -58,9 +58,12 @@ struct scan {
 	size_t events_depth;	/* depth inside the events array, 0: not
 				 * in it */
 	bool events_found;
-	/* the event being copied */
+	/* the event being copied: its bytes before this chunk in ev, in
+	 * this one from mark */
 	struct strbuf ev;
 	bool in_ev;
+	const char *chunk;
+	size_t pos, mark;
 	uint64_t offset;	/* of the byte being scanned */
 	uint64_t ev_offset;	/* where the event began */
 	size_t index;		/* of the event, from 0 */
@@ -195,6 +198,16 @@ static int end_event(struct scan *s)
 	return ret;
 }
 
+/* The event's bytes of this chunk up to pos (excluded) into ev. */
+static int copy_event(struct scan *s, size_t pos)
+{
+	if (s->ev.len + (pos - s->mark) > TORCHOPS_MAX_EVENT_BYTES)
+		return fail(s, "%s", "longer than 1 MiB");
+	strbuf_put(&s->ev, s->chunk + s->mark, pos - s->mark);
+	s->mark = pos;
+	return 0;
+}
+
 /* A key of the top-level object has ended: is it "traceEvents"? */
 static void end_key(struct scan *s)
 {
@@ -215,7 +228,7 @@ static int open_bracket(struct scan *s, char c)
 		s->in_ev = true;
 		s->ev_offset = s->offset;
 		s->ev.len = 0;
-		strbuf_putc(&s->ev, c);
+		s->mark = s->pos;
 	}
 	if (s->depth == 0) {
 		s->top_seen = true;
@@ -239,7 +252,7 @@ static int close_bracket(struct scan *s, char c)
 		return fail_at(s, "unbalanced brackets");
 	s->depth--;
 	if (s->in_ev && s->depth == s->events_depth)
-		return end_event(s);
+		return copy_event(s, s->pos + 1) ? -1 : end_event(s);
 	if (s->events_depth && s->depth + 1 == s->events_depth) {
 		s->events_depth = 0;
 		s->events_found = true;
@@ -268,11 +281,6 @@ static void string_byte(struct scan *s, char c)
 
 static int scan_byte(struct scan *s, char c)
 {
-	if (s->in_ev) {
-		if (s->ev.len >= TORCHOPS_MAX_EVENT_BYTES)
-			return fail(s, "%s", "longer than 1 MiB");
-		strbuf_putc(&s->ev, c);
-	}
 	if (s->in_str) {
 		string_byte(s, c);
 		return 0;
@@ -315,10 +323,13 @@ static int scan_byte(struct scan *s, char c)
 
 static int scan_chunk(struct scan *s, const char *buf, size_t n)
 {
-	for (size_t i = 0; i < n; i++, s->offset++)
-		if (scan_byte(s, buf[i]))
+	s->chunk = buf;
+	s->mark = 0;
+	for (s->pos = 0; s->pos < n; s->pos++, s->offset++)
+		if (scan_byte(s, buf[s->pos]))
 			return -1;
-	return 0;
+	/* an event goes on into the next chunk */
+	return s->in_ev ? copy_event(s, n) : 0;
 }
 
 static int scan_end(struct scan *s)
