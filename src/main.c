@@ -33,6 +33,7 @@ static const struct command commands[] = {
 	{ "store", cmd_store, &store_cmd },
 	{ "export", cmd_export, &export_cmd },
 	{ "merge", cmd_merge, &merge_cmd },
+	{ "import", cmd_import, &import_cmd },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -23,12 +23,13 @@ int cmd_roofline(int argc, char **argv);
 int cmd_store(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 /* Their options tables (cmd/options.h): help and completions. */
 struct opt_cmd;
 extern const struct opt_cmd compare_cmd, gate_cmd, history_cmd, record_cmd,
 	load_cmd, mem_cmd, bench_cmd, report_cmd, trace_cmd, roofline_cmd,
-	export_cmd, merge_cmd;
+	export_cmd, merge_cmd, import_cmd;
 extern const struct opt_cmd store_cmd;
 
 /*

@@ -17,6 +17,7 @@
 #include "engine/trace_run.h"
 #include "measure/spawn.h"
 #include "profile/pystacks.h"
+#include "profile/torchops.h"
 #include "profile/python_proc.h"
 #include "profile/symbolize.h"
 #include "profile/symcache.h"
@@ -90,6 +91,20 @@ static void on_sample(void *arg, const struct raw_sample *s)
 	c->nips += n;
 }
 
+/* A frame's name into names[nn], and outside a dispatcher's entry its
+ * operator's (profile/torchops.h) when there is room; the new count. */
+static size_t add_frame(struct trace *t, const char **names, size_t nn,
+			const char *function)
+{
+	char op[256];
+
+	names[nn++] = function;
+	if (nn < STACK_MAX * 2 &&
+	    torchops_frame_name(function, op, sizeof(op)))
+		names[nn++] = trace_intern(t, op);
+	return nn;
+}
+
 /* The pending samples into the timeline, each with its stack
  * "outermost;...;leaf", after the run (symbolizing takes time the
  * reader has not while the program runs). */
@@ -118,7 +133,7 @@ static void resolve(struct collector *c)
 				continue;
 			standin = st;
 			for (size_t f = 0; f < nf && nn < STACK_MAX * 2; f++)
-				names[nn++] = fr[f].function;
+				nn = add_frame(t, names, nn, fr[f].function);
 		}
 		c->stack.len = 0;
 		for (size_t k = nn; k-- > 0;) {

@@ -26,7 +26,8 @@
 struct zone_stat {
 	const char *name;
 	double *dur;		/* the finished instances' durations */
-	size_t n, cap;
+	double *self;		/* ... and their self times */
+	size_t n, cap, capself;
 	double total, self_total;
 	/* instances the program ended inside (no END): not in dur (their
 	 * duration is unknown), the longest of their lower bounds (from
@@ -56,7 +57,9 @@ struct open_stack {
 	uint32_t tid;
 	size_t *ev;		/* indices into the trace's events */
 	double *child;		/* the time of each one's direct children */
-	size_t n, cap, capc;
+	size_t *at;		/* each one's index in its zone's dur, or
+				 * SIZE_MAX: unfinished */
+	size_t n, cap, capc, capat;
 };
 
 static struct open_stack *stack_of(struct open_stack **v, size_t *n,
@@ -91,6 +94,8 @@ static void close_top(const struct trace *t, struct open_stack *s,
 	if (self < 0)
 		self = 0;
 	z->self_total += self;
+	if (s->at[s->n - 1] != SIZE_MAX)
+		z->self[s->at[s->n - 1]] = self;
 	s->n--;
 	if (s->n)
 		s->child[s->n - 1] += d;
@@ -119,6 +124,8 @@ static void build_table(const struct trace *t, uint64_t t_end,
 		while (s->n && t->ev[s->ev[s->n - 1]].end <= e->start)
 			close_top(t, s, zt, t_end);
 		z = stat_of(zt, e->name);
+		s->at = xgrow(s->at, &s->capat, s->n + 1, sizeof(size_t));
+		s->at[s->n] = SIZE_MAX;
 		if (e->flags & TRACE_ZONE_UNFINISHED) {
 			double d = (double)(zone_end(e, t_end) - e->start);
 
@@ -129,7 +136,10 @@ static void build_table(const struct trace *t, uint64_t t_end,
 		} else {
 			z->dur = xgrow(z->dur, &z->cap, z->n + 1,
 				       sizeof(double));
+			z->self = xgrow(z->self, &z->capself, z->n + 1,
+					sizeof(double));
 			z->dur[z->n] = (double)(e->end - e->start);
+			s->at[s->n] = z->n;
 			z->total += z->dur[z->n];
 			z->n++;
 		}
@@ -145,6 +155,7 @@ static void build_table(const struct trace *t, uint64_t t_end,
 			close_top(t, &st[i], zt, t_end);
 		free(st[i].ev);
 		free(st[i].child);
+		free(st[i].at);
 	}
 	free(st);
 }
@@ -153,6 +164,7 @@ static void free_table(struct zone_table *zt)
 {
 	for (size_t i = 0; i < zt->n; i++) {
 		free(zt->v[i].dur);
+		free(zt->v[i].self);
 	}
 	free(zt->v);
 }
@@ -374,11 +386,46 @@ void trace_report(const struct trace_run *r, FILE *fp)
 
 /* ---- the result ---- */
 
+void trace_zone_benchmarks(struct result *res, const struct trace *t,
+			   uint64_t t_end, const char *prefix,
+			   char *const *argv)
+{
+	struct zone_table zt;
+
+	build_table(t, t_end, &zt);
+	for (size_t i = 0; i < zt.n; i++) {
+		const struct zone_stat *z = &zt.v[i];
+		char *name = prefix ? xasprintf("%s %s", prefix, z->name)
+				    : xstrdup(z->name);
+		struct benchmark *b = result_add_benchmark(res, name, argv);
+
+		if (z->n) {
+			struct metric *m = benchmark_metric(b, METRIC_LATENCY,
+							    "s");
+
+			for (size_t k = 0; k < z->n; k++)
+				metric_push(m, z->dur[k] / 1e9);
+			m = benchmark_metric(b, METRIC_SELF_TIME, "s");
+			for (size_t k = 0; k < z->n; k++)
+				metric_push(m, z->self[k] / 1e9);
+		}
+		if (z->unfinished)
+			benchmark_add_warning(b, "unfinished: %zu instance%s "
+					      "the program ended inside, left "
+					      "out of the values; the longest "
+					      "ran at least %.9g s",
+					      z->unfinished,
+					      z->unfinished == 1 ? "" : "s",
+					      z->unfinished_max / 1e9);
+		free(name);
+	}
+	free_table(&zt);
+}
+
 void trace_build_result(struct trace_run *r)
 {
 	const struct trace_plan *a = r->p;
 	struct result *res = &r->res;
-	struct zone_table zt;
 
 	if (r->have_res)
 		return;
@@ -396,37 +443,17 @@ void trace_build_result(struct trace_run *r)
 	result_set_num(res, "dropped_events", (double)r->tr.dropped);
 	result_set_num(res, "lost_zone_events", (double)r->zones_lost);
 	result_mark_partial(res);
-	build_table(&r->tr, end_ns(r), &zt);
-	for (size_t i = 0; i < zt.n; i++) {
-		char *name = a->name ? xasprintf("%s %s", a->name,
-						 zt.v[i].name)
-				     : xstrdup(zt.v[i].name);
-		struct benchmark *b = result_add_benchmark(res, name, a->argv);
+	trace_zone_benchmarks(res, &r->tr, end_ns(r), a->name, a->argv);
+	for (size_t i = 0; i < res->nbenchmarks; i++) {
+		struct benchmark *b = &res->benchmarks[i];
 
-		if (zt.v[i].n) {
-			struct metric *m = benchmark_metric(b, METRIC_LATENCY,
-							    "s");
-
-			for (size_t k = 0; k < zt.v[i].n; k++)
-				metric_push(m, zt.v[i].dur[k] / 1e9);
-		}
-		if (zt.v[i].unfinished)
-			benchmark_add_warning(b, "unfinished: %zu instance%s "
-					      "the program ended inside, left "
-					      "out of the values; the longest "
-					      "ran at least %.9g s",
-					      zt.v[i].unfinished,
-					      zt.v[i].unfinished == 1 ? "" : "s",
-					      zt.v[i].unfinished_max / 1e9);
 		benchmark_push_exit(b, spawn_exit_code(r->st.status));
 		if (r->zones_lost || r->tr.dropped)
 			benchmark_add_warning(b, "incomplete: %" PRIu64
 					      " zone events lost, %" PRIu64
 					      " events dropped",
 					      r->zones_lost, r->tr.dropped);
-		free(name);
 	}
-	free_table(&zt);
 	result_unique_names(res);
 	result_summarize(res, 1, 1000);
 }
@@ -437,4 +464,55 @@ int trace_write_result(const char *path, void *run, struct error *e)
 
 	trace_build_result(r);
 	return result_write_json(&r->res, path, e);
+}
+
+/* ---- the operator table of an imported trace ---- */
+
+static int by_self(const void *a, const void *b)
+{
+	const struct zone_stat *x = a, *y = b;
+
+	if (x->self_total != y->self_total)
+		return x->self_total > y->self_total ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+void trace_ops_table(const struct trace *t, size_t top, FILE *fp)
+{
+	bool color = term_use_color(fp);
+	struct zone_table zt;
+	double self_all = 0, dur;
+
+	build_table(t, t->last, &zt);
+	for (size_t i = 0; i < zt.n; i++)
+		self_all += zt.v[i].self_total;
+	qsort(zt.v, zt.n, sizeof(*zt.v), by_self);
+	fprintf(fp, "%s%-40s %10s %8s %10s %8s %10s %8s %10s %10s%s\n",
+		term_dim(color), "operator", "self", "self%", "total",
+		"total%", "avg", "count", "p50", "p99", term_reset(color));
+	for (size_t i = 0; i < zt.n && i < top; i++) {
+		const struct zone_stat *z = &zt.v[i];
+		double *s = z->n ? stats_sorted_copy(z->dur, z->n) : NULL;
+
+		term_pad(fp, z->name, 40, false);
+		put_time(fp, z->self_total, 10);
+		fprintf(fp, " %7.2f%%", self_all > 0
+			? 100 * z->self_total / self_all : 0);
+		put_time(fp, z->total, 10);
+		fprintf(fp, " %7.2f%%", self_all > 0
+			? 100 * z->total / self_all : 0);
+		dur = z->n ? z->total / (double)z->n : 0;
+		put_time(fp, dur, 10);
+		fprintf(fp, " %8zu", z->n);
+		put_time(fp, s ? stats_percentile_sorted(s, z->n, 50) : 0, 10);
+		put_time(fp, s ? stats_percentile_sorted(s, z->n, 99) : 0, 10);
+		fputc('\n', fp);
+		free(s);
+	}
+	if (zt.n > top)
+		fprintf(fp, "%s... %zu more operators (--top)%s\n",
+			term_dim(color), zt.n - top, term_reset(color));
+	fprintf(fp, "self time in all: %s\n",
+		fmt_value(self_all / 1e9, "s", (char[32]){ 0 }, 32));
+	free_table(&zt);
 }

@@ -65,6 +65,24 @@ void trace_add_zones(struct trace_run *r, const struct zb_map *zb);
 void trace_report(const struct trace_run *r, FILE *fp);
 /* The result of kind "trace" in r->res, built once (r->have_res). */
 void trace_build_result(struct trace_run *r);
+/*
+ * The benchmarks of the zones of t (sorted by start, parents first at
+ * the same start) into res: one per zone name, in order of first
+ * appearance, named "prefix NAME" (prefix NULL: NAME), with the finished
+ * instances' latency and self time (the duration less that of the zones
+ * directly inside it on its thread) in s, and a warning for those
+ * unfinished at t_end.
+ */
+void trace_zone_benchmarks(struct result *res, const struct trace *t,
+			   uint64_t t_end, const char *prefix,
+			   char *const *argv);
+/*
+ * The table of t's zones as torch.profiler's key_averages().table():
+ * the top ones by self time, each with its self time and share of all
+ * self time, total (inclusive) time and its share, average, count,
+ * p50 and p99 of its durations.
+ */
+void trace_ops_table(const struct trace *t, size_t top, FILE *fp);
 /* The result, the --json writer (ctx: the trace_run) */
 int trace_write_result(const char *path, void *run, struct error *e);
 

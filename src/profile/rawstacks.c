@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/torchops.h"
 #include "util/hashmap.h"
 #include "util/strutil.h"
 
@@ -169,13 +170,26 @@ static const struct addr_ids *addr_ids(struct stackframes *c, uint32_t pid,
 				.is_return = is_return,
 				.standin = (addr & SYMTAB_IF_NAMED) && k == 1 &&
 					   !c->fr[0].address };
-	c->ids = xgrow(c->ids, &c->capids, c->nids + k, sizeof(*c->ids));
-	c->unknown = xgrow(c->unknown, &c->capunknown, c->nids + k,
+	/* each frame, and outside a dispatcher's entry its operator's
+	 * frame (profile/torchops.h): up to 2k ids */
+	c->ids = xgrow(c->ids, &c->capids, c->nids + 2 * k, sizeof(*c->ids));
+	c->unknown = xgrow(c->unknown, &c->capunknown, c->nids + 2 * k,
 			   sizeof(*c->unknown));
-	for (size_t j = 0; j < k; j++, c->nids++) {
+	for (size_t j = 0; j < k; j++) {
+		char op[256];
+
 		c->ids[c->nids] = profile_frame(c->p, &c->fr[j]);
-		c->unknown[c->nids] = !strcmp(c->fr[j].function, "[unknown]");
+		c->unknown[c->nids++] = !strcmp(c->fr[j].function,
+						"[unknown]");
+		if (torchops_frame_name(c->fr[j].function, op, sizeof(op))) {
+			struct frame f = { .function = op,
+					   .module = TORCHOPS_MODULE };
+
+			c->ids[c->nids] = profile_frame(c->p, &f);
+			c->unknown[c->nids++] = false;
+		}
 	}
+	a->n = (uint32_t)(c->nids - a->first);
 	hashidx_add(&c->index, h, c->n);
 	return a;
 }

@@ -87,6 +87,9 @@ static const struct metric_info table[] = {
 	M(METRIC_LATENCY, "s", "latency", T, LO, false, 0, 1, false),
 	M(METRIC_LATENCY_UNCORRECTED, "s", "latency (uncorrected)", T, LO,
 	  false, 0, 0, false),
+	/* trace, import: a zone's or an operator's time less that of the
+	 * ones inside it (engine/trace_report.c) */
+	M(METRIC_SELF_TIME, "s", "self time", T, LO, false, 0, 0, false),
 	M(METRIC_THROUGHPUT, "requests/s", "throughput", R, HI, false, 0, 8,
 	  false),
 	/* load --find-max: engine/load_search_report.c; one value, the

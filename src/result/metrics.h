@@ -31,6 +31,7 @@
 #define METRIC_ITERATIONS "iterations"
 #define METRIC_LATENCY "latency"
 #define METRIC_LATENCY_UNCORRECTED "latency_uncorrected"
+#define METRIC_SELF_TIME "self_time"
 #define METRIC_THROUGHPUT "throughput"
 #define METRIC_MAX_THROUGHPUT "max_throughput"
 #define METRIC_PEAK_HEAP "peak_heap"

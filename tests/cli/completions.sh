@@ -18,7 +18,7 @@ t "yardstick completion csh: exit 2 naming it" sh -c '
 
 # The commands, from `yardstick help`.
 cmds=$("$YS" help | sed -n 's/^  \([a-z]*\) .*/\1/p' | grep -vx 'help\|completion')
-t "help lists the commands" [ "$(echo $cmds)" = "run compare gate history record load mem bench report trace roofline store export merge" ]
+t "help lists the commands" [ "$(echo $cmds)" = "run compare gate history record load mem bench report trace roofline store export merge import" ]
 
 # The options each command accepted before the tables (its getopt_long
 # arrays): none may be lost.

@@ -218,7 +218,11 @@ trace_case() {
 		{ cat "$T/trace1.err"; return 1; }
 	"$YS" trace --no-store -q --json "$T/trace2.json" -- true \
 		2>"$T/trace2.err" || { cat "$T/trace2.err"; return 1; }
-	check trace "$T/trace1.json" "$T/trace2.json"
+	# and an imported torch.profiler trace (two operators, nested)
+	printf '%s' '[{"ph":"X","name":"aten::linear","ts":0,"dur":10,"tid":1,"pid":"CPU functions"},{"ph":"X","name":"aten::addmm","ts":2,"dur":6,"tid":1,"pid":"CPU functions"}]' >"$T/torch.json"
+	"$YS" import --no-store -q --json "$T/trace3.json" "$T/torch.json" ||
+		return 1
+	check trace "$T/trace1.json" "$T/trace2.json" "$T/trace3.json"
 }
 t "trace: every key of a trace's result is documented" trace_case
 # roofline --measure: the ceilings, with their theoretical peaks
