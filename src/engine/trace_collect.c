@@ -284,7 +284,7 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 	if (c.py)
 		pystacks_set_reader(c.py, r->st.rt_why);
 	if (res) {
-		ret = res == SAMPLER_REFUSED ? 3 : 2;
+		ret = error_exit_code(e);	/* SAMPLER_REFUSED: 3 */
 	} else {
 		resolve(&c, 0);
 		trace_add_zones(r, &zb);

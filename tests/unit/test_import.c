@@ -78,7 +78,7 @@ static json_t *load(const char *path)
 
 static void read_ok(struct result *r, const char *path)
 {
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 
 	if (result_read_json(r, path, &e))
 		fail_msg("%s", e.msg);
@@ -389,7 +389,7 @@ static void test_gbench_real(void **state)
 static void expect_bad(const char *text, const char *where)
 {
 	struct result r;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	char *path = tmp_path("bad.json"), *prefix;
 
 	spit(path, text);
@@ -407,7 +407,7 @@ static void expect_bad(const char *text, const char *where)
 static void test_gbench_aggregates_only(void **state)
 {
 	struct result r;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	const char *path = TESTDATA_DIR "/gbench-aggregates-only.json";
 
 	assert_int_equal(result_read_json(&r, path, &e), -1);

@@ -922,7 +922,7 @@ static const char *const v1 = "\"schema\": \"yardstick/result/v1\"";
 static void expect_bad(const char *text, const char *where)
 {
 	struct result r;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	char *path = tmp_path("bad.json"), *prefix;
 
 	spit(path, text);
@@ -1307,7 +1307,7 @@ static void test_write_fails_cleanly(void **state)
 
 	build(&r);
 	for (size_t i = 0; i < 3; i++) {
-		struct error e = { "" };
+		struct error e = { .msg = "" };
 
 		assert_int_equal(writers[i](&r, path, &e), -1);
 		expect_in(e.msg, "cannot create '");
