@@ -170,6 +170,12 @@ struct runner {
 	int failed;			/* exit code to return, 0 if none */
 };
 
+/* The defaults of a plan, those of `yardstick run`'s options: one warm-up
+ * run, adaptive runs (10 to 1000, 3 s measured at least), seed 1, 1000
+ * bootstrap resamples, the default counters; one command to fill in
+ * (argv), nothing else asked for. */
+void run_plan_init(struct run_plan *p);
+
 /* A runner of plan p into res (result_init'ed by the caller), through
  * run_spawn_executor. Nothing is opened yet. */
 void run_engine_init(struct runner *rn, const struct run_plan *p,
