@@ -88,17 +88,24 @@ static void set_msg(struct error *e, char *full)
 	e->cls = ERROR_INPUT;
 }
 
+/* The message of fmt and ap into e (if non-NULL), of class cls. */
+static int set_class(struct error *e, enum error_class cls, const char *fmt,
+		     va_list ap)
+{
+	if (!e)
+		return -1;
+	set_msg(e, xvasprintf(fmt, ap));
+	e->cls = cls;
+	return -1;
+}
+
 int error_set(struct error *e, const char *fmt, ...)
 {
 	va_list ap;
-	char *full;
 
-	if (!e)
-		return -1;
 	va_start(ap, fmt);
-	full = xvasprintf(fmt, ap);
+	set_class(e, ERROR_INPUT, fmt, ap);
 	va_end(ap);
-	set_msg(e, full);
 	return -1;
 }
 
@@ -121,15 +128,10 @@ int error_errno(struct error *e, int errnum, const char *fmt, ...)
 int error_env(struct error *e, const char *fmt, ...)
 {
 	va_list ap;
-	char *full;
 
-	if (!e)
-		return -1;
 	va_start(ap, fmt);
-	full = xvasprintf(fmt, ap);
+	set_class(e, ERROR_ENV, fmt, ap);
 	va_end(ap);
-	set_msg(e, full);
-	e->cls = ERROR_ENV;
 	return -1;
 }
 
