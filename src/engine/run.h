@@ -122,9 +122,14 @@ struct run_executor {
 		       struct run_sample *out, struct error *e);
 	void *arg;
 	/* NULL, or runs of one command in a batch through the spawner
-	 * o->via (spawner_measure_batch's contract) */
-	int (*batch)(void *arg, const struct spawn_opts *o,
-		     const struct spawner_batch *b, struct error *e);
+	 * o->via, pulled one by one (spawner_batch_begin, _next and
+	 * _stop's contract): the loop calls down, nothing calls it back */
+	int (*batch_begin)(void *arg, const struct spawn_opts *o,
+			   const struct spawner_batch *b, struct error *e);
+	int (*batch_next)(void *arg, const struct spawn_opts *o,
+			  struct spawner_batch_run *run, struct error *e);
+	int (*batch_stop)(void *arg, const struct spawn_opts *o,
+			  struct error *e);
 };
 
 extern const struct run_executor run_spawn_executor;
