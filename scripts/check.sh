@@ -1,8 +1,11 @@
 #!/bin/sh
 # The quick loop of a developer: the normal build only, then the unit
-# tests, every fuzz target over its corpus once, and the command-line
-# tests that take under a second (meson's suite 'quick'). `make test` is
-# still the whole suite in both builds, what CI runs.
+# tests, every fuzz target over its corpus once (the seeds replayed, no
+# fuzzing: YS_FUZZ_SEEDS_ONLY), and the command-line tests that take under
+# a second (meson's suite 'quick'). Left to `make test` (suite 'slow'):
+# the store's tests again on a PostgreSQL server (store_pg) and the
+# judge's Monte Carlo harness (judge_sim). `make test` is still the whole
+# suite in both builds, what CI runs.
 set -u
 build=${1:-build}
 start=$(date +%s)
@@ -14,7 +17,7 @@ else
 		{ cat "$build.setup.log"; exit 1; }
 fi
 ninja -C "$build" >/dev/null || { ninja -C "$build"; exit 1; }
-meson test -C "$build" --print-errorlogs --num-processes 2 \
+YS_FUZZ_SEEDS_ONLY=1 meson test -C "$build" --print-errorlogs --num-processes 2 \
 	--suite unit --suite fuzz --suite quick >"$build.check.log" 2>&1
 status=$?
 grep -E "^ *[0-9]+/[0-9]+ " "$build.check.log" | grep -v " OK " || true

@@ -690,6 +690,7 @@ static int bench(struct bench_args *a)
 		if (ret) {
 			fprintf(stderr, "yardstick bench: --baseline: %s\n",
 				e.msg);
+			ret = error_exit_code(&e);
 			goto out;
 		}
 		have_base = true;

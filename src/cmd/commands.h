@@ -101,6 +101,32 @@ void print_program_end(const char *who, const char *covers, int status,
  */
 int program_exit_code(int ret, int status);
 
+/*
+ * Measuring with run's engine (cmd/runplan.c), for `run` and `roofline
+ * --count`: the outputs asked for, and what another command adds —
+ * measured, once the runs are done and before the statistics, the report,
+ * the files and the store (to add metrics and settings to the result);
+ * done, after the store, when all went well (its return is the exit
+ * code).
+ */
+struct run_outputs {
+	const char *json, *csv, *markdown, *bmf;	/* NULL: not asked */
+	const char *store;	/* NULL: the default store */
+	bool no_store, quiet, details;
+};
+
+struct run_hooks {
+	void (*measured)(struct result *r, void *arg);
+	int (*done)(const struct result *r, void *arg);
+	void *arg;
+};
+
+/* The runs of plan p (its warn NULL: warnings on stderr), the report, the
+ * files and the store; h may be NULL. Returns the exit code. */
+struct run_plan;
+int run_plan_execute(const struct run_plan *p, const struct run_outputs *o,
+		     const struct run_hooks *h);
+
 /* result_mark_partial, which the engines call too */
 #include "engine/partial.h"
 

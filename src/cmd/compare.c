@@ -119,11 +119,10 @@ static int parse(struct compare_args *a, int argc, char **argv,
 static int load(const char *ref, const char *store, struct result *r)
 {
 	struct error e;
-	int ret = ref_load(ref, store, r, &e);
-
-	if (ret)
-		fprintf(stderr, "yardstick compare: %s\n", e.msg);
-	return ret;
+	if (!ref_load(ref, store, r, &e))
+		return 0;
+	fprintf(stderr, "yardstick compare: %s\n", e.msg);
+	return error_exit_code(&e);
 }
 
 static int write_json(const char *path, void *rep, struct error *e)

@@ -132,7 +132,7 @@ static int push_all(const struct export_args *a, const struct om_doc *d,
 		if (push_group(a->push, g[i].benchmark, g[i].machine, NULL,
 			       body.s, body.len, &e)) {
 			fprintf(stderr, "yardstick export: %s\n", e.msg);
-			ret = 3;
+			ret = error_exit_code(&e);
 		}
 		free(body.s);
 	}
@@ -168,6 +168,7 @@ int cmd_export(int argc, char **argv)
 		ret = ref_load(refs[loaded], a.store, &rs[loaded], &e);
 		if (ret) {
 			fprintf(stderr, "yardstick export: %s\n", e.msg);
+			ret = error_exit_code(&e);
 			goto out_free;
 		}
 		dup += om_add_result(d, &rs[loaded]);

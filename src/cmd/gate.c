@@ -249,7 +249,8 @@ static int load_both(struct gate_args *a, struct loader *base,
 		fprintf(stderr, "yardstick gate: baseline: %s\n", base->e.msg);
 	if (cand->ret)
 		fprintf(stderr, "yardstick gate: candidate: %s\n", cand->e.msg);
-	return base->ret ? base->ret : cand->ret;
+	return base->ret ? error_exit_code(&base->e)
+			 : error_exit_code(&cand->e);
 }
 
 static int run_gate(struct gate_args *a)

@@ -378,14 +378,14 @@ int cmd_history(int argc, char **argv)
 	free(path);
 	if (ret) {
 		fprintf(stderr, "yardstick history: %s\n", e.msg);
-		ret = ref_store_exit(ret);
+		ret = error_exit_code(&e);
 		goto out;
 	}
 	ret = store_history_view(s, &a.q, metrics, &view, &e);
 	store_close(s);
 	if (ret) {
 		fprintf(stderr, "yardstick history: %s\n", e.msg);
-		ret = ref_store_exit(ret);
+		ret = error_exit_code(&e);
 		goto out;
 	}
 	if (a.detect) {

@@ -693,7 +693,7 @@ int cmd_load(int argc, char **argv)
 	progress_clear(&progress);
 	if (r) {
 		fprintf(stderr, "yardstick load: %s\n", e.msg);
-		ret = 3;
+		ret = error_exit_code(&e);
 		goto out_free;
 	}
 	if (o.json || !o.no_store)

@@ -306,11 +306,10 @@ static void report_data_free(struct report_data *d)
 static int load_ref(const char *ref, const char *store, struct result *r)
 {
 	struct error e;
-	int ret = ref_load(ref, store, r, &e);
-
-	if (ret)
-		fprintf(stderr, "yardstick report: %s\n", e.msg);
-	return ret;
+	if (!ref_load(ref, store, r, &e))
+		return 0;
+	fprintf(stderr, "yardstick report: %s\n", e.msg);
+	return error_exit_code(&e);
 }
 
 static int load_sets(struct report_data *d, const struct report_args *a,
@@ -415,7 +414,7 @@ static int load_history(struct report_data *d, struct report_args *a)
 	store_close(s);
 	if (ret) {
 		fprintf(stderr, "yardstick report: %s\n", e.msg);
-		return ref_store_exit(ret);
+		return error_exit_code(&e);
 	}
 	d->history.benchmark = a->q.benchmark;
 	d->history.metric = a->q.metric;

@@ -16,7 +16,8 @@
  * tool (--trace-children=yes, forks too) and writes its totals at its
  * exit to a file of its own there; the totals are their sum.
  *
- * Then run_execute (run.h) times PROGRAM --runs times, as `run` would,
+ * Then run's engine (engine/run.h, through run_plan_execute) times
+ * PROGRAM --runs times, as `run` would,
  * and the result (kind "run") gets the counted work: metrics work_flops
  * and work_bytes (one value per timed run) and the settings work_flops
  * and work_bytes = "counted: ysflops" (docs/result-format.md). It is
@@ -36,7 +37,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/roofline.h"
-#include "cmd/run.h"
+#include "engine/run.h"
 #include "engine/roofline_count.h"
 #include "result/metrics.h"
 #include "result/result.h"
@@ -343,41 +344,25 @@ out:
 	return ret;
 }
 
-/* Time the program with run's machinery, the counts added. */
+/* Time the program with run's engine, as `run --runs N -- PROGRAM`
+ * would, the counts added (run_plan_execute: the report, --json, the
+ * store). */
 static int time_program(const struct roofline_args *a, struct count_state *st)
 {
-	char runs[32];
-	size_t n = 0;
-	char **argv;
-	struct run_opts o;
+	struct run_plan p;
 	struct run_hooks h = { add_work, place, st };
-	struct error e;
-	int r;
 
-	for (n = 0; a->argv[n]; n++)
-		;
-	snprintf(runs, sizeof(runs), "%ld", a->runs);
-	argv = xcalloc(n + 5, sizeof(char *));
-	argv[0] = "run";
-	argv[1] = "--runs";
-	argv[2] = runs;
-	argv[3] = "--";
-	for (size_t i = 0; i < n; i++)
-		argv[4 + i] = a->argv[i];
-	r = run_parse(&o, (int)(n + 4), argv, &e);
-	free(argv);
-	if (r) {
-		fprintf(stderr, "yardstick roofline: %s\n", e.msg);
-		run_opts_free(&o);
-		return 2;
-	}
-	o.json = a->json;
-	o.store = a->store;
-	o.no_store = a->no_store;
-	o.quiet = a->quiet;
-	r = run_execute(&o, &h);
-	run_opts_free(&o);
-	return r;
+	run_plan_init(&p);
+	p.argv = a->argv;
+	p.runs = a->runs;
+	if (a->runs == 1)
+		p.warmup = 0;	/* as run's --runs 1: a quick look */
+	p.progress = !a->quiet;
+	p.all_cis = a->json != NULL;
+	p.record_git = a->json || !a->no_store;
+	return run_plan_execute(&p, &(struct run_outputs){
+		.json = a->json, .store = a->store, .no_store = a->no_store,
+		.quiet = a->quiet }, &h);
 }
 
 /* The count, in a private directory made and removed here. */

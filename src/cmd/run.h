@@ -51,25 +51,6 @@ struct run_opts {
 int run_parse(struct run_opts *o, int argc, char **argv, struct error *e);
 void run_opts_free(struct run_opts *o);
 
-
-/*
- * What another command that times a program with run's machinery
- * (`roofline --count`) adds to it: measured, once the runs are done and
- * before the statistics, the report, the files and the store (to add
- * metrics and settings to the result); done, after the store, when all
- * went well (its return is the exit code).
- */
-struct run_hooks {
-	void (*measured)(struct result *r, void *arg);
-	int (*done)(const struct result *r, void *arg);
-	void *arg;
-};
-
-/* The runs of o (parsed by run_parse), the report, the files and the
- * store: all of `yardstick run` after its options. h may be NULL.
- * Returns the exit code. */
-int run_execute(struct run_opts *o, const struct run_hooks *h);
-
 struct opt_cmd;
 extern const struct opt_cmd run_cmd;
 

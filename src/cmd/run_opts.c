@@ -269,13 +269,15 @@ static const struct opt_entry run_options[] = {
 static void run_init(void *args)
 {
 	struct run_opts *o = args;
+	struct run_plan d;
 
-	o->warmup = 1;
-	o->min_runs = 10;
-	o->max_runs = 1000;
-	o->min_time = 3;
-	o->seed = 1;
-	o->resamples = 1000;
+	run_plan_init(&d);	/* the engine's defaults, written once */
+	o->warmup = d.warmup;
+	o->min_runs = d.min_runs;
+	o->max_runs = d.max_runs;
+	o->min_time = d.min_time;
+	o->seed = d.seed;
+	o->resamples = d.resamples;
 }
 
 const struct opt_cmd run_cmd = {

@@ -29,7 +29,7 @@ int save_check(const char *store)
 		return 0;
 	fprintf(stderr, "yardstick: %s; nothing was run (the store is "
 		"checked before the runs)\n", e.msg);
-	return ref_store_exit(r);
+	return error_exit_code(&e);
 }
 
 /* res, which the store at path could not keep, into a file, and how to
@@ -79,7 +79,7 @@ int save_result(const struct result *res, const char *store, bool quiet)
 	if (path)
 		keep_unsaved(path, res);
 	free(path);
-	return ref_store_exit(r);
+	return error_exit_code(&e);
 }
 
 int check_output_set(struct output_set *s, const char *who)

@@ -111,7 +111,7 @@ static int add_file(const char *from, const char *to)
 	if (!ret)
 		return 0;
 	fprintf(stderr, "yardstick store copy: %s\n", e.msg);
-	return ref_store_exit(ret);
+	return error_exit_code(&e);
 }
 
 static int copy(const struct store_args *a, const char *from, const char *to)
@@ -142,7 +142,7 @@ static int copy(const struct store_args *a, const char *from, const char *to)
 	if (!ret)
 		return 0;
 	fprintf(stderr, "yardstick store copy: %s\n", e.msg);
-	return ref_store_exit(ret);
+	return error_exit_code(&e);
 }
 
 int cmd_store(int argc, char **argv)

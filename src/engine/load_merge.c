@@ -356,12 +356,10 @@ static int load_segments(const char *const *files, size_t n,
 {
 	for (*loaded = 0; *loaded < n; ) {
 		struct seg *s = &segs[*loaded];
-		int r;
 
 		s->file = files[*loaded];
-		r = ref_load_values(s->file, NULL, &s->r, e);
-		if (r)
-			return r;
+		if (ref_load_values(s->file, NULL, &s->r, e))
+			return error_exit_code(e);
 		++*loaded;
 		if (check_segment(s, e) ||
 		    (*loaded > 1 && check_same_test(s, &segs[0], e)))

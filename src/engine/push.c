@@ -67,10 +67,10 @@ int push_group(const char *url, const char *benchmark, const char *machine,
 			     body, len, PUSH_TIMEOUT, &r, &ce);
 	free(path);
 	if (ret)
-		return error_set(e, "cannot push to the Pushgateway: %s",
+		return error_env(e, "cannot push to the Pushgateway: %s",
 				 ce.msg);
 	if (r.status < 200 || r.status > 299)
-		return error_set(e, "cannot push to the Pushgateway '%s': it "
+		return error_env(e, "cannot push to the Pushgateway '%s': it "
 				 "answered %d%s%s", url, r.status,
 				 r.first_line[0] ? ": " : "", r.first_line);
 	return 0;

@@ -10,10 +10,10 @@
  */
 #include "engine/record_run.h"
 
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/follow.h"
 #include "measure/spawn.h"
 #include "profile/pystacks.h"
 #include "profile/python_proc.h"
@@ -178,20 +178,14 @@ static void on_mmap(void *arg, const struct raw_mmap *m)
 {
 	struct collector *c = arg;
 
-	symtab_mmap(c->sym, m->pid, m->start, m->len, m->pgoff, m->path);
-	if (c->py)
-		pystacks_mmap(c->py, m->pid, m->path);
+	follow_mmap(c->sym, c->py, m);
 }
 
 static void on_fork(void *arg, uint32_t pid, uint32_t ppid)
 {
 	struct collector *c = arg;
 
-	if (pid == ppid)
-		return;
-	symtab_fork(c->sym, pid, ppid);
-	if (c->py)
-		pystacks_fork(c->py, pid, ppid);
+	follow_fork(c->sym, c->py, pid, ppid);
 }
 
 static void on_exit_pid(void *arg, uint32_t pid)
@@ -348,7 +342,6 @@ int record_collect(struct record_run *r, struct record_plan *p,
 	struct sampler_callbacks cb = { .arg = &c, .sample = on_sample,
 					.mmap = on_mmap, .fork = on_fork,
 					.comm = on_comm, .exit = on_exit_pid };
-	struct sigaction ign, old_quit;
 	enum sampler_result res;
 
 	memset(&c, 0, sizeof(c));
@@ -356,15 +349,8 @@ int record_collect(struct record_run *r, struct record_plan *p,
 			       : record_types, 2);
 	r->prof.command = argv_join(p->argv);
 	collector_init(&c, r, p, &cb);
-	/* Ctrl-\ is for the program (it resets SIGQUIT before its exec);
-	 * Ctrl-C, SIGTERM stop it (util/stop.h): yardstick stays to drain
-	 * the buffers and write the profile, marked partial. */
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGQUIT, &ign, &old_quit);
-	p->so.interrupt = stop_flag();
-	res = sampler_run(&p->so, p->argv, &cb, &r->st, e);
-	sigaction(SIGQUIT, &old_quit, NULL);
+	/* the profile, marked partial, when Ctrl-C stops it */
+	res = follow_sampler_run(&p->so, p->argv, &cb, &r->st, e);
 	if (c.py)
 		pystacks_set_reader(c.py, r->st.rt_why);
 	if (!res)
@@ -373,7 +359,7 @@ int record_collect(struct record_run *r, struct record_plan *p,
 	r->sym = c.sym;
 	collector_free(&c);
 	if (res)
-		return res == SAMPLER_REFUSED ? 3 : 2;
+		return error_exit_code(e);	/* SAMPLER_REFUSED: 3 */
 	return 0;
 }
 

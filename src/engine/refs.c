@@ -27,13 +27,6 @@ static bool ref_is_store(const char *ref)
 	return p != ref && !*p;
 }
 
-int ref_store_exit(int err)
-{
-	return err == -STORE_ERR_LOCKED || err == -STORE_ERR_READONLY ||
-	       err == -STORE_ERR_UNSAFE || err == -STORE_ERR_NOLIB ||
-	       err == -STORE_ERR_CONNECT ? 3 : 2;
-}
-
 int ref_store_path(const char *store, char **path, struct error *e)
 {
 	const char *env = getenv("YARDSTICK_STORE");
@@ -76,16 +69,16 @@ static int load(const char *ref, const char *store_path, bool raw,
 	int ret;
 
 	if (!ref_is_store(ref))
-		return result_read_json_raw(r, ref, raw, e) ? 2 : 0;
+		return result_read_json_raw(r, ref, raw, e) ? -1 : 0;
 	ret = ref_open_store(&s, store_path, STORE_READ, &path, e);
 	free(path);
 	if (ret)
-		return ref_store_exit(ret);
+		return -1;
 	ret = store_load_ref(s, ref, r, e);
 	store_close(s);
 	if (ret)
 		result_free(r);	/* the store leaves an empty result */
-	return ret ? ref_store_exit(ret) : 0;
+	return ret ? -1 : 0;
 }
 
 int ref_load(const char *ref, const char *store_path, struct result *r,

@@ -14,8 +14,9 @@
 
 /*
  * Load ref into *r (summarized). store_path NULL: the default store.
- * Returns 0, or the exit code for the failure (2: bad input, not found,
- * corrupt; 3: the store is locked or cannot be read) with e set.
+ * Returns 0, or -1 with e set, its class ERROR_ENV when the store is
+ * locked or cannot be read (error_exit_code: 3), else ERROR_INPUT (bad
+ * input, not found, corrupt: 2).
  */
 int ref_load(const char *ref, const char *store_path, struct result *r,
 	     struct error *e);
@@ -41,9 +42,5 @@ int ref_open_store(struct store **s, const char *store_path,
 int ref_store_path(const char *store, char **path, struct error *e);
 /* Print a warning of the store (store_set_warn) on stderr. */
 void ref_store_warning(const char *msg);
-/* The exit code for a -STORE_ERR_* failure: 3 when the environment
- * refused (locked, read-only, unsafe, SQLite or libpq missing, a
- * PostgreSQL server unreachable or refusing), else 2. */
-int ref_store_exit(int err);
 
 #endif

@@ -61,12 +61,12 @@ static int roofline_machine_ceilings(const char *store_path, struct result *r,
 		result_init(r, ROOF_KIND);	/* empty, as promised */
 	}
 	if (ret == 1) {
-		error_set(e, "no ceilings stored for this machine ('%s'): run "
+		error_env(e, "no ceilings stored for this machine ('%s'): run "
 			  "'yardstick roofline --measure'",
 			  me.machine.hostname ? me.machine.hostname : "");
 		ret = 3;
 	} else if (ret < 0) {
-		ret = ref_store_exit(ret);
+		ret = error_exit_code(e);
 	} else {
 		*label = xasprintf("result %lld", id);
 	}
@@ -79,15 +79,12 @@ static int roofline_machine_ceilings(const char *store_path, struct result *r,
 static int load_ceilings(struct roofline_view *p, const char *ceilings,
 			 const char *store, struct error *e)
 {
-	char msg[sizeof(e->msg)];
 	int ret;
 
 	if (ceilings) {
-		ret = ref_load_values(ceilings, store, &p->cres, e);
-		if (ret) {
-			snprintf(msg, sizeof(msg), "%s", e->msg);
-			error_set(e, "--ceilings: %s", msg);
-			return ret;
+		if (ref_load_values(ceilings, store, &p->cres, e)) {
+			error_prefix(e, "--ceilings: ");
+			return error_exit_code(e);
 		}
 		p->clabel = xasprintf("'%s'", ceilings);
 	} else {
@@ -96,8 +93,7 @@ static int load_ceilings(struct roofline_view *p, const char *ceilings,
 			return ret;
 	}
 	if (roof_ceilings_read(&p->cres, &p->ceil, e)) {
-		snprintf(msg, sizeof(msg), "%s", e->msg);
-		error_set(e, "the ceilings of %s: %s", p->clabel, msg);
+		error_prefix(e, "the ceilings of %s: ", p->clabel);
 		return 2;
 	}
 	return 0;
@@ -402,10 +398,10 @@ int roofline_view_add_ref(struct roofline_view *v, const char *ref,
 {
 	struct result r;
 	char msg[sizeof(e->msg)];
-	int ret = ref_load(ref, store, &r, e);
+	int ret = 0;
 
-	if (ret)
-		return ret;
+	if (ref_load(ref, store, &r, e))
+		return error_exit_code(e);
 	if (roof_points_add(&v->pts, &r, e)) {
 		snprintf(msg, sizeof(msg), "%s", e->msg);
 		error_set(e, "'%s': %s", ref, msg);

@@ -329,6 +329,14 @@ static int check_compare_metrics(struct runner *rn)
 	return 0;
 }
 
+void run_plan_init(struct run_plan *p)
+{
+	*p = (struct run_plan){
+		.warmup = 1, .min_runs = 10, .max_runs = 1000, .min_time = 3,
+		.seed = 1, .resamples = 1000,
+	};
+}
+
 void run_engine_init(struct runner *rn, const struct run_plan *p,
 		     struct result *res)
 {

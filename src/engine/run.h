@@ -122,9 +122,14 @@ struct run_executor {
 		       struct run_sample *out, struct error *e);
 	void *arg;
 	/* NULL, or runs of one command in a batch through the spawner
-	 * o->via (spawner_measure_batch's contract) */
-	int (*batch)(void *arg, const struct spawn_opts *o,
-		     const struct spawner_batch *b, struct error *e);
+	 * o->via, pulled one by one (spawner_batch_begin, _next and
+	 * _stop's contract): the loop calls down, nothing calls it back */
+	int (*batch_begin)(void *arg, const struct spawn_opts *o,
+			   const struct spawner_batch *b, struct error *e);
+	int (*batch_next)(void *arg, const struct spawn_opts *o,
+			  struct spawner_batch_run *run, struct error *e);
+	int (*batch_stop)(void *arg, const struct spawn_opts *o,
+			  struct error *e);
 };
 
 extern const struct run_executor run_spawn_executor;
@@ -169,6 +174,12 @@ struct runner {
 	struct error err;
 	int failed;			/* exit code to return, 0 if none */
 };
+
+/* The defaults of a plan, those of `yardstick run`'s options: one warm-up
+ * run, adaptive runs (10 to 1000, 3 s measured at least), seed 1, 1000
+ * bootstrap resamples, the default counters; one command to fill in
+ * (argv), nothing else asked for. */
+void run_plan_init(struct run_plan *p);
 
 /* A runner of plan p into res (result_init'ed by the caller), through
  * run_spawn_executor. Nothing is opened yet. */

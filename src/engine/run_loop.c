@@ -54,16 +54,30 @@ static int spawn_executor(void *arg, const struct spawn_opts *o,
 	return spawn_measure(o, out, e);
 }
 
-static int spawn_batch_executor(void *arg, const struct spawn_opts *o,
-				const struct spawner_batch *b,
-				struct error *e)
+static int spawn_batch_begin(void *arg, const struct spawn_opts *o,
+			     const struct spawner_batch *b, struct error *e)
 {
 	(void)arg;
-	return spawner_measure_batch(o->via, o, b, e);
+	return spawner_batch_begin(o->via, o, b, e);
+}
+
+static int spawn_batch_next(void *arg, const struct spawn_opts *o,
+			    struct spawner_batch_run *run, struct error *e)
+{
+	(void)arg;
+	return spawner_batch_next(o->via, o, run, e);
+}
+
+static int spawn_batch_stop(void *arg, const struct spawn_opts *o,
+			    struct error *e)
+{
+	(void)arg;
+	return spawner_batch_stop(o->via, o, e);
 }
 
 const struct run_executor run_spawn_executor = {
-	spawn_executor, NULL, spawn_batch_executor,
+	spawn_executor, NULL, spawn_batch_begin, spawn_batch_next,
+	spawn_batch_stop,
 };
 
 /* One run through the executor. */
@@ -307,25 +321,27 @@ static int run_once(struct runner *rn, size_t ji, bool measured)
 	return run_end(rn, ji, measured, ret, &s, NULL, 0);
 }
 
-/* A batch's run as it comes (spawner_batch.each). */
-struct batch_ctx {
-	struct runner *rn;
-	size_t ji;
-	bool stopped;		/* run_end said stop */
-};
-
-static int batch_each(void *arg, int ret, const struct run_sample *s,
-		      const uint64_t *reading, size_t n, struct error *e)
+/* The runs of the batch under way of job ji, each as it comes, until
+ * the batch ends (0) or run_end says stop (-1: the rest of the batch is
+ * stopped). Returns as run_once; -2 when the spawner is gone. */
+static int batch_read(struct runner *rn, size_t ji)
 {
-	struct batch_ctx *b = arg;
+	const struct run_executor *x = rn->exec;
+	struct spawner_batch_run run;
+	int r;
 
-	(void)e;	/* rn->err */
-	if (run_end(b->rn, b->ji, true, ret, s, reading, n)) {
-		b->stopped = true;
-		return -1;
+	while ((r = x->batch_next(x->arg, &rn->sp, &run, &rn->err)) == 1) {
+		if (run_end(rn, ji, true, run.ret, &run.sample, run.reading,
+			    run.n)) {
+			struct error ignored;
+
+			/* rn->err says why the loop stops, not the drain */
+			x->batch_stop(x->arg, &rn->sp, &ignored);
+			return -1;
+		}
+		show_progress(rn, rn->jobs[ji].name);
 	}
-	show_progress(b->rn, b->rn->jobs[b->ji].name);
-	return 0;
+	return r < 0 ? -2 : 0;
 }
 
 /*
@@ -336,7 +352,7 @@ static int batch_each(void *arg, int ret, const struct run_sample *s,
  */
 static bool can_batch(const struct runner *rn)
 {
-	return rn->exec->batch && rn->sp.via && !rn->p->prepare &&
+	return rn->exec->batch_begin && rn->sp.via && !rn->p->prepare &&
 	       rn->input_fd < 0 &&
 	       (!rn->ctr || !counters_metric_count(rn->ctr) ||
 		spawner_reads_counters(rn->sp.via));
@@ -351,14 +367,13 @@ static int run_batch(struct runner *rn, size_t ji)
 {
 	const struct run_plan *p = rn->p;
 	struct job *j = &rn->jobs[ji];
-	struct batch_ctx ctx = { rn, ji, false };
 	struct spawner_batch b = {
 		.stop_on_failure = !p->ignore_failure,
 		/* with none (every event unsupported) counters_end reads
 		 * nothing */
 		.read_counters = rn->ctr && counters_metric_count(rn->ctr),
-		.each = batch_each, .arg = &ctx,
 	};
+	int r;
 	size_t want_min = (size_t)p->min_runs > j->runs
 			  ? (size_t)p->min_runs - j->runs : 0;
 
@@ -378,9 +393,10 @@ static int run_batch(struct runner *rn, size_t ji)
 	}
 	if (run_start(rn, ji, true))
 		return -1;
-	if (rn->exec->batch(rn->exec->arg, &rn->sp, &b, &rn->err) == 0)
-		return 0;
-	return ctx.stopped ? -1 : run_fail(rn, j);
+	if (rn->exec->batch_begin(rn->exec->arg, &rn->sp, &b, &rn->err))
+		return run_fail(rn, j);
+	r = batch_read(rn, ji);
+	return r == -2 ? run_fail(rn, j) : r;
 }
 
 /* The measured runs of job ji until job_done: in batches when it may. */

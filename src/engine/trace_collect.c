@@ -9,11 +9,11 @@
  * timeline (profile/trace.h).
  */
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/follow.h"
 #include "engine/trace_run.h"
 #include "measure/spawn.h"
 #include "profile/pystacks.h"
@@ -170,18 +170,14 @@ static void on_mmap(void *arg, const struct raw_mmap *m)
 {
 	struct collector *c = arg;
 
-	symtab_mmap(c->sym, m->pid, m->start, m->len, m->pgoff, m->path);
-	if (c->py)
-		pystacks_mmap(c->py, m->pid, m->path);
+	follow_mmap(c->sym, c->py, m);
 }
 
 static void on_fork(void *arg, uint32_t pid, uint32_t ppid)
 {
 	struct collector *c = arg;
 
-	symtab_fork(c->sym, pid, ppid);
-	if (c->py && pid != ppid)
-		pystacks_fork(c->py, pid, ppid);
+	follow_fork(c->sym, c->py, pid, ppid);
 	trace_fork(&c->run->tr, pid, ppid, c->task_time);
 }
 
@@ -263,7 +259,6 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 		.task_comm = on_task_comm, .sched_switch = on_switch,
 		.page_fault = on_fault, .wakeup = on_wakeup,
 	};
-	struct sigaction ign, old_quit;
 	struct zb_map zb;
 	char env[64], *cache;
 	const char *envs[2] = { env, NULL };
@@ -294,15 +289,8 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 	}
 	if (c.py)
 		pystacks_set_run(c.py, p->so.prompt, p->argv[0]);
-	/* Ctrl-\ is for the program (it resets SIGQUIT before its exec);
-	 * Ctrl-C, SIGTERM stop it (util/stop.h): yardstick stays to drain
-	 * the buffers and write the trace, marked partial. */
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGQUIT, &ign, &old_quit);
-	p->so.interrupt = stop_flag();
-	res = sampler_run(&p->so, p->argv, &cb, &r->st, e);
-	sigaction(SIGQUIT, &old_quit, NULL);
+	/* the trace, marked partial, when Ctrl-C stops it */
+	res = follow_sampler_run(&p->so, p->argv, &cb, &r->st, e);
 	if (r->st.interrupted || stop_signal()) {
 		char why[64];
 
@@ -313,7 +301,7 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 	if (c.py)
 		pystacks_set_reader(c.py, r->st.rt_why);
 	if (res) {
-		ret = res == SAMPLER_REFUSED ? 3 : 2;
+		ret = error_exit_code(e);	/* SAMPLER_REFUSED: 3 */
 	} else {
 		resolve(&c);
 		trace_add_zones(r, &zb);

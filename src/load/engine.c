@@ -644,6 +644,8 @@ int load_run(const struct load_config *c, struct load_stats *out,
 out_free:
 	workers_free(ws, c->threads);
 	tls_ctx_free(sh.tls);
+	if (ret)	/* threads, descriptors, the TLS library: the machine's */
+		error_mark(e, ERROR_ENV);
 	return ret;
 }
 

@@ -52,6 +52,9 @@ struct spawner {
 	size_t cap;
 	bool broken;			/* out of step with us: kill it */
 	bool counters;			/* it holds our counter groups */
+	/* the batch under way (spawner_batch_begin): replies to come, the
+	 * interrupt passed on, counters read */
+	bool batch_on, batch_passed, batch_counters;
 	/* replies read, from in[in_at] to in[in_len] */
 	size_t in_at, in_len;
 	char in[16 * 1024];
@@ -515,39 +518,62 @@ int spawner_measure(struct spawner *s, const struct spawn_opts *o,
 	return take_reply(s, o, &rp, out, e);
 }
 
-int spawner_measure_batch(struct spawner *s, const struct spawn_opts *o,
-			  const struct spawner_batch *b, struct error *e)
+int spawner_batch_begin(struct spawner *s, const struct spawn_opts *o,
+			const struct spawner_batch *b, struct error *e)
 {
-	bool passed = false, failed = false;
-	struct run_sample out;
-	struct spawner_reply rp;
-
 	if (s->broken)
 		return error_set(e, "the spawner stopped answering");
 	if (b->read_counters && !s->counters)
 		return error_set(e, "the spawner does not hold the counters");
 	if (send_request(s, o, b, e))
 		return -1;
-	do {
-		int r;
+	s->batch_on = true;
+	s->batch_passed = false;
+	s->batch_counters = b->read_counters;
+	return 0;
+}
 
-		if (read_reply_passed(s, o, &rp, &passed, e))
+int spawner_batch_next(struct spawner *s, const struct spawn_opts *o,
+		       struct spawner_batch_run *run, struct error *e)
+{
+	struct spawner_reply rp;
+
+	if (!s->batch_on)
+		return 0;
+	if (read_reply_passed(s, o, &rp, &s->batch_passed, e)) {
+		s->batch_on = false;
+		return -1;
+	}
+	s->batch_on = !(rp.flags & SPAWNER_LAST);
+	run->ret = take_reply(s, o, &rp, &run->sample, e);
+	if (!run->ret && s->batch_counters && rp.ctr_err)
+		run->ret = error_errno(e, rp.ctr_err, "cannot read the perf "
+				       "counters");
+	run->reading = run->ret ? NULL : s->reading;
+	run->n = rp.nwords;
+	return 1;
+}
+
+int spawner_batch_stop(struct spawner *s, const struct spawn_opts *o,
+		       struct error *e)
+{
+	struct spawner_reply rp;
+
+	if (!s->batch_on)
+		return 0;
+	/* it runs no more than the one under way */
+	if (!s->batch_passed) {
+		union sigval v = { .sival_int = s->seq };
+
+		sigqueue(s->pid, SIGUSR1, v);
+		s->batch_passed = true;
+	}
+	while (s->batch_on) {
+		if (read_reply_passed(s, o, &rp, &s->batch_passed, e)) {
+			s->batch_on = false;
 			return -1;
-		if (failed)
-			continue;	/* the rest of a batch we stopped */
-		r = take_reply(s, o, &rp, &out, e);
-		if (!r && b->read_counters && rp.ctr_err)
-			r = error_errno(e, rp.ctr_err, "cannot read the perf "
-					"counters");
-		if (b->each(b->arg, r, &out, r ? NULL : s->reading, rp.nwords,
-			    e)) {
-			/* it runs no more than the one under way */
-			union sigval v = { .sival_int = s->seq };
-
-			if (!(rp.flags & SPAWNER_LAST) && !passed)
-				sigqueue(s->pid, SIGUSR1, v);
-			passed = failed = true;
 		}
-	} while (!(rp.flags & SPAWNER_LAST));
-	return failed ? -1 : 0;
+		s->batch_on = !(rp.flags & SPAWNER_LAST);
+	}
+	return 0;
 }

@@ -5,7 +5,7 @@
  * own address space — whose peak RSS the kernel would otherwise report as
  * theirs (spawner_main.c says how). It is started once per `run` and costs
  * one round trip over a pipe per command started alone (spawner_measure),
- * none per run of a batch (spawner_measure_batch).
+ * none per run of a batch (spawner_batch_begin).
  *
  * Every command is the spawner's child, not ours: perf counters that are
  * to count the commands must be opened on the spawner
@@ -67,9 +67,9 @@ int spawner_measure(struct spawner *s, const struct spawn_opts *o,
 
 /*
  * A batch: up to count runs of one command, run by the spawner alone (no
- * round trip per run), each handed to each() as it is read. It stops
- * early after a run that was interrupted or could not be started; with
- * stop_on_failure, after one that exited non-zero or timed out; with
+ * round trip per run), each read as it ends (spawner_batch_next). It
+ * stops early after a run that was interrupted or could not be started;
+ * with stop_on_failure, after one that exited non-zero or timed out; with
  * min_wall > 0, once min_count runs or more took min_wall seconds or more
  * (a timed-out run counting its timeout at least) — never later than
  * that. With read_counters (the spawner must hold the counters:
@@ -80,22 +80,36 @@ struct spawner_batch {
 	size_t count, min_count;
 	double min_wall;
 	bool stop_on_failure, read_counters;
-	/*
-	 * ret is spawner_measure's for this run (-1: e says why; the run
-	 * happened unless s->spawn_failed, but its values are not to be
-	 * used), reading its n counter words (NULL when ret is -1). A
-	 * non-zero return stops the batch: no more runs start (the one
-	 * under way is interrupted), and spawner_measure_batch returns -1.
-	 */
-	int (*each)(void *arg, int ret, const struct run_sample *s,
-		    const uint64_t *reading, size_t n, struct error *e);
-	void *arg;
 };
 
-/* Run batch b of o (o->via is ignored). Returns 0, or -1 with a message
- * when each() stopped it or the spawner is gone. */
-int spawner_measure_batch(struct spawner *s, const struct spawn_opts *o,
-			  const struct spawner_batch *b, struct error *e);
+/* One run of a batch, as spawner_batch_next reads it. */
+struct spawner_batch_run {
+	int ret;		/* spawner_measure's for this run (-1: e says
+				 * why; the run happened unless
+				 * sample.spawn_failed, but its values are not
+				 * to be used) */
+	struct run_sample sample;
+	const uint64_t *reading;	/* its n counter words, NULL when ret
+					 * is -1; valid until the next call */
+	size_t n;
+};
+
+/*
+ * The caller pulls a batch's runs, so that it reads each as it comes and
+ * nothing calls back into it: spawner_batch_begin sends batch b of o
+ * (o->via is ignored; 0, or -1 with a message when the spawner is gone);
+ * spawner_batch_next reads the next run into *run (1), or says the batch
+ * is over (0) or the spawner gone (-1, e); spawner_batch_stop ends it
+ * early: no more runs start (the one under way is interrupted), the
+ * replies left are read and dropped (0, or -1 when the spawner is gone).
+ * One batch at a time, read to its end (0) or stopped.
+ */
+int spawner_batch_begin(struct spawner *s, const struct spawn_opts *o,
+			const struct spawner_batch *b, struct error *e);
+int spawner_batch_next(struct spawner *s, const struct spawn_opts *o,
+		       struct spawner_batch_run *run, struct error *e);
+int spawner_batch_stop(struct spawner *s, const struct spawn_opts *o,
+		       struct error *e);
 
 /* Whether the spawner holds the counters opened on it (a set of more than
  * SPAWNER_MAX_GROUPS groups stays with us: no batch reads it). */

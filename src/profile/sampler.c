@@ -232,6 +232,7 @@ static enum sampler_result open_error(const struct sampler *s,
 	case PE_DENIED:
 	case PE_NO_PERF:
 	case PE_UNSUPPORTED:
+		error_mark(e, ERROR_ENV);
 		return SAMPLER_REFUSED;
 	default:
 		return SAMPLER_FAILED;
@@ -261,6 +262,7 @@ static int map_ring(struct sampler *s, struct ring *r, struct error *e)
 			  "CPU: above the sysctl kernel.perf_event_mlock_kb "
 			  "(%s) and the memlock limit; ask for fewer pages or "
 			  "grant CAP_IPC_LOCK", s->o.pages * psz / 1024, limit);
+		error_mark(e, ERROR_ENV);
 		return SAMPLER_REFUSED;
 	}
 	r->meta = p;
@@ -318,6 +320,7 @@ static int open_side_event(struct sampler *s,
 			  "switch events, not permitted at "
 			  "kernel.perf_event_paranoid %s (needs 1 or less, or "
 			  "CAP_PERFMON)", level);
+		error_mark(e, ERROR_ENV);
 		return SAMPLER_REFUSED;
 	}
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) ||
@@ -428,6 +431,7 @@ static int open_rings(struct sampler *s, struct error *e)
 		break;
 	case PE_UNSUPPORTED:
 		perf_event_other_cpu_error(s->o.event, e);
+		error_mark(e, ERROR_ENV);
 		return SAMPLER_REFUSED;
 	default:
 		return SAMPLER_FAILED;

@@ -262,7 +262,7 @@ static int store_sqlite_fail(struct store *s, int rc, struct error *e)
 		return -STORE_ERR_CORRUPT;
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED:
-		error_set(e, "'%s' is locked by another process (still busy "
+		error_env(e, "'%s' is locked by another process (still busy "
 			  "after %g s)", s->path, s->busy_ms / 1000.0);
 		return -STORE_ERR_LOCKED;
 	}
@@ -273,7 +273,7 @@ static int store_sqlite_fail(struct store *s, int rc, struct error *e)
 	}
 	switch (rc & 0xff) {
 	case SQLITE_READONLY:
-		error_set(e, "cannot write to '%s': %s", s->path,
+		error_env(e, "cannot write to '%s': %s", s->path,
 			  rc == SQLITE_READONLY ? "opened read-only" :
 			  rc == SQLITE_READONLY_DBMOVED ? "the file was moved "
 			  "or deleted while open" : why);
@@ -874,6 +874,7 @@ char *store_local_dir(struct error *e)
 		if (e)
 			snprintf(e->msg + len, sizeof(e->msg) - len, "; choose "
 				 "a store with --store or YARDSTICK_STORE");
+		error_mark(e, ERROR_ENV);	/* -STORE_ERR_UNSAFE */
 		free(cwd);
 		return NULL;
 	}

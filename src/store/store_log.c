@@ -104,8 +104,10 @@ static int write_error(const char *path, int err, struct error *e)
 		return -STORE_ERR_IO;
 	}
 	error_errno(e, err, "cannot write to '%s'", path);
-	return err == EACCES || err == EPERM || err == EROFS ?
-	       -STORE_ERR_READONLY : -STORE_ERR_IO;
+	if (err != EACCES && err != EPERM && err != EROFS)
+		return -STORE_ERR_IO;
+	error_mark(e, ERROR_ENV);
+	return -STORE_ERR_READONLY;
 }
 
 /* flock op, waiting up to busy_ms. */
@@ -125,7 +127,7 @@ static int lock_wait(struct log_file *l, const char *db, int op, int busy_ms,
 			return -STORE_ERR_IO;
 		}
 		if (monoclock_ns() >= until) {
-			error_set(e, "'%s' is locked by another process (still "
+			error_env(e, "'%s' is locked by another process (still "
 				  "busy after %g s)", db, busy_ms / 1000.0);
 			return -STORE_ERR_LOCKED;
 		}
@@ -179,6 +181,8 @@ static int log_open(struct log_file *l, const char *db, bool write,
 		      -STORE_ERR_IO;
 		if (ret < 0)
 			error_errno(e, err, "cannot open '%s'", l->path);
+		if (ret == -STORE_ERR_READONLY || ret == -STORE_ERR_UNSAFE)
+			error_mark(e, ERROR_ENV);
 		log_close(l);
 		return ret;
 	}
@@ -192,6 +196,7 @@ static int log_open(struct log_file *l, const char *db, bool write,
 	}
 	if (st.st_uid != 0 && !owner_trusted(&st)) {
 		error_owner(e, "store", db, l->path, &st);
+		error_mark(e, ERROR_ENV);
 		log_close(l);
 		return -STORE_ERR_UNSAFE;
 	}

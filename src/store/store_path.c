@@ -43,7 +43,7 @@ int store_readonly_reason(const char *path, struct error *e)
 	int ret = 0;
 
 	if (access(path, F_OK) == 0 && store_not_writable(path)) {
-		error_set(e, "cannot write to '%s': %s", path,
+		error_env(e, "cannot write to '%s': %s", path,
 			  errno == EROFS ? "it is on a read-only file system"
 			  : "the file is read-only");
 		return -STORE_ERR_READONLY;
@@ -51,10 +51,10 @@ int store_readonly_reason(const char *path, struct error *e)
 	dir = store_dir_of(path);
 	if (store_not_writable(dir)) {
 		if (errno == EROFS)
-			error_set(e, "cannot write to '%s': it is on a "
+			error_env(e, "cannot write to '%s': it is on a "
 				  "read-only file system", path);
 		else
-			error_set(e, "cannot write to '%s': its directory "
+			error_env(e, "cannot write to '%s': its directory "
 				  "'%s' is read-only", path, dir);
 		ret = -STORE_ERR_READONLY;
 	}
@@ -81,6 +81,8 @@ static int store_make_dirs(const char *dir, const char *path, struct error *e)
 			      -STORE_ERR_IO;
 			error_errno(e, errno, "cannot create directory '%s' "
 				    "for '%s'", d, path);
+			if (ret == -STORE_ERR_READONLY)
+				error_mark(e, ERROR_ENV);
 			break;
 		}
 		*p = c;
@@ -187,7 +189,10 @@ static int check_safe(const char *path, struct error *e)
 	}
 	free(dir);
 	free(real);
-	return ret ? -STORE_ERR_UNSAFE : 0;
+	if (!ret)
+		return 0;
+	error_mark(e, ERROR_ENV);
+	return -STORE_ERR_UNSAFE;
 }
 
 /* The store's file: a regular file, its directory made when creating,
@@ -199,8 +204,10 @@ int store_prepare_path(const char *path, enum store_mode mode,
 	char *dir;
 	int ret = check_links(path, e);
 
-	if (ret)
+	if (ret) {
+		error_mark(e, ERROR_ENV);
 		return -STORE_ERR_UNSAFE;
+	}
 	if (stat(path, &st) == 0) {
 		if (!S_ISREG(st.st_mode)) {
 			error_set(e, "cannot use '%s' as a store: %s", path,

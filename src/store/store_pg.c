@@ -292,18 +292,18 @@ static int pg_fail(struct store *s, int rc, struct error *e)
 	}
 	if (pq.PQstatus(pg->conn) == CONNECTION_BAD ||
 	    !strncmp(st, "08", 2) || !strncmp(st, "57P", 3)) {
-		error_set(e, "lost the connection to the PostgreSQL store '%s' "
+		error_env(e, "lost the connection to the PostgreSQL store '%s' "
 			  "(%s): %s", s->path, at, why);
 		return -STORE_ERR_CONNECT;
 	}
 	if (!strcmp(st, "40001") || !strcmp(st, "40P01") ||
 	    !strcmp(st, "55P03")) {
-		error_set(e, "'%s' is locked by another session: %s", s->path,
+		error_env(e, "'%s' is locked by another session: %s", s->path,
 			  why);
 		return -STORE_ERR_LOCKED;
 	}
 	if (!strcmp(st, "42501") || !strcmp(st, "25006")) {
-		error_set(e, "cannot write to '%s': %s", s->path, why);
+		error_env(e, "cannot write to '%s': %s", s->path, why);
 		return -STORE_ERR_READONLY;
 	}
 	error_set(e, "cannot use '%s': %s", s->path, why);
@@ -705,7 +705,7 @@ static int pg_connect(struct store *s, struct error *e)
 		char *why = scrub(pg, pq.PQerrorMessage(pg->conn));
 
 		where(pg, at, sizeof(at));
-		error_set(e, "cannot connect to the PostgreSQL store '%s' "
+		error_env(e, "cannot connect to the PostgreSQL store '%s' "
 			  "(%s): %s", s->path, at, why);
 		free(why);
 		return -STORE_ERR_CONNECT;
@@ -873,7 +873,7 @@ static int pg_check_write(struct store *s, struct error *e)
 		return pg_fail(s, rc, e);
 	if (!why)
 		return 0;
-	error_set(e, "cannot write to '%s': %s", s->path, why);
+	error_env(e, "cannot write to '%s': %s", s->path, why);
 	free(why);
 	return -STORE_ERR_READONLY;
 }

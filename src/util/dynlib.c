@@ -53,6 +53,6 @@ int dynlib_load(struct dynlib *l, struct error *e)
 		l->state = load(l) ? -1 : 1;
 	if (l->state > 0)
 		return 0;
-	return error_set(e, "cannot load '%s' (%s): %s (apt-get install %s)",
+	return error_env(e, "cannot load '%s' (%s): %s (apt-get install %s)",
 			 l->soname, l->purpose, l->why, l->package);
 }

@@ -64,13 +64,11 @@ static bool longest_quoted(const char *s, size_t *a, size_t *b)
 	return best > 0;
 }
 
-/* Take full (malloc'd, freed here) into e: made safe, then fitted. */
-static void set_msg(struct error *e, char *full)
+/* Take safe (malloc'd, already escaped, freed here) into e, fitted. */
+static void fit_msg(struct error *e, char *safe)
 {
-	char *safe = term_safe(full);
 	size_t a, b;
 
-	free(full);
 	if (strlen(safe) >= sizeof(e->msg) &&
 	    !(longest_quoted(safe, &a, &b) &&
 	      cut_middle(safe, a, b, sizeof(e->msg))))
@@ -79,17 +77,35 @@ static void set_msg(struct error *e, char *full)
 	free(safe);
 }
 
+/* Take full (malloc'd, freed here) into e: made safe, then fitted; the
+ * class is error_set's default. */
+static void set_msg(struct error *e, char *full)
+{
+	char *safe = term_safe(full);
+
+	free(full);
+	fit_msg(e, safe);
+	e->cls = ERROR_INPUT;
+}
+
+/* The message of fmt and ap into e (if non-NULL), of class cls. */
+static int set_class(struct error *e, enum error_class cls, const char *fmt,
+		     va_list ap)
+{
+	if (!e)
+		return -1;
+	set_msg(e, xvasprintf(fmt, ap));
+	e->cls = cls;
+	return -1;
+}
+
 int error_set(struct error *e, const char *fmt, ...)
 {
 	va_list ap;
-	char *full;
 
-	if (!e)
-		return -1;
 	va_start(ap, fmt);
-	full = xvasprintf(fmt, ap);
+	set_class(e, ERROR_INPUT, fmt, ap);
 	va_end(ap);
-	set_msg(e, full);
 	return -1;
 }
 
@@ -106,5 +122,46 @@ int error_errno(struct error *e, int errnum, const char *fmt, ...)
 	full = xasprintf("%s: %s", head, strerror(errnum));
 	free(head);
 	set_msg(e, full);
+	return -1;
+}
+
+int error_env(struct error *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_class(e, ERROR_ENV, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int error_mark(struct error *e, enum error_class cls)
+{
+	if (e)
+		e->cls = cls;
+	return -1;
+}
+
+int error_exit_code(const struct error *e)
+{
+	return e->cls == ERROR_ENV ? 3 : 2;
+}
+
+int error_prefix(struct error *e, const char *fmt, ...)
+{
+	va_list ap;
+	char *head, *safe;
+
+	if (!e)
+		return -1;
+	va_start(ap, fmt);
+	head = xvasprintf(fmt, ap);
+	va_end(ap);
+	safe = term_safe(head);
+	free(head);
+	/* e->msg is escaped already */
+	head = xasprintf("%s%s", safe, e->msg);
+	free(safe);
+	fit_msg(e, head);
 	return -1;
 }

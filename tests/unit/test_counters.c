@@ -194,7 +194,7 @@ static void reap(pid_t pid, struct rusage *ru)
 static void run_self(struct counters *c, const char *mode, long n,
 		     long parent_pages, struct run *r)
 {
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	double t0;
 	pid_t pid;
 
@@ -270,7 +270,7 @@ static struct counters *open_set(bool all)
 		"cpu-migrations", "cycles", "instructions", "branches",
 		"branch-misses", "cache-references", "cache-misses", "flops",
 	};
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	struct counters *c = NULL;
 	int ret = counters_open(&c, all ? full : NULL,
 				all ? sizeof(full) / sizeof(full[0]) : 0, &e);
@@ -379,7 +379,7 @@ static void test_resolve_perf_names(void **state)
 		{ "rDEADbeef", PERF_TYPE_RAW, 0xdeadbeef },
 	};
 	struct perf_event_attr attr;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	size_t i;
 
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -396,7 +396,7 @@ static void test_resolve_perf_names(void **state)
 static void test_resolve_libpfm_names(void **state)
 {
 	struct perf_event_attr attr;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	int ret;
 
 	/* libpfm4's generic perf PMU exists on every machine */
@@ -637,7 +637,7 @@ static void test_own_activity_not_counted(void **state)
 static void test_counting_starts_at_exec(void **state)
 {
 	struct counters *c = open_full();
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	struct run r;
 	size_t i;
 	pid_t pid;
@@ -710,7 +710,7 @@ static void test_named_events(void **state)
 	};
 	int fds_before = open_fds();
 	struct counters *c = NULL;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	size_t i, k = 0;
 	struct run r;
 	long at;
@@ -751,7 +751,7 @@ static void test_unknown_event(void **state)
 	static const char *const events[] = { "cycles", "no-such-event" };
 	int fds_before = open_fds();
 	struct counters *c = (struct counters *)1;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 
 	assert_int_equal(counters_open(&c, events, 2, &e),
 			 COUNTERS_UNKNOWN_EVENT);
@@ -818,7 +818,7 @@ static void test_hardware_path(void **state)
 	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0, NULL, NULL };
 	int fds_before = open_fds();
 	struct counters *c = NULL;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	double pf;
 	struct run r;
 	size_t i;
@@ -855,7 +855,7 @@ static void test_flops_needs_every_event(void **state)
 	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0, NULL, NULL };
 	int fds_before = open_fds();
 	struct counters *c = NULL;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 
 	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e),
 			 COUNTERS_OK);
@@ -873,7 +873,7 @@ static void test_denied(void **state)
 	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0, NULL, NULL };
 	int fds_before = open_fds();
 	struct counters *c = (struct counters *)1;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 
 	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e),
 			 COUNTERS_DENIED);
@@ -901,7 +901,7 @@ static void test_user_space_only(void **state)
 	struct fake f = { FAKE_DENY_KERNEL, UINT64_MAX, 0, 0, 0, 0 };
 	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0, NULL, NULL };
 	struct counters *c = NULL;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	struct run r;
 
 	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e),
@@ -924,7 +924,7 @@ static void test_open_error(void **state)
 	struct fake f = { FAKE_EMFILE, UINT64_MAX, 0, 0, 0, 0 };
 	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0, NULL, NULL };
 	struct counters *c = (struct counters *)1;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 
 	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e),
 			 COUNTERS_FAILED);
@@ -1096,7 +1096,7 @@ static void test_dram_bytes(void **state)
 				    .perf_open_cpu = fake_open_cpu };
 	int fds_before = open_fds();
 	struct counters *c = NULL;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	struct counter_value v[2];
 	char root[64];
 	long at;
@@ -1179,7 +1179,7 @@ static void test_dram_bytes_here(void **state)
 {
 	static const char *const events[] = { "dram_bytes" };
 	struct counters *c = NULL;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	enum counters_result r;
 
 	(void)state;

@@ -29,6 +29,7 @@
 #include "result/result.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
+#include "testfiles.h"
 
 /* Meson passes the absolute path; by hand, run from the top directory. */
 #ifndef TESTDATA_DIR
@@ -40,29 +41,6 @@ static char tmpdir[] = "/tmp/ys-test-import-XXXXXX";
 static char *tmp_path(const char *name)
 {
 	return xasprintf("%s/%s", tmpdir, name);
-}
-
-static char *slurp(const char *path)
-{
-	struct error e;
-	char *data;
-
-	assert_int_equal(file_read_all(path, &data, NULL, &e), 0);
-	return data;
-}
-
-static void spit(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-
-	assert_non_null(fp);
-	assert_int_equal(fputs(text, fp) >= 0, 1);
-	assert_int_equal(fclose(fp), 0);
-}
-
-static int same_double(double a, double b)
-{
-	return !memcmp(&a, &b, sizeof(a));
 }
 
 /* The file as jansson reads it, without our reader. */
@@ -78,7 +56,7 @@ static json_t *load(const char *path)
 
 static void read_ok(struct result *r, const char *path)
 {
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 
 	if (result_read_json(r, path, &e))
 		fail_msg("%s", e.msg);
@@ -389,10 +367,10 @@ static void test_gbench_real(void **state)
 static void expect_bad(const char *text, const char *where)
 {
 	struct result r;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	char *path = tmp_path("bad.json"), *prefix;
 
-	spit(path, text);
+	put(path, text);
 	assert_int_equal(result_read_json(&r, path, &e), -1);
 	prefix = xasprintf("cannot read '%s': ", path);
 	if (strncmp(e.msg, prefix, strlen(prefix)) || !strstr(e.msg, where))
@@ -407,7 +385,7 @@ static void expect_bad(const char *text, const char *where)
 static void test_gbench_aggregates_only(void **state)
 {
 	struct result r;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	const char *path = TESTDATA_DIR "/gbench-aggregates-only.json";
 
 	assert_int_equal(result_read_json(&r, path, &e), -1);
@@ -435,7 +413,7 @@ static void test_gbench_skipped_and_late_counters(void **state)
 	const struct benchmark *b;
 	const struct metric *m;
 
-	spit(path, "{" GB_CTX ", \"benchmarks\": ["
+	put(path, "{" GB_CTX ", \"benchmarks\": ["
 	     GB_ENTRY(0, "")
 	     ", " GB_ENTRY(1, ", \"error_occurred\": true, "
 			   "\"error_message\": \"no memory\"")
@@ -469,7 +447,7 @@ static void expect_date(const char *date, const char *created)
 
 	text = xasprintf("{\"context\": {\"date\": \"%s\"}, \"benchmarks\": "
 			 "[]}", date);
-	spit(path, text);
+	put(path, text);
 	read_ok(&r, path);
 	if (created) {
 		assert_non_null(r.created);
@@ -599,7 +577,7 @@ static void test_gbench_counter_named_wall_time(void **state)
 	struct result r;
 	const struct benchmark *b;
 
-	spit(path, "{" GB_CTX ", \"benchmarks\": ["
+	put(path, "{" GB_CTX ", \"benchmarks\": ["
 	     GB_ENTRY(0, ", \"aa\": 1, \"wall_time\": 5, \"zz\": 2, "
 		      "\"zzz\": 3") ", "
 	     GB_ENTRY(1, ", \"wall_time\": 6, \"aa\": 1, \"zz\": 4, "
@@ -635,7 +613,7 @@ static void test_gbench_same_name_twice(void **state)
 	"\"family_index\": " #fam ", \"per_family_instance_index\": 0, "	\
 	"\"run_type\": \"iteration\", \"repetition_index\": " #rep ", "	\
 	"\"real_time\": " #t ", \"cpu_time\": 1, \"time_unit\": \"s\"}"
-	spit(path, "{" GB_CTX ", \"benchmarks\": ["
+	put(path, "{" GB_CTX ", \"benchmarks\": ["
 	     GB_FAM(0, 0, 1) ", " GB_FAM(0, 1, 2) ", " GB_FAM(1, 0, 10) ", "
 	     GB_FAM(1, 1, 20) ", {\"name\": \"BM_x_mean\", \"run_name\": "
 	     "\"BM_x\", \"family_index\": 1, \"per_family_instance_index\": 0, "
@@ -666,7 +644,7 @@ static void test_hyperfine_same_command_twice(void **state)
 	char *path = tmp_path("hf-twice.json");
 	struct result r;
 
-	spit(path, "{\"results\": [{\"command\": \"a\", \"times\": [1]}, "
+	put(path, "{\"results\": [{\"command\": \"a\", \"times\": [1]}, "
 	     "{\"command\": \"a #2\", \"times\": [2]}, "
 	     "{\"command\": \"a\", \"times\": [3]}, "
 	     "{\"command\": \"f\", \"times\": [4], \"parameters\": "
@@ -727,7 +705,7 @@ static void test_impossible_values(void **state)
 		char *path = tmp_path("zero.json");
 		struct result r;
 
-		spit(path, "{\"schema\": \"yardstick/result/v1\", "
+		put(path, "{\"schema\": \"yardstick/result/v1\", "
 		     "\"benchmarks\": [{\"name\": \"x\", \"metrics\": "
 		     "{\"minor_faults\": {\"unit\": \"count\", \"values\": "
 		     "[-0.0, 0, null, 1e30]}}}]}");
@@ -792,7 +770,7 @@ static void test_own_format_first(void **state)
 	char *path = tmp_path("own.json");
 	struct result r;
 
-	spit(path, "{\"schema\": \"yardstick/result/v1\", \"context\": {}, "
+	put(path, "{\"schema\": \"yardstick/result/v1\", \"context\": {}, "
 	     "\"results\": [1], \"benchmarks\": [{\"name\": \"a\", "
 	     "\"metrics\": {\"wall_time\": {\"unit\": \"s\", "
 	     "\"values\": [1]}}}]}");

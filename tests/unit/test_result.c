@@ -33,29 +33,6 @@ static char *tmp_path(const char *name)
 	return xasprintf("%s/%s", tmpdir, name);
 }
 
-static char *slurp(const char *path)
-{
-	struct error e;
-	char *data;
-
-	assert_int_equal(file_read_all(path, &data, NULL, &e), 0);
-	return data;
-}
-
-static void spit(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-
-	assert_non_null(fp);
-	assert_int_equal(fputs(text, fp) >= 0, 1);
-	assert_int_equal(fclose(fp), 0);
-}
-
-static int same_double(double a, double b)
-{
-	return !memcmp(&a, &b, sizeof(a));
-}
-
 /*
  * Two benchmarks whose names and strings carry quotes, commas, pipes,
  * <tags> and non-ASCII text, and whose values are the doubles that break
@@ -922,10 +899,10 @@ static const char *const v1 = "\"schema\": \"yardstick/result/v1\"";
 static void expect_bad(const char *text, const char *where)
 {
 	struct result r;
-	struct error e = { "" };
+	struct error e = { .msg = "" };
 	char *path = tmp_path("bad.json"), *prefix;
 
-	spit(path, text);
+	put(path, text);
 	assert_int_equal(result_read_json(&r, path, &e), -1);
 	prefix = xasprintf("cannot read '%s': ", path);
 	if (strncmp(e.msg, prefix, strlen(prefix)) || !strstr(e.msg, where))
@@ -1261,7 +1238,7 @@ static void test_read_design_example(void **state)
 	char *path = tmp_path("design.json");
 	struct benchmark *b;
 
-	spit(path, example);
+	put(path, example);
 	assert_int_equal(result_read_json(&r, path, &e), 0);
 	assert_string_equal(r.git.branch, "main");
 	assert_string_equal(r.tool_version, "0.1.0");
@@ -1307,7 +1284,7 @@ static void test_write_fails_cleanly(void **state)
 
 	build(&r);
 	for (size_t i = 0; i < 3; i++) {
-		struct error e = { "" };
+		struct error e = { .msg = "" };
 
 		assert_int_equal(writers[i](&r, path, &e), -1);
 		expect_in(e.msg, "cannot create '");
@@ -1330,7 +1307,7 @@ static void test_write_replaces(void **state)
 
 	assert_non_null(mkdtemp(dir));
 	path = xasprintf("%s/r.csv", dir);
-	spit(path, "old contents that are longer than the new ones, surely "
+	put(path, "old contents that are longer than the new ones, surely "
 	     "longer than a header and nine rows of numbers? no: make it "
 	     "long enough anyway, by repeating it. old contents old contents "
 	     "old contents old contents old contents old contents old ......"

@@ -42,7 +42,13 @@ struct fake {
 	char log[512];		/* a letter per call: A, B ... for the
 				 * jobs, p and c for --prepare, --cleanup */
 	size_t n;
-	int batches, batched;	/* fake_batch's calls, and runs in them */
+	int batches, batched;	/* fake batches begun, and runs in them */
+	/* the fake batch under way: what was asked, runs so far, their
+	 * wall time, whether more come */
+	struct spawner_batch b;
+	size_t b_runs;
+	double b_wall;
+	bool b_on;
 };
 
 static int fake_measure(void *arg, const struct spawn_opts *o,
@@ -103,40 +109,64 @@ static int fake_measure(void *arg, const struct spawn_opts *o,
 
 /*
  * The spawner's batch as spawner.h words it (spawner_main.c, run_batch):
- * the runs one after the other, each handed on as it ends, stopping after
- * a run that could not start or was interrupted, at Ctrl-C between two
+ * the runs one after the other, each read as it ends, stopping after a
+ * run that could not start or was interrupted, at Ctrl-C between two
  * runs, at a failure with stop_on_failure, or adaptive once min_count
  * runs took min_wall (a timed-out run counting its timeout at least).
  */
-static int fake_batch(void *arg, const struct spawn_opts *o,
-		      const struct spawner_batch *b, struct error *e)
+static int fake_batch_begin(void *arg, const struct spawn_opts *o,
+			    const struct spawner_batch *b, struct error *e)
 {
 	struct fake *f = arg;
-	double sum = 0;
 
+	(void)o;
+	(void)e;
 	f->batches++;
-	for (size_t i = 0; i < b->count; i++) {
-		struct run_sample s;
-		int ret = fake_measure(arg, o, &s, e);
-		bool clean = !ret && !s.timed_out && WIFEXITED(s.status) &&
-			     WEXITSTATUS(s.status) == 0;
-
-		f->batched++;
-		sum += s.timed_out && s.wall < o->timeout ? o->timeout
-							  : s.wall;
-		if (b->each(b->arg, ret, &s, NULL, 0, e))
-			return -1;
-		if (ret || s.interrupted || *o->interrupt ||
-		    (b->stop_on_failure && !clean))
-			break;
-		if (b->min_wall > 0 && i + 1 >= b->min_count &&
-		    sum >= b->min_wall)
-			break;
-	}
+	f->b = *b;
+	f->b_runs = 0;
+	f->b_wall = 0;
+	f->b_on = b->count > 0;
 	return 0;
 }
 
-/* Whether the tests' runs go through fake_batch where `run` batches:
+static int fake_batch_next(void *arg, const struct spawn_opts *o,
+			   struct spawner_batch_run *run, struct error *e)
+{
+	struct fake *f = arg;
+	struct run_sample *s = &run->sample;
+	bool clean;
+
+	if (!f->b_on)
+		return 0;
+	run->ret = fake_measure(arg, o, s, e);
+	run->reading = NULL;
+	run->n = 0;
+	clean = !run->ret && !s->timed_out && WIFEXITED(s->status) &&
+		WEXITSTATUS(s->status) == 0;
+	f->batched++;
+	f->b_runs++;
+	f->b_wall += s->timed_out && s->wall < o->timeout ? o->timeout
+							   : s->wall;
+	if (run->ret || s->interrupted || *o->interrupt ||
+	    (f->b.stop_on_failure && !clean) || f->b_runs >= f->b.count ||
+	    (f->b.min_wall > 0 && f->b_runs >= f->b.min_count &&
+	     f->b_wall >= f->b.min_wall))
+		f->b_on = false;
+	return 1;
+}
+
+static int fake_batch_stop(void *arg, const struct spawn_opts *o,
+			   struct error *e)
+{
+	struct fake *f = arg;
+
+	(void)o;
+	(void)e;
+	f->b_on = false;
+	return 0;
+}
+
+/* Whether the tests' runs go through the fake batch where `run` batches:
  * every test runs both ways, to the same values. */
 static bool batching;
 
@@ -190,8 +220,13 @@ static struct world *world_new(size_t njobs, enum run_order order)
 		w->jobs[i].bench = &w->res.benchmarks[i];
 	w->fake.ev_job = -1;
 	w->fake.stop = &w->stop;
-	w->ex = (struct run_executor){ fake_measure, &w->fake,
-				       batching ? fake_batch : NULL };
+	w->ex = (struct run_executor){ .measure = fake_measure,
+				       .arg = &w->fake };
+	if (batching) {
+		w->ex.batch_begin = fake_batch_begin;
+		w->ex.batch_next = fake_batch_next;
+		w->ex.batch_stop = fake_batch_stop;
+	}
 	/* never used but as the sign of a spawner to batch through */
 	if (batching)
 		w->rn.sp.via = (struct spawner *)(void *)&w->fake;

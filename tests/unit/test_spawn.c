@@ -623,6 +623,25 @@ static int got_each(void *arg, int ret, const struct run_sample *s,
 	return g->n == g->stop_at ? -1 : 0;
 }
 
+/* Batch b of o pulled run by run (spawner_batch_next), each handed to
+ * got_each until it refuses one: the batch is then stopped. 0, or -1 when
+ * got_each stopped it or the spawner is gone. */
+static int pull(const struct spawn_opts *o, const struct spawner_batch *b,
+		struct got *g, struct error *e)
+{
+	struct spawner_batch_run run;
+	int r;
+
+	if (spawner_batch_begin(o->via, o, b, e))
+		return -1;
+	while ((r = spawner_batch_next(o->via, o, &run, e)) == 1)
+		if (got_each(g, run.ret, &run.sample, run.reading, run.n, e)) {
+			spawner_batch_stop(o->via, o, e);
+			return -1;
+		}
+	return r;
+}
+
 static int batch(struct spawner *via, struct spawner_batch *b, struct got *g,
 		 char **argv)
 {
@@ -630,9 +649,7 @@ static int batch(struct spawner *via, struct spawner_batch *b, struct got *g,
 				.stdout_fd = -1, .stderr_fd = -1, .via = via };
 	struct error e;
 
-	b->each = got_each;
-	b->arg = g;
-	return spawner_measure_batch(via, &o, b, &e);
+	return pull(&o, b, g, &e);
 }
 
 /*
@@ -728,6 +745,7 @@ static void test_spawner_batch(void **state)
 struct batch_run {
 	struct spawn_opts *o;
 	struct spawner_batch b;
+	struct got *g;
 };
 
 static int go_batch(void *arg)
@@ -735,7 +753,7 @@ static int go_batch(void *arg)
 	struct batch_run *r = arg;
 	struct error e;
 
-	return spawner_measure_batch(r->o->via, r->o, &r->b, &e);
+	return pull(r->o, &r->b, r->g, &e);
 }
 
 /* Ctrl-C in the middle of a batch: the run under way is killed and is
@@ -750,8 +768,7 @@ static void test_spawner_batch_interrupt(void **state)
 				.interrupt = &alarmed, .via = spawner };
 	struct midway m = { .pidfile = pidfile, .main = pthread_self() };
 	struct got *g = calloc(1, sizeof(*g));
-	struct batch_run run = { &o, { .count = 10, .each = got_each,
-				       .arg = g } };
+	struct batch_run run = { &o, { .count = 10 }, g };
 
 	(void)state;
 	assert_true(fd >= 0);
@@ -851,8 +868,7 @@ static void test_spawner_round_trip_only(void **state)
 		struct error e;
 		int bad = 0;
 		struct got *g = calloc(1, sizeof(*g));
-		struct spawner_batch b = { .count = 20, .each = got_each,
-					   .arg = g };
+		struct spawner_batch b = { .count = 20 };
 
 		o.via = spawner_start(SPAWNER, NULL, 0, &e);
 		if (!o.via || spawn_measure(&o, &smp, &e))
@@ -865,7 +881,7 @@ static void test_spawner_round_trip_only(void **state)
 			    spawn_exit_code(smp.status) != 0)
 				bad = 1;
 		/* a batch of 20: one request, replies read several at once */
-		if (!g || spawner_measure_batch(o.via, &o, &b, &e) ||
+		if (!g || pull(&o, &b, g, &e) ||
 		    g->n != 20)
 			bad = 1;
 		/* the spawner dies with us; exit_group itself, not _exit,

@@ -787,6 +787,23 @@ static void fill_junk(unsigned char *p, size_t n)
 		p[i] = (unsigned char)(i * 2654435761u >> 13);
 }
 
+/* The exit code each STORE_ERR_* must give (docs/store.md, the commands'
+ * exit status): 3 when the environment refused, written out here apart
+ * from the store's code that sets the class. */
+static int store_err_exit(int err)
+{
+	switch (err) {
+	case STORE_ERR_LOCKED:
+	case STORE_ERR_READONLY:
+	case STORE_ERR_UNSAFE:
+	case STORE_ERR_NOLIB:
+	case STORE_ERR_CONNECT:
+		return 3;
+	default:
+		return 2;
+	}
+}
+
 static void assert_open_fails(const char *path, enum store_mode mode,
 			      int err, const char *needle)
 {
@@ -795,6 +812,7 @@ static void assert_open_fails(const char *path, enum store_mode mode,
 	char *quoted = xasprintf("'%s'", path);
 
 	assert_int_equal(store_open(&s, path, mode, &e), -err);
+	assert_int_equal(error_exit_code(&e), store_err_exit(err));
 	assert_null(s);
 	assert_non_null(strstr(e.msg, quoted));
 	if (needle && !strstr(e.msg, needle))
@@ -902,7 +920,7 @@ static int open_as_nobody(const char *path, enum store_mode mode, char *msg,
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct error e = { "" };
+		struct error e = { .msg = "" };
 		struct store_entry *en;
 		struct store *s;
 		struct result r;
@@ -927,6 +945,9 @@ static int open_as_nobody(const char *path, enum store_mode mode, char *msg,
 			}
 			store_close(s);
 		}
+		if (ret < 0 && error_exit_code(&e) != store_err_exit(-ret))
+			snprintf(e.msg, sizeof(e.msg), "exit code %d for "
+				 "STORE_ERR %d", error_exit_code(&e), -ret);
 		if (write(fds[1], e.msg, strlen(e.msg)) < 0)
 			_exit(98);
 		_exit(-ret);
@@ -1139,6 +1160,7 @@ static void test_locked(void **state)
 	store_set_busy_timeout(s, 300);
 	t0 = now();
 	assert_int_equal(store_save(s, &r, &id, &e), -STORE_ERR_LOCKED);
+	assert_int_equal(error_exit_code(&e), 3);
 	waited = now() - t0;
 	/* sqlite sleeps out the whole timeout before it gives up; the
 	 * upper bound only says it does give up, however loaded the machine */

@@ -1171,6 +1171,67 @@ static void test_error_long(void **state)
 	}
 }
 
+/* The calls of test_error_class: each done to e; returns the exit code
+ * e must give after it, from want, the one before. */
+enum { OP_SET, OP_ERRNO, OP_ENV, OP_MARK_ENV, OP_MARK_INPUT, OP_PREFIX,
+       OP_COUNT };
+
+static int error_op(struct error *e, int op, int want)
+{
+	switch (op) {
+	case OP_SET:
+		assert_int_equal(error_set(e, "bad '%s'", "x"), -1);
+		return 2;
+	case OP_ERRNO:
+		assert_int_equal(error_errno(e, EACCES, "cannot open 'f'"), -1);
+		return 2;
+	case OP_ENV:
+		assert_int_equal(error_env(e, "'%s' is locked", "s.db"), -1);
+		return 3;
+	case OP_MARK_ENV:
+		assert_int_equal(error_mark(e, ERROR_ENV), -1);
+		return 3;
+	case OP_MARK_INPUT:
+		assert_int_equal(error_mark(e, ERROR_INPUT), -1);
+		return 2;
+	default:
+		assert_int_equal(error_prefix(e, "--ceilings: "), -1);
+		return want;
+	}
+}
+
+/*
+ * The exit class an error carries: error_set and error_errno make it
+ * input (exit 2), error_env environment (3); a later error_set or
+ * error_errno starts again from input, error_mark changes the class of
+ * the message held, and error_prefix keeps it (a wrapped store error is
+ * still the store's). Every sequence of three calls after a first
+ * error_set is tried, the class followed by hand beside it.
+ */
+static void test_error_class(void **state)
+{
+	struct error e;
+
+	(void)state;
+	for (int n = 0; n < OP_COUNT * OP_COUNT * OP_COUNT; n++) {
+		int want = 2;
+
+		error_set(&e, "first");
+		for (int i = 0, ops = n; i < 3; i++, ops /= OP_COUNT)
+			want = error_op(&e, ops % OP_COUNT, want);
+		assert_int_equal(error_exit_code(&e), want);
+	}
+	/* error_prefix puts its text, escaped, before the message held */
+	error_env(&e, "cannot write to '%s'", "s.db");
+	error_prefix(&e, "'%s': ", "a\033b");
+	assert_string_equal(e.msg, "'a\\x1bb': cannot write to 's.db'");
+	assert_int_equal(error_exit_code(&e), 3);
+	/* NULL takes nothing and still fails */
+	assert_int_equal(error_env(NULL, "x"), -1);
+	assert_int_equal(error_mark(NULL, ERROR_ENV), -1);
+	assert_int_equal(error_prefix(NULL, "x"), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1188,6 +1249,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_value),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_error_long),
+		cmocka_unit_test(test_error_class),
 		cmocka_unit_test(test_atomic_file),
 		cmocka_unit_test(test_atomic_hostile),
 		cmocka_unit_test(test_atomic_errno),

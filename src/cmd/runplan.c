@@ -1,0 +1,146 @@
+/*
+ * A plan of run's engine (engine/run.h) carried out for a command: the
+ * phases, then what a command does with the result — the report, the
+ * warnings and what stopped the runs on the terminal, the output files,
+ * the store — and the exit code. `run` (cmd/run.c, its plan made from its
+ * options) and `roofline --count` (cmd/roofline_count.c, a plan of its
+ * own) both measure through it. The outputs first, so that a store that
+ * fails loses nothing --json was asked for.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "engine/run.h"
+#include "engine/run_report.h"
+#include "util/stop.h"
+#include "util/outputs.h"
+
+static void print_warning(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "yardstick: warning: %s\n", msg);
+}
+
+/* The signal policy of every command that runs a program (util/stop.h):
+ * Ctrl-C, SIGTERM and SIGHUP stop the runs (no SA_RESTART: wait4
+ * returns); what a command leaves running is killed by the spawner, or,
+ * without one, by child_sweep. */
+static void install_handlers(void)
+{
+	struct error e;
+
+	if (stop_install(&e))
+		fprintf(stderr, "yardstick: warning: %s\n", e.msg);
+}
+
+/* What stopped the runs, the benchmarks left out, and the command's
+ * stderr tail. */
+static void report_failure(const struct runner *rn)
+{
+	const char *t = rn->fail_tail;
+
+	if (rn->njobs < rn->planned)
+		fprintf(stderr, "yardstick: %zu of the %zu benchmarks never "
+			"ran and are left out\n", rn->planned - rn->njobs,
+			rn->planned);
+	fprintf(stderr, "yardstick: %s\n", rn->err.msg);
+	if (t && *t && rn->failed != 130)
+		fprintf(stderr, "yardstick: the end of its stderr:\n%s%s", t,
+			t[strlen(t) - 1] == '\n' ? "" : "\n");
+	if (rn->failed == 1 && rn->hint_ignore)
+		fputs("yardstick: use --ignore-failure to benchmark it "
+		      "anyway\n", stderr);
+}
+
+/* The report, the warnings and the output files of the analyzed result.
+ * Returns 0 or an exit code. */
+static int run_output(struct runner *rn, const struct run_outputs *o,
+		      struct output_set *outs)
+{
+	if (!o->quiet && rn->total_runs > 0) {
+		/* A result written to stdout keeps stdout to itself. */
+		run_report(rn->res, o->details, outputs_report_fp(outs));
+		fflush(stdout);
+	}
+	run_report_warnings(rn->res, stderr);
+	/* The files and the store record the git state: wait for it. */
+	git_detect_finish(&rn->git);
+	if (git_detect_warning(&rn->git))
+		fprintf(stderr, "yardstick: warning: %s\n",
+			git_detect_warning(&rn->git));
+	if (write_output_set(outs, "yardstick"))
+		return 2;
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "yardstick: cannot write to stdout: %s\n",
+			strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+/* Measured: the hook, the statistics, the outputs, the store, the exit
+ * code. */
+static int run_conclude(struct runner *rn, const struct run_outputs *o,
+			struct output_set *outs, const struct run_hooks *h)
+{
+	int ret, r = 0;
+
+	if (rn->failed)
+		report_failure(rn);
+	if (h && h->measured && rn->total_runs > 0)
+		h->measured(rn->res, h->arg);
+	run_engine_finish(rn);
+	result_mark_partial(rn->res);
+	ret = run_output(rn, o, outs);
+	if (!o->no_store && rn->total_runs > 0)
+		r = save_result(rn->res, o->store, o->quiet);
+	/* rn->failed 130: stopped by a signal, whichever */
+	if (rn->failed)
+		ret = rn->failed == 130 && stop_signal() ? stop_exit_code()
+							 : rn->failed;
+	else if (!ret)
+		ret = r;
+	if (h && h->done && !ret)
+		ret = h->done(rn->res, h->arg);
+	return ret;
+}
+
+int run_plan_execute(const struct run_plan *p, const struct run_outputs *o,
+		     const struct run_hooks *h)
+{
+	struct run_plan plan = *p;
+	struct output_set outs;
+	struct result res;
+	struct runner rn;
+	int ret;
+
+	if (!plan.warn)
+		plan.warn = print_warning;
+	result_init(&res, "run");
+	run_engine_init(&rn, &plan, &res);
+	/* the outputs, checked before anything runs */
+	outputs_init(&outs);
+	add_result_outputs(&outs, o->json, o->csv, o->markdown, o->bmf, &res);
+	if (plan.show_output)
+		outputs_claim_stdout(&outs, "--show-output");
+	ret = check_output_set(&outs, "yardstick run");
+	if (!ret && !o->no_store)
+		ret = save_check(o->store);
+	if (!ret) {
+		ret = run_engine_prepare(&rn);
+		if (!ret) {
+			install_handlers();
+			ret = run_engine_measure(&rn);
+		}
+		if (ret)
+			fprintf(stderr, "yardstick run: %s\n", rn.err.msg);
+		else
+			ret = run_conclude(&rn, o, &outs, h);
+	}
+	run_engine_free(&rn);
+	result_free(&res);
+	outputs_free(&outs);
+	return ret;
+}
