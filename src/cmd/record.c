@@ -96,8 +96,8 @@ static const struct opt_entry record_options[] = {
 	  OPT_SETS(plan.call_graph_given),
 	  .help = "fp (frame pointers; the default) or "
 	  "dwarf (copy the user stack and unwind it with the binaries' CFI: "
-	  "whole stacks without frame pointers; the default with --python "
-	  "on for a command that runs CPython, through wrappers such as "
+	  "whole stacks without frame pointers; the default for a command "
+	  "that runs CPython, which has none, through wrappers such as "
 	  "env, sh -c, scripts and venv links)" },
 	{ OPT_PYTHON(plan.python) },
 	{ OPT_FLAG(0, "idle", plan.so.offcpu),
