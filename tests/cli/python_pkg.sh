@@ -299,4 +299,28 @@ r = yardstick.bench(sum, [1, 2, 3], epochs=3)
 assert r.time_per_call > 0, r
 " >/dev/null'
 
+# installed, pytest loads the plugin from its entry point (the
+# .dist-info's entry_points.txt, group pytest11) with no -p: the fixture
+# is there and the result stored; a project's conftest may have options
+# named as yardstick bench's short ones (--epochs), which the plugin then
+# leaves to it; -p yardstick beside the entry point loads it once
+t "installed: pytest alone (no -p) loads the plugin from its pytest11 entry point, stores the result, leaves --epochs to a conftest" sh -c '
+	site="$T/dest$PY_INSTALL_DIR"
+	grep -qx "yardstick = yardstick" "$site"/yardstick-*.dist-info/entry_points.txt || exit 1
+	mkdir -p "$T/proj" && cp "$PYT/test_pytest_plugin.py" "$T/proj/" &&
+	printf "def pytest_addoption(parser):\n    parser.addoption(\"--epochs\", type=int, default=1)\n" >"$T/proj/conftest.py" &&
+	cd "$T/proj" && export PYTHONPATH="$site" LD_LIBRARY_PATH="$T/dest$YS_LIBDIR" &&
+	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark --epochs 2 --yardstick-json "$T/ep.json" --yardstick-epochs 3 test_pytest_plugin.py >"$T/o" 2>&1 || { cat "$T/o"; exit 1; }
+	grep -q "3 passed" "$T/o" &&
+	"$PYTHON" -c "
+import json
+r = json.load(open(\"$T/ep.json\"))
+names = [b[\"name\"].split(\"::\")[-1] for b in r[\"benchmarks\"]]
+assert names == [\"test_fib\", \"test_fib_small\"], names
+assert r[\"kind\"] == \"bench\"
+" &&
+	rm "$T/proj/conftest.py" &&
+	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --epochs 3 --yardstick-json "$T/ep2.json" test_pytest_plugin.py >"$T/o" 2>&1 || { cat "$T/o"; exit 1; }
+	grep -q "3 passed" "$T/o" && [ -s "$T/ep2.json" ]'
+
 finish
