@@ -96,6 +96,36 @@ assert q == [3, 1, 4], q
 assert any(x.get("name") == "flushed" and x["ph"] in ("i", "I") for x in ev)
 PY'
 
+# the zones' clock and the samples' agree (issue 27): of the CPU samples
+# with Python frames inside a zone "a" span, >= 90% are in a_work, and of
+# those in a_work >= 90% fall inside an "a" span; the same for "b"
+# (zonealign.py: 0.3 s of CPU each, alternating; a skew of 30 ms between
+# the two clocks would move 10% of a zone's samples to the other)
+t "zones line up with the Python frames of the samples (>= 90% both ways, zone a/a_work, b/b_work)" sh -c '
+	"$YS" trace -q --no-store -o "$T/al.json" -- "$PYTHON" "$PYT/zonealign.py" || exit 1
+	python3 - "$T/al.json" <<"PY"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+zones = [(e["name"], e["ts"], e["ts"] + e["dur"]) for e in ev
+         if e["ph"] == "X" and e.get("cat") == "zone"]
+samples = [(e["ts"], e["args"]["stack"].split(";")) for e in ev
+           if e["ph"] == "i" and e.get("cat") == "sample"]
+assert sorted(z for z, _, _ in zones) == ["a"] * 3 + ["b"] * 3, zones
+def zone_at(ts):
+    return next((z for z, t0, t1 in zones if t0 <= ts <= t1), None)
+def fn_of(stack):
+    fns = {f.split(" (zonealign.py:")[0] for f in stack if " (zonealign.py:" in f}
+    return "a" if "a_work" in fns else "b" if "b_work" in fns else "-" if fns else None
+for z in "ab":
+    inz = [fn_of(st) for ts, st in samples if zone_at(ts) == z]
+    inz = [f for f in inz if f is not None]
+    infn = [zone_at(ts) for ts, st in samples if fn_of(st) == z]
+    assert len(inz) >= 100 and len(infn) >= 100, (z, len(inz), len(infn))
+    share = inz.count(z) / len(inz)
+    back = infn.count(z) / len(infn)
+    print(z, len(inz), round(share, 3), len(infn), round(back, 3))
+    assert share >= 0.9 and back >= 0.9, (z, share, back)
+PY'
 t "@zone on a function, a method (bound), a coroutine (an async span), zone_begin/zone_end: traced and untraced" sh -c '
 	"$PYTHON" "$PYT/zonedeco.py" | grep -qx "ok False <class .function.>" &&
 	"$YS" trace --no-store -F 1 -o "$T/zd.json" -- "$PYTHON" "$PYT/zonedeco.py" >"$T/zd.out" 2>"$T/zd.err" &&
