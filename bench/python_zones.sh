@@ -8,8 +8,9 @@
 # contextlib.nullcontext(), on a Python class's empty context manager (a
 # user's trivial one) and on a zone made beforehand (the floor of any
 # `with` in CPython 3.11). ROUNDS rounds, each one process per mode; in a
-# process every form's loop runs LOOPS times interleaved with the others
-# and its best is kept (bench/py/zone_cost.py); per form and mode the
+# process every form's loop runs LOOPS times (traced at most 41, so that
+# the zone buffer keeps every zone) interleaved with the others and its
+# best is kept (bench/py/zone_cost.py); per form and mode the
 # median and minimum over the rounds, ns per zone (begin + end).
 #   bench/python_zones.sh [build] [ROUNDS] [N] [LOOPS]
 set -eu
@@ -30,6 +31,8 @@ for r in range(rounds):
     for mode in modes:
         cmd = [py, script, n, loops]
         if mode == "traced":
+            # every zone kept: at most 41 loops of each form (~4 M zones)
+            cmd[-1] = str(min(int(loops), 41))
             cmd = [build + "/yardstick", "trace", "--no-store", "-F", "1",
                    "--zone-buffer", str(256 << 20),
                    "--max-events", "20000000", "--"] + cmd
