@@ -108,8 +108,13 @@ static const struct opt_entry record_options[] = {
 	  "CPython thread waiting for the GIL)" },
 	{ OPT_COUNT(0, "stack-size", plan.so.stack_size, 64,
 		    SAMPLER_MAX_STACK),
+	  OPT_SETS(plan.stack_size_given),
 	  .step = 8,
-	  .help = "bytes of stack copied per sample with dwarf" },
+	  .help = "bytes of stack copied per sample with dwarf (the most, "
+	  "65528, for a command that runs CPython: its C stack under a C++ "
+	  "library such as PyTorch runs deeper than 16384 bytes, and a "
+	  "sample whose copy stops short of the interpreter keeps only its "
+	  "native frames)" },
 	{ OPT_FLAG(0, "lines", out.lines),
 	  .help = "file:line of every frame, the line executing (the "
 	  "terminal report then has a row per line; a Python frame is "

@@ -209,10 +209,10 @@ static void on_comm(void *arg, uint32_t pid, const char *name, bool exec)
 	(void)name;
 	if (!exec)
 		return;
-	/* The old image's addresses need the old mappings: resolve them
-	 * now, before the exec replaces them. */
-	rawstacks_flush(c->raw, pid, 0, c->sym, c->prof);
-	symtab_exec(c->sym, pid);
+	/* The old image's addresses need the old mappings: they are kept
+	 * under a new id and resolved after the run, not now, while the
+	 * new image's samples wait for their Python frames. */
+	rawstacks_rename(c->raw, pid, symtab_retire(c->sym, pid));
 	if (c->py)
 		pystacks_exec(c->py, pid);
 }
@@ -246,8 +246,11 @@ int record_prepare(struct record_plan *p, struct error *e)
 	/* a CPython's C stacks have no frame pointers: unwind them where
 	 * the exec chain reaches one (its C frames are wanted with
 	 * --python off too), reading its frames promptly */
-	if (py_argv_runs_python(p->argv))
+	if (py_argv_runs_python(p->argv)) {
 		p->so.dwarf |= !p->call_graph_given;
+		if (!p->stack_size_given)
+			p->so.stack_size = SAMPLER_PYTHON_STACK;
+	}
 	p->so.prompt = p->python && p->so.dwarf;
 	free(path);
 	/* libdw, loaded now rather than after the run */

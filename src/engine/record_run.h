@@ -19,6 +19,7 @@ struct record_plan {
 				 * rest is the engine's to set */
 	bool call_graph_given;	/* the stacks' kind was chosen: a CPython
 				 * program keeps it */
+	bool stack_size_given;	/* so.stack_size chosen: kept for CPython */
 	bool python;		/* Python frames in CPython's samples */
 	bool lines;		/* symbolize with source lines */
 	char **argv;		/* the program */

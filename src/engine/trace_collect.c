@@ -30,6 +30,7 @@
 
 struct pending {
 	uint32_t pid, tid;
+	uint32_t sym;		/* pid, or symtab_retire's id after an exec */
 	uint64_t time;
 	size_t at, n;		/* ips[at .. at+n), leaf first */
 };
@@ -83,36 +84,39 @@ static void on_sample(void *arg, const struct raw_sample *s)
 			sizeof(*c->pend));
 	c->ips = xgrow(c->ips, &c->capips, c->nips + n, sizeof(*c->ips));
 	p = &c->pend[c->npend++];
-	*p = (struct pending){ .pid = s->pid, .tid = s->tid,
+	*p = (struct pending){ .pid = s->pid, .tid = s->tid, .sym = s->pid,
 			       .time = s->time, .at = c->nips, .n = n };
 	memcpy(c->ips + c->nips, ips, n * sizeof(*c->ips));
 	c->nips += n;
 }
 
-/* The pending samples of pid (0: all) into the timeline, each with its
- * stack "outermost;...;leaf"; the rest stay pending. */
-static void resolve(struct collector *c, uint32_t pid)
+/* The pending samples into the timeline, each with its stack
+ * "outermost;...;leaf", after the run (symbolizing takes time the
+ * reader has not while the program runs). */
+static void resolve(struct collector *c)
 {
 	struct trace *t = &c->run->tr;
 	struct frame fr[8];
 	const char *leaf;
-	size_t keep = 0;
 
 	for (size_t i = 0; i < c->npend; i++) {
 		struct pending *p = &c->pend[i];
 		struct trace_event *e;
 		const char *names[STACK_MAX * 2];
 		size_t nn = 0;
+		bool standin = false;
 
-		if (pid && p->pid != pid) {
-			c->pend[keep++] = *p;
-			continue;
-		}
 		for (size_t k = 0; k < p->n && nn < STACK_MAX * 2; k++) {
-			size_t nf = symtab_lookup(c->sym, p->pid,
-						  c->ips[p->at + k], k > 0,
+			uint64_t a = c->ips[p->at + k];
+			size_t nf = symtab_lookup(c->sym, p->sym, a, k > 0,
 						  fr, 8);
+			/* a run of one stand-in (symbolize.h) shows once */
+			bool st = (a & SYMTAB_IF_NAMED) && nf == 1 &&
+				  !fr[0].address;
 
+			if (st && standin && names[nn - 1] == fr[0].function)
+				continue;
+			standin = st;
 			for (size_t f = 0; f < nf && nn < STACK_MAX * 2; f++)
 				names[nn++] = fr[f].function;
 		}
@@ -132,9 +136,19 @@ static void resolve(struct collector *c, uint32_t pid)
 		e->name = trace_intern(t, leaf);
 		e->text = trace_intern(t, c->stack.s ? c->stack.s : "");
 	}
-	c->npend = keep;
-	if (!keep)
-		c->nips = 0;
+	c->npend = 0;
+	c->nips = 0;
+}
+
+/* pid execs: its pending samples keep the old image's mappings under a
+ * new id (symtab_retire) */
+static void retire(struct collector *c, uint32_t pid)
+{
+	uint32_t id = symtab_retire(c->sym, pid);
+
+	for (size_t i = 0; i < c->npend; i++)
+		if (c->pend[i].sym == pid)
+			c->pend[i].sym = id;
 }
 
 static void on_mmap(void *arg, const struct raw_mmap *m)
@@ -164,8 +178,7 @@ static void on_comm(void *arg, uint32_t pid, const char *name, bool exec)
 	if (!exec)
 		return;
 	c->exec_pid = pid;
-	resolve(c, pid);
-	symtab_exec(c->sym, pid);
+	retire(c, pid);
 	if (c->py)
 		pystacks_exec(c->py, pid);
 }
@@ -263,6 +276,7 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 	if (py_argv_runs_python(p->argv)) {
 		p->so.dwarf = true;
 		p->so.prompt = p->python;
+		p->so.stack_size = SAMPLER_PYTHON_STACK;
 	}
 	if (!p->python)
 		pystacks_set_native(c.py);
@@ -289,7 +303,7 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 	if (res) {
 		ret = res == SAMPLER_REFUSED ? 3 : 2;
 	} else {
-		resolve(&c, 0);
+		resolve(&c);
 		trace_add_zones(r, &zb);
 		if (!r->t_end)
 			r->t_end = r->tr.last;

@@ -161,8 +161,9 @@ static char *module_unnamed(struct symtab *s, struct module *md,
 	return name;
 }
 
-/* Open the module once (symtab_internal.h, note 1). Returns 0, or -1
- * if it cannot be read. */
+/* Open the module once (symtab_internal.h, note 1): its ELF, not yet
+ * its symbols (module_lookup reads them). Returns 0, or -1 if it cannot
+ * be read. */
 int module_open(struct symtab *s, struct module *md)
 {
 	int fd;
@@ -185,7 +186,6 @@ int module_open(struct symtab *s, struct module *md)
 	md->elf = dw.dwfl_module_getelf(md->mod, &md->dwfl_bias);
 	if (!md->elf)
 		return -1;
-	module_read_syms(s, md);
 	md->state = 1;
 	return 0;
 out_close:
@@ -565,6 +565,13 @@ struct cached module_lookup(struct symtab *s, struct module *md,
 	if (v)
 		return (struct cached){ (uint32_t)(v >> 32), (uint32_t)v };
 	if (module_open(s, md) == 0) {
+		/* the symbols when the first address is named, not when the
+		 * file is opened for its bias while the program runs (a
+		 * separate debug file looked for, libdebuginfod loaded) */
+		if (!md->syms_read) {
+			md->syms_read = true;
+			module_read_syms(s, md);
+		}
 		n = resolve(s, md, rel + md->dwfl_bias, tmp, MAX_INLINE);
 	} else {
 		tmp[0] = (struct frame){ .function = s->unknown,

@@ -25,7 +25,7 @@ struct proc *proc_find(struct symtab *s, uint32_t pid, bool create)
 	if (p || !create)
 		return p;
 	p = xcalloc(1, sizeof(*p));
-	p->pid = pid;
+	p->pid = p->os_pid = pid;
 	st_table_add(&s->procs, h, p);
 	return p;
 }
@@ -43,7 +43,7 @@ void proc_clear(struct proc *p)
 	proc_forget_unwinder(p);
 	free(p->maps);
 	free(p->jit);
-	*p = (struct proc){ .pid = p->pid };
+	*p = (struct proc){ .pid = p->pid, .os_pid = p->os_pid };
 }
 
 /* The mapping containing addr, or NULL. */
@@ -153,6 +153,23 @@ void symtab_fork(struct symtab *s, uint32_t pid, uint32_t ppid)
 	unwind_ref(p->unw);
 }
 
+uint32_t symtab_retire(struct symtab *s, uint32_t pid)
+{
+	struct proc *p = proc_find(s, pid, false), *r;
+	uint32_t id = SYMTAB_RETIRED + s->retired++;
+
+	if (!p)
+		return id;
+	r = proc_find(s, id, true);
+	/* the old image's mappings and JIT map, not its unwinder: its
+	 * stacks are unwound already */
+	proc_forget_unwinder(p);
+	*r = *p;
+	r->pid = id;
+	*p = (struct proc){ .pid = pid, .os_pid = pid };
+	return id;
+}
+
 void symtab_exec(struct symtab *s, uint32_t pid)
 {
 	struct proc *p = proc_find(s, pid, false);
@@ -185,7 +202,7 @@ static void jit_load(struct symtab *s, struct proc *p)
 	size_t n;
 
 	p->jit_loaded = true;
-	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", p->pid);
+	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", p->os_pid);
 	n = jitmap_read(path, &v);
 	if (!n)
 		return;

@@ -43,13 +43,6 @@ struct tid_ent {
 	uint64_t tstate;
 };
 
-/* A native address of the process: whether the symbolizer names it, or
- * it is the interpreter's code no symbol covers (unnamed). */
-struct addr_ent {
-	uint64_t addr;
-	bool unnamed;
-};
-
 struct pyp {
 	uint32_t pid;
 	enum pstate state;
@@ -63,9 +56,6 @@ struct pyp {
 	struct line_ent *lines;
 	size_t nlines, caplines;
 	struct hashidx line_index;	/* lines + 1 */
-	struct addr_ent *addrs;
-	size_t naddrs, capaddrs;
-	struct hashidx addr_index;	/* addrs + 1 */
 	uint64_t interp_frame;		/* [CPython interpreter], 0: not
 					 * made yet */
 };
@@ -136,10 +126,8 @@ static void pyp_clear(struct pyp *p)
 	free(p->codes);
 	free(p->lines);
 	free(p->tids);
-	free(p->addrs);
 	hashidx_free(&p->code_index);
 	hashidx_free(&p->line_index);
-	hashidx_free(&p->addr_index);
 	*p = (struct pyp){ .pid = p->pid };
 }
 
@@ -576,39 +564,16 @@ void pystacks_check(struct pystacks *ps, const uint64_t *regs,
 	ps->cur = NULL;
 }
 
-/* Whether native address ips[i] of p is the interpreter's own code that
- * no symbol names (a stripped python3's static functions): asked of the
- * symbolizer once per address. */
-static bool is_unnamed(struct pystacks *ps, struct pyp *p, const uint64_t *ips,
-		       size_t i)
+/* ips[i] as the merged stack keeps it: an address of the interpreter's
+ * own file shown only if named (symbolize.h), else as standin (0:
+ * not at all). Deciding it takes the file's symbols: after the run,
+ * not while samples wait. */
+static uint64_t interp_addr(const struct pyp *p, uint64_t ip,
+			    uint64_t standin)
 {
-	uint64_t h = hash_u64(ips[i]), v;
-	const char *interp = strrchr(p->pp.path, '/'), *fn;
-	struct frame fr[8];
-	size_t pos, nfr, len;
-	bool unnamed;
-
-	if (ips[i] & SYMTAB_SYNTH)
-		return false;
-	for (v = hashidx_first(&p->addr_index, h, &pos); v;
-	     v = hashidx_next(&p->addr_index, h, &pos))
-		if (p->addrs[v - 1].addr == ips[i])
-			return p->addrs[v - 1].unnamed;
-	interp = interp ? interp + 1 : p->pp.path;
-	nfr = symtab_lookup(ps->s, p->pid, ips[i], i > 0, fr, 8);
-	fn = nfr ? fr[nfr - 1].function : NULL;
-	len = strlen(interp);
-	/* "[unknown]", or "python3.11+0x5cfad0": the start of a function
-	 * the unwind tables know and no symbol names */
-	unnamed = fn && fr[nfr - 1].module &&
-		  !strcmp(fr[nfr - 1].module, interp) &&
-		  (!strcmp(fn, "[unknown]") ||
-		   (!strncmp(fn, interp, len) && !strncmp(fn + len, "+0x", 3)));
-	p->addrs = xgrow(p->addrs, &p->capaddrs, p->naddrs + 1,
-			 sizeof(*p->addrs));
-	p->addrs[p->naddrs++] = (struct addr_ent){ ips[i], unnamed };
-	hashidx_add(&p->addr_index, h, p->naddrs);
-	return unnamed;
+	if (ip < p->pp.lo || ip >= p->pp.hi)
+		return ip;
+	return symtab_if_named(ip, standin);
 }
 
 /* The frame that stands for a run of the interpreter's unnamed code in
@@ -631,16 +596,10 @@ static size_t native_stack(struct pystacks *ps, struct pyp *p,
 			   size_t max)
 {
 	size_t k = 0;
-	bool run = false;
 
-	for (size_t i = 0; i < n && k < max; i++) {
-		bool unnamed = p && is_unnamed(ps, p, ips, i);
-
-		if (unnamed && run)
-			continue;
-		run = unnamed;
-		out[k++] = unnamed ? interp_frame(ps, p) : ips[i];
-	}
+	for (size_t i = 0; i < n && k < max; i++)
+		out[k++] = p ? interp_addr(p, ips[i], interp_frame(ps, p))
+			     : ips[i];
 	return k;
 }
 
@@ -676,8 +635,7 @@ size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 	 * runs it, as py-spy shows it */
 	for (size_t i = 0; i < n && k < max; i++) {
 		if (!is_eval(p, ips, i)) {
-			if (!is_unnamed(ps, p, ips, i))
-				out[k++] = ips[i];
+			out[k++] = interp_addr(p, ips[i], 0);
 			continue;
 		}
 		for (size_t j = group[g]; j < group[g + 1] && k < max; j++)

@@ -302,7 +302,7 @@ int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 	fp = fopen(maps, "re");
 	if (!fp)
 		return error_errno(e, errno, "cannot read '%s'", maps);
-	while (!found && fgets(line, sizeof(line), fp)) {
+	while (fgets(line, sizeof(line), fp)) {
 		unsigned long long start, end, pgoff;
 		int path_at = 0;
 		size_t path_len;
@@ -313,6 +313,13 @@ int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 			continue;
 		path = line + path_at;
 		path[strcspn(path, "\n")] = '\0';
+		/* the interpreter's mappings, one after another */
+		if (found) {
+			if (strcmp(path, out->path))
+				break;
+			out->hi = end;
+			continue;
+		}
 		/* one probe per file: its first mapping */
 		if (path[0] != '/' || !strcmp(path, last))
 			continue;
@@ -322,8 +329,11 @@ int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 		path_len = strnlen(path, sizeof(last) - 1);
 		memcpy(last, path, path_len);
 		last[path_len] = '\0';
-		if (is_candidate(path, exe))
-			found = probe_file(path, start, pgoff, out);
+		if (is_candidate(path, exe) &&
+		    (found = probe_file(path, start, pgoff, out))) {
+			out->lo = start;
+			out->hi = end;
+		}
 	}
 	fclose(fp);
 	if (found && out->t.l) {

@@ -25,6 +25,7 @@ struct py_proc {
 	uint32_t hexversion;		/* Py_Version, 0 before 3.11 */
 	char version[32];		/* "3.11.2", or "3.10" from a name */
 	char path[PATH_MAX];		/* the interpreter's file */
+	uint64_t lo, hi;		/* ... mapped at [lo, hi) */
 	bool initialized;		/* _PyRuntime has an interpreter */
 	/* t.l is NULL when the version is not supported */
 	struct py_target t;

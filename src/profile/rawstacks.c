@@ -105,6 +105,7 @@ struct addr_ids {
 	uint64_t addr;
 	uint32_t pid, first, n;
 	bool is_return;
+	bool standin;		/* SYMTAB_IF_NAMED's stand-in frame */
 };
 
 struct stackframes {
@@ -165,7 +166,9 @@ static const struct addr_ids *addr_ids(struct stackframes *c, uint32_t pid,
 	a = &c->v[c->n++];
 	*a = (struct addr_ids){ .addr = addr, .pid = pid,
 				.first = (uint32_t)c->nids, .n = (uint32_t)k,
-				.is_return = is_return };
+				.is_return = is_return,
+				.standin = (addr & SYMTAB_IF_NAMED) && k == 1 &&
+					   !c->fr[0].address };
 	c->ids = xgrow(c->ids, &c->capids, c->nids + k, sizeof(*c->ids));
 	c->unknown = xgrow(c->unknown, &c->capunknown, c->nids + k,
 			   sizeof(*c->unknown));
@@ -183,11 +186,17 @@ size_t stackframes_ids(struct stackframes *c, uint32_t pid,
 {
 	struct profile *p = c->p;
 	size_t depth = 0;
+	bool standin = false;
 
 	for (size_t i = 0; i < n && depth < max; i++) {
 		const struct addr_ids *a = addr_ids(c, pid, ips[i],
 						    all_return || i > 0);
 		size_t k = a->n < max - depth ? a->n : max - depth;
+
+		/* a run of one stand-in shows once */
+		if (a->standin && standin && ids[depth - 1] == c->ids[a->first])
+			continue;
+		standin = a->standin && k;
 
 		memcpy(ids + depth, c->ids + a->first, k * sizeof(*ids));
 		depth += k;
@@ -216,6 +225,26 @@ static void flush_one(const struct rawstacks *r, const struct entry *e,
 				       max_ids);
 
 	profile_add(p, ids, depth, values);
+}
+
+void rawstacks_rename(struct rawstacks *r, uint32_t pid, uint32_t to)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < r->n; i++) {
+		struct entry *e = &r->v[i];
+
+		if (e->pid != pid)
+			continue;
+		e->pid = to;
+		e->hash = hash_of(to, r->pool + e->at, e->n);
+		any = true;
+	}
+	if (!any)
+		return;
+	hashidx_free(&r->index);
+	for (size_t i = 0; i < r->n; i++)
+		hashidx_add(&r->index, r->v[i].hash, i + 1);
 }
 
 void rawstacks_flush(struct rawstacks *r, uint32_t pid, int all,

@@ -2,7 +2,7 @@
  * Raw stacks: the address chains of samples, interned per process while
  * the program runs (a million samples usually hold a few thousand
  * distinct chains), and turned into symbolized profile stacks afterwards
- * — or when the process execs, while its old mappings are still known.
+ * (an exec'ed image's under symtab_retire's id, with its old mappings).
  */
 #ifndef YS_PROFILE_RAWSTACKS_H
 #define YS_PROFILE_RAWSTACKS_H
@@ -27,6 +27,9 @@ void rawstacks_add(struct rawstacks *r, uint32_t pid, const uint64_t *ips,
  * intervals). */
 void rawstacks_add_n(struct rawstacks *r, uint32_t pid, const uint64_t *ips,
 		     size_t n, uint64_t samples, uint64_t period);
+
+/* The stacks of pid are to's from now on (symtab_retire's id). */
+void rawstacks_rename(struct rawstacks *r, uint32_t pid, uint32_t to);
 
 /*
  * Symbolize the stacks of pid (every pid when all) with s and add them to

@@ -106,9 +106,56 @@ uint64_t symtab_synth(struct symtab *s, const struct frame *f)
 	return SYMTAB_SYNTH | (s->nsynth - 1);
 }
 
+/* SYMTAB_IF_NAMED's stand-in number: bits 48 to 61 (user addresses
+ * are below 2^47) */
+#define STANDIN_SHIFT 48
+#define STANDIN_MAX ((1ULL << (62 - STANDIN_SHIFT)) - 1)
+#define ADDR_MASK ((1ULL << STANDIN_SHIFT) - 1)
+
+uint64_t symtab_if_named(uint64_t addr, uint64_t standin)
+{
+	uint64_t k = standin ? (standin & ~SYMTAB_SYNTH) + 1 : 0;
+
+	if ((addr & ~ADDR_MASK) || (standin && !(standin & SYMTAB_SYNTH)) ||
+	    k > STANDIN_MAX)
+		return addr;
+	return addr | SYMTAB_IF_NAMED | k << STANDIN_SHIFT;
+}
+
+/* Whether f has no name: the symtab's "[unknown]", or MODULE+0xOFFSET
+ * (a function the unwind tables know and no symbol names). */
+static bool unnamed(const struct symtab *s, const struct frame *f)
+{
+	size_t len = f->module ? strlen(f->module) : 0;
+
+	return f->function == s->unknown ||
+	       (len && !strncmp(f->function, f->module, len) &&
+		!strncmp(f->function + len, "+0x", 3));
+}
+
+static size_t lookup(struct symtab *s, uint32_t pid, uint64_t addr,
+		     bool is_return, struct frame *out, size_t max);
+
 /* When max is smaller than the inline chain, the innermost frames are
  * kept. */
 size_t symtab_lookup(struct symtab *s, uint32_t pid, uint64_t addr,
+		     bool is_return, struct frame *out, size_t max)
+{
+	uint64_t k;
+	size_t n;
+
+	if ((addr & SYMTAB_SYNTH) || !(addr & SYMTAB_IF_NAMED))
+		return lookup(s, pid, addr, is_return, out, max);
+	k = (addr & ~SYMTAB_IF_NAMED) >> STANDIN_SHIFT;
+	n = lookup(s, pid, addr & ADDR_MASK, is_return, out, max);
+	if (!n || !unnamed(s, &out[n - 1]))
+		return n;
+	if (!k)
+		return 0;
+	return lookup(s, pid, SYMTAB_SYNTH | (k - 1), false, out, max);
+}
+
+static size_t lookup(struct symtab *s, uint32_t pid, uint64_t addr,
 		     bool is_return, struct frame *out, size_t max)
 {
 	uint64_t q = is_return && addr ? addr - 1 : addr, bias;

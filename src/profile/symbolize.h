@@ -44,6 +44,15 @@ void symtab_mmap(struct symtab *s, uint32_t pid, uint64_t start,
 void symtab_fork(struct symtab *s, uint32_t pid, uint32_t ppid);
 /* pid exec'ed: its mappings are gone. */
 void symtab_exec(struct symtab *s, uint32_t pid);
+/*
+ * pid execs or exits, and its addresses are to be looked up later: its
+ * mappings move to a new id (not a pid: SYMTAB_RETIRED and up), which
+ * symtab_lookup takes in its place, and pid starts without mappings (as
+ * after symtab_exec). Nothing is read or symbolized now: the reader goes
+ * on with the samples that wait meanwhile. Returns the id.
+ */
+#define SYMTAB_RETIRED 0x80000000u
+uint32_t symtab_retire(struct symtab *s, uint32_t pid);
 
 /*
  * The frames of address addr of pid, outermost last: the function
@@ -67,6 +76,18 @@ size_t symtab_lookup(struct symtab *s, uint32_t pid, uint64_t addr,
  */
 #define SYMTAB_SYNTH (1ULL << 63)
 uint64_t symtab_synth(struct symtab *s, const struct frame *f);
+
+/*
+ * An address shown only if the symtab names its function, decided when
+ * it is looked up (after the run, not while samples wait): addr with
+ * SYMTAB_IF_NAMED set and a stand-in frame's number. When the function
+ * has no name ("[unknown]", or MODULE+0xOFFSET from the unwind tables),
+ * symtab_lookup gives the stand-in (a symtab_synth address; 0 for none:
+ * no frame at all). stackframes_ids shows a run of one stand-in once.
+ * Returns addr as is when the stand-in's number does not fit.
+ */
+#define SYMTAB_IF_NAMED (1ULL << 62)
+uint64_t symtab_if_named(uint64_t addr, uint64_t standin);
 
 /*
  * Unwind a user stack sampled in dwarf mode: regs as in sampler.h's

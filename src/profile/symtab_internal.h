@@ -92,6 +92,7 @@ struct module {
 	Dwfl_Module *mod;
 	Elf *elf;			/* the main file, owned by dwfl */
 	Dwarf_Addr dwfl_bias;		/* file address -> Dwfl address */
+	bool syms_read;			/* syms read (after state 1) */
 	struct sym *syms;		/* sorted by start, one per start */
 	size_t nsyms;
 	uint64_t *fdes;			/* functions' starts (note 6): sorted,
@@ -132,6 +133,7 @@ struct jit_sym {
 
 struct proc {
 	uint32_t pid;
+	uint32_t os_pid;		/* pid, or the retired one's (JIT maps) */
 	struct mapping *maps;
 	size_t nmaps, capmaps;
 	bool jit_loaded;
@@ -146,6 +148,7 @@ struct symtab {
 	bool no_dw;			/* libdw cannot be loaded: [unknown] */
 	struct hashidx strings, modules, procs;	/* of pointers */
 	int vdso_fd;			/* -2 not tried, -1 unavailable */
+	uint32_t retired;		/* symtab_retire's ids given */
 	char *cache_dir;		/* NULL: no disk cache */
 	char *unknown, *jit_name;
 	struct frame *synth;		/* symtab_synth's frames */

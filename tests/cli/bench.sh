@@ -186,7 +186,7 @@ db = sqlite3.connect(\"$T/ab.db\")
 rows = list(db.execute(\"SELECT r.id, a.arg FROM results r JOIN benchmarks b ON b.result_id = r.id JOIN arguments a ON a.benchmark_id = b.id WHERE a.pos = 0 ORDER BY r.id\"))
 assert [r[1].split(\"/\")[-1] for r in rows] == [\"old\", \"new\"], rows
 "'
-t "a build twice as slow fails it: exit 1, through the gate" sh -c '
+t "a build twice as slow fails it: exit 1, through the gate (retried 3x)" retry sh -c '
 	"$YS" bench --no-store --baseline-program "$T/old" --max-increase time_per_op=25% -- "$PROCFIX_SLOW" >"$T/o" 2>"$T/e"; [ $? -eq 1 ] &&
 	grep -q "^FAIL.*spin" "$T/o" && grep -q "time_per_op  *median .* +[0-9.]*%" "$T/o"'
 # Issue 24's A/B check in the suite, on a loaded machine: a busy loop per
@@ -270,8 +270,10 @@ recipe_slow() {
 	[ $? -eq 1 ] && grep -q "^FAIL *spin" "$T/o" &&
 	[ "$(git -C "$T/repo" worktree list | wc -l)" -eq 1 ]
 }
-t "... a pull request unchanged: exit 0, both results written, the worktree gone" recipe_same
-t "... a pull request twice as slow: exit 1 through the gate" recipe_slow
+# each measured again up to 3 times: 10 processes a side on a machine
+# loaded beyond its cores now and then leave a verdict undecided
+t "... a pull request unchanged: exit 0, both results written, the worktree gone (retried 3x)" retry recipe_same
+t "... a pull request twice as slow: exit 1 through the gate (retried 3x)" retry recipe_slow
 cd "$T" || exit 1
 
 # stopped SIG: the 3rd of 5 processes hangs, yardstick gets SIG: exit 130,

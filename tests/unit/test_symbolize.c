@@ -761,6 +761,112 @@ static void test_rawstacks_flush(void **state)
 	symtab_free(s);
 }
 
+/* An exec'ed image's stacks, kept under symtab_retire's id, are named
+ * after the run by the old mappings, whatever the pid maps since; each
+ * retirement has its own id, above every pid. */
+static void test_retire(void **state)
+{
+	static const struct sample_type types[] = {
+		{ "samples", "count" }, { "cpu", "nanoseconds" } };
+	struct symtab *s = symtab_new(false);
+	struct rawstacks *r = rawstacks_new();
+	struct profile got;
+	struct frame fr[4];
+	struct facts f;
+	uint32_t id, id2;
+	uint64_t ips[2];
+	char *g;
+
+	(void)state;
+	run_fixture("symfix", s, FIX_PID, &f);
+	symtab_fork(s, FIX_PID + 1, FIX_PID);
+	ips[0] = f.known;
+	ips[1] = f.known + 1;	/* a return address: symfix_known again */
+	rawstacks_add(r, FIX_PID + 1, ips, 2, 10);
+	rawstacks_add(r, FIX_PID, ips, 1, 10);
+	id = symtab_retire(s, FIX_PID + 1);
+	rawstacks_rename(r, FIX_PID + 1, id);
+	assert_true(id >= SYMTAB_RETIRED);
+	/* the new image maps other things where the old code was */
+	symtab_mmap(s, FIX_PID + 1, f.known & ~0xfffULL, 0x100000, 0, "//anon");
+	symtab_lookup(s, FIX_PID + 1, f.known, false, fr, 4);
+	assert_string_equal(fr[0].module, "[unknown]");
+	/* the same chain under the pid again is a new entry */
+	rawstacks_add(r, FIX_PID + 1, ips, 2, 10);
+	id2 = symtab_retire(s, FIX_PID + 1);
+	assert_true(id2 != id && id2 >= SYMTAB_RETIRED);
+	rawstacks_rename(r, FIX_PID + 1, id2);
+	/* a pid never seen retires to an id that names nothing */
+	assert_true(symtab_retire(s, 77) > id2);
+	profile_init(&got, types, 2);
+	rawstacks_flush(r, 0, 1, s, &got);
+	g = folded_of(&got);
+	assert_non_null(strstr(g, "symfix_known;symfix_known 1\n"));
+	assert_non_null(strstr(g, "[unknown];[unknown] 1\n"));
+	assert_non_null(strstr(g, "\nsymfix_known 1\n") ||
+			!strncmp(g, "symfix_known 1\n", 15));
+	free(g);
+	profile_free(&got);
+	rawstacks_free(r);
+	symtab_free(s);
+}
+
+/* symtab_if_named: an address shown only if named, else its stand-in
+ * (or nothing), decided at lookup; a run of one stand-in shows once */
+static void test_if_named(void **state)
+{
+	static const struct sample_type types[] = {
+		{ "samples", "count" }, { "cpu", "nanoseconds" } };
+	struct symtab *s = symtab_new(false);
+	struct profile p;
+	struct stackframes *c;
+	struct frame fr[4];
+	struct facts f;
+	uint32_t ids[16];
+	uint64_t st, gone = 0x400010, chain[6];
+	size_t n;
+	char *g;
+
+	(void)state;
+	run_fixture("symfix", s, FIX_PID, &f);
+	symtab_mmap(s, FIX_PID, 0x400000, 0x1000, 0, "/nonexistent/libgone.so");
+	st = symtab_synth(s, &(struct frame){ .function = "[stand-in]",
+					      .module = "libgone.so" });
+	/* named: as is */
+	n = symtab_lookup(s, FIX_PID, symtab_if_named(f.known, st), false, fr, 4);
+	assert_int_equal(n, 1);
+	assert_string_equal(fr[0].function, "symfix_known");
+	assert_int_equal(fr[0].address, f.known);
+	/* unnamed: the stand-in, or nothing */
+	n = symtab_lookup(s, FIX_PID, symtab_if_named(gone, st), false, fr, 4);
+	assert_int_equal(n, 1);
+	assert_string_equal(fr[0].function, "[stand-in]");
+	assert_int_equal(symtab_lookup(s, FIX_PID, symtab_if_named(gone, 0),
+				       false, fr, 4), 0);
+	/* what does not fit is left as it is */
+	assert_int_equal(symtab_if_named(1ULL << 50, st), 1ULL << 50);
+	assert_int_equal(symtab_if_named(gone, 12345), gone);
+	/* leaf first: two unnamed, named, unnamed, unnamed dropped, named */
+	chain[0] = symtab_if_named(gone, st);
+	chain[1] = symtab_if_named(gone + 8, st);
+	chain[2] = symtab_if_named(f.known + 1, st);
+	chain[3] = symtab_if_named(gone + 16, st);
+	chain[4] = symtab_if_named(gone + 24, 0);
+	chain[5] = f.known + 1;
+	profile_init(&p, types, 2);
+	c = stackframes_new(s, &p, 8);
+	n = stackframes_ids(c, FIX_PID, chain, 6, false, 1, ids, 16);
+	assert_int_equal(n, 4);
+	profile_add(&p, ids, n, (int64_t[]){ 1, 10 });
+	g = folded_of(&p);
+	assert_string_equal(g, "symfix_known;[stand-in];symfix_known;"
+			       "[stand-in] 1\n");
+	free(g);
+	stackframes_free(c);
+	profile_free(&p);
+	symtab_free(s);
+}
+
 /* The frames of addr as one line of text, for comparing. */
 static void frames_text(struct symtab *s, uint32_t pid, uint64_t addr,
 			bool is_return, char *out, size_t size)
@@ -1019,6 +1125,8 @@ int main(void)
 		cmocka_unit_test(test_disk_cache),
 		cmocka_unit_test(test_cache_trim),
 		cmocka_unit_test(test_rawstacks_flush),
+		cmocka_unit_test(test_retire),
+		cmocka_unit_test(test_if_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
