@@ -390,25 +390,52 @@ def bench(fn, *args, name=None, epochs=None, min_time=None, seed=None,
     return BenchResult(result)
 
 
-# ---- pytest (`pytest -p yardstick`): the hooks here, the fixture in
+# ---- pytest (`pytest -p yardstick`, or with no -p from the installed
+# entry point, group pytest11): the hooks here, the fixture in
 # pytest_plugin.py, which imports pytest only when pytest loads us ----
 
+def _asked_for(args):
+    """Whether pytest's arguments ask for the plugin: -p yardstick."""
+    return any((a == "-p" and b == "yardstick") or a == "-pyardstick"
+               for a, b in zip(args, args[1:] + [""]))
+
+
+def _short_options():
+    """Whether the plugin takes `yardstick bench`'s own option names
+    (--epochs, --min-time, --filter) besides its --yardstick-* ones: when
+    run by `yardstick bench`, which passes them on, or asked for (-p
+    yardstick, on the command line or in PYTEST_ADDOPTS); not when pytest
+    loaded it from the installed entry point for every session, where a
+    project's conftest may have options of those names."""
+    import shlex
+    if os.environ.get("YARDSTICK_BENCH_JSON"):
+        return True
+    try:
+        addopts = shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+    except ValueError:
+        addopts = []
+    return _asked_for(list(sys.argv[1:])) or _asked_for(addopts)
+
+
 def pytest_addoption(parser):
-    # --epochs, --min-time and --filter too: what `yardstick bench` passes
-    # to the program it runs
     g = parser.getgroup("yardstick", "yardstick benchmarks (ys_bench)")
+    short = _short_options()
+
+    def names(*n):
+        return n if short else n[:1]
     g.addoption("--yardstick-json", dest="yardstick_json", metavar="FILE",
                 help="write the tests' benchmarks as one yardstick result "
                      "(kind bench) to FILE")
-    g.addoption("--yardstick-epochs", "--epochs", dest="yardstick_epochs",
-                type=int, metavar="N",
+    g.addoption(*names("--yardstick-epochs", "--epochs"),
+                dest="yardstick_epochs", type=int, metavar="N",
                 help="measured epochs per test (default 11)")
-    g.addoption("--yardstick-min-time", "--min-time",
+    g.addoption(*names("--yardstick-min-time", "--min-time"),
                 dest="yardstick_min_time", metavar="T",
                 help="at least T measured per test (0.5, 200ms)")
-    g.addoption("--yardstick-filter", "--filter", dest="yardstick_filter",
-                metavar="REGEX", help="only the tests whose node id "
-                                      "matches (Python's re.search)")
+    g.addoption(*names("--yardstick-filter", "--filter"),
+                dest="yardstick_filter", metavar="REGEX",
+                help="only the tests whose node id matches (Python's "
+                     "re.search)")
     g.addoption("--yardstick-no-alloc-count", action="store_true",
                 dest="yardstick_no_alloc_count",
                 help="do not count the interpreter's allocations")

@@ -19,7 +19,8 @@ extern const struct opt_enum opt_python_modes[];
 #define OPT_PYTHON(f) OPT_ENUM(0, "python", f, opt_python_modes), \
 	.help = "on: a CPython program's functions, files and lines in " \
 	"place of the interpreter's evaluation frames; off: the " \
-	"interpreter's own C frames"
+	"interpreter's own C frames (its code no symbol names, in a " \
+	"stripped python3, as [CPython interpreter])"
 
 
 #endif

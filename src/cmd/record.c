@@ -100,8 +100,8 @@ static const struct opt_entry record_options[] = {
 	  OPT_SETS(plan.call_graph_given),
 	  .help = "fp (frame pointers; the default) or "
 	  "dwarf (copy the user stack and unwind it with the binaries' CFI: "
-	  "whole stacks without frame pointers; the default with --python "
-	  "on for a command that runs CPython, through wrappers such as "
+	  "whole stacks without frame pointers; the default for a command "
+	  "that runs CPython, which has none, through wrappers such as "
 	  "env, sh -c, scripts and venv links)" },
 	{ OPT_PYTHON(plan.python) },
 	{ OPT_FLAG(0, "idle", plan.so.offcpu),
@@ -120,7 +120,9 @@ static const struct opt_entry record_options[] = {
 	  "sample whose copy stops short of the interpreter keeps only its "
 	  "native frames)" },
 	{ OPT_FLAG(0, "lines", out.lines),
-	  .help = "file:line of every frame" },
+	  .help = "file:line of every frame, the line executing (the "
+	  "terminal report then has a row per line; a Python frame is "
+	  "named qualname (file.py:LINE) in place of its def line)" },
 	{ OPT_COUNT('n', "top", top, 1, LONG_MAX),
 	  .help = "functions in the terminal report" },
 	{ OPT_LIST('o', "output", out.paths, out.n), .metavar = "FILE",
@@ -220,6 +222,17 @@ static int64_t row_total(const struct profile_top *row, int64_t total,
 		? py : total;
 }
 
+/* A row's name: its function, and with --lines the line executing, as
+ * every output names a frame (pystacks_label). malloc'd. */
+static char *row_label(const struct profile_top *row, bool lines)
+{
+	return pystacks_label(&(struct frame){ .function = (char *)row->function,
+					       .module = (char *)row->module,
+					       .file = (char *)row->file,
+					       .line = row->line },
+			      lines);
+}
+
 static void print_report(const struct record_args *a,
 			 const struct profile *p,
 			 const struct sampler_stats *st,
@@ -239,7 +252,9 @@ static void print_report(const struct record_args *a,
 		st->duration_ns / 1e9, st->cpu_ns / 1e9, p->rate_hz, st->lost,
 		p->total_frames ? 100.0 * p->unknown_frames / p->total_frames
 				: 0.0);
-	if (total == 0 || profile_top(p, 0, &top, &ntop))
+	if (total == 0 ||
+	    (a->out.lines ? profile_top_lines(p, 0, &top, &ntop)
+			  : profile_top(p, 0, &top, &ntop)))
 		return;
 	fprintf(fp, "%s%7s %7s %9s  %-40s %s%s\n", term_dim(color), "self",
 		"total", "samples", "function", "module", term_reset(color));
@@ -247,11 +262,13 @@ static void print_report(const struct record_args *a,
 	 * escaped for the terminal. */
 	for (size_t i = 0; i < ntop && i < (size_t)a->top; i++) {
 		int64_t den = row_total(&top[i], total, py);
+		char *label = row_label(&top[i], a->out.lines);
 
 		fprintf(fp, "%6.2f%% %6.2f%% %9" PRId64 "  ",
 			100.0 * top[i].self / den,
 			100.0 * top[i].total / den, top[i].self);
-		term_pad(fp, top[i].function, 40, false);
+		term_pad(fp, label, 40, false);
+		free(label);
 		fputc(' ', fp);
 		term_puts(fp, top[i].module ? top[i].module : "");
 		fputc('\n', fp);
@@ -266,13 +283,16 @@ static void print_report(const struct record_args *a,
 	for (size_t i = 0, said = 0; i < ntop && said < 3; i++) {
 		double share = (double)top[i].total /
 			       row_total(&top[i], total, py);
+		char *label;
 
 		if (share >= 1 || share <= 0 ||
 		    !profile_names_function(top[i].function))
 			continue;
+		label = row_label(&top[i], a->out.lines);
 		said++;
 		fputs("if ", fp);
-		term_puts(fp, top[i].function);
+		term_puts(fp, label);
+		free(label);
 		fprintf(fp, " cost nothing, the program would be at most "
 			"%.2f× faster\n", 1 / (1 - share));
 	}

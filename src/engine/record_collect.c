@@ -39,7 +39,7 @@ struct collector {
 	struct symtab *sym;
 	struct rawstacks *raw;
 	struct profile *prof;
-	struct pystacks *py;		/* NULL with --python off */
+	struct pystacks *py;		/* native only with --python off */
 	uint64_t ips[512];
 	uint64_t pyips[1024];		/* ips with Python frames in */
 	/* --idle: per thread, its stack when it last left its CPU (NULL
@@ -238,8 +238,9 @@ int record_prepare(struct record_plan *p, struct error *e)
 		return 3;
 	}
 	/* a CPython's C stacks have no frame pointers: unwind them where
-	 * the exec chain reaches one, reading its frames promptly */
-	if (p->python && py_argv_runs_python(p->argv)) {
+	 * the exec chain reaches one (its C frames are wanted with
+	 * --python off too), reading its frames promptly */
+	if (py_argv_runs_python(p->argv)) {
 		p->so.dwarf |= !p->call_graph_given;
 		if (!p->stack_size_given)
 			p->so.stack_size = SAMPLER_PYTHON_STACK;
@@ -266,8 +267,11 @@ static void collector_init(struct collector *c, struct record_run *r,
 	symtab_use_cache(c->sym, cache);
 	free(cache);
 	c->raw = rawstacks_new();
-	c->py = p->python ? pystacks_new(c->sym) : NULL;
-	if (c->py)
+	/* --python off too: the interpreter's unnamed frames named alike */
+	c->py = pystacks_new(c->sym);
+	if (!p->python)
+		pystacks_set_native(c->py);
+	else
 		pystacks_set_run(c->py, p->so.prompt, p->call_graph_given ? NULL
 								  : p->argv[0]);
 	if (p->so.offcpu) {

@@ -39,7 +39,7 @@ struct pending {
 struct collector {
 	struct trace_run *run;
 	struct symtab *sym;
-	struct pystacks *py;	/* NULL with --python off */
+	struct pystacks *py;	/* native only with --python off */
 	uint64_t unwound[512];	/* a CPython's stack, unwound (dwarf) */
 	uint64_t merged[1024];	/* ... with its Python frames */
 	struct pending *pend;
@@ -279,15 +279,18 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 	cache = symcache_dir();
 	symtab_use_cache(c.sym, cache);
 	free(cache);
-	/* a CPython's C stacks have no frame pointers: unwind them; and
-	 * read its Python frames as soon as a sample comes */
-	if (p->python && (c.py = pystacks_new(c.sym)) &&
-	    py_argv_runs_python(p->argv)) {
+	/* a CPython's C stacks have no frame pointers: unwind them (with
+	 * --python off too); and read its Python frames as soon as a
+	 * sample comes */
+	c.py = pystacks_new(c.sym);
+	if (py_argv_runs_python(p->argv)) {
 		p->so.dwarf = true;
-		p->so.prompt = true;
+		p->so.prompt = p->python;
 		p->so.stack_size = SAMPLER_PYTHON_STACK;
 	}
-	if (c.py)
+	if (!p->python)
+		pystacks_set_native(c.py);
+	else
 		pystacks_set_run(c.py, p->so.prompt, p->argv[0]);
 	/* the trace, marked partial, when Ctrl-C stops it */
 	res = follow_sampler_run(&p->so, p->argv, &cb, &r->st, e);

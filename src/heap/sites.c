@@ -182,6 +182,52 @@ static void load_maps(struct symtab *sym, uint32_t pid, const char *text)
 	}
 }
 
+/* Whether frame id is the interpreter's own code that no symbol names
+ * (a stripped python3's static functions): "[unknown]", or
+ * "python3.11+0x5cfad0", in a python3.X or libpython3.X module. */
+static bool interp_unnamed(const struct profile *p, uint32_t id)
+{
+	const struct frame *f = &p->frames[id];
+	const char *m = f->module, *fn = f->function;
+	size_t len;
+
+	if (f->inlined || !m || !fn ||
+	    (strncmp(m, "python", 6) && strncmp(m, "libpython", 9)))
+		return false;
+	len = strlen(m);
+	return !strcmp(fn, "[unknown]") || !strncmp(fn, "[unknown in ", 12) ||
+	       (!strncmp(fn, m, len) && !strncmp(fn + len, "+0x", 3));
+}
+
+/*
+ * The one naming rule of record's (pystacks.h, PYSTACKS_INTERP), in place
+ * over ids[0..n): in a stack with Python frames the interpreter's unnamed
+ * code is left out (its bytes the Python frame's that runs it); in a
+ * native stack each run of it is one [CPython interpreter] frame. The
+ * new length.
+ */
+static size_t name_interp(struct profile *p, uint32_t *ids, size_t n,
+			  bool python)
+{
+	size_t k = 0;
+	bool run = false;
+
+	for (size_t i = 0; i < n; i++) {
+		bool unnamed = interp_unnamed(p, ids[i]);
+
+		if (unnamed && (python || run))
+			continue;
+		run = unnamed;
+		if (unnamed)
+			ids[k++] = profile_frame(p, &(struct frame){
+				.function = PYSTACKS_INTERP,
+				.module = p->frames[ids[i]].module });
+		else
+			ids[k++] = ids[i];
+	}
+	return k;
+}
+
 static int64_t round_value(double v)
 {
 	return (int64_t)(v + 0.5);
@@ -212,6 +258,7 @@ static void add_site(struct profile *p, struct stackframes *c,
 			(*mismatched)++;
 		}
 	}
+	depth = name_interp(p, ids, depth, ids == pyids);
 	profile_add(p, ids, depth, v);
 }
 

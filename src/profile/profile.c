@@ -256,19 +256,24 @@ int64_t profile_total_in(const struct profile *p, size_t t,
 
 /*
  * profile_top groups frames by (function, module): the same function at
- * different lines, or inlined and not, is one entry. fn_of maps a frame id
- * to its entry.
+ * different lines, or inlined and not, is one entry; profile_top_lines by
+ * (function, module, file, line). fn_of maps a frame id to its entry.
  */
 struct top_ctx {
 	struct profile_top *ents;
 	size_t n, cap;
 	struct hashidx index;	/* entry + 1 */
 	size_t *seen;		/* per entry: last stack index + 1 counted */
+	bool lines;
 };
 
 static uint32_t top_entry(struct top_ctx *c, const struct frame *f)
 {
-	uint64_t h = hash_u64(hash_name(hash_name(0, f->function), f->module));
+	const char *file = c->lines ? f->file : NULL;
+	int line = c->lines ? f->line : 0;
+	uint64_t h = hash_u64(hash_name(hash_name(hash_name(0, f->function),
+						  f->module), file) ^
+			      (uint64_t)(unsigned)line);
 	uint64_t v;
 	size_t pos;
 
@@ -277,12 +282,14 @@ static uint32_t top_entry(struct top_ctx *c, const struct frame *f)
 		struct profile_top *e = &c->ents[v - 1];
 
 		if (str_eq(e->function, f->function) &&
-		    str_eq(e->module, f->module))
+		    str_eq(e->module, f->module) && str_eq(e->file, file) &&
+		    e->line == line)
 			return (uint32_t)(v - 1);
 	}
 	hashidx_add(&c->index, h, c->n + 1);
 	c->ents = xgrow(c->ents, &c->cap, c->n + 1, sizeof(*c->ents));
-	c->ents[c->n] = (struct profile_top){ f->function, f->module, 0, 0 };
+	c->ents[c->n] = (struct profile_top){ f->function, f->module, 0, 0,
+					      file, line };
 	return (uint32_t)c->n++;
 }
 
@@ -298,13 +305,16 @@ static int top_cmp(const void *a, const void *b)
 	c = strcmp(x->function, y->function);
 	if (c)
 		return c;
-	return strcmp(x->module ? x->module : "", y->module ? y->module : "");
+	c = strcmp(x->module ? x->module : "", y->module ? y->module : "");
+	if (c)
+		return c;
+	return (x->line > y->line) - (x->line < y->line);
 }
 
-int profile_top(const struct profile *p, size_t t, struct profile_top **out,
-		size_t *n)
+static int top(const struct profile *p, size_t t, bool lines,
+	       struct profile_top **out, size_t *n)
 {
-	struct top_ctx c = { 0 };
+	struct top_ctx c = { .lines = lines };
 	uint32_t *fn_of = xmalloc((p->nframes + 1) * sizeof(*fn_of));
 	size_t kept = 0;
 
@@ -340,4 +350,16 @@ int profile_top(const struct profile *p, size_t t, struct profile_top **out,
 	*out = c.ents;
 	*n = kept;
 	return 0;
+}
+
+int profile_top(const struct profile *p, size_t t, struct profile_top **out,
+		size_t *n)
+{
+	return top(p, t, false, out, n);
+}
+
+int profile_top_lines(const struct profile *p, size_t t,
+		      struct profile_top **out, size_t *n)
+{
+	return top(p, t, true, out, n);
 }

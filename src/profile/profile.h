@@ -115,9 +115,15 @@ int64_t profile_total_in(const struct profile *p, size_t t,
 struct profile_top {
 	const char *function, *module;
 	int64_t self, total;
+	const char *file;	/* profile_top_lines only: the line's file */
+	int line;		/* ... and line, 0 if unknown */
 };
 int profile_top(const struct profile *p, size_t t, struct profile_top **out,
 		size_t *n);
+/* The same per line: a (function, module, file, line), for --lines (a
+ * frame's line is the line executing in it). */
+int profile_top_lines(const struct profile *p, size_t t,
+		      struct profile_top **out, size_t *n);
 
 /*
  * Exporters; path "-" is stdout; files are written atomically; every

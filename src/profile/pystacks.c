@@ -78,6 +78,7 @@ struct pystacks {
 	uint8_t tab[PY_LINETABLE_MAX];
 	/* the run's set-up (pystacks_set_run) */
 	bool ready;
+	bool native;		/* --python off (pystacks_set_native) */
 	char *program;
 	char *reader_why;
 	/* the sample's process when it is a supported CPython, and the
@@ -108,6 +109,11 @@ void pystacks_set_reader(struct pystacks *ps, const char *why)
 {
 	free(ps->reader_why);
 	ps->reader_why = why && *why ? xstrdup(why) : NULL;
+}
+
+void pystacks_set_native(struct pystacks *ps)
+{
+	ps->native = true;
 }
 
 static void pyp_clear(struct pyp *p)
@@ -484,6 +490,8 @@ static void capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
 	if (p->state != P_PYTHON)
 		return;
 	ps->proc = p;
+	if (ps->native)
+		return;
 	ps->st.samples++;
 	/* a run not set up for Python: its frames cannot be placed in
 	 * the native stacks (no stack copies), so none are read */

@@ -70,6 +70,14 @@ void pystacks_set_run(struct pystacks *ps, bool ready, const char *program);
  * rt_why), for the summary's "read too late"; NULL or "" if it did. */
 void pystacks_set_reader(struct pystacks *ps, const char *why);
 
+/*
+ * --python off: no Python frames are read; a CPython's samples keep their
+ * native frames, each run of the interpreter's unnamed code one
+ * PYSTACKS_INTERP frame as in a stack kept native with --python on, so
+ * that both views name the interpreter's frames alike. Before the run.
+ */
+void pystacks_set_native(struct pystacks *ps);
+
 /* The process mapped path (a python* or libpython* file: look for
  * CPython again at its next sample), forked from ppid, exec'd, exited. */
 void pystacks_mmap(struct pystacks *ps, uint32_t pid, const char *path);

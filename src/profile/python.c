@@ -323,16 +323,14 @@ static bool is_code(const struct py_target *t, uint64_t code)
 	       type == t->code_type;
 }
 
-/* The code object of a frame, checked, with its names' pointers. */
+/* The code object at code of a frame from its first co_code_adaptive
+ * bytes b, checked, with its names' pointers. */
 static bool frame_code(const struct py_target *t, uint64_t code,
-		       struct py_frame *fr)
+		       const uint8_t *b, struct py_frame *fr)
 {
 	const struct py_layout *l = t->l;
-	uint8_t b[256];
 
-	if (!aligned_ptr(code) || (size_t)l->co_code_adaptive > sizeof(b) ||
-	    rd(t, code, b, (size_t)l->co_code_adaptive) ||
-	    u64_at(b, l->ob_type) != t->code_type)
+	if (u64_at(b, l->ob_type) != t->code_type)
 		return false;
 	fr->qualname_ptr = u64_at(b, l->co_qualname);
 	fr->filename_ptr = u64_at(b, l->co_filename);
@@ -341,12 +339,52 @@ static bool frame_code(const struct py_target *t, uint64_t code,
 	return true;
 }
 
+/* The frame before the one being read: where it is, and whether it was
+ * read into b (or why not). */
+struct next_frame {
+	uint64_t addr;		/* 0: none (the outermost frame) */
+	enum py_walk_error why;	/* not read: BAD_POINTER, LOOP, UNREADABLE */
+	uint8_t *b;
+};
+
+/* Read the code object at code (its first co_code_adaptive bytes into
+ * cb; code 0: none, a shim frame's) and the frame before, nx, at once
+ * where the target can (t->read2: one system call for both, half the
+ * walk's calls), else one by one, the frame only after its code was
+ * read. Whether the code object was read. */
+static bool read_code_next(const struct py_target *t, struct loop *lp,
+			   uint64_t code, uint8_t *cb, struct next_frame *nx)
+{
+	const struct py_layout *l = t->l;
+	size_t cl = (size_t)l->co_code_adaptive, fl = (size_t)l->fr_size;
+	bool want = false, code_ok = !code;
+
+	nx->why = PY_WALK_OK;
+	if (nx->addr && !aligned_ptr(nx->addr))
+		nx->why = PY_WALK_BAD_POINTER;
+	else if (nx->addr && !loop_step(lp, nx->addr))
+		nx->why = PY_WALK_LOOP;
+	else
+		want = nx->addr != 0;
+	if (code && (!aligned_ptr(code) || cl > 256))
+		return false;
+	if (code && want && t->read2 &&
+	    !t->read2(t->arg, code, cb, cl, nx->addr, nx->b, fl))
+		return true;
+	if (code)
+		code_ok = !rd(t, code, cb, cl);
+	if (code_ok && want && rd(t, nx->addr, nx->b, fl))
+		nx->why = PY_WALK_UNREADABLE;
+	return code_ok;
+}
+
 size_t py_walk(const struct py_target *t, uint64_t tstate,
 	       struct py_frame *out, size_t max, enum py_walk_error *err)
 {
 	const struct py_layout *l = t->l;
 	struct loop lp = { 0, 1, 0 };
-	uint8_t b[128];
+	uint8_t fb[2][128], cb[256], *b = fb[0];
+	struct next_frame nx;
 	uint64_t f, code, instr;
 	size_t n = 0;
 
@@ -358,50 +396,57 @@ size_t py_walk(const struct py_target *t, uint64_t tstate,
 		return 0;
 	}
 	f = current_frame(t, tstate, err);
-	for (; f && !*err; f = u64_at(b, l->fr_previous)) {
-		if (!aligned_ptr(f)) {
-			*err = PY_WALK_BAD_POINTER;
-			break;
-		}
-		if (!loop_step(&lp, f)) {
-			*err = PY_WALK_LOOP;
-			break;
-		}
-		if ((size_t)l->fr_size > sizeof(b) ||
-		    rd(t, f, b, (size_t)l->fr_size)) {
-			*err = PY_WALK_UNREADABLE;
-			break;
-		}
-		if (l->owner_cstack >= 0 &&
-		    b[l->fr_owner] == (uint8_t)l->owner_cstack) {
-			/* the shim a C-level evaluation starts with: the
-			 * frame above it is that evaluation's outermost */
-			if (n)
-				out[n - 1].entry = true;
-			continue;
-		}
-		code = u64_at(b, l->fr_code);
-		if (n == max) {
+	if (!f || *err)
+		return 0;
+	if (!aligned_ptr(f) || !loop_step(&lp, f)) {
+		*err = PY_WALK_BAD_POINTER;
+		return 0;
+	}
+	if ((size_t)l->fr_size > sizeof(fb[0]) ||
+	    rd(t, f, b, (size_t)l->fr_size)) {
+		*err = PY_WALK_UNREADABLE;
+		return 0;
+	}
+	for (;;) {
+		bool shim = l->owner_cstack >= 0 &&
+			    b[l->fr_owner] == (uint8_t)l->owner_cstack;
+
+		nx.addr = u64_at(b, l->fr_previous);
+		nx.b = b == fb[0] ? fb[1] : fb[0];
+		/* the shim a C-level evaluation starts with: the frame above
+		 * it is that evaluation's outermost */
+		code = shim ? 0 : u64_at(b, l->fr_code);
+		if (shim && n)
+			out[n - 1].entry = true;
+		if (!shim && n == max) {
 			*err = PY_WALK_TOO_DEEP;
 			break;
 		}
-		if (!frame_code(t, code, &out[n])) {
+		if (!read_code_next(t, &lp, code, cb, &nx) ||
+		    (!shim && !frame_code(t, code, cb, &out[n]))) {
 			*err = PY_WALK_BAD_CODE;
 			break;
 		}
-		instr = u64_at(b, l->fr_instr);
-		out[n].addr = f;
-		out[n].code = code;
-		out[n].lasti = -1;
-		if (instr >= code + (uint64_t)l->co_code_adaptive &&
-		    instr - code < (1ULL << 30)) {
-			int64_t off = (int64_t)(instr - code -
-					(uint64_t)l->co_code_adaptive) / 2;
-
-			out[n].lasti = (int32_t)off;
+		if (!shim) {
+			instr = u64_at(b, l->fr_instr);
+			out[n].addr = f;
+			out[n].code = code;
+			out[n].lasti = -1;
+			if (instr >= code + (uint64_t)l->co_code_adaptive &&
+			    instr - code < (1ULL << 30))
+				out[n].lasti = (int32_t)((int64_t)(instr - code -
+					(uint64_t)l->co_code_adaptive) / 2);
+			out[n].entry = l->fr_is_entry >= 0 && b[l->fr_is_entry];
+			n++;
 		}
-		out[n].entry = l->fr_is_entry >= 0 && b[l->fr_is_entry];
-		n++;
+		if (!nx.addr)
+			break;
+		if (nx.why) {
+			*err = nx.why;
+			break;
+		}
+		f = nx.addr;
+		b = nx.b;
 	}
 	return n;
 }

@@ -94,6 +94,11 @@ const char *py_layout_versions(void);
 /* Read len bytes at addr of the interpreter's memory into buf: 0, or -1
  * if they cannot be read. */
 typedef int (*py_read_fn)(void *arg, uint64_t addr, void *buf, size_t len);
+/* Read two ranges at once (one system call: process_vm_readv with two
+ * iovecs): 0 when both were read whole, -1 otherwise (the walk then reads
+ * them one by one to tell which failed). */
+typedef int (*py_read2_fn)(void *arg, uint64_t a1, void *b1, size_t l1,
+			   uint64_t a2, void *b2, size_t l2);
 
 /* Where an interpreter's objects are: its _PyRuntime and the type objects
  * a walk checks pointers against (run-time addresses). */
@@ -102,6 +107,7 @@ struct py_target {
 	uint64_t runtime, code_type, unicode_type, bytes_type;
 	uint64_t dict_type;		/* 0: instance dicts not read */
 	py_read_fn read;
+	py_read2_fn read2;		/* NULL: two reads */
 	void *arg;
 };
 

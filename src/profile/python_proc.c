@@ -26,6 +26,19 @@ static int py_proc_read(void *arg, uint64_t addr, void *buf, size_t len)
 	       ? 0 : -1;
 }
 
+/* The py_read2_fn of another process: both ranges in one call. */
+static int py_proc_read2(void *arg, uint64_t a1, void *b1, size_t l1,
+			 uint64_t a2, void *b2, size_t l2)
+{
+	pid_t pid = (pid_t)(uintptr_t)arg;
+	struct iovec local[2] = { { b1, l1 }, { b2, l2 } };
+	struct iovec remote[2] = { { (void *)(uintptr_t)a1, l1 },
+				   { (void *)(uintptr_t)a2, l2 } };
+
+	return process_vm_readv(pid, local, 2, remote, 2, 0) ==
+	       (ssize_t)(l1 + l2) ? 0 : -1;
+}
+
 static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 {
 	return pread(fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -1;
@@ -280,6 +293,7 @@ int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 	memset(out, 0, sizeof(*out));
 	out->pid = pid;
 	out->t.read = py_proc_read;
+	out->t.read2 = py_proc_read2;
 	out->t.arg = (void *)(uintptr_t)pid;
 	snprintf(maps, sizeof(maps), "/proc/%u/exe", pid);
 	n = readlink(maps, exe, sizeof(exe) - 1);

@@ -204,6 +204,16 @@ python_off() {
 	! grep -q "memfix.py" "$T/off.folded"
 }
 t "--python off keeps the interpreter's frames" python_off
+# the stripped python3's unnamed code named as record names it (issue 27):
+# one [CPython interpreter] frame in a native stack, left out of a stack
+# with Python frames; never python3.11+0x5cfad0 nor [unknown in python3.11]
+interp_named() {
+	grep -q "\[CPython interpreter\]" "$T/off.folded" &&
+	! grep -Eq "python3\.11\+0x|unknown in python3" "$T/off.folded" \
+		"$T/debian-3.11.folded"
+}
+t "the interpreter's unnamed code: [CPython interpreter], --python on and off" \
+	interp_named
 t "--python takes on or off only" expect_exit 2 "$YS" mem --python maybe \
 	-- /usr/bin/python3.11 -c pass
 

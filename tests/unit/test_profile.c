@@ -216,6 +216,22 @@ static void test_top(void **state)
 	assert_int_equal(top[1].self, 1);
 	assert_int_equal(top[1].total, 8);
 	free(top);
+	/* Per line (record --lines): b at line 3 and at line 20 are two
+	 * rows, by hand self 10 and 2, total 10+5+7 and 2; the others as
+	 * before, each at its one line. */
+	assert_int_equal(profile_top_lines(&p, 0, &top, &n), 0);
+	assert_int_equal(n, 7);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(top[i].function, "b"))
+			continue;
+		assert_string_equal(top[i].file, "m.c");
+		assert_int_equal(top[i].self, top[i].line == 3 ? 10 : 2);
+		assert_int_equal(top[i].total, top[i].line == 3 ? 22 : 2);
+		assert_true(top[i].line == 3 || top[i].line == 20);
+	}
+	assert_string_equal(top[0].function, "b");
+	assert_int_equal(top[0].line, 3);
+	free(top);
 	profile_free(&p);
 }
 

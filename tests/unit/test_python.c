@@ -45,6 +45,25 @@ static int fake_read(void *arg, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+/* system calls a walk would make: each read, each read of two */
+static int calls;
+
+static int counted_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	calls++;
+	return fake_read(arg, addr, buf, len);
+}
+
+/* both or nothing, as process_vm_readv's two iovecs are to the walk */
+static int counted_read2(void *arg, uint64_t a1, void *b1, size_t l1,
+			 uint64_t a2, void *b2, size_t l2)
+{
+	calls++;
+	if (fake_read(arg, a1, b1, l1) || fake_read(arg, a2, b2, l2))
+		return -1;
+	return 0;
+}
+
 static void put64(uint64_t addr, int32_t off, uint64_t v)
 {
 	memcpy(mem + (addr - B) + off, &v, 8);
@@ -210,6 +229,87 @@ static void test_too_deep(void **state)
 	assert_int_equal(err, PY_WALK_TOO_DEEP);
 }
 
+/* One walk with and without read2: the same frames and error; returns
+ * the system calls of each through *one, *two. */
+static size_t walk_both(size_t max, int *one, int *two)
+{
+	struct py_target t = target();
+	struct py_frame a[16], b[16];
+	enum py_walk_error ea, eb;
+	size_t na, nb;
+
+	t.read = counted_read;
+	calls = 0;
+	na = py_walk(&t, TSTATE, a, max, &ea);
+	*one = calls;
+	t.read2 = counted_read2;
+	calls = 0;
+	nb = py_walk(&t, TSTATE, b, max, &eb);
+	*two = calls;
+	assert_int_equal(ea, eb);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(a[i].addr, b[i].addr);
+		assert_int_equal(a[i].code, b[i].code);
+		assert_int_equal(a[i].lasti, b[i].lasti);
+		assert_int_equal(a[i].entry, b[i].entry);
+		assert_int_equal(a[i].qualname_ptr, b[i].qualname_ptr);
+		assert_int_equal(a[i].bytecode, b[i].bytecode);
+	}
+	return na;
+}
+
+/* A frame's code object and the frame before it read in one system call
+ * (python.h's read2): the same walk, every frame and every error alike,
+ * over generated chains (depths, C-level entries, shim frames, broken
+ * links and code pointers), in d + 3 calls for d frames where one by one
+ * took 2d + 2. */
+static void test_read2_same_walk(void **state)
+{
+	static const uint64_t bad_links[] = { 4, 0x10, B + SIZE + 0x1000 };
+	uint32_t x = 12345;
+	int one, two;
+
+	(void)state;
+	for (int d = 1; d <= 12; d++) {
+		memset(mem + (FRAME(0) - B), 0, 16 * 0x80);
+		chain(d, 1u << (d - 1));
+		assert_int_equal(walk_both(16, &one, &two), d);
+		assert_int_equal(one, 2 * d + 2);
+		assert_int_equal(two, d + 3);
+	}
+	for (int k = 0; k < 2000; k++) {
+		int d = 1 + (int)((x = x * 1103515245u + 12345u) >> 16) % 12;
+		int at = (int)((x = x * 1103515245u + 12345u) >> 16) % d;
+		int what = (int)((x = x * 1103515245u + 12345u) >> 16) % 6;
+
+		memset(mem + (FRAME(0) - B), 0, 16 * 0x80);
+		chain(d, x >> 8);
+		switch (what) {
+		case 0:		/* a broken link */
+		case 1:
+		case 2:
+			put64(FRAME(at), L->fr_previous,
+			      FRAME(at) + bad_links[what]);
+			break;
+		case 3:		/* a loop */
+			put64(FRAME(at), L->fr_previous, FRAME(at / 2));
+			break;
+		case 4:		/* not a code object */
+			put64(FRAME(at), L->fr_code, STR(0));
+			break;
+		default:	/* a shim frame (3.11's C-level entry) */
+			if (L->owner_cstack >= 0)
+				mem[FRAME(at) - B + L->fr_owner] =
+					(uint8_t)L->owner_cstack;
+			break;
+		}
+		walk_both(1 + (size_t)(x >> 20) % 14, &one, &two);
+		/* a pair that fails is read again one by one, once a walk */
+		assert_true(two <= one + 1);
+	}
+}
+
 static void test_bad_strings(void **state)
 {
 	struct py_target t = target();
@@ -302,6 +402,7 @@ int main(void)
 		cmocka_unit_test_setup(test_loop, setup),
 		cmocka_unit_test_setup(test_bad_pointers, setup),
 		cmocka_unit_test_setup(test_too_deep, setup),
+		cmocka_unit_test_setup(test_read2_same_walk, setup),
 		cmocka_unit_test_setup(test_bad_strings, setup),
 		cmocka_unit_test_setup(test_thread_loop, setup),
 		cmocka_unit_test_setup(test_linetable_forms, setup),
