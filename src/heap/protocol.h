@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #define HEAP_MAGIC	0x79736870u	/* "yshp" */
-#define HEAP_VERSION	6
+#define HEAP_VERSION	7
 
 /*
  * The environment variable through which yardstick hands the agent its
@@ -161,10 +161,14 @@ enum heap_py {
  * free of the block its thread just allocated into the allocation's
  * record, and a run of such pairs from one stack into one BURST record:
  * yardstick then counts them exactly, and takes the run as its largest
- * block live from the first allocation to the last free. A pair joins a
- * run only if it began less than HEAP_FOLD_GAP ticks (or nanoseconds)
- * after the run's last free and lasted less than that, and a run started
- * by a longer pair is never joined: HEAP_FOLD_GAP is less than 1 us with
+ * block live from the first allocation to the last free. Only a pair
+ * that lasted less than HEAP_FOLD_GAP ticks (or nanoseconds) is folded
+ * (a longer one stays an ALLOC and a FREE_TEMP), and it joins a run only
+ * if it began less than that after the run's last free. So the records
+ * the agent may still change are the slot's last one when it is an ALLOC
+ * stamped less than HEAP_FOLD_GAP ago or a BURST whose last free was,
+ * and a BURST just before such an ALLOC: yardstick takes the others
+ * while the program runs. HEAP_FOLD_GAP is less than 1 us with
  * any TSC of 1 GHz or more, so a run never spans a pause of its thread or
  * a block's long life, in which other threads' events would be taken to
  * see its largest block live; only events closer than that, within the
