@@ -545,11 +545,19 @@ INLINE struct tstate *enter(void)
 		t->busy = 0;
 		return NULL;
 	}
+	/* before any stamp: yardstick leaves the slot's last records alone
+	 * while the call may still fold into them (protocol.h) */
+	if (likely(t->slot != NULL))
+		atomic_store_explicit((_Atomic uint32_t *)&t->slot->busy, 1,
+				      memory_order_relaxed);
 	return t;
 }
 
 INLINE void leave(struct tstate *t)
 {
+	if (likely(t->slot != NULL))
+		atomic_store_explicit((_Atomic uint32_t *)&t->slot->busy, 0,
+				      memory_order_release);
 	t->busy = 0;
 	if (sample_bytes && t->slot)
 		t->sample_left = t->left;	/* open again */

@@ -18,12 +18,16 @@
  *
  * What the agent may still change (protocol.h, agent.c fold_temporary):
  * the slot's last record when it is an ALLOC (a free of that block folds
- * it into a BURST, or takes it back) or a BURST (a later pair extends
- * it), and a BURST just before a last ALLOC. Those are left for later;
- * their first word's stamp (the run's start) never changes. Everything
- * is read from a copy, and kept only if the slot's chunk number did not
- * move meanwhile (the agent handed the chunk over: it comes whole, less
- * what was taken here, peek_off).
+ * it into a BURST) or a BURST (a later pair extends it), and a BURST just
+ * before a last ALLOC, while a pair could still fold into them: while
+ * the owner is in a call (heap_slot.busy, set before it stamps anything,
+ * read here before anything else), or when the record's stamp is less
+ * than HEAP_FOLD_GAP before the clock less the margin (a call that began
+ * after that read stamps later, too late to fold). Those are left for
+ * later; their first word's stamp (the run's start) never changes.
+ * Everything is read from a copy, and kept only if the slot's chunk
+ * number did not move meanwhile (the agent handed the chunk over: it
+ * comes whole, less what was taken here, peek_off).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +62,7 @@ static uint32_t rec_type(uint64_t w)
  * the margin) never changes: a free of the block is stamped after now,
  * too late to fold, and a pair after it begins too late to join.
  */
-static bool may_change(const uint64_t *w, uint64_t now)
+static bool may_change(const uint64_t *w, uint64_t now, bool busy)
 {
 	uint64_t ts;
 
@@ -68,7 +72,7 @@ static bool may_change(const uint64_t *w, uint64_t now)
 		ts = w[5] & HEAP_TS_MASK;
 	else
 		return false;
-	return ts + HEAP_FOLD_GAP > now;
+	return busy || ts + HEAP_FOLD_GAP > now;
 }
 
 /*
@@ -76,7 +80,8 @@ static bool may_change(const uint64_t *w, uint64_t now)
  * start), how many hold records the agent will not change: whole ones,
  * less the tail it may still fold into (may_change).
  */
-static size_t stable_words(const uint64_t *w, size_t n, uint64_t now)
+static size_t stable_words(const uint64_t *w, size_t n, uint64_t now,
+			   bool busy)
 {
 	size_t at = 0, last = SIZE_MAX, prev = SIZE_MAX;
 
@@ -90,7 +95,7 @@ static size_t stable_words(const uint64_t *w, size_t n, uint64_t now)
 		at += len;
 	}
 	/* (a record not whole after them: one being folded) */
-	if (last == SIZE_MAX || !may_change(&w[last], now))
+	if (last == SIZE_MAX || !may_change(&w[last], now, busy))
 		return at;
 	if (rec_type(w[last]) == HEAP_REC_ALLOC && prev != SIZE_MAX &&
 	    rec_type(w[prev]) == HEAP_REC_BURST)
@@ -113,10 +118,13 @@ static uint64_t slot_peek(struct reader *r, uint32_t i, uint64_t now)
 {
 	struct heap_slot *s = &r->h->slots[i];
 	struct heap_stream *st = &r->t->streams[i];
-	uint64_t last = key_of(r, st->last_ts), seq, used;
+	uint64_t last, seq, used;
 	size_t off, words, stable;
 	uint32_t cur;
+	/* first: a call that began after this stamps after now */
+	bool busy = __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE) != 0;
 
+	last = key_of(r, st->last_ts);
 	seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
 	if (seq != r->next_seq[i])
 		return last;	/* chunks before it are on the way */
@@ -129,12 +137,15 @@ static uint64_t slot_peek(struct reader *r, uint32_t i, uint64_t now)
 	if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != seq)
 		return last;	/* handed over meanwhile: it comes whole */
 	words = (used - off) / 8;
-	stable = stable_words(r->peek, words, now);
+	stable = stable_words(r->peek, words, now, busy);
 	if (stable) {
 		heap_stream_add(r->t, i, r->peek, stable * 8);
 		r->peek_seq[i] = seq;
 		r->peek_off[i] = off + stable * 8;
 	}
+	/* a call under way may write a record stamped before now */
+	if (busy)
+		return key_of(r, st->last_ts);
 	if (stable < words)
 		return r->peek[stable] & HEAP_TS_MASK;	/* not a free */
 	return now > last ? now : last;

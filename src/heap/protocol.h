@@ -167,7 +167,8 @@ enum heap_py {
  * if it began less than that after the run's last free. So the records
  * the agent may still change are the slot's last one when it is an ALLOC
  * stamped less than HEAP_FOLD_GAP ago or a BURST whose last free was,
- * and a BURST just before such an ALLOC: yardstick takes the others
+ * and a BURST just before such an ALLOC, and any of those while the
+ * slot's owner is in a call (heap_slot.busy): yardstick takes the others
  * while the program runs. HEAP_FOLD_GAP is less than 1 us with
  * any TSC of 1 GHz or more, so a run never spans a pause of its thread or
  * a block's long life, in which other threads' events would be taken to
@@ -328,6 +329,11 @@ struct heap_slot {
 	uint64_t used;		/* bytes of it holding records (atomic) */
 	uint32_t cur;		/* its buffer, data[cur] (atomic) */
 	int32_t pid;		/* the process of its owner */
+	uint32_t busy;		/* 1: its owner is in a traced call, from
+				 * before it stamps anything to after its
+				 * records are written (atomic): the last
+				 * records may change (collect_live.c) */
+	uint32_t pad;
 	uint64_t handed;	/* chunks handed over, ever (atomic): a
 				 * change tells yardstick to look */
 	struct heap_counts counts;
