@@ -1212,7 +1212,9 @@ int heap_live_finish(struct heap_live *l, struct heap_report *r)
 	free(p->fine);
 	p->fine = NULL;
 	/* the sites in the order a replay after the end makes them */
-	qsort(l->rep.sites, l->rep.nsites, sizeof(*l->rep.sites), site_cmp);
+	if (l->rep.nsites > 1)
+		qsort(l->rep.sites, l->rep.nsites, sizeof(*l->rep.sites),
+		      site_cmp);
 	*r = l->rep;
 	memset(&l->rep, 0, sizeof(l->rep));
 	return 0;
