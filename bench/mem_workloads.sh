@@ -20,28 +20,9 @@ trap 'rm -rf "$dir"' EXIT
 python3 - "$ys" "$src" "$dir" "$rounds" <<'PY'
 import glob, os, random, statistics, subprocess, sys, time
 ys, src, d, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-sql = f"{d}/w.sql"
-with open(sql, "w") as f:
-    f.write("create table t(a integer primary key, b text, c real);\nbegin;\n")
-    for i in range(20000):
-        f.write(f"insert into t(b, c) values ('row {i} {'x' * (i % 50)}', {i * 0.5});\n")
-    f.write("commit;\ncreate index tb on t(b);\n"
-            "select count(*), sum(c), max(length(b)) from t where b like '%7%';\n"
-            "select b, count(*) from t group by length(b) order by 2 desc limit 3;\n")
-cc1 = subprocess.run(["cc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
-subprocess.run(["cc", "-E", "-D_GNU_SOURCE", f"-I{src}/src", f"-I{src}/build",
-                f"{src}/src/cmd/options.c", "-o", f"{d}/s.i"], check=True)
-workloads = {
-    "sqlite3": ["sqlite3", "-init", sql, f"{d}/w.db", ".quit"],
-    "python3": ["python3", "-c", "import json\n"
-                "d = {str(i): [i, str(i) * 3, {'k': i}] for i in range(200000)}\n"
-                "e = json.loads(json.dumps(d))\n"
-                "print(len(sorted(e, key=lambda k: e[k][1])))"],
-    "git log": ["git", "-C", src, "log", "--stat", "-n", "200"],
-    # the compiler proper: the driver (cc) runs it as a child, which
-    # neither profiler follows in the same way
-    "cc1 -O2": [cc1, "-quiet", "-O2", "-fpreprocessed", f"{d}/s.i", "-o", f"{d}/s.s"],
-}
+sys.path.insert(0, f"{src}/bench")
+import mem_programs
+workloads = mem_programs.programs(src, d)
 def tools(w):
     return {
         "native": w,

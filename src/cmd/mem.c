@@ -83,7 +83,10 @@ static const char mem_epilog[] =
 "\n"
 "Environment: YARDSTICK_HEAP_AGENT, the agent's path (default: beside\n"
 "yardstick, or in its install's libdir/yardstick); YARDSTICK_MEM_TIMING=1,\n"
-"where yardstick's own time went (the run, the replay, symbolizing);\n"
+"where yardstick's own time went (the run, the replay, symbolizing) and\n"
+"the most bytes of records it held at once; YARDSTICK_MEM_REPLAY=after,\n"
+"the records replayed after the program ended rather than while it ran\n"
+"(the same figures, but for the timeline's interval edges; more memory);\n"
 "XDG_CACHE_HOME, where resolved symbols are kept per binary\n"
 "($XDG_CACHE_HOME/yardstick, default ~/.cache/yardstick);\n"
 "YARDSTICK_HEAP_RING=N, the chunk buffers per thread the agent hands over\n"
@@ -179,6 +182,11 @@ static void mem_init(void *args)
 	a->plan.ho.unwind = HEAP_UNWIND_DWARF;
 	a->plan.ho.max_depth = HEAP_MAX_DEPTH;
 	a->plan.python = true;
+	/* the replay beside the program unless YARDSTICK_MEM_REPLAY=after
+	 * (the replay after its end, as before issue 30) */
+	a->plan.ho.replay_live = !getenv("YARDSTICK_MEM_REPLAY") ||
+				 strcmp(getenv("YARDSTICK_MEM_REPLAY"),
+					"after") != 0;
 }
 
 const struct opt_cmd mem_cmd = {
@@ -270,12 +278,16 @@ static int write_outputs(struct mem_args *a, struct mem_run *m,
 static void print_timing(const struct mem_run *m)
 {
 	if (getenv("YARDSTICK_MEM_TIMING"))
-		fprintf(stderr, "yardstick mem: run %.3f s, replay %.3f s, "
-			"symbolize %.3f s; %llu bytes of records, %llu "
-			"events\n", m->trace.duration, m->replay_s,
+		fprintf(stderr, "yardstick mem: run %.3f s, replay %.3f s "
+			"(%s), symbolize %.3f s; %llu bytes of records, %llu "
+			"events, at most %.1f MiB of records held\n",
+			m->trace.duration, m->replay_s,
+			m->trace.live ? "the rest of it after the end"
+				      : "after the end",
 			m->symbolize_s,
 			(unsigned long long)m->trace.bytes_received,
-			(unsigned long long)m->rep.events);
+			(unsigned long long)m->rep.events,
+			(double)m->rep.held_bytes / (1 << 20));
 }
 
 /* Print, write, store; the exit code. */

@@ -545,11 +545,19 @@ INLINE struct tstate *enter(void)
 		t->busy = 0;
 		return NULL;
 	}
+	/* before any stamp: yardstick leaves the slot's last records alone
+	 * while the call may still fold into them (protocol.h) */
+	if (likely(t->slot != NULL))
+		atomic_store_explicit((_Atomic uint32_t *)&t->slot->busy, 1,
+				      memory_order_relaxed);
 	return t;
 }
 
 INLINE void leave(struct tstate *t)
 {
+	if (likely(t->slot != NULL))
+		atomic_store_explicit((_Atomic uint32_t *)&t->slot->busy, 0,
+				      memory_order_release);
 	t->busy = 0;
 	if (sample_bytes && t->slot)
 		t->sample_left = t->left;	/* open again */
@@ -634,10 +642,10 @@ INLINE void set_used(struct heap_slot *s, uint64_t words)
 
 /*
  * A free of the thread's last allocation, whose ALLOC record is still the
- * slot's last one: fold the pair into the BURST record just before it if
- * that is of the same stack and ended less than HEAP_FOLD_GAP before the
- * pair began, and the pair is no longer than that either, else turn it
- * into a BURST of its own. The
+ * slot's last one, the pair shorter than HEAP_FOLD_GAP: fold the pair
+ * into the BURST record just before it if that is of the same stack and
+ * ended less than HEAP_FOLD_GAP before the pair began, else turn it into
+ * a BURST of its own. The
  * ALLOC record leaves the slot first, so that a process killed half-way
  * loses the pair, not the meaning of the records around it. Returns false
  * when the pair cannot be folded.
@@ -662,8 +670,8 @@ INLINE bool fold_temporary(struct tstate *t, struct heap_slot *s, void *p,
 	size = w[2];
 	h = w[3];
 	t0 = w[0] & HEAP_TS_MASK;
-	/* a block live longer than the gap is a run of its own, never
-	 * extended: the run's largest block is taken to be live all along */
+	/* a block live longer than the gap is no run's: a run's largest
+	 * block is taken to be live all along */
 	quick = (int64_t)(ts - t0) < HEAP_FOLD_GAP;
 	b = &buf[t->burst_pos];
 	if (quick && t->burst_slot == s && t->burst_seq == s->seq &&
@@ -678,7 +686,10 @@ INLINE bool fold_temporary(struct tstate *t, struct heap_slot *s, void *p,
 		b[5] = ts;
 		return true;
 	}
-	if (at + 6 > HEAP_SLOT_BYTES / 8)
+	/* a longer pair stays an ALLOC and a FREE_TEMP: a last ALLOC older
+	 * than the gap then never changes, and yardstick can take it while
+	 * the program runs (collect_live.c) */
+	if (!quick || at + 6 > HEAP_SLOT_BYTES / 8)
 		return false;
 	set_used(s, at);
 	w[0] = ((uint64_t)HEAP_REC_BURST << HEAP_TYPE_SHIFT) | t0;
@@ -688,7 +699,7 @@ INLINE bool fold_temporary(struct tstate *t, struct heap_slot *s, void *p,
 	w[4] = size;
 	w[5] = ts;
 	set_used(s, at + 6);
-	t->burst_slot = quick ? s : NULL;
+	t->burst_slot = s;
 	t->burst_pos = at;
 	t->burst_seq = s->seq;
 	return true;

@@ -72,30 +72,44 @@ static uint32_t add_site(struct heap_report *r, size_t *cap, uint64_t hash,
 	s->hash = hash;
 	s->ips = ips;
 	s->depth = depth;
+	/* a site without its STACK record: after all those with one, in
+	 * the order the merge met them */
+	s->order = HEAP_ORDER_LOST | r->nsites;
 	return (uint32_t)r->nsites++;
 }
 
-/* The STACK record at word j of s, whole: a site, unless it is one. */
-static void stack_site(const struct heap_stream *s, size_t j,
+/*
+ * The STACK record w (whole), found at order (heap_order: its slot and
+ * place in the slot's stream): a site, unless it is one. A site the merge
+ * made without frames (its record had not come yet) takes them; of two
+ * records of one stack the site keeps the first in that order, whichever
+ * came first.
+ */
+static void stack_site(const uint64_t *w, uint64_t order,
 		       struct heap_report *r, struct hashidx *x, size_t *cap)
 {
-	uint32_t site;
+	uint32_t site = site_lookup(x, w[1]);
+	struct heap_site *s;
 
-	if (site_lookup(x, s->words[j + 1]))
+	if (site && r->sites[site - 1].ips &&
+	    r->sites[site - 1].order <= order)
 		return;
-	site = add_site(r, cap, s->words[j + 1], &s->words[j + 2],
-			HEAP_STACK_DEPTH(s->words[j]));
-	r->sites[site].gen = HEAP_STACK_GEN(s->words[j]);
-	r->sites[site].py = &s->words[j + 2 + HEAP_STACK_DEPTH(s->words[j])];
-	r->sites[site].npy = HEAP_STACK_PY(s->words[j]);
-	site_index_add(x, s->words[j + 1], site);
+	if (!site) {
+		site = add_site(r, cap, w[1], NULL, 0) + 1;
+		site_index_add(x, w[1], site - 1);
+	}
+	s = &r->sites[site - 1];
+	s->ips = &w[2];
+	s->depth = HEAP_STACK_DEPTH(w[0]);
+	s->gen = HEAP_STACK_GEN(w[0]);
+	s->py = &w[2 + HEAP_STACK_DEPTH(w[0])];
+	s->npy = HEAP_STACK_PY(w[0]);
+	s->order = order;
 }
 
-/* The PYCODE record at word j of s, whole: a Python code's names. */
-static void pycode_add(const struct heap_stream *s, size_t j,
-		       struct heap_report *r, size_t *cap)
+/* The PYCODE record w, whole: a Python code's names. */
+static void pycode_add(const uint64_t *w, struct heap_report *r, size_t *cap)
 {
-	const uint64_t *w = &s->words[j];
 	size_t words = (size_t)heap_rec_words(w[0]);
 	uint64_t nf = w[2] >> 32, nn = w[2] & 0xffffffffu;
 	struct heap_pycode *c;
@@ -116,29 +130,29 @@ static void pycode_add(const struct heap_stream *s, size_t j,
 	c->name_len = (uint32_t)nn;
 }
 
-/* A record of s found by the collector or after it: a stack or code. */
-static void indexed_record(const struct heap_stream *s, size_t j,
+/* A record found by the collector or after it: a stack or code. */
+static void indexed_record(const uint64_t *w, uint64_t order,
 			   struct heap_report *r, struct hashidx *x,
 			   size_t *cap, size_t *capcodes)
 {
-	if (rec_type(s->words[j]) == HEAP_REC_PYCODE)
-		pycode_add(s, j, r, capcodes);
+	if (rec_type(w[0]) == HEAP_REC_PYCODE)
+		pycode_add(w, r, capcodes);
 	else
-		stack_site(s, j, r, x, cap);
+		stack_site(w, order, r, x, cap);
 }
 
 /* Every stack of every stream becomes a site: those the collector found
  * (collect.h), then those after where it stopped. */
 static void find_sites(const struct heap_trace *t, struct heap_report *r,
-		       struct hashidx *x, size_t *cap)
+		       struct hashidx *x, size_t *cap, size_t *capcodes)
 {
-	size_t capcodes = 0;
-
 	for (int i = 0; i < HEAP_SLOTS; i++) {
 		const struct heap_stream *s = &t->streams[i];
 
 		for (size_t k = 0; k < s->nstacks; k++)
-			indexed_record(s, s->stacks[k], r, x, cap, &capcodes);
+			indexed_record(&s->words[s->stacks[k]],
+				       heap_order(i, s->base + s->stacks[k]),
+				       r, x, cap, capcodes);
 		for (size_t j = s->scanned; j < s->n;
 		     j += rec_len(s->words[j])) {
 			if (rec_type(s->words[j]) != HEAP_REC_STACK &&
@@ -146,7 +160,8 @@ static void find_sites(const struct heap_trace *t, struct heap_report *r,
 				continue;
 			if (j + rec_len(s->words[j]) > s->n)
 				break;
-			indexed_record(s, j, r, x, cap, &capcodes);
+			indexed_record(&s->words[j], heap_order(i, s->base + j),
+				       r, x, cap, capcodes);
 		}
 	}
 }
@@ -279,8 +294,19 @@ struct cursor {
 	uint64_t ts;		/* the merge's key */
 	uint64_t early;		/* how much earlier frees are merged */
 	uint32_t gen;		/* the image its records are of (IMAGE) */
+	uint32_t slot;		/* equal keys: the lower slot first */
 	bool burst_end;
+	bool primed;		/* at an event: ts is its key (between the
+				 * steps of a replay while the program runs,
+				 * where the stream may end for now) */
 };
+
+/* Does cursor a's event come before b's? */
+static inline bool cursor_before(const struct cursor *a,
+				 const struct cursor *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->slot < b->slot);
+}
 
 /*
  * Move c to its next event (skipping stacks); false at the end. A free is
@@ -345,9 +371,9 @@ static void heap_down(struct cursor **h, size_t n, size_t i)
 	for (;;) {
 		size_t l = 2 * i + 1, m = i;
 
-		if (l < n && h[l]->ts < h[m]->ts)
+		if (l < n && cursor_before(h[l], h[m]))
 			m = l;
-		if (l + 1 < n && h[l + 1]->ts < h[m]->ts)
+		if (l + 1 < n && cursor_before(h[l + 1], h[m]))
 			m = l + 1;
 		if (m == i)
 			return;
@@ -358,9 +384,26 @@ static void heap_down(struct cursor **h, size_t n, size_t i)
 	}
 }
 
+/*
+ * The timeline while the program runs, before its length (and so the
+ * report's intervals) is known: the most live and the level after the
+ * last event in each of HEAP_FINE intervals of 2^shift ticks, the width
+ * doubled (neighbours merged) whenever the run outgrows them. The
+ * report's interval of a fine one is that of its start.
+ */
+#define HEAP_FINE 65536
+
+struct fine {
+	double most, last;
+	uint64_t seq;		/* of the last event in it, 0: none */
+};
+
 struct replay {
 	const struct heap_trace *t;
 	struct heap_report *r;
+	struct fine *fine;	/* a replay while the program runs */
+	unsigned fine_shift;
+	uint64_t peak_ts;
 	struct hashidx x;	/* site + 1 by stack hash */
 	size_t capsites;
 	struct live live;
@@ -421,11 +464,68 @@ static uint64_t bucket_after(const struct replay *p, long b)
 	return lo;
 }
 
+/* Two neighbouring fine intervals into one: twice as wide. */
+static void fine_coarsen(struct replay *p)
+{
+	for (size_t i = 0; i < HEAP_FINE / 2; i++) {
+		struct fine *a = &p->fine[2 * i], *b = &p->fine[2 * i + 1];
+		struct fine m = *a;
+
+		if (b->seq) {
+			m.most = a->seq ? fmax(a->most, b->most) : b->most;
+			if (b->seq > m.seq)
+				m.last = b->last, m.seq = b->seq;
+		}
+		p->fine[i] = m;
+	}
+	memset(&p->fine[HEAP_FINE / 2], 0,
+	       HEAP_FINE / 2 * sizeof(*p->fine));
+	p->fine_shift++;
+}
+
+static void fine_note(struct replay *p, uint64_t ts)
+{
+	uint64_t d = ts > p->t->ts0 ? ts - p->t->ts0 : 0;
+	struct fine *f;
+
+	while ((d >> p->fine_shift) >= HEAP_FINE)
+		fine_coarsen(p);
+	f = &p->fine[d >> p->fine_shift];
+	f->most = f->seq && f->most > p->cur ? f->most : p->cur;
+	f->last = p->cur;
+	f->seq = p->seq;
+}
+
+/* The fine intervals into the report's (the program's length known). */
+static void fine_settle(struct replay *p)
+{
+	uint64_t *seq = xcalloc(HEAP_TIMELINE, sizeof(uint64_t));
+
+	for (size_t i = 0; i < HEAP_FINE; i++) {
+		const struct fine *f = &p->fine[i];
+		long b;
+
+		if (!f->seq)
+			continue;
+		b = bucket_of(p, p->t->ts0 + ((uint64_t)i << p->fine_shift));
+		p->bucket[b] = fmax(p->bucket[b], f->most);
+		if (f->seq > seq[b]) {
+			seq[b] = f->seq;
+			p->bucket_end[b] = f->last;
+		}
+	}
+	free(seq);
+}
+
 static void note_time(struct replay *p, uint64_t ts)
 {
 	long b = p->bk;
 	double most;
 
+	if (p->fine) {
+		fine_note(p, ts);
+		return;
+	}
 	if (ts < p->bk_lo || ts >= p->bk_hi) {
 		/* a new interval (rarely: the stamps come nearly in order):
 		 * the range of stamps in it, found once */
@@ -444,7 +544,7 @@ static void check_peak(struct replay *p, uint64_t ts)
 {
 	if (p->cur > p->r->peak) {
 		p->r->peak = p->cur;
-		p->r->peak_t = seconds(p, ts);
+		p->peak_ts = ts;	/* in seconds at the end */
 		p->peak_seq = p->seq;
 	}
 }
@@ -688,28 +788,99 @@ static void on_burst(struct replay *p, const uint64_t *w, bool end,
 	note_time(p, w[0] & HEAP_TS_MASK);
 }
 
-static void merge(struct replay *p)
+/*
+ * The merge's state, kept between the steps of a replay while the
+ * program runs: each slot's cursor, and the word of its stream it is at
+ * (the streams grow and move between steps).
+ */
+struct merge {
+	struct cursor cur[HEAP_SLOTS];
+	size_t at[HEAP_SLOTS];
+};
+
+static void merge_init(struct merge *m, uint64_t early)
 {
-	const struct heap_trace *t = p->t;
-	struct cursor cur[HEAP_SLOTS], *h[HEAP_SLOTS];
+	memset(m, 0, sizeof(*m));
+	for (uint32_t i = 0; i < HEAP_SLOTS; i++) {
+		m->cur[i].early = early;
+		m->cur[i].gen = 1;
+		m->cur[i].slot = i;
+	}
+}
+
+/* Point the cursors at the streams as they are now; into h those at an
+ * event, as a heap. Returns how many. */
+static size_t merge_load(struct merge *m, const struct heap_trace *t,
+			 struct cursor **h)
+{
 	size_t n = 0;
 
 	for (int i = 0; i < HEAP_SLOTS; i++) {
-		cur[i].w = t->streams[i].words;
-		cur[i].end = t->streams[i].words + t->streams[i].n;
-		cur[i].ahead = cur[i].w;
-		cur[i].early = (uint64_t)(t->ticks_per_s * 1e-6);
-		cur[i].gen = 1;
-		if (cursor_next(&cur[i]))
-			h[n++] = &cur[i];
+		struct cursor *c = &m->cur[i];
+		const struct heap_stream *s = &t->streams[i];
+
+		if (!s->words)
+			continue;
+		c->w = s->words + m->at[i];
+		c->end = s->words + s->n;
+		c->ahead = c->w;
+		if (!c->primed)
+			c->primed = cursor_next(c);
+		if (c->primed)
+			h[n++] = c;
 	}
 	for (size_t i = n; i-- > 0; )
 		heap_down(h, n, i);
-	while (n) {
+	return n;
+}
+
+/* A record a replay while the program runs leaves for the end: it needs
+ * the whole tree (exec, a process's end). */
+static bool tree_record(uint32_t type)
+{
+	return type == HEAP_REC_EXEC || type == HEAP_REC_EXEC_PENDING ||
+	       type == HEAP_REC_END;
+}
+
+/* The event at cursor c (its record w, of the type), replayed. */
+static void merge_event(struct replay *p, struct cursor *c,
+			const uint64_t *w, uint32_t type)
+{
+	if (type == HEAP_REC_ALLOC)
+		on_alloc(p, w, c->gen);
+	else if (type == HEAP_REC_BURST)
+		on_burst(p, w, true, c->gen);
+	else if (type == HEAP_REC_FREE || type == HEAP_REC_FREE_TEMP)
+		on_free(p, w, type == HEAP_REC_FREE_TEMP, c->gen);
+	else if (type == HEAP_REC_EXEC)
+		on_exec(p, w);
+	else if (type == HEAP_REC_END && w[1])
+		on_end(p, 0, (uint32_t)w[1], w[0] & HEAP_TS_MASK);
+	else if (type == HEAP_REC_EXEC_PENDING && !exec_failed(c))
+		on_exec(p, w);	/* into an image without the agent */
+}
+
+/*
+ * Replay the merged events whose keys are below `below`, from where the
+ * last call stopped. While the program runs (running), a record of the
+ * whole tree stops it: returns false, the record left for the end.
+ */
+static bool merge_run(struct replay *p, struct merge *m, uint64_t below,
+		      bool running)
+{
+	struct cursor *h[HEAP_SLOTS];
+	size_t n = merge_load(m, p->t, h);
+	bool ok = true;
+
+	while (n && h[0]->ts < below) {
 		struct cursor *c = h[0];
 		const uint64_t *w = c->w;
-		uint32_t type = (uint32_t)(*w >> HEAP_TYPE_SHIFT);
+		uint32_t type = rec_type(*w);
 
+		if (running && tree_record(type)) {
+			ok = false;
+			break;
+		}
 		p->seq++;
 		ends_upto(p, c->ts);
 		if (type == HEAP_REC_BURST && !c->burst_end) {
@@ -720,27 +891,20 @@ static void merge(struct replay *p)
 			heap_down(h, n, 0);
 			continue;
 		}
-		if (type == HEAP_REC_ALLOC)
-			on_alloc(p, w, c->gen);
-		else if (type == HEAP_REC_BURST)
-			on_burst(p, w, true, c->gen);
-		else if (type == HEAP_REC_FREE || type == HEAP_REC_FREE_TEMP)
-			on_free(p, w, type == HEAP_REC_FREE_TEMP, c->gen);
-		else if (type == HEAP_REC_EXEC)
-			on_exec(p, w);
-		else if (type == HEAP_REC_END && w[1])
-			on_end(p, 0, (uint32_t)w[1], w[0] & HEAP_TS_MASK);
-		else if (type == HEAP_REC_EXEC_PENDING && !exec_failed(c))
-			on_exec(p, w);	/* into an image without the agent */
+		merge_event(p, c, w, type);
 		c->w += rec_len(*w);
-		if (!cursor_next(c))
+		c->primed = cursor_next(c);
+		if (!c->primed)
 			h[0] = h[--n];
 		else
 			prefetch(c, &p->live);
 		heap_down(h, n, 0);
 	}
-	ends_upto(p, UINT64_MAX);
-	p->r->events = p->seq;
+	for (int i = 0; i < HEAP_SLOTS; i++)
+		if (p->t->streams[i].words)
+			m->at[i] = (size_t)(m->cur[i].w -
+					    p->t->streams[i].words);
+	return ok;
 }
 
 /* The end: what is still live leaked; the sites' peak shares settle. */
@@ -805,23 +969,16 @@ static void timeline(struct replay *p)
 	}
 }
 
-int heap_analyze(const struct heap_trace *t, struct heap_report *r)
+/* The images of the tree into r->procs: as many as were numbered, the
+ * figures of those replayed already kept. */
+static void procs_fill(struct heap_report *r, const struct heap_trace *t)
 {
-	struct replay p = { .t = t, .r = r, .last_site = UINT32_MAX };
+	size_t n = t->nimages > 0 ? t->nimages : 1, was = r->nprocs;
 
-	memset(r, 0, sizeof(*r));
-	r->estimated = t->sample_bytes > 0;
-	r->peak_rss = t->peak_rss;
-	p.sample = (double)t->sample_bytes;
-	p.t_scale = t->ticks_per_s > 0 ? 1 / t->ticks_per_s : 1e-9;
-	p.bucket_dt = (t->duration > 0 ? t->duration : 1) / HEAP_TIMELINE;
-	p.per_bucket = 1 / p.bucket_dt;
-	p.bucket = xcalloc(HEAP_TIMELINE, sizeof(double));
-	p.bucket_end = xcalloc(HEAP_TIMELINE, sizeof(double));
-	for (int i = 0; i < HEAP_TIMELINE; i++)
-		p.bucket_end[i] = NAN;
-	r->nprocs = t->nimages > 0 ? t->nimages : 1;
-	r->procs = xcalloc(r->nprocs, sizeof(*r->procs));
+	r->procs = xrealloc(r->procs, n * sizeof(*r->procs));
+	if (n > was)
+		memset(&r->procs[was], 0, (n - was) * sizeof(*r->procs));
+	r->nprocs = n;
 	for (size_t i = 1; i < r->nprocs; i++) {
 		struct heap_proc *pr = &r->procs[i];
 
@@ -835,11 +992,38 @@ int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 			if ((unsigned char)*c < 0x20 || *c == 0x7f)
 				*c = ' ';
 	}
-	find_sites(t, r, &p.x, &p.capsites);
-	live_grow(&p.live);
-	merge(&p);
-	settle(&p);
-	timeline(&p);
+}
+
+/* The clock's rate and the run's length, known: the timeline's
+ * intervals. */
+static void replay_clock(struct replay *p)
+{
+	const struct heap_trace *t = p->t;
+
+	p->t_scale = t->ticks_per_s > 0 ? 1 / t->ticks_per_s : 1e-9;
+	p->bucket_dt = (t->duration > 0 ? t->duration : 1) / HEAP_TIMELINE;
+	p->per_bucket = 1 / p->bucket_dt;
+	p->bucket = xcalloc(HEAP_TIMELINE, sizeof(double));
+	p->bucket_end = xcalloc(HEAP_TIMELINE, sizeof(double));
+	for (int i = 0; i < HEAP_TIMELINE; i++)
+		p->bucket_end[i] = NAN;
+}
+
+/* After the merge: leaks, totals, the timeline, the counts. */
+static void replay_end(struct replay *p)
+{
+	const struct heap_trace *t = p->t;
+	struct heap_report *r = p->r;
+
+	ends_upto(p, UINT64_MAX);
+	r->events = p->seq;
+	r->peak_t = r->peak > 0 ? seconds(p, p->peak_ts) : 0;
+	if (p->fine)
+		fine_settle(p);
+	settle(p);
+	timeline(p);
+	r->estimated = t->sample_bytes > 0;
+	r->peak_rss = t->peak_rss;
 	for (int i = 0; i < HEAP_HIST; i++)
 		r->hist_count[i] = (double)t->counts.hist[i];
 	if (r->estimated) {
@@ -849,10 +1033,41 @@ int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 		r->frees = (double)t->counts.frees;
 		r->temporary = (double)t->counts.temporary;
 	}
-	free(p.bucket);
-	free(p.bucket_end);
-	table_free(p.live.b, p.live.bytes);
-	hashidx_free(&p.x);
+	free(p->bucket);
+	free(p->bucket_end);
+	p->bucket = p->bucket_end = NULL;
+	table_free(p->live.b, p->live.bytes);
+	p->live.b = NULL;
+	hashidx_free(&p->x);
+}
+
+/* How much earlier than its stamp a free is merged (cursor_next). */
+static uint64_t free_early(double ticks_per_s)
+{
+	return (uint64_t)(ticks_per_s * 1e-6);
+}
+
+int heap_analyze(const struct heap_trace *t, struct heap_report *r)
+{
+	struct replay p = { .t = t, .r = r, .last_site = UINT32_MAX };
+	struct merge *m;
+	size_t capcodes = 0;
+
+	if (t->live)
+		return heap_live_finish(t->live, r);
+	memset(r, 0, sizeof(*r));
+	p.sample = (double)t->sample_bytes;
+	replay_clock(&p);
+	procs_fill(r, t);
+	find_sites(t, r, &p.x, &p.capsites, &capcodes);
+	live_grow(&p.live);
+	m = xmalloc(sizeof(*m));
+	merge_init(m, free_early(t->ticks_per_s));
+	merge_run(&p, m, UINT64_MAX, false);
+	free(m);
+	replay_end(&p);
+	for (int i = 0; i < HEAP_SLOTS; i++)
+		r->held_bytes += t->streams[i].cap * sizeof(uint64_t);
 	return 0;
 }
 
@@ -863,4 +1078,164 @@ void heap_report_free(struct heap_report *r)
 	free(r->timeline);
 	free(r->procs);
 	memset(r, 0, sizeof(*r));
+}
+
+/* ---- a replay while the program runs ------------------------------------ */
+
+/*
+ * The STACK and PYCODE records of a replay while the program runs are
+ * copied here as they come (the streams drop what the merge consumed):
+ * blocks that never move, since sites and codes point into them.
+ */
+#define ARENA_WORDS (1u << 17)
+
+struct arena {
+	struct arena *next;
+	size_t used;
+	uint64_t w[ARENA_WORDS];
+};
+
+struct heap_live {
+	struct heap_trace *t;
+	struct replay p;
+	struct heap_report rep;
+	struct merge m;
+	struct arena *arena;
+	size_t capcodes;
+	bool stopped;		/* the tree grew beyond one image: the rest
+				 * at the end */
+};
+
+struct heap_live *heap_live_new(struct heap_trace *t)
+{
+	struct heap_live *l = xcalloc(1, sizeof(*l));
+
+	l->t = t;
+	l->p.t = t;
+	l->p.r = &l->rep;
+	l->p.last_site = UINT32_MAX;
+	l->p.sample = (double)t->sample_bytes;
+	l->p.fine = xcalloc(HEAP_FINE, sizeof(struct fine));
+	l->rep.nprocs = 2;	/* [1]: the program's first image */
+	l->rep.procs = xcalloc(2, sizeof(*l->rep.procs));
+	live_grow(&l->p.live);
+	merge_init(&l->m, 0);
+	return l;
+}
+
+void heap_live_clock(struct heap_live *l, double ticks_per_s)
+{
+	for (int i = 0; i < HEAP_SLOTS; i++)
+		l->m.cur[i].early = free_early(ticks_per_s);
+}
+
+static const uint64_t *arena_copy(struct heap_live *l, const uint64_t *w,
+				  size_t n)
+{
+	struct arena *a = l->arena;
+	uint64_t *to;
+
+	if (n > ARENA_WORDS)
+		return NULL;
+	if (!a || a->used + n > ARENA_WORDS) {
+		a = xmalloc(sizeof(*a));
+		a->next = l->arena;
+		a->used = 0;
+		l->arena = a;
+	}
+	to = &a->w[a->used];
+	memcpy(to, w, n * sizeof(uint64_t));
+	a->used += n;
+	return to;
+}
+
+void heap_live_record(struct heap_live *l, uint32_t slot, uint64_t pos,
+		      const uint64_t *w)
+{
+	const uint64_t *copy = arena_copy(l, w, rec_len(w[0]));
+
+	if (copy)
+		indexed_record(copy, heap_order(slot, pos), &l->rep, &l->p.x,
+			       &l->p.capsites, &l->capcodes);
+}
+
+/* Drop the words of each stream the merge is done with, once they are
+ * most of it: what is held stays what the merge is behind. */
+static void live_compact(struct heap_live *l)
+{
+	for (int i = 0; i < HEAP_SLOTS; i++) {
+		struct heap_stream *s = &l->t->streams[i];
+		size_t at = l->m.at[i];
+
+		if (at < 4096 || 2 * at < s->n)
+			continue;
+		memmove(s->words, s->words + at, (s->n - at) * sizeof(uint64_t));
+		s->n -= at;
+		s->scanned -= at;
+		s->base += at;
+		s->faulted = NULL;
+		l->m.at[i] = 0;
+	}
+}
+
+void heap_live_advance(struct heap_live *l, uint64_t below, bool tree)
+{
+	uint64_t held = 0;
+
+	if (!l->stopped && tree)
+		l->stopped = true;
+	if (!l->stopped && !merge_run(&l->p, &l->m, below, true))
+		l->stopped = true;
+	if (!l->stopped)
+		live_compact(l);
+	for (int i = 0; i < HEAP_SLOTS; i++)
+		held += l->t->streams[i].cap * sizeof(uint64_t);
+	if (held > l->rep.held_bytes)
+		l->rep.held_bytes = held;
+}
+
+static int site_cmp(const void *a, const void *b)
+{
+	const struct heap_site *x = a, *y = b;
+
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+int heap_live_finish(struct heap_live *l, struct heap_report *r)
+{
+	struct replay *p = &l->p;
+
+	procs_fill(&l->rep, l->t);
+	replay_clock(p);
+	merge_run(p, &l->m, UINT64_MAX, false);
+	replay_end(p);
+	free(p->fine);
+	p->fine = NULL;
+	/* the sites in the order a replay after the end makes them */
+	if (l->rep.nsites > 1)
+		qsort(l->rep.sites, l->rep.nsites, sizeof(*l->rep.sites),
+		      site_cmp);
+	*r = l->rep;
+	memset(&l->rep, 0, sizeof(l->rep));
+	return 0;
+}
+
+void heap_live_free(struct heap_live *l)
+{
+	if (!l)
+		return;
+	while (l->arena) {
+		struct arena *a = l->arena;
+
+		l->arena = a->next;
+		free(a);
+	}
+	free(l->p.fine);
+	free(l->p.bucket);
+	free(l->p.bucket_end);
+	if (l->p.live.b)
+		table_free(l->p.live.b, l->p.live.bytes);
+	hashidx_free(&l->p.x);
+	heap_report_free(&l->rep);
+	free(l);
 }

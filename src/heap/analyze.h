@@ -45,6 +45,8 @@ struct heap_site {
 	double allocations, bytes, temporary;
 	double leaked_blocks, leaked_bytes;
 	double peak_bytes;	/* live at the peak */
+	uint64_t order;		/* heap_order of its STACK record (the
+				 * first), or HEAP_ORDER_LOST | n: none */
 	/* replay state */
 	double live;
 	uint64_t last_mod;
@@ -109,10 +111,42 @@ struct heap_report {
 					 * beyond the table */
 	size_t nprocs;
 	uint64_t events;
+	uint64_t held_bytes;	/* the most bytes of records yardstick
+				 * held at once */
 };
 
-/* Replay t into r. Returns 0. */
+/* Replay t into r (with t->live, finish that replay). Returns 0. */
 int heap_analyze(const struct heap_trace *t, struct heap_report *r);
+
+/* A record's place in the trace: its slot, and its word in the slot's
+ * stream since the start (heap_stream.base). Sites are in this order. */
+#define HEAP_ORDER_LOST (UINT64_C(1) << 63)
+static inline uint64_t heap_order(uint32_t slot, uint64_t pos)
+{
+	return (uint64_t)slot << 48 | pos;
+}
+
+/*
+ * A replay while the program runs (collect.h, heap_trace.live): the
+ * collector's reader thread hands it every STACK and PYCODE record as
+ * it comes (heap_live_record, pos as heap_order's) and, now and then,
+ * has it replay the events whose merge keys are below a bound it knows
+ * no record still to come can be under (heap_live_advance; tree: the
+ * process tree has more than one image, or processes ended, whose
+ * records need the whole trace: the rest waits for the end). The streams'
+ * words it is done with are dropped. heap_analyze finishes it; the sites
+ * point into it, so it lives as long as the trace (heap_trace_free).
+ * heap_live_clock gives it the clock's rate, measured once the program
+ * ran a little, before it advances (a free's merge key is a microsecond
+ * before its stamp).
+ */
+struct heap_live *heap_live_new(struct heap_trace *t);
+void heap_live_clock(struct heap_live *l, double ticks_per_s);
+void heap_live_record(struct heap_live *l, uint32_t slot, uint64_t pos,
+		      const uint64_t *w);
+void heap_live_advance(struct heap_live *l, uint64_t below, bool tree);
+int heap_live_finish(struct heap_live *l, struct heap_report *r);
+void heap_live_free(struct heap_live *l);
 void heap_report_free(struct heap_report *r);
 
 /* The lower bound of size class i of the histogram. */

@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "heap/analyze.h"
 #include "heap/collect_internal.h"
 #include "util/child.h"
 #include "util/strutil.h"
@@ -277,6 +278,8 @@ int heap_collect(const struct heap_opts *o, const char *path,
 	memset(t, 0, sizeof(*t));
 	t->sample_bytes = o->sample_bytes;
 	t->max_depth = o->max_depth;
+	if (o->replay_live)
+		t->live = heap_live_new(t);
 	h = make_segment(o, &shm, e);
 	if (!h)
 		goto out;
@@ -298,6 +301,8 @@ int heap_collect(const struct heap_opts *o, const char *path,
 		goto out_signals;
 	r.shm = shm;
 	r.h = h;
+	r.ts0 = t->ts0;
+	r.tsc = h->clock != 0;
 	r.conns = xgrow(NULL, &r.capconns, 1, sizeof(*r.conns));
 	r.conns[0] = (struct conn){ .fd = sock[0] };
 	sock[0] = -1;
@@ -349,6 +354,7 @@ out:
 	}
 	free(r.conns);
 	free(r.polls);
+	free(r.peek);
 	free(r.watch);
 	if (r.listener >= 0)
 		close(r.listener);
@@ -368,6 +374,7 @@ out:
 
 void heap_trace_free(struct heap_trace *t)
 {
+	heap_live_free(t->live);
 	for (int i = 0; i < HEAP_SLOTS; i++) {
 		free(t->streams[i].words);
 		free(t->streams[i].stacks);

@@ -27,6 +27,8 @@ struct heap_opts {
 	bool stdout_to_stderr;	/* the program's stdout is yardstick's
 				 * stderr: a result is on stdout */
 	bool python;		/* walk a CPython program's Python frames */
+	bool replay_live;	/* replay while the program runs (analyze.h,
+				 * heap_live) rather than after its end */
 	/* set (by a signal handler: stop.h) to have the program and what it
 	 * started killed; what it sent is still read */
 	volatile sig_atomic_t *interrupt;
@@ -37,6 +39,10 @@ struct heap_opts {
 struct heap_stream {
 	uint64_t *words;
 	size_t n, cap;
+	uint64_t base;		/* words dropped before words[0] (a replay
+				 * while the program runs: heap_live) */
+	uint64_t last_ts;	/* the stamp of its last event (the last
+				 * free of a BURST) */
 	size_t scanned;		/* words walked: the next record's start */
 	uint64_t *faulted;	/* words from here on not yet in memory */
 	size_t *stacks;		/* word index of each whole STACK or PYCODE
@@ -50,8 +56,12 @@ struct heap_rss {
 	double bytes;
 };
 
+struct heap_live;
+
 struct heap_trace {
 	struct heap_stream streams[HEAP_SLOTS];
+	struct heap_live *live;	/* replayed while the program ran, NULL:
+				 * after its end (analyze.h) */
 	char **maps;		/* the texts of /proc/PID/maps, oldest first */
 	uint32_t *maps_gen;	/* the program image each is of */
 	size_t nmaps;

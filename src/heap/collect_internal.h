@@ -52,12 +52,31 @@ struct reader {
 	} *watch;
 	size_t nwatch, capwatch;
 	uint32_t watched;	/* images looked at */
+	/* a replay while the program runs (t->live; collect_live.c): how
+	 * much of the chunk each slot is filling was taken already (bytes
+	 * peek_off of chunk peek_seq), the clock then known (rate: ticks a
+	 * second, 0: not yet), a free's merge key's offset (analyze.c) and
+	 * the margin for a record stamped but not yet written, in ticks */
+	uint64_t peek_seq[HEAP_SLOTS];
+	size_t peek_off[HEAP_SLOTS];
+	double rate;
+	uint64_t early, margin;
+	uint64_t ts0;		/* t->ts0, the clock's reading at the start */
+	bool tsc;		/* the clock is the TSC */
+	uint64_t *peek;		/* a chunk's room: HEAP_SLOT_BYTES */
 };
 
 
 /* The reader thread (arg: its struct reader): chunks, messages and
  * connections until the program was reaped (done). */
 void *heap_reader_main(void *arg);
+/* While the program runs: take what the slots hold that will not change
+ * and replay what no record still to come can precede (t->live). */
+void heap_live_step(struct reader *r);
+/* Slot i's records (bytes) into its stream (collect_reader.c). */
+void heap_stream_add(struct heap_trace *t, uint32_t i, const void *data,
+		     size_t bytes);
+
 /* After the end: the records still in the shared slots, taken. */
 void heap_take_remainders(struct reader *r, struct heap_header *h);
 /* One sample of the program's RSS (and now and then its peak). */

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "heap/analyze.h"
 #include "heap/collect_internal.h"
 #include "util/strutil.h"
 #include "util/monoclock.h"
@@ -25,26 +26,39 @@
  * (more may come): while the records are in the cache, and while the
  * program runs, instead of in a pass of the replay's own.
  */
-static void stream_scan(struct heap_stream *s)
+static void stream_scan(struct heap_trace *t, uint32_t i)
 {
+	struct heap_stream *s = &t->streams[i];
 	/* in locals: the stores into s->stacks cannot alias them */
 	const uint64_t *words = s->words;
 	size_t at = s->scanned, n = s->n;
+	uint64_t last = s->last_ts;
 
 	while (at < n) {
 		uint64_t w = words[at];
+		uint32_t type = (uint32_t)(w >> HEAP_TYPE_SHIFT);
 
-		if (w >> HEAP_TYPE_SHIFT == HEAP_REC_STACK ||
-		    w >> HEAP_TYPE_SHIFT == HEAP_REC_PYCODE) {
+		if (type == HEAP_REC_STACK || type == HEAP_REC_PYCODE) {
 			if (at + heap_rec_words(w) > n)
 				break;
-			s->stacks = xgrow(s->stacks, &s->capstacks,
-					  s->nstacks + 1, sizeof(size_t));
-			s->stacks[s->nstacks++] = at;
+			if (t->live) {
+				heap_live_record(t->live, i, s->base + at,
+						 &words[at]);
+			} else {
+				s->stacks = xgrow(s->stacks, &s->capstacks,
+						  s->nstacks + 1,
+						  sizeof(size_t));
+				s->stacks[s->nstacks++] = at;
+			}
+		} else if (type == HEAP_REC_BURST && at + 6 <= n) {
+			last = words[at + 5] & HEAP_TS_MASK;
+		} else if (type != HEAP_REC_PYCODE) {
+			last = w & HEAP_TS_MASK;
 		}
 		at += heap_rec_words(w);
 	}
 	s->scanned = at;
+	s->last_ts = last;
 }
 
 /*
@@ -70,8 +84,10 @@ static void stream_prefault(struct heap_stream *s)
 	s->faulted = (uint64_t *)end;
 }
 
-static void stream_add(struct heap_stream *s, const void *data, size_t bytes)
+void heap_stream_add(struct heap_trace *t, uint32_t i, const void *data,
+		     size_t bytes)
 {
+	struct heap_stream *s = &t->streams[i];
 	size_t words = bytes / 8;
 	uint64_t *was = s->words;
 
@@ -82,7 +98,7 @@ static void stream_add(struct heap_stream *s, const void *data, size_t bytes)
 		stream_prefault(s);
 	memcpy(s->words + s->n, data, words * 8);
 	s->n += words;
-	stream_scan(s);
+	stream_scan(t, i);
 }
 
 /*
@@ -106,15 +122,25 @@ static int msg_at(const char *p, size_t avail, struct heap_msg_header *h)
 	return heap_msg_check(h, p + sizeof(*h)) == h->check ? 1 : -1;
 }
 
+/* The bytes at the start of chunk seq of slot i (len bytes) taken
+ * already, while it was being filled (live_peek). */
+static size_t peeked(struct reader *r, uint32_t i, uint64_t seq, size_t len)
+{
+	size_t off = r->peek_seq[i] == seq ? r->peek_off[i] : 0;
+
+	return off <= len ? off : len;
+}
+
 /* Chunk seq of slot i (not taken before): its records into the stream. */
 static void accept_chunk(struct reader *r, uint32_t i, uint64_t seq,
 			 const void *data, size_t len)
 {
 	struct heap_trace *t = r->t;
+	size_t skip = peeked(r, i, seq, len);
 
 	/* chunks between were lost: cut by what the program wrote */
 	t->lost_chunks += seq - r->next_seq[i];
-	stream_add(&t->streams[i], data, len);
+	heap_stream_add(t, i, (const char *)data + skip, len - skip);
 	r->next_seq[i] = seq + 1;
 }
 
@@ -385,6 +411,7 @@ void *heap_reader_main(void *arg)
 			 * and less often while it does not */
 			take_every = take_handed(r) ? TAKE_MIN
 				     : fmin(take_every * 2, TAKE_MAX);
+			heap_live_step(r);
 			next_take = now + take_every;
 		}
 		wake = reaped ? now : fmin(next_rss, next_take);
@@ -453,6 +480,7 @@ void heap_take_remainders(struct reader *r, struct heap_header *h)
 	for (uint32_t i = 0; i < HEAP_SLOTS; i++) {
 		struct heap_slot *s = &h->slots[i];
 		uint64_t used, seq;
+		size_t skip;
 		uint32_t cur;
 
 		if (!slot_written(r, i))
@@ -481,8 +509,9 @@ void heap_take_remainders(struct reader *r, struct heap_header *h)
 		 * yet moved on (or a number the program wrote there) */
 		if (seq < r->next_seq[i])
 			continue;
-		stream_add(&t->streams[i], s->data[cur & (HEAP_RING - 1)],
-			   used);
+		skip = peeked(r, i, seq, used);
+		heap_stream_add(t, i, (const char *)s->data[cur & (HEAP_RING - 1)] +
+			   skip, used - skip);
 	}
 	t->header_damaged = h->magic != HEAP_MAGIC ||
 			    h->version != HEAP_VERSION ||

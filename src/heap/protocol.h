@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #define HEAP_MAGIC	0x79736870u	/* "yshp" */
-#define HEAP_VERSION	6
+#define HEAP_VERSION	7
 
 /*
  * The environment variable through which yardstick hands the agent its
@@ -161,10 +161,15 @@ enum heap_py {
  * free of the block its thread just allocated into the allocation's
  * record, and a run of such pairs from one stack into one BURST record:
  * yardstick then counts them exactly, and takes the run as its largest
- * block live from the first allocation to the last free. A pair joins a
- * run only if it began less than HEAP_FOLD_GAP ticks (or nanoseconds)
- * after the run's last free and lasted less than that, and a run started
- * by a longer pair is never joined: HEAP_FOLD_GAP is less than 1 us with
+ * block live from the first allocation to the last free. Only a pair
+ * that lasted less than HEAP_FOLD_GAP ticks (or nanoseconds) is folded
+ * (a longer one stays an ALLOC and a FREE_TEMP), and it joins a run only
+ * if it began less than that after the run's last free. So the records
+ * the agent may still change are the slot's last one when it is an ALLOC
+ * stamped less than HEAP_FOLD_GAP ago or a BURST whose last free was,
+ * and a BURST just before such an ALLOC, and any of those while the
+ * slot's owner is in a call (heap_slot.busy): yardstick takes the others
+ * while the program runs. HEAP_FOLD_GAP is less than 1 us with
  * any TSC of 1 GHz or more, so a run never spans a pause of its thread or
  * a block's long life, in which other threads' events would be taken to
  * see its largest block live; only events closer than that, within the
@@ -324,6 +329,11 @@ struct heap_slot {
 	uint64_t used;		/* bytes of it holding records (atomic) */
 	uint32_t cur;		/* its buffer, data[cur] (atomic) */
 	int32_t pid;		/* the process of its owner */
+	uint32_t busy;		/* 1: its owner is in a traced call, from
+				 * before it stamps anything to after its
+				 * records are written (atomic): the last
+				 * records may change (collect_live.c) */
+	uint32_t pad;
 	uint64_t handed;	/* chunks handed over, ever (atomic): a
 				 * change tells yardstick to look */
 	struct heap_counts counts;

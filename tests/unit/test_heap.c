@@ -20,6 +20,7 @@
 
 #include "heap/agent_fp.h"
 #include "heap/analyze.h"
+#include "heap/collect_internal.h"
 
 /* Stack hashes (any non-zero value will do) */
 #define S1 0x1111u
@@ -1121,6 +1122,170 @@ static void test_fp_walk_fuzz(void **state)
 	munmap(map, 3 * (size_t)page);
 }
 
+/* ---- the replay beside the program -------------------------------------- */
+
+/*
+ * A random trace of three slots, stamps interleaved (a global clock moved
+ * on by 1 to 3000 ticks an event, so that frees merged a microsecond
+ * early reorder some): allocations of 16 stacks, frees of any slot's live
+ * blocks (another slot's only once its allocation is 2 us old: a block
+ * handed between threads), temporaries (FREE_TEMP), BURSTs, and each
+ * stack's record in a random slot, at times after an allocation of it
+ * (a site without frames until its record comes).
+ */
+#define LV_SLOTS 3
+#define LV_EVENTS 60000
+
+struct lv_block {
+	uint64_t ptr, ts;
+	int slot;
+};
+
+static uint64_t lv_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static void lv_trace(struct heap_trace *t, uint64_t seed)
+{
+	static struct lv_block live[4096];
+	size_t nlive = 0;
+	uint64_t x = seed, now = 1000, next_ptr = 0x1000;
+	bool sent[16] = { false };
+
+	trace_init(t, 1);
+	for (int e = 0; e < LV_EVENTS; e++) {
+		int slot = (int)(lv_rand(&x) % LV_SLOTS);
+		uint64_t r = lv_rand(&x), stack = 0x100 + r % 16;
+
+		now += 1 + lv_rand(&x) % 3000;
+		if (!sent[stack - 0x100] && r % 7 == 0) {
+			static const uint64_t ips[] = { 0x401000, 0x402000 };
+
+			rec_stack(t, slot, 1, stack, ips, 1 + (uint32_t)(r % 2));
+			sent[stack - 0x100] = true;
+		}
+		if (r % 5 == 0 && nlive) {
+			size_t k = (size_t)(lv_rand(&x) % nlive);
+
+			if (live[k].slot != slot && live[k].ts + 2000 > now)
+				continue;
+			rec_free(t, slot, now, live[k].ptr);
+			live[k] = live[--nlive];
+		} else if (r % 5 == 1) {
+			rec_alloc(t, slot, now, next_ptr, 16 + r % 500, stack);
+			rec_free_temp(t, slot, now + 10, next_ptr);
+			next_ptr += 16;
+			now += 10;
+		} else if (r % 5 == 2) {
+			rec_burst(t, slot, now, stack, 1 + r % 9, 100 + r % 900,
+				  100, now + 500);
+			now += 500;
+		} else if (nlive < 4096) {
+			live[nlive++] = (struct lv_block){ next_ptr, now, slot };
+			rec_alloc(t, slot, now, next_ptr, 1 + r % 4000, stack);
+			next_ptr += 16;
+		}
+	}
+}
+
+/* The merge key of the record at w (a free's a microsecond early), or
+ * the key of the next event record from there. */
+static uint64_t lv_key(const uint64_t *w, const uint64_t *end)
+{
+	for (; w < end; w += heap_rec_words(*w)) {
+		uint32_t type = (uint32_t)(*w >> HEAP_TYPE_SHIFT);
+		uint64_t ts = *w & HEAP_TS_MASK;
+
+		if (type == HEAP_REC_STACK || type == HEAP_REC_PYCODE)
+			continue;
+		if (type == HEAP_REC_FREE || type == HEAP_REC_FREE_TEMP)
+			return ts > 1000 ? ts - 1000 : 0;
+		return ts;
+	}
+	return UINT64_MAX;
+}
+
+/*
+ * The same trace replayed after the end and beside the program: its
+ * records handed over in pieces of random length, slot by slot, and the
+ * merge advanced after each piece as far as the records still to come
+ * allow (collect_live.c's bound). Every figure and every site (in the same
+ * order) must be the same; the streams of the second are dropped as the
+ * merge goes, so it holds less.
+ */
+static void test_live_equals_after(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		struct heap_trace t, l;
+		struct heap_report a, b;
+		size_t at[LV_SLOTS] = { 0 };
+		uint64_t x = seed * 0x9e3779b97f4a7c15u;
+		bool more = true;
+
+		lv_trace(&t, seed);
+		analyze(&t, &a);
+		trace_init(&l, 1);
+		l.live = heap_live_new(&l);
+		heap_live_clock(l.live, 1e9);
+		while (more) {
+			int i = (int)(lv_rand(&x) % LV_SLOTS);
+			const struct heap_stream *s = &t.streams[i];
+			size_t n = at[i], stop = n + lv_rand(&x) % 3000;
+			uint64_t below = UINT64_MAX;
+
+			while (n < s->n && n < stop)
+				n += heap_rec_words(s->words[n]);
+			heap_stream_add(&l, (uint32_t)i, s->words + at[i],
+					(n - at[i]) * 8);
+			at[i] = n;
+			more = false;
+			for (int k = 0; k < LV_SLOTS; k++) {
+				uint64_t key = lv_key(t.streams[k].words + at[k],
+						      t.streams[k].words +
+						      t.streams[k].n);
+
+				below = key < below ? key : below;
+				more |= at[k] < t.streams[k].n;
+			}
+			heap_live_advance(l.live, below, false);
+		}
+		analyze(&l, &b);
+		assert_true(b.held_bytes < a.held_bytes);
+		assert_near(b.peak, a.peak);
+		assert_near(b.peak_t, a.peak_t);
+		assert_near(b.allocations, a.allocations);
+		assert_near(b.bytes, a.bytes);
+		assert_near(b.frees, a.frees);
+		assert_near(b.temporary, a.temporary);
+		assert_near(b.leaked_bytes, a.leaked_bytes);
+		assert_near(b.leaked_blocks, a.leaked_blocks);
+		assert_int_equal(b.unmatched_frees, a.unmatched_frees);
+		assert_int_equal(b.events, a.events);
+		assert_int_equal(b.nsites, a.nsites);
+		for (size_t k = 0; k < a.nsites; k++) {
+			assert_int_equal(b.sites[k].hash, a.sites[k].hash);
+			assert_int_equal(b.sites[k].depth, a.sites[k].depth);
+			assert_near(b.sites[k].allocations,
+				    a.sites[k].allocations);
+			assert_near(b.sites[k].bytes, a.sites[k].bytes);
+			assert_near(b.sites[k].temporary, a.sites[k].temporary);
+			assert_near(b.sites[k].peak_bytes,
+				    a.sites[k].peak_bytes);
+			assert_near(b.sites[k].leaked_bytes,
+				    a.sites[k].leaked_bytes);
+		}
+		heap_report_free(&a);
+		heap_report_free(&b);
+		heap_trace_free(&t);
+		heap_trace_free(&l);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1140,6 +1305,7 @@ int main(void)
 		cmocka_unit_test(test_zero_keys),
 		cmocka_unit_test(test_sampled),
 		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_live_equals_after),
 		cmocka_unit_test(test_timeline_carry_in),
 		cmocka_unit_test(test_hist),
 		cmocka_unit_test(test_profile),
