@@ -1047,6 +1047,8 @@ static uint64_t free_early(double ticks_per_s)
 	return (uint64_t)(ticks_per_s * 1e-6);
 }
 
+static int heap_live_finish(struct heap_live *l, struct heap_report *r);
+
 int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 {
 	struct replay p = { .t = t, .r = r, .last_site = UINT32_MAX };
@@ -1201,7 +1203,7 @@ static int site_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-int heap_live_finish(struct heap_live *l, struct heap_report *r)
+static int heap_live_finish(struct heap_live *l, struct heap_report *r)
 {
 	struct replay *p = &l->p;
 

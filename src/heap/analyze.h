@@ -145,7 +145,6 @@ void heap_live_clock(struct heap_live *l, double ticks_per_s);
 void heap_live_record(struct heap_live *l, uint32_t slot, uint64_t pos,
 		      const uint64_t *w);
 void heap_live_advance(struct heap_live *l, uint64_t below, bool tree);
-int heap_live_finish(struct heap_live *l, struct heap_report *r);
 void heap_live_free(struct heap_live *l);
 void heap_report_free(struct heap_report *r);
 
