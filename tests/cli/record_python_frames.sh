@@ -144,8 +144,9 @@ t "record -- Debian's stripped python3.11: <= 2% of samples end unnamed" retry s
 
 # A separate debug file (a -dbgsym package's, by build ID): pyenv's
 # libpython3.11 stripped as Debian strips (.dynsym kept), its debug part
-# under a debug root of our own: --python off shows the raw frames, with
-# unnamed functions (MODULE+0xADDR) without the file, none with it; the
+# under a debug root of our own: --python off shows the native frames,
+# with unnamed code ([CPython interpreter]) without the file, none with
+# it; the
 # default view has no unnamed frame in either case where Python frames are
 debug_file() { # PYENV_DIR
 	lib=$1/lib/libpython3.11.so.1.0
@@ -172,7 +173,10 @@ def count(path, pred):
         st, n = line.rsplit(" ", 1)
         c += int(n) * any(pred(f) for f in st.split(";"))
     return c
-unnamed = lambda f: f.startswith("libpython3.11.so.1.0+0x")
+# the interpreter's unnamed code: MODULE+0xADDR, or (--python off
+# names a run of it so too) [CPython interpreter]
+unnamed = lambda f: (f.startswith("libpython3.11.so.1.0+0x") or
+                     f.startswith("[CPython interpreter]"))
 a, b = count(t + "/nodbg-off.folded", unnamed), count(t + "/dbg-off.folded", unnamed)
 assert a > 0 and b == 0, ("stripped, debug file", a, b)
 # where Python frames are, no unnamed interpreter frame
