@@ -125,6 +125,21 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* A number; a percentage may end in '%' ("20%" as "20"). */
+static int parse_number(const char *arg, bool percent, double *d)
+{
+	size_t n = strlen(arg);
+	char buf[64];
+
+	if (!percent || !n || arg[n - 1] != '%')
+		return parse_double(arg, d);
+	if (n - 1 >= sizeof(buf))
+		return -1;
+	memcpy(buf, arg, n - 1);
+	buf[n - 1] = '\0';
+	return parse_double(buf, d);
+}
+
 static void list_add(void *args, const struct opt_entry *o, const char *v)
 {
 	char ***list = (char ***)((char *)args + o->off);
@@ -168,7 +183,8 @@ int opt_set(const struct opt_entry *o, const char *arg, void *args,
 		return 0;
 	case OPT_T_NUMBER:
 	case OPT_T_PERCENT:
-		if (parse_double(arg, &d) || !in_range(d, o)) {
+		if (parse_number(arg, o->type == OPT_T_PERCENT, &d) ||
+		    !in_range(d, o)) {
 			range_text(o->min, o->max, o->flags, false, range,
 				   sizeof(range));
 			return error_set(e, "'%s' is not a %s %s", arg,

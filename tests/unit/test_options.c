@@ -188,6 +188,11 @@ static void test_number(void **state)
 	assert_true(a.pct == 0.02);
 	BAD("--pct: '-1' is not a percentage >= 0", "--pct", "-1");
 	BAD("--pct: '2%x' is not a percentage >= 0", "--pct=2%x");
+	/* a percentage may carry its sign: "2.5%" is 2.5 */
+	OK("--pct", "2.5%");
+	assert_true(a.pct == 0.025);
+	BAD("--pct: '2%%' is not a percentage >= 0", "--pct=2%%");
+	BAD("--pct: '%' is not a percentage >= 0", "--pct=%");
 }
 
 static void test_duration(void **state)
