@@ -6,7 +6,10 @@
  * writes what was collected, marked partial, and exits 128 + the signal
  * (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP). A second signal
  * while it finishes exits at once: every child killed, the temporary
- * files of the outputs being written removed, nothing more written.
+ * files of the outputs being written removed, nothing more written;
+ * one within 50 ms of the first is the same stop delivered twice (to
+ * the process and to its group, as timeout(1) and CI runners do) and
+ * changes nothing.
  *
  *     if (stop_install(&e)) ...
  *     struct child c = { ..., .interrupt = stop_flag() };

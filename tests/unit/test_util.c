@@ -15,7 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/dynlib.h"
@@ -26,6 +29,7 @@
 #include "util/json_emit.h"
 #include "util/monoclock.h"
 #include "util/paramscan.h"
+#include "util/stop.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
 #include "util/term.h"
@@ -1232,6 +1236,37 @@ static void test_error_class(void **state)
 	assert_int_equal(error_prefix(NULL, "x"), -1);
 }
 
+/* stop.h: a second stop signal within 50 ms of the first is the same
+ * stop delivered twice (to the process, then to its group) and changes
+ * nothing; one later exits at once with 128 + its number. In a child:
+ * exit 130 from the later SIGINT, not 143 from the repeated SIGTERM. */
+static void test_stop_twice(void **state)
+{
+	struct timespec later = { 0, 150000000 };
+	int status;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct error e;
+
+		if (stop_install(&e))
+			_exit(5);
+		raise(SIGTERM);
+		raise(SIGTERM);
+		if (stop_signal() != SIGTERM)
+			_exit(6);
+		nanosleep(&later, NULL);
+		raise(SIGINT);
+		_exit(7);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 130);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1250,6 +1285,7 @@ int main(void)
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_error_long),
 		cmocka_unit_test(test_error_class),
+		cmocka_unit_test(test_stop_twice),
 		cmocka_unit_test(test_atomic_file),
 		cmocka_unit_test(test_atomic_hostile),
 		cmocka_unit_test(test_atomic_errno),
