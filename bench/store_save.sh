@@ -56,7 +56,7 @@ if before:
 fill(ys, "ing", 100)
 e = env("ing")
 db = f"{d}/ing/results.db"
-for _ in range(63):      # the 64th would move the log in itself
+for _ in range(64):      # a log of 64 records (a saver moves it at 1024)
     subprocess.run([ys] + ONE, check=True, env=e, cwd=d, **quiet)
 with open(db + "-log", "rb") as f:
     f.seek(12)

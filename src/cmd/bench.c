@@ -176,7 +176,7 @@ static const struct opt_entry bench_options[] = {
 	OPT_RESULT_OUTPUTS(json, csv, markdown, bmf, "epoch"),
 	{ OPT_STORE_SAVE(store) },
 	{ OPT_NO_STORE(no_store) },
-	{ OPT_QUIET(quiet, "no terminal table") },
+	{ OPT_QUIET(quiet, "no terminal table, nor the warning about its p95/p99") },
 	OPT_HELP_ENTRY,
 	OPT_END_ENTRY,
 };
@@ -553,7 +553,7 @@ static int finish(const struct bench_args *a, struct result *res,
 
 	if (!a->quiet)
 		bench_report(res, fp);
-	run_report_warnings(res, stderr);
+	run_report_warnings(res, !a->quiet, stderr);
 	if (base->res)
 		ret = compare_baseline(a, base, res, fp);
 	if (!ret && base->res && a->gate.nt)

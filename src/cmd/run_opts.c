@@ -258,7 +258,7 @@ static const struct opt_entry run_options[] = {
 	OPT_RESULT_OUTPUTS(json, csv, markdown, bmf, "run"),
 	{ OPT_STORE_SAVE(store) },
 	{ OPT_NO_STORE(no_store) },
-	{ OPT_QUIET(quiet, "no terminal table") },
+	{ OPT_QUIET(quiet, "no terminal table, nor the warning about its p95/p99") },
 	{ OPT_FLAG(0, "details", details), .help = "a full table of every "
 	  "metric for every benchmark (the default up to 4 benchmarks; "
 	  "beyond, one line each)" },

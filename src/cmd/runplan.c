@@ -64,7 +64,7 @@ static int run_output(struct runner *rn, const struct run_outputs *o,
 		run_report(rn->res, o->details, outputs_report_fp(outs));
 		fflush(stdout);
 	}
-	run_report_warnings(rn->res, stderr);
+	run_report_warnings(rn->res, !o->quiet, stderr);
 	/* The files and the store record the git state: wait for it. */
 	git_detect_finish(&rn->git);
 	if (git_detect_warning(&rn->git))

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/run_report.h"
+#include "result/analyze.h"
 #include "result/warnings.h"
 #include "result/metrics.h"
 #include "util/strutil.h"
@@ -366,11 +367,11 @@ static void print_summary(const struct result *r, bool color, FILE *fp)
 	fputs("  (--details shows every metric of every benchmark)\n\n", fp);
 }
 
-void run_report_warnings(const struct result *r, FILE *fp)
+void run_report_warnings(const struct result *r, bool table, FILE *fp)
 {
 	bool color = term_use_color(fp);
 	struct warning_group *g;
-	size_t n = warnings_group(r, &g);
+	size_t n = warnings_group(r, table ? NULL : analyze_is_few_runs, &g);
 
 	/* one line per warning, naming the benchmarks it was said of */
 	for (size_t i = 0; i < n; i++) {

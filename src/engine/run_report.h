@@ -23,7 +23,9 @@ void run_report(const struct result *r, bool details, FILE *fp);
 void run_report_comparisons(const struct result *r, FILE *fp);
 /* The complexity fits of r, one a line under a heading (bench's too). */
 void run_report_fits(const struct result *r, FILE *fp);
-/* Every benchmark's warnings, one a line ("warning: 'name': text"). */
-void run_report_warnings(const struct result *r, FILE *fp);
+/* Every benchmark's warnings, one a line ("warning: 'name': text"); with
+ * no table shown (table false, -q), not the one about too few runs for
+ * the table's percentiles (it stays in the result). */
+void run_report_warnings(const struct result *r, bool table, FILE *fp);
 
 #endif

@@ -82,6 +82,8 @@ int analyze_fit(struct result *r, const char *name, const char *param,
 	return ret;
 }
 
+#define FEW_RUNS "only "
+
 void analyze_warnings(struct benchmark *b)
 {
 	const struct metric *w = benchmark_find_metric(b, METRIC_WALL_TIME);
@@ -107,10 +109,16 @@ void analyze_warnings(struct benchmark *b)
 			"machine)", s->outliers_low + s->outliers_high, s->n,
 			s->outliers_high, s->outliers_low);
 	if (s->n < 100)
-		benchmark_add_warning(b, "only %zu run%s: p99 needs at least "
-			"100 runs%s to mean anything (use --runs or "
+		benchmark_add_warning(b, FEW_RUNS "%zu run%s: p99 needs at "
+			"least 100 runs%s to mean anything (use --runs or "
 			"--min-runs)", s->n, s->n == 1 ? "" : "s",
 			s->n < 20 ? " and p95 at least 20" : "");
+}
+
+bool analyze_is_few_runs(const char *w)
+{
+	return !strncmp(w, FEW_RUNS, strlen(FEW_RUNS)) &&
+	       strstr(w, "p99 needs at least 100 runs");
 }
 
 void analyze_machine_warnings(struct result *r)

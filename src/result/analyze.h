@@ -37,6 +37,10 @@ int analyze_fit(struct result *r, const char *name, const char *param,
  * The governor warning is added by analyze_machine_warnings.
  */
 void analyze_warnings(struct benchmark *b);
+/* Whether w is analyze_warnings' "too few runs for p95/p99": it is about
+ * the percentiles a table shows, so a command that shows none (-q) may
+ * leave it in the result and off the terminal. */
+bool analyze_is_few_runs(const char *w);
 /* Machine-level warnings (frequency governor), added to every benchmark. */
 void analyze_machine_warnings(struct result *r);
 

@@ -126,7 +126,8 @@ static struct group *find_or_add(struct group **gs, size_t *n,
 	return &(*gs)[(*n)++];
 }
 
-size_t warnings_group(const struct result *r, struct warning_group **out)
+size_t warnings_group(const struct result *r, bool (*skip)(const char *w),
+		      struct warning_group **out)
 {
 	struct group *gs = NULL;
 	size_t n = 0;
@@ -135,8 +136,13 @@ size_t warnings_group(const struct result *r, struct warning_group **out)
 		const struct benchmark *b = &r->benchmarks[i];
 
 		for (size_t k = 0; k < b->nwarnings; k++) {
-			char *shape = shape_of(b->warnings[k]);
-			struct group *g = find_or_add(&gs, &n, shape);
+			char *shape;
+			struct group *g;
+
+			if (skip && skip(b->warnings[k]))
+				continue;
+			shape = shape_of(b->warnings[k]);
+			g = find_or_add(&gs, &n, shape);
 
 			free(shape);
 			fold_numbers(g, b->warnings[k]);

@@ -7,6 +7,7 @@
 #ifndef YS_RESULT_WARNINGS_H
 #define YS_RESULT_WARNINGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "result/result.h"
@@ -17,9 +18,11 @@ struct warning_group {
 	size_t nnames;
 };
 
-/* r's warnings grouped, in the order each group first appears. Returns
- * the number of groups; *out is allocated (warnings_free). */
-size_t warnings_group(const struct result *r, struct warning_group **out);
+/* r's warnings grouped, in the order each group first appears, leaving
+ * out those skip says (skip NULL: none). Returns the number of groups;
+ * *out is allocated (warnings_free). */
+size_t warnings_group(const struct result *r, bool (*skip)(const char *w),
+		      struct warning_group **out);
 void warnings_free(struct warning_group *g, size_t n);
 
 #endif

@@ -99,7 +99,7 @@ void store_close(struct store *s);
  * through SQLite makes it), a save is a record appended to path's log
  * (PATH-log) without opening the database; every store_open moves the
  * log into the database first, so every reader sees every saved result.
- * A save that finds the log past its bound (64 records or 4 MiB) moves it
+ * A save that finds the log past its bound (1024 records or 16 MiB) moves it
  * itself. Returns 0 or -STORE_ERR_*.
  */
 int store_save_to(const char *path, const struct result *r, long long *id,

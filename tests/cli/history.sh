@@ -70,8 +70,8 @@ assert d[\"results\"][0][\"benchmarks\"][0][\"name\"] == \"red\x1b[31m\x07\r\u20
 }
 t "outside text escaped on the terminal, kept in --json" hostile_history
 
-# A save's worst case, the move of a full log (64 records) into the
-# database, costs what it must: the heap is not trimmed and grown again
+# The move of a log (64 records) into the database, what a reader
+# pays after 64 saves, costs what it must: the heap is not trimmed and grown again
 # around each record (issue 30: 527 page faults more than a history of
 # an empty log before, 60 after). Page faults, not time: a busy machine
 # does not change them. The bound is glibc's heap's: in a sanitizer's

@@ -365,6 +365,9 @@ t "--pin runs the command on the given CPUs only" sh -c '
 	[ "$(cat "$T/nopin.txt")" = "$("$YSFIX" affinity)" ]'
 t "a warning when runs are too few for p99" sh -c '
 	"$YS" run --runs 3 -- "$YSFIX" exit 0 2>&1 | grep -q "p99 needs at least 100 runs"'
+t "-q shows no table, so not the warning about its p99: in the JSON only" sh -c '
+	"$YS" run -q --runs 1 --no-store --json "$T/q1.json" -- "$YSFIX" exit 0 2>"$T/q1.err" &&
+	[ ! -s "$T/q1.err" ] && grep -q "p99 needs at least 100 runs" "$T/q1.json"'
 
 # A name with ESC, BEL, CR, a C1 CSI and a right-to-left override: escaped
 # in the table, the warnings and --markdown.

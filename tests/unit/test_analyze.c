@@ -183,6 +183,14 @@ static void test_warnings(void **state)
 	assert_true(has_warning(b2, "only 10 runs"));
 	assert_true(has_warning(b2, "p95 at least 20"));
 	assert_true(has_warning(b2, "2 run(s) timed out"));
+	/* the few-runs warning, and it alone, is known as such (-q leaves
+	 * it off the terminal) */
+	for (size_t i = 0; i < b2->nwarnings; i++)
+		assert_int_equal(analyze_is_few_runs(b2->warnings[i]),
+				 strstr(b2->warnings[i], "only 10 runs") != NULL);
+	for (size_t i = 0; i < b1->nwarnings; i++)
+		assert_false(analyze_is_few_runs(b1->warnings[i]));
+	assert_false(analyze_is_few_runs("only a test"));
 	result_free(&r);
 }
 

@@ -1370,7 +1370,7 @@ static void test_warnings_group(void **state)
 	benchmark_add_warning(&r.benchmarks[1], "exit code 3");
 	benchmark_add_warning(result_add_benchmark(&r, "c", NULL),
 			      "cv 7%%, over 10%%; p99 needs 100 runs");
-	n = warnings_group(&r, &g);
+	n = warnings_group(&r, NULL, &g);
 	assert_int_equal(n, 2);
 	assert_string_equal(g[0].text, "cv 7-69.3%, over 10%; p99 needs 100 runs");
 	assert_int_equal(g[0].nnames, 3);
