@@ -7,7 +7,8 @@
  * a long run). What each site had live at the peak is kept lazily: a
  * site's live bytes are saved when it is first changed after a new peak,
  * which costs O(1) per event instead of a copy of every site at every new
- * peak.
+ * peak. The sites are analyze_sites.c's, the replay while the program
+ * runs analyze_live.c's; their shared state is analyze_replay.h.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,25 +16,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "heap/analyze.h"
+#include "heap/analyze_replay.h"
 #include "profile/symbolize.h"
 #include "util/hashmap.h"
 #include "util/strutil.h"
 
-/* ---- records ------------------------------------------------------------ */
-
-static uint32_t rec_type(uint64_t w)
-{
-	return (uint32_t)(w >> HEAP_TYPE_SHIFT);
-}
-
-/* Words of the record starting with w (unknown types: 2, as a free). */
-static size_t rec_len(uint64_t w)
-{
-	return (size_t)heap_rec_words(w);
-}
-
-/* ---- sites -------------------------------------------------------------- */
+/* ---- live blocks -------------------------------------------------------- */
 
 static size_t mix(uint64_t k)
 {
@@ -42,164 +30,6 @@ static size_t mix(uint64_t k)
 	k ^= k >> 33;
 	return (size_t)k;
 }
-
-/*
- * The site of a stack hash: an index of site + 1 by hash_u64 of the stack
- * hash, which is one-to-one, so the index's hash is the key. A stack hash
- * of 0 is read as 1, as it always was (0 was the empty mark of the
- * private table this replaced).
- */
-static uint32_t site_lookup(const struct hashidx *x, uint64_t k)
-{
-	size_t pos;
-
-	return (uint32_t)hashidx_first(x, hash_u64(k ? k : 1), &pos);
-}
-
-static void site_index_add(struct hashidx *x, uint64_t k, uint32_t site)
-{
-	hashidx_add(x, hash_u64(k ? k : 1), (uint64_t)site + 1);
-}
-
-static uint32_t add_site(struct heap_report *r, size_t *cap, uint64_t hash,
-			 const uint64_t *ips, uint32_t depth)
-{
-	struct heap_site *s;
-
-	r->sites = xgrow(r->sites, cap, r->nsites + 1, sizeof(*r->sites));
-	s = &r->sites[r->nsites];
-	memset(s, 0, sizeof(*s));
-	s->hash = hash;
-	s->ips = ips;
-	s->depth = depth;
-	/* a site without its STACK record: after all those with one, in
-	 * the order the merge met them */
-	s->order = HEAP_ORDER_LOST | r->nsites;
-	return (uint32_t)r->nsites++;
-}
-
-/*
- * The STACK record w (whole), found at order (heap_order: its slot and
- * place in the slot's stream): a site, unless it is one. A site the merge
- * made without frames (its record had not come yet) takes them; of two
- * records of one stack the site keeps the first in that order, whichever
- * came first.
- */
-static void stack_site(const uint64_t *w, uint64_t order,
-		       struct heap_report *r, struct hashidx *x, size_t *cap)
-{
-	uint32_t site = site_lookup(x, w[1]);
-	struct heap_site *s;
-
-	if (site && r->sites[site - 1].ips &&
-	    r->sites[site - 1].order <= order)
-		return;
-	if (!site) {
-		site = add_site(r, cap, w[1], NULL, 0) + 1;
-		site_index_add(x, w[1], site - 1);
-	}
-	s = &r->sites[site - 1];
-	s->ips = &w[2];
-	s->depth = HEAP_STACK_DEPTH(w[0]);
-	s->gen = HEAP_STACK_GEN(w[0]);
-	s->py = &w[2 + HEAP_STACK_DEPTH(w[0])];
-	s->npy = HEAP_STACK_PY(w[0]);
-	s->order = order;
-}
-
-/* The PYCODE record w, whole: a Python code's names. */
-static void pycode_add(const uint64_t *w, struct heap_report *r, size_t *cap)
-{
-	size_t words = (size_t)heap_rec_words(w[0]);
-	uint64_t nf = w[2] >> 32, nn = w[2] & 0xffffffffu;
-	struct heap_pycode *c;
-
-	/* the text within the record, as the agent wrote it, or nothing */
-	if (nf > HEAP_PY_TEXT_MAX || nn > HEAP_PY_TEXT_MAX ||
-	    3 + (nf + nn + 7) / 8 > words)
-		return;
-	r->pycodes = xgrow(r->pycodes, cap, r->npycodes + 1,
-			   sizeof(*r->pycodes));
-	c = &r->pycodes[r->npycodes++];
-	c->gen = HEAP_STACK_GEN(w[0]);
-	c->id = (uint32_t)w[1];
-	c->firstlineno = (int32_t)(uint32_t)(w[1] >> 32);
-	c->file = (const char *)&w[3];
-	c->file_len = (uint32_t)nf;
-	c->name = c->file + nf;
-	c->name_len = (uint32_t)nn;
-}
-
-/* A record found by the collector or after it: a stack or code. */
-static void indexed_record(const uint64_t *w, uint64_t order,
-			   struct heap_report *r, struct hashidx *x,
-			   size_t *cap, size_t *capcodes)
-{
-	if (rec_type(w[0]) == HEAP_REC_PYCODE)
-		pycode_add(w, r, capcodes);
-	else
-		stack_site(w, order, r, x, cap);
-}
-
-/* Every stack of every stream becomes a site: those the collector found
- * (collect.h), then those after where it stopped. */
-static void find_sites(const struct heap_trace *t, struct heap_report *r,
-		       struct hashidx *x, size_t *cap, size_t *capcodes)
-{
-	for (int i = 0; i < HEAP_SLOTS; i++) {
-		const struct heap_stream *s = &t->streams[i];
-
-		for (size_t k = 0; k < s->nstacks; k++)
-			indexed_record(&s->words[s->stacks[k]],
-				       heap_order(i, s->base + s->stacks[k]),
-				       r, x, cap, capcodes);
-		for (size_t j = s->scanned; j < s->n;
-		     j += rec_len(s->words[j])) {
-			if (rec_type(s->words[j]) != HEAP_REC_STACK &&
-			    rec_type(s->words[j]) != HEAP_REC_PYCODE)
-				continue;
-			if (j + rec_len(s->words[j]) > s->n)
-				break;
-			indexed_record(&s->words[j], heap_order(i, s->base + j),
-				       r, x, cap, capcodes);
-		}
-	}
-}
-
-static uint32_t site_of(struct heap_report *r, struct hashidx *x,
-			size_t *cap, uint64_t hash)
-{
-	uint32_t v = site_lookup(x, hash), site;
-
-	if (v)
-		return v - 1;
-	/* a stack whose record was lost: a site without frames */
-	site = add_site(r, cap, hash, NULL, 0);
-	site_index_add(x, hash, site);
-	return site;
-}
-
-/* ---- live blocks -------------------------------------------------------- */
-
-struct block {
-	uint64_t ptr;		/* its key (block_key), 0: empty */
-	double bytes, count;
-	uint32_t site;
-	uint32_t gen;		/* its image */
-};
-
-/* A block is known by its image and address: the address with the image
- * number in the bits above any user-space address's. */
-static inline uint64_t block_key(uint64_t ptr, uint32_t gen)
-{
-	return ptr ^ ((uint64_t)(gen & 0xffff) << 48);
-}
-
-struct live {
-	struct block *b;
-	size_t mask, n;
-	size_t bytes;		/* mapped at b */
-};
 
 /*
  * The table's memory: zeroed, in huge pages where the kernel has them (a
@@ -223,7 +53,7 @@ static struct block *table_alloc(size_t cap, size_t *bytes)
 	return p;
 }
 
-static void table_free(struct block *b, size_t bytes)
+void replay_blocks_free(struct block *b, size_t bytes)
 {
 	if (bytes)
 		munmap(b, bytes);
@@ -231,7 +61,7 @@ static void table_free(struct block *b, size_t bytes)
 		free(b);
 }
 
-static void live_grow(struct live *l)
+void replay_blocks_grow(struct live *l)
 {
 	struct live old = *l;
 	size_t cap = old.b ? (old.mask + 1) * 2 : 1 << 16;
@@ -248,7 +78,7 @@ static void live_grow(struct live *l)
 		l->b[j] = old.b[i];
 		l->n++;
 	}
-	table_free(old.b, old.bytes);
+	replay_blocks_free(old.b, old.bytes);
 }
 
 /* The cell of ptr, or the empty one where it would go. */
@@ -283,24 +113,6 @@ static void live_remove(struct live *l, struct block *b)
 
 /* ---- the merge ---------------------------------------------------------- */
 
-/*
- * A stream's place in the merge. A BURST is two events: its start at t0
- * and its end at t1 (end set), between which other threads' events may
- * fall.
- */
-struct cursor {
-	const uint64_t *w, *end;
-	const uint64_t *ahead;	/* the next record to prefetch for */
-	uint64_t ts;		/* the merge's key */
-	uint64_t early;		/* how much earlier frees are merged */
-	uint32_t gen;		/* the image its records are of (IMAGE) */
-	uint32_t slot;		/* equal keys: the lower slot first */
-	bool burst_end;
-	bool primed;		/* at an event: ts is its key (between the
-				 * steps of a replay while the program runs,
-				 * where the stream may end for now) */
-};
-
 /* Does cursor a's event come before b's? */
 static inline bool cursor_before(const struct cursor *a,
 				 const struct cursor *b)
@@ -320,7 +132,7 @@ static bool cursor_next(struct cursor *c)
 {
 	c->burst_end = false;
 	while (c->w < c->end) {
-		size_t len = rec_len(*c->w);
+		size_t len = replay_rec_len(*c->w);
 		uint32_t type = rec_type(*c->w);
 
 		if (c->w + len > c->end)
@@ -362,7 +174,7 @@ static void prefetch(struct cursor *c, const struct live *l)
 			__builtin_prefetch(&l->b[mix(block_key(c->ahead[1],
 								 c->gen)) &
 						 l->mask]);
-		c->ahead += rec_len(w);
+		c->ahead += replay_rec_len(w);
 	}
 }
 
@@ -384,42 +196,6 @@ static void heap_down(struct cursor **h, size_t n, size_t i)
 	}
 }
 
-/*
- * The timeline while the program runs, before its length (and so the
- * report's intervals) is known: the most live and the level after the
- * last event in each of HEAP_FINE intervals of 2^shift ticks, the width
- * doubled (neighbours merged) whenever the run outgrows them. The
- * report's interval of a fine one is that of its start.
- */
-#define HEAP_FINE 65536
-
-struct fine {
-	double most, last;
-	uint64_t seq;		/* of the last event in it, 0: none */
-};
-
-struct replay {
-	const struct heap_trace *t;
-	struct heap_report *r;
-	struct fine *fine;	/* a replay while the program runs */
-	unsigned fine_shift;
-	uint64_t peak_ts;
-	struct hashidx x;	/* site + 1 by stack hash */
-	size_t capsites;
-	struct live live;
-	double cur;
-	uint64_t seq, peak_seq;
-	double sample;		/* bytes per sample, 0: exact */
-	double t_scale;		/* seconds per tick */
-	double *bucket;		/* the timeline: most live per interval */
-	double *bucket_end;	/* live after its last event, NaN: none */
-	double bucket_dt, per_bucket;
-	long bk;		/* the interval of the stamps in [bk_lo, */
-	uint64_t bk_lo, bk_hi;	/* bk_hi): note_time */
-	size_t next_end;	/* of t->ends, the next to apply */
-	uint64_t last_hash;	/* the stack of the allocation before, */
-	uint32_t last_site;	/* its site (UINT32_MAX: none yet) */
-};
 
 uint64_t heap_hist_low(int i)
 {
@@ -614,7 +390,7 @@ static void on_alloc(struct replay *p, const uint64_t *w, uint32_t gen)
 	b->count = count;
 	/* most allocations come from the stack of the one before */
 	if (p->last_site == UINT32_MAX || p->last_hash != w[3]) {
-		p->last_site = site_of(r, &p->x, &p->capsites, w[3]);
+		p->last_site = replay_site_of(r, &p->x, &p->capsites, w[3]);
 		p->last_hash = w[3];
 	}
 	b->site = p->last_site;
@@ -629,7 +405,7 @@ static void on_alloc(struct replay *p, const uint64_t *w, uint32_t gen)
 	check_peak(p, w[0] & HEAP_TS_MASK);
 	note_time(p, w[0] & HEAP_TS_MASK);
 	if (p->live.n * 2 > p->live.mask)
-		live_grow(&p->live);
+		replay_blocks_grow(&p->live);
 }
 
 static void on_free(struct replay *p, const uint64_t *w, bool temp_mark,
@@ -746,7 +522,7 @@ static bool exec_failed(const struct cursor *c)
 {
 	uint64_t gen = c->w[1];
 
-	for (const uint64_t *w = c->w + 2; w < c->end; w += rec_len(*w)) {
+	for (const uint64_t *w = c->w + 2; w < c->end; w += replay_rec_len(*w)) {
 		uint32_t type = rec_type(*w);
 
 		if (type == HEAP_REC_EXEC_FAILED)
@@ -765,7 +541,7 @@ static void on_burst(struct replay *p, const uint64_t *w, bool end,
 		     uint32_t gen)
 {
 	struct heap_report *r = p->r;
-	uint32_t site = site_of(r, &p->x, &p->capsites, w[1]);
+	uint32_t site = replay_site_of(r, &p->x, &p->capsites, w[1]);
 	struct heap_site *s = &r->sites[site];	/* after: it may grow sites */
 	double max = (double)w[4];
 
@@ -788,17 +564,8 @@ static void on_burst(struct replay *p, const uint64_t *w, bool end,
 	note_time(p, w[0] & HEAP_TS_MASK);
 }
 
-/*
- * The merge's state, kept between the steps of a replay while the
- * program runs: each slot's cursor, and the word of its stream it is at
- * (the streams grow and move between steps).
- */
-struct merge {
-	struct cursor cur[HEAP_SLOTS];
-	size_t at[HEAP_SLOTS];
-};
 
-static void merge_init(struct merge *m, uint64_t early)
+void replay_merge_init(struct merge *m, uint64_t early)
 {
 	memset(m, 0, sizeof(*m));
 	for (uint32_t i = 0; i < HEAP_SLOTS; i++) {
@@ -865,7 +632,7 @@ static void merge_event(struct replay *p, struct cursor *c,
  * last call stopped. While the program runs (running), a record of the
  * whole tree stops it: returns false, the record left for the end.
  */
-static bool merge_run(struct replay *p, struct merge *m, uint64_t below,
+bool replay_merge_run(struct replay *p, struct merge *m, uint64_t below,
 		      bool running)
 {
 	struct cursor *h[HEAP_SLOTS];
@@ -892,7 +659,7 @@ static bool merge_run(struct replay *p, struct merge *m, uint64_t below,
 			continue;
 		}
 		merge_event(p, c, w, type);
-		c->w += rec_len(*w);
+		c->w += replay_rec_len(*w);
 		c->primed = cursor_next(c);
 		if (!c->primed)
 			h[0] = h[--n];
@@ -971,7 +738,7 @@ static void timeline(struct replay *p)
 
 /* The images of the tree into r->procs: as many as were numbered, the
  * figures of those replayed already kept. */
-static void procs_fill(struct heap_report *r, const struct heap_trace *t)
+void replay_procs_fill(struct heap_report *r, const struct heap_trace *t)
 {
 	size_t n = t->nimages > 0 ? t->nimages : 1, was = r->nprocs;
 
@@ -996,7 +763,7 @@ static void procs_fill(struct heap_report *r, const struct heap_trace *t)
 
 /* The clock's rate and the run's length, known: the timeline's
  * intervals. */
-static void replay_clock(struct replay *p)
+void replay_clock(struct replay *p)
 {
 	const struct heap_trace *t = p->t;
 
@@ -1010,7 +777,7 @@ static void replay_clock(struct replay *p)
 }
 
 /* After the merge: leaks, totals, the timeline, the counts. */
-static void replay_end(struct replay *p)
+void replay_end(struct replay *p)
 {
 	const struct heap_trace *t = p->t;
 	struct heap_report *r = p->r;
@@ -1036,18 +803,16 @@ static void replay_end(struct replay *p)
 	free(p->bucket);
 	free(p->bucket_end);
 	p->bucket = p->bucket_end = NULL;
-	table_free(p->live.b, p->live.bytes);
+	replay_blocks_free(p->live.b, p->live.bytes);
 	p->live.b = NULL;
 	hashidx_free(&p->x);
 }
 
 /* How much earlier than its stamp a free is merged (cursor_next). */
-static uint64_t free_early(double ticks_per_s)
+uint64_t replay_free_early(double ticks_per_s)
 {
 	return (uint64_t)(ticks_per_s * 1e-6);
 }
-
-static int heap_live_finish(struct heap_live *l, struct heap_report *r);
 
 int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 {
@@ -1060,12 +825,12 @@ int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 	memset(r, 0, sizeof(*r));
 	p.sample = (double)t->sample_bytes;
 	replay_clock(&p);
-	procs_fill(r, t);
-	find_sites(t, r, &p.x, &p.capsites, &capcodes);
-	live_grow(&p.live);
+	replay_procs_fill(r, t);
+	replay_find_sites(t, r, &p.x, &p.capsites, &capcodes);
+	replay_blocks_grow(&p.live);
 	m = xmalloc(sizeof(*m));
-	merge_init(m, free_early(t->ticks_per_s));
-	merge_run(&p, m, UINT64_MAX, false);
+	replay_merge_init(m, replay_free_early(t->ticks_per_s));
+	replay_merge_run(&p, m, UINT64_MAX, false);
 	free(m);
 	replay_end(&p);
 	for (int i = 0; i < HEAP_SLOTS; i++)
@@ -1082,162 +847,3 @@ void heap_report_free(struct heap_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* ---- a replay while the program runs ------------------------------------ */
-
-/*
- * The STACK and PYCODE records of a replay while the program runs are
- * copied here as they come (the streams drop what the merge consumed):
- * blocks that never move, since sites and codes point into them.
- */
-#define ARENA_WORDS (1u << 17)
-
-struct arena {
-	struct arena *next;
-	size_t used;
-	uint64_t w[ARENA_WORDS];
-};
-
-struct heap_live {
-	struct heap_trace *t;
-	struct replay p;
-	struct heap_report rep;
-	struct merge m;
-	struct arena *arena;
-	size_t capcodes;
-	bool stopped;		/* the tree grew beyond one image: the rest
-				 * at the end */
-};
-
-struct heap_live *heap_live_new(struct heap_trace *t)
-{
-	struct heap_live *l = xcalloc(1, sizeof(*l));
-
-	l->t = t;
-	l->p.t = t;
-	l->p.r = &l->rep;
-	l->p.last_site = UINT32_MAX;
-	l->p.sample = (double)t->sample_bytes;
-	l->p.fine = xcalloc(HEAP_FINE, sizeof(struct fine));
-	l->rep.nprocs = 2;	/* [1]: the program's first image */
-	l->rep.procs = xcalloc(2, sizeof(*l->rep.procs));
-	live_grow(&l->p.live);
-	merge_init(&l->m, 0);
-	return l;
-}
-
-void heap_live_clock(struct heap_live *l, double ticks_per_s)
-{
-	for (int i = 0; i < HEAP_SLOTS; i++)
-		l->m.cur[i].early = free_early(ticks_per_s);
-}
-
-static const uint64_t *arena_copy(struct heap_live *l, const uint64_t *w,
-				  size_t n)
-{
-	struct arena *a = l->arena;
-	uint64_t *to;
-
-	if (n > ARENA_WORDS)
-		return NULL;
-	if (!a || a->used + n > ARENA_WORDS) {
-		a = xmalloc(sizeof(*a));
-		a->next = l->arena;
-		a->used = 0;
-		l->arena = a;
-	}
-	to = &a->w[a->used];
-	memcpy(to, w, n * sizeof(uint64_t));
-	a->used += n;
-	return to;
-}
-
-void heap_live_record(struct heap_live *l, uint32_t slot, uint64_t pos,
-		      const uint64_t *w)
-{
-	const uint64_t *copy = arena_copy(l, w, rec_len(w[0]));
-
-	if (copy)
-		indexed_record(copy, heap_order(slot, pos), &l->rep, &l->p.x,
-			       &l->p.capsites, &l->capcodes);
-}
-
-/* Drop the words of each stream the merge is done with, once they are
- * most of it: what is held stays what the merge is behind. */
-static void live_compact(struct heap_live *l)
-{
-	for (int i = 0; i < HEAP_SLOTS; i++) {
-		struct heap_stream *s = &l->t->streams[i];
-		size_t at = l->m.at[i];
-
-		if (at < 4096 || 2 * at < s->n)
-			continue;
-		memmove(s->words, s->words + at, (s->n - at) * sizeof(uint64_t));
-		s->n -= at;
-		s->scanned -= at;
-		s->base += at;
-		s->faulted = NULL;
-		l->m.at[i] = 0;
-	}
-}
-
-void heap_live_advance(struct heap_live *l, uint64_t below, bool tree)
-{
-	uint64_t held = 0;
-
-	if (!l->stopped && tree)
-		l->stopped = true;
-	if (!l->stopped && !merge_run(&l->p, &l->m, below, true))
-		l->stopped = true;
-	if (!l->stopped)
-		live_compact(l);
-	for (int i = 0; i < HEAP_SLOTS; i++)
-		held += l->t->streams[i].cap * sizeof(uint64_t);
-	if (held > l->rep.held_bytes)
-		l->rep.held_bytes = held;
-}
-
-static int site_cmp(const void *a, const void *b)
-{
-	const struct heap_site *x = a, *y = b;
-
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static int heap_live_finish(struct heap_live *l, struct heap_report *r)
-{
-	struct replay *p = &l->p;
-
-	procs_fill(&l->rep, l->t);
-	replay_clock(p);
-	merge_run(p, &l->m, UINT64_MAX, false);
-	replay_end(p);
-	free(p->fine);
-	p->fine = NULL;
-	/* the sites in the order a replay after the end makes them */
-	if (l->rep.nsites > 1)
-		qsort(l->rep.sites, l->rep.nsites, sizeof(*l->rep.sites),
-		      site_cmp);
-	*r = l->rep;
-	memset(&l->rep, 0, sizeof(l->rep));
-	return 0;
-}
-
-void heap_live_free(struct heap_live *l)
-{
-	if (!l)
-		return;
-	while (l->arena) {
-		struct arena *a = l->arena;
-
-		l->arena = a->next;
-		free(a);
-	}
-	free(l->p.fine);
-	free(l->p.bucket);
-	free(l->p.bucket_end);
-	if (l->p.live.b)
-		table_free(l->p.live.b, l->p.live.bytes);
-	hashidx_free(&l->p.x);
-	heap_report_free(&l->rep);
-	free(l);
-}

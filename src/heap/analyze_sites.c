@@ -1,0 +1,146 @@
+/*
+ * The sites of a heap trace's replay (analyze_replay.h): one per distinct
+ * stack, from the trace's STACK records (and the Python codes of its
+ * PYCODE records), indexed by the stack's hash.
+ */
+#include <string.h>
+
+#include "heap/analyze_replay.h"
+#include "util/strutil.h"
+
+/*
+ * The site of a stack hash: an index of site + 1 by hash_u64 of the stack
+ * hash, which is one-to-one, so the index's hash is the key. A stack hash
+ * of 0 is read as 1, as it always was (0 was the empty mark of the
+ * private table this replaced).
+ */
+static uint32_t site_lookup(const struct hashidx *x, uint64_t k)
+{
+	size_t pos;
+
+	return (uint32_t)hashidx_first(x, hash_u64(k ? k : 1), &pos);
+}
+
+static void site_index_add(struct hashidx *x, uint64_t k, uint32_t site)
+{
+	hashidx_add(x, hash_u64(k ? k : 1), (uint64_t)site + 1);
+}
+
+static uint32_t add_site(struct heap_report *r, size_t *cap, uint64_t hash,
+			 const uint64_t *ips, uint32_t depth)
+{
+	struct heap_site *s;
+
+	r->sites = xgrow(r->sites, cap, r->nsites + 1, sizeof(*r->sites));
+	s = &r->sites[r->nsites];
+	memset(s, 0, sizeof(*s));
+	s->hash = hash;
+	s->ips = ips;
+	s->depth = depth;
+	/* a site without its STACK record: after all those with one, in
+	 * the order the merge met them */
+	s->order = HEAP_ORDER_LOST | r->nsites;
+	return (uint32_t)r->nsites++;
+}
+
+/*
+ * The STACK record w (whole), found at order (heap_order: its slot and
+ * place in the slot's stream): a site, unless it is one. A site the merge
+ * made without frames (its record had not come yet) takes them; of two
+ * records of one stack the site keeps the first in that order, whichever
+ * came first.
+ */
+static void stack_site(const uint64_t *w, uint64_t order,
+		       struct heap_report *r, struct hashidx *x, size_t *cap)
+{
+	uint32_t site = site_lookup(x, w[1]);
+	struct heap_site *s;
+
+	if (site && r->sites[site - 1].ips &&
+	    r->sites[site - 1].order <= order)
+		return;
+	if (!site) {
+		site = add_site(r, cap, w[1], NULL, 0) + 1;
+		site_index_add(x, w[1], site - 1);
+	}
+	s = &r->sites[site - 1];
+	s->ips = &w[2];
+	s->depth = HEAP_STACK_DEPTH(w[0]);
+	s->gen = HEAP_STACK_GEN(w[0]);
+	s->py = &w[2 + HEAP_STACK_DEPTH(w[0])];
+	s->npy = HEAP_STACK_PY(w[0]);
+	s->order = order;
+}
+
+/* The PYCODE record w, whole: a Python code's names. */
+static void pycode_add(const uint64_t *w, struct heap_report *r, size_t *cap)
+{
+	size_t words = (size_t)heap_rec_words(w[0]);
+	uint64_t nf = w[2] >> 32, nn = w[2] & 0xffffffffu;
+	struct heap_pycode *c;
+
+	/* the text within the record, as the agent wrote it, or nothing */
+	if (nf > HEAP_PY_TEXT_MAX || nn > HEAP_PY_TEXT_MAX ||
+	    3 + (nf + nn + 7) / 8 > words)
+		return;
+	r->pycodes = xgrow(r->pycodes, cap, r->npycodes + 1,
+			   sizeof(*r->pycodes));
+	c = &r->pycodes[r->npycodes++];
+	c->gen = HEAP_STACK_GEN(w[0]);
+	c->id = (uint32_t)w[1];
+	c->firstlineno = (int32_t)(uint32_t)(w[1] >> 32);
+	c->file = (const char *)&w[3];
+	c->file_len = (uint32_t)nf;
+	c->name = c->file + nf;
+	c->name_len = (uint32_t)nn;
+}
+
+/* A record found by the collector or after it: a stack or code. */
+void replay_index_record(const uint64_t *w, uint64_t order,
+			   struct heap_report *r, struct hashidx *x,
+			   size_t *cap, size_t *capcodes)
+{
+	if (rec_type(w[0]) == HEAP_REC_PYCODE)
+		pycode_add(w, r, capcodes);
+	else
+		stack_site(w, order, r, x, cap);
+}
+
+/* Every stack of every stream becomes a site: those the collector found
+ * (collect.h), then those after where it stopped. */
+void replay_find_sites(const struct heap_trace *t, struct heap_report *r,
+		       struct hashidx *x, size_t *cap, size_t *capcodes)
+{
+	for (int i = 0; i < HEAP_SLOTS; i++) {
+		const struct heap_stream *s = &t->streams[i];
+
+		for (size_t k = 0; k < s->nstacks; k++)
+			replay_index_record(&s->words[s->stacks[k]],
+				       heap_order(i, s->base + s->stacks[k]),
+				       r, x, cap, capcodes);
+		for (size_t j = s->scanned; j < s->n;
+		     j += replay_rec_len(s->words[j])) {
+			if (rec_type(s->words[j]) != HEAP_REC_STACK &&
+			    rec_type(s->words[j]) != HEAP_REC_PYCODE)
+				continue;
+			if (j + replay_rec_len(s->words[j]) > s->n)
+				break;
+			replay_index_record(&s->words[j], heap_order(i, s->base + j),
+				       r, x, cap, capcodes);
+		}
+	}
+}
+
+uint32_t replay_site_of(struct heap_report *r, struct hashidx *x,
+			size_t *cap, uint64_t hash)
+{
+	uint32_t v = site_lookup(x, hash), site;
+
+	if (v)
+		return v - 1;
+	/* a stack whose record was lost: a site without frames */
+	site = add_site(r, cap, hash, NULL, 0);
+	site_index_add(x, hash, site);
+	return site;
+}
+
