@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "load/sample.h"
+#include "stats/hdr.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -36,34 +38,33 @@ void load_search_free(struct load_search *s)
 
 /* ---- judging a step ---- */
 
-struct over { int64_t limit; int64_t n; };
-
-static int count_over(int64_t v, int64_t count, void *arg)
-{
-	struct over *o = arg;
-
-	if (v >= o->limit)
-		o->n += count;
-	return 0;
-}
-
-/* The requests over slo's limit (k) of those it is about (n). */
+/*
+ * The requests over slo's limit (k) of those it is about (n). A latency
+ * objective is about every response, and about every request that got
+ * none once it had waited past the limit (a timeout, a request still in
+ * flight or unsent when the step ended: the slowest of a step near its
+ * knee); one that failed sooner says nothing of it (the error objective
+ * judges it). A response is over as the table reports it (its bucket's
+ * highest value, hdr_count_reported_from), so a step passes 'p99<50ms'
+ * only when the p99 it shows is under 50 ms.
+ */
 static void slo_counts(const struct load_slo *slo, const struct load_stats *st,
 		       double *k, double *n)
 {
-	struct over o = { .limit = (int64_t)llround(slo->limit * 1e9) };
+	int64_t limit = (int64_t)llround(slo->limit * 1e9), late;
 
 	if (slo->kind == LOAD_SLO_ERRORS) {
 		*k = (double)load_errors_total(st);
 		*n = (double)st->requests;
 		return;
 	}
-	/* "<=": only what is above the limit's bucket counts against it */
+	/* "<=": what is reported above the limit counts against it */
 	if (slo->inclusive)
-		o.limit++;
-	hdr_foreach_bucket(st->latency, count_over, &o);
-	*k = (double)o.n;
-	*n = (double)hdr_count(st->latency);
+		limit++;
+	late = st->unanswered ? hdr_count_reported_from(st->unanswered,
+							 limit) : 0;
+	*k = (double)(hdr_count_reported_from(st->latency, limit) + late);
+	*n = (double)(hdr_count(st->latency) + late);
 }
 
 enum slo_call { SLO_PASS, SLO_FAIL, SLO_UNSURE };
@@ -104,9 +105,21 @@ static void slo_why(const struct load_slo *slo, const struct load_stats *st,
 	size_t used;
 
 	if (slo->kind == LOAD_SLO_LATENCY) {
-		fmt_value((double)hdr_percentile(st->latency, slo->q) / 1e9,
-			  "s", v, sizeof(v));
+		int64_t limit = (int64_t)llround(slo->limit * 1e9) +
+				slo->inclusive;
+		int64_t late = st->unanswered ?
+			hdr_count_reported_from(st->unanswered, limit) : 0;
+
+		int64_t p = hdr_percentile(st->latency, slo->q);
+
+		fmt_value((double)p / 1e9, "s", v, sizeof(v));
 		snprintf(buf, len, "%s: p%g %s", slo->text, slo->q, v);
+		/* the responses alone pass: the requests that got none (timed
+		 * out, failed or still waiting at the step's end) fail it */
+		if (late && p < limit)
+			snprintf(buf + strlen(buf), len - strlen(buf), ", but "
+				 "%.3g%% over the limit with the %" PRId64
+				 " unanswered", 100 * k / n, late);
 		return;
 	}
 	snprintf(buf, len, "%s: %.3g%% errors (%.0f of %.0f)", slo->text,
@@ -232,11 +245,13 @@ static double step_requests(const struct load_search_plan *sp)
 	return (double)need;
 }
 
-/* Hold the step once more and add its counts. */
+/* Hold the step once more and add its counts, and its latencies to the
+ * sample (the result's values are of every hold, as its histogram). */
 static int hold_again(const struct load_config *c, struct load_step *step,
 		      struct error *e)
 {
 	struct load_stats more;
+	struct sample *in[2], merged;
 	double elapsed;
 	int r;
 
@@ -245,6 +260,12 @@ static int hold_again(const struct load_config *c, struct load_step *step,
 	elapsed = step->st.elapsed + more.elapsed;
 	r = load_stats_add(&step->st, &more, step->st.nseconds, e);
 	step->st.elapsed = elapsed;
+	in[0] = &step->st.sample;
+	in[1] = &more.sample;
+	sample_merge(&merged, in, 2, c->sample_cap,
+		     c->seed ^ (uint64_t)step->holds);
+	sample_free(&step->st.sample);
+	step->st.sample = merged;
 	load_stats_free(&more);
 	step->holds++;
 	return r;

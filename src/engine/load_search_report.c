@@ -40,8 +40,13 @@ static void search_settings(struct result *r, const struct load_plan *p,
 			    const struct load_search_plan *sp)
 {
 	char *slos = slo_list(sp);
+	struct load_plan q = *p;
 
-	load_fill_settings(r, p);
+	/* each step has its own length (min_duration, min_requests): the
+	 * plan's defaults for one run are not what ran */
+	q.duration = 0;
+	q.requests = 0;
+	load_fill_settings(r, &q);
 	result_set_str(r, "model", "open");
 	result_set_str(r, "search", "find_max");
 	result_set_str(r, "slo", slos);

@@ -16,6 +16,10 @@
 /* The longest objective taken, spaces included. */
 #define SLO_MAX_LEN 40
 
+/* The most requests a step may need to judge an objective: 10^6 is a
+ * step of 100 s at 10,000/s (p99.9999 or errors<0.0001% need 2.7 M). */
+#define SLO_MAX_REQUESTS 1000000
+
 /* z of a one-sided 95% bound. */
 #define SLO_Z 1.6448536269514722
 
@@ -116,6 +120,7 @@ static int parse_latency(const char *s, const char *p, struct load_slo *o,
 int load_slo_parse(const char *s, struct load_slo *out, struct error *e)
 {
 	char buf[SLO_MAX_LEN + 1];
+	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (strlen(s) > SLO_MAX_LEN || squeeze(s, buf, sizeof(buf)))
@@ -126,11 +131,19 @@ int load_slo_parse(const char *s, struct load_slo *out, struct error *e)
 				 "like 'p99<50ms' or 'errors<1%%')", s);
 	snprintf(out->text, sizeof(out->text), "%s", buf);
 	if (!strncmp(buf, "errors", 6))
-		return parse_errors(s, buf + 6, out, e);
-	if (buf[0] == 'p')
-		return parse_latency(s, buf + 1, out, e);
-	return error_set(e, "'%s': expected 'pQ<DURATION' (as in 'p99<50ms') "
-			 "or 'errors<P%%' (as in 'errors<1%%')", s);
+		r = parse_errors(s, buf + 6, out, e);
+	else if (buf[0] == 'p')
+		r = parse_latency(s, buf + 1, out, e);
+	else
+		return error_set(e, "'%s': expected 'pQ<DURATION' (as in "
+				 "'p99<50ms') or 'errors<P%%' (as in "
+				 "'errors<1%%')", s);
+	if (!r && load_slo_min_requests(out) > SLO_MAX_REQUESTS)
+		return error_set(e, "'%s': judging it needs %ld requests a "
+				 "step, more than %d: allow a larger share "
+				 "over the limit (a lower percentile)", s,
+				 load_slo_min_requests(out), SLO_MAX_REQUESTS);
+	return r;
 }
 
 /* The share of requests a slo allows over its limit. */

@@ -41,6 +41,24 @@ void conn_init(struct worker *w, struct conn *c, uint64_t g)
 		c->next_due = conn_due(w->sh, g, 0);
 }
 
+void conn_unanswered(struct worker *w, struct conn *c, int64_t stopped)
+{
+	uint64_t budget = w->budget, slot = c->slot;
+	int64_t due = c->next_due;
+
+	if (c->measured && c->due < stopped && (c->state == CS_WRITING ||
+			    c->state == CS_READING || c->resend))
+		hdr_record(w->st.unanswered, stopped - c->due);
+	/* the open model's backlog: due, never taken (busy, or down) */
+	for (; w->open && budget && due < stopped;
+	     due = conn_due(w->sh, c->g, ++slot)) {
+		if (due < w->sh->measure)
+			continue;
+		hdr_record(w->st.unanswered, stopped - due);
+		budget--;
+	}
+}
+
 int64_t conn_due(const struct shared *sh, uint64_t g, uint64_t slot)
 {
 	const struct load_config *c = sh->c;
@@ -163,7 +181,6 @@ static bool take(struct worker *w, struct conn *c, int64_t now)
 	return true;
 }
 
-/* The request c carries ended in an error of kind k. */
 /* A request ended at now: ok (a 2xx/3xx response) or failed. */
 static void per_second(struct worker *w, int64_t now, bool ok)
 {
@@ -198,6 +215,8 @@ static void end_error(struct worker *w, struct conn *c, enum load_err k,
 	w->inflight--;
 	if (!c->measured)
 		return;
+	hdr_record(w->st.unanswered,
+		   (now < w->sh->end ? now : w->sh->end) - c->due);
 	/* relaxed stores: load_snapshot reads them meanwhile */
 	__atomic_store_n(&w->st.requests, w->st.requests + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->st.errors[k], w->st.errors[k] + 1,
@@ -215,6 +234,8 @@ static void record(struct worker *w, struct conn *c, int64_t now)
 	int64_t lat = now - c->due, unc = now - c->sent;
 
 	w->inflight--;
+	if (c->measured && now > w->sh->end)
+		hdr_record(st->unanswered, w->sh->end - c->due);
 	if (!c->measured || now > w->sh->end)
 		return;
 	/* relaxed stores of what load_snapshot reads meanwhile */

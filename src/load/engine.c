@@ -50,6 +50,8 @@ void load_stats_init(struct load_stats *s, size_t sample_cap,
 	s->uncorrected = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST,
 				 LOAD_HDR_SIGFIGS);
 	s->lag = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST, LOAD_HDR_SIGFIGS);
+	s->unanswered = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST,
+				LOAD_HDR_SIGFIGS);
 	sample_init(&s->sample, sample_cap, seed);
 }
 
@@ -58,6 +60,7 @@ void load_stats_free(struct load_stats *s)
 	hdr_free(s->latency);
 	hdr_free(s->uncorrected);
 	hdr_free(s->lag);
+	hdr_free(s->unanswered);
 	sample_free(&s->sample);
 	free(s->per_second);
 	free(s->errors_per_second);
@@ -271,6 +274,8 @@ static void *worker_main(void *arg)
 			dispatch(w, ev, n > 0 ? n : 0);
 	}
 	w->stopped = now < sh->end ? now : sh->end;
+	for (size_t i = 0; i < w->nconns; i++)
+		conn_unanswered(w, &w->conns[i], w->stopped);
 	pthread_mutex_lock(&sh->mu);
 	sh->finished++;
 	pthread_cond_broadcast(&sh->cv);
@@ -488,7 +493,9 @@ static int add_overflows(const struct load_stats *dst,
 	if (hdr_count(dst->latency) > INT64_MAX - hdr_count(src->latency) ||
 	    hdr_count(dst->uncorrected) > INT64_MAX -
 					  hdr_count(src->uncorrected) ||
-	    hdr_count(dst->lag) > INT64_MAX - hdr_count(src->lag))
+	    hdr_count(dst->lag) > INT64_MAX - hdr_count(src->lag) ||
+	    hdr_count(dst->unanswered) > INT64_MAX -
+					 hdr_count(src->unanswered))
 		return error_set(e, "histograms: the counts add up to more "
 				 "than 2^63 - 1");
 	return 0;
@@ -534,6 +541,7 @@ int load_stats_add(struct load_stats *dst, const struct load_stats *src,
 	(void)hdr_merge(dst->latency, src->latency);
 	(void)hdr_merge(dst->uncorrected, src->uncorrected);
 	(void)hdr_merge(dst->lag, src->lag);
+	(void)hdr_merge(dst->unanswered, src->unanswered);
 	return 0;
 }
 
@@ -551,6 +559,8 @@ static void merge(struct worker *ws, const struct shared *sh,
 				   LOAD_HDR_SIGFIGS);
 	out->lag = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST,
 			   LOAD_HDR_SIGFIGS);
+	out->unanswered = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST,
+				  LOAD_HDR_SIGFIGS);
 	for (unsigned t = 0; t < c->threads; t++) {
 		/* a run's counts stay far below 2^53 */
 		(void)load_stats_add(out, &ws[t].st, 0, NULL);

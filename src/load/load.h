@@ -106,6 +106,13 @@ struct load_stats {
 				 * send (closed), ns, every response */
 	struct hdr *uncorrected;/* from the actual send, ns */
 	struct hdr *lag;	/* send time - due time, ns (open model) */
+	struct hdr *unanswered;	/* the measured requests that got no
+				 * response by the end: how long each had
+				 * waited (from its due time) when it
+				 * failed, or when the run ended with it
+				 * in flight or, open model, still unsent;
+				 * a latency objective counts those that
+				 * waited past its limit (load_search.c) */
 	struct sample sample;	/* pairs (latency, uncorrected), ns */
 	uint64_t *per_second;	/* 2xx/3xx responses completed in each
 				 * second of the measured interval */

@@ -158,5 +158,9 @@ void conn_again(struct worker *w);
 void conn_expire(struct worker *w, struct conn *c, int64_t now);
 /* When the open model's request of connection g number slot is due. */
 int64_t conn_due(const struct shared *sh, uint64_t g, uint64_t slot);
+/* At the run's end (stopped): the measured request c still carries, and
+ * in the open model those due on it before stopped that it never sent,
+ * into the worker's unanswered histogram, as long as each has waited. */
+void conn_unanswered(struct worker *w, struct conn *c, int64_t stopped);
 
 #endif

@@ -453,6 +453,24 @@ int64_t hdr_percentile(const struct hdr *h, double p)
 	}
 }
 
+int64_t hdr_count_reported_from(const struct hdr *h, int64_t v)
+{
+	int64_t n = 0;
+	size_t first, last;
+
+	if (!h->total)
+		return 0;
+	span(h, &first, &last);
+	for (size_t i = last + 1; i-- > first;) {
+		if (!h->counts[i])
+			continue;
+		if (reported_at(h, i) < v)
+			break;
+		n += h->counts[i];
+	}
+	return n;
+}
+
 size_t hdr_memsize(const struct hdr *h)
 {
 	return sizeof(*h) + h->len * sizeof(h->counts[0]);

@@ -89,6 +89,12 @@ double hdr_stddev(const struct hdr *h);
  */
 int64_t hdr_percentile(const struct hdr *h, double p);
 
+/* How many recorded values are reported as v or more: those of the
+ * buckets whose value as hdr_percentile reports it (the bucket's highest
+ * equivalent, never above hdr_max) is at least v. So hdr_percentile(h,
+ * p) < v exactly when at most (100 - p)% of the count is. */
+int64_t hdr_count_reported_from(const struct hdr *h, int64_t v);
+
 /* Bytes of memory the histogram holds. */
 size_t hdr_memsize(const struct hdr *h);
 

@@ -493,6 +493,63 @@ static void test_percentile_ranks(void **state)
 	hdr_free(h);
 }
 
+/*
+ * hdr_count_reported_from against its truth, value by value: each value
+ * recorded in a copy of the histogram's layout, with a value far above
+ * it so that nothing caps it, says what it is reported as (then capped
+ * at the whole histogram's max), and the count is
+ * of those at v or more; then the promise to a judge: p's percentile is
+ * under v exactly when the count from v is at most n - ceil(p n / 100).
+ */
+static void test_count_reported_from(void **state)
+{
+	static int64_t vals[2000], rep[2000];
+	uint64_t x = 0x9e3779b97f4a7c15u;
+
+	(void)state;
+	for (size_t c = 0; c < NCONFIGS; c++) {
+		struct hdr *h = hdr_new(configs[c].lowest, configs[c].highest,
+					configs[c].sigfigs);
+		int64_t max = 0;
+
+		for (size_t i = 0; i < 2000; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* spread over 1 .. 10^7 ns, log-uniform */
+			vals[i] = (int64_t)exp((double)(x % 16000) / 1000.0);
+			hdr_record(h, vals[i]);
+			if (vals[i] > max)
+				max = vals[i];
+		}
+		struct hdr *one = hdr_new(configs[c].lowest, configs[c].highest,
+					  configs[c].sigfigs);
+
+		for (size_t i = 0; i < 2000; i++) {
+			int64_t r;
+
+			hdr_reset(one);
+			hdr_record(one, vals[i]);
+			hdr_record(one, configs[c].highest);
+			r = hdr_percentile(one, 50);
+			rep[i] = r < max ? r : max;
+		}
+		hdr_free(one);
+		for (int k = 0; k < 200; k++) {
+			int64_t v = vals[(size_t)k * 10] + (k % 3) - 1, n = 0;
+			double p = 50 + (double)k / 4.1;
+
+			for (size_t i = 0; i < 2000; i++)
+				n += rep[i] >= v;
+			assert_int_equal(hdr_count_reported_from(h, v), n);
+			assert_int_equal(hdr_percentile(h, p) < v,
+					 hdr_count_reported_from(h, v) <=
+					 2000 - (int64_t)ceil(p * 2000 / 100));
+		}
+		assert_int_equal(hdr_count_reported_from(h, 0), 2000);
+		assert_int_equal(hdr_count_reported_from(h, max + 1), 0);
+		hdr_free(h);
+	}
+}
+
 static void test_p0_p100(void **state)
 {
 	struct hdr *h = hdr_new(1000, 1000000, 3);
@@ -885,6 +942,7 @@ int main(void)
 		cmocka_unit_test(test_merge_overflow),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_memsize),
+		cmocka_unit_test(test_count_reported_from),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_bucket_edges),
 		cmocka_unit_test(test_each_value_alone),
