@@ -96,6 +96,9 @@ static bool use_tsc;
 static unsigned max_depth;
 static bool use_unw;			/* walk with libunwind (else frame
 					 * pointers): agent_unwind.h */
+static _Atomic bool ending;		/* the process is exiting (agent_fini):
+					 * the counts are published on each
+					 * call of the thread that exits */
 static _Atomic bool sending = true;	/* false once the socket failed:
 					 * records stay in the slots (until
 					 * full), the counts go on */
@@ -132,6 +135,11 @@ struct tstate {
 	struct py_line_entry *py_lines;	/* lines (agent_python.h) */
 	uint8_t busy, dead, rounds;
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
+	/* sampled mode's exact counts: the slot's, kept here while the
+	 * thread owns it and stored into it on a sampled call and at the
+	 * thread's, the fork's, the exec's and the process's end
+	 * (agent_sample.h, counts_publish); dropped is the slot's alone */
+	struct heap_counts counts;
 };
 static __thread struct tstate tls __attribute__((tls_model("initial-exec")));
 
@@ -488,6 +496,7 @@ static void thread_exit(void *arg)
 		return;
 	}
 	fast_close(t);
+	counts_give(t);
 	if (t->slot)
 		slot_give(t->slot);
 	t->slot = NULL;
@@ -503,6 +512,7 @@ static bool thread_start(struct tstate *t)
 		return false;
 	}
 	pthread_setspecific(thread_key, t);
+	counts_take(t, t->slot);
 	t->rng = 0x853c49e6748fea9bu ^ ((uint64_t)gettid() << 17);
 	/* both walks need them: unwind_stack caches only stacks inside */
 	stack_bounds(t);
@@ -559,7 +569,11 @@ INLINE void leave(struct tstate *t)
 		atomic_store_explicit((_Atomic uint32_t *)&t->slot->busy, 0,
 				      memory_order_release);
 	t->busy = 0;
-	if (sample_bytes && t->slot)
+	if (!sample_bytes || !t->slot)
+		return;
+	if (unlikely(atomic_load_explicit(&ending, memory_order_relaxed)))
+		counts_publish(t);	/* after agent_fini: at once */
+	else
 		t->sample_left = t->left;	/* open again */
 }
 
@@ -736,24 +750,38 @@ INLINE void add_count(uint64_t *x, uint64_t v)
 	__asm__("addq %1, %0" : "+m"(*x) : "er"(v));
 }
 
-/* Count an allocation of size bytes into s. */
-INLINE void count_into(struct heap_slot *s, size_t size)
+/*
+ * Where the thread's counts go: in sampled mode its own (tstate.counts,
+ * published to the slot now and then: agent_sample.h), in exact mode
+ * its slot's; NULL for a thread past its end.
+ */
+INLINE struct heap_counts *counts_of(struct tstate *t)
+{
+	if (unlikely(!t->slot))
+		return NULL;
+	return sample_bytes ? &t->counts : &t->slot->counts;
+}
+
+/* Count an allocation of size bytes into c. */
+INLINE void count_into(struct heap_counts *c, size_t size)
 {
 	/* the size's bit length, 0 for 0 (2 * size + 1 cannot overflow: no
 	 * block of 2^63 bytes was ever obtained) */
-	unsigned c = 63 - (unsigned)__builtin_clzll(2 * size + 1);
+	unsigned k = 63 - (unsigned)__builtin_clzll(2 * size + 1);
 
-	if (unlikely(c >= HEAP_HIST))
-		c = HEAP_HIST - 1;
+	if (unlikely(k >= HEAP_HIST))
+		k = HEAP_HIST - 1;
 	/* the allocations are the histogram's sum (protocol.h) */
-	add_count(&s->counts.hist[c], 1);
-	add_count(&s->counts.bytes, size);
+	add_count(&c->hist[k], 1);
+	add_count(&c->bytes, size);
 }
 
 INLINE void count_alloc(struct tstate *t, void *p, size_t size)
 {
-	if (likely(t->slot != NULL))
-		count_into(t->slot, size);
+	struct heap_counts *c = counts_of(t);
+
+	if (likely(c != NULL))
+		count_into(c, size);
 	t->last_alloc = p;
 }
 
@@ -808,23 +836,24 @@ INLINE bool traced_free(void *p)
 	return !sample_bytes || sample_free(p);
 }
 
-/* Count the free of p into s; whether it is a temporary. */
-INLINE bool count_free_into(struct tstate *t, struct heap_slot *s, void *p)
+/* Count the free of p into c; whether it is a temporary. */
+INLINE bool count_free_into(struct tstate *t, struct heap_counts *c, void *p)
 {
 	bool temp = p == t->last_alloc;
 
-	add_count(&s->counts.frees, 1);
-	add_count(&s->counts.temporary, temp);
+	add_count(&c->frees, 1);
+	add_count(&c->temporary, temp);
 	t->last_alloc = NULL;
 	return temp;
 }
 
 INLINE bool count_free(struct tstate *t, void *p)
 {
+	struct heap_counts *c = counts_of(t);
 	bool temp = p == t->last_alloc;
 
-	if (likely(t->slot != NULL))
-		return count_free_into(t, t->slot, p);
+	if (likely(c != NULL))
+		return count_free_into(t, c, p);
 	t->last_alloc = NULL;
 	return temp;
 }

@@ -27,7 +27,7 @@ INLINE bool fast_alloc(struct tstate *t, size_t size)
 INLINE void *fast_alloc_done(struct tstate *t, void *p, size_t size)
 {
 	if (likely(p != NULL)) {
-		count_into(t->slot, size);	/* open: the slot is there */
+		count_into(&t->counts, size);
 		t->last_alloc = p;
 	} else {
 		t->sample_left += (int64_t)size;
@@ -43,7 +43,7 @@ INLINE bool fast_open(const struct tstate *t)
 INLINE bool fast_free(struct tstate *t, void *p)
 {
 	if (likely(fast_open(t)) && likely(!filter_maybe((uintptr_t)p))) {
-		count_free_into(t, t->slot, p);
+		count_free_into(t, &t->counts, p);
 		return true;
 	}
 	return false;
@@ -165,7 +165,7 @@ INLINE void *do_realloc(void *old, size_t size)
 	    fast_alloc(t, size)) {
 		p = __libc_realloc(old, size);
 		if (old && (p || size == 0))
-			count_free_into(t, t->slot, old);
+			count_free_into(t, &t->counts, old);
 		return fast_alloc_done(t, p, size);
 	}
 	return realloc_slow(old, size);

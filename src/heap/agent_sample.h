@@ -172,13 +172,101 @@ static bool sample_add(void *p)
 	return tab != NULL;
 }
 
-/* Is the allocation of size bytes at p to be traced? */
+/* ---- the exact counts --------------------------------------------------- */
+
+/*
+ * Each thread owning a slot, by the slot's index: counts_publish_all
+ * reads their counts at the process's end. Set and cleared by the owner;
+ * a forked child clears the whole table (its parent's threads are not
+ * its own).
+ */
+static struct tstate *_Atomic owners[HEAP_SLOTS];
+
+/* Copy the counts the agent keeps per thread (not dropped, the slot's). */
+static void counts_copy(struct heap_counts *to, const struct heap_counts *from)
+{
+	for (int k = 0; k < HEAP_HIST; k++)
+		__atomic_store_n(&to->hist[k],
+				 __atomic_load_n(&from->hist[k],
+						 __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
+	__atomic_store_n(&to->bytes, __atomic_load_n(&from->bytes,
+						     __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&to->frees, __atomic_load_n(&from->frees,
+						     __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&to->temporary, __atomic_load_n(&from->temporary,
+							 __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+}
+
+/*
+ * The thread took slot s: its counts go on from the slot's (a slot's
+ * counts are those of all its owners, one after another).
+ */
+static void counts_take(struct tstate *t, struct heap_slot *s)
+{
+	counts_copy(&t->counts, &s->counts);
+	atomic_store_explicit(&owners[s - hdr->slots], t,
+			      memory_order_release);
+}
+
+/* The thread's counts into its slot (sampled mode; a no-op in exact). */
+static void counts_publish(struct tstate *t)
+{
+	if (sample_bytes && t->slot)
+		counts_copy(&t->slot->counts, &t->counts);
+}
+
+/* The thread gives its slot back: its counts, published, are the slot's. */
+static void counts_give(struct tstate *t)
+{
+	if (!t->slot)
+		return;
+	counts_publish(t);
+	atomic_store_explicit(&owners[t->slot - hdr->slots], NULL,
+			      memory_order_release);
+}
+
+/*
+ * Every thread's counts into its slot: at the process's end (exit,
+ * _exit) and before an exec, which end the threads without their
+ * destructors. The other threads may still be counting: each count
+ * published is one they had reached (the copy stores, so a later
+ * publication by the owner only moves it on).
+ */
+static void counts_publish_all(void)
+{
+	if (!sample_bytes || !hdr)
+		return;
+	for (int i = 0; i < HEAP_SLOTS; i++) {
+		struct tstate *t = atomic_load_explicit(&owners[i],
+							memory_order_acquire);
+
+		if (t && t->slot == &hdr->slots[i])
+			counts_copy(&hdr->slots[i].counts, &t->counts);
+	}
+}
+
+/* A forked child: none of the owners is its thread. */
+static void counts_forget_all(void)
+{
+	for (int i = 0; i < HEAP_SLOTS; i++)
+		atomic_store_explicit(&owners[i], NULL, memory_order_relaxed);
+}
+
+/*
+ * Is the allocation of size bytes at p to be traced? The sampled call
+ * also publishes the thread's counts: they are at most an interval late.
+ */
 static inline bool sample_alloc(struct tstate *t, void *p, size_t size)
 {
 	t->left -= (int64_t)size;
 	if (likely(t->left > 0))
 		return false;
 	t->left = sample_interval(t);
+	counts_publish(t);
 	return sample_add(p);
 }
 
