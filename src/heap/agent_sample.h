@@ -182,23 +182,31 @@ static bool sample_add(void *p)
  */
 static struct tstate *_Atomic owners[HEAP_SLOTS];
 
-/* Copy the counts the agent keeps per thread (not dropped, the slot's). */
-static void counts_copy(struct heap_counts *to, const struct heap_counts *from)
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/* What is left of t's countdown (read from another thread too: once). */
+static int64_t countdown(const struct tstate *t)
 {
-	for (int k = 0; k < HEAP_HIST; k++)
-		__atomic_store_n(&to->hist[k],
-				 __atomic_load_n(&from->hist[k],
-						 __ATOMIC_RELAXED),
-				 __ATOMIC_RELAXED);
-	__atomic_store_n(&to->bytes, __atomic_load_n(&from->bytes,
-						     __ATOMIC_RELAXED),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&to->frees, __atomic_load_n(&from->frees,
-						     __ATOMIC_RELAXED),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&to->temporary, __atomic_load_n(&from->temporary,
-							 __ATOMIC_RELAXED),
-			 __ATOMIC_RELAXED);
+	int64_t n = LOAD(t->sample_left);
+
+	return n > 0 ? n : LOAD(t->left);
+}
+
+/* t's counts as the slot's (not dropped: the slot's own), into c. */
+static void counts_store(struct heap_counts *c, const struct tstate *t)
+{
+	const struct thread_counts *k = &t->counts;
+	uint64_t last = 0;
+
+	for (int i = 0; i < HEAP_HIST - 1; i++)
+		STORE(c->hist[i], LOAD(k->hist[i]));
+	for (int i = HEAP_HIST - 1; i < 64; i++)
+		last += LOAD(k->hist[i]);
+	STORE(c->hist[HEAP_HIST - 1], last);
+	STORE(c->frees, LOAD(k->frees));
+	STORE(c->temporary, LOAD(k->temporary));
+	STORE(c->bytes, (uint64_t)(LOAD(k->drawn) - countdown(t)));
 }
 
 /*
@@ -207,7 +215,14 @@ static void counts_copy(struct heap_counts *to, const struct heap_counts *from)
  */
 static void counts_take(struct tstate *t, struct heap_slot *s)
 {
-	counts_copy(&t->counts, &s->counts);
+	struct thread_counts *k = &t->counts;
+
+	memset(k, 0, sizeof(*k));
+	for (int i = 0; i < HEAP_HIST; i++)
+		k->hist[i] = s->counts.hist[i];
+	k->frees = s->counts.frees;
+	k->temporary = s->counts.temporary;
+	k->drawn = (int64_t)s->counts.bytes + countdown(t);
 	atomic_store_explicit(&owners[s - hdr->slots], t,
 			      memory_order_release);
 }
@@ -216,7 +231,7 @@ static void counts_take(struct tstate *t, struct heap_slot *s)
 static void counts_publish(struct tstate *t)
 {
 	if (sample_bytes && t->slot)
-		counts_copy(&t->slot->counts, &t->counts);
+		counts_store(&t->slot->counts, t);
 }
 
 /* The thread gives its slot back: its counts, published, are the slot's. */
@@ -245,7 +260,7 @@ static void counts_publish_all(void)
 							memory_order_acquire);
 
 		if (t && t->slot == &hdr->slots[i])
-			counts_copy(&hdr->slots[i].counts, &t->counts);
+			counts_store(&hdr->slots[i].counts, t);
 	}
 }
 
@@ -262,10 +277,14 @@ static void counts_forget_all(void)
  */
 static inline bool sample_alloc(struct tstate *t, void *p, size_t size)
 {
+	int64_t next;
+
 	t->left -= (int64_t)size;
 	if (likely(t->left > 0))
 		return false;
-	t->left = sample_interval(t);
+	next = sample_interval(t);
+	t->counts.drawn += next - t->left;
+	t->left = next;
 	counts_publish(t);
 	return sample_add(p);
 }

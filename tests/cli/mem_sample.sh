@@ -113,4 +113,32 @@ PY
 }
 t "--sample: 64 threads at once, none sampled: every count published at its end" manythreads
 
+# The bytes allocated are not counted call by call in sampled mode: they
+# are what the sampling countdowns took (agent_sample.h, counts_store).
+# Across many samples (an interval of 1, 64 and 4096 bytes) and through
+# every entry point, every count is still exact mode's.
+crossings() {
+	for args in "realloc" "calloc" "aligned" "reallocs 2000" \
+		    "temp 1000" "samesize" "threads 8 20000"; do
+		# shellcheck disable=SC2086 # the fixture's arguments
+		"$YS" mem --no-store --json "$T/x.json" -- "$HEAPFIX" $args \
+			>"$T/x.txt" 2>&1 &&
+		python3 "$T/report.py" "$T/x.txt" "$T/x.json" >"$T/x-exact" ||
+			{ echo "heapfix $args"; return 1; }
+		for every in 1 64 4096; do
+			# shellcheck disable=SC2086
+			"$YS" mem --no-store --sample $every --json "$T/x.json" \
+				-- "$HEAPFIX" $args >"$T/x.txt" 2>&1 &&
+			python3 "$T/report.py" "$T/x.txt" "$T/x.json" \
+				>"$T/x-sampled" &&
+			cmp -s "$T/x-exact" "$T/x-sampled" ||
+				{ echo "heapfix $args, --sample $every:"
+				  echo "exact:   $(cat "$T/x-exact")"
+				  echo "sampled: $(cat "$T/x-sampled")"
+				  return 1; }
+		done
+	done
+}
+t "--sample 1, 64, 4096: bytes, allocations, frees, temporaries and sizes as exact mode's, by every entry point" crossings
+
 finish
