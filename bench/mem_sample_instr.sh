@@ -5,8 +5,9 @@
 # sampled but one call in ~1000) run under valgrind's callgrind, natively
 # and under `yardstick mem -q --no-store --sample 524288` of each build
 # given, at N and 2N pairs: the difference / N is the instructions per
-# pair, the program's and glibc's included; and the agent's own malloc
-# and free (their self cost: the fast path) per pair.
+# pair, the program's and glibc's included, and its excess over native:
+# the agent's. (callgrind's own split by function is not used: it gives
+# the entry points' code after their call into glibc to glibc.)
 # Each build is NAME=DIR (its yardstick and agent) or DIR.
 #   bench/mem_sample_instr.sh N BUILD...
 # Needs valgrind (scripts/deps.sh bench).
@@ -37,17 +38,13 @@ int main(int argc, char **argv)
 }
 C
 cc -O2 -fno-builtin-malloc -fno-builtin-free -o "$d/loop" "$d/loop.c"
-# ir PREFIX... -- N: total Ir of the loop at N pairs, then the agent's
-# malloc and free self Ir ("-" natively)
+# ir PREFIX...: total Ir of the loop at m pairs under PREFIX
 ir() {
 	out=$d/cg.$$
 	"$@" valgrind --tool=callgrind --callgrind-out-file="$out" \
 		"$d/loop" "$m" >/dev/null 2>&1
-	callgrind_annotate --threshold=100 "$out" 2>/dev/null | awk '
-		/PROGRAM TOTALS/ { gsub(",", "", $1); total = $1 }
-		/libyardstick-heap\.so/ && /:malloc / { gsub(",", "", $1); am += $1 }
-		/libyardstick-heap\.so/ && /:free / { gsub(",", "", $1); af += $1 }
-		END { printf "%s %s %s\n", total, am ? am : 0, af ? af : 0 }'
+	callgrind_annotate --threshold=100 "$out" 2>/dev/null |
+		awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
 	rm -f "$out"
 }
 row() {
@@ -55,12 +52,17 @@ row() {
 	shift
 	m=$n; a=$(ir "$@")
 	m=$((2 * n)); b=$(ir "$@")
-	echo "$a $b" | awk -v n="$n" -v name="$name" '{
-		printf "  %-40s %7.1f Ir/pair   agent malloc %5.1f  free %5.1f Ir/call\n",
-		       name, ($4 - $1) / n, ($5 - $2) / n, ($6 - $3) / n }'
+	echo "$a $b" | awk -v n="$n" -v name="$name" -v base="${native:-}" '{
+		v = ($2 - $1) / n
+		if (base == "")
+			printf "  %-36s %7.1f Ir/pair\n", name, v
+		else
+			printf "  %-36s %7.1f Ir/pair  %+6.1f over native\n",
+			       name, v, v - base }'
 }
 echo "callgrind, $n and $((2 * n)) malloc/free pairs: (Ir at 2N - Ir at N) / N"
 row native env
+native=$(row native env | awk '{ print $2 }')
 for b in "$@"; do
 	name=${b%%=*}
 	dir=${b#*=}
