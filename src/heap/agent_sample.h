@@ -17,6 +17,23 @@
  * first-level cache beside the program's data (a byte per address, 32
  * KiB, was a cache miss on many frees); a counter per bit, touched only
  * under the lock, says when a bit may be cleared.
+ *
+ * The counts stay exact (allocations by size class, bytes, frees,
+ * temporaries: a contract, tests/cli/mem.sh samplecounts), at the cost of
+ * the countdown alone and one add per call, all in the thread's own
+ * memory (tstate.counts; agent_entry.h has the fast path): the bytes are
+ * not counted call by call but are what the countdowns took (their draws
+ * less what is left, thread_counts.drawn), the size classes are 64 adds
+ * with no clamp, a free adds to frees and to temporaries. Nothing on the
+ * path writes shared memory. The slot's heap_counts are made from them,
+ * and stored (not added: publishing twice is harmless) on each sampled
+ * call, and at the ends: the thread's (its key's destructor), an exec's
+ * and the process's (exit: agent_fini; _exit) for every thread still
+ * there (owners), and a forked child starts from a slot of its own. What
+ * is lost: a process killed (SIGKILL, a crash) loses each thread's counts
+ * since its last sample, at most about BYTES allocated per thread, and a
+ * signal handler that allocates while the same thread's allocation is
+ * crossing a sample may move the bytes by its own.
  */
 #define SAMPLE_MIN_BITS 12
 #define SAMPLE_MAX_BITS 24
