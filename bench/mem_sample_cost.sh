@@ -11,7 +11,7 @@
 # processes timed (wall, and CPU of the process tree). Prints per seed
 # and length the median native CPU, and mem's CPU and wall as a multiple
 # of native's: the median over the rounds of the per-round ratios and
-# their spread (min..max). With YS_BEFORE naming another yardstick (its
+# their spread (min..max), and the ratio of the least CPU times (min/min). With YS_BEFORE naming another yardstick (its
 # agent beside it: main's build, say), it runs in the same rounds too,
 # and its ratios are printed under it.
 #   [YS_BEFORE=DIR/yardstick] bench/mem_sample_cost.sh [build] [ROUNDS] [GEN] [SEED...]
@@ -67,7 +67,7 @@ for _ in range(rounds):
         res[(s, name)][tool].append(timed(argv_of(tool, s, scales[(s, name)])))
 print(f"{rounds} interleaved rounds; mem -q --no-store --sample 524288 against native;"
       " per round mem / native, median (min..max) over the rounds")
-print(f"  {'seed':>6} {'length':>6} {'scale':>6} {'native CPU':>11}  {'CPU ratio':>22}  {'wall ratio':>22}")
+print(f"  {'seed':>6} {'length':>6} {'scale':>6} {'native CPU':>11}  {'CPU ratio':>22}  {'min/min':>7}  {'wall ratio':>22}")
 worst = {(t, n): 0.0 for t in tools[1:] for n in lengths}
 for (s, name), r in res.items():
     for tool in tools[1:]:
@@ -76,7 +76,11 @@ for (s, name), r in res.items():
         worst[(tool, name)] = max(worst[(tool, name)], statistics.median(cpu))
         head = (f"  {s:>6} {name:>6} {scales[(s, name)]:6d} {statistics.median(n[1] for n in r['native']):10.3f}s"
                 if tool == "mem" else f"  {'before':>33}")
+        # the least CPU of each over the rounds: what load adds, it
+        # adds to each run, and the quietest runs keep least of it
+        least = min(m[1] for m in r[tool]) / min(n[1] for n in r["native"])
         print(f"{head}  {statistics.median(cpu):6.3f} ({min(cpu):.3f}..{max(cpu):.3f})"
+              f"  {least:7.3f}"
               f"  {statistics.median(wall):6.3f} ({min(wall):.3f}..{max(wall):.3f})")
 for tool in tools[1:]:
     for name, target in (("0.1 s", 1.5), ("2 s", 1.1)):
