@@ -11,8 +11,10 @@
 # processes timed (wall, and CPU of the process tree). Prints per seed
 # and length the median native CPU, and mem's CPU and wall as a multiple
 # of native's: the median over the rounds of the per-round ratios and
-# their spread (min..max).
-#   bench/mem_sample_cost.sh [build] [ROUNDS] [GEN] [SEED...]
+# their spread (min..max), and the ratio of the least CPU times (min/min). With YS_BEFORE naming another yardstick (its
+# agent beside it: main's build, say), it runs in the same rounds too,
+# and its ratios are printed under it.
+#   [YS_BEFORE=DIR/yardstick] bench/mem_sample_cost.sh [build] [ROUNDS] [GEN] [SEED...]
 set -eu
 build=${1:-build}
 rounds=${2:-5}
@@ -26,9 +28,10 @@ if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^seed \([0-9]*\).*/\1/p' "$(dirname "$0")/mem_heldout.txt" 2>/dev/null)
 fi
 [ $# -gt 0 ] || { echo "no seeds: name them, or bench/mem_heldout.txt" >&2; exit 2; }
-python3 - "$ys" "$gen" "$rounds" "$@" <<'PY'
+python3 - "$ys" "$gen" "$rounds" "${YS_BEFORE:-}" "$@" <<'PY'
 import os, random, resource, statistics, subprocess, sys, time
-ys, gen, rounds, seeds = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+ys, gen, rounds, before, seeds = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+tools = ("native", "mem", "before") if before else ("native", "mem")
 
 def timed(argv):
     ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -41,8 +44,13 @@ def timed(argv):
 def native(seed, scale):
     return [gen, seed, str(scale), "/dev/null"]
 
-def mem(seed, scale):
-    return [ys, "mem", "-q", "--no-store", "--sample", "524288", "--"] + native(seed, scale)
+def mem(seed, scale, binary=ys):
+    return [binary, "mem", "-q", "--no-store", "--sample", "524288", "--"] + native(seed, scale)
+
+def argv_of(tool, seed, scale):
+    if tool == "native":
+        return native(seed, scale)
+    return mem(seed, scale, ys if tool == "mem" else before)
 
 # the scale for ~0.1 s and ~2 s of CPU: from the median CPU of 3 runs at
 # a scale of 4 (a run at scale 1 is mostly start-up)
@@ -52,23 +60,30 @@ for s in seeds:
     c = statistics.median(timed(native(s, 4))[1] for _ in range(3))
     for name, target in lengths.items():
         scales[(s, name)] = max(1, round(4 * target / max(c, 1e-3)))
-res = {k: {"native": [], "mem": []} for k in scales}
+res = {k: {t: [] for t in tools} for k in scales}
 for _ in range(rounds):
-    jobs = [(k, tool) for k in scales for tool in ("native", "mem")]
+    jobs = [(k, tool) for k in scales for tool in tools]
     for (s, name), tool in random.sample(jobs, len(jobs)):
-        argv = (native if tool == "native" else mem)(s, scales[(s, name)])
-        res[(s, name)][tool].append(timed(argv))
+        res[(s, name)][tool].append(timed(argv_of(tool, s, scales[(s, name)])))
 print(f"{rounds} interleaved rounds; mem -q --no-store --sample 524288 against native;"
       " per round mem / native, median (min..max) over the rounds")
-print(f"  {'seed':>6} {'length':>6} {'scale':>6} {'native CPU':>11}  {'CPU ratio':>22}  {'wall ratio':>22}")
-worst = {n: 0.0 for n in lengths}
+print(f"  {'seed':>6} {'length':>6} {'scale':>6} {'native CPU':>11}  {'CPU ratio':>22}  {'min/min':>7}  {'wall ratio':>22}")
+worst = {(t, n): 0.0 for t in tools[1:] for n in lengths}
 for (s, name), r in res.items():
-    cpu = [m[1] / n[1] for m, n in zip(r["mem"], r["native"])]
-    wall = [m[0] / n[0] for m, n in zip(r["mem"], r["native"])]
-    worst[name] = max(worst[name], statistics.median(cpu))
-    print(f"  {s:>6} {name:>6} {scales[(s, name)]:6d} {statistics.median(n[1] for n in r['native']):10.3f}s"
-          f"  {statistics.median(cpu):6.3f} ({min(cpu):.3f}..{max(cpu):.3f})"
-          f"  {statistics.median(wall):6.3f} ({min(wall):.3f}..{max(wall):.3f})")
-for name, target in (("0.1 s", 1.5), ("2 s", 1.1)):
-    print(f"  {name}: the worst seed's median CPU ratio {worst[name]:.3f} (target {target})")
+    for tool in tools[1:]:
+        cpu = [m[1] / n[1] for m, n in zip(r[tool], r["native"])]
+        wall = [m[0] / n[0] for m, n in zip(r[tool], r["native"])]
+        worst[(tool, name)] = max(worst[(tool, name)], statistics.median(cpu))
+        head = (f"  {s:>6} {name:>6} {scales[(s, name)]:6d} {statistics.median(n[1] for n in r['native']):10.3f}s"
+                if tool == "mem" else f"  {'before':>33}")
+        # the least CPU of each over the rounds: what load adds, it
+        # adds to each run, and the quietest runs keep least of it
+        least = min(m[1] for m in r[tool]) / min(n[1] for n in r["native"])
+        print(f"{head}  {statistics.median(cpu):6.3f} ({min(cpu):.3f}..{max(cpu):.3f})"
+              f"  {least:7.3f}"
+              f"  {statistics.median(wall):6.3f} ({min(wall):.3f}..{max(wall):.3f})")
+for tool in tools[1:]:
+    for name, target in (("0.1 s", 1.5), ("2 s", 1.1)):
+        print(f"  {'' if tool == 'mem' else 'before, '}{name}: the worst seed's median CPU ratio"
+              f" {worst[(tool, name)]:.3f} (target {target})")
 PY

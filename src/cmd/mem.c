@@ -133,8 +133,9 @@ static const struct opt_enum mem_costs[] = {
 static const struct opt_entry mem_options[] = {
 	{ OPT_SIZE(0, "sample", plan.ho.sample_bytes), .help = "trace on average "
 	  "one allocation per BYTES allocated (e.g. 512k): low overhead; "
-	  "counts of allocations, bytes and temporaries stay exact, the "
-	  "peak, leaks and sites become estimates" },
+	  "counts of allocations, bytes, frees, temporaries and sizes stay "
+	  "exact (a killed program loses each thread's since its last "
+	  "sample), the peak, leaks and sites become estimates" },
 	{ OPT_ENUM(0, "unwind", plan.ho.unwind, mem_unwinds),
 	  .help = "dwarf (libunwind, any binary) or fp "
 	  "(frame pointers: faster, needs binaries built with "

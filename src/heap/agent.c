@@ -96,6 +96,9 @@ static bool use_tsc;
 static unsigned max_depth;
 static bool use_unw;			/* walk with libunwind (else frame
 					 * pointers): agent_unwind.h */
+static _Atomic bool ending;		/* the process is exiting (agent_fini):
+					 * the counts are published on each
+					 * call of the thread that exits */
 static _Atomic bool sending = true;	/* false once the socket failed:
 					 * records stay in the slots (until
 					 * full), the counts go on */
@@ -109,14 +112,31 @@ static _Atomic uint64_t *seen;
  * last sent: a new one means new code, whose stacks need its mapping. */
 static unsigned long long maps_adds;
 
+/*
+ * Sampled mode's counts of a thread (tstate.counts), each a single add
+ * on the fast path: the slot's heap_counts (protocol.h) are made from
+ * them when published (agent_sample.h, counts_publish).
+ */
+struct thread_counts {
+	/* by size class, all 64 of them: no clamp to HEAP_HIST on the fast
+	 * path (those from HEAP_HIST - 1 on are its last when published) */
+	uint64_t hist[64];
+	uint64_t frees, temporary;
+	/* the slot's bytes when taken, plus every countdown drawn since
+	 * (net of what was left of the one before): the bytes allocated
+	 * are this less what is left of the countdown now */
+	int64_t drawn;
+};
+
 struct tstate {
 	/* first, in one cache line: what the fast path reads */
 	struct heap_slot *slot;
 	void *last_alloc;		/* for temporaries */
 	/* sampled mode: the bytes until the next sample while the entry
 	 * points' fast path is open (the thread has its slot and is not
-	 * busy in the agent), and then at least 1; 0 while it is closed,
-	 * the count then in left (fast_close) */
+	 * busy in the agent), and then at least 1; 0 (or less, for the
+	 * moment of a call's subtraction undone) while it is closed, the
+	 * count then in left (fast_close) */
 	int64_t sample_left;
 	int64_t left;
 	/* where in the slot (word index, and the slot's seq then) the last
@@ -132,6 +152,11 @@ struct tstate {
 	struct py_line_entry *py_lines;	/* lines (agent_python.h) */
 	uint8_t busy, dead, rounds;
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
+	/* sampled mode's exact counts: the slot's, kept here while the
+	 * thread owns it and stored into it on a sampled call and at the
+	 * thread's, the fork's, the exec's and the process's end
+	 * (agent_sample.h, counts_publish) */
+	struct thread_counts counts;
 };
 static __thread struct tstate tls __attribute__((tls_model("initial-exec")));
 
@@ -434,7 +459,7 @@ INLINE void fast_close(struct tstate *t)
 {
 	int64_t n = t->sample_left;
 
-	if (n) {
+	if (n > 0) {
 		t->left = n;
 		t->sample_left = 0;
 	}
@@ -488,6 +513,7 @@ static void thread_exit(void *arg)
 		return;
 	}
 	fast_close(t);
+	counts_give(t);
 	if (t->slot)
 		slot_give(t->slot);
 	t->slot = NULL;
@@ -510,6 +536,7 @@ static bool thread_start(struct tstate *t)
 		t->cache = stack_cache_new();
 	if (sample_bytes)
 		t->left = sample_interval(t);
+	counts_take(t, t->slot);	/* after the countdown's start */
 	return true;
 }
 
@@ -559,7 +586,11 @@ INLINE void leave(struct tstate *t)
 		atomic_store_explicit((_Atomic uint32_t *)&t->slot->busy, 0,
 				      memory_order_release);
 	t->busy = 0;
-	if (sample_bytes && t->slot)
+	if (!sample_bytes || !t->slot)
+		return;
+	if (unlikely(atomic_load_explicit(&ending, memory_order_relaxed)))
+		counts_publish(t);	/* after agent_fini: at once */
+	else
 		t->sample_left = t->left;	/* open again */
 }
 
@@ -736,24 +767,49 @@ INLINE void add_count(uint64_t *x, uint64_t v)
 	__asm__("addq %1, %0" : "+m"(*x) : "er"(v));
 }
 
-/* Count an allocation of size bytes into s. */
-INLINE void count_into(struct heap_slot *s, size_t size)
+/* The size class of a block of size bytes: its bit length, 0 for 0 (2 *
+ * size + 1 cannot overflow: no block of 2^63 bytes was ever obtained). */
+INLINE unsigned size_class(size_t size)
 {
-	/* the size's bit length, 0 for 0 (2 * size + 1 cannot overflow: no
-	 * block of 2^63 bytes was ever obtained) */
-	unsigned c = 63 - (unsigned)__builtin_clzll(2 * size + 1);
+	return 63 - (unsigned)__builtin_clzll(2 * size + 1);
+}
 
-	if (unlikely(c >= HEAP_HIST))
-		c = HEAP_HIST - 1;
+/* Exact mode: count an allocation of size bytes into the slot's c. */
+INLINE void count_into(struct heap_counts *c, size_t size)
+{
+	unsigned k = size_class(size);
+
+	if (unlikely(k >= HEAP_HIST))
+		k = HEAP_HIST - 1;
 	/* the allocations are the histogram's sum (protocol.h) */
-	add_count(&s->counts.hist[c], 1);
-	add_count(&s->counts.bytes, size);
+	add_count(&c->hist[k], 1);
+	add_count(&c->bytes, size);
+}
+
+/*
+ * Sampled mode: count an allocation of size bytes into the thread's own
+ * counts; its bytes are already in the countdown (agent_sample.h).
+ */
+INLINE void count_thread(size_t size)
+{
+	/* the thread's own tls, addressed from the thread pointer in the
+	 * add itself: the compiler would compute the element's address
+	 * first (two more instructions) */
+	uintptr_t off = (uintptr_t)&tls - (uintptr_t)__builtin_thread_pointer();
+
+	__asm__("addq $1, %%fs:%c1(%0,%2,8)"
+		: : "r"(off), "i"(offsetof(struct tstate, counts.hist)),
+		  "r"((uint64_t)size_class(size)) : "memory");
 }
 
 INLINE void count_alloc(struct tstate *t, void *p, size_t size)
 {
-	if (likely(t->slot != NULL))
-		count_into(t->slot, size);
+	if (likely(t->slot != NULL)) {
+		if (sample_bytes)
+			count_thread(size);
+		else
+			count_into(&t->slot->counts, size);
+	}
 	t->last_alloc = p;
 }
 
@@ -808,13 +864,26 @@ INLINE bool traced_free(void *p)
 	return !sample_bytes || sample_free(p);
 }
 
-/* Count the free of p into s; whether it is a temporary. */
-INLINE bool count_free_into(struct tstate *t, struct heap_slot *s, void *p)
+/* Exact mode: count the free of p into the slot's c; whether it is a
+ * temporary. */
+INLINE bool count_free_into(struct tstate *t, struct heap_counts *c,
+			    void *p)
 {
 	bool temp = p == t->last_alloc;
 
-	add_count(&s->counts.frees, 1);
-	add_count(&s->counts.temporary, temp);
+	add_count(&c->frees, 1);
+	add_count(&c->temporary, temp);
+	t->last_alloc = NULL;
+	return temp;
+}
+
+/* Sampled mode: the same into the thread's own counts. */
+INLINE bool count_free_thread(struct tstate *t, void *p)
+{
+	bool temp = p == t->last_alloc;
+
+	add_count(&t->counts.frees, 1);
+	add_count(&t->counts.temporary, temp);
 	t->last_alloc = NULL;
 	return temp;
 }
@@ -823,9 +892,12 @@ INLINE bool count_free(struct tstate *t, void *p)
 {
 	bool temp = p == t->last_alloc;
 
-	if (likely(t->slot != NULL))
-		return count_free_into(t, t->slot, p);
-	t->last_alloc = NULL;
+	if (unlikely(t->slot == NULL))
+		t->last_alloc = NULL;
+	else if (sample_bytes)
+		count_free_thread(t, p);
+	else
+		count_free_into(t, &t->slot->counts, p);
 	return temp;
 }
 

@@ -5,45 +5,58 @@
  * line.
  */
 /*
- * Sampled mode's fast path (open while t->sample_left is not 0): an
+ * Sampled mode's fast path (open while t->sample_left is above 0): an
  * allocation that is not sampled (fewer bytes than are left until the
  * next sample) and a free of a block the filter says was not
  * (agent_sample.h) are counted, nothing more: no time stamp, no stack, no
- * record, the thread not even marked busy (the counts are single
- * instructions; the countdown, read once, may lose a signal handler's
- * bytes, which only moves the next sample, and stays at least 1).
+ * record, no store outside the thread's own memory, the thread not even
+ * marked busy. What a call costs is the countdown's subtraction (which
+ * also counts its bytes), one add to its size class, the block kept as
+ * the thread's last (for temporaries); for a free, the filter's bit, the
+ * comparison with the last block and one add. Each change is a single
+ * instruction on the thread's own memory, so that a signal handler's call
+ * on the same thread cannot come between a read and its write.
+ */
+
+/*
+ * Take size bytes off the countdown: true if the fast path is open and
+ * the call is not sampled. Otherwise the subtraction is undone (a closed
+ * path stays at 0 or below whatever a signal handler does meanwhile).
  */
 INLINE bool fast_alloc(struct tstate *t, size_t size)
 {
-	int64_t n = t->sample_left;
-
-	if (likely((uint64_t)n > size)) {
-		t->sample_left = n - (int64_t)size;
-		return true;
-	}
+	/* no output operand: GCC 12 miscompiles asm goto with one (the
+	 * jump went to the fall-through's code); the memory clobber says
+	 * that the countdown changed */
+	__asm__ goto("subq %1, %0\n\tjle %l[slow]"
+		     : : "m"(t->sample_left), "r"(size) : "cc", "memory"
+		     : slow);
+	return true;
+slow:
+	add_count((uint64_t *)&t->sample_left, size);
 	return false;
 }
 
 INLINE void *fast_alloc_done(struct tstate *t, void *p, size_t size)
 {
 	if (likely(p != NULL)) {
-		count_into(t->slot, size);	/* open: the slot is there */
+		count_thread(size);
 		t->last_alloc = p;
 	} else {
-		t->sample_left += (int64_t)size;
+		add_count((uint64_t *)&t->sample_left, size);
 	}
 	return p;
 }
 
 INLINE bool fast_open(const struct tstate *t)
 {
-	return t->sample_left != 0;
+	return t->sample_left > 0;
 }
 
 INLINE bool fast_free(struct tstate *t, void *p)
 {
 	if (likely(fast_open(t)) && likely(!filter_maybe((uintptr_t)p))) {
-		count_free_into(t, t->slot, p);
+		count_free_thread(t, p);
 		return true;
 	}
 	return false;
@@ -165,7 +178,7 @@ INLINE void *do_realloc(void *old, size_t size)
 	    fast_alloc(t, size)) {
 		p = __libc_realloc(old, size);
 		if (old && (p || size == 0))
-			count_free_into(t, t->slot, old);
+			count_free_thread(t, old);
 		return fast_alloc_done(t, p, size);
 	}
 	return realloc_slow(old, size);

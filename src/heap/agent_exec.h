@@ -22,6 +22,10 @@ static void note_exec(uint32_t type)
 	if (atomic_load(&state) != ON || t->busy || !hdr ||
 	    my_pid != getpid())
 		return;
+	/* an exec ends every thread: their counts first (withdrawn, the
+	 * exec changed nothing) */
+	if (type == HEAP_REC_EXEC_PENDING)
+		counts_publish_all();
 	/* the image that takes this process over after it is ours */
 	if (type != HEAP_REC_END && generation < HEAP_IMAGES)
 		__atomic_store_n(&hdr->images[generation].exec_pending,
@@ -69,12 +73,17 @@ static void note_exec(uint32_t type)
  */
 EXPORT void _exit(int status)
 {
+	/* sampled mode's counts: no destructor runs (not in a vfork child,
+	 * which is its parent's memory) */
+	if (hdr && my_pid == getpid())
+		counts_publish_all();
 	if (hdr && my_pid != hdr->owner_pid && my_pid == getpid()) {
 		note_exec(HEAP_REC_END);
 		/* this thread writes no more: its slot goes back at once
 		 * (those of other threads when yardstick sees the end) */
 		tls.busy = 1;
 		fast_close(&tls);
+		counts_give(&tls);
 		if (tls.slot)
 			slot_give(tls.slot);
 		tls.slot = NULL;

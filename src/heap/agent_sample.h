@@ -17,6 +17,23 @@
  * first-level cache beside the program's data (a byte per address, 32
  * KiB, was a cache miss on many frees); a counter per bit, touched only
  * under the lock, says when a bit may be cleared.
+ *
+ * The counts stay exact (allocations by size class, bytes, frees,
+ * temporaries: a contract, tests/cli/mem.sh samplecounts), at the cost of
+ * the countdown alone and one add per call, all in the thread's own
+ * memory (tstate.counts; agent_entry.h has the fast path): the bytes are
+ * not counted call by call but are what the countdowns took (their draws
+ * less what is left, thread_counts.drawn), the size classes are 64 adds
+ * with no clamp, a free adds to frees and to temporaries. Nothing on the
+ * path writes shared memory. The slot's heap_counts are made from them,
+ * and stored (not added: publishing twice is harmless) on each sampled
+ * call, and at the ends: the thread's (its key's destructor), an exec's
+ * and the process's (exit: agent_fini; _exit) for every thread still
+ * there (owners), and a forked child starts from a slot of its own. What
+ * is lost: a process killed (SIGKILL, a crash) loses each thread's counts
+ * since its last sample, at most about BYTES allocated per thread, and a
+ * signal handler that allocates while the same thread's allocation is
+ * crossing a sample may move the bytes by its own.
  */
 #define SAMPLE_MIN_BITS 12
 #define SAMPLE_MAX_BITS 24
@@ -172,13 +189,120 @@ static bool sample_add(void *p)
 	return tab != NULL;
 }
 
-/* Is the allocation of size bytes at p to be traced? */
+/* ---- the exact counts --------------------------------------------------- */
+
+/*
+ * Each thread owning a slot, by the slot's index: counts_publish_all
+ * reads their counts at the process's end. Set and cleared by the owner;
+ * a forked child clears the whole table (its parent's threads are not
+ * its own).
+ */
+static struct tstate *_Atomic owners[HEAP_SLOTS];
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/* What is left of t's countdown (read from another thread too: once). */
+static int64_t countdown(const struct tstate *t)
+{
+	int64_t n = LOAD(t->sample_left);
+
+	return n > 0 ? n : LOAD(t->left);
+}
+
+/* t's counts as the slot's (not dropped: the slot's own), into c. */
+static void counts_store(struct heap_counts *c, const struct tstate *t)
+{
+	const struct thread_counts *k = &t->counts;
+	uint64_t last = 0;
+
+	for (int i = 0; i < HEAP_HIST - 1; i++)
+		STORE(c->hist[i], LOAD(k->hist[i]));
+	for (int i = HEAP_HIST - 1; i < 64; i++)
+		last += LOAD(k->hist[i]);
+	STORE(c->hist[HEAP_HIST - 1], last);
+	STORE(c->frees, LOAD(k->frees));
+	STORE(c->temporary, LOAD(k->temporary));
+	STORE(c->bytes, (uint64_t)(LOAD(k->drawn) - countdown(t)));
+}
+
+/*
+ * The thread took slot s: its counts go on from the slot's (a slot's
+ * counts are those of all its owners, one after another).
+ */
+static void counts_take(struct tstate *t, struct heap_slot *s)
+{
+	struct thread_counts *k = &t->counts;
+
+	memset(k, 0, sizeof(*k));
+	for (int i = 0; i < HEAP_HIST; i++)
+		k->hist[i] = s->counts.hist[i];
+	k->frees = s->counts.frees;
+	k->temporary = s->counts.temporary;
+	k->drawn = (int64_t)s->counts.bytes + countdown(t);
+	atomic_store_explicit(&owners[s - hdr->slots], t,
+			      memory_order_release);
+}
+
+/* The thread's counts into its slot (sampled mode; a no-op in exact). */
+static void counts_publish(struct tstate *t)
+{
+	if (sample_bytes && t->slot)
+		counts_store(&t->slot->counts, t);
+}
+
+/* The thread gives its slot back: its counts, published, are the slot's. */
+static void counts_give(struct tstate *t)
+{
+	if (!t->slot)
+		return;
+	counts_publish(t);
+	atomic_store_explicit(&owners[t->slot - hdr->slots], NULL,
+			      memory_order_release);
+}
+
+/*
+ * Every thread's counts into its slot: at the process's end (exit,
+ * _exit) and before an exec, which end the threads without their
+ * destructors. The other threads may still be counting: each count
+ * published is one they had reached (the copy stores, so a later
+ * publication by the owner only moves it on).
+ */
+static void counts_publish_all(void)
+{
+	if (!sample_bytes || !hdr)
+		return;
+	for (int i = 0; i < HEAP_SLOTS; i++) {
+		struct tstate *t = atomic_load_explicit(&owners[i],
+							memory_order_acquire);
+
+		if (t && t->slot == &hdr->slots[i])
+			counts_store(&hdr->slots[i].counts, t);
+	}
+}
+
+/* A forked child: none of the owners is its thread. */
+static void counts_forget_all(void)
+{
+	for (int i = 0; i < HEAP_SLOTS; i++)
+		atomic_store_explicit(&owners[i], NULL, memory_order_relaxed);
+}
+
+/*
+ * Is the allocation of size bytes at p to be traced? The sampled call
+ * also publishes the thread's counts: they are at most an interval late.
+ */
 static inline bool sample_alloc(struct tstate *t, void *p, size_t size)
 {
+	int64_t next;
+
 	t->left -= (int64_t)size;
 	if (likely(t->left > 0))
 		return false;
-	t->left = sample_interval(t);
+	next = sample_interval(t);
+	t->counts.drawn += next - t->left;
+	t->left = next;
+	counts_publish(t);
 	return sample_add(p);
 }
 

@@ -68,6 +68,7 @@ static void after_fork_child(void)
 
 	if (!hdr || atomic_load(&state) != ON) {
 		atomic_store(&state, OFF);
+		counts_forget_all();
 		tls.sample_left = 0;	/* the fast path closed */
 		tls.slot = NULL;
 		hdr = NULL;
@@ -78,6 +79,7 @@ static void after_fork_child(void)
 	pthread_mutex_init(&send_lock, NULL);
 	pthread_mutex_init(&py.lock, NULL);
 	fast_close(&tls);
+	counts_forget_all();	/* the slots are the parent's threads' */
 	tls.slot = tls.alloc_slot = tls.burst_slot = NULL;
 	tls.last_alloc = NULL;
 	if (sock >= 0 && sock_ours())
@@ -293,6 +295,13 @@ __attribute__((destructor)) static void agent_fini(void)
 	char buf[4096];
 	const char *p;
 
+	/* sampled mode's counts, every thread's; this thread's later calls
+	 * (other libraries' destructors) publish theirs at once (leave) */
+	if (hdr && my_pid == getpid()) {
+		atomic_store(&ending, true);
+		fast_close(&tls);
+		counts_publish_all();
+	}
 	/* also when tracing stopped early: hdr stays mapped then */
 	if (!hdr || hdr->owner_pid != getpid() ||
 	    heap_read_proc("/proc/self/status", buf, sizeof(buf)) <= 0)

@@ -1,0 +1,157 @@
+# yardstick mem --sample: the exact counts of sampled mode where they can
+# be lost. The agent counts each thread's allocations in the thread's own
+# memory and publishes them to the segment on a sampled call and at the
+# ends (agent_sample.h, counts_publish_all): a thread's exit, a fork
+# child's, an exec, the process's exit or _exit. heapcount
+# (tests/fixtures/heapcount.c) never reaches a sample at 1 GiB: its
+# designed counts in four size classes arrive only through those ends,
+# and must be exact, and every total (allocations, frees, temporaries,
+# bytes, the size histogram) that of exact mode.
+. "$(dirname "$0")/lib.sh"
+HEAPCOUNT=${HEAPCOUNT:?HEAPCOUNT must name the counting fixture}
+
+# report.py TEXT JSON: the totals and the size histogram of mem's report
+# (its text on stdout, and bytes_allocated from its JSON), as one line
+cat > "$T/report.py" <<'PY'
+import json, re, sys
+text, js = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+m = js["benchmarks"][0]["metrics"]
+num = lambda s: int(s.replace(",", ""))
+a = re.search(r"allocations +([\d,]+) .*, ([\d,]+) freed\)", text)
+t = re.search(r"temporary +([\d,]+) ", text)
+sizes = text.split("\nallocation sizes", 1)[1].split("\n\n", 1)[0]
+rows = re.findall(r"^  (\S.*?) +[\d.]+% +([\d,]+) ", sizes, re.M)
+out = {"allocations": num(a.group(1)), "frees": num(a.group(2)),
+       "temporary": num(t.group(1)),
+       "bytes": int(m["bytes_allocated"]["values"][0]),
+       "sizes": {r: num(n) for r, n in rows}}
+print(json.dumps(out, sort_keys=True))
+PY
+
+# designed.py REPORT END: heapcount END's designed counts are in REPORT
+cat > "$T/designed.py" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+want = {"512 B - 1 KiB": 14, "2 KiB - 4 KiB": 120, "16 KiB - 32 KiB": 40,
+        "32 KiB - 64 KiB": 30, "64 KiB - 128 KiB": 30}
+if sys.argv[2] == "exec":
+    want["4 KiB - 8 KiB"] = 5
+for k, v in want.items():
+    assert r["sizes"].get(k) == v, "%s: %s blocks, designed %d" % (k, r["sizes"].get(k), v)
+# the C library's own blocks come on top, never below
+assert r["frees"] >= 194, "frees %d < 194" % r["frees"]
+assert r["temporary"] >= 48, "temporaries %d < 48" % r["temporary"]
+assert r["bytes"] >= 14 * 1000 + 120 * 3000 + 40 * 20000 + 30 * 40000 + 30 * 100000, r["bytes"]
+PY
+
+# counts MODE END: mem's counts of heapcount END, exact or sampled
+counts() {
+	if [ "$1" = sampled ]; then
+		set -- "$2" --sample 1073741824
+	else
+		set -- "$2"
+	fi
+	end=$1
+	shift
+	"$YS" mem --no-store "$@" --json "$T/c.json" -- "$HEAPCOUNT" "$end" \
+		>"$T/c.txt" 2>&1 &&
+	python3 "$T/report.py" "$T/c.txt" "$T/c.json"
+}
+
+# Exact mode's "freed" is of the blocks it saw allocated, sampled mode's
+# every free: after an exec they differ by the frees of blocks the new
+# image's agent did not see (its own start's), so there the frees are
+# only checked against the design.
+ends() {
+	counts exact "$1" >"$T/exact-$1" &&
+	counts sampled "$1" >"$T/sampled-$1" &&
+	python3 "$T/designed.py" "$T/exact-$1" "$1" &&
+	python3 "$T/designed.py" "$T/sampled-$1" "$1" &&
+	if [ "$1" = exec ]; then
+		for f in exact sampled; do
+			sed 's/"frees": [0-9]*, //' "$T/$f-$1" >"$T/$f-$1.x" &&
+			mv "$T/$f-$1.x" "$T/$f-$1" || return 1
+		done
+	fi &&
+	{ cmp -s "$T/exact-$1" "$T/sampled-$1" ||
+		{ echo "exact:   $(cat "$T/exact-$1")"
+		  echo "sampled: $(cat "$T/sampled-$1")"; false; }; }
+}
+t "--sample: short threads, a fork child, threads alive at exit: counts as designed and as exact mode's" ends exit
+t "--sample: ... and everything ended by _exit" ends _exit
+t "--sample: ... and the process ended by an exec (of a program that allocates)" ends exec
+
+# Many threads at once, each allocating a size of its own and ending
+# before any sample: every thread's count published at its end.
+manythreads() {
+	cat > "$T/many.c" <<'C'
+#include <pthread.h>
+#include <stdlib.h>
+static void *run(void *arg)
+{
+	long k = (long)arg;
+	for (long i = 0; i <= k; i++)
+		free(malloc(4096 + 64 * k));
+	return NULL;
+}
+int main(void)
+{
+	pthread_t th[64];
+	for (long k = 0; k < 64; k++)
+		if (pthread_create(&th[k], NULL, run, (void *)k))
+			return 1;
+	for (int k = 0; k < 64; k++)
+		pthread_join(th[k], NULL);
+	return 0;
+}
+C
+	cc -O1 -pthread -fno-builtin-malloc -fno-builtin-free -o "$T/many" \
+		"$T/many.c" &&
+	"$YS" mem --no-store --json "$T/m.json" -- "$T/many" >"$T/m.txt" 2>&1 &&
+	python3 "$T/report.py" "$T/m.txt" "$T/m.json" >"$T/many-exact" &&
+	"$YS" mem --no-store --sample 1073741824 --json "$T/m.json" -- \
+		"$T/many" >"$T/m.txt" 2>&1 &&
+	python3 "$T/report.py" "$T/m.txt" "$T/m.json" >"$T/many-sampled" &&
+	python3 - "$T/many-exact" "$T/many-sampled" <<'PY'
+import json, sys
+e, s = (json.loads(open(f).read()) for f in sys.argv[1:])
+# 64 threads, thread k: k + 1 blocks of 4096 + 64 k bytes, each a
+# temporary: 2080 blocks, all in [4 KiB, 8 KiB)
+want = sum(k + 1 for k in range(64) if 4096 + 64 * k < 8192)
+assert s["sizes"].get("4 KiB - 8 KiB") == want, (s["sizes"], want)
+assert s["temporary"] >= 2080, s["temporary"]
+assert s["bytes"] >= sum((k + 1) * (4096 + 64 * k) for k in range(64)), s["bytes"]
+assert e == s, "exact %s, sampled %s" % (e, s)
+PY
+}
+t "--sample: 64 threads at once, none sampled: every count published at its end" manythreads
+
+# The bytes allocated are not counted call by call in sampled mode: they
+# are what the sampling countdowns took (agent_sample.h, counts_store).
+# Across many samples (an interval of 1, 64 and 4096 bytes) and through
+# every entry point, every count is still exact mode's.
+crossings() {
+	for args in "realloc" "calloc" "aligned" "reallocs 2000" \
+		    "temp 1000" "samesize" "threads 8 20000"; do
+		# shellcheck disable=SC2086 # the fixture's arguments
+		"$YS" mem --no-store --json "$T/x.json" -- "$HEAPFIX" $args \
+			>"$T/x.txt" 2>&1 &&
+		python3 "$T/report.py" "$T/x.txt" "$T/x.json" >"$T/x-exact" ||
+			{ echo "heapfix $args"; return 1; }
+		for every in 1 64 4096; do
+			# shellcheck disable=SC2086
+			"$YS" mem --no-store --sample $every --json "$T/x.json" \
+				-- "$HEAPFIX" $args >"$T/x.txt" 2>&1 &&
+			python3 "$T/report.py" "$T/x.txt" "$T/x.json" \
+				>"$T/x-sampled" &&
+			cmp -s "$T/x-exact" "$T/x-sampled" ||
+				{ echo "heapfix $args, --sample $every:"
+				  echo "exact:   $(cat "$T/x-exact")"
+				  echo "sampled: $(cat "$T/x-sampled")"
+				  return 1; }
+		done
+	done
+}
+t "--sample 1, 64, 4096: bytes, allocations, frees, temporaries and sizes as exact mode's, by every entry point" crossings
+
+finish
