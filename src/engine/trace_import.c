@@ -15,6 +15,7 @@
 #include "measure/machine.h"
 #include "result/metrics.h"
 #include "util/strutil.h"
+#include "util/term.h"
 
 int trace_import_read(struct trace_import *im,
 		      const struct trace_import_plan *p, struct error *e)
@@ -36,9 +37,10 @@ void trace_import_report(const struct trace_import *im, FILE *fp)
 {
 	const struct trace *t = &im->tr;
 
-	fprintf(fp, "%s: %" PRIu64 " operator events on %" PRIu64
+	term_puts(fp, im->p->path);
+	fprintf(fp, ": %" PRIu64 " operator events on %" PRIu64
 		" threads over %.3f s; %" PRIu64 " other events ignored",
-		im->p->path, im->st.events, im->st.threads,
+		im->st.events, im->st.threads,
 		(double)(t->last - t->first) / 1e9, im->st.ignored);
 	if (t->dropped)
 		fprintf(fp, "; %" PRIu64 " past --max-events dropped (not in "

@@ -18,6 +18,7 @@
 #include "result/metrics.h"
 #include "stats/stats.h"
 #include "util/child.h"
+#include "util/hashmap.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -39,16 +40,23 @@ struct zone_stat {
 struct zone_table {
 	struct zone_stat *v;
 	size_t n, cap;
+	struct hashidx x;	/* v's index + 1 by the name's address (an
+				 * imported trace may have a million) */
 };
 
 static struct zone_stat *stat_of(struct zone_table *zt, const char *name)
 {
-	for (size_t i = 0; i < zt->n; i++)
-		if (zt->v[i].name == name)	/* interned */
-			return &zt->v[i];
+	uint64_t h = hash_u64((uint64_t)(uintptr_t)name), v;
+	size_t pos;
+
+	for (v = hashidx_first(&zt->x, h, &pos); v;
+	     v = hashidx_next(&zt->x, h, &pos))
+		if (zt->v[v - 1].name == name)	/* interned */
+			return &zt->v[v - 1];
 	zt->v = xgrow(zt->v, &zt->cap, zt->n + 1, sizeof(*zt->v));
 	memset(&zt->v[zt->n], 0, sizeof(zt->v[0]));
 	zt->v[zt->n].name = name;
+	hashidx_add(&zt->x, h, zt->n + 1);
 	return &zt->v[zt->n++];
 }
 
@@ -62,15 +70,20 @@ struct open_stack {
 	size_t n, cap, capc, capat;
 };
 
+/* The stack of thread tid in v[0..n), found by x (index + 1 by tid). */
 static struct open_stack *stack_of(struct open_stack **v, size_t *n,
-				   size_t *cap, uint32_t tid)
+				   size_t *cap, struct hashidx *x, uint32_t tid)
 {
-	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i].tid == tid)
-			return &(*v)[i];
+	uint64_t h = hash_u64(tid), k;
+	size_t pos;
+
+	for (k = hashidx_first(x, h, &pos); k; k = hashidx_next(x, h, &pos))
+		if ((*v)[k - 1].tid == tid)
+			return &(*v)[k - 1];
 	*v = xgrow(*v, cap, *n + 1, sizeof(**v));
 	memset(&(*v)[*n], 0, sizeof(**v));
 	(*v)[*n].tid = tid;
+	hashidx_add(x, h, *n + 1);
 	return &(*v)[(*n)++];
 }
 
@@ -111,8 +124,10 @@ static void build_table(const struct trace *t, uint64_t t_end,
 {
 	struct open_stack *st = NULL;
 	size_t nst = 0, capst = 0;
+	struct hashidx stx;
 
 	memset(zt, 0, sizeof(*zt));
+	hashidx_init(&stx);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct trace_event *e = &t->ev[i];
 		struct open_stack *s;
@@ -120,7 +135,7 @@ static void build_table(const struct trace *t, uint64_t t_end,
 
 		if (e->kind != TRACE_ZONE)
 			continue;
-		s = stack_of(&st, &nst, &capst, e->tid);
+		s = stack_of(&st, &nst, &capst, &stx, e->tid);
 		while (s->n && t->ev[s->ev[s->n - 1]].end <= e->start)
 			close_top(t, s, zt, t_end);
 		z = stat_of(zt, e->name);
@@ -158,6 +173,7 @@ static void build_table(const struct trace *t, uint64_t t_end,
 		free(st[i].at);
 	}
 	free(st);
+	hashidx_free(&stx);
 }
 
 static void free_table(struct zone_table *zt)
@@ -167,6 +183,7 @@ static void free_table(struct zone_table *zt)
 		free(zt->v[i].self);
 	}
 	free(zt->v);
+	hashidx_free(&zt->x);
 }
 
 /* when the program ended: its end as the run saw it, else the trace's

@@ -33,8 +33,9 @@
 
 #include "util/strutil.h"
 
-/* ts + dur in µs: 1.8e13 µs is about 2^64 ns */
-#define US_MAX 1.8e13
+/* ts + dur in µs: 1.8e16 µs is 1.8e19 ns, just under 2^64 (Kineto's
+ * traces before its relative times have epoch µs in ts, 1.6e15 and up) */
+#define US_MAX 1.8e16
 /* brackets deeper than this are refused (no event needs them) */
 #define MAX_DEPTH 256
 /* the rounding of ts and dur (note 3), ns */
@@ -129,7 +130,7 @@ static int get_us(struct scan *s, json_t *o, const char *key, double max,
 		return fail(s, "no '%s'", key);
 	*out = json_number_value(v);
 	if (!json_is_number(v) || !(*out >= 0 && *out <= max))
-		return fail(s, "'%s' is not a time in µs from 0 to 1.8e13",
+		return fail(s, "'%s' is not a time in µs from 0 to 1.8e16",
 			    key);
 	return 0;
 }
@@ -289,6 +290,9 @@ static int scan_byte(struct scan *s, char c)
 	case '"':
 		if (s->depth == 0)
 			return fail_at(s, "not a JSON array or object");
+		/* a string where an event goes: no more an event than 3 */
+		if (s->events_depth && s->depth == s->events_depth)
+			return fail_at(s, "an event is not an object");
 		s->in_str = true;
 		if (s->depth == 1 && s->stack[0] == '{' && s->key_next) {
 			s->in_key = true;

@@ -21,8 +21,9 @@
 enum error_class {
 	ERROR_INPUT,	/* bad usage or bad input: exit 2 */
 	ERROR_ENV,	/* the environment refused (a store locked, read-only
-			 * or another user's, a library or a program missing,
-			 * perf events not permitted): exit 3 */
+			 * or another user's, a library missing, perf events
+			 * not permitted): exit 3; a program to measure that
+			 * does not exist is bad input (exit 2) */
 };
 
 struct error {

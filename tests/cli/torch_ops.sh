@@ -167,6 +167,27 @@ t "hostile: tid an object" bad tidobj '[{"ph":"X","name":"a","ts":2,"dur":1,"tid
 t "hostile: overlapping, not nested (by 3 µs)" bad overlap \
 	'[{"ph":"X","name":"p","ts":0,"dur":10,"tid":1},{"ph":"X","name":"c","ts":5,"dur":8,"tid":1}]' \
 	"event 1 ('c', ts 5.000 µs) starts inside another event of its thread but ends 3.000 µs after it: not nested"
+t "hostile: a string where an event goes" bad strev "[\"x\",$E]" "an event is not an object"
+t "hostile: ts past 1.8e16 µs" bad bigts '[{"ph":"X","name":"a","ts":2e16,"dur":1}]' "'ts' is not a time in µs from 0 to 1.8e16"
+t "epoch µs in ts (Kineto before relative times): read, durations exact" sh -c '
+	printf "%s" "[{\"ph\":\"X\",\"name\":\"p\",\"ts\":1623143089979893,\"dur\":10,\"tid\":1},{\"ph\":\"X\",\"name\":\"c\",\"ts\":1623143089979895,\"dur\":4,\"tid\":1}]" >"$T/epoch.json" &&
+	"$YS" import --no-store --json "$T/epoch.res.json" "$T/epoch.json" >"$T/out" &&
+	python3 -c "
+import json; r = json.load(open(\"$T/epoch.res.json\"))
+b = {x[\"name\"]: x[\"metrics\"] for x in r[\"benchmarks\"]}
+assert abs(b[\"p\"][\"self_time\"][\"values\"][0] - 6e-6) < 1e-12, b
+assert abs(b[\"c\"][\"latency\"][\"values\"][0] - 4e-6) < 1e-12, b"'
+many_names() {
+	python3 -c '
+import json, sys
+ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::op%d" % i, "pid": 1, "tid": 1 + i % 50000, "ts": i * 10, "dur": 5} for i in range(200000)]
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))' "$T/many.json" &&
+	timeout 120 "$YS" import --no-store -q --json "$T/many.res.json" "$T/many.json" &&
+	python3 -c "
+import json; r = json.load(open(\"$T/many.res.json\"))
+assert len(r[\"benchmarks\"]) == 200000, len(r[\"benchmarks\"])"
+}
+t "200,000 distinct operators on 50,000 threads: imported in linear time (a table searched name by name took minutes)" many_names
 t "hostile: unbalanced brackets" bad unbal "[$E}" "unbalanced brackets"
 t "hostile: data after the end" bad after "[$E] [" "data after the trace's end"
 long_event() {
