@@ -89,12 +89,12 @@ static void step_benchmark(struct result *r, const char *name,
 	b = &r->benchmarks[r->nbenchmarks - 1];
 	snprintf(v, sizeof(v), "%.6g", st->offered);
 	benchmark_add_param(b, "offered_rate", v);
-	benchmark_add_param(b, "slo_met",
+	benchmark_add_param(b, PARAM_SLO_MET,
 			    st->verdict == LOAD_STEP_PASS ? "yes" : "no");
 	snprintf(v, sizeof(v), "%d", st->holds);
-	benchmark_add_param(b, "holds", v);
+	benchmark_add_param(b, PARAM_HOLDS, v);
 	if (found(s, i))
-		benchmark_add_param(b, "found", found(s, i));
+		benchmark_add_param(b, PARAM_FOUND, found(s, i));
 	if (st->unsure)
 		benchmark_add_warning(b, "the objectives were judged by the "
 				      "point estimate: their 95%% interval "

@@ -43,8 +43,8 @@ static bool cap_step(const struct benchmark *b, struct cap_step *s,
 		     struct cap_marks *mk)
 {
 	const char *rate = benchmark_param(b, "offered_rate");
-	const char *met = benchmark_param(b, "slo_met");
-	const char *found = benchmark_param(b, "found");
+	const char *met = benchmark_param(b, PARAM_SLO_MET);
+	const char *found = benchmark_param(b, PARAM_FOUND);
 	const struct metric *lat = benchmark_find_metric(b, METRIC_LATENCY);
 	bool lok = lat && metric_has_summary(lat);
 

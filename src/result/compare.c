@@ -37,18 +37,21 @@ static int param_cmp(const void *x, const void *y)
 
 /*
  * The identity a benchmark is matched by: its name and its parameters in
- * name order, each length-prefixed ("4:sort1:n3:100"), so that no name or
- * value can pass for another split. malloc'd.
+ * name order (not those that say how it came out: param_is_outcome), each
+ * length-prefixed ("4:sort1:n3:100"), so that no name or value can pass
+ * for another split. malloc'd.
  */
 static char *compare_key(const struct benchmark *b)
 {
 	const struct param **ps = xmalloc((b->nparams + 1) * sizeof(*ps));
 	char *key = xasprintf("%zu:%s", strlen(b->name), b->name);
+	size_t n = 0;
 
 	for (size_t i = 0; i < b->nparams; i++)
-		ps[i] = &b->params[i];
-	qsort(ps, b->nparams, sizeof(*ps), param_cmp);
-	for (size_t i = 0; i < b->nparams; i++) {
+		if (!param_is_outcome(b->params[i].name))
+			ps[n++] = &b->params[i];
+	qsort(ps, n, sizeof(*ps), param_cmp);
+	for (size_t i = 0; i < n; i++) {
 		char *next = xasprintf("%s%zu:%s%zu:%s", key,
 				       strlen(ps[i]->name), ps[i]->name,
 				       strlen(ps[i]->value), ps[i]->value);

@@ -197,6 +197,12 @@ bool metric_higher_is_better(const char *name)
 	return metrics_lookup(name, NULL)->dir == DIR_HIGHER;
 }
 
+bool param_is_outcome(const char *name)
+{
+	return !strcmp(name, PARAM_SLO_MET) || !strcmp(name, PARAM_HOLDS) ||
+	       !strcmp(name, PARAM_FOUND);
+}
+
 bool metric_is_setting(const char *name)
 {
 	return metrics_lookup(name, NULL)->setting;

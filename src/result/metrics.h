@@ -103,6 +103,15 @@ void metrics_judge_traits(const char *name, const char *unit,
 /* Whether metric name is a setting (iterations, epochs). */
 bool metric_is_setting(const char *name);
 
+/* The parameters that say how a benchmark came out, not what it
+ * measured (a find-max step's "slo_met", "holds" and "found"): shown and
+ * stored, but not part of the identity compare and gate match a
+ * benchmark by, so that one rate's steps of two searches meet. */
+#define PARAM_SLO_MET "slo_met"
+#define PARAM_HOLDS "holds"
+#define PARAM_FOUND "found"
+bool param_is_outcome(const char *name);
+
 /* The headline metrics in rank order, NULL-terminated: the metrics a
  * history or report tries, one per kind of result. */
 const char *const *metrics_headlines(void);
