@@ -112,6 +112,8 @@ int program_exit_code(int ret, int status);
 struct run_outputs {
 	const char *json, *csv, *markdown, *bmf;	/* NULL: not asked */
 	const char *store;	/* NULL: the default store */
+	const char *command;	/* its messages' prefix ("yardstick
+				 * roofline"); NULL: "yardstick run" */
 	bool no_store, quiet, details;
 };
 

@@ -362,7 +362,7 @@ static int time_program(const struct roofline_args *a, struct count_state *st)
 	p.record_git = a->json || !a->no_store;
 	return run_plan_execute(&p, &(struct run_outputs){
 		.json = a->json, .store = a->store, .no_store = a->no_store,
-		.quiet = a->quiet }, &h);
+		.quiet = a->quiet, .command = "yardstick roofline" }, &h);
 }
 
 /* The count, in a private directory made and removed here. */

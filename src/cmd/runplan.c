@@ -111,6 +111,7 @@ int run_plan_execute(const struct run_plan *p, const struct run_outputs *o,
 		     const struct run_hooks *h)
 {
 	struct run_plan plan = *p;
+	const char *cmd = o->command ? o->command : "yardstick run";
 	struct output_set outs;
 	struct result res;
 	struct runner rn;
@@ -125,7 +126,7 @@ int run_plan_execute(const struct run_plan *p, const struct run_outputs *o,
 	add_result_outputs(&outs, o->json, o->csv, o->markdown, o->bmf, &res);
 	if (plan.show_output)
 		outputs_claim_stdout(&outs, "--show-output");
-	ret = check_output_set(&outs, "yardstick run");
+	ret = check_output_set(&outs, cmd);
 	if (!ret && !o->no_store)
 		ret = save_check(o->store);
 	if (!ret) {
@@ -135,7 +136,7 @@ int run_plan_execute(const struct run_plan *p, const struct run_outputs *o,
 			ret = run_engine_measure(&rn);
 		}
 		if (ret)
-			fprintf(stderr, "yardstick run: %s\n", rn.err.msg);
+			fprintf(stderr, "%s: %s\n", cmd, rn.err.msg);
 		else
 			ret = run_conclude(&rn, o, &outs, h);
 	}

@@ -190,7 +190,7 @@ t "no ysflops: exit 3, saying where it was looked for" sh -c '
 		2>"$T/y.err"; [ $? = 3 ] && grep -q YARDSTICK_YSFLOPS "$T/y.err"' "$K"
 json_dir() {
 	expect_exit 2 "$YS" roofline --count --json "$T" -- "$K" sse64 1 &&
-	has "$T/stderr" "--json" && ! grep -q Counted "$T/stdout"
+	has "$T/stderr" "yardstick roofline: --json" && ! grep -q Counted "$T/stdout"
 }
 t "a tool that counts nothing (not ysflops): exit 3, nothing timed" sh -c '
 	YARDSTICK_YSFLOPS=/bin/true "$YS" roofline --count -- "$0" sse64 1 \
