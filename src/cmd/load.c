@@ -592,7 +592,7 @@ static int find_max(const struct load_opts *o, const struct load_config *cfg,
 			    &pr, &s, &e);
 	if (r) {
 		fprintf(stderr, "yardstick load: %s\n", e.msg);
-		ret = 3;
+		ret = error_exit_code(&e);
 	}
 	if (o->json || !o->no_store)
 		git_detect_start(&res->git, &gp);
