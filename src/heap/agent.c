@@ -6,10 +6,9 @@
  * appends a record of it to the calling thread's slot of the segment
  * shared with yardstick (protocol.h). All analysis happens in yardstick.
  *
- * A traced call takes no lock and makes no system call (but for
- * libunwind's full walk, on the first sight of a stack: the loader's
- * lock): a time stamp, a stack walk (a stack cached per thread,
- * libunwind's x86-64 trace or its full walk: agent_unwind.h; or the
+ * A traced call takes no lock and makes no system call (but for a
+ * frame libunwind has never seen: the loader's lock): a time stamp, a
+ * stack walk (libunwind's x86-64 trace: agent_unwind.h; or the
  * frame-pointer chain), a look-up in a table of stacks already sent, and two to four
  * words stored into the thread's slot. In sampled mode most calls are
  * not traced, only counted, on each entry point's fast path (fast_alloc,
@@ -130,7 +129,6 @@ struct tstate {
 	struct heap_slot *alloc_slot, *burst_slot;
 	uint64_t rng;
 	uintptr_t stack_lo, stack_hi;	/* frame-pointer walk bounds */
-	struct stack_set *cache;	/* stacks walked (agent_unwind.h) */
 	struct py_line_entry *py_lines;	/* lines (agent_python.h) */
 	uint8_t busy, dead, rounds;
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
@@ -506,10 +504,8 @@ static bool thread_start(struct tstate *t)
 	}
 	pthread_setspecific(thread_key, t);
 	t->rng = 0x853c49e6748fea9bu ^ ((uint64_t)gettid() << 17);
-	/* both walks need them: unwind_stack caches only stacks inside */
+	/* the frame-pointer walk's bounds */
 	stack_bounds(t);
-	if (use_unw)
-		t->cache = stack_cache_new();
 	if (sample_bytes)
 		t->left = sample_interval(t);
 	return true;
@@ -772,14 +768,13 @@ static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 	void *ips[HEAP_MAX_DEPTH];
 	uint64_t pyf[HEAP_PY_MAX], h;
 	struct stack_ref st = { ips, pyf, 0, 0 };
-	struct stack_entry scratch;
+	struct stack_entry e;
 
 	if (likely(use_unw)) {
-		const struct stack_entry *e = unwind_stack(t, fp0, &scratch);
-
-		st.ips = (void *const *)e->ips;
-		st.n = (int)e->depth;
-		h = e->hash;
+		unwind_stack(&e);
+		st.ips = (void *const *)e.ips;
+		st.n = (int)e.depth;
+		h = e.hash;
 	} else {
 		/* from the frame of the agent's outermost function: its
 		 * return address is the first of the program's */
