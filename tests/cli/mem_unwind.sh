@@ -6,7 +6,7 @@
 # recursion, depths 0-40, 1-3 threads, a signal handler that allocates,
 # on an alternate stack for some seeds); each seed runs under both walks
 # and the two folded profiles (allocations, every frame with its
-# file:line) must be the same, stack by stack. Three seeds never seen
+# file:line) must be the same, stack by stack. Five seeds never seen
 # before (a new one each run, printed: `unwgen SEED` runs it again) and
 # four fixed ones (threads, an alternate stack, deep recursion), each
 # with a --depth of 64, 12 or 5 (the cut).
@@ -58,7 +58,7 @@ depth_of() {
 	esac
 }
 
-for k in 1 2 3; do
+for k in 1 2 3 4 5; do
 	seed=$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')
 	d=$(depth_of "$seed")
 	echo "# new seed $seed, --depth $d (unwgen $seed makes it again)"
