@@ -149,13 +149,14 @@ static __attribute__((noinline)) void walk_unw(struct stack_entry *e)
 }
 
 /*
- * libunwind's fast trace from our caller's frame into e. The agent's
+ * libunwind's fast trace from trace_alloc's frame into e (inline: every
+ * frame of ours costs the trace a step). The agent's
  * leading frames are left out as walk_unw leaves them out, so the buffer has room for AGENT_FRAMES more than max_depth; when
  * they took more than that, or there is no trace, a full walk instead.
  */
 #define AGENT_FRAMES 16
 
-static __attribute__((noinline)) void walk_trace(struct stack_entry *e)
+INLINE void walk_trace(struct stack_entry *e)
 {
 	void *buf[HEAP_MAX_DEPTH + AGENT_FRAMES];
 	int want = (int)max_depth + AGENT_FRAMES, n, i = 0;
@@ -177,10 +178,10 @@ static __attribute__((noinline)) void walk_trace(struct stack_entry *e)
 }
 
 /*
- * The stack of the program's call into the agent (from the caller's
- * frame: trace_alloc's) into e, with its hash.
+ * The stack of the program's call into the agent (from trace_alloc's
+ * frame) into e, with its hash.
  */
-static void unwind_stack(struct stack_entry *e)
+INLINE void unwind_stack(struct stack_entry *e)
 {
 	if (full_walks)
 		walk_unw(e);
