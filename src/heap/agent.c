@@ -129,6 +129,7 @@ struct tstate {
 	struct heap_slot *alloc_slot, *burst_slot;
 	uint64_t rng;
 	uintptr_t stack_lo, stack_hi;	/* frame-pointer walk bounds */
+	struct stack_set *cache;	/* stacks walked (agent_unwind.h) */
 	struct py_line_entry *py_lines;	/* lines (agent_python.h) */
 	uint8_t busy, dead, rounds;
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
@@ -504,8 +505,10 @@ static bool thread_start(struct tstate *t)
 	}
 	pthread_setspecific(thread_key, t);
 	t->rng = 0x853c49e6748fea9bu ^ ((uint64_t)gettid() << 17);
-	/* the frame-pointer walk's bounds */
+	/* both walks need them: unwind_stack caches only stacks inside */
 	stack_bounds(t);
+	if (use_unw)
+		t->cache = stack_cache_new();
 	if (sample_bytes)
 		t->left = sample_interval(t);
 	return true;
@@ -768,13 +771,14 @@ static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 	void *ips[HEAP_MAX_DEPTH];
 	uint64_t pyf[HEAP_PY_MAX], h;
 	struct stack_ref st = { ips, pyf, 0, 0 };
-	struct stack_entry e;
+	struct stack_entry scratch;
 
 	if (likely(use_unw)) {
-		unwind_stack(&e);
-		st.ips = (void *const *)e.ips;
-		st.n = (int)e.depth;
-		h = e.hash;
+		const struct stack_entry *e = unwind_stack(t, fp0, &scratch);
+
+		st.ips = (void *const *)e->ips;
+		st.n = (int)e->depth;
+		h = e->hash;
 	} else {
 		/* from the frame of the agent's outermost function: its
 		 * return address is the first of the program's */

@@ -38,17 +38,53 @@ typedef int (*unw_init_local_fn)(unw_cursor_t *, unw_context_t *);
 typedef int (*unw_step_fn)(unw_cursor_t *);
 typedef int (*unw_get_reg_fn)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
 typedef int (*unw_backtrace_fn)(void **, int);
+typedef int (*unw_save_loc_fn)(unw_cursor_t *, int, unw_save_loc_t *);
+typedef int (*unw_is_signal_fn)(unw_cursor_t *);
 
 static unw_getcontext_fn unw_getctx;
 static unw_init_local_fn unw_init;
 static unw_step_fn unw_stp;
 static unw_get_reg_fn unw_reg;
 static unw_backtrace_fn unw_trace;	/* NULL: full walks on a miss */
+static unw_save_loc_fn unw_saveloc;	/* NULL: no cache */
+static unw_is_signal_fn unw_issig;
+
+#define STACK_SET_BITS 8	/* 256 sets */
+#define STACK_WAYS 2		/* of 2 stacks: 1.6 MiB of address space a
+				 * thread, touched as it fills */
+#define STACK_REFILL 8		/* misses of a full set between fills */
+#define STACK_CHECKS (2 * HEAP_MAX_DEPTH)	/* words checked on a hit,
+						 * besides return addresses */
+#define STACK_NOCACHE 1		/* flags: the key's stack is not cacheable */
+#define DRAP_SCAN 8		/* words below a frame pointer looked at for
+				 * a CFA kept there (a realigned frame) */
 
 struct stack_entry {
+	/* the key: the entry point's return address, stack pointer and the
+	 * program's frame pointer there (ip0 0: an empty way) */
+	uintptr_t ip0, sp0, bp0;
 	uint64_t hash;
-	uint32_t depth;
+	uint32_t depth, flags, checks;
 	uintptr_t ips[HEAP_MAX_DEPTH];
+	uintptr_t slots[HEAP_MAX_DEPTH];	/* where each was read */
+	/* the other words the walk read (saved frame pointers, a realigned
+	 * frame's CFA), where and what */
+	uintptr_t check_at[STACK_CHECKS], check_val[STACK_CHECKS];
+};
+
+struct stack_key {
+	uintptr_t ip0, sp0, bp0;
+};
+
+struct stack_set {
+	struct stack_entry way[STACK_WAYS];
+	/* the last keys that missed: a key is filled on its second miss,
+	 * so that keys that never come back (a frame pointer register
+	 * that holds data) cost the fast trace, not a full walk */
+	struct stack_key missed[2];
+	uint32_t misses;	/* since the last fill */
+	uint32_t victim;	/* the way the next refill takes */
+	uint32_t next_missed;
 };
 
 /* Every walk a full one (YARDSTICK_HEAP_UNWIND=full). */
@@ -99,6 +135,9 @@ static void load_libunwind(void)
 		unw_stp = (unw_step_fn)dlsym(h, "_ULx86_64_step");
 		unw_reg = (unw_get_reg_fn)dlsym(h, "_ULx86_64_get_reg");
 		unw_trace = (unw_backtrace_fn)dlsym(h, "unw_backtrace");
+		unw_saveloc = (unw_save_loc_fn)dlsym(h, "_ULx86_64_get_save_loc");
+		unw_issig = (unw_is_signal_fn)dlsym(h,
+						    "_ULx86_64_is_signal_frame");
 		set_policy = (int (*)(unw_addr_space_t, unw_caching_policy_t))
 			dlsym(h, "_ULx86_64_set_caching_policy");
 		space = dlsym(h, "_ULx86_64_local_addr_space");
@@ -177,15 +216,250 @@ INLINE void walk_trace(struct stack_entry *e)
 		walk_unw(e);	/* cut short by our own frames */
 }
 
-/*
- * The stack of the program's call into the agent (from trace_alloc's
- * frame) into e, with its hash.
- */
-INLINE void unwind_stack(struct stack_entry *e)
+/* The thread's cache, or NULL (then no walk is cached). */
+static struct stack_set *stack_cache_new(void)
 {
-	if (full_walks)
-		walk_unw(e);
-	else
-		walk_trace(e);
+	void *p;
+
+	if (full_walks || !unw_saveloc || !unw_issig)
+		return NULL;
+	p = mmap(NULL, sizeof(struct stack_set) << STACK_SET_BITS,
+		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The word at a may be read on every hit: in the thread's stack above
+ * lo (the walk's own frame), 8-aligned, without overflow. */
+static inline bool stack_word_ok(const struct tstate *t, uintptr_t lo,
+				 uintptr_t a)
+{
+	return !(a & 7) && a >= lo && a >= t->stack_lo && t->stack_hi >= 8 &&
+	       a <= t->stack_hi - 8;
+}
+
+static inline bool stack_check(struct stack_entry *e, const struct tstate *t,
+			       uintptr_t lo, uintptr_t a)
+{
+	if (!stack_word_ok(t, lo, a) || e->checks >= STACK_CHECKS)
+		return false;
+	e->check_at[e->checks] = a;
+	e->check_val[e->checks++] = *(const uintptr_t *)a;
+	return true;
+}
+
+/*
+ * After a step of the full walk from a frame whose RBP was bp to the one
+ * at c (its stack pointer sp, the CFA of the frame before): the words
+ * that step read besides the return address, into e's checks: where the
+ * new RBP was restored from, if not kept, and any word just below bp that
+ * holds the CFA (where a realigned frame keeps it: its CFA rule reads
+ * it). false if the step read what cannot be checked (RBP from another
+ * register, a slot outside the stack, too many).
+ */
+static bool stack_step_checks(struct stack_entry *e, const struct tstate *t,
+			      uintptr_t lo, unw_cursor_t *c, uintptr_t bp,
+			      uintptr_t *bp_loc, uintptr_t sp)
+{
+	unw_save_loc_t loc;
+
+	if (unw_saveloc(c, UNW_X86_64_RBP, &loc) || loc.type != UNW_SLT_MEMORY)
+		return false;
+	if (loc.u.addr != *bp_loc) {
+		*bp_loc = loc.u.addr;
+		if (!stack_check(e, t, lo, loc.u.addr))
+			return false;
+	}
+	for (int k = 1; k <= DRAP_SCAN; k++) {
+		uintptr_t a = bp - 8 * (uintptr_t)k;
+
+		if (bp >= 8 * (uintptr_t)k && stack_word_ok(t, lo, a) &&
+		    *(const uintptr_t *)a == sp && !stack_check(e, t, lo, a))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A full walk into e, as walk_unw's, that also keeps what a hit must find
+ * the same: the key (the program's first frame's stack and frame
+ * pointers), the slot of each return address and the other words each
+ * step read (stack_step_checks). Returns whether the stack may be cached:
+ * every frame a call's (no signal frame), every word read in the thread's
+ * stack above our frame, the walk ended by the cut or by the unwinder's
+ * own end (not by a read of 0 or an error).
+ */
+static __attribute__((noinline)) bool walk_unw_cached(struct stack_entry *e,
+						       const struct tstate *t)
+{
+	uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t bp_loc = 0, bp = 0;
+	unw_context_t ctx;
+	unw_cursor_t c;
+	bool ok = true, ours = true;
+	int r;
+
+	e->depth = 0;
+	e->checks = 0;
+	tls.in_walk = 1;
+	if (unw_getctx(&ctx) || unw_init(&c, &ctx)) {
+		tls.in_walk = 0;
+		return false;
+	}
+	while ((r = unw_stp(&c)) > 0) {
+		unw_word_t ip, sp, rbp;
+
+		if (unw_reg(&c, UNW_REG_IP, &ip) ||
+		    unw_reg(&c, UNW_REG_SP, &sp) ||
+		    unw_reg(&c, UNW_X86_64_RBP, &rbp) || !ip) {
+			ok = false;
+			break;
+		}
+		if (ours && in_agent(ip))
+			continue;
+		if (e->depth >= max_depth)
+			break;
+		if (ours) {
+			/* the program's first frame: its stack pointer and
+			 * RBP are the key's, its RBP where the agent's frame
+			 * saved it */
+			unw_save_loc_t loc = { 0 };
+
+			e->sp0 = sp;
+			e->bp0 = rbp;
+			if (unw_saveloc(&c, UNW_X86_64_RBP, &loc) ||
+			    loc.type != UNW_SLT_MEMORY)
+				ok = false;
+			bp_loc = loc.u.addr;
+		} else if (ok) {
+			ok = stack_step_checks(e, t, lo, &c, bp, &bp_loc, sp);
+		}
+		ours = false;
+		if (unw_issig(&c) != 0)
+			ok = false;
+		e->ips[e->depth] = ip;
+		e->slots[e->depth] = sp - 8;
+		if (sp < 8 || !stack_word_ok(t, lo, sp - 8) ||
+		    *(const uintptr_t *)(sp - 8) != ip)
+			ok = false;
+		e->depth++;
+		bp = rbp;
+	}
+	if (r < 0)
+		ok = false;
+	/* ended by the unwinder: at a frame without unwind info it looks at
+	 * the frame pointer's words (its guess), kept if in the stack */
+	if (r == 0 && ok && e->depth)
+		for (int k = 0; k < 2; k++)
+			if (stack_word_ok(t, lo, bp + 8 * (uintptr_t)k) &&
+			    !stack_check(e, t, lo, bp + 8 * (uintptr_t)k))
+				ok = false;
+	tls.in_walk = 0;
+	return ok;
+}
+
+static inline bool stack_same(const struct stack_entry *e)
+{
+	for (uint32_t i = 1; i < e->depth; i++)
+		if (*(const uintptr_t *)e->slots[i] != e->ips[i])
+			return false;
+	for (uint32_t i = 0; i < e->checks; i++)
+		if (*(const uintptr_t *)e->check_at[i] != e->check_val[i])
+			return false;
+	return true;
+}
+
+/* A full walk into e, cached under the key if the stack may be. */
+static struct stack_entry *stack_fill(struct stack_entry *e,
+				      const struct tstate *t, uintptr_t ip0,
+				      uintptr_t sp0, uintptr_t bp0)
+{
+	bool ok = walk_unw_cached(e, t) && e->depth && e->ips[0] == ip0 &&
+		  e->sp0 == sp0 && e->bp0 == bp0;
+
+	e->ip0 = ip0;
+	e->sp0 = sp0;
+	e->bp0 = bp0;
+	e->flags = ok ? 0 : STACK_NOCACHE;
 	e->hash = hash_stack((void *const *)e->ips, (int)e->depth);
+	return e;
+}
+
+static struct stack_entry *stack_traced(struct stack_entry *e)
+{
+	walk_trace(e);
+	e->hash = hash_stack((void *const *)e->ips, (int)e->depth);
+	return e;
+}
+
+/* Whether the key missed in set before; if not, kept as missed. */
+static bool missed_before(struct stack_set *set, uintptr_t ip0, uintptr_t sp0,
+			  uintptr_t bp0)
+{
+	struct stack_key *k;
+
+	for (int i = 0; i < 2; i++) {
+		k = &set->missed[i];
+		if (k->ip0 == ip0 && k->sp0 == sp0 && k->bp0 == bp0)
+			return true;
+	}
+	k = &set->missed[set->next_missed++ & 1];
+	k->ip0 = ip0;
+	k->sp0 = sp0;
+	k->bp0 = bp0;
+	return false;
+}
+
+/*
+ * The stack of the program's call into the agent, trace_alloc's frame
+ * pointer being fp0 (the agent keeps frame pointers: its frames are
+ * followed up to the first whose return address is the program's, and
+ * that frame holds the program's RBP). Returns its entry in the thread's
+ * cache, or scratch filled.
+ */
+INLINE const struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
+					      struct stack_entry *scratch)
+{
+	uintptr_t fp1 = agent_frame(fp0);
+	uintptr_t ip0 = ((const uintptr_t *)fp1)[1], sp0 = fp1 + 16;
+	uintptr_t bp0 = ((const uintptr_t *)fp1)[0];
+	struct stack_set *set;
+	struct stack_entry *empty = NULL;
+	bool nocache = false;
+	size_t i;
+
+	if (unlikely(!t->cache)) {
+		if (full_walks)
+			walk_unw(scratch);
+		else
+			walk_trace(scratch);
+		scratch->hash = hash_stack((void *const *)scratch->ips,
+					   (int)scratch->depth);
+		return scratch;
+	}
+	i = (size_t)(((ip0 ^ (sp0 << 7) ^ (bp0 << 17)) *
+		      0x9e3779b97f4a7c15u) >> (64 - STACK_SET_BITS));
+	set = &t->cache[i];
+	for (int w = 0; w < STACK_WAYS; w++) {
+		struct stack_entry *e = &set->way[w];
+
+		if (e->ip0 == ip0 && e->sp0 == sp0 && e->bp0 == bp0) {
+			if (e->flags & STACK_NOCACHE)
+				nocache = true;
+			else if (likely(stack_same(e)))
+				return e;
+		} else if (!e->ip0 && !empty) {
+			empty = e;
+		}
+	}
+	if (nocache || !missed_before(set, ip0, sp0, bp0))
+		return stack_traced(scratch);
+	if (empty) {
+		set->misses = 0;
+		return stack_fill(empty, t, ip0, sp0, bp0);
+	}
+	if (++set->misses < STACK_REFILL)
+		return stack_traced(scratch);
+	set->misses = 0;
+	return stack_fill(&set->way[set->victim++ % STACK_WAYS], t, ip0, sp0,
+			  bp0);
 }
