@@ -4,31 +4,49 @@
  *
  * libunwind is dlopen'ed local to the agent: the program's own unwinder
  * symbols (_Unwind_*, which libunwind.so.8 also exports) stay the ones it
- * linked with. Each walk is libunwind's own fast trace (unw_backtrace; on
- * x86-64 a per-thread table of each return address's rule: CFA = RSP or
- * RBP + offset, the return address at CFA - 8, RBP saved at CFA +
- * offset, or a signal frame's saved context). A frame it has never seen
- * is stepped once with the full unwinder (its unwind info found through
- * dl_iterate_phdr, under the loader's lock) and its rule kept; a frame of
- * any other shape makes it start again with the full walk. So a walk of
- * frames seen before is a few loads a frame, with no lock and no unwind
- * info parsed: 3-4 times cheaper than the full walk (unw_step frame by
- * frame, which looks each frame's unwind info up again unless it is in
- * libunwind's small cache of register states), whose lock the program's
- * threads contended for.
+ * linked with. Three walks, cheapest first:
  *
- * There is no cache of whole stacks. The one before (keyed by the entry
- * point's return address and stack pointer, verified by the return
- * addresses still being in their slots) was wrong for frames whose CFA is
- * RBP's (alloca, variable-length arrays, realigned frames): the same
- * stack pointer and the same return addresses in the cached slots (a
- * stale one left by an earlier call) do not prove the frame pointers the
- * same, and it gave another stack's frames (tests/cli/mem_unwind.sh).
+ * 1. A hit in the thread's cache of whole stacks (unwind_stack), keyed by
+ *    the unwinder's state at the program's first frame: where the entry
+ *    point returns to, the stack pointer there and the program's RBP (which
+ *    the agent's outermost frame saved). From one state, the full walk
+ *    reads the same words and so finds the same frames: each frame's rule
+ *    depends on its address alone, and the words it reads are the return
+ *    address at CFA - 8, RBP where the frame saved it, and for a realigned
+ *    frame (gcc's DRAP) the CFA kept just below RBP. The fill keeps where
+ *    each of those was (walk_unw_cached: unw_get_save_loc for RBP; the
+ *    words of the 8 below RBP that hold the CFA) and a hit reads them all
+ *    again. The key alone does not do: the same stack pointer and the same
+ *    return addresses in their slots, one of them a stale copy, with other
+ *    frame pointers below an alloca'd frame, are another stack (the cache
+ *    before this one gave such stacks; tests/cli/mem_unwind.sh has the
+ *    case). Not cached: stacks through a signal frame, with a word outside
+ *    the thread's stack above the walk's own frame (a coroutine's stack
+ *    may be gone by the next call), with RBP kept in another register.
+ *    Assumed: a CFA rule at a call site reads RSP or RBP (and, realigned,
+ *    that word), as gcc and clang write them; hand-written unwind info
+ *    that defines the CFA from another register is not checked.
+ * 2. libunwind's own fast trace (unw_backtrace; on x86-64 a per-thread
+ *    table of each return address's rule: CFA = RSP or RBP + offset, the
+ *    return address at CFA - 8, RBP saved at CFA + offset, or a signal
+ *    frame's saved context; a frame never seen is stepped once by the full
+ *    unwinder and its rule kept; a frame of any other shape makes it start
+ *    again with the full walk): a few loads a frame, no lock, but it gives
+ *    no slots, so its stacks are not cached. Taken on a key's first miss
+ *    (a key that never comes back, as when RBP holds data, costs no full
+ *    walk), for keys whose stack cannot be cached, and when the set is
+ *    full.
+ * 3. The full walk (unw_step frame by frame, each frame's unwind info
+ *    found through dl_iterate_phdr, under the loader's lock, unless in
+ *    libunwind's small cache of register states: the lock the program's
+ *    threads contended for when every miss took it): fills a way on the
+ *    key's second miss, and a full set's way in turn every STACK_REFILL
+ *    misses.
  *
- * YARDSTICK_HEAP_UNWIND=full (heap_header.full_walks) makes every walk a
- * full one: the reference the trace is tested against (mem_unwind.sh: the
- * same stacks, the agent's leading frames left out and the cut at
- * max_depth alike).
+ * All three give the same frames, the agent's leading frames left out and
+ * the stack cut at max_depth: tests/cli/mem_unwind.sh compares them with
+ * YARDSTICK_HEAP_UNWIND=full (heap_header.full_walks), which makes every
+ * walk a full one.
  */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
