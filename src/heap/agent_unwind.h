@@ -94,6 +94,21 @@ struct stack_key {
 	uintptr_t ip0, sp0, bp0;
 };
 
+/*
+ * What is known of a first frame's rule, by its return address: whether
+ * its CFA does not depend on RBP (probe_rbp) and whether it saves its
+ * caller's RBP. Both: the program's RBP at the call is none of the
+ * stack's business, and is left out of the key (a function that uses
+ * RBP for data would otherwise never hit).
+ */
+#define PROBE_BITS 10
+enum { PROBE_UNKNOWN = 0, PROBE_NEEDS_BP = 1, PROBE_NO_BP = 2 };
+
+struct probe_entry {
+	uintptr_t ip;
+	uint32_t state;
+};
+
 struct stack_set {
 	struct stack_entry way[STACK_WAYS];
 	/* the last keys that missed: a key is filled on its second miss,
@@ -241,7 +256,8 @@ static struct stack_set *stack_cache_new(void)
 
 	if (full_walks || !unw_saveloc || !unw_issig)
 		return NULL;
-	p = mmap(NULL, sizeof(struct stack_set) << STACK_SET_BITS,
+	p = mmap(NULL, (sizeof(struct stack_set) << STACK_SET_BITS) +
+			       (sizeof(struct probe_entry) << PROBE_BITS),
 		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
@@ -297,6 +313,57 @@ static bool stack_step_checks(struct stack_entry *e, const struct tstate *t,
 	return true;
 }
 
+static struct probe_entry *probe_of(const struct tstate *t, uintptr_t ip)
+{
+	struct probe_entry *tab =
+		(struct probe_entry *)(t->cache + (1u << STACK_SET_BITS));
+
+	return &tab[(ip * 0x9e3779b97f4a7c15u) >> (64 - PROBE_BITS)];
+}
+
+/*
+ * Whether the CFA of the frame returning to ip0 (its stack pointer sp0,
+ * the other registers regs as the walk found them) is cfa whatever RBP
+ * holds: one step of libunwind from that frame with RBP pointing into a
+ * scratch buffer of ours, twice, the buffer filled with two stack
+ * addresses above the CFA (what a rule that reads memory through RBP
+ * finds), must give cfa both times. A rule through RSP gives it; one
+ * through RBP, read through it or of any other shape cannot give it
+ * twice. Every read of the step is of our buffer or of the stack.
+ */
+#define PROBE_WORDS 64
+
+static bool probe_rbp(const struct tstate *t, uintptr_t ip0, uintptr_t sp0,
+		      uintptr_t cfa, const unw_word_t *regs)
+{
+	static const int regno[] = { REG_RBX, REG_R12, REG_R13, REG_R14,
+				     REG_R15 };
+	uintptr_t buf[PROBE_WORDS];
+
+	if (t->stack_hi < 512 || cfa > t->stack_hi - 512)
+		return false;
+	for (int k = 1; k <= 2; k++) {
+		uintptr_t v = cfa + 128 * (uintptr_t)k;
+		unw_context_t ctx;
+		unw_cursor_t c;
+		unw_word_t got;
+
+		for (int i = 0; i < PROBE_WORDS; i++)
+			buf[i] = v;
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.uc_mcontext.gregs[REG_RIP] = (greg_t)ip0;
+		ctx.uc_mcontext.gregs[REG_RSP] = (greg_t)sp0;
+		ctx.uc_mcontext.gregs[REG_RBP] =
+			(greg_t)(uintptr_t)&buf[PROBE_WORDS / 2 + k];
+		for (int i = 0; i < 5; i++)
+			ctx.uc_mcontext.gregs[regno[i]] = (greg_t)regs[i];
+		if (unw_init(&c, &ctx) || unw_stp(&c) <= 0 ||
+		    unw_reg(&c, UNW_REG_SP, &got) || got != cfa)
+			return false;
+	}
+	return true;
+}
+
 /*
  * A full walk into e, as walk_unw's, that also keeps what a hit must find
  * the same: the key (the program's first frame's stack and frame
@@ -310,7 +377,9 @@ static __attribute__((noinline)) bool walk_unw_cached(struct stack_entry *e,
 						       const struct tstate *t)
 {
 	uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
-	uintptr_t bp_loc = 0, bp = 0;
+	uintptr_t bp_loc = 0, bp = 0, bp_loc0 = 0, cfa0 = 0;
+	bool saves0 = false;
+	unw_word_t regs0[5] = { 0 };
 	unw_context_t ctx;
 	unw_cursor_t c;
 	bool ok = true, ours = true;
@@ -342,14 +411,26 @@ static __attribute__((noinline)) bool walk_unw_cached(struct stack_entry *e,
 			 * saved it */
 			unw_save_loc_t loc = { 0 };
 
+			static const unw_regnum_t rn[] = {
+				UNW_X86_64_RBX, UNW_X86_64_R12, UNW_X86_64_R13,
+				UNW_X86_64_R14, UNW_X86_64_R15
+			};
+
 			e->sp0 = sp;
 			e->bp0 = rbp;
 			if (unw_saveloc(&c, UNW_X86_64_RBP, &loc) ||
 			    loc.type != UNW_SLT_MEMORY)
 				ok = false;
-			bp_loc = loc.u.addr;
+			bp_loc = bp_loc0 = loc.u.addr;
+			for (int k = 0; k < 5; k++)
+				if (unw_reg(&c, rn[k], &regs0[k]))
+					ok = false;
 		} else if (ok) {
 			ok = stack_step_checks(e, t, lo, &c, bp, &bp_loc, sp);
+			if (e->depth == 1) {
+				cfa0 = sp;	/* the first frame's CFA */
+				saves0 = bp_loc != bp_loc0;
+			}
 		}
 		ours = false;
 		if (unw_issig(&c) != 0)
@@ -364,6 +445,20 @@ static __attribute__((noinline)) bool walk_unw_cached(struct stack_entry *e,
 	}
 	if (r < 0)
 		ok = false;
+	/* what the first frame's rule says of RBP, once per return address:
+	 * a frame that saves its caller's RBP, whose CFA is not RBP's */
+	if (ok && e->depth >= 2) {
+		struct probe_entry *pe = probe_of(t, e->ips[0]);
+
+		if (pe->ip != e->ips[0]) {
+			pe->ip = e->ips[0];
+			pe->state = saves0 &&
+					    probe_rbp(t, e->ips[0], e->sp0, cfa0,
+						      regs0)
+					    ? PROBE_NO_BP
+					    : PROBE_NEEDS_BP;
+		}
+	}
 	/* ended by the unwinder: at a frame without unwind info it looks at
 	 * the frame pointer's words (its guess), kept if in the stack */
 	if (r == 0 && ok && e->depth)
@@ -389,14 +484,15 @@ static inline bool stack_same(const struct stack_entry *e)
 /* A full walk into e, cached under the key if the stack may be. */
 static struct stack_entry *stack_fill(struct stack_entry *e,
 				      const struct tstate *t, uintptr_t ip0,
-				      uintptr_t sp0, uintptr_t bp0)
+				      uintptr_t sp0, uintptr_t bp0,
+				      uintptr_t kbp)
 {
 	bool ok = walk_unw_cached(e, t) && e->depth && e->ips[0] == ip0 &&
 		  e->sp0 == sp0 && e->bp0 == bp0;
 
 	e->ip0 = ip0;
 	e->sp0 = sp0;
-	e->bp0 = bp0;
+	e->bp0 = kbp;	/* the key's: 0 when RBP does not matter */
 	e->flags = ok ? 0 : STACK_NOCACHE;
 	e->hash = hash_stack((void *const *)e->ips, (int)e->depth);
 	return e;
@@ -439,7 +535,9 @@ INLINE const struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 {
 	uintptr_t fp1 = agent_frame(fp0);
 	uintptr_t ip0 = ((const uintptr_t *)fp1)[1], sp0 = fp1 + 16;
-	uintptr_t bp0 = ((const uintptr_t *)fp1)[0];
+	uintptr_t bp0 = ((const uintptr_t *)fp1)[0], kbp;
+	struct probe_entry *pe;
+	bool known;
 	struct stack_set *set;
 	struct stack_entry *empty = NULL;
 	bool nocache = false;
@@ -454,13 +552,18 @@ INLINE const struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 					   (int)scratch->depth);
 		return scratch;
 	}
-	i = (size_t)(((ip0 ^ (sp0 << 7) ^ (bp0 << 17)) *
+	/* RBP is in the key unless the first frame's rule has no use for it
+	 * (probe_rbp, learned by a fill) */
+	pe = probe_of(t, ip0);
+	known = pe->ip == ip0;
+	kbp = known && pe->state == PROBE_NO_BP ? 0 : bp0;
+	i = (size_t)(((ip0 ^ (sp0 << 7) ^ (kbp << 17)) *
 		      0x9e3779b97f4a7c15u) >> (64 - STACK_SET_BITS));
 	set = &t->cache[i];
 	for (int w = 0; w < STACK_WAYS; w++) {
 		struct stack_entry *e = &set->way[w];
 
-		if (e->ip0 == ip0 && e->sp0 == sp0 && e->bp0 == bp0) {
+		if (e->ip0 == ip0 && e->sp0 == sp0 && e->bp0 == kbp) {
 			if (e->flags & STACK_NOCACHE)
 				nocache = true;
 			else if (likely(stack_same(e)))
@@ -469,15 +572,17 @@ INLINE const struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 			empty = e;
 		}
 	}
-	if (nocache || !missed_before(set, ip0, sp0, bp0))
+	/* a first frame never filled is filled at once (an empty way, or in
+	 * turn), to learn its rule: the key may hold RBP's data until then */
+	if (nocache || (known && !missed_before(set, ip0, sp0, kbp)))
 		return stack_traced(scratch);
 	if (empty) {
 		set->misses = 0;
-		return stack_fill(empty, t, ip0, sp0, bp0);
+		return stack_fill(empty, t, ip0, sp0, bp0, kbp);
 	}
 	if (++set->misses < STACK_REFILL)
 		return stack_traced(scratch);
 	set->misses = 0;
 	return stack_fill(&set->way[set->victim++ % STACK_WAYS], t, ip0, sp0,
-			  bp0);
+			  bp0, kbp);
 }
