@@ -23,6 +23,12 @@
  *    case). Not cached: stacks through a signal frame, with a word outside
  *    the thread's stack above the walk's own frame (a coroutine's stack
  *    may be gone by the next call), with RBP kept in another register.
+ *    The program's RBP leaves the key when the first frame's rule has no
+ *    use for it (optimized code keeps data in RBP, which would never hit
+ *    again): when its CFA does not depend on RBP (probe_rbp: libunwind's
+ *    step from that frame with RBP pointed at a buffer of ours, twice,
+ *    gives the same CFA) and it saves its caller's RBP (which a hit then
+ *    checks), learned once per return address by the first fill.
  *    Assumed: a CFA rule at a call site reads RSP or RBP (and, realigned,
  *    that word), as gcc and clang write them; hand-written unwind info
  *    that defines the CFA from another register is not checked.
