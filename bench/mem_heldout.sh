@@ -11,6 +11,11 @@
 # as a multiple of native, yardstick's CPU over heaptrack's, and the most
 # bytes of records yardstick held at once (YARDSTICK_MEM_TIMING).
 #   bench/mem_heldout.sh [build] [ROUNDS] [SCALE]
+# MEM_BEFORE=DIR/yardstick (another build, its agent beside it) puts its
+# mem in the third column instead of the replay after the end: before
+# and after a change, in one run. MEM_SEEDS="S1 S2 ..." runs those seeds
+# instead of the list's; MEM_REAL="sqlite3,cc1 -O2" only those of the real
+# programs (default all; "" none).
 set -eu
 build=${1:-build}
 rounds=${2:-5}
@@ -28,15 +33,22 @@ python3 - "$ys" "$gen" "$src" "$dir" "$rounds" "$scale" <<'PY'
 import glob, os, random, re, statistics, subprocess, sys, time
 ys, gen, src, d, rounds, scale = sys.argv[1:5] + [int(sys.argv[5]), sys.argv[6]]
 seeds = re.findall(r"^seed (\d+)", open(f"{src}/bench/mem_heldout.txt").read(), re.M)
+seeds = os.environ.get("MEM_SEEDS", "").split() or seeds
+before = os.environ.get("MEM_BEFORE")
 sys.path.insert(0, f"{src}/bench")
 import mem_programs
 programs = {f"gen {s} x{scale}": [gen, s, scale, "/dev/null"] for s in seeds}
-programs.update(mem_programs.programs(src, d))
+real = mem_programs.programs(src, d)
+if "MEM_REAL" in os.environ:
+    keep = [n for n in os.environ["MEM_REAL"].split(",") if n]
+    real = {n: real[n] for n in keep}
+programs.update(real)
 def tools(w):
     m = [ys, "mem", "-q", "--no-store", "--json", f"{d}/m.json", "--"] + w
     return {"native": (w, {}), "mem": (m, {"YARDSTICK_MEM_TIMING": "1"}),
-            "mem after": (m, {"YARDSTICK_MEM_REPLAY": "after",
-                              "YARDSTICK_MEM_TIMING": "1"}),
+            "mem after": ([before] + m[1:], {"YARDSTICK_MEM_TIMING": "1"}) if before
+                         else (m, {"YARDSTICK_MEM_REPLAY": "after",
+                                   "YARDSTICK_MEM_TIMING": "1"}),
             # it hangs at times where it fails: a minute at most
             "heaptrack": (["timeout", "60", "heaptrack", "-o", f"{d}/ht"] + w, {})}
 def run(argv, env):
@@ -61,7 +73,7 @@ def fmt(v, base):
         return f"{'failed':>22s}"
     return f"{statistics.median(v) / base:6.2f}x ({min(v) / base:5.2f}-{max(v) / base:5.2f})"
 print(f"{rounds} interleaved rounds; whole processes; median (min-max) as a multiple of native's median")
-print(f"  {'program':16s} {'':4s} {'native':>8s}  {'mem':>22s}  {'mem, replay after':>22s}  "
+print(f"  {'program':16s} {'':4s} {'native':>8s}  {'mem':>22s}  {'mem before' if before else 'mem, replay after':>22s}  "
       f"{'heaptrack':>22s}  mem/heaptrack  held MiB (after)")
 for name, w in programs.items():
     ts = tools(w)

@@ -6,9 +6,10 @@
  * appends a record of it to the calling thread's slot of the segment
  * shared with yardstick (protocol.h). All analysis happens in yardstick.
  *
- * A traced call takes no lock and makes no system call: a time stamp, a
- * stack walk (libunwind's cached x86-64 trace, or the frame-pointer
- * chain), a look-up in a table of stacks already sent, and two to four
+ * A traced call takes no lock and makes no system call (but for
+ * libunwind's full walk, which fills the stack cache: the loader's lock):
+ * a time stamp, a stack walk (a stack cached per thread, else libunwind's
+ * x86-64 trace: agent_unwind.h; or the frame-pointer chain), a look-up in a table of stacks already sent, and two to four
  * words stored into the thread's slot. In sampled mode most calls are
  * not traced, only counted, on each entry point's fast path (fast_alloc,
  * fast_free). A full chunk of the slot (64 KiB of
@@ -148,7 +149,7 @@ struct tstate {
 	struct heap_slot *alloc_slot, *burst_slot;
 	uint64_t rng;
 	uintptr_t stack_lo, stack_hi;	/* frame-pointer walk bounds */
-	struct stack_entry *cache;	/* stacks walked (agent_unwind.h) */
+	struct stack_set *cache;	/* stacks walked (agent_unwind.h) */
 	struct py_line_entry *py_lines;	/* lines (agent_python.h) */
 	uint8_t busy, dead, rounds;
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */

@@ -4,20 +4,55 @@
  *
  * libunwind is dlopen'ed local to the agent: the program's own unwinder
  * symbols (_Unwind_*, which libunwind.so.8 also exports) stay the ones it
- * linked with. A walk through libunwind costs around a hundred
- * nanoseconds, more than the allocation it describes, so each thread keeps
- * the stacks it walked, keyed by where the entry point returns to and the
- * stack pointer there. A key alone does not prove the stack the same (two
- * callers of one function can leave their frames at the same depth), so a
- * hit is verified: every return address of the cached stack must still be
- * in the stack slot it was read from. Same starting point, same return
- * addresses in the same slots: the unwinder would find the same frames, for
- * the rules of each frame depend on its address alone. Stacks whose return
- * addresses were not in the slot below their caller's stack pointer (a
- * signal frame) are not cached, nor are those with a slot outside the
- * thread's stack above the walk's own frame (a coroutine's stack may be
- * gone by the next call): the slots of a cached stack are read on every
- * hit, and only memory that stays mapped may be.
+ * linked with. Three walks, cheapest first:
+ *
+ * 1. A hit in the thread's cache of whole stacks (unwind_stack), keyed by
+ *    the unwinder's state at the program's first frame: where the entry
+ *    point returns to, the stack pointer there and the program's RBP (which
+ *    the agent's outermost frame saved). From one state, the full walk
+ *    reads the same words and so finds the same frames: each frame's rule
+ *    depends on its address alone, and the words it reads are the return
+ *    address at CFA - 8, RBP where the frame saved it, and for a realigned
+ *    frame (gcc's DRAP) the CFA kept just below RBP. The fill keeps where
+ *    each of those was (walk_unw_cached: unw_get_save_loc for RBP; the
+ *    words of the 8 below RBP that hold the CFA) and a hit reads them all
+ *    again. The key alone does not do: the same stack pointer and the same
+ *    return addresses in their slots, one of them a stale copy, with other
+ *    frame pointers below an alloca'd frame, are another stack (the cache
+ *    before this one gave such stacks; tests/cli/mem_unwind.sh has the
+ *    case). Not cached: stacks through a signal frame, with a word outside
+ *    the thread's stack above the walk's own frame (a coroutine's stack
+ *    may be gone by the next call), with RBP kept in another register.
+ *    The program's RBP leaves the key when the first frame's rule has no
+ *    use for it (optimized code keeps data in RBP, which would never hit
+ *    again): when its CFA does not depend on RBP (probe_rbp: libunwind's
+ *    step from that frame with RBP pointed at a buffer of ours, twice,
+ *    gives the same CFA) and it saves its caller's RBP (which a hit then
+ *    checks), learned once per return address by the first fill.
+ *    Assumed: a CFA rule at a call site reads RSP or RBP (and, realigned,
+ *    that word), as gcc and clang write them; hand-written unwind info
+ *    that defines the CFA from another register is not checked.
+ * 2. libunwind's own fast trace (unw_backtrace; on x86-64 a per-thread
+ *    table of each return address's rule: CFA = RSP or RBP + offset, the
+ *    return address at CFA - 8, RBP saved at CFA + offset, or a signal
+ *    frame's saved context; a frame never seen is stepped once by the full
+ *    unwinder and its rule kept; a frame of any other shape makes it start
+ *    again with the full walk): a few loads a frame, no lock, but it gives
+ *    no slots, so its stacks are not cached. Taken on a key's first miss
+ *    (a key that never comes back, as when RBP holds data, costs no full
+ *    walk), for keys whose stack cannot be cached, and when the set is
+ *    full.
+ * 3. The full walk (unw_step frame by frame, each frame's unwind info
+ *    found through dl_iterate_phdr, under the loader's lock, unless in
+ *    libunwind's small cache of register states: the lock the program's
+ *    threads contended for when every miss took it): fills a way on the
+ *    key's second miss, and a full set's way in turn every STACK_REFILL
+ *    misses.
+ *
+ * All three give the same frames, the agent's leading frames left out and
+ * the stack cut at max_depth: tests/cli/mem_unwind.sh compares them with
+ * YARDSTICK_HEAP_UNWIND=full (heap_header.full_walks), which makes every
+ * walk a full one.
  */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -26,21 +61,73 @@ typedef int (*unw_getcontext_fn)(unw_context_t *);
 typedef int (*unw_init_local_fn)(unw_cursor_t *, unw_context_t *);
 typedef int (*unw_step_fn)(unw_cursor_t *);
 typedef int (*unw_get_reg_fn)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+typedef int (*unw_backtrace_fn)(void **, int);
+typedef int (*unw_save_loc_fn)(unw_cursor_t *, int, unw_save_loc_t *);
+typedef int (*unw_is_signal_fn)(unw_cursor_t *);
 
 static unw_getcontext_fn unw_getctx;
 static unw_init_local_fn unw_init;
 static unw_step_fn unw_stp;
 static unw_get_reg_fn unw_reg;
+static unw_backtrace_fn unw_trace;	/* NULL: full walks on a miss */
+static unw_save_loc_fn unw_saveloc;	/* NULL: no cache */
+static unw_is_signal_fn unw_issig;
 
-#define STACK_CACHE_BITS 9
+#define STACK_SET_BITS 8	/* 256 sets */
+#define STACK_WAYS 2		/* of 2 stacks: 1.6 MiB of address space a
+				 * thread, touched as it fills */
+#define STACK_REFILL 8		/* misses of a full set between fills */
+#define STACK_CHECKS (2 * HEAP_MAX_DEPTH)	/* words checked on a hit,
+						 * besides return addresses */
+#define STACK_NOCACHE 1		/* flags: the key's stack is not cacheable */
+#define DRAP_SCAN 8		/* words below a frame pointer looked at for
+				 * a CFA kept there (a realigned frame) */
 
 struct stack_entry {
-	uintptr_t ip0, sp0;	/* the key: the entry point's return */
+	/* the key: the entry point's return address, stack pointer and the
+	 * program's frame pointer there (ip0 0: an empty way) */
+	uintptr_t ip0, sp0, bp0;
 	uint64_t hash;
-	uint32_t depth;
+	uint32_t depth, flags, checks;
 	uintptr_t ips[HEAP_MAX_DEPTH];
 	uintptr_t slots[HEAP_MAX_DEPTH];	/* where each was read */
+	/* the other words the walk read (saved frame pointers, a realigned
+	 * frame's CFA), where and what */
+	uintptr_t check_at[STACK_CHECKS], check_val[STACK_CHECKS];
 };
+
+struct stack_key {
+	uintptr_t ip0, sp0, bp0;
+};
+
+/*
+ * What is known of a first frame's rule, by its return address: whether
+ * its CFA does not depend on RBP (probe_rbp) and whether it saves its
+ * caller's RBP. Both: the program's RBP at the call is none of the
+ * stack's business, and is left out of the key (a function that uses
+ * RBP for data would otherwise never hit).
+ */
+#define PROBE_BITS 10
+enum { PROBE_UNKNOWN = 0, PROBE_NEEDS_BP = 1, PROBE_NO_BP = 2 };
+
+struct probe_entry {
+	uintptr_t ip;
+	uint32_t state;
+};
+
+struct stack_set {
+	struct stack_entry way[STACK_WAYS];
+	/* the last keys that missed: a key is filled on its second miss,
+	 * so that keys that never come back (a frame pointer register
+	 * that holds data) cost the fast trace, not a full walk */
+	struct stack_key missed[2];
+	uint32_t misses;	/* since the last fill */
+	uint32_t victim;	/* the way the next refill takes */
+	uint32_t next_missed;
+};
+
+/* Every walk a full one (YARDSTICK_HEAP_UNWIND=full). */
+static bool full_walks;
 
 /*
  * libunwind blocks every signal around each search for a frame's unwind
@@ -86,10 +173,16 @@ static void load_libunwind(void)
 		unw_init = (unw_init_local_fn)dlsym(h, "_ULx86_64_init_local");
 		unw_stp = (unw_step_fn)dlsym(h, "_ULx86_64_step");
 		unw_reg = (unw_get_reg_fn)dlsym(h, "_ULx86_64_get_reg");
+		unw_trace = (unw_backtrace_fn)dlsym(h, "unw_backtrace");
+		unw_saveloc = (unw_save_loc_fn)dlsym(h, "_ULx86_64_get_save_loc");
+		unw_issig = (unw_is_signal_fn)dlsym(h,
+						    "_ULx86_64_is_signal_frame");
 		set_policy = (int (*)(unw_addr_space_t, unw_caching_policy_t))
 			dlsym(h, "_ULx86_64_set_caching_policy");
 		space = dlsym(h, "_ULx86_64_local_addr_space");
 	}
+	if (hdr->full_walks)
+		full_walks = true;
 	/* without a per-thread cache, signals stay blocked in walks */
 	if (set_policy && space && unw_stp &&
 	    set_policy(*space, UNW_CACHE_PER_THREAD) == 0)
@@ -100,61 +193,287 @@ static void load_libunwind(void)
 	}
 }
 
-/* The thread's cache, or NULL (then every walk is a full one). */
-static struct stack_entry *stack_cache_new(void)
-{
-	void *p = mmap(NULL, sizeof(struct stack_entry) << STACK_CACHE_BITS,
-		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 /*
  * A full walk from our caller's frame (trace_alloc's: noinline, so the
- * frames are trace_alloc, the entry point, then the program's) into e,
- * keeping the stack slot of each return address. Returns whether the
- * stack may be cached.
+ * frames are trace_alloc, the entry point, then the program's) into e.
  */
-static __attribute__((noinline)) bool walk_unw(struct stack_entry *e,
-						const struct tstate *t)
+static __attribute__((noinline)) void walk_unw(struct stack_entry *e)
 {
-	uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
 	unw_context_t ctx;
 	unw_cursor_t c;
-	bool cacheable = true, ours = true;
+	bool ours = true;
 
 	e->depth = 0;
 	tls.in_walk = 1;
 	if (unw_getctx(&ctx) || unw_init(&c, &ctx)) {
 		tls.in_walk = 0;
-		return false;
+		return;
 	}
 	/* frames: walk_unw, trace_alloc, the entry point (and its slow
 	 * path: in_agent), then the program's */
 	while (unw_stp(&c) > 0) {
-		unw_word_t ip, sp;
+		unw_word_t ip;
 
-		if (unw_reg(&c, UNW_REG_IP, &ip) ||
-		    unw_reg(&c, UNW_REG_SP, &sp) || !ip)
+		if (unw_reg(&c, UNW_REG_IP, &ip) || !ip)
 			break;
 		if (ours && in_agent(ip))
 			continue;
 		ours = false;
 		if (e->depth >= max_depth)
 			break;
-		e->ips[e->depth] = ip;
-		e->slots[e->depth] = sp - 8;
-		/* sp - 8 in [max(lo, stack_lo), stack_hi - 8], without
-		 * overflow, before it is read */
-		if (sp < 8 || sp - 8 < lo || sp - 8 < t->stack_lo ||
-		    t->stack_hi < 8 || sp - 8 > t->stack_hi - 8 ||
-		    *(const uintptr_t *)(sp - 8) != ip)
-			cacheable = false;
-		e->depth++;
+		e->ips[e->depth++] = ip;
 	}
 	tls.in_walk = 0;
-	return cacheable;
+}
+
+/*
+ * libunwind's fast trace from trace_alloc's frame into e (inline: every
+ * frame of ours costs the trace a step). The agent's
+ * leading frames are left out as walk_unw leaves them out, so the buffer has room for AGENT_FRAMES more than max_depth; when
+ * they took more than that, or there is no trace, a full walk instead.
+ */
+#define AGENT_FRAMES 16
+
+INLINE void walk_trace(struct stack_entry *e)
+{
+	void *buf[HEAP_MAX_DEPTH + AGENT_FRAMES];
+	int want = (int)max_depth + AGENT_FRAMES, n, i = 0;
+
+	e->depth = 0;
+	if (!unw_trace) {
+		walk_unw(e);
+		return;
+	}
+	tls.in_walk = 1;
+	n = unw_trace(buf, want);
+	tls.in_walk = 0;
+	while (i < n && in_agent((uintptr_t)buf[i]))
+		i++;
+	for (; i < n && e->depth < max_depth && buf[i]; i++)
+		e->ips[e->depth++] = (uintptr_t)buf[i];
+	if (n == want && i == n && e->depth < max_depth)
+		walk_unw(e);	/* cut short by our own frames */
+}
+
+/* The thread's cache, or NULL (then no walk is cached). */
+static struct stack_set *stack_cache_new(void)
+{
+	void *p;
+
+	if (full_walks || !unw_saveloc || !unw_issig)
+		return NULL;
+	p = mmap(NULL, (sizeof(struct stack_set) << STACK_SET_BITS) +
+			       (sizeof(struct probe_entry) << PROBE_BITS),
+		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The word at a may be read on every hit: in the thread's stack above
+ * lo (the walk's own frame), 8-aligned, without overflow. */
+static inline bool stack_word_ok(const struct tstate *t, uintptr_t lo,
+				 uintptr_t a)
+{
+	return !(a & 7) && a >= lo && a >= t->stack_lo && t->stack_hi >= 8 &&
+	       a <= t->stack_hi - 8;
+}
+
+static inline bool stack_check(struct stack_entry *e, const struct tstate *t,
+			       uintptr_t lo, uintptr_t a)
+{
+	if (!stack_word_ok(t, lo, a) || e->checks >= STACK_CHECKS)
+		return false;
+	e->check_at[e->checks] = a;
+	e->check_val[e->checks++] = *(const uintptr_t *)a;
+	return true;
+}
+
+/*
+ * After a step of the full walk from a frame whose RBP was bp to the one
+ * at c (its stack pointer sp, the CFA of the frame before): the words
+ * that step read besides the return address, into e's checks: where the
+ * new RBP was restored from, if not kept, and any word just below bp that
+ * holds the CFA (where a realigned frame keeps it: its CFA rule reads
+ * it). false if the step read what cannot be checked (RBP from another
+ * register, a slot outside the stack, too many).
+ */
+static bool stack_step_checks(struct stack_entry *e, const struct tstate *t,
+			      uintptr_t lo, unw_cursor_t *c, uintptr_t bp,
+			      uintptr_t *bp_loc, uintptr_t sp)
+{
+	unw_save_loc_t loc;
+
+	if (unw_saveloc(c, UNW_X86_64_RBP, &loc) || loc.type != UNW_SLT_MEMORY)
+		return false;
+	if (loc.u.addr != *bp_loc) {
+		*bp_loc = loc.u.addr;
+		if (!stack_check(e, t, lo, loc.u.addr))
+			return false;
+	}
+	for (int k = 1; k <= DRAP_SCAN; k++) {
+		uintptr_t a = bp - 8 * (uintptr_t)k;
+
+		if (bp >= 8 * (uintptr_t)k && stack_word_ok(t, lo, a) &&
+		    *(const uintptr_t *)a == sp && !stack_check(e, t, lo, a))
+			return false;
+	}
+	return true;
+}
+
+static struct probe_entry *probe_of(const struct tstate *t, uintptr_t ip)
+{
+	struct probe_entry *tab =
+		(struct probe_entry *)(t->cache + (1u << STACK_SET_BITS));
+
+	return &tab[(ip * 0x9e3779b97f4a7c15u) >> (64 - PROBE_BITS)];
+}
+
+/*
+ * Whether the CFA of the frame returning to ip0 (its stack pointer sp0,
+ * the other registers regs as the walk found them) is cfa whatever RBP
+ * holds: one step of libunwind from that frame with RBP pointing into a
+ * scratch buffer of ours, twice, the buffer filled with two stack
+ * addresses above the CFA (what a rule that reads memory through RBP
+ * finds), must give cfa both times. A rule through RSP gives it; one
+ * through RBP, read through it or of any other shape cannot give it
+ * twice. Every read of the step is of our buffer or of the stack.
+ */
+#define PROBE_WORDS 64
+
+static bool probe_rbp(const struct tstate *t, uintptr_t ip0, uintptr_t sp0,
+		      uintptr_t cfa, const unw_word_t *regs)
+{
+	static const int regno[] = { REG_RBX, REG_R12, REG_R13, REG_R14,
+				     REG_R15 };
+	uintptr_t buf[PROBE_WORDS];
+
+	if (t->stack_hi < 512 || cfa > t->stack_hi - 512)
+		return false;
+	for (int k = 1; k <= 2; k++) {
+		uintptr_t v = cfa + 128 * (uintptr_t)k;
+		unw_context_t ctx;
+		unw_cursor_t c;
+		unw_word_t got;
+
+		for (int i = 0; i < PROBE_WORDS; i++)
+			buf[i] = v;
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.uc_mcontext.gregs[REG_RIP] = (greg_t)ip0;
+		ctx.uc_mcontext.gregs[REG_RSP] = (greg_t)sp0;
+		ctx.uc_mcontext.gregs[REG_RBP] =
+			(greg_t)(uintptr_t)&buf[PROBE_WORDS / 2 + k];
+		for (int i = 0; i < 5; i++)
+			ctx.uc_mcontext.gregs[regno[i]] = (greg_t)regs[i];
+		if (unw_init(&c, &ctx) || unw_stp(&c) <= 0 ||
+		    unw_reg(&c, UNW_REG_SP, &got) || got != cfa)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A full walk into e, as walk_unw's, that also keeps what a hit must find
+ * the same: the key (the program's first frame's stack and frame
+ * pointers), the slot of each return address and the other words each
+ * step read (stack_step_checks). Returns whether the stack may be cached:
+ * every frame a call's (no signal frame), every word read in the thread's
+ * stack above our frame, the walk ended by the cut or by the unwinder's
+ * own end (not by a read of 0 or an error).
+ */
+static __attribute__((noinline)) bool walk_unw_cached(struct stack_entry *e,
+						       const struct tstate *t)
+{
+	uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t bp_loc = 0, bp = 0, bp_loc0 = 0, cfa0 = 0;
+	bool saves0 = false;
+	unw_word_t regs0[5] = { 0 };
+	unw_context_t ctx;
+	unw_cursor_t c;
+	bool ok = true, ours = true;
+	int r;
+
+	e->depth = 0;
+	e->checks = 0;
+	tls.in_walk = 1;
+	if (unw_getctx(&ctx) || unw_init(&c, &ctx)) {
+		tls.in_walk = 0;
+		return false;
+	}
+	while ((r = unw_stp(&c)) > 0) {
+		unw_word_t ip, sp, rbp;
+
+		if (unw_reg(&c, UNW_REG_IP, &ip) ||
+		    unw_reg(&c, UNW_REG_SP, &sp) ||
+		    unw_reg(&c, UNW_X86_64_RBP, &rbp) || !ip) {
+			ok = false;
+			break;
+		}
+		if (ours && in_agent(ip))
+			continue;
+		if (e->depth >= max_depth)
+			break;
+		if (ours) {
+			/* the program's first frame: its stack pointer and
+			 * RBP are the key's, its RBP where the agent's frame
+			 * saved it */
+			unw_save_loc_t loc = { 0 };
+
+			static const unw_regnum_t rn[] = {
+				UNW_X86_64_RBX, UNW_X86_64_R12, UNW_X86_64_R13,
+				UNW_X86_64_R14, UNW_X86_64_R15
+			};
+
+			e->sp0 = sp;
+			e->bp0 = rbp;
+			if (unw_saveloc(&c, UNW_X86_64_RBP, &loc) ||
+			    loc.type != UNW_SLT_MEMORY)
+				ok = false;
+			bp_loc = bp_loc0 = loc.u.addr;
+			for (int k = 0; k < 5; k++)
+				if (unw_reg(&c, rn[k], &regs0[k]))
+					ok = false;
+		} else if (ok) {
+			ok = stack_step_checks(e, t, lo, &c, bp, &bp_loc, sp);
+			if (e->depth == 1) {
+				cfa0 = sp;	/* the first frame's CFA */
+				saves0 = bp_loc != bp_loc0;
+			}
+		}
+		ours = false;
+		if (unw_issig(&c) != 0)
+			ok = false;
+		e->ips[e->depth] = ip;
+		e->slots[e->depth] = sp - 8;
+		if (sp < 8 || !stack_word_ok(t, lo, sp - 8) ||
+		    *(const uintptr_t *)(sp - 8) != ip)
+			ok = false;
+		e->depth++;
+		bp = rbp;
+	}
+	if (r < 0)
+		ok = false;
+	/* what the first frame's rule says of RBP, once per return address:
+	 * a frame that saves its caller's RBP, whose CFA is not RBP's */
+	if (ok && e->depth >= 2) {
+		struct probe_entry *pe = probe_of(t, e->ips[0]);
+
+		if (pe->ip != e->ips[0]) {
+			pe->ip = e->ips[0];
+			pe->state = saves0 &&
+					    probe_rbp(t, e->ips[0], e->sp0, cfa0,
+						      regs0)
+					    ? PROBE_NO_BP
+					    : PROBE_NEEDS_BP;
+		}
+	}
+	/* ended by the unwinder: at a frame without unwind info it looks at
+	 * the frame pointer's words (its guess), kept if in the stack */
+	if (r == 0 && ok && e->depth)
+		for (int k = 0; k < 2; k++)
+			if (stack_word_ok(t, lo, bp + 8 * (uintptr_t)k) &&
+			    !stack_check(e, t, lo, bp + 8 * (uintptr_t)k))
+				ok = false;
+	tls.in_walk = 0;
+	return ok;
 }
 
 static inline bool stack_same(const struct stack_entry *e)
@@ -162,42 +481,114 @@ static inline bool stack_same(const struct stack_entry *e)
 	for (uint32_t i = 1; i < e->depth; i++)
 		if (*(const uintptr_t *)e->slots[i] != e->ips[i])
 			return false;
+	for (uint32_t i = 0; i < e->checks; i++)
+		if (*(const uintptr_t *)e->check_at[i] != e->check_val[i])
+			return false;
 	return true;
+}
+
+/* A full walk into e, cached under the key if the stack may be. */
+static struct stack_entry *stack_fill(struct stack_entry *e,
+				      const struct tstate *t, uintptr_t ip0,
+				      uintptr_t sp0, uintptr_t bp0,
+				      uintptr_t kbp)
+{
+	bool ok = walk_unw_cached(e, t) && e->depth && e->ips[0] == ip0 &&
+		  e->sp0 == sp0 && e->bp0 == bp0;
+
+	e->ip0 = ip0;
+	e->sp0 = sp0;
+	e->bp0 = kbp;	/* the key's: 0 when RBP does not matter */
+	e->flags = ok ? 0 : STACK_NOCACHE;
+	e->hash = hash_stack((void *const *)e->ips, (int)e->depth);
+	return e;
+}
+
+static struct stack_entry *stack_traced(struct stack_entry *e)
+{
+	walk_trace(e);
+	e->hash = hash_stack((void *const *)e->ips, (int)e->depth);
+	return e;
+}
+
+/* Whether the key missed in set before; if not, kept as missed. */
+static bool missed_before(struct stack_set *set, uintptr_t ip0, uintptr_t sp0,
+			  uintptr_t bp0)
+{
+	struct stack_key *k;
+
+	for (int i = 0; i < 2; i++) {
+		k = &set->missed[i];
+		if (k->ip0 == ip0 && k->sp0 == sp0 && k->bp0 == bp0)
+			return true;
+	}
+	k = &set->missed[set->next_missed++ & 1];
+	k->ip0 = ip0;
+	k->sp0 = sp0;
+	k->bp0 = bp0;
+	return false;
 }
 
 /*
  * The stack of the program's call into the agent, trace_alloc's frame
  * pointer being fp0 (the agent keeps frame pointers: its frames are
- * followed up to the first whose return address is the program's).
- * Returns its entry, or scratch filled when the thread has no cache.
+ * followed up to the first whose return address is the program's, and
+ * that frame holds the program's RBP). Returns its entry in the thread's
+ * cache, or scratch filled.
  */
-static const struct stack_entry *unwind_stack(struct tstate *t,
-					      uintptr_t fp0,
+INLINE const struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 					      struct stack_entry *scratch)
 {
 	uintptr_t fp1 = agent_frame(fp0);
 	uintptr_t ip0 = ((const uintptr_t *)fp1)[1], sp0 = fp1 + 16;
-	struct stack_entry *e;
+	uintptr_t bp0 = ((const uintptr_t *)fp1)[0], kbp;
+	struct probe_entry *pe;
+	bool known;
+	struct stack_set *set;
+	struct stack_entry *empty = NULL;
+	bool nocache = false;
 	size_t i;
 
 	if (unlikely(!t->cache)) {
-		walk_unw(scratch, t);
+		if (full_walks)
+			walk_unw(scratch);
+		else
+			walk_trace(scratch);
 		scratch->hash = hash_stack((void *const *)scratch->ips,
 					   (int)scratch->depth);
 		return scratch;
 	}
-	i = (size_t)(((ip0 ^ (sp0 << 7)) * 0x9e3779b97f4a7c15u) >>
-		     (64 - STACK_CACHE_BITS));
-	e = &t->cache[i];
-	if (likely(e->ip0 == ip0 && e->sp0 == sp0 && stack_same(e)))
-		return e;
-	if (!walk_unw(e, t) || !e->depth || e->ips[0] != ip0) {
-		e->ip0 = 0;	/* not cacheable: keep it out */
-		e->hash = hash_stack((void *const *)e->ips, (int)e->depth);
-		return e;
+	/* RBP is in the key unless the first frame's rule has no use for it
+	 * (probe_rbp, learned by a fill) */
+	pe = probe_of(t, ip0);
+	known = pe->ip == ip0;
+	kbp = known && pe->state == PROBE_NO_BP ? 0 : bp0;
+	i = (size_t)(((ip0 ^ (sp0 << 7) ^ (kbp << 17)) *
+		      0x9e3779b97f4a7c15u) >> (64 - STACK_SET_BITS));
+	set = &t->cache[i];
+	for (int w = 0; w < STACK_WAYS; w++) {
+		struct stack_entry *e = &set->way[w];
+
+		if (e->ip0 == ip0 && e->sp0 == sp0 && e->bp0 == kbp) {
+			if (e->flags & STACK_NOCACHE)
+				nocache = true;
+			else if (likely(stack_same(e)))
+				return e;
+		} else if (!e->ip0 && !empty) {
+			empty = e;
+		}
 	}
-	e->ip0 = ip0;
-	e->sp0 = sp0;
-	e->hash = hash_stack((void *const *)e->ips, (int)e->depth);
-	return e;
+	/* a first frame never filled is filled at once (an empty way, or in
+	 * turn), to learn its rule: the key may hold RBP's data until then */
+	if (nocache || (known && !missed_before(set, ip0, sp0, kbp)))
+		return stack_traced(scratch);
+	if (empty) {
+		set->misses = 0;
+		return stack_fill(empty, t, ip0, sp0, bp0, kbp);
+	}
+	if (++set->misses < STACK_REFILL)
+		return stack_traced(scratch);
+	set->misses = 0;
+	return stack_fill(&set->way[set->victim++ % STACK_WAYS], t, ip0, sp0,
+			  bp0, kbp);
 }

@@ -112,13 +112,35 @@ static bool ring_buffers(uint32_t *n, struct error *e)
 	return true;
 }
 
+/*
+ * YARDSTICK_HEAP_UNWIND=full: every libunwind walk of the agent's a full
+ * one (agent_unwind.h), the reference its cache and fast trace are tested
+ * against. Unset: the cheapest walk that gives the same frames.
+ */
+static bool unwind_full(bool *full, struct error *e)
+{
+	const char *v = getenv("YARDSTICK_HEAP_UNWIND");
+
+	*full = false;
+	if (!v || !*v)
+		return true;
+	if (strcmp(v, "full")) {
+		error_set(e, "YARDSTICK_HEAP_UNWIND: expected 'full', got '%s'",
+			  v);
+		return false;
+	}
+	*full = true;
+	return true;
+}
+
 static struct heap_header *make_segment(const struct heap_opts *o, int *fd,
 					struct error *e)
 {
 	struct heap_header *h;
 	uint32_t ring;
+	bool full;
 
-	if (!ring_buffers(&ring, e))
+	if (!ring_buffers(&ring, e) || !unwind_full(&full, e))
 		return NULL;
 
 	*fd = memfd_create("yardstick-heap", MFD_CLOEXEC);
@@ -141,6 +163,7 @@ static struct heap_header *make_segment(const struct heap_opts *o, int *fd,
 	h->unwind = o->unwind;
 	h->max_depth = o->max_depth;
 	h->ring = ring;
+	h->full_walks = full;
 	h->python = o->python;
 	return h;
 }

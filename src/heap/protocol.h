@@ -384,7 +384,10 @@ struct heap_header {
 	uint32_t stopped;	/* 1: sending stopped early: the socket was
 				 * closed or is no longer ours (counting
 				 * went on) */
-	uint32_t pad1;
+	uint32_t full_walks;	/* set by yardstick: 1, every libunwind walk
+				 * a full one, no cache, no fast trace
+				 * (YARDSTICK_HEAP_UNWIND=full, the
+				 * reference for tests) */
 	uint64_t handed;	/* chunks handed over by all slots, ever
 				 * (atomic): a change tells yardstick to
 				 * look at the slots */
