@@ -343,6 +343,14 @@ static void analytic_cis(const double *sorted, size_t n, struct summary *out)
 void stats_summarize(const double *values, size_t n, struct rng *r,
 		     size_t resamples, struct summary *out)
 {
+	stats_summarize_budget(values, n, r, resamples, STATS_BOOTSTRAP_BUDGET,
+			       out);
+}
+
+void stats_summarize_budget(const double *values, size_t n, struct rng *r,
+			    size_t resamples, size_t max_draws,
+			    struct summary *out)
+{
 	double *sorted;
 
 	memset(out, 0, sizeof(*out));
@@ -353,7 +361,7 @@ void stats_summarize(const double *values, size_t n, struct rng *r,
 	if (resamples == 0) {
 		out->mean_ci[0] = out->mean_ci[1] = out->mean;
 		out->median_ci[0] = out->median_ci[1] = out->median;
-	} else if (n * resamples > STATS_BOOTSTRAP_BUDGET) {
+	} else if (n > max_draws / resamples) {
 		analytic_cis(sorted, n, out);
 	} else {
 		/* Cannot fail: n and resamples are > 0. */
