@@ -609,10 +609,13 @@ static void closed(struct worker *w, struct conn *c, int64_t now)
 static void do_read(struct worker *w, struct conn *c)
 {
 	for (int reads = 0; reads < READS_PER_EVENT; reads++) {
-		/* With nothing kept, into the worker's scratch: a body is
-		 * read LOAD_SCRATCH bytes, or a whole TLS record, a call
-		 * (a connection's buffer is READ_BUF: 100,000 of them) */
-		bool scratch = !c->used;
+		/* Plain http with nothing kept: into the worker's scratch,
+		 * a body LOAD_SCRATCH bytes a recv() (a connection's buffer
+		 * is READ_BUF: 100,000 of them). Not TLS: OpenSSL reads
+		 * ahead already, and 16 KiB records copied out whole cost
+		 * 1-2% more CPU a 100 KB response than 8 KiB at a time
+		 * (bench/RESULTS.md) */
+		bool scratch = !c->used && !c->tls;
 		char *dst = scratch ? w->scratch : c->buf + c->used;
 		size_t room = scratch ? LOAD_SCRATCH : c->cap - c->used;
 		ssize_t n = io_read(c, dst, room);

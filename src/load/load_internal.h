@@ -124,8 +124,9 @@ struct worker {
 	struct conn **ready;	/* closed model: idle, to send after the
 				 * batch of events (conn_flush) */
 	size_t nready;
-	char *scratch;		/* LOAD_SCRATCH bytes: reads of a connection
-				 * that keeps nothing in its buffer */
+	char *scratch;		/* LOAD_SCRATCH bytes: reads of a plain
+				 * http connection that keeps nothing in
+				 * its buffer */
 	struct conn **again;	/* reading, with bytes inside TLS that epoll
 				 * cannot see: read at the next turn
 				 * (conn_again); 2 * nconns long */
@@ -134,9 +135,8 @@ struct worker {
 	pthread_t thread;
 };
 
-/* A worker's read buffer: 64 KiB, a read() of a 100 KB body in two
- * (the connections' own 8 KiB buffers took thirteen), and TLS records
- * (16 KiB at most) whole. */
+/* A worker's read buffer for plain http: 64 KiB, a 100 KB body in two
+ * recv() (the connections' own 8 KiB buffers took thirteen). */
 #define LOAD_SCRATCH 65536
 
 /* Note that something must happen at t. */
