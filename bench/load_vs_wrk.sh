@@ -15,8 +15,11 @@
 # requests/s, p50, p99 and the client's CPU time per request (user +
 # system, of the tool's process) of each round; the medians, and the
 # minimum of CPU per request; the ratios yardstick / wrk of requests/s and
-# of CPU per request, median, minimum and maximum over the rounds.
-#   [SCHEME=https] [SIZES="1024 102400"] [KEEPALIVE=N] \
+# of CPU per request, median, minimum and maximum over the rounds. With
+# BASE=DIR, the yardstick of that build directory too (another commit's,
+# e.g. main's: git archive main | tar -x -C DIR, then build it there) as
+# a third tool "base" in every round, the order of the three rotating.
+#   [SCHEME=https] [SIZES="1024 102400"] [KEEPALIVE=N] [BASE=DIR] \
 #   bench/load_vs_wrk.sh [build] [ROUNDS] [DURATION] [THREADS] [CONNECTIONS]
 set -eu
 build=${1:-build}
@@ -27,6 +30,10 @@ conns=${5:-32}
 scheme=${SCHEME:-http}
 sizes=${SIZES:-}
 keepalive=${KEEPALIVE:-1000000000}
+base=${BASE:-}
+if [ -n "$base" ] && [ ! -x "$base/yardstick" ]; then
+	echo "BASE: no $base/yardstick" >&2; exit 2
+fi
 case $scheme in http|https) ;; *) echo "SCHEME '$scheme': http or https" >&2; exit 2;; esac
 here=$(dirname "$0")
 "$here/../scripts/deps.sh" bench
@@ -96,10 +103,10 @@ for _ in range(100):
         time.sleep(0.05)
 sys.exit("nginx did not start")
 PY
-python3 - "$ys" "$scheme://127.0.0.1:$port/" "$dir" "$rounds" "$duration" "$threads" "$conns" "$cli" "$keepalive" $sizes <<'PY'
+python3 - "$ys" "$scheme://127.0.0.1:$port/" "$dir" "$rounds" "$duration" "$threads" "$conns" "$cli" "$keepalive" "${base:+$base/yardstick}" $sizes <<'PY'
 import json, re, resource, statistics, subprocess, sys
-ys, base, d, rounds, dur, thr, con, cli, keepalive = sys.argv[1:10]
-sizes = sys.argv[10:] or [""]
+ys, base, d, rounds, dur, thr, con, cli, keepalive, other = sys.argv[1:11]
+sizes = sys.argv[11:] or [""]
 pin = cli.split()
 rounds = int(rounds)
 unit = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -120,7 +127,7 @@ def wrk(url):
            re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)}
     return rps, pct["50"], pct["99"], n
 
-def yardstick(url):
+def yardstick(url, ys=ys):
     subprocess.run(pin + [ys, "load", "-q", "--no-store"] + tls + ["--threads", thr, "--connections", con,
                     "--duration", f"{dur}s", "--json", f"{d}/y.json", url],
                    check=True, stdout=subprocess.DEVNULL)
@@ -130,22 +137,28 @@ def yardstick(url):
     return m["throughput"]["rate"], m["latency"]["median"], m["latency"]["p99"], m["errors"]["requests"]
 
 def ratios(what, x):
-    print(f"  {what} yardstick / wrk: median {statistics.median(x):.3f}x, min {min(x):.3f}x, "
+    print(f"  {what} / wrk: median {statistics.median(x):.3f}x, min {min(x):.3f}x, "
           f"max {max(x):.3f}x (rounds: {', '.join(f'{v:.3f}' for v in x)})")
 
+tools = ["wrk", "yardstick"] + (["base"] if other else [])
 print(f"{base}: nginx (1 worker, keepalive_requests {keepalive}), -t{thr} -c{con}, {dur} s each, "
-      f"{rounds} rounds alternating" + (f", clients on '{cli}'" if cli else ""))
+      f"{rounds} rounds alternating" + (f", clients on '{cli}'" if cli else "") +
+      (f"; base: {other}" if other else ""))
 for size in sizes:
     url = base + size
-    res = {"wrk": [], "yardstick": []}
+    res = {t: [] for t in tools}
     if size:
         print(f"{url}: a body of {size} bytes")
     print(f"  {'round':>5}  {'tool':10} {'requests/s':>12} {'p50':>10} {'p99':>10} {'CPU/request':>12}")
     for r in range(rounds):
-        order = ["wrk", "yardstick"] if r % 2 == 0 else ["yardstick", "wrk"]
+        if other:
+            order = tools[r % 3:] + tools[:r % 3]
+        else:
+            order = ["wrk", "yardstick"] if r % 2 == 0 else ["yardstick", "wrk"]
         for tool in order:
             c0 = cpu()
-            rps, p50, p99, n = wrk(url) if tool == "wrk" else yardstick(url)
+            rps, p50, p99, n = (wrk(url) if tool == "wrk" else
+                                yardstick(url, other) if tool == "base" else yardstick(url))
             per = (cpu() - c0) / n
             res[tool].append((rps, p50, p99, per))
             print(f"  {r + 1:>5}  {tool:10} {rps:12.0f} {p50 * 1e6:8.1f}us {p99 * 1e6:8.1f}us {per * 1e6:10.2f}us", flush=True)
@@ -154,6 +167,8 @@ for size in sizes:
         med = [statistics.median(x[i] for x in v) for i in range(4)]
         print(f"  {tool:10} {med[0]:12.0f} requests/s   p50 {med[1] * 1e6:7.1f} us   p99 {med[2] * 1e6:7.1f} us"
               f"   CPU {med[3] * 1e6:6.2f} us/request (min {min(x[3] for x in v) * 1e6:6.2f})")
-    ratios("requests/s", [y[0] / w[0] for y, w in zip(res["yardstick"], res["wrk"])])
-    ratios("CPU/request", [y[3] / w[3] for y, w in zip(res["yardstick"], res["wrk"])])
+    for t in tools[1:]:
+        name = "yardstick" if t == "yardstick" else "base"
+        ratios(f"requests/s {name}", [y[0] / w[0] for y, w in zip(res[t], res["wrk"])])
+        ratios(f"CPU/request {name}", [y[3] / w[3] for y, w in zip(res[t], res["wrk"])])
 PY

@@ -560,19 +560,33 @@ void conn_flush(struct worker *w)
 	w->nready = 0;
 }
 
-/* Parse what is in c's buffer; true when the connection goes on reading. */
-static bool parse(struct worker *w, struct conn *c, int64_t now)
+/*
+ * Parse buf[0..len): c's buffer (what it kept, and what was read after
+ * it), or the worker's scratch (read while c kept nothing). What the
+ * parser leaves (part of a head or of a chunk line, or bytes after the
+ * response) stays in c's buffer. True when the connection goes on
+ * reading.
+ */
+static bool parse(struct worker *w, struct conn *c, const char *buf,
+		  size_t len, int64_t now)
 {
 	struct error e;
-	long n = http_resp_feed(&c->resp, c->buf, c->used, &e);
+	long n = http_resp_feed(&c->resp, buf, len, &e);
+	size_t left;
 
 	if (n < 0) {
 		request_failed(w, c, LOAD_ERR_READ, 0, e.msg, now);
 		return false;
 	}
-	if (n > 0 && (size_t)n < c->used)
-		memmove(c->buf, c->buf + n, c->used - (size_t)n);
-	c->used -= (size_t)n;
+	left = len - (size_t)n;
+	if (buf != c->buf) {
+		if (left >= c->cap)
+			c->buf = xgrow(c->buf, &c->cap, left + 1, 1);
+		memcpy(c->buf, buf + n, left);
+	} else if (n > 0 && left) {
+		memmove(c->buf, c->buf + n, left);
+	}
+	c->used = left;
 	if (c->resp.state == HTTP_DONE) {
 		if (c->resp.status != 408 || !resend(w, c, now))
 			complete(w, c, now);
@@ -616,8 +630,16 @@ static void closed(struct worker *w, struct conn *c, int64_t now)
 static void do_read(struct worker *w, struct conn *c)
 {
 	for (int reads = 0; reads < READS_PER_EVENT; reads++) {
-		size_t room = c->cap - c->used;
-		ssize_t n = io_read(c, c->buf + c->used, room);
+		/* Plain http with nothing kept: into the worker's scratch,
+		 * a body LOAD_SCRATCH bytes a recv() (a connection's buffer
+		 * is READ_BUF: 100,000 of them). Not TLS: OpenSSL reads
+		 * ahead already, and 16 KiB records copied out whole cost
+		 * 1-2% more CPU a 100 KB response than 8 KiB at a time
+		 * (bench/RESULTS.md) */
+		bool scratch = !c->used && !c->tls;
+		char *dst = scratch ? w->scratch : c->buf + c->used;
+		size_t room = scratch ? LOAD_SCRATCH : c->cap - c->used;
+		ssize_t n = io_read(c, dst, room);
 		int64_t now = monoclock_ns();
 
 		if (n == IO_AGAIN)
@@ -633,8 +655,10 @@ static void do_read(struct worker *w, struct conn *c)
 		if (c->measured)
 			w->st.bytes_read += (uint64_t)n;
 		c->got += (uint64_t)n;
-		c->used += (size_t)n;
-		if (!parse(w, c, now))
+		if (!scratch)
+			c->used += (size_t)n;
+		if (!parse(w, c, scratch ? dst : c->buf,
+			   scratch ? (size_t)n : c->used, now))
 			return;
 		/* A short read emptied the socket; TLS may hold more. */
 		if ((size_t)n < room && !(c->tls && tls_pending(c->tls)))

@@ -424,6 +424,7 @@ static int workers_init(struct worker *ws, struct shared *sh,
 		/* Room for each connection twice: conn_again queues
 		 * them anew behind those it goes through. */
 		w->again = xcalloc(2 * w->nconns, sizeof(*w->again));
+		w->scratch = xmalloc(LOAD_SCRATCH);
 		for (size_t i = 0; i < w->nconns; i++)
 			conn_init(w, &w->conns[i], t + i * c->threads);
 	}
@@ -591,6 +592,7 @@ static void workers_free(struct worker *ws, unsigned n)
 		free(w->conns);
 		free(w->ready);
 		free(w->again);
+		free(w->scratch);
 		if (w->ep >= 0)
 			close(w->ep);
 		if (w->st.latency)

@@ -124,6 +124,9 @@ struct worker {
 	struct conn **ready;	/* closed model: idle, to send after the
 				 * batch of events (conn_flush) */
 	size_t nready;
+	char *scratch;		/* LOAD_SCRATCH bytes: reads of a plain
+				 * http connection that keeps nothing in
+				 * its buffer */
 	struct conn **again;	/* reading, with bytes inside TLS that epoll
 				 * cannot see: read at the next turn
 				 * (conn_again); 2 * nconns long */
@@ -131,6 +134,10 @@ struct worker {
 	struct load_stats st;	/* what it recorded */
 	pthread_t thread;
 };
+
+/* A worker's read buffer for plain http: 64 KiB, a 100 KB body in two
+ * recv() (the connections' own 8 KiB buffers took thirteen). */
+#define LOAD_SCRATCH 65536
 
 /* Note that something must happen at t. */
 static inline void timer_note(struct worker *w, int64_t t)

@@ -606,10 +606,26 @@ static bool listed(const char *const *names, const char *name)
 
 static void metric_summarize_hdr(struct metric *m, const struct hdr *h);
 
+/* The result's own setting bootstrap_max_draws (a whole number >= 1),
+ * else STATS_BOOTSTRAP_BUDGET: a reader summarizes the values again as
+ * the writer did. */
+static size_t max_draws(const struct result *r)
+{
+	for (size_t i = 0; i < r->nsettings; i++) {
+		const struct setting *s = &r->settings[i];
+
+		if (!s->str && !strcmp(s->key, "bootstrap_max_draws") &&
+		    s->num >= 1 && s->num < 1e18 && s->num == floor(s->num))
+			return (size_t)s->num;
+	}
+	return STATS_BOOTSTRAP_BUDGET;
+}
+
 void result_summarize_ci(struct result *r, unsigned long long seed,
 			 size_t resamples, const char *const *ci_metrics)
 {
 	struct rng rng;
+	size_t budget = max_draws(r);
 
 	/* One generator for the whole result, consumed in a fixed order, so
 	 * the same seed always gives the same intervals. */
@@ -623,8 +639,8 @@ void result_summarize_ci(struct result *r, unsigned long long seed,
 			size_t n;
 			double *v = metric_measured(m, &n);
 
-			stats_summarize(v, n, &rng, ci ? resamples : 0,
-					&m->summary);
+			stats_summarize_budget(v, n, &rng, ci ? resamples : 0,
+					       budget, &m->summary);
 			free(v);
 			if (!ci)
 				m->summary.mean_ci[0] = m->summary.mean_ci[1] =

@@ -86,6 +86,12 @@ double stats_median_sorted(const double *sorted, size_t n);
  */
 void stats_summarize(const double *values, size_t n, struct rng *r,
 		    size_t resamples, struct summary *out);
+/* The same with max_draws in place of STATS_BOOTSTRAP_BUDGET: beyond n x
+ * resamples = max_draws, the analytic intervals (a result's setting
+ * bootstrap_max_draws, which `load` sets: its samples run to 100,000). */
+void stats_summarize_budget(const double *values, size_t n, struct rng *r,
+			    size_t resamples, size_t max_draws,
+			    struct summary *out);
 
 /* Student's t distribution's 97.5th percentile with df degrees of
  * freedom (INFINITY for 0). */

@@ -175,6 +175,82 @@ static void test_summarize(void **state)
 	result_free(&r);
 }
 
+/*
+ * The setting bootstrap_max_draws (`load` writes 1000000): a metric of n
+ * values with n x resamples above it gets the analytic intervals —
+ * mean +- 1.96 sd / sqrt(n), the median's between the order statistics
+ * floor(n/2 - 0.98 sqrt n) and ceil(n/2 + 0.98 sqrt n) — and one within
+ * it the bootstrap, as without the setting; the reader of the file does
+ * the same, so the intervals come back identical.
+ */
+static void test_summarize_max_draws(void **state)
+{
+	const double z = 1.959963984540054;
+	struct result r, back;
+	struct error e;
+	char *path = tmp_path("max-draws.json");
+	struct metric *big, *small;
+	uint64_t x = 88172645463325252ull;
+	double *sorted, lo, hi, half, boot[2];
+	size_t n = 1500;
+
+	result_init(&r, "run");
+	result_set_num(&r, "seed", 3);
+	result_set_num(&r, "bootstrap_resamples", 1000);
+	result_set_num(&r, "bootstrap_max_draws", 1000000);
+	big = benchmark_metric(result_add_benchmark(&r, "x", NULL), "latency",
+			       "s");
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* skewed, as latencies are: 100 us + an exponential tail */
+		metric_push(big, 1e-4 - 1e-4 * log((double)(x >> 11) / 9007199254740992.0 + 1e-12));
+	}
+	small = benchmark_metric(&r.benchmarks[0], "small", "s");
+	for (size_t i = 0; i < 1000; i++)
+		metric_push(small, big->values[i]);
+	result_summarize(&r, 3, 1000);
+	big = &r.benchmarks[0].metrics[0];
+	small = &r.benchmarks[0].metrics[1];
+	sorted = stats_sorted_copy(big->values, n);
+	half = z * big->summary.stddev / sqrt((double)n);
+	assert_true(big->summary.mean_ci[0] == big->summary.mean - half);
+	assert_true(big->summary.mean_ci[1] == big->summary.mean + half);
+	lo = floor(n / 2.0 - z * sqrt((double)n) / 2);
+	hi = ceil(n / 2.0 + z * sqrt((double)n) / 2);
+	assert_true(big->summary.median_ci[0] == sorted[(size_t)lo]);
+	assert_true(big->summary.median_ci[1] == sorted[(size_t)hi]);
+	/* 1000 x 1000 draws: the bootstrap-t, asymmetric around the mean of
+	 * a skewed sample */
+	boot[0] = small->summary.mean - small->summary.mean_ci[0];
+	boot[1] = small->summary.mean_ci[1] - small->summary.mean;
+	assert_true(boot[0] > 0 && boot[1] > 0 && boot[0] != boot[1]);
+	assert_int_equal(result_write_json(&r, path, &e), 0);
+	assert_int_equal(result_read_json(&back, path, &e), 0);
+	for (int j = 0; j < 2; j++) {
+		const struct summary *a = &r.benchmarks[0].metrics[j].summary;
+		const struct summary *b = &back.benchmarks[0].metrics[j].summary;
+
+		for (int k = 0; k < 2; k++) {
+			assert_true(same_double(a->mean_ci[k], b->mean_ci[k]));
+			assert_true(same_double(a->median_ci[k],
+						b->median_ci[k]));
+		}
+	}
+	/* without the setting, the 2e7 default: the big one bootstrapped */
+	r.nsettings--;
+	free(r.settings[r.nsettings].key);
+	result_summarize(&r, 3, 1000);
+	assert_false(big->summary.median_ci[0] == sorted[(size_t)lo] &&
+		     big->summary.mean_ci[0] == big->summary.mean - half);
+	free(sorted);
+	result_free(&r);
+	result_free(&back);
+	unlink(path);
+	free(path);
+}
+
 /* A run that did not measure a metric holds NaN: skipped by the summary,
  * written as null, read back in its place. */
 static void test_unmeasured_runs(void **state)
@@ -1455,6 +1531,7 @@ int main(void)
 		cmocka_unit_test(test_om_collision),
 		cmocka_unit_test(test_model),
 		cmocka_unit_test(test_summarize),
+		cmocka_unit_test(test_summarize_max_draws),
 		cmocka_unit_test(test_unmeasured_runs),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_json_keys),

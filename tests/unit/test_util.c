@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -997,6 +998,67 @@ static void test_json_numbers(void **state)
 	json_decref(j);
 }
 
+/*
+ * Seconds from nanoseconds (k / 1e9, as `load` writes its latencies) take
+ * a path of their own in fmt_json_number, from k's digits: the same text,
+ * byte for byte, as the snprintf and strtod path (fmt_roundtrip), at every
+ * magnitude from 1 ns to 10^15 ns, either sign, with zeros anywhere; and
+ * values next to them (not k / 1e9) still read back as themselves.
+ */
+static void check_nanos(int64_t k)
+{
+	double v = (double)k / 1e9;
+	char fast[JSON_NUMBER_MAX], slow[JSON_NUMBER_MAX];
+
+	fmt_json_number(v, fast, sizeof(fast));
+	fmt_roundtrip(v, slow, sizeof(slow));
+	if (strcmp(fast, slow))
+		fail_msg("%" PRId64 " ns: '%s', expected '%s'", k, fast, slow);
+	check_json_number(v);
+	check_json_number(nextafter(v, 0));
+	check_json_number(nextafter(v, 2 * v));
+}
+
+static void test_json_number_nanos(void **state)
+{
+	static const int64_t edges[] = {
+		1, 9, 10, 99, 100, 12345, 99999, 100000, 100001, 999999,
+		1000000, 1000000000, 1000000001, 1234567890123, 999999999999999,
+		100000000000000, 120000000, 1020304050607, 40000, 50000000,
+	};
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	char text[JSON_NUMBER_MAX];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(edges) / sizeof(*edges); i++) {
+		check_nanos(edges[i]);
+		check_nanos(-edges[i]);
+	}
+	for (int i = 0; i < 200000; i++) {
+		int64_t k;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* 1 to 15 digits, a third of them with trailing zeros */
+		k = 1 + (int64_t)((x >> 8) % (uint64_t)pow(10, 1 + x % 15));
+		if (i % 3 == 0 && k >= 1000)
+			k = k / 1000 * 1000;
+		check_nanos(k);
+		if (i % 7 == 0)
+			check_nanos(-k);
+	}
+	/* the texts, where they are fixed */
+	fmt_json_number(12345e-9, text, sizeof(text));
+	assert_string_equal(text, "1.2345e-05");
+	fmt_json_number(123456e-9, text, sizeof(text));
+	assert_string_equal(text, "0.000123456");
+	fmt_json_number(1.5, text, sizeof(text));
+	assert_string_equal(text, "1.5");
+	fmt_json_number(-1e-9, text, sizeof(text));
+	assert_string_equal(text, "-1e-09");
+}
+
 /* Optimal string alignment distances, by hand, against a brute-force
  * reference on every pair of short words over {a, b, c}. */
 static size_t osa_ref(const char *a, size_t la, const char *b, size_t lb)
@@ -1272,6 +1334,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_reals),
 		cmocka_unit_test(test_json_numbers),
+		cmocka_unit_test(test_json_number_nanos),
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_split_plain),
 		cmocka_unit_test(test_split_quotes),
