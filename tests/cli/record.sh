@@ -27,7 +27,10 @@ t "the report names the top functions and an Amdahl bound" sh -c '
 # the unwind table gives it: libunka.so+0xSTART, START spin's address in
 # libunka.debug (the symbols kept apart before stripping: the truth).
 # Never "[unknown in ...]", never merged across modules, an Amdahl line
-# for each (each is one function).
+# for each (each is one function). The shares are of CPU samples on a
+# machine that may be busy (a fresh Debian root's sanitizer build saw
+# 120 of 221 in libunkb's static code, 0.543 against 0.55): measured
+# again up to 3 times; the names are checked every time.
 stripped_libs() {
 	"$YS" record -n 6 -o "$T/unk.folded" -o "$T/unk.speedscope.json" -- "$FX/unkfix" 1500 2>"$T/unk.txt" || { cat "$T/unk.txt"; return 1; }
 	spin=$(nm "$FX/libunka.debug" | awk '$3 == "spin" { print $1 }')
@@ -56,7 +59,7 @@ assert "if " + spin_a + " cost nothing" in rep, rep
 assert "if [unknown" not in rep, rep
 PY
 }
-t "stripped libraries: exports by .dynsym, static code as MODULE+0xSTART (its unwind table), never merged" stripped_libs
+t "stripped libraries: exports by .dynsym, static code as MODULE+0xSTART (its unwind table), never merged (retried 3x)" retry stripped_libs
 
 # The same library with its symbols in a debug file where a build-id
 # finds it (ROOT/.build-id/xx/rest.debug, as a Debian -dbgsym package
