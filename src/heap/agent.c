@@ -153,6 +153,10 @@ struct tstate {
 	struct py_line_entry *py_lines;	/* lines (agent_python.h) */
 	uint8_t busy, dead, rounds;
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
+	uint8_t in_scratch;		/* glibc's allocations from scratch */
+	uint16_t scratch_used;		/* bytes of scratch handed out */
+	/* what glibc allocates while stack_bounds asks it (scratch_alloc) */
+	unsigned char scratch[1024] __attribute__((aligned(16)));
 	/* sampled mode's exact counts: the slot's, kept here while the
 	 * thread owns it and stored into it on a sampled call and at the
 	 * thread's, the fork's, the exec's and the process's end
@@ -267,20 +271,68 @@ __attribute__((noinline)) static int walk_fp(void **ips, int max,
 	return heap_fp_walk(ips, max, fp, lo, t->stack_hi);
 }
 
+/*
+ * pthread_getattr_np allocates (an affinity buffer, grown as needed, and
+ * its copy in the attributes), and its calls reach our entry points. In
+ * a new thread they would be the first blocks of its new arena, before
+ * the program's: glibc's layout shifted by them changes when it trims
+ * the arena, and a program whose pattern sits at the trim threshold then
+ * trims and faults twice as often as without us (bench/RESULTS.md, seed
+ * 3451). So while stack_bounds runs they come from the thread's scratch,
+ * each after a 16-byte header holding its size, and are all freed before
+ * it ends; past the scratch they come from glibc.
+ */
+static bool in_scratch(const struct tstate *t, const void *p)
+{
+	return (const unsigned char *)p >= t->scratch &&
+	       (const unsigned char *)p < t->scratch + sizeof(t->scratch);
+}
+
+static void *scratch_alloc(struct tstate *t, size_t size)
+{
+	size_t at = t->scratch_used;
+	size_t need = 16 + ((size + 15) & ~(size_t)15);
+
+	if (size > sizeof(t->scratch) || need > sizeof(t->scratch) - at)
+		return __libc_malloc(size);
+	memcpy(&t->scratch[at], &size, sizeof(size));
+	t->scratch_used = (uint16_t)(at + need);
+	return &t->scratch[at + 16];
+}
+
+static void *scratch_realloc(struct tstate *t, void *old, size_t size)
+{
+	size_t had;
+	void *p;
+
+	if (old && !in_scratch(t, old))
+		return __libc_realloc(old, size);
+	p = scratch_alloc(t, size ? size : 1);
+	if (old && p) {
+		memcpy(&had, (unsigned char *)old - 16, sizeof(had));
+		memcpy(p, old, had < size ? had : size);
+	}
+	return p;
+}
+
 static void stack_bounds(struct tstate *t)
 {
 	pthread_attr_t a;
 	void *lo;
 	size_t size;
 
-	/* may allocate (and read /proc for the main thread): t->busy is set */
-	if (pthread_getattr_np(pthread_self(), &a))
-		return;
-	if (!pthread_attr_getstack(&a, &lo, &size)) {
-		t->stack_lo = (uintptr_t)lo;
-		t->stack_hi = (uintptr_t)lo + size;
+	/* may allocate (and read /proc for the main thread): t->busy is set,
+	 * and the blocks come from scratch */
+	t->scratch_used = 0;
+	t->in_scratch = 1;
+	if (!pthread_getattr_np(pthread_self(), &a)) {
+		if (!pthread_attr_getstack(&a, &lo, &size)) {
+			t->stack_lo = (uintptr_t)lo;
+			t->stack_hi = (uintptr_t)lo + size;
+		}
+		pthread_attr_destroy(&a);
 	}
-	pthread_attr_destroy(&a);
+	t->in_scratch = 0;
 }
 
 /* ---- sending ------------------------------------------------------------ */

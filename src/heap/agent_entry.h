@@ -73,8 +73,13 @@ INLINE bool fast_free(struct tstate *t, void *p)
 
 SLOW void *malloc_slow(size_t size)
 {
-	struct tstate *t = enter();
-	void *p = __libc_malloc(size);
+	struct tstate *t;
+	void *p;
+
+	if (unlikely(tls.in_scratch))
+		return scratch_alloc(&tls, size);
+	t = enter();
+	p = __libc_malloc(size);
 
 	if (t) {
 		if (p)
@@ -99,6 +104,8 @@ SLOW void free_slow(void *p)
 	uint64_t ts;
 	bool traced;
 
+	if (unlikely(in_scratch(&tls, p)))
+		return;
 	t = enter();
 	if (!t) {
 		__libc_free(p);
@@ -124,8 +131,17 @@ EXPORT void free(void *p)
 
 SLOW void *calloc_slow(size_t n, size_t size)
 {
-	struct tstate *t = enter();
-	void *p = __libc_calloc(n, size);
+	struct tstate *t;
+	void *p;
+
+	if (unlikely(tls.in_scratch) && !__builtin_mul_overflow(n, size, &n)) {
+		p = scratch_alloc(&tls, n);
+		if (p)
+			memset(p, 0, n);
+		return p;
+	}
+	t = enter();
+	p = __libc_calloc(n, size);
 
 	if (t) {
 		if (p)
@@ -147,11 +163,14 @@ EXPORT void *calloc(size_t n, size_t size)
 
 SLOW void *realloc_slow(void *old, size_t size)
 {
-	struct tstate *t = enter();
+	struct tstate *t;
 	bool traced = false;
 	uint64_t ts = 0;
 	void *p;
 
+	if (unlikely(tls.in_scratch))
+		return scratch_realloc(&tls, old, size);
+	t = enter();
 	if (!t)
 		return __libc_realloc(old, size);
 	if (old && (traced = traced_free(old)))
