@@ -132,12 +132,14 @@ EXPORT void free(void *p)
 SLOW void *calloc_slow(size_t n, size_t size)
 {
 	struct tstate *t;
+	size_t total;
 	void *p;
 
-	if (unlikely(tls.in_scratch) && !__builtin_mul_overflow(n, size, &n)) {
-		p = scratch_alloc(&tls, n);
+	if (unlikely(tls.in_scratch) &&
+	    !__builtin_mul_overflow(n, size, &total)) {
+		p = scratch_alloc(&tls, total);
 		if (p)
-			memset(p, 0, n);
+			memset(p, 0, total);
 		return p;
 	}
 	t = enter();
