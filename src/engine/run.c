@@ -160,16 +160,10 @@ static int open_fds(struct runner *rn)
 		return error_errno(&rn->err, errno, "cannot open /dev/null");
 	if (p->input && open_input(rn, p->input))
 		return -1;
-	if (!p->show_output) {
-		if (pipe2(rn->err_pipe, O_CLOEXEC) ||
-		    fcntl(rn->err_pipe[0], F_SETFL, O_NONBLOCK))
-			return error_errno(&rn->err, errno, "cannot make a "
-					   "pipe");
-		rn->drainer = drainer_start(rn->err_pipe[0]);
-		if (!rn->drainer)
-			return error_errno(&rn->err, errno, "cannot start the "
-					   "stderr thread");
-	}
+	if (!p->show_output &&
+	    (pipe2(rn->err_pipe, O_CLOEXEC) ||
+	     fcntl(rn->err_pipe[0], F_SETFL, O_NONBLOCK)))
+		return error_errno(&rn->err, errno, "cannot make a pipe");
 	rn->sp.stdin_fd = p->input ? rn->input_fd : rn->null_fd;
 	rn->sp.stdout_fd = p->show_output ? STDOUT_FILENO : rn->null_fd;
 	rn->sp.stderr_fd = p->show_output ? STDERR_FILENO : rn->err_pipe[1];
@@ -177,6 +171,16 @@ static int open_fds(struct runner *rn)
 	rn->sp.pin = p->pin;
 	rn->sp.interrupt = stop_flag();
 	start_spawner(rn);
+	if (p->show_output)
+		return 0;
+	/* Through the spawner, the stderr pipe is drained while its replies
+	 * are awaited; spawned from here, by a thread, as we wait4. */
+	rn->drainer = drainer_start(rn->err_pipe[0], !rn->sp.via);
+	if (!rn->drainer)
+		return error_errno(&rn->err, errno, "cannot start draining "
+				   "the commands' stderr");
+	if (rn->sp.via)
+		spawner_set_drain(rn->sp.via, rn->drainer);
 	return 0;
 }
 

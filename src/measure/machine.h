@@ -6,6 +6,7 @@
 #ifndef YS_MEASURE_MACHINE_H
 #define YS_MEASURE_MACHINE_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "result/result.h"
@@ -14,6 +15,18 @@
 /* Fill m (strings malloc'd, owned by the result). Never fails: what cannot
  * be read stays NULL or 0. */
 void machine_detect(struct machine *m);
+
+/* The CPU's name and the hypervisor bit from the cpuid instruction, as
+ * /proc/cpuinfo has them ("model name", flag "hypervisor"), *cpu
+ * malloc'd; false where there is no such instruction or brand string
+ * (machine_detect then reads /proc/cpuinfo). */
+bool machine_cpuid(char **cpu, bool *virtualized);
+
+/* The name the kernel makes of a 48-byte cpuid brand string
+ * (arch/x86/kernel/cpu/common.c, get_model_name): up to its first NUL,
+ * leading spaces skipped, trailing white space cut; malloc'd, NULL when
+ * nothing is left. */
+char *machine_brand_name(const char raw[48]);
 
 /* Fill g for the repository containing the current directory; all NULL
  * outside git, and in a repository that cannot be trusted (owned by

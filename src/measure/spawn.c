@@ -17,6 +17,7 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,13 +92,16 @@ struct drainer {
 	pthread_t th;
 	pthread_mutex_t mu;
 	int fd;
+	bool threaded;		/* a thread of its own; else pumped */
+	bool eof;
 	int stop[2];
 	struct tail tail;
 	struct { double t; size_t total; } marks[DRAIN_MARKS];
 	size_t nmarks;		/* reads since the reset (marks: a ring) */
 };
 
-/* Read what the pipe holds now; with d->mu held. Returns 1 at EOF. */
+/* Read what the pipe holds now; with d->mu held. Returns 1 at EOF, or
+ * when the pipe cannot be read (polling it again would spin). */
 static int drain_locked(struct drainer *d)
 {
 	char buf[4096];
@@ -112,7 +116,7 @@ static int drain_locked(struct drainer *d)
 		d->marks[m].total = d->tail.total;
 		tail_append(&d->tail, buf, (size_t)got);
 	}
-	return got == 0;
+	return got == 0 || (errno != EAGAIN && errno != EINTR);
 }
 
 static void *drainer_main(void *arg)
@@ -144,18 +148,20 @@ static void *drainer_main(void *arg)
 	return NULL;
 }
 
-struct drainer *drainer_start(int read_fd)
+struct drainer *drainer_start(int read_fd, bool threaded)
 {
 	struct drainer *d = xcalloc(1, sizeof(*d));
 
 	d->fd = read_fd;
+	d->threaded = threaded;
+	d->stop[0] = d->stop[1] = -1;
 	if (fcntl(read_fd, F_SETFL, O_NONBLOCK) ||
-	    pipe2(d->stop, O_CLOEXEC)) {
+	    (threaded && pipe2(d->stop, O_CLOEXEC))) {
 		free(d);
 		return NULL;
 	}
 	pthread_mutex_init(&d->mu, NULL);
-	if (pthread_create(&d->th, NULL, drainer_main, d)) {
+	if (threaded && pthread_create(&d->th, NULL, drainer_main, d)) {
 		close(d->stop[0]);
 		close(d->stop[1]);
 		pthread_mutex_destroy(&d->mu);
@@ -163,6 +169,19 @@ struct drainer *drainer_start(int read_fd)
 		return NULL;
 	}
 	return d;
+}
+
+int drainer_fd(const struct drainer *d)
+{
+	return d->threaded || d->eof ? -1 : d->fd;
+}
+
+void drainer_pump(struct drainer *d)
+{
+	pthread_mutex_lock(&d->mu);
+	if (drain_locked(d))
+		d->eof = true;
+	pthread_mutex_unlock(&d->mu);
 }
 
 void drainer_reset(struct drainer *d)
@@ -215,10 +234,12 @@ void drainer_stop(struct drainer *d)
 {
 	if (!d)
 		return;
-	if (write(d->stop[1], "x", 1) == 1)
-		pthread_join(d->th, NULL);
-	close(d->stop[0]);
-	close(d->stop[1]);
+	if (d->threaded) {
+		if (write(d->stop[1], "x", 1) == 1)
+			pthread_join(d->th, NULL);
+		close(d->stop[0]);
+		close(d->stop[1]);
+	}
 	pthread_mutex_destroy(&d->mu);
 	free(d);
 }

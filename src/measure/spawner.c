@@ -16,6 +16,7 @@
 #include "config.h"
 #include "util/child.h"
 #include "util/child_common.h"
+#include "measure/spawn.h"
 #include "measure/spawner_proto.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
@@ -51,6 +52,7 @@ struct spawner {
 	char *buf;			/* the request's strings */
 	size_t cap;
 	bool broken;			/* out of step with us: kill it */
+	struct drainer *drain;		/* pumped while replies are awaited */
 	bool counters;			/* it holds our counter groups */
 	/* the batch under way (spawner_batch_begin): replies to come, the
 	 * interrupt passed on, counters read */
@@ -412,6 +414,26 @@ static int send_request(struct spawner *s, const struct spawn_opts *o,
 	return write_request(s, iov, sizeof(rq) + len, NULL, 0, e);
 }
 
+void spawner_set_drain(struct spawner *s, struct drainer *d)
+{
+	s->drain = d;
+}
+
+/* Wait until a reply can be read, pumping the drainer meanwhile; false
+ * when the wait ended otherwise (an interrupt, the stderr read), for the
+ * caller to look again. */
+static bool reply_ready(struct spawner *s)
+{
+	struct pollfd p[2] = { { .fd = s->rep_fd, .events = POLLIN },
+			       { .fd = drainer_fd(s->drain), .events = POLLIN } };
+
+	if (poll(p, 2, -1) < 0)
+		return errno != EINTR;
+	if (p[1].revents)
+		drainer_pump(s->drain);
+	return p[0].revents != 0;
+}
+
 /*
  * n bytes of the replies into p, reading more when in[] runs out; an
  * interrupt (o->interrupt) is passed on to the spawner once per request.
@@ -433,6 +455,8 @@ static int read_in(struct spawner *s, const struct spawn_opts *o,
 			sigqueue(s->pid, SIGUSR1, v);
 			*passed = true;
 		}
+		if (s->drain && drainer_fd(s->drain) >= 0 && !reply_ready(s))
+			continue;
 		r = read(s->rep_fd, s->in + s->in_len, sizeof(s->in) - s->in_len);
 		if (r < 0 && errno == EINTR)
 			continue;

@@ -46,6 +46,11 @@ struct spawner *spawner_start(const char *path, const int *fds, size_t n,
 /* Ask the spawner to exit, reap it and free s. NULL is allowed. */
 void spawner_stop(struct spawner *s);
 
+/* Pump d (spawn.h: a pumped drainer of the commands' stderr) whenever
+ * the spawner's replies are awaited; NULL: none. */
+struct drainer;
+void spawner_set_drain(struct spawner *s, struct drainer *d);
+
 /*
  * counters_open, or with emulated counters_open_emulated, on the spawner:
  * the set counts every command the spawner starts from its exec on, and

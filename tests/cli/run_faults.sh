@@ -165,6 +165,9 @@ t "the stderr tail is from the failing run, not from the runs before it" sh -c '
 t "stderr capture keeps a bounded tail of a flood" sh -c '
 	"$YS" run --runs 1 --warmup 0 --shell "head -c 50000000 /dev/zero | tr \"\\0\" x >&2; echo LAST-WORDS >&2; exit 5" 2>"$T/flood.err"; [ $? -eq 1 ] &&
 	grep -q LAST-WORDS "$T/flood.err" && [ $(wc -c < "$T/flood.err") -lt 20000 ]'
+t "... and so does yardstick's own thread, with no spawner" sh -c '
+	YARDSTICK_SPAWNER=/nonexistent "$YS" run --runs 1 --warmup 0 --shell "head -c 50000000 /dev/zero | tr \"\\0\" x >&2; echo LAST-WORDS >&2; exit 5" 2>"$T/flood2.err"; [ $? -eq 1 ] &&
+	grep -q LAST-WORDS "$T/flood2.err" && grep -q "peak RSS below" "$T/flood2.err" && [ $(wc -c < "$T/flood2.err") -lt 20000 ]'
 t "a script whose #! interpreter is missing: exit 2" sh -c '
 	printf "#!/nonexistent/interp\n" > "$T/bad.sh" && chmod +x "$T/bad.sh" &&
 	"$YS" run --runs 2 -- "$T/bad.sh" 2>"$T/bad.err"; [ $? -eq 2 ] && grep -q "interpreter" "$T/bad.err"'

@@ -52,6 +52,15 @@ t "history loads none of them" \
 t "help loads none of them" \
 	none_loaded "$LAZY" "$YS" help record
 
+# jansson and inih are linked into yardstick (meson.build: a shared
+# library more is 0.05 ms of every start): the loader maps neither, and
+# the binary asks for no library but libc and libm
+t "run maps no libjansson, no libinih: both are linked in" \
+	none_loaded "libjansson.so libinih.so" "$YS" run -q --runs 2 -- true
+t "... and yardstick needs only libc and libm (and sanitizer runtimes)" sh -c '
+	n=$(readelf -d "$YS" | sed -n "s/.*(NEEDED).*\[\(.*\)\]/\1/p" | grep -vE "^lib(a|ub)san|^libstdc|^libgcc_s|^libdl|^libpthread|^librt" | sort | tr "\n" " ")
+	[ "$n" = "libc.so.6 libm.so.6 " ] || { echo "NEEDED: $n"; exit 1; }'
+
 # SQLite only where the store is opened
 no_sqlite() {
 	none_loaded libsqlite3.so "$YS" --version &&

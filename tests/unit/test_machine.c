@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,88 @@ static void test_machine(void **state)
 	free(m.os);
 	free(m.cpu);
 	free(m.governor);
+}
+
+/* The CPU's name and the hypervisor bit, from cpuid, against what the
+ * kernel shows in /proc/cpuinfo (the first "model name", the "hypervisor"
+ * flag), read here independently. */
+static void test_cpu_as_cpuinfo(void **state)
+{
+	FILE *fp = fopen("/proc/cpuinfo", "r");
+	char line[8192], *name = NULL;
+	bool hyper = false, flags = false;
+	struct machine m;
+
+	(void)state;
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp) && !(name && flags)) {
+		char *v = strchr(line, ':');
+
+		if (!v)
+			continue;
+		v += 2;
+		v[strcspn(v, "\n")] = '\0';
+		if (!name && !strncmp(line, "model name", 10))
+			name = strdup(v);
+		if (!flags && !strncmp(line, "flags", 5)) {
+			flags = true;
+			hyper = strstr(v, "hypervisor") != NULL;
+		}
+	}
+	fclose(fp);
+	machine_detect(&m);
+	assert_non_null(name);
+	assert_string_equal(m.cpu, name);
+	if (access("/sys/hypervisor/type", F_OK))
+		assert_int_equal(m.virtualized, hyper);
+	else
+		assert_true(m.virtualized);
+	free(name);
+	free(m.hostname);
+	free(m.os);
+	free(m.cpu);
+	free(m.governor);
+}
+
+/* The kernel's trimming of a brand string: leading spaces, trailing
+ * white space, the first NUL ends it; all blank is nothing. */
+static void test_brand_name(void **state)
+{
+	static const struct { const char *raw, *want; } cases[] = {
+		{ "       Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz", "Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz" },
+		{ "AMD EPYC 7B13 64-Core Processor                ", "AMD EPYC 7B13 64-Core Processor" },
+		{ "QEMU Virtual CPU version 2.5+", "QEMU Virtual CPU version 2.5+" },
+		{ "  two  spaces\tinside \t ", "two  spaces\tinside" },
+		{ "\tleading tab kept", "\tleading tab kept" },
+		{ "                                                ", NULL },
+		{ "", NULL },
+	};
+	char raw[48];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got;
+
+		memset(raw, 0, sizeof(raw));
+		memcpy(raw, cases[i].raw, strlen(cases[i].raw) < 48
+		       ? strlen(cases[i].raw) : 48);
+		got = machine_brand_name(raw);
+		if (!cases[i].want) {
+			assert_null(got);
+			continue;
+		}
+		assert_non_null(got);
+		assert_string_equal(got, cases[i].want);
+		free(got);
+	}
+	/* 48 bytes and no NUL: all 48 kept */
+	memset(raw, 'x', sizeof(raw));
+	{
+		char *got = machine_brand_name(raw);
+
+		assert_int_equal(strlen(got), 48);
+		free(got);
+	}
 }
 
 static void test_timestamp(void **state)
@@ -120,6 +203,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_machine),
+		cmocka_unit_test(test_cpu_as_cpuinfo),
+		cmocka_unit_test(test_brand_name),
 		cmocka_unit_test(test_timestamp),
 		cmocka_unit_test(test_git),
 	};
