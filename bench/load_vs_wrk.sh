@@ -8,6 +8,11 @@
 # SCHEME=https, nginx serves TLS with a self-signed certificate made here
 # (openssl req, EC P-256; both tools negotiate TLS 1.3 with it) and
 # yardstick runs with -k (wrk does not verify certificates either).
+# With SERVER=tiny (SIZES: one size at most), the server is
+# bench/tiny_httpd instead of nginx: one thread, epoll, a canned response,
+# over http or TLS, cheaper per request than nginx, so that each tool is
+# measured nearer its own limit than the server's (with nginx's one
+# worker saturated, both get what nginx gives, +-5% from round to round).
 # KEEPALIVE: nginx's keepalive_requests (default 1000000000: a connection
 # is never closed; nginx's own default is 1000). With two CPUs or more,
 # nginx runs on CPU 0 and the clients on CPU 1 (taskset), so that
@@ -19,7 +24,7 @@
 # BASE=DIR, the yardstick of that build directory too (another commit's,
 # e.g. main's: git archive main | tar -x -C DIR, then build it there) as
 # a third tool "base" in every round, the order of the three rotating.
-#   [SCHEME=https] [SIZES="1024 102400"] [KEEPALIVE=N] [BASE=DIR] \
+#   [SCHEME=https] [SIZES="1024 102400"] [KEEPALIVE=N] [BASE=DIR] [SERVER=tiny] \
 #   bench/load_vs_wrk.sh [build] [ROUNDS] [DURATION] [THREADS] [CONNECTIONS]
 set -eu
 build=${1:-build}
@@ -31,6 +36,13 @@ scheme=${SCHEME:-http}
 sizes=${SIZES:-}
 keepalive=${KEEPALIVE:-1000000000}
 base=${BASE:-}
+server=${SERVER:-nginx}
+case $server in
+nginx) ;;
+tiny)	[ "$(echo $sizes | wc -w)" -le 1 ] ||
+		{ echo "SERVER=tiny: one size at most" >&2; exit 2; } ;;
+*)	echo "SERVER '$server': nginx or tiny" >&2; exit 2 ;;
+esac
 if [ -n "$base" ] && [ ! -x "$base/yardstick" ]; then
 	echo "BASE: no $base/yardstick" >&2; exit 2
 fi
@@ -91,7 +103,18 @@ if [ "$(nproc)" -ge 2 ]; then
 	srv="taskset -c 0"
 	cli="taskset -c 1"
 fi
-$srv nginx -c "$dir/nginx.conf" -p "$dir" -e "$dir/error.log" &
+if [ "$server" = tiny ]; then
+	[ -x "$build/bench/tiny_httpd" ] || { echo "no $build/bench/tiny_httpd: build first (make)" >&2; exit 2; }
+	if [ "$scheme" = https ]; then
+		$srv "$build/bench/tiny_httpd" "$port" "${sizes:-6}" "$dir/cert.pem" "$dir/key.pem" &
+	elif [ -n "$sizes" ]; then
+		$srv "$build/bench/tiny_httpd" "$port" "$sizes" &
+	else
+		$srv "$build/bench/tiny_httpd" "$port" &
+	fi
+else
+	$srv nginx -c "$dir/nginx.conf" -p "$dir" -e "$dir/error.log" &
+fi
 ngx=$!
 python3 - "$port" <<'PY'
 import socket, sys, time
@@ -101,12 +124,12 @@ for _ in range(100):
         sys.exit(0)
     except OSError:
         time.sleep(0.05)
-sys.exit("nginx did not start")
+sys.exit("the server did not start")
 PY
-python3 - "$ys" "$scheme://127.0.0.1:$port/" "$dir" "$rounds" "$duration" "$threads" "$conns" "$cli" "$keepalive" "${base:+$base/yardstick}" $sizes <<'PY'
+python3 - "$ys" "$scheme://127.0.0.1:$port/" "$dir" "$rounds" "$duration" "$threads" "$conns" "$cli" "$keepalive" "${base:+$base/yardstick}" "$server" $sizes <<'PY'
 import json, re, resource, statistics, subprocess, sys
-ys, base, d, rounds, dur, thr, con, cli, keepalive, other = sys.argv[1:11]
-sizes = sys.argv[11:] or [""]
+ys, base, d, rounds, dur, thr, con, cli, keepalive, other, server = sys.argv[1:12]
+sizes = sys.argv[12:] or [""]
 pin = cli.split()
 rounds = int(rounds)
 unit = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -141,7 +164,9 @@ def ratios(what, x):
           f"max {max(x):.3f}x (rounds: {', '.join(f'{v:.3f}' for v in x)})")
 
 tools = ["wrk", "yardstick"] + (["base"] if other else [])
-print(f"{base}: nginx (1 worker, keepalive_requests {keepalive}), -t{thr} -c{con}, {dur} s each, "
+served = ("bench/tiny_httpd (1 thread)" if server == "tiny" else
+          f"nginx (1 worker, keepalive_requests {keepalive})")
+print(f"{base}: {served}, -t{thr} -c{con}, {dur} s each, "
       f"{rounds} rounds alternating" + (f", clients on '{cli}'" if cli else "") +
       (f"; base: {other}" if other else ""))
 for size in sizes:
