@@ -425,12 +425,20 @@ slope_se = math.sqrt(sum(((x - mx) * e) ** 2 for x, _, e in pts)) / sxx
 tol = 0.03 + 3 * math.hypot(slope_se / slope, cal_se / cal)
 print('# step %.4g ns, slope %.4g ns, intercept %.3g ns, tolerance %.2f%%' % (cal * 1e9, slope * 1e9, icpt * 1e9, 100 * tol))
 assert abs(slope / cal - 1) <= tol, (slope, cal, tol)
-# ~0: within the tolerance of the shortest chain's time (a 1% error of
-# the slope moves the intercept by 1% of the mean length)
-assert abs(icpt) <= tol * min(y for _, y, _ in pts), (icpt, cal, pts, tol)
+# ~0: a slope off by tol moves the intercept by tol of the mean time
+# (the least-squares line goes through the mean point), so that is its
+# bound: under it, a fixed cost of an iteration shows
+assert abs(icpt) <= tol * my, (icpt, cal, pts, tol)
 f = [f for f in d['complexity'] if f['name'] == 'chain']
-assert len(f) == 1 and f[0]['parameter'] == 'L' and f[0]['best'] == 'O(n)', d['complexity']
-assert f[0]['metric'] == 'time_per_op' and abs(f[0]['coefficient'] / cal - 1) <= tol"
+assert len(f) == 1 and f[0]['parameter'] == 'L', d['complexity']
+fits = {x['model']: x for x in f[0]['fits']}
+# O(n); or, on a busy machine, O(n log n) by a hair: over L = 50..400 the
+# two differ by less than the epochs' noise, and the fit picks the higher
+# R^2 (src/stats/fit.c), so O(n) must then be as good to 1e-3 and its
+# coefficient the step
+assert f[0]['best'] == 'O(n)' or (f[0]['best'] == 'O(n log n)' and
+    fits['O(n)']['r2'] >= f[0]['r2'] - 1e-3), d['complexity']
+assert f[0]['metric'] == 'time_per_op' and abs(fits['O(n)']['coefficient'] / cal - 1) <= tol"
 }
 t "a dependent chain: time linear in its length (slope within 3% of the step, intercept within 3% of the shortest, widened by the epochs' own spread; retried)" retry linear
 
