@@ -31,24 +31,40 @@
 # the records inserted in one transaction appended to the -wal); and
 # moved it and checkpointed the -wal (it shrank: two fsyncs and a
 # truncation). The first save, which makes the store, is shown apart.
-#   bench/one_invocation.sh [build/yardstick] [ROUNDS] [RUNS] [SAVES]
+# Also, in the same rounds: `run -q --runs 1 --no-counters` (no perf
+# event: the kernel's cost of the first per-task perf event, below, is
+# not paid), and with BASE=DIR/yardstick another build (the session's
+# start, say). Then ISOLATED invocations one at a time, each after 1.5 s
+# of quiet: the first per-task perf event after a second without any
+# makes the kernel switch its scheduler hooks on and wait for an RCU
+# grace period (kernel/events/core.c, account_event: static_branch_enable
+# and synchronize_rcu; switched off again a second after the last such
+# event closes), which a loop of back-to-back runs rarely pays and an
+# invocation on its own always does; the wall of each, as a user sees it.
+#   [BASE=DIR/yardstick] [ISOLATED=5] bench/one_invocation.sh [build/yardstick] [ROUNDS] [RUNS] [SAVES]
 set -eu
 ys=$(realpath "${1:-build/yardstick}")
 rounds=${2:-5}
 runs=${3:-200}
 saves=${4:-1000}
+base=${BASE:+$(realpath "$BASE")}
+isolated=${ISOLATED:-5}
 command -v hyperfine >/dev/null ||
 	{ echo "hyperfine is missing (scripts/deps.sh bench)" >&2; exit 2; }
 [ -x "$ys" ] || { echo "'$ys' is not a program: build first (make)" >&2; exit 2; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/store"
-python3 - "$ys" "$rounds" "$runs" "$dir" "$saves" <<'PY'
+python3 - "$ys" "$rounds" "$runs" "$dir" "$saves" "$base" "$isolated" <<'PY'
 import json, os, resource, statistics, subprocess, sys, time
 ys, rounds, runs, d, saves = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+base, isolated = sys.argv[6], int(sys.argv[7])
 cmds = [("hyperfine -N --runs 1", "hyperfine -N --runs 1 /bin/true"),
         ("run -q --runs 1", f"{ys} run -q --runs 1 -- /bin/true"),
-        ("run -q --runs 1 --no-store", f"{ys} run -q --runs 1 --no-store -- /bin/true")]
+        ("run -q --runs 1 --no-store", f"{ys} run -q --runs 1 --no-store -- /bin/true"),
+        ("run -q --runs 1 --no-counters", f"{ys} run -q --runs 1 --no-counters -- /bin/true")]
+if base:
+    cmds.append(("BASE run -q --runs 1", f"{base} run -q --runs 1 -- /bin/true"))
 env = dict(os.environ, YARDSTICK_STORE=f"{d}/store/results.db",
            YARDSTICK_NO_PROGRESS="1")
 per = {name: [] for name, _ in cmds}
@@ -78,6 +94,23 @@ for name, _ in cmds[1:]:
     sr = [s / h[1] for (_, s, _), h in zip(per[name], hf)]
     print(f"  {name:28s} median ratio {statistics.median(mr):.3f} ({min(mr):.3f}..{max(mr):.3f}),"
           f" sigma ratio {statistics.median(sr):.3f} ({min(sr):.3f}..{max(sr):.3f})")
+
+# isolated invocations: each after 1.5 s of quiet, the commands in turn
+if isolated:
+    iso = {name: [] for name, _ in cmds}
+    for i in range(isolated):
+        for name, c in cmds:
+            time.sleep(1.5)
+            t0 = time.perf_counter()
+            subprocess.run(c.split(), check=True, env=env, cwd=d,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            iso[name].append(time.perf_counter() - t0)
+    print(f"{isolated} isolated invocations of each (1.5 s of quiet before each), wall in ms: median (min..max)")
+    h = statistics.median(iso[cmds[0][0]])
+    for name, _ in cmds:
+        v = iso[name]
+        print(f"  {name:32s} {statistics.median(v)*1e3:7.2f} ({min(v)*1e3:.2f}..{max(v)*1e3:.2f})"
+              f"   x{statistics.median(v) / h:.2f} hyperfine's")
 
 # what a save costs, by kind
 os.makedirs(f"{d}/saves")
