@@ -1740,9 +1740,8 @@ static void test_log_jammed(void **state)
  * too: every save that returned is in the store, under the id it said,
  * nothing twice, and saves go on.
  */
-static void test_log_killed(void **state)
+static void log_killed(const char *path)
 {
-	const char *path = tmp_path("kill.db");
 	long long said[64];
 	size_t nsaid = 0, n;
 	struct result r;
@@ -1807,14 +1806,37 @@ static void test_log_killed(void **state)
 	}
 }
 
+static void test_log_killed(void **state)
+{
+	log_killed(tmp_path("kill.db"));
+}
+
 /*
- * 8 processes save 20 results each at once, through the log, while a reader opens the store
- * again and again (moving the log in too): every result arrives once,
+ * The same with the bound lowered to 3 records or 1 MiB (a record here
+ * is about 450 KB): the saver moves the log every other save or so, and
+ * the kill lands in a move as often as in an append. The bound of 1024
+ * records left no move before the kill (since the bound was raised from
+ * 64, the test saw appends only).
+ */
+static void test_log_killed_moving(void **state)
+{
+	for (int i = 0; i < 3; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "killm%d.db", i);
+		store_set_log_bound(3, 1 << 20);
+		log_killed(tmp_path(name));
+		store_set_log_bound(0, 0);
+	}
+}
+
+/*
+ * 8 processes save 20 results each at once, through the log, while a
+ * reader opens the store again and again (moving the log in too): every result arrives once,
  * under the id its saver was given, the ids 1..161 without a gap.
  */
-static void test_log_concurrent(void **state)
+static void log_concurrent(const char *path)
 {
-	const char *path = tmp_path("logc/results.db");
 	char name[WRITERS * SAVES + 2][32];
 	int ids[2], done[2], status;
 	pid_t pids[WRITERS], reader;
@@ -1906,6 +1928,23 @@ static void test_log_concurrent(void **state)
 	}
 	store_entries_free(en, n);
 	store_close(s);
+}
+
+static void test_log_concurrent(void **state)
+{
+	log_concurrent(tmp_path("logc/results.db"));
+}
+
+/*
+ * The same with the bound lowered to 4 records: the savers move the log
+ * too, racing each other and the reader (with the bound at 1024, 160
+ * saves never reach it: only the reader moved).
+ */
+static void test_log_concurrent_moving(void **state)
+{
+	store_set_log_bound(4, 0);
+	log_concurrent(tmp_path("logcm/results.db"));
+	store_set_log_bound(0, 0);
 }
 
 /*
@@ -2300,7 +2339,9 @@ int main(void)
 		cmocka_unit_test(test_log_header),
 		cmocka_unit_test(test_log_jammed),
 		cmocka_unit_test(test_log_killed),
+		cmocka_unit_test(test_log_killed_moving),
 		cmocka_unit_test(test_log_concurrent),
+		cmocka_unit_test(test_log_concurrent_moving),
 		cmocka_unit_test(test_log_bound),
 		cmocka_unit_test(test_log_readonly),
 	};
