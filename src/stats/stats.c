@@ -443,6 +443,13 @@ static void analytic_cis(const double *sorted, size_t n, struct summary *out)
 	out->median_ci[1] = sorted[n - 1 - m];
 }
 
+size_t stats_max_draws(double setting)
+{
+	if (setting >= 1 && setting < 1e18 && setting == floor(setting))
+		return (size_t)setting;
+	return STATS_BOOTSTRAP_BUDGET;
+}
+
 void stats_summarize(const double *values, size_t n, struct rng *r,
 		     size_t resamples, struct summary *out)
 {

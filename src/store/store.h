@@ -166,6 +166,9 @@ struct store_entry {
 	struct summary summary;		/* of the requested metric:
 					 * stats_summarize of values, no
 					 * bootstrap (CIs collapse) */
+	size_t max_draws;		/* the result's setting
+					 * bootstrap_max_draws as
+					 * stats_max_draws reads it */
 	double *values;			/* the measured (finite) per-run
 					 * values in run order, malloc'd,
 					 * never NULL; n of them (0 when no

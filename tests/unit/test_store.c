@@ -2006,6 +2006,46 @@ static void test_log_readonly(void **state)
 	assert_int_equal(size_of(log), LOG_HEADER);
 }
 
+/*
+ * The history's entries carry their result's setting bootstrap_max_draws
+ * (a report's history summarizes the values with it, as the result
+ * did): 1000000 as `load` writes it, from the database and from the
+ * log; the default budget without it, for a string and for a value that
+ * is no whole number.
+ */
+static void test_history_max_draws(void **state)
+{
+	const char *path = tmp_path("hmd/s.db");
+	static const double set[] = { 1000000, NAN, 0.5, 1000000, -1 };
+	static const size_t want[] = { 1000000, STATS_BOOTSTRAP_BUDGET,
+				       STATS_BOOTSTRAP_BUDGET, 1000000,
+				       STATS_BOOTSTRAP_BUDGET };
+	struct store_entry *en;
+	struct store *s;
+	size_t n;
+
+	for (int i = 0; i < 5; i++) {
+		struct result t;
+
+		build_tagged(&t, i, NULL, NULL);
+		if (i == 1)
+			result_set_str(&t, "bootstrap_max_draws", "1000");
+		else
+			result_set_num(&t, "bootstrap_max_draws", set[i]);
+		save_to(path, &t);	/* the first into the database, the
+					 * others into the log */
+		result_free(&t);
+	}
+	s = open_new(path);
+	assert_int_equal(n = history(s, NULL, &en), 5);
+	for (size_t j = 0; j < n; j++)	/* newest first */
+		if (en[j].max_draws != want[n - 1 - j])
+			fail_msg("result %lld: max_draws %zu, expected %zu",
+				 en[j].id, en[j].max_draws, want[n - 1 - j]);
+	store_entries_free(en, n);
+	store_close(s);
+}
+
 /* store_default_path, run in tmpdir/rel, is want (under tmpdir unless
  * absolute). */
 static void assert_default(const char *rel, const char *want)
@@ -2343,6 +2383,7 @@ int main(void)
 		cmocka_unit_test(test_log_concurrent),
 		cmocka_unit_test(test_log_concurrent_moving),
 		cmocka_unit_test(test_log_bound),
+		cmocka_unit_test(test_history_max_draws),
 		cmocka_unit_test(test_log_readonly),
 	};
 	/* the tests of the public API, and PostgreSQL's own */
