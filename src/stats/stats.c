@@ -155,17 +155,26 @@ static inline double radix_value(uint64_t k)
  * Least significant digit first radix sort of v by radix_key, a byte a
  * pass; a pass whose byte is the same in every key (the exponent's, for
  * values of one magnitude) is skipped. False, v untouched, when v holds
- * a NaN (its key would sort it past the infinities).
+ * a NaN (its key would sort it past the infinities), or when its 16
+ * bytes a value cannot be had: the introsort, in place, sorts what it
+ * can hold (an xmalloc here made a sort of half the memory left abort
+ * the program).
  */
 static bool radix_sort(double *v, size_t n)
 {
-	uint64_t *a = xmalloc(n * sizeof(*a)), *b = xmalloc(n * sizeof(*b));
-	size_t (*count)[256] = xcalloc(8, sizeof(*count));
+	uint64_t *buf = n <= SIZE_MAX / 2 / sizeof(*buf) ?
+			malloc(2 * n * sizeof(*buf)) : NULL, *a = buf, *b;
+	size_t (*count)[256] = calloc(8, sizeof(*count));
 
+	if (!buf || !count) {
+		free(buf);
+		free(count);
+		return false;
+	}
+	b = buf + n;
 	for (size_t i = 0; i < n; i++) {
 		if (isnan(v[i])) {
-			free(a);
-			free(b);
+			free(buf);
 			free(count);
 			return false;
 		}
@@ -193,8 +202,7 @@ static bool radix_sort(double *v, size_t n)
 	}
 	for (size_t i = 0; i < n; i++)
 		v[i] = radix_value(a[i]);
-	free(a);
-	free(b);
+	free(buf);
 	free(count);
 	return true;
 }

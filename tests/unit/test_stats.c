@@ -17,6 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "stats/shift.h"
 #include "stats/stats.h"
 
@@ -230,6 +234,60 @@ static int cmp_double(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+/*
+ * The radix sort's buffer (16 bytes a value) is not to be had: the sort
+ * still sorts, in place. A child with 2^22 values (32 MiB) and its
+ * address space limited to what it uses plus 24 MiB (the buffer is 64
+ * MiB): before, the buffer's xmalloc ended the program. Under ASan the
+ * limit cannot be set (its shadow memory), and the child sorts without.
+ */
+static void test_sort_no_memory(void **state)
+{
+	size_t n = (size_t)1 << 22;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		double *v = malloc(n * sizeof(*v));
+		unsigned long pages = 0;
+		struct rng r;
+		FILE *fp = fopen("/proc/self/statm", "r");
+
+		if (!v || !fp || fscanf(fp, "%lu", &pages) != 1)
+			_exit(3);
+		fclose(fp);
+		rng_seed(&r, 7);
+		for (size_t i = 0; i < n; i++)
+			v[i] = (rng_uniform(&r) - 0.5) * 1e6;
+#ifndef __SANITIZE_ADDRESS__
+		{
+			struct rlimit lim;
+
+			lim.rlim_cur = lim.rlim_max = pages *
+				(rlim_t)sysconf(_SC_PAGESIZE) + (24u << 20);
+			if (setrlimit(RLIMIT_AS, &lim))
+				_exit(4);
+			/* the limit holds: 64 MiB cannot be had */
+			if (malloc(2 * n * sizeof(*v)))
+				_exit(5);
+		}
+#endif
+		stats_sort(v, n);
+		for (size_t i = 1; i < n; i++)
+			if (!(v[i - 1] <= v[i]))
+				_exit(6);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fail_msg("the child: %s %d", WIFEXITED(status) ? "exit" :
+			 "signal", WIFEXITED(status) ? WEXITSTATUS(status) :
+			 WTERMSIG(status));
+}
+
 static void test_sort(void **state)
 {
 	static const size_t sizes[] = { 0, 1, 2, 3, 16, 17, 100, 1000, 2047,
@@ -245,7 +303,7 @@ static void test_sort(void **state)
 		double *w = malloc((n + 1) * sizeof(*w));
 
 		assert_true(v && w);
-		for (kind = 0; kind < 8; kind++) {
+		for (kind = 0; kind < 10; kind++) {
 			for (i = 0; i < n; i++) {
 				switch (kind) {
 				case 0: v[i] = rng_uniform(&r); break;
@@ -260,6 +318,19 @@ static void test_sort(void **state)
 				case 6: v[i] = i % 97 == 0 ? -INFINITY :
 					       i % 89 == 0 ? INFINITY :
 					       -(double)rng_below(&r, 1000) / 7;
+					break;
+				/* any bits but a NaN's: every key */
+				case 8: {
+					uint64_t b = rng_next(&r);
+
+					memcpy(&v[i], &b, sizeof(b));
+					if (isnan(v[i]))
+						v[i] = -0.0;
+					break;
+				}
+				/* zeros of both signs among +-1 */
+				case 9: v[i] = (double[]){ 0.0, -0.0, 1, -1 }
+					[rng_below(&r, 4)];
 					break;
 				/* latencies: nanoseconds as seconds */
 				case 7: v[i] = (double)(100000 + rng_below(&r, 1000000000)) / 1e9;
@@ -1211,6 +1282,7 @@ int main(void)
 		cmocka_unit_test(test_rng_below),
 		cmocka_unit_test(test_rng_fill_below),
 		cmocka_unit_test(test_sort),
+		cmocka_unit_test(test_sort_no_memory),
 		cmocka_unit_test(test_percentile_edges),
 		cmocka_unit_test(test_percentile_select),
 		cmocka_unit_test(test_summaries_reference),
