@@ -75,8 +75,8 @@ double stats_median_sorted(const double *sorted, size_t n);
 
 /* Beyond n x resamples = 2e7 draws (20,000 runs at 1000 resamples) the
  * bootstrap would take a second per metric: stats_summarize then gives the
- * analytic intervals the bootstrap converges to (normal for the mean,
- * order statistics for the median). */
+ * analytic intervals (Student t for the mean, the binomial order
+ * statistics for the median: docs/statistics.md). */
 #define STATS_BOOTSTRAP_BUDGET 20000000
 
 /*
