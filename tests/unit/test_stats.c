@@ -241,46 +241,48 @@ static int cmp_double(const void *pa, const void *pb)
  * MiB): before, the buffer's xmalloc ended the program. Under ASan the
  * limit cannot be set (its shadow memory), and the child sorts without.
  */
+static int sort_in_little_memory(size_t n)
+{
+	double *v = malloc(n * sizeof(*v));
+	unsigned long pages = 0;
+	struct rng r;
+	FILE *fp = fopen("/proc/self/statm", "r");
+
+	if (!v || !fp || fscanf(fp, "%lu", &pages) != 1)
+		return 3;
+	fclose(fp);
+	rng_seed(&r, 7);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (rng_uniform(&r) - 0.5) * 1e6;
+#ifndef __SANITIZE_ADDRESS__
+	{
+		struct rlimit lim;
+
+		lim.rlim_cur = lim.rlim_max = pages *
+			(rlim_t)sysconf(_SC_PAGESIZE) + (24u << 20);
+		if (setrlimit(RLIMIT_AS, &lim))
+			return 4;
+		/* the limit holds: 64 MiB cannot be had */
+		if (malloc(2 * n * sizeof(*v)))
+			return 5;
+	}
+#endif
+	stats_sort(v, n);
+	for (size_t i = 1; i < n; i++)
+		if (!(v[i - 1] <= v[i]))
+			return 6;
+	return 0;
+}
+
 static void test_sort_no_memory(void **state)
 {
-	size_t n = (size_t)1 << 22;
+	pid_t pid = fork();
 	int status;
-	pid_t pid;
 
 	(void)state;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		double *v = malloc(n * sizeof(*v));
-		unsigned long pages = 0;
-		struct rng r;
-		FILE *fp = fopen("/proc/self/statm", "r");
-
-		if (!v || !fp || fscanf(fp, "%lu", &pages) != 1)
-			_exit(3);
-		fclose(fp);
-		rng_seed(&r, 7);
-		for (size_t i = 0; i < n; i++)
-			v[i] = (rng_uniform(&r) - 0.5) * 1e6;
-#ifndef __SANITIZE_ADDRESS__
-		{
-			struct rlimit lim;
-
-			lim.rlim_cur = lim.rlim_max = pages *
-				(rlim_t)sysconf(_SC_PAGESIZE) + (24u << 20);
-			if (setrlimit(RLIMIT_AS, &lim))
-				_exit(4);
-			/* the limit holds: 64 MiB cannot be had */
-			if (malloc(2 * n * sizeof(*v)))
-				_exit(5);
-		}
-#endif
-		stats_sort(v, n);
-		for (size_t i = 1; i < n; i++)
-			if (!(v[i - 1] <= v[i]))
-				_exit(6);
-		_exit(0);
-	}
+	if (pid == 0)
+		_exit(sort_in_little_memory((size_t)1 << 22));
+	assert_true(pid > 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		fail_msg("the child: %s %d", WIFEXITED(status) ? "exit" :
