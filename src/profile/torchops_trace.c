@@ -33,11 +33,9 @@
 
 #include "util/strutil.h"
 
-/* ts + dur in µs (Kineto's traces before its relative times have epoch
- * µs in ts, 1.6e15 and up): 9e15 µs is 9e18 ns, under 2^63 (llround's
- * long: 1.8e16, the limit before, made every start past 9.2e15 µs the
- * same LONG_MIN), and under 2^53 µs, so that a whole µs is exact */
-#define US_MAX 9e15
+/* ts + dur in µs: TRACE_US_MAX (1.8e16, the limit before, made every
+ * start past 9.2e15 µs llround's same LONG_MIN) */
+#define US_MAX TRACE_US_MAX
 /* brackets deeper than this are refused (no event needs them) */
 #define MAX_DEPTH 256
 /* the rounding of ts and dur (note 3), ns */
