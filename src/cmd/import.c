@@ -44,7 +44,7 @@ static const char import_description[] =
 static const char import_epilog[] =
 "Errors name the file, the event's index and byte offset: malformed\n"
 "JSON, an event without a name, ts or dur, a time below 0 or past\n"
-"1.8e16 µs, an event of more than 1 MiB, an event that starts inside\n"
+"9e15 µs, an event of more than 1 MiB, an event that starts inside\n"
 "another of its thread and ends more than 1 µs after it (children\n"
 "ending up to 1 µs late, the format's rounding, are clipped to their\n"
 "parent and counted). Exit status: 0 ok; 2 bad usage or a trace that\n"

@@ -387,7 +387,7 @@ static void history_points(struct report_data *d, const char *since)
 			continue;
 		d->points[k++] = (struct report_point){
 			v->id, v->created, v->commit, v->branch, v->dirty,
-			v->values, v->n };
+			v->values, v->n, v->max_draws };
 	}
 	d->history.points = d->points;
 	d->history.n = k;

@@ -20,9 +20,9 @@
 /* The bootstrap of a latency sample costs RESAMPLES draws a value, per
  * metric: over 20,000 requests that was 0.1-0.2 s of CPU at the end of
  * every run (stats.h's budget, 2e7 draws, is for a dozen metrics of a
- * thousand runs). Samples beyond 1000 requests get the analytic intervals
- * the bootstrap converges to; the setting bootstrap_max_draws tells
- * readers to do the same. */
+ * thousand runs). Samples beyond 1000 requests get the analytic
+ * intervals (stats.h); the setting bootstrap_max_draws tells readers to
+ * do the same. */
 #define MAX_DRAWS 1000000
 
 static const struct { const char *key, *label; double p; } pcts[] = {

@@ -31,7 +31,11 @@
  * and the process's (exit: agent_fini; _exit) for every thread still
  * there (owners), and a forked child starts from a slot of its own. What
  * is lost: a process killed (SIGKILL, a crash) loses each thread's counts
- * since its last sample, at most about BYTES allocated per thread, and a
+ * since its last sample, at most about BYTES allocated per thread; a
+ * child made by a raw clone() (its own memory, no atfork handlers) loses
+ * all its counts (my_pid is its parent's, so no end publishes, and its
+ * slot is its parent's: publishing would overwrite the parent's counts;
+ * exact mode counts its records into the parent's); and a
  * signal handler that allocates while the same thread's allocation is
  * crossing a sample may move the bytes by its own.
  */

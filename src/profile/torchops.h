@@ -59,7 +59,7 @@ struct torchops_trace_stats {
  * order of appearance; the events sorted by start. The file is read in
  * chunks: only the events are parsed, the rest is checked for balance.
  * Every event must have a name, ts and dur in µs (0 <= ts, 0 <= dur,
- * ts + dur below 1.8e13 µs); on a thread, an event that starts inside
+ * ts + dur at most 9e15 µs); on a thread, an event that starts inside
  * another must end inside it (up to the format's 1 µs: clipped).
  * Returns 0, or -1 with e naming the file and the event.
  */

@@ -33,9 +33,9 @@
 
 #include "util/strutil.h"
 
-/* ts + dur in µs: 1.8e16 µs is 1.8e19 ns, just under 2^64 (Kineto's
- * traces before its relative times have epoch µs in ts, 1.6e15 and up) */
-#define US_MAX 1.8e16
+/* ts + dur in µs: TRACE_US_MAX (1.8e16, the limit before, made every
+ * start past 9.2e15 µs llround's same LONG_MIN) */
+#define US_MAX TRACE_US_MAX
 /* brackets deeper than this are refused (no event needs them) */
 #define MAX_DEPTH 256
 /* the rounding of ts and dur (note 3), ns */
@@ -130,7 +130,7 @@ static int get_us(struct scan *s, json_t *o, const char *key, double max,
 		return fail(s, "no '%s'", key);
 	*out = json_number_value(v);
 	if (!json_is_number(v) || !(*out >= 0 && *out <= max))
-		return fail(s, "'%s' is not a time in µs from 0 to 1.8e16",
+		return fail(s, "'%s' is not a time in µs from 0 to 9e15",
 			    key);
 	return 0;
 }

@@ -185,6 +185,13 @@ struct trace_read_stats {
 	uint64_t ignored, lost;
 };
 
+/* The latest time in µs a trace file may give (ts, ts + dur): 9e15 µs is
+ * 9e18 ns, under 2^63 (llround's long, into the model's ns), and under
+ * 2^53 µs, so that a whole µs is exact; epoch µs (1.6e15 and up, as
+ * Kineto's older traces have) are far within it. Both readers of traces
+ * in µs (trace_read_chrome, torchops_read) hold to it. */
+#define TRACE_US_MAX 9e15
+
 /* A Chrome Trace Event JSON file (trace_write_chrome's, or another
  * tool's X, b/e, i, C and M events) read back, as untrusted input, into
  * t (initialized here; at most max_events kept, the rest in dropped),

@@ -18,8 +18,6 @@
 #include "util/fileio.h"
 #include "util/strutil.h"
 
-/* ts is µs: 1.8e13 µs is about 2^64 ns */
-#define TS_MAX_US 1.8e13
 
 struct reader {
 	struct trace *t;
@@ -68,11 +66,11 @@ static int get_ns(struct reader *r, json_t *o, const char *key,
 	if (!v)
 		return 0;
 	us = json_number_value(v);
-	if (!json_is_number(v) || !(us >= 0 && us <= TS_MAX_US)) {
+	if (!json_is_number(v) || !(us >= 0 && us <= TRACE_US_MAX)) {
 		char msg[64];
 
-		snprintf(msg, sizeof(msg), "'%s' is not a time in µs >= 0",
-			 key);
+		snprintf(msg, sizeof(msg), "'%s' is not a time in µs from 0 to "
+			 "9e15", key);
 		return bad(r, msg);
 	}
 	*out = (uint64_t)llround(us * 1000);
@@ -250,7 +248,7 @@ static int zone(struct reader *r, json_t *o, uint32_t pid, uint32_t tid,
 
 	if (get_ns(r, o, "dur", &dur))
 		return -1;
-	if (ts + dur > (uint64_t)(TS_MAX_US * 1000))
+	if (ts + dur > (uint64_t)(TRACE_US_MAX * 1000))
 		return bad(r, "'ts' + 'dur' is past the end of time");
 	ev = trace_add(r->t, TRACE_ZONE);
 	if (!ev)

@@ -73,6 +73,8 @@ static void point(struct chart *c, const struct report_history *h,
 	fputs_xml(med, fp);
 	fputc('"', fp);
 	html_num_attr(fp, "data-median", s->median);
+	html_num_attr(fp, "data-median-ci-lo", s->median_ci[0]);
+	html_num_attr(fp, "data-median-ci-hi", s->median_ci[1]);
 	fputs(" cx=\"", fp);
 	svg_num(fp, axis_map(&c->x, (double)i));
 	fputs("\" cy=\"", fp);
@@ -253,8 +255,12 @@ void view_history(FILE *fp, const struct report_history *h)
 
 	rng_seed(&rng, HIST_SEED);
 	for (size_t i = 0; i < h->n; i++) {
-		stats_summarize(h->points[i].values, h->points[i].n, &rng,
-				HIST_RESAMPLES, &s[i]);
+		const struct report_point *p = &h->points[i];
+
+		/* as the result summarized them: the same interval */
+		stats_summarize_budget(p->values, p->n, &rng, HIST_RESAMPLES,
+				       p->max_draws ? p->max_draws :
+				       STATS_BOOTSTRAP_BUDGET, &s[i]);
 		med[i] = s[i].median;
 	}
 	rng_seed(&rng, 1);

@@ -32,6 +32,8 @@ struct report_point {
 	bool dirty;
 	const double *values;	/* the measured values, n of them (n > 0) */
 	size_t n;
+	size_t max_draws;	/* the result's bootstrap budget (its setting
+				 * bootstrap_max_draws); 0: the default */
 };
 
 struct report_history {

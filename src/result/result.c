@@ -606,17 +606,15 @@ static bool listed(const char *const *names, const char *name)
 
 static void metric_summarize_hdr(struct metric *m, const struct hdr *h);
 
-/* The result's own setting bootstrap_max_draws (a whole number >= 1),
- * else STATS_BOOTSTRAP_BUDGET: a reader summarizes the values again as
- * the writer did. */
+/* The result's own setting bootstrap_max_draws (stats_max_draws): a
+ * reader summarizes the values again as the writer did. */
 static size_t max_draws(const struct result *r)
 {
 	for (size_t i = 0; i < r->nsettings; i++) {
 		const struct setting *s = &r->settings[i];
 
-		if (!s->str && !strcmp(s->key, "bootstrap_max_draws") &&
-		    s->num >= 1 && s->num < 1e18 && s->num == floor(s->num))
-			return (size_t)s->num;
+		if (!s->str && !strcmp(s->key, "bootstrap_max_draws"))
+			return stats_max_draws(s->num);
 	}
 	return STATS_BOOTSTRAP_BUDGET;
 }

@@ -155,17 +155,26 @@ static inline double radix_value(uint64_t k)
  * Least significant digit first radix sort of v by radix_key, a byte a
  * pass; a pass whose byte is the same in every key (the exponent's, for
  * values of one magnitude) is skipped. False, v untouched, when v holds
- * a NaN (its key would sort it past the infinities).
+ * a NaN (its key would sort it past the infinities), or when its 16
+ * bytes a value cannot be had: the introsort, in place, sorts what it
+ * can hold (an xmalloc here made a sort of half the memory left abort
+ * the program).
  */
 static bool radix_sort(double *v, size_t n)
 {
-	uint64_t *a = xmalloc(n * sizeof(*a)), *b = xmalloc(n * sizeof(*b));
-	size_t (*count)[256] = xcalloc(8, sizeof(*count));
+	uint64_t *buf = n <= SIZE_MAX / 2 / sizeof(*buf) ?
+			malloc(2 * n * sizeof(*buf)) : NULL, *a = buf, *b;
+	size_t (*count)[256] = calloc(8, sizeof(*count));
 
+	if (!buf || !count) {
+		free(buf);
+		free(count);
+		return false;
+	}
+	b = buf + n;
 	for (size_t i = 0; i < n; i++) {
 		if (isnan(v[i])) {
-			free(a);
-			free(b);
+			free(buf);
 			free(count);
 			return false;
 		}
@@ -193,8 +202,7 @@ static bool radix_sort(double *v, size_t n)
 	}
 	for (size_t i = 0; i < n; i++)
 		v[i] = radix_value(a[i]);
-	free(a);
-	free(b);
+	free(buf);
 	free(count);
 	return true;
 }
@@ -392,26 +400,62 @@ double *stats_sorted_copy(const double *v, size_t n)
 }
 
 /*
- * Where the bootstrap would cost too much, the intervals it converges to:
- * the mean's from the normal distribution (stddev / sqrt(n)), the
- * median's from the order statistics whose ranks the normal approximation
- * to Binomial(n, 1/2) puts at n/2 +- 1.96 sqrt(n)/2.
+ * The 0-based rank m of the lower end of the median's 95% interval from
+ * the order statistics: the largest m with P(B <= m) <= 2.5%, B ~
+ * Binomial(n, 1/2) the count of values below the median; the upper end
+ * is rank n - 1 - m, so each tail holds at most 2.5% and the coverage is
+ * 1 - 2 P(B <= m) >= 95%. False for n < 6, where even P(B = 0) = 2^-n is
+ * more than 2.5%. P(B = k) from lgamma at k0, ten standard deviations
+ * below n/2 (what lies below is under 1e-23), then the ratio
+ * P(k+1)/P(k) = (n-k)/(k+1): O(sqrt n).
+ */
+static bool median_ci_rank(size_t n, size_t *m)
+{
+	double nd = (double)n, k0 = floor(nd / 2 - 5 * sqrt(nd));
+	double p, cdf = 0;
+	size_t k;
+
+	if (k0 < 0)
+		k0 = 0;
+	p = exp(lgamma(nd + 1) - lgamma(k0 + 1) - lgamma(nd - k0 + 1) -
+		nd * log(2.0));
+	for (k = (size_t)k0; k <= n; k++) {
+		cdf += p;
+		if (cdf > 0.025)
+			break;
+		p *= (nd - (double)k) / ((double)k + 1);
+	}
+	if (k == (size_t)k0)
+		return false;
+	*m = k - 1;
+	return true;
+}
+
+/*
+ * Where the bootstrap would cost too much, the intervals it stands for:
+ * the mean's Student t interval (mean +- t(97.5%, n - 1) sd / sqrt n, as
+ * the bootstrap-t falls back to), the median's between the order
+ * statistics of median_ci_rank (the whole range for n < 6).
  */
 static void analytic_cis(const double *sorted, size_t n, struct summary *out)
 {
-	const double z = 1.959963984540054;
-	double half = z * out->stddev / sqrt((double)n);
-	double r = z * sqrt((double)n) / 2;
-	double lo = floor(n / 2.0 - r), hi = ceil(n / 2.0 + r);
+	double half = n > 1 ? stats_t975(n - 1) * out->stddev /
+			      sqrt((double)n) : 0;
+	size_t m = 0;
 
 	out->mean_ci[0] = out->mean - half;
 	out->mean_ci[1] = out->mean + half;
-	if (lo < 0)
-		lo = 0;
-	if (hi > n - 1)
-		hi = n - 1;
-	out->median_ci[0] = sorted[(size_t)lo];
-	out->median_ci[1] = sorted[(size_t)hi];
+	if (!median_ci_rank(n, &m))
+		m = 0;
+	out->median_ci[0] = sorted[m];
+	out->median_ci[1] = sorted[n - 1 - m];
+}
+
+size_t stats_max_draws(double setting)
+{
+	if (setting >= 1 && setting < 1e18 && setting == floor(setting))
+		return (size_t)setting;
+	return STATS_BOOTSTRAP_BUDGET;
 }
 
 void stats_summarize(const double *values, size_t n, struct rng *r,

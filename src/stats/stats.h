@@ -75,8 +75,8 @@ double stats_median_sorted(const double *sorted, size_t n);
 
 /* Beyond n x resamples = 2e7 draws (20,000 runs at 1000 resamples) the
  * bootstrap would take a second per metric: stats_summarize then gives the
- * analytic intervals the bootstrap converges to (normal for the mean,
- * order statistics for the median). */
+ * analytic intervals (Student t for the mean, the binomial order
+ * statistics for the median: docs/statistics.md). */
 #define STATS_BOOTSTRAP_BUDGET 20000000
 
 /*
@@ -86,6 +86,11 @@ double stats_median_sorted(const double *sorted, size_t n);
  */
 void stats_summarize(const double *values, size_t n, struct rng *r,
 		    size_t resamples, struct summary *out);
+/* A result's setting bootstrap_max_draws as a budget: a whole number
+ * from 1 to under 1e18 as it is, anything else (NaN: no setting)
+ * STATS_BOOTSTRAP_BUDGET. Every reader of the setting goes through this,
+ * so that all summarize a result's values alike. */
+size_t stats_max_draws(double setting);
 /* The same with max_draws in place of STATS_BOOTSTRAP_BUDGET: beyond n x
  * resamples = max_draws, the analytic intervals (a result's setting
  * bootstrap_max_draws, which `load` sets: its samples run to 100,000). */

@@ -109,6 +109,11 @@ int store_save_to(const char *path, const struct result *r, long long *id,
  * log that cannot be read): fn(msg), msg in the style of the errors; NULL
  * (the default) drops them. */
 void store_set_warn(void (*fn)(const char *msg));
+/* The bound past which a save moves the log into the database itself
+ * (store_save_to): records records or bytes bytes, 0 for the default
+ * (1024 records, 16 MiB). For tests, which lower it so that savers move
+ * the log while others save, read or are killed. */
+void store_set_log_bound(unsigned records, unsigned long long bytes);
 
 /* How long a call waits for another process's lock before failing with
  * -STORE_ERR_LOCKED; ms <= 0 fails at once. */
@@ -161,6 +166,9 @@ struct store_entry {
 	struct summary summary;		/* of the requested metric:
 					 * stats_summarize of values, no
 					 * bootstrap (CIs collapse) */
+	size_t max_draws;		/* the result's setting
+					 * bootstrap_max_draws as
+					 * stats_max_draws reads it */
 	double *values;			/* the measured (finite) per-run
 					 * values in run order, malloc'd,
 					 * never NULL; n of them (0 when no

@@ -57,9 +57,18 @@
 #define LOG_BOUND_RECORDS 1024
 #define LOG_BOUND_BYTES ((unsigned long long)16 << 20)
 
+static unsigned bound_records = LOG_BOUND_RECORDS;
+static unsigned long long bound_bytes = LOG_BOUND_BYTES;
+
+void store_set_log_bound(unsigned records, unsigned long long bytes)
+{
+	bound_records = records ? records : LOG_BOUND_RECORDS;
+	bound_bytes = bytes ? bytes : LOG_BOUND_BYTES;
+}
+
 static bool past_bound(const struct log_header *h)
 {
-	return h->records >= LOG_BOUND_RECORDS || h->end > LOG_BOUND_BYTES;
+	return h->records >= bound_records || h->end > bound_bytes;
 }
 
 static void (*warn_fn)(const char *msg);

@@ -37,8 +37,8 @@
  * (a double) keeps exact; far beyond any real store, and far enough from
  * INT64_MAX that no id arithmetic overflows. */
 #define LOG_ID_MAX ((long long)1 << 53)
-/* The largest end a header may give (the log is kept under 4 MiB past
- * its bound, store_log.c; a record is at most LOG_RECORD_MAX). */
+/* The largest end a header may give (the log is kept near its bound, 16
+ * MiB, store_log.c; a record is at most LOG_RECORD_MAX). */
 #define LOG_END_MAX ((unsigned long long)1 << 40)
 
 struct log_header {

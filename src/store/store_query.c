@@ -482,7 +482,10 @@ int store_load_ref(struct store *s, const char *ref, struct result *r,
  * PostgreSQL refuses a negative one). */
 #define HISTORY_SQL(order)						\
 	"SELECT r.id, r.created, r.git_commit, r.git_branch, r.hostname," \
-	" r.git_dirty, b.name, m.id, m.unit, r.kind FROM results r"		\
+	" r.git_dirty, b.name, m.id, m.unit, r.kind,"			\
+	" (SELECT min(st.num) FROM settings st WHERE st.result_id = r.id" \
+	" AND st.key = 'bootstrap_max_draws' AND st.str IS NULL)"	\
+	" FROM results r"						\
 	" JOIN benchmarks b ON b.result_id = r.id"			\
 	" JOIN metrics m ON m.benchmark_id = b.id"			\
 	" WHERE m.name = ?1 AND (CAST(?2 AS TEXT) IS NULL OR b.name = ?2)" \
@@ -524,6 +527,8 @@ static int history_entry(struct store *s, struct store_st *st,
 	en->benchmark = store_column_str(st, 6);
 	en->unit = store_column_str(st, 8);
 	en->kind = store_column_str(st, 9);
+	en->max_draws = stats_max_draws(store_col_null(st, 10) ? NAN :
+					store_col_double(st, 10));
 	if (!en->benchmark || !en->unit || !en->kind)
 		return SQLITE_CORRUPT;
 	rc = get_values(s, store_col_int(st, 7), &m);

@@ -448,16 +448,18 @@ unfix esc
 # latencies are known (it sleeps 1 ms before each response, so every
 # latency is at least 1 ms). The values are whole nanoseconds as
 # seconds (written from their digits); beyond 1000 values the CIs are
-# the analytic ones (bootstrap_max_draws), equal to their definition
-# over the values written; the sample sorted by radix keeps every value.
+# the analytic ones (bootstrap_max_draws), equal to SciPy's over the
+# values written (the median's between ranks m and n - 1 - m, m the
+# largest with binom.cdf(m, n, 1/2) <= 2.5%; the mean's Student t); the
+# sample sorted by radix keeps every value.
 fix end1 --delay 1
 t "end of run: 1500 requests, whole ns, analytic CIs as defined" sh -c '
-	"$YS" load -q --no-store -c 4 -n 1500 --json "$T/end.json" "$U_end1" && python3 - "$T/end.json" <<"PY"
+	"$YS" load -q --no-store -c 4 -n 1500 --json "$T/end.json" "$U_end1" && /usr/bin/python3 - "$T/end.json" <<"PY"
 import json, math, statistics, sys
+from scipy.stats import binom, t
 d = json.load(open(sys.argv[1]))
 assert d["settings"]["bootstrap_max_draws"] == 1000000, d["settings"]
 m = d["benchmarks"][0]["metrics"]
-z = 1.959963984540054
 for name in ("latency", "latency_uncorrected"):
     l = m[name]
     v = l["values"]
@@ -466,12 +468,16 @@ for name in ("latency", "latency_uncorrected"):
     assert all(round(x * 1e9) / 1e9 == x for x in v), "not whole ns"
     assert min(v) >= 0.001 and l["min"] >= 0.001 and l["median"] >= 0.001, l["min"]
     s = sorted(v)
-    lo, hi = math.floor(n / 2 - z * math.sqrt(n) / 2), math.ceil(n / 2 + z * math.sqrt(n) / 2)
-    assert l["median_ci"] == [s[lo], s[hi]], (l["median_ci"], s[lo], s[hi])
+    lo = int(binom.ppf(0.025, n, 0.5))
+    while binom.cdf(lo, n, 0.5) > 0.025:
+        lo -= 1
+    assert binom.cdf(lo + 1, n, 0.5) > 0.025 and 1 - 2 * binom.cdf(lo, n, 0.5) >= 0.95
+    assert l["median_ci"] == [s[lo], s[n - 1 - lo]], (l["median_ci"], s[lo], s[n - 1 - lo])
     mean, sd = statistics.fmean(v), statistics.stdev(v)
-    half = z * sd / math.sqrt(n)
+    half = t.ppf(0.975, n - 1) * sd / math.sqrt(n)
     for got, want in zip(l["mean_ci"], (mean - half, mean + half)):
-        assert abs(got - want) <= 1e-9 * abs(want), (l["mean_ci"], mean, half)
+        # stats_t975 within 1e-5 of t.ppf
+        assert abs(got - want) <= 1e-5 * half, (l["mean_ci"], mean, half)
     # type-7 quartiles: ranks 1499 x 0.25 = 374.75 and 1499 x 0.75 = 1124.25
     q1, q3 = s[375] - 0.25 * (s[375] - s[374]), s[1124] + 0.25 * (s[1125] - s[1124])
     fence = (q1 - 1.5 * (q3 - q1), q3 + 1.5 * (q3 - q1))

@@ -168,7 +168,24 @@ t "hostile: overlapping, not nested (by 3 µs)" bad overlap \
 	'[{"ph":"X","name":"p","ts":0,"dur":10,"tid":1},{"ph":"X","name":"c","ts":5,"dur":8,"tid":1}]' \
 	"event 1 ('c', ts 5.000 µs) starts inside another event of its thread but ends 3.000 µs after it: not nested"
 t "hostile: a string where an event goes" bad strev "[\"x\",$E]" "an event is not an object"
-t "hostile: ts past 1.8e16 µs" bad bigts '[{"ph":"X","name":"a","ts":2e16,"dur":1}]' "'ts' is not a time in µs from 0 to 1.8e16"
+t "hostile: ts past 9e15 µs (1e16: read before, every such start the same LONG_MIN)" bad bigts '[{"ph":"X","name":"a","ts":1e16,"dur":1}]' "'ts' is not a time in µs from 0 to 9e15"
+t "hostile: ts under 9e15 µs, dur past it" bad bigdur '[{"ph":"X","name":"a","ts":8.9e15,"dur":2e14}]' "'dur' is not a time in µs from 0 to 9e15"
+# Near the limit, times stay apart: two events 1 s apart at 8.9e15 µs
+# (at 1e16 µs, which the limit 1.8e16 let in, llround's overflow made
+# both start at the same LONG_MIN: q nested in p, p's self time 0, the
+# trace 0 s long)
+near_limit() {
+	printf '[{"ph":"X","name":"p","ts":8900000000000000,"dur":10,"tid":1},%s]' \
+		'{"ph":"X","name":"q","ts":8900000001000000,"dur":10,"tid":1}' \
+		>"$T/near.json" &&
+	"$YS" import --no-store --json "$T/near.res.json" "$T/near.json" \
+		>"$T/out" && has "$T/out" "over 1.000 s" &&
+	py "d = load('$T/near.res.json')
+selves = [bench(d, x)['metrics']['self_time']['values'] for x in 'pq']
+assert selves == [[1e-05], [1e-05]], selves"
+}
+t "ts near the limit (8.9e15 µs): starts exact, no false nesting" near_limit
+
 t "epoch µs in ts (Kineto before relative times): read, durations exact" sh -c '
 	printf "%s" "[{\"ph\":\"X\",\"name\":\"p\",\"ts\":1623143089979893,\"dur\":10,\"tid\":1},{\"ph\":\"X\",\"name\":\"c\",\"ts\":1623143089979895,\"dur\":4,\"tid\":1}]" >"$T/epoch.json" &&
 	"$YS" import --no-store --json "$T/epoch.res.json" "$T/epoch.json" >"$T/out" &&

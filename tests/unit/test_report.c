@@ -351,7 +351,7 @@ static void test_history_change_point(void **state)
 		for (int k = 0; k < 5; k++)
 			v[i][k] = (i < 6 ? 0.010 : 0.020) * (1 + (k - 2) * 0.01);
 		pts[i] = (struct report_point){ 100 + i, "2026-11-22T10:00:00Z",
-			hostile[i % NHOSTILE], "main", false, v[i], 5 };
+			hostile[i % NHOSTILE], "main", false, v[i], 5, 0 };
 	}
 	page = page_of(&in, "h.html");
 	assert_int_equal(count(page, "class=\"hpt\""), 12);
@@ -367,6 +367,60 @@ static void test_history_change_point(void **state)
 	for (int i = 0; i < 3; i++)
 		gate_threshold_free(&t[i]);
 	free(page);
+}
+
+/*
+ * A history's band is each result's median CI as the result has it: a
+ * point of 1500 values from a result with bootstrap_max_draws 1000000
+ * (`load`'s) gets the analytic interval, the values of ranks 711 and 788
+ * (SciPy's binomial; test_analytic_cis), as the result's own summary;
+ * the same values with no setting, the bootstrap's (before, every point
+ * was bootstrapped: another interval than the result's).
+ */
+static void test_history_max_draws(void **state)
+{
+	struct report_point pts[2];
+	struct report_history h = { "x", "latency", "s", pts, 2, NULL, 0 };
+	struct report_input in = { .history = &h };
+	double *v = xmalloc(1500 * sizeof(*v));
+	char want[160], *page;
+	const char *p0, *p1;
+	uint64_t x = 88172645463325252ull;
+
+	(void)state;
+	/* 0 .. 1499 shuffled: a rank is its value */
+	for (size_t i = 0; i < 1500; i++)
+		v[i] = (double)i;
+	for (size_t i = 1500; i > 1; i--) {
+		size_t j;
+		double t;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		j = (size_t)(x % i);
+		t = v[i - 1];
+		v[i - 1] = v[j];
+		v[j] = t;
+	}
+	pts[0] = (struct report_point){ 1, "2026-11-22T10:00:00Z", NULL,
+					"main", false, v, 1500, 1000000 };
+	pts[1] = (struct report_point){ 2, "2026-11-22T10:00:01Z", NULL,
+					"main", false, v, 1500, 0 };
+	page = page_of(&in, "hmd.html");
+	p0 = strstr(page, "data-id=\"1\"");
+	p1 = strstr(page, "data-id=\"2\"");
+	assert_non_null(p0);
+	assert_non_null(p1);
+	snprintf(want, sizeof(want), "data-median-ci-lo=\"711\" "
+		 "data-median-ci-hi=\"788\"");
+	if (!strstr(p0, want) || strstr(p0, want) > p1)
+		fail_msg("point 1: no '%s' in %.400s", want, p0);
+	/* the bootstrap's, not the analytic ends */
+	assert_null(strstr(p1, want));
+	assert_non_null(strstr(p1, "data-median-ci-lo=\""));
+	free(page);
+	free(v);
 }
 
 static int setup(void **state)
@@ -394,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_axis_units),
 		cmocka_unit_test(test_report_subnormal),
 		cmocka_unit_test(test_history_change_point),
+		cmocka_unit_test(test_history_max_draws),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -178,14 +178,15 @@ static void test_summarize(void **state)
 /*
  * The setting bootstrap_max_draws (`load` writes 1000000): a metric of n
  * values with n x resamples above it gets the analytic intervals —
- * mean +- 1.96 sd / sqrt(n), the median's between the order statistics
- * floor(n/2 - 0.98 sqrt n) and ceil(n/2 + 0.98 sqrt n) — and one within
+ * mean +- t(97.5%, n - 1) sd / sqrt(n), the median's between the order
+ * statistics 711 and 788 of 1500 (SciPy: 711 the largest m with
+ * binom.cdf(m, 1500, 0.5) <= 0.025; test_analytic_cis) — and one within
  * it the bootstrap, as without the setting; the reader of the file does
  * the same, so the intervals come back identical.
  */
 static void test_summarize_max_draws(void **state)
 {
-	const double z = 1.959963984540054;
+	const double t = 1.9615478106169348; /* t.ppf(0.975, 1499) */
 	struct result r, back;
 	struct error e;
 	char *path = tmp_path("max-draws.json");
@@ -214,11 +215,14 @@ static void test_summarize_max_draws(void **state)
 	big = &r.benchmarks[0].metrics[0];
 	small = &r.benchmarks[0].metrics[1];
 	sorted = stats_sorted_copy(big->values, n);
-	half = z * big->summary.stddev / sqrt((double)n);
-	assert_true(big->summary.mean_ci[0] == big->summary.mean - half);
-	assert_true(big->summary.mean_ci[1] == big->summary.mean + half);
-	lo = floor(n / 2.0 - z * sqrt((double)n) / 2);
-	hi = ceil(n / 2.0 + z * sqrt((double)n) / 2);
+	half = t * big->summary.stddev / sqrt((double)n);
+	/* stats_t975 is within 1e-5 of the exact t */
+	assert_true(fabs(big->summary.mean_ci[0] - (big->summary.mean - half))
+		    <= 1e-5 * half);
+	assert_true(fabs(big->summary.mean_ci[1] - (big->summary.mean + half))
+		    <= 1e-5 * half);
+	lo = 711;
+	hi = 788;
 	assert_true(big->summary.median_ci[0] == sorted[(size_t)lo]);
 	assert_true(big->summary.median_ci[1] == sorted[(size_t)hi]);
 	/* 1000 x 1000 draws: the bootstrap-t, asymmetric around the mean of
@@ -243,7 +247,8 @@ static void test_summarize_max_draws(void **state)
 	free(r.settings[r.nsettings].key);
 	result_summarize(&r, 3, 1000);
 	assert_false(big->summary.median_ci[0] == sorted[(size_t)lo] &&
-		     big->summary.mean_ci[0] == big->summary.mean - half);
+		     fabs(big->summary.mean_ci[0] - (big->summary.mean - half))
+		     <= 1e-5 * half);
 	free(sorted);
 	result_free(&r);
 	result_free(&back);

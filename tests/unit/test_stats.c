@@ -17,6 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "stats/shift.h"
 #include "stats/stats.h"
 
@@ -230,6 +234,62 @@ static int cmp_double(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+/*
+ * The radix sort's buffer (16 bytes a value) is not to be had: the sort
+ * still sorts, in place. A child with 2^22 values (32 MiB) and its
+ * address space limited to what it uses plus 24 MiB (the buffer is 64
+ * MiB): before, the buffer's xmalloc ended the program. Under ASan the
+ * limit cannot be set (its shadow memory), and the child sorts without.
+ */
+static int sort_in_little_memory(size_t n)
+{
+	double *v = malloc(n * sizeof(*v));
+	unsigned long pages = 0;
+	struct rng r;
+	FILE *fp = fopen("/proc/self/statm", "r");
+
+	if (!v || !fp || fscanf(fp, "%lu", &pages) != 1)
+		return 3;
+	fclose(fp);
+	rng_seed(&r, 7);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (rng_uniform(&r) - 0.5) * 1e6;
+#ifndef __SANITIZE_ADDRESS__
+	{
+		struct rlimit lim;
+
+		lim.rlim_cur = lim.rlim_max = pages *
+			(rlim_t)sysconf(_SC_PAGESIZE) + (24u << 20);
+		if (setrlimit(RLIMIT_AS, &lim))
+			return 4;
+		/* the limit holds: 64 MiB cannot be had */
+		if (malloc(2 * n * sizeof(*v)))
+			return 5;
+	}
+#endif
+	stats_sort(v, n);
+	for (size_t i = 1; i < n; i++)
+		if (!(v[i - 1] <= v[i]))
+			return 6;
+	return 0;
+}
+
+static void test_sort_no_memory(void **state)
+{
+	pid_t pid = fork();
+	int status;
+
+	(void)state;
+	if (pid == 0)
+		_exit(sort_in_little_memory((size_t)1 << 22));
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fail_msg("the child: %s %d", WIFEXITED(status) ? "exit" :
+			 "signal", WIFEXITED(status) ? WEXITSTATUS(status) :
+			 WTERMSIG(status));
+}
+
 static void test_sort(void **state)
 {
 	static const size_t sizes[] = { 0, 1, 2, 3, 16, 17, 100, 1000, 2047,
@@ -245,7 +305,7 @@ static void test_sort(void **state)
 		double *w = malloc((n + 1) * sizeof(*w));
 
 		assert_true(v && w);
-		for (kind = 0; kind < 8; kind++) {
+		for (kind = 0; kind < 10; kind++) {
 			for (i = 0; i < n; i++) {
 				switch (kind) {
 				case 0: v[i] = rng_uniform(&r); break;
@@ -260,6 +320,19 @@ static void test_sort(void **state)
 				case 6: v[i] = i % 97 == 0 ? -INFINITY :
 					       i % 89 == 0 ? INFINITY :
 					       -(double)rng_below(&r, 1000) / 7;
+					break;
+				/* any bits but a NaN's: every key */
+				case 8: {
+					uint64_t b = rng_next(&r);
+
+					memcpy(&v[i], &b, sizeof(b));
+					if (isnan(v[i]))
+						v[i] = -0.0;
+					break;
+				}
+				/* zeros of both signs among +-1 */
+				case 9: v[i] = (double[]){ 0.0, -0.0, 1, -1 }
+					[rng_below(&r, 4)];
 					break;
 				/* latencies: nanoseconds as seconds */
 				case 7: v[i] = (double)(100000 + rng_below(&r, 1000000000)) / 1e9;
@@ -378,6 +451,119 @@ static void test_tukey_reference(void **state)
 				 (size_t)num(c, "high_outliers"));
 		free(v);
 	}
+}
+
+/*
+ * The analytic intervals (n x resamples past max_draws) against SciPy:
+ * the median's between the order statistics m and n - 1 - m, m the
+ * largest with binom.cdf(m, n, 0.5) <= 0.025 (each tail at most 2.5%;
+ * the code before took ranks floor(n/2 - 0.98 sqrt n) and ceil(n/2 +
+ * 0.98 sqrt n), one rank high on both ends: a lower tail up to 2.64%),
+ * the whole range for n < 6; the mean's mean +- t.ppf(0.975, n - 1) sd /
+ * sqrt(n). The values are a shuffled 0..n-1, so a rank is its value.
+ */
+static void check_analytic(size_t n, size_t m)
+{
+	double *v = malloc(n * sizeof(*v));
+	struct summary s;
+	struct rng r;
+
+	assert_non_null(v);
+	rng_seed(&r, n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (double)i;
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)rng_below(&r, i);
+		double t = v[i - 1];
+
+		v[i - 1] = v[j];
+		v[j] = t;
+	}
+	/* max_draws 1: analytic at every n */
+	stats_summarize_budget(v, n, &r, 1000, 1, &s);
+	if (s.median_ci[0] != (double)m || s.median_ci[1] != (double)(n - 1 - m))
+		fail_msg("n %zu: median CI [%g, %g], expected [%zu, %zu]", n,
+			 s.median_ci[0], s.median_ci[1], m, n - 1 - m);
+	free(v);
+}
+
+static void test_analytic_cis(void **state)
+{
+	/* n = 6..300 */
+	static const unsigned short small_m[] = {
+		0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4,
+		4, 4, 5, 5, 5, 6, 6, 7, 7, 7, 8, 8,
+		9, 9, 9, 10, 10, 11, 11, 12, 12, 12, 13, 13,
+		14, 14, 15, 15, 15, 16, 16, 17, 17, 18, 18, 18,
+		19, 19, 20, 20, 21, 21, 21, 22, 22, 23, 23, 24,
+		24, 25, 25, 25, 26, 26, 27, 27, 28, 28, 28, 29,
+		29, 30, 30, 31, 31, 32, 32, 32, 33, 33, 34, 34,
+		35, 35, 36, 36, 37, 37, 37, 38, 38, 39, 39, 40,
+		40, 41, 41, 41, 42, 42, 43, 43, 44, 44, 45, 45,
+		46, 46, 46, 47, 47, 48, 48, 49, 49, 50, 50, 51,
+		51, 51, 52, 52, 53, 53, 54, 54, 55, 55, 56, 56,
+		57, 57, 57, 58, 58, 59, 59, 60, 60, 61, 61, 62,
+		62, 62, 63, 63, 64, 64, 65, 65, 66, 66, 67, 67,
+		68, 68, 68, 69, 69, 70, 70, 71, 71, 72, 72, 73,
+		73, 74, 74, 74, 75, 75, 76, 76, 77, 77, 78, 78,
+		79, 79, 80, 80, 81, 81, 81, 82, 82, 83, 83, 84,
+		84, 85, 85, 86, 86, 87, 87, 87, 88, 88, 89, 89,
+		90, 90, 91, 91, 92, 92, 93, 93, 94, 94, 94, 95,
+		95, 96, 96, 97, 97, 98, 98, 99, 99, 100, 100, 101,
+		101, 101, 102, 102, 103, 103, 104, 104, 105, 105, 106, 106,
+		107, 107, 108, 108, 109, 109, 109, 110, 110, 111, 111, 112,
+		112, 113, 113, 114, 114, 115, 115, 116, 116, 117, 117, 117,
+		118, 118, 119, 119, 120, 120, 121, 121, 122, 122, 123, 123,
+		124, 124, 124, 125, 125, 126, 126, 127, 127, 128, 128, 129,
+		129, 130, 130, 131, 131, 132, 132,
+	};
+	static const struct { size_t n, m; } big_m[] = {
+		{ 499, 227 }, { 500, 227 }, { 501, 228 }, { 999, 468 },
+		{ 1000, 468 }, { 1001, 469 }, { 1002, 469 }, { 1500, 711 },
+		{ 2047, 978 }, { 2048, 979 }, { 2049, 979 }, { 5000, 2430 },
+		{ 10001, 4901 }, { 65536, 32516 }, { 100000, 49689 }, { 999999, 499019 },
+		{ 1000000, 499019 },
+	};
+	/* SciPy's t.ppf(0.975, n - 1) */
+	static const struct { size_t n; double t; } ts[] = {
+		{ 2, 12.706204736432095 }, { 3, 4.302652729911275 },
+		{ 10, 2.2621571627409915 }, { 31, 2.0422724563012373 },
+		{ 1001, 1.9623390808264074 }, { 100000, 1.9599877077718446 },
+	};
+	double one = 7, two[2] = { 1, 3 };
+	struct summary s;
+
+	(void)state;
+	for (size_t n = 1; n < 6; n++)
+		check_analytic(n, 0);
+	for (size_t n = 6; n <= 300; n++)
+		check_analytic(n, small_m[n - 6]);
+	for (size_t i = 0; i < sizeof(big_m) / sizeof(*big_m); i++)
+		check_analytic(big_m[i].n, big_m[i].m);
+	for (size_t i = 0; i < sizeof(ts) / sizeof(*ts); i++) {
+		size_t n = ts[i].n;
+		double *v = malloc(n * sizeof(*v)), half, want;
+
+		assert_non_null(v);
+		for (size_t k = 0; k < n; k++)
+			v[k] = (double)(k % 7) * 0.5 + (double)(k % 3);
+		stats_summarize_budget(v, n, NULL, 1000, 1, &s);
+		half = (s.mean_ci[1] - s.mean_ci[0]) / 2;
+		want = ts[i].t * s.stddev / sqrt((double)n);
+		/* stats_t975 is within 1e-5 of the exact value */
+		if (fabs(half - want) > 1e-5 * want ||
+		    fabs((s.mean_ci[0] + s.mean_ci[1]) / 2 - s.mean) > 1e-12)
+			fail_msg("n %zu: mean CI [%g, %g] around %g, half %g, "
+				 "expected %g", n, s.mean_ci[0], s.mean_ci[1],
+				 s.mean, half, want);
+		free(v);
+	}
+	/* one value: no spread, a point; two: t with one degree */
+	stats_summarize_budget(&one, 1, NULL, 1000, 1, &s);
+	assert_true(s.mean_ci[0] == 7 && s.mean_ci[1] == 7);
+	assert_true(s.median_ci[0] == 7 && s.median_ci[1] == 7);
+	stats_summarize_budget(two, 2, NULL, 1000, 1, &s);
+	assert_true(fabs(s.mean_ci[1] - 2 - 12.706204736432095 * 1) < 1e-8);
 }
 
 static void test_summary_empty(void **state)
@@ -1098,11 +1284,13 @@ int main(void)
 		cmocka_unit_test(test_rng_below),
 		cmocka_unit_test(test_rng_fill_below),
 		cmocka_unit_test(test_sort),
+		cmocka_unit_test(test_sort_no_memory),
 		cmocka_unit_test(test_percentile_edges),
 		cmocka_unit_test(test_percentile_select),
 		cmocka_unit_test(test_summaries_reference),
 		cmocka_unit_test(test_tukey_reference),
 		cmocka_unit_test(test_summary_empty),
+		cmocka_unit_test(test_analytic_cis),
 		cmocka_unit_test(test_mann_whitney_reference),
 		cmocka_unit_test(test_mann_whitney_hand),
 		cmocka_unit_test(test_mann_whitney_exact_distribution),

@@ -1740,9 +1740,8 @@ static void test_log_jammed(void **state)
  * too: every save that returned is in the store, under the id it said,
  * nothing twice, and saves go on.
  */
-static void test_log_killed(void **state)
+static void log_killed(const char *path)
 {
-	const char *path = tmp_path("kill.db");
 	long long said[64];
 	size_t nsaid = 0, n;
 	struct result r;
@@ -1807,14 +1806,37 @@ static void test_log_killed(void **state)
 	}
 }
 
+static void test_log_killed(void **state)
+{
+	log_killed(tmp_path("kill.db"));
+}
+
 /*
- * 8 processes save 20 results each at once, through the log, while a reader opens the store
- * again and again (moving the log in too): every result arrives once,
+ * The same with the bound lowered to 3 records or 1 MiB (a record here
+ * is about 450 KB): the saver moves the log every other save or so, and
+ * the kill lands in a move as often as in an append. The bound of 1024
+ * records left no move before the kill (since the bound was raised from
+ * 64, the test saw appends only).
+ */
+static void test_log_killed_moving(void **state)
+{
+	for (int i = 0; i < 3; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "killm%d.db", i);
+		store_set_log_bound(3, 1 << 20);
+		log_killed(tmp_path(name));
+		store_set_log_bound(0, 0);
+	}
+}
+
+/*
+ * 8 processes save 20 results each at once, through the log, while a
+ * reader opens the store again and again (moving the log in too): every result arrives once,
  * under the id its saver was given, the ids 1..161 without a gap.
  */
-static void test_log_concurrent(void **state)
+static void log_concurrent(const char *path)
 {
-	const char *path = tmp_path("logc/results.db");
 	char name[WRITERS * SAVES + 2][32];
 	int ids[2], done[2], status;
 	pid_t pids[WRITERS], reader;
@@ -1908,6 +1930,23 @@ static void test_log_concurrent(void **state)
 	store_close(s);
 }
 
+static void test_log_concurrent(void **state)
+{
+	log_concurrent(tmp_path("logc/results.db"));
+}
+
+/*
+ * The same with the bound lowered to 4 records: the savers move the log
+ * too, racing each other and the reader (with the bound at 1024, 160
+ * saves never reach it: only the reader moved).
+ */
+static void test_log_concurrent_moving(void **state)
+{
+	store_set_log_bound(4, 0);
+	log_concurrent(tmp_path("logcm/results.db"));
+	store_set_log_bound(0, 0);
+}
+
 /*
  * However many saves nobody reads, the log stays under its bound (1024
  * records): the save that reaches it moves it into the store, and none
@@ -1965,6 +2004,46 @@ static void test_log_readonly(void **state)
 	assert_int_equal(size_of(log), size);
 	assert_int_equal(history_ids(path, (long long[4]){ 0 }, 4), 3);
 	assert_int_equal(size_of(log), LOG_HEADER);
+}
+
+/*
+ * The history's entries carry their result's setting bootstrap_max_draws
+ * (a report's history summarizes the values with it, as the result
+ * did): 1000000 as `load` writes it, from the database and from the
+ * log; the default budget without it, for a string and for a value that
+ * is no whole number.
+ */
+static void test_history_max_draws(void **state)
+{
+	const char *path = tmp_path("hmd/s.db");
+	static const double set[] = { 1000000, NAN, 0.5, 1000000, -1 };
+	static const size_t want[] = { 1000000, STATS_BOOTSTRAP_BUDGET,
+				       STATS_BOOTSTRAP_BUDGET, 1000000,
+				       STATS_BOOTSTRAP_BUDGET };
+	struct store_entry *en;
+	struct store *s;
+	size_t n;
+
+	for (int i = 0; i < 5; i++) {
+		struct result t;
+
+		build_tagged(&t, i, NULL, NULL);
+		if (i == 1)
+			result_set_str(&t, "bootstrap_max_draws", "1000");
+		else
+			result_set_num(&t, "bootstrap_max_draws", set[i]);
+		save_to(path, &t);	/* the first into the database, the
+					 * others into the log */
+		result_free(&t);
+	}
+	s = open_new(path);
+	assert_int_equal(n = history(s, NULL, &en), 5);
+	for (size_t j = 0; j < n; j++)	/* newest first */
+		if (en[j].max_draws != want[n - 1 - j])
+			fail_msg("result %lld: max_draws %zu, expected %zu",
+				 en[j].id, en[j].max_draws, want[n - 1 - j]);
+	store_entries_free(en, n);
+	store_close(s);
 }
 
 /* store_default_path, run in tmpdir/rel, is want (under tmpdir unless
@@ -2300,8 +2379,11 @@ int main(void)
 		cmocka_unit_test(test_log_header),
 		cmocka_unit_test(test_log_jammed),
 		cmocka_unit_test(test_log_killed),
+		cmocka_unit_test(test_log_killed_moving),
 		cmocka_unit_test(test_log_concurrent),
+		cmocka_unit_test(test_log_concurrent_moving),
 		cmocka_unit_test(test_log_bound),
+		cmocka_unit_test(test_history_max_draws),
 		cmocka_unit_test(test_log_readonly),
 	};
 	/* the tests of the public API, and PostgreSQL's own */

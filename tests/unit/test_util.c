@@ -1003,7 +1003,9 @@ static void test_json_numbers(void **state)
  * a path of their own in fmt_json_number, from k's digits: the same text,
  * byte for byte, as the snprintf and strtod path (fmt_roundtrip), at every
  * magnitude from 1 ns to 10^15 ns, either sign, with zeros anywhere; and
- * values next to them (not k / 1e9) still read back as themselves.
+ * values next to them (not k / 1e9) still read back as themselves; and
+ * every other double (any bits, whole ns past 10^15, products k x 1e-9)
+ * the same text as fmt_roundtrip's.
  */
 static void check_nanos(int64_t k)
 {
@@ -1047,6 +1049,34 @@ static void test_json_number_nanos(void **state)
 		check_nanos(k);
 		if (i % 7 == 0)
 			check_nanos(-k);
+	}
+	/* what is not k / 1e9 for a whole k under 10^15, or looks like it:
+	 * any bits, whole ns from 10^15 to 2^60 (beyond the digits' path),
+	 * k x 1e-9 (a product, not the quotient), k / 1e9 a step off
+	 * either way: the same text as fmt_roundtrip's, which reads back */
+	for (int i = 0; i < 400000; i++) {
+		char fast[JSON_NUMBER_MAX], slow[JSON_NUMBER_MAX];
+		uint64_t r;
+		double v;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		r = x;
+		switch (i % 4) {
+		case 0: memcpy(&v, &r, sizeof(v)); break;
+		case 1: v = (double)(r >> 4) / 1e9; break;
+		case 2: v = (double)(r % 1000000000000000ull) * 1e-9; break;
+		default: v = nextafter((double)(r % 1000000000000000ull) / 1e9,
+				       r >> 63 ? INFINITY : -INFINITY);
+			break;
+		}
+		if (!isfinite(v) || v == 0)
+			continue;
+		fmt_json_number(v, fast, sizeof(fast));
+		fmt_roundtrip(v, slow, sizeof(slow));
+		if (strcmp(fast, slow) || strtod(fast, NULL) != v)
+			fail_msg("%a: '%s', expected '%s'", v, fast, slow);
 	}
 	/* the texts, where they are fixed */
 	fmt_json_number(12345e-9, text, sizeof(text));
