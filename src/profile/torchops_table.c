@@ -34,7 +34,12 @@
 #include "util/strutil.h"
 
 #define ATEN "aten::"
-#define TOKEN_MAX 200		/* longer names are no operator's */
+#define TOKEN_MAX 128		/* longer names are no operator's (torch
+				 * 1.13's longest: 57) */
+/* The most entries (of torch 1.13's 3614 structs and their tails:
+ * 29,992): a hostile file's table stays under 16 MiB; past it, no more
+ * are added (the rule names what is missing) */
+#define ENTRIES_MAX ((size_t)1 << 18)
 
 enum { WHOLE, TAIL };
 
@@ -87,11 +92,10 @@ static bool entry_is(const struct entry *e, const char *key, size_t n)
 			      !memcmp(key + e->oplen + 1, e->ov, e->ovlen)));
 }
 
-/* The entry of the struct name key[0..n), or NULL. */
+/* The entry of the struct name key[0..n) of hash h, or NULL. */
 static struct entry *table_get(const struct torchops_table *t,
-			       const char *key, size_t n)
+			       const char *key, size_t n, uint64_t h)
 {
-	uint64_t h = key_hash(key, n);
 	size_t pos;
 
 	for (uint64_t v = hashidx_first(&t->index, h, &pos); v;
@@ -108,7 +112,8 @@ static void table_add(struct torchops_table *t, const char *op, size_t oplen,
 {
 	char key[KEY_MAX];
 	size_t n = key_of(key, op, oplen, ov, ovlen);
-	struct entry *e = table_get(t, key, n);
+	uint64_t h = key_hash(key, n);
+	struct entry *e = table_get(t, key, n, h);
 	struct entry nw = { .op = op, .ov = ov, .oplen = (uint16_t)oplen,
 			    .ovlen = (uint16_t)ovlen, .kind = kind };
 
@@ -121,9 +126,11 @@ static void table_add(struct torchops_table *t, const char *op, size_t oplen,
 			e->ambiguous = true;
 		return;
 	}
+	if (t->n == ENTRIES_MAX)
+		return;
 	t->v = xgrow(t->v, &t->cap, t->n + 1, sizeof(*t->v));
 	t->v[t->n++] = nw;
-	hashidx_add(&t->index, key_hash(key, n), t->n);
+	hashidx_add(&t->index, h, t->n);
 }
 
 static bool is_word(char c)
@@ -216,6 +223,6 @@ size_t torchops_table_op(const struct torchops_table *t, const char *s,
 
 	if (!t || !n || n > KEY_MAX)
 		return 0;
-	e = table_get(t, s, n);
+	e = table_get(t, s, n, key_hash(s, n));
 	return e && !e->ambiguous ? e->oplen : 0;
 }
