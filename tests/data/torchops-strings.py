@@ -9,10 +9,11 @@ is confirmed by a schema string "[aten::]op[.overload](... -> ...": one
 that begins a string first; else one in a string's tail (the linker
 merges "erf.out(...)" into the end of "special_erf.out(...)").
 
-Prints "lib<TAB>PATH", then "struct<TAB>aten::op" for each struct one
-split confirms, "struct<TAB>?" for none or several. Argument: the
-library (default: python3-torch's libtorch_cpu.so, found without
-importing torch)."""
+Prints "lib<TAB>PATH", then "struct<TAB>aten::op<TAB>TORCH" for each
+struct: aten::op when one split is confirmed, "?" for none or several;
+TORCH the name torch itself gives the struct at run time (its schemas,
+torch._C._jit_get_all_schemas(), "-" for none). Argument: the library
+(default: python3-torch's libtorch_cpu.so)."""
 import importlib.util
 import os
 import re
@@ -52,13 +53,26 @@ def name_of(st, hs, tails):
     return "aten::" + whole.pop() if len(whole) == 1 else "?"
 
 
+def torch_names():
+    import torch
+    names = {}
+    for s in torch._C._jit_get_all_schemas():
+        if s.name.startswith("aten::"):
+            base = s.name.split("::")[-1]
+            ov = "_" + s.overload_name if s.overload_name else ""
+            names[base + ov] = s.name
+    return names
+
+
 def main():
     lib = os.path.realpath(library())
     hs = heads(lib)
     tails = sorted(hs)
+    torch_of = torch_names()
     print("lib\t" + lib)
     for st in structs(lib):
-        print(st + "\t" + name_of(st, hs, tails))
+        print(st + "\t" + name_of(st, hs, tails) + "\t" +
+              torch_of.get(st, "-"))
 
 
 main()
