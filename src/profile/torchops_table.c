@@ -185,18 +185,29 @@ static void read_string(struct torchops_table *t, const char *s, size_t n)
 			table_add(t, s + k, oplen - k, ov, ovlen, TAIL);
 }
 
+/*
+ * One pass: every schema has ") -> ", a rare run of bytes that memmem
+ * finds fast, so the scan goes from one to the next, each read from its
+ * string's start (the NUL before it, never before the end of the last
+ * string read: the walk back is bounded by the buffer once over) to its
+ * end. Most of .rodata is no string at all.
+ */
 struct torchops_table *torchops_table_new(const char *buf, size_t len)
 {
 	struct torchops_table *t = xcalloc(1, sizeof(*t));
+	const char *arrow;
 	size_t p = 0;
 
-	while (p < len) {
-		const char *nul = memchr(buf + p, '\0', len - p);
-		size_t end = nul ? (size_t)(nul - buf) : len;
+	while (p < len && (arrow = memmem(buf + p, len - p, ") -> ", 5))) {
+		size_t at = (size_t)(arrow - buf), start = at, end;
+		const char *nul = memchr(arrow, '\0', len - at);
 
+		while (start > p && buf[start - 1] != '\0')
+			start--;
+		end = nul ? (size_t)(nul - buf) : len;
 		/* a schema begins with a letter or '_' (or "aten::") */
-		if (end > p && is_word(buf[p]) && !is_digit(buf[p]))
-			read_string(t, buf + p, end - p);
+		if (is_word(buf[start]) && !is_digit(buf[start]))
+			read_string(t, buf + start, end - start);
 		p = end + 1;
 	}
 	return t;
