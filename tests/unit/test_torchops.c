@@ -1,8 +1,9 @@
 /*
  * Unit tests of profile/torchops.h (the table of a library's own names:
  * test_torchops_table.c):
- * - operator frames by the rule: the name of every `at::_ops::<struct>::call` that
- *   Debian's libtorch_cpu.so exports, against the name torch itself
+ * - operator frames by the rule (no table): the name of every
+ *   `at::_ops::<struct>::call` that Debian's libtorch_cpu.so exports,
+ *   against the name torch itself
  *   gives the struct (tests/data/torchops-names.txt, made by
  *   tests/data/torchops-names.sh from torch's schemas): at least 90% of
  *   all, and every operator of a torchvision ResNet exactly; nothing

@@ -164,16 +164,16 @@ static const char *const words[] = {
 };
 #define NWORDS (sizeof(words) / sizeof(*words))
 
+/* 1 to most words joined by '_' into out (cap bytes: always room) */
 static void gen_words(struct rng *r, char *out, size_t cap, int most)
 {
 	int k = 1 + (int)rng_below(r, (uint64_t)most);
+	size_t at = 0;
 
 	out[0] = '\0';
-	for (int i = 0; i < k; i++) {
-		if (i)
-			strncat(out, "_", cap - strlen(out) - 1);
-		strncat(out, words[rng_below(r, NWORDS)], cap - strlen(out) - 1);
-	}
+	for (int i = 0; i < k && at < cap; i++)
+		at += (size_t)snprintf(out + at, cap - at, "%s%s", i ? "_" : "",
+				       words[rng_below(r, NWORDS)]);
 }
 
 static void gen_schema(struct rng *r, struct schema *s)
