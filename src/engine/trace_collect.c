@@ -105,7 +105,7 @@ static size_t add_frame(struct collector *c, const struct pending *p,
 	if (nn < STACK_MAX * 2 && torchops_is_entry(function) &&
 	    torchops_frame_name(function, symtab_torchops(c->sym, p->sym, a,
 							  is_return),
-				op, sizeof(op)))
+				op, sizeof(op), NULL))
 		names[nn++] = trace_intern(&c->run->tr, op);
 	return nn;
 }

@@ -84,7 +84,7 @@ bool torchops_is_entry(const char *function)
 
 size_t torchops_frame_name(const char *function,
 			   const struct torchops_table *ops, char *out,
-			   size_t cap)
+			   size_t cap, bool *exact)
 {
 	const char *s, *end;
 	size_t n, op;
@@ -100,6 +100,8 @@ size_t torchops_frame_name(const char *function,
 		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
 			return 0;	/* a nested name: not an operator */
 	op = torchops_table_op(ops, s, n);
+	if (exact)
+		*exact = op > 0;
 	if (!op)
 		op = op_length(s, n);
 	if (op + sizeof("aten::") > cap)

@@ -24,8 +24,10 @@
 #include "util/error.h"
 
 /* The frame function names an operator frame has ("aten::conv2d") and
- * the module they carry. */
+ * the module they carry: the first when the library's own schemas named
+ * it, the second when the rule did (torchops_frame_name's *exact). */
 #define TORCHOPS_MODULE "[torch op]"
+#define TORCHOPS_MODULE_RULE "[torch op, by rule]"
 
 /*
  * A library's own names of its operators (torchops_table.c): from the
@@ -61,11 +63,12 @@ bool torchops_is_entry(const char *function);
  * events ("aten::add"). The split is ops's (the table of the library
  * the function is in, symbolize.h's symtab_torchops) where it knows the
  * struct; else, and when ops is NULL, a rule (torchops.c), right for
- * 91% of torch 1.13's operators.
+ * 91% of torch 1.13's operators. *exact (when exact is not NULL) says
+ * which: true for the table.
  */
 size_t torchops_frame_name(const char *function,
 			   const struct torchops_table *ops, char *out,
-			   size_t cap);
+			   size_t cap, bool *exact);
 
 /* What torchops_read_trace read and left out. */
 struct torchops_trace_stats {

@@ -29,7 +29,7 @@ static void check(const struct torchops_table *t, const char *s, size_t n)
 	memcpy(fn, "at::_ops::", 10);
 	memcpy(fn + 10, st, k);
 	memcpy(fn + 10 + k, "::call()", 9);
-	len = torchops_frame_name(fn, t, out, sizeof(out));
+	len = torchops_frame_name(fn, t, out, sizeof(out), NULL);
 	if (op && len && (len != 6 + op || memcmp(out + 6, st, op)))
 		abort();
 }

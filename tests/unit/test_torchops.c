@@ -30,7 +30,7 @@
 
 static size_t op(const char *fn, char *buf)
 {
-	return torchops_frame_name(fn, NULL, buf, 256);
+	return torchops_frame_name(fn, NULL, buf, 256, NULL);
 }
 
 static void test_not_operators(void **state)
@@ -47,9 +47,9 @@ static void test_not_operators(void **state)
 	assert_int_equal(op("at::_ops::a::b::call()", buf), 0);
 	assert_int_equal(op("at::_ops::conv2d::call", buf), 0);
 	assert_int_equal(torchops_frame_name("at::_ops::conv2d::call(x)", NULL,
-					     buf, 12), 0);
+					     buf, 12, NULL), 0);
 	assert_int_equal(torchops_frame_name("at::_ops::conv2d::call(x)", NULL,
-					     buf, 13), 12);
+					     buf, 13, NULL), 12);
 	assert_string_equal(buf, "aten::conv2d");
 }
 

@@ -39,17 +39,26 @@
 #include "stats/stats.h"
 #include "util/strutil.h"
 
-/* The operator frame of struct st by t, into buf ("" for none). */
-static const char *named(const struct torchops_table *t, const char *st,
-			 char *buf, size_t cap)
+/* The operator frame of struct st by t, into buf ("" for none); whether
+ * t named it in *exact. */
+static const char *named_by(const struct torchops_table *t, const char *st,
+			    char *buf, size_t cap, bool *exact)
 {
 	char fn[512];
 
 	snprintf(fn, sizeof(fn), "at::_ops::%.400s::call(at::Tensor const&)",
 		 st);
-	if (!torchops_frame_name(fn, t, buf, cap))
+	if (!torchops_frame_name(fn, t, buf, cap, exact))
 		buf[0] = '\0';
 	return buf;
+}
+
+static const char *named(const struct torchops_table *t, const char *st,
+			 char *buf, size_t cap)
+{
+	bool exact;
+
+	return named_by(t, st, buf, cap, &exact);
 }
 
 /* ---- a string table of the forms found ---- */
@@ -135,6 +144,17 @@ static void test_synthetic(void **state)
 		assert_int_equal(torchops_table_op(t, unknown[i],
 						   strlen(unknown[i])), 0);
 	assert_int_equal(torchops_table_op(t, "add_Tensor", 10), 3);
+	/* which named it: the table, else the rule */
+	{
+		bool exact = false;
+
+		named_by(t, "conv2d_padding", a, sizeof(a), &exact);
+		assert_true(exact);
+		named_by(t, "amb_x_y", a, sizeof(a), &exact);
+		assert_false(exact);
+		named_by(NULL, "conv2d_padding", a, sizeof(a), &exact);
+		assert_false(exact);
+	}
 	assert_int_equal(torchops_table_op(NULL, "add_Tensor", 10), 0);
 	torchops_table_free(t);
 	/* every prefix of the table: the strings it cuts are read as far
