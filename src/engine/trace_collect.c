@@ -92,16 +92,21 @@ static void on_sample(void *arg, const struct raw_sample *s)
 }
 
 /* A frame's name into names[nn], and outside a dispatcher's entry its
- * operator's (profile/torchops.h) when there is room; the new count. */
-static size_t add_frame(struct trace *t, const char **names, size_t nn,
-			const char *function)
+ * operator's (profile/torchops.h), named by the table of the file at
+ * address a of the sample's process, when there is room; the new
+ * count. */
+static size_t add_frame(struct collector *c, const struct pending *p,
+			uint64_t a, bool is_return, const char **names,
+			size_t nn, const char *function)
 {
 	char op[256];
 
 	names[nn++] = function;
-	if (nn < STACK_MAX * 2 &&
-	    torchops_frame_name(function, op, sizeof(op)))
-		names[nn++] = trace_intern(t, op);
+	if (nn < STACK_MAX * 2 && torchops_is_entry(function) &&
+	    torchops_frame_name(function, symtab_torchops(c->sym, p->sym, a,
+							  is_return),
+				op, sizeof(op), NULL))
+		names[nn++] = trace_intern(&c->run->tr, op);
 	return nn;
 }
 
@@ -133,7 +138,8 @@ static void resolve(struct collector *c)
 				continue;
 			standin = st;
 			for (size_t f = 0; f < nf && nn < STACK_MAX * 2; f++)
-				nn = add_frame(t, names, nn, fr[f].function);
+				nn = add_frame(c, p, a, k > 0, names, nn,
+					       fr[f].function);
 		}
 		c->stack.len = 0;
 		for (size_t k = nn; k-- > 0;) {

@@ -333,8 +333,28 @@ void module_save_cache(struct symtab *s, struct module *md)
 	free(debug);
 }
 
+/* The module's operator table, read from its .rodata the first time
+ * (NULL when the module cannot be opened or has no .rodata). */
+const struct torchops_table *module_torchops(struct symtab *s,
+					     struct module *md)
+{
+	const char *ro;
+	size_t len;
+
+	if (md->ops_read)
+		return md->ops;
+	md->ops_read = true;
+	if (module_open(s, md))
+		return NULL;
+	ro = elfsyms_section(md->elf, ".rodata", &len, NULL);
+	if (ro)
+		md->ops = torchops_table_new(ro, len);
+	return md->ops;
+}
+
 void module_free(struct module *md)
 {
+	torchops_table_free(md->ops);	/* before the ELF it references */
 	if (md->dwfl)
 		dw.dwfl_end(md->dwfl);
 	free(md->syms);

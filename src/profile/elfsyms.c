@@ -209,34 +209,49 @@ static size_t enc_size(unsigned enc)
  * writes the table as datarel sdata4 (0x3b), relative to the header;
  * another encoding gives no table.
  */
-size_t elfsyms_fde_starts(Elf *elf, uint64_t bias, uint64_t **out)
+const void *elfsyms_section(Elf *elf, const char *name, size_t *len,
+			    uint64_t *addr)
 {
-	size_t shstr, n = 0, off;
+	size_t shstr;
 	Elf_Scn *sec = NULL;
 	GElf_Shdr sh;
-	const unsigned char *p = NULL;
-	size_t len = 0;
-	uint64_t count = 0, addr = 0;
 
-	*out = NULL;
+	*len = 0;
 	if (dw.elf_getshdrstrndx(elf, &shstr))
-		return 0;
+		return NULL;
 	while ((sec = dw.elf_nextscn(elf, sec))) {
-		const char *name;
+		const char *sname;
 		Elf_Data *d;
 
 		if (!shdr_of(sec, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(name = dw.elf_strptr(elf, shstr, sh.sh_name)) ||
-		    strcmp(name, ".eh_frame_hdr"))
+		    !(sname = dw.elf_strptr(elf, shstr, sh.sh_name)) ||
+		    strcmp(sname, name))
 			continue;
+		if (sh.sh_flags & SHF_COMPRESSED)
+			return NULL;
+		/* libelf checks the section against the file's size: a
+		 * truncated file gives none */
 		d = dw.elf_getdata(sec, NULL);
-		if (d && d->d_buf && d->d_size >= 4) {
-			p = d->d_buf;
-			len = d->d_size;
-			addr = sh.sh_addr;
-		}
-		break;
+		if (!d || !d->d_buf || !d->d_size)
+			return NULL;
+		*len = d->d_size;
+		if (addr)
+			*addr = sh.sh_addr;
+		return d->d_buf;
 	}
+	return NULL;
+}
+
+size_t elfsyms_fde_starts(Elf *elf, uint64_t bias, uint64_t **out)
+{
+	size_t n = 0, off, len;
+	uint64_t count = 0, addr = 0;
+	const unsigned char *p = elfsyms_section(elf, ".eh_frame_hdr", &len,
+						 &addr);
+
+	*out = NULL;
+	if (len < 4)
+		p = NULL;
 	if (!p || p[0] != 1 || p[3] != 0x3b || !enc_size(p[1]) ||
 	    !enc_size(p[2]) || 4 + enc_size(p[1]) + enc_size(p[2]) > len)
 		return 0;

@@ -176,14 +176,20 @@ static const struct addr_ids *addr_ids(struct stackframes *c, uint32_t pid,
 	c->unknown = xgrow(c->unknown, &c->capunknown, c->nids + 2 * k,
 			   sizeof(*c->unknown));
 	for (size_t j = 0; j < k; j++) {
+		const char *fn = c->fr[j].function;
 		char op[256];
+		bool exact = false;
 
 		c->ids[c->nids] = profile_frame(c->p, &c->fr[j]);
-		c->unknown[c->nids++] = !strcmp(c->fr[j].function,
-						"[unknown]");
-		if (torchops_frame_name(c->fr[j].function, op, sizeof(op))) {
+		c->unknown[c->nids++] = !strcmp(fn, "[unknown]");
+		/* named by the table of the library it is in */
+		if (torchops_is_entry(fn) &&
+		    torchops_frame_name(fn, symtab_torchops(c->s, pid, addr,
+							    is_return),
+					op, sizeof(op), &exact)) {
 			struct frame f = { .function = op,
-					   .module = TORCHOPS_MODULE };
+					   .module = exact ? TORCHOPS_MODULE
+						   : TORCHOPS_MODULE_RULE };
 
 			c->ids[c->nids] = profile_frame(c->p, &f);
 			c->unknown[c->nids++] = false;

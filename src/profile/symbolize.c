@@ -167,6 +167,22 @@ size_t symtab_lookup(struct symtab *s, uint32_t pid, uint64_t addr,
 	return lookup(s, pid, SYMTAB_SYNTH | (k - 1), false, out, max);
 }
 
+const struct torchops_table *symtab_torchops(struct symtab *s, uint32_t pid,
+					     uint64_t addr, bool is_return)
+{
+	struct proc *p;
+	struct mapping *m;
+
+	if (addr & SYMTAB_SYNTH)
+		return NULL;
+	addr &= ADDR_MASK;
+	if (is_return && addr)
+		addr--;
+	p = proc_find(s, pid, false);
+	m = p ? map_find(p, addr) : NULL;
+	return m && m->mod && !s->no_dw ? module_torchops(s, m->mod) : NULL;
+}
+
 static size_t lookup(struct symtab *s, uint32_t pid, uint64_t addr,
 		     bool is_return, struct frame *out, size_t max)
 {

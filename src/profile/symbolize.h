@@ -66,6 +66,18 @@ uint32_t symtab_retire(struct symtab *s, uint32_t pid);
 size_t symtab_lookup(struct symtab *s, uint32_t pid, uint64_t addr,
 		     bool is_return, struct frame *out, size_t max);
 
+/*
+ * The operator table (profile/torchops.h) of the file that holds address
+ * addr of pid (is_return as for symtab_lookup): its schema strings, read
+ * from its .rodata once, at the first call for that file; NULL for an
+ * address of no file, a file that cannot be read or has no .rodata. Ask
+ * only for a dispatcher's entry (torchops_is_entry): the first call
+ * reads the whole section. It belongs to the symtab.
+ */
+struct torchops_table;
+const struct torchops_table *symtab_torchops(struct symtab *s, uint32_t pid,
+					     uint64_t addr, bool is_return);
+
 /* Call fn(arg, name, path) for every file a profiled process mapped:
  * its module name (a frame's module: the basename) and its path as the
  * kernel reported it (links resolved). The strings belong to the symtab. */

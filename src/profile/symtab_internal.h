@@ -59,6 +59,7 @@
 
 #include "profile/symbolize.h"
 #include "profile/symcache.h"
+#include "profile/torchops.h"
 #include "util/hashmap.h"
 
 #define MAX_INLINE 32		/* frames kept per address */
@@ -117,6 +118,11 @@ struct module {
 	struct symcache_entry *ents;
 	size_t nents, capents;
 	bool dirty;
+	/* PyTorch's operators' names from the schema strings of .rodata
+	 * (profile/torchops.h), read at the first dispatcher's entry
+	 * asked about; it references the ELF's bytes */
+	struct torchops_table *ops;
+	bool ops_read;
 };
 
 struct mapping {
@@ -184,6 +190,8 @@ int module_probe(struct symtab *s, struct module *md);
 void module_save_cache(struct symtab *s, struct module *md);
 struct cached module_lookup(struct symtab *s, struct module *md,
 			    uint64_t rel);
+const struct torchops_table *module_torchops(struct symtab *s,
+					     struct module *md);
 
 /* elfsyms.c (note 6): the PLT stubs of elf, named, at Dwfl addresses
  * (file address + bias); *out is malloc'd, its names interned. And the
@@ -194,6 +202,11 @@ void elfsyms_bound(Elf *elf, uint64_t bias, struct sym *syms, size_t n);
 /* The functions' starts .eh_frame_hdr's table lists, sorted, at Dwfl
  * addresses; *out is malloc'd. 0 when there is no table. */
 size_t elfsyms_fde_starts(Elf *elf, uint64_t bias, uint64_t **out);
+/* The bytes of elf's section name (SHT_PROGBITS, not compressed) and
+ * their length in *len, its address in *addr (if addr); NULL when there
+ * is none, or the file does not hold it all. They belong to elf. */
+const void *elfsyms_section(Elf *elf, const char *name, size_t *len,
+			    uint64_t *addr);
 
 /* procmaps.c: processes, their mappings, their JIT symbols */
 struct proc *proc_find(struct symtab *s, uint32_t pid, bool create);

@@ -16,15 +16,17 @@
  *
  * The struct's name is `<op>` or `<op>_<overload>`, and both parts may
  * hold '_' ("max_pool2d_with_indices", "add_Tensor", "flatten_using_ints",
- * "sum_dim_IntList"), so the split is a rule: the overload begins at a
- * known lowercase overload name (the list below, the most common ones of
- * torch's 2952), else at the first '_' followed by a capital letter
- * ("_Tensor", "_Scalar"), else it is a trailing "_out"; else there is
- * none. Measured against torch 1.13's own schemas
- * (tests/data/torchops-names.txt, tests/unit/test_torchops.c): 91% of
- * the structs get torch's name, every one of the operators of a
- * torchvision ResNet; the rest keep part of their overload name
- * ("aten::conv2d_padding" for torch's "aten::conv2d").
+ * "sum_dim_IntList"). The library's own schema strings give the split
+ * exactly (torchops_table.c; every one of torch 1.13's 2952 structs).
+ * Where its library's table does not know the struct, the split is a
+ * rule: the overload begins at a known lowercase overload name (the list
+ * below, the most common ones of torch's 2952), else at the first '_'
+ * followed by a capital letter ("_Tensor", "_Scalar"), else it is a
+ * trailing "_out"; else there is none. Measured against torch 1.13's own
+ * schemas (tests/data/torchops-names.txt, tests/unit/test_torchops.c):
+ * the rule gives 91.5% of the structs torch's name (2701 of 2952), every
+ * one of the operators of a torchvision ResNet; the rest keep part of
+ * their overload name ("aten::conv2d_padding" for torch's "aten::conv2d").
  */
 #include "profile/torchops.h"
 
@@ -74,7 +76,15 @@ static size_t op_length(const char *s, size_t n)
 	return n;
 }
 
-size_t torchops_frame_name(const char *function, char *out, size_t cap)
+bool torchops_is_entry(const char *function)
+{
+	return function && !strncmp(function, PREFIX, sizeof(PREFIX) - 1) &&
+	       strstr(function, CALL);
+}
+
+size_t torchops_frame_name(const char *function,
+			   const struct torchops_table *ops, char *out,
+			   size_t cap, bool *exact)
 {
 	const char *s, *end;
 	size_t n, op;
@@ -89,7 +99,11 @@ size_t torchops_frame_name(const char *function, char *out, size_t cap)
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
 			return 0;	/* a nested name: not an operator */
-	op = op_length(s, n);
+	op = torchops_table_op(ops, s, n);
+	if (exact)
+		*exact = op > 0;
+	if (!op)
+		op = op_length(s, n);
 	if (op + sizeof("aten::") > cap)
 		return 0;
 	memcpy(out, "aten::", 6);

@@ -1,7 +1,8 @@
 /*
  * PyTorch's operators in profiles and traces. Two jobs, one home:
  *
- * - Operator frames (torchops.c): a native frame in one of the
+ * - Operator frames (torchops.c, the names from the library's own
+ *   schema strings by torchops_table.c): a native frame in one of the
  *   dispatcher's entry points, `at::_ops::<op>::call(...)` (exported by
  *   libtorch_cpu.so for every operator), names the operator the sample
  *   is in; record and trace put a frame `aten::<op>` just outside it, so
@@ -15,6 +16,7 @@
 #ifndef YS_PROFILE_TORCHOPS_H
 #define YS_PROFILE_TORCHOPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,8 +24,34 @@
 #include "util/error.h"
 
 /* The frame function names an operator frame has ("aten::conv2d") and
- * the module they carry. */
+ * the module they carry: the first when the library's own schemas named
+ * it, the second when the rule did (torchops_frame_name's *exact). */
 #define TORCHOPS_MODULE "[torch op]"
+#define TORCHOPS_MODULE_RULE "[torch op, by rule]"
+
+/*
+ * A library's own names of its operators (torchops_table.c): from the
+ * bytes of its .rodata (buf, len; untrusted: any bytes are read safely),
+ * each `at::_ops` struct's name and the operator's name its schema
+ * string gives it ("add.Tensor(Tensor self, ...) -> Tensor": the struct
+ * add_Tensor is aten::add). The table references buf's bytes: buf must
+ * outlive it. Never NULL; empty for a library without schemas.
+ */
+struct torchops_table;
+struct torchops_table *torchops_table_new(const char *buf, size_t len);
+void torchops_table_free(struct torchops_table *t);
+/* The number of strings read as schemas (0 for NULL). */
+size_t torchops_table_schemas(const struct torchops_table *t);
+/* The length of the operator's name in the struct name s[0..n) by t:
+ * 0 when t (or NULL) knows no such struct, or two of its schemas split
+ * it differently. */
+size_t torchops_table_op(const struct torchops_table *t, const char *s,
+			 size_t n);
+
+/* Whether function is a dispatcher's entry, `at::_ops::...::call(`,
+ * and so may have an operator frame: cheap, to ask for a table only
+ * then. */
+bool torchops_is_entry(const char *function);
 
 /*
  * The operator frame of a native frame named function: when function is
@@ -32,9 +60,15 @@
  * function (or one that does not fit). The struct's name is the
  * operator's name and its overload name joined by '_' ("add_Tensor",
  * "add_out"); the overload is dropped, as torch.profiler names its
- * events ("aten::add"): see torchops.c for how the two are told apart.
+ * events ("aten::add"). The split is ops's (the table of the library
+ * the function is in, symbolize.h's symtab_torchops) where it knows the
+ * struct; else, and when ops is NULL, a rule (torchops.c), right for
+ * 91% of torch 1.13's operators. *exact (when exact is not NULL) says
+ * which: true for the table.
  */
-size_t torchops_frame_name(const char *function, char *out, size_t cap);
+size_t torchops_frame_name(const char *function,
+			   const struct torchops_table *ops, char *out,
+			   size_t cap, bool *exact);
 
 /* What torchops_read_trace read and left out. */
 struct torchops_trace_stats {

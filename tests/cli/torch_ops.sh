@@ -3,7 +3,8 @@
 # - record and trace put a frame aten::OP outside the dispatcher's entry
 #   at::_ops::OP::call, under the Python frame that called it
 #   (tests/fixtures/py/torch_ops.py: conv_step calls conv2d, mm_step
-#   addmm);
+#   addmm); the names are the library's own (its schema strings): for
+#   each step of tests/fixtures/py/torch_names.py, torch.profiler's;
 # - `yardstick import` reads torch.profiler's Chrome trace: on a real
 #   profile of ResNet-18 its operator table agrees with torch's own
 #   key_averages() of the same profile; on generated traces of designed
@@ -59,6 +60,56 @@ assert [i for i, f in enumerate(s) if f.startswith("conv_step (")][0] < s.index(
 PY
 }
 t "trace: samples' stacks carry aten::conv2d under conv_step (retried 3x)" retry trace_ops
+
+# ---- operator names: the library's own, as torch.profiler's ----
+
+# names_check PROF FOLDED_OR_TRACE: every operator frame in the stacks of
+# each step of torch_names.py is a name torch.profiler gave an event of
+# the same program (PROF), and each step's own operator is there: among
+# them aten::conv2d (struct conv2d_padding) and aten::sort (sort_stable),
+# which the rule alone named aten::conv2d_padding and aten::sort_stable.
+names_check() {
+	python3 - "$@" <<'PY'
+import json, sys
+prof = set(json.load(open(sys.argv[1])))
+steps = {"add_step": "aten::add", "sum_step": "aten::sum",
+         "bn_step": "aten::native_batch_norm",
+         "conv_same_step": "aten::conv2d", "sort_step": "aten::sort"}
+for want in steps.values():
+    assert want in prof, ("torch.profiler lacks", want, sorted(prof))
+if sys.argv[2].endswith(".json"):
+    ev = json.load(open(sys.argv[2]))["traceEvents"]
+    stacks = [e["args"]["stack"].split(";") for e in ev
+              if e.get("cat") == "sample" and "stack" in e.get("args", {})]
+else:
+    stacks = [l.rsplit(" ", 1)[0].split(";") for l in open(sys.argv[2])]
+seen = {}
+for fr in stacks:
+    for step in steps:
+        at = [i for i, f in enumerate(fr)
+              if f.startswith(step + " (torch_names.py:")]
+        if at:
+            seen.setdefault(step, set()).update(
+                f for f in fr[at[0]:] if f.startswith("aten::"))
+for step, want in steps.items():
+    got = seen.get(step, set())
+    assert want in got, (step, "lacks", want, sorted(got))
+    assert got <= prof, (step, "names torch.profiler has not",
+                         sorted(got - prof))
+PY
+}
+t "torch.profiler's operator names of torch_names.py" \
+	"$PY" "$FIX/torch_names.py" 20 profile "$T/names.prof.json"
+record_names() {
+	"$YS" record -q -o "$T/names.folded" -- "$PY" "$FIX/torch_names.py" 200 &&
+	names_check "$T/names.prof.json" "$T/names.folded"
+}
+t "record: each step's operator frames are torch.profiler's names (aten::add, aten::sum, aten::native_batch_norm, aten::conv2d of conv2d_padding, aten::sort of sort_stable) (retried 3x)" retry record_names
+trace_names() {
+	"$YS" trace -q --no-store -o "$T/names.trace.json" -- "$PY" "$FIX/torch_names.py" 200 2>/dev/null &&
+	names_check "$T/names.prof.json" "$T/names.trace.json"
+}
+t "trace: the same names in the samples' stacks (retried 3x)" retry trace_names
 
 # ---- import: a real torch.profiler trace against key_averages() ----
 

@@ -1,7 +1,9 @@
 /*
- * Unit tests of profile/torchops.h:
- * - operator frames: the name of every `at::_ops::<struct>::call` that
- *   Debian's libtorch_cpu.so exports, against the name torch itself
+ * Unit tests of profile/torchops.h (the table of a library's own names:
+ * test_torchops_table.c):
+ * - operator frames by the rule (no table): the name of every
+ *   `at::_ops::<struct>::call` that Debian's libtorch_cpu.so exports,
+ *   against the name torch itself
  *   gives the struct (tests/data/torchops-names.txt, made by
  *   tests/data/torchops-names.sh from torch's schemas): at least 90% of
  *   all, and every operator of a torchvision ResNet exactly; nothing
@@ -28,7 +30,7 @@
 
 static size_t op(const char *fn, char *buf)
 {
-	return torchops_frame_name(fn, buf, 256);
+	return torchops_frame_name(fn, NULL, buf, 256, NULL);
 }
 
 static void test_not_operators(void **state)
@@ -44,10 +46,10 @@ static void test_not_operators(void **state)
 	assert_int_equal(op("at::_ops::::call()", buf), 0);
 	assert_int_equal(op("at::_ops::a::b::call()", buf), 0);
 	assert_int_equal(op("at::_ops::conv2d::call", buf), 0);
-	assert_int_equal(torchops_frame_name("at::_ops::conv2d::call(x)", buf,
-					     12), 0);
-	assert_int_equal(torchops_frame_name("at::_ops::conv2d::call(x)", buf,
-					     13), 12);
+	assert_int_equal(torchops_frame_name("at::_ops::conv2d::call(x)", NULL,
+					     buf, 12, NULL), 0);
+	assert_int_equal(torchops_frame_name("at::_ops::conv2d::call(x)", NULL,
+					     buf, 13, NULL), 12);
 	assert_string_equal(buf, "aten::conv2d");
 }
 
