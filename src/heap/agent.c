@@ -884,6 +884,20 @@ INLINE void count_alloc(struct tstate *t, void *p, size_t size)
  * stays small. The stack starts at the program's call into the agent:
  * our frames, up to the entry point's, are left out (agent_frame).
  */
+/*
+ * The stack below fp that libunwind's walk needs (it used 11.4 KiB below
+ * the program's frame on a thread's first traced call; the frame-pointer
+ * walk 5.2 KiB): a thread with less left (a stack of PTHREAD_STACK_MIN,
+ * whose program runs fine natively, was killed by SIGSEGV) is walked by
+ * frame pointers. Unknown bounds (0) are taken to leave room.
+ */
+#define UNW_STACK_NEED (16 * 1024)
+
+INLINE bool unw_room(const struct tstate *t, uintptr_t fp)
+{
+	return !t->stack_lo || fp - t->stack_lo >= UNW_STACK_NEED;
+}
+
 static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 						   size_t size)
 {
@@ -893,7 +907,7 @@ static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 	struct stack_ref st = { ips, pyf, 0, 0 };
 	struct stack_entry scratch;
 
-	if (likely(use_unw)) {
+	if (likely(use_unw) && likely(unw_room(t, fp0))) {
 		const struct stack_entry *e = unwind_stack(t, fp0, &scratch);
 
 		st.ips = (void *const *)e->ips;

@@ -48,7 +48,8 @@ def at(kind):
     return c
 alloc, live = at("alloc_objects"), at("inuse_objects")
 ours = {"mode_maps", "short_thread", "timed_thread", "cloned",
-        "cancelled_after", "forker", "mode_signal", "calloc_overflow"}
+        "cancelled_after", "forker", "mode_signal", "calloc_overflow",
+        "small_body"}
 print("allocations:", dict(alloc), "live at the end:", dict(live))
 assert alloc[site] == want, "%s: %d allocations, designed %d" % (site, alloc[site], want)
 held = {f: n for f, n in live.items() if f in ours and n}
@@ -99,6 +100,8 @@ t "clone: 20 threads by clone() without pthread, sharing the main thread's TLS: 
 	both clone 20 "4 KiB - 8 KiB" cloned 200
 t "exit: threads exiting in their first call, cancelled before and after it: 50 allocations exact, no leak" \
 	both exit 50 "64 KiB - 128 KiB" cancelled_after 50
+t "small: 20 threads of PTHREAD_STACK_MIN stacks, 4 KiB of locals: no crash, 200 allocations exact, no leak" \
+	both small 20 "32 KiB - 64 KiB" small_body 200
 t "fork: 30 forks from a thread while others start: 90 allocations in the children exact, no leak" \
 	both fork 30 "8 KiB - 16 KiB" forker 90
 
