@@ -154,6 +154,10 @@ struct tstate {
 	uint8_t busy, dead, rounds;
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
 	uint8_t in_scratch;		/* glibc's allocations from scratch */
+	uint8_t masked;			/* signals blocked for the thread's
+					 * first call; held: the mask before
+					 * (signals 1-64) (signals_hold) */
+	uint64_t held;
 	uint16_t scratch_used;		/* bytes of scratch handed out */
 	/* what glibc allocates while stack_bounds asks it (scratch_alloc) */
 	unsigned char scratch[1024] __attribute__((aligned(16)));
@@ -317,23 +321,46 @@ static void *scratch_realloc(struct tstate *t, void *old, size_t size)
 	return p;
 }
 
+/*
+ * Block the signals for the rest of the thread's first call, from before
+ * stack_bounds (whose allocations come from scratch: a handler's would
+ * too, and a block it kept would outlive the scratch, freed to glibc from
+ * another thread or through the fast path, handed out again after a
+ * fork, gone with the thread: tests/cli/mem_hostile.sh) to leave: a
+ * handler that would have run meanwhile runs once the call is done, its
+ * own calls traced (inside the call they would not be, the thread busy).
+ * glibc leaves its own two signals alone (they allocate nothing).
+ */
+static void signals_hold(struct tstate *t)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	if (pthread_sigmask(SIG_SETMASK, &all, &old))
+		return;
+	memcpy(&t->held, &old, sizeof(t->held));
+	t->masked = 1;
+}
+
+static void signals_release(struct tstate *t)
+{
+	sigset_t old;
+
+	sigemptyset(&old);
+	memcpy(&old, &t->held, sizeof(t->held));
+	t->masked = 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 static void stack_bounds(struct tstate *t)
 {
 	pthread_attr_t a;
-	sigset_t all, old;
 	void *lo;
 	size_t size;
 
 	/* may allocate (and read /proc for the main thread): t->busy is set,
-	 * and the blocks come from scratch. No signal handler runs
-	 * meanwhile: its allocations would come from scratch too, and a
-	 * block it kept would outlive the scratch (freed to glibc from
-	 * another thread or the fast path, handed out again after a fork,
-	 * gone with the thread: tests/cli/mem_hostile.sh). The signals
-	 * blocked wait (glibc leaves its own two alone: they allocate
-	 * nothing). */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	 * signals are blocked (signals_hold), and the blocks come from
+	 * scratch */
 	t->scratch_used = 0;
 	t->in_scratch = 1;
 	if (!pthread_getattr_np(pthread_self(), &a)) {
@@ -344,7 +371,6 @@ static void stack_bounds(struct tstate *t)
 		pthread_attr_destroy(&a);
 	}
 	t->in_scratch = 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* ---- sending ------------------------------------------------------------ */
@@ -583,14 +609,19 @@ static void thread_exit(void *arg)
 		slot_give(t->slot);
 	t->slot = NULL;
 	t->dead = 1;
+	stack_cache_free(t);
 }
 
 static bool thread_start(struct tstate *t)
 {
+	/* until leave: a handler running in the first call would find the
+	 * thread busy, its own calls (a fork's child's too) untraced */
+	signals_hold(t);
 	t->slot = slot_take();
 	if (!t->slot) {
 		atomic_fetch_add((_Atomic uint32_t *)&hdr->overflow_threads, 1);
 		t->dead = 1;
+		signals_release(t);
 		return false;
 	}
 	pthread_setspecific(thread_key, t);
@@ -651,12 +682,15 @@ INLINE void leave(struct tstate *t)
 		atomic_store_explicit((_Atomic uint32_t *)&t->slot->busy, 0,
 				      memory_order_release);
 	t->busy = 0;
-	if (!sample_bytes || !t->slot)
-		return;
-	if (unlikely(atomic_load_explicit(&ending, memory_order_relaxed)))
-		counts_publish(t);	/* after agent_fini: at once */
-	else
-		t->sample_left = t->left;	/* open again */
+	if (sample_bytes && t->slot) {
+		if (unlikely(atomic_load_explicit(&ending,
+						  memory_order_relaxed)))
+			counts_publish(t);	/* after agent_fini: at once */
+		else
+			t->sample_left = t->left;	/* open again */
+	}
+	if (unlikely(t->masked))
+		signals_release(t);	/* the thread's first call ends */
 }
 
 /* The slot to append to: the thread's, or for a thread past its end one
