@@ -49,7 +49,7 @@ def at(kind):
 alloc, live = at("alloc_objects"), at("inuse_objects")
 ours = {"mode_maps", "short_thread", "timed_thread", "cloned",
         "cancelled_after", "forker", "mode_signal", "calloc_overflow",
-        "small_body"}
+        "small_body", "three_blocks"}
 print("allocations:", dict(alloc), "live at the end:", dict(live))
 assert alloc[site] == want, "%s: %d allocations, designed %d" % (site, alloc[site], want)
 held = {f: n for f, n in live.items() if f in ours and n}
@@ -131,6 +131,6 @@ t "small: 20 threads of PTHREAD_STACK_MIN stacks, 4 KiB of locals: no crash, 200
 # first allocation on libunwind's lock, held for good: 2 runs in 20 of
 # 150 forks; now it walks by frame pointers)
 t "fork: 100 forks from a thread while others start: no hang, 300 allocations in the children exact, no leak" \
-	both fork 100 "8 KiB - 16 KiB" forker 300
+	both fork 100 "8 KiB - 16 KiB" three_blocks 300
 
 finish
