@@ -108,8 +108,10 @@ static int import_main(struct import_args *a)
 		return ret;
 	}
 	ret = trace_import_read(&im, &a->plan, &e);
-	if (ret)
+	if (ret) {
 		fprintf(stderr, "yardstick import: %s\n", e.msg);
+		ret = error_exit_code(&e);
+	}
 	else if (!a->quiet) {
 		trace_import_report(&im, outputs_stdout(&outs) ? stderr
 							      : stdout);

@@ -42,7 +42,7 @@ static int measure(const struct roofline_args *a,
 
 	if (ret) {
 		fprintf(stderr, WHO ": %s\n", e.msg);
-		return ret;
+		return error_exit_code(&e);
 	}
 	if (!a->quiet)
 		fprintf(stderr, WHO ": measuring %zu ceilings, %d "
@@ -52,7 +52,7 @@ static int measure(const struct roofline_args *a,
 	git_detect_finish(&gp);
 	if (ret) {
 		fprintf(stderr, WHO ": %s\n", e.msg);
-		return ret;
+		return error_exit_code(&e);
 	}
 	for (size_t i = 0; i < mm->nnotes && !a->quiet; i++)
 		fprintf(stderr, WHO ": warning: %s\n", mm->notes[i]);

@@ -154,6 +154,21 @@ static bool has_error_slo(const struct load_search_plan *sp)
 	return false;
 }
 
+/* Why slo failed a step that ended no request (errors) or got no
+ * response (latency): with the requests still unanswered when it ended,
+ * if any (a server that never answered: the whole schedule). */
+static void no_response(const struct load_slo *slo,
+			const struct load_stats *st, char *buf, size_t len)
+{
+	int64_t u = st->unanswered ? hdr_count(st->unanswered) : 0;
+
+	if (u > 0)
+		snprintf(buf, len, "%s: no response, %" PRId64 " request%s "
+			 "unanswered", slo->text, u, u == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "%s: no response", slo->text);
+}
+
 /* Judge slo on step: a failure is written into why (the first one
  * kept). Returns its call: a failure is sure, or not. */
 static enum slo_call judge_one(const struct load_slo *slo,
@@ -177,8 +192,8 @@ static enum slo_call judge_one(const struct load_slo *slo,
 	if (!pass && step->verdict == LOAD_STEP_PASS) {
 		step->verdict = LOAD_STEP_FAIL;
 		if (n <= 0)
-			snprintf(step->why, sizeof(step->why), "%s: no "
-				 "response", slo->text);
+			no_response(slo, &step->st, step->why,
+				    sizeof(step->why));
 		else
 			slo_why(slo, &step->st, k, n, step->why,
 				sizeof(step->why));

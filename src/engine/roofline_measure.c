@@ -55,8 +55,9 @@ static char *sysfs_path(const char *sub)
 }
 
 /* The machine as the ceilings see it, its implausible caches capped
- * (warn[level]: why; roofline/sanity.h): 0, or the exit code with e
- * set. */
+ * (warn[level]: why; roofline/sanity.h): 0, or -1 with e set (class
+ * ERROR_ENV: a machine that cannot run the kernels, or without its cache
+ * topology, is the environment's refusal). */
 static int detect(struct roof_machine *m, char warn[5][256],
 		  struct error *e)
 {
@@ -66,23 +67,18 @@ static int detect(struct roof_machine *m, char warn[5][256],
 
 	memset(m, 0, sizeof(*m));
 	if (!roof_cpuid_read(&raw)) {
-		error_set(e, "--measure: the kernels are x86-64 only");
-		return 3;
+		return error_env(e, "--measure: the kernels are x86-64 only");
 	}
 	roof_cpu_decode(&raw, &m->cpu);
 	if (!m->cpu.has[ROOF_ISA_SSE2]) {
-		error_set(e, "--measure: cpuid reports no SSE2");
-		return 3;
+		return error_env(e, "--measure: cpuid reports no SSE2");
 	}
 	dir = sysfs_path(CACHE_DIR);
 	r = roof_caches_read(dir, &m->caches, e);
 	free(dir);
 	if (r < 0) {
-		char msg[sizeof(e->msg)];
-
-		snprintf(msg, sizeof(msg), "%s", e->msg);
-		error_set(e, "--measure: %s", msg);
-		return 3;
+		error_prefix(e, "--measure: ");
+		return error_mark(e, ERROR_ENV);
 	}
 	roof_caches_sanitize(&m->caches, roof_mem_bytes(), warn);
 	m->ncpus = roof_cpus(m->cpus, ROOF_MAX_CPUS);
@@ -182,17 +178,16 @@ void roofline_measure_report(FILE *fp, const struct roofline_measurement *mm)
 				fmt_bytes(c[i].bytes, num, sizeof(num)));
 }
 
-/* e's message after "--measure: ". */
-static void measure_error(struct error *e)
+/* e's message after "--measure: ", class ERROR_ENV (threads or memory
+ * refused). Returns -1. */
+static int measure_error(struct error *e)
 {
-	char msg[sizeof(e->msg)];
-
-	snprintf(msg, sizeof(msg), "%s", e->msg);
-	error_set(e, "--measure: %s", msg);
+	error_prefix(e, "--measure: ");
+	return error_mark(e, ERROR_ENV);
 }
 
 /* Measure every ceiling of the plan into r (and each one's largest value
- * into c[i].value): 0, or the exit code with e set. */
+ * into c[i].value): 0, or -1 with e set (ERROR_ENV). */
 static int measure_all(const struct roof_machine *m, struct roof_ceiling *c,
 		       size_t n, int threads, const struct roofline_pace *pace,
 		       struct result *r, double *clock_hz, struct error *e)
@@ -203,9 +198,8 @@ static int measure_all(const struct roof_machine *m, struct roof_ceiling *c,
 	int ret = 0;
 
 	if (roof_pool_start(&pool, m->cpus, m->ncpus, threads, e) < 0) {
-		measure_error(e);
 		free(values);
-		return 3;
+		return measure_error(e);
 	}
 	/* many short repetitions: the clock of a core that was not
 	 * preempted; before the compute ceilings and after them, the
@@ -227,8 +221,7 @@ static int measure_all(const struct roof_machine *m, struct roof_ceiling *c,
 		}
 		if (roof_run(pool, &c[i], reps, pace->target, values,
 			     e) < 0) {
-			measure_error(e);
-			ret = 3;
+			ret = measure_error(e);
 			break;
 		}
 		c[i].value = 0;
@@ -305,10 +298,10 @@ int roofline_measure_prepare(const struct roofline_measure_plan *p,
 		return ret;
 	mm->threads = p->threads ? (int)p->threads : mm->m->ncpus;
 	if (mm->threads > mm->m->ncpus) {
-		error_set(e, "--threads %d: this process may run on %d CPU%s "
-			  "only (one thread per CPU)", mm->threads,
-			  mm->m->ncpus, mm->m->ncpus == 1 ? "" : "s");
-		return 2;
+		return error_set(e, "--threads %d: this process may run on "
+				 "%d CPU%s only (one thread per CPU)",
+				 mm->threads, mm->m->ncpus,
+				 mm->m->ncpus == 1 ? "" : "s");
 	}
 	roof_plan(mm->m, mm->threads, mm->pace->dram_min, &mm->c, &mm->n);
 	return 0;

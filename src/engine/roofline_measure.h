@@ -37,14 +37,15 @@ struct roofline_measurement {
 	size_t nnotes;
 };
 
-/* The machine detected and its ceilings planned. Returns 0, or the exit
- * code with e set: 3 when the machine cannot run the kernels, 2 for more
- * threads than CPUs. mm is the caller's to free (whatever the return). */
+/* The machine detected and its ceilings planned. Returns 0, or -1 with e
+ * set, its class the exit code's (error_exit_code): ERROR_ENV when the
+ * machine cannot run the kernels, ERROR_INPUT for more threads than
+ * CPUs. mm is the caller's to free (whatever the return). */
 int roofline_measure_prepare(const struct roofline_measure_plan *p,
 			     struct roofline_measurement *mm,
 			     struct error *e);
 /* Measure every ceiling into res (kind "roofline", benchmark i ceiling
- * i) with their warnings. Returns 0, or 3 with e set. */
+ * i) with their warnings. Returns 0, or -1 with e set (ERROR_ENV). */
 int roofline_measure_run(struct roofline_measurement *mm, struct result *res,
 			 struct error *e);
 /* The machine, the time, the version, the settings; summarized. */

@@ -23,7 +23,7 @@ int trace_import_read(struct trace_import *im,
 	memset(im, 0, sizeof(*im));
 	im->p = p;
 	trace_init(&im->tr, (size_t)p->max_events);
-	return torchops_read_trace(&im->tr, p->path, &im->st, e) ? 2 : 0;
+	return torchops_read_trace(&im->tr, p->path, &im->st, e) ? -1 : 0;
 }
 
 void trace_import_free(struct trace_import *im)

@@ -31,7 +31,8 @@ struct trace_import {
 };
 
 /* Read p's trace into im (which the caller frees with trace_import_free
- * whatever this returns). 0, or 2 with e set. */
+ * whatever this returns). 0, or -1 with e set (a trace that cannot be
+ * read or parsed: ERROR_INPUT). */
 int trace_import_read(struct trace_import *im,
 		      const struct trace_import_plan *p, struct error *e);
 void trace_import_free(struct trace_import *im);

@@ -154,6 +154,10 @@ struct tstate {
 	uint8_t busy, dead, rounds;
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
 	uint8_t in_scratch;		/* glibc's allocations from scratch */
+	uint8_t masked;			/* signals blocked for the thread's
+					 * first call; held: the mask before
+					 * (signals 1-64) (signals_hold) */
+	uint64_t held;
 	uint16_t scratch_used;		/* bytes of scratch handed out */
 	/* what glibc allocates while stack_bounds asks it (scratch_alloc) */
 	unsigned char scratch[1024] __attribute__((aligned(16)));
@@ -280,7 +284,9 @@ __attribute__((noinline)) static int walk_fp(void **ips, int max,
  * trims and faults twice as often as without us (bench/RESULTS.md, seed
  * 3451). So while stack_bounds runs they come from the thread's scratch,
  * each after a 16-byte header holding its size, and are all freed before
- * it ends; past the scratch they come from glibc.
+ * it ends; past the scratch they come from glibc. Only glibc's calls
+ * inside pthread_getattr_np reach it (signals are blocked meanwhile), so
+ * no scratch block is ever seen outside that window.
  */
 static bool in_scratch(const struct tstate *t, const void *p)
 {
@@ -315,6 +321,37 @@ static void *scratch_realloc(struct tstate *t, void *old, size_t size)
 	return p;
 }
 
+/*
+ * Block the signals for the rest of the thread's first call, from before
+ * stack_bounds (whose allocations come from scratch: a handler's would
+ * too, and a block it kept would outlive the scratch, freed to glibc from
+ * another thread or through the fast path, handed out again after a
+ * fork, gone with the thread: tests/cli/mem_hostile.sh) to leave: a
+ * handler that would have run meanwhile runs once the call is done, its
+ * own calls traced (inside the call they would not be, the thread busy).
+ * glibc leaves its own two signals alone (they allocate nothing).
+ */
+static void signals_hold(struct tstate *t)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	if (pthread_sigmask(SIG_SETMASK, &all, &old))
+		return;
+	memcpy(&t->held, &old, sizeof(t->held));
+	t->masked = 1;
+}
+
+static void signals_release(struct tstate *t)
+{
+	sigset_t old;
+
+	sigemptyset(&old);
+	memcpy(&old, &t->held, sizeof(t->held));
+	t->masked = 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 static void stack_bounds(struct tstate *t)
 {
 	pthread_attr_t a;
@@ -322,7 +359,8 @@ static void stack_bounds(struct tstate *t)
 	size_t size;
 
 	/* may allocate (and read /proc for the main thread): t->busy is set,
-	 * and the blocks come from scratch */
+	 * signals are blocked (signals_hold), and the blocks come from
+	 * scratch */
 	t->scratch_used = 0;
 	t->in_scratch = 1;
 	if (!pthread_getattr_np(pthread_self(), &a)) {
@@ -571,14 +609,19 @@ static void thread_exit(void *arg)
 		slot_give(t->slot);
 	t->slot = NULL;
 	t->dead = 1;
+	stack_cache_free(t);
 }
 
 static bool thread_start(struct tstate *t)
 {
+	/* until leave: a handler running in the first call would find the
+	 * thread busy, its own calls (a fork's child's too) untraced */
+	signals_hold(t);
 	t->slot = slot_take();
 	if (!t->slot) {
 		atomic_fetch_add((_Atomic uint32_t *)&hdr->overflow_threads, 1);
 		t->dead = 1;
+		signals_release(t);
 		return false;
 	}
 	pthread_setspecific(thread_key, t);
@@ -639,12 +682,15 @@ INLINE void leave(struct tstate *t)
 		atomic_store_explicit((_Atomic uint32_t *)&t->slot->busy, 0,
 				      memory_order_release);
 	t->busy = 0;
-	if (!sample_bytes || !t->slot)
-		return;
-	if (unlikely(atomic_load_explicit(&ending, memory_order_relaxed)))
-		counts_publish(t);	/* after agent_fini: at once */
-	else
-		t->sample_left = t->left;	/* open again */
+	if (sample_bytes && t->slot) {
+		if (unlikely(atomic_load_explicit(&ending,
+						  memory_order_relaxed)))
+			counts_publish(t);	/* after agent_fini: at once */
+		else
+			t->sample_left = t->left;	/* open again */
+	}
+	if (unlikely(t->masked))
+		signals_release(t);	/* the thread's first call ends */
 }
 
 /* The slot to append to: the thread's, or for a thread past its end one
@@ -872,6 +918,20 @@ INLINE void count_alloc(struct tstate *t, void *p, size_t size)
  * stays small. The stack starts at the program's call into the agent:
  * our frames, up to the entry point's, are left out (agent_frame).
  */
+/*
+ * The stack below fp that libunwind's walk needs (it used 11.4 KiB below
+ * the program's frame on a thread's first traced call; the frame-pointer
+ * walk 5.2 KiB): a thread with less left (a stack of PTHREAD_STACK_MIN,
+ * whose program runs fine natively, was killed by SIGSEGV) is walked by
+ * frame pointers. Unknown bounds (0) are taken to leave room.
+ */
+#define UNW_STACK_NEED (16 * 1024)
+
+INLINE bool unw_room(const struct tstate *t, uintptr_t fp)
+{
+	return !t->stack_lo || fp - t->stack_lo >= UNW_STACK_NEED;
+}
+
 static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 						   size_t size)
 {
@@ -881,7 +941,7 @@ static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 	struct stack_ref st = { ips, pyf, 0, 0 };
 	struct stack_entry scratch;
 
-	if (likely(use_unw)) {
+	if (likely(use_unw) && likely(unw_room(t, fp0))) {
 		const struct stack_entry *e = unwind_stack(t, fp0, &scratch);
 
 		st.ips = (void *const *)e->ips;

@@ -255,6 +255,9 @@ INLINE void walk_trace(struct stack_entry *e)
 		walk_unw(e);	/* cut short by our own frames */
 }
 
+#define STACK_CACHE_BYTES ((sizeof(struct stack_set) << STACK_SET_BITS) + \
+			   (sizeof(struct probe_entry) << PROBE_BITS))
+
 /* The thread's cache, or NULL (then no walk is cached). */
 static struct stack_set *stack_cache_new(void)
 {
@@ -262,10 +265,24 @@ static struct stack_set *stack_cache_new(void)
 
 	if (full_walks || !unw_saveloc || !unw_issig)
 		return NULL;
-	p = mmap(NULL, (sizeof(struct stack_set) << STACK_SET_BITS) +
-			       (sizeof(struct probe_entry) << PROBE_BITS),
-		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, STACK_CACHE_BYTES, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * The thread's cache given back at its end (its calls from then on walk
+ * uncached): kept, 1.6 MiB of address space a thread piled up, and a
+ * program of many short threads ran out of memory to fork (ENOMEM after
+ * ~200 forks beside thousands of threads: tests/cli/mem_hostile.sh).
+ */
+static void stack_cache_free(struct tstate *t)
+{
+	struct stack_set *c = t->cache;
+
+	t->cache = NULL;	/* before: a handler's walk finds none */
+	if (c)
+		munmap(c, STACK_CACHE_BYTES);
 }
 
 /* The word at a may be read on every hit: in the thread's stack above

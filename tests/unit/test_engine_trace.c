@@ -13,9 +13,13 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "engine/roofline_measure.h"
+#include "engine/trace_import.h"
 #include "engine/trace_run.h"
 #include "result/metrics.h"
 
@@ -84,10 +88,60 @@ static void test_result_from_timeline(void **state)
 	trace_free(&r.tr);
 }
 
+/*
+ * Engines return -1 and say the failure's class; the command takes its
+ * exit code from it (error_exit_code), never from a code of the
+ * engine's own: import's unreadable or malformed trace is bad input (2);
+ * roofline's machine without a cache topology is the environment's
+ * refusal (3), more threads than CPUs bad input (2).
+ */
+static void test_engine_error_classes(void **state)
+{
+	char dir[] = "/tmp/ys-engine-XXXXXX", path[64];
+	struct trace_import_plan ip = { .max_events = 10, .top = 5 };
+	struct roofline_measure_plan rp = { .quick = true };
+	struct roofline_measurement mm;
+	struct trace_import im;
+	struct error e;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/absent.json", dir);
+	ip.path = path;
+	assert_int_equal(trace_import_read(&im, &ip, &e), -1);
+	assert_int_equal(error_exit_code(&e), 2);
+	trace_import_free(&im);
+	snprintf(path, sizeof(path), "%s/bad.json", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("{\"traceEvents\": [", fp);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(trace_import_read(&im, &ip, &e), -1);
+	assert_int_equal(error_exit_code(&e), 2);
+	trace_import_free(&im);
+
+	/* an empty sysfs: no cache topology */
+	setenv("YARDSTICK_SYSFS", dir, 1);
+	assert_int_equal(roofline_measure_prepare(&rp, &mm, &e), -1);
+	assert_int_equal(error_exit_code(&e), 3);
+	assert_non_null(strstr(e.msg, "--measure: "));
+	roofline_measurement_free(&mm);
+	unsetenv("YARDSTICK_SYSFS");
+	rp.threads = 100000;
+	assert_int_equal(roofline_measure_prepare(&rp, &mm, &e), -1);
+	assert_int_equal(error_exit_code(&e), 2);
+	assert_non_null(strstr(e.msg, "--threads 100000"));
+	roofline_measurement_free(&mm);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_result_from_timeline),
+		cmocka_unit_test(test_engine_error_classes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -254,6 +254,35 @@ static void test_judge_errors(void **state)
 	load_search_judge(&sp, &s);
 	assert_int_equal(s.verdict, LOAD_STEP_FAIL);
 	assert_non_null(strstr(s.why, "p99<50ms: no response"));
+	assert_null(strstr(s.why, "unanswered"));
+	load_stats_free(&s.st);
+}
+
+/* A server that never answers: no request ended, those sent and due
+ * still unanswered when the step ended. The step fails, saying how many
+ * (before, only "no response"). */
+static void test_judge_never_answered(void **state)
+{
+	struct load_search_plan sp;
+	struct load_slo o;
+	struct load_step s;
+	struct error e;
+
+	(void)state;
+	load_search_plan_defaults(&sp);
+	assert_int_equal(load_slo_parse("p99<50ms", &o, &e), 0);
+	sp.slos = &o;
+	sp.nslos = 1;
+	memset(&s, 0, sizeof(s));
+	load_stats_init(&s.st, 10, 1);
+	s.st.elapsed = 1;
+	s.offered = 50;
+	for (int i = 0; i < 50; i++)
+		hdr_record(s.st.unanswered, 20000000LL * (50 - i));
+	assert_false(load_search_judge(&sp, &s));
+	assert_int_equal(s.verdict, LOAD_STEP_FAIL);
+	assert_string_equal(s.why, "errors<=0%: no response, 50 requests "
+			    "unanswered");
 	load_stats_free(&s.st);
 }
 
@@ -297,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_min_requests),
 		cmocka_unit_test(test_judge_latency),
 		cmocka_unit_test(test_judge_errors),
+		cmocka_unit_test(test_judge_never_answered),
 		cmocka_unit_test(test_knee),
 	};
 

@@ -34,6 +34,7 @@
 #include "util/strutil.h"
 #include "util/suggest.h"
 #include "util/term.h"
+#include "proc_alive.h"
 #include "testfiles.h"
 
 static void expect_words(const char *s, const char *const *want)
@@ -1332,30 +1333,29 @@ static void test_error_class(void **state)
  * stop delivered twice (to the process, then to its group) and changes
  * nothing; one later exits at once with 128 + its number. In a child:
  * exit 130 from the later SIGINT, not 143 from the repeated SIGTERM. */
-static void test_stop_twice(void **state)
+static int stop_twice_child(void *arg)
 {
 	struct timespec later = { 0, 150000000 };
-	int status;
-	pid_t pid;
+	struct error e;
+
+	(void)arg;
+	if (stop_install(&e))
+		return 5;
+	raise(SIGTERM);
+	raise(SIGTERM);
+	if (stop_signal() != SIGTERM)
+		return 6;
+	nanosleep(&later, NULL);
+	raise(SIGINT);
+	return 7;
+}
+
+static void test_stop_twice(void **state)
+{
+	int status = forked(stop_twice_child, NULL);
 
 	(void)state;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct error e;
-
-		if (stop_install(&e))
-			_exit(5);
-		raise(SIGTERM);
-		raise(SIGTERM);
-		if (stop_signal() != SIGTERM)
-			_exit(6);
-		nanosleep(&later, NULL);
-		raise(SIGINT);
-		_exit(7);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
+	assert_true(status != -1 && WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 130);
 }
 

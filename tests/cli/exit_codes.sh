@@ -1,0 +1,75 @@
+# The exit code of each failure class of `roofline --measure` and
+# `import`, against what their pages of docs/cmd/ say: the engines return
+# -1 with the error's class, and the command takes the code from the class
+# (util/error.h, error_exit_code). Each check reads the code from the
+# page's "Exit status" (the number before the words of the class), so the
+# page and the binary cannot drift apart.
+. "$(dirname "$0")/lib.sh"
+DOCS=$(dirname "$0")/../../docs/cmd
+
+# documented PAGE WORDS: the exit code the page lists before WORDS ("2 bad
+# usage", "3 the environment refused")
+documented() {
+	python3 - "$DOCS/$1.md" "$2" <<'PY'
+import re, sys
+text = " ".join(open(sys.argv[1]).read().split())
+m = re.search(r"(\d+) " + re.escape(sys.argv[2]), text)
+assert m, "%s does not list '%s'" % (sys.argv[1], sys.argv[2])
+print(m.group(1))
+PY
+}
+
+# class PAGE WORDS MESSAGE COMMAND...: COMMAND exits with the code PAGE
+# lists before WORDS, saying MESSAGE, and stores nothing
+class() {
+	page=$1 words=$2 msg=$3
+	shift 3
+	want=$(documented "$page" "$words") || { echo "$want"; return 1; }
+	YARDSTICK_STORE=$T/never.db expect_exit "$want" "$@" &&
+	has "$T/stderr" "$msg" && [ ! -e "$T/never.db" ]
+}
+
+# ---- roofline --measure ----
+mkdir "$T/nosys"
+nosys() {
+	YARDSTICK_SYSFS=$T/nosys class roofline "the environment refused" \
+		"yardstick roofline: --measure: cannot read the caches in '$T/nosys" \
+		"$YS" roofline --measure --quick
+}
+t "roofline --measure, no cache topology in sysfs: the environment refused" nosys
+t "roofline --measure --threads beyond the CPUs: bad usage" \
+	class roofline "bad usage" "--threads 65536: this process may run on" \
+	"$YS" roofline --measure --quick --threads 65536
+
+# ---- import ----
+printf '{"traceEvents": [' >"$T/cut.json"
+t "import of a trace that does not exist: cannot be read" \
+	class import "bad usage or a trace that cannot be read" \
+	"yardstick import: cannot open '$T/absent.json'" \
+	"$YS" import "$T/absent.json"
+t "import of a truncated trace: cannot be read" \
+	class import "bad usage or a trace that cannot be read" \
+	"yardstick import: cannot read '$T/cut.json'" \
+	"$YS" import "$T/cut.json"
+t "import with no trace: bad usage" \
+	class import "bad usage" "no trace given" "$YS" import
+
+# a store that cannot take the result: another user's (refused:
+# docs/ARCHITECTURE.md, security)
+theirs() {
+	printf '[{"ph":"X","name":"aten::a","ts":1,"dur":5,"tid":1,"pid":1}]' \
+		>"$T/good.json" &&
+	YARDSTICK_STORE=$T/theirs.db "$YS" import -q "$T/good.json" &&
+	chown nobody "$T/theirs.db" &&
+	want=$(documented import "a store that cannot take the result") &&
+	YARDSTICK_STORE=$T/theirs.db expect_exit "$want" "$YS" import -q \
+		"$T/good.json" &&
+	has "$T/stderr" "$T/theirs.db"
+}
+if [ "$(id -u)" = 0 ]; then
+	t "import into another user's store: cannot take the result" theirs
+else
+	skip "import into another user's store: cannot take the result" "not root: cannot give a file away"
+fi
+
+finish
