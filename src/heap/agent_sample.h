@@ -89,6 +89,50 @@ static void filter_change(uintptr_t p, int by)
 }
 static pthread_mutex_t sample_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static void sample_lock_take(void)
+{
+	pthread_mutex_lock(&sample_lock);
+	tls.sample_locked = 1;
+}
+
+static void sample_lock_give(void)
+{
+	tls.sample_locked = 0;
+	pthread_mutex_unlock(&sample_lock);
+}
+
+/*
+ * A fork while another thread holds sample_lock would leave it held for
+ * good in the child, whose first sampled call then waits on it for ever
+ * (tests/cli/mem_hostile.sh, fork: 1 run in 37 hung). So the forking
+ * thread takes it first (pthread_atfork's prepare), and the table is
+ * whole in both processes; unless the forking thread holds it itself (a
+ * signal handler forking inside the agent's call), when the child makes
+ * it anew, as it does send_lock.
+ */
+static void sample_fork_prepare(void)
+{
+	if (!tls.sample_locked) {
+		pthread_mutex_lock(&sample_lock);
+		tls.fork_locked = 1;
+	}
+}
+
+static void sample_fork_parent(void)
+{
+	if (tls.fork_locked) {
+		tls.fork_locked = 0;
+		pthread_mutex_unlock(&sample_lock);
+	}
+}
+
+static void sample_fork_child(void)
+{
+	tls.fork_locked = 0;
+	tls.sample_locked = 0;
+	pthread_mutex_init(&sample_lock, NULL);
+}
+
 static struct sample_table *table_new(unsigned bits)
 {
 	size_t bytes = sizeof(struct sample_table) +
@@ -179,7 +223,7 @@ static bool sample_add(void *p)
 {
 	struct sample_table *tab;
 
-	pthread_mutex_lock(&sample_lock);
+	sample_lock_take();
 	tab = atomic_load_explicit(&sampled, memory_order_relaxed);
 	if ((tab->used + 1) * 4 > ((size_t)3 << tab->bits))
 		tab = table_rebuild(tab);
@@ -189,7 +233,7 @@ static bool sample_add(void *p)
 	} else {
 		hdr->sample_full = 1;
 	}
-	pthread_mutex_unlock(&sample_lock);
+	sample_lock_give();
 	return tab != NULL;
 }
 
@@ -337,7 +381,7 @@ static __attribute__((noinline)) bool sample_forget(void *p)
 	t = atomic_load_explicit(&sampled, memory_order_acquire);
 	if (!table_find(t, (uintptr_t)p, &at))
 		return false;
-	pthread_mutex_lock(&sample_lock);
+	sample_lock_take();
 	t = atomic_load_explicit(&sampled, memory_order_relaxed);
 	found = table_find(t, (uintptr_t)p, &at);
 	if (found) {
@@ -346,7 +390,7 @@ static __attribute__((noinline)) bool sample_forget(void *p)
 		t->live--;
 		filter_change((uintptr_t)p, -1);
 	}
-	pthread_mutex_unlock(&sample_lock);
+	sample_lock_give();
 	return found;
 }
 

@@ -88,6 +88,7 @@ static void after_fork_child(void)
 	uint32_t parent = generation;
 	char cmd[HEAP_CMD_MAX];
 
+	sample_fork_child();
 	if (!hdr || atomic_load(&state) != ON) {
 		atomic_store(&state, OFF);
 		counts_forget_all();
@@ -281,7 +282,8 @@ static void start(void)
 	if (p == MAP_FAILED || pthread_key_create(&thread_key, thread_exit))
 		goto off;
 	seen = p;
-	pthread_atfork(NULL, NULL, after_fork_child);
+	pthread_atfork(sample_fork_prepare, sample_fork_parent,
+		       after_fork_child);
 	text_of((uintptr_t)start, &agent_lo, &agent_hi);
 	if (hdr->unwind == HEAP_UNWIND_DWARF)
 		load_libunwind();
