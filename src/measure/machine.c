@@ -12,6 +12,9 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "util/gitdir.h"
 #include "util/strutil.h"
@@ -81,34 +84,38 @@ char *machine_brand_name(const char raw[48])
 	return xstrdup(s);
 }
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-
-/* Reading /proc/cpuinfo costs 30-50 us of every result (the kernel
- * formats each CPU's frequency); these four instructions, a few. */
-bool machine_cpuid(char **cpu, bool *virtualized)
+/*
+ * The CPU's name and the hypervisor bit from the cpuid instruction, as
+ * /proc/cpuinfo has them ("model name", flag "hypervisor"), *cpu
+ * malloc'd; false where there is no such instruction or brand string,
+ * for machine_detect to read /proc/cpuinfo. That costs 30-50 us of every
+ * result (the kernel formats each CPU's frequency); these four
+ * instructions, a few. (__cpuid is cpuid.h's macro: its functions would
+ * be calls of a header's to calltrace.py.)
+ */
+static bool machine_cpuid(char **cpu, bool *virtualized)
 {
+#if defined(__x86_64__) || defined(__i386__)
 	unsigned int r[12], a, b, c, d;
 
-	if (__get_cpuid_max(0x80000000, NULL) < 0x80000004)
+	__cpuid(0x80000000, a, b, c, d);
+	if (a < 0x80000004)
 		return false;
 	for (unsigned int k = 0; k < 3; k++)
-		__get_cpuid(0x80000002 + k, &r[4 * k], &r[4 * k + 1],
-			    &r[4 * k + 2], &r[4 * k + 3]);
+		__cpuid(0x80000002 + k, r[4 * k], r[4 * k + 1], r[4 * k + 2],
+			r[4 * k + 3]);
 	*cpu = machine_brand_name((const char *)r);
 	if (!*cpu)
 		return false;
-	*virtualized = __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 31));
+	__cpuid(1, a, b, c, d);
+	*virtualized = c & (1u << 31);
 	return true;
-}
 #else
-bool machine_cpuid(char **cpu, bool *virtualized)
-{
 	(void)cpu;
 	(void)virtualized;
 	return false;
-}
 #endif
+}
 
 void machine_detect(struct machine *m)
 {

@@ -16,12 +16,6 @@
  * be read stays NULL or 0. */
 void machine_detect(struct machine *m);
 
-/* The CPU's name and the hypervisor bit from the cpuid instruction, as
- * /proc/cpuinfo has them ("model name", flag "hypervisor"), *cpu
- * malloc'd; false where there is no such instruction or brand string
- * (machine_detect then reads /proc/cpuinfo). */
-bool machine_cpuid(char **cpu, bool *virtualized);
-
 /* The name the kernel makes of a 48-byte cpuid brand string
  * (arch/x86/kernel/cpu/common.c, get_model_name): up to its first NUL,
  * leading spaces skipped, trailing white space cut; malloc'd, NULL when

@@ -16,7 +16,7 @@
 #include "config.h"
 #include "util/child.h"
 #include "util/child_common.h"
-#include "measure/spawn.h"
+#include "measure/drainer.h"
 #include "measure/spawner_proto.h"
 #include "util/fileio.h"
 #include "util/strutil.h"

@@ -163,8 +163,8 @@ static inline double radix_value(uint64_t k)
 static bool radix_sort(double *v, size_t n)
 {
 	uint64_t *buf = n <= SIZE_MAX / 2 / sizeof(*buf) ?
-			malloc(2 * n * sizeof(*buf)) : NULL, *a = buf, *b;
-	size_t (*count)[256] = calloc(8, sizeof(*count));
+			try_calloc(2 * n, sizeof(*buf)) : NULL, *a = buf, *b;
+	size_t (*count)[256] = try_calloc(8, sizeof(*count));
 
 	if (!buf || !count) {
 		free(buf);

@@ -27,6 +27,11 @@ void *xmalloc(size_t n)
 	return p;
 }
 
+void *try_calloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size ? size : 1);
+}
+
 void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);

@@ -19,6 +19,10 @@
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
+/* The same without the abort: NULL when the memory cannot be had, for a
+ * caller with a way on without it (stats.c's radix sort falls back to a
+ * sort in place). */
+void *try_calloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 /* Grow *p (holding *cap elements of size) to hold at least need. */
 void *xgrow(void *p, size_t *cap, size_t need, size_t size);
