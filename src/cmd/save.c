@@ -5,7 +5,9 @@
  * that a store that fails loses nothing --json was asked for; and when
  * the store fails, the result kept in a file (store_keep_unsaved) that
  * `yardstick store copy` saves later. A PostgreSQL store is checked
- * before the first run too (save_check).
+ * before the first run too (save_check). The save that finds the store's
+ * log due for its move into the database leaves the move to a yardstick
+ * of its own (`store flush`), which this one does not wait for.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include "cmd/commands.h"
 #include "engine/refs.h"
 #include "store/store.h"
+#include "util/child.h"
 #include "util/strutil.h"
 
 int save_check(const char *store)
@@ -50,16 +53,43 @@ static void keep_unsaved(const char *path, const struct result *res)
 	free(shown);
 }
 
+/*
+ * The log's move into the database, due after a save (store_save_to): by
+ * `yardstick store flush PATH`, started and not waited for, in a process
+ * group of its own (a Ctrl-C meant for this command does not reach it;
+ * killed all the same, it loses nothing: store_log.c), its output
+ * nowhere: a move that fails leaves the log past its bound, and the
+ * saves that follow try again, then say why (store.h). Here, the old
+ * way, when it cannot be started.
+ */
+static void flush_apart(const char *path)
+{
+	char *const argv[] = { "yardstick", "store", "flush", "-q", "--",
+			       (char *)path, NULL };
+	struct child c = { .path = "/proc/self/exe", .argv = argv,
+			   .own_group = true,
+			   .io = { CHILD_IO_NULL, CHILD_IO_NULL,
+				   CHILD_IO_NULL } };
+	struct error e;
+
+	if (!child_start(&c, &e))
+		return;
+	if (store_flush(path, NULL, &e))
+		fprintf(stderr, "yardstick: %s; the results stay in '%s-log' "
+			"until a command can open the store\n", e.msg, path);
+}
+
 int save_result(const struct result *res, const char *store, bool quiet)
 {
 	long long id;
 	struct error e;
 	char *path;
+	bool move = false;
 	int r = ref_store_path(store, &path, &e);
 
 	store_set_warn(ref_store_warning);
 	if (path)
-		r = store_save_to(path, res, &id, &e);
+		r = store_save_to(path, res, &id, &move, &e);
 	/* -q hides the report, never the id a script needs to refer to
 	 * the result (on stderr, as every message) */
 	if (r == 0 && quiet) {
@@ -72,6 +102,8 @@ int save_result(const struct result *res, const char *store, bool quiet)
 		free(shown);
 	}
 	if (r == 0) {
+		if (move)
+			flush_apart(path);
 		free(path);
 		return 0;
 	}

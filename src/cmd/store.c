@@ -4,6 +4,8 @@
  * the rules: idempotent by fingerprint, ids kept where free); or one
  * result file (FROM ending in .json: a result a failed save kept, or any
  * --json output) saved into TO (store_add: once, however often).
+ * `yardstick store flush [STORE]`: the store's save log moved into its
+ * database now (store_flush), as a save starts it when the log is full.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 
 static const char *const store_usage[] = { "copy [OPTIONS] FROM TO",
 					   "copy [OPTIONS] FILE.json TO",
+					   "flush [OPTIONS] [STORE]",
 					   NULL };
 
 static const char store_description[] =
@@ -34,10 +37,18 @@ static const char store_description[] =
 "FROM may also be a result file, FILE.json: a result a save could not\n"
 "keep (the message then names it: .yardstick/unsaved/TIME-PID.json),\n"
 "or any --json output of a command that saves. It is saved into TO\n"
-"with TO's next id, once: a result TO holds already is skipped.\n";
+"with TO's next id, once: a result TO holds already is skipped.\n"
+"\n"
+"flush moves the results saved into STORE's log (STORE-log) into its\n"
+"database, where sqlite3 and other programs see them; STORE is the\n"
+"store a save would use when not given. Every yardstick command that\n"
+"reads the store does it first, and the save that finds 1024 results\n"
+"in the log starts `store flush` itself, in the background. It prints\n"
+"how many results it moved (nothing with -q).\n";
 
 static const char store_epilog[] =
-"Exit status: 0 copied (or nothing to copy); 2 bad usage, no store FROM,\n"
+"Exit status: 0 copied or flushed (or nothing to do); 2 bad usage, no\n"
+"store FROM (or STORE),\n"
 "a corrupt store, a bad URL; 3 a store locked, read-only or unreadable,\n"
 "a PostgreSQL server that cannot be reached or refuses us, or SQLite or\n"
 "libpq cannot be loaded. What was copied before a failure stays copied.\n";
@@ -49,16 +60,18 @@ struct store_args {
 #define OPT_STRUCT struct store_args
 static const struct opt_entry store_options[] = {
 	{ OPT_FLAG('q', "quiet", quiet),
-	  .help = "only the counts, not the renumbered results" },
+	  .help = "copy: only the counts, not the renumbered results; "
+	  "flush: nothing" },
 	OPT_HELP_ENTRY,
 	OPT_END_ENTRY,
 };
 
-static const char *const store_subcommands[] = { "copy", NULL };
+static const char *const store_subcommands[] = { "copy", "flush", NULL };
 
 const struct opt_cmd store_cmd = {
 	.name = "store",
-	.summary = "copy a history between stores (SQLite, PostgreSQL)",
+	.summary = "copy a history between stores (SQLite, PostgreSQL); "
+		   "flush a store's save log",
 	.usage = store_usage,
 	.description = store_description,
 	.epilog = store_epilog,
@@ -145,28 +158,61 @@ static int copy(const struct store_args *a, const char *from, const char *to)
 	return error_exit_code(&e);
 }
 
+static int flush(const struct store_args *a, const char *store)
+{
+	struct error e;
+	size_t moved = 0;
+	char *path;
+	int ret = ref_store_path(store, &path, &e);
+
+	store_set_warn(ref_store_warning);
+	if (path)
+		ret = store_flush(path, &moved, &e);
+	if (!ret && !a->quiet) {
+		char *shown = store_shown(path);
+
+		printf("moved %zu result%s from the log into %s\n", moved,
+		       moved == 1 ? "" : "s", shown);
+		free(shown);
+	}
+	free(path);
+	if (!ret)
+		return 0;
+	fprintf(stderr, "yardstick store flush: %s\n", e.msg);
+	return error_exit_code(&e);
+}
+
 int cmd_store(int argc, char **argv)
 {
 	struct store_args a = { 0 };
 	struct opt_rest rest;
+	bool is_flush = argc > 1 && !strcmp(argv[1], "flush");
 	int ret;
 
-	/* "copy" is the one subcommand: the options and arguments after it
-	 * are its own (--help before it shows this help too) */
-	if (argc > 1 && !strcmp(argv[1], "copy")) {
+	/* the options and arguments after the subcommand are its own
+	 * (--help before it shows this help too) */
+	if (argc > 1 && (!strcmp(argv[1], "copy") || is_flush)) {
 		argv++;
 		argc--;
 	} else if (argc > 1 && argv[1][0] != '-') {
 		fprintf(stderr, "yardstick store: unknown subcommand '%s' "
-			"(copy)\n", argv[1]);
+			"(copy, flush)\n", argv[1]);
 		return 2;
 	} else if (argc < 2) {
 		fputs("yardstick store: a subcommand is needed: store copy "
-		      "FROM TO\n", stderr);
+		      "FROM TO, or store flush [STORE]\n", stderr);
 		return 2;
 	}
 	if (!opt_parse_or_exit(&store_cmd, argc, argv, &a, &rest, &ret))
 		return ret;
+	if (is_flush && rest.end - rest.first > 1) {
+		fputs("yardstick store flush: expected one store at most\n",
+		      stderr);
+		return 2;
+	}
+	if (is_flush)
+		return flush(&a, rest.end > rest.first ? argv[rest.first]
+							: NULL);
 	if (rest.end - rest.first != 2) {
 		fputs("yardstick store copy: expected two stores, FROM and TO\n",
 		      stderr);

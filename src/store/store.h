@@ -99,11 +99,20 @@ void store_close(struct store *s);
  * through SQLite makes it), a save is a record appended to path's log
  * (PATH-log) without opening the database; every store_open moves the
  * log into the database first, so every reader sees every saved result.
- * A save that finds the log past its bound (1024 records or 16 MiB) moves it
- * itself. Returns 0 or -STORE_ERR_*.
+ * The save that takes the log past its bound (1024 records or 16 MiB),
+ * and every 64th after it, has the log moved: with move NULL it moves it
+ * itself; else it sets *move and the caller does (store_flush, from
+ * another process: saves go on appending meanwhile, up to twice the
+ * bound, past which they go through SQLite). Returns 0 or -STORE_ERR_*.
  */
 int store_save_to(const char *path, const struct result *r, long long *id,
-		  struct error *e);
+		  bool *move, struct error *e);
+/* Move the log of the store at path into its database (what every
+ * opening does first; nothing for PostgreSQL, which has no log), made if
+ * *moved (when not NULL) gets the number of results moved (a
+ * result the store held already is not counted). Returns 0 or
+ * -STORE_ERR_*. */
+int store_flush(const char *path, size_t *moved, struct error *e);
 
 /* Where the store's warnings go (a damaged record of the log skipped, a
  * log that cannot be read): fn(msg), msg in the style of the errors; NULL
@@ -114,6 +123,10 @@ void store_set_warn(void (*fn)(const char *msg));
  * (1024 records, 16 MiB). For tests, which lower it so that savers move
  * the log while others save, read or are killed. */
 void store_set_log_bound(unsigned records, unsigned long long bytes);
+/* For tests: fn(path) called by every move of the log into the database
+ * between reading the records and committing them, the log not locked
+ * (what others save, or move, meanwhile); NULL (the default): none. */
+void store_set_ingest_hook(void (*fn)(const char *path));
 
 /* How long a call waits for another process's lock before failing with
  * -STORE_ERR_LOCKED; ms <= 0 fails at once. */

@@ -232,18 +232,32 @@ int store_save(struct store *s, const struct result *r, long long *id,
 }
 
 int store_save_to(const char *path, const struct result *r, long long *id,
-		  struct error *e)
+		  bool *move, struct error *e)
 {
 	struct store *s;
 	int ret;
 
+	if (move)
+		*move = false;
 	if (!store_is_pg(path))
-		return store_sqlite_save_to(path, r, id, e);
+		return store_sqlite_save_to(path, r, id, move, e);
 	ret = store_open(&s, path, STORE_CREATE, e);
 	if (!ret) {
 		ret = store_save(s, r, id, e);
 		store_close(s);
 	}
+	return ret;
+}
+
+int store_flush(const char *path, size_t *moved, struct error *e)
+{
+	struct store *s;
+	int ret = store_open(&s, path, STORE_WRITE, e);
+
+	if (moved)
+		*moved = ret ? 0 : s->ingested;
+	if (!ret)
+		store_close(s);
 	return ret;
 }
 

@@ -149,6 +149,8 @@ struct store {
 	/* the schema version, as last read or migrated to: a store opened
 	 * for reading is not migrated, and the queries read its shape */
 	int version;
+	/* results the openings moved from the log into it (store_flush) */
+	size_t ingested;
 	struct store_st stmts[SQ_COUNT];
 };
 
@@ -267,7 +269,7 @@ int store_sqlite_save(struct store *s, const struct result *r,
 		      const char *fp, long long want, bool unique,
 		      long long *id, bool *dup, struct error *e);
 int store_sqlite_save_to(const char *path, const struct result *r,
-			 long long *id, struct error *e);
+			 long long *id, bool *move, struct error *e);
 
 /* store_path.c: the store's file and directory, before SQLite. */
 bool store_not_writable(const char *path);	/* EACCES, EROFS, EPERM */

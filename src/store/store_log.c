@@ -66,9 +66,35 @@ void store_set_log_bound(unsigned records, unsigned long long bytes)
 	bound_bytes = bytes ? bytes : LOG_BOUND_BYTES;
 }
 
+static void (*ingest_hook)(const char *path);
+
+void store_set_ingest_hook(void (*fn)(const char *path))
+{
+	ingest_hook = fn;
+}
+
 static bool past_bound(const struct log_header *h)
 {
 	return h->records >= bound_records || h->end > bound_bytes;
+}
+
+/* Past twice the bound, the moves of it have failed (another program
+ * holds the store, SQLite is missing, the store is damaged): saves go
+ * through SQLite, which says why, and the log stays bounded. Between the
+ * two, saves append while the move runs. */
+static bool far_past_bound(const struct log_header *h)
+{
+	return h->records >= 2 * bound_records || h->end > 2 * bound_bytes;
+}
+
+/* Whether the append that made h out of old is the one to have the log
+ * moved: the one that passes the bound, and every MOVE_RETRY-th after it
+ * (a move that died; one that is still running costs the next only the
+ * check of what it already moved). */
+#define MOVE_RETRY 64
+static bool move_due(const struct log_header *old, const struct log_header *h)
+{
+	return past_bound(h) && (!past_bound(old) || h->records % MOVE_RETRY == 0);
 }
 
 static void (*warn_fn)(const char *msg);
@@ -169,6 +195,22 @@ static void give_to_owner(int fd, const char *db)
 		return;	/* then root's: trusted, and readable by the owner */
 }
 
+/* The log's size and header read (again: under a lock just taken).
+ * false with errno set when the file cannot be looked at. */
+static bool refresh(struct log_file *l)
+{
+	unsigned char head[LOG_HEADER_SIZE];
+	struct stat st;
+
+	if (fstat(l->fd, &st))
+		return false;
+	l->size = st.st_size;
+	l->why = NULL;
+	l->valid = pread(l->fd, head, sizeof(head), 0) == (ssize_t)sizeof(head)
+		   && !log_header_get(head, sizeof(head), &l->h, &l->why);
+	return true;
+}
+
 /*
  * Open db's log (made when create, with the database's permissions) and
  * lock it (exclusive for write, shared otherwise), waiting up to
@@ -178,7 +220,6 @@ static void give_to_owner(int fd, const char *db)
 static int log_open(struct log_file *l, const char *db, bool write,
 		    bool create, int busy_ms, struct error *e)
 {
-	unsigned char head[LOG_HEADER_SIZE];
 	struct stat st;
 	mode_t mode = stat(db, &st) == 0 ? st.st_mode & 0666 : 0644;
 	int ret;
@@ -215,19 +256,13 @@ static int log_open(struct log_file *l, const char *db, bool write,
 		return -STORE_ERR_UNSAFE;
 	}
 	ret = lock_wait(l, db, write ? LOCK_EX : LOCK_SH, busy_ms, e);
-	if (!ret && fstat(l->fd, &st)) {
+	if (!ret && !refresh(l)) {
 		error_errno(e, errno, "cannot use '%s'", l->path);
 		ret = -STORE_ERR_IO;
 	}
-	if (ret) {
+	if (ret)
 		log_close(l);
-		return ret;
-	}
-	l->size = st.st_size;
-	l->why = NULL;
-	l->valid = pread(l->fd, head, sizeof(head), 0) == (ssize_t)sizeof(head)
-		   && !log_header_get(head, sizeof(head), &l->h, &l->why);
-	return 0;
+	return ret;
 }
 
 static int put_header(struct log_file *l, const struct log_header *h,
@@ -363,6 +398,8 @@ static int ingest_record(void *ctx, long long id, struct result *r)
 	if (rc == SQLITE_OK)
 		rc = store_insert(in->s, r, NULL, range && !found ? id : got + 1,
 				  &got);
+	if (rc == SQLITE_OK)
+		in->s->ingested++;
 	if (rc == SQLITE_OK && found)
 		store_warn("result %lld of '%s' was saved as result %lld: "
 			   "the id %lld was taken in '%s'", id, in->log, got,
@@ -504,6 +541,104 @@ static int fail(struct store *s, struct log_file *l, int rc,
 	return ret;
 }
 
+/*
+ * After an ingestion that committed the records it read (snap, snap_len
+ * bytes, every id below taken, the header's next id then), with the log
+ * locked again: those records off its front, and whatever was appended
+ * since moved to just after the header. When the log still begins with
+ * snap, exactly that goes. Else another ingestion ran in between (it
+ * took some or all of them, or more) and what goes is decided by the
+ * ids: every record below taken. A failure loses nothing: the next
+ * ingestion skips what the store holds.
+ */
+static void drop_ingested(struct log_file *l, const unsigned char *snap,
+			  size_t snap_len, long long taken, long long next)
+{
+	struct error e;
+	size_t len, base, off = 0, n, keep, count = 0;
+	unsigned char *buf = read_records(l, &len, &base, &e);
+	struct log_header h = l->h;
+	long long id;
+
+	if (!buf)
+		return;
+	if (len >= snap_len && !memcmp(buf, snap, snap_len))
+		off = snap_len;
+	/* else the front: every record below taken, and damaged bytes */
+	else
+		while (off < len && (!(n = log_record_at(buf, len, off, &id)) ||
+				     id < taken))
+			off += n ? n : 1;
+	keep = off;
+	/* what stays: its records counted (damage among them stays too,
+	 * for the next ingestion to name and drop) */
+	for (; off < len; off += n ? n : 1)
+		count += (n = log_record_at(buf, len, off, &id)) != 0;
+	if (keep == len)
+		empty_log(l, next);
+	else if (keep > 0) {
+		h.records = (unsigned)count;
+		h.end = LOG_HEADER_SIZE + (len - keep);
+		if (h.next_id < next)
+			h.next_id = next;
+		/* the records kept written first: killed before the header,
+		 * the log holds each of them twice, and ingestion skips the
+		 * second (the same result under the same id) */
+		if (write_all(l->fd, buf + keep, len - keep, LOG_HEADER_SIZE) ||
+		    put_header(l, &h, &e) || ftruncate(l->fd, (off_t)h.end))
+			store_warn("cannot empty '%s' of the results moved "
+				   "into the store: %s", l->path,
+				   strerror(errno));
+	}
+	free(buf);
+}
+
+/*
+ * Every record of a good log into the store, without holding the log
+ * while SQLite works: the records read under the lock, the lock let go
+ * (saves append meanwhile), the records committed, then the lock taken
+ * again and what was committed dropped from the log. Appenders thus
+ * never wait for a move into SQLite (the saver that finds the log past
+ * its bound moves it from another process: save.c).
+ */
+static int ingest_unlocked(struct store *s, struct log_file *l,
+			   struct error *e)
+{
+	long long taken = l->h.next_id, last = 0;
+	struct ingest in = { s, l->path };
+	struct log_walk w = { ingest_record, ingest_damage, &in };
+	size_t len, base;
+	unsigned char *buf = read_records(l, &len, &base, e);
+	int rc;
+
+	if (!buf) {
+		log_close(l);
+		return -STORE_ERR_IO;
+	}
+	(void)flock(l->fd, LOCK_UN);
+	if (ingest_hook)
+		ingest_hook(s->path);
+	rc = store_begin(s, true);
+	if (rc == SQLITE_OK)
+		rc = log_walk(buf, len, base, &w);
+	if (rc == SQLITE_OK)
+		rc = last_id(s, &last);
+	if (rc == SQLITE_OK)
+		rc = store_commit(s);
+	if (rc != SQLITE_OK) {
+		free(buf);
+		return fail(s, l, rc, e);
+	}
+	/* relocked: a failure here leaves the records in the log as well
+	 * as in the store, which the next ingestion skips */
+	if (!lock_wait(l, s->path, LOCK_EX, s->busy_ms, e) &&
+	    refresh(l) && l->valid)
+		drop_ingested(l, buf, len, taken, last + 1);
+	free(buf);
+	log_close(l);
+	return 0;
+}
+
 int store_log_ingest(struct store *s, bool copy, struct error *e)
 {
 	struct log_file l;
@@ -527,6 +662,9 @@ int store_log_ingest(struct store *s, bool copy, struct error *e)
 		log_close(&l);
 		return 0;
 	}
+	if (!copy && l.valid)
+		return ingest_unlocked(s, &l, e);
+	/* a damaged header, or a private copy: the log held throughout */
 	rc = begin_ingest(s, &l, true, &last, e);
 	if (rc == SQLITE_OK)
 		rc = store_commit(s);
@@ -609,7 +747,7 @@ static int append(const char *path, const struct result *r, long long *id,
 		  bool *due, struct error *e)
 {
 	struct log_file l;
-	struct log_header h;
+	struct log_header h, old;
 	unsigned char *rec;
 	size_t len;
 	int ret, err;
@@ -620,11 +758,8 @@ static int append(const char *path, const struct result *r, long long *id,
 		return 1;
 	rec = log_record_encode(r, &len);
 	ret = log_open(&l, path, true, false, STORE_BUSY_MS, e);
-	/* A log past its bound is one its last saver could not move into
-	 * the store (no SQLite, a locked or damaged store): the save goes
-	 * through SQLite, which says why, and the log stays bounded. */
 	if (ret == -STORE_ERR_LOCKED || (!ret && (!l.valid ||
-			(off_t)l.h.end > l.size || past_bound(&l.h)))) {
+			(off_t)l.h.end > l.size || far_past_bound(&l.h)))) {
 		free(rec);
 		log_close(&l);
 		return ret ? ret : 1;
@@ -633,7 +768,7 @@ static int append(const char *path, const struct result *r, long long *id,
 		free(rec);
 		return 1;
 	}
-	h = l.h;
+	h = old = l.h;
 	log_record_set_id(rec, h.next_id);
 	err = write_all(l.fd, rec, len, (off_t)h.end);
 	free(rec);
@@ -648,13 +783,13 @@ static int append(const char *path, const struct result *r, long long *id,
 	h.records++;
 	h.end += len;
 	ret = put_header(&l, &h, e);
-	*due = past_bound(&h);
+	*due = move_due(&old, &h);
 	log_close(&l);
 	return ret;
 }
 
 int store_sqlite_save_to(const char *path, const struct result *r,
-			 long long *id, struct error *e)
+			 long long *id, bool *move, struct error *e)
 {
 	struct store *s;
 	struct error ie;
@@ -671,11 +806,13 @@ int store_sqlite_save_to(const char *path, const struct result *r,
 	}
 	if (ret || !due)
 		return ret;
+	if (move) {
+		*move = true;
+		return 0;
+	}
 	/* past the bound: the records into the store (an opening does it) */
-	if (store_open(&s, path, STORE_WRITE, &ie))
+	if (store_flush(path, NULL, &ie))
 		store_warn("%s; the results stay in '%s-log' until a command "
 			   "can open the store", ie.msg, path);
-	else
-		store_close(s);
 	return 0;
 }

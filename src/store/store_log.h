@@ -68,6 +68,12 @@ void log_record_set_id(unsigned char *rec, long long id);
  * LOG_FRAME_SIZE bytes, with id 0 (what log_record_encode does last). */
 void log_record_frame(unsigned char *rec, size_t len);
 
+/* The whole length (frame and payload) of the record that checks at
+ * buf[off] of len bytes, its id in *id; 0 when none does (damage, or the
+ * end). Its payload is not decoded. */
+size_t log_record_at(const unsigned char *buf, size_t len, size_t off,
+		     long long *id);
+
 /*
  * Walk the records in buf[0..len), the part of a log after its header
  * (base: its offset in the file, for the messages). Each record that

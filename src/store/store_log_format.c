@@ -489,6 +489,17 @@ static bool frame_at(const unsigned char *buf, size_t len, size_t off,
 	       get32(rec + 16);
 }
 
+size_t log_record_at(const unsigned char *buf, size_t len, size_t off,
+		     long long *id)
+{
+	size_t n;
+
+	if (off >= len || !frame_at(buf, len, off, &n))
+		return 0;
+	*id = (long long)get64(buf + off + 8);
+	return LOG_FRAME_SIZE + n;
+}
+
 int log_walk(const unsigned char *buf, size_t len, size_t base,
 	     const struct log_walk *w)
 {

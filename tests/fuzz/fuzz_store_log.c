@@ -3,7 +3,9 @@
  * any bytes, read as a whole log, walk to the end without a fault; every
  * damaged stretch lies inside the input, after the one before; every
  * record that decodes encodes to a record that decodes and encodes to
- * the same bytes again. Each input is also framed as one record's payload
+ * the same bytes again. log_record_at, at every offset, finds a record
+ * only inside the input, and at offset 0 of a framed record finds it
+ * whole, with its id. Each input is also framed as one record's payload
  * with its crc made right, so that the fuzzer reaches the decoder past
  * the crc.
  */
@@ -60,6 +62,18 @@ static int on_record(void *arg, long long id, struct result *r)
 	return 0;
 }
 
+/* log_record_at at every offset: a record only inside buf. */
+static void each_offset(const unsigned char *buf, size_t len)
+{
+	for (size_t off = 0; off <= len; off++) {
+		long long id;
+		size_t n = log_record_at(buf, len, off, &id);
+
+		if (n && (n < LOG_FRAME_SIZE || n > len - off))
+			abort();
+	}
+}
+
 static void walk(const unsigned char *buf, size_t len, size_t base)
 {
 	struct ctx c = { base + len, base };
@@ -86,6 +100,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	log_record_frame(rec, size + LOG_FRAME_SIZE);
 	log_record_set_id(rec, 1);
 	walk(rec, size + LOG_FRAME_SIZE, 0);
+	{
+		long long id = 0;
+
+		if (log_record_at(rec, size + LOG_FRAME_SIZE, 0, &id) !=
+		    size + LOG_FRAME_SIZE || id != 1)
+			abort();
+	}
+	each_offset(data, size);
 	free(rec);
 	return 0;
 }

@@ -1356,7 +1356,7 @@ static long long save_to(const char *path, const struct result *r)
 {
 	struct error e;
 	long long id = 0;
-	int ret = store_save_to(path, r, &id, &e);
+	int ret = store_save_to(path, r, &id, NULL, &e);
 
 	return saved(ret, id, &e);
 }
@@ -1883,7 +1883,7 @@ static void log_concurrent(const char *path)
 				long long id;
 
 				build_writer(&r, w, i);
-				if (store_save_to(path, &r, &id, &e))
+				if (store_save_to(path, &r, &id, NULL, &e))
 					_exit(1);
 				snprintf(line, sizeof(line), "%lld w%d-%d\n",
 					 id, w, i);
@@ -1974,6 +1974,129 @@ static void test_log_bound(void **state)
 		    2100 - 1023);
 	assert_int_equal(raw_int(path, "SELECT max(id) FROM results") +
 			 log_u32(log, 12), 2100);
+}
+
+
+/*
+ * A save that takes the log past its bound (lowered to 4) has the move
+ * done elsewhere (*move), and the saves after it append meanwhile, up to
+ * twice the bound; the one that finds the log there saves through SQLite
+ * and moves it itself. Every result once, under the id its save gave.
+ */
+static void test_log_move_apart(void **state)
+{
+	const char *path = tmp_path("apart.db"), *log = tmp_path("apart.db-log");
+	static const unsigned want_records[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 0 };
+	static const bool want_move[] = { 0, 0, 0, 0, 1, 0, 0, 0, 0, 0 };
+	long long want[10];
+	struct result t;
+	struct error e;
+
+	store_set_log_bound(4, 0);
+	for (int i = 0; i < 10; i++) {
+		long long id = 0;
+		bool move = true;
+
+		build_tagged(&t, i + 1, NULL, NULL);
+		if (store_save_to(path, &t, &id, &move, &e))
+			fail_msg("%s", e.msg);
+		result_free(&t);
+		assert_int_equal(id, i + 1);
+		assert_int_equal(log_u32(log, 12), want_records[i]);
+		if (move != want_move[i])
+			fail_msg("save %d: move %d", i + 1, move);
+		want[9 - i] = i + 1;
+	}
+	store_set_log_bound(0, 0);
+	assert_ids(path, want, 10);
+}
+
+/* The hook of test_log_move_meanwhile: what happens while a move has
+ * read the log and not yet committed. */
+static int meanwhile_saves, meanwhile_flush;
+
+static void save_one(const char *path, int tag)
+{
+	struct result t;
+
+	build_tagged(&t, tag, NULL, NULL);
+	assert_true(save_to(path, &t) > 0);
+	result_free(&t);
+}
+
+static void save_meanwhile(const char *path)
+{
+	for (int i = 0; i < meanwhile_saves; i++)
+		save_one(path, 100 + i);
+	if (meanwhile_flush) {
+		pid_t pid = fork();
+		int st;
+
+		/* another process moves the log in too, at this very point
+		 * (what was saved meanwhile with it), then one more save */
+		if (pid == 0) {
+			store_set_ingest_hook(NULL);
+			_exit(store_flush(path, NULL, &(struct error){ 0 }) ?
+			      1 : 0);
+		}
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		save_one(path, 200);
+	}
+}
+
+/*
+ * Saves while a move has read the log but not committed (the log is not
+ * locked then): they are appended, not waited for; the move takes out of
+ * the log what it committed, and keeps them, moved to its front. With
+ * another move (another process) in between too, which took the same
+ * records and the new ones, then a save after it: nothing twice, nothing
+ * lost. Each case with 0, 1 and 3 saves meanwhile.
+ */
+static void test_log_move_meanwhile(void **state)
+{
+	for (int k = 0; k < 6; k++) {
+		char name[32], *log;
+		long long want[16], id = 0;
+		size_t n = 0, in_log;
+		struct result t;
+		struct store *s;
+		struct error e;
+
+		snprintf(name, sizeof(name), "meanwhile%d.db", k);
+		log = xasprintf("%s-log", tmp_path(name));
+		for (int i = 0; i < 4; i++) {
+			build_tagged(&t, i + 1, NULL, NULL);
+			assert_int_equal(save_to(tmp_path(name), &t), i + 1);
+			result_free(&t);
+		}
+		meanwhile_saves = (int[]){ 0, 1, 3 }[k % 3];
+		meanwhile_flush = k >= 3;
+		store_set_ingest_hook(save_meanwhile);
+		if (store_flush(tmp_path(name), NULL, &e))
+			fail_msg("%s", e.msg);
+		store_set_ingest_hook(NULL);
+		/* the log holds what was saved meanwhile, but what the other
+		 * move took */
+		in_log = meanwhile_flush ? 1 : (size_t)meanwhile_saves;
+		if (log_u32(log, 12) != in_log)
+			fail_msg("case %d: %u records in the log, not %zu", k,
+				 log_u32(log, 12), in_log);
+		assert_int_equal(size_of(log) == 32, in_log == 0);
+		for (int i = 4 + meanwhile_saves + meanwhile_flush; i >= 1; i--)
+			want[n++] = i;
+		assert_ids(tmp_path(name), want, n);
+		assert_int_equal(log_u32(log, 12), 0);
+		/* and saves go on, ids after them */
+		build_tagged(&t, 9, NULL, NULL);
+		assert_int_equal(store_open(&s, tmp_path(name), STORE_WRITE,
+					    &e), 0);
+		assert_int_equal(store_save(s, &t, &id, &e), 0);
+		store_close(s);
+		result_free(&t);
+		assert_int_equal(id, (long long)n + 1);
+		free(log);
+	}
 }
 
 /*
@@ -2383,6 +2506,8 @@ int main(void)
 		cmocka_unit_test(test_log_concurrent),
 		cmocka_unit_test(test_log_concurrent_moving),
 		cmocka_unit_test(test_log_bound),
+		cmocka_unit_test(test_log_move_apart),
+		cmocka_unit_test(test_log_move_meanwhile),
 		cmocka_unit_test(test_history_max_draws),
 		cmocka_unit_test(test_log_readonly),
 	};
