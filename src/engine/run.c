@@ -160,9 +160,8 @@ static int open_fds(struct runner *rn)
 		return error_errno(&rn->err, errno, "cannot open /dev/null");
 	if (p->input && open_input(rn, p->input))
 		return -1;
-	if (!p->show_output &&
-	    (pipe2(rn->err_pipe, O_CLOEXEC) ||
-	     fcntl(rn->err_pipe[0], F_SETFL, O_NONBLOCK)))
+	/* (its read end made non-blocking by drainer_start) */
+	if (!p->show_output && pipe2(rn->err_pipe, O_CLOEXEC))
 		return error_errno(&rn->err, errno, "cannot make a pipe");
 	rn->sp.stdin_fd = p->input ? rn->input_fd : rn->null_fd;
 	rn->sp.stdout_fd = p->show_output ? STDOUT_FILENO : rn->null_fd;
