@@ -24,8 +24,15 @@
 # BASE=DIR, the yardstick of that build directory too (another commit's,
 # e.g. main's: git archive main | tar -x -C DIR, then build it there) as
 # a third tool "base" in every round, the order of the three rotating.
+# With SLICES=K (default 1), each round is K slices of DURATION/K seconds
+# per tool, the tools alternating within the round (A B B A ...), and a
+# round's requests/s is its requests over its seconds, per tool: a drift
+# of the machine during a round (this host's speed moves by 5-15% over
+# tens of seconds) falls on every tool alike, rather than on whichever
+# ran its whole DURATION in the slow part (p50 and p99 are then the
+# median of the slices' own).
 #   [SCHEME=https] [SIZES="1024 102400"] [KEEPALIVE=N] [BASE=DIR] [SERVER=tiny] \
-#   bench/load_vs_wrk.sh [build] [ROUNDS] [DURATION] [THREADS] [CONNECTIONS]
+#   [SLICES=K] bench/load_vs_wrk.sh [build] [ROUNDS] [DURATION] [THREADS] [CONNECTIONS]
 set -eu
 build=${1:-build}
 rounds=${2:-5}
@@ -37,6 +44,7 @@ sizes=${SIZES:-}
 keepalive=${KEEPALIVE:-1000000000}
 base=${BASE:-}
 server=${SERVER:-nginx}
+slices=${SLICES:-1}
 case $server in
 nginx) ;;
 tiny)	[ "$(echo $sizes | wc -w)" -le 1 ] ||
@@ -126,10 +134,12 @@ for _ in range(100):
         time.sleep(0.05)
 sys.exit("the server did not start")
 PY
-python3 - "$ys" "$scheme://127.0.0.1:$port/" "$dir" "$rounds" "$duration" "$threads" "$conns" "$cli" "$keepalive" "${base:+$base/yardstick}" "$server" $sizes <<'PY'
+python3 - "$ys" "$scheme://127.0.0.1:$port/" "$dir" "$rounds" "$duration" "$threads" "$conns" "$cli" "$keepalive" "${base:+$base/yardstick}" "$server" "$slices" $sizes <<'PY'
 import json, re, resource, statistics, subprocess, sys
-ys, base, d, rounds, dur, thr, con, cli, keepalive, other, server = sys.argv[1:12]
-sizes = sys.argv[12:] or [""]
+ys, base, d, rounds, dur, thr, con, cli, keepalive, other, server, slices = sys.argv[1:13]
+sizes = sys.argv[13:] or [""]
+slices = int(slices)
+dur = f"{float(dur) / slices:g}"
 pin = cli.split()
 rounds = int(rounds)
 unit = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -167,7 +177,8 @@ tools = ["wrk", "yardstick"] + (["base"] if other else [])
 served = ("bench/tiny_httpd (1 thread)" if server == "tiny" else
           f"nginx (1 worker, keepalive_requests {keepalive})")
 print(f"{base}: {served}, -t{thr} -c{con}, {dur} s each, "
-      f"{rounds} rounds alternating" + (f", clients on '{cli}'" if cli else "") +
+      + (f"{slices} slices per round alternating, " if slices > 1 else "")
+      + f"{rounds} rounds alternating" + (f", clients on '{cli}'" if cli else "") +
       (f"; base: {other}" if other else ""))
 for size in sizes:
     url = base + size
@@ -180,11 +191,20 @@ for size in sizes:
             order = tools[r % 3:] + tools[:r % 3]
         else:
             order = ["wrk", "yardstick"] if r % 2 == 0 else ["yardstick", "wrk"]
+        got = {t: [] for t in order}
+        for k in range(slices):
+            for tool in (order if k % 2 == 0 else order[::-1]):
+                c0 = cpu()
+                rps, p50, p99, n = (wrk(url) if tool == "wrk" else
+                                    yardstick(url, other) if tool == "base" else yardstick(url))
+                got[tool].append((n, n / rps, p50, p99, cpu() - c0))
         for tool in order:
-            c0 = cpu()
-            rps, p50, p99, n = (wrk(url) if tool == "wrk" else
-                                yardstick(url, other) if tool == "base" else yardstick(url))
-            per = (cpu() - c0) / n
+            g = got[tool]
+            n = sum(x[0] for x in g)
+            rps = n / sum(x[1] for x in g)
+            p50 = statistics.median(x[2] for x in g)
+            p99 = statistics.median(x[3] for x in g)
+            per = sum(x[4] for x in g) / n
             res[tool].append((rps, p50, p99, per))
             print(f"  {r + 1:>5}  {tool:10} {rps:12.0f} {p50 * 1e6:8.1f}us {p99 * 1e6:8.1f}us {per * 1e6:10.2f}us", flush=True)
     print("medians:")

@@ -41,7 +41,11 @@
 # and synchronize_rcu; switched off again a second after the last such
 # event closes), which a loop of back-to-back runs rarely pays and an
 # invocation on its own always does; the wall of each, as a user sees it.
-#   [BASE=DIR/yardstick] [ISOLATED=5] bench/one_invocation.sh [build/yardstick] [ROUNDS] [RUNS] [SAVES]
+# With EXPEDITED=1 (root), /sys/kernel/rcu_expedited is 1 while the
+# script runs (its value put back at the end): that wait becomes an
+# expedited grace period (docs/cmd/run.md); EXPEDITED=0 sets it to 0.
+# The value measured under is printed first.
+#   [BASE=DIR/yardstick] [ISOLATED=5] [EXPEDITED=0|1] bench/one_invocation.sh [build/yardstick] [ROUNDS] [RUNS] [SAVES]
 set -eu
 ys=$(realpath "${1:-build/yardstick}")
 rounds=${2:-5}
@@ -55,10 +59,18 @@ command -v hyperfine >/dev/null ||
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/store"
-python3 - "$ys" "$rounds" "$runs" "$dir" "$saves" "$base" "$isolated" <<'PY'
-import json, os, resource, statistics, subprocess, sys, time
+python3 - "$ys" "$rounds" "$runs" "$dir" "$saves" "$base" "$isolated" "${EXPEDITED:-}" <<'PY'
+import atexit, json, os, resource, statistics, subprocess, sys, time
 ys, rounds, runs, d, saves = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
-base, isolated = sys.argv[6], int(sys.argv[7])
+base, isolated, expedited = sys.argv[6], int(sys.argv[7]), sys.argv[8]
+knob = "/sys/kernel/rcu_expedited"
+was = open(knob).read().strip() if os.path.exists(knob) else "(none)"
+if expedited:
+    with open(knob, "w") as f:
+        f.write(expedited)
+    atexit.register(lambda: open(knob, "w").write(was))
+print(f"{knob}: {open(knob).read().strip() if os.path.exists(knob) else '(none)'}"
+      + (f" (was {was}, put back at the end)" if expedited else ""))
 cmds = [("hyperfine -N --runs 1", "hyperfine -N --runs 1 /bin/true"),
         ("run -q --runs 1", f"{ys} run -q --runs 1 -- /bin/true"),
         ("run -q --runs 1 --no-store", f"{ys} run -q --runs 1 --no-store -- /bin/true"),
