@@ -138,15 +138,16 @@ commands() {
 }
 t "bash: command names, and after help" commands
 subcommands() {
-	comp yardstick store "" && [ "$(cat "$T/reply")" = copy ] &&
+	comp yardstick store "" && [ "$(sort "$T/reply" | tr '\n' ' ')" = "copy flush " ] &&
 	comp yardstick store c && [ "$(cat "$T/reply")" = copy ] &&
+	comp yardstick store f && [ "$(cat "$T/reply")" = flush ] &&
 	comp yardstick store --q && grep -qx -- --quiet "$T/reply" &&
 	: >"$T/from.db" && comp yardstick store copy "$T/fro" &&
 	grep -qx "$T/from.db" "$T/reply" &&
 	comp yardstick completion "" &&
 	[ "$(sort "$T/reply" | tr '\n' ' ')" = "bash fish zsh " ]
 }
-t "bash: 'store ' offers copy, then files; 'completion ' the shells" subcommands
+t "bash: 'store ' offers copy and flush, then files; 'completion ' the shells" subcommands
 shorts() {
 	comp yardstick load -m "" && ! grep -q . "$T/reply" &&
 	comp yardstick compare --m && grep -qx -- --metric "$T/reply" &&
@@ -169,9 +170,9 @@ fish_enum() {
 	grep -q -- "-l json -r -F" "$COMPLETIONS/yardstick.fish"
 }
 t "fish: --order offers its values, --json files" fish_enum
-t "zsh and fish: store's first word is copy" sh -c '
-	grep -q "1:subcommand:(copy)" "$COMPLETIONS/_yardstick" &&
-	grep -q "__fish_seen_subcommand_from store'"'"' -f -a '"'"'copy'"'"'" "$COMPLETIONS/yardstick.fish"'
+t "zsh and fish: store's first word is copy or flush" sh -c '
+	grep -q "1:subcommand:(copy flush)" "$COMPLETIONS/_yardstick" &&
+	grep -q "__fish_seen_subcommand_from store'"'"' -f -a '"'"'copy flush'"'"'" "$COMPLETIONS/yardstick.fish"'
 t "the built scripts are the binary's" sh -c '
 	cmp "$COMPLETIONS/yardstick" "$T/yardstick.bash" &&
 	cmp "$COMPLETIONS/_yardstick" "$T/_yardstick" &&
