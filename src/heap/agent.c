@@ -847,6 +847,10 @@ static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 	struct stack_ref st = { ips, pyf, 0, 0 };
 	struct stack_entry scratch;
 
+	/* where the record goes, fetched while the stack is found (the
+	 * collector read it last) */
+	if (likely(t->slot != NULL))
+		__builtin_prefetch(&slot_buf(t->slot)[t->slot->used / 8], 1);
 	if (likely(use_unw) && likely(unw_room(t, fp0))) {
 		const struct stack_entry *e = unwind_stack(t, fp0, &scratch);
 

@@ -13,10 +13,22 @@
  * rebuild that clears deleted entries) take a lock; they are rare. In
  * front of the table, a filter of bits by address answers most frees
  * with one load: a clear bit means no sampled block has that address's
- * bits. The bits are 8 KiB, small enough to stay in the processor's
- * first-level cache beside the program's data (a byte per address, 32
- * KiB, was a cache miss on many frees); a counter per bit, touched only
- * under the lock, says when a bit may be cleared.
+ * bits; a counter per bit, touched only under the lock, says when a bit
+ * may be cleared.
+ *
+ * The bits are 8 KiB in groups, a group per 64 MiB of addresses (glibc
+ * gives each thread arena a heap of its own, 64 MiB aligned), its bit by
+ * the address's low bits (filter_index). A thread's frees then read the
+ * few cache lines of its own arena's group, which stay in its first-level
+ * cache, and a sample in another thread's arena writes another group's
+ * lines. With one index over all 8 KiB (main before this), a free read
+ * any of 128 lines, each written by every sample and every free of a
+ * sampled block in any thread: the load was most of the free's cost
+ * (seed 1006: 28 ns a free, 86% of it on that load; bench/RESULTS.md,
+ * h22). A group has 32 bits per sample that 64 MiB of live blocks holds
+ * on average (filter_setup), so that it is at most ~3% full when its
+ * whole region is live; a free whose bit is another block's looks in the
+ * table without entering the agent (agent_entry.h, free_check).
  *
  * The counts stay exact (allocations by size class, bytes, frees,
  * temporaries: a contract, tests/cli/mem.sh samplecounts), at the cost of
@@ -53,12 +65,37 @@ struct sample_table {
 static struct sample_table *_Atomic sampled;
 
 #define FILTER_BITS 16
+#define FILTER_REGION_SHIFT 26	/* 64 MiB: a glibc thread arena's heap */
+#define FILTER_PER_SAMPLE 32	/* a group's bits per sample it may hold */
 static _Atomic uint64_t filter[(1 << FILTER_BITS) / 64];
 static uint8_t filter_count[1 << FILTER_BITS];	/* under sample_lock */
+/* log2 of a group's bits, and the mask of a bit within a group: set once,
+ * before any thread samples (filter_setup), read on every free */
+static unsigned filter_gshift = FILTER_BITS;
+static uintptr_t filter_gmask = ((uintptr_t)1 << FILTER_BITS) - 1;
 
+/* The groups' size for the interval: FILTER_PER_SAMPLE bits per sample
+ * that 64 MiB of live blocks holds on average (4096 bits, 8 cache lines,
+ * at 512 KiB), 512 (one line) to all the bits. */
+static void filter_setup(uint64_t interval)
+{
+	uint64_t want = ((uint64_t)FILTER_PER_SAMPLE << FILTER_REGION_SHIFT) /
+			(interval ? interval : 1);
+	unsigned shift = 9;
+
+	while (shift < FILTER_BITS && ((uint64_t)1 << shift) < want)
+		shift++;
+	filter_gshift = shift;
+	filter_gmask = ((uintptr_t)1 << shift) - 1;
+}
+
+/* p's bit: its 64 MiB region's group (hashed), and in it its low bits. */
 static inline size_t filter_index(uintptr_t p)
 {
-	return (p >> 4) & ((1u << FILTER_BITS) - 1);
+	uintptr_t g = ((p >> FILTER_REGION_SHIFT) * 0x9e3779b97f4a7c15u) >> 32;
+
+	return ((g << filter_gshift) | ((p >> 4) & filter_gmask)) &
+	       (((size_t)1 << FILTER_BITS) - 1);
 }
 
 /* May a sampled block be at p? */
@@ -201,6 +238,7 @@ static bool sample_setup(void)
 {
 	struct sample_table *t = table_new(SAMPLE_MIN_BITS);
 
+	filter_setup(sample_bytes);
 	atomic_store(&sampled, t);
 	return t != NULL;
 }
@@ -223,6 +261,10 @@ static bool sample_add(void *p)
 {
 	struct sample_table *tab;
 
+	/* the lines it writes, fetched while the lock is taken */
+	tab = atomic_load_explicit(&sampled, memory_order_relaxed);
+	__builtin_prefetch(&tab->cells[ptr_hash((uintptr_t)p, tab->bits)], 1);
+	__builtin_prefetch(&filter_count[filter_index((uintptr_t)p)], 1);
 	sample_lock_take();
 	tab = atomic_load_explicit(&sampled, memory_order_relaxed);
 	if ((tab->used + 1) * 4 > ((size_t)3 << tab->bits))
@@ -369,6 +411,15 @@ static bool table_find(struct sample_table *t, uintptr_t p, size_t *at)
 		if (v == 0)
 			return false;
 	}
+}
+
+/* Is p in the table? Without the lock: for p's own free (free_check). */
+static bool sample_held(void *p)
+{
+	size_t at;
+
+	return table_find(atomic_load_explicit(&sampled, memory_order_acquire),
+			  (uintptr_t)p, &at);
 }
 
 /* sample_free's look-up in the table, for the blocks the filter let by. */

@@ -546,6 +546,38 @@ static bool missed_before(struct stack_set *set, uintptr_t ip0, uintptr_t sp0,
 	return false;
 }
 
+static inline size_t stack_set_of(uintptr_t ip0, uintptr_t sp0, uintptr_t kbp)
+{
+	return (size_t)(((ip0 ^ (sp0 << 7) ^ (kbp << 17)) *
+			 0x9e3779b97f4a7c15u) >> (64 - STACK_SET_BITS));
+}
+
+/* The lines a look-up reads first: the probe of ip0, and the keys of the
+ * two sets it may pick (with RBP in the key and without). */
+static inline void stack_prefetch(const struct tstate *t, uintptr_t ip0,
+				  uintptr_t sp0, uintptr_t bp0)
+{
+	const struct stack_set *a = &t->cache[stack_set_of(ip0, sp0, bp0)];
+	const struct stack_set *b = &t->cache[stack_set_of(ip0, sp0, 0)];
+
+	__builtin_prefetch(probe_of(t, ip0));
+	for (int w = 0; w < STACK_WAYS; w++) {
+		__builtin_prefetch(&a->way[w]);
+		__builtin_prefetch(&b->way[w]);
+	}
+}
+
+/* What a hit on e reads next: the words it checks (their first lines),
+ * and its hash's entry in seen (record_alloc). */
+static inline void entry_prefetch(const struct stack_entry *e)
+{
+	__builtin_prefetch(&e->slots[1]);
+	__builtin_prefetch(&e->ips[1]);
+	__builtin_prefetch(e->check_at);
+	__builtin_prefetch(e->check_val);
+	__builtin_prefetch(&seen[e->hash & ((1u << SEEN_BITS) - 1)]);
+}
+
 /*
  * The stack of the program's call into the agent, trace_alloc's frame
  * pointer being fp0 (the agent keeps frame pointers: its frames are
@@ -575,13 +607,16 @@ INLINE const struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 					   (int)scratch->depth);
 		return scratch;
 	}
+	/* the cache is out of the processor's caches after an interval of
+	 * the program's work: its lines are fetched at once, not one after
+	 * the other (the probe, then the set it picks, then the entry) */
+	stack_prefetch(t, ip0, sp0, bp0);
 	/* RBP is in the key unless the first frame's rule has no use for it
 	 * (probe_rbp, learned by a fill) */
 	pe = probe_of(t, ip0);
 	known = pe->ip == ip0;
 	kbp = known && pe->state == PROBE_NO_BP ? 0 : bp0;
-	i = (size_t)(((ip0 ^ (sp0 << 7) ^ (kbp << 17)) *
-		      0x9e3779b97f4a7c15u) >> (64 - STACK_SET_BITS));
+	i = stack_set_of(ip0, sp0, kbp);
 	set = &t->cache[i];
 	for (int w = 0; w < STACK_WAYS; w++) {
 		struct stack_entry *e = &set->way[w];
@@ -589,7 +624,7 @@ INLINE const struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 		if (e->ip0 == ip0 && e->sp0 == sp0 && e->bp0 == kbp) {
 			if (e->flags & STACK_NOCACHE)
 				nocache = true;
-			else if (likely(stack_same(e)))
+			else if (entry_prefetch(e), likely(stack_same(e)))
 				return e;
 		} else if (!e->ip0 && !empty) {
 			empty = e;
