@@ -58,7 +58,9 @@
 struct sample_table {
 	_Atomic uintptr_t *cells;
 	unsigned bits;
-	size_t used;		/* live + deleted cells */
+	/* written under the lock on every change, so in a line of their
+	 * own: the frees' look-ups read the two above without it */
+	_Alignas(64) size_t used;	/* live + deleted cells */
 	size_t live;
 };
 
