@@ -637,8 +637,10 @@ static void record_stack(struct heap_slot *s, uint64_t h,
 	commit(s, 2 + n + m);
 }
 
+/* *sent: the stack is known to have been sent (its cache entry says so);
+ * set when it is sent, or found in seen. */
 INLINE void record_alloc(struct tstate *t, void *p, size_t size,
-			 const struct stack_ref *st, uint64_t h)
+			 const struct stack_ref *st, uint64_t h, bool *sent)
 {
 	bool borrowed;
 	struct heap_slot *s = slot_of(t, &borrowed);
@@ -647,10 +649,11 @@ INLINE void record_alloc(struct tstate *t, void *p, size_t size,
 	if (!s)
 		return;
 	_Atomic uint64_t *e = &seen[h & ((1u << SEEN_BITS) - 1)];
-	if (atomic_load_explicit(e, memory_order_relaxed) != h) {
+	if (!*sent && atomic_load_explicit(e, memory_order_relaxed) != h) {
 		record_stack(s, h, st);
 		atomic_store_explicit(e, h, memory_order_relaxed);
 	}
+	*sent = true;
 	t->alloc_slot = NULL;
 	w = reserve(s, 4);
 	if (w) {
@@ -845,18 +848,16 @@ static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 	void *ips[HEAP_MAX_DEPTH];
 	uint64_t pyf[HEAP_PY_MAX], h;
 	struct stack_ref st = { ips, pyf, 0, 0 };
-	struct stack_entry scratch;
+	struct stack_entry scratch, *e = NULL;
+	bool sent;
 
-	/* where the record goes, fetched while the stack is found (the
-	 * collector read it last) */
-	if (likely(t->slot != NULL))
-		__builtin_prefetch(&slot_buf(t->slot)[t->slot->used / 8], 1);
 	if (likely(use_unw) && likely(unw_room(t, fp0))) {
-		const struct stack_entry *e = unwind_stack(t, fp0, &scratch);
-
+		e = unwind_stack(t, fp0, &scratch);
 		st.ips = (void *const *)e->ips;
 		st.n = (int)e->depth;
 		h = e->hash;
+		if (e == &scratch)	/* not cached: no flags of its own */
+			e = NULL;
 	} else {
 		/* from the frame of the agent's outermost function: its
 		 * return address is the first of the program's */
@@ -869,8 +870,43 @@ static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 		if (st.m)
 			h = py_hash(h, pyf, st.m);
 	}
-	record_alloc(t, p, size, &st, h);
+	/* a cached stack sent once is not looked up in seen again (a miss
+	 * there, after the program's work since the last sample); with
+	 * Python frames the hash is not the entry's */
+	if (st.m)
+		e = NULL;
+	sent = e && (e->flags & STACK_SENT);
+	record_alloc(t, p, size, &st, h, &sent);
+	if (e && sent)
+		e->flags |= STACK_SENT;
 }
+/*
+ * Sampled mode: an entry point's slow path with the fast path open is a
+ * call that crosses a sample. The lines its record will need (the stack
+ * cache's, where the record goes) are fetched before glibc's allocator
+ * runs, which hides their misses: the program's work since the last
+ * sample has pushed them out of the processor's caches. Inlined into the
+ * slow path: the walk starts from its frame, as trace_alloc's does.
+ */
+INLINE void record_prefetch(const struct tstate *t)
+{
+	__builtin_prefetch(&slot_buf(t->slot)[t->slot->used / 8], 1);
+}
+
+INLINE void sample_prefetch(const struct tstate *t)
+{
+	uintptr_t fp1;
+
+	if (!sample_bytes || t->sample_left <= 0 || !t->slot)
+		return;
+	record_prefetch(t);
+	if (!use_unw || !t->cache)
+		return;
+	fp1 = agent_frame((uintptr_t)__builtin_frame_address(0));
+	stack_prefetch(t, ((const uintptr_t *)fp1)[1], fp1 + 16,
+		       ((const uintptr_t *)fp1)[0]);
+}
+
 /* After an allocation of size bytes at p by the entry point. */
 INLINE void after_alloc(struct tstate *t, void *p, size_t size)
 {

@@ -78,6 +78,7 @@ SLOW void *malloc_slow(size_t size)
 
 	if (unlikely(tls.in_scratch))
 		return scratch_alloc(&tls, size);
+	sample_prefetch(&tls);
 	t = enter();
 	p = __libc_malloc(size);
 
@@ -131,10 +132,13 @@ SLOW void free_check(void *p)
 {
 	struct tstate *t = &tls;
 
-	if (likely(fast_open(t)) && !sample_held(p)) {
-		count_free_thread(t, p);
-		__libc_free(p);
-		return;
+	if (likely(fast_open(t))) {
+		if (!sample_held(p)) {
+			count_free_thread(t, p);
+			__libc_free(p);
+			return;
+		}
+		record_prefetch(t);	/* the FREE's: free_slow */
 	}
 	free_slow(p);
 }
@@ -163,6 +167,7 @@ SLOW void *calloc_slow(size_t n, size_t size)
 			memset(p, 0, total);
 		return p;
 	}
+	sample_prefetch(&tls);
 	t = enter();
 	p = __libc_calloc(n, size);
 
@@ -193,6 +198,7 @@ SLOW void *realloc_slow(void *old, size_t size)
 
 	if (unlikely(tls.in_scratch))
 		return scratch_realloc(&tls, old, size);
+	sample_prefetch(&tls);
 	t = enter();
 	if (!t)
 		return __libc_realloc(old, size);

@@ -80,6 +80,7 @@ static unw_is_signal_fn unw_issig;
 #define STACK_CHECKS (2 * HEAP_MAX_DEPTH)	/* words checked on a hit,
 						 * besides return addresses */
 #define STACK_NOCACHE 1		/* flags: the key's stack is not cacheable */
+#define STACK_SENT 2		/* its stack went to yardstick (record_alloc) */
 #define DRAP_SCAN 8		/* words below a frame pointer looked at for
 				 * a CFA kept there (a realigned frame) */
 
@@ -567,17 +568,6 @@ static inline void stack_prefetch(const struct tstate *t, uintptr_t ip0,
 	}
 }
 
-/* What a hit on e reads next: the words it checks (their first lines),
- * and its hash's entry in seen (record_alloc). */
-static inline void entry_prefetch(const struct stack_entry *e)
-{
-	__builtin_prefetch(&e->slots[1]);
-	__builtin_prefetch(&e->ips[1]);
-	__builtin_prefetch(e->check_at);
-	__builtin_prefetch(e->check_val);
-	__builtin_prefetch(&seen[e->hash & ((1u << SEEN_BITS) - 1)]);
-}
-
 /*
  * The stack of the program's call into the agent, trace_alloc's frame
  * pointer being fp0 (the agent keeps frame pointers: its frames are
@@ -585,7 +575,7 @@ static inline void entry_prefetch(const struct stack_entry *e)
  * that frame holds the program's RBP). Returns its entry in the thread's
  * cache, or scratch filled.
  */
-INLINE const struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
+INLINE struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 					      struct stack_entry *scratch)
 {
 	uintptr_t fp1 = agent_frame(fp0);
@@ -624,7 +614,7 @@ INLINE const struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 		if (e->ip0 == ip0 && e->sp0 == sp0 && e->bp0 == kbp) {
 			if (e->flags & STACK_NOCACHE)
 				nocache = true;
-			else if (entry_prefetch(e), likely(stack_same(e)))
+			else if (likely(stack_same(e)))
 				return e;
 		} else if (!e->ip0 && !empty) {
 			empty = e;
