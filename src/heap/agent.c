@@ -154,7 +154,8 @@ struct tstate {
 	uint8_t busy, dead, rounds;
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
 	uint8_t in_scratch;		/* glibc's allocations from scratch */
-	uint8_t sample_locked;		/* holds sample_lock (agent_sample.h) */
+	uint8_t sample_locked;		/* holds a stripe's lock: its number + 1
+					 * (agent_sample.h) */
 	uint8_t fork_locked;		/* took it for a fork (sample_fork_*) */
 	uint8_t masked;			/* signals blocked for the thread's
 					 * first call; held: the mask before
