@@ -296,16 +296,23 @@ static int64_t sample_interval(struct tstate *t)
 	return (int64_t)(-log(u) * (double)sample_bytes) + 1;
 }
 
+/* The lines sample_add(p) writes, fetched while the countdown is drawn
+ * and the counts published (sample_alloc). */
+static inline void sample_add_prefetch(uintptr_t p)
+{
+	struct sample_table *tab = atomic_load_explicit(&stripe_of(p)->tab,
+							memory_order_relaxed);
+
+	__builtin_prefetch(&tab->cells[ptr_hash(p, tab->bits)], 1);
+	__builtin_prefetch(&filter_count[filter_index(p)], 1);
+}
+
 /* Remember p as sampled; false when the table cannot grow further. */
 static bool sample_add(void *p)
 {
 	struct sample_stripe *st = stripe_of((uintptr_t)p);
 	struct sample_table *tab;
 
-	/* the lines it writes, fetched while the lock is taken */
-	tab = atomic_load_explicit(&st->tab, memory_order_relaxed);
-	__builtin_prefetch(&tab->cells[ptr_hash((uintptr_t)p, tab->bits)], 1);
-	__builtin_prefetch(&filter_count[filter_index((uintptr_t)p)], 1);
 	sample_lock_take(st);
 	tab = atomic_load_explicit(&st->tab, memory_order_relaxed);
 	if ((tab->used + 1) * 4 > ((size_t)3 << tab->bits))
@@ -430,6 +437,7 @@ static inline bool sample_alloc(struct tstate *t, void *p, size_t size)
 	t->left -= (int64_t)size;
 	if (likely(t->left > 0))
 		return false;
+	sample_add_prefetch((uintptr_t)p);
 	next = sample_interval(t);
 	t->counts.drawn += next - t->left;
 	t->left = next;
