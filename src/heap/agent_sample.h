@@ -10,7 +10,8 @@
  * without a system call, since nearly all frees are of blocks that were
  * not: the traced blocks live in an open-addressed table that frees read
  * without locking. Changes to it (a sample, the free of a sampled block, a
- * rebuild that clears deleted entries) take a lock; they are rare. In
+ * rebuild that clears deleted entries) take a lock (its stripe's, below);
+ * they are rare. In
  * front of the table, a filter of bits by address answers most frees
  * with one load: a clear bit means no sampled block has that address's
  * bits; a counter per bit, touched only under the lock, says when a bit
@@ -21,9 +22,9 @@
  * the address's low bits (filter_index). A thread's frees then read the
  * few cache lines of its own arena's group, which stay in its first-level
  * cache, and a sample in another thread's arena writes another group's
- * lines. With one index over all 8 KiB (main before this), a free read
- * any of 128 lines, each written by every sample and every free of a
- * sampled block in any thread: the load was most of the free's cost
+ * lines. With one index over all 8 KiB, as before, a free read any of
+ * 128 lines, each written by every sample and every free of a sampled
+ * block in any thread: the load was most of the free's cost
  * (seed 1006: 28 ns a free, 86% of it on that load; bench/RESULTS.md,
  * h22). A group has 32 bits per sample that 64 MiB of live blocks holds
  * on average (filter_setup), so that it is at most ~3% full when its
