@@ -45,6 +45,7 @@
 #include <link.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -154,7 +155,8 @@ struct tstate {
 	uint8_t busy, dead, rounds;
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
 	uint8_t in_scratch;		/* glibc's allocations from scratch */
-	uint8_t sample_locked;		/* holds sample_lock (agent_sample.h) */
+	uint8_t sample_locked;		/* holds a stripe's lock: its number + 1
+					 * (agent_sample.h) */
 	uint8_t fork_locked;		/* took it for a fork (sample_fork_*) */
 	uint8_t masked;			/* signals blocked for the thread's
 					 * first call; held: the mask before
@@ -637,8 +639,10 @@ static void record_stack(struct heap_slot *s, uint64_t h,
 	commit(s, 2 + n + m);
 }
 
+/* *sent: the stack is known to have been sent (its cache entry says so);
+ * set when it is sent, or found in seen. */
 INLINE void record_alloc(struct tstate *t, void *p, size_t size,
-			 const struct stack_ref *st, uint64_t h)
+			 const struct stack_ref *st, uint64_t h, bool *sent)
 {
 	bool borrowed;
 	struct heap_slot *s = slot_of(t, &borrowed);
@@ -647,10 +651,11 @@ INLINE void record_alloc(struct tstate *t, void *p, size_t size,
 	if (!s)
 		return;
 	_Atomic uint64_t *e = &seen[h & ((1u << SEEN_BITS) - 1)];
-	if (atomic_load_explicit(e, memory_order_relaxed) != h) {
+	if (!*sent && atomic_load_explicit(e, memory_order_relaxed) != h) {
 		record_stack(s, h, st);
 		atomic_store_explicit(e, h, memory_order_relaxed);
 	}
+	*sent = true;
 	t->alloc_slot = NULL;
 	w = reserve(s, 4);
 	if (w) {
@@ -762,61 +767,7 @@ INLINE void record_free(struct tstate *t, void *p, uint64_t ts, bool temp)
 		slot_give(s);
 }
 
-/*
- * *x += v in one instruction: a signal handler's allocation on the same
- * thread, counted by the fast path (which does not mark the thread
- * busy), cannot come between the read and the write.
- */
-INLINE void add_count(uint64_t *x, uint64_t v)
-{
-	__asm__("addq %1, %0" : "+m"(*x) : "er"(v));
-}
-
-/* The size class of a block of size bytes: its bit length, 0 for 0 (2 *
- * size + 1 cannot overflow: no block of 2^63 bytes was ever obtained). */
-INLINE unsigned size_class(size_t size)
-{
-	return 63 - (unsigned)__builtin_clzll(2 * size + 1);
-}
-
-/* Exact mode: count an allocation of size bytes into the slot's c. */
-INLINE void count_into(struct heap_counts *c, size_t size)
-{
-	unsigned k = size_class(size);
-
-	if (unlikely(k >= HEAP_HIST))
-		k = HEAP_HIST - 1;
-	/* the allocations are the histogram's sum (protocol.h) */
-	add_count(&c->hist[k], 1);
-	add_count(&c->bytes, size);
-}
-
-/*
- * Sampled mode: count an allocation of size bytes into the thread's own
- * counts; its bytes are already in the countdown (agent_sample.h).
- */
-INLINE void count_thread(size_t size)
-{
-	/* the thread's own tls, addressed from the thread pointer in the
-	 * add itself: the compiler would compute the element's address
-	 * first (two more instructions) */
-	uintptr_t off = (uintptr_t)&tls - (uintptr_t)__builtin_thread_pointer();
-
-	__asm__("addq $1, %%fs:%c1(%0,%2,8)"
-		: : "r"(off), "i"(offsetof(struct tstate, counts.hist)),
-		  "r"((uint64_t)size_class(size)) : "memory");
-}
-
-INLINE void count_alloc(struct tstate *t, void *p, size_t size)
-{
-	if (likely(t->slot != NULL)) {
-		if (sample_bytes)
-			count_thread(size);
-		else
-			count_into(&t->slot->counts, size);
-	}
-	t->last_alloc = p;
-}
+#include "heap/agent_count.h"
 
 /*
  * Record the allocation of size bytes at p with its stack: out of line,
@@ -845,14 +796,16 @@ static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 	void *ips[HEAP_MAX_DEPTH];
 	uint64_t pyf[HEAP_PY_MAX], h;
 	struct stack_ref st = { ips, pyf, 0, 0 };
-	struct stack_entry scratch;
+	struct stack_entry scratch, *e = NULL;
+	bool sent;
 
 	if (likely(use_unw) && likely(unw_room(t, fp0))) {
-		const struct stack_entry *e = unwind_stack(t, fp0, &scratch);
-
+		e = unwind_stack(t, fp0, &scratch);
 		st.ips = (void *const *)e->ips;
 		st.n = (int)e->depth;
 		h = e->hash;
+		if (e == &scratch)	/* not cached: no flags of its own */
+			e = NULL;
 	} else {
 		/* from the frame of the agent's outermost function: its
 		 * return address is the first of the program's */
@@ -865,8 +818,46 @@ static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 		if (st.m)
 			h = py_hash(h, pyf, st.m);
 	}
-	record_alloc(t, p, size, &st, h);
+	/* a cached stack sent once is not looked up in seen again (a miss
+	 * there, after the program's work since the last sample); with
+	 * Python frames the hash is not the entry's */
+	if (st.m)
+		e = NULL;
+	sent = e && (e->flags & STACK_SENT);
+	record_alloc(t, p, size, &st, h, &sent);
+	if (e && sent)
+		e->flags |= STACK_SENT;
 }
+
+/* The line the thread's next record goes to (the collector read it
+ * last), fetched ahead of the record. */
+INLINE void record_prefetch(const struct tstate *t)
+{
+	__builtin_prefetch(&slot_buf(t->slot)[t->slot->used / 8], 1);
+}
+
+/*
+ * Sampled mode: an entry point's slow path with the fast path open is a
+ * call that crosses a sample. The lines its record will need (the stack
+ * cache's, where the record goes) are fetched before glibc's allocator
+ * runs, which hides their misses: the program's work since the last
+ * sample has pushed them out of the processor's caches. Inlined into the
+ * slow path: the walk starts from its frame, as trace_alloc's does.
+ */
+INLINE void sample_prefetch(const struct tstate *t)
+{
+	uintptr_t fp1;
+
+	if (!sample_bytes || t->sample_left <= 0 || !t->slot)
+		return;
+	record_prefetch(t);
+	if (!use_unw || !t->cache)
+		return;
+	fp1 = agent_frame((uintptr_t)__builtin_frame_address(0));
+	stack_prefetch(t, ((const uintptr_t *)fp1)[1], fp1 + 16,
+		       ((const uintptr_t *)fp1)[0]);
+}
+
 /* After an allocation of size bytes at p by the entry point. */
 INLINE void after_alloc(struct tstate *t, void *p, size_t size)
 {
@@ -881,43 +872,6 @@ INLINE void after_alloc(struct tstate *t, void *p, size_t size)
 INLINE bool traced_free(void *p)
 {
 	return !sample_bytes || sample_free(p);
-}
-
-/* Exact mode: count the free of p into the slot's c; whether it is a
- * temporary. */
-INLINE bool count_free_into(struct tstate *t, struct heap_counts *c,
-			    void *p)
-{
-	bool temp = p == t->last_alloc;
-
-	add_count(&c->frees, 1);
-	add_count(&c->temporary, temp);
-	t->last_alloc = NULL;
-	return temp;
-}
-
-/* Sampled mode: the same into the thread's own counts. */
-INLINE bool count_free_thread(struct tstate *t, void *p)
-{
-	bool temp = p == t->last_alloc;
-
-	add_count(&t->counts.frees, 1);
-	add_count(&t->counts.temporary, temp);
-	t->last_alloc = NULL;
-	return temp;
-}
-
-INLINE bool count_free(struct tstate *t, void *p)
-{
-	bool temp = p == t->last_alloc;
-
-	if (unlikely(t->slot == NULL))
-		t->last_alloc = NULL;
-	else if (sample_bytes)
-		count_free_thread(t, p);
-	else
-		count_free_into(t, &t->slot->counts, p);
-	return temp;
 }
 
 /* After the free of p (stamped ts if traced). */

@@ -78,6 +78,7 @@ SLOW void *malloc_slow(size_t size)
 
 	if (unlikely(tls.in_scratch))
 		return scratch_alloc(&tls, size);
+	sample_prefetch(&tls);
 	t = enter();
 	p = __libc_malloc(size);
 
@@ -118,6 +119,30 @@ SLOW void free_slow(void *p)
 	leave(t);
 }
 
+/*
+ * A free the filter let by (its bit is some sampled block's, or the fast
+ * path is closed): a block the table does not hold is freed as on the
+ * fast path, without entering the agent (the thread marked busy, its
+ * slot marked busy in the shared segment): with a filter in groups a few
+ * percent of frees come here (agent_sample.h). The table read without
+ * the lock cannot miss p: it was put there before its malloc returned,
+ * and only the free of p itself takes it out.
+ */
+SLOW void free_check(void *p)
+{
+	struct tstate *t = &tls;
+
+	if (likely(fast_open(t))) {
+		if (!sample_held(p)) {
+			count_free_thread(t, p);
+			__libc_free(p);
+			return;
+		}
+		record_prefetch(t);	/* the FREE's: free_slow */
+	}
+	free_slow(p);
+}
+
 EXPORT void free(void *p)
 {
 	if (!p)
@@ -126,7 +151,7 @@ EXPORT void free(void *p)
 		__libc_free(p);
 		return;
 	}
-	free_slow(p);
+	free_check(p);
 }
 
 SLOW void *calloc_slow(size_t n, size_t size)
@@ -142,6 +167,7 @@ SLOW void *calloc_slow(size_t n, size_t size)
 			memset(p, 0, total);
 		return p;
 	}
+	sample_prefetch(&tls);
 	t = enter();
 	p = __libc_calloc(n, size);
 
@@ -172,6 +198,7 @@ SLOW void *realloc_slow(void *old, size_t size)
 
 	if (unlikely(tls.in_scratch))
 		return scratch_realloc(&tls, old, size);
+	sample_prefetch(&tls);
 	t = enter();
 	if (!t)
 		return __libc_realloc(old, size);

@@ -10,13 +10,26 @@
  * without a system call, since nearly all frees are of blocks that were
  * not: the traced blocks live in an open-addressed table that frees read
  * without locking. Changes to it (a sample, the free of a sampled block, a
- * rebuild that clears deleted entries) take a lock; they are rare. In
+ * rebuild that clears deleted entries) take a lock (its stripe's, below);
+ * they are rare. In
  * front of the table, a filter of bits by address answers most frees
  * with one load: a clear bit means no sampled block has that address's
- * bits. The bits are 8 KiB, small enough to stay in the processor's
- * first-level cache beside the program's data (a byte per address, 32
- * KiB, was a cache miss on many frees); a counter per bit, touched only
- * under the lock, says when a bit may be cleared.
+ * bits; a counter per bit, touched only under the lock, says when a bit
+ * may be cleared.
+ *
+ * The bits are 8 KiB in groups, a group per 64 MiB of addresses (glibc
+ * gives each thread arena a heap of its own, 64 MiB aligned), its bit by
+ * the address's low bits (filter_index). A thread's frees then read the
+ * few cache lines of its own arena's group, which stay in its first-level
+ * cache, and a sample in another thread's arena writes another group's
+ * lines. With one index over all 8 KiB, as before, a free read any of
+ * 128 lines, each written by every sample and every free of a sampled
+ * block in any thread: the load was most of the free's cost
+ * (seed 1006: 28 ns a free, 86% of it on that load; bench/RESULTS.md,
+ * h22). A group has 32 bits per sample that 64 MiB of live blocks holds
+ * on average (filter_setup), so that it is at most ~3% full when its
+ * whole region is live; a free whose bit is another block's looks in the
+ * table without entering the agent (agent_entry.h, free_check).
  *
  * The counts stay exact (allocations by size class, bytes, frees,
  * temporaries: a contract, tests/cli/mem.sh samplecounts), at the cost of
@@ -46,19 +59,77 @@
 struct sample_table {
 	_Atomic uintptr_t *cells;
 	unsigned bits;
-	size_t used;		/* live + deleted cells */
+	/* written under the lock on every change, so in a line of their
+	 * own: the frees' look-ups read the two above without it */
+	_Alignas(64) size_t used;	/* live + deleted cells */
 	size_t live;
 };
 
-static struct sample_table *_Atomic sampled;
+/*
+ * The table in stripes by the same 64 MiB regions as the filter's groups
+ * (a stripe holds whole groups: there are no more stripes than groups), a
+ * table and a lock each: a thread's samples and the frees of its sampled
+ * blocks, in its own arena, take a lock no other thread takes, and
+ * nothing they write is read by another (seed 41385, 3 threads: the one
+ * lock was 1.7% of the run, most of it the lock's cache line moving
+ * between the processors).
+ */
+#define SAMPLE_STRIPES 16
+struct sample_stripe {
+	_Atomic int lock;	/* 1: taken (sample_lock_take) */
+	struct sample_table *_Atomic tab;
+} __attribute__((aligned(64)));
+
+static struct sample_stripe stripes[SAMPLE_STRIPES];
+static unsigned stripe_mask;	/* stripes in use, less 1 (filter_setup) */
 
 #define FILTER_BITS 16
+#define FILTER_REGION_SHIFT 26	/* 64 MiB: a glibc thread arena's heap */
+#define FILTER_PER_SAMPLE 32	/* a group's bits per sample it may hold */
 static _Atomic uint64_t filter[(1 << FILTER_BITS) / 64];
-static uint8_t filter_count[1 << FILTER_BITS];	/* under sample_lock */
+static uint8_t filter_count[1 << FILTER_BITS];	/* under the stripe's lock */
+/* log2 of a group's bits, and the mask of a bit within a group: set once,
+ * before any thread samples (filter_setup), read on every free */
+static unsigned filter_gshift = FILTER_BITS;
+static uintptr_t filter_gmask = ((uintptr_t)1 << FILTER_BITS) - 1;
 
+/* The groups' size for the interval: FILTER_PER_SAMPLE bits per sample
+ * that 64 MiB of live blocks holds on average (4096 bits, 8 cache lines,
+ * at 512 KiB), 512 (one line) to all the bits. */
+static void filter_setup(uint64_t interval)
+{
+	uint64_t want = ((uint64_t)FILTER_PER_SAMPLE << FILTER_REGION_SHIFT) /
+			(interval ? interval : 1);
+	unsigned shift = 9;
+
+	while (shift < FILTER_BITS && ((uint64_t)1 << shift) < want)
+		shift++;
+	filter_gshift = shift;
+	filter_gmask = ((uintptr_t)1 << shift) - 1;
+	/* as many stripes as groups, at most SAMPLE_STRIPES */
+	shift = FILTER_BITS - shift;
+	stripe_mask = (1u << (shift < 4 ? shift : 4)) - 1;
+}
+
+/* p's 64 MiB region: its low bits are its group's and its stripe's
+ * number. Not hashed: glibc's thread arenas are heaps of 64 MiB side by
+ * side, which its low bits tell apart. */
+static inline uintptr_t region_of(uintptr_t p)
+{
+	return p >> FILTER_REGION_SHIFT;
+}
+
+/* p's bit: its 64 MiB region's group, and in it its low bits. */
 static inline size_t filter_index(uintptr_t p)
 {
-	return (p >> 4) & ((1u << FILTER_BITS) - 1);
+	return ((region_of(p) << filter_gshift) |
+		((p >> 4) & filter_gmask)) &
+	       (((size_t)1 << FILTER_BITS) - 1);
+}
+
+static inline struct sample_stripe *stripe_of(uintptr_t p)
+{
+	return &stripes[region_of(p) & stripe_mask];
 }
 
 /* May a sampled block be at p? */
@@ -70,7 +141,8 @@ static inline bool filter_maybe(uintptr_t p)
 		(i % 64)) & 1;
 }
 
-/* Under sample_lock. A counter at 255 stays there: "maybe" for good. */
+/* Under p's stripe's lock (a filter word is one group's, a group one
+ * stripe's). A counter at 255 stays there: "maybe" for good. */
 static void filter_change(uintptr_t p, int by)
 {
 	size_t i = filter_index(p);
@@ -87,42 +159,71 @@ static void filter_change(uintptr_t p, int by)
 		w &= ~((uint64_t)1 << (i % 64));
 	atomic_store_explicit(&filter[i / 64], w, memory_order_release);
 }
-static pthread_mutex_t sample_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * A stripe's lock: a flag taken by an exchange and given back by a store
+ * (a pthread mutex costs an atomic exchange more and a call each way: two
+ * pairs a sampled block, 0.8% of seed 41385 with stripes). Held for a few
+ * dozen instructions (a rebuild: a table's cells), by one thread at a time
+ * nearly always (its own arena's stripe); one that finds it taken spins a
+ * little, then yields the processor (its holder may be waiting for it).
+ */
+#define SPIN_TRIES 64
 
-static void sample_lock_take(void)
+static void spin_take(_Atomic int *l)
 {
-	pthread_mutex_lock(&sample_lock);
-	tls.sample_locked = 1;
+	unsigned n = 0;
+
+	while (atomic_exchange_explicit(l, 1, memory_order_acquire))
+		while (atomic_load_explicit(l, memory_order_relaxed)) {
+			if (++n < SPIN_TRIES)
+				__builtin_ia32_pause();
+			else
+				sched_yield();
+		}
 }
 
-static void sample_lock_give(void)
+static void spin_give(_Atomic int *l)
+{
+	atomic_store_explicit(l, 0, memory_order_release);
+}
+
+static void sample_lock_take(struct sample_stripe *st)
+{
+	spin_take(&st->lock);
+	tls.sample_locked = (uint8_t)(st - stripes + 1);
+}
+
+static void sample_lock_give(struct sample_stripe *st)
 {
 	tls.sample_locked = 0;
-	pthread_mutex_unlock(&sample_lock);
+	spin_give(&st->lock);
 }
 
 /*
- * A fork while another thread holds sample_lock would leave it held for
- * good in the child, whose first sampled call then waits on it for ever
+ * A fork while another thread holds a stripe's lock would leave it held
+ * for good in the child, whose sampled calls then wait on it for ever
  * (tests/cli/mem_hostile.sh, fork: 1 run in 37 hung). So the forking
- * thread takes it first (pthread_atfork's prepare), and the table is
- * whole in both processes; unless the forking thread holds it itself (a
- * signal handler forking inside the agent's call), when the child makes
- * it anew, as it does send_lock.
+ * thread takes them all first (pthread_atfork's prepare; no thread holds
+ * two, so in any order), and the tables are whole in both processes;
+ * except the one the forking thread holds itself (a signal handler
+ * forking inside the agent's call), which the child makes anew, as it
+ * does send_lock.
  */
 static void sample_fork_prepare(void)
 {
-	if (!tls.sample_locked) {
-		pthread_mutex_lock(&sample_lock);
-		tls.fork_locked = 1;
-	}
+	for (unsigned i = 0; i < SAMPLE_STRIPES; i++)
+		if (tls.sample_locked != i + 1)
+			spin_take(&stripes[i].lock);
+	tls.fork_locked = 1;
 }
 
 static void sample_fork_parent(void)
 {
 	if (tls.fork_locked) {
 		tls.fork_locked = 0;
-		pthread_mutex_unlock(&sample_lock);
+		for (unsigned i = 0; i < SAMPLE_STRIPES; i++)
+			if (tls.sample_locked != i + 1)
+				spin_give(&stripes[i].lock);
 	}
 }
 
@@ -130,7 +231,8 @@ static void sample_fork_child(void)
 {
 	tls.fork_locked = 0;
 	tls.sample_locked = 0;
-	pthread_mutex_init(&sample_lock, NULL);
+	for (unsigned i = 0; i < SAMPLE_STRIPES; i++)
+		atomic_store(&stripes[i].lock, 0);
 }
 
 static struct sample_table *table_new(unsigned bits)
@@ -152,7 +254,7 @@ static inline size_t ptr_hash(uintptr_t p, unsigned bits)
 	return (size_t)((p * 0x9e3779b97f4a7c15u) >> (64 - bits));
 }
 
-/* Insert without checks: the caller holds sample_lock, t has room. */
+/* Insert without checks: the caller holds the stripe's lock, t has room. */
 static void table_put(struct sample_table *t, uintptr_t p)
 {
 	size_t mask = ((size_t)1 << t->bits) - 1;
@@ -177,7 +279,8 @@ static void table_put(struct sample_table *t, uintptr_t p)
  * live ones. The old one stays mapped: a free may be reading it. Frees
  * that find their block in it re-check under the lock in the new one.
  */
-static struct sample_table *table_rebuild(struct sample_table *old)
+static struct sample_table *table_rebuild(struct sample_stripe *st,
+					  struct sample_table *old)
 {
 	unsigned bits = old->bits;
 	struct sample_table *t;
@@ -193,16 +296,21 @@ static struct sample_table *table_rebuild(struct sample_table *old)
 		if (v > SAMPLE_TOMB)
 			table_put(t, v);
 	}
-	atomic_store_explicit(&sampled, t, memory_order_release);
+	atomic_store_explicit(&st->tab, t, memory_order_release);
 	return t;
 }
 
 static bool sample_setup(void)
 {
-	struct sample_table *t = table_new(SAMPLE_MIN_BITS);
+	filter_setup(sample_bytes);
+	for (unsigned i = 0; i < SAMPLE_STRIPES; i++) {
+		struct sample_table *t = table_new(SAMPLE_MIN_BITS);
 
-	atomic_store(&sampled, t);
-	return t != NULL;
+		if (!t)
+			return false;
+		atomic_store(&stripes[i].tab, t);
+	}
+	return true;
 }
 
 static int64_t sample_interval(struct tstate *t)
@@ -218,22 +326,34 @@ static int64_t sample_interval(struct tstate *t)
 	return (int64_t)(-log(u) * (double)sample_bytes) + 1;
 }
 
+/* The lines sample_add(p) writes, fetched while the countdown is drawn
+ * and the counts published (sample_alloc). */
+static inline void sample_add_prefetch(uintptr_t p)
+{
+	struct sample_table *tab = atomic_load_explicit(&stripe_of(p)->tab,
+							memory_order_relaxed);
+
+	__builtin_prefetch(&tab->cells[ptr_hash(p, tab->bits)], 1);
+	__builtin_prefetch(&filter_count[filter_index(p)], 1);
+}
+
 /* Remember p as sampled; false when the table cannot grow further. */
 static bool sample_add(void *p)
 {
+	struct sample_stripe *st = stripe_of((uintptr_t)p);
 	struct sample_table *tab;
 
-	sample_lock_take();
-	tab = atomic_load_explicit(&sampled, memory_order_relaxed);
+	sample_lock_take(st);
+	tab = atomic_load_explicit(&st->tab, memory_order_relaxed);
 	if ((tab->used + 1) * 4 > ((size_t)3 << tab->bits))
-		tab = table_rebuild(tab);
+		tab = table_rebuild(st, tab);
 	if (tab) {
 		table_put(tab, (uintptr_t)p);
 		filter_change((uintptr_t)p, 1);
 	} else {
 		hdr->sample_full = 1;
 	}
-	sample_lock_give();
+	sample_lock_give(st);
 	return tab != NULL;
 }
 
@@ -264,8 +384,12 @@ static void counts_store(struct heap_counts *c, const struct tstate *t)
 	const struct thread_counts *k = &t->counts;
 	uint64_t last = 0;
 
+	/* on every sample: unrolled, a third of its instructions were the
+	 * loops' own */
+#pragma GCC unroll 8
 	for (int i = 0; i < HEAP_HIST - 1; i++)
 		STORE(c->hist[i], LOAD(k->hist[i]));
+#pragma GCC unroll 8
 	for (int i = HEAP_HIST - 1; i < 64; i++)
 		last += LOAD(k->hist[i]);
 	STORE(c->hist[HEAP_HIST - 1], last);
@@ -347,6 +471,7 @@ static inline bool sample_alloc(struct tstate *t, void *p, size_t size)
 	t->left -= (int64_t)size;
 	if (likely(t->left > 0))
 		return false;
+	sample_add_prefetch((uintptr_t)p);
 	next = sample_interval(t);
 	t->counts.drawn += next - t->left;
 	t->left = next;
@@ -371,18 +496,29 @@ static bool table_find(struct sample_table *t, uintptr_t p, size_t *at)
 	}
 }
 
+/* Is p in the table? Without the lock: for p's own free (free_check). */
+static bool sample_held(void *p)
+{
+	size_t at;
+
+	return table_find(atomic_load_explicit(&stripe_of((uintptr_t)p)->tab,
+					       memory_order_acquire),
+			  (uintptr_t)p, &at);
+}
+
 /* sample_free's look-up in the table, for the blocks the filter let by. */
 static __attribute__((noinline)) bool sample_forget(void *p)
 {
+	struct sample_stripe *st = stripe_of((uintptr_t)p);
 	struct sample_table *t;
 	bool found;
 	size_t at;
 
-	t = atomic_load_explicit(&sampled, memory_order_acquire);
+	t = atomic_load_explicit(&st->tab, memory_order_acquire);
 	if (!table_find(t, (uintptr_t)p, &at))
 		return false;
-	sample_lock_take();
-	t = atomic_load_explicit(&sampled, memory_order_relaxed);
+	sample_lock_take(st);
+	t = atomic_load_explicit(&st->tab, memory_order_relaxed);
 	found = table_find(t, (uintptr_t)p, &at);
 	if (found) {
 		atomic_store_explicit(&t->cells[at], SAMPLE_TOMB,
@@ -390,7 +526,7 @@ static __attribute__((noinline)) bool sample_forget(void *p)
 		t->live--;
 		filter_change((uintptr_t)p, -1);
 	}
-	sample_lock_give();
+	sample_lock_give(st);
 	return found;
 }
 

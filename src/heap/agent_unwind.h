@@ -80,6 +80,7 @@ static unw_is_signal_fn unw_issig;
 #define STACK_CHECKS (2 * HEAP_MAX_DEPTH)	/* words checked on a hit,
 						 * besides return addresses */
 #define STACK_NOCACHE 1		/* flags: the key's stack is not cacheable */
+#define STACK_SENT 2		/* its stack went to yardstick (record_alloc) */
 #define DRAP_SCAN 8		/* words below a frame pointer looked at for
 				 * a CFA kept there (a realigned frame) */
 
@@ -546,6 +547,27 @@ static bool missed_before(struct stack_set *set, uintptr_t ip0, uintptr_t sp0,
 	return false;
 }
 
+static inline size_t stack_set_of(uintptr_t ip0, uintptr_t sp0, uintptr_t kbp)
+{
+	return (size_t)(((ip0 ^ (sp0 << 7) ^ (kbp << 17)) *
+			 0x9e3779b97f4a7c15u) >> (64 - STACK_SET_BITS));
+}
+
+/* The lines a look-up reads first: the probe of ip0, and the keys of the
+ * two sets it may pick (with RBP in the key and without). */
+static inline void stack_prefetch(const struct tstate *t, uintptr_t ip0,
+				  uintptr_t sp0, uintptr_t bp0)
+{
+	const struct stack_set *a = &t->cache[stack_set_of(ip0, sp0, bp0)];
+	const struct stack_set *b = &t->cache[stack_set_of(ip0, sp0, 0)];
+
+	__builtin_prefetch(probe_of(t, ip0));
+	for (int w = 0; w < STACK_WAYS; w++) {
+		__builtin_prefetch(&a->way[w]);
+		__builtin_prefetch(&b->way[w]);
+	}
+}
+
 /*
  * The stack of the program's call into the agent, trace_alloc's frame
  * pointer being fp0 (the agent keeps frame pointers: its frames are
@@ -553,7 +575,7 @@ static bool missed_before(struct stack_set *set, uintptr_t ip0, uintptr_t sp0,
  * that frame holds the program's RBP). Returns its entry in the thread's
  * cache, or scratch filled.
  */
-INLINE const struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
+INLINE struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 					      struct stack_entry *scratch)
 {
 	uintptr_t fp1 = agent_frame(fp0);
@@ -575,13 +597,16 @@ INLINE const struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 					   (int)scratch->depth);
 		return scratch;
 	}
+	/* the cache is out of the processor's caches after an interval of
+	 * the program's work: its lines are fetched at once, not one after
+	 * the other (the probe, then the set it picks, then the entry) */
+	stack_prefetch(t, ip0, sp0, bp0);
 	/* RBP is in the key unless the first frame's rule has no use for it
 	 * (probe_rbp, learned by a fill) */
 	pe = probe_of(t, ip0);
 	known = pe->ip == ip0;
 	kbp = known && pe->state == PROBE_NO_BP ? 0 : bp0;
-	i = (size_t)(((ip0 ^ (sp0 << 7) ^ (kbp << 17)) *
-		      0x9e3779b97f4a7c15u) >> (64 - STACK_SET_BITS));
+	i = stack_set_of(ip0, sp0, kbp);
 	set = &t->cache[i];
 	for (int w = 0; w < STACK_WAYS; w++) {
 		struct stack_entry *e = &set->way[w];

@@ -64,7 +64,7 @@ void replay_blocks_free(struct block *b, size_t bytes)
 void replay_blocks_grow(struct live *l)
 {
 	struct live old = *l;
-	size_t cap = old.b ? (old.mask + 1) * 2 : 1 << 16;
+	size_t cap = old.b ? (old.mask + 1) * 2 : l->first ? l->first : 1 << 16;
 
 	l->b = table_alloc(cap, &l->bytes);
 	l->mask = cap - 1;

@@ -34,6 +34,8 @@ struct heap_live {
 				 * at the end */
 };
 
+#define LIVE_SAMPLED_CELLS 1024	/* 32 KiB; it doubles past half full */
+
 struct heap_live *heap_live_new(struct heap_trace *t)
 {
 	struct heap_live *l = xcalloc(1, sizeof(*l));
@@ -46,6 +48,10 @@ struct heap_live *heap_live_new(struct heap_trace *t)
 	l->p.fine = xcalloc(HEAP_FINE, sizeof(struct fine));
 	l->rep.nprocs = 2;	/* [1]: the program's first image */
 	l->rep.procs = xcalloc(2, sizeof(*l->rep.procs));
+	/* sampled, the live blocks are the heap over the interval (a few
+	 * hundred): a table of 2 MiB would be a cache miss a look-up */
+	if (t->sample_bytes)
+		l->p.live.first = LIVE_SAMPLED_CELLS;
 	replay_blocks_grow(&l->p.live);
 	replay_merge_init(&l->m, 0);
 	return l;

@@ -46,6 +46,7 @@ struct live {
 	struct block *b;
 	size_t mask, n;
 	size_t bytes;		/* mapped at b */
+	size_t first;		/* cells of the first table (0: 1 << 16) */
 };
 
 /*
