@@ -25,6 +25,7 @@
 # e.g. main's: git archive main | tar -x -C DIR, then build it there) as
 # a third tool "base" in every round, the order of the three rotating.
 # With SLICES=K (default 1), each round is K slices of DURATION/K seconds
+# (rounded to whole seconds: wrk takes no fraction)
 # per tool, the tools alternating within the round (A B B A ...), and a
 # round's requests/s is its requests over its seconds, per tool: a drift
 # of the machine during a round (this host's speed moves by 5-15% over
@@ -139,7 +140,8 @@ import json, re, resource, statistics, subprocess, sys
 ys, base, d, rounds, dur, thr, con, cli, keepalive, other, server, slices = sys.argv[1:13]
 sizes = sys.argv[13:] or [""]
 slices = int(slices)
-dur = f"{float(dur) / slices:g}"
+# (wrk takes whole seconds only)
+dur = str(max(1, round(float(dur) / slices)))
 pin = cli.split()
 rounds = int(rounds)
 unit = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
