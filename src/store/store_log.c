@@ -584,8 +584,13 @@ static void drop_ingested(struct log_file *l, const unsigned char *snap,
 		/* the records kept written first: killed before the header,
 		 * the log holds each of them twice, and ingestion skips the
 		 * second (the same result under the same id) */
-		if (write_all(l->fd, buf + keep, len - keep, LOG_HEADER_SIZE) ||
-		    put_header(l, &h, &e) || ftruncate(l->fd, (off_t)h.end))
+		int err = write_all(l->fd, buf + keep, len - keep,
+				    LOG_HEADER_SIZE);
+
+		if (err)
+			errno = err;	/* (write_all returns it) */
+		if (err || put_header(l, &h, &e) ||
+		    ftruncate(l->fd, (off_t)h.end))
 			store_warn("cannot empty '%s' of the results moved "
 				   "into the store: %s", l->path,
 				   strerror(errno));
