@@ -119,6 +119,12 @@ static int open_input(struct runner *rn, const char *path)
 	return r;
 }
 
+static void spawner_missing(struct runner *rn, const struct error *e)
+{
+	run_warn(rn, "%s: commands start from yardstick itself, and a peak "
+		 "RSS below yardstick's own is not measured", e->msg);
+}
+
 /*
  * Start the spawner the commands are started from (spawner.h), handing it
  * every descriptor they may get. Without it they start from yardstick,
@@ -143,12 +149,22 @@ static void start_spawner(struct runner *rn)
 	}
 	path = spawner_find(&e);
 	if (path)
-		rn->sp.via = spawner_start(path, fds, n, &e);
+		rn->sp.via = spawner_launch(path, fds, n, &e);
 	free(path);
 	if (!rn->sp.via)
-		run_warn(rn, "%s: commands start from yardstick itself, and a "
-			 "peak RSS below yardstick's own is not measured",
-			 e.msg);
+		spawner_missing(rn, &e);
+}
+
+/* The spawner's greeting, awaited after the work that needs it not. */
+static void greet_spawner(struct runner *rn)
+{
+	struct error e;
+
+	if (!rn->sp.via)
+		return;
+	rn->sp.via = spawner_greet(rn->sp.via, &e);
+	if (!rn->sp.via)
+		spawner_missing(rn, &e);
 }
 
 static int open_fds(struct runner *rn)
@@ -170,7 +186,15 @@ static int open_fds(struct runner *rn)
 	rn->sp.pin = p->pin;
 	rn->sp.interrupt = stop_flag();
 	start_spawner(rn);
-	if (p->show_output)
+	return 0;
+}
+
+/* Once the spawner has greeted us (or is no more): the commands' stderr,
+ * drained. */
+static int start_drainer(struct runner *rn)
+{
+	greet_spawner(rn);
+	if (rn->p->show_output)
 		return 0;
 	/* Through the spawner, the stderr pipe is drained while its replies
 	 * are awaited; spawned from here, by a thread, as we wait4. */
@@ -359,6 +383,12 @@ int run_engine_prepare(struct runner *rn)
 	rn->planned = rn->njobs;
 	if (open_fds(rn))
 		return 2;
+	/* while the spawner starts: what needs it not */
+	res->created = utc_timestamp();
+	res->tool_version = xstrdup(YS_VERSION);
+	machine_detect(&res->machine);
+	if (start_drainer(rn))
+		return 2;
 	r = open_counters(rn);
 	if (r > 0)
 		return r;
@@ -372,9 +402,6 @@ int run_engine_prepare(struct runner *rn)
 	progress_init(&rn->progress);
 	if (!rn->p->progress)
 		rn->progress.enabled = false;
-	res->created = utc_timestamp();
-	res->tool_version = xstrdup(YS_VERSION);
-	machine_detect(&res->machine);
 	/* git status costs milliseconds: only for what records it, and
 	 * asked now, to answer while the commands run (machine.h). */
 	if (rn->p->record_git)
@@ -389,6 +416,8 @@ int run_engine_measure(struct runner *rn)
 		return stop_signal() ? stop_exit_code() : 1;
 	}
 	run_measure_all(rn);
+	/* it exits while we work out and write the result */
+	spawner_let_go(rn->sp.via);
 	if (rn->failed)
 		run_drop_unrun(rn);
 	run_perf_follow_check(rn);

@@ -52,6 +52,8 @@ struct spawner {
 	char *buf;			/* the request's strings */
 	size_t cap;
 	bool broken;			/* out of step with us: kill it */
+	bool greeted;			/* its hello read (spawner_greet) */
+	char *path;
 	struct drainer *drain;		/* pumped while replies are awaited */
 	bool counters;			/* it holds our counter groups */
 	/* the batch under way (spawner_batch_begin): replies to come, the
@@ -125,14 +127,13 @@ static int spawn_it(const char *path, int req_r, int rep_w, const int *fds,
 	return 0;
 }
 
-struct spawner *spawner_start(const char *path, const int *fds, size_t n,
-			      struct error *e)
+struct spawner *spawner_launch(const char *path, const int *fds, size_t n,
+			       struct error *e)
 {
 	int req[2] = { -1, -1 }, rep[2] = { -1, -1 };
-	struct spawner_hello hello;
 	struct spawner *s;
 	pid_t pid;
-	int r, st;
+	int r;
 
 	if (n > MAX_SLOTS) {
 		error_set(e, "too many descriptors for the spawner");
@@ -158,29 +159,55 @@ struct spawner *spawner_start(const char *path, const int *fds, size_t n,
 		close_pipes(req, rep);
 		return NULL;
 	}
-	if (!ready(rep[0], HELLO_TIMEOUT_MS) ||
-	    child_read_full(rep[0], &hello, sizeof(hello)) != 1 ||
-	    hello.magic != SPAWNER_MAGIC ||
-	    hello.version != SPAWNER_VERSION) {
-		error_set(e, "'%s' is not a working spawner of this yardstick",
-			  path);
-		close_pipes(req, rep);
-		kill(pid, SIGKILL);
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		child_forget(pid);
-		return NULL;
-	}
 	s = xmalloc(sizeof(*s));	/* in[] needs no clearing */
 	memset(s, 0, offsetof(struct spawner, in));
 	s->pid = pid;
 	s->req_fd = req[1];
 	s->rep_fd = rep[0];
+	s->path = xstrdup(path);
 	if (n)
 		memcpy(s->slot_fd, fds, n * sizeof(int));
 	s->nslots = n;
+	return s;
+}
+
+struct spawner *spawner_greet(struct spawner *s, struct error *e)
+{
+	struct spawner_hello hello;
+
+	if (!s || s->greeted)
+		return s;
+	if (!ready(s->rep_fd, HELLO_TIMEOUT_MS) ||
+	    child_read_full(s->rep_fd, &hello, sizeof(hello)) != 1 ||
+	    hello.magic != SPAWNER_MAGIC ||
+	    hello.version != SPAWNER_VERSION) {
+		error_set(e, "'%s' is not a working spawner of this yardstick",
+			  s->path);
+		s->broken = true;
+		spawner_stop(s);
+		return NULL;
+	}
+	s->greeted = true;
 	s->hwm_kib = hello.hwm_kib;
 	return s;
+}
+
+struct spawner *spawner_start(const char *path, const int *fds, size_t n,
+			      struct error *e)
+{
+	return spawner_greet(spawner_launch(path, fds, n, e), e);
+}
+
+void spawner_let_go(struct spawner *s)
+{
+	if (!s || s->req_fd < 0)
+		return;
+	/* It exits when it reads the end of its requests; one out of step
+	 * with us may be waiting for a command that we no longer wait for. */
+	if (s->broken)
+		kill(s->pid, SIGKILL);
+	close(s->req_fd);
+	s->req_fd = -1;
 }
 
 void spawner_stop(struct spawner *s)
@@ -189,15 +216,12 @@ void spawner_stop(struct spawner *s)
 
 	if (!s)
 		return;
-	/* It exits when it reads the end of its requests; one out of step
-	 * with us may be waiting for a command that we no longer wait for. */
-	if (s->broken)
-		kill(s->pid, SIGKILL);
-	close(s->req_fd);
+	spawner_let_go(s);
 	close(s->rep_fd);
 	while (waitpid(s->pid, &st, 0) < 0 && errno == EINTR)
 		;
 	child_forget(s->pid);
+	free(s->path);
 	free(s->buf);
 	free(s);
 }

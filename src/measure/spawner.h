@@ -43,6 +43,24 @@ char *spawner_find(struct error *e);
 struct spawner *spawner_start(const char *path, const int *fds, size_t n,
 			      struct error *e);
 
+/*
+ * spawner_start in two halves, so that the caller's own work overlaps the
+ * spawner's exec and start-up: spawner_launch starts it and returns at
+ * once; spawner_greet waits for its greeting and must come before any
+ * other call on it but spawner_stop. spawner_greet returns s, or NULL with
+ * a message (s reaped and freed); both take NULL.
+ */
+struct spawner *spawner_launch(const char *path, const int *fds, size_t n,
+			       struct error *e);
+struct spawner *spawner_greet(struct spawner *s, struct error *e);
+
+/*
+ * No more requests: the spawner exits on its own (its end of the
+ * requests read) while the caller goes on; spawner_stop reaps it later.
+ * Only spawner_stop may follow. NULL is allowed.
+ */
+void spawner_let_go(struct spawner *s);
+
 /* Ask the spawner to exit, reap it and free s. NULL is allowed. */
 void spawner_stop(struct spawner *s);
 

@@ -822,6 +822,56 @@ static void test_spawner_gone(void **state)
 	spawner_stop(o.via);
 }
 
+/*
+ * The two halves of spawner_start: a launched spawner measures nothing
+ * before its greeting; greeted, it measures; let go, it exits by itself
+ * (spawner_stop only reaps it) while its peak RSS floor stays known. A
+ * program that is not a spawner fails the greeting, not the launch.
+ */
+static void test_spawner_launch_greet_let_go(void **state)
+{
+	char *argv[] = { YSFIX, "exit", "3", NULL };
+	struct spawn_opts o = { .path = argv[0], .argv = argv, .stdin_fd = -1,
+				.stdout_fd = -1, .stderr_fd = -1 };
+	struct spawner *s;
+	struct run_sample r;
+	struct error e;
+	siginfo_t si;
+	int i;
+
+	(void)state;
+	s = spawner_launch(SPAWNER, NULL, 0, &e);
+	assert_non_null(s);
+	s = spawner_greet(s, &e);
+	assert_non_null(s);
+	assert_ptr_equal(spawner_greet(s, &e), s);	/* once is enough */
+	assert_true(spawner_rss_floor(s) > 0);
+	o.via = s;
+	assert_int_equal(spawn_measure(&o, &r, &e), 0);
+	assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3);
+	spawner_let_go(s);
+	spawner_let_go(s);	/* twice is harmless */
+	for (i = 0; i < 1000; i++) {
+		memset(&si, 0, sizeof(si));
+		assert_int_equal(waitid(P_PID, (id_t)spawner_pid(s), &si,
+					WEXITED | WNOWAIT | WNOHANG), 0);
+		if (si.si_pid)
+			break;
+		usleep(10000);
+	}
+	assert_int_equal(si.si_pid, spawner_pid(s));
+	assert_int_equal(si.si_code, CLD_EXITED);
+	assert_true(spawner_rss_floor(s) > 0);
+	spawner_stop(s);
+
+	s = spawner_launch(YSFIX, NULL, 0, &e);
+	assert_non_null(s);
+	assert_null(spawner_greet(s, &e));
+	assert_non_null(strstr(e.msg, "is not a working spawner"));
+	assert_null(spawner_greet(NULL, &e));
+	spawner_let_go(NULL);
+}
+
 #if defined(__x86_64__)
 #define TEST_ARCH AUDIT_ARCH_X86_64
 #elif defined(__aarch64__)
@@ -946,6 +996,7 @@ int main(void)
 		cmocka_unit_test(test_spawner_batch_interrupt),
 		cmocka_unit_test(test_spawner_find),
 		cmocka_unit_test(test_spawner_gone),
+		cmocka_unit_test(test_spawner_launch_greet_let_go),
 		cmocka_unit_test(test_spawner_round_trip_only),
 		cmocka_unit_test(test_resolve_program),
 		cmocka_unit_test(test_exec_privileged),
