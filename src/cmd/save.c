@@ -72,11 +72,8 @@ static void flush_apart(const char *path)
 				   CHILD_IO_NULL } };
 	struct error e;
 
-	if (!child_start(&c, &e))
-		return;
-	if (store_flush(path, NULL, &e))
-		fprintf(stderr, "yardstick: %s; the results stay in '%s-log' "
-			"until a command can open the store\n", e.msg, path);
+	if (child_start(&c, &e))
+		store_flush_after_save(path);
 }
 
 int save_result(const struct result *res, const char *store, bool quiet)

@@ -113,6 +113,10 @@ int store_save_to(const char *path, const struct result *r, long long *id,
  * result the store held already is not counted). Returns 0 or
  * -STORE_ERR_*. */
 int store_flush(const char *path, size_t *moved, struct error *e);
+/* store_flush after a save: a failure is a warning (store_set_warn's
+ * callback), the results staying in the log, which later saves and
+ * openings move. */
+void store_flush_after_save(const char *path);
 
 /* Where the store's warnings go (a damaged record of the log skipped, a
  * log that cannot be read): fn(msg), msg in the style of the errors; NULL

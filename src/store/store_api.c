@@ -261,6 +261,15 @@ int store_flush(const char *path, size_t *moved, struct error *e)
 	return ret;
 }
 
+void store_flush_after_save(const char *path)
+{
+	struct error e;
+
+	if (store_flush(path, NULL, &e))
+		store_warn("%s; the results stay in '%s-log' until a command "
+			   "can open the store", e.msg, path);
+}
+
 void store_set_busy_timeout(struct store *s, int ms)
 {
 	s->be->set_busy(s, ms);

@@ -797,7 +797,6 @@ int store_sqlite_save_to(const char *path, const struct result *r,
 			 long long *id, bool *move, struct error *e)
 {
 	struct store *s;
-	struct error ie;
 	bool due = false;
 	int ret = append(path, r, id, &due, e);
 
@@ -816,8 +815,6 @@ int store_sqlite_save_to(const char *path, const struct result *r,
 		return 0;
 	}
 	/* past the bound: the records into the store (an opening does it) */
-	if (store_flush(path, NULL, &ie))
-		store_warn("%s; the results stay in '%s-log' until a command "
-			   "can open the store", ie.msg, path);
+	store_flush_after_save(path);
 	return 0;
 }
