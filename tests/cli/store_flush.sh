@@ -113,5 +113,69 @@ t "the save that fills the log returns; its flush moves it once the database is 
 t "  history then: 1025 results, newest 1025" sh -c \
 	'"$YS" history --store "$T/b/s.db" -n 1 | grep -q "^ *1025 "'
 
+# Ctrl-C during `store flush`, at any moment of the move: the results
+# are each in the database or the log, none lost; the next flush ends
+# the move, with every result once. The log of 1023 records is made as
+# above (no one holds the database); a copy per delay, SIGINT after it.
+flush_interrupted() {
+	mkdir -p "$T/c" &&
+	for i in 1 2; do
+		"$YS" run -q --runs 1 --store "$T/c/s.db" -- "$YSFIX" exit 0 2>/dev/null || return 1
+	done
+	python3 - "$T/c/s.db" "$YS" <<'PY'
+import os, shutil, signal, sqlite3, struct, subprocess, sys, time, zlib
+db, ys = sys.argv[1:3]
+log = open(db + "-log", "r+b")
+data = log.read()
+records, next_id, end = struct.unpack_from("<IqQ", data, 12)
+rec = data[32:end]
+magic, plen, rid, crc = struct.unpack_from("<IIqI", rec, 0)
+payload = rec[20:20 + plen]
+out = bytearray()
+for i in range(3, 1024):
+    head = struct.pack("<Iq", plen, i)
+    out += struct.pack("<IIqI", magic, plen, i, zlib.crc32(head, zlib.crc32(payload))) + payload
+log.seek(end)
+log.write(out)
+log.seek(12)
+log.write(struct.pack("<IqQ", 1022, 1024, end + len(out)))
+log.close()
+d = os.path.dirname(db)
+names = [n for n in os.listdir(d) if n.startswith("s.db")]
+stopped = finished = 0
+for k, delay in enumerate([0, 0.005, 0.01, 0.02, 0.04, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5]):
+    w = os.path.join(d, f"w{k}")
+    os.mkdir(w)
+    for n in names:
+        shutil.copy(os.path.join(d, n), w)
+    wdb = os.path.join(w, "s.db")
+    p = subprocess.Popen([ys, "store", "flush", "-q", wdb],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(delay)
+    p.send_signal(signal.SIGINT)
+    err = p.communicate(timeout=60)[1]
+    if p.returncode == 0:
+        finished += 1
+    else:
+        assert p.returncode in (-signal.SIGINT, 130), (delay, p.returncode, err)
+        stopped += 1
+    c = sqlite3.connect(wdb)
+    inbase = {r[0] for r in c.execute("SELECT id FROM results")}
+    c.close()
+    n = struct.unpack_from("<I", open(wdb + "-log", "rb").read(32), 12)[0]
+    assert len(inbase) + n >= 1023, (delay, len(inbase), n)
+    r = subprocess.run([ys, "store", "flush", wdb], capture_output=True, text=True)
+    assert r.returncode == 0, (delay, r.stderr)
+    c = sqlite3.connect(wdb)
+    got = c.execute("SELECT count(*), count(DISTINCT id), min(id), max(id) FROM results").fetchone()
+    assert got == (1023, 1023, 1, 1023), (delay, got, r.stdout)
+    n = struct.unpack_from("<I", open(wdb + "-log", "rb").read(32), 12)[0]
+    assert n == 0, (delay, n)
+assert stopped > 0, "no flush was still running when its SIGINT came"
+print(f"{stopped} flushes stopped by SIGINT, {finished} done before it")
+PY
+}
+t "store flush stopped by Ctrl-C at any moment loses no result and doubles none" flush_interrupted
+
 echo "1..$n"
 [ "$failed" = 0 ]
