@@ -60,20 +60,14 @@ counts() {
 }
 
 # Exact mode's "freed" is of the blocks it saw allocated, sampled mode's
-# every free: after an exec they differ by the frees of blocks the new
-# image's agent did not see (its own start's), so there the frees are
-# only checked against the design.
+# every free the program made: the same number, an exec included (the
+# agent's own lookup of the exec function freed glibc's dlerror buffer,
+# counted as the program's in sampled mode: 2 more frees per exec).
 ends() {
 	counts exact "$1" >"$T/exact-$1" &&
 	counts sampled "$1" >"$T/sampled-$1" &&
 	python3 "$T/designed.py" "$T/exact-$1" "$1" &&
 	python3 "$T/designed.py" "$T/sampled-$1" "$1" &&
-	if [ "$1" = exec ]; then
-		for f in exact sampled; do
-			sed 's/"frees": [0-9]*, //' "$T/$f-$1" >"$T/$f-$1.x" &&
-			mv "$T/$f-$1.x" "$T/$f-$1" || return 1
-		done
-	fi &&
 	{ cmp -s "$T/exact-$1" "$T/sampled-$1" ||
 		{ echo "exact:   $(cat "$T/exact-$1")"
 		  echo "sampled: $(cat "$T/sampled-$1")"; false; }; }
