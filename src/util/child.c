@@ -34,6 +34,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -407,13 +408,31 @@ int child_subreaper(struct error *e)
 	return 0;
 }
 
-/* A sweep's state: the strays killed in this round, to be reaped. */
-#define SWEEP_BATCH 64
+/*
+ * The time a program's leftovers get to end by themselves once it has
+ * ended. Some are made to: multiprocessing's resource tracker (spawn and
+ * forkserver) waits for its pipe's end of file, which the program's exit
+ * gives it, then unlinks the shared memory and semaphores the program
+ * left; killed at once, it leaves them in /dev/shm for good. So: first
+ * SWEEP_QUIET_NS with no signal (what ends then is no stray), then
+ * SIGTERM to each and SWEEP_TERM_NS to end (a daemon's own clean-up; the
+ * tracker ignores SIGTERM and ends when done), then SIGKILL. A stray
+ * that dies at its SIGTERM (`sleep &`) costs the quiet time alone. A
+ * timed-out or interrupted run gets no grace: SIGKILL at once.
+ */
+#define SWEEP_QUIET_NS (200 * 1000000LL)
+#define SWEEP_TERM_NS (2000 * 1000000LL)
+#define SWEEP_NAP_NS (2 * 1000000LL)
+#define SWEEP_MAX 256
+
+/* A sweep's state: the strays signalled (counted and named once each). */
 struct sweep {
-	pid_t killed[SWEEP_BATCH];
-	size_t nkilled;
-	bool more;		/* strays left for the next round */
-	size_t total;		/* killed in all */
+	pid_t told[SWEEP_MAX];
+	size_t ntold;
+	int sig;		/* this round's: 0 (only look), SIGTERM,
+				 * SIGKILL */
+	size_t alive;		/* strays seen alive in this round */
+	size_t total;		/* signalled in all */
 	char *names;		/* "sleep (pid 12), ..." */
 	size_t size, len;
 };
@@ -442,14 +461,25 @@ static void sweep_name(struct sweep *s, pid_t pid, const char *stat)
 	}
 }
 
+static bool sweep_told(const struct sweep *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->ntold; i++)
+		if (s->told[i] == pid)
+			return true;
+	return false;
+}
+
 /* child_each_child's visit: a child we did not start is a stray; one
- * that has exited already is reaped and not counted. */
+ * that has exited already is reaped and not counted. A stray alive is
+ * sent the round's signal (SIGTERM once), counted and named at its
+ * first. */
 static int sweep_one(pid_t pid, void *arg)
 {
 	struct sweep *s = arg;
 	char path[64], stat[512];
 	const char *state;
-	int st;
+	bool told;
+	int st, sig;
 
 	if (live_has(pid))
 		return 1;
@@ -461,41 +491,63 @@ static int sweep_one(pid_t pid, void *arg)
 		waitpid(pid, &st, WNOHANG);
 		return 1;
 	}
-	if (s->nkilled == SWEEP_BATCH) {
-		s->more = true;
+	s->alive++;
+	told = sweep_told(s, pid);
+	if (!s->sig || (s->sig == SIGTERM && told))
+		return 0;
+	/* past SWEEP_MAX strays, one is not told apart: SIGKILL now */
+	sig = !told && s->ntold == SWEEP_MAX ? SIGKILL : s->sig;
+	if (kill(pid, sig))
 		return 1;
+	if (!told) {
+		if (s->ntold < SWEEP_MAX)
+			s->told[s->ntold++] = pid;
+		s->total++;
+		sweep_name(s, pid, stat);
 	}
-	if (kill(pid, SIGKILL))
-		return 1;
-	s->killed[s->nkilled++] = pid;
-	s->total++;
-	sweep_name(s, pid, stat);
 	return 0;
 }
 
-size_t child_sweep(char *names, size_t size)
+static void sweep_nap(void)
+{
+	struct timespec d = { 0, SWEEP_NAP_NS };
+
+	nanosleep(&d, NULL);
+}
+
+/* child_sweep, with grace (SWEEP_QUIET_NS, then SIGTERM and
+ * SWEEP_TERM_NS) or without (SIGKILL at once; from the moment *interrupt
+ * is set too). Round after round until
+ * no stray is left: the children of one that ended are ours once it is
+ * gone. */
+static size_t sweep(char *names, size_t size, bool grace,
+		    volatile sig_atomic_t *interrupt)
 {
 	struct sweep s = { .names = names, .size = size };
+	int64_t start = monoclock_ns();
 
 	if (names && size)
 		names[0] = '\0';
 	if (!subreaper || live_full)
 		return 0;
-	/* Kill what we see, reap it, look again: the children of what was
-	 * killed are ours once it is gone. */
-	do {
-		s.nkilled = 0;
-		s.more = false;
-		child_each_child(sweep_one, &s);
-		for (size_t i = 0; i < s.nkilled; i++) {
-			int st;
+	for (;;) {
+		int64_t t = monoclock_ns() - start;
 
-			while (waitpid(s.killed[i], &st, 0) < 0 &&
-			       errno == EINTR)
-				;
-		}
-	} while (s.nkilled || s.more);
-	return s.total;
+		if (interrupt && *interrupt)
+			grace = false;
+		s.alive = 0;
+		s.sig = !grace || t >= SWEEP_QUIET_NS + SWEEP_TERM_NS ?
+			SIGKILL : t >= SWEEP_QUIET_NS ? SIGTERM : 0;
+		child_each_child(sweep_one, &s);
+		if (!s.alive)
+			return s.total;
+		sweep_nap();
+	}
+}
+
+size_t child_sweep(char *names, size_t size)
+{
+	return sweep(names, size, true, NULL);
 }
 
 static int kill_any(pid_t pid, void *arg)
@@ -722,7 +774,8 @@ void child_kill(struct child *c)
 	live_remove(c->pid);
 	c->reaped = c->pid;
 	c->pid = 0;
-	c->strays = child_sweep(c->stray_names, sizeof(c->stray_names));
+	c->strays = sweep(c->stray_names, sizeof(c->stray_names), false,
+			  NULL);
 }
 
 void child_interrupt(struct child *c)
@@ -798,7 +851,8 @@ static void reaped(struct child *c)
 	c->reaped = c->pid;
 	c->pid = 0;
 	/* and whatever else it left, in its group or not */
-	c->strays = child_sweep(c->stray_names, sizeof(c->stray_names));
+	c->strays = sweep(c->stray_names, sizeof(c->stray_names),
+			  !c->timed_out && !c->interrupted, c->interrupt);
 }
 
 int child_wait(struct child *c, struct error *e)

@@ -167,11 +167,16 @@ void child_forget(pid_t pid);
 int child_subreaper(struct error *e);
 
 /*
- * Kill and reap every child process of ours that was not started by
+ * End and reap every child process of ours that was not started by
  * child_start (after child_subreaper: what the programs left), until none
- * is left; those that had exited by themselves are reaped, not counted.
+ * is left: they get 200 ms to end by themselves (multiprocessing's
+ * resource tracker unlinks the program's shared memory then), then
+ * SIGTERM and 2 s, then SIGKILL (at once after a timeout or an interrupt:
+ * child_wait, child_kill); those that ended by themselves are reaped, not
+ * counted.
  * Their names go to names ("sleep (pid 1234), ...", size bytes, NULL:
- * not wanted). Returns how many were killed; 0 without child_subreaper.
+ * not wanted). Returns how many were signalled; 0 without
+ * child_subreaper.
  */
 size_t child_sweep(char *names, size_t size);
 
