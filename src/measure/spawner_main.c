@@ -148,6 +148,69 @@ static long sweep(void)
 	}
 }
 
+/*
+ * After a run that ended by itself: its leftovers get the time to end by
+ * themselves, as child.c's sweep gives them (the reasons are there:
+ * multiprocessing's resource tracker unlinks the program's shared
+ * memory once the program has ended): SWEEP_QUIET_NS with no signal
+ * (what ends then is not counted), then SIGTERM to each and
+ * SWEEP_TERM_NS, then sweep(). Returns how many were signalled; one
+ * waitpid when nothing is left (the common case). A stop asked for
+ * (stop_seq past seq) ends the grace.
+ */
+#define SWEEP_QUIET_NS (200 * 1000000LL)
+#define SWEEP_TERM_NS (2000 * 1000000LL)
+#define SWEEP_TOLD_MAX 256
+
+static int64_t now_ns(void);
+
+static pid_t told[SWEEP_TOLD_MAX];
+static size_t ntold;
+
+static int term_one(pid_t pid, void *arg)
+{
+	(void)arg;
+	for (size_t i = 0; i < ntold; i++)
+		if (told[i] == pid)
+			return 1;
+	if (ntold == SWEEP_TOLD_MAX || kill(pid, SIGTERM))
+		return 1;
+	told[ntold++] = pid;
+	return 0;
+}
+
+static long sweep_graceful(int32_t seq)
+{
+	int64_t start = now_ns();
+	struct timespec nap = { 0, 2000000 };
+	long killed;
+	int st;
+
+	ntold = 0;
+	for (;;) {
+		pid_t r = waitpid(-1, &st, WNOHANG);
+		int64_t t;
+
+		if (r > 0 || (r < 0 && errno == EINTR))
+			continue;
+		if (r < 0)
+			return (long)ntold;	/* ECHILD: none left */
+		t = now_ns() - start;
+		if (stop_seq >= seq || t >= SWEEP_QUIET_NS + SWEEP_TERM_NS)
+			break;
+		/* past the quiet time, every stray is told once (those
+		 * its ended ones leave to us too) */
+		if (t >= SWEEP_QUIET_NS)
+			child_each_child(term_one, NULL);
+		/* the spawner has no nanosleep of its own (spawner_libc.c) */
+		syscall(SYS_nanosleep, &nap, NULL);
+	}
+	killed = sweep();
+	/* a told one still alive is killed too: the larger, not the
+	 * sum (one killed that was never told is then left out) */
+	return killed > (long)ntold ? killed : (long)ntold;
+}
+
 /* yardstick died (PR_SET_PDEATHSIG): take the running command and
  * everything it left with us. */
 static void on_parent_death(int sig)
@@ -398,7 +461,7 @@ static void run_one(struct server *sv, const struct spawner_request *rq,
 		kill(-pid, SIGKILL);
 	fill_usage(rp, &ru);
 	/* and whatever else it left, in its group or not */
-	rp->strays = sweep();
+	rp->strays = rp->flags ? sweep() : sweep_graceful(rq->seq);
 }
 
 /* Write the replies waiting. */

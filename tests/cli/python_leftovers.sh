@@ -1,13 +1,14 @@
 #!/bin/sh
 # What a program leaves running when it ends, under record, trace and
-# mem (util/child.c, child_sweep): some of it is made to end by itself
-# just after the program, and must be let to.
+# mem (util/child.c, child_sweep) and run (its spawner's sweep): some of
+# it is made to end by itself just after the program, and must be let to.
 #   - multiprocessing's spawn start method: its resource tracker outlives
 #     the program and, at its pipe's end of file, unlinks the shared
 #     memory the program left. Killed at once (the old sweep), the
 #     segment stayed in /dev/shm for good and yardstick warned of a
-#     process "left running". Now: no segment left, no warning, in
-#     record, trace and mem;
+#     process "left running" (and run's next run failed on the segment
+#     left). Now: no segment left, no warning, in record, trace, mem and
+#     run;
 #   - the class, without Python: a background process that ends just
 #     after the program (not a stray: no warning, its work done); one
 #     that ignores SIGTERM and ends 300 ms after it (done, and named); a
@@ -68,6 +69,31 @@ t "trace -- multiprocessing spawn: the resource tracker unlinks the shared memor
 	retry shm trace --no-store -q -o "$T/shm.json"
 t "mem -- multiprocessing spawn: the resource tracker unlinks the shared memory (retried 3x)" \
 	retry shm mem -q -o "$T/shm.mem.folded"
+
+# run (its spawner has a sweep of its own): three runs in a row, each
+# unlinked by its tracker (the old sweep left the first run's segment,
+# and the second run failed on it: FileExistsError)
+run_shm() {
+	rm -f "/dev/shm/$SEG"
+	"$YS" run --no-store --runs 3 -- "$PY" "$T/shm.py" "$SEG" \
+		>"$T/run.out" 2>"$T/run.rep" || { cat "$T/run.rep"; return 1; }
+	if [ -e "/dev/shm/$SEG" ]; then
+		rm -f "/dev/shm/$SEG"
+		echo "the shared memory segment was left in /dev/shm"
+		return 1
+	fi
+	! grep -q "left processes running" "$T/run.rep" || { cat "$T/run.rep"; return 1; }
+}
+t "run -- multiprocessing spawn, 3 runs: each run's tracker unlinks its shared memory (retried 3x)" \
+	retry run_shm
+run_stray() {
+	"$YS" run --no-store --runs 2 -- sh -c "sleep 300 & $BUSY" \
+		>"$T/rs.out" 2>"$T/rs.rep" || { cat "$T/rs.rep"; return 1; }
+	# every run (the warm-up's too) left one
+	grep -Eq "([2-9]) runs left processes running after the command ended \(\1 in all" "$T/rs.rep" ||
+		{ cat "$T/rs.rep"; return 1; }
+}
+t "run: sleep 300 & is still named and ended, once per run" run_stray
 
 # A background process that ends 10 ms after the program: its work done,
 # and no warning.
