@@ -629,8 +629,10 @@ size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 		ps->st.mismatched++;
 		goto out_native;
 	}
-	if (!evals)
+	if (!evals) {
+		ps->st.nopython++;
 		goto out_native;
+	}
 	/* the interpreter's unnamed code goes to the Python frame that
 	 * runs it, as py-spy shows it */
 	for (size_t i = 0; i < n && k < max; i++) {
@@ -749,6 +751,9 @@ void pystacks_fput_report(const struct pystacks *ps, bool quiet, FILE *fp)
 		st->changed + st->unready);
 	fput_causes(ps, fp);
 	fputc(')', fp);
+	/* so that the three add up to the samples */
+	fprintf(fp, ", %" PRIu64 " running no Python code (start-up, "
+		"shut-down, threads Python does not know)", st->nopython);
 	if (read)
 		fprintf(fp, "; frames read %.0f µs after the sample on "
 			"average, %.0f µs at most",

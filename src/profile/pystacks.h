@@ -145,6 +145,10 @@ struct pystacks_stats {
 					 * no longer the sample's */
 	uint64_t unready;		/* kept native: the run was not set
 					 * up for Python (pystacks_set_run) */
+	uint64_t nopython;		/* native, and rightly: no Python
+					 * code was running (start-up,
+					 * shut-down, a thread Python does
+					 * not know) */
 	uint64_t lag_ns_max;		/* of the samples read in time */
 	uint64_t lag_ns_sum;
 };
