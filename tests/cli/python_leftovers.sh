@@ -2,7 +2,8 @@
 # What a program leaves running when it ends, under record, trace and
 # mem (util/child.c, child_sweep) and run (its spawner's sweep): some of
 # it is made to end by itself just after the program, and must be let to.
-#   - multiprocessing's spawn start method: its resource tracker outlives
+#   - multiprocessing's spawn start method (and forkserver: its server
+#     too): its resource tracker outlives
 #     the program and, at its pipe's end of file, unlinks the shared
 #     memory the program left. Killed at once (the old sweep), the
 #     segment stayed in /dev/shm for good and yardstick warned of a
@@ -41,7 +42,7 @@ def child(name):
 
 
 if __name__ == "__main__":
-    mp.set_start_method("spawn")
+    mp.set_start_method(sys.argv[2] if len(sys.argv) > 2 else "spawn")
     s = shared_memory.SharedMemory(create=True, size=1 << 16, name=sys.argv[1])
     p = mp.Process(target=child, args=(sys.argv[1],))
     p.start()
@@ -50,10 +51,11 @@ if __name__ == "__main__":
 PY
 
 # shm CMD...: yardstick CMD -- python3 shm.py leaves no segment and no
-# warning of a process left running
+# warning of a process left running ($METHOD: the start method)
 shm() {
 	rm -f "/dev/shm/$SEG"
-	"$YS" "$@" -- "$PY" "$T/shm.py" "$SEG" >"$T/shm.out" 2>"$T/shm.rep" ||
+	"$YS" "$@" -- "$PY" "$T/shm.py" "$SEG" "${METHOD:-spawn}" \
+		>"$T/shm.out" 2>"$T/shm.rep" ||
 		{ cat "$T/shm.rep"; return 1; }
 	if [ -e "/dev/shm/$SEG" ]; then
 		rm -f "/dev/shm/$SEG"
@@ -65,6 +67,15 @@ shm() {
 }
 t "record -- multiprocessing spawn: the resource tracker unlinks the shared memory (retried 3x)" \
 	retry shm record -q -o "$T/shm.folded"
+shm_forkserver() {
+	METHOD=forkserver
+	shm "$@"
+	r=$?
+	METHOD=spawn
+	return $r
+}
+t "record -- multiprocessing forkserver: its server and tracker end by themselves (retried 3x)" \
+	retry shm_forkserver record -q -o "$T/fs.folded"
 t "trace -- multiprocessing spawn: the resource tracker unlinks the shared memory (retried 3x)" \
 	retry shm trace --no-store -q -o "$T/shm.json"
 t "mem -- multiprocessing spawn: the resource tracker unlinks the shared memory (retried 3x)" \
