@@ -266,8 +266,8 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 		.page_fault = on_fault, .wakeup = on_wakeup,
 	};
 	struct zb_map zb;
-	char env[64], *cache;
-	const char *envs[2] = { env, NULL };
+	char env[64], envpath[96], *cache;
+	const char *envs[3] = { env, envpath, NULL };
 	enum sampler_result res;
 	int ret = 0;
 
@@ -278,6 +278,7 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 				 : p->zone_bytes), ZB_DEFAULT_NAMES, true, e))
 		return 3;
 	zb_env(&zb, env, sizeof(env));
+	zb_env_path(&zb, envpath, sizeof(envpath));
 	p->so.env_add = envs;
 	p->so.switches = true;
 	p->so.wakeups = true;

@@ -13,6 +13,7 @@
  * atomic increment). Only the owning thread writes a slot; the reader
  * follows its committed offset.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,25 +388,59 @@ static int layout_ok(const struct zb_header *h, uint64_t size)
 	       size == h->names_off + names;
 }
 
-__attribute__((constructor)) static void zones_attach(void)
+/* The buffer behind fd mapped, its header checked; NULL if it is none
+ * (*size: its size). */
+static struct zb_header *map_buffer(int fd, size_t *size)
 {
-	int fd = parse_fd(getenv(ZB_ENV_FD));
 	struct stat st;
 	void *p;
-	struct zb_header *h;
 
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_size < (off_t)ZB_HEADER_BYTES)
-		return;
+		return NULL;
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 fd, 0);
 	if (p == MAP_FAILED)
-		return;
-	h = p;
-	if (!layout_ok(h, (uint64_t)st.st_size)) {
+		return NULL;
+	if (!layout_ok(p, (uint64_t)st.st_size)) {
 		munmap(p, (size_t)st.st_size);
-		return;
+		return NULL;
 	}
+	*size = (size_t)st.st_size;
+	return p;
+}
+
+/* The buffer by its path, for a process that kept the environment and
+ * lost the descriptor (ZB_ENV_PATH); the mapping outlives the descriptor
+ * opened for it. */
+static struct zb_header *map_by_path(size_t *size)
+{
+	const char *path = getenv(ZB_ENV_PATH);
+	struct zb_header *h;
+	int fd;
+
+	if (!path || strncmp(path, "/proc/", 6))
+		return NULL;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	h = map_buffer(fd, size);
+	close(fd);
+	return h;
+}
+
+__attribute__((constructor)) static void zones_attach(void)
+{
+	struct zb_header *h;
+	size_t size;
+	void *p;
+
+	h = map_buffer(parse_fd(getenv(ZB_ENV_FD)), &size);
+	if (!h)
+		h = map_by_path(&size);
+	if (!h)
+		return;
+	p = h;
 	zb.hdr = h;
 	zb.threads = (char *)p + h->threads_off;
 	zb.names = (char *)p + h->names_off;

@@ -169,6 +169,12 @@ void zb_env(const struct zb_map *m, char *buf, size_t len)
 	snprintf(buf, len, "%s=%d", ZB_ENV_FD, m->fd);
 }
 
+void zb_env_path(const struct zb_map *m, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s=/proc/%ld/fd/%d", ZB_ENV_PATH, (long)getpid(),
+		 m->fd);
+}
+
 int64_t zb_to_ns(const struct zb_map *m, uint64_t ts, uint64_t tsc_now,
 		 int64_t ns_now)
 {

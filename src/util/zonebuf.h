@@ -12,7 +12,10 @@
  *     sized and laid out (header, thread slots, name slots), and starts
  *     the program with the environment variable YARDSTICK_TRACE_FD=N
  *     naming that descriptor, inherited across exec (not close-on-exec in
- *     the program). libyardstick's constructor maps it MAP_SHARED and
+ *     the program), and YARDSTICK_TRACE_PATH=/proc/READER/fd/N, the same
+ *     file for a descendant that kept the environment and lost the
+ *     descriptor (Python's subprocess and multiprocessing spawn close
+ *     it). libyardstick's constructor maps it MAP_SHARED and
  *     checks magic, version and sizes; anything else (no variable, a
  *     descriptor that is not such a buffer) leaves tracing off, and every
  *     zone then costs one predictable branch on a global flag. Processes
@@ -89,6 +92,12 @@
 #include "util/error.h"
 
 #define ZB_ENV_FD "YARDSTICK_TRACE_FD"
+/* The same buffer by a path, /proc/READER_PID/fd/N: for a process that
+ * keeps the environment but not the descriptor (multiprocessing's spawn
+ * and forkserver, subprocess with close_fds, Python's default; a shell
+ * that closes what it does not know). Tried when ZB_ENV_FD names no
+ * buffer. */
+#define ZB_ENV_PATH "YARDSTICK_TRACE_PATH"
 #define ZB_MAGIC 0x31454e4f5a535953ull /* "YSZONE1" */
 #define ZB_VERSION 1u
 #define ZB_HEADER_BYTES 4096u
@@ -206,6 +215,9 @@ void zb_close(struct zb_map *m);
  * for a program that inherits it as it is. Given under another number
  * (util/child.h's child_fd_map), write that number instead. */
 void zb_env(const struct zb_map *m, char *buf, size_t len);
+/* "YARDSTICK_TRACE_PATH=/proc/PID/fd/N", PID ours and N m->fd: the
+ * buffer for a descendant that lost the descriptor (ZB_ENV_PATH). */
+void zb_env_path(const struct zb_map *m, char *buf, size_t len);
 
 /* One event as read back. Timestamps in CLOCK_MONOTONIC ns. */
 struct zb_event {
