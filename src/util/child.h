@@ -21,7 +21,8 @@
  *
  * With child_subreaper, what a child leaves running when it is reaped
  * (background processes, daemons that left its group with setsid) is
- * killed then, and counted and named in the child (strays).
+ * ended then (child_sweep: a grace to end by itself, SIGTERM, SIGKILL),
+ * and counted and named in the child (strays).
  *
  * The spawner (spawner.h) starts the commands of `run` from another
  * process; it shares the spawn attributes and the kill of the group with
