@@ -23,6 +23,7 @@
 #include "result/result.h"
 #include "stats/judge.h"
 #include "stats/shift.h"
+#include "util/error.h"
 #include "util/hashmap.h"
 
 struct compare_opts {
@@ -106,6 +107,16 @@ int compare_index_pair(const struct result *base, const struct result *cand,
 		       const char *base_label, const char *cand_label,
 		       struct hashmap *mbase, struct hashmap *mcand,
 		       struct error *e);
+/*
+ * 0 when metrics ma (baseline) and mb (candidate) of benchmark b are in
+ * the same unit (or one does not say its unit); -1 with a message naming
+ * both units otherwise: 10 ms against 0.01 s is no change of 99,900%.
+ * compare, gate, report --baseline and bench --baseline all refuse such
+ * a pair through it.
+ */
+int compare_units_agree(const struct benchmark *b, const struct metric *ma,
+			const struct metric *mb, struct error *e);
+
 /* The benchmark of index m with b's identity, or NULL. */
 const struct benchmark *compare_lookup(struct hashmap *m,
 				       const struct benchmark *b);

@@ -15,17 +15,9 @@
 #include "util/strutil.h"
 #include "util/term.h"
 
-/* "+12.3%", "+∞" or "-∞" (a change from 0, a bound the runs cannot
- * set), "?" for no number: never "nan%". */
 static const char *fmt_pct(double v, char *buf, size_t n)
 {
-	if (isnan(v))
-		snprintf(buf, n, "?");
-	else if (isinf(v))
-		snprintf(buf, n, "%s∞", v > 0 ? "+" : "-");
-	else
-		snprintf(buf, n, "%+.1f%%", fabs(v) < 5e-4 ? 0.0 : 100 * v);
-	return buf;
+	return fmt_change_pct(v, buf, n);
 }
 
 static void fmt_rel(double base, double change, const double ci[2],
