@@ -101,7 +101,8 @@ char *fmt_value(double v, const char *unit, char *buf, size_t n)
 			v /= 1024;
 			i++;
 		}
-		if (i == 0) {
+		/* a fraction of a byte (a mean per operation) is no 0 B */
+		if (i == 0 && v == floor(v)) {
 			snprintf(buf, n, "%.0f B", v);
 			return buf;
 		}
