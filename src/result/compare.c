@@ -287,6 +287,29 @@ static void push_name(char ***v, size_t *n, const struct benchmark *b)
 	(*v)[(*n)++] = benchmark_display_name(b);
 }
 
+static void push_metric(struct metric_one_side **v, size_t *n,
+			const struct benchmark *b, const char *metric)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[*n].benchmark = benchmark_display_name(b);
+	(*v)[(*n)++].metric = xstrdup(metric);
+}
+
+/* The metrics (compared ones: wanted, not settings) of `from` that `in`
+ * lacks, into v. */
+static void one_side(const struct benchmark *from, const struct benchmark *in,
+		     const struct compare_opts *o,
+		     struct metric_one_side **v, size_t *n)
+{
+	for (size_t k = 0; k < from->nmetrics; k++) {
+		const char *name = from->metrics[k].name;
+
+		if (wanted(o, name) && (o->metrics || !metric_is_setting(name))
+		    && !benchmark_find_metric(in, name))
+			push_metric(v, n, from, name);
+	}
+}
+
 /* Rows of the metrics of ba and bb compared (count non-NULL: only
  * counted). -1 with a message when a metric's units differ. */
 static int compare_benchmark(struct compare_report *rep,
@@ -327,6 +350,12 @@ static int compare_all(struct compare_report *rep, const struct result *cand,
 		if (ba) {
 			if (compare_benchmark(rep, ba, bb, o, count, e))
 				return -1;
+			if (!count) {
+				one_side(ba, bb, o, &rep->mbase_only,
+					 &rep->n_mbase_only);
+				one_side(bb, ba, o, &rep->mcand_only,
+					 &rep->n_mcand_only);
+			}
 		} else if (!count) {
 			push_name(&rep->only_cand, &rep->n_only_cand, bb);
 		}
@@ -383,5 +412,15 @@ void compare_report_free(struct compare_report *rep)
 		free(rep->only_cand[i]);
 	free(rep->only_base);
 	free(rep->only_cand);
+	for (size_t i = 0; i < rep->n_mbase_only; i++) {
+		free(rep->mbase_only[i].benchmark);
+		free(rep->mbase_only[i].metric);
+	}
+	for (size_t i = 0; i < rep->n_mcand_only; i++) {
+		free(rep->mcand_only[i].benchmark);
+		free(rep->mcand_only[i].metric);
+	}
+	free(rep->mbase_only);
+	free(rep->mcand_only);
 	memset(rep, 0, sizeof(*rep));
 }

@@ -74,11 +74,19 @@ struct metric_cmp {
 	struct pct_cmp pct[COMPARE_NPCT];	/* p90, p95, p99 */
 };
 
+struct metric_one_side {
+	char *benchmark, *metric;
+};
+
 struct compare_report {
 	struct metric_cmp *rows;
 	size_t n, cap;
 	char **only_base, **only_cand;	/* benchmark names on one side */
 	size_t n_only_base, n_only_cand;
+	/* metrics of a benchmark both sides have, measured on one side
+	 * only: said, never dropped without a word */
+	struct metric_one_side *mbase_only, *mcand_only;
+	size_t n_mbase_only, n_mcand_only;
 	double alpha, noise;
 	enum judge_correction correction;
 	size_t family;		/* the tests the budget was set for */

@@ -90,6 +90,18 @@ static void print_pct(FILE *fp, const struct metric_cmp *c,
 		term_reset(color));
 }
 
+/* "x: metric wall_time not in the candidate (only in the baseline)". */
+static void print_one_side(FILE *fp, const struct metric_one_side *v,
+			   size_t n, const char *where)
+{
+	for (size_t i = 0; i < n; i++) {
+		term_puts(fp, v[i].benchmark);
+		fputs(": metric ", fp);
+		term_puts(fp, v[i].metric);
+		fprintf(fp, " %s\n", where);
+	}
+}
+
 void compare_print(const struct compare_report *rep, FILE *fp)
 {
 	bool color = term_use_color(fp);
@@ -143,6 +155,10 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		term_puts(fp, rep->only_cand[i]);
 		fputc('\n', fp);
 	}
+	print_one_side(fp, rep->mbase_only, rep->n_mbase_only,
+		       "not in the candidate (only in the baseline)");
+	print_one_side(fp, rep->mcand_only, rep->n_mcand_only,
+		       "not in the baseline (only in the candidate)");
 	fprintf(fp, "%s(%zu comparisons, %zu tests: a change counts when "
 		"the one-sided test against ±%g%% gives p < %g%s; estimates "
 		"Harrell-Davis; ~: an approximate interval)%s\n",
@@ -150,6 +166,20 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		100 * rep->noise, rep->alpha, rep->correction == JUDGE_HOLM
 		? " after Holm's correction over all of them" : "",
 		term_reset(color));
+}
+
+static json_t *one_side_json(const struct metric_one_side *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "benchmark", json_text(v[i].benchmark));
+		json_object_set_new(o, "metric", json_text(v[i].metric));
+		json_array_append_new(a, o);
+	}
+	return a;
 }
 
 static json_t *row_json(const struct metric_cmp *c)
@@ -221,6 +251,10 @@ int compare_write_json(const struct compare_report *rep, const char *path,
 			    names_json(rep->only_base, rep->n_only_base));
 	json_object_set_new(root, "only_in_candidate",
 			    names_json(rep->only_cand, rep->n_only_cand));
+	json_object_set_new(root, "metrics_only_in_baseline",
+			    one_side_json(rep->mbase_only, rep->n_mbase_only));
+	json_object_set_new(root, "metrics_only_in_candidate",
+			    one_side_json(rep->mcand_only, rep->n_mcand_only));
 	return json_write_file(root, path, e);
 }
 
@@ -289,6 +323,20 @@ int compare_write_markdown(const struct compare_report *rep,
 		fputs("\nMissing from the baseline (only in the candidate): ",
 		      fp);
 		fputs_markdown(rep->only_cand[i], fp);
+		fputc('\n', fp);
+	}
+	for (size_t i = 0; i < rep->n_mbase_only; i++) {
+		fputs("\nNot in the candidate (only in the baseline): ", fp);
+		fputs_markdown(rep->mbase_only[i].benchmark, fp);
+		fputs(", metric ", fp);
+		fputs_markdown(rep->mbase_only[i].metric, fp);
+		fputc('\n', fp);
+	}
+	for (size_t i = 0; i < rep->n_mcand_only; i++) {
+		fputs("\nNot in the baseline (only in the candidate): ", fp);
+		fputs_markdown(rep->mcand_only[i].benchmark, fp);
+		fputs(", metric ", fp);
+		fputs_markdown(rep->mcand_only[i].metric, fp);
 		fputc('\n', fp);
 	}
 	fprintf(fp, "\nValues are Harrell-Davis estimates of the median, or "
