@@ -21,6 +21,36 @@ echo "# judge_diff.py seed $s (null gates)"
 t "200 null gates of 20 checks (seed $s): Holm holds the family-wise rate at alpha 0.05, no correction does not" \
 	sh -c 'mkdir -p "$T/n" && "$0" "$1" "$YS" "$T/n" --seed "$2" --pairs 0 --null-gates 200' "$PY" "$GEN" "$s"
 
+# bench --baseline judges as compare does: the same data (bench's stored
+# result), the same lines. The candidate's values are designed (a fake
+# libyardstick program prints them in each of 6 processes), the baseline's
+# 6 processes of 5 epochs.
+s=$(seed)
+echo "# bench seed $s"
+bench_same() {
+	$PY - "$T" "$1" <<'PY' || return 1
+import json, sys, numpy as np
+T, seed = sys.argv[1], int(sys.argv[2])
+r = np.random.default_rng(seed)
+k = float(r.choice([1.0, 1.05, 1.3]))
+json.dump(list(1e-6 * k * r.lognormal(0, 0.2, 5)), open(T + "/bv.json", "w"))
+b = list(1e-6 * r.lognormal(0, 0.2, 30))
+proc = [i // 5 for i in range(30)]
+json.dump({"schema": "yardstick/result/v1", "kind": "bench", "benchmarks": [
+    {"name": "f", "metrics": {
+        "time_per_op": {"unit": "s", "values": b, "process": proc},
+        "allocs_per_op": {"unit": "count", "values": [3] * 30, "process": proc}}}]},
+    open(T + "/bb.json", "w"))
+PY
+	FAKE_VALUES=$T/bv.json "$YS" bench --processes 6 --baseline "$T/bb.json" \
+		-- "$PY" "$(dirname "$0")/judge_bench_fake.py" >"$T/bench.out" 2>&1 || { cat "$T/bench.out"; return 1; }
+	sed -n '/^Against the baseline/,/^(.*comparisons/p' "$T/bench.out" | sed 1d >"$T/bench.cmp"
+	"$YS" compare -m time_per_op -m allocs_per_op -m alloc_bytes_per_op \
+		"$T/bb.json" latest >"$T/compare.cmp" || return 1
+	grep -q "time_per_op" "$T/bench.cmp" && diff "$T/bench.cmp" "$T/compare.cmp"
+}
+t "bench --baseline prints compare's estimates, intervals, p and verdicts for the same data (seed $s)" bench_same "$s"
+
 # ---- hostile input: refused with the file and the fault, exit 2 ----
 $PY - "$T" <<'PY'
 import json, sys
