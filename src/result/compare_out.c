@@ -282,6 +282,19 @@ static void md_row(FILE *fp, const struct metric_cmp *c, const char *stat,
 		bold ? "**" : "", cmp_verdict_name(verdict), bold ? "**" : "");
 }
 
+/* "Not in the candidate (only in the baseline): x, metric wall\_time". */
+static void md_one_side(FILE *fp, const struct metric_one_side *v, size_t n,
+			const char *where)
+{
+	for (size_t i = 0; i < n; i++) {
+		fprintf(fp, "\n%s: ", where);
+		fputs_markdown(v[i].benchmark, fp);
+		fputs(", metric ", fp);
+		fputs_markdown(v[i].metric, fp);
+		fputc('\n', fp);
+	}
+}
+
 int compare_write_markdown(const struct compare_report *rep,
 			   const char *path, struct error *e)
 {
@@ -325,20 +338,10 @@ int compare_write_markdown(const struct compare_report *rep,
 		fputs_markdown(rep->only_cand[i], fp);
 		fputc('\n', fp);
 	}
-	for (size_t i = 0; i < rep->n_mbase_only; i++) {
-		fputs("\nNot in the candidate (only in the baseline): ", fp);
-		fputs_markdown(rep->mbase_only[i].benchmark, fp);
-		fputs(", metric ", fp);
-		fputs_markdown(rep->mbase_only[i].metric, fp);
-		fputc('\n', fp);
-	}
-	for (size_t i = 0; i < rep->n_mcand_only; i++) {
-		fputs("\nNot in the baseline (only in the candidate): ", fp);
-		fputs_markdown(rep->mcand_only[i].benchmark, fp);
-		fputs(", metric ", fp);
-		fputs_markdown(rep->mcand_only[i].metric, fp);
-		fputc('\n', fp);
-	}
+	md_one_side(fp, rep->mbase_only, rep->n_mbase_only,
+		    "Not in the candidate (only in the baseline)");
+	md_one_side(fp, rep->mcand_only, rep->n_mcand_only,
+		    "Not in the baseline (only in the candidate)");
 	fprintf(fp, "\nValues are Harrell-Davis estimates of the median, or "
 		"of the percentile named. A change counts when the one-sided "
 		"test against ±%g%% gives p < %g%s (%zu tests).\n",
