@@ -32,6 +32,7 @@ STATS = ["median", "p90", "p95", "p99"]
 QUANT = {"median": 0.5, "p90": 0.9, "p95": 0.95, "p99": 0.99}
 NOISE = 0.02
 failures = []
+counted = {"pairs": 0, "exact p": 0, "estimates": 0}
 
 
 def fail(case, what):
@@ -89,8 +90,13 @@ def cases(rng, pairs):
             out.append((kind, a, b, None))
         elif kind == "small":
             m1, m2 = int(rng.integers(2, 8)), int(rng.integers(2, 8))
-            out.append((kind, lognorm(rng, m1),
-                        float(rng.choice([1, 1.5])) * lognorm(rng, m2), None))
+            if rng.integers(0, 2):     # tied, as counts are
+                out.append((kind, 0.001 * rng.integers(1, 4, m1),
+                            0.001 * rng.integers(1, 5, m2), None))
+            else:
+                out.append((kind, lognorm(rng, m1),
+                            float(rng.choice([1, 1.5])) * lognorm(rng, m2),
+                            None))
         elif kind == "equal":
             c = float(rng.choice([0.5, 0.6]))
             out.append((kind, np.full(n1, 0.5), np.full(n2, c), c / 0.5 - 1))
@@ -287,6 +293,7 @@ def check_pair(ys, wd, i, kind, a, b, truth, cover):
     base, cand = os.path.join(wd, "b%d.json" % i), os.path.join(wd, "c%d.json" % i)
     write(base, result(a))
     write(cand, result(b))
+    counted["pairs"] += 1
     cj = compare_json(ys, base, cand)
     row, rchecks = report_html(ys, base, cand, os.path.join(wd, "r%d.html" % i))
     grc, gchecks = gate_text(ys, base, cand)
@@ -351,6 +358,7 @@ def check_pair(ys, wd, i, kind, a, b, truth, cover):
         # independent: the estimates are SciPy's Harrell-Davis
         for side, x in (("base", a), ("cand", b)):
             want = hd(x, QUANT[s])
+            counted["estimates"] += 1
             # weights below 1e-5 of the largest are dropped
             # (docs/statistics.md): within 1e-4 of the range
             tol = 1e-4 * float(np.max(x) - np.min(x)) + 1e-12 * abs(want)
@@ -373,6 +381,7 @@ def check_pair(ys, wd, i, kind, a, b, truth, cover):
         if kind == "small" and v != "inconclusive" and not math.isnan(c["p"]):
             up = ch >= 0
             want = exact_p(a, b, QUANT[s], NOISE, up)
+            counted["exact p"] += 1
             if abs(want - c["p"]) > 1e-9:
                 fail(case, "%s: p %r, the exact p enumerated here %r" %
                      (s, c["p"], want))
@@ -431,6 +440,9 @@ def main():
             check_pair(o.ys, o.workdir, i, kind, a, b, truth, cover)
         except Exception as ex:  # a command that failed, said as a check
             fail("pair %d (%s)" % (i, kind), "%s: %s" % (type(ex).__name__, ex))
+    print("pairs judged by compare, gate and report: %d; estimates against "
+          "SciPy: %d; p against the enumeration: %d" %
+          (counted["pairs"], counted["estimates"], counted["exact p"]))
     for s, (hit, n) in sorted(cover.items()):
         # 95% intervals: fewer hits than Binomial(n, 0.95) gives 1 time in
         # 10,000 is a failure
