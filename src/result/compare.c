@@ -171,6 +171,23 @@ static const enum stat_kind pct_stats[COMPARE_NPCT] = {
 	STAT_P90, STAT_P95, STAT_P99,
 };
 
+static void push_metric(struct metric_one_side **v, size_t *n,
+			const struct benchmark *b, const char *metric)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[*n].benchmark = benchmark_display_name(b);
+	(*v)[(*n)++].metric = xstrdup(metric);
+}
+
+/* Whether m holds a measured value (not every one null). */
+static bool measured(const struct metric *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!isnan(m->values[i]))
+			return true;
+	return false;
+}
+
 static int add_row(struct compare_report *rep, const struct benchmark *bb,
 		   const struct metric *ma, const struct metric *mb,
 		   const struct compare_opts *o)
@@ -182,8 +199,17 @@ static int add_row(struct compare_report *rep, const struct benchmark *bb,
 
 	memset(&c, 0, sizeof(c));
 	stat_query(o, ma->name, ma->unit, STAT_MEDIAN, rep->family, &q);
-	if (judge(&sa, &sb, &q, &c.j))
-		return 0;	/* no measured value on a side */
+	if (judge(&sa, &sb, &q, &c.j)) {
+		/* no measured value on a side (every run timed out): said
+		 * as a metric the other side alone measured */
+		if (measured(ma) && !measured(mb))
+			push_metric(&rep->mbase_only, &rep->n_mbase_only, bb,
+				    ma->name);
+		else if (measured(mb) && !measured(ma))
+			push_metric(&rep->mcand_only, &rep->n_mcand_only, bb,
+				    mb->name);
+		return 0;
+	}
 	for (int i = 0; i < COMPARE_NPCT; i++) {
 		c.pct[i].stat = pct_stats[i];
 		q.stat = pct_stats[i];
@@ -285,14 +311,6 @@ static void push_name(char ***v, size_t *n, const struct benchmark *b)
 {
 	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
 	(*v)[(*n)++] = benchmark_display_name(b);
-}
-
-static void push_metric(struct metric_one_side **v, size_t *n,
-			const struct benchmark *b, const char *metric)
-{
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	(*v)[*n].benchmark = benchmark_display_name(b);
-	(*v)[(*n)++].metric = xstrdup(metric);
 }
 
 /* The metrics (compared ones: wanted, not settings) of `from` that `in`

@@ -84,7 +84,8 @@ struct compare_report {
 	char **only_base, **only_cand;	/* benchmark names on one side */
 	size_t n_only_base, n_only_cand;
 	/* metrics of a benchmark both sides have, measured on one side
-	 * only: said, never dropped without a word */
+	 * only (absent, or every value null on the other): said, never
+	 * dropped without a word */
 	struct metric_one_side *mbase_only, *mcand_only;
 	size_t n_mbase_only, n_mcand_only;
 	double alpha, noise;

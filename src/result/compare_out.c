@@ -90,7 +90,8 @@ static void print_pct(FILE *fp, const struct metric_cmp *c,
 		term_reset(color));
 }
 
-/* "x: metric wall_time not in the candidate (only in the baseline)". */
+/* "x: metric wall_time not measured in the candidate (only in the
+ * baseline)". */
 static void print_one_side(FILE *fp, const struct metric_one_side *v,
 			   size_t n, const char *where)
 {
@@ -156,9 +157,9 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		fputc('\n', fp);
 	}
 	print_one_side(fp, rep->mbase_only, rep->n_mbase_only,
-		       "not in the candidate (only in the baseline)");
+		       "not measured in the candidate (only in the baseline)");
 	print_one_side(fp, rep->mcand_only, rep->n_mcand_only,
-		       "not in the baseline (only in the candidate)");
+		       "not measured in the baseline (only in the candidate)");
 	fprintf(fp, "%s(%zu comparisons, %zu tests: a change counts when "
 		"the one-sided test against ±%g%% gives p < %g%s; estimates "
 		"Harrell-Davis; ~: an approximate interval)%s\n",
@@ -282,7 +283,8 @@ static void md_row(FILE *fp, const struct metric_cmp *c, const char *stat,
 		bold ? "**" : "", cmp_verdict_name(verdict), bold ? "**" : "");
 }
 
-/* "Not in the candidate (only in the baseline): x, metric wall\_time". */
+/* "Not measured in the candidate (only in the baseline): x, metric
+ * wall\_time". */
 static void md_one_side(FILE *fp, const struct metric_one_side *v, size_t n,
 			const char *where)
 {
@@ -339,9 +341,9 @@ int compare_write_markdown(const struct compare_report *rep,
 		fputc('\n', fp);
 	}
 	md_one_side(fp, rep->mbase_only, rep->n_mbase_only,
-		    "Not in the candidate (only in the baseline)");
+		    "Not measured in the candidate (only in the baseline)");
 	md_one_side(fp, rep->mcand_only, rep->n_mcand_only,
-		    "Not in the baseline (only in the candidate)");
+		    "Not measured in the baseline (only in the candidate)");
 	fprintf(fp, "\nValues are Harrell-Davis estimates of the median, or "
 		"of the percentile named. A change counts when the one-sided "
 		"test against ±%g%% gives p < %g%s (%zu tests).\n",

@@ -106,13 +106,18 @@ t "compare: a metric one side lacks is said (terminal, JSON, Markdown), not drop
 import json; d = {\"schema\": \"yardstick/result/v1\", \"benchmarks\": [{\"name\": \"x\", \"metrics\": {\"cpu_time\": {\"unit\": \"s\", \"values\": [1, 2]}}}]}
 json.dump(d, open(\"$T/cpu.json\", \"w\"))"
 	"$YS" compare --json "$T/c.json" --markdown "$T/c.md" "$T/s.json" "$T/cpu.json" >"$T/o" || exit 1
-	grep -qF "x: metric wall_time not in the candidate (only in the baseline)" "$T/o" &&
-	grep -qF "x: metric cpu_time not in the baseline (only in the candidate)" "$T/o" &&
-	grep -qF "only in the candidate): x, metric cpu" "$T/c.md" &&
+	grep -qF "x: metric wall_time not measured in the candidate (only in the baseline)" "$T/o" &&
+	grep -qF "x: metric cpu_time not measured in the baseline (only in the candidate)" "$T/o" &&
+	grep -qF "Not measured in the baseline (only in the candidate): x, metric cpu" "$T/c.md" &&
 	'"$PY"' -c "
 import json; d = json.load(open(\"$T/c.json\"))
 assert {\"benchmark\": \"x\", \"metric\": \"rss\"} in d[\"metrics_only_in_baseline\"], d
 assert d[\"metrics_only_in_candidate\"] == [{\"benchmark\": \"x\", \"metric\": \"cpu_time\"}], d" || { cat "$T/o"; exit 1; }'
+t "compare: a metric every value of which is null on one side (every run timed out) is said, not dropped" sh -c '
+	'"$PY"' -c "
+import json; json.dump({\"schema\": \"yardstick/result/v1\", \"benchmarks\": [{\"name\": \"x\", \"metrics\": {\"wall_time\": {\"unit\": \"s\", \"values\": [None] * 5}}}]}, open(\"$T/nulls.json\", \"w\"))"
+	"$YS" compare -m wall_time "$T/s.json" "$T/nulls.json" >"$T/o" &&
+	grep -qF "x: metric wall_time not measured in the candidate (only in the baseline)" "$T/o" || { cat "$T/o"; exit 1; }'
 t "compare: a value of 1e30 prints in exponent form, its unit whole, no 30-digit number" sh -c '
 	"$YS" compare "$T/s.json" "$T/out.json" >"$T/o" || exit 1
 	grep -q "e+29 s" "$T/o" && grep -qE "e\+3[0-9]%" "$T/o" && ! grep -qE "[0-9]{12}" "$T/o" || { cat "$T/o"; exit 1; }'
