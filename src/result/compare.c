@@ -114,6 +114,21 @@ const struct benchmark *compare_lookup(struct hashmap *m,
 	return found;
 }
 
+int compare_units_agree(const struct benchmark *b, const struct metric *ma,
+			const struct metric *mb, struct error *e)
+{
+	char *name;
+
+	if (!ma->unit[0] || !mb->unit[0] || !strcmp(ma->unit, mb->unit))
+		return 0;
+	name = benchmark_display_name(b);
+	error_set(e, "benchmark '%s': metric '%s' is in '%s' in the baseline "
+		  "and in '%s' in the candidate: values in different units "
+		  "cannot be compared", name, ma->name, ma->unit, mb->unit);
+	free(name);
+	return -1;
+}
+
 static bool wanted(const struct compare_opts *o, const char *metric)
 {
 	if (!o->metrics)
@@ -156,6 +171,23 @@ static const enum stat_kind pct_stats[COMPARE_NPCT] = {
 	STAT_P90, STAT_P95, STAT_P99,
 };
 
+static void push_metric(struct metric_one_side **v, size_t *n,
+			const struct benchmark *b, const char *metric)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[*n].benchmark = benchmark_display_name(b);
+	(*v)[(*n)++].metric = xstrdup(metric);
+}
+
+/* Whether m holds a measured value (not every one null). */
+static bool measured(const struct metric *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!isnan(m->values[i]))
+			return true;
+	return false;
+}
+
 static int add_row(struct compare_report *rep, const struct benchmark *bb,
 		   const struct metric *ma, const struct metric *mb,
 		   const struct compare_opts *o)
@@ -167,8 +199,17 @@ static int add_row(struct compare_report *rep, const struct benchmark *bb,
 
 	memset(&c, 0, sizeof(c));
 	stat_query(o, ma->name, ma->unit, STAT_MEDIAN, rep->family, &q);
-	if (judge(&sa, &sb, &q, &c.j))
-		return 0;	/* no measured value on a side */
+	if (judge(&sa, &sb, &q, &c.j)) {
+		/* no measured value on a side (every run timed out): said
+		 * as a metric the other side alone measured */
+		if (measured(ma) && !measured(mb))
+			push_metric(&rep->mbase_only, &rep->n_mbase_only, bb,
+				    ma->name);
+		else if (measured(mb) && !measured(ma))
+			push_metric(&rep->mcand_only, &rep->n_mcand_only, bb,
+				    mb->name);
+		return 0;
+	}
 	for (int i = 0; i < COMPARE_NPCT; i++) {
 		c.pct[i].stat = pct_stats[i];
 		q.stat = pct_stats[i];
@@ -272,10 +313,28 @@ static void push_name(char ***v, size_t *n, const struct benchmark *b)
 	(*v)[(*n)++] = benchmark_display_name(b);
 }
 
-static void compare_benchmark(struct compare_report *rep,
-			      const struct benchmark *ba,
-			      const struct benchmark *bb,
-			      const struct compare_opts *o, size_t *count)
+/* The metrics (compared ones: wanted, not settings) of `from` that `in`
+ * lacks, into v. */
+static void one_side(const struct benchmark *from, const struct benchmark *in,
+		     const struct compare_opts *o,
+		     struct metric_one_side **v, size_t *n)
+{
+	for (size_t k = 0; k < from->nmetrics; k++) {
+		const char *name = from->metrics[k].name;
+
+		if (wanted(o, name) && (o->metrics || !metric_is_setting(name))
+		    && !benchmark_find_metric(in, name))
+			push_metric(v, n, from, name);
+	}
+}
+
+/* Rows of the metrics of ba and bb compared (count non-NULL: only
+ * counted). -1 with a message when a metric's units differ. */
+static int compare_benchmark(struct compare_report *rep,
+			     const struct benchmark *ba,
+			     const struct benchmark *bb,
+			     const struct compare_opts *o, size_t *count,
+			     struct error *e)
 {
 	for (size_t k = 0; k < ba->nmetrics; k++) {
 		const struct metric *ma = &ba->metrics[k];
@@ -286,28 +345,40 @@ static void compare_benchmark(struct compare_report *rep,
 		if (!mb || !wanted(o, ma->name) ||
 		    (!o->metrics && metric_is_setting(ma->name)))
 			continue;
+		if (compare_units_agree(bb, ma, mb, e))
+			return -1;
 		if (count)
 			(*count)++;
 		else
 			add_row(rep, bb, ma, mb, o);
 	}
+	return 0;
 }
 
 /* Rows (count non-NULL: only counted) of every benchmark both sides
- * have. */
-static void compare_all(struct compare_report *rep, const struct result *cand,
-			struct hashmap *mbase, const struct compare_opts *o,
-			size_t *count)
+ * have. -1 with a message when a metric's units differ. */
+static int compare_all(struct compare_report *rep, const struct result *cand,
+		       struct hashmap *mbase, const struct compare_opts *o,
+		       size_t *count, struct error *e)
 {
 	for (size_t i = 0; i < cand->nbenchmarks; i++) {
 		const struct benchmark *bb = &cand->benchmarks[i];
 		const struct benchmark *ba = compare_lookup(mbase, bb);
 
-		if (ba)
-			compare_benchmark(rep, ba, bb, o, count);
-		else if (!count)
+		if (ba) {
+			if (compare_benchmark(rep, ba, bb, o, count, e))
+				return -1;
+			if (!count) {
+				one_side(ba, bb, o, &rep->mbase_only,
+					 &rep->n_mbase_only);
+				one_side(bb, ba, o, &rep->mcand_only,
+					 &rep->n_mcand_only);
+			}
+		} else if (!count) {
 			push_name(&rep->only_cand, &rep->n_only_cand, bb);
+		}
 	}
+	return 0;
 }
 
 int compare_results(const struct result *base, const struct result *cand,
@@ -315,6 +386,7 @@ int compare_results(const struct result *base, const struct result *cand,
 		    struct error *e)
 {
 	struct hashmap mbase, mcand;
+	size_t rows = 0;
 
 	memset(rep, 0, sizeof(*rep));
 	rep->alpha = o->alpha;
@@ -323,15 +395,16 @@ int compare_results(const struct result *base, const struct result *cand,
 			       &mbase, &mcand, e))
 		return -1;
 	rep->correction = o->correction;
-	if (o->correction == JUDGE_HOLM) {
-		size_t rows = 0;
-
-		compare_all(rep, cand, &mbase, o, &rows);
-		rep->family = 2 * (COMPARE_NPCT + 1) * rows;
-	} else {
-		rep->family = 1;
+	/* counted first: the family sets the permutation budget, and a
+	 * mismatch of units is refused before anything is judged */
+	if (compare_all(rep, cand, &mbase, o, &rows, e)) {
+		hashmap_free(&mbase);
+		hashmap_free(&mcand);
+		return -1;
 	}
-	compare_all(rep, cand, &mbase, o, NULL);
+	rep->family = o->correction == JUDGE_HOLM
+		? 2 * (COMPARE_NPCT + 1) * rows : 1;
+	compare_all(rep, cand, &mbase, o, NULL, e);
 	finish(rep, o);
 	for (size_t i = 0; i < base->nbenchmarks; i++)
 		if (!compare_lookup(&mcand, &base->benchmarks[i]))
@@ -357,5 +430,15 @@ void compare_report_free(struct compare_report *rep)
 		free(rep->only_cand[i]);
 	free(rep->only_base);
 	free(rep->only_cand);
+	for (size_t i = 0; i < rep->n_mbase_only; i++) {
+		free(rep->mbase_only[i].benchmark);
+		free(rep->mbase_only[i].metric);
+	}
+	for (size_t i = 0; i < rep->n_mcand_only; i++) {
+		free(rep->mcand_only[i].benchmark);
+		free(rep->mcand_only[i].metric);
+	}
+	free(rep->mbase_only);
+	free(rep->mcand_only);
 	memset(rep, 0, sizeof(*rep));
 }

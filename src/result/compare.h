@@ -23,6 +23,7 @@
 #include "result/result.h"
 #include "stats/judge.h"
 #include "stats/shift.h"
+#include "util/error.h"
 #include "util/hashmap.h"
 
 struct compare_opts {
@@ -73,11 +74,20 @@ struct metric_cmp {
 	struct pct_cmp pct[COMPARE_NPCT];	/* p90, p95, p99 */
 };
 
+struct metric_one_side {
+	char *benchmark, *metric;
+};
+
 struct compare_report {
 	struct metric_cmp *rows;
 	size_t n, cap;
 	char **only_base, **only_cand;	/* benchmark names on one side */
 	size_t n_only_base, n_only_cand;
+	/* metrics of a benchmark both sides have, measured on one side
+	 * only (absent, or every value null on the other): said, never
+	 * dropped without a word */
+	struct metric_one_side *mbase_only, *mcand_only;
+	size_t n_mbase_only, n_mcand_only;
 	double alpha, noise;
 	enum judge_correction correction;
 	size_t family;		/* the tests the budget was set for */
@@ -106,6 +116,16 @@ int compare_index_pair(const struct result *base, const struct result *cand,
 		       const char *base_label, const char *cand_label,
 		       struct hashmap *mbase, struct hashmap *mcand,
 		       struct error *e);
+/*
+ * 0 when metrics ma (baseline) and mb (candidate) of benchmark b are in
+ * the same unit (or one does not say its unit); -1 with a message naming
+ * both units otherwise: 10 ms against 0.01 s is no change of 99,900%.
+ * compare, gate, report --baseline and bench --baseline all refuse such
+ * a pair through it.
+ */
+int compare_units_agree(const struct benchmark *b, const struct metric *ma,
+			const struct metric *mb, struct error *e);
+
 /* The benchmark of index m with b's identity, or NULL. */
 const struct benchmark *compare_lookup(struct hashmap *m,
 				       const struct benchmark *b);

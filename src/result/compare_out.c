@@ -15,17 +15,9 @@
 #include "util/strutil.h"
 #include "util/term.h"
 
-/* "+12.3%", "+∞" or "-∞" (a change from 0, a bound the runs cannot
- * set), "?" for no number: never "nan%". */
 static const char *fmt_pct(double v, char *buf, size_t n)
 {
-	if (isnan(v))
-		snprintf(buf, n, "?");
-	else if (isinf(v))
-		snprintf(buf, n, "%s∞", v > 0 ? "+" : "-");
-	else
-		snprintf(buf, n, "%+.1f%%", fabs(v) < 5e-4 ? 0.0 : 100 * v);
-	return buf;
+	return fmt_change_pct(v, buf, n);
 }
 
 static void fmt_rel(double base, double change, const double ci[2],
@@ -98,6 +90,19 @@ static void print_pct(FILE *fp, const struct metric_cmp *c,
 		term_reset(color));
 }
 
+/* "x: metric wall_time not measured in the candidate (only in the
+ * baseline)". */
+static void print_one_side(FILE *fp, const struct metric_one_side *v,
+			   size_t n, const char *where)
+{
+	for (size_t i = 0; i < n; i++) {
+		term_puts(fp, v[i].benchmark);
+		fputs(": metric ", fp);
+		term_puts(fp, v[i].metric);
+		fprintf(fp, " %s\n", where);
+	}
+}
+
 void compare_print(const struct compare_report *rep, FILE *fp)
 {
 	bool color = term_use_color(fp);
@@ -151,6 +156,10 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		term_puts(fp, rep->only_cand[i]);
 		fputc('\n', fp);
 	}
+	print_one_side(fp, rep->mbase_only, rep->n_mbase_only,
+		       "not measured in the candidate (only in the baseline)");
+	print_one_side(fp, rep->mcand_only, rep->n_mcand_only,
+		       "not measured in the baseline (only in the candidate)");
 	fprintf(fp, "%s(%zu comparisons, %zu tests: a change counts when "
 		"the one-sided test against ±%g%% gives p < %g%s; estimates "
 		"Harrell-Davis; ~: an approximate interval)%s\n",
@@ -158,6 +167,20 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		100 * rep->noise, rep->alpha, rep->correction == JUDGE_HOLM
 		? " after Holm's correction over all of them" : "",
 		term_reset(color));
+}
+
+static json_t *one_side_json(const struct metric_one_side *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "benchmark", json_text(v[i].benchmark));
+		json_object_set_new(o, "metric", json_text(v[i].metric));
+		json_array_append_new(a, o);
+	}
+	return a;
 }
 
 static json_t *row_json(const struct metric_cmp *c)
@@ -229,6 +252,10 @@ int compare_write_json(const struct compare_report *rep, const char *path,
 			    names_json(rep->only_base, rep->n_only_base));
 	json_object_set_new(root, "only_in_candidate",
 			    names_json(rep->only_cand, rep->n_only_cand));
+	json_object_set_new(root, "metrics_only_in_baseline",
+			    one_side_json(rep->mbase_only, rep->n_mbase_only));
+	json_object_set_new(root, "metrics_only_in_candidate",
+			    one_side_json(rep->mcand_only, rep->n_mcand_only));
 	return json_write_file(root, path, e);
 }
 
@@ -254,6 +281,20 @@ static void md_row(FILE *fp, const struct metric_cmp *c, const char *stat,
 	fprintf(fp, " | %s | %s%s%s |\n",
 		isnan(pv) ? "" : strcmp(p, "p < 0.001") ? p : "p &lt; 0.001",
 		bold ? "**" : "", cmp_verdict_name(verdict), bold ? "**" : "");
+}
+
+/* "Not measured in the candidate (only in the baseline): x, metric
+ * wall\_time". */
+static void md_one_side(FILE *fp, const struct metric_one_side *v, size_t n,
+			const char *where)
+{
+	for (size_t i = 0; i < n; i++) {
+		fprintf(fp, "\n%s: ", where);
+		fputs_markdown(v[i].benchmark, fp);
+		fputs(", metric ", fp);
+		fputs_markdown(v[i].metric, fp);
+		fputc('\n', fp);
+	}
 }
 
 int compare_write_markdown(const struct compare_report *rep,
@@ -299,6 +340,10 @@ int compare_write_markdown(const struct compare_report *rep,
 		fputs_markdown(rep->only_cand[i], fp);
 		fputc('\n', fp);
 	}
+	md_one_side(fp, rep->mbase_only, rep->n_mbase_only,
+		    "Not measured in the candidate (only in the baseline)");
+	md_one_side(fp, rep->mcand_only, rep->n_mcand_only,
+		    "Not measured in the baseline (only in the candidate)");
 	fprintf(fp, "\nValues are Harrell-Davis estimates of the median, or "
 		"of the percentile named. A change counts when the one-sided "
 		"test against ±%g%% gives p < %g%s (%zu tests).\n",

@@ -464,6 +464,8 @@ static int judge_check(struct gate_report *rep, struct hashmap *cache,
 		return unit_mismatch(t, mb->unit, e);
 	b = sorted_values(cache, mb, &nb);
 	if (t->kind != GATE_LIMIT) {
+		if (ma && compare_units_agree(bb, ma, mb, e))
+			return -1;
 		if (ma)
 			sorted_values(cache, ma, &na);
 		if (!ma)

@@ -25,7 +25,7 @@ static const char *fmt_amount(const struct gate_check *c, double v,
 	else if (isinf(v))
 		snprintf(buf, n, "%s∞", v > 0 ? "+" : "-");
 	else if (c->relative)
-		snprintf(buf, n, "%+.1f%%", fabs(v) < 5e-4 ? 0.0 : 100 * v);
+		fmt_change_pct(v, buf, n);
 	else
 		snprintf(buf, n, "%s%s", v >= 0 ? "+" : "",
 			 fmt_value(v, c->unit ? c->unit : "", x, sizeof(x)));

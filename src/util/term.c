@@ -28,15 +28,36 @@ const char *term_yellow(bool on) { return on ? "\033[33m" : ""; }
 const char *term_dim(bool on) { return on ? "\033[2m" : ""; }
 const char *term_reset(bool on) { return on ? "\033[0m" : ""; }
 
-/* Print v with 4 significant digits, at least one decimal for scaled. */
+/* Print v with 4 significant digits, at least one decimal for scaled.
+ * Beyond the units' prefixes (a million TiB, a result whose values reach
+ * 1e30) or below a thousandth of the smallest, in exponent form: fixed
+ * decimals would print 30 digits, or 0, and a buffer cut short would
+ * drop digits and the unit. */
 static char *fmt_sig(double v, const char *unit, char *buf, size_t n)
 {
 	double a = fabs(v);
 	int decimals = a >= 1000 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : 3;
 
+	if (a >= 1e6 || (a != 0 && a < 1e-3)) {
+		snprintf(buf, n, "%.4g%s%s", v, *unit ? " " : "", unit);
+		return buf;
+	}
 	if (v == 0)
 		decimals = 0;
 	snprintf(buf, n, "%.*f%s%s", decimals, v, *unit ? " " : "", unit);
+	return buf;
+}
+
+char *fmt_change_pct(double v, char *buf, size_t n)
+{
+	if (isnan(v))
+		snprintf(buf, n, "?");
+	else if (isinf(v))
+		snprintf(buf, n, "%s∞", v > 0 ? "+" : "-");
+	else if (fabs(v) >= 1e4)	/* a million per cent: 30 digits */
+		snprintf(buf, n, "%+.3g%%", 100 * v);
+	else
+		snprintf(buf, n, "%+.1f%%", fabs(v) < 5e-4 ? 0.0 : 100 * v);
 	return buf;
 }
 
@@ -80,7 +101,8 @@ char *fmt_value(double v, const char *unit, char *buf, size_t n)
 			v /= 1024;
 			i++;
 		}
-		if (i == 0) {
+		/* a fraction of a byte (a mean per operation) is no 0 B */
+		if (i == 0 && v == floor(v)) {
 			snprintf(buf, n, "%.0f B", v);
 			return buf;
 		}

@@ -62,6 +62,12 @@ void progress_init(struct progress *p);
 void progress_update(struct progress *p, double fraction, const char *label);
 void progress_clear(struct progress *p);
 
+/* A relative change v (0.12 is 12%) signed, for people: "+12.0%",
+ * "-0.4%", "+2.37e+31%" past a million per cent, "+∞" / "-∞" (a change
+ * from 0, a bound the runs cannot set), "?" for no number: never "nan%".
+ * The one formatter of changes: compare, gate, bench --baseline. */
+char *fmt_change_pct(double v, char *buf, size_t n);
+
 /* "p < 0.001", "p = 0.012", or "-" when p is not a number. Returns buf. */
 char *fmt_p_value(double p, char *buf, size_t n);
 

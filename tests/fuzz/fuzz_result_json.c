@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fuzz_file.h"
+#include "result/compare.h"
 #include "result/result.h"
 
 static void check_roundtrip(const struct result *r)
@@ -78,6 +79,34 @@ static void check_invariants(const struct result *r)
 	}
 }
 
+/* The one judge on a result against itself: the same values on both
+ * sides are never "slower" or "faster", and every interval holds its
+ * estimate; a refusal (one identity twice) has a message. */
+static void check_judged(const struct result *r)
+{
+	struct compare_opts o;
+	struct compare_report rep;
+	struct error e;
+
+	compare_opts_init(&o);
+	if (compare_results(r, r, &o, &rep, &e)) {
+		if (!e.msg[0])
+			abort();
+		return;
+	}
+	for (size_t i = 0; i < rep.n; i++) {
+		const struct metric_cmp *c = &rep.rows[i];
+
+		if (c->verdict != CMP_UNCHANGED &&
+		    c->verdict != CMP_INCONCLUSIVE)
+			abort();
+		if (isfinite(c->change) && (c->change < c->change_ci[0] ||
+					    c->change > c->change_ci[1]))
+			abort();
+	}
+	compare_report_free(&rep);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64];
@@ -90,6 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (result_read_json(&r, path, &e) == 0) {
 		check_invariants(&r);
 		check_roundtrip(&r);
+		check_judged(&r);
 		result_free(&r);
 	} else if (!strstr(e.msg, path)) {
 		abort();	/* every error names the file */

@@ -185,6 +185,48 @@ static void test_fmt_value(void **state)
 			    "16.00 Mflop");
 }
 
+/* Values past the units' prefixes and changes past a million per cent
+ * (a result may hold values up to 1e30) print whole, in exponent form:
+ * fixed decimals printed 30 digits, which a 32-byte buffer cut, unit
+ * and all. Generated over every decade a result can hold, each unit. */
+static void test_fmt_value_extremes(void **state)
+{
+	static const char *const units[] = {
+		"s", "bytes", "count", "flop", "bytes/s", "flop/s", "ms", ""
+	};
+	char b[32];
+
+	(void)state;
+	assert_string_equal(fmt_value(2.366e29, "s", b, sizeof(b)),
+			    "2.366e+29 s");
+	assert_string_equal(fmt_value(1e-20, "s", b, sizeof(b)),
+			    "1e-11 ns");
+	assert_string_equal(fmt_change_pct(2.01e29, b, sizeof(b)),
+			    "+2.01e+31%");
+	assert_string_equal(fmt_change_pct(-0.5, b, sizeof(b)), "-50.0%");
+	assert_string_equal(fmt_change_pct(123.4, b, sizeof(b)),
+			    "+12340.0%");
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		for (int e = -30; e <= 30; e++) {
+			double v = 1.2345 * pow(10, e);
+			double back;
+			char *end;
+
+			fmt_value(v, units[u], b, sizeof(b));
+			/* never cut: the number no longer than 4
+			 * significant digits and an exponent need */
+			assert_true(strlen(b) < sizeof(b) - 1);
+			assert_true(strlen(b) <= 12 + strlen(units[u]) + 5);
+			back = strtod(b, &end);
+			assert_true(end != b);
+			assert_true(back > 0);
+			fmt_change_pct(v, b, sizeof(b));
+			assert_true(strlen(b) <= 12);
+			assert_true(b[strlen(b) - 1] == '%');
+		}
+	}
+}
+
 static char *capture(void (*fn)(const char *, FILE *), const char *s)
 {
 	char *buf = NULL;
@@ -1375,6 +1417,7 @@ int main(void)
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_numbers),
 		cmocka_unit_test(test_fmt_value),
+		cmocka_unit_test(test_fmt_value_extremes),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_error_long),
 		cmocka_unit_test(test_error_class),
