@@ -179,6 +179,7 @@ import json, sys
 b = json.load(open(sys.argv[1]))["benchmarks"][0]
 got = b["metrics"]["allocations"]["values"][0]
 assert got == int(sys.argv[2]), (got, sys.argv[2])
+assert not [w for w in b["warnings"] if "returned NULL" in w], b["warnings"]
 PY
 }
 for m in "200 closeall 50" "200 dupover 50" "200 nofile" "200 setsid 50" "200 blockall 50" \
@@ -199,5 +200,30 @@ assert int(sys.argv[2]) > 0 and got == 200 + int(sys.argv[2]), (got, sys.argv[2]
 PY
 }
 t "mem: allocations in a 5 us timer's handler: each one counted" sigalloc
+
+# Allocation calls that return NULL are counted and said (the agent's
+# shared memory counts in the program's address space): N calls of
+# malloc, calloc, realloc and aligned_alloc too large for any address
+# space, and a program that caps its own address space at 64 MiB (it
+# allocates 61 MiB alone, none under mem).
+nomem() {
+	hostile mem 0 nomem "$1" || return 1
+	grep -q "warning: $1 allocation calls returned NULL" "$d/err" || { cat "$d/err"; return 1; }
+	python3 - "$d/m.json" "$1" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))["benchmarks"][0]
+w = [w for w in b["warnings"] if "returned NULL" in w]
+assert len(w) == 1 and w[0].startswith(sys.argv[2] + " allocation calls returned NULL"), b["warnings"]
+PY
+}
+for k in 2 7 40; do
+	t "mem: $k allocation calls that return NULL: $k said" nomem $k
+done
+capped() {
+	hostile mem 0 as 64 || return 1
+	grep -q "returned NULL: the program ran out of memory" "$d/err" || { cat "$d/err"; return 1; }
+	grep -q "RLIMIT_AS" "$d/err"
+}
+t "mem: a program that caps its address space below the agent's: said" capped
 
 finish
