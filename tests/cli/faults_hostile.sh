@@ -185,9 +185,9 @@ PY
 for m in "200 closeall 50" "200 dupover 50" "200 nofile" "200 setsid 50" "200 blockall 50" \
 	 "200 clone3" "500 execchain 3"; do
 	set -- $m
-	n=$1
+	nal=$1
 	shift
-	t "mem: hostfix $*: $n allocations counted" memcount $n "$@"
+	t "mem: hostfix $*: $nal allocations counted" memcount $nal "$@"
 done
 # sigalloc: each allocation of the timer's handler counted, and the 200
 sigalloc() {
