@@ -37,6 +37,8 @@ static void mem_print_python(const struct mem_run *m)
 
 void mem_print_status(const struct mem_run *m)
 {
+	char note[256];
+
 	print_program_end("yardstick mem", "report", m->trace.status,
 			  m->trace.strays, m->trace.stray_names);
 	if (!m->trace.agent_started)
@@ -52,6 +54,8 @@ void mem_print_status(const struct mem_run *m)
 		fprintf(stderr, "yardstick mem: warning: %u threads were not "
 			"traced: more than %d ran at once\n",
 			m->trace.overflow_threads, HEAP_SLOTS);
+	if (heap_failed_allocs_note(&m->trace, note, sizeof(note)))
+		fprintf(stderr, "yardstick mem: warning: %s\n", note);
 	mem_print_python(m);
 	if (m->trace.unwind_failed)
 		fprintf(stderr, "yardstick mem: libunwind could not be loaded: "

@@ -271,6 +271,7 @@ static int count_program(const struct roofline_args *a,
 	ch.io[2] = CHILD_IO_FD;
 	ch.fd[2] = errfd;
 	ch.own_group = true;
+	ch.die_with_us = true;
 	ch.interrupt = stop_flag();
 	if (!a->quiet && isatty(STDERR_FILENO))
 		fprintf(stderr, "yardstick roofline: counting '%s' under "

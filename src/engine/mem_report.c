@@ -321,7 +321,7 @@ void mem_build_result(struct mem_run *m)
 	const struct heap_report *rep = &m->rep;
 	struct result *r = &m->res;
 	struct benchmark *b;
-	char *name;
+	char *name, note[256];
 
 	if (m->have_res)
 		return;
@@ -410,6 +410,8 @@ void mem_build_result(struct mem_run *m)
 	if (m->trace.overflow_threads)
 		benchmark_add_warning(b, "%u threads were not traced",
 				      m->trace.overflow_threads);
+	if (heap_failed_allocs_note(&m->trace, note, sizeof(note)))
+		benchmark_add_warning(b, "%s", note);
 	if (m->trace.stopped)
 		benchmark_add_warning(b, "incomplete trace: the program closed "
 				      "or replaced the agent's socket "

@@ -37,6 +37,17 @@ slow:
 	return false;
 }
 
+/*
+ * An allocation of size bytes (above 0) that returned NULL: counted in
+ * the segment's header, for the report to say that the program ran out
+ * of memory (rare: one atomic add, safe in a signal handler).
+ */
+static __attribute__((noinline, cold)) void note_failed(size_t size)
+{
+	if (size && hdr)
+		__atomic_fetch_add(&hdr->failed_allocs, 1, __ATOMIC_RELAXED);
+}
+
 INLINE void *fast_alloc_done(struct tstate *t, void *p, size_t size)
 {
 	if (likely(p != NULL)) {
@@ -44,6 +55,7 @@ INLINE void *fast_alloc_done(struct tstate *t, void *p, size_t size)
 		t->last_alloc = p;
 	} else {
 		add_count((uint64_t *)&t->sample_left, size);
+		note_failed(size);
 	}
 	return p;
 }
@@ -87,6 +99,8 @@ SLOW void *malloc_slow(size_t size)
 			after_alloc(t, p, size);
 		leave(t);
 	}
+	if (!p)
+		note_failed(size);
 	return p;
 }
 
@@ -176,6 +190,8 @@ SLOW void *calloc_slow(size_t n, size_t size)
 			after_alloc(t, p, n * size);
 		leave(t);
 	}
+	if (!p)
+		note_failed(n && size);
 	return p;
 }
 
@@ -200,8 +216,12 @@ SLOW void *realloc_slow(void *old, size_t size)
 		return scratch_realloc(&tls, old, size);
 	sample_prefetch(&tls);
 	t = enter();
-	if (!t)
-		return __libc_realloc(old, size);
+	if (!t) {
+		p = __libc_realloc(old, size);
+		if (!p)
+			note_failed(size);
+		return p;
+	}
 	if (old && (traced = traced_free(old)))
 		ts = stamp();
 	p = __libc_realloc(old, size);
@@ -213,6 +233,8 @@ SLOW void *realloc_slow(void *old, size_t size)
 		sample_add(old);	/* still live, still sampled */
 	if (p)
 		after_alloc(t, p, size);
+	else
+		note_failed(size);
 	leave(t);
 	return p;
 }
@@ -258,6 +280,8 @@ INLINE void *aligned(size_t align, size_t size)
 			after_alloc(t, p, size);
 		leave(t);
 	}
+	if (!p)
+		note_failed(size);
 	return p;
 }
 

@@ -291,7 +291,7 @@ int heap_collect(const struct heap_opts *o, const char *path,
 	char name[HEAP_NAME_MAX + 1];
 	struct heap_header *h;
 	struct sigaction ign, old_quit;
-	struct child c = { .path = path, .argv = argv,
+	struct child c = { .path = path, .argv = argv, .die_with_us = true,
 			   .interrupt = o->interrupt };
 	sigset_t stops, old_mask;
 	pthread_t thread;

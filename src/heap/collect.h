@@ -80,6 +80,8 @@ struct heap_trace {
 	} *ends;
 	size_t nends, capends;
 	uint32_t overflow_threads, unwind_failed, sample_full, stopped;
+	/* allocation calls of the program that returned NULL (protocol.h) */
+	uint64_t failed_allocs;
 	/* a CPython program: its Py_Version (0: none), enum heap_py, and
 	 * whether PYTHONMALLOC was set to other than malloc (protocol.h) */
 	uint32_t py_version, py_status, py_malloc;
@@ -143,6 +145,15 @@ const char *heap_unpreloadable(const char *path);
  * t->counts are exact all the same, unless header_damaged.
  */
 bool heap_trace_incomplete(const struct heap_trace *t);
+
+/*
+ * What to say of the program's allocation calls that returned NULL, into
+ * buf: 0 when there were none, else 1. The agent's shared memory counts in
+ * the program's address space: a limit (RLIMIT_AS, ulimit -v) that the
+ * program sets itself comes sooner under mem than without.
+ */
+int heap_failed_allocs_note(const struct heap_trace *t, char *buf,
+			    size_t size);
 
 int heap_collect(const struct heap_opts *o, const char *path,
 		 char *const *argv, struct heap_trace *t, struct error *e);

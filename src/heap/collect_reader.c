@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -519,6 +520,7 @@ void heap_take_remainders(struct reader *r, struct heap_header *h)
 	t->overflow_threads = h->overflow_threads;
 	t->unwind_failed = h->unwind_failed;
 	t->sample_full = h->sample_full;
+	t->failed_allocs = h->failed_allocs;
 	t->stopped = h->stopped;
 	t->py_version = h->py_version;
 	t->py_status = h->py_status;
@@ -539,4 +541,18 @@ bool heap_trace_incomplete(const struct heap_trace *t)
 {
 	return t->stopped || t->lost_chunks || t->counts.dropped ||
 	       t->overflow_threads || t->header_damaged;
+}
+
+int heap_failed_allocs_note(const struct heap_trace *t, char *buf,
+			    size_t size)
+{
+	if (!t->failed_allocs)
+		return 0;
+	snprintf(buf, size, "%llu allocation call%s returned NULL: the "
+		 "program ran out of memory (the heap agent's %zu MiB of "
+		 "shared memory count in its address space: a limit such as "
+		 "RLIMIT_AS comes sooner under mem)",
+		 (unsigned long long)t->failed_allocs,
+		 t->failed_allocs == 1 ? "" : "s", sizeof(struct heap_header) >> 20);
+	return 1;
 }

@@ -399,7 +399,12 @@ struct heap_header {
 	uint32_t py_status;	/* enum heap_py */
 	uint32_t py_malloc;	/* 1: PYTHONMALLOC was set, to other than
 				 * "malloc", before the agent started: kept */
-	uint64_t reserved[3];
+	/* set by the agent */
+	uint64_t failed_allocs;	/* allocation calls that returned NULL for
+				 * a size above 0 (atomic): out of memory,
+				 * or an address-space limit (RLIMIT_AS)
+				 * the agent's segment counts in */
+	uint64_t reserved[2];
 	struct heap_slot slots[HEAP_SLOTS];
 	struct heap_image images[HEAP_IMAGES];	/* by number, [0] unused */
 };

@@ -110,6 +110,7 @@ static enum benchproc_fail spawn_one(const struct benchproc_plan *p,
 	c->maps = &map;
 	c->nmaps = 1;
 	c->own_group = true;
+	c->die_with_us = true;
 	c->timeout = p->timeout;
 	c->interrupt = p->interrupt;
 	if (pipe2(pfd, O_CLOEXEC)) {

@@ -576,9 +576,17 @@ void child_kill_all_now(void)
  * go_rd, exec. Only async-signal-safe calls (the parent may have
  * threads). An exec failure goes back as errno through err_wr
  * (close-on-exec: its end of file means the exec worked).
+ *
+ * The program dies with yardstick (PR_SET_PDEATHSIG, kept across the exec
+ * and the program's setsid): a yardstick killed with SIGKILL, or by the
+ * OOM killer, gets no chance to kill it, and a program that runs forever
+ * would be left running. The main thread forks here (child.h), so the
+ * signal comes when the process goes. parent is yardstick's pid: one that
+ * died before the prctl is seen by getppid.
  */
 static void held_child(const struct child *c, int p[3][2], char **env,
-		       int go_rd, int go_wr, int err_rd, int err_wr)
+		       int go_rd, int go_wr, int err_rd, int err_wr,
+		       pid_t parent)
 {
 	struct sigaction dfl;
 	sigset_t set;
@@ -586,6 +594,8 @@ static void held_child(const struct child *c, int p[3][2], char **env,
 	ssize_t n;
 	char b;
 
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(127);
 	close(go_wr);
 	close(err_rd);
 	if (c->own_group)
@@ -634,7 +644,7 @@ static int start_held(struct child *c, int p[3][2], char **env,
 		      struct error *e)
 {
 	int go[2] = { -1, -1 }, err[2] = { -1, -1 };
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
 		error_errno(e, errno, "cannot create a pipe");
@@ -647,7 +657,7 @@ static int start_held(struct child *c, int p[3][2], char **env,
 		goto fail;
 	}
 	if (pid == 0)
-		held_child(c, p, env, go[0], go[1], err[0], err[1]);
+		held_child(c, p, env, go[0], go[1], err[0], err[1], parent);
 	/* both sides set the group: whichever runs first */
 	if (c->own_group)
 		setpgid(pid, pid);
@@ -692,8 +702,10 @@ int child_start(struct child *c, struct error *e)
 		return r;
 	}
 	env = make_env(c);
-	if (c->hold) {
+	if (c->hold || c->die_with_us) {
 		r = start_held(c, p, env, e);
+		if (!r && !c->hold)
+			r = child_release(c, e);
 		goto out;
 	}
 	if (spawn_actions(c, p, &fa)) {

@@ -17,7 +17,12 @@
  * `run`'s hot loop); with hold it is forked and waits, not yet exec'd,
  * until child_release — so that perf events can be opened on its pid and
  * follow it from its exec on. Every child starts with no signal blocked
- * and the signals yardstick handles or ignores at their defaults.
+ * and the signals yardstick handles or ignores at their defaults. A held
+ * child, and one with die_with_us, dies with yardstick (PR_SET_PDEATHSIG
+ * SIGKILL): a yardstick killed by SIGKILL or the OOM killer leaves no
+ * program of record, trace, mem, bench --processes or roofline --count
+ * running; what that program started and left running is not covered (it
+ * is reparented to init).
  *
  * With child_subreaper, what a child leaves running when it is reaped
  * (background processes, daemons that left its group with setsid) is
@@ -73,6 +78,10 @@ struct child {
 	size_t nmaps;
 	const char *dir;	/* the directory it starts in; NULL: ours */
 	bool hold;		/* created, exec'd only at child_release */
+	/* killed when yardstick dies, even by SIGKILL (PR_SET_PDEATHSIG):
+	 * made by fork, as with hold, and released at once; a held child
+	 * always is */
+	bool die_with_us;
 	bool own_group;		/* its own process group (pgid = pid) */
 	const cpu_set_t *pin;	/* the CPUs it starts on; NULL: ours */
 	double timeout;		/* child_wait: seconds from the start; 0: none */
