@@ -75,7 +75,8 @@ cmdline() {
 # ---- the tool killed at a random moment -----------------------------------
 # killed CMD SIG MODE ARG: yardstick CMD on hostfix MODE ARG (a program
 # that runs for a minute), SIG sent to yardstick alone 0.1 to 1.6 s in;
-# the program is gone, whatever the signal. With SIGKILL yardstick gets no
+# the program is gone, whatever the signal (0.1 to 1.6 s after it
+# started, so that it did). With SIGKILL yardstick gets no
 # chance to kill it: record's, trace's and mem's program outlived it.
 killed() {
 	cmd=$1 sig=$2
@@ -87,6 +88,13 @@ killed() {
 	HOSTFIX_PIDS=$d/pids "$YS" $(cmdline "$cmd" "$d") "$HOSTFIX" "$@" \
 		</dev/null >"$d/out" 2>"$d/err" &
 	ys=$!
+	# the moment is counted from the program's start: on a busy machine
+	# yardstick's own start-up can take longer than 0.1 s (a signal
+	# before the program runs is cli_signals')
+	k=0
+	while [ ! -s "$d/pids" ] && kill -0 "$ys" 2>/dev/null && [ $k -lt 300 ]; do
+		sleep 0.1; k=$((k + 1))
+	done
 	sleep "$delay"
 	kill -s "$sig" "$ys"
 	k=0
