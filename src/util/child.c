@@ -15,6 +15,7 @@
 #include "util/child.h"
 
 #include "util/child_common.h"
+#include "util/child_left.h"
 #include "util/monoclock.h"
 #include "util/strutil.h"
 
@@ -351,224 +352,6 @@ static int give_fd(int from, int to)
 	return dup2(from, to) < 0 ? -1 : 0;
 }
 
-/* ---- the processes a child leaves behind ---- */
-
-/*
- * Every child started here and not reaped yet, by pid (0: a free slot),
- * and whether it leads its own group: what child_sweep must not touch,
- * and what child_kill_all_now kills from a signal handler (hence
- * sig_atomic_t; children are started and reaped on the main thread
- * only). When more than LIVE_MAX live at once, live_full turns the sweep
- * off rather than take one of ours for a stray.
- */
-#define LIVE_MAX 256
-static volatile sig_atomic_t live[LIVE_MAX];
-static volatile sig_atomic_t live_group[LIVE_MAX];
-static volatile sig_atomic_t live_full;
-static bool subreaper;
-
-static void live_add(pid_t pid, bool group)
-{
-	for (size_t i = 0; i < LIVE_MAX; i++)
-		if (live[i] == 0) {
-			live_group[i] = group;
-			live[i] = pid;
-			return;
-		}
-	live_full = 1;
-}
-
-static void live_remove(pid_t pid)
-{
-	for (size_t i = 0; i < LIVE_MAX; i++)
-		if (live[i] == pid)
-			live[i] = 0;
-}
-
-static bool live_has(pid_t pid)
-{
-	for (size_t i = 0; i < LIVE_MAX; i++)
-		if (live[i] == pid)
-			return true;
-	return false;
-}
-
-void child_forget(pid_t pid)
-{
-	live_remove(pid);
-}
-
-int child_subreaper(struct error *e)
-{
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
-		return error_errno(e, errno, "cannot adopt the processes a "
-				   "program leaves behind "
-				   "(PR_SET_CHILD_SUBREAPER)");
-	subreaper = true;
-	return 0;
-}
-
-/*
- * The time a program's leftovers get to end by themselves once it has
- * ended. Some are made to: multiprocessing's resource tracker (spawn and
- * forkserver) waits for its pipe's end of file, which the program's exit
- * gives it, then unlinks the shared memory and semaphores the program
- * left; killed at once, it leaves them in /dev/shm for good. So: first
- * SWEEP_QUIET_NS with no signal (what ends then is no stray), then
- * SIGTERM to each and SWEEP_TERM_NS to end (a daemon's own clean-up; the
- * tracker ignores SIGTERM and ends when done), then SIGKILL. A stray
- * that dies at its SIGTERM (`sleep &`) costs the quiet time alone. A
- * timed-out or interrupted run gets no grace: SIGKILL at once.
- */
-#define SWEEP_QUIET_NS (200 * 1000000LL)
-#define SWEEP_TERM_NS (2000 * 1000000LL)
-#define SWEEP_NAP_NS (2 * 1000000LL)
-#define SWEEP_MAX 256
-
-/* A sweep's state: the strays signalled (counted and named once each). */
-struct sweep {
-	pid_t told[SWEEP_MAX];
-	size_t ntold;
-	int sig;		/* this round's: 0 (only look), SIGTERM,
-				 * SIGKILL */
-	size_t alive;		/* strays seen alive in this round */
-	size_t total;		/* signalled in all */
-	char *names;		/* "sleep (pid 12), ..." */
-	size_t size, len;
-};
-
-/* Append "COMM (pid PID)" to s->names while it fits, then "...". stat
- * is /proc/PID/stat's text: "PID (COMM) S ...". */
-static void sweep_name(struct sweep *s, pid_t pid, const char *stat)
-{
-	const char *open = strchr(stat, '('), *close = strrchr(stat, ')');
-	int clen = open && close && close > open ? (int)(close - open - 1) : 0;
-	char one[64];
-	int n;
-
-	if (!s->names || s->size == 0)
-		return;
-	n = snprintf(one, sizeof(one), "%s%.*s (pid %ld)", s->len ? ", " : "",
-		     clen, clen ? open + 1 : "", (long)pid);
-	if (n < 0 || (size_t)n >= sizeof(one))
-		return;
-	if (s->len + (size_t)n + 5 < s->size) {
-		memcpy(s->names + s->len, one, (size_t)n + 1);
-		s->len += (size_t)n;
-	} else if (s->len + 5 < s->size && !strstr(s->names, "...")) {
-		memcpy(s->names + s->len, ", ...", 6);
-		s->len += 5;
-	}
-}
-
-static bool sweep_told(const struct sweep *s, pid_t pid)
-{
-	for (size_t i = 0; i < s->ntold; i++)
-		if (s->told[i] == pid)
-			return true;
-	return false;
-}
-
-/* child_each_child's visit: a child we did not start is a stray; one
- * that has exited already is reaped and not counted. A stray alive is
- * sent the round's signal (SIGTERM once), counted and named at its
- * first. */
-static int sweep_one(pid_t pid, void *arg)
-{
-	struct sweep *s = arg;
-	char path[64], stat[512];
-	const char *state;
-	bool told;
-	int st, sig;
-
-	if (live_has(pid))
-		return 1;
-	child_proc_path(path, "/proc/", pid, "/stat", 0, NULL);
-	if (child_read_small(path, stat, sizeof(stat)) < 0)
-		return 1;
-	state = strrchr(stat, ')');
-	if (state && state[1] == ' ' && state[2] == 'Z') {
-		waitpid(pid, &st, WNOHANG);
-		return 1;
-	}
-	s->alive++;
-	told = sweep_told(s, pid);
-	if (!s->sig || (s->sig == SIGTERM && told))
-		return 0;
-	/* past SWEEP_MAX strays, one is not told apart: SIGKILL now */
-	sig = !told && s->ntold == SWEEP_MAX ? SIGKILL : s->sig;
-	if (kill(pid, sig))
-		return 1;
-	if (!told) {
-		if (s->ntold < SWEEP_MAX)
-			s->told[s->ntold++] = pid;
-		s->total++;
-		sweep_name(s, pid, stat);
-	}
-	return 0;
-}
-
-static void sweep_nap(void)
-{
-	struct timespec d = { 0, SWEEP_NAP_NS };
-
-	nanosleep(&d, NULL);
-}
-
-/* child_sweep, with grace (SWEEP_QUIET_NS, then SIGTERM and
- * SWEEP_TERM_NS) or without (SIGKILL at once; from the moment *interrupt
- * is set too). Round after round until
- * no stray is left: the children of one that ended are ours once it is
- * gone. */
-static size_t sweep(char *names, size_t size, bool grace,
-		    volatile sig_atomic_t *interrupt)
-{
-	struct sweep s = { .names = names, .size = size };
-	int64_t start = monoclock_ns();
-
-	if (names && size)
-		names[0] = '\0';
-	if (!subreaper || live_full)
-		return 0;
-	for (;;) {
-		int64_t t = monoclock_ns() - start;
-
-		if (interrupt && *interrupt)
-			grace = false;
-		s.alive = 0;
-		s.sig = !grace || t >= SWEEP_QUIET_NS + SWEEP_TERM_NS ?
-			SIGKILL : t >= SWEEP_QUIET_NS ? SIGTERM : 0;
-		child_each_child(sweep_one, &s);
-		if (!s.alive)
-			return s.total;
-		sweep_nap();
-	}
-}
-
-size_t child_sweep(char *names, size_t size)
-{
-	return sweep(names, size, true, NULL);
-}
-
-static int kill_any(pid_t pid, void *arg)
-{
-	(void)arg;
-	return kill(pid, SIGKILL);
-}
-
-void child_kill_all_now(void)
-{
-	for (size_t i = 0; i < LIVE_MAX; i++) {
-		pid_t pid = live[i];
-
-		if (pid > 0 && live_group[i])
-			kill(-pid, SIGKILL);
-		if (pid > 0)
-			kill(pid, SIGKILL);
-	}
-	child_each_child(kill_any, NULL);
-}
-
 /* ---- a held child (fork) ---- */
 
 /*
@@ -786,7 +569,7 @@ void child_kill(struct child *c)
 	live_remove(c->pid);
 	c->reaped = c->pid;
 	c->pid = 0;
-	c->strays = sweep(c->stray_names, sizeof(c->stray_names), false,
+	c->strays = child_sweep_with(c->stray_names, sizeof(c->stray_names), false,
 			  NULL);
 }
 
@@ -863,7 +646,7 @@ static void reaped(struct child *c)
 	c->reaped = c->pid;
 	c->pid = 0;
 	/* and whatever else it left, in its group or not */
-	c->strays = sweep(c->stray_names, sizeof(c->stray_names),
+	c->strays = child_sweep_with(c->stray_names, sizeof(c->stray_names),
 			  !c->timed_out && !c->interrupted, c->interrupt);
 }
 
