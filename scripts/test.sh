@@ -47,7 +47,7 @@ echo "== again under AddressSanitizer + UndefinedBehaviorSanitizer"
 cat "$san.test.log"
 
 python3 - "$normal" "$san" <<'PY'
-import json, re, sys, os
+import itertools, json, os, re, sys
 passed = failed = skipped = 0
 skips = []
 fails = []
@@ -75,10 +75,16 @@ for d in sys.argv[1:]:
             skipped += 1
         else:
             failed += 1
-            notok = [l.strip() for l in ((r.get("stdout") or "") + "\n" + (r.get("stderr") or "")).splitlines()
-                     if l.startswith("not ok")]
+            # each failed check with the first lines it printed ("# ..."),
+            # so that a failure on a machine whose logs are gone says why
+            notok, lines = [], ((r.get("stdout") or "") + "\n" + (r.get("stderr") or "")).splitlines()
+            for i, l in enumerate(lines):
+                if l.startswith("not ok"):
+                    notok.append(l.strip())
+                    notok += ["  " + m.strip() for m in itertools.takewhile(
+                        lambda m: m.startswith("#"), lines[i + 1:i + 9])]
             fails.append(f"{os.path.basename(d)}: {r['name']} ({r['result']})" +
-                         "".join(f"\n    {l}" for l in notok[:10]))
+                         "".join(f"\n    {l}" for l in notok[:40]))
 skipped += len(skips)
 times.sort(reverse=True)
 print("the slowest tests (seconds):")
