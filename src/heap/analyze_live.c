@@ -57,10 +57,26 @@ struct heap_live *heap_live_new(struct heap_trace *t)
 	return l;
 }
 
+/*
+ * The fine intervals start about FINE_MIN_S wide (the power of 2 of
+ * ticks at or below it), not one tick: each doubling is a pass over all
+ * HEAP_FINE of them (analyze_replay.h), and from one tick a 0.25 s run
+ * at 2 GHz took 14 of them; from 100 ns, 7. A run longer than
+ * HEAP_TIMELINE * FINE_MIN_S (0.1 ms) still has a fine interval or more
+ * to each of the report's.
+ */
+#define FINE_MIN_S 1e-7
+
 void heap_live_clock(struct heap_live *l, double ticks_per_s)
 {
+	double w = ticks_per_s * FINE_MIN_S;
+
 	for (int i = 0; i < HEAP_SLOTS; i++)
 		l->m.cur[i].early = replay_free_early(ticks_per_s);
+	/* before the first event (heap_live_advance comes after) */
+	while (l->p.seq == 0 && l->p.fine_shift < 32 &&
+	       (double)((uint64_t)2 << l->p.fine_shift) <= w)
+		l->p.fine_shift++;
 }
 
 static const uint64_t *arena_copy(struct heap_live *l, const uint64_t *w,

@@ -1149,7 +1149,8 @@ static uint64_t lv_rand(uint64_t *x)
 	return *x;
 }
 
-static void lv_trace(struct heap_trace *t, uint64_t seed)
+static void lv_trace(struct heap_trace *t, uint64_t seed, int events,
+		     uint64_t gap)
 {
 	static struct lv_block live[4096];
 	size_t nlive = 0;
@@ -1157,11 +1158,11 @@ static void lv_trace(struct heap_trace *t, uint64_t seed)
 	bool sent[16] = { false };
 
 	trace_init(t, 1);
-	for (int e = 0; e < LV_EVENTS; e++) {
+	for (int e = 0; e < events; e++) {
 		int slot = (int)(lv_rand(&x) % LV_SLOTS);
 		uint64_t r = lv_rand(&x), stack = 0x100 + r % 16;
 
-		now += 1 + lv_rand(&x) % 3000;
+		now += 1 + lv_rand(&x) % gap;
 		if (!sent[stack - 0x100] && r % 7 == 0) {
 			static const uint64_t ips[] = { 0x401000, 0x402000 };
 
@@ -1190,6 +1191,7 @@ static void lv_trace(struct heap_trace *t, uint64_t seed)
 			next_ptr += 16;
 		}
 	}
+	t->duration = (double)(now + 1000) / 1e9;	/* a 1 GHz clock */
 }
 
 /* The merge key of the record at w (a free's a microsecond early), or
@@ -1210,6 +1212,40 @@ static uint64_t lv_key(const uint64_t *w, const uint64_t *end)
 }
 
 /*
+ * The live replay's timeline (fine intervals while the program runs, 100
+ * ns wide at first, doubled as it outgrows them: analyze_live.c,
+ * heap_live_clock), against the replay after the end, where each event is
+ * in its own interval. A fine interval is put into the report's interval
+ * of its start, so the live most of interval i is that of a window moved
+ * on by less than a fine interval: at most the most of i and i + 1, and
+ * below the most of i only when that came in the part of i the interval
+ * before has (live i - 1 has it then). Checked in every interval;
+ * counted, those that differ at all.
+ */
+static void live_timeline_check(const struct heap_report *a,
+				const struct heap_report *b)
+{
+	size_t n = a->ntimeline, differ = 0;
+
+	assert_int_equal(b->ntimeline, n);
+	for (size_t i = 0; i < n; i++) {
+		double lv = b->timeline[i].heap, was = a->timeline[i].heap;
+		double next = i + 1 < n ? a->timeline[i + 1].heap : was;
+
+		assert_near(b->timeline[i].t, a->timeline[i].t);
+		if (fabs(lv - was) > 1e-6)
+			differ++;
+		if (lv > fmax(was, next) + 1e-6 ||
+		    (lv < was - 1e-6 &&
+		     (i == 0 || b->timeline[i - 1].heap < was - 1e-6)))
+			fail_msg("interval %zu: live %.0f, after the end %.0f "
+				 "(next %.0f)", i, lv, was, next);
+	}
+	print_message("# live timeline: %zu of %zu intervals differ, "
+		      "each within a fine interval's move\n", differ, n);
+}
+
+/*
  * The same trace replayed after the end and beside the program: its
  * records handed over in pieces of random length, slot by slot, and the
  * merge advanced after each piece as far as the records still to come
@@ -1217,43 +1253,53 @@ static uint64_t lv_key(const uint64_t *w, const uint64_t *end)
  * order) must be the same; the streams of the second are dropped as the
  * merge goes, so it holds less.
  */
+/* t's records handed to a live replay in l (its clock 1 GHz) in pieces
+ * of random length, slot by slot, the merge advanced after each piece as
+ * far as the records still to come allow (collect_live.c's bound). */
+static void lv_replay(const struct heap_trace *t, struct heap_trace *l,
+		      uint64_t seed)
+{
+	size_t at[LV_SLOTS] = { 0 };
+	uint64_t x = seed * 0x9e3779b97f4a7c15u;
+	bool more = true;
+
+	trace_init(l, t->duration);
+	l->live = heap_live_new(l);
+	heap_live_clock(l->live, 1e9);
+	while (more) {
+		int i = (int)(lv_rand(&x) % LV_SLOTS);
+		const struct heap_stream *s = &t->streams[i];
+		size_t n = at[i], stop = n + lv_rand(&x) % 3000;
+		uint64_t below = UINT64_MAX;
+
+		while (n < s->n && n < stop)
+			n += heap_rec_words(s->words[n]);
+		heap_stream_add(l, (uint32_t)i, s->words + at[i],
+				(n - at[i]) * 8);
+		at[i] = n;
+		more = false;
+		for (int k = 0; k < LV_SLOTS; k++) {
+			uint64_t key = lv_key(t->streams[k].words + at[k],
+					      t->streams[k].words +
+					      t->streams[k].n);
+
+			below = key < below ? key : below;
+			more |= at[k] < t->streams[k].n;
+		}
+		heap_live_advance(l->live, below, false);
+	}
+}
+
 static void test_live_equals_after(void **state)
 {
 	(void)state;
 	for (uint64_t seed = 1; seed <= 6; seed++) {
 		struct heap_trace t, l;
 		struct heap_report a, b;
-		size_t at[LV_SLOTS] = { 0 };
-		uint64_t x = seed * 0x9e3779b97f4a7c15u;
-		bool more = true;
 
-		lv_trace(&t, seed);
+		lv_trace(&t, seed, LV_EVENTS, 3000);
 		analyze(&t, &a);
-		trace_init(&l, 1);
-		l.live = heap_live_new(&l);
-		heap_live_clock(l.live, 1e9);
-		while (more) {
-			int i = (int)(lv_rand(&x) % LV_SLOTS);
-			const struct heap_stream *s = &t.streams[i];
-			size_t n = at[i], stop = n + lv_rand(&x) % 3000;
-			uint64_t below = UINT64_MAX;
-
-			while (n < s->n && n < stop)
-				n += heap_rec_words(s->words[n]);
-			heap_stream_add(&l, (uint32_t)i, s->words + at[i],
-					(n - at[i]) * 8);
-			at[i] = n;
-			more = false;
-			for (int k = 0; k < LV_SLOTS; k++) {
-				uint64_t key = lv_key(t.streams[k].words + at[k],
-						      t.streams[k].words +
-						      t.streams[k].n);
-
-				below = key < below ? key : below;
-				more |= at[k] < t.streams[k].n;
-			}
-			heap_live_advance(l.live, below, false);
-		}
+		lv_replay(&t, &l, seed);
 		analyze(&l, &b);
 		assert_true(b.held_bytes < a.held_bytes);
 		assert_near(b.peak, a.peak);
@@ -1267,6 +1313,7 @@ static void test_live_equals_after(void **state)
 		assert_int_equal(b.unmatched_frees, a.unmatched_frees);
 		assert_int_equal(b.events, a.events);
 		assert_int_equal(b.nsites, a.nsites);
+		live_timeline_check(&a, &b);
 		for (size_t k = 0; k < a.nsites; k++) {
 			assert_int_equal(b.sites[k].hash, a.sites[k].hash);
 			assert_int_equal(b.sites[k].depth, a.sites[k].depth);
@@ -1279,6 +1326,35 @@ static void test_live_equals_after(void **state)
 			assert_near(b.sites[k].leaked_bytes,
 				    a.sites[k].leaked_bytes);
 		}
+		heap_report_free(&a);
+		heap_report_free(&b);
+		heap_trace_free(&t);
+		heap_trace_free(&l);
+	}
+}
+
+/*
+ * Runs of 20 us to 0.3 s (a 1 GHz clock): the live replay's fine
+ * intervals start at 100 ns (64 ticks), so the shortest has fewer of them
+ * than the report has intervals, and the longest doubles them 13 times.
+ */
+static void test_live_timeline_lengths(void **state)
+{
+	static const uint64_t gaps[] = { 13, 130, 1300, 200000 };
+
+	(void)state;
+	for (size_t g = 0; g < sizeof(gaps) / sizeof(gaps[0]); g++) {
+		struct heap_trace t, l;
+		struct heap_report a, b;
+
+		lv_trace(&t, 40 + g, 3000, gaps[g]);
+		analyze(&t, &a);
+		lv_replay(&t, &l, 40 + g);
+		analyze(&l, &b);
+		print_message("# a run of %.3g s\n",
+			      a.timeline[a.ntimeline - 1].t);
+		assert_near(b.peak, a.peak);
+		live_timeline_check(&a, &b);
 		heap_report_free(&a);
 		heap_report_free(&b);
 		heap_trace_free(&t);
@@ -1306,6 +1382,7 @@ int main(void)
 		cmocka_unit_test(test_sampled),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_live_equals_after),
+		cmocka_unit_test(test_live_timeline_lengths),
 		cmocka_unit_test(test_timeline_carry_in),
 		cmocka_unit_test(test_hist),
 		cmocka_unit_test(test_profile),
