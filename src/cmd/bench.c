@@ -696,7 +696,8 @@ static int bench(struct bench_args *a)
 		have_base = true;
 		bb = (struct bench_base){ a->baseline, "the baseline", &base };
 	}
-	git_detect_start(&git, &probe);
+	git_detect_start(&git, &probe, a->json || a->csv || a->markdown ||
+			 a->bmf || !a->no_store);
 	ret = run_processes(a, paths, &run);
 	have_run = true;
 	git_detect_finish(&probe);

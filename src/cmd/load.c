@@ -594,8 +594,7 @@ static int find_max(const struct load_opts *o, const struct load_config *cfg,
 		fprintf(stderr, "yardstick load: %s\n", e.msg);
 		ret = error_exit_code(&e);
 	}
-	if (o->json || !o->no_store)
-		git_detect_start(&res->git, &gp);
+	git_detect_start(&res->git, &gp, o->json || !o->no_store);
 	load_search_fill_result(res, &o->plan, &o->search, &s);
 	if (s.end == LOAD_SEARCH_INTERRUPTED)
 		result_mark_partial(res);
@@ -696,8 +695,7 @@ int cmd_load(int argc, char **argv)
 		ret = error_exit_code(&e);
 		goto out_free;
 	}
-	if (o.json || !o.no_store)
-		git_detect_start(&res.git, &gp);
+	git_detect_start(&res.git, &gp, o.json || !o.no_store);
 	ret = finish(&o, &st, &gp, &res, &outs, o.push ? &lp : NULL);
 	load_stats_free(&st);
 

@@ -334,7 +334,7 @@ static int mem(struct mem_args *a)
 	ret = program_stop_start("yardstick mem");
 	if (ret)
 		goto out;
-	git_detect_start(&m.git, &m.git_probe);
+	git_detect_start(&m.git, &m.git_probe, a->json || !a->no_store);
 	if (mem_collect(&m, &a->plan, path, &e)) {
 		fprintf(stderr, "yardstick mem: %s\n", e.msg);
 		git_detect_finish(&m.git_probe);

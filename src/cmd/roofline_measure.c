@@ -47,7 +47,7 @@ static int measure(const struct roofline_args *a,
 	if (!a->quiet)
 		fprintf(stderr, WHO ": measuring %zu ceilings, %d "
 			"repetitions each\n", mm->n, mm->reps);
-	git_detect_start(&res->git, &gp);
+	git_detect_start(&res->git, &gp, a->json || !a->no_store);
 	ret = roofline_measure_run(mm, res, &e);
 	git_detect_finish(&gp);
 	if (ret) {

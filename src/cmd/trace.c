@@ -246,7 +246,7 @@ static int trace_main(struct trace_args *a)
 	ret = program_stop_start("yardstick trace");
 	if (ret)
 		goto out;
-	git_detect_start(&r.git, &gp);
+	git_detect_start(&r.git, &gp, a->json || !a->no_store);
 	ret = trace_collect(&r, &a->plan, &e);
 	git_detect_finish(&gp);
 	if (ret) {

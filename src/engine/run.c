@@ -404,8 +404,7 @@ int run_engine_prepare(struct runner *rn)
 		rn->progress.enabled = false;
 	/* git status costs milliseconds: only for what records it, and
 	 * asked now, to answer while the commands run (machine.h). */
-	if (rn->p->record_git)
-		git_detect_start(&res->git, &rn->git);
+	git_detect_start(&res->git, &rn->git, rn->p->record_git);
 	return 0;
 }
 

@@ -169,19 +169,23 @@ void git_detect_finish(struct git_probe *gp)
 		child_wait(&gp->child, &e);
 }
 
-void git_detect_start(struct git_info *g, struct git_probe *gp)
+void git_detect_start(struct git_info *g, struct git_probe *gp, bool wanted)
 {
 	struct gitdir gd;
 	struct error e;
-	char *cwd = getcwd(NULL, 0);
-	int found = cwd ? gitdir_find(cwd, &gd, &e) : 1;
+	char *cwd;
+	int found;
 
 	memset(g, 0, sizeof(*g));
-	free(cwd);
 	gp->g = g;
 	gp->child = (struct child){ 0 };
 	gp->fd = -1;
 	gp->warning[0] = '\0';
+	if (!wanted)
+		return;
+	cwd = getcwd(NULL, 0);
+	found = cwd ? gitdir_find(cwd, &gd, &e) : 1;
+	free(cwd);
 	if (found < 0) {
 		snprintf(gp->warning, sizeof(gp->warning), "git state not "
 			 "recorded: %s", e.msg);
@@ -201,7 +205,7 @@ void git_detect(struct git_info *g)
 {
 	struct git_probe gp;
 
-	git_detect_start(g, &gp);
+	git_detect_start(g, &gp, true);
 	git_detect_finish(&gp);
 }
 

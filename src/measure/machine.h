@@ -32,14 +32,19 @@ void git_detect(struct git_info *g);
 /* The same in two steps: commit and branch at once, the dirty flag (a
  * `git status` of some milliseconds in a large checkout) when finished, so
  * that the caller's work in between overlaps with it (`run`: the runs).
- * git_detect_finish may be called more than once. */
+ * git_detect_finish may be called more than once. Only where the state is
+ * kept (wanted: the result is stored or written as a result file): else
+ * nothing is asked, g is left empty and gp made one that finishes at once
+ * (`git status` stats every tracked file: in yardstick's own checkout
+ * of 809 files, 4.3 ms of CPU, 5% of `mem --sample` on a 0.1 s program). */
 struct git_probe {
 	struct git_info *g;
 	struct child child;	/* git status; pid 0: none */
 	int fd;			/* its output; -1: none */
 	char warning[1100];	/* why the repository was ignored, or "" */
 };
-void git_detect_start(struct git_info *g, struct git_probe *gp);
+void git_detect_start(struct git_info *g, struct git_probe *gp,
+		      bool wanted);
 void git_detect_finish(struct git_probe *gp);
 /* Why the repository found was ignored, for the command to print as a
  * warning; NULL when nothing was ignored. */

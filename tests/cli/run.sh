@@ -424,6 +424,34 @@ assert g['dirty'] is True, g
 assert len(d['benchmarks'][0]['metrics']['wall_time']['values']) == 1, d"
 }
 t "a Ctrl-C while git answers: the runs stop, git's answer is recorded" git_after_ctrl_c
+# `git status` stats every tracked file (milliseconds of CPU in a large
+# checkout): every command that runs a program asks it only where the
+# state is kept, the result stored or written as a result file. Our git
+# leaves a mark when asked; without --json and with --no-store, none.
+git_only_when_kept() {
+	real=$(command -v git)
+	printf '#!/bin/sh\ncase "$1" in status) : > "%s/gd/asked"; echo " M f";; *) exec "%s" "$@";; esac\n' \
+		"$T" "$real" > "$T/gd/bin/git" || return 1
+	fake=$(cd "$(dirname "$0")" && pwd)/bench_fake.py
+	for cmd in "run -q --runs 1 --warmup 0" "mem -q" "trace -q" "bench -q --processes 1"; do
+		case $cmd in bench*) prog=$fake;; *) prog="$YSFIX sleep 1";; esac
+		for keep in no yes; do
+			rm -f "$T/gd/asked" "$T/gk.json"
+			json=; [ $keep = yes ] && json="--json $T/gk.json"
+			(cd "$T/gd" && PATH="$T/gd/bin:$PATH" "$YS" $cmd --no-store $json -- $prog) \
+				>/dev/null 2>"$T/gk.err" || { echo "$cmd: failed"; cat "$T/gk.err"; return 1; }
+			if [ $keep = no ]; then
+				[ ! -e "$T/gd/asked" ] || { echo "$cmd: git status asked, nothing keeps it"; return 1; }
+			else
+				[ -e "$T/gd/asked" ] || { echo "$cmd --json: git status not asked"; return 1; }
+				python3 -c "
+import json, sys; g = json.load(open('$T/gk.json'))['git']
+assert g['dirty'] is True and len(g['commit']) == 40, (sys.argv[1], g)" "$cmd" || return 1
+			fi
+		done
+	done
+}
+t "git status only where the state is kept (run, mem, trace, bench): not with --no-store alone, asked and recorded with --json" git_only_when_kept
 # An undefined {placeholder} with --param is an error naming it (it
 # would run the same command for every value, silently)
 t "--param: an undefined {m} in a command is refused, naming it" sh -c '
