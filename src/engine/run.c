@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "engine/run_internal.h"
+#include "measure/perf_event.h"
 #include "util/child_common.h"
 #include "util/stop.h"
 #include "util/strutil.h"
@@ -384,6 +385,8 @@ int run_engine_prepare(struct runner *rn)
 	if (open_fds(rn))
 		return 2;
 	/* while the spawner starts: what needs it not */
+	if (!rn->p->no_counters)
+		(void)perf_event_hold_hooks();	/* till we exit: perf_event.h */
 	res->created = utc_timestamp();
 	res->tool_version = xstrdup(YS_VERSION);
 	machine_detect(&res->machine);

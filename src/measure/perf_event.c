@@ -35,6 +35,17 @@ int perf_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 			    PERF_FLAG_FD_CLOEXEC);
 }
 
+int perf_event_hold_hooks(void)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+		.config = PERF_COUNT_SW_DUMMY, .disabled = 1,
+		.exclude_kernel = 1, .exclude_hv = 1,
+	};
+
+	return perf_event_sys_open(&a, 0, -1, -1, NULL);
+}
+
 int perf_event_open_attr(pe_open_fn *fn, void *arg,
 			 struct perf_event_attr *attr, pid_t pid, int cpu,
 			 int group_fd)

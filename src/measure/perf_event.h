@@ -40,6 +40,21 @@ enum pe_result {
 int perf_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 			int group_fd, void *arg);
 
+/*
+ * Keep the kernel's perf scheduler hooks on while this process lives: a
+ * disabled software event (PERF_COUNT_SW_DUMMY, user level, counting
+ * nothing) on the calling process, never closed (close-on-exec). The
+ * first per-task event opened while the hooks are off waits for an RCU
+ * grace period (kernel/events/core.c, account_event: 10-20 ms), and the
+ * kernel turns them off a second after the last such event closes,
+ * whenever none is open at that moment. In a loop of short invocations
+ * (hyperfine's, a script's) that moment falls between a program's exit
+ * and the next one's counters about half the time; held from early on,
+ * only in the gaps between invocations. Returns the descriptor, or -1
+ * (nothing to do: no perf events here).
+ */
+int perf_event_hold_hooks(void);
+
 /* A stand-in for perf_event_sys_open (tests, an emulated PMU). */
 typedef int pe_open_fn(struct perf_event_attr *attr, pid_t pid, int cpu,
 		       int group_fd, void *arg);

@@ -506,6 +506,30 @@ static void test_hardware_event(void **state)
 	}
 }
 
+/* The hooks' hold: a perf event descriptor on this process, counting
+ * nothing, close-on-exec (a program started later must not get it). */
+static void test_hold_hooks(void **state)
+{
+	char link[64], target[64];
+	ssize_t n;
+	int fd = perf_event_hold_hooks();
+
+	(void)state;
+	if (fd < 0) {
+		/* only an environment that refuses perf events may skip */
+		assert_true(errno == EACCES || errno == EPERM ||
+			    errno == ENOSYS || errno == ENOENT);
+		skip();
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	assert_true(n > 0);
+	target[n] = '\0';
+	assert_string_equal(target, "anon_inode:[perf_event]");
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,6 +547,7 @@ int main(void)
 		cmocka_unit_test(test_read_group),
 		cmocka_unit_test(test_open_software),
 		cmocka_unit_test(test_hardware_event),
+		cmocka_unit_test(test_hold_hooks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
