@@ -34,7 +34,11 @@ t "--max-rate below --start-rate" bad "--max-rate 10 is below --start-rate 20" -
 # come first served in virtual time (httpfix --workers): 200/s exactly,
 # however late the machine wakes the server. p99<100ms is loose enough
 # that the knee is at the capacity: below it nothing queues (p50 10 ms),
-# above it the queue grows for the whole step. Retried: a machine so
+# above it the queue grows for the whole step. At the capacity itself
+# (the 200/s step) the queue neither drains nor grows, so the jitter of a
+# busy machine queues requests there and the median may rise 1.5x: the
+# knee is then the step before, 100/s (a CI run saw p50 42 ms at 200/s),
+# and that is right. Retried: a machine so
 # busy that the client itself cannot send 200/s on time fails a step
 # below the capacity; the bounds never widen.
 fix cap --delay 10 --workers 2
@@ -47,7 +51,7 @@ steps = [b for b in d['benchmarks'] if ' @ ' in b['name']]
 mx = bench(d, '$U_cap')['metrics']['max_throughput']
 print(open('$T/cap.out').read())
 assert len(mx['values']) == 1 and 180 <= mx['values'][0] <= 220, ('max throughput', mx['values'])
-assert 150 <= mx['knee_rate'] <= 220, ('knee', mx['knee_rate'])
+assert 100 <= mx['knee_rate'] <= 220, ('knee', mx['knee_rate'])
 assert mx['bracket_low'] < mx['bracket_high'] <= mx['bracket_low'] * 1.05 + 1e-9, mx
 for b in steps:
     p, tp = b['parameters'], b['metrics']['throughput']
