@@ -128,6 +128,19 @@ int parse_ulong_prefix(const char *s, const char **end, long *out)
 	return 0;
 }
 
+int parse_index_of(const char *s, long *i, long *n)
+{
+	const char *p;
+	long a, b;
+
+	if (parse_ulong_prefix(s, &p, &a) || *p != '/' ||
+	    parse_ulong_prefix(p + 1, &p, &b) || *p || a >= b)
+		return -1;
+	*i = a;
+	*n = b;
+	return 0;
+}
+
 int parse_duration(const char *s, double *out)
 {
 	static const struct { const char *unit; double scale; } units[] = {

@@ -38,6 +38,10 @@ int parse_long(const char *s, long *out);
  * long's range. */
 int parse_ulong_prefix(const char *s, const char **end, long *out);
 
+/* "I/N", two decimal integers without a sign, 0 <= I < N (load's
+ * segments). */
+int parse_index_of(const char *s, long *i, long *n);
+
 /*
  * A duration: a decimal number with an optional unit s, ms, us (or µs),
  * ns; plain numbers are seconds. Negative values are refused.
