@@ -47,15 +47,6 @@ cmdline() {
 	esac
 }
 
-# alive FILE: the pids of FILE still running (a zombie is dead)
-alive() {
-	for p in $(cat "$1" 2>/dev/null); do
-		[ -e "/proc/$p" ] || continue
-		grep -q '^State:.Z' "/proc/$p/status" 2>/dev/null && continue
-		echo "$p"
-	done
-}
-
 # worker YS: yardstick's working process, the one the OOM killer would
 # pick: the keeper's child named yardstick, else YS itself (run)
 worker() {
