@@ -58,7 +58,8 @@ worker() {
 }
 
 # killed CMD SHAPE HOW: yardstick CMD on a program of SHAPE, killed with
-# SIGKILL (HOW: pid, its pid; worker, its working process) once all the
+# SIGKILL (HOW: pid, its pid; worker, its working process; group, its
+# process group, yardstick started by setsid) once all the
 # program's processes run: it exits 137, and within 30 s none of them is
 # left (a loaded machine may take a moment to deliver the kills).
 killed() {
@@ -72,6 +73,8 @@ killed() {
 	if [ "$cmd" = run-nospawner ]; then
 		YARDSTICK_SPAWNER=/nonexistent "$YS" $(cmdline "$cmd" "$d") "$d/prog.sh" \
 			</dev/null >"$d/out" 2>"$d/err" &
+	elif [ "$how" = group ]; then
+		setsid "$YS" $(cmdline "$cmd" "$d") "$d/prog.sh" </dev/null >"$d/out" 2>"$d/err" &
 	else
 		"$YS" $(cmdline "$cmd" "$d") "$d/prog.sh" </dev/null >"$d/out" 2>"$d/err" &
 	fi
@@ -87,6 +90,8 @@ killed() {
 	fi
 	victim=$ys
 	[ "$how" = worker ] && victim=$(worker "$ys")
+	# group: its whole process group at once (timeout -s KILL does so)
+	[ "$how" = group ] && victim=-$ys
 	kill -9 "$victim"
 	wait "$ys"
 	rc=$?
@@ -111,6 +116,13 @@ for cmd in run run-nospawner record trace mem bench roofline; do
 				killed $cmd $sh $how
 		done
 	done
+done
+# run's spawner is in a process group of its own: a SIGKILL of yardstick's
+# whole group leaves it to end the commands (with a keeper, the keeper
+# dies too: docs/cmd/run.md says what escapes then)
+for sh in pipeline daemon orphans; do
+	t "run, a $sh program, SIGKILL to yardstick's whole process group: nothing left" \
+		killed run $sh group
 done
 
 # ---- what the keeper keeps as it was ------------------------------------
