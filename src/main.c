@@ -182,10 +182,16 @@ static int doc(int argc, char **argv)
 		man_index(stdout);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[2], "numbers")) {
+		for (size_t i = 0; i < sizeof(commands) / sizeof(*commands);
+		     i++)
+			opt_numbers(commands[i].opts, stdout);
+		return 0;
+	}
 	if (argc != 4 || !c || (strcmp(argv[2], "man") &&
 				strcmp(argv[2], "markdown"))) {
 		fputs("usage: yardstick doc man [COMMAND] | doc markdown "
-		      "COMMAND\n", stderr);
+		      "COMMAND | doc numbers\n", stderr);
 		return 2;
 	}
 	if (!strcmp(argv[2], "man"))

@@ -211,7 +211,7 @@ static void handlers_install(void)
 {
 	struct error e;
 
-	if (stop_install(&e))
+	if (stop_install_kept(&e))
 		fprintf(stderr, "yardstick bench: warning: %s\n", e.msg);
 }
 

@@ -160,11 +160,8 @@ static int opt_segment(void *args, const struct opt_entry *opt,
 {
 	struct load_opts *o = args;
 	long i, n;
-	int used = 0;
 
-	if (sscanf(arg, "%ld/%ld%n", &i, &n, &used) != 2 ||
-	    (size_t)used != strlen(arg) || !isdigit((unsigned char)arg[0]) ||
-	    n < 1 || n > 100000 || i < 0 || i >= n)
+	if (parse_index_of(arg, &i, &n) || n > 100000)
 		return error_set(e, "'%s': expected I/N, 0 <= I < N <= 100000 "
 				 "(the first segment is 0/N)", arg);
 	o->plan.segment = i;
@@ -190,6 +187,17 @@ static int64_t fraction_ns(const char *p, const char **end)
 	return ns;
 }
 
+/* Whether s matches pat: 'd' a digit, '?' any character, any other
+ * itself. */
+static bool digits_at(const char *s, const char *pat)
+{
+	for (; *pat; s++, pat++)
+		if (!*s || (*pat == 'd' && !isdigit((unsigned char)*s)) ||
+		    (*pat != 'd' && *pat != '?' && *s != *pat))
+			return false;
+	return true;
+}
+
 /* RFC 3339 ("2026-11-24T18:30:00Z", "...00.5+01:00") or unix seconds
  * ("1795545000", "1795545000.25") into unix ns; -1 if neither. */
 static int64_t parse_time(const char *s)
@@ -207,6 +215,10 @@ static int64_t parse_time(const char *s)
 		frac = fraction_ns(p, &p);
 		return frac < 0 || *p ? -1 : secs * 1000000000 + frac;
 	}
+	/* digits where the format has them, and nothing sscanf would skip
+	 * or take (blanks, a sign) */
+	if (!digits_at(s, "dddd-dd-dd?dd:dd:dd"))
+		return -1;
 	memset(&tm, 0, sizeof(tm));
 	if (sscanf(s, "%4d-%2d-%2d%c%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
 		   &tm.tm_mday, &t, &tm.tm_hour, &tm.tm_min, &tm.tm_sec,
@@ -222,7 +234,7 @@ static int64_t parse_time(const char *s)
 		return -1;
 	if ((*p == 'Z' || *p == 'z') && !p[1]) {
 		off = 0;
-	} else if ((*p == '+' || *p == '-') &&
+	} else if ((*p == '+' || *p == '-') && digits_at(p, "?dd:dd") &&
 		   sscanf(p, "%c%2d:%2d%n", &sign, &oh, &om, &used) == 3 &&
 		   used == 6 && !p[6] && oh < 24 && om < 60) {
 		off = (sign == '+' ? 1 : -1) * (int64_t)(oh * 3600 + om * 60);

@@ -57,7 +57,7 @@ int program_stop_start(const char *who)
 {
 	struct error e;
 
-	if (stop_install(&e))
+	if (stop_install_kept(&e))
 		fprintf(stderr, "%s: warning: %s: what the program leaves "
 			"running is not killed\n", who, e.msg);
 	return stop_signal() ? stop_exit_code() : 0;

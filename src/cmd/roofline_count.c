@@ -405,7 +405,7 @@ int roofline_count(const struct roofline_args *a)
 	int ret;
 
 	/* Ctrl-C from here to the end: nothing left behind (util/stop.h) */
-	if (stop_install(&e))
+	if (stop_install_kept(&e))
 		fprintf(stderr, "yardstick roofline: warning: %s\n", e.msg);
 	ret = check_outputs(a);
 	if (!ret)

@@ -10,6 +10,7 @@
 #include "engine/roofline_measure.h"
 #include "measure/machine.h"
 #include "roofline/ceilings.h"
+#include "util/stop.h"
 
 #define WHO "yardstick roofline"
 
@@ -35,7 +36,8 @@ static int check(const struct roofline_args *a, struct output_set *outs)
 static int measure(const struct roofline_args *a,
 		   struct roofline_measurement *mm, struct result *res)
 {
-	const struct roofline_measure_plan plan = { a->quick, a->threads };
+	const struct roofline_measure_plan plan = { a->quick, a->threads,
+						    stop_flag() };
 	struct git_probe gp;
 	struct error e;
 	int ret = roofline_measure_prepare(&plan, mm, &e);
@@ -50,6 +52,11 @@ static int measure(const struct roofline_args *a,
 	git_detect_start(&res->git, &gp, a->json || !a->no_store);
 	ret = roofline_measure_run(mm, res, &e);
 	git_detect_finish(&gp);
+	if (ret && stop_signal()) {
+		fprintf(stderr, WHO ": interrupted by %s: nothing kept\n",
+			stop_signal_name());
+		return stop_exit_code();
+	}
 	if (ret) {
 		fprintf(stderr, WHO ": %s\n", e.msg);
 		return error_exit_code(&e);
@@ -67,12 +74,18 @@ int roofline_measure(const struct roofline_args *a)
 	struct roofline_measurement mm = { 0 };
 	struct output_set outs;
 	struct result res;
+	struct error e;
 	int ret;
 
 	result_init(&res, ROOF_KIND);
 	outputs_init(&outs);
 	add_result_outputs(&outs, a->json, NULL, NULL, NULL, &res);
 	ret = check(a, &outs);
+	/* the one signal policy (util/stop.h): a stop ends the measurement
+	 * between two ceilings, and nothing is kept (ceilings in part
+	 * would place points under a roof that is not there) */
+	if (!ret && stop_install(&e))
+		fprintf(stderr, WHO ": warning: %s\n", e.msg);
 	if (!ret)
 		ret = measure(a, &mm, &res);
 	if (ret)

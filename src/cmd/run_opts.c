@@ -72,22 +72,22 @@ static int parse_pin(void *args, const struct opt_entry *opt,
 
 	CPU_ZERO(set);
 	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b;
+		const char *end;
+		long a, b;
 
-		if (end == p || a < 0 || a >= CPU_SETSIZE)
+		if (parse_ulong_prefix(p, &end, &a) || a >= CPU_SETSIZE)
 			goto bad;
 		b = a;
 		p = end;
 		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a || b >= CPU_SETSIZE)
+			if (parse_ulong_prefix(p + 1, &end, &b) || b < a ||
+			    b >= CPU_SETSIZE)
 				goto bad;
 			p = end;
 		}
 		for (long c = a; c <= b; c++)
 			CPU_SET(c, set);
-		if (*p == ',')
+		if (*p == ',' && p[1])
 			p++;
 		else if (*p)
 			goto bad;

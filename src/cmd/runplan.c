@@ -14,6 +14,8 @@
 #include "cmd/commands.h"
 #include "engine/run.h"
 #include "engine/run_report.h"
+#include "measure/spawner.h"
+#include "util/keeper.h"
 #include "util/stop.h"
 #include "util/outputs.h"
 
@@ -32,6 +34,18 @@ static void install_handlers(void)
 	struct error e;
 
 	if (stop_install(&e))
+		fprintf(stderr, "yardstick: warning: %s\n", e.msg);
+}
+
+/* Without a spawner above the commands (it is their subreaper, and
+ * sweeps them when yardstick is killed), the keeper is: started before
+ * anything of the runs, whose counters and descriptors are the worker's
+ * (util/keeper.h). */
+static void keeper_unless_spawner(void)
+{
+	struct error e;
+
+	if (!spawner_present() && keeper_start(&e))
 		fprintf(stderr, "yardstick: warning: %s\n", e.msg);
 }
 
@@ -130,6 +144,7 @@ int run_plan_execute(const struct run_plan *p, const struct run_outputs *o,
 	if (!ret && !o->no_store)
 		ret = save_check(o->store);
 	if (!ret) {
+		keeper_unless_spawner();
 		ret = run_engine_prepare(&rn);
 		if (!ret) {
 			install_handlers();

@@ -75,15 +75,11 @@ static int check_segment(struct seg *s, struct error *e)
 {
 	const struct setting *seg = setting(&s->r, "segment");
 	const struct benchmark *b = s->r.benchmarks;
-	int used = 0;
 
 	if (!s->r.kind || strcmp(s->r.kind, "load") || s->r.nbenchmarks != 1)
 		return error_set(e, "'%s' is not the result of a load test",
 				 s->file);
-	if (!seg || !seg->str ||
-	    sscanf(seg->str, "%ld/%ld%n", &s->index, &s->n, &used) != 2 ||
-	    (size_t)used != strlen(seg->str) || s->index < 0 ||
-	    s->n < 1 || s->index >= s->n)
+	if (!seg || !seg->str || parse_index_of(seg->str, &s->index, &s->n))
 		return error_set(e, "'%s' is not a segment of a load test (no "
 				 "setting 'segment' I/N: run it with "
 				 "--segment)", s->file);

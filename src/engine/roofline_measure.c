@@ -186,12 +186,28 @@ static int measure_error(struct error *e)
 	return error_mark(e, ERROR_ENV);
 }
 
-/* Measure every ceiling of the plan into r (and each one's largest value
- * into c[i].value): 0, or -1 with e set (ERROR_ENV). */
-static int measure_all(const struct roof_machine *m, struct roof_ceiling *c,
-		       size_t n, int threads, const struct roofline_pace *pace,
-		       struct result *r, double *clock_hz, struct error *e)
+/* Whether a stop was asked (the plan's interrupt): the measurement
+ * ends between two ceilings, with "interrupted" in e. */
+static bool stopped(const struct roofline_measurement *mm, struct error *e)
 {
+	if (!mm->interrupt || !*mm->interrupt)
+		return false;
+	error_set(e, "interrupted");
+	return true;
+}
+
+/* Measure every ceiling of the plan into r (and each one's largest value
+ * into c[i].value): 0, or -1 with e set (ERROR_ENV; "interrupted" when
+ * *mm->interrupt was set). */
+static int measure_all(struct roofline_measurement *mm, struct result *r,
+		       struct error *e)
+{
+	const struct roof_machine *m = mm->m;
+	struct roof_ceiling *c = mm->c;
+	size_t n = mm->n;
+	int threads = mm->threads;
+	const struct roofline_pace *pace = mm->pace;
+	double *clock_hz = &mm->clock_hz;
 	struct roof_pool *pool;
 	double *values = xcalloc((size_t)pace->reps, sizeof(*values));
 	double t0;
@@ -212,6 +228,10 @@ static int measure_all(const struct roof_machine *m, struct roof_ceiling *c,
 			    monoclock_s() - t0 > pace->budget;
 		int reps = over ? 1 : pace->reps;
 
+		if (stopped(mm, e)) {
+			ret = -1;
+			break;
+		}
 		if (i > 0 && c[i - 1].type == ROOF_COMPUTE &&
 		    c[i].type != ROOF_COMPUTE) {
 			double hz = roof_clock_hz(pool, 40, 0.002);
@@ -292,6 +312,7 @@ int roofline_measure_prepare(const struct roofline_measure_plan *p,
 	memset(mm, 0, sizeof(*mm));
 	mm->m = xcalloc(1, sizeof(*mm->m));
 	mm->pace = p->quick ? &quick_pace : &full_pace;
+	mm->interrupt = p->interrupt;
 	mm->reps = mm->pace->reps;
 	ret = detect(mm->m, mm->warn, e);
 	if (ret)
@@ -310,8 +331,7 @@ int roofline_measure_prepare(const struct roofline_measure_plan *p,
 int roofline_measure_run(struct roofline_measurement *mm, struct result *res,
 			 struct error *e)
 {
-	int ret = measure_all(mm->m, mm->c, mm->n, mm->threads, mm->pace,
-			      res, &mm->clock_hz, e);
+	int ret = measure_all(mm, res, e);
 
 	if (ret)
 		return ret;

@@ -6,6 +6,7 @@
 #ifndef YS_ENGINE_ROOFLINE_MEASURE_H
 #define YS_ENGINE_ROOFLINE_MEASURE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -17,6 +18,9 @@
 struct roofline_measure_plan {
 	bool quick;		/* a few seconds, for tests */
 	long threads;		/* 0: one per CPU this process may run on */
+	/* set (by a signal handler: util/stop.h) to end the measurement
+	 * between two ceilings; NULL: never */
+	volatile sig_atomic_t *interrupt;
 };
 
 struct roofline_pace;
@@ -35,6 +39,7 @@ struct roofline_measurement {
 	double clock_hz;		/* measured */
 	char **notes;			/* the warnings, in order */
 	size_t nnotes;
+	volatile sig_atomic_t *interrupt;	/* the plan's */
 };
 
 /* The machine detected and its ceilings planned. Returns 0, or -1 with e
@@ -45,7 +50,9 @@ int roofline_measure_prepare(const struct roofline_measure_plan *p,
 			     struct roofline_measurement *mm,
 			     struct error *e);
 /* Measure every ceiling into res (kind "roofline", benchmark i ceiling
- * i) with their warnings. Returns 0, or -1 with e set (ERROR_ENV). */
+ * i) with their warnings. Returns 0, or -1 with e set (ERROR_ENV), its
+ * message "interrupted" when the plan's interrupt was set (the ceilings
+ * then incomplete: nothing of res is to be kept). */
 int roofline_measure_run(struct roofline_measurement *mm, struct result *res,
 			 struct error *e);
 /* The machine, the time, the version, the settings; summarized. */

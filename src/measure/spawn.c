@@ -80,6 +80,10 @@ int spawn_measure(const struct spawn_opts *o, struct run_sample *out,
 {
 	struct child c = {
 		.path = o->path, .argv = o->argv, .own_group = true,
+		/* without the spawner, nothing kills it when yardstick is
+		 * killed: PR_SET_PDEATHSIG does (a fork, not posix_spawn:
+		 * this is not the spawner's fast path) */
+		.die_with_us = true,
 		.pin = o->pin, .timeout = o->timeout,
 		.interrupt = o->interrupt,
 		.io = { o->stdin_fd < 0 ? CHILD_IO_NULL : CHILD_IO_FD,

@@ -70,6 +70,15 @@ char *spawner_find(struct error *e)
 	return find_helper(SPAWNER_NAME, "YARDSTICK_SPAWNER", X_OK, e);
 }
 
+bool spawner_present(void)
+{
+	struct error e;
+	char *path = spawner_find(&e);
+
+	free(path);
+	return path != NULL;
+}
+
 /* Whether fd is readable (or at its end) within ms milliseconds. */
 static bool ready(int fd, int ms)
 {

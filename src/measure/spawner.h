@@ -34,6 +34,10 @@ struct spawner;
  */
 char *spawner_find(struct error *e);
 
+/* Whether spawner_find finds a spawner to start (whether it then starts
+ * is seen only then). */
+bool spawner_present(void);
+
 /*
  * Start the spawner at path. The commands' stdin, stdout and stderr
  * (spawn_opts) may later be -1 or one of fds[0..n), which are handed to it

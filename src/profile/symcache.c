@@ -598,14 +598,13 @@ uint64_t symcache_max_bytes(void)
 {
 	const char *v = getenv("YARDSTICK_CACHE_MAX");
 	unsigned long long n;
-	char *end;
+	const char *end;
+	long l;
 
-	if (!v || !*v)
+	/* decimal digits (util/number.h), then a unit */
+	if (!v || parse_ulong_prefix(v, &end, &l))
 		return SYMCACHE_DEFAULT_MAX;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno || end == v || v[0] == '-')
-		return SYMCACHE_DEFAULT_MAX;
+	n = (unsigned long long)l;
 	if (*end) {
 		const char *units = "kmg", *u = strchr(units, *end | 0x20);
 		int shift = u ? 10 * (int)(u - units + 1) : 0;

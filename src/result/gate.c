@@ -54,10 +54,11 @@ static const struct unit {
 
 static int parse_value(const char *v, struct gate_threshold *t)
 {
-	char *end;
-	double x = strtod(v, &end);
+	const char *end;
+	double x;
 
-	if (end == v || !isfinite(x))
+	/* decimal (util/number.h): "0x10ms" is no threshold */
+	if (parse_decimal_prefix(v, &end, &x))
 		return -1;
 	if (!*end) {
 		/* 0 is 0 in every unit: leaked_bytes=0 needs none */

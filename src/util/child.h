@@ -21,8 +21,8 @@
  * child, and one with die_with_us, dies with yardstick (PR_SET_PDEATHSIG
  * SIGKILL): a yardstick killed by SIGKILL or the OOM killer leaves no
  * program of record, trace, mem, bench --processes or roofline --count
- * running; what that program started and left running is not covered (it
- * is reparented to init).
+ * running; what that program started is killed by the keeper
+ * (util/keeper.h), which those commands start (stop_install_kept).
  *
  * With child_subreaper, what a child leaves running when it is reaped
  * (background processes, daemons that left its group with setsid) is
@@ -196,6 +196,14 @@ size_t child_sweep(char *names, size_t size);
  * Reaps nothing. Async-signal-safe.
  */
 void child_kill_all_now(void);
+
+/*
+ * child_kill_all_now, then reap until no child is left, killing at once
+ * what each one reaped leaves to us (a subreaper's: its whole tree,
+ * setsid or not). For a process about to exit (util/keeper.h); blocks
+ * until the tree is gone. Async-signal-safe.
+ */
+void child_kill_tree_now(void);
 
 /* Exit code, or 128 + signal number, of a raw wait status. */
 int spawn_exit_code(int status);

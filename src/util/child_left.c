@@ -236,3 +236,20 @@ void child_kill_all_now(void)
 	}
 	child_each_child(kill_any, NULL);
 }
+
+void child_kill_tree_now(void)
+{
+	int st;
+
+	child_kill_all_now();
+	for (;;) {
+		pid_t r = waitpid(-1, &st, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return;		/* ECHILD: none left */
+		/* its children are ours now (a subreaper's): kill them */
+		child_each_child(kill_any, NULL);
+	}
+}

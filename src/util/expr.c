@@ -202,9 +202,10 @@ static int parse_number(struct parser *p)
 		}
 	}
 	text = xstrndup(s, n);
-	v = strtod(text, NULL);
-	if (!isfinite(v)) {
-		error_set(p->e, "column %d: %s is too large a number", col(p),
+	/* the decimal scanned above, read by the one family (number.h),
+	 * which refuses one that rounds to infinity or to zero */
+	if (parse_double(text, &v)) {
+		error_set(p->e, "column %d: %s is out of range", col(p),
 			  text);
 		free(text);
 		return -1;

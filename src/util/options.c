@@ -101,30 +101,6 @@ static void enum_names(const struct opt_enum *v, const char *sep,
 					v[i].name);
 }
 
-/* "524288", "512k", "512KiB", "1M", "1g": bytes, binary multiples. */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-	double mult = 1;
-
-	if (end == s || !(v > 0) || !isfinite(v))
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': mult = 1024; end++; break;
-	case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
-	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-	}
-	if (mult > 1 && *end == 'i')
-		end++;
-	if (*end == 'B' || (*end == 'b' && mult > 1))
-		end++;
-	if (*end || v * mult < 1 || v * mult > 1e15)
-		return -1;
-	*out = (uint64_t)(v * mult);
-	return 0;
-}
-
 /* A number; a percentage may end in '%' ("20%" as "20"). */
 static int parse_number(const char *arg, bool percent, double *d)
 {

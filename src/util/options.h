@@ -193,6 +193,11 @@ const char *opt_metavar(const struct opt_entry *o, char *buf, size_t n);
 void opt_man(const struct opt_cmd *c, const char *version, FILE *fp);
 /* The "Options" section of docs/cmd/NAME.md, in Markdown. */
 void opt_markdown(const struct opt_cmd *c, FILE *fp);
+/* Every option of c that takes a number, one a line: "NAME --OPTION TYPE
+ * LOW HIGH X", TYPE count (X the step), number, duration, size or
+ * percent (X the OPT_MIN_EXCL and OPT_MAX_EXCL flags): the list the
+ * test of the number parsers is generated from (tests/cli/numbers.sh). */
+void opt_numbers(const struct opt_cmd *c, FILE *fp);
 
 /* The completion script of shell ("bash", "zsh", "fish") for the
  * commands cmds[0..n); -1 with e for an unknown shell. */

@@ -174,3 +174,37 @@ void opt_markdown(const struct opt_cmd *c, FILE *fp)
 	fputs("<!-- end of the generated options -->\n", fp);
 	free(d);
 }
+
+/* The name of a numeric type, or NULL for any other. */
+static const char *number_type(enum opt_type t)
+{
+	switch (t) {
+	case OPT_T_COUNT: return "count";
+	case OPT_T_NUMBER: return "number";
+	case OPT_T_DURATION: return "duration";
+	case OPT_T_SIZE: return "size";
+	case OPT_T_PERCENT: return "percent";
+	default: return NULL;
+	}
+}
+
+void opt_numbers(const struct opt_cmd *c, FILE *fp)
+{
+	for (const struct opt_entry *o = c->opts; o->type; o++) {
+		const char *t = number_type(o->type);
+
+		if (!t)
+			continue;
+		if (o->long_name)
+			fprintf(fp, "%s --%s %s", c->name, o->long_name, t);
+		else
+			fprintf(fp, "%s -%c %s", c->name, o->short_name, t);
+		if (o->type == OPT_T_COUNT)
+			fprintf(fp, " %ld %ld %ld\n", o->lmin, o->lmax,
+				o->step > 1 ? o->step : 1);
+		else
+			fprintf(fp, " %.17g %.17g %d\n", o->min, o->max,
+				o->flags & (OPT_MIN_EXCL | OPT_MAX_EXCL));
+	}
+}
+

@@ -18,6 +18,7 @@
 
 #include "util/child.h"
 #include "util/fileio.h"
+#include "util/keeper.h"
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
@@ -66,6 +67,18 @@ int stop_install(struct error *e)
 	     i++)
 		sigaction(stop_signals[i], &sa, NULL);
 	return child_subreaper(e);
+}
+
+int stop_install_kept(struct error *e)
+{
+	struct error ke;
+	int k = keeper_start(&ke);
+
+	if (stop_install(e))
+		return -1;
+	if (k)
+		*e = ke;
+	return k;
 }
 
 volatile sig_atomic_t *stop_flag(void)

@@ -32,6 +32,15 @@
  */
 int stop_install(struct error *e);
 
+/*
+ * stop_install, with the keeper started first (util/keeper.h): nothing
+ * the programs start outlives a yardstick killed with SIGKILL. For every
+ * command that runs a program but `run` (whose spawner does it). Call it
+ * before any thread starts. Returns 0, or -1 with a message when the
+ * keeper or the reaper cannot be had (the handlers are installed).
+ */
+int stop_install_kept(struct error *e);
+
 /* Set (to the signal's number) when a stop was asked: child.interrupt
  * and the loops watch it. */
 volatile sig_atomic_t *stop_flag(void);

@@ -363,35 +363,7 @@ char *str_replace(const char *s, const char *from, const char *to)
 	return w.s;
 }
 
-int parse_double(const char *s, double *out)
-{
-	char *end;
-	double v;
 
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || end == s || v != v)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-int parse_long(const char *s, long *out)
-{
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || end == s)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 /*
  * The UTF-8 sequence at s: its length, with its code point in *cp; 0 when
@@ -562,26 +534,3 @@ void fputs_xml(const char *s, FILE *fp)
 	fputs_escaped(s, fp, xml_escape);
 }
 
-int parse_duration(const char *s, double *out)
-{
-	static const struct { const char *unit; double scale; } units[] = {
-		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 },
-		{ "\xc2\xb5s", 1e-6 }, { "ns", 1e-9 },
-	};
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v != v || v < 0)
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].unit)) {
-			*out = v * units[i].scale;
-			return 0;
-		}
-	}
-	return -1;
-}

@@ -16,6 +16,8 @@
 #include <stdio.h>
 
 #include "util/error.h"
+/* parse_double, parse_long, parse_duration: the numbers a user writes */
+#include "util/number.h"
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
@@ -79,9 +81,6 @@ void fmt_roundtrip(double v, char *buf, size_t n);
  */
 void fmt_json_number(double v, char *buf, size_t n);
 
-/* Parse a whole string as a number; 0 on success, -1 otherwise. */
-int parse_double(const char *s, double *out);
-int parse_long(const char *s, long *out);
 
 /*
  * The UTF-8 sequence at s: its length, with its code point in *cp; 0 when
@@ -106,12 +105,6 @@ void fputs_csv(const char *s, FILE *fp);
 void fputs_markdown(const char *s, FILE *fp);
 void fputs_xml(const char *s, FILE *fp);
 
-/*
- * Parse a duration: a number with an optional unit s, ms, us (or µs), ns;
- * plain numbers are seconds. Returns 0, or -1 for anything else (negative
- * values included).
- */
-int parse_duration(const char *s, double *out);
 
 #endif
 

@@ -17,16 +17,6 @@ rnd() {
 	R=$((_r / 65536 % 32768))
 }
 
-# alive PIDFILE: the pids in PIDFILE still running (a zombie is dead: its
-# reaper, init here, may take its time). None is left to the next test.
-alive() {
-	for p in $(cat "$1" 2>/dev/null); do
-		[ -e "/proc/$p" ] || continue
-		grep -q '^State:.Z' "/proc/$p/status" 2>/dev/null && continue
-		echo "$p"
-	done
-}
-
 # gone PIDFILE: every pid of PIDFILE is dead within 30 s (a busy machine
 # may take a moment to deliver a kill); one still running is named and
 # killed.

@@ -124,3 +124,13 @@ retry() {
 	done
 	return 1
 }
+
+# alive PIDFILE: the pids in PIDFILE still running (a zombie is dead: its
+# reaper, init here, may take its time).
+alive() {
+	for p in $(cat "$1" 2>/dev/null); do
+		[ -e "/proc/$p" ] || continue
+		grep -q '^State:.Z' "/proc/$p/status" 2>/dev/null && continue
+		echo "$p"
+	done
+}

@@ -158,10 +158,11 @@ t "Ctrl-C stops the program, and the profile is still written" sh -c '
 	setsid "$YS" record -q -o "$T/int.folded" -- "$FX/hot" 20000 >/dev/null 2>"$T/int.err" &
 	pid=$!
 	# until hot has run 0.3 s of CPU (utime, in clock ticks, of the
-	# child of yardstick that runs it), at most a minute
+	# process of the session setsid made that runs it: yardstick runs
+	# below its keeper, util/keeper.h), at most a minute
 	tck=$(getconf CLK_TCK); k=0
 	while [ $k -lt 600 ]; do
-		c=$(pgrep -P $pid -x hot | head -1)
+		c=$(pgrep -s $pid -x hot | head -1)
 		[ -n "$c" ] && [ "$(awk "{ print \$14 }" /proc/$c/stat 2>/dev/null || echo 0)" -ge $((tck * 3 / 10)) ] && break
 		sleep 0.1; k=$((k + 1))
 	done

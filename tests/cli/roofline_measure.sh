@@ -174,4 +174,31 @@ t "an unwritable --json: exit 2 before measuring" sh -c '
 t "--quick without --measure: exit 2" sh -c '
 	"$YS" roofline --quick 2>"$T/e5"; [ $? -eq 2 ] && grep -q "\-\-quick goes with \-\-measure" "$T/e5"'
 
+# stopped SIG CODE: --measure stopped by SIG (the one signal policy,
+# util/stop.h) exits CODE by itself (not killed by the signal: Python's
+# returncode is positive), says so, and keeps nothing: no --json, nothing
+# stored. The signal comes once "measuring" is said (it then runs 25 s).
+stopped() {
+	python3 - "$YS" "$T/stop-$1" "$1" "$2" <<'PY'
+import os, signal, subprocess, sys, time
+ys, d, sig, code = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+os.makedirs(d)
+p = subprocess.Popen([ys, "roofline", "--measure", "--store", d + "/s.db",
+                      "--json", d + "/c.json"], stderr=subprocess.PIPE, text=True)
+first = p.stderr.readline()
+assert "measuring" in first, first
+p.send_signal(getattr(signal, "SIG" + sig))
+err = p.stderr.read()
+p.wait(timeout=60)
+assert p.returncode == code, (p.returncode, err)
+assert "interrupted by SIG%s: nothing kept" % sig in err, err
+assert sorted(os.listdir(d)) in ([], ["s.db"]), os.listdir(d)
+PY
+	[ ! -e "$T/stop-$1/s.db" ] || [ "$("$YS" history --store "$T/stop-$1/s.db" --json - 2>/dev/null |
+		python3 -c "import json,sys; print(len(json.load(sys.stdin)[\"results\"]))")" = 0 ]
+}
+for s in INT:130 TERM:143 HUP:129; do
+	t "--measure stopped by SIG${s%%:*}: exit ${s##*:}, nothing kept" stopped ${s%%:*} ${s##*:}
+done
+
 finish

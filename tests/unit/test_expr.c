@@ -183,7 +183,7 @@ static void test_parse_errors(void **state)
 			   "'2'");
 	expect_parse_error("max()", "column 5: expected a number, a "
 			   "{parameter} or '(', not ')'");
-	expect_parse_error("1e999", "column 1: 1e999 is too large a number");
+	expect_parse_error("1e999", "column 1: 1e999 is out of range");
 	expect_parse_error("2e", "column 2: expected an operator or the end, "
 			   "not 'e'");
 	expect_parse_error("3 $", "column 3: expected an operator or the end, "
