@@ -29,8 +29,10 @@
  * still sees every run of a long command (its progress) as it ends.
  *
  * Interrupts: yardstick sends SIGUSR1 with sigqueue, its value the seq of
- * the request to stop. The handler kills the running command itself if it
- * is that request's, and the main loop checks again right after the spawn,
+ * the request to stop. The handler passes the running command SIGINT (to
+ * its group, as a terminal's Ctrl-C) if it is that request's, and sets the
+ * timer to SPAWNER_STOP_GRACE_NS, at whose end on_alarm kills it (it
+ * alone: what it left gets sweep_graceful); and the main loop checks again right after the spawn,
  * so an interrupt that arrives just before or during the spawn is not
  * lost; one that arrives for a request not read yet is remembered by its
  * seq. Timeouts work the same way through SIGALRM.
