@@ -4,17 +4,20 @@
  * wrapper script ending in `exec "$@"`) is kept apart from the program's
  * figures.
  *
- * The rule, decided from the table of images alone (protocol.h, images):
- * the program is the last image of the process yardstick started — what
- * its execs ended in — and every process that image started, at any
- * depth (forked, or spawned with the agent: its parent process's image
- * then). Everything else is a launcher: the images that process exec'd
- * away from, and every process one of those started. So `sh -c 'a | b'`
- * (no exec) counts a and b; `sh -c 'a; exec b'` counts b only; a program
- * that never execs counts everything, as before. When the last image
- * exec'd into a program the agent could not follow (exec_pending, no
- * image after it), nothing is a launcher: there is no program image to
- * keep apart from.
+ * The rule, decided from the table of images (protocol.h, images) and
+ * the executable each image's memory maps name: the program is the last
+ * image of the process yardstick started — what its execs ended in —
+ * and every process that image started, at any depth (forked, or spawned
+ * with the agent: its parent process's image then). A launcher is an
+ * image that process exec'd away from that ran another executable than
+ * the last one (bash for the pyenv shim, env, nice, sh), and every process
+ * a launcher started. An image of the same executable (a program that
+ * re-execs itself) is the program's, and so is what it started. So
+ * `sh -c 'a | b'` (no exec) counts a and b; `sh -c 'a; exec b'` counts b
+ * only; a program that never execs counts everything, as before. When
+ * the last image exec'd into a program the agent could not follow
+ * (exec_pending, no image after it), nothing is a launcher: there is no
+ * program image to keep apart from.
  */
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +38,31 @@ static uint32_t final_image(const struct heap_report *r,
 	return last;
 }
 
+/* The executable image gen's first maps text names (its lowest mapping
+ * with a path: the executable's), into buf; "" when it sent none. */
+static void image_exe(const struct heap_trace *t, uint32_t gen, char *buf,
+		      size_t size)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < t->nmaps; i++) {
+		const char *line = t->maps[i];
+
+		if (t->maps_gen[i] != gen || !line)
+			continue;
+		while (*line) {
+			size_t len = strcspn(line, "\n");
+			const char *path = memchr(line, '/', len);
+
+			if (path) {
+				snprintf(buf, size, "%.*s",
+					 (int)(len - (size_t)(path - line)), path);
+				return;
+			}
+			line += len + (line[len] == '\n');
+		}
+	}
+}
+
 /* The image that started image k: the one it exec'd over, forked from,
  * or (spawned with the agent) its parent process's image then; 0: none
  * known. Images are numbered in the order they started, so it is < k. */
@@ -52,8 +80,19 @@ static uint32_t starter(const struct heap_report *r, uint32_t k)
 	return 0;
 }
 
+/* Is image k one of image 1's execs up to image last (before it)? */
+static bool main_lineage(const struct heap_report *r, uint32_t k,
+			 uint32_t last)
+{
+	for (uint32_t g = last; g; g = r->procs[g].replaced)
+		if (g == k)
+			return true;
+	return false;
+}
+
 void replay_mark_launchers(struct heap_report *r, const struct heap_trace *t)
 {
+	char exe[256], other[256];
 	uint32_t last;
 
 	for (size_t k = 0; k < r->nprocs; k++)
@@ -63,12 +102,17 @@ void replay_mark_launchers(struct heap_report *r, const struct heap_trace *t)
 	last = final_image(r, t);
 	if (last <= 1)
 		return;
-	r->procs[1].launcher = true;
-	for (uint32_t k = 2; k < r->nprocs; k++) {
+	image_exe(t, last, exe, sizeof(exe));
+	for (uint32_t k = 1; k < r->nprocs; k++) {
 		uint32_t s;
 
 		if (k == last || !r->procs[k].pid)
 			continue;
+		if (main_lineage(r, k, last)) {
+			image_exe(t, k, other, sizeof(other));
+			r->procs[k].launcher = !exe[0] || strcmp(exe, other);
+			continue;
+		}
 		s = starter(r, k);
 		r->procs[k].launcher = s && r->procs[s].launcher;
 	}

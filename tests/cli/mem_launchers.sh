@@ -202,6 +202,27 @@ PY
 }
 t "generated chains of launchers: the program's figures alone" chains
 
+# A program that re-execs itself (heapfix execself: 5 blocks of 999
+# bytes before its exec) is one program: its image before the exec is
+# counted, behind a wrapper script too, whose sh is not.
+reexec() {
+	for how in plain wrapped; do
+		set -- "$HEAPFIX" execself
+		[ $how = wrapped ] && set -- "$T/wrap.sh" "$@"
+		"$YS" mem --no-store --json "$T/rx-$how.json" \
+			-o "$T/rx-$how.folded" --cost allocations -- "$@" \
+			2>"$T/rx-$how.report" || return 1
+		grep -q "before_exec 5$" "$T/rx-$how.folded" ||
+			{ cat "$T/rx-$how.folded"; return 1; }
+	done
+	! grep -q "not counted" "$T/rx-plain.report" &&
+	grep -q "not counted: .*(sh: wrap.sh" "$T/rx-wrapped.report" &&
+	[ "$(metric "$T/rx-plain.json" allocations)" = \
+	  "$(metric "$T/rx-wrapped.json" allocations)" ] ||
+		{ cat "$T/rx-wrapped.report"; return 1; }
+}
+t "a program that re-execs itself: its image before the exec counted, the wrapper's not" reexec
+
 # What the user ran on purpose stays counted: sh -c 'a | b' (no exec)
 # counts both sides, python3.11 exact by line in the pipe, sort listed.
 pipeline() {
