@@ -16,34 +16,8 @@ SHIM=${PYENV_ROOT:-/root/.pyenv}/shims/python3
 unset MALLOC_PERTURB_
 
 # python3 "$C" FIXTURE.py EXPECT.json SPEEDSCOPE.json: every figure of
-# EXPECT at the fixture's lines (the innermost frame in FIXTURE.py)
-C=$T/check.py
-cat > "$C" <<'PY'
-import json, sys
-fix, ex, doc = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
-frames = doc["shared"]["frames"]
-names = {v: k for k, v in ex["lines"].items()}
-types = {"allocated": "alloc_space", "allocations": "alloc_objects",
-         "leaked": "inuse_space"}
-bad = []
-for cost, want in ex.items():
-    if cost not in types:
-        continue
-    prof = [p for p in doc["profiles"] if p["name"] == types[cost]][0]
-    got = {}
-    for stack, w in zip(prof["samples"], prof["weights"]):
-        for i in reversed(stack):
-            f = frames[i]
-            if f.get("file", "").endswith("/" + fix) and "line" in f:
-                k = names.get(f["line"], "line %d" % f["line"])
-                got[k] = got.get(k, 0) + w
-                break
-    for k, v in want.items():
-        if got.get(k) != v:
-            bad.append("%s at %s: got %s, want %s" % (cost, k, got.get(k), v))
-print("\n".join(bad))
-sys.exit(1 if bad else 0)
-PY
+# EXPECT at the fixture's lines (mem_byline.py)
+C=$(dirname "$0")/mem_byline.py
 
 # metric FILE NAME: a metric's value in a result of kind mem
 metric() {
