@@ -387,9 +387,7 @@ static void on_alloc(struct replay *p, const uint64_t *w, uint32_t gen)
 		launch_count(p, 1, size);
 		return;
 	}
-	/* while the program runs, image 1 may turn out a launcher */
-	if (p->fine && gen == 1)
-		launch_count(p, 1, size);
+
 	if (p->sample > 0) {
 		double prob = -expm1(-(double)size / p->sample);
 
@@ -578,8 +576,7 @@ static void on_burst(struct replay *p, const uint64_t *w, bool end,
 		}
 		return;
 	}
-	if (p->fine && gen == 1 && !end)
-		launch_count(p, (double)w[2], w[2] ? w[3] / w[2] : 0);
+
 	site = replay_site_of(r, &p->x, &p->capsites, w[1]);
 	s = &r->sites[site];	/* after: it may grow sites */
 	touch(p, s);
@@ -786,10 +783,14 @@ void replay_forget_launchers(struct replay *p)
 {
 	struct heap_report *r = p->r;
 
-	if (!launcher(p, 1)) {
-		memset(p->launch_hist, 0, sizeof(p->launch_hist));
+	if (!launcher(p, 1))
 		return;
-	}
+	/* its allocations by size class were not kept (a cost on every
+	 * event of every program): at their mean size */
+	if (r->procs[1].allocations > 0)
+		launch_count(p, r->procs[1].allocations,
+			     (uint64_t)(r->procs[1].bytes /
+					r->procs[1].allocations));
 	for (size_t i = 0; i <= p->live.mask; ) {
 		struct block *b = &p->live.b[i];
 

@@ -101,9 +101,9 @@ struct replay {
 	uint64_t bk_lo, bk_hi;	/* bk_hi): note_time */
 	size_t next_end;	/* of t->ends, the next to apply */
 	double launch_hist[HEAP_HIST];	/* launchers' allocations by size
-					 * class (a run of temporaries: at
-					 * its mean size), and image 1's
-					 * while the program runs */
+					 * class (a run of temporaries, and
+					 * what image 1 did while the
+					 * program ran: at the mean size) */
 	uint64_t last_hash;	/* the stack of the allocation before, */
 	uint32_t last_site;	/* its site (UINT32_MAX: none yet) */
 };
