@@ -315,9 +315,10 @@ static void print_launchers(const struct heap_report *r, FILE *fp,
 			"from", l.images, l.images == 1 ? "" : "s");
 	fprintf(fp, " (");
 	term_puts(fp, l.names);
-	fprintf(fp, "; %s allocations)%s; --all-processes to include\n",
+	fprintf(fp, "; %s allocations%s)%s; --all-processes to include\n",
 		fmt_count(l.allocations, a, sizeof(a)),
-		r->estimated ? ", in all but the exact counts" : "");
+		r->estimated ? ", estimated" : "",
+		r->estimated ? "; the exact counts above include them" : "");
 	fprintf(fp, "%s", term_reset(color));
 }
 

@@ -382,17 +382,16 @@ static void on_alloc(struct replay *p, const uint64_t *w, uint32_t gen)
 	 * never records it (a damaged record) */
 	if (!w[1])
 		return;
-	if (launcher(p, gen)) {
-		proc_add(p, gen, 1, (double)size, 0);
-		launch_count(p, 1, size);
-		return;
-	}
-
 	if (p->sample > 0) {
 		double prob = -expm1(-(double)size / p->sample);
 
 		if (prob > 0)
 			count = 1 / prob, bytes = size / prob;
+	}
+	if (launcher(p, gen)) {
+		proc_add(p, gen, count, bytes, 0);
+		launch_count(p, count, size);
+		return;
 	}
 	b = live_find(&p->live, ptr);
 	if (b->ptr) {
