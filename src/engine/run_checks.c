@@ -169,7 +169,7 @@ static long task_clock_index(const struct runner *rn)
  * of each run's CPU time its spawn's before the exec (not the task
  * clock's to count). */
 struct follow {
-	size_t busy, lost;
+	size_t runs, busy, lost;
 	double cpu_sum, tc_sum;
 };
 
@@ -188,7 +188,10 @@ static bool follow_runs(const struct runner *rn, size_t i, long tc,
 	for (size_t r = 0; r < t->n && r < u->n && r < sy->n; r++) {
 		double cpu = u->values[r] + sy->values[r] - pre;
 
-		if (isnan(cpu) || isnan(t->values[r]) || cpu < 0.002)
+		if (isnan(cpu) || isnan(t->values[r]))
+			continue;
+		f->runs++;
+		if (cpu < 0.002)
 			continue;
 		f->busy++;
 		if (t->values[r] < 0.5 * cpu) {
@@ -197,7 +200,9 @@ static bool follow_runs(const struct runner *rn, size_t i, long tc,
 			f->tc_sum += t->values[r];
 		}
 	}
-	return f->lost && f->lost * 2 >= f->busy;
+	/* a few busy runs among many short ones are the spawn's outliers,
+	 * not the command's work: no evidence either way */
+	return f->lost && f->lost * 2 >= f->busy && f->busy * 2 >= f->runs;
 }
 
 bool run_perf_follow_suspect(const struct runner *rn)
@@ -221,9 +226,10 @@ bool run_perf_follow_suspect(const struct runner *rn)
  * nothing (run_calibrate_exec) when a job looks blind, since it is
  * anything but small when yardstick runs under a tracer (strace -f, gdb:
  * every system call of the spawn before the exec stops). A run whose task
- * clock is under half its CPU time less that, with 2 ms of it at least,
- * lost the counters. When at least half of such runs did, the counters of
- * that benchmark are dropped and named unsupported. Before
+ * clock is under half its CPU time less that, with 2 ms of it at least
+ * (busy), lost the counters. When at least half of the runs were busy
+ * and at least half of those lost them, the counters of that benchmark
+ * are dropped and named unsupported. Before
  * run_shell_correct: the CPU times must be raw.
  */
 void run_perf_follow_check(struct runner *rn)

@@ -555,8 +555,9 @@ int run_calibrate_shell(struct runner *rn)
 
 /*
  * The CPU time a spawn costs before its exec, which the task clock does
- * not count: the median over runs of `true` of its CPU time less its task
- * clock, into rn->exec_cost (0 when there is no /bin/true or no task
+ * not count: the most, over runs of `true`, of its CPU time less its task
+ * clock (an upper bound: a blind command must lose more), into
+ * rn->exec_cost (0 when there is no /bin/true or no task
  * clock). A few tenths of a millisecond, but several milliseconds under a
  * tracer. Returns 0, -1 when stopped.
  */
@@ -568,7 +569,6 @@ int run_calibrate_exec(struct runner *rn)
 	size_t n = 0, nc = rn->ctr ? counters_metric_count(rn->ctr) : 0;
 	struct spawn_opts sp = rn->sp;
 	struct run_sample s;
-	struct summary sum;
 	long tc = -1;
 
 	rn->exec_cost = 0;
@@ -592,10 +592,9 @@ int run_calibrate_exec(struct runner *rn)
 		if (rn->cvals[tc].counted)
 			v[n++] = s.user + s.sys - rn->cvals[tc].value;
 	}
-	if (!n)
-		return 0;
-	stats_summarize(v, n, NULL, 0, &sum);
-	rn->exec_cost = sum.median > 0 ? sum.median : 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] > rn->exec_cost)
+			rn->exec_cost = v[i];
 	return 0;
 }
 
