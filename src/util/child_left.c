@@ -85,9 +85,10 @@ int child_subreaper(struct error *e)
  * SWEEP_QUIET_NS with no signal (what ends then is no stray), then
  * SIGTERM to each and SWEEP_TERM_NS to end (a daemon's own clean-up; the
  * tracker ignores SIGTERM and ends when done), then SIGKILL. A stray
- * that dies at its SIGTERM (`sleep &`) costs the quiet time alone. A
- * timed-out run, or one stopped that had to be killed (child_left.h,
- * CHILD_STOP_GRACE_NS), gets no grace: SIGKILL at once.
+ * that dies at its SIGTERM (`sleep &`) costs the quiet time alone. The
+ * leftovers of a stopped run get it too (child_left.h, child_pass_stop),
+ * whether the program ended by itself or had to be killed; a timed-out
+ * run's get no grace: SIGKILL at once.
  */
 #define SWEEP_QUIET_NS (200 * 1000000LL)
 #define SWEEP_TERM_NS (2000 * 1000000LL)
