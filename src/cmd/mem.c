@@ -72,7 +72,17 @@ static const char mem_epilog[] =
 "of its parent's are ignored; the parent's stay live); the blocks a\n"
 "process still holds when it ends (its _exit, exit or a kill; yardstick\n"
 "sees the last two within the RSS interval) are its leaks and leave the\n"
-"tree's heap. An exec drops the image's blocks (not leaks). Processes\n"
+"tree's heap. An exec drops the image's blocks (not leaks).\n"
+"Launchers are not counted: the program is the last image of the process\n"
+"yardstick started (what its execs ended in) and every process that\n"
+"image started; the images before it of another executable (a pyenv\n"
+"shim, a wrapper script that execs the program, env, nice) and every\n"
+"process they started are\n"
+"named in one line, \"not counted: N launcher processes ...\", and left\n"
+"out of the totals, the peak, the timeline, the sites and the processes\n"
+"(--all-processes counts them; with --sample the agent's exact counts\n"
+"include them). So sh -c 'a | b' counts a and b, sh -c 'a; exec b' b\n"
+"alone. Processes\n"
 "still running when the program exits are traced up to then; a tree of\n"
 "more than 4095 program images is summed in one row for the rest.\n"
 "A program that crashes is reported up to the crash. Its\n"
@@ -101,8 +111,10 @@ static const char mem_epilog[] =
 "there), or an output that cannot be written; 3 the store is locked,\n"
 "read-only or another user's, or libdw (elfutils), SQLite or libpq\n"
 "cannot be loaded or a PostgreSQL store's server reached; 130 stopped by\n"
-"Ctrl-C (SIGINT), 143 by SIGTERM: the program and everything it started\n"
-"are killed, the report up to then is written, marked partial (the\n"
+"Ctrl-C (SIGINT), 143 by SIGTERM: the program gets 2 s to end by itself\n"
+"(it got the terminal's SIGINT), then it is killed, and what it started\n"
+"gets 200 ms, SIGTERM and 2 s more (multiprocessing's resource tracker\n"
+"unlinks the shared memory it forgot); the report up to then is written, marked partial (the\n"
 "result's setting partial, the flame graph's subtitle, the speedscope\n"
 "name, a pprof comment, the --timeline title; what it held then counts\n"
 "as leaked); a second\n"
@@ -143,6 +155,10 @@ static const struct opt_entry mem_options[] = {
 	  "(frame pointers: faster, needs binaries built with "
 	  "-fno-omit-frame-pointer)" },
 	{ OPT_PYTHON(plan.python) },
+	{ OPT_FLAG(0, "all-processes", plan.all_processes),
+	  .help = "count the launchers too: the images the program's "
+	  "process exec'd away from (a pyenv shim, a wrapper script, env, "
+	  "nice) and the processes they started" },
 	{ OPT_COUNT(0, "depth", plan.ho.max_depth, 1, HEAP_MAX_DEPTH),
 	  .help = "frames kept per stack" },
 	{ OPT_COUNT('n', "top", plan.top, 1, LONG_MAX),

@@ -46,6 +46,7 @@ int mem_collect(struct mem_run *m, struct mem_plan *p, const char *path,
 	p->ho.interrupt = stop_flag();
 	if (heap_collect(&p->ho, path, p->argv, &m->trace, e))
 		return -1;
+	m->trace.all_processes = p->all_processes;
 	t0 = monoclock_s();
 	heap_analyze(&m->trace, &m->rep);
 	t1 = monoclock_s();

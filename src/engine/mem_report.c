@@ -88,14 +88,19 @@ static void print_totals(const struct mem_run *m, FILE *fp, bool color)
 static void print_procs(const struct heap_report *r, FILE *fp, bool color)
 {
 	size_t n = 0, *root = xcalloc(r->nprocs, sizeof(size_t));
+	bool *kept = xcalloc(r->nprocs, sizeof(bool));
 	char a[64], b[64], c[64], d[64];
 
+	/* a process: its first image and those that replaced it; one
+	 * whose images are all launchers' is not the program's */
 	for (size_t i = 1; i < r->nprocs; i++) {
 		const struct heap_proc *pr = &r->procs[i];
 
 		root[i] = pr->replaced ? root[pr->replaced] : i;
-		n += root[i] == i && (pr->seen || !pr->replaced);
+		if (!pr->launcher && !kept[root[i]])
+			n += kept[root[i]] = true;
 	}
+	free(kept);
 	if (n < 2 && !r->procs[0].seen) {
 		free(root);
 		return;
@@ -114,14 +119,17 @@ static void print_procs(const struct heap_report *r, FILE *fp, bool color)
 		for (size_t k = i; k < r->nprocs; k++) {
 			const struct heap_proc *pr = &r->procs[k];
 
-			if (root[k] != i)
+			if (root[k] != i || pr->launcher)
 				continue;
+			sum.seen = true;
 			sum.allocations += pr->allocations;
 			sum.bytes += pr->bytes;
 			sum.peak = fmax(sum.peak, pr->peak);
 			sum.leaked_bytes += pr->leaked_bytes;
 			cmd = pr->cmd;	/* its last image's */
 		}
+		if (!sum.seen)
+			continue;	/* a launcher's, every image */
 		fprintf(fp, "  %8d %8d %14s %12s %12s %12s  ", (int)r->procs[i].pid,
 			(int)r->procs[i].ppid,
 			fmt_count(sum.allocations, a, sizeof(a)),
@@ -285,6 +293,35 @@ static void print_sites(const struct mem_plan *a, const struct profile *p,
 	free(order);
 }
 
+/*
+ * What ran in front of the program and is not in its figures (a pyenv
+ * shim and its helpers, a wrapper that execs the program): one line.
+ */
+static void print_launchers(const struct heap_report *r, FILE *fp,
+			    bool color)
+{
+	struct heap_launch l;
+	char a[64];
+
+	heap_launchers(r, &l);
+	if (!l.processes && !l.images)
+		return;
+	fprintf(fp, "  %snot counted: ", term_dim(color));
+	if (l.processes)
+		fprintf(fp, "%zu launcher process%s%s", l.processes,
+			l.processes == 1 ? "" : "es", l.images ? " and " : "");
+	if (l.images)
+		fprintf(fp, "%zu image%s the program's process exec'd away "
+			"from", l.images, l.images == 1 ? "" : "s");
+	fprintf(fp, " (");
+	term_puts(fp, l.names);
+	fprintf(fp, "; %s allocations%s)%s; --all-processes to include\n",
+		fmt_count(l.allocations, a, sizeof(a)),
+		r->estimated ? ", estimated" : "",
+		r->estimated ? "; the exact counts above include them" : "");
+	fprintf(fp, "%s", term_reset(color));
+}
+
 void mem_report(const struct mem_run *m, FILE *fp)
 {
 	const struct mem_plan *a = m->p;
@@ -295,6 +332,7 @@ void mem_report(const struct mem_run *m, FILE *fp)
 	if (!m->trace.agent_started)
 		return;
 	print_totals(m, fp, color);
+	print_launchers(r, fp, color);
 	print_procs(r, fp, color);
 	print_sizes(r, fp, color);
 	print_sites(a, p, HEAP_T_PEAK_SPACE, "bytes live at the peak",
@@ -322,6 +360,7 @@ void mem_build_result(struct mem_run *m)
 	struct result *r = &m->res;
 	struct benchmark *b;
 	char *name, note[256];
+	struct heap_launch launch;
 
 	if (m->have_res)
 		return;
@@ -345,6 +384,10 @@ void mem_build_result(struct mem_run *m)
 				      "a signal to yardstick; what it held "
 				      "then counts as leaked");
 	benchmark_push_exit(b, spawn_exit_code(m->trace.status));
+	heap_launchers(rep, &launch);
+	result_set_str(r, "processes", a->all_processes ? "all" : "program");
+	result_set_num(r, "launchers", (double)(launch.processes +
+						launch.images));
 	result_set_str(r, "trace", !m->trace.agent_started ? "none"
 		       : heap_trace_incomplete(&m->trace) ? "incomplete"
 		       : "complete");

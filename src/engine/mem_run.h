@@ -27,6 +27,7 @@ struct mem_plan {
 	bool sites;		/* symbolize the sites (the report or a
 				 * profile is wanted) */
 	bool lines;		/* the sites' frames with their lines */
+	bool all_processes;	/* launchers counted too (heap_launchers) */
 	const char *name;	/* the benchmark's name; NULL: the command */
 	char **argv;		/* the program */
 };

@@ -418,6 +418,10 @@ int run_engine_measure(struct runner *rn)
 		return stop_signal() ? stop_exit_code() : 1;
 	}
 	run_measure_all(rn);
+	/* what a spawn costs before its exec, while the spawner is there:
+	 * only when the follow check below would otherwise drop counters */
+	if (!rn->failed && run_perf_follow_suspect(rn))
+		run_calibrate_exec(rn);
 	/* it exits while we work out and write the result */
 	spawner_let_go(rn->sp.via);
 	if (rn->failed)

@@ -167,6 +167,8 @@ struct runner {
 	bool hint_ignore;		/* a measured command failed */
 	struct spawn_opts sp;
 	double shell_cost[3];		/* wall, user, sys of `sh -c ''` */
+	double exec_cost;		/* CPU seconds of a spawn before its
+					 * exec (run_calibrate_exec) */
 	struct progress progress;
 	size_t total_runs;
 	long ref;			/* template index of the reference */

@@ -153,58 +153,104 @@ void run_mark_perf_blind(struct runner *rn, struct benchmark *b,
 			      "or capabilities)", why);
 }
 
+/* The index of task_clock among rn's counter metrics, -1: none. */
+static long task_clock_index(const struct runner *rn)
+{
+	size_t nc = rn->ctr ? counters_metric_count(rn->ctr) : 0;
+
+	for (size_t k = 0; k < nc; k++)
+		if (!strcmp(counters_metric_name(rn->ctr, k), "task_clock"))
+			return (long)k;
+	return -1;
+}
+
+/* How job i's runs went for the follow check: those busy enough to
+ * judge and those whose task clock lost the CPU time, with pre seconds
+ * of each run's CPU time its spawn's before the exec (not the task
+ * clock's to count). */
+struct follow {
+	size_t runs, busy, lost;
+	double cpu_sum, tc_sum;
+};
+
+static bool follow_runs(const struct runner *rn, size_t i, long tc,
+			double pre, struct follow *f)
+{
+	struct metric **row = rn->metrics[i];
+	const struct metric *u, *sy, *t;
+
+	memset(f, 0, sizeof(*f));
+	if (!row || rn->jobs[i].perf_blind || !row[M_RUSAGE_COUNT + tc])
+		return false;
+	u = row[M_USER];
+	sy = row[M_SYS];
+	t = row[M_RUSAGE_COUNT + tc];
+	for (size_t r = 0; r < t->n && r < u->n && r < sy->n; r++) {
+		double cpu = u->values[r] + sy->values[r] - pre;
+
+		if (isnan(cpu) || isnan(t->values[r]))
+			continue;
+		f->runs++;
+		if (cpu < 0.002)
+			continue;
+		f->busy++;
+		if (t->values[r] < 0.5 * cpu) {
+			f->lost++;
+			f->cpu_sum += cpu;
+			f->tc_sum += t->values[r];
+		}
+	}
+	/* a few busy runs among many short ones are the spawn's outliers,
+	 * not the command's work: no evidence either way */
+	return f->lost && f->lost * 2 >= f->busy && f->busy * 2 >= f->runs;
+}
+
+bool run_perf_follow_suspect(const struct runner *rn)
+{
+	long tc = task_clock_index(rn);
+	struct follow f;
+
+	for (size_t i = 0; tc >= 0 && i < rn->njobs; i++)
+		if (follow_runs(rn, i, tc, 0, &f))
+			return true;
+	return false;
+}
+
 /*
  * After the runs: a command that execs such a program later (through a
  * shell, env, a wrapper) is seen by its task clock stopping while its CPU
  * time goes on. rusage (user + system time of the command and what it
  * waited for) never exceeds the counters' task clock (the command and all
- * it started) by more than the instants before its exec; a run whose task
- * clock is under half its CPU time, with 2 ms of it at least, lost the
- * counters. When at least half of such runs did, the counters of that
- * benchmark are dropped and named unsupported. Before run_shell_correct: the
- * CPU times must be raw.
+ * it started) by more than the CPU time before its exec, which the task
+ * clock does not count: rn->exec_cost, measured on a command that does
+ * nothing (run_calibrate_exec) when a job looks blind, since it is
+ * anything but small when yardstick runs under a tracer (strace -f, gdb:
+ * every system call of the spawn before the exec stops). A run whose task
+ * clock is under half its CPU time less that, with 2 ms of it at least
+ * (busy), lost the counters. When at least half of the runs were busy
+ * and at least half of those lost them, the counters of that benchmark
+ * are dropped and named unsupported. Before
+ * run_shell_correct: the CPU times must be raw.
  */
 void run_perf_follow_check(struct runner *rn)
 {
 	size_t nc = rn->ctr ? counters_metric_count(rn->ctr) : 0;
-	long tc = -1;
+	long tc = task_clock_index(rn);
 
-	for (size_t k = 0; k < nc; k++)
-		if (!strcmp(counters_metric_name(rn->ctr, k), "task_clock"))
-			tc = (long)k;
 	if (tc < 0)
 		return;
 	for (size_t i = 0; i < rn->njobs; i++) {
 		struct job *j = &rn->jobs[i];
-		struct metric **row = rn->metrics[i];
-		const struct metric *u, *sy, *t;
-		size_t busy = 0, lost = 0;
-		double cpu_sum = 0, tc_sum = 0;
+		struct follow f;
 
-		if (!row || j->perf_blind || !row[M_RUSAGE_COUNT + tc])
-			continue;
-		u = row[M_USER];
-		sy = row[M_SYS];
-		t = row[M_RUSAGE_COUNT + tc];
-		for (size_t r = 0; r < t->n && r < u->n && r < sy->n; r++) {
-			double cpu = u->values[r] + sy->values[r];
-
-			if (isnan(cpu) || isnan(t->values[r]) || cpu < 0.002)
-				continue;
-			busy++;
-			if (t->values[r] < 0.5 * cpu) {
-				lost++;
-				cpu_sum += cpu;
-				tc_sum += t->values[r];
-			}
-		}
-		if (!lost || lost * 2 < busy)
+		if (!follow_runs(rn, i, tc, rn->exec_cost, &f))
 			continue;
 		j->perf_blind = xasprintf("in %zu of %zu runs its task clock "
-			"counted %.3g ms of the %.3g ms of CPU time it used, so "
-			"it runs a program perf events cannot follow "
-			"(set-user-ID, set-group-ID, file capabilities, or not "
-			"readable)", lost, busy, tc_sum * 1e3, cpu_sum * 1e3);
+			"counted %.3g ms of the %.3g ms of CPU time it used "
+			"after its exec, so it runs a program perf events "
+			"cannot follow (set-user-ID, set-group-ID, file "
+			"capabilities, or not readable)", f.lost, f.busy,
+			f.tc_sum * 1e3, f.cpu_sum * 1e3);
 		for (size_t k = 0; k < nc; k++)
 			benchmark_remove_metric(j->bench,
 						counters_metric_name(rn->ctr, k));

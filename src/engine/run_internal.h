@@ -39,6 +39,12 @@ void run_work_settings(const struct runner *rn);
 int run_measure_all(struct runner *rn);
 /* --shell: the median cost of `sh -c ''` into rn->shell_cost. */
 int run_calibrate_shell(struct runner *rn);
+/* The CPU time of a spawn before its exec into rn->exec_cost (measured on
+ * /bin/true); 0, or -1 when stopped. */
+int run_calibrate_exec(struct runner *rn);
+/* Does a job look as if perf counters could not follow it, before
+ * rn->exec_cost is known? */
+bool run_perf_follow_suspect(const struct runner *rn);
 
 /* After the runs (run_checks.c), in this order: leave out the benchmarks
  * that never ran (after a failure or an interrupt); drop the counters of

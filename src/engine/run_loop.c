@@ -554,6 +554,51 @@ int run_calibrate_shell(struct runner *rn)
 }
 
 /*
+ * The CPU time a spawn costs before its exec, which the task clock does
+ * not count: the most, over runs of `true`, of its CPU time less its task
+ * clock (an upper bound: a blind command must lose more), into
+ * rn->exec_cost (0 when there is no /bin/true or no task
+ * clock). A few tenths of a millisecond, but several milliseconds under a
+ * tracer. Returns 0, -1 when stopped.
+ */
+int run_calibrate_exec(struct runner *rn)
+{
+	enum { N = 5 };
+	char *argv[] = { "true", NULL };
+	double v[N];
+	size_t n = 0, nc = rn->ctr ? counters_metric_count(rn->ctr) : 0;
+	struct spawn_opts sp = rn->sp;
+	struct run_sample s;
+	long tc = -1;
+
+	rn->exec_cost = 0;
+	for (size_t k = 0; k < nc; k++)
+		if (!strcmp(counters_metric_name(rn->ctr, k), "task_clock"))
+			tc = (long)k;
+	if (tc < 0 || access("/bin/true", X_OK))
+		return 0;
+	sp.path = "/bin/true";
+	sp.argv = argv;
+	sp.stdin_fd = rn->null_fd;
+	for (int i = 0; i < N; i++) {
+		if (counters_begin(rn->ctr, &rn->err))
+			return 0;
+		if (execute(rn, &sp, &s) || s.interrupted) {
+			counters_dirty(rn->ctr);
+			return -1;
+		}
+		if (counters_end(rn->ctr, rn->cvals, &rn->err))
+			return 0;
+		if (rn->cvals[tc].counted)
+			v[n++] = s.user + s.sys - rn->cvals[tc].value;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i] > rn->exec_cost)
+			rn->exec_cost = v[i];
+	return 0;
+}
+
+/*
  * The metrics of job ji, created with its first measured run: a scan of
  * 100,000 values holds, for the values not run yet, only their names —
  * and an interrupted one drops them (run_drop_unrun). Whether perf counters

@@ -355,6 +355,21 @@ static void proc_sub(const struct replay *p, uint32_t gen, double count,
 	pr->live -= live;
 }
 
+/* Is image gen a launcher's (analyze_launch.c)? Its events then count in
+ * its own row only: allocations and bytes, as asked for. */
+static bool launcher(const struct replay *p, uint32_t gen)
+{
+	return gen < p->r->nprocs && p->r->procs[gen].launcher;
+}
+
+/* count allocations of size bytes each into the launchers' histogram */
+static void launch_count(struct replay *p, double count, uint64_t size)
+{
+	unsigned k = 63 - (unsigned)__builtin_clzll(2 * size + 1);
+
+	p->launch_hist[k < HEAP_HIST ? k : HEAP_HIST - 1] += count;
+}
+
 static void on_alloc(struct replay *p, const uint64_t *w, uint32_t gen)
 {
 	struct heap_report *r = p->r;
@@ -372,6 +387,11 @@ static void on_alloc(struct replay *p, const uint64_t *w, uint32_t gen)
 
 		if (prob > 0)
 			count = 1 / prob, bytes = size / prob;
+	}
+	if (launcher(p, gen)) {
+		proc_add(p, gen, count, bytes, 0);
+		launch_count(p, count, size);
+		return;
 	}
 	b = live_find(&p->live, ptr);
 	if (b->ptr) {
@@ -412,10 +432,13 @@ static void on_free(struct replay *p, const uint64_t *w, bool temp_mark,
 		    uint32_t gen)
 {
 	struct heap_report *r = p->r;
-	struct block *b = live_find(&p->live, block_key(w[1], gen));
+	struct block *b;
 	struct heap_site *s;
 	bool temp;
 
+	if (launcher(p, gen))
+		return;
+	b = live_find(&p->live, block_key(w[1], gen));
 	if (!b->ptr) {
 		r->unmatched_frees++;
 		return;
@@ -541,10 +564,20 @@ static void on_burst(struct replay *p, const uint64_t *w, bool end,
 		     uint32_t gen)
 {
 	struct heap_report *r = p->r;
-	uint32_t site = replay_site_of(r, &p->x, &p->capsites, w[1]);
-	struct heap_site *s = &r->sites[site];	/* after: it may grow sites */
+	uint32_t site;
+	struct heap_site *s;
 	double max = (double)w[4];
 
+	if (launcher(p, gen)) {
+		if (!end) {
+			proc_add(p, gen, (double)w[2], (double)w[3], 0);
+			launch_count(p, (double)w[2], w[2] ? w[3] / w[2] : 0);
+		}
+		return;
+	}
+
+	site = replay_site_of(r, &p->x, &p->capsites, w[1]);
+	s = &r->sites[site];	/* after: it may grow sites */
 	touch(p, s);
 	if (end) {
 		s->live -= max;
@@ -694,6 +727,8 @@ static void settle(struct replay *p)
 	for (size_t i = 0; i < r->nsites; i++) {
 		struct heap_site *s = &r->sites[i];
 
+		if (!heap_site_counted(r, s))
+			continue;
 		if (s->last_mod <= p->peak_seq)
 			s->peak_bytes = s->live;
 		r->allocations += s->allocations;
@@ -736,6 +771,42 @@ static void timeline(struct replay *p)
 	}
 }
 
+/*
+ * A replay while the program ran counted what image 1 did before the tree
+ * grew beyond it; image 1 turned out to be a launcher (it exec'd into the
+ * program): its blocks, its frees, its share of the peak and of the
+ * timeline so far are taken back. Until the tree grew, image 1's were the
+ * only records, so the level starts again from what is left (nothing).
+ */
+void replay_forget_launchers(struct replay *p)
+{
+	struct heap_report *r = p->r;
+
+	if (!launcher(p, 1))
+		return;
+	/* its allocations by size class were not kept (a cost on every
+	 * event of every program): at their mean size */
+	if (r->procs[1].allocations > 0)
+		launch_count(p, r->procs[1].allocations,
+			     (uint64_t)(r->procs[1].bytes /
+					r->procs[1].allocations));
+	for (size_t i = 0; i <= p->live.mask; ) {
+		struct block *b = &p->live.b[i];
+
+		if (!b->ptr || !launcher(p, b->gen)) {
+			i++;
+			continue;
+		}
+		p->cur -= b->bytes;
+		live_remove(&p->live, b);
+	}
+	r->frees -= r->procs[1].frees;
+	r->peak = p->cur;
+	p->peak_seq = p->seq;
+	if (p->fine)
+		memset(p->fine, 0, HEAP_FINE * sizeof(*p->fine));
+}
+
 /* The images of the tree into r->procs: as many as were numbered, the
  * figures of those replayed already kept. */
 void replay_procs_fill(struct heap_report *r, const struct heap_trace *t)
@@ -759,6 +830,7 @@ void replay_procs_fill(struct heap_report *r, const struct heap_trace *t)
 			if ((unsigned char)*c < 0x20 || *c == 0x7f)
 				*c = ' ';
 	}
+	replay_mark_launchers(r, t);
 }
 
 /* The clock's rate and the run's length, known: the timeline's
@@ -791,8 +863,12 @@ void replay_end(struct replay *p)
 	timeline(p);
 	r->estimated = t->sample_bytes > 0;
 	r->peak_rss = t->peak_rss;
+	/* the agent's exact counts are the whole tree's: the launchers'
+	 * taken off in exact mode (their records are all there) */
 	for (int i = 0; i < HEAP_HIST; i++)
-		r->hist_count[i] = (double)t->counts.hist[i];
+		r->hist_count[i] = fmax(0, (double)t->counts.hist[i] -
+					   (r->estimated ? 0
+					    : p->launch_hist[i]));
 	if (r->estimated) {
 		/* the agent counted every call, traced or not */
 		r->allocations = (double)t->counts.allocations;

@@ -78,6 +78,8 @@ struct heap_proc {
 	double allocations, bytes, frees, peak, leaked_blocks, leaked_bytes;
 	double live;		/* replay state */
 	bool seen;		/* it recorded anything */
+	bool launcher;		/* ran in front of the program: not in the
+				 * tree's figures (heap_launchers) */
 };
 
 #define HEAP_TIMELINE 1000
@@ -147,6 +149,30 @@ void heap_live_record(struct heap_live *l, uint32_t slot, uint64_t pos,
 void heap_live_advance(struct heap_live *l, uint64_t below, bool tree);
 void heap_live_free(struct heap_live *l);
 void heap_report_free(struct heap_report *r);
+
+/*
+ * What ran in front of the program (analyze_launch.c has the rule: the
+ * images the program's process exec'd away from, and every process they
+ * started), kept out of the totals, the peak, the timeline, the sites and
+ * the processes unless the trace says all_processes. Their own counts
+ * stay in their heap_proc rows (launcher set); with --sample the exact
+ * counts of the whole tree (the agent's) still include them.
+ */
+struct heap_launch {
+	size_t processes;	/* processes other than the program's */
+	size_t images;		/* the program's own images before its exec */
+	double allocations;	/* theirs, all of them */
+	char names[160];	/* "bash: pyenv, readlink, ...": the first
+				 * few distinct names */
+};
+void heap_launchers(const struct heap_report *r, struct heap_launch *l);
+
+/* Does site s count in r's figures (not a launcher's)? */
+static inline bool heap_site_counted(const struct heap_report *r,
+				     const struct heap_site *s)
+{
+	return !(s->gen < r->nprocs && r->procs[s->gen].launcher);
+}
 
 /* The lower bound of size class i of the histogram. */
 uint64_t heap_hist_low(int i);

@@ -156,6 +156,7 @@ int heap_live_finish(struct heap_live *l, struct heap_report *r)
 	struct replay *p = &l->p;
 
 	replay_procs_fill(&l->rep, l->t);
+	replay_forget_launchers(p);
 	replay_clock(p);
 	replay_merge_run(p, &l->m, UINT64_MAX, false);
 	replay_end(p);

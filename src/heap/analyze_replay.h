@@ -106,6 +106,10 @@ struct replay {
 	long bk;		/* the interval of the stamps in [bk_lo, */
 	uint64_t bk_lo, bk_hi;	/* bk_hi): note_time */
 	size_t next_end;	/* of t->ends, the next to apply */
+	double launch_hist[HEAP_HIST];	/* launchers' allocations by size
+					 * class (a run of temporaries, and
+					 * what image 1 did while the
+					 * program ran: at the mean size) */
 	uint64_t last_hash;	/* the stack of the allocation before, */
 	uint32_t last_site;	/* its site (UINT32_MAX: none yet) */
 };
@@ -138,6 +142,14 @@ bool replay_merge_run(struct replay *p, struct merge *m, uint64_t below,
 uint64_t replay_free_early(double ticks_per_s);
 /* r's processes, from t's images. */
 void replay_procs_fill(struct heap_report *r, const struct heap_trace *t);
+/* ---- analyze_launch.c ---- */
+
+/* r->procs[].launcher, from r's images (analyze.h, heap_launchers). */
+void replay_mark_launchers(struct heap_report *r, const struct heap_trace *t);
+/* A replay while the program ran: what it counted of launchers taken
+ * back, once they are known (analyze.c). */
+void replay_forget_launchers(struct replay *p);
+
 /* The clock of p's trace: seconds per tick, the timeline's intervals. */
 void replay_clock(struct replay *p);
 /* What is left at the end: leaks, the peak's sites, the timeline. */

@@ -95,6 +95,8 @@ struct heap_trace {
 	int shm_fd, sock_fd;	/* the descriptors the program had */
 	uint64_t sample_bytes;
 	unsigned max_depth;	/* native frames kept per stack */
+	bool all_processes;	/* launchers counted too (analyze.h,
+				 * heap_launchers); set before heap_analyze */
 	bool agent_started;	/* the agent ran in the program */
 	/* time stamps to seconds: t = (ts - ts0) / ticks_per_s */
 	uint64_t ts0;

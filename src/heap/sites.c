@@ -298,7 +298,8 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 	pycodes_init(&pc, r);
 	r->py_mismatched = 0;
 	for (size_t i = 0; i < r->nsites; i++)
-		add_site(p, c, &pc, &r->sites[i],
+		if (heap_site_counted(r, &r->sites[i]))
+			add_site(p, c, &pc, &r->sites[i],
 			 r->sites[i].depth >= t->max_depth,
 			 &r->py_mismatched, ids, pyids, max);
 	pycodes_free(&pc);

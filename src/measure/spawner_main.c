@@ -29,8 +29,10 @@
  * still sees every run of a long command (its progress) as it ends.
  *
  * Interrupts: yardstick sends SIGUSR1 with sigqueue, its value the seq of
- * the request to stop. The handler kills the running command itself if it
- * is that request's, and the main loop checks again right after the spawn,
+ * the request to stop. The handler passes the running command SIGINT (to
+ * its group, as a terminal's Ctrl-C) if it is that request's, and sets the
+ * timer to SPAWNER_STOP_GRACE_NS, at whose end on_alarm kills it (it
+ * alone: what it left gets sweep_graceful); and the main loop checks again right after the spawn,
  * so an interrupt that arrives just before or during the spawn is not
  * lost; one that arrives for a request not read yet is remembered by its
  * seq. Timeouts work the same way through SIGALRM.
@@ -75,6 +77,11 @@ static volatile sig_atomic_t child_pid;	/* the running command, or 0 */
 static volatile sig_atomic_t child_seq;	/* its request's seq */
 static volatile sig_atomic_t stop_seq;	/* highest seq asked to stop */
 static volatile sig_atomic_t alarm_fired;
+/* the running command was passed the stop (SIGINT to its group) and has
+ * SPAWNER_STOP_GRACE_NS to end by itself, the timer set to that (as
+ * child_left.h's CHILD_STOP_GRACE_NS in yardstick) */
+static volatile sig_atomic_t stop_passed;
+#define SPAWNER_STOP_GRACE_NS (2000 * 1000000LL)
 static pid_t parent;
 
 struct server {
@@ -224,6 +231,10 @@ static void on_parent_death(int sig)
 	_exit(1);
 }
 
+static void set_timer(int64_t ns);
+
+/* A stop for the running command: SIGINT to its group, as a terminal's
+ * Ctrl-C, and the timer to the grace's end, when on_alarm kills it. */
 static void on_interrupt(int sig, siginfo_t *si, void *uc)
 {
 	pid_t pid = child_pid;
@@ -234,8 +245,11 @@ static void on_interrupt(int sig, siginfo_t *si, void *uc)
 		return;
 	if (si->si_value.sival_int > stop_seq)
 		stop_seq = si->si_value.sival_int;
-	if (pid > 0 && stop_seq >= child_seq)
-		child_kill_group(pid);
+	if (pid > 0 && stop_seq >= child_seq && !stop_passed) {
+		stop_passed = 1;
+		kill(-pid, SIGINT);
+		set_timer(SPAWNER_STOP_GRACE_NS);
+	}
 }
 
 static void on_alarm(int sig)
@@ -244,7 +258,11 @@ static void on_alarm(int sig)
 
 	(void)sig;
 	alarm_fired = 1;
-	if (pid > 0)
+	/* a stop's grace ended: the command alone, its leftovers get
+	 * sweep_graceful's */
+	if (pid > 0 && stop_passed)
+		kill(pid, SIGKILL);
+	else if (pid > 0)
 		child_kill_group(pid);
 }
 
@@ -423,6 +441,7 @@ static void run_one(struct server *sv, const struct spawner_request *rq,
 	int64_t t0;
 	pid_t pid;
 	int status = 0, r;
+	bool killed;
 
 	if (setup_actions(sv, rq->fd)) {
 		rp->err = ENOMEM;
@@ -430,6 +449,7 @@ static void run_one(struct server *sv, const struct spawner_request *rq,
 		return;
 	}
 	alarm_fired = 0;
+	stop_passed = 0;
 	t0 = now_ns();
 	rp->start_ns = t0;
 	if (rq->timeout_ns > 0)
@@ -444,24 +464,28 @@ static void run_one(struct server *sv, const struct spawner_request *rq,
 	child_seq = rq->seq;
 	child_pid = pid;
 	/* What the handlers could not kill: it did not exist yet. */
-	if (stop_seq >= rq->seq || alarm_fired)
+	if ((stop_seq >= rq->seq && !stop_passed) || alarm_fired)
 		child_kill_group(pid);
 	child_wait4(pid, &status, &ru);	/* pid is our child: it returns */
 	rp->wall_ns = now_ns() - t0;
 	child_pid = 0;
-	if (rq->timeout_ns > 0)
+	if (rq->timeout_ns > 0 || stop_passed)
 		set_timer(0);
 	rp->status = status;
 	if (stop_seq >= rq->seq)
 		rp->flags |= SPAWNER_INTERRUPTED;
 	else if (alarm_fired)
 		rp->flags |= SPAWNER_TIMED_OUT;
-	/* Its stragglers die with its group. */
-	if (rp->flags)
+	/* A killed one's stragglers die with its group; a stopped one that
+	 * ended by itself leaves them the grace (a second stop is
+	 * yardstick's death: on_parent_death) */
+	killed = !stop_passed && (alarm_fired || rp->flags);
+	if (killed)
 		kill(-pid, SIGKILL);
 	fill_usage(rp, &ru);
 	/* and whatever else it left, in its group or not */
-	rp->strays = rp->flags ? sweep() : sweep_graceful(rq->seq);
+	rp->strays = killed ? sweep()
+		     : sweep_graceful(rp->flags ? INT32_MAX : rq->seq);
 }
 
 /* Write the replies waiting. */

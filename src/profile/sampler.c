@@ -506,8 +506,8 @@ static int collect(struct sampler *s, struct error *e)
 	s->pfds[s->nrings] = (struct pollfd){ .fd = s->pidfd,
 					      .events = POLLIN };
 	for (;;) {
-		if (s->o.interrupt && *s->o.interrupt &&
-		    !s->child.interrupted)
+		/* again and again: SIGINT first, SIGKILL after a grace */
+		if (s->o.interrupt && *s->o.interrupt)
 			child_interrupt(&s->child);
 		n = poll(s->pfds, (nfds_t)s->nrings + 1, timeout);
 		if (n < 0 && errno != EINTR)

@@ -575,10 +575,40 @@ void child_kill(struct child *c)
 
 void child_interrupt(struct child *c)
 {
-	if (c->pid <= 0 || c->interrupted)
+	if (c->pid <= 0 || c->stop_killed)
 		return;
-	c->interrupted = true;
-	kill_tree(c);
+	if (!c->interrupted) {
+		c->interrupted = true;
+		c->stop_deadline_ns = monoclock_ns() + CHILD_STOP_GRACE_NS;
+		child_pass_stop(c->pid, c->own_group);
+	} else if (monoclock_ns() >= c->stop_deadline_ns) {
+		/* the program alone: what it started gets the sweep's
+		 * grace (its resource tracker cleans up once it is gone) */
+		c->stop_killed = true;
+		kill(c->pid, SIGKILL);
+	}
+}
+
+/* Stopped: wait for c to end by itself until the stop's grace ends, then
+ * kill its tree (child_interrupt). Without a pidfd, at once. */
+static void stop_wait(struct child *c)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+
+	while (pfd >= 0 && !c->stop_killed) {
+		struct pollfd p = { .fd = pfd, .events = POLLIN };
+		int64_t left = c->stop_deadline_ns - monoclock_ns();
+
+		if (left > 0 && poll(&p, 1, (int)(left / 1000000) + 1) > 0)
+			break;	/* it ended */
+		child_interrupt(c);
+	}
+	if (pfd >= 0) {
+		close(pfd);
+		return;
+	}
+	c->stop_deadline_ns = 0;
+	child_interrupt(c);
 }
 
 int child_release(struct child *c, struct error *e)
@@ -639,15 +669,17 @@ static int watch(const struct child *c, int64_t deadline_ns)
 static void reaped(struct child *c)
 {
 	c->end_ns = monoclock_ns();
-	/* A timed-out or interrupted run's stragglers die with its group. */
-	if (c->own_group && (c->timed_out || c->interrupted))
+	/* A timed-out run's stragglers die with its group. */
+	if (c->own_group && c->timed_out)
 		kill(-c->pid, SIGKILL);
 	live_remove(c->pid);
 	c->reaped = c->pid;
 	c->pid = 0;
 	/* and whatever else it left, in its group or not */
+	/* a stop's leftovers get the grace, the program ended by itself or
+	 * killed (a second stop kills them: stop.c) */
 	c->strays = child_sweep_with(c->stray_names, sizeof(c->stray_names),
-			  !c->timed_out && !c->interrupted, c->interrupt);
+			  !c->timed_out, NULL);
 }
 
 int child_wait(struct child *c, struct error *e)
@@ -666,18 +698,16 @@ int child_wait(struct child *c, struct error *e)
 			return error_errno(e, r, "cannot watch '%s' "
 					   "(pidfd_open)", c->argv[0]);
 		}
-		if (w == 1 && c->interrupt && *c->interrupt)
-			c->interrupted = true;
-		else if (w == 1)
+		if (w == 1 && !(c->interrupt && *c->interrupt)) {
 			c->timed_out = true;
-		if (w == 1)
 			kill_tree(c);
+		}
 	}
 	for (;;) {
 		if (c->interrupt && *c->interrupt && !c->interrupted &&
 		    !c->timed_out) {
-			c->interrupted = true;
-			kill_tree(c);
+			child_interrupt(c);
+			stop_wait(c);
 		}
 		r = wait4(c->pid, &c->status, 0, &c->ru);
 		if (r == c->pid)

@@ -95,7 +95,12 @@ struct child {
 	int status;		/* raw wait status */
 	struct rusage ru;	/* of this very child (wait4) */
 	bool timed_out;		/* killed with its group at the timeout */
-	bool interrupted;	/* killed with its group at *interrupt */
+	bool interrupted;	/* stopped at *interrupt: SIGINT to its
+				 * group (child_left.h), SIGKILL to it when
+				 * it had not ended CHILD_STOP_GRACE_NS
+				 * later */
+	bool stop_killed;	/* interrupted, and killed at that grace's
+				 * end */
 	bool exec_failed;	/* the program could not be exec'd */
 	/* with child_subreaper: the processes it left running when it was
 	 * reaped (in the background, or in a session of their own), killed
@@ -107,6 +112,7 @@ struct child {
 	/* ---- private ---- */
 	int go_fd, err_fd;	/* hold: the go pipe, the exec error pipe */
 	pid_t reaped;		/* the pid reaped: waiting again is a no-op */
+	int64_t stop_deadline_ns;	/* interrupted: SIGKILL from then */
 };
 
 /*
@@ -158,9 +164,12 @@ int child_read_pipe(struct child *c, int fd, size_t max, char **data,
  * was not started or has been reaped. Closes a held child's pipes. */
 void child_kill(struct child *c);
 
-/* Have c's tree killed (its group if it has its own, else c alone; the
- * rest goes at the reap, with child_subreaper) and c->interrupted set,
- * without waiting: the caller reaps it as it would have. */
+/* Stop c's tree as a terminal's Ctrl-C would, without waiting: the
+ * first call passes SIGINT to its group (child_left.h: a child in our
+ * group got the terminal's own) and sets c->interrupted; a call
+ * CHILD_STOP_GRACE_NS later or more kills c (c->stop_killed). The caller
+ * calls it again while it waits, and reaps c as it would have; what c
+ * left then gets child_sweep's grace. */
 void child_interrupt(struct child *c);
 
 /* A child started here (c->pid) that the caller reaped itself (waitpid):

@@ -85,8 +85,10 @@ int child_subreaper(struct error *e)
  * SWEEP_QUIET_NS with no signal (what ends then is no stray), then
  * SIGTERM to each and SWEEP_TERM_NS to end (a daemon's own clean-up; the
  * tracker ignores SIGTERM and ends when done), then SIGKILL. A stray
- * that dies at its SIGTERM (`sleep &`) costs the quiet time alone. A
- * timed-out or interrupted run gets no grace: SIGKILL at once.
+ * that dies at its SIGTERM (`sleep &`) costs the quiet time alone. The
+ * leftovers of a stopped run get it too (child_left.h, child_pass_stop),
+ * whether the program ended by itself or had to be killed; a timed-out
+ * run's get no grace: SIGKILL at once.
  */
 #define SWEEP_QUIET_NS (200 * 1000000LL)
 #define SWEEP_TERM_NS (2000 * 1000000LL)
@@ -213,15 +215,28 @@ size_t child_sweep_with(char *names, size_t size, bool grace,
 	}
 }
 
+void child_pass_stop(pid_t pid, bool own_group)
+{
+	if (pid > 0 && own_group)
+		kill(-pid, SIGINT);
+}
+
 size_t child_sweep(char *names, size_t size)
 {
 	return child_sweep_with(names, size, true, NULL);
 }
 
-static int kill_any(pid_t pid, void *arg)
+/* Kill and reap a child: its own children are ours then (subreaper). */
+static int kill_reap(pid_t pid, void *arg)
 {
+	int st;
+
 	(void)arg;
-	return kill(pid, SIGKILL);
+	if (kill(pid, SIGKILL))
+		return 1;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return 0;
 }
 
 void child_kill_all_now(void)
@@ -234,7 +249,12 @@ void child_kill_all_now(void)
 		if (pid > 0)
 			kill(pid, SIGKILL);
 	}
-	child_each_child(kill_any, NULL);
+	/* round after round: the children of each one killed come to us
+	 * (a stopped program in its grace, under a spawner killed above;
+	 * its resource tracker), until none is left */
+	for (int round = 0; round < 64; round++)
+		if (child_each_child(kill_reap, NULL) == 0)
+			break;
 }
 
 void child_kill_tree_now(void)

@@ -18,4 +18,18 @@ void live_remove(pid_t pid);
 size_t child_sweep_with(char *names, size_t size, bool grace,
 			volatile sig_atomic_t *interrupt);
 
+/*
+ * The first stop (Ctrl-C, SIGTERM, SIGHUP to yardstick): the program gets
+ * SIGINT, as from a terminal, and CHILD_STOP_GRACE_NS to end by itself
+ * (Python's KeyboardInterrupt, its finally blocks, multiprocessing's
+ * joins); then it is killed. What it left then gets child_sweep's
+ * grace (multiprocessing's resource tracker unlinks the shared memory the
+ * program forgot). A second stop kills everything at once (stop.c).
+ * child_pass_stop sends the SIGINT: to the group of a child that has its
+ * own (the terminal's reached only ours), to none else (the terminal's
+ * reached it: a second one would interrupt its clean-up).
+ */
+#define CHILD_STOP_GRACE_NS (2000 * 1000000LL)
+void child_pass_stop(pid_t pid, bool own_group);
+
 #endif

@@ -1,8 +1,9 @@
 /*
  * One signal policy for every command that runs a program (run, bench,
  * record, trace, mem, roofline --count): SIGINT, SIGTERM and SIGHUP ask
- * to stop. The command then kills the program and everything it started
- * (child.h: its group, and through child_subreaper whatever left it),
+ * to stop. The command then stops the program and everything it started
+ * (child.h: SIGINT to its group and a grace, then SIGKILL; through
+ * child_subreaper whatever left it, after a grace of its own),
  * writes what was collected, marked partial, and exits 128 + the signal
  * (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP). A second signal
  * while it finishes exits at once: every child killed, the temporary

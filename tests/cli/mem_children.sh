@@ -13,44 +13,10 @@ PY=/usr/bin/python3.11
 # meson's MALLOC_PERTURB_ makes PYTHONMALLOC=malloc runs take minutes
 unset MALLOC_PERTURB_
 
-# python3 "$C" EXPECT.json SPEEDSCOPE.json REPORT: every figure of EXPECT
-# at the fixture's lines (the innermost memchildren.py frame of each
-# stack), and every child's pid in the report's processes
-C=$T/check.py
-cat > "$C" <<'PY'
-import json, re, sys
-ex = json.load(open(sys.argv[1]))
-doc = json.load(open(sys.argv[2]))
-report = open(sys.argv[3]).read()
-frames = doc["shared"]["frames"]
-names = {v: k for k, v in ex["lines"].items()}
-types = {"allocated": "alloc_space", "allocations": "alloc_objects",
-         "leaked": "inuse_space"}
-bad = []
-for cost, want in ex.items():
-    if cost not in types:
-        continue
-    prof = [p for p in doc["profiles"] if p["name"] == types[cost]][0]
-    got = {}
-    for stack, w in zip(prof["samples"], prof["weights"]):
-        for i in reversed(stack):
-            f = frames[i]
-            if f.get("file", "").endswith("/memchildren.py") and "line" in f:
-                k = names.get(f["line"], "line %d" % f["line"])
-                got[k] = got.get(k, 0) + w
-                break
-    for k, v in want.items():
-        if got.get(k) != v:
-            bad.append("%s at %s: got %s, want %s" % (cost, k, got.get(k), v))
-rows = re.findall(r"^ +(\d+) +(\d+) +[\d,]+ .* python3\.11 ", report,
-                  re.M)
-pids = {int(p) for p, _ in rows}
-for p in ex["pids"]:
-    if p not in pids:
-        bad.append("child %d not in the processes" % p)
-print("\n".join(bad))
-sys.exit(1 if bad else 0)
-PY
+# python3 "$C" memchildren.py EXPECT.json SPEEDSCOPE.json REPORT: every
+# figure of EXPECT at the fixture's lines (the innermost memchildren.py
+# frame of each stack), and every child's pid in the report's processes
+C=$(dirname "$0")/mem_byline.py
 
 # children MODE [N]: mem's figures by line are the fixture's
 children() {
@@ -58,8 +24,9 @@ children() {
 	"$YS" mem --no-store --json "$T/$name.result.json" \
 		-o "$T/$name.speedscope.json" -- "$PY" "$FIX" "$T/$name.json" \
 		"$@" 2>"$T/$name.report" || { cat "$T/$name.report"; return 1; }
-	python3 "$C" "$T/$name.json" "$T/$name.speedscope.json" \
-		"$T/$name.report" || { cat "$T/$name.report"; return 1; }
+	python3 "$C" memchildren.py "$T/$name.json" \
+		"$T/$name.speedscope.json" "$T/$name.report" ||
+		{ cat "$T/$name.report"; return 1; }
 }
 t "multiprocessing fork: each child's bytes, blocks and leaks by its Python line" \
 	children fork

@@ -15,41 +15,10 @@ PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
 # PYTHONMALLOC=malloc each Python object is one, and the runs take minutes
 unset MALLOC_PERTURB_
 
-# python3 "$C" EXPECT.json SPEEDSCOPE.json: every figure of EXPECT found at
+# python3 "$C" memfix.py EXPECT.json SPEEDSCOPE.json (mem_byline.py): every
+# figure of EXPECT found at
 # the fixture's lines (the innermost memfix.py frame of each stack).
-C=$T/check.py
-cat > "$C" <<'PY'
-import json, sys
-expect = json.load(open(sys.argv[1]))
-doc = json.load(open(sys.argv[2]))
-frames = doc["shared"]["frames"]
-names = {v: k for k, v in expect["lines"].items()}
-types = {"allocated": "alloc_space", "allocations": "alloc_objects",
-         "temporary": "temporary_objects", "peak": "peak_space",
-         "leaked": "inuse_space"}
-bad = []
-for cost, want in expect.items():
-    if cost not in types:
-        continue
-    prof = [p for p in doc["profiles"] if p["name"] == types[cost]][0]
-    got = {}
-    for stack, w in zip(prof["samples"], prof["weights"]):
-        for i in reversed(stack):	# leaf last
-            f = frames[i]
-            if f.get("file", "").endswith("/memfix.py") and "line" in f:
-                k = names.get(f["line"], "line %d" % f["line"])
-                got[k] = got.get(k, 0) + w
-                break
-    for k, v in want.items():
-        if got.get(k) != v:
-            bad.append("%s at %s (line %s): got %s, want %s" % (
-                cost, k, expect["lines"][k], got.get(k), v))
-tm = expect.get("tracemalloc_peak")
-if tm and tm != expect["peak"]:
-    bad.append("tracemalloc %s, getsizeof %s" % (tm, expect["peak"]))
-print("\n".join(bad))
-sys.exit(1 if bad else 0)
-PY
+C=$(dirname "$0")/mem_byline.py
 
 # by_line PYTHON NAME [OPTION...]: mem's figures by line equal the
 # fixture's
@@ -66,7 +35,7 @@ a, b = (json.load(open(p)) for p in sys.argv[1:])
 b["tracemalloc_peak"] = a["tracemalloc_peak"]
 json.dump(b, open(sys.argv[2], "w"))
 PY
-	python3 "$C" "$T/$name.json" "$T/$name.speedscope.json"
+	python3 "$C" memfix.py "$T/$name.json" "$T/$name.speedscope.json"
 }
 
 # frames NAME: the Python frames in every output, in place of the
@@ -163,7 +132,7 @@ exec_wrapper() {
 	"$YS" mem --no-store -q -o "$T/ex.speedscope.json" -- sh -c \
 		'exec /usr/bin/python3.11 "$0" "$1"' "$FIX" "$T/ex.json" ||
 		return 1
-	python3 "$C" "$T/ex.json" "$T/ex.speedscope.json"
+	python3 "$C" memfix.py "$T/ex.json" "$T/ex.speedscope.json"
 }
 t "a wrapper that execs python3.11: exact by line" exec_wrapper
 

@@ -21,9 +21,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/child.h"
+#include "util/child_left.h"
+#include "util/monoclock.h"
 #include "proc_alive.h"
 
 #define YSFIX FIXTURES_DIR "/ysfix"
@@ -404,7 +407,9 @@ static void test_read_pipe(void **state)
 	assert_int_equal(len, 0);
 }
 
-/* An interrupt (Ctrl-C's flag) kills the tree too, without a timeout. */
+/* An interrupt (Ctrl-C's flag) stops the tree as a terminal would: SIGINT
+ * to its group, which ends a program that does not catch it, and its
+ * grandchild (child_left.h). */
 static void test_interrupt_kills_tree(void **state)
 {
 	char pidfile[] = "/tmp/ys-child-int-XXXXXX";
@@ -426,8 +431,33 @@ static void test_interrupt_kills_tree(void **state)
 	assert_int_equal(child_wait(&c, &e), 0);
 	assert_true(c.interrupted);
 	assert_false(c.timed_out);
-	assert_int_equal(WTERMSIG(c.status), SIGKILL);
+	assert_false(c.stop_killed);
+	assert_int_equal(WTERMSIG(c.status), SIGINT);
 	assert_true(process_gone(grandchild));
+}
+
+/* A program that ignores SIGINT is killed at the stop's grace's end
+ * (CHILD_STOP_GRACE_NS), not before. */
+static void test_interrupt_ignored(void **state)
+{
+	char *argv[] = { "/bin/sh", "-c", "trap '' INT; exec sleep 600", NULL };
+	volatile sig_atomic_t flag = 0;
+	struct child c = { .path = argv[0], .argv = argv, .own_group = true,
+			   .interrupt = &flag };
+	struct error e;
+	struct timespec d = { 0, 200 * 1000000L };
+	int64_t t0;
+
+	(void)state;
+	assert_int_equal(child_start(&c, &e), 0);
+	nanosleep(&d, NULL);	/* the trap set */
+	flag = 1;
+	t0 = monoclock_ns();
+	assert_int_equal(child_wait(&c, &e), 0);
+	assert_true(c.interrupted);
+	assert_true(c.stop_killed);
+	assert_int_equal(WTERMSIG(c.status), SIGKILL);
+	assert_true(monoclock_ns() - t0 >= CHILD_STOP_GRACE_NS);
 }
 
 /* A busy child's rusage is its own: user + system time of its spinning. */
@@ -693,6 +723,7 @@ int main(void)
 		cmocka_unit_test(test_process_group),
 		cmocka_unit_test(test_timeout_kills_tree),
 		cmocka_unit_test(test_interrupt_kills_tree),
+		cmocka_unit_test(test_interrupt_ignored),
 		cmocka_unit_test(test_read_pipe),
 		cmocka_unit_test(test_rusage),
 		cmocka_unit_test(test_signals_reset),
