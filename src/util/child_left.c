@@ -227,6 +227,12 @@ size_t child_sweep(char *names, size_t size)
 }
 
 /* Kill and reap a child: its own children are ours then (subreaper). */
+static int kill_any(pid_t pid, void *arg)
+{
+	(void)arg;
+	return kill(pid, SIGKILL);
+}
+
 static int kill_reap(pid_t pid, void *arg)
 {
 	int st;
