@@ -98,9 +98,12 @@ __attribute__((noreturn)) static void keeper_run(pid_t worker)
 
 		if (sig == SIGCHLD && keeper_reap(worker, &status))
 			break;
-		/* a terminal's signal reached the worker too (one group) */
+		/* a terminal's signal reached the worker too (one group);
+		 * a relay is marked, for the worker to tell it from the
+		 * same signal sent to its group as well (stop.c) */
 		if (sig > 0 && sig != SIGCHLD && si.si_code != SI_KERNEL)
-			kill(worker, sig);
+			sigqueue(worker, sig, (union sigval){
+				.sival_int = KEEPER_RELAY });
 	}
 	child_kill_tree_now();
 	keeper_exit_as(status);

@@ -50,6 +50,10 @@
  */
 int keeper_start(struct error *e);
 
+/* The value of a signal the keeper relays (sigqueue): stop.c counts it
+ * and the same signal sent to yardstick's group as one stop. */
+#define KEEPER_RELAY 0x6b656570
+
 /* The signal yardstick gets when its keeper dies. */
 #define KEEPER_SIGNAL SIGPWR
 

@@ -104,4 +104,54 @@ t "mem, a second Ctrl-C: out at once, nothing left running" \
 t "record, a second Ctrl-C: out at once, nothing left running" \
 	stopped record fork ignore twice
 
+# Under a keeper (mem, record: util/keeper.h) a Ctrl-C sent to the group
+# reaches yardstick twice: itself, and relayed by the keeper. A busy
+# machine may run the keeper late (a CI-like run: more than 50 ms, taken
+# for a second Ctrl-C, the program killed without its grace and the
+# resource tracker's segment left). Made late on purpose: the keeper
+# stopped (SIGSTOP) before the group's SIGINT and let go 0.4 s after.
+# The program takes 0.5 s to end after its SIGINT and leaves a mark when
+# it has: it must get that time, and yardstick exit 130.
+cat > "$T/slowstop.py" <<'PY'
+import os, signal, sys, time
+def on_int(sig, frame):
+    time.sleep(0.5)
+    open(sys.argv[1], "w").write("ended\n")
+    sys.exit(0)
+signal.signal(signal.SIGINT, on_int)
+open(sys.argv[1] + ".up", "w").close()
+while True:
+    time.sleep(0.05)
+PY
+late_relay() {
+	python3 - "$YS" "$1" "$T" "$PY" <<'PY'
+import os, signal, subprocess, sys, time
+ys, cmd, tmp, py = sys.argv[1:5]
+mark = "%s/late_%s" % (tmp, cmd)
+for f in (mark, mark + ".up"):
+    if os.path.exists(f):
+        os.unlink(f)
+out = {"mem": ["mem", "-q", "--no-store"],
+       "record": ["record", "-q", "-o", "%s/late.folded" % tmp]}[cmd]
+p = subprocess.Popen([ys] + out + ["--", py, "%s/slowstop.py" % tmp, mark],
+                     start_new_session=True, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+for _ in range(400):
+    if os.path.exists(mark + ".up"):
+        break
+    time.sleep(0.05)
+time.sleep(0.3)
+os.kill(p.pid, signal.SIGSTOP)		# the keeper: the pid the shell knows
+os.killpg(p.pid, signal.SIGINT)
+time.sleep(0.4)
+os.kill(p.pid, signal.SIGCONT)		# now it relays the SIGINT
+code = p.wait(timeout=30)
+ended = os.path.exists(mark)
+print("# %s: exit %d, the program %s" % (cmd, code, "ended by itself" if ended else "was killed"))
+sys.exit(0 if code == 130 and ended else 1)
+PY
+}
+t "mem, Ctrl-C to the group relayed late by the keeper: one stop, the program gets its grace" late_relay mem
+t "record, the same" late_relay record
+
 finish
