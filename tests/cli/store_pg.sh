@@ -29,7 +29,7 @@ check_3() {
 	pg_sql store.db "UPDATE results SET git_commit = 'abcdef0123456789abcdef0123456789abcdef01', git_branch = 'topic' WHERE id = 1" &&
 	"$YS" compare --json "$T/c.json" 1 @abcdef01 >/dev/null; [ $? -le 1 ] &&
 	"$YS" compare --json "$T/c2.json" branch:topic 2 >/dev/null; [ $? -le 1 ] &&
-	"$YS" gate --baseline branch:topic --max-increase wall_time=+1000% 2 >/dev/null 2>&1; [ $? -le 1 ] &&
+	"$YS" gate --baseline branch:topic --max-increase wall_time=1000% 2 >/dev/null 2>&1; [ $? -le 1 ] &&
 	expect_exit 2 "$YS" compare 1 99 && has "$T/stderr" "no result '99' in '$YARDSTICK_STORE'"
 }
 t "compare by id, latest, @COMMIT and branch:NAME on the PostgreSQL store" check_3
