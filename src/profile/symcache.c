@@ -594,26 +594,47 @@ out:
 
 /* --- the bound on the cache's size --- */
 
-uint64_t symcache_max_bytes(void)
+/* v as a size: decimal digits (util/number.h), then K, M or G or
+ * nothing. Returns 0, or -1 when it is not one. */
+static int parse_max(const char *v, uint64_t *out)
 {
-	const char *v = getenv("YARDSTICK_CACHE_MAX");
 	unsigned long long n;
 	const char *end;
 	long l;
 
-	/* decimal digits (util/number.h), then a unit */
-	if (!v || parse_ulong_prefix(v, &end, &l))
-		return SYMCACHE_DEFAULT_MAX;
+	if (parse_ulong_prefix(v, &end, &l))
+		return -1;
 	n = (unsigned long long)l;
 	if (*end) {
 		const char *units = "kmg", *u = strchr(units, *end | 0x20);
 		int shift = u ? 10 * (int)(u - units + 1) : 0;
 
 		if (!shift || end[1])
-			return SYMCACHE_DEFAULT_MAX;
+			return -1;
 		n = n > (UINT64_MAX >> shift) ? UINT64_MAX : n << shift;
 	}
-	return (uint64_t)n;
+	*out = (uint64_t)n;
+	return 0;
+}
+
+uint64_t symcache_max_bytes(void)
+{
+	static bool told;
+	const char *v = getenv("YARDSTICK_CACHE_MAX");
+	uint64_t n;
+
+	if (!v)
+		return SYMCACHE_DEFAULT_MAX;
+	if (!parse_max(v, &n))
+		return n;
+	if (!told) {	/* a cache setting does not fail a profile */
+		told = true;
+		fprintf(stderr, "yardstick: warning: YARDSTICK_CACHE_MAX: "
+			"expected bytes, or a number with K, M or G, got "
+			"'%s'; the symbol cache is bounded by the default "
+			"256M\n", v);
+	}
+	return SYMCACHE_DEFAULT_MAX;
 }
 
 struct cfile {

@@ -91,7 +91,8 @@ int symcache_save(const char *dir, const char *path,
 		  const struct symcache *c);
 
 /* The cache's bound: $YARDSTICK_CACHE_MAX (bytes, or with a K, M or G
- * suffix), else SYMCACHE_DEFAULT_MAX. */
+ * suffix), else SYMCACHE_DEFAULT_MAX; a value that is not one is told
+ * (a warning on stderr, once) and the default used. */
 #define SYMCACHE_DEFAULT_MAX ((uint64_t)256 << 20)
 uint64_t symcache_max_bytes(void);
 

@@ -17,6 +17,7 @@
 #include "util/child_common.h"
 #include "util/child_left.h"
 #include "util/monoclock.h"
+#include "util/stop.h"
 #include "util/strutil.h"
 
 #include <errno.h>
@@ -573,15 +574,47 @@ void child_kill(struct child *c)
 			  NULL);
 }
 
+/*
+ * A child in our group got the stop only if it reached the group
+ * (stop_reached_group): one sent to the keeper or to yardstick alone is
+ * passed to it and to what is below it, and its grace starts then.
+ */
+static void settle_in_group(struct child *c, int64_t now)
+{
+	long long recheck;
+	int r;
+
+	if (c->own_group || c->stop_settled)
+		return;
+	r = stop_reached_group(&recheck);
+	if (r < 0) {
+		c->stop_recheck_ns = now + recheck;
+		return;
+	}
+	c->stop_settled = true;
+	c->stop_recheck_ns = 0;
+	if (r == 0) {
+		child_pass_stop_below(c->pid);
+		c->stop_deadline_ns = now + CHILD_STOP_GRACE_NS;
+	}
+}
+
 void child_interrupt(struct child *c)
 {
+	int64_t now;
+
 	if (c->pid <= 0 || c->stop_killed)
 		return;
+	now = monoclock_ns();
 	if (!c->interrupted) {
 		c->interrupted = true;
-		c->stop_deadline_ns = monoclock_ns() + CHILD_STOP_GRACE_NS;
+		c->stop_deadline_ns = now + CHILD_STOP_GRACE_NS;
 		child_pass_stop(c->pid, c->own_group);
-	} else if (monoclock_ns() >= c->stop_deadline_ns) {
+		settle_in_group(c, now);
+		return;
+	}
+	settle_in_group(c, now);
+	if (now >= c->stop_deadline_ns) {
 		/* the program alone: what it started gets the sweep's
 		 * grace (its resource tracker cleans up once it is gone) */
 		c->stop_killed = true;
@@ -597,8 +630,11 @@ static void stop_wait(struct child *c)
 
 	while (pfd >= 0 && !c->stop_killed) {
 		struct pollfd p = { .fd = pfd, .events = POLLIN };
-		int64_t left = c->stop_deadline_ns - monoclock_ns();
+		int64_t until = c->stop_deadline_ns, left;
 
+		if (c->stop_recheck_ns && c->stop_recheck_ns < until)
+			until = c->stop_recheck_ns;
+		left = until - monoclock_ns();
 		if (left > 0 && poll(&p, 1, (int)(left / 1000000) + 1) > 0)
 			break;	/* it ended */
 		child_interrupt(c);

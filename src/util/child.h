@@ -113,6 +113,10 @@ struct child {
 	int go_fd, err_fd;	/* hold: the go pipe, the exec error pipe */
 	pid_t reaped;		/* the pid reaped: waiting again is a no-op */
 	int64_t stop_deadline_ns;	/* interrupted: SIGKILL from then */
+	/* interrupted, in our group: whether the stop reached it is settled
+	 * (stop_reached_group), and when to ask again while it is not */
+	bool stop_settled;
+	int64_t stop_recheck_ns;
 };
 
 /*
@@ -166,10 +170,13 @@ void child_kill(struct child *c);
 
 /* Stop c's tree as a terminal's Ctrl-C would, without waiting: the
  * first call passes SIGINT to its group (child_left.h: a child in our
- * group got the terminal's own) and sets c->interrupted; a call
- * CHILD_STOP_GRACE_NS later or more kills c (c->stop_killed). The caller
- * calls it again while it waits, and reaps c as it would have; what c
- * left then gets child_sweep's grace. */
+ * group got the terminal's own, unless the stop was sent to the keeper
+ * or to yardstick alone: then c and what is below it in our group get
+ * SIGINT, once that is known, and the grace starts then) and sets
+ * c->interrupted; a call CHILD_STOP_GRACE_NS later or more kills c
+ * (c->stop_killed). The caller calls it again while it waits (by
+ * c->stop_recheck_ns at the latest, when set), and reaps c as it would
+ * have; what c left then gets child_sweep's grace. */
 void child_interrupt(struct child *c);
 
 /* A child started here (c->pid) that the caller reaped itself (waitpid):

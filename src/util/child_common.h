@@ -263,25 +263,31 @@ static inline long child_scan_proc(pid_t self, int (*fn)(pid_t, void *),
 }
 
 /*
- * Call fn(pid, arg) for every child process of ours, from the children
- * files of all our threads (/proc/self/task/TID/children: a subreaper's
- * adopted orphans go to any of its threads); where the kernel lacks those
- * files, from the parent pid of every process in /proc. fn returns 0 to
- * be counted. Returns how many were counted. Only system calls and the
- * stack: safe in a signal handler, and no allocation (the spawner's
- * rss_floor).
+ * Call fn(pid, arg) for every child process of parent (0: ours), from the children
+ * files of all its threads (/proc/PARENT/task/TID/children: a
+ * subreaper's adopted orphans go to any of its threads); where the
+ * kernel lacks those files, from the parent pid of every process in
+ * /proc. fn returns 0 to be counted. Returns how many were counted. Only
+ * system calls and the stack: safe in a signal handler, and no
+ * allocation (the spawner's rss_floor).
  */
-static inline long child_each_child(int (*fn)(pid_t pid, void *arg),
-				    void *arg)
+static inline long child_each_child_of(pid_t parent,
+				       int (*fn)(pid_t pid, void *arg),
+				       void *arg)
 {
 	char path[64], buf[4096], dents[2048];
-	pid_t self = getpid();
 	long n = 0;
 	bool any = false;
-	int dfd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd;
 
+	/* ours through /proc/self: right even where /proc is another pid
+	 * namespace's */
+	if (parent)
+		child_proc_path(path, "/proc/", parent, "/task", 0, NULL);
+	dfd = open(parent ? path : "/proc/self/task",
+		   O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
-		return child_scan_proc(self, fn, arg);
+		return child_scan_proc(parent ? parent : getpid(), fn, arg);
 	for (;;) {
 		long got = syscall(SYS_getdents64, dfd, dents, sizeof(dents));
 
@@ -296,8 +302,12 @@ static inline long child_each_child(int (*fn)(pid_t pid, void *arg),
 			at += d->d_reclen;
 			if (tid <= 0 || *name)
 				continue;
-			child_proc_path(path, "/proc/", self, "/task/", tid,
-					"/children");
+			if (parent)
+				child_proc_path(path, "/proc/", parent,
+						"/task/", tid, "/children");
+			else
+				child_proc_path(path, "/proc/self/task/", tid,
+						"/children", 0, NULL);
 			len = child_read_small(path, buf, sizeof(buf));
 			if (len < 0)
 				continue;
@@ -306,7 +316,14 @@ static inline long child_each_child(int (*fn)(pid_t pid, void *arg),
 		}
 	}
 	close(dfd);
-	return any ? n : child_scan_proc(self, fn, arg);
+	return any ? n : child_scan_proc(parent ? parent : getpid(), fn,
+					 arg);
+}
+
+static inline long child_each_child(int (*fn)(pid_t pid, void *arg),
+				    void *arg)
+{
+	return child_each_child_of(0, fn, arg);
 }
 
 #endif

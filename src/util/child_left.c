@@ -221,6 +221,44 @@ void child_pass_stop(pid_t pid, bool own_group)
 		kill(-pid, SIGINT);
 }
 
+/* The processes child_pass_stop_below signals: found first, signalled
+ * after, so that none of them moves (to us, its parent gone) while the
+ * tree is walked. */
+#define PASS_MAX 256
+#define PASS_DEPTH 16
+struct pass {
+	pid_t group;
+	int depth;
+	size_t n;
+	pid_t pids[PASS_MAX];
+};
+
+static int pass_find(pid_t pid, void *arg)
+{
+	struct pass *p = arg;
+
+	if (getpgid(pid) != p->group || p->n == PASS_MAX)
+		return 1;
+	p->pids[p->n++] = pid;
+	if (p->depth < PASS_DEPTH) {
+		p->depth++;
+		child_each_child_of(pid, pass_find, p);
+		p->depth--;
+	}
+	return 0;
+}
+
+void child_pass_stop_below(pid_t pid)
+{
+	struct pass p = { .group = getpgrp() };
+
+	if (pid <= 0)
+		return;
+	pass_find(pid, &p);
+	for (size_t i = 0; i < p.n; i++)
+		kill(p.pids[i], SIGINT);
+}
+
 size_t child_sweep(char *names, size_t size)
 {
 	return child_sweep_with(names, size, true, NULL);

@@ -32,4 +32,10 @@ size_t child_sweep_with(char *names, size_t size, bool grace,
 #define CHILD_STOP_GRACE_NS (2000 * 1000000LL)
 void child_pass_stop(pid_t pid, bool own_group);
 
+/* For a child in our group when the stop did not reach the group (sent
+ * to the keeper or to yardstick alone: stop_reached_group): SIGINT to it
+ * and to every process below it still in our group, those a terminal's
+ * Ctrl-C would have reached. */
+void child_pass_stop_below(pid_t pid);
+
 #endif

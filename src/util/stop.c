@@ -33,10 +33,16 @@ static volatile sig_atomic_t stop_requested;
  * which the stop signals do not interrupt: its mask holds them), whether
  * it was the keeper's relay, and whether its other copy came */
 static volatile long long stop_first_ns;
-static volatile sig_atomic_t stop_first_relay, stop_paired;
+static volatile sig_atomic_t stop_first_relay, stop_first_tty, stop_paired;
+/* the keeper was started (stop_install_kept): a stop sent to the group
+ * reaches yardstick twice, one sent to the keeper alone once, relayed */
+static int stop_kept;
 
 #define STOP_SAME_NS 50000000LL	/* 50 ms */
 #define STOP_PAIR_NS 3000000000LL	/* 3 s */
+/* how long a stop not from a terminal waits for its other copy before it
+ * is taken as sent to one process alone (stop_reached_group) */
+#define STOP_ALONE_NS 1000000000LL	/* 1 s */
 
 static long long now_ns(void)
 {
@@ -68,6 +74,7 @@ static void on_stop(int sig, siginfo_t *si, void *uc)
 	}
 	stop_first_ns = t;
 	stop_first_relay = relay;
+	stop_first_tty = si && si->si_code == SI_KERNEL;
 	stop_requested = sig;
 }
 
@@ -97,7 +104,24 @@ int stop_install_kept(struct error *e)
 		return -1;
 	if (k)
 		*e = ke;
+	else
+		stop_kept = 1;
 	return k;
+}
+
+int stop_reached_group(long long *recheck_ns)
+{
+	long long left;
+
+	*recheck_ns = 0;
+	if (!stop_requested || stop_first_tty || stop_paired || !stop_kept)
+		return 1;
+	left = stop_first_ns + STOP_ALONE_NS - now_ns();
+	if (left > 0) {
+		*recheck_ns = left;
+		return -1;
+	}
+	return 0;
 }
 
 volatile sig_atomic_t *stop_flag(void)

@@ -46,6 +46,20 @@ int stop_install_kept(struct error *e);
  * and the loops watch it. */
 volatile sig_atomic_t *stop_flag(void);
 
+/*
+ * Whether the stop reached the programs in yardstick's own process group
+ * as well: 1 when it did or may have (a terminal's Ctrl-C, which the
+ * kernel sends to the whole foreground group; a signal to the group,
+ * which reached both the keeper, who relays it, and yardstick; no keeper
+ * to tell), 0 when it was sent to one process alone (the keeper: `kill
+ * PID` of the pid the shell knows, `docker stop` of a container whose
+ * first process it is; or yardstick's own pid), -1 while that is not
+ * known yet: its other copy may still come (a loaded machine runs the
+ * keeper late), ask again in *recheck_ns. A program in the group that
+ * did not get it is passed SIGINT (child_interrupt).
+ */
+int stop_reached_group(long long *recheck_ns);
+
 /* The signal that asked to stop, 0 while none did. */
 int stop_signal(void);
 

@@ -114,9 +114,13 @@ t "record, a second Ctrl-C: out at once, nothing left running" \
 # it has: it must get that time, and yardstick exit 130.
 cat > "$T/slowstop.py" <<'PY'
 import os, signal, sys, time
+got = []
 def on_int(sig, frame):
+    got.append(sig)
+    if len(got) > 1:
+        return		# a second SIGINT, inside the first one's clean-up
     time.sleep(0.5)
-    open(sys.argv[1], "w").write("ended\n")
+    open(sys.argv[1], "w").write("ended %d\n" % len(got))
     sys.exit(0)
 signal.signal(signal.SIGINT, on_int)
 open(sys.argv[1] + ".up", "w").close()
@@ -146,12 +150,66 @@ os.killpg(p.pid, signal.SIGINT)
 time.sleep(0.4)
 os.kill(p.pid, signal.SIGCONT)		# now it relays the SIGINT
 code = p.wait(timeout=30)
-ended = os.path.exists(mark)
-print("# %s: exit %d, the program %s" % (cmd, code, "ended by itself" if ended else "was killed"))
-sys.exit(0 if code == 130 and ended else 1)
+ended = open(mark).read().strip() if os.path.exists(mark) else None
+print("# %s: exit %d, the program %s" % (cmd, code, ended or "was killed"))
+sys.exit(0 if code == 130 and ended == "ended 1" else 1)
 PY
 }
-t "mem, Ctrl-C to the group relayed late by the keeper: one stop, the program gets its grace" late_relay mem
+t "mem, Ctrl-C to the group relayed late by the keeper: one stop, the program gets its grace and one SIGINT" late_relay mem
 t "record, the same" late_relay record
+
+# A stop sent to one process alone never reached the program, which is in
+# yardstick's group: SIGTERM to the keeper (the pid the shell knows; what
+# `docker stop` does to a container's first process, and `kill %1`), or
+# SIGINT to yardstick's own pid. The program must get one SIGINT and its
+# grace (it takes 0.5 s to end and leaves a mark), not be killed at the
+# grace's end without a signal; yardstick exits 128 + the signal. A
+# launcher (sh -c) in between: the program below it gets it too.
+alone() {
+	python3 - "$YS" "$T" "$PY" "$@" <<'PY'
+import os, signal, subprocess, sys, time
+ys, tmp, py, cmd, target, sig = sys.argv[1:7]
+launcher = "sh" in sys.argv[7:]
+sig = getattr(signal, sig)
+mark = "%s/alone_%s_%s_%d" % (tmp, cmd, target, launcher)
+for f in (mark, mark + ".up"):
+    if os.path.exists(f):
+        os.unlink(f)
+out = {"mem": ["mem", "-q", "--no-store"], "trace": ["trace", "-q", "-o", "%s/alone.json" % tmp],
+       "record": ["record", "-q", "-o", "%s/alone.folded" % tmp]}[cmd]
+prog = [py, "%s/slowstop.py" % tmp, mark]
+if launcher:
+    prog = ["sh", "-c", '"$@"; echo after', "sh"] + prog
+p = subprocess.Popen([ys] + out + ["--"] + prog, start_new_session=True,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+for _ in range(400):
+    if os.path.exists(mark + ".up"):
+        break
+    time.sleep(0.05)
+time.sleep(0.2)
+pid = p.pid
+if target == "yardstick":	# the keeper's child
+    kids = open("/proc/%d/task/%d/children" % (pid, pid)).read().split()
+    pid = int(kids[0])
+t0 = time.monotonic()
+os.kill(pid, sig)
+code = p.wait(timeout=30)
+took = time.monotonic() - t0
+ended = open(mark).read().strip() if os.path.exists(mark) else None
+err = p.stderr.read().decode(errors="replace")
+print("# %s, %s to %s%s: exit %d after %.2f s, the program %s" % (
+    cmd, signal.Signals(sig).name, target, " under sh -c" if launcher else "",
+    code, took, ended or "was killed"))
+ok = code == 128 + sig and ended == "ended 1"
+if not ok:
+    print(err[-1500:])
+sys.exit(0 if ok else 1)
+PY
+}
+t "mem, SIGTERM to the keeper alone: the program gets SIGINT and its grace, exit 143" alone mem keeper SIGTERM
+t "mem, SIGINT to yardstick's pid alone: the same, exit 130" alone mem yardstick SIGINT
+t "mem, SIGTERM to the keeper alone, the program under sh -c: it gets SIGINT too" alone mem keeper SIGTERM sh
+t "record, SIGTERM to the keeper alone: the same" alone record keeper SIGTERM
+t "trace, SIGHUP to the keeper alone: the same, exit 129" alone trace keeper SIGHUP
 
 finish

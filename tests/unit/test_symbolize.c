@@ -1037,9 +1037,11 @@ static bool cache_has(const char *dir, const char *name)
  * YARDSTICK_CACHE_MAX's forms. */
 static void test_cache_trim(void **state)
 {
-	char dir[] = "/tmp/ys-symtrim-XXXXXX";
+	char dir[] = "/tmp/ys-symtrim-XXXXXX", text[512];
 	time_t now = time(NULL);
-	int dfd;
+	int dfd, saved;
+	FILE *told;
+	size_t n;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -1094,12 +1096,28 @@ static void test_cache_trim(void **state)
 	assert_int_equal(symcache_max_bytes(), (uint64_t)2 << 30);
 	setenv("YARDSTICK_CACHE_MAX", "0", 1);
 	assert_int_equal(symcache_max_bytes(), 0);
+	/* not a size: the default, and a warning (once) that says so */
+	fflush(stderr);
+	saved = dup(2);
+	told = tmpfile();
+	assert_non_null(told);
+	dup2(fileno(told), 2);
 	setenv("YARDSTICK_CACHE_MAX", "12x", 1);
 	assert_int_equal(symcache_max_bytes(), SYMCACHE_DEFAULT_MAX);
 	setenv("YARDSTICK_CACHE_MAX", "-5", 1);
 	assert_int_equal(symcache_max_bytes(), SYMCACHE_DEFAULT_MAX);
 	setenv("YARDSTICK_CACHE_MAX", "5MB", 1);
 	assert_int_equal(symcache_max_bytes(), SYMCACHE_DEFAULT_MAX);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(told);
+	n = fread(text, 1, sizeof(text) - 1, told);
+	text[n] = '\0';
+	fclose(told);
+	assert_non_null(strstr(text, "YARDSTICK_CACHE_MAX: expected bytes, "
+				     "or a number with K, M or G, got '12x'"));
+	assert_null(strstr(strstr(text, "got") + 1, "got"));
 	unsetenv("YARDSTICK_CACHE_MAX");
 	assert_int_equal(symcache_max_bytes(), SYMCACHE_DEFAULT_MAX);
 	assert_int_equal(system("rm -rf /tmp/ys-symtrim-*"), 0);
