@@ -317,8 +317,9 @@ static void print_launchers(const struct heap_report *r, FILE *fp,
 	term_puts(fp, l.names);
 	fprintf(fp, "; %s allocations%s)%s; --all-processes to include\n",
 		fmt_count(l.allocations, a, sizeof(a)),
-		r->estimated ? ", estimated" : "",
-		r->estimated ? "; the exact counts above include them" : "");
+		r->estimated && !r->launch_exact ? ", estimated" : "",
+		r->estimated && !r->launch_exact
+		? "; the exact counts above include them" : "");
 	fprintf(fp, "%s", term_reset(color));
 }
 

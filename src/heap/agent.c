@@ -128,6 +128,9 @@ struct thread_counts {
 	 * (net of what was left of the one before): the bytes allocated
 	 * are this less what is left of the countdown now */
 	int64_t drawn;
+	/* these counts as they were when last added to the image's (at
+	 * first the slot's: what its owners before counted) */
+	struct heap_counts given;
 };
 
 struct tstate {
@@ -590,12 +593,11 @@ INLINE void leave(struct tstate *t)
 		atomic_store_explicit((_Atomic uint32_t *)&t->slot->busy, 0,
 				      memory_order_release);
 	t->busy = 0;
-	if (sample_bytes && t->slot) {
-		if (unlikely(atomic_load_explicit(&ending,
-						  memory_order_relaxed)))
-			counts_publish(t);	/* after agent_fini: at once */
-		else
-			t->sample_left = t->left;	/* open again */
+	if (unlikely(atomic_load_explicit(&ending, memory_order_relaxed))) {
+		counts_publish(t);	/* after agent_fini: at once */
+		counts_to_image(t);
+	} else if (sample_bytes && t->slot) {
+		t->sample_left = t->left;	/* open again */
 	}
 	if (unlikely(t->masked))
 		signals_release(t);	/* the thread's first call ends */

@@ -412,8 +412,53 @@ static void counts_take(struct tstate *t, struct heap_slot *s)
 	k->frees = s->counts.frees;
 	k->temporary = s->counts.temporary;
 	k->drawn = (int64_t)s->counts.bytes + countdown(t);
+	k->given = s->counts;
 	atomic_store_explicit(&owners[s - hdr->slots], t,
 			      memory_order_release);
+}
+
+/* Add what t counted since it last did (its own, sampled mode; its
+ * slot's, exact mode) to its image's counts: so the launchers' can be
+ * taken off the tree's (analyze.c). */
+static void counts_to_image(struct tstate *t)
+{
+	struct heap_counts now, *g = &t->counts.given, *im;
+
+	if (!hdr || !t->slot || generation >= HEAP_IMAGES)
+		return;
+	im = &hdr->images[generation].counts;
+	if (sample_bytes) {
+		counts_store(&now, t);
+	} else {
+		const struct heap_counts *c = &t->slot->counts;
+
+		now.bytes = LOAD(c->bytes);
+		now.frees = LOAD(c->frees);
+		now.temporary = LOAD(c->temporary);
+		for (int i = 0; i < HEAP_HIST; i++)
+			now.hist[i] = LOAD(c->hist[i]);
+	}
+#define GIVE(f)								\
+	do {								\
+		if (now.f > g->f)					\
+			__atomic_fetch_add(&im->f, now.f - g->f,	\
+					   __ATOMIC_RELAXED);		\
+		g->f = now.f;						\
+	} while (0)
+	GIVE(bytes);
+	GIVE(frees);
+	GIVE(temporary);
+	for (int i = 0; i < HEAP_HIST; i++)
+		GIVE(hist[i]);
+#undef GIVE
+}
+
+/* The image's end (exit, _exit, a successful exec): its counts whole. */
+static void counts_image_done(void)
+{
+	if (hdr && generation < HEAP_IMAGES)
+		__atomic_store_n(&hdr->images[generation].counted, 1,
+				 __ATOMIC_RELEASE);
 }
 
 /* The thread's counts into its slot (sampled mode; a no-op in exact). */
@@ -429,6 +474,7 @@ static void counts_give(struct tstate *t)
 	if (!t->slot)
 		return;
 	counts_publish(t);
+	counts_to_image(t);
 	atomic_store_explicit(&owners[t->slot - hdr->slots], NULL,
 			      memory_order_release);
 }
@@ -442,15 +488,19 @@ static void counts_give(struct tstate *t)
  */
 static void counts_publish_all(void)
 {
-	if (!sample_bytes || !hdr)
+	if (!hdr)
 		return;
 	for (int i = 0; i < HEAP_SLOTS; i++) {
 		struct tstate *t = atomic_load_explicit(&owners[i],
 							memory_order_acquire);
 
-		if (t && t->slot == &hdr->slots[i])
-			counts_store(&hdr->slots[i].counts, t);
+		if (t && t->slot == &hdr->slots[i]) {
+			if (sample_bytes)
+				counts_store(&hdr->slots[i].counts, t);
+			counts_to_image(t);
+		}
 	}
+	counts_image_done();
 }
 
 /* A forked child: none of the owners is its thread. */

@@ -848,6 +848,48 @@ void replay_clock(struct replay *p)
 		p->bucket_end[i] = NAN;
 }
 
+/*
+ * The launchers' exact counts, from their images' (the agent's,
+ * protocol.h), into p->launch and p->launch_hist, and (sampled mode)
+ * each launcher's allocations made exact — if every launcher's are whole
+ * (its end added them: not killed). Else r->launch_exact is false and
+ * p->launch_hist stays what the launchers' records made of it (sampled
+ * mode: the totals include them, the report says so).
+ */
+static void launchers_counts(struct replay *p)
+{
+	const struct heap_trace *t = p->t;
+	struct heap_report *r = p->r;
+	size_t n = r->nprocs < t->nimages ? r->nprocs : t->nimages;
+
+	memset(&p->launch, 0, sizeof(p->launch));
+	r->launch_exact = true;
+	for (size_t k = 1; k < r->nprocs; k++)
+		if (r->procs[k].launcher &&
+		    (k >= n || !t->images[k].counted))
+			r->launch_exact = false;
+	if (!r->launch_exact)
+		return;
+	memset(p->launch_hist, 0, sizeof(p->launch_hist));
+	for (size_t k = 1; k < n; k++) {
+		const struct heap_counts *c = &t->images[k].counts;
+		double count = 0;
+
+		if (!r->procs[k].launcher)
+			continue;
+		for (int i = 0; i < HEAP_HIST; i++) {
+			p->launch_hist[i] += (double)c->hist[i];
+			count += (double)c->hist[i];
+		}
+		p->launch.allocations += count;
+		p->launch.bytes += (double)c->bytes;
+		p->launch.frees += (double)c->frees;
+		p->launch.temporary += (double)c->temporary;
+		if (r->estimated)
+			r->procs[k].allocations = count;
+	}
+}
+
 /* After the merge: leaks, totals, the timeline, the counts. */
 void replay_end(struct replay *p)
 {
@@ -864,17 +906,24 @@ void replay_end(struct replay *p)
 	r->estimated = t->sample_bytes > 0;
 	r->peak_rss = t->peak_rss;
 	/* the agent's exact counts are the whole tree's: the launchers'
-	 * taken off in exact mode (their records are all there) */
+	 * taken off, from their images' own counts when each has them
+	 * whole; else in exact mode from their records (all there, their
+	 * runs of temporaries at the mean size), and not at all sampled */
+	launchers_counts(p);
 	for (int i = 0; i < HEAP_HIST; i++)
 		r->hist_count[i] = fmax(0, (double)t->counts.hist[i] -
-					   (r->estimated ? 0
-					    : p->launch_hist[i]));
+					   (r->estimated && !r->launch_exact
+					    ? 0 : p->launch_hist[i]));
 	if (r->estimated) {
-		/* the agent counted every call, traced or not */
-		r->allocations = (double)t->counts.allocations;
-		r->bytes = (double)t->counts.bytes;
-		r->frees = (double)t->counts.frees;
-		r->temporary = (double)t->counts.temporary;
+		/* the agent counted every call, traced or not (p->launch:
+		 * 0 unless r->launch_exact) */
+		r->allocations = fmax(0, (double)t->counts.allocations -
+					 p->launch.allocations);
+		r->bytes = fmax(0, (double)t->counts.bytes -
+				   p->launch.bytes);
+		r->frees = fmax(0, (double)t->counts.frees - p->launch.frees);
+		r->temporary = fmax(0, (double)t->counts.temporary -
+				       p->launch.temporary);
 	}
 	free(p->bucket);
 	free(p->bucket_end);

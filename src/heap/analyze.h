@@ -107,6 +107,9 @@ struct heap_report {
 	size_t ntimeline;
 	double peak_rss;
 	bool estimated;		/* sampled: see above */
+	bool launch_exact;	/* sampled: the launchers' exact counts were
+				 * known and taken off the agent's (else
+				 * the exact counts include them) */
 	uint64_t unmatched_frees;	/* of blocks never seen allocated */
 	uint64_t execs;		/* images replaced by exec */
 	struct heap_proc *procs;	/* by image number; [0]: images

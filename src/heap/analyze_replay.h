@@ -110,6 +110,9 @@ struct replay {
 					 * class (a run of temporaries, and
 					 * what image 1 did while the
 					 * program ran: at the mean size) */
+	struct {			/* sampled mode: the launchers' exact */
+		double allocations, bytes, frees, temporary;	/* counts */
+	} launch;
 	uint64_t last_hash;	/* the stack of the allocation before, */
 	uint32_t last_site;	/* its site (UINT32_MAX: none yet) */
 };

@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #define HEAP_MAGIC	0x79736870u	/* "yshp" */
-#define HEAP_VERSION	7
+#define HEAP_VERSION	8
 
 /*
  * The environment variable through which yardstick hands the agent its
@@ -354,6 +354,13 @@ struct heap_image {
 	char cmd[HEAP_CMD_MAX];	/* its command line, arguments separated
 				 * by spaces, cut (not NUL-terminated when
 				 * full) */
+	/* sampled mode: the image's exact counts (its threads' part of
+	 * their slots'), added by each thread as it gives its slot back and
+	 * by the image's end (exit, _exit, exec) for all of them (atomic
+	 * adds); counted: 1 once that end added them, so that they are
+	 * whole (not for an image killed or still running) */
+	uint32_t counted;
+	struct heap_counts counts;
 };
 
 struct heap_header {

@@ -204,6 +204,59 @@ n, m, z = (int(open(\"$T/f.\" + k).read().split()[-1]) for k in (\"native\", \"m
 print(\"# page faults: native\", n, \"under mem\", m - z, \"(tree\", m, \"less\", z, \")\")
 assert m - z <= 1.25 * n, (n, m, z)"
 }
+# Launchers (docs/cmd/mem.md): with --sample the agent's exact counts are
+# the whole tree's, and each image adds its own part to its entry in the
+# segment at its end (protocol.h, heap_image.counts): the launchers' come
+# off. A Python launcher (hundreds of thousands of allocations, with the
+# PYTHONMALLOC=malloc the agent sets) that execs alloc_gen, which is then
+# the program: the totals and the size histogram, in exact mode and
+# sampled, are those of alloc_gen run directly, and the launchers' line
+# is exact in both. A launcher killed by SIGKILL (a child of the
+# launching shell) has no whole counts: none are taken off then, and the
+# line says that the counts include them.
+PYL=/usr/bin/python3.11
+launched() {
+	"$YS" mem --no-store "$@" --json "$T/l.json" -- "$PYL" -c \
+		"import os; x = [str(i) * 3 for i in range(100000)]; os.execv('$ALLOC_GEN', ['$ALLOC_GEN', '1006', '1', '$T/l.truth'])" \
+		>"$T/l.txt" 2>&1 && python3 "$T/report.py" "$T/l.txt" "$T/l.json"
+}
+sampled_launchers() {
+	"$YS" mem --no-store --json "$T/d.json" -- "$ALLOC_GEN" 1006 1 \
+		"$T/d.truth" >"$T/d.txt" 2>&1 &&
+	python3 "$T/report.py" "$T/d.txt" "$T/d.json" >"$T/direct" &&
+	launched >"$T/l-exact" && cp "$T/l.txt" "$T/l-exact.txt" &&
+	launched --sample 524288 >"$T/l-sampled" || { cat "$T/l.txt"; return 1; }
+	for f in l-exact l-sampled; do
+		cmp -s "$T/direct" "$T/$f" ||
+			{ echo "direct:  $(cat "$T/direct")"
+			  echo "$f: $(cat "$T/$f")"; return 1; }
+	done
+	python3 - "$T/l-exact.txt" "$T/l.txt" <<'PY' || return 1
+import re, sys
+line = lambda f: re.search(r"^  not counted: (.*)$", open(f).read(), re.M).group(1)
+e, s = line(sys.argv[1]), line(sys.argv[2])
+print("# exact:  ", e)
+print("# sampled:", s)
+n = int(re.search(r"; ([\d,]+) allocations\)", s).group(1).replace(",", ""))
+assert e == s and "estimated" not in s and n > 100000, "not the same line"
+PY
+	# the killed launcher
+	"$YS" mem --no-store --sample 524288 --json "$T/k.json" -- sh -c \
+		"$PYL -c 'import os; x = [str(i) * 3 for i in range(50000)]; os.kill(os.getpid(), 9)'; exec $ALLOC_GEN 1006 1 $T/k.truth" \
+		>"$T/k.txt" 2>&1 || { cat "$T/k.txt"; return 1; }
+	python3 "$T/report.py" "$T/k.txt" "$T/k.json" >"$T/k-counts" &&
+	python3 - "$T/k.txt" "$T/k-counts" "$T/l-exact" <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+k, e = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+line = re.search(r"^  not counted: (.*)$", text, re.M).group(1)
+print("# killed:", line, "allocations", k["allocations"], "program's", e["allocations"])
+assert "allocations, estimated); the exact counts above include them" in line, line
+assert k["allocations"] >= e["allocations"] + 50000, "the launchers' not included"
+PY
+}
+t "--sample through launchers: the totals and sizes exact mode's, the launchers' line exact; a killed launcher's counts kept in, and said" sampled_launchers
+
 t "mem --sample leaves glibc's arenas alone: a pattern at the trim threshold faults as often as without it" arenas
 
 finish
