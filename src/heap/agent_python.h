@@ -128,6 +128,7 @@ static void py_detect(void)
 	py.t.unicode_type = py_sym("PyUnicode_Type");
 	py.t.bytes_type = py_sym("PyBytes_Type");
 	py.t.read = py_read_self;
+	py.t.direct = true;
 	py.tstate = (void *(*)(void))dlsym(RTLD_DEFAULT,
 					   "PyThreadState_GetUnchecked");
 	if (!py.tstate)

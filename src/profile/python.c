@@ -124,6 +124,20 @@ static int rd(const struct py_target *t, uint64_t addr, void *buf,
 	return t->read(t->arg, addr, buf, len);
 }
 
+/* The len bytes at addr, read into buf, or looked at in place where the
+ * target is this process (t->direct: the agent's walk of its own
+ * thread's frames, which no other thread changes; a copy would fault
+ * where the look does). NULL if they cannot be read. */
+static const uint8_t *view(const struct py_target *t, uint64_t addr,
+			   uint8_t *buf, size_t len)
+{
+	if (addr < 4096 || addr + len < addr)
+		return NULL;
+	if (t->direct)
+		return (const uint8_t *)(uintptr_t)addr;
+	return t->read(t->arg, addr, buf, len) ? NULL : buf;
+}
+
 static uint64_t u64_at(const uint8_t *b, int32_t off)
 {
 	uint64_t v;
@@ -344,16 +358,19 @@ static bool frame_code(const struct py_target *t, uint64_t code,
 struct next_frame {
 	uint64_t addr;		/* 0: none (the outermost frame) */
 	enum py_walk_error why;	/* not read: BAD_POINTER, LOOP, UNREADABLE */
-	uint8_t *b;
+	uint8_t *buf;		/* where to read it */
+	const uint8_t *b;	/* its bytes (buf, or in place: view) */
 };
 
 /* Read the code object at code (its first co_code_adaptive bytes into
- * cb; code 0: none, a shim frame's) and the frame before, nx, at once
- * where the target can (t->read2: one system call for both, half the
- * walk's calls), else one by one, the frame only after its code was
- * read. Whether the code object was read. */
+ * cb, *cbp then where they are: view; code 0: none, a shim frame's) and
+ * the frame before, nx, at once where the target can (t->read2: one
+ * system call for both, half the walk's calls), else one by one, the
+ * frame only after its code was read. Whether the code object was
+ * read. */
 static bool read_code_next(const struct py_target *t, struct loop *lp,
-			   uint64_t code, uint8_t *cb, struct next_frame *nx)
+			   uint64_t code, uint8_t *cb, const uint8_t **cbp,
+			   struct next_frame *nx)
 {
 	const struct py_layout *l = t->l;
 	size_t cl = (size_t)l->co_code_adaptive, fl = (size_t)l->fr_size;
@@ -368,12 +385,14 @@ static bool read_code_next(const struct py_target *t, struct loop *lp,
 		want = nx->addr != 0;
 	if (code && (!aligned_ptr(code) || cl > 256))
 		return false;
-	if (code && want && t->read2 &&
-	    !t->read2(t->arg, code, cb, cl, nx->addr, nx->b, fl))
+	*cbp = cb;
+	nx->b = nx->buf;
+	if (code && want && t->read2 && !t->direct &&
+	    !t->read2(t->arg, code, cb, cl, nx->addr, nx->buf, fl))
 		return true;
 	if (code)
-		code_ok = !rd(t, code, cb, cl);
-	if (code_ok && want && rd(t, nx->addr, nx->b, fl))
+		code_ok = (*cbp = view(t, code, cb, cl)) != NULL;
+	if (code_ok && want && !(nx->b = view(t, nx->addr, nx->buf, fl)))
 		nx->why = PY_WALK_UNREADABLE;
 	return code_ok;
 }
@@ -383,8 +402,10 @@ size_t py_walk(const struct py_target *t, uint64_t tstate,
 {
 	const struct py_layout *l = t->l;
 	struct loop lp = { 0, 1, 0 };
-	uint8_t fb[2][128], cb[256], *b = fb[0];
+	uint8_t fb[2][128], cb[256];
+	const uint8_t *b, *cbp;
 	struct next_frame nx;
+	int cur = 0;		/* fb[cur]: the frame being read, if copied */
 	uint64_t f, code, instr;
 	size_t n = 0;
 
@@ -403,7 +424,7 @@ size_t py_walk(const struct py_target *t, uint64_t tstate,
 		return 0;
 	}
 	if ((size_t)l->fr_size > sizeof(fb[0]) ||
-	    rd(t, f, b, (size_t)l->fr_size)) {
+	    !(b = view(t, f, fb[0], (size_t)l->fr_size))) {
 		*err = PY_WALK_UNREADABLE;
 		return 0;
 	}
@@ -412,7 +433,7 @@ size_t py_walk(const struct py_target *t, uint64_t tstate,
 			    b[l->fr_owner] == (uint8_t)l->owner_cstack;
 
 		nx.addr = u64_at(b, l->fr_previous);
-		nx.b = b == fb[0] ? fb[1] : fb[0];
+		nx.buf = fb[cur ^ 1];
 		/* the shim a C-level evaluation starts with: the frame above
 		 * it is that evaluation's outermost */
 		code = shim ? 0 : u64_at(b, l->fr_code);
@@ -422,8 +443,8 @@ size_t py_walk(const struct py_target *t, uint64_t tstate,
 			*err = PY_WALK_TOO_DEEP;
 			break;
 		}
-		if (!read_code_next(t, &lp, code, cb, &nx) ||
-		    (!shim && !frame_code(t, code, cb, &out[n]))) {
+		if (!read_code_next(t, &lp, code, cb, &cbp, &nx) ||
+		    (!shim && !frame_code(t, code, cbp, &out[n]))) {
 			*err = PY_WALK_BAD_CODE;
 			break;
 		}
@@ -447,6 +468,7 @@ size_t py_walk(const struct py_target *t, uint64_t tstate,
 		}
 		f = nx.addr;
 		b = nx.b;
+		cur ^= 1;
 	}
 	return n;
 }

@@ -108,6 +108,10 @@ struct py_target {
 	uint64_t dict_type;		/* 0: instance dicts not read */
 	py_read_fn read;
 	py_read2_fn read2;		/* NULL: two reads */
+	bool direct;			/* this process: py_walk looks at the
+					 * frames and code objects in place
+					 * rather than copy them (read is
+					 * still used for the rest) */
 	void *arg;
 };
 
