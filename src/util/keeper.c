@@ -102,8 +102,8 @@ __attribute__((noreturn)) static void keeper_run(pid_t worker)
 		 * a relay is marked, for the worker to tell it from the
 		 * same signal sent to its group as well (stop.c) */
 		if (sig > 0 && sig != SIGCHLD && si.si_code != SI_KERNEL)
-			sigqueue(worker, sig, (union sigval){
-				.sival_int = KEEPER_RELAY });
+			sigqueue(worker, KEEPER_RELAY_SIG, (union sigval){
+				.sival_int = KEEPER_RELAY + sig });
 	}
 	child_kill_tree_now();
 	keeper_exit_as(status);

@@ -50,9 +50,13 @@
  */
 int keeper_start(struct error *e);
 
-/* The value of a signal the keeper relays (sigqueue): stop.c counts it
- * and the same signal sent to yardstick's group as one stop. */
-#define KEEPER_RELAY 0x6b656570
+/* How the keeper passes a signal on (sigqueue): as KEEPER_RELAY_SIG, a
+ * real-time signal, its value KEEPER_RELAY + the signal's number. Being
+ * another signal, the relay cannot merge with the same stop sent to
+ * yardstick's group as well while both are pending (two of one standard
+ * signal would), and stop.c counts the two as one stop. */
+#define KEEPER_RELAY 0x6b656500
+#define KEEPER_RELAY_SIG (SIGRTMIN + 4)
 
 /* The signal yardstick gets when its keeper dies. */
 #define KEEPER_SIGNAL SIGPWR

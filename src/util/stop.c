@@ -12,8 +12,12 @@
  * yardstick twice: itself, and relayed by the keeper, which a busy
  * machine may run long after (a CI-like run saw more than 50 ms: taken
  * for a second press, the program's leftovers were killed without their
- * grace). The relay is marked (KEEPER_RELAY): one relayed and one not,
- * within STOP_PAIR_NS of each other, are one stop.
+ * grace). The relay is a signal of its own (KEEPER_RELAY_SIG, the
+ * stop's number its value), which cannot merge with the stop sent to
+ * yardstick directly while both are pending, as two of one standard
+ * signal would: one relayed and one not, within STOP_PAIR_NS of each
+ * other, are one stop; a second copy of either kind within STOP_SAME_NS
+ * of that kind's first is the same stop delivered twice.
  */
 #include "util/stop.h"
 
@@ -33,7 +37,11 @@ static volatile sig_atomic_t stop_requested;
  * which the stop signals do not interrupt: its mask holds them), whether
  * it was the keeper's relay, and whether its other copy came */
 static volatile long long stop_first_ns;
-static volatile sig_atomic_t stop_first_relay, stop_first_tty, stop_paired;
+/* by kind, [0] sent to yardstick, [1] relayed by the keeper: whether a
+ * copy of the first stop came that way, and the first such copy's time */
+static volatile sig_atomic_t stop_seen[2];
+static volatile long long stop_seen_ns[2];
+static volatile sig_atomic_t stop_first_tty;
 /* the keeper was started (stop_install_kept): a stop sent to the group
  * reaches yardstick twice, one sent to the keeper alone once, relayed */
 static int stop_kept;
@@ -56,29 +64,42 @@ static long long now_ns(void)
 static void on_stop(int sig, siginfo_t *si, void *uc)
 {
 	long long t = now_ns();
-	int relay = si && si->si_code == SI_QUEUE &&
-		    si->si_value.sival_int == KEEPER_RELAY;
+	int relay = sig == KEEPER_RELAY_SIG;
 
 	(void)uc;
-	if (stop_requested && !stop_paired && relay != stop_first_relay &&
-	    t - stop_first_ns < STOP_PAIR_NS) {
-		stop_paired = 1;	/* the same stop by the other way */
-		return;
+	if (relay) {
+		/* the keeper's (its value: the signal it was sent) */
+		int v = si ? si->si_value.sival_int - KEEPER_RELAY : 0;
+
+		if (!si || si->si_code != SI_QUEUE || v <= 0 || v > 64)
+			return;
+		if (v != SIGINT && v != SIGTERM && v != SIGHUP) {
+			kill(getpid(), v);	/* SIGQUIT: its own action */
+			return;
+		}
+		sig = v;
 	}
-	if (stop_requested && t - stop_first_ns < STOP_SAME_NS)
-		return;
 	if (stop_requested) {
+		if (!stop_seen[relay] && t - stop_first_ns < STOP_PAIR_NS) {
+			stop_seen[relay] = 1;	/* the same stop, the other way */
+			stop_seen_ns[relay] = t;
+			return;
+		}
+		if (stop_seen[relay] && t - stop_seen_ns[relay] < STOP_SAME_NS)
+			return;		/* delivered twice */
 		child_kill_all_now();
 		atomic_unlink_temps();
 		_exit(128 + sig);
 	}
 	stop_first_ns = t;
-	stop_first_relay = relay;
+	stop_seen[relay] = 1;
+	stop_seen_ns[relay] = t;
 	stop_first_tty = si && si->si_code == SI_KERNEL;
 	stop_requested = sig;
 }
 
-int stop_install(struct error *e)
+/* The stop signals and the keeper's relay, blocked while one is handled. */
+static void stop_handlers(void)
 {
 	struct sigaction sa;
 
@@ -89,17 +110,27 @@ int stop_install(struct error *e)
 	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(*stop_signals);
 	     i++)
 		sigaddset(&sa.sa_mask, stop_signals[i]);
+	sigaddset(&sa.sa_mask, KEEPER_RELAY_SIG);
 	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(*stop_signals);
 	     i++)
 		sigaction(stop_signals[i], &sa, NULL);
+	sigaction(KEEPER_RELAY_SIG, &sa, NULL);
+}
+
+int stop_install(struct error *e)
+{
+	stop_handlers();
 	return child_subreaper(e);
 }
 
 int stop_install_kept(struct error *e)
 {
 	struct error ke;
-	int k = keeper_start(&ke);
+	int k;
 
+	/* first: a relay that came before them would end yardstick */
+	stop_handlers();
+	k = keeper_start(&ke);
 	if (stop_install(e))
 		return -1;
 	if (k)
@@ -114,7 +145,8 @@ int stop_reached_group(long long *recheck_ns)
 	long long left;
 
 	*recheck_ns = 0;
-	if (!stop_requested || stop_first_tty || stop_paired || !stop_kept)
+	if (!stop_requested || stop_first_tty ||
+	    (stop_seen[0] && stop_seen[1]) || !stop_kept)
 		return 1;
 	left = stop_first_ns + STOP_ALONE_NS - now_ns();
 	if (left > 0) {

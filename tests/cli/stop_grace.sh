@@ -206,6 +206,41 @@ if not ok:
 sys.exit(0 if ok else 1)
 PY
 }
+# timeout(1) signals its child (the keeper) and then its whole group: the
+# program gets the group's signal, yardstick the group's and the keeper's
+# relay. The relay is a signal of its own, so that the two cannot merge
+# while pending (two SIGTERMs would, about one run in two here, and the
+# stop looked sent to the keeper alone: the program got a SIGINT of ours
+# a second after its SIGTERM). The program logs each signal and lives 1.5
+# s after the first: exactly one, in six runs; with --foreground (the
+# keeper alone) exactly one SIGINT.
+cat > "$T/siglog.py" <<'PY'
+import signal, sys, time
+got = []
+def on(sig, frame):
+    got.append(signal.Signals(sig).name)
+signal.signal(signal.SIGINT, on)
+signal.signal(signal.SIGTERM, on)
+while not got:
+    time.sleep(0.02)
+time.sleep(1.5)
+open(sys.argv[1], "w").write(" ".join(got))
+PY
+timed_out() {
+	fg=$1 want=$2
+	for i in 1 2 3 4 5 6; do
+		rm -f "$T/siglog"
+		timeout $fg -s TERM 1 "$YS" mem -q --no-store -- "$PY" \
+			"$T/siglog.py" "$T/siglog" 2>/dev/null
+		got=$(cat "$T/siglog" 2>/dev/null)
+		echo "# run $i: the program got: ${got:-nothing (killed)}"
+		[ "$got" = "$want" ] || return 1
+		[ -z "$fg" ] || return 0
+	done
+}
+t "mem under timeout(1): the program gets the group's SIGTERM alone, six runs" timed_out "" SIGTERM
+t "mem under timeout --foreground (the keeper alone): one SIGINT" timed_out --foreground SIGINT
+
 t "mem, SIGTERM to the keeper alone: the program gets SIGINT and its grace, exit 143" alone mem keeper SIGTERM
 t "mem, SIGINT to yardstick's pid alone: the same, exit 130" alone mem yardstick SIGINT
 t "mem, SIGTERM to the keeper alone, the program under sh -c: it gets SIGINT too" alone mem keeper SIGTERM sh
