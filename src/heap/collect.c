@@ -31,6 +31,7 @@
 #include "util/child.h"
 #include "util/strutil.h"
 #include "util/monoclock.h"
+#include "util/stop.h"
 
 /* ---- the clock ---------------------------------------------------------- */
 
@@ -335,10 +336,7 @@ int heap_collect(const struct heap_opts *o, const char *path,
 	r.rss_interval = o->rss_interval > 0 ? o->rss_interval : 0.01;
 	r.page = sysconf(_SC_PAGESIZE);
 	/* the stop signals must reach this thread, which waits */
-	sigemptyset(&stops);
-	sigaddset(&stops, SIGINT);
-	sigaddset(&stops, SIGTERM);
-	sigaddset(&stops, SIGHUP);
+	stop_signal_set(&stops);
 	pthread_sigmask(SIG_BLOCK, &stops, &old_mask);
 	if (pthread_create(&thread, NULL, heap_reader_main, &r)) {
 		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);

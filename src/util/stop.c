@@ -98,6 +98,15 @@ static void on_stop(int sig, siginfo_t *si, void *uc)
 	stop_requested = sig;
 }
 
+void stop_signal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(*stop_signals);
+	     i++)
+		sigaddset(set, stop_signals[i]);
+	sigaddset(set, KEEPER_RELAY_SIG);
+}
+
 /* The stop signals and the keeper's relay, blocked while one is handled. */
 static void stop_handlers(void)
 {
@@ -106,11 +115,7 @@ static void stop_handlers(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_stop;	/* no SA_RESTART: waits return */
 	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(*stop_signals);
-	     i++)
-		sigaddset(&sa.sa_mask, stop_signals[i]);
-	sigaddset(&sa.sa_mask, KEEPER_RELAY_SIG);
+	stop_signal_set(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(*stop_signals);
 	     i++)
 		sigaction(stop_signals[i], &sa, NULL);

@@ -42,6 +42,12 @@ int stop_install(struct error *e);
  */
 int stop_install_kept(struct error *e);
 
+/* The signals that stop (SIGINT, SIGTERM, SIGHUP) and the keeper's relay
+ * of them (util/keeper.h), into set: what a thread of ours that does not
+ * wait for the program blocks, so that they interrupt the one that
+ * does. */
+void stop_signal_set(sigset_t *set);
+
 /* Set (to the signal's number) when a stop was asked: child.interrupt
  * and the loops watch it. */
 volatile sig_atomic_t *stop_flag(void);
