@@ -155,6 +155,8 @@ struct tstate {
 	uintptr_t stack_lo, stack_hi;	/* frame-pointer walk bounds */
 	struct stack_set *cache;	/* stacks walked (agent_unwind.h) */
 	struct py_line_entry *py_lines;	/* lines (agent_python.h) */
+	struct py_frame *py_frames;	/* a walk's frames, HEAP_PY_MAX: off
+					 * the program's stack (8 KiB) */
 	uint8_t busy, dead, rounds;
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
 	uint8_t in_scratch;		/* glibc's allocations from scratch */
@@ -506,6 +508,8 @@ static void slot_give(struct heap_slot *s)
  * appends after them). The destructor re-arms itself for a few rounds so
  * that the frees other keys' destructors make are still traced.
  */
+static void py_thread_free(struct tstate *t);
+
 static void thread_exit(void *arg)
 {
 	struct tstate *t = arg;
@@ -521,6 +525,7 @@ static void thread_exit(void *arg)
 	t->slot = NULL;
 	t->dead = 1;
 	stack_cache_free(t);
+	py_thread_free(t);
 }
 
 static bool thread_start(struct tstate *t)

@@ -316,12 +316,22 @@ static __attribute__((noinline)) int py_walk_words(struct tstate *t,
 						   uint64_t *out)
 {
 	uintptr_t ts = py_thread_state();
-	struct py_frame fr[HEAP_PY_MAX];
+	struct py_frame *fr;
 	enum py_walk_error err;
 	size_t n;
 
 	if (!ts)
 		return 0;
+	if (!t->py_frames) {
+		void *p = mmap(NULL, sizeof(*fr) * HEAP_PY_MAX,
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return 0;
+		t->py_frames = p;
+	}
+	fr = t->py_frames;
 	n = py_walk(&py.t, ts, fr, HEAP_PY_MAX, &err);
 	if (err && err != PY_WALK_TOO_DEEP)
 		return 0;
@@ -342,6 +352,18 @@ static __attribute__((noinline)) int py_walk_words(struct tstate *t,
 	if (n)
 		out[n - 1] |= HEAP_PY_END;
 	return (int)n;
+}
+
+/* A thread's end: its lines and frames go (a fork's child keeps its
+ * copies, which are its own). */
+static void py_thread_free(struct tstate *t)
+{
+	if (t->py_lines)
+		munmap(t->py_lines, sizeof(*t->py_lines) << PY_LINES_BITS);
+	if (t->py_frames)
+		munmap(t->py_frames, sizeof(*t->py_frames) * HEAP_PY_MAX);
+	t->py_lines = NULL;
+	t->py_frames = NULL;
 }
 
 /* A stack hash h with the Python frames py[0..n) in it. */
