@@ -153,12 +153,16 @@ struct tstate {
 	struct heap_slot *alloc_slot, *burst_slot;
 	uint64_t rng;
 	uintptr_t stack_lo, stack_hi;	/* frame-pointer walk bounds */
+	uintptr_t walk_lo;		/* a walk's lowest word of the stack:
+					 * trace_alloc's frame */
+	void *alt;			/* the agent's stack (agent_stack.h) */
 	struct stack_set *cache;	/* stacks walked (agent_unwind.h) */
 	struct py_line_entry *py_lines;	/* lines (agent_python.h) */
 	struct py_frame *py_frames;	/* a walk's frames, HEAP_PY_MAX: off
 					 * the program's stack (8 KiB) */
 	uint8_t busy, dead, rounds;
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
+	uint8_t alt_failed;		/* its mapping failed */
 	uint8_t in_scratch;		/* glibc's allocations from scratch */
 	uint8_t sample_locked;		/* holds a stripe's lock: its number + 1
 					 * (agent_sample.h) */
@@ -168,8 +172,10 @@ struct tstate {
 					 * (signals 1-64) (signals_hold) */
 	uint64_t held;
 	uint16_t scratch_used;		/* bytes of scratch handed out */
-	/* what glibc allocates while stack_bounds asks it (scratch_alloc) */
-	unsigned char scratch[1024] __attribute__((aligned(16)));
+	/* what glibc allocates while stack_bounds asks it (scratch_alloc):
+	 * SCRATCH_BYTES at the top of the agent's stack's mapping
+	 * (agent_stack.h), NULL without one */
+	unsigned char *scratch;
 	/* sampled mode's exact counts: the slot's, kept here while the
 	 * thread owns it and stored into it on a sampled call and at the
 	 * thread's, the fork's, the exec's and the process's end
@@ -270,6 +276,8 @@ static uintptr_t agent_frame(uintptr_t fp)
 #include "heap/agent_unwind.h"
 
 #include "heap/agent_fp.h"
+
+#include "heap/agent_stack.h"
 
 /*
  * The frame-pointer chain from our caller's frame (agent_fp.h), bounded
@@ -526,13 +534,12 @@ static void thread_exit(void *arg)
 	t->dead = 1;
 	stack_cache_free(t);
 	py_thread_free(t);
+	alt_stack_free(t);
 }
 
+/* (signals held: thread_first) */
 static bool thread_start(struct tstate *t)
 {
-	/* until leave: a handler running in the first call would find the
-	 * thread busy, its own calls (a fork's child's too) untraced */
-	signals_hold(t);
 	t->slot = slot_take();
 	if (!t->slot) {
 		atomic_fetch_add((_Atomic uint32_t *)&hdr->overflow_threads, 1);
@@ -550,6 +557,43 @@ static bool thread_start(struct tstate *t)
 		t->left = sample_interval(t);
 	counts_take(t, t->slot);	/* after the countdown's start */
 	return true;
+}
+
+struct start_call {
+	struct tstate *t;
+	bool ok;
+};
+
+static __attribute__((noinline)) void thread_start_body(void *arg)
+{
+	struct start_call *c = arg;
+
+	c->ok = thread_start(c->t);
+}
+
+/* thread_start on the agent's stack (pthread_getattr_np reads
+ * /proc/self/maps through stdio for the main thread: not on the
+ * program's stack, which may be a coroutine's near its end). */
+static __attribute__((noinline)) bool thread_first(struct tstate *t)
+{
+	struct start_call c = { t, false };
+	void *top;
+
+	/* until leave: a handler running in the first call would find the
+	 * thread busy, its own calls (a fork's child's too) untraced; from
+	 * before the agent's stack is mapped (tests/cli/mem_hostile.sh,
+	 * forksig, lost a third of its children's blocks to a handler
+	 * running during the mapping) */
+	signals_hold(t);
+	top = alt_stack_top(t);
+
+	if (likely(top != NULL))
+		run_on_stack(top, thread_start_body, &c);
+	else
+		thread_start_body(&c);
+	if (!c.ok)
+		alt_stack_free(t);
+	return c.ok;
 }
 
 /* ---- CPython, start-up -------------------------------------------------- */
@@ -580,7 +624,7 @@ INLINE struct tstate *enter(void)
 		return NULL;
 	t->busy = 1;
 	fast_close(t);
-	if (unlikely(!t->slot) && !t->dead && !thread_start(t)) {
+	if (unlikely(!t->slot) && !t->dead && !thread_first(t)) {
 		t->busy = 0;
 		return NULL;
 	}
@@ -783,11 +827,11 @@ INLINE void record_free(struct tstate *t, void *p, uint64_t ts, bool temp)
  * our frames, up to the entry point's, are left out (agent_frame).
  */
 /*
- * The stack below fp that libunwind's walk needs (it used 11.4 KiB below
- * the program's frame on a thread's first traced call; the frame-pointer
- * walk 5.2 KiB): a thread with less left (a stack of PTHREAD_STACK_MIN,
- * whose program runs fine natively, was killed by SIGSEGV) is walked by
- * frame pointers. Unknown bounds (0) are taken to leave room.
+ * The stack below fp that libunwind's walk needs when it runs on the
+ * program's stack, the thread having no stack of the agent's
+ * (agent_stack.h; it used 11.4 KiB below the program's frame on a
+ * thread's first traced call): a thread with less left is walked by frame
+ * pointers. Unknown bounds (0) are taken to leave room.
  */
 #define UNW_STACK_NEED (16 * 1024)
 
@@ -796,18 +840,27 @@ INLINE bool unw_room(const struct tstate *t, uintptr_t fp)
 	return !t->stack_lo || fp - t->stack_lo >= UNW_STACK_NEED;
 }
 
-static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
-						   size_t size)
+/* A traced allocation, as trace_alloc hands it to trace_body. */
+struct trace_call {
+	struct tstate *t;
+	void *p;
+	size_t size;
+	uintptr_t fp0;		/* trace_alloc's frame, on the program's stack */
+	bool alt;		/* trace_body is on the agent's stack */
+};
+
+static __attribute__((noinline)) void trace_body(void *arg)
 {
-	uintptr_t fp0 = (uintptr_t)__builtin_frame_address(0);
+	const struct trace_call *c = arg;
+	struct tstate *t = c->t;
 	void *ips[HEAP_MAX_DEPTH];
 	uint64_t pyf[HEAP_PY_MAX], h;
 	struct stack_ref st = { ips, pyf, 0, 0 };
 	struct stack_entry scratch, *e = NULL;
 	bool sent;
 
-	if (likely(use_unw) && likely(unw_room(t, fp0))) {
-		e = unwind_stack(t, fp0, &scratch);
+	if (likely(use_unw) && (c->alt || likely(unw_room(t, c->fp0)))) {
+		e = unwind_stack(t, c->fp0, &scratch);
 		st.ips = (void *const *)e->ips;
 		st.n = (int)e->depth;
 		h = e->hash;
@@ -816,7 +869,7 @@ static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 	} else {
 		/* from the frame of the agent's outermost function: its
 		 * return address is the first of the program's */
-		st.n = walk_fp(ips, (int)max_depth, agent_frame(fp0), t);
+		st.n = walk_fp(ips, (int)max_depth, agent_frame(c->fp0), t);
 		h = hash_stack(ips, st.n);
 	}
 	/* a thread past its end (no slot) has no Python frames left */
@@ -831,9 +884,29 @@ static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
 	if (st.m)
 		e = NULL;
 	sent = e && (e->flags & STACK_SENT);
-	record_alloc(t, p, size, &st, h, &sent);
+	record_alloc(t, c->p, c->size, &st, h, &sent);
 	if (e && sent)
 		e->flags |= STACK_SENT;
+}
+
+/* trace_body on the program's stack where it has ALT_ROOM left below,
+ * else on the agent's (agent_stack.h): a thread's small stack, or one the
+ * thread's bounds do not hold (a coroutine's). */
+static __attribute__((noinline)) void trace_alloc(struct tstate *t, void *p,
+						   size_t size)
+{
+	struct trace_call c = { t, p, size,
+				(uintptr_t)__builtin_frame_address(0), false };
+	void *top;
+
+	t->walk_lo = c.fp0;
+	if (likely(c.fp0 >= t->stack_lo + ALT_ROOM && c.fp0 < t->stack_hi) ||
+	    !(top = alt_stack_top(t))) {
+		trace_body(&c);
+		return;
+	}
+	c.alt = true;
+	run_on_stack(top, trace_body, &c);
 }
 
 /* The line the thread's next record goes to (the collector read it

@@ -19,8 +19,8 @@
  */
 static bool in_scratch(const struct tstate *t, const void *p)
 {
-	return (const unsigned char *)p >= t->scratch &&
-	       (const unsigned char *)p < t->scratch + sizeof(t->scratch);
+	return t->scratch && (uintptr_t)p >= (uintptr_t)t->scratch &&
+	       (uintptr_t)p < (uintptr_t)t->scratch + SCRATCH_BYTES;
 }
 
 static void *scratch_alloc(struct tstate *t, size_t size)
@@ -28,7 +28,7 @@ static void *scratch_alloc(struct tstate *t, size_t size)
 	size_t at = t->scratch_used;
 	size_t need = 16 + ((size + 15) & ~(size_t)15);
 
-	if (size > sizeof(t->scratch) || need > sizeof(t->scratch) - at)
+	if (!t->scratch || size > SCRATCH_BYTES || need > SCRATCH_BYTES - at)
 		return __libc_malloc(size);
 	memcpy(&t->scratch[at], &size, sizeof(size));
 	t->scratch_used = (uint16_t)(at + need);

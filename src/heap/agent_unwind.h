@@ -394,13 +394,13 @@ static bool probe_rbp(const struct tstate *t, uintptr_t ip0, uintptr_t sp0,
  * pointers), the slot of each return address and the other words each
  * step read (stack_step_checks). Returns whether the stack may be cached:
  * every frame a call's (no signal frame), every word read in the thread's
- * stack above our frame, the walk ended by the cut or by the unwinder's
+ * stack above trace_alloc's frame (t->walk_lo), the walk ended by the cut or by the unwinder's
  * own end (not by a read of 0 or an error).
  */
 static __attribute__((noinline)) bool walk_unw_cached(struct stack_entry *e,
 						       const struct tstate *t)
 {
-	uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t lo = t->walk_lo;	/* words below are the agent's */
 	uintptr_t bp_loc = 0, bp = 0, bp_loc0 = 0, cfa0 = 0;
 	bool saves0 = false;
 	unw_word_t regs0[5] = { 0 };

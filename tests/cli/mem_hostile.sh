@@ -49,7 +49,7 @@ def at(kind):
 alloc, live = at("alloc_objects"), at("inuse_objects")
 ours = {"mode_maps", "short_thread", "timed_thread", "cloned",
         "cancelled_after", "forker", "mode_signal", "calloc_overflow",
-        "small_body", "three_blocks"}
+        "small_body", "three_blocks", "edge_alloc"}
 print("allocations:", dict(alloc), "live at the end:", dict(live))
 assert alloc[site] == want, "%s: %d allocations, designed %d" % (site, alloc[site], want)
 held = {f: n for f, n in live.items() if f in ours and n}
@@ -127,6 +127,31 @@ t "exit: threads exiting in their first call, cancelled before and after it: 50 
 	both exit 50 "64 KiB - 128 KiB" cancelled_after 50
 t "small: 20 threads of PTHREAD_STACK_MIN stacks, 4 KiB of locals: no crash, 200 allocations exact, no leak" \
 	both small 20 "32 KiB - 64 KiB" small_body 200
+# edge, coro: the first call and every traced call made with 3 KiB of
+# the stack left (a thread of PTHREAD_STACK_MIN, a coroutine's 64 KiB
+# outside the thread's stack): natively they run; the agent's walk took
+# 5-12 KiB of the program's stack and they were killed by SIGSEGV (now
+# it runs on a stack of the agent's: src/heap/agent_stack.h)
+for m in edge coro; do
+	t "$m: the program's stack left natively, 20 times" \
+		"$HEAPHOSTILE" $m 20
+done
+t "edge: 20 threads making their first call with 3 KiB of stack left: no crash, 200 allocations exact, no leak" \
+	both edge 20 "16 KiB - 32 KiB" edge_alloc 200
+t "coro: 20 coroutines on stacks of 64 KiB, 3 KiB left: no crash, 200 allocations exact, no leak" \
+	both coro 20 "16 KiB - 32 KiB" edge_alloc 200
+# the walk from the agent's stack goes on into the program's: the frame
+# below edge_alloc is edge_descend's
+callers() {
+	timeout 120 "$YS" mem --no-store -- "$HEAPHOSTILE" "$1" 3 \
+		>"$T/h.txt" 2>&1 || { tail "$T/h.txt"; return 1; }
+	sed -n '/^most allocations/,/^$/p' "$T/h.txt" |
+		grep -A1 'edge_alloc \[heaphostile\]' | tail -1 |
+		grep -q 'edge_descend \[heaphostile\]' ||
+		{ cat "$T/h.txt"; return 1; }
+}
+t "edge, coro: the stacks of their allocations go on past the agent's stack" \
+	eval 'callers edge && callers coro'
 # (a child forked while another thread was inside libunwind hung in its
 # first allocation on libunwind's lock, held for good: 2 runs in 20 of
 # 150 forks; now it walks by frame pointers)
