@@ -127,12 +127,13 @@ t "exit: threads exiting in their first call, cancelled before and after it: 50 
 	both exit 50 "64 KiB - 128 KiB" cancelled_after 50
 t "small: 20 threads of PTHREAD_STACK_MIN stacks, 4 KiB of locals: no crash, 200 allocations exact, no leak" \
 	both small 20 "32 KiB - 64 KiB" small_body 200
-# edge, coro: the first call and every traced call made with 3 KiB of
-# the stack left (a thread of PTHREAD_STACK_MIN, a coroutine's 64 KiB
-# outside the thread's stack): natively they run; the agent's walk took
-# 5-12 KiB of the program's stack and they were killed by SIGSEGV (now
-# it runs on a stack of the agent's: src/heap/agent_stack.h)
-for m in edge coro; do
+# edge, coro, altsig: the first call and every traced call made with 3
+# KiB of the stack left (a thread of PTHREAD_STACK_MIN, a coroutine's 64
+# KiB outside the thread's stack, a signal handler's alternate stack):
+# natively they run; the agent's walk took 5-12 KiB of the program's
+# stack and they were killed by SIGSEGV (now it runs on a stack of the
+# agent's: src/heap/agent_stack.h)
+for m in edge coro altsig; do
 	t "$m: the program's stack left natively, 20 times" \
 		"$HEAPHOSTILE" $m 20
 done
@@ -150,8 +151,10 @@ callers() {
 		grep -q 'edge_descend \[heaphostile\]' ||
 		{ cat "$T/h.txt"; return 1; }
 }
-t "edge, coro: the stacks of their allocations go on past the agent's stack" \
-	eval 'callers edge && callers coro'
+t "altsig: 20 handlers on an alternate stack, 3 KiB left: no crash, 200 allocations exact, no leak" \
+	both altsig 20 "16 KiB - 32 KiB" edge_alloc 200
+t "edge, coro, altsig: the stacks of their allocations go on past the agent's stack" \
+	eval 'callers edge && callers coro && callers altsig'
 # (a child forked while another thread was inside libunwind hung in its
 # first allocation on libunwind's lock, held for good: 2 runs in 20 of
 # 150 forks; now it walks by frame pointers)
