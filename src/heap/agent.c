@@ -1,8 +1,9 @@
 /*
  * libyardstick-heap.so: the heap agent `yardstick mem` preloads into the
  * program it profiles. It replaces malloc and its relatives, forwards each
- * call to glibc's own allocator (through the __libc_* entry points, so
- * that no dlsym is needed and nothing allocates while we start) and
+ * call to the allocator the program would have called (glibc's own
+ * through its __libc_* entry points, or one after the agent in the
+ * search order: agent_next.h) and
  * appends a record of it to the calling thread's slot of the segment
  * shared with yardstick (protocol.h). All analysis happens in yardstick.
  *
@@ -74,8 +75,8 @@ extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void __libc_free(void *);
 extern void *__libc_memalign(size_t, size_t);
-extern void *__libc_valloc(size_t);
-extern void *__libc_pvalloc(size_t);
+
+#include "heap/agent_next.h"
 
 enum { OFF, STARTING, ON };
 

@@ -92,7 +92,7 @@ SLOW void *malloc_slow(size_t size)
 		return scratch_alloc(&tls, size);
 	sample_prefetch(&tls);
 	t = enter();
-	p = __libc_malloc(size);
+	p = forward.malloc(size);
 
 	if (t) {
 		if (p)
@@ -109,7 +109,7 @@ EXPORT void *malloc(size_t size)
 	struct tstate *t = &tls;
 
 	if (fast_alloc(t, size))
-		return fast_alloc_done(t, __libc_malloc(size), size);
+		return fast_alloc_done(t, forward.malloc(size), size);
 	return malloc_slow(size);
 }
 
@@ -123,12 +123,12 @@ SLOW void free_slow(void *p)
 		return;
 	t = enter();
 	if (!t) {
-		__libc_free(p);
+		forward.free(p);
 		return;
 	}
 	traced = traced_free(p);
 	ts = traced ? stamp() : 0;
-	__libc_free(p);
+	forward.free(p);
 	trace_free(t, p, ts, traced);
 	leave(t);
 }
@@ -149,7 +149,7 @@ SLOW void free_check(void *p)
 	if (likely(fast_open(t))) {
 		if (!sample_held(p)) {
 			count_free_thread(t, p);
-			__libc_free(p);
+			forward.free(p);
 			return;
 		}
 		record_prefetch(t);	/* the FREE's: free_slow */
@@ -162,7 +162,7 @@ EXPORT void free(void *p)
 	if (!p)
 		return;
 	if (fast_free(&tls, p)) {
-		__libc_free(p);
+		forward.free(p);
 		return;
 	}
 	free_check(p);
@@ -183,7 +183,7 @@ SLOW void *calloc_slow(size_t n, size_t size)
 	}
 	sample_prefetch(&tls);
 	t = enter();
-	p = __libc_calloc(n, size);
+	p = forward.calloc(n, size);
 
 	if (t) {
 		if (p)
@@ -201,7 +201,7 @@ EXPORT void *calloc(size_t n, size_t size)
 	size_t total;
 
 	if (!__builtin_mul_overflow(n, size, &total) && fast_alloc(t, total))
-		return fast_alloc_done(t, __libc_calloc(n, size), total);
+		return fast_alloc_done(t, forward.calloc(n, size), total);
 	return calloc_slow(n, size);
 }
 
@@ -217,14 +217,14 @@ SLOW void *realloc_slow(void *old, size_t size)
 	sample_prefetch(&tls);
 	t = enter();
 	if (!t) {
-		p = __libc_realloc(old, size);
+		p = forward.realloc(old, size);
 		if (!p)
 			note_failed(size);
 		return p;
 	}
 	if (old && (traced = traced_free(old)))
 		ts = stamp();
-	p = __libc_realloc(old, size);
+	p = forward.realloc(old, size);
 	/* realloc(p, 0) frees p and may return NULL; a failure keeps it
 	 * (and, sampled, keeps it sampled) */
 	if (old && (p || size == 0))
@@ -246,7 +246,7 @@ INLINE void *do_realloc(void *old, size_t size)
 
 	if (likely(fast_open(t)) && (!old || !filter_maybe((uintptr_t)old)) &&
 	    fast_alloc(t, size)) {
-		p = __libc_realloc(old, size);
+		p = forward.realloc(old, size);
 		if (old && (p || size == 0))
 			count_free_thread(t, old);
 		return fast_alloc_done(t, p, size);
@@ -273,7 +273,7 @@ EXPORT void *reallocarray(void *old, size_t n, size_t size)
 INLINE void *aligned(size_t align, size_t size)
 {
 	struct tstate *t = enter();
-	void *p = __libc_memalign(align, size);
+	void *p = forward.memalign(align, size);
 
 	if (t) {
 		if (p)

@@ -29,7 +29,7 @@ static void *scratch_alloc(struct tstate *t, size_t size)
 	size_t need = 16 + ((size + 15) & ~(size_t)15);
 
 	if (!t->scratch || size > SCRATCH_BYTES || need > SCRATCH_BYTES - at)
-		return __libc_malloc(size);
+		return forward.malloc(size);
 	memcpy(&t->scratch[at], &size, sizeof(size));
 	t->scratch_used = (uint16_t)(at + need);
 	return &t->scratch[at + 16];
@@ -41,7 +41,7 @@ static void *scratch_realloc(struct tstate *t, void *old, size_t size)
 	void *p;
 
 	if (old && !in_scratch(t, old))
-		return __libc_realloc(old, size);
+		return forward.realloc(old, size);
 	p = scratch_alloc(t, size ? size : 1);
 	if (old && p) {
 		memcpy(&had, (unsigned char *)old - 16, sizeof(had));

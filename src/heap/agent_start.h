@@ -219,6 +219,7 @@ static void start(void)
 		return;
 	started = true;
 	tls.busy = 1;
+	next_resolve();	/* before any call is forwarded */
 	if (!parse_env(&shm, &fd, &ino, &sino, sock_name))
 		goto off;
 	sock = sock_number = fd;

@@ -49,7 +49,7 @@ def at(kind):
 alloc, live = at("alloc_objects"), at("inuse_objects")
 ours = {"mode_maps", "short_thread", "timed_thread", "cloned",
         "cancelled_after", "forker", "mode_signal", "calloc_overflow",
-        "small_body", "three_blocks", "edge_alloc"}
+        "small_body", "three_blocks", "edge_alloc", "foreign_alloc"}
 print("allocations:", dict(alloc), "live at the end:", dict(live))
 assert alloc[site] == want, "%s: %d allocations, designed %d" % (site, alloc[site], want)
 held = {f: n for f, n in live.items() if f in ours and n}
@@ -155,6 +155,26 @@ t "altsig: 20 handlers on an alternate stack, 3 KiB left: no crash, 200 allocati
 	both altsig 20 "16 KiB - 32 KiB" edge_alloc 200
 t "edge, coro, altsig: the stacks of their allocations go on past the agent's stack" \
 	eval 'callers edge && callers coro && callers altsig'
+# foreign: the user preloads another allocator (as PyTorch's guides
+# advise); the agent forwards to it, not to glibc: the program asks that
+# allocator for each block's size (jemalloc's killed it by SIGSEGV, or
+# glibc aborted a free of jemalloc's mallocx block, before)
+# preloading LIB COMMAND...: COMMAND with LIB preloaded (yardstick
+# too, as a user's shell would have it; a sanitized one allows it)
+preloading() (
+	export LD_PRELOAD="$1"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+	shift
+	"$@"
+)
+for lib in libjemalloc.so.2 libtcmalloc_minimal.so.4 libmimalloc.so.2; do
+	L=$(find /usr/lib /lib -name "$lib" 2>/dev/null | head -1)
+	[ -n "$L" ] || L=$lib
+	t "foreign, $lib preloaded: natively" \
+		preloading "$L" "$HEAPHOSTILE" foreign 100
+	t "foreign, $lib preloaded: mem forwards to it: 100 allocations exact, no leak" \
+		preloading "$L" both foreign 100 "4 KiB - 8 KiB" foreign_alloc 100
+done
 # (a child forked while another thread was inside libunwind hung in its
 # first allocation on libunwind's lock, held for good: 2 runs in 20 of
 # 150 forks; now it walks by frame pointers)
