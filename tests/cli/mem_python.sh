@@ -247,6 +247,32 @@ not_python() {
 }
 t "no PYTHONMALLOC, no Python message for other programs" not_python
 
+# with jemalloc preloaded (as PyTorch's guides advise; yardstick too, as
+# a user's shell has it), the agent forwards to it: the figures by line
+# exact all the same, and a PyTorch program runs (it aborted in free()
+# while the agent forwarded to glibc)
+JEMALLOC=$(find /usr/lib /lib -name libjemalloc.so.2 2>/dev/null | head -1)
+jemalloc() (
+	export LD_PRELOAD="$JEMALLOC"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+	"$@"
+)
+t "jemalloc preloaded: exact by Python line all the same" \
+	jemalloc by_line /usr/bin/python3.11 jemalloc
+torch_jemalloc() {
+	jemalloc "$YS" mem --no-store -- /usr/bin/python3 -c '
+import torch
+m = torch.nn.Linear(64, 64)
+for _ in range(10):
+    m(torch.randn(8, 64))
+keep = [bytes(1000) for _ in range(5000)]' 2>"$T/tj.err" ||
+		{ cat "$T/tj.err"; return 1; }
+	tj_n=$(sed -n 's/^  allocations *\([0-9,]*\).*/\1/p' "$T/tj.err" | tr -d ,)
+	[ "${tj_n:-0}" -ge 5000 ] || { cat "$T/tj.err"; return 1; }
+}
+t "jemalloc preloaded: a PyTorch program runs, its allocations counted" \
+	torch_jemalloc
+
 # a version the table does not know: named, native frames only
 if [ -x "$PYENV/3.10.13/bin/python3.10" ]; then
 	old() {
