@@ -2,9 +2,8 @@
  * Replaying a heap trace: see analyze.h.
  *
  * The slots' streams are each in time order; a binary heap of their next
- * records merges them. Live blocks are in an open-addressed table (linear
- * probing, deletion by shifting back, so no tombstones slow it down over
- * a long run). What each site had live at the peak is kept lazily: a
+ * records merges them. Live blocks are in an open-addressed table
+ * (analyze_table.h). What each site had live at the peak is kept lazily: a
  * site's live bytes are saved when it is first changed after a new peak,
  * which costs O(1) per event instead of a copy of every site at every new
  * peak. The sites are analyze_sites.c's, the replay while the program
@@ -17,99 +16,10 @@
 #include <sys/mman.h>
 
 #include "heap/analyze_replay.h"
+#include "heap/analyze_table.h"
 #include "profile/symbolize.h"
 #include "util/hashmap.h"
 #include "util/strutil.h"
-
-/* ---- live blocks -------------------------------------------------------- */
-
-static size_t mix(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdu;
-	k ^= k >> 33;
-	return (size_t)k;
-}
-
-/*
- * The table's memory: zeroed, in huge pages where the kernel has them (a
- * large heap's table is far bigger than what the TLB covers with small
- * pages, and its look-ups are random).
- */
-static struct block *table_alloc(size_t cap, size_t *bytes)
-{
-	size_t huge = (size_t)2 << 20, n = cap * sizeof(struct block);
-	void *p;
-
-	if (n < huge)
-		return *bytes = 0, xcalloc(cap, sizeof(struct block));
-	n = (n + huge - 1) & ~(huge - 1);
-	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
-	if (p == MAP_FAILED)
-		return *bytes = 0, xcalloc(cap, sizeof(struct block));
-	madvise(p, n, MADV_HUGEPAGE);
-	*bytes = n;
-	return p;
-}
-
-void replay_blocks_free(struct block *b, size_t bytes)
-{
-	if (bytes)
-		munmap(b, bytes);
-	else
-		free(b);
-}
-
-void replay_blocks_grow(struct live *l)
-{
-	struct live old = *l;
-	size_t cap = old.b ? (old.mask + 1) * 2 : l->first ? l->first : 1 << 16;
-
-	l->b = table_alloc(cap, &l->bytes);
-	l->mask = cap - 1;
-	l->n = 0;
-	for (size_t i = 0; old.b && i <= old.mask; i++) {
-		if (!old.b[i].ptr)
-			continue;
-		size_t j = mix(old.b[i].ptr) & l->mask;
-		while (l->b[j].ptr)
-			j = (j + 1) & l->mask;
-		l->b[j] = old.b[i];
-		l->n++;
-	}
-	replay_blocks_free(old.b, old.bytes);
-}
-
-/* The cell of ptr, or the empty one where it would go. */
-static struct block *live_find(struct live *l, uint64_t ptr)
-{
-	size_t i = mix(ptr) & l->mask;
-
-	while (l->b[i].ptr && l->b[i].ptr != ptr)
-		i = (i + 1) & l->mask;
-	return &l->b[i];
-}
-
-/* Empty the cell at b, moving later cells of its run back. */
-static void live_remove(struct live *l, struct block *b)
-{
-	size_t i = (size_t)(b - l->b), j = i;
-
-	l->n--;
-	for (;;) {
-		j = (j + 1) & l->mask;
-		if (!l->b[j].ptr)
-			break;
-		size_t home = mix(l->b[j].ptr) & l->mask;
-		/* can cell j move to i? only if home is not in (i, j] */
-		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
-			continue;
-		l->b[i] = l->b[j];
-		i = j;
-	}
-	l->b[i].ptr = 0;
-}
 
 /* ---- the merge ---------------------------------------------------------- */
 
@@ -171,7 +81,7 @@ static void prefetch(struct cursor *c, const struct live *l)
 
 		if ((type == HEAP_REC_ALLOC || type == HEAP_REC_FREE ||
 		     type == HEAP_REC_FREE_TEMP) && c->ahead + 1 < c->end)
-			__builtin_prefetch(&l->b[mix(block_key(c->ahead[1],
+			__builtin_prefetch(&l->b[live_mix(block_key(c->ahead[1],
 								 c->gen)) &
 						 l->mask]);
 		c->ahead += replay_rec_len(w);
@@ -370,11 +280,27 @@ static void launch_count(struct replay *p, double count, uint64_t size)
 	p->launch_hist[k < HEAP_HIST ? k : HEAP_HIST - 1] += count;
 }
 
+/* What a block of size bytes stands for: one allocation of its size, or
+ * sampled, those weighed by the inverse of its chance of being sampled.
+ * (Not kept in the live table, whose cells are a third smaller without.) */
+static inline void weigh(const struct replay *p, uint64_t size, double *count,
+			 double *bytes)
+{
+	*count = 1;
+	*bytes = (double)size;
+	if (p->sample > 0) {
+		double prob = -expm1(-(double)size / p->sample);
+
+		if (prob > 0)
+			*count = 1 / prob, *bytes = size / prob;
+	}
+}
+
 static void on_alloc(struct replay *p, const uint64_t *w, uint32_t gen)
 {
 	struct heap_report *r = p->r;
 	uint64_t ptr = block_key(w[1], gen), size = w[2];
-	double count = 1, bytes = (double)size;
+	double count, bytes;
 	struct block *b;
 	struct heap_site *s;
 
@@ -382,32 +308,33 @@ static void on_alloc(struct replay *p, const uint64_t *w, uint32_t gen)
 	 * never records it (a damaged record) */
 	if (!w[1])
 		return;
-	if (p->sample > 0) {
-		double prob = -expm1(-(double)size / p->sample);
-
-		if (prob > 0)
-			count = 1 / prob, bytes = size / prob;
-	}
+	weigh(p, size, &count, &bytes);
 	if (launcher(p, gen)) {
 		proc_add(p, gen, count, bytes, 0);
 		launch_count(p, count, size);
 		return;
 	}
 	b = live_find(&p->live, ptr);
-	if (b->ptr) {
+	if (b && b->ptr) {
 		/* freed where the agent could not see it: forget it */
+		double c0, b0;
+
+		weigh(p, b->size, &c0, &b0);
 		s = &r->sites[b->site];
 		touch(p, s);
-		s->live -= b->bytes;
-		p->cur -= b->bytes;
-		proc_sub(p, b->gen, 0, b->bytes);
+		s->live -= b0;
+		p->cur -= b0;
+		proc_sub(p, b->gen, 0, b0);
 		live_remove(&p->live, b);
+		b = live_find(&p->live, ptr);
+	}
+	while (!b) {	/* its run goes past the table's end */
+		replay_blocks_grow(&p->live);
 		b = live_find(&p->live, ptr);
 	}
 	b->ptr = ptr;
 	b->gen = gen;
-	b->bytes = bytes;
-	b->count = count;
+	b->size = size;
 	/* most allocations come from the stack of the one before */
 	if (p->last_site == UINT32_MAX || p->last_hash != w[3]) {
 		p->last_site = replay_site_of(r, &p->x, &p->capsites, w[3]);
@@ -434,24 +361,26 @@ static void on_free(struct replay *p, const uint64_t *w, bool temp_mark,
 	struct heap_report *r = p->r;
 	struct block *b;
 	struct heap_site *s;
+	double count, bytes;
 	bool temp;
 
 	if (launcher(p, gen))
 		return;
 	b = live_find(&p->live, block_key(w[1], gen));
-	if (!b->ptr) {
+	if (!b || !b->ptr) {
 		r->unmatched_frees++;
 		return;
 	}
 	temp = temp_mark;
+	weigh(p, b->size, &count, &bytes);
 	s = &r->sites[b->site];
 	touch(p, s);
-	s->live -= b->bytes;
+	s->live -= bytes;
 	if (temp)
-		s->temporary += b->count;
-	p->cur -= b->bytes;
-	r->frees += b->count;
-	proc_sub(p, b->gen, b->count, b->bytes);
+		s->temporary += count;
+	p->cur -= bytes;
+	r->frees += count;
+	proc_sub(p, b->gen, count, bytes);
 	live_remove(&p->live, b);
 	note_time(p, w[0] & HEAP_TS_MASK);
 }
@@ -463,18 +392,20 @@ static void on_exec(struct replay *p, const uint64_t *w)
 	struct heap_report *r = p->r;
 	uint32_t old = rec_type(w[0]) == HEAP_REC_EXEC ? (uint32_t)(w[1] >> 32)
 						       : (uint32_t)w[1];
+	double count, bytes;
 
-	for (size_t i = 0; i <= p->live.mask; ) {
+	for (size_t i = 0; i < live_cells(&p->live); ) {
 		struct block *b = &p->live.b[i];
 
 		if (!b->ptr || b->gen != old) {
 			i++;
 			continue;
 		}
+		weigh(p, b->size, &count, &bytes);
 		touch(p, &r->sites[b->site]);
-		r->sites[b->site].live -= b->bytes;
-		p->cur -= b->bytes;
-		proc_sub(p, b->gen, 0, b->bytes);
+		r->sites[b->site].live -= bytes;
+		p->cur -= bytes;
+		proc_sub(p, b->gen, 0, bytes);
 		/* a later block of the run may move into cell i: look again */
 		live_remove(&p->live, b);
 	}
@@ -491,10 +422,11 @@ static void on_end(struct replay *p, pid_t pid, uint32_t gen, uint64_t ts)
 {
 	struct heap_report *r = p->r;
 
-	for (size_t i = 0; i <= p->live.mask; ) {
+	for (size_t i = 0; i < live_cells(&p->live); ) {
 		struct block *b = &p->live.b[i];
 		struct heap_site *s;
 		struct heap_proc *pr;
+		double count, bytes;
 
 		if (!b->ptr || (gen ? b->gen != gen
 				    : b->gen >= r->nprocs || !b->gen ||
@@ -502,18 +434,19 @@ static void on_end(struct replay *p, pid_t pid, uint32_t gen, uint64_t ts)
 			i++;
 			continue;
 		}
+		weigh(p, b->size, &count, &bytes);
 		s = &r->sites[b->site];
 		pr = proc_of(p, b->gen);
 		touch(p, s);
-		s->live -= b->bytes;
-		s->leaked_blocks += b->count;
-		s->leaked_bytes += b->bytes;
-		pr->live -= b->bytes;
-		pr->leaked_blocks += b->count;
-		pr->leaked_bytes += b->bytes;
-		r->leaked_blocks += b->count;
-		r->leaked_bytes += b->bytes;
-		p->cur -= b->bytes;
+		s->live -= bytes;
+		s->leaked_blocks += count;
+		s->leaked_bytes += bytes;
+		pr->live -= bytes;
+		pr->leaked_blocks += count;
+		pr->leaked_bytes += bytes;
+		r->leaked_blocks += count;
+		r->leaked_bytes += bytes;
+		p->cur -= bytes;
 		live_remove(&p->live, b);
 	}
 	note_time(p, ts);
@@ -712,17 +645,20 @@ static void settle(struct replay *p)
 {
 	struct heap_report *r = p->r;
 
-	for (size_t i = 0; i <= p->live.mask; i++) {
+	for (size_t i = 0; i < live_cells(&p->live); i++) {
 		struct block *b = &p->live.b[i];
+
+		double count, bytes;
 
 		if (!b->ptr)
 			continue;
-		r->sites[b->site].leaked_blocks += b->count;
-		r->sites[b->site].leaked_bytes += b->bytes;
-		proc_of(p, b->gen)->leaked_blocks += b->count;
-		proc_of(p, b->gen)->leaked_bytes += b->bytes;
-		r->leaked_blocks += b->count;
-		r->leaked_bytes += b->bytes;
+		weigh(p, b->size, &count, &bytes);
+		r->sites[b->site].leaked_blocks += count;
+		r->sites[b->site].leaked_bytes += bytes;
+		proc_of(p, b->gen)->leaked_blocks += count;
+		proc_of(p, b->gen)->leaked_bytes += bytes;
+		r->leaked_blocks += count;
+		r->leaked_bytes += bytes;
 	}
 	for (size_t i = 0; i < r->nsites; i++) {
 		struct heap_site *s = &r->sites[i];
@@ -790,14 +726,17 @@ void replay_forget_launchers(struct replay *p)
 		launch_count(p, r->procs[1].allocations,
 			     (uint64_t)(r->procs[1].bytes /
 					r->procs[1].allocations));
-	for (size_t i = 0; i <= p->live.mask; ) {
+	for (size_t i = 0; i < live_cells(&p->live); ) {
 		struct block *b = &p->live.b[i];
+
+		double count, bytes;
 
 		if (!b->ptr || !launcher(p, b->gen)) {
 			i++;
 			continue;
 		}
-		p->cur -= b->bytes;
+		weigh(p, b->size, &count, &bytes);
+		p->cur -= bytes;
 		live_remove(&p->live, b);
 	}
 	r->frees -= r->procs[1].frees;
