@@ -159,19 +159,28 @@ t "edge, coro, altsig: the stacks of their allocations go on past the agent's st
 # advise); the agent forwards to it, not to glibc: the program asks that
 # allocator for each block's size (jemalloc's killed it by SIGSEGV, or
 # glibc aborted a free of jemalloc's mallocx block, before)
-# preloading LIB COMMAND...: COMMAND with LIB preloaded (yardstick
-# too, as a user's shell would have it; a sanitized one allows it)
+# preloading LIB COMMAND...: COMMAND with LIB preloaded, as a user's
+# shell has it (yardstick too). A sanitized yardstick cannot run over
+# another allocator (ASan's blocks reach it): there the program alone
+# gets LIB, after the agent, through a wrapper in front of it.
 preloading() (
-	export LD_PRELOAD="$1"
-	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+	lib=$1
 	shift
+	if [ "${YSB_SAN:-none}" = none ]; then
+		export LD_PRELOAD="$lib"
+	else
+		printf '#!/bin/sh\nLD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}%s" exec "%s" "$@"\n' \
+			"$lib" "$HEAPHOSTILE" >"$T/with_lib"
+		chmod +x "$T/with_lib"
+		HEAPHOSTILE=$T/with_lib
+	fi
 	"$@"
 )
 for lib in libjemalloc.so.2 libtcmalloc_minimal.so.4 libmimalloc.so.2; do
 	L=$(find /usr/lib /lib -name "$lib" 2>/dev/null | head -1)
 	[ -n "$L" ] || L=$lib
 	t "foreign, $lib preloaded: natively" \
-		preloading "$L" "$HEAPHOSTILE" foreign 100
+		env LD_PRELOAD="$L" "$HEAPHOSTILE" foreign 100
 	t "foreign, $lib preloaded: mem forwards to it: 100 allocations exact, no leak" \
 		preloading "$L" both foreign 100 "4 KiB - 8 KiB" foreign_alloc 100
 done
