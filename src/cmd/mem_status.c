@@ -50,6 +50,11 @@ void mem_print_status(const struct mem_run *m)
 			"overwritten: its figures cannot be trusted\n");
 		return;
 	}
+	if (m->own_malloc)
+		fprintf(stderr, "yardstick mem: warning: the program defines "
+			"malloc itself: the agent sees only the calls it "
+			"passes on (a wrapper's), none of an allocator of "
+			"its own\n");
 	if (m->trace.overflow_threads)
 		fprintf(stderr, "yardstick mem: warning: %u threads were not "
 			"traced: more than %d ran at once\n",

@@ -42,6 +42,7 @@ int mem_collect(struct mem_run *m, struct mem_plan *p, const char *path,
 	double t0, t1;
 
 	m->p = p;
+	m->own_malloc = heap_defines_malloc(path);
 	p->ho.python = p->python;
 	p->ho.interrupt = stop_flag();
 	if (heap_collect(&p->ho, path, p->argv, &m->trace, e))

@@ -42,6 +42,7 @@ struct mem_run {
 	struct git_probe git_probe;
 	const struct mem_plan *p;
 	double replay_s, symbolize_s;	/* where the time went */
+	bool own_malloc;	/* the program defines malloc itself */
 };
 
 /*

@@ -129,10 +129,17 @@ char *heap_find_agent(struct error *e);
 
 /*
  * Why a preloaded agent cannot work with the program at path, or NULL:
- * a statically linked program or a set-user/group-ID one. Returns a
- * static string.
+ * a statically linked program, a set-user/group-ID one, or one built
+ * with a sanitizer that replaces malloc. Returns a static string.
  */
 const char *heap_unpreloadable(const char *path);
+
+/*
+ * Whether the program at path (a script's interpreter) defines malloc
+ * itself (heap/elfalloc.h): an allocator of its own, whose calls the
+ * agent does not see, or a wrapper, which passes them on to it.
+ */
+bool heap_defines_malloc(const char *path);
 
 /*
  * Run argv (argv[0] resolved to path) with stdin, stdout and stderr its

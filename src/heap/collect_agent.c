@@ -8,10 +8,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "heap/collect_internal.h"
+#include "heap/elfalloc.h"
 #include "util/fileio.h"
 
 #define AGENT_NAME "libyardstick-heap.so"
@@ -38,9 +41,29 @@ static bool script_interpreter(const char *head, size_t n, char *buf,
 	return j > 0;
 }
 
+/* What fd's ELF image says of its allocator (nothing if it cannot be
+ * mapped). */
+static void elf_allocator(int fd, struct elf_alloc *f)
+{
+	struct stat st;
+	void *img;
+
+	memset(f, 0, sizeof(*f));
+	if (fstat(fd, &st) || st.st_size <= 0)
+		return;
+	img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (img == MAP_FAILED)
+		return;
+	elf_alloc_scan(img, (size_t)st.st_size, f);
+	munmap(img, (size_t)st.st_size);
+}
+
 static const char *elf_unpreloadable(int fd, const unsigned char *head,
 				     size_t n)
 {
+	static char why[256];
+	struct elf_alloc f;
+
 	Elf64_Ehdr eh;
 
 	if (n < sizeof(eh))
@@ -54,42 +77,85 @@ static const char *elf_unpreloadable(int fd, const unsigned char *head,
 		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff +
 			  (uint64_t)i * eh.e_phentsize)) != sizeof(ph))
 			return NULL;
-		if (ph.p_type == PT_INTERP)
+		if (ph.p_type != PT_INTERP)
+			continue;
+		elf_allocator(fd, &f);
+		if (!f.sanitizer)
 			return NULL;
+		snprintf(why, sizeof(why), "it is built with %s, whose "
+			 "runtime replaces malloc and must be loaded first "
+			 "(the program aborts with the agent before it): "
+			 "build it without the sanitizer", f.sanitizer);
+		return why;
 	}
 	return "it is statically linked: there is no dynamic loader to "
 	       "preload the agent with";
 }
 
+/*
+ * The ELF image path runs (a #! script's interpreter, up to 4 deep), open
+ * (-1: none, or path is set-user/group-ID: *why says so); head holds its
+ * first *n bytes.
+ */
+static int program_image(const char *path, unsigned char *head, size_t *n,
+			 const char **why)
+{
+	char interp[PATH_MAX];
+	struct stat st;
+	ssize_t got;
+	int fd;
+
+	*why = NULL;
+	for (int depth = 0; depth < 4; depth++) {
+		if (stat(path, &st))
+			return -1;
+		if (st.st_mode & (S_ISUID | S_ISGID)) {
+			*why = "it is set-user-ID or set-group-ID: the dynamic "
+			       "loader ignores LD_PRELOAD for it";
+			return -1;
+		}
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		got = pread(fd, head, *n, 0);
+		if (got >= 4 && !memcmp(head, ELFMAG, SELFMAG)) {
+			*n = (size_t)got;
+			return fd;
+		}
+		close(fd);
+		if (got <= 0 || !script_interpreter((char *)head, (size_t)got,
+						    interp, sizeof(interp)))
+			return -1;
+		path = interp;	/* used before the next one is read */
+	}
+	return -1;
+}
+
 const char *heap_unpreloadable(const char *path)
 {
 	unsigned char head[256];
-	char interp[PATH_MAX];
-	const char *why = NULL;
-	struct stat st;
-	ssize_t n;
-	int fd;
+	size_t n = sizeof(head);
+	const char *why;
+	int fd = program_image(path, head, &n, &why);
 
-	for (int depth = 0; depth < 4; depth++) {
-		if (stat(path, &st))
-			return NULL;
-		if (st.st_mode & (S_ISUID | S_ISGID))
-			return "it is set-user-ID or set-group-ID: the dynamic "
-			       "loader ignores LD_PRELOAD for it";
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return NULL;
-		n = pread(fd, head, sizeof(head), 0);
-		if (n >= 4 && !memcmp(head, ELFMAG, SELFMAG)) {
-			why = elf_unpreloadable(fd, head, (size_t)n);
-			close(fd);
-			return why;
-		}
-		close(fd);
-		if (n <= 0 || !script_interpreter((char *)head, (size_t)n,
-						  interp, sizeof(interp)))
-			return NULL;
-		path = interp;
-	}
-	return NULL;
+	if (fd < 0)
+		return why;
+	why = elf_unpreloadable(fd, head, n);
+	close(fd);
+	return why;
+}
+
+bool heap_defines_malloc(const char *path)
+{
+	unsigned char head[256];
+	size_t n = sizeof(head);
+	const char *why;
+	struct elf_alloc f;
+	int fd = program_image(path, head, &n, &why);
+
+	if (fd < 0)
+		return false;
+	elf_allocator(fd, &f);
+	close(fd);
+	return f.defines_malloc;
 }
