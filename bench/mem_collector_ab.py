@@ -9,21 +9,10 @@ median of the per-round ratios B/A.
     bench/mem_collector_ab.py A/yardstick B/yardstick ROUNDS PROGRAM [ARGS...]
 """
 import random
-import resource
 import statistics
-import subprocess
 import sys
-import time
 
-
-def run(argv):
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.monotonic()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   check=True)
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime,
-            time.monotonic() - t0)
+from mem_agent_ab import run  # one process tree's CPU and wall time
 
 
 def main(argv):

@@ -50,7 +50,7 @@ void mem_print_status(const struct mem_run *m)
 			"overwritten: its figures cannot be trusted\n");
 		return;
 	}
-	if (m->own_malloc)
+	if (m->p->own_malloc)
 		fprintf(stderr, "yardstick mem: warning: the program defines "
 			"malloc itself: the agent sees only the calls it "
 			"passes on (a wrapper's), none of an allocator of "

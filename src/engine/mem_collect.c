@@ -22,7 +22,7 @@ int mem_prepare(struct mem_plan *p, char **path, struct error *e)
 
 	if (spawn_resolve_program(p->argv[0], path, e))
 		return 2;
-	why = heap_unpreloadable(*path);
+	why = heap_unpreloadable(*path, &p->own_malloc);
 	if (why) {
 		error_set(e, "cannot trace '%s': %s", *path, why);
 		return 2;
@@ -42,7 +42,6 @@ int mem_collect(struct mem_run *m, struct mem_plan *p, const char *path,
 	double t0, t1;
 
 	m->p = p;
-	m->own_malloc = heap_defines_malloc(path);
 	p->ho.python = p->python;
 	p->ho.interrupt = stop_flag();
 	if (heap_collect(&p->ho, path, p->argv, &m->trace, e))

@@ -28,6 +28,8 @@ struct mem_plan {
 				 * profile is wanted) */
 	bool lines;		/* the sites' frames with their lines */
 	bool all_processes;	/* launchers counted too (heap_launchers) */
+	bool own_malloc;	/* mem_prepare: the program defines malloc
+				 * itself */
 	const char *name;	/* the benchmark's name; NULL: the command */
 	char **argv;		/* the program */
 };
@@ -42,7 +44,6 @@ struct mem_run {
 	struct git_probe git_probe;
 	const struct mem_plan *p;
 	double replay_s, symbolize_s;	/* where the time went */
-	bool own_malloc;	/* the program defines malloc itself */
 };
 
 /*

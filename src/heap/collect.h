@@ -131,15 +131,11 @@ char *heap_find_agent(struct error *e);
  * Why a preloaded agent cannot work with the program at path, or NULL:
  * a statically linked program, a set-user/group-ID one, or one built
  * with a sanitizer that replaces malloc. Returns a static string.
+ * *defines_malloc: whether the program (a script's interpreter) defines
+ * malloc itself (heap/elfalloc.h): an allocator of its own, whose calls
+ * the agent does not see, or a wrapper, which passes them on to it.
  */
-const char *heap_unpreloadable(const char *path);
-
-/*
- * Whether the program at path (a script's interpreter) defines malloc
- * itself (heap/elfalloc.h): an allocator of its own, whose calls the
- * agent does not see, or a wrapper, which passes them on to it.
- */
-bool heap_defines_malloc(const char *path);
+const char *heap_unpreloadable(const char *path, bool *defines_malloc);
 
 /*
  * Run argv (argv[0] resolved to path) with stdin, stdout and stderr its

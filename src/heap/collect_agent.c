@@ -59,7 +59,7 @@ static void elf_allocator(int fd, struct elf_alloc *f)
 }
 
 static const char *elf_unpreloadable(int fd, const unsigned char *head,
-				     size_t n)
+				     size_t n, bool *defines_malloc)
 {
 	static char why[256];
 	struct elf_alloc f;
@@ -80,6 +80,7 @@ static const char *elf_unpreloadable(int fd, const unsigned char *head,
 		if (ph.p_type != PT_INTERP)
 			continue;
 		elf_allocator(fd, &f);
+		*defines_malloc = f.defines_malloc;
 		if (!f.sanitizer)
 			return NULL;
 		snprintf(why, sizeof(why), "it is built with %s, whose "
@@ -131,31 +132,18 @@ static int program_image(const char *path, unsigned char *head, size_t *n,
 	return -1;
 }
 
-const char *heap_unpreloadable(const char *path)
+const char *heap_unpreloadable(const char *path, bool *defines_malloc)
 {
 	unsigned char head[256];
 	size_t n = sizeof(head);
 	const char *why;
-	int fd = program_image(path, head, &n, &why);
+	int fd;
 
+	*defines_malloc = false;
+	fd = program_image(path, head, &n, &why);
 	if (fd < 0)
 		return why;
-	why = elf_unpreloadable(fd, head, n);
+	why = elf_unpreloadable(fd, head, n, defines_malloc);
 	close(fd);
 	return why;
-}
-
-bool heap_defines_malloc(const char *path)
-{
-	unsigned char head[256];
-	size_t n = sizeof(head);
-	const char *why;
-	struct elf_alloc f;
-	int fd = program_image(path, head, &n, &why);
-
-	if (fd < 0)
-		return false;
-	elf_allocator(fd, &f);
-	close(fd);
-	return f.defines_malloc;
 }
