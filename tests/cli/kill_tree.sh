@@ -7,14 +7,10 @@
 # does). The case table is generated: commands x shapes x ways to die.
 . "$(dirname "$0")/lib.sh"
 
-# leaf: a process that writes its pid to $KT_PIDS and sleeps 10 minutes
+# leaf: a process that writes its pid (and start time) to $KT_PIDS and
+# sleeps 10 minutes
 leaf=$T/leaf.sh
-cat >"$leaf" <<'EOF'
-#!/bin/sh
-trap '' INT TERM HUP
-echo $$ >>"$KT_PIDS"
-exec sleep 600
-EOF
+printf '#!/bin/sh\ntrap "" INT TERM HUP\n%s\nexec sleep 600\n' "$NOTE_PID" >"$leaf"
 chmod +x "$leaf"
 
 # shape NAME: the program's body; nleaves NAME: the pids it writes (its
@@ -68,7 +64,7 @@ killed() {
 	mkdir -p "$d"
 	KT_PIDS=$d/pids
 	export KT_PIDS
-	printf '#!/bin/sh\necho $$ >>"$KT_PIDS"\n%s\n' "$(shape "$sh")" >"$d/prog.sh"
+	printf '#!/bin/sh\n%s\n%s\n' "$NOTE_PID" "$(shape "$sh")" >"$d/prog.sh"
 	chmod +x "$d/prog.sh"
 	if [ "$cmd" = run-nospawner ]; then
 		YARDSTICK_SPAWNER=/nonexistent "$YS" $(cmdline "$cmd" "$d") "$d/prog.sh" \
@@ -86,7 +82,7 @@ killed() {
 	done
 	if [ "$(cat "$d/pids" 2>/dev/null | wc -l)" -lt "$want" ]; then
 		echo "the program never got its $want processes up"; cat "$d/err"
-		kill -9 "$ys"; kill -9 $(cat "$d/pids" 2>/dev/null) 2>/dev/null; return 1
+		kill -9 "$ys"; kill -9 $(alive "$d/pids") 2>/dev/null; return 1
 	fi
 	victim=$ys
 	[ "$how" = worker ] && victim=$(worker "$ys")
@@ -151,5 +147,30 @@ stopped() {
 	[ -z "$(alive "$KT_PIDS")" ] || { echo "left: $(alive "$KT_PIDS")"; return 1; }
 }
 t "mem: SIGTERM to the keeper's pid stops yardstick as before (143, partial)" stopped
+
+# ---- the pid files themselves ----------------------------------------------
+# alive names a process of the pid file that runs, and not the one that got
+# its pid again (another start time) nor a thread of another process whose
+# id is an old pid (kill(2) of it fails: ESRCH)
+reused() {
+	KT_PIDS=$T/reuse.pids
+	rm -f "$KT_PIDS" "$KT_PIDS.wrong"
+	sh -c "$NOTE_PID; exec sleep 30" &
+	live=$!
+	python3 -c 'import threading, time; threading.Thread(target=time.sleep, args=(30,)).start(); time.sleep(30)' &
+	py=$!
+	k=0
+	while [ ! -s "$KT_PIDS" ] || [ "$(ls /proc/$py/task | wc -l)" -lt 2 ]; do
+		sleep 0.05; k=$((k + 1)); [ $k -lt 200 ] || break
+	done
+	tid=$(ls /proc/$py/task | grep -vx "$py" | head -1)
+	echo "$live 1" >>"$KT_PIDS.wrong"
+	echo "$tid $(started "$tid")" >>"$KT_PIDS.wrong"
+	got=$(alive "$KT_PIDS") wrong=$(alive "$KT_PIDS.wrong")
+	kill "$live" "$py"
+	[ "$got" = "$live" ] || { echo "alive: '$got', expected $live"; return 1; }
+	[ -n "$tid" ] && [ -z "$wrong" ] || { echo "alive took '$wrong' (thread $tid)"; return 1; }
+}
+t "alive: a pid given again to another process, or a thread's id, is not the fixture's" reused
 
 finish

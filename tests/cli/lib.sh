@@ -125,12 +125,27 @@ retry() {
 	return 1
 }
 
-# alive PIDFILE: the pids in PIDFILE still running (a zombie is dead: its
-# reaper, init here, may take its time).
+# started PID: when process PID started (the kernel's start time, in clock
+# ticks since boot: /proc/PID/stat's field 22, read after the command name,
+# which may hold spaces)
+started() {
+	sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20
+}
+# NOTE_PID: a shell command that appends "PID START" of the shell running
+# it to the file named by $KT_PIDS (a fixture's pid file)
+NOTE_PID='echo "$$ $(sed '"'"'s/.*) //'"'"' /proc/$$/stat | cut -d'"'"' '"'"' -f20)" >>"$KT_PIDS"'
+
+# alive PIDFILE: the pids of PIDFILE (lines "PID START") still running. A
+# zombie is dead (its reaper, init here, may take its time). A pid whose
+# process started at another time than START is another's: pids wrap
+# (pid_max is 32768 here) and a busy test suite hands one out again, to a
+# process or to a thread, within seconds.
 alive() {
-	for p in $(cat "$1" 2>/dev/null); do
+	cat "$1" 2>/dev/null | while read -r p s; do
 		[ -e "/proc/$p" ] || continue
 		grep -q '^State:.Z' "/proc/$p/status" 2>/dev/null && continue
+		grep -q "^Tgid:.$p\$" "/proc/$p/status" 2>/dev/null || continue
+		[ -z "$s" ] || [ "$(started "$p")" = "$s" ] || continue
 		echo "$p"
 	done
 }
