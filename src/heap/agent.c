@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -64,6 +65,7 @@
 #include <x86intrin.h>
 
 #include "heap/protocol.h"
+#include "heap/stack_maps.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define INLINE static inline __attribute__((always_inline))
@@ -165,6 +167,7 @@ struct tstate {
 	uint8_t in_walk;		/* inside libunwind (agent_unwind.h) */
 	uint8_t alt_failed;		/* its mapping failed */
 	uint8_t in_scratch;		/* glibc's allocations from scratch */
+	uint8_t in_getattr;		/* in pthread_getattr_np (agent_first.h) */
 	uint8_t sample_locked;		/* holds a stripe's lock: its number + 1
 					 * (agent_sample.h) */
 	uint8_t fork_locked;		/* took it for a fork (sample_fork_*) */
@@ -538,8 +541,8 @@ static void thread_exit(void *arg)
 	alt_stack_free(t);
 }
 
-/* (signals held: thread_first) */
-static bool thread_start(struct tstate *t)
+/* (signals held: thread_first) sp: the program's stack pointer */
+static bool thread_start(struct tstate *t, uintptr_t sp)
 {
 	t->slot = slot_take();
 	if (!t->slot) {
@@ -551,7 +554,7 @@ static bool thread_start(struct tstate *t)
 	pthread_setspecific(thread_key, t);
 	t->rng = 0x853c49e6748fea9bu ^ ((uint64_t)gettid() << 17);
 	/* both walks need them: unwind_stack caches only stacks inside */
-	stack_bounds(t);
+	stack_bounds(t, sp);
 	if (use_unw)
 		t->cache = stack_cache_new();
 	if (sample_bytes)
@@ -562,6 +565,7 @@ static bool thread_start(struct tstate *t)
 
 struct start_call {
 	struct tstate *t;
+	uintptr_t sp;
 	bool ok;
 };
 
@@ -569,7 +573,7 @@ static __attribute__((noinline)) void thread_start_body(void *arg)
 {
 	struct start_call *c = arg;
 
-	c->ok = thread_start(c->t);
+	c->ok = thread_start(c->t, c->sp);
 }
 
 /* thread_start on the agent's stack (pthread_getattr_np reads
@@ -577,7 +581,8 @@ static __attribute__((noinline)) void thread_start_body(void *arg)
  * program's stack, which may be a coroutine's near its end). */
 static __attribute__((noinline)) bool thread_first(struct tstate *t)
 {
-	struct start_call c = { t, false };
+	struct start_call c = { t, (uintptr_t)__builtin_frame_address(0),
+				false };
 	void *top;
 
 	/* until leave: a handler running in the first call would find the

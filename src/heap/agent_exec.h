@@ -33,7 +33,7 @@ static void note_exec(uint32_t type)
 				 __ATOMIC_RELEASE);
 	t->busy = 1;
 	fast_close(t);
-	if (!t->slot && !t->dead && !thread_start(t)) {
+	if (!t->slot && !t->dead && !thread_start(t, (uintptr_t)__builtin_frame_address(0))) {
 		t->busy = 0;
 		return;
 	}
@@ -46,29 +46,6 @@ static void note_exec(uint32_t type)
 	if (s && borrowed)
 		slot_give(s);
 	leave(t);
-}
-
-/*
- * The next definition of name, looked up as the agent's own call: what
- * dlsym allocates and frees (glibc's dlerror buffer, which an earlier
- * lookup left) is not the program's. Counted, the frees made sampled
- * mode's "freed" larger than exact mode's by two at every exec. Only
- * the thread's flags change, and they are put back (a vfork child runs
- * here in its parent's memory).
- */
-static void *real_sym(const char *name)
-{
-	struct tstate *t = &tls;
-	uint8_t busy = t->busy;
-	int64_t open = t->sample_left;
-	void *f;
-
-	t->busy = 1;		/* the slow paths: not entered */
-	t->sample_left = 0;	/* the fast path: closed */
-	f = dlsym(RTLD_NEXT, name);
-	t->sample_left = open;
-	t->busy = busy;
-	return f;
 }
 
 #define REAL(name, type)						\

@@ -81,18 +81,104 @@ static void signals_release(struct tstate *t)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-static void stack_bounds(struct tstate *t)
+/* glibc's pthread_getattr_np (the agent defines its own, below): found
+ * by start() */
+typedef int (*getattr_fn)(pthread_t, pthread_attr_t *);
+static getattr_fn next_getattr;
+
+/*
+ * The next definition of name, looked up as the agent's own call: what
+ * dlsym allocates and frees (glibc's dlerror buffer, which an earlier
+ * lookup left) is not the program's. Counted, the frees made sampled
+ * mode's "freed" larger than exact mode's by two at every exec. Only
+ * the thread's flags change, and they are put back (a vfork child runs
+ * here in its parent's memory).
+ */
+static void *real_sym(const char *name)
+{
+	struct tstate *t = &tls;
+	uint8_t busy = t->busy;
+	int64_t open = t->sample_left;
+	void *f;
+
+	t->busy = 1;		/* the slow paths: not entered */
+	t->sample_left = 0;	/* the fast path: closed */
+	f = dlsym(RTLD_NEXT, name);
+	t->sample_left = open;
+	t->busy = busy;
+	return f;
+}
+
+/*
+ * The bounds of the stack sp is on, from /proc/self/maps: the mapping
+ * that holds it (a thread's stack, its guard page apart), or for the
+ * main thread's "[stack]", which the kernel grows on demand, its limit
+ * as pthread_getattr_np gives it: RLIMIT_STACK below its top, not past
+ * the mapping below. Unknown (0) if /proc cannot be read.
+ */
+static void stack_bounds_maps(struct tstate *t, uintptr_t sp)
+{
+	struct maps_find f;
+	struct rlimit rl;
+	char buf[1024];
+	int saved = errno;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		errno = saved;
+		return;
+	}
+	maps_find_init(&f, sp);
+	for (;;) {
+		ssize_t r = read(fd, buf, sizeof(buf));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		maps_feed(&f, buf, (size_t)r);
+	}
+	close(fd);
+	maps_finish(&f);
+	errno = saved;
+	if (!f.hi)
+		return;
+	t->stack_hi = f.hi;
+	t->stack_lo = f.lo;
+	if (f.stack) {
+		t->stack_lo = f.below;
+		if (!getrlimit(RLIMIT_STACK, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur < f.hi - f.below)
+			t->stack_lo = (f.hi - rl.rlim_cur) & ~(uintptr_t)4095;
+		errno = saved;
+	}
+}
+
+/*
+ * The thread's stack bounds, from pthread_getattr_np. Not inside a call
+ * of it (t->in_getattr, pthread_getattr_np below): it holds the lock of
+ * the thread it asks about while it allocates, and a thread whose first
+ * allocation comes from there (every Rust program's main thread, a JVM's
+ * threads, a C thread that asks for its own stack first) would wait for
+ * itself forever; from /proc/self/maps then, at the program's stack
+ * pointer sp.
+ */
+static void stack_bounds(struct tstate *t, uintptr_t sp)
 {
 	pthread_attr_t a;
 	void *lo;
 	size_t size;
 
+	if (t->in_getattr || !next_getattr) {
+		stack_bounds_maps(t, sp);
+		return;
+	}
 	/* may allocate (and read /proc for the main thread): t->busy is set,
 	 * signals are blocked (signals_hold), and the blocks come from
 	 * scratch */
 	t->scratch_used = 0;
 	t->in_scratch = 1;
-	if (!pthread_getattr_np(pthread_self(), &a)) {
+	if (!next_getattr(pthread_self(), &a)) {
 		if (!pthread_attr_getstack(&a, &lo, &size)) {
 			t->stack_lo = (uintptr_t)lo;
 			t->stack_hi = (uintptr_t)lo + size;
@@ -100,4 +186,27 @@ static void stack_bounds(struct tstate *t)
 		pthread_attr_destroy(&a);
 	}
 	t->in_scratch = 0;
+}
+
+/* ---- pthread_getattr_np ------------------------------------------------- */
+
+/*
+ * The program's pthread_getattr_np, marked for stack_bounds (glibc's
+ * allocations inside it, which may be the thread's first call, must not
+ * ask it again). For any thread asked about: two threads asking about
+ * each other in their first calls would wait for each other.
+ */
+EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *attr)
+{
+	struct tstate *t = &tls;
+	int r;
+
+	if (!next_getattr)	/* before start */
+		next_getattr = (getattr_fn)real_sym("pthread_getattr_np");
+	if (!next_getattr)
+		return ENOSYS;
+	t->in_getattr++;
+	r = next_getattr(th, attr);
+	t->in_getattr--;
+	return r;
 }

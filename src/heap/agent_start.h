@@ -220,6 +220,8 @@ static void start(void)
 	started = true;
 	tls.busy = 1;
 	next_resolve();	/* before any call is forwarded */
+	if (!next_getattr)
+		next_getattr = (getattr_fn)real_sym("pthread_getattr_np");
 	if (!parse_env(&shm, &fd, &ino, &sino, sock_name))
 		goto off;
 	sock = sock_number = fd;

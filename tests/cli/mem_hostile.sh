@@ -47,7 +47,7 @@ def at(kind):
             c[names[s[-1]]] += w
     return c
 alloc, live = at("alloc_objects"), at("inuse_objects")
-ours = {"mode_maps", "short_thread", "timed_thread", "cloned",
+ours = {"mode_getattr", "getattr_body", "mode_maps", "short_thread", "timed_thread", "cloned",
         "cancelled_after", "forker", "mode_signal", "calloc_overflow",
         "small_body", "three_blocks", "edge_alloc", "foreign_alloc"}
 print("allocations:", dict(alloc), "live at the end:", dict(live))
@@ -184,6 +184,30 @@ for lib in libjemalloc.so.2 libtcmalloc_minimal.so.4 libmimalloc.so.2; do
 	t "foreign, $lib preloaded: mem forwards to it: 100 allocations exact, no leak" \
 		preloading "$L" both foreign 100 "4 KiB - 8 KiB" foreign_alloc 100
 done
+# getattr: a thread's first allocation inside pthread_getattr_np (every
+# Rust program's main thread, a JVM's threads): the agent asked glibc for
+# the thread's stack bounds there, and glibc's lock, held by the caller,
+# made it wait forever. The bounds it reads instead (/proc/self/maps) hold
+# the frame-pointer walk: the frame below getattr_alloc is its caller's
+getattr_callers() {
+	python3 - "$T/h.speedscope.json" "$1" <<'PY'
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+names = [f["name"] for f in d["shared"]["frames"]]
+p = [p for p in d["profiles"] if p["name"] == "alloc_objects"][0]
+c = collections.Counter()
+for s, w in zip(p["samples"], p["weights"]):
+    if len(s) > 1 and names[s[-1]] == "getattr_alloc":
+        c[names[s[-2]]] += w
+print("callers of getattr_alloc:", dict(c))
+n = int(sys.argv[2])
+assert c == {"mode_getattr": 10, "getattr_body": 10 * n}, c
+PY
+}
+t "getattr: natively" "$HEAPHOSTILE" getattr 20
+t "getattr: first allocations inside pthread_getattr_np, 20 threads and the main one: no hang, 210 allocations exact, no leak, their callers" \
+	eval 'hostile getattr 20 "8 KiB - 16 KiB" getattr_alloc 210 && getattr_callers 20 &&
+	      hostile getattr 20 "8 KiB - 16 KiB" getattr_alloc 210 --sample 4096'
 # (a child forked while another thread was inside libunwind hung in its
 # first allocation on libunwind's lock, held for good: 2 runs in 20 of
 # 150 forks; now it walks by frame pointers)
