@@ -127,6 +127,10 @@ struct heap_trace {
  */
 char *heap_find_agent(struct error *e);
 
+/* The agent's file name: a frame in it is the agent's own (sites.c leaves
+ * them out of every stack: the program never called them) */
+#define HEAP_AGENT_NAME "libyardstick-heap.so"
+
 /*
  * Why a preloaded agent cannot work with the program at path, or NULL:
  * a statically linked program, a set-user/group-ID one, or one built

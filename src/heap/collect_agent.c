@@ -17,11 +17,10 @@
 #include "heap/elfalloc.h"
 #include "util/fileio.h"
 
-#define AGENT_NAME "libyardstick-heap.so"
 
 char *heap_find_agent(struct error *e)
 {
-	return find_helper(AGENT_NAME, "YARDSTICK_HEAP_AGENT", R_OK, e);
+	return find_helper(HEAP_AGENT_NAME, "YARDSTICK_HEAP_AGENT", R_OK, e);
 }
 
 /* The interpreter of a #! script, into buf, or false. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "heap/analyze.h"
+#include "heap/collect.h"
 #include "profile/pystacks.h"
 #include "profile/rawstacks.h"
 #include "util/hashmap.h"
@@ -228,6 +229,26 @@ static size_t name_interp(struct profile *p, uint32_t *ids, size_t n,
 	return k;
 }
 
+/*
+ * ids[0..n) without the agent's frames, in place; the new length. The
+ * agent leaves its own leading frames out as it walks; one of its
+ * functions that the program calls and that calls on into code that
+ * allocates (its pthread_getattr_np, agent_first.h) would be in the
+ * middle of the stack, where the program's caller called glibc's.
+ */
+static size_t drop_agent(const struct profile *p, uint32_t *ids, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *m = p->frames[ids[i]].module;
+
+		if (!m || strcmp(m, HEAP_AGENT_NAME))
+			ids[k++] = ids[i];
+	}
+	return k;
+}
+
 static int64_t round_value(double v)
 {
 	return (int64_t)(v + 0.5);
@@ -248,6 +269,7 @@ static void add_site(struct profile *p, struct stackframes *c,
 	v[HEAP_T_TEMPORARY] = round_value(s->temporary);
 	v[HEAP_T_PEAK_SPACE] = round_value(s->peak_bytes);
 	depth = stackframes_ids(c, s->gen, s->ips, s->depth, true, 1, ids, max);
+	depth = drop_agent(p, ids, depth);
 	if (s->npy) {
 		size_t k = with_python(p, pc, s, ids, depth, cut, pyids);
 
