@@ -289,8 +289,18 @@ static void finish(struct compare_report *rep, const struct compare_opts *o)
 	rep->tests = 0;
 	for (size_t i = 0; i < k; i++)
 		rep->tests += !isnan(p[i]);
-	if (rep->correction == JUDGE_HOLM)
+	if (rep->correction == JUDGE_HOLM) {
+		size_t nj = rep->n * (COMPARE_NPCT + 1);
+		struct judgement **js = xmalloc((nj ? nj : 1) * sizeof(*js));
+
 		judge_holm(p, k, p);
+		for (size_t i = 0; i < rep->n; i++)
+			for (int s = 0; s <= COMPARE_NPCT; s++)
+				js[i * (COMPARE_NPCT + 1) + s] =
+					row_judgement(rep, i, s);
+		judge_family(js, nj, o->alpha, rep->tests);
+		free(js);
+	}
 	for (size_t i = 0; i < rep->n; i++) {
 		for (int s = 0; s <= COMPARE_NPCT; s++) {
 			struct judge_query q;

@@ -90,6 +90,33 @@ static void print_pct(FILE *fp, const struct metric_cmp *c,
 		term_reset(color));
 }
 
+/* Why the inconclusive statistics are: each reason once (one family's
+ * is every row's). */
+static void print_whys(FILE *fp, const struct compare_report *rep)
+{
+	const char **seen = xmalloc((rep->n * (COMPARE_NPCT + 1) + 1) *
+				    sizeof(*seen));
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->n; i++) {
+		for (int s = 0; s <= COMPARE_NPCT; s++) {
+			const char *w = s ? rep->rows[i].pct[s - 1].j.why
+					  : rep->rows[i].j.why;
+			size_t k = 0;
+
+			while (k < n && strcmp(seen[k], w))
+				k++;
+			if (!w[0] || k < n)
+				continue;
+			seen[n++] = w;
+			fputs("inconclusive: ", fp);
+			term_puts(fp, w);
+			fputc('\n', fp);
+		}
+	}
+	free(seen);
+}
+
 /* "x: metric wall_time not measured in the candidate (only in the
  * baseline)". */
 static void print_one_side(FILE *fp, const struct metric_one_side *v,
@@ -160,6 +187,7 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		       "not measured in the candidate (only in the baseline)");
 	print_one_side(fp, rep->mcand_only, rep->n_mcand_only,
 		       "not measured in the baseline (only in the candidate)");
+	print_whys(fp, rep);
 	fprintf(fp, "%s(%zu comparisons, %zu tests: a change counts when "
 		"the one-sided test against ±%g%% gives p < %g%s; estimates "
 		"Harrell-Davis; ~: an approximate interval)%s\n",
@@ -206,11 +234,12 @@ static json_t *row_json(const struct metric_cmp *c)
 	json_object_set_new(o, "approximate", json_boolean(c->approximate));
 	json_object_set_new(o, "verdict",
 			    json_string(cmp_verdict_name(c->verdict)));
+	if (c->j.why[0])
+		json_object_set_new(o, "why", json_string(c->j.why));
 	json_object_set_new(o, "percentiles", pcts);
 	for (int k = 0; k < COMPARE_NPCT; k++) {
 		const struct pct_cmp *pc = &c->pct[k];
-
-		json_array_append_new(pcts, json_pack(
+		json_t *po = json_pack(
 			"{s:s,s:o,s:o,s:o,s:[o,o],s:o,s:o,s:b,s:s,s:s}",
 			"stat", stats_stat_name(pc->stat),
 			"baseline", json_number(pc->base), "candidate", json_number(pc->cand),
@@ -219,7 +248,11 @@ static json_t *row_json(const struct metric_cmp *c)
 			"p_value", json_number(pc->p), "p_adjusted", json_number(pc->p_adj),
 			"approximate", pc->approximate,
 			"verdict", cmp_verdict_name(pc->verdict),
-			"method", pc->method ? pc->method : "none"));
+			"method", pc->method ? pc->method : "none");
+
+		if (pc->j.why[0])
+			json_object_set_new(po, "why", json_string(pc->j.why));
+		json_array_append_new(pcts, po);
 	}
 	return o;
 }

@@ -420,8 +420,18 @@ static void finish(struct gate_report *rep)
 		p[i] = c->judged && c->j.tested ? c->p : NAN;
 		rep->tested += !isnan(p[i]);
 	}
-	if (rep->correction == JUDGE_HOLM)
+	if (rep->correction == JUDGE_HOLM) {
+		struct judgement **js = xmalloc((rep->n ? rep->n : 1) *
+						sizeof(*js));
+		size_t nj = 0;
+
 		judge_holm(p, rep->n, p);
+		for (size_t i = 0; i < rep->n; i++)
+			if (rep->checks[i].judged)
+				js[nj++] = &rep->checks[i].j;
+		judge_family(js, nj, rep->alpha, rep->tested);
+		free(js);
+	}
 	for (size_t i = 0; i < rep->n; i++)
 		if (rep->checks[i].judged)
 			finish_check(rep, &rep->checks[i], p[i]);

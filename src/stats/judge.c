@@ -224,20 +224,55 @@ static void run_tests(struct judgement *j, const struct judge_query *q,
 		stats_shift_ci(a, na, b, nb, q->stat, mode, j->ci);
 }
 
-/* Why na and nb units cannot decide at alpha. */
+/* Why j's na and nb units cannot decide at alpha over k tests (Holm's:
+ * at alpha / k; k 1: alone), into why. */
+static void undecidable_why(char *why, size_t size,
+			    const struct judgement *j, double alpha, size_t k,
+			    size_t na, size_t nb)
+{
+	const char *unit = j->by_process ? "processes" : "runs";
+	size_t m = 1;
+	char over[64] = "";
+
+	while (!stats_shift_decidable(m, m, alpha / (double)k))
+		m++;
+	if (k > 1)
+		snprintf(over, sizeof(over), " over %zu tests (Holm's "
+			 "correction)", k);
+	snprintf(why, size, "%zu and %zu %s cannot show a change at alpha "
+		 "%g%s: %zu %s a side could", na, nb, unit, alpha, over, m,
+		 unit);
+}
+
 static void undecidable(struct judgement *j, const struct judge_query *q,
 			size_t na, size_t nb)
 {
-	size_t m = 1;
 	char why[192];
 
-	while (!stats_shift_decidable(m, m, q->alpha))
-		m++;
-	snprintf(why, sizeof(why), "%zu and %zu %s cannot show a change at "
-		 "alpha %g: %zu %s a side could", na, nb,
-		 j->by_process ? "processes" : "runs", q->alpha, m,
-		 j->by_process ? "processes" : "runs");
+	undecidable_why(why, sizeof(why), j, q->alpha, 1, na, nb);
 	inconclusive(j, why);
+}
+
+void judge_family(struct judgement *const *js, size_t n, double alpha,
+		  size_t k)
+{
+	if (k < 2)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (js[i]->tested &&
+		    stats_shift_decidable(js[i]->na, js[i]->nb,
+					  alpha / (double)k))
+			return;
+	/* the estimate, its interval and p stand: each test on its own
+	 * says what it says; the family cannot conclude */
+	for (size_t i = 0; i < n; i++) {
+		if (!js[i]->tested)
+			continue;
+		undecidable_why(js[i]->why, sizeof(js[i]->why), js[i], alpha,
+				k, js[i]->na, js[i]->nb);
+		js[i]->verdict = JUDGE_INCONCLUSIVE;
+		js[i]->p_adj = NAN;
+	}
 }
 
 /* The estimates of both sides and the change, without a test (and the

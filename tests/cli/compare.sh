@@ -59,7 +59,7 @@ assert c[\"benchmark\"] == \"s\" and c[\"candidate\"][\"median\"] > c[\"baseline
 import json, sys; c = json.load(sys.stdin)[\"comparisons\"][0]
 assert c[\"baseline\"][\"median\"] == c[\"candidate\"][\"median\"], c"'
 t "hyperfine and Google Benchmark files are result sets too" sh -c '
-	hyperfine -N --runs 5 --export-json "$T/hf.json" "$YSFIX sleep 2" >/dev/null || exit 1
+	hyperfine -N --runs 10 --export-json "$T/hf.json" "$YSFIX sleep 2" >/dev/null || exit 1
 	"$YS" compare -q --json - "$T/hf.json" "$T/hf.json" | python3 -c "
 import json, sys; c = json.load(sys.stdin)[\"comparisons\"]
 assert c and c[0][\"verdict\"] == \"unchanged\", c"'
@@ -71,6 +71,49 @@ t "malformed JSON: exit 2 with the line and column" sh -c '
 t "an unknown store reference: exit 2" sh -c '
 	"$YS" run -q --runs 2 -- "$YSFIX" exit 0 2>/dev/null; "$YS" compare 999 latest 2>"$T/ref.err"; [ $? -eq 2 ] && grep -q "999" "$T/ref.err"'
 t "one result set only: exit 2" expect_exit 2 "$YS" compare "$T/base.json"
+# powerless FILE RUNS SCALE: 9 benchmarks b1..b9 of RUNS runs each; b1's
+# values times SCALE
+powerless() {
+	python3 - "$@" <<'PY'
+import json, sys
+path, n, scale = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+def vals(k):
+    return [(0.010 + 0.0001 * i) * (scale if k == 1 else 1) for i in range(n)]
+json.dump({"schema": "yardstick/result/v1", "kind": "run",
+           "benchmarks": [{"name": "b%d" % k, "command": ["b%d" % k],
+                           "metrics": {"wall_time": {"unit": "s", "values": vals(k)}}}
+                          for k in range(1, 10)]}, open(path, "w"))
+PY
+}
+powerless "$T/p5a.json" 5 1
+powerless "$T/p5b.json" 5 400
+powerless "$T/p8a.json" 8 1
+powerless "$T/p8b.json" 8 400
+# 9 rows, 72 tests: under Holm the first rejection needs p < 0.01 / 72,
+# and 5 runs a side give at least 1/252: b1, 400 times slower, was
+# "unchanged", as every row. Now every row is inconclusive and says that
+# 8 runs a side could decide (1/12870 x 72 = 0.0056); its estimate,
+# interval and p stay. At 8 runs b1 is slower, the others unchanged.
+t "5 runs a side over 72 tests: inconclusive, not unchanged (a 400x slowdown among them); 8 runs: slower" sh -c '
+	"$YS" compare --json "$T/p5.json" "$T/p5a.json" "$T/p5b.json" >"$T/p5.txt" &&
+	grep -q "^inconclusive: 5 and 5 runs cannot show a change at alpha 0.01 over 72 tests (Holm.s correction): 8 runs a side could$" "$T/p5.txt" &&
+	"$YS" compare -q --json "$T/p8.json" "$T/p8a.json" "$T/p8b.json" &&
+	python3 -c "
+import json
+d = json.load(open(\"$T/p5.json\"))
+assert d[\"tests\"] == 72, d[\"tests\"]
+c = {r[\"benchmark\"]: r for r in d[\"comparisons\"]}
+b1 = c[\"b1\"]
+assert all(r[\"verdict\"] == \"inconclusive\" for r in c.values()), [r[\"verdict\"] for r in c.values()]
+assert \"over 72 tests\" in b1[\"why\"] and \"8 runs a side could\" in b1[\"why\"], b1
+assert abs(b1[\"p_value\"] - 1 / 252) < 1e-12 and b1[\"p_adjusted\"] is None, b1
+assert abs(b1[\"change\"] - 399) < 1e-6 and b1[\"change_ci\"][0] > 100, b1
+assert all(p[\"verdict\"] == \"inconclusive\" and \"why\" in p for p in b1[\"percentiles\"]), b1
+d = json.load(open(\"$T/p8.json\"))
+c = {r[\"benchmark\"]: r for r in d[\"comparisons\"]}
+assert c[\"b1\"][\"verdict\"] == \"slower\" and \"why\" not in c[\"b1\"], c[\"b1\"]
+assert all(c[\"b%d\" % k][\"verdict\"] == \"unchanged\" for k in range(2, 10)), c
+"'
 # mkm FILE METRIC V1,V2,... [NAME...]: benchmarks NAME (default x) with a
 # metric's values
 mkm() {

@@ -159,6 +159,22 @@ t "--inconclusive pass, and inconclusive = pass in yardstick.ini: exit 0" sh -c 
 	printf "[gate]\ninconclusive = pass\nmax-increase = wall_time.p99=15ms\n" > "$T/inc.ini" &&
 	"$YS" gate --config "$T/inc.ini" --baseline "$T/n3a.json" "$T/n3b.json" >/dev/null &&
 	! "$YS" gate --config "$T/inc.ini" --inconclusive fail --baseline "$T/n3a.json" "$T/n3b.json" >/dev/null'
+# 6 runs a side can reach p = 1/924 < 0.01 alone, not 0.01 / 12 after
+# Holm over 12 checks: the gate could never fail; it passed a 20 ms rise
+# of every run. Now inconclusive (exit 1), saying 7 runs a side could; one
+# check of the same data fails.
+N=6 mkbench "$T/n6a.json" s:1:10
+N=6 mkbench "$T/n6b.json" s:2:30
+t "a gate of 12 checks on 6 runs a side: inconclusive, exit 1, 7 runs could decide; one check fails" sh -c '
+	set -- --baseline "$T/n6a.json"
+	for s in median p90 p95 p99 min max; do
+		set -- "$@" --max-increase wall_time.$s=5% --max-decrease wall_time.$s=5%
+	done
+	"$YS" gate "$@" "$T/n6b.json" > "$T/n6.out"; [ $? -eq 1 ] || exit 1
+	grep -q "^inconclusive.*max increase wall_time.median=5% (6 and 6 runs cannot show a change at alpha 0.01 over 12 tests (Holm.s correction): 7 runs a side could)" "$T/n6.out" &&
+	"$YS" gate --inconclusive pass "$@" "$T/n6b.json" >/dev/null &&
+	"$YS" gate --baseline "$T/n6a.json" --max-increase wall_time=5% "$T/n6b.json" > "$T/n6one.out"; [ $? -eq 1 ] &&
+	grep -q "^FAIL" "$T/n6one.out"'
 t "--inconclusive maybe: exit 2" expect_exit 2 "$YS" gate --inconclusive maybe --baseline "$T/n3a.json" --max-increase wall_time=1% "$T/n3b.json"
 t "a benchmark renamed (in the baseline, not in the candidate): exit 1" sh -c '
 	"$YS" gate --baseline "$T/ab.json" --max-increase wall_time=10% "$T/ac.json" > "$T/ren.out"; [ $? -eq 1 ] &&

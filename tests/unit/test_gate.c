@@ -790,8 +790,12 @@ static void test_hashmap(void **state)
  * median/p95/p99. Metric m0's median rose with every candidate run above
  * every baseline run, 6 a side: p = 1/C(12,6) = 1/924 exactly, below
  * alpha 0.01 alone but not after Holm over 18 tests (18/924 = 0.019).
- * With --correction none it fails; with holm the gate passes, and every
- * adjusted p is at least its p.
+ * With --correction none it fails. With holm no test of 6 runs a side
+ * can reach 0.01 / 18, whatever the data: every check is inconclusive
+ * (and fails the gate, unless allowed), saying that 7 runs a side could
+ * decide; it used to pass, a gate that could never fail. At 7 runs a
+ * side (p = 1/3432, 18/3432 = 0.0052) m0's rise fails after Holm, at
+ * each of its statistics, and every adjusted p is at least its p.
  */
 static void test_gate_family_holm(void **state)
 {
@@ -842,10 +846,40 @@ static void test_gate_family_holm(void **state)
 	gate_opts_init(&o);
 	assert_int_equal(gate_evaluate(&base, &cand, t, 18, &o, &rep, &e), 0);
 	assert_int_equal(rep.correction, JUDGE_HOLM);
+	assert_int_equal(rep.inconclusive, 18);
+	assert_int_equal(rep.failed, 18);
+	assert_float_equal(rep.checks[0].p, 1.0 / 924, 1e-12);
+	assert_true(isnan(rep.checks[0].p_adj));
+	assert_non_null(strstr(rep.checks[0].note, "6 and 6 runs cannot show "
+				"a change at alpha 0.01 over 18 tests"));
+	assert_non_null(strstr(rep.checks[0].note, ": 7 runs a side could"));
+	gate_report_free(&rep);
+	o.inconclusive_pass = true;
+	assert_int_equal(gate_evaluate(&base, &cand, t, 18, &o, &rep, &e), 0);
 	assert_int_equal(rep.failed, 0);
-	assert_float_equal(rep.checks[0].p_adj, 18.0 / 924, 1e-12);
+	gate_report_free(&rep);
+	/* a seventh run a side: the family can decide, and m0 fails */
+	for (int m = 0; m < 6; m++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "m%d", m);
+		metric_push(benchmark_find_metric(&base.benchmarks[0], name),
+			    16);
+		metric_push(benchmark_find_metric(&cand.benchmarks[0], name),
+			    m ? 16 : 26);
+	}
+	result_summarize(&base, 1, 0);
+	result_summarize(&cand, 1, 0);
+	gate_opts_init(&o);
+	assert_int_equal(gate_evaluate(&base, &cand, t, 18, &o, &rep, &e), 0);
+	assert_int_equal(rep.inconclusive, 0);
+	assert_int_equal(rep.failed, 3);	/* m0's median, p95, p99 */
+	assert_float_equal(rep.checks[0].p, 1.0 / 3432, 1e-12);
+	assert_float_equal(rep.checks[0].p_adj, 18.0 / 3432, 1e-12);
+	assert_string_equal(gate_verdict_name(rep.checks[0].verdict), "fail");
 	for (size_t i = 0; i < rep.n; i++)
-		assert_true(rep.checks[i].p_adj >= rep.checks[i].p);
+		assert_true(isnan(rep.checks[i].p_adj) ||
+			    rep.checks[i].p_adj >= rep.checks[i].p);
 	gate_report_free(&rep);
 	for (int i = 0; i < 18; i++)
 		gate_threshold_free(&t[i]);
