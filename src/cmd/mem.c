@@ -348,6 +348,13 @@ static int mem(struct mem_args *a)
 		fprintf(stderr, "yardstick mem: %s\n", e.msg);
 	if (ret)
 		goto out;
+	if (a->plan.as_limit)
+		fprintf(stderr, "yardstick mem: warning: an address-space "
+			"limit (ulimit -v) of %zu MiB is set: the agent's "
+			"buffers take %zu MiB of it in yardstick and again in "
+			"the program; if either runs out of memory, raise or "
+			"lift it\n", a->plan.as_limit >> 20,
+			heap_segment_bytes() >> 20);
 	ret = program_stop_start("yardstick mem");
 	if (ret)
 		goto out;

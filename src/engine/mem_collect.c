@@ -28,7 +28,7 @@ int mem_prepare(struct mem_plan *p, char **path, struct error *e)
 		return 2;
 	}
 	p->ho.agent = heap_find_agent(e);
-	if (!p->ho.agent)
+	if (!p->ho.agent || heap_address_room(&p->as_limit, e))
 		return 2;
 	/* libdw, for the sites (see mem_collect), loaded before the run */
 	if (p->sites && symtab_load(e))

@@ -30,6 +30,8 @@ struct mem_plan {
 	bool all_processes;	/* launchers counted too (heap_launchers) */
 	bool own_malloc;	/* mem_prepare: the program defines malloc
 				 * itself */
+	size_t as_limit;	/* mem_prepare: the address-space limit
+				 * (ulimit -v) in bytes, 0: none */
 	const char *name;	/* the benchmark's name; NULL: the command */
 	char **argv;		/* the program */
 };

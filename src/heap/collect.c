@@ -134,6 +134,52 @@ static bool unwind_full(bool *full, struct error *e)
 	return true;
 }
 
+/* What yardstick's own work under mem takes of its address space besides
+ * the segment, at the least: the reader thread's stack and its buffers
+ * (a larger program's records and replay take more). */
+#define HEAP_AS_OWN ((size_t)16 << 20)
+
+/* The address space this process maps now (/proc/self/statm's first
+ * field), 0 if unknown. */
+static size_t mapped_now(void)
+{
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+size_t heap_segment_bytes(void)
+{
+	return sizeof(struct heap_header);
+}
+
+int heap_address_room(size_t *limit, struct error *e)
+{
+	size_t seg = sizeof(struct heap_header), used = mapped_now();
+	struct rlimit rl;
+
+	*limit = 0;
+	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	*limit = (size_t)rl.rlim_cur;
+	if ((rlim_t)(used + seg + HEAP_AS_OWN) <= rl.rlim_cur)
+		return 0;
+	return error_set(e, "the address-space limit (ulimit -v) of %llu "
+			 "MiB leaves no room for mem: its agent's buffers "
+			 "take %zu MiB of address space in yardstick and again "
+			 "in the program, and yardstick needs %zu MiB at the "
+			 "least; raise the limit, or lift it",
+			 (unsigned long long)(rl.rlim_cur >> 20), seg >> 20,
+			 (used + seg + HEAP_AS_OWN + ((size_t)1 << 20) - 1) >>
+			 20);
+}
+
 static struct heap_header *make_segment(const struct heap_opts *o, int *fd,
 					struct error *e)
 {

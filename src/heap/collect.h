@@ -164,6 +164,20 @@ bool heap_trace_incomplete(const struct heap_trace *t);
 int heap_failed_allocs_note(const struct heap_trace *t, char *buf,
 			    size_t size);
 
+/*
+ * Whether an address-space limit (RLIMIT_AS, ulimit -v) leaves room for
+ * mem's shared memory and the least of yardstick's own work: 0, or -1
+ * with a message saying how much more it needs (without it, yardstick ran
+ * out of memory somewhere: "out of memory", or "cannot start the heap
+ * reader thread"). *limit: the limit in bytes, 0 without one. The
+ * program, which maps the segment too, has that much less of it under
+ * mem than natively (heap_failed_allocs_note).
+ */
+int heap_address_room(size_t *limit, struct error *e);
+
+/* The address space the agent's shared memory takes, in each process. */
+size_t heap_segment_bytes(void);
+
 int heap_collect(const struct heap_opts *o, const char *path,
 		 char *const *argv, struct heap_trace *t, struct error *e);
 void heap_trace_free(struct heap_trace *t);

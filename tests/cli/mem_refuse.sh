@@ -6,7 +6,8 @@
 # allocations silently; a wrapper that passes its calls on to the next
 # malloc, the agent's, is counted). src/heap/elfalloc.c reads it from the
 # program's image. (mem_hostile.sh, foreign: an allocator preloaded after
-# the agent, which it forwards to.)
+# the agent, which it forwards to.) And an address-space limit too small
+# for the agent's buffers.
 . "$(dirname "$0")/lib.sh"
 
 cat >"$T/asanprog.c" <<'EOF'
@@ -86,5 +87,28 @@ t "a program with an allocator of its own: warned, none of its calls seen" \
 	own_malloc "" 0
 t "a program that wraps malloc and passes calls on: warned, its calls counted" \
 	own_malloc -DWRAP 100
+
+# an address-space limit (ulimit -v) that leaves no room for the agent's
+# buffers (258 MiB in yardstick and again in the program): refused before
+# the program runs, saying so (yardstick said "out of memory" or "cannot
+# start the heap reader thread"); a larger one: a warning, and the run.
+# A sanitized yardstick cannot start under such a limit at all (its
+# shadow memory): there the check is skipped.
+as_limit() {
+	(ulimit -v 200000 && "$YS" mem --no-store -- sh -c 'touch "$1"' sh "$T/as.ran") \
+		2>"$T/as.err"
+	[ $? -eq 2 ] && [ ! -e "$T/as.ran" ] &&
+	grep -q "the address-space limit (ulimit -v) of 195 MiB leaves no room for mem" "$T/as.err" ||
+		{ cat "$T/as.err"; return 1; }
+	(ulimit -v 2000000 && "$YS" mem --no-store -- sh -c 'touch "$1"' sh "$T/as.ran") \
+		>/dev/null 2>"$T/as.err" && [ -e "$T/as.ran" ] &&
+	grep -q "warning: an address-space limit (ulimit -v) of 1953 MiB is set" "$T/as.err" ||
+		{ cat "$T/as.err"; return 1; }
+}
+if [ "${YSB_SAN:-none}" = none ]; then
+	t "ulimit -v too small for the agent's buffers: exit 2, saying so, not run; a larger one: a warning" as_limit
+else
+	skip "ulimit -v too small for the agent's buffers" "a sanitized yardstick cannot start under an address-space limit"
+fi
 
 finish
