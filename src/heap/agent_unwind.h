@@ -163,10 +163,42 @@ EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return 0;
 }
 
+/*
+ * libunwind's reads of memory (its address space's access_mem), through
+ * ours. Debian's libunwind validates every read of a step (its
+ * conservative checks): a mincore, a read and a write on a pipe for each
+ * page not among the last 4 it saw, some 960,000 of each in `import
+ * torch` under mem (a quarter of the run). A word of the thread's stack
+ * between the walk's own frame (or, on the agent's stack, the program's
+ * frame where the call came in: t->walk_lo) and the stack's top is mapped
+ * and is read at once; any other read is libunwind's own, validated.
+ */
+typedef int (*unw_access_mem_fn)(unw_addr_space_t, unw_word_t, unw_word_t *,
+				 int, void *);
+static unw_access_mem_fn unw_access_mem_next;
+
+static int stack_access_mem(unw_addr_space_t as, unw_word_t addr,
+			    unw_word_t *val, int write, void *arg)
+{
+	const struct tstate *t = &tls;
+	uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
+
+	if (lo < t->stack_lo || lo >= t->stack_hi)
+		lo = t->walk_lo;	/* on the agent's stack */
+	if (!write && !(addr & 7) && addr >= lo && addr >= t->stack_lo &&
+	    t->stack_hi >= 8 && addr <= t->stack_hi - 8) {
+		*val = *(const unw_word_t *)addr;
+		return 0;
+	}
+	return unw_access_mem_next(as, addr, val, write, arg);
+}
+
 static void load_libunwind(void)
 {
 	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 	int (*set_policy)(unw_addr_space_t, unw_caching_policy_t) = NULL;
+	unw_accessors_t *(*get_acc)(unw_addr_space_t) = NULL;
+	unw_accessors_t *acc;
 	unw_addr_space_t *space = NULL;
 
 	if (h) {
@@ -181,6 +213,13 @@ static void load_libunwind(void)
 		set_policy = (int (*)(unw_addr_space_t, unw_caching_policy_t))
 			dlsym(h, "_ULx86_64_set_caching_policy");
 		space = dlsym(h, "_ULx86_64_local_addr_space");
+		get_acc = (unw_accessors_t *(*)(unw_addr_space_t))
+			dlsym(h, "_Ux86_64_get_accessors");
+	}
+	acc = get_acc && space ? get_acc(*space) : NULL;
+	if (acc && acc->access_mem && !unw_access_mem_next) {
+		unw_access_mem_next = acc->access_mem;
+		acc->access_mem = stack_access_mem;
 	}
 	if (hdr->full_walks)
 		full_walks = true;
