@@ -183,10 +183,14 @@ static int stack_access_mem(unw_addr_space_t as, unw_word_t addr,
 	const struct tstate *t = &tls;
 	uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
 
+	/* on another stack (the agent's, a handler's): from the program's
+	 * frame, if that is on the thread's stack (the part of the main
+	 * thread's below its stack pointer may not be mapped yet) */
 	if (lo < t->stack_lo || lo >= t->stack_hi)
-		lo = t->walk_lo;	/* on the agent's stack */
-	if (!write && !(addr & 7) && addr >= lo && addr >= t->stack_lo &&
-	    t->stack_hi >= 8 && addr <= t->stack_hi - 8) {
+		lo = t->walk_lo >= t->stack_lo && t->walk_lo < t->stack_hi
+			? t->walk_lo : UINTPTR_MAX;
+	if (!write && !(addr & 7) && addr >= lo && t->stack_hi >= 8 &&
+	    addr <= t->stack_hi - 8) {
 		*val = *(const unw_word_t *)addr;
 		return 0;
 	}
