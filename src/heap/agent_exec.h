@@ -33,7 +33,8 @@ static void note_exec(uint32_t type)
 				 __ATOMIC_RELEASE);
 	t->busy = 1;
 	fast_close(t);
-	if (!t->slot && !t->dead && !thread_start(t, (uintptr_t)__builtin_frame_address(0))) {
+	if (!t->slot && !t->dead &&
+	    !thread_start(t, (uintptr_t)__builtin_frame_address(0))) {
 		t->busy = 0;
 		return;
 	}

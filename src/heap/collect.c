@@ -161,7 +161,7 @@ size_t heap_segment_bytes(void)
 
 int heap_address_room(size_t *limit, struct error *e)
 {
-	size_t seg = sizeof(struct heap_header), used = mapped_now();
+	size_t seg = heap_segment_bytes(), used = mapped_now();
 	struct rlimit rl;
 
 	*limit = 0;
