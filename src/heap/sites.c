@@ -26,6 +26,35 @@ struct pycodes {
 	const struct heap_report *r;
 	struct hashidx ix;	/* index into r->pycodes + 1 */
 	char **file, **name;	/* NUL-terminated copies */
+	/* the profile frame of each Python frame word seen (its line and
+	 * code: the word without HEAP_PY_END), so that a word repeated in
+	 * many sites is named and interned once */
+	struct hashidx seen;	/* index into memo + 1 */
+	struct py_memo {
+		uint64_t word;
+		uint32_t gen, id;
+	} *memo;
+	size_t nmemo, capmemo;
+};
+
+/*
+ * What the rules below ask of a profile frame, worked out once per frame
+ * id rather than with string compares on each of its appearances (a
+ * libtorch program's report has hundreds of thousands of sites, each
+ * dozens of frames deep).
+ */
+enum {
+	FACT_KNOWN = 1,		/* the rest is worked out */
+	FACT_EVAL = 2,		/* eval_frame */
+	FACT_UNNAMED = 4,	/* interp_unnamed */
+	FACT_AGENT = 8,		/* in the agent's module */
+};
+
+struct facts {
+	uint8_t *kind;
+	uint32_t *interp;	/* FACT_UNNAMED: its [CPython interpreter]
+				 * frame's id + 1, 0 until named */
+	size_t n;
 };
 
 static uint64_t pycode_hash(uint32_t gen, uint32_t id)
@@ -37,8 +66,10 @@ static uint64_t pycode_hash(uint32_t gen, uint32_t id)
 
 static void pycodes_init(struct pycodes *c, const struct heap_report *r)
 {
+	memset(c, 0, sizeof(*c));
 	c->r = r;
 	hashidx_init(&c->ix);
+	hashidx_init(&c->seen);
 	c->file = xcalloc(r->npycodes + 1, sizeof(char *));
 	c->name = xcalloc(r->npycodes + 1, sizeof(char *));
 	for (size_t i = 0; i < r->npycodes; i++) {
@@ -64,18 +95,30 @@ static void pycodes_free(struct pycodes *c)
 	free(c->file);
 	free(c->name);
 	hashidx_free(&c->ix);
+	hashidx_free(&c->seen);
+	free(c->memo);
 }
 
-/* The profile frame of Python frame word f (protocol.h) of image gen. */
-static uint32_t py_frame(struct profile *p, const struct pycodes *c,
-			 uint32_t gen, uint64_t f)
+/* The profile frame of Python frame word f (protocol.h) of image gen,
+ * named the first time. */
+static uint32_t py_frame(struct profile *p, struct pycodes *c, uint32_t gen,
+			 uint64_t f)
 {
 	uint32_t id = HEAP_PY_CODE(f);
+	uint64_t word = f & ~HEAP_PY_END;
+	uint64_t h = pycode_hash(gen, id) ^ hash_u64(word);
 	struct frame fr = { .function = "[unknown python code]",
 			    .module = PYSTACKS_MODULE,
 			    .line = (int)HEAP_PY_LINE(f) };
+	struct py_memo *m;
 	size_t pos;
 
+	for (uint64_t v = hashidx_first(&c->seen, h, &pos); v;
+	     v = hashidx_next(&c->seen, h, &pos)) {
+		m = &c->memo[v - 1];
+		if (m->word == word && m->gen == gen)
+			return m->id;
+	}
 	for (uint64_t v = hashidx_first(&c->ix, pycode_hash(gen, id), &pos);
 	     v; v = hashidx_next(&c->ix, pycode_hash(gen, id), &pos)) {
 		const struct heap_pycode *pc = &c->r->pycodes[v - 1];
@@ -86,7 +129,12 @@ static uint32_t py_frame(struct profile *p, const struct pycodes *c,
 			break;
 		}
 	}
-	return profile_frame(p, &fr);
+	c->memo = xgrow(c->memo, &c->capmemo, c->nmemo + 1, sizeof(*c->memo));
+	m = &c->memo[c->nmemo++];
+	*m = (struct py_memo){ .word = word, .gen = gen,
+			       .id = profile_frame(p, &fr) };
+	hashidx_add(&c->seen, h, c->nmemo);
+	return m->id;
 }
 
 bool heap_root_frame(const char *function)
@@ -110,6 +158,54 @@ static bool eval_frame(const struct profile *p, uint32_t id)
 	       !strcmp(f->function, PY_EVAL_FRAME);
 }
 
+/* Whether frame id is the interpreter's own code that no symbol names
+ * (a stripped python3's static functions): "[unknown]", or
+ * "python3.11+0x5cfad0", in a python3.X or libpython3.X module. */
+static bool interp_unnamed(const struct profile *p, uint32_t id)
+{
+	const struct frame *f = &p->frames[id];
+	const char *m = f->module, *fn = f->function;
+	size_t len;
+
+	if (f->inlined || !m || !fn ||
+	    (strncmp(m, "python", 6) && strncmp(m, "libpython", 9)))
+		return false;
+	len = strlen(m);
+	return !strcmp(fn, "[unknown]") || !strncmp(fn, "[unknown in ", 12) ||
+	       (!strncmp(fn, m, len) && !strncmp(fn + len, "+0x", 3));
+}
+
+static __attribute__((noinline)) uint8_t fact_of(struct facts *x,
+						     const struct profile *p,
+						     uint32_t id)
+{
+	const char *m;
+
+	if (id >= x->n) {
+		size_t n = p->nframes > id ? p->nframes : (size_t)id + 1;
+
+		x->kind = xrealloc(x->kind, n * sizeof(*x->kind));
+		x->interp = xrealloc(x->interp, n * sizeof(*x->interp));
+		memset(x->kind + x->n, 0, (n - x->n) * sizeof(*x->kind));
+		memset(x->interp + x->n, 0, (n - x->n) * sizeof(*x->interp));
+		x->n = n;
+	}
+	if (!(x->kind[id] & FACT_KNOWN)) {
+		m = p->frames[id].module;
+		x->kind[id] = FACT_KNOWN |
+			      (eval_frame(p, id) ? FACT_EVAL : 0) |
+			      (interp_unnamed(p, id) ? FACT_UNNAMED : 0) |
+			      (m && !strcmp(m, HEAP_AGENT_NAME) ? FACT_AGENT : 0);
+	}
+	return x->kind[id];
+}
+
+static inline uint8_t fact(struct facts *x, const struct profile *p,
+			   uint32_t id)
+{
+	return id < x->n && x->kind[id] ? x->kind[id] : fact_of(x, p, id);
+}
+
 /*
  * The native frame ids[0..n) with s's Python frames in place of the
  * interpreter's (leaf first), into out (room for n + s->npy); cut: the
@@ -118,9 +214,10 @@ static bool eval_frame(const struct profile *p, uint32_t id)
  * through code built without them). 0 when they do not fit
  * (heap_profile's comment in analyze.h).
  */
-static size_t with_python(struct profile *p, const struct pycodes *c,
-			  const struct heap_site *s, const uint32_t *ids,
-			  size_t n, bool cut, uint32_t *out)
+static size_t with_python(struct profile *p, struct pycodes *c,
+			  struct facts *x, const struct heap_site *s,
+			  const uint32_t *ids, size_t n, bool cut,
+			  uint32_t *out)
 {
 	size_t k = 0, g = 0, evals = 0, groups = 0;
 
@@ -128,13 +225,13 @@ static size_t with_python(struct profile *p, const struct pycodes *c,
 		cut = true;
 
 	for (size_t i = 0; i < n; i++)
-		evals += eval_frame(p, ids[i]);
+		evals += (fact(x, p, ids[i]) & FACT_EVAL) != 0;
 	for (size_t i = 0; i < s->npy; i++)
 		groups += (s->py[i] & HEAP_PY_END) != 0;
 	if (evals > groups || (evals < groups && !cut))
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		if (g >= s->npy || !eval_frame(p, ids[i])) {
+		if (g >= s->npy || !(fact(x, p, ids[i]) & FACT_EVAL)) {
 			out[k++] = ids[i];
 			continue;
 		}
@@ -183,23 +280,6 @@ static void load_maps(struct symtab *sym, uint32_t pid, const char *text)
 	}
 }
 
-/* Whether frame id is the interpreter's own code that no symbol names
- * (a stripped python3's static functions): "[unknown]", or
- * "python3.11+0x5cfad0", in a python3.X or libpython3.X module. */
-static bool interp_unnamed(const struct profile *p, uint32_t id)
-{
-	const struct frame *f = &p->frames[id];
-	const char *m = f->module, *fn = f->function;
-	size_t len;
-
-	if (f->inlined || !m || !fn ||
-	    (strncmp(m, "python", 6) && strncmp(m, "libpython", 9)))
-		return false;
-	len = strlen(m);
-	return !strcmp(fn, "[unknown]") || !strncmp(fn, "[unknown in ", 12) ||
-	       (!strncmp(fn, m, len) && !strncmp(fn + len, "+0x", 3));
-}
-
 /*
  * The one naming rule of record's (pystacks.h, PYSTACKS_INTERP), in place
  * over ids[0..n): in a stack with Python frames the interpreter's unnamed
@@ -207,24 +287,24 @@ static bool interp_unnamed(const struct profile *p, uint32_t id)
  * native stack each run of it is one [CPython interpreter] frame. The
  * new length.
  */
-static size_t name_interp(struct profile *p, uint32_t *ids, size_t n,
-			  bool python)
+static size_t name_interp(struct profile *p, struct facts *x, uint32_t *ids,
+			  size_t n, bool python)
 {
 	size_t k = 0;
 	bool run = false;
 
 	for (size_t i = 0; i < n; i++) {
-		bool unnamed = interp_unnamed(p, ids[i]);
+		uint32_t id = ids[i];
+		bool unnamed = (fact(x, p, id) & FACT_UNNAMED) != 0;
 
 		if (unnamed && (python || run))
 			continue;
 		run = unnamed;
-		if (unnamed)
-			ids[k++] = profile_frame(p, &(struct frame){
+		if (unnamed && !x->interp[id])
+			x->interp[id] = 1 + profile_frame(p, &(struct frame){
 				.function = PYSTACKS_INTERP,
-				.module = p->frames[ids[i]].module });
-		else
-			ids[k++] = ids[i];
+				.module = p->frames[id].module });
+		ids[k++] = unnamed ? x->interp[id] - 1 : id;
 	}
 	return k;
 }
@@ -236,16 +316,14 @@ static size_t name_interp(struct profile *p, uint32_t *ids, size_t n,
  * allocates (its pthread_getattr_np, agent_first.h) would be in the
  * middle of the stack, where the program's caller called glibc's.
  */
-static size_t drop_agent(const struct profile *p, uint32_t *ids, size_t n)
+static size_t drop_agent(const struct profile *p, struct facts *x,
+			 uint32_t *ids, size_t n)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		const char *m = p->frames[ids[i]].module;
-
-		if (!m || strcmp(m, HEAP_AGENT_NAME))
+	for (size_t i = 0; i < n; i++)
+		if (!(fact(x, p, ids[i]) & FACT_AGENT))
 			ids[k++] = ids[i];
-	}
 	return k;
 }
 
@@ -255,7 +333,8 @@ static int64_t round_value(double v)
 }
 
 static void add_site(struct profile *p, struct stackframes *c,
-		     const struct pycodes *pc, const struct heap_site *s,
+		     struct pycodes *pc, struct facts *x,
+		     const struct heap_site *s,
 		     bool cut, size_t *mismatched, uint32_t *ids,
 		     uint32_t *pyids, size_t max)
 {
@@ -269,9 +348,9 @@ static void add_site(struct profile *p, struct stackframes *c,
 	v[HEAP_T_TEMPORARY] = round_value(s->temporary);
 	v[HEAP_T_PEAK_SPACE] = round_value(s->peak_bytes);
 	depth = stackframes_ids(c, s->gen, s->ips, s->depth, true, 1, ids, max);
-	depth = drop_agent(p, ids, depth);
+	depth = drop_agent(p, x, ids, depth);
 	if (s->npy) {
-		size_t k = with_python(p, pc, s, ids, depth, cut, pyids);
+		size_t k = with_python(p, pc, x, s, ids, depth, cut, pyids);
 
 		if (k) {
 			depth = k;
@@ -280,7 +359,7 @@ static void add_site(struct profile *p, struct stackframes *c,
 			(*mismatched)++;
 		}
 	}
-	depth = name_interp(p, ids, depth, ids == pyids);
+	depth = name_interp(p, x, ids, depth, ids == pyids);
 	profile_add(p, ids, depth, v);
 }
 
@@ -291,6 +370,7 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 	size_t max = HEAP_MAX_DEPTH * MAX_INLINE;
 	uint32_t *ids = xmalloc(max * sizeof(*ids));
 	uint32_t *pyids = xmalloc((max + HEAP_PY_MAX) * sizeof(*pyids));
+	struct facts x = { 0 };
 	struct stackframes *c;
 	struct pycodes pc;
 
@@ -321,10 +401,12 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 	r->py_mismatched = 0;
 	for (size_t i = 0; i < r->nsites; i++)
 		if (heap_site_counted(r, &r->sites[i]))
-			add_site(p, c, &pc, &r->sites[i],
-			 r->sites[i].depth >= t->max_depth,
-			 &r->py_mismatched, ids, pyids, max);
+			add_site(p, c, &pc, &x, &r->sites[i],
+				 r->sites[i].depth >= t->max_depth,
+				 &r->py_mismatched, ids, pyids, max);
 	pycodes_free(&pc);
+	free(x.kind);
+	free(x.interp);
 	stackframes_free(c);
 	p->duration_ns = (int64_t)(t->duration * 1e9);
 	free(ids);
