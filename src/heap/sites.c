@@ -12,6 +12,7 @@
 #include "heap/analyze.h"
 #include "heap/collect.h"
 #include "profile/pystacks.h"
+#include "profile/python_proc.h"
 #include "profile/rawstacks.h"
 #include "util/hashmap.h"
 #include "util/strutil.h"
@@ -55,6 +56,15 @@ struct facts {
 	uint32_t *interp;	/* FACT_UNNAMED: its [CPython interpreter]
 				 * frame's id + 1, 0 until named */
 	size_t n;
+	/* the interpreters' files the maps name, and where the cold part
+	 * of each one's evaluation function lies (elfcold.h), read the
+	 * first time a frame of the module asks */
+	struct interp_file {
+		char *base, *path;
+		bool read;
+		uint64_t lo, hi;	/* file addresses; 0, 0: none */
+	} *files;
+	size_t nfiles, capfiles;
 };
 
 static uint64_t pycode_hash(uint32_t gen, uint32_t id)
@@ -175,6 +185,73 @@ static bool interp_unnamed(const struct profile *p, uint32_t id)
 	       (!strncmp(fn, m, len) && !strncmp(fn + len, "+0x", 3));
 }
 
+/* Note the interpreters' files among the mappings of a maps text. */
+static void note_interps(struct facts *x, const char *text)
+{
+	for (const char *line = text; *line; ) {
+		size_t len = strcspn(line, "\n");
+		const char *path = memchr(line, '/', len);
+
+		if (path) {
+			size_t plen = len - (size_t)(path - line);
+			char *full = xstrndup(path, plen);
+			const char *base = strrchr(full, '/') + 1;
+			bool seen = false;
+
+			for (size_t i = 0; i < x->nfiles && !seen; i++)
+				seen = !strcmp(x->files[i].path, full);
+			if (!seen && (!strncmp(base, "python", 6) ||
+				      !strncmp(base, "libpython", 9))) {
+				x->files = xgrow(x->files, &x->capfiles,
+						 x->nfiles + 1,
+						 sizeof(*x->files));
+				x->files[x->nfiles++] = (struct interp_file){
+					.base = xstrdup(base), .path = full };
+				full = NULL;
+			}
+			free(full);
+		}
+		line += len;
+		if (*line == '\n')
+			line++;
+	}
+}
+
+/*
+ * Whether frame id, the interpreter's unnamed code at "MODULE+0xSTART",
+ * is its evaluation function's cold part: the function it stands for,
+ * run in that function's frame (elfcold.h; the error paths an exception
+ * takes run there).
+ */
+static bool eval_cold(struct facts *x, const struct profile *p, uint32_t id)
+{
+	const struct frame *f = &p->frames[id];
+	size_t len = strlen(f->module);
+	unsigned long long at;
+	char *end;
+
+	if (strncmp(f->function, f->module, len) ||
+	    strncmp(f->function + len, "+0x", 3))
+		return false;
+	at = strtoull(f->function + len + 3, &end, 16);
+	if (*end)
+		return false;
+	for (size_t i = 0; i < x->nfiles; i++) {
+		struct interp_file *file = &x->files[i];
+
+		if (strcmp(file->base, f->module))
+			continue;
+		if (!file->read) {
+			file->read = true;
+			if (py_eval_cold(file->path, &file->lo, &file->hi))
+				file->lo = file->hi = 0;
+		}
+		if (at >= file->lo && at < file->hi)
+			return true;
+	}
+	return false;
+}
+
 static __attribute__((noinline)) uint8_t fact_of(struct facts *x,
 						     const struct profile *p,
 						     uint32_t id)
@@ -191,10 +268,13 @@ static __attribute__((noinline)) uint8_t fact_of(struct facts *x,
 		x->n = n;
 	}
 	if (!(x->kind[id] & FACT_KNOWN)) {
+		bool unnamed = interp_unnamed(p, id);
+
 		m = p->frames[id].module;
 		x->kind[id] = FACT_KNOWN |
-			      (eval_frame(p, id) ? FACT_EVAL : 0) |
-			      (interp_unnamed(p, id) ? FACT_UNNAMED : 0) |
+			      (eval_frame(p, id) ||
+			       (unnamed && eval_cold(x, p, id)) ? FACT_EVAL : 0) |
+			      (unnamed ? FACT_UNNAMED : 0) |
 			      (m && !strcmp(m, HEAP_AGENT_NAME) ? FACT_AGENT : 0);
 	}
 	return x->kind[id];
@@ -394,8 +474,10 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 		}
 	}
 	/* each program image's mappings under its own number as its pid */
-	for (size_t i = 0; i < t->nmaps; i++)
+	for (size_t i = 0; i < t->nmaps; i++) {
 		load_maps(sym, t->maps_gen[i], t->maps[i]);
+		note_interps(&x, t->maps[i]);
+	}
 	c = stackframes_new(sym, p, MAX_INLINE);
 	pycodes_init(&pc, r);
 	r->py_mismatched = 0;
@@ -407,6 +489,11 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 	pycodes_free(&pc);
 	free(x.kind);
 	free(x.interp);
+	for (size_t i = 0; i < x.nfiles; i++) {
+		free(x.files[i].base);
+		free(x.files[i].path);
+	}
+	free(x.files);
 	stackframes_free(c);
 	p->duration_ns = (int64_t)(t->duration * 1e9);
 	free(ids);

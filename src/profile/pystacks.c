@@ -418,7 +418,9 @@ static bool is_eval(const struct pyp *p, const uint64_t *ips, size_t i)
 {
 	uint64_t a = i ? ips[i] - 1 : ips[0];
 
-	return a >= p->pp.eval_start && a < p->pp.eval_end;
+	/* its cold part runs in its frame, in its place (elfcold.h) */
+	return (a >= p->pp.eval_start && a < p->pp.eval_end) ||
+	       (a >= p->pp.eval_cold_start && a < p->pp.eval_cold_end);
 }
 
 /* The Python frames' addresses of a walk into addrs (innermost first),

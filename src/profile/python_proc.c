@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "profile/python_proc.h"
+#include "profile/elfcold.h"
 #include "util/strutil.h"
 
 /* The py_read_fn of another process: arg is its pid (uintptr_t). */
@@ -276,11 +277,27 @@ static int probe_file(const char *path, uint64_t start, uint64_t pgoff,
 			out->gil_end[k] = out->gil_start[k] + sz[SYM_GIL0 + k];
 		}
 	if (v[SYM_EVAL]) {
+		uint64_t lo, hi;
+
 		out->eval_start = v[SYM_EVAL] + bias;
 		out->eval_end = out->eval_start +
 				(sz[SYM_EVAL] ? sz[SYM_EVAL] : 1);
+		if (!elf_cold_file(path, v[SYM_EVAL], sz[SYM_EVAL], &lo, &hi)) {
+			out->eval_cold_start = lo + bias;
+			out->eval_cold_end = hi + bias;
+		}
 	}
 	return 1;
+}
+
+int py_eval_cold(const char *path, uint64_t *lo, uint64_t *hi)
+{
+	static const char *const name[1] = { "_PyEval_EvalFrameDefault" };
+	uint64_t v, sz;
+
+	if (elf_symbols(path, name, 1, &v, &sz, false, false) || !v)
+		return -1;
+	return elf_cold_file(path, v, sz, lo, hi);
 }
 
 int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)

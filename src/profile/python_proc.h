@@ -31,6 +31,9 @@ struct py_proc {
 	struct py_target t;
 	/* _PyEval_EvalFrameDefault at run time: [start, end) */
 	uint64_t eval_start, eval_end;
+	/* its cold part (elfcold.h), where a walk finds it running its
+	 * unlikely code (an exception's): [start, end), 0 when none */
+	uint64_t eval_cold_start, eval_cold_end;
 	/* the functions a thread waits for the GIL in (take_gil where the
 	 * symbol table has it, PyEval_RestoreThread, PyEval_AcquireThread,
 	 * PyGILState_Ensure): [start, end), 0 when not found */
@@ -45,6 +48,11 @@ struct py_proc {
  * process's maps cannot be read. out->t reads with py_proc_read.
  */
 int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e);
+
+/* The cold part of the interpreter file path's _PyEval_EvalFrameDefault
+ * (elfcold.h), for a report made after the process ended: 0 and its
+ * file addresses [*lo, *hi), or -1. */
+int py_eval_cold(const char *path, uint64_t *lo, uint64_t *hi);
 
 
 

@@ -193,6 +193,26 @@ wrong_caller_checks() {
 }
 t "fast switching: native frames never under the wrong Python caller" wrong_caller_checks
 
+# exceptions: a raise and its catch run in the cold part of the
+# interpreter's evaluation function (profile/elfcold.h), in that
+# function's place on the stack; its samples are raise_loop's, not kept
+# native as disagreeing with the Python frames (before: 81-99 of ~330)
+raise_checks() {
+	"$YS" record -o "$T/raise.folded" -- /usr/bin/python3.11 \
+		"$FIX/pyfix.py" raise 2>"$T/raise.txt" || return 1
+	python3 - "$T/raise.txt" "$T/raise.folded" <<"PY"
+import re, sys
+m = re.search(r"python: (\d+) samples of CPython, .*?(\d+) whose evaluation "
+              r"frames and Python frames disagreed", open(sys.argv[1]).read())
+total, bad = int(m.group(1)), int(m.group(2))
+mine = sum(int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[2])
+           if "raise_loop (pyfix.py:" in l)
+print("# samples", total, "disagreeing", bad, "raise_loop", mine)
+sys.exit(0 if total >= 100 and bad <= total // 20 and mine >= total // 2 else 1)
+PY
+}
+t "exceptions: the evaluation function's cold part holds its Python frames" retry raise_checks
+
 # multiprocessing's children, forked and spawned (a new interpreter exec'd)
 mp_children() { # METHOD: mp_work's samples in the children (2 x 100 units)
 	"$YS" record -q -o "$T/mp.folded" -- /usr/bin/python3.11 "$FIX/pyfix.py" "mp-$1" &&
