@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "profile/jitmap.h"
 #include "profile/symtab_internal.h"
@@ -133,6 +134,43 @@ void symtab_mmap(struct symtab *s, uint32_t pid, uint64_t start,
 		p->maps[i] = p->maps[i - 1];
 	p->maps[i] = m;
 	p->nmaps++;
+}
+
+bool proc_refresh(struct symtab *s, struct proc *p)
+{
+	char path[64], line[4096 + 256], perms[8];
+	struct timespec ts;
+	uint64_t now;
+	bool added = false;
+	FILE *fp;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (p->pid >= SYMTAB_RETIRED ||
+	    (p->refreshed_ns && now - p->refreshed_ns < PROC_REFRESH_NS))
+		return false;
+	p->refreshed_ns = now;
+	snprintf(path, sizeof(path), "/proc/%u/maps", p->os_pid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return false;
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned long long start, end, off;
+		int at = 0;
+		char *file;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end,
+			   perms, &off, &at) != 4 || !at || perms[2] != 'x' ||
+		    map_find(p, start))
+			continue;
+		file = line + at;
+		file[strcspn(file, "\n")] = '\0';
+		symtab_mmap(s, p->pid, start, end - start, off,
+			    *file ? file : NULL);
+		added = true;
+	}
+	fclose(fp);
+	return added;
 }
 
 void symtab_fork(struct symtab *s, uint32_t pid, uint32_t ppid)

@@ -258,11 +258,20 @@ size_t symtab_unwind(struct symtab *s, uint32_t pid, const uint64_t *regs,
 		     uint64_t *ips, size_t max)
 {
 	struct proc *p = proc_find(s, pid, true);
+	size_t n;
 
-	if (max > 1 && !p->unw && !p->unw_failed) {
-		p->unw = unwinder_build(s, p);
-		p->unw_failed = !p->unw;
+	for (int pass = 0;; pass++) {
+		if (max > 1 && !p->unw && !p->unw_failed) {
+			p->unw = unwinder_build(s, p);
+			p->unw_failed = !p->unw;
+		}
+		n = unwind_stack(p->unw, pid, regs, nregs, stack, stack_size,
+				 ips, max);
+		/* stopped at an address no mapping holds: its mmap record
+		 * may be lost (proc_refresh); with the maps read again (which
+		 * drops the unwinder), once more */
+		if (pass || max < 2 || (n && map_find(p, ips[n - 1])) ||
+		    !proc_refresh(s, p))
+			return n;
 	}
-	return unwind_stack(p->unw, pid, regs, nregs, stack, stack_size, ips,
-			    max);
 }

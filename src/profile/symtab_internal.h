@@ -147,6 +147,7 @@ struct proc {
 	size_t njit;
 	struct unwind *unw;		/* NULL: build at the next unwind */
 	bool unw_failed;		/* ... unless that failed */
+	uint64_t refreshed_ns;		/* proc_refresh's last reading */
 };
 
 struct symtab {
@@ -212,6 +213,14 @@ const void *elfsyms_section(Elf *elf, const char *name, size_t *len,
 struct proc *proc_find(struct symtab *s, uint32_t pid, bool create);
 void proc_clear(struct proc *p);
 struct mapping *map_find(struct proc *p, uint64_t addr);
+/*
+ * The executable mappings /proc/PID/maps lists now that p does not know
+ * (their mmap records lost: a reader that fell behind, a ring that
+ * overflowed) added; true if any was. At most once every
+ * PROC_REFRESH_NS per process; never for a retired one.
+ */
+#define PROC_REFRESH_NS 100000000ull
+bool proc_refresh(struct symtab *s, struct proc *p);
 int map_bias(struct symtab *s, struct mapping *m, uint64_t *bias);
 const struct jit_sym *jit_find(struct symtab *s, struct proc *p,
 			       uint64_t addr);

@@ -93,7 +93,17 @@ static void run_fixture(const char *name, struct symtab *s, uint32_t pid,
 
 /* Feed this process's executable mappings under pid, as MMAP2 records
  * would. */
+static void feed_self_but(struct symtab *s, uint32_t pid, uintptr_t lost);
+
 static void feed_self(struct symtab *s, uint32_t pid)
+{
+	feed_self_but(s, pid, 0);
+}
+
+/* The executable mappings of this process, but the one holding lost
+ * (its mmap record lost, as a reader that fell behind loses it; 0:
+ * none). */
+static void feed_self_but(struct symtab *s, uint32_t pid, uintptr_t lost)
 {
 	char line[4200], perms[8], path[4096];
 	unsigned long start, end, off;
@@ -105,7 +115,7 @@ static void feed_self(struct symtab *s, uint32_t pid)
 		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095[^\n]", &start,
 			   &end, perms, &off, path) < 4)
 			continue;
-		if (perms[2] == 'x')
+		if (perms[2] == 'x' && !(lost >= start && lost < end))
 			symtab_mmap(s, pid, start, end - start, off, path);
 	}
 	fclose(fp);
@@ -625,6 +635,40 @@ static void test_unwind_self(void **state)
 	symtab_free(s);
 }
 
+/*
+ * The same stack, with the mmap record of the test's own code lost: the
+ * unwinder stops at the first address no mapping holds, reads the maps
+ * again and unwinds it whole (before, the stack was that one address).
+ */
+static void test_unwind_lost_mmap(void **state)
+{
+	static const char *const want[] = { "uw_f3", "uw_f2", "uw_f1",
+					    "test_unwind_lost_mmap" };
+	struct symtab *s = symtab_new(false);
+	uint32_t pid = (uint32_t)getpid();
+	struct capture *c = calloc(1, sizeof(*c));
+	uint64_t regs[64], ips[64];
+	size_t nregs = 0, n;
+	struct frame fr[8];
+
+	assert_non_null(c);
+	feed_self_but(s, pid, (uintptr_t)uw_f3);
+	c->stack_end = *(const uint64_t *)*state;
+	assert_int_equal(uw_f1(c), 3);
+	for (unsigned bit = 0; bit < 64; bit++)
+		if (SAMPLER_REGS & (1ULL << bit))
+			regs[nregs++] = bit < 24 ? c->perf_regs[bit] : 0;
+	n = symtab_unwind(s, pid, regs, nregs, c->stack, c->size, ips, 64);
+	assert_true(n >= 4);
+	for (size_t i = 0; i < 4; i++) {
+		size_t k = symtab_lookup(s, pid, ips[i], i > 0, fr, 8);
+
+		assert_string_equal(fr[k - 1].function, want[i]);
+	}
+	free(c);
+	symtab_free(s);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -1138,6 +1182,7 @@ int main(void)
 		cmocka_unit_test(test_self_and_libc),
 		cmocka_unit_test(test_vdso),
 		cmocka_unit_test_prestate(test_unwind_self, &main_frame),
+		cmocka_unit_test_prestate(test_unwind_lost_mmap, &main_frame),
 		cmocka_unit_test(test_lookup_speed),
 		cmocka_unit_test(test_stackframes),
 		cmocka_unit_test(test_disk_cache),
