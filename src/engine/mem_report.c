@@ -260,19 +260,49 @@ static void print_frames(const struct profile *p, const struct stack *st,
 			term_reset(color));
 }
 
+/*
+ * The indexes of p's k stacks of most values[type] into order, most
+ * first, the first of equal ones first (as a stable sort puts them); how
+ * many there are. A report's few (k at most 64) are picked in one pass:
+ * a trace of a PyTorch program has hundreds of thousands of stacks, and
+ * sorting them all for each list cost more than the rest of the report.
+ */
+static size_t top_stacks(const struct profile *p, size_t type, size_t k,
+			 size_t *order)
+{
+	size_t n = 0;
+
+	if (k > 64) {
+		for (size_t i = 0; i < p->nstacks; i++)
+			order[i] = i;
+		sort_prof = p;
+		sort_type = type;
+		qsort(order, p->nstacks, sizeof(*order), by_value);
+		return p->nstacks;
+	}
+	for (size_t i = 0; i < p->nstacks && k; i++) {
+		int64_t v = p->stacks[i].values[type];
+		size_t j;
+
+		if (n == k && v <= p->stacks[order[n - 1]].values[type])
+			continue;
+		j = n < k ? n++ : n - 1;
+		for (; j > 0 && p->stacks[order[j - 1]].values[type] < v; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	return n;
+}
+
 static void print_sites(const struct mem_plan *a, const struct profile *p,
 			size_t type, const char *title, double total,
 			bool bytes, FILE *fp, bool color)
 {
 	size_t *order = xmalloc((p->nstacks + 1) * sizeof(*order));
 	size_t shown = 0;
+	size_t n = top_stacks(p, type, (size_t)a->top, order);
 
-	for (size_t i = 0; i < p->nstacks; i++)
-		order[i] = i;
-	sort_prof = p;
-	sort_type = type;
-	qsort(order, p->nstacks, sizeof(*order), by_value);
-	for (size_t i = 0; i < p->nstacks && shown < (size_t)a->top; i++) {
+	for (size_t i = 0; i < n && shown < (size_t)a->top; i++) {
 		const struct stack *st = &p->stacks[order[i]];
 		double v = (double)st->values[type];
 		char buf[64];

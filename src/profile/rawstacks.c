@@ -120,6 +120,10 @@ struct stackframes {
 	bool *unknown;		/* per id: the symtab's "[unknown]" */
 	size_t nids, capids, capunknown;
 	struct hashidx index;	/* v + 1 */
+	/* the index's last answers, by the hash's low bits (v + 1; 0
+	 * none): the frames most stacks share (the program's outer ones,
+	 * an interpreter's) found without the index's cache misses */
+	uint32_t recent[4096];
 };
 
 struct stackframes *stackframes_new(struct symtab *s, struct profile *p,
@@ -155,12 +159,21 @@ static const struct addr_ids *addr_ids(struct stackframes *c, uint32_t pid,
 	struct addr_ids *a;
 	size_t pos, k;
 
-	for (v = hashidx_first(&c->index, h, &pos); v;
-	     v = hashidx_next(&c->index, h, &pos)) {
+	v = c->recent[h % 4096];
+	if (v) {
 		a = &c->v[v - 1];
 		if (a->addr == addr && a->pid == pid &&
 		    a->is_return == is_return)
 			return a;
+	}
+	for (v = hashidx_first(&c->index, h, &pos); v;
+	     v = hashidx_next(&c->index, h, &pos)) {
+		a = &c->v[v - 1];
+		if (a->addr == addr && a->pid == pid &&
+		    a->is_return == is_return) {
+			c->recent[h % 4096] = (uint32_t)v;
+			return a;
+		}
 	}
 	k = symtab_lookup(c->s, pid, addr, is_return, c->fr, c->max_inline);
 	c->v = xgrow(c->v, &c->cap, c->n + 1, sizeof(*c->v));
@@ -197,6 +210,7 @@ static const struct addr_ids *addr_ids(struct stackframes *c, uint32_t pid,
 	}
 	a->n = (uint32_t)(c->nids - a->first);
 	hashidx_add(&c->index, h, c->n);
+	c->recent[h % 4096] = (uint32_t)c->n;
 	return a;
 }
 
