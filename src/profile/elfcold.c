@@ -5,11 +5,11 @@
 
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "util/fileio.h"
 #include "util/strutil.h"
 
 /* The most bytes of a function scanned (CPython's evaluation function is
@@ -198,7 +198,7 @@ int elf_cold_file(const char *path, uint64_t start, uint64_t size,
 		  uint64_t *lo, uint64_t *hi)
 {
 	struct source s = { .read = file_read,
-			    .fd = open(path, O_RDONLY | O_CLOEXEC) };
+			    .fd = file_open_regular(path) };
 	int ret;
 
 	if (s.fd < 0)

@@ -14,6 +14,7 @@
 
 #include "profile/python_proc.h"
 #include "profile/elfcold.h"
+#include "util/fileio.h"
 #include "util/strutil.h"
 
 /* The py_read_fn of another process: arg is its pid (uintptr_t). */
@@ -100,7 +101,7 @@ static int elf_symbols(const char *path, const char *const *names, size_t n,
 
 	memset(values, 0, n * sizeof(*values));
 	memset(sizes, 0, n * sizeof(*sizes));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = file_open_regular(path);
 	if (fd < 0)
 		return -1;
 	if (pread_all(fd, &eh, sizeof(eh), 0) ||
@@ -155,7 +156,7 @@ static int elf_read_u32(const char *path, uint64_t vaddr, uint32_t *out)
 	Elf64_Phdr ph[16];
 	int fd, n, ret = -1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = file_open_regular(path);
 	if (fd < 0)
 		return -1;
 	n = elf_loads(fd, ph, 16);
@@ -177,7 +178,7 @@ static int elf_bias(const char *path, uint64_t start, uint64_t pgoff,
 	Elf64_Phdr ph[16];
 	int fd, n;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = file_open_regular(path);
 	if (fd < 0)
 		return -1;
 	n = elf_loads(fd, ph, 16);

@@ -614,6 +614,21 @@ int atomic_check(const char *path, struct error *e)
 	return open_output(&af, path, true, e);
 }
 
+int file_open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
 int file_read_all(const char *path, char **data, size_t *lenp,
 		  struct error *e)
 {

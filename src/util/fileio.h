@@ -70,6 +70,13 @@ int error_owner(struct error *e, const char *what, const char *path,
 		const char *culprit, const struct stat *st);
 
 /*
+ * Open path to read a file of bytes: a regular file, else -1 (errno
+ * EINVAL). Never waits (a FIFO or a device that another program's maps
+ * now name in place of its file is refused, not read). An fd, or -1.
+ */
+int file_open_regular(const char *path);
+
+/*
  * Read a whole file ("-": stdin) into a NUL-terminated malloc'd buffer.
  * Every file read this way (results, folded profiles, request files, bodies)
  * is held in memory whole, so one of more than FILE_READ_MAX bytes, or an

@@ -16,8 +16,11 @@
 #include <cmocka.h>
 
 #include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "profile/elfcold.h"
 #include "profile/python_proc.h"
@@ -210,6 +213,25 @@ static void test_installed_python(void **state)
 	assert_int_equal(py_eval_cold("/bin/sh", &lo, &hi), -1);
 }
 
+/* A FIFO where the maps named the interpreter's file (replaced since):
+ * refused at once, not waited on for a writer. */
+static void test_fifo(void **state)
+{
+	char dir[] = "/tmp/ys-elfcold-XXXXXX", path[64];
+	uint64_t lo, hi;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/python3.11", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	alarm(10);		/* a hang fails the test */
+	assert_int_equal(py_eval_cold(path, &lo, &hi), -1);
+	assert_int_equal(elf_cold_file(path, 0x1000, 0x100, &lo, &hi), -1);
+	alarm(0);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_installed_python),
+		cmocka_unit_test(test_fifo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
