@@ -114,7 +114,7 @@ static int program_image(const char *path, unsigned char *head, size_t *n,
 			       "loader ignores LD_PRELOAD for it";
 			return -1;
 		}
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = file_open_regular(path);
 		if (fd < 0)
 			return -1;
 		got = pread(fd, head, *n, 0);

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "profile/python_proc.h"
+#include "util/fileio.h"
 #include "util/strutil.h"
 
 /* How deep wrappers may nest, and how many files one decision may open:
@@ -177,7 +178,7 @@ static bool script_runs_python(struct chain *c, const char *path,
 	ssize_t n;
 	int fd, k = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = file_open_regular(path);
 	n = fd < 0 ? -1 : read(fd, text, SCRIPT_MAX);
 	if (fd >= 0)
 		close(fd);

@@ -47,7 +47,7 @@
 #include "profile/symcache.h"
 #include "profile/sampler.h"
 #include "profile/symbolize.h"
-#include "profile/symcache.h"
+#include "util/fileio.h"
 #include "util/strutil.h"
 
 /* x86-64 DWARF register numbers of PERF_REG_X86_* (-1: none). */
@@ -128,7 +128,7 @@ static bool read_mapped(struct unwind *u, uint64_t addr, uint64_t *val)
 	m = &u->maps[lo - 1];
 	f = &u->files[m->file];
 	if (f->fd == -1)
-		f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+		f->fd = file_open_regular(f->path);
 	if (f->fd < 0) {
 		f->fd = -2;
 		return false;
