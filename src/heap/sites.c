@@ -164,8 +164,13 @@ static bool eval_frame(const struct profile *p, uint32_t id)
 {
 	const struct frame *f = &p->frames[id];
 
+	size_t n = strlen(PY_EVAL_FRAME);
+
+	/* or its cold part (elfcold.h) where a symbol table names it as
+	 * GCC does: "_PyEval_EvalFrameDefault.cold" (".cold.N" of old) */
 	return !f->inlined && f->function &&
-	       !strcmp(f->function, PY_EVAL_FRAME);
+	       !strncmp(f->function, PY_EVAL_FRAME, n) &&
+	       (!f->function[n] || !strncmp(f->function + n, ".cold", 5));
 }
 
 /* Whether frame id is the interpreter's own code that no symbol names

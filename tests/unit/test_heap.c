@@ -979,6 +979,60 @@ static void test_python_frames(void **state)
 	}
 }
 
+/* A function this test's symbol table names as GCC names the cold part
+ * of the interpreter's evaluation function, in an interpreter whose
+ * symbols are there (a build with them, or its debug symbols
+ * installed). */
+void eval_cold_part(volatile int *x) __asm__("_PyEval_EvalFrameDefault.cold");
+__attribute__((noinline)) void eval_cold_part(volatile int *x)
+{
+	for (int i = 0; i < 4; i++)
+		*x += i;
+}
+
+/*
+ * The evaluation function's cold part, named, stands for the function:
+ * the Python frames take its place (before, they went past it, at the
+ * outer end of a stack that stops short, and it stayed).
+ */
+static void test_python_cold_named(void **state)
+{
+	const uint64_t ips[] = { (uint64_t)(uintptr_t)eval_cold_part + 4 };
+	const uint64_t py[] = { (uint64_t)1 << 32 | 5 | HEAP_PY_END };
+	struct heap_trace t;
+	struct heap_report r;
+	struct profile p;
+	FILE *fp = fopen("/proc/self/maps", "r");
+	char *text = calloc(1, 1 << 20);
+
+	(void)state;
+	assert_non_null(fp);
+	assert_non_null(text);
+	assert_true(fread(text, 1, (1 << 20) - 1, fp) > 0);
+	fclose(fp);
+	trace_init(&t, 1);
+	t.max_depth = 64;
+	t.maps = calloc(1, sizeof(*t.maps));
+	t.maps_gen = calloc(1, sizeof(*t.maps_gen));
+	assert_non_null(t.maps);
+	assert_non_null(t.maps_gen);
+	t.maps[0] = text;
+	t.maps_gen[0] = 1;
+	t.nmaps = 1;
+	rec_pycode(&t, 0, 1, 1, 3, "/src/app.py", "outer", 0);
+	rec_alloc(&t, 0, 1, 0x10, 100, S1);
+	rec_pystack(&t, 0, S1, ips, 1, py, 1);
+	analyze(&t, &r);
+	heap_profile(&t, &r, false, NULL, &p);
+	assert_int_equal(p.nstacks, 1);
+	assert_int_equal(r.py_mismatched, 0);
+	assert_int_equal(p.stacks[0].depth, 1);
+	assert_string_equal(frame_at(&p, 0, 0)->function, "outer (app.py:3)");
+	profile_free(&p);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
 static void test_empty(void **state)
 {
 	struct heap_trace t;
@@ -1387,6 +1441,7 @@ int main(void)
 		cmocka_unit_test(test_hist),
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_python_frames),
+		cmocka_unit_test(test_python_cold_named),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_many_blocks),
 		cmocka_unit_test(test_fp_walk_fuzz),
