@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/fileio.h"
@@ -25,6 +26,8 @@ struct source {
 	const unsigned char *img;	/* in memory: img[0..n) */
 	size_t n;
 	int fd;				/* a file */
+	uint64_t size;			/* its bytes: nothing longer is
+					 * allocated for a read */
 };
 
 static int mem_read(const struct source *s, uint64_t off, void *buf,
@@ -77,8 +80,9 @@ static int read_image(const struct source *s, uint64_t start, uint64_t size,
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh.e_machine != EM_X86_64 ||	/* the jumps are x86-64's */
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || size < 6 ||
-	    size > MAX_CODE)
+	    size > MAX_CODE || size > s->size)
 		return -1;
 	for (size_t i = 0; i < eh.e_phnum && !(have_code && have_table); i++) {
 		Elf64_Phdr ph;
@@ -107,8 +111,9 @@ static int read_image(const struct source *s, uint64_t start, uint64_t size,
 			    (h[2] & 0x0f) != 0x03 || h[3] != 0x3b)
 				break;
 			memcpy(&c, h + 8, sizeof(c));
-			if (c > (ph.p_filesz - 12) / 8 || (uint64_t)c * 8 >
-							      MAX_TABLE)
+			if (c > (ph.p_filesz - 12) / 8 ||
+			    (uint64_t)c * 8 > MAX_TABLE ||
+			    (uint64_t)c * 8 + 12 > s->size)
 				break;
 			t = xmalloc(c ? (size_t)c * 8 : 1);
 			im->starts = xmalloc((c ? c : 1) * sizeof(uint64_t));
@@ -189,7 +194,8 @@ out:
 int elf_cold_scan(const unsigned char *img, size_t n, uint64_t start,
 		  uint64_t size, uint64_t *lo, uint64_t *hi)
 {
-	struct source s = { .read = mem_read, .img = img, .n = n, .fd = -1 };
+	struct source s = { .read = mem_read, .img = img, .n = n, .fd = -1,
+			    .size = n };
 
 	return scan(&s, start, size, lo, hi);
 }
@@ -199,10 +205,16 @@ int elf_cold_file(const char *path, uint64_t start, uint64_t size,
 {
 	struct source s = { .read = file_read,
 			    .fd = file_open_regular(path) };
+	struct stat st;
 	int ret;
 
 	if (s.fd < 0)
 		return -1;
+	if (fstat(s.fd, &st) || st.st_size <= 0) {
+		close(s.fd);
+		return -1;
+	}
+	s.size = (uint64_t)st.st_size;
 	ret = scan(&s, start, size, lo, hi);
 	close(s.fd);
 	return ret;

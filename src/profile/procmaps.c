@@ -136,24 +136,25 @@ void symtab_mmap(struct symtab *s, uint32_t pid, uint64_t start,
 	p->nmaps++;
 }
 
-bool proc_refresh(struct symtab *s, struct proc *p)
+/* One executable mapping of a maps text. */
+struct maps_line {
+	uint64_t start, end, off;
+	char *path;		/* NULL: anonymous */
+};
+
+/* The executable mappings /proc/PID/maps lists now, into *out; how many,
+ * or -1 when it cannot be read. */
+static long read_maps(uint32_t pid, struct maps_line **out)
 {
 	char path[64], line[4096 + 256], perms[8];
-	struct timespec ts;
-	uint64_t now;
-	bool added = false;
+	size_t n = 0, cap = 0;
 	FILE *fp;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	if (p->pid >= SYMTAB_RETIRED ||
-	    (p->refreshed_ns && now - p->refreshed_ns < PROC_REFRESH_NS))
-		return false;
-	p->refreshed_ns = now;
-	snprintf(path, sizeof(path), "/proc/%u/maps", p->os_pid);
+	*out = NULL;
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 	fp = fopen(path, "re");
 	if (!fp)
-		return false;
+		return -1;
 	while (fgets(line, sizeof(line), fp)) {
 		unsigned long long start, end, off;
 		int at = 0;
@@ -161,15 +162,66 @@ bool proc_refresh(struct symtab *s, struct proc *p)
 
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end,
 			   perms, &off, &at) != 4 || !at || perms[2] != 'x' ||
-		    map_find(p, start))
+		    end <= start)
 			continue;
 		file = line + at;
 		file[strcspn(file, "\n")] = '\0';
-		symtab_mmap(s, p->pid, start, end - start, off,
-			    *file ? file : NULL);
-		added = true;
+		*out = xgrow(*out, &cap, n + 1, sizeof(**out));
+		(*out)[n++] = (struct maps_line){ start, end, off,
+						  *file ? xstrdup(file) : NULL };
 	}
 	fclose(fp);
+	return (long)n;
+}
+
+/* Whether the process is still the image p knows: each file mapping p
+ * holds is in the text at its place (an exec since, or a library
+ * unloaded, and it is not: its mappings are not p's to add). */
+static bool same_image(const struct proc *p, const struct maps_line *v,
+		       size_t n)
+{
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct mapping *m = &p->maps[i];
+		bool found = false;
+
+		if (!m->mod || !strcmp(m->mod->name, "[vdso]"))
+			continue;
+		for (size_t k = 0; k < n && !found; k++)
+			found = v[k].start <= m->start && m->end <= v[k].end &&
+				v[k].path && !strcmp(v[k].path, m->mod->path);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+bool proc_refresh(struct symtab *s, struct proc *p)
+{
+	struct maps_line *v;
+	struct timespec ts;
+	bool added = false;
+	uint64_t now;
+	long n;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (p->pid >= SYMTAB_RETIRED ||
+	    (p->refreshed_ns && now - p->refreshed_ns < PROC_REFRESH_NS))
+		return false;
+	p->refreshed_ns = now;
+	n = read_maps(p->os_pid, &v);
+	if (n > 0 && same_image(p, v, (size_t)n))
+		for (long i = 0; i < n; i++) {
+			if (map_find(p, v[i].start))
+				continue;
+			symtab_mmap(s, p->pid, v[i].start,
+				    v[i].end - v[i].start, v[i].off,
+				    v[i].path);
+			added = true;
+		}
+	for (long i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
 	return added;
 }
 

@@ -268,8 +268,8 @@ size_t symtab_unwind(struct symtab *s, uint32_t pid, const uint64_t *regs,
 		n = unwind_stack(p->unw, pid, regs, nregs, stack, stack_size,
 				 ips, max);
 		/* stopped at an address no mapping holds: its mmap record
-		 * may be lost (proc_refresh); with the maps read again (which
-		 * drops the unwinder), once more */
+		 * may be lost (proc_refresh); with the mappings added (a
+		 * file's drops the unwinder, rebuilt above), once more */
 		if (pass || max < 2 || (n && map_find(p, ips[n - 1])) ||
 		    !proc_refresh(s, p))
 			return n;

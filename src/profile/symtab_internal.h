@@ -216,8 +216,10 @@ struct mapping *map_find(struct proc *p, uint64_t addr);
 /*
  * The executable mappings /proc/PID/maps lists now that p does not know
  * (their mmap records lost: a reader that fell behind, a ring that
- * overflowed) added; true if any was. At most once every
- * PROC_REFRESH_NS per process; never for a retired one.
+ * overflowed) added; true if any was. Only while the process is the
+ * image p knows (each of p's file mappings still there: the maps are
+ * read now, the sample was taken before, maybe before an exec). At most
+ * once every PROC_REFRESH_NS per process; never for a retired one.
  */
 #define PROC_REFRESH_NS 100000000ull
 bool proc_refresh(struct symtab *s, struct proc *p);

@@ -53,6 +53,7 @@ static void build(void)
 	memcpy(eh.e_ident, ELFMAG, SELFMAG);
 	eh.e_ident[EI_CLASS] = ELFCLASS64;
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_machine = EM_X86_64;
 	eh.e_phoff = sizeof(eh);
 	eh.e_phentsize = sizeof(Elf64_Phdr);
 	eh.e_phnum = 2;
@@ -179,6 +180,10 @@ static void test_damaged(void **state)
 	img[EI_CLASS] = ELFCLASS32;
 	assert_int_equal(scan(&lo, &hi), -1);
 	img[EI_CLASS] = ELFCLASS64;
+	img[offsetof(Elf64_Ehdr, e_machine)] = EM_AARCH64;	/* not x86-64 */
+	assert_int_equal(scan(&lo, &hi), -1);
+	img[offsetof(Elf64_Ehdr, e_machine)] = EM_X86_64;
+	assert_int_equal(scan(&lo, &hi), 0);
 	/* a function reaching past its segment, or not in one */
 	assert_int_equal(elf_cold_scan(img, sizeof(img), FN, IMG, &lo, &hi),
 			 -1);

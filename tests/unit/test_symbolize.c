@@ -638,7 +638,8 @@ static void test_unwind_self(void **state)
 /*
  * The same stack, with the mmap record of the test's own code lost: the
  * unwinder stops at the first address no mapping holds, reads the maps
- * again and unwinds it whole (before, the stack was that one address).
+ * again and unwinds it whole (before, the stack was that one address);
+ * not when the process is no longer the image the symtab knows.
  */
 static void test_unwind_lost_mmap(void **state)
 {
@@ -665,6 +666,14 @@ static void test_unwind_lost_mmap(void **state)
 
 		assert_string_equal(fr[k - 1].function, want[i]);
 	}
+	symtab_free(s);
+	/* a file mapping the process no longer has (it exec'd since the
+	 * sample, say): its maps now are another image's, not added */
+	s = symtab_new(false);
+	feed_self_but(s, pid, (uintptr_t)uw_f3);
+	symtab_mmap(s, pid, 0x10000, 0x1000, 0, "/usr/bin/true");
+	assert_true(symtab_unwind(s, pid, regs, nregs, c->stack, c->size,
+				  ips, 64) < 4);
 	free(c);
 	symtab_free(s);
 }
