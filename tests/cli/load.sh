@@ -379,7 +379,15 @@ t "two load results of a slower server: gate latency.p99=40ms fails (retried)" r
 	"$YS" load -q --name api -c 40 -d 2s --json "$T/v1b.json" "$U_v1" || exit 1
 	"$YS" gate --baseline "$T/v1.json" --max-increase latency.p99=40ms "$T/v2.json" >"$T/g.out"; rc=$?
 	[ $rc -eq 1 ] && grep -q "^FAIL *api: max increase latency.p99=40ms" "$T/g.out" || { echo "exit $rc"; cat "$T/g.out"; exit 1; }'
-t "... the same server again passes" sh -c '"$YS" gate --baseline "$T/v1.json" --max-increase latency.p99=40ms "$T/v1b.json" >"$T/g2.out" || { cat "$T/g2.out"; exit 1; }'
+# Measured again when it fails: beside two test suites and a fresh
+# Debian build on 2 CPUs, the same server's p99 went from 13.6 to 59 ms.
+same_again() {
+	"$YS" gate --baseline "$T/v1.json" --max-increase latency.p99=40ms "$T/v1b.json" >"$T/g2.out" && return 0
+	sed 's/^/# /' "$T/g2.out"
+	"$YS" load -q --name api -c 40 -d 2s --json "$T/v1b.json" "$U_v1"
+	return 1
+}
+t "... the same server again passes" retry same_again
 t "... compare calls the latency slower" sh -c '"$YS" compare "$T/v1.json" "$T/v2.json" | grep -E "^  latency +median" | grep -q slower'
 unfix v1
 unfix v2
