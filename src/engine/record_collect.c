@@ -58,6 +58,7 @@ static size_t sample_stack(struct collector *c, const struct raw_sample *s,
 {
 	const uint64_t *ips = s->ips;
 	size_t n = s->nips;
+	bool cut = false;
 
 	/* the Python frames first, while the thread is where it was */
 	if (c->py && gil)
@@ -66,7 +67,7 @@ static size_t sample_stack(struct collector *c, const struct raw_sample *s,
 		pystacks_capture(c->py, s->pid, s->tid, s->time);
 	if (c->p->so.dwarf) {
 		n = symtab_unwind(c->sym, s->pid, s->regs, s->nregs, s->stack,
-				  s->stack_size, c->ips, 512);
+				  s->stack_size, c->ips, 512, &cut);
 		if (n == 0 && s->nips) {
 			c->ips[0] = s->ips[0];
 			n = 1;
@@ -79,7 +80,7 @@ static size_t sample_stack(struct collector *c, const struct raw_sample *s,
 	if (gil)
 		*gil = c->py && pystacks_gil_wait(c->py, s->pid, ips, n) == 1;
 	if (c->py) {
-		n = pystacks_merge(c->py, ips, n, c->pyips,
+		n = pystacks_merge(c->py, ips, n, cut, c->pyips,
 				   sizeof(c->pyips) / sizeof(c->pyips[0]) - 1);
 		ips = c->pyips;
 	}

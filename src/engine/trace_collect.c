@@ -57,6 +57,7 @@ static void on_sample(void *arg, const struct raw_sample *s)
 	const uint64_t *ips = s->ips;
 	size_t n = s->nips;
 	struct pending *p;
+	bool cut = false;
 
 	/* a CPython program (trace runs it with dwarf): its Python frames
 	 * first, while the thread is where it was, then its C stack */
@@ -65,12 +66,12 @@ static void on_sample(void *arg, const struct raw_sample *s)
 		if (s->stack) {
 			n = symtab_unwind(c->sym, s->pid, s->regs, s->nregs,
 					  s->stack, s->stack_size, c->unwound,
-					  512);
+					  512, &cut);
 			ips = c->unwound;
 			pystacks_check(c->py, s->regs, s->nregs, s->stack,
 				       s->stack_size);
 		}
-		n = pystacks_merge(c->py, ips, n, c->merged, 1024);
+		n = pystacks_merge(c->py, ips, n, cut, c->merged, 1024);
 		ips = c->merged;
 	}
 	n = n < STACK_MAX ? n : STACK_MAX;

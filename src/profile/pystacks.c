@@ -85,6 +85,9 @@ struct pystacks {
 	 * capture (pystacks_capture), NULL if none */
 	struct pyp *proc;
 	struct pyp *cur;
+	size_t cur_thread;	/* its thread: threads + 1, 0 none */
+	bool unchecked;		/* pystacks_check found no trace of the
+				 * innermost frame in the stack copy */
 	size_t nframes;
 	enum py_walk_error cur_err;
 };
@@ -487,6 +490,8 @@ static void capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
 
 	ps->cur = NULL;
 	ps->proc = NULL;
+	ps->cur_thread = 0;
+	ps->unchecked = false;
 	if (p->state == P_UNPROBED || (p->dirty && p->state != P_PYTHON))
 		probe(ps, p);
 	if (p->state != P_PYTHON)
@@ -517,6 +522,7 @@ static void capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
 			      &err);
 	ps->cur_err = err;
 	th = thread_rec(ps, pid, tid);
+	ps->cur_thread = (size_t)(th - ps->threads) + 1;
 	/* threading's name, read at the thread's first walk (anew when
 	 * the tid comes back as another thread) */
 	if (th->tstate != tstate) {
@@ -562,8 +568,7 @@ void pystacks_check(struct pystacks *ps, const uint64_t *regs,
 		if (w >= lo && w <= hi)
 			return;
 	}
-	ps->st.changed++;
-	ps->cur = NULL;
+	ps->unchecked = true;	/* pystacks_merge decides */
 }
 
 /* ips[i] as the merged stack keeps it: an address of the interpreter's
@@ -605,11 +610,44 @@ static size_t native_stack(struct pystacks *ps, struct pyp *p,
 	return k;
 }
 
+/* The thread's native frames outside the outermost evaluation frame,
+ * ips[from..n), kept for its samples cut short (pystacks_merge). */
+static void keep_base(struct pystacks *ps, struct pyp *p, const uint64_t *ips,
+		      size_t from, size_t n)
+{
+	struct pystacks_thread *th;
+	uint32_t k = 0;
+
+	if (!ps->cur_thread)
+		return;
+	th = &ps->threads[ps->cur_thread - 1];
+	for (size_t i = from; i < n && k < PYSTACKS_BASE_MAX; i++)
+		th->base[k++] = interp_addr(p, ips[i], 0);
+	/* too deep to keep whole: none, rather than a false root */
+	th->nbase = from + k == n ? k : 0;
+	th->base_frame = ps->frames[ps->nframes - 1].addr;
+	th->base_code = ps->frames[ps->nframes - 1].code;
+}
+
+/* The thread's base (keep_base) if its outermost Python frame is the
+ * sample's, else NULL. */
+static const struct pystacks_thread *base_of(const struct pystacks *ps)
+{
+	const struct pystacks_thread *th;
+	const struct py_frame *outer = &ps->frames[ps->nframes - 1];
+
+	if (!ps->cur_thread)
+		return NULL;
+	th = &ps->threads[ps->cur_thread - 1];
+	return th->nbase && th->base_frame == outer->addr &&
+	       th->base_code == outer->code ? th : NULL;
+}
+
 size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
-		      uint64_t *out, size_t max)
+		      bool cut, uint64_t *out, size_t max)
 {
 	struct pyp *p = ps->cur;
-	size_t group[MAX_GROUPS + 1], evals = 0, k = 0, g = 0;
+	size_t group[MAX_GROUPS + 1], evals = 0, k = 0, g = 0, last = 0;
 	int ngroups;
 
 	if (!p)
@@ -617,6 +655,13 @@ size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 	ps->cur = NULL;
 	for (size_t i = 0; i < n; i++)
 		evals += is_eval(p, ips, i);
+	/* the innermost frame's bytecode is nowhere in the copy: the
+	 * thread had left it, unless the copy ends before the evaluation
+	 * frame that holds it (a native chain cut short without one) */
+	if (ps->unchecked && !(cut && !evals)) {
+		ps->st.changed++;
+		goto out_native;
+	}
 	if (ps->cur_err) {
 		ps->st.unreadable++;
 		goto out_native;
@@ -627,11 +672,12 @@ size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 		ps->st.unreadable++;
 		goto out_native;
 	}
-	if ((size_t)ngroups != evals) {
+	/* a native chain cut short holds the innermost evaluations only */
+	if ((size_t)ngroups < evals || ((size_t)ngroups > evals && !cut)) {
 		ps->st.mismatched++;
 		goto out_native;
 	}
-	if (!evals) {
+	if (!ngroups) {
 		ps->st.nopython++;
 		goto out_native;
 	}
@@ -645,6 +691,19 @@ size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 		for (size_t j = group[g]; j < group[g + 1] && k < max; j++)
 			out[k++] = ps->addrs[j];
 		g++;
+		last = i + 1;
+	}
+	if ((size_t)ngroups > evals) {
+		/* the outer evaluations' frames, then the thread's base */
+		const struct pystacks_thread *th = base_of(ps);
+
+		for (size_t j = group[g]; j < group[ngroups] && k < max; j++)
+			out[k++] = ps->addrs[j];
+		for (uint32_t j = 0; th && j < th->nbase && k < max; j++)
+			out[k++] = th->base[j];
+		ps->st.merged_cut++;
+	} else if (!cut) {
+		keep_base(ps, p, ips, last, n);
 	}
 	ps->st.merged++;
 	ps->proc = NULL;
@@ -762,10 +821,19 @@ void pystacks_fput_report(const struct pystacks *ps, bool quiet, FILE *fp)
 			st->lag_ns_sum / 1e3 / (double)read,
 			st->lag_ns_max / 1e3);
 	fputc('\n', fp);
+	if (st->merged_cut)
+		fprintf(fp, "python: %" PRIu64 " of the samples with Python "
+			"frames had a native stack cut short (in code without "
+			"unwind tables, such as a JIT's, or at the end of the "
+			"stack copy): their outer Python frames come from the "
+			"interpreter, their outer native frames from the "
+			"thread's last whole stack under the same outermost "
+			"Python frame (none without one)\n", st->merged_cut);
 	if (st->mismatched > st->samples / 2)
-		fputs("python: most native stacks lack the interpreter's "
-		      "evaluation frames: CPython has no frame pointers, "
-		      "unwind it with -g dwarf\n", fp);
+		fprintf(fp, "python: most native stacks lack the "
+			"interpreter's evaluation frames%s\n",
+			ps->ready ? "" : ": CPython has no frame pointers, "
+			"unwind it with -g dwarf");
 	for (size_t i = 0; i < ps->nthreads; i++) {
 		const struct pystacks_thread *th = &ps->threads[i];
 

@@ -109,7 +109,9 @@ void pystacks_capture_offcpu(struct pystacks *ps, uint32_t pid, uint32_t tid,
  * C stack, so when no register and no stack word points into the
  * innermost Python frame's bytecode, that frame is not the one the
  * sample caught (the thread returned from it, or called another, since)
- * and the capture is dropped, counted as changed.
+ * and the capture is dropped, counted as changed (by pystacks_merge,
+ * which knows whether the copy reached an evaluation frame: one cut short
+ * before any holds no trace of it either way, and the capture is kept).
  */
 void pystacks_check(struct pystacks *ps, const uint64_t *regs,
 		    size_t nregs, const uint8_t *stack, size_t stack_size);
@@ -119,9 +121,19 @@ void pystacks_check(struct pystacks *ps, const uint64_t *regs,
  * return addresses) of the sample just captured, with its Python frames
  * in, into out (at most max). Returns the new length; the chain as it
  * was when nothing was captured or the frames do not fit it.
+ *
+ * cut: the native walk stopped short of the thread's outermost frame
+ * (symtab_unwind's *cut: in a JIT's code, such as oneDNN's kernels or
+ * CPython's -X perf trampolines, or at the end of the stack copy). Its
+ * evaluation frames are then the innermost ones: they take the innermost
+ * Python frames, the Python frames left follow the native chain, and
+ * after them the thread's native frames outside its outermost
+ * evaluation, as its last whole stack had them if that stack's outermost
+ * Python frame is this one's (else none: the stack starts at its
+ * outermost Python frame rather than under a root that is not its own).
  */
 size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
-		      uint64_t *out, size_t max);
+		      bool cut, uint64_t *out, size_t max);
 
 /*
  * Whether the native chain ips[0..n) of thread of pid (leaf first, as
@@ -136,6 +148,8 @@ int pystacks_gil_wait(struct pystacks *ps, uint32_t pid, const uint64_t *ips,
 struct pystacks_stats {
 	uint64_t samples;		/* of supported CPython processes */
 	uint64_t merged;		/* with Python frames put in */
+	uint64_t merged_cut;		/* ... of them, onto a native chain
+					 * cut short (pystacks_merge) */
 	uint64_t unreadable;		/* kept native: the walk failed a
 					 * check */
 	uint64_t mismatched;		/* kept native: evaluation frames
@@ -154,6 +168,8 @@ struct pystacks_stats {
 };
 void pystacks_stats(const struct pystacks *ps, struct pystacks_stats *st);
 
+#define PYSTACKS_BASE_MAX 32
+
 /* Per Python thread seen in samples: its name (threading's main thread
  * "MainThread"; a threading.Thread's own name, read from the Thread
  * object its outermost frame, Thread._bootstrap, runs for, at the
@@ -167,6 +183,12 @@ struct pystacks_thread {
 	uint64_t tstate;		/* the PyThreadState last seen */
 	bool py_named;			/* name is threading's */
 	unsigned name_tries;		/* reads of it that failed */
+	/* its native frames outside its outermost evaluation, from its
+	 * last stack walked whole (pystacks_merge), and that stack's
+	 * outermost Python frame (its _PyInterpreterFrame and code) */
+	uint64_t base[PYSTACKS_BASE_MAX];
+	uint32_t nbase;
+	uint64_t base_frame, base_code;
 };
 
 

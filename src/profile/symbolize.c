@@ -255,9 +255,10 @@ static struct unwind *unwinder_build(struct symtab *s, struct proc *p)
 
 size_t symtab_unwind(struct symtab *s, uint32_t pid, const uint64_t *regs,
 		     size_t nregs, const uint8_t *stack, size_t stack_size,
-		     uint64_t *ips, size_t max)
+		     uint64_t *ips, size_t max, bool *cut)
 {
 	struct proc *p = proc_find(s, pid, true);
+	struct mapping *m;
 	size_t n;
 
 	for (int pass = 0;; pass++) {
@@ -266,12 +267,17 @@ size_t symtab_unwind(struct symtab *s, uint32_t pid, const uint64_t *regs,
 			p->unw_failed = !p->unw;
 		}
 		n = unwind_stack(p->unw, pid, regs, nregs, stack, stack_size,
-				 ips, max);
+				 ips, max, cut);
+		m = n ? map_find(p, ips[n - 1] - (n > 1)) : NULL;
 		/* stopped at an address no mapping holds: its mmap record
 		 * may be lost (proc_refresh); with the mappings added (a
 		 * file's drops the unwinder, rebuilt above), once more */
-		if (pass || max < 2 || (n && map_find(p, ips[n - 1])) ||
-		    !proc_refresh(s, p))
-			return n;
+		if (pass || max < 2 || m || !proc_refresh(s, p))
+			break;
 	}
+	/* the outermost frame in code of no file: a JIT's, which the
+	 * walk cannot go past */
+	if (!m || !m->mod)
+		*cut = true;
+	return n;
 }

@@ -114,11 +114,14 @@ uint64_t symtab_if_named(uint64_t addr, uint64_t standin);
  * addresses (the sampled IP first) to ips and returns how many.
  * Look up ips[0] as is and every later one with is_return. Returns 0 when
  * regs has fewer than SAMPLER_REGS' registers (or max is 0), just the IP
- * when the process's files give nothing to unwind with.
+ * when the process's files give nothing to unwind with. *cut says whether
+ * the walk stopped short of the thread's outermost frame: at max, at the
+ * end of the stack copy, or at code no file holds (a JIT's: no unwind
+ * tables), so that the frames further out are missing, not absent.
  */
 size_t symtab_unwind(struct symtab *s, uint32_t pid, const uint64_t *regs,
 		     size_t nregs, const uint8_t *stack, size_t stack_size,
-		     uint64_t *ips, size_t max);
+		     uint64_t *ips, size_t max, bool *cut);
 
 /*
  * The unwinder behind symtab_unwind (unwind.c), for symbolize.c, which
@@ -148,7 +151,7 @@ void unwind_unref(struct unwind *u);
  * tid. Memory outside the stack copy is read from the mapped files. */
 size_t unwind_stack(struct unwind *u, uint32_t tid, const uint64_t *regs,
 		    size_t nregs, const uint8_t *stack, size_t stack_size,
-		    uint64_t *ips, size_t max);
+		    uint64_t *ips, size_t max, bool *cut);
 
 /* The load bias of an ELF file (libelf's Elf) mapped at start from file
  * offset pgoff: what its p_vaddr addresses were moved by. Returns 0, or

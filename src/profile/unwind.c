@@ -90,6 +90,8 @@ struct unwind {
 	size_t stack_size;
 	uint64_t *ips;
 	size_t n, max;
+	bool past_copy;			/* a read of the stack above the copy
+					 * failed: the walk ran out of it */
 };
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -138,6 +140,8 @@ static bool read_mapped(struct unwind *u, uint64_t addr, uint64_t *val)
 	       (ssize_t)sizeof(*val);
 }
 
+#define STACK_REACH (64ULL << 20)
+
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			void *arg)
 {
@@ -149,8 +153,13 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 		memcpy(result, u->stack + (addr - sp), sizeof(*result));
 		return true;
 	}
-	if (!read_mapped(u, addr, &val))
+	if (!read_mapped(u, addr, &val)) {
+		/* the stack goes on above the copy (a thread's stack is
+		 * at most this far above its stack pointer) */
+		if (addr >= sp && addr - sp < STACK_REACH)
+			u->past_copy = true;
 		return false;
+	}
 	*result = val;
 	return true;
 }
@@ -279,11 +288,12 @@ static int collect_frame(Dwfl_Frame *state, void *arg)
 
 size_t unwind_stack(struct unwind *u, uint32_t tid, const uint64_t *regs,
 		    size_t nregs, const uint8_t *stack, size_t stack_size,
-		    uint64_t *ips, size_t max)
+		    uint64_t *ips, size_t max, bool *cut)
 {
 	uint64_t perf_regs[24] = { 0 };
 	size_t k = 0;
 
+	*cut = true;
 	if (!max || nregs < (size_t)__builtin_popcountll(SAMPLER_REGS))
 		return 0;
 	for (unsigned bit = 0; bit < 24; bit++)
@@ -299,12 +309,14 @@ size_t unwind_stack(struct unwind *u, uint32_t tid, const uint64_t *regs,
 	u->ips = ips;
 	u->n = 0;
 	u->max = max;
+	u->past_copy = false;
 	/* The walk ends with an error at the outermost frame whatever
 	 * happens: what was collected is the answer. */
 	dw.dwfl_getthread_frames(u->dwfl, u->tid, collect_frame, u);
 	u->regs = NULL;
 	u->stack = NULL;
 	u->ips = NULL;
+	*cut = !u->n || u->n == max || u->past_copy;
 	return u->n ? u->n : 1;
 }
 

@@ -213,6 +213,35 @@ PY
 }
 t "exceptions: the evaluation function's cold part holds its Python frames" retry raise_checks
 
+# a JIT's code (anonymous memory, no unwind tables, no frame pointer:
+# oneDNN's kernels under PyTorch's convolutions, CPython 3.12's -X perf
+# trampolines): the native walk stops there, short of the interpreter's
+# evaluation frames; the Python frames still hold the sample, with the
+# thread's outer native frames (before: kept native as disagreeing, a
+# lone [unknown], 240 of 422 samples)
+jit_checks() {
+	"$YS" record -o "$T/jit.folded" -- /usr/bin/python3.11 \
+		"$FIX/pyfix.py" jit 2>"$T/jit.txt" || return 1
+	python3 - "$T/jit.txt" "$T/jit.folded" <<"PY"
+import re, sys
+m = re.search(r"python: (\d+) samples of CPython", open(sys.argv[1]).read())
+total = int(m.group(1))
+burn = jit = rooted = 0
+for l in open(sys.argv[2]):
+    st, n = l.rsplit(" ", 1)
+    n = int(n)
+    if "jit_burn (pyfix.py:" in st:
+        burn += n
+        rooted += n * st.startswith("_start;")
+        jit += n * st.endswith(";[unknown]")
+print("# samples", total, "jit_burn", burn, "in the JIT code", jit,
+      "from _start", rooted)
+sys.exit(0 if total >= 100 and burn >= total * 6 // 10 and
+         jit >= burn // 3 and rooted >= burn * 9 // 10 else 1)
+PY
+}
+t "a JIT's code: the Python frames hold its samples, under the thread's root" retry jit_checks
+
 # multiprocessing's children, forked and spawned (a new interpreter exec'd)
 mp_children() { # METHOD: mp_work's samples in the children (2 x 100 units)
 	"$YS" record -q -o "$T/mp.folded" -- /usr/bin/python3.11 "$FIX/pyfix.py" "mp-$1" &&

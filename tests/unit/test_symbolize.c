@@ -9,6 +9,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -19,6 +20,7 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -549,7 +551,7 @@ __asm__(".text\n"
 struct capture {
 	uint64_t perf_regs[24];
 	uint64_t stack_end;		/* main's frame: live stack below */
-	uint8_t stack[16384];
+	uint8_t stack[128 * 1024];
 	size_t size;
 };
 
@@ -605,6 +607,7 @@ static void test_unwind_self(void **state)
 	uint32_t pid = (uint32_t)getpid();
 	struct capture *c = calloc(1, sizeof(*c));
 	uint64_t regs[64], ips[64];
+	bool cut;
 	size_t nregs = 0, n;
 	struct frame fr[8];
 
@@ -615,7 +618,7 @@ static void test_unwind_self(void **state)
 	for (unsigned bit = 0; bit < 64; bit++)
 		if (SAMPLER_REGS & (1ULL << bit))
 			regs[nregs++] = bit < 24 ? c->perf_regs[bit] : 0;
-	n = symtab_unwind(s, pid, regs, nregs, c->stack, c->size, ips, 64);
+	n = symtab_unwind(s, pid, regs, nregs, c->stack, c->size, ips, 64, &cut);
 	assert_true(n >= 4);
 	for (size_t i = 0; i < 4; i++) {
 		size_t k = symtab_lookup(s, pid, ips[i], i > 0, fr, 8);
@@ -624,13 +627,91 @@ static void test_unwind_self(void **state)
 	}
 	assert_int_equal(ips[0], c->perf_regs[8]);
 	/* a sample with too few registers is refused; max 1 is the IP */
+	/* the copy ends at main's frame: the walk ran out of it */
+	assert_true(cut);
 	assert_int_equal(symtab_unwind(s, pid, regs, 3, c->stack, c->size,
-				       ips, 64), 0);
+				       ips, 64, &cut), 0);
+	assert_true(cut);
 	assert_int_equal(symtab_unwind(s, pid, regs, nregs, c->stack, c->size,
-				       ips, 1), 1);
+				       ips, 1, &cut), 1);
+	assert_true(cut);
 	/* without the stack: the IP, then whatever the registers give */
-	assert_true(symtab_unwind(s, pid, regs, nregs, NULL, 0, ips, 64) >= 1);
+	assert_true(symtab_unwind(s, pid, regs, nregs, NULL, 0, ips, 64,
+				  &cut) >= 1);
 	assert_int_equal(ips[0], c->perf_regs[8]);
+	free(c);
+	symtab_free(s);
+}
+
+/* uw_f1 on a thread of its own, its whole stack copied: stack_end is the
+ * top of the thread's stack mapping. */
+static void *cut_thread(void *arg)
+{
+	struct capture *c = arg;
+	pthread_attr_t a;
+	void *lo;
+	size_t size;
+
+	if (pthread_getattr_np(pthread_self(), &a))
+		return NULL;
+	pthread_attr_getstack(&a, &lo, &size);
+	pthread_attr_destroy(&a);
+	c->stack_end = (uint64_t)(uintptr_t)lo + size;
+	uw_f1(c);
+	return c;
+}
+
+/*
+ * Whether a walk stopped short of the thread's outermost frame: not when
+ * the copy holds the thread's whole stack (the walk ends at its first
+ * frame, whose unwind rule says it has no caller); when the copy ends
+ * before that, and when the walk reaches max.
+ */
+static void test_unwind_cut(void **state)
+{
+	static const char *const want[] = { "uw_f3", "uw_f2", "uw_f1",
+					    "cut_thread" };
+	struct symtab *s = symtab_new(false);
+	uint32_t pid = (uint32_t)getpid();
+	struct capture *c = calloc(1, sizeof(*c));
+	uint64_t regs[64], ips[64];
+	size_t nregs = 0, n, whole;
+	struct frame fr[8];
+	pthread_t th;
+	void *ret = NULL;
+	bool cut;
+
+	(void)state;
+	assert_non_null(c);
+	feed_self(s, pid);
+	assert_int_equal(pthread_create(&th, NULL, cut_thread, c), 0);
+	assert_int_equal(pthread_join(th, &ret), 0);
+	assert_ptr_equal(ret, c);
+	/* the copy holds it all */
+	assert_int_equal(c->size, (c->stack_end - c->perf_regs[7]) / 8 * 8);
+	for (unsigned bit = 0; bit < 64; bit++)
+		if (SAMPLER_REGS & (1ULL << bit))
+			regs[nregs++] = bit < 24 ? c->perf_regs[bit] : 0;
+	whole = symtab_unwind(s, pid, regs, nregs, c->stack, c->size, ips, 64,
+			      &cut);
+	assert_true(whole >= 5);
+	for (size_t i = 0; i < 4; i++) {
+		size_t k = symtab_lookup(s, pid, ips[i], i > 0, fr, 8);
+
+		assert_string_equal(fr[k - 1].function, want[i]);
+	}
+	assert_false(cut);
+	/* at max */
+	assert_int_equal(symtab_unwind(s, pid, regs, nregs, c->stack, c->size,
+				       ips, whole - 1, &cut), whole - 1);
+	assert_true(cut);
+	assert_int_equal(symtab_unwind(s, pid, regs, nregs, c->stack, c->size,
+				       ips, whole, &cut), whole);
+	assert_true(cut);
+	/* the copy ends in uw_f3's frame */
+	n = symtab_unwind(s, pid, regs, nregs, c->stack, 16, ips, 64, &cut);
+	assert_true(n < whole);
+	assert_true(cut);
 	free(c);
 	symtab_free(s);
 }
@@ -649,6 +730,7 @@ static void test_unwind_lost_mmap(void **state)
 	uint32_t pid = (uint32_t)getpid();
 	struct capture *c = calloc(1, sizeof(*c));
 	uint64_t regs[64], ips[64];
+	bool cut;
 	size_t nregs = 0, n;
 	struct frame fr[8];
 
@@ -659,7 +741,7 @@ static void test_unwind_lost_mmap(void **state)
 	for (unsigned bit = 0; bit < 64; bit++)
 		if (SAMPLER_REGS & (1ULL << bit))
 			regs[nregs++] = bit < 24 ? c->perf_regs[bit] : 0;
-	n = symtab_unwind(s, pid, regs, nregs, c->stack, c->size, ips, 64);
+	n = symtab_unwind(s, pid, regs, nregs, c->stack, c->size, ips, 64, &cut);
 	assert_true(n >= 4);
 	for (size_t i = 0; i < 4; i++) {
 		size_t k = symtab_lookup(s, pid, ips[i], i > 0, fr, 8);
@@ -674,7 +756,7 @@ static void test_unwind_lost_mmap(void **state)
 	s = symtab_new(false);
 	feed_self_but(s, pid, (uintptr_t)uw_f3);
 	symtab_mmap(s, pid, 0x10000, 0x1000, 0, "/usr/bin/true");
-	symtab_unwind(s, pid, regs, nregs, c->stack, c->size, ips, 64);
+	symtab_unwind(s, pid, regs, nregs, c->stack, c->size, ips, 64, &cut);
 	n = symtab_lookup(s, pid, (uint64_t)(uintptr_t)uw_f3, false, fr, 8);
 	assert_true(n >= 1);
 	assert_string_not_equal(fr[n - 1].function, "uw_f3");
@@ -1196,6 +1278,7 @@ int main(void)
 		cmocka_unit_test(test_vdso),
 		cmocka_unit_test_prestate(test_unwind_self, &main_frame),
 		cmocka_unit_test_prestate(test_unwind_lost_mmap, &main_frame),
+		cmocka_unit_test(test_unwind_cut),
 		cmocka_unit_test(test_lookup_speed),
 		cmocka_unit_test(test_stackframes),
 		cmocka_unit_test(test_disk_cache),
