@@ -226,6 +226,8 @@ static int stats_of(const struct seg *s, struct load_stats *st,
 	st->resent = count(d, "resent");
 	st->bytes_read = count(d, "bytes_read");
 	st->bytes_written = count(d, "bytes_written");
+	st->held = count(d, "held");
+	st->held_slow = count(d, "held_slow");
 	for (int k = 0; k < LOAD_ERR_KINDS; k++)
 		st->errors[k] = count(d, load_err_name(k));
 	for (int c = 100; c < 600; c++) {

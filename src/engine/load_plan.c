@@ -161,6 +161,7 @@ int load_plan_config(const struct load_plan *p, struct load_config *c,
 	c->rate = p->rate;
 	c->timeout = p->timeout;
 	c->sample_cap = (size_t)p->sample;
+	c->held_in_latency = true;
 	c->seed = p->seed;
 	c->stop = stop_flag();
 	return 0;

@@ -131,14 +131,26 @@ static void warnings(struct benchmark *b, double rate,
 		benchmark_add_warning(b, "%" PRIu64 " of %" PRIu64 " requests "
 				      "failed (see errors)", errors,
 				      s->requests);
+	if (s->held_slow)
+		benchmark_add_warning(b, "%" PRIu64 " requests were still "
+				      "unanswered when the run ended, after "
+				      "waiting longer than any response took "
+				      "(up to %s): the server stalled; they "
+				      "count in latency at the time they had "
+				      "waited, which their latency exceeds",
+				      s->held_slow,
+				      fmt_value(sec(hdr_max(s->latency)), "s",
+						lag, sizeof(lag)));
 	if (!(rate > 0) || !s->sends || s->elapsed <= 0)
 		return;
 	if (s->sends / s->elapsed < 0.95 * rate)
 		benchmark_add_warning(b, "the target rate was not reached: "
-				      "%.1f of %g requests/s sent (the server, "
-				      "or this client, could not keep up: more "
-				      "--connections may help)",
-				      (double)s->sends / s->elapsed, rate);
+				      "%.1f of %g requests/s sent (%s)",
+				      (double)s->sends / s->elapsed, rate,
+				      s->held_slow ? "the server stopped "
+				      "answering: above" : "the server, or "
+				      "this client, could not keep up: more "
+				      "--connections may help");
 	if (s->late)
 		benchmark_add_warning(b, "%" PRIu64 " of %" PRIu64 " sends went "
 				      "out more than 1 ms after their due time "
@@ -170,6 +182,8 @@ static void fill_detail(struct benchmark *b, const struct load_stats *s)
 	load_detail_set_count(d, "resent", (double)s->resent);
 	load_detail_set_count(d, "bytes_read", (double)s->bytes_read);
 	load_detail_set_count(d, "bytes_written", (double)s->bytes_written);
+	load_detail_set_count(d, "held", (double)s->held);
+	load_detail_set_count(d, "held_slow", (double)s->held_slow);
 	for (int k = 0; k < LOAD_ERR_KINDS; k++)
 		load_detail_set_count(d, load_err_name(k),
 				      (double)s->errors[k]);
@@ -194,7 +208,8 @@ void load_fill_benchmark(struct result *r, const char *name, double rate,
 		metric_push(m, sec(s->sample.a[i]));
 	m = benchmark_metric(b, "latency_uncorrected", "s");
 	for (size_t i = 0; i < s->sample.n; i++)
-		metric_push(m, sec(s->sample.b[i]));
+		if (s->sample.b[i] >= 0)	/* -1: a request never sent */
+			metric_push(m, sec(s->sample.b[i]));
 	m = benchmark_metric(b, METRIC_THROUGHPUT, "requests/s");
 	load_rates(s, &rates, &nrates);
 	for (size_t i = 0; i < nrates; i++)
@@ -302,8 +317,13 @@ static void requests_line(const struct load_stats *s, FILE *fp)
 		fmt_value(s->elapsed, "s", t, sizeof(t)));
 	if (s->elapsed > 0)
 		print_rate(fp, ", ", (double)s->requests / s->elapsed);
-	fprintf(fp, ": %" PRIu64 " ok (2xx/3xx), %" PRIu64 " failed\n", s->ok,
+	fprintf(fp, ": %" PRIu64 " ok (2xx/3xx), %" PRIu64 " failed", s->ok,
 		load_errors_total(s));
+	if (s->held)
+		fprintf(fp, "; %" PRIu64 " more unanswered at the end, %" PRIu64
+			" of them waiting longer than any response (in latency "
+			"at their wait)", s->held, s->held_slow);
+	fputc('\n', fp);
 }
 
 static void throughput_line(const struct load_stats *s, FILE *fp)

@@ -304,6 +304,9 @@ static int run_step(const struct load_config *base,
 	c.rate = rate;
 	c.duration = step->hold;
 	c.requests = 0;
+	/* a step's objectives count its unanswered requests themselves
+	 * (slo_counts), whatever they waited */
+	c.held_in_latency = false;
 	if (load_run(&c, &step->st, e))
 		return -1;
 	*kept = true;

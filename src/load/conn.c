@@ -41,6 +41,12 @@ void conn_init(struct worker *w, struct conn *c, uint64_t g)
 		c->next_due = conn_due(w->sh, g, 0);
 }
 
+static void held(struct worker *w, int64_t wait, int64_t sent_wait)
+{
+	hdr_record(w->held, wait);
+	sample_add(&w->held_sample, wait, sent_wait);
+}
+
 void conn_unanswered(struct worker *w, struct conn *c, int64_t stopped)
 {
 	uint64_t budget = w->budget, slot = c->slot;
@@ -48,13 +54,16 @@ void conn_unanswered(struct worker *w, struct conn *c, int64_t stopped)
 
 	if (c->measured && c->due < stopped && (c->state == CS_WRITING ||
 			    c->state == CS_READING || c->resend))
-		hdr_record(w->st.unanswered, stopped - c->due);
+		held(w, stopped - c->due,
+		     c->state == CS_READING && c->sent &&
+				     c->sent <= stopped
+			     ? stopped - c->sent : -1);
 	/* the open model's backlog: due, never taken (busy, or down) */
 	for (; w->open && budget && due < stopped;
 	     due = conn_due(w->sh, c->g, ++slot)) {
 		if (due < w->sh->measure)
 			continue;
-		hdr_record(w->st.unanswered, stopped - due);
+		held(w, stopped - due, -1);
 		budget--;
 	}
 }

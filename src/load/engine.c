@@ -409,6 +409,10 @@ static int workers_init(struct worker *ws, struct shared *sh,
 					   "instance");
 		load_stats_init(&w->st, c->sample_cap,
 			   c->seed + 0x9e3779b97f4a7c15ULL * (t + 1));
+		w->held = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST,
+				  LOAD_HDR_SIGFIGS);
+		sample_init(&w->held_sample, LOAD_HELD_MAX,
+			    c->seed + 0x632be59bd9b4e019ULL * (t + 1));
 		if (c->duration > 0) {
 			w->cap_seconds = (size_t)c->duration + 2;
 			w->st.per_second = xcalloc(w->cap_seconds,
@@ -460,6 +464,8 @@ static int add_overflows(const struct load_stats *dst,
 		{ "resent", dst->resent, src->resent },
 		{ "bytes_read", dst->bytes_read, src->bytes_read },
 		{ "bytes_written", dst->bytes_written, src->bytes_written },
+		{ "held", dst->held, src->held },
+		{ "held_slow", dst->held_slow, src->held_slow },
 	};
 	const char *more = "add up to more than 2^53, the largest count a "
 			   "result holds exactly";
@@ -515,6 +521,8 @@ int load_stats_add(struct load_stats *dst, const struct load_stats *src,
 	dst->resent += src->resent;
 	dst->bytes_read += src->bytes_read;
 	dst->bytes_written += src->bytes_written;
+	dst->held += src->held;
+	dst->held_slow += src->held_slow;
 	dst->interrupted |= src->interrupted;
 	for (int k = 0; k < LOAD_ERR_KINDS; k++) {
 		dst->errors[k] += src->errors[k];
@@ -546,12 +554,74 @@ int load_stats_add(struct load_stats *dst, const struct load_stats *src,
 	return 0;
 }
 
+/* A bucket of held waits: into latency above its slowest response
+ * (settle_held), else into unanswered. */
+struct held_split {
+	struct load_stats *st;
+	int64_t top;
+	uint64_t slow;
+};
+
+static int split_bucket(int64_t value, int64_t count, void *arg)
+{
+	struct held_split *h = arg;
+
+	if (value > h->top) {
+		hdr_record_n(h->st->latency, value, count);
+		h->slow += (uint64_t)count;
+	} else {
+		hdr_record_n(h->st->unanswered, value, count);
+	}
+	return 0;
+}
+
+/*
+ * w's held requests (struct worker): each waited at least its wait, so
+ * one that waited longer than every response of the run (top) is slower
+ * than all of them, and counts in latency at its wait, a lower bound (a
+ * server that stalled until the end is charged for the requests it held,
+ * not only those it answered); the others, which a response might yet
+ * have come to in time (the last few in flight at the end of any run),
+ * count only as unanswered. Into *above, a sample of the first, as a
+ * uniform sample of them (sample_merge takes it with the others).
+ */
+static void settle_held(struct worker *w, int64_t top, struct sample *above,
+			uint64_t seed)
+{
+	struct held_split h = { &w->st, top, 0 };
+	const struct sample *all = &w->held_sample;
+	bool whole = all->n == all->seen;
+
+	sample_init(above, LOAD_HELD_MAX, seed);
+	/* each wait as it was, when all were kept; past LOAD_HELD_MAX by
+	 * their buckets, and the values get a uniform share of them (which
+	 * under-represents them) */
+	if (!whole)
+		hdr_foreach_bucket(w->held, split_bucket, &h);
+	for (size_t i = 0; i < all->n; i++) {
+		if (all->a[i] <= top) {
+			if (whole)
+				hdr_record(w->st.unanswered, all->a[i]);
+			continue;
+		}
+		sample_add(above, all->a[i], all->b[i]);
+		if (whole) {
+			hdr_record(w->st.latency, all->a[i]);
+			h.slow++;
+		}
+	}
+	w->st.held_slow += h.slow;
+	w->st.held += (uint64_t)hdr_count(w->held);
+}
+
 static void merge(struct worker *ws, const struct shared *sh,
 		  struct load_stats *out)
 {
 	const struct load_config *c = sh->c;
-	struct sample **samples = xcalloc(c->threads, sizeof(*samples));
-	int64_t stopped = sh->measure;
+	struct sample **samples = xcalloc(2 * (size_t)c->threads,
+					  sizeof(*samples));
+	struct sample *above = xcalloc(c->threads, sizeof(*above));
+	int64_t stopped = sh->measure, top = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->latency = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST,
@@ -562,7 +632,16 @@ static void merge(struct worker *ws, const struct shared *sh,
 			   LOAD_HDR_SIGFIGS);
 	out->unanswered = hdr_new(LOAD_HDR_LOWEST, LOAD_HDR_HIGHEST,
 				  LOAD_HDR_SIGFIGS);
+	for (unsigned t = 0; t < c->threads; t++)
+		if (hdr_count(ws[t].st.latency) &&
+		    hdr_max(ws[t].st.latency) > top)
+			top = hdr_max(ws[t].st.latency);
+	if (!c->held_in_latency)
+		top = INT64_MAX;	/* none: all only unanswered */
 	for (unsigned t = 0; t < c->threads; t++) {
+		settle_held(&ws[t], top, &above[t],
+			    c->seed ^ (0xd1b54a32d192ed03ULL * (t + 1)));
+		samples[c->threads + t] = &above[t];
 		/* a run's counts stay far below 2^53 */
 		(void)load_stats_add(out, &ws[t].st, 0, NULL);
 		/* Closed model: the send is the due time, both are one. */
@@ -572,8 +651,11 @@ static void merge(struct worker *ws, const struct shared *sh,
 		if (ws[t].stopped > stopped)
 			stopped = ws[t].stopped;
 	}
-	sample_merge(&out->sample, samples, c->threads, c->sample_cap,
-		     c->seed);
+	sample_merge(&out->sample, samples, 2 * (size_t)c->threads,
+		     c->sample_cap, c->seed);
+	for (unsigned t = 0; t < c->threads; t++)
+		sample_free(&above[t]);
+	free(above);
 	out->elapsed = (double)(stopped - sh->measure) / 1e9;
 	out->start_unix = (double)(sh->start_real + (sh->measure - sh->start))
 			  / 1e9;
@@ -597,6 +679,9 @@ static void workers_free(struct worker *ws, unsigned n)
 			close(w->ep);
 		if (w->st.latency)
 			load_stats_free(&w->st);
+		hdr_free(w->held);
+		if (w->held_sample.a)
+			sample_free(&w->held_sample);
 	}
 	free(ws);
 }

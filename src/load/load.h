@@ -67,6 +67,10 @@ struct load_config {
 					 * connected */
 	double timeout;			/* per request, and per connect */
 	size_t sample_cap;		/* latencies kept in the sample */
+	bool held_in_latency;		/* the requests held at the end
+					 * longer than every response count
+					 * in latency (load_stats.held_slow);
+					 * else all are only unanswered */
 	uint64_t seed;
 	volatile sig_atomic_t *stop;	/* becomes non-zero: stop now */
 	/* Called from the calling thread about 5 times a second while the
@@ -103,7 +107,8 @@ enum load_err {
 
 struct load_stats {
 	struct hdr *latency;	/* from the due time (open model) or the
-				 * send (closed), ns, every response */
+				 * send (closed), ns, every response, and
+				 * the held_slow requests' waits */
 	struct hdr *uncorrected;/* from the actual send, ns */
 	struct hdr *lag;	/* send time - due time, ns (open model) */
 	struct hdr *unanswered;	/* the measured requests that got no
@@ -132,6 +137,12 @@ struct load_stats {
 				 * answered on before any byte of their
 				 * response */
 	uint64_t bytes_read, bytes_written;
+	uint64_t held;		/* measured requests the run ended with
+				 * that got no response, in flight or (open
+				 * model) never sent */
+	uint64_t held_slow;	/* of which those that had waited longer
+				 * than every response: in latency (and its
+				 * sample) at their wait, a lower bound */
 	uint64_t errors[LOAD_ERR_KINDS];
 	uint64_t status[600];	/* responses by status code */
 	char reason[LOAD_ERR_KINDS][160];	/* what the first error of

@@ -132,8 +132,18 @@ struct worker {
 				 * (conn_again); 2 * nconns long */
 	size_t nagain;
 	struct load_stats st;	/* what it recorded */
+	/* the measured requests its loop ended with, in flight or (open
+	 * model) never sent: how long each had waited from its due time
+	 * (held), and a sample of pairs (that wait, the wait from its send
+	 * or -1 if never sent); load_run's merge settles them
+	 * (settle_held) */
+	struct hdr *held;
+	struct sample held_sample;
 	pthread_t thread;
 };
+
+/* A worker's held requests kept whole (more: a uniform sample). */
+#define LOAD_HELD_MAX ((size_t)1 << 22)
 
 /* A worker's read buffer for plain http: 64 KiB, a 100 KB body in two
  * recv() (the connections' own 8 KiB buffers took thirteen). */
@@ -167,7 +177,7 @@ void conn_expire(struct worker *w, struct conn *c, int64_t now);
 int64_t conn_due(const struct shared *sh, uint64_t g, uint64_t slot);
 /* At the run's end (stopped): the measured request c still carries, and
  * in the open model those due on it before stopped that it never sent,
- * into the worker's unanswered histogram, as long as each has waited. */
+ * into the worker's held requests, as long as each has waited. */
 void conn_unanswered(struct worker *w, struct conn *c, int64_t stopped);
 
 #endif

@@ -16,12 +16,27 @@
 void sample_init(struct sample *s, size_t cap, uint64_t seed)
 {
 	assert(cap >= 1);
-	s->a = xmalloc(cap * sizeof(*s->a));
-	s->b = xmalloc(cap * sizeof(*s->b));
+	s->alloc = cap < 1024 ? cap : 1024;
+	s->a = xmalloc(s->alloc * sizeof(*s->a));
+	s->b = xmalloc(s->alloc * sizeof(*s->b));
 	s->n = 0;
 	s->cap = cap;
 	s->seen = 0;
 	rng_seed(&s->rng, seed);
+}
+
+/* Keep the pair as the n-th (n < cap). */
+static void push(struct sample *s, int64_t a, int64_t b)
+{
+	if (s->n == s->alloc) {
+		size_t room = s->alloc * 2 < s->cap ? s->alloc * 2 : s->cap;
+
+		s->a = xrealloc(s->a, room * sizeof(*s->a));
+		s->b = xrealloc(s->b, room * sizeof(*s->b));
+		s->alloc = room;
+	}
+	s->a[s->n] = a;
+	s->b[s->n++] = b;
 }
 
 void sample_free(struct sample *s)
@@ -29,7 +44,7 @@ void sample_free(struct sample *s)
 	free(s->a);
 	free(s->b);
 	s->a = s->b = NULL;
-	s->n = s->cap = 0;
+	s->n = s->cap = s->alloc = 0;
 }
 
 void sample_add(struct sample *s, int64_t a, int64_t b)
@@ -38,8 +53,7 @@ void sample_add(struct sample *s, int64_t a, int64_t b)
 
 	s->seen++;
 	if (s->n < s->cap) {
-		s->a[s->n] = a;
-		s->b[s->n++] = b;
+		push(s, a, b);
 		return;
 	}
 	j = rng_below(&s->rng, s->seen);
@@ -82,8 +96,8 @@ void sample_merge(struct sample *out, struct sample *const *in, size_t k,
 		while (r >= left[t])
 			r -= left[t++];
 		assert(taken[t] < in[t]->n);
-		out->a[out->n] = in[t]->a[taken[t]];
-		out->b[out->n++] = in[t]->b[taken[t]++];
+		push(out, in[t]->a[taken[t]], in[t]->b[taken[t]]);
+		taken[t]++;
 		left[t]--;
 		total--;
 	}

@@ -18,11 +18,13 @@
 struct sample {
 	int64_t *a, *b;		/* the pairs, nanoseconds */
 	size_t n, cap;		/* kept; at most cap */
+	size_t alloc;		/* room in a and b: grows to cap */
 	uint64_t seen;		/* offered */
 	struct rng rng;
 };
 
-/* cap >= 1. Never fails (allocation aborts). */
+/* cap >= 1; the room grows with the pairs kept. Never fails (allocation
+ * aborts). */
 void sample_init(struct sample *s, size_t cap, uint64_t seed);
 void sample_free(struct sample *s);
 

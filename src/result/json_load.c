@@ -401,28 +401,42 @@ static int check_seconds(struct reader *rd, const char *where,
 	return 0;
 }
 
-/* Each histogram counts what it histograms: latency and
- * latency_uncorrected every response, send_lag every send (open model). */
+/* Each histogram counts what it histograms: latency every response and
+ * the requests held at the end past every response (held_slow: 0 in
+ * files from before it), latency_uncorrected every response, send_lag
+ * every send (open model). */
 static int check_hists(struct reader *rd, const char *where,
 		       const struct benchmark *b)
 {
-	static const struct { const char *metric, *key; } of[] = {
-		{ "latency", "responses" },
-		{ "latency_uncorrected", "responses" },
-		{ "send_lag", "sends" },
+	static const struct { const char *metric, *key, *plus; } of[] = {
+		{ "latency", "responses", "held_slow" },
+		{ "latency_uncorrected", "responses", NULL },
+		{ "send_lag", "sends", NULL },
 	};
+	const struct load_detail *d = &b->load;
 	char hpath[300], path[340];
 
+	jr_path_key(path, sizeof(path), where, "counts");
+	jr_path_key(hpath, sizeof(hpath), path, "held_slow");
+	if (count0(d, "held_slow") > count0(d, "held"))
+		return jr_bad(rd, hpath, "'%.0f' is more than the %.0f held",
+			      count0(d, "held_slow"), count0(d, "held"));
 	jr_path_key(hpath, sizeof(hpath), where, "histograms");
 	for (size_t i = 0; i < sizeof(of) / sizeof(of[0]); i++) {
 		const struct hdr *h = benchmark_histogram(b, of[i].metric);
-		double want = load_detail_count(&b->load, of[i].key);
+		double want = load_detail_count(d, of[i].key);
 
-		if (!h || isnan(want) || (double)hdr_count(h) == want)
+		if (!h || isnan(want))
+			continue;
+		if (of[i].plus)
+			want += count0(d, of[i].plus);
+		if ((double)hdr_count(h) == want)
 			continue;
 		jr_path_key(path, sizeof(path), hpath, of[i].metric);
-		return jr_bad(rd, path, "count '%lld', but counts.%s is %.0f",
-			      (long long)hdr_count(h), of[i].key, want);
+		return jr_bad(rd, path, "count '%lld', but counts.%s%s%s is "
+			      "%.0f", (long long)hdr_count(h), of[i].key,
+			      of[i].plus ? " + counts." : "",
+			      of[i].plus ? of[i].plus : "", want);
 	}
 	return 0;
 }

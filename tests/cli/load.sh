@@ -58,6 +58,26 @@ assert tp["late_sends"] >= 100 and tp["send_lag_max"] >= 0.8, tp
 assert d["settings"]["model"] == "open" and d["settings"]["rate"] == 200'
 t "... the summary says so" sh -c 'grep -q "open model: 200 requests/s" "$T/stdout" && grep -q "uncorrected" "$T/stdout" && grep -q "sends more than 1 ms" "$T/stdout"'
 unfix stall
+# A stall until the end: the requests it held (in flight, and due but never
+# sent) count in latency at their wait, a lower bound, once it passes every
+# response's; before, a server that stopped answering passed with the p99
+# of the few it answered.
+fix stallend --delay 1 --stall-after 1000 --stall-for 100000
+t "open model, a stall to the end: the held requests count in latency" sh -c '
+	"$YS" load --no-store -R 100 -c 2 -d 3s --timeout 30s --json "$T/h.json" "$U_stallend" >"$T/h.out" 2>"$T/h.err" || exit 1
+	grep -q "more unanswered at the end" "$T/h.out" && grep -q "still unanswered when the run ended" "$T/h.err" || { cat "$T/h.out" "$T/h.err"; exit 1; }
+	python3 - "$T/h.json" <<"PY"
+import json, sys
+b = json.load(open(sys.argv[1]))["benchmarks"][0]
+m, n = b["metrics"], b["counts"]
+assert 150 <= n["held"] <= 215 and n["held_slow"] >= n["held"] - 4, n
+assert 80 <= n["responses"] <= 110, n
+assert len(m["latency"]["values"]) == n["responses"] + n["held_slow"], n
+assert len(m["latency_uncorrected"]["values"]) <= n["responses"] + 2, n
+assert m["latency"]["p99"] >= 1.5 and m["latency"]["median"] >= 0.3, m["latency"]
+assert m["latency_uncorrected"]["p99"] < 0.4, m["latency_uncorrected"]
+PY'
+unfix stallend
 fix fast --delay 1
 t "open model without a stall: corrected = uncorrected, rate kept" sh -c '
 	"$YS" load -q --no-store -R 100 -c 2 -d 2s --json "$T/o2.json" "$U_fast" && python3 -c "
