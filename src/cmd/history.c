@@ -134,11 +134,15 @@ static void print_rows(const struct store_entry *v, size_t n, FILE *fp)
 		fputs("  ", fp);
 		term_cell(fp, v[i].benchmark, 30);
 		fputc(' ', fp);
-		term_pad(fp, fmt_value(v[i].summary.median, v[i].unit, med,
-				       sizeof(med)), 11, true);
+		/* no run measured it (each timed out or failed): no value,
+		 * never 0 */
+		term_pad(fp, v[i].n ? fmt_value(v[i].summary.median, v[i].unit,
+						med, sizeof(med)) : "-",
+			 11, true);
 		fputc(' ', fp);
-		term_pad(fp, fmt_value(v[i].summary.p99, v[i].unit, p99,
-				       sizeof(p99)), 11, true);
+		term_pad(fp, v[i].n ? fmt_value(v[i].summary.p99, v[i].unit,
+						p99, sizeof(p99)) : "-",
+			 11, true);
 		fputc('\n', fp);
 	}
 }
@@ -212,9 +216,12 @@ static json_t *history_json(const struct store_history_view *h)
 		json_object_set_new(b, "metric", jstr(r[i].metric));
 		json_object_set_new(b, "unit", jstr(en->unit));
 		json_object_set_new(b, "n", json_integer((json_int_t)en->n));
-		json_object_set_new(b, "median", json_number(en->summary.median));
-		json_object_set_new(b, "p99", json_number(en->summary.p99));
-		json_object_set_new(b, "mean", json_number(en->summary.mean));
+		json_object_set_new(b, "median", en->n ? json_number(
+			en->summary.median) : json_null());
+		json_object_set_new(b, "p99", en->n ? json_number(
+			en->summary.p99) : json_null());
+		json_object_set_new(b, "mean", en->n ? json_number(
+			en->summary.mean) : json_null());
 		json_array_append_new(json_object_get(cur, "benchmarks"), b);
 	}
 	free(r);
@@ -273,18 +280,27 @@ static int detect(const struct history_args *a, const struct store_entry *v,
 		  size_t n, const char *unit, FILE *fp)
 {
 	double *x = xcalloc(n + 1, sizeof(double));
+	size_t *at = xcalloc(n + 1, sizeof(size_t)), m = 0;
 	struct cp_opts o = { .alpha = a->alpha, .permutations = 199,
 			     .min_size = 3 };
 	struct change_point *cp = NULL;
 	size_t ncp = 0;
 	struct rng rng;
 
+	/* the results that measured it: one whose runs all timed out or
+	 * failed has no median (not 0, which would be a change) */
 	for (size_t i = 0; i < n; i++)
-		x[i] = v[i].summary.median;
+		if (v[i].n) {
+			x[m] = v[i].summary.median;
+			at[m++] = i;
+		}
 	rng_seed(&rng, 1);
-	cp_detect(x, n, &o, &rng, &cp, &ncp);
+	cp_detect(x, m, &o, &rng, &cp, &ncp);
+	for (size_t i = 0; i < ncp; i++)
+		cp[i].index = at[cp[i].index];
 	print_change_points(v, n, cp, ncp, unit, fp);
 	free(cp);
+	free(at);
 	free(x);
 	return 0;
 }

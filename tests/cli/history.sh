@@ -22,6 +22,14 @@ t "--branch filters" sh -c '[ "$("$YS" history --branch nope --json - | python3 
 t "the table" sh -c '"$YS" history fast > "$T/h.txt" && grep -q "fast" "$T/h.txt" && grep -q "main" "$T/h.txt"'
 t "--detect finds the step from 1 ms to 20 ms sleeps" sh -c '
 	"$YS" history fast --detect > "$T/d.txt" && grep -q "^1 change point" "$T/d.txt" && grep -q "at result 7" "$T/d.txt"'
+# a result whose every run timed out has no value: '-' and null, never 0
+"$YS" run -q --runs 2 --warmup 0 -t 0.2s --ignore-failure -n hung -- "$YSFIX" sleep 5000 2>/dev/null
+t "a result no run measured: '-' in the table, null in JSON" sh -c '
+	"$YS" history hung > "$T/hung.txt" && grep "hung" "$T/hung.txt" | grep -q " -  *-$" &&
+	! grep "hung" "$T/hung.txt" | grep -q " 0 s" &&
+	"$YS" history hung --json - | python3 -c "
+import json, sys; b = json.load(sys.stdin)[\"results\"][0][\"benchmarks\"][0]
+assert b[\"n\"] == 0 and b[\"median\"] is None and b[\"p99\"] is None, b"' || cat "$T/hung.txt"
 t "--detect needs a benchmark: exit 2" expect_exit 2 "$YS" history --detect
 t "a corrupt store: exit 2 naming it" sh -c '
 	printf "this is not sqlite" > "$T/bad.db" && "$YS" history --store "$T/bad.db" 2>"$T/c.err"; [ $? -eq 2 ] && grep -q "bad.db" "$T/c.err"'
