@@ -535,7 +535,8 @@ static int collect(struct sampler *s, struct error *e)
 			s->stats->cpu_ns = (ru->ru_utime.tv_sec +
 					    ru->ru_stime.tv_sec) * 1000000000LL +
 					   (ru->ru_utime.tv_usec +
-					    ru->ru_stime.tv_usec) * 1000LL;
+					    ru->ru_stime.tv_usec) * 1000LL +
+					   s->child.stray_cpu_ns;
 			break;
 		}
 	}

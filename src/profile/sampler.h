@@ -149,7 +149,9 @@ struct sampler_stats {
 	uint64_t faults;	/* page faults seen (opts.page_faults) */
 	int64_t duration_ns;	/* exec to exit (of the first process) */
 	int64_t cpu_ns;		/* user + system time of the program and the
-				 * children it waited for (wait4) */
+				 * children it waited for (wait4), and of
+				 * the orphans of its tree yardstick reaped
+				 * (child.h, stray_cpu_ns) */
 	int ncpus;
 	bool interrupted;	/* killed at opts.interrupt */
 	/* what it left running when it ended, killed (child.h: with

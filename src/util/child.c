@@ -479,6 +479,7 @@ int child_start(struct child *c, struct error *e)
 	c->timed_out = c->interrupted = c->exec_failed = false;
 	c->strays = 0;
 	c->stray_names[0] = '\0';
+	c->stray_cpu_ns = 0;
 	memset(&c->ru, 0, sizeof(c->ru));
 	if (make_pipes(c, p)) {
 		r = error_errno(e, errno, "cannot create a pipe");
@@ -571,7 +572,7 @@ void child_kill(struct child *c)
 	c->reaped = c->pid;
 	c->pid = 0;
 	c->strays = child_sweep_with(c->stray_names, sizeof(c->stray_names), false,
-			  NULL);
+			  NULL, &c->stray_cpu_ns);
 }
 
 /*
@@ -715,7 +716,7 @@ static void reaped(struct child *c)
 	/* a stop's leftovers get the grace, the program ended by itself or
 	 * killed (a second stop kills them: stop.c) */
 	c->strays = child_sweep_with(c->stray_names, sizeof(c->stray_names),
-			  !c->timed_out, NULL);
+			  !c->timed_out, NULL, &c->stray_cpu_ns);
 }
 
 int child_wait(struct child *c, struct error *e)

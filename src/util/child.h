@@ -108,6 +108,12 @@ struct child {
 	 * 1234), ..." ("" when none) */
 	size_t strays;
 	char stray_names[192];
+	/* the user + system time of every process child_sweep reaped (an
+	 * orphan of the tree, ours as subreaper: multiprocessing's
+	 * forkserver, a daemon), with the children each waited for: the
+	 * tree's CPU time that ru, of the child and the children it waited
+	 * for, leaves out */
+	int64_t stray_cpu_ns;
 
 	/* ---- private ---- */
 	int go_fd, err_fd;	/* hold: the go pipe, the exec error pipe */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,6 +106,9 @@ struct sweep {
 	size_t total;		/* signalled in all */
 	char *names;		/* "sleep (pid 12), ..." */
 	size_t size, len;
+	int64_t cpu_ns;		/* user + system time of the strays
+				 * reaped, and of their children they
+				 * waited for */
 };
 
 /* Append "COMM (pid PID)" to s->names while it fits, then "...". stat
@@ -158,7 +162,13 @@ static int sweep_one(pid_t pid, void *arg)
 		return 1;
 	state = strrchr(stat, ')');
 	if (state && state[1] == ' ' && state[2] == 'Z') {
-		waitpid(pid, &st, WNOHANG);
+		struct rusage ru;
+
+		if (wait4(pid, &st, WNOHANG, &ru) == pid)
+			s->cpu_ns += (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+					     1000000000LL +
+				     (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
+					     1000LL;
 		return 1;
 	}
 	s->alive++;
@@ -191,7 +201,7 @@ static void sweep_nap(void)
  * no stray is left: the children of one that ended are ours once it is
  * gone. */
 size_t child_sweep_with(char *names, size_t size, bool grace,
-			volatile sig_atomic_t *interrupt)
+			volatile sig_atomic_t *interrupt, int64_t *cpu_ns)
 {
 	struct sweep s = { .names = names, .size = size };
 	int64_t start = monoclock_ns();
@@ -209,8 +219,11 @@ size_t child_sweep_with(char *names, size_t size, bool grace,
 		s.sig = !grace || t >= SWEEP_QUIET_NS + SWEEP_TERM_NS ?
 			SIGKILL : t >= SWEEP_QUIET_NS ? SIGTERM : 0;
 		child_each_child(sweep_one, &s);
-		if (!s.alive)
+		if (!s.alive) {
+			if (cpu_ns)
+				*cpu_ns += s.cpu_ns;
 			return s.total;
+		}
 		sweep_nap();
 	}
 }
@@ -261,7 +274,7 @@ void child_pass_stop_below(pid_t pid)
 
 size_t child_sweep(char *names, size_t size)
 {
-	return child_sweep_with(names, size, true, NULL);
+	return child_sweep_with(names, size, true, NULL, NULL);
 }
 
 /* Kill and reap a child: its own children are ours then (subreaper). */

@@ -11,12 +11,13 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 void live_add(pid_t pid, bool group);
 void live_remove(pid_t pid);
 size_t child_sweep_with(char *names, size_t size, bool grace,
-			volatile sig_atomic_t *interrupt);
+			volatile sig_atomic_t *interrupt, int64_t *cpu_ns);
 
 /*
  * The first stop (Ctrl-C, SIGTERM, SIGHUP to yardstick): the program gets
