@@ -78,6 +78,7 @@ EXPORT void _exit(int status)
 	 * which is its parent's memory) */
 	if (hdr && my_pid == getpid())
 		counts_publish_all();
+	note_hwm();
 	if (hdr && my_pid != hdr->owner_pid && my_pid == getpid()) {
 		note_exec(HEAP_REC_END);
 		/* this thread writes no more: its slot goes back at once

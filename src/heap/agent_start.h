@@ -315,15 +315,34 @@ __attribute__((constructor)) static void agent_init(void)
 }
 
 /*
- * The program's peak RSS, as the kernel keeps it for this image (wait4's
- * would include the memory of the process that spawned it, which the
- * program shared until its exec). Read with system calls only.
+ * This process's peak RSS, as the kernel keeps it for this image (wait4's
+ * would include the memory of the process that spawned it), into the
+ * tree's largest (exit_hwm), at its end: exit's, or _exit's (a forked
+ * child of multiprocessing ends by os._exit). Any process of the tree,
+ * not a vfork child (its parent's memory). Also when tracing stopped
+ * early: hdr stays mapped then. System calls only.
  */
-__attribute__((destructor)) static void agent_fini(void)
+static void note_hwm(void)
 {
 	char buf[4096];
 	const char *p;
+	uint64_t hwm, was;
 
+	if (!hdr || my_pid != getpid() ||
+	    heap_read_proc("/proc/self/status", buf, sizeof(buf)) <= 0 ||
+	    !(p = strstr(buf, "\nVmHWM:")))
+		return;
+	hwm = strtoull(p + 8, NULL, 10) * 1024;
+	was = __atomic_load_n(&hdr->exit_hwm, __ATOMIC_RELAXED);
+	while (hwm > was &&
+	       !__atomic_compare_exchange_n(&hdr->exit_hwm, &was, hwm, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+}
+
+/* The image's end by exit: its counts published, its peak RSS noted. */
+__attribute__((destructor)) static void agent_fini(void)
+{
 	/* sampled mode's counts, every thread's; this thread's later calls
 	 * (other libraries' destructors) publish theirs at once (leave) */
 	if (hdr && my_pid == getpid()) {
@@ -331,13 +350,5 @@ __attribute__((destructor)) static void agent_fini(void)
 		fast_close(&tls);
 		counts_publish_all();
 	}
-	/* also when tracing stopped early: hdr stays mapped then */
-	if (!hdr || hdr->owner_pid != getpid() ||
-	    heap_read_proc("/proc/self/status", buf, sizeof(buf)) <= 0)
-		return;
-	p = strstr(buf, "\nVmHWM:");
-	if (p)
-		__atomic_store_n(&hdr->exit_hwm,
-				 strtoull(p + 8, NULL, 10) * 1024,
-				 __ATOMIC_RELEASE);
+	note_hwm();
 }

@@ -52,6 +52,7 @@ struct reader {
 	} *watch;
 	size_t nwatch, capwatch;
 	uint32_t watched;	/* images looked at */
+	unsigned long nwatches;	/* heap_watch_procs calls */
 	/* a replay while the program runs (t->live; collect_live.c): how
 	 * much of the chunk each slot is filling was taken already (bytes
 	 * peek_off of chunk peek_seq), the clock then known (rate: ticks a

@@ -128,14 +128,32 @@ static void proc_ended(struct reader *r, pid_t pid)
  * zombie, or its pid another process's), so that the tree's heap loses a
  * process's blocks when it ends (analyze.c).
  */
+/* The peak RSS of the tree's largest process so far: each watched one's
+ * VmHWM, now and then (HWM_EVERY), read while it is alive. A child of
+ * multiprocessing that ends by os._exit runs no agent exit to report its
+ * own (the program's, the agent reads at its exit). */
+static void watch_hwm(struct reader *r, pid_t pid)
+{
+	char path[64], buf[4096];
+	double hwm;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (heap_read_proc(path, buf, sizeof(buf)) > 0 &&
+	    (hwm = status_kb(buf, "\nVmHWM:")) > r->t->hwm)
+		r->t->hwm = hwm;
+}
+
 void heap_watch_procs(struct reader *r)
 {
 	uint32_t n = __atomic_load_n(&r->h->generation, __ATOMIC_ACQUIRE);
+	bool hwm = r->nwatches++ % HWM_EVERY == 0;
 
 	if (n >= HEAP_IMAGES)
 		n = HEAP_IMAGES - 1;
 	for (size_t i = 0; i < r->nwatch; ) {
 		if (proc_start(r->watch[i].pid) == r->watch[i].start) {
+			if (hwm)
+				watch_hwm(r, r->watch[i].pid);
 			i++;
 			continue;
 		}
@@ -164,5 +182,6 @@ void heap_watch_procs(struct reader *r)
 		r->watch = xgrow(r->watch, &r->capwatch, r->nwatch + 1,
 				 sizeof(*r->watch));
 		r->watch[r->nwatch++] = (struct watch){ pid, start };
+		watch_hwm(r, pid);
 	}
 }

@@ -386,8 +386,9 @@ struct heap_header {
 	uint32_t unwind_failed;	/* 1: libunwind missing, fp used */
 	uint32_t sample_full;	/* sampled mode: the table of sampled
 				 * blocks was full; later samples lost */
-	uint64_t exit_hwm;	/* VmHWM (bytes) read by the agent when the
-				 * program exited normally, 0 if not */
+	uint64_t exit_hwm;	/* the largest VmHWM (bytes) the agent read
+				 * at a process's end (exit or _exit) in
+				 * the tree, 0 if none (atomic) */
 	uint32_t stopped;	/* 1: sending stopped early: the socket was
 				 * closed or is no longer ours (counting
 				 * went on) */

@@ -153,6 +153,31 @@ PY
 }
 t "1500 short Python threads: the agent's per-thread tables go with them" churn
 
+# peak RSS is the tree's largest process's: a multiprocessing child (fork,
+# ending by os._exit, which runs no exit handler; spawn, a new
+# interpreter) holding 60 MB while its parent holds ~20 (was the parent's
+# alone: 21 MiB)
+peak_rss_child() {
+	cat > "$T/mprss.py" <<'PY'
+import multiprocessing as mp, sys
+def child():
+    data = [bytearray(1_000_000) for _ in range(60)]
+if __name__ == "__main__":
+    mp.set_start_method(sys.argv[1])
+    p = mp.Process(target=child); p.start(); p.join()
+PY
+	"$YS" mem --no-store --json "$T/mprss.json" -- /usr/bin/python3.11 "$T/mprss.py" "$1" \
+		>/dev/null 2>"$T/mprss.err" || { cat "$T/mprss.err"; return 1; }
+	python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))['benchmarks'][0]['metrics']
+v = m['peak_rss']['values'][0]
+assert 62e6 <= v <= 140e6, v" "$T/mprss.json"
+}
+t "peak RSS: a forked child's, ended by os._exit" peak_rss_child fork
+t "peak RSS: a spawned child's" peak_rss_child spawn
+
+
 # --unwind fp: CPython is built without frame pointers, so the native
 # walk stops in the interpreter; the Python frames, walked by the agent
 # all the same, go at its outer end
