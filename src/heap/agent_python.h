@@ -349,7 +349,9 @@ static __attribute__((noinline)) int py_walk_words(struct tstate *t,
 		if (fr[i].entry)
 			out[i] |= HEAP_PY_END;
 	}
-	if (n)
+	/* the outermost frame ends its evaluation's group; a walk cut at
+	 * HEAP_PY_MAX leaves its last frame open (protocol.h) */
+	if (n && err != PY_WALK_TOO_DEEP)
 		out[n - 1] |= HEAP_PY_END;
 	return (int)n;
 }

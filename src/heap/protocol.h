@@ -198,7 +198,9 @@ enum heap_py {
  * HEAP_PY_END when the frame is the first one its call of the
  * interpreter's evaluation loop ran (the native stack's
  * _PyEval_EvalFrameDefault frames, innermost first, each stand for the
- * Python frames up to and including the next one so marked).
+ * Python frames up to and including the next one so marked). The last
+ * frame is marked, unless the walk was cut at HEAP_PY_MAX (a deeper
+ * recursion: its innermost frames, then nothing of the outer ones).
  */
 #define HEAP_PY_MAX	128		/* Python frames kept per stack */
 #define HEAP_PY_END	(UINT64_C(1) << 31)

@@ -292,6 +292,39 @@ static inline uint8_t fact(struct facts *x, const struct profile *p,
 }
 
 /*
+ * with_python for Python frames cut at HEAP_PY_MAX: the complete groups
+ * at the innermost evaluation frames, the last frames at the evaluation
+ * they belong to, and there the stack ends with a [truncated] frame (the
+ * outer Python frames and the native frames further out are not known:
+ * the native root under the innermost frames would be a false one).
+ */
+static size_t with_python_torn(struct profile *p, struct pycodes *c,
+			       struct facts *x, const struct heap_site *s,
+			       const uint32_t *ids, size_t n, uint32_t *out)
+{
+	size_t k = 0, g = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!(fact(x, p, ids[i]) & FACT_EVAL)) {
+			out[k++] = ids[i];
+			continue;
+		}
+		while (g < s->npy) {
+			uint64_t w = s->py[g++];
+
+			out[k++] = py_frame(p, c, s->gen, w);
+			if (w & HEAP_PY_END)
+				break;
+		}
+		if (g == s->npy)
+			break;
+	}
+	out[k++] = profile_frame(p, &(struct frame){
+		.function = SYMTAB_TRUNCATED, .module = SYMTAB_TRUNCATED });
+	return k;
+}
+
+/*
  * The native frame ids[0..n) with s's Python frames in place of the
  * interpreter's (leaf first), into out (room for n + s->npy); cut: the
  * native stack was cut at the depth limit, its outer end missing (it is
@@ -305,6 +338,9 @@ static size_t with_python(struct profile *p, struct pycodes *c,
 			  uint32_t *out)
 {
 	size_t k = 0, g = 0, evals = 0, groups = 0;
+	/* a recursion deeper than HEAP_PY_MAX: its innermost frames, the
+	 * last of them not an evaluation's outermost */
+	bool torn = s->npy && !(s->py[s->npy - 1] & HEAP_PY_END);
 
 	if (n && !heap_root_frame(p->frames[ids[n - 1]].function))
 		cut = true;
@@ -313,6 +349,9 @@ static size_t with_python(struct profile *p, struct pycodes *c,
 		evals += (fact(x, p, ids[i]) & FACT_EVAL) != 0;
 	for (size_t i = 0; i < s->npy; i++)
 		groups += (s->py[i] & HEAP_PY_END) != 0;
+	if (torn)
+		return evals > groups ? with_python_torn(p, c, x, s, ids, n,
+							 out) : 0;
 	if (evals > groups || (evals < groups && !cut))
 		return 0;
 	for (size_t i = 0; i < n; i++) {

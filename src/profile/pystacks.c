@@ -428,9 +428,13 @@ static bool is_eval(const struct pyp *p, const uint64_t *ips, size_t i)
 
 /* The Python frames' addresses of a walk into addrs (innermost first),
  * and the start of each C-level evaluation's group in group[] (group[g]
- * = nframes). Returns the number of groups, or -1. */
+ * = nframes). Returns the number of groups, or -1. torn: a walk cut at
+ * PY_MAX_DEPTH, whose frames after the last entry are the innermost of
+ * an evaluation whose outer frames were not read (then group[g] is where
+ * they start, and they are not counted as a group). */
 static int frames_to_addrs(struct pystacks *ps, struct pyp *p, size_t nfr,
-			   uint64_t *addrs, size_t *group, size_t maxg)
+			   uint64_t *addrs, size_t *group, size_t maxg,
+			   bool torn)
 {
 	size_t g = 0;
 
@@ -451,10 +455,16 @@ static int frames_to_addrs(struct pystacks *ps, struct pyp *p, size_t nfr,
 		}
 	}
 	/* frames after the last entry belong to no evaluation: torn */
-	return group[g] == nfr ? (int)g : -1;
+	return group[g] == nfr || torn ? (int)g : -1;
 }
 
 #define MAX_GROUPS 256
+/* Python frames read per sample: as many as a stack keeps
+ * (rawstacks.c), so that a recursion thousands deep costs the reader no
+ * more than that (2048 frames took it ~1 ms a sample, and half the
+ * samples were read too late); deeper, the innermost ones and
+ * [truncated] (merge_deep) */
+#define PYSTACKS_WALK_MAX 512
 
 static uint64_t now_ns(void)
 {
@@ -518,7 +528,7 @@ static void capture(struct pystacks *ps, uint32_t pid, uint32_t tid,
 	/* a thread Python does not know (yet): no frames */
 	if (!tstate)
 		return;
-	ps->nframes = py_walk(&p->pp.t, tstate, ps->frames, PY_MAX_DEPTH,
+	ps->nframes = py_walk(&p->pp.t, tstate, ps->frames, PYSTACKS_WALK_MAX,
 			      &err);
 	ps->cur_err = err;
 	th = thread_rec(ps, pid, tid);
@@ -643,6 +653,41 @@ static const struct pystacks_thread *base_of(const struct pystacks *ps)
 	       th->base_code == outer->code ? th : NULL;
 }
 
+/*
+ * A walk cut at PY_MAX_DEPTH (a recursion deeper than that): its
+ * innermost frames at the native chain's innermost evaluation frames, the
+ * last of them at the evaluation they belong to, and there the stack ends
+ * with a [truncated] frame (the outer Python frames and the native frames
+ * further out are not known). 0 when the native chain has too few
+ * evaluation frames for the frames read.
+ */
+static size_t merge_deep(struct pystacks *ps, struct pyp *p,
+			 const uint64_t *ips, size_t n, size_t evals,
+			 uint64_t *out, size_t max)
+{
+	size_t group[MAX_GROUPS + 1], k = 0, g = 0;
+	int full = frames_to_addrs(ps, p, ps->nframes, ps->addrs, group,
+				   MAX_GROUPS, true);
+
+	if (full < 0 || evals < (size_t)full + 1 || max < 2)
+		return 0;
+	for (size_t i = 0; i < n && k < max - 1; i++) {
+		if (!is_eval(p, ips, i)) {
+			out[k++] = interp_addr(p, ips[i], 0);
+			continue;
+		}
+		/* a whole group, or the last frames read */
+		for (size_t j = group[g];
+		     j < (g < (size_t)full ? group[g + 1] : ps->nframes) &&
+		     k < max - 1; j++)
+			out[k++] = ps->addrs[j];
+		if (g++ == (size_t)full)
+			break;
+	}
+	out[k++] = symtab_truncated(ps->s);
+	return k;
+}
+
 size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 		      bool cut, uint64_t *out, size_t max)
 {
@@ -662,12 +707,23 @@ size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 		ps->st.changed++;
 		goto out_native;
 	}
-	if (ps->cur_err) {
+	if (ps->cur_err && ps->cur_err != PY_WALK_TOO_DEEP) {
 		ps->st.unreadable++;
 		goto out_native;
 	}
+	if (ps->cur_err == PY_WALK_TOO_DEEP) {
+		k = merge_deep(ps, p, ips, n, evals, out, max);
+		if (!k) {
+			ps->st.unreadable++;
+			goto out_native;
+		}
+		ps->st.merged++;
+		ps->st.truncated++;
+		ps->proc = NULL;
+		return k;
+	}
 	ngroups = frames_to_addrs(ps, p, ps->nframes, ps->addrs, group,
-				  MAX_GROUPS);
+				  MAX_GROUPS, false);
 	if (ngroups < 0) {
 		ps->st.unreadable++;
 		goto out_native;

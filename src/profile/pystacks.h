@@ -150,6 +150,9 @@ struct pystacks_stats {
 	uint64_t merged;		/* with Python frames put in */
 	uint64_t merged_cut;		/* ... of them, onto a native chain
 					 * cut short (pystacks_merge) */
+	uint64_t truncated;		/* ... of them, of a recursion deeper
+					 * than PY_MAX_DEPTH: the innermost
+					 * frames, then [truncated] */
 	uint64_t unreadable;		/* kept native: the walk failed a
 					 * check */
 	uint64_t mismatched;		/* kept native: evaluation frames

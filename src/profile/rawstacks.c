@@ -15,6 +15,9 @@
 
 /* Deepest stack kept; deeper ones are cut at the root side. */
 #define MAX_DEPTH 512
+/* The address that stands for the frames cut at MAX_DEPTH: no user
+ * address, and no symtab_synth one */
+#define RAWSTACKS_CUT (~0ULL)
 /* Frames one address may expand to (inlined calls). */
 #define MAX_INLINE 32
 
@@ -74,8 +77,17 @@ void rawstacks_add_n(struct rawstacks *r, uint32_t pid, const uint64_t *ips,
 	struct entry *e;
 	size_t pos;
 
-	if (n > MAX_DEPTH)
+	uint64_t cut[MAX_DEPTH];
+
+	/* deeper: the innermost frames, and a mark where the rest was
+	 * (symtab_truncated, put in at the flush) rather than a false
+	 * root */
+	if (n > MAX_DEPTH) {
+		memcpy(cut, ips, (MAX_DEPTH - 1) * sizeof(*ips));
+		cut[MAX_DEPTH - 1] = RAWSTACKS_CUT;
+		ips = cut;
 		n = MAX_DEPTH;
+	}
 	h = hash_of(pid, ips, n);
 	for (v = hashidx_first(&r->index, h, &pos); v;
 	     v = hashidx_next(&r->index, h, &pos)) {
@@ -254,9 +266,13 @@ static void flush_one(const struct rawstacks *r, const struct entry *e,
 		      size_t max_ids)
 {
 	int64_t values[2] = { (int64_t)e->samples, (int64_t)e->period };
-	size_t depth = stackframes_ids(c, e->pid, r->pool + e->at, e->n,
-				       false, (int64_t)e->samples, ids,
-				       max_ids);
+	uint64_t *last = r->pool + e->at + e->n - 1;
+	size_t depth;
+
+	if (e->n && *last == RAWSTACKS_CUT)
+		*last = symtab_truncated(c->s);
+	depth = stackframes_ids(c, e->pid, r->pool + e->at, e->n, false,
+				(int64_t)e->samples, ids, max_ids);
 
 	profile_add(p, ids, depth, values);
 }

@@ -124,6 +124,12 @@ uint64_t symtab_synth(struct symtab *s, const struct frame *f)
 #define STANDIN_MAX ((1ULL << (62 - STANDIN_SHIFT)) - 1)
 #define ADDR_MASK ((1ULL << STANDIN_SHIFT) - 1)
 
+uint64_t symtab_truncated(struct symtab *s)
+{
+	return symtab_synth(s, &(struct frame){ .function = SYMTAB_TRUNCATED,
+						.module = SYMTAB_TRUNCATED });
+}
+
 uint64_t symtab_if_named(uint64_t addr, uint64_t standin)
 {
 	uint64_t k = standin ? (standin & ~SYMTAB_SYNTH) + 1 : 0;

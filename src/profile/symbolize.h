@@ -96,6 +96,12 @@ void symtab_each_module(const struct symtab *s,
 #define SYMTAB_SYNTH (1ULL << 63)
 uint64_t symtab_synth(struct symtab *s, const struct frame *f);
 
+/* The frame that ends a stack cut at a depth limit, where its outer
+ * frames are not known: "[truncated]" (a symtab_synth address), so that a
+ * flame graph shows the cut rather than a false root. */
+#define SYMTAB_TRUNCATED "[truncated]"
+uint64_t symtab_truncated(struct symtab *s);
+
 /*
  * An address shown only if the symtab names its function, decided when
  * it is looked up (after the run, not while samples wait): addr with

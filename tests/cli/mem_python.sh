@@ -174,6 +174,39 @@ m = json.load(open(sys.argv[1]))['benchmarks'][0]['metrics']
 v = m['peak_rss']['values'][0]
 assert 62e6 <= v <= 140e6, v" "$T/mprss.json"
 }
+# a recursion deeper than the Python frames a stack keeps (128): the
+# innermost ones under a [truncated] root, not under the interpreter's
+# native root as if the outer frames were not there
+deep_mem() {
+	cat > "$T/deepmem.py" <<'PY'
+import sys
+sys.setrecursionlimit(10000)
+keep = []
+def leaf():
+    keep.append(bytearray(10_000_000))
+def rec(n):
+    if n == 0:
+        return leaf()
+    return rec(n - 1)
+rec(int(sys.argv[1]))
+PY
+	"$YS" mem -q --no-store -o "$T/deep$1.folded" -- /usr/bin/python3.11 "$T/deepmem.py" "$1" || return 1
+	python3 - "$T/deep$1.folded" "$1" <<'PY'
+import sys
+depth = int(sys.argv[2])
+rows = [l.rsplit(" ", 1) for l in open(sys.argv[1]) if "leaf (deepmem.py:" in l]
+assert sum(int(n) for _, n in rows) >= 10_000_000, rows
+for st, _ in rows:
+    f = st.split(";")
+    recs = sum(x.startswith("rec (deepmem.py:") for x in f)
+    if depth > 200:
+        assert f[0] == "[truncated]" and recs == 127, (f[:3], recs)
+    else:
+        assert f[0] == "_start" and "<module> (deepmem.py:1)" in f and recs == depth + 1, (f[:3], recs)
+PY
+}
+t "a recursion 1500 deep: the innermost frames under [truncated]" deep_mem 1500
+t "... 50 deep: all of them, under the native root" deep_mem 50
 t "peak RSS: a forked child's, ended by os._exit" peak_rss_child fork
 t "peak RSS: a spawned child's" peak_rss_child spawn
 

@@ -242,6 +242,27 @@ PY
 }
 t "a JIT's code: the Python frames hold its samples, under the thread's root" retry jit_checks
 
+# a recursion deeper than the frames a stack keeps: the innermost frames,
+# ending in a [truncated] root (before: at 3000 deep every sample kept
+# native as unreadable, and at 1500 the stacks cut at 512 frames under a
+# false root)
+deep_checks() {
+	"$YS" record -o "$T/deep.folded" -- /usr/bin/python3.11 \
+		"$FIX/pyfix.py" deep3000 2>"$T/deep.txt" || return 1
+	python3 - "$T/deep.folded" <<"PY"
+import sys
+leaf = cut = 0
+for l in open(sys.argv[1]):
+    st, n = l.rsplit(" ", 1)
+    if "deep_leaf (pyfix.py:" in st:
+        leaf += int(n)
+        cut += int(n) * (st.startswith("[truncated];deeper (pyfix.py:"))
+print("# deep_leaf", leaf, "under [truncated]", cut)
+sys.exit(0 if leaf >= 50 and cut >= leaf * 9 // 10 else 1)
+PY
+}
+t "a recursion 3000 deep: its innermost frames under [truncated]" retry deep_checks
+
 # multiprocessing's children, forked and spawned (a new interpreter exec'd)
 mp_children() { # METHOD: mp_work's samples in the children (2 x 100 units)
 	"$YS" record -q -o "$T/mp.folded" -- /usr/bin/python3.11 "$FIX/pyfix.py" "mp-$1" &&

@@ -838,6 +838,44 @@ static char *folded_of(const struct profile *p)
 	return text;
 }
 
+/* A stack deeper than rawstacks keeps (512): its innermost 511 frames and
+ * a [truncated] root, not a false root at the 512th. */
+static void test_rawstacks_truncated(void **state)
+{
+	static const struct sample_type types[] = {
+		{ "samples", "count" }, { "cpu", "nanoseconds" } };
+	struct symtab *s = symtab_new(false);
+	struct rawstacks *r = rawstacks_new();
+	uint32_t pid = (uint32_t)getpid();
+	uint64_t ips[600], base = (uint64_t)(uintptr_t)&test_rawstacks_truncated;
+	struct profile got;
+	char *g, *root;
+	size_t frames = 1;
+
+	(void)state;
+	feed_self(s, pid);
+	profile_init(&got, types, 2);
+	for (size_t i = 0; i < 600; i++)
+		ips[i] = base + i % 7;
+	rawstacks_add(r, pid, ips, 600, 10);
+	rawstacks_add(r, pid, ips, 100, 10);
+	rawstacks_flush(r, 0, 1, s, &got);
+	g = folded_of(&got);
+	/* two stacks: the deep one under [truncated], 512 frames in all
+	 * (inline frames aside, one per address here); the other whole */
+	root = strstr(g, SYMTAB_TRUNCATED ";");
+	assert_non_null(root);
+	assert_true(root == g || root[-1] == '\n');
+	for (const char *q = root; *q && *q != ' '; q++)
+		frames += *q == ';';
+	assert_int_equal(frames, 512);
+	assert_int_equal(strstr(root + 1, SYMTAB_TRUNCATED) == NULL, 1);
+	free(g);
+	profile_free(&got);
+	rawstacks_free(r);
+	symtab_free(s);
+}
+
 /* rawstacks: a flush of one pid keeps the others' chains (moved in the
  * pool) for a later flush, and a chain added again after it is the same
  * entry; what comes out is what symbolizing each sample gives. */
@@ -1284,6 +1322,7 @@ int main(void)
 		cmocka_unit_test(test_disk_cache),
 		cmocka_unit_test(test_cache_trim),
 		cmocka_unit_test(test_rawstacks_flush),
+		cmocka_unit_test(test_rawstacks_truncated),
 		cmocka_unit_test(test_retire),
 		cmocka_unit_test(test_if_named),
 	};
