@@ -1,51 +1,63 @@
 /*
  * Change points by E-divisive with means (Matteson & James, "A
  * nonparametric approach for multiple change point analysis of
- * multivariate data", JASA 2014), with alpha = 1 (distances |x - y|) and
- * the right end of each split fixed at the segment's end (the paper also
- * searches over that end, kappa), as in MongoDB's
- * signal-processing-algorithms, on which Hunter (now Apache Otava) built.
+ * multivariate data", JASA 2014), with alpha = 1 (distances |x - y|),
+ * searching both ends of a split as the paper and its R package ecp do.
  *
- * Splitting a segment of m points at tau into X = [0, tau) and
- * Y = [tau, m) scores
+ * A candidate split of a segment of m points takes its first k points
+ * (kappa in the paper, min_size * 2 <= k <= m) and cuts them at tau = t
+ * into X = [0, t) and Y = [t, k); it scores
  *
- *   Q(tau) = tau (m - tau) / m * (  2 / (tau (m - tau)) sum_{i,j} |x_i - y_j|
- *                                 - 2 / (tau (tau - 1)) sum_{i<k} |x_i - x_k|
- *                                 - 2 / ((m-tau)(m-tau-1)) sum_{j<l} |y_j - y_l|)
+ *   Q(t, k) = t (k - t) / k * (  2 / (t (k - t)) sum_{i,j} |x_i - y_j|
+ *                              - 2 / (t (t - 1)) sum_{i<l} |x_i - x_l|
+ *                              - 2 / ((k-t)(k-t-1)) sum_{j<l} |y_j - y_l|)
  *
- * i.e. the paper's Q-hat = (tau (m - tau) / m) E-hat with each mean over
- * unordered pairs (C(k, 2)^-1), exactly MongoDB's calculate_q; a within
- * term of a side with one point is 0. Splits leave at least min_size
- * points on each side (min_size 0 counts as 1).
+ * i.e. the paper's Q-hat = (t (k - t) / k) E-hat with each mean over
+ * unordered pairs (C(n, 2)^-1); a within term of a side with one point is
+ * 0. The segment's statistic is the largest Q over t and k; the change
+ * point is that t, and k is then forgotten. Splits leave at least
+ * min_size points on each side (min_size 0 counts as 1).
+ *
+ * Why k is searched: with k fixed at the segment's end (as MongoDB's
+ * signal-processing-algorithms and Hunter/Apache Otava do), a stretch
+ * that differs from both its sides, such as a regression later reverted,
+ * is diluted by the points after it. 7 results at 10 ms, 7 at 20 ms and
+ * 7 at 10 ms gave no change point at all; with k searched, Q(7, 14) sees
+ * two clean groups and both edges are found (tests/unit/test_changepoint.c).
  *
  * The search is the standard E-divisive one: the candidate is the best
  * split over all current segments; it is tested by permuting every
  * current segment independently, R times, and taking the best statistic
- * over all of them; p = (1 + #{permuted >= observed}) / (R + 1). When
- * p < alpha the candidate becomes a change point and only the two new
- * segments are searched again; otherwise the search stops. Once the count
- * makes p >= alpha certain the test stops early, so the p-value of the
- * final, rejected candidate is never computed in full (it is not
- * reported). MongoDB's code differs in two details: it takes
+ * over all of them, found by the same search over t and k (a maximum
+ * over fewer candidates would make the test too lenient);
+ * p = (1 + #{permuted >= observed}) / (R + 1). When p < alpha the
+ * candidate becomes a change point and only the two new segments are
+ * searched again; otherwise the search stops. Once the count makes
+ * p >= alpha certain the test stops early, so the p-value of the final,
+ * rejected candidate is never computed in full (it is not reported).
+ * MongoDB's code differs in two more details: it takes
  * p = #{permuted >= observed} / (R + 1) and accepts p <= alpha; we follow
- * Matteson & James's R package ecp, whose p cannot be 0.
+ * ecp, whose p cannot be 0.
  *
  * False-positive rate: on a series without change, the first test is an
  * exact permutation test of an exchangeable series, and the search stops
  * when it fails, so the chance of one or more reported change points is
  * the largest k / (R + 1) below alpha: 9/200 = 0.045 for alpha 0.05 and
  * R = 199, whatever the distribution of the noise. Measured over 50-point
- * series: 0.035 (200 seeds, tests/unit/test_changepoint.c) and 0.0425
- * (2000 seeds) for N(10, 1) noise; 0.035 and 0.0475 with 5% of the points
- * multiplied by 3. Once a change is found, each further segment is tested
- * at the same level, so a long history with real changes may gain a
- * spurious extra one (about one series in ten with two real steps).
+ * series with N(10, 1) noise: 0.015 over the 200 seeds of the unit tests
+ * and 0.0445 over 2000; with 5% of the points multiplied by 3, 0.040 and
+ * 0.0395; over 200 generated flat series of 10 to 100 results, 0.060
+ * (12, within the binomial spread of 9 +- 2.9). Once a change is found,
+ * each further segment is tested at the same level, so a long history
+ * with real changes may gain a spurious extra one (4 extra for 297 real
+ * ones in the unit tests' 100 generated layouts).
  *
- * Cost: a segment's m points are sorted once; every Q(tau) then comes in
- * one O(m log m) pass that keeps the within-X sum with a Fenwick tree of
- * counts and sums indexed by rank (a permutation only permutes the ranks).
- * 1000 points, 199 permutations, on a 2-core AMD EPYC VM: 0.8 ms without a
- * change (the test stops early), 15 ms with 4 changes, 70 ms with 19.
+ * Cost: one segment's search is O(m^2) time and O(m) memory (see
+ * best_split), for the observed statistic and for each permutation; a
+ * test permutes all current segments, so it costs at most R n^2 / 2
+ * candidate splits. 199 permutations, on a 2-core VM shared with a build:
+ * n = 2000 without a change 0.18 s (the test stops early), with 4
+ * changes 2.1 s, with 19 changes 6.0 s; n = 1000 with 4 changes 0.57 s.
  *
  * Non-finite values (NaN, +-inf: a failed or missing result) are skipped;
  * indices still refer to positions in x, and a change point's index is
@@ -66,195 +78,138 @@ struct segment {
 	size_t a, b;		/* [a, b) in the compacted series */
 	size_t tau;		/* best split, absolute; valid when q > -inf */
 	double q;		/* its statistic, -INFINITY when unsplittable */
-	double total;		/* sum of |x_i - x_j| over its pairs */
 	double p;		/* p-value of the change point at a (a > 0) */
-};
-
-struct point {
-	double v;
-	size_t i;
-};
-
-/* Sums of absolute deviations from the points inserted so far. */
-struct fenwick {
-	size_t m;
-	size_t *cnt;		/* 1-based trees over ranks 0..m-1 */
-	double *sum;
-	size_t tot_cnt;
-	double tot_sum;
 };
 
 struct cp_ctx {
 	size_t n;		/* finite points */
 	double *x;		/* the finite points, in order */
 	size_t *orig;		/* their indices in the caller's array */
-	size_t *rank;		/* rank of x[i] within its segment */
-	double *sorted;		/* segment's values sorted, minus its minimum */
-	size_t *work;		/* permuted ranks */
-	double *dev;		/* by rank: sum of |x - y| over its segment */
-	struct point *order;	/* sorting scratch */
-	struct fenwick fw;
+	double *y;		/* by segment: x minus the segment's minimum */
+	double *work;		/* a segment's y, permuted */
+	double *w;		/* w[t] = W(t, k) while k grows */
+	double *pre;		/* pre[k] = W(0, k) */
+	double *wx;		/* wx[t] = W(0, t) / (t - 1), 0 for t < 2 */
+	double *inv;		/* inv[j] = 1 / j, inv[0] = 0 */
 	struct segment *seg;	/* sorted by a; at most n of them */
 	size_t nseg;
 	size_t min_size;
 	struct rng *r;
 };
 
-static void fw_reset(struct fenwick *f, size_t m)
+/*
+ * The cost of split (t, k), with Q(t, k) = 2 / k * (W(0, k) - cost): the
+ * part of W(0, k) that is not cross, plus both within sums weighted as Q
+ * weighs them. Keeping W(0, k) out lets one pass find the least cost
+ * before W(0, k) is known.
+ */
+static inline double split_cost(const struct cp_ctx *c, size_t t, size_t k)
 {
-	f->m = m;
-	memset(f->cnt, 0, (m + 1) * sizeof(*f->cnt));
-	memset(f->sum, 0, (m + 1) * sizeof(*f->sum));
-	f->tot_cnt = 0;
-	f->tot_sum = 0;
-}
-
-static void fw_add(struct fenwick *f, size_t rank, double v)
-{
-	size_t i;
-
-	for (i = rank + 1; i <= f->m; i += i & -i) {
-		f->cnt[i]++;
-		f->sum[i] += v;
-	}
-	f->tot_cnt++;
-	f->tot_sum += v;
+	return c->pre[t] + c->w[t] * (1 + (double)t * c->inv[k - t - 1]) +
+	       c->wx[t] * (double)(k - t);
 }
 
 /*
- * Sum of |u - v| over the inserted u, v being the value of rank `rank`
- * (not inserted). Equal values contribute 0 on either side of v, so ties
- * may be broken arbitrarily in the ranks.
+ * Best split of the m points y[0..m-1]: the largest Q(t, k) over
+ * min_size <= t, t + min_size <= k <= m. Returns it and sets *tau
+ * (relative), or returns -INFINITY when m < 2 min_size. Ties go to the
+ * smallest k, then the smallest t.
+ *
+ * With W(i, j) the sum of |y_u - y_v| over pairs in [i, j), the cross sum
+ * of a split is W(0, k) - W(0, t) - W(t, k), and Q(t, k) is
+ *
+ *   2 / k * (cross - W(0, t) (k - t) / (t - 1) - W(t, k) t / (k - t - 1)).
+ *
+ * Growing k by one point adds to each W(t, k) that point's distances to
+ * [t, k), a suffix sum, so all of one k's candidates cost O(k) and the
+ * whole search O(m^2) time and O(m) memory.
  */
-static double fw_absdev(const struct fenwick *f, size_t rank, double v)
+static double best_split(struct cp_ctx *c, const double *y, size_t m,
+			 size_t *tau)
 {
-	size_t i, lo_cnt = 0;
-	double lo_sum = 0;
+	double *w = c->w, *pre = c->pre, best = -INFINITY;
+	size_t ms = c->min_size, k, t;
 
-	for (i = rank; i > 0; i -= i & -i) {
-		lo_cnt += f->cnt[i];
-		lo_sum += f->sum[i];
-	}
-	return (v * (double)lo_cnt - lo_sum) +
-	       ((f->tot_sum - lo_sum) - v * (double)(f->tot_cnt - lo_cnt));
-}
-
-/* Q of a split of m points into tau and m - tau, given the three sums. */
-static double split_q(double cross, double wx, double wy, size_t tau,
-		      size_t m)
-{
-	double nx = (double)tau, ny = (double)(m - tau);
-	double e = 2.0 * cross / (nx * ny);
-
-	if (tau >= 2)
-		e -= 2.0 * wx / (nx * (nx - 1));
-	if (m - tau >= 2)
-		e -= 2.0 * wy / (ny * (ny - 1));
-	return nx * ny / (double)m * e;
-}
-
-/*
- * Best split of segment sg whose points have ranks rk[0..m-1]: returns Q
- * and sets *tau (relative), or returns -INFINITY when m < 2 min_size.
- * Ties go to the smallest tau. Moving point t - 1 from Y to X adds its
- * distances to the old X (d) to the within-X sum and changes the cross
- * sum by its distances to the rest of Y (dev - d) less d; the within-Y
- * sum is what remains of the total.
- */
-static double best_split(struct cp_ctx *c, const struct segment *sg,
-			 const size_t *rk, size_t *tau)
-{
-	const double *s = c->sorted + sg->a, *dev = c->dev + sg->a;
-	size_t m = sg->b - sg->a, t;
-	double wx = 0, cross = 0, best = -INFINITY;
-
-	if (m / 2 < c->min_size)	/* m < 2 min_size, without overflow */
+	if (m / 2 < ms)		/* m < 2 min_size, without overflow */
 		return -INFINITY;
-	fw_reset(&c->fw, m);
-	for (t = 1; t + c->min_size <= m; t++) {
-		size_t r = rk[t - 1];
-		double d = fw_absdev(&c->fw, r, s[r]), q;
+	pre[0] = 0;
+	for (k = 1; k <= m; k++) {
+		double v = y[k - 1], s = 0, low = INFINITY, d, q;
+		size_t tk = 0;
 
-		fw_add(&c->fw, r, s[r]);
-		wx += d;
-		cross += dev[r] - 2 * d;
-		if (t < c->min_size)
+		w[k - 1] = 0;
+		/* t = k - 1 (a Y of one point) is a split when ms is 1. */
+		if (ms == 1 && k >= 2) {
+			low = split_cost(c, k - 1, k);
+			tk = k - 1;
+		}
+		/*
+		 * One pass down from t = k - 2 adds point k - 1 to every
+		 * W(t, k) and, for the t a split may take, keeps the least
+		 * cost (W(0, k) itself is known only when the pass ends);
+		 * <= keeps the smallest t of a tie.
+		 */
+		for (t = k - 1; t-- > 0;) {
+			s += fabs(y[t] - v);
+			w[t] += s;
+			if (t < ms || t + ms > k)
+				continue;
+			d = split_cost(c, t, k);
+			if (d <= low) {
+				low = d;
+				tk = t;
+			}
+		}
+		pre[k] = pre[k - 1] + s;
+		c->wx[k] = pre[k] * c->inv[k - 1];
+		if (k < 2 * ms)
 			continue;
-		q = split_q(cross, wx, sg->total - wx - cross, t, m);
+		q = 2 * (pre[k] - low) * c->inv[k];
 		if (q > best) {
 			best = q;
-			*tau = t;
+			*tau = tk;
 		}
 	}
 	return best;
 }
 
-static int cmp_point(const void *pa, const void *pb)
-{
-	const struct point *a = pa, *b = pb;
-
-	if (a->v != b->v)
-		return a->v < b->v ? -1 : 1;
-	return (a->i > b->i) - (a->i < b->i);
-}
-
-/*
- * From the sorted values s[0..m-1]: dev[k] = sum_j |s[k] - s[j]| and
- * *total = sum_{i<j} |s[i] - s[j]|.
- */
-static void seg_sums(const double *s, size_t m, double *dev, double *total)
-{
-	double below = 0, above = 0, t = 0;
-	size_t k;
-
-	for (k = 0; k < m; k++)
-		above += s[k];
-	for (k = 0; k < m; k++) {
-		above -= s[k];
-		dev[k] = (s[k] * (double)k - below) +
-			 (above - s[k] * (double)(m - 1 - k));
-		below += s[k];
-		t += s[k] * (2.0 * (double)k - (double)(m - 1));
-	}
-	*total = t;
-}
-
-/* Rank and sort segment s's values and find its best split. */
+/* Shift segment s's values by its minimum and find its best split. */
 static void seg_prepare(struct cp_ctx *c, struct segment *s)
 {
 	size_t m = s->b - s->a, k, tau = 0;
-	double lo;
+	double lo = INFINITY;
 
-	for (k = 0; k < m; k++) {
-		c->order[k].v = c->x[s->a + k];
-		c->order[k].i = s->a + k;
-	}
-	qsort(c->order, m, sizeof(*c->order), cmp_point);
-	lo = c->order[0].v;
-	for (k = 0; k < m; k++) {
-		/* Shifted by the minimum so that sums keep their precision. */
-		c->sorted[s->a + k] = c->order[k].v - lo;
-		c->rank[c->order[k].i] = k;
-	}
-	seg_sums(c->sorted + s->a, m, c->dev + s->a, &s->total);
-	s->q = best_split(c, s, c->rank + s->a, &tau);
+	for (k = s->a; k < s->b; k++)
+		lo = fmin(lo, c->x[k]);
+	/*
+	 * Distances are the same, but sums of them keep their precision when
+	 * the values sit far from 0 (timings in ns), and the statistic, to
+	 * the last bit, does not depend on such an offset.
+	 */
+	for (k = s->a; k < s->b; k++)
+		c->y[k] = c->x[k] - lo;
+	s->q = best_split(c, c->y + s->a, m, &tau);
 	s->tau = s->a + tau;
 }
 
-static void shuffle(struct rng *r, size_t *v, size_t m)
+static void shuffle(struct rng *r, double *v, size_t m)
 {
 	size_t i;
 
 	for (i = m; i > 1; i--) {
 		size_t j = (size_t)rng_below(r, i);
-		size_t t = v[i - 1];
+		double t = v[i - 1];
 
 		v[i - 1] = v[j];
 		v[j] = t;
 	}
 }
 
-/* Best statistic over all segments after shuffling each. */
+/*
+ * Best statistic over all segments after shuffling each: the same search
+ * over t and k as the observed statistic's, or the test would compare a
+ * maximum over more candidates with one over fewer.
+ */
 static double permuted_max(struct cp_ctx *c)
 {
 	double best = -INFINITY;
@@ -267,9 +222,9 @@ static double permuted_max(struct cp_ctx *c)
 
 		if (m / 2 < c->min_size)
 			continue;
-		memcpy(c->work + s->a, c->rank + s->a, m * sizeof(*c->work));
+		memcpy(c->work + s->a, c->y + s->a, m * sizeof(*c->work));
 		shuffle(c->r, c->work + s->a, m);
-		q = best_split(c, s, c->work + s->a, &tau);
+		q = best_split(c, c->work + s->a, m, &tau);
 		if (q > best)
 			best = q;
 	}
@@ -335,14 +290,14 @@ static void detect(struct cp_ctx *c, const struct cp_opts *o)
 	}
 }
 
-/* Median of segment s, sorted in c->sorted (free once detection is over). */
+/* Median of segment s, sorted in c->work (free once detection is over). */
 static double seg_median(const struct cp_ctx *c, const struct segment *s)
 {
 	size_t m = s->b - s->a;
 
-	memcpy(c->sorted, c->x + s->a, m * sizeof(*c->sorted));
-	stats_sort(c->sorted, m);
-	return stats_median_sorted(c->sorted, m);
+	memcpy(c->work, c->x + s->a, m * sizeof(*c->work));
+	stats_sort(c->work, m);
+	return stats_median_sorted(c->work, m);
 }
 
 static void report(struct cp_ctx *c, struct change_point **out, size_t *nout)
@@ -367,27 +322,31 @@ static void ctx_free(struct cp_ctx *c)
 {
 	free(c->x);
 	free(c->orig);
-	free(c->rank);
-	free(c->sorted);
+	free(c->y);
 	free(c->work);
-	free(c->dev);
-	free(c->order);
-	free(c->fw.cnt);
-	free(c->fw.sum);
+	free(c->w);
+	free(c->pre);
+	free(c->wx);
+	free(c->inv);
 	free(c->seg);
 }
 
 static void ctx_alloc(struct cp_ctx *c, size_t n)
 {
+	size_t j;
+
 	c->x = xmalloc(n * sizeof(*c->x));
 	c->orig = xmalloc(n * sizeof(*c->orig));
-	c->rank = xmalloc(n * sizeof(*c->rank));
-	c->sorted = xmalloc(n * sizeof(*c->sorted));
+	c->y = xmalloc(n * sizeof(*c->y));
 	c->work = xmalloc(n * sizeof(*c->work));
-	c->dev = xmalloc(n * sizeof(*c->dev));
-	c->order = xmalloc(n * sizeof(*c->order));
-	c->fw.cnt = xmalloc((n + 1) * sizeof(*c->fw.cnt));
-	c->fw.sum = xmalloc((n + 1) * sizeof(*c->fw.sum));
+	c->w = xmalloc(n * sizeof(*c->w));
+	c->pre = xmalloc((n + 1) * sizeof(*c->pre));
+	c->wx = xmalloc((n + 1) * sizeof(*c->wx));
+	c->inv = xmalloc((n + 1) * sizeof(*c->inv));
+	/* inv[0] = 0: a side of one point has no pairs, its sum is 0. */
+	c->inv[0] = 0;
+	for (j = 1; j <= n; j++)
+		c->inv[j] = 1.0 / (double)j;
 	c->seg = xmalloc(n * sizeof(*c->seg));
 }
 

@@ -1,7 +1,8 @@
 /*
  * Change points in a series of measurements (one value per stored result,
  * in time order): E-divisive with means (Matteson & James, 2014, with
- * alpha = 1 as in Hunter/Otava), each candidate accepted only when a
+ * alpha = 1, searching both ends tau and kappa of each split, so that a
+ * change later undone is found too), each candidate accepted only when a
  * permutation test says it is significant, applied recursively to the
  * segments.
  */

@@ -30,6 +30,16 @@ t "a result no run measured: '-' in the table, null in JSON" sh -c '
 	"$YS" history hung --json - | python3 -c "
 import json, sys; b = json.load(sys.stdin)[\"results\"][0][\"benchmarks\"][0]
 assert b[\"n\"] == 0 and b[\"median\"] is None and b[\"p99\"] is None, b"' || cat "$T/hung.txt"
+# The reviewer's series: a regression reverted 7 results later, in a
+# store of its own so that its ids are 1 to 21. Both edges are change
+# points (with the split's right end fixed at the end of the history,
+# none was found).
+for ms in 10 10 10 10 10 10 10 20 20 20 20 20 20 20 10 10 10 10 10 10 10; do
+	"$YS" run -q --runs 10 --store "$T/rev.db" -n reverted -- "$YSFIX" sleep $ms 2>/dev/null
+done
+t "--detect finds a regression that was reverted, at both edges" sh -c '
+	"$YS" history reverted --store "$T/rev.db" --detect > "$T/r.txt" && grep -q "^2 change points in 21 results" "$T/r.txt" &&
+	grep -q "at result 8 " "$T/r.txt" && grep -q "at result 15 " "$T/r.txt"'
 t "--detect needs a benchmark: exit 2" expect_exit 2 "$YS" history --detect
 t "a corrupt store: exit 2 naming it" sh -c '
 	printf "this is not sqlite" > "$T/bad.db" && "$YS" history --store "$T/bad.db" 2>"$T/c.err"; [ $? -eq 2 ] && grep -q "bad.db" "$T/c.err"'

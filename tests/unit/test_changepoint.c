@@ -2,10 +2,13 @@
  * Unit tests of src/stats/changepoint.c. Planted steps must be found where
  * they were planted; series without a change must give a false-positive
  * rate near alpha (measured over 200 seeds and printed for the record);
- * and every decision and p-value must equal that of a deliberately naive
- * re-implementation below, which computes each Q(tau) by the O(m^2)
- * double sums of Matteson & James and consumes the generator the same
- * way (one Fisher-Yates shuffle of each segment per permutation).
+ * changes later undone (a reverted regression, a short spike) must give
+ * both their edges; and every decision and p-value must equal that of a
+ * deliberately plain re-implementation below, which takes each Q(tau,
+ * kappa) from a summed-area table of the distance matrix (itself checked
+ * against the double sums of Matteson & James) and consumes the generator
+ * the same way (one Fisher-Yates shuffle of each segment per
+ * permutation).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -350,6 +353,179 @@ static void test_non_finite(void **state)
 	assert_int_equal(detect(y, 60, NULL, 7, &cp), 0);
 }
 
+/* ---- Segments that come back: the search over kappa ---- */
+
+/*
+ * One stored result: the median of 10 runs with 5% noise, as history
+ * passes them (sd of the median about 2% of the level).
+ */
+static double result(struct rng *r, double level)
+{
+	double v[10];
+	size_t i, j;
+
+	for (i = 0; i < 10; i++)
+		v[i] = gauss(r, level, 0.05 * level);
+	for (i = 1; i < 10; i++)	/* insertion sort of 10 */
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return (v[4] + v[5]) / 2;
+}
+
+/* x[from..to) results at level. */
+static void results(struct rng *r, double *x, size_t from, size_t to,
+		    double level)
+{
+	size_t i;
+
+	for (i = from; i < to; i++)
+		x[i] = result(r, level);
+}
+
+/*
+ * The reviewer's series: a regression (10 ms -> 20 ms) reverted 7 results
+ * later. With kappa fixed at the series' end neither split stands out
+ * from the permutations (0 change points in 21 results); searched over
+ * kappa, [7, 14) differs from both sides. Same seed as history (1), and
+ * 20 draws of the noise, each of which must give exactly 7 and 14.
+ */
+static void test_reverted_regression(void **state)
+{
+	uint64_t seed;
+
+	for (seed = 1; seed <= 20; seed++) {
+		struct change_point *cp;
+		struct rng r;
+		double x[21];
+
+		rng_seed(&r, seed);
+		results(&r, x, 0, 7, 10);
+		results(&r, x, 7, 14, 20);
+		results(&r, x, 14, 21, 10);
+		assert_int_equal(detect(x, 21, NULL, 1, &cp), 2);
+		assert_int_equal(cp[0].index, 7);
+		assert_int_equal(cp[1].index, 14);
+		assert_true(fabs(cp[0].before - 10) < 1);
+		assert_true(fabs(cp[0].after - 20) < 1);
+		assert_true(fabs(cp[1].after - 10) < 1);
+		assert_true(cp[0].p_value < 0.05 && cp[1].p_value < 0.05);
+		free(cp);
+	}
+}
+
+/* A short spike: 10 results at 10 ms, 4 at 20 ms, 10 at 10 ms. */
+static void test_short_spike(void **state)
+{
+	uint64_t seed;
+
+	for (seed = 1; seed <= 20; seed++) {
+		struct change_point *cp;
+		struct rng r;
+		double x[24];
+
+		rng_seed(&r, 100 + seed);
+		results(&r, x, 0, 10, 10);
+		results(&r, x, 10, 14, 20);
+		results(&r, x, 14, 24, 10);
+		assert_int_equal(detect(x, 24, NULL, 1, &cp), 2);
+		assert_int_equal(cp[0].index, 10);
+		assert_int_equal(cp[1].index, 14);
+		free(cp);
+	}
+}
+
+/*
+ * Generated layouts: 2 to 6 segments of 4 to 20 results, each level at
+ * least 1.4 times or at most 1/1.4 of the one before (a step of 17 sd of
+ * a result or more), going up or down at random so that levels come
+ * back. Every planted change point must be found within one result; the
+ * spurious extra ones (each further segment is tested at alpha) are
+ * counted and printed.
+ */
+static void test_generated_layouts(void **state)
+{
+	size_t layout, planted = 0, found = 0, extra = 0;
+
+	for (layout = 0; layout < 100; layout++) {
+		size_t bounds[7], nseg, n = 0, s, i, k;
+		double x[120], level = 10;
+		struct change_point *cp;
+		struct rng gen;
+
+		rng_seed(&gen, 7000 + layout);
+		nseg = 2 + (size_t)rng_below(&gen, 5);
+		for (s = 0; s < nseg; s++) {
+			size_t len = 4 + (size_t)rng_below(&gen, 17);
+
+			if (s > 0) {
+				double f = 1.4 + rng_uniform(&gen);
+
+				level = rng_below(&gen, 2) || level < 2 ?
+					level * f : level / f;
+			}
+			bounds[s] = n;
+			results(&gen, x, n, n + len, level);
+			n += len;
+		}
+		k = detect(x, n, NULL, layout, &cp);
+		for (s = 1; s < nseg; s++) {
+			int hit = 0;
+
+			for (i = 0; i < k; i++)
+				hit |= cp[i].index + 1 >= bounds[s] &&
+				       cp[i].index <= bounds[s] + 1;
+			if (!hit)
+				print_message("changepoint: layout %zu: no "
+					      "change point near %zu\n",
+					      layout, bounds[s]);
+			assert_true(hit);
+			found++;
+		}
+		planted += nseg - 1;
+		extra += k > nseg - 1 ? k - (nseg - 1) : 0;
+		free(cp);
+	}
+	print_message("changepoint: %zu of %zu planted change points found "
+		      "within one result in 100 layouts; %zu extra\n", found,
+		      planted, extra);
+}
+
+/*
+ * Flat generated series: 200 series of 10 to 100 results at a random
+ * level, with the noise of a result. The first test is an exact
+ * permutation test of an exchangeable series, so at most 9/200 = 0.045
+ * of them may get a false alarm; over 200 series the count is then
+ * binomial with mean 9 (continuous values have no ties) and sd 2.9. The
+ * bounds, 1 to 22 false alarms, leave out 1e-4 of it below and 4e-5
+ * above: a correct implementation with other seeds fails them about once
+ * in 7000 seed sets (ours are fixed, so the test is deterministic).
+ */
+static void test_fpr_generated(void **state)
+{
+	size_t series, hits = 0;
+
+	for (series = 0; series < 200; series++) {
+		struct change_point *cp;
+		struct rng gen;
+		size_t n;
+		double x[100];
+
+		rng_seed(&gen, 9000 + series);
+		n = 10 + (size_t)rng_below(&gen, 91);
+		results(&gen, x, 0, n, 1 + 99 * rng_uniform(&gen));
+		hits += detect(x, n, NULL, series, &cp) > 0;
+		free(cp);
+	}
+	print_message("changepoint: false alarms in %zu of 200 flat "
+		      "generated series (%.3f; alpha 0.05)\n", hits,
+		      hits / 200.0);
+	assert_in_range(hits, 1, 22);
+}
+
 /* ---- The naive reference ---- */
 
 /* Q(tau) of y[0..m-1] straight from the definition. */
@@ -375,20 +551,91 @@ static double naive_q(const double *y, size_t m, size_t tau)
 	return nx * ny / m * e;
 }
 
+/*
+ * The same Q(t, k) of y[0..k-1] from a summed-area table of the distance
+ * matrix: sat[i * (m + 1) + j] = sum of |y_u - y_v| over u < i, v < j.
+ * A different road to the numbers from the running sums of changepoint.c.
+ */
+static double block(const double *sat, size_t m, size_t i0, size_t i1,
+		    size_t j0, size_t j1)
+{
+	size_t s = m + 1;
+
+	return sat[i1 * s + j1] - sat[i0 * s + j1] - sat[i1 * s + j0] +
+	       sat[i0 * s + j0];
+}
+
+static void naive_sat(const double *y, size_t m, double *sat)
+{
+	size_t i, j, s = m + 1;
+
+	for (j = 0; j <= m; j++)
+		sat[j] = 0;
+	for (i = 1; i <= m; i++) {
+		sat[i * s] = 0;
+		for (j = 1; j <= m; j++)
+			sat[i * s + j] = sat[(i - 1) * s + j] +
+					 sat[i * s + j - 1] -
+					 sat[(i - 1) * s + j - 1] +
+					 fabs(y[i - 1] - y[j - 1]);
+	}
+}
+
+static double sat_q(const double *sat, size_t m, size_t t, size_t k)
+{
+	double cross = block(sat, m, 0, t, t, k);
+	double wx = block(sat, m, 0, t, 0, t) / 2;
+	double wy = block(sat, m, t, k, t, k) / 2;
+	double nx = t, ny = k - t, e = 2 * cross / (nx * ny);
+
+	if (t > 1)
+		e -= 2 * wx / (nx * (nx - 1));
+	if (k - t > 1)
+		e -= 2 * wy / (ny * (ny - 1));
+	return nx * ny / k * e;
+}
+
+/*
+ * The best Q(t, k) over ms <= t, t + ms <= k <= m, ties to the smallest
+ * k, then the smallest t (Matteson & James search both; kappa is k).
+ */
 static double naive_best(const double *y, size_t m, size_t ms, size_t *tau)
 {
-	double best = -INFINITY;
-	size_t t;
+	double best = -INFINITY, *sat = malloc((m + 1) * (m + 1) *
+					       sizeof(*sat));
+	size_t t, k;
 
-	for (t = ms; t + ms <= m; t++) {
-		double q = naive_q(y, m, t);
+	assert_non_null(sat);
+	naive_sat(y, m, sat);
+	for (k = 2 * ms; k <= m; k++)
+		for (t = ms; t + ms <= k; t++) {
+			double q = sat_q(sat, m, t, k);
 
-		if (q > best) {
-			best = q;
-			*tau = t;
+			if (q > best) {
+				best = q;
+				*tau = t;
+			}
 		}
-	}
+	free(sat);
 	return best;
+}
+
+/* The summed-area table gives Q as the definition's double sums do. */
+static void test_sat_matches_definition(void **state)
+{
+	struct rng r;
+	double y[40], sat[41 * 41];
+	size_t t, k;
+
+	rng_seed(&r, 4);
+	fill(&r, y, 0, 40, 5, 2);
+	naive_sat(y, 40, sat);
+	for (k = 2; k <= 40; k++)
+		for (t = 1; t < k; t++) {
+			double a = naive_q(y, k, t), b = sat_q(sat, 40, t, k);
+
+			assert_true(fabs(a - b) <= 1e-9 * fmax(1, fabs(a)));
+		}
 }
 
 static void naive_shuffle(struct rng *r, double *v, size_t m)
@@ -468,7 +715,10 @@ static size_t naive_detect(const double *x, size_t n, const struct cp_opts *o,
 	return nb - 1;
 }
 
-/* Random series with 0..3 steps of random size against the reference. */
+/*
+ * Random series with 0..3 steps of random size, a third of them with one
+ * outlier, against the reference.
+ */
 static void test_matches_naive(void **state)
 {
 	size_t trial, compared = 0;
@@ -486,6 +736,9 @@ static void test_matches_naive(void **state)
 				level += gauss(&gen, 0, 2);
 			x[i] = gauss(&gen, level, 1);
 		}
+		/* A lone outlier makes a side of one point the best split. */
+		if (trial % 3 == 0)
+			x[rng_below(&gen, n)] += 8;
 		if (trial % 7 == 0)
 			o.alpha = 0.2;
 		k = detect(x, n, &o, trial, &cp);
@@ -513,39 +766,44 @@ static double seconds(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/*
+ * A history of 2000 results, the size the O(m^2) search over t and k is
+ * for: with 4 steps (5 tests of 199 permutations each) and without.
+ */
 static void test_performance(void **state)
 {
 	static const double level[] = { 100, 103, 101, 106, 104 };
+	static double x[2000];
 	struct change_point *cp;
 	struct rng r;
-	double x[1000], t, t_step, t_flat;
+	double t, t_step, t_flat;
 	size_t i, k;
 
 	rng_seed(&r, 3);
 	for (i = 0; i < 5; i++)
-		fill(&r, x, i * 200, (i + 1) * 200, level[i], 1);
+		fill(&r, x, i * 400, (i + 1) * 400, level[i], 1);
 	t = seconds();
-	k = detect(x, 1000, NULL, 11, &cp);
+	k = detect(x, 2000, NULL, 11, &cp);
 	t_step = seconds() - t;
 	assert_int_equal(k, 4);
 	for (i = 0; i < 4; i++)
-		assert_in_range(cp[i].index, 200 * (i + 1) - 2,
-				200 * (i + 1) + 2);
+		assert_in_range(cp[i].index, 400 * (i + 1) - 2,
+				400 * (i + 1) + 2);
 	free(cp);
 
-	fill(&r, x, 0, 1000, 100, 1);
+	fill(&r, x, 0, 2000, 100, 1);
 	t = seconds();
-	k = detect(x, 1000, NULL, 11, &cp);
+	k = detect(x, 2000, NULL, 11, &cp);
 	t_flat = seconds() - t;
 	free(cp);
 
-	print_message("changepoint: n = 1000, 199 permutations: %.1f ms with "
+	print_message("changepoint: n = 2000, 199 permutations: %.1f ms with "
 		      "4 steps, %.1f ms without (%zu found)\n", t_step * 1e3,
 		      t_flat * 1e3, k);
 	/* a bound that catches a complexity blow-up, not a speed target:
 	 * speed is measured in bench/, never asserted in a test */
-	assert_true(t_step < 30.0);
-	assert_true(t_flat < 30.0);
+	assert_true(t_step < 60.0);
+	assert_true(t_flat < 60.0);
 }
 
 int main(void)
@@ -562,6 +820,11 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_offset_invariant),
 		cmocka_unit_test(test_non_finite),
+		cmocka_unit_test(test_reverted_regression),
+		cmocka_unit_test(test_short_spike),
+		cmocka_unit_test(test_generated_layouts),
+		cmocka_unit_test(test_fpr_generated),
+		cmocka_unit_test(test_sat_matches_definition),
 		cmocka_unit_test(test_matches_naive),
 		cmocka_unit_test(test_performance),
 	};
