@@ -371,16 +371,27 @@ static const char *direction(const struct gate_check *c)
  * the runs a side that would likely tell: the interval narrows as
  * 1/sqrt(runs), so its near side clears the threshold at about
  * n (width / margin)^2, scaled from the 95% interval's 1.96 to the test's
- * one-sided 2.33 (alpha 0.01). A rough guide, said as one.
+ * one-sided quantile at its level (2.33 at alpha 0.01; under Holm, the
+ * family's first test's, alpha / family). A rough guide, said as one, and
+ * only when it asks for more runs than the check had.
  */
-static char *beyond_note(const struct gate_check *c, size_t n, bool decrease)
+static char *beyond_note(const struct gate_report *rep,
+			 const struct gate_check *c, size_t n, bool decrease)
 {
 	double margin = decrease ? -c->change - c->limit : c->change - c->limit;
 	double width = decrease ? c->change_ci[1] - c->change
 				: c->change - c->change_ci[0];
-	double need = n * pow(width / margin * 2.326 / Z95_GATE, 2);
+	/* the test's level: alpha, and under Holm the first of the family's
+	 * tests is held to alpha / family */
+	double level = rep->alpha / (double)(rep->correction == JUDGE_HOLM &&
+					     rep->family ? rep->family : 1);
+	double z = stats_normal_quantile(1 - level);
+	double need = n * pow(width / margin * z / Z95_GATE, 2);
 
-	if (!isfinite(need) || margin <= 0 || need > 1e7)
+	/* no more than it had: the rough guide does not fit this sample
+	 * (ties, a skewed spread), and says nothing rather than a number
+	 * the check already had */
+	if (!isfinite(need) || margin <= 0 || need > 1e7 || need <= (double)n)
 		return xstrdup("beyond the threshold, but not significant: "
 			       "noise cannot be ruled out");
 	return xasprintf("beyond the threshold, but not significant: noise "
@@ -455,7 +466,8 @@ static void finish_check(struct gate_report *rep, struct gate_check *c,
 	} else {
 		c->verdict = GATE_PASS;
 		c->note = over && strcmp(c->method, "values")
-			? beyond_note(c, c->j.na > c->j.nb ? c->j.na : c->j.nb,
+			? beyond_note(rep, c, c->j.na > c->j.nb ? c->j.na
+							       : c->j.nb,
 				      decrease)
 			: xstrdup("within the threshold");
 	}

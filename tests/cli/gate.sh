@@ -37,6 +37,16 @@ t "a metric in ms: +10 ms fails a 5ms threshold, passes 20ms and 0.02s" sh -c '
 	! "$YS" gate --limit wall_time.max=100ms "$T/ms_b.json" >/dev/null'
 t "... a bare number is still refused, saying a time needs a unit" sh -c '
 	"$YS" gate --baseline "$T/ms_a.json" --max-increase wall_time=5 "$T/ms_b.json" 2>&1 >/dev/null | grep -q "a time needs a unit"'
+# "about N runs a side could tell" never names fewer runs than the check
+# had (it said 7 with 10 a side: a fixed one-sided 2.33 and no floor), and
+# under Holm asks for the family's level
+python3 -c 'import json, sys
+def w(p, v): json.dump({"schema": "yardstick/result/v1", "benchmarks": [{"name": "x", "metrics": {"system_time": {"unit": "s", "values": v}}}]}, open(p, "w"))
+w(sys.argv[1], [0.0] * 10); w(sys.argv[2], [0.001, 0.002, 0.001, 0.003, 0.001, 0.002, 0.001, 0.002, 0.001, 0.003])' "$T/z0.json" "$T/z2.json"
+t "the runs that could tell: more than the check had" sh -c '
+	"$YS" gate --baseline "$T/z0.json" --max-increase system_time=1ms "$T/z2.json" > "$T/bn.txt"
+	n=$(sed -n "s/.*about \([0-9]*\) runs a side could tell.*/\1/p" "$T/bn.txt")
+	[ -z "$n" ] || [ "$n" -gt 10 ] || { cat "$T/bn.txt"; exit 1; }'
 t "yardstick.ini [gate] sections, with a pattern" sh -c '
 	mkdir -p "$T/cfg" && cd "$T/cfg" && printf "[gate]\nalpha = 0.01\nmax-increase = wall_time=50%%\n[gate \"so*\"]\nmax-increase = wall_time=10%%\n[gate \"nomatch*\"]\nmax-increase = wall_time=1%%\n" > yardstick.ini &&
 	"$YS" gate --baseline "$T/base.json" "$T/slow20.json" > "$T/ini.txt"; [ $? -eq 1 ] &&
