@@ -9,6 +9,7 @@
 #include "stats/shift.h"
 #include "util/strutil.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -339,6 +340,7 @@ struct pool {
 	bool mean;		/* the statistic is the mean */
 	bool top;		/* scan from the largest value */
 	bool student;		/* divide by the standard error */
+	bool skip;		/* relabellings skip zero weights whole */
 	struct weights wt[2];
 };
 
@@ -350,7 +352,7 @@ static const struct weights *weights_for(const struct pool *p, size_t m)
 /* One group met during a scan: its weighted sums so far. */
 struct group {
 	const double *w;
-	size_t m, need, seen;
+	size_t m, zero, need, seen;
 	double sum, sq;
 };
 
@@ -360,8 +362,19 @@ static void group_init(struct group *g, const struct weights *wt, bool top)
 	g->m = wt->m;
 	g->seen = 0;
 	g->sum = g->sq = 0;
-	/* members to meet, counted from the scanned end */
+	/* members to meet, counted from the scanned end; the first `zero`
+	 * of them have no weight */
 	g->need = top ? wt->m - wt->first : wt->last + 1;
+	g->zero = top ? wt->m - 1 - wt->last : wt->first;
+}
+
+/* Members of g the scan can meet next without any of them weighing: up
+ * to its first weight, or all once past its last. */
+static size_t group_free(const struct group *g)
+{
+	if (g->seen >= g->need)
+		return SIZE_MAX;
+	return g->seen < g->zero ? g->zero - g->seen : 0;
 }
 
 /*
@@ -374,6 +387,7 @@ static void group_init(struct group *g, const struct weights *wt, bool top)
 struct draws {
 	uint64_t x, bits;
 	int left;
+	size_t scanned;		/* labels drawn one at a time */
 };
 
 #define DRAW_HI(d, rh, rl, hi)						\
@@ -415,6 +429,114 @@ static double t_stat(const struct pool *p, double dh, double vh, double dl,
 	return d > 0 ? INFINITY : d < 0 ? -INFINITY : 0;
 }
 
+/* A uniform double in [0, 1) from the next whole output of d (a half
+ * left over is dropped). */
+static double draw_unit(struct draws *d)
+{
+	d->x ^= d->x >> 12;
+	d->x ^= d->x << 25;
+	d->x ^= d->x >> 27;
+	d->left = 0;
+	return (double)((d->x * 2685821657736338717ULL) >> 11) * 0x1p-53;
+}
+
+/* Relative terms of the hypergeometric distribution below which the
+ * sampler stops walking away from the mode: their whole mass is far
+ * below a double's resolution. */
+#define HYPER_TAIL 1e-20
+
+/*
+ * How many of the next len labels are hi, when rh of the rh + rl left
+ * are: hypergeometric, sampled by inversion over the terms within
+ * HYPER_TAIL of the mode (built by their ratios, so no factorial is
+ * evaluated). O(the distribution's spread), about sqrt(len), where
+ * drawing the labels one by one is O(len).
+ */
+static size_t draw_hypergeometric(struct draws *d, size_t rh, size_t rl,
+				  size_t len)
+{
+	size_t n = rh + rl, kmin = len > rl ? len - rl : 0;
+	size_t kmax = len < rh ? len : rh, mode, k, lo, hi;
+	double f, flo, sum, target;
+
+	assert(len <= n);
+	mode = (size_t)(((double)len + 1) * ((double)rh + 1) /
+			((double)n + 2));
+	mode = mode < kmin ? kmin : mode > kmax ? kmax : mode;
+	/* the mass, in units of the mode's term; f(k + 1) / f(k) =
+	 * (rh - k) (len - k) / ((k + 1) (rl - len + k + 1)) */
+	sum = 1;
+	for (k = mode, f = 1; k < kmax && f > HYPER_TAIL; k++) {
+		f *= (double)(rh - k) * (double)(len - k) /
+		     ((double)(k + 1) * (double)(rl + k + 1 - len));
+		sum += f;
+	}
+	hi = k;
+	for (k = mode, f = 1; k > kmin && f > HYPER_TAIL; k--) {
+		f *= (double)k * (double)(rl + k - len) /
+		     ((double)(rh - k + 1) * (double)(len - k + 1));
+		sum += f;
+	}
+	lo = k;
+	flo = f;
+	/* invert from the lowest term kept upwards */
+	target = draw_unit(d) * sum;
+	for (k = lo, f = flo; k < hi; k++) {
+		target -= f;
+		if (target < 0)
+			return k;
+		f *= (double)(rh - k) * (double)(len - k) /
+		     ((double)(k + 1) * (double)(rl + k + 1 - len));
+	}
+	return hi;
+}
+
+/* Labels below which a run is drawn one by one: a count costs about as
+ * much as drawing a few dozen. */
+#define SKIP_MIN 32
+
+/* The hi labels of the pool's own labelling among the next len of the
+ * scan from s. */
+static size_t count_hi(const struct pool *p, size_t s, size_t len)
+{
+	const unsigned char *h = p->hi + (p->top ? p->n - s - len : s);
+	size_t k = 0;
+
+	for (size_t i = 0; i < len; i++)
+		k += h[i];
+	return k;
+}
+
+/*
+ * Advance a scan over the labels that no weight reaches, counting them as
+ * a whole: returns whether it moved. A relabelling (d not NULL) draws
+ * their count, the pool's own labelling counts it. Ties make the
+ * permutation test's path (a sample of counts keeps a standard error of
+ * 0 at any size), and there a scan that drew every label up to the
+ * percentile cost O(n) a relabelling: 10^5 identical runs a side took
+ * 6.4 s to compare, 10^6 about 2 minutes, where untied ones take the
+ * normal path in a fraction of that.
+ */
+static bool skip_free(const struct pool *p, struct group g[2],
+		      struct draws *d, size_t *rh, size_t *rl, size_t *s)
+{
+	size_t len = group_free(&g[0]), fh = group_free(&g[1]), k;
+
+	len = fh < len ? fh : len;
+	if (len > p->n - *s)
+		len = p->n - *s;
+	if (len < SKIP_MIN)
+		return false;
+	assert(*rh + *rl == p->n - *s);
+	k = d ? draw_hypergeometric(d, *rh, *rl, len) : count_hi(p, *s, len);
+	g[1].seen += k;
+	g[0].seen += len - k;
+	*rh -= k;
+	*rl -= len - k;
+	*s += len;
+	return true;
+}
+
 /* The statistic of a labelling for the weighted percentile: the pool's
  * own (d NULL) or a uniformly random one, drawn lazily from the end
  * nearer the percentile and only as far as its weights reach. The
@@ -428,14 +550,25 @@ static double scan_quantile(const struct pool *p, struct draws *d)
 	group_init(&g[1], weights_for(p, p->nh), p->top);
 	group_init(&g[0], weights_for(p, p->nl), p->top);
 	for (size_t s = 0; s < p->n; s++) {
-		size_t i = p->top ? p->n - 1 - s : s, idx;
+		size_t i, idx;
 		struct group *gr;
 		bool hi;
 
-		if (d)
+		/* after a run skipped, s is the next label, which weighs */
+		if (p->skip && skip_free(p, g, d, &rh, &rl, &s) &&
+		    s == p->n)
+			break;
+		i = p->top ? p->n - 1 - s : s;
+		if (d) {
 			DRAW_HI(d, rh, rl, hi);
-		else
+			d->scanned++;
+		} else {
 			hi = p->hi[i];
+			if (hi)
+				rh--;
+			else
+				rl--;
+		}
 		gr = &g[hi];
 		idx = p->top ? gr->m - 1 - gr->seen : gr->seen;
 		gr->sum += gr->w[idx] * p->z[i];
@@ -584,7 +717,10 @@ static double exact_p(const struct pool *p, double t0)
 
 static double min_p(size_t na, size_t nb);
 
-static double perm_p(const struct pool *p, double level, size_t b)
+/* The relabellings drawn and the labels drawn one at a time go to
+ * cost when it is not NULL. */
+static double perm_p(const struct pool *p, double level, size_t b,
+		     struct shift_test *cost)
 {
 	size_t stop = (size_t)ceil(level * (double)(b + 1));
 	size_t done = 0, count = 0;
@@ -601,6 +737,10 @@ static double perm_p(const struct pool *p, double level, size_t b)
 		done++;
 		if (as_extreme(t, t0) && ++count >= stop)
 			break;
+	}
+	if (cost) {
+		cost->relabellings += done;
+		cost->scanned += d.scanned;
 	}
 	return (1.0 + (double)count) / (1.0 + (double)done);
 }
@@ -635,6 +775,9 @@ static void pool_alloc(struct pool *p, size_t na, size_t nb,
 	p->mean = k == STAT_MEAN;
 	p->top = percents[k] >= 50;
 	p->student = studentized(k, na < nb ? na : nb);
+	/* up to SHIFT_PERM_MAX a scan draws at most some thousand labels,
+	 * and every p-value there stays the one drawn label by label */
+	p->skip = na + nb > SHIFT_PERM_MAX;
 	p->z = xmalloc((na + nb) * sizeof(*p->z));
 	p->hi = xmalloc(na + nb);
 	if (!p->mean) {
@@ -784,7 +927,8 @@ int stats_shift_test_family(const double *a, size_t na, const double *b,
 	/* budget for alpha / family: Holm's first step compares the
 	 * smallest p with it */
 	out->p = perm_p(&p, alpha, budget(alpha / (double)(family ? family
-									 : 1)));
+									 : 1)),
+			out);
 	pool_free(&p);
 	return 0;
 }
@@ -795,7 +939,7 @@ static bool rejects(struct pool *p, const double *h, size_t nh,
 		    const double *l, size_t nl, bool scale, double t)
 {
 	pool_fill(p, h, nh, l, nl, scale ? 1 / t : 1, scale ? 0 : t);
-	return perm_p(p, CI_LEVEL, CI_BUDGET) < CI_LEVEL;
+	return perm_p(p, CI_LEVEL, CI_BUDGET, NULL) < CI_LEVEL;
 }
 
 /*

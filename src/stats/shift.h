@@ -100,6 +100,11 @@ struct shift_test {
 	size_t runs_needed;	/* runs a side that could, when !decidable */
 	const char *method;	/* "exact permutation", "permutation"
 				 * or "normal" */
+	/* the cost of a random permutation test: its relabellings, and the
+	 * labels they drew one at a time (runs that no weight reaches are
+	 * counted whole, so a tied sample of n costs about sqrt(n) a
+	 * relabelling, not n) */
+	size_t relabellings, scanned;
 };
 
 /*
