@@ -1221,7 +1221,7 @@ static void test_read_load_counts(void **state)
 		  "to '3', not the failed requests (counts.requests - "
 		  "counts.ok: 4)" },
 		{ C_HIST, 9, 1.5, "benchmarks[0].histograms.latency: count "
-		  "'9', but counts.responses is 8" },
+		  "'9', but counts.responses + counts.held_slow is 8" },
 		{ C_REQ, 10, 0, "benchmarks[0].per_second.elapsed: '0' for 10 "
 		  "requests: expected positive seconds" },
 		{ C_READ, -1, 1.5, "benchmarks[0].counts.read: '-1' is not a "
