@@ -746,8 +746,14 @@ void conn_expire(struct worker *w, struct conn *c, int64_t now)
 
 	switch (c->state) {
 	case CS_CONNECTING:
-	case CS_HANDSHAKE:
 		connect_failed(w, c, ETIMEDOUT, NULL, now);
+		return;
+	case CS_HANDSHAKE:
+		/* the TCP connection was made: the server did not finish
+		 * the TLS handshake */
+		snprintf(why, sizeof(why), "no TLS handshake within %gs",
+			 w->sh->c->timeout);
+		connect_failed(w, c, 0, why, now);
 		return;
 	case CS_WRITING:
 	case CS_READING:

@@ -123,6 +123,17 @@ t "... timeouts counted in the summary and the result" sh -c 'grep -q "timeout [
 import json; e = json.load(open(\"$T/t.json\"))[\"benchmarks\"][0][\"metrics\"][\"errors\"]
 assert e[\"timeout\"] >= 3 and e[\"timeout\"] == e[\"values\"][0], e"'
 t "--requests with a server that never answers ends too" sh -c '"$YS" load -q --no-store -c 2 -n 4 --timeout 200ms "$U_never"; [ $? -eq 1 ]'
+# https to it: the TLS handshake never ends. The connect phase waits at
+# most a second, not --timeout (a 1 s run took its 5 s timeout + 1 s),
+# and a handshake that times out says so (it said "connection timed out")
+t "https, no TLS handshake: a 1 s run is not held for --timeout 5s" sh -c '
+	start=$(date +%s%N)
+	"$YS" load --no-store -c 3 --timeout 5s -d 1s "https://${U_never#http://}" >/dev/null 2>&1
+	end=$(date +%s%N)
+	[ $(( (end - start) / 1000000 )) -lt 4500 ] || { echo "took $(( (end - start) / 1000000 )) ms"; exit 1; }'
+t "... a handshake timeout is named as one" sh -c '
+	"$YS" load --no-store -c 2 --timeout 300ms -d 1s "https://${U_never#http://}" >"$T/tls.out" 2>&1
+	grep -q "no TLS handshake within 0.3s" "$T/tls.out" || { cat "$T/tls.out"; exit 1; }'
 unfix never
 
 fix gone
