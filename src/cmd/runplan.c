@@ -55,10 +55,19 @@ static void report_failure(const struct runner *rn)
 {
 	const char *t = rn->fail_tail;
 
-	if (rn->njobs < rn->planned)
+	size_t out = rn->planned - rn->njobs;
+
+	/* a command that failed is left out too: it ran, and failed */
+	if (out == 1 && rn->failed == 1)
+		fprintf(stderr, "yardstick: 1 of the %zu benchmarks is left "
+			"out: the one that failed\n", rn->planned);
+	else if (out && rn->failed == 1)
+		fprintf(stderr, "yardstick: %zu of the %zu benchmarks are "
+			"left out: the one that failed, and %zu that never "
+			"ran\n", out, rn->planned, out - 1);
+	else if (out)
 		fprintf(stderr, "yardstick: %zu of the %zu benchmarks never "
-			"ran and are left out\n", rn->planned - rn->njobs,
-			rn->planned);
+			"ran and are left out\n", out, rn->planned);
 	fprintf(stderr, "yardstick: %s\n", rn->err.msg);
 	if (t && *t && rn->failed != 130)
 		fprintf(stderr, "yardstick: the end of its stderr:\n%s%s", t,

@@ -37,6 +37,8 @@ t "... with its exit code" has "$T/stderr" "failed with exit code 3"
 t "... and the tail of its stderr" has "$T/stderr" "boom-on-stderr"
 t "a crashing command: the signal by name" sh -c '
 	"$YS" run --runs 2 -- "$YSFIX" signal 11 2>"$T/sig"; [ $? -eq 1 ] && grep -q "killed by SIGSEGV" "$T/sig"'
+t "... and is left out as the one that failed, not as one that never ran" sh -c '
+	grep -q "1 of the 1 benchmarks is left out: the one that failed" "$T/sig" && ! grep -q "never ran" "$T/sig"'
 t "--ignore-failure records non-zero exits and goes on" sh -c '
 	"$YS" run -q --runs 3 --ignore-failure --json "$T/if.json" -- "$YSFIX" exit 3 &&
 	python3 -c "
