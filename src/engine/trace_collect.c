@@ -188,6 +188,23 @@ static void on_fork(void *arg, uint32_t pid, uint32_t ppid)
 	trace_fork(&c->run->tr, pid, ppid, c->task_time);
 }
 
+/* A Python thread's name as threading names it (Thread(name=...),
+ * MainThread), as record's summary shows it, in place of the system's
+ * (every thread of a Python program is "python3" there). */
+static void python_thread_names(struct trace *t, const struct pystacks *py)
+{
+	for (size_t i = 0; i < pystacks_nthreads(py); i++) {
+		const struct pystacks_thread *pt = pystacks_thread_at(py, i);
+
+		if (!pt->py_named)
+			continue;
+		for (size_t k = 0; k < t->nthreads; k++)
+			if (t->threads[k].pid == pt->pid &&
+			    t->threads[k].tid == pt->tid)
+				t->threads[k].name = trace_intern(t, pt->name);
+	}
+}
+
 static void on_comm(void *arg, uint32_t pid, const char *name, bool exec)
 {
 	struct collector *c = arg;
@@ -320,6 +337,8 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 			r->t_end = r->tr.last;
 		r->tr.wakeups = r->st.wakeups;
 		trace_finish(&r->tr, r->t_end);
+		if (c.py)
+			python_thread_names(&r->tr, c.py);
 	}
 	zb_close(&zb);
 	if (c.py && !ret)

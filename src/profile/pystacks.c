@@ -813,6 +813,17 @@ char *pystacks_label(const struct frame *f, bool lines)
 			 base ? base + 1 : f->file, f->line);
 }
 
+size_t pystacks_nthreads(const struct pystacks *ps)
+{
+	return ps->nthreads;
+}
+
+const struct pystacks_thread *pystacks_thread_at(const struct pystacks *ps,
+						 size_t i)
+{
+	return &ps->threads[i];
+}
+
 void pystacks_stats(const struct pystacks *ps, struct pystacks_stats *st)
 {
 	*st = ps->st;

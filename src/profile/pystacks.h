@@ -171,6 +171,12 @@ struct pystacks_stats {
 };
 void pystacks_stats(const struct pystacks *ps, struct pystacks_stats *st);
 
+/* The Python threads seen in samples (struct pystacks_thread, below):
+ * how many, and the i-th. */
+size_t pystacks_nthreads(const struct pystacks *ps);
+const struct pystacks_thread *pystacks_thread_at(const struct pystacks *ps,
+						 size_t i);
+
 #define PYSTACKS_BASE_MAX 32
 
 /* Per Python thread seen in samples: its name (threading's main thread

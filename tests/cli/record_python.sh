@@ -290,6 +290,17 @@ PY
 t "multiprocessing children (forkserver): the tree's CPU time counts them" retry mp_cpu
 
 # trace: the same Python frames in its samples' stacks
+# trace names a Python thread as threading does, as record does (the
+# thread table and its thread_name metadata said python3 for all)
+t "trace: Python threads named as threading names them" sh -c '
+	"$YS" trace --no-store -o "$T/tn.json" -- /usr/bin/python3.11 "$FIX/pyfix.py" named >"$T/tn.out" 2>"$T/tn.txt" &&
+	python3 - "$T/tn.json" <<"PY"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+names = {e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
+assert "downloader" in names and any(n.startswith("worker_") for n in names), names
+PY'
 t "trace: samples' stacks hold the Python frames" sh -c '
 	"$YS" trace -q --no-store -o "$T/t.json" -- /usr/bin/python3.11 "$FIX/pyfix.py" cpu 2>"$T/t.txt" &&
 	python3 - "$T/t.json" "$FIX/pyfix.py" <<"PY"
