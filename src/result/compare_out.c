@@ -134,6 +134,7 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 {
 	bool color = term_use_color(fp);
 	const char *last = NULL;
+	size_t shown = 0;
 
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct metric_cmp *c = &rep->rows[i];
@@ -144,6 +145,7 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		if (c->base_p99 == 0 && c->cand_p99 == 0 &&
 		    c->base_median == 0 && c->cand_median == 0)
 			continue;
+		shown++;
 		if (!last || strcmp(last, c->benchmark)) {
 			fputs(term_bold(color), fp);
 			term_puts(fp, c->benchmark);
@@ -191,7 +193,7 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 	fprintf(fp, "%s(%zu comparisons, %zu tests: a change counts when "
 		"the one-sided test against ±%g%% gives p < %g%s; estimates "
 		"Harrell-Davis; ~: an approximate interval)%s\n",
-		term_dim(color), rep->n * (COMPARE_NPCT + 1), rep->tests,
+		term_dim(color), shown * (COMPARE_NPCT + 1), rep->tests,
 		100 * rep->noise, rep->alpha, rep->correction == JUDGE_HOLM
 		? " after Holm's correction over all of them" : "",
 		term_reset(color));
