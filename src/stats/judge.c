@@ -192,9 +192,6 @@ static void judge_values(struct judgement *j, const struct judge_query *q)
 			   : -c > up ? word(q->dir, false) : JUDGE_UNCHANGED;
 }
 
-/* Each side of the 95% interval. */
-#define JUDGE_CI_SIDE 0.025
-
 static void run_tests(struct judgement *j, const struct judge_query *q,
 		      const double *a, size_t na, const double *b, size_t nb)
 {
@@ -226,16 +223,6 @@ static void run_tests(struct judgement *j, const struct judge_query *q,
 	if (q->p_only)
 		return;
 	stats_shift_ci(a, na, b, nb, q->stat, mode, j->ci);
-	/* The interval inverts tests of its own, each with fewer
-	 * relabellings (stats/shift.c): by their Monte Carlo noise it can
-	 * hold a threshold that this test, with its own, rejected at the
-	 * interval's level or below (a change found beyond +10% whose
-	 * interval began at +8.3%, about 1 in 100 of such changes). What
-	 * the test ruled out at that level the interval leaves out. */
-	if (j->p_up < JUDGE_CI_SIDE && j->ci[0] < q->threshold)
-		j->ci[0] = q->threshold;
-	if (j->p_down < JUDGE_CI_SIDE && j->ci[1] > -q->threshold)
-		j->ci[1] = -q->threshold;
 }
 
 /* Why j's na and nb units cannot decide at alpha over k tests (Holm's:
