@@ -329,6 +329,7 @@ static unsigned char *read_records(struct log_file *l, size_t *len,
 struct ingest {
 	struct store *s;
 	const char *log;
+	size_t damaged;		/* bytes skipped as damaged */
 };
 
 /* Whether result id is in the store; *same when it looks like r (a
@@ -415,6 +416,7 @@ static void ingest_damage(void *ctx, size_t off, size_t len, const char *why)
 {
 	struct ingest *in = ctx;
 
+	in->damaged += len;
 	store_warn("skipped %zu damaged bytes at offset %zu of '%s' (%s); "
 		   "the records before and after them are kept", len, off,
 		   in->log, why);
@@ -426,7 +428,7 @@ static void ingest_damage(void *ctx, size_t off, size_t len, const char *why)
 static int ingest_locked(struct store *s, struct log_file *l,
 			 struct error *e)
 {
-	struct ingest in = { s, l->path };
+	struct ingest in = { s, l->path, 0 };
 	struct log_walk w = { ingest_record, ingest_damage, &in };
 	size_t len, base;
 	unsigned char *buf = read_records(l, &len, &base, e);
@@ -497,6 +499,22 @@ static void set_aside(struct log_file *l)
 			   "it held that check were moved into the store; it "
 			   "could not be set aside (%s) and is started again",
 			   l->path, why, strerror(errno));
+	free(name);
+}
+
+/* A log with damaged bytes among its records, the others in the store:
+ * copied aside, and said where. */
+static void set_aside_damage(struct log_file *l, size_t damaged)
+{
+	char *name = copy_aside(l);
+
+	if (name)
+		store_warn("a copy of '%s' with its %zu damaged bytes was set "
+			   "aside as '%s'", l->path, damaged, name);
+	else
+		store_warn("'%s' could not be copied aside with its %zu "
+			   "damaged bytes (%s)", l->path, damaged,
+			   strerror(errno));
 	free(name);
 }
 
@@ -610,7 +628,7 @@ static int ingest_unlocked(struct store *s, struct log_file *l,
 			   struct error *e)
 {
 	long long taken = l->h.next_id, last = 0;
-	struct ingest in = { s, l->path };
+	struct ingest in = { s, l->path, 0 };
 	struct log_walk w = { ingest_record, ingest_damage, &in };
 	size_t len, base;
 	unsigned char *buf = read_records(l, &len, &base, e);
@@ -637,8 +655,14 @@ static int ingest_unlocked(struct store *s, struct log_file *l,
 	/* relocked: a failure here leaves the records in the log as well
 	 * as in the store, which the next ingestion skips */
 	if (!lock_wait(l, s->path, LOCK_EX, s->busy_ms, e) &&
-	    refresh(l) && l->valid)
+	    refresh(l) && l->valid) {
+		/* damaged bytes among the records (skipped above): the log
+		 * as it is, copied aside first, as a damaged header's is,
+		 * so that whoever wants to recover what they held can */
+		if (in.damaged)
+			set_aside_damage(l, in.damaged);
 		drop_ingested(l, buf, len, taken, last + 1);
+	}
 	free(buf);
 	log_close(l);
 	return 0;

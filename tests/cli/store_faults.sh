@@ -149,6 +149,28 @@ with open(sys.argv[1], 'r+b') as f:
 }
 t "a log header whose next id is INT64_MAX: set aside, ids go on at 3, 4" header_jam
 
+# Damaged bytes among the log's records (a good header): the records
+# around them go into the store, and the log, damage and all, is copied
+# aside as a damaged header's is (it was dropped for good)
+record_damage() {
+	rm -rf "$T/rd" && mkdir "$T/rd" &&
+	for i in 1 2 3 4; do "$YS" run -q --runs 2 --warmup 0 --store "$T/rd/s.db" -n "r$i" -- "$YSFIX" exit 0 2>/dev/null || return 1; done
+	[ -s "$T/rd/s.db-log" ] || { echo "no log"; return 1; }
+	cp "$T/rd/s.db-log" "$T/rd/before" &&
+	python3 -c "
+import os, sys
+p = sys.argv[1]; size = os.path.getsize(p)
+with open(p, 'r+b') as f:
+    f.seek(size // 2); f.write(b'\xff' * 20)" "$T/rd/s.db-log" &&
+	cp "$T/rd/s.db-log" "$T/rd/damaged" &&
+	"$YS" history --store "$T/rd/s.db" >"$T/rd/h.out" 2>"$T/rd.err" || { cat "$T/rd.err"; return 1; }
+	has "$T/rd.err" "damaged bytes" &&
+	has "$T/rd.err" "set aside as '$T/rd/s.db-log.damaged-1'" &&
+	cmp -s "$T/rd/damaged" "$T/rd/s.db-log.damaged-1" &&
+	[ "$(grep -c ' r[1-4] ' "$T/rd/h.out")" -ge 2 ]
+}
+t "damaged bytes among the log's records: the others kept, the log copied aside" record_damage
+
 # same_values RESULT.json DUMP: the values of the result file's one
 # benchmark are those of result 1 in DUMP (dump's lines), bit for bit,
 # every metric, in run order.

@@ -1538,9 +1538,18 @@ static void test_log_damage(void **state)
 	result_free(&t);
 	assert_ids(path, kept, 5);
 	store_set_warn(NULL);
-	assert_int_equal(nwarnings, 2);
-	if (!strstr(warnings, "skipped") || !strstr(warnings, log))
+	/* the two damages skipped, and the log copied aside with them */
+	assert_int_equal(nwarnings, 3);
+	if (!strstr(warnings, "skipped") || !strstr(warnings, log) ||
+	    !strstr(warnings, "set aside as"))
 		fail_msg("%s", warnings);
+	{
+		char *aside = xasprintf("%s.damaged-1", log);
+
+		assert_int_equal(access(aside, R_OK), 0);
+		unlink(aside);
+		free(aside);
+	}
 
 	/* an append that never finished: ignored and written over */
 	build_tagged(&t, 8, NULL, NULL);
