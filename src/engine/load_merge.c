@@ -79,7 +79,10 @@ static int check_segment(struct seg *s, struct error *e)
 	if (!s->r.kind || strcmp(s->r.kind, "load") || s->r.nbenchmarks != 1)
 		return error_set(e, "'%s' is not the result of a load test",
 				 s->file);
-	if (!seg || !seg->str || parse_index_of(seg->str, &s->index, &s->n))
+	if (seg && seg->str && parse_index_of(seg->str, &s->index, &s->n))
+		return error_set(e, "'%s': its setting 'segment' is not I/N "
+				 "(I from 0, below N)", s->file);
+	if (!seg || !seg->str)
 		return error_set(e, "'%s' is not a segment of a load test (no "
 				 "setting 'segment' I/N: run it with "
 				 "--segment)", s->file);

@@ -145,9 +145,12 @@ static int read_buckets(struct reader *rd, json_t *a, const char *where,
 				      lo, hi);
 		if (json_integer_value(v) <= prev)
 			return jr_bad(rd, elem, "values must ascend");
-		if (json_integer_value(c) < 1 ||
-		    json_integer_value(c) > INT64_MAX - total)
+		if (json_integer_value(c) < 1)
 			return jr_bad(rd, elem, "count %lld out of range",
+				      (long long)json_integer_value(c));
+		if (json_integer_value(c) > INT64_MAX - total)
+			return jr_bad(rd, elem, "count %lld: the counts add up "
+				      "past 2^63 - 1",
 				      (long long)json_integer_value(c));
 		prev = json_integer_value(v);
 		total += json_integer_value(c);
@@ -274,8 +277,8 @@ static int read_per_second(struct reader *rd, json_t *o, const char *where,
 		return -1;
 	d->elapsed = json_number_value(v);
 	if (!(d->elapsed >= 0 && d->elapsed < 1e9))
-		return jr_bad(rd, where, "elapsed: '%g' is not seconds (from 0 "
-			      "to 1e9)", d->elapsed);
+		return jr_bad(rd, where, "elapsed: '%g' is not seconds (from 0, "
+			      "below 1e9)", d->elapsed);
 	if (count_array(rd, o, where, "ok", &d->ok) ||
 	    count_array(rd, o, where, "errors", &d->errors))
 		return -1;

@@ -105,6 +105,13 @@ t "elapsed negative" fault elapsed_neg "per_second: elapsed: '-1' is not seconds
 	"b['per_second']['elapsed'] = -1.0"
 t "elapsed 1e300" fault elapsed_huge "per_second: elapsed: '1e+300' is not seconds" \
 	"b['per_second']['elapsed'] = 1e300"
+t "elapsed 1e9: the message's range leaves it out" fault elapsed_1e9 "per_second: elapsed: '1e+09' is not seconds (from 0, below 1e9)" \
+	"b['per_second']['elapsed'] = 1e9"
+t "a bucket's count that takes the sum past 2^63 - 1: named where it does" fault bucket_sum \
+	"the counts add up past 2^63 - 1" \
+	"h = b['histograms']['latency']; h['buckets'][0][1] = 2**63 - 1"
+t "a segment setting 5/2: said so, not 'no setting'" fault seg_5of2 "its setting 'segment' is not I/N" \
+	"d['settings']['segment'] = '5/2'"
 # a histogram consistent in itself (a bucket and its count one more) but
 # not with the responses it histograms
 for h in latency latency_uncorrected send_lag; do
