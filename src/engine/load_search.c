@@ -478,6 +478,9 @@ int load_search_knee(const struct load_search *s)
 		v[i] = &s->steps[i];
 	qsort(v, s->nsteps, sizeof(*v), by_offered);
 	for (size_t i = 0; i < s->nsteps && !isnan(v[0]->p50); i++) {
+		/* a step a stop cut short says nothing of the load */
+		if (v[i]->st.interrupted)
+			continue;
 		if (risen(v[0], v[i]))
 			break;
 		knee = (int)(v[i] - s->steps);

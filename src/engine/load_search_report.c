@@ -252,9 +252,19 @@ void load_search_report_tail(const struct load_search_plan *sp,
 			"%.4g/s) met %s\n", term_bold(color),
 			s->steps[s->best].achieved, term_reset(color),
 			s->steps[s->best].offered, slos);
-	if (s->knee >= 0)
+	if (s->knee >= 0) {
+		const struct load_step *k = &s->steps[s->knee];
+		bool rose = false;
+
+		/* a step at a higher rate measured whole: latency rose there */
+		for (size_t i = 0; i < s->nsteps; i++)
+			rose |= !s->steps[i].st.interrupted &&
+				s->steps[i].offered > k->offered;
 		fprintf(fp, "  knee            %.4g/s offered, %.4g/s achieved "
-			"(the last rate before the median latency rose 1.5x)\n",
-			s->steps[s->knee].offered, s->steps[s->knee].achieved);
+			"(%s)\n", k->offered, k->achieved, rose
+			? "the last rate before the median latency rose 1.5x"
+			: "the median latency did not rise over the rates "
+			  "measured: the knee is there or above");
+	}
 	free(slos);
 }

@@ -315,6 +315,21 @@ static void test_knee(void **state)
 		}
 		assert_int_equal(load_search_knee(&s), want[c]);
 	}
+	/* a step a stop cut short (its few requests fast) is no knee:
+	 * the knee stays at the last step measured whole */
+	{
+		struct load_step steps[3];
+		struct load_search s = { .steps = steps, .nsteps = 3 };
+
+		memset(steps, 0, sizeof(steps));
+		for (int i = 0; i < 3; i++) {
+			steps[i].offered = 100.0 * (i + 1);
+			steps[i].achieved = steps[i].offered;
+			steps[i].p50 = 0.010;
+		}
+		steps[2].st.interrupted = true;
+		assert_int_equal(load_search_knee(&s), 1);
+	}
 }
 
 int main(void)
