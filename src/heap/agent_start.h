@@ -16,10 +16,10 @@ static void close_fds(void)
 /*
  * A new image of the process tree, numbered (protocol.h, images): its
  * entry in the segment's table, with cmd (NULL: this process's command
- * line, read from /proc).
+ * line, read from /proc) and its parent process ppid.
  */
 static uint32_t new_image(uint32_t parent, uint32_t replaced,
-			  const char *cmd)
+			  const char *cmd, pid_t ppid)
 {
 	uint32_t gen = atomic_fetch_add(
 		(_Atomic uint32_t *)&hdr->generation, 1) + 1;
@@ -31,7 +31,7 @@ static uint32_t new_image(uint32_t parent, uint32_t replaced,
 		return gen;	/* traced, with no entry: yardstick says so */
 	im = &hdr->images[gen];
 	im->pid = my_pid;
-	im->ppid = getppid();
+	im->ppid = ppid;
 	im->parent = parent;
 	im->replaced = replaced;
 	if (cmd) {
@@ -87,6 +87,7 @@ static void after_fork_child(void)
 {
 	uint32_t parent = generation;
 	char cmd[HEAP_CMD_MAX];
+	pid_t forked_by;
 
 	sample_fork_child();
 	if (!hdr || atomic_load(&state) != ON) {
@@ -98,6 +99,9 @@ static void after_fork_child(void)
 		close_fds();
 		return;
 	}
+	/* the process that forked us, as it was: a parent that has exited
+	 * since (a daemon's double fork) leaves getppid() the reaper's */
+	forked_by = my_pid;
 	my_pid = getpid();
 	if (use_unw && unw_held_at_fork())
 		use_unw = false;	/* frame pointers from here on */
@@ -122,7 +126,7 @@ static void after_fork_child(void)
 		memcpy(cmd, hdr->images[parent].cmd, HEAP_CMD_MAX);
 	else
 		memset(cmd, 0, sizeof(cmd));
-	generation = new_image(parent, 0, cmd);
+	generation = new_image(parent, 0, cmd, forked_by);
 }
 
 /*
@@ -141,7 +145,7 @@ static uint32_t claim(void)
 	my_pid = self;
 	if (atomic_compare_exchange_strong((_Atomic int32_t *)&hdr->owner_pid,
 					   &none, self)) {
-		generation = new_image(0, 0, NULL);
+		generation = new_image(0, 0, NULL, getppid());
 		return 0;
 	}
 	last = atomic_load((_Atomic uint32_t *)&hdr->generation);
@@ -154,7 +158,7 @@ static uint32_t claim(void)
 			old = g;
 		break;
 	}
-	generation = new_image(0, old, NULL);
+	generation = new_image(0, old, NULL, getppid());
 	for (int i = 0; old && i < HEAP_SLOTS; i++)
 		if (hdr->slots[i].pid == self)
 			slot_give(&hdr->slots[i]);

@@ -85,6 +85,25 @@ PY
 t "native fork: each child its own blocks and leaks, the parent's untouched" \
 	native_forks
 
+# A daemon's double fork: the grandchild's parent is the child that forked
+# it, which had exited by the time the grandchild's table row was read
+# (getppid() then named yardstick, the reaper: 2 runs in 5); 5 runs
+daemon_parent() {
+	for i in 1 2 3 4 5; do
+		"$YS" mem --no-store -- "$HEAPFIX" daemon 2>"$T/dp.report" || { cat "$T/dp.report"; return 1; }
+		python3 - "$T/dp.report" <<'PY' || return 1
+import re, sys
+rows = re.findall(r"^ +(\d+) +(\d+) +(\d+) +.*heapfix daemon \(forked\)$",
+                  open(sys.argv[1]).read(), re.M)
+child = [r for r in rows if r[2] == "0"]
+grand = [r for r in rows if r[2] == "1"]
+assert len(child) == 1 and len(grand) == 1, rows
+assert grand[0][1] == child[0][0], rows
+PY
+	done
+}
+t "a daemon's double fork: the grandchild's parent is the child" daemon_parent
+
 # More processes than the agent's 256 slots, one after the other (half
 # ending with _exit, half with exit): the slots of each ended one go back,
 # every child's block is there, nothing untraced.
