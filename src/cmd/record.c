@@ -117,8 +117,8 @@ static const struct opt_entry record_options[] = {
 	  .help = "bytes of stack copied per sample with dwarf (the most, "
 	  "65528, for a command that runs CPython: its C stack under a C++ "
 	  "library such as PyTorch runs deeper than 16384 bytes, and a "
-	  "sample whose copy stops short of the interpreter keeps only its "
-	  "native frames)" },
+	  "sample whose copy stops short of the interpreter keeps its "
+	  "Python frames, the C frames between them lost)" },
 	{ OPT_FLAG(0, "lines", out.lines),
 	  .help = "file:line of every frame, the line executing (the "
 	  "terminal report then has a row per line; a Python frame is "
