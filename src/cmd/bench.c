@@ -594,7 +594,7 @@ static int run_processes(const struct bench_args *a, char *const paths[2],
 	if (run->strays && !stop_signal())
 		fprintf(stderr, "yardstick bench: warning: the program left %zu "
 			"process%s running when it ended (in the background, "
-			"or in a session of its own): %s; they were stopped (SIGTERM, and SIGKILL if still running 2 s later)\n",
+			"or in a session of its own): %s; they were ended\n",
 			run->strays, run->strays == 1 ? "" : "es",
 			run->stray_names);
 	if (!ret)

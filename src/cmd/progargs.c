@@ -75,7 +75,7 @@ void print_program_end(const char *who, const char *covers, int status,
 	if (strays && !stop_signal())
 		fprintf(stderr, "%s: warning: the program left %zu process%s "
 			"running when it ended (in the background, or in a "
-			"session of its own): %s; they were stopped (SIGTERM, and SIGKILL if still running 2 s later)\n", who,
+			"session of its own): %s; they were ended\n", who,
 			strays, strays == 1 ? "" : "es", stray_names);
 }
 

@@ -55,16 +55,21 @@ static void report_failure(const struct runner *rn)
 {
 	const char *t = rn->fail_tail;
 
-	size_t out = rn->planned - rn->njobs;
+	size_t out = rn->planned - rn->njobs, failed = 0;
 
-	/* a command that failed is left out too: it ran, and failed */
-	if (out == 1 && rn->failed == 1)
-		fprintf(stderr, "yardstick: 1 of the %zu benchmarks is left "
-			"out: the one that failed\n", rn->planned);
-	else if (out && rn->failed == 1)
-		fprintf(stderr, "yardstick: %zu of the %zu benchmarks are "
-			"left out: the one that failed, and %zu that never "
-			"ran\n", out, rn->planned, out - 1);
+	/* the left-out (run_drop_unrun: after the kept ones) that ran and
+	 * failed before any measured run, and those that never ran */
+	for (size_t i = rn->njobs; i < rn->planned; i++)
+		failed += rn->jobs[i].failed;
+	if (out && failed == out)
+		fprintf(stderr, "yardstick: %zu of the %zu benchmarks %s left "
+			"out: %s before any measured run\n", out, rn->planned,
+			out == 1 ? "is" : "are",
+			out == 1 ? "it failed" : "they failed");
+	else if (out && failed)
+		fprintf(stderr, "yardstick: %zu of the %zu benchmarks are left "
+			"out: %zu failed before any measured run, %zu never "
+			"ran\n", out, rn->planned, failed, out - failed);
 	else if (out)
 		fprintf(stderr, "yardstick: %zu of the %zu benchmarks never "
 			"ran and are left out\n", out, rn->planned);

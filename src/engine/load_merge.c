@@ -198,15 +198,17 @@ static int stats_of(const struct seg *s, struct load_stats *st,
 		return error_set(e, "'%s': latency and latency_uncorrected "
 				 "have not the same number of values", s->file);
 	for (size_t i = 0; i < n; i++) {
-		if (isnan(lat->values[i]) || isnan(unc->values[i]) ||
+		/* an uncorrected null: a request held at the end that was
+		 * never sent (load_report.c) */
+		if (isnan(lat->values[i]) ||
 		    lat->values[i] > LOAD_HDR_HIGHEST / 1e9 ||
 		    unc->values[i] > LOAD_HDR_HIGHEST / 1e9)
 			return error_set(e, "'%s': latency value %zu is null or "
 					 "beyond an hour", s->file, i);
-		st->sample.a[i] = llround(lat->values[i] * 1e9);
-		st->sample.b[i] = llround(unc->values[i] * 1e9);
+		sample_add(&st->sample, llround(lat->values[i] * 1e9),
+			   isnan(unc->values[i]) ? -1
+				: llround(unc->values[i] * 1e9));
 	}
-	st->sample.n = n;
 	st->sample.seen = (uint64_t)hdr_count(st->latency);
 	if (st->sample.seen < n)
 		return error_set(e, "'%s': more latency values than requests "

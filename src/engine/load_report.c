@@ -207,9 +207,10 @@ void load_fill_benchmark(struct result *r, const char *name, double rate,
 	for (size_t i = 0; i < s->sample.n; i++)
 		metric_push(m, sec(s->sample.a[i]));
 	m = benchmark_metric(b, "latency_uncorrected", "s");
+	/* a request held at the end (-1) has no uncorrected latency: null,
+	 * so that the two lists stay pairs (merge reads them so) */
 	for (size_t i = 0; i < s->sample.n; i++)
-		if (s->sample.b[i] >= 0)	/* -1: a request never sent */
-			metric_push(m, sec(s->sample.b[i]));
+		metric_push(m, s->sample.b[i] >= 0 ? sec(s->sample.b[i]) : NAN);
 	m = benchmark_metric(b, METRIC_THROUGHPUT, "requests/s");
 	load_rates(s, &rates, &nrates);
 	for (size_t i = 0; i < nrates; i++)

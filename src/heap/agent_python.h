@@ -353,6 +353,8 @@ static __attribute__((noinline)) int py_walk_words(struct tstate *t,
 	 * HEAP_PY_MAX leaves its last frame open (protocol.h) */
 	if (n && err != PY_WALK_TOO_DEEP)
 		out[n - 1] |= HEAP_PY_END;
+	else if (n)
+		out[n - 1] &= ~HEAP_PY_END;	/* an entry's too: cut */
 	return (int)n;
 }
 

@@ -41,10 +41,12 @@ void conn_init(struct worker *w, struct conn *c, uint64_t g)
 		c->next_due = conn_due(w->sh, g, 0);
 }
 
-static void held(struct worker *w, int64_t wait, int64_t sent_wait)
+/* A request the run ended with (struct worker): its wait, and no
+ * uncorrected latency (-1: that is of responses only). */
+static void held(struct worker *w, int64_t wait)
 {
 	hdr_record(w->held, wait);
-	sample_add(&w->held_sample, wait, sent_wait);
+	sample_add(&w->held_sample, wait, -1);
 }
 
 void conn_unanswered(struct worker *w, struct conn *c, int64_t stopped)
@@ -54,16 +56,13 @@ void conn_unanswered(struct worker *w, struct conn *c, int64_t stopped)
 
 	if (c->measured && c->due < stopped && (c->state == CS_WRITING ||
 			    c->state == CS_READING || c->resend))
-		held(w, stopped - c->due,
-		     c->state == CS_READING && c->sent &&
-				     c->sent <= stopped
-			     ? stopped - c->sent : -1);
+		held(w, stopped - c->due);
 	/* the open model's backlog: due, never taken (busy, or down) */
 	for (; w->open && budget && due < stopped;
 	     due = conn_due(w->sh, c->g, ++slot)) {
 		if (due < w->sh->measure)
 			continue;
-		held(w, stopped - due, -1);
+		held(w, stopped - due);
 		budget--;
 	}
 }

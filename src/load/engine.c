@@ -649,14 +649,15 @@ static void merge(struct worker *ws, const struct shared *sh,
 	if (!c->held_in_latency)
 		top = INT64_MAX;	/* none: all only unanswered */
 	for (unsigned t = 0; t < c->threads; t++) {
+		/* Closed model: the send is the due time, both are one (of
+		 * the responses: before the held waits join latency) */
+		if (c->rate <= 0)
+			hdr_merge(out->uncorrected, ws[t].st.latency);
 		settle_held(&ws[t], top, &above[t],
 			    c->seed ^ (0xd1b54a32d192ed03ULL * (t + 1)));
 		samples[c->threads + t] = &above[t];
 		/* a run's counts stay far below 2^53 */
 		(void)load_stats_add(out, &ws[t].st, 0, NULL);
-		/* Closed model: the send is the due time, both are one. */
-		if (c->rate <= 0)
-			hdr_merge(out->uncorrected, ws[t].st.latency);
 		samples[t] = &ws[t].st.sample;
 		if (ws[t].stopped > stopped)
 			stopped = ws[t].stopped;

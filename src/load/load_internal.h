@@ -134,9 +134,9 @@ struct worker {
 	struct load_stats st;	/* what it recorded */
 	/* the measured requests its loop ended with, in flight or (open
 	 * model) never sent: how long each had waited from its due time
-	 * (held), and a sample of pairs (that wait, the wait from its send
-	 * or -1 if never sent); load_run's merge settles them
-	 * (settle_held) */
+	 * (held), and a sample of pairs (that wait, -1: no uncorrected
+	 * latency, which is of responses only); load_run's merge settles
+	 * them (settle_held) */
 	struct hdr *held;
 	struct sample held_sample;
 	pthread_t thread;

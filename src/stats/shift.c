@@ -977,7 +977,9 @@ static double boundary(struct pool *p, const double *h, size_t nh,
 			sh += h[i];
 		for (size_t i = 0; i < nl; i++)
 			sl += l[i];
-		g = sh > 0 && sl > 0 ? (sl / (double)nl) / (sh / (double)nh) : 1;
+		/* the test is of stat(h / t) against stat(l): it turns
+		 * near mean(h) / mean(l) */
+		g = sh > 0 && sl > 0 ? (sh / (double)nh) / (sl / (double)nl) : 1;
 		if (!isfinite(g) || !(g > 0))
 			g = 1;
 		if (rejects(p, h, nh, l, nl, scale, g)) {

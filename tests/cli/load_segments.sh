@@ -121,6 +121,18 @@ assert [load('$T/closed.%d.json' % s)['benchmarks'][0]['counts']['requests'] for
 }
 t "closed model: 3 segments of 600 requests merged = 600" closed_model
 
+# Segments of more than 1024 latency values each (a sample's first room):
+# merge filled the values past it (a heap overflow: malloc aborted); the
+# server's 10 ms at 60 connections holds 3000 requests a segment
+many_values() {
+	segments many -c 60 -n 9000 && py "
+b = load('$T/many.json')['benchmarks'][0]
+assert b['counts']['requests'] == 9000, b['counts']
+assert len(b['metrics']['latency']['values']) == 9000
+"
+}
+t "segments of 3000 values each merge (more than a sample's first room)" many_values
+
 gate_merged() {
 	expect_exit 0 "$YS" gate --baseline "$T/one.json" \
 		--max-increase latency.p99=50% "$T/open.json" || return 1

@@ -38,7 +38,14 @@ t "... and the tail of its stderr" has "$T/stderr" "boom-on-stderr"
 t "a crashing command: the signal by name" sh -c '
 	"$YS" run --runs 2 -- "$YSFIX" signal 11 2>"$T/sig"; [ $? -eq 1 ] && grep -q "killed by SIGSEGV" "$T/sig"'
 t "... and is left out as the one that failed, not as one that never ran" sh -c '
-	grep -q "1 of the 1 benchmarks is left out: the one that failed" "$T/sig" && ! grep -q "never ran" "$T/sig"'
+	grep -q "1 of the 1 benchmarks is left out: it failed before any measured run" "$T/sig" && ! grep -q "never ran" "$T/sig"'
+# a command that fails after some measured runs is kept with them; the
+# ones after it never ran (it said "the one that failed" was left out)
+printf '#!/bin/sh\nc=$(cat "$0.count" 2>/dev/null || echo 0); c=$((c + 1)); echo $c > "$0.count"; [ $c -lt 4 ]\n' > "$T/fail4.sh"
+chmod +x "$T/fail4.sh"
+t "a command failing at its 4th run: kept with 3, the others never ran" sh -c '
+	"$YS" run --no-store --order sequential -w 0 -r 5 "$T/fail4.sh" true "sleep 0" 2>"$T/f4"; [ $? -eq 1 ] &&
+	grep -q "2 of the 3 benchmarks never ran and are left out" "$T/f4" || { cat "$T/f4"; exit 1; }'
 t "--ignore-failure records non-zero exits and goes on" sh -c '
 	"$YS" run -q --runs 3 --ignore-failure --json "$T/if.json" -- "$YSFIX" exit 3 &&
 	python3 -c "

@@ -1263,6 +1263,14 @@ static void test_shift_scale_free(void **state)
 			assert_float_equal(ci2[1], ci[1], 1e-3);
 		}
 	}
+	/* a change of 2,000,000 times: a finite interval around it (the
+	 * bracket started from the inverse ratio and reached only ~1e6) */
+	draw_sample(&r, a, 10, 1, 0);
+	draw_sample(&r, b, 10, 2e6, 0);
+	assert_int_equal(stats_shift_ci(a, 10, b, 10, STAT_MEAN,
+					SHIFT_RELATIVE, ci), 0);
+	if (!(isfinite(ci[1]) && ci[0] > 1e6 && ci[1] < 4e6))
+		fail_msg("2e6 times: [%g, %g]", ci[0], ci[1]);
 	/* the smallest baseline run made 0, or 1e-300: the interval hardly
 	 * moves (before: 10 steps over a bracket of 1e-9..1e9 or wider,
 	 * [-58%, +123%] became [-100%, +205%], and [-100%, +500%]) */
