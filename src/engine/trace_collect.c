@@ -188,9 +188,20 @@ static void on_fork(void *arg, uint32_t pid, uint32_t ppid)
 	trace_fork(&c->run->tr, pid, ppid, c->task_time);
 }
 
-/* A Python thread's name as threading names it (Thread(name=...),
- * MainThread), as record's summary shows it, in place of the system's
- * (every thread of a Python program is "python3" there). */
+/* The name of pid's main thread in t, or NULL. */
+static const char *main_name(const struct trace *t, uint32_t pid)
+{
+	for (size_t k = 0; k < t->nthreads; k++)
+		if (t->threads[k].pid == pid && t->threads[k].tid == pid)
+			return t->threads[k].name;
+	return NULL;
+}
+
+/* A Python thread's name as threading names it (Thread(name=...)), as
+ * record's summary shows it, in place of the system's when that says
+ * nothing more than the process's (every thread of a Python program is
+ * "python3" there); a name the program gave its thread itself
+ * (pthread_setname_np, prctl) is kept. */
 static void python_thread_names(struct trace *t, const struct pystacks *py)
 {
 	for (size_t i = 0; i < pystacks_nthreads(py); i++) {
@@ -198,10 +209,16 @@ static void python_thread_names(struct trace *t, const struct pystacks *py)
 
 		if (!pt->py_named)
 			continue;
-		for (size_t k = 0; k < t->nthreads; k++)
-			if (t->threads[k].pid == pt->pid &&
-			    t->threads[k].tid == pt->tid)
-				t->threads[k].name = trace_intern(t, pt->name);
+		for (size_t k = 0; k < t->nthreads; k++) {
+			struct trace_thread *th = &t->threads[k];
+			const char *m;
+
+			if (th->pid != pt->pid || th->tid != pt->tid)
+				continue;
+			m = main_name(t, th->pid);
+			if (!th->name || (m && !strcmp(th->name, m)))
+				th->name = trace_intern(t, pt->name);
+		}
 	}
 }
 
