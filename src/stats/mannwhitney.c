@@ -10,6 +10,7 @@
  *  - asymptotic: z = (max(U1, U2) - na nb / 2 - 1/2) / sigma, with sigma
  *    corrected for ties, and p = 2 sf(z), clipped to 1.
  */
+#include "stats/special.h"
 #include "stats/stats.h"
 #include "util/strutil.h"
 
@@ -130,7 +131,7 @@ static double normal_sf(double u, size_t na, size_t nb, double tie_term)
 	if (!(var > 0))
 		return 1;
 	z = (u - nab / 2 - 0.5) / sqrt(var);
-	return 0.5 * erfc(z / sqrt(2.0));
+	return stats_normal_cdf(-z);
 }
 
 int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/special.h"
 #include "stats/stats.h"
 
 static const char *const names[STAT_COUNT] = {
@@ -43,77 +44,6 @@ int stats_stat_parse(const char *name, enum stat_kind *k)
 	return -1;
 }
 
-/* Standard normal distribution function. */
-static double stats_normal_cdf(double z)
-{
-	return 0.5 * erfc(-z / M_SQRT2);
-}
-
-double stats_normal_quantile(double p)
-{
-	double lo = -40, hi = 40;
-
-	if (!(p > 0 && p < 1))
-		return p == 0 ? -INFINITY : p == 1 ? INFINITY : NAN;
-	/* the distribution function is increasing: bisection to the
-	 * double's resolution (at most about 70 halvings of 80) */
-	while (hi - lo > 1e-12 * fmax(1, fabs(lo))) {
-		double mid = (lo + hi) / 2;
-
-		if (stats_normal_cdf(mid) < p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (lo + hi) / 2;
-}
-
-/* Continued fraction of the incomplete beta function (modified Lentz). */
-static double betacf(double a, double b, double x)
-{
-	const double tiny = 1e-300;
-	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
-
-	d = 1 / (fabs(d) < tiny ? tiny : d);
-	h = d;
-	for (int m = 1; m <= 10000; m++) {
-		double m2 = 2.0 * m, aa, del;
-
-		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-		d = 1 + aa * d;
-		d = 1 / (fabs(d) < tiny ? tiny : d);
-		c = 1 + aa / c;
-		c = fabs(c) < tiny ? tiny : c;
-		h *= d * c;
-		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-		d = 1 + aa * d;
-		d = 1 / (fabs(d) < tiny ? tiny : d);
-		c = 1 + aa / c;
-		c = fabs(c) < tiny ? tiny : c;
-		del = d * c;
-		h *= del;
-		if (fabs(del - 1) < 1e-15)
-			break;
-	}
-	return h;
-}
-
-/* The regularized incomplete beta function I_x(a, b). */
-static double ibeta(double a, double b, double x)
-{
-	double bt;
-
-	if (x <= 0)
-		return 0;
-	if (x >= 1)
-		return 1;
-	bt = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
-		 b * log1p(-x));
-	if (x < (a + 1) / (a + b + 2))
-		return bt * betacf(a, b, x) / a;
-	return 1 - bt * betacf(b, a, 1 - x) / b;
-}
-
 /*
  * The weights the test's statistic gives the order statistics of a group
  * of m: Harrell-Davis for a percentile strictly inside (0, 100) (w_i =
@@ -136,8 +66,8 @@ struct weights {
  * as the loop below weights_init's computes it, bit for bit. */
 static double weight_at(double a, double b, size_t i, size_t m)
 {
-	double lo = i ? ibeta(a, b, (double)i / (double)m) : 0;
-	double hi = ibeta(a, b, (double)(i + 1) / (double)m);
+	double lo = i ? stats_ibeta(a, b, (double)i / (double)m) : 0;
+	double hi = stats_ibeta(a, b, (double)(i + 1) / (double)m);
 
 	return hi - lo > 0 ? hi - lo : 0;
 }
@@ -196,7 +126,7 @@ static void weights_init(struct weights *wt, size_t m, double pct)
 		weights_window(wt, a, b);
 	} else {
 		for (size_t i = 0; i < m; i++) {
-			double c = ibeta(a, b, (double)(i + 1) / (double)m);
+			double c = stats_ibeta(a, b, (double)(i + 1) / (double)m);
 
 			wt->w[i] = c - prev > 0 ? c - prev : 0;
 			prev = c;

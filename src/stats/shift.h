@@ -49,6 +49,7 @@
 #ifndef YS_STATS_SHIFT_H
 #define YS_STATS_SHIFT_H
 
+#include "stats/special.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -140,9 +141,5 @@ bool stats_shift_decidable(size_t na, size_t nb, double alpha);
  */
 int stats_shift_ci(const double *a, size_t na, const double *b, size_t nb,
 		   enum stat_kind k, enum shift_mode mode, double ci[2]);
-
-/* The inverse of the standard normal distribution function (p in
- * [0, 1]: -inf, +inf at the ends, NaN outside). */
-double stats_normal_quantile(double p);
 
 #endif
