@@ -1263,6 +1263,45 @@ static void test_shift_scale_free(void **state)
 			assert_float_equal(ci2[1], ci[1], 1e-3);
 		}
 	}
+	/* at 1e-200 and 1e200 (squares past the doubles' range) the same p
+	 * and interval as at 1; at 1e-310 (subnormal: the values themselves
+	 * lose bits) a finite interval near it, where every standard error
+	 * was 0 and the interval [-100%, +inf] */
+	draw_sample(&r, a, 20, 1, 0);
+	draw_sample(&r, b, 20, 1.25, 0);
+	assert_int_equal(stats_shift_test(a, 20, b, 20, STAT_MEDIAN,
+					  SHIFT_RELATIVE, false, 0.10, 0.01,
+					  &t), 0);
+	assert_int_equal(stats_shift_ci(a, 20, b, 20, STAT_MEAN,
+					SHIFT_RELATIVE, ci), 0);
+	{
+		static const double tiny[] = { 1e-200, 1e200, 1e-310 };
+
+		for (int z = 0; z < 3; z++) {
+			for (size_t i = 0; i < 20; i++) {
+				sa[i] = a[i] * tiny[z];
+				sb[i] = b[i] * tiny[z];
+			}
+			assert_int_equal(stats_shift_test(sa, 20, sb, 20,
+							  STAT_MEDIAN,
+							  SHIFT_RELATIVE,
+							  false, 0.10, 0.01,
+							  &t2), 0);
+			assert_int_equal(stats_shift_ci(sa, 20, sb, 20,
+							STAT_MEAN,
+							SHIFT_RELATIVE, ci2),
+					 0);
+			if (z < 2) {
+				assert_float_equal(t2.p, t.p, 1e-12);
+				assert_float_equal(ci2[0], ci[0], 1e-3);
+				assert_float_equal(ci2[1], ci[1], 1e-3);
+			} else if (!isfinite(ci2[1]) ||
+				   fabs(ci2[0] - ci[0]) > 0.1) {
+				fail_msg("1e-310: [%g, %g] against [%g, %g]",
+					 ci2[0], ci2[1], ci[0], ci[1]);
+			}
+		}
+	}
 	/* a change of 2,000,000 times: a finite interval around it (the
 	 * bracket started from the inverse ratio and reached only ~1e6) */
 	draw_sample(&r, a, 10, 1, 0);
