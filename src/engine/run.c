@@ -224,15 +224,22 @@ static void close_fds(struct runner *rn)
 /* Open the counters. Returns 0, -1 when perf events were refused without
  * --events (a warning: the rusage metrics still stand), or the exit code
  * to return with rn->err set. */
+/* YARDSTICK_EMULATE_PMU=1: hardware events played by software ones. */
+static bool emulated_pmu(void)
+{
+	const char *emu = getenv("YARDSTICK_EMULATE_PMU");
+
+	return emu && !strcmp(emu, "1");
+}
+
 static int open_counters(struct runner *rn)
 {
 	const struct run_plan *p = rn->p;
-	const char *emu = getenv("YARDSTICK_EMULATE_PMU");
 	enum counters_result r;
 
 	if (p->no_counters)
 		return 0;
-	rn->emulated = emu && !strcmp(emu, "1");
+	rn->emulated = emulated_pmu();
 	/* The commands are the spawner's children: count them there. */
 	if (rn->sp.via)
 		r = spawner_open_counters(rn->sp.via,
@@ -385,8 +392,8 @@ int run_engine_prepare(struct runner *rn)
 	if (open_fds(rn))
 		return 2;
 	/* while the spawner starts: what needs it not */
-	if (!rn->p->no_counters)
-		(void)perf_event_hold_hooks();	/* till we exit: perf_event.h */
+	if (!rn->p->no_counters)	/* till we exit: perf_event.h */
+		(void)perf_event_hold_hooks(!rn->p->events && !emulated_pmu());
 	res->created = utc_timestamp();
 	res->tool_version = xstrdup(YS_VERSION);
 	machine_detect(&res->machine);

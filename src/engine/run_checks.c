@@ -159,7 +159,7 @@ static long task_clock_index(const struct runner *rn)
 	size_t nc = rn->ctr ? counters_metric_count(rn->ctr) : 0;
 
 	for (size_t k = 0; k < nc; k++)
-		if (!strcmp(counters_metric_name(rn->ctr, k), "task_clock"))
+		if (!strcmp(counters_metric_name(rn->ctr, k), METRIC_TASK_CLOCK))
 			return (long)k;
 	return -1;
 }

@@ -41,7 +41,7 @@ const struct run_metric_name run_work_metrics[WORK_COUNT] = {
 
 /* Metric names of the default counter set, for when perf is refused. */
 static const char *const default_counter_metrics[] = {
-	"task_clock", "cycles", "instructions", "branches", "branch_misses",
+	METRIC_TASK_CLOCK, "cycles", "instructions", "branches", "branch_misses",
 	"cache_references", "cache_misses", "flops", "ipc",
 };
 
@@ -573,7 +573,7 @@ int run_calibrate_exec(struct runner *rn)
 
 	rn->exec_cost = 0;
 	for (size_t k = 0; k < nc; k++)
-		if (!strcmp(counters_metric_name(rn->ctr, k), "task_clock"))
+		if (!strcmp(counters_metric_name(rn->ctr, k), METRIC_TASK_CLOCK))
 			tc = (long)k;
 	if (tc < 0 || access("/bin/true", X_OK))
 		return 0;

@@ -316,6 +316,13 @@ static void print_summary(const struct result *r, bool color, FILE *fp)
 	int w = (int)name_width(r);
 	bool work = r->nbenchmarks &&
 		    benchmark_find_metric(&r->benchmarks[0], METRIC_WORK_FLOPS);
+	/* the CPU column: the task clock where it was counted (the default
+	 * counters leave it out on a machine without hardware ones) */
+	const char *cpu = METRIC_USER_TIME;
+
+	for (size_t i = 0; i < r->nbenchmarks; i++)
+		if (benchmark_find_metric(&r->benchmarks[i], METRIC_TASK_CLOCK))
+			cpu = METRIC_TASK_CLOCK;
 
 	fprintf(fp, "%s%-*s %6s ", term_dim(color), w, "benchmark", "runs");
 	term_pad(fp, "mean", 11, true);
@@ -324,7 +331,7 @@ static void print_summary(const struct result *r, bool color, FILE *fp)
 	term_pad(fp, "median", 12, true);
 	term_pad(fp, "p99", 12, true);
 	term_pad(fp, "peak rss", 12, true);
-	term_pad(fp, "task clock", 12, true);
+	term_pad(fp, metrics_lookup(cpu, NULL)->label, 12, true);
 	if (work)
 		print_attained_cells(&r->benchmarks[0], true, fp);
 	fprintf(fp, "%s\n", term_reset(color));
@@ -353,7 +360,7 @@ static void print_summary(const struct result *r, bool color, FILE *fp)
 				       sizeof(p99)), 12, true);
 		term_pad(fp, median_of(b, METRIC_PEAK_RSS, rss, sizeof(rss)), 12,
 			 true);
-		term_pad(fp, median_of(b, "task_clock", tc, sizeof(tc)), 12,
+		term_pad(fp, median_of(b, cpu, tc, sizeof(tc)), 12,
 			 true);
 		if (work)
 			print_attained_cells(b, false, fp);

@@ -440,54 +440,69 @@ add_dram(struct counters *c, struct error *e)
 }
 
 /*
- * Their metric names are the default metric names. Of the software events
- * only task-clock (bench/RESULTS.md, "the default counters"): each
- * inherited event costs every run in the kernel (its copy at the fork,
- * its fold at the exit; context-switches is also hit at every switch);
- * page-faults and context-switches count what wait4 gives for the same
- * child (minor + major faults, voluntary + involuntary switches); and
- * opening any of the three, or cpu-migrations, switches on a static key
- * of the kernel — its text patched on every CPU, with an interrupt of
- * each, at the open and again at the close: 0.1 ms of a one-run `run`.
- * -e names them.
+ * Their metric names are the default metric names: the hardware events,
+ * then task-clock, but task-clock only when one of them opened. The first
+ * per-task event opened while no other is open anywhere on the machine
+ * waits for the kernel to switch its perf scheduler hooks on (a static
+ * key and an RCU grace period, kernel/events/core.c, account_event: 5-20
+ * ms on this project's 2-CPU guest, for a command of 1 ms; a second after
+ * the last such event closes they go off again). A hardware event that
+ * this machine cannot count fails before that, at no cost. So where the
+ * hardware counts, task-clock rides on the wait its events paid; where it
+ * does not (most VMs), the defaults open nothing, and one invocation
+ * costs what hyperfine's does (bench/RESULTS.md, session 14): user_time
+ * + system_time from wait4 measure the same CPU time, with the spawn's
+ * few hundred µs before the exec, and -e task-clock asks for the counter.
+ * Of the other software events none (bench/RESULTS.md, "the default
+ * counters"): each inherited event costs every run in the kernel (its
+ * copy at the fork, its fold at the exit; context-switches is also hit
+ * at every switch); page-faults and context-switches count what wait4
+ * gives for the same child (minor + major faults, voluntary +
+ * involuntary switches); cpu-migrations switches on a further static key
+ * of the kernel. -e names them.
  */
-static const char *const default_set[] = {
-	"task-clock",
+static const char *const default_hardware[] = {
 	"cycles", "instructions", "branches", "branch-misses",
 	"cache-references", "cache-misses", "flops",
 };
+
+static enum counters_result add_event(struct counters *c, const char *event,
+				      struct error *e)
+{
+	char metric[METRIC_NAME_MAX];
+
+	counters_metric_name_of(event, metric, sizeof(metric));
+	if (has_metric(c, metric))
+		return COUNTERS_OK;
+	if (c->n_metrics + c->n_unsupported == MAX_METRICS) {
+		error_set(e, "too many events (at most %d)", MAX_METRICS);
+		return COUNTERS_FAILED;
+	}
+	if (strcmp(metric, "flops") == 0)
+		return add_flops(c, e);
+	if (strcmp(metric, "dram_bytes") == 0)
+		return add_dram(c, e);
+	return add_named(c, event, metric, e);
+}
 
 static enum counters_result
 add_events(struct counters *c, const char *const *events,
 	   size_t n, struct error *e)
 {
-	char metric[METRIC_NAME_MAX];
+	enum counters_result ret = COUNTERS_OK;
 	size_t i;
-	enum counters_result ret;
 
-	if (!events) {
-		events = default_set;
-		n = ARRAY_SIZE(default_set);
+	if (events) {
+		for (i = 0; i < n && ret == COUNTERS_OK; i++)
+			ret = add_event(c, events[i], e);
+		return ret;
 	}
-	for (i = 0; i < n; i++) {
-		counters_metric_name_of(events[i], metric, sizeof(metric));
-		if (has_metric(c, metric))
-			continue;
-		if (c->n_metrics + c->n_unsupported == MAX_METRICS) {
-			error_set(e, "too many events (at most %d)",
-				  MAX_METRICS);
-			return COUNTERS_FAILED;
-		}
-		if (strcmp(metric, "flops") == 0)
-			ret = add_flops(c, e);
-		else if (strcmp(metric, "dram_bytes") == 0)
-			ret = add_dram(c, e);
-		else
-			ret = add_named(c, events[i], metric, e);
-		if (ret != COUNTERS_OK)
-			return ret;
-	}
-	return COUNTERS_OK;
+	for (i = 0; i < ARRAY_SIZE(default_hardware) && ret == COUNTERS_OK;
+	     i++)
+		ret = add_event(c, default_hardware[i], e);
+	if (ret == COUNTERS_OK && c->n_metrics > 0)
+		ret = add_event(c, "task-clock", e);
+	return ret;
 }
 
 /* Lay out the group reads in buf[], once every group's size is known. */

@@ -35,7 +35,7 @@ int perf_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 			    PERF_FLAG_FD_CLOEXEC);
 }
 
-int perf_event_hold_hooks(void)
+int perf_event_hold_hooks(bool hardware)
 {
 	struct perf_event_attr a = {
 		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
@@ -43,6 +43,10 @@ int perf_event_hold_hooks(void)
 		.exclude_kernel = 1, .exclude_hv = 1,
 	};
 
+	if (hardware) {
+		a.type = PERF_TYPE_HARDWARE;
+		a.config = PERF_COUNT_HW_CPU_CYCLES;
+	}
 	return perf_event_sys_open(&a, 0, -1, -1, NULL);
 }
 

@@ -50,10 +50,13 @@ int perf_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu,
  * whenever none is open at that moment. In a loop of short invocations
  * (hyperfine's, a script's) that moment falls between a program's exit
  * and the next one's counters about half the time; held from early on,
- * only in the gaps between invocations. Returns the descriptor, or -1
- * (nothing to do: no perf events here).
+ * only in the gaps between invocations. hardware: hold them with a
+ * disabled cycles event instead, which a machine without hardware
+ * counters refuses before the wait (for the default counters, which open
+ * nothing there: counters.c). Returns the descriptor, or -1 (nothing
+ * held).
  */
-int perf_event_hold_hooks(void);
+int perf_event_hold_hooks(bool hardware);
 
 /* A stand-in for perf_event_sys_open (tests, an emulated PMU). */
 typedef int pe_open_fn(struct perf_event_attr *attr, pid_t pid, int cpu,

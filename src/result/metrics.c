@@ -38,7 +38,7 @@ static const struct metric_info table[] = {
 	M("involuntary_switches", "count", "involuntary context switches", C,
 	  LO, false, 0, 0, false),
 	/* perf counters: measure/counters.c, lib/events.c */
-	M("task_clock", "s", "task clock", T, LO, false, 0, 0, false),
+	M(METRIC_TASK_CLOCK, "s", "task clock", T, LO, false, 0, 0, false),
 	M("cycles", "count", "cycles", C, LO, false, 0, 0, false),
 	M("instructions", "count", "instructions", C, LO, false, 0, 0, false),
 	M("branches", "count", "branches", C, LO, false, 0, 0, false),

@@ -27,6 +27,7 @@
 #define METRIC_USER_TIME "user_time"
 #define METRIC_SYSTEM_TIME "system_time"
 #define METRIC_PEAK_RSS "peak_rss"
+#define METRIC_TASK_CLOCK "task_clock"
 #define METRIC_TIME_PER_OP "time_per_op"
 #define METRIC_ITERATIONS "iterations"
 #define METRIC_LATENCY "latency"

@@ -22,7 +22,7 @@ for name, f, by in (('$YSFIX exit 0 100', 2e6, 240000.0),
     assert wb['values'] == [by] * 3, wb['values']
     assert wf['median'] == f and wf['stddev'] == 0, wf"
 csv_has_work() {
-	head -1 "$T/w.csv" | grep -q ",task_clock,work_flops,work_bytes$\|,ipc,work_flops,work_bytes$" &&
+	head -1 "$T/w.csv" | grep -q ",involuntary_switches,work_flops,work_bytes$\|,ipc,work_flops,work_bytes$" &&
 	[ "$(grep -c ",2000000,240000$" "$T/w.csv")" = 3 ] &&
 	[ "$(grep -c ",16000000,960000$" "$T/w.csv")" = 3 ]
 }

@@ -477,45 +477,56 @@ static void test_fp_discover(void **state)
 
 /* ---- the default set on this machine ---- */
 
+/* the hardware events, then task-clock when one of them opened */
 static const char *const defaults[] = {
-	"task_clock",
 	"cycles", "instructions", "branches", "branch_misses",
 	"cache_references", "cache_misses", "flops",
+	"task_clock",
 };
-#define N_SOFTWARE 1	/* the defaults' software events, first */
 #define N_DEFAULTS (sizeof(defaults) / sizeof(defaults[0]))
+#define N_HARDWARE (N_DEFAULTS - 1)
 
 static void test_default_set(void **state)
 {
 	int fds_before = open_fds();
 	struct counters *c = open_default();
-	size_t i, k = 0;
+	size_t i, k = 0, hardware = 0;
 	struct run r;
 
-	/* every default metric in exactly one list, metrics in order */
-	for (i = 0; i < N_DEFAULTS; i++) {
+	/* every hardware metric in exactly one list, metrics in order */
+	for (i = 0; i < N_HARDWARE; i++) {
 		long at = find_metric(c, defaults[i]);
 
 		assert_true((at >= 0) != is_unsupported(c, defaults[i]));
 		if (at >= 0)
 			assert_int_equal(at, (long)k++);
 	}
-	assert_int_equal(k + counters_unsupported_count(c), N_DEFAULTS);
-	/* software events work everywhere; not page-faults nor
-	 * context-switches unless named (wait4 has them) */
-	for (i = 0; i < N_SOFTWARE; i++)
-		assert_int_equal(find_metric(c, defaults[i]), (long)i);
+	hardware = k;
+	assert_int_equal(hardware + counters_unsupported_count(c),
+			 N_HARDWARE);
+	/* task-clock after them, exactly when one opened: without any
+	 * the defaults open nothing (counters.c) */
+	assert_false(is_unsupported(c, "task_clock"));
+	if (hardware) {
+		assert_int_equal(find_metric(c, "task_clock"), (long)hardware);
+		assert_string_equal(counters_metric_unit(c, hardware), "s");
+	} else {
+		assert_true(find_metric(c, "task_clock") < 0);
+	}
+	assert_int_equal(counters_metric_count(c), hardware ? hardware + 1
+							    : 0);
+	/* not page-faults nor context-switches unless named (wait4 has
+	 * them) */
 	assert_true(find_metric(c, "page_faults") < 0);
 	assert_true(find_metric(c, "context_switches") < 0);
 	assert_true(find_metric(c, "cpu_migrations") < 0);
 	assert_false(is_unsupported(c, "page_faults"));
-	assert_string_equal(counters_metric_unit(c, 0), "s");
-	for (i = 1; i < counters_metric_count(c); i++)
+	for (i = 0; i < hardware; i++)
 		assert_string_equal(counters_metric_unit(c, i), "count");
 
 	run_self(c, "--child-spin-ms", 20, 0, &r);
 	/* a hardware metric is counted and positive, or unsupported */
-	for (i = N_SOFTWARE; i < N_DEFAULTS - 1; i++) {
+	for (i = 0; i < N_HARDWARE - 1; i++) {
 		long at = find_metric(c, defaults[i]);
 
 		if (at < 0)
@@ -763,7 +774,7 @@ static void test_unknown_event(void **state)
 /* ---- a stand-in perf_event_open ---- */
 
 enum fake_mode { FAKE_HW_AS_FAULTS, FAKE_DENY_ALL, FAKE_DENY_KERNEL,
-		 FAKE_EMFILE };
+		 FAKE_EMFILE, FAKE_NO_PMU };
 
 struct fake {
 	enum fake_mode mode;
@@ -788,7 +799,8 @@ static int fake_open(struct perf_event_attr *attr, int group_fd, void *arg)
 		errno = EMFILE;
 		return -1;
 	}
-	if (a.type == PERF_TYPE_HARDWARE && a.config == f->fail_hw_config) {
+	if ((a.type == PERF_TYPE_HARDWARE && a.config == f->fail_hw_config) ||
+	    (f->mode == FAKE_NO_PMU && a.type != PERF_TYPE_SOFTWARE)) {
 		errno = ENOENT;
 		return -1;
 	}
@@ -829,7 +841,9 @@ static void test_hardware_path(void **state)
 	assert_int_equal(counters_unsupported_count(c), 1);
 	assert_string_equal(counters_unsupported_name(c, 0), "cache_misses");
 	assert_int_equal(counters_metric_count(c), N_DEFAULTS - 1);
-	assert_string_equal(counters_metric_name(c, N_DEFAULTS - 2), "flops");
+	/* cache_misses left out: flops fifth, task_clock after it */
+	assert_string_equal(counters_metric_name(c, 5), "flops");
+	assert_string_equal(counters_metric_name(c, 6), "task_clock");
 
 	for (i = 0; i < 2; i++) {
 		run_self(c, "--child-touch-pages", 2000, 0, &r);
@@ -842,8 +856,49 @@ static void test_hardware_path(void **state)
 		assert_true(value_of(c, &r, "cache_references") == pf);
 		/* flops = 1*pf + 4*pf + 16*pf */
 		assert_true(value_of(c, &r, "flops") == 21 * pf);
-		assert_false(r.v[N_DEFAULTS - 2].multiplexed);
+		assert_false(r.v[5].multiplexed);
+		assert_true(value_of(c, &r, "task_clock") > 0);
 	}
+	counters_close(c);
+	assert_int_equal(open_fds(), fds_before);
+}
+
+/* A machine without hardware counters (most VMs): the default set asks
+ * for the hardware events alone, and opens nothing — no per-task event,
+ * so nothing waits for the kernel's scheduler hooks (counters.c). */
+static void test_no_pmu_opens_nothing(void **state)
+{
+	struct fake f = { FAKE_NO_PMU, ~0ull, 0, 0, 0, 0 };
+	struct counters_sys sys = { fake_open, &f, fake_fp, 3, 0, NULL, NULL };
+	static const char *const named[] = { "task-clock", "cycles" };
+	int fds_before = open_fds();
+	struct counters *c = NULL;
+	struct error e = { .msg = "" };
+	size_t i;
+
+	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e),
+			 COUNTERS_OK);
+	assert_int_equal(f.opened, 0);
+	assert_int_equal(counters_metric_count(c), 0);
+	/* the hardware ones are unsupported; task_clock was not asked */
+	assert_int_equal(counters_unsupported_count(c), N_HARDWARE);
+	for (i = 0; i < N_HARDWARE; i++)
+		assert_true(is_unsupported(c, defaults[i]));
+	assert_false(is_unsupported(c, "task_clock"));
+	counters_close(c);
+	assert_int_equal(open_fds(), fds_before);
+
+	/* named, task-clock is counted there all the same (and the guard
+	 * with it) */
+	memset(&f, 0, sizeof(f));
+	f.mode = FAKE_NO_PMU;
+	f.fail_hw_config = ~0ull;
+	assert_int_equal(counters_open_sys(&c, named, 2, &sys, &e),
+			 COUNTERS_OK);
+	assert_int_equal(counters_metric_count(c), 1);
+	assert_string_equal(counters_metric_name(c, 0), "task_clock");
+	assert_true(is_unsupported(c, "cycles"));
+	assert_int_equal(f.opened, 2);
 	counters_close(c);
 	assert_int_equal(open_fds(), fds_before);
 }
@@ -929,7 +984,8 @@ static void test_open_error(void **state)
 	assert_int_equal(counters_open_sys(&c, NULL, 0, &sys, &e),
 			 COUNTERS_FAILED);
 	assert_null(c);
-	assert_non_null(strstr(e.msg, "'task-clock'"));
+	/* the first event asked: the first hardware one */
+	assert_non_null(strstr(e.msg, "'cycles'"));
 	assert_non_null(strstr(e.msg, strerror(EMFILE)));
 }
 
@@ -1211,6 +1267,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_default_set),
 		cmocka_unit_test(test_page_faults_are_per_run),
 		cmocka_unit_test(test_task_clock),
+		cmocka_unit_test(test_no_pmu_opens_nothing),
 		cmocka_unit_test(test_context_switches),
 		cmocka_unit_test(test_descendants_counted),
 		cmocka_unit_test(test_every_run_counted),

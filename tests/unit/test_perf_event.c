@@ -506,13 +506,27 @@ static void test_hardware_event(void **state)
 	}
 }
 
-/* The hooks' hold: a perf event descriptor on this process, counting
- * nothing, close-on-exec (a program started later must not get it). */
-static void test_hold_hooks(void **state)
+/* A held descriptor: a perf event, close-on-exec (a program started
+ * later must not get it). */
+static void check_held(int fd)
 {
 	char link[64], target[64];
 	ssize_t n;
-	int fd = perf_event_hold_hooks();
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	assert_true(n > 0);
+	target[n] = '\0';
+	assert_string_equal(target, "anon_inode:[perf_event]");
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+}
+
+/* The hooks' hold: a perf event descriptor on this process, counting
+ * nothing. */
+static void test_hold_hooks(void **state)
+{
+	int fd = perf_event_hold_hooks(false);
 
 	(void)state;
 	if (fd < 0) {
@@ -521,13 +535,33 @@ static void test_hold_hooks(void **state)
 			    errno == ENOSYS || errno == ENOENT);
 		skip();
 	}
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, target, sizeof(target) - 1);
-	assert_true(n > 0);
-	target[n] = '\0';
-	assert_string_equal(target, "anon_inode:[perf_event]");
-	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
-	close(fd);
+	check_held(fd);
+}
+
+/* Held by a hardware event: exactly where a cycles counter opens (a
+ * machine without one holds nothing, and pays no wait for it). */
+static void test_hold_hooks_hardware(void **state)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_HARDWARE, .size = sizeof(a),
+		.config = PERF_COUNT_HW_CPU_CYCLES, .disabled = 1,
+		.exclude_kernel = 1, .exclude_hv = 1,
+	};
+	int cycles = perf_event_open_attr(NULL, NULL, &a, 0, -1, -1);
+	int fd = perf_event_hold_hooks(true);
+	int err = errno;
+
+	(void)state;
+	print_message("cycles: %s, hold: %s\n",
+		      cycles >= 0 ? "opens" : strerror(-cycles),
+		      fd >= 0 ? "held" : strerror(err));
+	assert_int_equal(fd >= 0, cycles >= 0);
+	if (cycles >= 0) {
+		close(cycles);
+		check_held(fd);
+	} else {
+		assert_int_equal(err, -cycles);
+	}
 }
 
 int main(void)
@@ -548,6 +582,7 @@ int main(void)
 		cmocka_unit_test(test_open_software),
 		cmocka_unit_test(test_hardware_event),
 		cmocka_unit_test(test_hold_hooks),
+		cmocka_unit_test(test_hold_hooks_hardware),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
