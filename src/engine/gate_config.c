@@ -35,7 +35,7 @@ static const struct opt_cmd settings = {
 
 void gate_config_init(struct gate_config *c)
 {
-	c->alpha = 0.01;
+	c->alpha = JUDGE_ALPHA;
 	c->inconclusive_pass = c->missing_pass = c->correction = -1;
 }
 

@@ -12,22 +12,27 @@
 #include "engine/run_internal.h"
 #include "result/analyze.h"
 #include "result/metrics.h"
+#include "stats/judge.h"
 #include "util/strutil.h"
 
-static void compare_one(struct runner *rn, struct job *base, struct job *j,
-			const char *metric)
+/* Add pair (job j's bench against base's) on metric to *v. */
+static void push_pair(struct analyze_pair **v, size_t *n, size_t *cap,
+		      const struct job *base, const struct job *j,
+		      const char *metric)
 {
-	if (analyze_compare(rn->res, base->bench, j->bench, metric, &rn->rng,
-			    (size_t)rn->p->resamples, ANALYZE_ALPHA) == 0)
-		return;
-	benchmark_add_warning(j->bench, "no comparison of %s with '%s': a "
-			      "ratio needs measured values and a median "
-			      "above 0 on both sides", metric, base->name);
+	*v = xgrow(*v, cap, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = (struct analyze_pair){ base->bench, j->bench, metric };
 }
 
+/* Each command against the reference, per combination of parameter
+ * values: on wall time and the --compare metrics, all one family
+ * (analyze_compare). */
 static void compare_all(struct runner *rn, size_t ref)
 {
 	const struct run_plan *p = rn->p;
+	struct analyze_pair *pairs = NULL;
+	size_t n = 0, cap = 0;
+	bool *judged;
 
 	for (size_t i = 0; i < rn->njobs; i++) {
 		struct job *j = &rn->jobs[i], *base = NULL;
@@ -47,11 +52,22 @@ static void compare_all(struct runner *rn, size_t ref)
 				base = &rn->jobs[k];
 		if (!base)
 			continue;
-		compare_one(rn, base, j, METRIC_WALL_TIME);
+		push_pair(&pairs, &n, &cap, base, j, METRIC_WALL_TIME);
 		for (size_t m = 0; m < p->ncompare_metrics; m++)
 			if (strcmp(p->compare_metrics[m], METRIC_WALL_TIME))
-				compare_one(rn, base, j, p->compare_metrics[m]);
+				push_pair(&pairs, &n, &cap, base, j,
+					  p->compare_metrics[m]);
 	}
+	judged = xcalloc(n + 1, sizeof(*judged));
+	analyze_compare(rn->res, pairs, n, JUDGE_ALPHA, judged);
+	for (size_t i = 0; i < n; i++)
+		if (!judged[i])
+			benchmark_add_warning((struct benchmark *)pairs[i].cand,
+				"no comparison of %s with '%s': a ratio needs "
+				"measured values and a median above 0 on both "
+				"sides", pairs[i].metric, pairs[i].base->name);
+	free(judged);
+	free(pairs);
 }
 
 /* The name a fit is reported under: the command's name, with the values
@@ -172,7 +188,7 @@ static void record_settings(struct runner *rn)
 	run_work_settings(rn);
 	result_set_num(r, "bootstrap_resamples", (double)p->resamples);
 	result_set_num(r, "seed", (double)p->seed);
-	result_set_num(r, "alpha", ANALYZE_ALPHA);
+	result_set_num(r, "alpha", JUDGE_ALPHA);
 }
 
 /* Counters that had to share the PMU were counted part of the time and

@@ -218,9 +218,11 @@ void run_report_comparisons(const struct result *r, FILE *fp)
 			label_of(c->metric, label, sizeof(label));
 			fprintf(fp, "%sComparison of ", term_bold(color));
 			term_puts(fp, label);
-			fprintf(fp, "%s %s(ratio of medians, bootstrap 95%% "
-				"CI, Mann-Whitney U)%s\n", term_reset(color),
-				term_dim(color), term_reset(color));
+			fprintf(fp, "%s %s(as compare judges them: ratio of "
+				"the Harrell-Davis medians, 95%% CI, p of a "
+				"change beyond 2%%; Holm over %zu comparisons)%s\n",
+				term_reset(color), term_dim(color),
+				r->ncomparisons, term_reset(color));
 			metric = c->metric;
 		}
 		fprintf(fp, "  %s", col);

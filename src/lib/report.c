@@ -14,6 +14,7 @@
 #include "result/metrics.h"
 #include "measure/machine.h"
 #include "result/analyze.h"
+#include "stats/judge.h"
 #include "stats/stats.h"
 #include "util/strutil.h"
 #include "util/term.h"
@@ -229,9 +230,9 @@ static void add_benchmark(const struct lib_run *rn, const struct lib_inst *in,
  * values (an interleaving unit). Benchmark i of r is instance i. */
 static void add_comparisons(const struct lib_run *rn, struct result *r)
 {
-	struct rng rng;
+	struct analyze_pair *pairs = NULL;
+	size_t n = 0, cap = 0;
 
-	rng_seed(&rng, rn->o->seed);
 	for (size_t i = 0; i < rn->ninsts; i++) {
 		const struct lib_inst *base = &rn->insts[i];
 		bool first = true;
@@ -241,12 +242,17 @@ static void add_comparisons(const struct lib_run *rn, struct result *r)
 				first = false;
 		if (!first || !base->reg->group)
 			continue;
-		for (size_t j = i + 1; j < rn->ninsts; j++)
-			if (rn->insts[j].unit == base->unit)
-				analyze_compare(r, &r->benchmarks[i],
-						&r->benchmarks[j], METRIC_TIME_PER_OP,
-						&rng, RESAMPLES, ANALYZE_ALPHA);
+		for (size_t j = i + 1; j < rn->ninsts; j++) {
+			if (rn->insts[j].unit != base->unit)
+				continue;
+			pairs = xgrow(pairs, &cap, n + 1, sizeof(*pairs));
+			pairs[n++] = (struct analyze_pair){
+				&r->benchmarks[i], &r->benchmarks[j],
+				METRIC_TIME_PER_OP };
+		}
 	}
+	analyze_compare(r, pairs, n, JUDGE_ALPHA, NULL);
+	free(pairs);
 }
 
 /* True when instances a and b differ at most in the value of scan s. */
@@ -341,7 +347,7 @@ void lib_result(const struct lib_run *rn, struct result *r)
 	result_set_str(r, "allocations", lib_alloc_setting(rn->alloc));
 	result_set_num(r, "seed", (double)o->seed);
 	result_set_num(r, "bootstrap_resamples", RESAMPLES);
-	result_set_num(r, "alpha", ANALYZE_ALPHA);
+	result_set_num(r, "alpha", JUDGE_ALPHA);
 	for (size_t i = 0; i < rn->ninsts; i++)
 		add_benchmark(rn, &rn->insts[i], r);
 	result_unique_names(r);

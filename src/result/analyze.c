@@ -9,45 +9,79 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "result/compare.h"
 #include "result/metrics.h"
+#include "stats/judge.h"
 #include "util/strutil.h"
 
-int analyze_compare(struct result *r, const struct benchmark *base,
-		    const struct benchmark *cand, const char *metric,
-		    struct rng *rng, size_t resamples, double alpha)
+/* One pair's judgement, before the family's correction: false when it
+ * cannot be judged (analyze_compare). family: the tests of the family,
+ * both directions of every pair, as compare counts them (the budget of
+ * the permutations is set by it). */
+static bool judge_pair(const struct analyze_pair *pr,
+		       const struct compare_opts *o, size_t family,
+		       struct judgement *j, struct judge_query *q)
 {
-	const struct metric *a = benchmark_find_metric(base, metric);
-	const struct metric *b = benchmark_find_metric(cand, metric);
-	struct comparison c = { 0 };
-	struct mann_whitney mw;
-	double *va, *vb;
-	size_t na, nb;
-	int r2;
+	const struct metric *a = benchmark_find_metric(pr->base, pr->metric);
+	const struct metric *b = benchmark_find_metric(pr->cand, pr->metric);
+	struct judge_sample sa, sb;
 
 	if (!a || !b)
-		return -1;
-	va = metric_measured(a, &na);
-	vb = metric_measured(b, &nb);
-	r2 = na && nb &&
-	     !stats_ratio_of_medians(va, na, vb, nb, rng, resamples, &c.ratio,
-				     c.ratio_ci) &&
-	     !stats_mann_whitney(va, na, vb, nb, &mw);
-	free(va);
-	free(vb);
-	if (!r2)
-		return -1;
-	c.p_value = mw.p;
-	c.baseline = base->name;
-	c.candidate = cand->name;
-	c.metric = (char *)metric;
-	if (c.p_value < alpha && c.ratio_ci[1] < 1)
-		c.verdict = CMP_FASTER;
-	else if (c.p_value < alpha && c.ratio_ci[0] > 1)
-		c.verdict = CMP_SLOWER;
-	else
-		c.verdict = CMP_UNCHANGED;
-	result_add_comparison(r, &c);
-	return 0;
+		return false;
+	sa = (struct judge_sample){ a->values, a->n, a->process };
+	sb = (struct judge_sample){ b->values, b->n, b->process };
+	compare_query(o, pr->metric, a->unit, STAT_MEDIAN, family, q);
+	return judge(&sa, &sb, q, j) == 0 && j->base > 0 && j->cand > 0 &&
+	       isfinite(j->base) && isfinite(j->cand);
+}
+
+void analyze_compare(struct result *r, const struct analyze_pair *pairs,
+		     size_t n, double alpha, bool *judged)
+{
+	struct judgement *js = xcalloc(n + 1, sizeof(*js));
+	struct judge_query *qs = xcalloc(n + 1, sizeof(*qs));
+	struct judgement **fam = xcalloc(n + 1, sizeof(*fam));
+	double *p = xmalloc((2 * n + 1) * sizeof(*p));
+	bool *ok = xcalloc(n + 1, sizeof(*ok));
+	struct compare_opts o;
+	size_t tests = 0, nf = 0;
+
+	compare_opts_init(&o);
+	o.alpha = alpha;
+	for (size_t i = 0; i < n; i++) {
+		ok[i] = judge_pair(&pairs[i], &o, 2 * n, &js[i], &qs[i]);
+		p[2 * i] = ok[i] && js[i].tested ? js[i].p_up : NAN;
+		p[2 * i + 1] = ok[i] && js[i].tested ? js[i].p_down : NAN;
+		tests += !isnan(p[2 * i]) + !isnan(p[2 * i + 1]);
+		if (ok[i])
+			fam[nf++] = &js[i];
+	}
+	judge_holm(p, 2 * n, p);
+	judge_family(fam, nf, alpha, tests);
+	for (size_t i = 0; i < n; i++) {
+		struct comparison c = { 0 };
+
+		if (judged)
+			judged[i] = ok[i];
+		if (!ok[i])
+			continue;
+		judge_decide(&js[i], &qs[i], p[2 * i], p[2 * i + 1]);
+		c.baseline = pairs[i].base->name;
+		c.candidate = pairs[i].cand->name;
+		c.metric = (char *)pairs[i].metric;
+		c.ratio = js[i].cand / js[i].base;
+		c.ratio_ci[0] = 1 + js[i].ci[0];
+		c.ratio_ci[1] = 1 + js[i].ci[1];
+		c.p_value = js[i].p;
+		c.p_adjusted = js[i].p_adj;
+		c.verdict = compare_verdict_of(js[i].verdict);
+		result_add_comparison(r, &c);
+	}
+	free(ok);
+	free(p);
+	free(fam);
+	free(qs);
+	free(js);
 }
 
 int analyze_fit(struct result *r, const char *name, const char *param,

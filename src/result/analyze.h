@@ -8,19 +8,25 @@
 
 #include "result/result.h"
 
-/* Significance level of the verdicts `run` gives. */
-#define ANALYZE_ALPHA 0.05
+/* One comparison a result holds: cand's metric against base's. */
+struct analyze_pair {
+	const struct benchmark *base, *cand;
+	const char *metric;
+};
 
 /*
- * Compare metric of cand against base: ratio of medians cand/base with a
- * bootstrap 95% CI and a Mann-Whitney U p-value. The verdict is "faster"
- * (or "slower") when p < alpha and the whole CI lies below (above) 1,
- * "unchanged" otherwise. Appends to r->comparisons. Returns 0, or -1 when
- * a side lacks the metric or has no values (nothing appended).
+ * Append to r the comparisons of pairs[0..n), in their order, each judged
+ * as `yardstick compare` judges a benchmark's median (compare_query: a
+ * change either way beyond compare's default noise level, at alpha) by
+ * the one judge, stats/judge.h — the same Harrell-Davis estimate, 95%
+ * interval and p, processes as the unit where both sides say which
+ * process measured each value — and all n one family under Holm's
+ * correction. judged (may be NULL) gets, per pair, whether it was
+ * compared: not when a side lacks the metric or a measured value, or its
+ * median is not above 0 (no ratio).
  */
-int analyze_compare(struct result *r, const struct benchmark *base,
-		    const struct benchmark *cand, const char *metric,
-		    struct rng *rng, size_t resamples, double alpha);
+void analyze_compare(struct result *r, const struct analyze_pair *pairs,
+		     size_t n, double alpha, bool *judged);
 
 /*
  * Fit the medians of metric over benchmarks[idx[0..k-1]], whose values of

@@ -19,7 +19,7 @@
 void compare_opts_init(struct compare_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->alpha = 0.01;
+	o->alpha = JUDGE_ALPHA;
 	o->noise = 0.02;
 	o->resamples = 1000;
 	o->seed = 1;
@@ -139,11 +139,9 @@ static bool wanted(const struct compare_opts *o, const char *metric)
 	return false;
 }
 
-/* The question compare asks of one statistic: a change either way beyond
- * the noise level, relative. */
-static void stat_query(const struct compare_opts *o, const char *metric,
-		       const char *unit,
-		       enum stat_kind k, size_t family, struct judge_query *q)
+void compare_query(const struct compare_opts *o, const char *metric,
+		   const char *unit, enum stat_kind k, size_t family,
+		   struct judge_query *q)
 {
 	memset(q, 0, sizeof(*q));
 	q->stat = k;
@@ -155,7 +153,7 @@ static void stat_query(const struct compare_opts *o, const char *metric,
 	q->family = family ? family : 1;
 }
 
-static enum cmp_verdict cmp_of(enum judge_verdict v)
+enum cmp_verdict compare_verdict_of(enum judge_verdict v)
 {
 	switch (v) {
 	case JUDGE_FASTER: case JUDGE_LOWER: return CMP_FASTER;
@@ -198,7 +196,7 @@ static int add_row(struct compare_report *rep, const struct benchmark *bb,
 	struct judge_query q;
 
 	memset(&c, 0, sizeof(c));
-	stat_query(o, ma->name, ma->unit, STAT_MEDIAN, rep->family, &q);
+	compare_query(o, ma->name, ma->unit, STAT_MEDIAN, rep->family, &q);
 	if (judge(&sa, &sb, &q, &c.j)) {
 		/* no measured value on a side (every run timed out): said
 		 * as a metric the other side alone measured */
@@ -236,7 +234,7 @@ static void fill_pct(struct pct_cmp *pc)
 	pc->p = j->p;
 	pc->p_adj = j->p_adj;
 	pc->approximate = j->approximate;
-	pc->verdict = cmp_of(j->verdict);
+	pc->verdict = compare_verdict_of(j->verdict);
 	pc->method = j->method;
 }
 
@@ -254,7 +252,7 @@ static void fill_row(struct metric_cmp *c)
 	c->p = j->p;
 	c->p_adj = j->p_adj;
 	c->approximate = j->approximate;
-	c->verdict = cmp_of(j->verdict);
+	c->verdict = compare_verdict_of(j->verdict);
 	c->ci_method = j->method;
 	c->base_p95 = c->pct[1].j.base;
 	c->cand_p95 = c->pct[1].j.cand;
@@ -305,7 +303,7 @@ static void finish(struct compare_report *rep, const struct compare_opts *o)
 		for (int s = 0; s <= COMPARE_NPCT; s++) {
 			struct judge_query q;
 
-			stat_query(o, rep->rows[i].metric, rep->rows[i].unit,
+			compare_query(o, rep->rows[i].metric, rep->rows[i].unit,
 				   s ? pct_stats[s - 1]
 				   : STAT_MEDIAN, rep->family, &q);
 			judge_decide(row_judgement(rep, i, s), &q,

@@ -39,6 +39,16 @@ struct compare_opts {
 
 void compare_opts_init(struct compare_opts *o);
 
+/* The question compare asks of statistic k of metric (in unit): a change
+ * either way beyond o's noise level, relative, at o's alpha, in a family
+ * of `family` tests (0: 1). */
+void compare_query(const struct compare_opts *o, const char *metric,
+		   const char *unit, enum stat_kind k, size_t family,
+		   struct judge_query *q);
+
+/* compare's word for the judge's verdict v. */
+enum cmp_verdict compare_verdict_of(enum judge_verdict v);
+
 /* A percentile's change, judged as gate judges it. */
 struct pct_cmp {
 	enum stat_kind stat;		/* STAT_P90, STAT_P95, STAT_P99 */

@@ -602,7 +602,7 @@ static size_t family_size(const struct result *cand,
 void gate_opts_init(struct gate_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->alpha = 0.01;
+	o->alpha = JUDGE_ALPHA;
 	o->correction = JUDGE_HOLM;
 }
 

@@ -214,6 +214,7 @@ static json_t *comparison_json(const struct comparison *c)
 	put(o, "ratio", json_number(c->ratio));
 	put(o, "ratio_ci", jpair(c->ratio_ci));
 	put(o, "p_value", json_number(c->p_value));
+	put(o, "p_adjusted", json_number(c->p_adjusted));
 	put(o, "verdict", json_text(cmp_verdict_name(c->verdict)));
 	return o;
 }

@@ -493,7 +493,7 @@ static int read_comparison(struct reader *rd, json_t *o, const char *where,
 			   struct result *r)
 {
 	struct comparison c = { .ratio = NAN, .ratio_ci = { NAN, NAN },
-				.p_value = NAN };
+				.p_value = NAN, .p_adjusted = NAN };
 	char *verdict = NULL;
 	int ret = -1;
 
@@ -504,12 +504,11 @@ static int read_comparison(struct reader *rd, json_t *o, const char *where,
 	    str_member(rd, o, where, "verdict", REQUIRED, &verdict) ||
 	    num_member(rd, o, where, "ratio", 0, &c.ratio) ||
 	    pair_member(rd, o, where, "ratio_ci", c.ratio_ci) ||
-	    num_member(rd, o, where, "p_value", 0, &c.p_value))
+	    num_member(rd, o, where, "p_value", 0, &c.p_value) ||
+	    num_member(rd, o, where, "p_adjusted", 0, &c.p_adjusted))
 		goto out_free;
-	/* a result's comparisons are faster, slower or unchanged */
-	if (cmp_verdict_parse(verdict, &c.verdict) ||
-	    (c.verdict != CMP_FASTER && c.verdict != CMP_SLOWER &&
-	     c.verdict != CMP_UNCHANGED)) {
+	/* the judge's words (compare_verdict_of) */
+	if (cmp_verdict_parse(verdict, &c.verdict)) {
 		char path[256];
 
 		jr_path_key(path, sizeof(path), where, "verdict");

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "result/analyze.h"
+#include "stats/judge.h"
 #include "util/strutil.h"
 
 /* Every value of r marked as process's. */
@@ -120,17 +121,15 @@ static double setting_num(const struct result *r, const char *key,
 }
 
 /* The comparisons of r again, over the merged values: each pair once, in
- * its order (the old ones taken out first). */
-static void compare_again(struct result *r, unsigned long long seed,
-			  size_t resamples, double alpha)
+ * its order (the old ones taken out first), one family. */
+static void compare_again(struct result *r, double alpha)
 {
 	struct comparison *old = r->comparisons;
-	size_t n = r->ncomparisons;
-	struct rng rng;
+	size_t n = r->ncomparisons, np = 0;
+	struct analyze_pair *pairs = xcalloc(n + 1, sizeof(*pairs));
 
 	r->comparisons = NULL;
 	r->ncomparisons = 0;
-	rng_seed(&rng, seed);
 	for (size_t i = 0; i < n; i++) {
 		const struct benchmark *base =
 			result_find_benchmark(r, old[i].baseline);
@@ -138,9 +137,11 @@ static void compare_again(struct result *r, unsigned long long seed,
 			result_find_benchmark(r, old[i].candidate);
 
 		if (base && cand)
-			(void)analyze_compare(r, base, cand, old[i].metric,
-					      &rng, resamples, alpha);
+			pairs[np++] = (struct analyze_pair){ base, cand,
+							     old[i].metric };
 	}
+	analyze_compare(r, pairs, np, alpha, NULL);
+	free(pairs);
 	for (size_t i = 0; i < n; i++) {
 		free(old[i].baseline);
 		free(old[i].candidate);
@@ -174,6 +175,5 @@ void result_merge_finish(struct result *r, unsigned nprocesses)
 		return;
 	}
 	result_summarize(r, seed, (size_t)resamples);
-	compare_again(r, seed, (size_t)resamples,
-		      setting_num(r, "alpha", ANALYZE_ALPHA));
+	compare_again(r, setting_num(r, "alpha", JUDGE_ALPHA));
 }

@@ -760,6 +760,22 @@ static void fmt_p(double p, char *buf, size_t n)
 		snprintf(buf, n, ", p = %.3f", p);
 }
 
+/* fmt_p of p, and of p_adj after it where the family's correction
+ * changed it: ", p = 0.004 (Holm: 0.020)". */
+static void fmt_ps(double p, double p_adj, char *buf, size_t n)
+{
+	char adj[32];
+
+	fmt_p(p, buf, n);
+	/* (an adjusted p is never below its p: one that is, is none) */
+	if (!isfinite(p) || !(p_adj > p) || (p < 0.001 && p_adj < 0.001))
+		return;
+	fmt_p(p_adj, adj, sizeof(adj));
+	/* adj is ", p = X" or ", p < X": keep "X" or "< X" */
+	snprintf(buf + strlen(buf), n - strlen(buf), " (Holm: %s%s)",
+		 adj[4] == '<' ? "< " : "", adj + 6);
+}
+
 /* "1.52× [1.49, 1.55]" (x and its CI [lo, hi]), or less when unknown. */
 static void fmt_factor(double x, double lo, double hi, char *factor,
 		       size_t nf, char *ci, size_t nc)
@@ -778,15 +794,20 @@ char *comparison_sentence(const struct comparison *c)
 		    !strcmp(c->metric, METRIC_TIME_PER_OP);
 	bool faster = c->verdict == CMP_FASTER;
 	double x = c->ratio, lo = c->ratio_ci[0], hi = c->ratio_ci[1];
-	char p[32], factor[48], ci[64];
+	char p[96], factor[48], ci[64];
 
-	fmt_p(c->p_value, p, sizeof(p));
+	fmt_ps(c->p_value, c->p_adjusted, p, sizeof(p));
 	if (!faster && c->verdict != CMP_SLOWER) {
+		fmt_factor(x, lo, hi, factor, sizeof(factor), ci, sizeof(ci));
+		/* "2.00× " before a word; before the interval, "2.00×" */
+		if (factor[0] && factor[strlen(factor) - 1] == ' ')
+			factor[strlen(factor) - 1] = '\0';
 		if (c->verdict != CMP_UNCHANGED)
-			return xasprintf("'%s' against '%s'%s%s: %s",
+			return xasprintf("'%s' against '%s'%s%s: %s, %s%s%s",
 					 c->candidate, c->baseline,
 					 wall ? "" : " in ", wall ? "" : c->metric,
-					 cmp_verdict_name(c->verdict));
+					 cmp_verdict_name(c->verdict), factor,
+					 ci, p);
 		return xasprintf("no significant difference between '%s' and "
 				 "'%s'%s%s%s", c->baseline, c->candidate,
 				 wall ? "" : " in ", wall ? "" : c->metric, p);

@@ -112,9 +112,10 @@ struct benchmark {
 };
 
 /*
- * The verdict of a comparison: one name each, cmp_verdict_name's. The
- * result model's comparisons hold faster, slower or unchanged; compare's
- * rows also better/worse (metrics where more is better) and inconclusive.
+ * The verdict of a comparison: one name each, cmp_verdict_name's, the
+ * judge's words (compare_verdict_of): faster, slower (lower and higher of
+ * a metric where less is better), better, worse (where more is better),
+ * unchanged, inconclusive.
  */
 enum cmp_verdict {
 	CMP_UNCHANGED, CMP_FASTER, CMP_SLOWER, CMP_BETTER, CMP_WORSE,
@@ -125,10 +126,15 @@ const char *cmp_verdict_name(enum cmp_verdict v);
 /* The verdict named s: 0, or -1 for an unknown name. */
 int cmp_verdict_parse(const char *s, enum cmp_verdict *v);
 
+/* One benchmark's metric against another's in the same result, as the
+ * judge (stats/judge.h) finds it: ratio = cand / base of the statistic it
+ * tests (Harrell-Davis medians), its 95% interval, the one-sided p of the
+ * direction of the change, and p_adjusted, that p after Holm's correction
+ * over the result's comparisons (NaN in a result written before). */
 struct comparison {
 	char *baseline, *candidate, *metric;
-	double ratio, ratio_ci[2], p_value;
-	enum cmp_verdict verdict;	/* faster, slower, unchanged */
+	double ratio, ratio_ci[2], p_value, p_adjusted;
+	enum cmp_verdict verdict;	/* any but better/worse for a time */
 };
 
 struct complexity_fit {

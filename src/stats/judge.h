@@ -27,6 +27,10 @@
 
 #include "stats/shift.h"
 
+/* The default level of every verdict: compare's, gate's, and the
+ * comparisons a run or bench result holds. */
+#define JUDGE_ALPHA 0.01
+
 /* Which way a metric is better. */
 enum judge_dir { JUDGE_LOWER_BETTER, JUDGE_HIGHER_BETTER, JUDGE_NEITHER };
 

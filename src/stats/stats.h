@@ -118,34 +118,6 @@ int stats_bootstrap_sorted(const double *sorted, size_t n, struct rng *r,
 			   size_t resamples, double mean_ci[2],
 			   double median_ci[2]);
 
-struct mann_whitney {
-	double u;	/* U statistic of the first sample */
-	double p;	/* two-sided p-value */
-	int exact;	/* 1: exact distribution; 0: normal approximation
-			 * with tie and continuity correction */
-};
-
-/*
- * Two-sided Mann-Whitney U test of a[0..na-1] against b[0..nb-1], as
- * SciPy 1.10's mannwhitneyu(method="auto", use_continuity=True) computes
- * it: exact when min(na, nb) <= 8 and the pooled values have no ties,
- * otherwise the normal approximation. Returns 0, or -1 when a sample is
- * empty or holds a NaN.
- */
-int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
-		       struct mann_whitney *out);
-
-/*
- * Ratio of medians median(b) / median(a) with a percentile-bootstrap 95% CI
- * (each sample resampled independently; a resample of a whose median is 0
- * counts as an infinite ratio). 0 resamples: the CI collapses to the ratio
- * and r may be NULL. Returns 0, or -1 when a sample is empty or median(a)
- * is 0.
- */
-int stats_ratio_of_medians(const double *a, size_t na, const double *b,
-			   size_t nb, struct rng *r, size_t resamples,
-			   double *ratio, double ci[2]);
-
 enum complexity {
 	O_1, O_LOG_N, O_N, O_N_LOG_N, O_N2, O_N3, O_COUNT
 };

@@ -102,7 +102,7 @@ if c['verdict'] == 'unchanged':   # a machine too busy to tell: said so
     assert v['s'][0].startswith(\"no significant difference between '%s' and '%s'\" % (c['baseline'], c['candidate'])), (v, c)
 else:
     f = 1 / c['ratio'] if c['ratio'] < 1 else c['ratio']
-    m = re.search(r\"'(.*)' is ([0-9.]+)× (faster|slower) than '(.*)'\", v['s'][0])
+    m = re.search(r\"'(.*)' is ([0-9.]+)× (faster|slower) than '(.*?)'\", v['s'][0])
     assert m, v['s']
     assert m.group(1) == c['candidate'] and m.group(4) == c['baseline'], (m.groups(), c)
     assert abs(float(m.group(2)) - f) <= 0.01 * f, (m.group(2), f)

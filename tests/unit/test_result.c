@@ -917,13 +917,14 @@ static void test_unique_names_shown(void **state)
 	result_free(&r);
 }
 
-static void expect_sentence(const char *metric, const char *verdict,
-			    double ratio, double lo, double hi, double p,
-			    const char *want)
+static void expect_sentence_adj(const char *metric, const char *verdict,
+				double ratio, double lo, double hi, double p,
+				double p_adj, const char *want)
 {
 	struct comparison c = { .baseline = "a", .candidate = "b",
 				.metric = (char *)metric, .ratio = ratio,
-				.ratio_ci = { lo, hi }, .p_value = p };
+				.ratio_ci = { lo, hi }, .p_value = p,
+				.p_adjusted = p_adj };
 	char *s;
 
 	assert_int_equal(cmp_verdict_parse(verdict, &c.verdict), 0);
@@ -931,6 +932,13 @@ static void expect_sentence(const char *metric, const char *verdict,
 
 	assert_string_equal(s, want);
 	free(s);
+}
+
+static void expect_sentence(const char *metric, const char *verdict,
+			    double ratio, double lo, double hi, double p,
+			    const char *want)
+{
+	expect_sentence_adj(metric, verdict, ratio, lo, hi, p, NAN, want);
 }
 
 static void test_comparison_sentence(void **state)
@@ -952,6 +960,23 @@ static void test_comparison_sentence(void **state)
 			"user_time, p = 0.900");
 	expect_sentence("wall_time", "slower", NAN, NAN, NAN, 0.01,
 			"'b' is slower than 'a', p = 0.010");
+	/* Holm's correction: the adjusted p beside, where it differs */
+	expect_sentence_adj("wall_time", "slower", 1.52, 1.49, 1.55, 0.002,
+			    0.008, "'b' is 1.52× slower than 'a' [1.49, "
+			    "1.55], p = 0.002 (Holm: 0.008)");
+	expect_sentence_adj("wall_time", "unchanged", 1.2, 0.9, 1.5, 0.0004,
+			    0.0016, "no significant difference between 'a' "
+			    "and 'b', p < 0.001 (Holm: 0.002)");
+	expect_sentence_adj("wall_time", "faster", 0.5, 0.4, 0.625, 0.0001,
+			    0.0004, "'b' is 2.00× faster than 'a' [1.60, "
+			    "2.50], p < 0.001");
+	expect_sentence_adj("wall_time", "slower", 1.52, 1.49, 1.55, 0.012,
+			    0.012, "'b' is 1.52× slower than 'a' [1.49, "
+			    "1.55], p = 0.012");
+	/* no data could decide: said so, with what was measured */
+	expect_sentence_adj("wall_time", "inconclusive", 2, 0.5, 4, 0.05,
+			    0.1, "'b' against 'a': inconclusive, 2.00× "
+			    "[0.50, 4.00], p = 0.050 (Holm: 0.100)");
 }
 
 /* Each verdict has one name, which parses back to it; other names, even
@@ -1069,8 +1094,8 @@ static void test_read_malformed(void **state)
 	BAD("\"benchmarks\": [], \"settings\": {\"x\": [1]}",
 	    ": settings.x: expected a number or a string");
 	BAD("\"benchmarks\": [], \"comparisons\": [{\"baseline\": \"a\", "
-	    "\"candidate\": \"b\", \"metric\": \"w\", \"verdict\": \"better\"}]",
-	    ": comparisons[0].verdict: unknown verdict 'better'");
+	    "\"candidate\": \"b\", \"metric\": \"w\", \"verdict\": \"pass\"}]",
+	    ": comparisons[0].verdict: unknown verdict 'pass'");
 	BAD("\"benchmarks\": [], \"comparisons\": [{\"baseline\": \"a\", "
 	    "\"candidate\": \"b\", \"metric\": \"w\", \"verdict\": \"Faster\"}]",
 	    ": comparisons[0].verdict: unknown verdict 'Faster'");

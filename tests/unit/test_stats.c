@@ -3,7 +3,7 @@
  * sources: NumPy 1.24 / SciPy 1.10 (tests/data/stats-reference.json), the
  * published xoshiro256** output, closed-form or hand-computed values, and
  * deliberately naive re-implementations (a bootstrap that sorts every
- * resample, an exact Mann-Whitney distribution by the textbook recurrence).
+ * resample).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -576,150 +576,6 @@ static void test_summary_empty(void **state)
 	assert_true(s.mean == 0 && s.max == 0 && s.outliers_high == 0);
 }
 
-/* ---- Mann-Whitney ---- */
-
-static void test_mann_whitney_reference(void **state)
-{
-	json_t *arr = json_object_get(reference(), "mann_whitney"), *c;
-	size_t i;
-
-	assert_true(json_array_size(arr) > 0);
-	json_array_foreach(arr, i, c) {
-		const char *name = case_name(c);
-		const char *method =
-			json_string_value(json_object_get(c, "method"));
-		struct mann_whitney mw;
-		size_t na, nb;
-		double *a = numbers(json_object_get(c, "a"), &na);
-		double *b = numbers(json_object_get(c, "b"), &nb);
-
-		assert_int_equal(stats_mann_whitney(a, na, b, nb, &mw), 0);
-		assert_int_equal(mw.exact, strcmp(method, "exact") == 0);
-		check_close("U", name, mw.u, num(c, "U"), REL);
-		check_close("p", name, mw.p, num(c, "p_value"), REL);
-		free(a);
-		free(b);
-	}
-}
-
-static void test_mann_whitney_hand(void **state)
-{
-	const double a[] = { 1, 2 }, b[] = { 3, 4 };
-	const double c[] = { 1, 2, 2 }, d[] = { 2, 3 };
-	const double e[] = { 5, 5, 5 }, nan_[] = { 1, NAN };
-	struct mann_whitney mw;
-
-	/* 6 arrangements, one with U = 0 and one with U = 4: p = 2/6. */
-	assert_int_equal(stats_mann_whitney(a, 2, b, 2, &mw), 0);
-	assert_true(mw.exact && mw.u == 0);
-	check_close("p", "1,2 vs 3,4", mw.p, 1.0 / 3, 1e-15);
-	assert_int_equal(stats_mann_whitney(b, 2, a, 2, &mw), 0);
-	assert_true(mw.exact && mw.u == 4);
-	check_close("p", "3,4 vs 1,2", mw.p, 1.0 / 3, 1e-15);
-	/* One value each: U is 0 or 1, each with probability 1/2; p = 1. */
-	assert_int_equal(stats_mann_whitney(a, 1, b, 1, &mw), 0);
-	assert_true(mw.exact && mw.u == 0 && mw.p == 1);
-	/*
-	 * Ties force the normal approximation. Midranks 1, 3, 3 | 3, 5:
-	 * R1 = 7, U1 = 1, U = max(1, 5) = 5, tie term 3^3 - 3 = 24,
-	 * sigma^2 = 6/12 * (6 - 24/20) = 2.4, z = (5 - 3 - 0.5) / sqrt 2.4,
-	 * p = erfc(z / sqrt 2) = 0.33292160806556603 (Python's math.erfc).
-	 */
-	assert_int_equal(stats_mann_whitney(c, 3, d, 2, &mw), 0);
-	assert_true(!mw.exact && mw.u == 1);
-	check_close("p", "ties", mw.p, 0.33292160806556603, 1e-12);
-	/* Everything tied: no evidence at all. */
-	assert_int_equal(stats_mann_whitney(e, 3, e, 2, &mw), 0);
-	assert_true(!mw.exact && mw.u == 3 && mw.p == 1);
-	assert_int_equal(stats_mann_whitney(a, 0, b, 2, &mw), -1);
-	assert_int_equal(stats_mann_whitney(a, 2, b, 0, &mw), -1);
-	assert_int_equal(stats_mann_whitney(nan_, 2, b, 2, &mw), -1);
-}
-
-/*
- * The textbook recurrence for the number of arrangements of i a's and
- * j b's with U = u: the last element is either an a, beating all j b's,
- * or a b. Subtraction-free, so exact while counts stay below 2^53 and
- * accurate to rounding beyond. Returns 2 P(U <= k), clipped to 1.
- */
-static double naive_exact_p(size_t m, size_t n, size_t k)
-{
-	size_t mn = m * n, i, j, u;
-	double *f = calloc((m + 1) * (mn + 1), sizeof(*f)), sum = 0, total = 0;
-
-	assert_non_null(f);
-	/* f[i * (mn + 1) + u] for the current j; j = 0: only U = 0. */
-	for (i = 0; i <= m; i++)
-		f[i * (mn + 1)] = 1;
-	for (j = 1; j <= n; j++) {
-		for (i = 1; i <= m; i++) {
-			double *fi = f + i * (mn + 1);
-			double *fp = f + (i - 1) * (mn + 1);
-
-			for (u = mn; u >= j; u--)
-				fi[u] += fp[u - j];
-		}
-	}
-	for (u = 0; u <= mn; u++) {
-		total += f[m * (mn + 1) + u];
-		if (u <= k)
-			sum += f[m * (mn + 1) + u];
-	}
-	free(f);
-	return fmin(1.0, 2 * sum / total);
-}
-
-/* m distinct a's among b = 0..n-1 such that U1 = u. */
-static void arrange(double *a, size_t m, double *b, size_t n, size_t u)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		b[i] = (double)i;
-	for (i = 0; i < m; i++) {
-		size_t c = u < n ? u : n;
-
-		/* Beats b[0..c-1], below b[c]; offsets keep the a's apart. */
-		a[i] = (double)c - 0.5 + 0.4 * (double)i / (double)m;
-		u -= c;
-	}
-}
-
-static void test_mann_whitney_exact_distribution(void **state)
-{
-	static const size_t sizes[][2] = {
-		{ 1, 1 }, { 3, 4 }, { 5, 5 }, { 8, 8 }, { 8, 60 }, { 2, 500 },
-		{ 8, 300 }, { 60, 7 }, { 8, 600 },
-	};
-	size_t s;
-
-	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
-		size_t m = sizes[s][0], n = sizes[s][1], mn = m * n, t;
-		double *a = malloc(m * sizeof(*a)), *b = malloc(n * sizeof(*b));
-
-		assert_true(a && b);
-		for (t = 0; t <= 12; t++) {
-			/* Both tails, the middle, and points between. */
-			size_t u = t <= 10 ? mn * t / 10 : t == 11 ? 1 : mn - 1;
-			size_t far = u > mn - u ? u : mn - u;
-			struct mann_whitney mw;
-			double want;
-			char name[64];
-
-			arrange(a, m, b, n, u);
-			assert_int_equal(stats_mann_whitney(a, m, b, n, &mw),
-					 0);
-			snprintf(name, sizeof(name), "%zux%zu U=%zu", m, n, u);
-			assert_true(mw.exact);
-			check_close("U", name, mw.u, (double)u, 0);
-			want = naive_exact_p(m, n, mn - far);
-			check_close("p", name, mw.p, want, 1e-12);
-		}
-		free(a);
-		free(b);
-	}
-}
-
 /* ---- bootstrap ---- */
 
 static double normal(struct rng *r, double mean, double sd)
@@ -1030,52 +886,6 @@ static void test_bootstrap_median_exact(void **state)
 	rng_seed(&r, 12);
 	assert_int_equal(stats_bootstrap_sorted(x, n, &r, 20000, mci, dci), 0);
 	assert_true(dci[0] == (double)lo && dci[1] == (double)hi);
-}
-
-static void test_ratio_of_medians(void **state)
-{
-	const double four[] = { 4, 4, 4 }, six[] = { 6, 6, 6, 6 };
-	const double two[] = { 2, 2, 2, 2, 2 }, b3[] = { 1, 2, 3 };
-	const double zero[] = { 0, 0, 1 };
-	double a[101], b[101], ratio, ci[2];
-	struct rng r, data;
-	size_t i;
-
-	rng_seed(&r, 21);
-	assert_int_equal(stats_ratio_of_medians(four, 3, six, 4, &r, 1000,
-						&ratio, ci), 0);
-	assert_true(ratio == 1.5 && ci[0] == 1.5 && ci[1] == 1.5);
-
-	/* median(b) / 2 with median(b) in {1, 2, 3} as above. */
-	assert_int_equal(stats_ratio_of_medians(two, 5, b3, 3, &r, 20000,
-						&ratio, ci), 0);
-	assert_true(ratio == 1 && ci[0] == 0.5 && ci[1] == 1.5);
-	/* The other way round: 2 / median(a), endpoints 2/3 and 2. */
-	assert_int_equal(stats_ratio_of_medians(b3, 3, two, 5, &r, 20000,
-						&ratio, ci), 0);
-	assert_true(ratio == 1 && ci[0] == 2.0 / 3 && ci[1] == 2);
-
-	/* b = 2a (exact in binary): ratio 2, which the CI must contain. */
-	rng_seed(&data, 22);
-	for (i = 0; i < 101; i++) {
-		a[i] = exp(normal(&data, 0, 0.2));
-		b[i] = 2 * a[i];
-	}
-	assert_int_equal(stats_ratio_of_medians(a, 101, b, 101, &r, 2000,
-						&ratio, ci), 0);
-	assert_true(ratio == 2);
-	assert_true(ci[0] < 2 && 2 < ci[1]);
-	assert_true(ci[0] > 1.8 && ci[1] < 2.2);
-
-	assert_int_equal(stats_ratio_of_medians(a, 101, b, 101, NULL, 0,
-						&ratio, ci), 0);
-	assert_true(ratio == 2 && ci[0] == 2 && ci[1] == 2);
-	assert_int_equal(stats_ratio_of_medians(zero, 3, b3, 3, &r, 10,
-						&ratio, ci), -1);
-	assert_int_equal(stats_ratio_of_medians(a, 0, b3, 3, &r, 10,
-						&ratio, ci), -1);
-	assert_int_equal(stats_ratio_of_medians(a, 3, b3, 0, &r, 10,
-						&ratio, ci), -1);
 }
 
 /* ---- complexity fit ---- */
@@ -1474,9 +1284,6 @@ int main(void)
 		cmocka_unit_test(test_tukey_reference),
 		cmocka_unit_test(test_summary_empty),
 		cmocka_unit_test(test_analytic_cis),
-		cmocka_unit_test(test_mann_whitney_reference),
-		cmocka_unit_test(test_mann_whitney_hand),
-		cmocka_unit_test(test_mann_whitney_exact_distribution),
 		cmocka_unit_test(test_bootstrap_constant),
 		cmocka_unit_test(test_bootstrap_matches_naive),
 		cmocka_unit_test(test_bootstrap_contains_estimate),
@@ -1485,7 +1292,6 @@ int main(void)
 		cmocka_unit_test(test_t975),
 		cmocka_unit_test(test_bootstrap_median_three),
 		cmocka_unit_test(test_bootstrap_median_exact),
-		cmocka_unit_test(test_ratio_of_medians),
 		cmocka_unit_test(test_fit_models),
 		cmocka_unit_test(test_fit_flat_and_noise),
 		cmocka_unit_test(test_complexity_names),
