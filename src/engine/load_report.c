@@ -216,7 +216,7 @@ void load_fill_benchmark(struct result *r, const char *name, double rate,
 	for (size_t i = 0; i < nrates; i++)
 		metric_push(m, rates[i]);
 	free(rates);
-	m = benchmark_metric(b, "error_rate", "errors/s");
+	m = benchmark_metric(b, METRIC_ERROR_RATE, "errors/s");
 	load_error_rates(s, &rates, &nrates);
 	for (size_t i = 0; i < nrates; i++)
 		metric_push(m, rates[i]);

@@ -324,7 +324,7 @@ static bool zero_throughout(FILE *fp, const struct metric *m)
 	fputs("<p class=\"meta zero\" data-metric=\"", fp);
 	fputs_xml(m->name, fp);
 	fputs("\">", fp);
-	if (!strcmp(m->name, "error_rate"))
+	if (!strcmp(m->name, METRIC_ERROR_RATE))
 		fputs("no errors", fp);
 	else {
 		fputs_xml(mi->label ? mi->label : m->name, fp);

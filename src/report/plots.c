@@ -392,8 +392,8 @@ static void sequence_line(FILE *fp, const struct metric *m, const long *x,
 void plot_sequence(FILE *fp, const struct metric *m)
 {
 	const struct summary *s = &m->summary;
-	bool per_second = !strcmp(m->name, "throughput") ||
-			  !strcmp(m->name, "error_rate");
+	bool per_second = !strcmp(m->name, METRIC_THROUGHPUT) ||
+			  !strcmp(m->name, METRIC_ERROR_RATE);
 	struct chart c = { .fp = fp, .xunit = "count", .yunit = m->unit };
 	long *x = xcalloc(m->n + 1, sizeof(long));
 	long *y = xcalloc(m->n + 1, sizeof(long));

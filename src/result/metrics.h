@@ -34,6 +34,7 @@
 #define METRIC_LATENCY_UNCORRECTED "latency_uncorrected"
 #define METRIC_SELF_TIME "self_time"
 #define METRIC_THROUGHPUT "throughput"
+#define METRIC_ERROR_RATE "error_rate"
 #define METRIC_MAX_THROUGHPUT "max_throughput"
 #define METRIC_PEAK_HEAP "peak_heap"
 #define METRIC_WORK_FLOPS "work_flops"
