@@ -220,9 +220,10 @@ void run_report_comparisons(const struct result *r, FILE *fp)
 			term_puts(fp, label);
 			fprintf(fp, "%s %s(as compare judges them: ratio of "
 				"the Harrell-Davis medians, 95%% CI, p of a "
-				"change beyond 2%%; Holm over %zu comparisons)%s\n",
-				term_reset(color), term_dim(color),
-				r->ncomparisons, term_reset(color));
+				"change beyond 2%%; Holm over %zu comparison%s)"
+				"%s\n", term_reset(color), term_dim(color),
+				r->ncomparisons, r->ncomparisons == 1 ? "" : "s",
+				term_reset(color));
 			metric = c->metric;
 		}
 		fprintf(fp, "  %s", col);
