@@ -504,9 +504,88 @@ static char *file_name(const struct symcache_key *key, const char *path)
 			 key->flags & SYMCACHE_LINES ? 'l' : 'f');
 }
 
+/* The file name path's .gnu_debuglink section holds into name (at most
+ * size bytes with its NUL; a name with a '/' is not one). Read with
+ * pread, as symcache_probe reads. Returns 0, or -1 when there is none. */
+static int read_debuglink(const char *path, char *name, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), ret = -1;
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh = NULL, str;
+	char *names = NULL;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr) || !eh.e_shnum ||
+	    eh.e_shnum > 4096 || eh.e_shstrndx >= eh.e_shnum)
+		goto out;
+	sh = xmalloc(eh.e_shnum * sizeof(*sh));
+	if (pread(fd, sh, eh.e_shnum * sizeof(*sh), (off_t)eh.e_shoff) !=
+	    (ssize_t)(eh.e_shnum * sizeof(*sh)))
+		goto out;
+	str = sh[eh.e_shstrndx];
+	if (!str.sh_size || str.sh_size > 65536)
+		goto out;
+	names = xmalloc(str.sh_size + 1);
+	if (pread(fd, names, str.sh_size, (off_t)str.sh_offset) !=
+	    (ssize_t)str.sh_size)
+		goto out;
+	names[str.sh_size] = '\0';
+	for (size_t i = 0; i < eh.e_shnum; i++) {
+		ssize_t n;
+
+		if (sh[i].sh_name >= str.sh_size ||
+		    strcmp(names + sh[i].sh_name, ".gnu_debuglink") ||
+		    sh[i].sh_type == SHT_NOBITS)
+			continue;
+		n = pread(fd, name, size - 1, (off_t)sh[i].sh_offset);
+		if (n <= 0)
+			break;
+		name[n] = '\0';
+		if (*name && !strchr(name, '/') && strlen(name) < (size_t)n)
+			ret = 0;
+		break;
+	}
+out:
+	free(names);
+	free(sh);
+	close(fd);
+	return ret;
+}
+
+/* Whether a file path's .gnu_debuglink names is now where libdwfl looks
+ * for it (dwlib.c's path, ":.debug:ROOT"): beside path, in its .debug
+ * directory, or under root at path's directory. */
+static bool debuglink_present(const char *path, const char *root)
+{
+	char name[256], cand[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int dirlen;
+
+	if (!slash || read_debuglink(path, name, sizeof(name)))
+		return false;
+	dirlen = (int)(slash - path);
+	/* beside it: not the file itself (a debuglink naming its own file) */
+	if ((size_t)snprintf(cand, sizeof(cand), "%.*s/%s", dirlen, path,
+			     name) < sizeof(cand) &&
+	    strcmp(cand, path) && access(cand, F_OK) == 0)
+		return true;
+	if ((size_t)snprintf(cand, sizeof(cand), "%.*s/.debug/%s", dirlen,
+			     path, name) < sizeof(cand) &&
+	    access(cand, F_OK) == 0)
+		return true;
+	return (size_t)snprintf(cand, sizeof(cand), "%s%.*s/%s", root,
+				dirlen, path, name) < sizeof(cand) &&
+	       access(cand, F_OK) == 0;
+}
+
 /* Whether the debug information a cache was made with is still what
- * libdw would find: the same separate debug file, or still none. */
-static bool debug_still(const struct symcache *c)
+ * libdw would find: the same separate debug file, or still none (by
+ * build-id, or where file's .gnu_debuglink sends libdwfl). */
+static bool debug_still(const struct symcache *c, const char *file)
 {
 	const struct symcache_key *k = &c->key;
 	struct symcache_ident id;
@@ -519,8 +598,10 @@ static bool debug_still(const struct symcache *c)
 		return symcache_ident(c->debug_path, &id) == 0 &&
 		       ident_eq(&id, &k->debug);
 	/* none was found: none may have appeared where libdw looks by
-	 * build-id, and no server may be asked */
+	 * build-id or by debuglink, and no server may be asked */
 	if (urls && *urls)
+		return false;
+	if (debuglink_present(file, root))
 		return false;
 	if (k->build_id_len < 2)
 		return true;
@@ -573,7 +654,7 @@ int symcache_load(const char *dir, const struct symcache_key *key,
 	    !ident_eq(&out->key.file, &key->file) ||
 	    out->key.build_id_len != key->build_id_len ||
 	    memcmp(out->key.build_id, key->build_id, key->build_id_len) ||
-	    !debug_still(out)) {
+	    !debug_still(out, path)) {
 		symcache_free(out);
 		goto out;
 	}

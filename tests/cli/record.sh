@@ -89,6 +89,59 @@ PY
 }
 t "a separate debug file found by build-id under YARDSTICK_DEBUG_DIR names the static function (retried 3x)" retry debug_by_build_id
 
+# A stripped program whose debug file its .gnu_debuglink names (objcopy
+# --add-gnu-debuglink, no build-id), found where libdwfl looks: beside it,
+# in its .debug directory, under the debug root at its directory. The
+# first run, with no debug file anywhere, caches the program's frames
+# unnamed; a debug file put in each place since is read at the next run
+# (the cache kept the unnamed frames, dlspin-less, before: a debug file
+# installed by debuglink was never seen until the cache was deleted).
+debuglink_since() {
+	mkdir -p "$T/dl/bin" "$T/dl/root" && cat >"$T/dl/dlspin.c" <<'C'
+#include <stdlib.h>
+volatile unsigned long sink;
+__attribute__((noinline)) void dlspin(long n)
+{
+	unsigned long x = 1;
+	for (long i = 0; i < n; i++)
+		x = x * 6364136223846793005UL + 1;
+	sink = x;
+}
+int main(int argc, char **argv) { dlspin(atol(argv[1])); return 0; }
+C
+	cc -O1 -g -Wl,--build-id=none -o "$T/dl/full" "$T/dl/dlspin.c" &&
+	objcopy --only-keep-debug "$T/dl/full" "$T/dl/dlspin.debug" &&
+	objcopy --strip-all --add-gnu-debuglink="$T/dl/dlspin.debug" \
+		"$T/dl/full" "$T/dl/bin/dlspin" || return 1
+	named() { # FOLDED: whether dlspin is named in most samples
+		python3 - "$1" <<'PY'
+import sys
+n = {}
+for line in open(sys.argv[1]):
+    stack, v = line.rsplit(" ", 1)
+    leaf = stack.split(";")[-1]
+    n[leaf] = n.get(leaf, 0) + int(v)
+tot = sum(n.values())
+print("#", sorted(n.items(), key=lambda kv: -kv[1])[:3])
+sys.exit(0 if n.get("dlspin", 0) > 0.5 * tot and tot > 20 else 1)
+PY
+	}
+	run() { # NAME
+		YARDSTICK_DEBUG_DIR=$T/dl/root XDG_CACHE_HOME=$T/dl/cache \
+			"$YS" record -q -o "$T/dl/$1.folded" -- "$T/dl/bin/dlspin" 60000000
+	}
+	run none && ! named "$T/dl/none.folded" || { echo "named with no debug file"; return 1; }
+	for where in bin bin/.debug "root$T/dl/bin"; do
+		mkdir -p "$T/dl/$where" && cp "$T/dl/dlspin.debug" "$T/dl/$where/" &&
+		run "$(echo "$where" | tr / _)" &&
+		named "$T/dl/$(echo "$where" | tr / _).folded" || { echo "not named with the debug file in $where"; return 1; }
+		rm "$T/dl/$where/dlspin.debug"
+		run "gone_$(echo "$where" | tr / _)" &&
+		! named "$T/dl/gone_$(echo "$where" | tr / _).folded" || { echo "named after the debug file left $where"; return 1; }
+	done
+}
+t "a debug file a stripped program's .gnu_debuglink names, put beside it, in .debug or under the debug root after a run cached it unnamed, names it at the next run" debuglink_since
+
 # Code that nothing names (no symbol, no unwind table: libunkc.so) is
 # [unknown in libunkc.so], and no Amdahl bound is claimed for it: it may
 # be many functions.
