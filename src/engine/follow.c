@@ -7,12 +7,17 @@
 
 #include "util/stop.h"
 
-void follow_mmap(struct symtab *sym, struct pystacks *py,
-		 const struct raw_mmap *m)
+uint32_t follow_mmap(struct symtab *sym, struct pystacks *py,
+		     const struct raw_mmap *m)
 {
+	uint32_t kept = 0;
+
+	if (symtab_mmap_replaces(sym, m->pid, m->start, m->len, m->path))
+		kept = symtab_keep(sym, m->pid);
 	symtab_mmap(sym, m->pid, m->start, m->len, m->pgoff, m->path);
 	if (py)
 		pystacks_mmap(py, m->pid, m->path);
+	return kept;
 }
 
 void follow_fork(struct symtab *sym, struct pystacks *py, uint32_t pid,

@@ -13,9 +13,13 @@
 #include "profile/sampler.h"
 #include "profile/symbolize.h"
 
-/* A mapping m of the program's: into sym, and py (NULL: --python off). */
-void follow_mmap(struct symtab *sym, struct pystacks *py,
-		 const struct raw_mmap *m);
+/* A mapping m of the program's: into sym, and py (NULL: --python off).
+ * Returns 0, or when m takes the place of another file's mapping (a
+ * library unloaded, another at its addresses) the id that keeps m->pid's
+ * mappings before it (symtab_keep): the caller moves the process's
+ * samples so far there, so that they are named by the file they ran. */
+uint32_t follow_mmap(struct symtab *sym, struct pystacks *py,
+		     const struct raw_mmap *m);
 
 /* A fork of process ppid into pid: pid starts with its parent's maps in
  * sym and py. A new thread (pid == ppid) changes neither. */

@@ -178,8 +178,12 @@ static void on_switch(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
 static void on_mmap(void *arg, const struct raw_mmap *m)
 {
 	struct collector *c = arg;
+	uint32_t kept = follow_mmap(c->sym, c->py, m);
 
-	follow_mmap(c->sym, c->py, m);
+	/* a library at another's addresses: the samples so far ran the
+	 * other one */
+	if (kept)
+		rawstacks_rename(c->raw, m->pid, kept);
 }
 
 static void on_fork(void *arg, uint32_t pid, uint32_t ppid)

@@ -176,8 +176,13 @@ static void retire(struct collector *c, uint32_t pid)
 static void on_mmap(void *arg, const struct raw_mmap *m)
 {
 	struct collector *c = arg;
+	uint32_t kept = follow_mmap(c->sym, c->py, m);
 
-	follow_mmap(c->sym, c->py, m);
+	/* a library at another's addresses: the pending samples ran the
+	 * other one */
+	for (size_t i = 0; kept && i < c->npend; i++)
+		if (c->pend[i].sym == m->pid)
+			c->pend[i].sym = kept;
 }
 
 static void on_fork(void *arg, uint32_t pid, uint32_t ppid)

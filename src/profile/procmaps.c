@@ -136,6 +136,50 @@ void symtab_mmap(struct symtab *s, uint32_t pid, uint64_t start,
 	p->nmaps++;
 }
 
+bool symtab_mmap_replaces(struct symtab *s, uint32_t pid, uint64_t start,
+			  uint64_t len, const char *path)
+{
+	struct proc *p = proc_find(s, pid, false);
+	struct module *mod;
+
+	if (!p || !len || start + len < start || !path ||
+	    !path_is_file(path))
+		return false;
+	mod = module_get(s, path);
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct mapping *m = &p->maps[i];
+
+		if (m->start >= start + len)
+			break;
+		if (m->end > start && m->mod && m->mod != mod)
+			return true;
+	}
+	return false;
+}
+
+uint32_t symtab_keep(struct symtab *s, uint32_t pid)
+{
+	struct proc *p = proc_find(s, pid, false), *r;
+	uint32_t id = SYMTAB_RETIRED + s->retired++;
+
+	if (!p)
+		return id;
+	r = proc_find(s, id, true);
+	r->os_pid = p->os_pid;
+	if (p->nmaps) {
+		r->maps = xcalloc(p->nmaps, sizeof(*r->maps));
+		memcpy(r->maps, p->maps, p->nmaps * sizeof(*r->maps));
+		r->nmaps = r->capmaps = p->nmaps;
+	}
+	r->jit_loaded = p->jit_loaded;
+	if (p->njit) {
+		r->jit = xcalloc(p->njit, sizeof(*r->jit));
+		memcpy(r->jit, p->jit, p->njit * sizeof(*r->jit));
+		r->njit = p->njit;
+	}
+	return id;
+}
+
 /* One executable mapping of a maps text. */
 struct maps_line {
 	uint64_t start, end, off;

@@ -53,6 +53,18 @@ void symtab_exec(struct symtab *s, uint32_t pid);
  */
 #define SYMTAB_RETIRED 0x80000000u
 uint32_t symtab_retire(struct symtab *s, uint32_t pid);
+/*
+ * Whether a mapping of file path at [start, start + len) in pid would take
+ * the place of a mapping of another file: a library unloaded (dlclose)
+ * and another loaded at its addresses. Its samples so far need the old
+ * mappings: symtab_keep them first.
+ */
+bool symtab_mmap_replaces(struct symtab *s, uint32_t pid, uint64_t start,
+			  uint64_t len, const char *path);
+/* A copy of pid's mappings (and JIT map) under a new id, as
+ * symtab_retire's, for the addresses pid had so far; pid keeps its own.
+ * Returns the id. */
+uint32_t symtab_keep(struct symtab *s, uint32_t pid);
 
 /*
  * The frames of address addr of pid, outermost last: the function
