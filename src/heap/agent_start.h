@@ -344,9 +344,24 @@ static void note_hwm(void)
 		;
 }
 
+/*
+ * libstdc++'s release of what it keeps for the process's life (the
+ * emergency pool for exceptions thrown when malloc fails, 72,704 bytes
+ * allocated at its start in GCC 12): a weak reference, bound when the
+ * program links libstdc++ (a failing dlsym would allocate its error).
+ * heaptrack and valgrind call it at the end too, so that a C++ program
+ * does not leak 71 KiB that no code of its own allocated.
+ */
+extern void agent_cxx_freeres(void) __asm__("_ZN9__gnu_cxx9__freeresEv")
+	__attribute__((weak));
+
 /* The image's end by exit: its counts published, its peak RSS noted. */
 __attribute__((destructor)) static void agent_fini(void)
 {
+	/* last of the program's destructors (the agent was loaded first):
+	 * libstdc++'s are done */
+	if (hdr && my_pid == getpid() && agent_cxx_freeres)
+		agent_cxx_freeres();
 	/* sampled mode's counts, every thread's; this thread's later calls
 	 * (other libraries' destructors) publish theirs at once (leave) */
 	if (hdr && my_pid == getpid()) {
