@@ -249,7 +249,9 @@ static void on_task(void *arg, uint32_t pid, uint32_t tid, uint64_t time,
 		pystacks_exit(c->py, pid);
 	c->task_time = time;
 	trace_task(&c->run->tr, pid, tid, time, exit);
-	if (exit && pid == tid && pid == c->run->tr.pid && !c->run->t_end)
+	/* the program ends with its last thread, which need not be the main
+	 * one (a main thread that called pthread_exit ends first) */
+	if (exit && pid == c->run->tr.pid && time > c->run->t_end)
 		c->run->t_end = time;
 }
 

@@ -208,10 +208,12 @@ static void on_task(struct records *s, const uint8_t *rec, size_t size)
 			s->cb.fork(s->cb.arg, b.pid, b.ppid);
 		return;
 	}
+	/* the child ends with its last thread, which need not be the main
+	 * one: a main thread that called pthread_exit ends first */
+	if (b.pid == s->child && b.time > s->exit_time)
+		s->exit_time = b.time;
 	if (b.pid != b.tid)
 		return;		/* a thread other than the main one */
-	if (b.pid == s->child)
-		s->exit_time = b.time;
 	if (s->cb.exit)
 		s->cb.exit(s->cb.arg, b.pid);
 }

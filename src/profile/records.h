@@ -33,7 +33,8 @@ struct records {
 	size_t nwake_ids;
 	uint32_t wake_pid_offset;	/* the wakee's pid (4 bytes) in the
 					 * raw record */
-	uint64_t exec_time, exit_time;	/* the child's, 0 until seen */
+	uint64_t exec_time, exit_time;	/* the child's exec, its last thread's
+					 * exit; 0 until seen */
 };
 
 /* Hand one whole record to the callbacks of rp (a struct records); a
