@@ -384,6 +384,12 @@ static int by_time(const void *a, const void *b)
 static void replay(struct trace *t)
 {
 	qsort(t->sched, t->nsched, sizeof(*t->sched), by_time);
+	/* whether perf gave switch records at all, known before the first
+	 * thread ends: a main thread that ends before any thread's first
+	 * switch (pthread_exit right after pthread_create) ran, too */
+	for (size_t i = 0; i < t->nsched && !t->switches_seen; i++)
+		t->switches_seen = t->sched[i].kind == R_OUT ||
+				   t->sched[i].kind == R_IN;
 	for (size_t i = 0; i < t->nsched; i++) {
 		const struct trace_sched *r = &t->sched[i];
 

@@ -1220,6 +1220,37 @@ static void test_trace_sched_delay(void **state)
 	trace_free(&t);
 }
 
+/*
+ * A main thread that ends (pthread_exit) before any thread's first switch
+ * record: it ran from its exec to its end, 1000 ns on a CPU. Its end came
+ * before the first switch in time order, and it was counted as nothing
+ * (0 on a CPU, 0 blocked, 0 preempted, for a lifetime of 1000).
+ */
+static void test_trace_main_ends_first(void **state)
+{
+	struct trace t;
+	const struct trace_thread *main_th = NULL;
+
+	(void)state;
+	trace_init(&t, 1000);
+	trace_task(&t, 10, 10, 1000, false);
+	trace_task(&t, 10, 11, 1500, false);
+	trace_task(&t, 10, 10, 2000, true);
+	trace_switch(&t, 10, 11, 2500, false, false);
+	trace_switch(&t, 10, 11, 9000, true, false);
+	trace_task(&t, 10, 11, 9000, true);
+	trace_finish(&t, 9000);
+	for (size_t i = 0; i < t.nthreads; i++)
+		if (t.threads[i].tid == 10)
+			main_th = &t.threads[i];
+	assert_non_null(main_th);
+	assert_int_equal(main_th->end - main_th->start, 1000);
+	assert_int_equal(main_th->on_ns, 1000);
+	assert_int_equal(main_th->on_ns + main_th->blocked_ns +
+			 main_th->preempted_ns, 1000);
+	trace_free(&t);
+}
+
 /* The tracepoint format file: the id, a field's offset and size; the
  * field matched by its name, not as the end of another (common_pid). */
 static void test_tp_format(void **state)
@@ -1270,6 +1301,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_modules),
 		cmocka_unit_test(test_performance),
 		cmocka_unit_test(test_trace_sched_delay),
+		cmocka_unit_test(test_trace_main_ends_first),
 		cmocka_unit_test(test_tp_format),
 	};
 
