@@ -12,6 +12,12 @@
  * (addresses are only representative, so memory ranges stay 0 and the
  * mappings say has_functions: pprof must not try to symbolize them).
  * Field numbers below are those of profile.proto; keep them in sync.
+ *
+ * profile.proto is proto3, whose strings must be valid UTF-8: a decoder
+ * that checks (protoc, Python's protobuf, protobuf-go) refuses the whole
+ * profile over one bad byte. Names come from outside (symbols, a Python
+ * frame's name or file, the command line), so every string is written
+ * with its invalid bytes as U+FFFD, as the JSON writers do.
  */
 #include "profile/profile.h"
 
@@ -23,6 +29,7 @@
 
 #include "util/dynlib.h"
 #include "util/hashmap.h"
+#include "util/json_emit.h"
 #include "util/pbwire.h"
 #include "util/fileio.h"
 #include "util/strutil.h"
@@ -113,12 +120,27 @@ struct pprof {
 	struct strbuf sub, sub2;	/* scratch for nested messages */
 	struct strbuf strtab;	/* string_table fields, in index order */
 	struct strmap strings;
+	char **cleaned;		/* the U+FFFD copies str_index made */
+	size_t ncleaned, capcleaned;
 	struct seqmap functions, mappings, locations;
 	uint64_t *fn_of;	/* frame id -> function id */
 	uint64_t *map_of;	/* frame id -> mapping id (0 = none) */
 };
 
-/* The string table index of s (NULL is ""); s must outlive the writer. */
+/* Is s valid UTF-8 throughout? */
+static bool utf8_valid(const char *s)
+{
+	uint32_t c;
+	size_t n;
+
+	for (; *s; s += n)
+		if (!(n = utf8_decode(s, &c)))
+			return false;
+	return true;
+}
+
+/* The string table index of s (NULL is ""); s must outlive the writer.
+ * Invalid UTF-8 is interned as its U+FFFD copy, kept until the end. */
 static uint64_t str_index(struct pprof *x, const char *s)
 {
 	struct strmap *m = &x->strings;
@@ -127,6 +149,11 @@ static uint64_t str_index(struct pprof *x, const char *s)
 
 	if (!s)
 		s = "";
+	if (!utf8_valid(s)) {
+		x->cleaned = xgrow(x->cleaned, &x->capcleaned,
+				   x->ncleaned + 1, sizeof(*x->cleaned));
+		s = x->cleaned[x->ncleaned++] = json_utf8_dup(s);
+	}
 	h = hash_str(s);
 	for (v = hashidx_first(&m->index, h, &pos); v;
 	     v = hashidx_next(&m->index, h, &pos))
@@ -377,6 +404,9 @@ out_free:
 	free(x.strtab.s);
 	free(x.strings.strs);
 	hashidx_free(&x.strings.index);
+	for (size_t i = 0; i < x.ncleaned; i++)
+		free(x.cleaned[i]);
+	free(x.cleaned);
 	seq_free(&x.functions);
 	seq_free(&x.mappings);
 	seq_free(&x.locations);

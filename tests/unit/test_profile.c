@@ -885,6 +885,84 @@ static void test_pprof(void **state)
 	profile_free(&p);
 }
 
+/* Is s valid UTF-8 throughout? */
+static bool valid_utf8(const char *s)
+{
+	uint32_t c;
+	size_t n;
+
+	for (; *s; s += n)
+		if (!(n = utf8_decode(s, &c)))
+			return false;
+	return true;
+}
+
+/*
+ * Names from outside that are not UTF-8 (a lone surrogate as CPython's
+ * str holds it for an undecodable file name, a stray byte in a symbol or a
+ * command) are written with U+FFFD in pprof's string table: profile.proto
+ * is proto3, and protoc, Python's protobuf and protobuf-go refuse the
+ * whole profile over one invalid string.
+ */
+static void test_pprof_utf8(void **state)
+{
+	struct profile p;
+	struct error e;
+	struct pp *x = xcalloc(1, sizeof(*x));
+	char *path = tmp_path("utf8.pb.gz"), *gz, buf[256];
+	uint8_t *raw;
+	size_t gzlen, rawlen;
+	uint32_t m, s, b;
+
+	(void)state;
+	profile_init(&p, one_type, 1);
+	p.command = xstrdup("prog \xff");
+	m = fr(&p, "main", "m\xc3.py", 1, "python3.11", false);
+	s = fr(&p, "sur\xed\xb3\xbf", "m\xc3.py", 2, "python3.11", false);
+	b = fr(&p, "caf\xc3\xa9 \xfe", NULL, 0, "lib\x80.so", false);
+	ADD(&p, V(3), s, m);
+	ADD(&p, V(1), b, m);
+	assert_int_equal(profile_write_pprof(&p, path, &e), 0);
+	gz = slurp(path, &gzlen);
+	raw = gunzip((uint8_t *)gz, gzlen, &rawlen);
+	rd_profile(raw, rawlen, x);
+	for (size_t i = 0; i < x->nstrs; i++)
+		if (!valid_utf8(x->strs[i]))
+			fail_msg("string %zu is not UTF-8: '%s'", i,
+				 x->strs[i]);
+	/* each bad byte one U+FFFD, the valid é kept */
+	pp_stack(x, &x->samples[0], buf, sizeof(buf));
+	assert_string_equal(buf, "sur\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd;main");
+	pp_stack(x, &x->samples[1], buf, sizeof(buf));
+	assert_string_equal(buf, "caf\xc3\xa9 \xef\xbf\xbd;main");
+	assert_string_equal(pp_str(x, pp_fn(x, pp_loc(x,
+		x->samples[0].loc[1])->fn[0])->filename), "m\xef\xbf\xbd.py");
+	assert_string_equal(pp_str(x, x->comment), "prog \xef\xbf\xbd");
+	assert_string_equal(pp_str(x, x->mapping_file[1]),
+			    "lib\xef\xbf\xbd.so");
+	if (access("/usr/bin/protoc", X_OK) == 0) {
+		char *proto = tmp_path("profile.proto");
+		char *pb = tmp_path("utf8.pb"), *cmd;
+
+		spit(proto, profile_proto);
+		spitn(pb, (const char *)raw, rawlen);
+		cmd = xasprintf("cd %s && /usr/bin/protoc --decode=perftools."
+				"profiles.Profile profile.proto < %s "
+				">/dev/null", tmpdir, pb);
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+		free(pb);
+		free(proto);
+	}
+	for (size_t i = 0; i < x->nstrs; i++)
+		free(x->strs[i]);
+	free(x);
+	free(raw);
+	free(gz);
+	free(path);
+	profile_free(&p);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -1298,6 +1376,7 @@ int main(void)
 		cmocka_unit_test(test_folded_errors),
 		cmocka_unit_test(test_speedscope),
 		cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_pprof_utf8),
 		cmocka_unit_test(test_unknown_modules),
 		cmocka_unit_test(test_performance),
 		cmocka_unit_test(test_trace_sched_delay),
