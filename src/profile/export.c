@@ -134,12 +134,11 @@ static json_t *speedscope_frames(const struct profile *p)
 		const struct frame *f = &p->frames[i];
 		json_t *o = json_object();
 
-		/* jansson refuses invalid UTF-8: keep such a name visible. */
-		if (json_object_set_new(o, "name", json_string(f->function)))
-			json_object_set_new(o, "name",
-					    json_string("[invalid UTF-8]"));
+		/* Outside text: JSON holds only UTF-8, so a bad byte is
+		 * U+FFFD and the rest of the name and file are kept. */
+		json_object_set_new(o, "name", json_text(f->function));
 		if (f->file && *f->file)
-			json_object_set_new(o, "file", json_string(f->file));
+			json_object_set_new(o, "file", json_text(f->file));
 		if (f->file && *f->file && f->line > 0)
 			json_object_set_new(o, "line", json_integer(f->line));
 		json_array_append_new(frames, o);

@@ -474,6 +474,40 @@ static void test_speedscope(void **state)
 	free(path);
 }
 
+/*
+ * A name or file that is not UTF-8 keeps its valid part in speedscope's
+ * JSON, each bad byte a U+FFFD (not a placeholder for the whole name, and
+ * the file not dropped).
+ */
+static void test_speedscope_utf8(void **state)
+{
+	struct profile p;
+	struct error e;
+	json_error_t je;
+	char *path = tmp_path("utf8.speedscope.json");
+	json_t *root, *frames, *f;
+
+	(void)state;
+	profile_init(&p, one_type, 1);
+	ADD(&p, V(2), fr(&p, "sur\xed\xb3\xbf (m\xff.py:2)", "/x/m\xff.py",
+			 2, "[python]", false), fr(&p, "main", NULL, 0, NULL,
+						    false));
+	assert_int_equal(profile_write_speedscope(&p, path, &e), 0);
+	root = json_load_file(path, 0, &je);
+	assert_non_null(root);
+	frames = json_object_get(json_object_get(root, "shared"), "frames");
+	f = json_array_get(frames, 0);
+	assert_string_equal(json_string_value(json_object_get(f, "name")),
+			    "sur\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
+			    "(m\xef\xbf\xbd.py:2)");
+	assert_string_equal(json_string_value(json_object_get(f, "file")),
+			    "/x/m\xef\xbf\xbd.py");
+	assert_int_equal(json_integer_value(json_object_get(f, "line")), 2);
+	json_decref(root);
+	profile_free(&p);
+	free(path);
+}
+
 /* ---- a minimal protobuf reader, for checking the pprof output ---- */
 
 struct pbf {
@@ -1375,6 +1409,7 @@ int main(void)
 		cmocka_unit_test(test_folded_roundtrip),
 		cmocka_unit_test(test_folded_errors),
 		cmocka_unit_test(test_speedscope),
+		cmocka_unit_test(test_speedscope_utf8),
 		cmocka_unit_test(test_pprof),
 		cmocka_unit_test(test_pprof_utf8),
 		cmocka_unit_test(test_unknown_modules),
