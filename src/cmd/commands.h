@@ -87,6 +87,15 @@ void print_program_status(const char *who, const char *covers, int status);
 int program_stop_start(const char *who);
 
 /*
+ * Call once the program has ended, before the first word of the report:
+ * from then on SIGPIPE is ignored, so that a reader of stderr that went
+ * away (`2>&1 | head`) cuts the report short (a failed write) instead of
+ * killing yardstick before it writes its outputs and saves the result. An
+ * output on stdout that cannot be written is then an error it reports.
+ */
+void program_ended(void);
+
+/*
  * How the program ended, to stderr: stopped by a signal (the COVERS is
  * partial), else print_program_status; and, when it ended by itself,
  * the processes it left running (killed: child.h's strays).

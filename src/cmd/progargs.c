@@ -4,6 +4,7 @@
  * "--", then the program and its arguments; and what such a command says
  * of how the program ended, under the signal policy of util/stop.h.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -51,6 +52,11 @@ void print_program_status(const char *who, const char *covers, int status)
 		fprintf(stderr, "%s: the program exited with status %d\n",
 			who, WEXITSTATUS(status));
 	}
+}
+
+void program_ended(void)
+{
+	signal(SIGPIPE, SIG_IGN);
 }
 
 int program_stop_start(const char *who)

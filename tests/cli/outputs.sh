@@ -101,6 +101,20 @@ end_fails() {
 	done
 }
 
+# reader_gone FILE CHECK CMD...: CMD's report (stderr) goes into a pipe
+# whose reader has gone before the program ends (`2>&1 | head` once head
+# has its lines): CMD still exits 0 and writes FILE, and the Python
+# expression CHECK holds of FILE's text d.
+reader_gone() {
+	file=$1 check=$2
+	shift 2
+	rm -f "$file" "$T/rg.rc"
+	{ sleep 0.5; "$@" 2>&1; echo $? >"$T/rg.rc"; } | true
+	[ "$(cat "$T/rg.rc")" = 0 ] || { echo "exit $(cat "$T/rg.rc")"; return 1; }
+	[ -s "$file" ] || { echo "'$file' not written"; return 1; }
+	python3 -c 'import json, sys; d = open(sys.argv[1]).read(); assert '"$check"', d[:2000]' "$file"
+}
+
 # The paths no command may write, even as root: under a missing
 # directory, under a regular file, a directory itself.
 mkdir "$T/adir"
@@ -263,8 +277,17 @@ if [ $? -ne 3 ]; then
 	"$YS" record -q -o "$T/d1.folded" -- "$FX/hot" 100
 	"$YS" record -q -o "$T/d2.folded" -- "$FX/hot" 100
 	t "record --diff -o -: stdout is the SVG alone" diff_svg
+	t "record: a reader of the report that went away: exit 0, the profile written" \
+		reader_gone "$T/rg.folded" 'all(l.startswith(("__libc_start_call_main;main;work;", "_start;")) for l in d.splitlines()) and sum(int(l.rsplit(" ", 1)[1]) for l in d.splitlines() if "spin" in l) >= 50' \
+		"$YS" record -o "$T/rg.folded" -- "$FX/hot" 100
+	t "trace: a reader of the report that went away: exit 0, the trace written" \
+		reader_gone "$T/rg.json" 'sum(1 for e in json.loads(d)["traceEvents"] if e.get("ph") == "X" and e["name"] == "decode") == 20' \
+		"$YS" trace --no-store -o "$T/rg.json" -- "$FX/zonefix"
 else
 	skip "record -o -: stdout is the profile alone" "perf events are not permitted here"
 fi
+t "mem: a reader of the report that went away: exit 0, the result written" \
+	reader_gone "$T/rg.json" 'json.loads(d)["benchmarks"][0]["metrics"]["leaked_blocks"]["values"] == [10]' \
+	"$YS" mem --no-store --json "$T/rg.json" -- "$HEAPFIX" leak 10 1000
 
 finish
