@@ -4,6 +4,7 @@
  * are generated.
  */
 #include <malloc.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -203,8 +204,16 @@ static int doc(int argc, char **argv)
 
 static int finish(int ret)
 {
+	/* A write that failed earlier left only the error flag: its errno
+	 * is long gone, and perror would say "Success". */
+	errno = 0;
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
-		perror("yardstick: cannot write to stdout");
+		if (errno)
+			perror("yardstick: cannot write to stdout");
+		else
+			fputs("yardstick: cannot write to stdout (a write "
+			      "failed: a full disk, or a reader that went "
+			      "away)\n", stderr);
 		return ret ? ret : 2;
 	}
 	return ret;

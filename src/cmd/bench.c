@@ -698,6 +698,7 @@ static int bench(struct bench_args *a)
 	}
 	git_detect_start(&git, &probe, a->json || a->csv || a->markdown ||
 			 a->bmf || !a->no_store);
+	ignore_sigpipe();
 	ret = run_processes(a, paths, &run);
 	have_run = true;
 	git_detect_finish(&probe);

@@ -87,13 +87,15 @@ void print_program_status(const char *who, const char *covers, int status);
 int program_stop_start(const char *who);
 
 /*
- * Call once the program has ended, before the first word of the report:
- * from then on SIGPIPE is ignored, so that a reader of stderr that went
- * away (`2>&1 | head`) cuts the report short (a failed write) instead of
- * killing yardstick before it writes its outputs and saves the result. An
- * output on stdout that cannot be written is then an error it reports.
+ * Ignore SIGPIPE from now on, before the first word of a report: a reader
+ * of the report that went away (`| head`, `2>&1 | head`) then cuts the
+ * report short (a failed write) instead of killing yardstick before it
+ * writes its outputs and saves what it measured. An output on stdout that
+ * cannot be written is an error it reports. What yardstick starts gets
+ * SIGPIPE at its default whatever (child_spawnattr), so `run` may call it
+ * before its runs.
  */
-void program_ended(void);
+void ignore_sigpipe(void);
 
 /*
  * How the program ended, to stderr: stopped by a signal (the COVERS is

@@ -316,7 +316,7 @@ static int finish(struct mem_args *a, struct mem_run *m,
 {
 	int ret;
 
-	program_ended();
+	ignore_sigpipe();
 	print_timing(m);
 	mem_print_status(m);
 	if (!a->quiet)

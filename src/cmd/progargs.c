@@ -54,7 +54,7 @@ void print_program_status(const char *who, const char *covers, int status)
 	}
 }
 
-void program_ended(void)
+void ignore_sigpipe(void)
 {
 	signal(SIGPIPE, SIG_IGN);
 }

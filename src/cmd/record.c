@@ -369,7 +369,7 @@ static int finish(struct record_args *a, struct record_run *run,
 {
 	const struct profile *p = &run->prof;
 
-	program_ended();
+	ignore_sigpipe();
 	print_end(&run->st);
 	if (profile_total(p, 0) == 0)
 		return program_exit_code(no_samples(a, &run->st),

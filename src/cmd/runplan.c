@@ -100,9 +100,15 @@ static int run_output(struct runner *rn, const struct run_outputs *o,
 			git_detect_warning(&rn->git));
 	if (write_output_set(outs, "yardstick"))
 		return 2;
+	/* A write of the table that failed left only the error flag (its
+	 * errno is gone: strerror(0) would say "Success"); said once here,
+	 * so main does not say it again. */
+	errno = 0;
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "yardstick: cannot write to stdout: %s\n",
-			strerror(errno));
+			errno ? strerror(errno) : "a write of the table "
+			"failed (a full disk, or a reader that went away)");
+		clearerr(stdout);
 		return 2;
 	}
 	return 0;
@@ -159,6 +165,9 @@ int run_plan_execute(const struct run_plan *p, const struct run_outputs *o,
 		ret = save_check(o->store);
 	if (!ret) {
 		keeper_unless_spawner();
+		/* the table on a stdout that a reader closed (`| head`)
+		 * loses its rest, not the runs and the outputs */
+		ignore_sigpipe();
 		ret = run_engine_prepare(&rn);
 		if (!ret) {
 			install_handlers();

@@ -248,7 +248,7 @@ static int trace_main(struct trace_args *a)
 		goto out;
 	git_detect_start(&r.git, &gp, a->json || !a->no_store);
 	ret = trace_collect(&r, &a->plan, &e);
-	program_ended();
+	ignore_sigpipe();
 	git_detect_finish(&gp);
 	if (ret) {
 		fprintf(stderr, "yardstick trace: %s\n", e.msg);

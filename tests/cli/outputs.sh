@@ -289,5 +289,23 @@ fi
 t "mem: a reader of the report that went away: exit 0, the result written" \
 	reader_gone "$T/rg.json" 'json.loads(d)["benchmarks"][0]["metrics"]["leaked_blocks"]["values"] == [10]' \
 	"$YS" mem --no-store --json "$T/rg.json" -- "$HEAPFIX" leak 10 1000
+# run and bench report on stdout: a reader that went away (`| head`)
+# loses the table's rest (exit 2, said on stderr), not the runs' outputs
+table_gone() {
+	file=$1 check=$2
+	shift 2
+	rm -f "$file" "$T/rg.rc"
+	{ sleep 0.5; "$@" 2>"$T/rg.err"; echo $? >"$T/rg.rc"; } | true
+	[ "$(cat "$T/rg.rc")" = 2 ] || { echo "exit $(cat "$T/rg.rc")"; cat "$T/rg.err"; return 1; }
+	has "$T/rg.err" "yardstick: cannot write to stdout" &&
+	! grep -q "stdout: Success" "$T/rg.err" &&
+	python3 -c 'import json, sys; d = open(sys.argv[1]).read(); assert '"$check"', d[:2000]' "$file"
+}
+t "run: a reader of the table that went away: the JSON written with every run" \
+	table_gone "$T/rg.json" '[len(b["metrics"]["wall_time"]["values"]) for b in json.loads(d)["benchmarks"]] == [5, 5]' \
+	"$YS" run --no-store --runs 5 --json "$T/rg.json" "$YSFIX exit 0" "$YSFIX exit 0"
+t "bench: a reader of the table that went away: the JSON written" \
+	table_gone "$T/rg.json" 'len(json.loads(d)["benchmarks"]) >= 1' \
+	"$YS" bench --no-store --json "$T/rg.json" -- "$FX/benchfix"
 
 finish
