@@ -484,6 +484,16 @@ void trace_finish(struct trace *t, uint64_t time)
 {
 	if (time < t->last)
 		time = t->last;
+	/* A zone or span the program never ended ran at least until then:
+	 * ended where it began, a viewer would draw 0 s where the program
+	 * spent its last seconds (the report's table counts it so too). */
+	for (size_t i = 0; i < t->n; i++) {
+		struct trace_event *e = &t->ev[i];
+
+		if ((e->kind == TRACE_ZONE || e->kind == TRACE_ASYNC) &&
+		    (e->flags & TRACE_ZONE_UNFINISHED) && e->end < time)
+			e->end = time;
+	}
 	replay(t);
 	event_threads(t);
 	for (size_t i = 0; i < t->nthreads; i++)

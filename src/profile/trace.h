@@ -42,8 +42,10 @@ enum trace_kind {
 				 * sched_wakeup tracepoint: value is the
 				 * scheduling delay before start (ns) */
 /* TRACE_ZONE, TRACE_ASYNC flags */
-#define TRACE_ZONE_UNFINISHED 1	/* no end came (the program died): it ends
-				 * at its thread's last event */
+#define TRACE_ZONE_UNFINISHED 1	/* no end came (the program ended or died
+				 * inside it): trace_finish ends it when the
+				 * collection stopped, its duration a lower
+				 * bound */
 
 struct trace_event {
 	uint8_t kind, flags;
@@ -159,7 +161,8 @@ void trace_exec(struct trace *t, uint32_t pid, const char *name,
 /* At the end (time: when the collection stopped): the threads from the
  * kernel's records and the events (a thread only the program's events
  * name included, page faults counted), what is open closed (a thread
- * still alive ends at time), the events sorted by start. */
+ * still alive, an unfinished zone or async span end at time), the events
+ * sorted by start. */
 void trace_finish(struct trace *t, uint64_t time);
 
 /* Where a writer stops: at most max_bytes (0: no cap); written and

@@ -610,4 +610,33 @@ C
 	     END { exit !(life > 50 && d >= 0.99 * life) }' "$T/pe/rep" || { cat "$T/pe/rep"; return 1; }
 }
 t "a main thread that called pthread_exit: the trace runs to the last thread's end" trace_pthread_exit
+# The same zone in the files a viewer opens: ended when the program ended,
+# not where it began (it was drawn 0 s long, in both formats, while the
+# program spun 5 ms in it by design and the table said so)
+t "a zone open at the program's exit lasts in the trace files until the program's end" sh -c '
+	"$YS" trace -q --no-store -o "$T/eo2.json" -o "$T/eo2.perfetto-trace" -- "'"$ZF"'" --exit-open &&
+	python3 "$CLI/chrome_trace_check.py" "$T/eo2.json" >/dev/null &&
+	protoc --decode=perfetto.protos.Trace -I"$CLI" "$CLI/perfetto_trace.proto" < "$T/eo2.perfetto-trace" > "$T/eo2.txt" &&
+	python3 - "$T/eo2.json" "$T/eo2.txt" <<"PY"
+import json, re, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+z = {e["name"]: e for e in ev if e["ph"] == "X"}
+o = z["open"]
+assert o["args"].get("unfinished") is True, o
+assert o["dur"] >= 5000, o
+# it ends with the program: no event of the trace ends after it
+last = max(e["ts"] + e.get("dur", 0) for e in ev if "ts" in e)
+assert o["ts"] + o["dur"] >= last - 1, (o, last)
+# Perfetto: the slice named open begins, its end comes 5 ms or more later
+pk = re.split(r"^packet \{", open(sys.argv[2]).read(), flags=re.M)
+begin = end = None
+for p in pk:
+    ts = re.search(r"^  timestamp: (\d+)", p, re.M)
+    if "name: \"open\"" in p and "TYPE_SLICE_BEGIN" in p:
+        begin, track = int(ts.group(1)), re.search(r"track_uuid: (\d+)", p).group(1)
+    elif begin is not None and end is None and "TYPE_SLICE_END" in p and "track_uuid: " + track + "\n" in p:
+        end = int(ts.group(1))
+assert begin is not None and end is not None and end - begin >= 5000000, (begin, end)
+PY'
+
 finish
