@@ -197,12 +197,84 @@ static void put_functions(struct pprof *x)
 	}
 }
 
+/*
+ * profile.proto: "mapping[0] will be the main binary", which pprof names
+ * as the profile's File. Ours is the module the most samples start in
+ * (their main, else their outermost frame: the program's, not that of a
+ * wrapper such as env or sh that ran briefly before it), a file rather
+ * than one of the bracketed names ([python], [kernel]); interned first,
+ * it is mapping 1.
+ */
+/* The frame a stack starts in the program: its outermost main (under it
+ * are the C library's start-up frames), else its outermost frame. */
+static uint32_t stack_start(const struct profile *p, const struct stack *st)
+{
+	for (size_t d = st->depth; d-- > 0;)
+		if (!strcmp(p->frames[st->frames[d]].function, "main"))
+			return st->frames[d];
+	return st->frames[st->depth - 1];
+}
+
+static void put_main_mapping(struct pprof *x)
+{
+	const struct profile *p = x->p;
+	int64_t *root = xcalloc(p->nframes + 1, sizeof(*root)), best = 0;
+	uint32_t *roots = NULL;		/* the frames some stack starts in */
+	size_t nroots = 0, cap = 0;
+	const char *main_module = NULL;
+	bool added;
+
+	for (size_t s = 0; s < p->nstacks; s++) {
+		const struct stack *st = &p->stacks[s];
+		int64_t v = p->ntypes ? st->values[0] : 0;
+		uint32_t f;
+
+		if (!st->depth || !v)
+			continue;
+		f = stack_start(p, st);
+		if (!root[f]) {
+			roots = xgrow(roots, &cap, nroots + 1, sizeof(*roots));
+			roots[nroots++] = f;
+		}
+		root[f] += v < 0 ? -v : v;
+	}
+	/* by module: the root frames of one module add up */
+	for (size_t i = 0; i < nroots; i++) {
+		const char *m = p->frames[roots[i]].module;
+		int64_t w = 0;
+
+		/* [python], [kernel], [unknown]...: no binary */
+		if (!m || !*m || *m == '[' || !root[roots[i]])
+			continue;
+		for (size_t j = i; j < nroots; j++) {
+			const char *o = p->frames[roots[j]].module;
+
+			if (o && !strcmp(o, m)) {
+				w += root[roots[j]];
+				root[roots[j]] = 0;
+			}
+		}
+		if (w > best) {
+			best = w;
+			main_module = m;
+		}
+	}
+	free(roots);
+	free(root);
+	if (main_module) {
+		uint64_t k = str_index(x, main_module);
+
+		seq_intern(&x->mappings, &k, 1, &added);
+	}
+}
+
 static void put_mappings(struct pprof *x)
 {
 	const struct profile *p = x->p;
 	bool *files, *lines, *inl, added;
 	size_t n;
 
+	put_main_mapping(x);
 	for (size_t i = 0; i < p->nframes; i++) {
 		const struct frame *f = &p->frames[i];
 		uint64_t k;

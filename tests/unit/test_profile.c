@@ -919,6 +919,55 @@ static void test_pprof(void **state)
 	profile_free(&p);
 }
 
+/*
+ * profile.proto: mapping[0] is the main binary (pprof's "File:"). It was
+ * the module of the first frame interned: libc.so.6 (whose
+ * __libc_start_call_main is the outermost frame of a frame-pointer
+ * stack), or a wrapper that ran first (env, sh). Now it is the module of
+ * the main most samples start in.
+ */
+static void test_pprof_main_mapping(void **state)
+{
+	struct profile p;
+	struct error e;
+	struct pp *x = xcalloc(1, sizeof(*x));
+	char *path = tmp_path("main.pb.gz"), *gz;
+	uint8_t *raw;
+	size_t gzlen, rawlen;
+	uint32_t lsm, em, eo, pm, w, py;
+
+	(void)state;
+	profile_init(&p, one_type, 1);
+	lsm = fr(&p, "__libc_start_call_main", NULL, 0, "libc.so.6", false);
+	em = fr(&p, "main", NULL, 0, "env", false);
+	eo = fr(&p, "execvp", NULL, 0, "libc.so.6", false);
+	pm = fr(&p, "main", "prog.c", 3, "prog", false);
+	w = fr(&p, "work", "prog.c", 9, "prog", false);
+	py = fr(&p, "f (x.py:1)", "x.py", 1, "[python]", false);
+	ADD(&p, V(2), eo, em, lsm);	/* the wrapper, briefly */
+	ADD(&p, V(7), w, pm, lsm);
+	ADD(&p, V(3), pm, lsm);
+	ADD(&p, V(9), py);		/* no binary: never the main one */
+	assert_int_equal(profile_write_pprof(&p, path, &e), 0);
+	gz = slurp(path, &gzlen);
+	raw = gunzip((uint8_t *)gz, gzlen, &rawlen);
+	rd_profile(raw, rawlen, x);
+	assert_int_equal(x->nmappings, 4);
+	assert_string_equal(pp_str(x, x->mapping_file[0]), "prog");
+	/* the others in the order they were seen, every location kept */
+	assert_string_equal(pp_str(x, x->mapping_file[1]), "libc.so.6");
+	assert_string_equal(pp_str(x, x->mapping_file[2]), "env");
+	assert_string_equal(pp_str(x, x->mapping_file[3]), "[python]");
+	assert_int_equal(x->nsamples, 4);
+	for (size_t i = 0; i < x->nstrs; i++)
+		free(x->strs[i]);
+	free(x);
+	free(raw);
+	free(gz);
+	free(path);
+	profile_free(&p);
+}
+
 /* Is s valid UTF-8 throughout? */
 static bool valid_utf8(const char *s)
 {
@@ -1412,6 +1461,7 @@ int main(void)
 		cmocka_unit_test(test_speedscope_utf8),
 		cmocka_unit_test(test_pprof),
 		cmocka_unit_test(test_pprof_utf8),
+		cmocka_unit_test(test_pprof_main_mapping),
 		cmocka_unit_test(test_unknown_modules),
 		cmocka_unit_test(test_performance),
 		cmocka_unit_test(test_trace_sched_delay),
