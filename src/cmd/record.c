@@ -176,6 +176,18 @@ static int parse(struct record_args *a, int argc, char **argv)
 			      "NEW.folded and one -o FILE\n", stderr);
 			return 2;
 		}
+		/* a flame graph is all it draws: a name or --format asking
+		 * for another format would get an SVG under that name */
+		if (profile_fmt_of(a->out.paths[0], a->out.format) !=
+		    PROFILE_FMT_NONE &&
+		    profile_fmt_of(a->out.paths[0], a->out.format) !=
+		    PROFILE_FMT_SVG) {
+			fprintf(stderr, "yardstick record: --diff draws an "
+				"SVG flame graph, not the format -o '%s' asks "
+				"for (by its name or --format): name it "
+				".svg\n", a->out.paths[0]);
+			return 2;
+		}
 		a->diff_base = argv[rest.first];
 		a->diff_new = argv[rest.first + 1];
 		return 0;

@@ -302,6 +302,18 @@ t "... naming it" has "$T/stderr" "no-such-prog-xyz"
 t "an event this machine cannot sample: exit 3, pointing to cpu-clock" sh -c '
 	"$YS" record -q -e cycles -- "$FX/hot" 100 2>"$T/cyc.err"; rc=$?
 	[ $rc -eq 0 ] || { [ $rc -eq 3 ] && grep -q "cpu-clock" "$T/cyc.err"; }'
+# --diff draws an SVG alone: asked for folded, speedscope or pprof (by the
+# name or --format) it wrote an SVG under that name; now exit 2, no file
+t "--diff -o F.folded, .speedscope.json, .pb.gz, --format pprof: exit 2, nothing written" sh -c '
+	for o in "-o $T/dd.folded" "-o $T/dd.speedscope.json" "-o $T/dd.pb.gz" "--format pprof -o $T/dd.out"; do
+		"$YS" record --diff $o "$T/base.folded" "$T/new.folded" 2>"$T/dd.err"; rc=$?
+		[ $rc -eq 2 ] || { echo "$o: exit $rc"; exit 1; }
+		grep -q "^yardstick record: --diff draws an SVG flame graph, not the format -o .*dd\..* asks for" "$T/dd.err" || { cat "$T/dd.err"; exit 1; }
+		[ ! -e "$T/dd.folded" ] && [ ! -e "$T/dd.speedscope.json" ] && [ ! -e "$T/dd.pb.gz" ] && [ ! -e "$T/dd.out" ] || { echo "$o: a file was written"; exit 1; }
+	done
+	"$YS" record --diff --format svg -o "$T/dd.out" "$T/base.folded" "$T/new.folded" &&
+	head -c 5 "$T/dd.out" | grep -q "<?xml"'
+
 t "a malformed folded file for --diff: exit 2 with file and line" sh -c '
 	printf "main;a 1\nbroken line\n" > "$T/bad.folded" &&
 	"$YS" record --diff "$T/bad.folded" "$T/new.folded" -o "$T/x.svg" 2>"$T/bad.err"; [ $? -eq 2 ] && grep -q "bad.folded.*line 2" "$T/bad.err"'
