@@ -473,7 +473,7 @@ static int diff(const struct record_args *a, struct output_set *outs)
 		profile_free(&d.base);
 		return 2;
 	}
-	snprintf(sub, sizeof(sub), "%s → %s: red grew, blue shrank",
+	snprintf(sub, sizeof(sub), "%s → %s",
 		 a->diff_base, a->diff_new);
 	d.fo.subtitle = sub;
 	ret = write_output_set(outs, "yardstick record");

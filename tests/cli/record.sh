@@ -302,6 +302,12 @@ t "... naming it" has "$T/stderr" "no-such-prog-xyz"
 t "an event this machine cannot sample: exit 3, pointing to cpu-clock" sh -c '
 	"$YS" record -q -e cycles -- "$FX/hot" 100 2>"$T/cyc.err"; rc=$?
 	[ $rc -eq 0 ] || { [ $rc -eq 3 ] && grep -q "cpu-clock" "$T/cyc.err"; }'
+t "--diff: the subtitle names both files and says the colours once" sh -c '
+	"$YS" record --diff "$T/base.folded" "$T/new.folded" -o "$T/sub.svg" &&
+	line=$(grep "<text class=\"sub\" x=\"[0-9]*\" y=\"41\">" "$T/sub.svg") &&
+	echo "$line" | grep -q "base.folded → .*new.folded; red grew, blue shrank against BASE (full colour at ±25.00 points)" &&
+	[ $(echo "$line" | grep -o "red grew" | wc -l) -eq 1 ]'
+
 # --diff draws an SVG alone: asked for folded, speedscope or pprof (by the
 # name or --format) it wrote an SVG under that name; now exit 2, no file
 t "--diff -o F.folded, .speedscope.json, .pb.gz, --format pprof: exit 2, nothing written" sh -c '
