@@ -43,18 +43,33 @@ static const struct metric *latency_source(const struct benchmark *b)
 	return NULL;
 }
 
+/* v * scale to 15 significant digits, below a double's precision: the
+ * product of a decimal and 1e9 is rarely a double's exact decimal (a
+ * median of 0.004005734 s was 4005734.0000000005 ns). */
+static double scaled(double v, double scale)
+{
+	char buf[32];
+
+	if (scale == 1 || !isfinite(v * scale))
+		return v * scale;
+	snprintf(buf, sizeof(buf), "%.15g", v * scale);
+	return strtod(buf, NULL);
+}
+
 /* {"value", "lower_value", "upper_value"} of m scaled; NULL when the
  * scaled median is not finite (JSON cannot hold it). */
 static json_t *measure(const struct metric *m, double scale)
 {
 	const struct summary *s = &m->summary;
-	double lo = s->median_ci[0] * scale, hi = s->median_ci[1] * scale;
+	double lo = scaled(s->median_ci[0], scale);
+	double hi = scaled(s->median_ci[1], scale);
 	json_t *o;
 
 	if (!isfinite(s->median * scale))
 		return NULL;
 	o = json_must(json_object());
-	if (json_object_set_new(o, "value", json_must(json_real(s->median * scale))))
+	if (json_object_set_new(o, "value",
+				json_must(json_real(scaled(s->median, scale)))))
 		json_oom();
 	if (isfinite(lo) && isfinite(hi) &&
 	    (json_object_set_new(o, "lower_value", json_must(json_real(lo))) ||

@@ -859,6 +859,12 @@ static void test_bmf(void **state)
 	set_median(with_values(b, "throughput", "count", 900, 1000, 1100),
 		   1000, 900, 1100);
 	result_add_benchmark(&r, "nothing measured", NULL);
+	/* a median of whole nanoseconds is whole in ns: 0.004005734 * 1e9
+	 * is the double 4005734.0000000005 */
+	b = result_add_benchmark(&r, "ns", NULL);
+	set_median(with_values(b, "wall_time", "s", 0.004005734, 0.004005734,
+			       0.004521520), 0.004005734, 0.003133529,
+		   0.00452152);
 	b = result_add_benchmark(&r, "bad \xff utf-8", NULL);
 	set_median(with_values(b, "wall_time", "s", 1e-3, 1e-3, 1e-3), 1e-3,
 		   1e-3, 1e-3);
@@ -895,6 +901,13 @@ static void test_bmf(void **state)
 		"      \"value\": 1000.0,\n"
 		"      \"lower_value\": 900.0,\n"
 		"      \"upper_value\": 1100.0\n"
+		"    }\n"
+		"  },\n"
+		"  \"ns\": {\n"
+		"    \"latency\": {\n"
+		"      \"value\": 4005734.0,\n"
+		"      \"lower_value\": 3133529.0,\n"
+		"      \"upper_value\": 4521520.0\n"
 		"    }\n"
 		"  },\n"
 		"  \"bad \xef\xbf\xbd utf-8\": {\n"
