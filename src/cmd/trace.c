@@ -247,8 +247,10 @@ static int trace_main(struct trace_args *a)
 	if (ret)
 		goto out;
 	git_detect_start(&r.git, &gp, a->json || !a->no_store);
-	ret = trace_collect(&r, &a->plan, &e);
+	/* its Python summary is printed inside trace_collect, after the
+	 * program ended (the program gets SIGPIPE at its default) */
 	ignore_sigpipe();
+	ret = trace_collect(&r, &a->plan, &e);
 	git_detect_finish(&gp);
 	if (ret) {
 		fprintf(stderr, "yardstick trace: %s\n", e.msg);

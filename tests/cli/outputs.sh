@@ -283,6 +283,9 @@ if [ $? -ne 3 ]; then
 	t "trace: a reader of the report that went away: exit 0, the trace written" \
 		reader_gone "$T/rg.json" 'sum(1 for e in json.loads(d)["traceEvents"] if e.get("ph") == "X" and e["name"] == "decode") == 20' \
 		"$YS" trace --no-store -o "$T/rg.json" -- "$FX/zonefix"
+	t "trace of a Python program (its summary printed as the collection ends): the same" \
+		reader_gone "$T/rg.json" 'any(e.get("ph") == "M" and e["name"] == "process_name" for e in json.loads(d)["traceEvents"])' \
+		"$YS" trace --no-store -o "$T/rg.json" -- python3 -c "sum(range(3000000))"
 else
 	skip "record -o -: stdout is the profile alone" "perf events are not permitted here"
 fi
