@@ -144,7 +144,11 @@ static void resolve(struct collector *c)
 		}
 		c->stack.len = 0;
 		for (size_t k = nn; k-- > 0;) {
-			strbuf_puts(&c->stack, names[k]);
+			/* ';' separates the frames (the Chrome JSON's
+			 * args.stack, the Perfetto writer splits there): in
+			 * a name it becomes ':', as in folded stacks */
+			for (const char *q = names[k]; *q; q++)
+				strbuf_putc(&c->stack, *q == ';' ? ':' : *q);
 			if (k)
 				strbuf_putc(&c->stack, ';');
 		}

@@ -639,4 +639,32 @@ for p in pk:
 assert begin is not None and end is not None and end - begin >= 5000000, (begin, end)
 PY'
 
+# A frame whose name holds ';' (a Python function or file may): the
+# samples' stacks are ';'-separated, and the Perfetto writer split such a
+# name into two frames ("semi", "colon (x.py:2)"); it is "semi:colon", as
+# in folded stacks, in both files
+t "a sample's frame named with ';' stays one frame, as ':', in both files" sh -c '
+	cat > "$T/semi.py" <<"PY"
+import time
+def spin(n):
+    t = time.process_time()
+    while time.process_time() - t < n:
+        pass
+f = lambda n: spin(n)
+f.__code__ = spin.__code__.replace(co_name="semi;colon", co_qualname="semi;colon")
+f(0.3)
+PY
+	"$YS" trace -q --no-store -o "$T/semi.json" -o "$T/semi.perfetto-trace" -- python3 "$T/semi.py" &&
+	protoc --decode=perfetto.protos.Trace -I"$CLI" "$CLI/perfetto_trace.proto" < "$T/semi.perfetto-trace" > "$T/semi.txt" &&
+	grep -q "function_name: \"semi:colon (semi.py:2)\"" "$T/semi.txt" &&
+	! grep -q "function_name: \"semi\"" "$T/semi.txt" &&
+	! grep -q "function_name: \"colon" "$T/semi.txt" &&
+	python3 - "$T/semi.json" <<"PY"
+import json, sys
+st = [e["args"]["stack"] for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "sample"]
+hit = [s for s in st if "semi:colon (semi.py:2)" in s.split(";")]
+assert hit, st[:5]
+assert not any("semi;colon" in s for s in st), st
+PY'
+
 finish
