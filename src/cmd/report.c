@@ -170,7 +170,8 @@ static void report_init(void *args)
 
 const struct opt_cmd report_cmd = {
 	.name = "report",
-	.summary = "an HTML page of results, a comparison, a history",
+	.summary = "an HTML page of results, a comparison, a history, a "
+		   "profile, a trace, a roofline",
 	.usage = report_usage,
 	.description = report_description,
 	.epilog = report_epilog,

@@ -21,4 +21,10 @@ report_stream() {
 	done
 }
 t "every command's --help says which stream its report goes to" report_stream
+# help's line of report names every page it draws (--profile, --trace,
+# --ceilings as README.md's table does), not the first three alone
+t "help: report draws results, comparisons, histories, profiles, traces, rooflines" sh -c '
+	"$YS" help | grep -q "^  report  *an HTML page of results, a comparison, a history, a profile, a trace, a roofline$" &&
+	"$YS" report --help | grep -q -- "--profile FILE" && "$YS" report --help | grep -q -- "--trace FILE" &&
+	"$YS" report --help | grep -q -- "--ceilings"'
 finish
