@@ -85,6 +85,7 @@ static int reqs_from_file(const struct load_plan *p, struct load_req **out,
 				   &(*out)[i].len);
 		(*out)[i].head = !strcmp(v[i].method, "HEAD");
 		(*out)[i].idempotent = http_method_idempotent(v[i].method);
+		(*out)[i].close = http_request_closes(&spec);
 		free(h);
 	}
 	*n = nv;
@@ -114,6 +115,7 @@ int load_plan_requests(const struct load_plan *p, struct load_req **out,
 			   &(*out)->len);
 	(*out)->head = !strcmp(spec.method, "HEAD");
 	(*out)->idempotent = http_method_idempotent(spec.method);
+	(*out)->close = http_request_closes(&spec);
 	*n = 1;
 	return 0;
 }

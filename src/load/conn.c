@@ -537,10 +537,12 @@ static void complete(struct worker *w, struct conn *c, int64_t now)
 	record(w, c, now);
 	c->served++;
 	c->deadline = 0;
-	if (!c->resp.keep_alive || c->used ||
+	if (!c->resp.keep_alive || c->req->close || c->used ||
 	    (c->tls && tls_pending(c->tls))) {
-		/* The server closes, or sent more than one response (in
-		 * the buffer, or still inside TLS). */
+		/* The server closes, the request said it would (a server
+		 * need not echo "Connection: close"), or the server sent
+		 * more than one response (in the buffer, or still inside
+		 * TLS). */
 		conn_close(c);
 		conn_connect(w, c, now);
 		return;

@@ -179,6 +179,18 @@ static bool list_has(const char *v, size_t n, const char *word, bool last)
 	return found;
 }
 
+bool http_request_closes(const struct http_req_spec *r)
+{
+	for (size_t i = 0; i < r->nheaders; i++) {
+		const char *h = r->headers[i], *v = strchr(h, ':');
+
+		if (v && v - h == 10 && !strncasecmp(h, "Connection", 10) &&
+		    list_has(v + 1, strlen(v + 1), "close", false))
+			return true;
+	}
+	return false;
+}
+
 struct head_info {
 	bool chunked, have_length, close, keep_alive;
 	uint64_t length;

@@ -29,6 +29,13 @@ int http_method_check(const char *m, struct error *e);
  * OPTIONS, TRACE), so that a client may send it again? */
 bool http_method_idempotent(const char *m);
 
+struct http_req_spec;
+/* Does the request say "Connection: close" (the token among those of any
+ * Connection header)? Its client must then read its response and close
+ * the connection, and send nothing more on it (RFC 9112 9.6): a server
+ * that honours it closes without echoing the header. */
+bool http_request_closes(const struct http_req_spec *r);
+
 struct http_req_spec {
 	const char *method;
 	const char *path;		/* origin-form, "/..." */

@@ -36,6 +36,8 @@ struct load_req {
 	size_t len;
 	bool head;		/* a HEAD request: the response has no body */
 	bool idempotent;	/* may be sent again (http_method_idempotent) */
+	bool close;		/* says "Connection: close": the connection
+				 * ends with its response */
 };
 
 struct load_stats;

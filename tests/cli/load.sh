@@ -229,6 +229,18 @@ for how in --http10 --no-length --close; do
 		t "... 100 requests, 100 ok, none resent" lone_ok c10 "$T/c10.json" 100 0
 	done
 done
+# A request that says "Connection: close" to a server that honours it
+# without echoing it (as Python's http.server does): the connection is
+# closed after each response and the next request goes on a new one. It
+# was sent on the closed connection: every GET sent again, every second
+# POST a read error (50 of 100).
+for m in GET POST; do
+	fix cc --close-after 1 --stats "$T/cc.stats"
+	t "Connection: close in the request ($m), not echoed: no error" \
+		"$YS" load -q --no-store -c 2 -n 100 -m $m -H 'Connection: close' --json "$T/cc.json" "$U_cc"
+	unfix cc
+	t "... 100 answered once each, none resent" lone_ok cc "$T/cc.json" 100 0
+done
 for model in "" "-R 20000"; do
 	fix bye --close-after 2 --bye-408 --stats "$T/bye.stats"
 	t "408 as the server closes a reused connection: sent again, no error (${model:-closed model})" \

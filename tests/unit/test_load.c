@@ -131,6 +131,29 @@ static void test_request_build(void **state)
 	free(out);
 }
 
+/* A request that says "Connection: close" ends its connection: the token
+ * in any Connection header, in any case, among others. */
+static void test_request_closes(void **state)
+{
+	char *close1[] = { "Connection: close" };
+	char *close2[] = { "X: close", "connection:Keep-Alive, CLOSE " };
+	char *ka[] = { "Connection: keep-alive", "X-Connection: close",
+		       "Connection: closed" };
+	struct http_req_spec r = { .method = "GET", .path = "/" };
+
+	(void)state;
+	assert_false(http_request_closes(&r));
+	r.headers = close1;
+	r.nheaders = 1;
+	assert_true(http_request_closes(&r));
+	r.headers = close2;
+	r.nheaders = 2;
+	assert_true(http_request_closes(&r));
+	r.headers = ka;
+	r.nheaders = 3;
+	assert_false(http_request_closes(&r));
+}
+
 /* Feed s to a fresh parser in pieces of at most step bytes, as a
  * connection would (unconsumed bytes kept and fed again). Returns the
  * bytes left after the response, or -1 when malformed; the parser in *p. */
@@ -680,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_url_bad),
 		cmocka_unit_test(test_header_check),
 		cmocka_unit_test(test_request_build),
+		cmocka_unit_test(test_request_closes),
 		cmocka_unit_test(test_parse_length),
 		cmocka_unit_test(test_parse_chunked),
 		cmocka_unit_test(test_parse_until_close),
