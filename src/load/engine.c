@@ -672,6 +672,18 @@ static void merge(struct worker *ws, const struct shared *sh,
 			  / 1e9;
 	if (out->elapsed < 0)
 		out->elapsed = 0;
+	/* Open model, every one of --requests ended: N requests at R/s are
+	 * N slots of 1/R (a segment's, every segments-th), so the interval
+	 * is N/R at least, not the time to the last response, (N - 1)/R
+	 * and a little: 3 requests at 10/s, answered at once, read 15/s,
+	 * 20 read 10.53/s. */
+	if (c->rate > 0 && c->requests && out->requests == c->requests) {
+		double span = (double)c->requests *
+			      (c->segments > 1 ? c->segments : 1) / c->rate;
+
+		if (out->elapsed < span)
+			out->elapsed = span;
+	}
 	free(samples);
 }
 

@@ -102,6 +102,13 @@ c, u, tp = m[\"latency\"], m[\"latency_uncorrected\"], m[\"throughput\"]
 assert c[\"median\"] < 0.1 and c[\"median\"] - u[\"median\"] < 0.05, (c, u)
 assert c[\"p99\"] < 0.5 and c[\"p99\"] - u[\"p99\"] < 0.4, (c, u)
 assert 150 <= tp[\"ok\"] <= 201 and 75 <= tp[\"send_rate\"] <= 101, tp"'
+# --requests in the open model: 5 requests at 10/s are 5 slots of 100 ms,
+# not the 400 ms to the last due time (which read 12.5/s)
+t "open model, -n 5 at 10/s: the rates are 10/s, the interval 0.5 s" sh -c '
+	"$YS" load -q --no-store -R 10 -c 1 -n 5 --json "$T/o5.json" "$U_fast" && python3 -c "
+import json; tp = json.load(open(\"$T/o5.json\"))[\"benchmarks\"][0][\"metrics\"][\"throughput\"]
+assert tp[\"ok\"] == 5 and tp[\"elapsed\"] >= 0.5, tp
+assert 8 <= tp[\"rate\"] <= 10 and 8 <= tp[\"send_rate\"] <= 10, tp"'
 unfix fast
 
 # Faults.
