@@ -320,10 +320,13 @@ static void requests_line(const struct load_stats *s, FILE *fp)
 		print_rate(fp, ", ", (double)s->requests / s->elapsed);
 	fprintf(fp, ": %" PRIu64 " ok (2xx/3xx), %" PRIu64 " failed", s->ok,
 		load_errors_total(s));
+	/* The few in flight at the end of any run need no more words; the
+	 * ones a stalled server held longer than every response do. */
 	if (s->held)
-		fprintf(fp, "; %" PRIu64 " more unanswered at the end, %" PRIu64
-			" of them waiting longer than any response (in latency "
-			"at their wait)", s->held, s->held_slow);
+		fprintf(fp, "; %" PRIu64 " more unanswered at the end", s->held);
+	if (s->held_slow)
+		fprintf(fp, ", %" PRIu64 " of them waiting longer than any "
+			"response (in latency at their wait)", s->held_slow);
 	fputc('\n', fp);
 }
 

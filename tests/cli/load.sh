@@ -102,6 +102,13 @@ c, u, tp = m[\"latency\"], m[\"latency_uncorrected\"], m[\"throughput\"]
 assert c[\"median\"] < 0.1 and c[\"median\"] - u[\"median\"] < 0.05, (c, u)
 assert c[\"p99\"] < 0.5 and c[\"p99\"] - u[\"p99\"] < 0.4, (c, u)
 assert 150 <= tp[\"ok\"] <= 201 and 75 <= tp[\"send_rate\"] <= 101, tp"'
+# a 50 ms server at 100/s over 10 connections: about 5 in flight at the
+# end, none waiting longer than the responses
+fix d50 --delay 50
+t "a run with a few in flight at its end says so in few words" sh -c '
+	"$YS" load --no-store -R 100 -c 10 -d 1s "$U_d50" >"$T/o1.out" || exit 1
+	grep -q "^  requests .*; [1-9][0-9]* more unanswered at the end$" "$T/o1.out" || { cat "$T/o1.out"; exit 1; }'
+unfix d50
 # --requests in the open model: 5 requests at 10/s are 5 slots of 100 ms,
 # not the 400 ms to the last due time (which read 12.5/s)
 t "open model, -n 5 at 10/s: the rates are 10/s, the interval 0.5 s" sh -c '
