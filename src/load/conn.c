@@ -28,6 +28,9 @@
 #define IO_AGAIN (-2)
 #define IO_FAIL (-1)
 
+/* Reads of a connection at a time (do_read). */
+#define READS_PER_EVENT 16
+
 void conn_init(struct worker *w, struct conn *c, uint64_t g)
 {
 	memset(c, 0, sizeof(*c));
@@ -478,6 +481,47 @@ static void io_failed(struct worker *w, struct conn *c, enum load_err k,
 	request_failed(w, c, k, 0, why, now);
 }
 
+static bool parse(struct worker *w, struct conn *c, const char *buf,
+		  size_t len, int64_t now);
+
+/*
+ * The write of c's request failed (a reset, a broken pipe): a server may
+ * answer before it has read the whole request, 413 to a body too large,
+ * and close with the rest unread, and its response is still in the
+ * socket after the reset. Read what is there: true when that made a
+ * whole response (recorded as any, and the connection then closed) or a
+ * malformed one (a read error); false, with errno kept, when the write's
+ * failure stands. Not over TLS, whose state a failed write ends.
+ */
+static bool early_response(struct worker *w, struct conn *c, int64_t now)
+{
+	int err = errno;
+
+	if (c->tls)
+		return false;
+	c->state = CS_READING;
+	c->write_failed = true;
+	for (int reads = 0; reads < READS_PER_EVENT; reads++) {
+		ssize_t n;
+
+		if (c->used == c->cap)
+			c->buf = xgrow(c->buf, &c->cap, c->cap * 2, 1);
+		n = recv(c->fd, c->buf + c->used, c->cap - c->used,
+			 MSG_DONTWAIT);
+		if (n <= 0)
+			break;
+		if (c->measured)
+			w->st.bytes_read += (uint64_t)n;
+		c->got += (uint64_t)n;
+		c->used += (size_t)n;
+		if (!parse(w, c, c->buf, c->used, now))
+			return true;
+	}
+	c->state = CS_WRITING;
+	errno = err;
+	return false;
+}
+
 static void do_write(struct worker *w, struct conn *c, int64_t now)
 {
 	const struct load_req *r = c->req;
@@ -491,7 +535,8 @@ static void do_write(struct worker *w, struct conn *c, int64_t now)
 			return;
 		}
 		if (n < 0) {
-			io_failed(w, c, LOAD_ERR_WRITE, now);
+			if (!early_response(w, c, now))
+				io_failed(w, c, LOAD_ERR_WRITE, now);
 			return;
 		}
 		c->written += (size_t)n;
@@ -524,6 +569,7 @@ void conn_next(struct worker *w, struct conn *c, int64_t now)
 	}
 	c->got = 0;
 	c->written = 0;
+	c->write_failed = false;
 	c->state = CS_WRITING;
 	c->deadline = now + (int64_t)(w->sh->c->timeout * 1e9);
 	timer_note(w, c->deadline);
@@ -537,10 +583,11 @@ static void complete(struct worker *w, struct conn *c, int64_t now)
 	record(w, c, now);
 	c->served++;
 	c->deadline = 0;
-	if (!c->resp.keep_alive || c->req->close || c->used ||
-	    (c->tls && tls_pending(c->tls))) {
+	if (!c->resp.keep_alive || c->req->close || c->write_failed ||
+	    c->used || (c->tls && tls_pending(c->tls))) {
 		/* The server closes, the request said it would (a server
-		 * need not echo "Connection: close"), or the server sent
+		 * need not echo "Connection: close"), the request's write
+		 * failed (early_response), or the server sent
 		 * more than one response (in the buffer, or still inside
 		 * TLS). */
 		conn_close(c);
@@ -635,8 +682,6 @@ static void closed(struct worker *w, struct conn *c, int64_t now)
  * deadline among them, would never be looked at. The descriptor is
  * level-triggered, so what is left is reported again.
  */
-#define READS_PER_EVENT 16
-
 static void do_read(struct worker *w, struct conn *c)
 {
 	for (int reads = 0; reads < READS_PER_EVENT; reads++) {

@@ -65,6 +65,8 @@ struct conn {
 	bool resend;		/* that request goes again once connected
 				 * (note 5) */
 	bool resent;		/* that request was sent again already */
+	bool write_failed;	/* its write failed: the connection ends
+				 * with the response read after that */
 	const struct load_req *req;
 	size_t written;
 	uint64_t served;	/* responses since it connected */

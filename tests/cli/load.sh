@@ -243,6 +243,20 @@ for how in --http10 --no-length --close; do
 		t "... 100 requests, 100 ok, none resent" lone_ok c10 "$T/c10.json" 100 0
 	done
 done
+# A server that refuses a 16 MB upload with 413 as soon as the head is
+# in, and closes with the body unread: the client's write fails (a reset,
+# a broken pipe) with the 413 in its socket. It read as 20 write errors;
+# now the 413s are read and counted by status.
+head -c 16000000 /dev/zero >"$T/big.body"
+fix e413 --early-413 --stats "$T/e413.stats"
+t "413 before the body was read, then a reset: counted as status 413" sh -c '
+	"$YS" load -q --no-store -c 2 -n 20 --body-file "$T/big.body" --json "$T/e413.json" "$U_e413"
+	[ $? -eq 1 ] || exit 1
+	python3 -c "
+import json; e = json.load(open(\"$T/e413.json\"))[\"benchmarks\"][0][\"metrics\"][\"errors\"]
+assert e[\"status_413\"] == 20 and e[\"write\"] == 0 and e[\"read\"] == 0, e"'
+unfix e413
+rm -f "$T/big.body"
 # A request that says "Connection: close" to a server that honours it
 # without echoing it (as Python's http.server does): the connection is
 # closed after each response and the next request goes on a new one. It
