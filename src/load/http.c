@@ -192,7 +192,7 @@ bool http_request_closes(const struct http_req_spec *r)
 }
 
 struct head_info {
-	bool chunked, have_length, close, keep_alive;
+	bool chunked, coded, have_length, close, keep_alive;
 	uint64_t length;
 	enum { H_NONE, H_OTHER, H_FRAMING, H_CONNECTION } last;
 };
@@ -246,8 +246,13 @@ static int header_line(const char *s, size_t n, struct head_info *h,
 	} else if (token_eq(s, nlen, "transfer-encoding")) {
 		h->last = H_FRAMING;
 		h->chunked = list_has(v, vlen, "chunked", true);
-		if (!h->chunked)
-			h->close = true;	/* unknown coding: ends at EOF */
+		if (!h->chunked) {
+			/* a coding other than chunked last: the body ends
+			 * at EOF, whatever Content-Length says (RFC 9112
+			 * 6.3, 3 and 4) */
+			h->coded = true;
+			h->close = true;
+		}
 	} else if (token_eq(s, nlen, "connection")) {
 		h->last = H_CONNECTION;
 		h->close |= list_has(v, vlen, "close", false);
@@ -325,7 +330,7 @@ static int parse_head(struct http_resp *p, const char *buf, size_t end,
 		p->state = HTTP_DONE;
 	} else if (h.chunked) {
 		p->state = HTTP_CHUNK_SIZE;
-	} else if (h.have_length) {
+	} else if (h.have_length && !h.coded) {
 		p->remaining = h.length;
 		p->state = h.length ? HTTP_BODY : HTTP_DONE;
 	} else {

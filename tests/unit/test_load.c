@@ -280,6 +280,34 @@ static void test_parse_chunked(void **state)
 			0, false);
 }
 
+/* A Transfer-Encoding whose last coding is not chunked overrides a
+ * Content-Length too: the body runs to the close (RFC 9112 6.3, rules 3
+ * and 4), so a response longer than the length it claims is read whole,
+ * not cut at the length with the rest taken for the next response. */
+static void test_parse_coded_length(void **state)
+{
+	const char *heads[] = {
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n"
+		"Content-Length: 3\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n"
+		"Transfer-Encoding: chunked, gzip\r\n\r\n",
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		struct http_resp p;
+		struct error e;
+		char *s = xasprintf("%s0123456789", heads[i]);
+
+		/* every byte is the body's, none left for a next one */
+		assert_int_equal(feed(&p, s, 7, false, &e), 0);
+		assert_int_equal(p.state, HTTP_UNTIL_CLOSE);
+		assert_false(p.keep_alive);
+		assert_true(http_resp_eof(&p));
+		assert_int_equal(p.status, 200);
+		free(s);
+	}
+}
+
 static void test_parse_until_close(void **state)
 {
 	struct http_resp p;
@@ -706,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_request_closes),
 		cmocka_unit_test(test_parse_length),
 		cmocka_unit_test(test_parse_chunked),
+		cmocka_unit_test(test_parse_coded_length),
 		cmocka_unit_test(test_parse_until_close),
 		cmocka_unit_test(test_parse_folded),
 		cmocka_unit_test(test_idempotent),
