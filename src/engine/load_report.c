@@ -221,7 +221,7 @@ void load_fill_benchmark(struct result *r, const char *name, double rate,
 	for (size_t i = 0; i < nrates; i++)
 		metric_push(m, rates[i]);
 	free(rates);
-	m = benchmark_metric(b, "errors", "count");
+	m = benchmark_metric(b, METRIC_ERRORS, "count");
 	metric_push(m, (double)load_errors_total(s));
 	/* the histograms, which result_summarize applies to the summaries */
 	benchmark_set_histogram(b, METRIC_LATENCY, s->latency);
@@ -231,7 +231,7 @@ void load_fill_benchmark(struct result *r, const char *name, double rate,
 	fill_detail(b, s);
 	result_summarize(r, seed, RESAMPLES);
 	throughput_extras(benchmark_find_metric(b, METRIC_THROUGHPUT), rate, s);
-	error_extras(benchmark_find_metric(b, "errors"), s);
+	error_extras(benchmark_find_metric(b, METRIC_ERRORS), s);
 	warnings(b, rate, s);
 }
 
@@ -377,7 +377,7 @@ static void errors_line(const struct load_stats *s, FILE *fp)
 {
 	const char *sep = "";
 
-	fprintf(fp, "  %-16s", "errors");
+	fprintf(fp, "  %-16s", METRIC_ERRORS);
 	if (!load_errors_total(s)) {
 		fputs("none\n", fp);
 		return;

@@ -98,7 +98,7 @@ static const struct metric_info table[] = {
 	M(METRIC_MAX_THROUGHPUT, "requests/s", "max throughput", R, HI, false,
 	  0, 9, true),
 	M(METRIC_ERROR_RATE, "errors/s", "error rate", R, LO, false, 0, 0, false),
-	M("errors", "count", "errors", C, LO, false, 0, 0, false),
+	M(METRIC_ERRORS, "count", "errors", C, LO, false, 0, 0, false),
 	/* mem: cmd/mem_report.c; exact counts of the traced program */
 	M(METRIC_PEAK_HEAP, "bytes", "peak heap", B, LO, false, 0, 4, true),
 	M("leaked_bytes", "bytes", "leaked bytes", B, LO, false, 0, 0, true),

@@ -35,6 +35,7 @@
 #define METRIC_SELF_TIME "self_time"
 #define METRIC_THROUGHPUT "throughput"
 #define METRIC_ERROR_RATE "error_rate"
+#define METRIC_ERRORS "errors"
 #define METRIC_MAX_THROUGHPUT "max_throughput"
 #define METRIC_PEAK_HEAP "peak_heap"
 #define METRIC_WORK_FLOPS "work_flops"
