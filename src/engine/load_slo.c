@@ -96,6 +96,10 @@ static int parse_latency(const char *s, const char *p, struct load_slo *o,
 	const char *cmp = strchr(p, '<');
 	double q, t;
 
+	if (!cmp && strpbrk(p, ">="))
+		return error_set(e, "'%s': an objective is a limit the "
+				 "latency stays under: '<' or '<=', as in "
+				 "'p99<50ms'", s);
 	if (!cmp || plain_number(p, cmp, &q))
 		return error_set(e, "'%s': expected a percentile after 'p', "
 				 "as in 'p99<50ms'", s);

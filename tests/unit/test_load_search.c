@@ -68,7 +68,10 @@ static void test_parse_bad(void **state)
 		{ "p-1<1s", "'p-1<1s': expected a percentile" },
 		{ "p99<0ms", "'p99<0ms': the latency limit must be above 0" },
 		{ "p99<infs", "'p99<infs': expected a duration" },
-		{ "p99>1s", "'p99>1s': expected a percentile" },
+		{ "p99>1s", "'p99>1s': an objective is a limit the latency "
+		  "stays under: '<' or '<='" },
+		{ "p99>=1s", "'p99>=1s': an objective is a limit" },
+		{ "p99=1s", "'p99=1s': an objective is a limit" },
 		{ "pnan<1s", "'pnan<1s': expected a percentile" },
 		{ "latency<1s", "'latency<1s': expected 'pQ<DURATION'" },
 		{ "errors", "'errors': expected '<' or '<='" },
