@@ -149,3 +149,27 @@ alive() {
 		echo "$p"
 	done
 }
+
+# build_pexit DIR: DIR/pexit, a program whose main thread calls
+# pthread_exit while a worker spins 150 M steps (record.sh, trace.sh)
+build_pexit() {
+	mkdir -p "$1" && cat >"$1/pexit.c" <<'C'
+#include <pthread.h>
+volatile unsigned long sink;
+static void *work(void *arg)
+{
+	unsigned long x = 1;
+	for (long i = 0; i < (long)arg; i++)
+		x = x * 6364136223846793005UL + 1;
+	sink = x;
+	return 0;
+}
+int main(void)
+{
+	pthread_t t;
+	pthread_create(&t, 0, work, (void *)150000000L);
+	pthread_exit(0);
+}
+C
+	cc -O1 -pthread -o "$1/pexit" "$1/pexit.c"
+}

@@ -394,25 +394,7 @@ t "a library loaded where a dlclose'd one was: the samples before are the first 
 # the main thread's, 0.001 s against 0.24 s of its worker's CPU time). The
 # worker's CPU time is at most the wall time; a tenth off for the clocks.
 pthread_exit_main() {
-	mkdir -p "$T/pe" && cat >"$T/pe/pexit.c" <<'C'
-#include <pthread.h>
-volatile unsigned long sink;
-static void *work(void *arg)
-{
-	unsigned long x = 1;
-	for (long i = 0; i < (long)arg; i++)
-		x = x * 6364136223846793005UL + 1;
-	sink = x;
-	return 0;
-}
-int main(void)
-{
-	pthread_t t;
-	pthread_create(&t, 0, work, (void *)150000000L);
-	pthread_exit(0);
-}
-C
-	cc -O1 -pthread -o "$T/pe/pexit" "$T/pe/pexit.c" || return 1
+	build_pexit "$T/pe" || return 1
 	"$YS" record -- "$T/pe/pexit" 2>"$T/pe/rep" >/dev/null || { cat "$T/pe/rep"; return 1; }
 	head -1 "$T/pe/rep"
 	sed -En '1s/^[0-9]+ samples in ([0-9.]+) s, ([0-9.]+) s of CPU.*/\1 \2/p' "$T/pe/rep" |

@@ -584,25 +584,7 @@ assert len(v) == 1 and 0.002 <= v[0] < 0.5, v
 # trace runs to that thread's end (it was the main thread's: "trace of
 # 0.005 s" for a worker of 270 ms). Its lifetime is at most the trace's.
 trace_pthread_exit() {
-	mkdir -p "$T/pe" && cat >"$T/pe/pexit.c" <<'C'
-#include <pthread.h>
-volatile unsigned long sink;
-static void *work(void *arg)
-{
-	unsigned long x = 1;
-	for (long i = 0; i < (long)arg; i++)
-		x = x * 6364136223846793005UL + 1;
-	sink = x;
-	return 0;
-}
-int main(void)
-{
-	pthread_t t;
-	pthread_create(&t, 0, work, (void *)150000000L);
-	pthread_exit(0);
-}
-C
-	cc -O1 -pthread -o "$T/pe/pexit" "$T/pe/pexit.c" || return 1
+	build_pexit "$T/pe" || return 1
 	"$YS" trace --no-store -- "$T/pe/pexit" 2>"$T/pe/rep" >/dev/null || { cat "$T/pe/rep"; return 1; }
 	head -1 "$T/pe/rep"
 	awk 'NR == 1 { d = $3 * 1000 }
