@@ -58,7 +58,7 @@ static size_t sample_stack(struct collector *c, const struct raw_sample *s,
 {
 	const uint64_t *ips = s->ips;
 	size_t n = s->nips;
-	bool cut = false;
+	bool cut = s->cut;
 
 	/* the Python frames first, while the thread is where it was */
 	if (c->py && gil)
@@ -83,6 +83,10 @@ static size_t sample_stack(struct collector *c, const struct raw_sample *s,
 		n = pystacks_merge(c->py, ips, n, cut, c->pyips,
 				   sizeof(c->pyips) / sizeof(c->pyips[0]) - 1);
 		ips = c->pyips;
+	} else if (cut && n) {
+		n = symtab_mark_cut(c->sym, ips, n, c->ips,
+				   sizeof(c->ips) / sizeof(c->ips[0]));
+		ips = c->ips;
 	}
 	*out = ips;
 	return n;

@@ -57,7 +57,7 @@ static void on_sample(void *arg, const struct raw_sample *s)
 	const uint64_t *ips = s->ips;
 	size_t n = s->nips;
 	struct pending *p;
-	bool cut = false;
+	bool cut = s->cut;
 
 	/* a CPython program (trace runs it with dwarf): its Python frames
 	 * first, while the thread is where it was, then its C stack */
@@ -73,8 +73,15 @@ static void on_sample(void *arg, const struct raw_sample *s)
 		}
 		n = pystacks_merge(c->py, ips, n, cut, c->merged, 1024);
 		ips = c->merged;
+	} else if (cut && n) {
+		n = symtab_mark_cut(c->sym, ips, n, c->merged, 1024);
+		ips = c->merged;
 	}
-	n = n < STACK_MAX ? n : STACK_MAX;
+	/* deeper: its innermost frames, and where the rest was */
+	if (n > STACK_MAX) {
+		n = symtab_mark_cut(c->sym, ips, n, c->merged, STACK_MAX);
+		ips = c->merged;
+	}
 	if (!n)
 		return;
 	/* bounded like the events they become */
@@ -123,11 +130,11 @@ static void resolve(struct collector *c)
 	for (size_t i = 0; i < c->npend; i++) {
 		struct pending *p = &c->pend[i];
 		struct trace_event *e;
-		const char *names[STACK_MAX * 2];
+		const char *names[STACK_MAX * 2 + 1];
 		size_t nn = 0;
 		bool standin = false;
 
-		for (size_t k = 0; k < p->n && nn < STACK_MAX * 2; k++) {
+		for (size_t k = 0; k < p->n; k++) {
 			uint64_t a = c->ips[p->at + k];
 			size_t nf = symtab_lookup(c->sym, p->sym, a, k > 0,
 						  fr, 8);
@@ -141,6 +148,12 @@ static void resolve(struct collector *c)
 			for (size_t f = 0; f < nf && nn < STACK_MAX * 2; f++)
 				nn = add_frame(c, p, a, k > 0, names, nn,
 					       fr[f].function);
+			/* the inlined frames too many: the rest marked, as
+			 * a stack cut deeper (the room is kept for it) */
+			if (nn >= STACK_MAX * 2 && k + 1 < p->n) {
+				names[nn++] = trace_intern(t, SYMTAB_TRUNCATED);
+				break;
+			}
 		}
 		c->stack.len = 0;
 		for (size_t k = nn; k-- > 0;) {

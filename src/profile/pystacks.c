@@ -767,7 +767,9 @@ size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 out_native:
 	p = ps->proc;
 	ps->proc = NULL;
-	return native_stack(ps, p, ips, n, out, max);
+	k = native_stack(ps, p, ips, n, out, max);
+	/* its outer frames missing: a [truncated] root, not a false one */
+	return cut && k ? symtab_mark_cut(ps->s, out, k, out, max) : k;
 }
 
 int pystacks_gil_wait(struct pystacks *ps, uint32_t pid, const uint64_t *ips,

@@ -120,7 +120,8 @@ void pystacks_check(struct pystacks *ps, const uint64_t *regs,
  * The chain ips[0..n) (leaf first; ips[0] the sampled IP, the others
  * return addresses) of the sample just captured, with its Python frames
  * in, into out (at most max). Returns the new length; the chain as it
- * was when nothing was captured or the frames do not fit it.
+ * was when nothing was captured or the frames do not fit it (then, cut,
+ * ending in a [truncated] frame: symtab_mark_cut).
  *
  * cut: the native walk stopped short of the thread's outermost frame
  * (symtab_unwind's *cut: in a JIT's code, such as oneDNN's kernels or

@@ -44,6 +44,9 @@ static bool parse_callchain(struct records *s, const uint64_t **p,
 			 out->nips < RECORDS_MAX_IPS)
 			s->ips[out->nips++] = v[i];
 	}
+	/* the kernel stops storing at chain_max entries (the user's only:
+	 * exclude_callchain_kernel), whatever is under them */
+	out->cut = s->chain_max && out->nips >= s->chain_max;
 	return true;
 }
 

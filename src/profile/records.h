@@ -16,6 +16,9 @@
 
 struct records {
 	bool dwarf;			/* dwarf-mode sample layout */
+	uint32_t chain_max;		/* the kernel's most callchain entries
+					 * (sample_max_stack): a chain this
+					 * long was cut at its root side */
 	struct sampler_callbacks cb;
 	struct sampler_stats *stats;	/* samples and lost counted here */
 	uint64_t *ips;			/* RECORDS_MAX_IPS, reused */

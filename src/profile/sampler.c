@@ -114,6 +114,29 @@ struct sampler {
 
 /* ---- options and system facts ---- */
 
+/* The most entries the kernel stores in a callchain
+ * (kernel.perf_event_max_stack), asked for as the events' own limit so
+ * that a chain of that length is known to be cut (records.c); 0 where it
+ * cannot be read: the kernel's limit, unknown. */
+static uint32_t chain_limit(void)
+{
+	char buf[32];
+	ssize_t n = -1;
+	long v;
+	int fd = open("/proc/sys/kernel/perf_event_max_stack",
+		      O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	v = strtol(buf, NULL, 10);
+	return v > 0 && v <= UINT16_MAX ? (uint32_t)v : 0;
+}
+
 static int fill_opts(struct sampler_opts *o, const struct sampler_opts *in,
 		     struct error *e)
 {
@@ -197,6 +220,7 @@ static void make_attr(const struct sampler *s, struct perf_event_attr *a)
 		a->sample_stack_user = s->o.stack_size;
 	} else {
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->sample_max_stack = (uint16_t)s->rp.chain_max;
 	}
 	a->exclude_callchain_kernel = 1;
 	/* PERF_RECORD_SWITCH of the traced tasks (a task's own switches:
@@ -647,6 +671,7 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 	s.rec = xmalloc(RING_MAX_RECORD);
 	s.rp.ips = xmalloc(RECORDS_MAX_IPS * sizeof(*s.rp.ips));
 	s.rp.dwarf = s.o.dwarf;
+	s.rp.chain_max = s.o.dwarf ? 0 : chain_limit();
 	s.rp.identifier = s.o.page_faults || s.o.offcpu || s.o.wakeups;
 	s.rp.cb = s.cb;
 	s.rp.stats = s.stats;

@@ -78,6 +78,9 @@ struct raw_sample {
 	size_t nips;
 	bool kernel;		/* the sample hit kernel code (the user
 				 * chain is the caller's) */
+	bool cut;		/* the callchain stopped at the kernel's
+				 * limit (perf_event_max_stack): its
+				 * outermost frames are missing */
 	/* dwarf mode: user registers (mask SAMPLER_REGS, ascending bit
 	 * order) and a copy of the user stack from SP upwards */
 	const uint64_t *regs;

@@ -259,6 +259,19 @@ static struct unwind *unwinder_build(struct symtab *s, struct proc *p)
 	return u;
 }
 
+size_t symtab_mark_cut(struct symtab *s, const uint64_t *ips, size_t n,
+		       uint64_t *out, size_t max)
+{
+	if (!max)
+		return 0;
+	if (n > max - 1)
+		n = max - 1;
+	if (out != ips)
+		memmove(out, ips, n * sizeof(*ips));
+	out[n] = symtab_truncated(s);
+	return n + 1;
+}
+
 size_t symtab_unwind(struct symtab *s, uint32_t pid, const uint64_t *regs,
 		     size_t nregs, const uint8_t *stack, size_t stack_size,
 		     uint64_t *ips, size_t max, bool *cut)

@@ -114,6 +114,13 @@ uint64_t symtab_synth(struct symtab *s, const struct frame *f);
 #define SYMTAB_TRUNCATED "[truncated]"
 uint64_t symtab_truncated(struct symtab *s);
 
+/* A native stack ips[0, n) whose outer frames are missing (the kernel's
+ * callchain limit, the end of a dwarf stack copy) into out[0, max), leaf
+ * first as ips, its innermost frames then symtab_truncated: its length.
+ * ips may be out. */
+size_t symtab_mark_cut(struct symtab *s, const uint64_t *ips, size_t n,
+		       uint64_t *out, size_t max);
+
 /*
  * An address shown only if the symtab names its function, decided when
  * it is looked up (after the run, not while samples wait): addr with

@@ -389,6 +389,87 @@ PY
 	done
 }
 t "a library loaded where a dlclose'd one was: the samples before are the first one's, 1:3 (fp and dwarf; retried 3x)" retry dlopen_reuse
+# A stack whose outer frames were not taken: with fp, one as deep as the
+# kernel's callchain limit (perf_event_max_stack, 127); with dwarf, one
+# deeper than the stack copy (16 KiB). The program spins 0.3 s in a
+# shallow call and 0.3 s under 200 frames of 560 bytes (112 KiB). Each
+# such stack was shown under its outermost frame, "deep", a root of its
+# own beside main; it now ends in a [truncated] root, and the shallow
+# half keeps its whole stack. Shares within 20 points of 50% (the clock
+# divides the halves; the machine may be busy).
+deep_cut() {
+	mkdir -p "$T/cut" && cat >"$T/cut/deep.c" <<'C'
+#include <string.h>
+#include <time.h>
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+__attribute__((noinline)) static unsigned spin(double until)
+{
+	unsigned x = 1;
+	while (now() < until)
+		for (int i = 0; i < 1000; i++)
+			x = x * 1664525u + 1013904223u;
+	return x;
+}
+__attribute__((noinline)) static unsigned deep(int d, double until)
+{
+	volatile char pad[512];
+	memset((char *)pad, d, sizeof(pad));
+	if (d == 0)
+		return spin(until);
+	return deep(d - 1, until) + pad[3];
+}
+__attribute__((noinline)) static unsigned shallow(double until)
+{
+	return spin(until);
+}
+int main(void)
+{
+	unsigned r = shallow(now() + 0.3);
+	r += deep(200, now() + 0.3);
+	return r == 7;
+}
+C
+	cc -O2 -g -fno-omit-frame-pointer -o "$T/cut/deep" "$T/cut/deep.c" || return 1
+	for g in fp dwarf; do
+		"$YS" record -q -g $g -o "$T/cut/$g.folded" -- "$T/cut/deep" || return 1
+		python3 - "$T/cut/$g.folded" <<'PY' || return 1
+import sys
+roots, total, cut, whole_shallow = {}, 0, 0, 0
+for line in open(sys.argv[1]):
+    stack, v = line.rsplit(" ", 1)
+    f = stack.split(";")
+    roots[f[0]] = roots.get(f[0], 0) + int(v)
+    total += int(v)
+    if f[0] == "[truncated]":
+        assert f[-1] in ("spin", "deep", "memset", "clock_gettime", "__vdso_clock_gettime", "now") or "deep" in f, line
+        cut += int(v)
+    if "spin" in f and "deep" not in f and f[0] != "[truncated]":
+        whole_shallow += int(v)
+print("#", sys.argv[1], roots)
+assert "deep" not in roots and "spin" not in roots, roots
+assert total > 100 and abs(100 * cut / total - 50) <= 20, (cut, total)
+assert abs(100 * whole_shallow / total - 50) <= 20, (whole_shallow, total)
+PY
+	done
+	"$YS" trace -q -o "$T/cut/trace.json" -- "$T/cut/deep" || return 1
+	python3 - "$T/cut/trace.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+roots = {}
+for e in ev:
+    if e.get("ph") == "i" and "stack" in e.get("args", {}):
+        r = e["args"]["stack"].split(";")[0]
+        roots[r] = roots.get(r, 0) + 1
+print("# trace roots", roots)
+assert "deep" not in roots and roots.get("[truncated]", 0) > 20, roots
+PY
+}
+t "a stack cut at the kernel's callchain limit (fp) or the stack copy's end (dwarf) ends in [truncated], not under a false root (retried 3x)" retry deep_cut
 # A main thread that calls pthread_exit while another thread works: the
 # program ends with that thread, not with the main one (the wall time was
 # the main thread's, 0.001 s against 0.24 s of its worker's CPU time). The
