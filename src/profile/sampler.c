@@ -60,6 +60,7 @@
 
 #include "measure/perf_event.h"
 #include "util/child.h"
+#include "util/fileio.h"
 #include "util/strutil.h"
 #include "util/monoclock.h"
 
@@ -120,20 +121,14 @@ struct sampler {
  * cannot be read: the kernel's limit, unknown. */
 static uint32_t chain_limit(void)
 {
-	char buf[32];
-	ssize_t n = -1;
-	long v;
-	int fd = open("/proc/sys/kernel/perf_event_max_stack",
-		      O_RDONLY | O_CLOEXEC);
+	char *data = NULL;
+	size_t len;
+	long v = 0;
 
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	v = strtol(buf, NULL, 10);
+	if (!file_read_all("/proc/sys/kernel/perf_event_max_stack", &data,
+			   &len, NULL))
+		v = strtol(data, NULL, 10);
+	free(data);
 	return v > 0 && v <= UINT16_MAX ? (uint32_t)v : 0;
 }
 
