@@ -277,9 +277,12 @@ static void on_task_comm(void *arg, uint32_t pid, uint32_t tid,
 {
 	struct collector *c = arg;
 
-	trace_task_name(&c->run->tr, pid, tid, name, time);
-	if (c->exec_pid == pid && pid == tid)
+	if (c->exec_pid == pid && pid == tid) {
+		trace_exec_name(&c->run->tr, pid, name, time);
 		trace_exec(&c->run->tr, pid, name, time);
+	} else {
+		trace_task_name(&c->run->tr, pid, tid, name, time);
+	}
 	c->exec_pid = 0;
 }
 

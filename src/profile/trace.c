@@ -280,9 +280,13 @@ static void apply_task(struct trace *t, uint32_t pid, uint32_t tid,
 }
 
 static void apply_name(struct trace *t, uint32_t pid, uint32_t tid,
-		       const char *name, uint64_t time)
+		       const char *name, uint64_t time, bool exec)
 {
-	trace_thread(t, pid, tid, time)->name = name;
+	struct trace_thread *th = trace_thread(t, pid, tid, time);
+
+	th->name = name;
+	if (pid == tid && (exec || !th->process_name))
+		th->process_name = name;
 }
 
 static void apply_fork(struct trace *t, uint32_t pid, uint32_t ppid,
@@ -293,13 +297,16 @@ static void apply_fork(struct trace *t, uint32_t pid, uint32_t ppid,
 
 	if (parent && !child->name)
 		child->name = parent->name;
+	/* the forking thread's name, as the kernel gives the child */
+	if (!child->process_name)
+		child->process_name = child->name;
 }
 
 /* ---- the kernel's records, kept until trace_finish replays them in
  * time order (they come merged from the per-CPU rings a pass at a time,
  * so a thread's switch on one CPU may come after its EXIT on another) */
 
-enum { R_TASK, R_FORKNAME, R_NAME, R_OUT, R_WAKE, R_IN, R_EXIT };
+enum { R_TASK, R_FORKNAME, R_NAME, R_EXECNAME, R_OUT, R_WAKE, R_IN, R_EXIT };
 
 /* Whether tid was seen in a record of ours; with add, now it is. */
 static bool tid_seen(struct trace *t, uint32_t tid, bool add)
@@ -352,6 +359,12 @@ void trace_task_name(struct trace *t, uint32_t pid, uint32_t tid,
 	keep(t, R_NAME, pid, tid, time, false, trace_intern(t, name), 0);
 }
 
+void trace_exec_name(struct trace *t, uint32_t pid, const char *name,
+		     uint64_t time)
+{
+	keep(t, R_EXECNAME, pid, pid, time, false, trace_intern(t, name), 0);
+}
+
 void trace_switch(struct trace *t, uint32_t pid, uint32_t tid,
 		  uint64_t time, bool out, bool preempt)
 {
@@ -401,7 +414,9 @@ static void replay(struct trace *t)
 			apply_fork(t, r->pid, r->ppid, r->time);
 			break;
 		case R_NAME:
-			apply_name(t, r->pid, r->tid, r->name, r->time);
+		case R_EXECNAME:
+			apply_name(t, r->pid, r->tid, r->name, r->time,
+				   r->kind == R_EXECNAME);
 			break;
 		case R_OUT:
 		case R_IN:

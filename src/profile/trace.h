@@ -62,6 +62,11 @@ struct trace_event {
 struct trace_thread {
 	uint32_t pid, tid;
 	const char *name;	/* interned; NULL: unnamed */
+	/* a main thread's: its process's name, the name its last exec
+	 * gave it (else the one it started with), which a later name of
+	 * the thread (prctl PR_SET_NAME: PyTorch's "pt_main_thread") does
+	 * not change; NULL: name */
+	const char *process_name;
 	uint64_t start, end;	/* its lifetime (end 0 until it exits) */
 	/* accounting from the switch records */
 	uint64_t on_ns, preempted_ns, blocked_ns;
@@ -144,6 +149,9 @@ void trace_task(struct trace *t, uint32_t pid, uint32_t tid, uint64_t time,
 		bool exit);
 void trace_task_name(struct trace *t, uint32_t pid, uint32_t tid,
 		     const char *name, uint64_t time);
+/* The name an exec gave pid (its main thread): its process's name too. */
+void trace_exec_name(struct trace *t, uint32_t pid, const char *name,
+		     uint64_t time);
 void trace_switch(struct trace *t, uint32_t pid, uint32_t tid,
 		  uint64_t time, bool out, bool preempt);
 /* The task tid was woken (made runnable) at time; the wake-ups of tasks

@@ -200,7 +200,7 @@ static void partial_marker(const struct trace *t, struct strbuf *b)
 	strbuf_puts(b, "}},\n");
 }
 
-/* The metadata: each process's name (its main thread's), each thread's. */
+/* The metadata: each process's name (its exec's), each thread's. */
 static void format_meta(const struct trace *t, const char *fallback,
 			struct strbuf *b)
 {
@@ -209,6 +209,7 @@ static void format_meta(const struct trace *t, const char *fallback,
 
 		if (th->pid == th->tid)
 			meta(b, "process_name", th->pid, th->pid,
+			     th->process_name ? th->process_name :
 			     th->name ? th->name : fallback);
 	}
 	for (size_t i = 0; i < t->nthreads; i++) {

@@ -149,7 +149,8 @@ static void descriptors(struct writer *w, const char *fallback)
 		if (th->pid != th->tid)
 			continue;
 		pbwire_varint_field(&w->m2, PD_PID, th->pid);
-		f_str(&w->m2, PD_NAME, th->name ? th->name : fallback);
+		f_str(&w->m2, PD_NAME, th->process_name ? th->process_name :
+				       th->name ? th->name : fallback);
 		pbwire_msg(&w->m1, TD_PROCESS, &w->m2);
 		descriptor(w, UUID(1, th->pid), 0, NULL);
 	}

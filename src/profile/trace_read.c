@@ -118,10 +118,13 @@ static int meta(struct reader *r, json_t *o, uint32_t pid, uint32_t tid,
 		return 0;
 	if (!v)
 		return bad(r, "a name without args.name");
-	/* a process's name names its main thread unless that has its own */
+	/* a process's name is its main thread's, which names that thread
+	 * too unless it has its own */
 	if (!strcmp(name, "process_name"))
 		tid = pid;
 	th = thread_of(r, pid, tid);
+	if (!strcmp(name, "process_name"))
+		th->process_name = trace_intern(r->t, v);
 	if (!th->name || !strcmp(name, "thread_name"))
 		th->name = trace_intern(r->t, v);
 	return 0;

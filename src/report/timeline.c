@@ -149,10 +149,11 @@ static double thread_row(struct tl *v, const struct trace_thread *th,
 	fprintf(v->fp, "<g class=\"tl-thread\" data-tid=\"%u\">\n", th->tid);
 	snprintf(id, sizeof(id), "%u/%u", th->pid, th->tid);
 	row_label(v->fp, y + 11, th->name ? th->name : "thread", id);
-	if (main && main != th && main->name) {
+	if (main && main != th && (main->process_name || main->name)) {
 		fprintf(v->fp, "<text class=\"tick\" x=\"4\" y=\"%g\">"
 			"process ", y + 24);
-		fputs_xml(main->name, v->fp);
+		fputs_xml(main->process_name ? main->process_name : main->name,
+			  v->fp);
 		fputs("</text>\n", v->fp);
 	}
 	fputs("<line class=\"grid\" x1=\"0\"", v->fp);

@@ -291,6 +291,70 @@ rows = {int(l.split()[1]): l.split() for l in open(sys.argv[2]) if len(l.split()
 assert 49 <= float(rows[fk[1]][4]) <= 60, rows
 PY'
 
+# A process is named by its exec, not by its main thread's later name
+# (PyTorch 2 names the main thread "pt_main_thread"): namer renames its
+# main thread, starts a thread, then forks a child, which the kernel names
+# after the forking thread. The process was "pt_main_thread" in the JSON,
+# in Perfetto and in the report's rows; now "namer", the thread keeps its
+# new name, the child is "pt_main_thread" (no exec renamed it).
+process_names() {
+	mkdir -p "$T/nm" && cat >"$T/nm/namer.c" <<'C'
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+static void spin(double s)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while (b.tv_sec - a.tv_sec + (b.tv_nsec - a.tv_nsec) * 1e-9 < s);
+}
+static void *work(void *a)
+{
+	prctl(PR_SET_NAME, "pool");
+	spin(0.02);
+	return a;
+}
+int main(void)
+{
+	pthread_t t;
+	prctl(PR_SET_NAME, "pt_main_thread");
+	pthread_create(&t, NULL, work, NULL);
+	pthread_join(t, NULL);
+	pid_t c = fork();
+	if (c == 0) {
+		spin(0.02);
+		_exit(0);
+	}
+	waitpid(c, NULL, 0);
+	spin(0.02);
+	return 0;
+}
+C
+	cc -O1 -pthread -o "$T/nm/namer" "$T/nm/namer.c" || return 1
+	"$YS" trace -q --no-store -o "$T/nm/t.json" -o "$T/nm/t.perfetto-trace" -- "$T/nm/namer" || return 1
+	protoc --decode=perfetto.protos.Trace -I"$CLI" "$CLI/perfetto_trace.proto" < "$T/nm/t.perfetto-trace" > "$T/nm/t.txt" || return 1
+	"$YS" report --trace "$T/nm/t.json" -o "$T/nm/t.html" || return 1
+	python3 - "$T/nm/t.json" "$T/nm/t.txt" "$T/nm/t.html" <<'PY'
+import json, re, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+threads = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+print("#", procs, threads)
+main = [p for p, n in procs.items() if n == "namer"]
+assert len(main) == 1 and sorted(procs.values()) == ["namer", "pt_main_thread"], procs
+assert threads[main[0]] == "pt_main_thread" and "pool" in threads.values(), threads
+pf = re.findall(r'process_name: "([^"]*)"', open(sys.argv[2]).read())
+assert sorted(pf) == ["namer", "pt_main_thread"], pf
+html = open(sys.argv[3]).read()
+assert "process namer" in html and "process pt_main_thread" not in html, re.findall(r"process [a-z_]+", html)
+PY
+}
+t "a process is named by its exec, not its main thread's later name (JSON, Perfetto, report)" process_names
+
 # A program whose name holds an escape and a byte that is not UTF-8: the
 # terminal report shows them escaped, the JSON and Perfetto's strings
 # have U+FFFD for the bad byte (protobuf strings are UTF-8).
