@@ -26,6 +26,7 @@
 #include "util/strutil.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,6 +289,10 @@ static void event(struct writer *w, size_t k)
 			pbwire_bytes(&w->m1, TD_COUNTER, "", 0);
 			descriptor(w, UUID(5, k), UUID(1, e->pid), e->name);
 		}
+		/* no value (NaN, infinite): none drawn, as the JSON's null
+		 * (a NaN would take the track's scale with it) */
+		if (!isfinite(e->value))
+			break;
 		pbwire_varint_field(&w->m1, TE_TYPE, COUNTER);
 		pbwire_varint_field(&w->m1, TE_TRACK, UUID(5, c));
 		pbwire_double(&w->m1, TE_DOUBLE_COUNTER, e->value);

@@ -1275,6 +1275,38 @@ static void test_chrome_nonfinite(void **state)
 			}
 	}
 	trace_free(&back);
+	/* Perfetto: no NaN or infinite double_counter_value (a NaN took the
+	 * track's scale with it), the finite ones exact; protoc decodes the
+	 * file with the fields it needs of Perfetto's schema (numbers from
+	 * tests/cli/perfetto_trace.proto) */
+	if (access("/usr/bin/protoc", X_OK) == 0) {
+		char *pf = tmp_path("nonfinite.pftrace");
+		char *proto = tmp_path("pftrace.proto");
+		char *txt = tmp_path("nonfinite.txt"), *cmd, *dump, *q;
+		size_t got = 0;
+
+		spit(proto, "syntax = \"proto2\";\n"
+		     "message Trace { repeated TracePacket packet = 1; }\n"
+		     "message TracePacket { optional TrackEvent track_event = 11; }\n"
+		     "message TrackEvent { optional double double_counter_value = 44; }\n");
+		assert_int_equal(trace_write_perfetto(&t, &o, pf, &st, &e), 0);
+		cmd = xasprintf("cd %s && /usr/bin/protoc --decode=Trace "
+				"pftrace.proto < %s > %s", tmpdir, pf, txt);
+		assert_int_equal(system(cmd), 0);
+		dump = slurp(txt, NULL);
+		for (q = dump; (q = strstr(q, "double_counter_value: ")); q++)
+			got++;
+		assert_int_equal(got, finite);
+		assert_null(strstr(dump, "nan"));
+		assert_null(strstr(dump, "inf"));
+		assert_contains(dump, "double_counter_value: 1.5\n");
+		assert_contains(dump, "double_counter_value: -0.25\n");
+		free(dump);
+		free(cmd);
+		free(txt);
+		free(proto);
+		free(pf);
+	}
 	trace_free(&t);
 	free(path);
 }
