@@ -806,6 +806,40 @@ static void test_mean_ci_coverage_small_skewed(void **state)
 		fail_msg("normal: covered %zu of %zu", nhits, trials);
 }
 
+/*
+ * A tight cluster and one outlier, the epochs of a pytest benchmark of a
+ * 1 ms function preempted once (ms): the resamples of the cluster alone
+ * have an sd near 0 and a huge t, which put the bootstrap-t's upper end
+ * at 805 ms; it stays within the sample's range and holds the mean.
+ */
+static void test_mean_ci_cluster_and_outlier(void **state)
+{
+	double v[] = { 1.000154, 1.003309, 1.000284, 1.000164, 1.000184,
+		       1.000534, 1.001707, 1.000275, 4.661848, 1.000915,
+		       1.000145 };
+	double lo[] = { 1.000204, 1.00413, 1.001116, 1.001005, 1.002007,
+			0.993554, 1.002357, 1.001056, 0.621472, 1.001636,
+			1.001015 };
+	size_t n = sizeof(v) / sizeof(v[0]);
+	struct summary s;
+	struct rng r;
+
+	(void)state;
+	rng_seed(&r, 1);
+	stats_summarize(v, n, &r, 1000, &s);
+	print_message("outlier above: mean %g, CI [%g, %g]\n", s.mean,
+		      s.mean_ci[0], s.mean_ci[1]);
+	assert_true(s.mean_ci[0] >= s.min && s.mean_ci[1] <= s.max);
+	assert_true(s.mean_ci[0] <= s.mean && s.mean <= s.mean_ci[1]);
+	assert_true(s.mean_ci[1] > 1.5);	/* the outlier still widens it */
+	rng_seed(&r, 1);
+	stats_summarize(lo, n, &r, 1000, &s);
+	print_message("outlier below: mean %g, CI [%g, %g]\n", s.mean,
+		      s.mean_ci[0], s.mean_ci[1]);
+	assert_true(s.mean_ci[0] >= s.min && s.mean_ci[1] <= s.max);
+	assert_true(s.mean_ci[0] <= s.mean && s.mean <= s.mean_ci[1]);
+}
+
 /* Student's t quantiles against SciPy's t.ppf(0.975, df). */
 static void test_t975(void **state)
 {
@@ -1289,6 +1323,7 @@ int main(void)
 		cmocka_unit_test(test_bootstrap_contains_estimate),
 		cmocka_unit_test(test_bootstrap_coverage),
 		cmocka_unit_test(test_mean_ci_coverage_small_skewed),
+		cmocka_unit_test(test_mean_ci_cluster_and_outlier),
 		cmocka_unit_test(test_t975),
 		cmocka_unit_test(test_bootstrap_median_three),
 		cmocka_unit_test(test_bootstrap_median_exact),
