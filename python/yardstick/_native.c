@@ -484,8 +484,10 @@ static PyObject *py_set_decorator(PyObject *self, PyObject *fn)
 
 /* ---- benchmarks ---- */
 
-/* A registration: target(values) -> (fn, args, kwargs) for the values
- * (str) of the parameters named in params, in order. */
+/* A registration: target(values) -> (fn, args, kwargs[, prep]) for the
+ * values (str) of the parameters named in params, in order. prep, when
+ * given and not None, is called before each call, untimed, and returns
+ * the call's (args, kwargs): pytest-benchmark's pedantic(setup=...). */
 struct pybench {
 	PyObject *target;
 	PyObject *params;	/* tuple of str */
@@ -606,9 +608,10 @@ static void fail_with_exception(ys_state *s, const char *where)
 	Py_XDECREF(tb);
 }
 
-/* (fn, args, kwargs) of this instance, new references; -1: failed. */
+/* (fn, args, kwargs, prep) of this instance, new references (kwargs
+ * and prep NULL for none); -1: failed. */
 static int resolve(ys_state *s, struct pybench *b, PyObject **fn,
-		   PyObject **args, PyObject **kwargs)
+		   PyObject **args, PyObject **kwargs, PyObject **prep)
 {
 	Py_ssize_t n = PyTuple_GET_SIZE(b->params);
 	PyObject *values = PyTuple_New(n), *t;
@@ -630,13 +633,16 @@ static int resolve(ys_state *s, struct pybench *b, PyObject **fn,
 	Py_DECREF(values);
 	if (!t)
 		return -1;
-	if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3 ||
-	    !PyTuple_Check(PyTuple_GET_ITEM(t, 1))) {
+	if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) < 3 ||
+	    PyTuple_GET_SIZE(t) > 4 || !PyTuple_Check(PyTuple_GET_ITEM(t, 1))) {
 		Py_DECREF(t);
 		PyErr_SetString(PyExc_TypeError, "the target is not "
-				"(fn, args, kwargs)");
+				"(fn, args, kwargs[, prep])");
 		return -1;
 	}
+	*prep = PyTuple_GET_SIZE(t) == 4 && PyTuple_GET_ITEM(t, 3) != Py_None
+			? Py_NewRef(PyTuple_GET_ITEM(t, 3))
+			: NULL;
 	*fn = Py_NewRef(PyTuple_GET_ITEM(t, 0));
 	*args = Py_NewRef(PyTuple_GET_ITEM(t, 1));
 	*kwargs = PyTuple_GET_ITEM(t, 2) == Py_None
@@ -652,6 +658,32 @@ static PyObject *call(PyObject *fn, PyObject *args, PyObject *kwargs)
 		return PyObject_Call(fn, args, kwargs);
 	return PyObject_Vectorcall(fn, &PyTuple_GET_ITEM(args, 0),
 				   (size_t)PyTuple_GET_SIZE(args), NULL);
+}
+
+/* One call's arguments from prep(): a tuple (args, kwargs), args a
+ * tuple, kwargs a dict or None; a new reference, NULL: raised. */
+static PyObject *prepare(PyObject *prep)
+{
+	PyObject *t = PyObject_CallNoArgs(prep);
+
+	if (t && (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2 ||
+		  !PyTuple_Check(PyTuple_GET_ITEM(t, 0)) ||
+		  (PyTuple_GET_ITEM(t, 1) != Py_None &&
+		   !PyDict_Check(PyTuple_GET_ITEM(t, 1))))) {
+		Py_DECREF(t);
+		PyErr_SetString(PyExc_TypeError, "the setup's arguments are "
+				"not (tuple, dict or None)");
+		return NULL;
+	}
+	return t;
+}
+
+/* fn with the arguments of a prepare()d pair */
+static PyObject *call_prepared(PyObject *fn, PyObject *pair)
+{
+	PyObject *kw = PyTuple_GET_ITEM(pair, 1);
+
+	return call(fn, PyTuple_GET_ITEM(pair, 0), kw == Py_None ? NULL : kw);
 }
 
 /* the cost of timing a call alone (two clock readings around nothing,
@@ -685,14 +717,20 @@ static void measure_pair_cost(void)
 #define CALL_SAMPLES_MIN 4
 #define CALL_SAMPLES_MAX 64
 
-/* One call timed alone, a value of metric; false when it raised. */
+/* One call timed alone (after prep, untimed, when given), a value of
+ * metric; false when it raised. */
 static int timed_call(ys_state *s, const char *metric, PyObject *fn,
-		      PyObject *args, PyObject *kwargs)
+		      PyObject *args, PyObject *kwargs, PyObject *prep)
 {
-	double t0 = mono();
-	PyObject *r = call(fn, args, kwargs);
-	double t1 = mono();
+	PyObject *pair = prep ? prepare(prep) : NULL, *r;
+	double t0, t1;
 
+	if (prep && !pair)
+		return 0;
+	t0 = mono();
+	r = pair ? call_prepared(fn, pair) : call(fn, args, kwargs);
+	t1 = mono();
+	Py_XDECREF(pair);
 	if (!r)
 		return 0;
 	Py_DECREF(r);
@@ -703,7 +741,7 @@ static int timed_call(ys_state *s, const char *metric, PyObject *fn,
 /* The calls after the loop, each timed alone (call_time); false when
  * one raised (the benchmark failed). */
 static int time_calls(ys_state *s, PyObject *fn, PyObject *args,
-		      PyObject *kwargs, uint64_t iters)
+		      PyObject *kwargs, PyObject *prep, uint64_t iters)
 {
 	uint64_t k = iters / 4;
 
@@ -712,40 +750,87 @@ static int time_calls(ys_state *s, PyObject *fn, PyObject *args,
 	if (k > CALL_SAMPLES_MAX)
 		k = CALL_SAMPLES_MAX;
 	for (uint64_t i = 0; i < k; i++)
-		if (!timed_call(s, "call_time", fn, args, kwargs))
+		if (!timed_call(s, "call_time", fn, args, kwargs, prep))
 			return 0;
 	return 1;
+}
+
+/* The arguments of each of the loop's n calls, prepared before it (a
+ * batch setup, as docs/libyardstick.md has it); NULL: failed (raised, or
+ * no memory, with the exception set). */
+static PyObject **prepare_batch(PyObject *prep, uint64_t n)
+{
+	PyObject **v;
+
+	if (n > PY_SSIZE_T_MAX / sizeof(*v)) {
+		PyErr_NoMemory();
+		return NULL;
+	}
+	v = PyMem_Calloc(n ? (size_t)n : 1, sizeof(*v));
+	if (!v) {
+		PyErr_NoMemory();
+		return NULL;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		v[i] = prepare(prep);
+		if (!v[i]) {
+			for (uint64_t j = 0; j < i; j++)
+				Py_DECREF(v[j]);
+			PyMem_Free(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+static void release_batch(PyObject **v, uint64_t n)
+{
+	if (!v)
+		return;
+	for (uint64_t i = 0; i < n; i++)
+		Py_DECREF(v[i]);
+	PyMem_Free(v);
 }
 
 static void py_body(ys_state *s)
 {
 	struct pybench *b = ys_data(s);
-	PyObject *fn, *args, *kwargs, *r;
+	PyObject *fn, *args, *kwargs, *prep, *r, **batch = NULL;
 	int raised = 0, warm = ys_warmup(s);
-	uint64_t iters = ys_iterations(s);
+	uint64_t iters = ys_iterations(s), k = 0;
 
-	if (resolve(s, b, &fn, &args, &kwargs)) {
+	if (resolve(s, b, &fn, &args, &kwargs, &prep)) {
 		fail_with_exception(s, "the benchmark's setup");
 		return;
 	}
 	/* the instance's first call in the process, before any other */
 	if (warm == 1 &&
-	    !timed_call(s, "first_call_time", fn, args, kwargs)) {
+	    !timed_call(s, "first_call_time", fn, args, kwargs, prep)) {
 		fail_with_exception(s, "the first call");
 		goto out;
+	}
+	if (prep) {
+		batch = prepare_batch(prep, iters);
+		if (!batch) {
+			fail_with_exception(s, "the setup");
+			goto out;
+		}
 	}
 	ac.allocs = ac.bytes = ac.frees = 0;
 	ac.counting = ac.hooked;
 	YS_LOOP(s) {
 		if (raised)
 			continue;
-		r = call(fn, args, kwargs);
+		/* a tuned epoch's iterations are known before its loop */
+		r = batch ? call_prepared(fn, batch[k++]) :
+			    call(fn, args, kwargs);
 		if (r)
 			Py_DECREF(r);
 		else
 			raised = 1;
 	}
 	ac.counting = 0;
+	release_batch(batch, iters);
 	if (raised) {
 		fail_with_exception(s, "the benchmark");
 		goto out;
@@ -758,12 +843,13 @@ static void py_body(ys_state *s)
 		ys_value(s, "frees_per_op", "count",
 			 (double)ac.frees / (double)iters);
 	}
-	if (!warm && !time_calls(s, fn, args, kwargs, iters))
+	if (!warm && !time_calls(s, fn, args, kwargs, prep, iters))
 		fail_with_exception(s, "the benchmark");
 out:
 	Py_DECREF(fn);
 	Py_DECREF(args);
 	Py_XDECREF(kwargs);
+	Py_XDECREF(prep);
 }
 
 /* register(name, spec, params, target, file, line) */

@@ -11,7 +11,9 @@ merged over processes, gated).
 
 The fixture is also named `benchmark` when pytest-benchmark is not
 active (`pytest -p no:benchmark -p yardstick`), so that existing tests
-run unchanged.
+run unchanged: with pytest-benchmark's `pedantic(...)` (its setup called
+before each call, untimed; rounds as the epochs), `extra_info` and
+`@pytest.mark.benchmark(...)` (accepted, its options ignored).
 """
 import json
 import os
@@ -28,10 +30,12 @@ class _Session:
         self.config = config
         self.results = []       # one result per measured test
 
-    def options(self):
+    def options(self, epochs=None):
         c = self.config
-        return yardstick._options(c.getoption("yardstick_epochs"),
-                                  c.getoption("yardstick_min_time"), None,
+        if epochs is None:
+            epochs = c.getoption("yardstick_epochs")
+        return yardstick._options(epochs, c.getoption("yardstick_min_time"),
+                                  None,
                                   not c.getoption("yardstick_no_alloc_count"))
 
     def merged(self):
@@ -61,22 +65,64 @@ class BenchmarkFixture:
         self._session = session
         self._name = name
         self.result = None      # the BenchResult once measured
+        # pytest-benchmark's: what a test adds about itself; kept here,
+        # not in the result (whose parameters are the benchmark's
+        # identity)
+        self.extra_info = {}
 
-    def __call__(self, fn, *args, **kwargs):
+    def _measure(self, fn, target, epochs=None):
         if self.result is not None:
             raise RuntimeError(f"{self._name}: the fixture measures one "
                                "function per test")
         file, line = yardstick._where(fn)
-        res = yardstick._run_one(self._name,
-                                 yardstick._call_target(fn, args, kwargs),
-                                 file, line, self._session.options())
+        res = yardstick._run_one(self._name, target, file, line,
+                                 self._session.options(epochs))
         self._session.results.append(res)
         self.result = yardstick.BenchResult(res)
         if self.result.warnings and any(w.startswith("failed:")
                                         for w in self.result.warnings):
             raise AssertionError(f"{self._name}: "
                                  f"{'; '.join(self.result.warnings)}")
+
+    def __call__(self, fn, *args, **kwargs):
+        self._measure(fn, yardstick._call_target(fn, args, kwargs))
         return fn(*args, **kwargs)
+
+    def pedantic(self, target, args=(), kwargs=None, setup=None,
+                 rounds=1, warmup_rounds=0, iterations=1):
+        """pytest-benchmark's pedantic: setup(), when given, is called
+        before each call, untimed, and may return the call's (args,
+        kwargs); rounds are the epochs (over --epochs); the iterations
+        per epoch are tuned as always and the tuning epochs are the
+        warm-up, so iterations and warmup_rounds only are checked.
+        Returns what target returns (one more call, after its setup)."""
+        if not isinstance(rounds, int) or rounds < 1:
+            raise ValueError("Must have positive int for `rounds`.")
+        if not isinstance(iterations, int) or iterations < 1:
+            raise ValueError("Must have positive int for `iterations`.")
+        if not isinstance(warmup_rounds, int) or warmup_rounds < 0:
+            raise ValueError("Must have positive int for `warmup_rounds`.")
+        if setup is not None and iterations > 1:
+            raise ValueError("Can't use more than 1 `iterations` with a "
+                             "`setup` function.")
+        args = tuple(args)
+        kwargs = dict(kwargs) if kwargs else {}
+
+        def prep():
+            if setup is not None:
+                given = setup()
+                if given:
+                    if args or kwargs:
+                        raise TypeError("Can't use `args` or `kwargs` if "
+                                        "`setup` returns the arguments.")
+                    a, k = given
+                    return tuple(a), dict(k) if k else None
+            return args, kwargs or None
+
+        t = (target, args, kwargs or None, prep if setup else None)
+        self._measure(target, lambda values: t, rounds)
+        a, k = prep()
+        return target(*a, **(k or {}))
 
 
 def _fixture(request):
@@ -99,6 +145,11 @@ def configure(config):
     config.stash[_session_key] = _Session(config)
     if not config.pluginmanager.hasplugin("benchmark"):
         config.pluginmanager.register(_Compat(), "yardstick-benchmark")
+        # pytest-benchmark's marker, so that its tests run without an
+        # unknown-mark warning (or an error under --strict-markers)
+        config.addinivalue_line(
+            "markers", "benchmark(...): pytest-benchmark's options of a "
+            "test; accepted and ignored by yardstick's fixture")
 
 
 def write(config):

@@ -278,6 +278,25 @@ t "pytest --filter (as yardstick bench passes it): only the matching tests" sh -
 	cd "$T" && "$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --filter "small" --epochs 3 --yardstick-json "$T/pf.json" "$PYT/test_pytest_plugin.py" >"$T/o" 2>&1 || { cat "$T/o"; exit 1; }
 	grep -q "1 passed, 2 deselected" "$T/o"'
 
+# tests written for pytest-benchmark: pedantic's setup runs before each
+# call, untimed, with fresh arguments (a list each call pops: a reused one
+# would raise), its rounds are the epochs; extra_info and the marker
+# (under --strict-markers) are accepted
+t "pytest-benchmark's pedantic(setup=, rounds=), extra_info, @pytest.mark.benchmark: pass; the setup untimed, rounds the epochs" sh -c '
+	cd "$T" && "$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --strict-markers -W error::pytest.PytestUnknownMarkWarning --yardstick-json "$T/pc.json" "$PYT/test_pytest_compat.py" >"$T/o" 2>&1 || { cat "$T/o"; exit 1; }
+	grep -q "4 passed" "$T/o" &&
+	python3 -c "
+import json
+bs = {b[\"name\"].split(\"::\")[-1]: b[\"metrics\"] for b in json.load(open(\"$T/pc.json\"))[\"benchmarks\"]}
+assert sorted(bs) == [\"test_extra_info_marked\", \"test_pedantic_args\", \"test_pedantic_setup\"], sorted(bs)
+m = bs[\"test_pedantic_setup\"]
+assert m[\"time_per_op\"][\"n\"] == 3, m[\"time_per_op\"][\"n\"]
+# 100 us timed, the 1 ms setup not: far below 1.1 ms even on a busy machine
+assert 90e-6 < m[\"time_per_op\"][\"median\"] < 600e-6, m[\"time_per_op\"][\"median\"]
+assert 90e-6 < m[\"call_time\"][\"median\"] < 600e-6, m[\"call_time\"][\"median\"]
+assert bs[\"test_pedantic_args\"][\"time_per_op\"][\"n\"] == 4
+"'
+
 # ---- bad input ----------------------------------------------------------
 
 t "python3 -m yardstick on a missing file: exit 2, named" sh -c '
