@@ -42,6 +42,8 @@ def _decorate(name, fn):
     id per call): its awaits let other tasks of the thread run, whose
     zones would not nest inside it."""
     zname = name if name is not None else fn.__qualname__
+    if inspect.isgeneratorfunction(fn):
+        return _stepped(zname, fn)
     if not inspect.iscoroutinefunction(fn):
         return functools.update_wrapper(_native._zoned(zname, fn), fn)
     ids = itertools.count(1)
@@ -55,6 +57,33 @@ def _decorate(name, fn):
         finally:
             async_end(zname, i)
     return spanned
+
+
+def _stepped(zname, fn):
+    """A generator function's decorator: each run of its body, from a
+    resumption (next, send, throw) to the next yield or its end, is a
+    zone. A call runs none of the body (it makes the generator), and a
+    zone open across a yield would hold the consumer's code, whose zones
+    would not nest inside it. Delegates as `yield from` does."""
+    @functools.wraps(fn)
+    def stepped(*args, **kwargs):
+        gen = fn(*args, **kwargs)
+        step, arg = gen.send, None
+        while True:
+            try:
+                with zone(zname):
+                    item = step(arg)
+            except StopIteration as stop:
+                return stop.value
+            try:
+                arg = yield item
+                step = gen.send
+            except GeneratorExit:
+                gen.close()
+                raise
+            except BaseException as exc:    # thrown in: pass it on
+                step, arg = gen.throw, exc
+    return stepped
 
 
 _native._set_decorator(_decorate)
