@@ -475,6 +475,11 @@ def pytest_collection_modifyitems(session, config, items):
     pytest_plugin.select(config, items)
 
 
+def pytest_collection_finish(session):
+    from . import pytest_plugin
+    pytest_plugin.count_benchmark_users(session.config, session.items)
+
+
 def pytest_configure(config):
     from . import pytest_plugin
     config.pluginmanager.register(pytest_plugin, "yardstick-fixtures")

@@ -29,6 +29,7 @@ class _Session:
     def __init__(self, config):
         self.config = config
         self.results = []       # one result per measured test
+        self.used_benchmark = 0  # tests asking for `benchmark`
 
     def options(self, epochs=None):
         c = self.config
@@ -156,7 +157,10 @@ def write(config):
     """The merged result to --yardstick-json and YARDSTICK_BENCH_JSON (the
     latter, `yardstick bench`'s pipe, once per process)."""
     s = config.stash.get(_session_key, None)
-    if s is None or not s.results:
+    if s is None:
+        return
+    if not s.results:
+        _why_nothing(config, s)
         return
     text = json.dumps(s.merged(), indent=1, allow_nan=False)
     for path in (config.getoption("yardstick_json"),
@@ -164,6 +168,32 @@ def write(config):
         if path:
             with open(path, "w") as f:
                 f.write(text + "\n")
+
+
+def _why_nothing(config, s):
+    """Asked for a result (--yardstick-json, or run by yardstick bench)
+    and none measured while pytest-benchmark holds the name `benchmark`:
+    its tests were measured by pytest-benchmark, not here; say so, and
+    the way out, rather than leave yardstick bench to guess."""
+    asked = config.getoption("yardstick_json") or \
+        os.environ.get("YARDSTICK_BENCH_JSON")
+    if not asked or not s.used_benchmark or \
+            not config.pluginmanager.hasplugin("benchmark"):
+        return
+    sys.stderr.write(
+        "yardstick: no test used ys_bench: the fixture `benchmark` of "
+        f"{s.used_benchmark} test(s) is pytest-benchmark's (installed "
+        "and active), which measured them itself; add -p no:benchmark "
+        "(or use ys_bench) to measure them with yardstick\n")
+
+
+def count_benchmark_users(config, items):
+    """How many of the tests to run (after -k, --filter) ask for the
+    fixture `benchmark`."""
+    s = config.stash.get(_session_key, None)
+    if s is not None:
+        s.used_benchmark = sum(
+            "benchmark" in getattr(it, "fixturenames", ()) for it in items)
 
 
 def select(config, items):

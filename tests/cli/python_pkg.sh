@@ -316,6 +316,16 @@ assert 90e-6 < m[\"call_time\"][\"median\"] < 600e-6, m[\"call_time\"][\"median\
 assert bs[\"test_pedantic_args\"][\"time_per_op\"][\"n\"] == 4
 "'
 
+# pytest-benchmark installed and active (no -p no:benchmark): its
+# `benchmark` measured the tests and yardstick had no result to give;
+# yardstick bench said only "is it a benchmark program built with
+# libyardstick?". The plugin names the cause and the way out.
+t "pytest-benchmark active, a result asked for, none measured: the plugin says the fixture was pytest-benchmark's and to add -p no:benchmark" sh -c '
+	cd "$T" && "$PYTHON" -m pytest -q -p no:cacheprovider -p yardstick -k "pedantic_args or extra_info" --yardstick-json "$T/none.json" "$PYT/test_pytest_compat.py" >"$T/o" 2>"$T/e" || { cat "$T/o" "$T/e"; exit 1; }
+	grep -q "2 passed" "$T/o" && [ ! -e "$T/none.json" ] &&
+	grep -q "yardstick: no test used ys_bench: the fixture .benchmark. of 2 test(s) is pytest-benchmark.s .*add -p no:benchmark" "$T/e" || { cat "$T/o" "$T/e"; exit 1; }
+	"$PYTHON" -m pytest -q -p no:cacheprovider -p yardstick -k "pedantic_args" "$PYT/test_pytest_compat.py" >"$T/o" 2>"$T/e" && ! grep -q "no test used" "$T/e"'
+
 # ---- bad input ----------------------------------------------------------
 
 t "python3 -m yardstick on a missing file: exit 2, named" sh -c '
