@@ -44,6 +44,8 @@ def _decorate(name, fn):
     zname = name if name is not None else fn.__qualname__
     if inspect.isgeneratorfunction(fn):
         return _stepped(zname, fn)
+    if inspect.isasyncgenfunction(fn):
+        return _astepped(zname, fn)
     if not inspect.iscoroutinefunction(fn):
         return functools.update_wrapper(_native._zoned(zname, fn), fn)
     ids = itertools.count(1)
@@ -83,6 +85,37 @@ def _stepped(zname, fn):
                 raise
             except BaseException as exc:    # thrown in: pass it on
                 step, arg = gen.throw, exc
+    return stepped
+
+
+def _astepped(zname, fn):
+    """An async generator function's decorator: each run of its body,
+    from a resumption (anext, asend, athrow) to the next yield or its
+    end, is an async span (one id per run: its awaits let other tasks of
+    the thread run, as a coroutine's do)."""
+    ids = itertools.count(1)
+
+    @functools.wraps(fn)
+    async def stepped(*args, **kwargs):
+        agen = fn(*args, **kwargs)
+        step, arg = agen.asend, None
+        while True:
+            i = next(ids)
+            async_begin(zname, i)
+            try:
+                item = await step(arg)
+            except StopAsyncIteration:
+                return
+            finally:
+                async_end(zname, i)
+            try:
+                arg = yield item
+                step = agen.asend
+            except GeneratorExit:
+                await agen.aclose()
+                raise
+            except BaseException as exc:    # thrown in: pass it on
+                step, arg = agen.athrow, exc
     return stepped
 
 

@@ -149,13 +149,14 @@ assert co == [\"b\", \"e\"], co
 # a decorated generator function: its call runs none of its body, so
 # one zone around the call timed nothing (1 zone of 0.5 us for 50 ms of
 # work); each run of its body to a yield is a zone, as consume's are
-t "@yardstick.zone() on a generator: each step a zone (6, >= 50 ms), the consumer's zones apart; send/throw/close/return pass through" sh -c '
+t "@yardstick.zone() on a generator: each step a zone (6, >= 50 ms), the consumer's zones apart; send/throw/close/return pass through; an async generator's steps async spans (4, >= 30 ms)" sh -c '
 	"$PYTHON" "$PYT/zonegen.py" | grep -qx "ok False" &&
 	"$YS" trace --no-store -F 1 -o "$T/zg.json" -- "$PYTHON" "$PYT/zonegen.py" >"$T/zg.out" 2>"$T/zg.err" &&
 	grep -qx "ok True" "$T/zg.out" &&
 	python3 -c "
 import json
-ev = [e for e in json.load(open(\"$T/zg.json\"))[\"traceEvents\"] if e[\"ph\"] == \"X\"]
+ev_all = json.load(open(\"$T/zg.json\"))[\"traceEvents\"]
+ev = [e for e in ev_all if e[\"ph\"] == \"X\"]
 b = sorted((e[\"ts\"], e[\"ts\"] + e[\"dur\"]) for e in ev if e[\"name\"] == \"batches\")
 c = sorted((e[\"ts\"], e[\"ts\"] + e[\"dur\"]) for e in ev if e[\"name\"] == \"consume\")
 assert len(b) == 6 + 2 and len(c) == 5, (len(b), len(c))
@@ -163,6 +164,10 @@ assert sum(e - s for s, e in b[:6]) >= 50000, b
 # no consume zone inside a batches zone
 assert not any(bs <= cs and ce <= be for bs, be in b for cs, ce in c), (b, c)
 assert sum(1 for e in ev if e[\"name\"] == \"echo\") == 3  # next, send, throw
+ag = [e for e in ev_all if e[\"name\"] == \"agen\"]
+assert [e[\"ph\"] for e in ag] == [\"b\", \"e\"] * 4, [e[\"ph\"] for e in ag]
+assert sum(e[\"ts\"] * (1 if e[\"ph\"] == \"e\" else -1) for e in ag) >= 30000, ag
+assert sum(1 for e in ev_all if e[\"name\"] == \"aecho\") == 2 * 3
 " || { cat "$T/zg.err"; exit 1; }'
 
 # ---- bench() ------------------------------------------------------------
