@@ -18,7 +18,8 @@
  * a batch runs) in the timed loop, and after the loop times a few calls
  * one by one (call_time: the per-call distribution), all through
  * ys_value. An exception in the callable fails the benchmark with the
- * exception's text.
+ * exception's text; a KeyboardInterrupt (Ctrl-C) ends the batch and is
+ * raised again by run().
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -583,6 +584,15 @@ static double mono(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/*
+ * Ctrl-C while a benchmark ran: the interpreter turns SIGINT into a
+ * KeyboardInterrupt in the benchmarked function, which would only fail
+ * that benchmark (and a test under pytest) while the others ran on.
+ * Set, the remaining benchmarks of the batch are not run and run()
+ * raises KeyboardInterrupt when ys_main_from returns.
+ */
+static int interrupted;
+
 /* The Python exception now set, as the benchmark's failure (cleared). */
 static void fail_with_exception(ys_state *s, const char *where)
 {
@@ -590,6 +600,8 @@ static void fail_with_exception(ys_state *s, const char *where)
 	const char *msg = NULL;
 	char buf[512];
 
+	if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
+		interrupted = 1;
 	PyErr_Fetch(&type, &value, &tb);
 	PyErr_NormalizeException(&type, &value, &tb);
 	if (value)
@@ -799,6 +811,10 @@ static void py_body(ys_state *s)
 	int raised = 0, warm = ys_warmup(s);
 	uint64_t iters = ys_iterations(s), k = 0;
 
+	if (interrupted) {
+		ys_fail(s, "not run: interrupted (KeyboardInterrupt)");
+		return;
+	}
 	if (resolve(s, b, &fn, &args, &kwargs, &prep)) {
 		fail_with_exception(s, "the benchmark's setup");
 		return;
@@ -909,11 +925,17 @@ static PyObject *py_run(PyObject *self, PyObject *list)
 	measure_pair_cost();
 	if (count_allocs)
 		hook_allocators();
+	interrupted = 0;
 	rc = ys_main_from(first, (int)n, argv);
 	unhook_allocators();
 	PyMem_RawFree(argv);
 	fflush(stdout);
 	fflush(stderr);
+	if (interrupted) {
+		interrupted = 0;
+		PyErr_SetNone(PyExc_KeyboardInterrupt);
+		return NULL;
+	}
 	if (PyErr_CheckSignals() < 0)
 		return NULL;
 	return PyLong_FromLong(rc);

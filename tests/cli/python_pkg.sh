@@ -331,6 +331,40 @@ t "pytest-benchmark active, a result asked for, none measured: the plugin says t
 	grep -q "yardstick: no test used ys_bench: the fixture .benchmark. of 2 test(s) is pytest-benchmark.s .*add -p no:benchmark" "$T/e" || { cat "$T/o" "$T/e"; exit 1; }
 	"$PYTHON" -m pytest -q -p no:cacheprovider -p yardstick -k "pedantic_args" "$PYT/test_pytest_compat.py" >"$T/o" 2>"$T/e" && ! grep -q "no test used" "$T/e"'
 
+# Ctrl-C while a benchmark runs: the interpreter raises KeyboardInterrupt
+# in the benchmarked function, which failed only that benchmark ("raised
+# KeyboardInterrupt") while the others ran on, each to its end (and a
+# pytest session went on to the next test). Now the batch stops and
+# KeyboardInterrupt reaches the caller. The driver sends SIGINT once the
+# first benchmark has begun (its marker file), SIGINT not ignored.
+t "Ctrl-C during python3 -m yardstick: the remaining benchmarks not run, KeyboardInterrupt raised (exit by SIGINT)" sh -c '
+	cat >"$T/kb.py" <<"PY"
+import os, time, yardstick
+def spin():
+    if not os.path.exists(os.environ["KB_MARK"]):
+        open(os.environ["KB_MARK"], "w").close()
+    t = time.perf_counter() + 0.001
+    while time.perf_counter() < t:
+        pass
+for n in ("a", "b", "c", "d"):
+    yardstick.register(n, spin)
+PY
+	KB_MARK="$T/kb.mark" python3 -c "
+import os, signal, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], \"-m\", \"yardstick\", sys.argv[2] + \"/kb.py\", \"--min-time\", \"2\"],
+                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+end = time.time() + 120
+while not os.path.exists(os.environ[\"KB_MARK\"]) and time.time() < end:
+    time.sleep(0.01)
+p.send_signal(signal.SIGINT)
+out = p.communicate()[0].decode()
+assert p.returncode == -signal.SIGINT, (p.returncode, out)
+assert out.rstrip().endswith(\"KeyboardInterrupt\"), out
+for n in \"bcd\":
+    assert \"warning: \" + repr(n) + \": failed: not run: interrupted\" in out, out
+" "$PYTHON" "$T"'
+
 # ---- bad input ----------------------------------------------------------
 
 t "python3 -m yardstick on a missing file: exit 2, named" sh -c '
