@@ -21,6 +21,7 @@ import inspect
 import itertools
 import json
 import os
+import signal
 import sys
 import tempfile
 
@@ -255,7 +256,18 @@ def _run_at_exit_for(fn):
 def _at_exit():
     if _ran_registry or not _registry:
         return
-    rc = main()
+    try:
+        rc = main()
+    except KeyboardInterrupt:
+        # Ctrl-C: end as an uncaught KeyboardInterrupt ends a program,
+        # by SIGINT (an exception in an atexit callback is only printed,
+        # and the program would exit 0)
+        sys.stderr.write("KeyboardInterrupt\n")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        os._exit(130)
     if rc:
         sys.stdout.flush()
         sys.stderr.flush()

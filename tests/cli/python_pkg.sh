@@ -337,7 +337,7 @@ t "pytest-benchmark active, a result asked for, none measured: the plugin says t
 # pytest session went on to the next test). Now the batch stops and
 # KeyboardInterrupt reaches the caller. The driver sends SIGINT once the
 # first benchmark has begun (its marker file), SIGINT not ignored.
-t "Ctrl-C during python3 -m yardstick: the remaining benchmarks not run, KeyboardInterrupt raised (exit by SIGINT)" sh -c '
+t "Ctrl-C during python3 -m yardstick FILE.py and python3 FILE.py: the remaining benchmarks not run, KeyboardInterrupt raised (exit by SIGINT)" sh -c '
 	cat >"$T/kb.py" <<"PY"
 import os, time, yardstick
 def spin():
@@ -351,18 +351,22 @@ for n in ("a", "b", "c", "d"):
 PY
 	KB_MARK="$T/kb.mark" python3 -c "
 import os, signal, subprocess, sys, time
-p = subprocess.Popen([sys.argv[1], \"-m\", \"yardstick\", sys.argv[2] + \"/kb.py\", \"--min-time\", \"2\"],
-                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-end = time.time() + 120
-while not os.path.exists(os.environ[\"KB_MARK\"]) and time.time() < end:
-    time.sleep(0.01)
-p.send_signal(signal.SIGINT)
-out = p.communicate()[0].decode()
-assert p.returncode == -signal.SIGINT, (p.returncode, out)
-assert out.rstrip().endswith(\"KeyboardInterrupt\"), out
-for n in \"bcd\":
-    assert \"warning: \" + repr(n) + \": failed: not run: interrupted\" in out, out
+# python3 -m yardstick FILE.py, and python3 FILE.py (run at its exit)
+for pre in ([\"-m\", \"yardstick\"], []):
+    if os.path.exists(os.environ[\"KB_MARK\"]):
+        os.unlink(os.environ[\"KB_MARK\"])
+    p = subprocess.Popen([sys.argv[1]] + pre + [sys.argv[2] + \"/kb.py\", \"--min-time\", \"2\"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    end = time.time() + 120
+    while not os.path.exists(os.environ[\"KB_MARK\"]) and time.time() < end:
+        time.sleep(0.01)
+    p.send_signal(signal.SIGINT)
+    out = p.communicate()[0].decode()
+    assert p.returncode == -signal.SIGINT, (pre, p.returncode, out)
+    assert out.rstrip().endswith(\"KeyboardInterrupt\"), out
+    for n in \"bcd\":
+        assert \"warning: \" + repr(n) + \": failed: not run: interrupted\" in out, out
 " "$PYTHON" "$T"'
 
 # ---- bad input ----------------------------------------------------------
