@@ -144,9 +144,14 @@ static void forest_row(FILE *fp, const struct forest_axis *a,
 	fputs("><td>", fp);
 	fputs_xml(m->benchmark, fp);
 	fputs("</td><td>", fp);
-	html_value(fp, m->base_median, m->unit);
-	fputs("</td><td>", fp);
-	html_value(fp, m->cand_median, m->unit);
+	if (m->proportion)	/* events of trials: "60 of 600" */
+		fprintf(fp, "%.0f of %.0f</td><td>%.0f of %.0f", m->j.events[0],
+			m->j.trials[0], m->j.events[1], m->j.trials[1]);
+	else {
+		html_value(fp, m->base_median, m->unit);
+		fputs("</td><td>", fp);
+		html_value(fp, m->cand_median, m->unit);
+	}
 	fputs("</td><td class=\"ratio\">", fp);
 	ratio_text(fp, r, "×");
 	fputs(" [", fp);
@@ -233,8 +238,13 @@ static void forest(FILE *fp, const struct compare_report *rep,
 	fputs_xml(metric, fp);
 	fputs("\"><table><caption>", fp);
 	fputs_xml(metric, fp);
-	fputs(": median of the candidate / median of the baseline, 95% CI"
-	      "</caption><thead><tr><th>benchmark</th><th>baseline</th>"
+	/* a count of events out of trials is judged by its odds ratio */
+	fputs(metrics_lookup(metric, NULL)->trials
+	      ? ": odds ratio of the candidate's events of trials to the "
+		"baseline's (exact conditional), 95% CI"
+	      : ": median of the candidate / median of the baseline, 95% CI",
+	      fp);
+	fputs("</caption><thead><tr><th>benchmark</th><th>baseline</th>"
 	      "<th>candidate</th><th>ratio [95% CI]</th><th>forest plot</th>"
 	      "<th>verdict</th><th>p</th>", fp);
 	fputs(g ? "<th>gate</th></tr></thead><tbody>\n" :

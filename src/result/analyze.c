@@ -28,8 +28,8 @@ static bool judge_pair(const struct analyze_pair *pr,
 
 	if (!a || !b)
 		return false;
-	sa = (struct judge_sample){ a->values, a->n, a->process };
-	sb = (struct judge_sample){ b->values, b->n, b->process };
+	metrics_judge_sample(pr->base, a, &sa);
+	metrics_judge_sample(pr->cand, b, &sb);
 	compare_query(o, pr->metric, a->unit, STAT_MEDIAN, family, q);
 	return judge(&sa, &sb, q, j) == 0 && j->base > 0 && j->cand > 0 &&
 	       isfinite(j->base) && isfinite(j->cand);

@@ -186,16 +186,17 @@ static bool measured(const struct metric *m)
 	return false;
 }
 
-static int add_row(struct compare_report *rep, const struct benchmark *bb,
-		   const struct metric *ma, const struct metric *mb,
-		   const struct compare_opts *o)
+static int add_row(struct compare_report *rep, const struct benchmark *ba,
+		   const struct benchmark *bb, const struct metric *ma,
+		   const struct metric *mb, const struct compare_opts *o)
 {
-	struct judge_sample sa = { ma->values, ma->n, ma->process };
-	struct judge_sample sb = { mb->values, mb->n, mb->process };
+	struct judge_sample sa, sb;
 	struct metric_cmp c;
 	struct judge_query q;
 
 	memset(&c, 0, sizeof(c));
+	metrics_judge_sample(ba, ma, &sa);
+	metrics_judge_sample(bb, mb, &sb);
 	compare_query(o, ma->name, ma->unit, STAT_MEDIAN, rep->family, &q);
 	if (judge(&sa, &sb, &q, &c.j)) {
 		/* no measured value on a side (every run timed out): said
@@ -208,10 +209,14 @@ static int add_row(struct compare_report *rep, const struct benchmark *bb,
 				    mb->name);
 		return 0;
 	}
+	c.proportion = c.j.proportion;
 	for (int i = 0; i < COMPARE_NPCT; i++) {
 		c.pct[i].stat = pct_stats[i];
 		q.stat = pct_stats[i];
-		judge(&sa, &sb, &q, &c.pct[i].j);
+		/* a proportion has no percentiles: one judgement, two
+		 * tests in the family */
+		if (!c.proportion)
+			judge(&sa, &sb, &q, &c.pct[i].j);
 	}
 	c.benchmark = benchmark_display_name(bb);
 	c.metric = xstrdup(ma->name);
@@ -254,11 +259,12 @@ static void fill_row(struct metric_cmp *c)
 	c->approximate = j->approximate;
 	c->verdict = compare_verdict_of(j->verdict);
 	c->ci_method = j->method;
-	c->base_p95 = c->pct[1].j.base;
-	c->cand_p95 = c->pct[1].j.cand;
-	c->base_p99 = c->pct[2].j.base;
-	c->cand_p99 = c->pct[2].j.cand;
-	for (int i = 0; i < COMPARE_NPCT; i++)
+	/* a proportion has no percentiles: its one value in their place */
+	c->base_p95 = c->proportion ? j->base : c->pct[1].j.base;
+	c->cand_p95 = c->proportion ? j->cand : c->pct[1].j.cand;
+	c->base_p99 = c->proportion ? j->base : c->pct[2].j.base;
+	c->cand_p99 = c->proportion ? j->cand : c->pct[2].j.cand;
+	for (int i = 0; i < COMPARE_NPCT && !c->proportion; i++)
 		fill_pct(&c->pct[i]);
 }
 
@@ -280,6 +286,11 @@ static void finish(struct compare_report *rep, const struct compare_opts *o)
 		for (int s = 0; s <= COMPARE_NPCT; s++) {
 			const struct judgement *j = row_judgement(rep, i, s);
 
+			if (s && rep->rows[i].proportion) {
+				p[i * per + 2 * s] = p[i * per + 2 * s + 1] =
+					NAN;
+				continue;
+			}
 			p[i * per + 2 * s] = j->tested ? j->p_up : NAN;
 			p[i * per + 2 * s + 1] = j->tested ? j->p_down : NAN;
 		}
@@ -303,6 +314,8 @@ static void finish(struct compare_report *rep, const struct compare_opts *o)
 		for (int s = 0; s <= COMPARE_NPCT; s++) {
 			struct judge_query q;
 
+			if (s && rep->rows[i].proportion)
+				continue;
 			compare_query(o, rep->rows[i].metric, rep->rows[i].unit,
 				   s ? pct_stats[s - 1]
 				   : STAT_MEDIAN, rep->family, &q);
@@ -358,7 +371,7 @@ static int compare_benchmark(struct compare_report *rep,
 		if (count)
 			(*count)++;
 		else
-			add_row(rep, bb, ma, mb, o);
+			add_row(rep, ba, bb, ma, mb, o);
 	}
 	return 0;
 }

@@ -81,6 +81,9 @@ struct metric_cmp {
 					 * better/worse for metrics where
 					 * more is better */
 	const char *ci_method;		/* the judge's method */
+	/* a count of events out of trials (errors of requests): the
+	 * proportions judged once (j.proportion); no percentiles */
+	bool proportion;
 	struct pct_cmp pct[COMPARE_NPCT];	/* p90, p95, p99 */
 };
 

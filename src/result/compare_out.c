@@ -47,7 +47,37 @@ static void fmt_rel(double base, double change, const double ci[2],
 
 static void fmt_change(const struct metric_cmp *c, char *buf, size_t n)
 {
+	char x[32], lo[32], hi[32];
+
+	/* a proportion's change is its odds ratio's, from 0 as well */
+	if (c->proportion && c->j.tested) {
+		snprintf(buf, n, "%s [%s, %s]", fmt_pct(c->change, x, sizeof(x)),
+			 fmt_pct(c->change_ci[0], lo, sizeof(lo)),
+			 fmt_pct(c->change_ci[1], hi, sizeof(hi)));
+		return;
+	}
 	fmt_rel(c->base_median, c->change, c->change_ci, buf, n);
+}
+
+/* A side's value: the statistic in the metric's unit, or a proportion's
+ * "60 of 600" (side 0 the baseline). */
+static const char *fmt_side(const struct metric_cmp *c, int side, char *buf,
+			    size_t n)
+{
+	if (c->proportion && c->j.events[side] >= 0)
+		snprintf(buf, n, "%.0f of %.0f", c->j.events[side],
+			 c->j.trials[side]);
+	else
+		fmt_value(side ? c->cand_median : c->base_median, c->unit, buf,
+			  n);
+	return buf;
+}
+
+/* The statistics a row shows: the median and the percentiles, or a
+ * proportion alone. */
+static int row_stats(const struct metric_cmp *c)
+{
+	return c->proportion ? 1 : COMPARE_NPCT + 1;
 }
 
 /* "~" before an approximate interval's change. */
@@ -99,7 +129,7 @@ static void print_whys(FILE *fp, const struct compare_report *rep)
 	size_t n = 0;
 
 	for (size_t i = 0; i < rep->n; i++) {
-		for (int s = 0; s <= COMPARE_NPCT; s++) {
+		for (int s = 0; s < row_stats(&rep->rows[i]); s++) {
 			const char *w = s ? rep->rows[i].pct[s - 1].j.why
 					  : rep->rows[i].j.why;
 			size_t k = 0;
@@ -135,6 +165,7 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 	bool color = term_use_color(fp);
 	const char *last = NULL;
 	size_t shown = 0;
+	bool any_prop = false;
 
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct metric_cmp *c = &rep->rows[i];
@@ -145,7 +176,8 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		if (c->base_p99 == 0 && c->cand_p99 == 0 &&
 		    c->base_median == 0 && c->cand_median == 0)
 			continue;
-		shown++;
+		shown += (size_t)row_stats(c);
+		any_prop |= c->proportion;
 		if (!last || strcmp(last, c->benchmark)) {
 			fputs(term_bold(color), fp);
 			term_puts(fp, c->benchmark);
@@ -158,19 +190,17 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		fmt_p_value(c->p, p, sizeof(p));
 		fputs("  ", fp);
 		term_pad(fp, c->metric, 22, false);
-		fputs(" median ", fp);
-		term_pad(fp, fmt_value(c->base_median, c->unit, a, sizeof(a)),
-			 15, true);
+		fputs(c->proportion ? " odds   " : " median ", fp);
+		term_pad(fp, fmt_side(c, 0, a, sizeof(a)), 15, true);
 		fputs(" → ", fp);
-		term_pad(fp, fmt_value(c->cand_median, c->unit, b, sizeof(b)),
-			 15, false);
+		term_pad(fp, fmt_side(c, 1, b, sizeof(b)), 15, false);
 		fputc(' ', fp);
 		term_pad(fp, ch, 28, false);
 		fprintf(fp, " %-11s %s%s%s\n", p,
 			colour_of(c->verdict, color),
 			cmp_verdict_name(c->verdict),
 			term_reset(color));
-		for (int k = 0; k < COMPARE_NPCT; k++)
+		for (int k = 0; k + 1 < row_stats(c); k++)
 			print_pct(fp, c, &c->pct[k], color);
 	}
 	for (size_t i = 0; i < rep->n_only_base; i++) {
@@ -193,10 +223,15 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 	fprintf(fp, "%s(%zu comparisons, %zu tests: a change counts when "
 		"the one-sided test against ±%g%% gives p < %g%s; estimates "
 		"Harrell-Davis; ~: an approximate interval)%s\n",
-		term_dim(color), shown * (COMPARE_NPCT + 1), rep->tests,
+		term_dim(color), shown, rep->tests,
 		100 * rep->noise, rep->alpha, rep->correction == JUDGE_HOLM
 		? " after Holm's correction over all of them" : "",
 		term_reset(color));
+	if (any_prop)
+		fprintf(fp, "%s(odds: events of trials, such as failed "
+			"requests; the change is the odds ratio's, by the "
+			"exact conditional test)%s\n", term_dim(color),
+			term_reset(color));
 }
 
 static json_t *one_side_json(const struct metric_one_side *v, size_t n)
@@ -226,6 +261,17 @@ static json_t *row_json(const struct metric_cmp *c)
 	json_object_set_new(o, "candidate", json_pack("{s:o,s:o,s:o,s:I}",
 		"median", json_number(c->cand_median), "p95", json_number(c->cand_p95),
 		"p99", json_number(c->cand_p99), "n", (json_int_t)c->cand_n));
+	if (c->proportion) {
+		/* new keys: the counts behind the proportions */
+		json_t *ob = json_object_get(o, "baseline");
+		json_t *oc = json_object_get(o, "candidate");
+
+		json_object_set_new(ob, "events", json_number(c->j.events[0]));
+		json_object_set_new(ob, "trials", json_number(c->j.trials[0]));
+		json_object_set_new(oc, "events", json_number(c->j.events[1]));
+		json_object_set_new(oc, "trials", json_number(c->j.trials[1]));
+		json_object_set_new(o, "statistic", json_string("odds"));
+	}
 	json_object_set_new(o, "change", json_number(c->change));
 	json_object_set_new(o, "change_ci", json_pack("[o,o]",
 		json_number(c->change_ci[0]), json_number(c->change_ci[1])));
@@ -239,7 +285,7 @@ static json_t *row_json(const struct metric_cmp *c)
 	if (c->j.why[0])
 		json_object_set_new(o, "why", json_string(c->j.why));
 	json_object_set_new(o, "percentiles", pcts);
-	for (int k = 0; k < COMPARE_NPCT; k++) {
+	for (int k = 0; k + 1 < row_stats(c); k++) {
 		const struct pct_cmp *pc = &c->pct[k];
 		json_t *po = json_pack(
 			"{s:s,s:o,s:o,s:o,s:[o,o],s:o,s:o,s:b,s:s,s:s}",
@@ -298,7 +344,7 @@ static void md_row(FILE *fp, const struct metric_cmp *c, const char *stat,
 		   double base, double cand, const char *ch, double pv,
 		   enum cmp_verdict verdict)
 {
-	char a[32], b[32], p[32];
+	char a[48], b[48], p[32];
 	bool bold = verdict != CMP_UNCHANGED;
 
 	fmt_p_value(pv, p, sizeof(p));
@@ -308,9 +354,11 @@ static void md_row(FILE *fp, const struct metric_cmp *c, const char *stat,
 	fputs_markdown(c->metric, fp);
 	fprintf(fp, "%s%s | ", *stat ? " " : "", stat);
 	/* values and changes carry the unit, which came from a file */
-	fputs_markdown(fmt_value(base, c->unit, a, sizeof(a)), fp);
+	fputs_markdown(c->proportion ? fmt_side(c, 0, a, sizeof(a))
+		       : fmt_value(base, c->unit, a, sizeof(a)), fp);
 	fputs(" | ", fp);
-	fputs_markdown(fmt_value(cand, c->unit, b, sizeof(b)), fp);
+	fputs_markdown(c->proportion ? fmt_side(c, 1, b, sizeof(b))
+		       : fmt_value(cand, c->unit, b, sizeof(b)), fp);
 	fputs(" | ", fp);
 	fputs_markdown(ch, fp);
 	fprintf(fp, " | %s | %s%s%s |\n",
@@ -349,10 +397,10 @@ int compare_write_markdown(const struct compare_report *rep,
 		char ch[96];
 
 		fmt_change(c, ch, sizeof(ch));
-		md_row(fp, c, "", c->base_median, c->cand_median, ch, c->p,
-		       c->verdict);
+		md_row(fp, c, c->proportion ? "odds" : "", c->base_median,
+		       c->cand_median, ch, c->p, c->verdict);
 		/* percentiles that changed: the table stays short */
-		for (int k = 0; k < COMPARE_NPCT; k++) {
+		for (int k = 0; k + 1 < row_stats(c); k++) {
 			const struct pct_cmp *pc = &c->pct[k];
 
 			if (pc->verdict == CMP_UNCHANGED)

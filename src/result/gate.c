@@ -396,8 +396,9 @@ static char *beyond_note(const struct gate_report *rep,
 			       "noise cannot be ruled out");
 	return xasprintf("beyond the threshold, but not significant: noise "
 			 "cannot be ruled out; about %.0f %s a side could "
-			 "tell", ceil(need),
-			 c->j.by_process ? "processes" : "runs");
+			 "tell", ceil(need), c->j.proportion
+			 ? metrics_lookup(c->metric, c->unit)->trials
+			 : c->j.by_process ? "processes" : "runs");
 }
 
 /* The question a check asks the judge. */
@@ -417,17 +418,23 @@ static void check_query(const struct gate_report *rep,
 /* Judge a check (its verdict waits for the family's correction, in
  * finish_check). */
 static void judge_change(struct gate_report *rep, struct gate_check *c,
-			 const struct metric *ma, const struct metric *mb)
+			 const struct benchmark *ba, const struct metric *ma,
+			 const struct benchmark *bb, const struct metric *mb)
 {
-	struct judge_sample sa = { ma->values, ma->n, ma->process };
-	struct judge_sample sb = { mb->values, mb->n, mb->process };
+	struct judge_sample sa, sb;
 	struct judge_query q;
 	struct judgement *j = &c->j;
 
+	metrics_judge_sample(ba, ma, &sa);
+	metrics_judge_sample(bb, mb, &sb);
 	check_query(rep, c, &q);
 	if (judge(&sa, &sb, &q, j))
 		abort();	/* cannot be: both samples have values */
 	c->judged = true;
+	/* a proportion's change is relative (its odds ratio's) whatever
+	 * the threshold: an absolute one is 0 (judge.h) */
+	if (j->proportion)
+		c->relative = true;
 	c->base = j->base;
 	c->cand = j->cand;
 	c->change = j->change;
@@ -560,7 +567,7 @@ static int judge_check(struct gate_report *rep, struct hashmap *cache,
 			missing(rep, c, "no measured value in the baseline: "
 				"did every run time out or fail?");
 		else
-			judge_change(rep, c, ma, mb);
+			judge_change(rep, c, ba, ma, bb, mb);
 	} else if (nb) {
 		judge_limit(rep, c, mb, b, nb);
 	} else {

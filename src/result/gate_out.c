@@ -54,13 +54,27 @@ static void fmt_change(const struct gate_check *c, char *buf, size_t n)
 			 fmt_amount(c, c->change_ci[1], b, sizeof(b)));
 }
 
-static void fmt_stat(const struct gate_check *c, double v, char *buf,
+/* A side's statistic (side 0 the baseline), or a proportion's events of
+ * trials, "60 of 600". */
+static void fmt_stat(const struct gate_check *c, int side, char *buf,
 		     size_t n)
 {
-	if (!isfinite(v))
+	double v = side ? c->cand : c->base;
+
+	if (c->judged && c->j.proportion && c->j.events[side] >= 0)
+		snprintf(buf, n, "%.0f of %.0f", c->j.events[side],
+			 c->j.trials[side]);
+	else if (!isfinite(v))
 		snprintf(buf, n, "-");
 	else
 		fmt_value(v, c->unit ? c->unit : "", buf, n);
+}
+
+/* What was judged: the statistic, or a proportion's odds. */
+static const char *stat_label(const struct gate_check *c)
+{
+	return c->judged && c->j.proportion ? "odds"
+	       : stats_stat_name(c->stat);
 }
 
 static const char *rule(const struct gate_check *c)
@@ -120,8 +134,8 @@ void gate_print(const struct gate_report *rep, FILE *fp)
 		const struct gate_check *c = &rep->checks[i];
 		char base[32], cand[32], ch[128], p[32];
 
-		fmt_stat(c, c->base, base, sizeof(base));
-		fmt_stat(c, c->cand, cand, sizeof(cand));
+		fmt_stat(c, 0, base, sizeof(base));
+		fmt_stat(c, 1, cand, sizeof(cand));
 		fmt_change(c, ch, sizeof(ch));
 		fmt_p_value(c->p, p, sizeof(p));
 		fprintf(fp, "%s%-7s%s ",
@@ -137,7 +151,7 @@ void gate_print(const struct gate_report *rep, FILE *fp)
 		term_puts(fp, c->note ? c->note : "");
 		fputs(")\n", fp);
 		if (c->verdict != GATE_MISSING) {
-			fprintf(fp, "        %s: ", stats_stat_name(c->stat));
+			fprintf(fp, "        %s: ", stat_label(c));
 			term_puts(fp, base);
 			fputs(" → ", fp);
 			term_puts(fp, cand);
@@ -180,8 +194,8 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 		const struct gate_check *c = &rep->checks[i];
 		char base[32], cand[32], ch[128], p[32];
 
-		fmt_stat(c, c->base, base, sizeof(base));
-		fmt_stat(c, c->cand, cand, sizeof(cand));
+		fmt_stat(c, 0, base, sizeof(base));
+		fmt_stat(c, 1, cand, sizeof(cand));
 		fmt_change(c, ch, sizeof(ch));
 		fmt_p_value(c->p, p, sizeof(p));
 		fprintf(fp, "| %s | ", c->fails ? "❌"
@@ -189,7 +203,7 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 		fputs_markdown(c->benchmark, fp);
 		fprintf(fp, " | %s ", rule(c));
 		fputs_markdown(c->threshold, fp);
-		fprintf(fp, " | %s | ", stats_stat_name(c->stat));
+		fprintf(fp, " | %s | ", stat_label(c));
 		/* Units come from the result files. */
 		fputs_markdown(base, fp);
 		fputs(" | ", fp);
@@ -234,7 +248,7 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 static void put_xml_change(const struct gate_check *c, const char *base,
 			   const char *cand, FILE *fp)
 {
-	fprintf(fp, "%s: ", stats_stat_name(c->stat));
+	fprintf(fp, "%s: ", stat_label(c));
 	fputs_xml(base, fp);
 	fputs(" -&gt; ", fp);
 	fputs_xml(cand, fp);
@@ -277,8 +291,8 @@ int gate_write_junit(const struct gate_report *rep, const char *path,
 		const struct gate_check *c = &rep->checks[i];
 		char base[32], cand[32], ch[128], p[32];
 
-		fmt_stat(c, c->base, base, sizeof(base));
-		fmt_stat(c, c->cand, cand, sizeof(cand));
+		fmt_stat(c, 0, base, sizeof(base));
+		fmt_stat(c, 1, cand, sizeof(cand));
 		fmt_change(c, ch, sizeof(ch));
 		fmt_p_value(c->p, p, sizeof(p));
 		fputs("    <testcase classname=\"", fp);

@@ -6,6 +6,7 @@
  */
 #include "result/metrics.h"
 
+#include <math.h>
 #include <string.h>
 
 #define T DIM_TIME
@@ -18,12 +19,13 @@
 #define NO DIR_NEITHER
 
 /* name, unit, label, dimension, direction, setting, rate rank, headline
- * rank, deterministic (the statistic is the median for all). Headline
+ * rank, deterministic (the statistic is the median for all; trials
+ * NULL but for errors). Headline
  * ranks: latency before wall_time, for a benchmark with both is about
  * its requests (Bencher's "latency"); then bench's time per op, mem's
  * peak heap, the rates of roofline and bench, load's throughput. */
 #define M(name, unit, label, dim, dir, set, rate, head, det)		\
-	{ name, unit, label, dim, dir, set, rate, head, det, STAT_MEDIAN }
+	{ name, unit, label, dim, dir, set, rate, head, det, STAT_MEDIAN, NULL }
 
 static const struct metric_info table[] = {
 	/* run: measure/spawn.c, engine/run_loop.c */
@@ -98,7 +100,9 @@ static const struct metric_info table[] = {
 	M(METRIC_MAX_THROUGHPUT, "requests/s", "max throughput", R, HI, false,
 	  0, 9, true),
 	M(METRIC_ERROR_RATE, "errors/s", "error rate", R, LO, false, 0, 0, false),
-	M(METRIC_ERRORS, "count", "errors", C, LO, false, 0, 0, false),
+	/* a count out of the run's requests: judged as a proportion */
+	{ METRIC_ERRORS, "count", "errors", C, LO, false, 0, 0, false,
+	  STAT_MEDIAN, LOAD_COUNT_REQUESTS },
 	/* mem: cmd/mem_report.c; exact counts of the traced program */
 	M(METRIC_PEAK_HEAP, "bytes", "peak heap", B, LO, false, 0, 4, true),
 	M("leaked_bytes", "bytes", "leaked bytes", B, LO, false, 0, 0, true),
@@ -115,15 +119,15 @@ static const struct metric_info table[] = {
 /* The fallbacks, one per dimension (metrics.h). */
 static const struct metric_info fallback[] = {
 	[DIM_TIME] = { NULL, NULL, "time", T, LO, false, 0, 0, false,
-		       STAT_MEDIAN },
+		       STAT_MEDIAN, NULL },
 	[DIM_BYTES] = { NULL, NULL, "bytes", B, LO, false, 0, 0, false,
-			STAT_MEDIAN },
+			STAT_MEDIAN, NULL },
 	[DIM_COUNT] = { NULL, NULL, "count", C, NO, false, 0, 0, false,
-			STAT_MEDIAN },
+			STAT_MEDIAN, NULL },
 	[DIM_RATE] = { NULL, NULL, "rate", R, HI, false, 0, 0, false,
-		       STAT_MEDIAN },
+		       STAT_MEDIAN, NULL },
 	[DIM_RATIO] = { NULL, NULL, "ratio", Q, NO, false, 0, 0, false,
-			STAT_MEDIAN },
+			STAT_MEDIAN, NULL },
 };
 
 #define NTABLE (sizeof(table) / sizeof(*table))
@@ -190,6 +194,17 @@ void metrics_judge_traits(const char *name, const char *unit,
 	*dir = m->dir == DIR_HIGHER ? JUDGE_HIGHER_BETTER
 	       : m->dir == DIR_LOWER ? JUDGE_LOWER_BETTER : JUDGE_NEITHER;
 	*noisy = !m->deterministic;
+}
+
+void metrics_judge_sample(const struct benchmark *b, const struct metric *m,
+			  struct judge_sample *s)
+{
+	const char *trials = metrics_lookup(m->name, m->unit)->trials;
+	double t = trials && b && b->load.present
+		   ? load_detail_count(&b->load, trials) : NAN;
+
+	*s = (struct judge_sample){ m->values, m->n, m->process,
+				    t > 0 ? t : 0 };
 }
 
 bool metric_higher_is_better(const char *name)

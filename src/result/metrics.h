@@ -36,6 +36,9 @@
 #define METRIC_THROUGHPUT "throughput"
 #define METRIC_ERROR_RATE "error_rate"
 #define METRIC_ERRORS "errors"
+/* load's count of requests (JSON counts.requests): the trials `errors`
+ * counts failures of */
+#define LOAD_COUNT_REQUESTS "requests"
 #define METRIC_MAX_THROUGHPUT "max_throughput"
 #define METRIC_PEAK_HEAP "peak_heap"
 #define METRIC_WORK_FLOPS "work_flops"
@@ -69,6 +72,11 @@ struct metric_info {
 	bool deterministic;	/* the same for the same work (counts of
 				 * work, allocations): any change is real */
 	enum stat_kind stat;	/* the statistic a verdict is about */
+	/* A count of events out of trials (load's errors of its requests):
+	 * the name of the benchmark's count that holds the trials (load's
+	 * counts.requests, docs/result-format.md); the judge compares the
+	 * proportions. NULL: not a proportion. */
+	const char *trials;
 };
 
 /*
@@ -102,6 +110,14 @@ bool metric_higher_is_better(const char *name);
  * its direction, and whether it is noisy (not deterministic). */
 void metrics_judge_traits(const char *name, const char *unit,
 			  enum judge_dir *dir, bool *noisy);
+
+/* The judge's sample of metric m of benchmark b (its values, their
+ * processes, and for a count of events out of trials, metric_info.trials,
+ * the trials b holds: 0 when b does not say, as a result from the store
+ * or from before load wrote its counts). compare, gate and the result's
+ * own comparisons all build their samples here. */
+void metrics_judge_sample(const struct benchmark *b, const struct metric *m,
+			  struct judge_sample *s);
 
 /* Whether metric name is a setting (iterations, epochs). */
 bool metric_is_setting(const char *name);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/proportion.h"
 #include "stats/stats.h"
 #include "util/strutil.h"
 
@@ -231,7 +232,8 @@ static void undecidable_why(char *why, size_t size,
 			    const struct judgement *j, double alpha, size_t k,
 			    size_t na, size_t nb)
 {
-	const char *unit = j->by_process ? "processes" : "runs";
+	const char *unit = j->proportion ? "trials"
+			   : j->by_process ? "processes" : "runs";
 	size_t m = 1;
 	char over[64] = "";
 
@@ -382,6 +384,101 @@ static void judge_sorted(struct judgement *j, const struct judge_query *q,
 	j->approximate = j->approx_why != NULL;
 }
 
+/* ---- a proportion: events out of trials ---- */
+
+/* The events of s (the sum of its values), or -1 when they are not a
+ * count within its trials (a file's values are checked, not trusted). */
+static double events_of(const struct judge_sample *s)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if (isnan(s->v[i]))
+			continue;
+		if (s->v[i] < 0 || s->v[i] != floor(s->v[i]))
+			return -1;
+		sum += s->v[i];
+	}
+	return sum <= s->trials && s->trials < 0x1p53 &&
+	       s->trials == floor(s->trials) ? sum : -1;
+}
+
+/* The exact conditional tests of the odds ratio (judge.h): one-sided at
+ * 1 + t for an increase, 1 - t for a decrease (a fall of 100% or more
+ * every psi satisfies: p 1). */
+static void proportion_tests(struct judgement *j, const struct judge_query *q,
+			     const struct prop_table *t)
+{
+	double est, ci[2];
+
+	j->p_up = q->thr != JUDGE_DECREASE
+		? prop_odds_p(t, 1 + q->threshold, true) : NAN;
+	j->p_down = q->thr != JUDGE_INCREASE
+		? prop_odds_p(t, 1 - q->threshold, false) : NAN;
+	/* for simulations, no estimate either: the estimate exceeds 1
+	 * exactly when the candidate's proportion exceeds the baseline's,
+	 * and j->rel says which way */
+	if (!q->p_only) {
+		prop_odds(t, 0.95, &est, ci);
+		j->change = est - 1;
+		j->ci[0] = ci[0] - 1;
+		j->ci[1] = ci[1] - 1;
+	}
+	j->p = q->thr == JUDGE_INCREASE ? j->p_up
+	       : q->thr == JUDGE_DECREASE ? j->p_down
+	       : j->change >= 0 ? j->p_up : j->p_down;
+	j->method = "exact conditional";
+	j->tested = true;
+}
+
+static void judge_proportion(struct judgement *j, const struct judge_sample *a,
+			     const struct judge_sample *b,
+			     const struct judge_query *q)
+{
+	double ea = events_of(a), eb = events_of(b);
+	struct prop_table t;
+
+	j->proportion = true;
+	j->relative_floor = -1;
+	j->trials[0] = a->trials;
+	j->trials[1] = b->trials;
+	j->events[0] = ea;
+	j->events[1] = eb;
+	j->na = (size_t)a->trials;
+	j->nb = (size_t)b->trials;
+	if (ea < 0 || eb < 0) {
+		inconclusive(j, "the events are not a count within their "
+			     "trials");
+		return;
+	}
+	j->base = ea / a->trials;
+	j->cand = eb / b->trials;
+	j->diff = j->cand - j->base;
+	j->rel = j->base > 0 ? j->cand / j->base - 1
+		 : j->cand > 0 ? INFINITY : 0;
+	j->change = j->rel;
+	t = (struct prop_table){ (uint64_t)ea, (uint64_t)a->trials,
+				 (uint64_t)eb, (uint64_t)b->trials };
+	if (!q->relative && q->threshold > 0) {
+		inconclusive(j, "a proportion of trials takes a relative "
+			     "threshold (%), or 0: a count out of different "
+			     "trials is no amount to compare");
+		return;
+	}
+	if (!prop_informative(&t)) {
+		/* 0 events both sides, or every trial an event on both:
+		 * every odds ratio fits, and no test is made */
+		j->change = 0;
+		judge_values(j, q);
+		return;
+	}
+	if (!stats_shift_decidable(j->na, j->nb, q->alpha)) {
+		undecidable(j, q, j->na, j->nb);
+		return;
+	}
+	proportion_tests(j, q, &t);
+}
+
 int judge(const struct judge_sample *a, const struct judge_sample *b,
 	  const struct judge_query *q, struct judgement *j)
 {
@@ -399,7 +496,9 @@ int judge(const struct judge_sample *a, const struct judge_sample *b,
 		free(vb);
 		return -1;
 	}
-	if (q->noisy && pa >= 2 && pb >= 2) {
+	if (a->trials > 0 && b->trials > 0) {
+		judge_proportion(j, a, b, q);
+	} else if (q->noisy && pa >= 2 && pb >= 2) {
 		/* the process is the unit: its statistic, then the typical
 		 * process's (their median; their mean for the mean): one
 		 * process that landed on a busy CPU moves a mean of 20 by
@@ -442,7 +541,12 @@ void judge_decide(struct judgement *j, const struct judge_query *q,
 		j->verdict = down ? JUDGE_FAIL : JUDGE_PASS;
 	} else {
 		j->p_adj = j->change >= 0 ? adj_up : adj_down;
-		j->verdict = up == down ? JUDGE_UNCHANGED : word(q->dir, up);
+		/* more failures are worse, not slower */
+		j->verdict = up == down ? JUDGE_UNCHANGED
+			   : j->proportion && q->dir != JUDGE_NEITHER
+			   ? ((q->dir == JUDGE_LOWER_BETTER) == up
+			      ? JUDGE_WORSE : JUDGE_BETTER)
+			   : word(q->dir, up);
 	}
 }
 

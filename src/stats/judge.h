@@ -55,11 +55,15 @@ const char *judge_correction_name(enum judge_correction c);
 int judge_correction_parse(const char *s, enum judge_correction *c);
 
 /* One side's values, in any order (NaN: not measured, skipped), and per
- * value the process that measured it (NULL: unknown or all one). */
+ * value the process that measured it (NULL: unknown or all one).
+ * trials > 0: the values are counts of events out of that many trials
+ * (load's errors of its requests); when both sides have trials, the
+ * judge compares the proportions sum(v) / trials (see judge()). */
 struct judge_sample {
 	const double *v;
 	size_t n;
 	const unsigned *proc;
+	double trials;
 };
 
 struct judge_query {
@@ -92,12 +96,19 @@ struct judgement {
 	bool tested;		/* p_up and/or p_down enter the family */
 	bool approximate;	/* the interval is not known to cover 95% */
 	const char *method;	/* "exact permutation", "permutation",
-				 * "normal", "values", "none" */
+				 * "normal", "exact conditional",
+				 * "values", "none" */
 	const char *approx_why;	/* why approximate, or NULL */
 	char why[192];		/* why inconclusive, or "" */
 	double relative_floor;	/* the lowest change: -1 relative, -inf */
-	size_t na, nb;		/* units judged: runs, or processes */
+	size_t na, nb;		/* units judged: runs, processes, or a
+				 * proportion's trials */
 	bool by_process;
+	/* A proportion (both samples with trials): base and cand are the
+	 * proportions events / trials, diff and rel theirs; change and ci
+	 * are those of the odds ratio psi (psi - 1), whatever q->stat. */
+	bool proportion;
+	double events[2], trials[2];	/* baseline, candidate */
 	/* The units a side (runs, or processes) with which the test would
 	 * find, with probability JUDGE_POWER at alpha / family, a change
 	 * JUDGE_MARGIN beyond the threshold (a relative threshold t: a
@@ -117,6 +128,18 @@ struct judgement {
  * raw p values; j->verdict is final only for an inconclusive judgement
  * or one made on the values, otherwise judge_decide sets it. Returns 0,
  * or -1 when a side has no value (nothing judged).
+ *
+ * When both samples carry trials, the proportions are compared by the
+ * exact conditional test of their odds ratio psi (stats/proportion.h;
+ * method "exact conditional"), whatever q->stat: a relative threshold t
+ * is "psi <= 1 + t" (an increase) or "psi >= 1 - t" (a decrease); an
+ * absolute threshold must be 0 (the same test; any other is
+ * inconclusive: a count of events out of different trials is no amount
+ * to compare). From a proportion of 0 any rise is beyond every relative
+ * threshold (psi = +inf), and it fails when significant. Trials too few
+ * for any table to reach alpha (1 / C(n1 + n2, n1) >= alpha) are
+ * inconclusive; no event on either side, or all trials events on both,
+ * says nothing of psi and is judged on the values (unchanged).
  */
 int judge(const struct judge_sample *a, const struct judge_sample *b,
 	  const struct judge_query *q, struct judgement *j);

@@ -244,4 +244,39 @@ PY
 	grep -qF "$line" "$T/ovb_b.txt" || { cat "$T/ovb_c.txt" "$T/ovb_b.txt"; return 1; }
 }
 t "... and bench --baseline prints compare's line, to the digit" one_verdict_bench
+# errors of a load run: a count out of its requests, compared as a
+# proportion by the exact conditional test of the odds ratio (0 of 600
+# against 60 of 600 was "inconclusive", one value a side). Reference:
+# SciPy 1.10.1, odds_ratio([[60, 540], [0, 600]], kind="conditional")
+# .confidence_interval(0.95).low = 17.382775562041282; the p of "the odds
+# ratio is at most 1.02", exact in rational arithmetic: 3.3165103201546e-19.
+mkload "$T/e0.json" 0 600
+mkload "$T/e60.json" 60 600
+mkload "$T/e30.json" 30 600
+mkload "$T/e30b.json" 30 600
+t "errors 0 of 600 against 60 of 600: worse, odds +inf [+1638.3%, +inf], p exact" sh -c '
+	"$YS" compare --json "$T/e.json" "$T/e0.json" "$T/e60.json" > "$T/e.txt" &&
+	python3 -c "
+import json; d = json.load(open(\"$T/e.json\")); c = d[\"comparisons\"][0]
+assert c[\"metric\"] == \"errors\" and c[\"verdict\"] == \"worse\", c
+assert c[\"statistic\"] == \"odds\" and c[\"ci_method\"] == \"exact conditional\", c
+assert c[\"change\"] is None and c[\"change_ci\"][1] is None, c  # +inf: JSON null
+assert abs(c[\"change_ci\"][0] - 16.382775562041282) < 1e-5, c
+assert abs(c[\"p_value\"] / 3.3165103201546467e-19 - 1) < 1e-9, c
+assert c[\"baseline\"][\"events\"] == 0 and c[\"baseline\"][\"trials\"] == 600, c
+assert c[\"candidate\"][\"events\"] == 60 and abs(c[\"candidate\"][\"median\"] - 0.1) < 1e-15, c
+assert c[\"percentiles\"] == [] and d[\"tests\"] == 2, d" &&
+	grep -E "errors +odds +0 of 600 → 60 of 600 +\+∞ \[\+1638\.3%, \+∞\] +p < 0\.001 +worse" "$T/e.txt" >/dev/null'
+t "errors 30 of 600 against 30 of 600: unchanged, odds +0.0% [-42.6%, +74.2%]" sh -c '
+	"$YS" compare "$T/e30.json" "$T/e30b.json" | grep -E "30 of 600 → 30 of 600 +\+0\.0% \[-42\.6%, \+74\.2%\] +p = 0\.582 +unchanged" >/dev/null'
+t "errors 60 of 600 against 30 of 600: better, odds -52.6% [-71.0%, -24.0%]" sh -c '
+	"$YS" compare -q --json - "$T/e60.json" "$T/e30.json" | python3 -c "
+import json, sys; c = json.load(sys.stdin)[\"comparisons\"][0]
+# SciPy: statistic 0.47397135554887843, interval [0.29036076337918137, 0.75965095088150514]
+assert c[\"verdict\"] == \"better\", c
+assert abs(c[\"change\"] - (0.47397135554887843 - 1)) < 1e-6, c
+assert abs(c[\"change_ci\"][0] - (0.29036076337918137 - 1)) < 1e-6, c
+assert abs(c[\"change_ci\"][1] - (0.75965095088150514 - 1)) < 1e-6, c
+# P(X <= 30 | odds ratio 0.98), exact
+assert abs(c[\"p_value\"] / 0.00093378587515816774 - 1) < 1e-9, c"'
 finish

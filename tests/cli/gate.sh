@@ -257,4 +257,25 @@ ini_as_option() {
 	[ $? -eq 2 ] && grep -qF "[gate] missing: 'maybe' is not fail or pass" "$T/v.err"
 }
 t "yardstick.ini values are checked as the options are" ini_as_option
+# errors of a load run: a proportion of its requests (judge.h). A rise
+# from 0 is beyond every relative threshold; it fails when significant.
+# p: exact in rational arithmetic; interval: SciPy 1.10.1's
+# odds_ratio(kind="conditional") (tests/unit/test_proportion.c).
+mkload "$T/e0.json" 0 600
+mkload "$T/e3.json" 3 600
+mkload "$T/e60.json" 60 600
+t "gate errors=2%: 0 of 600 against 60 of 600 fails, odds +inf [+1638.3%, +inf]" sh -c '
+	"$YS" gate --baseline "$T/e0.json" --max-increase errors=2% "$T/e60.json" > "$T/ge.txt"
+	[ $? -eq 1 ] && grep -q "^FAIL .*max increase errors=2% (increase beyond the threshold, and significant)" "$T/ge.txt" &&
+	grep -qF "odds: 0 of 600 → 60 of 600, change +∞ [+1638.3%, +∞], p < 0.001" "$T/ge.txt"'
+t "gate errors=2%: 0 against 3 of 600 passes, p = 0.128 (not significant)" sh -c '
+	"$YS" gate --baseline "$T/e0.json" --max-increase errors=2% "$T/e3.json" > "$T/ge3.txt" &&
+	grep -q "^pass .*beyond the threshold, but not significant" "$T/ge3.txt" &&
+	grep -qF "odds: 0 of 600 → 3 of 600, change +∞ [-58.6%, +∞], p = 0.128" "$T/ge3.txt"'
+t "gate errors=0 is the Fisher test; errors=5 (a count) is inconclusive, saying why" sh -c '
+	"$YS" gate -q --baseline "$T/e0.json" --max-increase errors=0 --junit "$T/ge.xml" "$T/e60.json"
+	[ $? -eq 1 ] &&
+	"$YS" gate --baseline "$T/e0.json" --max-increase errors=0 "$T/e3.json" | grep -qF "p = 0.125" &&
+	"$YS" gate --baseline "$T/e0.json" --max-increase errors=5 "$T/e3.json" > "$T/ge5.txt"
+	[ $? -eq 1 ] && grep -q "^inconclusive .*a proportion of trials takes a relative threshold" "$T/ge5.txt"'
 finish

@@ -111,6 +111,30 @@ json.dump({"schema": "yardstick/result/v1", "kind": "run",
 PY
 }
 
+# mkload FILE ERRORS REQUESTS: a load result of one benchmark whose
+# `errors` metric holds ERRORS failed requests of REQUESTS (all of them
+# HTTP 500s), with the counts load writes beside it.
+mkload() {
+	python3 - "$@" <<'PY'
+import json, sys
+path, err, req = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+counts = {"requests": req, "responses": req, "ok": req - err, "sends": req,
+          "late": 0, "resent": 0, "bytes_read": 0, "bytes_written": 0,
+          "held": 0, "held_slow": 0, "connect": 0, "read": 0, "write": 0,
+          "timeout": 0, "status": err}
+if err:
+    counts["status_500"] = err
+json.dump({"schema": "yardstick/result/v1", "kind": "load",
+           "settings": {"url": "http://127.0.0.1:8080/", "requests": req},
+           "benchmarks": [{"name": "http://127.0.0.1:8080/", "command": [],
+                           "metrics": {"errors": {"unit": "count", "values": [err]}},
+                           "per_second": {"start": 1795545380.5, "elapsed": 10,
+                                          "ok": [req - err], "errors": [err]},
+                           "counts": counts}]},
+          open(path, "w"))
+PY
+}
+
 # retry CHECK...: CHECK, a measurement and its assertions, passes within
 # 3 measurements: a run disturbed by a busy machine (a vCPU the host took
 # away for a while is invisible to the guest) is measured again; the

@@ -123,7 +123,7 @@ static int gate_fails(enum dist d, size_t n, const double *scale,
 	int any = 0;
 
 	for (size_t m = 0; m < metrics; m++) {
-		struct judge_sample sa = { a, n, NULL }, sb = { b, n, NULL };
+		struct judge_sample sa = { a, n, NULL, 0 }, sb = { b, n, NULL, 0 };
 
 		for (size_t i = 0; i < n; i++) {
 			a[i] = draw(d);
@@ -182,7 +182,7 @@ static void family_false_alarms(struct opts *o)
 static bool fails1(const double *a, size_t na, const double *b, size_t nb,
 		   double alpha)
 {
-	struct judge_sample sa = { a, na, NULL }, sb = { b, nb, NULL };
+	struct judge_sample sa = { a, na, NULL, 0 }, sb = { b, nb, NULL, 0 };
 	struct judge_query q = {
 		.stat = STAT_MEDIAN, .dir = JUDGE_LOWER_BETTER, .noisy = true,
 		.thr = JUDGE_INCREASE, .relative = true, .threshold = 0,
@@ -305,8 +305,8 @@ static size_t stages(double slow, double change, double alpha, bool adapt,
 		a[i] = process_value(slow);
 		b[i] = process_value(slow) * (1 + change);
 	}
-	judge(&(struct judge_sample){ a, n, ids },
-	      &(struct judge_sample){ b, n, ids }, &q, &j);
+	judge(&(struct judge_sample){ a, n, ids, 0 },
+	      &(struct judge_sample){ b, n, ids, 0 }, &q, &j);
 	for (int round = 0; adapt && round < BENCH_ROUNDS; round++) {
 		need = j.units_needed > 100 ? 100 : j.units_needed;
 		if (need <= n)
@@ -316,8 +316,8 @@ static size_t stages(double slow, double change, double alpha, bool adapt,
 			b[i] = process_value(slow) * (1 + change);
 		}
 		n = need;
-		judge(&(struct judge_sample){ a, n, ids },
-		      &(struct judge_sample){ b, n, ids }, &q, &j);
+		judge(&(struct judge_sample){ a, n, ids, 0 },
+		      &(struct judge_sample){ b, n, ids, 0 }, &q, &j);
 	}
 	judge_decide(&j, &q, j.p_up, NAN);
 	*failed = j.verdict == JUDGE_FAIL;

@@ -51,7 +51,7 @@ static struct judge_query query(enum stat_kind k, enum judge_thr thr,
 static void judge1(const double *a, size_t na, const double *b, size_t nb,
 		   const struct judge_query *q, struct judgement *j)
 {
-	struct judge_sample sa = { a, na, NULL }, sb = { b, nb, NULL };
+	struct judge_sample sa = { a, na, NULL, 0 }, sb = { b, nb, NULL, 0 };
 
 	assert_int_equal(judge(&sa, &sb, q, j), 0);
 	judge_decide(j, q, j->p_up, j->p_down);
@@ -212,7 +212,7 @@ static void test_processes(void **state)
 {
 	double a[12], b[12];
 	unsigned pa[12], pb[12], one[12] = { 0 };
-	struct judge_sample sa = { a, 12, pa }, sb = { b, 12, pb };
+	struct judge_sample sa = { a, 12, pa, 0 }, sb = { b, 12, pb, 0 };
 	struct judge_query q = query(STAT_MEDIAN, JUDGE_INCREASE, true, 0.05,
 				     0.05);
 	struct judgement j;
@@ -297,22 +297,22 @@ static void test_units_needed(void **state)
 		a2[i] = i % 2 ? 1.10 : 0.90;
 	}
 	q.p_only = true;	/* no interval: the errors alone */
-	assert_int_equal(judge(&(struct judge_sample){ a, 20, NULL },
-			       &(struct judge_sample){ b, 20, NULL }, &q, &j), 0);
+	assert_int_equal(judge(&(struct judge_sample){ a, 20, NULL, 0 },
+			       &(struct judge_sample){ b, 20, NULL, 0 }, &q, &j), 0);
 	assert_true(j.tested);
 	print_message("units_needed %zu, by hand %.2f\n", j.units_needed, want);
 	assert_true(fabs((double)j.units_needed - ceil(want)) <= 1);
-	assert_int_equal(judge(&(struct judge_sample){ a2, 20, NULL },
-			       &(struct judge_sample){ b, 20, NULL }, &q, &j2), 0);
+	assert_int_equal(judge(&(struct judge_sample){ a2, 20, NULL, 0 },
+			       &(struct judge_sample){ b, 20, NULL, 0 }, &q, &j2), 0);
 	/* a's variance 4 times: (4 + 1) / (1 + 1) the units */
 	assert_true(fabs((double)j2.units_needed - ceil(want * 2.5)) <= 2);
 	q.family = 10;
-	assert_int_equal(judge(&(struct judge_sample){ a, 20, NULL },
-			       &(struct judge_sample){ b, 20, NULL }, &q, &j2), 0);
+	assert_int_equal(judge(&(struct judge_sample){ a, 20, NULL, 0 },
+			       &(struct judge_sample){ b, 20, NULL, 0 }, &q, &j2), 0);
 	assert_true(j2.units_needed > j.units_needed);
 	/* too few to test: nothing planned */
-	assert_int_equal(judge(&(struct judge_sample){ a, 2, NULL },
-			       &(struct judge_sample){ b, 2, NULL }, &q, &j2), 0);
+	assert_int_equal(judge(&(struct judge_sample){ a, 2, NULL, 0 },
+			       &(struct judge_sample){ b, 2, NULL, 0 }, &q, &j2), 0);
 	assert_int_equal(j2.units_needed, 0);
 }
 

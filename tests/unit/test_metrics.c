@@ -490,6 +490,38 @@ static void test_thirty_ms_regression_fails(void **state)
 		result_free(&r[k]);
 }
 
+/* errors is a count out of the benchmark's requests in the vocabulary,
+ * and the judge's sample says so: the trials from load's counts, none
+ * for another metric or without the counts (a result from the store). */
+static void test_errors_are_a_proportion(void **state)
+{
+	struct result r;
+	struct benchmark *b;
+	struct metric *m, *lat;
+	struct judge_sample s;
+
+	(void)state;
+	assert_string_equal(metrics_lookup(METRIC_ERRORS, NULL)->trials,
+			    LOAD_COUNT_REQUESTS);
+	assert_null(metrics_lookup(METRIC_ERROR_RATE, NULL)->trials);
+	assert_null(metrics_lookup("zorps", "count")->trials);
+	result_init(&r, "load");
+	b = result_add_benchmark(&r, "GET /", NULL);
+	m = benchmark_metric(b, METRIC_ERRORS, "count");
+	metric_push(m, 60);
+	lat = benchmark_metric(b, METRIC_LATENCY, "s");
+	metric_push(lat, 0.01);
+	metrics_judge_sample(b, m, &s);
+	assert_true(s.trials == 0);	/* no counts yet */
+	b->load.present = true;
+	load_detail_set_count(&b->load, LOAD_COUNT_REQUESTS, 600);
+	metrics_judge_sample(b, m, &s);
+	assert_true(s.trials == 600 && s.n == 1 && s.v[0] == 60);
+	metrics_judge_sample(b, lat, &s);
+	assert_true(s.trials == 0);
+	result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -505,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_bare_zero),
 		cmocka_unit_test(test_threshold_messages),
 		cmocka_unit_test(test_thirty_ms_regression_fails),
+		cmocka_unit_test(test_errors_are_a_proportion),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
