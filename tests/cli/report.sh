@@ -518,5 +518,17 @@ stdout_and_open() {
 }
 t "-o - writes stdout; --open runs xdg-open on the page" stdout_and_open
 
+# errors of load results: the forest plot shows the judge's numbers as
+# compare and gate do (the odds ratio's exact interval: SciPy 1.10.1's
+# odds_ratio([[60, 540], [0, 600]], kind="conditional") gives 17.3828)
+mkload "$T/e0.json" 0 600
+mkload "$T/e60.json" 60 600
+t "report --baseline: errors as a proportion, the judge's interval and verdict" sh -c '
+	"$YS" report --baseline "$T/e0.json" "$T/e60.json" --max-increase errors=2% -o "$T/err.html" &&
+	grep -q "errors: odds ratio of the candidate" "$T/err.html" &&
+	grep -q "<td>0 of 600</td><td>60 of 600</td>" "$T/err.html" &&
+	grep -Eq "class=\"frow worse\" data-verdict=\"worse\" data-ratio=\"\" data-lo=\"17\.3827755[0-9]*\" data-hi=\"\"" "$T/err.html" &&
+	grep -q "class=\"check fails\" data-verdict=\"fail\"" "$T/err.html"'
+
 t "help" sh -c '"$YS" help report | grep -q -- "--baseline" && "$YS" report --help | grep -q -- "--history"'
 finish
