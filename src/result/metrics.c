@@ -203,8 +203,10 @@ void metrics_judge_sample(const struct benchmark *b, const struct metric *m,
 	double t = trials && b && b->load.present
 		   ? load_detail_count(&b->load, trials) : NAN;
 
+	/* a count of events whose trials b does not hold: NaN, which the
+	 * judge calls inconclusive, saying why */
 	*s = (struct judge_sample){ m->values, m->n, m->process,
-				    t > 0 ? t : 0 };
+				    !trials ? 0 : t > 0 ? t : NAN };
 }
 
 bool metric_higher_is_better(const char *name)

@@ -113,9 +113,10 @@ void metrics_judge_traits(const char *name, const char *unit,
 
 /* The judge's sample of metric m of benchmark b (its values, their
  * processes, and for a count of events out of trials, metric_info.trials,
- * the trials b holds: 0 when b does not say, as a result from the store
- * or from before load wrote its counts). compare, gate and the result's
- * own comparisons all build their samples here. */
+ * the trials b holds: NaN when b does not say, as a result from the store
+ * or from before load wrote its counts; 0 for any other metric).
+ * compare, gate and the result's own comparisons all build their samples
+ * here. */
 void metrics_judge_sample(const struct benchmark *b, const struct metric *m,
 			  struct judge_sample *s);
 

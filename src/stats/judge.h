@@ -58,7 +58,9 @@ int judge_correction_parse(const char *s, enum judge_correction *c);
  * value the process that measured it (NULL: unknown or all one).
  * trials > 0: the values are counts of events out of that many trials
  * (load's errors of its requests); when both sides have trials, the
- * judge compares the proportions sum(v) / trials (see judge()). */
+ * judge compares the proportions sum(v) / trials (see judge()). NaN: a
+ * count of events whose trials are unknown (inconclusive, saying so);
+ * 0: not a count of events. */
 struct judge_sample {
 	const double *v;
 	size_t n;

@@ -279,4 +279,7 @@ assert abs(c[\"change_ci\"][0] - (0.29036076337918137 - 1)) < 1e-6, c
 assert abs(c[\"change_ci\"][1] - (0.75965095088150514 - 1)) < 1e-6, c
 # P(X <= 30 | odds ratio 0.98), exact
 assert abs(c[\"p_value\"] / 0.00093378587515816774 - 1) < 1e-9, c"'
+t "errors from the store (which keeps no load counts): inconclusive, saying so" sh -c '
+	"$YS" store copy "$T/e0.json" "$T/e.db" >/dev/null && "$YS" store copy "$T/e60.json" "$T/e.db" >/dev/null &&
+	"$YS" compare --store "$T/e.db" 1 2 | grep -q "^inconclusive: a count of events out of trials that a side does not hold (the store keeps no load counts)"'
 finish

@@ -221,7 +221,9 @@ static void test_judge_edges(void **state)
 	assert_non_null(strstr(j.why, "2 and 2 trials cannot show a change"));
 	judge_counts(7, 5, 0, 5, &q, &j);
 	assert_int_equal(j.verdict, JUDGE_INCONCLUSIVE);
-	/* without trials on a side: one value a side, as before */
+	/* not a count of trials on a side (0): one value a side, as
+	 * before; trials unknown on a side (NaN: a result from the store):
+	 * inconclusive, saying so */
 	{
 		double x1 = 0, x2 = 60;
 		struct judge_sample a = { &x1, 1, NULL, 0 };
@@ -230,6 +232,11 @@ static void test_judge_edges(void **state)
 		assert_int_equal(judge(&a, &b, &q, &j), 0);
 		assert_false(j.proportion);
 		assert_int_equal(j.verdict, JUDGE_INCONCLUSIVE);
+		a.trials = NAN;
+		assert_int_equal(judge(&a, &b, &q, &j), 0);
+		assert_int_equal(j.verdict, JUDGE_INCONCLUSIVE);
+		assert_non_null(strstr(j.why, "the store keeps no load "
+					   "counts"));
 	}
 }
 
