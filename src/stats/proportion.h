@@ -5,8 +5,9 @@
  * of events k = x1 + x2, x2 follows Fisher's noncentral hypergeometric
  * distribution, P(x) proportional to C(n1, k - x) C(n2, x) psi^x, which
  * depends on psi alone: its tail is an exact p at any n, with 0 events on
- * a side as well (Fisher's test at psi = 1; the conditional test is the
- * uniformly most powerful unbiased one). The interval inverts the same
+ * a side as well (Fisher's test at psi = 1; randomized, the conditional
+ * test is the uniformly most powerful unbiased one, and without
+ * randomization it is conservative). The interval inverts the same
  * tails (Cornfield's exact interval, R's fisher.test, SciPy's
  * odds_ratio(kind="conditional")), and the estimate is the conditional
  * maximum-likelihood one, which lies inside it. docs/statistics.md says
