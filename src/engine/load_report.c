@@ -223,6 +223,8 @@ void load_fill_benchmark(struct result *r, const char *name, double rate,
 	free(rates);
 	m = benchmark_metric(b, METRIC_ERRORS, "count");
 	metric_push(m, (double)load_errors_total(s));
+	m = benchmark_metric(b, LOAD_COUNT_REQUESTS, "count");
+	metric_push(m, (double)s->requests);
 	/* the histograms, which result_summarize applies to the summaries */
 	benchmark_set_histogram(b, METRIC_LATENCY, s->latency);
 	benchmark_set_histogram(b, "latency_uncorrected", s->uncorrected);

@@ -100,6 +100,9 @@ static const struct metric_info table[] = {
 	M(METRIC_MAX_THROUGHPUT, "requests/s", "max throughput", R, HI, false,
 	  0, 9, true),
 	M(METRIC_ERROR_RATE, "errors/s", "error rate", R, LO, false, 0, 0, false),
+	/* the run's requests: the trials of its errors, kept as a metric
+	 * so that a stored result holds them (the store keeps no counts) */
+	M(LOAD_COUNT_REQUESTS, "count", "requests", C, NO, true, 0, 0, true),
 	/* a count out of the run's requests: judged as a proportion */
 	{ METRIC_ERRORS, "count", "errors", C, LO, false, 0, 0, false,
 	  STAT_MEDIAN, LOAD_COUNT_REQUESTS },
@@ -200,8 +203,16 @@ void metrics_judge_sample(const struct benchmark *b, const struct metric *m,
 			  struct judge_sample *s)
 {
 	const char *trials = metrics_lookup(m->name, m->unit)->trials;
-	double t = trials && b && b->load.present
-		   ? load_detail_count(&b->load, trials) : NAN;
+	const struct metric *tm = trials && b ? benchmark_find_metric(b, trials)
+					      : NULL;
+	double t = NAN;
+
+	/* the result's counts, else its metric of that name (a result
+	 * from the store, which keeps metrics, not counts) */
+	if (trials && b && b->load.present)
+		t = load_detail_count(&b->load, trials);
+	else if (tm && tm->n == 1)
+		t = tm->values[0];
 
 	/* a count of events whose trials b does not hold: NaN, which the
 	 * judge calls inconclusive, saying why */

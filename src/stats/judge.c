@@ -501,8 +501,9 @@ int judge(const struct judge_sample *a, const struct judge_sample *b,
 	} else if (isnan(a->trials) || isnan(b->trials)) {
 		estimates(j, q, va, na, vb, nb, NULL);
 		inconclusive(j, "a count of events out of trials that a side "
-			     "does not hold (the store keeps no load counts): "
-			     "compare the result files");
+			     "does not hold (a result saved before load kept "
+			     "its requests as a metric): compare the result "
+			     "files");
 	} else if (q->noisy && pa >= 2 && pb >= 2) {
 		/* the process is the unit: its statistic, then the typical
 		 * process's (their median; their mean for the mean): one

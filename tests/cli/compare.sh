@@ -252,6 +252,8 @@ t "... and bench --baseline prints compare's line, to the digit" one_verdict_ben
 # ratio is at most 1.02", exact in rational arithmetic: 3.3165103201546e-19.
 mkload "$T/e0.json" 0 600
 mkload "$T/e60.json" 60 600
+mkload "$T/e0old.json" 0 600 old
+mkload "$T/e60old.json" 60 600 old
 mkload "$T/e30.json" 30 600
 mkload "$T/e30b.json" 30 600
 t "errors 0 of 600 against 60 of 600: worse, odds +inf [+1638.3%, +inf], p exact" sh -c '
@@ -279,7 +281,15 @@ assert abs(c[\"change_ci\"][0] - (0.29036076337918137 - 1)) < 1e-6, c
 assert abs(c[\"change_ci\"][1] - (0.75965095088150514 - 1)) < 1e-6, c
 # P(X <= 30 | odds ratio 0.98), exact
 assert abs(c[\"p_value\"] / 0.00093378587515816774 - 1) < 1e-9, c"'
-t "errors from the store (which keeps no load counts): inconclusive, saying so" sh -c '
+# The store keeps metrics, not load's counts: the requests come back as
+# the metric load writes beside errors, and the store's comparison is the
+# files' (it was inconclusive); a result saved without that metric (as
+# load wrote before) is inconclusive, saying so.
+t "errors from the store: judged as from the files; a result without its requests: inconclusive, saying so" sh -c '
 	"$YS" store copy "$T/e0.json" "$T/e.db" >/dev/null && "$YS" store copy "$T/e60.json" "$T/e.db" >/dev/null &&
-	"$YS" compare --store "$T/e.db" 1 2 | grep -q "^inconclusive: a count of events out of trials that a side does not hold (the store keeps no load counts)"'
+	"$YS" compare "$T/e0.json" "$T/e60.json" | grep "of 600 →" > "$T/e.files" &&
+	"$YS" compare --store "$T/e.db" 1 2 | grep "of 600 →" > "$T/e.stored" &&
+	grep -q "0 of 600 → 60 of 600 .*worse" "$T/e.stored" && cmp "$T/e.files" "$T/e.stored" &&
+	"$YS" store copy "$T/e0old.json" "$T/e.db" >/dev/null && "$YS" store copy "$T/e60old.json" "$T/e.db" >/dev/null &&
+	"$YS" compare --store "$T/e.db" 3 4 | grep -q "^inconclusive: a count of events out of trials that a side does not hold (a result saved before load kept its requests as a metric)"'
 finish

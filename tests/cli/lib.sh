@@ -111,13 +111,17 @@ json.dump({"schema": "yardstick/result/v1", "kind": "run",
 PY
 }
 
-# mkload FILE ERRORS REQUESTS: a load result of one benchmark whose
+# mkload FILE ERRORS REQUESTS [old]: a load result of one benchmark whose
 # `errors` metric holds ERRORS failed requests of REQUESTS (all of them
-# HTTP 500s), with the counts load writes beside it.
+# HTTP 500s), with the counts and the `requests` metric load writes beside
+# it (with "old", without that metric, as load wrote before).
 mkload() {
 	python3 - "$@" <<'PY'
 import json, sys
 path, err, req = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+metrics = {"errors": {"unit": "count", "values": [err]}}
+if sys.argv[4:] != ["old"]:
+    metrics["requests"] = {"unit": "count", "values": [req]}
 counts = {"requests": req, "responses": req, "ok": req - err, "sends": req,
           "late": 0, "resent": 0, "bytes_read": 0, "bytes_written": 0,
           "held": 0, "held_slow": 0, "connect": 0, "read": 0, "write": 0,
@@ -127,7 +131,7 @@ if err:
 json.dump({"schema": "yardstick/result/v1", "kind": "load",
            "settings": {"url": "http://127.0.0.1:8080/", "requests": req},
            "benchmarks": [{"name": "http://127.0.0.1:8080/", "command": [],
-                           "metrics": {"errors": {"unit": "count", "values": [err]}},
+                           "metrics": metrics,
                            "per_second": {"start": 1795545380.5, "elapsed": 10,
                                           "ok": [req - err], "errors": [err]},
                            "counts": counts}]},

@@ -51,7 +51,8 @@ static void test_table_consistent(void **state)
 		if (m->setting) {
 			nset++;
 			assert_true(!strcmp(m->name, "iterations") ||
-				    !strcmp(m->name, "epochs"));
+				    !strcmp(m->name, "epochs") ||
+				    !strcmp(m->name, LOAD_COUNT_REQUESTS));
 			assert_int_equal(m->dir, DIR_NEITHER);
 			assert_int_equal(m->headline, 0);
 		}
@@ -65,7 +66,7 @@ static void test_table_consistent(void **state)
 				    t[k].rate_rank != m->rate_rank);
 		}
 	}
-	assert_int_equal(nset, 2);
+	assert_int_equal(nset, 3);
 }
 
 /* Every metric the result contract (docs/result-format.md, its tables
@@ -513,6 +514,11 @@ static void test_errors_are_a_proportion(void **state)
 	metric_push(lat, 0.01);
 	metrics_judge_sample(b, m, &s);
 	assert_true(isnan(s.trials));	/* no counts: unknown trials */
+	/* a stored result: the requests metric load writes beside it */
+	metric_push(benchmark_metric(b, LOAD_COUNT_REQUESTS, "count"), 500);
+	metrics_judge_sample(b, m, &s);
+	assert_true(s.trials == 500 && s.n == 1 && s.v[0] == 60);
+	assert_true(metrics_lookup(LOAD_COUNT_REQUESTS, "count")->setting);
 	b->load.present = true;
 	load_detail_set_count(&b->load, LOAD_COUNT_REQUESTS, 600);
 	metrics_judge_sample(b, m, &s);

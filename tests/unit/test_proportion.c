@@ -235,8 +235,8 @@ static void test_judge_edges(void **state)
 		a.trials = NAN;
 		assert_int_equal(judge(&a, &b, &q, &j), 0);
 		assert_int_equal(j.verdict, JUDGE_INCONCLUSIVE);
-		assert_non_null(strstr(j.why, "the store keeps no load "
-					   "counts"));
+		assert_non_null(strstr(j.why, "a result saved before load "
+					   "kept its requests"));
 	}
 }
 
