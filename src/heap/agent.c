@@ -118,6 +118,32 @@ static _Atomic uint64_t *seen;
 static unsigned long long maps_adds;
 
 /*
+ * The image's unloads: dlcloses that removed an object (agent_unload.h).
+ * Code loaded after one may sit at the addresses of the code it removed,
+ * so the same return addresses are another stack: the count is part of
+ * every stack's hash (a stack seen before an unload is sent again after
+ * it), each STACK record says the count of the maps text it is to be
+ * read with, and the maps are sent again after each unload (protocol.h).
+ * maps_unloads: the count when the maps were last sent.
+ */
+static _Atomic uint32_t unloads;
+static uint32_t maps_unloads;
+
+/* What every stack's hash starts from: the image's number << 40 plus its
+ * unloads << 8, one load on the hot path (seed_stacks, agent_unload.h). */
+static _Atomic uint64_t stack_seed;
+
+/* After the image's number was set (one thread then: the start, a fork's
+ * child). */
+static void seed_stacks(void)
+{
+	atomic_store_explicit(&stack_seed,
+			      ((uint64_t)generation << 40) +
+			      ((uint64_t)atomic_load(&unloads) << 8),
+			      memory_order_relaxed);
+}
+
+/*
  * Sampled mode's counts of a thread (tstate.counts), each a single add
  * on the fast path: the slot's heap_counts (protocol.h) are made from
  * them when published (agent_sample.h, counts_publish).
@@ -174,6 +200,8 @@ struct tstate {
 	uint8_t masked;			/* signals blocked for the thread's
 					 * first call; held: the mask before
 					 * (signals 1-64) (signals_hold) */
+	uint32_t cache_unloads;		/* unloads when cache was last emptied
+					 * (agent_unwind.h) */
 	uint64_t held;
 	uint16_t scratch_used;		/* bytes of scratch handed out */
 	/* what glibc allocates while stack_bounds asks it (scratch_alloc):
@@ -212,7 +240,7 @@ INLINE uint64_t stamp(void)
 static uint64_t hash_stack(void *const *ips, int n)
 {
 	uint64_t h = 0x9e3779b97f4a7c15u ^ (uint64_t)n ^
-		     ((uint64_t)generation << 40);
+		     atomic_load_explicit(&stack_seed, memory_order_relaxed);
 
 	for (int i = 0; i < n; i++) {
 		h ^= (uint64_t)(uintptr_t)ips[i];
@@ -308,18 +336,29 @@ static int count_adds(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-/* Called before a new stack is recorded: its code must be in the maps. */
-static void check_maps(void)
+/*
+ * Called before a new stack is recorded: its code must be in the maps,
+ * sent again when an object was loaded or unloaded since. Returns the
+ * unloads of the maps sent last, which the stack is read with: its code
+ * was on the thread's stack when it was walked, so it was loaded then and
+ * is not unloaded yet (a newer text holds it too).
+ */
+static uint32_t check_maps(void)
 {
 	unsigned long long adds = 0;
+	uint32_t u = atomic_load(&unloads), sent;
 
 	dl_iterate_phdr(count_adds, &adds);
 	pthread_mutex_lock(&send_lock);
-	if (adds != maps_adds && atomic_load(&sending) && sock_ready()) {
+	if ((adds != maps_adds || u != maps_unloads) &&
+	    atomic_load(&sending) && sock_ready()) {
 		maps_adds = adds;
-		send_maps();
+		maps_unloads = u;
+		send_maps(u);
 	}
+	sent = maps_unloads;
 	pthread_mutex_unlock(&send_lock);
+	return sent;
 }
 
 /* The buffer of s being filled (whatever the program wrote in cur). */
@@ -555,8 +594,10 @@ static bool thread_start(struct tstate *t, uintptr_t sp)
 	t->rng = 0x853c49e6748fea9bu ^ ((uint64_t)gettid() << 17);
 	/* both walks need them: unwind_stack caches only stacks inside */
 	stack_bounds(t, sp);
-	if (use_unw)
+	if (use_unw) {
+		t->cache_unloads = atomic_load(&unloads);
 		t->cache = stack_cache_new();
+	}
 	if (sample_bytes)
 		t->left = sample_interval(t);
 	counts_take(t, t->slot);	/* after the countdown's start */
@@ -680,20 +721,21 @@ static void record_stack(struct heap_slot *s, uint64_t h,
 			 const struct stack_ref *st)
 {
 	int n = st->n, m = st->m;
+	uint32_t u = check_maps();
 	uint64_t *w;
 
-	check_maps();
-	w = reserve(s, 2 + n + m);
+	w = reserve(s, 3 + n + m);
 	if (!w)
 		return;
 	w[0] = ((uint64_t)HEAP_REC_STACK << HEAP_TYPE_SHIFT) |
 	       ((uint64_t)m << 48) | ((uint64_t)generation << 16) |
 	       (uint64_t)n;
 	w[1] = h;
-	memcpy(&w[2], st->ips, n * sizeof(uint64_t));
+	w[2] = u;
+	memcpy(&w[3], st->ips, n * sizeof(uint64_t));
 	if (m)
-		memcpy(&w[2 + n], st->py, m * sizeof(uint64_t));
-	commit(s, 2 + n + m);
+		memcpy(&w[3 + n], st->py, m * sizeof(uint64_t));
+	commit(s, 3 + n + m);
 }
 
 /* *sent: the stack is known to have been sent (its cache entry says so);
@@ -883,6 +925,8 @@ INLINE void trace_free(struct tstate *t, void *p, uint64_t ts, bool traced)
 }
 
 #include "heap/agent_exec.h"
+
+#include "heap/agent_unload.h"
 
 /* ---- the entry points --------------------------------------------------- */
 

@@ -118,8 +118,9 @@ static bool send_msg(uint32_t type, uint32_t slot, uint64_t seq,
 }
 
 /* Send /proc/self/maps, read with system calls into memory of our own
- * (the caller holds send_lock, which also guards the buffer). */
-static void send_maps(void)
+ * (the caller holds send_lock, which also guards the buffer), as the text
+ * of the image's unloads u (protocol.h). */
+static void send_maps(uint32_t u)
 {
 	static char *buf;
 	static size_t cap;
@@ -153,7 +154,7 @@ static void send_maps(void)
 		len += r;
 	}
 	close(fd);
-	send_msg(HEAP_MSG_MAPS, 0, generation, buf, len);
+	send_msg(HEAP_MSG_MAPS, 0, (uint64_t)u << 32 | generation, buf, len);
 }
 
 

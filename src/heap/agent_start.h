@@ -127,6 +127,7 @@ static void after_fork_child(void)
 	else
 		memset(cmd, 0, sizeof(cmd));
 	generation = new_image(parent, 0, cmd, forked_by);
+	seed_stacks();
 }
 
 /*
@@ -146,6 +147,7 @@ static uint32_t claim(void)
 	if (atomic_compare_exchange_strong((_Atomic int32_t *)&hdr->owner_pid,
 					   &none, self)) {
 		generation = new_image(0, 0, NULL, getppid());
+		seed_stacks();
 		return 0;
 	}
 	last = atomic_load((_Atomic uint32_t *)&hdr->generation);
@@ -159,6 +161,7 @@ static uint32_t claim(void)
 		break;
 	}
 	generation = new_image(0, old, NULL, getppid());
+	seed_stacks();
 	for (int i = 0; old && i < HEAP_SLOTS; i++)
 		if (hdr->slots[i].pid == self)
 			slot_give(&hdr->slots[i]);

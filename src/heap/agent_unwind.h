@@ -329,6 +329,21 @@ static void stack_cache_free(struct tstate *t)
 		munmap(c, STACK_CACHE_BYTES);
 }
 
+/*
+ * The thread's cache emptied (its pages given back, read as zeros: every
+ * way and probe empty) after an object was unloaded: the stacks it holds
+ * were hashed with the unloads before (agent.c, hash_stack), and the
+ * rules learned of their first frames were of code that may be gone, its
+ * addresses another's now (agent_unload.h).
+ */
+static __attribute__((noinline)) void stack_cache_clear(struct tstate *t,
+							uint32_t u)
+{
+	if (madvise(t->cache, STACK_CACHE_BYTES, MADV_DONTNEED))
+		memset(t->cache, 0, STACK_CACHE_BYTES);
+	t->cache_unloads = u;
+}
+
 /* The word at a may be read on every hit: in the thread's stack above
  * lo (the walk's own frame), 8-aligned, without overflow. */
 static inline bool stack_word_ok(const struct tstate *t, uintptr_t lo,
@@ -629,6 +644,7 @@ INLINE struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 	struct stack_set *set;
 	struct stack_entry *empty = NULL;
 	bool nocache = false;
+	uint32_t u;
 	size_t i;
 
 	if (unlikely(!t->cache)) {
@@ -640,6 +656,9 @@ INLINE struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 					   (int)scratch->depth);
 		return scratch;
 	}
+	u = atomic_load_explicit(&unloads, memory_order_relaxed);
+	if (unlikely(u != t->cache_unloads))
+		stack_cache_clear(t, u);
 	/* the cache is out of the processor's caches after an interval of
 	 * the program's work: its lines are fetched at once, not one after
 	 * the other (the probe, then the set it picks, then the entry) */

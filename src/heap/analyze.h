@@ -39,6 +39,8 @@ struct heap_site {
 	const uint64_t *ips;	/* into the trace; leaf first */
 	uint32_t depth;
 	uint32_t gen;		/* the program image (1 + execs before) */
+	uint32_t unloads;	/* the image's unloads: its maps texts
+				 * (protocol.h) */
 	const uint64_t *py;	/* a CPython program's Python frames,
 				 * innermost first (protocol.h) */
 	uint32_t npy;

@@ -64,10 +64,11 @@ static void stack_site(const uint64_t *w, uint64_t order,
 		site_index_add(x, w[1], site - 1);
 	}
 	s = &r->sites[site - 1];
-	s->ips = &w[2];
+	s->ips = &w[3];
 	s->depth = HEAP_STACK_DEPTH(w[0]);
 	s->gen = HEAP_STACK_GEN(w[0]);
-	s->py = &w[2 + HEAP_STACK_DEPTH(w[0])];
+	s->unloads = (uint32_t)w[2];
+	s->py = &w[3 + HEAP_STACK_DEPTH(w[0])];
 	s->npy = HEAP_STACK_PY(w[0]);
 	s->order = order;
 }

@@ -450,6 +450,7 @@ void heap_trace_free(struct heap_trace *t)
 		free(t->maps[i]);
 	free(t->maps);
 	free(t->maps_gen);
+	free(t->maps_unloads);
 	free(t->rss);
 	free(t->images);
 	free(t->ends);

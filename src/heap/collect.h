@@ -64,6 +64,7 @@ struct heap_trace {
 				 * after its end (analyze.h) */
 	char **maps;		/* the texts of /proc/PID/maps, oldest first */
 	uint32_t *maps_gen;	/* the program image each is of */
+	uint32_t *maps_unloads;	/* and its unloads then (protocol.h) */
 	size_t nmaps;
 	struct heap_counts counts;	/* summed over the slots */
 	/* the program images of the process tree by number, [0] unused

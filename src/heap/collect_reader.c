@@ -289,7 +289,11 @@ static void parse_messages(struct reader *r, struct conn *c, bool end)
 					   sizeof(char *));
 			t->maps_gen = xrealloc(t->maps_gen, (t->nmaps + 1) *
 					       sizeof(uint32_t));
-			t->maps_gen[t->nmaps] = (uint32_t)h.seq;
+			t->maps_unloads = xrealloc(t->maps_unloads,
+						   (t->nmaps + 1) *
+						   sizeof(uint32_t));
+			t->maps_gen[t->nmaps] = HEAP_MAPS_GEN(h.seq);
+			t->maps_unloads[t->nmaps] = HEAP_MAPS_UNLOADS(h.seq);
 			t->maps[t->nmaps++] = xstrndup(data, h.len);
 		}
 		t->bytes_received += sizeof(h) + h.len;

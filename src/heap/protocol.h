@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #define HEAP_MAGIC	0x79736870u	/* "yshp" */
-#define HEAP_VERSION	8
+#define HEAP_VERSION	9
 
 /*
  * The environment variable through which yardstick hands the agent its
@@ -108,7 +108,7 @@ enum heap_py {
  *                                             the largest max bytes, the
  *                                             first allocated at t0, the
  *                                             last freed at t1
- *   HEAP_REC_STACK      m|gen|n, hash, ip[0..n), py[0..m)
+ *   HEAP_REC_STACK      m|gen|n, hash, unloads, ip[0..n), py[0..m)
  *                                             a new stack, leaf first:
  *                                             return addresses, ip[0] the
  *                                             one into the caller of
@@ -117,7 +117,10 @@ enum heap_py {
  *                                             image it is of; m (bits
  *                                             48-55) Python frames of a
  *                                             CPython program, innermost
- *                                             first (HEAP_PY_*)
+ *                                             first (HEAP_PY_*); unloads
+ *                                             the maps texts of image gen
+ *                                             its addresses are read with
+ *                                             (HEAP_MSG_MAPS)
  *   HEAP_REC_PYCODE     gen|w, line|id, lens, text
  *                                             a Python code object the
  *                                             Python frames of image gen
@@ -217,7 +220,7 @@ static inline uint64_t heap_rec_words(uint64_t w)
 	switch (w >> HEAP_TYPE_SHIFT) {
 	case HEAP_REC_ALLOC: return 4;
 	case HEAP_REC_BURST: return 6;
-	case HEAP_REC_STACK: return 2 + HEAP_STACK_DEPTH(w) + HEAP_STACK_PY(w);
+	case HEAP_REC_STACK: return 3 + HEAP_STACK_DEPTH(w) + HEAP_STACK_PY(w);
 	case HEAP_REC_PYCODE:
 		return HEAP_STACK_DEPTH(w) >= 3 ? HEAP_STACK_DEPTH(w) : 3;
 	}
@@ -229,15 +232,29 @@ static inline uint64_t heap_rec_words(uint64_t w)
 enum heap_msg {
 	HEAP_MSG_CHUNK = 1,	/* records of slot `slot` */
 	HEAP_MSG_MAPS = 2,	/* the text of /proc/self/maps of image
-				 * number seq */
+				 * HEAP_MAPS_GEN(seq), read after its
+				 * HEAP_MAPS_UNLOADS(seq)-th unload */
 };
+
+/*
+ * Unloads: an image's dlcloses that removed an object, counted by its
+ * agent. An object loaded after one may be mapped where the removed one
+ * was, its code at the other's return addresses: a stack is known by its
+ * addresses and the image's unloads then (its hash has both, so the same
+ * addresses after an unload are another STACK record), and it is read
+ * with the maps texts of its image sent with that count of unloads (each
+ * text all of the image's mappings then; the agent sends one after each
+ * unload, before the next new stack).
+ */
+#define HEAP_MAPS_GEN(seq)	((uint32_t)(seq))
+#define HEAP_MAPS_UNLOADS(seq)	((uint32_t)((seq) >> 32))
 struct heap_msg_header {
 	uint32_t magic;
 	uint32_t type;
 	uint32_t slot;
 	uint32_t len;
 	uint64_t seq;		/* CHUNK: the slot's chunk number; MAPS: the
-				 * program image */
+				 * program image and its unloads */
 	uint64_t check;		/* heap_msg_check of the rest */
 };
 #define HEAP_MSG_MAX	(64u << 20)

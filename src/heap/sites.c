@@ -451,6 +451,105 @@ static size_t drop_agent(const struct profile *p, struct facts *x,
 	return k;
 }
 
+/*
+ * The symtab ids the sites' addresses are read with: each image's
+ * mappings as its maps texts of one count of unloads give them
+ * (protocol.h), sorted by image and unloads. An image whose library was
+ * unloaded and another loaded at its addresses has the stacks of before
+ * read with the mappings of before, under symtab_keep's id (as record
+ * keeps a process's mappings when a file is mapped over another's), and
+ * those of after with its own number as the pid.
+ */
+struct maps_ids {
+	struct maps_id {
+		uint32_t gen, unloads, id;
+	} *v;
+	size_t n, cap;
+};
+
+/* A maps text's place: its image, its unloads, its number (as it came). */
+struct text_key {
+	uint32_t gen, unloads;
+	size_t i;
+};
+
+/* Texts by image, then unloads, then as they came. */
+static int text_cmp(const void *a, const void *b)
+{
+	const struct text_key *x = a, *y = b;
+
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	if (x->unloads != y->unloads)
+		return x->unloads < y->unloads ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static void maps_id_add(struct maps_ids *m, uint32_t gen, uint32_t unloads,
+			uint32_t id)
+{
+	m->v = xgrow(m->v, &m->cap, m->n + 1, sizeof(*m->v));
+	m->v[m->n++] = (struct maps_id){ gen, unloads, id };
+}
+
+/* Each image's texts into sym, an id per count of unloads into m. */
+static void load_texts(struct symtab *sym, const struct heap_trace *t,
+		       struct facts *x, struct maps_ids *m)
+{
+	struct text_key *order = xmalloc((t->nmaps + 1) * sizeof(*order));
+
+	for (size_t i = 0; i < t->nmaps; i++)
+		order[i] = (struct text_key){
+			t->maps_gen[i],
+			t->maps_unloads ? t->maps_unloads[i] : 0, i };
+	qsort(order, t->nmaps, sizeof(*order), text_cmp);
+	for (size_t k = 0; k < t->nmaps; k++) {
+		uint32_t gen = order[k].gen, u = order[k].unloads;
+		bool next = k + 1 < t->nmaps && order[k + 1].gen == gen;
+
+		load_maps(sym, gen, t->maps[order[k].i]);
+		note_interps(x, t->maps[order[k].i]);
+		if (next && order[k + 1].unloads == u)
+			continue;
+		/* the last text of these unloads: the mappings so far are
+		 * theirs, kept apart if more unloads follow, whose texts
+		 * then start from nothing (each one all of the image's) */
+		if (next) {
+			maps_id_add(m, gen, u, symtab_keep(sym, gen));
+			symtab_exec(sym, gen);
+		} else {
+			maps_id_add(m, gen, u, gen);
+		}
+	}
+	free(order);
+}
+
+/* The id site s's addresses are read with: its image's mappings of its
+ * unloads, else of the most unloads below, else of the fewest (a text
+ * lost), else the image's number (no text). */
+static uint32_t maps_id_of(const struct maps_ids *m,
+			   const struct heap_site *s)
+{
+	size_t lo = 0, hi = m->n;
+
+	/* the first entry above (gen, unloads) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct maps_id *e = &m->v[mid];
+
+		if (e->gen < s->gen ||
+		    (e->gen == s->gen && e->unloads <= s->unloads))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && m->v[lo - 1].gen == s->gen)
+		return m->v[lo - 1].id;
+	if (lo < m->n && m->v[lo].gen == s->gen)
+		return m->v[lo].id;
+	return s->gen;
+}
+
 static int64_t round_value(double v)
 {
 	return (int64_t)(v + 0.5);
@@ -458,7 +557,7 @@ static int64_t round_value(double v)
 
 static void add_site(struct profile *p, struct stackframes *c,
 		     struct pycodes *pc, struct facts *x,
-		     const struct heap_site *s,
+		     const struct maps_ids *m, const struct heap_site *s,
 		     bool cut, size_t *mismatched, uint32_t *ids,
 		     uint32_t *pyids, size_t max)
 {
@@ -471,7 +570,8 @@ static void add_site(struct profile *p, struct stackframes *c,
 	v[HEAP_T_INUSE_SPACE] = round_value(s->leaked_bytes);
 	v[HEAP_T_TEMPORARY] = round_value(s->temporary);
 	v[HEAP_T_PEAK_SPACE] = round_value(s->peak_bytes);
-	depth = stackframes_ids(c, s->gen, s->ips, s->depth, true, 1, ids, max);
+	depth = stackframes_ids(c, maps_id_of(m, s), s->ips, s->depth, true, 1,
+				ids, max);
 	depth = drop_agent(p, x, ids, depth);
 	if (s->npy) {
 		size_t k = with_python(p, pc, x, s, ids, depth, cut, pyids);
@@ -495,6 +595,7 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 	uint32_t *ids = xmalloc(max * sizeof(*ids));
 	uint32_t *pyids = xmalloc((max + HEAP_PY_MAX) * sizeof(*pyids));
 	struct facts x = { 0 };
+	struct maps_ids m = { 0 };
 	struct stackframes *c;
 	struct pycodes pc;
 
@@ -517,17 +618,15 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 				}
 		}
 	}
-	/* each program image's mappings under its own number as its pid */
-	for (size_t i = 0; i < t->nmaps; i++) {
-		load_maps(sym, t->maps_gen[i], t->maps[i]);
-		note_interps(&x, t->maps[i]);
-	}
+	/* each program image's mappings under its own number as its pid
+	 * (those before an unload under ids of their own) */
+	load_texts(sym, t, &x, &m);
 	c = stackframes_new(sym, p, MAX_INLINE);
 	pycodes_init(&pc, r);
 	r->py_mismatched = 0;
 	for (size_t i = 0; i < r->nsites; i++)
 		if (heap_site_counted(r, &r->sites[i]))
-			add_site(p, c, &pc, &x, &r->sites[i],
+			add_site(p, c, &pc, &x, &m, &r->sites[i],
 				 r->sites[i].depth >= t->max_depth,
 				 &r->py_mismatched, ids, pyids, max);
 	pycodes_free(&pc);
@@ -538,6 +637,7 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 		free(x.files[i].path);
 	}
 	free(x.files);
+	free(m.v);
 	stackframes_free(c);
 	p->duration_ns = (int64_t)(t->duration * 1e9);
 	free(ids);

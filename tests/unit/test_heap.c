@@ -93,10 +93,10 @@ static void rec_burst(struct heap_trace *t, int slot, uint64_t t0,
 static void rec_stack(struct heap_trace *t, int slot, uint32_t gen,
 		      uint64_t hash, const uint64_t *ips, uint32_t n)
 {
-	uint64_t w[2] = { head(HEAP_REC_STACK, 0) | ((uint64_t)gen << 16) | n,
-			  hash };
+	uint64_t w[3] = { head(HEAP_REC_STACK, 0) | ((uint64_t)gen << 16) | n,
+			  hash, 0 };
 
-	put(t, slot, w, 2);
+	put(t, slot, w, 3);
 	put(t, slot, ips, n);
 }
 
@@ -914,10 +914,10 @@ static void rec_pystack(struct heap_trace *t, int slot, uint64_t hash,
 			const uint64_t *ips, uint32_t n, const uint64_t *py,
 			uint32_t m)
 {
-	uint64_t w[2] = { head(HEAP_REC_STACK, 0) | ((uint64_t)m << 48) |
-			  (1u << 16) | n, hash };
+	uint64_t w[3] = { head(HEAP_REC_STACK, 0) | ((uint64_t)m << 48) |
+			  (1u << 16) | n, hash, 0 };
 
-	put(t, slot, w, 2);
+	put(t, slot, w, 3);
 	put(t, slot, ips, n);
 	put(t, slot, py, m);
 }
