@@ -129,6 +129,21 @@ static unsigned long long maps_adds;
 static _Atomic uint32_t unloads;
 static uint32_t maps_unloads;
 
+/*
+ * The code the unloads removed: the executable segments of the objects
+ * gone, [lo, hi), the first n_gone of the table (written under
+ * agent_unload.h's lock, n_gone stored after them); GONE_MAX + 1: more
+ * than the table holds. libunwind's fast trace keeps the rule it learned
+ * at each of those addresses, which the code loaded there since may not
+ * follow (agent_unwind.h, walk_trace).
+ */
+#define GONE_MAX 256
+static struct gone_range {
+	uintptr_t lo, hi;
+} gone[GONE_MAX];
+static _Atomic uint32_t n_gone;
+static pthread_mutex_t unload_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* What every stack's hash starts from: the image's number << 40 plus its
  * unloads << 8, one load on the hot path (seed_stacks, agent_unload.h). */
 static _Atomic uint64_t stack_seed;
@@ -200,6 +215,7 @@ struct tstate {
 	uint8_t masked;			/* signals blocked for the thread's
 					 * first call; held: the mask before
 					 * (signals 1-64) (signals_hold) */
+	uint8_t in_unload;		/* in dlclose (agent_unload.h) */
 	uint32_t cache_unloads;		/* unloads when cache was last emptied
 					 * (agent_unwind.h) */
 	uint64_t held;

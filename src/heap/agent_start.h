@@ -90,6 +90,8 @@ static void after_fork_child(void)
 	pid_t forked_by;
 
 	sample_fork_child();
+	/* a dlclose of another thread's at the fork holds it for good */
+	pthread_mutex_init(&unload_lock, NULL);
 	if (!hdr || atomic_load(&state) != ON) {
 		atomic_store(&state, OFF);
 		counts_forget_all();

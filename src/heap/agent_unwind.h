@@ -72,6 +72,11 @@ static unw_get_reg_fn unw_reg;
 static unw_backtrace_fn unw_trace;	/* NULL: full walks on a miss */
 static unw_save_loc_fn unw_saveloc;	/* NULL: no cache */
 static unw_is_signal_fn unw_issig;
+/* libunwind's flush of what it learned of each address's unwind info, and
+ * the local address space it is flushed in (NULL: none) */
+typedef void (*unw_flush_fn)(unw_addr_space_t, unw_word_t, unw_word_t);
+static unw_flush_fn unw_flush;
+static unw_addr_space_t *unw_space;
 
 #define STACK_SET_BITS 8	/* 256 sets */
 #define STACK_WAYS 2		/* of 2 stacks: 1.6 MiB of address space a
@@ -217,6 +222,7 @@ static void load_libunwind(void)
 		set_policy = (int (*)(unw_addr_space_t, unw_caching_policy_t))
 			dlsym(h, "_ULx86_64_set_caching_policy");
 		space = dlsym(h, "_ULx86_64_local_addr_space");
+		unw_flush = (unw_flush_fn)dlsym(h, "_Ux86_64_flush_cache");
 		get_acc = (unw_accessors_t *(*)(unw_addr_space_t))
 			dlsym(h, "_Ux86_64_get_accessors");
 	}
@@ -228,6 +234,7 @@ static void load_libunwind(void)
 	if (hdr->full_walks)
 		full_walks = true;
 	/* without a per-thread cache, signals stay blocked in walks */
+	unw_space = unw_flush ? space : NULL;
 	if (set_policy && space && unw_stp &&
 	    set_policy(*space, UNW_CACHE_PER_THREAD) == 0)
 		text_of((uintptr_t)unw_stp, &unw_text_lo, &unw_text_hi);
@@ -278,13 +285,27 @@ static __attribute__((noinline)) void walk_unw(struct stack_entry *e)
  */
 #define AGENT_FRAMES 16
 
+/* Whether a frame of e is at an address of code unloaded (agent.c,
+ * gone): the first ng ranges. */
+static __attribute__((noinline)) bool stack_in_gone(const struct stack_entry *e,
+						    uint32_t ng)
+{
+	for (uint32_t i = 0; i < e->depth; i++)
+		for (uint32_t k = 0; k < ng; k++)
+			if (e->ips[i] - gone[k].lo < gone[k].hi - gone[k].lo)
+				return true;
+	return false;
+}
+
 INLINE void walk_trace(struct stack_entry *e)
 {
 	void *buf[HEAP_MAX_DEPTH + AGENT_FRAMES];
 	int want = (int)max_depth + AGENT_FRAMES, n, i = 0;
+	uint32_t ng = atomic_load_explicit(&n_gone, memory_order_acquire);
 
 	e->depth = 0;
-	if (!unw_trace) {
+	/* more code unloaded than the table holds: full walks */
+	if (!unw_trace || unlikely(ng > GONE_MAX)) {
 		walk_unw(e);
 		return;
 	}
@@ -295,8 +316,14 @@ INLINE void walk_trace(struct stack_entry *e)
 		i++;
 	for (; i < n && e->depth < max_depth && buf[i]; i++)
 		e->ips[e->depth++] = (uintptr_t)buf[i];
-	if (n == want && i == n && e->depth < max_depth)
-		walk_unw(e);	/* cut short by our own frames */
+	/* cut short by our own frames; or through an address of code
+	 * unloaded, where the fast trace keeps the rule it learned of that
+	 * code for good (libunwind 1.6 has no flush of it), which the code
+	 * loaded there since may not follow: the full walk, whose rules are
+	 * flushed at each unload */
+	if ((n == want && i == n && e->depth < max_depth) ||
+	    (unlikely(ng) && stack_in_gone(e, ng)))
+		walk_unw(e);
 }
 
 #define STACK_CACHE_BYTES ((sizeof(struct stack_set) << STACK_SET_BITS) + \

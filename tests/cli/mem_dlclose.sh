@@ -44,15 +44,31 @@ cat >"$D/main.c" <<'C'
 #include <stdio.h>
 #include <stdlib.h>
 
+/* a block from entry, with 16 * (k % 3) bytes more of stack: the same
+ * return addresses at three stack pointers, so that the agent meets each
+ * first with libunwind's fast trace, then fills its cache with a full
+ * walk, then finds it there */
+__attribute__((noinline)) void *one(void *(*entry)(size_t), size_t size,
+				    int k)
+{
+	volatile char *pad = __builtin_alloca(16 * (k % 3) + 1);
+	void *p;
+
+	pad[0] = 0;
+	p = entry(size);
+	__asm__ volatile("" : : "r"(p) : "memory");	/* not a tail call */
+	return p;
+}
+
 /* count blocks of size bytes from entry, all but keep freed: called alike
  * for both libraries, so that the agent's cache of stacks, filled in the
- * first one's, finds the second one's stack the same (built with frame
+ * first one's, finds the second one's stacks the same (built with frame
  * pointers, the words it checks are the same) */
 __attribute__((noinline)) void run(void *(*entry)(size_t), size_t size,
 				   int count, int keep)
 {
 	for (int k = 0; k < count; k++) {
-		void *p = entry(size);
+		void *p = one(entry, size, k);
 
 		if (k >= keep)
 			free(p);
@@ -88,15 +104,56 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
+# the same return addresses in frames of other sizes: alloc_in_b's 0x28
+# bytes where alloc_in_a had 8 (libunwind kept alloc_in_a's rule for the
+# address: alloc_in_b's stacks were [unknown];[unknown];alloc_in_b and
+# main;_IO_fflush;alloc_in_b)
+for v in a:8:16 b:0x28:48; do
+	x=${v%%:*} rest=${v#*:}
+	sub=${rest%%:*} cfa=${rest#*:}
+	cat >"$D/lib$x.S" <<S
+	.text
+	.globl alloc_in_$x
+	.type alloc_in_$x, @function
+	.p2align 6
+alloc_in_$x:
+	.cfi_startproc
+	sub \$$sub, %rsp
+	.cfi_def_cfa_offset $cfa
+	call malloc@PLT
+	add \$$sub, %rsp
+	.cfi_def_cfa_offset 8
+	ret
+	.cfi_endproc
+	.size alloc_in_$x, .-alloc_in_$x
+	.globl entry
+	.type entry, @function
+	.p2align 6
+entry:
+	.cfi_startproc
+	sub \$8, %rsp
+	.cfi_def_cfa_offset 16
+	call alloc_in_$x
+	add \$8, %rsp
+	.cfi_def_cfa_offset 8
+	ret
+	.cfi_endproc
+	.size entry, .-entry
+	.section .note.GNU-stack,"",@progbits
+S
+done
 cat >"$D/check.py" <<'PY'
 import gzip, re, sys
 
-def folded(path):
+def folded(path, whole):
+    """{leaf: value}; whole: only of stacks ending main;run;one;entry;leaf"""
     n = {}
     for line in open(path):
         stack, v = line.rstrip("\n").rsplit(" ", 1)
-        leaf = stack.split(";")[-1]
-        n[leaf] = n.get(leaf, 0) + int(v)
+        f = stack.split(";")
+        if whole and f[-5:-1] != ["main", "run", "one", "entry"]:
+            continue
+        n[f[-1]] = n.get(f[-1], 0) + int(v)
     return n
 
 def varint(b, i):
@@ -176,11 +233,11 @@ def section(path, title):
                 out[m.group(2).strip()] = m.group(1)
     return out
 
-name = sys.argv[1]
+name, whole = sys.argv[1], sys.argv[2] == "whole"
 want = {"alloc_in_a": (10, 10000, 4, 4000, "libmla.so"),
         "alloc_in_b": (20, 60000, 5, 15000, "libmlb.so")}
 got = {}
-f = folded(name + ".folded")
+f = folded(name + ".folded", whole)
 p = pprof(name + ".pb.gz")
 svg = open(name + ".svg").read()
 allocs = section(name + ".err", "most allocations")
@@ -214,6 +271,9 @@ if bad:
 PY
 
 dl_build() {
+	mkdir -p "$D/reframed" "$D/a" &&
+	cc -shared -o "$D/a/libmla.so" "$D/liba.S" &&
+	cc -shared -o "$D/reframed/libmlb.so" "$D/libb.S" &&
 	cc -O1 -g -fno-omit-frame-pointer -fPIC -shared -DNAME=warm -o "$D/libwarm.so" "$D/lib.c" &&
 	cc -O1 -g -fno-omit-frame-pointer -fPIC -shared -DNAME=alloc_in_a -o "$D/libmla.so" "$D/lib.c" &&
 	cc -O1 -g -fno-omit-frame-pointer -fPIC -shared -DNAME=alloc_in_b -o "$D/same/libmlb.so" "$D/lib.c" &&
@@ -225,6 +285,12 @@ t "the libraries and the program build" dl_build
 # dl_case LAYOUT UNWIND: every mode of the replay and of sampling
 dl_case() {
 	layout=$1 unwind=$2
+	liba=$D/libmla.so whole=whole
+	if [ "$layout" = reframed ]; then
+		liba=$D/a/libmla.so
+		# frame pointers: the walk goes from alloc_in_X to one
+		[ "$unwind" = fp ] && whole=leaf
+	fi
 	for sample in "" "--sample 1"; do
 		for replay in live after; do
 			name=$D/$layout-$unwind-${sample:+sampled-}$replay
@@ -232,19 +298,57 @@ dl_case() {
 			YARDSTICK_MEM_REPLAY=$replay "$YS" mem --no-store \
 				--unwind "$unwind" $sample --cost allocated \
 				-o "$name.folded" -o "$name.pb.gz" -o "$name.svg" \
-				-- "$D/main" "$D/libwarm.so" "$D/libmla.so" \
+				-- "$D/main" "$D/libwarm.so" "$liba" \
 				"$D/$layout/libmlb.so" >"$name.addr" 2>"$name.err" ||
 				{ cat "$name.err"; return 1; }
 			[ "$(sort -u "$name.addr" | wc -l)" = 1 ] ||
 				{ echo "# loaded at two addresses, not the case meant: $(cat "$name.addr")"; return 1; }
-			python3 "$D/check.py" "$name" ||
+			python3 "$D/check.py" "$name" "$whole" ||
 				{ echo "# in $unwind ${sample:-exact} $replay"; return 1; }
 		done
 	done
 }
-for layout in same moved; do
+for layout in same moved reframed; do
 	for unwind in dwarf fp; do
 		t "libmlb.so ($layout code) where libmla.so was: 10 x 1000 B at alloc_in_a, 20 x 3000 B at alloc_in_b, 4 and 5 leaked (--unwind $unwind; exact and --sample 1; replay live and after)" retry dl_case "$layout" "$unwind"
 	done
 done
+# A dlclose from the destructor of the library being unloaded (a plugin
+# unloading what it loaded): the agent's dlclose inside its own (it waited
+# for its own lock: the program hung).
+dl_nested() {
+	cat >"$D/inner.c" <<'C'
+#include <stdlib.h>
+void *inner_alloc(size_t n) { return malloc(n); }
+C
+	cat >"$D/outer.c" <<'C'
+#include <dlfcn.h>
+#include <stdlib.h>
+static void *h;
+__attribute__((constructor)) static void up(void) { h = dlopen(getenv("INNER"), RTLD_NOW); }
+__attribute__((destructor)) static void down(void) { if (h) dlclose(h); }
+C
+	cat >"$D/nested.c" <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+	void *h = dlopen(argv[1], RTLD_NOW);
+
+	if (!h || dlclose(h))
+		return 1;
+	free(malloc(5));
+	puts("unloaded");
+	return 0;
+}
+C
+	cc -shared -fPIC -o "$D/libinner.so" "$D/inner.c" &&
+	cc -shared -fPIC -o "$D/libouter.so" "$D/outer.c" &&
+	cc -o "$D/nested" "$D/nested.c" -ldl || return 1
+	INNER=$D/libinner.so timeout 60 "$YS" mem -q --no-store -- \
+		"$D/nested" "$D/libouter.so" >"$D/nested.out" &&
+	[ "$(cat "$D/nested.out")" = unloaded ]
+}
+t "a dlclose from the destructor of a library being unloaded: the program ends (exit 0)" dl_nested
 finish
