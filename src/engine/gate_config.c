@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "engine/gate_config.h"
 #include "util/strutil.h"
+#include "util/suggest.h"
 
 const struct opt_enum gate_pass_fail[] = {
 	{ "fail", 0 }, { "pass", 1 }, { NULL, 0 },
@@ -112,6 +114,65 @@ static int setting(struct reader *r, const char *name, const char *value,
 	return 1;
 }
 
+/* A key of [gate] that is none of them: named, with the one it most
+ * likely meant. */
+static int unknown_key(struct reader *r, const char *name, const char *where)
+{
+	static const char *const known[] = {
+		"max-increase", "max-decrease", "limit", "alpha",
+		"inconclusive", "missing", "correction",
+	};
+	const char *near = suggest_closest(name, known,
+					   sizeof(known) / sizeof(known[0]));
+	char hint[64] = "";
+
+	if (near)
+		snprintf(hint, sizeof(hint), "; did you mean '%s'?", near);
+	error_set(&r->e, "%s: unknown key (max-increase, max-decrease, "
+		  "limit, alpha, inconclusive, missing, correction)%s", where,
+		  hint);
+	return fail(r);
+}
+
+/*
+ * A line outside the [gate] sections. yardstick.ini holds nothing but
+ * them and the top-level store key, so anything else is a mistake that
+ * would drop thresholds without a word: [gaet], [Gate], [gate sort*]
+ * (the pattern unquoted), a threshold above the first section.
+ */
+static int other_line(struct reader *r, const char *section,
+		      const char *name)
+{
+	static const char *const sections[] = { "gate" };
+
+	if (!*section) {
+		if (!strcmp(name, "store"))
+			return 1;
+		error_set(&r->e, "'%s': unknown key '%s' before any section "
+			  "(only store = goes there; thresholds go in "
+			  "[gate])", r->c->path, name);
+		return fail(r);
+	}
+	if (!strncmp(section, "gate ", 5)) {
+		/* the pattern as it was meant: without stray quotes */
+		const char *p = section + 5 + strspn(section + 5, " '\"");
+		size_t len = strlen(p);
+
+		while (len && strchr("'\"", p[len - 1]))
+			len--;
+		error_set(&r->e, "'%s' [%s]: a pattern goes in double quotes: "
+			  "[gate \"%.*s\"]", r->c->path, section, (int)len, p);
+	} else if (suggest_closest(section, sections, 1) ||
+		 !strcasecmp(section, "gate"))
+		error_set(&r->e, "'%s' [%s]: unknown section; did you mean "
+			  "[gate]?", r->c->path, section);
+	else
+		error_set(&r->e, "'%s' [%s]: unknown section (yardstick.ini "
+			  "has [gate] and [gate \"PATTERN\"])", r->c->path,
+			  section);
+	return fail(r);
+}
+
 static int on_ini_line(void *user, const char *section, const char *name,
 		       const char *value)
 {
@@ -130,7 +191,7 @@ static int on_ini_line(void *user, const char *section, const char *name,
 	if (r->failed)		/* the first error is the one told */
 		return 0;
 	if (!gate_section(section, pattern, sizeof(pattern)))
-		return 1;
+		return other_line(r, section, name);
 	/* (inih never passes NULL; said so for GCC, whose
 	 * -Wformat-truncation with the sanitizers at -O2 thinks it may) */
 	snprintf(where, sizeof(where), "'%s' [%s] %s", r->c->path,
@@ -159,9 +220,7 @@ static int on_ini_line(void *user, const char *section, const char *name,
 		}
 		return 1;
 	}
-	error_set(&r->e, "%s: unknown key (max-increase, max-decrease, "
-		  "limit, alpha, inconclusive, missing, correction)", where);
-	return fail(r);
+	return unknown_key(r, name, where);
 }
 
 int gate_config_read(struct gate_config *c, struct error *e)

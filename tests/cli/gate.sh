@@ -75,6 +75,26 @@ t "a baseline that does not exist: exit 2" expect_exit 2 "$YS" gate --baseline "
 t "a bad key in yardstick.ini: exit 2 naming it" sh -c '
 	printf "[gate]\nmax-increse = wall_time=1%%\n" > "$T/bad.ini" &&
 	"$YS" gate --config "$T/bad.ini" --baseline "$T/base.json" "$T/base.json" 2>"$T/ini.err"; [ $? -eq 2 ] && grep -q "max-increse" "$T/ini.err"'
+# A section or key yardstick.ini does not have would drop its thresholds
+# without a word (the gate passed on the [gate] section alone): refused,
+# with what was meant
+ini_mistakes() {
+	printf "[gate]\nmax-increse = wall_time=1%%\n" >"$T/m.ini"
+	expect_exit 2 "$YS" gate --config "$T/m.ini" --baseline "$T/base.json" "$T/slow20.json" &&
+	has "$T/stderr" "did you mean 'max-increase'" || return 1
+	printf "[gate]\nlimit = wall_time=1s\n[gaet]\nmax-increase = wall_time=1%%\n" >"$T/m.ini"
+	expect_exit 2 "$YS" gate --config "$T/m.ini" --baseline "$T/base.json" "$T/slow20.json" &&
+	has "$T/stderr" "[gaet]: unknown section; did you mean [gate]?" || return 1
+	printf "[gate]\nlimit = wall_time=1s\n[gate sort*]\nmax-increase = wall_time=1%%\n" >"$T/m.ini"
+	expect_exit 2 "$YS" gate --config "$T/m.ini" --baseline "$T/base.json" "$T/slow20.json" &&
+	has "$T/stderr" "a pattern goes in double quotes: [gate \"sort*\"]" || return 1
+	printf "max-increase = wall_time=1%%\n[gate]\nlimit = wall_time=1s\n" >"$T/m.ini"
+	expect_exit 2 "$YS" gate --config "$T/m.ini" --baseline "$T/base.json" "$T/slow20.json" &&
+	has "$T/stderr" "unknown key 'max-increase' before any section" || return 1
+	printf "store = %s\n[gate]\nlimit = wall_time=1s\n" "$T/ini.db" >"$T/m.ini"
+	expect_exit 0 "$YS" gate --config "$T/m.ini" "$T/base.json"
+}
+t "yardstick.ini: an unknown section, an unquoted pattern, a key out of place or mistyped: exit 2, saying what was meant" ini_mistakes
 t "--bmf writes the candidate in Bencher Metric Format" sh -c '
 	"$YS" gate --limit wall_time=1s --bmf - "$T/slow20.json" 2>/dev/null | python3 -c "
 import json, sys; d = json.load(sys.stdin)
