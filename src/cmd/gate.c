@@ -291,6 +291,15 @@ static int run_gate(struct gate_args *a)
 			    &o, &rep, &e);
 	free(base_label);
 	free(cand_label);
+	/* A pattern may match none of this candidate's benchmarks (one
+	 * yardstick.ini for several suites), but a gate whose patterns all
+	 * match none checked nothing: that is no pass. */
+	if (!ret && !rep.n)
+		ret = error_set(&e, "no check was made: no benchmark of the "
+				"candidate matches the pattern of any "
+				"threshold ('%s' for '%s')", a->cfg.t[0].text,
+				a->cfg.t[0].pattern ? a->cfg.t[0].pattern
+				: "*");
 	if (ret) {
 		fprintf(stderr, "yardstick gate: %s\n", e.msg);
 		ret = 2;

@@ -236,6 +236,11 @@ t "... --missing pass allows it; a pattern limits it" sh -c '
 	"$YS" gate --missing pass --baseline "$T/ab.json" --max-increase wall_time=10% "$T/ac.json" >/dev/null &&
 	printf "[gate \"a\"]\nmax-increase = wall_time=10%%\n" > "$T/pat.ini" &&
 	"$YS" gate --config "$T/pat.ini" --baseline "$T/ab.json" "$T/ac.json" >/dev/null'
+t "patterns that match no benchmark: exit 2, no check was made (it passed: 0 of 0 checks failed)" sh -c '
+	printf "[gate \"x*\"]\nmax-increase = wall_time=10%%\n[gate \"y*\"]\nlimit = wall_time=1ms\n" > "$T/nopat.ini" &&
+	"$YS" gate --config "$T/nopat.ini" --baseline "$T/ab.json" "$T/ac.json" > "$T/nopat.out" 2>"$T/nopat.err"; [ $? -eq 2 ] &&
+	grep -qF "no check was made: no benchmark of the candidate matches the pattern of any threshold ('"'"'wall_time=10%'"'"' for '"'"'x*'"'"')" "$T/nopat.err" &&
+	! grep -q "0 of 0 checks" "$T/nopat.out"'
 t "every run timed out: the check cannot be made, exit 1" sh -c '
 	"$YS" run -q --runs 3 -n t --json "$T/okt.json" -- "$YSFIX" sleep 1 2>/dev/null &&
 	"$YS" run -q --runs 3 -n t --timeout 50ms --ignore-failure --json "$T/tot.json" -- "$YSFIX" sleep 2000 2>/dev/null
