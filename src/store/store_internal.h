@@ -286,5 +286,10 @@ int store_readonly_reason(const char *path, struct error *e);
  * -STORE_ERR_*. */
 int store_prepare_path(const char *path, enum store_mode mode,
 		       struct error *e);
+/* Those checks of store_prepare_path(path, STORE_CREATE) that are about
+ * the directory of path (made when missing) and the way to it, not the
+ * file: where a store refused for its file's mode keeps its results
+ * (store_unsaved.c). */
+int store_prepare_dir(const char *path, struct error *e);
 
 #endif

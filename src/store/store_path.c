@@ -149,11 +149,12 @@ static int check_links(const char *path, struct error *e)
 /*
  * Refuse a store another user could read or tamper with (design note
  * above store_open in store.h): the file, its side files and its
- * directory must belong to a trusted owner, and the directory must not
+ * directory must belong to a trusted owner, the file and its side files
+ * must not be writable by every user, and the directory must not
  * be writable by every user (where anyone could plant a -wal file in the
  * moment between our check and SQLite's open: even a sticky /tmp).
  */
-static int check_safe(const char *path, struct error *e)
+static int check_safe(const char *path, bool files, struct error *e)
 {
 	char *real = realpath(path, NULL), *dir;
 	struct stat st;
@@ -179,12 +180,17 @@ static int check_safe(const char *path, struct error *e)
 					"store in a directory of your own)",
 					path, dir);
 	}
-	for (size_t i = 0; !ret && i <= NSIDE; i++) {
+	for (size_t i = 0; files && !ret && i <= NSIDE; i++) {
 		char *p = i ? xasprintf("%s%s", real, side_files[i - 1])
 			    : xstrdup(real);
 
 		if (lstat(p, &st) == 0 && !owner_ok(&st))
 			ret = error_owner(e, "store", path, p, &st);
+		else if (lstat(p, &st) == 0 && (st.st_mode & S_IWOTH))
+			ret = error_set(e, "refusing store '%s': '%s' is "
+					"writable by every user, who could "
+					"rewrite its results (chmod o-w '%s')",
+					path, p, p);
 		free(p);
 	}
 	free(dir);
@@ -215,7 +221,7 @@ int store_prepare_path(const char *path, enum store_mode mode,
 				  : "it is not a regular file");
 			return -STORE_ERR_IO;
 		}
-		return check_safe(path, e);
+		return check_safe(path, true, e);
 	}
 	if (errno != ENOENT) {
 		error_errno(e, errno, "cannot use '%s'", path);
@@ -228,5 +234,20 @@ int store_prepare_path(const char *path, enum store_mode mode,
 	dir = store_dir_of(path);
 	ret = store_make_dirs(dir, path, e);
 	free(dir);
-	return ret ? ret : check_safe(path, e);
+	return ret ? ret : check_safe(path, true, e);
+}
+
+int store_prepare_dir(const char *path, struct error *e)
+{
+	char *dir;
+	int ret = check_links(path, e);
+
+	if (ret) {
+		error_mark(e, ERROR_ENV);
+		return -STORE_ERR_UNSAFE;
+	}
+	dir = store_dir_of(path);
+	ret = store_make_dirs(dir, path, e);
+	free(dir);
+	return ret ? ret : check_safe(path, false, e);
 }

@@ -32,9 +32,10 @@ int store_check_save(const char *path, struct error *e)
 
 /* Where the results the store at path could not keep go: unsaved/ beside
  * a store file, or beside the local store (.yardstick/, store.h) for a
- * server; checked as a store there would be (store_prepare_path: no
- * other user's symlink on the way, a directory of a trusted owner that
- * not every user may write): nothing is written where another user could
+ * server; its directory checked as a store's would be
+ * (store_prepare_dir: no other user's symlink on the way, a directory of
+ * a trusted owner that not every user may write; the store file's own
+ * mode is no matter here): nothing is written where another user could
  * read or plant it, nor beside what is no store file (/dev/null).
  * malloc'd, or NULL with e set. */
 static char *unsaved_dir(const char *path, struct error *e)
@@ -44,7 +45,7 @@ static char *unsaved_dir(const char *path, struct error *e)
 		      store_is_pg(path) ? NULL : xstrdup(path);
 	char *dir = store ? store_dir_of(store) : NULL, *unsaved = NULL;
 
-	if (store && !store_prepare_path(store, STORE_CREATE, e))
+	if (store && !store_prepare_dir(store, e))
 		unsaved = xasprintf("%s/unsaved", dir);
 	free(local);
 	free(store);

@@ -207,4 +207,24 @@ unsaved() {
 }
 t "a failed save keeps the result in unsaved/; store copy saves it once, values identical" unsaved
 
+# A store file (or its -log, -wal) every user may write: anyone could
+# rewrite the results a gate compares against. Refused for reading and
+# saving, naming the file (exit 3, as another user's store); a save keeps
+# its result in unsaved/ beside it, which stays usable.
+world_writable() {
+	rm -rf "$T/ww" && mkdir "$T/ww" &&
+	"$YS" run -q --runs 2 --warmup 0 --store "$T/ww/s.db" -n w -- "$YSFIX" exit 0 2>/dev/null &&
+	chmod 666 "$T/ww/s.db" &&
+	expect_exit 3 "$YS" history --store "$T/ww/s.db" &&
+	has "$T/stderr" "'$T/ww/s.db' is writable by every user" &&
+	expect_exit 3 "$YS" run --runs 2 --warmup 0 --store "$T/ww/s.db" -n w -- "$YSFIX" exit 0 &&
+	has "$T/stderr" "the result is kept in '$T/ww/unsaved/" &&
+	chmod 644 "$T/ww/s.db" && chmod 666 "$T/ww/s.db-log" &&
+	expect_exit 3 "$YS" history --store "$T/ww/s.db" &&
+	has "$T/stderr" "'$T/ww/s.db-log' is writable by every user" &&
+	chmod 644 "$T/ww/s.db-log" &&
+	expect_exit 0 "$YS" history --store "$T/ww/s.db"
+}
+t "a store file or side file writable by every user: refused (exit 3), the result kept in unsaved/" world_writable
+
 finish
