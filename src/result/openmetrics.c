@@ -1,10 +1,13 @@
 /*
- * The Prometheus text formats (openmetrics.h). A document is small (a few
- * series per metric and benchmark), so families and series are arrays
- * searched linearly; a series is identified by its family and its
- * rendered label set.
+ * The Prometheus text formats (openmetrics.h). Families and series are
+ * arrays in the order they were added, each found through a hash index
+ * (a family by its name, a series by its rendered label set): a result
+ * of thousands of benchmarks or metrics is one series each per family,
+ * and searching them linearly made export quadratic (8000 benchmarks:
+ * 36 s).
  */
 #include "result/openmetrics.h"
+#include "util/hashmap.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -23,11 +26,13 @@ struct om_family {
 	enum om_type type;
 	struct om_series *series;
 	size_t nseries, cap;
+	struct hashidx ix;	/* series by hash_str(labels): index + 1 */
 };
 
 struct om_doc {
 	struct om_family *fams;
 	size_t nfams, cap;
+	struct hashidx ix;	/* families by hash_str(name): index + 1 */
 	char **collisions;	/* om_collision's messages */
 	size_t ncollisions, capc;
 };
@@ -56,11 +61,13 @@ void om_free(struct om_doc *d)
 			free(s->labels);
 		}
 		free(f->series);
+		hashidx_free(&f->ix);
 		free(f->name);
 		free(f->unit);
 		free(f->help);
 	}
 	free(d->fams);
+	hashidx_free(&d->ix);
 	for (size_t i = 0; i < d->ncollisions; i++)
 		free(d->collisions[i]);
 	free(d->collisions);
@@ -159,13 +166,17 @@ static struct om_family *family(struct om_doc *d, const char *name,
 				enum om_type type, const char *unit,
 				const char *help)
 {
+	uint64_t h = hash_str(name), v;
 	struct om_family *f;
+	size_t pos;
 
-	for (size_t i = 0; i < d->nfams; i++)
-		if (!strcmp(d->fams[i].name, name))
-			return &d->fams[i];
+	for (v = hashidx_first(&d->ix, h, &pos); v;
+	     v = hashidx_next(&d->ix, h, &pos))
+		if (!strcmp(d->fams[v - 1].name, name))
+			return &d->fams[v - 1];
 	d->fams = xgrow(d->fams, &d->cap, d->nfams + 1, sizeof(*d->fams));
 	f = &d->fams[d->nfams++];
+	hashidx_add(&d->ix, h, d->nfams);
 	memset(f, 0, sizeof(*f));
 	f->name = xstrdup(name);
 	f->unit = unit ? xstrdup(unit) : NULL;
@@ -182,6 +193,8 @@ int om_add(struct om_doc *d, const char *name, enum om_type type,
 	struct om_family *f = family(d, fname, type, unit, help);
 	struct strbuf b = { 0 };
 	struct om_series *s;
+	uint64_t h, v;
+	size_t pos;
 
 	free(fname);
 	strbuf_puts(&b, "");
@@ -193,8 +206,10 @@ int om_add(struct om_doc *d, const char *name, enum om_type type,
 		put_escaped(&b, labels[i].value, true);
 		strbuf_putc(&b, '"');
 	}
-	for (size_t i = 0; i < f->nseries; i++) {
-		if (!strcmp(f->series[i].labels, b.s)) {
+	h = hash_str(b.s);
+	for (v = hashidx_first(&f->ix, h, &pos); v;
+	     v = hashidx_next(&f->ix, h, &pos)) {
+		if (!strcmp(f->series[v - 1].labels, b.s)) {
 			free(b.s);
 			if (strcmp(f->help, help)) {
 				/* another name, sanitized alike: not a
@@ -208,6 +223,7 @@ int om_add(struct om_doc *d, const char *name, enum om_type type,
 	f->series = xgrow(f->series, &f->cap, f->nseries + 1,
 			  sizeof(*f->series));
 	s = &f->series[f->nseries++];
+	hashidx_add(&f->ix, h, f->nseries);
 	s->labels = b.s;
 	s->nlabels = nlabels;
 	s->names = xcalloc(nlabels ? nlabels : 1, sizeof(char *));
