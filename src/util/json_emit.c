@@ -237,6 +237,9 @@ int json_write_file_streamed(json_t *v, const char *key, json_stream_fn next,
 	r = emit_streamed(v, key, next, arg, af.fp);
 	json_decref(v);
 	if (r || fputc('\n', af.fp) == EOF || ferror(af.fp)) {
+		/* a write that failed says why (No space left on device) */
+		if (ferror(af.fp))
+			return atomic_fail(&af, e);
 		atomic_abort(&af);
 		return error_set(e, "cannot write '%s'", path);
 	}

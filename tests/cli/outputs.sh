@@ -153,6 +153,15 @@ t "run --json /dev/null --csv /dev/null >/dev/null: no stdout conflict" devnull
 t "run: an output that fails at the end (/dev/full) does not stop the others" \
 	end_fails "$T/full.csv" -- \
 	"$YS" run -q --no-store --runs 2 --json /dev/full --csv "$T/full.csv" -- "$YSFIX" exit 0
+# A result past stdio's buffer fails while it is written, not at the end:
+# the message still says why (it said only "cannot write '/dev/full'",
+# and so did a full disk, for --json and for the result kept in unsaved/)
+full_midway() {
+	long=$(python3 -c 'print("x" * 20000)')
+	expect_exit 2 "$YS" run -q --no-store --runs 2 -n "$long" --json /dev/full -- "$YSFIX" exit 0 &&
+	has "$T/stderr" "cannot write '/dev/full': No space left on device"
+}
+t "run: --json that fails midway (/dev/full, a 20 kB name) names the cause" full_midway
 
 # ---- compare ------------------------------------------------------------
 mkresult "$T/base.json" bench 1 0
