@@ -636,8 +636,18 @@ int file_read_all(const char *path, char **data, size_t *lenp,
 	char *buf = NULL;
 	size_t len = 0, cap = 0, got;
 
+	struct stat st;
+
 	if (!fp)
 		return error_errno(e, errno, "cannot open '%s'", path);
+	/* a file known too large is refused before it is read: reading it
+	 * up to the bound took 0.5 GB of memory */
+	if (fp != stdin && fstat(fileno(fp), &st) == 0 &&
+	    S_ISREG(st.st_mode) && (uintmax_t)st.st_size > FILE_READ_MAX) {
+		fclose(fp);
+		return error_set(e, "cannot read '%s': larger than %zu MiB",
+				 path, (size_t)FILE_READ_MAX >> 20);
+	}
 	do {
 		buf = xgrow(buf, &cap, len + 65536 + 1, 1);
 		got = fread(buf + len, 1, cap - len - 1, fp);

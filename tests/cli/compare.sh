@@ -292,4 +292,20 @@ t "errors from the store: judged as from the files; a result without its request
 	grep -q "0 of 600 → 60 of 600 .*worse" "$T/e.stored" && cmp "$T/e.files" "$T/e.stored" &&
 	"$YS" store copy "$T/e0old.json" "$T/e.db" >/dev/null && "$YS" store copy "$T/e60old.json" "$T/e.db" >/dev/null &&
 	"$YS" compare --store "$T/e.db" 3 4 | grep -q "^inconclusive: a count of events out of trials that a side does not hold (a result saved before load kept its requests as a metric)"'
+# A file past the 256 MiB bound is refused before it is read (it was read
+# up to the bound first: 300 MiB of zeros took 311 MB of memory)
+too_large() {
+	truncate -s 300M "$T/huge.json" &&
+	python3 - "$YS" "$T/huge.json" <<'PY'
+import resource, subprocess, sys
+r = subprocess.run([sys.argv[1], "compare", sys.argv[2], sys.argv[2]],
+                   capture_output=True, text=True)
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+assert r.returncode == 2, r
+assert "larger than 256 MiB" in r.stderr, r.stderr
+assert rss < 128 * 1024, rss  # KiB
+PY
+}
+t "a 300 MiB file: refused before it is read (exit 2, memory under 128 MiB)" too_large
+
 finish
