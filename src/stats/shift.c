@@ -507,8 +507,6 @@ static uint64_t pool_seed(const struct pool *p)
 	return h;
 }
 
-/* One-sided p-value of "stat(hi) - stat(lo) this large by chance" over
- * b random relabellings of p; stops once p >= level is certain. */
 /* Labellings up to which the p-value is counted over all of them: at a
  * few runs a side the Monte Carlo estimate's noise would be as large as
  * the p-values that matter (1/252 at 5 a side). */
@@ -544,12 +542,23 @@ static double exact_p(const struct pool *p, double t0)
 
 static double min_p(size_t na, size_t nb);
 
-/* The relabellings drawn and the labels drawn one at a time go to
- * cost when it is not NULL. */
-static double perm_p(const struct pool *p, double level, size_t b,
+/* The extreme labellings after which p >= level is certain among b. */
+static size_t stop_at(double level, size_t b)
+{
+	return (size_t)ceil(level * (double)(b + 1));
+}
+
+/*
+ * One-sided p of the observed labelling over at most b random ones
+ * (every one, when they are few: exact_p), stopped at the stop-th
+ * labelling as extreme as it: then p = (1 + stop) / (1 + drawn), at least
+ * Besag and Clifford's sequential p (stop / drawn) and as valid, P(p <=
+ * x) <= x under "no change" for every x. The relabellings drawn and the
+ * labels drawn one at a time go to cost when it is not NULL.
+ */
+static double perm_p(const struct pool *p, size_t stop, size_t b,
 		     struct shift_test *cost)
 {
-	size_t stop = (size_t)ceil(level * (double)(b + 1));
 	size_t done = 0, count = 0;
 	double t0 = scan(p, NULL);
 	struct draws d = { .x = pool_seed(p) | 1 };
@@ -741,6 +750,7 @@ int stats_shift_test_family(const double *a, size_t na, const double *b,
 	const double *h = decrease ? a : b, *l = decrease ? b : a;
 	size_t nh = decrease ? na : nb, nl = decrease ? nb : na;
 	double s = 1, d = 0;
+	size_t budget_k, stop;
 	struct pool p;
 	int e;
 
@@ -790,11 +800,18 @@ int stats_shift_test_family(const double *a, size_t na, const double *b,
 	pool_fill(&p, h, nh, l, nl, s, d);
 	if (p.n < 64 && 1 / min_p(nh, nl) <= EXACT_MAX)
 		out->method = "exact permutation";
-	/* budget for alpha / family: Holm's first step compares the
+	/* the budget for alpha / family: Holm's first step compares the
 	 * smallest p with it */
-	out->p = perm_p(&p, alpha, budget(alpha / (double)(family ? family
-									 : 1)),
-			out);
+	budget_k = budget(alpha / (double)(family ? family : 1));
+	/* stopped where p >= alpha is certain (6 k extreme ones for a
+	 * family of k), or for a family of more than 10 at 60, Besag and
+	 * Clifford's h: its p is as valid, coarser above 1 / 60 of the
+	 * budget. Certainty drew 48,000 extreme ones a test in a family of
+	 * 8,000: 2,000 benchmarks of 10 runs took 170 s to compare. */
+	stop = stop_at(alpha, budget_k);
+	if (stop > 10 * stop_at(alpha, budget(alpha)))
+		stop = 10 * stop_at(alpha, budget(alpha));
+	out->p = perm_p(&p, stop, budget_k, out);
 	pool_free(&p);
 	return 0;
 }
@@ -805,7 +822,8 @@ static bool rejects(struct pool *p, const double *h, size_t nh,
 		    const double *l, size_t nl, bool scale, double t)
 {
 	pool_fill(p, h, nh, l, nl, scale ? 1 / t : 1, scale ? 0 : t);
-	return perm_p(p, CI_LEVEL, CI_BUDGET, NULL) < CI_LEVEL;
+	return perm_p(p, stop_at(CI_LEVEL, CI_BUDGET), CI_BUDGET, NULL) <
+	       CI_LEVEL;
 }
 
 /*
