@@ -29,6 +29,7 @@
 
 static const char *const record_usage[] = {
 	"[OPTIONS] -- PROGRAM [ARGS...]",
+	"[OPTIONS] --pid PID [--duration TIME]",
 	"--diff BASE.folded NEW.folded -o DIFF.svg",
 	NULL,
 };
@@ -83,6 +84,7 @@ struct record_args {
 	const char *title;
 	bool diff;
 	const char *diff_base, *diff_new;
+	long pid;		/* --pid; copied to plan.pid */
 };
 
 static const struct opt_enum record_call_graphs[] = {
@@ -103,6 +105,14 @@ static const struct opt_entry record_options[] = {
 	  "whole stacks without frame pointers; the default for a command "
 	  "that runs CPython, which has none, through wrappers such as "
 	  "env, sh -c, scripts and venv links)" },
+	{ OPT_COUNT('p', "pid", pid, 1, INT_MAX), .metavar = "PID",
+	  .help = "profile the running process PID (every thread it has, "
+	  "and what they start) in place of a program, without stopping "
+	  "or restarting it: until --duration, Ctrl-C or its exit; it "
+	  "keeps running" },
+	{ OPT_DURATION(0, "duration", plan.duration), .flags = OPT_MIN_EXCL,
+	  .metavar = "TIME", .help = "with --pid: how long to sample "
+	  "(default: until Ctrl-C or the process exits)" },
 	{ OPT_PYTHON(plan.python) },
 	{ OPT_FLAG(0, "idle", plan.so.offcpu),
 	  .help = "the time threads spend off the CPU too (sleeping, in "
@@ -192,6 +202,29 @@ static int parse(struct record_args *a, int argc, char **argv)
 		a->diff_new = argv[rest.first + 1];
 		return 0;
 	}
+	if (a->pid) {
+		if (rest.dashdash < argc || rest.first < rest.end) {
+			fputs("yardstick record: give a program to run or "
+			      "--pid of a running process, not both\n", stderr);
+			return 2;
+		}
+		a->plan.pid = (uint32_t)a->pid;
+		for (size_t i = 0; i < a->out.n; i++)
+			if (profile_fmt_of(a->out.paths[i], a->out.format) ==
+			    PROFILE_FMT_NONE) {
+				fprintf(stderr, "yardstick record: -o '%s': say "
+					"the format with its name (.folded, "
+					".svg, .speedscope.json, .pb.gz) or "
+					"--format\n", a->out.paths[i]);
+				return 2;
+			}
+		return 0;
+	}
+	if (a->plan.duration > 0) {
+		fputs("yardstick record: --duration is for --pid: a program is "
+		      "recorded until it exits\n", stderr);
+		return 2;
+	}
 	return program_and_outputs("record", argc, argv, rest.first,
 				   rest.dashdash, &a->out, &a->plan.argv);
 }
@@ -246,7 +279,7 @@ static char *row_label(const struct profile_top *row, bool lines)
 }
 
 static void print_report(const struct record_args *a,
-			 const struct profile *p,
+			 const struct profile *p, const char *name,
 			 const struct sampler_stats *st,
 			 const struct pystacks_stats *pst, FILE *fp)
 {
@@ -257,6 +290,14 @@ static void print_report(const struct record_args *a,
 
 	if (pst && pst->samples > pst->merged)
 		py = profile_total_in(p, 0, PYSTACKS_MODULE);
+	if (a->plan.pid) {
+		fprintf(fp, "attached to pid %u (", a->plan.pid);
+		term_puts(fp, name ? name : "?");
+		fprintf(fp, ") for %.3f s, %s\n", st->duration_ns / 1e9,
+			st->ended ? "until it exited"
+			: stop_signal() ? "until stopped; it is still running"
+			: "its duration; it is still running");
+	}
 
 	fprintf(fp, "%s%" PRId64 " samples%s in %.3f s, %.3f s of CPU (%.0f Hz "
 		"effective), %" PRIu64 " lost, %.1f%% of frames unknown\n",
@@ -382,17 +423,29 @@ static int finish(struct record_args *a, struct record_run *run,
 	const struct profile *p = &run->prof;
 
 	ignore_sigpipe();
-	print_end(&run->st);
-	if (profile_total(p, 0) == 0)
-		return program_exit_code(no_samples(a, &run->st),
-					 run->st.status);
+	if (a->plan.pid) {
+		if (profile_total(p, 0) == 0) {
+			fprintf(stderr, "yardstick record: no samples: process "
+				"%u used %.3g ms of CPU time in the %.3f s "
+				"sampled (it was idle); no profile written\n",
+				a->plan.pid, run->st.cpu_ns / 1e6,
+				run->st.duration_ns / 1e9);
+			return 1;
+		}
+	} else {
+		print_end(&run->st);
+		if (profile_total(p, 0) == 0)
+			return program_exit_code(no_samples(a, &run->st),
+						 run->st.status);
+	}
 	/* stdout is the program's: the report goes to stderr. */
 	if (!a->quiet) {
 		struct pystacks_stats pst;
 
 		if (run->py)
 			pystacks_stats(run->py, &pst);
-		print_report(a, p, &run->st, run->py ? &pst : NULL, stderr);
+		print_report(a, p, run->name, &run->st, run->py ? &pst : NULL,
+			     stderr);
 		print_advice(run, stderr);
 	}
 	if (run->py)
@@ -403,6 +456,9 @@ static int finish(struct record_args *a, struct record_run *run,
 			PRIu64 " on it\n", run->idle_samples,
 			(double)(run->idle_samples * run->interval) / 1e9,
 			run->gil_samples, run->oncpu);
+	/* an attached recording ends by a stop as by its duration: 0 */
+	if (a->plan.pid)
+		return write_outputs(a, &run->prof, outs);
 	return program_exit_code(write_outputs(a, &run->prof, outs),
 				 run->st.status);
 }
@@ -420,9 +476,18 @@ static int record(struct record_args *a, struct output_set *outs)
 	if (ret)
 		return ret;
 	a->plan.so.stdout_to_stderr = outputs_stdout(outs);
-	ret = program_stop_start("yardstick record");
-	if (ret)
-		return ret;
+	if (a->plan.pid) {
+		/* no program of ours to reap or keep: the signals alone */
+		if (stop_install(&e))
+			fprintf(stderr, "yardstick record: warning: %s\n",
+				e.msg);
+		if (stop_signal())
+			return stop_exit_code();
+	} else {
+		ret = program_stop_start("yardstick record");
+		if (ret)
+			return ret;
+	}
 	a->plan.lines = a->out.lines;
 	ret = record_prepare(&a->plan, &e);
 	if (!ret)

@@ -10,6 +10,9 @@
  */
 #include "engine/record_run.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,11 +233,42 @@ static const struct sample_type record_idle_types[] = {
 	{ "time", "nanoseconds" },
 };
 
+/* record_prepare of a running process: there, ours to sample, and a
+ * CPython unwound with dwarf (its C stacks have no frame pointers). */
+static int prepare_pid(struct record_plan *p, struct error *e)
+{
+	struct py_proc pp;
+	struct error pe;
+
+	if (kill((pid_t)p->pid, 0) && errno == ESRCH) {
+		error_set(e, "no process %u", p->pid);
+		return 2;
+	}
+	if (kill((pid_t)p->pid, 0) && errno == EPERM) {
+		error_set(e, "not permitted to sample process %u: it is another "
+			  "user's (perf events on a process need the right to "
+			  "ptrace it: run yardstick as its user, or as root)",
+			  p->pid);
+		return 3;
+	}
+	if (py_proc_probe(p->pid, &pp, &pe) == 1) {
+		p->so.dwarf |= !p->call_graph_given;
+		if (!p->stack_size_given)
+			p->so.stack_size = SAMPLER_PYTHON_STACK;
+	}
+	p->so.prompt = p->python && p->so.dwarf;
+	if (symtab_load(e))
+		return 3;
+	return 0;
+}
+
 int record_prepare(struct record_plan *p, struct error *e)
 {
 	char *path = NULL;
 	struct error pe;
 
+	if (p->pid)
+		return prepare_pid(p, e);
 	if (spawn_resolve_program(p->argv[0], &path, e))
 		return 2;
 	if (spawn_exec_privileged(path, &pe) == 1) {
@@ -282,7 +316,7 @@ static void collector_init(struct collector *c, struct record_run *r,
 		pystacks_set_native(c->py);
 	else
 		pystacks_set_run(c->py, p->so.prompt, p->call_graph_given ? NULL
-								  : p->argv[0]);
+					 : p->argv ? p->argv[0] : r->name);
 	if (p->so.offcpu) {
 		cb->offcpu = on_offcpu;
 		cb->sched_switch = on_switch;
@@ -334,7 +368,8 @@ static void collector_finish(struct collector *c, struct record_run *r,
 	 * thread was sampled at, whatever the number of threads. */
 	pr->rate_hz = r->st.cpu_ns > 0 ?
 		      (double)r->oncpu / (r->st.cpu_ns / 1e9) : 0;
-	if (r->st.interrupted || stop_signal())
+	/* a stop ends an attached recording as its duration does */
+	if (!p->pid && (r->st.interrupted || stop_signal()))
 		pr->partial = stop_signal_name();
 	find_advice(r, c->sym);
 }
@@ -346,6 +381,23 @@ static void collector_free(struct collector *c)
 	free(c->idle);
 	hashidx_free(&c->idle_index);
 	rawstacks_free(c->raw);
+}
+
+/* The name of process pid (/proc/PID/comm), malloc'd; "?" when gone. */
+static char *proc_name(uint32_t pid)
+{
+	char path[64], buf[64] = "?";
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	fp = fopen(path, "re");
+	if (fp) {
+		if (!fgets(buf, sizeof(buf), fp))
+			snprintf(buf, sizeof(buf), "?");
+		buf[strcspn(buf, "\n")] = '\0';
+		fclose(fp);
+	}
+	return xstrdup(buf);
 }
 
 int record_collect(struct record_run *r, struct record_plan *p,
@@ -360,10 +412,22 @@ int record_collect(struct record_run *r, struct record_plan *p,
 	memset(&c, 0, sizeof(c));
 	profile_init(&r->prof, p->so.offcpu ? record_idle_types
 			       : record_types, 2);
-	r->prof.command = argv_join(p->argv);
+	if (p->pid) {
+		r->name = proc_name(p->pid);
+		r->prof.command = xasprintf("pid %u (%s)", p->pid, r->name);
+	} else {
+		r->prof.command = argv_join(p->argv);
+	}
 	collector_init(&c, r, p, &cb);
 	/* the profile, marked partial, when Ctrl-C stops it */
-	res = follow_sampler_run(&p->so, p->argv, &cb, &r->st, e);
+	if (p->pid) {
+		p->so.interrupt = stop_flag();
+		res = sampler_attach(&p->so, p->pid,
+				     (uint64_t)(p->duration * 1e9), &cb,
+				     &r->st, e);
+	} else {
+		res = follow_sampler_run(&p->so, p->argv, &cb, &r->st, e);
+	}
 	if (c.py)
 		pystacks_set_reader(c.py, r->st.rt_why);
 	if (!res)
@@ -380,5 +444,6 @@ void record_run_free(struct record_run *r)
 {
 	pystacks_free(r->py);
 	symtab_free(r->sym);
+	free(r->name);
 	profile_free(&r->prof);
 }

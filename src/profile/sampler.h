@@ -167,6 +167,8 @@ struct sampler_stats {
 	bool rt;		/* opts.prompt: the reader ran at real-time
 				 * priority */
 	char rt_why[128];	/* else, with opts.prompt: why not */
+	bool ended;		/* sampler_attach: the process exited while
+				 * sampled */
 };
 
 /* x86-64 registers copied in dwarf mode (PERF_REG_X86_*): the ones DWARF
@@ -205,5 +207,27 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 				char *const *argv,
 				const struct sampler_callbacks *cb,
 				struct sampler_stats *stats, struct error *e);
+
+/*
+ * Sample process pid, running already, instead of a program started
+ * (`record --pid`): one event per thread it has (cpu -1, inherit: the
+ * threads and processes they start later are followed), opened and
+ * enabled at once, each with its ring; the executable mappings it has
+ * (which no record reports) handed to cb->mmap first, from
+ * /proc/PID/maps. Runs until duration_ns has passed (0: no limit),
+ * *o->interrupt is set or the process exits (stats->ended); the process
+ * is never signalled, stopped or waited for. stats->cpu_ns is the CPU
+ * time it used meanwhile (/proc/PID/stat), duration_ns from the attach
+ * to the end (or its exit), status 0. opts.page_faults and wakeups are
+ * not supported. Returns SAMPLER_OK, SAMPLER_NOT_STARTED when there is
+ * no such process (or it exited while the events were opened),
+ * SAMPLER_REFUSED when perf events on it are not permitted (the message
+ * names ptrace and kernel.perf_event_paranoid), SAMPLER_FAILED.
+ */
+enum sampler_result sampler_attach(const struct sampler_opts *o, uint32_t pid,
+				   uint64_t duration_ns,
+				   const struct sampler_callbacks *cb,
+				   struct sampler_stats *stats,
+				   struct error *e);
 
 #endif
