@@ -73,7 +73,11 @@ static const char record_epilog[] =
 "comment; folded stacks have no place for it); a\n"
 "second signal exits at once, writing nothing more. Processes the\n"
 "program leaves running when it exits are killed, with a warning that\n"
-"names them.\n";
+"names them. With --pid, sampling ends at --duration, Ctrl-C, SIGTERM or\n"
+"the process's exit, each writing the profile and exiting 0 (1 when no\n"
+"sample came); the process is never signalled and keeps running; exit\n"
+"2 when there is no such process, 3 when it may not be sampled (another\n"
+"user's: perf events need the right to ptrace it).\n";
 
 /* The options: the engine's plan, and the outputs of the command. */
 struct record_args {
