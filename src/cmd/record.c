@@ -216,10 +216,11 @@ static int parse(struct record_args *a, int argc, char **argv)
 		for (size_t i = 0; i < a->out.n; i++)
 			if (profile_fmt_of(a->out.paths[i], a->out.format) ==
 			    PROFILE_FMT_NONE) {
-				fprintf(stderr, "yardstick record: -o '%s': say "
-					"the format with its name (.folded, "
-					".svg, .speedscope.json, .pb.gz) or "
-					"--format\n", a->out.paths[i]);
+				fprintf(stderr, "yardstick record: -o '%s': "
+					"say the format with its name "
+					"(.folded, .svg, .speedscope.json, "
+					".pb.gz) or --format\n",
+					a->out.paths[i]);
 				return 2;
 			}
 		return 0;

@@ -245,8 +245,8 @@ static int prepare_pid(struct record_plan *p, struct error *e)
 		return 2;
 	}
 	if (kill((pid_t)p->pid, 0) && errno == EPERM) {
-		error_set(e, "not permitted to sample process %u: it is another "
-			  "user's (perf events on a process need the right to "
+		error_set(e, "not permitted to sample process %u: it is "
+			  "another user's (perf events on a process need the right to "
 			  "ptrace it: run yardstick as its user, or as root)",
 			  p->pid);
 		return 3;

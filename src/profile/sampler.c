@@ -52,6 +52,7 @@
  *    tasks 5% of each CPU whatever the reader does.
  */
 #include "profile/sampler.h"
+#include "profile/sampler_internal.h"
 
 #include "profile/merge.h"
 #include "profile/records.h"
@@ -64,7 +65,6 @@
 #include "util/strutil.h"
 #include "util/monoclock.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -83,41 +83,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_EVENT "cpu-clock"
-#define DEFAULT_PAGES 128
-#define DEFAULT_PAGES_DWARF 256
-#define POLL_MS 250		/* with a pidfd: only a safety net */
-#define POLL_MS_NO_PIDFD 20	/* without: how soon we notice the exit */
-
-struct sampler {
-	struct sampler_opts o;	/* defaults filled in */
-	struct sampler_callbacks cb;
-	struct sampler_stats *stats;
-	struct ring *rings;
-	struct pollfd *pfds;	/* nrings perf fds, then the pidfd */
-	int nrings;
-	int *fault_fds;		/* page-fault events, one per ring, writing
-				 * into it (-1: none) */
-	uint64_t *fault_ids;
-	int *off_fds;		/* context-switch events, the same way */
-	uint64_t *off_ids;
-	int *wake_fds;		/* sched_wakeup per ring (design note 8),
-				 * -1: none */
-	uint64_t *wake_ids;
-	uint32_t wake_pid_offset;
-	bool wake_off;		/* not opened: stats->wakeups_why says why */
-	uint8_t *rec;		/* a record that wraps (ring.c, note 3) */
-	struct records rp;	/* the parser, its ips and the child's
-				 * exec and exit times */
-	const char *path;	/* the program, resolved */
-	struct child child;	/* held until the events are open */
-	/* sampler_attach: the events besides the rings' own (per thread and
-	 * CPU), and the context switches' ids */
-	int *afds;
-	size_t nafds, capafds;
-	size_t noff, capoff;
-	int pidfd;		/* -1: poll with a short timeout instead */
-};
 
 /* ---- options and system facts ---- */
 
@@ -125,7 +90,7 @@ struct sampler {
  * (kernel.perf_event_max_stack), asked for as the events' own limit so
  * that a chain of that length is known to be cut (records.c); 0 where it
  * cannot be read: the kernel's limit, unknown. */
-static uint32_t chain_limit(void)
+uint32_t sampler_chain_limit(void)
 {
 	char *data = NULL;
 	size_t len;
@@ -138,7 +103,7 @@ static uint32_t chain_limit(void)
 	return v > 0 && v <= UINT16_MAX ? (uint32_t)v : 0;
 }
 
-static int fill_opts(struct sampler_opts *o, const struct sampler_opts *in,
+int sampler_fill_opts(struct sampler_opts *o, const struct sampler_opts *in,
 		     struct error *e)
 {
 	*o = *in;
@@ -166,7 +131,7 @@ static int fill_opts(struct sampler_opts *o, const struct sampler_opts *in,
  * The online CPUs, from /sys/devices/system/cpu/online ("0-3,5"); falls
  * back to 0..nproc-1. Returns a malloc'd array and its length in *n.
  */
-static int *online_cpus(int *n)
+int *sampler_online_cpus(int *n)
 {
 	FILE *fp = fopen("/sys/devices/system/cpu/online", "re");
 	char buf[4096];
@@ -207,7 +172,7 @@ static int *online_cpus(int *n)
 
 /* ---- opening the events ---- */
 
-static void make_attr(const struct sampler *s, struct perf_event_attr *a)
+void sampler_make_attr(const struct sampler *s, struct perf_event_attr *a)
 {
 	size_t data = s->o.pages * (size_t)sysconf(_SC_PAGESIZE);
 
@@ -245,7 +210,7 @@ static void make_attr(const struct sampler *s, struct perf_event_attr *a)
  * SAMPLER_REFUSED for what the environment refuses (not permitted, no perf
  * support, an event this machine does not have), else SAMPLER_FAILED.
  */
-static enum sampler_result open_error(const struct sampler *s,
+enum sampler_result sampler_open_error(const struct sampler *s,
 		      const struct perf_event_attr *attr, int err, int cpu,
 		      struct error *e)
 {
@@ -264,7 +229,7 @@ static enum sampler_result open_error(const struct sampler *s,
 	}
 }
 
-static int map_ring(struct sampler *s, struct ring *r, struct error *e)
+int sampler_map_ring(struct sampler *s, struct ring *r, struct error *e)
 {
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
 	char limit[32];
@@ -305,7 +270,7 @@ static int map_ring(struct sampler *s, struct ring *r, struct error *e)
  * attributes (the same sample layout), no side records of its own.
  */
 /* The attributes of a side event of config from its ring's event's. */
-static void side_attr(const struct perf_event_attr *ring_attr,
+void sampler_side_attr(const struct perf_event_attr *ring_attr,
 		      uint64_t config, struct perf_event_attr *out)
 {
 	struct perf_event_attr a = *ring_attr;
@@ -330,7 +295,7 @@ static void side_attr(const struct perf_event_attr *ring_attr,
 
 /* Context switches opened at user level only (perf_event_open_attr's
  * retry): they never fire. */
-static int offcpu_refused(struct error *e)
+int sampler_offcpu_refused(struct error *e)
 {
 	char level[32];
 
@@ -357,13 +322,13 @@ static int open_side_event(struct sampler *s,
 		for (int k = 0; k < s->nrings; k++)
 			(*fds)[k] = -1;
 	}
-	side_attr(ring_attr, config, &a);
+	sampler_side_attr(ring_attr, config, &a);
 	fd = perf_event_open_attr(NULL, NULL, &a, pid, cpu, -1);
 	if (fd < 0)
-		return open_error(s, &a, -fd, cpu, e);
+		return sampler_open_error(s, &a, -fd, cpu, e);
 	(*fds)[i] = fd;
 	if (config == PERF_COUNT_SW_CONTEXT_SWITCHES && a.exclude_kernel)
-		return offcpu_refused(e);
+		return sampler_offcpu_refused(e);
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) ||
 	    ioctl(fd, PERF_EVENT_IOC_ID, &(*ids)[i]))
 		return error_errno(e, errno, "cannot send %s to the ring "
@@ -477,8 +442,8 @@ static int open_rings(struct sampler *s, struct error *e)
 	default:
 		return SAMPLER_FAILED;
 	}
-	make_attr(s, &base);
-	cpus = online_cpus(&ncpus);
+	sampler_make_attr(s, &base);
+	cpus = sampler_online_cpus(&ncpus);
 	s->rings = xcalloc((size_t)ncpus, sizeof(*s->rings));
 	for (i = 0; i < ncpus; i++)
 		s->rings[i].fd = -1;
@@ -492,18 +457,19 @@ static int open_rings(struct sampler *s, struct error *e)
 		s->rings[i].fd = perf_event_open_attr(NULL, NULL, &attr,
 						      s->child.pid, cpus[i], -1);
 		if (s->rings[i].fd < 0) {
-			ret = open_error(s, &attr, -s->rings[i].fd, cpus[i],
-					 e);
+			ret = sampler_open_error(s, &attr, -s->rings[i].fd,
+						 cpus[i], e);
 			s->rings[i].fd = -1;
 		} else {
 			/* one refusal of kernel level is enough */
 			base.exclude_kernel = attr.exclude_kernel;
 			base.exclude_hv = attr.exclude_hv;
-			ret = map_ring(s, &s->rings[i], e);
+			ret = sampler_map_ring(s, &s->rings[i], e);
 		}
 		if (ret == 0 && s->o.page_faults)
 			ret = open_side_event(s, &attr, i, s->child.pid,
-					      cpus[i], PERF_COUNT_SW_PAGE_FAULTS,
+					      cpus[i],
+					      PERF_COUNT_SW_PAGE_FAULTS,
 					      &s->fault_fds, &s->fault_ids, e);
 		if (ret == 0 && s->o.offcpu)
 			ret = open_side_event(s, &attr, i, s->child.pid,
@@ -596,7 +562,7 @@ static int collect(struct sampler *s, struct error *e)
  * holds what to restore. Refused (no CAP_SYS_NICE, RLIMIT_RTPRIO 0), the
  * reason goes to stats and the run goes on at normal priority.
  */
-static bool raise_reader(struct sampler *s, int *old_policy,
+bool sampler_raise_reader(struct sampler *s, int *old_policy,
 			 struct sched_param *old)
 {
 	struct sched_param sp = {
@@ -615,7 +581,7 @@ static bool raise_reader(struct sampler *s, int *old_policy,
 	return true;
 }
 
-static void restore_reader(int old_policy, const struct sched_param *old)
+void sampler_restore_reader(int old_policy, const struct sched_param *old)
 {
 	/* back to where it was: the reports and outputs that follow are
 	 * no business of a real-time thread */
@@ -624,7 +590,7 @@ static void restore_reader(int old_policy, const struct sched_param *old)
 
 /* ---- the run ---- */
 
-static void close_all(struct sampler *s)
+void sampler_close_all(struct sampler *s)
 {
 	for (int i = 0; s->rings && i < s->nrings; i++) {
 		if (s->rings[i].map_len)
@@ -676,7 +642,7 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 	memset(s.stats, 0, sizeof(*s.stats));
 	if (cb)
 		s.cb = *cb;
-	if (fill_opts(&s.o, o, e))
+	if (sampler_fill_opts(&s.o, o, e))
 		return SAMPLER_FAILED;
 	if (!argv || !argv[0]) {
 		error_set(e, "no program to run");
@@ -689,7 +655,7 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 	s.rec = xmalloc(RING_MAX_RECORD);
 	s.rp.ips = xmalloc(RECORDS_MAX_IPS * sizeof(*s.rp.ips));
 	s.rp.dwarf = s.o.dwarf;
-	s.rp.chain_max = s.o.dwarf ? 0 : chain_limit();
+	s.rp.chain_max = s.o.dwarf ? 0 : sampler_chain_limit();
 	s.rp.identifier = s.o.page_faults || s.o.offcpu || s.o.wakeups;
 	s.rp.cb = s.cb;
 	s.rp.stats = s.stats;
@@ -717,11 +683,11 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 		struct sched_param old_param;
 		int old_policy;
 		bool raised = s.o.prompt &&
-			      raise_reader(&s, &old_policy, &old_param);
+			      sampler_raise_reader(&s, &old_policy, &old_param);
 
 		ret = collect(&s, e);
 		if (raised)
-			restore_reader(old_policy, &old_param);
+			sampler_restore_reader(old_policy, &old_param);
 	}
 	if (ret < 0)
 		goto out_kill;
@@ -733,418 +699,7 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 		s.stats->duration_ns = (int64_t)(monoclock_ns() - t_go);
 out_kill:
 	child_kill(&s.child);
-	close_all(&s);
+	sampler_close_all(&s);
 	free(path);
-	return ret;
-}
-
-/* ---- attaching to a running process (sampler_attach) ---- */
-
-/* With a pidfd, how long a pass waits at most: the duration's end and a
- * stop are looked at this often. */
-#define POLL_MS_ATTACH 100
-
-/* The threads of pid now (/proc/PID/task), into *tids (malloc'd, grown):
- * their number, or -1 with errno set when the directory cannot be read. */
-static int list_threads(uint32_t pid, uint32_t **tids, size_t *cap)
-{
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%u/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return -1;
-	while ((d = readdir(dir))) {
-		char *end;
-		unsigned long t = strtoul(d->d_name, &end, 10);
-
-		if (*end || end == d->d_name || t == 0 || t > UINT32_MAX)
-			continue;
-		*tids = xgrow(*tids, cap, (size_t)n + 1, sizeof(**tids));
-		(*tids)[n++] = (uint32_t)t;
-	}
-	closedir(dir);
-	return n;
-}
-
-/* The user and system time process pid has used, in ns, from
- * /proc/PID/stat (every thread's, those that ended too); -1 when it
- * cannot be read (the process is gone). No allocation: it is read at
- * every pass. */
-static int64_t proc_cpu_ns(uint32_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long ut, st;
-	long tck = sysconf(_SC_CLK_TCK);
-	ssize_t len;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -1;
-	buf[len] = '\0';
-	/* the name, in parentheses, may hold anything: after its last ')'
-	 * come state (field 3) ... utime (14), stime (15) */
-	p = strrchr(buf, ')');
-	if (!p || tck <= 0 ||
-	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu "
-		   "%llu", &ut, &st) != 2)
-		return -1;
-	return (int64_t)((ut + st) * (1000000000ULL / (unsigned long)tck));
-}
-
-/* The refusal of an event on a process not ours (perf_event_open checks
- * that we could ptrace it): what would allow it. */
-static enum sampler_result attach_refused(struct sampler *s, uint32_t pid,
-					  int err, const struct
-					  perf_event_attr *a, struct error *e)
-{
-	char level[32], scope[32];
-
-	if (err != EACCES && err != EPERM)
-		return open_error(s, a, err, -1, e);
-	perf_event_sysctl("perf_event_paranoid", level, sizeof(level));
-	snprintf(scope, sizeof(scope), "?");
-	{
-		FILE *fp = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
-
-		if (fp) {
-			if (!fgets(scope, sizeof(scope), fp))
-				snprintf(scope, sizeof(scope), "?");
-			scope[strcspn(scope, "\n")] = '\0';
-			fclose(fp);
-		}
-	}
-	error_set(e, "not permitted to sample process %u (%s): perf events "
-		  "on another process need the right to ptrace it — the same "
-		  "user and kernel.yama.ptrace_scope %s allowing it, or root "
-		  "(CAP_SYS_PTRACE) — and kernel.perf_event_paranoid %s at "
-		  "most 2 (or CAP_PERFMON): run yardstick as the process's "
-		  "user or with sudo", pid, strerror(err), scope, level);
-	error_mark(e, ERROR_ENV);
-	return SAMPLER_REFUSED;
-}
-
-/* Whether tid is among tids[0..n). */
-static bool has_tid(const uint32_t *tids, int n, uint32_t tid)
-{
-	for (int i = 0; i < n; i++)
-		if (tids[i] == tid)
-			return true;
-	return false;
-}
-
-/* An event of the attached process's besides the rings' own: kept to
- * be disabled and closed. */
-static void keep_fd(struct sampler *s, int fd)
-{
-	s->afds = xgrow(s->afds, &s->capafds, s->nafds + 1, sizeof(*s->afds));
-	s->afds[s->nafds++] = fd;
-}
-
-/*
- * Thread tid's events, one per CPU, each writing into that CPU's ring
- * (the first thread's event on it owns the ring: the kernel maps no
- * inherited event opened on cpu -1), with --idle its context switches
- * too. Returns 0, 1 when the thread ended meanwhile (passed over), or a
- * sampler_result.
- */
-static int open_thread(struct sampler *s, struct perf_event_attr *base,
-		       uint32_t pid, uint32_t tid, const int *cpus,
-		       struct error *e)
-{
-	struct perf_event_attr attr;
-	int ret;
-
-	for (int i = 0; i < s->nrings; i++) {
-		struct ring *r = &s->rings[i];
-		int fd;
-
-		attr = *base;
-		fd = perf_event_open_attr(NULL, NULL, &attr, (pid_t)tid,
-					  cpus[i], -1);
-		if (fd == -ESRCH)
-			return 1;	/* it ended meanwhile */
-		if (fd < 0)
-			return attach_refused(s, pid, -fd, &attr, e);
-		base->exclude_kernel = attr.exclude_kernel;
-		base->exclude_hv = attr.exclude_hv;
-		if (r->fd < 0) {
-			r->fd = fd;
-			ret = map_ring(s, r, e);
-			if (ret)
-				return ret;
-		} else {
-			keep_fd(s, fd);
-			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd))
-				return error_errno(e, errno, "cannot send "
-						   "thread %u's samples to the "
-						   "ring buffer of CPU %d",
-						   tid, cpus[i]);
-		}
-		if (!s->o.offcpu)
-			continue;
-		side_attr(&attr, PERF_COUNT_SW_CONTEXT_SWITCHES, &attr);
-		fd = perf_event_open_attr(NULL, NULL, &attr, (pid_t)tid,
-					  cpus[i], -1);
-		if (fd == -ESRCH)
-			return 1;
-		if (fd < 0)
-			return attach_refused(s, pid, -fd, &attr, e);
-		keep_fd(s, fd);
-		if (attr.exclude_kernel)
-			return offcpu_refused(e);
-		s->off_ids = xgrow(s->off_ids, &s->capoff, s->noff + 1,
-				   sizeof(*s->off_ids));
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) ||
-		    ioctl(fd, PERF_EVENT_IOC_ID, &s->off_ids[s->noff]))
-			return error_errno(e, errno, "cannot send context "
-					   "switches to the ring buffer of "
-					   "CPU %d", cpus[i]);
-		s->noff++;
-	}
-	return 0;
-}
-
-/*
- * The events of every thread of pid (inherit: what a thread starts later
- * is followed), one per CPU each, into one ring per CPU, enabled at
- * their open; the threads listed again until none is new, so that one
- * started meanwhile by a thread not yet followed is. A thread that ended
- * meanwhile is passed over.
- */
-static int open_threads(struct sampler *s, uint32_t pid, struct error *e)
-{
-	struct perf_event_attr base;
-	uint32_t *now = NULL, *done = NULL;
-	size_t capnow = 0, capdone = 0;
-	int n, i, ret = 0, ndone = 0, nopen = 0, ncpus, *cpus;
-	bool grew = true;
-
-	memset(&base, 0, sizeof(base));
-	switch (perf_event_resolve(s->o.event, &base, e)) {
-	case PE_OK:
-		break;
-	case PE_UNSUPPORTED:
-		perf_event_other_cpu_error(s->o.event, e);
-		error_mark(e, ERROR_ENV);
-		return SAMPLER_REFUSED;
-	default:
-		return SAMPLER_FAILED;
-	}
-	make_attr(s, &base);
-	/* running already: sampled from the open on */
-	base.disabled = 0;
-	base.enable_on_exec = 0;
-	cpus = online_cpus(&ncpus);
-	s->rings = xcalloc((size_t)ncpus, sizeof(*s->rings));
-	for (i = 0; i < ncpus; i++)
-		s->rings[i].fd = -1;
-	s->nrings = ncpus;
-	n = list_threads(pid, &now, &capnow);
-	while (grew && n > 0 && ret == 0) {
-		grew = false;
-		for (i = 0; i < n && ret == 0; i++) {
-			if (has_tid(done, ndone, now[i]))
-				continue;
-			done = xgrow(done, &capdone, (size_t)ndone + 1,
-				     sizeof(*done));
-			done[ndone++] = now[i];
-			grew = true;
-			ret = open_thread(s, &base, pid, now[i], cpus, e);
-			if (ret == 1)
-				ret = 0;
-			else if (ret == 0)
-				nopen++;
-		}
-		if (ret == 0 && grew)
-			n = list_threads(pid, &now, &capnow);
-	}
-	free(now);
-	free(done);
-	free(cpus);
-	if (ret == 0 && nopen == 0) {
-		error_set(e, "process %u exited as yardstick attached", pid);
-		return SAMPLER_NOT_STARTED;
-	}
-	if (s->o.offcpu) {
-		s->rp.off_ids = s->off_ids;
-		s->rp.noff_ids = s->noff;
-	}
-	return ret;
-}
-
-/*
- * The mappings pid has now, which the kernel reports no MMAP2 record for:
- * the executable ones read from /proc/PID/maps, handed to the mmap
- * callback before any sample is (the events are open already, so a
- * mapping made meanwhile is reported too, twice at most).
- */
-static void report_maps(struct sampler *s, uint32_t pid)
-{
-	char path[64], *line = NULL;
-	size_t cap = 0;
-	FILE *fp;
-
-	if (!s->cb.mmap)
-		return;
-	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	fp = fopen(path, "re");
-	if (!fp)
-		return;
-	while (getline(&line, &cap, fp) > 0) {
-		unsigned long long lo, hi, off;
-		char perms[8];
-		int name = 0;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi,
-			   perms, &off, &name) < 4 || perms[2] != 'x')
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		s->cb.mmap(s->cb.arg, &(struct raw_mmap){
-			.pid = pid, .tid = pid, .start = lo, .len = hi - lo,
-			.pgoff = off,
-			.path = name && line[name] ? line + name : "//anon",
-			.time = monoclock_ns() });
-	}
-	free(line);
-	fclose(fp);
-}
-
-/*
- * Hand out records until end_ns (0: none), a stop (*o.interrupt) or the
- * process's end; then the events are disabled and the rings drained once
- * more. The process is never signalled.
- */
-static int collect_attached(struct sampler *s, uint32_t pid, uint64_t end_ns,
-			    int64_t cpu0, struct error *e)
-{
-	int64_t cpu = cpu0, c;
-	int n, i, timeout;
-
-	for (i = 0; i < s->nrings; i++)
-		s->pfds[i] = (struct pollfd){ .fd = s->rings[i].fd,
-					      .events = POLLIN };
-	s->pfds[s->nrings] = (struct pollfd){ .fd = s->pidfd,
-					      .events = POLLIN };
-	for (;;) {
-		uint64_t now = monoclock_ns();
-
-		if (s->o.interrupt && *s->o.interrupt)
-			break;
-		if (end_ns && now >= end_ns)
-			break;
-		timeout = s->pidfd >= 0 ? POLL_MS_ATTACH : POLL_MS_NO_PIDFD;
-		if (end_ns && (end_ns - now) / 1000000 + 1 < (uint64_t)timeout)
-			timeout = (int)((end_ns - now) / 1000000 + 1);
-		n = poll(s->pfds, (nfds_t)s->nrings + 1, timeout);
-		if (n < 0 && errno != EINTR)
-			return error_errno(e, errno, "cannot poll the perf "
-					   "ring buffers");
-		merge_drain(s->rings, s->nrings, s->rec, records_dispatch,
-			    &s->rp);
-		for (i = 0; n > 0 && i < s->nrings; i++)
-			if (s->pfds[i].revents & (POLLHUP | POLLERR |
-						  POLLNVAL))
-				s->pfds[i].fd = -1;
-		c = proc_cpu_ns(pid);
-		if (c >= 0)
-			cpu = c;
-		if (s->pidfd >= 0 ? n > 0 && s->pfds[s->nrings].revents
-				  : c < 0) {
-			s->stats->ended = true;
-			break;
-		}
-	}
-	for (i = 0; i < s->nrings; i++)
-		if (s->rings[i].fd >= 0)
-			ioctl(s->rings[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-	for (size_t k = 0; k < s->nafds; k++)
-		ioctl(s->afds[k], PERF_EVENT_IOC_DISABLE, 0);
-	merge_drain(s->rings, s->nrings, s->rec, records_dispatch, &s->rp);
-	s->stats->cpu_ns = cpu > cpu0 ? cpu - cpu0 : 0;
-	s->stats->interrupted = s->o.interrupt && *s->o.interrupt;
-	return 0;
-}
-
-enum sampler_result sampler_attach(const struct sampler_opts *o, uint32_t pid,
-				   uint64_t duration_ns,
-				   const struct sampler_callbacks *cb,
-				   struct sampler_stats *stats,
-				   struct error *e)
-{
-	struct sampler s;
-	struct sampler_stats spare;
-	uint64_t t_go;
-	int64_t cpu0;
-	int ret;
-
-	memset(&s, 0, sizeof(s));
-	s.pidfd = -1;
-	s.stats = stats ? stats : &spare;
-	memset(s.stats, 0, sizeof(*s.stats));
-	if (cb)
-		s.cb = *cb;
-	if (fill_opts(&s.o, o, e))
-		return SAMPLER_FAILED;
-	if (s.o.page_faults || s.o.wakeups) {
-		error_set(e, "page faults and wake-ups are not sampled in an "
-			  "attached process");
-		return SAMPLER_FAILED;
-	}
-	/* held before anything else: the process is the one we attach to
-	 * (a pid reused after it is not) */
-	s.pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
-	if (s.pidfd < 0 && errno == ESRCH) {
-		error_set(e, "no process %u", pid);
-		return SAMPLER_NOT_STARTED;
-	}
-	s.rec = xmalloc(RING_MAX_RECORD);
-	s.rp.ips = xmalloc(RECORDS_MAX_IPS * sizeof(*s.rp.ips));
-	s.rp.dwarf = s.o.dwarf;
-	s.rp.chain_max = s.o.dwarf ? 0 : chain_limit();
-	s.rp.identifier = s.o.offcpu;
-	s.rp.cb = s.cb;
-	s.rp.stats = s.stats;
-	s.rp.child = pid;
-	cpu0 = proc_cpu_ns(pid);
-	ret = open_threads(&s, pid, e);
-	if (ret < 0)
-		goto out;
-	t_go = monoclock_ns();
-	report_maps(&s, pid);
-	s.pfds = xcalloc((size_t)s.nrings + 1, sizeof(*s.pfds));
-	{
-		struct sched_param old_param;
-		int old_policy;
-		bool raised = s.o.prompt &&
-			      raise_reader(&s, &old_policy, &old_param);
-
-		ret = collect_attached(&s, pid, duration_ns ? t_go + duration_ns
-							    : 0,
-				       cpu0 < 0 ? 0 : cpu0, e);
-		if (raised)
-			restore_reader(old_policy, &old_param);
-	}
-	if (ret < 0)
-		goto out;
-	s.stats->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (s.stats->ended && s.rp.exit_time > t_go)
-		s.stats->duration_ns = (int64_t)(s.rp.exit_time - t_go);
-	else
-		s.stats->duration_ns = (int64_t)(monoclock_ns() - t_go);
-out:
-	for (size_t k = 0; k < s.nafds; k++)
-		close(s.afds[k]);
-	free(s.afds);
-	close_all(&s);
 	return ret;
 }
