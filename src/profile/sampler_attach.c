@@ -52,13 +52,14 @@ static int list_threads(uint32_t pid, uint32_t **tids, size_t *cap)
 }
 
 /* The user and system time process pid has used, in ns, from
- * /proc/PID/stat (every thread's, those that ended too); -1 when it
- * cannot be read (the process is gone). No allocation: it is read at
- * every pass. */
+ * /proc/PID/stat: every thread's, those that ended too, and the children
+ * it waited for (as a started program's is counted); -1 when it cannot
+ * be read (the process is gone). No allocation: it is read at every
+ * pass. */
 static int64_t proc_cpu_ns(uint32_t pid)
 {
 	char path[64], buf[1024], *p;
-	unsigned long long ut, st;
+	unsigned long long ut, st, cut, cst;
 	long tck = sysconf(_SC_CLK_TCK);
 	ssize_t len;
 	int fd;
@@ -73,13 +74,15 @@ static int64_t proc_cpu_ns(uint32_t pid)
 		return -1;
 	buf[len] = '\0';
 	/* the name, in parentheses, may hold anything: after its last ')'
-	 * come state (field 3) ... utime (14), stime (15) */
+	 * come state (field 3) ... utime (14), stime (15), cutime (16),
+	 * cstime (17) */
 	p = strrchr(buf, ')');
 	if (!p || tck <= 0 ||
 	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu "
-		   "%llu", &ut, &st) != 2)
+		   "%llu %llu %llu", &ut, &st, &cut, &cst) != 4)
 		return -1;
-	return (int64_t)((ut + st) * (1000000000ULL / (unsigned long)tck));
+	return (int64_t)((ut + st + cut + cst) *
+			 (1000000000ULL / (unsigned long)tck));
 }
 
 /* The refusal of an event on a process not ours (perf_event_open checks

@@ -218,6 +218,30 @@ attach_int() {
 }
 t "record --pid stopped by SIGINT: the profile written, exit 0, the program still running" attach_int
 
+# --idle: a loop that sleeps 50 ms at a time is off the CPU nearly all
+# the second (its sleeps are followed: inherit); kernel-level context
+# switches need perf_event_paranoid 1 or root
+attach_idle() {
+	sh -c 'while :; do sleep 0.05; done' &
+	P=$!
+	expect_exit 0 "$YS" record --pid $P --duration 1 --idle \
+		-o "$T/pid/idle.folded"
+	rc=$?
+	kill $P
+	wait $P 2>/dev/null
+	[ $rc = 0 ] || return 1
+	cat "$T/stderr"
+	has "$T/pid/idle.folded" "[idle]" &&
+	sed -En 's/^idle: ([0-9]+) samples.*/\1/p' "$T/stderr" |
+		awk '{ print "idle", $1; exit !($1 >= 300 && $1 <= 3000) }'
+}
+if [ "$(id -u)" = 0 ] ||
+   [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 1 ]; then
+	t "record --pid --idle: a sleeping loop's second off the CPU, 300 to 3000 samples' worth" attach_idle
+else
+	skip "record --pid --idle" "perf_event_paranoid above 1, not root"
+fi
+
 no_pid() {
 	true &
 	P=$!
