@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -399,6 +400,17 @@ enum sampler_result sampler_attach(const struct sampler_opts *o, uint32_t pid,
 	s.rp.cb = s.cb;
 	s.rp.stats = s.stats;
 	s.rp.child = pid;
+	/* an event per thread and CPU: a PyTorch server's threads (one per
+	 * core and more) on a many-core machine pass the usual soft limit
+	 * of 1024 descriptors */
+	{
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	cpu0 = proc_cpu_ns(pid);
 	ret = open_threads(&s, pid, e);
 	if (ret < 0)

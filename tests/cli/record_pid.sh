@@ -242,6 +242,35 @@ else
 	skip "record --pid --idle" "perf_event_paranoid above 1, not root"
 fi
 
+# 200 threads on every CPU: more events than a soft limit of 256
+# descriptors holds (the hard limit is raised to)
+many_threads() {
+	rm -f "$T/pid/ready"
+	/usr/bin/python3 -c '
+import sys, threading, time
+for _ in range(200):
+    threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+open(sys.argv[1], "w").close()
+end = time.time() + 60
+while time.time() < end:
+    pass
+' "$T/pid/ready" &
+	P=$!
+	wait_file "$T/pid/ready" || { kill $P; return 1; }
+	(ulimit -Sn 256 && "$YS" record --pid $P --duration 0.5 \
+		-o "$T/pid/many.folded") >"$T/pid/many.err" 2>&1
+	rc=$?
+	kill $P
+	wait $P 2>/dev/null
+	cat "$T/pid/many.err"
+	[ $rc = 0 ] && has "$T/pid/many.folded" "<module> (<string>:1)"
+}
+if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 1024 ]; then
+	t "record --pid of 200 threads under a soft limit of 256 descriptors" many_threads
+else
+	skip "record --pid of 200 threads" "hard descriptor limit under 1024"
+fi
+
 no_pid() {
 	true &
 	P=$!
