@@ -360,6 +360,19 @@ static int collect_attached(struct sampler *s, uint32_t pid, uint64_t end_ns,
 	return 0;
 }
 
+/* An event per thread and CPU: a PyTorch server's threads (one per core
+ * and more) on a many-core machine pass the usual soft limit of 1024
+ * descriptors. The soft limit raised to the hard one. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 enum sampler_result sampler_attach(const struct sampler_opts *o, uint32_t pid,
 				   uint64_t duration_ns,
 				   const struct sampler_callbacks *cb,
@@ -400,17 +413,7 @@ enum sampler_result sampler_attach(const struct sampler_opts *o, uint32_t pid,
 	s.rp.cb = s.cb;
 	s.rp.stats = s.stats;
 	s.rp.child = pid;
-	/* an event per thread and CPU: a PyTorch server's threads (one per
-	 * core and more) on a many-core machine pass the usual soft limit
-	 * of 1024 descriptors */
-	{
-		struct rlimit rl;
-
-		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
-			rl.rlim_cur = rl.rlim_max;
-			setrlimit(RLIMIT_NOFILE, &rl);
-		}
-	}
+	raise_nofile();
 	cpu0 = proc_cpu_ns(pid);
 	ret = open_threads(&s, pid, e);
 	if (ret < 0)
