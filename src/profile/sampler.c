@@ -425,14 +425,11 @@ static void open_wakeups(struct sampler *s,
 	}
 }
 
-static int open_rings(struct sampler *s, struct error *e)
+int sampler_prepare(struct sampler *s, struct perf_event_attr *base,
+		    int **cpus, int *ncpus, struct error *e)
 {
-	struct perf_event_attr base, attr;
-	int *cpus, ncpus, i, ret = 0;
-	uint64_t wake_tp = 0;
-
-	memset(&base, 0, sizeof(base));
-	switch (perf_event_resolve(s->o.event, &base, e)) {
+	memset(base, 0, sizeof(*base));
+	switch (perf_event_resolve(s->o.event, base, e)) {
 	case PE_OK:
 		break;
 	case PE_UNSUPPORTED:
@@ -442,12 +439,23 @@ static int open_rings(struct sampler *s, struct error *e)
 	default:
 		return SAMPLER_FAILED;
 	}
-	sampler_make_attr(s, &base);
-	cpus = sampler_online_cpus(&ncpus);
-	s->rings = xcalloc((size_t)ncpus, sizeof(*s->rings));
-	for (i = 0; i < ncpus; i++)
+	sampler_make_attr(s, base);
+	*cpus = sampler_online_cpus(ncpus);
+	s->rings = xcalloc((size_t)*ncpus, sizeof(*s->rings));
+	for (int i = 0; i < *ncpus; i++)
 		s->rings[i].fd = -1;
-	s->nrings = ncpus;
+	s->nrings = *ncpus;
+	return 0;
+}
+
+static int open_rings(struct sampler *s, struct error *e)
+{
+	struct perf_event_attr base, attr;
+	int *cpus, ncpus, i, ret;
+	uint64_t wake_tp = 0;
+
+	if ((ret = sampler_prepare(s, &base, &cpus, &ncpus, e)))
+		return ret;
 	if (s->o.wakeups)
 		wakeup_format(s, &wake_tp);
 	for (i = 0; i < ncpus && ret == 0; i++) {

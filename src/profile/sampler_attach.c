@@ -214,26 +214,11 @@ static int open_threads(struct sampler *s, uint32_t pid, struct error *e)
 	int n, i, ret = 0, ndone = 0, nopen = 0, ncpus, *cpus;
 	bool grew = true;
 
-	memset(&base, 0, sizeof(base));
-	switch (perf_event_resolve(s->o.event, &base, e)) {
-	case PE_OK:
-		break;
-	case PE_UNSUPPORTED:
-		perf_event_other_cpu_error(s->o.event, e);
-		error_mark(e, ERROR_ENV);
-		return SAMPLER_REFUSED;
-	default:
-		return SAMPLER_FAILED;
-	}
-	sampler_make_attr(s, &base);
+	if ((ret = sampler_prepare(s, &base, &cpus, &ncpus, e)))
+		return ret;
 	/* running already: sampled from the open on */
 	base.disabled = 0;
 	base.enable_on_exec = 0;
-	cpus = sampler_online_cpus(&ncpus);
-	s->rings = xcalloc((size_t)ncpus, sizeof(*s->rings));
-	for (i = 0; i < ncpus; i++)
-		s->rings[i].fd = -1;
-	s->nrings = ncpus;
 	n = list_threads(pid, &now, &capnow);
 	while (grew && n > 0 && ret == 0) {
 		grew = false;

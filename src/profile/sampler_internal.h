@@ -61,6 +61,11 @@ uint32_t sampler_chain_limit(void);
 int *sampler_online_cpus(int *n);
 /* the sampling event's attributes from s's options */
 void sampler_make_attr(const struct sampler *s, struct perf_event_attr *a);
+/* The event's attributes for s into base (sampler_make_attr), and s's
+ * rings, one per online CPU, none open yet (their CPUs in *cpus, a
+ * malloc'd list of *ncpus): 0, or SAMPLER_REFUSED / SAMPLER_FAILED. */
+int sampler_prepare(struct sampler *s, struct perf_event_attr *base,
+		    int **cpus, int *ncpus, struct error *e);
 /* a failed perf_event_open as a message and a sampler_result */
 enum sampler_result sampler_open_error(const struct sampler *s,
 				       const struct perf_event_attr *attr,
