@@ -491,7 +491,15 @@ def _short_options():
     return _asked_for(list(sys.argv[1:])) or _asked_for(addopts)
 
 
-def pytest_addoption(parser):
+def _benchmark_options_free(pluginmanager):
+    """Whether pytest-benchmark's own options are free to take: it is
+    blocked (-p no:benchmark) or not installed; else it adds them."""
+    import importlib.util
+    return pluginmanager.is_blocked("benchmark") or \
+        importlib.util.find_spec("pytest_benchmark") is None
+
+
+def pytest_addoption(parser, pluginmanager):
     g = parser.getgroup("yardstick", "yardstick benchmarks (ys_bench)")
     short = _short_options()
 
@@ -513,11 +521,28 @@ def pytest_addoption(parser):
     g.addoption("--yardstick-no-alloc-count", action="store_true",
                 dest="yardstick_no_alloc_count",
                 help="do not count the interpreter's allocations")
+    # pytest-benchmark's selection options, where it does not take them,
+    # so that a CI command line written for it runs unchanged
+    if _benchmark_options_free(pluginmanager):
+        g.addoption("--benchmark-only", action="store_true",
+                    dest="yardstick_benchmark_only",
+                    help="only the tests that use the fixture benchmark "
+                         "or ys_bench (the others skipped), as "
+                         "pytest-benchmark's")
+        g.addoption("--benchmark-skip", action="store_true",
+                    dest="yardstick_benchmark_skip",
+                    help="skip the tests that use the fixture benchmark "
+                         "or ys_bench, as pytest-benchmark's")
+        g.addoption("--benchmark-disable", action="store_true",
+                    dest="yardstick_benchmark_disable",
+                    help="call each benchmarked function once, untimed: "
+                         "nothing measured, as pytest-benchmark's")
 
 
 def pytest_collection_modifyitems(session, config, items):
     from . import pytest_plugin
     pytest_plugin.select(config, items)
+    pytest_plugin.only_or_skip(config, items)
 
 
 def pytest_collection_finish(session):

@@ -13,7 +13,8 @@ The fixture is also named `benchmark` when pytest-benchmark is not
 active (`pytest -p no:benchmark -p yardstick`), so that existing tests
 run unchanged: with pytest-benchmark's `pedantic(...)` (its setup called
 before each call, untimed; rounds as the epochs), `extra_info` and
-`@pytest.mark.benchmark(...)` (accepted, its options ignored).
+`@pytest.mark.benchmark(...)` (accepted, its options ignored), and its
+options --benchmark-only, --benchmark-skip and --benchmark-disable.
 """
 import json
 import os
@@ -30,6 +31,9 @@ class _Session:
         self.config = config
         self.results = []       # one result per measured test
         self.used_benchmark = 0  # tests asking for `benchmark`
+        # --benchmark-disable: each function called once, not measured
+        self.disabled = config.getoption("yardstick_benchmark_disable",
+                                         False)
 
     def options(self, epochs=None):
         c = self.config
@@ -86,7 +90,8 @@ class BenchmarkFixture:
                                  f"{'; '.join(self.result.warnings)}")
 
     def __call__(self, fn, *args, **kwargs):
-        self._measure(fn, yardstick._call_target(fn, args, kwargs))
+        if not self._session.disabled:
+            self._measure(fn, yardstick._call_target(fn, args, kwargs))
         return fn(*args, **kwargs)
 
     def pedantic(self, target, args=(), kwargs=None, setup=None,
@@ -121,7 +126,8 @@ class BenchmarkFixture:
             return args, kwargs or None
 
         t = (target, args, kwargs or None, prep if setup else None)
-        self._measure(target, lambda values: t, rounds)
+        if not self._session.disabled:
+            self._measure(target, lambda values: t, rounds)
         a, k = prep()
         return target(*a, **(k or {}))
 
@@ -194,6 +200,26 @@ def count_benchmark_users(config, items):
     if s is not None:
         s.used_benchmark = sum(
             "benchmark" in getattr(it, "fixturenames", ()) for it in items)
+
+
+def only_or_skip(config, items):
+    """--benchmark-only and --benchmark-skip (pytest-benchmark's): the
+    tests that do not use a benchmark fixture, or those that do, are
+    skipped with pytest-benchmark's reasons."""
+    only = config.getoption("yardstick_benchmark_only", False)
+    skip = config.getoption("yardstick_benchmark_skip", False)
+    if only and skip:
+        raise pytest.UsageError("Can't have both --benchmark-only and "
+                                "--benchmark-skip options.")
+    for it in items:
+        uses = bool({"benchmark", "ys_bench"} &
+                    set(getattr(it, "fixturenames", ())))
+        if only and not uses:
+            it.add_marker(pytest.mark.skip(
+                reason="Skipping non-benchmark (--benchmark-only active)."))
+        elif skip and uses:
+            it.add_marker(pytest.mark.skip(
+                reason="Skipping benchmark (--benchmark-skip active)."))
 
 
 def select(config, items):

@@ -321,6 +321,37 @@ assert 90e-6 < m[\"call_time\"][\"median\"] < 600e-6, m[\"call_time\"][\"median\
 assert bs[\"test_pedantic_args\"][\"time_per_op\"][\"n\"] == 4
 "'
 
+# pytest-benchmark's own selection options, given where it is not
+# active (they were "unrecognized arguments", so a CI line written for it
+# failed): --benchmark-only skips the test without a fixture,
+# --benchmark-skip the two with one, --benchmark-disable calls each
+# function once, untimed (nothing measured: no result), as
+# pytest-benchmark does; both at once is a usage error.
+cat > "$T/test_sel.py" <<'EOF'
+import os
+CALLS = os.path.join(os.path.dirname(__file__), "sel_calls")
+def work():
+    with open(CALLS, "a") as f:
+        f.write("x")
+    return 7
+def test_a(benchmark):
+    assert benchmark(work) == 7
+def test_b(ys_bench):
+    assert ys_bench(work) == 7
+def test_plain():
+    assert work() == 7
+EOF
+t "pytest --benchmark-only / --benchmark-skip / --benchmark-disable without pytest-benchmark: as pytest-benchmark's" sh -c '
+	cd "$T" || exit 1
+	run() { rm -f "$T/sel_calls" "$T/sel.json"; "$PYTHON" -m pytest -q -rs -p no:cacheprovider -p no:benchmark -p yardstick --epochs 3 "$@" "$T/test_sel.py" > "$T/o" 2>&1; }
+	run --benchmark-only || { cat "$T/o"; exit 1; }
+	grep -q "2 passed, 1 skipped" "$T/o" && grep -q "Skipping non-benchmark (--benchmark-only active)" "$T/o" || { cat "$T/o"; exit 1; }
+	run --benchmark-skip || { cat "$T/o"; exit 1; }
+	grep -q "1 passed, 2 skipped" "$T/o" && grep -q "Skipping benchmark (--benchmark-skip active)" "$T/o" || { cat "$T/o"; exit 1; }
+	run --benchmark-disable --yardstick-json "$T/sel.json" || { cat "$T/o"; exit 1; }
+	grep -q "3 passed" "$T/o" && [ "$(cat "$T/sel_calls")" = xxx ] && [ ! -e "$T/sel.json" ] || { cat "$T/o"; cat "$T/sel_calls"; exit 1; }
+	run --benchmark-only --benchmark-skip; [ $? -eq 4 ] && grep -q "both --benchmark-only and --benchmark-skip" "$T/o" || { cat "$T/o"; exit 1; }'
+
 # pytest-benchmark installed and active (no -p no:benchmark): its
 # `benchmark` measured the tests and yardstick had no result to give;
 # yardstick bench said only "is it a benchmark program built with
