@@ -221,6 +221,14 @@ int store_prepare_path(const char *path, enum store_mode mode,
 				  : "it is not a regular file");
 			return -STORE_ERR_IO;
 		}
+		/* an empty file is SQLite's empty database: no store yet
+		 * for a reader (it said "no such table: results"); a save
+		 * makes one in it */
+		if (st.st_size == 0 && mode != STORE_CREATE) {
+			error_set(e, "no yardstick store at '%s' (an empty "
+				  "file)", path);
+			return -STORE_ERR_NOTFOUND;
+		}
 		return check_safe(path, true, e);
 	}
 	if (errno != ENOENT) {

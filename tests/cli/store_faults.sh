@@ -227,4 +227,21 @@ world_writable() {
 }
 t "a store file or side file writable by every user: refused (exit 3), the result kept in unsaved/" world_writable
 
+# An empty file (0 bytes: SQLite's empty database) is no store yet to a
+# reader: history, compare and store flush said "no such table: results";
+# now "no yardstick store" as for a missing file (exit 2), and a save
+# makes the store in it.
+empty_store() {
+	mkdir -p "$T/em" && : > "$T/em/s.db" || return 1
+	expect_exit 2 "$YS" history --store "$T/em/s.db" &&
+	grep -q "no yardstick store at '$T/em/s.db' (an empty file)" "$T/stderr" &&
+	expect_exit 2 "$YS" compare --store "$T/em/s.db" latest latest &&
+	grep -q "no yardstick store at '$T/em/s.db' (an empty file)" "$T/stderr" &&
+	expect_exit 2 "$YS" store flush "$T/em/s.db" &&
+	expect_exit 0 "$YS" run -q --runs 2 --store "$T/em/s.db" -- true &&
+	expect_exit 0 "$YS" history --store "$T/em/s.db" &&
+	grep -q "true" "$T/stdout"
+}
+t "an empty file as the store: no store yet to a reader (exit 2, said), a save makes one" empty_store
+
 finish
