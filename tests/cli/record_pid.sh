@@ -155,7 +155,7 @@ print("late_spin", n)
 assert n >= 5, n
 PYL
 }
-t "record --pid: a C program's 3:1 functions within 10 points, the thread started after the attach followed, the program left running" attach_c
+t "record --pid: a C program's 3:1 functions within 10 points, the thread started after the attach followed, the program left running (retried 3x)" retry attach_c
 
 attach_py() {
 	rm -f "$T/pid/ready"
@@ -173,10 +173,10 @@ attach_py() {
 	has "$T/pid/py.folded" "<module> (py21.py:1)" &&
 	shares "$T/pid/py.folded" two one 66.7
 }
-t "record --pid of /usr/bin/python3: Python frames, two:one 2:1 within 10 points" attach_py /usr/bin/python3
+t "record --pid of /usr/bin/python3: Python frames, two:one 2:1 within 10 points (retried 3x)" retry attach_py /usr/bin/python3
 SHIM=${PYENV_ROOT:-/root/.pyenv}/shims/python3
 if [ -x "$SHIM" ]; then
-	t "record --pid of a python3 started by pyenv's shim: Python frames, 2:1" attach_py "$SHIM"
+	t "record --pid of a python3 started by pyenv's shim: Python frames, 2:1 (retried 3x)" retry attach_py "$SHIM"
 else
 	skip "record --pid of a python3 started by pyenv's shim" "no pyenv"
 fi
