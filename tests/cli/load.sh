@@ -70,12 +70,17 @@ t "open model, a stall to the end: the held requests count in latency" sh -c '
 import json, sys
 b = json.load(open(sys.argv[1]))["benchmarks"][0]
 m, n = b["metrics"], b["counts"]
-assert 150 <= n["held"] <= 215 and n["held_slow"] >= n["held"] - 4, n
 assert 80 <= n["responses"] <= 110, n
 assert len(m["latency"]["values"]) == n["responses"] + n["held_slow"], n
 u = m["latency_uncorrected"]["values"]
 assert len(u) == len(m["latency"]["values"]), n	# pairs: null where never answered
 assert sum(v is not None for v in u) == n["responses"], n
+# a held request counts once its wait passes every response latency:
+# all but those due in the last (slowest response) seconds at 100/s (7
+# of 200 in a sanitized build on a loaded machine, its slowest 70 ms)
+slowest = max(c for c, x in zip(m["latency"]["values"], u) if x is not None)
+assert 150 <= n["held"] <= 215, n
+assert n["held_slow"] >= n["held"] - 4 - 1.5 * 100 * slowest, (n, slowest)
 assert m["latency"]["p99"] >= 1.5 and m["latency"]["median"] >= 0.3, m["latency"]
 assert m["latency_uncorrected"]["p99"] < 0.4, m["latency_uncorrected"]
 PY'
