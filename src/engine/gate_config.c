@@ -41,12 +41,33 @@ void gate_config_init(struct gate_config *c)
 	c->inconclusive_pass = c->missing_pass = c->correction = -1;
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The same check: a threshold given twice is one test, not two in
+ * Holm's family (which made the gate less sensitive). */
+static bool same_check(const struct gate_threshold *a,
+		       const struct gate_threshold *b)
+{
+	return same_str(a->pattern, b->pattern) &&
+	       !strcmp(a->metric, b->metric) && a->stat == b->stat &&
+	       a->kind == b->kind && a->relative == b->relative &&
+	       same_str(a->unit_class, b->unit_class) && a->value == b->value;
+}
+
 int gate_config_add(struct gate_config *c, const char *spec,
 		    enum gate_kind kind, const char *pattern, struct error *e)
 {
 	c->t = xrealloc(c->t, (c->nt + 1) * sizeof(*c->t));
 	if (gate_parse(spec, kind, pattern, &c->t[c->nt], e))
 		return -1;
+	for (size_t i = 0; i < c->nt; i++)
+		if (same_check(&c->t[i], &c->t[c->nt])) {
+			gate_threshold_free(&c->t[c->nt]);
+			return 0;
+		}
 	c->nt++;
 	return 0;
 }
@@ -64,6 +85,8 @@ struct reader {
 	struct gate_config *c;
 	struct error e;
 	bool failed;
+	char seen[4][16];	/* the [gate] settings given so far */
+	size_t nseen;
 };
 
 /* [gate] or [gate "PATTERN"]; false when the section is not a gate one. */
@@ -99,6 +122,14 @@ static int setting(struct reader *r, const char *name, const char *value,
 	struct gate_config ini = *r->c;
 	struct error e;
 
+	/* given twice: the last one was taken without a word */
+	for (size_t i = 0; i < r->nseen; i++)
+		if (!strcmp(r->seen[i], name)) {
+			error_set(&r->e, "%s: given twice in [gate]", where);
+			return fail(r);
+		}
+	if (r->nseen < sizeof(r->seen) / sizeof(r->seen[0]))
+		snprintf(r->seen[r->nseen++], sizeof(r->seen[0]), "%s", name);
 	if (opt_set(opt_find(&settings, name), value, &ini, &e)) {
 		error_set(&r->e, "%s: %.880s", where, e.msg);
 		return fail(r);

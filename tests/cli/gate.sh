@@ -104,6 +104,18 @@ assert l[\"lower_value\"] <= l[\"value\"] <= l[\"upper_value\"]"'
 t "run --bmf too" sh -c '
 	"$YS" run -q --runs 3 -n x --bmf "$T/run.bmf" -- "$YSFIX" sleep 1 2>/dev/null && python3 -c "
 import json; d = json.load(open(\"$T/run.bmf\")); assert d[\"x\"][\"latency\"][\"value\"] > 1e6, d"'
+# A check given twice is one test (it was two in Holm's family: a gate
+# less sensitive for a repeated line), from the command line or the file;
+# a [gate] setting given twice is refused (the last one was taken).
+t "a threshold given twice is one check; alpha given twice in [gate]: exit 2" sh -c '
+	"$YS" gate --baseline "$T/base.json" --max-increase wall_time=10% --max-increase wall_time=10% "$T/slow20.json" > "$T/tw.out"; [ $? -eq 1 ] &&
+	grep -q "1 of 1 checks failed" "$T/tw.out" || { cat "$T/tw.out"; exit 1; }
+	printf "[gate]\nmax-increase = wall_time=10%%\nmax-increase = wall_time=10%%\nmax-increase = wall_time.p99=1s\n" > "$T/tw.ini" &&
+	"$YS" gate --config "$T/tw.ini" --baseline "$T/base.json" --max-increase wall_time=10% "$T/slow20.json" > "$T/tw.out"; [ $? -eq 1 ] &&
+	grep -q "1 of 2 checks failed" "$T/tw.out" || { cat "$T/tw.out"; exit 1; }
+	printf "[gate]\nalpha = 0.05\nmax-increase = wall_time=10%%\nalpha = 0.01\n" > "$T/ta.ini" &&
+	"$YS" gate --config "$T/ta.ini" --baseline "$T/base.json" "$T/slow20.json" 2>"$T/ta.err"; [ $? -eq 2 ] &&
+	grep -q "\[gate\] alpha: given twice in \[gate\]" "$T/ta.err" || { cat "$T/ta.err"; exit 1; }'
 t "yardstick.ini: an empty pattern and alpha in a pattern section: exit 2" sh -c '
 	printf "[gate \"\"]\nmax-increase = wall_time=1%%\n" > "$T/e.ini" &&
 	"$YS" gate --config "$T/e.ini" --baseline "$T/base.json" "$T/base.json" 2>"$T/e.err"; [ $? -eq 2 ] && grep -q "empty pattern" "$T/e.err" &&
