@@ -41,20 +41,15 @@ void gate_config_init(struct gate_config *c)
 	c->inconclusive_pass = c->missing_pass = c->correction = -1;
 }
 
-static bool same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
 /* The same check: a threshold given twice is one test, not two in
  * Holm's family (which made the gate less sensitive). */
 static bool same_check(const struct gate_threshold *a,
 		       const struct gate_threshold *b)
 {
-	return same_str(a->pattern, b->pattern) &&
+	return str_same(a->pattern, b->pattern) &&
 	       !strcmp(a->metric, b->metric) && a->stat == b->stat &&
 	       a->kind == b->kind && a->relative == b->relative &&
-	       same_str(a->unit_class, b->unit_class) && a->value == b->value;
+	       str_same(a->unit_class, b->unit_class) && a->value == b->value;
 }
 
 int gate_config_add(struct gate_config *c, const char *spec,

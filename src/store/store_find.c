@@ -5,17 +5,14 @@
  */
 #include "store/store.h"
 
+#include "util/strutil.h"
+
 #include <stdio.h>
 #include <string.h>
 
-static bool same_str(const char *x, const char *y)
-{
-	return x == y || (x && y && !strcmp(x, y));
-}
-
 static bool same_machine(const struct machine *x, const struct machine *y)
 {
-	return same_str(x->hostname, y->hostname) && same_str(x->cpu, y->cpu)
+	return str_same(x->hostname, y->hostname) && str_same(x->cpu, y->cpu)
 	       && x->cores == y->cores && x->memory_bytes == y->memory_bytes;
 }
 

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "util/error.h"
 /* parse_double, parse_long, parse_duration: the numbers a user writes */
@@ -105,6 +106,12 @@ void fputs_csv(const char *s, FILE *fp);
 void fputs_markdown(const char *s, FILE *fp);
 void fputs_xml(const char *s, FILE *fp);
 
+
+/* a and b equal, either NULL (two NULLs are equal). */
+static inline bool str_same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
 
 #endif
 
