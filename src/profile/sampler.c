@@ -131,7 +131,7 @@ int sampler_fill_opts(struct sampler_opts *o, const struct sampler_opts *in,
  * The online CPUs, from /sys/devices/system/cpu/online ("0-3,5"); falls
  * back to 0..nproc-1. Returns a malloc'd array and its length in *n.
  */
-int *sampler_online_cpus(int *n)
+static int *sampler_online_cpus(int *n)
 {
 	FILE *fp = fopen("/sys/devices/system/cpu/online", "re");
 	char buf[4096];
@@ -172,7 +172,8 @@ int *sampler_online_cpus(int *n)
 
 /* ---- opening the events ---- */
 
-void sampler_make_attr(const struct sampler *s, struct perf_event_attr *a)
+static void sampler_make_attr(const struct sampler *s,
+			      struct perf_event_attr *a)
 {
 	size_t data = s->o.pages * (size_t)sysconf(_SC_PAGESIZE);
 

@@ -57,11 +57,7 @@ int sampler_fill_opts(struct sampler_opts *o, const struct sampler_opts *in,
 		      struct error *e);
 /* kernel.perf_event_max_stack, 0 when unknown */
 uint32_t sampler_chain_limit(void);
-/* the online CPUs, malloc'd, their number in *n */
-int *sampler_online_cpus(int *n);
-/* the sampling event's attributes from s's options */
-void sampler_make_attr(const struct sampler *s, struct perf_event_attr *a);
-/* The event's attributes for s into base (sampler_make_attr), and s's
+/* The event's attributes for s (from its options) into base, and s's
  * rings, one per online CPU, none open yet (their CPUs in *cpus, a
  * malloc'd list of *ncpus): 0, or SAMPLER_REFUSED / SAMPLER_FAILED. */
 int sampler_prepare(struct sampler *s, struct perf_event_attr *base,
