@@ -449,6 +449,24 @@ int sampler_prepare(struct sampler *s, struct perf_event_attr *base,
 	return 0;
 }
 
+/* One wait of the reader: poll the rings and the pidfd up to timeout
+ * ms, hand out what the rings hold, and drop a ring that hung up. The
+ * poll's count (-1: interrupted), or -2 with a message. */
+int sampler_pass(struct sampler *s, int timeout, struct error *e)
+{
+	int n = poll(s->pfds, (nfds_t)s->nrings + 1, timeout);
+
+	if (n < 0 && errno != EINTR) {
+		error_errno(e, errno, "cannot poll the perf ring buffers");
+		return -2;
+	}
+	merge_drain(s->rings, s->nrings, s->rec, records_dispatch, &s->rp);
+	for (int i = 0; n > 0 && i < s->nrings; i++)
+		if (s->pfds[i].revents & (POLLHUP | POLLERR | POLLNVAL))
+			s->pfds[i].fd = -1;
+	return n;
+}
+
 static int open_rings(struct sampler *s, struct error *e)
 {
 	struct perf_event_attr base, attr;
@@ -526,16 +544,8 @@ static int collect(struct sampler *s, struct error *e)
 		/* again and again: SIGINT first, SIGKILL after a grace */
 		if (s->o.interrupt && *s->o.interrupt)
 			child_interrupt(&s->child);
-		n = poll(s->pfds, (nfds_t)s->nrings + 1, timeout);
-		if (n < 0 && errno != EINTR)
-			return error_errno(e, errno, "cannot poll the perf "
-					   "ring buffers");
-		merge_drain(s->rings, s->nrings, s->rec, records_dispatch,
-			    &s->rp);
-		for (i = 0; n > 0 && i < s->nrings; i++)
-			if (s->pfds[i].revents & (POLLHUP | POLLERR |
-						  POLLNVAL))
-				s->pfds[i].fd = -1;
+		if ((n = sampler_pass(s, timeout, e)) < -1)
+			return -1;
 		if (s->pidfd >= 0 && !(n > 0 && s->pfds[s->nrings].revents))
 			continue;
 		w = child_try_wait(&s->child, e);

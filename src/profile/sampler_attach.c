@@ -315,16 +315,8 @@ static int collect_attached(struct sampler *s, uint32_t pid, uint64_t end_ns,
 		timeout = s->pidfd >= 0 ? POLL_MS_ATTACH : POLL_MS_NO_PIDFD;
 		if (end_ns && (end_ns - now) / 1000000 + 1 < (uint64_t)timeout)
 			timeout = (int)((end_ns - now) / 1000000 + 1);
-		n = poll(s->pfds, (nfds_t)s->nrings + 1, timeout);
-		if (n < 0 && errno != EINTR)
-			return error_errno(e, errno, "cannot poll the perf "
-					   "ring buffers");
-		merge_drain(s->rings, s->nrings, s->rec, records_dispatch,
-			    &s->rp);
-		for (i = 0; n > 0 && i < s->nrings; i++)
-			if (s->pfds[i].revents & (POLLHUP | POLLERR |
-						  POLLNVAL))
-				s->pfds[i].fd = -1;
+		if ((n = sampler_pass(s, timeout, e)) < -1)
+			return -1;
 		c = proc_cpu_ns(pid);
 		if (c >= 0)
 			cpu = c;

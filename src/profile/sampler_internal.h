@@ -62,6 +62,9 @@ uint32_t sampler_chain_limit(void);
  * malloc'd list of *ncpus): 0, or SAMPLER_REFUSED / SAMPLER_FAILED. */
 int sampler_prepare(struct sampler *s, struct perf_event_attr *base,
 		    int **cpus, int *ncpus, struct error *e);
+/* One wait of the reader: poll, hand out the records, drop a ring that
+ * hung up. The poll's count (-1: interrupted), or -2 with a message. */
+int sampler_pass(struct sampler *s, int timeout, struct error *e);
 /* a failed perf_event_open as a message and a sampler_result */
 enum sampler_result sampler_open_error(const struct sampler *s,
 				       const struct perf_event_attr *attr,
