@@ -165,7 +165,7 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 	bool color = term_use_color(fp);
 	const char *last = NULL;
 	size_t shown = 0;
-	bool any_prop = false;
+	bool any_prop = false, any_dist = false;
 
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct metric_cmp *c = &rep->rows[i];
@@ -178,6 +178,7 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 			continue;
 		shown += (size_t)row_stats(c);
 		any_prop |= c->proportion;
+		any_dist |= !c->proportion;
 		if (!last || strcmp(last, c->benchmark)) {
 			fputs(term_bold(color), fp);
 			term_puts(fp, c->benchmark);
@@ -221,12 +222,12 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		       "not measured in the baseline (only in the candidate)");
 	print_whys(fp, rep);
 	fprintf(fp, "%s(%zu comparisons, %zu tests: a change counts when "
-		"the one-sided test against ±%g%% gives p < %g%s; estimates "
-		"Harrell-Davis; ~: an approximate interval)%s\n",
+		"the one-sided test against ±%g%% gives p < %g%s%s)%s\n",
 		term_dim(color), shown, rep->tests,
 		100 * rep->noise, rep->alpha, rep->correction == JUDGE_HOLM
 		? " after Holm's correction over all of them" : "",
-		term_reset(color));
+		any_dist ? "; estimates Harrell-Davis; ~: an approximate "
+		"interval" : "", term_reset(color));
 	if (any_prop)
 		fprintf(fp, "%s(odds: events of trials, such as failed "
 			"requests; the change is the odds ratio's, by the "
@@ -384,6 +385,7 @@ int compare_write_markdown(const struct compare_report *rep,
 			   const char *path, struct error *e)
 {
 	struct atomic_file af;
+	bool any_prop = false, any_dist = false;
 	FILE *fp;
 
 	if (atomic_open(&af, path, e))
@@ -427,11 +429,19 @@ int compare_write_markdown(const struct compare_report *rep,
 		    "Not measured in the candidate (only in the baseline)");
 	md_one_side(fp, rep->mcand_only, rep->n_mcand_only,
 		    "Not measured in the baseline (only in the candidate)");
-	fprintf(fp, "\nValues are Harrell-Davis estimates of the median, or "
-		"of the percentile named. A change counts when the one-sided "
-		"test against ±%g%% gives p < %g%s (%zu tests).\n",
-		100 * rep->noise, rep->alpha, rep->correction == JUDGE_HOLM
-		? " after Holm's correction" : "", rep->tests);
+	for (size_t i = 0; i < rep->n; i++) {
+		any_prop |= rep->rows[i].proportion;
+		any_dist |= !rep->rows[i].proportion;
+	}
+	fprintf(fp, "\n%sA change counts when the one-sided test against "
+		"±%g%% gives p < %g%s (%zu tests).%s\n", any_dist ?
+		"Values are Harrell-Davis estimates of the median, or of the "
+		"percentile named. " : "", 100 * rep->noise, rep->alpha,
+		rep->correction == JUDGE_HOLM ? " after Holm's correction" : "",
+		rep->tests, any_prop ? " Odds rows are events of trials (such "
+		"as failed requests); their change is the odds ratio's, by the "
+		"exact conditional test."
+		: "");
 	if (ferror(fp))
 		return atomic_fail(&af, e);
 	return atomic_commit(&af, e);

@@ -269,6 +269,14 @@ assert c[\"baseline\"][\"events\"] == 0 and c[\"baseline\"][\"trials\"] == 600, 
 assert c[\"candidate\"][\"events\"] == 60 and abs(c[\"candidate\"][\"median\"] - 0.1) < 1e-15, c
 assert c[\"percentiles\"] == [] and d[\"tests\"] == 2, d" &&
 	grep -E "errors +odds +0 of 600 → 60 of 600 +\+∞ \[\+1638\.3%, \+∞\] +p < 0\.001 +worse" "$T/e.txt" >/dev/null'
+# Only proportion rows: the footers name no Harrell-Davis estimate (there
+# is none) and say how the odds rows are judged, in the terminal and in
+# markdown.
+t "errors only: no Harrell-Davis in the footers; the odds explained" sh -c '
+	"$YS" compare --markdown "$T/e.md" "$T/e0.json" "$T/e60.json" > "$T/eo.txt" &&
+	! grep -q Harrell "$T/eo.txt" "$T/e.md" &&
+	grep -q "^(odds: events of trials, such as failed requests; the change is the odds ratio" "$T/eo.txt" &&
+	grep -q "^A change counts when the one-sided test against ±2% gives p < 0.01 after Holm.s correction (2 tests). Odds rows are events of trials" "$T/e.md"'
 t "errors 30 of 600 against 30 of 600: unchanged, odds +0.0% [-42.6%, +74.2%]" sh -c '
 	"$YS" compare "$T/e30.json" "$T/e30b.json" | grep -E "30 of 600 → 30 of 600 +\+0\.0% \[-42\.6%, \+74\.2%\] +p = 0\.582 +unchanged" >/dev/null'
 t "errors 60 of 600 against 30 of 600: better, odds -52.6% [-71.0%, -24.0%]" sh -c '
