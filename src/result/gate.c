@@ -629,6 +629,8 @@ static int evaluate_one(struct gate_report *rep, struct hashmap *cache,
 			const struct result *cand, struct hashmap *mcand,
 			const struct gate_threshold *t, struct error *e)
 {
+	size_t before = rep->n;
+
 	for (size_t i = 0; i < cand->nbenchmarks; i++) {
 		const struct benchmark *bb = &cand->benchmarks[i];
 		const struct benchmark *ba = compare_lookup(mbase, bb);
@@ -657,6 +659,12 @@ static int evaluate_one(struct gate_report *rep, struct hashmap *cache,
 			missing(rep, new_check(rep, ba, t), "in the baseline "
 				"but not in the candidate: removed, or "
 				"renamed?");
+	}
+	if (rep->n == before && t->pattern) {
+		rep->unmatched = xrealloc(rep->unmatched, (rep->nunmatched + 1)
+					  * sizeof(*rep->unmatched));
+		rep->unmatched[rep->nunmatched++] =
+			xasprintf("'%s' for '%s'", t->text, t->pattern);
 	}
 	return 0;
 }
@@ -723,5 +731,8 @@ void gate_report_free(struct gate_report *rep)
 		free(c->note);
 	}
 	free(rep->checks);
+	for (size_t i = 0; i < rep->nunmatched; i++)
+		free(rep->unmatched[i]);
+	free(rep->unmatched);
 	memset(rep, 0, sizeof(*rep));
 }

@@ -97,6 +97,11 @@ struct gate_report {
 	enum judge_correction correction;
 	size_t family;		/* the tests the budget was set for */
 	size_t tested;		/* the tests corrected together */
+	/* thresholds whose pattern matched no benchmark of either side
+	 * (their text, with the pattern): listed, not failed (one
+	 * yardstick.ini may serve several suites) */
+	char **unmatched;
+	size_t nunmatched;
 };
 
 struct gate_opts {

@@ -167,6 +167,12 @@ void gate_print(const struct gate_report *rep, FILE *fp)
 				? " (approximate interval)" : "");
 		}
 	}
+	for (size_t i = 0; i < rep->nunmatched; i++) {
+		fprintf(fp, "%sno check of ", term_dim(color));
+		term_puts(fp, rep->unmatched[i]);
+		fprintf(fp, ": no benchmark matches its pattern%s\n",
+			term_reset(color));
+	}
 	fmt_undecided(rep, undecided, sizeof(undecided));
 	fprintf(fp, "%sgate: %zu of %zu checks failed%s%s\n",
 		term_bold(color), rep->failed, rep->n, undecided,
@@ -231,6 +237,11 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 		fprintf(fp, ": %s: ", gate_verdict_name(c->verdict));
 		fputs_markdown(c->note ? c->note : "", fp);
 		fputc('\n', fp);
+	}
+	for (size_t i = 0; i < rep->nunmatched; i++) {
+		fputs(i ? "- no check of " : "\n- no check of ", fp);
+		fputs_markdown(rep->unmatched[i], fp);
+		fputs(": no benchmark matches its pattern\n", fp);
 	}
 	fmt_undecided(rep, undecided, sizeof(undecided));
 	fprintf(fp, "\n%zu of %zu checks failed%s. A threshold is broken "

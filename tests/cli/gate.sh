@@ -51,6 +51,13 @@ t "yardstick.ini [gate] sections, with a pattern" sh -c '
 	mkdir -p "$T/cfg" && cd "$T/cfg" && printf "[gate]\nalpha = 0.01\nmax-increase = wall_time=50%%\n[gate \"so*\"]\nmax-increase = wall_time=10%%\n[gate \"nomatch*\"]\nmax-increase = wall_time=1%%\n" > yardstick.ini &&
 	"$YS" gate --baseline "$T/base.json" "$T/slow20.json" > "$T/ini.txt"; [ $? -eq 1 ] &&
 	[ "$(grep -c "^FAIL" "$T/ini.txt")" -eq 1 ] && [ "$(grep -c "^pass" "$T/ini.txt")" -eq 1 ]'
+# ... and the section that matched nothing is said, not silent (a typo in
+# a pattern turned its check off unseen); it fails nothing
+t "... a pattern that matched no benchmark is named, in the terminal and in markdown" sh -c '
+	cd "$T/cfg" && grep -qxF "no check of '"'"'wall_time=1%'"'"' for '"'"'nomatch*'"'"': no benchmark matches its pattern" "$T/ini.txt" &&
+	"$YS" gate -q --markdown "$T/ini.md" --baseline "$T/base.json" "$T/slow20.json"; [ $? -eq 1 ] &&
+	grep -qxF -- "- no check of '"'"'wall\_time=1%'"'"' for '"'"'nomatch\*'"'"': no benchmark matches its pattern" "$T/ini.md" &&
+	[ "$(grep -c "no check of" "$T/ini.txt")" -eq 1 ]'
 t "--markdown and --junit reports" sh -c '
 	"$YS" gate -q --baseline "$T/base.json" --max-increase wall_time=10% --max-increase peak_rss=10% --markdown "$T/g.md" --junit "$T/g.xml" "$T/slow20.json"; [ $? -eq 1 ] &&
 	grep -q "regression found" "$T/g.md" && grep -q "❌" "$T/g.md" &&
