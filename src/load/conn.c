@@ -485,31 +485,38 @@ static bool parse(struct worker *w, struct conn *c, const char *buf,
 		  size_t len, int64_t now);
 
 /*
- * The write of c's request failed (a reset, a broken pipe): a server may
- * answer before it has read the whole request, 413 to a body too large,
- * and close with the rest unread, and its response is still in the
- * socket after the reset. Read what is there: true when that made a
+ * The write of c's request failed (a reset, a broken pipe), or (TLS) the
+ * socket has data while the request is still being written: a server
+ * may answer before it has read the whole request, 413 to a body too
+ * large, and close with the rest unread, and its response is still in
+ * the socket after the reset. Read what is there: true when that made a
  * whole response (recorded as any, and the connection then closed) or a
  * malformed one (a read error); false, with errno kept, when the write's
- * failure stands. Not over TLS, whose state a failed write ends.
+ * failure stands (or, TLS, the write goes on with what was read kept).
+ * Over TLS the response is read as it comes, before the write fails:
+ * OpenSSL reads nothing after a failed write.
  */
-static bool early_response(struct worker *w, struct conn *c, int64_t now)
+static bool early_response(struct worker *w, struct conn *c, bool failed,
+			   int64_t now)
 {
 	int err = errno;
 
-	if (c->tls)
-		return false;
 	c->state = CS_READING;
-	c->write_failed = true;
+	/* the connection is closed after the response: a server that
+	 * answers before the request is in has the rest unread */
+	c->write_failed |= failed;
 	for (int reads = 0; reads < READS_PER_EVENT; reads++) {
 		ssize_t n;
 
 		if (c->used == c->cap)
 			c->buf = xgrow(c->buf, &c->cap, c->cap * 2, 1);
-		n = recv(c->fd, c->buf + c->used, c->cap - c->used,
-			 MSG_DONTWAIT);
+		n = c->tls ? tls_read(c->tls, c->buf + c->used,
+				      c->cap - c->used)
+			: recv(c->fd, c->buf + c->used, c->cap - c->used,
+			       MSG_DONTWAIT);
 		if (n <= 0)
 			break;
+		c->write_failed = true;
 		if (c->measured)
 			w->st.bytes_read += (uint64_t)n;
 		c->got += (uint64_t)n;
@@ -535,7 +542,7 @@ static void do_write(struct worker *w, struct conn *c, int64_t now)
 			return;
 		}
 		if (n < 0) {
-			if (!early_response(w, c, now))
+			if (!early_response(w, c, true, now))
 				io_failed(w, c, LOAD_ERR_WRITE, now);
 			return;
 		}
@@ -770,8 +777,17 @@ void conn_event(struct worker *w, struct conn *c, uint32_t events)
 		handshake(w, c, monoclock_ns());
 		return;
 	case CS_WRITING:
+		/* TLS: a response before the request is all written (an
+		 * early 413) is read now; a write failing first would
+		 * lose it (early_response) */
+		if (c->tls && (events & EPOLLIN) &&
+		    early_response(w, c, false, monoclock_ns()))
+			return;
 		do_write(w, c, monoclock_ns());
-		if (c->state != CS_READING || !(events & EPOLLIN))
+		/* read on: what came meanwhile, or the rest of a response
+		 * begun early (OpenSSL may hold it) */
+		if (c->state != CS_READING ||
+		    (!(events & EPOLLIN) && !c->got))
 			return;
 		/* The response may be there already. */
 		__attribute__((fallthrough));

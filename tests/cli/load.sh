@@ -261,7 +261,34 @@ t "413 before the body was read, then a reset: counted as status 413" sh -c '
 import json; e = json.load(open(\"$T/e413.json\"))[\"benchmarks\"][0][\"metrics\"][\"errors\"]
 assert e[\"status_413\"] == 20 and e[\"write\"] == 0 and e[\"read\"] == 0, e"'
 unfix e413
-rm -f "$T/big.body"
+# ... and over https: OpenSSL reads nothing once a write has failed, so
+# the response is read as it comes, while the body is still being
+# written (it read as 20 write errors, "Broken pipe")
+fix e413s --tls --early-413
+t "https: 413 before the body was read, then a reset: counted as status 413" sh -c '
+	"$YS" load -q --no-store -k -c 2 -n 20 --body-file "$T/big.body" --json "$T/e413s.json" "https://${U_e413s#http://}"
+	[ $? -eq 1 ] || exit 1
+	python3 -c "
+import json; e = json.load(open(\"$T/e413s.json\"))[\"benchmarks\"][0][\"metrics\"][\"errors\"]
+assert e[\"status_413\"] == 20 and e[\"write\"] == 0 and e[\"read\"] == 0, e"'
+unfix e413s
+# ... while data that is no response (TLS 1.3's session tickets, which
+# come after the handshake, as the first request is written) closes no
+# connection: 2 connections carry 40 POSTs of 4 MB (writes that wait for
+# the socket), 2 handshakes
+head -c 4000000 /dev/zero >"$T/mid.body"
+fix tlska --tls --stats "$T/tlska.stats"
+t "https keep-alive with request bodies: 40 POSTs of 4 MB on 2 connections, 2 handshakes" sh -c '
+	"$YS" load -q --no-store -k -c 2 -n 40 --body-file "$T/mid.body" --json "$T/tlska.json" "https://${U_tlska#http://}" &&
+	kill "$(cat "$T/tlska.pid")" && sleep 0.5 && python3 - "$T/tlska.stats" "$T/tlska.json" <<"PY"
+import json, sys
+got = dict((l.split()[0], int(l.split()[1])) for l in open(sys.argv[1]))
+e = json.load(open(sys.argv[2]))["benchmarks"][0]["metrics"]["errors"]
+assert got["handshakes"] == 2 and got["requests"] == 40, got
+assert e["values"] == [0], e
+PY'
+unfix tlska
+rm -f "$T/big.body" "$T/mid.body"
 # A request that says "Connection: close" to a server that honours it
 # without echoing it (as Python's http.server does): the connection is
 # closed after each response and the next request goes on a new one. It
