@@ -17,7 +17,7 @@
 #include "store/store.h"
 
 static const char *const store_usage[] = { "copy [OPTIONS] FROM TO",
-					   "copy [OPTIONS] FILE.json TO",
+					   "copy [OPTIONS] FILE.json [TO]",
 					   "flush [OPTIONS] [STORE]",
 					   NULL };
 
@@ -37,7 +37,8 @@ static const char store_description[] =
 "FROM may also be a result file, FILE.json: a result a save could not\n"
 "keep (the message then names it: .yardstick/unsaved/TIME-PID.json),\n"
 "or any --json output of a command that saves. It is saved into TO\n"
-"with TO's next id, once: a result TO holds already is skipped.\n"
+"with TO's next id, once: a result TO holds already is skipped. TO\n"
+"is the store a save would use when not given.\n"
 "\n"
 "flush moves the results saved into STORE's log (STORE-log) into its\n"
 "database, where sqlite3 and other programs see them; STORE is the\n"
@@ -102,6 +103,7 @@ static int add_file(const char *from, const char *to)
 	struct error e;
 	long long id = 0;
 	bool dup = false;
+	char *path = NULL;
 	int ret;
 
 	store_set_warn(ref_store_warning);
@@ -110,7 +112,11 @@ static int add_file(const char *from, const char *to)
 		fprintf(stderr, "yardstick store copy: %s\n", e.msg);
 		return 2;
 	}
-	ret = store_open(&dst, to, STORE_CREATE, &e);
+	/* no TO: the store a save would use (the pytest plugin's
+	 * --benchmark-save has no store to name) */
+	ret = ref_store_path(to, &path, &e);
+	if (!ret)
+		ret = store_open(&dst, path, STORE_CREATE, &e);
 	if (!ret)
 		ret = store_add(dst, &r, &id, &dup, &e);
 	if (!ret && dup)
@@ -121,6 +127,7 @@ static int add_file(const char *from, const char *to)
 		       store_path(dst), id);
 	store_close(dst);
 	result_free(&r);
+	free(path);
 	if (!ret)
 		return 0;
 	fprintf(stderr, "yardstick store copy: %s\n", e.msg);
@@ -213,6 +220,8 @@ int cmd_store(int argc, char **argv)
 	if (is_flush)
 		return flush(&a, rest.end > rest.first ? argv[rest.first]
 							: NULL);
+	if (rest.end - rest.first == 1 && is_result_file(argv[rest.first]))
+		return add_file(argv[rest.first], NULL);
 	if (rest.end - rest.first != 2) {
 		fputs("yardstick store copy: expected two stores, FROM and TO\n",
 		      stderr);

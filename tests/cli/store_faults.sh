@@ -203,9 +203,14 @@ unsaved() {
 	"$YS" store copy "$kept" "$T/us/good.db" > "$T/us.out" &&
 	has "$T/us.out" "skipped 1 already there (result 1)" &&
 	dump "$T/us/good.db" > "$T/us.dump" &&
+	same_values "$kept" "$T/us.dump" &&
+	# no TO: the store a save would use ($YARDSTICK_STORE)
+	YARDSTICK_STORE="$T/us/default.db" "$YS" store copy "$kept" > "$T/us.out" &&
+	has "$T/us.out" "copied 1 result from $kept to $T/us/default.db as result 1" &&
+	dump "$T/us/default.db" > "$T/us.dump" &&
 	same_values "$kept" "$T/us.dump"
 }
-t "a failed save keeps the result in unsaved/; store copy saves it once, values identical" unsaved
+t "a failed save keeps the result in unsaved/; store copy saves it once, values identical; without TO into the default store" unsaved
 
 # A store file (or its -log, -wal) every user may write: anyone could
 # rewrite the results a gate compares against. Refused for reading and
