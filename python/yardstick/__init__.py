@@ -537,6 +537,8 @@ def pytest_addoption(parser, pluginmanager):
                     dest="yardstick_benchmark_disable",
                     help="call each benchmarked function once, untimed: "
                          "nothing measured, as pytest-benchmark's")
+        from . import pbcompat
+        pbcompat.add_options(g)
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -559,3 +561,8 @@ def pytest_configure(config):
 def pytest_sessionfinish(session, exitstatus):
     from . import pytest_plugin
     pytest_plugin.write(session.config)
+
+
+def pytest_terminal_summary(terminalreporter):
+    from . import pytest_plugin
+    pytest_plugin.summary(terminalreporter)

@@ -13,17 +13,23 @@ The fixture is also named `benchmark` when pytest-benchmark is not
 active (`pytest -p no:benchmark -p yardstick`), so that existing tests
 run unchanged: with pytest-benchmark's `pedantic(...)` (its setup called
 before each call, untimed; rounds as the epochs), `extra_info` and
-`@pytest.mark.benchmark(...)` (accepted, its options ignored), and its
-options --benchmark-only, --benchmark-skip and --benchmark-disable.
+`@pytest.mark.benchmark(...)` (group, min_rounds and disable_gc
+honoured), its options --benchmark-only, --benchmark-skip and
+--benchmark-disable, and the rest of its command line (pbcompat.py:
+--benchmark-json, --benchmark-save, --benchmark-compare-fail ...).
 """
+import gc
 import json
 import os
 import re
 import sys
+import warnings
 
 import pytest
 
 import yardstick
+
+from . import pbcompat
 
 
 class _Session:
@@ -33,12 +39,16 @@ class _Session:
         self.used_benchmark = 0  # tests asking for `benchmark`
         # --benchmark-disable: each function called once, not measured
         self.disabled = config.getoption("yardstick_benchmark_disable",
-                                         False)
+                                         False) and \
+            not config.getoption("yardstick_pb_enable", False)
+        self.tests = []         # per measured test: pbcompat's facts
+        self.pb_report = []     # pbcompat.finish's, for the summary
 
-    def options(self, epochs=None):
+    def options(self, epochs=None, min_rounds=None):
         c = self.config
         if epochs is None:
-            epochs = c.getoption("yardstick_epochs")
+            epochs = pbcompat.epochs_for(c, c.getoption("yardstick_epochs"),
+                                         min_rounds)
         return yardstick._options(epochs, c.getoption("yardstick_min_time"),
                                   None,
                                   not c.getoption("yardstick_no_alloc_count"))
@@ -66,9 +76,22 @@ class BenchmarkFixture:
     yardstick.bench does, under the test's name; returns what fn returns
     (from one more call after the measurement)."""
 
-    def __init__(self, session, name):
+    def __init__(self, session, node):
         self._session = session
-        self._name = name
+        self._node = node
+        self._name = node.nodeid
+        marker = node.get_closest_marker("benchmark")
+        # pytest-benchmark's marker options that yardstick honours; the
+        # others are said to be ignored, not ignored unseen
+        self._mark = dict(marker.kwargs) if marker else {}
+        ignored = sorted(set(self._mark) - {"group", "min_rounds",
+                                            "disable_gc"})
+        if ignored:
+            warnings.warn(pytest.PytestWarning(
+                f"{self._name}: @pytest.mark.benchmark("
+                f"{', '.join(ignored)}) ignored: yardstick's fixture "
+                "honours group, min_rounds and disable_gc only (epochs of "
+                "a tuned length: see docs/python.md)"))
         self.result = None      # the BenchResult once measured
         # pytest-benchmark's: what a test adds about itself; kept here,
         # not in the result (whose parameters are the benchmark's
@@ -80,9 +103,30 @@ class BenchmarkFixture:
             raise RuntimeError(f"{self._name}: the fixture measures one "
                                "function per test")
         file, line = yardstick._where(fn)
-        res = yardstick._run_one(self._name, target, file, line,
-                                 self._session.options(epochs))
+        no_gc = bool(self._mark.get("disable_gc") or
+                     self._session.config.getoption("yardstick_pb_disable_gc",
+                                                    False))
+        was = gc.isenabled()
+        if no_gc:
+            gc.disable()
+        try:
+            res = yardstick._run_one(
+                self._name, target, file, line,
+                self._session.options(epochs, self._mark.get("min_rounds")))
+        finally:
+            if no_gc and was:
+                gc.enable()
         self._session.results.append(res)
+        spec = getattr(self._node, "callspec", None)
+        self._session.tests.append({
+            "result": res, "name": self._node.name,
+            "fullname": self._name, "group": self._mark.get("group"),
+            "params": spec.params if spec else None,
+            "param": spec.id if spec else None,
+            "fixture": self,    # its extra_info as the test leaves it
+            "disable_gc": no_gc,
+            "min_time": self._session.config.getoption(
+                "yardstick_min_time")})
         self.result = yardstick.BenchResult(res)
         if self.result.warnings and any(w.startswith("failed:")
                                         for w in self.result.warnings):
@@ -134,7 +178,7 @@ class BenchmarkFixture:
 
 def _fixture(request):
     return BenchmarkFixture(request.config.stash[_session_key],
-                            request.node.nodeid)
+                            request.node)
 
 
 ys_bench = pytest.fixture(name="ys_bench")(_fixture)
@@ -149,6 +193,9 @@ class _Compat:
 
 
 def configure(config):
+    # pytest-benchmark's options, where the plugin took them
+    if hasattr(config.option, "yardstick_pb_json"):
+        pbcompat.check_options(config)
     config.stash[_session_key] = _Session(config)
     if not config.pluginmanager.hasplugin("benchmark"):
         config.pluginmanager.register(_Compat(), "yardstick-benchmark")
@@ -156,7 +203,8 @@ def configure(config):
         # unknown-mark warning (or an error under --strict-markers)
         config.addinivalue_line(
             "markers", "benchmark(...): pytest-benchmark's options of a "
-            "test; accepted and ignored by yardstick's fixture")
+            "test; yardstick's fixture honours group, min_rounds and "
+            "disable_gc")
 
 
 def write(config):
@@ -167,13 +215,52 @@ def write(config):
         return
     if not s.results:
         _why_nothing(config, s)
+        if pbcompat.asked(config):
+            sys.stderr.write("yardstick: not saving anything, no "
+                             "benchmarks have been run\n")
         return
-    text = json.dumps(s.merged(), indent=1, allow_nan=False)
+    merged = s.merged()
+    text = json.dumps(merged, indent=1, allow_nan=False)
     for path in (config.getoption("yardstick_json"),
                  os.environ.get("YARDSTICK_BENCH_JSON")):
         if path:
             with open(path, "w") as f:
                 f.write(text + "\n")
+    pb_json = config.getoption("yardstick_pb_json", None)
+    if pb_json:
+        with open(pb_json, "w") as f:
+            json.dump(pbcompat.document(s.tests, merged), f, indent=4,
+                      ensure_ascii=True, allow_nan=False)
+            f.write("\n")
+    s.pb_report = pbcompat.finish(config, merged)
+
+
+def summary(terminalreporter):
+    """What --benchmark-compare, --benchmark-compare-fail and
+    --benchmark-save did, as yardstick printed it; a gate that failed
+    ends the session as pytest-benchmark's regression does (exit status
+    4), a store or a reference that failed likewise."""
+    config = terminalreporter.config
+    s = config.stash.get(_session_key, None)
+    if s is None or not s.pb_report:
+        return
+    tr = terminalreporter
+    tr.section("yardstick (pytest-benchmark's options)", sep="-")
+    failed = []
+    for what, rc, out, err in s.pb_report:
+        for line in (out + err).splitlines():
+            tr.write_line(line)
+        if rc:
+            failed.append((what, rc))
+    for what, rc in failed:
+        if what == "gate" and rc == 1:
+            raise pbcompat.PerformanceRegression(
+                "Performance has regressed (yardstick gate: a check "
+                "failed, above).")
+    if failed:
+        what, rc = failed[0]
+        raise pytest.UsageError(f"yardstick {what} failed (exit status "
+                                f"{rc}), above")
 
 
 def _why_nothing(config, s):

@@ -352,6 +352,147 @@ t "pytest --benchmark-only / --benchmark-skip / --benchmark-disable without pyte
 	grep -q "3 passed" "$T/o" && [ "$(cat "$T/sel_calls")" = xxx ] && [ ! -e "$T/sel.json" ] || { cat "$T/o"; cat "$T/sel_calls"; exit 1; }
 	run --benchmark-only --benchmark-skip; [ $? -eq 4 ] && grep -q "both --benchmark-only and --benchmark-skip" "$T/o" || { cat "$T/o"; exit 1; }'
 
+# pytest-benchmark's --benchmark-json, where it is not active: its own
+# schema, each of yardstick's epochs a round (seconds per call), every
+# statistic as pytest-benchmark's Stats computes it from the same data
+# (pbstats.py against pytest_benchmark.stats.Stats, field by field, on
+# the file's rounds and on designed data of 1 to 41 rounds), the rounds
+# the --yardstick-json result's time_per_op values; and pytest-benchmark's
+# own CLI (pytest-benchmark compare) reads the file without a warning.
+t "pytest --benchmark-json: pytest-benchmark's schema; every stat equal to pytest-benchmark's Stats of the same rounds; the marker's min_rounds honoured, max_time warned of; pytest-benchmark compare reads it" sh -c '
+	cd "$T" && "$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --yardstick-epochs 7 --benchmark-json "$T/pb.json" --yardstick-json "$T/pbys.json" "$PYT/test_pb_options.py" >"$T/o" 2>&1 || { cat "$T/o"; exit 1; }
+	grep -q "5 passed" "$T/o" && grep -q "test_marked: @pytest.mark.benchmark(max_time) ignored" "$T/o" || { cat "$T/o"; exit 1; }
+	"$PYTHON" - "$T/pb.json" "$T/pbys.json" <<"PY" || exit 1
+import json, math, random, sys
+from pytest_benchmark.stats import Stats
+from yardstick import pbstats
+doc = json.load(open(sys.argv[1]))
+ys = {b["name"]: b["metrics"] for b in json.load(open(sys.argv[2]))["benchmarks"]}
+assert {"machine_info", "commit_info", "benchmarks", "datetime", "version"} <= set(doc), sorted(doc)
+assert {"node", "machine", "python_version", "cpu", "system", "release"} <= set(doc["machine_info"])
+assert {"id", "time", "dirty", "project", "branch"} <= set(doc["commit_info"])
+def same(a, b):
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return a == b or math.isclose(a, b, rel_tol=1e-12, abs_tol=0)
+def check(got, data):
+    ref = Stats()
+    for v in data:
+        ref.update(v)
+    want = ref.as_dict()
+    assert set(got) >= set(want), (sorted(got), sorted(want))
+    for k, v in want.items():
+        assert same(got[k], v), (k, got[k], v, data)
+bs = {b["fullname"].split("::")[-1]: b for b in doc["benchmarks"]}
+assert sorted(bs) == ["test_marked", "test_param[1]", "test_param[3]", "test_pedantic_even", "test_spin"], sorted(bs)
+rounds = {"test_pedantic_even": 6, "test_marked": 15}
+for short, b in bs.items():
+    assert set(b) >= {"group", "name", "fullname", "params", "param", "extra_info", "options", "stats"}, sorted(b)
+    st = b["stats"]
+    assert set(st) == set(Stats.fields) | {"data", "iterations"}, sorted(st)
+    # the rounds are the epochs: the values yardstick measured, in seconds
+    assert st["data"] == ys[b["fullname"]]["time_per_op"]["values"], short
+    assert st["rounds"] == len(st["data"]) == rounds.get(short, 7), (short, st["rounds"])
+    assert st["iterations"] >= 1 and st["iterations"] in ys[b["fullname"]]["iterations"]["values"]
+    check(st, st["data"])
+    assert b["name"] == short
+assert bs["test_param[3]"]["params"] == {"n": 3} and bs["test_param[3]"]["param"] == "3"
+assert bs["test_param[3]"]["extra_info"] == {"n_twice": 6}
+assert bs["test_spin"]["group"] == "spin" and bs["test_param[1]"]["group"] is None
+# 200 us designed, measured on a busy machine: within 190 us .. 2 ms
+assert 190e-6 < bs["test_spin"]["stats"]["median"] < 2e-3, bs["test_spin"]["stats"]
+# designed data: ties, odd and even counts, outliers on both sides
+rng = random.Random(7)
+for n in range(1, 42):
+    for _ in range(5):
+        data = [rng.choice([1e-3, 2e-3, rng.uniform(1e-3, 3e-3), rng.expovariate(100)]) for _ in range(n)]
+        check(pbstats.stats(data), data)
+PY
+	"$PYTHON" -m pytest_benchmark compare "$T/pb.json" >"$T/cmp" 2>&1 || { cat "$T/cmp"; exit 1; }
+	! grep -qi "failed to load\|error" "$T/cmp" && grep -q "test_spin" "$T/cmp" && grep -q "test_pedantic_even" "$T/cmp" || { cat "$T/cmp"; exit 1; }'
+
+# Every option of pytest-benchmark's (its own `pytest --help`) is one the
+# plugin takes where pytest-benchmark is not active: honoured, or refused
+# with what to use instead (exit 4, pytest's usage error), never accepted
+# and ignored.
+t "every pytest-benchmark option is taken; the ones yardstick cannot honour refused (exit 4) saying what to use" sh -c '
+	cd "$T" || exit 1
+	"$PYTHON" -m pytest -p no:cacheprovider --help 2>&1 | grep -o -- "--benchmark-[a-z-]*" | sort -u >"$T/pbopts" &&
+	"$PYTHON" -m pytest -p no:cacheprovider -p no:benchmark -p yardstick --help 2>&1 | grep -o -- "--benchmark-[a-z-]*" | sort -u >"$T/ysopts" &&
+	[ "$(wc -l <"$T/pbopts")" -ge 25 ] && comm -23 "$T/pbopts" "$T/ysopts" >"$T/missing" && [ ! -s "$T/missing" ] || { echo missing:; cat "$T/missing"; exit 1; }
+	for o in --benchmark-min-time=0.1 --benchmark-max-time=1 --benchmark-timer=time.time --benchmark-calibration-precision=10 \
+		--benchmark-warmup-iterations=10 --benchmark-storage=file://x --benchmark-netrc --benchmark-verbose \
+		--benchmark-cprofile=tottime --benchmark-histogram --benchmark-csv --benchmark-sort=mean \
+		--benchmark-group-by=name --benchmark-columns=min --benchmark-name=short; do
+		"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick "$o" "$PYT/test_pb_options.py" >"$T/o" 2>&1; rc=$?
+		[ $rc -eq 4 ] && grep -q -- "${o%%=*}: not taken by yardstick.s plugin: ..*" "$T/o" && ! grep -q passed "$T/o" || { echo "$o: exit $rc"; cat "$T/o"; exit 1; }
+	done
+	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --benchmark-warmup=off "$PYT/test_pb_options.py" >"$T/o" 2>&1; [ $? -eq 4 ] && grep -q "cannot turn it off" "$T/o" || { cat "$T/o"; exit 1; }
+	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --benchmark-compare-fail=stddev:5% --benchmark-compare "$PYT/test_pb_options.py" >"$T/o" 2>&1; [ $? -eq 4 ] && grep -q "not of its stddev; use mean:5% or median:5%" "$T/o" || { cat "$T/o"; exit 1; }
+	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --benchmark-compare-fail=mean:5% "$PYT/test_pb_options.py" >"$T/o" 2>&1; [ $? -eq 4 ] && grep -q "requires valid --benchmark-compare" "$T/o" || { cat "$T/o"; exit 1; }'
+
+# The options honoured: --benchmark-min-rounds (at least N epochs; the
+# marker's min_rounds too), --benchmark-disable-gc (the collector off in
+# every timed call), --benchmark-enable over --benchmark-disable,
+# --benchmark-warmup=on.
+t "--benchmark-min-rounds 13: 13 rounds; --benchmark-disable-gc: gc off in every timed call; --benchmark-enable overrides --benchmark-disable" sh -c '
+	cd "$T" && rm -f "$T/gcseen" && PB_GC_SEEN="$T/gcseen" "$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --benchmark-min-rounds 13 --benchmark-disable-gc --benchmark-warmup=on --benchmark-json "$T/mr.json" -k "spin or param" "$PYT/test_pb_options.py" >"$T/o" 2>&1 || { cat "$T/o"; exit 1; }
+	"$PYTHON" -c "
+import json
+bs = json.load(open(\"$T/mr.json\"))[\"benchmarks\"]
+assert len(bs) == 3 and all(b[\"stats\"][\"rounds\"] == 13 for b in bs), [b[\"stats\"][\"rounds\"] for b in bs]
+assert all(b[\"options\"][\"disable_gc\"] is True for b in bs)
+seen = open(\"$T/gcseen\").read()
+# the timed calls with the collector off; the last, untimed call (whose
+# value the fixture returns) after the measurement, with it on again
+assert len(seen) > 13 and set(seen[:-1]) == {\"0\"} and seen[-1] == \"1\", seen[:50]
+" || exit 1
+	rm -f "$T/gcseen" && PB_GC_SEEN="$T/gcseen" "$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --yardstick-epochs 3 -k spin --benchmark-json "$T/gc.json" "$PYT/test_pb_options.py" >"$T/o" 2>&1 || { cat "$T/o"; exit 1; }
+	grep -q 1 "$T/gcseen" && ! grep -q 0 "$T/gcseen" || { echo "gc seen: $(head -c 40 "$T/gcseen")"; exit 1; }
+	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --yardstick-epochs 3 --benchmark-disable --benchmark-enable -k spin --benchmark-json "$T/en.json" "$PYT/test_pb_options.py" >"$T/o" 2>&1 || { cat "$T/o"; exit 1; }
+	[ -s "$T/en.json" ]'
+
+# --benchmark-autosave / --benchmark-save into yardstick's store (the
+# yardstick program on PATH), --benchmark-compare[=NUM] by `yardstick
+# compare`, --benchmark-compare-fail by `yardstick gate` (the one judge):
+# an identical session passes mean:50%; one 3x slower by design (600 us
+# for 200 us) fails median:50%, ending the session with pytest-benchmark's
+# own exit status for a regression (measured here, with pytest-benchmark
+# active on the same tests); 2 ms more per call fails min:0.001 (seconds,
+# through the judge), an identical one passes it. Sessions of 9 epochs,
+# each one call of 200 us, whose mean a preemption on this busy machine
+# moves by milliseconds: the judge rightly finds no change of a mean
+# then, so the slower session is checked on its median; a session the
+# machine disturbed too much is measured again.
+pb_store() (
+	export YARDSTICK_STORE="$T/pbs.db" PATH="$(cd "$(dirname "$YS")" && pwd):$PATH"
+	rm -rf "$T/pbs.db"* "$T/pbown" && mkdir -p "$T/pbown" && cd "$T" || return 1
+	# (the file first: --benchmark-compare-fail takes every word after it)
+	run() { "$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --yardstick-epochs 9 -k spin "$PYT/test_pb_options.py" "$@" >"$T/o" 2>&1; }
+	# pytest-benchmark's own exit status for a regression
+	"$PYTHON" -m pytest -q -p no:cacheprovider --benchmark-storage="file://$T/pbown" --benchmark-autosave --benchmark-max-time=0.05 -k spin "$PYT/test_pb_options.py" >"$T/o" 2>&1 || { cat "$T/o"; return 1; }
+	PB_SCALE=3 "$PYTHON" -m pytest -q -p no:cacheprovider --benchmark-storage="file://$T/pbown" --benchmark-compare --benchmark-compare-fail=mean:50% --benchmark-max-time=0.05 -k spin "$PYT/test_pb_options.py" >"$T/o" 2>&1; want=$?
+	[ $want -ne 0 ] && grep -q "Performance has regressed" "$T/o" || { echo "pytest-benchmark: exit $want"; cat "$T/o"; return 1; }
+	run --benchmark-autosave || { cat "$T/o"; return 1; }
+	has "$T/o" "copied 1 result from" && has "$T/o" "as result 1" || return 1
+	run --benchmark-compare --benchmark-compare-fail=mean:50% --benchmark-save=again || { cat "$T/o"; return 1; }
+	grep -q "^pass .*test_spin: max increase time_per_op.mean=50%" "$T/o" && has "$T/o" "as result 2" &&
+	has "$T/o" "(--benchmark-save=again: the store numbers its results and keeps no name" || { cat "$T/o"; return 1; }
+	PB_SCALE=3 run --benchmark-compare=1 --benchmark-compare-fail=median:50%; rc=$?
+	[ $rc -eq $want ] && grep -q "^FAIL .*test_spin: max increase time_per_op.median=50%" "$T/o" && has "$T/o" "Performance has regressed" || { echo "exit $rc, pytest-benchmark's $want"; cat "$T/o"; return 1; }
+	PB_ADD=0.002 run --benchmark-compare=0001 --benchmark-compare-fail min:0.001; rc=$?
+	[ $rc -eq $want ] && grep -q "^FAIL .*test_spin: max increase time_per_op.min=0.001s" "$T/o" || { echo "exit $rc"; cat "$T/o"; return 1; }
+	run --benchmark-compare=1 --benchmark-compare-fail min:0.001 || { cat "$T/o"; return 1; }
+	grep -q "^pass .*test_spin: max increase time_per_op.min=0.001s" "$T/o" || { cat "$T/o"; return 1; }
+	run --benchmark-compare || { cat "$T/o"; return 1; }
+	grep -q "test_spin" "$T/o" && has "$T/o" "time_per_op" && ! grep -q "^FAIL" "$T/o" || { cat "$T/o"; return 1; }
+	[ "$("$YS" history --json - | "$PYTHON" -c "import json,sys; print(len(json.load(sys.stdin)[\"results\"]))")" = 2 ] || { "$YS" history; return 1; }
+)
+t "--benchmark-autosave/--benchmark-save into the store; --benchmark-compare(-fail) by yardstick's judge: mean:50% passes identical, median:50% fails 3x slower with pytest-benchmark's exit status; min:0.001 in seconds" retry pb_store
+
+t "--benchmark-save under yardstick bench: refused (yardstick bench stores and compares the merged result)" sh -c '
+	cd "$T" && YARDSTICK_BENCH_JSON="$T/x.json" "$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --benchmark-autosave -k spin "$PYT/test_pb_options.py" >"$T/o" 2>&1; [ $? -eq 4 ] && grep -q "under yardstick bench" "$T/o" || { cat "$T/o"; exit 1; }'
+
 # pytest-benchmark installed and active (no -p no:benchmark): its
 # `benchmark` measured the tests and yardstick had no result to give;
 # yardstick bench said only "is it a benchmark program built with
