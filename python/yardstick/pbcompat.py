@@ -14,12 +14,16 @@ refused with what to use instead, never accepted and ignored.
   that differs from pytest-benchmark's point comparison).
 - --benchmark-min-rounds, --benchmark-disable-gc, --benchmark-enable,
   --benchmark-warmup=on, --benchmark-save-data: honoured.
+- the table pytest-benchmark prints at the end (pbtable.py), with its
+  --benchmark-sort, --benchmark-group-by, --benchmark-columns and
+  --benchmark-name.
 - the others: refused, naming what to use (REFUSED below).
 
 The store and the judge are the yardstick program's (found on PATH, or
 $YARDSTICK_BIN), run as a user would run it: the package links
 libyardstick only, which has neither.
 """
+import argparse
 import datetime
 import json
 import os
@@ -30,7 +34,7 @@ import tempfile
 
 import pytest
 
-from . import pbstats
+from . import pbstats, pbtable
 
 # pytest-benchmark's version whose JSON this writes (3.2 and 4.0 write
 # the same keys)
@@ -96,22 +100,6 @@ REFUSED = {
         {"metavar": "FILENAME", "nargs": "?", "const": "1"},
         "use --yardstick-json FILE, then yardstick export (CSV, and "
         "more), or --benchmark-json"),
-    "--benchmark-sort": (
-        {"metavar": "COL"},
-        "the plugin prints no table of its own; the numbers are in "
-        "--benchmark-json and --yardstick-json, and yardstick compare "
-        "or gate show them"),
-    "--benchmark-group-by": (
-        {"metavar": "LABEL"},
-        "the plugin prints no table of its own (see --benchmark-sort); "
-        "a test's group (@pytest.mark.benchmark(group=...)) is in "
-        "--benchmark-json"),
-    "--benchmark-columns": (
-        {"metavar": "LABELS"},
-        "the plugin prints no table of its own (see --benchmark-sort)"),
-    "--benchmark-name": (
-        {"metavar": "FORMAT"},
-        "the plugin prints no table of its own (see --benchmark-sort)"),
 }
 
 
@@ -159,9 +147,51 @@ def add_options(g):
                 metavar="KIND", nargs="?", const="on",
                 help="on: accepted (yardstick always warms up: its tuning "
                      "epochs); off and auto are refused")
+    # the table's (pbtable.py), as pytest-benchmark's
+    g.addoption("--benchmark-sort", dest="yardstick_pb_sort", metavar="COL",
+                type=_argtype(pbtable.parse_sort), default="min",
+                help="the table's order: min, max, mean, stddev, name or "
+                     "fullname (default min)")
+    g.addoption("--benchmark-group-by", dest="yardstick_pb_group_by",
+                metavar="LABEL", type=_argtype(pbtable.parse_group_by),
+                default="group",
+                help="the table's groups: group, name, fullname, func, "
+                     "fullfunc, param or param:NAME, or several with "
+                     "commas (default group)")
+    g.addoption("--benchmark-columns", dest="yardstick_pb_columns",
+                metavar="LABELS", type=_argtype(pbtable.parse_columns),
+                default=list(pbtable.COLUMNS),
+                help="the table's columns, with commas: "
+                     f"{', '.join(pbtable.COLUMNS)} (default all)")
+    g.addoption("--benchmark-name", dest="yardstick_pb_name",
+                metavar="FORMAT", type=_argtype(pbtable.parse_name),
+                default="normal",
+                help="the table's names: short, normal or long (default "
+                     "normal)")
     for opt, (kw, why) in REFUSED.items():
         g.addoption(opt, dest=_dest(opt), default=None,
                     help=f"refused: {why}".replace("%", "%%"), **kw)
+
+
+def _argtype(parse):
+    """parse as an argparse type: its ValueError's words in pytest's
+    usage error."""
+    def typ(s):
+        try:
+            return parse(s)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e))
+    typ.__name__ = parse.__name__
+    return typ
+
+
+def table(config, entries):
+    """pytest-benchmark's table of the session's benchmarks."""
+    return pbtable.lines(entries,
+                         sort=config.getoption("yardstick_pb_sort"),
+                         group_by=config.getoption("yardstick_pb_group_by"),
+                         columns=config.getoption("yardstick_pb_columns"),
+                         name_format=config.getoption("yardstick_pb_name"))
 
 
 def _dest(opt):
@@ -366,13 +396,18 @@ def entry(t):
     }
 
 
-def document(tests, result):
-    """pytest-benchmark's JSON of the measured tests; result is the
-    session's merged yardstick result (its machine and git)."""
+def entries(tests):
+    """The benchmarks of the measured tests, as entry() makes them."""
+    return [e for e in map(entry, tests) if e is not None]
+
+
+def document(benchmarks, result):
+    """pytest-benchmark's JSON of the benchmarks (entries()); result is
+    the session's merged yardstick result (its machine and git)."""
     return _safe({
         "machine_info": machine_info(result),
         "commit_info": commit_info(result),
-        "benchmarks": [e for e in map(entry, tests) if e is not None],
+        "benchmarks": benchmarks,
         "datetime": datetime.datetime.utcnow().isoformat(),
         "version": SCHEMA_VERSION,
         "yardstick": {"version": (result.get("tool") or {}).get("version"),

@@ -43,6 +43,7 @@ class _Session:
             not config.getoption("yardstick_pb_enable", False)
         self.tests = []         # per measured test: pbcompat's facts
         self.pb_report = []     # pbcompat.finish's, for the summary
+        self.pb_entries = []    # pbcompat.entries', for the table
 
     def options(self, epochs=None, min_rounds=None):
         c = self.config
@@ -226,10 +227,11 @@ def write(config):
         if path:
             with open(path, "w") as f:
                 f.write(text + "\n")
+    s.pb_entries = pbcompat.entries(s.tests)
     pb_json = config.getoption("yardstick_pb_json", None)
     if pb_json:
         with open(pb_json, "w") as f:
-            json.dump(pbcompat.document(s.tests, merged), f, indent=4,
+            json.dump(pbcompat.document(s.pb_entries, merged), f, indent=4,
                       ensure_ascii=True, allow_nan=False)
             f.write("\n")
     s.pb_report = pbcompat.finish(config, merged)
@@ -242,9 +244,15 @@ def summary(terminalreporter):
     4), a store or a reference that failed likewise."""
     config = terminalreporter.config
     s = config.stash.get(_session_key, None)
+    tr = terminalreporter
+    # pytest-benchmark's table, where its options are the plugin's
+    if s is not None and s.pb_entries and \
+            hasattr(config.option, "yardstick_pb_sort"):
+        tr.ensure_newline()
+        for line in pbcompat.table(config, s.pb_entries):
+            tr.write_line(line)
     if s is None or not s.pb_report:
         return
-    tr = terminalreporter
     tr.section("yardstick (pytest-benchmark's options)", sep="-")
     failed = []
     for what, rc, out, err in s.pb_report:

@@ -417,19 +417,50 @@ PY
 # and ignored.
 t "every pytest-benchmark option is taken; the ones yardstick cannot honour refused (exit 4) saying what to use" sh -c '
 	cd "$T" || exit 1
-	"$PYTHON" -m pytest -p no:cacheprovider --help 2>&1 | grep -o -- "--benchmark-[a-z-]*" | sort -u >"$T/pbopts" &&
-	"$PYTHON" -m pytest -p no:cacheprovider -p no:benchmark -p yardstick --help 2>&1 | grep -o -- "--benchmark-[a-z-]*" | sort -u >"$T/ysopts" &&
+	opts() { "$PYTHON" -m pytest -p no:cacheprovider "$@" --help 2>&1 | sed -n "s/^  *\(--benchmark-[a-z-]*[a-z]\).*/\1/p" | sort -u; }
+	opts >"$T/pbopts" && opts -p no:benchmark -p yardstick >"$T/ysopts" &&
 	[ "$(wc -l <"$T/pbopts")" -ge 25 ] && comm -23 "$T/pbopts" "$T/ysopts" >"$T/missing" && [ ! -s "$T/missing" ] || { echo missing:; cat "$T/missing"; exit 1; }
 	for o in --benchmark-min-time=0.1 --benchmark-max-time=1 --benchmark-timer=time.time --benchmark-calibration-precision=10 \
 		--benchmark-warmup-iterations=10 --benchmark-storage=file://x --benchmark-netrc --benchmark-verbose \
-		--benchmark-cprofile=tottime --benchmark-histogram --benchmark-csv --benchmark-sort=mean \
-		--benchmark-group-by=name --benchmark-columns=min --benchmark-name=short; do
+		--benchmark-cprofile=tottime --benchmark-histogram --benchmark-csv; do
 		"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick "$o" "$PYT/test_pb_options.py" >"$T/o" 2>&1; rc=$?
 		[ $rc -eq 4 ] && grep -q -- "${o%%=*}: not taken by yardstick.s plugin: ..*" "$T/o" && ! grep -q passed "$T/o" || { echo "$o: exit $rc"; cat "$T/o"; exit 1; }
 	done
 	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --benchmark-warmup=off "$PYT/test_pb_options.py" >"$T/o" 2>&1; [ $? -eq 4 ] && grep -q "cannot turn it off" "$T/o" || { cat "$T/o"; exit 1; }
 	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --benchmark-compare-fail=stddev:5% --benchmark-compare "$PYT/test_pb_options.py" >"$T/o" 2>&1; [ $? -eq 4 ] && grep -q "not of its stddev; use mean:5% or median:5%" "$T/o" || { cat "$T/o"; exit 1; }
 	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --benchmark-compare-fail=mean:5% "$PYT/test_pb_options.py" >"$T/o" 2>&1; [ $? -eq 4 ] && grep -q "requires valid --benchmark-compare" "$T/o" || { cat "$T/o"; exit 1; }'
+
+# pytest-benchmark's table at the end of the session (the plugin printed
+# none), with --benchmark-sort, --benchmark-group-by, --benchmark-columns
+# and --benchmark-name: each row's numbers are those pytest-benchmark's
+# own table shows for the same JSON (`pytest-benchmark compare` with the
+# same options), in the same order and unit.
+t "the session ends with pytest-benchmark's table; --benchmark-sort/-columns/-group-by/-name honoured, its numbers those of pytest-benchmark compare on the JSON" sh -c '
+	cd "$T" || exit 1
+	for opts in "--benchmark-sort=name --benchmark-columns=min,median,rounds --benchmark-name=short" \
+		"--benchmark-sort=mean --benchmark-group-by=func --benchmark-columns=max,stddev,iqr,outliers,ops,iterations"; do
+		"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --yardstick-epochs 5 $opts --benchmark-json "$T/tb.json" "$PYT/test_pb_options.py" >"$T/o" 2>&1 || { cat "$T/o"; exit 1; }
+		"$PYTHON" -m pytest_benchmark compare $(echo $opts | sed "s/--benchmark-/--/g") "$T/tb.json" >"$T/ref" 2>&1 || { cat "$T/ref"; exit 1; }
+		"$PYTHON" - "$T/o" "$T/ref" <<"PY" || exit 1
+import re, sys
+def rows(path):
+    out, head = [], None
+    for line in open(path):
+        if line.startswith("Name (time in"):
+            head = line.split()
+        elif head and re.match(r"^\S+\s+[\d,]+\.\d{4}", line):
+            toks = line.split()
+            out.append((toks[0], head, toks[1:]))
+    return out
+got, want = rows(sys.argv[1]), rows(sys.argv[2])
+assert got and len(got) == len(want) == 5, (got, want)
+for (gn, gh, g), (wn, wh, w) in zip(got, want):
+    assert gn == wn and gh == wh, (gn, wn, gh, wh)
+    assert g == w, (gn, g, w)
+print(len(got), "rows alike")
+PY
+	done
+	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --benchmark-sort=foo "$PYT/test_pb_options.py" >"$T/o" 2>&1; [ $? -eq 4 ] && grep -q "one of min, max, mean, stddev, name, fullname" "$T/o" || { cat "$T/o"; exit 1; }'
 
 # The options honoured: --benchmark-min-rounds (at least N epochs; the
 # marker's min_rounds too), --benchmark-disable-gc (the collector off in
