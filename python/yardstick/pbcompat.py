@@ -435,6 +435,27 @@ def _run(argv):
     return p.returncode, p.stdout, p.stderr
 
 
+def _latest(ys, result):
+    """pytest-benchmark's latest saved run, in yardstick's store: the
+    newest result of kind bench that has a benchmark of this session
+    (the store may hold other suites' results, and other kinds: its
+    own `latest` is the newest of any). (id, None), or (None, why)."""
+    names = {b["name"] for b in result["benchmarks"]}
+    rc, so, se = _run([ys, "history", "--json", "-", "-n", "1000000"])
+    if rc:
+        return None, se.strip() or f"yardstick history: exit status {rc}"
+    try:
+        results = json.loads(so)["results"]
+    except (ValueError, KeyError, TypeError):
+        return None, "yardstick history: its JSON could not be read"
+    for r in results:               # newest first
+        if r.get("kind") == "bench" and names & {
+                b.get("name") for b in r.get("benchmarks", [])}:
+            return str(r["id"]), None
+    return None, ("no stored result of kind bench has a benchmark of "
+                  "this session")
+
+
 def finish(config, result):
     """At the end of the session: compare (before the save, so that
     `latest` is the result saved before this session) and save. Returns
@@ -453,7 +474,13 @@ def finish(config, result):
         if ref is not None:
             ref = str(int(ref)) if ref.isdigit() else ref
             specs = checks(config)
-            if specs:
+            if ref == "latest":
+                ref, why = _latest(ys, result)
+                if ref is None:
+                    out.append(("nobaseline", 2, "", why))
+            if ref is None:
+                pass
+            elif specs:
                 argv = [ys, "gate", "--baseline", ref, "--inconclusive",
                         "pass", "--missing", "pass"]
                 for _, spec in specs:

@@ -256,6 +256,12 @@ def summary(terminalreporter):
     tr.section("yardstick (pytest-benchmark's options)", sep="-")
     failed = []
     for what, rc, out, err in s.pb_report:
+        if what == "nobaseline" or (what == "compare" and rc == 2):
+            # pytest-benchmark's "Can't compare": a warning, unless a
+            # check was asked for (then its usage error, below)
+            err = f"yardstick: can't compare: {err.strip()}\n"
+            if not config.getoption("yardstick_pb_compare_fail", None):
+                rc = 0
         for line in (out + err).splitlines():
             tr.write_line(line)
         if rc:
@@ -265,6 +271,10 @@ def summary(terminalreporter):
             raise pbcompat.PerformanceRegression(
                 "Performance has regressed (yardstick gate: a check "
                 "failed, above).")
+    if failed and failed[0][0] == "nobaseline":
+        raise pytest.UsageError("--benchmark-compare-fail requires valid "
+                                "--benchmark-compare (no stored result to "
+                                "compare with, above).")
     if failed:
         what, rc = failed[0]
         raise pytest.UsageError(f"yardstick {what} failed (exit status "
