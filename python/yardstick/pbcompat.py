@@ -408,11 +408,74 @@ def document(benchmarks, result):
         "machine_info": machine_info(result),
         "commit_info": commit_info(result),
         "benchmarks": benchmarks,
-        "datetime": datetime.datetime.utcnow().isoformat(),
+        # pytest-benchmark's utcnow().isoformat(), without the
+        # deprecated call
+        "datetime": datetime.datetime.now(datetime.timezone.utc)
+        .replace(tzinfo=None).isoformat(),
         "version": SCHEMA_VERSION,
         "yardstick": {"version": (result.get("tool") or {}).get("version"),
                       "rounds": "epochs", "unit": "s"},
     })
+
+
+class Stats:
+    """pytest-benchmark's Stats of a measured test (`benchmark.stats.stats`
+    in a test): the fields as attributes, data the rounds (epochs)."""
+    fields = pbstats.FIELDS
+
+    def __init__(self, st):
+        for k in self.fields:
+            setattr(self, k, st[k])
+        self.data = list(st["data"])
+
+    def __bool__(self):
+        return bool(self.data)
+
+    def as_dict(self):
+        return {k: getattr(self, k) for k in self.fields}
+
+
+class Metadata:
+    """pytest-benchmark's Metadata (`benchmark.stats` in a test):
+    stats["mean"], stats.get("mean"), stats.stats.mean, as its are."""
+
+    def __init__(self, e):
+        for k in ("name", "fullname", "group", "params", "param",
+                  "extra_info", "options"):
+            setattr(self, k, e[k])
+        self.iterations = e["stats"]["iterations"]
+        self.stats = Stats(e["stats"])
+
+    def __bool__(self):
+        return bool(self.stats)
+
+    def __getitem__(self, key):
+        try:
+            return getattr(self.stats, key)
+        except AttributeError:
+            return getattr(self, key)
+
+    def get(self, key, default=None):
+        try:
+            return getattr(self.stats, key)
+        except AttributeError:
+            return getattr(self, key, default)
+
+    def as_dict(self, include_data=True):
+        d = {k: getattr(self, k) for k in ("group", "name", "fullname",
+                                            "params", "param", "extra_info",
+                                            "options")}
+        d["stats"] = self.stats.as_dict()
+        if include_data:
+            d["stats"]["data"] = list(self.stats.data)
+        d["stats"]["iterations"] = self.iterations
+        return d
+
+
+def metadata(t):
+    """A measured test's Metadata, or None (a failed benchmark)."""
+    e = entry(t)
+    return Metadata(e) if e is not None else None
 
 
 # ---- the store and the judge, through the yardstick program ----

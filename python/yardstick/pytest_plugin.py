@@ -98,6 +98,21 @@ class BenchmarkFixture:
         # not in the result (whose parameters are the benchmark's
         # identity)
         self.extra_info = {}
+        # pytest-benchmark's Metadata once measured (stats["mean"],
+        # stats.stats.max: pbcompat.Metadata), in seconds per call
+        self.stats = None
+        spec = getattr(node, "callspec", None)
+        # pytest-benchmark's attributes of its fixture
+        self.name = node.name
+        self.fullname = node.nodeid
+        self.group = self._mark.get("group")
+        self.param = spec.id if spec else None
+        self.params = spec.params if spec else None
+        self.disabled = session.disabled
+
+    @property
+    def enabled(self):
+        return not self.disabled
 
     def _measure(self, fn, target, epochs=None):
         if self.result is not None:
@@ -118,16 +133,15 @@ class BenchmarkFixture:
             if no_gc and was:
                 gc.enable()
         self._session.results.append(res)
-        spec = getattr(self._node, "callspec", None)
-        self._session.tests.append({
-            "result": res, "name": self._node.name,
-            "fullname": self._name, "group": self._mark.get("group"),
-            "params": spec.params if spec else None,
-            "param": spec.id if spec else None,
-            "fixture": self,    # its extra_info as the test leaves it
-            "disable_gc": no_gc,
-            "min_time": self._session.config.getoption(
-                "yardstick_min_time")})
+        t = {"result": res, "name": self.name, "fullname": self.fullname,
+             "group": self.group, "params": self.params,
+             "param": self.param,
+             "fixture": self,   # its extra_info as the test leaves it
+             "disable_gc": no_gc,
+             "min_time": self._session.config.getoption(
+                 "yardstick_min_time")}
+        self._session.tests.append(t)
+        self.stats = pbcompat.metadata(t)
         self.result = yardstick.BenchResult(res)
         if self.result.warnings and any(w.startswith("failed:")
                                         for w in self.result.warnings):

@@ -359,6 +359,8 @@ t "pytest --benchmark-only / --benchmark-skip / --benchmark-disable without pyte
 # the file's rounds and on designed data of 1 to 41 rounds), the rounds
 # the --yardstick-json result's time_per_op values; and pytest-benchmark's
 # own CLI (pytest-benchmark compare) reads the file without a warning.
+# test_param asserts on the fixture's pytest-benchmark attributes and on
+# benchmark.stats after the call (its mean that of its rounds).
 t "pytest --benchmark-json: pytest-benchmark's schema; every stat equal to pytest-benchmark's Stats of the same rounds; the marker's min_rounds honoured, max_time warned of; pytest-benchmark compare reads it" sh -c '
 	cd "$T" && "$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --yardstick-epochs 7 --benchmark-json "$T/pb.json" --yardstick-json "$T/pbys.json" "$PYT/test_pb_options.py" >"$T/o" 2>&1 || { cat "$T/o"; exit 1; }
 	grep -q "5 passed" "$T/o" && grep -q "test_marked: @pytest.mark.benchmark(max_time) ignored" "$T/o" || { cat "$T/o"; exit 1; }

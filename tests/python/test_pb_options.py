@@ -6,6 +6,7 @@ by $PB_ADD seconds, so that a session can be made slower by design.
 gc_seen records whether the garbage collector was on in a timed call."""
 import gc
 import os
+import statistics
 import time
 
 import pytest
@@ -32,6 +33,17 @@ def work():
 def test_param(benchmark, n):
     benchmark.extra_info["n_twice"] = 2 * n
     assert benchmark(sum, range(n)) == n * (n - 1) // 2
+    # pytest-benchmark's fixture attributes, and its stats after the call
+    assert benchmark.name == f"test_param[{n}]" and benchmark.param == str(n)
+    assert benchmark.params == {"n": n} and benchmark.group is None
+    if benchmark.enabled:
+        st = benchmark.stats
+        data = st.stats.data
+        assert st["mean"] == st.stats.mean == st.get("mean") == \
+            statistics.mean(data), (st["mean"], data)
+        assert st["rounds"] == len(data) and st["min"] == min(data)
+        assert st.as_dict()["stats"]["median"] == statistics.median(data)
+        assert st["extra_info"] == {"n_twice": 2 * n}
 
 
 @pytest.mark.benchmark(group="spin")
