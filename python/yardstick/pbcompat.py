@@ -28,6 +28,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import tempfile
@@ -519,6 +520,20 @@ def _latest(ys, result):
                   "this session")
 
 
+def _saved(text):
+    """store copy's line about the session's temporary file, as the
+    commands that save say it: 'yardstick: saved as result N in STORE'."""
+    m = re.match(r"copied 1 result from .* to (.*) as result (\d+)$",
+                 text.strip())
+    if m:
+        return f"yardstick: saved as result {m[2]} in {m[1]}\n"
+    m = re.match(r"copied 0 results from .* to (.*), skipped 1 already "
+                 r"there \(result (\d+)\)$", text.strip())
+    if m:
+        return f"yardstick: already saved as result {m[2]} in {m[1]}\n"
+    return text
+
+
 def finish(config, result):
     """At the end of the session: compare (before the save, so that
     `latest` is the result saved before this session) and save. Returns
@@ -557,6 +572,7 @@ def finish(config, result):
                                               "time_per_op", ref, path])))
         if save:
             rc, so, se = _run([ys, "store", "copy", path])
+            so = _saved(so)
             name = config.getoption("yardstick_pb_save", None)
             if rc == 0 and name:
                 so += (f"(--benchmark-save={name}: the store numbers its "
