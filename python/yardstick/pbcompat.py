@@ -214,6 +214,12 @@ def check_options(config):
             f"--benchmark-warmup={warm}: yardstick always warms up (its "
             "tuning epochs, not kept) and cannot turn it off; leave the "
             "option out, or give --benchmark-warmup=on")
+    if config.getoption("yardstick_benchmark_only", False) and \
+            config.getoption("yardstick_benchmark_disable", False) and \
+            not config.getoption("yardstick_pb_enable", False):
+        # pytest-benchmark's: only the benchmarks, none measured
+        raise pytest.UsageError("Can't have both --benchmark-only and "
+                                "--benchmark-disable options.")
     n = config.getoption("yardstick_pb_min_rounds", None)
     if n is not None and n < 1:
         raise pytest.UsageError(f"--benchmark-min-rounds={n}: at least 1")
