@@ -114,6 +114,9 @@ class BenchmarkFixture:
     def enabled(self):
         return not self.disabled
 
+    def weave(self, *args, **kwargs):
+        pytest.fail(_WEAVE, pytrace=False)
+
     def _measure(self, fn, target, epochs=None):
         if self.result is not None:
             raise RuntimeError(f"{self._name}: the fixture measures one "
@@ -199,12 +202,24 @@ def _fixture(request):
 ys_bench = pytest.fixture(name="ys_bench")(_fixture)
 
 
+# pytest-benchmark's weave (aspectlib patching a function so that each
+# of its calls inside the test is timed): refused with what to use
+_WEAVE = ("benchmark.weave / benchmark_weave (pytest-benchmark's "
+          "aspectlib weaving) is not taken by yardstick's plugin: "
+          "measure the function itself with benchmark(fn, *args), or its "
+          "calls inside a run with yardstick.zone and yardstick trace")
+
+
 class _Compat:
     """`benchmark`, when pytest-benchmark does not provide it."""
 
     @pytest.fixture(name="benchmark")
     def benchmark(self, request):
         return _fixture(request)
+
+    @pytest.fixture(name="benchmark_weave")
+    def benchmark_weave(self, request):
+        pytest.fail(_WEAVE, pytrace=False)
 
 
 def configure(config):

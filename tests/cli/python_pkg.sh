@@ -431,7 +431,9 @@ t "every pytest-benchmark option is taken; the ones yardstick cannot honour refu
 	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --benchmark-warmup=off "$PYT/test_pb_options.py" >"$T/o" 2>&1; [ $? -eq 4 ] && grep -q "cannot turn it off" "$T/o" || { cat "$T/o"; exit 1; }
 	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --benchmark-compare-fail=stddev:5% --benchmark-compare "$PYT/test_pb_options.py" >"$T/o" 2>&1; [ $? -eq 4 ] && grep -q "not of its stddev; use mean:5% or median:5%" "$T/o" || { cat "$T/o"; exit 1; }
 	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --benchmark-compare-fail=mean:5% "$PYT/test_pb_options.py" >"$T/o" 2>&1; [ $? -eq 4 ] && grep -q "requires valid --benchmark-compare" "$T/o" || { cat "$T/o"; exit 1; }
-	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --benchmark-only --benchmark-disable "$PYT/test_pb_options.py" >"$T/o" 2>&1; [ $? -eq 4 ] && grep -q "both --benchmark-only and --benchmark-disable" "$T/o" || { cat "$T/o"; exit 1; }'
+	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --benchmark-only --benchmark-disable "$PYT/test_pb_options.py" >"$T/o" 2>&1; [ $? -eq 4 ] && grep -q "both --benchmark-only and --benchmark-disable" "$T/o" || { cat "$T/o"; exit 1; }
+	"$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick "$PYT/test_pb_weave.py" >"$T/o" 2>&1; [ $? -eq 1 ] && grep -q "1 failed, 1 error" "$T/o" &&
+	[ "$(grep -c "benchmark.weave / benchmark_weave (pytest-benchmark.s aspectlib weaving) is not taken by yardstick.s plugin: measure the function itself" "$T/o")" -ge 2 ] || { cat "$T/o"; exit 1; }'
 
 # pytest-benchmark's table at the end of the session (the plugin printed
 # none), with --benchmark-sort, --benchmark-group-by, --benchmark-columns

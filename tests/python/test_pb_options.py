@@ -58,3 +58,4 @@ def test_pedantic_even(benchmark):
 @pytest.mark.benchmark(min_rounds=15, max_time=0.5)
 def test_marked(benchmark):
     assert benchmark(len, "ab") == 2
+
