@@ -389,7 +389,8 @@ def entry(t):
     st["data"] = data
     # each epoch runs the tuned iterations plus a random 0-20%, and each
     # value is its own epoch's time over its own iterations; the number
-    # here is their median
+    # here is the middle epoch's, sorted (the upper middle of an even
+    # count: one epoch's real count)
     st["iterations"] = int(its[len(its) // 2]) if its else 1
     return {
         "group": t["group"], "name": t["name"], "fullname": t["fullname"],
