@@ -401,8 +401,9 @@ for short, b in bs.items():
 assert bs["test_param[3]"]["params"] == {"n": 3} and bs["test_param[3]"]["param"] == "3"
 assert bs["test_param[3]"]["extra_info"] == {"n_twice": 6}
 assert bs["test_spin"]["group"] == "spin" and bs["test_param[1]"]["group"] is None
-# 200 us designed, measured on a busy machine: within 190 us .. 2 ms
-assert 190e-6 < bs["test_spin"]["stats"]["median"] < 2e-3, bs["test_spin"]["stats"]
+# 200 us designed, in seconds: no less, and whatever preemptions a
+# machine at a load of 40 adds to a median of 7, below 50 ms
+assert 190e-6 < bs["test_spin"]["stats"]["median"] < 0.05, bs["test_spin"]["stats"]
 # designed data: ties, odd and even counts, outliers on both sides
 rng = random.Random(7)
 for n in range(1, 42):
@@ -492,14 +493,15 @@ assert len(seen) > 13 and set(seen[:-1]) == {\"0\"} and seen[-1] == \"1\", seen[
 # yardstick program on PATH), --benchmark-compare[=NUM] by `yardstick
 # compare`, --benchmark-compare-fail by `yardstick gate` (the one judge):
 # an identical session passes mean:50%; one 3x slower by design (600 us
-# for 200 us) fails median:50%, ending the session with pytest-benchmark's
+# for 200 us) fails min:50%, ending the session with pytest-benchmark's
 # own exit status for a regression (measured here, with pytest-benchmark
 # active on the same tests); 2 ms more per call fails min:0.001 (seconds,
 # through the judge), an identical one passes it. Sessions of 9 epochs,
-# each one call of 200 us, whose mean a preemption on this busy machine
-# moves by milliseconds: the judge rightly finds no change of a mean
-# then, so the slower session is checked on its median; a session the
-# machine disturbed too much is measured again.
+# each one call of 200 us, which a preemption on this busy machine makes
+# milliseconds: with 3 or 4 of the 9 so, the judge rightly finds no sure
+# change of the mean or even the median (p = 0.027 seen for +236%), so
+# the slower session is checked on its min, which no preemption lowers;
+# a session the machine disturbed too much is measured again.
 pb_store() (
 	export YARDSTICK_STORE="$T/pbs.db" PATH="$(cd "$(dirname "$YS")" && pwd):$PATH"
 	rm -rf "$T/pbs.db"* "$T/pbown" "$T/pbproj" && mkdir -p "$T/pbown" "$T/pbproj" && cd "$T/pbproj" || return 1
@@ -526,8 +528,8 @@ pb_store() (
 	run --benchmark-compare --benchmark-compare-fail=mean:50% --benchmark-save=again || { cat "$T/o"; return 1; }
 	grep -q "^pass .*test_spin: max increase time_per_op.mean=50%" "$T/o" && has "$T/o" "yardstick: saved as result 3 in $T/pbs.db" && ! grep -q "could not be made" "$T/o" &&
 	has "$T/o" "(--benchmark-save=again: the store numbers its results and keeps no name" || { cat "$T/o"; return 1; }
-	PB_SCALE=3 run --benchmark-compare=1 --benchmark-compare-fail=median:50%; rc=$?
-	[ $rc -eq $want ] && grep -q "^FAIL .*test_spin: max increase time_per_op.median=50%" "$T/o" && has "$T/o" "Performance has regressed" || { echo "exit $rc, pytest-benchmark's $want"; cat "$T/o"; return 1; }
+	PB_SCALE=3 run --benchmark-compare=1 --benchmark-compare-fail=min:50%; rc=$?
+	[ $rc -eq $want ] && grep -q "^FAIL .*test_spin: max increase time_per_op.min=50%" "$T/o" && has "$T/o" "Performance has regressed" || { echo "exit $rc, pytest-benchmark's $want"; cat "$T/o"; return 1; }
 	PB_ADD=0.002 run --benchmark-compare=0001 --benchmark-compare-fail min:0.001; rc=$?
 	[ $rc -eq $want ] && grep -q "^FAIL .*test_spin: max increase time_per_op.min=0.001s" "$T/o" || { echo "exit $rc"; cat "$T/o"; return 1; }
 	run --benchmark-compare=1 --benchmark-compare-fail min:0.001 || { cat "$T/o"; return 1; }
@@ -536,7 +538,7 @@ pb_store() (
 	grep -q "test_spin" "$T/o" && has "$T/o" "time_per_op" && ! grep -q "^FAIL" "$T/o" || { cat "$T/o"; return 1; }
 	[ "$("$YS" history --json - 2>/dev/null | "$PYTHON" -c "import json,sys; print(len(json.load(sys.stdin)[\"results\"]))")" = 3 ] || { "$YS" history; return 1; }
 )
-t "--benchmark-autosave/--benchmark-save into the store; --benchmark-compare(-fail) by yardstick's judge: mean:50% passes identical, median:50% fails 3x slower with pytest-benchmark's exit status; min:0.001 in seconds" retry pb_store
+t "--benchmark-autosave/--benchmark-save into the store; --benchmark-compare(-fail) by yardstick's judge: mean:50% passes identical, min:50% fails 3x slower with pytest-benchmark's exit status; min:0.001 in seconds" retry pb_store
 
 t "--benchmark-save under yardstick bench: refused (yardstick bench stores and compares the merged result)" sh -c '
 	cd "$T" && YARDSTICK_BENCH_JSON="$T/x.json" "$PYTHON" -m pytest -q -p no:cacheprovider -p no:benchmark -p yardstick --benchmark-autosave -k spin "$PYT/test_pb_options.py" >"$T/o" 2>&1; [ $? -eq 4 ] && grep -q "under yardstick bench" "$T/o" || { cat "$T/o"; exit 1; }'
