@@ -25,6 +25,7 @@ libyardstick only, which has neither.
 """
 import argparse
 import datetime
+import decimal
 import json
 import os
 import platform
@@ -262,10 +263,10 @@ def _saving(config):
                 config.getoption("yardstick_pb_autosave", False))
 
 
-def _seconds(v):
-    """A number of seconds as gate reads a time: decimal digits, 's'."""
-    s = f"{v:.12f}".rstrip("0").rstrip(".")
-    return (s or "0") + "s"
+def _seconds(text):
+    """A number of seconds (pytest-benchmark's: 0.001, 1e-3) as gate
+    reads a time: its decimal digits, every one kept, and 's'."""
+    return format(decimal.Decimal(text.strip()), "f") + "s"
 
 
 def checks(config):
@@ -293,11 +294,11 @@ def checks(config):
         try:
             if val.endswith("%"):
                 num = float(val[:-1])
-                spec = f"{val[:-1]}%"
+                spec = format(decimal.Decimal(val[:-1].strip()), "f") + "%"
             else:
                 num = float(val)
-                spec = _seconds(num)
-        except ValueError:
+                spec = _seconds(val)
+        except (ValueError, decimal.InvalidOperation):
             num = -1
         if not num >= 0 or num != num or num == float("inf"):
             raise pytest.UsageError(f"--benchmark-compare-fail={expr}: "

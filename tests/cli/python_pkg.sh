@@ -530,7 +530,7 @@ pb_store() (
 	has "$T/o" "(--benchmark-save=again: the store numbers its results and keeps no name" || { cat "$T/o"; return 1; }
 	PB_SCALE=3 run --benchmark-compare=1 --benchmark-compare-fail=min:50%; rc=$?
 	[ $rc -eq $want ] && grep -q "^FAIL .*test_spin: max increase time_per_op.min=50%" "$T/o" && has "$T/o" "Performance has regressed" || { echo "exit $rc, pytest-benchmark's $want"; cat "$T/o"; return 1; }
-	PB_ADD=0.002 run --benchmark-compare=0001 --benchmark-compare-fail min:0.001; rc=$?
+	PB_ADD=0.002 run --benchmark-compare=0001 --benchmark-compare-fail min:1e-3; rc=$?
 	[ $rc -eq $want ] && grep -q "^FAIL .*test_spin: max increase time_per_op.min=0.001s" "$T/o" || { echo "exit $rc"; cat "$T/o"; return 1; }
 	run --benchmark-compare=1 --benchmark-compare-fail min:0.001 || { cat "$T/o"; return 1; }
 	grep -q "^pass .*test_spin: max increase time_per_op.min=0.001s" "$T/o" || { cat "$T/o"; return 1; }
