@@ -77,7 +77,10 @@ static const char record_epilog[] =
 "the process's exit, each writing the profile and exiting 0 (1 when no\n"
 "sample came); the process is never signalled and keeps running; exit\n"
 "2 when there is no such process, 3 when it may not be sampled (another\n"
-"user's: perf events need the right to ptrace it).\n";
+"user's: perf events need the right to ptrace it). Its child processes\n"
+"(workers of gunicorn, a multiprocessing.Pool, a DataLoader) are\n"
+"sampled with it unless --no-children; one of another user's is skipped\n"
+"with a warning.\n";
 
 /* The options: the engine's plan, and the outputs of the command. */
 struct record_args {
@@ -89,6 +92,7 @@ struct record_args {
 	bool diff;
 	const char *diff_base, *diff_new;
 	long pid;		/* --pid; copied to plan.pid */
+	bool no_children;	/* --no-children: plan.so.children off */
 };
 
 static const struct opt_enum record_call_graphs[] = {
@@ -111,12 +115,15 @@ static const struct opt_entry record_options[] = {
 	  "env, sh -c, scripts and venv links)" },
 	{ OPT_COUNT('p', "pid", pid, 1, INT_MAX), .metavar = "PID",
 	  .help = "profile the running process PID (every thread it has, "
-	  "and what they start) in place of a program, without stopping "
-	  "or restarting it: until --duration, Ctrl-C or its exit; it "
-	  "keeps running" },
+	  "every child process it has, theirs too, and what they start) in "
+	  "place of a program, without stopping or restarting it: until "
+	  "--duration, Ctrl-C or its exit; it keeps running" },
 	{ OPT_DURATION(0, "duration", plan.duration), .flags = OPT_MIN_EXCL,
 	  .metavar = "TIME", .help = "with --pid: how long to sample "
 	  "(default: until Ctrl-C or the process exits)" },
+	{ OPT_FLAG(0, "no-children", no_children),
+	  .help = "with --pid: PID alone, not the child processes it had at "
+	  "the attach (those it starts later are still followed)" },
 	{ OPT_PYTHON(plan.python) },
 	{ OPT_FLAG(0, "idle", plan.so.offcpu),
 	  .help = "the time threads spend off the CPU too (sleeping, in "
@@ -213,6 +220,7 @@ static int parse(struct record_args *a, int argc, char **argv)
 			return 2;
 		}
 		a->plan.pid = (uint32_t)a->pid;
+		a->plan.so.children = !a->no_children;
 		for (size_t i = 0; i < a->out.n; i++)
 			if (profile_fmt_of(a->out.paths[i], a->out.format) ==
 			    PROFILE_FMT_NONE) {
@@ -228,6 +236,11 @@ static int parse(struct record_args *a, int argc, char **argv)
 	if (a->plan.duration > 0) {
 		fputs("yardstick record: --duration is for --pid: a program is "
 		      "recorded until it exits\n", stderr);
+		return 2;
+	}
+	if (a->no_children) {
+		fputs("yardstick record: --no-children is for --pid: every "
+		      "process a program starts is its own\n", stderr);
 		return 2;
 	}
 	return program_and_outputs("record", argc, argv, rest.first,
@@ -298,7 +311,11 @@ static void print_report(const struct record_args *a,
 	if (a->plan.pid) {
 		fprintf(fp, "attached to pid %u (", a->plan.pid);
 		term_puts(fp, name ? name : "?");
-		fprintf(fp, ") for %.3f s, %s\n", st->duration_ns / 1e9,
+		fputc(')', fp);
+		if (st->children)
+			fprintf(fp, " and %zu child process%s", st->children,
+				st->children == 1 ? "" : "es");
+		fprintf(fp, " for %.3f s, %s\n", st->duration_ns / 1e9,
 			st->ended ? "until it exited"
 			: stop_signal() ? "until stopped; it is still running"
 			: "its duration; it is still running");
@@ -421,6 +438,28 @@ static void print_advice(const struct record_run *run, FILE *fp)
 	}
 }
 
+/* --pid: the descendants passed over, and why. */
+static void print_skipped(const struct sampler_stats *st)
+{
+	if (st->refused) {
+		fprintf(stderr, "yardstick record: warning: child process %u (",
+			st->refused_pid);
+		term_puts(stderr, st->refused_name);
+		fputc(')', stderr);
+		if (st->refused > 1)
+			fprintf(stderr, " and %zu more", st->refused - 1);
+		fputs(" not sampled: not permitted (another user's: perf "
+		      "events need the right to ptrace it)\n", stderr);
+	}
+	if (st->zombies)
+		fprintf(stderr, "yardstick record: %zu child process%s passed "
+			"over: exited, not yet waited for by %s parent "
+			"(zombie%s)\n", st->zombies,
+			st->zombies == 1 ? "" : "es",
+			st->zombies == 1 ? "its" : "their",
+			st->zombies == 1 ? "" : "s");
+}
+
 /* What the run collected: printed, written; the exit code. */
 static int finish(struct record_args *a, struct record_run *run,
 		  struct output_set *outs)
@@ -428,6 +467,8 @@ static int finish(struct record_args *a, struct record_run *run,
 	const struct profile *p = &run->prof;
 
 	ignore_sigpipe();
+	if (a->plan.pid)
+		print_skipped(&run->st);
 	if (a->plan.pid) {
 		if (profile_total(p, 0) == 0) {
 			fprintf(stderr, "yardstick record: no samples: process "

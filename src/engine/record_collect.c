@@ -233,13 +233,32 @@ static const struct sample_type record_idle_types[] = {
 	{ "time", "nanoseconds" },
 };
 
-/* record_prepare of a running process: there, ours to sample, and a
- * CPython unwound with dwarf (its C stacks have no frame pointers). */
-static int prepare_pid(struct record_plan *p, struct error *e)
+/* Whether process pid or, with p->so.children, one of its descendants
+ * runs CPython (a shell or a launcher may start Python workers). */
+static bool tree_runs_python(const struct record_plan *p)
 {
 	struct py_proc pp;
 	struct error pe;
+	uint32_t *kids = NULL;
+	size_t n;
+	bool py = false;
 
+	if (py_proc_probe(p->pid, &pp, &pe) == 1)
+		return true;
+	if (!p->so.children)
+		return false;
+	n = sampler_descendants(p->pid, &kids);
+	for (size_t i = 0; i < n && !py; i++)
+		py = py_proc_probe(kids[i], &pp, &pe) == 1;
+	free(kids);
+	return py;
+}
+
+/* record_prepare of a running process: there, ours to sample, and a
+ * CPython (in it or, with its children, in one of them) unwound with
+ * dwarf (its C stacks have no frame pointers). */
+static int prepare_pid(struct record_plan *p, struct error *e)
+{
 	if (kill((pid_t)p->pid, 0) && errno == ESRCH) {
 		error_set(e, "no process %u", p->pid);
 		return 2;
@@ -251,7 +270,7 @@ static int prepare_pid(struct record_plan *p, struct error *e)
 			  p->pid);
 		return 3;
 	}
-	if (py_proc_probe(p->pid, &pp, &pe) == 1) {
+	if (tree_runs_python(p)) {
 		p->so.dwarf |= !p->call_graph_given;
 		if (!p->stack_size_given)
 			p->so.stack_size = SAMPLER_PYTHON_STACK;
@@ -427,6 +446,13 @@ int record_collect(struct record_run *r, struct record_plan *p,
 				     &r->st, e);
 	} else {
 		res = follow_sampler_run(&p->so, p->argv, &cb, &r->st, e);
+	}
+	if (p->pid && r->st.children) {
+		free(r->prof.command);
+		r->prof.command = xasprintf("pid %u (%s) and %zu child "
+					    "process%s", p->pid, r->name,
+					    r->st.children,
+					    r->st.children == 1 ? "" : "es");
 	}
 	if (c.py)
 		pystacks_set_reader(c.py, r->st.rt_why);

@@ -58,6 +58,8 @@ struct sampler_opts {
 	/* set (by a signal handler: stop.h) to have the program and what it
 	 * started killed; the records it wrote are still handed out */
 	volatile sig_atomic_t *interrupt;
+	bool children;		/* sampler_attach: pid's descendant
+				 * processes at the attach too */
 	bool prompt;		/* wake the reader at every sample, not at
 				 * a quarter full: a callback that reads
 				 * the sampled process's memory (Python
@@ -169,6 +171,13 @@ struct sampler_stats {
 	char rt_why[128];	/* else, with opts.prompt: why not */
 	bool ended;		/* sampler_attach: the process exited while
 				 * sampled */
+	/* sampler_attach with opts.children: the descendant processes
+	 * attached besides pid; those passed over as zombies (exited, not
+	 * yet waited for: nothing to sample); those not permitted (another
+	 * user's), skipped, the first of them by pid and name */
+	size_t children, zombies, refused;
+	uint32_t refused_pid;
+	char refused_name[64];
 };
 
 /* x86-64 registers copied in dwarf mode (PERF_REG_X86_*): the ones DWARF
@@ -210,20 +219,29 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 
 /*
  * Sample process pid, running already, instead of a program started
- * (`record --pid`): one event per thread it has (cpu -1, inherit: the
+ * (`record --pid`): one event per thread it has and CPU (inherit: the
  * threads and processes they start later are followed), opened and
- * enabled at once, each with its ring; the executable mappings it has
- * (which no record reports) handed to cb->mmap first, from
+ * enabled at once, writing into one ring per CPU; with opts.children
+ * the same for every descendant process it has at the attach (the tree
+ * walked again until no process is new; a zombie is passed over, one
+ * not permitted skipped: stats say so). The executable mappings of
+ * each (which no record reports) are handed to cb->mmap first, from
  * /proc/PID/maps. Runs until duration_ns has passed (0: no limit),
- * *o->interrupt is set or the process exits (stats->ended); the process
- * is never signalled, stopped or waited for. stats->cpu_ns is the CPU
- * time it used meanwhile (/proc/PID/stat), duration_ns from the attach
- * to the end (or its exit), status 0. opts.page_faults and wakeups are
- * not supported. Returns SAMPLER_OK, SAMPLER_NOT_STARTED when there is
- * no such process (or it exited while the events were opened),
- * SAMPLER_REFUSED when perf events on it are not permitted (the message
- * names ptrace and kernel.perf_event_paranoid), SAMPLER_FAILED.
+ * *o->interrupt is set or pid exits (stats->ended); no process is ever
+ * signalled, stopped or waited for. stats->cpu_ns is the CPU time they
+ * used meanwhile (/proc/PID/stat of each), duration_ns from the attach
+ * to the end (or pid's exit), status 0. opts.page_faults and wakeups
+ * are not supported. Returns SAMPLER_OK, SAMPLER_NOT_STARTED when there
+ * is no such process (or it exited while the events were opened),
+ * SAMPLER_REFUSED when perf events on pid are not permitted (the message
+ * names ptrace and kernel.perf_event_paranoid) or the limit of open
+ * files is too low for them, SAMPLER_FAILED.
  */
+/* The descendant processes pid has now (the tree walked until no
+ * process is new), into *pids (malloc'd, pid not among them): their
+ * number. */
+size_t sampler_descendants(uint32_t pid, uint32_t **pids);
+
 enum sampler_result sampler_attach(const struct sampler_opts *o, uint32_t pid,
 				   uint64_t duration_ns,
 				   const struct sampler_callbacks *cb,

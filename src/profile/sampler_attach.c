@@ -1,6 +1,7 @@
 /*
  * sampler_attach (sampler.h): the sampler on a process running already
- * (`record --pid`), with sampler.c's rings, parser and reader.
+ * (`record --pid`), and on the descendant processes it has, with
+ * sampler.c's rings, parser and reader.
  */
 #include "profile/sampler.h"
 #include "profile/sampler_internal.h"
@@ -8,12 +9,14 @@
 #include "profile/merge.h"
 
 #include "measure/perf_event.h"
+#include "util/child_common.h"
 #include "util/monoclock.h"
 #include "util/strutil.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,20 +130,76 @@ static bool has_tid(const uint32_t *tids, int n, uint32_t tid)
 	return false;
 }
 
-/* An event of the attached process's besides the rings' own: kept to
- * be disabled and closed. */
-static void keep_fd(struct sampler *s, int fd)
+/* An event of the attached processes' besides the rings' own, writing
+ * into ring (-1: a context-switch event): kept to be disabled and
+ * closed. */
+static void keep_fd(struct sampler *s, int fd, int ring)
 {
 	s->afds = xgrow(s->afds, &s->capafds, s->nafds + 1, sizeof(*s->afds));
+	s->afd_ring = xgrow(s->afd_ring, &s->capafd_ring, s->nafds + 1,
+			    sizeof(*s->afd_ring));
+	s->afd_ring[s->nafds] = ring;
 	s->afds[s->nafds++] = fd;
+}
+
+/* What open_thread and open_process return besides 0 and a
+ * sampler_result. */
+#define OPEN_GONE 1	/* the thread (process) ended meanwhile */
+#define OPEN_DENIED 2	/* not permitted: e says why */
+
+/* The limit of open files reached: how many events were open, what they
+ * are for, and what raises it. */
+static int too_many_files(struct sampler *s, uint32_t pid, int err,
+			  struct error *e)
+{
+	struct rlimit rl = { 0 };
+	char lim[32] = "?";
+	size_t nopen = s->nafds;
+
+	for (int i = 0; i < s->nrings; i++)
+		nopen += s->rings[i].fd >= 0;
+	if (!getrlimit(RLIMIT_NOFILE, &rl))
+		snprintf(lim, sizeof(lim), "%llu",
+			 (unsigned long long)rl.rlim_cur);
+	if (err == ENFILE)
+		error_set(e, "cannot open more perf events at process %u "
+			  "after %zu: the system's limit of open files "
+			  "(fs.file-max) is reached", pid, nopen);
+	else
+		error_set(e, "cannot open more perf events at process %u "
+			  "after %zu (one per thread and CPU%s, %d CPUs): the "
+			  "limit of open files, %s, is reached (its soft limit "
+			  "raised to the hard one): raise the hard limit (ulimit "
+			  "-Hn as root, LimitNOFILE= of a systemd service) or "
+			  "attach to fewer processes (--no-children)", pid,
+			  nopen, s->o.offcpu ? ", twice with --idle" : "",
+			  s->nrings, lim);
+	error_mark(e, ERROR_ENV);
+	return SAMPLER_REFUSED;
+}
+
+/* perf_event_open on thread tid of pid failed with err: OPEN_GONE,
+ * OPEN_DENIED or a sampler_result, e set. */
+static int open_failed(struct sampler *s, uint32_t pid, int err,
+		       const struct perf_event_attr *a, struct error *e)
+{
+	if (err == ESRCH)
+		return OPEN_GONE;
+	if (err == EMFILE || err == ENFILE)
+		return too_many_files(s, pid, err, e);
+	if (err == EACCES || err == EPERM) {
+		attach_refused(s, pid, err, a, e);
+		return OPEN_DENIED;
+	}
+	return attach_refused(s, pid, err, a, e);
 }
 
 /*
  * Thread tid's events, one per CPU, each writing into that CPU's ring
  * (the first thread's event on it owns the ring: the kernel maps no
  * inherited event opened on cpu -1), with --idle its context switches
- * too. Returns 0, 1 when the thread ended meanwhile (passed over), or a
- * sampler_result.
+ * too. Returns 0, OPEN_GONE when the thread ended meanwhile (passed
+ * over), OPEN_DENIED, or a sampler_result.
  */
 static int open_thread(struct sampler *s, struct perf_event_attr *base,
 		       uint32_t pid, uint32_t tid, const int *cpus,
@@ -156,10 +215,8 @@ static int open_thread(struct sampler *s, struct perf_event_attr *base,
 		attr = *base;
 		fd = perf_event_open_attr(NULL, NULL, &attr, (pid_t)tid,
 					  cpus[i], -1);
-		if (fd == -ESRCH)
-			return 1;	/* it ended meanwhile */
 		if (fd < 0)
-			return attach_refused(s, pid, -fd, &attr, e);
+			return open_failed(s, pid, -fd, &attr, e);
 		base->exclude_kernel = attr.exclude_kernel;
 		base->exclude_hv = attr.exclude_hv;
 		if (r->fd < 0) {
@@ -168,7 +225,7 @@ static int open_thread(struct sampler *s, struct perf_event_attr *base,
 			if (ret)
 				return ret;
 		} else {
-			keep_fd(s, fd);
+			keep_fd(s, fd, i);
 			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd))
 				return error_errno(e, errno, "cannot send "
 						   "thread %u's samples to the "
@@ -180,11 +237,9 @@ static int open_thread(struct sampler *s, struct perf_event_attr *base,
 		sampler_side_attr(&attr, PERF_COUNT_SW_CONTEXT_SWITCHES, &attr);
 		fd = perf_event_open_attr(NULL, NULL, &attr, (pid_t)tid,
 					  cpus[i], -1);
-		if (fd == -ESRCH)
-			return 1;
 		if (fd < 0)
-			return attach_refused(s, pid, -fd, &attr, e);
-		keep_fd(s, fd);
+			return open_failed(s, pid, -fd, &attr, e);
+		keep_fd(s, fd, -1);
 		if (attr.exclude_kernel)
 			return sampler_offcpu_refused(e);
 		s->off_ids = xgrow(s->off_ids, &s->capoff, s->noff + 1,
@@ -199,26 +254,50 @@ static int open_thread(struct sampler *s, struct perf_event_attr *base,
 	return 0;
 }
 
-/*
- * The events of every thread of pid (inherit: what a thread starts later
- * is followed), one per CPU each, into one ring per CPU, enabled at
- * their open; the threads listed again until none is new, so that one
- * started meanwhile by a thread not yet followed is. A thread that ended
- * meanwhile is passed over.
- */
-static int open_threads(struct sampler *s, uint32_t pid, struct error *e)
+/* What /proc/PID/stat says of pid: its state letter and parent. 0, or
+ * -1 when it cannot be read (the process is gone). */
+static int proc_state(uint32_t pid, char *state, uint32_t *ppid)
 {
-	struct perf_event_attr base;
+	char path[64], buf[1024], *p;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	len = child_read_small(path, buf, sizeof(buf));
+	p = len > 0 ? strrchr(buf, ')') : NULL;
+	if (!p || sscanf(p + 1, " %c %u", state, ppid) != 2)
+		return -1;
+	return 0;
+}
+
+/* A process whose events are open (sampled) or that was passed over
+ * (not sampled: its CPU time reaches its parent's when it is waited
+ * for, and is taken off then). */
+static void add_proc(struct sampler *s, uint32_t pid, int64_t cpu0,
+		     bool sampled)
+{
+	s->procs = xgrow(s->procs, &s->capprocs, s->nprocs + 1,
+			 sizeof(*s->procs));
+	s->procs[s->nprocs++] = (struct sampler_proc){
+		.pid = pid, .cpu0 = cpu0, .cpu = cpu0, .sampled = sampled };
+}
+
+/*
+ * The events of every thread of process pid (inherit: what a thread
+ * starts later is followed), one per CPU each, into one ring per CPU,
+ * enabled at their open; the threads listed again until none is new, so
+ * that one started meanwhile by a thread not yet followed is. A thread
+ * that ended meanwhile is passed over. Returns 0 when some thread's
+ * events are open, OPEN_GONE when none (the process ended), OPEN_DENIED
+ * when not permitted and nothing of it is open, or a sampler_result.
+ */
+static int open_process(struct sampler *s, struct perf_event_attr *base,
+			uint32_t pid, const int *cpus, struct error *e)
+{
 	uint32_t *now = NULL, *done = NULL;
 	size_t capnow = 0, capdone = 0;
-	int n, i, ret = 0, ndone = 0, nopen = 0, ncpus, *cpus;
+	int n, i, ret = 0, ndone = 0, nopen = 0;
 	bool grew = true;
 
-	if ((ret = sampler_prepare(s, &base, &cpus, &ncpus, e)))
-		return ret;
-	/* running already: sampled from the open on */
-	base.disabled = 0;
-	base.enable_on_exec = 0;
 	n = list_threads(pid, &now, &capnow);
 	while (grew && n > 0 && ret == 0) {
 		grew = false;
@@ -229,8 +308,8 @@ static int open_threads(struct sampler *s, uint32_t pid, struct error *e)
 				     sizeof(*done));
 			done[ndone++] = now[i];
 			grew = true;
-			ret = open_thread(s, &base, pid, now[i], cpus, e);
-			if (ret == 1)
+			ret = open_thread(s, base, pid, now[i], cpus, e);
+			if (ret == OPEN_GONE)
 				ret = 0;
 			else if (ret == 0)
 				nopen++;
@@ -240,11 +319,264 @@ static int open_threads(struct sampler *s, uint32_t pid, struct error *e)
 	}
 	free(now);
 	free(done);
-	free(cpus);
-	if (ret == 0 && nopen == 0) {
-		error_set(e, "process %u exited as yardstick attached", pid);
-		return SAMPLER_NOT_STARTED;
+	if (ret == OPEN_DENIED && nopen)
+		ret = SAMPLER_REFUSED;	/* half of it: e says why */
+	if (ret == 0 && nopen == 0)
+		ret = OPEN_GONE;
+	return ret;
+}
+
+/* ---- the descendants ---- */
+
+/* The processes of a tree: pid and parent, the root first. */
+struct tree {
+	struct { uint32_t pid, ppid; } *v, *all;
+	size_t n, cap, nall, capall;
+	bool files;	/* the kernel has /proc/PID/task/TID/children */
+};
+
+static bool tree_has(const struct tree *t, uint32_t pid)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].pid == pid)
+			return true;
+	return false;
+}
+
+static void tree_add(struct tree *t, uint32_t pid, uint32_t ppid)
+{
+	t->v = xgrow(t->v, &t->cap, t->n + 1, sizeof(*t->v));
+	t->v[t->n].pid = pid;
+	t->v[t->n++].ppid = ppid;
+}
+
+static void tree_init(struct tree *t, uint32_t root)
+{
+	char path[64];
+
+	memset(t, 0, sizeof(*t));
+	tree_add(t, root, 0);
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/children", root, root);
+	t->files = access(path, F_OK) == 0;
+}
+
+struct tree_visit {
+	struct tree *t;
+	uint32_t parent;
+};
+
+/* child_each_child_of's visit: a child not in the tree yet, added */
+static int tree_visit(pid_t pid, void *arg)
+{
+	struct tree_visit *v = arg;
+
+	if (pid <= 0 || tree_has(v->t, (uint32_t)pid))
+		return 1;
+	tree_add(v->t, (uint32_t)pid, v->parent);
+	return 0;
+}
+
+/* Every process of /proc and its parent, into t->all. */
+static void tree_scan(struct tree *t)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+	char state;
+	uint32_t ppid;
+
+	t->nall = 0;
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		char *end;
+		unsigned long pid = strtoul(d->d_name, &end, 10);
+
+		if (*end || end == d->d_name || pid == 0 || pid > UINT32_MAX ||
+		    proc_state((uint32_t)pid, &state, &ppid))
+			continue;
+		t->all = xgrow(t->all, &t->capall, t->nall + 1,
+			       sizeof(*t->all));
+		t->all[t->nall].pid = (uint32_t)pid;
+		t->all[t->nall++].ppid = ppid;
 	}
+	closedir(dir);
+}
+
+/*
+ * One look at the tree: the processes whose parent is in t and which are
+ * not, appended to t (a grandchild too: the walk goes on through those
+ * added), from the kernel's children files where it has them, else from
+ * one scan of every /proc/PID/stat. Returns how many were added.
+ */
+static size_t tree_round(struct tree *t)
+{
+	size_t before = t->n;
+	bool grew = true;
+
+	if (t->files) {
+		for (size_t i = 0; i < t->n; i++) {
+			struct tree_visit v = { t, t->v[i].pid };
+
+			child_each_child_of((pid_t)t->v[i].pid, tree_visit, &v);
+		}
+		return t->n - before;
+	}
+	tree_scan(t);
+	while (grew) {
+		grew = false;
+		for (size_t k = 0; k < t->nall; k++)
+			if (tree_has(t, t->all[k].ppid) &&
+			    !tree_has(t, t->all[k].pid)) {
+				tree_add(t, t->all[k].pid, t->all[k].ppid);
+				grew = true;
+			}
+	}
+	return t->n - before;
+}
+
+static void tree_free(struct tree *t)
+{
+	free(t->v);
+	free(t->all);
+}
+
+size_t sampler_descendants(uint32_t pid, uint32_t **pids)
+{
+	struct tree t;
+	size_t n;
+
+	tree_init(&t, pid);
+	while (tree_round(&t))
+		;
+	n = t.n - 1;
+	*pids = xmalloc((n ? n : 1) * sizeof(**pids));
+	for (size_t i = 0; i < n; i++)
+		(*pids)[i] = t.v[i + 1].pid;
+	tree_free(&t);
+	return n;
+}
+
+/* A process not permitted, skipped: counted, the first named. */
+static void child_refused(struct sampler *s, uint32_t pid)
+{
+	char path[64], name[64] = "?";
+	ssize_t n;
+
+	if (s->stats->refused++)
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	n = child_read_small(path, name, sizeof(name));
+	if (n > 0)
+		name[strcspn(name, "\n")] = '\0';
+	else
+		snprintf(name, sizeof(name), "?");
+	s->stats->refused_pid = pid;
+	snprintf(s->stats->refused_name, sizeof(s->stats->refused_name), "%s",
+		 name);
+}
+
+/* Whether the process of pidfd has exited (or cannot be told: no). */
+static bool pidfd_ended(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return pidfd >= 0 && poll(&p, 1, 0) > 0;
+}
+
+/*
+ * Descendant pid, found a child of ppid: its events opened as the
+ * root's, unless it is no longer ppid's child (it ended, and its pid was
+ * taken by another process: a pidfd held while /proc says who it is), a
+ * zombie (exited, not waited for: passed over, counted) or not
+ * permitted (skipped, counted). 0 or a sampler_result.
+ */
+static int attach_child(struct sampler *s, struct perf_event_attr *base,
+			uint32_t pid, uint32_t ppid, const int *cpus,
+			struct error *e)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0), ret = 0;
+	uint32_t parent, *tids = NULL;
+	size_t cap = 0;
+	int64_t cpu0;
+	char state;
+
+	if (pidfd < 0 && errno == ESRCH)
+		return 0;
+	cpu0 = proc_cpu_ns(pid);
+	if (proc_state(pid, &state, &parent) || parent != ppid)
+		goto out;
+	/* a zombie's main thread alone: its other threads may still run */
+	if (state == 'Z' && list_threads(pid, &tids, &cap) <= 1) {
+		s->stats->zombies++;
+		add_proc(s, pid, cpu0, false);
+		goto out;
+	}
+	if (pidfd_ended(pidfd))
+		goto out;
+	ret = open_process(s, base, pid, cpus, e);
+	if (ret == OPEN_DENIED) {
+		child_refused(s, pid);
+		add_proc(s, pid, cpu0, false);
+		ret = 0;
+	} else if (ret == OPEN_GONE) {
+		ret = 0;
+	} else if (ret == 0) {
+		s->stats->children++;
+		add_proc(s, pid, cpu0, true);
+	}
+out:
+	free(tids);
+	if (pidfd >= 0)
+		close(pidfd);
+	return ret;
+}
+
+/* Every descendant of root, the tree looked at again until no process
+ * is new (one may fork while its parent's events are opened). */
+static int open_descendants(struct sampler *s, struct perf_event_attr *base,
+			    uint32_t root, const int *cpus, struct error *e)
+{
+	struct tree t;
+	size_t i = 1;
+	int ret = 0;
+
+	tree_init(&t, root);
+	while (ret == 0 && tree_round(&t))
+		for (; i < t.n && ret == 0; i++)
+			ret = attach_child(s, base, t.v[i].pid, t.v[i].ppid,
+					   cpus, e);
+	tree_free(&t);
+	return ret;
+}
+
+/*
+ * The events of pid's threads and, with opts.children, of its
+ * descendants'. pid gone: SAMPLER_NOT_STARTED; not permitted:
+ * SAMPLER_REFUSED.
+ */
+static int open_all(struct sampler *s, uint32_t pid, struct error *e)
+{
+	struct perf_event_attr base;
+	int ret, ncpus, *cpus;
+	int64_t cpu0 = proc_cpu_ns(pid);
+
+	if ((ret = sampler_prepare(s, &base, &cpus, &ncpus, e)))
+		return ret;
+	/* running already: sampled from the open on */
+	base.disabled = 0;
+	base.enable_on_exec = 0;
+	ret = open_process(s, &base, pid, cpus, e);
+	if (ret == OPEN_GONE) {
+		error_set(e, "process %u exited as yardstick attached", pid);
+		ret = SAMPLER_NOT_STARTED;
+	} else if (ret == OPEN_DENIED) {
+		ret = SAMPLER_REFUSED;
+	}
+	if (ret == 0)
+		add_proc(s, pid, cpu0, true);
+	if (ret == 0 && s->o.children)
+		ret = open_descendants(s, &base, pid, cpus, e);
+	free(cpus);
 	if (s->o.offcpu) {
 		s->rp.off_ids = s->off_ids;
 		s->rp.noff_ids = s->noff;
@@ -290,14 +622,46 @@ static void report_maps(struct sampler *s, uint32_t pid)
 }
 
 /*
+ * The CPU time the processes attached used since the attach (ns), each
+ * one's /proc/PID/stat read again: its threads' and the children's it
+ * waited for. A descendant gone was waited for by its parent, attached
+ * too, whose children's time now holds all of it: of a sampled one the
+ * time before the attach is taken off, of one passed over all of it. pid
+ * itself, gone, keeps its last reading.
+ */
+static int64_t attached_cpu(struct sampler *s)
+{
+	int64_t sum = 0, c;
+
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct sampler_proc *p = &s->procs[i];
+
+		if (!p->gone) {
+			c = proc_cpu_ns(p->pid);
+			if (c >= 0)
+				p->cpu = c;
+			else if (i > 0)
+				p->gone = true;
+		}
+		if (p->cpu0 < 0)
+			continue;
+		if (!p->gone)
+			sum += p->sampled ? p->cpu - p->cpu0 : 0;
+		else
+			sum -= p->sampled ? p->cpu0 : p->cpu;
+	}
+	return sum > 0 ? sum : 0;
+}
+
+/*
  * Hand out records until end_ns (0: none), a stop (*o.interrupt) or the
  * process's end; then the events are disabled and the rings drained once
- * more. The process is never signalled.
+ * more. No process is ever signalled.
  */
 static int collect_attached(struct sampler *s, uint32_t pid, uint64_t end_ns,
-			    int64_t cpu0, struct error *e)
+			    struct error *e)
 {
-	int64_t cpu = cpu0, c;
+	uint64_t read_at = 0;
 	int n, i, timeout;
 
 	for (i = 0; i < s->nrings; i++)
@@ -317,11 +681,15 @@ static int collect_attached(struct sampler *s, uint32_t pid, uint64_t end_ns,
 			timeout = (int)((end_ns - now) / 1000000 + 1);
 		if ((n = sampler_pass(s, timeout, e)) < -1)
 			return -1;
-		c = proc_cpu_ns(pid);
-		if (c >= 0)
-			cpu = c;
+		/* every process's stat at most every pass's timeout: with
+		 * opts.prompt a pass is a sample */
+		now = monoclock_ns();
+		if (now - read_at >= POLL_MS_ATTACH * 1000000ULL) {
+			attached_cpu(s);
+			read_at = now;
+		}
 		if (s->pidfd >= 0 ? n > 0 && s->pfds[s->nrings].revents
-				  : c < 0) {
+				  : proc_cpu_ns(pid) < 0) {
 			s->stats->ended = true;
 			break;
 		}
@@ -332,7 +700,7 @@ static int collect_attached(struct sampler *s, uint32_t pid, uint64_t end_ns,
 	for (size_t k = 0; k < s->nafds; k++)
 		ioctl(s->afds[k], PERF_EVENT_IOC_DISABLE, 0);
 	merge_drain(s->rings, s->nrings, s->rec, records_dispatch, &s->rp);
-	s->stats->cpu_ns = cpu > cpu0 ? cpu - cpu0 : 0;
+	s->stats->cpu_ns = attached_cpu(s);
 	s->stats->interrupted = s->o.interrupt && *s->o.interrupt;
 	return 0;
 }
@@ -359,7 +727,6 @@ enum sampler_result sampler_attach(const struct sampler_opts *o, uint32_t pid,
 	struct sampler s;
 	struct sampler_stats spare;
 	uint64_t t_go;
-	int64_t cpu0;
 	int ret;
 
 	memset(&s, 0, sizeof(s));
@@ -391,12 +758,13 @@ enum sampler_result sampler_attach(const struct sampler_opts *o, uint32_t pid,
 	s.rp.stats = s.stats;
 	s.rp.child = pid;
 	raise_nofile();
-	cpu0 = proc_cpu_ns(pid);
-	ret = open_threads(&s, pid, e);
+	ret = open_all(&s, pid, e);
 	if (ret < 0)
 		goto out;
 	t_go = monoclock_ns();
-	report_maps(&s, pid);
+	for (size_t i = 0; i < s.nprocs; i++)
+		if (s.procs[i].sampled)
+			report_maps(&s, s.procs[i].pid);
 	s.pfds = xcalloc((size_t)s.nrings + 1, sizeof(*s.pfds));
 	{
 		struct sched_param old_param;
@@ -405,8 +773,7 @@ enum sampler_result sampler_attach(const struct sampler_opts *o, uint32_t pid,
 			      sampler_raise_reader(&s, &old_policy, &old_param);
 
 		ret = collect_attached(&s, pid, duration_ns ? t_go + duration_ns
-							    : 0,
-				       cpu0 < 0 ? 0 : cpu0, e);
+							    : 0, e);
 		if (raised)
 			sampler_restore_reader(old_policy, &old_param);
 	}
@@ -421,6 +788,8 @@ out:
 	for (size_t k = 0; k < s.nafds; k++)
 		close(s.afds[k]);
 	free(s.afds);
+	free(s.afd_ring);
+	free(s.procs);
 	sampler_close_all(&s);
 	return ret;
 }

@@ -23,6 +23,16 @@
 #define POLL_MS 250		/* with a pidfd: only a safety net */
 #define POLL_MS_NO_PIDFD 20	/* without: how soon we notice the exit */
 
+/* A process sampler_attach opened events on. */
+struct sampler_proc {
+	uint32_t pid;
+	int64_t cpu0, cpu;	/* ns of CPU at the attach, last read; -1
+				 * unknown */
+	bool sampled;		/* its events open, else passed over (a
+				 * zombie, another user's) */
+	bool gone;		/* its /proc/PID/stat no longer read */
+};
+
 struct sampler {
 	struct sampler_opts o;	/* defaults filled in */
 	struct sampler_callbacks cb;
@@ -46,10 +56,16 @@ struct sampler {
 	const char *path;	/* the program, resolved */
 	struct child child;	/* held until the events are open */
 	/* sampler_attach: the events besides the rings' own (per thread and
-	 * CPU), and the context switches' ids */
+	 * CPU), the ring each samples into (-1: a context-switch event),
+	 * and the context switches' ids */
 	int *afds;
-	size_t nafds, capafds;
+	int *afd_ring;
+	size_t nafds, capafds, capafd_ring;
 	size_t noff, capoff;
+	/* sampler_attach: the processes attached (the first is pid), their
+	 * CPU time at the attach and as last read */
+	struct sampler_proc *procs;
+	size_t nprocs, capprocs;
 	int pidfd;		/* -1: poll with a short timeout instead */
 };
 

@@ -3,7 +3,10 @@
 # leaves running: a C program whose two functions spin 3:1 and which
 # starts a thread after the attach (SIGUSR1), a Python script whose two
 # functions spin 2:1 (/usr/bin/python3, and pyenv's shim when there),
-# a process that exits while recorded, Ctrl-C, and the refusals.
+# a process that exits while recorded, Ctrl-C, and the refusals; the
+# child processes it had at the attach (C workers, a multiprocessing
+# Pool, Python under a shell; one exiting, a zombie, another user's,
+# --no-children), and the limit of open files.
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$T/pid"
 cat >"$T/pid/spin.c" <<'C'
@@ -270,6 +273,371 @@ if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 1024 ]; then
 else
 	skip "record --pid of 200 threads" "hard descriptor limit under 1024"
 fi
+
+# ---- the child processes PID had at the attach (not --no-children) ----
+# kids MODE READY: a parent that forks its workers before anything
+# attaches, then creates READY. pp: two workers passing a token, work_two
+# (2 units) then work_one (1 unit), never both at once: 2:1 of CPU time
+# whatever the scheduling; the parent idle. busy: the parent spins in
+# parent_spin, the workers in work_two and work_one. exit MS: work_one's
+# worker exits MS ms after the start, and the parent waits for it. zombie:
+# a child that exits at once, never waited for; the parent spins. user
+# UID: (as root) the worker of work_one becomes user UID, the parent (in
+# work_two) user 65534, ptraceable by it.
+cat >"$T/pid/kids.c" <<'C'
+#define _GNU_SOURCE
+#include <grp.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+#define SPIN(n) do { \
+	unsigned long x = sink; \
+	for (unsigned long i = 0; i < (n); i++) { \
+		x = x * 6364136223846793005UL + 1; \
+		__asm__ volatile("" : "+r"(x)); \
+	} \
+	sink = x; \
+} while (0)
+
+__attribute__((noinline)) void work_two(void) { SPIN(2000000); }
+__attribute__((noinline)) void work_one(void) { SPIN(1000000); }
+__attribute__((noinline)) void parent_spin(void) { SPIN(1000000); }
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* a worker: killed with its parent */
+static pid_t worker(void)
+{
+	pid_t parent = getpid(), p = fork();
+
+	if (p == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
+	}
+	return p;
+}
+
+static void token(int in, int out, void (*work)(void))
+{
+	char c;
+
+	for (;;) {
+		if (read(in, &c, 1) != 1)
+			_exit(0);
+		work();
+		if (write(out, &c, 1) != 1)
+			_exit(0);
+	}
+}
+
+static void ready(const char *path)
+{
+	close(open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+}
+
+static void drop(unsigned id)
+{
+	if (setgroups(0, NULL) || setresgid(id, id, id) ||
+	    setresuid(id, id, id))
+		_exit(9);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 2 ? argv[1] : "";
+	double t0 = now();
+
+	if (!strcmp(mode, "pp")) {
+		int ab[2], ba[2];
+
+		if (pipe(ab) || pipe(ba))
+			return 1;
+		if (worker() == 0)
+			token(ba[0], ab[1], work_two);
+		if (worker() == 0)
+			token(ab[0], ba[1], work_one);
+		if (write(ba[1], "x", 1) != 1)
+			return 1;
+		ready(argv[2]);
+		for (;;)
+			pause();
+	}
+	if (!strcmp(mode, "busy") || !strcmp(mode, "exit")) {
+		double ms = argc > 3 ? atof(argv[3]) : 0;
+		pid_t b;
+
+		if (worker() == 0)
+			for (;;)
+				work_two();
+		if ((b = worker()) == 0)
+			for (;;) {
+				work_one();
+				if (ms > 0 && now() - t0 > ms / 1000)
+					_exit(0);
+			}
+		ready(argv[2]);
+		if (ms > 0) {
+			waitpid(b, NULL, 0);
+			for (;;)
+				pause();
+		}
+		for (;;)
+			parent_spin();
+	}
+	if (!strcmp(mode, "zombie")) {
+		siginfo_t si;
+		pid_t z = fork();
+
+		if (z == 0)
+			_exit(0);
+		waitid(P_PID, (id_t)z, &si, WEXITED | WNOWAIT);
+		ready(argv[2]);
+		for (;;)
+			parent_spin();
+	}
+	if (!strcmp(mode, "user") && argc > 3) {
+		if (worker() == 0) {
+			drop((unsigned)atoi(argv[3]));
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				work_one();
+		}
+		drop(65534);
+		prctl(PR_SET_DUMPABLE, 1);
+		ready(argv[2]);
+		for (;;)
+			work_two();
+	}
+	return 2;
+}
+C
+cc -O1 -fno-omit-frame-pointer -o "$T/pid/kids" "$T/pid/kids.c" ||
+	{ echo "Bail out! cannot build the kids fixture"; exit 1; }
+
+# start_kids MODE [ARG]: the fixture started, its workers forked: P
+start_kids() {
+	rm -f "$T/pid/kready"
+	"$T/pid/kids" "$1" "$T/pid/kready" ${2:-} &
+	P=$!
+	wait_file "$T/pid/kready"
+}
+
+stop_kids() {
+	kill $P 2>/dev/null
+	wait $P 2>/dev/null
+}
+
+# the workers' 2:1, the parent idle: only its children have samples
+kids_pp() {
+	start_kids pp || { stop_kids; return 1; }
+	"$YS" record --pid $P --duration 1.5 -o "$T/pid/pp.folded" \
+		2>"$T/pid/pp.err"
+	rc=$?
+	stop_kids
+	cat "$T/pid/pp.err"
+	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+	has "$T/pid/pp.err" "attached to pid $P (kids) and 2 child processes for 1." &&
+	shares "$T/pid/pp.folded" work_two work_one 66.7
+}
+t "record --pid: the 2 workers a C parent forked before the attach, 2:1 within 10 points, the parent idle (retried 3x)" retry kids_pp
+
+# multiprocessing.Pool(2), started before the attach: two() and one()
+# take turns in the workers, 2:1 by their work
+cat >"$T/pid/pool.py" <<'PY'
+import multiprocessing, sys
+def two():
+    s = 0
+    for i in range(200000):
+        s += i
+    return s
+def one():
+    s = 0
+    for i in range(100000):
+        s += i
+    return s
+def task(k):
+    return two() if k else one()
+if __name__ == "__main__":
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        pool.map(task, [0, 1])
+        open(sys.argv[1], "w").close()
+        while True:
+            pool.map(task, [0, 1] * 4, chunksize=1)
+PY
+kids_pool() {
+	rm -f "$T/pid/pready"
+	/usr/bin/python3 "$T/pid/pool.py" "$T/pid/pready" 2>"$T/pid/pool.py.err" &
+	P=$!
+	wait_file "$T/pid/pready" || { kill $P; return 1; }
+	"$YS" record --pid $P --duration 2 -o "$T/pid/pool.folded" \
+		2>"$T/pid/pool.err"
+	rc=$?
+	kill $P
+	wait $P 2>/dev/null
+	cat "$T/pid/pool.err"
+	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+	has "$T/pid/pool.err" "and 2 child processes" &&
+	has "$T/pid/pool.folded" "two (pool.py:2)" &&
+	has "$T/pid/pool.folded" "one (pool.py:7)" &&
+	shares "$T/pid/pool.folded" two one 66.7
+}
+t "record --pid of a multiprocessing.Pool(2) started before the attach: the workers' Python frames, two:one 2:1 within 10 points (retried 3x)" retry kids_pool
+
+# a shell whose children run Python: their CPython found, dwarf chosen
+kids_sh_py() {
+	rm -f "$T/pid/ready"
+	sh -c '/usr/bin/python3 "$1" 60 "$2" & /usr/bin/python3 "$1" 60 "$2.b" & wait' \
+		sh "$T/pid/py21.py" "$T/pid/ready" &
+	P=$!
+	wait_file "$T/pid/ready" && wait_file "$T/pid/ready.b" ||
+		{ pkill -P $P; kill $P; return 1; }
+	"$YS" record --pid $P --duration 1.5 -o "$T/pid/shpy.folded" \
+		2>"$T/pid/shpy.err"
+	rc=$?
+	pkill -P $P
+	kill $P
+	wait $P 2>/dev/null
+	cat "$T/pid/shpy.err"
+	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+	has "$T/pid/shpy.err" "(sh) and 2 child processes" &&
+	has "$T/pid/shpy.folded" "two (py21.py:2)" &&
+	shares "$T/pid/shpy.folded" two one 66.7
+}
+t "record --pid of a shell with two python3 children: their Python frames (retried 3x)" retry kids_sh_py
+
+# a worker exits 2.5 s after the start (1 s into the recording) and is
+# waited for: its samples kept, the other's too; the CPU time not
+# counted twice (its time before the attach reaches the parent's
+# children's time at the wait: 1.5 s more CPU, about 660 Hz effective)
+kids_exit() {
+	start_kids exit 2500 || { stop_kids; return 1; }
+	sleep 1.5
+	"$YS" record --pid $P --duration 2 -o "$T/pid/kexit.folded" \
+		2>"$T/pid/kexit.err"
+	rc=$?
+	alive=0
+	kill -0 $P 2>/dev/null && alive=1
+	stop_kids
+	cat "$T/pid/kexit.err"
+	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+	[ $alive = 1 ] || { echo "the parent did not survive"; return 1; }
+	has "$T/pid/kexit.err" "and 2 child processes" &&
+	python3 - "$T/pid/kexit.folded" "$T/pid/kexit.err" <<'PYX'
+import re, sys
+n = {"work_two": 0, "work_one": 0}
+for line in open(sys.argv[1]):
+    st, c = line.rsplit(" ", 1)
+    for f in n:
+        n[f] += int(c) * (f in st.split(";"))
+hz = int(re.search(r"\((\d+) Hz effective\)", open(sys.argv[2]).read()).group(1))
+print(n, "Hz", hz)
+assert n["work_two"] >= 100 and n["work_one"] >= 30, n
+assert 800 <= hz <= 1250, hz
+PYX
+}
+t "record --pid: a child exiting and waited for meanwhile: its samples kept, the CPU time counted once (retried 3x)" retry kids_exit
+
+# a zombie child: passed over, said; the parent sampled
+kids_zombie() {
+	start_kids zombie || { stop_kids; return 1; }
+	expect_exit 0 "$YS" record --pid $P --duration 0.5 \
+		-o "$T/pid/zomb.folded"
+	rc=$?
+	stop_kids
+	cat "$T/stderr"
+	[ $rc = 0 ] &&
+	has "$T/stderr" "1 child process passed over: exited, not yet waited for by its parent (zombie)" &&
+	has "$T/stderr" "attached to pid $P (kids) for" &&
+	has "$T/pid/zomb.folded" "parent_spin"
+}
+t "record --pid with a zombie child: passed over with a note, the parent sampled" kids_zombie
+
+# --no-children: the parent alone
+kids_nochildren() {
+	start_kids busy || { stop_kids; return 1; }
+	expect_exit 0 "$YS" record --pid $P --no-children --duration 0.5 \
+		-o "$T/pid/noch.folded"
+	rc=$?
+	stop_kids
+	cat "$T/stderr"
+	[ $rc = 0 ] && has "$T/pid/noch.folded" "parent_spin" &&
+	! grep -q "work_two\|work_one" "$T/pid/noch.folded" &&
+	! grep -q "child process" "$T/stderr"
+}
+t "record --pid --no-children: the parent alone, its workers not sampled" kids_nochildren
+nochildren_alone() {
+	expect_exit 2 "$YS" record --no-children -- true &&
+	has "$T/stderr" "--no-children is for --pid"
+}
+t "record --no-children without --pid: exit 2, saying so" nochildren_alone
+
+# a child of another user: skipped with a warning, the rest sampled
+kids_user() {
+	U=$(mktemp -d /tmp/ys-pidu-XXXXXX)
+	chmod 777 "$U"
+	cp "$T/pid/kids" "$U/kids"
+	rm -f "$U/ready"
+	"$U/kids" user "$U/ready" 65533 &
+	P=$!
+	wait_file "$U/ready" || { kill $P; rm -rf "$U"; return 1; }
+	expect_exit 0 env XDG_CACHE_HOME="$U/cache" setpriv --reuid=65534 \
+		--regid=65534 --clear-groups "$YS" record --pid $P \
+		--duration 0.5 -o "$U/user.folded"
+	rc=$?
+	kill $P
+	wait $P 2>/dev/null
+	cat "$T/stderr"
+	ok=1
+	[ $rc = 0 ] && has "$T/stderr" "warning: child process" &&
+	has "$T/stderr" "(kids) not sampled: not permitted" &&
+	has "$U/user.folded" "work_two" &&
+	! grep -q work_one "$U/user.folded" && ok=0
+	rm -rf "$U"
+	return $ok
+}
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	t "record --pid with a child of another user: skipped with a warning, the parent sampled" kids_user
+else
+	skip "record --pid with a child of another user" "not root"
+fi
+
+# too few descriptors for an event per thread and CPU: said so, exit 3
+few_fds() {
+	rm -f "$T/pid/ready"
+	/usr/bin/python3 -c '
+import sys, threading, time
+for _ in range(100):
+    threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+open(sys.argv[1], "w").close()
+time.sleep(60)
+' "$T/pid/ready" &
+	P=$!
+	wait_file "$T/pid/ready" || { kill $P; return 1; }
+	(ulimit -Sn 64 && ulimit -Hn 64 && "$YS" record --pid $P \
+		--duration 0.5 -o "$T/pid/few.folded") >"$T/pid/few.err" 2>&1
+	rc=$?
+	kill $P
+	wait $P 2>/dev/null
+	cat "$T/pid/few.err"
+	[ $rc = 3 ] && has "$T/pid/few.err" "the limit of open files, 64, is reached" &&
+	[ ! -e "$T/pid/few.folded" ]
+}
+t "record --pid past the limit of open files: exit 3 saying which limit" few_fds
 
 no_pid() {
 	true &
