@@ -2,6 +2,13 @@
  * sampler_attach (sampler.h): the sampler on a process running already
  * (`record --pid`), and on the descendant processes it has, with
  * sampler.c's rings, parser and reader.
+ *
+ * Every event of every thread of every process attached writes into the
+ * ring of its CPU, which the first of them opened on that CPU owns. A
+ * perf fd hangs up once its thread has ended (and nothing inherited from
+ * it lives): the ring's samples then wake the reader through another of
+ * its events (repoll), not the pass's timeout, which would read Python
+ * frames too late.
  */
 #include "profile/sampler.h"
 #include "profile/sampler_internal.h"
@@ -130,9 +137,9 @@ static bool has_tid(const uint32_t *tids, int n, uint32_t tid)
 	return false;
 }
 
-/* An event of the attached processes' besides the rings' own, writing
- * into ring (-1: a context-switch event): kept to be disabled and
- * closed. */
+/* An event of the attached processes' besides the rings' own: kept to
+ * be disabled and closed, and polled for ring (-1: never) when the one
+ * polled hangs up. */
 static void keep_fd(struct sampler *s, int fd, int ring)
 {
 	s->afds = xgrow(s->afds, &s->capafds, s->nafds + 1, sizeof(*s->afds));
@@ -577,6 +584,7 @@ static int open_all(struct sampler *s, uint32_t pid, struct error *e)
 	if (ret == 0 && s->o.children)
 		ret = open_descendants(s, &base, pid, cpus, e);
 	free(cpus);
+	s->ring_next = xcalloc((size_t)s->nrings, sizeof(*s->ring_next));
 	if (s->o.offcpu) {
 		s->rp.off_ids = s->off_ids;
 		s->rp.noff_ids = s->noff;
@@ -653,6 +661,21 @@ static int64_t attached_cpu(struct sampler *s)
 	return sum > 0 ? sum : 0;
 }
 
+/* Ring i's polled event hung up (its thread ended): the next of its
+ * events polled instead, if any, so that its samples still wake the
+ * reader (perf wakes every event writing into a ring). */
+static void repoll(struct sampler *s, int i)
+{
+	while (s->ring_next[i] < s->nafds) {
+		size_t k = s->ring_next[i]++;
+
+		if (s->afd_ring[k] == i) {
+			s->pfds[i].fd = s->afds[k];
+			return;
+		}
+	}
+}
+
 /*
  * Hand out records until end_ns (0: none), a stop (*o.interrupt) or the
  * process's end; then the events are disabled and the rings drained once
@@ -681,6 +704,9 @@ static int collect_attached(struct sampler *s, uint32_t pid, uint64_t end_ns,
 			timeout = (int)((end_ns - now) / 1000000 + 1);
 		if ((n = sampler_pass(s, timeout, e)) < -1)
 			return -1;
+		for (i = 0; i < s->nrings; i++)
+			if (s->pfds[i].fd < 0)
+				repoll(s, i);
 		/* every process's stat at most every pass's timeout: with
 		 * opts.prompt a pass is a sample */
 		now = monoclock_ns();
@@ -789,6 +815,7 @@ out:
 		close(s.afds[k]);
 	free(s.afds);
 	free(s.afd_ring);
+	free(s.ring_next);
 	free(s.procs);
 	sampler_close_all(&s);
 	return ret;

@@ -62,6 +62,9 @@ struct sampler {
 	int *afd_ring;
 	size_t nafds, capafds, capafd_ring;
 	size_t noff, capoff;
+	/* sampler_attach: per ring, the next of afds to poll for it when the
+	 * event polled hangs up (its thread ended) */
+	size_t *ring_next;
 	/* sampler_attach: the processes attached (the first is pid), their
 	 * CPU time at the attach and as last read */
 	struct sampler_proc *procs;

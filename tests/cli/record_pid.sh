@@ -639,6 +639,70 @@ time.sleep(60)
 }
 t "record --pid past the limit of open files: exit 3 saying which limit" few_fds
 
+# the thread whose events own the rings (the first listed, the main one)
+# ends while another runs: its samples still wake the reader at once
+# (with -g dwarf and --python on, at every sample), not at the 100 ms
+# timeout that would leave a CPython's frames read too late: the reader's
+# voluntary context switches, a sleep in poll each, over half a second
+cat >"$T/pid/mainexit.c" <<'C'
+#include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+__attribute__((noinline)) void worker_spin(void)
+{
+	for (unsigned long i = 0; i < 1000000; i++)
+		sink += i;
+}
+
+static void *worker(void *arg)
+{
+	for (;;)
+		worker_spin();
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, worker, NULL);
+	close(open(argv[argc - 1], O_WRONLY | O_CREAT, 0644));
+	sleep(1);
+	pthread_exit(NULL);
+}
+C
+cc -O1 -fno-omit-frame-pointer -pthread -o "$T/pid/mainexit" "$T/pid/mainexit.c" ||
+	{ echo "Bail out! cannot build the mainexit fixture"; exit 1; }
+ctxt() {
+	sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' /proc/"$1"/status
+}
+main_exits() {
+	rm -f "$T/pid/mready"
+	"$T/pid/mainexit" "$T/pid/mready" &
+	P=$!
+	wait_file "$T/pid/mready" || { kill $P; return 1; }
+	"$YS" record --pid $P -g dwarf --duration 3 -o "$T/pid/mexit.folded" \
+		2>"$T/pid/mexit.err" &
+	R=$!
+	sleep 2
+	a=$(ctxt $R)
+	sleep 0.5
+	b=$(ctxt $R)
+	wait $R
+	rc=$?
+	kill $P
+	wait $P 2>/dev/null
+	cat "$T/pid/mexit.err"
+	echo "reader's voluntary switches in 0.5 s: $((b - a))"
+	# at the timeout alone: 5 or 6; at every sample, as many as samples
+	# (about 500, but the spinning thread may get a tenth of a CPU here)
+	[ $rc = 0 ] && [ $((b - a)) -ge 15 ]
+}
+t "record --pid: the main thread ends, the other's samples still wake the reader at once (retried 3x)" retry main_exits
+
 no_pid() {
 	true &
 	P=$!
