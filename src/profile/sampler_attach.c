@@ -409,19 +409,34 @@ static void tree_scan(struct tree *t)
 	closedir(dir);
 }
 
+/* Whether pid is among the parents t->v[from..to). */
+static bool tree_has_in(const struct tree *t, size_t from, size_t to,
+			uint32_t pid)
+{
+	for (size_t i = from; i < to; i++)
+		if (t->v[i].pid == pid)
+			return true;
+	return false;
+}
+
 /*
- * One look at the tree: the processes whose parent is in t and which are
- * not, appended to t (a grandchild too: the walk goes on through those
- * added), from the kernel's children files where it has them, else from
- * one scan of every /proc/PID/stat. Returns how many were added.
+ * One generation: the children of t->v[from..to) (and with the scan,
+ * their own children it shows) not in t yet, appended to t, from the
+ * kernel's children files where it has them, else from one scan of
+ * every /proc/PID/stat. Returns how many were added.
+ *
+ * Only the processes attached last are looked at again: a child another
+ * forks after its own events are open inherits them (looking for it
+ * would sample it twice), and a server that forks a child every few
+ * milliseconds would never let a walk of the whole tree end.
  */
-static size_t tree_round(struct tree *t)
+static size_t tree_round(struct tree *t, size_t from, size_t to)
 {
 	size_t before = t->n;
 	bool grew = true;
 
 	if (t->files) {
-		for (size_t i = 0; i < t->n; i++) {
+		for (size_t i = from; i < to; i++) {
 			struct tree_visit v = { t, t->v[i].pid };
 
 			child_each_child_of((pid_t)t->v[i].pid, tree_visit, &v);
@@ -432,7 +447,8 @@ static size_t tree_round(struct tree *t)
 	while (grew) {
 		grew = false;
 		for (size_t k = 0; k < t->nall; k++)
-			if (tree_has(t, t->all[k].ppid) &&
+			if ((tree_has_in(t, from, to, t->all[k].ppid) ||
+			     tree_has_in(t, before, t->n, t->all[k].ppid)) &&
 			    !tree_has(t, t->all[k].pid)) {
 				tree_add(t, t->all[k].pid, t->all[k].ppid);
 				grew = true;
@@ -453,8 +469,8 @@ size_t sampler_descendants(uint32_t pid, uint32_t **pids)
 	size_t n;
 
 	tree_init(&t, pid);
-	while (tree_round(&t))
-		;
+	for (size_t from = 0, to = 1; tree_round(&t, from, to); to = t.n)
+		from = to;
 	n = t.n - 1;
 	*pids = xmalloc((n ? n : 1) * sizeof(**pids));
 	for (size_t i = 0; i < n; i++)
@@ -538,20 +554,24 @@ out:
 	return ret;
 }
 
-/* Every descendant of root, the tree looked at again until no process
- * is new (one may fork while its parent's events are opened). */
+/* Every descendant of root, a generation at a time: the children of
+ * the processes just attached looked for again, until none is new (one
+ * may have forked before its own events were open). */
 static int open_descendants(struct sampler *s, struct perf_event_attr *base,
 			    uint32_t root, const int *cpus, struct error *e)
 {
 	struct tree t;
-	size_t i = 1;
+	size_t from = 0, to = 1;
 	int ret = 0;
 
 	tree_init(&t, root);
-	while (ret == 0 && tree_round(&t))
-		for (; i < t.n && ret == 0; i++)
+	while (ret == 0 && tree_round(&t, from, to)) {
+		from = to;
+		to = t.n;
+		for (size_t i = from; i < to && ret == 0; i++)
 			ret = attach_child(s, base, t.v[i].pid, t.v[i].ppid,
 					   cpus, e);
+	}
 	tree_free(&t);
 	return ret;
 }

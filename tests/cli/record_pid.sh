@@ -616,6 +616,58 @@ else
 	skip "record --pid with a child of another user" "not root"
 fi
 
+# a parent that forks a short-lived child every 2 ms: the walk of its
+# tree ends (it looked at the whole tree again until no process was new,
+# which never came: the attach hung), its children sampled
+cat >"$T/pid/storm.c" <<'C'
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+__attribute__((noinline)) void storm_child(void)
+{
+	for (unsigned long i = 0; i < 20000000; i++)
+		sink += i;
+}
+
+int main(int argc, char **argv)
+{
+	close(open(argv[argc - 1], O_WRONLY | O_CREAT, 0644));
+	for (;;) {
+		if (fork() == 0) {
+			storm_child();
+			_exit(0);
+		}
+		usleep(2000);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+}
+C
+cc -O1 -fno-omit-frame-pointer -o "$T/pid/storm" "$T/pid/storm.c" ||
+	{ echo "Bail out! cannot build the storm fixture"; exit 1; }
+fork_storm() {
+	rm -f "$T/pid/sready"
+	"$T/pid/storm" "$T/pid/sready" &
+	P=$!
+	wait_file "$T/pid/sready" || { kill $P; return 1; }
+	sleep 0.3
+	timeout 60 "$YS" record --pid $P --duration 0.5 \
+		-o "$T/pid/storm.folded" 2>"$T/pid/storm.err"
+	rc=$?
+	kill $P
+	wait $P 2>/dev/null
+	sleep 0.3	# its last children end by themselves
+	cat "$T/pid/storm.err"
+	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+	grep -Eq "attached to pid $P \(storm\) and [0-9]+ child process" "$T/pid/storm.err" &&
+	has "$T/pid/storm.folded" "storm_child"
+}
+t "record --pid of a parent forking a child every 2 ms: the attach ends, the children sampled" fork_storm
+
 # too few descriptors for an event per thread and CPU: said so, exit 3
 few_fds() {
 	rm -f "$T/pid/ready"
