@@ -467,15 +467,19 @@ static int finish(struct record_args *a, struct record_run *run,
 	const struct profile *p = &run->prof;
 
 	ignore_sigpipe();
-	if (a->plan.pid)
-		print_skipped(&run->st);
 	if (a->plan.pid) {
+		print_skipped(&run->st);
 		if (profile_total(p, 0) == 0) {
 			fprintf(stderr, "yardstick record: no samples: process "
-				"%u used %.3g ms of CPU time in the %.3f s "
-				"sampled (it was idle); no profile written\n",
-				a->plan.pid, run->st.cpu_ns / 1e6,
-				run->st.duration_ns / 1e9);
+				"%u", a->plan.pid);
+			if (run->st.children)
+				fprintf(stderr, " and its %zu child process%s",
+					run->st.children,
+					run->st.children == 1 ? "" : "es");
+			fprintf(stderr, " used %.3g ms of CPU time in the %.3f "
+				"s sampled (%s idle); no profile written\n",
+				run->st.cpu_ns / 1e6, run->st.duration_ns / 1e9,
+				run->st.children ? "they were" : "it was");
 			return 1;
 		}
 	} else {

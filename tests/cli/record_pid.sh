@@ -283,7 +283,8 @@ fi
 # worker exits MS ms after the start, and the parent waits for it. zombie:
 # a child that exits at once, never waited for; the parent spins. user
 # UID: (as root) the worker of work_one becomes user UID, the parent (in
-# work_two) user 65534, ptraceable by it.
+# work_two) user 65534, ptraceable by it. idle: the parent and two
+# workers asleep.
 cat >"$T/pid/kids.c" <<'C'
 #define _GNU_SOURCE
 #include <grp.h>
@@ -398,6 +399,14 @@ int main(int argc, char **argv)
 		}
 		for (;;)
 			parent_spin();
+	}
+	if (!strcmp(mode, "idle")) {
+		if (worker() == 0 || worker() == 0)
+			for (;;)
+				pause();
+		ready(argv[2]);
+		for (;;)
+			pause();
 	}
 	if (!strcmp(mode, "zombie")) {
 		siginfo_t si;
@@ -551,6 +560,20 @@ assert 800 <= hz <= 1250, hz
 PYX
 }
 t "record --pid: a child exiting and waited for meanwhile: its samples kept, the CPU time counted once (retried 3x)" retry kids_exit
+
+# a parent and its workers asleep: no sample, and the message says whose
+# CPU time it gives (it said "process N used" for the whole tree's)
+kids_idle() {
+	start_kids idle || { stop_kids; return 1; }
+	expect_exit 1 "$YS" record --pid $P --duration 0.3 \
+		-o "$T/pid/kidle.folded"
+	rc=$?
+	stop_kids
+	[ $rc = 0 ] &&
+	has "$T/stderr" "no samples: process $P and its 2 child processes used" &&
+	has "$T/stderr" "(they were idle)" && [ ! -e "$T/pid/kidle.folded" ]
+}
+t "record --pid of a sleeping parent and its 2 sleeping workers: no samples, the message names the tree" kids_idle
 
 # a zombie child: passed over, said; the parent sampled
 kids_zombie() {
