@@ -554,18 +554,20 @@ static void default_text(const struct opt_entry *o, const char *d,
 }
 
 /* The parenthesis after the help: default (o->defval, else the value in
- * the defaults d, if any), range, the names of an enum whose metavar
- * does not list them. */
+ * the defaults d, if any; none when the help states it, with a word on
+ * it: "(default 1; 0 with --runs 1 ...)"), range, the names of an enum
+ * whose metavar does not list them. */
 static void help_suffix(const struct opt_entry *o, const char *d, char *buf,
 			size_t n)
 {
 	char range[256] = "", dflt[128] = "";
+	bool said = o->help && strstr(o->help, "(default ");
 	size_t len = 0;
 
 	buf[0] = '\0';
-	if (o->defval)
+	if (o->defval && !said)
 		snprintf(dflt, sizeof(dflt), "%s", o->defval);
-	else if (d)
+	else if (d && !said)
 		default_text(o, d, dflt, sizeof(dflt));
 	if (*dflt)
 		len += (size_t)snprintf(buf, n, "default %s", dflt);

@@ -27,4 +27,20 @@ t "help: report draws results, comparisons, histories, profiles, traces, rooflin
 	"$YS" help | grep -q "^  report  *an HTML page of results, a comparison, a history, a profile, a trace, a roofline$" &&
 	"$YS" report --help | grep -q -- "--profile FILE" && "$YS" report --help | grep -q -- "--trace FILE" &&
 	"$YS" report --help | grep -q -- "--ceilings"'
+
+# ---- a new user's mistakes ---------------------------------------------------
+# An option's help that states its default is not told it again: load
+# --step-duration said "(default 2s) (default 2s; above 0)", run --warmup
+# "(... warmup_wall_time) (default 1)", 6 options in all.
+default_once() {
+	for c in $("$YS" help | sed -n "s/^  \([a-z]*\) .*/\1/p" | grep -vx "help\|completion"); do
+		"$YS" doc markdown "$c" >"$T/md" || return 1
+		if grep -E "\(default [^)]*\).*\(default " "$T/md"; then
+			echo "$c: a default said twice"; return 1
+		fi
+	done
+	"$YS" doc markdown load | grep -qF "hold each step at least T (default 2s) (above 0)" &&
+	"$YS" doc markdown run | grep -qF "warmup\_wall\_time) |"
+}
+t "no option's help says its default twice" default_once
 finish
