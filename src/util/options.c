@@ -224,6 +224,7 @@ struct parser {
 	char **argv;
 	void *args;
 	struct error *e;
+	bool unknown;	/* the error is an unknown option, nothing near it */
 };
 
 static int apply(struct parser *p, const struct opt_entry *o,
@@ -265,8 +266,10 @@ static void unknown_long(struct parser *p, const char *s, size_t len)
 	if (near)
 		error_set(p->e, "unknown option '--%.*s'; did you mean "
 			  "'--%s'?", (int)len, s, near);
-	else
+	else {
 		error_set(p->e, "unknown option '--%.*s'", (int)len, s);
+		p->unknown = true;
+	}
 }
 
 /* The entry a long option names: exactly, else by an unambiguous
@@ -344,8 +347,10 @@ static int short_opts(struct parser *p, int *i)
 
 		while (o->type && o->short_name != s[j])
 			o++;
-		if (!o->type)
+		if (!o->type) {
+			p->unknown = true;
 			return error_set(p->e, "unknown option '-%c'", s[j]);
+		}
 		if (!opt_takes_value(o)) {
 			r = apply(p, o, NULL);
 			if (r)
@@ -361,10 +366,32 @@ static int short_opts(struct parser *p, int *i)
 	return 0;
 }
 
+/* An option unknown to a command that runs a program, after an operand
+ * and with no "--": most likely the program's own (`record ls -l`), so the
+ * message says where those go, with the usage line that has the "--". */
+static void program_hint(const struct opt_cmd *c, char **argv,
+			 const bool *operand, struct error *e)
+{
+	const char *usage = NULL;
+	char msg[sizeof(e->msg)];
+	int i = 1;
+
+	for (size_t k = 0; c->usage[k] && !usage; k++)
+		if (strstr(c->usage[k], "-- PROGRAM"))
+			usage = c->usage[k];
+	if (!usage)
+		return;
+	while (!operand[i])
+		i++;
+	snprintf(msg, sizeof(msg), "%s", e->msg);
+	error_set(e, "%s; if it is an option of '%s', put the program after "
+		  "'--': yardstick %s %s", msg, argv[i], c->name, usage);
+}
+
 int opt_parse(const struct opt_cmd *c, int argc, char **argv, void *args,
 	      struct opt_rest *rest, struct error *e)
 {
-	struct parser p = { c, argc, argc, argv, args, e };
+	struct parser p = { c, argc, argc, argv, args, e, false };
 	bool *operand;
 	char **copy;
 	int i, nops = 0, k = 1, r = 0;
@@ -405,6 +432,9 @@ int opt_parse(const struct opt_cmd *c, int argc, char **argv, void *args,
 		r = a[1] == '-' ? long_opt(&p, &i) : short_opts(&p, &i);
 	}
 	if (r) {
+		if (r < 0 && p.unknown && nops && c->mode == OPT_PROGRAM &&
+		    rest->dashdash == argc)
+			program_hint(c, argv, operand, e);
 		free(operand);
 		return r > 0 ? 1 : -1;
 	}

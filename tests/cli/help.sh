@@ -43,4 +43,17 @@ default_once() {
 	"$YS" doc markdown run | grep -qF "warmup\_wall\_time) |"
 }
 t "no option's help says its default twice" default_once
+# a program's own option before '--' (`record ls -l`): where it goes
+t "record ls -l: exit 2" expect_exit 2 "$YS" record ls -l
+t "... the program's options go after '--'" has "$T/stderr" \
+	"yardstick record: unknown option '-l'; if it is an option of 'ls', put the program after '--': yardstick record [OPTIONS] -- PROGRAM [ARGS...]"
+t "run ls --color: exit 2, the same advice" expect_exit 2 "$YS" run --runs 1 ls --color
+t "... naming the program" has "$T/stderr" \
+	"yardstick run: unknown option '--color'; if it is an option of 'ls', put the program after '--': yardstick run [OPTIONS] -- PROGRAM [ARGS...]"
+t "... not when the option is a typo of one of ours" sh -c '
+	"$YS" mem ls --tpo 3 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -qx "yardstick mem: unknown option '"'"'--tpo'"'"'; did you mean '"'"'--top'"'"'?" "$T/e"'
+t "... nor before the program" sh -c '
+	"$YS" trace -l -- ls 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -qx "yardstick trace: unknown option '"'"'-l'"'"'" "$T/e"'
 finish
