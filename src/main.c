@@ -65,12 +65,27 @@ static const struct command *find(const char *name)
 	return NULL;
 }
 
-/* "yardstick: 'rnu' is not a command; did you mean 'run'?" and exit 2. */
+/* "yardstick: 'rnu' is not a command; did you mean 'run'?" and exit 2.
+ * An option before any command is yardstick's own (--help, --version) or
+ * a command's given too early (`yardstick --json x run`). */
 static int unknown(const char *name)
 {
+	static const char *const own[] = { "--help", "--version" };
 	const char *names[NCOMMANDS + 2];
 	const char *near;
 
+	if (name[0] == '-') {
+		near = opt_closest(name, own, 2);
+		if (near)
+			fprintf(stderr, "yardstick: unknown option '%s'; did "
+				"you mean '%s'?\n", name, near);
+		else
+			fprintf(stderr, "yardstick: unknown option '%s' "
+				"(yardstick's own are --help and --version; a "
+				"command's go after its name: yardstick COMMAND "
+				"[OPTIONS])\n", name);
+		return 2;
+	}
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		names[i] = commands[i].name;
 	names[NCOMMANDS] = "help";
@@ -243,7 +258,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "-h")) {
 		if (argc < 3 || !strcmp(argv[1], "--help") ||
-		    !strcmp(argv[1], "-h")) {
+		    !strcmp(argv[1], "-h") || !strcmp(argv[2], "help")) {
 			usage(stdout);
 			return finish(0);
 		}

@@ -56,4 +56,14 @@ t "... not when the option is a typo of one of ours" sh -c '
 t "... nor before the program" sh -c '
 	"$YS" trace -l -- ls 2>"$T/e"; [ $? -eq 2 ] &&
 	grep -qx "yardstick trace: unknown option '"'"'-l'"'"'" "$T/e"'
+# `yardstick help help` is the usage, as `yardstick help` lists help
+t "help help: the usage, exit 0" sh -c '
+	"$YS" help help >"$T/o" 2>"$T/e" && [ ! -s "$T/e" ] &&
+	grep -q "^usage: yardstick COMMAND" "$T/o"'
+# an option before the command
+t "yardstick --versoin: did you mean --version" expect_exit 2 "$YS" --versoin
+t "... said so" has "$T/stderr" "yardstick: unknown option '--versoin'; did you mean '--version'?"
+t "yardstick --json x run: a command's options go after it" expect_exit 2 "$YS" --json x run
+t "... said so" has "$T/stderr" \
+	"yardstick: unknown option '--json' (yardstick's own are --help and --version; a command's go after its name: yardstick COMMAND [OPTIONS])"
 finish
