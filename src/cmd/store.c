@@ -202,8 +202,15 @@ int cmd_store(int argc, char **argv)
 		argv++;
 		argc--;
 	} else if (argc > 1 && argv[1][0] != '-') {
-		fprintf(stderr, "yardstick store: unknown subcommand '%s' "
-			"(copy, flush)\n", argv[1]);
+		static const char *const subs[] = { "copy", "flush" };
+		const char *near = opt_closest(argv[1], subs, 2);
+
+		if (near)
+			fprintf(stderr, "yardstick store: unknown subcommand "
+				"'%s'; did you mean '%s'?\n", argv[1], near);
+		else
+			fprintf(stderr, "yardstick store: unknown subcommand "
+				"'%s' (copy, flush)\n", argv[1]);
 		return 2;
 	} else if (argc < 2) {
 		fputs("yardstick store: a subcommand is needed: store copy "

@@ -66,4 +66,10 @@ t "... said so" has "$T/stderr" "yardstick: unknown option '--versoin'; did you 
 t "yardstick --json x run: a command's options go after it" expect_exit 2 "$YS" --json x run
 t "... said so" has "$T/stderr" \
 	"yardstick: unknown option '--json' (yardstick's own are --help and --version; a command's go after its name: yardstick COMMAND [OPTIONS])"
+# a mistyped subcommand of store, as a mistyped command
+t "store cpy: exit 2" expect_exit 2 "$YS" store cpy a.db b.db
+t "... did you mean 'copy'" has "$T/stderr" "yardstick store: unknown subcommand 'cpy'; did you mean 'copy'?"
+t "store frobnicate: the subcommands listed" sh -c '
+	"$YS" store frobnicate 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -qx "yardstick store: unknown subcommand '"'"'frobnicate'"'"' (copy, flush)" "$T/e"'
 finish
