@@ -125,6 +125,30 @@ static int load(const char *ref, const char *store, struct result *r)
 	return error_exit_code(&e);
 }
 
+/* Each --metric is a metric of some benchmark of base or cand: a typo
+ * (`-m wall_tme`) would compare nothing and pass. Returns 0, or prints
+ * what it meant and returns 2. */
+static int check_metrics(const char *const *metrics, const struct result *base,
+			 const struct result *cand)
+{
+	for (size_t i = 0; metrics && metrics[i]; i++) {
+		const char *m = metrics[i], *near;
+
+		if (result_has_metric(base, m) || result_has_metric(cand, m))
+			continue;
+		near = result_metric_near(cand, m);
+		if (!near)
+			near = result_metric_near(base, m);
+		fprintf(stderr, "yardstick compare: --metric '%s': no benchmark "
+			"of either result has it", m);
+		if (near)
+			fprintf(stderr, "; did you mean '%s'?", near);
+		fputc('\n', stderr);
+		return 2;
+	}
+	return 0;
+}
+
 static int write_json(const char *path, void *rep, struct error *e)
 {
 	return compare_write_json(rep, path, e);
@@ -166,6 +190,9 @@ int cmd_compare(int argc, char **argv)
 		result_free(&base);
 		goto out_free;
 	}
+	ret = check_metrics(a.o.metrics, &base, &cand);
+	if (ret)
+		goto out_results;
 	base_label = xasprintf("the baseline '%s'", argv[rest.first]);
 	cand_label = xasprintf("the candidate '%s'", argv[rest.first + 1]);
 	a.o.base_label = base_label;

@@ -577,14 +577,6 @@ static int judge_check(struct gate_report *rep, struct hashmap *cache,
 	return 0;
 }
 
-static bool metric_anywhere(const struct result *r, const char *metric)
-{
-	for (size_t i = 0; i < r->nbenchmarks; i++)
-		if (benchmark_find_metric(&r->benchmarks[i], metric))
-			return true;
-	return false;
-}
-
 /* The tests one gate invocation may make: every threshold on a change,
  * on every candidate benchmark it matches (an upper bound: a check that
  * cannot be made or decided makes no test; the budget only needs it). */
@@ -689,10 +681,15 @@ int gate_evaluate(const struct result *base, const struct result *cand,
 		? family_size(cand, t, nt) : 1;
 	hashmap_init(&cache);
 	for (size_t k = 0; k < nt && !ret; k++) {
-		if (!metric_anywhere(cand, t[k].metric)) {
+		if (!result_has_metric(cand, t[k].metric)) {
+			const char *near = result_metric_near(cand,
+							      t[k].metric);
+
 			ret = error_set(e, "'%s': the candidate has no metric "
 					"'%s' (a typo would turn the check "
-					"off)", t[k].text, t[k].metric);
+					"off)%s%s%s", t[k].text, t[k].metric,
+					near ? "; did you mean '" : "",
+					near ? near : "", near ? "'?" : "");
 			break;
 		}
 		ret = evaluate_one(rep, &cache, base, &mbase, cand, &mcand,

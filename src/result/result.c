@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "util/strutil.h"
+#include "util/suggest.h"
 
 static const char *const cmp_verdict_names[] = {
 	[CMP_UNCHANGED] = "unchanged", [CMP_FASTER] = "faster",
@@ -440,6 +441,47 @@ struct metric *benchmark_find_metric(const struct benchmark *b,
 		if (!strcmp(b->metrics[i].name, name))
 			return &b->metrics[i];
 	return NULL;
+}
+
+static bool in_names(char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+bool result_has_metric(const struct result *r, const char *name)
+{
+	for (size_t i = 0; i < r->nbenchmarks; i++) {
+		const struct benchmark *b = &r->benchmarks[i];
+
+		if (benchmark_find_metric(b, name) ||
+		    in_names(b->unsupported, b->nunsupported, name))
+			return true;
+	}
+	return false;
+}
+
+const char *result_metric_near(const struct result *r, const char *name)
+{
+	const char **names = NULL;
+	const char *near;
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nbenchmarks; i++) {
+		const struct benchmark *b = &r->benchmarks[i];
+
+		names = xrealloc(names, (n + b->nmetrics + b->nunsupported)
+				 * sizeof(*names));
+		for (size_t k = 0; k < b->nmetrics; k++)
+			names[n++] = b->metrics[k].name;
+		for (size_t k = 0; k < b->nunsupported; k++)
+			names[n++] = b->unsupported[k];
+	}
+	near = n ? suggest_closest(name, names, n) : NULL;
+	free(names);
+	return near;
 }
 
 struct metric *benchmark_metric(struct benchmark *b, const char *name,

@@ -195,6 +195,13 @@ void result_set_str(struct result *r, const char *key, const char *str);
  * whole result. Every writer of a result says it where its format can. */
 const char *result_partial(const struct result *r);
 
+/* Whether some benchmark of r has metric name, measured or listed as
+ * unsupported there. */
+bool result_has_metric(const struct result *r, const char *name);
+/* The metric of r's benchmarks (measured or unsupported) that name most
+ * likely meant ("wall_tme": "wall_time"), for a "did you mean"; NULL
+ * when none is near. The string is r's. */
+const char *result_metric_near(const struct result *r, const char *name);
 /*
  * Append a benchmark (argv may be NULL: no command); returns it, never
  * NULL. The pointer stays valid until the next result_add_benchmark on r;

@@ -316,4 +316,13 @@ PY
 }
 t "a 300 MiB file: refused before it is read (exit 2, memory under 128 MiB)" too_large
 
+# a --metric no benchmark has (a typo) compared nothing and exited 0
+t "--metric wall_tme: exit 2" expect_exit 2 "$YS" compare -m wall_tme "$T/base.json" "$T/slow.json"
+t "... naming it and what it most likely meant" has "$T/stderr" \
+	"yardstick compare: --metric 'wall_tme': no benchmark of either result has it; did you mean 'wall_time'?"
+t "... nothing near: no guess" sh -c '
+	"$YS" compare -m frobnicate "$T/base.json" "$T/slow.json" 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -qx "yardstick compare: --metric '"'"'frobnicate'"'"': no benchmark of either result has it" "$T/e"'
+t "--metric peak_rss, which both have: compared, exit 0" sh -c '
+	"$YS" compare -m peak_rss "$T/base.json" "$T/slow.json" >"$T/o" && grep -q "peak_rss" "$T/o"'
 finish

@@ -76,6 +76,8 @@ t "... quoting it" has "$T/stderr" "'3parsecs'"
 t "a time threshold on a byte metric: exit 2" expect_exit 2 "$YS" gate --baseline "$T/base.json" --max-increase peak_rss=5ms "$T/base.json"
 t "a threshold on a metric nobody has (a typo): exit 2" expect_exit 2 "$YS" gate --baseline "$T/base.json" --max-increase wall_tme=1% "$T/base.json"
 t "... naming it" has "$T/stderr" "no metric 'wall_tme'"
+t "... and the metric it most likely meant" has "$T/stderr" \
+	"'wall_tme=1%': the candidate has no metric 'wall_tme' (a typo would turn the check off); did you mean 'wall_time'?"
 t "no threshold: exit 2" expect_exit 2 "$YS" gate --baseline "$T/base.json" "$T/base.json"
 t "--max-increase without --baseline: exit 2" expect_exit 2 "$YS" gate --max-increase wall_time=1% "$T/base.json"
 t "a baseline that does not exist: exit 2" expect_exit 2 "$YS" gate --baseline "$T/none.json" --max-increase wall_time=1% "$T/base.json"
