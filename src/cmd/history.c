@@ -17,6 +17,7 @@
 #include "store/store.h"
 #include "util/outputs.h"
 #include "util/strutil.h"
+#include "util/suggest.h"
 #include "util/term.h"
 
 static const char *const history_usage[] = { "[OPTIONS] [BENCHMARK]", NULL };
@@ -305,6 +306,47 @@ static int detect(const struct history_args *a, const struct store_entry *v,
 	return 0;
 }
 
+/* --detect of a benchmark no stored result has (with the metric shown):
+ * say so, with the name of the store's it most likely meant. */
+static void no_such_benchmark(struct store *s, const struct history_args *a,
+			      const char *const *metrics)
+{
+	struct store_query q = a->q;
+	struct store_history_view all = { 0 };
+	const char **names = NULL, *near = NULL;
+	size_t n = 0;
+	struct error e;
+
+	q.benchmark = NULL;
+	q.limit = 0;
+	if (!store_history_view(s, &q, metrics, &all, &e)) {
+		for (size_t i = 0; i < all.nsec; i++) {
+			names = xrealloc(names, (n + all.sec[i].n + 1) *
+					 sizeof(*names));
+			for (size_t k = 0; k < all.sec[i].n; k++)
+				names[n++] = all.sec[i].v[k].benchmark;
+		}
+		near = n ? suggest_closest(a->q.benchmark, names, n) : NULL;
+	}
+	fputs("yardstick history: --detect: no stored result has a "
+	      "benchmark '", stderr);
+	term_puts(stderr, a->q.benchmark);
+	fputc('\'', stderr);
+	if (a->q.metric) {
+		fputs(" with metric ", stderr);
+		term_puts(stderr, a->q.metric);
+	}
+	if (near) {
+		fputs("; did you mean '", stderr);
+		term_puts(stderr, near);
+		fputs("'?\n", stderr);
+	} else {
+		fputs(" ('yardstick history' lists them)\n", stderr);
+	}
+	free(names);
+	store_history_view_free(&all);
+}
+
 /* What --json writes: the view. */
 static int write_json(const char *path, void *view, struct error *e)
 {
@@ -398,6 +440,12 @@ int cmd_history(int argc, char **argv)
 		goto out;
 	}
 	ret = store_history_view(s, &a.q, metrics, &view, &e);
+	if (!ret && a.detect && !view.nsec) {
+		no_such_benchmark(s, &a, metrics);
+		store_close(s);
+		ret = 2;
+		goto out_view;
+	}
 	store_close(s);
 	if (ret) {
 		fprintf(stderr, "yardstick history: %s\n", e.msg);
@@ -418,6 +466,7 @@ int cmd_history(int argc, char **argv)
 	}
 	if (!ret)
 		ret = write_output_set(&outs, "yardstick history");
+out_view:
 	store_history_view_free(&view);
 out:
 	outputs_free(&outs);

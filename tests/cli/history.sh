@@ -41,6 +41,14 @@ t "--detect finds a regression that was reverted, at both edges" sh -c '
 	"$YS" history reverted --store "$T/rev.db" --detect > "$T/r.txt" && grep -q "^2 change points in 21 results" "$T/r.txt" &&
 	grep -q "at result 8 " "$T/r.txt" && grep -q "at result 15 " "$T/r.txt"'
 t "--detect needs a benchmark: exit 2" expect_exit 2 "$YS" history --detect
+# a benchmark the store does not have printed "0 change points in 0
+# results of ''" and exited 0
+t "--detect of a benchmark no result has (a typo): exit 2" expect_exit 2 "$YS" history fsat --detect
+t "... naming it and the name it most likely meant" has "$T/stderr" \
+	"yardstick history: --detect: no stored result has a benchmark 'fsat'; did you mean 'fast'?"
+t "... nothing near: where to look" sh -c '
+	"$YS" history frobnicate -m peak_rss --detect 2>"$T/e" >"$T/o"; [ $? -eq 2 ] && [ ! -s "$T/o" ] &&
+	grep -qx "yardstick history: --detect: no stored result has a benchmark '"'"'frobnicate'"'"' with metric peak_rss ('"'"'yardstick history'"'"' lists them)" "$T/e"'
 t "a corrupt store: exit 2 naming it" sh -c '
 	printf "this is not sqlite" > "$T/bad.db" && "$YS" history --store "$T/bad.db" 2>"$T/c.err"; [ $? -eq 2 ] && grep -q "bad.db" "$T/c.err"'
 t "run with a corrupt store: exit 2, the JSON is still written" sh -c '
