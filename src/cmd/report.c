@@ -494,6 +494,8 @@ static int write_html(const char *path, void *in, struct error *e)
 	return report_write_html(in, path, e);
 }
 
+/* xdg-open on the page written; 0, or 3 (the environment: no xdg-open,
+ * no browser it could start), the page kept. */
 static int open_page(const char *path)
 {
 	char *const argv[] = { "xdg-open", (char *)path, NULL };
@@ -504,21 +506,22 @@ static int open_page(const char *path)
 	if (spawn_resolve_program("xdg-open", &prog, &e)) {
 		fprintf(stderr, "yardstick report: --open: %s (the page is "
 			"written)\n", e.msg);
-		return 2;
+		return 3;
 	}
 	c.path = prog;
 	c.io[0] = CHILD_IO_NULL;
 	if (child_start(&c, &e) || child_wait(&c, &e)) {
-		fprintf(stderr, "yardstick report: --open: %s\n", e.msg);
+		fprintf(stderr, "yardstick report: --open: %s (the page is "
+			"written)\n", e.msg);
 		free(prog);
-		return 2;
+		return 3;
 	}
 	free(prog);
 	if (spawn_exit_code(c.status)) {
 		fprintf(stderr, "yardstick report: --open: xdg-open exited "
 			"with status %d (the page is written)\n",
 			spawn_exit_code(c.status));
-		return 2;
+		return 3;
 	}
 	return 0;
 }

@@ -72,4 +72,25 @@ else
 	skip "import into another user's store: cannot take the result" "not root: cannot give a file away"
 fi
 
+# ---- report --open ----
+# xdg-open that finds no browser (a server) exits 3: the page is written,
+# and report exits with the environment's code (it said 2, bad usage)
+mkdir "$T/bin" && printf '#!/bin/sh\necho "no method available for opening $1" >&2\nexit 3\n' >"$T/bin/xdg-open" &&
+chmod +x "$T/bin/xdg-open"
+mkresult "$T/r.json" sort 1 0
+noopen() {
+	want=$(documented report "the store is locked") || { echo "$want"; return 1; }
+	PATH=$T/bin:$PATH expect_exit "$want" "$YS" report "$T/r.json" -o "$T/page.html" --open &&
+	has "$T/stderr" "yardstick report: --open: xdg-open exited with status 3 (the page is written)" &&
+	grep -q "<html" "$T/page.html"
+}
+t "report --open where xdg-open finds no browser: the environment's exit code, the page written" noopen
+noxdg() {
+	want=$(documented report "the store is locked") || { echo "$want"; return 1; }
+	mkdir -p "$T/empty" && rm -f "$T/page2.html" &&
+	PATH=$T/empty expect_exit "$want" "$YS" report "$T/r.json" -o "$T/page2.html" --open &&
+	has "$T/stderr" "(the page is written)" && grep -q "<html" "$T/page2.html"
+}
+t "report --open without xdg-open: the same" noxdg
+
 finish
