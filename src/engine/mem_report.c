@@ -247,10 +247,17 @@ static void print_frames(const struct profile *p, const struct stack *st,
 			term_puts(fp, base ? base + 1 : f->file);
 			fprintf(fp, ":%d)", f->line);
 		}
+		/* a module that is a bracketed name already ([python],
+		 * [kernel], [vdso]) is not bracketed twice */
 		if (f->module) {
-			fprintf(fp, " %s[", term_dim(color));
+			bool bracketed = f->module[0] == '[' &&
+				f->module[strlen(f->module) - 1] == ']';
+
+			fprintf(fp, " %s%s", term_dim(color),
+				bracketed ? "" : "[");
 			term_puts(fp, f->module);
-			fprintf(fp, "]%s", term_reset(color));
+			fprintf(fp, "%s%s", bracketed ? "" : "]",
+				term_reset(color));
 		}
 		fputc('\n', fp);
 	}

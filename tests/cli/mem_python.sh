@@ -46,6 +46,9 @@ frames() {
 	bigdef=$(grep -n "^def big" "$FIX" | cut -d: -f1)
 	has "$T/$1.report" "big (memfix.py:$bigdef)" &&
 	has "$T/$1.report" "PyByteArray_Resize" &&
+	# its module is [python], as record's column says, not [[python]]
+	has "$T/$1.report" "big (memfix.py:$bigdef) [python]" &&
+	! grep -qF "[[python]]" "$T/$1.report" &&
 	grep -q ";<module> (memfix.py:1);main (memfix.py:[0-9]*);big (memfix.py:[0-9]*);.*PyByteArray_Resize" "$T/$1.folded" &&
 	! grep -q "_PyEval_EvalFrameDefault;[^;]*big (memfix" "$T/$1.folded" &&
 	grep -q "PyEval_EvalCode;.*<module> (memfix.py:1);main (memfix.py:[0-9]*);big (memfix" "$T/$1.folded"
