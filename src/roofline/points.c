@@ -147,7 +147,9 @@ int roof_points_add(struct roof_points *pts, const struct result *r,
 
 	if (r->kind && !strcmp(r->kind, ROOF_KIND))
 		return error_set(e, "a result of kind '%s' holds ceilings, not "
-				 "benchmarks: give it with --ceilings",
+				 "benchmarks: give it with --ceilings; the "
+				 "benchmarks to place are results with work "
+				 "(run --work, roofline --count -- PROGRAM)",
 				 ROOF_KIND);
 	pts->p = xrealloc(pts->p, (pts->n + r->nbenchmarks + 1) *
 			  sizeof(*pts->p));

@@ -230,7 +230,7 @@ errors() {
 	expect_exit 2 "$YS" roofline --ceilings "$T/work.json" "$T/work.json" &&
 	has "$T/stderr" "the ceilings of '$T/work.json': a result of kind 'run', not 'roofline'" &&
 	expect_exit 2 YSR "$T/ceil.json" &&
-	has "$T/stderr" "holds ceilings, not benchmarks: give it with --ceilings" &&
+	has "$T/stderr" "holds ceilings, not benchmarks: give it with --ceilings; the benchmarks to place are results with work (run --work, roofline --count -- PROGRAM)" &&
 	expect_exit 2 YSR "$T/work.json" -o "$T/r.png" &&
 	has "$T/stderr" "-o '$T/r.png': the chart is written as SVG only" &&
 	expect_exit 2 YSR "$T/missing.json" &&
