@@ -165,7 +165,7 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 	bool color = term_use_color(fp);
 	const char *last = NULL;
 	size_t shown = 0;
-	bool any_prop = false, any_dist = false;
+	bool any_prop = false, any_dist = false, any_approx = false;
 
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct metric_cmp *c = &rep->rows[i];
@@ -179,6 +179,9 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		shown += (size_t)row_stats(c);
 		any_prop |= c->proportion;
 		any_dist |= !c->proportion;
+		any_approx |= c->approximate;
+		for (int k = 0; k + 1 < row_stats(c); k++)
+			any_approx |= c->pct[k].approximate;
 		if (!last || strcmp(last, c->benchmark)) {
 			fputs(term_bold(color), fp);
 			term_puts(fp, c->benchmark);
@@ -222,12 +225,13 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 		       "not measured in the baseline (only in the candidate)");
 	print_whys(fp, rep);
 	fprintf(fp, "%s(%zu comparisons, %zu tests: a change counts when "
-		"the one-sided test against ±%g%% gives p < %g%s%s)%s\n",
+		"the one-sided test against ±%g%% gives p < %g%s%s%s)%s\n",
 		term_dim(color), shown, rep->tests,
 		100 * rep->noise, rep->alpha, rep->correction == JUDGE_HOLM
 		? " after Holm's correction over all of them" : "",
-		any_dist ? "; estimates Harrell-Davis; ~: an approximate "
-		"interval" : "", term_reset(color));
+		any_dist ? "; estimates Harrell-Davis" : "",
+		any_approx ? "; ~: an approximate interval" : "",
+		term_reset(color));
 	if (any_prop)
 		fprintf(fp, "%s(odds: events of trials, such as failed "
 			"requests; the change is the odds ratio's, by the "

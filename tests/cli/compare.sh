@@ -325,4 +325,15 @@ t "... nothing near: no guess" sh -c '
 	grep -qx "yardstick compare: --metric '"'"'frobnicate'"'"': no benchmark of either result has it" "$T/e"'
 t "--metric peak_rss, which both have: compared, exit 0" sh -c '
 	"$YS" compare -m peak_rss "$T/base.json" "$T/slow.json" >"$T/o" && grep -q "peak_rss" "$T/o"'
+# the footer explains '~' only when a row carries it: 200 runs a side
+# have no approximate interval (it said '~: an approximate interval'
+# under every table), 8 runs a side's tail quantiles do
+t "no '~' in the rows: none in the footer" sh -c '
+	"$YS" compare "$T/base.json" "$T/slow.json" >"$T/o" &&
+	! grep -q "~[+-]" "$T/o" && grep -q "estimates Harrell-Davis)" "$T/o" && ! grep -q "approximate" "$T/o"'
+mkresult "$T/base8.json" sort 1 0 8
+mkresult "$T/slow8.json" sort 1.2 0 8
+t "... '~' in a row: explained in the footer" sh -c '
+	"$YS" compare "$T/base8.json" "$T/slow8.json" >"$T/o" &&
+	grep -q "~+20.0%" "$T/o" && grep -q "; ~: an approximate interval)" "$T/o"'
 finish
