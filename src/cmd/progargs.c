@@ -46,8 +46,14 @@ void print_program_status(const char *who, const char *covers, int status)
 	if (WIFSIGNALED(status)) {
 		const char *n = sigabbrev_np(WTERMSIG(status));
 
-		fprintf(stderr, "%s: the program was killed by SIG%s; the %s "
-			"covers it up to then\n", who, n ? n : "?", covers);
+		if (n)
+			fprintf(stderr, "%s: the program was killed by SIG%s; "
+				"the %s covers it up to then\n", who, n,
+				covers);
+		else
+			fprintf(stderr, "%s: the program was killed by signal "
+				"%d; the %s covers it up to then\n", who,
+				WTERMSIG(status), covers);
 	} else if (WIFEXITED(status) && WEXITSTATUS(status)) {
 		fprintf(stderr, "%s: the program exited with status %d\n",
 			who, WEXITSTATUS(status));

@@ -247,32 +247,16 @@ static int parse(struct record_args *a, int argc, char **argv)
 				   rest.dashdash, &a->out, &a->plan.argv);
 }
 
-static void print_status(int status)
-{
-	if (WIFSIGNALED(status)) {
-		const char *n = sigabbrev_np(WTERMSIG(status));
-
-		if (n)
-			fprintf(stderr, "yardstick: the program was killed by "
-				"SIG%s; the profile covers it up to then\n", n);
-		else
-			fprintf(stderr, "yardstick: the program was killed by "
-				"signal %d\n", WTERMSIG(status));
-	} else if (WIFEXITED(status) && WEXITSTATUS(status)) {
-		fprintf(stderr, "yardstick: the program exited with status "
-			"%d\n", WEXITSTATUS(status));
-	}
-}
-
-/* How the program ended (print_status), or that a signal stopped it, and
- * what it left running (progargs.c's print_program_end). */
+/* How the program ended, or that a signal stopped it, and what it left
+ * running (progargs.c's print_program_status, print_program_end). */
 static void print_end(const struct sampler_stats *st)
 {
 	if (st->interrupted || st->strays || stop_signal())
 		print_program_end("yardstick record", "profile", st->status,
 				  st->strays, st->stray_names);
 	else
-		print_status(st->status);
+		print_program_status("yardstick record", "profile",
+				     st->status);
 }
 
 /* The denominator of a row's shares: a Python function's are of the
