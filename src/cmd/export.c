@@ -156,6 +156,15 @@ int cmd_export(int argc, char **argv)
 
 	if (!opt_parse_or_exit(&export_cmd, argc, argv, &a, &rest, &ret))
 		return ret;
+	if (a.push) {
+		struct error e;
+
+		if (push_check_url(a.push, &e)) {
+			fprintf(stderr, "yardstick export: --push: %s\n",
+				e.msg);
+			return 2;
+		}
+	}
 	n = (size_t)(rest.end - rest.first);
 	refs = n ? argv + rest.first : (char **)&latest;
 	if (!n)

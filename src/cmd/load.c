@@ -14,6 +14,7 @@
 #include "cmd/commands.h"
 #include "engine/load_plan.h"
 #include "engine/load_push.h"
+#include "engine/push.h"
 #include "engine/load_search.h"
 #include "util/options.h"
 #include "config.h"
@@ -459,6 +460,8 @@ static int check_opts(struct load_opts *o, struct error *e)
 				 p->connections);
 	if (o->push_interval_given && !o->push)
 		return error_set(e, "--push-interval without --push");
+	if (o->push && push_check_url(o->push, e))
+		return error_prefix(e, "--push: ");
 	if (o->push_interval < 0.05)
 		return error_set(e, "--push-interval %gs: at least 50ms",
 				 o->push_interval);

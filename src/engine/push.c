@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "load/client.h"
+#include "load/url.h"
 #include "util/strutil.h"
 
 /* RFC 4648 section 5, padded ("=" alone for an empty value, which the
@@ -73,5 +74,15 @@ int push_group(const char *url, const char *benchmark, const char *machine,
 		return error_env(e, "cannot push to the Pushgateway '%s': it "
 				 "answered %d%s%s", url, r.status,
 				 r.first_line[0] ? ": " : "", r.first_line);
+	return 0;
+}
+
+int push_check_url(const char *url, struct error *e)
+{
+	struct url u;
+
+	if (url_parse(url, &u, e))
+		return -1;
+	url_free(&u);
 	return 0;
 }

@@ -25,5 +25,10 @@ int push_group(const char *url, const char *benchmark, const char *machine,
 	       const char *segment, const char *body, size_t len,
 	       struct error *e);
 
+/* Whether url can be a gateway's: 0, or -1 with the reason (no http://
+ * or https://, no host, a bad port), so that a command refuses it as bad
+ * usage before it measures or reads anything. */
+int push_check_url(const char *url, struct error *e);
+
 
 #endif

@@ -211,4 +211,14 @@ assert s == [('0/2', 50.0), ('1/2', 50.0)], s
 }
 t "load --segment --push: one group per segment" segments_push
 
+# a --push URL without its scheme is bad usage, refused before anything
+# is read or measured: export said exit 3 (as an unreachable gateway),
+# load ran its whole test first, then exited 1
+t "export --push localhost:9091: exit 2" expect_exit 2 "$YS" export --push localhost:9091 "$T/nothing.json"
+t "... naming the URL" has "$T/stderr" "yardstick export: --push: URL 'localhost:9091': must start with http:// or https://"
+t "load --push localhost:9091: exit 2, before any request" sh -c '
+	YARDSTICK_STORE=$T/never.db "$YS" load -d 30s --push localhost:9091 http://127.0.0.1:1/ 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -qx "yardstick load: --push: URL '"'"'localhost:9091'"'"': must start with http:// or https://" "$T/e" &&
+	[ ! -e "$T/never.db" ]'
+
 finish
