@@ -225,6 +225,9 @@ struct parser {
 	void *args;
 	struct error *e;
 	bool unknown;	/* the error is an unknown option, nothing near it */
+	/* the output options given so far, by index in c->opts: a second
+	 * --json FILE would drop the first file unwritten */
+	bool output_seen[256];
 };
 
 static int apply(struct parser *p, const struct opt_entry *o,
@@ -236,6 +239,16 @@ static int apply(struct parser *p, const struct opt_entry *o,
 	if (o->type == OPT_T_HELP) {
 		opt_help(p->c, stdout);
 		return 1;
+	}
+	if (o->type == OPT_T_OUTPUT && (size_t)(o - p->c->opts) < 256) {
+		size_t k = (size_t)(o - p->c->opts);
+		const char *before = *(const char **)((char *)p->args + o->off);
+
+		if (p->output_seen[k] && arg && before && strcmp(before, arg))
+			return error_set(p->e, "%s: given twice ('%s', then "
+					 "'%s'): it writes one file",
+					 name_of(o, name), before, arg);
+		p->output_seen[k] = true;
 	}
 	if (opt_set(o, arg, p->args, &ve))
 		return error_set(p->e, "%s: %s", name_of(o, name), ve.msg);
@@ -391,7 +404,8 @@ static void program_hint(const struct opt_cmd *c, char **argv,
 int opt_parse(const struct opt_cmd *c, int argc, char **argv, void *args,
 	      struct opt_rest *rest, struct error *e)
 {
-	struct parser p = { c, argc, argc, argv, args, e, false };
+	struct parser p = { .c = c, .argc = argc, .end = argc, .argv = argv,
+			    .args = args, .e = e };
 	bool *operand;
 	char **copy;
 	int i, nops = 0, k = 1, r = 0;

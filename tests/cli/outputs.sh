@@ -320,4 +320,16 @@ t "bench: a reader of the table that went away: the JSON written" \
 	table_gone "$T/rg.json" 'len(json.loads(d)["benchmarks"]) >= 1' \
 	"$YS" bench --no-store --json "$T/rg.json" -- "$FX/benchfix"
 
+# (d) one output option given twice with two files: the first was
+# dropped unwritten, exit 0; now refused, exit 2, before any run
+t "run --json a.json --json b.json: exit 2 before any run" sh -c '
+	cd "$T" && "$YS" run --no-store --runs 1 --json a.json --json b.json -- "$YSFIX" exit 0 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -qx "yardstick run: --json: given twice ('"'"'a.json'"'"', then '"'"'b.json'"'"'): it writes one file" "$T/e" &&
+	[ ! -e a.json ] && [ ! -e b.json ]'
+t "report -o twice: the same" sh -c '
+	"$YS" report -o "$T/p1.html" -o "$T/p2.html" latest 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -q "yardstick report: --output: given twice" "$T/e"'
+t "... the same file twice is no conflict" sh -c '
+	cd "$T" && "$YS" run -q --no-store --runs 1 --json same.json --json same.json -- "$YSFIX" exit 0 2>/dev/null && [ -s same.json ]'
+
 finish
