@@ -29,7 +29,7 @@
 
 static const char *const record_usage[] = {
 	"[OPTIONS] -- PROGRAM [ARGS...]",
-	"[OPTIONS] --pid PID [--duration TIME]",
+	"[OPTIONS] --pid PID [--duration T]",
 	"--diff BASE.folded NEW.folded -o DIFF.svg",
 	NULL,
 };
@@ -119,7 +119,7 @@ static const struct opt_entry record_options[] = {
 	  "place of a program, without stopping or restarting it: until "
 	  "--duration, Ctrl-C or its exit; it keeps running" },
 	{ OPT_DURATION(0, "duration", plan.duration), .flags = OPT_MIN_EXCL,
-	  .metavar = "TIME", .help = "with --pid: how long to sample "
+	  .help = "with --pid: how long to sample; units s, ms, us, ns "
 	  "(default: until Ctrl-C or the process exits)" },
 	{ OPT_FLAG(0, "no-children", no_children),
 	  .help = "with --pid: PID alone, not the child processes it had at "

@@ -72,4 +72,15 @@ t "... did you mean 'copy'" has "$T/stderr" "yardstick store: unknown subcommand
 t "store frobnicate: the subcommands listed" sh -c '
 	"$YS" store frobnicate 2>"$T/e"; [ $? -eq 2 ] &&
 	grep -qx "yardstick store: unknown subcommand '"'"'frobnicate'"'"' (copy, flush)" "$T/e"'
+# one metavar per kind of value: every duration option is 'T' (record
+# --duration was 'TIME'), every size 'BYTES'
+metavars() {
+	"$YS" doc numbers >"$T/numbers" || return 1
+	while read -r c o kind rest; do
+		case $kind in duration) mv=T ;; size) mv=BYTES ;; *) continue ;; esac
+		"$YS" "$c" --help | grep -qE -- "$o $mv( |\$)" ||
+			{ echo "$c $o: not '$o $mv'"; return 1; }
+	done <"$T/numbers"
+}
+t "every duration option's value is T, every size's BYTES" metavars
 finish
