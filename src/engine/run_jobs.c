@@ -73,7 +73,19 @@ static int make_job(const struct run_plan *p, struct job *j, size_t t,
 	} else {
 		j->name = substitute(p, p->commands[t], j->param_values);
 	}
-	return spawn_resolve_program(j->argv[0], &j->path, e);
+	if (spawn_resolve_program(j->argv[0], &j->path, e) == 0)
+		return 0;
+	/* `run python3 app.py`: two commands, the second a word that is no
+	 * program; most likely one command whose quotes were forgotten */
+	if (!p->argv && !p->shell && t > 0 && !j->argv[1] && e) {
+		char msg[sizeof(e->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", e->msg);
+		error_set(e, "%s; each argument of run is a whole command: "
+			  "to run '%s %s', quote it or put it after '--'", msg,
+			  p->commands[t - 1], p->commands[t]);
+	}
+	return -1;
 }
 
 int run_jobs_make(const struct run_plan *p, struct job **jobsp,

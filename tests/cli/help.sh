@@ -83,4 +83,12 @@ metavars() {
 	done <"$T/numbers"
 }
 t "every duration option's value is T, every size's BYTES" metavars
+# `run python3 app.py`: two commands, the second no program; it said only
+# "program 'app.py' not found in PATH"
+t "run echo no-such-word: exit 2 before any run" expect_exit 2 "$YS" run --no-store --runs 1 echo no-such-word
+t "... one command whose quotes were forgotten, said" has "$T/stderr" \
+	"yardstick run: program 'no-such-word' not found in PATH; each argument of run is a whole command: to run 'echo no-such-word', quote it or put it after '--'"
+t "... not for a single command" sh -c '
+	"$YS" run --no-store --runs 1 no-such-word 2>"$T/e"; [ $? -eq 2 ] &&
+	grep -qx "yardstick run: program '"'"'no-such-word'"'"' not found in PATH" "$T/e"'
 finish
