@@ -306,6 +306,29 @@ static int detect(const struct history_args *a, const struct store_entry *v,
 	return 0;
 }
 
+/* -m M that no stored result has and the vocabulary does not know: a
+ * typo (`-m wall_tme`) that would show an empty history. */
+static void unknown_metric(const char *metric)
+{
+	size_t n;
+	const struct metric_info *t = metrics_table(&n);
+	const char **names = xcalloc(n + 1, sizeof(*names));
+	const char *near;
+
+	for (size_t i = 0; i < n; i++)
+		names[i] = t[i].name;
+	near = suggest_closest(metric, names, n);
+	fputs("yardstick history: -m '", stderr);
+	term_puts(stderr, metric);
+	fputs("': no stored result has that metric", stderr);
+	if (near)
+		fprintf(stderr, "; did you mean '%s'?\n", near);
+	else
+		fputs(" (yardstick history, without -m, shows each result's "
+		      "headline metric)\n", stderr);
+	free(names);
+}
+
 /* --detect of a benchmark no stored result has (with the metric shown):
  * say so, with the name of the store's it most likely meant. */
 static void no_such_benchmark(struct store *s, const struct history_args *a,
@@ -440,6 +463,12 @@ int cmd_history(int argc, char **argv)
 		goto out;
 	}
 	ret = store_history_view(s, &a.q, metrics, &view, &e);
+	if (!ret && !view.nsec && a.q.metric && !metrics_known(a.q.metric)) {
+		unknown_metric(a.q.metric);
+		store_close(s);
+		ret = 2;
+		goto out_view;
+	}
 	if (!ret && a.detect && !view.nsec) {
 		no_such_benchmark(s, &a, metrics);
 		store_close(s);

@@ -43,6 +43,12 @@ t "--detect finds a regression that was reverted, at both edges" sh -c '
 t "--detect needs a benchmark: exit 2" expect_exit 2 "$YS" history --detect
 # a benchmark the store does not have printed "0 change points in 0
 # results of ''" and exited 0
+# -m with a typo showed 'no stored results match' and a note, exit 0
+t "-m wall_tme: exit 2" expect_exit 2 "$YS" history -m wall_tme
+t "... the metric it most likely meant" has "$T/stderr" \
+	"yardstick history: -m 'wall_tme': no stored result has that metric; did you mean 'wall_time'?"
+t "... a known metric no result has is no error: an empty history" sh -c '
+	"$YS" history -m peak_heap >"$T/o" && grep -qx "no stored results match" "$T/o"'
 t "--detect of a benchmark no result has (a typo): exit 2" expect_exit 2 "$YS" history fsat --detect
 t "... naming it and the name it most likely meant" has "$T/stderr" \
 	"yardstick history: --detect: no stored result has a benchmark 'fsat'; did you mean 'fast'?"
