@@ -218,53 +218,95 @@ static bool runtime_frame(const struct frame *f)
 	return heap_root_frame(f->function);
 }
 
+/* One frame of a site, as every output names it. */
+static void print_frame(const struct frame *f, bool indent, bool lines,
+			FILE *fp, bool color)
+{
+	const char *base = f->file ? strrchr(f->file, '/') : NULL;
+
+	/* names from the profiled program: escaped for the terminal */
+	fprintf(fp, "%*s", indent ? 25 : 0, "");
+	/* a Python frame as every output names it (pystacks.h); a native
+	 * one with the line executing when known */
+	if (pystacks_is_python(f)) {
+		char *name = pystacks_label(f, lines);
+
+		term_puts(fp, name);
+		free(name);
+	} else {
+		term_puts(fp, f->function);
+	}
+	if (!pystacks_is_python(f) && f->file && f->line) {
+		fputs(" (", fp);
+		term_puts(fp, base ? base + 1 : f->file);
+		fprintf(fp, ":%d)", f->line);
+	}
+	/* a module that is a bracketed name already ([python], [kernel],
+	 * [vdso]) is not bracketed twice */
+	if (f->module) {
+		bool bracketed = f->module[0] == '[' &&
+			f->module[strlen(f->module) - 1] == ']';
+
+		fprintf(fp, " %s%s", term_dim(color), bracketed ? "" : "[");
+		term_puts(fp, f->module);
+		fprintf(fp, "%s%s", bracketed ? "" : "]", term_reset(color));
+	}
+	fputc('\n', fp);
+}
+
+/* "... N more frames", when N is not 0. */
+static void print_more(size_t n, FILE *fp, bool color)
+{
+	if (n)
+		fprintf(fp, "%25s%s... %zu more frames%s\n", "",
+			term_dim(color), n, term_reset(color));
+}
+
+/*
+ * A site's frames, innermost first, at most MAX_FRAMES_SHOWN of them. A
+ * stack whose Python frames all lie past that cut — a PyTorch tensor's
+ * storage is 30 to 50 native frames (the allocator, the dispatcher, the
+ * operators) below the Python line that asked for it — shows its
+ * innermost PY_NATIVE_SHOWN frames, then its Python frames (at most
+ * MAX_FRAMES_SHOWN, without the interpreter's C frames between them):
+ * the line of the program is what a reader of the report looks for, and
+ * the -o outputs keep every frame.
+ */
+#define PY_NATIVE_SHOWN 4
+
 static void print_frames(const struct profile *p, const struct stack *st,
 			 bool lines, FILE *fp, bool color)
 {
-	size_t depth = st->depth;
+	size_t depth = st->depth, py, shown = 0, hidden = 0;
 
 	while (depth > 1 && runtime_frame(&p->frames[st->frames[depth - 1]]))
 		depth--;
-	for (size_t d = 0; d < depth && d < MAX_FRAMES_SHOWN; d++) {
-		const struct frame *f = &p->frames[st->frames[d]];
-		const char *base = f->file ? strrchr(f->file, '/') : NULL;
-
-		/* names from the profiled program: escaped for the
-		 * terminal */
-		fprintf(fp, "%*s", d ? 25 : 0, "");
-		/* a Python frame as every output names it (pystacks.h);
-		 * a native one with the line executing when known */
-		if (pystacks_is_python(f)) {
-			char *name = pystacks_label(f, lines);
-
-			term_puts(fp, name);
-			free(name);
-		} else {
-			term_puts(fp, f->function);
-		}
-		if (!pystacks_is_python(f) && f->file && f->line) {
-			fputs(" (", fp);
-			term_puts(fp, base ? base + 1 : f->file);
-			fprintf(fp, ":%d)", f->line);
-		}
-		/* a module that is a bracketed name already ([python],
-		 * [kernel], [vdso]) is not bracketed twice */
-		if (f->module) {
-			bool bracketed = f->module[0] == '[' &&
-				f->module[strlen(f->module) - 1] == ']';
-
-			fprintf(fp, " %s%s", term_dim(color),
-				bracketed ? "" : "[");
-			term_puts(fp, f->module);
-			fprintf(fp, "%s%s", bracketed ? "" : "]",
-				term_reset(color));
-		}
-		fputc('\n', fp);
+	for (py = 0; py < depth; py++)
+		if (pystacks_is_python(&p->frames[st->frames[py]]))
+			break;
+	if (py < MAX_FRAMES_SHOWN || py == depth) {
+		for (size_t d = 0; d < depth && d < MAX_FRAMES_SHOWN; d++)
+			print_frame(&p->frames[st->frames[d]], d > 0,
+				    lines, fp, color);
+		if (depth > MAX_FRAMES_SHOWN)
+			print_more(depth - MAX_FRAMES_SHOWN, fp, color);
+		return;
 	}
-	if (depth > MAX_FRAMES_SHOWN)
-		fprintf(fp, "%25s%s... %zu more frames%s\n", "",
-			term_dim(color), depth - MAX_FRAMES_SHOWN,
-			term_reset(color));
+	for (size_t d = 0; d < PY_NATIVE_SHOWN; d++)
+		print_frame(&p->frames[st->frames[d]], d > 0, lines, fp,
+			    color);
+	print_more(py - PY_NATIVE_SHOWN, fp, color);
+	for (size_t d = py; d < depth; d++) {
+		const struct frame *f = &p->frames[st->frames[d]];
+
+		if (pystacks_is_python(f) && shown < MAX_FRAMES_SHOWN) {
+			print_frame(f, true, lines, fp, color);
+			shown++;
+		} else {
+			hidden++;
+		}
+	}
+	print_more(hidden, fp, color);
 }
 
 /*

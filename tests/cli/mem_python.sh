@@ -406,4 +406,44 @@ else
 	skip "CPython 3.10: named, refused" "no pyenv build of 3.10.13 here"
 fi
 
+# A PyTorch tensor's storage is allocated 30 to 50 native frames below the
+# Python line that asked for it: the report's site shows the innermost
+# native frames, then the Python frames (the report used to show the 8
+# innermost frames only, all of them the allocator's and the
+# dispatcher's). tests/fixtures/py/torch_alloc.py keeps 4 convolution
+# outputs of 2 MiB each; sampled one per 64 KiB, a 2 MiB block is always
+# taken (p = 1 - e^-32), so the site holds 8.000 MiB at the peak.
+torch_site() {
+	tfix=$(dirname "$FIX")/torch_alloc.py
+	tdef=$(grep -n "^def keep_outputs" "$tfix" | cut -d: -f1)
+	"$YS" mem --no-store --sample 64k -n 1 -- /usr/bin/python3 "$tfix" \
+		>/dev/null 2>"$T/torch.report" ||
+		{ cat "$T/torch.report"; return 1; }
+	# the first site under "bytes live at the peak", to the next list
+	sed -n '/^bytes live at the peak/,/^$/p' "$T/torch.report" \
+		>"$T/torch.site"
+	python3 - "$T/torch.site" "$tdef" <<'PY' || { cat "$T/torch.report"; return 1; }
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")[1:]
+first = lines[0].split()
+assert first[:2] == ["8.000", "MiB"], lines[0]
+assert first[3].startswith("c10::alloc_cpu"), lines[0]
+frames = [l.strip() for l in lines if l.strip()]
+more = [i for i, f in enumerate(frames) if re.fullmatch(r"\.\.\. \d+ more frames", f)]
+py = [i for i, f in enumerate(frames) if f.endswith("[[python]]")]
+want = "keep_outputs (torch_alloc.py:%s) [[python]]" % sys.argv[2]
+assert want in frames, (want, frames)
+# native frames first, the cut, then the Python frames, innermost first
+assert more and py and more[0] < py[0], frames
+assert frames.index(want) < frames.index("<module> (torch_alloc.py:1) [[python]]")
+assert len(frames) <= 4 + 1 + 8 + 1, frames
+PY
+}
+if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+	t "a PyTorch tensor's site: its Python lines under its native frames" \
+		torch_site
+else
+	skip "a PyTorch tensor's site" "no torch for /usr/bin/python3"
+fi
+
 finish
