@@ -325,13 +325,41 @@ static void put_ms_known(FILE *fp, double ns, bool known)
 		fprintf(fp, " %10s", "?");
 }
 
+/*
+ * The width of the threads table's name column: its longest name, at
+ * least 16 columns (a system name, /proc's comm, has 15 at most) and at
+ * most THREAD_NAME_MAX, past which a name is cut. A Python thread's name
+ * is threading's, "Thread-1 (process_request_thread)" for each of
+ * http.server's handlers: 33 columns, which a fixed column of 16 let
+ * push every figure of its row out from under its heading.
+ */
+#define THREAD_NAME_MAX 48
+
+static size_t name_column(const struct trace *t)
+{
+	size_t w = 16;
+
+	for (size_t i = 0; i < t->nthreads; i++) {
+		char *s;
+
+		if (!t->threads[i].name)
+			continue;
+		s = term_safe(t->threads[i].name);
+		if (term_width(s) > w)
+			w = term_width(s);
+		free(s);
+	}
+	return w < THREAD_NAME_MAX ? w : THREAD_NAME_MAX;
+}
+
 static void threads(const struct trace_run *r, FILE *fp, bool color)
 {
 	const struct trace *t = &r->tr;
+	int w = (int)name_column(t);
 
 	fprintf(fp, "%sthreads (ms)%s\n", term_bold(color), term_reset(color));
-	fprintf(fp, "%s%8s %8s %-16s %10s %10s %7s %10s %10s %10s %10s%s\n",
-		term_dim(color), "pid", "tid", "name", "lifetime", "on-CPU",
+	fprintf(fp, "%s%8s %8s %-*s %10s %10s %7s %10s %10s %10s %10s%s\n",
+		term_dim(color), "pid", "tid", w, "name", "lifetime", "on-CPU",
 		"on%", "blocked", "sch delay", "max delay", "preempted",
 		term_reset(color));
 	for (size_t i = 0; i < t->nthreads; i++) {
@@ -339,7 +367,7 @@ static void threads(const struct trace_run *r, FILE *fp, bool color)
 		double life = (double)(th->end - th->start);
 
 		fprintf(fp, "%8" PRIu32 " %8" PRIu32 " ", th->pid, th->tid);
-		term_pad(fp, th->name ? th->name : "", 16, false);
+		term_cell(fp, th->name ? th->name : "", (size_t)w);
 		put_ms(fp, life);
 		put_ms(fp, (double)th->on_ns);
 		fprintf(fp, " %6.1f%%", life > 0 ? 100 * th->on_ns / life : 0);

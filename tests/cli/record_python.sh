@@ -301,6 +301,39 @@ ev = d["traceEvents"] if isinstance(d, dict) else d
 names = {e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
 assert "downloader" in names and any(n.startswith("worker_") for n in names), names
 PY'
+# the threads table's columns stay under their headings whatever the
+# names: threading names each of http.server's handler threads
+# "Thread-1 (process_request_thread)", 33 columns, which pushed its
+# row's figures 17 columns right of their headings; a name past 48
+# columns is cut there (a thread's name is read at its samples: the
+# threads run on the CPU)
+t "trace: the threads table aligned with Python threads' long names" sh -c '
+	"$YS" trace --no-store -- /usr/bin/python3 -c "
+import threading, time
+def process_request_thread():
+    end = time.thread_time() + 0.05     # on the CPU: named at a sample
+    while time.thread_time() < end:
+        pass
+ts = [threading.Thread(target=process_request_thread) for _ in range(2)]
+ts.append(threading.Thread(target=process_request_thread, name=\"n\" * 60))
+for t in ts: t.start()
+for t in ts: t.join()
+" 2>"$T/tl.txt" &&
+	python3 - "$T/tl.txt" <<"PY"
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+i = lines.index("threads (ms)")
+head = lines[i + 1]
+end = head.index("lifetime") + len("lifetime")
+rows = [l for l in lines[i + 2:] if l[:17].split() and l.split()[0].isdigit()]
+names = [r[18:end - 11].rstrip() for r in rows]
+assert "Thread-1 (process_request_thread)" in names, (names, lines)
+assert "n" * 48 in names, names
+assert len(rows) >= 4, lines
+for r in rows:
+    float(r[end - 10:end])          # the lifetime, under its heading
+    assert r[end] == " " and r[end - 11] == " ", (r, head)
+PY'
 t "trace: samples' stacks hold the Python frames" sh -c '
 	"$YS" trace -q --no-store -o "$T/t.json" -- /usr/bin/python3.11 "$FIX/pyfix.py" cpu 2>"$T/t.txt" &&
 	python3 - "$T/t.json" "$FIX/pyfix.py" <<"PY"
