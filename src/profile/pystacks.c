@@ -58,6 +58,11 @@ struct pyp {
 	struct hashidx line_index;	/* lines + 1 */
 	uint64_t interp_frame;		/* [CPython interpreter], 0: not
 					 * made yet */
+	/* the C library's condition variable waits (py_proc_condwaits),
+	 * read at the first off-CPU sample that needs them */
+	bool cond_read;
+	size_t ncond;
+	uint64_t cond_lo[6], cond_hi[6];
 };
 
 struct pystacks {
@@ -186,6 +191,11 @@ void pystacks_mmap(struct pystacks *ps, uint32_t pid, const char *path)
 	if (p && p->state != P_PYTHON && (!strncmp(base, "python", 6) ||
 					  !strncmp(base, "libpython", 9)))
 		p->dirty = true;
+	/* the C library's waits are read again when it comes after a
+	 * thread first left its CPU (a page fault of the start-up) */
+	if (p && !p->ncond && (!strncmp(base, "libc.so", 7) ||
+			       !strncmp(base, "libc-", 5)))
+		p->cond_read = false;
 }
 
 void pystacks_fork(struct pystacks *ps, uint32_t pid, uint32_t ppid)
@@ -772,6 +782,36 @@ out_native:
 	return cut && k ? symtab_mark_cut(ps->s, out, k, out, max) : k;
 }
 
+/*
+ * Whether a stack of p, whose interpreter has no take_gil in its symbol
+ * table (Debian's stripped python3.11: the function is static), waits
+ * for the GIL: its innermost frame in the interpreter's file called a
+ * condition variable wait of the C library (py_proc_condwaits). Two
+ * threads running Python code take turns through that wait, which the
+ * exported entries (PyEval_RestoreThread ...) never see: without it, a
+ * thread waiting its turn was counted [idle], not [idle: GIL].
+ */
+static int gil_condwait(struct pyp *p, const uint64_t *ips, size_t n)
+{
+	if (!p->cond_read) {
+		p->ncond = py_proc_condwaits(p->pid, p->cond_lo, p->cond_hi,
+					     sizeof(p->cond_lo) /
+					     sizeof(p->cond_lo[0]));
+		p->cond_read = true;
+	}
+	for (size_t i = 1; i < n; i++) {
+		uint64_t callee = i > 1 ? ips[i - 1] - 1 : ips[0];
+
+		if (ips[i] < p->pp.lo || ips[i] >= p->pp.hi)
+			continue;
+		for (size_t k = 0; k < p->ncond; k++)
+			if (callee >= p->cond_lo[k] && callee < p->cond_hi[k])
+				return 1;
+		return 0;
+	}
+	return 0;
+}
+
 int pystacks_gil_wait(struct pystacks *ps, uint32_t pid, const uint64_t *ips,
 		      size_t n)
 {
@@ -786,7 +826,7 @@ int pystacks_gil_wait(struct pystacks *ps, uint32_t pid, const uint64_t *ips,
 			if (a >= p->pp.gil_start[k] && a < p->pp.gil_end[k])
 				return 1;
 	}
-	return 0;
+	return p->pp.gil_start[0] ? 0 : gil_condwait(p, ips, n);
 }
 
 static int pystacks_name_len(const struct frame *f)

@@ -84,6 +84,9 @@ static void scan_symtab(int fd, const Elf64_Shdr *sh, const Elf64_Shdr *str,
 				continue;
 			values[k] = defined ? syms[i].st_value : 1;
 			sizes[k] = syms[i].st_size;
+			/* a name listed twice takes its next definition
+			 * in its next slot (py_proc_condwaits) */
+			break;
 		}
 	}
 out_free:
@@ -362,6 +365,63 @@ int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 			sizeof(head)) && head;
 	}
 	return found;
+}
+
+/* Whether path is the C library: libc.so.6, libc-2.31.so. */
+static bool is_libc(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5);
+}
+
+size_t py_proc_condwaits(uint32_t pid, uint64_t *lo, uint64_t *hi,
+			 size_t max)
+{
+	/* each name twice: .dynsym has a default version and a compat one
+	 * of each (pthread_cond_timedwait@@GLIBC_2.3.2 and @GLIBC_2.2.5),
+	 * and elf_symbols gives a name's first definition to its first
+	 * slot, the next one to the next slot */
+	static const char *const names[] = {
+		"pthread_cond_wait", "pthread_cond_wait",
+		"pthread_cond_timedwait", "pthread_cond_timedwait",
+		"pthread_cond_clockwait", "pthread_cond_clockwait",
+	};
+	enum { N = sizeof(names) / sizeof(names[0]) };
+	uint64_t v[N] = { 0 }, sz[N] = { 0 }, bias;
+	char maps[64], line[PATH_MAX + 128];
+	size_t k = 0;
+	FILE *fp;
+
+	snprintf(maps, sizeof(maps), "/proc/%u/maps", pid);
+	fp = fopen(maps, "re");
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned long long start, end, pgoff;
+		int path_at = 0;
+		char *path;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end,
+			   &pgoff, &path_at) < 3 || !path_at)
+			continue;
+		path = line + path_at;
+		path[strcspn(path, "\n")] = '\0';
+		if (path[0] != '/' || !is_libc(path))
+			continue;
+		/* its first mapping: the bias of the whole file */
+		if (!elf_symbols(path, names, N, v, sz, false, true) &&
+		    !elf_bias(path, start, pgoff, &bias))
+			for (size_t i = 0; i < N && k < max; i++)
+				if (v[i] > 1 && sz[i]) {
+					lo[k] = v[i] + bias;
+					hi[k++] = v[i] + bias + sz[i];
+				}
+		break;
+	}
+	fclose(fp);
+	return k;
 }
 
 int py_elf_imports(const char *path, const char *const *names, size_t n,

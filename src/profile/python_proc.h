@@ -56,6 +56,18 @@ int py_eval_cold(const char *path, uint64_t *lo, uint64_t *hi);
 
 
 
+/*
+ * The code of the C library's condition variable waits in process pid
+ * (pthread_cond_wait, pthread_cond_timedwait, pthread_cond_clockwait,
+ * each version of them): up to max ranges [lo[i], hi[i]) at run time;
+ * how many (0 when no C library is mapped or its symbols cannot be
+ * read). In CPython 3.11 to 3.13 on Linux the interpreter's own code
+ * waits on a condition variable for the GIL alone (take_gil, and
+ * drop_gil until another thread took it); its locks are semaphores.
+ */
+size_t py_proc_condwaits(uint32_t pid, uint64_t *lo, uint64_t *hi,
+			 size_t max);
+
 /* The same for the names path defines or imports (.dynsym only): an
  * imported name's value is 1. */
 int py_elf_imports(const char *path, const char *const *names, size_t n,

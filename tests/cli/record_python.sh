@@ -115,6 +115,39 @@ while read -r py; do
 	t "record --idle -- $py: sleeping and GIL-waiting threads" \
 		retry idle_checks "$py"
 done <"$T/pythons"
+# two threads running Python code take turns holding the GIL: a thread
+# off its CPU waits for it alone (the program blocks on nothing else).
+# Debian's python3.11 has no take_gil in its symbols (stripped, the
+# function static): its waits, a condition variable the interpreter's
+# own code waits on, went under [idle] (0 of 263 samples' worth under
+# [idle: GIL] in one run); the C library's condition variable waits
+# called from the interpreter's code are the GIL's
+gil_turns() {
+	"$YS" record --idle -o "$T/g.folded" -- /usr/bin/python3.11 -c "
+import threading
+def spin(n):
+    x = 0
+    for i in range(n):
+        x += i
+ts = [threading.Thread(target=spin, args=(4000000,)) for _ in range(2)]
+for t in ts: t.start()
+for t in ts: t.join()
+" 2>"$T/grep" || { cat "$T/grep"; return 1; }
+	python3 - "$T/g.folded" <<'PY' || { cat "$T/grep"; return 1; }
+import sys
+gil = other = 0
+for line in open(sys.argv[1]):
+    st, n = line.rsplit(" ", 1)
+    fr = st.split(";")
+    if any(f.startswith("spin (") for f in fr):
+        gil += int(n) if fr[0] == "[idle: GIL]" else 0
+        other += int(n) if fr[0] == "[idle]" else 0
+# each thread waits while the other runs: about as long as it runs
+assert gil >= 50 and gil >= 9 * other, (gil, other)
+PY
+}
+t "record --idle -- python3.11 (stripped): GIL turns under [idle: GIL]" \
+	retry gil_turns
 # where a user may not have kernel-level events (paranoid 2, no
 # CAP_PERFMON) the switches cannot be sampled: refused, not empty
 if [ "$(id -u)" = 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
