@@ -48,6 +48,8 @@
 #define METRIC_ITEMS_PER_SECOND "items_per_second"
 #define METRIC_ALLOCS_PER_OP "allocs_per_op"
 #define METRIC_ALLOC_BYTES_PER_OP "alloc_bytes_per_op"
+#define METRIC_CALL_TIME "call_time"
+#define METRIC_FIRST_CALL_TIME "first_call_time"
 
 /* What a metric measures; its unit is one of the dimension's:
  * time "s"; bytes "bytes"; count "count", "flop", "flops", or a name
