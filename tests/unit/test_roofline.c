@@ -407,7 +407,9 @@ static void test_points(void **state)
 	result_init(&rb, "roofline");
 	assert_int_equal(roof_points_add(&pts, &rb, &e), -1);
 	assert_string_equal(e.msg, "a result of kind 'roofline' holds "
-			    "ceilings, not benchmarks: give it with --ceilings");
+			    "ceilings, not benchmarks: give it with --ceilings; "
+			    "the benchmarks to place are results with work "
+			    "(run --work, roofline --count -- PROGRAM)");
 	assert_int_equal(pts.n, 7);
 	result_free(&rb);
 	result_free(&r);
