@@ -75,7 +75,7 @@ static void print_ci(const struct metric *m, FILE *fp)
 	char a[32], b[32], c[32], d[32];
 
 	fprintf(fp, "  %-21s mean [%s, %s]  median [%s, %s]\n",
-		"95% CI (bootstrap)",
+		"95% CI",
 		fmt_value(s->mean_ci[0], m->unit, a, sizeof(a)),
 		fmt_value(s->mean_ci[1], m->unit, b, sizeof(b)),
 		fmt_value(s->median_ci[0], m->unit, c, sizeof(c)),

@@ -196,6 +196,17 @@ double stats_t975(size_t df)
 	       (384 * d * d * d);
 }
 
+void stats_student_mean_ci(double mean, double se, size_t n, double min,
+			   double ci[2])
+{
+	double h = n > 1 ? stats_t975(n - 1) * se : 0;
+
+	ci[0] = mean - h;
+	ci[1] = mean + h;
+	if (min >= 0 && ci[0] < 0)
+		ci[0] = 0;
+}
+
 /*
  * The mean's 95% interval from the studentized (bootstrap-t) resamples:
  * [m - t(97.5%) se, m - t(2.5%) se], t the resamples' (mean - m) / (sd /
@@ -223,10 +234,7 @@ static void mean_ci95(const double *sorted, size_t n, double *means,
 			means[k++] = (means[b] - m) / (sds[b] /
 						       sqrt((double)n));
 	if (n < 5 || 2 * k < resamples || !(se > 0)) {
-		double h = stats_t975(n - 1) * se;
-
-		ci[0] = m - h;
-		ci[1] = m + h;
+		stats_student_mean_ci(m, se, n, sorted[0], ci);
 		return;
 	}
 	ci[0] = m - stats_percentile_select(means, k, 97.5) * se;

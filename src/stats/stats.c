@@ -434,17 +434,15 @@ static bool median_ci_rank(size_t n, size_t *m)
 /*
  * Where the bootstrap would cost too much, the intervals it stands for:
  * the mean's Student t interval (mean +- t(97.5%, n - 1) sd / sqrt n, as
- * the bootstrap-t falls back to), the median's between the order
+ * the bootstrap-t falls back to; from 0 for values of at least 0), the median's between the order
  * statistics of median_ci_rank (the whole range for n < 6).
  */
 static void analytic_cis(const double *sorted, size_t n, struct summary *out)
 {
-	double half = n > 1 ? stats_t975(n - 1) * out->stddev /
-			      sqrt((double)n) : 0;
 	size_t m = 0;
 
-	out->mean_ci[0] = out->mean - half;
-	out->mean_ci[1] = out->mean + half;
+	stats_student_mean_ci(out->mean, out->stddev / sqrt((double)n), n,
+			      sorted[0], out->mean_ci);
 	if (!median_ci_rank(n, &m))
 		m = 0;
 	out->median_ci[0] = sorted[m];

@@ -548,11 +548,12 @@ static void test_analytic_cis(void **state)
 		for (size_t k = 0; k < n; k++)
 			v[k] = (double)(k % 7) * 0.5 + (double)(k % 3);
 		stats_summarize_budget(v, n, NULL, 1000, 1, &s);
-		half = (s.mean_ci[1] - s.mean_ci[0]) / 2;
+		half = s.mean_ci[1] - s.mean;
 		want = ts[i].t * s.stddev / sqrt((double)n);
-		/* stats_t975 is within 1e-5 of the exact value */
+		/* stats_t975 is within 1e-5 of the exact value; values of
+		 * at least 0 have an interval from 0 at least */
 		if (fabs(half - want) > 1e-5 * want ||
-		    fabs((s.mean_ci[0] + s.mean_ci[1]) / 2 - s.mean) > 1e-12)
+		    fabs(s.mean_ci[0] - fmax(0, s.mean - half)) > 1e-12)
 			fail_msg("n %zu: mean CI [%g, %g] around %g, half %g, "
 				 "expected %g", n, s.mean_ci[0], s.mean_ci[1],
 				 s.mean, half, want);
@@ -564,6 +565,40 @@ static void test_analytic_cis(void **state)
 	assert_true(s.median_ci[0] == 7 && s.median_ci[1] == 7);
 	stats_summarize_budget(two, 2, NULL, 1000, 1, &s);
 	assert_true(fabs(s.mean_ci[1] - 2 - 12.706204736432095 * 1) < 1e-8);
+	assert_true(s.mean_ci[0] == 0);
+}
+
+/*
+ * Student's interval (below 5 values, or analytic) of values of at least
+ * 0 starts at 0 at least: three runs of 1, 5 and 8 ms gave [-4.07 ms,
+ * 13.4 ms]. Values below 0 keep it whole; it is not cut to the sample's
+ * range (at n = 3 a symmetric distribution's mean is outside it a
+ * quarter of the time).
+ */
+static void test_student_ci_floor(void **state)
+{
+	const double pos[] = { 1, 5, 8 }, neg[] = { -1, 5, 8 };
+	double t = 4.302652729911275, mci[2], dci[2], se;
+	struct summary s;
+	struct rng r;
+
+	(void)state;
+	se = sqrt(((1 - 14 / 3.0) * (1 - 14 / 3.0) + (5 - 14 / 3.0) *
+		   (5 - 14 / 3.0) + (8 - 14 / 3.0) * (8 - 14 / 3.0)) / 2 / 3);
+	rng_seed(&r, 5);
+	assert_int_equal(stats_bootstrap_sorted(pos, 3, &r, 2000, mci, dci), 0);
+	assert_true(mci[0] == 0);
+	check_close("mean hi", "student", mci[1], 14 / 3.0 + t * se, 1e-9);
+	/* the analytic path, as a load's large sample takes */
+	stats_summarize_budget(pos, 3, NULL, 1000, 1, &s);
+	assert_true(s.mean_ci[0] == 0);
+	check_close("mean hi", "student", s.mean_ci[1], 14 / 3.0 + t * se,
+		    1e-9);
+	/* a value below 0: the interval whole, below the smallest value */
+	se = sqrt(((-1 - 4.0) * (-1 - 4.0) + 1 + 16) / 2 / 3);
+	assert_int_equal(stats_bootstrap_sorted(neg, 3, &r, 2000, mci, dci), 0);
+	check_close("mean lo", "student", mci[0], 4 - t * se, 1e-9);
+	assert_true(mci[0] < -1);
 }
 
 static void test_summary_empty(void **state)
@@ -663,6 +698,9 @@ static void naive_bootstrap(const double *x, size_t n, struct rng *r,
 	if (n < 5 || 2 * k < resamples) {
 		mean_ci[0] = m - stats_t975(n - 1) * se;
 		mean_ci[1] = m + stats_t975(n - 1) * se;
+		/* values of at least 0: a mean of at least 0 */
+		if (x[0] >= 0 && mean_ci[0] < 0)
+			mean_ci[0] = 0;
 	} else {
 		mean_ci[0] = m - naive_percentile(ts, k, 97.5) * se;
 		mean_ci[1] = m - naive_percentile(ts, k, 2.5) * se;
@@ -861,7 +899,8 @@ static void test_bootstrap_median_three(void **state)
 	 * 2 with 13/27, 3 with 7/27: the 2.5% and 97.5% points are 1 and 3.
 	 * With 20000 resamples about 740 land on each end: both order
 	 * statistics type 7 interpolates between are certain to be there.
-	 * The mean's, below 5 values, is Student's: 2 +- t(2) / sqrt(3).
+	 * The mean's, below 5 values, is Student's: 2 +- t(2) / sqrt(3), from
+ * 0.
 	 */
 	const double x[] = { 1, 2, 3 };
 	double mci[2], dci[2];
@@ -870,8 +909,8 @@ static void test_bootstrap_median_three(void **state)
 	rng_seed(&r, 11);
 	assert_int_equal(stats_bootstrap_sorted(x, 3, &r, 20000, mci, dci), 0);
 	assert_true(dci[0] == 1 && dci[1] == 3);
-	check_close("mean lo", "student", mci[0], 2 - 4.302652729911275 /
-		    sqrt(3.0), 1e-9);
+	/* 2 - t(2) / sqrt(3) is below 0: from 0, the values being */
+	assert_true(mci[0] == 0);
 	check_close("mean hi", "student", mci[1], 2 + 4.302652729911275 /
 		    sqrt(3.0), 1e-9);
 }
@@ -1366,6 +1405,7 @@ int main(void)
 		cmocka_unit_test(test_tukey_reference),
 		cmocka_unit_test(test_summary_empty),
 		cmocka_unit_test(test_analytic_cis),
+		cmocka_unit_test(test_student_ci_floor),
 		cmocka_unit_test(test_bootstrap_constant),
 		cmocka_unit_test(test_bootstrap_matches_naive),
 		cmocka_unit_test(test_bootstrap_contains_estimate),
