@@ -304,6 +304,23 @@ int py_eval_cold(const char *path, uint64_t *lo, uint64_t *hi)
 	return elf_cold_file(path, v, sz, lo, hi);
 }
 
+/* One line of /proc/PID/maps: its start, end and file offset, and its
+ * path ("" for an anonymous mapping), cut at the newline in place.
+ * false for a line that is not a mapping's. */
+static bool maps_line(char *line, unsigned long long *start,
+		      unsigned long long *end, unsigned long long *pgoff,
+		      char **path)
+{
+	int path_at = 0;
+
+	if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", start, end, pgoff,
+		   &path_at) < 3 || !path_at)
+		return false;
+	*path = line + path_at;
+	(*path)[strcspn(*path, "\n")] = '\0';
+	return true;
+}
+
 int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 {
 	char maps[64], exe[PATH_MAX], line[PATH_MAX + 128], last[PATH_MAX] = "";
@@ -325,15 +342,11 @@ int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 		return error_errno(e, errno, "cannot read '%s'", maps);
 	while (fgets(line, sizeof(line), fp)) {
 		unsigned long long start, end, pgoff;
-		int path_at = 0;
 		size_t path_len;
 		char *path;
 
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end,
-			   &pgoff, &path_at) < 3 || !path_at)
+		if (!maps_line(line, &start, &end, &pgoff, &path))
 			continue;
-		path = line + path_at;
-		path[strcspn(path, "\n")] = '\0';
 		/* the interpreter's mappings, one after another */
 		if (found) {
 			if (strcmp(path, out->path))
@@ -400,15 +413,10 @@ size_t py_proc_condwaits(uint32_t pid, uint64_t *lo, uint64_t *hi,
 		return 0;
 	while (fgets(line, sizeof(line), fp)) {
 		unsigned long long start, end, pgoff;
-		int path_at = 0;
 		char *path;
 
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end,
-			   &pgoff, &path_at) < 3 || !path_at)
-			continue;
-		path = line + path_at;
-		path[strcspn(path, "\n")] = '\0';
-		if (path[0] != '/' || !is_libc(path))
+		if (!maps_line(line, &start, &end, &pgoff, &path) ||
+		    path[0] != '/' || !is_libc(path))
 			continue;
 		/* its first mapping: the bias of the whole file */
 		if (!elf_symbols(path, names, N, v, sz, false, true) &&
