@@ -8,6 +8,7 @@
 #include "util/options.h"
 #include "engine/refs.h"
 #include "result/compare.h"
+#include "result/metrics.h"
 #include "stats/shift.h"
 #include "util/outputs.h"
 #include "util/strutil.h"
@@ -125,16 +126,19 @@ static int load(const char *ref, const char *store, struct result *r)
 	return error_exit_code(&e);
 }
 
-/* Each --metric is a metric of some benchmark of base or cand: a typo
- * (`-m wall_tme`) would compare nothing and pass. Returns 0, or prints
- * what it meant and returns 2. */
+/* Each --metric is a metric of some benchmark of base or cand, or one
+ * the vocabulary knows (bench's alloc_bytes_per_op, which a program
+ * without allocation counting has not): a typo (`-m wall_tme`) would
+ * compare nothing and pass. Returns 0, or prints what it meant and
+ * returns 2. */
 static int check_metrics(const char *const *metrics, const struct result *base,
 			 const struct result *cand)
 {
 	for (size_t i = 0; metrics && metrics[i]; i++) {
 		const char *m = metrics[i], *near;
 
-		if (result_has_metric(base, m) || result_has_metric(cand, m))
+		if (result_has_metric(base, m) || result_has_metric(cand, m) ||
+		    metrics_known(m))
 			continue;
 		near = result_metric_near(cand, m);
 		if (!near)

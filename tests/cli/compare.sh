@@ -323,6 +323,11 @@ t "... naming it and what it most likely meant" has "$T/stderr" \
 t "... nothing near: no guess" sh -c '
 	"$YS" compare -m frobnicate "$T/base.json" "$T/slow.json" 2>"$T/e"; [ $? -eq 2 ] &&
 	grep -qx "yardstick compare: --metric '"'"'frobnicate'"'"': no benchmark of either result has it" "$T/e"'
+# ... but a metric the vocabulary knows is no typo: bench's comparison
+# names alloc_bytes_per_op whether or not the program counted allocations
+t "--metric alloc_bytes_per_op, which neither has but the vocabulary knows: exit 0, nothing compared" sh -c '
+	"$YS" compare -m alloc_bytes_per_op "$T/base.json" "$T/slow.json" >"$T/o" 2>"$T/e" &&
+	! grep -q "did you mean" "$T/e" && grep -q "^(0 comparisons" "$T/o"'
 t "--metric peak_rss, which both have: compared, exit 0" sh -c '
 	"$YS" compare -m peak_rss "$T/base.json" "$T/slow.json" >"$T/o" && grep -q "peak_rss" "$T/o"'
 # the footer explains '~' only when a row carries it: 200 runs a side
