@@ -260,16 +260,86 @@ static double step_requests(const struct load_search_plan *sp)
 	return (double)need;
 }
 
+/*
+ * Whether errors failed requests of a step that ends at most most
+ * requests fail it whatever the rest do: an errors objective (the
+ * implied errors<=0% when none is given) whose allowed share of most is
+ * already passed. Then the share k / n the full step would judge is
+ * over the limit for every n <= most, so its interval never lies wholly
+ * under it (no pass) and its point estimate fails too: the verdict is
+ * the full step's.
+ */
+static bool errors_decide(const struct load_search_plan *sp, double errors,
+			  double most)
+{
+	if (!has_error_slo(sp))
+		return errors > 0;
+	for (size_t i = 0; i < sp->nslos; i++) {
+		const struct load_slo *slo = &sp->slos[i];
+		double allowed = load_slo_allowed(slo) * most;
+
+		if (slo->kind == LOAD_SLO_ERRORS &&
+		    errors > allowed + 1e-9 * most)
+			return true;
+	}
+	return false;
+}
+
+/* A step's watch for a decided failure (load_config.live): the plan's
+ * own live view, if any, is called too. */
+struct decide {
+	const struct load_search_plan *sp;
+	const struct load_config *base;
+	double most;		/* the most requests the step can end, every
+				 * hold again included */
+	uint64_t before;	/* errors of the step's holds before this */
+	volatile sig_atomic_t cut;
+};
+
+static void decide_live(void *arg, const struct load_stats *snap)
+{
+	struct decide *d = arg;
+
+	if (d->base->live)
+		d->base->live(d->base->live_arg, snap);
+	if (errors_decide(d->sp, (double)(d->before + load_errors_total(snap)),
+			  d->most))
+		d->cut = 1;
+}
+
+/* How often a step looks for a decided failure (seconds). */
+#define DECIDE_INTERVAL 0.1
+
+/* c's live view set to d's watch (when the base has a live view of its
+ * own, at the shorter interval of the two). */
+static void decide_init(struct decide *d, const struct load_search_plan *sp,
+			const struct load_config *base, struct load_config *c)
+{
+	d->sp = sp;
+	d->base = base;
+	/* requests due in one hold: at i / rate for i from 0 */
+	d->most = (double)(sp->max_extend + 1) *
+		  (floor(c->rate * c->duration) + 1);
+	d->before = 0;
+	d->cut = 0;
+	c->live = decide_live;
+	c->live_arg = d;
+	c->live_interval = base->live && base->live_interval < DECIDE_INTERVAL ?
+			   base->live_interval : DECIDE_INTERVAL;
+	c->cut = &d->cut;
+}
+
 /* Hold the step once more and add its counts, and its latencies to the
  * sample (the result's values are of every hold, as its histogram). */
 static int hold_again(const struct load_config *c, struct load_step *step,
-		      struct error *e)
+		      struct decide *d, struct error *e)
 {
 	struct load_stats more;
 	struct sample *in[2], merged;
 	double elapsed;
 	int r;
 
+	d->before = load_errors_total(&step->st);
 	if (load_run(c, &more, e))
 		return -1;
 	elapsed = step->st.elapsed + more.elapsed;
@@ -287,13 +357,15 @@ static int hold_again(const struct load_config *c, struct load_step *step,
 }
 
 /* One step at rate, judged (held again while unsure, up to max_extend
- * times). On -1 the step is kept when its first hold was measured
- * (*kept). */
+ * times); ended as soon as its errors decide it fails (step->decided).
+ * On -1 the step is kept when its first hold was measured (*kept). */
 static int run_step(const struct load_config *base,
 		    const struct load_search_plan *sp, double rate,
 		    struct load_step *step, bool *kept, struct error *e)
 {
 	struct load_config c = *base;
+	struct decide d;
+	int r = 0;
 
 	memset(step, 0, sizeof(*step));
 	*kept = false;
@@ -307,15 +379,25 @@ static int run_step(const struct load_config *base,
 	/* a step's objectives count its unanswered requests themselves
 	 * (slo_counts), whatever they waited */
 	c.held_in_latency = false;
+	decide_init(&d, sp, base, &c);
 	if (load_run(&c, &step->st, e))
 		return -1;
 	*kept = true;
 	step->holds = 1;
-	while (load_search_judge(sp, step) && step->holds <= sp->max_extend &&
-	       !step->st.interrupted)
-		if (hold_again(&c, step, e))
-			return -1;
-	return 0;
+	while (!d.cut && load_search_judge(sp, step) &&
+	       step->holds <= sp->max_extend && !step->st.interrupted)
+		if (hold_again(&c, step, &d, e)) {
+			r = -1;
+			break;
+		}
+	/* the errors are judged on what the step measured: the verdict is
+	 * sure (errors_decide), another hold could not change it */
+	if (d.cut) {
+		load_search_judge(sp, step);
+		step->decided = !step->st.interrupted;
+		step->unsure = false;
+	}
+	return r;
 }
 
 /* The longest a drain waits (seconds). */

@@ -94,6 +94,8 @@ struct load_step {
 	double p50, p99;	/* latency, seconds (NAN: no response) */
 	enum load_verdict verdict;
 	bool unsure;		/* judged by the point estimate */
+	bool decided;		/* ended early: its errors already failed
+				 * it, whatever the rest would have done */
 	char why[240];		/* a failure: the objective and its value */
 };
 

@@ -175,13 +175,19 @@ void load_search_step_line(const struct load_step *s, FILE *fp)
 	fprintf(fp, "  %10.4g %10.4g", s->offered, s->achieved);
 	pad_value(fp, s->p50, "s");
 	pad_value(fp, s->p99, "s");
-	fprintf(fp, " %8" PRIu64 "  %s%s", load_errors_total(&s->st),
-		s->verdict == LOAD_STEP_PASS ? "pass" : "fail",
+	fprintf(fp, " %8" PRIu64 "  ", load_errors_total(&s->st));
+	/* a stop ended it: what it measured says nothing of the rate */
+	if (s->st.interrupted) {
+		fputs("not counted: cut short by a stop", fp);
+		fputc('\n', fp);
+		return;
+	}
+	fprintf(fp, "%s%s", s->verdict == LOAD_STEP_PASS ? "pass" : "fail",
 		s->unsure ? " (unsure)" : "");
 	if (s->holds > 1)
 		fprintf(fp, " [%d holds]", s->holds);
-	if (s->st.interrupted)
-		fputs(" [cut short]", fp);
+	if (s->decided)
+		fprintf(fp, " [decided after %.3g s]", s->st.elapsed);
 	if (s->verdict == LOAD_STEP_FAIL) {
 		fputs(": ", fp);
 		term_puts(fp, s->why);	/* a reason may quote the server */

@@ -268,7 +268,8 @@ static void *worker_main(void *arg)
 			w->st.interrupted = true;
 			break;
 		}
-		if (now >= sh->end || (!w->budget && !w->inflight))
+		if (now >= sh->end || (!w->budget && !w->inflight) ||
+		    (sh->c->cut && *sh->c->cut))
 			break;
 		if (w->open)
 			run_schedule(w, now);

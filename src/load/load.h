@@ -75,6 +75,11 @@ struct load_config {
 					 * else all are only unanswered */
 	uint64_t seed;
 	volatile sig_atomic_t *stop;	/* becomes non-zero: stop now */
+	/* Becomes non-zero (set by the caller, as from live): end the
+	 * measured interval now, as its duration would end it — the
+	 * caller has seen what it needed; not an interruption. May be
+	 * NULL. */
+	volatile sig_atomic_t *cut;
 	/* Called from the calling thread about 5 times a second while the
 	 * load runs, with the fraction done (by time, or by --requests);
 	 * may be NULL. */

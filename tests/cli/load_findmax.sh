@@ -141,8 +141,50 @@ t "the same without an errors objective: the 503s fail it" sh -c '"$YS" load --n
 unfix f2
 unfix rst
 
+# A step whose errors already fail it, whatever the rest of its requests
+# would do, ends at once (before, a port where nothing listens held the
+# first step for its 268 requests at 10/s: 33 s). Nothing listens on
+# port 1: the first refused connection decides errors<=0%.
+refused() {
+	s=$(date +%s)
+	"$YS" load --no-store --find-max --slo 'p99<100ms' \
+		--json "$T/ref.json" http://127.0.0.1:1/ >"$T/ref.out" 2>&1
+	rc=$? el=$(( $(date +%s) - s ))
+	cat "$T/ref.out"
+	[ $rc -eq 1 ] && [ $el -le 15 ] || { echo "exit $rc after $el s"; return 1; }
+	grep -q "^ *10 *0 .* fail \[decided after [0-9.]* s\]: errors<=0%: 100% errors ([0-9]* of [0-9]*); connect [0-9]*: connection refused" "$T/ref.out" &&
+	py "d = load('$T/ref.json')
+st = [b for b in d['benchmarks'] if ' @ ' in b['name']]
+assert len(st) == 1 and st[0]['parameters']['slo_met'] == 'no', st
+e = st[0]['metrics']['errors']
+assert 1 <= e['requests'] == e['connect'] < 268, e
+assert st[0]['parameters']['holds'] == '1', st[0]['parameters']"
+}
+t "find-max against a refused port: the first step decided at once, exit 1" refused
+# errors<10% against a server answering 500 to all: at 100/s a step
+# (3.35 s) and its 2 holds again end at most 3 x 336 requests, so the
+# 101st error decides it (about 1 s); the verdict the full step's: fail.
+fix s500 --status 500
+all500() {
+	"$YS" load --no-store --find-max --slo 'p99<100ms' --slo 'errors<10%' \
+		--start-rate 100 --json "$T/500.json" "$U_s500" >"$T/500.out" 2>&1
+	rc=$?
+	cat "$T/500.out"
+	[ $rc -eq 1 ] && grep -q "fail \[decided after [0-9.]* s\]: errors<10%: 100% errors ([0-9]* of [0-9]*); status 500: [0-9]*" "$T/500.out" &&
+	py "d = load('$T/500.json')
+st = [b for b in d['benchmarks'] if ' @ ' in b['name']]
+assert len(st) == 1 and st[0]['parameters']['slo_met'] == 'no', st
+e = st[0]['metrics']['errors']
+assert 101 <= e['requests'] == e['status_500'] < 336, e
+assert st[0]['metrics']['throughput']['elapsed'] < 3.0, st[0]['metrics']['throughput']"
+}
+t "find-max, errors<10%, every response 500: decided by the 101st error" all500
+unfix s500
+
 # SIGINT in the second step: exit 130, the first step and the cut one
-# kept, the result partial, the first step's max throughput in it.
+# kept, the result partial, the first step's max throughput in it; the
+# cut one's row says it is not counted (before: "pass (unsure) ...
+# [cut short]", which read like a pass).
 fix intr --delay 1 --log "$T/intr.log"
 t "SIGINT during a search: exit 130, the steps so far kept" sh -c '
 	"$YS" load --find-max --slo "p50<1s" --start-rate 50 --step-duration 1s --step-requests 10 --json "$T/i.json" "$U_intr" >"$T/i.out" 2>"$T/i.err" &
@@ -151,6 +193,8 @@ t "SIGINT during a search: exit 130, the steps so far kept" sh -c '
 	kill -INT $pid; wait $pid; rc=$?
 	[ $rc -eq 130 ] || { echo "exit $rc"; cat "$T/i.err"; exit 1; }
 	grep -q "interrupted: what was measured so far is kept" "$T/i.err" &&
+	grep -q "^ *100 .*  not counted: cut short by a stop\$" "$T/i.out" &&
+	! grep -q "pass.*cut short" "$T/i.out" &&
 	python3 -c "
 import json; d = json.load(open(\"$T/i.json\"))
 names = [b[\"name\"] for b in d[\"benchmarks\"]]
