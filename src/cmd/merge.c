@@ -12,6 +12,7 @@
 #include "engine/load_merge.h"
 #include "result/metrics.h"
 #include "util/options.h"
+#include "util/outputs.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -46,7 +47,7 @@ struct merge_args {
 #define OPT_STRUCT struct merge_args
 static const struct opt_entry merge_options[] = {
 	{ OPT_OUTPUT('o', "output", out), .help = "the merged result "
-	  "(JSON, - for stdout); required" },
+	  "(JSON, named .json; - for stdout); required" },
 	{ OPT_QUIET(quiet, "no summary on stderr") },
 	OPT_HELP_ENTRY,
 	OPT_END_ENTRY,
@@ -82,6 +83,9 @@ static void summary(const struct result *r, size_t n)
 	free(name);
 }
 
+/* What -o may be named: the result is JSON whatever its name. */
+static const char *const json_exts[] = { ".json", NULL };
+
 int cmd_merge(int argc, char **argv)
 {
 	struct merge_args a = { 0 };
@@ -98,6 +102,11 @@ int cmd_merge(int argc, char **argv)
 		fprintf(stderr, "yardstick merge: %s (see 'yardstick merge "
 			"--help')\n", !a.out ? "no -o FILE given" :
 			"no segment given");
+		return 2;
+	}
+	if (!output_ext_fits(a.out, json_exts)) {
+		fprintf(stderr, "yardstick merge: -o '%s': merge writes a "
+			"result (JSON): name it .json (- for stdout)\n", a.out);
 		return 2;
 	}
 	ret = load_merge_files((const char *const *)argv + rest.first, n,

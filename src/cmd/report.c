@@ -96,8 +96,8 @@ static int opt_threshold(void *args, const struct opt_entry *o,
 
 #define OPT_STRUCT struct report_args
 static const struct opt_entry report_options[] = {
-	{ OPT_OUTPUT('o', "output", out), .help = "the HTML page (- for "
-	  "stdout); required" },
+	{ OPT_OUTPUT('o', "output", out), .help = "the HTML page, named "
+	  ".html or .htm (- for stdout); required" },
 	{ OPT_LIST(0, "charts", charts, ncharts), .metavar = "M",
 	  .help = "draw metric M of each benchmark (repeatable; 'all': every "
 	  "metric; default its headline metric and its rates: wall_time, a "
@@ -218,6 +218,9 @@ static int read_config(struct report_args *a)
 	return 0;
 }
 
+/* What -o may be named: the page is HTML whatever its name. */
+static const char *const html_exts[] = { ".html", ".htm", NULL };
+
 static int parse(struct report_args *a, int argc, char **argv,
 		 struct opt_rest *rest)
 {
@@ -228,6 +231,12 @@ static int parse(struct report_args *a, int argc, char **argv,
 	if (!a->out)
 		return usage_error("give the page's file with -o FILE (- for "
 				   "stdout)");
+	if (!output_ext_fits(a->out, html_exts)) {
+		fprintf(stderr, "yardstick report: -o '%s': report writes an "
+			"HTML page: name it .html or .htm (- for stdout)\n",
+			a->out);
+		return 2;
+	}
 	if (rest->end == rest->first && !a->q.benchmark && !a->profile &&
 	    !a->trace)
 		return usage_error("give result sets (REF...), --history "

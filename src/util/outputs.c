@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +25,25 @@ bool output_is_stdout(const char *path)
 	/* a device where nothing can mix (/dev/null, every output and the
 	 * report may go there) is not stdout; a terminal is */
 	return !S_ISCHR(b.st_mode) || isatty(STDOUT_FILENO);
+}
+
+bool output_ext_fits(const char *path, const char *const *exts)
+{
+	const char *base = strrchr(path, '/'), *dot;
+	size_t n = strlen(path);
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	/* "-", "out", ".hidden": no extension to contradict */
+	if (!dot || dot == base)
+		return true;
+	for (; *exts; exts++) {
+		size_t k = strlen(*exts);
+
+		if (n > k && !strcasecmp(path + n - k, *exts))
+			return true;
+	}
+	return false;
 }
 
 void outputs_init(struct output_set *s)

@@ -87,4 +87,11 @@ size_t outputs_write(struct output_set *s);
  * other than a terminal (/dev/null). */
 bool output_is_stdout(const char *path);
 
+/* Whether the name path may hold what a command writes, whose names end
+ * in one of exts (a NULL-terminated list, as ".html"; compared without
+ * case): "-", a name without an extension, or one ending in one of
+ * exts. A name whose extension says another format ("r.pdf" for an
+ * HTML page) does not: the command refuses it (a usage error). */
+bool output_ext_fits(const char *path, const char *const *exts);
+
 #endif

@@ -147,6 +147,12 @@ assert b['histograms']['latency']['count'] == b['counts']['responses']
 "
 }
 t "the untouched segments still merge, the sums whole" merge_good
+# -o naming another format than the result's JSON: refused (exit 2),
+# nothing written (before: JSON in m.pdf, exit 0)
+t "-o m.pdf: refused, exit 2, .json named" sh -c '
+	"$YS" merge -o "$T/m.pdf" "$T/seg.0.json" "$T/seg.1.json" 2>"$T/m.err"
+	[ $? -eq 2 ] && [ ! -e "$T/m.pdf" ] &&
+	grep -qxF "yardstick merge: -o '"'"'$T/m.pdf'"'"': merge writes a result (JSON): name it .json (- for stdout)" "$T/m.err" || { cat "$T/m.err"; exit 1; }'
 t "the untouched segments are unchanged" eval 'md5sum "$T/seg.0.json" "$T/seg.1.json" | cmp -s - "$T/sums"'
 
 finish

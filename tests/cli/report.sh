@@ -360,6 +360,20 @@ store_refs() {
 }
 t "store references: latest, branch:NAME, @COMMIT" store_refs
 
+# -o names a format the page is not: refused (exit 2, the formats
+# named), nothing written; before, 'report latest -o r.pdf' wrote HTML
+# into r.pdf with exit 0. .HTM and a name without an extension are taken.
+wrong_ext() {
+	cd "$T/hrepo" &&
+	expect_exit 2 "$YS" report latest -o "$T/r.pdf" &&
+	has "$T/stderr" "yardstick report: -o '$T/r.pdf': report writes an HTML page: name it .html or .htm (- for stdout)" &&
+	[ ! -e "$T/r.pdf" ] &&
+	expect_exit 0 "$YS" report latest -o "$T/r.HTM" &&
+	expect_exit 0 "$YS" report latest -o "$T/page" &&
+	has "$T/page" '<section class="result"'
+}
+t "-o r.pdf: refused, exit 2, the page's formats named" wrong_ext
+
 imports() {
 	"$YS" report "$F/hf.json" "$F/gb.json" -o "$T/imp.html" &&
 	browse "$T/imp.html" 'JSON.stringify([...document.querySelectorAll("section.bench")].map(s => [s.dataset.name, s.querySelector("tr[data-metric=wall_time] td.median").textContent, s.querySelectorAll(".chart.dist").length]))' &&
