@@ -245,8 +245,8 @@ static void print_change_points(const struct store_entry *v, size_t n,
 
 	char commit[13];
 
-	fprintf(fp, "%zu change point%s in %zu results of '", ncp,
-		ncp == 1 ? "" : "s", n);
+	fprintf(fp, "%zu change point%s in %zu result%s of '", ncp,
+		plural_s(ncp), n, plural_s(n));
 	term_puts(fp, n ? v[0].benchmark : "");
 	fputs("':\n", fp);
 	for (size_t i = 0; i < ncp; i++) {

@@ -73,8 +73,9 @@ static void summary(const struct result *r, size_t n)
 	double ok = load_detail_count(d, "ok");
 	char p50[32], p99[32], el[32], *name = term_safe(b->name);
 
-	fprintf(stderr, "yardstick merge: %zu segments of '%s': %.0f requests "
+	fprintf(stderr, "yardstick merge: %zu segment%s of '%s': %.0f requests "
 		"(%.0f failed) in %s, %.1f/s; latency p50 %s, p99 %s\n", n,
+		plural_s(n),
 		name, req, req - ok,
 		fmt_value(d->elapsed, "s", el, sizeof(el)),
 		d->elapsed > 0 ? ok / d->elapsed : 0,

@@ -18,6 +18,7 @@
 #include "util/keeper.h"
 #include "util/stop.h"
 #include "util/outputs.h"
+#include "util/strutil.h"
 
 static void print_warning(void *arg, const char *msg)
 {
@@ -62,8 +63,9 @@ static void report_failure(const struct runner *rn)
 	for (size_t i = rn->njobs; i < rn->planned; i++)
 		failed += rn->jobs[i].failed;
 	if (out && failed == out)
-		fprintf(stderr, "yardstick: %zu of the %zu benchmarks %s left "
+		fprintf(stderr, "yardstick: %zu of the %zu benchmark%s %s left "
 			"out: %s before any measured run\n", out, rn->planned,
+			plural_s(rn->planned),
 			out == 1 ? "is" : "are",
 			out == 1 ? "it failed" : "they failed");
 	else if (out && failed)

@@ -232,8 +232,9 @@ void run_engine_finish(struct runner *rn)
 	for (size_t i = 0; i < r->nbenchmarks; i++) {
 		if (rn->failed == 130)
 			benchmark_add_warning(&r->benchmarks[i], "interrupted "
-				"after %zu runs: the numbers are those of an "
-				"incomplete benchmark", rn->jobs[i].runs);
+				"after %zu run%s: the numbers are those of an "
+				"incomplete benchmark", rn->jobs[i].runs,
+				plural_s(rn->jobs[i].runs));
 		mux_warnings(rn, i);
 		analyze_warnings(&r->benchmarks[i]);
 	}

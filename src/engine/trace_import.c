@@ -38,9 +38,10 @@ void trace_import_report(const struct trace_import *im, FILE *fp)
 	const struct trace *t = &im->tr;
 
 	term_puts(fp, im->p->path);
-	fprintf(fp, ": %" PRIu64 " operator events on %" PRIu64
-		" threads over %.3f s; %" PRIu64 " other events ignored",
-		im->st.events, im->st.threads,
+	fprintf(fp, ": %" PRIu64 " operator event%s on %" PRIu64
+		" thread%s over %.3f s; %" PRIu64 " other events ignored",
+		im->st.events, plural_s(im->st.events), im->st.threads,
+		plural_s(im->st.threads),
 		(double)(t->last - t->first) / 1e9, im->st.ignored);
 	if (t->dropped)
 		fprintf(fp, "; %" PRIu64 " past --max-events dropped (not in "

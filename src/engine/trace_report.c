@@ -395,12 +395,13 @@ void trace_report(const struct trace_run *r, FILE *fp)
 	bool color = term_use_color(fp);
 	struct zone_table zt;
 
-	fprintf(fp, "%strace%s of %.3f s%s%s%s: %zu threads, %zu events, %"
+	fprintf(fp, "%strace%s of %.3f s%s%s%s: %zu thread%s, %zu event%s, %"
 		PRIu64 " CPU samples; lost: %" PRIu64 " perf records, %" PRIu64
 		" events past --max-events, %" PRIu64 " zone events\n",
 		term_bold(color), term_reset(color), wall_ns(r) / 1e9,
 		t->partial ? " (partial: " : "", t->partial ? t->partial : "",
-		t->partial ? ")" : "", t->nthreads, t->n, r->st.samples,
+		t->partial ? ")" : "", t->nthreads, plural_s(t->nthreads), t->n,
+		plural_s(t->n), r->st.samples,
 		r->st.lost, t->dropped,
 		r->zones_lost);
 	if (r->p->so.page_faults) {

@@ -449,8 +449,8 @@ void view_timeline(FILE *fp, const struct trace *t, uint64_t lost,
 	      "figure.timeline{overflow-x:auto;margin:8px 0}</style>\n<h2>"
 	      "timeline: ", fp);
 	fputs_xml(label, fp);
-	fprintf(fp, "</h2>\n<p class=\"meta\">%zu threads, %zu events over ",
-		t->nthreads, t->n);
+	fprintf(fp, "</h2>\n<p class=\"meta\">%zu thread%s, %zu event%s over ",
+		t->nthreads, plural_s(t->nthreads), t->n, plural_s(t->n));
 	put_ms(fp, v.span);
 	fputs("</p>\n", fp);
 	if (v.left_out)

@@ -224,9 +224,10 @@ void compare_print(const struct compare_report *rep, FILE *fp)
 	print_one_side(fp, rep->mcand_only, rep->n_mcand_only,
 		       "not measured in the baseline (only in the candidate)");
 	print_whys(fp, rep);
-	fprintf(fp, "%s(%zu comparisons, %zu tests: a change counts when "
+	fprintf(fp, "%s(%zu comparison%s, %zu test%s: a change counts when "
 		"the one-sided test against ±%g%% gives p < %g%s%s%s)%s\n",
-		term_dim(color), shown, rep->tests,
+		term_dim(color), shown, plural_s(shown), rep->tests,
+		plural_s(rep->tests),
 		100 * rep->noise, rep->alpha, rep->correction == JUDGE_HOLM
 		? " after Holm's correction over all of them" : "",
 		any_dist ? "; estimates Harrell-Davis" : "",
@@ -438,11 +439,11 @@ int compare_write_markdown(const struct compare_report *rep,
 		any_dist |= !rep->rows[i].proportion;
 	}
 	fprintf(fp, "\n%sA change counts when the one-sided test against "
-		"±%g%% gives p < %g%s (%zu tests).%s\n", any_dist ?
+		"±%g%% gives p < %g%s (%zu test%s).%s\n", any_dist ?
 		"Values are Harrell-Davis estimates of the median, or of the "
 		"percentile named. " : "", 100 * rep->noise, rep->alpha,
 		rep->correction == JUDGE_HOLM ? " after Holm's correction" : "",
-		rep->tests, any_prop ? " Odds rows are events of trials (such "
+		rep->tests, plural_s(rep->tests), any_prop ? " Odds rows are events of trials (such "
 		"as failed requests); their change is the odds ratio's, by the "
 		"exact conditional test."
 		: "");

@@ -174,8 +174,9 @@ void gate_print(const struct gate_report *rep, FILE *fp)
 			term_reset(color));
 	}
 	fmt_undecided(rep, undecided, sizeof(undecided));
-	fprintf(fp, "%sgate: %zu of %zu checks failed%s%s\n",
-		term_bold(color), rep->failed, rep->n, undecided,
+	fprintf(fp, "%sgate: %zu of %zu check%s failed%s%s\n",
+		term_bold(color), rep->failed, rep->n, plural_s(rep->n),
+		undecided,
 		term_reset(color));
 	fprintf(fp, "%s(%s)%s\n", term_dim(color), correction_text(rep),
 		term_reset(color));
@@ -244,10 +245,10 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 		fputs(": no benchmark matches its pattern\n", fp);
 	}
 	fmt_undecided(rep, undecided, sizeof(undecided));
-	fprintf(fp, "\n%zu of %zu checks failed%s. A threshold is broken "
+	fprintf(fp, "\n%zu of %zu check%s failed%s. A threshold is broken "
 		"when the change is significantly beyond it (p < %g, p being "
 		"one-sided: that the change is within the threshold). %s.\n",
-		rep->failed, rep->n, undecided, rep->alpha,
+		rep->failed, rep->n, plural_s(rep->n), undecided, rep->alpha,
 		correction_text(rep));
 	if (ferror(fp))
 		return atomic_fail(&af, e);

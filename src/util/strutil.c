@@ -342,6 +342,11 @@ char *argv_join(char *const *argv)
 	return w.s;
 }
 
+const char *plural_s(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 char *str_replace(const char *s, const char *from, const char *to)
 {
 	struct strbuf w = { 0 };

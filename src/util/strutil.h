@@ -61,6 +61,10 @@ char **argv_dup(char *const *argv);
 /* argv as a command line a shell would split back the same way. */
 char *argv_join(char *const *argv);
 
+/* The plural ending of a count's noun: "" for 1, else "s" ("%zu
+ * result%s", n, plural_s(n)). */
+const char *plural_s(uint64_t n);
+
 /* s with every occurrence of from replaced by to (from non-empty). */
 char *str_replace(const char *s, const char *from, const char *to);
 

@@ -9,6 +9,13 @@ mkresult "$T/b1000.json" sort 1 0 1000
 mkresult "$T/c1000.json" sort 1.03 0 1000
 mkresult "$T/other.json" other 1 0
 
+# A count of 1 takes the singular (before: "(1 comparisons, ...").
+mkload "$T/e0.json" 0 1000
+mkload "$T/e5.json" 50 1000
+t "one comparison: '(1 comparison, 2 tests: '" sh -c '
+	"$YS" compare -m errors "$T/e0.json" "$T/e5.json" >"$T/one.txt" &&
+	grep -q "^(1 comparison, 2 tests: a change counts" "$T/one.txt" || { cat "$T/one.txt"; exit 1; }'
+
 t "a 20% slower candidate: verdict slower, +20%" sh -c '
 	"$YS" compare --json "$T/c.json" "$T/base.json" "$T/slow.json" > "$T/c.txt" &&
 	python3 -c "

@@ -8,7 +8,7 @@ mkresult "$T/p99_14.json" sort 1 0.014 1000
 mkresult "$T/p99_16.json" sort 1 0.016 1000
 
 t "a 20% shift fails a 10% threshold: exit 1" expect_exit 1 "$YS" gate --baseline "$T/base.json" --max-increase wall_time=10% "$T/slow20.json"
-t "... the report says FAIL with the change" sh -c 'grep -q "^FAIL" "$T/stdout" && grep -q "+20.0%" "$T/stdout" && grep -q "1 of 1 checks failed" "$T/stdout"'
+t "... the report says FAIL with the change" sh -c 'grep -q "^FAIL" "$T/stdout" && grep -q "+20.0%" "$T/stdout" && grep -q "1 of 1 check failed" "$T/stdout"'
 t "the same candidate passes a 25% threshold" expect_exit 0 "$YS" gate --baseline "$T/base.json" --max-increase wall_time=25% "$T/slow20.json"
 t "p99 +14 ms passes a 15 ms threshold" expect_exit 0 "$YS" gate --baseline "$T/base.json" --max-increase wall_time.p99=15ms "$T/p99_14.json"
 t "p99 +16 ms fails it" expect_exit 1 "$YS" gate --baseline "$T/base.json" --max-increase wall_time.p99=15ms "$T/p99_16.json"
@@ -118,7 +118,7 @@ import json; d = json.load(open(\"$T/run.bmf\")); assert d[\"x\"][\"latency\"][\
 # a [gate] setting given twice is refused (the last one was taken).
 t "a threshold given twice is one check; alpha given twice in [gate]: exit 2" sh -c '
 	"$YS" gate --baseline "$T/base.json" --max-increase wall_time=10% --max-increase wall_time=10% "$T/slow20.json" > "$T/tw.out"; [ $? -eq 1 ] &&
-	grep -q "1 of 1 checks failed" "$T/tw.out" || { cat "$T/tw.out"; exit 1; }
+	grep -q "1 of 1 check failed" "$T/tw.out" || { cat "$T/tw.out"; exit 1; }
 	printf "[gate]\nmax-increase = wall_time=10%%\nmax-increase = wall_time=10%%\nmax-increase = wall_time.p99=1s\n" > "$T/tw.ini" &&
 	"$YS" gate --config "$T/tw.ini" --baseline "$T/base.json" --max-increase wall_time=10% "$T/slow20.json" > "$T/tw.out"; [ $? -eq 1 ] &&
 	grep -q "1 of 2 checks failed" "$T/tw.out" || { cat "$T/tw.out"; exit 1; }
@@ -226,7 +226,7 @@ mkbench "$T/p1.json" a:1:10:n=1 a:2:50:n=2
 mkbench "$T/p2.json" a:2:50:n=2 a:1:10:n=1
 t "too few runs to decide: inconclusive, exit 1, with the runs that would do" sh -c '
 	"$YS" gate --baseline "$T/n3a.json" --max-increase wall_time.p99=15ms "$T/n3b.json" > "$T/inc.out"; [ $? -eq 1 ] &&
-	grep -q "^inconclusive.*5 runs a side could" "$T/inc.out" && grep -q "1 of 1 checks failed (1 inconclusive)" "$T/inc.out"'
+	grep -q "^inconclusive.*5 runs a side could" "$T/inc.out" && grep -q "1 of 1 check failed (1 inconclusive)" "$T/inc.out"'
 t "--inconclusive pass, and inconclusive = pass in yardstick.ini: exit 0" sh -c '
 	"$YS" gate --inconclusive pass --baseline "$T/n3a.json" --max-increase wall_time.p99=15ms "$T/n3b.json" >/dev/null &&
 	printf "[gate]\ninconclusive = pass\nmax-increase = wall_time.p99=15ms\n" > "$T/inc.ini" &&

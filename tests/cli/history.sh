@@ -13,6 +13,10 @@ import json, sys; r = json.load(sys.stdin)[\"results\"]
 assert len(r) == 13, len(r)
 assert [x[\"id\"] for x in r] == sorted([x[\"id\"] for x in r], reverse=True)
 assert r[0][\"benchmarks\"][0][\"name\"] == \"other\" and r[0][\"branch\"] == \"main\" and len(r[0][\"commit\"]) == 40"'
+# One result of a benchmark: singular (before: "in 1 results of")
+t "--detect of one result: '0 change points in 1 result of'" sh -c '
+	"$YS" history other --detect >"$T/one.txt" &&
+	grep -q "^0 change points in 1 result of .other.:" "$T/one.txt" || { cat "$T/one.txt"; exit 1; }'
 t "a benchmark name and --limit filter" sh -c '
 	"$YS" history fast --limit 4 --json - | python3 -c "
 import json, sys; r = json.load(sys.stdin)[\"results\"]
