@@ -5,6 +5,7 @@
  * writes --json, pushes and keeps the result in the store, as `run` does.
  */
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,22 @@
 #include "util/stop.h"
 #include "util/strutil.h"
 #include "util/term.h"
+
+/* The prefix of every message of the command, as every command's. */
+#define LOAD_PREFIX "yardstick load"
+
+/* A message of the command on stderr: "yardstick load: " and fmt's. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(LOAD_PREFIX ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 /* The options: the engine's plan, and what the command does with the
  * result (print, write, store, push). */
@@ -513,7 +530,7 @@ static void install_handlers(void)
 	/* the policy of the commands that run a program (util/stop.h): a
 	 * second signal exits at once */
 	if (stop_install(&e))
-		fprintf(stderr, "yardstick load: warning: %s\n", e.msg);
+		say("warning: %s", e.msg);
 	/* A write to a socket the server closed fails with EPIPE, counted;
 	 * OpenSSL writes without MSG_NOSIGNAL. */
 	signal(SIGPIPE, SIG_IGN);
@@ -541,31 +558,31 @@ static int finish(const struct load_opts *o, const struct load_stats *st,
 	free(name);
 	fflush(stdout);
 	for (size_t i = 0; i < res->benchmarks[0].nwarnings; i++)
-		fprintf(stderr, "warning: %s\n", res->benchmarks[0].warnings[i]);
+		/* as run prints a result's warnings */
+		fprintf(stderr, "warning: %s\n",
+			res->benchmarks[0].warnings[i]);
 	if (st->interrupted)
-		fputs("yardstick: interrupted: what was measured so far is "
-		      "kept\n", stderr);
+		say("interrupted: what was measured so far is kept");
 	if (!st->interrupted && st->ok == 0) {
 		char why[400];
 
 		load_failure_reason(&o->plan, st, why, sizeof(why));
-		fprintf(stderr, "yardstick: no request succeeded: %s\n", why);
+		say("no request succeeded: %s", why);
 		ret = 1;
 	}
 	git_detect_finish(gp);
 	if (git_detect_warning(gp))
-		fprintf(stderr, "yardstick: warning: %s\n",
-			git_detect_warning(gp));
-	if (write_output_set(outs, "yardstick"))
+		say("warning: %s", git_detect_warning(gp));
+	if (write_output_set(outs, LOAD_PREFIX))
 		ret = ret ? ret : 2;
 	if (lp) {
 		struct error e;
 
 		if (load_push_final(lp, st, &e)) {
-			fprintf(stderr, "yardstick load: %s\n", e.msg);
+			say("%s", e.msg);
 			ret = ret ? ret : 3;
 		} else if (!o->quiet) {
-			fprintf(stderr, "yardstick load: %u push%s to '%s'\n",
+			say("%u push%s to '%s'",
 				lp->pushes, lp->pushes == 1 ? "" : "es",
 				o->push);
 		}
@@ -606,7 +623,7 @@ static int find_max(const struct load_opts *o, const struct load_config *cfg,
 	r = load_search_run(cfg, &o->search, o->quiet ? NULL : print_step,
 			    &pr, &s, &e);
 	if (r) {
-		fprintf(stderr, "yardstick load: %s\n", e.msg);
+		say("%s", e.msg);
 		ret = error_exit_code(&e);
 	}
 	git_detect_start(&res->git, &gp, o->json || !o->no_store);
@@ -617,19 +634,16 @@ static int find_max(const struct load_opts *o, const struct load_config *cfg,
 		load_search_report_tail(&o->search, &s, pr.fp);
 	fflush(stdout);
 	if (s.end == LOAD_SEARCH_INTERRUPTED)
-		fputs("yardstick: interrupted: what was measured so far is "
-		      "kept\n", stderr);
+		say("interrupted: what was measured so far is kept");
 	else if (!r && load_search_failure(&s, why, sizeof(why))) {
-		fprintf(stderr, "yardstick load: no rate met the objectives: "
-			"%s\n", why);
+		say("no rate met the objectives: %s", why);
 		ret = 1;
 	}
 	git_detect_finish(&gp);
 	if (git_detect_warning(&gp))
-		fprintf(stderr, "yardstick: warning: %s\n",
-			git_detect_warning(&gp));
+		say("warning: %s", git_detect_warning(&gp));
 	/* nothing measured (the first step could not start): nothing kept */
-	if (s.nsteps && write_output_set(outs, "yardstick"))
+	if (s.nsteps && write_output_set(outs, LOAD_PREFIX))
 		ret = ret ? ret : 2;
 	rs = o->no_store || !s.nsteps ? 0 : save_result(res, o->store,
 							 o->quiet);
@@ -659,13 +673,13 @@ int cmd_load(int argc, char **argv)
 	outputs_init(&outs);
 	if (r) {
 		if (r < 0)
-			fprintf(stderr, "yardstick load: %s\n", e.msg);
+			say("%s", e.msg);
 		ret = r < 0 ? 2 : 0;
 		goto out_free;
 	}
 	/* checked before the first request */
 	outputs_add(&outs, "--json", o.json, "json", output_result_json, &res);
-	if (check_output_set(&outs, "yardstick load"))
+	if (check_output_set(&outs, LOAD_PREFIX))
 		goto out_free;
 	if (!o.no_store && (r = save_check(o.store))) {
 		ret = r;
@@ -673,7 +687,7 @@ int cmd_load(int argc, char **argv)
 	}
 	if (load_plan_requests(&o.plan, &reqs, &nreqs, &e) ||
 	    load_plan_config(&o.plan, &cfg, &e)) {
-		fprintf(stderr, "yardstick load: %s\n", e.msg);
+		say("%s", e.msg);
 		goto out_free;
 	}
 	cfg.reqs = reqs;
@@ -706,7 +720,7 @@ int cmd_load(int argc, char **argv)
 	r = load_run(&cfg, &st, &e);
 	progress_clear(&progress);
 	if (r) {
-		fprintf(stderr, "yardstick load: %s\n", e.msg);
+		say("%s", e.msg);
 		ret = error_exit_code(&e);
 		goto out_free;
 	}

@@ -611,4 +611,15 @@ for name in ("latency", "latency_uncorrected"):
     assert l["outliers"] == {"low": sum(x < fence[0] for x in v), "high": sum(x > fence[1] for x in v)}, (l["outliers"], fence)
 PY'
 unfix end1
+
+# One prefix for every message of the command, as the other commands
+# have theirs (before, "no request succeeded" and the interrupted and
+# git warnings said "yardstick:", the rest "yardstick load:").
+t "messages: 'yardstick load: ' and no other prefix" sh -c '
+	"$YS" load --no-store -n 3 -c 1 http://127.0.0.1:1/ >/dev/null 2>"$T/pre.err"
+	[ $? -eq 1 ] && grep -qx "yardstick load: no request succeeded: .*connection refused.*" "$T/pre.err" &&
+	! grep -q "^yardstick: " "$T/pre.err" || { cat "$T/pre.err"; exit 1; }
+	"$YS" load --no-store --find-max --slo "p99<1s" http://127.0.0.1:1/ >/dev/null 2>"$T/pre2.err"
+	[ $? -eq 1 ] && grep -q "^yardstick load: no rate met the objectives: " "$T/pre2.err" &&
+	! grep -q "^yardstick: " "$T/pre2.err" || { cat "$T/pre2.err"; exit 1; }'
 finish
