@@ -74,7 +74,7 @@ static const char gate_epilog[] =
 
 struct gate_args {
 	const char *baseline, *candidate, *store;
-	const char *markdown, *junit, *bmf;
+	const char *markdown, *junit, *bmf, *json;
 	struct gate_config cfg;
 	bool quiet;
 };
@@ -113,6 +113,8 @@ static const struct opt_entry gate_options[] = {
 	{ GATE_CONFIG_OPT(cfg.) },
 	GATE_SETTING_OPTS(cfg.),
 	{ OPT_STORE_READ(store) },
+	{ OPT_OUTPUT(0, "json", json), .help = "the checks and the "
+	  "summary as JSON, for scripts (- for stdout)" },
 	{ OPT_OUTPUT(0, "markdown", markdown), .help = "the report for a "
 	  "pull-request comment or $GITHUB_STEP_SUMMARY (- for stdout)" },
 	{ OPT_OUTPUT(0, "junit", junit),
@@ -202,6 +204,11 @@ static int write_markdown(const char *path, void *rep, struct error *e)
 	return gate_write_markdown(rep, path, e);
 }
 
+static int write_json(const char *path, void *rep, struct error *e)
+{
+	return gate_write_json(rep, path, e);
+}
+
 static int write_junit(const char *path, void *rep, struct error *e)
 {
 	return gate_write_junit(rep, path, e);
@@ -265,6 +272,7 @@ static int run_gate(struct gate_args *a)
 	int ret;
 
 	outputs_init(&outs);
+	outputs_add(&outs, "--json", a->json, "json", write_json, &rep);
 	outputs_add(&outs, "--markdown", a->markdown, "markdown",
 		    write_markdown, &rep);
 	outputs_add(&outs, "--junit", a->junit, "junit", write_junit, &rep);

@@ -139,5 +139,10 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 			struct error *e);
 int gate_write_junit(const struct gate_report *rep, const char *path,
 		     struct error *e);
+/* The report as JSON (schema "yardstick/gate/v1", docs/result-format.md):
+ * the summary and every check with its numbers. Returns 0, or -1 with a
+ * message naming the file. */
+int gate_write_json(const struct gate_report *rep, const char *path,
+		    struct error *e);
 
 #endif

@@ -1,15 +1,18 @@
 /*
  * The gate report: a line per check on the terminal, a Markdown table for
- * a pull-request comment or $GITHUB_STEP_SUMMARY, and JUnit XML with one
- * test case per check so that CI systems list them natively.
+ * a pull-request comment or $GITHUB_STEP_SUMMARY, JUnit XML with one
+ * test case per check so that CI systems list them natively, and JSON
+ * for scripts: all from the one gate_report.
  */
 #include "result/gate.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/fileio.h"
+#include "util/json_emit.h"
 #include "util/strutil.h"
 #include "util/term.h"
 
@@ -342,4 +345,71 @@ int gate_write_junit(const struct gate_report *rep, const char *path,
 	if (ferror(fp))
 		return atomic_fail(&af, e);
 	return atomic_commit(&af, e);
+}
+
+/* One check in JSON: the numbers unrounded (NaN as null), the words of
+ * the terminal's line. */
+static json_t *check_json(const struct gate_check *c)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "benchmark", json_text(c->benchmark));
+	json_object_set_new(o, "metric", json_text(c->metric));
+	json_object_set_new(o, "unit", c->unit ? json_text(c->unit)
+					       : json_null());
+	json_object_set_new(o, "rule", json_string(rule(c)));
+	json_object_set_new(o, "threshold", json_text(c->threshold));
+	json_object_set_new(o, "statistic", json_string(stat_label(c)));
+	json_object_set_new(o, "relative", json_boolean(c->relative));
+	json_object_set_new(o, "limit", json_number(c->limit));
+	json_object_set_new(o, "baseline", json_number(c->base));
+	json_object_set_new(o, "candidate", json_number(c->cand));
+	json_object_set_new(o, "change", json_number(c->change));
+	json_object_set_new(o, "change_ci", json_pack("[o,o]",
+		json_number(c->change_ci[0]), json_number(c->change_ci[1])));
+	json_object_set_new(o, "ci_method", json_string(c->method ?
+		c->method : "none"));
+	json_object_set_new(o, "approximate", json_boolean(c->approximate));
+	json_object_set_new(o, "p_value", json_number(c->p));
+	json_object_set_new(o, "p_adjusted", json_number(c->p_adj));
+	json_object_set_new(o, "verdict",
+			    json_string(gate_verdict_name(c->verdict)));
+	json_object_set_new(o, "fails", json_boolean(c->fails));
+	json_object_set_new(o, "note", c->note ? json_text(c->note)
+					       : json_null());
+	return o;
+}
+
+int gate_write_json(const struct gate_report *rep, const char *path,
+		    struct error *e)
+{
+	json_t *root = json_object(), *checks = json_array();
+	json_t *unmatched = json_array();
+
+	json_object_set_new(root, "schema", json_string("yardstick/gate/v1"));
+	json_object_set_new(root, "passed", json_boolean(!rep->failed));
+	json_object_set_new(root, "checks_total",
+			    json_integer((json_int_t)rep->n));
+	json_object_set_new(root, "failed",
+			    json_integer((json_int_t)rep->failed));
+	json_object_set_new(root, "missing",
+			    json_integer((json_int_t)rep->missing));
+	json_object_set_new(root, "inconclusive",
+			    json_integer((json_int_t)rep->inconclusive));
+	json_object_set_new(root, "missing_pass",
+			    json_boolean(rep->missing_pass));
+	json_object_set_new(root, "inconclusive_pass",
+			    json_boolean(rep->inconclusive_pass));
+	json_object_set_new(root, "alpha", json_number(rep->alpha));
+	json_object_set_new(root, "correction", json_string(
+		judge_correction_name(rep->correction)));
+	json_object_set_new(root, "tests",
+			    json_integer((json_int_t)rep->tested));
+	for (size_t i = 0; i < rep->n; i++)
+		json_array_append_new(checks, check_json(&rep->checks[i]));
+	json_object_set_new(root, "checks", checks);
+	for (size_t i = 0; i < rep->nunmatched; i++)
+		json_array_append_new(unmatched, json_text(rep->unmatched[i]));
+	json_object_set_new(root, "unmatched", unmatched);
+	return json_write_file(root, path, e);
 }

@@ -9,6 +9,44 @@ mkresult "$T/p99_16.json" sort 1 0.016 1000
 
 t "a 20% shift fails a 10% threshold: exit 1" expect_exit 1 "$YS" gate --baseline "$T/base.json" --max-increase wall_time=10% "$T/slow20.json"
 t "... the report says FAIL with the change" sh -c 'grep -q "^FAIL" "$T/stdout" && grep -q "+20.0%" "$T/stdout" && grep -q "1 of 1 check failed" "$T/stdout"'
+# --json: the checks and the summary, the same as the terminal's lines
+# (two relative checks, one failing, and a limit)
+gate_json() {
+	"$YS" gate --baseline "$T/base.json" --max-increase wall_time=10% \
+		--max-increase wall_time.p99=50% --limit peak_rss=2MiB \
+		--json "$T/g.json" "$T/slow20.json" >"$T/g.out" 2>&1
+	[ $? -eq 1 ] || { cat "$T/g.out"; return 1; }
+	python3 - "$T/g.json" "$T/g.out" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+out = open(sys.argv[2]).read()
+print(out)
+assert d["schema"] == "yardstick/gate/v1" and d["passed"] is False, d
+assert (d["failed"], d["checks_total"], d["missing"], d["inconclusive"]) == (1, 3, 0, 0), d
+assert "gate: 1 of 3 checks failed\n" in out
+assert d["alpha"] == 0.01 and d["correction"] == "holm" and d["tests"] == 2, d
+assert "Holm's correction over the 2 tested checks" in out
+heads = re.findall(r"^(FAIL|pass|missing|inconclusive) +(\S+): (max increase|max decrease|limit) (\S+) \((.*)\)$", out, re.M)
+details = re.findall(r"^ +(\w+): (.*) → (.*), change ([^ ,]+)(.*)$", out, re.M)
+assert len(heads) == len(details) == len(d["checks"]) == 3, (heads, details)
+for c, h, x in zip(d["checks"], heads, details):
+    assert h == ("FAIL" if c["verdict"] == "fail" else c["verdict"], c["benchmark"], c["rule"], c["threshold"], c["note"]), (c, h)
+    assert x[0] == c["statistic"], (c, x)
+    if c["relative"]:
+        assert x[3] == "%+.1f%%" % (100 * c["change"]), (c, x)
+        lo, hi = re.match(r" \[([^,]+)%, ([^\]]+)%\]", x[4]).groups()
+        assert abs(float(lo) - 100 * c["change_ci"][0]) < 0.06 and abs(float(hi) - 100 * c["change_ci"][1]) < 0.06, (c, x)
+c = d["checks"]
+assert c[0]["verdict"] == "fail" and c[0]["fails"] and c[0]["statistic"] == "median" and c[0]["limit"] == 0.1
+assert abs(c[0]["baseline"] - 0.011) < 1e-9 and abs(c[0]["candidate"] - 0.0132) < 1e-9 and abs(c[0]["change"] - 0.2) < 1e-9, c[0]
+assert c[0]["p_value"] < 0.001 and c[0]["p_adjusted"] < 0.01 and c[0]["p_adjusted"] >= c[0]["p_value"], c[0]
+assert re.search(r"p < 0\.001 \(adjusted p = %.3f\)" % c[0]["p_adjusted"], out), c[0]
+assert c[1]["verdict"] == "pass" and not c[1]["fails"] and c[1]["statistic"] == "p99" and c[1]["p_value"] == 1
+assert c[2]["rule"] == "limit" and c[2]["baseline"] is None and c[2]["candidate"] == 1048576 and c[2]["limit"] == 2097152 and c[2]["p_value"] is None, c[2]
+assert d["unmatched"] == []
+PY
+}
+t "--json: the checks and the summary, as the terminal says them" gate_json
 t "the same candidate passes a 25% threshold" expect_exit 0 "$YS" gate --baseline "$T/base.json" --max-increase wall_time=25% "$T/slow20.json"
 t "p99 +14 ms passes a 15 ms threshold" expect_exit 0 "$YS" gate --baseline "$T/base.json" --max-increase wall_time.p99=15ms "$T/p99_14.json"
 t "p99 +16 ms fails it" expect_exit 1 "$YS" gate --baseline "$T/base.json" --max-increase wall_time.p99=15ms "$T/p99_16.json"
