@@ -373,6 +373,26 @@ static void print_sites(const struct mem_plan *a, const struct profile *p,
 }
 
 /*
+ * A CPython program: what its Python code kept, the blocks live when its
+ * interpreter began to finalize (analyze.h, py_ends), the sites of most
+ * bytes first. None when it never did (os._exit, not CPython).
+ */
+static void print_pyend(const struct mem_run *m, FILE *fp, bool color)
+{
+	const struct heap_report *r = &m->rep;
+	char title[160], a[64], b[64];
+
+	if (!r->py_ends || m->prof.ntypes <= HEAP_T_PYEND_SPACE)
+		return;
+	snprintf(title, sizeof(title), "live when the program's Python code "
+		 "ended: %s in %s blocks, at %.3f s",
+		 fmt_bytes(r->pyend_bytes, a, sizeof(a)),
+		 fmt_count(r->pyend_blocks, b, sizeof(b)), r->pyend_t);
+	print_sites(m->p, &m->prof, HEAP_T_PYEND_SPACE, title,
+		    r->pyend_bytes, true, fp, color);
+}
+
+/*
  * What ran in front of the program and is not in its figures (a pyenv
  * shim and its helpers, a wrapper that execs the program): one line.
  */
@@ -421,6 +441,7 @@ void mem_report(const struct mem_run *m, FILE *fp)
 		    r->allocations, false, fp, color);
 	print_sites(a, p, HEAP_T_TEMPORARY, "most temporary allocations",
 		    r->temporary, false, fp, color);
+	print_pyend(m, fp, color);
 	print_sites(a, p, HEAP_T_INUSE_SPACE, "leaked", r->leaked_bytes, true,
 		    fp, color);
 }
@@ -510,6 +531,12 @@ void mem_build_result(struct mem_run *m)
 			   rep->temporary);
 		add_metric(b, "bytes_allocated", "bytes", rep->bytes);
 		add_metric(b, "leaked_blocks", "count", rep->leaked_blocks);
+		if (rep->py_ends) {
+			add_metric(b, METRIC_PYTHON_END_BYTES, "bytes",
+				   rep->pyend_bytes);
+			add_metric(b, METRIC_PYTHON_END_BLOCKS, "count",
+				   rep->pyend_blocks);
+		}
 		for (size_t i = 0; i < rep->ntimeline; i++) {
 			series_push(&b->timeline.t, rep->timeline[i].t);
 			series_push(&b->timeline.heap, rep->timeline[i].heap);

@@ -696,6 +696,7 @@ INLINE struct tstate *enter(void)
 	if (likely(t->slot != NULL))
 		atomic_store_explicit((_Atomic uint32_t *)&t->slot->busy, 1,
 				      memory_order_relaxed);
+	py_check_end(t);
 	return t;
 }
 

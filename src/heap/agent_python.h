@@ -28,6 +28,14 @@
  * pointer before it follows it (python.h); a walk that fails a check
  * gives no Python frames rather than a wrong one.
  *
+ * The end of the program's Python code: Py_FinalizeEx sets
+ * _PyRuntime._finalizing once the main module, the non-daemon threads
+ * and the atexit handlers are done, before it clears the modules. Every
+ * traced call looks at it (py_check_end: a load, and one more in a
+ * CPython program); the first to find it set writes a PYEND record
+ * (protocol.h) stamped before its own, so that yardstick's replay takes
+ * the blocks live then (os._exit never sets it: no record).
+ *
  * Lines: PyCode_Addr2Line, the interpreter's own (it reads the code's
  * line table, allocates nothing), once per code object and instruction,
  * then from a per-thread cache.
@@ -57,6 +65,9 @@ static struct {
 	pthread_mutex_t lock;
 	uint32_t next_id;
 	bool on;
+	/* &_PyRuntime._finalizing until a PYEND record is written, NULL
+	 * then or without one */
+	_Atomic uintptr_t *_Atomic fin;
 } py = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* The walker's reads: the interpreter is this process. */
@@ -151,6 +162,43 @@ static void py_detect(void)
 	if (!keep)
 		hdr->py_status = HEAP_PY_WALKED;
 	py.on = true;
+	if (py.t.l->rt_finalizing >= 0)
+		atomic_store(&py.fin, (_Atomic uintptr_t *)(uintptr_t)
+			     (py.t.runtime + (uint64_t)py.t.l->rt_finalizing));
+}
+
+/* Py_FinalizeEx began: the PYEND record, once per image, into the
+ * thread's slot (or one borrowed, past its end). */
+static __attribute__((noinline, cold)) void py_note_end(struct tstate *t)
+{
+	struct heap_slot *s;
+	uint64_t *w;
+
+	if (!atomic_exchange(&py.fin, NULL))
+		return;		/* another thread wrote it */
+	s = t->slot ? t->slot : slot_take();
+	if (!s)
+		return;
+	w = reserve(s, 2);
+	if (w) {
+		w[0] = ((uint64_t)HEAP_REC_PYEND << HEAP_TYPE_SHIFT) | stamp();
+		w[1] = generation;
+		commit(s, 2);
+	}
+	if (s != t->slot)
+		slot_give(s);
+}
+
+/* At a traced call, before its stamp: has the interpreter begun to
+ * finalize? */
+INLINE void py_check_end(struct tstate *t)
+{
+	_Atomic uintptr_t *f = atomic_load_explicit(&py.fin,
+						    memory_order_relaxed);
+
+	if (unlikely(f != NULL) &&
+	    unlikely(atomic_load_explicit(f, memory_order_relaxed) != 0))
+		py_note_end(t);
 }
 
 /* A pointer that may be followed: not NULL, aligned, user space. */

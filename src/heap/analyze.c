@@ -452,6 +452,33 @@ static void on_end(struct replay *p, pid_t pid, uint32_t gen, uint64_t ts)
 	note_time(p, ts);
 }
 
+/*
+ * Image gen's interpreter began to finalize (a PYEND record): its blocks
+ * live now are what its Python code kept, per site. Once per image (the
+ * agent writes one; a second would be a program's forgery).
+ */
+static void on_pyend(struct replay *p, uint32_t gen, uint64_t ts)
+{
+	struct heap_report *r = p->r;
+	struct heap_proc *pr;
+
+	if (!gen || gen >= r->nprocs || r->procs[gen].py_ended)
+		return;
+	pr = proc_of(p, gen);
+	pr->py_ended = true;
+	pr->pyend_ts = ts;	/* the clock may not be known yet */
+	for (size_t i = 0; i < live_cells(&p->live); i++) {
+		const struct block *b = &p->live.b[i];
+		double count, bytes;
+
+		if (!b->ptr || b->gen != gen)
+			continue;
+		weigh(p, b->size, &count, &bytes);
+		r->sites[b->site].pyend_blocks += count;
+		r->sites[b->site].pyend_bytes += bytes;
+	}
+}
+
 /* The ends up to stamp ts (all: UINT64_MAX) */
 static void ends_upto(struct replay *p, uint64_t ts)
 {
@@ -589,6 +616,8 @@ static void merge_event(struct replay *p, struct cursor *c,
 		on_exec(p, w);
 	else if (type == HEAP_REC_END && w[1])
 		on_end(p, 0, (uint32_t)w[1], w[0] & HEAP_TS_MASK);
+	else if (type == HEAP_REC_PYEND)
+		on_pyend(p, (uint32_t)w[1], w[0] & HEAP_TS_MASK);
 	else if (type == HEAP_REC_EXEC_PENDING && !exec_failed(c))
 		on_exec(p, w);	/* into an image without the agent */
 }
@@ -645,6 +674,10 @@ static void settle(struct replay *p)
 {
 	struct heap_report *r = p->r;
 
+	for (size_t k = 1; k < r->nprocs; k++)
+		if (r->procs[k].py_ended && !r->procs[k].launcher &&
+		    !r->py_ends++)
+			r->pyend_t = seconds(p, r->procs[k].pyend_ts);
 	for (size_t i = 0; i < live_cells(&p->live); i++) {
 		struct block *b = &p->live.b[i];
 
@@ -667,6 +700,8 @@ static void settle(struct replay *p)
 			continue;
 		if (s->last_mod <= p->peak_seq)
 			s->peak_bytes = s->live;
+		r->pyend_bytes += s->pyend_bytes;
+		r->pyend_blocks += s->pyend_blocks;
 		r->allocations += s->allocations;
 		r->bytes += s->bytes;
 		r->temporary += s->temporary;

@@ -47,6 +47,9 @@ struct heap_site {
 	double allocations, bytes, temporary;
 	double leaked_blocks, leaked_bytes;
 	double peak_bytes;	/* live at the peak */
+	double pyend_blocks, pyend_bytes;	/* live when its image's
+						 * Python code ended (PYEND,
+						 * protocol.h) */
 	uint64_t order;		/* heap_order of its STACK record (the
 				 * first), or HEAP_ORDER_LOST | n: none */
 	/* replay state */
@@ -80,6 +83,9 @@ struct heap_proc {
 	double allocations, bytes, frees, peak, leaked_blocks, leaked_bytes;
 	double live;		/* replay state */
 	bool seen;		/* it recorded anything */
+	bool py_ended;		/* its interpreter began to finalize
+				 * (PYEND): its Python code ended */
+	uint64_t pyend_ts;	/* then: its stamp */
 	bool launcher;		/* ran in front of the program: not in the
 				 * tree's figures (heap_launchers) */
 };
@@ -103,6 +109,15 @@ struct heap_report {
 	double allocations, bytes, frees, temporary;
 	double peak, peak_t;
 	double leaked_bytes, leaked_blocks;
+	/* A CPython program: the blocks live when its Python code ended
+	 * (the main module, its non-daemon threads and atexit handlers
+	 * done; Py_FinalizeEx then frees the modules' globals, which are
+	 * so never leaks), summed over the counted images whose
+	 * interpreter began to finalize (py_ends; 0: none did, as a
+	 * program not CPython or one that left by os._exit) */
+	size_t py_ends;
+	double pyend_bytes, pyend_blocks;
+	double pyend_t;		/* the first image's moment, seconds */
 	double hist_count[HEAP_HIST];	/* by size class: 0, 1, 2-3, 4-7,
 					 * ... (exact in both modes) */
 	struct heap_point *timeline;
@@ -185,7 +200,11 @@ uint64_t heap_hist_low(int i);
 /* The sample types of heap_profile's profile, in order. */
 enum heap_type {
 	HEAP_T_ALLOC_OBJECTS, HEAP_T_ALLOC_SPACE, HEAP_T_INUSE_OBJECTS,
-	HEAP_T_INUSE_SPACE, HEAP_T_TEMPORARY, HEAP_T_PEAK_SPACE, HEAP_NTYPES
+	HEAP_T_INUSE_SPACE, HEAP_T_TEMPORARY, HEAP_T_PEAK_SPACE,
+	HEAP_T_PYEND_SPACE,	/* only when r->py_ends: then the
+				 * profile has HEAP_NTYPES types, else
+				 * one less */
+	HEAP_NTYPES
 };
 
 /*

@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #define HEAP_MAGIC	0x79736870u	/* "yshp" */
-#define HEAP_VERSION	9
+#define HEAP_VERSION	10
 
 /*
  * The environment variable through which yardstick hands the agent its
@@ -144,6 +144,18 @@ enum heap_py {
  *                                             _exit: its live blocks are
  *                                             its leaks, gone from the
  *                                             tree's heap
+ *   HEAP_REC_PYEND      ts, gen               the CPython interpreter of
+ *                                             image gen began to finalize
+ *                                             (Py_FinalizeEx set
+ *                                             _PyRuntime._finalizing:
+ *                                             the main module, its
+ *                                             non-daemon threads and the
+ *                                             atexit handlers are done):
+ *                                             stamped before the first
+ *                                             traced call after it, once
+ *                                             per image; its live blocks
+ *                                             then are what the program's
+ *                                             Python code kept
  *   HEAP_REC_IMAGE      ts, gen               the records of the slot
  *                                             from here on are of image
  *                                             gen (a thread of it took
@@ -191,6 +203,7 @@ enum heap_py {
 #define HEAP_REC_PYCODE	9u
 #define HEAP_REC_IMAGE	10u
 #define HEAP_REC_END	11u
+#define HEAP_REC_PYEND	12u
 #define HEAP_STACK_GEN(w)	((uint32_t)((w) >> 16))
 #define HEAP_STACK_DEPTH(w)	((uint32_t)((w) & 0xffff))
 #define HEAP_STACK_PY(w)	((uint32_t)((w) >> 48) & 0xff)

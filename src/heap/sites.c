@@ -375,6 +375,7 @@ static const struct sample_type heap_types[HEAP_NTYPES] = {
 	[HEAP_T_INUSE_SPACE] = { "inuse_space", "bytes" },
 	[HEAP_T_TEMPORARY] = { "temporary_objects", "count" },
 	[HEAP_T_PEAK_SPACE] = { "peak_space", "bytes" },
+	[HEAP_T_PYEND_SPACE] = { "python_end_space", "bytes" },
 };
 
 /* Feed the executable mappings of one maps text to the symtab. */
@@ -570,6 +571,7 @@ static void add_site(struct profile *p, struct stackframes *c,
 	v[HEAP_T_INUSE_SPACE] = round_value(s->leaked_bytes);
 	v[HEAP_T_TEMPORARY] = round_value(s->temporary);
 	v[HEAP_T_PEAK_SPACE] = round_value(s->peak_bytes);
+	v[HEAP_T_PYEND_SPACE] = round_value(s->pyend_bytes);
 	depth = stackframes_ids(c, maps_id_of(m, s), s->ips, s->depth, true, 1,
 				ids, max);
 	depth = drop_agent(p, x, ids, depth);
@@ -600,7 +602,10 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 	struct pycodes pc;
 
 	symtab_use_cache(sym, cache_dir);
-	profile_init(p, heap_types, HEAP_NTYPES);
+	/* the Python end's type only for a program that had one: the
+	 * profile of any other is as before it was added */
+	profile_init(p, heap_types, r->py_ends ? HEAP_NTYPES
+					     : HEAP_NTYPES - 1);
 	/* a forked child's image has its parent's mappings (its stacks may
 	 * be ones its parent walked and sent): the nearest forebear's that
 	 * sent any, first */

@@ -14,7 +14,7 @@
 static const struct py_layout layouts[] = {
 	{
 		.major = 3, .minor = 11,
-		.rt_interp_head = 40, .rt_gil = 360,
+		.rt_interp_head = 40, .rt_gil = 360, .rt_finalizing = 24,
 		.is_next = 0, .is_threads_head = 16, .is_gil_ptr = -1,
 		.gil_locked = 16, .gil_last_holder = 8,
 		.ts_next = 8, .ts_interp = 16,
@@ -41,7 +41,7 @@ static const struct py_layout layouts[] = {
 	},
 	{
 		.major = 3, .minor = 12,
-		.rt_interp_head = 40, .rt_gil = -1,
+		.rt_interp_head = 40, .rt_gil = -1, .rt_finalizing = 24,
 		.is_next = 0, .is_threads_head = 72, .is_gil_ptr = 384,
 		.gil_locked = 16, .gil_last_holder = 8,
 		.ts_next = 8, .ts_interp = 16,
@@ -68,7 +68,7 @@ static const struct py_layout layouts[] = {
 	},
 	{
 		.major = 3, .minor = 13,
-		.rt_interp_head = 632, .rt_gil = -1,
+		.rt_interp_head = 632, .rt_gil = -1, .rt_finalizing = 608,
 		.is_next = 7264, .is_threads_head = 7344, .is_gil_ptr = 16,
 		.gil_locked = 16, .gil_last_holder = 8,
 		.ts_next = 8, .ts_interp = 16,

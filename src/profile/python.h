@@ -30,6 +30,10 @@ struct py_layout {
 	/* _PyRuntimeState */
 	int32_t rt_interp_head;		/* interpreters.head */
 	int32_t rt_gil;			/* ceval.gil, embedded (3.11) */
+	int32_t rt_finalizing;		/* _finalizing: the thread state
+					 * finalizing, set as Py_FinalizeEx
+					 * begins to tear down (after the
+					 * atexit handlers), 0 before */
 	/* PyInterpreterState */
 	int32_t is_next;
 	int32_t is_threads_head;	/* threads.head */

@@ -41,6 +41,9 @@
 #define LOAD_COUNT_REQUESTS "requests"
 #define METRIC_MAX_THROUGHPUT "max_throughput"
 #define METRIC_PEAK_HEAP "peak_heap"
+/* mem, a CPython program: live when its Python code ended */
+#define METRIC_PYTHON_END_BYTES "python_end_bytes"
+#define METRIC_PYTHON_END_BLOCKS "python_end_blocks"
 #define METRIC_WORK_FLOPS "work_flops"
 #define METRIC_WORK_BYTES "work_bytes"
 #define METRIC_FLOPS_PER_SECOND "flops_per_second"
