@@ -60,7 +60,11 @@ static const char mem_epilog[] =
 "an allocation of its own, not a slice of pymalloc's arenas (which would\n"
 "be attributed to the line that made the arena); a PYTHONMALLOC the\n"
 "user set is kept, with a warning. Other CPython versions are named and\n"
-"attributed to native frames only.\n"
+"attributed to native frames only. What the program's Python code kept\n"
+"is listed too: the blocks live when the interpreter began to finalize\n"
+"(Py_FinalizeEx, after the main module, its non-daemon threads and the\n"
+"atexit handlers; it then frees the modules' globals, so that they are\n"
+"never leaked), by site; none when the program left by os._exit.\n"
 "\n"
 "Processes: the whole tree is traced. Children the program forks (and\n"
 "their execs), processes it starts that keep LD_PRELOAD (posix_spawn,\n"
@@ -168,7 +172,8 @@ static const struct opt_entry mem_options[] = {
 	  .flags = OPT_FILES, .help = "write the profile (repeatable): "
 	  ".folded, .svg (flame graph), .speedscope.json, .pb.gz (pprof, "
 	  "with alloc_objects, alloc_space, inuse_objects, inuse_space, "
-	  "temporary_objects, peak_space)" },
+	  "temporary_objects, peak_space; python_end_space for a CPython "
+	  "program)" },
 	{ OPT_PROFILE_FORMAT(out.format) },
 	{ OPT_ENUM(0, "cost", cost, mem_costs),
 	  .help = "what folded and SVG outputs show: peak "
@@ -182,7 +187,8 @@ static const struct opt_entry mem_options[] = {
 	  .help = "an SVG of the heap and the RSS over time" },
 	{ OPT_OUTPUT(0, "json", json), .help = "the result (kind \"mem\": "
 	  "peak_heap, leaked_bytes, allocations, temporary_allocations, "
-	  "peak_rss, and the timeline's 1000 intervals, which 'yardstick "
+	  "peak_rss, python_end_bytes for a CPython program, and the "
+	  "timeline's 1000 intervals, which 'yardstick "
 	  "report' draws), for compare and gate; - is stdout" },
 	{ OPT_STRING(0, "name", plan.name), .metavar = "NAME",
 	  .help = "the benchmark's name in the result (default: the command "

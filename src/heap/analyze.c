@@ -455,15 +455,16 @@ static void on_end(struct replay *p, pid_t pid, uint32_t gen, uint64_t ts)
 /*
  * Image gen's interpreter began to finalize (a PYEND record): its blocks
  * live now are what its Python code kept, per site. Once per image (the
- * agent writes one; a second would be a program's forgery).
+ * agent writes one; a second would be a program's forgery; the images
+ * beyond the table, [0], once in all).
  */
 static void on_pyend(struct replay *p, uint32_t gen, uint64_t ts)
 {
 	struct heap_report *r = p->r;
 	struct heap_proc *pr;
 
-	if (!gen || gen >= r->nprocs || r->procs[gen].py_ended)
-		return;
+	if (!gen || proc_of(p, gen)->py_ended)
+		return;	/* images beyond the table: the first of them */
 	pr = proc_of(p, gen);
 	pr->py_ended = true;
 	pr->pyend_ts = ts;	/* the clock may not be known yet */
@@ -674,7 +675,7 @@ static void settle(struct replay *p)
 {
 	struct heap_report *r = p->r;
 
-	for (size_t k = 1; k < r->nprocs; k++)
+	for (size_t k = 0; k < r->nprocs; k++)
 		if (r->procs[k].py_ended && !r->procs[k].launcher &&
 		    !r->py_ends++)
 			r->pyend_t = seconds(p, r->procs[k].pyend_ts);

@@ -858,6 +858,7 @@ static void test_profile(void **state)
 	static const char *names[HEAP_NTYPES] = {
 		"alloc_objects", "alloc_space", "inuse_objects",
 		"inuse_space", "temporary_objects", "peak_space",
+		"python_end_space",
 	};
 	static const uint64_t ips[] = { 0x1000 };
 	struct heap_trace t;
@@ -873,11 +874,12 @@ static void test_profile(void **state)
 	rec_burst(&t, 0, 4, S3, 7, 70, 10, 5);
 	analyze(&t, &r);
 	heap_profile(&t, &r, false, NULL, &p);
-	assert_int_equal(p.ntypes, HEAP_NTYPES);
-	for (int i = 0; i < HEAP_NTYPES; i++)
+	/* no Python end: its type is left out */
+	assert_int_equal(p.ntypes, HEAP_NTYPES - 1);
+	for (int i = 0; i < HEAP_NTYPES - 1; i++)
 		assert_string_equal(p.types[i].name, names[i]);
 	for (size_t i = 0; i < p.nstacks; i++)
-		for (int k = 0; k < HEAP_NTYPES; k++)
+		for (int k = 0; k < HEAP_NTYPES - 1; k++)
 			sum[k] += p.stacks[i].values[k];
 	assert_int_equal(sum[HEAP_T_ALLOC_OBJECTS], 9);
 	assert_int_equal(sum[HEAP_T_ALLOC_SPACE], 370);
@@ -886,6 +888,52 @@ static void test_profile(void **state)
 	assert_int_equal(sum[HEAP_T_TEMPORARY], 8);
 	assert_int_equal(sum[HEAP_T_PEAK_SPACE], 300);
 	assert_near(r.peak, 300);
+	profile_free(&p);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/*
+ * A CPython program's Python end (a PYEND record): the blocks live then,
+ * by site, whatever the teardown frees after it; a second record of the
+ * image is ignored; the profile gets its type.
+ */
+static void test_python_end(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+	struct profile p;
+	int64_t sum = 0;
+	uint64_t end[2] = { head(HEAP_REC_PYEND, 50000), 1 };
+
+	trace_init(&t, 1);
+	rec_alloc(&t, 0, 10000, 0x10, 100, S1);	/* kept, freed by teardown */
+	rec_alloc(&t, 1, 20000, 0x20, 200, S2);
+	rec_free(&t, 1, 30000, 0x20);		/* freed by the program */
+	rec_alloc(&t, 1, 40000, 0x30, 50, S1);	/* kept, freed later */
+	put(&t, 0, end, 2);
+	rec_free(&t, 0, 60000, 0x10);		/* the teardown */
+	rec_alloc(&t, 1, 70000, 0x40, 30, S3);	/* the teardown's, leaked */
+	end[0] = head(HEAP_REC_PYEND, 80000);
+	put(&t, 1, end, 2);			/* a second: ignored */
+	rec_free(&t, 1, 90000, 0x30);
+	analyze(&t, &r);
+	assert_int_equal(r.py_ends, 1);
+	assert_near(r.pyend_bytes, 150);
+	assert_near(r.pyend_blocks, 2);
+	assert_near(r.pyend_t, 50000e-9);
+	assert_near(site(&r, S1)->pyend_bytes, 150);
+	assert_near(site(&r, S1)->pyend_blocks, 2);
+	assert_near(site(&r, S2)->pyend_bytes, 0);
+	assert_near(site(&r, S3)->pyend_bytes, 0);
+	assert_near(r.leaked_bytes, 30);
+	heap_profile(&t, &r, false, NULL, &p);
+	assert_int_equal(p.ntypes, HEAP_NTYPES);
+	assert_string_equal(p.types[HEAP_T_PYEND_SPACE].name,
+			    "python_end_space");
+	for (size_t i = 0; i < p.nstacks; i++)
+		sum += p.stacks[i].values[HEAP_T_PYEND_SPACE];
+	assert_int_equal(sum, 150);
 	profile_free(&p);
 	heap_report_free(&r);
 	heap_trace_free(&t);
@@ -1440,6 +1488,7 @@ int main(void)
 		cmocka_unit_test(test_timeline_carry_in),
 		cmocka_unit_test(test_hist),
 		cmocka_unit_test(test_profile),
+		cmocka_unit_test(test_python_end),
 		cmocka_unit_test(test_python_frames),
 		cmocka_unit_test(test_python_cold_named),
 		cmocka_unit_test(test_empty),
