@@ -117,8 +117,32 @@ version() { # PYTHON NAME
 		t "$2: os._exit: no section, profile or metric" absent "$2-exit"
 }
 
+# tensors NAME: PyTorch's (Debian's python3.11 has it): the append's line
+# holds the 10 storages of 1 MiB exactly, and each tensor's objects
+# (TensorImpl, StorageImpl, the Python object: about 860 bytes) and the
+# list's array, well under 1 KiB a tensor more
+tensors() {
+	line=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["line"])' "$T/$1.out")
+	got=$(at_line "$1" python_end_space | awk -v l="$line" '$1 == l { print $2 }')
+	[ -n "$got" ] && [ "$got" -ge 10485760 ] &&
+		[ "$got" -le $((10485760 + 10 * 1024 + 128)) ] ||
+		{ echo "at line $line: got '$got', want 10 MiB + < 10368"; return 1; }
+	has "$T/$1.report" "live when the program's Python code ended: " &&
+	awk '/^live when the program.s Python code ended: /{ s = 1; next }
+	     s && /^$/ { exit } s' "$T/$1.report" >"$T/$1.section" &&
+	sed -n 1p "$T/$1.section" | grep -q "10.00 MiB .*c10::alloc_cpu" &&
+	sed -n '2,/^  *[0-9]/p' "$T/$1.section" | grep -q "keep_tensors (pyend.py:" ||
+		{ cat "$T/$1.section"; return 1; }
+}
+
 t "not CPython: no section, profile or metric" native
 version /usr/bin/python3.11 debian-3.11
+if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+	t "PyTorch: 10 tensors kept in a module list" \
+		run /usr/bin/python3 torch torch && t "PyTorch: figures" tensors torch
+else
+	skip "PyTorch" "no torch for /usr/bin/python3"
+fi
 for v in 3.12.1 3.13.0; do
 	m=${v%.*}
 	if [ -x "$PYENV/$v/bin/python$m" ]; then
