@@ -136,6 +136,7 @@ static const struct {
 	{ HEAP_T_ALLOC_OBJECTS, "allocations" },
 	{ HEAP_T_TEMPORARY, "allocations" },
 	{ HEAP_T_INUSE_SPACE, "bytes" },
+	{ HEAP_T_PYEND_SPACE, "bytes" },
 };
 
 static const struct opt_enum mem_unwinds[] = {
@@ -145,7 +146,8 @@ static const struct opt_enum mem_unwinds[] = {
 /* The names of costs[], their index the value. */
 static const struct opt_enum mem_costs[] = {
 	{ "peak", 0 }, { "allocated", 1 }, { "allocations", 2 },
-	{ "temporary", 3 }, { "leaked", 4 }, { NULL, 0 },
+	{ "temporary", 3 }, { "leaked", 4 }, { "python-end", 5 },
+	{ NULL, 0 },
 };
 
 #define OPT_STRUCT struct mem_args
@@ -178,7 +180,8 @@ static const struct opt_entry mem_options[] = {
 	{ OPT_ENUM(0, "cost", cost, mem_costs),
 	  .help = "what folded and SVG outputs show: peak "
 	  "(bytes live at the peak), allocated (bytes), allocations, "
-	  "temporary, leaked (bytes)" },
+	  "temporary, leaked (bytes), python-end (bytes live when a CPython "
+	  "program's Python code ended; leaked when it never did)" },
 	{ OPT_FLAG(0, "lines", out.lines),
 	  .help = "file:line of every frame" },
 	{ OPT_STRING(0, "title", title), .metavar = "TEXT",
@@ -279,20 +282,28 @@ static int check_outputs(struct mem_args *a, struct mem_run *m,
 static int write_outputs(struct mem_args *a, struct mem_run *m,
 			 struct output_set *outs)
 {
+	char *sub;
+	int ret, cost = a->cost;
+
+	if (costs[cost].type >= m->prof.ntypes) {
+		/* no such moment: the profile has no python_end_space */
+		fprintf(stderr, "yardstick mem: --cost python-end: the "
+			"program's Python code never ended (not CPython, or "
+			"it left by os._exit): the outputs show leaked\n");
+		cost = 4;
+	}
 	/* the marker of a partial profile before the command, which may be
 	 * long */
-	char *sub = xasprintf("%s%s%s%s — %s", stop_signal()
-			      ? "partial: stopped by " : "",
-			      stop_signal_name(), stop_signal() ? " — " : "",
-			      m->prof.command, mem_costs[a->cost].name);
-	int ret;
-
+	sub = xasprintf("%s%s%s%s — %s", stop_signal()
+			? "partial: stopped by " : "",
+			stop_signal_name(), stop_signal() ? " — " : "",
+			m->prof.command, mem_costs[cost].name);
 	if (stop_signal())
 		m->prof.partial = stop_signal_name();
 	a->out.flame.title = a->title ? a->title : "yardstick mem";
 	a->out.flame.subtitle = sub;
-	a->out.flame.unit = costs[a->cost].unit;
-	a->out.type = costs[a->cost].type;
+	a->out.flame.unit = costs[cost].unit;
+	a->out.type = costs[cost].type;
 	a->out.prof = &m->prof;
 	ret = write_output_set(outs, "yardstick mem");
 	a->out.flame.subtitle = NULL;

@@ -11,9 +11,11 @@ FIX=$(cd "$(dirname "$0")/../fixtures/py" && pwd)/pyend.py
 PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
 unset MALLOC_PERTURB_	# as mem_python.sh: a glibc fill of every block
 
-# run PYTHON NAME MODE: mem's report, JSON and speedscope of the fixture
+# run PYTHON NAME MODE: mem's report, JSON, speedscope and folded (of the
+# bytes live at the Python end) of the fixture
 run() {
 	"$YS" mem --no-store --json "$T/$2.json" -o "$T/$2.speedscope.json" \
+		--cost python-end -o "$T/$2.folded" \
 		-- "$1" "$FIX" "$3" "$T/$2.out" >"$T/$2.report" 2>&1 ||
 		{ cat "$T/$2.report"; return 1; }
 }
@@ -63,6 +65,10 @@ keep() {
 	leaked=$(at_line "$1" inuse_space | awk -v l="$line" '$1 == l { print $2 }')
 	[ -z "$leaked" ] || [ "$leaked" -lt 4194304 ] ||
 		{ echo "leaked at line $line: $leaked"; return 1; }
+	# the folded output of --cost python-end: keep's stacks hold it all
+	fold=$(grep -F "keep (pyend.py:" "$T/$1.folded" | awk '{ s += $NF } END { print s }')
+	[ "$fold" = "$want" ] ||
+		{ echo "folded, keep: got '$fold', want $want"; return 1; }
 	total=$(metric "$1" python_end_bytes)
 	[ "$total" != none ] && [ "$total" -ge "$want" ] ||
 		{ echo "python_end_bytes $total < $want"; return 1; }
@@ -90,7 +96,8 @@ little() {
 
 # absent NAME: no such moment: no section, no profile, no metric
 absent() {
-	! grep -q "Python code ended" "$T/$1.report" &&
+	! grep -q "Python code ended:" "$T/$1.report" &&
+	has "$T/$1.report" "--cost python-end: the program's Python code never ended" &&
 	[ -z "$(at_line "$1" python_end_space)" ] &&
 	! grep -q python_end_space "$T/$1.speedscope.json" &&
 	[ "$(metric "$1" python_end_bytes)" = none ] &&
@@ -99,7 +106,7 @@ absent() {
 
 # a program that is not CPython: none of it
 native() {
-	"$YS" mem --no-store --json "$T/native.json" \
+	"$YS" mem --no-store --json "$T/native.json" --cost python-end \
 		-o "$T/native.speedscope.json" -- sh -c 'echo x' \
 		>"$T/native.report" 2>&1 || { cat "$T/native.report"; return 1; }
 	absent native
