@@ -144,14 +144,21 @@ count_case() {
 }
 t "roofline --count: every key of its run result is documented" count_case
 
-# mem: a complete trace, a sampled one with frame-pointer unwinding.
+# mem: a complete trace, a sampled one with frame-pointer unwinding, a
+# CPython program's.
 mem_case() {
 	"$YS" mem --no-store -q --json "$T/mem1.json" -- "$HEAPFIX" leak 10 \
 		1000 2>"$T/mem1.err" || { cat "$T/mem1.err"; return 1; }
 	"$YS" mem --no-store -q --sample 4k --unwind fp --json "$T/mem2.json" \
 		-- "$HEAPFIX" temp 100 2>"$T/mem2.err" ||
 		{ cat "$T/mem2.err"; return 1; }
-	check mem "$T/mem1.json" "$T/mem2.json"
+	# a CPython program: its Python end's metrics too
+	MALLOC_PERTURB_= "$YS" mem --no-store -q --json "$T/mem3.json" -- \
+		/usr/bin/python3.11 -c 'k = [bytearray(100)]' \
+		2>"$T/mem3.err" || { cat "$T/mem3.err"; return 1; }
+	grep -q '"python_end_bytes"' "$T/mem3.json" &&
+	grep -q '"python_end_blocks"' "$T/mem3.json" &&
+	check mem "$T/mem1.json" "$T/mem2.json" "$T/mem3.json"
 }
 t "mem: every key of a heap profile is documented" mem_case
 
