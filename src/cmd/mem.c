@@ -285,11 +285,14 @@ static int write_outputs(struct mem_args *a, struct mem_run *m,
 	char *sub;
 	int ret, cost = a->cost;
 
-	if (costs[cost].type >= m->prof.ntypes) {
+	if (costs[cost].type == HEAP_T_PYEND_SPACE &&
+	    m->prof.ntypes <= HEAP_T_PYEND_SPACE) {
 		/* no such moment: the profile has no python_end_space */
-		fprintf(stderr, "yardstick mem: --cost python-end: the "
-			"program's Python code never ended (not CPython, or "
-			"it left by os._exit): the outputs show leaked\n");
+		if (a->out.n)
+			fprintf(stderr, "yardstick mem: --cost python-end: "
+				"the program's Python code never ended (not "
+				"CPython, or it left by os._exit): the "
+				"outputs show leaked\n");
 		cost = 4;
 	}
 	/* the marker of a partial profile before the command, which may be
