@@ -430,12 +430,12 @@ assert first[:2] == ["8.000", "MiB"], lines[0]
 assert first[3].startswith("c10::alloc_cpu"), lines[0]
 frames = [l.strip() for l in lines if l.strip()]
 more = [i for i, f in enumerate(frames) if re.fullmatch(r"\.\.\. \d+ more frames", f)]
-py = [i for i, f in enumerate(frames) if f.endswith("[[python]]")]
-want = "keep_outputs (torch_alloc.py:%s) [[python]]" % sys.argv[2]
+py = [i for i, f in enumerate(frames) if f.endswith("[python]")]
+want = "keep_outputs (torch_alloc.py:%s) [python]" % sys.argv[2]
 assert want in frames, (want, frames)
 # native frames first, the cut, then the Python frames, innermost first
 assert more and py and more[0] < py[0], frames
-assert frames.index(want) < frames.index("<module> (torch_alloc.py:1) [[python]]")
+assert frames.index(want) < frames.index("<module> (torch_alloc.py:1) [python]")
 assert len(frames) <= 4 + 1 + 8 + 1, frames
 PY
 }
