@@ -62,10 +62,12 @@ static void report_failure(const struct runner *rn)
 	 * failed before any measured run, and those that never ran */
 	for (size_t i = rn->njobs; i < rn->planned; i++)
 		failed += rn->jobs[i].failed;
-	if (out && failed == out)
-		fprintf(stderr, "yardstick: %zu of the %zu benchmark%s %s left "
+	if (out && failed == out && rn->planned == 1)
+		fputs("yardstick: the benchmark is left out: it failed before "
+		      "any measured run\n", stderr);
+	else if (out && failed == out)
+		fprintf(stderr, "yardstick: %zu of the %zu benchmarks %s left "
 			"out: %s before any measured run\n", out, rn->planned,
-			plural_s(rn->planned),
 			out == 1 ? "is" : "are",
 			out == 1 ? "it failed" : "they failed");
 	else if (out && failed)
