@@ -513,8 +513,7 @@ static void test_large(void **state)
 		      "%.2f MB\n", count(svg, "<title>"),
 		      (int)(strstr(sub, "</text>") - sub), sub, secs,
 		      st.st_size / 1e6);
-	/* only a bound that catches a blow-up: speed is bench/'s */
-	assert_true(secs < 30);
+	/* its time printed, not asserted: speed is bench/'s */
 	assert_true(st.st_size < 10 * 1000 * 1000);
 	free(svg);
 	free(path);
