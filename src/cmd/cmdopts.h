@@ -22,5 +22,22 @@ extern const struct opt_enum opt_python_modes[];
 	"interpreter's own C frames (its code no symbol names, in a " \
 	"stripped python3, as [CPython interpreter])"
 
+/* record and trace: a running process in place of a program (struct
+ * attach_opts, commands.h); VERB what the command does to it ("profile",
+ * "trace") */
+#define OPT_ATTACH_PID(f, VERB) OPT_COUNT('p', "pid", f, 1, INT_MAX), \
+	.metavar = "PID", \
+	.help = VERB " the running process PID (every thread it has, " \
+	"every child process it has, theirs too, and what they start) in " \
+	"place of a program, without stopping or restarting it: until " \
+	"--duration, Ctrl-C or its exit; it keeps running"
+#define OPT_ATTACH_DURATION(f, VERB) OPT_DURATION(0, "duration", f), \
+	.flags = OPT_MIN_EXCL, \
+	.help = "with --pid: how long to " VERB "; units s, ms, us, ns " \
+	"(default: until Ctrl-C or the process exits)"
+#define OPT_ATTACH_NO_CHILDREN(f) OPT_FLAG(0, "no-children", f), \
+	.help = "with --pid: PID alone, not the child processes it had at " \
+	"the attach (those it starts later are still followed)"
+
 
 #endif

@@ -5,6 +5,8 @@
 #define YS_CMD_COMMANDS_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "result/result.h"
 #include "util/outputs.h"
@@ -111,6 +113,36 @@ void print_program_end(const char *who, const char *covers, int status,
  * one stopped it, 1 when the program failed, else ret.
  */
 int program_exit_code(int ret, int status);
+
+/*
+ * A command that runs a program or attaches to a running process
+ * instead (`record --pid`, `trace --pid`): the options of the attach.
+ * what: how the command's own program is taken ("recorded",
+ * "traced"), for the messages.
+ */
+struct attach_opts {
+	long pid;		/* --pid; 0: a program */
+	double duration;	/* --duration */
+	bool no_children;	/* --no-children */
+	const char *what;
+};
+/* After opt_parse (the operands argv[first..end), "--" at dashdash):
+ * --pid and a program are exclusive, --duration and --no-children are
+ * for --pid. 0, or a usage error printed and 2. */
+int attach_args(const char *cmd, const struct attach_opts *a, int argc,
+		int first, int end, int dashdash);
+/* The signal policy (util/stop.h) of an attached command: a stop ends
+ * the sampling, nothing is killed. 0, or the exit code when a stop was
+ * asked already. */
+int attach_stop_start(const char *who);
+/* "attached to pid PID (NAME) and N child processes for S s, ..." */
+struct sampler_stats;
+void print_attached(FILE *fp, uint32_t pid, const char *name,
+		    const struct sampler_stats *st);
+/* The descendants passed over (another user's: "not VERB", zombies),
+ * and why, on stderr. */
+void print_attach_skipped(const char *who, const char *verb,
+			  const struct sampler_stats *st);
 
 /*
  * Measuring with run's engine (cmd/runplan.c), for `run` and `roofline

@@ -2,7 +2,9 @@
  * The command line of a command that runs a program (`record`, `mem`,
  * `bench`, `trace`): its own options (parsed by cmd/options.c), then
  * "--", then the program and its arguments; and what such a command says
- * of how the program ended, under the signal policy of util/stop.h.
+ * of how the program ended, under the signal policy of util/stop.h. And
+ * the same for a command attached to a running process instead (`record
+ * --pid`, `trace --pid`).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -11,7 +13,9 @@
 
 #include "cmd/commands.h"
 #include "profile/output.h"
+#include "profile/sampler.h"
 #include "util/stop.h"
+#include "util/term.h"
 
 int program_and_outputs(const char *cmd, int argc, char **argv, int first,
 			int dashdash, const struct profile_outputs *out,
@@ -98,4 +102,74 @@ int program_exit_code(int ret, int status)
 	if (!ret && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
 		return 1;
 	return ret;
+}
+
+int attach_args(const char *cmd, const struct attach_opts *a, int argc,
+		int first, int end, int dashdash)
+{
+	if (a->pid) {
+		if (dashdash < argc || first < end) {
+			fprintf(stderr, "yardstick %s: give a program to run or "
+				"--pid of a running process, not both\n", cmd);
+			return 2;
+		}
+		return 0;
+	}
+	if (a->duration > 0) {
+		fprintf(stderr, "yardstick %s: --duration is for --pid: a "
+			"program is %s until it exits\n", cmd, a->what);
+		return 2;
+	}
+	if (a->no_children) {
+		fprintf(stderr, "yardstick %s: --no-children is for --pid: "
+			"every process a program starts is its own\n", cmd);
+		return 2;
+	}
+	return 0;
+}
+
+int attach_stop_start(const char *who)
+{
+	struct error e;
+
+	/* no program of ours to reap or keep: the signals alone */
+	if (stop_install(&e))
+		fprintf(stderr, "%s: warning: %s\n", who, e.msg);
+	return stop_signal() ? stop_exit_code() : 0;
+}
+
+void print_attached(FILE *fp, uint32_t pid, const char *name,
+		    const struct sampler_stats *st)
+{
+	fprintf(fp, "attached to pid %u (", pid);
+	term_puts(fp, name ? name : "?");
+	fputc(')', fp);
+	if (st->children)
+		fprintf(fp, " and %zu child process%s", st->children,
+			st->children == 1 ? "" : "es");
+	fprintf(fp, " for %.3f s, %s\n", st->duration_ns / 1e9,
+		st->ended ? "until it exited"
+		: stop_signal() ? "until stopped; it is still running"
+		: "its duration; it is still running");
+}
+
+void print_attach_skipped(const char *who, const char *verb,
+			  const struct sampler_stats *st)
+{
+	if (st->refused) {
+		fprintf(stderr, "%s: warning: child process %u (", who,
+			st->refused_pid);
+		term_puts(stderr, st->refused_name);
+		fputc(')', stderr);
+		if (st->refused > 1)
+			fprintf(stderr, " and %zu more", st->refused - 1);
+		fprintf(stderr, " not %s: not permitted (another user's: "
+			"perf events need the right to ptrace it)\n", verb);
+	}
+	if (st->zombies)
+		fprintf(stderr, "%s: %zu child process%s passed over: exited, "
+			"not yet waited for by %s parent (zombie%s)\n", who,
+			st->zombies, st->zombies == 1 ? "" : "es",
+			st->zombies == 1 ? "its" : "their",
+			st->zombies == 1 ? "" : "s");
 }

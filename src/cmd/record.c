@@ -113,17 +113,9 @@ static const struct opt_entry record_options[] = {
 	  "whole stacks without frame pointers; the default for a command "
 	  "that runs CPython, which has none, through wrappers such as "
 	  "env, sh -c, scripts and venv links)" },
-	{ OPT_COUNT('p', "pid", pid, 1, INT_MAX), .metavar = "PID",
-	  .help = "profile the running process PID (every thread it has, "
-	  "every child process it has, theirs too, and what they start) in "
-	  "place of a program, without stopping or restarting it: until "
-	  "--duration, Ctrl-C or its exit; it keeps running" },
-	{ OPT_DURATION(0, "duration", plan.duration), .flags = OPT_MIN_EXCL,
-	  .help = "with --pid: how long to sample; units s, ms, us, ns "
-	  "(default: until Ctrl-C or the process exits)" },
-	{ OPT_FLAG(0, "no-children", no_children),
-	  .help = "with --pid: PID alone, not the child processes it had at "
-	  "the attach (those it starts later are still followed)" },
+	{ OPT_ATTACH_PID(pid, "profile") },
+	{ OPT_ATTACH_DURATION(plan.duration, "sample") },
+	{ OPT_ATTACH_NO_CHILDREN(no_children) },
 	{ OPT_PYTHON(plan.python) },
 	{ OPT_FLAG(0, "idle", plan.so.offcpu),
 	  .help = "the time threads spend off the CPU too (sleeping, in "
@@ -213,12 +205,13 @@ static int parse(struct record_args *a, int argc, char **argv)
 		a->diff_new = argv[rest.first + 1];
 		return 0;
 	}
+	ret = attach_args("record", &(struct attach_opts){
+			.pid = a->pid, .duration = a->plan.duration,
+			.no_children = a->no_children, .what = "recorded" },
+			  argc, rest.first, rest.end, rest.dashdash);
+	if (ret)
+		return ret;
 	if (a->pid) {
-		if (rest.dashdash < argc || rest.first < rest.end) {
-			fputs("yardstick record: give a program to run or "
-			      "--pid of a running process, not both\n", stderr);
-			return 2;
-		}
 		a->plan.pid = (uint32_t)a->pid;
 		a->plan.so.children = !a->no_children;
 		for (size_t i = 0; i < a->out.n; i++)
@@ -232,16 +225,6 @@ static int parse(struct record_args *a, int argc, char **argv)
 				return 2;
 			}
 		return 0;
-	}
-	if (a->plan.duration > 0) {
-		fputs("yardstick record: --duration is for --pid: a program is "
-		      "recorded until it exits\n", stderr);
-		return 2;
-	}
-	if (a->no_children) {
-		fputs("yardstick record: --no-children is for --pid: every "
-		      "process a program starts is its own\n", stderr);
-		return 2;
 	}
 	return program_and_outputs("record", argc, argv, rest.first,
 				   rest.dashdash, &a->out, &a->plan.argv);
@@ -292,18 +275,8 @@ static void print_report(const struct record_args *a,
 
 	if (pst && pst->samples > pst->merged)
 		py = profile_total_in(p, 0, PYSTACKS_MODULE);
-	if (a->plan.pid) {
-		fprintf(fp, "attached to pid %u (", a->plan.pid);
-		term_puts(fp, name ? name : "?");
-		fputc(')', fp);
-		if (st->children)
-			fprintf(fp, " and %zu child process%s", st->children,
-				st->children == 1 ? "" : "es");
-		fprintf(fp, " for %.3f s, %s\n", st->duration_ns / 1e9,
-			st->ended ? "until it exited"
-			: stop_signal() ? "until stopped; it is still running"
-			: "its duration; it is still running");
-	}
+	if (a->plan.pid)
+		print_attached(fp, a->plan.pid, name, st);
 
 	fprintf(fp, "%s%" PRId64 " samples%s in %.3f s, %.3f s of CPU (%.0f Hz "
 		"effective), %" PRIu64 " lost, %.1f%% of frames unknown\n",
@@ -422,28 +395,6 @@ static void print_advice(const struct record_run *run, FILE *fp)
 	}
 }
 
-/* --pid: the descendants passed over, and why. */
-static void print_skipped(const struct sampler_stats *st)
-{
-	if (st->refused) {
-		fprintf(stderr, "yardstick record: warning: child process %u (",
-			st->refused_pid);
-		term_puts(stderr, st->refused_name);
-		fputc(')', stderr);
-		if (st->refused > 1)
-			fprintf(stderr, " and %zu more", st->refused - 1);
-		fputs(" not sampled: not permitted (another user's: perf "
-		      "events need the right to ptrace it)\n", stderr);
-	}
-	if (st->zombies)
-		fprintf(stderr, "yardstick record: %zu child process%s passed "
-			"over: exited, not yet waited for by %s parent "
-			"(zombie%s)\n", st->zombies,
-			st->zombies == 1 ? "" : "es",
-			st->zombies == 1 ? "its" : "their",
-			st->zombies == 1 ? "" : "s");
-}
-
 /* What the run collected: printed, written; the exit code. */
 static int finish(struct record_args *a, struct record_run *run,
 		  struct output_set *outs)
@@ -452,7 +403,7 @@ static int finish(struct record_args *a, struct record_run *run,
 
 	ignore_sigpipe();
 	if (a->plan.pid) {
-		print_skipped(&run->st);
+		print_attach_skipped("yardstick record", "sampled", &run->st);
 		if (profile_total(p, 0) == 0) {
 			fprintf(stderr, "yardstick record: no samples: process "
 				"%u", a->plan.pid);
@@ -510,18 +461,10 @@ static int record(struct record_args *a, struct output_set *outs)
 	if (ret)
 		return ret;
 	a->plan.so.stdout_to_stderr = outputs_stdout(outs);
-	if (a->plan.pid) {
-		/* no program of ours to reap or keep: the signals alone */
-		if (stop_install(&e))
-			fprintf(stderr, "yardstick record: warning: %s\n",
-				e.msg);
-		if (stop_signal())
-			return stop_exit_code();
-	} else {
-		ret = program_stop_start("yardstick record");
-		if (ret)
-			return ret;
-	}
+	ret = a->plan.pid ? attach_stop_start("yardstick record")
+			  : program_stop_start("yardstick record");
+	if (ret)
+		return ret;
 	a->plan.lines = a->out.lines;
 	ret = record_prepare(&a->plan, &e);
 	if (!ret)

@@ -36,10 +36,13 @@ struct trace_args {
 	const char *json;
 	const char *store;
 	bool no_store;
+	long pid;		/* --pid; copied to plan.pid */
+	bool no_children;	/* --no-children: plan.so.children off */
 };
 
 static const char *const trace_usage[] = {
 	"[OPTIONS] -- PROGRAM [ARGS...]",
+	"[OPTIONS] --pid PID [--duration T] [--no-children]",
 	NULL,
 };
 
@@ -59,7 +62,10 @@ static const char trace_description[] =
 "opened for the whole system: it needs tracefs mounted and\n"
 "kernel.perf_event_paranoid 0 or less (or CAP_PERFMON, or root); without\n"
 "it the delay is reported unknown (\"?\") and \"blocked\" includes it. The report goes to stderr, so that stdout stays the\n"
-"program's own output (and a trace written with -o -).\n";
+"program's own output (and a trace written with -o -). With --pid, the\n"
+"same timeline of a process running already (an inference server, a\n"
+"DataLoader's workers), which keeps running: its threads, and those of\n"
+"the child processes it has, from the attach on.\n";
 
 static const char trace_epilog[] =
 "Open a .json trace in chrome://tracing (Load) or ui.perfetto.dev (Open\n"
@@ -88,7 +94,17 @@ static const char trace_epilog[] =
 "stopped by SIGINT, 143 by SIGTERM. A\n"
 "CPython program's samples (3.11, 3.12, 3.13) carry its own functions,\n"
 "files and lines in place of the interpreter's evaluation frames\n"
-"(--python off: the raw frames).\n";
+"(--python off: the raw frames). With --pid, tracing ends at --duration,\n"
+"Ctrl-C, SIGTERM or the process's exit, each writing the trace and\n"
+"exiting 0; the process is never signalled. Its threads start in the\n"
+"trace at the attach, named as they were then, and one asleep then is\n"
+"blocked until it runs; the threads and processes they start later,\n"
+"their names and ends are followed. Zones are not available (libyardstick\n"
+"hands them to a buffer yardstick sets up before the program starts):\n"
+"the report says so. Exit 2 when there is no such process, it exits as\n"
+"yardstick attaches, or a program is given too; 3 when it may not be\n"
+"traced (another user's: perf events need the right to ptrace it). A\n"
+"child process of another user's is skipped with a warning.\n";
 
 static const struct opt_enum trace_formats[] = {
 	{ "auto", 0 }, { "chrome", 1 }, { "perfetto", 2 }, { NULL, 0 },
@@ -106,7 +122,10 @@ static const struct opt_entry trace_options[] = {
 	  .help = "CPU samples per second" },
 	{ OPT_FLAG(0, "page-faults", plan.so.page_faults),
 	  .help = "every page fault of the program too: an instant with its "
-	  "address, counted per thread" },
+	  "address, counted per thread (not with --pid)" },
+	{ OPT_ATTACH_PID(pid, "trace") },
+	{ OPT_ATTACH_DURATION(plan.duration, "trace") },
+	{ OPT_ATTACH_NO_CHILDREN(no_children) },
 	{ OPT_PYTHON(plan.python) },
 	{ OPT_COUNT('n', "top", plan.top, 1, LONG_MAX),
 	  .help = "slowest zone instances in the report" },
@@ -191,7 +210,8 @@ static int write_trace(const char *path, void *ctx, struct error *e)
 	struct trace_output *o = ctx;
 	const struct trace_args *a = o->a;
 	struct trace_write_opts wo = { .max_bytes = a->max_size,
-				       .process_name = a->plan.argv[0] };
+				       .process_name = a->plan.pid
+				       ? o->run->name : a->plan.argv[0] };
 	int ret;
 
 	ret = o->format == 1
@@ -243,7 +263,8 @@ static int trace_main(struct trace_args *a)
 	if (ret)
 		goto out;
 	a->plan.so.stdout_to_stderr = outputs_stdout(&outs);
-	ret = program_stop_start("yardstick trace");
+	ret = a->plan.pid ? attach_stop_start("yardstick trace")
+			  : program_stop_start("yardstick trace");
 	if (ret)
 		goto out;
 	git_detect_start(&r.git, &gp, a->json || !a->no_store);
@@ -258,14 +279,22 @@ static int trace_main(struct trace_args *a)
 		free(r.git.branch);
 		goto out;
 	}
-	print_program_end("yardstick trace", "trace", r.st.status,
-			  r.st.strays, r.st.stray_names);
+	if (a->plan.pid) {
+		print_attach_skipped("yardstick trace", "traced", &r.st);
+		if (!a->plan.quiet)
+			print_attached(stderr, a->plan.pid, r.name, &r.st);
+	} else {
+		print_program_end("yardstick trace", "trace", r.st.status,
+				  r.st.strays, r.st.stray_names);
+	}
 	if (!a->plan.quiet)
 		trace_report(&r, stderr);
 	ret = write_output_set(&outs, "yardstick trace");
 	if (!ret && !a->no_store)
 		ret = trace_save(&r, a);
-	ret = program_exit_code(ret, r.st.status);
+	/* an attached trace ends by a stop as by its duration: 0 */
+	if (!a->plan.pid)
+		ret = program_exit_code(ret, r.st.status);
 	if (r.have_res)
 		result_free(&r.res);
 	free(r.git.commit);
@@ -273,6 +302,7 @@ static int trace_main(struct trace_args *a)
 out:
 	outputs_free(&outs);
 	free(to);
+	free(r.name);
 	trace_free(&r.tr);
 	return ret;
 }
@@ -285,8 +315,23 @@ int cmd_trace(int argc, char **argv)
 
 	if (!opt_parse_or_exit(&trace_cmd, argc, argv, &a, &rest, &ret))
 		goto out;
-	ret = program_and_outputs("trace", argc, argv, rest.first,
-				  rest.dashdash, NULL, &a.plan.argv);
+	ret = attach_args("trace", &(struct attach_opts){
+			.pid = a.pid, .duration = a.plan.duration,
+			.no_children = a.no_children, .what = "traced" },
+			  argc, rest.first, rest.end, rest.dashdash);
+	if (ret == 0 && a.pid && a.plan.so.page_faults) {
+		fputs("yardstick trace: --page-faults is for a program: the "
+		      "page faults of a running process are not traced\n",
+		      stderr);
+		ret = 2;
+	}
+	if (ret == 0 && a.pid) {
+		a.plan.pid = (uint32_t)a.pid;
+		a.plan.so.children = !a.no_children;
+	} else if (ret == 0) {
+		ret = program_and_outputs("trace", argc, argv, rest.first,
+					  rest.dashdash, NULL, &a.plan.argv);
+	}
 	for (size_t i = 0; ret == 0 && i < a.nouts; i++)
 		if (!format_of(&a, a.outs[i])) {
 			fprintf(stderr, "yardstick trace: -o '%s': say the "

@@ -10,12 +10,11 @@
  */
 #include "engine/record_run.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/attach.h"
 #include "engine/follow.h"
 #include "measure/spawn.h"
 #include "profile/pystacks.h"
@@ -233,44 +232,16 @@ static const struct sample_type record_idle_types[] = {
 	{ "time", "nanoseconds" },
 };
 
-/* Whether process pid or, with p->so.children, one of its descendants
- * runs CPython (a shell or a launcher may start Python workers). */
-static bool tree_runs_python(const struct record_plan *p)
-{
-	struct py_proc pp;
-	struct error pe;
-	uint32_t *kids = NULL;
-	size_t n;
-	bool py = false;
-
-	if (py_proc_probe(p->pid, &pp, &pe) == 1)
-		return true;
-	if (!p->so.children)
-		return false;
-	n = sampler_descendants(p->pid, &kids);
-	for (size_t i = 0; i < n && !py; i++)
-		py = py_proc_probe(kids[i], &pp, &pe) == 1;
-	free(kids);
-	return py;
-}
-
 /* record_prepare of a running process: there, ours to sample, and a
  * CPython (in it or, with its children, in one of them) unwound with
  * dwarf (its C stacks have no frame pointers). */
 static int prepare_pid(struct record_plan *p, struct error *e)
 {
-	if (kill((pid_t)p->pid, 0) && errno == ESRCH) {
-		error_set(e, "no process %u", p->pid);
-		return 2;
-	}
-	if (kill((pid_t)p->pid, 0) && errno == EPERM) {
-		error_set(e, "not permitted to sample process %u: it is "
-			  "another user's (perf events on a process need the right to "
-			  "ptrace it: run yardstick as its user, or as root)",
-			  p->pid);
-		return 3;
-	}
-	if (tree_runs_python(p)) {
+	int ret = attach_check(p->pid, e);
+
+	if (ret)
+		return ret;
+	if (attach_runs_python(p->pid, p->so.children)) {
 		p->so.dwarf |= !p->call_graph_given;
 		if (!p->stack_size_given)
 			p->so.stack_size = SAMPLER_PYTHON_STACK;
@@ -402,23 +373,6 @@ static void collector_free(struct collector *c)
 	rawstacks_free(c->raw);
 }
 
-/* The name of process pid (/proc/PID/comm), malloc'd; "?" when gone. */
-static char *proc_name(uint32_t pid)
-{
-	char path[64], buf[64] = "?";
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	fp = fopen(path, "re");
-	if (fp) {
-		if (!fgets(buf, sizeof(buf), fp))
-			snprintf(buf, sizeof(buf), "?");
-		buf[strcspn(buf, "\n")] = '\0';
-		fclose(fp);
-	}
-	return xstrdup(buf);
-}
-
 int record_collect(struct record_run *r, struct record_plan *p,
 		   struct error *e)
 {
@@ -432,7 +386,7 @@ int record_collect(struct record_run *r, struct record_plan *p,
 	profile_init(&r->prof, p->so.offcpu ? record_idle_types
 			       : record_types, 2);
 	if (p->pid) {
-		r->name = proc_name(p->pid);
+		r->name = attach_name(p->pid);
 		r->prof.command = xasprintf("pid %u (%s)", p->pid, r->name);
 	} else {
 		r->prof.command = argv_join(p->argv);
@@ -440,10 +394,8 @@ int record_collect(struct record_run *r, struct record_plan *p,
 	collector_init(&c, r, p, &cb);
 	/* the profile, marked partial, when Ctrl-C stops it */
 	if (p->pid) {
-		p->so.interrupt = stop_flag();
-		res = sampler_attach(&p->so, p->pid,
-				     (uint64_t)(p->duration * 1e9), &cb,
-				     &r->st, e);
+		res = attach_sampler_run(&p->so, p->pid, p->duration, &cb,
+					 &r->st, e);
 	} else {
 		res = follow_sampler_run(&p->so, p->argv, &cb, &r->st, e);
 	}

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/attach.h"
 #include "engine/follow.h"
 #include "engine/trace_run.h"
 #include "measure/spawn.h"
@@ -318,6 +319,74 @@ static void on_wakeup(void *arg, uint32_t tid, uint64_t time)
 	trace_wakeup(&c->run->tr, tid, time);
 }
 
+/* A thread there at the attach (trace --pid) */
+static void on_attached(void *arg, uint32_t pid, uint32_t tid,
+			const char *name, bool asleep, uint64_t time)
+{
+	struct collector *c = arg;
+
+	trace_attached(&c->run->tr, pid, tid, name, asleep, time);
+}
+
+/* The program's run: its zone buffer made, passed in its environment,
+ * and the sampler run on it (c's CPython set up); the buffer's zones
+ * into the timeline afterwards, by the caller (zb). */
+static enum sampler_result run_program(struct collector *c,
+				       struct trace_plan *p,
+				       const struct sampler_callbacks *cb,
+				       struct zb_map *zb, struct error *e)
+{
+	char env[64], envpath[96];
+	const char *envs[3] = { env, envpath, NULL };
+	enum sampler_result res;
+
+	zb_env(zb, env, sizeof(env));
+	zb_env_path(zb, envpath, sizeof(envpath));
+	p->so.env_add = envs;
+	/* a CPython's C stacks have no frame pointers: unwind them (with
+	 * --python off too); and read its Python frames as soon as a
+	 * sample comes */
+	if (py_argv_runs_python(p->argv)) {
+		p->so.dwarf = true;
+		p->so.prompt = p->python;
+		p->so.stack_size = SAMPLER_PYTHON_STACK;
+	}
+	if (!p->python)
+		pystacks_set_native(c->py);
+	else
+		pystacks_set_run(c->py, p->so.prompt, p->argv[0]);
+	res = follow_sampler_run(&p->so, p->argv, cb, &c->run->st, e);
+	p->so.env_add = NULL;
+	return res;
+}
+
+/* The running process p->pid attached to (engine/attach.h), as record
+ * --pid does: its CPython, in it or a descendant, unwound with dwarf. */
+static enum sampler_result run_attached(struct collector *c,
+					struct trace_plan *p,
+					const struct sampler_callbacks *cb,
+					struct error *e)
+{
+	struct trace_run *r = c->run;
+	enum sampler_result res;
+
+	if (attach_runs_python(p->pid, p->so.children)) {
+		p->so.dwarf = true;
+		p->so.prompt = p->python;
+		p->so.stack_size = SAMPLER_PYTHON_STACK;
+	}
+	if (!p->python)
+		pystacks_set_native(c->py);
+	else
+		pystacks_set_run(c->py, p->so.prompt, r->name);
+	res = attach_sampler_run(&p->so, p->pid, p->duration, cb, &r->st, e);
+	/* the end of what was traced: the duration's, a stop's or the
+	 * process's exit */
+	if (res == SAMPLER_OK)
+		r->t_end = r->st.start_ns + (uint64_t)r->st.duration_ns;
+	return res;
+}
+
 int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 {
 	struct collector c = { .run = r };
@@ -326,44 +395,38 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 		.fork = on_fork, .comm = on_comm, .task = on_task,
 		.task_comm = on_task_comm, .sched_switch = on_switch,
 		.page_fault = on_fault, .wakeup = on_wakeup,
+		.attached = on_attached,
 	};
-	struct zb_map zb;
-	char env[64], envpath[96], *cache;
-	const char *envs[3] = { env, envpath, NULL };
+	struct zb_map zb = { .fd = -1 };
 	enum sampler_result res;
+	char *cache;
 	int ret = 0;
 
+	if (p->pid) {
+		ret = attach_check(p->pid, e);
+		if (ret)
+			return ret;
+		r->name = attach_name(p->pid);
+	}
 	if (symtab_load(e))
 		return 3;
-	if (zb_create(&zb, (uint32_t)p->zone_threads,
+	if (!p->pid &&
+	    zb_create(&zb, (uint32_t)p->zone_threads,
 		      (uint32_t)(p->zone_bytes > UINT32_MAX ? UINT32_MAX
 				 : p->zone_bytes), ZB_DEFAULT_NAMES, true, e))
 		return 3;
-	zb_env(&zb, env, sizeof(env));
-	zb_env_path(&zb, envpath, sizeof(envpath));
-	p->so.env_add = envs;
 	p->so.switches = true;
 	p->so.wakeups = true;
 	c.sym = symtab_new(false);
 	cache = symcache_dir();
 	symtab_use_cache(c.sym, cache);
 	free(cache);
-	/* a CPython's C stacks have no frame pointers: unwind them (with
-	 * --python off too); and read its Python frames as soon as a
-	 * sample comes */
 	c.py = pystacks_new(c.sym);
-	if (py_argv_runs_python(p->argv)) {
-		p->so.dwarf = true;
-		p->so.prompt = p->python;
-		p->so.stack_size = SAMPLER_PYTHON_STACK;
-	}
-	if (!p->python)
-		pystacks_set_native(c.py);
-	else
-		pystacks_set_run(c.py, p->so.prompt, p->argv[0]);
-	/* the trace, marked partial, when Ctrl-C stops it */
-	res = follow_sampler_run(&p->so, p->argv, &cb, &r->st, e);
-	if (r->st.interrupted || stop_signal()) {
+	res = p->pid ? run_attached(&c, p, &cb, e)
+		     : run_program(&c, p, &cb, &zb, e);
+	/* a program's trace, marked partial, when Ctrl-C stops it; an
+	 * attached one ends so */
+	if (!p->pid && (r->st.interrupted || stop_signal())) {
 		char why[64];
 
 		snprintf(why, sizeof(why), "stopped by %s", stop_signal()
@@ -376,7 +439,8 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 		ret = error_exit_code(e);	/* SAMPLER_REFUSED: 3 */
 	} else {
 		resolve(&c);
-		trace_add_zones(r, &zb);
+		if (!p->pid)
+			trace_add_zones(r, &zb);
 		if (!r->t_end)
 			r->t_end = r->tr.last;
 		r->tr.wakeups = r->st.wakeups;

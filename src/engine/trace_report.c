@@ -422,6 +422,11 @@ void trace_report(const struct trace_run *r, FILE *fp)
 	if (zt.n) {
 		zone_table(r, &zt, fp, color);
 		slowest(r, fp, color);
+	} else if (r->p->pid) {
+		fprintf(fp, "no zones: not available for a process attached "
+			"to (libyardstick's zones go to a buffer yardstick "
+			"sets up before the program starts: trace it with "
+			"'yardstick trace -- PROGRAM' for them)\n");
 	} else {
 		fprintf(fp, "no zones (the program does not use "
 			"libyardstick's zones)\n");

@@ -27,7 +27,11 @@ struct trace_plan {
 	const char *name;	/* prefix of the benchmarks' names, or NULL */
 	bool python;		/* Python frames in CPython's samples */
 	bool quiet;		/* no report of the Python frames */
-	char **argv;		/* the program */
+	char **argv;		/* the program; NULL with pid */
+	uint32_t pid;		/* else: the running process to attach to
+				 * (so.children: its descendants too) */
+	double duration;	/* with pid: seconds to trace (0: until a
+				 * stop or its exit) */
 };
 
 struct trace_run {
@@ -43,6 +47,7 @@ struct trace_run {
 	struct result res;
 	bool have_res;
 	struct git_info git;
+	char *name;		/* with p->pid: the process's name (comm) */
 };
 
 /*
@@ -50,9 +55,15 @@ struct trace_run {
  * under the sampler and build r's timeline: CPU samples symbolized,
  * libyardstick's zones added, the trace finished. p->so gets what the
  * collection needs (the zone buffer's environment, switches, wake-ups,
- * DWARF for CPython). Returns 0, or the exit code with e set: 3 when the
- * environment refused (no libdw, no perf events, no zone buffer), 2
- * otherwise.
+ * DWARF for CPython). With p->pid, attach to that process instead (and
+ * with p->so.children the descendants it has; engine/attach.h) until
+ * p->duration, a stop (util/stop.h; the trace is then not partial: it
+ * is how an attached trace ends) or its exit, leaving it running; its
+ * threads start at the attach, and it has no zone buffer of ours
+ * (r->zones_attached false). Returns 0, or the exit code with e set: 3
+ * when the environment refused (no libdw, no perf events, no zone
+ * buffer, a process not ours), 2 otherwise (no such process, one that
+ * exited as yardstick attached).
  */
 int trace_collect(struct trace_run *r, struct trace_plan *p,
 		  struct error *e);

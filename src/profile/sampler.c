@@ -426,6 +426,23 @@ static void open_wakeups(struct sampler *s,
 	}
 }
 
+void sampler_open_wakeups(struct sampler *s,
+			  const struct perf_event_attr *ring_attr,
+			  const int *cpus)
+{
+	uint64_t wake_tp = 0;
+
+	wakeup_format(s, &wake_tp);
+	for (int i = 0; i < s->nrings && !s->wake_off; i++)
+		open_wakeups(s, ring_attr, i, cpus[i], wake_tp);
+	if (s->wake_off)
+		return;
+	s->rp.wake_ids = s->wake_ids;
+	s->rp.nwake_ids = (size_t)s->nrings;
+	s->rp.wake_pid_offset = s->wake_pid_offset;
+	s->stats->wakeups = true;
+}
+
 int sampler_prepare(struct sampler *s, struct perf_event_attr *base,
 		    int **cpus, int *ncpus, struct error *e)
 {
@@ -471,12 +488,9 @@ static int open_rings(struct sampler *s, struct error *e)
 {
 	struct perf_event_attr base, attr;
 	int *cpus, ncpus, i, ret;
-	uint64_t wake_tp = 0;
 
 	if ((ret = sampler_prepare(s, &base, &cpus, &ncpus, e)))
 		return ret;
-	if (s->o.wakeups)
-		wakeup_format(s, &wake_tp);
 	for (i = 0; i < ncpus && ret == 0; i++) {
 		attr = base;
 		/* kernel level first (a sample in a system call then says
@@ -503,16 +517,10 @@ static int open_rings(struct sampler *s, struct error *e)
 					      cpus[i],
 					      PERF_COUNT_SW_CONTEXT_SWITCHES,
 					      &s->off_fds, &s->off_ids, e);
-		if (ret == 0 && s->o.wakeups && !s->wake_off)
-			open_wakeups(s, &attr, i, cpus[i], wake_tp);
 	}
+	if (ret == 0 && s->o.wakeups)
+		sampler_open_wakeups(s, &base, cpus);
 	free(cpus);
-	if (ret == 0 && s->o.wakeups && !s->wake_off) {
-		s->rp.wake_ids = s->wake_ids;
-		s->rp.nwake_ids = (size_t)ncpus;
-		s->rp.wake_pid_offset = s->wake_pid_offset;
-		s->stats->wakeups = true;
-	}
 	if (s->o.page_faults) {
 		s->rp.fault_ids = s->fault_ids;
 		s->rp.nfault_ids = (size_t)ncpus;

@@ -144,6 +144,13 @@ struct sampler_callbacks {
 	/* with opts.page_faults: a page fault at ip (user level) */
 	void (*page_fault)(void *arg, uint32_t pid, uint32_t tid,
 			   uint64_t time, uint64_t ip);
+	/* sampler_attach: a thread the process (or a descendant attached)
+	 * had at the attach, which no FORK reports, its events about to be
+	 * opened at time: its name then and whether it was asleep (its
+	 * /proc state neither running nor runnable: S, D, ...). Each
+	 * thread once, before any of its records, those of pid first */
+	void (*attached)(void *arg, uint32_t pid, uint32_t tid,
+			 const char *name, bool asleep, uint64_t time);
 };
 
 /* What the run came to. */
@@ -171,6 +178,8 @@ struct sampler_stats {
 	char rt_why[128];	/* else, with opts.prompt: why not */
 	bool ended;		/* sampler_attach: the process exited while
 				 * sampled */
+	uint64_t start_ns;	/* sampler_attach: when sampling began
+				 * (CLOCK_MONOTONIC), duration_ns from it */
 	/* sampler_attach with opts.children: the descendant processes
 	 * attached besides pid; those passed over as zombies (exited, not
 	 * yet waited for: nothing to sample); those not permitted (another
@@ -230,8 +239,10 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
  * *o->interrupt is set or pid exits (stats->ended); no process is ever
  * signalled, stopped or waited for. stats->cpu_ns is the CPU time they
  * used meanwhile (/proc/PID/stat of each), duration_ns from the attach
- * to the end (or pid's exit), status 0. opts.page_faults and wakeups
- * are not supported. Returns SAMPLER_OK, SAMPLER_NOT_STARTED when there
+ * (start_ns) to the end (or pid's exit), status 0. The threads they
+ * have at the attach are handed to cb->attached as their events are
+ * opened. opts.wakeups as sampler_run (system-wide, refusal not fatal);
+ * opts.page_faults is not supported. Returns SAMPLER_OK, SAMPLER_NOT_STARTED when there
  * is no such process (or it exited while the events were opened),
  * SAMPLER_REFUSED when perf events on pid are not permitted (the message
  * names ptrace and kernel.perf_event_paranoid) or the limit of open

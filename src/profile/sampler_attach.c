@@ -289,6 +289,47 @@ static void add_proc(struct sampler *s, uint32_t pid, int64_t cpu0,
 }
 
 /*
+ * Thread tid of pid as it is now, for cb->attached: its name into name
+ * (size bytes; "" when gone) and whether it is asleep (its state in
+ * /proc/PID/task/TID/stat neither R, running or runnable, nor unknown).
+ */
+static bool thread_now(uint32_t pid, uint32_t tid, char *name, size_t size)
+{
+	char path[96], buf[512], *p;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+	n = child_read_small(path, name, size);
+	name[n > 0 ? strcspn(name, "\n") : 0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", pid, tid);
+	n = child_read_small(path, buf, sizeof(buf));
+	p = n > 0 ? strrchr(buf, ')') : NULL;
+	return p && p[1] == ' ' && p[2] && p[2] != 'R';
+}
+
+/* Thread tid of pid: handed to cb->attached (its state and a time
+ * taken before its events open, so that its records come after it),
+ * then its events opened (open_thread). */
+static int attach_thread(struct sampler *s, struct perf_event_attr *base,
+			 uint32_t pid, uint32_t tid, const int *cpus,
+			 struct error *e)
+{
+	char name[64] = "";
+	bool asleep = false;
+	uint64_t t = 0;
+	int ret;
+
+	if (s->cb.attached) {
+		asleep = thread_now(pid, tid, name, sizeof(name));
+		t = monoclock_ns();
+	}
+	ret = open_thread(s, base, pid, tid, cpus, e);
+	if (ret == 0 && s->cb.attached)
+		s->cb.attached(s->cb.arg, pid, tid, name, asleep, t);
+	return ret;
+}
+
+/*
  * The events of every thread of process pid (inherit: what a thread
  * starts later is followed), one per CPU each, into one ring per CPU,
  * enabled at their open; the threads listed again until none is new, so
@@ -315,7 +356,7 @@ static int open_process(struct sampler *s, struct perf_event_attr *base,
 				     sizeof(*done));
 			done[ndone++] = now[i];
 			grew = true;
-			ret = open_thread(s, base, pid, now[i], cpus, e);
+			ret = attach_thread(s, base, pid, now[i], cpus, e);
 			if (ret == OPEN_GONE)
 				ret = 0;
 			else if (ret == 0)
@@ -603,6 +644,8 @@ static int open_all(struct sampler *s, uint32_t pid, struct error *e)
 		add_proc(s, pid, cpu0, true);
 	if (ret == 0 && s->o.children)
 		ret = open_descendants(s, &base, pid, cpus, e);
+	if (ret == 0 && s->o.wakeups)
+		sampler_open_wakeups(s, &base, cpus);
 	free(cpus);
 	s->ring_next = xcalloc((size_t)s->nrings, sizeof(*s->ring_next));
 	if (s->o.offcpu) {
@@ -783,9 +826,9 @@ enum sampler_result sampler_attach(const struct sampler_opts *o, uint32_t pid,
 		s.cb = *cb;
 	if (sampler_fill_opts(&s.o, o, e))
 		return SAMPLER_FAILED;
-	if (s.o.page_faults || s.o.wakeups) {
-		error_set(e, "page faults and wake-ups are not sampled in an "
-			  "attached process");
+	if (s.o.page_faults) {
+		error_set(e, "page faults are not sampled in an attached "
+			  "process");
 		return SAMPLER_FAILED;
 	}
 	/* held before anything else: the process is the one we attach to
@@ -799,7 +842,7 @@ enum sampler_result sampler_attach(const struct sampler_opts *o, uint32_t pid,
 	s.rp.ips = xmalloc(RECORDS_MAX_IPS * sizeof(*s.rp.ips));
 	s.rp.dwarf = s.o.dwarf;
 	s.rp.chain_max = s.o.dwarf ? 0 : sampler_chain_limit();
-	s.rp.identifier = s.o.offcpu;
+	s.rp.identifier = s.o.offcpu || s.o.wakeups;
 	s.rp.cb = s.cb;
 	s.rp.stats = s.stats;
 	s.rp.child = pid;
@@ -808,6 +851,7 @@ enum sampler_result sampler_attach(const struct sampler_opts *o, uint32_t pid,
 	if (ret < 0)
 		goto out;
 	t_go = monoclock_ns();
+	s.stats->start_ns = t_go;
 	for (size_t i = 0; i < s.nprocs; i++)
 		if (s.procs[i].sampled)
 			report_maps(&s, s.procs[i].pid);

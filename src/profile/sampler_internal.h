@@ -94,6 +94,13 @@ int sampler_map_ring(struct sampler *s, struct ring *r, struct error *e);
  * ring's event's */
 void sampler_side_attr(const struct perf_event_attr *ring_attr,
 		       uint64_t config, struct perf_event_attr *out);
+/* With opts.wakeups, once every ring is open: the sched_wakeup
+ * tracepoint on each ring's CPU (cpus), system-wide, into that ring
+ * (sampler.c, design note 8), the parser told their ids; a refusal turns
+ * the wake-ups off (stats say why), never the run. */
+void sampler_open_wakeups(struct sampler *s,
+			  const struct perf_event_attr *ring_attr,
+			  const int *cpus);
 /* context switches refused at kernel level: the message, REFUSED */
 int sampler_offcpu_refused(struct error *e);
 /* the reader at real-time priority (opts.prompt), and back */

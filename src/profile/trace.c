@@ -8,8 +8,11 @@
  * next switch-in) or not (blocked: a sleep, a lock, I/O). Before its
  * first switch record the state is not known: a switch-out first means
  * it ran since it started (the program's first thread runs its exec), a
- * switch-in first that it waited for a CPU since its FORK. Its lifetime
- * (FORK or exec to EXIT) is then exactly on + preempted + blocked.
+ * switch-in first that it waited for a CPU since its FORK. A thread of
+ * a process attached to (`trace --pid`) starts at the attach: asleep
+ * then, it is blocked until its next record, else unknown as a new one.
+ * Its lifetime (FORK, exec or attach to EXIT) is then exactly on +
+ * preempted + blocked.
  *
  * With the wake-ups (the sched_wakeup tracepoint, trace.wakeups), a
  * blocked thread's wait ends at its wake-up: from there until its next
@@ -302,11 +305,29 @@ static void apply_fork(struct trace *t, uint32_t pid, uint32_t ppid,
 		child->process_name = child->name;
 }
 
+/* A thread there at the attach (trace_attached): named, and asleep
+ * then, blocked from then on until its next record says otherwise. */
+static void apply_attach(struct trace *t, uint32_t pid, uint32_t tid,
+			 const char *name, bool asleep, uint64_t time)
+{
+	struct trace_thread *th = trace_thread(t, pid, tid, time);
+
+	if (name && *name) {
+		th->name = name;
+		if (pid == tid)
+			th->process_name = name;
+	}
+	if (asleep && th->state == ST_UNKNOWN) {
+		th->state = ST_BLOCKED;
+		th->since = time;
+	}
+}
+
 /* ---- the kernel's records, kept until trace_finish replays them in
  * time order (they come merged from the per-CPU rings a pass at a time,
  * so a thread's switch on one CPU may come after its EXIT on another) */
 
-enum { R_TASK, R_FORKNAME, R_NAME, R_EXECNAME, R_OUT, R_WAKE, R_IN, R_EXIT };
+enum { R_ATTACH, R_TASK, R_FORKNAME, R_NAME, R_EXECNAME, R_OUT, R_WAKE, R_IN, R_EXIT };
 
 /* Whether tid was seen in a record of ours; with add, now it is. */
 static bool tid_seen(struct trace *t, uint32_t tid, bool add)
@@ -365,6 +386,13 @@ void trace_exec_name(struct trace *t, uint32_t pid, const char *name,
 	keep(t, R_EXECNAME, pid, pid, time, false, trace_intern(t, name), 0);
 }
 
+void trace_attached(struct trace *t, uint32_t pid, uint32_t tid,
+		    const char *name, bool asleep, uint64_t time)
+{
+	/* preempt holds asleep */
+	keep(t, R_ATTACH, pid, tid, time, asleep, trace_intern(t, name), 0);
+}
+
 void trace_switch(struct trace *t, uint32_t pid, uint32_t tid,
 		  uint64_t time, bool out, bool preempt)
 {
@@ -407,6 +435,10 @@ static void replay(struct trace *t)
 		const struct trace_sched *r = &t->sched[i];
 
 		switch (r->kind) {
+		case R_ATTACH:
+			apply_attach(t, r->pid, r->tid, r->name, r->preempt,
+				     r->time);
+			break;
 		case R_TASK:
 			apply_task(t, r->pid, r->tid, r->time, false);
 			break;

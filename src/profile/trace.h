@@ -154,6 +154,13 @@ void trace_exec_name(struct trace *t, uint32_t pid, const char *name,
 		     uint64_t time);
 void trace_switch(struct trace *t, uint32_t pid, uint32_t tid,
 		  uint64_t time, bool out, bool preempt);
+/* A thread present when the collection began on a process running
+ * already (`trace --pid`): it starts in the trace at time, named name;
+ * asleep (neither running nor runnable then), its time until its next
+ * record counts as blocked, else it is unknown until its first switch
+ * record (runnable: preempted until it comes on a CPU). */
+void trace_attached(struct trace *t, uint32_t pid, uint32_t tid,
+		    const char *name, bool asleep, uint64_t time);
 /* The task tid was woken (made runnable) at time; the wake-ups of tasks
  * no earlier record named (the rest of the system's) are not kept. */
 void trace_wakeup(struct trace *t, uint32_t tid, uint64_t time);

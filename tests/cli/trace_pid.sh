@@ -1,0 +1,249 @@
+#!/bin/sh
+# yardstick trace --pid: the timeline of a process running already, which
+# it leaves running. attachfix (tests/fixtures) runs before the attach: a
+# thread "busy" always on the CPU, a thread "sleeper" asleep 100 ms at a
+# time (2 ms of CPU between), two child processes "kid"; SIGUSR1 after
+# the attach starts a thread "late" and a child "latekid" that end
+# 200 ms later. The busy thread's on-CPU time is checked against its CPU
+# time in /proc/PID/task/TID/stat over a window enclosing the trace's,
+# the sleeper's time off the CPU against "blocked"; the ends (--duration,
+# Ctrl-C, the process's exit), both output formats, and the refusals.
+. "$(dirname "$0")/lib.sh"
+FX=$(dirname "$YSFIX")
+CLI=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$T/tp"
+
+# wait_perf PID: until yardstick PID has its perf events open (10 s)
+wait_perf() {
+	for _ in $(seq 100); do
+		ls -l /proc/"$1"/fd 2>/dev/null | grep -q perf_event && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# start_fix: attachfix started, its READY file there (20 s); P its pid
+start_fix() {
+	rm -f "$T/tp/ready"
+	"$FX/attachfix" "$T/tp/ready" 2 &
+	P=$!
+	for _ in $(seq 200); do
+		[ -e "$T/tp/ready" ] && return 0
+		sleep 0.1
+	done
+	echo "attachfix did not start"
+	return 1
+}
+
+stop_fix() {
+	kill $P 2>/dev/null
+	wait $P 2>/dev/null
+}
+
+# cpu_ticks PID TID: the thread's utime + stime (clock ticks)
+cpu_ticks() {
+	sed 's/.*) //' "/proc/$1/task/$2/stat" | awk '{ print $12 + $13 }'
+}
+
+# The numbers: traced for 3 s, SIGUSR1 once attached.
+numbers() {
+	start_fix || return 1
+	busy=$(awk '$1 == "busy" { print $2 }' "$T/tp/ready")
+	c0=$(cpu_ticks $P $busy) w0=$(date +%s.%N)
+	"$YS" trace --pid $P --duration 3 --no-store -o "$T/tp/n.json" \
+		-o "$T/tp/n.perfetto-trace" 2>"$T/tp/n.err" &
+	R=$!
+	wait_perf $R && sleep 0.3 && kill -USR1 $P
+	wait $R
+	rc=$?
+	c1=$(cpu_ticks $P $busy) w1=$(date +%s.%N)
+	alive=0
+	kill -0 $P 2>/dev/null && alive=1
+	stop_fix
+	cat "$T/tp/n.err"
+	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+	[ $alive = 1 ] || { echo "the process did not survive"; return 1; }
+	has "$T/tp/n.err" "attached to pid $P (attachfix) and 2 child processes for 3." &&
+	has "$T/tp/n.err" "its duration; it is still running" &&
+	has "$T/tp/n.err" "no zones: not available for a process attached to" &&
+	python3 "$CLI/chrome_trace_check.py" "$T/tp/n.json" >/dev/null &&
+	protoc --decode=perfetto.protos.Trace -I"$CLI" "$CLI/perfetto_trace.proto" \
+		<"$T/tp/n.perfetto-trace" >"$T/tp/n.txt" &&
+	has "$T/tp/n.txt" '"busy"' && has "$T/tp/n.txt" '"latekid"' &&
+	python3 - "$T/tp/ready" "$T/tp/n.err" "$T/tp/n.json" $P $c0 $c1 $w0 $w1 \
+		"$(getconf CLK_TCK)" <<'PY'
+import json, sys
+ready, err, js, pid = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+c0, c1, w0, w1, hz = map(float, sys.argv[5:10])
+fix = [l.split() for l in open(ready)]
+busy = int([f[1] for f in fix if f[0] == "busy"][0])
+sleeper = int([f[1] for f in fix if f[0] == "sleeper"][0])
+kids = {int(f[1]) for f in fix if f[0] == "kid"}
+rows = {}
+for l in open(err):
+    f = l.split()
+    if len(f) == 10 and f[0].isdigit() and f[1].isdigit():
+        # lifetime, on-CPU, on%, blocked, sch delay ("?": unknown,
+        # blocked holds it), max delay, preempted
+        d = {k: float(f[k]) if f[k] != "?" else 0.0 for k in (3, 4, 6, 7, 9)}
+        # lifetime, on, blocked (+ sch delay), preempted; ms
+        rows[int(f[1])] = (int(f[0]), f[2], d[3], d[4], d[6] + d[7], d[9])
+def row(tid):
+    assert tid in rows, ("no row for thread", tid, rows)
+    return rows[tid]
+# every thread: on + off = lifetime, as accounted
+for tid, (p, name, life, on, blocked, pre) in rows.items():
+    assert abs(on + blocked + pre - life) <= 0.01 + 1e-4 * life, (tid, rows[tid])
+# the process's threads there at the attach, named as they were
+assert row(pid)[:2] == (pid, "attachfix"), row(pid)
+assert row(busy)[:2] == (pid, "busy"), row(busy)
+assert row(sleeper)[:2] == (pid, "sleeper"), row(sleeper)
+# the busy thread: from the attach to the end, 3 s and the attach's own
+# time; on the CPU no longer than /proc says it ran in a window that
+# encloses the trace (+ 3 ticks of the kernel's accounting), and its share
+# of its lifetime within half to 1.5 times the share /proc gives it
+p, name, life, on, blocked, pre = row(busy)
+cpu_ms = (c1 - c0) / hz * 1e3
+wall_ms = (w1 - w0) * 1e3
+print("busy", row(busy), "proc cpu ms", cpu_ms, "wall ms", wall_ms)
+assert 2990 <= life <= 4500, ("busy lifetime", life)
+assert on <= cpu_ms + 3e3 / hz, ("busy on-CPU above its CPU time", on, cpu_ms)
+share, pshare = on / life, cpu_ms / wall_ms
+assert 0.5 * pshare <= share <= 1.5 * pshare, ("busy on-CPU share", share, pshare)
+# a spinning thread never blocks: its time off the CPU is preempted
+assert blocked <= 0.05 * life, ("busy blocked", row(busy))
+# the sleeper: asleep 100 ms for 2 ms of CPU, blocked nearly all the time
+p, name, life, on, blocked, pre = row(sleeper)
+assert blocked >= 0.6 * life and on <= 0.2 * life, ("sleeper", row(sleeper))
+# the child processes it had: their main threads, named kid, asleep mostly
+for k in kids:
+    assert row(k)[:2] == (k, "kid"), row(k)
+    assert row(k)[4] >= 0.5 * row(k)[2], ("kid blocked", row(k))
+# what started after the attach: the thread late (200 ms) and the child
+# process latekid, which ended before the trace did
+late = [r for r in rows.values() if r[1] == "late"]
+assert len(late) == 1 and late[0][0] == pid and 190 <= late[0][2] <= 2000, late
+lk = [r for r in rows.values() if r[1] == "latekid"]
+assert len(lk) == 1 and lk[0][0] not in kids | {pid} and 190 <= lk[0][2] <= 2000, lk
+# the JSON: the sleeper left the CPU blocked each time it slept (30 naps
+# in 3 s), more often than anything else
+t = json.load(open(js))
+left = {}
+for e in t["traceEvents"]:
+    if e.get("ph") == "e" and e.get("cat") == "cpu" and e["tid"] == sleeper:
+        why = e["args"]["left"]
+        left[why] = left.get(why, 0) + 1
+print("sleeper left the CPU", left)
+assert 15 <= left.get("blocked", 0) <= 50, left
+assert left["blocked"] > sum(v for k, v in left.items() if k != "blocked"), left
+# its processes named as the report names them
+names = {e["pid"]: e["args"]["name"] for e in t["traceEvents"]
+         if e.get("ph") == "M" and e["name"] == "process_name"}
+assert names.get(pid) == "attachfix" and all(names.get(k) == "kid" for k in kids), names
+PY
+}
+t "trace --pid: busy thread on-CPU against /proc, the sleeper blocked, children and the thread and process started after the attach; JSON and Perfetto (retried 3x)" retry numbers
+
+# Ctrl-C: what was traced is written, exit 0, the process runs on
+interrupted() {
+	start_fix || return 1
+	"$YS" trace --pid $P --no-store -o "$T/tp/int.json" 2>"$T/tp/int.err" &
+	R=$!
+	wait_perf $R && sleep 0.5
+	kill -INT $R
+	wait $R
+	rc=$?
+	alive=0
+	kill -0 $P 2>/dev/null && alive=1
+	stop_fix
+	cat "$T/tp/int.err"
+	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+	[ $alive = 1 ] || { echo "the process did not survive"; return 1; }
+	has "$T/tp/int.err" "until stopped; it is still running" &&
+	python3 "$CLI/chrome_trace_check.py" "$T/tp/int.json" >"$T/tp/int.sum" &&
+	has "$T/tp/int.json" '"busy"' &&
+	! grep -q '"partial"' "$T/tp/int.json"
+}
+t "trace --pid stopped by SIGINT: the trace written, not partial, exit 0, the process still running" interrupted
+
+# the process exits while traced: the trace up to its end, exit 0
+exited() {
+	start_fix || return 1
+	"$YS" trace --pid $P --duration 60 --no-store -o "$T/tp/ex.json" 2>"$T/tp/ex.err" &
+	R=$!
+	wait_perf $R && sleep 0.5
+	stop_fix
+	wait $R
+	rc=$?
+	cat "$T/tp/ex.err"
+	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+	has "$T/tp/ex.err" "until it exited" &&
+	python3 "$CLI/chrome_trace_check.py" "$T/tp/ex.json" >/dev/null &&
+	awk '$3 == "busy" { if ($4 > 30000) exit 1; found = 1 } END { exit !found }' "$T/tp/ex.err"
+}
+t "trace --pid of a process that exits meanwhile: the trace up to its end, exit 0" exited
+
+# --no-children: the process alone
+nochildren() {
+	start_fix || return 1
+	expect_exit 0 "$YS" trace --pid $P --duration 0.5 --no-children --no-store
+	rc=$?
+	stop_fix
+	[ $rc = 0 ] &&
+	has "$T/stderr" "attached to pid $P (attachfix) for 0." &&
+	! awk '$3 == "kid"' "$T/stderr" | grep -q .
+}
+t "trace --pid --no-children: the process alone, its children not traced" nochildren
+
+# a zombie: exited, its pid still there (its parent never waits)
+zombie() {
+	sh -c 'true & exec sleep 30' &
+	S=$!
+	Z=
+	for _ in $(seq 50); do
+		Z=$(cat /proc/$S/task/$S/children 2>/dev/null | tr -d ' ')
+		[ -n "$Z" ] && grep -q '^State:.Z' /proc/$Z/status 2>/dev/null && break
+		sleep 0.1
+	done
+	expect_exit 2 "$YS" trace --pid "$Z" --no-store -o "$T/tp/z.json"
+	rc=$?
+	kill $S; wait $S 2>/dev/null
+	[ $rc = 0 ] && has "$T/stderr" "process $Z exited as yardstick attached" &&
+	[ ! -e "$T/tp/z.json" ]
+}
+t "trace --pid of a process that has exited (a zombie): exit 2, nothing written" zombie
+
+no_pid() {
+	true &
+	Q=$!
+	wait $Q
+	expect_exit 2 "$YS" trace --pid $Q --no-store -o "$T/tp/none.json" &&
+	has "$T/stderr" "no process $Q" &&
+	[ ! -e "$T/tp/none.json" ]
+}
+t "trace --pid of no process: exit 2, nothing written" no_pid
+with_program() {
+	expect_exit 2 "$YS" trace --pid $$ -- true &&
+	has "$T/stderr" "give a program to run or --pid of a running process, not both"
+}
+t "trace --pid with a program too: exit 2" with_program
+t "trace --duration without --pid: exit 2" \
+	expect_exit 2 "$YS" trace --duration 1 -- true
+t "trace --no-children without --pid: exit 2" \
+	expect_exit 2 "$YS" trace --no-children -- true
+t "trace --pid --page-faults: exit 2" \
+	expect_exit 2 "$YS" trace --pid $$ --page-faults
+
+not_ours() {
+	expect_exit 3 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$YS" trace --pid 1 --duration 0.5 --no-store &&
+	has "$T/stderr" "not permitted to sample process 1" &&
+	has "$T/stderr" "ptrace"
+}
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	t "trace --pid of another user's process: exit 3 naming ptrace" not_ours
+else
+	skip "trace --pid of another user's process" "not root"
+fi
+
+finish
