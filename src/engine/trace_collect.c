@@ -328,6 +328,24 @@ static void on_attached(void *arg, uint32_t pid, uint32_t tid,
 	trace_attached(&c->run->tr, pid, tid, name, asleep, time);
 }
 
+/* A CPython's C stacks have no frame pointers: unwind them (with
+ * --python off too) when python (the program, or the process attached
+ * to, runs CPython); and read its Python frames as soon as a sample
+ * comes. program: what runs, for the Python summary. */
+static void set_python(struct collector *c, struct trace_plan *p, bool python,
+		       const char *program)
+{
+	if (python) {
+		p->so.dwarf = true;
+		p->so.prompt = p->python;
+		p->so.stack_size = SAMPLER_PYTHON_STACK;
+	}
+	if (!p->python)
+		pystacks_set_native(c->py);
+	else
+		pystacks_set_run(c->py, p->so.prompt, program);
+}
+
 /* The program's run: its zone buffer made, passed in its environment,
  * and the sampler run on it (c's CPython set up); the buffer's zones
  * into the timeline afterwards, by the caller (zb). */
@@ -343,18 +361,7 @@ static enum sampler_result run_program(struct collector *c,
 	zb_env(zb, env, sizeof(env));
 	zb_env_path(zb, envpath, sizeof(envpath));
 	p->so.env_add = envs;
-	/* a CPython's C stacks have no frame pointers: unwind them (with
-	 * --python off too); and read its Python frames as soon as a
-	 * sample comes */
-	if (py_argv_runs_python(p->argv)) {
-		p->so.dwarf = true;
-		p->so.prompt = p->python;
-		p->so.stack_size = SAMPLER_PYTHON_STACK;
-	}
-	if (!p->python)
-		pystacks_set_native(c->py);
-	else
-		pystacks_set_run(c->py, p->so.prompt, p->argv[0]);
+	set_python(c, p, py_argv_runs_python(p->argv), p->argv[0]);
 	res = follow_sampler_run(&p->so, p->argv, cb, &c->run->st, e);
 	p->so.env_add = NULL;
 	return res;
@@ -370,15 +377,7 @@ static enum sampler_result run_attached(struct collector *c,
 	struct trace_run *r = c->run;
 	enum sampler_result res;
 
-	if (attach_runs_python(p->pid, p->so.children)) {
-		p->so.dwarf = true;
-		p->so.prompt = p->python;
-		p->so.stack_size = SAMPLER_PYTHON_STACK;
-	}
-	if (!p->python)
-		pystacks_set_native(c->py);
-	else
-		pystacks_set_run(c->py, p->so.prompt, r->name);
+	set_python(c, p, attach_runs_python(p->pid, p->so.children), r->name);
 	res = attach_sampler_run(&p->so, p->pid, p->duration, cb, &r->st, e);
 	/* the end of what was traced: the duration's, a stop's or the
 	 * process's exit */

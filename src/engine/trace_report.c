@@ -493,7 +493,9 @@ void trace_build_result(struct trace_run *r)
 	result_set_num(res, "lost_records", (double)r->st.lost);
 	result_set_num(res, "dropped_events", (double)r->tr.dropped);
 	result_set_num(res, "lost_zone_events", (double)r->zones_lost);
-	result_mark_partial(res);
+	/* a stop ends an attached trace as its duration does */
+	if (!a->pid)
+		result_mark_partial(res);
 	trace_zone_benchmarks(res, &r->tr, end_ns(r), a->name, a->argv);
 	for (size_t i = 0; i < res->nbenchmarks; i++) {
 		struct benchmark *b = &res->benchmarks[i];

@@ -156,10 +156,49 @@ PY
 }
 t "trace --pid: busy thread on-CPU against /proc, the sleeper blocked, children and the thread and process started after the attach; JSON and Perfetto (retried 3x)" retry numbers
 
+# A CPython process: its samples carry its Python frames, as a program
+# trace starts does (its C stacks unwound with dwarf)
+python_frames() {
+	rm -f "$T/tp/pyready"
+	cat >"$T/tp/pyspin.py" <<'PY'
+import sys, time
+def spin_py():
+    s = 0
+    for i in range(100000):
+        s += i
+    return s
+open(sys.argv[1], "w").close()
+while True:
+    spin_py()
+PY
+	/usr/bin/python3 "$T/tp/pyspin.py" "$T/tp/pyready" &
+	Q=$!
+	for _ in $(seq 200); do
+		[ -e "$T/tp/pyready" ] && break
+		sleep 0.1
+	done
+	expect_exit 0 "$YS" trace --pid $Q --duration 1.5 --no-store -o "$T/tp/py.json"
+	rc=$?
+	kill $Q
+	wait $Q 2>/dev/null
+	[ $rc = 0 ] || return 1
+	cat "$T/stderr"
+	python3 - "$T/tp/py.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+st = [e["args"]["stack"] for e in t["traceEvents"]
+      if e.get("ph") in ("i", "I") and "stack" in e.get("args", {})]
+py = [x for x in st if "spin_py" in x and "pyspin.py" in x]
+print(len(st), "samples,", len(py), "in spin_py")
+assert len(st) >= 10 and len(py) >= len(st) // 2, st[:5]
+PY
+}
+t "trace --pid of a python3: its samples carry its Python frames" python_frames
+
 # Ctrl-C: what was traced is written, exit 0, the process runs on
 interrupted() {
 	start_fix || return 1
-	"$YS" trace --pid $P --no-store -o "$T/tp/int.json" 2>"$T/tp/int.err" &
+	"$YS" trace --pid $P --json "$T/tp/int.result.json" -o "$T/tp/int.json" 2>"$T/tp/int.err" &
 	R=$!
 	wait_perf $R && sleep 0.5
 	kill -INT $R
@@ -174,9 +213,11 @@ interrupted() {
 	has "$T/tp/int.err" "until stopped; it is still running" &&
 	python3 "$CLI/chrome_trace_check.py" "$T/tp/int.json" >"$T/tp/int.sum" &&
 	has "$T/tp/int.json" '"busy"' &&
-	! grep -q '"partial"' "$T/tp/int.json"
+	! grep -q '"partial"' "$T/tp/int.json" &&
+	py "d = load('$T/tp/int.result.json'); assert d['kind'] == 'trace' and 'partial' not in json.dumps(d), d" &&
+	has "$T/tp/int.err" "saved as result"
 }
-t "trace --pid stopped by SIGINT: the trace written, not partial, exit 0, the process still running" interrupted
+t "trace --pid stopped by SIGINT: the trace and the result written and stored, not partial, exit 0, the process still running" interrupted
 
 # the process exits while traced: the trace up to its end, exit 0
 exited() {

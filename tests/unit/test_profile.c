@@ -1443,6 +1443,53 @@ static void test_trace_main_ends_first(void **state)
 	trace_free(&t);
 }
 
+/*
+ * Threads there at an attach (trace --pid), at 1000 ns; the trace ends at
+ * 10000. Thread 10 asleep then, woken and on a CPU 4000..5000, asleep
+ * again: blocked 3000 + 5000, on 1000. Thread 11 running then: its first
+ * record a switch-out (preempted) at 3000, so on 2000 from the attach,
+ * then preempted until it comes back at 6000 (3000), on to the end
+ * (4000). Thread 12 runnable, not on a CPU: a switch-in first at 2000,
+ * preempted 1000 until then, on 8000. Names as given, the main thread's
+ * its process's too.
+ */
+static void test_trace_attached(void **state)
+{
+	struct trace t;
+	const struct trace_thread *th[3] = { NULL, NULL, NULL };
+
+	(void)state;
+	trace_init(&t, 1000);
+	trace_attached(&t, 10, 10, "server", true, 1000);
+	trace_attached(&t, 10, 11, "busy", false, 1000);
+	trace_attached(&t, 10, 12, "ready", false, 1000);
+	trace_switch(&t, 10, 12, 2000, false, false);
+	trace_switch(&t, 10, 11, 3000, true, true);
+	trace_switch(&t, 10, 10, 4000, false, false);
+	trace_switch(&t, 10, 10, 5000, true, false);
+	trace_switch(&t, 10, 11, 6000, false, false);
+	trace_finish(&t, 10000);
+	assert_int_equal(t.nthreads, 3);
+	for (size_t i = 0; i < t.nthreads; i++)
+		th[t.threads[i].tid - 10] = &t.threads[i];
+	assert_string_equal(th[0]->name, "server");
+	assert_string_equal(th[0]->process_name, "server");
+	assert_string_equal(th[1]->name, "busy");
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(th[i]->start, 1000);
+		assert_int_equal(th[i]->end, 10000);
+		assert_int_equal(th[i]->on_ns + th[i]->blocked_ns +
+				 th[i]->preempted_ns, 9000);
+	}
+	assert_int_equal(th[0]->on_ns, 1000);
+	assert_int_equal(th[0]->blocked_ns, 8000);
+	assert_int_equal(th[1]->on_ns, 2000 + 4000);
+	assert_int_equal(th[1]->preempted_ns, 3000);
+	assert_int_equal(th[2]->on_ns, 8000);
+	assert_int_equal(th[2]->preempted_ns, 1000);
+	trace_free(&t);
+}
+
 /* The tracepoint format file: the id, a field's offset and size; the
  * field matched by its name, not as the end of another (common_pid). */
 static void test_tp_format(void **state)
@@ -1497,6 +1544,7 @@ int main(void)
 		cmocka_unit_test(test_performance),
 		cmocka_unit_test(test_trace_sched_delay),
 		cmocka_unit_test(test_trace_main_ends_first),
+		cmocka_unit_test(test_trace_attached),
 		cmocka_unit_test(test_tp_format),
 	};
 
