@@ -153,6 +153,98 @@ retry() {
 	return 1
 }
 
+# The commands that attach to a running process (record --pid, trace
+# --pid): wait_perf PID until yardstick PID has its perf events open
+# (10 s); wait_file FILE until FILE exists (20 s: pyenv's shim starts
+# slowly); running PID prints 1 when process PID runs, else 0;
+# attached_ok RC RUNNING ERR [WHAT]: the command exited 0 and the process
+# it attached to (WHAT, default "the program") still ran after it, its
+# stderr ERR shown either way.
+wait_perf() {
+	for _ in $(seq 100); do
+		ls -l /proc/"$1"/fd 2>/dev/null | grep -q perf_event && return 0
+		sleep 0.1
+	done
+	return 1
+}
+wait_file() {
+	for _ in $(seq 200); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+running() {
+	if kill -0 "$1" 2>/dev/null; then echo 1; else echo 0; fi
+}
+# attach_sigint ERR ARGS...: yardstick ARGS, attached to process $P,
+# stopped by SIGINT once its events are open, its stderr in ERR; rc its
+# exit code, alive (running) whether $P still ran after it.
+attach_sigint() {
+	err=$1
+	shift
+	"$YS" "$@" 2>"$err" &
+	R=$!
+	wait_perf $R && sleep 0.5
+	kill -INT $R
+	wait $R
+	rc=$?
+	alive=$(running $P)
+}
+attached_ok() {
+	cat "$3"
+	[ "$1" = 0 ] || { echo "exit $1"; return 1; }
+	[ "$2" = 1 ] || { echo "${4:-the program} did not survive"; return 1; }
+}
+
+# attach_refusals CMD OUT [ARGS...]: yardstick CMD (record, trace) ARGS
+# with --pid of no process (exit 2 naming it, OUT not written), with a
+# program too, --duration or --no-children without --pid (exit 2, saying
+# so), and of another
+# user's process, as user nobody (exit 3 naming ptrace; root only).
+attach_refusals() {
+	cmd=$1 out=$2
+	shift 2
+	t "$cmd --pid of no process: exit 2, nothing written" \
+		attach_no_pid "$cmd" "$out" "$@"
+	t "$cmd --pid with a program too: exit 2" attach_usage \
+		"give a program to run or --pid of a running process, not both" \
+		"$cmd" --pid $$ "$@" -- true
+	t "$cmd --duration without --pid: exit 2" attach_usage \
+		"--duration is for --pid" "$cmd" --duration 1 "$@" -- true
+	t "$cmd --no-children without --pid: exit 2" attach_usage \
+		"--no-children is for --pid" "$cmd" --no-children "$@" -- true
+	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+		t "$cmd --pid of another user's process: exit 3 naming ptrace" \
+			attach_not_ours "$cmd" "$@"
+	else
+		skip "$cmd --pid of another user's process" "not root"
+	fi
+}
+attach_no_pid() {
+	cmd=$1 out=$2
+	shift 2
+	true &
+	gone=$!
+	wait $gone
+	expect_exit 2 "$YS" "$cmd" --pid $gone -o "$out" "$@" &&
+	has "$T/stderr" "no process $gone" &&
+	[ ! -e "$out" ]
+}
+attach_usage() {
+	msg=$1
+	shift
+	expect_exit 2 "$YS" "$@" && has "$T/stderr" "$msg"
+}
+attach_not_ours() {
+	cmd=$1
+	shift
+	expect_exit 3 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$YS" "$cmd" --pid 1 --duration 0.5 "$@" &&
+	has "$T/stderr" "not permitted to sample process 1" &&
+	has "$T/stderr" "ptrace"
+}
+
 # started PID: when process PID started (the kernel's start time, in clock
 # ticks since boot: /proc/PID/stat's field 22, read after the command name,
 # which may hold spaces)

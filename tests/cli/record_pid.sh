@@ -94,24 +94,6 @@ PY
 cc -O1 -fno-omit-frame-pointer -pthread -o "$T/pid/spin" "$T/pid/spin.c" ||
 	{ echo "Bail out! cannot build the fixture"; exit 1; }
 
-# wait_perf PID: until yardstick PID has its perf events open (10 s)
-wait_perf() {
-	for _ in $(seq 100); do
-		ls -l /proc/"$1"/fd 2>/dev/null | grep -q perf_event && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# wait_file FILE: until FILE exists (20 s: pyenv's shim starts slowly)
-wait_file() {
-	for _ in $(seq 200); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # shares FOLDED A B WANT: A's share of A + B's samples within 10 points
 # of WANT, from 50 samples of them up; prints the counts
 shares() {
@@ -139,13 +121,10 @@ attach_c() {
 	wait_perf $R && sleep 0.2 && kill -USR1 $P
 	wait $R
 	rc=$?
-	alive=0
-	kill -0 $P 2>/dev/null && alive=1
+	alive=$(running $P)
 	kill $P
 	wait $P 2>/dev/null
-	cat "$T/pid/c.err"
-	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
-	[ $alive = 1 ] || { echo "the program did not survive"; return 1; }
+	attached_ok $rc $alive "$T/pid/c.err" || return 1
 	has "$T/pid/c.err" "attached to pid $P (spin) for 1." &&
 	has "$T/pid/c.err" "its duration; it is still running" &&
 	shares "$T/pid/c.folded" spin_three spin_one 75 &&
@@ -203,19 +182,10 @@ t "record --pid of a process that exits meanwhile: its profile written, exit 0" 
 attach_int() {
 	"$T/pid/spin" &
 	P=$!
-	"$YS" record --pid $P -o "$T/pid/int.folded" 2>"$T/pid/int.err" &
-	R=$!
-	wait_perf $R && sleep 0.5
-	kill -INT $R
-	wait $R
-	rc=$?
-	alive=0
-	kill -0 $P 2>/dev/null && alive=1
+	attach_sigint "$T/pid/int.err" record --pid $P -o "$T/pid/int.folded"
 	kill $P
 	wait $P 2>/dev/null
-	cat "$T/pid/int.err"
-	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
-	[ $alive = 1 ] || { echo "the program did not survive"; return 1; }
+	attached_ok $rc $alive "$T/pid/int.err" || return 1
 	has "$T/pid/int.err" "until stopped; it is still running" &&
 	has "$T/pid/int.folded" "spin_three"
 }
@@ -539,12 +509,9 @@ kids_exit() {
 	"$YS" record --pid $P --duration 2 -o "$T/pid/kexit.folded" \
 		2>"$T/pid/kexit.err"
 	rc=$?
-	alive=0
-	kill -0 $P 2>/dev/null && alive=1
+	alive=$(running $P)
 	stop_kids
-	cat "$T/pid/kexit.err"
-	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
-	[ $alive = 1 ] || { echo "the parent did not survive"; return 1; }
+	attached_ok $rc $alive "$T/pid/kexit.err" "the parent" || return 1
 	has "$T/pid/kexit.err" "and 2 child processes" &&
 	python3 - "$T/pid/kexit.folded" "$T/pid/kexit.err" <<'PYX'
 import re, sys
@@ -603,12 +570,6 @@ kids_nochildren() {
 	! grep -q "child process" "$T/stderr"
 }
 t "record --pid --no-children: the parent alone, its workers not sampled" kids_nochildren
-nochildren_alone() {
-	expect_exit 2 "$YS" record --no-children -- true &&
-	has "$T/stderr" "--no-children is for --pid"
-}
-t "record --no-children without --pid: exit 2, saying so" nochildren_alone
-
 # a child of another user: skipped with a warning, the rest sampled
 kids_user() {
 	U=$(mktemp -d /tmp/ys-pidu-XXXXXX)
@@ -778,30 +739,6 @@ main_exits() {
 }
 t "record --pid: the main thread ends, the other's samples still wake the reader at once (retried 3x)" retry main_exits
 
-no_pid() {
-	true &
-	P=$!
-	wait $P
-	expect_exit 2 "$YS" record --pid $P -o "$T/pid/none.folded" &&
-	has "$T/stderr" "no process $P" &&
-	[ ! -e "$T/pid/none.folded" ]
-}
-t "record --pid of no process: exit 2, nothing written" no_pid
-t "record --pid with a program too: exit 2" \
-	expect_exit 2 "$YS" record --pid $$ -- true
-t "record --duration without --pid: exit 2" \
-	expect_exit 2 "$YS" record --duration 1 -- true
-
-not_ours() {
-	expect_exit 3 setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$YS" record --pid 1 --duration 0.5 &&
-	has "$T/stderr" "not permitted to sample process 1" &&
-	has "$T/stderr" "ptrace"
-}
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-	t "record --pid of another user's process: exit 3 naming ptrace" not_ours
-else
-	skip "record --pid of another user's process" "not root"
-fi
+attach_refusals record "$T/pid/none.folded"
 
 finish

@@ -13,26 +13,12 @@ FX=$(dirname "$YSFIX")
 CLI=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$T/tp"
 
-# wait_perf PID: until yardstick PID has its perf events open (10 s)
-wait_perf() {
-	for _ in $(seq 100); do
-		ls -l /proc/"$1"/fd 2>/dev/null | grep -q perf_event && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # start_fix: attachfix started, its READY file there (20 s); P its pid
 start_fix() {
 	rm -f "$T/tp/ready"
 	"$FX/attachfix" "$T/tp/ready" 2 &
 	P=$!
-	for _ in $(seq 200); do
-		[ -e "$T/tp/ready" ] && return 0
-		sleep 0.1
-	done
-	echo "attachfix did not start"
-	return 1
+	wait_file "$T/tp/ready" || { echo "attachfix did not start"; return 1; }
 }
 
 stop_fix() {
@@ -57,12 +43,9 @@ numbers() {
 	wait $R
 	rc=$?
 	c1=$(cpu_ticks $P $busy) w1=$(date +%s.%N)
-	alive=0
-	kill -0 $P 2>/dev/null && alive=1
+	alive=$(running $P)
 	stop_fix
-	cat "$T/tp/n.err"
-	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
-	[ $alive = 1 ] || { echo "the process did not survive"; return 1; }
+	attached_ok $rc $alive "$T/tp/n.err" "the process" || return 1
 	has "$T/tp/n.err" "attached to pid $P (attachfix) and 2 child processes for 3." &&
 	has "$T/tp/n.err" "its duration; it is still running" &&
 	has "$T/tp/n.err" "no zones: not available for a process attached to" &&
@@ -159,24 +142,10 @@ t "trace --pid: busy thread on-CPU against /proc, the sleeper blocked, children 
 # A CPython process: its samples carry its Python frames, as a program
 # trace starts does (its C stacks unwound with dwarf)
 python_frames() {
-	rm -f "$T/tp/pyready"
-	cat >"$T/tp/pyspin.py" <<'PY'
-import sys, time
-def spin_py():
-    s = 0
-    for i in range(100000):
-        s += i
-    return s
-open(sys.argv[1], "w").close()
-while True:
-    spin_py()
-PY
-	/usr/bin/python3 "$T/tp/pyspin.py" "$T/tp/pyready" &
+	# alpha, beta, gamma: 5:3:2 of its CPU (tests/fixtures/py/shares.py)
+	/usr/bin/python3 "$CLI/../fixtures/py/shares.py" 600 &
 	Q=$!
-	for _ in $(seq 200); do
-		[ -e "$T/tp/pyready" ] && break
-		sleep 0.1
-	done
+	sleep 1
 	expect_exit 0 "$YS" trace --pid $Q --duration 1.5 --no-store -o "$T/tp/py.json"
 	rc=$?
 	kill $Q
@@ -187,10 +156,11 @@ PY
 import json, sys
 t = json.load(open(sys.argv[1]))
 st = [e["args"]["stack"] for e in t["traceEvents"]
-      if e.get("ph") in ("i", "I") and "stack" in e.get("args", {})]
-py = [x for x in st if "spin_py" in x and "pyspin.py" in x]
-print(len(st), "samples,", len(py), "in spin_py")
-assert len(st) >= 10 and len(py) >= len(st) // 2, st[:5]
+      if e.get("ph") == "i" and e.get("cat") == "sample"]
+n = {f: sum(1 for x in st if f + " (shares.py:" in x) for f in ("alpha", "beta", "gamma")}
+print(len(st), "samples", n)
+assert len(st) >= 20 and sum(n.values()) >= len(st) // 2, st[:5]
+assert n["alpha"] > n["gamma"] > 0, n
 PY
 }
 t "trace --pid of a python3: its samples carry its Python frames" python_frames
@@ -198,18 +168,10 @@ t "trace --pid of a python3: its samples carry its Python frames" python_frames
 # Ctrl-C: what was traced is written, exit 0, the process runs on
 interrupted() {
 	start_fix || return 1
-	"$YS" trace --pid $P --json "$T/tp/int.result.json" -o "$T/tp/int.json" 2>"$T/tp/int.err" &
-	R=$!
-	wait_perf $R && sleep 0.5
-	kill -INT $R
-	wait $R
-	rc=$?
-	alive=0
-	kill -0 $P 2>/dev/null && alive=1
+	attach_sigint "$T/tp/int.err" trace --pid $P \
+		--json "$T/tp/int.result.json" -o "$T/tp/int.json"
 	stop_fix
-	cat "$T/tp/int.err"
-	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
-	[ $alive = 1 ] || { echo "the process did not survive"; return 1; }
+	attached_ok $rc $alive "$T/tp/int.err" "the process" || return 1
 	has "$T/tp/int.err" "until stopped; it is still running" &&
 	python3 "$CLI/chrome_trace_check.py" "$T/tp/int.json" >"$T/tp/int.sum" &&
 	has "$T/tp/int.json" '"busy"' &&
@@ -266,37 +228,8 @@ zombie() {
 }
 t "trace --pid of a process that has exited (a zombie): exit 2, nothing written" zombie
 
-no_pid() {
-	true &
-	Q=$!
-	wait $Q
-	expect_exit 2 "$YS" trace --pid $Q --no-store -o "$T/tp/none.json" &&
-	has "$T/stderr" "no process $Q" &&
-	[ ! -e "$T/tp/none.json" ]
-}
-t "trace --pid of no process: exit 2, nothing written" no_pid
-with_program() {
-	expect_exit 2 "$YS" trace --pid $$ -- true &&
-	has "$T/stderr" "give a program to run or --pid of a running process, not both"
-}
-t "trace --pid with a program too: exit 2" with_program
-t "trace --duration without --pid: exit 2" \
-	expect_exit 2 "$YS" trace --duration 1 -- true
-t "trace --no-children without --pid: exit 2" \
-	expect_exit 2 "$YS" trace --no-children -- true
+attach_refusals trace "$T/tp/none.json" --no-store
 t "trace --pid --page-faults: exit 2" \
-	expect_exit 2 "$YS" trace --pid $$ --page-faults
-
-not_ours() {
-	expect_exit 3 setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$YS" trace --pid 1 --duration 0.5 --no-store &&
-	has "$T/stderr" "not permitted to sample process 1" &&
-	has "$T/stderr" "ptrace"
-}
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-	t "trace --pid of another user's process: exit 3 naming ptrace" not_ours
-else
-	skip "trace --pid of another user's process" "not root"
-fi
+	attach_usage "--page-faults is for a program" trace --pid $$ --page-faults
 
 finish
