@@ -226,14 +226,19 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
 				const struct sampler_callbacks *cb,
 				struct sampler_stats *stats, struct error *e);
 
+/* The descendant processes pid has now (the tree walked a generation at
+ * a time, until one adds no process), into *pids (malloc'd, pid not among them): their
+ * number. */
+size_t sampler_descendants(uint32_t pid, uint32_t **pids);
+
 /*
  * Sample process pid, running already, instead of a program started
  * (`record --pid`): one event per thread it has and CPU (inherit: the
  * threads and processes they start later are followed), opened and
  * enabled at once, writing into one ring per CPU; with opts.children
  * the same for every descendant process it has at the attach (the tree
- * walked again until no process is new; a zombie is passed over, one
- * not permitted skipped: stats say so). The executable mappings of
+ * walked a generation at a time, until one adds no process; a zombie is
+ * passed over, one not permitted skipped: stats say so). The executable mappings of
  * each (which no record reports) are handed to cb->mmap first, from
  * /proc/PID/maps. Runs until duration_ns has passed (0: no limit),
  * *o->interrupt is set or pid exits (stats->ended); no process is ever
@@ -248,11 +253,6 @@ enum sampler_result sampler_run(const struct sampler_opts *o,
  * names ptrace and kernel.perf_event_paranoid) or the limit of open
  * files is too low for them, SAMPLER_FAILED.
  */
-/* The descendant processes pid has now (the tree walked until no
- * process is new), into *pids (malloc'd, pid not among them): their
- * number. */
-size_t sampler_descendants(uint32_t pid, uint32_t **pids);
-
 enum sampler_result sampler_attach(const struct sampler_opts *o, uint32_t pid,
 				   uint64_t duration_ns,
 				   const struct sampler_callbacks *cb,

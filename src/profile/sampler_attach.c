@@ -65,35 +65,38 @@ static int list_threads(uint32_t pid, uint32_t **tids, size_t *cap)
 /* The user and system time process pid has used, in ns, from
  * /proc/PID/stat: every thread's, those that ended too, and the children
  * it waited for (as a started program's is counted); -1 when it cannot
- * be read (the process is gone). No allocation: it is read at every
- * pass. */
-static int64_t proc_cpu_ns(uint32_t pid)
+ * be read (the process is gone). With state and ppid (else NULL), its
+ * state letter and parent from the same read. No allocation: it is read
+ * at every pass. */
+static int64_t proc_stat(uint32_t pid, char *state, uint32_t *ppid)
 {
-	char path[64], buf[1024], *p;
+	char path[64], buf[1024], *p, st_c;
 	unsigned long long ut, st, cut, cst;
+	unsigned int pp;
 	long tck = sysconf(_SC_CLK_TCK);
-	ssize_t len;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (child_read_small(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -1;
-	buf[len] = '\0';
 	/* the name, in parentheses, may hold anything: after its last ')'
-	 * come state (field 3) ... utime (14), stime (15), cutime (16),
-	 * cstime (17) */
+	 * come state (field 3), ppid (4) ... utime (14), stime (15), cutime
+	 * (16), cstime (17) */
 	p = strrchr(buf, ')');
 	if (!p || tck <= 0 ||
-	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu "
-		   "%llu %llu %llu", &ut, &st, &cut, &cst) != 4)
+	    sscanf(p + 1, " %c %u %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu "
+		   "%llu %llu %llu", &st_c, &pp, &ut, &st, &cut, &cst) != 6)
 		return -1;
+	if (state)
+		*state = st_c;
+	if (ppid)
+		*ppid = pp;
 	return (int64_t)((ut + st + cut + cst) *
 			 (1000000000ULL / (unsigned long)tck));
+}
+
+static int64_t proc_cpu_ns(uint32_t pid)
+{
+	return proc_stat(pid, NULL, NULL);
 }
 
 /* The refusal of an event on a process not ours (perf_event_open checks
@@ -261,21 +264,6 @@ static int open_thread(struct sampler *s, struct perf_event_attr *base,
 	return 0;
 }
 
-/* What /proc/PID/stat says of pid: its state letter and parent. 0, or
- * -1 when it cannot be read (the process is gone). */
-static int proc_state(uint32_t pid, char *state, uint32_t *ppid)
-{
-	char path[64], buf[1024], *p;
-	ssize_t len;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	len = child_read_small(path, buf, sizeof(buf));
-	p = len > 0 ? strrchr(buf, ')') : NULL;
-	if (!p || sscanf(p + 1, " %c %u", state, ppid) != 2)
-		return -1;
-	return 0;
-}
-
 /* A process whose events are open (sampled) or that was passed over
  * (not sampled: its CPU time reaches its parent's when it is waited
  * for, and is taken off then). */
@@ -378,9 +366,8 @@ static int open_process(struct sampler *s, struct perf_event_attr *base,
 
 /* The processes of a tree: pid and parent, the root first. */
 struct tree {
-	struct { uint32_t pid, ppid; } *v, *all;
-	size_t n, cap, nall, capall;
-	bool files;	/* the kernel has /proc/PID/task/TID/children */
+	struct { uint32_t pid, ppid; } *v;
+	size_t n, cap;
 };
 
 static bool tree_has(const struct tree *t, uint32_t pid)
@@ -400,12 +387,8 @@ static void tree_add(struct tree *t, uint32_t pid, uint32_t ppid)
 
 static void tree_init(struct tree *t, uint32_t root)
 {
-	char path[64];
-
 	memset(t, 0, sizeof(*t));
 	tree_add(t, root, 0);
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/children", root, root);
-	t->files = access(path, F_OK) == 0;
 }
 
 struct tree_visit {
@@ -424,47 +407,10 @@ static int tree_visit(pid_t pid, void *arg)
 	return 0;
 }
 
-/* Every process of /proc and its parent, into t->all. */
-static void tree_scan(struct tree *t)
-{
-	struct dirent *d;
-	DIR *dir = opendir("/proc");
-	char state;
-	uint32_t ppid;
-
-	t->nall = 0;
-	if (!dir)
-		return;
-	while ((d = readdir(dir))) {
-		char *end;
-		unsigned long pid = strtoul(d->d_name, &end, 10);
-
-		if (*end || end == d->d_name || pid == 0 || pid > UINT32_MAX ||
-		    proc_state((uint32_t)pid, &state, &ppid))
-			continue;
-		t->all = xgrow(t->all, &t->capall, t->nall + 1,
-			       sizeof(*t->all));
-		t->all[t->nall].pid = (uint32_t)pid;
-		t->all[t->nall++].ppid = ppid;
-	}
-	closedir(dir);
-}
-
-/* Whether pid is among the parents t->v[from..to). */
-static bool tree_has_in(const struct tree *t, size_t from, size_t to,
-			uint32_t pid)
-{
-	for (size_t i = from; i < to; i++)
-		if (t->v[i].pid == pid)
-			return true;
-	return false;
-}
-
 /*
- * One generation: the children of t->v[from..to) (and with the scan,
- * their own children it shows) not in t yet, appended to t, from the
- * kernel's children files where it has them, else from one scan of
- * every /proc/PID/stat. Returns how many were added.
+ * One generation: the children of t->v[from..to) not in t yet, appended
+ * to t (child_each_child_of: the kernel's children files, else a scan of
+ * /proc). Returns how many were added.
  *
  * Only the processes attached last are looked at again: a child another
  * forks after its own events are open inherits them (looking for it
@@ -474,26 +420,11 @@ static bool tree_has_in(const struct tree *t, size_t from, size_t to,
 static size_t tree_round(struct tree *t, size_t from, size_t to)
 {
 	size_t before = t->n;
-	bool grew = true;
 
-	if (t->files) {
-		for (size_t i = from; i < to; i++) {
-			struct tree_visit v = { t, t->v[i].pid };
+	for (size_t i = from; i < to; i++) {
+		struct tree_visit v = { t, t->v[i].pid };
 
-			child_each_child_of((pid_t)t->v[i].pid, tree_visit, &v);
-		}
-		return t->n - before;
-	}
-	tree_scan(t);
-	while (grew) {
-		grew = false;
-		for (size_t k = 0; k < t->nall; k++)
-			if ((tree_has_in(t, from, to, t->all[k].ppid) ||
-			     tree_has_in(t, before, t->n, t->all[k].ppid)) &&
-			    !tree_has(t, t->all[k].pid)) {
-				tree_add(t, t->all[k].pid, t->all[k].ppid);
-				grew = true;
-			}
+		child_each_child_of((pid_t)t->v[i].pid, tree_visit, &v);
 	}
 	return t->n - before;
 }
@@ -501,7 +432,6 @@ static size_t tree_round(struct tree *t, size_t from, size_t to)
 static void tree_free(struct tree *t)
 {
 	free(t->v);
-	free(t->all);
 }
 
 size_t sampler_descendants(uint32_t pid, uint32_t **pids)
@@ -566,8 +496,8 @@ static int attach_child(struct sampler *s, struct perf_event_attr *base,
 
 	if (pidfd < 0 && errno == ESRCH)
 		return 0;
-	cpu0 = proc_cpu_ns(pid);
-	if (proc_state(pid, &state, &parent) || parent != ppid)
+	cpu0 = proc_stat(pid, &state, &parent);
+	if (cpu0 < 0 || parent != ppid)
 		goto out;
 	/* a zombie's main thread alone: its other threads may still run */
 	if (state == 'Z' && list_threads(pid, &tids, &cap) <= 1) {
