@@ -193,8 +193,7 @@ void pystacks_mmap(struct pystacks *ps, uint32_t pid, const char *path)
 		p->dirty = true;
 	/* the C library's waits are read again when it comes after a
 	 * thread first left its CPU (a page fault of the start-up) */
-	if (p && !p->ncond && (!strncmp(base, "libc.so", 7) ||
-			       !strncmp(base, "libc-", 5)))
+	if (p && !p->ncond && py_proc_is_libc(base))
 		p->cond_read = false;
 }
 

@@ -380,8 +380,7 @@ int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 	return found;
 }
 
-/* Whether path is the C library: libc.so.6, libc-2.31.so. */
-static bool is_libc(const char *path)
+bool py_proc_is_libc(const char *path)
 {
 	const char *base = strrchr(path, '/');
 
@@ -416,7 +415,7 @@ size_t py_proc_condwaits(uint32_t pid, uint64_t *lo, uint64_t *hi,
 		char *path;
 
 		if (!maps_line(line, &start, &end, &pgoff, &path) ||
-		    path[0] != '/' || !is_libc(path))
+		    path[0] != '/' || !py_proc_is_libc(path))
 			continue;
 		/* its first mapping: the bias of the whole file */
 		if (!elf_symbols(path, names, N, v, sz, false, true) &&

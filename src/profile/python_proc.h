@@ -68,6 +68,11 @@ int py_eval_cold(const char *path, uint64_t *lo, uint64_t *hi);
 size_t py_proc_condwaits(uint32_t pid, uint64_t *lo, uint64_t *hi,
 			 size_t max);
 
+/* Whether path (a mapping's, or a base name) is the C library's file:
+ * libc.so.6, libc-2.31.so: its mapping is what py_proc_condwaits
+ * reads. */
+bool py_proc_is_libc(const char *path);
+
 /* The same for the names path defines or imports (.dynsym only): an
  * imported name's value is 1. */
 int py_elf_imports(const char *path, const char *const *names, size_t n,
