@@ -306,6 +306,21 @@ static int detect(const struct history_args *a, const struct store_entry *v,
 	return 0;
 }
 
+/* Whether some stored result has metric, whatever benchmark, branch or
+ * machine: an empty history of a metric the vocabulary does not know may
+ * be the filters' (`history --branch x -m items`), not a typo. */
+static bool stored_metric(struct store *s, const char *metric)
+{
+	const char *const metrics[] = { metric, NULL };
+	struct store_query q = { .metric = metric, .limit = 1 };
+	struct store_history_view v = { 0 };
+	struct error e;
+	bool has = !store_history_view(s, &q, metrics, &v, &e) && v.nsec;
+
+	store_history_view_free(&v);
+	return has;
+}
+
 /* -m M that no stored result has and the vocabulary does not know: a
  * typo (`-m wall_tme`) that would show an empty history. */
 static void unknown_metric(const char *metric)
@@ -463,7 +478,8 @@ int cmd_history(int argc, char **argv)
 		goto out;
 	}
 	ret = store_history_view(s, &a.q, metrics, &view, &e);
-	if (!ret && !view.nsec && a.q.metric && !metrics_known(a.q.metric)) {
+	if (!ret && !view.nsec && a.q.metric && !metrics_known(a.q.metric) &&
+	    !stored_metric(s, a.q.metric)) {
 		unknown_metric(a.q.metric);
 		store_close(s);
 		ret = 2;

@@ -53,6 +53,26 @@ t "... the metric it most likely meant" has "$T/stderr" \
 	"yardstick history: -m 'wall_tme': no stored result has that metric; did you mean 'wall_time'?"
 t "... a known metric no result has is no error: an empty history" sh -c '
 	"$YS" history -m peak_heap >"$T/o" && grep -qx "no stored results match" "$T/o"'
+# ... nor a metric of the vocabulary's own: a result's own metric (here
+# items_done) that the filters leave out is an empty history, not a typo
+# (it said "no stored result has that metric" and exited 2)
+custom_metric() {
+	python3 - "$T/cm.json" <<'PY' &&
+import json, sys
+json.dump({"schema": "yardstick/result/v1", "kind": "run",
+           "benchmarks": [{"name": "w", "command": ["w"], "metrics": {
+               "wall_time": {"unit": "s", "values": [0.01, 0.011, 0.012]},
+               "items_done": {"unit": "count", "values": [5.0, 6.0, 7.0]}}}]},
+          open(sys.argv[1], "w"))
+PY
+	"$YS" store copy "$T/cm.json" "$T/cm.db" >/dev/null &&
+	"$YS" history --store "$T/cm.db" -m items_done >"$T/o" && grep -q "^ *1 .* w " "$T/o" &&
+	"$YS" history --store "$T/cm.db" -m items_done --branch nope >"$T/o" 2>"$T/e" &&
+	grep -qx "no stored results match" "$T/o" && [ ! -s "$T/e" ] &&
+	expect_exit 2 "$YS" history --store "$T/cm.db" -m items_dne &&
+	has "$T/stderr" "-m 'items_dne': no stored result has that metric"
+}
+t "... nor a result's own metric that the filters leave out: an empty history, exit 0" custom_metric
 t "--detect of a benchmark no result has (a typo): exit 2" expect_exit 2 "$YS" history fsat --detect
 t "... naming it and the name it most likely meant" has "$T/stderr" \
 	"yardstick history: --detect: no stored result has a benchmark 'fsat'; did you mean 'fast'?"
