@@ -621,7 +621,7 @@ static int evaluate_one(struct gate_report *rep, struct hashmap *cache,
 			const struct result *cand, struct hashmap *mcand,
 			const struct gate_threshold *t, struct error *e)
 {
-	size_t before = rep->n;
+	bool matched = false;	/* the pattern matched a benchmark */
 
 	for (size_t i = 0; i < cand->nbenchmarks; i++) {
 		const struct benchmark *bb = &cand->benchmarks[i];
@@ -629,6 +629,7 @@ static int evaluate_one(struct gate_report *rep, struct hashmap *cache,
 
 		if (t->pattern && fnmatch(t->pattern, bb->name, 0))
 			continue;
+		matched = true;
 		if (!has_metric(bb, t->metric) && !has_metric(ba, t->metric))
 			continue;
 		if (t->kind != GATE_LIMIT && !ba) {
@@ -645,6 +646,7 @@ static int evaluate_one(struct gate_report *rep, struct hashmap *cache,
 
 		if (t->pattern && fnmatch(t->pattern, ba->name, 0))
 			continue;
+		matched = true;
 		if (!has_metric(ba, t->metric))
 			continue;
 		if (!compare_lookup(mcand, ba))
@@ -652,7 +654,9 @@ static int evaluate_one(struct gate_report *rep, struct hashmap *cache,
 				"but not in the candidate: removed, or "
 				"renamed?");
 	}
-	if (rep->n == before && t->pattern) {
+	/* a benchmark it matches without the metric is no check, as
+	 * without a pattern: only a pattern that matched none is named */
+	if (!matched && t->pattern) {
 		rep->unmatched = xrealloc(rep->unmatched, (rep->nunmatched + 1)
 					  * sizeof(*rep->unmatched));
 		rep->unmatched[rep->nunmatched++] =

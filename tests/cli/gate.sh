@@ -96,6 +96,32 @@ t "... a pattern that matched no benchmark is named, in the terminal and in mark
 	"$YS" gate -q --markdown "$T/ini.md" --baseline "$T/base.json" "$T/slow20.json"; [ $? -eq 1 ] &&
 	grep -qxF -- "- no check of '"'"'wall\_time=1%'"'"' for '"'"'nomatch\*'"'"': no benchmark matches its pattern" "$T/ini.md" &&
 	[ "$(grep -c "no check of" "$T/ini.txt")" -eq 1 ]'
+# ... but a pattern that matched a benchmark without the threshold's
+# metric is no check there, as without a pattern, and not named as
+# matching nothing (it said "no benchmark matches its pattern")
+pattern_no_metric() {
+	python3 - "$T/pm_base.json" "$T/pm_cand.json" <<'PY' &&
+import json, sys
+for path, leak in zip(sys.argv[1:], (100.0, 100.0)):
+    vals = [0.010 + 0.002 * i / 199 for i in range(200)]
+    json.dump({"schema": "yardstick/result/v1", "kind": "run",
+               "benchmarks": [
+                   {"name": "sort", "command": ["sort"],
+                    "metrics": {"wall_time": {"unit": "s", "values": vals}}},
+                   {"name": "heap", "command": ["heap"],
+                    "metrics": {"wall_time": {"unit": "s", "values": vals},
+                                "leaked_bytes": {"unit": "bytes", "values": [leak] * 200}}}]},
+              open(path, "w"))
+PY
+	printf '[gate]\nmax-increase = wall_time=50%%\n[gate "so*"]\nmax-increase = leaked_bytes=10%%\n[gate "nomatch*"]\nmax-increase = wall_time=1%%\n' >"$T/pm.ini" &&
+	"$YS" gate --config "$T/pm.ini" --baseline "$T/pm_base.json" "$T/pm_cand.json" >"$T/pm.txt" 2>&1 ||
+		{ cat "$T/pm.txt"; return 1; }
+	cat "$T/pm.txt"
+	! grep -q "for 'so\*'" "$T/pm.txt" &&
+	grep -qxF "no check of 'wall_time=1%' for 'nomatch*': no benchmark matches its pattern" "$T/pm.txt" &&
+	grep -q "gate: 0 of 2 checks failed" "$T/pm.txt"
+}
+t "... a pattern that matched benchmarks without its metric: no check, not named as matching nothing" pattern_no_metric
 t "--markdown and --junit reports" sh -c '
 	"$YS" gate -q --baseline "$T/base.json" --max-increase wall_time=10% --max-increase peak_rss=10% --markdown "$T/g.md" --junit "$T/g.xml" "$T/slow20.json"; [ $? -eq 1 ] &&
 	grep -q "regression found" "$T/g.md" && grep -q "❌" "$T/g.md" &&
