@@ -243,7 +243,10 @@ size_t stackframes_ids(struct stackframes *c, uint32_t pid,
 		if (a->standin && standin && ids[depth - 1] == c->ids[a->first])
 			continue;
 		standin = a->standin && k;
-
+		if (!k)
+			continue;	/* no frame (and maybe no ids yet: a
+					 * NULL source, which memcpy may not
+					 * take even for 0 bytes) */
 		memcpy(ids + depth, c->ids + a->first, k * sizeof(*ids));
 		depth += k;
 		p->total_frames += (int64_t)k * weight;
