@@ -112,19 +112,23 @@ static void fmt_undecided(const struct gate_report *rep, char *buf, size_t n)
 		*buf = '\0';
 }
 
-/* Which correction applied, in words. */
+/* Which correction applied, in words; NULL when no check was tested (only
+ * limits, or every check missing or inconclusive): there was nothing to
+ * correct, and "over the 0 tested checks" would say otherwise. */
 static const char *correction_text(const struct gate_report *rep)
 {
 	static char buf[160];
 
+	if (!rep->tested)
+		return NULL;
 	if (rep->correction == JUDGE_HOLM)
 		snprintf(buf, sizeof(buf), "Holm's correction over the %zu "
-			 "tested checks: a check fails when its adjusted p < "
-			 "%g", rep->tested, rep->alpha);
+			 "tested check%s: a check fails when its adjusted p < "
+			 "%g", rep->tested, plural_s(rep->tested), rep->alpha);
 	else
-		snprintf(buf, sizeof(buf), "no correction: each of the %zu "
-			 "tested checks at p < %g on its own", rep->tested,
-			 rep->alpha);
+		snprintf(buf, sizeof(buf), "no correction: %zu tested "
+			 "check%s, each at p < %g on its own", rep->tested,
+			 plural_s(rep->tested), rep->alpha);
 	return buf;
 }
 
@@ -181,8 +185,9 @@ void gate_print(const struct gate_report *rep, FILE *fp)
 		term_bold(color), rep->failed, rep->n, plural_s(rep->n),
 		undecided,
 		term_reset(color));
-	fprintf(fp, "%s(%s)%s\n", term_dim(color), correction_text(rep),
-		term_reset(color));
+	if (correction_text(rep))
+		fprintf(fp, "%s(%s)%s\n", term_dim(color),
+			correction_text(rep), term_reset(color));
 }
 
 int gate_write_markdown(const struct gate_report *rep, const char *path,
@@ -250,9 +255,11 @@ int gate_write_markdown(const struct gate_report *rep, const char *path,
 	fmt_undecided(rep, undecided, sizeof(undecided));
 	fprintf(fp, "\n%zu of %zu check%s failed%s. A threshold is broken "
 		"when the change is significantly beyond it (p < %g, p being "
-		"one-sided: that the change is within the threshold). %s.\n",
+		"one-sided: that the change is within the threshold).%s%s%s\n",
 		rep->failed, rep->n, plural_s(rep->n), undecided, rep->alpha,
-		correction_text(rep));
+		correction_text(rep) ? " " : "",
+		correction_text(rep) ? correction_text(rep) : "",
+		correction_text(rep) ? "." : "");
 	if (ferror(fp))
 		return atomic_fail(&af, e);
 	return atomic_commit(&af, e);

@@ -291,6 +291,17 @@ mkbench "$T/p2.json" a:2:50:n=2 a:1:10:n=1
 t "too few runs to decide: inconclusive, exit 1, with the runs that would do" sh -c '
 	"$YS" gate --baseline "$T/n3a.json" --max-increase wall_time.p99=15ms "$T/n3b.json" > "$T/inc.out"; [ $? -eq 1 ] &&
 	grep -q "^inconclusive.*5 runs a side could" "$T/inc.out" && grep -q "1 of 1 check failed (1 inconclusive)" "$T/inc.out"'
+# A gate whose checks were none of them tested (inconclusive, or limits
+# only) corrected nothing: it said "Holm's correction over the 0 tested
+# checks"; now it says nothing of a correction. One tested check is one.
+t "no check tested: no word of a correction (terminal, markdown); one tested check is singular" sh -c '
+	"$YS" gate --markdown "$T/inc.md" --baseline "$T/n3a.json" --max-increase wall_time.p99=15ms "$T/n3b.json" > "$T/inc.out"; [ $? -eq 1 ] || exit 1
+	! grep -q "correction" "$T/inc.out" "$T/inc.md" && grep -q "^1 of 1 check failed (1 inconclusive)\. A threshold is broken .*threshold)\.$" "$T/inc.md" || { cat "$T/inc.out" "$T/inc.md"; exit 1; }
+	"$YS" gate --limit wall_time=1s "$T/base.json" > "$T/lim0.out" && ! grep -q "correction" "$T/lim0.out" || { cat "$T/lim0.out"; exit 1; }
+	"$YS" gate --baseline "$T/base.json" --max-increase wall_time=10% "$T/slow20.json" > "$T/one.out"; [ $? -eq 1 ] &&
+	grep -qx "(Holm.s correction over the 1 tested check: a check fails when its adjusted p < 0.01)" "$T/one.out" &&
+	"$YS" gate --correction none --baseline "$T/base.json" --max-increase wall_time=10% "$T/slow20.json" > "$T/one.out"; [ $? -eq 1 ] &&
+	grep -qx "(no correction: 1 tested check, each at p < 0.01 on its own)" "$T/one.out" || { cat "$T/one.out"; exit 1; }'
 t "--inconclusive pass, and inconclusive = pass in yardstick.ini: exit 0" sh -c '
 	"$YS" gate --inconclusive pass --baseline "$T/n3a.json" --max-increase wall_time.p99=15ms "$T/n3b.json" >/dev/null &&
 	printf "[gate]\ninconclusive = pass\nmax-increase = wall_time.p99=15ms\n" > "$T/inc.ini" &&
