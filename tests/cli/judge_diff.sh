@@ -1,9 +1,10 @@
-# The one judge, differentially and against hostile input: generated
+# The one judge, differentially and against hostile input: 200 generated
 # pairs of result files (tests/cli/judge_diff.py, new seeds every run,
-# printed) judged alike by compare, gate and report --baseline and as
-# SciPy and an enumeration here judge them; a gate of 20 checks holding
-# its family-wise false-alarm rate on 200 null pairs; and inputs that
-# must be refused, not judged.
+# printed) judged alike, bit for bit, by compare --json, gate (terminal
+# and --json) and report --baseline and as SciPy and an enumeration here
+# judge them; a gate of 20 checks holding its family-wise false-alarm
+# rate on 200 null gates; bench --baseline against compare; and inputs
+# that must be refused, not judged.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3	# Debian's, with NumPy and SciPy (scripts/deps.sh)
 GEN="$(dirname "$0")/judge_diff.py"
@@ -13,12 +14,12 @@ seed() { echo "${JUDGE_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"; }
 for i in 1 2; do
 	s=$(seed)
 	echo "# judge_diff.py seed $s"
-	t "40 generated pairs (seed $s): compare, gate and report give one estimate, interval and p; SciPy's Harrell-Davis; the exact p of small samples; the coverage of a known ratio" \
-		sh -c 'mkdir -p "$T/p$2" && "$0" "$1" "$YS" "$T/p$2" --seed "$2" --pairs 40 --null-gates 0' "$PY" "$GEN" "$s"
+	t "100 generated pairs (seed $s): compare, gate and report give one estimate, interval, p and verdict; SciPy's Harrell-Davis; the exact p of small samples; the coverage of a known ratio" \
+		sh -c 'mkdir -p "$T/p$2" && "$0" "$1" "$YS" "$T/p$2" --seed "$2" --pairs 100 --null-gates 0' "$PY" "$GEN" "$s"
 done
 s=$(seed)
 echo "# judge_diff.py seed $s (null gates)"
-t "200 null gates of 20 checks (seed $s): Holm holds the family-wise rate at alpha 0.05, no correction does not" \
+t "200 null gates of 20 checks (seed $s): Holm holds the family-wise rate at alpha 0.01, no correction does not" \
 	sh -c 'mkdir -p "$T/n" && "$0" "$1" "$YS" "$T/n" --seed "$2" --pairs 0 --null-gates 200' "$PY" "$GEN" "$s"
 
 # bench --baseline judges as compare does: the same data (bench's stored
