@@ -15,6 +15,23 @@
  * with --power, the power of the
  * 18-check gate to see one metric 20% slower, with and without Holm.
  *
+ * --wide-gates G: besides (or, with --only-wide, instead of) the above,
+ * G gates of the gate module itself (gate_evaluate on two results built
+ * here, as `yardstick gate` evaluates them after reading its files): 20
+ * metrics of the vocabulary, the 5 higher-better ones and 15 lower-better
+ * (a --max-increase of 0% for a lower-better metric, a --max-decrease
+ * for a higher-better one), x 3 benchmarks = 60 checks at the default
+ * alpha (0.01), both sides drawn from one distribution (lognormal,
+ * bimodal, Pareto, tied counts; 5 to 30 runs). Holm must hold the share
+ * of failing gates at alpha: at most the count a correct rate exceeds
+ * with probability 1e-6 (G = 500: 19, 3.8%), so the check fails a
+ * correct judge about once in 3.6 million runs and an 8% rate (the false
+ * alarms once measured) all but always. The first 50 of the same gates
+ * judged without correction must fail more often than their own bound:
+ * the measure can tell.
+ *
+ * --seed 0 draws a seed from /dev/urandom (printed: rerun with it).
+ *
  * --check: exit 1 when a rate is above its bound: the most hits a
  * correct rate of alpha reaches but with probability 1e-4 (binomial; R =
  * 500: 0.03). The meson test runs a few replications (bounded to about a
@@ -27,6 +44,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "result/gate.h"
+#include "result/metrics.h"
+#include "result/result.h"
 #include "stats/judge.h"
 
 static uint64_t rs;
@@ -63,8 +83,8 @@ static double draw(enum dist d)
 }
 
 struct opts {
-	int reps;
-	bool check, power;
+	int reps, wide_gates;
+	bool check, power, only_wide;
 	double alpha;
 	int failed;
 };
@@ -78,7 +98,7 @@ struct opts {
  * (a normal bound of target + 3 SE, 0.0485 at 60 replications, is passed
  * by 3 hits' 0.05 with probability 0.022 for each rate: one of the two
  * dozen failed as often as not). */
-static int hits_bound(int reps, double target)
+static int hits_bound_tail(int reps, double target, double tail_max)
 {
 	double tail = 1;
 
@@ -88,10 +108,15 @@ static int hits_bound(int reps, double target)
 				(reps - k) * log1p(-target));
 
 		tail -= pk;	/* P(X > k) */
-		if (tail <= CHECK_TAIL)
+		if (tail <= tail_max)
 			return k;
 	}
 	return reps;
+}
+
+static int hits_bound(int reps, double target)
+{
+	return hits_bound_tail(reps, target, CHECK_TAIL);
 }
 
 /* Report a rate and, with --check, hold it to its binomial bound. */
@@ -359,6 +384,174 @@ static void two_stages(struct opts *o)
 	}
 }
 
+/*
+ * Wide gates, through the gate module: the metrics of the vocabulary a
+ * gate judges noisily in one direction (not settings, not deterministic,
+ * not proportions), the first WIDE_METRICS of them.
+ */
+#define WIDE_METRICS 20
+#define WIDE_BENCHES 3
+#define WIDE_TAIL 1e-6
+
+static size_t wide_metrics(const struct metric_info **out)
+{
+	size_t n, k = 0;
+	const struct metric_info *t = metrics_table(&n);
+
+	/* every higher-better one (5), then lower-better ones in order */
+	for (int hi = 1; hi >= 0; hi--)
+		for (size_t i = 0; i < n && k < WIDE_METRICS; i++)
+			if (!t[i].setting && !t[i].deterministic &&
+			    !t[i].trials &&
+			    t[i].dir == (hi ? DIR_HIGHER : DIR_LOWER))
+				out[k++] = &t[i];
+	return k;
+}
+
+/* A value of a metric's dimension drawn from d (counts as whole ones). */
+static double wide_value(const struct metric_info *m, enum dist d)
+{
+	static const double scale[] = {
+		[DIM_TIME] = 0.01, [DIM_BYTES] = 1 << 24,
+		[DIM_COUNT] = 1000, [DIM_RATE] = 1e6, [DIM_RATIO] = 1.5,
+	};
+
+	if (d == TIED)
+		return draw(d);
+	return m->dim == DIM_COUNT ? floor(scale[m->dim] * draw(d))
+				   : scale[m->dim] * draw(d);
+}
+
+/* One side: WIDE_BENCHES benchmarks of every metric, n runs each. */
+static void wide_result(struct result *r, const struct metric_info **ms,
+			size_t nm, const size_t *n, enum dist d)
+{
+	result_init(r, "run");
+	for (size_t b = 0; b < WIDE_BENCHES; b++) {
+		char name[16];
+		struct benchmark *bp;
+
+		snprintf(name, sizeof(name), "b%zu", b);
+		bp = result_add_benchmark(r, name, NULL);
+		for (size_t m = 0; m < nm; m++) {
+			struct metric *mp = benchmark_metric(bp, ms[m]->name,
+							     ms[m]->unit);
+
+			for (size_t i = 0; i < n[b]; i++)
+				metric_push(mp, wide_value(ms[m], d));
+		}
+	}
+}
+
+/* Did one null gate fail (any check failing the gate)? -1: an error. */
+static int wide_gate_fails(const struct gate_threshold *t, size_t nt,
+			   const struct metric_info **ms, size_t nm,
+			   enum dist d, enum judge_correction corr)
+{
+	struct result a, b;
+	struct gate_opts go;
+	struct gate_report rep = { 0 };
+	struct error e;
+	size_t n[WIDE_BENCHES];
+	int failed;
+
+	for (size_t i = 0; i < WIDE_BENCHES; i++)
+		n[i] = 5 + (size_t)(unif() * 26);	/* 5 to 30 runs */
+	wide_result(&a, ms, nm, n, d);
+	wide_result(&b, ms, nm, n, d);
+	gate_opts_init(&go);
+	go.correction = corr;
+	if (gate_evaluate(&a, &b, t, nt, &go, &rep, &e)) {
+		fprintf(stderr, "judge_sim: gate: %s\n", e.msg);
+		failed = -1;
+	} else {
+		/* the null: inconclusive checks (5 runs a side) are no
+		 * alarm; a gate fails by a check that failed its test */
+		failed = 0;
+		for (size_t i = 0; i < rep.n; i++)
+			failed |= rep.checks[i].verdict == GATE_FAIL;
+	}
+	gate_report_free(&rep);
+	result_free(&a);
+	result_free(&b);
+	return failed;
+}
+
+static void wide_gates(struct opts *o)
+{
+	const struct metric_info *ms[WIDE_METRICS];
+	struct gate_threshold t[WIDE_METRICS];
+	size_t nm = wide_metrics(ms), none_reps;
+	int holm = 0, none = 0, bound, none_bound, hi = 0;
+	struct gate_opts go;
+	char what[128];
+
+	gate_opts_init(&go);
+	for (size_t m = 0; m < nm; m++) {
+		char spec[96];
+		struct error e;
+		bool up = ms[m]->dir == DIR_LOWER;
+
+		hi += !up;
+		snprintf(spec, sizeof(spec), "%s=0%%", ms[m]->name);
+		if (gate_parse(spec, up ? GATE_INCREASE : GATE_DECREASE, NULL,
+			       &t[m], &e)) {
+			fprintf(stderr, "judge_sim: %s\n", e.msg);
+			o->failed = 1;
+			return;
+		}
+	}
+	none_reps = o->wide_gates < 50 ? (size_t)o->wide_gates : 50;
+	for (int r = 0; r < o->wide_gates; r++) {
+		int f = wide_gate_fails(t, nm, ms, nm, (enum dist)(r % NDIST),
+					JUDGE_HOLM);
+
+		if (f < 0)
+			o->failed = 1;
+		holm += f > 0;
+		if ((size_t)r < none_reps)
+			none += wide_gate_fails(t, nm, ms, nm,
+						(enum dist)(r % NDIST),
+						JUDGE_NO_CORRECTION) > 0;
+	}
+	bound = hits_bound_tail(o->wide_gates, go.alpha, WIDE_TAIL);
+	none_bound = hits_bound_tail((int)none_reps, go.alpha, WIDE_TAIL);
+	snprintf(what, sizeof(what), "%zu-check gates (%zu metrics, %d higher-"
+		 "better, x %d benchmarks), Holm", nm * WIDE_BENCHES, nm, hi,
+		 WIDE_BENCHES);
+	printf("%-58s %6.4f  (%d of %d; bound %d, alpha %g, P(false "
+	       "failure) < %g)%s\n", what, (double)holm / o->wide_gates, holm,
+	       o->wide_gates, bound, go.alpha, WIDE_TAIL,
+	       holm > bound ? "  ABOVE" : "");
+	printf("%-58s %6.4f  (%d of %zu; must be above %d)%s\n",
+	       "the same gates without correction", (double)none / none_reps,
+	       none, none_reps, none_bound,
+	       none <= none_bound ? "  NOT ABOVE" : "");
+	if (o->check && (holm > bound || none <= none_bound))
+		o->failed = 1;
+	for (size_t m = 0; m < nm; m++)
+		gate_threshold_free(&t[m]);
+}
+
+/* A seed from /dev/urandom, not 0: 0 and *seed, or -1 with a message. */
+static int random_seed(unsigned long long *seed)
+{
+	FILE *f = fopen("/dev/urandom", "rb");
+	size_t got = 0;
+
+	if (f) {
+		do
+			got = fread(seed, sizeof(*seed), 1, f);
+		while (got == 1 && !(*seed >>= 1));	/* 63 bits, not 0 */
+		fclose(f);
+	}
+	if (got != 1) {
+		fprintf(stderr, "judge_sim: cannot read /dev/urandom\n");
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .reps = 500, .alpha = 0.01 };
@@ -373,6 +566,10 @@ int main(int argc, char **argv)
 			o.check = true;
 		else if (!strcmp(argv[i], "--power"))
 			o.power = true;
+		else if (!strcmp(argv[i], "--wide-gates") && i + 1 < argc)
+			o.wide_gates = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--only-wide"))
+			o.only_wide = true;
 		else {
 			fprintf(stderr, "judge_sim: unknown argument '%s'\n",
 				argv[i]);
@@ -381,14 +578,20 @@ int main(int argc, char **argv)
 	}
 	if (o.reps < 1)
 		o.reps = 1;
+	if (!seed && random_seed(&seed))
+		return 2;
 	rs = seed * 0x9E3779B97F4A7C15ULL | 1;
 	printf("judge_sim: %d replications, seed %llu, alpha %g\n", o.reps,
 	       seed, o.alpha);
-	family_false_alarms(&o);
-	tied_large(&o);
-	boundary(&o);
-	two_stages(&o);
-	if (o.power)
-		power(&o);
+	if (!o.only_wide) {
+		family_false_alarms(&o);
+		tied_large(&o);
+		boundary(&o);
+		two_stages(&o);
+		if (o.power)
+			power(&o);
+	}
+	if (o.wide_gates > 0)
+		wide_gates(&o);
 	return o.failed;
 }
