@@ -10,6 +10,7 @@
 
 #include "cmd/commands.h"
 #include "util/options.h"
+#include "util/stop.h"
 #include "cmd/run.h"
 #include "config.h"
 
@@ -280,5 +281,6 @@ int main(int argc, char **argv)
 	c = find(argv[1]);
 	if (!c)
 		return unknown(argv[1]);
+	stop_install_default();
 	return finish(c->fn(argc - 1, argv + 1));
 }

@@ -216,8 +216,21 @@ static bool digits_at(const char *s, const char *pat)
 	return true;
 }
 
+/* secs + frac ns as unix ns, saturated: a time before 1970 is 0, one
+ * past 2262 (twelve digits of seconds, the year 9999) INT64_MAX, which
+ * the bounds of --start-at then refuse (secs * 10^9 overflowed). */
+static int64_t time_ns(int64_t secs, int64_t frac)
+{
+	if (secs < 0)
+		return 0;
+	if (secs >= INT64_MAX / 1000000000 - 1)
+		return INT64_MAX;
+	return secs * 1000000000 + frac;
+}
+
 /* RFC 3339 ("2026-11-24T18:30:00Z", "...00.5+01:00") or unix seconds
- * ("1795545000", "1795545000.25") into unix ns; -1 if neither. */
+ * ("1795545000", "1795545000.25") into unix ns, saturated (time_ns); -1
+ * if neither. */
 static int64_t parse_time(const char *s)
 {
 	struct tm tm;
@@ -231,7 +244,7 @@ static int64_t parse_time(const char *s)
 	     s[strspn(s, "0123456789")] == '.')) {
 		secs = strtoll(s, (char **)&p, 10);
 		frac = fraction_ns(p, &p);
-		return frac < 0 || *p ? -1 : secs * 1000000000 + frac;
+		return frac < 0 || *p ? -1 : time_ns(secs, frac);
 	}
 	/* digits where the format has them, and nothing sscanf would skip
 	 * or take (blanks, a sign) */
@@ -262,7 +275,7 @@ static int64_t parse_time(const char *s)
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
 	secs = (int64_t)timegm(&tm) - off;
-	return secs * 1000000000 + frac;
+	return time_ns(secs, frac);
 }
 
 /* How far --start-at may be: a little in the past (clocks of machines

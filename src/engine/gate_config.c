@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "engine/gate_config.h"
+#include "util/fileio.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
 
@@ -249,6 +250,32 @@ static int on_ini_line(void *user, const char *section, const char *name,
 	return unknown_key(r, name, where);
 }
 
+/*
+ * The INI file at path through inih, read whole first (file_read_all), so
+ * that a directory, a missing or unreadable file is an error with its
+ * reason (inih's own fopen read a directory as an empty file: no
+ * thresholds, without a word) and an endless one is refused. Returns
+ * inih's answer (0, or the first bad line) or -1 with e set.
+ */
+static int parse_file(const char *path, ini_handler fn, void *user,
+		      struct error *e)
+{
+	char *data;
+	size_t len;
+	int line;
+
+	if (file_read_all(path, &data, &len, e))
+		return -1;
+	if (memchr(data, '\0', len)) {
+		free(data);
+		return error_set(e, "cannot read '%s': a NUL byte: not a text "
+				 "file", path);
+	}
+	line = ini_parse_string(data, fn, user);
+	free(data);
+	return line;
+}
+
 int gate_config_read(struct gate_config *c, struct error *e)
 {
 	struct reader r = { .c = c };
@@ -259,9 +286,9 @@ int gate_config_read(struct gate_config *c, struct error *e)
 			return 0;
 		c->path = "yardstick.ini";
 	}
-	line = ini_parse(c->path, on_ini_line, &r);
+	line = parse_file(c->path, on_ini_line, &r, e);
 	if (line < 0)
-		return error_set(e, "cannot read '%s'", c->path);
+		return -1;
 	if (r.failed) {
 		*e = r.e;
 		return -1;
@@ -297,9 +324,11 @@ int config_store(char **store, struct error *e)
 	*store = NULL;
 	if (access("yardstick.ini", F_OK))
 		return 0;
-	line = ini_parse("yardstick.ini", on_store_line, &k);
-	if (line < 0)
-		return error_set(e, "cannot read 'yardstick.ini'");
+	line = parse_file("yardstick.ini", on_store_line, &k, e);
+	if (line < 0) {
+		free(k.value);
+		return -1;
+	}
 	if (line > 0) {
 		free(k.value);
 		return error_set(e, "'yardstick.ini' line %d: syntax error",

@@ -122,6 +122,34 @@ static void stop_handlers(void)
 	sigaction(KEEPER_RELAY_SIG, &sa, NULL);
 }
 
+/* the process that installed stop_install_default's handler: a child
+ * forked before its exec has the handler too, and must not remove the
+ * outputs of its parent */
+static pid_t stop_default_pid;
+
+static void on_stop_default(int sig)
+{
+	if (getpid() == stop_default_pid)
+		atomic_unlink_temps();
+	signal(sig, SIG_DFL);
+	raise(sig);	/* blocked while handled: delivered on return */
+}
+
+void stop_install_default(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_default;
+	stop_signal_set(&sa.sa_mask);
+	stop_default_pid = getpid();
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(*stop_signals);
+	     i++)
+		if (!sigaction(stop_signals[i], NULL, &old) &&
+		    old.sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+}
+
 int stop_install(struct error *e)
 {
 	stop_handlers();

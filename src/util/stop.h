@@ -34,6 +34,18 @@
 int stop_install(struct error *e);
 
 /*
+ * For every command before it parses anything (main.c): until the
+ * command installs the policy above (the commands that run a program
+ * do), SIGINT, SIGTERM and SIGHUP keep their default action, ending the
+ * process by the signal, but first remove the temporary files of the
+ * outputs being written, so that a report or a comparison stopped while
+ * it writes leaves no half-written FILE.tmp.NNNNNN beside its output. A
+ * signal the caller ignored (nohup, a background job of sh) stays
+ * ignored.
+ */
+void stop_install_default(void);
+
+/*
  * stop_install, with the keeper started first (util/keeper.h): nothing
  * the programs start outlives a yardstick killed with SIGKILL. For every
  * command that runs a program but `run` (whose spawner does it). Call it
