@@ -123,6 +123,50 @@ t "load --start-at 9999-12-31T23:59:59Z: more than a day ahead, exit 2" \
 t "load --start-at 0000-01-01T00:00:00+23:59: in the past, exit 2" \
 	start_at 0000-01-01T00:00:00+23:59 "s ago"
 
+# ---- export --push to a hostile gateway ------------------------------------
+# A server on a free port that resets each connection, holds it without
+# an answer, answers bytes that are not HTTP, or closes after the
+# request: exit 3 (docs/cmd/export.md), one line saying which.
+cat >"$T/gw.py" <<'PY'
+import socket, struct, sys, threading, time
+mode = sys.argv[1]
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+print(s.getsockname()[1], flush=True)
+while True:
+    c, _ = s.accept()
+    if mode == "reset":
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        c.close()
+    elif mode == "hold":
+        threading.Thread(target=lambda c=c: (time.sleep(600), c.close()), daemon=True).start()
+    elif mode == "garbage":
+        c.recv(65536)
+        c.sendall(b"\x00\xffHTTP/9 zzz\r\n\r\n")
+        c.close()
+    else:
+        c.recv(65536)
+        c.close()
+PY
+# gateway MODE WHY: export --push to a gateway MODE: exit 3, one line, WHY
+gateway() {
+	python3 "$T/gw.py" "$1" >"$T/gw.$1" &
+	gw=$!
+	k=0
+	while [ ! -s "$T/gw.$1" ] && [ $k -lt 300 ]; do sleep 0.1; k=$((k + 1)); done
+	what=http://127.0.0.1:$(cat "$T/gw.$1") why=$2
+	one_line 3 export --push "$what" "$T/a.json"
+	r=$?
+	kill $gw
+	return $r
+}
+# (the reset meets the connect, the write or the read: any of them)
+t "export --push to a gateway that resets: exit 3, said" gateway reset "cannot push to the Pushgateway"
+t "export --push to a gateway that never answers: exit 3 (10 s), said" gateway hold "no answer in time"
+t "export --push to a gateway that answers garbage: exit 3, said" gateway garbage "malformed status line"
+t "export --push to a gateway that closes at once: exit 3, said" gateway close "closed before the response ended"
+
 # ---- outputs ---------------------------------------------------------------
 # outputs in a missing directory: exit 2 before anything is written
 missing_dir() {
