@@ -9,6 +9,7 @@
  * fails with a message naming the file.
  */
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "util/strutil.h"
 
 static char dir[] = "/tmp/ys-fuzz-gitdir-XXXXXX";
+static bool made;	/* (mkdtemp's name may end in X too) */
 
 static void remove_all(void)
 {
@@ -68,11 +70,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *commit, *branch, *ref;
 	struct error e;
 
-	if (dir[sizeof(dir) - 2] == 'X') {
+	if (!made) {
 		char *p;
 
 		if (!mkdtemp(dir))
 			abort();
+		made = true;
 		atexit(remove_all);
 		p = xasprintf("%s/.git/refs/heads", dir);
 		for (char *s = p + sizeof(dir); (s = strchr(s, '/')); s++) {

@@ -6,6 +6,7 @@
  * at most one line. jitmap_read refuses a symlink (a memfd's
  * /proc/self/fd/N is one), so the input goes to a real file.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "profile/jitmap.h"
 
 static char dir[] = "/tmp/ys-fuzz-jitmap-XXXXXX";
+static bool made;	/* (mkdtemp's name may end in X too) */
 
 static void remove_dir(void)
 {
@@ -28,9 +30,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n;
 	FILE *fp;
 
-	if (dir[sizeof(dir) - 2] == 'X') {
+	if (!made) {
 		if (!mkdtemp(dir))
 			abort();
+		made = true;
 		atexit(remove_dir);
 	}
 	snprintf(path, sizeof(path), "%s/map", dir);
