@@ -177,6 +177,41 @@ missing_dir() {
 }
 t "an output in a missing directory: exit 2, one line, nothing made" missing_dir
 
+# ---- store copy stopped ------------------------------------------------------
+# 100 results copied from store to store, SIGINT 0.05 s and 0.2 s in:
+# exit 130 (or 0, done first); a second copy brings the rest, each
+# result once: none lost, none twice (each result is a transaction; the
+# log's tail a kill may cut is set aside)
+copy_stopped() {
+	mkdir -p "$T/sc"
+	python3 - "$T/a.json" "$T/sc" <<'PY' || return 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["benchmarks"][0]["metrics"]["wall_time"]["values"]
+for i in range(100):
+    d["benchmarks"][0]["metrics"]["wall_time"]["values"] = [x * (1 + i / 1000) for x in v]
+    json.dump(d, open("%s/r%03d.json" % (sys.argv[2], i), "w"))
+PY
+	for f in "$T"/sc/r*.json; do
+		"$YS" store copy "$f" "$T/sc/src.db" >/dev/null 2>&1 || { echo "cannot save $f"; return 1; }
+	done
+	for delay in 0.05 0.2; do
+		rm -f "$T"/sc/dst.db*
+		env --default-signal=INT "$YS" store copy "$T/sc/src.db" "$T/sc/dst.db" \
+			>/dev/null 2>"$T/sc/err" &
+		ys=$!
+		sleep $delay
+		kill -INT $ys 2>/dev/null
+		wait $ys
+		rc=$?
+		[ $rc -eq 130 ] || [ $rc -eq 0 ] || { echo "exit $rc after $delay s"; cat "$T/sc/err"; return 1; }
+		"$YS" store copy "$T/sc/src.db" "$T/sc/dst.db" >"$T/sc/out" 2>&1 || { cat "$T/sc/out"; return 1; }
+		got=$("$YS" history t --store "$T/sc/dst.db" 2>&1 | grep -c 'T[0-9:]*Z')
+		[ "$got" -eq 100 ] || { echo "$got results after SIGINT at $delay s, expected 100"; cat "$T/sc/out"; return 1; }
+	done
+}
+t "store copy stopped by SIGINT: 130, a second copy brings the rest, each result once" copy_stopped
+
 # ---- stopped while an output is written ------------------------------------
 # A result of 3000 benchmarks makes report write 20 MB; the signal is
 # sent once its temporary file is there. On a machine so fast that the
