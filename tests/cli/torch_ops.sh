@@ -256,11 +256,12 @@ many_names() {
 import json, sys
 ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::op%d" % i, "pid": 1, "tid": 1 + i % 50000, "ts": i * 10, "dur": 5} for i in range(200000)]
 json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))' "$T/many.json" &&
-	timeout 120 "$YS" import --no-store -q --json "$T/many.res.json" "$T/many.json" &&
-	python3 -c "
-import json; r = json.load(open(\"$T/many.res.json\"))
-assert len(r[\"benchmarks\"]) == 200000, len(r[\"benchmarks\"])"
+	timeout 300 "$YS" import --no-store "$T/many.json" >"$T/many.txt" &&
+	grep -q "200000 operator events on 50000 threads" "$T/many.txt" &&
+	grep -q "^\.\.\. 199980 more operators" "$T/many.txt"
 }
+# (its table, not --json: a result of 200,000 benchmarks is 250 MB,
+# which took 78 s of a loaded machine's disk against 6 s of CPU)
 t "200,000 distinct operators on 50,000 threads: imported in linear time (a table searched name by name took minutes)" many_names
 t "hostile: unbalanced brackets" bad unbal "[$E}" "unbalanced brackets"
 t "hostile: data after the end" bad after "[$E] [" "data after the trace's end"
