@@ -321,6 +321,7 @@ static uintptr_t agent_frame(uintptr_t fp)
 	return fp;
 }
 
+#include "heap/agent_stats.h"
 #include "heap/agent_unwind.h"
 
 #include "heap/agent_fp.h"

@@ -375,4 +375,5 @@ __attribute__((destructor)) static void agent_fini(void)
 		counts_publish_all();
 	}
 	note_hwm();
+	heap_stats_print();
 }

@@ -44,7 +44,16 @@ static __attribute__((noinline)) void trace_body(void *arg)
 	bool sent;
 
 	if (likely(use_unw) && (c->alt || likely(unw_room(t, c->fp0)))) {
+#ifdef HEAP_STATS
+		uint64_t t0 = __rdtsc(), f0 = heap_stats[ST_FILL];
+
+		STAT_INC(ST_CALLS);
+#endif
 		e = unwind_stack(t, c->fp0, &scratch);
+#ifdef HEAP_STATS
+		STAT_SINCE(heap_stats[ST_FILL] != f0 ? ST_CYC_FILL :
+			   e == &scratch ? ST_CYC_TRACE : ST_CYC_HIT, t0);
+#endif
 		st.ips = (void *const *)e->ips;
 		st.n = (int)e->depth;
 		h = e->hash;
@@ -58,7 +67,12 @@ static __attribute__((noinline)) void trace_body(void *arg)
 	}
 	/* a thread past its end (no slot) has no Python frames left */
 	if (py.on && t->slot) {
+		STAT_T0(t1);
+
 		st.m = py_walk_words(t, t->slot, pyf);
+		STAT_SINCE(ST_CYC_PY, t1);
+		STAT_INC(ST_PY_WALKS);
+		STAT_ADD(ST_PY_FRAMES, (uint64_t)st.m);
 		if (st.m)
 			h = py_hash(h, pyf, st.m);
 	}

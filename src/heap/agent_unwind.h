@@ -15,8 +15,15 @@
  *    address at CFA - 8, RBP where the frame saved it, and for a realigned
  *    frame (gcc's DRAP) the CFA kept just below RBP. The fill keeps where
  *    each of those was (walk_unw_cached: unw_get_save_loc for RBP; the
- *    words of the 8 below RBP that hold the CFA) and a hit reads them all
- *    again. The key alone does not do: the same stack pointer and the same
+ *    words of the 8 below RBP that hold the CFA) and a hit reads them
+ *    again: every return address, and a saved RBP only where a frame that
+ *    takes its RBP from that slot computes its CFA from RBP (struct
+ *    fill_words; each frame's rule probed once per return address, as
+ *    below). In code built without frame pointers (CPython's) RBP holds
+ *    data, and checking every saved copy of it made 42% of a Python
+ *    program's 6.5 M look-ups walk again (issue 30; 0.8% now;
+ *    tests/fixtures/unwstale.c is a stack whose saved RBP a hit must
+ *    check). The key alone does not do: the same stack pointer and the same
  *    return addresses in their slots, one of them a stale copy, with other
  *    frame pointers below an alloca'd frame, are another stack (the cache
  *    before this one gave such stacks; tests/cli/mem_unwind.sh has the
@@ -107,14 +114,16 @@ struct stack_key {
 };
 
 /*
- * What is known of a first frame's rule, by its return address: whether
- * its CFA does not depend on RBP (probe_rbp) and whether it saves its
- * caller's RBP. Both: the program's RBP at the call is none of the
- * stack's business, and is left out of the key (a function that uses
- * RBP for data would otherwise never hit).
+ * What is known of a frame's rule, by its return address (learned by the
+ * fills, walk_unw_cached): whether its CFA does not depend on RBP
+ * (probe_rbp) and whether it saves its caller's RBP. A first frame with
+ * both: the program's RBP at the call is none of the stack's business,
+ * and is left out of the key (a function that uses RBP for data would
+ * otherwise never hit).
  */
 #define PROBE_BITS 10
-enum { PROBE_UNKNOWN = 0, PROBE_NEEDS_BP = 1, PROBE_NO_BP = 2 };
+enum { PROBE_RBP_FREE = 1, PROBE_SAVES_BP = 2 };
+#define PROBE_NO_BP (PROBE_RBP_FREE | PROBE_SAVES_BP)
 
 struct probe_entry {
 	uintptr_t ip;
@@ -322,8 +331,10 @@ INLINE void walk_trace(struct stack_entry *e)
 	 * loaded there since may not follow: the full walk, whose rules are
 	 * flushed at each unload */
 	if ((n == want && i == n && e->depth < max_depth) ||
-	    (unlikely(ng) && stack_in_gone(e, ng)))
+	    (unlikely(ng) && stack_in_gone(e, ng))) {
+		STAT_INC(ST_TRACE_FULL);
 		walk_unw(e);
+	}
 }
 
 #define STACK_CACHE_BYTES ((sizeof(struct stack_set) << STACK_SET_BITS) + \
@@ -390,38 +401,6 @@ static inline bool stack_check(struct stack_entry *e, const struct tstate *t,
 	return true;
 }
 
-/*
- * After a step of the full walk from a frame whose RBP was bp to the one
- * at c (its stack pointer sp, the CFA of the frame before): the words
- * that step read besides the return address, into e's checks: where the
- * new RBP was restored from, if not kept, and any word just below bp that
- * holds the CFA (where a realigned frame keeps it: its CFA rule reads
- * it). false if the step read what cannot be checked (RBP from another
- * register, a slot outside the stack, too many).
- */
-static bool stack_step_checks(struct stack_entry *e, const struct tstate *t,
-			      uintptr_t lo, unw_cursor_t *c, uintptr_t bp,
-			      uintptr_t *bp_loc, uintptr_t sp)
-{
-	unw_save_loc_t loc;
-
-	if (unw_saveloc(c, UNW_X86_64_RBP, &loc) || loc.type != UNW_SLT_MEMORY)
-		return false;
-	if (loc.u.addr != *bp_loc) {
-		*bp_loc = loc.u.addr;
-		if (!stack_check(e, t, lo, loc.u.addr))
-			return false;
-	}
-	for (int k = 1; k <= DRAP_SCAN; k++) {
-		uintptr_t a = bp - 8 * (uintptr_t)k;
-
-		if (bp >= 8 * (uintptr_t)k && stack_word_ok(t, lo, a) &&
-		    *(const uintptr_t *)a == sp && !stack_check(e, t, lo, a))
-			return false;
-	}
-	return true;
-}
-
 static struct probe_entry *probe_of(const struct tstate *t, uintptr_t ip)
 {
 	struct probe_entry *tab =
@@ -474,21 +453,152 @@ static bool probe_rbp(const struct tstate *t, uintptr_t ip0, uintptr_t sp0,
 }
 
 /*
+ * The words a fill read besides the return addresses, before it knows
+ * which of them a hit must read again. RBP is restored frame by frame
+ * from the slot where a frame saved its caller's; the frames between one
+ * such slot and the next (a group) share the value it holds. That value
+ * is the stack's business only if one of the group's frames computes its
+ * CFA from RBP (frame_needs_bp): in code built without frame pointers,
+ * as CPython's is, RBP holds data, and its saved copies change from one
+ * call to the next under the same frames (issue 30: 2.7 M of the 6.5 M
+ * look-ups of a CPython program found their key, a saved RBP changed, and
+ * walked again). A realigned frame's CFA below its RBP is read only by a
+ * frame whose CFA needs RBP, and kept only for one.
+ */
+#define GROUP_ALWAYS 0xff
+
+struct fill_words {
+	uintptr_t at[STACK_CHECKS];
+	uint8_t group[STACK_CHECKS];	/* GROUP_ALWAYS: kept */
+	uint32_t n;
+	bool used[HEAP_MAX_DEPTH + 2];	/* a group's RBP is read by a rule */
+};
+
+static bool fill_word(struct fill_words *w, uintptr_t a, uint32_t group)
+{
+	if (w->n >= STACK_CHECKS)
+		return false;
+	w->at[w->n] = a;
+	w->group[w->n++] = (uint8_t)group;
+	return true;
+}
+
+/* Whether a step from the frame (ip, sp, its other registers regs) to
+ * its caller, whose stack pointer is cfa, computed the CFA from RBP;
+ * what is learned of ip's rule goes into the probe table (pe: its entry,
+ * NULL when known already). saves: whether the step read RBP from a
+ * slot of the frame. */
+static bool frame_needs_bp(const struct tstate *t, struct probe_entry *pe,
+			   uintptr_t ip, uintptr_t sp, uintptr_t cfa,
+			   const unw_word_t *regs, bool saves)
+{
+	if (!pe)
+		pe = probe_of(t, ip);
+	else {
+		pe->ip = ip;
+		pe->state = (probe_rbp(t, ip, sp, cfa, regs) ?
+			     PROBE_RBP_FREE : 0) | (saves ? PROBE_SAVES_BP : 0);
+	}
+	return !(pe->state & PROBE_RBP_FREE);
+}
+
+/* A frame of the walk whose rule is yet to be probed: where it was. */
+struct walk_frame {
+	uintptr_t ip, sp, bp;
+	unw_word_t regs[5];
+	struct probe_entry *learn;	/* NULL: its rule is known */
+};
+
+static bool walk_frame_at(struct walk_frame *f, const struct tstate *t,
+			  unw_cursor_t *c, uintptr_t ip, uintptr_t sp,
+			  uintptr_t bp)
+{
+	static const unw_regnum_t rn[] = { UNW_X86_64_RBX, UNW_X86_64_R12,
+					   UNW_X86_64_R13, UNW_X86_64_R14,
+					   UNW_X86_64_R15 };
+	struct probe_entry *pe = probe_of(t, ip);
+
+	f->ip = ip;
+	f->sp = sp;
+	f->bp = bp;
+	f->learn = pe->ip == ip ? NULL : pe;
+	if (f->learn)
+		for (int k = 0; k < 5; k++)
+			if (unw_reg(c, rn[k], &f->regs[k]))
+				return false;
+	return true;
+}
+
+/*
+ * After the step from frame f (in group *group, RBP restored from
+ * *bp_loc) to the one at c, whose stack pointer sp is f's CFA: the slot
+ * the new RBP was restored from, if not kept, a new group; whether f's
+ * rule read RBP, which makes f's group's value the stack's business; and
+ * then any word just below f's RBP that holds the CFA (where a realigned
+ * frame keeps it: its CFA rule reads it). false if the step read what
+ * cannot be checked (RBP from another register, too many words).
+ */
+static bool fill_step(struct fill_words *w, const struct tstate *t,
+		      uintptr_t lo, unw_cursor_t *c, const struct walk_frame *f,
+		      uintptr_t *bp_loc, uint32_t *group, uintptr_t sp)
+{
+	unw_save_loc_t loc;
+	bool saves;
+
+	if (unw_saveloc(c, UNW_X86_64_RBP, &loc) || loc.type != UNW_SLT_MEMORY)
+		return false;
+	saves = loc.u.addr != *bp_loc;
+	if (frame_needs_bp(t, f->learn, f->ip, f->sp, sp, f->regs, saves)) {
+		w->used[*group] = true;
+		for (int k = 1; k <= DRAP_SCAN; k++) {
+			uintptr_t a = f->bp - 8 * (uintptr_t)k;
+
+			if (f->bp >= 8 * (uintptr_t)k &&
+			    stack_word_ok(t, lo, a) &&
+			    *(const uintptr_t *)a == sp &&
+			    !fill_word(w, a, GROUP_ALWAYS))
+				return false;
+		}
+	}
+	if (saves) {
+		*bp_loc = loc.u.addr;
+		if (++*group >= HEAP_MAX_DEPTH + 2 ||
+		    !fill_word(w, loc.u.addr, *group))
+			return false;
+	}
+	return true;
+}
+
+/* The words of w a hit must read again, into e's checks; false if one
+ * may not be read. */
+static bool fill_checks(struct stack_entry *e, const struct tstate *t,
+			uintptr_t lo, const struct fill_words *w)
+{
+	for (uint32_t i = 0; i < w->n; i++)
+		if ((w->group[i] == GROUP_ALWAYS || w->used[w->group[i]]) &&
+		    !stack_check(e, t, lo, w->at[i]))
+			return false;
+	return true;
+}
+
+/*
  * A full walk into e, as walk_unw's, that also keeps what a hit must find
  * the same: the key (the program's first frame's stack and frame
- * pointers), the slot of each return address and the other words each
- * step read (stack_step_checks). Returns whether the stack may be cached:
- * every frame a call's (no signal frame), every word read in the thread's
- * stack above trace_alloc's frame (t->walk_lo), the walk ended by the cut or by the unwinder's
- * own end (not by a read of 0 or an error).
+ * pointers), the slot of each return address and the other words the
+ * steps read that the frames depend on (struct fill_words). Returns
+ * whether the stack may be cached: every frame a call's (no signal
+ * frame), every word read in the thread's stack above trace_alloc's frame
+ * (t->walk_lo), the walk ended by the cut or by the unwinder's own end
+ * (not by a read of 0 or an error).
  */
 static __attribute__((noinline)) bool walk_unw_cached(struct stack_entry *e,
 						       const struct tstate *t)
 {
 	uintptr_t lo = t->walk_lo;	/* words below are the agent's */
-	uintptr_t bp_loc = 0, bp = 0, bp_loc0 = 0, cfa0 = 0;
-	bool saves0 = false;
-	unw_word_t regs0[5] = { 0 };
+	uintptr_t bp_loc = 0;
+	uint32_t group = 0;
+	struct walk_frame f = { 0 };
+	struct fill_words w;
 	unw_context_t ctx;
 	unw_cursor_t c;
 	bool ok = true, ours = true;
@@ -496,6 +606,8 @@ static __attribute__((noinline)) bool walk_unw_cached(struct stack_entry *e,
 
 	e->depth = 0;
 	e->checks = 0;
+	w.n = 0;
+	memset(w.used, 0, sizeof(w.used));
 	tls.in_walk = 1;
 	if (unw_getctx(&ctx) || unw_init(&c, &ctx)) {
 		tls.in_walk = 0;
@@ -517,64 +629,44 @@ static __attribute__((noinline)) bool walk_unw_cached(struct stack_entry *e,
 		if (ours) {
 			/* the program's first frame: its stack pointer and
 			 * RBP are the key's, its RBP where the agent's frame
-			 * saved it */
+			 * saved it (group 0's: the key's) */
 			unw_save_loc_t loc = { 0 };
-
-			static const unw_regnum_t rn[] = {
-				UNW_X86_64_RBX, UNW_X86_64_R12, UNW_X86_64_R13,
-				UNW_X86_64_R14, UNW_X86_64_R15
-			};
 
 			e->sp0 = sp;
 			e->bp0 = rbp;
 			if (unw_saveloc(&c, UNW_X86_64_RBP, &loc) ||
 			    loc.type != UNW_SLT_MEMORY)
 				ok = false;
-			bp_loc = bp_loc0 = loc.u.addr;
-			for (int k = 0; k < 5; k++)
-				if (unw_reg(&c, rn[k], &regs0[k]))
-					ok = false;
+			bp_loc = loc.u.addr;
 		} else if (ok) {
-			ok = stack_step_checks(e, t, lo, &c, bp, &bp_loc, sp);
-			if (e->depth == 1) {
-				cfa0 = sp;	/* the first frame's CFA */
-				saves0 = bp_loc != bp_loc0;
-			}
+			ok = fill_step(&w, t, lo, &c, &f, &bp_loc, &group, sp);
 		}
 		ours = false;
 		if (unw_issig(&c) != 0)
 			ok = false;
+		if (ok)
+			ok = walk_frame_at(&f, t, &c, ip, sp, rbp);
 		e->ips[e->depth] = ip;
 		e->slots[e->depth] = sp - 8;
 		if (sp < 8 || !stack_word_ok(t, lo, sp - 8) ||
 		    *(const uintptr_t *)(sp - 8) != ip)
 			ok = false;
 		e->depth++;
-		bp = rbp;
 	}
 	if (r < 0)
 		ok = false;
-	/* what the first frame's rule says of RBP, once per return address:
-	 * a frame that saves its caller's RBP, whose CFA is not RBP's */
-	if (ok && e->depth >= 2) {
-		struct probe_entry *pe = probe_of(t, e->ips[0]);
-
-		if (pe->ip != e->ips[0]) {
-			pe->ip = e->ips[0];
-			pe->state = saves0 &&
-					    probe_rbp(t, e->ips[0], e->sp0, cfa0,
-						      regs0)
-					    ? PROBE_NO_BP
-					    : PROBE_NEEDS_BP;
-		}
-	}
 	/* ended by the unwinder: at a frame without unwind info it looks at
 	 * the frame pointer's words (its guess), kept if in the stack */
-	if (r == 0 && ok && e->depth)
+	if (r == 0 && ok && e->depth) {
+		w.used[group] = true;
 		for (int k = 0; k < 2; k++)
-			if (stack_word_ok(t, lo, bp + 8 * (uintptr_t)k) &&
-			    !stack_check(e, t, lo, bp + 8 * (uintptr_t)k))
+			if (stack_word_ok(t, lo, f.bp + 8 * (uintptr_t)k) &&
+			    !fill_word(&w, f.bp + 8 * (uintptr_t)k,
+				       GROUP_ALWAYS))
 				ok = false;
+	}
+	if (ok)
+		ok = fill_checks(e, t, lo, &w);
 	tls.in_walk = 0;
 	return ok;
 }
@@ -582,11 +674,16 @@ static __attribute__((noinline)) bool walk_unw_cached(struct stack_entry *e,
 static inline bool stack_same(const struct stack_entry *e)
 {
 	for (uint32_t i = 1; i < e->depth; i++)
-		if (*(const uintptr_t *)e->slots[i] != e->ips[i])
+		if (*(const uintptr_t *)e->slots[i] != e->ips[i]) {
+			STAT_INC(ST_STALE_RET);
 			return false;
+		}
 	for (uint32_t i = 0; i < e->checks; i++)
-		if (*(const uintptr_t *)e->check_at[i] != e->check_val[i])
+		if (*(const uintptr_t *)e->check_at[i] != e->check_val[i]) {
+			STAT_INC(ST_STALE_CHECK);
+			STAT_ADD(ST_STALE_CHECK_IDX, i);
 			return false;
+		}
 	return true;
 }
 
@@ -603,6 +700,8 @@ static struct stack_entry *stack_fill(struct stack_entry *e,
 	e->sp0 = sp0;
 	e->bp0 = kbp;	/* the key's: 0 when RBP does not matter */
 	e->flags = ok ? 0 : STACK_NOCACHE;
+	STAT_ADD(ST_CHECKS, e->checks);
+	STAT_ADD(ST_DEPTH, e->depth);
 	e->hash = hash_stack((void *const *)e->ips, (int)e->depth);
 	return e;
 }
@@ -694,7 +793,7 @@ INLINE struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 	 * (probe_rbp, learned by a fill) */
 	pe = probe_of(t, ip0);
 	known = pe->ip == ip0;
-	kbp = known && pe->state == PROBE_NO_BP ? 0 : bp0;
+	kbp = known && (pe->state & PROBE_NO_BP) == PROBE_NO_BP ? 0 : bp0;
 	i = stack_set_of(ip0, sp0, kbp);
 	set = &t->cache[i];
 	for (int w = 0; w < STACK_WAYS; w++) {
@@ -703,23 +802,36 @@ INLINE struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 		if (e->ip0 == ip0 && e->sp0 == sp0 && e->bp0 == kbp) {
 			if (e->flags & STACK_NOCACHE)
 				nocache = true;
-			else if (likely(stack_same(e)))
+			else if (likely(stack_same(e))) {
+				STAT_INC(ST_HIT);
 				return e;
+			} else
+				STAT_INC(ST_HIT_STALE);
 		} else if (!e->ip0 && !empty) {
 			empty = e;
 		}
 	}
 	/* a first frame never filled is filled at once (an empty way, or in
 	 * turn), to learn its rule: the key may hold RBP's data until then */
-	if (nocache || (known && !missed_before(set, ip0, sp0, kbp)))
+	if (nocache) {
+		STAT_INC(ST_NOCACHE);
 		return stack_traced(scratch);
+	}
+	if (known && !missed_before(set, ip0, sp0, kbp)) {
+		STAT_INC(ST_FIRST_MISS);
+		return stack_traced(scratch);
+	}
 	if (empty) {
 		set->misses = 0;
+		STAT_INC(ST_FILL);
 		return stack_fill(empty, t, ip0, sp0, bp0, kbp);
 	}
-	if (++set->misses < STACK_REFILL)
+	if (++set->misses < STACK_REFILL) {
+		STAT_INC(ST_REFILL_WAIT);
 		return stack_traced(scratch);
+	}
 	set->misses = 0;
+	STAT_INC(ST_FILL);
 	return stack_fill(&set->way[set->victim++ % STACK_WAYS], t, ip0, sp0,
 			  bp0, kbp);
 }

@@ -87,6 +87,25 @@ t "a signal handler's allocations have their stacks through the signal frame" \
 	grep -q -E 'leaf(_alloca)? \(unwgen.c:[0-9]*\);raise .*;handler \(unwgen.c' \
 	"$T/fast.sorted"
 
+# two stacks that only the frame pointer leaf saved tells apart
+# (tests/fixtures/unwstale.c: the same first frame, stack pointer and
+# return addresses in the slots, one a stale copy): each path's own
+# allocations from main's loop, N = 2000 each by the program's design,
+# under both walks. The agent drops a saved RBP from its checks when no
+# frame's CFA reads it (CPython's code keeps data in RBP); dropping this
+# one too gives path_big all 4000 (its calibration's, at other lines of
+# main, are 1 and 2).
+stale() (
+	UNWGEN=${UNWSTALE:?UNWSTALE must name tests/fixtures/unwstale.c built}
+	walk fast 2000 64 && walk full 2000 64 YARDSTICK_HEAP_UNWIND=full &&
+	for p in path_big path_small; do
+		grep -q ";$p (unwstale.c:[0-9]*);mid (unwstale.c:[0-9]*);leaf (unwstale.c:[0-9]*) 2000\$" \
+			"$T/fast.sorted" || { echo "no $p stack of 2000:"; grep path_ "$T/fast.sorted"; return 1; }
+	done &&
+	! differ fast full
+)
+t "two stacks only a saved frame pointer tells apart: 2000 allocations each" stale
+
 # the comparison can fail: frame-pointer walks of this code (built
 # without frame pointers) find other stacks, and are caught
 t "a walk that finds other stacks (--unwind fp) is caught" \
