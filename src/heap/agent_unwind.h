@@ -492,9 +492,9 @@ static bool frame_needs_bp(const struct tstate *t, struct probe_entry *pe,
 			   uintptr_t ip, uintptr_t sp, uintptr_t cfa,
 			   const unw_word_t *regs, bool saves)
 {
-	if (!pe)
+	if (!pe) {
 		pe = probe_of(t, ip);
-	else {
+	} else {
 		pe->ip = ip;
 		pe->state = (probe_rbp(t, ip, sp, cfa, regs) ?
 			     PROBE_RBP_FREE : 0) | (saves ? PROBE_SAVES_BP : 0);
@@ -800,13 +800,14 @@ INLINE struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 		struct stack_entry *e = &set->way[w];
 
 		if (e->ip0 == ip0 && e->sp0 == sp0 && e->bp0 == kbp) {
-			if (e->flags & STACK_NOCACHE)
+			if (e->flags & STACK_NOCACHE) {
 				nocache = true;
-			else if (likely(stack_same(e))) {
+			} else if (likely(stack_same(e))) {
 				STAT_INC(ST_HIT);
 				return e;
-			} else
+			} else {
 				STAT_INC(ST_HIT_STALE);
+			}
 		} else if (!e->ip0 && !empty) {
 			empty = e;
 		}
