@@ -42,15 +42,18 @@ real = mem_programs.programs(src, d)
 if "MEM_REAL" in os.environ:
     keep = [n for n in os.environ["MEM_REAL"].split(",") if n]
     real = {n: real[n] for n in keep}
+if "python3" in real:
+    real["python3 objects"] = real["python3"]	# mem_programs.HEAPTRACK_ENV
 programs.update(real)
-def tools(w):
+def tools(name, w):
     m = [ys, "mem", "-q", "--no-store", "--json", f"{d}/m.json", "--"] + w
     return {"native": (w, {}), "mem": (m, {"YARDSTICK_MEM_TIMING": "1"}),
             "mem after": ([before] + m[1:], {"YARDSTICK_MEM_TIMING": "1"}) if before
                          else (m, {"YARDSTICK_MEM_REPLAY": "after",
                                    "YARDSTICK_MEM_TIMING": "1"}),
             # it hangs at times where it fails: a minute at most
-            "heaptrack": (["timeout", "60", "heaptrack", "-o", f"{d}/ht"] + w, {})}
+            "heaptrack": (["timeout", "60", "heaptrack", "-o", f"{d}/ht"] + w,
+                          mem_programs.HEAPTRACK_ENV.get(name, {}))}
 def run(argv, env):
     for f in glob.glob(f"{d}/ht*") + glob.glob(f"{d}/w.db"):
         os.remove(f)
@@ -76,7 +79,7 @@ print(f"{rounds} interleaved rounds; whole processes; median (min-max) as a mult
 print(f"  {'program':16s} {'':4s} {'native':>8s}  {'mem':>22s}  {'mem before' if before else 'mem, replay after':>22s}  "
       f"{'heaptrack':>22s}  mem/heaptrack  held MiB (after)")
 for name, w in programs.items():
-    ts = tools(w)
+    ts = tools(name, w)
     res = {k: [] for k in ts}
     for _ in range(rounds):
         for k in random.sample(list(ts), len(ts)):

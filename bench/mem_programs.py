@@ -5,6 +5,13 @@ history, and the C compiler proper compiling one of yardstick's files."""
 import subprocess
 
 
+# heaptrack on mem's job: "python3 objects" is "python3" with heaptrack
+# run under PYTHONMALLOC=malloc, so that it traces each object as mem
+# does (mem sets it itself); on "python3" heaptrack traces pymalloc's
+# large blocks only (objects come from arenas CPython maps itself)
+HEAPTRACK_ENV = {"python3 objects": {"PYTHONMALLOC": "malloc"}}
+
+
 def programs(src, d):
     """name -> argv; their inputs are made in the scratch directory d."""
     sql = f"{d}/w.sql"
@@ -19,12 +26,18 @@ def programs(src, d):
                          text=True).stdout.strip()
     subprocess.run(["cc", "-E", "-D_GNU_SOURCE", f"-I{src}/src", f"-I{src}/build",
                     f"{src}/src/util/options.c", "-o", f"{d}/s.i"], check=True)
+    # the interpreter itself: python3 on PATH may be a launcher (a pyenv
+    # shim is a shell script that execs it), and heaptrack does not follow
+    # an exec (it traced the shell's 89 allocations before session 18)
+    py = subprocess.run(["python3", "-c", "import sys; print(sys.executable)"],
+                        capture_output=True, text=True, check=True).stdout.strip()
+    pywork = [py, "-c", "import json\n"
+              "d = {str(i): [i, str(i) * 3, {'k': i}] for i in range(200000)}\n"
+              "e = json.loads(json.dumps(d))\n"
+              "print(len(sorted(e, key=lambda k: e[k][1])))"]
     return {
         "sqlite3": ["sqlite3", "-init", sql, f"{d}/w.db", ".quit"],
-        "python3": ["python3", "-c", "import json\n"
-                    "d = {str(i): [i, str(i) * 3, {'k': i}] for i in range(200000)}\n"
-                    "e = json.loads(json.dumps(d))\n"
-                    "print(len(sorted(e, key=lambda k: e[k][1])))"],
+        "python3": pywork,
         "git log": ["git", "-C", src, "log", "--stat", "-n", "200"],
         # the compiler proper: the driver (cc) runs it as a child, which
         # neither profiler follows in the same way

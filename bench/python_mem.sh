@@ -7,7 +7,14 @@
 # --sample 524288; with --python off) and under tracemalloc (stdlib; 1
 # frame, its default, and 64 frames, as deep as mem's native stacks).
 # memray, the tool closest to mem on Python, is not in Debian (the only
-# registry this project installs from), hence tracemalloc. Whole
+# registry this project installs from), hence tracemalloc. And under
+# heaptrack twice: as it runs by default (it sees pymalloc's large
+# blocks only: objects are carved from arenas that CPython maps itself,
+# which no malloc sees), and with PYTHONMALLOC=malloc, mem's job: every
+# object traced. PYTHON must be the interpreter itself, not a launcher
+# (a pyenv shim is a shell script that execs it, and heaptrack does not
+# follow an exec: it would trace the shell). WORK=json runs
+# bench/mem_programs.py's python3 workload instead of the rows. Whole
 # processes are timed, yardstick's analysis and symbolization included:
 # wall time, and CPU time (user + system of the whole process tree, from
 # getrusage: less at the mercy of other jobs on a shared machine than
@@ -22,8 +29,16 @@ py=${4:-/usr/bin/python3.11}
 ys=$build/yardstick
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+case $(head -c 2 "$py") in '#!') echo "$py is a script; give the interpreter (python3 -c 'import sys; print(sys.executable)')" >&2; exit 2;; esac
+command -v heaptrack >/dev/null || { echo "heaptrack is missing (scripts/deps.sh bench)" >&2; exit 2; }
 cat > "$dir/work.py" <<'PY'
 import sys
+if sys.argv[1] == "json":
+    import json
+    d = {str(i): [i, str(i) * 3, {'k': i}] for i in range(200000)}
+    e = json.loads(json.dumps(d))
+    print(len(sorted(e, key=lambda k: e[k][1])))
+    sys.exit(0)
 
 
 def parse(line):
@@ -43,6 +58,7 @@ def main(n):
 
 main(int(sys.argv[1]))
 PY
+[ "${WORK:-rows}" = json ] && rows=json
 python3 - "$ys" "$py" "$dir" "$rounds" "$rows" <<'PY'
 import os, random, resource, statistics, subprocess, sys, time
 ys, py, d, rounds, rows = sys.argv[1:6]
@@ -56,12 +72,18 @@ tools = {
     "yardstick mem --python off": (mem + ["--python", "off", "--"] + work, {}),
     "tracemalloc (1 frame)": ([py, "-X", "tracemalloc=1"] + work[1:], {}),
     "tracemalloc (64 frames)": ([py, "-X", "tracemalloc=64"] + work[1:], {}),
+    "heaptrack (pymalloc)": (["heaptrack", "-o", f"{d}/ht"] + work, {}),
+    "heaptrack, PYTHONMALLOC=malloc": (["heaptrack", "-o", f"{d}/ht"] + work,
+                                       {"PYTHONMALLOC": "malloc"}),
 }
 times = {k: [] for k in tools}
 cpu = {k: [] for k in tools}
 for r in range(int(rounds)):
     for k in random.sample(list(tools), len(tools)):
         argv, env = tools[k]
+        for f in os.listdir(d):
+            if f.startswith("ht"):
+                os.remove(f"{d}/{f}")
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         subprocess.run(argv, check=True, stdout=subprocess.DEVNULL,
