@@ -309,7 +309,10 @@ static int make_listener(char *name, struct error *e)
 	int fd;
 
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-		uint64_t x = (uint64_t)monoclock_s() * 1e9 * 0x9e3779b97f4a7c15u;
+		/* in integers: the product in a double was out of
+		 * uint64_t's range (undefined when converted back) */
+		uint64_t x = (uint64_t)(monoclock_s() * 1e9) *
+			     0x9e3779b97f4a7c15u;
 
 		memcpy(rnd, &x, sizeof(rnd));
 	}

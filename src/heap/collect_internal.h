@@ -74,6 +74,16 @@ void *heap_reader_main(void *arg);
 /* While the program runs: take what the slots hold that will not change
  * and replay what no record still to come can precede (t->live). */
 void heap_live_step(struct reader *r);
+/*
+ * The two ways records come in, each from memory the program can write
+ * (collect_reader.c; tests/fuzz/fuzz_heap_stream.c drives both on a
+ * segment and a socket stream of its own): the chunks handed over
+ * through the segment's rings since the last look (whether any were),
+ * and the messages at the start of c->buf (at the end, what is left
+ * too), taken out of it.
+ */
+bool heap_take_handed(struct reader *r);
+void heap_parse_messages(struct reader *r, struct conn *c, bool end);
 /* Slot i's records (bytes) into its stream (collect_reader.c). */
 void heap_stream_add(struct heap_trace *t, uint32_t i, const void *data,
 		     size_t bytes);

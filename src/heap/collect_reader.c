@@ -92,6 +92,11 @@ void heap_stream_add(struct heap_trace *t, uint32_t i, const void *data,
 	size_t words = bytes / 8;
 	uint64_t *was = s->words;
 
+	/* no whole word (an empty chunk: the program can hand one over):
+	 * nothing to add, and a stream not yet made has no words to add
+	 * them to */
+	if (!words)
+		return;
 	s->words = xgrow(s->words, &s->cap, s->n + words, sizeof(uint64_t));
 	if (s->words != was)
 		s->faulted = NULL;
@@ -211,7 +216,7 @@ static int ring_take(struct reader *r, uint32_t i, uint64_t below,
  * anything was there. The slots are looked at only if the header's count
  * moved on (or chunks were left waiting): reading every slot's count
  * touches a page per slot. */
-static bool take_handed(struct reader *r)
+bool heap_take_handed(struct reader *r)
 {
 	uint64_t all = __atomic_load_n(&r->h->handed, __ATOMIC_ACQUIRE);
 	bool any = false;
@@ -256,7 +261,7 @@ static void take_chunk(struct reader *r, const struct heap_msg_header *h,
  * come) also what is left. Bytes that are not a whole message of the
  * agent's are skipped up to the next one and counted.
  */
-static void parse_messages(struct reader *r, struct conn *c, bool end)
+void heap_parse_messages(struct reader *r, struct conn *c, bool end)
 {
 	struct heap_trace *t = r->t;
 	size_t at = 0;
@@ -375,7 +380,7 @@ static int read_conn(struct reader *r, struct conn *c)
 		if (n <= 0)
 			return n < 0 && errno == EAGAIN ? 0 : -1;
 		c->len += (size_t)n;
-		parse_messages(r, c, false);
+		heap_parse_messages(r, c, false);
 	}
 	return 1;
 }
@@ -414,7 +419,7 @@ void *heap_reader_main(void *arg)
 		if (!reaped && now >= next_take) {
 			/* often while the agent hands chunks over, less
 			 * and less often while it does not */
-			take_every = take_handed(r) ? TAKE_MIN
+			take_every = heap_take_handed(r) ? TAKE_MIN
 				     : fmin(take_every * 2, TAKE_MAX);
 			heap_live_step(r);
 			next_take = now + take_every;
@@ -442,7 +447,7 @@ void *heap_reader_main(void *arg)
 			if (k > 0)
 				break;	/* the later ones after it */
 			if (k < 0) {
-				parse_messages(r, c, true);
+				heap_parse_messages(r, c, true);
 				close(c->fd);
 				c->fd = -1;
 				/* all taken: a tree of many processes does not
@@ -454,7 +459,7 @@ void *heap_reader_main(void *arg)
 		}
 	}
 	for (int i = 0; i < r->nconns; i++)
-		parse_messages(r, &r->conns[i], true);
+		heap_parse_messages(r, &r->conns[i], true);
 	heap_watch_procs(r);
 	return NULL;
 }

@@ -228,6 +228,20 @@ static void warn_once(struct pystacks *ps, char *msg)
 	ps->warnings[ps->nwarnings++] = msg;
 }
 
+/* p is the CPython p->pp describes: supported, or a warning. */
+static void pyp_found(struct pystacks *ps, struct pyp *p)
+{
+	if (p->pp.t.l && p->pp.eval_start) {
+		p->state = P_PYTHON;
+		return;
+	}
+	p->state = P_UNSUPPORTED;
+	warn_once(ps, xasprintf("'%s': python %s is not supported (%s are): "
+				"its stacks show the interpreter's C frames",
+				p->pp.path, p->pp.version,
+				py_layout_versions()));
+}
+
 static void probe(struct pystacks *ps, struct pyp *p)
 {
 	struct error e;
@@ -238,15 +252,17 @@ static void probe(struct pystacks *ps, struct pyp *p)
 		p->state = P_NONE;
 		return;
 	}
-	if (p->pp.t.l && p->pp.eval_start) {
-		p->state = P_PYTHON;
-		return;
-	}
-	p->state = P_UNSUPPORTED;
-	warn_once(ps, xasprintf("'%s': python %s is not supported (%s are): "
-				"its stacks show the interpreter's C frames",
-				p->pp.path, p->pp.version,
-				py_layout_versions()));
+	pyp_found(ps, p);
+}
+
+void pystacks_attach(struct pystacks *ps, uint32_t pid,
+		     const struct py_proc *pp)
+{
+	struct pyp *p = pyp_find(ps, pid, true);
+
+	pyp_clear(p);
+	p->pp = *pp;
+	pyp_found(ps, p);
 }
 
 /* --- threads --- */

@@ -78,6 +78,16 @@ void pystacks_set_reader(struct pystacks *ps, const char *why);
  */
 void pystacks_set_native(struct pystacks *ps);
 
+/*
+ * Process pid is the CPython pp describes (python_proc.h: what a probe
+ * finds), read through pp->t from now on, without a probe of its own:
+ * its memory may be a test's or a fuzz target's (tests/fuzz/
+ * fuzz_python_walk.c) rather than a process's. Until it execs or exits.
+ */
+struct py_proc;
+void pystacks_attach(struct pystacks *ps, uint32_t pid,
+		     const struct py_proc *pp);
+
 /* The process mapped path (a python* or libpython* file: look for
  * CPython again at its next sample), forked from ppid, exec'd, exited. */
 void pystacks_mmap(struct pystacks *ps, uint32_t pid, const char *path);
