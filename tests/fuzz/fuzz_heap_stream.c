@@ -28,14 +28,17 @@
  *   4 POKE  where:1 off:4 n:1 bytes
  *                                 n (< 16) bytes over the header (where
  *                                 % 3 = 0), the first 64 images (1) or
- *                                 a slot's header (2, its slot the next
- *                                 byte)
+ *                                 a slot's header (2: the slot off's
+ *                                 low byte, the offset the rest)
  *   5 STEP                        a look at the rings and a live step
  * (a length beyond the input takes what is left; a chunk's bytes beyond
- * a buffer's room are not written, its length stays as given).
- * tests/fuzz/seed_heap_stream.c made the seeds from real runs.
- * At the end, what the slots still hold is taken (as after the program
- * ended) and the trace replayed into a report.
+ * a buffer's room are not written, its length stays as given). At the
+ * end, what the slots still hold is taken (as after the program ended)
+ * and the trace replayed into a report.
+ *
+ * tests/fuzz/seed_heap_stream.c made the seeds from real runs. Built
+ * with -DFUZZ_SHOW (by hand), the target prints each input's figures: so
+ * the seeds were checked against the fixture's designed ones.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -15,7 +15,8 @@
  * interpreter's file at [PY_FILE_LO, PY_FILE_HI), its evaluation loop at
  * [PY_EVAL_LO, PY_EVAL_HI). tests/fuzz/seed_python_walk.c lays out the
  * seeds: a thread running three frames, the outermost
- * threading.Thread._bootstrap with a name.
+ * threading.Thread._bootstrap with a name. Built with -DFUZZ_SHOW (by
+ * hand), the target prints the frames, lines and report it read.
  */
 #include <stdint.h>
 #include <stdio.h>
