@@ -662,8 +662,8 @@ static int run_processes(const struct bench_args *a, char *const paths[2],
 			"the processes measured before are kept" :
 			"nothing is stored");
 		if (keep)
-			fprintf(stderr, "yardstick: warning: interrupted: %zu "
-				"of %zu processes measured\n",
+			fprintf(stderr, "yardstick bench: warning: interrupted: "
+				"%zu of %zu processes measured\n",
 				(size_t)run->done[0] + run->done[1], total);
 		free(safe);
 		return keep ? stop_exit_code() : -stop_exit_code();
@@ -759,7 +759,7 @@ static int bench(struct bench_args *a)
 		int done = ret;
 
 		if (git_detect_warning(&probe))
-			fprintf(stderr, "yardstick: warning: %s\n",
+			fprintf(stderr, "yardstick bench: warning: %s\n",
 				git_detect_warning(&probe));
 		bench_stamp(&run.res[BENCHPROC_CAND], &git);
 		/* an interrupt keeps the processes measured: marked partial */

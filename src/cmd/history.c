@@ -40,7 +40,7 @@ static const char history_epilog[] =
 struct history_args {
 	struct store_query q;
 	const char *store, *json;
-	bool detect;
+	bool detect, quiet;
 	double alpha;
 };
 
@@ -66,6 +66,8 @@ static const struct opt_entry history_options[] = {
 	{ OPT_OUTPUT(0, "json", json), .help = "{\"results\": [{\"id\", "
 	  "\"created\", \"commit\", \"branch\", \"benchmarks\": [...]}]} (- "
 	  "for stdout)" },
+	{ OPT_QUIET(quiet, "no terminal report: no table, no change points "
+		    "(--json is still written)") },
 	OPT_HELP_ENTRY,
 	OPT_END_ENTRY,
 };
@@ -497,7 +499,9 @@ int cmd_history(int argc, char **argv)
 		ret = error_exit_code(&e);
 		goto out;
 	}
-	if (a.detect) {
+	if (a.quiet) {
+		/* nothing to show: no change points to look for either */
+	} else if (a.detect) {
 		struct store_history_section none = { 0 };
 		struct store_history_section *sec =
 			view.nsec ? &view.sec[0] : &none;

@@ -343,7 +343,7 @@ static int finish(struct mem_args *a, struct mem_run *m,
 		mem_report(m, stderr);
 	git_detect_finish(&m->git_probe);
 	if (git_detect_warning(&m->git_probe))
-		fprintf(stderr, "yardstick: warning: %s\n",
+		fprintf(stderr, "yardstick mem: warning: %s\n",
 			git_detect_warning(&m->git_probe));
 	ret = write_outputs(a, m, outs);
 	if (!ret && !a->no_store && m->trace.agent_started)

@@ -64,7 +64,7 @@ static int measure(const struct roofline_args *a,
 	for (size_t i = 0; i < mm->nnotes && !a->quiet; i++)
 		fprintf(stderr, WHO ": warning: %s\n", mm->notes[i]);
 	if (git_detect_warning(&gp))
-		fprintf(stderr, "yardstick: warning: %s\n",
+		fprintf(stderr, WHO ": warning: %s\n",
 			git_detect_warning(&gp));
 	return 0;
 }

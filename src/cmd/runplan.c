@@ -20,39 +20,40 @@
 #include "util/outputs.h"
 #include "util/strutil.h"
 
+/* Every message of the command starts with its prefix (arg: "yardstick
+ * run", "yardstick roofline"), as the other commands' do. */
 static void print_warning(void *arg, const char *msg)
 {
-	(void)arg;
-	fprintf(stderr, "yardstick: warning: %s\n", msg);
+	fprintf(stderr, "%s: warning: %s\n", (const char *)arg, msg);
 }
 
 /* The signal policy of every command that runs a program (util/stop.h):
  * Ctrl-C, SIGTERM and SIGHUP stop the runs (no SA_RESTART: wait4
  * returns); what a command leaves running is killed by the spawner, or,
  * without one, by child_sweep. */
-static void install_handlers(void)
+static void install_handlers(const char *cmd)
 {
 	struct error e;
 
 	if (stop_install(&e))
-		fprintf(stderr, "yardstick: warning: %s\n", e.msg);
+		print_warning((void *)cmd, e.msg);
 }
 
 /* Without a spawner above the commands (it is their subreaper, and
  * sweeps them when yardstick is killed), the keeper is: started before
  * anything of the runs, whose counters and descriptors are the worker's
  * (util/keeper.h). */
-static void keeper_unless_spawner(void)
+static void keeper_unless_spawner(const char *cmd)
 {
 	struct error e;
 
 	if (!spawner_present() && keeper_start(&e))
-		fprintf(stderr, "yardstick: warning: %s\n", e.msg);
+		print_warning((void *)cmd, e.msg);
 }
 
 /* What stopped the runs, the benchmarks left out, and the command's
  * stderr tail. */
-static void report_failure(const struct runner *rn)
+static void report_failure(const struct runner *rn, const char *cmd)
 {
 	const char *t = rn->fail_tail;
 
@@ -63,33 +64,33 @@ static void report_failure(const struct runner *rn)
 	for (size_t i = rn->njobs; i < rn->planned; i++)
 		failed += rn->jobs[i].failed;
 	if (out && failed == out && rn->planned == 1)
-		fputs("yardstick: the benchmark is left out: it failed before "
-		      "any measured run\n", stderr);
+		fprintf(stderr, "%s: the benchmark is left out: it failed "
+			"before any measured run\n", cmd);
 	else if (out && failed == out)
-		fprintf(stderr, "yardstick: %zu of the %zu benchmarks %s left "
-			"out: %s before any measured run\n", out, rn->planned,
+		fprintf(stderr, "%s: %zu of the %zu benchmarks %s left out: %s "
+			"before any measured run\n", cmd, out, rn->planned,
 			out == 1 ? "is" : "are",
 			out == 1 ? "it failed" : "they failed");
 	else if (out && failed)
-		fprintf(stderr, "yardstick: %zu of the %zu benchmarks are left "
-			"out: %zu failed before any measured run, %zu never "
-			"ran\n", out, rn->planned, failed, out - failed);
+		fprintf(stderr, "%s: %zu of the %zu benchmarks are left out: "
+			"%zu failed before any measured run, %zu never ran\n",
+			cmd, out, rn->planned, failed, out - failed);
 	else if (out)
-		fprintf(stderr, "yardstick: %zu of the %zu benchmarks never "
-			"ran and are left out\n", out, rn->planned);
-	fprintf(stderr, "yardstick: %s\n", rn->err.msg);
+		fprintf(stderr, "%s: %zu of the %zu benchmarks never ran and "
+			"are left out\n", cmd, out, rn->planned);
+	fprintf(stderr, "%s: %s\n", cmd, rn->err.msg);
 	if (t && *t && rn->failed != 130)
-		fprintf(stderr, "yardstick: the end of its stderr:\n%s%s", t,
+		fprintf(stderr, "%s: the end of its stderr:\n%s%s", cmd, t,
 			t[strlen(t) - 1] == '\n' ? "" : "\n");
 	if (rn->failed == 1 && rn->hint_ignore)
-		fputs("yardstick: use --ignore-failure to benchmark it "
-		      "anyway\n", stderr);
+		fprintf(stderr, "%s: use --ignore-failure to benchmark it "
+			"anyway\n", cmd);
 }
 
 /* The report, the warnings and the output files of the analyzed result.
  * Returns 0 or an exit code. */
 static int run_output(struct runner *rn, const struct run_outputs *o,
-		      struct output_set *outs)
+		      struct output_set *outs, const char *cmd)
 {
 	if (!o->quiet && rn->total_runs > 0) {
 		/* A result written to stdout keeps stdout to itself. */
@@ -100,16 +101,15 @@ static int run_output(struct runner *rn, const struct run_outputs *o,
 	/* The files and the store record the git state: wait for it. */
 	git_detect_finish(&rn->git);
 	if (git_detect_warning(&rn->git))
-		fprintf(stderr, "yardstick: warning: %s\n",
-			git_detect_warning(&rn->git));
-	if (write_output_set(outs, "yardstick"))
+		print_warning((void *)cmd, git_detect_warning(&rn->git));
+	if (write_output_set(outs, cmd))
 		return 2;
 	/* A write of the table that failed left only the error flag (its
 	 * errno is gone: strerror(0) would say "Success"); said once here,
 	 * so main does not say it again. */
 	errno = 0;
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "yardstick: cannot write to stdout: %s\n",
+		fprintf(stderr, "%s: cannot write to stdout: %s\n", cmd,
 			errno ? strerror(errno) : "a write of the table "
 			"failed (a full disk, or a reader that went away)");
 		clearerr(stdout);
@@ -121,17 +121,18 @@ static int run_output(struct runner *rn, const struct run_outputs *o,
 /* Measured: the hook, the statistics, the outputs, the store, the exit
  * code. */
 static int run_conclude(struct runner *rn, const struct run_outputs *o,
-			struct output_set *outs, const struct run_hooks *h)
+			struct output_set *outs, const struct run_hooks *h,
+			const char *cmd)
 {
 	int ret, r = 0;
 
 	if (rn->failed)
-		report_failure(rn);
+		report_failure(rn, cmd);
 	if (h && h->measured && rn->total_runs > 0)
 		h->measured(rn->res, h->arg);
 	run_engine_finish(rn);
 	result_mark_partial(rn->res);
-	ret = run_output(rn, o, outs);
+	ret = run_output(rn, o, outs, cmd);
 	if (!o->no_store && rn->total_runs > 0)
 		r = save_result(rn->res, o->store, o->quiet);
 	/* rn->failed 130: stopped by a signal, whichever */
@@ -155,8 +156,10 @@ int run_plan_execute(const struct run_plan *p, const struct run_outputs *o,
 	struct runner rn;
 	int ret;
 
-	if (!plan.warn)
+	if (!plan.warn) {
 		plan.warn = print_warning;
+		plan.warn_arg = (void *)cmd;
+	}
 	result_init(&res, "run");
 	run_engine_init(&rn, &plan, &res);
 	/* the outputs, checked before anything runs */
@@ -168,19 +171,19 @@ int run_plan_execute(const struct run_plan *p, const struct run_outputs *o,
 	if (!ret && !o->no_store)
 		ret = save_check(o->store);
 	if (!ret) {
-		keeper_unless_spawner();
+		keeper_unless_spawner(cmd);
 		/* the table on a stdout that a reader closed (`| head`)
 		 * loses its rest, not the runs and the outputs */
 		ignore_sigpipe();
 		ret = run_engine_prepare(&rn);
 		if (!ret) {
-			install_handlers();
+			install_handlers(cmd);
 			ret = run_engine_measure(&rn);
 		}
 		if (ret)
 			fprintf(stderr, "%s: %s\n", cmd, rn.err.msg);
 		else
-			ret = run_conclude(&rn, o, &outs, h);
+			ret = run_conclude(&rn, o, &outs, h, cmd);
 	}
 	run_engine_free(&rn);
 	result_free(&res);

@@ -24,6 +24,15 @@ assert len(r) == 4 and all(b[\"name\"] == \"fast\" for x in r for b in x[\"bench
 assert r[0][\"benchmarks\"][0][\"median\"] > 0.019, r"'
 t "--branch filters" sh -c '[ "$("$YS" history --branch nope --json - | python3 -c "import json,sys; print(len(json.load(sys.stdin)[\"results\"]))")" = 0 ]'
 t "the table" sh -c '"$YS" history fast > "$T/h.txt" && grep -q "fast" "$T/h.txt" && grep -q "main" "$T/h.txt"'
+# -q as every other command has it (before: "unknown option '-q'", exit 2):
+# no table, no change points; --json is still written, the same document
+t "-q: no table on stdout, --json still written" sh -c '
+	"$YS" history fast --limit 3 --json "$T/full.json" >/dev/null &&
+	"$YS" history -q fast --limit 3 --json "$T/q.json" >"$T/q.out" 2>"$T/q.err" &&
+	[ ! -s "$T/q.out" ] && [ ! -s "$T/q.err" ] && cmp "$T/full.json" "$T/q.json" &&
+	"$YS" history --quiet fast --detect >"$T/qd.out" && [ ! -s "$T/qd.out" ]'
+t "... errors are still said" sh -c '
+	"$YS" history -q --detect 2>"$T/qe.err"; [ $? -eq 2 ] && grep -q "needs a BENCHMARK" "$T/qe.err"'
 # Change points are checked on designed results (series NAME STORE
 # MS...: a result of 10 runs within 2% of each MS milliseconds, copied
 # into STORE in order, so that its ids are 1, 2, ...): runs of real

@@ -216,6 +216,10 @@ report_none() {
 	! grep -q 'id="roofline"' "$T/rep2.html"
 }
 t "report without ceilings stored: the page without the roofline, a note on stderr" report_none
+# -q as every other command has it (before: "unknown option '-q'", exit 2)
+t "report -q: the same page, without the note" sh -c '
+	"$YS" report -q "$T/work.json" -o "$T/rep3.html" 2>"$T/q.err" && [ ! -s "$T/q.err" ] &&
+	! grep -q "id=\"roofline\"" "$T/rep3.html" && [ -s "$T/rep3.html" ]'
 
 errors() {
 	expect_exit 2 "$YS" roofline &&

@@ -35,6 +35,12 @@ t "... saying so" has "$T/stderr" "not an executable"
 t "a failing command: exit 1" expect_exit 1 "$YS" run --runs 3 -- "$YSFIX" exit 3 "boom-on-stderr"
 t "... with its exit code" has "$T/stderr" "failed with exit code 3"
 t "... and the tail of its stderr" has "$T/stderr" "boom-on-stderr"
+# One prefix for every message of the command, as the other commands have
+# theirs (before, what stopped the runs, the left-out benchmarks, the
+# stderr tail and the --ignore-failure hint said "yardstick:")
+t "... every message of it starts 'yardstick run: '" sh -c '
+	grep "^yardstick" "$T/stderr" >"$T/pfy"; [ "$(wc -l <"$T/pfy")" -ge 3 ] &&
+	! grep -v "^yardstick run: " "$T/pfy" && grep -qx "yardstick run: use --ignore-failure to benchmark it anyway" "$T/pfy"'
 t "a crashing command: the signal by name" sh -c '
 	"$YS" run --runs 2 -- "$YSFIX" signal 11 2>"$T/sig"; [ $? -eq 1 ] && grep -q "killed by SIGSEGV" "$T/sig"'
 t "... and is left out as the one that failed, not as one that never ran" sh -c '
