@@ -648,7 +648,7 @@ static int run_processes(const struct bench_args *a, char *const paths[2],
 		fprintf(stderr, "yardstick bench: warning: the program left %zu "
 			"process%s running when it ended (in the background, "
 			"or in a session of its own): %s; they were ended\n",
-			run->strays, run->strays == 1 ? "" : "es",
+			run->strays, plural_es(run->strays),
 			run->stray_names);
 	if (!ret)
 		return 0;

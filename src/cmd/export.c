@@ -138,7 +138,7 @@ static int push_all(const struct export_args *a, const struct om_doc *d,
 	}
 	if (!ret && !a->quiet)
 		fprintf(stderr, "yardstick export: pushed %zu group%s to '%s'\n",
-			ng, ng == 1 ? "" : "s", a->push);
+			ng, plural_s(ng), a->push);
 	free(g);
 	return ret;
 }

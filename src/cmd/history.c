@@ -436,7 +436,7 @@ static void print_view(const struct store_history_view *h,
 		if (!h->unshown[i].n)
 			continue;
 		fprintf(fp, "note: %zu benchmark%s of ", h->unshown[i].n,
-			h->unshown[i].n == 1 ? "" : "s");
+			plural_s(h->unshown[i].n));
 		term_puts(fp, h->unshown[i].kind);
 		fputs(" results not shown: no metric ", fp);
 		for (size_t m = 0; metrics[m]; m++)

@@ -596,7 +596,7 @@ static int finish(const struct load_opts *o, const struct load_stats *st,
 			ret = ret ? ret : 3;
 		} else if (!o->quiet) {
 			say("%u push%s to '%s'",
-				lp->pushes, lp->pushes == 1 ? "" : "es",
+				lp->pushes, plural_es(lp->pushes),
 				o->push);
 		}
 	}

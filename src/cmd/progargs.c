@@ -15,6 +15,7 @@
 #include "profile/output.h"
 #include "profile/sampler.h"
 #include "util/stop.h"
+#include "util/strutil.h"
 #include "util/term.h"
 
 int program_and_outputs(const char *cmd, int argc, char **argv, int first,
@@ -92,7 +93,7 @@ void print_program_end(const char *who, const char *covers, int status,
 		fprintf(stderr, "%s: warning: the program left %zu process%s "
 			"running when it ended (in the background, or in a "
 			"session of its own): %s; they were ended\n", who,
-			strays, strays == 1 ? "" : "es", stray_names);
+			strays, plural_es(strays), stray_names);
 }
 
 int program_exit_code(int ret, int status)
@@ -146,7 +147,7 @@ void print_attached(FILE *fp, uint32_t pid, const char *name,
 	fputc(')', fp);
 	if (st->children)
 		fprintf(fp, " and %zu child process%s", st->children,
-			st->children == 1 ? "" : "es");
+			plural_es(st->children));
 	fprintf(fp, " for %.3f s, %s\n", st->duration_ns / 1e9,
 		st->ended ? "until it exited"
 		: stop_signal() ? "until stopped; it is still running"
@@ -169,7 +170,7 @@ void print_attach_skipped(const char *who, const char *verb,
 	if (st->zombies)
 		fprintf(stderr, "%s: %zu child process%s passed over: exited, "
 			"not yet waited for by %s parent (zombie%s)\n", who,
-			st->zombies, st->zombies == 1 ? "" : "es",
+			st->zombies, plural_es(st->zombies),
 			st->zombies == 1 ? "its" : "their",
-			st->zombies == 1 ? "" : "s");
+			plural_s(st->zombies));
 }

@@ -410,7 +410,7 @@ static int finish(struct record_args *a, struct record_run *run,
 			if (run->st.children)
 				fprintf(stderr, " and its %zu child process%s",
 					run->st.children,
-					run->st.children == 1 ? "" : "es");
+					plural_es(run->st.children));
 			fprintf(stderr, " used %.3g ms of CPU time in the %.3f "
 				"s sampled (%s idle); no profile written\n",
 				run->st.cpu_ns / 1e6, run->st.duration_ns / 1e9,

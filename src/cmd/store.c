@@ -15,6 +15,7 @@
 #include "util/options.h"
 #include "engine/refs.h"
 #include "store/store.h"
+#include "util/strutil.h"
 
 static const char *const store_usage[] = { "copy [OPTIONS] FROM TO",
 					   "copy [OPTIONS] FILE.json [TO]",
@@ -151,11 +152,11 @@ static int copy(const struct store_args *a, const char *from, const char *to)
 	if (src && dst && st.unreadable)
 		printf("copied %zu result%s from %s to %s, skipped %zu "
 		       "already there, %zu could not be read\n", st.copied,
-		       st.copied == 1 ? "" : "s", store_path(src),
+		       plural_s(st.copied), store_path(src),
 		       store_path(dst), st.skipped, st.unreadable);
 	else if (src && dst)
 		printf("copied %zu result%s from %s to %s, skipped %zu "
-		       "already there\n", st.copied, st.copied == 1 ? "" : "s",
+		       "already there\n", st.copied, plural_s(st.copied),
 		       store_path(src), store_path(dst), st.skipped);
 	store_close(src);
 	store_close(dst);
@@ -179,7 +180,7 @@ static int flush(const struct store_args *a, const char *store)
 		char *shown = store_shown(path);
 
 		printf("moved %zu result%s from the log into %s\n", moved,
-		       moved == 1 ? "" : "s", shown);
+		       plural_s(moved), shown);
 		free(shown);
 	}
 	free(path);

@@ -292,17 +292,17 @@ static void setup_line(const struct load_plan *p, FILE *fp)
 {
 	if (open_model(p))
 		fprintf(fp, "  open model: %g requests/s over %ld connection%s",
-			p->rate, p->connections, p->connections > 1 ? "s" : "");
+			p->rate, p->connections, plural_s(p->connections));
 	else
 		fprintf(fp, "  closed model: %ld connection%s", p->connections,
-			p->connections > 1 ? "s" : "");
-	fprintf(fp, ", %ld thread%s", p->threads, p->threads > 1 ? "s" : "");
+			plural_s(p->connections));
+	fprintf(fp, ", %ld thread%s", p->threads, plural_s(p->threads));
 	if (p->segment_given) {
 		long c = load_segment_share(p->connections, p->segment,
 					    p->segments);
 
 		fprintf(fp, "; segment %ld/%ld: %ld connection%s", p->segment,
-			p->segments, c, c > 1 ? "s" : "");
+			p->segments, c, plural_s(c));
 		if (open_model(p))
 			fprintf(fp, ", %g requests/s", p->rate /
 				(double)p->segments);

@@ -164,7 +164,7 @@ static void no_response(const struct load_slo *slo,
 
 	if (u > 0)
 		snprintf(buf, len, "%s: no response, %" PRId64 " request%s "
-			 "unanswered", slo->text, u, u == 1 ? "" : "s");
+			 "unanswered", slo->text, u, plural_s(u));
 	else
 		snprintf(buf, len, "%s: no response", slo->text);
 }

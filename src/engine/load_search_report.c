@@ -237,7 +237,7 @@ void load_search_report_head(const struct load_plan *p,
 	term_puts(fp, name);
 	fprintf(fp, "%s\n  find-max: %s; open model over %ld connections, "
 		"%ld thread%s\n", term_reset(color), slos, p->connections,
-		p->threads, p->threads > 1 ? "s" : "");
+		p->threads, plural_s(p->threads));
 	step_header(fp);
 	free(slos);
 	free(name);

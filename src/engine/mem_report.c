@@ -408,10 +408,10 @@ static void print_launchers(const struct heap_report *r, FILE *fp,
 	fprintf(fp, "  %snot counted: ", term_dim(color));
 	if (l.processes)
 		fprintf(fp, "%zu launcher process%s%s", l.processes,
-			l.processes == 1 ? "" : "es", l.images ? " and " : "");
+			plural_es(l.processes), l.images ? " and " : "");
 	if (l.images)
 		fprintf(fp, "%zu image%s the program's process exec'd away "
-			"from", l.images, l.images == 1 ? "" : "s");
+			"from", l.images, plural_s(l.images));
 	fprintf(fp, " (");
 	term_puts(fp, l.names);
 	fprintf(fp, "; %s allocations%s)%s; --all-processes to include\n",

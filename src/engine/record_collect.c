@@ -404,7 +404,7 @@ int record_collect(struct record_run *r, struct record_plan *p,
 		r->prof.command = xasprintf("pid %u (%s) and %zu child "
 					    "process%s", p->pid, r->name,
 					    r->st.children,
-					    r->st.children == 1 ? "" : "es");
+					    plural_es(r->st.children));
 	}
 	if (c.py)
 		pystacks_set_reader(c.py, r->st.rt_why);

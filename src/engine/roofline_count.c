@@ -243,7 +243,7 @@ void roofline_counts_print(FILE *fp, const struct roofline_counts *c, double sec
 
 	fprintf(fp, "Counted by ysflops (valgrind), %zu process%s, %.2f s "
 		"under the tool%s\n", c->processes,
-		c->processes == 1 ? "" : "es", secs, status);
+		plural_es(c->processes), secs, status);
 	fprintf(fp, "  %-22s %" PRIu64 "\n", "FLOPs", flops);
 	for (int p = 0; p < 3; p++)
 		for (int w = 0; w < 4; w++) {

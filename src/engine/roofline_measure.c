@@ -152,7 +152,7 @@ void roofline_measure_report(FILE *fp, const struct roofline_measurement *mm)
 
 	fprintf(fp, "%s, %d CPU%s, clock %.2f GHz (measured)\n",
 		m->cpu.brand[0] ? m->cpu.brand : m->cpu.vendor, m->ncpus,
-		m->ncpus == 1 ? "" : "s", clock_hz / 1e9);
+		plural_s(m->ncpus), clock_hz / 1e9);
 	fprintf(fp, "\n%-28s %10s %12s\n", "compute ceiling", "GFLOP/s",
 		"theoretical");
 	for (size_t i = 0; i < n; i++) {
@@ -322,7 +322,7 @@ int roofline_measure_prepare(const struct roofline_measure_plan *p,
 		return error_set(e, "--threads %d: this process may run on "
 				 "%d CPU%s only (one thread per CPU)",
 				 mm->threads, mm->m->ncpus,
-				 mm->m->ncpus == 1 ? "" : "s");
+				 plural_s(mm->m->ncpus));
 	}
 	roof_plan(mm->m, mm->threads, mm->pace->dram_min, &mm->c, &mm->n);
 	return 0;

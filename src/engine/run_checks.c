@@ -57,7 +57,7 @@ void run_stray_warnings(struct runner *rn)
 				"processes running after the command ended "
 				"(%zu in all: in the background, or in a "
 				"session of their own); they were killed",
-				j->stray_runs, j->stray_runs == 1 ? "" : "s",
+				j->stray_runs, plural_s(j->stray_runs),
 				j->strays);
 	}
 }

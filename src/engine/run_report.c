@@ -138,7 +138,7 @@ static void print_exit_codes(const struct benchmark *b, FILE *fp)
 
 	for (size_t i = 0; i < b->nexit; i++)
 		nonzero += b->exit_codes[i] != 0;
-	fprintf(fp, "  %zu run%s", b->nexit, b->nexit == 1 ? "" : "s");
+	fprintf(fp, "  %zu run%s", b->nexit, plural_s(b->nexit));
 	if (nonzero)
 		fprintf(fp, ", %zu with a non-zero exit code", nonzero);
 	if (b->timeouts)
@@ -222,7 +222,7 @@ void run_report_comparisons(const struct result *r, FILE *fp)
 				"the Harrell-Davis medians, 95%% CI, p of a "
 				"change beyond 2%%; Holm over %zu comparison%s)"
 				"%s\n", term_reset(color), term_dim(color),
-				r->ncomparisons, r->ncomparisons == 1 ? "" : "s",
+				r->ncomparisons, plural_s(r->ncomparisons),
 				term_reset(color));
 			metric = c->metric;
 		}

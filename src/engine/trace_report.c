@@ -466,7 +466,7 @@ void trace_zone_benchmarks(struct result *res, const struct trace *t,
 					      "out of the values; the longest "
 					      "ran at least %.9g s",
 					      z->unfinished,
-					      z->unfinished == 1 ? "" : "s",
+					      plural_s(z->unfinished),
 					      z->unfinished_max / 1e9);
 		free(name);
 	}

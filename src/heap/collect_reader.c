@@ -562,6 +562,6 @@ int heap_failed_allocs_note(const struct heap_trace *t, char *buf,
 		 "shared memory count in its address space: a limit such as "
 		 "RLIMIT_AS comes sooner under mem)",
 		 (unsigned long long)t->failed_allocs,
-		 t->failed_allocs == 1 ? "" : "s", sizeof(struct heap_header) >> 20);
+		 plural_s(t->failed_allocs), sizeof(struct heap_header) >> 20);
 	return 1;
 }

@@ -414,7 +414,7 @@ static void write_subtitle(const struct flame_graph *g, FILE *fp)
 	if (g->dropped)
 		fprintf(fp, "%s%s frame%s narrower than %.1f px not shown", sep,
 			fmt_count(count, sizeof(count), (int64_t)g->dropped),
-			g->dropped == 1 ? "" : "s", MIN_PX);
+			plural_s(g->dropped), MIN_PX);
 	fputs("</text>\n", fp);
 }
 

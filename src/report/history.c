@@ -148,7 +148,7 @@ static void cp_table(FILE *fp, const struct report_history *h,
 	fprintf(fp, "<table class=\"changes\"><caption>%zu change point%s"
 		"</caption><thead><tr><th>between</th><th>and</th>"
 		"<th>median before</th><th>after</th><th>change</th>"
-		"<th>p</th></tr></thead><tbody>\n", ncp, ncp == 1 ? "" : "s");
+		"<th>p</th></tr></thead><tbody>\n", ncp, plural_s(ncp));
 	for (size_t i = 0; i < ncp; i++) {
 		const struct report_point *p0 = &h->points[cp[i].index - 1];
 		const struct report_point *p1 = &h->points[cp[i].index];

@@ -231,7 +231,7 @@ void plot_distribution(FILE *fp, const struct metric *m,
 		free(wcap);
 		wcap = xasprintf("; the %zu warm-up run%s apart (hollow, "
 				 "top row: not in the statistics)",
-				 warmup->n, warmup->n == 1 ? "" : "s");
+				 warmup->n, plural_s(warmup->n));
 	}
 	axis_init(&c.x, lo, hi, wants_log(lo, hi), CHART_L,
 		  CHART_W - CHART_R);

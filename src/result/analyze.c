@@ -145,7 +145,7 @@ void analyze_warnings(struct benchmark *b)
 	if (s->n < 100)
 		benchmark_add_warning(b, FEW_RUNS "%zu run%s: p99 needs at "
 			"least 100 runs%s to mean anything (use --runs or "
-			"--min-runs)", s->n, s->n == 1 ? "" : "s",
+			"--min-runs)", s->n, plural_s(s->n),
 			s->n < 20 ? " and p95 at least 20" : "");
 }
 

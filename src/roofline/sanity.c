@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/strutil.h"
+
 /* "480 MiB" or "48 KiB" */
 static void fmt_size(uint64_t b, char *buf, size_t n)
 {
@@ -42,7 +44,7 @@ int roof_caches_sanitize(struct roof_caches *c, uint64_t mem_bytes,
 				 "machine can have (%s): measured with %s (a "
 				 "virtual machine may report its host's cache); "
 				 "its ceiling may be DRAM's", was, k->level,
-				 k->shared, k->shared == 1 ? "" : "s",
+				 k->shared, plural_s(k->shared),
 				 per_cpu ? "over 16 MiB a CPU"
 					 : "over 1/8 of its memory", now);
 		k->size = cap;

@@ -288,7 +288,7 @@ static int parse_call(struct parser *p, size_t start, size_t n)
 				 "not %zu", column_of(p->s, start), funcs[f].name,
 				 funcs[f].max_args ? "" : "at least ",
 				 funcs[f].min_args,
-				 funcs[f].min_args == 1 ? "" : "s", nargs);
+				 plural_s(funcs[f].min_args), nargs);
 	emit(p, OP_CALL, start)->index = f;
 	p->x->ops[p->x->nops - 1].nargs = nargs;
 	return 0;

@@ -347,6 +347,11 @@ const char *plural_s(uint64_t n)
 	return n == 1 ? "" : "s";
 }
 
+const char *plural_es(uint64_t n)
+{
+	return n == 1 ? "" : "es";
+}
+
 char *str_replace(const char *s, const char *from, const char *to)
 {
 	struct strbuf w = { 0 };

@@ -64,6 +64,9 @@ char *argv_join(char *const *argv);
 /* The plural ending of a count's noun: "" for 1, else "s" ("%zu
  * result%s", n, plural_s(n)). */
 const char *plural_s(uint64_t n);
+/* The same for a noun whose plural takes "es" ("%zu process%s", n,
+ * plural_es(n)). */
+const char *plural_es(uint64_t n);
 
 /* s with every occurrence of from replaced by to (from non-empty). */
 char *str_replace(const char *s, const char *from, const char *to);

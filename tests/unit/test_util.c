@@ -122,6 +122,19 @@ static void test_replace(void **state)
 	free(s);
 }
 
+/* The plural endings: 1 alone is singular ("0 processes", "1 process",
+ * "2 processes"; "0 results", "1 result"). */
+static void test_plural(void **state)
+{
+	(void)state;
+	assert_string_equal(plural_s(0), "s");
+	assert_string_equal(plural_s(1), "");
+	assert_string_equal(plural_s(2), "s");
+	assert_string_equal(plural_es(0), "es");
+	assert_string_equal(plural_es(1), "");
+	assert_string_equal(plural_es(7), "es");
+}
+
 static void test_parse_duration(void **state)
 {
 	double v;
@@ -1414,6 +1427,7 @@ int main(void)
 		cmocka_unit_test(test_split_errors),
 		cmocka_unit_test(test_join_roundtrip),
 		cmocka_unit_test(test_replace),
+		cmocka_unit_test(test_plural),
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_numbers),
 		cmocka_unit_test(test_fmt_value),
