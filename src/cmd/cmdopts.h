@@ -31,7 +31,7 @@ extern const struct opt_enum opt_python_modes[];
 	"every child process it has, theirs too, and what they start) in " \
 	"place of a program, without stopping or restarting it: until " \
 	"--duration, Ctrl-C or its exit; it keeps running"
-#define OPT_ATTACH_DURATION(f, VERB) OPT_DURATION(0, "duration", f), \
+#define OPT_ATTACH_DURATION(f, VERB) OPT_DURATION('d', "duration", f), \
 	.flags = OPT_MIN_EXCL, \
 	.help = "with --pid: how long to " VERB "; units s, ms, us, ns " \
 	"(default: until Ctrl-C or the process exits)"

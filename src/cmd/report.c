@@ -104,7 +104,7 @@ static const struct opt_entry report_options[] = {
 	  "bench's time_per_op and flop/s, a load's latency, throughput and "
 	  "error_rate; else the first metric); the others are rows of the "
 	  "table" },
-	{ OPT_STRING(0, "baseline", baseline), .metavar = "REF",
+	{ OPT_STRING('b', "baseline", baseline), .metavar = "REF",
 	  .help = "compare each REF with this result set" },
 	{ OPT_ALPHA(o.alpha, SHIFT_ALPHA_MIN, 0,
 		    "significance level of the comparison and of the gate's "

@@ -106,13 +106,13 @@ static const struct opt_entry roofline_options[] = {
 	{ OPT_FLAG(0, "count", count),
 	  .help = "count PROGRAM's floating-point operations and bytes, time "
 	  "it, and place it" },
-	{ OPT_COUNT(0, "threads", threads, 0, 65536), .metavar = "N",
+	{ OPT_COUNT('t', "threads", threads, 0, 65536), .metavar = "N",
 	  .help = "threads of the all-cores ceilings (0: every core)" },
 	{ OPT_FLAG(0, "quick", quick),
 	  .help = "--measure: 3 repetitions of 2 ms per ceiling and DRAM at "
 	  "4 x the last level cache (a few seconds, for tests) instead of "
 	  "20 of 5 ms and at least 256 MiB (about 25 s)" },
-	{ OPT_COUNT(0, "runs", runs, 1, 1000000), OPT_SETS(runs_given),
+	{ OPT_COUNT('r', "runs", runs, 1, 1000000), OPT_SETS(runs_given),
 	  .metavar = "N",
 	  .help = "timed runs of PROGRAM (--count)" },
 	{ OPT_STRING(0, "ceilings", ceilings), OPT_SETS(place_given), .metavar = "REF|FILE",

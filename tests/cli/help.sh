@@ -72,6 +72,50 @@ t "... did you mean 'copy'" has "$T/stderr" "yardstick store: unknown subcommand
 t "store frobnicate: the subcommands listed" sh -c '
 	"$YS" store frobnicate 2>"$T/e"; [ $? -eq 2 ] &&
 	grep -qx "yardstick store: unknown subcommand '"'"'frobnicate'"'"' (copy, flush)" "$T/e"'
+# One long option, one short form: the table of every command's options,
+# read from its --help (what a user reads). A long option that has a
+# short form in one command has the same one wherever it exists, except
+# where that letter is the command's own, documented, for another option
+# (each listed with its reason). Before: record and trace --duration,
+# roofline --threads and --runs, report --baseline had none.
+short_forms() {
+	cmds=$("$YS" help | sed -n "s/^  \([a-z]*\) .*/\1/p" | grep -vx "help\|completion")
+	[ "$(echo "$cmds" | wc -l)" -ge 15 ] || { echo "commands: $cmds"; return 1; }
+	for c in $cmds; do
+		"$YS" $c --help | sed -n "s/^  -\(.\), --\([a-z0-9-]*\).*/$c \1 \2/p; s/^      --\([a-z0-9-]*\).*/$c - \1/p"
+	done >"$T/optab"
+	python3 - "$T/optab" <<'PY'
+import collections, sys
+# (command, long option): the command's own option that has the letter
+# the others give this one (documented; kept), or None: the same name
+# for another thing (gate's --limit is a ceiling of a metric, not
+# history's and report's count of rows, -n)
+own = {
+    ("load", "timeout"): "threads", ("gate", "limit"): None,
+    ("import", "name"): "top", ("mem", "name"): "top",
+    ("trace", "name"): "top", ("load", "name"): "requests",
+}
+rows = [l.split() for l in open(sys.argv[1])]
+assert len(rows) > 200, len(rows)
+shorts = collections.defaultdict(set)
+for c, s, l in rows:
+    if s != "-":
+        shorts[l].add(s)
+bad = [f"--{l}: -{' -'.join(sorted(v))}" for l, v in shorts.items() if len(v) > 1]
+for c, s, l in rows:
+    if s == "-" and shorts.get(l) and (c, l) not in own:
+        bad.append(f"{c} --{l} lacks -{min(shorts[l])}, which " +
+                   ", ".join(sorted({x for x, y, z in rows if z == l and y != "-"})) + " give it")
+for (c, l), other in own.items():
+    assert [c, "-", l] in rows, (c, l, "no longer without a short form: drop it from the list")
+    assert other is None or [c, min(shorts[l]), other] in rows, (c, l, other)
+assert not bad, "\n".join(bad)
+PY
+}
+t "one long option, one short form, in every command's --help" short_forms
+t "... -d, --duration in record and trace as in load" sh -c '
+	"$YS" record --help | grep -q "^  -d, --duration T" && "$YS" trace --help | grep -q "^  -d, --duration T" &&
+	"$YS" record -d 0 --pid 1 2>"$T/e"; [ $? -eq 2 ] && grep -q "^yardstick record: --duration: .0. is not a duration" "$T/e"'
 # one metavar per kind of value: every duration option is 'T' (record
 # --duration was 'TIME'), every size 'BYTES'
 metavars() {
