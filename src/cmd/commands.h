@@ -54,7 +54,8 @@ int save_check(const char *store);
 /*
  * The output set of a command (util/outputs.h), for every command alike:
  * check_output_set before any work (a failure printed as "WHO: message",
- * returns 2), write_output_set at the end (each failure printed, the
+ * returns 2; a file whose name says another format than it holds, a
+ * warning, "WHO: warning: message", outputs_name_mismatch), write_output_set at the end (each failure printed, the
  * others still written; returns 0, or 2 when any failed).
  */
 int check_output_set(struct output_set *s, const char *who);

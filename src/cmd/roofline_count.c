@@ -152,16 +152,18 @@ static int noop_write(const char *path, void *ctx, struct error *e)
 	return 0;
 }
 
-/* --json and -o checked before the count, which takes long. */
+/* --json and -o checked before the count, which takes long. No format:
+ * their names are told apart when they are written (a name that says
+ * another format is warned of once, then). */
 static int check_outputs(const struct roofline_args *a)
 {
 	struct output_set s;
 	int ret;
 
 	outputs_init(&s);
-	outputs_add(&s, "--json", a->json, "json", noop_write, NULL);
+	outputs_add(&s, "--json", a->json, NULL, noop_write, NULL);
 	for (size_t i = 0; i < a->nouts; i++)
-		outputs_add(&s, "-o", a->outs[i], "svg", noop_write, NULL);
+		outputs_add(&s, "-o", a->outs[i], NULL, noop_write, NULL);
 	ret = check_output_set(&s, "yardstick roofline");
 	outputs_free(&s);
 	return ret;

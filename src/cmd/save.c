@@ -115,10 +115,14 @@ int check_output_set(struct output_set *s, const char *who)
 {
 	struct error e;
 
-	if (!outputs_check(s, &e))
-		return 0;
-	fprintf(stderr, "%s: %s\n", who, e.msg);
-	return 2;
+	if (outputs_check(s, &e)) {
+		fprintf(stderr, "%s: %s\n", who, e.msg);
+		return 2;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (outputs_name_mismatch(s, i, &e))
+			fprintf(stderr, "%s: warning: %s\n", who, e.msg);
+	return 0;
 }
 
 int write_output_set(struct output_set *s, const char *who)

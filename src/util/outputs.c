@@ -46,6 +46,90 @@ bool output_ext_fits(const char *path, const char *const *exts)
 	return false;
 }
 
+/* The formats a file's name may say, by extension (the longest that
+ * matches wins: .speedscope.json before .json), and how a message names
+ * each. */
+static const struct {
+	const char *ext, *format;
+} name_exts[] = {
+	{ ".speedscope.json", "speedscope" }, { ".json", "json" },
+	{ ".csv", "csv" }, { ".md", "markdown" }, { ".markdown", "markdown" },
+	{ ".xml", "junit" }, { ".svg", "svg" }, { ".html", "html" },
+	{ ".htm", "html" }, { ".folded", "folded" }, { ".pb.gz", "pprof" },
+	{ ".pprof", "pprof" }, { ".perfetto-trace", "perfetto" },
+	{ ".pftrace", "perfetto" },
+};
+
+static const struct {
+	const char *format, *label;
+	bool json;	/* a JSON document: fits a name ending in .json */
+} format_labels[] = {
+	{ "json", "JSON", true }, { "bmf", "Bencher Metric Format", true },
+	{ "speedscope", "a speedscope profile", true },
+	{ "csv", "CSV", false }, { "markdown", "Markdown", false },
+	{ "junit", "JUnit XML", false }, { "svg", "SVG", false },
+	{ "html", "HTML", false }, { "folded", "folded stacks", false },
+	{ "pprof", "a pprof profile", false },
+	{ "perfetto", "a Perfetto trace", false },
+};
+
+static const char *format_label(const char *format, bool *json)
+{
+	for (size_t i = 0; i < sizeof(format_labels) /
+			       sizeof(*format_labels); i++)
+		if (!strcmp(format_labels[i].format, format)) {
+			if (json)
+				*json = format_labels[i].json;
+			return format_labels[i].label;
+		}
+	if (json)
+		*json = false;
+	return format;
+}
+
+/* The format path's name says, NULL for none; *ext its extension. */
+static const char *named_format(const char *path, const char **ext)
+{
+	const char *base = strrchr(path, '/'), *best = NULL;
+	size_t n, k, bestk = 0;
+
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	for (size_t i = 0; i < sizeof(name_exts) / sizeof(*name_exts); i++) {
+		k = strlen(name_exts[i].ext);
+		/* the name is more than its extension (".json" is hidden) */
+		if (n > k && k > bestk &&
+		    !strcasecmp(base + n - k, name_exts[i].ext)) {
+			best = name_exts[i].format;
+			*ext = base + n - k;
+			bestk = k;
+		}
+	}
+	return best;
+}
+
+bool outputs_name_mismatch(const struct output_set *s, size_t i,
+			   struct error *w)
+{
+	const struct output *o = &s->v[i];
+	const char *said, *ext = NULL;
+	bool json;
+
+	if (!o->write || !o->format || (int)i == s->on_stdout ||
+	    !strcmp(o->path, "-"))
+		return false;
+	said = named_format(o->path, &ext);
+	if (!said || !strcmp(said, o->format))
+		return false;
+	format_label(o->format, &json);
+	if (json && !strcmp(said, "json"))
+		return false;
+	error_set(w, "%s '%s': its name says %s (%s); it is written as %s",
+		  o->flag, o->path, format_label(said, NULL), ext,
+		  format_label(o->format, NULL));
+	return true;
+}
+
 void outputs_init(struct output_set *s)
 {
 	memset(s, 0, sizeof(*s));

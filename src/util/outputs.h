@@ -82,6 +82,22 @@ FILE *outputs_report_fp(const struct output_set *s);
  * failed. */
 size_t outputs_write(struct output_set *s);
 
+/*
+ * After outputs_check: whether the name of output i says another known
+ * format than the one it holds ("--json r.md", "--timeline t.json"),
+ * with the message for a warning in w ("--json 'r.md': its name says
+ * Markdown; it is written as JSON"). The extensions known: .json, .csv,
+ * .md, .markdown, .xml, .svg, .html, .htm, .folded, .speedscope.json,
+ * .pb.gz, .pprof, .perfetto-trace, .pftrace (compared without case); a
+ * JSON format (bmf, speedscope, a Chrome trace) fits .json. Stdout, a
+ * name without an extension or with another one, and an output of no
+ * format (NULL: a claim, or a check of names checked again when written)
+ * say nothing. Never a refusal: the option, not the name, says what the
+ * file holds, as -o's --format does.
+ */
+bool outputs_name_mismatch(const struct output_set *s, size_t i,
+			   struct error *w);
+
 /* Whether path is our stdout: "-", or the file stdout is open on
  * (/dev/stdout, the target of a redirection), unless that is a device
  * other than a terminal (/dev/null). */

@@ -309,7 +309,7 @@ table_gone() {
 	rm -f "$file" "$T/rg.rc"
 	{ sleep 0.5; "$@" 2>"$T/rg.err"; echo $? >"$T/rg.rc"; } | true
 	[ "$(cat "$T/rg.rc")" = 2 ] || { echo "exit $(cat "$T/rg.rc")"; cat "$T/rg.err"; return 1; }
-	has "$T/rg.err" "yardstick: cannot write to stdout" &&
+	grep -Eq "^yardstick( run| bench)?: cannot write to stdout" "$T/rg.err" &&
 	! grep -q "stdout: Success" "$T/rg.err" &&
 	python3 -c 'import json, sys; d = open(sys.argv[1]).read(); assert '"$check"', d[:2000]' "$file"
 }
@@ -331,5 +331,38 @@ t "report -o twice: the same" sh -c '
 	grep -q "yardstick report: --output: given twice" "$T/e"'
 t "... the same file twice is no conflict" sh -c '
 	cd "$T" && "$YS" run -q --no-store --runs 1 --json same.json --json same.json -- "$YSFIX" exit 0 2>/dev/null && [ -s same.json ]'
+
+# (e) a file whose name says another format than the option writes
+# (--json r.md): one line of warning on stderr, naming the option, the
+# file and both formats; the file written as the option says, exit 0.
+# Before: nothing said. A name that fits, or says no known format, or
+# stdout: nothing.
+misnamed() (
+	cd "$T" && rm -f mis.* && "$YS" run --no-store --runs 2 --warmup 0 --markdown mis.json --json mis.csv --csv mis.csv.txt --bmf mis.bmf.json -- "$YSFIX" exit 0 >/dev/null 2>"$T/mis.err" &&
+	[ "$(grep -c "^yardstick run: warning: " "$T/mis.err")" = 2 ] &&
+	grep -qx "yardstick run: warning: --markdown 'mis.json': its name says JSON (.json); it is written as Markdown" "$T/mis.err" &&
+	grep -qx "yardstick run: warning: --json 'mis.csv': its name says CSV (.csv); it is written as JSON" "$T/mis.err" &&
+	valid json mis.csv && valid markdown mis.json && valid csv mis.csv.txt && valid bmf mis.bmf.json
+)
+t "run --markdown F.json --json F.csv: a warning each, the files written as asked" misnamed
+t "compare --json F.md: the warning, exit 0, the JSON written" sh -c '
+	cd "$T" && "$YS" run -q --runs 2 --warmup 0 -n m -- "$YSFIX" exit 0 2>/dev/null && "$YS" run -q --runs 2 --warmup 0 -n m -- "$YSFIX" exit 0 2>/dev/null &&
+	"$YS" compare -q --json cmp.md --markdown cmp.json~ 1 2 2>"$T/e" &&
+	grep -qx "yardstick compare: warning: --json '"'"'cmp.md'"'"': its name says Markdown (.md); it is written as JSON" "$T/e" &&
+	[ "$(wc -l <"$T/e")" = 1 ] && python3 -c "import json; json.load(open(\"cmp.md\"))"'
+misnamed_profilers() (
+	cd "$T" && "$YS" mem -q --no-store --timeline tl.json -- "$HEAPFIX" leak 10 1000 >/dev/null 2>"$T/e" &&
+	grep -qx "yardstick mem: warning: --timeline 'tl.json': its name says JSON (.json); it is written as SVG" "$T/e" &&
+	valid svg tl.json &&
+	"$YS" trace -q --no-store --format perfetto -o tr.json -- "$YSFIX" exit 0 >/dev/null 2>"$T/e2" &&
+	grep -qx "yardstick trace: warning: -o 'tr.json': its name says JSON (.json); it is written as a Perfetto trace" "$T/e2" &&
+	[ -s tr.json ] && ! python3 -c "import json; json.load(open(\"tr.json\"))" 2>/dev/null
+)
+t "mem --timeline F.json, trace --format perfetto -o F.json: the same" misnamed_profilers
+t "names that fit, say nothing known, or stdout: no warning" sh -c '
+	cd "$T" && "$YS" run --no-store --runs 2 --warmup 0 --json ok.json --markdown ok.markdown --csv ok.txt -- "$YSFIX" exit 0 >/dev/null 2>"$T/e" &&
+	! grep "warning: --" "$T/e" &&
+	"$YS" history -q --json - >/dev/null 2>"$T/e2" && [ ! -s "$T/e2" ] &&
+	"$YS" gate -q --baseline 1 --max-increase wall_time=1000000% --junit g.xml --bmf g.json 2 2>"$T/e3"; [ $? -le 1 ] && ! grep "warning: --" "$T/e3"'
 
 finish

@@ -94,6 +94,65 @@ static void test_null_path_adds_nothing(void **state)
 	outputs_free(&s);
 }
 
+/* A name that says another format than the output holds: a warning's
+ * message, never a refusal (outputs_check passes); the names that say
+ * nothing, or the same format, or .json for a JSON format, none. */
+static void test_name_mismatch(void **state)
+{
+	static const struct {
+		const char *flag, *name, *format, *msg;
+	} cases[] = {
+		{ "--json", "r.md", "json", "--json '%s/r.md': its name says "
+		  "Markdown (.md); it is written as JSON" },
+		{ "--markdown", "R.JSON", "markdown", "--markdown '%s/R.JSON': "
+		  "its name says JSON (.JSON); it is written as Markdown" },
+		{ "--timeline", "t.json", "svg", "--timeline '%s/t.json': its "
+		  "name says JSON (.json); it is written as SVG" },
+		{ "--json", "p.speedscope.json", "json", "--json "
+		  "'%s/p.speedscope.json': its name says a speedscope profile "
+		  "(.speedscope.json); it is written as JSON" },
+		{ "-o", "t.json", "perfetto", "-o '%s/t.json': its name says "
+		  "JSON (.json); it is written as a Perfetto trace" },
+		{ "--csv", "r.pb.gz", "csv", "--csv '%s/r.pb.gz': its name says "
+		  "a pprof profile (.pb.gz); it is written as CSV" },
+		/* nothing said */
+		{ "--json", "r.json", "json", NULL },
+		{ "--bmf", "b.json", "bmf", NULL },
+		{ "-o", "p.speedscope.json", "speedscope", NULL },
+		{ "-o", "t.json", "json", NULL },
+		{ "--junit", "j.xml", "junit", NULL },
+		{ "--markdown", "c.markdown", "markdown", NULL },
+		{ "--json", "r.txt", "json", NULL },
+		{ "--json", "result", "json", NULL },
+		{ "--json", ".json", "json", NULL },
+		{ "--json", "r.json.gz", "json", NULL },
+		{ "--csv", "r.csv", NULL, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *path = in_dir(cases[i].name);
+		struct output_set s;
+		struct error e, w;
+
+		outputs_init(&s);
+		outputs_add(&s, cases[i].flag, path, cases[i].format,
+			    write_text, "x");
+		assert_int_equal(outputs_check(&s, &e), 0);
+		if (cases[i].msg) {
+			char *want = xasprintf(cases[i].msg, dir);
+
+			assert_true(outputs_name_mismatch(&s, 0, &w));
+			assert_string_equal(w.msg, want);
+			free(want);
+		} else {
+			assert_false(outputs_name_mismatch(&s, 0, &w));
+		}
+		outputs_free(&s);
+		free(path);
+	}
+}
+
 static void test_two_on_stdout(void **state)
 {
 	struct output_set s;
@@ -358,6 +417,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null_path_adds_nothing),
+		cmocka_unit_test(test_name_mismatch),
 		cmocka_unit_test(test_two_on_stdout),
 		cmocka_unit_test(test_stdout_rule),
 		cmocka_unit_test(test_unwritable),
