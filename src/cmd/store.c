@@ -15,6 +15,7 @@
 #include "util/options.h"
 #include "engine/refs.h"
 #include "store/store.h"
+#include "util/stop.h"
 #include "util/strutil.h"
 
 static const char *const store_usage[] = { "copy [OPTIONS] FROM TO",
@@ -135,6 +136,31 @@ static int add_file(const char *from, const char *to)
 	return error_exit_code(&e);
 }
 
+/*
+ * Stopped by a signal between two results (store_copy: each is copied in
+ * a transaction of its own): what TO holds of FROM, that it is not the
+ * whole of it, and how to finish; never the line of a finished copy.
+ */
+static int copy_stopped(const struct store_copy_stats *st,
+			const struct store *src, const struct store *dst)
+{
+	size_t done = st->copied + st->skipped;
+
+	fprintf(stderr, "yardstick store copy: interrupted by %s: ",
+		stop_signal_name());
+	if (!st->copied)
+		fprintf(stderr, "nothing was copied into %s", store_path(dst));
+	else
+		fprintf(stderr, "%zu result%s copied into %s, each whole",
+			st->copied, plural_s(st->copied), store_path(dst));
+	if (st->skipped)
+		fprintf(stderr, " (%zu skipped, already there)", st->skipped);
+	fprintf(stderr, "; %zu of the %zu results of %s not copied: the same "
+		"copy again copies them (nothing twice)\n", st->total - done,
+		st->total, store_path(src));
+	return stop_exit_code();
+}
+
 static int copy(const struct store_args *a, const char *from, const char *to)
 {
 	struct store_copy_stats st = { .on_renumber = renumbered,
@@ -144,12 +170,19 @@ static int copy(const struct store_args *a, const char *from, const char *to)
 	int ret;
 
 	store_set_warn(ref_store_warning);
+	/* Ctrl-C, SIGTERM, SIGHUP stop the copy between two results (a
+	 * second one at once: the result being saved is rolled back) */
+	if (stop_install(&e))
+		fprintf(stderr, "yardstick store copy: warning: %s\n", e.msg);
+	st.stop = stop_flag();
 	ret = store_open(&src, from, STORE_READ, &e);
 	if (!ret)
 		ret = store_open(&dst, to, STORE_CREATE, &e);
 	if (!ret)
 		ret = store_copy(src, dst, &st, &e);
-	if (src && dst && st.unreadable)
+	if (!ret && st.stopped)
+		ret = copy_stopped(&st, src, dst);
+	else if (src && dst && st.unreadable)
 		printf("copied %zu result%s from %s to %s, skipped %zu "
 		       "already there, %zu could not be read\n", st.copied,
 		       plural_s(st.copied), store_path(src),
@@ -160,8 +193,8 @@ static int copy(const struct store_args *a, const char *from, const char *to)
 		       store_path(src), store_path(dst), st.skipped);
 	store_close(src);
 	store_close(dst);
-	if (!ret)
-		return 0;
+	if (!ret || st.stopped)
+		return ret;
 	fprintf(stderr, "yardstick store copy: %s\n", e.msg);
 	return error_exit_code(&e);
 }

@@ -22,6 +22,7 @@
 #ifndef YS_STORE_STORE_H
 #define YS_STORE_STORE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -333,12 +334,17 @@ int store_verify(struct store *s, struct error *e);
 
 /* What store_copy did. */
 struct store_copy_stats {
+	size_t total;		/* the results of from */
 	size_t copied, skipped, renumbered;
 	size_t unreadable;	/* results of a damaged from that could not
 				 * be read */
 	/* told each copied result that took another id, or NULL */
 	void (*on_renumber)(long long from, long long to, void *ctx);
 	void *ctx;
+	/* set (a stop signal's number) to stop before the next result, or
+	 * NULL; stopped: it did (the results after are not copied) */
+	volatile sig_atomic_t *stop;
+	bool stopped;
 };
 
 /*
@@ -352,7 +358,9 @@ struct store_copy_stats {
  * damaged from is copied as far as it can be read (a result that cannot
  * be read counted in stats->unreadable), and then -STORE_ERR_CORRUPT
  * returned with store_verify's message: a copy never loses results
- * silently.
+ * silently. *stats->stop set stops it between two results (0 returned,
+ * stats->stopped): every result in to is whole, those not copied yet
+ * are not there, and the same copy again copies them.
  */
 int store_copy(struct store *from, struct store *to,
 	       struct store_copy_stats *stats, struct error *e);

@@ -286,8 +286,9 @@ int store_copy(struct store *from, struct store *to,
 	size_t n;
 	int ret, bad;
 
-	stats->copied = stats->skipped = stats->renumbered = 0;
+	stats->total = stats->copied = stats->skipped = stats->renumbered = 0;
 	stats->unreadable = 0;
+	stats->stopped = false;
 	/* a damaged source is copied as far as it can be read (a copy is
 	 * how its results are rescued), then the damage reported */
 	bad = store_verify(from, &damage);
@@ -301,12 +302,19 @@ int store_copy(struct store *from, struct store *to,
 			       "ORDER BY id", false, &ids, &n, e);
 	if (ret)
 		return ret;
+	stats->total = n;
 	for (size_t i = 0; i < n && !ret; i++) {
 		struct result r;
 		long long id = 0;
 		bool dup = false;
 		char fp[33];
 
+		/* between two results: each is saved in a transaction of its
+		 * own, so what is copied is whole */
+		if (stats->stop && *stats->stop) {
+			stats->stopped = true;
+			break;
+		}
 		ret = load_one(from, ids[i], &r, fp, e);
 		if (ret == -STORE_ERR_CORRUPT && bad) {
 			result_free(&r);
@@ -330,7 +338,7 @@ int store_copy(struct store *from, struct store *to,
 			stats->renumbered++;
 	}
 	free(ids);
-	if (!ret && bad) {
+	if (!ret && bad && !stats->stopped) {
 		*e = damage;
 		ret = bad;
 	}

@@ -152,6 +152,36 @@ killed_save() {
 }
 t "a connection killed mid-save: no half result, the JSON written, exit 3" killed_save
 
+# store copy stopped by Ctrl-C (SIGINT) in the middle: the test hook
+# pauses the save of the first result; the signal comes then. The copy
+# stops after that result (each is a transaction of its own): exit 130,
+# what was copied and what was not on stderr, no line of a finished copy,
+# the one result whole in TO; the same copy again copies the other two.
+# Before: not a word (from a terminal, killed by the signal mid-save,
+# exit 130; here, as a background job of sh, the SIGINT was ignored).
+copy_stopped() {
+	for b in s1 s2 s3; do
+		"$YS" run -q --runs 2 --warmup 0 --store "$T/stop.db" -n $b -- "$YSFIX" exit 0 2>/dev/null || return 1
+	done
+	pg_createdb stopped && SU=$(pg_url stopped) && mkdir "$T/spause" || return 1
+	YARDSTICK_TEST_STORE_PAUSE=$T/spause "$YS" store copy "$T/stop.db" "$SU" >"$T/sc.out" 2>"$T/sc.err" &
+	ypid=$!
+	for i in $(seq 1 600); do [ -s "$T/spause/pid" ] && break; sleep 0.1; done
+	[ -s "$T/spause/pid" ] || { kill $ypid; return 1; }
+	kill -INT $ypid && sleep 0.2 && touch "$T/spause/go"
+	wait $ypid
+	rc=$?
+	[ $rc = 130 ] || { echo "exit $rc"; cat "$T/sc.out" "$T/sc.err"; return 1; }
+	grep -qx "yardstick store copy: interrupted by SIGINT: 1 result copied into $SU, each whole; 2 of the 3 results of $T/stop.db not copied: the same copy again copies them (nothing twice)" "$T/sc.err" &&
+	! grep -q "^copied" "$T/sc.out" &&
+	[ "$(count stopped)" = 1 ] &&
+	[ "$(pg_sql stopped "SELECT count(*) FROM benchmarks WHERE name = 's1'")" = 1 ] &&
+	"$YS" store copy "$T/stop.db" "$SU" >"$T/sc2.out" &&
+	has "$T/sc2.out" "copied 2 results from $T/stop.db to $SU, skipped 1 already there" &&
+	[ "$(count stopped)" = 3 ]
+}
+t "store copy stopped by SIGINT: exit 130, what was copied said, the rest copied by the same copy again" copy_stopped
+
 # The password: never in stdout, stderr, history, nor libpq's messages.
 password() {
 	pw="s3cr:et@w%rd"
