@@ -34,7 +34,10 @@ static const char store_description[] =
 "The last line counts the results copied and skipped. FROM is checked\n"
 "first: a damaged FROM (SQLite's check fails, or results saved into it\n"
 "are missing: a damaged -wal) is copied as far as it can be read, and\n"
-"the damage named, with exit status 2.\n"
+"the damage named, with exit status 2. Ctrl-C (SIGTERM, SIGHUP) stops\n"
+"the copy between two results: TO holds whole results only, and the\n"
+"message says how many were copied and that the same copy again copies\n"
+"the rest (exit 130, 143, 129).\n"
 "\n"
 "FROM may also be a result file, FILE.json: a result a save could not\n"
 "keep (the message then names it: .yardstick/unsaved/TIME-PID.json),\n"
@@ -54,7 +57,8 @@ static const char store_epilog[] =
 "store FROM (or STORE),\n"
 "a corrupt store, a bad URL; 3 a store locked, read-only or unreadable,\n"
 "a PostgreSQL server that cannot be reached or refuses us, or SQLite or\n"
-"libpq cannot be loaded. What was copied before a failure stays copied.\n";
+"libpq cannot be loaded; 130, 143, 129 a copy stopped by SIGINT, SIGTERM,\n"
+"SIGHUP. What was copied before a failure or a stop stays copied.\n";
 
 struct store_args {
 	bool quiet;
