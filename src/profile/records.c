@@ -256,6 +256,35 @@ static void on_wakeup(struct records *s, const uint8_t *rec, size_t size)
 	s->cb.wakeup(s->cb.arg, tid, time);
 }
 
+/*
+ * Whether a record is a second copy (famfilter.h): its task and its
+ * identifier, a sample's from its body (identifier, ip, pid/tid), another
+ * record's from its trailer (pid/tid, time, identifier); for FORK and
+ * COMM too, the task is the one the kernel wrote it for (the trailer's:
+ * the parent of a fork). A record without them is kept.
+ */
+static bool second_copy(struct records *s, const uint8_t *rec, size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	uint64_t id;
+	uint32_t tid;
+
+	if (!s->fam || !s->identifier)
+		return false;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if (size < HDR + 24)
+			return false;
+		memcpy(&id, rec + HDR, sizeof(id));
+		memcpy(&tid, rec + HDR + 20, sizeof(tid));
+	} else {
+		if (size < HDR + TRAILER(s))
+			return false;
+		memcpy(&tid, rec + size - TRAILER(s) + 4, sizeof(tid));
+		memcpy(&id, rec + size - 8, sizeof(id));
+	}
+	return !famfilter_keep(s->fam, tid, id, h->type == PERF_RECORD_EXIT);
+}
+
 void records_dispatch(void *rp, const uint8_t *rec, size_t size)
 {
 	struct records *s = rp;
@@ -263,13 +292,16 @@ void records_dispatch(void *rp, const uint8_t *rec, size_t size)
 	struct raw_sample smp;
 	uint64_t n;
 
+	if (h->type == PERF_RECORD_SAMPLE && s->nwake_ids && size >= HDR + 8 &&
+	    is_of(s->wake_ids, s->nwake_ids, rec)) {
+		on_wakeup(s, rec, size);
+		return;
+	}
+	if (h->type != PERF_RECORD_LOST && h->type != PERF_RECORD_LOST_SAMPLES &&
+	    second_copy(s, rec, size))
+		return;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		if (s->nwake_ids && size >= HDR + 8 &&
-		    is_of(s->wake_ids, s->nwake_ids, rec)) {
-			on_wakeup(s, rec, size);
-			break;
-		}
 		if (!parse_sample(s, rec, size, &smp))
 			break;
 		if (s->noff_ids && is_of(s->off_ids, s->noff_ids, rec)) {

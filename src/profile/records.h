@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "profile/famfilter.h"
 #include "profile/sampler.h"
 
 /* The most callchain entries a record can hold: the size of ips. */
@@ -36,6 +37,9 @@ struct records {
 	size_t nwake_ids;
 	uint32_t wake_pid_offset;	/* the wakee's pid (4 bytes) in the
 					 * raw record */
+	/* sampler_attach: the records of a task two of our events follow
+	 * kept from one of them (famfilter.h; needs identifier); NULL: all */
+	struct famfilter *fam;
 	uint64_t exec_time, exit_time;	/* the child's exec, its last thread's
 					 * exit; 0 until seen */
 };

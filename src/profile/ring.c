@@ -35,17 +35,19 @@
 /*
  * The time of the record at r->tail, by which merge.c orders the rings;
  * 0 if it has none. A sample's time is its third u64 (the sample_type
- * sampler.c asks for: IP, TID, TIME first); any other record carries it
- * last (sample_id_all).
+ * sampler.c asks for: IP, TID, TIME first; its fourth after an
+ * identifier); any other record carries it last (sample_id_all), or
+ * last but the identifier.
  */
 static uint64_t record_time(const struct ring *r)
 {
 	struct perf_event_header h;
-	uint64_t at, t;
+	uint64_t at, t, id = r->identifier ? 8 : 0;
 
 	memcpy(&h, r->data + (r->tail & r->mask), sizeof(h));
-	at = h.type == PERF_RECORD_SAMPLE ? 24 : (uint64_t)h.size - 8;
-	if (h.size & 7 || h.size < HDR + TRAILER || at + 8 > h.size)
+	at = h.type == PERF_RECORD_SAMPLE ? 24 + id
+					  : (uint64_t)h.size - 8 - id;
+	if (h.size & 7 || h.size < HDR + TRAILER + id || at + 8 > h.size)
 		return 0;
 	memcpy(&t, r->data + ((r->tail + at) & r->mask), sizeof(t));
 	return t;

@@ -6,6 +6,7 @@
 #ifndef YS_PROFILE_RING_H
 #define YS_PROFILE_RING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,9 @@ struct ring {
 	uint64_t tail;		/* ours; published to meta->data_tail */
 	uint64_t next_time;	/* time of the record at tail, if any */
 	int fd;
+	/* the records carry PERF_SAMPLE_IDENTIFIER (records.h): first in a
+	 * sample, last in the trailer, which moves where the time is */
+	bool identifier;
 };
 
 /* Gets one whole record: rec points into the ring or into the wrap

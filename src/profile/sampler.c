@@ -257,6 +257,7 @@ int sampler_map_ring(struct sampler *s, struct ring *r, struct error *e)
 		return SAMPLER_REFUSED;
 	}
 	r->meta = p;
+	r->identifier = s->rp.identifier;
 	r->data = (const uint8_t *)p + psz;
 	r->mask = s->o.pages * psz - 1;
 	return 0;

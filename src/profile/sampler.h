@@ -185,6 +185,10 @@ struct sampler_stats {
 	 * yet waited for: nothing to sample); those not permitted (another
 	 * user's), skipped, the first of them by pid and name */
 	size_t children, zombies, refused;
+	/* sampler_attach: the records dropped as second copies of a task
+	 * two of our events followed (famfilter.h): one inherited during
+	 * the attach and found again */
+	uint64_t second_copies;
 	uint32_t refused_pid;
 	char refused_name[64];
 };

@@ -204,6 +204,22 @@ static int open_failed(struct sampler *s, uint32_t pid, int err,
 	return attach_refused(s, pid, err, a, e);
 }
 
+/* Event fd, opened on thread tid, into family fam (famfilter.h): 0 or
+ * SAMPLER_FAILED with e set. */
+static int add_family(struct sampler *s, int fd, uint32_t fam, uint32_t tid,
+		      struct error *e)
+{
+	uint64_t id;
+
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id)) {
+		error_errno(e, errno, "cannot read the id of thread %u's "
+			    "event", tid);
+		return SAMPLER_FAILED;
+	}
+	famfilter_add(&s->fam, id, fam);
+	return 0;
+}
+
 /*
  * Thread tid's events, one per CPU, each writing into that CPU's ring
  * (the first thread's event on it owns the ring: the kernel maps no
@@ -216,6 +232,7 @@ static int open_thread(struct sampler *s, struct perf_event_attr *base,
 		       struct error *e)
 {
 	struct perf_event_attr attr;
+	uint32_t fam = ++s->nfam;
 	int ret;
 
 	for (int i = 0; i < s->nrings; i++) {
@@ -229,6 +246,10 @@ static int open_thread(struct sampler *s, struct perf_event_attr *base,
 			return open_failed(s, pid, -fd, &attr, e);
 		base->exclude_kernel = attr.exclude_kernel;
 		base->exclude_hv = attr.exclude_hv;
+		if ((ret = add_family(s, fd, fam, tid, e))) {
+			close(fd);
+			return ret;
+		}
 		if (r->fd < 0) {
 			r->fd = fd;
 			ret = sampler_map_ring(s, r, e);
@@ -259,7 +280,7 @@ static int open_thread(struct sampler *s, struct perf_event_attr *base,
 			return error_errno(e, errno, "cannot send context "
 					   "switches to the ring buffer of "
 					   "CPU %d", cpus[i]);
-		s->noff++;
+		famfilter_add(&s->fam, s->off_ids[s->noff++], fam);
 	}
 	return 0;
 }
@@ -563,6 +584,8 @@ static int open_all(struct sampler *s, uint32_t pid, struct error *e)
 	/* running already: sampled from the open on */
 	base.disabled = 0;
 	base.enable_on_exec = 0;
+	/* every record says which of our events wrote it (famfilter.h) */
+	base.sample_type |= PERF_SAMPLE_IDENTIFIER;
 	ret = open_process(s, &base, pid, cpus, e);
 	if (ret == OPEN_GONE) {
 		error_set(e, "process %u exited as yardstick attached", pid);
@@ -577,6 +600,7 @@ static int open_all(struct sampler *s, uint32_t pid, struct error *e)
 	if (ret == 0 && s->o.wakeups)
 		sampler_open_wakeups(s, &base, cpus);
 	free(cpus);
+	famfilter_seal(&s->fam);
 	s->ring_next = xcalloc((size_t)s->nrings, sizeof(*s->ring_next));
 	if (s->o.offcpu) {
 		s->rp.off_ids = s->off_ids;
@@ -720,6 +744,7 @@ static int collect_attached(struct sampler *s, uint32_t pid, uint64_t end_ns,
 		ioctl(s->afds[k], PERF_EVENT_IOC_DISABLE, 0);
 	merge_drain(s->rings, s->nrings, s->rec, records_dispatch, &s->rp);
 	s->stats->cpu_ns = attached_cpu(s);
+	s->stats->second_copies = s->fam.dropped;
 	s->stats->interrupted = s->o.interrupt && *s->o.interrupt;
 	return 0;
 }
@@ -772,7 +797,9 @@ enum sampler_result sampler_attach(const struct sampler_opts *o, uint32_t pid,
 	s.rp.ips = xmalloc(RECORDS_MAX_IPS * sizeof(*s.rp.ips));
 	s.rp.dwarf = s.o.dwarf;
 	s.rp.chain_max = s.o.dwarf ? 0 : sampler_chain_limit();
-	s.rp.identifier = s.o.offcpu || s.o.wakeups;
+	s.rp.identifier = true;	/* open_all asks for it */
+	s.rp.fam = &s.fam;
+	famfilter_init(&s.fam);
 	s.rp.cb = s.cb;
 	s.rp.stats = s.stats;
 	s.rp.child = pid;
@@ -811,6 +838,7 @@ out:
 	free(s.afd_ring);
 	free(s.ring_next);
 	free(s.procs);
+	famfilter_free(&s.fam);
 	sampler_close_all(&s);
 	return ret;
 }

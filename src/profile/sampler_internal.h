@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <stdbool.h>
 
+#include "profile/famfilter.h"
 #include "profile/records.h"
 #include "profile/ring.h"
 #include "profile/sampler.h"
@@ -69,6 +70,10 @@ struct sampler {
 	 * CPU time at the attach and as last read */
 	struct sampler_proc *procs;
 	size_t nprocs, capprocs;
+	/* sampler_attach: each event's family, the thread it was opened on
+	 * (famfilter.h); nfam families so far */
+	struct famfilter fam;
+	uint32_t nfam;
 	int pidfd;		/* -1: poll with a short timeout instead */
 };
 

@@ -4,7 +4,9 @@
  * without perf: records in place, a record split across the end of the
  * data (handed out whole from the wrap buffer), free-running head and tail
  * above 2^32, a record only partly published or not a record at all,
- * several rings merged by time, and lost records counted.
+ * several rings merged by time, and lost records counted; records
+ * with identifiers, and the second copies of a task two families of
+ * events follow (profile/famfilter.h) dropped.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -271,6 +273,117 @@ static void test_records(void **state)
 	assert_true(f.meta.data_tail == BASE + 40 + 80 + 32);
 }
 
+/* With PERF_SAMPLE_IDENTIFIER (first in a sample, last in the trailer):
+ * a sample of task tid written by event id at time. */
+static void put_sample_id(struct fake *f, uint64_t id, uint32_t tid,
+			  uint64_t time)
+{
+	uint64_t rec[7] = { 0, id, 0x401000, 5 | ((uint64_t)tid << 32), time,
+			    1, 0 };	/* period, callchain nr 0 */
+	struct perf_event_header h = { PERF_RECORD_SAMPLE,
+				       PERF_RECORD_MISC_USER, 56 };
+
+	memcpy(rec, &h, 8);
+	put(f, rec, sizeof(rec), 1);
+}
+
+/* ... and the EXIT of task tid, by event id */
+static void put_exit_id(struct fake *f, uint64_t id, uint32_t tid,
+			uint64_t time)
+{
+	uint64_t rec[7] = { 0, 5 | (1ULL << 32), tid | ((uint64_t)tid << 32),
+			    time, 5 | ((uint64_t)tid << 32), time, id };
+	struct perf_event_header h = { PERF_RECORD_EXIT, 0, 56 };
+
+	memcpy(rec, &h, 8);
+	put(f, rec, sizeof(rec), 1);
+}
+
+struct tids {
+	uint32_t tid[16];
+	uint64_t time[16];
+	int n, exits;
+};
+
+static void on_tid_sample(void *arg, const struct raw_sample *smp)
+{
+	struct tids *t = arg;
+
+	assert_true(t->n < 16);
+	t->tid[t->n] = smp->tid;
+	t->time[t->n++] = smp->time;
+}
+
+static void on_tid_task(void *arg, uint32_t pid, uint32_t tid,
+			uint64_t time, bool exit)
+{
+	struct tids *t = arg;
+
+	(void)pid, (void)tid, (void)time;
+	t->exits += exit;
+}
+
+/*
+ * Records with identifiers merged by their times (the time moves past
+ * the identifier), and a task two families follow (famfilter.h): task 7
+ * is followed by family 1 (events 100, 101, one per CPU) and family 2
+ * (event 200, opened on it later): only family 1's samples count, the
+ * first seen; task 8, of family 2 alone, keeps its own; an event of no
+ * family (300) is kept; task 7's second EXIT is dropped, and a new task
+ * that reuses tid 7 is followed by family 2 alone: its samples count.
+ */
+static void test_second_copies(void **state)
+{
+	static struct fake f[2];
+	static uint64_t ips[RECORDS_MAX_IPS];
+	struct ring rings[2];
+	struct sampler_stats st;
+	struct records rp;
+	struct famfilter fam;
+	struct tids got = { .n = 0 };
+	static const uint32_t want_tid[] = { 7, 8, 7, 9, 7 };
+	static const uint64_t want_time[] = { 10, 25, 30, 45, 70 };
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	memset(&rp, 0, sizeof(rp));
+	famfilter_init(&fam);
+	famfilter_add(&fam, 200, 2);
+	famfilter_add(&fam, 100, 1);
+	famfilter_add(&fam, 101, 1);
+	famfilter_seal(&fam);
+	rp.cb.arg = &got;
+	rp.cb.sample = on_tid_sample;
+	rp.cb.task = on_tid_task;
+	rp.stats = &st;
+	rp.ips = ips;
+	rp.identifier = true;
+	rp.fam = &fam;
+	fake_init(&f[0], 0);
+	fake_init(&f[1], BASE);
+	f[0].r.identifier = f[1].r.identifier = true;
+	put_sample_id(&f[0], 100, 7, 10);	/* kept: family 1 first */
+	put_sample_id(&f[0], 200, 7, 20);	/* a second copy */
+	put_sample_id(&f[0], 300, 9, 45);	/* no family: kept */
+	put_exit_id(&f[0], 200, 7, 50);		/* family 2's EXIT: dropped */
+	put_sample_id(&f[1], 200, 8, 25);	/* task 8: family 2, kept */
+	put_sample_id(&f[1], 101, 7, 30);	/* family 1 on CPU 1: kept */
+	put_exit_id(&f[1], 101, 7, 40);		/* the EXIT kept: 7 ends */
+	put_sample_id(&f[1], 200, 7, 70);	/* tid 7 again, a new task */
+	rings[0] = f[0].r;
+	rings[1] = f[1].r;
+	merge_drain(rings, 2, wrapbuf, records_dispatch, &rp);
+	assert_int_equal(got.n, 5);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(got.tid[i], want_tid[i]);
+		assert_int_equal(got.time[i], want_time[i]);
+	}
+	assert_int_equal(got.exits, 1);
+	assert_int_equal(st.samples, 5);
+	assert_int_equal(fam.dropped, 2);
+	famfilter_free(&fam);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_not_a_record),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_second_copies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,59 @@
+/*
+ * One line of events per task, for the sampler on a running process
+ * (sampler_attach.c): the records of a task that two of our events
+ * follow are kept from one of them only.
+ *
+ * Why a task can be followed twice: the attach opens an inheriting event
+ * per thread (and per process of the tree), then lists the threads (the
+ * children) again to find the ones started meanwhile. A task started by a
+ * thread whose events were open already inherits them, and is listed
+ * too: it then has its inherited events and the ones opened on it, and
+ * every sample, switch and fork of it came twice. Nothing the kernel
+ * shows before the open says which new task inherits (its FORK record
+ * comes after it is in /proc), so the records tell: every record carries
+ * PERF_SAMPLE_IDENTIFIER, the id of the event we opened (an inherited
+ * event reports its parent's), and the events opened on one task, on all
+ * CPUs, are one family. A task's records are kept from the first family
+ * seen for it; its EXIT frees its tid for a task that reuses it.
+ */
+#ifndef YS_PROFILE_FAMFILTER_H
+#define YS_PROFILE_FAMFILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/hashmap.h"
+
+struct famfilter_task {
+	uint32_t tid;
+	uint32_t fam;		/* 0: none yet; FAMFILTER_EXITED: ended */
+};
+
+struct famfilter {
+	uint64_t *ids;		/* our events' ids, sorted by famfilter_seal */
+	uint32_t *fams;		/* ... and the family of each */
+	size_t n, cap, capfams;
+	struct famfilter_task *tasks;
+	size_t ntasks, captasks;
+	struct hashidx ix;	/* tasks + 1 by hash_u64(tid) */
+	uint64_t dropped;	/* records dropped: a second family's */
+};
+
+void famfilter_init(struct famfilter *f);
+void famfilter_free(struct famfilter *f);
+/* Event id (PERF_EVENT_IOC_ID) opened for family fam (not 0). */
+void famfilter_add(struct famfilter *f, uint64_t id, uint32_t fam);
+/* Every event added: ready for famfilter_keep. */
+void famfilter_seal(struct famfilter *f);
+/*
+ * Whether a record of task tid written by event id (its identifier) is
+ * kept: an id of no family of ours (another event's) always is; else the
+ * task's family is the first one seen, and only its records are kept.
+ * With exit (the task's EXIT record), the task ends: a second EXIT of it
+ * is dropped, and its tid is free for the next task to take it.
+ */
+bool famfilter_keep(struct famfilter *f, uint32_t tid, uint64_t id,
+		    bool exit);
+
+#endif
