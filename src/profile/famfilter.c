@@ -1,6 +1,7 @@
 /* One line of events per task (famfilter.h). */
 #include "profile/famfilter.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,54 +17,50 @@ void famfilter_init(struct famfilter *f)
 
 void famfilter_free(struct famfilter *f)
 {
-	free(f->ids);
-	free(f->fams);
+	free(f->ev);
 	free(f->tasks);
 	hashidx_free(&f->ix);
 	memset(f, 0, sizeof(*f));
 }
 
-void famfilter_add(struct famfilter *f, uint64_t id, uint32_t fam)
+void famfilter_add(struct famfilter *f, uint64_t id, uint32_t fam,
+		   uint32_t owner)
 {
-	f->ids = xgrow(f->ids, &f->cap, f->n + 1, sizeof(*f->ids));
-	f->fams = xgrow(f->fams, &f->capfams, f->n + 1, sizeof(*f->fams));
-	f->ids[f->n] = id;
-	f->fams[f->n++] = fam;
+	assert(fam != 0 && fam != FAMFILTER_EXITED);
+	f->ev = xgrow(f->ev, &f->cap, f->n + 1, sizeof(*f->ev));
+	f->ev[f->n++] = (struct famfilter_event){ id, fam, owner };
 }
 
-/* Insertion sort of ids with their families: the kernel numbers events
- * in the order they are opened, so they come sorted but for another
- * process's opens in between (none can be out of order: it is cheap). */
+/* Insertion sort by id: the kernel numbers events in the order they are
+ * opened, so they come sorted but for another process's opens in
+ * between. */
 void famfilter_seal(struct famfilter *f)
 {
 	for (size_t i = 1; i < f->n; i++) {
-		uint64_t id = f->ids[i];
-		uint32_t fam = f->fams[i];
+		struct famfilter_event e = f->ev[i];
 		size_t j = i;
 
-		for (; j > 0 && f->ids[j - 1] > id; j--) {
-			f->ids[j] = f->ids[j - 1];
-			f->fams[j] = f->fams[j - 1];
-		}
-		f->ids[j] = id;
-		f->fams[j] = fam;
+		for (; j > 0 && f->ev[j - 1].id > e.id; j--)
+			f->ev[j] = f->ev[j - 1];
+		f->ev[j] = e;
 	}
 }
 
-/* The family of event id, 0 when it is none of ours. */
-static uint32_t family_of(const struct famfilter *f, uint64_t id)
+/* Our event id, NULL when it is none of ours. */
+static const struct famfilter_event *event_of(const struct famfilter *f,
+					      uint64_t id)
 {
 	size_t lo = 0, hi = f->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (f->ids[mid] < id)
+		if (f->ev[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < f->n && f->ids[lo] == id ? f->fams[lo] : 0;
+	return lo < f->n && f->ev[lo].id == id ? &f->ev[lo] : NULL;
 }
 
 static struct famfilter_task *task_of(struct famfilter *f, uint32_t tid)
@@ -85,19 +82,22 @@ static struct famfilter_task *task_of(struct famfilter *f, uint32_t tid)
 bool famfilter_keep(struct famfilter *f, uint32_t tid, uint64_t id,
 		    bool exit)
 {
-	uint32_t fam = family_of(f, id);
+	const struct famfilter_event *ev = event_of(f, id);
 	struct famfilter_task *t;
 
-	if (!fam)
+	if (!ev)
 		return true;
 	t = task_of(f, tid);
 	if (t->fam == FAMFILTER_EXITED && exit) {
 		f->dropped++;		/* the other family's EXIT */
 		return false;
 	}
-	if (t->fam == 0 || t->fam == FAMFILTER_EXITED)
-		t->fam = fam;
-	if (t->fam != fam) {
+	if (t->fam == 0 || t->fam == FAMFILTER_EXITED ||
+	    (ev->fam != t->fam && ev->owner == tid && !t->own)) {
+		t->fam = ev->fam;
+		t->own = ev->owner == tid;
+	}
+	if (t->fam != ev->fam) {
 		f->dropped++;
 		return false;
 	}

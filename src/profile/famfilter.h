@@ -13,8 +13,12 @@
  * comes after it is in /proc), so the records tell: every record carries
  * PERF_SAMPLE_IDENTIFIER, the id of the event we opened (an inherited
  * event reports its parent's), and the events opened on one task, on all
- * CPUs, are one family. A task's records are kept from the first family
- * seen for it; its EXIT frees its tid for a task that reuses it.
+ * CPUs, are one family. A task's records are kept from one family at a
+ * time: the first seen for it (inherited: from the task's start), until
+ * a record of the family opened on the task itself comes, which is kept
+ * from then on (an inherited family may lack a CPU: the task started
+ * while its parent's events were being opened, one CPU after another).
+ * A task's EXIT frees its tid for a task that reuses it.
  */
 #ifndef YS_PROFILE_FAMFILTER_H
 #define YS_PROFILE_FAMFILTER_H
@@ -28,12 +32,18 @@
 struct famfilter_task {
 	uint32_t tid;
 	uint32_t fam;		/* 0: none yet; FAMFILTER_EXITED: ended */
+	bool own;		/* fam is the family opened on tid */
+};
+
+/* An event of ours: its id, its family, the task it was opened on. */
+struct famfilter_event {
+	uint64_t id;
+	uint32_t fam, owner;
 };
 
 struct famfilter {
-	uint64_t *ids;		/* our events' ids, sorted by famfilter_seal */
-	uint32_t *fams;		/* ... and the family of each */
-	size_t n, cap, capfams;
+	struct famfilter_event *ev;	/* sorted by id by famfilter_seal */
+	size_t n, cap;
 	struct famfilter_task *tasks;
 	size_t ntasks, captasks;
 	struct hashidx ix;	/* tasks + 1 by hash_u64(tid) */
@@ -42,14 +52,16 @@ struct famfilter {
 
 void famfilter_init(struct famfilter *f);
 void famfilter_free(struct famfilter *f);
-/* Event id (PERF_EVENT_IOC_ID) opened for family fam (not 0). */
-void famfilter_add(struct famfilter *f, uint64_t id, uint32_t fam);
+/* Event id (PERF_EVENT_IOC_ID) of family fam (not 0), opened on task
+ * owner. */
+void famfilter_add(struct famfilter *f, uint64_t id, uint32_t fam,
+		   uint32_t owner);
 /* Every event added: ready for famfilter_keep. */
 void famfilter_seal(struct famfilter *f);
 /*
  * Whether a record of task tid written by event id (its identifier) is
- * kept: an id of no family of ours (another event's) always is; else the
- * task's family is the first one seen, and only its records are kept.
+ * kept: an id of no family of ours (another event's) always is; else
+ * only those of the task's family now (above) are.
  * With exit (the task's EXIT record), the task ends: a second EXIT of it
  * is dropped, and its tid is free for the next task to take it.
  */

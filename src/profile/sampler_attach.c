@@ -216,7 +216,7 @@ static int add_family(struct sampler *s, int fd, uint32_t fam, uint32_t tid,
 			    "event", tid);
 		return SAMPLER_FAILED;
 	}
-	famfilter_add(&s->fam, id, fam);
+	famfilter_add(&s->fam, id, fam, tid);
 	return 0;
 }
 
@@ -280,7 +280,7 @@ static int open_thread(struct sampler *s, struct perf_event_attr *base,
 			return error_errno(e, errno, "cannot send context "
 					   "switches to the ring buffer of "
 					   "CPU %d", cpus[i]);
-		famfilter_add(&s->fam, s->off_ids[s->noff++], fam);
+		famfilter_add(&s->fam, s->off_ids[s->noff++], fam, tid);
 	}
 	return 0;
 }

@@ -746,6 +746,36 @@ main_exits() {
 }
 t "record --pid: the main thread ends, the other's samples still wake the reader at once (retried 3x)" retry main_exits
 
+# threads started every 15 ms while record attaches to 1000 others
+# (tests/fixtures/stormfix.c; trace_pid.sh checks each thread's samples):
+# the ones started once the main thread's events were open inherit them
+# and are listed again, and were sampled twice. storm_spin's samples are
+# at most the storm threads' CPU time (/proc/self/task/TID/schedstat, in
+# stormfix's report) at 999 Hz, and at least 40% of it (the threads that
+# spun before the attach have none)
+storm_record() {
+	rm -f "$T/pid/stready" "$T/pid/streport"
+	"$(dirname "$YSFIX")/stormfix" "$T/pid/stready" "$T/pid/streport" \
+		1000 100 20 15 &
+	P=$!
+	wait_file "$T/pid/stready" || { kill $P; return 1; }
+	"$YS" record --pid $P -o "$T/pid/st.folded" 2>"$T/pid/st.err"
+	rc=$?
+	wait $P
+	prc=$?
+	cat "$T/pid/st.err"
+	[ $rc = 0 ] && [ $prc = 0 ] || { echo "exit $rc, stormfix $prc"; return 1; }
+	python3 - "$T/pid/st.folded" "$T/pid/streport" <<'PYS'
+import sys
+n = sum(int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[1])
+        if "storm_spin" in l.rsplit(" ", 1)[0].split(";"))
+ms = sum(int(l.split()[1]) / 1e6 for l in open(sys.argv[2]))
+print("storm_spin samples", n, "storm threads' CPU ms", round(ms))
+assert 0.4 * ms <= n <= 1.15 * ms + 10, (n, ms)
+PYS
+}
+t "record --pid while 100 threads start: their samples at most their CPU time (/proc), not twice it" storm_record
+
 attach_refusals record "$T/pid/none.folded"
 
 finish

@@ -228,6 +228,59 @@ zombie() {
 }
 t "trace --pid of a process that has exited (a zombie): exit 2, nothing written" zombie
 
+# threads started every 15 ms while trace attaches to 1000 others (an
+# event per thread and CPU, the threads listed again until none is new):
+# each started once the main thread's events were open inherits them and
+# is listed too (tests/fixtures/stormfix.c). Each spins 20 ms of its own
+# CPU (/proc/self/task/TID/schedstat, in stormfix's report): its samples
+# at 999 Hz are its CPU time, not twice it (one started after the attach
+# began, from its start on), and its tid is one thread of the timeline
+# (it was named twice, by each event's COMM)
+storm_trace() {
+	rm -f "$T/tp/sready" "$T/tp/sreport"
+	"$FX/stormfix" "$T/tp/sready" "$T/tp/sreport" 1000 100 20 15 &
+	P=$!
+	wait_file "$T/tp/sready" || { kill $P; return 1; }
+	"$YS" trace --pid $P --no-store -o "$T/tp/storm.json" \
+		2>"$T/tp/storm.err"
+	rc=$?
+	wait $P
+	prc=$?
+	grep -v '^ *[0-9]' "$T/tp/storm.err"
+	[ $rc = 0 ] && [ $prc = 0 ] || { echo "exit $rc, stormfix $prc"; return 1; }
+	has "$T/tp/storm.err" "until it exited" &&
+	python3 - "$T/tp/storm.json" "$T/tp/sreport" "$T/tp/storm.err" <<'PY'
+import json, sys
+js, rep, err = sys.argv[1], sys.argv[2], sys.argv[3]
+fix = {int(a): (int(b) / 1e6, int(c) / 1e3) for a, b, c in (l.split() for l in open(rep))}
+t = json.load(open(js))
+n = {}
+for e in t["traceEvents"]:
+    if e.get("ph") == "i" and e.get("cat") == "sample":
+        n[e["tid"]] = n.get(e["tid"], 0) + 1
+# the attach began at the trace's first event (the main thread's, listed
+# first); a thread started after it inherited the main thread's events
+t0 = min(e["ts"] for e in t["traceEvents"] if "ts" in e and e.get("ph") != "M")
+rows = sorted((tid, round(ms, 1), n.get(tid, 0), start > t0 + 1000)
+              for tid, (ms, start) in fix.items())
+print("storm threads (tid, CPU ms, samples, started after the attach):", rows)
+over = [r for r in rows if r[2] > 1.25 * r[1] + 5]
+assert not over, ("more samples than CPU time", over)
+after = [r for r in rows if r[3]]
+under = [r for r in after if r[2] < 0.5 * r[1] - 5]
+assert len(after) >= 20 and not under, ("fewer samples than CPU time", len(after), under)
+# one thread per tid: in the JSON's thread names and the report's table
+names = [(e["pid"], e["tid"]) for e in t["traceEvents"]
+         if e.get("ph") == "M" and e["name"] == "thread_name"]
+assert len(names) == len(set(names)), "a thread named twice"
+tids = [int(l.split()[1]) for l in open(err)
+        if len(l.split()) == 10 and l.split()[0].isdigit()]
+assert len(tids) == len(set(tids)), "a thread in the table twice"
+assert set(fix) <= set(tids), ("storm threads missing", set(fix) - set(tids))
+PY
+}
+t "trace --pid while 100 threads start: each one's samples its CPU time (/proc), not twice it; one thread per tid" storm_trace
+
 attach_refusals trace "$T/tp/none.json" --no-store
 t "trace --pid --page-faults: exit 2" \
 	attach_usage "--page-faults is for a program" trace --pid $$ --page-faults

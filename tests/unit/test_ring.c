@@ -326,11 +326,12 @@ static void on_tid_task(void *arg, uint32_t pid, uint32_t tid,
 /*
  * Records with identifiers merged by their times (the time moves past
  * the identifier), and a task two families follow (famfilter.h): task 7
- * is followed by family 1 (events 100, 101, one per CPU) and family 2
- * (event 200, opened on it later): only family 1's samples count, the
- * first seen; task 8, of family 2 alone, keeps its own; an event of no
- * family (300) is kept; task 7's second EXIT is dropped, and a new task
- * that reuses tid 7 is followed by family 2 alone: its samples count.
+ * inherited family 1 (events 100, 101, one per CPU, opened on task 5),
+ * then family 2 (event 200) was opened on it: family 1's samples count
+ * until family 2's first, family 2's from then on, never both; task 8,
+ * of its own family 3 alone, keeps its own; an event of no family (300)
+ * is kept; task 7's second EXIT is dropped, and a new task that reuses
+ * tid 7, inheriting family 1, has its samples counted.
  */
 static void test_second_copies(void **state)
 {
@@ -341,16 +342,17 @@ static void test_second_copies(void **state)
 	struct records rp;
 	struct famfilter fam;
 	struct tids got = { .n = 0 };
-	static const uint32_t want_tid[] = { 7, 8, 7, 9, 7 };
-	static const uint64_t want_time[] = { 10, 25, 30, 45, 70 };
+	static const uint32_t want_tid[] = { 7, 7, 8, 9, 7 };
+	static const uint64_t want_time[] = { 10, 20, 25, 45, 70 };
 
 	(void)state;
 	memset(&st, 0, sizeof(st));
 	memset(&rp, 0, sizeof(rp));
 	famfilter_init(&fam);
-	famfilter_add(&fam, 200, 2);
-	famfilter_add(&fam, 100, 1);
-	famfilter_add(&fam, 101, 1);
+	famfilter_add(&fam, 400, 3, 8);
+	famfilter_add(&fam, 200, 2, 7);
+	famfilter_add(&fam, 100, 1, 5);
+	famfilter_add(&fam, 101, 1, 5);
 	famfilter_seal(&fam);
 	rp.cb.arg = &got;
 	rp.cb.sample = on_tid_sample;
@@ -362,14 +364,14 @@ static void test_second_copies(void **state)
 	fake_init(&f[0], 0);
 	fake_init(&f[1], BASE);
 	f[0].r.identifier = f[1].r.identifier = true;
-	put_sample_id(&f[0], 100, 7, 10);	/* kept: family 1 first */
-	put_sample_id(&f[0], 200, 7, 20);	/* a second copy */
+	put_sample_id(&f[0], 100, 7, 10);	/* inherited, first: kept */
+	put_sample_id(&f[0], 200, 7, 20);	/* its own: kept from now */
 	put_sample_id(&f[0], 300, 9, 45);	/* no family: kept */
-	put_exit_id(&f[0], 200, 7, 50);		/* family 2's EXIT: dropped */
-	put_sample_id(&f[1], 200, 8, 25);	/* task 8: family 2, kept */
-	put_sample_id(&f[1], 101, 7, 30);	/* family 1 on CPU 1: kept */
-	put_exit_id(&f[1], 101, 7, 40);		/* the EXIT kept: 7 ends */
-	put_sample_id(&f[1], 200, 7, 70);	/* tid 7 again, a new task */
+	put_exit_id(&f[0], 101, 7, 50);		/* family 1's EXIT: dropped */
+	put_sample_id(&f[1], 400, 8, 25);	/* task 8: family 3, kept */
+	put_sample_id(&f[1], 101, 7, 30);	/* family 1: a second copy */
+	put_exit_id(&f[1], 200, 7, 40);		/* the EXIT kept: 7 ends */
+	put_sample_id(&f[1], 101, 7, 70);	/* tid 7 again, a new task */
 	rings[0] = f[0].r;
 	rings[1] = f[1].r;
 	merge_drain(rings, 2, wrapbuf, records_dispatch, &rp);
