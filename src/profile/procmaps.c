@@ -11,6 +11,7 @@
 
 #include "profile/jitmap.h"
 #include "profile/symtab_internal.h"
+#include "util/procdir.h"
 #include "util/strutil.h"
 
 /* --- processes and their mappings --- */
@@ -190,12 +191,12 @@ struct maps_line {
  * or -1 when it cannot be read. */
 static long read_maps(uint32_t pid, struct maps_line **out)
 {
-	char path[64], line[4096 + 256], perms[8];
+	char path[96], line[4096 + 256], perms[8];
 	size_t n = 0, cap = 0;
 	FILE *fp;
 
 	*out = NULL;
-	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	procdir_path(pid, "maps", path, sizeof(path));
 	fp = fopen(path, "re");
 	if (!fp)
 		return -1;

@@ -15,6 +15,7 @@
 #include "profile/python_proc.h"
 #include "profile/elfcold.h"
 #include "util/fileio.h"
+#include "util/procdir.h"
 #include "util/strutil.h"
 
 /* The py_read_fn of another process: arg is its pid (uintptr_t). */
@@ -323,7 +324,8 @@ static bool maps_line(char *line, unsigned long long *start,
 
 int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 {
-	char maps[64], exe[PATH_MAX], line[PATH_MAX + 128], last[PATH_MAX] = "";
+	char maps[96], exe[PATH_MAX], line[PATH_MAX + 128], last[PATH_MAX] = "";
+	uint32_t live;
 	ssize_t n;
 	FILE *fp;
 	int found = 0;
@@ -332,11 +334,14 @@ int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 	out->pid = pid;
 	out->t.read = py_proc_read;
 	out->t.read2 = py_proc_read2;
-	out->t.arg = (void *)(uintptr_t)pid;
-	snprintf(maps, sizeof(maps), "/proc/%u/exe", pid);
+	/* its memory read through a live thread: a main thread that
+	 * called pthread_exit has none (util/procdir.h) */
+	live = procdir_live_tid(pid);
+	out->t.arg = (void *)(uintptr_t)(live ? live : pid);
+	procdir_path(pid, "exe", maps, sizeof(maps));
 	n = readlink(maps, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
-	snprintf(maps, sizeof(maps), "/proc/%u/maps", pid);
+	procdir_path(pid, "maps", maps, sizeof(maps));
 	fp = fopen(maps, "re");
 	if (!fp)
 		return error_errno(e, errno, "cannot read '%s'", maps);
@@ -402,11 +407,11 @@ size_t py_proc_condwaits(uint32_t pid, uint64_t *lo, uint64_t *hi,
 	};
 	enum { N = sizeof(names) / sizeof(names[0]) };
 	uint64_t v[N] = { 0 }, sz[N] = { 0 }, bias;
-	char maps[64], line[PATH_MAX + 128];
+	char maps[96], line[PATH_MAX + 128];
 	size_t k = 0;
 	FILE *fp;
 
-	snprintf(maps, sizeof(maps), "/proc/%u/maps", pid);
+	procdir_path(pid, "maps", maps, sizeof(maps));
 	fp = fopen(maps, "re");
 	if (!fp)
 		return 0;

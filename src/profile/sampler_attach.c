@@ -18,6 +18,7 @@
 #include "measure/perf_event.h"
 #include "util/child_common.h"
 #include "util/monoclock.h"
+#include "util/procdir.h"
 #include "util/strutil.h"
 
 #include <dirent.h>
@@ -611,19 +612,20 @@ static int open_all(struct sampler *s, uint32_t pid, struct error *e)
 
 /*
  * The mappings pid has now, which the kernel reports no MMAP2 record for:
- * the executable ones read from /proc/PID/maps, handed to the mmap
+ * the executable ones read from /proc/PID/maps (a live thread's when the
+ * main one has exited: util/procdir.h), handed to the mmap
  * callback before any sample is (the events are open already, so a
  * mapping made meanwhile is reported too, twice at most).
  */
 static void report_maps(struct sampler *s, uint32_t pid)
 {
-	char path[64], *line = NULL;
+	char path[96], *line = NULL;
 	size_t cap = 0;
 	FILE *fp;
 
 	if (!s->cb.mmap)
 		return;
-	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	procdir_path(pid, "maps", path, sizeof(path));
 	fp = fopen(path, "re");
 	if (!fp)
 		return;

@@ -776,6 +776,89 @@ PYS
 }
 t "record --pid while 100 threads start: their samples at most their CPU time (/proc), not twice it" storm_record
 
+# the main thread has called pthread_exit before the attach (a zombie
+# leader: /proc/PID/maps reads empty, /proc/PID/exe cannot be read,
+# process_vm_readv of PID fails): the mappings, the executable and the
+# Python frames are read through a live thread, and the worker's samples
+# are named (they were all [unknown])
+# wait_zombie_leader PID: until PID's main thread has exited (20 s)
+wait_zombie_leader() {
+	for _ in $(seq 200); do
+		grep -q '^State:.Z' /proc/"$1"/status 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "the main thread of $1 did not exit"
+	return 1
+}
+main_gone_c() {
+	rm -f "$T/pid/mready"
+	"$T/pid/mainexit" "$T/pid/mready" &
+	P=$!
+	wait_file "$T/pid/mready" && wait_zombie_leader $P ||
+		{ kill $P; return 1; }
+	[ ! -s /proc/$P/maps ] || { echo "its maps are not empty"; kill $P; return 1; }
+	"$YS" record --pid $P --duration 1 -o "$T/pid/mgone.folded" \
+		2>"$T/pid/mgone.err"
+	rc=$?
+	kill $P
+	wait $P 2>/dev/null
+	cat "$T/pid/mgone.err"
+	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+	has "$T/pid/mgone.err" "0.0% of frames unknown" &&
+	python3 - "$T/pid/mgone.folded" <<'PYM'
+import sys
+n = w = 0
+for l in open(sys.argv[1]):
+    st, c = l.rsplit(" ", 1)
+    n += int(c)
+    w += int(c) * ("worker_spin" in st.split(";"))
+print("samples", n, "in worker_spin", w)
+assert n >= 20 and w >= 0.9 * n, (n, w)
+PYM
+}
+t "record --pid of a C program whose main thread has exited: the worker's samples named (maps read through a live thread)" main_gone_c
+
+cat >"$T/pid/mgone.py" <<'PY'
+import ctypes, sys, threading
+def spin_a():
+    s = 0
+    for i in range(20000):
+        s += i
+    return s
+def loop():
+    while True:
+        spin_a()
+threading.Thread(target=loop, daemon=True).start()
+open(sys.argv[1], "w").close()
+ctypes.CDLL(None).pthread_exit(None)
+PY
+main_gone_py() {
+	rm -f "$T/pid/pmready"
+	/usr/bin/python3 "$T/pid/mgone.py" "$T/pid/pmready" &
+	P=$!
+	wait_file "$T/pid/pmready" && wait_zombie_leader $P ||
+		{ kill $P; return 1; }
+	"$YS" record --pid $P --duration 1.5 -o "$T/pid/pmgone.folded" \
+		2>"$T/pid/pmgone.err"
+	rc=$?
+	kill $P
+	wait $P 2>/dev/null
+	cat "$T/pid/pmgone.err"
+	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+	python3 - "$T/pid/pmgone.folded" <<'PYM'
+import sys
+n = py = 0
+for l in open(sys.argv[1]):
+    st, c = l.rsplit(" ", 1)
+    fr = st.split(";")
+    n += int(c)
+    py += int(c) * ("spin_a (mgone.py:2)" in fr and "loop (mgone.py:7)" in fr)
+print("samples", n, "in spin_a under loop", py)
+assert n >= 20 and py >= 0.8 * n, (n, py)
+PYM
+}
+t "record --pid of a python3 whose main thread has exited (pthread_exit): its thread's Python frames" main_gone_py
+
 attach_refusals record "$T/pid/none.folded"
 
 finish
