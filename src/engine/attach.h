@@ -26,6 +26,20 @@ int attach_check(uint32_t pid, struct error *e);
  * workers): its C stacks have no frame pointers. */
 bool attach_runs_python(uint32_t pid, bool children);
 
+struct zb_map;
+/*
+ * The zone buffer (util/zonebuf.h) process pid or, with children, a
+ * descendant holds, into m (read-only): one a `yardstick trace` made and
+ * handed to the program it started (YARDSTICK_TRACE_FD), found as an
+ * open descriptor of the process linking to the buffer's memfd
+ * (/proc/PID/fd/N), else as a mapping of it (/proc/PID/map_files/, which
+ * needs CAP_CHECKPOINT_RESTORE or root). libyardstick maps a buffer only
+ * at the program's start, when one is handed to it: a process started
+ * otherwise has none, and none can be given to it later. Returns the
+ * pid whose buffer was taken, 0 when none was found.
+ */
+uint32_t attach_zone_buffer(uint32_t pid, bool children, struct zb_map *m);
+
 /* The name of process pid (/proc/PID/comm), malloc'd; "?" when gone. */
 char *attach_name(uint32_t pid);
 

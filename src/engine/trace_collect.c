@@ -22,6 +22,7 @@
 #include "profile/python_proc.h"
 #include "profile/symbolize.h"
 #include "profile/symcache.h"
+#include "util/monoclock.h"
 #include "util/stop.h"
 #include "util/strutil.h"
 #include "util/zonebuf.h"
@@ -372,12 +373,16 @@ static enum sampler_result run_program(struct collector *c,
 static enum sampler_result run_attached(struct collector *c,
 					struct trace_plan *p,
 					const struct sampler_callbacks *cb,
+					struct zb_map *zb, int64_t *from,
 					struct error *e)
 {
 	struct trace_run *r = c->run;
 	enum sampler_result res;
 
 	set_python(c, p, attach_runs_python(p->pid, p->so.children), r->name);
+	/* the zones begun from now on, when it holds a buffer */
+	*from = (int64_t)monoclock_ns();
+	r->zones_pid = attach_zone_buffer(p->pid, p->so.children, zb);
 	res = attach_sampler_run(&p->so, p->pid, p->duration, cb, &r->st, e);
 	/* the end of what was traced: the duration's, a stop's or the
 	 * process's exit */
@@ -398,6 +403,7 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 	};
 	struct zb_map zb = { .fd = -1 };
 	enum sampler_result res;
+	int64_t from = 0;
 	char *cache;
 	int ret = 0;
 
@@ -421,7 +427,7 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 	symtab_use_cache(c.sym, cache);
 	free(cache);
 	c.py = pystacks_new(c.sym);
-	res = p->pid ? run_attached(&c, p, &cb, e)
+	res = p->pid ? run_attached(&c, p, &cb, &zb, &from, e)
 		     : run_program(&c, p, &cb, &zb, e);
 	/* a program's trace, marked partial, when Ctrl-C stops it; an
 	 * attached one ends so */
@@ -438,8 +444,8 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 		ret = error_exit_code(e);	/* SAMPLER_REFUSED: 3 */
 	} else {
 		resolve(&c);
-		if (!p->pid)
-			trace_add_zones(r, &zb);
+		if (!p->pid || r->zones_pid)
+			trace_add_zones(r, &zb, from);
 		if (!r->t_end)
 			r->t_end = r->tr.last;
 		r->tr.wakeups = r->st.wakeups;

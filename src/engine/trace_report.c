@@ -422,11 +422,17 @@ void trace_report(const struct trace_run *r, FILE *fp)
 	if (zt.n) {
 		zone_table(r, &zt, fp, color);
 		slowest(r, fp, color);
+	} else if (r->p->pid && r->zones_pid) {
+		fprintf(fp, "no zones since the attach (the zone buffer of "
+			"process %" PRIu32 " was read)\n", r->zones_pid);
 	} else if (r->p->pid) {
-		fprintf(fp, "no zones: not available for a process attached "
-			"to (libyardstick's zones go to a buffer yardstick "
-			"sets up before the program starts: trace it with "
-			"'yardstick trace -- PROGRAM' for them)\n");
+		fprintf(fp, "no zones: process %" PRIu32 " has no zone buffer "
+			"(libyardstick records zones only into a buffer handed "
+			"to the program as it starts, YARDSTICK_TRACE_FD, which "
+			"'yardstick trace -- PROGRAM' sets up; a process started "
+			"otherwise records none, and none can be handed to it "
+			"later: trace it with 'yardstick trace -- PROGRAM' for "
+			"them)\n", r->p->pid);
 	} else {
 		fprintf(fp, "no zones (the program does not use "
 			"libyardstick's zones)\n");

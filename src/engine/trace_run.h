@@ -41,6 +41,8 @@ struct trace_run {
 	uint64_t t_end;		/* the program's exit (ns) */
 	uint64_t zones_lost;	/* events libyardstick could not record */
 	bool zones_attached;	/* the program mapped the zone buffer */
+	uint32_t zones_pid;	/* with p->pid: the process whose buffer was
+				 * read (attach_zone_buffer), 0: none */
 	bool zones_error;	/* the buffer could not be read */
 	uint64_t zones_corrupt;	/* threads whose records stopped at a bad
 				 * one */
@@ -59,8 +61,9 @@ struct trace_run {
  * with p->so.children the descendants it has; engine/attach.h) until
  * p->duration, a stop (util/stop.h; the trace is then not partial: it
  * is how an attached trace ends) or its exit, leaving it running; its
- * threads start at the attach, and it has no zone buffer of ours
- * (r->zones_attached false). Returns 0, or the exit code with e set: 3
+ * threads start at the attach, and the zones begun since are read from
+ * the buffer it holds when a `yardstick trace` started it with one
+ * (r->zones_pid; attach_zone_buffer), else it has none. Returns 0, or the exit code with e set: 3
  * when the environment refused (no libdw, no perf events, no zone
  * buffer, a process not ours), 2 otherwise (no such process, one that
  * exited as yardstick attached).
@@ -69,8 +72,11 @@ int trace_collect(struct trace_run *r, struct trace_plan *p,
 		  struct error *e);
 
 struct zb_map;
-/* The zones of the buffer into r's timeline (trace_zones.c). */
-void trace_add_zones(struct trace_run *r, const struct zb_map *zb);
+/* The zones of the buffer into r's timeline (trace_zones.c): those begun
+ * at from_ns or later (CLOCK_MONOTONIC; 0: all), the marks, counters and
+ * async spans too; the threads' names whenever given. */
+void trace_add_zones(struct trace_run *r, const struct zb_map *zb,
+		     int64_t from_ns);
 
 /* The zone table, the slowest instances and the thread table. */
 void trace_report(const struct trace_run *r, FILE *fp);

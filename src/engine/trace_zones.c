@@ -73,7 +73,8 @@ static void add_point(struct trace *t, const struct zb_snapshot *s,
 	e->value = ev->counter;
 }
 
-void trace_add_zones(struct trace_run *r, const struct zb_map *zb)
+void trace_add_zones(struct trace_run *r, const struct zb_map *zb,
+		     int64_t from_ns)
 {
 	struct zb_snapshot s;
 	struct error e;
@@ -89,10 +90,14 @@ void trace_add_zones(struct trace_run *r, const struct zb_map *zb)
 		if (s.threads[i].corrupt)
 			r->zones_corrupt++;
 	for (size_t i = 0; i < s.nevents; i++)
-		add_point(&r->tr, &s, &s.events[i]);
+		if (s.events[i].ns >= from_ns ||
+		    s.events[i].type == ZB_THREAD_NAME)
+			add_point(&r->tr, &s, &s.events[i]);
 	for (size_t i = 0; i < s.nzones; i++)
-		add_zone(&r->tr, &s, &s.zones[i]);
+		if (s.zones[i].begin_ns >= from_ns)
+			add_zone(&r->tr, &s, &s.zones[i]);
 	for (size_t i = 0; i < s.nasyncs; i++)
-		add_async(&r->tr, &s, &s.asyncs[i]);
+		if (s.asyncs[i].begin_ns >= from_ns)
+			add_async(&r->tr, &s, &s.asyncs[i]);
 	zb_snapshot_free(&s);
 }

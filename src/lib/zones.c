@@ -370,24 +370,6 @@ static int parse_fd(const char *v)
 	return (int)fd;
 }
 
-/* The header's layout as zb_create writes it, or false. */
-static int layout_ok(const struct zb_header *h, uint64_t size)
-{
-	uint64_t threads, names;
-
-	if (h->magic != ZB_MAGIC || h->version != ZB_VERSION ||
-	    h->header_bytes != ZB_HEADER_BYTES || h->total_bytes != size ||
-	    h->nthreads == 0 || h->nnames == 0 || h->thread_bytes % 8 ||
-	    h->thread_bytes < 256 || h->thread_bytes > ZB_MAX_THREAD_BYTES ||
-	    (h->clock != ZB_CLOCK_MONOTONIC && h->clock != ZB_CLOCK_TSC))
-		return 0;
-	threads = (uint64_t)h->nthreads * h->thread_bytes;
-	names = (uint64_t)h->nnames * ZB_NAME_BYTES;
-	return h->threads_off == ZB_HEADER_BYTES &&
-	       h->names_off == ZB_HEADER_BYTES + threads &&
-	       size == h->names_off + names;
-}
-
 /* The buffer behind fd mapped, its header checked; NULL if it is none
  * (*size: its size). */
 static struct zb_header *map_buffer(int fd, size_t *size)
@@ -402,7 +384,7 @@ static struct zb_header *map_buffer(int fd, size_t *size)
 		 fd, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-	if (!layout_ok(p, (uint64_t)st.st_size)) {
+	if (!zb_layout_ok(p, (uint64_t)st.st_size)) {
 		munmap(p, (size_t)st.st_size);
 		return NULL;
 	}

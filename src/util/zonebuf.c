@@ -103,7 +103,7 @@ int zb_create(struct zb_map *m, uint32_t nthreads, uint32_t thread_bytes,
 	if (total > ((uint64_t)1 << 40))
 		return error_set(e, "zone buffer: %llu bytes is too large",
 				 (unsigned long long)total);
-	m->fd = memfd_create("yardstick-zones", MFD_ALLOW_SEALING);
+	m->fd = memfd_create(ZB_MEMFD_NAME, MFD_ALLOW_SEALING);
 	if (m->fd < 0)
 		return error_errno(e, errno, "cannot create the zone buffer");
 	if (ftruncate(m->fd, (off_t)total) < 0) {
@@ -151,6 +151,51 @@ int zb_create(struct zb_map *m, uint32_t nthreads, uint32_t thread_bytes,
 out_close:
 	close(m->fd);
 	m->fd = -1;
+	return -1;
+}
+
+int zb_open(struct zb_map *m, int fd, struct error *e)
+{
+	struct zb_header h;
+	struct stat st;
+	int seals;
+
+	memset(m, 0, sizeof *m);
+	m->fd = fd;
+	if (fstat(fd, &st) < 0) {
+		error_errno(e, errno, "cannot stat the zone buffer");
+		goto out_close;
+	}
+	seals = fcntl(fd, F_GET_SEALS);
+	if (!S_ISREG(st.st_mode) || seals < 0 || !(seals & F_SEAL_SHRINK) ||
+	    st.st_size < (off_t)ZB_HEADER_BYTES) {
+		error_set(e, "zone buffer: not a buffer sealed against "
+			  "shrinking");
+		goto out_close;
+	}
+	m->base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (m->base == MAP_FAILED) {
+		m->base = NULL;
+		error_errno(e, errno, "cannot map the zone buffer");
+		goto out_close;
+	}
+	m->size = (size_t)st.st_size;
+	memcpy(&h, m->base, sizeof h);
+	if (!zb_layout_ok(&h, (uint64_t)st.st_size)) {
+		error_set(e, "zone buffer: not the layout of version %u",
+			  ZB_VERSION);
+		goto out_close;
+	}
+	m->nthreads = h.nthreads;
+	m->thread_bytes = h.thread_bytes;
+	m->nnames = h.nnames;
+	m->clock = h.clock;
+	m->calib_tsc = h.calib_tsc;
+	m->calib_ns = h.calib_ns;
+	return 0;
+
+out_close:
+	zb_close(m);
 	return -1;
 }
 

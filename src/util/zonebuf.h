@@ -98,6 +98,9 @@
  * that closes what it does not know). Tried when ZB_ENV_FD names no
  * buffer. */
 #define ZB_ENV_PATH "YARDSTICK_TRACE_PATH"
+/* The memfd's name: /proc/PID/fd/N of a process holding the buffer
+ * links to "/memfd:yardstick-zones (deleted)" (zb_find) */
+#define ZB_MEMFD_NAME "yardstick-zones"
 #define ZB_MAGIC 0x31454e4f5a535953ull /* "YSZONE1" */
 #define ZB_VERSION 1u
 #define ZB_HEADER_BYTES 4096u
@@ -183,6 +186,26 @@ struct zb_rec {
 	uint64_t ts;		/* header.clock units */
 };
 
+/* Whether header h (a copy: the program may write the mapping) has the
+ * layout zb_create gives a buffer of size bytes. Writer and reader
+ * alike check a buffer they did not make with it. */
+static inline bool zb_layout_ok(const struct zb_header *h, uint64_t size)
+{
+	uint64_t threads, names;
+
+	if (h->magic != ZB_MAGIC || h->version != ZB_VERSION ||
+	    h->header_bytes != ZB_HEADER_BYTES || h->total_bytes != size ||
+	    h->nthreads == 0 || h->nnames == 0 || h->thread_bytes % 8 ||
+	    h->thread_bytes < 256 || h->thread_bytes > ZB_MAX_THREAD_BYTES ||
+	    (h->clock != ZB_CLOCK_MONOTONIC && h->clock != ZB_CLOCK_TSC))
+		return false;
+	threads = (uint64_t)h->nthreads * h->thread_bytes;
+	names = (uint64_t)h->nnames * ZB_NAME_BYTES;
+	return h->threads_off == ZB_HEADER_BYTES &&
+	       h->names_off == ZB_HEADER_BYTES + threads &&
+	       size == h->names_off + names;
+}
+
 /* ---- the reader ---- */
 
 /* A created buffer: its descriptor (to pass as YARDSTICK_TRACE_FD) and
@@ -209,6 +232,15 @@ int zb_create(struct zb_map *m, uint32_t nthreads, uint32_t thread_bytes,
 	      uint32_t nnames, bool tsc, struct error *e);
 /* Whether the TSC runs at a constant rate (CPUID 0x80000007 EDX bit 8). */
 bool zb_tsc_invariant(void);
+/*
+ * The buffer another reader made, which a running process maps (its
+ * descriptor opened through /proc: `trace --pid`), into m, read-only:
+ * fd (taken: closed with m, or on failure) must be a memfd sealed
+ * against shrinking (design note 8) whose header has zb_create's layout
+ * (zb_layout_ok); the layout and clock calibration are copied from it
+ * once. Returns 0, or -1 with e set.
+ */
+int zb_open(struct zb_map *m, int fd, struct error *e);
 /* Unmap and close. */
 void zb_close(struct zb_map *m);
 /* "YARDSTICK_TRACE_FD=N" for the program's environment, N our m->fd:

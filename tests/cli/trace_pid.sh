@@ -7,7 +7,9 @@
 # 200 ms later. The busy thread's on-CPU time is checked against its CPU
 # time in /proc/PID/task/TID/stat over a window enclosing the trace's,
 # the sleeper's time off the CPU against "blocked"; the ends (--duration,
-# Ctrl-C, the process's exit), both output formats, and the refusals.
+# Ctrl-C, the process's exit), both output formats, and the refusals;
+# threads started at a high rate during the attach (stormfix), and the
+# zone buffer of a process a `yardstick trace` started (zonefix --ticks).
 . "$(dirname "$0")/lib.sh"
 FX=$(dirname "$YSFIX")
 CLI=$(cd "$(dirname "$0")" && pwd)
@@ -48,7 +50,7 @@ numbers() {
 	attached_ok $rc $alive "$T/tp/n.err" "the process" || return 1
 	has "$T/tp/n.err" "attached to pid $P (attachfix) and 2 child processes for 3." &&
 	has "$T/tp/n.err" "its duration; it is still running" &&
-	has "$T/tp/n.err" "no zones: not available for a process attached to" &&
+	has "$T/tp/n.err" "no zones: process $P has no zone buffer (libyardstick records zones only into a buffer handed to the program as it starts" &&
 	python3 "$CLI/chrome_trace_check.py" "$T/tp/n.json" >/dev/null &&
 	protoc --decode=perfetto.protos.Trace -I"$CLI" "$CLI/perfetto_trace.proto" \
 		<"$T/tp/n.perfetto-trace" >"$T/tp/n.txt" &&
@@ -280,6 +282,70 @@ assert set(fix) <= set(tids), ("storm threads missing", set(fix) - set(tids))
 PY
 }
 t "trace --pid while 100 threads start: each one's samples its CPU time (/proc), not twice it; one thread per tid" storm_trace
+
+# zones of a process that holds a zone buffer: zonefix --ticks, started by
+# an outer `yardstick trace` (which made its buffer), writes a zone "tick"
+# of 20 ms every 30 ms; trace --pid finds the buffer among its
+# descriptors and reads the ticks begun since the attach: a run of the
+# outer trace's own ticks, none missing, none from before, each at least
+# its 20 ms of nanosleep
+zones_attached() {
+	rm -f "$T/tp/zready"
+	"$YS" trace --no-store -o "$T/tp/outer.json" -- "$FX/zonefix" \
+		--ticks "$T/tp/zready" 2>"$T/tp/outer.err" &
+	O=$!
+	wait_file "$T/tp/zready" || { kill -INT $O; wait $O; return 1; }
+	Z=
+	for q in $(pgrep -f -- "--ticks $T/tp/zready"); do
+		[ "$(cat /proc/$q/comm 2>/dev/null)" = zonefix ] && Z=$q
+	done
+	[ -n "$Z" ] || { echo "no zonefix"; kill -INT $O; wait $O; return 1; }
+	"$YS" trace --pid $Z --duration 1.5 --no-store -o "$T/tp/z.json" \
+		2>"$T/tp/z.err"
+	rc=$?
+	kill -INT $O
+	wait $O
+	cat "$T/tp/z.err"
+	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+	grep -q '^tick ' "$T/tp/z.err" &&
+	python3 - "$T/tp/outer.json" "$T/tp/z.json" <<'PY'
+import json, sys
+def ticks(f):
+    return sorted((e["ts"], e["dur"]) for e in json.load(open(f))["traceEvents"]
+                  if e.get("ph") == "X" and e.get("name") == "tick")
+outer, inner = ticks(sys.argv[1]), ticks(sys.argv[2])
+print(len(outer), "ticks in the outer trace,", len(inner), "attached")
+# at most one tick per 30 ms of the 1.5 s, at least a third of them
+assert 15 <= len(inner) <= 52, len(inner)
+assert all(d >= 20000 for _, d in inner), inner
+# the same ticks as the outer trace's, a run of them with none missing,
+# and the outer trace had ticks before the attach: they were left out
+ts = [t for t, _ in outer]
+i = min(range(len(ts)), key=lambda k: abs(ts[k] - inner[0][0]))
+assert i > 0, "no tick before the attach"
+run = outer[i:i + len(inner)]
+assert all(abs(a[0] - b[0]) < 1 and abs(a[1] - b[1]) < 1
+           for a, b in zip(run, inner)), (run[:3], inner[:3])
+PY
+}
+t "trace --pid of a process started by yardstick trace: its zone buffer found and read, the ticks since the attach (retried 3x)" retry zones_attached
+
+# a process started otherwise has no buffer: said why
+zones_none() {
+	rm -f "$T/tp/znready"
+	"$FX/zonefix" --ticks "$T/tp/znready" &
+	Z=$!
+	wait_file "$T/tp/znready" || { kill $Z; return 1; }
+	expect_exit 0 "$YS" trace --pid $Z --duration 0.3 --no-store
+	rc=$?
+	kill $Z
+	wait $Z 2>/dev/null
+	cat "$T/stderr"
+	[ $rc = 0 ] &&
+	has "$T/stderr" "no zones: process $Z has no zone buffer (libyardstick records zones only into a buffer handed to the program as it starts, YARDSTICK_TRACE_FD" &&
+	has "$T/stderr" "none can be handed to it later"
+}
+t "trace --pid of a zone-writing process yardstick did not start: no zones, and why" zones_none
 
 attach_refusals trace "$T/tp/none.json" --no-store
 t "trace --pid --page-faults: exit 2" \
