@@ -139,18 +139,25 @@ PYL
 }
 t "record --pid: a C program's 3:1 functions within 10 points, the thread started after the attach followed, the program left running (retried 3x)" retry attach_c
 
+# rec_pid DURATION NAME: record --pid $P for DURATION s into
+# $T/pid/NAME.folded, its stderr in NAME.err (shown), then $P killed;
+# fails unless record exited 0
+rec_pid() {
+	"$YS" record --pid $P --duration "$1" -o "$T/pid/$2.folded" \
+		2>"$T/pid/$2.err"
+	rc=$?
+	kill $P
+	wait $P 2>/dev/null
+	cat "$T/pid/$2.err"
+	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+}
+
 attach_py() {
 	rm -f "$T/pid/ready"
 	"$1" "$T/pid/py21.py" 60 "$T/pid/ready" &
 	P=$!
 	wait_file "$T/pid/ready" || { kill $P; echo "not started"; return 1; }
-	"$YS" record --pid $P --duration 1.5 -o "$T/pid/py.folded" \
-		2>"$T/pid/py.err"
-	rc=$?
-	kill $P
-	wait $P 2>/dev/null
-	cat "$T/pid/py.err"
-	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+	rec_pid 1.5 py || return 1
 	has "$T/pid/py.folded" "two (py21.py:2)" &&
 	has "$T/pid/py.folded" "<module> (py21.py:1)" &&
 	shares "$T/pid/py.folded" two one 66.7
@@ -797,13 +804,7 @@ main_gone_c() {
 	wait_file "$T/pid/mready" && wait_zombie_leader $P ||
 		{ kill $P; return 1; }
 	[ ! -s /proc/$P/maps ] || { echo "its maps are not empty"; kill $P; return 1; }
-	"$YS" record --pid $P --duration 1 -o "$T/pid/mgone.folded" \
-		2>"$T/pid/mgone.err"
-	rc=$?
-	kill $P
-	wait $P 2>/dev/null
-	cat "$T/pid/mgone.err"
-	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+	rec_pid 1 mgone || return 1
 	has "$T/pid/mgone.err" "0.0% of frames unknown" &&
 	python3 - "$T/pid/mgone.folded" <<'PYM'
 import sys
@@ -838,13 +839,7 @@ main_gone_py() {
 	P=$!
 	wait_file "$T/pid/pmready" && wait_zombie_leader $P ||
 		{ kill $P; return 1; }
-	"$YS" record --pid $P --duration 1.5 -o "$T/pid/pmgone.folded" \
-		2>"$T/pid/pmgone.err"
-	rc=$?
-	kill $P
-	wait $P 2>/dev/null
-	cat "$T/pid/pmgone.err"
-	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+	rec_pid 1.5 pmgone || return 1
 	python3 - "$T/pid/pmgone.folded" <<'PYM'
 import sys
 n = py = 0
