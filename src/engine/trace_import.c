@@ -73,7 +73,7 @@ void trace_import_build_result(struct trace_import *im)
 	result_set_num(res, "dropped_events", (double)t->dropped);
 	result_set_num(res, "ignored_events", (double)im->st.ignored);
 	result_set_num(res, "clipped_events", (double)im->st.clipped);
-	trace_zone_benchmarks(res, t, t->last, im->p->name, NULL);
+	trace_zone_benchmarks(res, t, t->last, im->p->name, NULL, false);
 	for (size_t i = 0; t->dropped && i < res->nbenchmarks; i++)
 		benchmark_add_warning(&res->benchmarks[i], "incomplete: %"
 				      PRIu64 " events past --max-events "

@@ -253,9 +253,16 @@ static void zone_table(const struct trace_run *r, struct zone_table *zt,
 	}
 	if (!unfinished)
 		return;
-	fprintf(fp, "%sunfinished (the program ended inside them; not in "
-		"count nor the percentiles, in total from their start to the "
-		"program's end):%s\n", term_dim(color), term_reset(color));
+	if (r->p->pid)
+		fprintf(fp, "%sunfinished (open when the trace ended; not in "
+			"count nor the percentiles, in total from their start "
+			"to the trace's end):%s\n", term_dim(color),
+			term_reset(color));
+	else
+		fprintf(fp, "%sunfinished (the program ended inside them; not "
+			"in count nor the percentiles, in total from their "
+			"start to the program's end):%s\n", term_dim(color),
+			term_reset(color));
 	for (size_t i = 0; i < zt->n; i++) {
 		char buf[32];
 
@@ -445,7 +452,7 @@ void trace_report(const struct trace_run *r, FILE *fp)
 
 void trace_zone_benchmarks(struct result *res, const struct trace *t,
 			   uint64_t t_end, const char *prefix,
-			   char *const *argv)
+			   char *const *argv, bool attached)
 {
 	struct zone_table zt;
 
@@ -468,11 +475,14 @@ void trace_zone_benchmarks(struct result *res, const struct trace *t,
 		}
 		if (z->unfinished)
 			benchmark_add_warning(b, "unfinished: %zu instance%s "
-					      "the program ended inside, left "
-					      "out of the values; the longest "
-					      "ran at least %.9g s",
+					      "%s, left out of the values; "
+					      "the longest ran at least %.9g s",
 					      z->unfinished,
 					      plural_s(z->unfinished),
+					      attached ? "open when the trace "
+							 "ended"
+						       : "the program ended "
+							 "inside",
 					      z->unfinished_max / 1e9);
 		free(name);
 	}
@@ -502,7 +512,8 @@ void trace_build_result(struct trace_run *r)
 	/* a stop ends an attached trace as its duration does */
 	if (!a->pid)
 		result_mark_partial(res);
-	trace_zone_benchmarks(res, &r->tr, end_ns(r), a->name, a->argv);
+	trace_zone_benchmarks(res, &r->tr, end_ns(r), a->name, a->argv,
+			      a->pid != 0);
 	for (size_t i = 0; i < res->nbenchmarks; i++) {
 		struct benchmark *b = &res->benchmarks[i];
 

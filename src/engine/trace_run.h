@@ -88,11 +88,12 @@ void trace_build_result(struct trace_run *r);
  * appearance, named "prefix NAME" (prefix NULL: NAME), with the finished
  * instances' latency and self time (the duration less that of the zones
  * directly inside it on its thread) in s, and a warning for those
- * unfinished at t_end.
+ * unfinished at t_end (attached: a trace of a running process, which
+ * ended with those open; else the program ended inside them).
  */
 void trace_zone_benchmarks(struct result *res, const struct trace *t,
 			   uint64_t t_end, const char *prefix,
-			   char *const *argv);
+			   char *const *argv, bool attached);
 /*
  * The table of t's zones as torch.profiler's key_averages().table():
  * the top ones by self time, each with its self time and share of all
