@@ -412,9 +412,21 @@ static int finish(struct record_args *a, struct record_run *run,
 					run->st.children,
 					plural_es(run->st.children));
 			fprintf(stderr, " used %.3g ms of CPU time in the %.3f "
-				"s sampled (%s idle); no profile written\n",
-				run->st.cpu_ns / 1e6, run->st.duration_ns / 1e9,
-				run->st.children ? "they were" : "it was");
+				"s sampled", run->st.cpu_ns / 1e6,
+				run->st.duration_ns / 1e9);
+			/* a thread's events count its own CPU time from its
+			 * start: threads that each run less than a period
+			 * (a thread per request) give none */
+			if (run->st.cpu_ns >= 10 * 1e9 / a->plan.so.freq)
+				fprintf(stderr, ", in threads that each ran less "
+					"than a sampling period (%.3g ms at %d "
+					"Hz): raise --freq", 1e3 / a->plan.so.freq,
+					a->plan.so.freq);
+			else
+				fprintf(stderr, " (%s idle)",
+					run->st.children ? "they were"
+							 : "it was");
+			fputs("; no profile written\n", stderr);
 			return 1;
 		}
 	} else {

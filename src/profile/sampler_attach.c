@@ -343,17 +343,29 @@ static int attach_thread(struct sampler *s, struct perf_event_attr *base,
  * The events of every thread of process pid (inherit: what a thread
  * starts later is followed), one per CPU each, into one ring per CPU,
  * enabled at their open; the threads listed again until none is new, so
- * that one started meanwhile by a thread not yet followed is. A thread
- * that ended meanwhile is passed over. Returns 0 when some thread's
- * events are open, OPEN_GONE when none (the process ended), OPEN_DENIED
- * when not permitted and nothing of it is open, or a sampler_result.
+ * that one started meanwhile by a thread not yet followed is, for at
+ * most ATTACH_ROUNDS lists. A thread that ended meanwhile is passed over.
+ * Returns 0 when some thread's events are open, OPEN_GONE when none (the
+ * process ended), OPEN_DENIED when not permitted and nothing of it is
+ * open, or a sampler_result.
+ *
+ * Why a bound: a process that starts threads all the time (a server's
+ * thread per request) shows new ones at every list, and the attach, and
+ * with it --duration, which counts from its end, never ended. After the
+ * first list every thread of it is followed, and a thread started since
+ * by a followed one inherits its events (opened again they count once:
+ * famfilter.h). Left out is only a thread started, in the last round's
+ * few milliseconds, by one that was itself started unfollowed in the
+ * round before, and so on back to the first list.
  */
+#define ATTACH_ROUNDS 8
+
 static int open_process(struct sampler *s, struct perf_event_attr *base,
 			uint32_t pid, const int *cpus, struct error *e)
 {
 	uint32_t *now = NULL, *done = NULL;
 	size_t capnow = 0, capdone = 0;
-	int n, i, ret = 0, ndone = 0, nopen = 0;
+	int n, i, ret = 0, ndone = 0, nopen = 0, rounds = 1;
 	bool grew = true;
 
 	n = list_threads(pid, &now, &capnow);
@@ -372,8 +384,10 @@ static int open_process(struct sampler *s, struct perf_event_attr *base,
 			else if (ret == 0)
 				nopen++;
 		}
-		if (ret == 0 && grew)
+		if (ret == 0 && grew && rounds++ < ATTACH_ROUNDS)
 			n = list_threads(pid, &now, &capnow);
+		else
+			grew = false;
 	}
 	free(now);
 	free(done);

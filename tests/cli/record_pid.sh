@@ -784,6 +784,52 @@ PYS
 }
 t "record --pid while 100 threads start: their samples at most their CPU time (/proc), not twice it" storm_record
 
+# a thread per request without end (stormfix NSTORM 0: a thread every
+# 0.2 ms, each spinning 0.05 ms of its CPU time and exiting). The attach
+# lists the threads again while new ones come, at most 8 times: it ends,
+# and --duration after it. A sample in a new thread's first instructions
+# (clone3 after the system call) is clone3 alone: it had 127 [unknown]
+# frames behind it, the registers' garbage (87% of frames unknown)
+storm_endless() {
+	rm -f "$T/pid/seready"
+	"$(dirname "$YSFIX")/stormfix" "$T/pid/seready" "$T/pid/serep" \
+		100 0 0.05 0.2 &
+	P=$!
+	wait_file "$T/pid/seready" || { kill $P; return 1; }
+	timeout 120 "$YS" record -F 20000 --pid $P --duration 0.3 \
+		-o "$T/pid/se.folded" 2>"$T/pid/se.err"
+	rc=$?
+	# at the default rate: each thread ran less than a period
+	timeout 120 "$YS" record --pid $P --duration 0.3 \
+		-o "$T/pid/se2.folded" 2>"$T/pid/se2.err"
+	rc2=$?
+	kill $P
+	wait $P
+	cat "$T/pid/se.err" "$T/pid/se2.err"
+	[ $rc = 0 ] || { echo "exit $rc (124: the attach did not end)"; return 1; }
+	[ $rc2 = 0 ] || [ $rc2 = 1 ] || { echo "exit $rc2 at 999 Hz"; return 1; }
+	python3 - "$T/pid/se.folded" "$T/pid/se2.err" $rc2 <<'PYS'
+import re, sys
+n = bad = 0
+for l in open(sys.argv[1]):
+    frames = l.rsplit(" ", 1)[0].split(";")
+    if "clone3" in frames:
+        n += 1
+        bad += frames[0] != "clone3"
+print(n, "stacks through clone3,", bad, "with frames beyond it")
+assert bad == 0, bad
+# no sample at 999 Hz: the message says why (the CPU time was not idle)
+if sys.argv[3] == "1":
+    err = open(sys.argv[2]).read()
+    ms = float(re.search(r"used ([0-9.e+]+) ms of CPU time", err).group(1))
+    if ms >= 10.02:
+        assert "in threads that each ran less than a sampling period" in err, err
+    else:
+        assert "idle" in err, err
+PYS
+}
+t "record --pid of a process starting a thread every 0.2 ms without end: the attach ends; a sample in clone3 has no frames beyond it" storm_endless
+
 # the main thread has called pthread_exit before the attach (a zombie
 # leader: /proc/PID/maps reads empty, /proc/PID/exe cannot be read,
 # process_vm_readv of PID fails): the mappings, the executable and the
