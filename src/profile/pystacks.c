@@ -470,8 +470,8 @@ static int frames_to_addrs(struct pystacks *ps, struct pyp *p, size_t nfr,
 
 		if (!c)
 			return -1;
-		line = py_linetable_line(c->tab, c->tablen, c->firstlineno,
-					 ps->frames[i].lasti);
+		line = py_frame_line(c->tab, c->tablen, c->firstlineno,
+				     ps->frames[i].lasti);
 		addrs[i] = frame_addr(ps, p, c, line);
 		if (ps->frames[i].entry) {
 			if (++g > maxg)

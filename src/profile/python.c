@@ -829,3 +829,10 @@ int py_linetable_line(const uint8_t *tab, size_t len, int firstlineno,
 		at += units;
 	}
 }
+
+int py_frame_line(const uint8_t *tab, size_t len, int firstlineno,
+		  int lasti)
+{
+	return lasti < 0 ? firstlineno
+			 : py_linetable_line(tab, len, firstlineno, lasti);
+}

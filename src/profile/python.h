@@ -221,6 +221,14 @@ int py_linetable_line(const uint8_t *tab, size_t len, int firstlineno,
 		      int lasti);
 
 /*
+ * The line a frame is at, as CPython tells it (PyCode_Addr2Line): a
+ * frame entered and not yet at its first instruction (lasti -1, which a
+ * sample can catch) is at its code's first line, else py_linetable_line.
+ */
+int py_frame_line(const uint8_t *tab, size_t len, int firstlineno,
+		  int lasti);
+
+/*
  * The str attribute name of the object at obj (an instance of a Python
  * class, its attributes in its managed dict or inline values), as UTF-8
  * into out (cut to max - 1 bytes): 0, or -1 when it cannot be read, is

@@ -361,6 +361,12 @@ static void test_linetable_forms(void **state)
 	assert_int_equal(py_linetable_line(t, sizeof(t), 7, 3), -1);
 	assert_int_equal(py_linetable_line(t, sizeof(t), 7, -1), -1);
 	assert_int_equal(py_linetable_line(t, 0, 7, 0), -1);
+	/* a frame as CPython tells it: entered, not yet at its first
+	 * instruction, at its first line (a sample caught burn_a so, and
+	 * its speedscope frame had no line) */
+	assert_int_equal(py_frame_line(t, sizeof(t), 7, -1), 7);
+	assert_int_equal(py_frame_line(t, sizeof(t), 7, 0), 6);
+	assert_int_equal(py_frame_line(t, sizeof(t), 7, 3), -1);
 }
 
 /* One naming rule in every output (pystacks_label): a Python frame by its
