@@ -14,12 +14,18 @@
 # object traced. PYTHON must be the interpreter itself, not a launcher
 # (a pyenv shim is a shell script that execs it, and heaptrack does not
 # follow an exec: it would trace the shell). WORK=json runs
-# bench/mem_programs.py's python3 workload instead of the rows. Whole
+# bench/mem_programs.py's python3 workload instead of the rows;
+# WORK=torch an ML inference job (import torch and torchvision, a
+# ResNet-18 with random weights, ROWS forward passes of one 224x224
+# image on one thread; the interpreter must have torch: Debian's
+# /usr/bin/python3.11), with a row more, mem writing the symbolized
+# flame graph a user reads (-o heap.svg). Whole
 # processes are timed, yardstick's analysis and symbolization included:
-# wall time, and CPU time (user + system of the whole process tree, from
-# getrusage: less at the mercy of other jobs on a shared machine than
-# wall time); rounds interleaved in random order, medians and minimums
-# reported.
+# wall time, CPU time (user + system of the whole process tree, from
+# wait4: less at the mercy of other jobs on a shared machine than wall
+# time) and the largest RSS of any process of the tree (the tool's own
+# included: yardstick's collector, heaptrack's); rounds interleaved in
+# random order, medians and minimums reported.
 #   bench/python_mem.sh [build] [ROUNDS] [ROWS] [PYTHON]
 set -eu
 build=${1:-build}
@@ -56,9 +62,23 @@ def main(n):
     print(len(kept), sum(r["group"] for r in kept))
 
 
+if sys.argv[1].startswith("torch"):
+    import torch
+    import torchvision
+    torch.set_num_threads(1)
+    model = torchvision.models.resnet18(weights=None).eval()
+    x = torch.rand(1, 3, 224, 224)
+    with torch.inference_mode():
+        for _ in range(int(sys.argv[1][5:])):
+            y = model(x)
+    print(int(y.argmax()))
+    sys.exit(0)
 main(int(sys.argv[1]))
 PY
-[ "${WORK:-rows}" = json ] && rows=json
+case ${WORK:-rows} in
+json) rows=json ;;
+torch) rows=torch$([ "$rows" = 300000 ] && echo 3 || echo "$rows") ;;
+esac
 python3 - "$ys" "$py" "$dir" "$rounds" "$rows" <<'PY'
 import os, random, resource, statistics, subprocess, sys, time
 ys, py, d, rounds, rows = sys.argv[1:6]
@@ -76,21 +96,29 @@ tools = {
     "heaptrack, PYTHONMALLOC=malloc": (["heaptrack", "-o", f"{d}/ht"] + work,
                                        {"PYTHONMALLOC": "malloc"}),
 }
+if rows.startswith("torch"):
+    tools["yardstick mem -o heap.svg"] = (
+        mem + ["-o", f"{d}/heap.svg", "--"] + work, {})
 times = {k: [] for k in tools}
 cpu = {k: [] for k in tools}
+rss = {k: [] for k in tools}
 for r in range(int(rounds)):
     for k in random.sample(list(tools), len(tools)):
         argv, env = tools[k]
         for f in os.listdir(d):
             if f.startswith("ht"):
                 os.remove(f"{d}/{f}")
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, env=dict(os.environ, **env))
+        child = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL,
+                                 env=dict(os.environ, **env))
+        _, status, ru = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
         times[k].append(time.perf_counter() - t0)
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu[k].append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
+        if child.returncode:
+            sys.exit(f"{k}: {' '.join(argv)} exited with {child.returncode}")
+        cpu[k].append(ru.ru_utime + ru.ru_stime)
+        rss[k].append(ru.ru_maxrss / 1024)
 for what, m in (("wall time", times), ("CPU time", cpu)):
     base = m["native (pymalloc)"]
     print(f"{' '.join(work)}: {rounds} rounds interleaved, {what}")
@@ -98,4 +126,7 @@ for what, m in (("wall time", times), ("CPU time", cpu)):
         print(f"  {k:32s} median {statistics.median(v):7.3f} s "
               f"{statistics.median(v) / statistics.median(base):6.2f}x native  "
               f"min {min(v):7.3f} s {min(v) / min(base):6.2f}x")
+print("largest RSS of a process of the tree, MiB (median)")
+for k, v in rss.items():
+    print(f"  {k:32s} {statistics.median(v):8.1f}")
 PY
