@@ -37,7 +37,10 @@ static const char store_description[] =
 "the damage named, with exit status 2. Ctrl-C (SIGTERM, SIGHUP) stops\n"
 "the copy between two results: TO holds whole results only, and the\n"
 "message says how many were copied and that the same copy again copies\n"
-"the rest (exit 130, 143, 129).\n"
+"the rest (exit 130, 143, 129). Stopped before its first result, a TO\n"
+"file the copy made is removed, with the directories it made for it\n"
+"(not a TO that was there before, nor one another program opened or\n"
+"saved into meanwhile), and the message says so.\n"
 "\n"
 "FROM may also be a result file, FILE.json: a result a save could not\n"
 "keep (the message then names it: .yardstick/unsaved/TIME-PID.json),\n"
@@ -143,25 +146,38 @@ static int add_file(const char *from, const char *to)
 /*
  * Stopped by a signal between two results (store_copy: each is copied in
  * a transaction of its own): what TO holds of FROM, that it is not the
- * whole of it, and how to finish; never the line of a finished copy.
+ * whole of it, and how to finish; never the line of a finished copy. A
+ * TO this copy made and copied nothing into is removed (store_close_
+ * discard: not one that was there before, nor one another process
+ * opened meanwhile), and *dst closed then.
  */
 static int copy_stopped(const struct store_copy_stats *st,
-			const struct store *src, const struct store *dst)
+			const struct store *src, struct store **dst)
 {
 	size_t done = st->copied + st->skipped;
+	char *to = xstrdup(store_path(*dst));
+	bool gone = false;
 
+	if (!done) {
+		gone = store_close_discard(*dst);
+		*dst = NULL;
+	}
 	fprintf(stderr, "yardstick store copy: interrupted by %s: ",
 		stop_signal_name());
-	if (!st->copied)
-		fprintf(stderr, "nothing was copied into %s", store_path(dst));
+	if (gone)
+		fprintf(stderr, "nothing was copied, so %s, which this copy "
+			"had made, was removed", to);
+	else if (!st->copied)
+		fprintf(stderr, "nothing was copied into %s", to);
 	else
 		fprintf(stderr, "%zu result%s copied into %s, each whole",
-			st->copied, plural_s(st->copied), store_path(dst));
+			st->copied, plural_s(st->copied), to);
 	if (st->skipped)
 		fprintf(stderr, " (%zu skipped, already there)", st->skipped);
 	fprintf(stderr, "; %zu of the %zu results of %s not copied: the same "
 		"copy again copies them (nothing twice)\n", st->total - done,
 		st->total, store_path(src));
+	free(to);
 	return stop_exit_code();
 }
 
@@ -185,7 +201,7 @@ static int copy(const struct store_args *a, const char *from, const char *to)
 	if (!ret)
 		ret = store_copy(src, dst, &st, &e);
 	if (!ret && st.stopped)
-		ret = copy_stopped(&st, src, dst);
+		ret = copy_stopped(&st, src, &dst);
 	else if (src && dst && st.unreadable)
 		printf("copied %zu result%s from %s to %s, skipped %zu "
 		       "already there, %zu could not be read\n", st.copied,

@@ -724,7 +724,7 @@ bool store_fast_ok(const char *path)
 {
 	struct error e;
 
-	return !store_prepare_path(path, STORE_WRITE, &e) &&
+	return !store_prepare_path(path, STORE_WRITE, NULL, &e) &&
 	       !store_readonly_reason(path, NULL) && header_ours(path);
 }
 
@@ -780,11 +780,16 @@ static int lite_open(struct store *s, enum store_mode mode, struct error *e)
 {
 	const char *path = s->path;
 	bool pending, copy = false;
+
+	struct stat st;
+	bool missing;
 	int ret;
 
 	if (dynlib_load(&sqlite_lib, e))
 		return -STORE_ERR_NOLIB;
-	ret = store_prepare_path(path, mode, e);
+	/* what this opening makes, store_close_discard may remove */
+	missing = mode == STORE_CREATE && lstat(path, &st) && errno == ENOENT;
+	ret = store_prepare_path(path, mode, missing ? &s->made_dir : NULL, e);
 	if (ret)
 		return ret;
 	/* A writer's -wal and -shm may already be there (durability notes
@@ -814,6 +819,11 @@ static int lite_open(struct store *s, enum store_mode mode, struct error *e)
 	/* a reader is told of results saved and lost (store_verify) */
 	if (!ret && mode == STORE_READ)
 		store_sqlite_warn_missing(s);
+	if (!ret && missing && stat(path, &st) == 0) {
+		s->made = true;
+		s->made_dev = st.st_dev;
+		s->made_ino = st.st_ino;
+	}
 	return ret;
 }
 
@@ -841,6 +851,7 @@ static void lite_close(struct store *s)
 	}
 	if (s->db)
 		(void)sqlite.sqlite3_close(s->db);
+	s->db = NULL;	/* closed once (store_sqlite_discard closes first) */
 	remove_copy(s);
 }
 
@@ -856,6 +867,7 @@ const struct store_backend store_sqlite_backend = {
 	.rollback = lite_rollback, .fail = store_sqlite_fail,
 	.open = lite_open, .close = lite_close, .save = store_sqlite_save,
 	.set_busy = lite_set_busy, .verify = store_sqlite_verify,
+	.discard = store_sqlite_discard,
 };
 
 char *store_local_dir(struct error *e)

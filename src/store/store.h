@@ -93,6 +93,17 @@ char *store_default_path(struct error *e);
 int store_open(struct store **out, const char *path, enum store_mode mode,
 	       struct error *e);
 void store_close(struct store *s);
+/*
+ * Close s as store_close does, and remove it when its opening made it
+ * (STORE_CREATE found no file: the file, its -wal, -shm and -log, and the
+ * directories the opening made) and it still holds nothing: no result,
+ * no record in its log, and no other process has it open or wrote to it
+ * since (store_discard.c says how that is told, and the one instant it
+ * cannot be). A store that was there before, a PostgreSQL store (its
+ * database is never made by an opening) and a store opened by another
+ * process meanwhile are kept. Returns true when it removed the store.
+ */
+bool store_close_discard(struct store *s);
 
 /*
  * Save r into the store at path, created if missing, as store_save does:

@@ -9,8 +9,11 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "util/strutil.h"
 
@@ -219,8 +222,17 @@ void store_close(struct store *s)
 	if (!s)
 		return;
 	s->be->close(s);
+	free(s->made_dir);
 	free(s->path);
 	free(s);
+}
+
+bool store_close_discard(struct store *s)
+{
+	bool gone = s && s->made && s->be->discard && s->be->discard(s);
+
+	store_close(s);
+	return gone;
 }
 
 int store_save(struct store *s, const struct result *r, long long *id,
@@ -279,4 +291,23 @@ void store_set_busy_timeout(struct store *s, int ms)
 const char *store_path(const struct store *s)
 {
 	return s->path;
+}
+
+void store_test_wait(const char *dir, const char *id)
+{
+	char *tmp = xasprintf("%s/pid.tmp", dir);
+	char *path = xasprintf("%s/pid", dir);
+	FILE *f = fopen(tmp, "w");
+
+	if (f) {
+		fprintf(f, "%s\n", id);
+		if (!fclose(f))
+			(void)rename(tmp, path);
+	}
+	free(path);
+	free(tmp);
+	path = xasprintf("%s/go", dir);
+	for (int i = 0; i < 6000 && access(path, F_OK); i++)
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	free(path);
 }

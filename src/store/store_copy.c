@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/strutil.h"
 
@@ -278,6 +279,21 @@ static int fill_fingerprints(struct store *s, struct error *e)
 	return ret;
 }
 
+/* The test hook: with YARDSTICK_TEST_COPY_PAUSE=DIR, a copy writes its
+ * process id to DIR/pid before its first result and waits for DIR/go
+ * (store_test_wait): a test stops it there, deterministically, before
+ * anything was copied. */
+static void test_pause(void)
+{
+	const char *dir = getenv("YARDSTICK_TEST_COPY_PAUSE");
+	char pid[24];
+
+	if (!dir || !*dir)
+		return;
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	store_test_wait(dir, pid);
+}
+
 int store_copy(struct store *from, struct store *to,
 	       struct store_copy_stats *stats, struct error *e)
 {
@@ -303,6 +319,7 @@ int store_copy(struct store *from, struct store *to,
 	if (ret)
 		return ret;
 	stats->total = n;
+	test_pause();
 	for (size_t i = 0; i < n && !ret; i++) {
 		struct result r;
 		long long id = 0;

@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "store/store.h"
 #include "util/dynlib.h"
@@ -126,6 +127,10 @@ struct store_backend {
 	/* store_verify; NULL: nothing to check */
 	int (*verify)(struct store *s, struct error *e);
 	void (*set_busy)(struct store *s, int ms);
+	/* store_close_discard before store_close: close the connection and
+	 * remove the store when its opening made it and it holds nothing;
+	 * NULL: never removed */
+	bool (*discard)(struct store *s);
 };
 
 extern const struct store_backend store_sqlite_backend;
@@ -151,6 +156,13 @@ struct store {
 	int version;
 	/* results the openings moved from the log into it (store_flush) */
 	size_t ingested;
+	/* what this opening made (STORE_CREATE found no file): the file, by
+	 * its device and inode, and the first directory it made (made_dir,
+	 * or NULL), which store_close_discard may remove (store_discard.c) */
+	bool made;
+	dev_t made_dev;
+	ino_t made_ino;
+	char *made_dir;
 	struct store_st stmts[SQ_COUNT];
 };
 
@@ -271,6 +283,19 @@ int store_sqlite_save(struct store *s, const struct result *r,
 int store_sqlite_save_to(const char *path, const struct result *r,
 			 long long *id, bool *move, struct error *e);
 
+/*
+ * The tests' pauses (YARDSTICK_TEST_STORE_PAUSE in store_pg.c's save,
+ * YARDSTICK_TEST_COPY_PAUSE in store_copy): id written to DIR/pid (whole:
+ * renamed into place), then a wait, up to 60 s, for the file DIR/go.
+ */
+void store_test_wait(const char *dir, const char *id);
+
+/* store_discard.c: the SQLite backend's discard (store_close_discard):
+ * s's files and the directories its opening made removed, when it holds
+ * nothing and nobody else has it open; s's connection closed either
+ * way. true when removed. */
+bool store_sqlite_discard(struct store *s);
+
 /* store_path.c: the store's file and directory, before SQLite. */
 bool store_not_writable(const char *path);	/* EACCES, EROFS, EPERM */
 char *store_dir_of(const char *path);		/* malloc'd; "." without '/' */
@@ -282,9 +307,10 @@ char *store_local_dir(struct error *e);
  * not writable; else 0. */
 int store_readonly_reason(const char *path, struct error *e);
 /* The store's file checked (no links, not another user's, a regular
- * file), its directory made when mode creates. Returns 0 or
- * -STORE_ERR_*. */
-int store_prepare_path(const char *path, enum store_mode mode,
+ * file), its directory made when mode creates; *made (when made is not
+ * NULL and NULL on entry) gets the first directory it made, malloc'd:
+ * those below it it made too. Returns 0 or -STORE_ERR_*. */
+int store_prepare_path(const char *path, enum store_mode mode, char **made,
 		       struct error *e);
 /* Those checks of store_prepare_path(path, STORE_CREATE) that are about
  * the directory of path (made when missing) and the way to it, not the

@@ -62,9 +62,11 @@ int store_readonly_reason(const char *path, struct error *e)
 	return ret;
 }
 
-/* mkdir -p dir, for path (named in the message). Returns 0 or
- * -STORE_ERR_*. */
-static int store_make_dirs(const char *dir, const char *path, struct error *e)
+/* mkdir -p dir, for path (named in the message); *made (when not NULL)
+ * gets the first directory it made (the directories below it it made
+ * too), malloc'd, or NULL. Returns 0 or -STORE_ERR_*. */
+static int store_make_dirs(const char *dir, const char *path, char **made,
+			   struct error *e)
 {
 	char *d = xstrdup(dir);
 	int ret = 0;
@@ -75,7 +77,10 @@ static int store_make_dirs(const char *dir, const char *path, struct error *e)
 		if (c && c != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(d, 0777) && errno != EEXIST) {
+		if (!mkdir(d, 0777)) {
+			if (made && !*made)
+				*made = xstrdup(d);
+		} else if (errno != EEXIST) {
 			ret = errno == EACCES || errno == EROFS ||
 			      errno == EPERM ? -STORE_ERR_READONLY :
 			      -STORE_ERR_IO;
@@ -203,8 +208,8 @@ static int check_safe(const char *path, bool files, struct error *e)
 
 /* The store's file: a regular file, its directory made when creating,
  * NOTFOUND when missing and not creating. */
-int store_prepare_path(const char *path, enum store_mode mode,
-			struct error *e)
+int store_prepare_path(const char *path, enum store_mode mode, char **made,
+		       struct error *e)
 {
 	struct stat st;
 	char *dir;
@@ -240,7 +245,7 @@ int store_prepare_path(const char *path, enum store_mode mode,
 		return -STORE_ERR_NOTFOUND;
 	}
 	dir = store_dir_of(path);
-	ret = store_make_dirs(dir, path, e);
+	ret = store_make_dirs(dir, path, made, e);
 	free(dir);
 	return ret ? ret : check_safe(path, true, e);
 }
@@ -255,7 +260,7 @@ int store_prepare_dir(const char *path, struct error *e)
 		return -STORE_ERR_UNSAFE;
 	}
 	dir = store_dir_of(path);
-	ret = store_make_dirs(dir, path, e);
+	ret = store_make_dirs(dir, path, NULL, e);
 	free(dir);
 	return ret ? ret : check_safe(path, false, e);
 }

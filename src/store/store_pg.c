@@ -788,8 +788,7 @@ static void pg_set_busy(struct store *s, int ms)
 static int test_pause(struct store *s)
 {
 	const char *dir = getenv("YARDSTICK_TEST_STORE_PAUSE");
-	char *pid, *path, *go;
-	FILE *f;
+	char *pid;
 	int rc;
 
 	if (!dir || !*dir)
@@ -797,21 +796,8 @@ static int test_pause(struct store *s)
 	rc = query_one(s, "SELECT pg_backend_pid()::text", &pid);
 	if (rc != SQLITE_OK)
 		return rc;
-	path = xasprintf("%s/pid.tmp", dir);
-	go = xasprintf("%s/pid", dir);
-	f = fopen(path, "w");
-	if (f) {
-		fprintf(f, "%s\n", pid ? pid : "");
-		fclose(f);
-		(void)rename(path, go);
-	}
-	free(go);
-	free(path);
+	store_test_wait(dir, pid ? pid : "");
 	free(pid);
-	go = xasprintf("%s/go", dir);
-	for (int i = 0; i < 6000 && access(go, F_OK); i++)
-		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
-	free(go);
 	return SQLITE_OK;
 }
 

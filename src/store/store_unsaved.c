@@ -71,7 +71,7 @@ int store_keep_unsaved(const char *path, const struct result *r,
 	*kept = xasprintf("%s/%s-%ld.json", dir, stamp, (long)getpid());
 	free(dir);
 	/* unsaved/ made, and checked as the store's directory was */
-	ret = store_prepare_path(*kept, STORE_CREATE, e);
+	ret = store_prepare_path(*kept, STORE_CREATE, NULL, e);
 	if (!ret && result_write_json(r, *kept, e))
 		ret = -STORE_ERR_IO;
 	if (ret) {

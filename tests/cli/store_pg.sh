@@ -182,6 +182,24 @@ copy_stopped() {
 }
 t "store copy stopped by SIGINT: exit 130, what was copied said, the rest copied by the same copy again" copy_stopped
 
+# Stopped before its first result (the copy's own hook): a PostgreSQL TO
+# is kept, empty (its database was there before: an opening never makes
+# one; store_copy.sh has the SQLite TO the copy made removed).
+copy_stopped_first() {
+	pg_createdb first && FU=$(pg_url first) && mkdir "$T/fpause" || return 1
+	YARDSTICK_TEST_COPY_PAUSE=$T/fpause "$YS" store copy "$T/stop.db" "$FU" >"$T/fc.out" 2>"$T/fc.err" &
+	ypid=$!
+	for i in $(seq 1 600); do [ -s "$T/fpause/pid" ] && break; sleep 0.1; done
+	[ -s "$T/fpause/pid" ] || { kill $ypid; return 1; }
+	kill -INT $ypid && touch "$T/fpause/go"
+	wait $ypid
+	rc=$?
+	[ $rc = 130 ] || { echo "exit $rc"; cat "$T/fc.out" "$T/fc.err"; return 1; }
+	grep -qx "yardstick store copy: interrupted by SIGINT: nothing was copied into $FU; 3 of the 3 results of $T/stop.db not copied: the same copy again copies them (nothing twice)" "$T/fc.err" &&
+	[ "$(count first)" = 0 ]
+}
+t "store copy into PostgreSQL stopped before its first result: exit 130, TO kept, nothing copied said" copy_stopped_first
+
 # The password: never in stdout, stderr, history, nor libpq's messages.
 password() {
 	pw="s3cr:et@w%rd"
