@@ -261,7 +261,7 @@ void pystacks_attach(struct pystacks *ps, uint32_t pid,
 	struct pyp *p = pyp_find(ps, pid, true);
 
 	pyp_clear(p);
-	p->pp = *pp;
+	py_proc_move(&p->pp, pp);
 	pyp_found(ps, p);
 }
 

@@ -80,7 +80,9 @@ void pystacks_set_native(struct pystacks *ps);
 
 /*
  * Process pid is the CPython pp describes (python_proc.h: what a probe
- * finds), read through pp->t from now on, without a probe of its own:
+ * finds), read through pp->t from now on (pp moved in, py_proc_move: a
+ * process's reads then go through ps's copy alone), without a probe of
+ * its own:
  * its memory may be a test's or a fuzz target's (tests/fuzz/
  * fuzz_python_walk.c) rather than a process's. Until it execs or exits.
  */

@@ -18,28 +18,32 @@
 #include "util/procdir.h"
 #include "util/strutil.h"
 
-/* The py_read_fn of another process: arg is its pid (uintptr_t). */
+/* The py_read_fn of another process: arg is its py_proc's mem
+ * (procdir.h: read through a live thread, picked again when it ends). */
 static int py_proc_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
-	pid_t pid = (pid_t)(uintptr_t)arg;
 	struct iovec local = { buf, len };
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
 
-	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len
-	       ? 0 : -1;
+	return procdir_mem_readv(arg, &local, &remote, 1);
 }
 
 /* The py_read2_fn of another process: both ranges in one call. */
 static int py_proc_read2(void *arg, uint64_t a1, void *b1, size_t l1,
 			 uint64_t a2, void *b2, size_t l2)
 {
-	pid_t pid = (pid_t)(uintptr_t)arg;
 	struct iovec local[2] = { { b1, l1 }, { b2, l2 } };
 	struct iovec remote[2] = { { (void *)(uintptr_t)a1, l1 },
 				   { (void *)(uintptr_t)a2, l2 } };
 
-	return process_vm_readv(pid, local, 2, remote, 2, 0) ==
-	       (ssize_t)(l1 + l2) ? 0 : -1;
+	return procdir_mem_readv(arg, local, remote, 2);
+}
+
+void py_proc_move(struct py_proc *to, const struct py_proc *from)
+{
+	*to = *from;
+	if (from->t.arg == &from->mem)
+		to->t.arg = &to->mem;
 }
 
 static int pread_all(int fd, void *buf, size_t len, uint64_t off)
@@ -325,7 +329,6 @@ static bool maps_line(char *line, unsigned long long *start,
 int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 {
 	char maps[96], exe[PATH_MAX], line[PATH_MAX + 128], last[PATH_MAX] = "";
-	uint32_t live;
 	ssize_t n;
 	FILE *fp;
 	int found = 0;
@@ -336,8 +339,8 @@ int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e)
 	out->t.read2 = py_proc_read2;
 	/* its memory read through a live thread: a main thread that
 	 * called pthread_exit has none (util/procdir.h) */
-	live = procdir_live_tid(pid);
-	out->t.arg = (void *)(uintptr_t)(live ? live : pid);
+	procdir_mem_init(&out->mem, pid);
+	out->t.arg = &out->mem;
 	procdir_path(pid, "exe", maps, sizeof(maps));
 	n = readlink(maps, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';

@@ -18,6 +18,7 @@
 
 #include "profile/python.h"
 #include "util/error.h"
+#include "util/procdir.h"
 
 struct py_proc {
 	uint32_t pid;
@@ -27,8 +28,11 @@ struct py_proc {
 	char path[PATH_MAX];		/* the interpreter's file */
 	uint64_t lo, hi;		/* ... mapped at [lo, hi) */
 	bool initialized;		/* _PyRuntime has an interpreter */
-	/* t.l is NULL when the version is not supported */
+	/* t.l is NULL when the version is not supported; t.arg is &mem
+	 * (a probe's: another process's memory, read through a live
+	 * thread of it, picked again when it ends) */
 	struct py_target t;
+	struct procdir_mem mem;
 	/* _PyEval_EvalFrameDefault at run time: [start, end) */
 	uint64_t eval_start, eval_end;
 	/* its cold part (elfcold.h), where a walk finds it running its
@@ -45,9 +49,16 @@ struct py_proc {
  * Look for a CPython interpreter in process pid. Returns 1 and fills out
  * when one is mapped (out->t.l NULL when its version is not supported:
  * say so naming out->version), 0 when none is, -1 with e set when the
- * process's maps cannot be read. out->t reads with py_proc_read.
+ * process's maps cannot be read. out->t reads with py_proc_read,
+ * through out->mem: out->t.arg points into out, so a py_proc is not
+ * copied but moved (py_proc_move).
  */
 int py_proc_probe(uint32_t pid, struct py_proc *out, struct error *e);
+
+/* *to = *from, reading through to->mem when from read through its own
+ * (the thread it reads through, and its next pick, are to's alone:
+ * from is not read through after). */
+void py_proc_move(struct py_proc *to, const struct py_proc *from);
 
 /* The cold part of the interpreter file path's _PyEval_EvalFrameDefault
  * (elfcold.h), for a report made after the process ended: 0 and its

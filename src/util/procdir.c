@@ -1,7 +1,9 @@
-/* A process's memory views in /proc, through a live thread (procdir.h). */
+/* A process's memory views in /proc, and its memory, through a live
+ * thread (procdir.h). */
 #include "util/procdir.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,4 +61,37 @@ void procdir_path(uint32_t pid, const char *name, char *buf, size_t size)
 		snprintf(buf, size, "/proc/%u/%s", pid, name);
 	else
 		snprintf(buf, size, "/proc/%u/task/%u/%s", pid, tid, name);
+}
+
+void procdir_mem_init(struct procdir_mem *m, uint32_t pid)
+{
+	m->pid = pid;
+	m->tid = procdir_live_tid(pid);
+	m->repicks = 0;
+}
+
+int procdir_mem_readv(struct procdir_mem *m, const struct iovec *local,
+		      const struct iovec *remote, unsigned long n)
+{
+	size_t want = 0;
+
+	for (unsigned long i = 0; i < n; i++)
+		want += local[i].iov_len;
+	for (int tries = 0; tries < 2; tries++) {
+		uint32_t tid = m->tid ? m->tid : m->pid, live;
+		ssize_t got = process_vm_readv((pid_t)tid, local, n, remote,
+					       n, 0);
+
+		if (got == (ssize_t)want)
+			return 0;
+		if (got >= 0 || errno != ESRCH)
+			return -1;
+		/* the thread read through has ended: another one */
+		live = procdir_live_tid(m->pid);
+		if (!live || live == tid)
+			return -1;
+		m->tid = live;
+		m->repicks++;
+	}
+	return -1;
 }

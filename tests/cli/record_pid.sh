@@ -9,17 +9,13 @@
 # --no-children), and the limit of open files.
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$T/pid"
-cat >"$T/pid/spin.c" <<'C'
-#include <pthread.h>
-#include <signal.h>
-#include <unistd.h>
-
+# SPIN(n), the C fixtures' busy loop: each function spins in its own
+# body (no call to share, no tail call) on a chain of multiplies, whose
+# cost per step does not depend on where the loop lies (a loop through
+# memory ran 60:40 or 86:14 by alignment)
+cat >"$T/pid/spin.h" <<'C'
 static volatile unsigned long sink;
-static volatile sig_atomic_t go;
 
-/* each spins in its own body (no call to share, no tail call) on a
- * chain of multiplies, whose cost per step does not depend on where the
- * loop lies (a loop through memory ran 60:40 or 86:14 by alignment) */
 #define SPIN(n) do { \
 	unsigned long x = sink; \
 	for (unsigned long i = 0; i < (n); i++) { \
@@ -28,6 +24,15 @@ static volatile sig_atomic_t go;
 	} \
 	sink = x; \
 } while (0)
+C
+cat >"$T/pid/spin.c" <<'C'
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "spin.h"
+
+static volatile sig_atomic_t go;
 
 __attribute__((noinline)) void spin_three(void)
 {
@@ -274,16 +279,7 @@ cat >"$T/pid/kids.c" <<'C'
 #include <time.h>
 #include <unistd.h>
 
-static volatile unsigned long sink;
-
-#define SPIN(n) do { \
-	unsigned long x = sink; \
-	for (unsigned long i = 0; i < (n); i++) { \
-		x = x * 6364136223846793005UL + 1; \
-		__asm__ volatile("" : "+r"(x)); \
-	} \
-	sink = x; \
-} while (0)
+#include "spin.h"
 
 __attribute__((noinline)) void work_two(void) { SPIN(2000000); }
 __attribute__((noinline)) void work_one(void) { SPIN(1000000); }
@@ -900,6 +896,164 @@ assert n >= 20 and py >= 0.8 * n, (n, py)
 PYM
 }
 t "record --pid of a python3 whose main thread has exited (pthread_exit): its thread's Python frames" main_gone_py
+
+# The main thread has exited, and the thread the reads go through exits
+# too, then the next: leavers (C and Python) starts NLEAVE threads first
+# (the lowest thread ids: procdir_live_tid picks the first), then a
+# burner, and exits its main thread; once the file GO is there (touched
+# when record has its perf events open) the leavers exit 0.4 s apart,
+# while the burner spins in before_exits, then, once all have exited, in
+# after_exits. Samples after the exits are named as before them (Python's
+# were not: the reads went through the first thread picked and failed
+# once it had exited: 0 of 1179 samples of after_exits named, 15% of all)
+cat >"$T/pid/leavers.c" <<'C'
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NLEAVE 4
+#define STEP_MS 400
+
+#include "spin.h"
+
+static atomic_int gone;
+static const char *go;
+
+__attribute__((noinline)) void before_exits(void) { SPIN(1000000); }
+__attribute__((noinline)) void after_exits(void) { SPIN(1000000); }
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+static void *leaver(void *arg)
+{
+	while (access(go, F_OK))
+		nap_ms(10);
+	nap_ms(((long)arg + 1) * STEP_MS);
+	atomic_fetch_add(&gone, 1);
+	return NULL;
+}
+
+static void *burner(void *arg)
+{
+	while (atomic_load(&gone) < NLEAVE)
+		before_exits();
+	for (;;)
+		after_exits();
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t;
+
+	go = argv[2];
+	for (long i = 0; i < NLEAVE; i++)
+		pthread_create(&t, NULL, leaver, (void *)i);
+	pthread_create(&t, NULL, burner, NULL);
+	close(open(argv[1], O_WRONLY | O_CREAT, 0644));
+	pthread_exit(NULL);
+}
+C
+cc -O1 -fno-omit-frame-pointer -pthread -o "$T/pid/leavers" "$T/pid/leavers.c" ||
+	{ echo "Bail out! cannot build the leavers fixture"; exit 1; }
+cat >"$T/pid/leavers.py" <<'PY'
+import ctypes, os, sys, threading, time
+ready, go = sys.argv[1], sys.argv[2]
+NLEAVE, STEP = 4, 0.4
+gone = []
+def leaver(i):
+    while not os.path.exists(go):
+        time.sleep(0.01)
+    time.sleep((i + 1) * STEP)
+    gone.append(i)
+def before_exits():
+    s = 0
+    for i in range(20000):
+        s += i
+    return s
+def after_exits():
+    s = 0
+    for i in range(20000):
+        s += i
+    return s
+def burner():
+    while len(gone) < NLEAVE:
+        before_exits()
+    while True:
+        after_exits()
+for i in range(NLEAVE):
+    threading.Thread(target=leaver, args=(i,), daemon=True).start()
+threading.Thread(target=burner, daemon=True).start()
+open(ready, "w").close()
+ctypes.CDLL(None).pthread_exit(None)
+PY
+# leavers_run NAME PROGRAM...: PROGRAM (given READY GO) started, its
+# main thread gone, recorded for 4 s into NAME.folded, GO touched once
+# the perf events are open; every leaver gone by the end
+leavers_run() {
+	name=$1
+	shift
+	rm -f "$T/pid/lready" "$T/pid/lgo"
+	"$@" "$T/pid/lready" "$T/pid/lgo" &
+	P=$!
+	wait_file "$T/pid/lready" && wait_zombie_leader $P ||
+		{ kill $P; return 1; }
+	[ "$(ls /proc/$P/task | wc -l)" = 6 ] || { echo "not 6 threads"; kill $P; return 1; }
+	"$YS" record --pid $P --duration 4 -o "$T/pid/$name.folded" \
+		2>"$T/pid/$name.err" &
+	R=$!
+	wait_perf $R || { kill $R $P; return 1; }
+	touch "$T/pid/lgo"
+	wait $R
+	rc=$?
+	left=$(ls /proc/$P/task | wc -l)
+	kill $P
+	wait $P 2>/dev/null
+	cat "$T/pid/$name.err"
+	[ $rc = 0 ] || { echo "exit $rc"; return 1; }
+	# the zombie leader and the burner
+	[ "$left" = 2 ] || { echo "$left threads left, not 2: the leavers did not all exit"; return 1; }
+}
+leavers_c() {
+	leavers_run lvc "$T/pid/leavers" || return 1
+	python3 - "$T/pid/lvc.folded" <<'PYM'
+import sys
+n = before = after = 0
+for l in open(sys.argv[1]):
+    st, c = l.rsplit(" ", 1)
+    fr = st.split(";")
+    n += int(c)
+    before += int(c) * ("before_exits" in fr)
+    after += int(c) * ("after_exits" in fr)
+print("samples", n, "before_exits", before, "after_exits", after)
+assert after >= 20 and before + after >= 0.9 * n, (n, before, after)
+PYM
+}
+t "record --pid of a C program whose main thread and then, one after another, the threads read through exit: the samples after their exits named" leavers_c
+leavers_py() {
+	leavers_run lvpy /usr/bin/python3 "$T/pid/leavers.py" || return 1
+	python3 - "$T/pid/lvpy.folded" <<'PYM'
+import sys
+n = before = after = 0
+for l in open(sys.argv[1]):
+    st, c = l.rsplit(" ", 1)
+    fr = st.split(";")
+    n += int(c)
+    before += int(c) * ("before_exits (leavers.py:10)" in fr)
+    after += int(c) * ("after_exits (leavers.py:15)" in fr and "burner (leavers.py:20)" in fr)
+print("samples", n, "in before_exits", before, "in after_exits under burner", after)
+assert after >= 20 and before + after >= 0.8 * n, (n, before, after)
+PYM
+}
+t "record --pid of a python3 whose main thread and then, one after another, the threads read through exit: the Python frames after their exits" leavers_py
 
 attach_refusals record "$T/pid/none.folded"
 

@@ -13,11 +13,14 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +33,7 @@
 #include "util/json_emit.h"
 #include "util/monoclock.h"
 #include "util/paramscan.h"
+#include "util/procdir.h"
 #include "util/stop.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
@@ -1405,6 +1409,106 @@ static int stop_twice_child(void *arg)
 	return 7;
 }
 
+/*
+ * procdir_mem (util/procdir.h): a child whose main thread has exited is
+ * read through its first live thread, the leaver; once that one exits
+ * too, the next read picks the other thread (one pick, seen by the next
+ * reads), where it had failed for the rest of the run. The value read is
+ * the child's: it set its own after the fork.
+ */
+static volatile unsigned long procdir_value = 1;
+static int procdir_go[2], procdir_tids[2];
+
+static void *procdir_leaver(void *arg)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	char c;
+
+	if (write(procdir_tids[1], &tid, sizeof(tid)) != sizeof(tid) ||
+	    read(procdir_go[0], &c, 1) != 1)
+		_exit(3);
+	return arg;
+}
+
+static void *procdir_stayer(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+static void procdir_child(void)
+{
+	pthread_t a, b;
+
+	procdir_value = 0x1122334455667788UL;
+	if (pthread_create(&a, NULL, procdir_leaver, NULL) ||
+	    pthread_create(&b, NULL, procdir_stayer, NULL))
+		_exit(2);
+	pthread_exit(NULL);
+}
+
+/* Whether /proc/PID/task/TID is there, after up to 20 s of waiting for
+ * it to be as want says. */
+static bool procdir_task(pid_t pid, pid_t tid, bool want)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
+	for (int i = 0; i < 2000 && (access(path, F_OK) == 0) != want; i++)
+		usleep(10000);
+	return access(path, F_OK) == 0;
+}
+
+static void test_procdir_mem(void **state)
+{
+	unsigned long v = 0;
+	struct iovec local = { &v, sizeof(v) };
+	struct iovec remote = { (void *)&procdir_value, sizeof(v) };
+	struct procdir_mem m;
+	pid_t child, leaver = 0;
+
+	(void)state;
+	assert_int_equal(pipe(procdir_go), 0);
+	assert_int_equal(pipe(procdir_tids), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		procdir_child();
+	close(procdir_go[0]);
+	close(procdir_tids[1]);
+	assert_int_equal(read(procdir_tids[0], &leaver, sizeof(leaver)),
+			 sizeof(leaver));
+	/* the main thread gone: a zombie leader, read through it fails */
+	assert_true(process_gone(child));
+	assert_int_equal(process_vm_readv(child, &local, 1, &remote, 1, 0), -1);
+	procdir_mem_init(&m, (uint32_t)child);
+	/* /proc/PID/task lists the threads in the order they started */
+	assert_int_equal(m.tid, (uint32_t)leaver);
+	assert_int_equal(procdir_mem_readv(&m, &local, &remote, 1), 0);
+	assert_int_equal(v, 0x1122334455667788UL);
+	assert_int_equal(m.repicks, 0);
+	/* the leaver exits: the next read goes through the stayer */
+	assert_int_equal(write(procdir_go[1], "x", 1), 1);
+	assert_false(procdir_task(child, leaver, false));
+	v = 0;
+	assert_int_equal(procdir_mem_readv(&m, &local, &remote, 1), 0);
+	assert_int_equal(v, 0x1122334455667788UL);
+	assert_int_equal(m.repicks, 1);
+	assert_true(m.tid != (uint32_t)leaver && m.tid != (uint32_t)child);
+	v = 0;
+	assert_int_equal(procdir_mem_readv(&m, &local, &remote, 1), 0);
+	assert_int_equal(m.repicks, 1);
+	/* an address not mapped: -1, and no other pick */
+	remote.iov_base = (void *)8;
+	assert_int_equal(procdir_mem_readv(&m, &local, &remote, 1), -1);
+	assert_int_equal(m.repicks, 1);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(procdir_go[1]);
+	close(procdir_tids[0]);
+}
+
 static void test_stop_twice(void **state)
 {
 	int status = forked(stop_twice_child, NULL);
@@ -1436,6 +1540,7 @@ int main(void)
 		cmocka_unit_test(test_error_long),
 		cmocka_unit_test(test_error_class),
 		cmocka_unit_test(test_stop_twice),
+		cmocka_unit_test(test_procdir_mem),
 		cmocka_unit_test(test_atomic_file),
 		cmocka_unit_test(test_atomic_hostile),
 		cmocka_unit_test(test_atomic_errno),
