@@ -923,6 +923,7 @@ int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 	if (t->live)
 		return heap_live_finish(t->live, r);
 	memset(r, 0, sizeof(*r));
+	r->stacks = stackstore_new();
 	p.sample = (double)t->sample_bytes;
 	replay_clock(&p);
 	replay_procs_fill(r, t);
@@ -935,12 +936,15 @@ int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 	replay_end(&p);
 	for (int i = 0; i < HEAP_SLOTS; i++)
 		r->held_bytes += t->streams[i].cap * sizeof(uint64_t);
+	r->stack_bytes = stackstore_bytes(r->stacks);
+	r->nstacks = stackstore_stacks(r->stacks);
 	return 0;
 }
 
 void heap_report_free(struct heap_report *r)
 {
 	free(r->sites);
+	stackstore_free(r->stacks);
 	free(r->pycodes);
 	free(r->timeline);
 	free(r->procs);

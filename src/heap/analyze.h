@@ -32,18 +32,18 @@
 #include <stdint.h>
 
 #include "heap/collect.h"
+#include "heap/stackstore.h"
 #include "profile/profile.h"
 
 struct heap_site {
 	uint64_t hash;
-	const uint64_t *ips;	/* into the trace; leaf first */
-	uint32_t depth;
+	/* its native frames and a CPython program's Python frames
+	 * (protocol.h), in heap_report.stacks (stackstore.h: written out
+	 * leaf first, innermost first, as the STACK record had them) */
+	struct stack_ref stack;
 	uint32_t gen;		/* the program image (1 + execs before) */
 	uint32_t unloads;	/* the image's unloads: its maps texts
 				 * (protocol.h) */
-	const uint64_t *py;	/* a CPython program's Python frames,
-				 * innermost first (protocol.h) */
-	uint32_t npy;
 	double allocations, bytes, temporary;
 	double leaked_blocks, leaked_bytes;
 	double peak_bytes;	/* live at the peak */
@@ -101,6 +101,7 @@ struct heap_point {
 struct heap_report {
 	struct heap_site *sites;
 	size_t nsites;
+	struct stackstore *stacks;	/* the sites' frames */
 	struct heap_pycode *pycodes;
 	size_t npycodes;
 	size_t py_mismatched;	/* sites of Python frames whose native
@@ -135,6 +136,8 @@ struct heap_report {
 	uint64_t events;
 	uint64_t held_bytes;	/* the most bytes of records yardstick
 				 * held at once */
+	uint64_t stack_bytes;	/* and of the stacks' store, at the end */
+	uint64_t nstacks;	/* STACK records interned in it */
 };
 
 /* Replay t into r (with t->live, finish that replay). Returns 0. */

@@ -11,9 +11,10 @@
 #include "util/strutil.h"
 
 /*
- * The STACK and PYCODE records of a replay while the program runs are
- * copied here as they come (the streams drop what the merge consumed):
- * blocks that never move, since sites and codes point into them.
+ * The PYCODE records of a replay while the program runs are copied here
+ * as they come (the streams drop what the merge consumed): blocks that
+ * never move, since the codes point into them. A STACK record is not
+ * kept: its frames are interned (heap_report.stacks).
  */
 #define ARENA_WORDS (1u << 17)
 
@@ -29,6 +30,7 @@ struct heap_live {
 	struct heap_report rep;
 	struct merge m;
 	struct arena *arena;
+	size_t narenas;
 	size_t capcodes;
 	bool stopped;		/* the tree grew beyond one image: the rest
 				 * at the end */
@@ -48,6 +50,7 @@ struct heap_live *heap_live_new(struct heap_trace *t)
 	l->p.fine = xcalloc(HEAP_FINE, sizeof(struct fine));
 	l->rep.nprocs = 2;	/* [1]: the program's first image */
 	l->rep.procs = xcalloc(2, sizeof(*l->rep.procs));
+	l->rep.stacks = stackstore_new();
 	/* sampled, the live blocks are the heap over the interval (a few
 	 * hundred): a table of 2 MiB would be a cache miss a look-up */
 	if (t->sample_bytes)
@@ -92,6 +95,7 @@ static const uint64_t *arena_copy(struct heap_live *l, const uint64_t *w,
 		a->next = l->arena;
 		a->used = 0;
 		l->arena = a;
+		l->narenas++;
 	}
 	to = &a->w[a->used];
 	memcpy(to, w, n * sizeof(uint64_t));
@@ -102,10 +106,10 @@ static const uint64_t *arena_copy(struct heap_live *l, const uint64_t *w,
 void heap_live_record(struct heap_live *l, uint32_t slot, uint64_t pos,
 		      const uint64_t *w)
 {
-	const uint64_t *copy = arena_copy(l, w, replay_rec_len(w[0]));
-
-	if (copy)
-		replay_index_record(copy, heap_order(slot, pos), &l->rep, &l->p.x,
+	if (rec_type(w[0]) == HEAP_REC_PYCODE)
+		w = arena_copy(l, w, replay_rec_len(w[0]));
+	if (w)
+		replay_index_record(w, heap_order(slot, pos), &l->rep, &l->p.x,
 			       &l->p.capsites, &l->capcodes);
 }
 
@@ -140,6 +144,7 @@ void heap_live_advance(struct heap_live *l, uint64_t below, bool tree)
 		live_compact(l);
 	for (int i = 0; i < HEAP_SLOTS; i++)
 		held += l->t->streams[i].cap * sizeof(uint64_t);
+	held += l->narenas * sizeof(struct arena);
 	if (held > l->rep.held_bytes)
 		l->rep.held_bytes = held;
 }
@@ -166,6 +171,8 @@ int heap_live_finish(struct heap_live *l, struct heap_report *r)
 	if (l->rep.nsites > 1)
 		qsort(l->rep.sites, l->rep.nsites, sizeof(*l->rep.sites),
 		      site_cmp);
+	l->rep.stack_bytes = stackstore_bytes(l->rep.stacks);
+	l->rep.nstacks = stackstore_stacks(l->rep.stacks);
 	*r = l->rep;
 	memset(&l->rep, 0, sizeof(l->rep));
 	return 0;

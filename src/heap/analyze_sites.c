@@ -26,8 +26,8 @@ static void site_index_add(struct hashidx *x, uint64_t k, uint32_t site)
 	hashidx_add(x, hash_u64(k ? k : 1), (uint64_t)site + 1);
 }
 
-static uint32_t add_site(struct heap_report *r, size_t *cap, uint64_t hash,
-			 const uint64_t *ips, uint32_t depth)
+/* A new site of hash, without frames. */
+static uint32_t add_site(struct heap_report *r, size_t *cap, uint64_t hash)
 {
 	struct heap_site *s;
 
@@ -35,8 +35,6 @@ static uint32_t add_site(struct heap_report *r, size_t *cap, uint64_t hash,
 	s = &r->sites[r->nsites];
 	memset(s, 0, sizeof(*s));
 	s->hash = hash;
-	s->ips = ips;
-	s->depth = depth;
 	/* a site without its STACK record: after all those with one, in
 	 * the order the merge met them */
 	s->order = HEAP_ORDER_LOST | r->nsites;
@@ -45,31 +43,31 @@ static uint32_t add_site(struct heap_report *r, size_t *cap, uint64_t hash,
 
 /*
  * The STACK record w (whole), found at order (heap_order: its slot and
- * place in the slot's stream): a site, unless it is one. A site the merge
- * made without frames (its record had not come yet) takes them; of two
- * records of one stack the site keeps the first in that order, whichever
- * came first.
+ * place in the slot's stream): a site, unless it is one, its frames
+ * interned in r->stacks (the record is not kept). A site the merge made
+ * without frames (its record had not come yet: its order has
+ * HEAP_ORDER_LOST) takes them; of two records of one stack the site keeps
+ * the first in that order, whichever came first.
  */
 static void stack_site(const uint64_t *w, uint64_t order,
 		       struct heap_report *r, struct hashidx *x, size_t *cap)
 {
-	uint32_t site = site_lookup(x, w[1]);
+	uint32_t site = site_lookup(x, w[1]), depth = HEAP_STACK_DEPTH(w[0]);
 	struct heap_site *s;
 
-	if (site && r->sites[site - 1].ips &&
+	if (site && !(r->sites[site - 1].order & HEAP_ORDER_LOST) &&
 	    r->sites[site - 1].order <= order)
 		return;
 	if (!site) {
-		site = add_site(r, cap, w[1], NULL, 0) + 1;
+		site = add_site(r, cap, w[1]) + 1;
 		site_index_add(x, w[1], site - 1);
 	}
 	s = &r->sites[site - 1];
-	s->ips = &w[3];
-	s->depth = HEAP_STACK_DEPTH(w[0]);
+	s->stack = stackstore_intern(r->stacks, (uint32_t)(order >> 48),
+				     &w[3], depth, &w[3 + depth],
+				     HEAP_STACK_PY(w[0]));
 	s->gen = HEAP_STACK_GEN(w[0]);
 	s->unloads = (uint32_t)w[2];
-	s->py = &w[3 + HEAP_STACK_DEPTH(w[0])];
-	s->npy = HEAP_STACK_PY(w[0]);
 	s->order = order;
 }
 
@@ -140,7 +138,7 @@ uint32_t replay_site_of(struct heap_report *r, struct hashidx *x,
 	if (v)
 		return v - 1;
 	/* a stack whose record was lost: a site without frames */
-	site = add_site(r, cap, hash, NULL, 0);
+	site = add_site(r, cap, hash);
 	site_index_add(x, hash, site);
 	return site;
 }

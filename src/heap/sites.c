@@ -291,6 +291,13 @@ static inline uint8_t fact(struct facts *x, const struct profile *p,
 	return id < x->n && x->kind[id] ? x->kind[id] : fact_of(x, p, id);
 }
 
+/* A site's frames, written out of the store (heap_report.stacks) into
+ * heap_profile's buffers: leaf first, innermost first. */
+struct site_frames {
+	const uint64_t *ips, *py;
+	uint32_t depth, npy, gen;
+};
+
 /*
  * with_python for Python frames cut at HEAP_PY_MAX: the complete groups
  * at the innermost evaluation frames, the last frames at the evaluation
@@ -299,7 +306,7 @@ static inline uint8_t fact(struct facts *x, const struct profile *p,
  * the native root under the innermost frames would be a false one).
  */
 static size_t with_python_torn(struct profile *p, struct pycodes *c,
-			       struct facts *x, const struct heap_site *s,
+			       struct facts *x, const struct site_frames *s,
 			       const uint32_t *ids, size_t n, uint32_t *out)
 {
 	size_t k = 0, g = 0;
@@ -333,7 +340,7 @@ static size_t with_python_torn(struct profile *p, struct pycodes *c,
  * (heap_profile's comment in analyze.h).
  */
 static size_t with_python(struct profile *p, struct pycodes *c,
-			  struct facts *x, const struct heap_site *s,
+			  struct facts *x, const struct site_frames *s,
 			  const uint32_t *ids, size_t n, bool cut,
 			  uint32_t *out)
 {
@@ -556,12 +563,24 @@ static int64_t round_value(double v)
 	return (int64_t)(v + 0.5);
 }
 
+/* heap_profile's buffers: a site's frames, written out of the store,
+ * and their ids (ids: room for max, pyids: max + the most Python frames
+ * of a site + 1). */
+struct site_bufs {
+	uint64_t *ips, *py;
+	uint32_t *ids, *pyids;
+	size_t max;
+};
+
 static void add_site(struct profile *p, struct stackframes *c,
 		     struct pycodes *pc, struct facts *x,
-		     const struct maps_ids *m, const struct heap_site *s,
-		     bool cut, size_t *mismatched, uint32_t *ids,
-		     uint32_t *pyids, size_t max)
+		     const struct maps_ids *m, const struct stackstore *st,
+		     const struct heap_site *s, bool cut, size_t *mismatched,
+		     struct site_bufs *b)
 {
+	struct site_frames f = { b->ips, b->py, s->stack.depth, s->stack.npy,
+				 s->gen };
+	uint32_t *ids = b->ids;
 	int64_t v[HEAP_NTYPES];
 	size_t depth;
 
@@ -572,20 +591,22 @@ static void add_site(struct profile *p, struct stackframes *c,
 	v[HEAP_T_TEMPORARY] = round_value(s->temporary);
 	v[HEAP_T_PEAK_SPACE] = round_value(s->peak_bytes);
 	v[HEAP_T_PYEND_SPACE] = round_value(s->pyend_bytes);
-	depth = stackframes_ids(c, maps_id_of(m, s), s->ips, s->depth, true, 1,
-				ids, max);
+	stackstore_native(st, &s->stack, b->ips);
+	stackstore_python(st, &s->stack, b->py);
+	depth = stackframes_ids(c, maps_id_of(m, s), f.ips, f.depth, true, 1,
+				ids, b->max);
 	depth = drop_agent(p, x, ids, depth);
-	if (s->npy) {
-		size_t k = with_python(p, pc, x, s, ids, depth, cut, pyids);
+	if (f.npy) {
+		size_t k = with_python(p, pc, x, &f, ids, depth, cut, b->pyids);
 
 		if (k) {
 			depth = k;
-			ids = pyids;
+			ids = b->pyids;
 		} else {
 			(*mismatched)++;
 		}
 	}
-	depth = name_interp(p, x, ids, depth, ids == pyids);
+	depth = name_interp(p, x, ids, depth, ids == b->pyids);
 	profile_add(p, ids, depth, v);
 }
 
@@ -593,9 +614,8 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 		  bool lines, const char *cache_dir, struct profile *p)
 {
 	struct symtab *sym = symtab_new(lines);
-	size_t max = HEAP_MAX_DEPTH * MAX_INLINE;
-	uint32_t *ids = xmalloc(max * sizeof(*ids));
-	uint32_t *pyids = xmalloc((max + HEAP_PY_MAX) * sizeof(*pyids));
+	struct site_bufs b = { .max = HEAP_MAX_DEPTH * MAX_INLINE };
+	uint32_t depth = 0, npy = 0;
 	struct facts x = { 0 };
 	struct maps_ids m = { 0 };
 	struct stackframes *c;
@@ -629,11 +649,22 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 	c = stackframes_new(sym, p, MAX_INLINE);
 	pycodes_init(&pc, r);
 	r->py_mismatched = 0;
+	/* a damaged trace's stacks may be deeper than the agent's limits */
+	for (size_t i = 0; i < r->nsites; i++) {
+		if (r->sites[i].stack.depth > depth)
+			depth = r->sites[i].stack.depth;
+		if (r->sites[i].stack.npy > npy)
+			npy = r->sites[i].stack.npy;
+	}
+	b.ips = xmalloc((depth + 1) * sizeof(*b.ips));
+	b.py = xmalloc((npy + 1) * sizeof(*b.py));
+	b.ids = xmalloc(b.max * sizeof(*b.ids));
+	b.pyids = xmalloc((b.max + npy + 1) * sizeof(*b.pyids));
 	for (size_t i = 0; i < r->nsites; i++)
 		if (heap_site_counted(r, &r->sites[i]))
-			add_site(p, c, &pc, &x, &m, &r->sites[i],
-				 r->sites[i].depth >= t->max_depth,
-				 &r->py_mismatched, ids, pyids, max);
+			add_site(p, c, &pc, &x, &m, r->stacks, &r->sites[i],
+				 r->sites[i].stack.depth >= t->max_depth,
+				 &r->py_mismatched, &b);
 	pycodes_free(&pc);
 	free(x.kind);
 	free(x.interp);
@@ -645,7 +676,9 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 	free(m.v);
 	stackframes_free(c);
 	p->duration_ns = (int64_t)(t->duration * 1e9);
-	free(ids);
-	free(pyids);
+	free(b.ips);
+	free(b.py);
+	free(b.ids);
+	free(b.pyids);
 	symtab_free(sym);
 }

@@ -132,6 +132,19 @@ static const struct heap_site *site(const struct heap_report *r,
 	return NULL;
 }
 
+/* Native frame i (leaf first) of the site of stack hash, written out of
+ * the report's store. */
+static uint64_t site_ip(const struct heap_report *r, uint64_t hash,
+			uint32_t i)
+{
+	const struct heap_site *s = site(r, hash);
+	uint64_t ips[HEAP_MAX_DEPTH];
+
+	assert_true(i < s->stack.depth && s->stack.depth <= HEAP_MAX_DEPTH);
+	stackstore_native(r->stacks, &s->stack, ips);
+	return ips[i];
+}
+
 /* Doubles that are whole numbers are compared exactly, others within a
  * relative 1e-12. */
 static void assert_near(double got, double want)
@@ -177,10 +190,10 @@ static void test_peak_and_leaks(void **state)
 	assert_int_equal(r.events, 4);
 
 	assert_int_equal(r.nsites, 2);
-	assert_int_equal(site(&r, S1)->depth, 2);
-	assert_int_equal(site(&r, S1)->ips[1], 0x402000);
-	assert_int_equal(site(&r, S2)->depth, 3);
-	assert_int_equal(site(&r, S2)->ips[2], 0x404000);
+	assert_int_equal(site(&r, S1)->stack.depth, 2);
+	assert_int_equal(site_ip(&r, S1, 1), 0x402000);
+	assert_int_equal(site(&r, S2)->stack.depth, 3);
+	assert_int_equal(site_ip(&r, S2, 2), 0x404000);
 	assert_int_equal(site(&r, S2)->gen, 1);
 	assert_near(site(&r, S1)->allocations, 2);
 	assert_near(site(&r, S1)->bytes, 150);
@@ -406,7 +419,7 @@ static void test_burst_lost_stack(void **state)
 	assert_near(r.temporary, 3);
 	assert_near(r.peak, 12);
 	assert_near(site(&r, S1)->temporary, 3);
-	assert_int_equal(site(&r, S1)->depth, 0);
+	assert_int_equal(site(&r, S1)->stack.depth, 0);
 	heap_report_free(&r);
 	heap_trace_free(&t);
 
@@ -647,10 +660,10 @@ static void test_damaged(void **state)
 	analyze(&t, &r);
 	assert_near(r.allocations, 2);
 	assert_near(r.leaked_bytes, 30);
-	assert_int_equal(site(&r, S1)->depth, 0);
-	assert_null(site(&r, S1)->ips);
-	assert_int_equal(site(&r, S2)->depth, 3);
-	assert_int_equal(site(&r, S2)->ips[2], 0x3000);
+	assert_int_equal(site(&r, S1)->stack.depth, 0);
+	assert_true(site(&r, S1)->order & HEAP_ORDER_LOST);
+	assert_int_equal(site(&r, S2)->stack.depth, 3);
+	assert_int_equal(site_ip(&r, S2, 2), 0x3000);
 	for (size_t i = 0; i < r.nsites; i++)
 		assert_int_not_equal(r.sites[i].hash, S3);
 	heap_report_free(&r);
@@ -682,8 +695,8 @@ static void test_zero_keys(void **state)
 	assert_near(r.leaked_bytes, 10);
 	assert_near(r.leaked_blocks, 1);
 	assert_near(r.peak, 10);
-	assert_int_equal(site(&r, 0)->depth, 3);
-	assert_int_equal(site(&r, 0)->ips[1], 0x2000);
+	assert_int_equal(site(&r, 0)->stack.depth, 3);
+	assert_int_equal(site_ip(&r, 0, 1), 0x2000);
 	heap_report_free(&r);
 	heap_trace_free(&t);
 }
@@ -1008,7 +1021,7 @@ static void test_python_frames(void **state)
 		assert_int_equal(r.pycodes[1].firstlineno, 10);
 		assert_int_equal(r.allocations, 1);
 		assert_near(r.peak, 100);
-		assert_int_equal(site(&r, S1)->npy, 2);
+		assert_int_equal(site(&r, S1)->stack.npy, 2);
 		heap_profile(&t, &r, false, NULL, &p);
 		assert_int_equal(p.nstacks, 1);
 		assert_int_equal(r.py_mismatched, 0);
@@ -1418,7 +1431,9 @@ static void test_live_equals_after(void **state)
 		live_timeline_check(&a, &b);
 		for (size_t k = 0; k < a.nsites; k++) {
 			assert_int_equal(b.sites[k].hash, a.sites[k].hash);
-			assert_int_equal(b.sites[k].depth, a.sites[k].depth);
+			assert_memory_equal(&b.sites[k].stack,
+					    &a.sites[k].stack,
+					    sizeof(a.sites[k].stack));
 			assert_near(b.sites[k].allocations,
 				    a.sites[k].allocations);
 			assert_near(b.sites[k].bytes, a.sites[k].bytes);

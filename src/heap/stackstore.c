@@ -1,0 +1,204 @@
+/*
+ * Stacks as paths in two tries of frames (stackstore.h). A trie's nodes
+ * are two arrays, parent and frame, by node id; a hash index (hashidx) of
+ * node ids by (parent, frame) makes them hash-consed: a prefix is one
+ * node however many stacks have it. Nodes are never removed, so ids and
+ * the stack_refs made of them hold as long as the store.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heap/protocol.h"
+#include "heap/stackstore.h"
+#include "util/hashmap.h"
+#include "util/strutil.h"
+
+struct trie {
+	uint32_t *parent;	/* [0]: the root, its own parent */
+	uint64_t *frame;
+	size_t n, cap;
+	struct hashidx ix;	/* node id by trie_hash(parent, frame) */
+};
+
+/*
+ * A slot's last stack in one trie: its nodes from the root, node[d] the
+ * one of its first d + 1 frames root first, as far as the path has room
+ * (a longer stack, possible only in a damaged trace, is looked up beyond
+ * it).
+ */
+#define PATH_NATIVE HEAP_MAX_DEPTH
+#define PATH_PYTHON HEAP_PY_MAX
+
+struct slot_paths {
+	uint32_t native[PATH_NATIVE], python[PATH_PYTHON];
+	uint32_t nnative, npython;
+};
+
+struct stackstore {
+	struct trie native, python;
+	struct slot_paths *paths[HEAP_SLOTS];	/* made on the slot's first
+						 * stack */
+	size_t npaths;
+	uint64_t stacks;
+};
+
+static void trie_init(struct trie *t)
+{
+	t->cap = 1024;
+	t->parent = xmalloc(t->cap * sizeof(*t->parent));
+	t->frame = xmalloc(t->cap * sizeof(*t->frame));
+	t->parent[0] = 0;
+	t->frame[0] = 0;
+	t->n = 1;
+	hashidx_init(&t->ix);
+}
+
+static void trie_free(struct trie *t)
+{
+	free(t->parent);
+	free(t->frame);
+	hashidx_free(&t->ix);
+}
+
+static inline uint64_t trie_hash(uint32_t parent, uint64_t frame)
+{
+	return hash_u64(frame ^ hash_u64(parent));
+}
+
+/* The node of frame under parent, added if it is not there. */
+static uint32_t trie_child(struct trie *t, uint32_t parent, uint64_t frame)
+{
+	uint64_t h = trie_hash(parent, frame);
+	size_t pos;
+	uint32_t id;
+
+	for (uint64_t v = hashidx_first(&t->ix, h, &pos); v;
+	     v = hashidx_next(&t->ix, h, &pos))
+		if (t->parent[v] == parent && t->frame[v] == frame)
+			return (uint32_t)v;
+	/* a node takes at least 12 bytes and 16 of index: 2^32 of them
+	 * would be 100 GiB of stacks */
+	assert(t->n < UINT32_MAX);
+	if (t->n == t->cap) {
+		t->cap *= 2;
+		t->parent = xrealloc(t->parent, t->cap * sizeof(*t->parent));
+		t->frame = xrealloc(t->frame, t->cap * sizeof(*t->frame));
+	}
+	id = (uint32_t)t->n++;
+	t->parent[id] = parent;
+	t->frame[id] = frame;
+	hashidx_add(&t->ix, h, id);
+	return id;
+}
+
+/*
+ * The leaf node of f[0..n) (leaf first) in t: the frames from the root
+ * compared with the slot's last path[0..*len) first (room: path's size),
+ * then the rest looked up; path becomes this stack's.
+ */
+static uint32_t trie_intern(struct trie *t, uint32_t *path, uint32_t *len,
+			    uint32_t room, const uint64_t *f, uint32_t n)
+{
+	uint32_t node = 0, d = 0, same = n < *len ? n : *len;
+
+	while (d < same && t->frame[path[d]] == f[n - 1 - d])
+		node = path[d++];
+	for (; d < n; d++) {
+		node = trie_child(t, node, f[n - 1 - d]);
+		if (d < room)
+			path[d] = node;
+	}
+	*len = n < room ? n : room;
+	return node;
+}
+
+/* The frames of the path ending at leaf, n of them, leaf first. */
+static void trie_frames(const struct trie *t, uint32_t leaf, uint32_t n,
+			uint64_t *out)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		assert(leaf != 0 && leaf < t->n);
+		out[i] = t->frame[leaf];
+		leaf = t->parent[leaf];
+	}
+	assert(leaf == 0);
+}
+
+struct stackstore *stackstore_new(void)
+{
+	struct stackstore *st = xcalloc(1, sizeof(*st));
+
+	trie_init(&st->native);
+	trie_init(&st->python);
+	return st;
+}
+
+void stackstore_free(struct stackstore *st)
+{
+	if (!st)
+		return;
+	trie_free(&st->native);
+	trie_free(&st->python);
+	for (size_t i = 0; i < HEAP_SLOTS; i++)
+		free(st->paths[i]);
+	free(st);
+}
+
+struct stack_ref stackstore_intern(struct stackstore *st, uint32_t slot,
+				   const uint64_t *ips, uint32_t depth,
+				   const uint64_t *py, uint32_t npy)
+{
+	struct slot_paths *p;
+	struct stack_ref s = { .depth = depth, .npy = npy };
+
+	assert(slot < HEAP_SLOTS);
+	p = st->paths[slot];
+	if (!p) {
+		p = st->paths[slot] = xcalloc(1, sizeof(*p));
+		st->npaths++;
+	}
+	s.native = trie_intern(&st->native, p->native, &p->nnative,
+			       PATH_NATIVE, ips, depth);
+	s.python = trie_intern(&st->python, p->python, &p->npython,
+			       PATH_PYTHON, py, npy);
+	st->stacks++;
+	return s;
+}
+
+void stackstore_native(const struct stackstore *st,
+		       const struct stack_ref *s, uint64_t *out)
+{
+	trie_frames(&st->native, s->native, s->depth, out);
+}
+
+void stackstore_python(const struct stackstore *st,
+		       const struct stack_ref *s, uint64_t *out)
+{
+	trie_frames(&st->python, s->python, s->npy, out);
+}
+
+static size_t trie_bytes(const struct trie *t)
+{
+	return t->cap * (sizeof(*t->parent) + sizeof(*t->frame)) +
+	       t->ix.cap * sizeof(*t->ix.slots);
+}
+
+size_t stackstore_bytes(const struct stackstore *st)
+{
+	return sizeof(*st) + trie_bytes(&st->native) +
+	       trie_bytes(&st->python) +
+	       st->npaths * sizeof(struct slot_paths);
+}
+
+uint64_t stackstore_stacks(const struct stackstore *st)
+{
+	return st->stacks;
+}
+
+void stackstore_nodes(const struct stackstore *st, size_t *native,
+		      size_t *python)
+{
+	*native = st->native.n - 1;
+	*python = st->python.n - 1;
+}
