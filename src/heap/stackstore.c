@@ -1,9 +1,13 @@
 /*
  * Stacks as paths in two tries of frames (stackstore.h). A trie's nodes
- * are two arrays, parent and frame, by node id; a hash index (hashidx) of
- * node ids by (parent, frame) makes them hash-consed: a prefix is one
- * node however many stacks have it. Nodes are never removed, so ids and
- * the stack_refs made of them hold as long as the store.
+ * are arrays by node id: parent, frame, and last, the child last found
+ * under the node. They are hash-consed: a prefix is one node however many
+ * stacks have it, found through last when the node has one child (most
+ * do: a call path's frames until it branches, and a branching node's
+ * last child is the likeliest next), else through a hash index (hashidx)
+ * of the children of nodes that have more than one, by (parent, frame).
+ * Nodes are never removed, so ids and the stack_refs made of them hold
+ * as long as the store.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -14,9 +18,14 @@
 #include "util/hashmap.h"
 #include "util/strutil.h"
 
+/* In last[]: the node has other children than that one, all in the
+ * index (a node's only child is not). */
+#define TRIE_MANY (UINT32_C(1) << 31)
+
 struct trie {
 	uint32_t *parent;	/* [0]: the root, its own parent */
 	uint64_t *frame;
+	uint32_t *last;		/* 0: no child yet */
 	size_t n, cap;
 	struct hashidx ix;	/* node id by trie_hash(parent, frame) */
 };
@@ -48,6 +57,8 @@ static void trie_init(struct trie *t)
 	t->cap = 1024;
 	t->parent = xmalloc(t->cap * sizeof(*t->parent));
 	t->frame = xmalloc(t->cap * sizeof(*t->frame));
+	t->last = xmalloc(t->cap * sizeof(*t->last));
+	t->last[0] = 0;
 	t->parent[0] = 0;
 	t->frame[0] = 0;
 	t->n = 1;
@@ -58,6 +69,7 @@ static void trie_free(struct trie *t)
 {
 	free(t->parent);
 	free(t->frame);
+	free(t->last);
 	hashidx_free(&t->ix);
 }
 
@@ -66,29 +78,65 @@ static inline uint64_t trie_hash(uint32_t parent, uint64_t frame)
 	return hash_u64(frame ^ hash_u64(parent));
 }
 
-/* The node of frame under parent, added if it is not there. */
-static uint32_t trie_child(struct trie *t, uint32_t parent, uint64_t frame)
+/* A new node: frame under parent, no children yet. */
+static uint32_t trie_add(struct trie *t, uint32_t parent, uint64_t frame)
 {
-	uint64_t h = trie_hash(parent, frame);
-	size_t pos;
 	uint32_t id;
 
-	for (uint64_t v = hashidx_first(&t->ix, h, &pos); v;
-	     v = hashidx_next(&t->ix, h, &pos))
-		if (t->parent[v] == parent && t->frame[v] == frame)
-			return (uint32_t)v;
-	/* a node takes at least 12 bytes and 16 of index: 2^32 of them
-	 * would be 100 GiB of stacks */
-	assert(t->n < UINT32_MAX);
+	/* a node takes at least 16 bytes: 2^31 of them would be 32 GiB of
+	 * stacks */
+	assert(t->n < TRIE_MANY);
 	if (t->n == t->cap) {
 		t->cap *= 2;
 		t->parent = xrealloc(t->parent, t->cap * sizeof(*t->parent));
 		t->frame = xrealloc(t->frame, t->cap * sizeof(*t->frame));
+		t->last = xrealloc(t->last, t->cap * sizeof(*t->last));
 	}
 	id = (uint32_t)t->n++;
 	t->parent[id] = parent;
 	t->frame[id] = frame;
+	t->last[id] = 0;
+	return id;
+}
+
+static void trie_index(struct trie *t, uint32_t id)
+{
+	hashidx_add(&t->ix, trie_hash(t->parent[id], t->frame[id]), id);
+}
+
+/*
+ * The node of frame under parent, added if it is not there. Most nodes
+ * have one child (the frames of a call path until it branches): a node's
+ * only child is known from last[] alone, and only the children of a node
+ * that has more than one are in the index.
+ */
+static uint32_t trie_child(struct trie *t, uint32_t parent, uint64_t frame)
+{
+	uint32_t last = t->last[parent], id = last & ~TRIE_MANY;
+	uint64_t h;
+	size_t pos;
+
+	if (id && t->frame[id] == frame)
+		return id;
+	if (!id) {
+		id = trie_add(t, parent, frame);
+		t->last[parent] = id;
+		return id;
+	}
+	h = trie_hash(parent, frame);
+	if (!(last & TRIE_MANY)) {
+		trie_index(t, id);	/* its only child until now */
+	} else {
+		for (uint64_t v = hashidx_first(&t->ix, h, &pos); v;
+		     v = hashidx_next(&t->ix, h, &pos))
+			if (t->parent[v] == parent && t->frame[v] == frame) {
+				t->last[parent] = (uint32_t)v | TRIE_MANY;
+				return (uint32_t)v;
+			}
+	}
+	id = trie_add(t, parent, frame);
 	hashidx_add(&t->ix, h, id);
+	t->last[parent] = id | TRIE_MANY;
 	return id;
 }
 
@@ -180,7 +228,8 @@ void stackstore_python(const struct stackstore *st,
 
 static size_t trie_bytes(const struct trie *t)
 {
-	return t->cap * (sizeof(*t->parent) + sizeof(*t->frame)) +
+	return t->cap * (sizeof(*t->parent) + sizeof(*t->frame) +
+			 sizeof(*t->last)) +
 	       t->ix.cap * sizeof(*t->ix.slots);
 }
 
