@@ -9,7 +9,8 @@
 # program: the median wall time and CPU time (user + system of the whole
 # process tree, wait4) with their spread (min-max over the rounds), each
 # as a multiple of native, yardstick's CPU over heaptrack's, and the most
-# bytes of records yardstick held at once (YARDSTICK_MEM_TIMING).
+# bytes of records yardstick held at once with its stacks' store
+# (YARDSTICK_MEM_TIMING).
 #   bench/mem_heldout.sh [build] [ROUNDS] [SCALE]
 # MEM_BEFORE=DIR/yardstick (another build, its agent beside it) puts its
 # mem in the third column instead of the replay after the end: before
@@ -69,7 +70,10 @@ def run(argv, env):
         if "heaptrack" in argv:
             return None
         sys.exit(f"{argv}: status {status}: {err[-2000:]}")
-    held = re.search(r"at most ([0-9.]+) MiB of records held", err)
+    # the records and the stacks' store (a build before the store: the
+    # records alone, its stacks among them)
+    held = (re.search(r"([0-9.]+) MiB in all", err) or
+            re.search(r"at most ([0-9.]+) MiB of records held", err))
     return wall, ru.ru_utime + ru.ru_stime, float(held.group(1)) if held else None
 def fmt(v, base):
     if not v:

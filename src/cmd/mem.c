@@ -98,8 +98,9 @@ static const char mem_epilog[] =
 "\n"
 "Environment: YARDSTICK_HEAP_AGENT, the agent's path (default: beside\n"
 "yardstick, or in its install's libdir/yardstick); YARDSTICK_MEM_TIMING=1,\n"
-"where yardstick's own time went (the run, the replay, symbolizing) and\n"
-"the most bytes of records it held at once; YARDSTICK_MEM_REPLAY=after,\n"
+"where yardstick's own time went (the run, the replay, symbolizing), the\n"
+"most bytes of records it held at once and its stacks' bytes;\n"
+"YARDSTICK_MEM_REPLAY=after,\n"
 "the records replayed after the program ended rather than while it ran\n"
 "(the same figures, but for the timeline's interval edges; more memory);\n"
 "XDG_CACHE_HOME, where resolved symbols are kept per binary\n"
@@ -314,20 +315,26 @@ static int write_outputs(struct mem_args *a, struct mem_run *m,
 	return ret;
 }
 
-/* Where the time went, for bench/mem_overhead.sh's readers. */
+/* Where the time and yardstick's memory went, for bench/mem_overhead.sh's
+ * and mem_heldout.sh's readers. */
 static void print_timing(const struct mem_run *m)
 {
 	if (getenv("YARDSTICK_MEM_TIMING"))
 		fprintf(stderr, "yardstick mem: run %.3f s, replay %.3f s "
 			"(%s), symbolize %.3f s; %llu bytes of records, %llu "
-			"events, at most %.1f MiB of records held\n",
+			"events, at most %.1f MiB of records held, %llu stacks "
+			"in %.1f MiB: %.1f MiB in all\n",
 			m->trace.duration, m->replay_s,
 			m->trace.live ? "the rest of it after the end"
 				      : "after the end",
 			m->symbolize_s,
 			(unsigned long long)m->trace.bytes_received,
 			(unsigned long long)m->rep.events,
-			(double)m->rep.held_bytes / (1 << 20));
+			(double)m->rep.held_bytes / (1 << 20),
+			(unsigned long long)m->rep.nstacks,
+			(double)m->rep.stack_bytes / (1 << 20),
+			(double)(m->rep.held_bytes + m->rep.stack_bytes) /
+				(1 << 20));
 }
 
 /* Print, write, store; the exit code. */

@@ -46,6 +46,24 @@ static char *fmt_bytes(double v, char *buf, size_t n)
 }
 
 
+/* yardstick's own memory for the trace: the most bytes of records it
+ * held at once and the stacks' store at the end (an upper bound of what
+ * both took at one moment). */
+static void print_held(const struct heap_report *r, FILE *fp, bool color)
+{
+	char a[64], b[64], c[64], d[64];
+
+	fprintf(fp, "  %s%-12s %14s  held (records %s, %s stack%s in %s)%s\n",
+		term_dim(color), "yardstick",
+		fmt_bytes((double)(r->held_bytes + r->stack_bytes), a,
+			  sizeof(a)),
+		fmt_bytes((double)r->held_bytes, b, sizeof(b)),
+		fmt_count((double)r->nstacks, c, sizeof(c)),
+		r->nstacks == 1 ? "" : "s",
+		fmt_bytes((double)r->stack_bytes, d, sizeof(d)),
+		term_reset(color));
+}
+
 static void print_totals(const struct mem_run *m, FILE *fp, bool color)
 {
 	const struct heap_report *r = &m->rep;
@@ -78,6 +96,7 @@ static void print_totals(const struct mem_run *m, FILE *fp, bool color)
 			term_dim(color), fmt_bytes((double)m->trace.sample_bytes,
 						   a, sizeof(a)),
 			term_reset(color));
+	print_held(r, fp, color);
 }
 
 /*

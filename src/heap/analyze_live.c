@@ -132,21 +132,27 @@ static void live_compact(struct heap_live *l)
 	}
 }
 
+/* The bytes of records held now (the streams' and the arena's): the
+ * most so far in rep.held_bytes. */
+static void live_note_held(struct heap_live *l)
+{
+	uint64_t held = l->narenas * sizeof(struct arena);
+
+	for (int i = 0; i < HEAP_SLOTS; i++)
+		held += l->t->streams[i].cap * sizeof(uint64_t);
+	if (held > l->rep.held_bytes)
+		l->rep.held_bytes = held;
+}
+
 void heap_live_advance(struct heap_live *l, uint64_t below, bool tree)
 {
-	uint64_t held = 0;
-
 	if (!l->stopped && tree)
 		l->stopped = true;
 	if (!l->stopped && !replay_merge_run(&l->p, &l->m, below, true))
 		l->stopped = true;
 	if (!l->stopped)
 		live_compact(l);
-	for (int i = 0; i < HEAP_SLOTS; i++)
-		held += l->t->streams[i].cap * sizeof(uint64_t);
-	held += l->narenas * sizeof(struct arena);
-	if (held > l->rep.held_bytes)
-		l->rep.held_bytes = held;
+	live_note_held(l);
 }
 
 static int site_cmp(const void *a, const void *b)
@@ -160,6 +166,7 @@ int heap_live_finish(struct heap_live *l, struct heap_report *r)
 {
 	struct replay *p = &l->p;
 
+	live_note_held(l);	/* what came after the last step */
 	replay_procs_fill(&l->rep, l->t);
 	replay_forget_launchers(p);
 	replay_clock(p);
