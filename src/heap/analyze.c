@@ -936,8 +936,7 @@ int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 	replay_end(&p);
 	for (int i = 0; i < HEAP_SLOTS; i++)
 		r->held_bytes += t->streams[i].cap * sizeof(uint64_t);
-	r->stack_bytes = stackstore_bytes(r->stacks);
-	r->nstacks = stackstore_stacks(r->stacks);
+	replay_note_stacks(r);
 	return 0;
 }
 

@@ -137,7 +137,7 @@ struct heap_report {
 	uint64_t held_bytes;	/* the most bytes of records yardstick
 				 * held at once */
 	uint64_t stack_bytes;	/* and of the stacks' store, at the end */
-	uint64_t nstacks;	/* STACK records interned in it */
+	uint64_t nstacks;	/* the distinct stacks it keeps */
 };
 
 /* Replay t into r (with t->live, finish that replay). Returns 0. */

@@ -178,8 +178,7 @@ int heap_live_finish(struct heap_live *l, struct heap_report *r)
 	if (l->rep.nsites > 1)
 		qsort(l->rep.sites, l->rep.nsites, sizeof(*l->rep.sites),
 		      site_cmp);
-	l->rep.stack_bytes = stackstore_bytes(l->rep.stacks);
-	l->rep.nstacks = stackstore_stacks(l->rep.stacks);
+	replay_note_stacks(&l->rep);
 	*r = l->rep;
 	memset(&l->rep, 0, sizeof(l->rep));
 	return 0;

@@ -173,6 +173,8 @@ void replay_find_sites(const struct heap_trace *t, struct heap_report *r,
  * lost. */
 uint32_t replay_site_of(struct heap_report *r, struct hashidx *x,
 			size_t *cap, uint64_t hash);
+/* r->stack_bytes and r->nstacks, at the end. */
+void replay_note_stacks(struct heap_report *r);
 
 /* ---- analyze_live.c ---- */
 

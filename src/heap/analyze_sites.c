@@ -143,3 +143,13 @@ uint32_t replay_site_of(struct heap_report *r, struct hashidx *x,
 	return site;
 }
 
+
+/* What r's stacks take: the store's bytes, and the stacks it keeps for
+ * the sites (those whose record came: one per distinct stack). */
+void replay_note_stacks(struct heap_report *r)
+{
+	r->stack_bytes = stackstore_bytes(r->stacks);
+	r->nstacks = 0;
+	for (size_t i = 0; i < r->nsites; i++)
+		r->nstacks += !(r->sites[i].order & HEAP_ORDER_LOST);
+}

@@ -159,6 +159,15 @@ leaks() {
 }
 t "leak 10 x 1000: leaked 10000 bytes in 10 blocks at leak_blocks" leaks
 
+# the report's yardstick line: its memory for the trace, and the stacks
+# it kept (leak allocates from one stack)
+held_line() {
+	"$YS" mem --no-store -- "$HEAPFIX" leak 10 1000 2>"$T/held.err" &&
+	grep -q "^  yardstick  *[0-9.]* [KM]iB  held (records [0-9.]* [KM]\{0,1\}i\{0,1\}B, 1 stack in [0-9.]* KiB)$" "$T/held.err" ||
+		{ cat "$T/held.err"; return 1; }
+}
+t "the report's yardstick line: records and 1 stack held" held_line
+
 peak() {
 	mem --json "$T/peak.json" --cost peak -o "$T/peak.folded" \
 		-o "$T/peak.speedscope.json" -- "$HEAPFIX" peak 1 &&
