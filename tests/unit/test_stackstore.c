@@ -43,44 +43,34 @@ static uint64_t lcg(uint64_t *s)
 /* A frame from a small set (so that prefixes meet again), with 0 and
  * all ones among them, or now and then any word; near the root (depth d
  * below 6) one of three, so that the trie is bushy there and drawn
- * frames meet nodes that other stacks made. */
-static uint64_t native_frame(uint64_t *seed, uint32_t d)
+ * frames meet nodes that other stacks made. Python's: a code, a line,
+ * the end of an evaluation or not. */
+static uint64_t draw_frame(uint64_t *seed, uint32_t d, bool python)
 {
 	uint64_t r = lcg(seed) % (d < 6 ? 3 : 16);
 
-	if (r == 0)
-		return 0;
-	if (r == 1)
-		return UINT64_MAX;
+	if (r < 2)
+		return r ? UINT64_MAX : 0;
 	if (r == 2)
 		return lcg(seed) << 20 ^ lcg(seed);
+	if (python)
+		return (r % 4 + 1) << 32 | (lcg(seed) % 3 + 1) |
+		       (lcg(seed) % 3 == 0 ? HEAP_PY_END : 0);
 	return 0x401000 + 16 * (r - 3);
-}
-
-static uint64_t py_frame(uint64_t *seed, uint32_t d)
-{
-	uint64_t r = lcg(seed) % (d < 6 ? 3 : 12);
-
-	if (r == 0)
-		return 0;
-	if (r == 1)
-		return UINT64_MAX;
-	return (r % 4 + 1) << 32 | (lcg(seed) % 3 + 1) |
-	       (lcg(seed) % 3 == 0 ? HEAP_PY_END : 0);
 }
 
 /* n frames root first: the first `keep` of base (when there is one),
  * the rest drawn. */
 static void fill(uint64_t *out, uint32_t n, const uint64_t *base,
 		 uint32_t nbase, uint64_t *seed,
-		 uint64_t (*draw)(uint64_t *, uint32_t))
+		 bool python)
 {
 	uint32_t keep = base ? (uint32_t)(lcg(seed) % (nbase + 1)) : 0;
 
 	if (keep > n)
 		keep = n;
 	for (uint32_t d = 0; d < n; d++)
-		out[d] = d < keep ? base[d] : draw(seed, d);
+		out[d] = d < keep ? base[d] : draw_frame(seed, d, python);
 }
 
 static void generate(struct gen_stack *g, size_t n, uint64_t seed)
@@ -104,9 +94,9 @@ static void generate(struct gen_stack *g, size_t n, uint64_t seed)
 			s->npy = DEEP_PY - (uint32_t)(lcg(&seed) % 8);
 		}
 		fill(s->native, s->depth, b ? b->native : NULL,
-		     b ? b->depth : 0, &seed, native_frame);
+		     b ? b->depth : 0, &seed, false);
 		fill(s->py, s->npy, b ? b->py : NULL, b ? b->npy : 0, &seed,
-		     py_frame);
+		     true);
 	}
 }
 
