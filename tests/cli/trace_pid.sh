@@ -268,9 +268,12 @@ rows = sorted((tid, round(ms, 1), n.get(tid, 0), start > t0 + 1000)
 print("storm threads (tid, CPU ms, samples, started after the attach):", rows)
 over = [r for r in rows if r[2] > 1.25 * r[1] + 5]
 assert not over, ("more samples than CPU time", over)
+# how many start after the attach depends on how long attaching to 1000
+# threads takes (18 of 100 in a sanitized build at a load of 8): 5 are
+# enough to see inherited events counted
 after = [r for r in rows if r[3]]
 under = [r for r in after if r[2] < 0.5 * r[1] - 5]
-assert len(after) >= 20 and not under, ("fewer samples than CPU time", len(after), under)
+assert len(after) >= 5 and not under, ("fewer samples than CPU time", len(after), under)
 # one thread per tid: in the JSON's thread names and the report's table
 names = [(e["pid"], e["tid"]) for e in t["traceEvents"]
          if e.get("ph") == "M" and e["name"] == "thread_name"]
