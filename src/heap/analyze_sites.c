@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "heap/analyze_replay.h"
+#include "util/hugemem.h"
 #include "util/strutil.h"
 
 /*
@@ -30,8 +31,13 @@ static void site_index_add(struct hashidx *x, uint64_t k, uint32_t site)
 static uint32_t add_site(struct heap_report *r, size_t *cap, uint64_t hash)
 {
 	struct heap_site *s;
+	size_t was = *cap;
 
 	r->sites = xgrow(r->sites, cap, r->nsites + 1, sizeof(*r->sites));
+	/* each event reads its site's counts: at random, once there are
+	 * more sites than the caches hold (util/hugemem.h) */
+	if (*cap != was)
+		huge_advise(r->sites, *cap * sizeof(*r->sites));
 	s = &r->sites[r->nsites];
 	memset(s, 0, sizeof(*s));
 	s->hash = hash;

@@ -7,46 +7,29 @@
 #include <sys/mman.h>
 
 #include "heap/analyze_table.h"
+#include "util/hugemem.h"
 #include "util/strutil.h"
-
-#define HUGE_PAGE ((size_t)2 << 20)
 
 /* What cells cells of a table take, mapped (large tables: in whole huge
  * pages) or 0 (small ones: calloc's). */
 static size_t table_bytes(size_t cells)
 {
-	size_t n = cells * sizeof(struct block);
-
-	return n < HUGE_PAGE ? 0 : (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	return huge_bytes(cells, sizeof(struct block));
 }
 
 /*
  * The table's memory: zeroed, in huge pages where the kernel has them (a
  * large heap's table is far bigger than what the TLB covers with small
- * pages, and its look-ups are random).
+ * pages, and its look-ups are random: util/hugemem.h).
  */
 static struct block *table_alloc(size_t cells, size_t *bytes)
 {
-	size_t n = table_bytes(cells);
-	void *p;
-
-	if (!n)
-		return *bytes = 0, xcalloc(cells, sizeof(struct block));
-	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
-	if (p == MAP_FAILED)
-		return *bytes = 0, xcalloc(cells, sizeof(struct block));
-	madvise(p, n, MADV_HUGEPAGE);
-	*bytes = n;
-	return p;
+	return huge_calloc(cells, sizeof(struct block), bytes);
 }
 
 void replay_blocks_free(struct block *b, size_t bytes)
 {
-	if (bytes)
-		munmap(b, bytes);
-	else
-		free(b);
+	huge_free(b, bytes);
 }
 
 /* x into its run (l's cells otherwise as they are); false if the run goes
@@ -111,7 +94,7 @@ static bool table_grow_in_place(struct live *l, size_t cap)
 	p = mremap(l->b, l->bytes, bytes, MREMAP_MAYMOVE);
 	if (p == MAP_FAILED)
 		return false;
-	madvise(p, bytes, MADV_HUGEPAGE);
+	huge_advise(p, bytes);
 	l->b = p;
 	l->bytes = bytes;
 	spill = xmalloc(LIVE_SLACK * sizeof(*spill));

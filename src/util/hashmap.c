@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hugemem.h"
 #include "util/strutil.h"
 
 static uint64_t fnv1a(const void *key, size_t len)
@@ -105,7 +106,7 @@ void hashidx_init(struct hashidx *ix)
 
 void hashidx_free(struct hashidx *ix)
 {
-	free(ix->slots);
+	huge_free(ix->slots, ix->mapped);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -125,15 +126,18 @@ void hashidx_add(struct hashidx *ix, uint64_t h, uint64_t value)
 {
 	if (2 * (ix->len + 1) > ix->cap) {
 		size_t cap = ix->cap ? 2 * ix->cap : 16;
-		struct hashidx_slot *slots = xcalloc(cap, sizeof(*slots));
+		size_t mapped;
+		struct hashidx_slot *slots = huge_calloc(cap, sizeof(*slots),
+							 &mapped);
 
 		for (size_t i = 0; i < ix->cap; i++)
 			if (ix->slots[i].value)
 				place(slots, cap, ix->slots[i].hash,
 				      ix->slots[i].value);
-		free(ix->slots);
+		huge_free(ix->slots, ix->mapped);
 		ix->slots = slots;
 		ix->cap = cap;
+		ix->mapped = mapped;
 	}
 	place(ix->slots, ix->cap, h, value);
 	ix->len++;

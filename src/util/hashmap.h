@@ -61,8 +61,10 @@ struct hashidx_slot {
 };
 
 struct hashidx {
-	struct hashidx_slot *slots;
+	struct hashidx_slot *slots;	/* huge_calloc's (util/hugemem.h):
+					 * a large index is read at random */
 	size_t cap, len;
+	size_t mapped;
 };
 
 void hashidx_init(struct hashidx *ix);

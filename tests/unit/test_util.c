@@ -30,6 +30,7 @@
 #include "util/fileio.h"
 #include "util/gitdir.h"
 #include "util/hashmap.h"
+#include "util/hugemem.h"
 #include "util/json_emit.h"
 #include "util/monoclock.h"
 #include "util/paramscan.h"
@@ -823,6 +824,8 @@ static void test_hashidx(void **state)
 		hashidx_add(&ix, hash_u64(i), i);
 	assert_int_equal(ix.len, 100001);
 	assert_true(ix.cap >= 2 * ix.len);
+	/* 4 MiB of slots: mapped for huge pages (util/hugemem.h) */
+	assert_true(ix.mapped >= ix.cap * sizeof(*ix.slots));
 	for (uint64_t i = 1; i <= 100000; i++) {
 		v = hashidx_first(&ix, hash_u64(i), &pos);
 		assert_int_equal(v, i);
@@ -830,6 +833,52 @@ static void test_hashidx(void **state)
 	}
 	hashidx_free(&ix);
 	assert_int_equal(ix.cap, 0);
+}
+
+/* util/hugemem: below a huge page, calloc's; from one on, mapped in
+ * whole huge pages; zeroed and writable either way; advice on any range
+ * of a malloc'd block, aligned or not, changes nothing in it. */
+static void test_hugemem(void **state)
+{
+	static const size_t sizes[][2] = {
+		{ 1, 1 }, { HUGE_PAGE / 16 - 1, 16 }, { HUGE_PAGE / 16, 16 },
+		{ HUGE_PAGE / 16 + 1, 16 }, { 3 * HUGE_PAGE / 8 + 5, 8 },
+	};
+
+	(void)state;
+	assert_int_equal(huge_bytes(HUGE_PAGE - 1, 1), 0);
+	assert_int_equal(huge_bytes(HUGE_PAGE, 1), HUGE_PAGE);
+	assert_int_equal(huge_bytes(HUGE_PAGE + 1, 1), 2 * HUGE_PAGE);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t n = sizes[k][0], size = sizes[k][1], mapped;
+		unsigned char *p = huge_calloc(n, size, &mapped);
+		size_t sum = 0;
+
+		assert_non_null(p);
+		if (n * size < HUGE_PAGE) {
+			assert_int_equal(mapped, 0);
+		} else {
+			assert_true(mapped >= n * size);
+			assert_int_equal(mapped % HUGE_PAGE, 0);
+		}
+		for (size_t i = 0; i < n * size; i++)
+			sum += p[i];
+		assert_int_equal(sum, 0);
+		memset(p, 0xa5, n * size);
+		assert_int_equal(p[n * size - 1], 0xa5);
+		huge_free(p, mapped);
+	}
+	{
+		size_t n = 3 * HUGE_PAGE + 123;
+		unsigned char *p = xmalloc(n);
+
+		memset(p, 7, n);
+		huge_advise(p + 1, n - 1);
+		huge_advise(p, 100);
+		for (size_t i = 0; i < n; i += 4096)
+			assert_int_equal(p[i], 7);
+		free(p);
+	}
 }
 
 /* strbuf: every put lands, in order, NUL-terminated, across growth; an
@@ -1550,6 +1599,7 @@ int main(void)
 		cmocka_unit_test(test_gitdir),
 		cmocka_unit_test(test_monoclock),
 		cmocka_unit_test(test_hashidx),
+		cmocka_unit_test(test_hugemem),
 		cmocka_unit_test(test_dynlib),
 		cmocka_unit_test(test_suggest),
 		cmocka_unit_test(test_scan_big_integers),
