@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "engine/mem_run.h"
@@ -48,19 +49,25 @@ static char *fmt_bytes(double v, char *buf, size_t n)
 
 /* yardstick's own memory for the trace: the most bytes of records it
  * held at once and the stacks' store at the end (an upper bound of what
- * both took at one moment). */
+ * both took at one moment); and its own peak RSS so far (the sites, the
+ * symbols and the profile besides). */
 static void print_held(const struct heap_report *r, FILE *fp, bool color)
 {
-	char a[64], b[64], c[64], d[64];
+	char a[64], b[64], c[64], d[64], e[64];
+	struct rusage ru;
 
-	fprintf(fp, "  %s%-12s %14s  held (records %s, %s stack%s in %s)%s\n",
+	if (getrusage(RUSAGE_SELF, &ru))
+		ru.ru_maxrss = 0;
+	fprintf(fp, "  %s%-12s %14s  held (records %s, %s stack%s in %s), "
+		"peak RSS %s%s\n",
 		term_dim(color), "yardstick",
 		fmt_bytes((double)(r->held_bytes + r->stack_bytes), a,
 			  sizeof(a)),
 		fmt_bytes((double)r->held_bytes, b, sizeof(b)),
 		fmt_count((double)r->nstacks, c, sizeof(c)),
-		r->nstacks == 1 ? "" : "s",
+		plural_s(r->nstacks),
 		fmt_bytes((double)r->stack_bytes, d, sizeof(d)),
+		fmt_bytes((double)ru.ru_maxrss * 1024, e, sizeof(e)),
 		term_reset(color));
 }
 
@@ -87,9 +94,10 @@ static void print_totals(const struct mem_run *m, FILE *fp, bool color)
 		fmt_bytes(r->peak, a, sizeof(a)), r->peak_t);
 	fprintf(fp, "  %-12s %14s\n", "peak RSS",
 		fmt_bytes(r->peak_rss, a, sizeof(a)));
-	fprintf(fp, "  %-12s %14s  in %s blocks\n", "leaked",
+	fprintf(fp, "  %-12s %14s  in %s block%s\n", "leaked",
 		fmt_bytes(r->leaked_bytes, a, sizeof(a)),
-		fmt_count(r->leaked_blocks, b, sizeof(b)));
+		fmt_count(r->leaked_blocks, b, sizeof(b)),
+		plural_s((uint64_t)llround(r->leaked_blocks)));
 	if (r->estimated)
 		fprintf(fp, "  %s(peak, leaks and sites estimated from a sample "
 			"of one allocation per %s allocated)%s\n",
