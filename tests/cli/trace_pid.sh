@@ -235,9 +235,11 @@ t "trace --pid of a process that has exited (a zombie): exit 2, nothing written"
 # each started once the main thread's events were open inherits them and
 # is listed too (tests/fixtures/stormfix.c). Each spins 20 ms of its own
 # CPU (/proc/self/task/TID/schedstat, in stormfix's report): its samples
-# at 999 Hz are its CPU time, not twice it (one started after the attach
-# began, from its start on), and its tid is one thread of the timeline
-# (it was named twice, by each event's COMM)
+# at 999 Hz are its CPU time, not twice it (one made after the attach
+# began, from its start on: the time in the report is main's, just
+# before pthread_create; one made before and first run after was
+# sampled only once listed, maybe after it had spun), and its tid is one
+# thread of the timeline (it was named twice, by each event's COMM)
 storm_trace() {
 	rm -f "$T/tp/sready" "$T/tp/sreport"
 	"$FX/stormfix" "$T/tp/sready" "$T/tp/sreport" 1000 100 20 15 &
@@ -261,14 +263,15 @@ for e in t["traceEvents"]:
     if e.get("ph") == "i" and e.get("cat") == "sample":
         n[e["tid"]] = n.get(e["tid"], 0) + 1
 # the attach began at the trace's first event (the main thread's, listed
-# first); a thread started after it inherited the main thread's events
+# first); a thread made after it inherited the main thread's events, on
+# every CPU (sampler_attach.c: a thread's events enabled together)
 t0 = min(e["ts"] for e in t["traceEvents"] if "ts" in e and e.get("ph") != "M")
 rows = sorted((tid, round(ms, 1), n.get(tid, 0), start > t0 + 1000)
               for tid, (ms, start) in fix.items())
-print("storm threads (tid, CPU ms, samples, started after the attach):", rows)
+print("storm threads (tid, CPU ms, samples, made after the attach began):", rows)
 over = [r for r in rows if r[2] > 1.25 * r[1] + 5]
 assert not over, ("more samples than CPU time", over)
-# how many start after the attach depends on how long attaching to 1000
+# how many are made after the attach depends on how long attaching to 1000
 # threads takes (18 of 100 in a sanitized build at a load of 8): 5 are
 # enough to see inherited events counted
 after = [r for r in rows if r[3]]
@@ -281,7 +284,12 @@ assert len(names) == len(set(names)), "a thread named twice"
 tids = [int(l.split()[1]) for l in open(err)
         if len(l.split()) == 10 and l.split()[0].isdigit()]
 assert len(tids) == len(set(tids)), "a thread in the table twice"
-assert set(fix) <= set(tids), ("storm threads missing", set(fix) - set(tids))
+# each made after the attach began is in the table (one made before may
+# have spun and gone to sleep before its events were open, and shows
+# nothing: with ASan at a load of 5, attaching to the 1000 sleepers
+# outlasted the process, and 651 threads showed)
+made = {r[0] for r in after}
+assert made <= set(tids), ("storm threads missing", made - set(tids))
 PY
 }
 t "trace --pid while 100 threads start: each one's samples its CPU time (/proc), not twice it; one thread per tid" storm_trace
