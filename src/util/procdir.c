@@ -26,7 +26,11 @@ static bool thread_ended(uint32_t pid, uint32_t tid)
 	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
 }
 
-uint32_t procdir_live_tid(uint32_t pid)
+/* A thread of process pid whose memory views can be read: pid itself
+ * while its main thread runs (or when nothing else can be told), else
+ * the first thread listed in /proc/PID/task that is not a zombie (0 when
+ * none is: the process has ended). */
+static uint32_t live_tid(uint32_t pid)
 {
 	char path[64];
 	struct dirent *d;
@@ -55,7 +59,7 @@ uint32_t procdir_live_tid(uint32_t pid)
 
 void procdir_path(uint32_t pid, const char *name, char *buf, size_t size)
 {
-	uint32_t tid = procdir_live_tid(pid);
+	uint32_t tid = live_tid(pid);
 
 	if (tid == pid || tid == 0)
 		snprintf(buf, size, "/proc/%u/%s", pid, name);
@@ -66,7 +70,7 @@ void procdir_path(uint32_t pid, const char *name, char *buf, size_t size)
 void procdir_mem_init(struct procdir_mem *m, uint32_t pid)
 {
 	m->pid = pid;
-	m->tid = procdir_live_tid(pid);
+	m->tid = live_tid(pid);
 	m->repicks = 0;
 }
 
@@ -87,7 +91,7 @@ int procdir_mem_readv(struct procdir_mem *m, const struct iovec *local,
 		if (got >= 0 || errno != ESRCH)
 			return -1;
 		/* the thread read through has ended: another one */
-		live = procdir_live_tid(m->pid);
+		live = live_tid(m->pid);
 		if (!live || live == tid)
 			return -1;
 		m->tid = live;

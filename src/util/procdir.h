@@ -14,20 +14,15 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-/* A thread of process pid whose memory views can be read: pid itself
- * while its main thread runs (or when nothing else can be told), else
- * the first thread listed in /proc/PID/task that is not a zombie (0 when
- * none is: the process has ended). */
-uint32_t procdir_live_tid(uint32_t pid);
-
 /* "/proc/PID/NAME" (name: "maps", "exe"), or "/proc/PID/task/TID/NAME"
- * for the live thread TID of procdir_live_tid, into buf. */
+ * for a live thread TID when the main thread has ended (below), into
+ * buf. */
 void procdir_path(uint32_t pid, const char *name, char *buf, size_t size);
 
 /*
  * A process's memory read with process_vm_readv through one of its
- * threads: pid while its main thread runs, else a live one
- * (procdir_live_tid). When a read fails because that thread has ended
+ * threads: pid while its main thread runs, else the first thread
+ * listed in /proc/PID/task that is not a zombie. When a read fails because that thread has ended
  * (ESRCH: the main thread called pthread_exit, or the thread picked
  * exited since), the thread is picked again and the read tried once
  * more: the process stays readable while any thread of it runs. The

@@ -899,7 +899,7 @@ t "record --pid of a python3 whose main thread has exited (pthread_exit): its th
 
 # The main thread has exited, and the thread the reads go through exits
 # too, then the next: leavers (C and Python) starts NLEAVE threads first
-# (the lowest thread ids: procdir_live_tid picks the first), then a
+# (the lowest thread ids: procdir.c picks the first), then a
 # burner, and exits its main thread; once the file GO is there (touched
 # when record has its perf events open) the leavers exit 0.4 s apart,
 # while the burner spins in before_exits, then, once all have exited, in
