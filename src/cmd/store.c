@@ -37,10 +37,10 @@ static const char store_description[] =
 "the damage named, with exit status 2. Ctrl-C (SIGTERM, SIGHUP) stops\n"
 "the copy between two results: TO holds whole results only, and the\n"
 "message says how many were copied and that the same copy again copies\n"
-"the rest (exit 130, 143, 129). Stopped before its first result, a TO\n"
-"file the copy made is removed, with the directories it made for it\n"
-"(not a TO that was there before, nor one another program opened or\n"
-"saved into meanwhile), and the message says so.\n"
+"the rest (exit 130, 143, 129). Stopped or failed before its first\n"
+"result, a TO file the copy made is removed, with the directories it\n"
+"made for it (not a TO that was there before, nor one another program\n"
+"opened or saved into meanwhile), and the message says so.\n"
 "\n"
 "FROM may also be a result file, FILE.json: a result a save could not\n"
 "keep (the message then names it: .yardstick/unsaved/TIME-PID.json),\n"
@@ -105,6 +105,30 @@ static bool is_result_file(const char *from)
 	return n > 5 && !strcmp(from + n - 5, ".json");
 }
 
+/*
+ * A copy that failed with nothing copied: its error, and a TO it made
+ * removed (store_close_discard, as after a stop: not one that was there
+ * before, nor one another process opened meanwhile), so that a failure
+ * leaves no empty store behind. Closes *dst; frees r and path if given.
+ */
+static int failed_empty(const struct error *e, struct store **dst,
+			struct result *r, char *path)
+{
+	char *to = *dst ? xstrdup(store_path(*dst)) : NULL;
+	bool gone = store_close_discard(*dst);
+
+	*dst = NULL;
+	if (r)
+		result_free(r);
+	free(path);
+	fprintf(stderr, "yardstick store copy: %s\n", e->msg);
+	if (gone)
+		fprintf(stderr, "yardstick store copy: nothing was copied, so "
+			"%s, which this copy had made, was removed\n", to);
+	free(to);
+	return error_exit_code(e);
+}
+
 static int add_file(const char *from, const char *to)
 {
 	struct store *dst = NULL;
@@ -134,13 +158,12 @@ static int add_file(const char *from, const char *to)
 	else if (!ret)
 		printf("copied 1 result from %s to %s as result %lld\n", from,
 		       store_path(dst), id);
+	if (ret)
+		return failed_empty(&e, &dst, &r, path);
 	store_close(dst);
 	result_free(&r);
 	free(path);
-	if (!ret)
-		return 0;
-	fprintf(stderr, "yardstick store copy: %s\n", e.msg);
-	return error_exit_code(&e);
+	return 0;
 }
 
 /*
@@ -211,6 +234,10 @@ static int copy(const struct store_args *a, const char *from, const char *to)
 		printf("copied %zu result%s from %s to %s, skipped %zu "
 		       "already there\n", st.copied, plural_s(st.copied),
 		       store_path(src), store_path(dst), st.skipped);
+	if (ret && !st.stopped && !st.copied && !st.skipped) {
+		store_close(src);
+		return failed_empty(&e, &dst, NULL, NULL);
+	}
 	store_close(src);
 	store_close(dst);
 	if (!ret || st.stopped)

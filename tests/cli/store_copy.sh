@@ -86,4 +86,49 @@ saved_kept() {
 }
 t "store copy stopped before its first result: a TO it made that another process saved into is kept" saved_kept
 
+# 5. the copy failed before its first result (FROM's results deleted
+# while it was held: the first load fails): the error, then the TO it
+# made removed with its directories, said; a TO there before kept
+failed_removed() {
+	rm -f "$T"/gone.db* && "$YS" store copy "$T/from.db" "$T/gone.db" >/dev/null &&
+	rm -rf "$T/pause" && mkdir "$T/pause" &&
+	{ YARDSTICK_TEST_COPY_PAUSE=$T/pause "$YS" store copy "$T/gone.db" "$T/fnew/sub/to.db" >"$T/fc.out" 2>"$T/fc.err" & } &&
+	ypid=$! &&
+	for i in $(seq 1 600); do [ -s "$T/pause/pid" ] && break; sleep 0.1; done &&
+	python3 -c "
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute('DELETE FROM results')
+c.commit()" "$T/gone.db" &&
+	touch "$T/pause/go" && { wait $ypid; rc=$?; } &&
+	[ $rc = 2 ] &&
+	has "$T/fc.err" "yardstick store copy: '$T/gone.db' is damaged" &&
+	grep -qx "yardstick store copy: nothing was copied, so $T/fnew/sub/to.db, which this copy had made, was removed" "$T/fc.err" &&
+	[ ! -e "$T/fnew" ] &&
+	# into an empty file there before: the same failure keeps it
+	rm -f "$T"/gone.db* && "$YS" store copy "$T/from.db" "$T/gone.db" >/dev/null && : > "$T/fempty.db" &&
+	rm -rf "$T/pause" && mkdir "$T/pause" &&
+	{ YARDSTICK_TEST_COPY_PAUSE=$T/pause "$YS" store copy "$T/gone.db" "$T/fempty.db" >"$T/fc.out" 2>"$T/fc.err" & } &&
+	ypid=$! &&
+	for i in $(seq 1 600); do [ -s "$T/pause/pid" ] && break; sleep 0.1; done &&
+	python3 -c "
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute('DELETE FROM results')
+c.commit()" "$T/gone.db" &&
+	touch "$T/pause/go" && { wait $ypid; rc=$?; } &&
+	[ $rc = 2 ] && [ -s "$T/fempty.db" ] &&
+	! grep -q "removed" "$T/fc.err"
+}
+t "store copy failed before its first result: the TO it made removed and said, one there before kept" failed_removed
+
+# 6. a result file that cannot be saved (TO is not a store): nothing made
+json_unsaved() {
+	"$YS" run -q --runs 2 --warmup 0 --no-store --json "$T/r.json" -- "$YSFIX" exit 0 2>/dev/null &&
+	echo "not a database, not at all, not one byte of one" > "$T/junk.db" &&
+	! "$YS" store copy "$T/r.json" "$T/junk.db" >"$T/j.out" 2>"$T/j.err" &&
+	has "$T/junk.db" "not a database" && ! grep -q "removed" "$T/j.err"
+}
+t "store copy of a result file into a file that is not a store: an error, the file untouched" json_unsaved
+
 finish
