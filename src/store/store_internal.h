@@ -308,8 +308,9 @@ char *store_local_dir(struct error *e);
 int store_readonly_reason(const char *path, struct error *e);
 /* The store's file checked (no links, not another user's, a regular
  * file), its directory made when mode creates; *made (when made is not
- * NULL and NULL on entry) gets the first directory it made, malloc'd:
- * those below it it made too. Returns 0 or -STORE_ERR_*. */
+ * NULL and NULL on entry) gets the first directory it made after the
+ * last one that was there, malloc'd: those below it it made too.
+ * Returns 0 or -STORE_ERR_*. */
 int store_prepare_path(const char *path, enum store_mode mode, char **made,
 		       struct error *e);
 /* Those checks of store_prepare_path(path, STORE_CREATE) that are about

@@ -63,8 +63,9 @@ int store_readonly_reason(const char *path, struct error *e)
 }
 
 /* mkdir -p dir, for path (named in the message); *made (when not NULL)
- * gets the first directory it made (the directories below it it made
- * too), malloc'd, or NULL. Returns 0 or -STORE_ERR_*. */
+ * gets the first directory it made after the last one that was there
+ * (the directories below it it made too), malloc'd, or NULL. Returns 0
+ * or -STORE_ERR_*. */
 static int store_make_dirs(const char *dir, const char *path, char **made,
 			   struct error *e)
 {
@@ -80,7 +81,16 @@ static int store_make_dirs(const char *dir, const char *path, char **made,
 		if (!mkdir(d, 0777)) {
 			if (made && !*made)
 				*made = xstrdup(d);
-		} else if (errno != EEXIST) {
+		} else if (errno == EEXIST) {
+			/* below a directory made, one that was there: the
+			 * path went back up out of it ("made/../old") or
+			 * another process made it, and the directories
+			 * below *made are no longer all ours */
+			if (made) {
+				free(*made);
+				*made = NULL;
+			}
+		} else {
 			ret = errno == EACCES || errno == EROFS ||
 			      errno == EPERM ? -STORE_ERR_READONLY :
 			      -STORE_ERR_IO;

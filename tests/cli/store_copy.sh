@@ -131,4 +131,16 @@ json_unsaved() {
 }
 t "store copy of a result file into a file that is not a store: an error, the file untouched" json_unsaved
 
+# 7. a TO whose path goes back up out of a directory the copy made
+# (made/../kept/to.db): the store removed, but not kept, which was there
+# before (it was, as the first directory made is a prefix of its path)
+dotdot_kept() {
+	mkdir "$T/kept" &&
+	stopped_copy "$T/made/../kept/to.db" &&
+	has "$T/sc.err" "nothing was copied, so $T/made/../kept/to.db, which this copy had made, was removed;" &&
+	[ ! -e "$T/kept/to.db" ] &&
+	[ -d "$T/kept" ]
+}
+t "store copy stopped before its first result: a directory there before, on a TO's path through .., kept" dotdot_kept
+
 finish
