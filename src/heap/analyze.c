@@ -81,8 +81,9 @@ static void prefetch(struct cursor *c, const struct live *l)
 
 		if ((type == HEAP_REC_ALLOC || type == HEAP_REC_FREE ||
 		     type == HEAP_REC_FREE_TEMP) && c->ahead + 1 < c->end)
-			__builtin_prefetch(&l->b[live_mix(block_key(c->ahead[1],
-								 c->gen)) &
+			__builtin_prefetch(&l->b[live_mix(l,
+							  block_key(c->ahead[1],
+								    c->gen)) &
 						 l->mask]);
 		c->ahead += replay_rec_len(w);
 	}

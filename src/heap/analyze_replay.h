@@ -48,6 +48,8 @@ struct live {
 	size_t mask, n;
 	size_t bytes;		/* mapped at b */
 	size_t first;		/* cells of the first table (0: 1 << 16) */
+	uint64_t key;		/* hash_secret, from the first table
+				 * (analyze_table.h's live_mix) */
 };
 
 /*

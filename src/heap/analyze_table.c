@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "heap/analyze_table.h"
+#include "util/hashmap.h"
 #include "util/hugemem.h"
 #include "util/strutil.h"
 
@@ -139,6 +140,9 @@ void replay_blocks_grow(struct live *l)
 {
 	size_t cap = l->b ? (l->mask + 1) * 2 : l->first ? l->first : 1 << 16;
 	size_t n = l->n;
+
+	if (!l->b)
+		l->key = hash_secret();
 
 	if (l->b && table_grow_in_place(l, cap))
 		return;

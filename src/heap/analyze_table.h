@@ -23,8 +23,12 @@
  * does not happen but by design of an adversary who knows mix). */
 #define LIVE_SLACK 1024
 
-static inline size_t live_mix(uint64_t k)
+/* The home of key k in l (below its mask): a mix of k with l's key, as
+ * the traced program chooses the addresses (a run of blocks homed at the
+ * end, given the mix, would make the table double without end). */
+static inline size_t live_mix(const struct live *l, uint64_t k)
 {
+	k ^= l->key;
 	k ^= k >> 33;
 	k *= 0xff51afd7ed558ccdu;
 	k ^= k >> 33;
@@ -43,7 +47,7 @@ static inline struct block *live_find(struct live *l, uint64_t key)
 {
 	size_t end = live_cells(l);
 
-	for (size_t i = live_mix(key) & l->mask; i < end; i++)
+	for (size_t i = live_mix(l, key) & l->mask; i < end; i++)
 		if (!l->b[i].ptr || l->b[i].ptr == key)
 			return &l->b[i];
 	return NULL;
@@ -57,7 +61,7 @@ static inline void live_remove(struct live *l, struct block *b)
 
 	l->n--;
 	for (size_t j = i + 1; j < end && l->b[j].ptr; j++) {
-		if ((live_mix(l->b[j].ptr) & l->mask) > i)
+		if ((live_mix(l, l->b[j].ptr) & l->mask) > i)
 			continue;
 		l->b[i] = l->b[j];
 		i = j;

@@ -28,6 +28,10 @@ struct trie {
 	uint32_t *last;		/* 0: no child yet */
 	size_t n, cap;
 	struct hashidx ix;	/* node id by trie_hash(parent, frame) */
+	uint64_t key;		/* hash_secret: the frames are the traced
+				 * program's, and with the hash known it could
+				 * give (parent, frame) pairs one hash, each
+				 * look-up then a walk of all of them */
 };
 
 /*
@@ -63,6 +67,7 @@ static void trie_init(struct trie *t)
 	t->frame[0] = 0;
 	t->n = 1;
 	hashidx_init(&t->ix);
+	t->key = hash_secret();
 }
 
 static void trie_free(struct trie *t)
@@ -73,9 +78,10 @@ static void trie_free(struct trie *t)
 	hashidx_free(&t->ix);
 }
 
-static inline uint64_t trie_hash(uint32_t parent, uint64_t frame)
+static inline uint64_t trie_hash(const struct trie *t, uint32_t parent,
+				 uint64_t frame)
 {
-	return hash_u64(frame ^ hash_u64(parent));
+	return hash_u64(frame ^ hash_u64(parent ^ t->key));
 }
 
 /* A new node: frame under parent, no children yet. */
@@ -101,7 +107,7 @@ static uint32_t trie_add(struct trie *t, uint32_t parent, uint64_t frame)
 
 static void trie_index(struct trie *t, uint32_t id)
 {
-	hashidx_add(&t->ix, trie_hash(t->parent[id], t->frame[id]), id);
+	hashidx_add(&t->ix, trie_hash(t, t->parent[id], t->frame[id]), id);
 }
 
 /*
@@ -123,7 +129,7 @@ static uint32_t trie_child(struct trie *t, uint32_t parent, uint64_t frame)
 		t->last[parent] = id;
 		return id;
 	}
-	h = trie_hash(parent, frame);
+	h = trie_hash(t, parent, frame);
 	if (!(last & TRIE_MANY)) {
 		trie_index(t, id);	/* its only child until now */
 	} else {

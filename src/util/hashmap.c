@@ -5,8 +5,11 @@
  */
 #include "util/hashmap.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "util/hugemem.h"
 #include "util/strutil.h"
@@ -110,11 +113,12 @@ void hashidx_free(struct hashidx *ix)
 	memset(ix, 0, sizeof(*ix));
 }
 
-/* Put (h, value) in the first empty slot of h's probe sequence. */
-static void place(struct hashidx_slot *slots, size_t cap, uint64_t h,
-		  uint64_t value)
+/* Put (h, value) in the first empty slot of h's probe sequence (from
+ * its home under key: hashidx_first). */
+static void place(struct hashidx_slot *slots, size_t cap, uint64_t key,
+		  uint64_t h, uint64_t value)
 {
-	size_t i = (size_t)h & (cap - 1);
+	size_t i = (size_t)hash_u64(h ^ key) & (cap - 1);
 
 	while (slots[i].value)
 		i = (i + 1) & (cap - 1);
@@ -130,15 +134,41 @@ void hashidx_add(struct hashidx *ix, uint64_t h, uint64_t value)
 		struct hashidx_slot *slots = huge_calloc(cap, sizeof(*slots),
 							 &mapped);
 
+		if (!ix->cap)
+			ix->key = hash_secret();
 		for (size_t i = 0; i < ix->cap; i++)
 			if (ix->slots[i].value)
-				place(slots, cap, ix->slots[i].hash,
+				place(slots, cap, ix->key, ix->slots[i].hash,
 				      ix->slots[i].value);
 		huge_free(ix->slots, ix->mapped);
 		ix->slots = slots;
 		ix->cap = cap;
 		ix->mapped = mapped;
 	}
-	place(ix->slots, ix->cap, h, value);
+	place(ix->slots, ix->cap, ix->key, h, value);
 	ix->len++;
+}
+
+uint64_t hash_secret(void)
+{
+	/* the process's one key: a static, as a table's key must not
+	 * change while it holds anything, and drawing one per table would
+	 * be a system call per table */
+	static _Atomic uint64_t secret;
+	uint64_t v = atomic_load_explicit(&secret, memory_order_relaxed);
+	uint64_t none = 0;
+
+	if (v)
+		return v;
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		v = hash_u64((uint64_t)ts.tv_sec << 32 ^ (uint64_t)ts.tv_nsec ^
+			     (uint64_t)(uintptr_t)&ts);
+	}
+	v |= 1;
+	if (!atomic_compare_exchange_strong(&secret, &none, v))
+		v = none;	/* another thread's, drawn meanwhile */
+	return v;
 }

@@ -52,8 +52,11 @@ int hashmap_put(struct hashmap *m, const void *key, size_t len, void *value,
  *	hashidx_add(ix, h, n + 1);
  *
  * Open addressing, linear probing, at most half full; the hash is kept in
- * the slot, so growing never calls back into the caller's hash. No
- * removal. Allocation failure aborts (xmalloc).
+ * the slot, so growing never calls back into the caller's hash. A hash's
+ * home slot is a mix of it with hash_secret, so that hashes chosen by
+ * someone who can compute the caller's (a profiled program writing the
+ * keys of a heap trace) do not meet in one run of slots, each look-up a
+ * walk of all of them. No removal. Allocation failure aborts (xmalloc).
  */
 struct hashidx_slot {
 	uint64_t hash;
@@ -65,6 +68,7 @@ struct hashidx {
 					 * a large index is read at random */
 	size_t cap, len;
 	size_t mapped;
+	uint64_t key;		/* hash_secret, from the first add */
 };
 
 void hashidx_init(struct hashidx *ix);
@@ -94,14 +98,6 @@ static inline uint64_t hashidx_next(const struct hashidx *ix, uint64_t h,
 	}
 }
 
-/* The first value stored under hash h (0: none); *pos is for _next. */
-static inline uint64_t hashidx_first(const struct hashidx *ix, uint64_t h,
-				     size_t *pos)
-{
-	*pos = (size_t)h & (ix->cap - 1);
-	return hashidx_next(ix, h, pos);
-}
-
 /* A well-mixed 64-bit hash of an integer (MurmurHash3's finalizer; it is
  * one-to-one, so equal hashes mean equal integers), and FNV-1a of a
  * string, both for building a key's hash. */
@@ -121,6 +117,24 @@ static inline uint64_t hash_str(const char *s)
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
 	return h ^ h >> 32;	/* the high bits into the slot's */
+}
+
+/*
+ * A random 64-bit value (not 0), drawn at the first call and the same for
+ * the rest of the process: the key of tables whose keys a profiled
+ * program chooses (hashidx's homes, the heap replay's live blocks and
+ * stack tries). It cannot read yardstick's memory, so it cannot choose
+ * keys that meet in one run of such a table. From getrandom, or if that
+ * fails from the clock and an address.
+ */
+uint64_t hash_secret(void);
+
+/* The first value stored under hash h (0: none); *pos is for _next. */
+static inline uint64_t hashidx_first(const struct hashidx *ix, uint64_t h,
+				     size_t *pos)
+{
+	*pos = (size_t)hash_u64(h ^ ix->key) & (ix->cap - 1);
+	return hashidx_next(ix, h, pos);
 }
 
 #endif

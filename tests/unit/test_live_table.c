@@ -11,8 +11,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -49,14 +52,14 @@ static void ref_take(struct ref *r, size_t i)
 	r->site[i] = r->site[r->n];
 }
 
-/* key k of a table of `homes` homes whose home is in its last `last`
- * (by search: mix is not invertible cheaply, keys are tried in turn) */
-static uint64_t key_near_end(uint64_t *s, size_t homes, size_t last)
+/* key k of table l whose home is in its last `last` (by search: mix is
+ * not invertible cheaply, keys are tried in turn) */
+static uint64_t key_near_end(uint64_t *s, const struct live *l, size_t last)
 {
 	for (;;) {
 		uint64_t k = rng(s) | 1;
 
-		if ((live_mix(k) & (homes - 1)) >= homes - last)
+		if ((live_mix(l, k) & l->mask) >= l->mask + 1 - last)
 			return k;
 	}
 }
@@ -113,7 +116,7 @@ static void run(uint64_t seed, size_t first, int steps, int near_end_pct,
 
 		if (x < 60 || r.n == 0) {
 			uint64_t k = (int)(rng(&s) % 100) < near_end_pct
-					     ? key_near_end(&s, l.mask + 1, 8)
+					     ? key_near_end(&s, &l, 8)
 					     : rng(&s) | 1;
 
 			if (live_find(&l, k) && live_find(&l, k)->ptr)
@@ -166,12 +169,73 @@ static void test_runs_past_the_end(void **state)
 	run(11, 1 << 16, 200000, 2, 50000);
 }
 
+/*
+ * Addresses a traced program chose knowing the mix without a key: 1100
+ * whose mix has its low 48 bits all ones, so that in any table up to 2^48
+ * homes all are homed in the last one and their run goes past the slack
+ * (1024 cells). Unkeyed, the table doubled without end (in place, then
+ * by new tables: 21 TB of address space after 15 s, never done); keyed
+ * (hash_secret), they are homed anywhere. In a child, which an alarm
+ * ends if it does not: the table must end at its first size.
+ */
+static uint64_t mix_unkeyed(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdu;
+	return k ^ (k >> 33);
+}
+
+static uint64_t unmix(uint64_t y)
+{
+	y ^= y >> 33;
+	y *= 0x4f74430c22a54005u;	/* 0xff51afd7ed558ccd's inverse */
+	return y ^ (y >> 33);
+}
+
+static void chosen_addresses(void)
+{
+	struct live l = { 0 };
+	const uint64_t low = (UINT64_C(1) << 48) - 1;
+
+	alarm(60);
+	replay_blocks_grow(&l);
+	for (uint64_t j = 1; j <= 1100; j++) {
+		struct block *b;
+		uint64_t k = unmix(j << 48 | low);
+
+		if (mix_unkeyed(k) != (j << 48 | low))
+			_exit(3);	/* not the mix's inverse */
+		while (!(b = live_find(&l, k)))
+			replay_blocks_grow(&l);
+		b->ptr = k;
+		l.n++;
+	}
+	_exit(l.mask + 1 == 1 << 16 ? 0 : 4);
+}
+
+static void test_chosen_addresses(void **state)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	(void)state;
+	assert_true(pid >= 0);
+	if (pid == 0)
+		chosen_addresses();
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		fail_msg("the table never stopped doubling (signal %d)",
+			 WTERMSIG(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_small),
 		cmocka_unit_test(test_in_place),
 		cmocka_unit_test(test_runs_past_the_end),
+		cmocka_unit_test(test_chosen_addresses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

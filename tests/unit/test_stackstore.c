@@ -18,9 +18,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "heap/protocol.h"
 #include "heap/stackstore.h"
+#include "util/hashmap.h"
 
 #define NSTACKS 3000
 #define NSLOTS 5
@@ -272,12 +274,59 @@ static void test_by_hand(void **state)
 	stackstore_free(st);
 }
 
+/* CPU seconds of this process (the machine's load does not count) */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/*
+ * Frames a traced program chose knowing the trie's hash without a key
+ * (hash_u64(frame ^ hash_u64(parent))): 100,000 nodes a_i under the root,
+ * each with two children, 0x1234 and C ^ hash_u64(a_i), whose pairs
+ * (a_i, child) all had the hash hash_u64(C): one chain in the index,
+ * each new child's look-up a walk of it (40,000 pairs took 5 s, 100,000
+ * would take 30). Keyed (hash_secret), the hashes are spread: the test
+ * gives up past 3 s of CPU, and each stack must still come back.
+ */
+static void test_chosen_frames(void **state)
+{
+	struct stackstore *st = stackstore_new();
+	const uint32_t n = 100000;
+	double t0 = cpu_s();
+	uint64_t ips[2], out[2];
+	struct stack_ref a, b;
+
+	(void)state;
+	for (uint32_t i = 0; i < n; i++) {
+		ips[1] = 0x700000 + (uint64_t)i * 16;	/* root first: a_i */
+		ips[0] = 0x1234;
+		a = stackstore_intern(st, 0, ips, 2, NULL, 0);
+		ips[0] = 0xc0ffee ^ hash_u64(3 * i + 1);	/* a_i's node */
+		b = stackstore_intern(st, 0, ips, 2, NULL, 0);
+		assert_int_equal(b.native, 3 * i + 3);
+		stackstore_native(st, &b, out);
+		assert_true(out[0] == ips[0] && out[1] == ips[1]);
+		stackstore_native(st, &a, out);
+		assert_true(out[0] == 0x1234 && out[1] == ips[1]);
+		if (i % 1000 == 0 && cpu_s() - t0 > 3)
+			fail_msg("%u of %u pairs in %.1f s of CPU: the index's "
+				 "look-ups walk one chain", i, n,
+				 cpu_s() - t0);
+	}
+	stackstore_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_generated),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_by_hand),
+		cmocka_unit_test(test_chosen_frames),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -835,6 +835,43 @@ static void test_hashidx(void **state)
 	assert_int_equal(ix.cap, 0);
 }
 
+/*
+ * hashidx given hashes a traced program can choose (the heap replay's
+ * site index is keyed by hash_u64 of the stack hash the program writes,
+ * one-to-one, so it chooses the index's hash): 200,000 distinct hashes
+ * with the same low 32 bits. Homed by those bits they made one run of
+ * slots, each add and look-up a walk of it (20,000 such stack hashes
+ * took 7 s of the replay); homed by a keyed mix (hash_secret), they are
+ * spread. The test gives up past 3 s of CPU; each is found.
+ */
+static void test_hashidx_chosen(void **state)
+{
+	struct hashidx ix;
+	const uint64_t n = 200000;
+	struct timespec a, b;
+	size_t pos;
+
+	(void)state;
+	hashidx_init(&ix);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	for (uint64_t j = 0; j < n; j++) {
+		hashidx_add(&ix, (j + 1) << 32 | 0x12345, j + 1);
+		if (j % 1000)
+			continue;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+		if ((double)(b.tv_sec - a.tv_sec) +
+		    (b.tv_nsec - a.tv_nsec) * 1e-9 > 3)
+			fail_msg("%" PRIu64 " of %" PRIu64 " hashes added in 3 s "
+				 "of CPU: they share a run", j, n);
+	}
+	for (uint64_t j = 0; j < n; j++)
+		assert_int_equal(hashidx_first(&ix, (j + 1) << 32 | 0x12345,
+					       &pos), j + 1);
+	assert_int_equal(hashidx_first(&ix, 0x12345, &pos), 0);
+	assert_true(hash_secret() != 0 && hash_secret() == hash_secret());
+	hashidx_free(&ix);
+}
+
 /* util/hugemem: below a huge page, calloc's; from one on, mapped in
  * whole huge pages; zeroed and writable either way; advice on any range
  * of a malloc'd block, aligned or not, changes nothing in it. */
@@ -1554,6 +1591,12 @@ static void test_procdir_mem(void **state)
 	assert_int_equal(m.repicks, 1);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
+	/* every thread gone: -1, after at most one more pick per read */
+	remote.iov_base = (void *)&procdir_value;
+	assert_int_equal(procdir_mem_readv(&m, &local, &remote, 1), -1);
+	assert_true(m.repicks <= 2);
+	assert_int_equal(procdir_mem_readv(&m, &local, &remote, 1), -1);
+	assert_true(m.repicks <= 3);
 	close(procdir_go[1]);
 	close(procdir_tids[0]);
 }
@@ -1599,6 +1642,7 @@ int main(void)
 		cmocka_unit_test(test_gitdir),
 		cmocka_unit_test(test_monoclock),
 		cmocka_unit_test(test_hashidx),
+		cmocka_unit_test(test_hashidx_chosen),
 		cmocka_unit_test(test_hugemem),
 		cmocka_unit_test(test_dynlib),
 		cmocka_unit_test(test_suggest),
