@@ -185,6 +185,21 @@ PY
 }
 t "the report's yardstick line: records and 1 stack held, its own peak RSS" held_line
 
+# the stacks the yardstick line counts: one per distinct stack of each
+# program image. aligned allocates from 5 call sites (5 stacks); forks 3
+# from 2 call paths, parent_keep in the parent and fork_child_block in 3
+# forked children, each its own image: 4 stacks, though the profile
+# shows 2 (a forked child's stacks are read with its own mappings)
+stacks_counted() {
+	"$YS" mem --no-store -- "$HEAPFIX" aligned 2>"$T/st5.err" >/dev/null &&
+	grep -q "held (records .*, 5 stacks in " "$T/st5.err" &&
+	"$YS" mem --no-store --cost allocations -o "$T/st4.folded" -- "$HEAPFIX" forks 3 \
+		2>"$T/st4.err" >/dev/null &&
+	grep -q "held (records .*, 4 stacks in " "$T/st4.err" &&
+	[ "$(wc -l < "$T/st4.folded")" -eq 2 ]
+}
+t "the yardstick line's stacks: 5 call sites 5 stacks; 2 call paths in a parent and 3 forked children 4" stacks_counted
+
 peak() {
 	mem --json "$T/peak.json" --cost peak -o "$T/peak.folded" \
 		-o "$T/peak.speedscope.json" -- "$HEAPFIX" peak 1 &&
