@@ -80,6 +80,11 @@ void mem_print_status(const struct mem_run *m)
 			"were lost on the socket and %llu records could not be "
 			"sent\n", (unsigned long long)m->trace.lost_chunks,
 			(unsigned long long)m->trace.counts.dropped);
+	if (m->rep.stacks_damaged)
+		fprintf(stderr, "yardstick mem: warning: %llu stacks could not "
+			"be rebuilt (each was sent as what differs from one that "
+			"did not arrive): their allocations have no frames\n",
+			(unsigned long long)m->rep.stacks_damaged);
 	if (m->trace.sample_full)
 		fprintf(stderr, "yardstick mem: too many sampled blocks live "
 			"at once: later samples were not taken (use a larger "

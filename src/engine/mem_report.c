@@ -606,6 +606,12 @@ void mem_build_result(struct mem_run *m)
 				      (unsigned long long)m->trace.lost_chunks,
 				      (unsigned long long)
 				      m->trace.counts.dropped);
+	if (rep->stacks_damaged)
+		benchmark_add_warning(b, "%llu stacks could not be rebuilt "
+				      "(each was sent as what differs from one "
+				      "that did not arrive): their allocations "
+				      "have no frames",
+				      (unsigned long long)rep->stacks_damaged);
 	result_summarize(r, 1, 0);
 }
 

@@ -112,6 +112,7 @@ static void after_fork_child(void)
 	fast_close(&tls);
 	counts_forget_all();	/* the slots are the parent's threads' */
 	tls.slot = tls.alloc_slot = tls.burst_slot = NULL;
+	tls.sent_slot = NULL;	/* a slot of its own: stacks whole again */
 	tls.last_alloc = NULL;
 	if (sock >= 0 && sock_ours())
 		close(sock);	/* our parent's connection */

@@ -49,7 +49,7 @@ static bool cursor_next(struct cursor *c)
 			break;
 		if (type == HEAP_REC_IMAGE) {
 			c->gen = (uint32_t)c->w[1];
-		} else if (type != HEAP_REC_STACK &&
+		} else if (!heap_rec_stack(type) &&
 			   type != HEAP_REC_PYCODE) {
 			c->ts = *c->w & HEAP_TS_MASK;
 			if (type == HEAP_REC_FREE || type == HEAP_REC_FREE_TEMP)
@@ -514,7 +514,7 @@ static bool exec_failed(const struct cursor *c)
 			return true;
 		/* the slot went to another thread: the process is gone */
 		if (type == HEAP_REC_EXEC || type == HEAP_REC_IMAGE ||
-		    ((type == HEAP_REC_STACK || type == HEAP_REC_PYCODE) &&
+		    ((heap_rec_stack(type) || type == HEAP_REC_PYCODE) &&
 		     HEAP_STACK_GEN(*w) > gen))
 			return false;
 	}
@@ -928,7 +928,7 @@ int heap_analyze(const struct heap_trace *t, struct heap_report *r)
 	p.sample = (double)t->sample_bytes;
 	replay_clock(&p);
 	replay_procs_fill(r, t);
-	replay_find_sites(t, r, &p.x, &p.capsites, &capcodes);
+	replay_find_sites(t, &p, &capcodes);
 	replay_blocks_grow(&p.live);
 	m = xmalloc(sizeof(*m));
 	replay_merge_init(m, replay_free_early(t->ticks_per_s));

@@ -138,6 +138,10 @@ struct heap_report {
 				 * held at once */
 	uint64_t stack_bytes;	/* and of the stacks' store, at the end */
 	uint64_t nstacks;	/* the distinct stacks it keeps */
+	uint64_t stacks_damaged;	/* stack records sent as a tail of
+					 * one not there (protocol.h, stack
+					 * tails): their sites have no
+					 * frames */
 };
 
 /* Replay t into r (with t->live, finish that replay). Returns 0. */

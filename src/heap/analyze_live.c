@@ -109,8 +109,8 @@ void heap_live_record(struct heap_live *l, uint32_t slot, uint64_t pos,
 	if (rec_type(w[0]) == HEAP_REC_PYCODE)
 		w = arena_copy(l, w, replay_rec_len(w[0]));
 	if (w)
-		replay_index_record(w, heap_order(slot, pos), &l->rep, &l->p.x,
-			       &l->p.capsites, &l->capcodes);
+		replay_index_record(w, heap_order(slot, pos), &l->p,
+				    &l->capcodes);
 }
 
 /* Drop the words of each stream the merge is done with, once they are

@@ -118,6 +118,10 @@ struct replay {
 	} launch;
 	uint64_t last_hash;	/* the stack of the allocation before, */
 	uint32_t last_site;	/* its site (UINT32_MAX: none yet) */
+	/* the hash of each slot's last stack record, whose stack is the
+	 * slot's last in the store: the base a STACK_TAIL after it must
+	 * name (0: unknown, a damaged one) (analyze_sites.c) */
+	uint64_t slot_stack[HEAP_SLOTS];
 };
 
 /*
@@ -163,14 +167,14 @@ void replay_end(struct replay *p);
 
 /* ---- analyze_sites.c ---- */
 
-/* A record found by the collector or after it: a stack or code. */
-void replay_index_record(const uint64_t *w, uint64_t order,
-			 struct heap_report *r, struct hashidx *x,
-			 size_t *cap, size_t *capcodes);
+/* A record found by the collector or after it: a stack or code (each
+ * slot's in the order of its stream). */
+void replay_index_record(const uint64_t *w, uint64_t order, struct replay *p,
+			 size_t *capcodes);
 /* Every stack of every stream becomes a site: those the collector found
  * (collect.h), then those after where it stopped. */
-void replay_find_sites(const struct heap_trace *t, struct heap_report *r,
-		       struct hashidx *x, size_t *cap, size_t *capcodes);
+void replay_find_sites(const struct heap_trace *t, struct replay *p,
+		       size_t *capcodes);
 /* The site of a stack hash, made (without frames) if its record was
  * lost. */
 uint32_t replay_site_of(struct heap_report *r, struct hashidx *x,

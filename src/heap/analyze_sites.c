@@ -48,32 +48,68 @@ static uint32_t add_site(struct heap_report *r, size_t *cap, uint64_t hash)
 }
 
 /*
- * The STACK record w (whole), found at order (heap_order: its slot and
- * place in the slot's stream): a site, unless it is one, its frames
- * interned in r->stacks (the record is not kept). A site the merge made
- * without frames (its record had not come yet: its order has
- * HEAP_ORDER_LOST) takes them; of two records of one stack the site keeps
- * the first in that order, whichever came first.
+ * The stack of the STACK or STACK_TAIL record w (whole), found at order
+ * (heap_order: its slot and place in the slot's stream), interned in
+ * r->stacks into *out: every one of a slot's stack records, in the
+ * stream's order, whether its stack is known or not, so that the slot's
+ * last stack is the base of a STACK_TAIL after it (protocol.h, stack
+ * tails). false: a STACK_TAIL whose base is not the slot's last stack
+ * (its chunk before was lost, or what the program wrote): damaged,
+ * counted, and no STACK_TAIL on it is rebuilt either.
  */
-static void stack_site(const uint64_t *w, uint64_t order,
-		       struct heap_report *r, struct hashidx *x, size_t *cap)
+static bool stack_intern(const uint64_t *w, uint64_t order,
+			 struct replay *p, struct stack_ref *out)
 {
-	uint32_t site = site_lookup(x, w[1]), depth = HEAP_STACK_DEPTH(w[0]);
+	struct heap_report *r = p->r;
+	uint32_t slot = (uint32_t)(order >> 48);
+	uint32_t depth = HEAP_STACK_DEPTH(w[0]), npy = HEAP_STACK_PY(w[0]);
+
+	if (rec_type(w[0]) == HEAP_REC_STACK) {
+		*out = stackstore_intern(r->stacks, slot, &w[3], depth,
+					 &w[3 + depth], npy);
+	} else if (!w[3] || w[3] != p->slot_stack[slot] ||
+		   !stackstore_intern_tail(r->stacks, slot,
+					   HEAP_TAIL_KEEP(w[2]), &w[4], depth,
+					   HEAP_TAIL_KEEP_PY(w[2]),
+					   &w[4 + depth], npy, out)) {
+		r->stacks_damaged++;
+		p->slot_stack[slot] = 0;
+		return false;
+	}
+	p->slot_stack[slot] = w[1];
+	return true;
+}
+
+/*
+ * The STACK or STACK_TAIL record w (whole), found at order: a site,
+ * unless it is one, its frames interned in r->stacks (the record is not
+ * kept). A site the merge made without frames (its record had not come
+ * yet: its order has HEAP_ORDER_LOST) takes them; of two records of one
+ * stack the site keeps the first in that order, whichever came first. A
+ * damaged stack (stack_intern) makes no site: the merge makes one
+ * without frames, as of a lost record.
+ */
+static void stack_site(const uint64_t *w, uint64_t order, struct replay *p)
+{
+	struct heap_report *r = p->r;
+	struct stack_ref ref;
+	uint32_t site;
 	struct heap_site *s;
 
+	if (!stack_intern(w, order, p, &ref))
+		return;
+	site = site_lookup(&p->x, w[1]);
 	if (site && !(r->sites[site - 1].order & HEAP_ORDER_LOST) &&
 	    r->sites[site - 1].order <= order)
 		return;
 	if (!site) {
-		site = add_site(r, cap, w[1]) + 1;
-		site_index_add(x, w[1], site - 1);
+		site = add_site(r, &p->capsites, w[1]) + 1;
+		site_index_add(&p->x, w[1], site - 1);
 	}
 	s = &r->sites[site - 1];
-	s->stack = stackstore_intern(r->stacks, (uint32_t)(order >> 48),
-				     &w[3], depth, &w[3 + depth],
-				     HEAP_STACK_PY(w[0]));
+	s->stack = ref;
 	s->gen = HEAP_STACK_GEN(w[0]);
-	s->unloads = (uint32_t)w[2];
+	s->unloads = HEAP_STACK_UNLOADS(w[2]);
 	s->order = order;
 }
 
@@ -101,37 +137,39 @@ static void pycode_add(const uint64_t *w, struct heap_report *r, size_t *cap)
 }
 
 /* A record found by the collector or after it: a stack or code. */
-void replay_index_record(const uint64_t *w, uint64_t order,
-			   struct heap_report *r, struct hashidx *x,
-			   size_t *cap, size_t *capcodes)
+void replay_index_record(const uint64_t *w, uint64_t order, struct replay *p,
+			 size_t *capcodes)
 {
 	if (rec_type(w[0]) == HEAP_REC_PYCODE)
-		pycode_add(w, r, capcodes);
+		pycode_add(w, p->r, capcodes);
 	else
-		stack_site(w, order, r, x, cap);
+		stack_site(w, order, p);
 }
 
 /* Every stack of every stream becomes a site: those the collector found
  * (collect.h), then those after where it stopped. */
-void replay_find_sites(const struct heap_trace *t, struct heap_report *r,
-		       struct hashidx *x, size_t *cap, size_t *capcodes)
+void replay_find_sites(const struct heap_trace *t, struct replay *p,
+		       size_t *capcodes)
 {
 	for (int i = 0; i < HEAP_SLOTS; i++) {
 		const struct heap_stream *s = &t->streams[i];
 
 		for (size_t k = 0; k < s->nstacks; k++)
 			replay_index_record(&s->words[s->stacks[k]],
-				       heap_order(i, s->base + s->stacks[k]),
-				       r, x, cap, capcodes);
+					    heap_order(i, s->base +
+						       s->stacks[k]),
+					    p, capcodes);
 		for (size_t j = s->scanned; j < s->n;
 		     j += replay_rec_len(s->words[j])) {
-			if (rec_type(s->words[j]) != HEAP_REC_STACK &&
-			    rec_type(s->words[j]) != HEAP_REC_PYCODE)
+			uint32_t type = rec_type(s->words[j]);
+
+			if (!heap_rec_stack(type) && type != HEAP_REC_PYCODE)
 				continue;
 			if (j + replay_rec_len(s->words[j]) > s->n)
 				break;
-			replay_index_record(&s->words[j], heap_order(i, s->base + j),
-				       r, x, cap, capcodes);
+			replay_index_record(&s->words[j],
+					    heap_order(i, s->base + j), p,
+					    capcodes);
 		}
 	}
 }

@@ -39,7 +39,7 @@ static void stream_scan(struct heap_trace *t, uint32_t i)
 		uint64_t w = words[at];
 		uint32_t type = (uint32_t)(w >> HEAP_TYPE_SHIFT);
 
-		if (type == HEAP_REC_STACK || type == HEAP_REC_PYCODE) {
+		if (heap_rec_stack(type) || type == HEAP_REC_PYCODE) {
 			if (at + heap_rec_words(w) > n)
 				break;
 			if (t->live) {

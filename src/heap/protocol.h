@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #define HEAP_MAGIC	0x79736870u	/* "yshp" */
-#define HEAP_VERSION	10
+#define HEAP_VERSION	11
 
 /*
  * The environment variable through which yardstick hands the agent its
@@ -121,6 +121,22 @@ enum heap_py {
  *                                             the maps texts of image gen
  *                                             its addresses are read with
  *                                             (HEAP_MSG_MAPS)
+ *   HEAP_REC_STACK_TAIL m|gen|n, hash, keep_py|keep|unloads, base,
+ *                       ip[0..n), py[0..m)
+ *                                             the same, sent as what
+ *                                             differs from the slot's
+ *                                             STACK or STACK_TAIL record
+ *                                             before it, whose hash is
+ *                                             base: the stack is ip, then
+ *                                             the root-side keep return
+ *                                             addresses of that one (its
+ *                                             last keep), and py, then
+ *                                             its root-side keep_py
+ *                                             Python frames (the third
+ *                                             word: unloads in bits 0-31,
+ *                                             keep in 32-47, keep_py in
+ *                                             48-63); hash is the whole
+ *                                             stack's (stack tails below)
  *   HEAP_REC_PYCODE     gen|w, line|id, lens, text
  *                                             a Python code object the
  *                                             Python frames of image gen
@@ -172,6 +188,20 @@ enum heap_py {
  * it was obtained, so a block freed by one thread and handed to another
  * is freed first in time order. realloc is a free and an allocation.
  *
+ * Stack tails: consecutive new stacks of a thread share most of their
+ * root side (a deep call chain that allocates from many places), which
+ * a STACK_TAIL leaves out. The agent sends one only within a chunk, on
+ * the STACK record or STACK_TAIL its thread wrote last into the same
+ * chunk of its own slot (the first stack of each chunk is whole: a lost
+ * chunk loses only its own stacks), and only when it shares frames
+ * with it. yardstick rebuilds a STACK_TAIL from the stack of the
+ * slot's record before it in the stream only if that one's hash is
+ * base (a hash is the stack's, as for the sites: equal hashes, equal
+ * frames); else (a chunk lost, a slot taken over, what the program
+ * wrote) the stack is damaged: counted, and its site is one whose
+ * record was lost (no frames), as is every STACK_TAIL after it up to
+ * a whole STACK record.
+ *
  * Temporaries are the bulk of many programs' calls. The agent folds a
  * free of the block its thread just allocated into the allocation's
  * record, and a run of such pairs from one stack into one BURST record:
@@ -204,9 +234,21 @@ enum heap_py {
 #define HEAP_REC_IMAGE	10u
 #define HEAP_REC_END	11u
 #define HEAP_REC_PYEND	12u
+#define HEAP_REC_STACK_TAIL 13u
 #define HEAP_STACK_GEN(w)	((uint32_t)((w) >> 16))
 #define HEAP_STACK_DEPTH(w)	((uint32_t)((w) & 0xffff))
 #define HEAP_STACK_PY(w)	((uint32_t)((w) >> 48) & 0xff)
+/* A STACK or STACK_TAIL record's third word: the unloads, and of a
+ * STACK_TAIL the frames kept of the one before */
+#define HEAP_STACK_UNLOADS(w)	((uint32_t)(w))
+#define HEAP_TAIL_KEEP(w)	((uint32_t)((w) >> 32) & 0xffff)
+#define HEAP_TAIL_KEEP_PY(w)	((uint32_t)((w) >> 48))
+
+/* Is a record of this type a stack (STACK or STACK_TAIL)? */
+static inline int heap_rec_stack(uint32_t type)
+{
+	return type == HEAP_REC_STACK || type == HEAP_REC_STACK_TAIL;
+}
 
 /*
  * A Python frame of a STACK record, one word: the code's id (its PYCODE
@@ -234,6 +276,8 @@ static inline uint64_t heap_rec_words(uint64_t w)
 	case HEAP_REC_ALLOC: return 4;
 	case HEAP_REC_BURST: return 6;
 	case HEAP_REC_STACK: return 3 + HEAP_STACK_DEPTH(w) + HEAP_STACK_PY(w);
+	case HEAP_REC_STACK_TAIL:
+		return 4 + HEAP_STACK_DEPTH(w) + HEAP_STACK_PY(w);
 	case HEAP_REC_PYCODE:
 		return HEAP_STACK_DEPTH(w) >= 3 ? HEAP_STACK_DEPTH(w) : 3;
 	}

@@ -220,6 +220,52 @@ struct stack_ref stackstore_intern(struct stackstore *st, uint32_t slot,
 	return s;
 }
 
+/*
+ * The leaf node of the stack whose root-side keep frames are those of
+ * path[0..*len) (keep <= *len) and whose others are f[0..n) (leaf
+ * first); path becomes this stack's.
+ */
+static uint32_t trie_intern_tail(struct trie *t, uint32_t *path,
+				 uint32_t *len, uint32_t room, uint32_t keep,
+				 const uint64_t *f, uint32_t n)
+{
+	uint32_t node;
+
+	assert(keep <= *len);
+	node = keep ? path[keep - 1] : 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t d = (uint64_t)keep + i;
+
+		node = trie_child(t, node, f[n - 1 - i]);
+		if (d < room)
+			path[d] = node;
+	}
+	*len = (uint64_t)keep + n < room ? keep + n : room;
+	return node;
+}
+
+bool stackstore_intern_tail(struct stackstore *st, uint32_t slot,
+			    uint32_t keep, const uint64_t *ips, uint32_t depth,
+			    uint32_t keep_py, const uint64_t *py, uint32_t npy,
+			    struct stack_ref *out)
+{
+	struct slot_paths *p;
+	struct stack_ref s = { .depth = keep + depth, .npy = keep_py + npy };
+
+	assert(slot < HEAP_SLOTS);
+	p = st->paths[slot];
+	/* both checked before either path changes */
+	if (!p || keep > p->nnative || keep_py > p->npython)
+		return false;
+	s.native = trie_intern_tail(&st->native, p->native, &p->nnative,
+				    PATH_NATIVE, keep, ips, depth);
+	s.python = trie_intern_tail(&st->python, p->python, &p->npython,
+				    PATH_PYTHON, keep_py, py, npy);
+	st->stacks++;
+	*out = s;
+	return true;
+}
+
 void stackstore_native(const struct stackstore *st,
 		       const struct stack_ref *s, uint64_t *out)
 {

@@ -11,12 +11,15 @@
  * Interning is cheap on the common case: a new stack of a slot shares a
  * long root side with the slot's last one, whose path the store keeps,
  * so frames are compared from the root against that path before any
- * look-up, and only those beyond the shared part are looked up or added.
+ * look-up, and only those beyond the shared part are looked up or added;
+ * a stack sent as a tail of the slot's last one (stackstore_intern_tail)
+ * starts from that path's node at once.
  * Node 0 of each trie is the root (the empty stack).
  */
 #ifndef YS_HEAP_STACKSTORE_H
 #define YS_HEAP_STACKSTORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +44,19 @@ void stackstore_free(struct stackstore *st);
 struct stack_ref stackstore_intern(struct stackstore *st, uint32_t slot,
 				   const uint64_t *ips, uint32_t depth,
 				   const uint64_t *py, uint32_t npy);
+
+/*
+ * Intern a stack given by its tail (protocol.h, HEAP_REC_STACK_TAIL):
+ * the root-side keep native frames and keep_py Python frames of slot's
+ * last stack (the one it last interned), under ips[0..depth) and
+ * py[0..npy) (leaf first: the frames beyond them), into *out. Returns
+ * false, interning nothing, when that last stack has fewer frames than
+ * kept, or the slot none: the caller makes sure it is the record's base.
+ */
+bool stackstore_intern_tail(struct stackstore *st, uint32_t slot,
+			    uint32_t keep, const uint64_t *ips, uint32_t depth,
+			    uint32_t keep_py, const uint64_t *py, uint32_t npy,
+			    struct stack_ref *out);
 
 /* The native frames of s into out (room for s->depth words), the Python
  * frames into out (room for s->npy): leaf first, as interned. */

@@ -670,6 +670,132 @@ static void test_damaged(void **state)
 	heap_trace_free(&t);
 }
 
+/* A STACK_TAIL (protocol.h, stack tails): the stack based on the one of
+ * hash base, its root-side keep native and keep_py Python frames, under
+ * ips[0..n) and py[0..m). */
+static void rec_tail(struct heap_trace *t, int slot, uint64_t hash,
+		     uint64_t base, uint32_t keep, const uint64_t *ips,
+		     uint32_t n, uint32_t keep_py, const uint64_t *py,
+		     uint32_t m)
+{
+	uint64_t w[4] = { head(HEAP_REC_STACK_TAIL, 0) | ((uint64_t)m << 48) |
+			  (1u << 16) | n, hash,
+			  (uint64_t)keep_py << 48 | (uint64_t)keep << 32 | 7,
+			  base };
+
+	put(t, slot, w, 4);
+	put(t, slot, ips, n);
+	put(t, slot, py, m);
+}
+
+/* The native frames of the site of hash are want[0..n) (leaf first). */
+static void assert_site_ips(const struct heap_report *r, uint64_t hash,
+			    const uint64_t *want, uint32_t n)
+{
+	assert_int_equal(site(r, hash)->stack.depth, n);
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(site_ip(r, hash, i), want[i]);
+}
+
+/*
+ * Stack tails, rebuilt from the slot's stack record before them when it
+ * is their base, whole or a tail itself; kept frames of 0 and of all of
+ * the base's; a base of another slot's, one with fewer frames than kept,
+ * one not the record before (a whole stack between), a tail of a
+ * damaged one: damaged, counted, a site without frames. A whole STACK
+ * after those starts again. Both replays, after the end and while the
+ * program runs (heap_live_record: each record as it comes).
+ */
+#define S4 0x4444u
+#define S5 0x5555u
+#define S6 0x6666u
+#define S7 0x7777u
+#define S8 0x8888u
+#define S9 0x9999u
+#define SA 0xaaaau
+#define SB 0xbbbbu
+
+static void tail_trace(struct heap_trace *t)
+{
+	static const uint64_t whole[] = { 0xa, 0xb, 0xc, 0xd },
+			      e[] = { 0xe }, fg[] = { 0xf, 0x10 },
+			      py[] = { 0x100000000u, 0x200000000u };
+	uint64_t ts = 0;
+
+	rec_stack(t, 0, 1, S1, whole, 4);		/* a b c d */
+	rec_tail(t, 0, S2, S1, 3, e, 1, 0, NULL, 0);	/* e b c d */
+	rec_tail(t, 0, S3, S2, 2, fg, 2, 0, NULL, 0);	/* f g c d */
+	rec_tail(t, 0, S4, S3, 4, NULL, 0, 0, py, 2);	/* f g c d, 2 py */
+	rec_tail(t, 0, S5, S4, 0, e, 1, 1, NULL, 0);	/* e, py[1] */
+	rec_tail(t, 1, S6, S5, 1, e, 1, 0, NULL, 0);	/* another slot's */
+	rec_tail(t, 0, S7, S5, 2, e, 1, 0, NULL, 0);	/* keeps 2 of 1 */
+	rec_tail(t, 0, S8, S7, 0, e, 1, 0, NULL, 0);	/* on a damaged one */
+	rec_stack(t, 0, 1, S9, whole, 4);
+	rec_tail(t, 0, SA, S1, 1, e, 1, 0, NULL, 0);	/* S1 not the last */
+	rec_stack(t, 0, 1, S1, whole, 4);		/* S1 again: whole */
+	rec_tail(t, 0, SB, S1, 4, e, 1, 0, NULL, 0);	/* e a b c d */
+	for (uint64_t h = S1; h <= SB; h += S1)
+		rec_alloc(t, 2, 10 + ts++, 0x1000 + h, 1, h);
+}
+
+static void tail_check(const struct heap_report *r)
+{
+	static const uint64_t s1[] = { 0xa, 0xb, 0xc, 0xd },
+			      s2[] = { 0xe, 0xb, 0xc, 0xd },
+			      s3[] = { 0xf, 0x10, 0xc, 0xd },
+			      s5[] = { 0xe }, sb[] = { 0xe, 0xa, 0xb, 0xc, 0xd };
+	uint64_t py[2];
+
+	assert_site_ips(r, S1, s1, 4);
+	assert_site_ips(r, S2, s2, 4);
+	assert_site_ips(r, S3, s3, 4);
+	assert_int_equal(site(r, S3)->stack.npy, 0);
+	assert_site_ips(r, S4, s3, 4);
+	assert_int_equal(site(r, S4)->stack.npy, 2);
+	stackstore_python(r->stacks, &site(r, S4)->stack, py);
+	assert_int_equal(py[0], 0x100000000u);
+	assert_int_equal(py[1], 0x200000000u);
+	assert_int_equal(site(r, S4)->unloads, 7);
+	assert_site_ips(r, S5, s5, 1);
+	assert_int_equal(site(r, S5)->stack.npy, 1);
+	stackstore_python(r->stacks, &site(r, S5)->stack, py);
+	assert_int_equal(py[0], 0x200000000u);
+	for (uint64_t h = S6; h <= S8; h += S1) {
+		assert_int_equal(site(r, h)->stack.depth, 0);
+		assert_true(site(r, h)->order & HEAP_ORDER_LOST);
+	}
+	assert_site_ips(r, S9, s1, 4);
+	assert_int_equal(site(r, SA)->stack.depth, 0);
+	assert_site_ips(r, SB, sb, 5);
+	assert_int_equal(r->stacks_damaged, 4);
+	assert_near(r->allocations, 11);
+	assert_int_equal(r->nstacks, 7);
+}
+
+static void test_stack_tails(void **state)
+{
+	struct heap_trace t, l;
+	struct heap_report r;
+
+	(void)state;
+	trace_init(&t, 1);
+	tail_trace(&t);
+	analyze(&t, &r);
+	tail_check(&r);
+	heap_report_free(&r);
+	/* while the program runs: the records as the collector finds them */
+	trace_init(&l, 1);
+	l.live = heap_live_new(&l);
+	for (int i = 0; i < 3; i++)
+		heap_stream_add(&l, (uint32_t)i, t.streams[i].words,
+				t.streams[i].n * sizeof(uint64_t));
+	analyze(&l, &r);
+	tail_check(&r);
+	heap_report_free(&r);
+	heap_trace_free(&l);
+	heap_trace_free(&t);
+}
+
 /*
  * Zero where the replay's tables use zero for "empty": a stack whose hash
  * is 0 keeps its frames (site_of maps 0 to 1, so must find_sites), and an
@@ -1317,7 +1443,7 @@ static uint64_t lv_key(const uint64_t *w, const uint64_t *end)
 		uint32_t type = (uint32_t)(*w >> HEAP_TYPE_SHIFT);
 		uint64_t ts = *w & HEAP_TS_MASK;
 
-		if (type == HEAP_REC_STACK || type == HEAP_REC_PYCODE)
+		if (heap_rec_stack(type) || type == HEAP_REC_PYCODE)
 			continue;
 		if (type == HEAP_REC_FREE || type == HEAP_REC_FREE_TEMP)
 			return ts > 1000 ? ts - 1000 : 0;
@@ -1495,6 +1621,7 @@ int main(void)
 		cmocka_unit_test(test_children),
 		cmocka_unit_test(test_unmatched_free),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_stack_tails),
 		cmocka_unit_test(test_zero_keys),
 		cmocka_unit_test(test_sampled),
 		cmocka_unit_test(test_timeline),

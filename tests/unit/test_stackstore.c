@@ -320,6 +320,50 @@ static void test_chosen_frames(void **state)
 	stackstore_free(st);
 }
 
+/*
+ * Tails (stackstore_intern_tail): a b c (leaf first) in slot 1, then d
+ * under its root-side 2 (d b c) is the node interning d b c whole gives;
+ * kept 0 (e alone), all of the last (e again: under e, f: f e) and more
+ * than the last has (refused, the slot's path as it was: g under its 1
+ * is g e); a slot with no stack refuses any.
+ */
+static void test_tail(void **state)
+{
+	static const uint64_t abc[] = { 0xa, 0xb, 0xc }, d[] = { 0xd },
+			      dbc[] = { 0xd, 0xb, 0xc }, e[] = { 0xe },
+			      f[] = { 0xf }, g[] = { 0x9 }, py[] = { 0x77 };
+	struct stackstore *st = stackstore_new();
+	struct stack_ref r, w;
+	uint64_t out[3];
+
+	(void)state;
+	assert_false(stackstore_intern_tail(st, 1, 0, d, 1, 0, NULL, 0, &r));
+	stackstore_intern(st, 1, abc, 3, py, 1);
+	assert_true(stackstore_intern_tail(st, 1, 2, d, 1, 1, NULL, 0, &r));
+	w = stackstore_intern(st, 2, dbc, 3, py, 1);
+	assert_int_equal(r.native, w.native);
+	assert_int_equal(r.depth, 3);
+	assert_int_equal(r.python, w.python);
+	assert_int_equal(r.npy, 1);
+	assert_true(stackstore_intern_tail(st, 1, 0, e, 1, 0, NULL, 0, &r));
+	stackstore_native(st, &r, out);
+	assert_int_equal(r.depth, 1);
+	assert_int_equal(out[0], 0xe);
+	assert_int_equal(r.npy, 0);
+	assert_true(stackstore_intern_tail(st, 1, 1, f, 1, 0, NULL, 0, &r));
+	stackstore_native(st, &r, out);
+	assert_int_equal(r.depth, 2);
+	assert_int_equal(out[0], 0xf);
+	assert_int_equal(out[1], 0xe);
+	assert_false(stackstore_intern_tail(st, 1, 3, g, 1, 0, NULL, 0, &r));
+	assert_false(stackstore_intern_tail(st, 1, 0, g, 1, 1, NULL, 0, &r));
+	assert_true(stackstore_intern_tail(st, 1, 1, g, 1, 0, NULL, 0, &r));
+	stackstore_native(st, &r, out);
+	assert_int_equal(out[0], 0x9);
+	assert_int_equal(out[1], 0xe);
+	stackstore_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_by_hand),
 		cmocka_unit_test(test_chosen_frames),
+		cmocka_unit_test(test_tail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
