@@ -36,7 +36,12 @@
  * end, what the slots still hold is taken (as after the program ended)
  * and the trace replayed into a report.
  *
- * tests/fuzz/seed_heap_stream.c made the seeds from real runs. Built
+ * tests/fuzz/seed_heap_stream.c made the seeds from real runs; tails and
+ * tails-live (after the end, while the program runs) are stack records
+ * sent as tails (protocol.h) made by hand: kept frames all of the
+ * base's, none, more than it has, a tail of a damaged one, of a chunk
+ * lost, of another slot's stack, one with Python frames kept, one with
+ * nothing new (7 stacks rebuilt, 5 damaged). Built
  * with -DFUZZ_SHOW (by hand), the target prints each input's figures: so
  * the seeds were checked against the fixture's designed ones.
  */
@@ -234,10 +239,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	heap_launchers(&rep, &launch);
 #ifdef FUZZ_SHOW
 	fprintf(stderr, "allocations %.0f bytes %.0f frees %.0f temporary %.0f "
-		"leaked %.0f in %.0f peak %.0f sites %zu procs %zu lost %llu "
-		"garbage %llu\n", rep.allocations, rep.bytes, rep.frees,
-		rep.temporary, rep.leaked_bytes, rep.leaked_blocks, rep.peak,
-		rep.nsites, rep.nprocs, (unsigned long long)t.lost_chunks,
+		"leaked %.0f in %.0f peak %.0f sites %zu stacks %llu damaged "
+		"%llu procs %zu lost %llu garbage %llu\n", rep.allocations,
+		rep.bytes, rep.frees, rep.temporary, rep.leaked_bytes,
+		rep.leaked_blocks, rep.peak, rep.nsites,
+		(unsigned long long)rep.nstacks,
+		(unsigned long long)rep.stacks_damaged, rep.nprocs,
+		(unsigned long long)t.lost_chunks,
 		(unsigned long long)t.garbage_bytes);
 #endif
 	(void)heap_trace_incomplete(&t);
