@@ -684,8 +684,10 @@ static void rec_tail(struct heap_trace *t, int slot, uint64_t hash,
 			  base };
 
 	put(t, slot, w, 4);
-	put(t, slot, ips, n);
-	put(t, slot, py, m);
+	if (n)
+		put(t, slot, ips, n);
+	if (m)
+		put(t, slot, py, m);
 }
 
 /* The native frames of the site of hash are want[0..n) (leaf first). */
