@@ -321,13 +321,13 @@ static void print_timing(const struct mem_run *m)
 {
 	if (getenv("YARDSTICK_MEM_TIMING"))
 		fprintf(stderr, "yardstick mem: run %.3f s, replay %.3f s "
-			"(%s), symbolize %.3f s; %llu bytes of records, %llu "
+			"(%s), symbolize %.3f s (%.3f s of CPU); %llu bytes of records, %llu "
 			"events, at most %.1f MiB of records held, %llu stacks "
 			"in %.1f MiB: %.1f MiB in all\n",
 			m->trace.duration, m->replay_s,
 			m->trace.live ? "the rest of it after the end"
 				      : "after the end",
-			m->symbolize_s,
+			m->symbolize_s, m->symbolize_cpu_s,
 			(unsigned long long)m->trace.bytes_received,
 			(unsigned long long)m->rep.events,
 			(double)m->rep.held_bytes / (1 << 20),

@@ -39,7 +39,7 @@ int mem_prepare(struct mem_plan *p, char **path, struct error *e)
 int mem_collect(struct mem_run *m, struct mem_plan *p, const char *path,
 		struct error *e)
 {
-	double t0, t1;
+	double t0, t1, c1;
 
 	m->p = p;
 	p->ho.python = p->python;
@@ -50,6 +50,7 @@ int mem_collect(struct mem_run *m, struct mem_plan *p, const char *path,
 	t0 = monoclock_s();
 	heap_analyze(&m->trace, &m->rep);
 	t1 = monoclock_s();
+	c1 = monoclock_thread_cpu_s();
 	/* the sites are symbolized for the report and the -o outputs only:
 	 * most of the cost of a short run (libc's debug information) */
 	if (p->sites) {
@@ -60,6 +61,7 @@ int mem_collect(struct mem_run *m, struct mem_plan *p, const char *path,
 	}
 	m->replay_s = t1 - t0;
 	m->symbolize_s = monoclock_s() - t1;
+	m->symbolize_cpu_s = monoclock_thread_cpu_s() - c1;
 	m->prof.command = argv_join(p->argv);
 	return 0;
 }

@@ -46,6 +46,7 @@ struct mem_run {
 	struct git_probe git_probe;
 	const struct mem_plan *p;
 	double replay_s, symbolize_s;	/* where the time went */
+	double symbolize_cpu_s;		/* ... and the CPU it took */
 };
 
 /*

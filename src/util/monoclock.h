@@ -12,5 +12,9 @@
 /* Now, in nanoseconds and in seconds, from an arbitrary start. */
 int64_t monoclock_ns(void);
 double monoclock_s(void);
+/* The calling thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID): a
+ * phase's own cost, which a busy machine stretches less than its wall
+ * time. */
+double monoclock_thread_cpu_s(void);
 
 #endif
