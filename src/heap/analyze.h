@@ -233,6 +233,14 @@ enum heap_type {
  */
 void heap_profile(const struct heap_trace *t, struct heap_report *r,
 		  bool lines, const char *cache_dir, struct profile *p);
+/* The same profile, each site's frames looked up one by one rather than
+ * read through the stack store's paths (heap/sitepath.h, and per node of
+ * the Python trie):
+ * the reference heap_profile is checked against (tests/unit/
+ * test_heap_paths.c). */
+void heap_profile_by_frame(const struct heap_trace *t,
+			   struct heap_report *r, bool lines,
+			   const char *cache_dir, struct profile *p);
 
 /* Is function one of the C library's frames under main or under a
  * thread's function (where a whole native stack ends)? */

@@ -4,6 +4,7 @@
  * /proc/PID/maps the agent sent whenever new code was loaded), and a
  * CPython program's interpreter frames replaced by its Python frames.
  */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "heap/analyze.h"
 #include "heap/collect.h"
+#include "heap/sitepath.h"
 #include "profile/pystacks.h"
 #include "profile/python_proc.h"
 #include "profile/rawstacks.h"
@@ -36,6 +38,12 @@ struct pycodes {
 		uint32_t gen, id;
 	} *memo;
 	size_t nmemo, capmemo;
+	/* and per node of the store's Python trie: its frame's id for
+	 * image node_gen[node] - 1 (0: none yet), so that most sites' frames
+	 * are known without a look-up (NULL: each frame looked up, the
+	 * reference heap_profile_by_frame) */
+	uint32_t *node_id, *node_gen;
+	size_t nnodes;
 };
 
 /*
@@ -74,10 +82,19 @@ static uint64_t pycode_hash(uint32_t gen, uint32_t id)
 	return k ^ (k >> 29);
 }
 
-static void pycodes_init(struct pycodes *c, const struct heap_report *r)
+static void pycodes_init(struct pycodes *c, const struct heap_report *r,
+			 bool by_frame)
 {
+	size_t native, python;
+
 	memset(c, 0, sizeof(*c));
 	c->r = r;
+	if (!by_frame) {
+		stackstore_nodes(r->stacks, &native, &python);
+		c->nnodes = python + 1;
+		c->node_id = xcalloc(c->nnodes, sizeof(*c->node_id));
+		c->node_gen = xcalloc(c->nnodes, sizeof(*c->node_gen));
+	}
 	hashidx_init(&c->ix);
 	hashidx_init(&c->seen);
 	c->file = xcalloc(r->npycodes + 1, sizeof(char *));
@@ -107,6 +124,8 @@ static void pycodes_free(struct pycodes *c)
 	hashidx_free(&c->ix);
 	hashidx_free(&c->seen);
 	free(c->memo);
+	free(c->node_id);
+	free(c->node_gen);
 }
 
 /* The profile frame of Python frame word f (protocol.h) of image gen,
@@ -291,12 +310,53 @@ static inline uint8_t fact(struct facts *x, const struct profile *p,
 	return id < x->n && x->kind[id] ? x->kind[id] : fact_of(x, p, id);
 }
 
-/* A site's frames, written out of the store (heap_report.stacks) into
- * heap_profile's buffers: leaf first, innermost first. */
+/* A site's Python frames, written out of the store (heap_report.stacks)
+ * into heap_profile's buffers: leaf first, innermost first, with their
+ * nodes, and their ids once py_ids has named them. */
 struct site_frames {
-	const uint64_t *ips, *py;
-	uint32_t depth, npy, gen;
+	const uint64_t *py;
+	const uint32_t *pynode;
+	uint32_t *pyid;
+	uint32_t npy, gen;
 };
+
+/* s's Python frame words and nodes out of the store. */
+static void py_words(const struct stackstore *st, const struct stack_ref *s,
+		     uint64_t *py, uint32_t *pynode)
+{
+	uint32_t node = s->python;
+
+	for (uint32_t g = 0; g < s->npy; g++) {
+		pynode[g] = node;
+		py[g] = stackstore_python_node(st, node, &node);
+	}
+	assert(node == 0);
+}
+
+/*
+ * The profile frames of all of s's Python frames into s->pyid, in their
+ * order (py_frame's, when with_python used to name each as it put it in:
+ * the profile's frames are interned in the same order), each node's
+ * remembered for the next site through it.
+ */
+static void py_ids(struct profile *p, struct pycodes *c,
+		   const struct site_frames *s)
+{
+	for (uint32_t g = 0; g < s->npy; g++) {
+		uint32_t node = s->pynode[g];
+
+		if (!c->node_id) {
+			s->pyid[g] = py_frame(p, c, s->gen, s->py[g]);
+			continue;
+		}
+		assert(node < c->nnodes);
+		if (c->node_gen[node] != s->gen + 1) {
+			c->node_id[node] = py_frame(p, c, s->gen, s->py[g]);
+			c->node_gen[node] = s->gen + 1;
+		}
+		s->pyid[g] = c->node_id[node];
+	}
+}
 
 /*
  * with_python for Python frames cut at HEAP_PY_MAX: the complete groups
@@ -311,15 +371,16 @@ static size_t with_python_torn(struct profile *p, struct pycodes *c,
 {
 	size_t k = 0, g = 0;
 
+	py_ids(p, c, s);
 	for (size_t i = 0; i < n; i++) {
 		if (!(fact(x, p, ids[i]) & FACT_EVAL)) {
 			out[k++] = ids[i];
 			continue;
 		}
 		while (g < s->npy) {
-			uint64_t w = s->py[g++];
+			uint64_t w = s->py[g];
 
-			out[k++] = py_frame(p, c, s->gen, w);
+			out[k++] = s->pyid[g++];
 			if (w & HEAP_PY_END)
 				break;
 		}
@@ -361,17 +422,18 @@ static size_t with_python(struct profile *p, struct pycodes *c,
 							 out) : 0;
 	if (evals > groups || (evals < groups && !cut))
 		return 0;
+	py_ids(p, c, s);
 	for (size_t i = 0; i < n; i++) {
 		if (g >= s->npy || !(fact(x, p, ids[i]) & FACT_EVAL)) {
 			out[k++] = ids[i];
 			continue;
 		}
 		do
-			out[k++] = py_frame(p, c, s->gen, s->py[g]);
+			out[k++] = s->pyid[g];
 		while (!(s->py[g++] & HEAP_PY_END) && g < s->npy);
 	}
 	while (g < s->npy)
-		out[k++] = py_frame(p, c, s->gen, s->py[g++]);
+		out[k++] = s->pyid[g++];
 	return k;
 }
 
@@ -565,20 +627,48 @@ static int64_t round_value(double v)
 
 /* heap_profile's buffers: a site's frames, written out of the store,
  * and their ids (ids: room for max, pyids: max + the most Python frames
- * of a site + 1). */
+ * of a site + 1; py, pynode, pyid: the most Python frames + 1). */
 struct site_bufs {
 	uint64_t *ips, *py;
+	uint32_t *pynode, *pyid;
 	uint32_t *ids, *pyids;
 	size_t max;
 };
 
-static void add_site(struct profile *p, struct stackframes *c,
-		     struct pycodes *pc, struct facts *x,
-		     const struct maps_ids *m, const struct stackstore *st,
-		     const struct heap_site *s, bool cut, size_t *mismatched,
-		     struct site_bufs *b)
+/* What heap_profile reads the sites with. */
+struct site_ctx {
+	struct profile *p;
+	struct stackframes *c;
+	struct sitepath *path;	/* NULL: every frame looked up */
+	struct pycodes *pc;
+	struct facts *x;
+	const struct maps_ids *m;
+	const struct stackstore *st;
+	struct site_bufs b;
+};
+
+/* The ids of s's native frames read with maps id pid into ids. */
+static size_t native_ids(struct site_ctx *sc, uint32_t pid,
+			 const struct heap_site *s, uint32_t *ids)
 {
-	struct site_frames f = { b->ips, b->py, s->stack.depth, s->stack.npy,
+	size_t depth = sc->path ? sitepath_ids(sc->path, sc->p, pid,
+					       &s->stack, ids)
+				: 0;
+
+	if (depth)
+		return depth;
+	stackstore_native(sc->st, &s->stack, sc->b.ips);
+	return stackframes_ids(sc->c, pid, sc->b.ips, s->stack.depth, true, 1,
+			       ids, sc->b.max);
+}
+
+static void add_site(struct site_ctx *sc, const struct heap_site *s,
+		     bool cut, size_t *mismatched)
+{
+	struct profile *p = sc->p;
+	struct facts *x = sc->x;
+	struct site_bufs *b = &sc->b;
+	struct site_frames f = { b->py, b->pynode, b->pyid, s->stack.npy,
 				 s->gen };
 	uint32_t *ids = b->ids;
 	int64_t v[HEAP_NTYPES];
@@ -591,13 +681,13 @@ static void add_site(struct profile *p, struct stackframes *c,
 	v[HEAP_T_TEMPORARY] = round_value(s->temporary);
 	v[HEAP_T_PEAK_SPACE] = round_value(s->peak_bytes);
 	v[HEAP_T_PYEND_SPACE] = round_value(s->pyend_bytes);
-	stackstore_native(st, &s->stack, b->ips);
-	stackstore_python(st, &s->stack, b->py);
-	depth = stackframes_ids(c, maps_id_of(m, s), f.ips, f.depth, true, 1,
-				ids, b->max);
+	depth = native_ids(sc, maps_id_of(sc->m, s), s, ids);
 	depth = drop_agent(p, x, ids, depth);
 	if (f.npy) {
-		size_t k = with_python(p, pc, x, &f, ids, depth, cut, b->pyids);
+		size_t k;
+
+		py_words(sc->st, &s->stack, b->py, b->pynode);
+		k = with_python(p, sc->pc, x, &f, ids, depth, cut, b->pyids);
 
 		if (k) {
 			depth = k;
@@ -610,22 +700,11 @@ static void add_site(struct profile *p, struct stackframes *c,
 	profile_add(p, ids, depth, v);
 }
 
-void heap_profile(const struct heap_trace *t, struct heap_report *r,
-		  bool lines, const char *cache_dir, struct profile *p)
+/* Each image's mappings into sym: a forked child's its forebear's, and
+ * each image's own under its number (load_texts). */
+static void load_all_maps(struct symtab *sym, const struct heap_trace *t,
+			  struct facts *x, struct maps_ids *m)
 {
-	struct symtab *sym = symtab_new(lines);
-	struct site_bufs b = { .max = HEAP_MAX_DEPTH * MAX_INLINE };
-	uint32_t depth = 0, npy = 0;
-	struct facts x = { 0 };
-	struct maps_ids m = { 0 };
-	struct stackframes *c;
-	struct pycodes pc;
-
-	symtab_use_cache(sym, cache_dir);
-	/* the Python end's type only for a program that had one: the
-	 * profile of any other is as before it was added */
-	profile_init(p, heap_types, r->py_ends ? HEAP_NTYPES
-					     : HEAP_NTYPES - 1);
 	/* a forked child's image has its parent's mappings (its stacks may
 	 * be ones its parent walked and sent): the nearest forebear's that
 	 * sent any, first */
@@ -645,9 +724,31 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 	}
 	/* each program image's mappings under its own number as its pid
 	 * (those before an unload under ids of their own) */
-	load_texts(sym, t, &x, &m);
-	c = stackframes_new(sym, p, MAX_INLINE);
-	pycodes_init(&pc, r);
+	load_texts(sym, t, x, m);
+}
+
+/* heap_profile, the sites' frames read through their paths (sitepath.h,
+ * the Python trie's memo) or, by_frame, each looked up (the reference). */
+static void profile_sites(const struct heap_trace *t, struct heap_report *r,
+			  bool lines, const char *cache_dir, struct profile *p,
+			  bool by_frame)
+{
+	struct symtab *sym = symtab_new(lines);
+	struct site_ctx sc = { .p = p, .b = { .max = HEAP_MAX_DEPTH *
+						      MAX_INLINE } };
+	struct site_bufs *b = &sc.b;
+	uint32_t depth = 0, npy = 0;
+	struct facts x = { 0 };
+	struct maps_ids m = { 0 };
+	struct pycodes pc;
+
+	symtab_use_cache(sym, cache_dir);
+	/* the Python end's type only for a program that had one: the
+	 * profile of any other is as before it was added */
+	profile_init(p, heap_types, r->py_ends ? HEAP_NTYPES
+					     : HEAP_NTYPES - 1);
+	load_all_maps(sym, t, &x, &m);
+	pycodes_init(&pc, r, by_frame);
 	r->py_mismatched = 0;
 	/* a damaged trace's stacks may be deeper than the agent's limits */
 	for (size_t i = 0; i < r->nsites; i++) {
@@ -656,15 +757,24 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 		if (r->sites[i].stack.npy > npy)
 			npy = r->sites[i].stack.npy;
 	}
-	b.ips = xmalloc((depth + 1) * sizeof(*b.ips));
-	b.py = xmalloc((npy + 1) * sizeof(*b.py));
-	b.ids = xmalloc(b.max * sizeof(*b.ids));
-	b.pyids = xmalloc((b.max + npy + 1) * sizeof(*b.pyids));
+	sc.c = stackframes_new(sym, p, MAX_INLINE);
+	if (!by_frame)
+		sc.path = sitepath_new(r->stacks, sc.c, depth, b->max);
+	sc.pc = &pc;
+	sc.x = &x;
+	sc.m = &m;
+	sc.st = r->stacks;
+	b->ips = xmalloc((depth + 1) * sizeof(*b->ips));
+	b->py = xmalloc((npy + 1) * sizeof(*b->py));
+	b->pynode = xmalloc((npy + 1) * sizeof(*b->pynode));
+	b->pyid = xmalloc((npy + 1) * sizeof(*b->pyid));
+	b->ids = xmalloc(b->max * sizeof(*b->ids));
+	b->pyids = xmalloc((b->max + npy + 1) * sizeof(*b->pyids));
 	for (size_t i = 0; i < r->nsites; i++)
 		if (heap_site_counted(r, &r->sites[i]))
-			add_site(p, c, &pc, &x, &m, r->stacks, &r->sites[i],
+			add_site(&sc, &r->sites[i],
 				 r->sites[i].stack.depth >= t->max_depth,
-				 &r->py_mismatched, &b);
+				 &r->py_mismatched);
 	pycodes_free(&pc);
 	free(x.kind);
 	free(x.interp);
@@ -674,11 +784,27 @@ void heap_profile(const struct heap_trace *t, struct heap_report *r,
 	}
 	free(x.files);
 	free(m.v);
-	stackframes_free(c);
+	sitepath_free(sc.path);
+	stackframes_free(sc.c);
 	p->duration_ns = (int64_t)(t->duration * 1e9);
-	free(b.ips);
-	free(b.py);
-	free(b.ids);
-	free(b.pyids);
+	free(b->ips);
+	free(b->py);
+	free(b->pynode);
+	free(b->pyid);
+	free(b->ids);
+	free(b->pyids);
 	symtab_free(sym);
+}
+
+void heap_profile(const struct heap_trace *t, struct heap_report *r,
+		  bool lines, const char *cache_dir, struct profile *p)
+{
+	profile_sites(t, r, lines, cache_dir, p, false);
+}
+
+void heap_profile_by_frame(const struct heap_trace *t,
+			   struct heap_report *r, bool lines,
+			   const char *cache_dir, struct profile *p)
+{
+	profile_sites(t, r, lines, cache_dir, p, true);
 }

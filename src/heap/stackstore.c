@@ -278,6 +278,26 @@ void stackstore_python(const struct stackstore *st,
 	trie_frames(&st->python, s->python, s->npy, out);
 }
 
+static uint64_t trie_node(const struct trie *t, uint32_t node,
+			  uint32_t *parent)
+{
+	assert(node != 0 && node < t->n);
+	*parent = t->parent[node];
+	return t->frame[node];
+}
+
+uint64_t stackstore_native_node(const struct stackstore *st, uint32_t node,
+				uint32_t *parent)
+{
+	return trie_node(&st->native, node, parent);
+}
+
+uint64_t stackstore_python_node(const struct stackstore *st, uint32_t node,
+				uint32_t *parent)
+{
+	return trie_node(&st->python, node, parent);
+}
+
 static size_t trie_bytes(const struct trie *t)
 {
 	return t->cap * (sizeof(*t->parent) + sizeof(*t->frame) +

@@ -65,6 +65,17 @@ void stackstore_native(const struct stackstore *st,
 void stackstore_python(const struct stackstore *st,
 		       const struct stack_ref *s, uint64_t *out);
 
+/*
+ * Node node (1 .. the trie's nodes, stackstore_nodes) of the native or
+ * the Python trie: its frame word, and its parent (the node of the
+ * frames further out; 0 the root) into *parent. For a caller that keeps
+ * something of its own per node (heap/sitepath.h).
+ */
+uint64_t stackstore_native_node(const struct stackstore *st, uint32_t node,
+				uint32_t *parent);
+uint64_t stackstore_python_node(const struct stackstore *st, uint32_t node,
+				uint32_t *parent);
+
 /* What the store holds: bytes allocated, the stacks interned, and the
  * nodes of each trie other than its root (the distinct non-empty
  * root-first prefixes of the native and of the Python frames). */

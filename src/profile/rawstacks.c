@@ -6,6 +6,7 @@
  */
 #include "profile/rawstacks.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,6 +118,7 @@ void rawstacks_add_n(struct rawstacks *r, uint32_t pid, const uint64_t *ips,
 struct addr_ids {
 	uint64_t addr;
 	uint32_t pid, first, n;
+	uint32_t unknown;	/* of its n frames, the "[unknown]" ones */
 	bool is_return;
 	bool standin;		/* SYMTAB_IF_NAMED's stand-in frame */
 	bool origin;		/* a thread's first function (origin_of) */
@@ -254,9 +256,30 @@ static const struct addr_ids *addr_ids(struct stackframes *c, uint32_t pid,
 		}
 	}
 	a->n = (uint32_t)(c->nids - a->first);
+	for (size_t j = a->first; j < c->nids; j++)
+		a->unknown += c->unknown[j];
 	hashidx_add(&c->index, h, c->n);
 	c->recent[h % 4096] = (uint32_t)c->n;
 	return a;
+}
+
+uint32_t stackframes_addr(struct stackframes *c, uint32_t pid, uint64_t addr,
+			  bool is_return)
+{
+	return (uint32_t)(addr_ids(c, pid, addr, is_return) - c->v) + 1;
+}
+
+void stackframes_addr_get(const struct stackframes *c, uint32_t handle,
+			  struct stackframes_addr *out)
+{
+	const struct addr_ids *a;
+
+	assert(handle >= 1 && handle <= c->n);
+	a = &c->v[handle - 1];
+	*out = (struct stackframes_addr){ .ids = c->ids + a->first,
+					  .n = a->n, .unknown = a->unknown,
+					  .standin = a->standin,
+					  .origin = a->origin };
 }
 
 size_t stackframes_ids(struct stackframes *c, uint32_t pid,

@@ -61,4 +61,26 @@ size_t stackframes_ids(struct stackframes *c, uint32_t pid,
 		       const uint64_t *ips, size_t n, bool all_return,
 		       int64_t weight, uint32_t *ids, size_t max);
 
+/*
+ * One address's ids, for a caller that keeps them itself and puts a chain
+ * together from them (the heap's sites: per node of their frame trie,
+ * heap/sitepath.h): stackframes_addr looks the address up as
+ * stackframes_ids does (its frames interned the first time) and returns
+ * a handle to it (>= 1, valid as long as c); stackframes_addr_get tells
+ * what stackframes_ids would copy for it. ids is valid until the next
+ * look-up. A stand-in (shown once for a run of it) and a thread's origin
+ * (the end of a chain whose first address it is) are left to
+ * stackframes_ids: such a chain is not the sum of its addresses.
+ */
+struct stackframes_addr {
+	const uint32_t *ids;	/* leaf first */
+	uint32_t n, unknown;	/* ids, and "[unknown]" frames among them */
+	bool standin, origin;
+};
+
+uint32_t stackframes_addr(struct stackframes *c, uint32_t pid, uint64_t addr,
+			  bool is_return);
+void stackframes_addr_get(const struct stackframes *c, uint32_t handle,
+			  struct stackframes_addr *out);
+
 #endif
