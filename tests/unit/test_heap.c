@@ -21,6 +21,7 @@
 #include "heap/agent_fp.h"
 #include "heap/analyze.h"
 #include "heap/collect_internal.h"
+#include "heaprecs.h"
 
 /* Stack hashes (any non-zero value will do) */
 #define S1 0x1111u
@@ -36,24 +37,6 @@ static void trace_init(struct heap_trace *t, double duration)
 	t->ticks_per_s = 1e9;
 	t->ts0 = 0;
 	t->duration = duration;
-}
-
-static void put(struct heap_trace *t, int slot, const uint64_t *w, size_t n)
-{
-	struct heap_stream *s = &t->streams[slot];
-
-	if (s->n + n > s->cap) {
-		s->cap = 2 * (s->n + n);
-		s->words = realloc(s->words, s->cap * sizeof(uint64_t));
-		assert_non_null(s->words);
-	}
-	memcpy(s->words + s->n, w, n * sizeof(uint64_t));
-	s->n += n;
-}
-
-static uint64_t head(uint32_t type, uint64_t ts)
-{
-	return ((uint64_t)type << HEAP_TYPE_SHIFT) | (ts & HEAP_TS_MASK);
 }
 
 static void rec_alloc(struct heap_trace *t, int slot, uint64_t ts,

@@ -33,6 +33,7 @@
 
 #include "heap/analyze.h"
 #include "heap/collect.h"
+#include "heaprecs.h"
 #include "profile/symbolize.h"
 
 #define NSTACKS 4000
@@ -88,24 +89,6 @@ static uint64_t lcg(uint64_t *s)
 {
 	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
 	return *s >> 17;
-}
-
-static void put(struct heap_trace *t, int slot, const uint64_t *w, size_t n)
-{
-	struct heap_stream *s = &t->streams[slot];
-
-	if (s->n + n > s->cap) {
-		s->cap = 2 * (s->n + n);
-		s->words = realloc(s->words, s->cap * sizeof(uint64_t));
-		assert_non_null(s->words);
-	}
-	memcpy(s->words + s->n, w, n * sizeof(uint64_t));
-	s->n += n;
-}
-
-static uint64_t head(uint32_t type, uint64_t ts)
-{
-	return ((uint64_t)type << HEAP_TYPE_SHIFT) | (ts & HEAP_TS_MASK);
 }
 
 static void rec_pycode(struct heap_trace *t, int slot, uint32_t gen,

@@ -16,6 +16,7 @@
 
 #include "heap/analyze.h"
 #include "heap/collect.h"
+#include "heaprecs.h"
 
 /* What the sites' addresses are in: a function of this program. */
 __attribute__((noinline)) int unload_site_fn(volatile int *x)
@@ -23,24 +24,6 @@ __attribute__((noinline)) int unload_site_fn(volatile int *x)
 	for (int i = 0; i < 4; i++)
 		*x += i;
 	return *x;
-}
-
-static void put(struct heap_trace *t, const uint64_t *w, size_t n)
-{
-	struct heap_stream *s = &t->streams[0];
-
-	if (s->n + n > s->cap) {
-		s->cap = 2 * (s->n + n);
-		s->words = realloc(s->words, s->cap * sizeof(uint64_t));
-		assert_non_null(s->words);
-	}
-	memcpy(s->words + s->n, w, n * sizeof(uint64_t));
-	s->n += n;
-}
-
-static uint64_t head(uint32_t type, uint64_t ts)
-{
-	return ((uint64_t)type << HEAP_TYPE_SHIFT) | (ts & HEAP_TS_MASK);
 }
 
 /* A stack of one frame, addr, of image 1 after its unloads u, and n
@@ -51,12 +34,12 @@ static void site_of(struct heap_trace *t, uint64_t hash, uint32_t u,
 	uint64_t st[4] = { head(HEAP_REC_STACK, 0) | (1u << 16) | 1, hash, u,
 			   addr };
 
-	put(t, st, 4);
+	put(t, 0, st, 4);
 	for (int i = 0; i < n; i++) {
 		uint64_t w[4] = { head(HEAP_REC_ALLOC, ++*ts), 0x1000 * *ts,
 				  10, hash };
 
-		put(t, w, 4);
+		put(t, 0, w, 4);
 	}
 }
 
