@@ -293,6 +293,129 @@ static void test_folded_exact(void **state)
 	free(path);
 }
 
+/* test_folded_generated's reference: each stack's text made whole, as
+ * the folded format defines it, sorted by strcmp, equal texts summed,
+ * zero sums left out. */
+struct ref_line {
+	char *text;
+	int64_t value;
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ref_line *)a)->text,
+		      ((const struct ref_line *)b)->text);
+}
+
+static char *ref_folded(const struct profile *p, size_t t)
+{
+	struct ref_line *v = calloc(p->nstacks + 1, sizeof(*v));
+	size_t n = 0, len = 1, at = 0;
+	char *out;
+
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct stack *st = &p->stacks[i];
+		size_t cap = 1;
+		char *b;
+
+		if (!st->values[t])
+			continue;
+		for (size_t d = 0; d < st->depth; d++)
+			cap += strlen(p->frames[st->frames[d]].function) + 1;
+		b = calloc(cap, 1);
+		for (size_t d = st->depth; d-- > 0;) {
+			const char *c = p->frames[st->frames[d]].function;
+			size_t k = strlen(b);
+
+			for (; *c; c++)
+				b[k++] = *c == ';' ? ':' :
+					 *c == '\n' || *c == '\r' ? ' ' : *c;
+			if (d)
+				b[k++] = ';';
+		}
+		v[n++] = (struct ref_line){ b, st->values[t] };
+	}
+	qsort(v, n, sizeof(*v), ref_cmp);
+	for (size_t i = 0; i < n; i++)
+		len += strlen(v[i].text) + 24;
+	out = calloc(len, 1);
+	for (size_t i = 0; i < n;) {
+		int64_t sum = 0;
+		size_t j = i;
+
+		while (j < n && !strcmp(v[i].text, v[j].text))
+			sum += v[j++].value;
+		if (sum)
+			at += (size_t)sprintf(out + at, "%s %lld\n", v[i].text,
+					      (long long)sum);
+		for (; i < j; i++)
+			free(v[i].text);
+	}
+	free(v);
+	return out;
+}
+
+/*
+ * The folded writer (which never makes a line's text, and compares
+ * stacks only past the frames they share) against the format's
+ * definition, on profiles generated from seeds: names that fold to one
+ * text (a;b and a:b, x\ny and x y), that are prefixes of one another
+ * (a, ab, a;), empty, with bytes below and above ';' and above 0x7f,
+ * several frames of one name (other lines), and values of both signs
+ * that cancel out.
+ */
+static void test_folded_generated(void **state)
+{
+	static const char *const names[] = {
+		"a", "a;b", "a:b", "ab", "a;", "a:", "", "x\ny", "x y",
+		"x\r", "!", "~", "\xc3\xa9t\xc3\xa9", "main", "m", "ma",
+		" ", "a b", ":", ";",
+	};
+	const size_t nn = sizeof(names) / sizeof(names[0]);
+	char *path = tmp_path("gen.folded");
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 60; seed++) {
+		uint64_t r = seed * 0x9e3779b97f4a7c15u;
+		uint32_t ids[3 * 20];
+		struct profile p;
+		struct error e;
+
+#define NEXT() (r ^= r << 13, r ^= r >> 7, r ^= r << 17, r)
+		profile_init(&p, two_types, 2);
+		for (size_t i = 0; i < 3 * nn; i++)
+			ids[i] = fr(&p, names[i % nn], "f.c", (int)(i / nn) + 1,
+				    "prog", false);
+		for (int s = 0; s < 200; s++) {
+			uint32_t st[8];
+			size_t depth = 1 + NEXT() % 8;
+			int64_t v[2];
+
+			for (size_t d = 0; d < depth; d++)
+				st[d] = ids[NEXT() % (seed % 3 ? 3 * nn : 6)];
+			v[0] = (int64_t)(NEXT() % 7) - 3;
+			v[1] = (int64_t)(NEXT() % 1000);
+			profile_add(&p, st, depth, v);
+		}
+#undef NEXT
+		for (size_t t = 0; t < 2; t++) {
+			char *want = ref_folded(&p, t), *got;
+
+			assert_int_equal(profile_write_folded(&p, t, path, &e),
+					 0);
+			got = slurp(path, NULL);
+			if (strcmp(got, want))
+				fail_msg("seed %llu type %zu: the folded file "
+					 "differs from the format's definition",
+					 (unsigned long long)seed, t);
+			free(got);
+			free(want);
+		}
+		profile_free(&p);
+	}
+	free(path);
+}
+
 static void test_folded_roundtrip(void **state)
 {
 	struct profile p, q;
@@ -1534,6 +1657,7 @@ int main(void)
 		cmocka_unit_test(test_top_empty),
 		cmocka_unit_test(test_folded_exact),
 		cmocka_unit_test(test_folded_roundtrip),
+		cmocka_unit_test(test_folded_generated),
 		cmocka_unit_test(test_folded_errors),
 		cmocka_unit_test(test_speedscope),
 		cmocka_unit_test(test_speedscope_utf8),
