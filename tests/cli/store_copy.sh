@@ -86,38 +86,37 @@ saved_kept() {
 }
 t "store copy stopped before its first result: a TO it made that another process saved into is kept" saved_kept
 
-# 5. the copy failed before its first result (FROM's results deleted
-# while it was held: the first load fails): the error, then the TO it
-# made removed with its directories, said; a TO there before kept
-failed_removed() {
+# failed_copy TO: store copy gone.db TO held by the hook while gone.db's
+# results are deleted (the first load then fails); its exit code checked
+# (2), stderr in $T/fc.err.
+failed_copy() {
 	rm -f "$T"/gone.db* && "$YS" store copy "$T/from.db" "$T/gone.db" >/dev/null &&
-	rm -rf "$T/pause" && mkdir "$T/pause" &&
-	{ YARDSTICK_TEST_COPY_PAUSE=$T/pause "$YS" store copy "$T/gone.db" "$T/fnew/sub/to.db" >"$T/fc.out" 2>"$T/fc.err" & } &&
-	ypid=$! &&
-	for i in $(seq 1 600); do [ -s "$T/pause/pid" ] && break; sleep 0.1; done &&
+	rm -rf "$T/pause" && mkdir "$T/pause" || return 1
+	YARDSTICK_TEST_COPY_PAUSE=$T/pause "$YS" store copy "$T/gone.db" "$1" >"$T/fc.out" 2>"$T/fc.err" &
+	ypid=$!
+	for i in $(seq 1 600); do [ -s "$T/pause/pid" ] && break; sleep 0.1; done
 	python3 -c "
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 c.execute('DELETE FROM results')
-c.commit()" "$T/gone.db" &&
-	touch "$T/pause/go" && { wait $ypid; rc=$?; } &&
-	[ $rc = 2 ] &&
+c.commit()" "$T/gone.db" || { kill $ypid; touch "$T/pause/go"; wait $ypid; return 1; }
+	touch "$T/pause/go"
+	wait $ypid
+	rc=$?
+	[ $rc = 2 ] || { echo "exit $rc"; cat "$T/fc.out" "$T/fc.err"; return 1; }
+}
+
+# 5. the copy failed before its first result: the error, then the TO it
+# made removed with its directories, said; a TO there before kept
+failed_removed() {
+	failed_copy "$T/fnew/sub/to.db" &&
 	has "$T/fc.err" "yardstick store copy: '$T/gone.db' is damaged" &&
 	grep -qx "yardstick store copy: nothing was copied, so $T/fnew/sub/to.db, which this copy had made, was removed" "$T/fc.err" &&
 	[ ! -e "$T/fnew" ] &&
 	# into an empty file there before: the same failure keeps it
-	rm -f "$T"/gone.db* && "$YS" store copy "$T/from.db" "$T/gone.db" >/dev/null && : > "$T/fempty.db" &&
-	rm -rf "$T/pause" && mkdir "$T/pause" &&
-	{ YARDSTICK_TEST_COPY_PAUSE=$T/pause "$YS" store copy "$T/gone.db" "$T/fempty.db" >"$T/fc.out" 2>"$T/fc.err" & } &&
-	ypid=$! &&
-	for i in $(seq 1 600); do [ -s "$T/pause/pid" ] && break; sleep 0.1; done &&
-	python3 -c "
-import sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-c.execute('DELETE FROM results')
-c.commit()" "$T/gone.db" &&
-	touch "$T/pause/go" && { wait $ypid; rc=$?; } &&
-	[ $rc = 2 ] && [ -s "$T/fempty.db" ] &&
+	: > "$T/fempty.db" &&
+	failed_copy "$T/fempty.db" &&
+	[ -s "$T/fempty.db" ] &&
 	! grep -q "removed" "$T/fc.err"
 }
 t "store copy failed before its first result: the TO it made removed and said, one there before kept" failed_removed
