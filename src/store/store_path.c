@@ -175,6 +175,16 @@ static int check_safe(const char *path, bool files, struct error *e)
 	struct stat st;
 	int ret = 0;
 
+	if (!real && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		/* a link to nothing: the file SQLite would make through it
+		 * is where the link says, whose directory nobody judged (a
+		 * link's own mode is 0777, which says nothing) */
+		error_set(e, "refusing store '%s': it is a symbolic link to a "
+			  "file that does not exist (make the store where "
+			  "the link points, or give that path)", path);
+		error_mark(e, ERROR_ENV);
+		return -STORE_ERR_UNSAFE;
+	}
 	if (!real) {		/* a new file: judge its directory */
 		char *d = store_dir_of(path), *rd = realpath(d, NULL);
 

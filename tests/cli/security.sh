@@ -186,4 +186,11 @@ else
 	skip "a full and a read-only file system" "mount is not permitted here"
 fi
 
+t "a store that is a dangling symlink: refused as one (not as 'writable by every user'), nothing made where it points" sh -c '
+	mkdir -p "$T/dl" && ln -sf "$T/dl/nowhere.db" "$T/dl/store.db" &&
+	"$YS" run -q --runs 1 --warmup 0 --no-store --json "$T/dl/r.json" -- "$YSFIX" exit 0 2>/dev/null &&
+	"$YS" store copy "$T/dl/r.json" "$T/dl/store.db" >/dev/null 2>"$T/dl/e1"; [ $? -eq 3 ] &&
+	grep -q "refusing store .*store.db.: it is a symbolic link to a file that does not exist" "$T/dl/e1" &&
+	! grep -q "writable by every user" "$T/dl/e1" && [ ! -e "$T/dl/nowhere.db" ]'
+
 finish
