@@ -70,16 +70,31 @@ void symtab_free(struct symtab *s)
 	free(s);
 }
 
+static int module_path_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct module *const *)a)->path,
+		      (*(const struct module *const *)b)->path);
+}
+
 void symtab_each_module(const struct symtab *s,
 			void (*fn)(void *arg, const char *name,
 				   const char *path), void *arg)
 {
+	/* in the order of their paths: the index's order is its homes',
+	 * keyed with a secret drawn per process (util/hashmap.h) */
+	const struct module **v = xmalloc((s->modules.len + 1) * sizeof(*v));
+	size_t n = 0;
+
 	for (size_t i = 0; i < s->modules.cap; i++) {
 		const struct module *md = st_table_slot(&s->modules, i);
 
 		if (md)
-			fn(arg, md->name, md->path);
+			v[n++] = md;
 	}
+	qsort(v, n, sizeof(*v), module_path_cmp);
+	for (size_t i = 0; i < n; i++)
+		fn(arg, v[i]->name, v[i]->path);
+	free(v);
 }
 
 static uint64_t synth_hash(const struct frame *f)

@@ -92,7 +92,8 @@ const struct torchops_table *symtab_torchops(struct symtab *s, uint32_t pid,
 
 /* Call fn(arg, name, path) for every file a profiled process mapped:
  * its module name (a frame's module: the basename) and its path as the
- * kernel reported it (links resolved). The strings belong to the symtab. */
+ * kernel reported it (links resolved), in the order of the paths. The
+ * strings belong to the symtab. */
 void symtab_each_module(const struct symtab *s,
 			void (*fn)(void *arg, const char *name,
 				   const char *path), void *arg);

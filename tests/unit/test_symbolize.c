@@ -250,6 +250,51 @@ static void test_unknown(void **state)
 	symtab_free(s);
 }
 
+/* symtab_each_module's callback: the paths met, in order. */
+struct module_order {
+	char paths[40][64];
+	size_t n;
+};
+
+static void note_module(void *arg, const char *name, const char *path)
+{
+	struct module_order *o = arg;
+
+	assert_true(o->n < 40);
+	assert_non_null(strstr(path, name));
+	snprintf(o->paths[o->n++], sizeof(o->paths[0]), "%s", path);
+}
+
+/*
+ * The modules in the order of their paths, whatever the order they were
+ * mapped in: what a caller makes of them (record's advice on a library,
+ * which names one path of the case's module name) is the same on every
+ * run, not the order of the modules' index, whose homes are keyed with
+ * a secret drawn per process (util/hashmap.h, hash_secret).
+ */
+static void test_each_module_order(void **state)
+{
+	struct symtab *s = symtab_new(false);
+	struct module_order o = { .n = 0 };
+
+	(void)state;
+	/* mapped in an order of their own: 7 is prime to 40 */
+	for (unsigned i = 0; i < 40; i++) {
+		char path[64];
+		unsigned k = (i * 7) % 40;
+
+		snprintf(path, sizeof(path), "/nonexistent/d%u/libm%02u.so",
+			 k % 3, k);
+		symtab_mmap(s, 90, 0x400000 + 0x10000 * (uint64_t)i, 0x1000,
+			    0, path);
+	}
+	symtab_each_module(s, note_module, &o);
+	assert_int_equal(o.n, 40);
+	for (size_t i = 1; i < o.n; i++)
+		assert_true(strcmp(o.paths[i - 1], o.paths[i]) < 0);
+	symtab_free(s);
+}
+
 static void test_fork_exec_remap(void **state)
 {
 	struct symtab *s = symtab_new(false);
@@ -1325,6 +1370,7 @@ int main(void)
 		cmocka_unit_test(test_rawstacks_truncated),
 		cmocka_unit_test(test_retire),
 		cmocka_unit_test(test_if_named),
+		cmocka_unit_test(test_each_module_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
