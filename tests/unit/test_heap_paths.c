@@ -19,6 +19,10 @@
  * ids in turn. Some stacks have Python frames, their evaluation frames a
  * function of this program named as CPython's, as many as the Python
  * frames' groups or not (mismatched: left native), torn at HEAP_PY_MAX.
+ * Most stacks are sent as tails of their slot's last one (protocol.h,
+ * HEAP_REC_STACK_TAIL), as the agent sends them, and a few as tails of a
+ * base that is not the slot's last: damaged, their sites (and those of
+ * the tails after them up to a whole stack) without frames.
  * Symbolized with this program's own /proc/self/maps.
  */
 #include <setjmp.h>
@@ -107,20 +111,34 @@ static void rec_pycode(struct heap_trace *t, int slot, uint32_t gen,
 	put(t, slot, w, words);
 }
 
-/* A stack (leaf first) of image gen after unloads u, and n allocations
- * of 10 bytes from it, every other one freed. */
+/* A stack sent as a tail (protocol.h, HEAP_REC_STACK_TAIL): the hash of
+ * the one it names as its base (0: sent whole), and the root-side
+ * frames of that one it keeps. */
+struct tail {
+	uint64_t base;
+	uint32_t keep, keep_py;
+};
+
+/* A stack (leaf first) of image gen after unloads u, whole or as tl's
+ * tail, and n allocations of 10 bytes from it, every other one freed. */
 static void rec_site(struct heap_trace *t, int slot, uint32_t gen,
 		     uint32_t u, uint64_t hash, const uint64_t *ips,
 		     uint32_t depth, const uint64_t *py, uint32_t npy,
-		     uint64_t *ts)
+		     const struct tail *tl, uint64_t *ts)
 {
-	uint64_t st[3] = { head(HEAP_REC_STACK, 0) | ((uint64_t)npy << 48) |
-			   ((uint64_t)gen << 16) | depth, hash, u };
+	uint32_t keep = tl->base ? tl->keep : 0;
+	uint32_t keep_py = tl->base ? tl->keep_py : 0;
+	uint64_t st[4] = { head(tl->base ? HEAP_REC_STACK_TAIL
+					 : HEAP_REC_STACK, 0) |
+			   ((uint64_t)(npy - keep_py) << 48) |
+			   ((uint64_t)gen << 16) | (depth - keep), hash,
+			   u | (uint64_t)keep << 32 | (uint64_t)keep_py << 48,
+			   tl->base };
 	int n = 1 + (int)(hash % 3);
 
-	put(t, slot, st, 3);
-	put(t, slot, ips, depth);
-	put(t, slot, py, npy);
+	put(t, slot, st, tl->base ? 4 : 3);
+	put(t, slot, ips, depth - keep);
+	put(t, slot, py, npy - keep_py);
 	for (int i = 0; i < n; i++) {
 		uint64_t ptr = 0x100000 + 0x100 * ++*ts;
 		uint64_t w[4] = { head(HEAP_REC_ALLOC, *ts), ptr, 10 + i,
@@ -181,13 +199,74 @@ static char *self_maps(void)
 	return text;
 }
 
-static void gen_trace(struct heap_trace *t, uint64_t seed)
+/* The frames two stacks share on their root side (a[0..an) and
+ * b[0..bn), leaf first), as the agent counts them (agent_tail.h). */
+static uint32_t shared_root(const uint64_t *a, uint32_t an, const uint64_t *b,
+			    uint32_t bn)
+{
+	uint32_t k = 0;
+
+	while (k < an && k < bn && a[an - 1 - k] == b[bn - 1 - k])
+		k++;
+	return k;
+}
+
+/* The stacks sent as tails, and of those the tails of a wrong base. */
+struct tails {
+	size_t sent, wrong;
+};
+
+/* Each slot's last stack, as the agent keeps it (agent_tail.h). */
+struct last_stack {
+	uint64_t ips[MAX_GEN_DEPTH], py[HEAP_PY_MAX], hash;
+	uint32_t depth, npy;
+};
+
+/*
+ * How stack i goes to slot (whose last stack is *l): whole, or as a tail
+ * of *l where they share frames (most), and now and then a tail of a
+ * base that is not the slot's last (damaged: its site has no frames,
+ * nor has that of any tail after it up to a whole stack, as after a
+ * lost chunk). *l becomes stack i.
+ */
+static struct tail gen_tail(uint64_t *seed, struct last_stack *l,
+			    uint64_t hash, const uint64_t *ips,
+			    uint32_t depth, const uint64_t *py, uint32_t npy,
+			    struct tails *n)
+{
+	struct tail tl = { 0, 0, 0 };
+	uint64_t r = lcg(seed);
+
+	if (l->hash && depth <= MAX_GEN_DEPTH && r % 4) {
+		tl.keep = shared_root(l->ips, l->depth, ips, depth);
+		tl.keep_py = shared_root(l->py, l->npy, py, npy);
+		if (tl.keep || tl.keep_py)
+			tl.base = r % 64 == 1 ? l->hash ^ 0x10 : l->hash;
+		n->sent += tl.base != 0;
+		n->wrong += tl.base && r % 64 == 1;
+	}
+	if (depth > MAX_GEN_DEPTH) {	/* the agent's last: none */
+		l->hash = 0;
+		return tl;
+	}
+	memcpy(l->ips, ips, depth * sizeof(*ips));
+	memcpy(l->py, py, npy * sizeof(*py));
+	l->depth = depth;
+	l->npy = npy;
+	l->hash = hash;
+	return tl;
+}
+
+static void gen_trace(struct heap_trace *t, uint64_t seed, struct tails *n)
 {
 	static uint64_t root[NSTACKS][MAX_GEN_DEPTH];	/* root first */
 	static uint32_t rdepth[NSTACKS];
+	static struct last_stack last[NSLOTS];
 	uint64_t ips[DAMAGED_DEPTH], py[HEAP_PY_MAX], ts = 0;
+	struct tail tl;
 
 	memset(t, 0, sizeof(*t));
+	memset(last, 0, sizeof(last));
 	t->ticks_per_s = 1e9;
 	t->duration = 1;
 	t->max_depth = 64;
@@ -261,8 +340,10 @@ static void gen_trace(struct heap_trace *t, uint64_t seed)
 			depth = DAMAGED_DEPTH;
 		}
 		npy = gen_python(&seed, ips, depth, py);
+		tl = gen_tail(&seed, &last[i % NSLOTS], 0x1000 + i, ips, depth,
+			      py, npy, n);
 		rec_site(t, (int)(i % NSLOTS), gen, u, 0x1000 + i, ips, depth,
-			 py, npy, &ts);
+			 py, npy, &tl, &ts);
 	}
 }
 
@@ -306,6 +387,8 @@ static void assert_same_profile(const struct profile *a,
  * (that the trace had what the test means it to). */
 struct seen {
 	size_t stacks, origin_leaf, deep, unknown, python, mismatched;
+	struct tails tails;
+	size_t stacks_damaged;	/* the wrong bases' tails, and after them */
 };
 
 static void both_ways(uint64_t seed, bool lines, struct seen *seen)
@@ -315,8 +398,9 @@ static void both_ways(uint64_t seed, bool lines, struct seen *seen)
 	struct profile p, ref;
 	size_t mismatched;
 
-	gen_trace(&t, seed);
+	gen_trace(&t, seed, &seen->tails);
 	assert_int_equal(heap_analyze(&t, &r), 0);
+	seen->stacks_damaged += r.stacks_damaged;
 	heap_profile_by_frame(&t, &r, lines, NULL, &ref);
 	mismatched = r.py_mismatched;
 	heap_profile(&t, &r, lines, NULL, &p);
@@ -360,6 +444,12 @@ static void test_same_profile(void **state)
 	assert_true(seen.unknown > 0);
 	assert_true(seen.python > 100);
 	assert_true(seen.mismatched > 100);
+	/* stacks sent as tails, most of them rebuilt, and damaged ones'
+	 * sites (no frames) among them */
+	assert_true(seen.tails.sent > 1000);
+	assert_true(seen.tails.wrong > 0);
+	assert_true(seen.stacks_damaged >= seen.tails.wrong);
+	assert_true(seen.stacks_damaged < seen.tails.sent / 10);
 }
 
 int main(void)
