@@ -591,6 +591,7 @@ static void py_thread_free(struct tstate *t);
 static void thread_exit(void *arg)
 {
 	struct tstate *t = arg;
+	struct heap_slot *s;
 
 	if (t->rounds++ < 2) {
 		pthread_setspecific(thread_key, t);
@@ -598,10 +599,15 @@ static void thread_exit(void *arg)
 	}
 	fast_close(t);
 	counts_give(t);
-	if (t->slot)
-		slot_give(t->slot);
-	t->slot = NULL;
+	/* the slot out of the thread's state before it is given back: a
+	 * signal handler's call meanwhile borrows one (t->dead) instead of
+	 * writing into a slot another thread may own already */
+	s = t->slot;
 	t->dead = 1;
+	t->slot = NULL;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (s)
+		slot_give(s);
 	stack_cache_free(t);
 	py_thread_free(t);
 	sent_stack_free(t);
