@@ -15,12 +15,13 @@
 #define HUGE_PAGE ((size_t)2 << 20)
 
 /* What n * size bytes take mapped (in whole huge pages), or 0 when they
- * are fewer than a huge page (calloc's). */
+ * are fewer than a huge page, or more than the address space holds
+ * (calloc's, which refuses the latter). */
 size_t huge_bytes(size_t n, size_t size);
 
 /*
- * n * size zeroed bytes: mapped and advised into huge pages when
- * huge_bytes says so (*mapped: that size), else, or if the mapping
+ * n * size zeroed bytes: mapped at a huge page's alignment and advised
+ * into huge pages when huge_bytes says so (*mapped: that size), else, or if the mapping
  * fails, from xcalloc (*mapped: 0). Allocation failure aborts.
  */
 void *huge_calloc(size_t n, size_t size, size_t *mapped);

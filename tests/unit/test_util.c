@@ -886,6 +886,12 @@ static void test_hugemem(void **state)
 	assert_int_equal(huge_bytes(HUGE_PAGE - 1, 1), 0);
 	assert_int_equal(huge_bytes(HUGE_PAGE, 1), HUGE_PAGE);
 	assert_int_equal(huge_bytes(HUGE_PAGE + 1, 1), 2 * HUGE_PAGE);
+	/* a product past the address space is calloc's (which refuses
+	 * it), never a wrapped small mapping: 2^61 + 2^18 cells of 8 bytes
+	 * wrap to 2 MiB */
+	assert_int_equal(huge_bytes(((size_t)1 << 61) + (1 << 18), 8), 0);
+	assert_int_equal(huge_bytes(SIZE_MAX, 2), 0);
+	assert_int_equal(huge_bytes(SIZE_MAX / 2 + 1, 1), 0);
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		size_t n = sizes[k][0], size = sizes[k][1], mapped;
 		unsigned char *p = huge_calloc(n, size, &mapped);
@@ -897,6 +903,8 @@ static void test_hugemem(void **state)
 		} else {
 			assert_true(mapped >= n * size);
 			assert_int_equal(mapped % HUGE_PAGE, 0);
+			/* aligned: a huge page can back its first 2 MiB */
+			assert_int_equal((uintptr_t)p % HUGE_PAGE, 0);
 		}
 		for (size_t i = 0; i < n * size; i++)
 			sum += p[i];
