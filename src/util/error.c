@@ -44,14 +44,38 @@ static bool cut_middle(char *s, size_t a, size_t b, size_t max)
 	return strlen(s) + 1 <= max;
 }
 
+/*
+ * Quotes that open or close a quoted part: an opening one at the start or
+ * after a space or punctuation, a closing one at the end or before one. A
+ * quote inside the quoted text itself ("don't", a file's bytes: "\x83'\x83")
+ * has a letter, digit or escape beside it, and is neither: taken for one,
+ * it would pair the rest wrongly, and the part cut could be the file's
+ * name before it (fuzz_gate_config found that: the path lost its middle,
+ * the bytes after the stray quote none).
+ */
+static bool opens(const char *s, const char *q)
+{
+	return q == s || strchr(" \t([{=,:;\"", q[-1]);
+}
+
+static bool closes(const char *q)
+{
+	return !q[1] || strchr(" \t)]},:;.\"\n", q[1]);
+}
+
 /* The longest quoted part of s: [*a, *b) inside the quotes. */
 static bool longest_quoted(const char *s, size_t *a, size_t *b)
 {
 	size_t best = 0;
 
-	for (const char *p = strchr(s, '\''); p; ) {
-		const char *q = strchr(p + 1, '\'');
+	for (const char *p = strchr(s, '\''); p; p = strchr(p + 1, '\'')) {
+		const char *q;
 
+		if (!opens(s, p))
+			continue;
+		for (q = strchr(p + 1, '\''); q && !closes(q);
+		     q = strchr(q + 1, '\''))
+			;
 		if (!q)
 			break;
 		if ((size_t)(q - p - 1) > best) {
@@ -59,7 +83,7 @@ static bool longest_quoted(const char *s, size_t *a, size_t *b)
 			*a = (size_t)(p + 1 - s);
 			*b = (size_t)(q - s);
 		}
-		p = strchr(q + 1, '\'');
+		p = q;
 	}
 	return best > 0;
 }

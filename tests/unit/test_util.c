@@ -1421,6 +1421,53 @@ static void test_error_long(void **state)
 	}
 }
 
+/*
+ * A long message whose quoted input holds quotes of its own (a config
+ * file's bytes, "don't"): the input loses its middle, never the file's
+ * name before it nor the reason after it (fuzz_gate_config: a quote in
+ * the value paired with the next and the path was cut). Generated: values
+ * of 250 to 3000 bytes from an alphabet of letters, quotes inside words,
+ * bytes that are not UTF-8 (error_set escapes them as \xNN) and spaces,
+ * from a seed.
+ */
+static void test_error_long_quotes(void **state)
+{
+	static const char *const bits[] = { "ab", "don't", "\x83'", "'\x83",
+					    "\xc3", "x'y", " ", "9'9", "gate" };
+	uint64_t r = 0x9e3779b97f4a7c15u;
+	struct error e;
+
+	(void)state;
+	for (int round = 0; round < 3000; round++) {
+		size_t want, n = 0;
+		char *v;
+
+		/* most just past the buffer (the bytes escaped grow to four
+		 * characters each), where the overflow is smaller than the
+		 * file's name and fits in its middle */
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		want = round % 10 ? 250 + r % 750 : 1000 + r % 2000;
+		v = xmalloc(want + 16);
+		while (n < want) {
+			const char *b;
+
+			r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+			b = bits[r % (sizeof(bits) / sizeof(*bits))];
+			memcpy(v + n, b, strlen(b));
+			n += strlen(b);
+		}
+		v[n] = 0;
+		error_set(&e, "'/tmp/fuzz-1234/gate.ini' [gate] max-increase: "
+			  "'%s': not a threshold", v);
+		assert_true(strlen(e.msg) < sizeof(e.msg));
+		if (strncmp(e.msg, "'/tmp/fuzz-1234/gate.ini' [gate] ", 33) ||
+		    !strstr(e.msg, ": not a threshold") ||
+		    strstr(e.msg, ": not a threshold")[17])
+			fail_msg("round %d: %s", round, e.msg);
+		free(v);
+	}
+}
+
 /* The calls of test_error_class: each done to e; returns the exit code
  * e must give after it, from want, the one before. */
 enum { OP_SET, OP_ERRNO, OP_ENV, OP_MARK_ENV, OP_MARK_INPUT, OP_PREFIX,
@@ -1638,6 +1685,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_value_extremes),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_error_long),
+		cmocka_unit_test(test_error_long_quotes),
 		cmocka_unit_test(test_error_class),
 		cmocka_unit_test(test_stop_twice),
 		cmocka_unit_test(test_procdir_mem),
