@@ -13,18 +13,10 @@ the table of sampled blocks, the collector's replay).
     bench/mem_sample_interval.py BUILD ROUNDS SEED SCALE INTERVAL...
 """
 import random
-import resource
 import statistics
-import subprocess
 import sys
 
-
-def cpu(argv):
-    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
+from mem_sample_ab import cpu  # CPU of a child's process tree
 
 
 def main(argv):

@@ -4,15 +4,12 @@
 # variants with parts of the fast path taken away). Edit `tools` and
 # `gen` to name the builds.
 #   bench/mem_sample_variants.py ROUNDS TARGET SEED...
-import random, resource, statistics, subprocess, sys
+import random, statistics, sys
+
+from mem_sample_ab import cpu  # CPU of a child's process tree
 gen = "/work/main/build/bench/alloc_gen"
 tools = {"main": "/work/main/build/yardstick", "vb": "/tmp/s21/vb/build/yardstick", "vc": "/tmp/s21/vc/build/yardstick"}
 rounds = int(sys.argv[1]); target = float(sys.argv[2]); seeds = sys.argv[3:]
-def cpu(argv):
-    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime
 scale = {}
 for s in seeds:
     c = statistics.median(cpu([gen, s, "4", "/dev/null"]) for _ in range(3))
