@@ -9,6 +9,11 @@
  * it lives): the ring's samples then wake the reader through another of
  * its events (repoll), not the pass's timeout, which would read Python
  * frames too late.
+ *
+ * The test hook: with YARDSTICK_TEST_ATTACH_PAUSE=MS, the attach sleeps
+ * MS ms after each thread's first event is open, before its others: a
+ * thread that ends in between (tests/cli/record_pid.sh, churn_pause)
+ * does so deterministically, not once in thousands of attaches.
  */
 #include "profile/sampler.h"
 #include "profile/sampler_internal.h"
@@ -18,6 +23,7 @@
 #include "measure/perf_event.h"
 #include "util/child_common.h"
 #include "util/monoclock.h"
+#include "util/number.h"
 #include "util/procdir.h"
 #include "util/strutil.h"
 
@@ -31,6 +37,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* With a pidfd, how long a pass waits at most: the duration's end and a
@@ -221,6 +228,26 @@ static int add_family(struct sampler *s, int fd, uint32_t fam, uint32_t tid,
 	return 0;
 }
 
+/* The test hook (notes at the top): YARDSTICK_TEST_ATTACH_PAUSE's ms, 0
+ * when unset or not a number of ms up to a minute. */
+static unsigned test_pause_from_env(void)
+{
+	const char *v = getenv("YARDSTICK_TEST_ATTACH_PAUSE");
+	long ms;
+
+	if (!v || parse_long(v, &ms) || ms <= 0 || ms > 60000)
+		return 0;
+	return (unsigned)ms;
+}
+
+static void test_pause(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
 /*
  * Thread tid's events, one per CPU, each writing into that CPU's ring
  * (the first thread's event on it owns the ring: the kernel maps no
@@ -267,6 +294,8 @@ static int open_disabled(struct sampler *s, struct perf_event_attr *base,
 						   "ring buffer of CPU %d",
 						   tid, cpus[i]);
 		}
+		if (i == 0 && s->test_pause_ms)
+			test_pause(s->test_pause_ms);
 		if (!s->o.offcpu)
 			continue;
 		sampler_side_attr(&attr, PERF_COUNT_SW_CONTEXT_SWITCHES, &attr);
@@ -628,6 +657,7 @@ static int open_all(struct sampler *s, uint32_t pid, struct error *e)
 
 	if ((ret = sampler_prepare(s, &base, &cpus, &ncpus, e)))
 		return ret;
+	s->test_pause_ms = test_pause_from_env();
 	/* running already: sampled from the open on */
 	base.disabled = 0;
 	base.enable_on_exec = 0;

@@ -74,6 +74,9 @@ struct sampler {
 	 * (famfilter.h); nfam families so far */
 	struct famfilter fam;
 	uint32_t nfam;
+	/* sampler_attach: the test hook's pause (YARDSTICK_TEST_ATTACH_PAUSE,
+	 * sampler_attach.c), ms; 0: none */
+	unsigned test_pause_ms;
 	int pidfd;		/* -1: poll with a short timeout instead */
 };
 

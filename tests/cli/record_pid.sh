@@ -826,6 +826,112 @@ PYS
 }
 t "record --pid of a process starting a thread every 0.2 ms without end: the attach ends; a sample in clone3 has no frames beyond it" storm_endless
 
+# ---- threads that come and go during the attach (churnfix) ----
+# tests/fixtures/churnfix.c: a thread "long" spinning all along and relays
+# of threads each spinning WORK_US of its CPU, starting its successor and
+# ending (a relay's threads all descend from its first); after SIGUSR1
+# they spin in spin_long and spin_relay_K for RUN_MS and report the CPU
+# time spent in each (CLOCK_THREAD_CPUTIME_ID, read inside it), which at
+# 999 Hz is what each function's samples must be: every relay's threads
+# were started after the attach, and are followed only through the events
+# their first inherited. The signal goes once the attach has ended: the
+# number of record's perf events unchanged for 0.8 s.
+# wait_attached PID: until yardstick PID's perf events stop growing (60 s)
+wait_attached() {
+	w_last=-1 w_same=0
+	for _ in $(seq 600); do
+		w_n=$(ls -l /proc/"$1"/fd 2>/dev/null | grep -c perf_event)
+		if [ "$w_n" -gt 0 ] && [ "$w_n" = "$w_last" ]; then
+			w_same=$((w_same + 1))
+			[ $w_same -ge 8 ] && return 0
+		else
+			w_same=0
+		fi
+		w_last=$w_n
+		sleep 0.1
+	done
+	return 1
+}
+# churn_run NAME NSLEEP NCHAINS WORK_US [pin]: churnfix attached to by
+# record -F 999 --pid (its environment: $CHURN_ENV), SIGUSR1 once the
+# attach ended, 1.5 s of work; NAME.folded, NAME.err, NAME.report
+churn_run() {
+	name=$1
+	shift
+	rm -f "$T/pid/$name.ready" "$T/pid/$name.report"
+	"$(dirname "$YSFIX")/churnfix" "$T/pid/$name.ready" \
+		"$T/pid/$name.report" $1 $2 $3 1500 ${4:-} &
+	P=$!
+	wait_file "$T/pid/$name.ready" || { kill $P; return 1; }
+	env $CHURN_ENV "$YS" record -F 999 --pid $P \
+		-o "$T/pid/$name.folded" 2>"$T/pid/$name.err" &
+	R=$!
+	if ! wait_attached $R; then
+		echo "the attach did not end"
+		kill $R $P
+		wait $R $P
+		return 1
+	fi
+	kill -USR1 $P
+	wait $R
+	rc=$?
+	wait $P
+	prc=$?
+	cat "$T/pid/$name.err" "$T/pid/$name.report"
+	[ $rc = 0 ] && [ $prc = 0 ] || { echo "exit $rc, churnfix $prc"; return 1; }
+}
+# churn_check NAME: spin_long's and each spin_relay_K's samples within
+# [0.6, 1.25] of their CPU time at 999 Hz (15 samples of slack), each
+# from 100 expected up (fewer: the machine too busy to tell, retried)
+churn_check() {
+	python3 - "$T/pid/$1.folded" "$T/pid/$1.report" <<'PYC'
+import sys
+n = {}
+for l in open(sys.argv[1]):
+    st, c = l.rsplit(" ", 1)
+    for f in set(x.split(" (")[0] for x in st.split(";")):
+        n[f] = n.get(f, 0) + int(c)
+want = {}
+for l in open(sys.argv[2]):
+    w = l.split()
+    fn = "spin_long" if w[0] == "long" else "spin_relay_" + w[1]
+    want[fn] = int(w[1 if w[0] == "long" else 2]) * 999e-9
+bad = []
+for fn, x in sorted(want.items()):
+    got = n.get(fn, 0)
+    print(fn, "samples", got, "expected from its CPU time", round(x))
+    if x < 100:
+        bad.append("%s: %d expected, too few to tell" % (fn, x))
+    elif not 0.6 * x - 15 <= got <= 1.25 * x + 15:
+        bad.append("%s: %d samples, %d expected" % (fn, got, x))
+assert not bad, bad
+PYC
+}
+# 300 threads asleep and 4 relays of 2 ms threads (about 2000 threads
+# a second)
+churn_plain() {
+	CHURN_ENV= churn_run churn 300 4 2000 && churn_check churn
+}
+t "record --pid while 4 relays of threads come and go: spin_long and each relay's function sampled at their CPU time (0.6-1.25x) (retried 3x)" retry churn_plain
+# the attach pauses 200 ms after each thread's first event (the test hook
+# YARDSTICK_TEST_ATTACH_PAUSE), and a relay's thread of 0.3 ms ends in
+# between, having started its successor, which inherited the events open
+# so far: they were left disabled (the thread's others failed, ESRCH), and
+# so the relay's every later thread, never sampled: spin_relay_0 0 samples
+# of 400 expected. Enabled, they follow it on the CPUs opened before the
+# thread ended: the relay is pinned to the first CPU, the one opened first
+# (a machine of one CPU opens one event per thread: no window)
+churn_pause() {
+	CHURN_ENV=YARDSTICK_TEST_ATTACH_PAUSE=200 churn_run churnp 0 1 300 pin &&
+	churn_check churnp
+}
+desc="record --pid: a thread that ends while its events are opened (a 200 ms pause) leaves its successors sampled, spin_relay_0 at its CPU time (retried 3x)"
+if [ "$(nproc)" -ge 2 ]; then
+	t "$desc" retry churn_pause
+else
+	skip "$desc" "one CPU: one event per thread, no window"
+fi
+
 # the main thread has called pthread_exit before the attach (a zombie
 # leader: /proc/PID/maps reads empty, /proc/PID/exe cannot be read,
 # process_vm_readv of PID fails): the mappings, the executable and the
