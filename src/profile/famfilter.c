@@ -28,7 +28,13 @@ void famfilter_add(struct famfilter *f, uint64_t id, uint32_t fam,
 {
 	assert(fam != 0 && fam != FAMFILTER_EXITED);
 	f->ev = xgrow(f->ev, &f->cap, f->n + 1, sizeof(*f->ev));
-	f->ev[f->n++] = (struct famfilter_event){ id, fam, owner };
+	f->ev[f->n++] = (struct famfilter_event){ id, fam, owner, false };
+}
+
+void famfilter_partial(struct famfilter *f, uint32_t fam)
+{
+	for (size_t i = f->n; i > 0 && f->ev[i - 1].fam == fam; i--)
+		f->ev[i - 1].partial = true;
 }
 
 /* Insertion sort by id: the kernel numbers events in the order they are
@@ -93,9 +99,11 @@ bool famfilter_keep(struct famfilter *f, uint32_t tid, uint64_t id,
 		return false;
 	}
 	if (t->fam == 0 || t->fam == FAMFILTER_EXITED ||
-	    (ev->fam != t->fam && ev->owner == tid && !t->own)) {
+	    (ev->fam != t->fam && ev->owner == tid && !t->own) ||
+	    (ev->fam != t->fam && t->partial && !ev->partial)) {
 		t->fam = ev->fam;
 		t->own = ev->owner == tid;
+		t->partial = ev->partial;
 	}
 	if (t->fam != ev->fam) {
 		f->dropped++;

@@ -18,7 +18,11 @@
  * a record of the family opened on the task itself comes, which is kept
  * from then on (an inherited family may lack a CPU: the task started
  * while its parent's events were being opened, one CPU after another).
- * A task's EXIT frees its tid for a task that reuses it.
+ * A family is partial when its thread ended before its events on every
+ * CPU were open (they are enabled all the same: its children inherited
+ * them): a task that keeps a partial family's records switches to the
+ * first whole family that writes one. A task's EXIT frees its tid for a
+ * task that reuses it.
  */
 #ifndef YS_PROFILE_FAMFILTER_H
 #define YS_PROFILE_FAMFILTER_H
@@ -33,12 +37,14 @@ struct famfilter_task {
 	uint32_t tid;
 	uint32_t fam;		/* 0: none yet; FAMFILTER_EXITED: ended */
 	bool own;		/* fam is the family opened on tid */
+	bool partial;		/* fam is partial */
 };
 
 /* An event of ours: its id, its family, the task it was opened on. */
 struct famfilter_event {
 	uint64_t id;
 	uint32_t fam, owner;
+	bool partial;		/* its family lacks a CPU */
 };
 
 struct famfilter {
@@ -56,12 +62,15 @@ void famfilter_free(struct famfilter *f);
  * owner. */
 void famfilter_add(struct famfilter *f, uint64_t id, uint32_t fam,
 		   uint32_t owner);
+/* Family fam, whose events were the last added, is partial (above). */
+void famfilter_partial(struct famfilter *f, uint32_t fam);
 /* Every event added: ready for famfilter_keep. */
 void famfilter_seal(struct famfilter *f);
 /*
  * Whether a record of task tid written by event id (its identifier) is
  * kept: an id of no family of ours (another event's) always is; else
- * only those of the task's family now (above) are.
+ * only those of the task's family now (above) are: the first family
+ * seen for it, until its own comes, or a whole one when it is partial.
  * With exit (the task's EXIT record), the task ends: a second EXIT of it
  * is dropped, and its tid is free for the next task to take it.
  */

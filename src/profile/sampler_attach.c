@@ -249,14 +249,31 @@ static void test_pause(unsigned ms)
 }
 
 /*
+ * Whether tid is a thread of pid now. Its first event is opened on
+ * whatever task has the tid: one that ended after the list of pid's
+ * threads may have given it to another process's thread meanwhile (a
+ * server starting thousands a second wraps a pid_max of 32768 in
+ * seconds), which must not be sampled as pid's. Looked at after that
+ * open, a thread of pid holds the tid, and the event is on it: the
+ * tid would have to be given up and taken again in between.
+ */
+static bool thread_of(uint32_t pid, uint32_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u", pid, tid);
+	return access(path, F_OK) == 0;
+}
+
+/*
  * Thread tid's events, one per CPU, each writing into that CPU's ring
  * (the first thread's event on it owns the ring: the kernel maps no
  * inherited event opened on cpu -1), with --idle its context switches
- * too. Returns 0, OPEN_GONE when the thread ended meanwhile (passed
- * over), OPEN_DENIED, or a sampler_result.
+ * too, opened disabled into fds[0..*n): every one opened, also when it
+ * fails (the events of a thread that ended after its first are kept and
+ * enabled: open_thread). Returns 0, OPEN_GONE when the thread ended
+ * meanwhile (passed over), OPEN_DENIED, or a sampler_result.
  */
-/* open_thread's events, disabled, into fds[0..*n) (those opened also
- * when it fails): as open_thread returns. */
 static int open_disabled(struct sampler *s, struct perf_event_attr *base,
 			 uint32_t pid, uint32_t tid, const int *cpus,
 			 uint32_t fam, int *fds, int *n, struct error *e)
@@ -274,13 +291,17 @@ static int open_disabled(struct sampler *s, struct perf_event_attr *base,
 					  cpus[i], -1);
 		if (fd < 0)
 			return open_failed(s, pid, -fd, &attr, e);
-		fds[(*n)++] = fd;
+		if (i == 0 && !thread_of(pid, tid)) {
+			close(fd);
+			return OPEN_GONE;
+		}
 		base->exclude_kernel = attr.exclude_kernel;
 		base->exclude_hv = attr.exclude_hv;
 		if ((ret = add_family(s, fd, fam, tid, e))) {
 			close(fd);
 			return ret;
 		}
+		fds[(*n)++] = fd;
 		if (r->fd < 0) {
 			r->fd = fd;
 			ret = sampler_map_ring(s, r, e);
@@ -330,19 +351,34 @@ static int open_disabled(struct sampler *s, struct perf_event_attr *base,
  * opened by then, and was not sampled on the others until a later list
  * of the threads found it: tests/cli/trace_pid.sh's storm at a load of
  * 5, a thread of 20 ms of CPU with 3 samples, or none.
+ *
+ * Every event opened is enabled, also when the open of a later one
+ * failed: a thread that ended between its first event and its last
+ * (ESRCH) may have started threads meanwhile, which inherited the
+ * events opened so far, disabled; left so, they and every thread they
+ * start were never sampled (unless a later list found them: a relay of
+ * threads each starting the next, tests/cli/record_pid.sh churn_pause,
+ * had none of its CPU time sampled). Those events cover only the CPUs
+ * opened before the end: their family is marked partial, so that a
+ * task that also inherited a whole family keeps that one's records
+ * (famfilter.h). They stay open until the end, as every event does: a
+ * closed event takes its inherited copies with it.
  */
 static int open_thread(struct sampler *s, struct perf_event_attr *base,
 		       uint32_t pid, uint32_t tid, const int *cpus,
 		       struct error *e)
 {
 	int *fds = xmalloc(2 * (size_t)s->nrings * sizeof(*fds)), n = 0;
-	int ret = open_disabled(s, base, pid, tid, cpus, ++s->nfam, fds, &n,
-				e);
+	uint32_t fam = ++s->nfam;
+	int ret = open_disabled(s, base, pid, tid, cpus, fam, fds, &n, e);
 
-	for (int i = 0; ret == 0 && i < n; i++)
-		if (ioctl(fds[i], PERF_EVENT_IOC_ENABLE, 0))
+	for (int i = 0; i < n; i++)
+		if (ioctl(fds[i], PERF_EVENT_IOC_ENABLE, 0) && ret == 0)
 			ret = error_errno(e, errno, "cannot enable the events "
 					  "of thread %u", tid);
+	if (ret != 0 && n > 0)
+		famfilter_partial(&s->fam, fam);
+
 	free(fds);
 	return ret;
 }
@@ -823,6 +859,7 @@ static int collect_attached(struct sampler *s, uint32_t pid, uint64_t end_ns,
 	merge_drain(s->rings, s->nrings, s->rec, records_dispatch, &s->rp);
 	s->stats->cpu_ns = attached_cpu(s);
 	s->stats->second_copies = s->fam.dropped;
+
 	s->stats->interrupted = s->o.interrupt && *s->o.interrupt;
 	return 0;
 }

@@ -914,15 +914,17 @@ churn_plain() {
 }
 t "record --pid while 4 relays of threads come and go: spin_long and each relay's function sampled at their CPU time (0.6-1.25x) (retried 3x)" retry churn_plain
 # the attach pauses 200 ms after each thread's first event (the test hook
-# YARDSTICK_TEST_ATTACH_PAUSE), and a relay's thread of 0.3 ms ends in
-# between, having started its successor, which inherited the events open
-# so far: they were left disabled (the thread's others failed, ESRCH), and
-# so the relay's every later thread, never sampled: spin_relay_0 0 samples
-# of 400 expected. Enabled, they follow it on the CPUs opened before the
-# thread ended: the relay is pinned to the first CPU, the one opened first
-# (a machine of one CPU opens one event per thread: no window)
+# YARDSTICK_TEST_ATTACH_PAUSE), and a relay's thread of 3 ms of CPU (more
+# than a period: a thread of less has no sample whatever follows it) ends
+# in between, having started its successor, which inherited the events
+# open so far: they were left disabled (the thread's others failed,
+# ESRCH), and so were the relay's every later thread's, never sampled:
+# spin_relay_0 0 samples of 321, 357 and 859 expected. Enabled, they
+# follow it on the CPUs opened before the thread ended: the relay is
+# pinned to the first CPU, the one opened first (a machine of one CPU
+# opens one event per thread: no window)
 churn_pause() {
-	CHURN_ENV=YARDSTICK_TEST_ATTACH_PAUSE=200 churn_run churnp 0 1 300 pin &&
+	CHURN_ENV=YARDSTICK_TEST_ATTACH_PAUSE=200 churn_run churnp 0 1 3000 pin &&
 	churn_check churnp
 }
 desc="record --pid: a thread that ends while its events are opened (a 200 ms pause) leaves its successors sampled, spin_relay_0 at its CPU time (retried 3x)"

@@ -386,6 +386,67 @@ static void test_second_copies(void **state)
 	famfilter_free(&fam);
 }
 
+/*
+ * A partial family (its thread ended after its events on the first CPU
+ * opened: famfilter_partial) gives way to a whole one: task 7 inherited
+ * family 1 (event 100, CPU 0 alone, partial) and family 2 (200 and 201,
+ * whole, opened on task 6, not 7): family 1's first sample is kept, then
+ * family 2's from its first on, family 1's dropped; task 8, followed by
+ * family 1 alone, keeps its samples; task 9, whose first sample is
+ * family 2's, never takes family 1's. Before the mark, task 7 kept
+ * family 1's (the first seen), and lost every sample on CPU 1.
+ */
+static void test_partial_family(void **state)
+{
+	static struct fake f[2];
+	static uint64_t ips[RECORDS_MAX_IPS];
+	struct ring rings[2];
+	struct sampler_stats st;
+	struct records rp;
+	struct famfilter fam;
+	struct tids got = { .n = 0 };
+	static const uint32_t want_tid[] = { 7, 7, 7, 8, 9 };
+	static const uint64_t want_time[] = { 10, 20, 40, 50, 60 };
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	memset(&rp, 0, sizeof(rp));
+	famfilter_init(&fam);
+	famfilter_add(&fam, 200, 2, 6);
+	famfilter_add(&fam, 201, 2, 6);
+	famfilter_add(&fam, 100, 1, 5);
+	famfilter_partial(&fam, 1);
+	famfilter_seal(&fam);
+	rp.cb.arg = &got;
+	rp.cb.sample = on_tid_sample;
+	rp.cb.task = on_tid_task;
+	rp.stats = &st;
+	rp.ips = ips;
+	rp.identifier = true;
+	rp.fam = &fam;
+	fake_init(&f[0], 0);
+	fake_init(&f[1], BASE);
+	f[0].r.identifier = f[1].r.identifier = true;
+	put_sample_id(&f[0], 100, 7, 10);	/* partial, first: kept */
+	put_sample_id(&f[0], 200, 7, 20);	/* whole: kept from now */
+	put_sample_id(&f[0], 100, 7, 30);	/* partial: a second copy */
+	put_sample_id(&f[0], 100, 8, 50);	/* task 8: family 1 alone */
+	put_sample_id(&f[1], 201, 7, 40);	/* whole, CPU 1: kept */
+	put_sample_id(&f[1], 201, 9, 60);	/* task 9: whole first */
+	put_sample_id(&f[1], 100, 9, 70);	/* partial after: dropped */
+	rings[0] = f[0].r;
+	rings[1] = f[1].r;
+	merge_drain(rings, 2, wrapbuf, records_dispatch, &rp);
+	assert_int_equal(got.n, 5);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(got.tid[i], want_tid[i]);
+		assert_int_equal(got.time[i], want_time[i]);
+	}
+	assert_int_equal(st.samples, 5);
+	assert_int_equal(fam.dropped, 2);
+	famfilter_free(&fam);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_second_copies),
+		cmocka_unit_test(test_partial_family),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
