@@ -323,6 +323,46 @@ static void on_tid_task(void *arg, uint32_t pid, uint32_t tid,
 	t->exits += exit;
 }
 
+/* Two fake rings of records with identifiers, parsed through fam into
+ * got (the samples' tids and times, the exits): famfilter's tests. */
+struct famrun {
+	struct fake f[2];
+	uint64_t ips[RECORDS_MAX_IPS];
+	struct sampler_stats st;
+	struct records rp;
+	struct tids got;
+};
+
+static void famrun_init(struct famrun *r, struct famfilter *fam)
+{
+	memset(r, 0, sizeof(*r));
+	r->rp.cb.arg = &r->got;
+	r->rp.cb.sample = on_tid_sample;
+	r->rp.cb.task = on_tid_task;
+	r->rp.stats = &r->st;
+	r->rp.ips = r->ips;
+	r->rp.identifier = true;
+	r->rp.fam = fam;
+	fake_init(&r->f[0], 0);
+	fake_init(&r->f[1], BASE);
+	r->f[0].r.identifier = r->f[1].r.identifier = true;
+}
+
+/* the rings merged; the samples kept are n, of tids and times want_* */
+static void famrun_check(struct famrun *r, int n, const uint32_t *want_tid,
+			 const uint64_t *want_time)
+{
+	struct ring rings[2] = { r->f[0].r, r->f[1].r };
+
+	merge_drain(rings, 2, wrapbuf, records_dispatch, &r->rp);
+	assert_int_equal(r->got.n, n);
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(r->got.tid[i], want_tid[i]);
+		assert_int_equal(r->got.time[i], want_time[i]);
+	}
+	assert_int_equal(r->st.samples, n);
+}
+
 /*
  * Records with identifiers merged by their times (the time moves past
  * the identifier), and a task two families follow (famfilter.h): task 7
@@ -335,53 +375,29 @@ static void on_tid_task(void *arg, uint32_t pid, uint32_t tid,
  */
 static void test_second_copies(void **state)
 {
-	static struct fake f[2];
-	static uint64_t ips[RECORDS_MAX_IPS];
-	struct ring rings[2];
-	struct sampler_stats st;
-	struct records rp;
+	static struct famrun r;
 	struct famfilter fam;
-	struct tids got = { .n = 0 };
 	static const uint32_t want_tid[] = { 7, 7, 8, 9, 7 };
 	static const uint64_t want_time[] = { 10, 20, 25, 45, 70 };
 
 	(void)state;
-	memset(&st, 0, sizeof(st));
-	memset(&rp, 0, sizeof(rp));
 	famfilter_init(&fam);
 	famfilter_add(&fam, 400, 3, 8);
 	famfilter_add(&fam, 200, 2, 7);
 	famfilter_add(&fam, 100, 1, 5);
 	famfilter_add(&fam, 101, 1, 5);
 	famfilter_seal(&fam);
-	rp.cb.arg = &got;
-	rp.cb.sample = on_tid_sample;
-	rp.cb.task = on_tid_task;
-	rp.stats = &st;
-	rp.ips = ips;
-	rp.identifier = true;
-	rp.fam = &fam;
-	fake_init(&f[0], 0);
-	fake_init(&f[1], BASE);
-	f[0].r.identifier = f[1].r.identifier = true;
-	put_sample_id(&f[0], 100, 7, 10);	/* inherited, first: kept */
-	put_sample_id(&f[0], 200, 7, 20);	/* its own: kept from now */
-	put_sample_id(&f[0], 300, 9, 45);	/* no family: kept */
-	put_exit_id(&f[0], 101, 7, 50);		/* family 1's EXIT: dropped */
-	put_sample_id(&f[1], 400, 8, 25);	/* task 8: family 3, kept */
-	put_sample_id(&f[1], 101, 7, 30);	/* family 1: a second copy */
-	put_exit_id(&f[1], 200, 7, 40);		/* the EXIT kept: 7 ends */
-	put_sample_id(&f[1], 101, 7, 70);	/* tid 7 again, a new task */
-	rings[0] = f[0].r;
-	rings[1] = f[1].r;
-	merge_drain(rings, 2, wrapbuf, records_dispatch, &rp);
-	assert_int_equal(got.n, 5);
-	for (int i = 0; i < 5; i++) {
-		assert_int_equal(got.tid[i], want_tid[i]);
-		assert_int_equal(got.time[i], want_time[i]);
-	}
-	assert_int_equal(got.exits, 1);
-	assert_int_equal(st.samples, 5);
+	famrun_init(&r, &fam);
+	put_sample_id(&r.f[0], 100, 7, 10);	/* inherited, first: kept */
+	put_sample_id(&r.f[0], 200, 7, 20);	/* its own: kept from now */
+	put_sample_id(&r.f[0], 300, 9, 45);	/* no family: kept */
+	put_exit_id(&r.f[0], 101, 7, 50);	/* family 1's EXIT: dropped */
+	put_sample_id(&r.f[1], 400, 8, 25);	/* task 8: family 3, kept */
+	put_sample_id(&r.f[1], 101, 7, 30);	/* family 1: a second copy */
+	put_exit_id(&r.f[1], 200, 7, 40);	/* the EXIT kept: 7 ends */
+	put_sample_id(&r.f[1], 101, 7, 70);	/* tid 7 again, a new task */
+	famrun_check(&r, 5, want_tid, want_time);
+	assert_int_equal(r.got.exits, 1);
 	assert_int_equal(fam.dropped, 2);
 	famfilter_free(&fam);
 }
@@ -398,51 +414,27 @@ static void test_second_copies(void **state)
  */
 static void test_partial_family(void **state)
 {
-	static struct fake f[2];
-	static uint64_t ips[RECORDS_MAX_IPS];
-	struct ring rings[2];
-	struct sampler_stats st;
-	struct records rp;
+	static struct famrun r;
 	struct famfilter fam;
-	struct tids got = { .n = 0 };
 	static const uint32_t want_tid[] = { 7, 7, 7, 8, 9 };
 	static const uint64_t want_time[] = { 10, 20, 40, 50, 60 };
 
 	(void)state;
-	memset(&st, 0, sizeof(st));
-	memset(&rp, 0, sizeof(rp));
 	famfilter_init(&fam);
 	famfilter_add(&fam, 200, 2, 6);
 	famfilter_add(&fam, 201, 2, 6);
 	famfilter_add(&fam, 100, 1, 5);
 	famfilter_partial(&fam, 1);
 	famfilter_seal(&fam);
-	rp.cb.arg = &got;
-	rp.cb.sample = on_tid_sample;
-	rp.cb.task = on_tid_task;
-	rp.stats = &st;
-	rp.ips = ips;
-	rp.identifier = true;
-	rp.fam = &fam;
-	fake_init(&f[0], 0);
-	fake_init(&f[1], BASE);
-	f[0].r.identifier = f[1].r.identifier = true;
-	put_sample_id(&f[0], 100, 7, 10);	/* partial, first: kept */
-	put_sample_id(&f[0], 200, 7, 20);	/* whole: kept from now */
-	put_sample_id(&f[0], 100, 7, 30);	/* partial: a second copy */
-	put_sample_id(&f[0], 100, 8, 50);	/* task 8: family 1 alone */
-	put_sample_id(&f[1], 201, 7, 40);	/* whole, CPU 1: kept */
-	put_sample_id(&f[1], 201, 9, 60);	/* task 9: whole first */
-	put_sample_id(&f[1], 100, 9, 70);	/* partial after: dropped */
-	rings[0] = f[0].r;
-	rings[1] = f[1].r;
-	merge_drain(rings, 2, wrapbuf, records_dispatch, &rp);
-	assert_int_equal(got.n, 5);
-	for (int i = 0; i < 5; i++) {
-		assert_int_equal(got.tid[i], want_tid[i]);
-		assert_int_equal(got.time[i], want_time[i]);
-	}
-	assert_int_equal(st.samples, 5);
+	famrun_init(&r, &fam);
+	put_sample_id(&r.f[0], 100, 7, 10);	/* partial, first: kept */
+	put_sample_id(&r.f[0], 200, 7, 20);	/* whole: kept from now */
+	put_sample_id(&r.f[0], 100, 7, 30);	/* partial: a second copy */
+	put_sample_id(&r.f[0], 100, 8, 50);	/* task 8: family 1 alone */
+	put_sample_id(&r.f[1], 201, 7, 40);	/* whole, CPU 1: kept */
+	put_sample_id(&r.f[1], 201, 9, 60);	/* task 9: whole first */
+	put_sample_id(&r.f[1], 100, 9, 70);	/* partial after: dropped */
+	famrun_check(&r, 5, want_tid, want_time);
 	assert_int_equal(fam.dropped, 2);
 	famfilter_free(&fam);
 }
