@@ -157,12 +157,13 @@ size_t advice_find(const struct profile *p, size_t t,
  * or NULL when the path has none. */
 static char *triplet_of(const char *path, const struct advice_case *c)
 {
-	size_t dirlen = strlen(c->dir), plen = strlen(path);
+	size_t dirlen = strlen(c->dir);
 	const char *name = strrchr(path, '/');
 	size_t dirstart = (size_t)(name - path) - dirlen;
 	size_t root = libdir_prefix(path, dirstart);
 
-	assert(name && plen > dirlen && root);
+	/* advice_case_of(path) is c: a debug check only */
+	assert(name && strlen(path) > dirlen && root);
 	if (root + 1 >= dirstart)
 		return NULL;
 	return xstrndup(path + root, dirstart - root - 1);

@@ -172,7 +172,9 @@ struct sampler_stats {
 	char stray_names[192];
 	bool wakeups;		/* opts.wakeups and the wake-ups were
 				 * recorded */
-	char wakeups_why[256];	/* else, with opts.wakeups: why not */
+	char wakeups_why[ERROR_MSG_MAX];	/* else, with opts.wakeups:
+						 * why not (an error's
+						 * message, whole) */
 	bool rt;		/* opts.prompt: the reader ran at real-time
 				 * priority */
 	char rt_why[128];	/* else, with opts.prompt: why not */

@@ -89,6 +89,12 @@ static enum metric_dim class_dim(const char *cls)
 	return metrics_unit_dim(cls);
 }
 
+/* The longest number a unit hint quotes (the rest of a longer one is
+ * left out), and a hint's buffer: the rate's hint quotes the number
+ * three times around 41 characters of its own. */
+#define HINT_NUM_MAX 20
+#define HINT_MAX (3 * HINT_NUM_MAX + 64)
+
 /* What to write for a metric of dimension d, in words and examples. */
 static const char *unit_hint(enum metric_dim d, char *buf, size_t n,
 			     const char *num)
@@ -161,14 +167,14 @@ static int check_dim(const char *spec, const char *value,
 		     const struct gate_threshold *t, struct error *e)
 {
 	const struct metric_info *m = metrics_lookup(t->metric, NULL);
-	char num[32], hint[96];
+	char num[HINT_NUM_MAX + 1], hint[HINT_MAX];
 	size_t len = strspn(value, "0123456789.+-eE");
 
 	if (t->relative || !t->unit_class || !metrics_known(t->metric) ||
 	    class_fits(t->unit_class, t->metric, m->unit))
 		return 0;
-	snprintf(num, sizeof(num), "%.*s", (int)(len < 20 ? len : 20),
-		 value);
+	snprintf(num, sizeof(num), "%.*s",
+		 (int)(len < HINT_NUM_MAX ? len : HINT_NUM_MAX), value);
 	if (!strcmp(t->unit_class, "count"))
 		return error_set(e, "'%s': %s", spec,
 				 unit_hint(m->dim, hint, sizeof(hint), num));
@@ -518,9 +524,10 @@ static int unit_mismatch(const struct gate_threshold *t, const char *unit,
 {
 	const char *eq = strchr(t->text, '=');
 	size_t len = eq ? strspn(eq + 1, "0123456789.+-eE") : 0;
-	char num[32], hint[96];
+	char num[HINT_NUM_MAX + 1], hint[HINT_MAX];
 
-	snprintf(num, sizeof(num), "%.*s", (int)(len < 20 ? len : 20),
+	snprintf(num, sizeof(num), "%.*s",
+		 (int)(len < HINT_NUM_MAX ? len : HINT_NUM_MAX),
 		 eq ? eq + 1 : "");
 	unit_hint(unit_dim(unit), hint, sizeof(hint), num);
 	if (!strcmp(t->unit_class, "count"))

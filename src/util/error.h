@@ -26,8 +26,12 @@ enum error_class {
 			 * does not exist is bad input (exit 2) */
 };
 
+/* The size of a message's buffer: a copy of one kept elsewhere (a
+ * stats struct's "why not") takes this much to hold it whole. */
+#define ERROR_MSG_MAX 1024
+
 struct error {
-	char msg[1024];
+	char msg[ERROR_MSG_MAX];
 	enum error_class cls;
 };
 

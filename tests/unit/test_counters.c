@@ -36,6 +36,7 @@
 #include "measure/counters.h"
 #include "measure/counters_internal.h"
 #include "measure/perf_event.h"
+#include "util/strutil.h"
 
 extern char **environ;
 
@@ -993,26 +994,28 @@ static void test_open_error(void **state)
 
 static void put_file(const char *dir, const char *name, const char *text)
 {
-	char path[512];
+	char *path = xasprintf("%s/%s", dir, name);
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fp = fopen(path, "w");
 	assert_non_null(fp);
 	fputs(text, fp);
 	fclose(fp);
+	free(path);
 }
 
-/* A PMU directory under root/bus/event_source/devices; its path in buf. */
+/* A PMU directory under root/bus/event_source/devices; its path in buf
+ * (a path that does not fit fails the test). */
 static void put_pmu(const char *root, const char *name, const char *type,
 		    const char *cpumask, char *buf, size_t len)
 {
-	char sub[600];
+	char *sub;
 
-	snprintf(buf, len, "%s/bus/event_source/devices/%s", root, name);
-	snprintf(sub, sizeof(sub), "mkdir -p '%s/format' '%s/events'", buf,
-		 buf);
+	assert_true((size_t)snprintf(buf, len, "%s/bus/event_source/devices/%s",
+				     root, name) < len);
+	sub = xasprintf("mkdir -p '%s/format' '%s/events'", buf, buf);
 	assert_int_equal(system(sub), 0);
+	free(sub);
 	put_file(buf, "type", type);
 	put_file(buf, "cpumask", cpumask);
 }

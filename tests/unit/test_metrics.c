@@ -441,6 +441,12 @@ static void test_threshold_messages(void **state)
 		  "a unit: 1000/s, 1000k/s, 1000MiB/s or 5%" },
 		{ "throughput=1ms", "'throughput=1ms': throughput is a rate "
 		  "(requests/s), 'ms' is not" },
+		/* the longest number the hint quotes (20 characters), three
+		 * times: the hint's buffer was 96 bytes, the message 101 */
+		{ "throughput=12345678901234567890", "'throughput="
+		  "12345678901234567890': a rate needs a unit: "
+		  "12345678901234567890/s, 12345678901234567890k/s, "
+		  "12345678901234567890MiB/s or 5%" },
 	};
 
 	(void)state;

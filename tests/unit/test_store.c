@@ -2254,7 +2254,7 @@ static void assert_copy(const char *from, const char *to, size_t copied,
 	long long last[2] = { 0, 0 };
 	struct store_copy_stats st = { .on_renumber = renumber_seen,
 				       .ctx = last };
-	struct store *a, *b;
+	struct store *a = NULL, *b = NULL;
 	struct error e;
 
 	if (store_open(&a, from, STORE_READ, &e) ||
