@@ -4,6 +4,9 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
 SAN_BUILD ?= build-san
+# `make test` compiles these too, without running their suites
+REL_BUILD ?= build-rel
+CLANG_BUILD ?= build-clang
 MESON_SETUP = meson setup --prefix=$(PREFIX)
 
 .PHONY: all deps test check test-normal test-san demo docs screenshots install bench clean
@@ -19,7 +22,7 @@ deps:
 
 test:
 	@scripts/deps.sh test
-	@scripts/test.sh $(BUILD) $(SAN_BUILD)
+	@scripts/test.sh $(BUILD) $(SAN_BUILD) $(REL_BUILD) $(CLANG_BUILD)
 
 # a developer's quick loop: unit tests, fuzz corpora (the seeds, once), the
 # quick CLI tests; 110 s for 58 tests on the 2-core development machine at
@@ -56,4 +59,4 @@ bench: all
 	bench/libyardstick_vs_gbench.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD) demo.json
+	rm -rf $(BUILD) $(SAN_BUILD) $(REL_BUILD) $(CLANG_BUILD) demo.json
