@@ -43,9 +43,13 @@ static void check(const uint8_t *img, size_t n, uint64_t start, uint64_t len,
 			count = c;
 			found = 1;
 		}
+		/* a segment whose offset to the function wraps past 2^64
+		 * is none (the finder skips it: its bytes would be read at
+		 * the wrapped, small offset) */
 		if (ph.p_type == PT_LOAD && !loaded && start >= ph.p_vaddr &&
 		    start - ph.p_vaddr <= ph.p_filesz &&
 		    len <= ph.p_filesz - (start - ph.p_vaddr) &&
+		    ph.p_offset + (start - ph.p_vaddr) >= ph.p_offset &&
 		    ph.p_offset + (start - ph.p_vaddr) <= n &&
 		    len <= n - (ph.p_offset + (start - ph.p_vaddr)))
 		{
