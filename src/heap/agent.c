@@ -117,6 +117,12 @@ static _Atomic uint64_t *seen;
  * last sent: a new one means new code, whose stacks need its mapping. */
 static unsigned long long maps_adds;
 
+/* A fork's child whose thread was inside the loader's lock (a signal
+ * handler forked there: tstate.in_loader, in_walk): it is held for good,
+ * dl_iterate_phdr would wait on it for ever, and no object can be loaded
+ * or unloaded any more (after_fork_child). */
+static bool loader_held;
+
 /*
  * The image's unloads: dlcloses that removed an object (agent_unload.h).
  * Code loaded after one may sit at the addresses of the code it removed,
@@ -216,6 +222,7 @@ struct tstate {
 					 * first call; held: the mask before
 					 * (signals 1-64) (signals_hold) */
 	uint8_t in_unload;		/* in dlclose (agent_unload.h) */
+	uint8_t in_loader;		/* in dl_iterate_phdr (check_maps) */
 	uint32_t cache_unloads;		/* unloads when cache was last emptied
 					 * (agent_unwind.h) */
 	/* the stack the thread sent last (protocol.h, stack tails): its
@@ -373,7 +380,13 @@ static uint32_t check_maps(void)
 	unsigned long long adds = 0;
 	uint32_t u = atomic_load(&unloads), sent;
 
-	dl_iterate_phdr(count_adds, &adds);
+	if (unlikely(loader_held)) {
+		adds = 1;	/* nothing is loaded any more: sent once */
+	} else {
+		tls.in_loader = 1;
+		dl_iterate_phdr(count_adds, &adds);
+		tls.in_loader = 0;
+	}
 	pthread_mutex_lock(&send_lock);
 	if ((adds != maps_adds || u != maps_unloads) &&
 	    atomic_load(&sending) && sock_ready()) {
@@ -705,7 +718,12 @@ INLINE struct tstate *enter(void)
 		return NULL;
 	t->busy = 1;
 	fast_close(t);
-	if (unlikely(!t->slot) && !t->dead && !thread_first(t)) {
+	/* not busy here (read again: a signal handler's fork may have come
+	 * since the store): a fork's child abandoned this call
+	 * (after_fork_child), whose first call then would not keep the
+	 * program's calls out: untraced */
+	if (unlikely(!t->slot) && !t->dead &&
+	    (!*(volatile uint8_t *)&t->busy || !thread_first(t))) {
 		t->busy = 0;
 		return NULL;
 	}
@@ -735,12 +753,16 @@ INLINE void leave(struct tstate *t)
 }
 
 /* The slot to append to: the thread's, or for a thread past its end one
- * borrowed for this record. */
+ * borrowed for this record. NULL for a call a fork's child abandoned
+ * (after_fork_child: it began in the parent, whose it is; the child's
+ * thread has no slot yet and is not dead). */
 INLINE struct heap_slot *slot_of(struct tstate *t, bool *borrowed)
 {
 	*borrowed = false;
 	if (likely(t->slot != NULL))
 		return t->slot;
+	if (!t->dead)
+		return NULL;
 	*borrowed = true;
 	return slot_take();
 }
@@ -878,10 +900,14 @@ INLINE void record_free(struct tstate *t, void *p, uint64_t ts, bool temp)
 #include "heap/agent_trace.h"
 
 /* The line the thread's next record goes to (the collector read it
- * last), fetched ahead of the record. */
+ * last), fetched ahead of the record. (No slot: a fork's child whose
+ * thread was between the fast path's test and this.) */
 INLINE void record_prefetch(const struct tstate *t)
 {
-	__builtin_prefetch(&slot_buf(t->slot)[t->slot->used / 8], 1);
+	const struct heap_slot *s = t->slot;
+
+	if (s)
+		__builtin_prefetch(&slot_buf((struct heap_slot *)s)[s->used / 8], 1);
 }
 
 /*

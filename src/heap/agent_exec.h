@@ -1,10 +1,10 @@
 /*
- * The exec family, wrapped by the agent (included by agent.c only): an
- * exec ends the program image and every block in it. An image with the
- * agent records that itself (HEAP_REC_EXEC when its agent starts); one
- * without (a static program, a set-user-ID one, one started with
- * LD_PRELOAD removed) cannot, so the exec is announced before it is made
- * and withdrawn if it fails. glibc's own execs (posix_spawn, execvp's
+ * The exec family, _exit and _Fork, wrapped by the agent (included by
+ * agent.c only): an exec ends the program image and every block in it.
+ * An image with the agent records that itself (HEAP_REC_EXEC when its
+ * agent starts); one without (a static program, a set-user-ID one, one
+ * started with LD_PRELOAD removed) cannot, so the exec is announced
+ * before it is made and withdrawn if it fails. glibc's own execs (posix_spawn, execvp's
  * search) call the kernel directly: wrapping the entry points is enough.
  * A vfork child runs in its parent's memory: it must not write, so only
  * the traced process itself records.
@@ -98,6 +98,29 @@ EXPORT void _exit(int status)
 EXPORT void _Exit(int status)
 {
 	_exit(status);
+}
+
+/*
+ * _Fork (glibc 2.34), the fork a signal handler may call: it runs no
+ * atfork handler, so its child would go on writing into the slot of its
+ * parent's thread (tests/cli/mem_forkin.sh: a child's records in its
+ * parent's slot broke the parent's stacks, the children were not
+ * processes of the tree). Its child becomes an image of its own as a
+ * fork's does (after_fork_child: system calls only). glibc's fork calls
+ * its own _Fork, not this one.
+ */
+EXPORT pid_t _Fork(void)
+{
+	pid_t pid;
+
+	if (!next_fork) {
+		errno = ENOSYS;
+		return -1;
+	}
+	pid = next_fork();
+	if (pid == 0)
+		after_fork_child();
+	return pid;
 }
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);

@@ -187,16 +187,22 @@ static void spin_give(_Atomic int *l)
 	atomic_store_explicit(l, 0, memory_order_release);
 }
 
+/* The stripe marked as the thread's before it is taken and until after
+ * it is given: a signal handler's fork in between would wait in
+ * sample_fork_prepare for the thread's own lock (tests/cli/mem_forkin.sh,
+ * stepresume: it hung there). */
 static void sample_lock_take(struct sample_stripe *st)
 {
-	spin_take(&st->lock);
 	tls.sample_locked = (uint8_t)(st - stripes + 1);
+	atomic_signal_fence(memory_order_seq_cst);
+	spin_take(&st->lock);
 }
 
 static void sample_lock_give(struct sample_stripe *st)
 {
-	tls.sample_locked = 0;
 	spin_give(&st->lock);
+	atomic_signal_fence(memory_order_seq_cst);
+	tls.sample_locked = 0;
 }
 
 /*

@@ -83,6 +83,54 @@ static bool unw_held_at_fork(void)
 	return false;
 }
 
+/*
+ * A fork from a signal handler that interrupted an agent's call of this
+ * thread (tls.busy): the call is the parent's, which finishes it when the
+ * handler returns. The child abandons it, but may return from the handler
+ * into it, whose pointers lead into the parent's slot (the segment is
+ * shared: its records and counts would go into the parent's) and into
+ * the thread's structures it was changing. So the child moves the segment
+ * to a new address and leaves private zeros at the old one, for the
+ * abandoned call to write into unseen; leaves the stack cache (while
+ * libunwind walks: after_fork_child) and the agent's stack (which the
+ * call may be running on) to it and takes new ones, the old ones kept
+ * mapped; and is not busy any more: its own calls (in the handler) are
+ * traced, into a slot of its own. System calls only. false: the segment
+ * could not be moved (the child is then not traced; the abandoned call
+ * writes where it would have before).
+ */
+static bool abandon_call(void)
+{
+	size_t len = sizeof(*hdr);
+	void *to = mmap(NULL, len, PROT_NONE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (to == MAP_FAILED)
+		return false;
+	if (mremap(hdr, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to) !=
+	    to) {
+		munmap(to, len);
+		return false;
+	}
+	/* (failing, the old range is left unmapped: the abandoned call
+	 * would fault; no memory for a mapping of zeros is rarer still) */
+	mmap(hdr, len, PROT_READ | PROT_WRITE,
+	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+	hdr = to;
+	if (use_unw) {
+		struct stack_set *c = stack_cache_new();
+
+		if (c) {
+			tls.cache = c;
+			tls.cache_unloads = atomic_load(&unloads);
+		}
+	}
+	tls.alt = NULL;
+	tls.scratch = NULL;
+	tls.busy = 0;
+	return true;
+}
+
 static void after_fork_child(void)
 {
 	uint32_t parent = generation;
@@ -92,6 +140,14 @@ static void after_fork_child(void)
 	sample_fork_child();
 	/* a dlclose of another thread's at the fork holds it for good */
 	pthread_mutex_init(&unload_lock, NULL);
+	if (tls.in_loader || tls.in_walk)
+		loader_held = true;	/* a handler forked there */
+	tls.in_loader = 0;
+	/* libunwind finds code through the loader */
+	if (use_unw && (loader_held || unw_held_at_fork()))
+		use_unw = false;	/* frame pointers from here on */
+	if (hdr && tls.busy && atomic_load(&state) == ON && !abandon_call())
+		atomic_store(&state, OFF);	/* the child untraced */
 	if (!hdr || atomic_load(&state) != ON) {
 		atomic_store(&state, OFF);
 		counts_forget_all();
@@ -105,8 +161,6 @@ static void after_fork_child(void)
 	 * since (a daemon's double fork) leaves getppid() the reaper's */
 	forked_by = my_pid;
 	my_pid = getpid();
-	if (use_unw && unw_held_at_fork())
-		use_unw = false;	/* frame pointers from here on */
 	pthread_mutex_init(&send_lock, NULL);
 	pthread_mutex_init(&py.lock, NULL);
 	fast_close(&tls);
@@ -215,6 +269,11 @@ static bool parse_env(int *shm, int *fd, unsigned long long *ino,
 	return *end == '\0' && n > 0;
 }
 
+/* glibc's _Fork (agent_exec.h), looked up at the start: a signal handler
+ * calls it, where dlsym must not be */
+typedef pid_t (*fork_fn)(void);
+static fork_fn next_fork;
+
 static void start(void)
 {
 	int expected = OFF, shm, fd;
@@ -232,6 +291,8 @@ static void start(void)
 	next_resolve();	/* before any call is forwarded */
 	if (!next_getattr)
 		next_getattr = (getattr_fn)real_sym("pthread_getattr_np");
+	if (!next_fork)
+		next_fork = (fork_fn)real_sym("_Fork");
 	if (!parse_env(&shm, &fd, &ino, &sino, sock_name))
 		goto off;
 	sock = sock_number = fd;
