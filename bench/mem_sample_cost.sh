@@ -13,8 +13,10 @@
 # of native's: the median over the rounds of the per-round ratios and
 # their spread (min..max), and the ratio of the least CPU times (min/min). With YS_BEFORE naming another yardstick (its
 # agent beside it: main's build, say), it runs in the same rounds too,
-# and its ratios are printed under it.
-#   [YS_BEFORE=DIR/yardstick] bench/mem_sample_cost.sh [build] [ROUNDS] [GEN] [SEED...]
+# and its ratios are printed under it; BEFORE_ARGS are options it gets
+# after --sample (YS_BEFORE=build/yardstick BEFORE_ARGS='--sample-rate 0':
+# the same build without the throttle).
+#   [YS_BEFORE=DIR/yardstick [BEFORE_ARGS=...]] bench/mem_sample_cost.sh [build] [ROUNDS] [GEN] [SEED...]
 set -eu
 build=${1:-build}
 rounds=${2:-5}
@@ -28,9 +30,9 @@ if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^seed \([0-9]*\).*/\1/p' "$(dirname "$0")/mem_heldout.txt" 2>/dev/null)
 fi
 [ $# -gt 0 ] || { echo "no seeds: name them, or bench/mem_heldout.txt" >&2; exit 2; }
-python3 - "$ys" "$gen" "$rounds" "${YS_BEFORE:-}" "$@" <<'PY'
+python3 - "$ys" "$gen" "$rounds" "${YS_BEFORE:-}" "${BEFORE_ARGS:-}" "$@" <<'PY'
 import os, random, resource, statistics, subprocess, sys, time
-ys, gen, rounds, before, seeds = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+ys, gen, rounds, before, before_args, seeds = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5].split(), sys.argv[6:]
 tools = ("native", "mem", "before") if before else ("native", "mem")
 
 def timed(argv):
@@ -44,13 +46,13 @@ def timed(argv):
 def native(seed, scale):
     return [gen, seed, str(scale), "/dev/null"]
 
-def mem(seed, scale, binary=ys):
-    return [binary, "mem", "-q", "--no-store", "--sample", "524288", "--"] + native(seed, scale)
+def mem(seed, scale, binary=ys, extra=()):
+    return [binary, "mem", "-q", "--no-store", "--sample", "524288", *extra, "--"] + native(seed, scale)
 
 def argv_of(tool, seed, scale):
     if tool == "native":
         return native(seed, scale)
-    return mem(seed, scale, ys if tool == "mem" else before)
+    return mem(seed, scale, ys, ()) if tool == "mem" else mem(seed, scale, before, before_args)
 
 # the scale for ~0.1 s and ~2 s of CPU: from the median CPU of 3 runs at
 # a scale of 4 (a run at scale 1 is mostly start-up)
@@ -66,7 +68,8 @@ for _ in range(rounds):
     for (s, name), tool in random.sample(jobs, len(jobs)):
         res[(s, name)][tool].append(timed(argv_of(tool, s, scales[(s, name)])))
 print(f"{rounds} interleaved rounds; mem -q --no-store --sample 524288 against native;"
-      " per round mem / native, median (min..max) over the rounds")
+      " per round mem / native, median (min..max) over the rounds"
+      + (f"; before: {before} {' '.join(before_args)}" if before else ""))
 print(f"  {'seed':>6} {'length':>6} {'scale':>6} {'native CPU':>11}  {'CPU ratio':>22}  {'min/min':>7}  {'wall ratio':>22}")
 worst = {(t, n): 0.0 for t in tools[1:] for n in lengths}
 for (s, name), r in res.items():

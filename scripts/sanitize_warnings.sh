@@ -5,8 +5,7 @@
 # both on (-Wformat-truncation, -Wstringop-overflow, -Wnull-dereference
 # ...), which -Werror turns into a broken `meson setup x
 # -Db_sanitize=address,undefined` for a user, fail here instead. The
-# sanitizer build of scripts/test.sh is -Dbuildtype=debug (-O0) and never
-# sees them. Usage: scripts/sanitize_warnings.sh [BUILD_DIR [FILE...]]
+# sanitizer build of scripts/test.sh is -O1 and sees only some of them. Usage: scripts/sanitize_warnings.sh [BUILD_DIR [FILE...]]
 # (default build, configured: its compile_commands.json; FILEs: only the
 # files whose paths end so, as the test sanitize_warnings does for those
 # that broke once). Prints each file that fails with its warnings; exits

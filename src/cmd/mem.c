@@ -158,6 +158,12 @@ static const struct opt_entry mem_options[] = {
 	  "counts of allocations, bytes, frees, temporaries and sizes stay "
 	  "exact (a killed program loses each thread's since its last "
 	  "sample), the peak, leaks and sites become estimates" },
+	{ OPT_COUNT(0, "sample-rate", plan.ho.sample_rate, 0, 1000000000),
+	  OPT_SETS(sample_rate_given), .help = "with --sample: a thread "
+	  "samples at most N times a second (default 10000); one "
+	  "allocating faster has its interval doubled "
+	  "until it does, each sample weighed by the interval it was drawn "
+	  "at, so estimates stay unbiased (0: no limit)" },
 	{ OPT_ENUM(0, "unwind", plan.ho.unwind, mem_unwinds),
 	  .help = "dwarf (libunwind, any binary) or fp "
 	  "(frame pointers: faster, needs binaries built with "
@@ -211,6 +217,7 @@ static void mem_init(void *args)
 	a->plan.top = 5;
 	a->plan.ho.unwind = HEAP_UNWIND_DWARF;
 	a->plan.ho.max_depth = HEAP_MAX_DEPTH;
+	a->plan.ho.sample_rate = HEAP_SAMPLE_RATE;
 	a->plan.python = true;
 	/* the replay beside the program unless YARDSTICK_MEM_REPLAY=after
 	 * (the replay after its end, as before issue 30) */
@@ -239,6 +246,11 @@ static int parse(struct mem_args *a, int argc, char **argv)
 
 	if (!opt_parse_or_exit(&mem_cmd, argc, argv, a, &rest, &ret))
 		return ret ? ret : 1;
+	if (a->sample_rate_given && !a->plan.ho.sample_bytes) {
+		fputs("yardstick mem: --sample-rate needs --sample BYTES\n",
+		      stderr);
+		return 2;
+	}
 	return program_and_outputs("mem", argc, argv, rest.first,
 				   rest.dashdash, &a->out, &a->plan.argv);
 }

@@ -18,6 +18,7 @@ struct mem_args {
 	struct profile_outputs out;
 	const char *title, *timeline, *json, *store;
 	bool no_store, quiet;
+	bool sample_rate_given;
 };
 
 /* How the program ended, on stderr, when it did not exit with 0; what

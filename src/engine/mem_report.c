@@ -71,6 +71,25 @@ static void print_held(const struct heap_report *r, FILE *fp, bool color)
 		term_reset(color));
 }
 
+/* The throttle's part in a sampled run (agent_sample.h): how many samples
+ * were drawn at a raised interval, and the largest; false when none was. */
+static bool throttle_note(const struct mem_run *m, char *buf, size_t n)
+{
+	const struct heap_report *r = &m->rep;
+	char a[32], b[32];
+
+	if (!r->estimated || !r->samples_raised || !r->samples)
+		return false;
+	snprintf(buf, n, "%.1f%% of %s samples at an interval raised up to %s: "
+		 "threads sampling faster than --sample-rate %llu/s",
+		 100.0 * (double)r->samples_raised / (double)r->samples,
+		 fmt_count((double)r->samples, a, sizeof(a)),
+		 fmt_bytes(ldexp((double)m->trace.sample_bytes,
+				 (int)r->raised_max), b, sizeof(b)),
+		 (unsigned long long)m->trace.sample_rate);
+	return true;
+}
+
 static void print_totals(const struct mem_run *m, FILE *fp, bool color)
 {
 	const struct heap_report *r = &m->rep;
@@ -98,12 +117,18 @@ static void print_totals(const struct mem_run *m, FILE *fp, bool color)
 		fmt_bytes(r->leaked_bytes, a, sizeof(a)),
 		fmt_count(r->leaked_blocks, b, sizeof(b)),
 		plural_s((uint64_t)llround(r->leaked_blocks)));
-	if (r->estimated)
+	if (r->estimated) {
+		char note[160];
+
 		fprintf(fp, "  %s(peak, leaks and sites estimated from a sample "
 			"of one allocation per %s allocated)%s\n",
 			term_dim(color), fmt_bytes((double)m->trace.sample_bytes,
 						   a, sizeof(a)),
 			term_reset(color));
+		if (throttle_note(m, note, sizeof(note)))
+			fprintf(fp, "  %s(%s)%s\n", term_dim(color), note,
+				term_reset(color));
+	}
 	print_held(r, fp, color);
 }
 
@@ -500,6 +525,15 @@ void mem_build_result(struct mem_run *m)
 	r->git = m->git;
 	memset(&m->git, 0, sizeof(m->git));
 	result_set_num(r, "sample_bytes", (double)a->ho.sample_bytes);
+	result_set_num(r, "sample_rate", (double)a->ho.sample_rate);
+	if (m->rep.estimated) {
+		result_set_num(r, "samples", (double)m->rep.samples);
+		result_set_num(r, "samples_raised",
+			       (double)m->rep.samples_raised);
+		result_set_num(r, "sample_interval_max",
+			       ldexp((double)a->ho.sample_bytes,
+				     (int)m->rep.raised_max));
+	}
 	result_set_str(r, "unwind", a->ho.unwind == HEAP_UNWIND_FP ? "fp"
 		       : "dwarf");
 	result_set_num(r, "depth", a->ho.max_depth);
@@ -584,6 +618,8 @@ void mem_build_result(struct mem_run *m)
 				      "bytes: peak_heap and leaked_bytes are "
 				      "estimates",
 				      (unsigned long long)a->ho.sample_bytes);
+	if (throttle_note(m, note, sizeof(note)))
+		benchmark_add_warning(b, "%s", note);
 	if (m->trace.overflow_threads)
 		benchmark_add_warning(b, "%u threads were not traced",
 				      m->trace.overflow_threads);

@@ -6,10 +6,12 @@
  * theoretical peak: threads × the clock measured × the FLOPs per cycle of
  * the core's FMA pipes (roof_flops_per_cycle), where the core is known.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/roofline_measure.h"
 
@@ -56,16 +58,25 @@ static char *sysfs_path(const char *sub)
 
 /* The machine as the ceilings see it, its implausible caches capped
  * (warn[level]: why; roofline/sanity.h): 0, or -1 with e set (class
- * ERROR_ENV: a machine that cannot run the kernels, or without its cache
- * topology, is the environment's refusal). */
-static int detect(struct roof_machine *m, char warn[5][256],
-		  struct error *e)
+ * ERROR_ENV: a machine that cannot run the kernels, whose sysfs describes
+ * a cache wrongly, or without a cache topology in sysfs or cpuid, is the
+ * environment's refusal (cpuid's said in note when sysfs has none); more
+ * threads than the CPUs
+ * we may run on, bad input, is said first, whatever the machine). */
+static int detect(struct roof_machine *m, int threads, char warn[5][256],
+		  char note[256], struct error *e)
 {
+	struct roof_cpuid_caches craw;
 	struct roof_cpuid_raw raw;
 	char *dir;
 	int r;
 
 	memset(m, 0, sizeof(*m));
+	m->ncpus = roof_cpus(m->cpus, ROOF_MAX_CPUS);
+	if (threads > m->ncpus)
+		return error_set(e, "--threads %d: this process may run on "
+				 "%d CPU%s only (one thread per CPU)",
+				 threads, m->ncpus, plural_s(m->ncpus));
 	if (!roof_cpuid_read(&raw)) {
 		return error_env(e, "--measure: the kernels are x86-64 only");
 	}
@@ -75,13 +86,21 @@ static int detect(struct roof_machine *m, char warn[5][256],
 	}
 	dir = sysfs_path(CACHE_DIR);
 	r = roof_caches_read(dir, &m->caches, e);
+	/* no cache topology in sysfs (a PVM guest's kernel made none):
+	 * cpuid's, said; one sysfs describes wrongly stays a refusal */
+	if (r < 0 && access(dir, F_OK) && errno == ENOENT &&
+	    roof_cpuid_caches_read(&craw) &&
+	    roof_caches_from_cpuid(&craw, m->ncpus, &m->caches) == 0) {
+		snprintf(note, 256, "the cache sizes are cpuid's: %.200s",
+			 e->msg);
+		r = 0;
+	}
 	free(dir);
 	if (r < 0) {
 		error_prefix(e, "--measure: ");
 		return error_mark(e, ERROR_ENV);
 	}
 	roof_caches_sanitize(&m->caches, roof_mem_bytes(), warn);
-	m->ncpus = roof_cpus(m->cpus, ROOF_MAX_CPUS);
 	return 0;
 }
 
@@ -285,6 +304,8 @@ static void warn_ceilings(struct roofline_measurement *mm, struct result *r)
 	char (*warn)[256] = mm->warn;
 	char buf[512];
 
+	if (mm->caches_note[0])
+		add_note(mm, mm->caches_note);
 	for (int l = 1; l < 5; l++)
 		if (warn[l][0])
 			add_note(mm, warn[l]);
@@ -292,6 +313,9 @@ static void warn_ceilings(struct roofline_measurement *mm, struct result *r)
 		int l = c[i].type == ROOF_MEMORY && c[i].level[0] == 'L'
 			? atoi(c[i].level + 1) : 0;
 
+		if (l >= 1 && mm->caches_note[0])
+			benchmark_add_warning(&r->benchmarks[i], "%s",
+					      mm->caches_note);
 		if (l >= 1 && l < 5 && warn[l][0])
 			benchmark_add_warning(&r->benchmarks[i], "%s",
 					      warn[l]);
@@ -314,16 +338,11 @@ int roofline_measure_prepare(const struct roofline_measure_plan *p,
 	mm->pace = p->quick ? &quick_pace : &full_pace;
 	mm->interrupt = p->interrupt;
 	mm->reps = mm->pace->reps;
-	ret = detect(mm->m, mm->warn, e);
+	/* (a bad --threads is said before what the machine lacks) */
+	ret = detect(mm->m, (int)p->threads, mm->warn, mm->caches_note, e);
 	if (ret)
 		return ret;
 	mm->threads = p->threads ? (int)p->threads : mm->m->ncpus;
-	if (mm->threads > mm->m->ncpus) {
-		return error_set(e, "--threads %d: this process may run on "
-				 "%d CPU%s only (one thread per CPU)",
-				 mm->threads, mm->m->ncpus,
-				 plural_s(mm->m->ncpus));
-	}
 	roof_plan(mm->m, mm->threads, mm->pace->dram_min, &mm->c, &mm->n);
 	return 0;
 }

@@ -36,6 +36,7 @@ struct roofline_measurement {
 	int reps;			/* repetitions per ceiling */
 	const struct roofline_pace *pace;
 	char warn[5][256];		/* a cache level capped: why */
+	char caches_note[256];		/* the caches are cpuid's: why */
 	double clock_hz;		/* measured */
 	char **notes;			/* the warnings, in order */
 	size_t nnotes;

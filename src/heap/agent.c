@@ -66,6 +66,7 @@
 
 #include "heap/protocol.h"
 #include "heap/stack_maps.h"
+#include "heap/throttle.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define INLINE static inline __attribute__((always_inline))
@@ -96,6 +97,10 @@ static int32_t my_pid;			/* the process this image is of */
 static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t thread_key;
 static uint64_t sample_bytes;
+/* the throttle: a thread's HEAP_THROTTLE_WINDOW samples take at least
+ * this many nanoseconds, or its interval doubles (0: no throttle;
+ * heap/throttle.h) */
+static uint64_t sample_window_ns;
 static uint32_t ring_n;			/* buffers of a slot's ring we use */
 static bool use_tsc;
 static unsigned max_depth;
@@ -202,6 +207,13 @@ struct tstate {
 	 * real ones, the slot's first record, so they cannot mean none) */
 	struct heap_slot *alloc_slot, *burst_slot;
 	uint64_t rng;
+	/* the throttle (agent_sample.h, heap/throttle.h): the countdown in
+	 * left is drawn at sample_bytes << throttle.raised; the sampled
+	 * block being recorded was drawn at << rec_raised; samples since
+	 * the window began */
+	struct heap_throttle throttle;
+	uint8_t rec_raised;
+	uint32_t window;
 	uintptr_t stack_lo, stack_hi;	/* frame-pointer walk bounds */
 	uintptr_t walk_lo;		/* a walk's lowest word of the stack:
 					 * trace_alloc's frame */
@@ -790,7 +802,7 @@ INLINE void record_alloc(struct tstate *t, void *p, size_t size,
 		w[0] = ((uint64_t)HEAP_REC_ALLOC << HEAP_TYPE_SHIFT) |
 		       stamp();
 		w[1] = (uint64_t)(uintptr_t)p;
-		w[2] = size;
+		w[2] = size | (uint64_t)t->rec_raised << HEAP_SIZE_BITS;
 		w[3] = h;
 		commit(s, 4);
 		if (!borrowed) {

@@ -51,6 +51,25 @@
  * exact mode counts its records into the parent's); and a
  * signal handler that allocates while the same thread's allocation is
  * crossing a sample may move the bytes by its own.
+ *
+ * The throttle. A sampled call costs a stack walk, two records and the
+ * table (~230 ns); a thread that allocates gigabytes a second at the
+ * default interval would spend a tenth of its time on them
+ * (bench/RESULTS.md, session 21). So a thread samples at most
+ * `--sample-rate` times a second, over a second: a token bucket of one
+ * second's samples, so that a burst (a short program, a phase) is
+ * sampled in full. Every HEAP_THROTTLE_WINDOW samples it reads the clock; once
+ * the bucket is empty, if they came faster than the rate its interval
+ * doubles for the countdowns it draws from then on; if four times
+ * slower, it halves, back down to BYTES. The decision uses only what
+ * came before, and each sampled block carries the doublings of the
+ * countdown that crossed it (its ALLOC record, HEAP_ALLOC_RAISED): its
+ * chance of being sampled was 1 - exp(-s / (BYTES << raised)), whatever
+ * came before it, and yardstick weighs it by that (analyze.c, weigh), so
+ * every estimate stays unbiased and only its spread grows. JFR throttles
+ * allocation samples the same way. With a raised interval the counts are
+ * published less often, and a killed thread loses up to that interval's
+ * bytes.
  */
 #define SAMPLE_MIN_BITS 12
 #define SAMPLE_MAX_BITS 24
@@ -329,7 +348,21 @@ static int64_t sample_interval(struct tstate *t)
 	t->rng ^= t->rng >> 27;
 	u = (double)((t->rng * 0x2545f4914f6cdd1du) >> 11) + 1.0;
 	u /= 9007199254740992.0;
-	return (int64_t)(-log(u) * (double)sample_bytes) + 1;
+	return (int64_t)(-log(u) *
+			 (double)(sample_bytes << t->throttle.raised)) + 1;
+}
+
+/* The throttle (above; heap/throttle.h), every HEAP_THROTTLE_WINDOW
+ * samples of a thread. */
+static __attribute__((noinline)) void sample_throttle(struct tstate *t)
+{
+	struct timespec ts;
+
+	t->window = 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	heap_throttle_step(&t->throttle, (uint64_t)ts.tv_sec * 1000000000u +
+			   (uint64_t)ts.tv_nsec, sample_window_ns,
+			   sample_bytes);
 }
 
 /* The lines sample_add(p) writes, fetched while the countdown is drawn
@@ -528,6 +561,9 @@ static inline bool sample_alloc(struct tstate *t, void *p, size_t size)
 	if (likely(t->left > 0))
 		return false;
 	sample_add_prefetch((uintptr_t)p);
+	t->rec_raised = t->throttle.raised;	/* what it was drawn at */
+	if (sample_window_ns && ++t->window >= HEAP_THROTTLE_WINDOW)
+		sample_throttle(t);
 	next = sample_interval(t);
 	t->counts.drawn += next - t->left;
 	t->left = next;

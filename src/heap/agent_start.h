@@ -347,6 +347,7 @@ static void start(void)
 		sock_ino = st.st_ino;
 	}
 	sample_bytes = hdr->sample_bytes;
+	sample_window_ns = heap_throttle_window_ns(hdr->sample_rate);
 	ring_n = hdr->ring >= 1 && hdr->ring <= HEAP_RING ? hdr->ring : 1;
 	use_tsc = hdr->clock == 1;
 	max_depth = hdr->max_depth && hdr->max_depth <= HEAP_MAX_DEPTH ?

@@ -281,16 +281,22 @@ static void launch_count(struct replay *p, double count, uint64_t size)
 	p->launch_hist[k < HEAP_HIST ? k : HEAP_HIST - 1] += count;
 }
 
-/* What a block of size bytes stands for: one allocation of its size, or
- * sampled, those weighed by the inverse of its chance of being sampled.
- * (Not kept in the live table, whose cells are a third smaller without.) */
-static inline void weigh(const struct replay *p, uint64_t size, double *count,
+/* What a block stands for, from its ALLOC record's size word (kept as it
+ * is in the live table): one allocation of its size, or sampled, those
+ * weighed by the inverse of its chance of being sampled at the interval
+ * it was drawn under (protocol.h, HEAP_ALLOC_RAISED). (The weight is not
+ * kept in the live table, whose cells are a third smaller without.) */
+static inline void weigh(const struct replay *p, uint64_t word, double *count,
 			 double *bytes)
 {
+	uint64_t size = HEAP_ALLOC_SIZE(word);
+
 	*count = 1;
 	*bytes = (double)size;
 	if (p->sample > 0) {
-		double prob = -expm1(-(double)size / p->sample);
+		double prob = -expm1(-(double)size /
+				     ldexp(p->sample,
+					   (int)HEAP_ALLOC_RAISED(word)));
 
 		if (prob > 0)
 			*count = 1 / prob, *bytes = size / prob;
@@ -300,7 +306,7 @@ static inline void weigh(const struct replay *p, uint64_t size, double *count,
 static void on_alloc(struct replay *p, const uint64_t *w, uint32_t gen)
 {
 	struct heap_report *r = p->r;
-	uint64_t ptr = block_key(w[1], gen), size = w[2];
+	uint64_t ptr = block_key(w[1], gen), size = w[2];	/* the word */
 	double count, bytes;
 	struct block *b;
 	struct heap_site *s;
@@ -310,9 +316,17 @@ static void on_alloc(struct replay *p, const uint64_t *w, uint32_t gen)
 	if (!w[1])
 		return;
 	weigh(p, size, &count, &bytes);
+	if (p->sample > 0) {
+		uint32_t raised = HEAP_ALLOC_RAISED(size);
+
+		r->samples++;
+		r->samples_raised += raised > 0;
+		if (raised > r->raised_max)
+			r->raised_max = raised;
+	}
 	if (launcher(p, gen)) {
 		proc_add(p, gen, count, bytes, 0);
-		launch_count(p, count, size);
+		launch_count(p, count, HEAP_ALLOC_SIZE(size));
 		return;
 	}
 	b = live_find(&p->live, ptr);

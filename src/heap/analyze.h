@@ -125,6 +125,10 @@ struct heap_report {
 	size_t ntimeline;
 	double peak_rss;
 	bool estimated;		/* sampled: see above */
+	/* sampled: blocks sampled, those drawn at a raised interval (the
+	 * throttle: agent_sample.h), and the most doublings of any */
+	uint64_t samples, samples_raised;
+	uint32_t raised_max;
 	bool launch_exact;	/* sampled: the launchers' exact counts were
 				 * known and taken off the agent's (else
 				 * the exact counts include them) */

@@ -30,8 +30,9 @@ static inline size_t replay_rec_len(uint64_t w)
 
 struct block {
 	uint64_t ptr;		/* its key (block_key), 0: empty */
-	uint64_t size;		/* as asked for (analyze.c, weigh: what it
-				 * stands for) */
+	uint64_t size;		/* its ALLOC record's size word: as asked
+				 * for, and the interval it was sampled at
+				 * (analyze.c, weigh: what it stands for) */
 	uint32_t site;
 	uint32_t gen;		/* its image */
 };

@@ -207,6 +207,7 @@ static struct heap_header *make_segment(const struct heap_opts *o, int *fd,
 	h->magic = HEAP_MAGIC;
 	h->version = HEAP_VERSION;
 	h->sample_bytes = o->sample_bytes;
+	h->sample_rate = o->sample_rate;
 	h->unwind = o->unwind;
 	h->max_depth = o->max_depth;
 	h->ring = ring;
@@ -350,6 +351,7 @@ int heap_collect(const struct heap_opts *o, const char *path,
 
 	memset(t, 0, sizeof(*t));
 	t->sample_bytes = o->sample_bytes;
+	t->sample_rate = o->sample_rate;
 	t->max_depth = o->max_depth;
 	if (o->replay_live)
 		t->live = heap_live_new(t);

@@ -21,6 +21,9 @@
 struct heap_opts {
 	const char *agent;	/* the agent's path (heap_find_agent) */
 	uint64_t sample_bytes;	/* 0: trace every allocation */
+	uint64_t sample_rate;	/* sampled: samples a second a thread takes
+				 * at most, its interval raised above that
+				 * (0: no limit; agent_sample.h) */
 	enum heap_unwind unwind;
 	unsigned max_depth;	/* frames per stack, <= HEAP_MAX_DEPTH */
 	double rss_interval;	/* seconds between RSS samples, 0: 0.01 */
@@ -95,6 +98,7 @@ struct heap_trace {
 	bool header_damaged;
 	int shm_fd, sock_fd;	/* the descriptors the program had */
 	uint64_t sample_bytes;
+	uint64_t sample_rate;	/* heap_opts' */
 	unsigned max_depth;	/* native frames kept per stack */
 	bool all_processes;	/* launchers counted too (analyze.h,
 				 * heap_launchers); set before heap_analyze */

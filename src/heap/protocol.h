@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #define HEAP_MAGIC	0x79736870u	/* "yshp" */
-#define HEAP_VERSION	11
+#define HEAP_VERSION	12
 
 /*
  * The environment variable through which yardstick hands the agent its
@@ -96,7 +96,13 @@ enum heap_py {
  * nanoseconds when the clock is not the TSC: see heap_header.clock) for
  * events, a frame count for a stack.
  *
- *   HEAP_REC_ALLOC      ts, ptr, size, stack  a block was handed out
+ *   HEAP_REC_ALLOC      ts, ptr, size, stack  a block was handed out;
+ *                                             in sampled mode the size
+ *                                             word's top 8 bits are the
+ *                                             doublings of the interval
+ *                                             it was drawn under (the
+ *                                             throttle: HEAP_ALLOC_SIZE,
+ *                                             HEAP_ALLOC_RAISED)
  *   HEAP_REC_FREE       ts, ptr               a block was given back
  *   HEAP_REC_FREE_TEMP  ts, ptr               the same, and the block was
  *                                             the thread's last allocation
@@ -267,6 +273,20 @@ static inline int heap_rec_stack(uint32_t type)
 #define HEAP_PY_TEXT_MAX 1024		/* bytes of a file or name kept */
 #define HEAP_TYPE_SHIFT	56
 #define HEAP_TS_MASK	((UINT64_C(1) << HEAP_TYPE_SHIFT) - 1)
+/* An ALLOC record's third word: the size asked for, and (sampled mode)
+ * how many times the thread's interval had doubled when the countdown
+ * that crossed it was drawn: it stands for the interval
+ * sample_bytes << raised (agent_sample.h, sample_throttle) */
+#define HEAP_SIZE_BITS	56
+#define HEAP_ALLOC_SIZE(w)	((w) & ((UINT64_C(1) << HEAP_SIZE_BITS) - 1))
+#define HEAP_RAISED_MAX	24	/* doublings at most (a damaged record's
+				 * more are taken as these) */
+#define HEAP_ALLOC_RAISED(w)	((uint32_t)((w) >> HEAP_SIZE_BITS) < \
+				 HEAP_RAISED_MAX ? \
+				 (uint32_t)((w) >> HEAP_SIZE_BITS) : \
+				 HEAP_RAISED_MAX)
+/* mem --sample-rate's default: samples a second per thread */
+#define HEAP_SAMPLE_RATE	10000
 
 /* Words of the record whose first word is w (unknown types: 2, as a
  * free): how yardstick walks a stream. */
@@ -488,7 +508,10 @@ struct heap_header {
 				 * a size above 0 (atomic): out of memory,
 				 * or an address-space limit (RLIMIT_AS)
 				 * the agent's segment counts in */
-	uint64_t reserved[2];
+	/* set by yardstick: sampled mode's throttle, samples a second a
+	 * thread takes at most (0: no limit; agent_sample.h) */
+	uint64_t sample_rate;
+	uint64_t reserved[1];
 	struct heap_slot slots[HEAP_SLOTS];
 	struct heap_image images[HEAP_IMAGES];	/* by number, [0] unused */
 };

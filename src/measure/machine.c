@@ -38,11 +38,13 @@ static char *read_line(const char *path)
 	return xstrndup(buf, len);
 }
 
-static void read_cpuinfo(struct machine *m)
+void machine_read_cpuinfo(const char *path, char **cpu, bool *virtualized)
 {
-	FILE *fp = fopen("/proc/cpuinfo", "r");
+	FILE *fp = fopen(path, "r");
 	char line[1024];
 
+	*cpu = NULL;
+	*virtualized = false;
 	if (!fp)
 		return;
 	while (fgets(line, sizeof(line), fp)) {
@@ -51,18 +53,18 @@ static void read_cpuinfo(struct machine *m)
 		/* The first CPU's block says it all: the kernel makes every
 		 * other CPU's as it is read (a millisecond or more on a
 		 * machine of many cores). */
-		if (line[0] == '\n' && m->cpu)
+		if (line[0] == '\n')
 			break;
 		if (!colon)
 			continue;
-		if (!m->cpu && !strncmp(line, "model name", 10)) {
+		if (!*cpu && !strncmp(line, "model name", 10)) {
 			char *v = colon + 1;
 
 			v += strspn(v, " \t");
-			m->cpu = xstrndup(v, strcspn(v, "\n"));
+			*cpu = xstrndup(v, strcspn(v, "\n"));
 		}
 		if (!strncmp(line, "flags", 5) && strstr(colon, " hypervisor"))
-			m->virtualized = true;
+			*virtualized = true;
 	}
 	fclose(fp);
 }
@@ -85,13 +87,17 @@ char *machine_brand_name(const char raw[48])
 }
 
 /*
- * The CPU's name and the hypervisor bit from the cpuid instruction, as
- * /proc/cpuinfo has them ("model name", flag "hypervisor"), *cpu
- * malloc'd; false where there is no such instruction or brand string,
- * for machine_detect to read /proc/cpuinfo. That costs 30-50 us of every
- * result (the kernel formats each CPU's frequency); these four
- * instructions, a few. (__cpuid is cpuid.h's macro: its functions would
- * be calls of a header's to calltrace.py.)
+ * The CPU's name and the hypervisor bit from the cpuid instruction, *cpu
+ * malloc'd; false where there is no such instruction or brand string.
+ * Only where /proc/cpuinfo names no model (machine_detect): what a
+ * program's cpuid answers is not always the kernel's. Under PVM (a guest
+ * kernel in a virtual machine of its own, user code running on the
+ * outer one's CPU) the kernel said "AMD EPYC" and cpuid, run by a
+ * program, "Oxide Virtual Turin-like Processor"; /proc/cpuinfo and
+ * lscpu say the first, and so does a result. Reading /proc/cpuinfo's
+ * first block costs 20-50 us of every result (the kernel formats the
+ * CPU's frequency). (__cpuid is cpuid.h's macro: its functions would be
+ * calls of a header's to calltrace.py.)
  */
 static bool machine_cpuid(char **cpu, bool *virtualized)
 {
@@ -130,8 +136,13 @@ void machine_detect(struct machine *m)
 	}
 	if (uname(&u) == 0)
 		m->os = xasprintf("%s %s %s", u.sysname, u.release, u.machine);
-	if (!machine_cpuid(&m->cpu, &m->virtualized))
-		read_cpuinfo(m);
+	machine_read_cpuinfo("/proc/cpuinfo", &m->cpu, &m->virtualized);
+	if (!m->cpu) {
+		bool hyper = false;
+
+		if (machine_cpuid(&m->cpu, &hyper))
+			m->virtualized = m->virtualized || hyper;
+	}
 	m->cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (pages > 0 && psize > 0)
 		m->memory_bytes = (unsigned long long)pages * psize;

@@ -16,6 +16,12 @@
  * be read stays NULL or 0. */
 void machine_detect(struct machine *m);
 
+/* The CPU's name as the kernel gives it (the first "model name" of the
+ * cpuinfo file at path, its first CPU's block only) into *cpu, malloc'd,
+ * NULL when there is none (an ARM kernel names no model); *virtualized
+ * when that block's flags have "hypervisor". */
+void machine_read_cpuinfo(const char *path, char **cpu, bool *virtualized);
+
 /* The name the kernel makes of a 48-byte cpuid brand string
  * (arch/x86/kernel/cpu/common.c, get_model_name): up to its first NUL,
  * leading spaces skipped, trailing white space cut; malloc'd, NULL when

@@ -72,8 +72,43 @@ bool roof_cpuid_read(struct roof_cpuid_raw *raw)
 				raw->brand[4 * i + 3]);
 	return true;
 }
+
+bool roof_cpuid_caches_read(struct roof_cpuid_caches *raw)
+{
+	unsigned a, b, c, d, max, max_ext, leaf = 0;
+
+	memset(raw, 0, sizeof(*raw));
+	__cpuid(0, max, b, c, d);
+	__cpuid(0x80000000, max_ext, b, c, d);
+	if (max_ext >= 0x8000001d) {
+		__cpuid(0x80000001, a, b, c, d);
+		if (c & 1u << 22)	/* TOPOEXT */
+			leaf = 0x8000001d;
+	}
+	if (!leaf && max >= 4)
+		leaf = 4;
+	for (unsigned i = 0; leaf && i < 16; i++) {
+		__cpuid_count(leaf, i, a, b, c, d);
+		if (!(a & 0x1f))
+			break;
+		raw->det[raw->ndet][0] = a;
+		raw->det[raw->ndet][1] = b;
+		raw->det[raw->ndet++][2] = c;
+	}
+	if (max_ext >= 0x80000005)
+		__cpuid(0x80000005, a, b, raw->l5_ecx, d);
+	if (max_ext >= 0x80000006)
+		__cpuid(0x80000006, a, b, raw->l6_ecx, raw->l6_edx);
+	return true;
+}
 #else
 bool roof_cpuid_read(struct roof_cpuid_raw *raw)
+{
+	memset(raw, 0, sizeof(*raw));
+	return false;
+}
+
+bool roof_cpuid_caches_read(struct roof_cpuid_caches *raw)
 {
 	memset(raw, 0, sizeof(*raw));
 	return false;
@@ -333,6 +368,57 @@ int roof_caches_read(const char *dir, struct roof_caches *out,
 		ret = error_set(e, "'%s': no level 1 data cache", dir);
 	qsort(out->c, out->n, sizeof(out->c[0]), by_level);
 	return ret;
+}
+
+static void add_cache(struct roof_caches *out, int level, const char *type,
+		      uint64_t size, int shared)
+{
+	struct roof_cache *c;
+
+	if (!size || roof_cache_level(out, level) ||
+	    out->n == sizeof(out->c) / sizeof(out->c[0]))
+		return;
+	c = &out->c[out->n++];
+	c->level = level;
+	snprintf(c->type, sizeof(c->type), "%s", type);
+	c->size = size;
+	c->shared = shared;
+}
+
+int roof_caches_from_cpuid(const struct roof_cpuid_caches *raw, int ncpus,
+			   struct roof_caches *out)
+{
+	if (ncpus < 1)
+		ncpus = 1;
+	memset(out, 0, sizeof(*out));
+	/* eax: type (1 data, 2 instruction, 3 unified), level, sharers - 1;
+	 * ebx: ways - 1, partitions - 1, line - 1; ecx: sets - 1 */
+	for (size_t i = 0; i < raw->ndet && i < 16; i++) {
+		uint32_t a = raw->det[i][0], b = raw->det[i][1];
+		unsigned type = a & 0x1f, sharers = ((a >> 14) & 0xfff) + 1;
+		uint64_t size = (uint64_t)((b >> 22) + 1) *
+				(((b >> 12) & 0x3ff) + 1) * ((b & 0xfff) + 1) *
+				((uint64_t)raw->det[i][2] + 1);
+
+		if (type == 1 || type == 3)
+			add_cache(out, (int)((a >> 5) & 7),
+				  type == 1 ? "Data" : "Unified", size,
+				  (int)sharers < ncpus ? (int)sharers : ncpus);
+	}
+	if (!roof_cache_level(out, 1)) {
+		/* 0x80000005 ecx[31:24] L1d KiB; 0x80000006 ecx[31:16] L2
+		 * KiB, edx[31:18] L3 in 512 KiB */
+		memset(out, 0, sizeof(*out));
+		add_cache(out, 1, "Data", (uint64_t)(raw->l5_ecx >> 24) << 10,
+			  1);
+		add_cache(out, 2, "Unified",
+			  (uint64_t)(raw->l6_ecx >> 16) << 10, 1);
+		add_cache(out, 3, "Unified",
+			  (uint64_t)(raw->l6_edx >> 18) << 19, ncpus);
+	}
+	qsort(out->c, out->n, sizeof(out->c[0]), by_level);
+	out->from_cpuid = true;
+	return roof_cache_level(out, 1) ? 0 : -1;
 }
 
 const struct roof_cache *roof_cache_level(const struct roof_caches *c,

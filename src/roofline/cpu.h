@@ -79,6 +79,7 @@ struct roof_cache {
 struct roof_caches {
 	struct roof_cache c[16];
 	size_t n;
+	bool from_cpuid;	/* roof_caches_from_cpuid's, not sysfs' */
 };
 
 /*
@@ -89,6 +90,30 @@ struct roof_caches {
  */
 int roof_caches_read(const char *dir, struct roof_caches *out,
 		     struct error *e);
+/*
+ * What cpuid says of the caches, for a machine whose sysfs has no cache
+ * topology (a PVM guest's kernel made none): the deterministic cache
+ * leaves (4 on Intel; 0x8000001D on AMD with TOPOEXT), one subleaf per
+ * cache, and AMD's legacy leaves (0x80000005 ecx: L1d; 0x80000006 ecx
+ * and edx: L2, L3). Raw registers, decoded apart.
+ */
+struct roof_cpuid_caches {
+	uint32_t det[16][3];	/* each subleaf's eax, ebx, ecx */
+	size_t ndet;
+	uint32_t l5_ecx, l6_ecx, l6_edx;	/* 0: no such leaf */
+};
+/* Read them; false on a CPU that is not x86. */
+bool roof_cpuid_caches_read(struct roof_cpuid_caches *raw);
+/*
+ * The data and unified caches of raw into out, as roof_caches_read
+ * gives them: from the deterministic leaves when they describe a level 1
+ * data cache, else from the legacy ones (L1d and L2 one per CPU, L3
+ * shared by all); a cache's sharers at most ncpus (cpuid counts those
+ * the package could have, not those there are). 0, or -1 when cpuid
+ * describes no level 1 data cache.
+ */
+int roof_caches_from_cpuid(const struct roof_cpuid_caches *raw, int ncpus,
+			   struct roof_caches *out);
 /* The data (or unified) cache of level, or NULL. */
 const struct roof_cache *roof_cache_level(const struct roof_caches *c,
 					  int level);

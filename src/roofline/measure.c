@@ -463,12 +463,12 @@ void roof_plan(const struct roof_machine *m, int threads, uint64_t dram_min,
 				uint64_t set = cache ?
 					cache_set(cache, counts[t]) : dram;
 
-				if (level <= 3)
-					snprintf(c.level, sizeof(c.level),
-						 "L%d", level);
-				else
-					snprintf(c.level, sizeof(c.level),
-						 "DRAM");
+				/* L1..L3 or DRAM: a level's name from a
+				 * table, so that no width is in doubt */
+				static const char *const names[] = {
+					"L1", "L2", "L3", "DRAM" };
+				snprintf(c.level, sizeof(c.level), "%s",
+					 names[level - 1]);
 				snprintf(c.pattern, sizeof(c.pattern), "%s",
 					 patterns[p]);
 				c.bytes = whole_blocks(set, counts[t], p + 1);

@@ -39,11 +39,12 @@ int roof_caches_sanitize(struct roof_caches *c, uint64_t mem_bytes,
 		fmt_size(k->size, was, sizeof(was));
 		fmt_size(cap, now, sizeof(now));
 		if (k->level >= 1 && k->level <= 4)
-			snprintf(warn[k->level], 256, "sysfs reports a %s L%d "
+			snprintf(warn[k->level], 256, "%s reports a %s L%d "
 				 "cache shared by %d CPU%s, more than this "
 				 "machine can have (%s): measured with %s (a "
 				 "virtual machine may report its host's cache); "
-				 "its ceiling may be DRAM's", was, k->level,
+				 "its ceiling may be DRAM's",
+				 c->from_cpuid ? "cpuid" : "sysfs", was, k->level,
 				 k->shared, plural_s(k->shared),
 				 per_cpu ? "over 16 MiB a CPU"
 					 : "over 1/8 of its memory", now);

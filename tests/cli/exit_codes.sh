@@ -30,13 +30,19 @@ class() {
 }
 
 # ---- roofline --measure ----
-mkdir "$T/nosys"
-nosys() {
-	YARDSTICK_SYSFS=$T/nosys class roofline "the environment refused" \
-		"yardstick roofline: --measure: cannot read the caches in '$T/nosys" \
+# (a sysfs with no cache topology at all is measured with cpuid's caches:
+# tests/cli/roofline_measure.sh; one that describes a cache wrongly is
+# the environment's refusal)
+mkdir -p "$T/badsys/devices/system/cpu/cpu0/cache/index0"
+for f in level:1 type:Data size:lots shared_cpu_list:0; do
+	echo "${f#*:}" >"$T/badsys/devices/system/cpu/cpu0/cache/index0/${f%%:*}"
+done
+badsys() {
+	YARDSTICK_SYSFS=$T/badsys class roofline "the environment refused" \
+		"yardstick roofline: --measure: '$T/badsys/devices/system/cpu/cpu0/cache/index0/size'" \
 		"$YS" roofline --measure --quick
 }
-t "roofline --measure, no cache topology in sysfs: the environment refused" nosys
+t "roofline --measure, a cache sysfs describes wrongly: the environment refused" badsys
 t "roofline --measure --threads beyond the CPUs: bad usage" \
 	class roofline "bad usage" "--threads 65536: this process may run on" \
 	"$YS" roofline --measure --quick --threads 65536

@@ -101,9 +101,17 @@ killed() {
 	whole "$d"
 }
 
+# (the sanitized build sends one of the three signals, in turn over the
+# programs, so that each command still gets each signal: the 36 cases
+# took the normal build 91 s)
+fh_case=0
 for cmd in record trace mem run; do
 	for mode in "sleep 60000" "setsid 60000" "blockall 60000"; do
+		fh_case=$((fh_case + 1))
+		fh_sig=0
 		for sig in KILL INT TERM; do
+			fh_sig=$((fh_sig + 1))
+			san_build && [ $((fh_case % 3)) -ne $((fh_sig % 3)) ] && continue
 			t "$cmd, SIG$sig at a random moment, hostfix $mode: the program gone" \
 				killed $cmd $sig $mode
 		done

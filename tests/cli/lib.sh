@@ -19,17 +19,29 @@ if [ "${YS_STORE_BACKEND:-}" = postgresql ]; then
 	YARDSTICK_STORE=$(pg_url store.db)
 fi
 export NO_COLOR=1 YARDSTICK_NO_PROGRESS=1
+# python3 on PATH as the interpreter itself, never a pyenv shim
+. "$(dirname "$0")/python3_first.sh"
+python3_first "$T/.bin"
 # The symbolizer's disk cache too: never the user's.
 XDG_CACHE_HOME=$T/cache
 export XDG_CACHE_HOME
 n=0
 failed=0
 
+# san_build: true in the sanitized build (YSB_SAN: its -Db_sanitize). It
+# looks for memory errors and undefined behaviour in the same code as the
+# normal build, which carries the statistics and the sizes: a check of
+# many repetitions or a large input runs fewer or smaller there.
+san_build() {
+	case ${YSB_SAN:-none} in none|'') return 1 ;; *) return 0 ;; esac
+}
+
 # t DESCRIPTION COMMAND...: the check passes when COMMAND exits 0.
 t() {
 	desc=$1
 	shift
 	n=$((n + 1))
+	t_start=$(date +%s%N)
 	if "$@" >"$T/.out" 2>&1; then
 		echo "ok $n - $desc"
 	else
@@ -37,6 +49,9 @@ t() {
 		sed 's/^/# /' "$T/.out" | head -40
 		failed=$((failed + 1))
 	fi
+	# what a check took, when over a second: where a suite's time goes
+	t_ms=$((($(date +%s%N) - t_start) / 1000000))
+	[ "$t_ms" -lt 1000 ] || echo "# took $t_ms ms"
 }
 
 # skip DESCRIPTION REASON: a check skipped, for a reason a user's machine
@@ -173,6 +188,13 @@ wait_file() {
 		sleep 0.1
 	done
 	return 1
+}
+# go_on_attach YSPID GOFILE: GOFILE made once process YSPID (a yardstick
+# attaching with --pid) has a perf event open (wait_perf), what
+# tests/fixtures/stormfix.c's STORMFIX_GO waits for
+go_on_attach() {
+	wait_perf "$1"
+	: >"$2"
 }
 running() {
 	if kill -0 "$1" 2>/dev/null; then echo 1; else echo 0; fi

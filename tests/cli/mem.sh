@@ -673,6 +673,8 @@ bad() {
 }
 t "--sample 0: exit 2" bad --sample --sample 0
 t "--sample x: exit 2" bad --sample --sample x
+t "--sample-rate without --sample: exit 2" bad --sample-rate --sample-rate 100
+t "--sample-rate -1: exit 2" bad --sample-rate --sample 4096 --sample-rate -1
 t "--unwind x: exit 2" bad --unwind --unwind x
 t "--cost x: exit 2" bad --cost --cost x
 t "--depth 65: exit 2" bad --depth --depth 65
@@ -759,6 +761,50 @@ v = int(sys.argv[1]); assert abs(v - 1e6) < 3e5, v" \
 }
 t "--sample 4096: leaks estimated within 30%, counts still exact" sampled
 
+# The throttle (agent_sample.h): a thread sampling faster than
+# --sample-rate has its interval doubled, and each sample is weighed by
+# the interval it was drawn at. heapfix leak 200000 1000 leaks 2e8 bytes
+# in 0.2 s: at --sample 4096, ~49,000 samples, far above 1000 a second on
+# any machine, so it is raised ~9 times (a run keeps ~100-200 samples, its
+# estimate's spread ~12%; 16 runs' mean ~3%, so within 10% is more than 3
+# sigma; weighed at 4096 it would be ~1/500 of the truth). The exact
+# counts do not change.
+throttle() {
+	: >"$T/thr.txt"
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+		mem --sample 4096 --sample-rate 1000 --json "$T/thr.json" \
+			-- "$HEAPFIX" leak 200000 1000 &&
+		python3 - "$T/thr.json" "$i" >>"$T/thr.txt" <<'PY' || return 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+s, m = d["settings"], d["benchmarks"][0]["metrics"]
+assert s["sample_rate"] == 1000 and s["samples_raised"] > 0, s
+assert s["sample_interval_max"] >= 2 * 4096, s
+assert s["samples"] >= s["samples_raised"], s
+assert 200000 <= m["allocations"]["values"][0] < 200100, m["allocations"]
+assert any("raised" in w for w in d["benchmarks"][0]["warnings"])
+print(m["leaked_bytes"]["values"][0])
+PY
+	done
+	python3 - "$T/thr.txt" <<'PY'
+import statistics, sys
+v = [float(x) for x in open(sys.argv[1])]
+assert len(v) == 16, v
+mean = statistics.mean(v)
+assert abs(mean / 2e8 - 1) < 0.10, (mean, v)
+PY
+}
+t "--sample-rate: a thread sampling faster has its interval raised, the estimates unbiased (16 runs' mean within 10%)" throttle
+# with no throttle, nothing is raised
+norate() {
+	mem --sample 4096 --sample-rate 0 --json "$T/nr.json" \
+		-- "$HEAPFIX" leak 20000 1000 &&
+	check "$T/nr.json" 'd["settings"]["samples_raised"] == 0 and
+		d["settings"]["sample_interval_max"] == 4096 and
+		d["settings"]["samples"] > 1000'
+}
+t "--sample-rate 0: no interval raised" norate
+
 # Sampled mode's fast path (agent.c: an allocation not sampled, a free of
 # a block not sampled, counted and nothing more) in every entry point:
 # with a sample every GiB, nearly every call takes it, and the counts are
@@ -805,7 +851,8 @@ entrysites() {
 		mem --unwind $u -o "$T/es-a.speedscope.json" -- \
 			"$HEAPFIX" aligned &&
 		eq 5 leaf inuse_objects "$T/es-a.speedscope.json" aligned_blocks &&
-		mem --unwind $u --sample 1 -o "$T/es-s.speedscope.json" -- \
+		mem --unwind $u --sample 1 --sample-rate 0 \
+			-o "$T/es-s.speedscope.json" -- \
 			"$HEAPFIX" calloc &&
 		eq 2 leaf alloc_objects "$T/es-s.speedscope.json" calloc_blocks ||
 		{ echo "--unwind $u"; return 1; }

@@ -4,8 +4,8 @@
 # libmlb.so, which the loader maps where libmla.so was, and allocates 20
 # blocks of 3000 bytes in its alloc_in_b (5 leaked). Each function's
 # figures are checked exactly in every output (text report, folded, pprof,
-# flame graph), in exact mode and with --sample 1 (every block traced, at
-# its own weight), with libunwind and with frame pointers, with the replay
+# flame graph), in exact mode and with --sample 1 --sample-rate 0 (every
+# block traced, at its own weight: no throttle raises the interval), with libunwind and with frame pointers, with the replay
 # beside the program and after it. Two libmlb.so: one built from the same
 # code as libmla.so, its stacks the very return addresses of libmla.so's
 # (all 70,000 bytes were alloc_in_a's: the agent took the second stack for
@@ -291,7 +291,7 @@ dl_case() {
 		# frame pointers: the walk goes from alloc_in_X to one
 		[ "$unwind" = fp ] && whole=leaf
 	fi
-	for sample in "" "--sample 1"; do
+	for sample in "" "--sample 1 --sample-rate 0"; do
 		for replay in live after; do
 			name=$D/$layout-$unwind-${sample:+sampled-}$replay
 			# shellcheck disable=SC2086
@@ -310,7 +310,7 @@ dl_case() {
 }
 for layout in same moved reframed; do
 	for unwind in dwarf fp; do
-		t "libmlb.so ($layout code) where libmla.so was: 10 x 1000 B at alloc_in_a, 20 x 3000 B at alloc_in_b, 4 and 5 leaked (--unwind $unwind; exact and --sample 1; replay live and after)" retry dl_case "$layout" "$unwind"
+		t "libmlb.so ($layout code) where libmla.so was: 10 x 1000 B at alloc_in_a, 20 x 3000 B at alloc_in_b, 4 and 5 leaked (--unwind $unwind; exact and --sample 1 --sample-rate 0; replay live and after)" retry dl_case "$layout" "$unwind"
 	done
 done
 # A dlclose from the destructor of the library being unloaded (a plugin

@@ -93,11 +93,39 @@ gen() {
 	python3 "$CHECK" "$T/$1.truth" "$T/$1.json" "$T/$1.speedscope.json"
 }
 
+# sampled SEED: the pattern of SEED under mem --sample 1024 with the
+# throttle at 200 samples a second (its interval raised many times
+# over): the totals the agent counts (allocations, bytes, temporaries)
+# are still the truth's exactly, give or take the C library's blocks
+sampled() {
+	$YS mem -q --no-store --sample 1024 --sample-rate 200 \
+		--json "$T/$1-s.json" -- "$ALLOC_GEN" "$1" 4 "$T/$1-s.truth" \
+		>/dev/null &&
+	python3 - "$T/$1-s.truth" "$T/$1-s.json" <<'PY'
+import json, os, sys
+total = [l.split() for l in open(sys.argv[1]) if l.startswith("total")][0][1:]
+total = {total[i]: int(total[i + 1]) for i in range(0, len(total), 2)}
+d = json.load(open(sys.argv[2]))
+m = {k: v["values"][0] for k, v in d["benchmarks"][0]["metrics"].items()}
+lb, lk = int(os.environ["LIBC_BYTES"]), int(os.environ["LIBC_BLOCKS"])
+s = d["settings"]
+print("# samples %d, raised %d, interval up to %d" %
+      (s["samples"], s["samples_raised"], s["sample_interval_max"]))
+for metric, key, slack in (("allocations", "allocations", lk),
+                           ("bytes_allocated", "bytes", lb),
+                           ("temporary_allocations", "temporary", lk)):
+    assert total[key] <= m[metric] < total[key] + slack, \
+        (metric, m[metric], total[key])
+PY
+}
+
 # three seeds this test never saw: a new one each run
 for k in 1 2 3; do
 	seed=$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')
 	echo "# new seed $seed (ALLOC_GEN $seed makes it again)"
 	t "a new pattern (seed $seed): every stack's figures exact" gen "$seed"
+	t "... sampled, its interval raised by the throttle: the counts exact" \
+		sampled "$seed"
 done
 
 # the held-out patterns of bench/ (its benchmark's list), small here

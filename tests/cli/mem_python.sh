@@ -432,11 +432,13 @@ fi
 # innermost frames only, all of them the allocator's and the
 # dispatcher's). tests/fixtures/py/torch_alloc.py keeps 4 convolution
 # outputs of 2 MiB each; sampled one per 64 KiB, a 2 MiB block is always
-# taken (p = 1 - e^-32), so the site holds 8.000 MiB at the peak.
+# taken (p = 1 - e^-32), so the site holds 8.000 MiB at the peak (no
+# throttle: a raised interval would make it an estimate).
 torch_site() {
 	tfix=$(dirname "$FIX")/torch_alloc.py
 	tdef=$(grep -n "^def keep_outputs" "$tfix" | cut -d: -f1)
-	"$YS" mem --no-store --sample 64k -n 1 -- /usr/bin/python3 "$tfix" \
+	"$YS" mem --no-store --sample 64k --sample-rate 0 -n 1 -- \
+		/usr/bin/python3 "$tfix" \
 		>/dev/null 2>"$T/torch.report" ||
 		{ cat "$T/torch.report"; return 1; }
 	# the first site under "bytes live at the peak", to the next list

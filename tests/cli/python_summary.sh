@@ -31,7 +31,7 @@ PY
 # run; with -g fp none are read, and every sample is kept native)
 adds_up() {
 	python3 - "$1" <<'PY'
-import re, sys
+import os, re, sys
 rep = open(sys.argv[1]).read()
 m = re.search(r"^python: (\d+) samples of CPython, (\d+) with Python "
               r"frames, (\d+) kept native \(.*\), (\d+) running no Python "
@@ -40,8 +40,11 @@ m = re.search(r"^python: (\d+) samples of CPython, (\d+) with Python "
 assert m, "no python: line with its four parts:\n" + rep
 n, a, b, c = map(int, m.groups())
 assert n == a + b + c, (n, a, b, c)
-# frames read (not -g fp): the start-up's samples are among them
-assert n > 0 and (c > 0 or " because " in m.group(0)), (n, a, b, c)
+# frames read (not -g fp): the start-up's samples are among them; in the
+# sanitized build, whose reader reads a sample's frames later, those of a
+# 20 ms program may all be kept native as read too late (21 of 21, once)
+san = os.environ.get("YSB_SAN", "none") not in ("", "none")
+assert n > 0 and (c > 0 or " because " in m.group(0) or (san and b > 0)), (n, a, b, c)
 print("ok", n, a, b, c)
 PY
 }

@@ -16,8 +16,11 @@ for line in open(\"$T/hot.folded\"):
     elif \"hot_b\" in f: b += int(n)
 share = 100 * a / (a + b)
 assert a + b > 700 and abs(share - 75) <= 10, (a, b, share)"'
+# (-n 40: hot_a has no self time, and its row comes after every function
+# with some; the loader and libc had eight such on a PVM guest, where a
+# page fault is dear, which pushed it out of a top 10)
 t "the report names the top functions and an Amdahl bound" sh -c '
-	"$YS" record -n 10 -- "$FX/hot" 300 2> "$T/rep.txt" > "$T/rep.out" && [ ! -s "$T/rep.out" ] &&
+	"$YS" record -n 40 -- "$FX/hot" 300 2> "$T/rep.txt" > "$T/rep.out" && [ ! -s "$T/rep.out" ] &&
 	grep -q "hot_a" "$T/rep.txt" && grep -q "would be at most .*× faster" "$T/rep.txt" &&
 	hz=$(sed -En "s/^[0-9]+ samples in .* of CPU \(([0-9]+) Hz effective\), 0 lost.*/\1/p" "$T/rep.txt") &&
 	[ -n "$hz" ] && [ "$hz" -ge 500 ] && [ "$hz" -le 2000 ]'
@@ -158,11 +161,15 @@ t "code no symbol or unwind table names: [unknown in MODULE], with no Amdahl lin
 # GOT slot each jumps through; never _init (the symbol before them).
 # The same in .plt.sec (-z ibtplt: endbr64, then a bnd jmp) and in
 # .plt.got (the function's address taken too); readelf says each section
-# is there, so that the check is of the layout named.
+# is there, so that the check is of the layout named. Where a timer's
+# samples land in so short a loop depends on the processor: on an AMD EPYC
+# the .plt.got stub held 0.4-0.9% of them (perf record agreed), the .plt
+# one 2-33%; hence 600 M calls at 4999 Hz (~8,000 samples), and the stub
+# asked for 8 of them, not a share.
 plt_stubs() {
 	fx=$1 sec=$2
 	readelf -SW "$FX/$fx" | grep -q " $sec " || { echo "$fx has no $sec"; return 1; }
-	"$YS" record -q -o "$T/plt.folded" -- "$FX/$fx" plt 300 || return 1
+	"$YS" record -q -F 4999 -o "$T/plt.folded" -- "$FX/$fx" plt 600 || return 1
 	python3 - "$T/plt.folded" <<"PY"
 import sys
 n, tot = {}, 0
@@ -172,7 +179,7 @@ for line in open(sys.argv[1]):
     n[leaf] = n.get(leaf, 0) + int(v)
     tot += int(v)
 print("# " + ", ".join("%s %d" % kv for kv in sorted(n.items(), key=lambda kv: -kv[1])[:5]))
-assert n.get("unka_work_nop@plt", 0) >= 0.02 * tot and tot > 100, n
+assert n.get("unka_work_nop@plt", 0) >= 8 and tot > 1000, n
 assert "_init" not in n, n
 PY
 }

@@ -754,16 +754,19 @@ t "record --pid: the main thread ends, the other's samples still wake the reader
 # the ones started once the main thread's events were open inherit them
 # and are listed again, and were sampled twice. storm_spin's samples are
 # at most the storm threads' CPU time (/proc/self/task/TID/schedstat, in
-# stormfix's report) at 999 Hz, and some (the threads that spun before
-# the attach have none: how many did depends on how fast the attach is,
-# 34% of the CPU time sampled in the sanitized build at load 4)
+# stormfix's report) at 999 Hz, and some (the storm starts once the
+# attach has opened its first event, STORMFIX_GO; threads that spun
+# before their listing may have none)
 storm_record() {
-	rm -f "$T/pid/stready" "$T/pid/streport"
-	"$(dirname "$YSFIX")/stormfix" "$T/pid/stready" "$T/pid/streport" \
-		1000 100 20 15 &
+	rm -f "$T/pid/stready" "$T/pid/streport" "$T/pid/stgo"
+	STORMFIX_GO=$T/pid/stgo "$(dirname "$YSFIX")/stormfix" "$T/pid/stready" \
+		"$T/pid/streport" 1000 100 20 15 &
 	P=$!
 	wait_file "$T/pid/stready" || { kill $P; return 1; }
-	"$YS" record --pid $P -o "$T/pid/st.folded" 2>"$T/pid/st.err"
+	"$YS" record --pid $P -o "$T/pid/st.folded" 2>"$T/pid/st.err" &
+	ysp=$!
+	go_on_attach $ysp "$T/pid/stgo"
+	wait $ysp
 	rc=$?
 	wait $P
 	prc=$?

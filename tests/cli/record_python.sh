@@ -252,14 +252,18 @@ t "exceptions: the evaluation function's cold part holds its Python frames" retr
 # evaluation frames; the Python frames still hold the sample, with the
 # thread's outer native frames (before: kept native as disagreeing, a
 # lone [unknown], 240 of 422 samples)
+# (The JIT's samples lost would be a lone [unknown], outside jit_burn:
+# counted against it, not jit_burn's share of all samples, which the
+# interpreter's start-up and imports take more of on a slow or loaded
+# machine: 47% in the sanitized build at a load of 4 on the PVM guest.)
 jit_checks() {
-	"$YS" record -o "$T/jit.folded" -- /usr/bin/python3.11 \
+	PYFIX_SCALE=2 "$YS" record -o "$T/jit.folded" -- /usr/bin/python3.11 \
 		"$FIX/pyfix.py" jit 2>"$T/jit.txt" || return 1
 	python3 - "$T/jit.txt" "$T/jit.folded" <<"PY"
 import re, sys
 m = re.search(r"python: (\d+) samples of CPython", open(sys.argv[1]).read())
 total = int(m.group(1))
-burn = jit = rooted = 0
+burn = jit = rooted = lone = 0
 for l in open(sys.argv[2]):
     st, n = l.rsplit(" ", 1)
     n = int(n)
@@ -267,9 +271,11 @@ for l in open(sys.argv[2]):
         burn += n
         rooted += n * st.startswith("_start;")
         jit += n * st.endswith(";[unknown]")
+    elif st.split(";")[-1] == "[unknown]" and "(pyfix.py:" not in st:
+        lone += n
 print("# samples", total, "jit_burn", burn, "in the JIT code", jit,
-      "from _start", rooted)
-sys.exit(0 if total >= 100 and burn >= total * 6 // 10 and
+      "from _start", rooted, "[unknown] outside Python", lone)
+sys.exit(0 if total >= 100 and burn >= 200 and lone <= burn // 10 and
          jit >= burn // 3 and rooted >= burn * 9 // 10 else 1)
 PY
 }

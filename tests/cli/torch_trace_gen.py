@@ -67,6 +67,7 @@ def big(out, mb):
             size += len(chunk)
             t += 100 * 1000
         f.write("]")
+    print(2000 * (t // (100 * 1000)))   # the events written
 
 
 if sys.argv[1] == "nested":

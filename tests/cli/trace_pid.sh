@@ -241,12 +241,18 @@ t "trace --pid of a process that has exited (a zombie): exit 2, nothing written"
 # sampled only once listed, maybe after it had spun), and its tid is one
 # thread of the timeline (it was named twice, by each event's COMM)
 storm_trace() {
-	rm -f "$T/tp/sready" "$T/tp/sreport"
-	"$FX/stormfix" "$T/tp/sready" "$T/tp/sreport" 1000 100 20 15 &
+	rm -f "$T/tp/sready" "$T/tp/sreport" "$T/tp/sgo"
+	STORMFIX_GO=$T/tp/sgo "$FX/stormfix" "$T/tp/sready" "$T/tp/sreport" 1000 100 20 15 &
 	P=$!
 	wait_file "$T/tp/sready" || { kill $P; return 1; }
 	"$YS" trace --pid $P --no-store -o "$T/tp/storm.json" \
-		2>"$T/tp/storm.err"
+		2>"$T/tp/storm.err" &
+	ysp=$!
+	# the storm once the attach has its first event (STORMFIX_GO): an
+	# attach to the 1000 sleepers in a sanitized build on a loaded
+	# machine outlasted a storm that began at once
+	go_on_attach $ysp "$T/tp/sgo"
+	wait $ysp
 	rc=$?
 	wait $P
 	prc=$?

@@ -815,7 +815,7 @@ static void test_gate_family_holm(void **state)
 		struct benchmark *bb = result_add_benchmark(&cand, "b", argv);
 
 		for (int m = 0; m < 6; m++) {
-			char name[8], spec[32];
+			char name[16], spec[32];
 			struct metric *ma, *mb;
 
 			snprintf(name, sizeof(name), "m%d", m);

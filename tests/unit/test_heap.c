@@ -21,6 +21,7 @@
 #include "heap/agent_fp.h"
 #include "heap/analyze.h"
 #include "heap/collect_internal.h"
+#include "heap/throttle.h"
 #include "heaprecs.h"
 
 /* Stack hashes (any non-zero value will do) */
@@ -863,6 +864,245 @@ static void test_sampled(void **state)
 	heap_trace_free(&t);
 }
 
+/*
+ * The throttle: a block drawn at an interval raised k times (the size
+ * word's top bits, protocol.h) was sampled with p = 1 - exp(-s / (4096
+ * << k)), and stands for 1/p blocks, at its free too. Computed with
+ * Python's math.expm1: s = 1000, k = 3: 1/p = 33.2705430920367;
+ * s = 64, k = 10: 65536.50000127156; s = 2^20, k = 5: 1.0003355752008412.
+ */
+static void test_sampled_raised(void **state)
+{
+	struct heap_trace t;
+	struct heap_report r;
+	const double w1000 = 33.2705430920367, w64 = 65536.50000127156,
+		     wbig = 1.0003355752008412;
+	const uint64_t k3 = (uint64_t)3 << HEAP_SIZE_BITS,
+		       k10 = (uint64_t)10 << HEAP_SIZE_BITS,
+		       k5 = (uint64_t)5 << HEAP_SIZE_BITS;
+
+	(void)state;
+	trace_init(&t, 1);
+	t.sample_bytes = 4096;
+	rec_alloc(&t, 0, 10, 0x10, 1000 | k3, S1);
+	rec_alloc(&t, 0, 20, 0x20, 1000 | k3, S1);
+	rec_alloc(&t, 0, 30, 0x30, 64 | k10, S2);
+	rec_alloc(&t, 0, 40, 0x40, (1 << 20) | k5, S3);
+	rec_alloc(&t, 0, 45, 0x50, 1000, S1);	/* not raised: 4.616... */
+	rec_free(&t, 0, 50, 0x40);
+	rec_free(&t, 0, 60, 0x20);
+	analyze(&t, &r);
+	assert_true(r.estimated);
+	assert_int_equal(r.samples, 5);
+	assert_int_equal(r.samples_raised, 4);
+	assert_int_equal(r.raised_max, 10);
+	assert_near(r.leaked_blocks, w1000 + w64 + 4.6163248697298815);
+	assert_near(r.leaked_bytes, 1000 * w1000 + 64 * w64 +
+		    1000 * 4.6163248697298815);
+	assert_near(r.peak, 2000 * w1000 + 64 * w64 + (1 << 20) * wbig +
+		    1000 * 4.6163248697298815);	/* at 45 */
+	assert_near(site(&r, S1)->allocations, 2 * w1000 + 4.6163248697298815);
+	assert_near(site(&r, S2)->bytes, 64 * w64);
+	assert_near(site(&r, S3)->bytes, (1 << 20) * wbig);
+	assert_near(site(&r, S3)->live, 0);
+	assert_near(site(&r, S1)->live, 1000 * w1000 + 1000 * 4.6163248697298815);
+	heap_report_free(&r);
+	heap_trace_free(&t);
+}
+
+/*
+ * The throttle (heap/throttle.h) in virtual time: a thread allocating
+ * size[i % nsizes] bytes every dt ns, sampled as the agent samples it (a
+ * countdown drawn from an exponential distribution of mean sample_bytes
+ * << raised, agent_sample.h), the throttle's step every
+ * HEAP_THROTTLE_WINDOW samples. Jumps from sample to sample.
+ */
+struct sim {
+	uint64_t rng;
+	uint64_t sample_bytes, window_ns;
+	const uint64_t *sizes;
+	size_t nsizes;
+	uint64_t dt;
+	/* out: samples (in all, after t_from), raised ones, the
+	 * Horvitz-Thompson estimates of bytes and of the last size's bytes
+	 * (each sample weighed at the interval it was drawn at) */
+	uint64_t samples, late, raised;
+	uint8_t raised_end, raised_max;
+	double bytes, last_bytes;
+};
+
+static double sim_uniform(struct sim *s)
+{
+	s->rng ^= s->rng >> 12;
+	s->rng ^= s->rng << 25;
+	s->rng ^= s->rng >> 27;
+	return ((double)((s->rng * 0x2545f4914f6cdd1du) >> 11) + 1.0) /
+	       9007199254740992.0;
+}
+
+/* n allocations from t = 0; samples after t_from counted in late */
+static void simulate(struct sim *s, uint64_t n, uint64_t t_from)
+{
+	struct heap_throttle th = { 0 };
+	uint32_t window = 0;
+	int64_t left = (int64_t)(-log(sim_uniform(s)) *
+				 (double)s->sample_bytes) + 1;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t size = s->sizes[i % s->nsizes], now = (i + 1) * s->dt;
+		uint8_t drawn;
+		double w;
+
+		left -= (int64_t)size;
+		if (left > 0)
+			continue;
+		drawn = th.raised;
+		if (s->window_ns && ++window >= HEAP_THROTTLE_WINDOW) {
+			window = 0;
+			heap_throttle_step(&th, now, s->window_ns,
+					   s->sample_bytes);
+		}
+		left = (int64_t)(-log(sim_uniform(s)) *
+				 (double)(s->sample_bytes << th.raised)) + 1;
+		w = 1 / -expm1(-(double)size /
+			       ldexp((double)s->sample_bytes, drawn));
+		s->samples++;
+		s->late += now > t_from;
+		s->raised += drawn > 0;
+		if (drawn > s->raised_max)
+			s->raised_max = drawn;
+		s->bytes += (double)size * w;
+		if (size == s->sizes[s->nsizes - 1])
+			s->last_bytes += (double)size * w;
+	}
+	s->raised_end = th.raised;
+}
+
+/*
+ * The rate: 1000-byte blocks every 100 ns at one sample per 4096 bytes
+ * would be 2.2 M samples a second (p = 1 - e^(-1000/4096) = 0.217 a
+ * block). Capped at 10,000: raised 8 times (p = 0.00095, 9,500 a second;
+ * 7 times would be 19,000), or 9 (4,800). After the
+ * bucket's second, at most that many a second (and at least a quarter);
+ * a burst of less than the bucket is not throttled at all; a thread that
+ * slows down gets its interval back.
+ */
+static void test_throttle_rate(void **state)
+{
+	const uint64_t one[] = { 1000 };
+	struct sim s = { .rng = 0x9e3779b97f4a7c15u, .sample_bytes = 4096,
+			 .window_ns = heap_throttle_window_ns(10000),
+			 .sizes = one, .nsizes = 1, .dt = 100 };
+	double per_s;
+
+	(void)state;
+	assert_int_equal(s.window_ns, 6400000);
+	/* 4 s; the last 2 counted (the bucket drained in 5 ms) */
+	simulate(&s, 40000000, 2000000000);
+	per_s = (double)s.late / 2;
+	assert_true(per_s <= 10000 * 1.02);
+	assert_true(per_s >= 10000 / 4.0);
+	assert_true(s.raised_end >= 8 && s.raised_end <= 9);
+	/* the bucket: about a second's samples at the base interval first */
+	assert_true(s.samples - s.raised >= 10000 &&
+		    s.samples - s.raised <= 10000 + 3 * HEAP_THROTTLE_WINDOW);
+
+	/* a burst of 4 ms, ~8,700 samples: within the bucket */
+	memset(&s.samples, 0, sizeof(s) - offsetof(struct sim, samples));
+	simulate(&s, 40000, 0);
+	assert_true(s.samples > 8000);
+	assert_int_equal(s.raised, 0);
+	assert_int_equal(s.raised_max, 0);
+
+	/* without a throttle, never raised */
+	memset(&s.samples, 0, sizeof(s) - offsetof(struct sim, samples));
+	s.window_ns = 0;
+	simulate(&s, 20000000, 0);
+	assert_int_equal(s.raised, 0);
+	assert_true(s.samples > 400000);
+}
+
+/* A thread throttled, then slow: its interval comes back down. */
+static void test_throttle_recovers(void **state)
+{
+	struct heap_throttle th = { 0 };
+	uint64_t now = 0, window_ns = heap_throttle_window_ns(10000);
+
+	(void)state;
+	/* a window every 10 us (6.4 M samples a second) for 2 s */
+	for (int i = 0; i < 200000; i++)
+		heap_throttle_step(&th, now += 10000, window_ns, 4096);
+	assert_true(th.raised >= 9);	/* 640 times too fast: 2^9.3 */
+	assert_int_equal(th.credit, 0);
+	/* then a window every 0.1 s: 640 samples a second */
+	for (int i = 0; i < 40 && th.raised; i++)
+		heap_throttle_step(&th, now += 100000000, window_ns, 4096);
+	assert_int_equal(th.raised, 0);
+	/* never above HEAP_RAISED_MAX, nor past 2^52 bytes */
+	th = (struct heap_throttle){ 0 };
+	for (int i = 0; i < 1000; i++)
+		heap_throttle_step(&th, now += 1, window_ns, 4096);
+	assert_int_equal(th.raised, HEAP_RAISED_MAX);
+	th = (struct heap_throttle){ 0 };
+	for (int i = 0; i < 1000; i++)
+		heap_throttle_step(&th, now += 1, window_ns, UINT64_C(1) << 40);
+	assert_int_equal(th.raised, 11);	/* 2^51 */
+}
+
+/*
+ * Unbiased: 200 threads (seeds) allocating four sizes in turn for 2 s of
+ * virtual time, 2.5 M samples a second unthrottled, capped at 2,000
+ * (raised ~10 times; more than a third of the samples drawn raised). Each sample weighed at the interval its countdown
+ * was drawn at, the estimates of the bytes allocated, in all and of the
+ * 200,000-byte blocks, average to the truth within 4 standard errors of
+ * their mean (and 2%). Weighed at the base interval they come to 0.033
+ * (tried). (Weighed at the interval in force after the step, the mean
+ * moves by less than the test can see: the interval changes at few
+ * samples.)
+ */
+static void test_throttle_unbiased(void **state)
+{
+	const uint64_t sizes[] = { 24, 700, 9000, 200000 };
+	const uint64_t n = 400000, truth = n / 4 * (24 + 700 + 9000 + 200000),
+		       truth_last = n / 4 * 200000;
+	double sum = 0, sum2 = 0, lsum = 0, lsum2 = 0;
+	uint64_t raised = 0, samples = 0;
+	const int reps = 200;
+
+	(void)state;
+	for (int r = 0; r < reps; r++) {
+		struct sim s = { .rng = 0x853c49e6748fea9bu ^ ((uint64_t)r << 17),
+				 .sample_bytes = 4096,
+				 .window_ns = heap_throttle_window_ns(2000),
+				 .sizes = sizes, .nsizes = 4, .dt = 5000 };
+
+		simulate(&s, n, 0);
+		sum += s.bytes / (double)truth;
+		sum2 += (s.bytes / (double)truth) * (s.bytes / (double)truth);
+		lsum += s.last_bytes / (double)truth_last;
+		lsum2 += (s.last_bytes / (double)truth_last) *
+			 (s.last_bytes / (double)truth_last);
+		raised += s.raised;
+		samples += s.samples;
+	}
+	{
+		double mean = sum / reps, se = sqrt((sum2 / reps - mean * mean) /
+						    (reps - 1));
+		double lmean = lsum / reps,
+		       lse = sqrt((lsum2 / reps - lmean * lmean) / (reps - 1));
+
+		print_message("# throttle: mean %.4f (se %.4f), 200 KB blocks "
+			      "%.4f (se %.4f), %.0f%% of %llu samples raised\n",
+			      mean, se, lmean, lse,
+			      100.0 * (double)raised / (double)samples,
+			      (unsigned long long)samples);
+		assert_true(fabs(mean - 1) < 4 * se && fabs(mean - 1) < 0.02);
+		assert_true(fabs(lmean - 1) < 4 * lse &&
+			    fabs(lmean - 1) < 0.02);
+		assert_true(raised > samples / 3);
+	}
+}
+
 /* ---- the timeline, the histogram, the profile --------------------------- */
 
 /* One second in 1000 intervals of 1 ms; point i ends at (i + 1) ms. */
@@ -1609,6 +1849,10 @@ int main(void)
 		cmocka_unit_test(test_stack_tails),
 		cmocka_unit_test(test_zero_keys),
 		cmocka_unit_test(test_sampled),
+		cmocka_unit_test(test_sampled_raised),
+		cmocka_unit_test(test_throttle_rate),
+		cmocka_unit_test(test_throttle_recovers),
+		cmocka_unit_test(test_throttle_unbiased),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_live_equals_after),
 		cmocka_unit_test(test_live_timeline_lengths),

@@ -34,9 +34,10 @@ static void test_machine(void **state)
 	free(m.governor);
 }
 
-/* The CPU's name and the hypervisor bit, from cpuid, against what the
- * kernel shows in /proc/cpuinfo (the first "model name", the "hypervisor"
- * flag), read here independently. */
+/* The CPU's name and the hypervisor bit machine_detect gives, against
+ * what the kernel shows in /proc/cpuinfo (the first "model name", the
+ * "hypervisor" flag), read here independently: the kernel's, where a
+ * program's cpuid says otherwise (a PVM guest: machine.c). */
 static void test_cpu_as_cpuinfo(void **state)
 {
 	FILE *fp = fopen("/proc/cpuinfo", "r");
@@ -114,6 +115,72 @@ static void test_brand_name(void **state)
 		assert_int_equal(strlen(got), 48);
 		free(got);
 	}
+}
+
+/* machine_read_cpuinfo on files made here: the first block's model name
+ * and hypervisor flag, never a later CPU's; none on an ARM kernel's. */
+static void write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void test_read_cpuinfo(void **state)
+{
+	static const struct {
+		const char *text, *cpu;
+		bool hyper;
+	} cases[] = {
+		{ "processor\t: 0\nvendor_id\t: AuthenticAMD\n"
+		  "model name\t: AMD EPYC\nflags\t\t: fpu vme hypervisor "
+		  "lahf_lm\n\nprocessor\t: 1\nmodel name\t: Other\n"
+		  "flags\t\t: fpu\n", "AMD EPYC", true },
+		/* a name with spaces and an @, no hypervisor; a later
+		 * block's flag does not count */
+		{ "processor\t: 0\nmodel name\t: Intel(R) Xeon(R) CPU "
+		  "E5-2690 v4 @ 2.60GHz\nflags\t\t: fpu sse2\n\n"
+		  "processor\t: 1\nflags\t\t: fpu hypervisor\n",
+		  "Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz", false },
+		/* "hypervisor" only as part of another word */
+		{ "model name\t: X\nflags\t\t: fpu nothypervisor\n", "X",
+		  false },
+		/* arm64: no model name */
+		{ "processor\t: 0\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd\n"
+		  "CPU part\t: 0xd0c\n\n", NULL, false },
+		{ "", NULL, false },
+	};
+	char dir[] = "/tmp/ys-cpuinfo-XXXXXX", path[64];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/cpuinfo", dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *cpu = (char *)"unset";
+		bool hyper = !cases[i].hyper;
+
+		write_file(path, cases[i].text);
+		machine_read_cpuinfo(path, &cpu, &hyper);
+		if (cases[i].cpu)
+			assert_string_equal(cpu, cases[i].cpu);
+		else
+			assert_null(cpu);
+		assert_int_equal(hyper, cases[i].hyper);
+		free(cpu);
+	}
+	unlink(path);
+	{
+		char *cpu = (char *)"unset";
+		bool hyper = true;
+
+		/* no file: nothing, nothing claimed */
+		machine_read_cpuinfo(path, &cpu, &hyper);
+		assert_null(cpu);
+		assert_false(hyper);
+	}
+	rmdir(dir);
 }
 
 static void test_timestamp(void **state)
@@ -205,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_machine),
 		cmocka_unit_test(test_cpu_as_cpuinfo),
 		cmocka_unit_test(test_brand_name),
+		cmocka_unit_test(test_read_cpuinfo),
 		cmocka_unit_test(test_timestamp),
 		cmocka_unit_test(test_git),
 	};

@@ -479,6 +479,89 @@ static void test_below_dram(void **state)
 /* The caches of a real machine pass; a virtual machine's 480 MiB L3 on 2
  * CPUs (240 MiB a CPU) and a cache of more than 1/8 of the memory are
  * capped at 2 MiB a CPU sharing it, with a warning at their level. */
+/* cpuid's caches, decoded from registers written here by hand: the
+ * deterministic leaves (sizes = ways x partitions x line x sets, the
+ * instruction cache skipped, sharers capped at the CPUs there are), AMD's
+ * legacy leaves when they describe no level 1 data cache, and nothing. */
+static void test_caches_from_cpuid(void **state)
+{
+	struct roof_cpuid_caches raw;
+	struct roof_caches c;
+
+	(void)state;
+	memset(&raw, 0, sizeof(raw));
+	/* L1d: 12 ways, 64 sets of 64 bytes, 2 sharers */
+	raw.det[0][0] = 1 | 1 << 5 | 1 << 14;
+	raw.det[0][1] = 11u << 22 | 63;
+	raw.det[0][2] = 63;
+	/* L1i: skipped */
+	raw.det[1][0] = 2 | 1 << 5 | 1 << 14;
+	raw.det[1][1] = 7u << 22 | 63;
+	raw.det[1][2] = 63;
+	/* L2: 10 ways, 2048 sets */
+	raw.det[2][0] = 3 | 2 << 5 | 1 << 14;
+	raw.det[2][1] = 9u << 22 | 63;
+	raw.det[2][2] = 2047;
+	/* L3: 12 ways, 2 partitions, 32768 sets, 64 sharers */
+	raw.det[3][0] = 3 | 3 << 5 | 63 << 14;
+	raw.det[3][1] = 11u << 22 | 1 << 12 | 63;
+	raw.det[3][2] = 32767;
+	raw.ndet = 4;
+	raw.l5_ecx = 32u << 24;		/* ignored: the leaves above say it */
+	assert_int_equal(roof_caches_from_cpuid(&raw, 8, &c), 0);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.c[0].level, 1);
+	assert_string_equal(c.c[0].type, "Data");
+	assert_int_equal(c.c[0].size, 12 * 64 * 64);
+	assert_int_equal(c.c[0].shared, 2);
+	assert_int_equal(c.c[1].level, 2);
+	assert_string_equal(c.c[1].type, "Unified");
+	assert_int_equal(c.c[1].size, 10 * 2048 * 64);
+	assert_int_equal(c.c[2].level, 3);
+	assert_int_equal(c.c[2].size, 12 * 2 * 32768 * 64);
+	assert_int_equal(c.c[2].shared, 8);
+
+	/* AMD without TOPOEXT: 0x80000005/6 (what a PVM guest's cpuid
+	 * said: 48 KiB, 1 MiB, and 1016 x 512 KiB of L3) */
+	memset(&raw, 0, sizeof(raw));
+	raw.l5_ecx = 48u << 24 | 12 << 16 | 64;
+	raw.l6_ecx = 1024u << 16 | 6 << 12 | 64;
+	raw.l6_edx = 1016u << 18 | 9 << 12 | 64;
+	assert_int_equal(roof_caches_from_cpuid(&raw, 2, &c), 0);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.c[0].size, 48 << 10);
+	assert_int_equal(c.c[0].shared, 1);
+	assert_int_equal(c.c[1].size, 1 << 20);
+	assert_int_equal(c.c[1].shared, 1);
+	assert_int_equal(c.c[2].size, 1016ull << 19);
+	assert_int_equal(c.c[2].shared, 2);
+	assert_true(c.from_cpuid);
+	{
+		char warn[5][256];
+
+		/* capped as sysfs' would be, the warning naming cpuid */
+		assert_int_equal(roof_caches_sanitize(&c, 24ull << 30, warn),
+				 1);
+		assert_non_null(strstr(warn[3], "cpuid reports a 508 MiB L3 "
+				       "cache shared by 2 CPUs"));
+	}
+	/* no L3 there */
+	raw.l6_edx = 0;
+	assert_int_equal(roof_caches_from_cpuid(&raw, 2, &c), 0);
+	assert_int_equal(c.n, 2);
+	/* deterministic leaves with no data cache: the legacy ones */
+	raw.det[0][0] = 2 | 1 << 5;
+	raw.det[0][1] = 7u << 22 | 63;
+	raw.det[0][2] = 63;
+	raw.ndet = 1;
+	assert_int_equal(roof_caches_from_cpuid(&raw, 2, &c), 0);
+	assert_int_equal(c.c[0].size, 48 << 10);
+	/* nothing at all */
+	memset(&raw, 0, sizeof(raw));
+	assert_int_equal(roof_caches_from_cpuid(&raw, 2, &c), -1);
+	assert_int_equal(c.n, 0);
+}
+
 static void test_caches_sanitize(void **state)
 {
 	struct roof_caches real = { .n = 3, .c = {
@@ -514,6 +597,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_caches_from_cpuid),
 		cmocka_unit_test(test_roof_at),
 		cmocka_unit_test(test_ridge),
 		cmocka_unit_test(test_levels),

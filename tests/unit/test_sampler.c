@@ -359,7 +359,7 @@ static void test_hot_frame_pointers(void **state)
 	struct binary bin;
 	struct seen w = { .bin = &bin };
 	struct error e;
-	size_t a = 0, b = 0, deep = 0, chain = 0, mapped = 0;
+	size_t a = 0, b = 0, deep = 0, chain = 0, mapped = 0, in_exec = 0;
 	double cpu = children_cpu(), expect;
 
 	load_binary(argv[0], hot_names, &bin);
@@ -386,6 +386,10 @@ static void test_hot_frame_pointers(void **state)
 		assert_int_equal(s->pid, w.exec_pid);
 		assert_true(s->nips > 0);
 		mapped += s->mapped;
+		/* taken in the kernel during the exec: the user IP it gives
+		 * is the old image's, at its execve (seen on a PVM guest,
+		 * where an exec is slow enough to be sampled) */
+		in_exec += !s->mapped && s->kernel && i < 8;
 		deep += s->nips >= 3;
 		a += s->fn[0] == HOT_A;
 		b += s->fn[0] == HOT_B;
@@ -393,9 +397,9 @@ static void test_hot_frame_pointers(void **state)
 			 s->fn[1] == WORK && s->fn[2] == MAIN;
 	}
 	print_message("hot: hot_a %zu, hot_b %zu (%.1f%%), full chains %zu, "
-		      "3+ frames %zu, mapped %zu\n", a, b,
-		      100.0 * a / (a + b), chain, deep, mapped);
-	assert_int_equal(mapped, w.n);
+		      "3+ frames %zu, mapped %zu, in the exec %zu\n", a, b,
+		      100.0 * a / (a + b), chain, deep, mapped, in_exec);
+	assert_int_equal(mapped + in_exec, w.n);
 	assert_true(deep >= 0.95 * w.n);
 	assert_true(a + b >= 0.8 * w.n);
 	assert_true(chain >= 0.95 * (a + b));

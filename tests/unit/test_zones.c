@@ -289,7 +289,7 @@ static void check_structure(const struct zb_snapshot *s, pid_t pid)
 	assert_int_equal(count_zones(s, "decode"), 20);
 	for (int i = 0; i < 20; i++) {
 		const struct zb_zone *z = zone(s, "decode", i);
-		char want[16];
+		char want[24];
 
 		snprintf(want, sizeof want, "frame=%d", i);
 		assert_int_equal(z->thread, t2);
