@@ -130,16 +130,25 @@ for b in d['benchmarks']:
 }
 t "--json: result v1 kind bench, every epoch's time per iteration, the settings" schema
 
-# ratio FILE OUT: the group's comparison in the result FILE and the table OUT
+# ratio FILE OUT: the group's comparison in the result FILE and the table
+# OUT. What the library claims is its interval: it holds the designed
+# 2.0 and the estimate, is no wider than 1.5:1 and says slower; the
+# estimate is within 0.25 of 2.0 (0.1 was too tight for a loaded
+# machine: two suites on two cores gave 2.15 in [1.99, 2.75] in CI, three
+# times over). The sentence prints the estimate and the interval.
 ratio() {
 	py "d = load('$1')
 c = [c for c in d['comparisons'] if c['baseline'] == 'one']
 assert len(c) == 1, d['comparisons']
 c = c[0]
+lo, hi = c['ratio_ci']
 assert c['candidate'] == 'two' and c['metric'] == 'time_per_op', c
-assert 1.9 <= c['ratio'] <= 2.1, c
-assert c['ratio_ci'][0] <= c['ratio'] <= c['ratio_ci'][1], c
-assert c['verdict'] == 'slower', c" && has "$2" "'two' is 2.0"
+assert lo <= c['ratio'] <= hi and lo <= 2.0 <= hi, c
+assert abs(c['ratio'] - 2.0) <= 0.25 and hi / lo <= 1.5, c
+assert c['verdict'] == 'slower', c
+open('$T/ratio.txt', 'w').write('%.2f× slower than \\'one\\' [%.2f, %.2f]'
+                               % (c['ratio'], lo, hi))" &&
+	has "$2" "'two' is $(cat "$T/ratio.txt")"
 }
 # measured again into files of its own (the checks below read p.json)
 remeasure_ratio() {
@@ -154,7 +163,7 @@ ratio_try() {
 	fi
 	remeasure_ratio
 }
-t "a group: two variants of 2:1 cost give 2.0 ± 0.1 with its CI" retry ratio_try
+t "a group: two variants of 2:1 cost: an interval holding 2.0, the estimate within it and 0.25 of 2.0" retry ratio_try
 
 empty_check() {
 	py "d = load('$1')
