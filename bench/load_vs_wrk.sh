@@ -17,8 +17,11 @@
 # is never closed; nginx's own default is 1000). With two CPUs or more,
 # nginx runs on CPU 0 and the clients on CPU 1 (taskset), so that
 # neither tool is measured while sharing a CPU with the server. Prints
-# requests/s, p50, p99 and the client's CPU time per request (user +
-# system, of the tool's process) of each round; the medians, and the
+# requests/s, p50, p99, the client's CPU time per request (user +
+# system, of the tool's process), the server's CPU time per request and
+# its share of the round's time busy (its process and children, from
+# /proc: where the server is the limit, a tool that makes it work more
+# per request, or leaves it idle, shows here) of each round; the medians, and the
 # minimum of CPU per request; the ratios yardstick / wrk of requests/s and
 # of CPU per request, median, minimum and maximum over the rounds. With
 # BASE=DIR, the yardstick of that build directory too (another commit's,
@@ -135,10 +138,11 @@ for _ in range(100):
         time.sleep(0.05)
 sys.exit("the server did not start")
 PY
-python3 - "$ys" "$scheme://127.0.0.1:$port/" "$dir" "$rounds" "$duration" "$threads" "$conns" "$cli" "$keepalive" "${base:+$base/yardstick}" "$server" "$slices" $sizes <<'PY'
-import json, re, resource, statistics, subprocess, sys
-ys, base, d, rounds, dur, thr, con, cli, keepalive, other, server, slices = sys.argv[1:13]
-sizes = sys.argv[13:] or [""]
+python3 - "$ys" "$scheme://127.0.0.1:$port/" "$dir" "$rounds" "$duration" "$threads" "$conns" "$cli" "$keepalive" "${base:+$base/yardstick}" "$server" "$slices" "$ngx" $sizes <<'PY'
+import json, os, re, resource, statistics, subprocess, sys
+ys, base, d, rounds, dur, thr, con, cli, keepalive, other, server, slices, srvpid = sys.argv[1:14]
+sizes = sys.argv[14:] or [""]
+tick = os.sysconf("SC_CLK_TCK")
 slices = int(slices)
 # (wrk takes whole seconds only)
 dur = str(max(1, round(float(dur) / slices)))
@@ -150,6 +154,25 @@ tls = ["-k"] if base.startswith("https") else []
 def cpu():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
+
+def srv_cpu():
+    """The server's CPU seconds so far: its process and its children
+    (nginx's worker), user + system, from /proc (10 ms ticks)."""
+    pids = [srvpid]
+    try:
+        with open(f"/proc/{srvpid}/task/{srvpid}/children") as f:
+            pids += f.read().split()
+    except OSError:
+        pass
+    t = 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                st = f.read().rsplit(")", 1)[1].split()
+            t += int(st[11]) + int(st[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return t / tick
 
 def wrk(url):
     out = subprocess.run(pin + ["wrk", f"-t{thr}", f"-c{con}", f"-d{dur}s", "--latency", url],
@@ -187,7 +210,8 @@ for size in sizes:
     res = {t: [] for t in tools}
     if size:
         print(f"{url}: a body of {size} bytes")
-    print(f"  {'round':>5}  {'tool':10} {'requests/s':>12} {'p50':>10} {'p99':>10} {'CPU/request':>12}")
+    print(f"  {'round':>5}  {'tool':10} {'requests/s':>12} {'p50':>10} {'p99':>10} {'CPU/request':>12}"
+          f" {'server CPU/req':>14} {'busy':>6}")
     for r in range(rounds):
         if other:
             order = tools[r % 3:] + tools[:r % 3]
@@ -196,10 +220,10 @@ for size in sizes:
         got = {t: [] for t in order}
         for k in range(slices):
             for tool in (order if k % 2 == 0 else order[::-1]):
-                c0 = cpu()
+                c0, s0 = cpu(), srv_cpu()
                 rps, p50, p99, n = (wrk(url) if tool == "wrk" else
                                     yardstick(url, other) if tool == "base" else yardstick(url))
-                got[tool].append((n, n / rps, p50, p99, cpu() - c0))
+                got[tool].append((n, n / rps, p50, p99, cpu() - c0, srv_cpu() - s0))
         for tool in order:
             g = got[tool]
             n = sum(x[0] for x in g)
@@ -207,8 +231,11 @@ for size in sizes:
             p50 = statistics.median(x[2] for x in g)
             p99 = statistics.median(x[3] for x in g)
             per = sum(x[4] for x in g) / n
-            res[tool].append((rps, p50, p99, per))
-            print(f"  {r + 1:>5}  {tool:10} {rps:12.0f} {p50 * 1e6:8.1f}us {p99 * 1e6:8.1f}us {per * 1e6:10.2f}us", flush=True)
+            sper = sum(x[5] for x in g) / n
+            busy = sum(x[5] for x in g) / sum(x[1] for x in g)
+            res[tool].append((rps, p50, p99, per, sper, busy))
+            print(f"  {r + 1:>5}  {tool:10} {rps:12.0f} {p50 * 1e6:8.1f}us {p99 * 1e6:8.1f}us {per * 1e6:10.2f}us"
+                  f" {sper * 1e6:10.2f}us {100 * busy:6.1f}%", flush=True)
     print("medians:")
     for tool, v in res.items():
         med = [statistics.median(x[i] for x in v) for i in range(4)]
@@ -218,4 +245,6 @@ for size in sizes:
         name = "yardstick" if t == "yardstick" else "base"
         ratios(f"requests/s {name}", [y[0] / w[0] for y, w in zip(res[t], res["wrk"])])
         ratios(f"CPU/request {name}", [y[3] / w[3] for y, w in zip(res[t], res["wrk"])])
+        ratios(f"server CPU/request {name}", [y[4] / w[4] for y, w in zip(res[t], res["wrk"])])
+        ratios(f"server busy {name}", [y[5] / w[5] for y, w in zip(res[t], res["wrk"])])
 PY

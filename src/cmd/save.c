@@ -55,7 +55,9 @@ static void keep_unsaved(const char *path, const struct result *res)
 
 /*
  * The log's move into the database, due after a save (store_save_to): by
- * `yardstick store flush PATH`, started and not waited for, in a process
+ * `yardstick store flush --idle 1s PATH` (the move once the saves have
+ * stopped for a second: a loop of runs is not measured beside it;
+ * store_log_wait_idle), started and not waited for, in a process
  * group of its own (a Ctrl-C meant for this command does not reach it;
  * killed all the same, it loses nothing: store_log.c), its output
  * nowhere: a move that fails leaves the log past its bound, and the
@@ -64,14 +66,17 @@ static void keep_unsaved(const char *path, const struct result *res)
  */
 static void flush_apart(const char *path)
 {
-	char *const argv[] = { "yardstick", "store", "flush", "-q", "--",
-			       (char *)path, NULL };
+	char *const argv[] = { "yardstick", "store", "flush", "-q",
+			       "--idle", "1s", "--", (char *)path, NULL };
 	struct child c = { .path = "/proc/self/exe", .argv = argv,
 			   .own_group = true,
 			   .io = { CHILD_IO_NULL, CHILD_IO_NULL,
 				   CHILD_IO_NULL } };
 	struct error e;
 
+	/* one started before waits still: it moves what this save added */
+	if (store_log_move_waiting(path))
+		return;
 	if (child_start(&c, &e))
 		store_flush_after_save(path);
 }

@@ -129,6 +129,22 @@ int store_flush(const char *path, size_t *moved, struct error *e);
  * callback), the results staying in the log, which later saves and
  * openings move. */
 void store_flush_after_save(const char *path);
+/*
+ * The wait of the move a save starts (store flush --idle): until no save
+ * has appended to the log at path for idle_ms, or the log holds half as
+ * much again as its bound (saves go through SQLite at twice), or max_ms
+ * have passed, so that a loop of saves (one-run `run`s measured one after
+ * another, issue 30's sigma) is not measured beside the move. One process
+ * waits per store: true when this one does, *hold then an open file that
+ * keeps the others out until closed (after the move); false when another
+ * waits already (it moves the log: nothing to do here). A log that cannot
+ * be opened is not waited for (true, *hold -1): the move says why.
+ */
+bool store_log_wait_idle(const char *path, int idle_ms, int max_ms,
+			 int *hold);
+/* Whether a process waits in store_log_wait_idle for the store at path:
+ * a save does not start another. */
+bool store_log_move_waiting(const char *path);
 
 /* Where the store's warnings go (a damaged record of the log skipped, a
  * log that cannot be read): fn(msg), msg in the style of the errors; NULL

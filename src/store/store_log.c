@@ -97,6 +97,85 @@ static bool move_due(const struct log_header *old, const struct log_header *h)
 	return past_bound(h) && (!past_bound(old) || h->records % MOVE_RETRY == 0);
 }
 
+/*
+ * The waiter's lock (store_log_wait_idle): an open-file-description
+ * record lock on one byte of the log far past any record (saves lock the
+ * log with flock, which does not see it, and never write there), so that
+ * it belongs to the waiting process, is let go when it exits however it
+ * ends, and costs no file of its own.
+ */
+static struct flock waiter_lock(short type)
+{
+	return (struct flock){ .l_type = type, .l_whence = SEEK_SET,
+			       .l_start = (off_t)1 << 62, .l_len = 1 };
+}
+
+bool store_log_move_waiting(const char *path)
+{
+	char *log = xasprintf("%s-log", path);
+	int fd = open(log, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	struct flock fl = waiter_lock(F_WRLCK);
+	bool waiting;
+
+	free(log);
+	if (fd < 0)
+		return false;
+	waiting = !fcntl(fd, F_OFD_GETLK, &fl) && fl.l_type != F_UNLCK;
+	close(fd);
+	return waiting;
+}
+
+/* The log's header read from fd, false when it cannot be. */
+static bool header_now(int fd, struct log_header *h)
+{
+	unsigned char buf[LOG_HEADER_SIZE];
+	const char *why;
+
+	return pread(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) &&
+	       !log_header_get(buf, sizeof(buf), h, &why);
+}
+
+bool store_log_wait_idle(const char *path, int idle_ms, int max_ms,
+			 int *hold)
+{
+	char *log = xasprintf("%s-log", path);
+	int fd = open(log, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	struct flock fl = waiter_lock(F_WRLCK);
+	struct timespec nap = { 0, 50 * 1000000 };
+	int64_t start = monoclock_ns(), quiet_since = start;
+	struct log_header h = { 0 }, was = { 0 };
+	bool known;
+
+	free(log);
+	*hold = -1;
+	if (fd < 0)
+		return true;
+	if (fcntl(fd, F_OFD_SETLK, &fl)) {
+		bool busy = errno == EAGAIN || errno == EACCES;
+
+		close(fd);
+		return !busy;
+	}
+	*hold = fd;
+	known = header_now(fd, &was);
+	for (;;) {
+		int64_t now = monoclock_ns();
+
+		if (!known || was.records == 0 ||
+		    was.records >= bound_records + bound_records / 2 ||
+		    was.end > bound_bytes + bound_bytes / 2 ||
+		    now - quiet_since >= (int64_t)idle_ms * 1000000 ||
+		    now - start >= (int64_t)max_ms * 1000000)
+			return true;
+		nanosleep(&nap, NULL);
+		known = header_now(fd, &h);
+		if (known && (h.records != was.records || h.end != was.end ||
+			      h.next_id != was.next_id))
+			quiet_since = monoclock_ns();
+		was = h;
+	}
+}
+
 static void (*warn_fn)(const char *msg);
 
 void store_set_warn(void (*fn)(const char *msg))

@@ -120,14 +120,16 @@ t "  history then: 1025 results, newest 1025" sh -c \
 # The same with SIGKILL, as the OOM killer or a CI timeout ends the
 # flush a save started: no handler runs, and nothing is lost either.
 # make_1023 DIR: DIR/s.db, its log holding 1022 records (ids 2-1023).
-make_1023() {
+# make_log DIR LAST: the same up to id LAST (LAST - 1 records).
+make_1023() { make_log "$1" 1023; }
+make_log() {
 	mkdir -p "$1" &&
 	for i in 1 2; do
 		"$YS" run -q --runs 1 --store "$1/s.db" -- "$YSFIX" exit 0 2>/dev/null || return 1
 	done
-	python3 - "$1/s.db" <<'PY'
+	python3 - "$1/s.db" "$2" <<'PY'
 import struct, sys, zlib
-db = sys.argv[1]
+db, last = sys.argv[1], int(sys.argv[2])
 log = open(db + "-log", "r+b")
 data = log.read()
 records, next_id, end = struct.unpack_from("<IqQ", data, 12)
@@ -135,16 +137,111 @@ rec = data[32:end]
 magic, plen, rid, crc = struct.unpack_from("<IIqI", rec, 0)
 payload = rec[20:20 + plen]
 out = bytearray()
-for i in range(3, 1024):
+for i in range(3, last + 1):
     head = struct.pack("<Iq", plen, i)
     out += struct.pack("<IIqI", magic, plen, i, zlib.crc32(head, zlib.crc32(payload))) + payload
 log.seek(end)
 log.write(out)
 log.seek(12)
-log.write(struct.pack("<IqQ", 1022, 1024, end + len(out)))
+log.write(struct.pack("<IqQ", last - 1, last + 1, end + len(out)))
 log.close()
 PY
 }
+
+# The move a save starts waits for the saves to stop (store flush --idle
+# 1s): a loop of saves is not measured beside it (issue 30's sigma).
+# From a log one short of its bound (ids 2-1023), saves one after another
+# (as a loop of `run`s): the log is never moved while they come, unless
+# a second passed without a save (a loaded machine's stall: then it may
+# be); at most one flush process waits at any time (the every-64th
+# save's retry starts none while it does); after the loop the log is
+# moved, not before a second after the last save; every result once.
+# With LAST 1530, the log passes 1.5 times its bound (1536) during the
+# loop: moved then, the saves still coming.
+# idle_loop DIR LAST SAVES MOVED_DURING (1: must be, 0: must not be)
+idle_loop() {
+	make_log "$1" "$2" &&
+	python3 - "$1/s.db" "$YS" "$YSFIX" "$2" "$3" "$4" <<'PY'
+import os, sqlite3, struct, subprocess, sys, time
+db, ys, fix, last, saves, moved_during = sys.argv[1:7]
+last, saves, moved_during = int(last), int(saves), moved_during == "1"
+
+def records():
+    return struct.unpack_from("<I", open(db + "-log", "rb").read(32), 12)[0]
+
+def flushers():
+    n = 0
+    for p in os.listdir("/proc"):
+        try:
+            a = open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if a[1:3] == [b"store", b"flush"] and db.encode() in a:
+            n += 1
+    return n
+
+most, drop, gap_before_drop, prev_end = 0, None, 0.0, None
+for i in range(saves):
+    t0 = time.monotonic()
+    gap = t0 - prev_end if prev_end else 0.0
+    n0 = records()
+    p = subprocess.run([ys, "run", "-q", "--runs", "1", "--store", db, "--", fix, "exit", "0"],
+                       capture_output=True)
+    assert p.returncode == 0, p.stderr
+    prev_end = time.monotonic()
+    if drop is None and i and n0 < last - 1 + i:
+        drop, gap_before_drop = i, gap
+    most = max(most, flushers())
+assert most <= 1, f"{most} flush processes at once"
+if moved_during:
+    assert drop is not None, "the log was not moved at 1.5 times its bound"
+elif drop is not None:
+    assert gap_before_drop >= 0.9, \
+        f"moved before save {drop} after a pause of {gap_before_drop:.2f} s"
+end = time.monotonic()
+# moved during the loop, the saves after the move stay in the log (under
+# its bound: the next reader moves them)
+while records() and drop is None and time.monotonic() - end < 60:
+    time.sleep(0.05)
+took = time.monotonic() - end
+left = records()
+if drop is None:
+    assert left == 0, f"the log still holds {left} records a minute after"
+    assert took >= 0.9, f"moved {took:.2f} s after the last save"
+else:
+    assert 0 < left < 1024, left
+total = last + saves
+got = sqlite3.connect(db).execute(
+    "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM results").fetchone()
+assert got == (total - left, total - left, 1, total - left), (got, left)
+print(f"# moved {'during the loop' if drop is not None else f'{took:.2f} s after it'};"
+      f" at most {most} flush waiting")
+PY
+}
+t "the move a save starts waits until the saves stop for a second, one flush process at most" \
+	idle_loop "$T/idle" 1023 40 0
+t "  and moves a log at 1.5 times its bound while the saves still come" \
+	idle_loop "$T/idle2" 1530 40 1
+
+# store flush --idle by hand while a flush waits: exit 0 at once, said so
+idle_second() {
+	make_log "$T/idle3" 1100 &&
+	{ "$YS" store flush --idle 5s "$T/idle3/s.db" >"$T/idle3/first" & } &&
+	for _ in $(seq 100); do
+		python3 -c "
+import fcntl, struct, sys
+fd = open(sys.argv[1] + '-log', 'r+b')
+fl = struct.pack('hhqqi', fcntl.F_WRLCK, 0, 1 << 62, 1, 0)
+r = fcntl.fcntl(fd, 36, fl)  # F_OFD_GETLK
+sys.exit(0 if struct.unpack('hhqqi', r)[0] != fcntl.F_UNLCK else 1)" "$T/idle3/s.db" && break
+		sleep 0.1
+	done &&
+	"$YS" store flush --idle 1s "$T/idle3/s.db" >"$T/idle3/second" &&
+	has "$T/idle3/second" "another flush waits to move the log of $T/idle3/s.db" &&
+	wait &&
+	has "$T/idle3/first" "moved 1099 results from the log into $T/idle3/s.db"
+}
+t "store flush --idle while another waits: exit 0 at once, said so; the first moves the log" idle_second
 
 # flush_interrupted DIR SIGNAL DELAYS [FLUSH OPTIONS]
 flush_interrupted() {

@@ -2020,6 +2020,79 @@ static void test_log_move_apart(void **state)
 	assert_ids(path, want, 10);
 }
 
+static double secs_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * The wait of the move a save starts (store flush --idle), the bound
+ * lowered to 4: it waits for idle_ms without appends; one waiter per
+ * store (a second finds the first and returns false, the first's lock
+ * seen by store_log_move_waiting until it lets go); a log at 1.5 times
+ * its bound is moved without waiting; no log, or an empty one, is not
+ * waited for.
+ */
+static void test_log_wait_idle(void **state)
+{
+	const char *path = tmp_path("idle.db"), *log = tmp_path("idle.db-log");
+	struct timespec t0;
+	struct result t;
+	struct error e;
+	int hold = -2, hold2 = -2;
+
+	assert_true(store_log_wait_idle(path, 100000, 200000, &hold));
+	assert_int_equal(hold, -1);	/* no log: nothing to wait for */
+	store_set_log_bound(4, 0);
+	for (int i = 0; i < 5; i++) {
+		long long id = 0;
+		bool move = false;
+
+		build_tagged(&t, i + 1, NULL, NULL);
+		if (store_save_to(path, &t, &id, &move, &e))
+			fail_msg("%s", e.msg);
+		result_free(&t);
+	}
+	assert_int_equal(log_u32(log, 12), 4);
+	assert_false(store_log_move_waiting(path));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_true(store_log_wait_idle(path, 300, 200000, &hold));
+	assert_true(secs_since(&t0) >= 0.3);
+	assert_true(hold >= 0);
+	assert_true(store_log_move_waiting(path));
+	assert_false(store_log_wait_idle(path, 100000, 200000, &hold2));
+	assert_int_equal(hold2, -1);
+	close(hold);
+	assert_false(store_log_move_waiting(path));
+
+	/* 6 records: 1.5 times the bound, moved at once, however long the
+	 * wait asked for */
+	for (int i = 5; i < 7; i++) {
+		build_tagged(&t, i + 1, NULL, NULL);
+		save_to(path, &t);
+		result_free(&t);
+	}
+	assert_int_equal(log_u32(log, 12), 6);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_true(store_log_wait_idle(path, 100000, 200000, &hold));
+	assert_true(secs_since(&t0) < 50);
+	close(hold);
+
+	/* moved: an empty log is not waited for either */
+	if (store_flush(path, NULL, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(log_u32(log, 12), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_true(store_log_wait_idle(path, 100000, 200000, &hold));
+	assert_true(secs_since(&t0) < 50);
+	close(hold);
+	store_set_log_bound(0, 0);
+}
+
 /* The hook of test_log_move_meanwhile: what happens while a move has
  * read the log and not yet committed. */
 static int meanwhile_saves, meanwhile_flush;
@@ -2516,6 +2589,7 @@ int main(void)
 		cmocka_unit_test(test_log_concurrent_moving),
 		cmocka_unit_test(test_log_bound),
 		cmocka_unit_test(test_log_move_apart),
+		cmocka_unit_test(test_log_wait_idle),
 		cmocka_unit_test(test_log_move_meanwhile),
 		cmocka_unit_test(test_history_max_draws),
 		cmocka_unit_test(test_log_readonly),
