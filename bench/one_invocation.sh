@@ -10,13 +10,15 @@
 #     (no shell; its own cost is outside what it measures, as for each
 #     of the commands compared);
 #   - ROUNDS rounds (5), interleaved: each round is one hyperfine
-#     invocation measuring the three commands, their order rotating from
-#     round to round, so that a busy stretch of the machine falls on
-#     each of them alike;
+#     invocation per command, their order rotating from round to round,
+#     so that a busy stretch of the machine falls on each of them alike;
 #   - the store is a new one (YARDSTICK_STORE, its own directory) that
-#     grows by the runs' saves: every 64th save moves the log into the
-#     database (docs/store.md, "What a save costs"), so the median shows
-#     the common save and sigma its tail; `--no-store` beside it;
+#     grows by the runs' saves: the save that takes the log to 1024
+#     records starts its move into the database, which waits until the
+#     saves stop for a second (docs/store.md, "What a save costs"): after
+#     a command's runs, the script waits for it to end before the next
+#     command (bench/store_moves.py) and says when it did, so that it
+#     falls in no one's timings; `--no-store` beside it;
 #   - cwd outside a git checkout (a temporary directory), as hyperfine
 #     reads none; warm-up: hyperfine's --warmup 3 for each command.
 # Per round: each command's median and sigma (of its RUNS wall times, from
@@ -59,10 +61,10 @@ command -v hyperfine >/dev/null ||
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/store"
-python3 - "$ys" "$rounds" "$runs" "$dir" "$saves" "$base" "$isolated" "${EXPEDITED:-}" <<'PY'
+python3 - "$ys" "$rounds" "$runs" "$dir" "$saves" "$base" "$isolated" "${EXPEDITED:-}" "$(cd "$(dirname "$0")" && pwd)" <<'PY'
 import atexit, json, os, resource, statistics, subprocess, sys, time
 ys, rounds, runs, d, saves = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
-base, isolated, expedited = sys.argv[6], int(sys.argv[7]), sys.argv[8]
+base, isolated, expedited, here = sys.argv[6], int(sys.argv[7]), sys.argv[8], sys.argv[9]
 knob = "/sys/kernel/rcu_expedited"
 was = open(knob).read().strip() if os.path.exists(knob) else "(none)"
 if expedited:
@@ -79,21 +81,30 @@ if base:
     cmds.append(("BASE run -q --runs 1", f"{base} run -q --runs 1 -- /bin/true"))
 env = dict(os.environ, YARDSTICK_STORE=f"{d}/store/results.db",
            YARDSTICK_NO_PROGRESS="1")
+sys.path.insert(0, here)
+from store_moves import wait_moves
 per = {name: [] for name, _ in cmds}
+moves = []
 for r in range(rounds):
     order = cmds[r % len(cmds):] + cmds[:r % len(cmds)]
-    out = f"{d}/round{r}.json"
-    subprocess.run(["hyperfine", "-N", "--style", "none", "--warmup", "3",
-                    "--runs", str(runs), "--export-json", out]
-                   + [c for _, c in order],
-                   check=True, env=env, cwd=d,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for (name, _), res in zip(order, json.load(open(out))["results"]):
-        t = res["times"]
+    for k, (name, c) in enumerate(order):
+        out = f"{d}/round{r}_{k}.json"
+        subprocess.run(["hyperfine", "-N", "--style", "none", "--warmup", "3",
+                        "--runs", str(runs), "--export-json", out, c],
+                       check=True, env=env, cwd=d,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # the log's move a save started waits for the saves to stop, then
+        # runs: not beside the next command's timings
+        w = wait_moves(env["YARDSTICK_STORE"])
+        if w:
+            moves.append((r + 1, name, w))
+        t = json.load(open(out))["results"][0]["times"]
         per[name].append((statistics.median(t), statistics.stdev(t), min(t)))
 hf = per[cmds[0][0]]
 print(f"{rounds} rounds of {runs} runs each (hyperfine -N, order rotating), "
       "wall time in ms: median, sigma, min; ratios to hyperfine's in the same round")
+for r, name, w in moves:
+    print(f"  round {r}: the log's move after '{name}' ended {w:.2f} s after its runs (waited for)")
 for name, _ in cmds:
     print(f"  {name}")
     for r, (m, s, lo) in enumerate(per[name]):

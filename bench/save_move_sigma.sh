@@ -4,8 +4,12 @@
 # one-run `run -q --runs 1 -- /bin/true`, each saved, RUNS of them per
 # round, into a store whose log is 1024 - RUNS/2 records short of its
 # bound: the save half-way through the round starts the move (`store
-# flush --background`, in the background), and the round's runs after it
-# run beside it. Each round measures, in turn (the order rotating):
+# flush --idle 1s`, in the background), which waits until the saves stop
+# for a second (since a3272f7: before, it ran at once, beside the
+# round's runs after it; a BASE from before shows that). After each
+# command the script waits for the move to end (bench/store_moves.py)
+# and prints when it did. Each round measures, in turn (the order
+# rotating):
 #   - hyperfine -N --runs 1 /bin/true (no store: the reference sigma);
 #   - YS run -q --runs 1, its store as described;
 #   - with BASE=DIR/yardstick, that build the same way (the move before
@@ -28,9 +32,11 @@ command -v hyperfine >/dev/null ||
 [ -x "$ys" ] || { echo "'$ys' is not a program: build first (make)" >&2; exit 2; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-python3 - "$ys" "$rounds" "$runs" "$dir" "$base" <<'PY'
+python3 - "$ys" "$rounds" "$runs" "$dir" "$base" "$(cd "$(dirname "$0")" && pwd)" <<'PY'
 import json, os, shutil, statistics, subprocess, sys
 ys, rounds, runs, d, base = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+sys.path.insert(0, sys.argv[6])
+from store_moves import wait_moves
 env = dict(os.environ, YARDSTICK_NO_PROGRESS="1")
 # the template: a store whose log holds 1023 - runs // 2 records (the
 # first save makes the store through SQLite, the others append)
@@ -45,6 +51,7 @@ if base:
     cmds.append(("BASE run -q --runs 1 (store)", base))
 cmds.append(("run -q --runs 1 --no-store", "nostore"))
 per = {name: [] for name, _ in cmds}
+waited = {name: [] for name, _ in cmds}
 for r in range(rounds):
     order = cmds[r % len(cmds):] + cmds[:r % len(cmds)]
     for name, prog in order:
@@ -60,6 +67,10 @@ for r in range(rounds):
         subprocess.run(["hyperfine", "-N", "--style", "none", "--runs", str(runs),
                         "--export-json", out, c], env=env, check=True, cwd=d,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # the move waits for the saves to stop (store flush --idle 1s):
+        # it ends after the runs, before the next command, or the store's
+        # removal
+        waited[name].append(wait_moves(f"{s}/r.db"))
         t = [x * 1e3 for x in json.load(open(out))["results"][0]["times"]]
         m = statistics.median(t)
         excess = sum(max(0.0, x - m) ** 2 for x in t[runs // 2 - 1:])
@@ -75,6 +86,10 @@ for name, _ in cmds:
         if name != cmds[0][0]:
             line += f"   sigma x{s / hf[r][1]:.3f}"
         print(line)
+for name, _ in cmds:
+    w = [x for x in waited[name] if x]
+    if w:
+        print(f"  {name}: the log's move ended {', '.join(f'{x:.2f}' for x in w)} s after the runs")
 for name, _ in cmds[1:]:
     sr = [s / h[1] for (_, s, _), h in zip(per[name], hf)]
     mr = [m / h[0] for (m, _, _), h in zip(per[name], hf)]
