@@ -117,6 +117,8 @@ struct worker {
 	bool open;		/* the open model */
 	uint64_t budget;	/* measured requests it may still take */
 	size_t inflight;	/* requests taken and not ended */
+	bool spin;		/* closed model: poll before sleeping
+				 * (engine.c, wait_or_spin) */
 	int64_t next_check;	/* earliest deadline or retry_at */
 	uint64_t cursor;	/* open model: next slot of its schedule */
 	int64_t stopped;	/* when its loop ended */
