@@ -10,6 +10,7 @@
  * first latencies include connection set-up.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,9 @@ static int wait_or_spin(struct worker *w, struct epoll_event *ev,
 			n = epoll_wait(w->ep, ev, MAX_EVENTS, 0);
 			if (n)
 				return n;
+			/* a task that wants this CPU (the server's, on
+			 * a busy machine) has it first */
+			sched_yield();
 			now = monoclock_ns();
 		}
 	}
