@@ -13,7 +13,7 @@ GEN="$(dirname "$0")/judge_diff.py"
 # sanitized build judges fewer cases: it looks for memory errors in the
 # same code, and its yardstick is 5-10 times slower (200 pairs ran past
 # 900 s at a load average of 25); the normal build carries the statistics.
-if [ "${YSB_SAN:-none}" = none ]; then PAIRS=100 GATES=200; else PAIRS=25 GATES=100; fi
+if ! san_build; then PAIRS=100 GATES=200; else PAIRS=25 GATES=100; fi
 seed() { echo "${JUDGE_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"; }
 for i in 1 2; do
 	s=$(seed)

@@ -210,7 +210,7 @@ who_uncounted() {
 		case $file in
 		*libyardstick* | *whomalloc*) echo "$fn: $file"; return 1 ;;
 		esac
-		if [ "${YSB_SAN:-none}" = none ]; then
+		if ! san_build; then
 			case $file in
 			*/libc.so.6) ;;
 			*) echo "$fn: $file"; return 1 ;;

@@ -47,7 +47,7 @@ segments() {
 # slower and its late sends count in the latency: 20 ms there (measured:
 # up to 13 ms apart).
 noise=0.002
-case ${YSB_SAN:-none} in none|'') ;; *) noise=0.020 ;; esac
+san_build && noise=0.020
 open_model() {
 	"$YS" load --no-store -q -c 6 --rate 300 -n 900 --json "$T/one.json" "$U" \
 		2>"$T/one.err" &&

@@ -166,7 +166,7 @@ t "edge, coro, altsig: the stacks of their allocations go on past the agent's st
 preloading() (
 	lib=$1
 	shift
-	if [ "${YSB_SAN:-none}" = none ]; then
+	if ! san_build; then
 		export LD_PRELOAD="$lib"
 	else
 		printf '#!/bin/sh\nLD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}%s" exec "%s" "$@"\n' \

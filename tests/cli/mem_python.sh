@@ -379,7 +379,7 @@ JEMALLOC=$(find /usr/lib /lib -name libjemalloc.so.2 2>/dev/null | head -1)
 # (a sanitized yardstick cannot run over another allocator, ASan's blocks
 # would reach it: there the interpreter alone gets it, after the agent,
 # through a wrapper in front of it)
-if [ "${YSB_SAN:-none}" = none ]; then
+if ! san_build; then
 	jemalloc() (
 		export LD_PRELOAD="$JEMALLOC"
 		"$@"

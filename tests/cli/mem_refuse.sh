@@ -105,7 +105,7 @@ as_limit() {
 	grep -q "warning: an address-space limit (ulimit -v) of 1953 MiB is set" "$T/as.err" ||
 		{ cat "$T/as.err"; return 1; }
 }
-if [ "${YSB_SAN:-none}" = none ]; then
+if ! san_build; then
 	t "ulimit -v too small for the agent's buffers: exit 2, saying so, not run; a larger one: a warning" as_limit
 else
 	skip "ulimit -v too small for the agent's buffers" "a sanitized yardstick cannot start under an address-space limit"
