@@ -94,6 +94,16 @@ static size_t sample_stack(struct collector *c, const struct raw_sample *s,
 	return n;
 }
 
+static void add_stack(void *arg, uint32_t pid, const uint64_t *ips, size_t n,
+		      uint64_t period)
+{
+	struct collector *c = arg;
+
+	rawstacks_add(c->raw, pid, ips, n, period);
+}
+
+/* A sample's stack; one cut short before its thread's outer native
+ * frames were seen waits for them (pystacks_hold) */
 static void on_sample(void *arg, const struct raw_sample *s)
 {
 	struct collector *c = arg;
@@ -101,7 +111,9 @@ static void on_sample(void *arg, const struct raw_sample *s)
 	size_t n = sample_stack(c, s, &ips, NULL);
 
 	c->run->oncpu++;
-	rawstacks_add(c->raw, s->pid, ips, n, s->period);
+	if (!c->py || !pystacks_hold(c->py, s->pid, ips, n, s->period))
+		rawstacks_add(c->raw, s->pid, ips, n, s->period);
+	pystacks_release(c->py, false, add_stack, c);
 }
 
 /* --idle: a thread left its CPU; its stack waits, under its root frame,
@@ -187,9 +199,11 @@ static void on_mmap(void *arg, const struct raw_mmap *m)
 	uint32_t kept = follow_mmap(c->sym, c->py, m);
 
 	/* a library at another's addresses: the samples so far ran the
-	 * other one */
-	if (kept)
+	 * other one (the held ones too) */
+	if (kept) {
+		pystacks_release(c->py, true, add_stack, c);
 		rawstacks_rename(c->raw, m->pid, kept);
+	}
 }
 
 static void on_fork(void *arg, uint32_t pid, uint32_t ppid)
@@ -349,6 +363,7 @@ static void collector_finish(struct collector *c, struct record_run *r,
 {
 	struct profile *pr = &r->prof;
 
+	pystacks_release(c->py, true, add_stack, c);
 	rawstacks_flush(c->raw, 0, 1, c->sym, pr);
 	pr->duration_ns = r->st.duration_ns;
 	pr->lost = (int64_t)r->st.lost;

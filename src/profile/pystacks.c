@@ -95,6 +95,25 @@ struct pystacks {
 				 * innermost frame in the stack copy */
 	size_t nframes;
 	enum py_walk_error cur_err;
+	/* the last merge was cut short with no base for its thread and
+	 * outermost Python frame (pystacks_hold): that frame */
+	bool rootless;
+	uint64_t rootless_frame, rootless_code;
+	/* the stacks held for their base; a base kept since the last
+	 * pystacks_release */
+	struct held *held;
+	size_t nheld, capheld, held_ips;
+	bool base_new;
+};
+
+/* A merged stack held until its thread shows its base (pystacks_hold):
+ * room for PYSTACKS_BASE_MAX more addresses after its n */
+struct held {
+	uint32_t pid, n;
+	size_t thread;		/* threads + 1 */
+	uint64_t frame, code;	/* its outermost Python frame */
+	uint64_t weight;
+	uint64_t *ips;
 };
 
 struct pystacks *pystacks_new(struct symtab *s)
@@ -154,6 +173,9 @@ void pystacks_free(struct pystacks *ps)
 	free(ps->reader_why);
 	free(ps->procs);
 	free(ps->threads);
+	for (size_t i = 0; i < ps->nheld; i++)
+		free(ps->held[i].ips);
+	free(ps->held);
 	hashidx_free(&ps->proc_index);
 	hashidx_free(&ps->thread_index);
 	free(ps);
@@ -662,6 +684,7 @@ static void keep_base(struct pystacks *ps, struct pyp *p, const uint64_t *ips,
 	th->nbase = from + k == n ? k : 0;
 	th->base_frame = ps->frames[ps->nframes - 1].addr;
 	th->base_code = ps->frames[ps->nframes - 1].code;
+	ps->base_new |= th->nbase > 0;
 }
 
 /* The thread's base (keep_base) if its outermost Python frame is the
@@ -720,6 +743,7 @@ size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 	size_t group[MAX_GROUPS + 1], evals = 0, k = 0, g = 0, last = 0;
 	int ngroups;
 
+	ps->rootless = false;
 	if (!p)
 		goto out_native;
 	ps->cur = NULL;
@@ -783,6 +807,11 @@ size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 		for (uint32_t j = 0; th && j < th->nbase && k < max; j++)
 			out[k++] = th->base[j];
 		ps->st.merged_cut++;
+		if (!th && ps->cur_thread) {
+			ps->rootless = true;
+			ps->rootless_frame = ps->frames[ps->nframes - 1].addr;
+			ps->rootless_code = ps->frames[ps->nframes - 1].code;
+		}
 	} else if (!cut) {
 		keep_base(ps, p, ips, last, n);
 	}
@@ -795,6 +824,63 @@ out_native:
 	k = native_stack(ps, p, ips, n, out, max);
 	/* its outer frames missing: a [truncated] root, not a false one */
 	return cut && k ? symtab_mark_cut(ps->s, out, k, out, max) : k;
+}
+
+/* held stacks, addresses in all: at most 4 Mi (32 MiB) */
+#define HELD_IPS_MAX (4u << 20)
+
+bool pystacks_hold(struct pystacks *ps, uint32_t pid, const uint64_t *ips,
+		   size_t n, uint64_t weight)
+{
+	struct held *h;
+
+	if (!ps->rootless || n > UINT32_MAX ||
+	    ps->held_ips + n > HELD_IPS_MAX)
+		return false;
+	ps->rootless = false;
+	ps->held = xgrow(ps->held, &ps->capheld, ps->nheld + 1,
+			 sizeof(*ps->held));
+	h = &ps->held[ps->nheld++];
+	*h = (struct held){ .pid = pid, .n = (uint32_t)n,
+			    .thread = ps->cur_thread,
+			    .frame = ps->rootless_frame,
+			    .code = ps->rootless_code, .weight = weight };
+	h->ips = xmalloc((n + PYSTACKS_BASE_MAX) * sizeof(*h->ips));
+	memcpy(h->ips, ips, n * sizeof(*ips));
+	ps->held_ips += n;
+	return true;
+}
+
+void pystacks_release(struct pystacks *ps, bool all, pystacks_emit_fn emit,
+		      void *arg)
+{
+	size_t kept = 0;
+
+	if (!ps || !ps->nheld || (!all && !ps->base_new))
+		return;
+	ps->base_new = false;
+	for (size_t i = 0; i < ps->nheld; i++) {
+		struct held *h = &ps->held[i];
+		const struct pystacks_thread *th = &ps->threads[h->thread - 1];
+		bool based = th->nbase && th->base_frame == h->frame &&
+			     th->base_code == h->code;
+
+		if (!based && !all) {
+			ps->held[kept++] = *h;
+			continue;
+		}
+		if (based) {
+			memcpy(h->ips + h->n, th->base,
+			       th->nbase * sizeof(*th->base));
+			h->n += th->nbase;
+		} else {
+			ps->st.rootless++;
+		}
+		emit(arg, h->pid, h->ips, h->n, h->weight);
+		ps->held_ips -= h->n - (based ? th->nbase : 0);
+		free(h->ips);
+	}
+	ps->nheld = kept;
 }
 
 /*
@@ -951,8 +1037,9 @@ void pystacks_fput_report(const struct pystacks *ps, bool quiet, FILE *fp)
 			"unwind tables, such as a JIT's, or at the end of the "
 			"stack copy): their outer Python frames come from the "
 			"interpreter, their outer native frames from the "
-			"thread's last whole stack under the same outermost "
-			"Python frame (none without one)\n", st->merged_cut);
+			"thread's whole stack under the same outermost Python "
+			"frame, before or after (%" PRIu64 " without one)\n",
+			st->merged_cut, st->rootless);
 	if (st->mismatched > st->samples / 2)
 		fprintf(fp, "python: most native stacks lack the "
 			"interpreter's evaluation frames%s\n",

@@ -143,10 +143,33 @@ void pystacks_check(struct pystacks *ps, const uint64_t *regs,
  * after them the thread's native frames outside its outermost
  * evaluation, as its last whole stack had them if that stack's outermost
  * Python frame is this one's (else none: the stack starts at its
- * outermost Python frame rather than under a root that is not its own).
+ * outermost Python frame rather than under a root that is not its own;
+ * pystacks_hold can wait for a later one).
  */
 size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
 		      bool cut, uint64_t *out, size_t max);
+
+/*
+ * A stack the last pystacks_merge cut short with no base known for its
+ * thread under its outermost Python frame (its first samples in a JIT's
+ * code, or on a loaded machine, where the samples before it were read
+ * too late): pystacks_hold keeps a copy of ips[0..n) with its weight and
+ * returns true, until the thread's first whole stack under that frame
+ * (whose native frames outside the outermost evaluation stay the same
+ * while that frame lives) gives them; false when the last merge was not
+ * such a stack, or the held stacks are at their bound (32 MiB), and the
+ * caller keeps it as it is. pystacks_release hands the held stacks that
+ * now have their base to emit, bases appended, in the order held; all:
+ * every one (at the end of the run, or before an exec renames the
+ * process's stacks), those still without a base as they are.
+ */
+bool pystacks_hold(struct pystacks *ps, uint32_t pid, const uint64_t *ips,
+		   size_t n, uint64_t weight);
+typedef void (*pystacks_emit_fn)(void *arg, uint32_t pid,
+				 const uint64_t *ips, size_t n,
+				 uint64_t weight);
+void pystacks_release(struct pystacks *ps, bool all, pystacks_emit_fn emit,
+		      void *arg);
 
 /*
  * Whether the native chain ips[0..n) of thread of pid (leaf first, as
@@ -163,6 +186,8 @@ struct pystacks_stats {
 	uint64_t merged;		/* with Python frames put in */
 	uint64_t merged_cut;		/* ... of them, onto a native chain
 					 * cut short (pystacks_merge) */
+	uint64_t rootless;		/* ... of them, held (pystacks_hold)
+					 * and no base came */
 	uint64_t truncated;		/* ... of them, of a recursion deeper
 					 * than PY_MAX_DEPTH: the innermost
 					 * frames, then [truncated] */
