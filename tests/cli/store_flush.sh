@@ -295,6 +295,28 @@ t "store flush stopped by Ctrl-C at any moment loses no result and doubles none"
 	flush_interrupted c SIGINT "$int_delays"
 t "store flush killed (SIGKILL) at any moment loses no result and doubles none" \
 	flush_interrupted k SIGKILL "$kill_delays"
+# the same while `store flush --idle` waits for the saves to stop, and
+# just after (the move): stopped by Ctrl-C, SIGTERM (a CI's timeout) or
+# SIGKILL, it loses nothing
+idle_delays="0 0.3 0.9 1.05 1.2 1.5"
+san_build && idle_delays="0.3 1.05 1.5"
+t "store flush --idle stopped by Ctrl-C while it waits or moves loses no result and doubles none" \
+	flush_interrupted ic SIGINT "$idle_delays" "--idle 1s"
+t "  by SIGTERM" flush_interrupted it SIGTERM "$idle_delays" "--idle 1s"
+t "  by SIGKILL" flush_interrupted ik SIGKILL "$idle_delays" "--idle 1s"
+
+# a waiter killed: its lock goes with it, and the next flush --idle waits
+# and moves the log itself (not "another flush waits")
+idle_killed() {
+	make_log "$T/idlek" 1100 &&
+	"$YS" store flush --idle 30s "$T/idlek/s.db" >/dev/null &
+	pid=$!
+	sleep 0.5 &&
+	kill -KILL "$pid" && { wait "$pid"; true; } &&
+	"$YS" store flush --idle 200ms "$T/idlek/s.db" >"$T/idlek/out" &&
+	has "$T/idlek/out" "moved 1099 results from the log into $T/idlek/s.db"
+}
+t "a killed store flush --idle leaves no lock behind: the next one moves the log" idle_killed
 
 echo "1..$n"
 [ "$failed" = 0 ]
