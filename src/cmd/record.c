@@ -284,6 +284,9 @@ static void print_report(const struct record_args *a,
 		st->duration_ns / 1e9, st->cpu_ns / 1e9, p->rate_hz, st->lost,
 		p->total_frames ? 100.0 * p->unknown_frames / p->total_frames
 				: 0.0);
+	if (st->ring_why[0])
+		fprintf(fp, "the perf ring buffers: %s%s\n", st->ring_why,
+			st->lost ? "; samples were lost: raise ulimit -l" : "");
 	if (total == 0 ||
 	    (a->out.lines ? profile_top_lines(p, 0, &top, &ntop)
 			  : profile_top(p, 0, &top, &ntop)))

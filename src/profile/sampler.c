@@ -113,8 +113,7 @@ int sampler_fill_opts(struct sampler_opts *o, const struct sampler_opts *in,
 		o->freq = SAMPLER_DEFAULT_FREQ;
 	if (o->stack_size == 0)
 		o->stack_size = SAMPLER_DEFAULT_STACK;
-	if (o->pages == 0)
-		o->pages = o->dwarf ? DEFAULT_PAGES_DWARF : DEFAULT_PAGES;
+	/* pages 0: sized by sampler_prepare (ring_pages) */
 	if (o->freq < 0)
 		return error_set(e, "sampling frequency must be positive");
 	if (o->pages & (o->pages - 1) || o->pages > (1u << 20))
@@ -444,6 +443,81 @@ void sampler_open_wakeups(struct sampler *s,
 	s->stats->wakeups = true;
 }
 
+static size_t pow2_ceil(size_t v)
+{
+	size_t p = 1;
+
+	while (p < v)
+		p *= 2;
+	return p;
+}
+
+/* the kernel's limit of a user's perf rings, its pages: -1 none */
+static long long ring_budget(int ncpus)
+{
+	char v[32];
+	struct rlimit rl;
+	long long mlock_kb, psz_kb = sysconf(_SC_PAGESIZE) / 1024;
+
+	/* root (CAP_IPC_LOCK), or perf_event_paranoid -1: no limit */
+	perf_event_sysctl("perf_event_paranoid", v, sizeof(v));
+	if (geteuid() == 0 || strtol(v, NULL, 10) < 0)
+		return -1;
+	perf_event_sysctl("perf_event_mlock_kb", v, sizeof(v));
+	mlock_kb = strtoll(v, NULL, 10);
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return -1;
+	return (mlock_kb > 0 ? mlock_kb / psz_kb * ncpus : 0) +
+	       (long long)(rl.rlim_cur / 1024 / (rlim_t)psz_kb);
+}
+
+/*
+ * The rings' data pages (unless the caller set them): DEFAULT_PAGES;
+ * with dwarf, RING_DWARF_SAMPLES stack copies' worth, at least
+ * DEFAULT_PAGES_DWARF (a CPython's 64 KiB copies: 4 MiB, where 1 MiB
+ * held 15 and a reader held up on a loaded machine lost 16% of a run's
+ * samples); the rings together at most RING_TOTAL_MAX. A user without
+ * CAP_IPC_LOCK may lock kernel.perf_event_mlock_kb per CPU and then
+ * RLIMIT_MEMLOCK (the kernel's perf_mmap): the rings are made smaller to
+ * fit it, so that a machine of many CPUs still records (1 MiB per CPU
+ * took a 17th CPU past Debian's 8 MiB), and stats->ring_why says so.
+ * Never below 4 stack copies' worth (then the mapping says what to do).
+ */
+#define RING_DWARF_SAMPLES 60
+#define RING_TOTAL_MAX ((size_t)64 << 20)
+static void ring_pages(struct sampler *s, int ncpus)
+{
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+	size_t copy = s->o.stack_size + 1024;	/* registers, header */
+	size_t want = DEFAULT_PAGES, least = 8, pages;
+	long long budget;
+
+	if (s->o.pages)
+		return;
+	if (s->o.dwarf) {
+		want = pow2_ceil((RING_DWARF_SAMPLES * copy + psz - 1) / psz);
+		if (want < DEFAULT_PAGES_DWARF)
+			want = DEFAULT_PAGES_DWARF;
+		least = pow2_ceil((4 * copy + psz - 1) / psz);
+	}
+	while (want > least && want * psz * (size_t)ncpus > RING_TOTAL_MAX)
+		want /= 2;
+	pages = want;
+	budget = ring_budget(ncpus);
+	while (budget >= 0 && pages > least &&
+	       (long long)(pages + 1) * ncpus > budget)
+		pages /= 2;
+	s->o.pages = pages;
+	if (!s->stats)
+		return;
+	s->stats->ring_kib = (uint32_t)(pages * psz / 1024);
+	if (pages < want)
+		snprintf(s->stats->ring_why, sizeof(s->stats->ring_why),
+			 "%zu KiB per CPU, not %zu: what a user may lock "
+			 "(kernel.perf_event_mlock_kb per CPU, then ulimit -l)",
+			 pages * psz / 1024, want * psz / 1024);
+}
+
 int sampler_prepare(struct sampler *s, struct perf_event_attr *base,
 		    int **cpus, int *ncpus, struct error *e)
 {
@@ -458,8 +532,9 @@ int sampler_prepare(struct sampler *s, struct perf_event_attr *base,
 	default:
 		return SAMPLER_FAILED;
 	}
-	sampler_make_attr(s, base);
 	*cpus = sampler_online_cpus(ncpus);
+	ring_pages(s, *ncpus);
+	sampler_make_attr(s, base);
 	s->rings = xcalloc((size_t)*ncpus, sizeof(*s->rings));
 	for (int i = 0; i < *ncpus; i++)
 		s->rings[i].fd = -1;

@@ -36,7 +36,10 @@ struct sampler_opts {
 	bool dwarf;		/* copy user registers and stack */
 	uint32_t stack_size;	/* bytes of stack copied, default 16384 */
 	size_t pages;		/* ring buffer data pages per CPU, power of
-				 * 2, default 128 (256 in dwarf mode) */
+				 * 2; default 128, with dwarf 60 stack
+				 * copies' worth (256 for 16 KiB), less
+				 * where the user's memlock limit says
+				 * (stats->ring_why) */
 	bool stdout_to_stderr;	/* the program's stdout is yardstick's
 				 * stderr: an output is on stdout */
 	bool switches;		/* context-switch records too (the
@@ -158,6 +161,9 @@ struct sampler_stats {
 	int status;		/* the program's wait status */
 	uint64_t samples, lost;	/* lost: records the kernel dropped for
 				 * want of ring buffer space */
+	uint32_t ring_kib;	/* each CPU's ring's data, KiB */
+	char ring_why[160];	/* the rings made smaller than the default
+				 * for the memlock limit: says so, else "" */
 	uint64_t faults;	/* page faults seen (opts.page_faults) */
 	int64_t duration_ns;	/* exec to exit (of the first process) */
 	int64_t cpu_ns;		/* user + system time of the program and the
