@@ -53,13 +53,32 @@ struct collector {
 	uint32_t exec_pid;	/* an exec whose COMM (and time) follows */
 };
 
+/* A held sample's stack (pystacks_hold: held as pend's index), its
+ * thread's outer native frames now appended: made again at the end of
+ * ips */
+static void restack(void *arg, uint32_t pid, const uint64_t *ips, size_t n,
+		    uint64_t i)
+{
+	struct collector *c = arg;
+	struct pending *p = &c->pend[i];
+
+	(void)pid;
+	if (n > STACK_MAX || n == p->n)
+		return;
+	c->ips = xgrow(c->ips, &c->capips, c->nips + n, sizeof(*c->ips));
+	memcpy(c->ips + c->nips, ips, n * sizeof(*c->ips));
+	p->at = c->nips;
+	p->n = n;
+	c->nips += n;
+}
+
 static void on_sample(void *arg, const struct raw_sample *s)
 {
 	struct collector *c = arg;
 	const uint64_t *ips = s->ips;
 	size_t n = s->nips;
 	struct pending *p;
-	bool cut = s->cut;
+	bool cut = s->cut, deep = false;
 
 	/* a CPython program (trace runs it with dwarf): its Python frames
 	 * first, while the thread is where it was, then its C stack */
@@ -75,6 +94,8 @@ static void on_sample(void *arg, const struct raw_sample *s)
 		}
 		n = pystacks_merge(c->py, ips, n, cut, c->merged, 1024);
 		ips = c->merged;
+		/* a whole stack that gives held ones their outer frames */
+		pystacks_release(c->py, false, restack, c);
 	} else if (cut && n) {
 		n = symtab_mark_cut(c->sym, ips, n, c->merged, 1024);
 		ips = c->merged;
@@ -83,6 +104,7 @@ static void on_sample(void *arg, const struct raw_sample *s)
 	if (n > STACK_MAX) {
 		n = symtab_mark_cut(c->sym, ips, n, c->merged, STACK_MAX);
 		ips = c->merged;
+		deep = true;
 	}
 	if (!n)
 		return;
@@ -99,6 +121,10 @@ static void on_sample(void *arg, const struct raw_sample *s)
 			       .time = s->time, .at = c->nips, .n = n };
 	memcpy(c->ips + c->nips, ips, n * sizeof(*c->ips));
 	c->nips += n;
+	/* cut short before its thread's outer native frames were seen:
+	 * made again when they are (pystacks_hold) */
+	if (c->py && !deep)
+		pystacks_hold(c->py, s->pid, ips, n, c->npend - 1);
 }
 
 /* A frame's name into names[nn], and outside a dispatcher's entry its
@@ -443,6 +469,7 @@ int trace_collect(struct trace_run *r, struct trace_plan *p, struct error *e)
 	if (res) {
 		ret = error_exit_code(e);	/* SAMPLER_REFUSED: 3 */
 	} else {
+		pystacks_release(c.py, true, restack, &c);
 		resolve(&c);
 		if (!p->pid || r->zones_pid)
 			trace_add_zones(r, &zb, from);

@@ -112,7 +112,7 @@ struct held {
 	uint32_t pid, n;
 	size_t thread;		/* threads + 1 */
 	uint64_t frame, code;	/* its outermost Python frame */
-	uint64_t weight;
+	uint64_t tag;		/* the caller's */
 	uint64_t *ips;
 };
 
@@ -830,7 +830,7 @@ out_native:
 #define HELD_IPS_MAX (4u << 20)
 
 bool pystacks_hold(struct pystacks *ps, uint32_t pid, const uint64_t *ips,
-		   size_t n, uint64_t weight)
+		   size_t n, uint64_t tag)
 {
 	struct held *h;
 
@@ -844,7 +844,7 @@ bool pystacks_hold(struct pystacks *ps, uint32_t pid, const uint64_t *ips,
 	*h = (struct held){ .pid = pid, .n = (uint32_t)n,
 			    .thread = ps->cur_thread,
 			    .frame = ps->rootless_frame,
-			    .code = ps->rootless_code, .weight = weight };
+			    .code = ps->rootless_code, .tag = tag };
 	h->ips = xmalloc((n + PYSTACKS_BASE_MAX) * sizeof(*h->ips));
 	memcpy(h->ips, ips, n * sizeof(*ips));
 	ps->held_ips += n;
@@ -876,7 +876,7 @@ void pystacks_release(struct pystacks *ps, bool all, pystacks_emit_fn emit,
 		} else {
 			ps->st.rootless++;
 		}
-		emit(arg, h->pid, h->ips, h->n, h->weight);
+		emit(arg, h->pid, h->ips, h->n, h->tag);
 		ps->held_ips -= h->n - (based ? th->nbase : 0);
 		free(h->ips);
 	}

@@ -153,21 +153,21 @@ size_t pystacks_merge(struct pystacks *ps, const uint64_t *ips, size_t n,
  * A stack the last pystacks_merge cut short with no base known for its
  * thread under its outermost Python frame (its first samples in a JIT's
  * code, or on a loaded machine, where the samples before it were read
- * too late): pystacks_hold keeps a copy of ips[0..n) with its weight and
- * returns true, until the thread's first whole stack under that frame
- * (whose native frames outside the outermost evaluation stay the same
- * while that frame lives) gives them; false when the last merge was not
- * such a stack, or the held stacks are at their bound (32 MiB), and the
- * caller keeps it as it is. pystacks_release hands the held stacks that
- * now have their base to emit, bases appended, in the order held; all:
- * every one (at the end of the run, or before an exec renames the
- * process's stacks), those still without a base as they are.
+ * too late): pystacks_hold keeps a copy of ips[0..n) with tag (the
+ * caller's: record's sample weight, trace's sample index) and returns
+ * true, until the thread's first whole stack under that frame (whose
+ * native frames outside the outermost evaluation stay the same while
+ * that frame lives) gives them; false when the last merge was not such
+ * a stack, or the held stacks are at their bound (32 MiB). pystacks_release
+ * hands the held stacks that now have their base to emit, bases
+ * appended, in the order held; all: every one (at the end of the run, or
+ * before an exec renames the process's stacks), those still without a
+ * base as they were.
  */
 bool pystacks_hold(struct pystacks *ps, uint32_t pid, const uint64_t *ips,
-		   size_t n, uint64_t weight);
+		   size_t n, uint64_t tag);
 typedef void (*pystacks_emit_fn)(void *arg, uint32_t pid,
-				 const uint64_t *ips, size_t n,
-				 uint64_t weight);
+				 const uint64_t *ips, size_t n, uint64_t tag);
 void pystacks_release(struct pystacks *ps, bool all, pystacks_emit_fn emit,
 		      void *arg);
 

@@ -333,6 +333,30 @@ sys.exit(0 if burn >= 200 and rooted >= burn * 9 // 10 else 1)
 PY
 }
 t "a JIT's code first in a thread: its samples wait for the thread's root" retry jit_thread_checks
+# trace the same: each sample in its place in the timeline, its stack
+# made again once the thread's root is known
+jit_thread_trace() {
+	PYFIX_SCALE=2 "$YS" trace --no-store -o "$T/jt.json" -- \
+		/usr/bin/python3.11 "$FIX/pyfix.py" jit-thread 2>"$T/jtt.txt" ||
+		{ cat "$T/jtt.txt"; return 1; }
+	python3 - "$T/jt.json" <<"PY"
+import json, sys
+t = json.load(open(sys.argv[1]))
+st = [e["args"]["stack"] for e in t["traceEvents"]
+      if e.get("ph") == "i" and e.get("cat") == "sample"]
+roots = {}
+for x in st:
+    if "jit_burn (pyfix.py:" in x:
+        r = x.split(";")[0]
+        roots[r] = roots.get(r, 0) + 1
+burn = sum(roots.values())
+top = max(roots, key=roots.get) if roots else None
+print("# jit_burn", burn, "roots", sorted(roots.items(), key=lambda x: -x[1])[:4])
+assert top and "jit_" not in top and "(pyfix.py:" not in top, top
+sys.exit(0 if burn >= 200 and roots[top] >= burn * 9 // 10 else 1)
+PY
+}
+t "  and in trace's timeline" retry jit_thread_trace
 
 # a recursion deeper than the frames a stack keeps: the innermost frames,
 # ending in a [truncated] root (before: at 3000 deep every sample kept
