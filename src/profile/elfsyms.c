@@ -10,7 +10,10 @@
  * an endbr64 and a bnd prefix); the slot's R_X86_64_JUMP_SLOT or
  * GLOB_DAT relocation names the function. Decoding the jump, rather than
  * counting stubs in the order of .rela.plt, holds for every layout the
- * linkers emit. On other machines no stub is named.
+ * linkers emit. With IBT, the first call of a function goes from its
+ * .plt.sec stub through a lazy entry in .plt, `push INDEX` then a jump
+ * to PLT0: named by .rela.plt's entry INDEX's slot. On other machines no
+ * stub is named.
  */
 #include <elf.h>
 #include <stdlib.h>
@@ -81,8 +84,19 @@ static const char *slot_name(const struct slot *v, size_t n, uint64_t addr)
 	return k && v[k - 1].start == addr ? v[k - 1].name : NULL;
 }
 
-/* The GOT slot stub bytes p[0..len) at address at jump through, or 0. */
-static uint64_t stub_slot(const unsigned char *p, size_t len, uint64_t at)
+/* The slots of .rela.plt in its order: a lazy entry's push names one
+ * by its index there. */
+struct lazy {
+	uint64_t *at;
+	size_t n;
+};
+
+/* The GOT slot stub bytes p[0..len) at address at jump through, or 0;
+ * else, a lazy entry of an IBT .plt (endbr64; push INDEX; jmp PLT0,
+ * which the first call of the function's .plt.sec stub goes through),
+ * the slot of .rela.plt's entry INDEX. */
+static uint64_t stub_slot(const unsigned char *p, size_t len, uint64_t at,
+			  const struct lazy *lz)
 {
 	for (size_t i = 0; i <= 5 && i + 6 <= len; i++) {
 		int32_t disp;
@@ -92,13 +106,22 @@ static uint64_t stub_slot(const unsigned char *p, size_t len, uint64_t at)
 		memcpy(&disp, p + i + 2, sizeof(disp));	/* little-endian */
 		return at + i + 6 + (uint64_t)(int64_t)disp;
 	}
+	for (size_t i = 0; i <= 5 && i + 5 <= len; i++) {
+		uint32_t idx;
+
+		if (p[i] != 0x68)
+			continue;
+		memcpy(&idx, p + i + 1, sizeof(idx));
+		return idx < lz->n ? lz->at[idx] : 0;
+	}
 	return 0;
 }
 
 /* Name the stubs of PLT section sec (header sh) from the slots. */
 static void add_stubs(struct symtab *s, Elf_Scn *sec, const GElf_Shdr *sh,
 		      uint64_t bias, const struct slot *slots, size_t nslots,
-		      struct sym **out, size_t *n, size_t *cap)
+		      const struct lazy *lz, struct sym **out, size_t *n,
+		      size_t *cap)
 {
 	Elf_Data *d = dw.elf_getdata(sec, NULL);
 	size_t step = sh->sh_entsize >= 8 ? sh->sh_entsize : 16;
@@ -109,7 +132,7 @@ static void add_stubs(struct symtab *s, Elf_Scn *sec, const GElf_Shdr *sh,
 		uint64_t at = sh->sh_addr + off;
 		const char *name = slot_name(slots, nslots,
 			stub_slot((const unsigned char *)d->d_buf + off, step,
-				  at));
+				  at, lz));
 		char *full;
 
 		if (!name)
@@ -121,6 +144,24 @@ static void add_stubs(struct symtab *s, Elf_Scn *sec, const GElf_Shdr *sh,
 			.name = st_intern(s, full), .rank = 0, .final = true,
 		};
 		free(full);
+	}
+}
+
+/* .rela.plt's slots in its order (the lazy entries' indices). */
+static void lazy_slots(Elf_Scn *sec, const GElf_Shdr *sh, struct lazy *lz)
+{
+	Elf_Data *d = dw.elf_getdata(sec, NULL);
+	size_t count = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	if (!d || !count || count > d->d_size / sizeof(Elf64_Rela))
+		return;
+	lz->at = xmalloc(count * sizeof(*lz->at));
+	for (size_t i = 0; i < count; i++) {
+		GElf_Rela r;
+
+		if (!dw.gelf_getrela(d, (int)i, &r))
+			break;
+		lz->at[lz->n++] = r.r_offset;
 	}
 }
 
@@ -136,6 +177,7 @@ size_t elfsyms_plt(struct symtab *s, Elf *elf, uint64_t bias,
 	GElf_Ehdr eh;
 	size_t shstr, n = 0, cap = 0, nslots = 0, capslots = 0;
 	struct slot *slots = NULL;
+	struct lazy lz = { 0 };
 	Elf_Scn *sec = NULL;
 	GElf_Shdr sh;
 
@@ -144,17 +186,24 @@ size_t elfsyms_plt(struct symtab *s, Elf *elf, uint64_t bias,
 	    dw.elf_getshdrstrndx(elf, &shstr))
 		return 0;
 	while ((sec = dw.elf_nextscn(elf, sec)))
-		if (shdr_of(sec, &sh) && sh.sh_type == SHT_RELA)
+		if (shdr_of(sec, &sh) && sh.sh_type == SHT_RELA) {
+			const char *name = dw.elf_strptr(elf, shstr,
+							 sh.sh_name);
+
+			if (name && !strcmp(name, ".rela.plt") && !lz.at)
+				lazy_slots(sec, &sh, &lz);
 			add_slots(elf, sec, &sh, &slots, &nslots, &capslots);
-	if (!nslots)
-		return 0;
-	qsort(slots, nslots, sizeof(*slots), st_start_cmp);
-	while ((sec = dw.elf_nextscn(elf, sec)))
-		if (shdr_of(sec, &sh) && sh.sh_type == SHT_PROGBITS &&
-		    is_plt(dw.elf_strptr(elf, shstr, sh.sh_name)))
-			add_stubs(s, sec, &sh, bias, slots, nslots, out, &n,
-				  &cap);
+		}
+	if (nslots) {
+		qsort(slots, nslots, sizeof(*slots), st_start_cmp);
+		while ((sec = dw.elf_nextscn(elf, sec)))
+			if (shdr_of(sec, &sh) && sh.sh_type == SHT_PROGBITS &&
+			    is_plt(dw.elf_strptr(elf, shstr, sh.sh_name)))
+				add_stubs(s, sec, &sh, bias, slots, nslots,
+					  &lz, out, &n, &cap);
+	}
 	free(slots);
+	free(lz.at);
 	return n;
 }
 

@@ -31,8 +31,9 @@
 #include "util/strutil.h"
 
 /* 2: PLT stubs named SYM@plt, code without a symbol named by its
- * function's start (MODULE+0xADDR): version 1 files named them otherwise */
-#define SYMCACHE_VERSION 2
+ * function's start (MODULE+0xADDR): version 1 files named them otherwise;
+ * 3: an IBT .plt's lazy entries named SYM@plt too (MODULE+0xADDR in 2) */
+#define SYMCACHE_VERSION 3
 #define MAX_FILE ((size_t)64 << 20)
 
 static const char magic[8] = { 'Y', 'S', 'S', 'Y', 'M', 'C', 0, 1 };

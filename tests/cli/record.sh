@@ -172,15 +172,20 @@ plt_stubs() {
 	"$YS" record -q -F 4999 -o "$T/plt.folded" -- "$FX/$fx" plt 600 || return 1
 	python3 - "$T/plt.folded" <<"PY"
 import sys
-n, tot = {}, 0
+n, tot, init = {}, 0, []
 for line in open(sys.argv[1]):
     stack, v = line.rsplit(" ", 1)
-    leaf = stack.split(";")[-1]
-    n[leaf] = n.get(leaf, 0) + int(v)
+    fr = stack.split(";")
+    n[fr[-1]] = n.get(fr[-1], 0) + int(v)
     tot += int(v)
+    # a stub misnamed: _init called by the loop (a library's own _init,
+    # which the loader runs at start-up, is no stub: one sample of
+    # _dl_init;...;_init in a CI run)
+    if fr[-1] == "_init" and "main" in fr:
+        init.append(stack)
 print("# " + ", ".join("%s %d" % kv for kv in sorted(n.items(), key=lambda kv: -kv[1])[:5]))
 assert n.get("unka_work_nop@plt", 0) >= 8 and tot > 1000, n
-assert "_init" not in n, n
+assert not init, init[:3]
 PY
 }
 for v in unkfix:.plt unkfix_ibt:.plt.sec unkfix_got:.plt.got; do

@@ -250,6 +250,53 @@ static void test_unknown(void **state)
 	symtab_free(s);
 }
 
+/*
+ * The PLT of a program linked with -z ibtplt and lazy binding
+ * (tests/fixtures/unkfix_ibt): the stubs that call out are in .plt.sec;
+ * the first call of each goes through its lazy entry in .plt
+ * (endbr64; push INDEX; jmp PLT0) and PLT0 to the loader. The lazy entry
+ * is the function's stub too, named by its .rela.plt entry, INDEX; PLT0
+ * is no function's (and never _init's, the symbol before: one sample of
+ * a CI run was named so).
+ */
+static void test_plt_lazy(void **state)
+{
+	struct symtab *s = symtab_new(false);
+	char path[PATH_MAX], want[160];
+	struct frame fr[4];
+	const uint64_t base = 0x555555554000ULL;
+
+	char cmd[PATH_MAX + 64], line[512], name[128];
+	size_t k = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/unkfix_ibt", FIXTURES_DIR);
+	symtab_mmap(s, FIX_PID, base + 0x1000, 0x1000, 0x1000, path);
+	/* each lazy entry: 16 bytes from 0x1030, in .rela.plt's order, as
+	 * readelf lists it ("OFFSET INFO R_X86_64_JUMP_SLOT VALUE NAME") */
+	snprintf(cmd, sizeof(cmd),
+		 "readelf -rW '%s' | sed -n '/.rela.plt/,$p'", path);
+	fp = popen(cmd, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "%*s %*s R_X86_64_JUMP_SLOT %*s %127[^@ +]",
+			   name) == 1) {
+			uint64_t a = 0x1030 + 0x10 * k++;
+
+			snprintf(want, sizeof(want), "%s@plt", name);
+			assert_int_equal(symtab_lookup(s, FIX_PID, base + a + 4,
+						       false, fr, 4), 1);
+			assert_string_equal(fr[0].function, want);
+		}
+	assert_int_equal(pclose(fp), 0);
+	assert_int_equal(k, 6);
+	assert_int_equal(symtab_lookup(s, FIX_PID, base + 0x1026, false, fr, 4),
+			 1);
+	print_message("# PLT0 %s\n", fr[0].function);
+	assert_string_not_equal(fr[0].function, "_init");
+	symtab_free(s);
+}
+
 /* symtab_each_module's callback: the paths met, in order. */
 struct module_order {
 	char paths[40][64];
@@ -1354,6 +1401,7 @@ int main(void)
 		cmocka_unit_test(test_inline_lines),
 		cmocka_unit_test(test_cpp_demangled),
 		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_plt_lazy),
 		cmocka_unit_test(test_fork_exec_remap),
 		cmocka_unit_test(test_jit_map),
 		cmocka_unit_test(test_jit_map_hostile),
