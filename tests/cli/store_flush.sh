@@ -169,19 +169,30 @@ last, saves, moved_during = int(last), int(saves), moved_during == "1"
 def records():
     return struct.unpack_from("<I", open(db + "-log", "rb").read(32), 12)[0]
 
+# the flush processes: not counting a child of one (in the sanitized
+# build, LeakSanitizer's tracer at its exit, which stops it: state t)
 def flushers():
-    n = 0
+    found = {}
     for p in os.listdir("/proc"):
         try:
             a = open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")
-        except OSError:
+            ppid = open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[1]
+        except (OSError, IndexError):
             continue
         if a[1:3] == [b"store", b"flush"] and db.encode() in a:
-            n += 1
-    return n
+            found[p] = ppid
+    return sum(1 for p, pp in found.items() if pp not in found)
 
 most, drop, gap_before_drop, prev_end = 0, None, 0.0, None
-for i in range(saves):
+# the move past 1.5 times the bound takes its time to empty the log (a
+# sanitized build under load: longer than 40 saves): the saves go on
+# until it has, for 60 s at most
+start, i = time.monotonic(), -1
+while True:
+    i += 1
+    if i >= saves and not (moved_during and drop is None and
+                           time.monotonic() - start < 60):
+        break
     t0 = time.monotonic()
     gap = t0 - prev_end if prev_end else 0.0
     n0 = records()
@@ -210,7 +221,7 @@ if drop is None:
     assert took >= 0.9, f"moved {took:.2f} s after the last save"
 else:
     assert 0 < left < 1024, left
-total = last + saves
+total = last + i
 got = sqlite3.connect(db).execute(
     "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM results").fetchone()
 assert got == (total - left, total - left, 1, total - left), (got, left)
