@@ -18,7 +18,8 @@
  * A message longer than the buffer loses the middle of its longest
  * quoted part ('...'), not its end: the reason usually follows the
  * quoted input ("invalid expression '<1 KB>': unknown name 'x'"). With
- * no quoted part long enough, the middle of the message goes.
+ * no quoted part long enough (QUOTED_CUT_MIN, and to take the cut), the
+ * middle of the message goes.
  */
 
 /* Cut the middle of s[a, b) so that s fits in max bytes (NUL included)
@@ -88,13 +89,21 @@ static bool longest_quoted(const char *s, size_t *a, size_t *b)
 	return best > 0;
 }
 
+/* A quoted part shorter than this is a name (a file's, a key's) rather
+ * than the long input that made the message long: the middle of the
+ * message goes instead. (A value with stray quotes in it is no quoted
+ * part: fuzz_gate_config's '/proc/self/fd/3' [gate] max-decrease:
+ * 'e = wlz\xf3\x83'}... lost its path's middle, the longest part by one
+ * byte.) */
+#define QUOTED_CUT_MIN 64
+
 /* Take safe (malloc'd, already escaped, freed here) into e, fitted. */
 static void fit_msg(struct error *e, char *safe)
 {
-	size_t a, b;
+	size_t a = 0, b = 0;
 
 	if (strlen(safe) >= sizeof(e->msg) &&
-	    !(longest_quoted(safe, &a, &b) &&
+	    !(longest_quoted(safe, &a, &b) && b - a >= QUOTED_CUT_MIN &&
 	      cut_middle(safe, a, b, sizeof(e->msg))))
 		cut_middle(safe, 0, strlen(safe), sizeof(e->msg));
 	snprintf(e->msg, sizeof(e->msg), "%s", safe);

@@ -131,11 +131,16 @@ for b in d['benchmarks']:
 t "--json: result v1 kind bench, every epoch's time per iteration, the settings" schema
 
 # ratio FILE OUT: the group's comparison in the result FILE and the table
-# OUT. What the library claims is its interval: it holds the designed
-# 2.0 and the estimate, is no wider than 1.5:1 and says slower; the
-# estimate is within 0.25 of 2.0 (0.1 was too tight for a loaded
-# machine: two suites on two cores gave 2.15 in [1.99, 2.75] in CI, three
-# times over). The sentence prints the estimate and the interval.
+# OUT. What the library claims is its interval: it holds the estimate,
+# is no wider than 1.5:1, says slower, and reaches within 5% of the
+# designed 2.0; the estimate is within 0.25 of 2.0 (0.1 was too tight
+# for a loaded machine: two suites on two cores gave 2.15 in [1.99, 2.75]
+# in CI, three times over). Not 2.0 inside it: the two loops are
+# compiled apart, and their steps' latencies differ by up to 1% on a
+# quiet machine (the sanitized build: 1.98 in [1.965, 1.994], chain_cal's
+# step between the two), more under load (1.92-1.95 in intervals
+# 0.01-0.02 wide, in the clean clone's run beside the other suite). The
+# sentence prints the estimate and the interval.
 ratio() {
 	py "d = load('$1')
 c = [c for c in d['comparisons'] if c['baseline'] == 'one']
@@ -143,7 +148,7 @@ assert len(c) == 1, d['comparisons']
 c = c[0]
 lo, hi = c['ratio_ci']
 assert c['candidate'] == 'two' and c['metric'] == 'time_per_op', c
-assert lo <= c['ratio'] <= hi and lo <= 2.0 <= hi, c
+assert lo <= c['ratio'] <= hi and lo <= 2.0 * 1.05 and hi >= 2.0 * 0.95, c
 assert abs(c['ratio'] - 2.0) <= 0.25 and hi / lo <= 1.5, c
 assert c['verdict'] == 'slower', c
 open('$T/ratio.txt', 'w').write('%.2f× slower than \\'one\\' [%.2f, %.2f]'
@@ -163,7 +168,7 @@ ratio_try() {
 	fi
 	remeasure_ratio
 }
-t "a group: two variants of 2:1 cost: an interval holding 2.0, the estimate within it and 0.25 of 2.0" retry ratio_try
+t "a group: two variants of 2:1 cost: an interval within 5% of 2.0, the estimate within it and 0.25 of 2.0" retry ratio_try
 
 empty_check() {
 	py "d = load('$1')

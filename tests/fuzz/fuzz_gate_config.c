@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,8 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	gate_config_init(&c);
 	c.path = path;
 	if (gate_config_read(&c, &e)) {
-		if (!strstr(e.msg, path))
+		if (!strstr(e.msg, path)) {
+			fprintf(stderr, "the message names no file: %s\n",
+				e.msg);
 			abort();
+		}
 	} else {
 		if (!(c.alpha > 0 && c.alpha < 1) || c.inconclusive_pass > 1 ||
 		    c.missing_pass > 1 || c.correction > JUDGE_NO_CORRECTION)

@@ -1433,7 +1433,8 @@ static void test_error_long(void **state)
 static void test_error_long_quotes(void **state)
 {
 	static const char *const bits[] = { "ab", "don't", "\x83'", "'\x83",
-					    "\xc3", "x'y", " ", "9'9", "gate" };
+					    "\xc3", "x'y", " ", "9'9", "gate",
+					    "\x83'}", "= ", "'=", "}'" };
 	uint64_t r = 0x9e3779b97f4a7c15u;
 	struct error e;
 
@@ -1463,6 +1464,14 @@ static void test_error_long_quotes(void **state)
 		if (strncmp(e.msg, "'/tmp/fuzz-1234/gate.ini' [gate] ", 33) ||
 		    !strstr(e.msg, ": not a threshold") ||
 		    strstr(e.msg, ": not a threshold")[17])
+			fail_msg("round %d: %s", round, e.msg);
+		/* gate_config's own: the value, then a part of it, quoted,
+		 * after a file's name as short as the fuzzer's */
+		error_set(&e, "'/proc/self/fd/3' [gate] max-decrease: '%s': "
+			  "'%s' is not a number", v, v + n / 3);
+		assert_true(strlen(e.msg) < sizeof(e.msg));
+		if (strncmp(e.msg, "'/proc/self/fd/3' [gate] ", 25) ||
+		    !strstr(e.msg, "' is not a number"))
 			fail_msg("round %d: %s", round, e.msg);
 		free(v);
 	}
