@@ -581,17 +581,23 @@ static void keep_base(struct pystacks *ps, struct pyp *p, const uint64_t *ips,
 {
 	struct pystacks_thread *th;
 	uint32_t k = 0;
+	bool had;
 
 	if (!ps->cur_thread)
 		return;
 	th = &ps->threads[ps->cur_thread - 1];
+	had = th->nbase && th->base_frame == ps->frames[ps->nframes - 1].addr &&
+	      th->base_code == ps->frames[ps->nframes - 1].code;
 	for (size_t i = from; i < n && k < PYSTACKS_BASE_MAX; i++)
 		th->base[k++] = interp_addr(p, ips[i], 0);
 	/* too deep to keep whole: none, rather than a false root */
 	th->nbase = from + k == n ? k : 0;
 	th->base_frame = ps->frames[ps->nframes - 1].addr;
 	th->base_code = ps->frames[ps->nframes - 1].code;
-	ps->base_new |= th->nbase > 0;
+	/* a base for a new outermost frame: held stacks may be its (the
+	 * same one again, as nearly every whole stack brings, is no news:
+	 * pystacks_release looks through the held stacks only for news) */
+	ps->base_new |= th->nbase > 0 && !had;
 }
 
 /* The thread's base (keep_base) if its outermost Python frame is the
