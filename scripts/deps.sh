@@ -17,7 +17,7 @@ need="$need valgrind"
 # the Python package's C extension (python/), built for Debian's python3
 need="$need python3 python3-dev"
 case "${1:-build}" in
-test)  need="$need libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 python3-scipy python3-torch python3-torchvision libblas3 liblapack3 libcmocka-dev python3 python3-yaml python3.11-dev python3-pytest python3-pytest-benchmark clang libclang-rt-14-dev man-db bsdutils util-linux protobuf-compiler procps nodejs hyperfine git gzip coreutils time libcap2-bin strace mount zsh fish chromium fonts-dejavu-core postgresql-15 prometheus-pushgateway prometheus" ;;
+test)  need="$need linux-perf libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 python3-scipy python3-torch python3-torchvision libblas3 liblapack3 libcmocka-dev python3 python3-yaml python3.11-dev python3-pytest python3-pytest-benchmark clang libclang-rt-14-dev man-db bsdutils util-linux protobuf-compiler procps nodejs hyperfine git gzip coreutils time libcap2-bin strace mount zsh fish chromium fonts-dejavu-core postgresql-15 prometheus-pushgateway prometheus" ;;
 bench) need="$need hyperfine python3 linux-perf heaptrack valgrind wrk nginx-light sqlite3 git util-linux libbenchmark-dev liblttng-ust-dev lttng-tools likwid" ;;
 esac
 

@@ -80,6 +80,7 @@ extern void __libc_free(void *);
 extern void *__libc_memalign(size_t, size_t);
 
 #include "heap/agent_next.h"
+#include "heap/agent_pages.h"
 
 enum { OFF, STARTING, ON };
 
@@ -117,6 +118,7 @@ static _Atomic bool sending = true;	/* false once the socket failed:
  * sends a stack again, which yardstick de-duplicates. */
 #define SEEN_BITS 16
 static _Atomic uint64_t *seen;
+static _Atomic uint64_t seen_written[WRITTEN_WORDS(sizeof(uint64_t) << SEEN_BITS)];
 
 /* The number of objects the dynamic linker has loaded when the maps were
  * last sent: a new one means new code, whose stacks need its mapping. */
@@ -220,6 +222,7 @@ struct tstate {
 	void *alt;			/* the agent's stack (agent_stack.h) */
 	struct stack_set *cache;	/* stacks walked (agent_unwind.h) */
 	struct py_line_entry *py_lines;	/* lines (agent_python.h) */
+	_Atomic uint64_t py_lines_written[2];	/* its pages written */
 	struct py_frame *py_frames;	/* a walk's frames, HEAP_PY_MAX: off
 					 * the program's stack (8 KiB) */
 	uint8_t busy, dead, rounds;
@@ -791,9 +794,13 @@ INLINE void record_alloc(struct tstate *t, void *p, size_t size,
 	if (!s)
 		return;
 	_Atomic uint64_t *e = &seen[h & ((1u << SEEN_BITS) - 1)];
-	if (!*sent && atomic_load_explicit(e, memory_order_relaxed) != h) {
-		record_stack(t, s, h, st, borrowed);
-		atomic_store_explicit(e, h, memory_order_relaxed);
+
+	if (!*sent) {
+		write_first(seen_written, seen, e);
+		if (atomic_load_explicit(e, memory_order_relaxed) != h) {
+			record_stack(t, s, h, st, borrowed);
+			atomic_store_explicit(e, h, memory_order_relaxed);
+		}
 	}
 	*sent = true;
 	t->alloc_slot = NULL;

@@ -55,6 +55,9 @@ struct py_line_entry {
 	int64_t lasti;
 	uint64_t word;			/* id << 32 | line */
 };
+_Static_assert(WRITTEN_WORDS(sizeof(struct py_line_entry) << PY_LINES_BITS) <=
+	       sizeof(((struct tstate *)0)->py_lines_written) /
+	       sizeof(uint64_t), "a bit for each page of a thread's lines");
 
 static struct {
 	struct py_target t;
@@ -62,6 +65,9 @@ static struct {
 	void *(*own_tstate)(void);
 	int (*addr2line)(void *, int);
 	struct py_code_entry *codes;
+	/* its pages written (agent_pages.h) */
+	_Atomic uint64_t codes_written[WRITTEN_WORDS(
+		sizeof(struct py_code_entry) << PY_CODES_BITS)];
 	pthread_mutex_t lock;
 	uint32_t next_id;
 	bool on;
@@ -279,8 +285,10 @@ static uint32_t py_code_id(struct heap_slot *s, const struct py_frame *f,
 
 	for (size_t k = 0; k <= mask; k++, i = (i + 1) & mask) {
 		struct py_code_entry *e = &py.codes[i];
-		uint64_t key = atomic_load_explicit(&e->key,
-						    memory_order_acquire);
+		uint64_t key;
+
+		write_first(py.codes_written, py.codes, e);
+		key = atomic_load_explicit(&e->key, memory_order_acquire);
 
 		if (key == code) {
 			uint64_t v = atomic_load_explicit(
@@ -296,10 +304,11 @@ static uint32_t py_code_id(struct heap_slot *s, const struct py_frame *f,
 	pthread_mutex_lock(&py.lock);
 	for (size_t k = 0; k <= mask; k++, i = (i + 1) & mask) {
 		struct py_code_entry *e = &py.codes[i];
-		uint64_t key = atomic_load_explicit(&e->key,
-						    memory_order_relaxed);
-		uint64_t v = atomic_load_explicit(&e->val,
-						  memory_order_relaxed);
+		uint64_t key, v;
+
+		write_first(py.codes_written, py.codes, e);
+		key = atomic_load_explicit(&e->key, memory_order_relaxed);
+		v = atomic_load_explicit(&e->val, memory_order_relaxed);
 
 		if (key && key != code)
 			continue;
@@ -332,6 +341,8 @@ static uint64_t py_frame_word(struct tstate *t, struct heap_slot *s,
 						     py.t.l->ob_size);
 	int line;
 
+	if (e)
+		write_first(t->py_lines_written, t->py_lines, e);
 	if (e && e->code == f->code && e->lasti == f->lasti &&
 	    e->check == check)
 		return e->word;

@@ -105,8 +105,15 @@ static unsigned stripe_mask;	/* stripes in use, less 1 (filter_setup) */
 #define FILTER_BITS 16
 #define FILTER_REGION_SHIFT 26	/* 64 MiB: a glibc thread arena's heap */
 #define FILTER_PER_SAMPLE 32	/* a group's bits per sample it may hold */
-static _Atomic uint64_t filter[(1 << FILTER_BITS) / 64];
-static uint8_t filter_count[1 << FILTER_BITS];	/* under the stripe's lock */
+/* both page aligned: their pages are written before they are read
+ * (agent_pages.h): the filter's at once (filter_setup), the counters'
+ * as they are first used */
+static _Atomic uint64_t filter[(1 << FILTER_BITS) / 64]
+	__attribute__((aligned(1 << WRITTEN_PAGE_SHIFT)));
+static uint8_t filter_count[1 << FILTER_BITS]	/* under the stripe's lock */
+	__attribute__((aligned(1 << WRITTEN_PAGE_SHIFT)));
+static _Atomic uint64_t filter_count_written[WRITTEN_WORDS(
+	sizeof(filter_count))];
 /* log2 of a group's bits, and the mask of a bit within a group: set once,
  * before any thread samples (filter_setup), read on every free */
 static unsigned filter_gshift = FILTER_BITS;
@@ -125,6 +132,8 @@ static void filter_setup(uint64_t interval)
 		shift++;
 	filter_gshift = shift;
 	filter_gmask = ((uintptr_t)1 << shift) - 1;
+	for (size_t i = 0; i < sizeof(filter); i += 1 << WRITTEN_PAGE_SHIFT)
+		page_write((volatile unsigned char *)filter + i);
 	/* as many stripes as groups, at most SAMPLE_STRIPES */
 	shift = FILTER_BITS - shift;
 	stripe_mask = (1u << (shift < 4 ? shift : 4)) - 1;
@@ -165,9 +174,12 @@ static inline bool filter_maybe(uintptr_t p)
 static void filter_change(uintptr_t p, int by)
 {
 	size_t i = filter_index(p);
-	uint8_t v = filter_count[i];
+	uint8_t v;
 	uint64_t w = atomic_load_explicit(&filter[i / 64],
 					  memory_order_relaxed);
+
+	write_first(filter_count_written, filter_count, &filter_count[i]);
+	v = filter_count[i];
 
 	if (v == 255)
 		return;
@@ -260,12 +272,17 @@ static void sample_fork_child(void)
 		atomic_store(&stripes[i].lock, 0);
 }
 
+/* A table of 2^bits cells, populated: the frees read its cells before
+ * the samples write them, and its hashed cells fill it whole
+ * (agent_pages.h). A stripe's first is made by its first sample: most
+ * stripes have none. */
 static struct sample_table *table_new(unsigned bits)
 {
 	size_t bytes = sizeof(struct sample_table) +
 		       (sizeof(uintptr_t) << bits);
 	struct sample_table *t = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+				      MAP_PRIVATE | MAP_ANONYMOUS |
+				      MAP_POPULATE, -1, 0);
 
 	if (t == MAP_FAILED)
 		return NULL;
@@ -325,17 +342,9 @@ static struct sample_table *table_rebuild(struct sample_stripe *st,
 	return t;
 }
 
-static bool sample_setup(void)
+static void sample_setup(void)
 {
 	filter_setup(sample_bytes);
-	for (unsigned i = 0; i < SAMPLE_STRIPES; i++) {
-		struct sample_table *t = table_new(SAMPLE_MIN_BITS);
-
-		if (!t)
-			return false;
-		atomic_store(&stripes[i].tab, t);
-	}
-	return true;
 }
 
 static int64_t sample_interval(struct tstate *t)
@@ -372,7 +381,8 @@ static inline void sample_add_prefetch(uintptr_t p)
 	struct sample_table *tab = atomic_load_explicit(&stripe_of(p)->tab,
 							memory_order_relaxed);
 
-	__builtin_prefetch(&tab->cells[ptr_hash(p, tab->bits)], 1);
+	if (tab)
+		__builtin_prefetch(&tab->cells[ptr_hash(p, tab->bits)], 1);
 	__builtin_prefetch(&filter_count[filter_index(p)], 1);
 }
 
@@ -384,8 +394,14 @@ static bool sample_add(void *p)
 
 	sample_lock_take(st);
 	tab = atomic_load_explicit(&st->tab, memory_order_relaxed);
-	if ((tab->used + 1) * 4 > ((size_t)3 << tab->bits))
+	if (!tab) {		/* the stripe's first sample */
+		tab = table_new(SAMPLE_MIN_BITS);
+		if (tab)
+			atomic_store_explicit(&st->tab, tab,
+					      memory_order_release);
+	} else if ((tab->used + 1) * 4 > ((size_t)3 << tab->bits)) {
 		tab = table_rebuild(st, tab);
+	}
 	if (tab) {
 		table_put(tab, (uintptr_t)p);
 		filter_change((uintptr_t)p, 1);
@@ -573,8 +589,11 @@ static inline bool sample_alloc(struct tstate *t, void *p, size_t size)
 
 static bool table_find(struct sample_table *t, uintptr_t p, size_t *at)
 {
-	size_t mask = ((size_t)1 << t->bits) - 1;
+	size_t mask;
 
+	if (!t)			/* a stripe not sampled yet */
+		return false;
+	mask = ((size_t)1 << t->bits) - 1;
 	for (size_t i = ptr_hash(p, t->bits);; i = (i + 1) & mask) {
 		uintptr_t v = atomic_load_explicit(&t->cells[i],
 						   memory_order_acquire);

@@ -363,8 +363,8 @@ static void start(void)
 	if (hdr->unwind == HEAP_UNWIND_DWARF)
 		load_libunwind();
 	use_unw = unw_getctx != NULL;
-	if (sample_bytes && !sample_setup())
-		goto off;
+	if (sample_bytes)
+		sample_setup();
 	py_detect();
 	check_maps();
 	if (old)

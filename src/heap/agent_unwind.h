@@ -337,8 +337,17 @@ INLINE void walk_trace(struct stack_entry *e)
 	}
 }
 
-#define STACK_CACHE_BYTES ((sizeof(struct stack_set) << STACK_SET_BITS) + \
-			   (sizeof(struct probe_entry) << PROBE_BITS))
+/* The cache's mapping: its sets, its probes, and the bitmap of its pages
+ * written (agent_pages.h), itself written at once (stack_cache_new). */
+#define STACK_TABLES_BYTES ((sizeof(struct stack_set) << STACK_SET_BITS) + \
+			    (sizeof(struct probe_entry) << PROBE_BITS))
+#define STACK_CACHE_BYTES (STACK_TABLES_BYTES + \
+			   sizeof(uint64_t) * WRITTEN_WORDS(STACK_TABLES_BYTES))
+
+static _Atomic uint64_t *cache_written(const struct tstate *t)
+{
+	return (_Atomic uint64_t *)((char *)t->cache + STACK_TABLES_BYTES);
+}
 
 /* The thread's cache, or NULL (then no walk is cached). */
 static struct stack_set *stack_cache_new(void)
@@ -349,7 +358,10 @@ static struct stack_set *stack_cache_new(void)
 		return NULL;
 	p = mmap(NULL, STACK_CACHE_BYTES, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED)
+		return NULL;
+	page_write((volatile unsigned char *)p + STACK_TABLES_BYTES);
+	return p;
 }
 
 /*
@@ -379,6 +391,7 @@ static __attribute__((noinline)) void stack_cache_clear(struct tstate *t,
 {
 	if (madvise(t->cache, STACK_CACHE_BYTES, MADV_DONTNEED))
 		memset(t->cache, 0, STACK_CACHE_BYTES);
+	page_write((volatile unsigned char *)cache_written(t));
 	t->cache_unloads = u;
 }
 
@@ -407,6 +420,15 @@ static struct probe_entry *probe_of(const struct tstate *t, uintptr_t ip)
 		(struct probe_entry *)(t->cache + (1u << STACK_SET_BITS));
 
 	return &tab[(ip * 0x9e3779b97f4a7c15u) >> (64 - PROBE_BITS)];
+}
+
+/* ip's entry, to be read: its page written first (agent_pages.h). */
+static struct probe_entry *probe_at(const struct tstate *t, uintptr_t ip)
+{
+	struct probe_entry *pe = probe_of(t, ip);
+
+	write_first(cache_written(t), t->cache, pe);
+	return pe;
 }
 
 /*
@@ -493,7 +515,7 @@ static bool frame_needs_bp(const struct tstate *t, struct probe_entry *pe,
 			   const unw_word_t *regs, bool saves)
 {
 	if (!pe) {
-		pe = probe_of(t, ip);
+		pe = probe_at(t, ip);
 	} else {
 		pe->ip = ip;
 		pe->state = (probe_rbp(t, ip, sp, cfa, regs) ?
@@ -516,7 +538,7 @@ static bool walk_frame_at(struct walk_frame *f, const struct tstate *t,
 	static const unw_regnum_t rn[] = { UNW_X86_64_RBX, UNW_X86_64_R12,
 					   UNW_X86_64_R13, UNW_X86_64_R14,
 					   UNW_X86_64_R15 };
-	struct probe_entry *pe = probe_of(t, ip);
+	struct probe_entry *pe = probe_at(t, ip);
 
 	f->ip = ip;
 	f->sp = sp;
@@ -791,11 +813,12 @@ INLINE struct stack_entry *unwind_stack(struct tstate *t, uintptr_t fp0,
 	stack_prefetch(t, ip0, sp0, bp0);
 	/* RBP is in the key unless the first frame's rule has no use for it
 	 * (probe_rbp, learned by a fill) */
-	pe = probe_of(t, ip0);
+	pe = probe_at(t, ip0);
 	known = pe->ip == ip0;
 	kbp = known && (pe->state & PROBE_NO_BP) == PROBE_NO_BP ? 0 : bp0;
 	i = stack_set_of(ip0, sp0, kbp);
 	set = &t->cache[i];
+	write_first_range(cache_written(t), t->cache, set, sizeof(*set));
 	for (int w = 0; w < STACK_WAYS; w++) {
 		struct stack_entry *e = &set->way[w];
 
